@@ -1,0 +1,38 @@
+/**
+ * Input limits and validation for turns. A turn that breaks them is refused with a clear
+ * INVALID_INPUT error before anything is written, so nothing already stored is affected.
+ */
+import { RecollectError } from './errors';
+
+/** ~1 MB of text per turn: far above any chat message, small enough to index and embed. */
+export const MAX_TURN_CHARS = 1_000_000;
+export const MAX_TITLE_CHARS = 200;
+
+export function validateTurnContent(content: unknown): string {
+  if (typeof content !== 'string') throw new RecollectError('INVALID_INPUT', 'A message must be text.');
+  if (content.trim().length === 0) throw new RecollectError('INVALID_INPUT', 'A message cannot be empty.');
+  if (content.length > MAX_TURN_CHARS) {
+    throw new RecollectError('INVALID_INPUT',
+      `This message is too long to store (${content.length.toLocaleString('en')} characters; the limit is ${MAX_TURN_CHARS.toLocaleString('en')}). Split it or attach less text.`);
+  }
+  if (looksBinary(content)) {
+    throw new RecollectError('INVALID_INPUT', 'This message looks like binary data, not text, so it was not stored.');
+  }
+  return content;
+}
+
+/** NUL anywhere, or more than 10% control characters other than tab/newline/CR. */
+export function looksBinary(text: string): boolean {
+  let control = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0) return true;
+    if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 0xfffd) control++;
+  }
+  return control > text.length * 0.1;
+}
+
+/** Rough token estimate (≈4 characters per token for English); the LLM layer counts exactly when it can. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}

@@ -1,0 +1,30 @@
+/**
+ * What the engine needs from persistent storage. Implemented by src/storage/SqliteMemoryStore
+ * (wa-sqlite on OPFS in the browser, in memory in Node); core never sees SQL dialect details.
+ */
+import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
+
+export interface SearchOptions {
+  readonly limit?: number;
+  readonly conversationId?: string;
+}
+
+export interface MemoryStore {
+  createConversation(input: { readonly id?: string; readonly title: string }): Promise<Conversation>;
+  renameConversation(id: string, title: string): Promise<Conversation>;
+  deleteConversation(id: string): Promise<void>;
+  listConversations(): Promise<Conversation[]>;
+
+  appendTurn(turn: NewTurn): Promise<AppendResult>;
+  listMessages(conversationId: string): Promise<Message[]>;
+  getMessage(id: string): Promise<Message | null>;
+  /** Removes the turn, its full-text row and its vectors in one transaction. Returns false if absent. */
+  deleteMessage(id: string): Promise<boolean>;
+  searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]>;
+
+  stats(): Promise<StorageStats>;
+  /** A consistent copy of the whole database file. */
+  exportDatabase(): Promise<Uint8Array>;
+  /** Validates `bytes` in a temporary database, migrates it, then replaces the live database. */
+  importDatabase(bytes: Uint8Array): Promise<ImportSummary>;
+}

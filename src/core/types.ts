@@ -1,0 +1,68 @@
+/** Domain types shared by the engine, the storage layer and the UI (plain data, structured-clone safe). */
+
+export type Role = 'user' | 'assistant' | 'system';
+
+export interface Conversation {
+  readonly id: string;
+  readonly title: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly messageCount: number;
+}
+
+export interface Message {
+  readonly id: string;
+  readonly conversationId: string;
+  readonly seq: number;
+  readonly role: Role;
+  readonly speaker: string;
+  readonly content: string;
+  /** When the turn happened (ms since epoch); for imported history this is the original time. */
+  readonly occurredAt: number;
+  readonly ingestedAt: number;
+  readonly tokenCount: number;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+export interface NewTurn {
+  /** Client-generated id; appending the same id twice stores the turn once. */
+  readonly id: string;
+  readonly conversationId: string;
+  readonly role: Role;
+  readonly speaker?: string;
+  readonly content: string;
+  readonly occurredAt?: number;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export interface AppendResult {
+  readonly message: Message;
+  /** false when the id was already stored (idempotent re-send). */
+  readonly created: boolean;
+}
+
+export interface SearchHit {
+  readonly message: Message;
+  /** Higher is better (negated BM25). */
+  readonly score: number;
+  /** Content excerpt with matches wrapped in HIGHLIGHT_START / HIGHLIGHT_END. */
+  readonly snippet: string;
+}
+
+/** Control characters that mark highlighted ranges in snippets; the UI renders them as <mark> without HTML. */
+export const HIGHLIGHT_START = '\u0002';
+export const HIGHLIGHT_END = '\u0003';
+
+export interface StorageStats {
+  readonly databaseBytes: number;
+  readonly messageCount: number;
+  readonly conversationCount: number;
+  readonly schemaVersion: number;
+}
+
+export interface ImportSummary {
+  readonly fromSchemaVersion: number;
+  readonly schemaVersion: number;
+  readonly messageCount: number;
+  readonly conversationCount: number;
+}

@@ -1,0 +1,94 @@
+/**
+ * MemoryStore over one wa-sqlite connection: the repositories composed with transactions.
+ * Same code in the browser worker (OPFS) and in Node (memory).
+ */
+import type { MemoryStore, SearchOptions } from '../core/store';
+import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../core/types';
+import { systemClock, type Clock } from '../core/ports';
+import * as conversations from './conversationRepo';
+import * as messages from './messageRepo';
+import { importDatabase } from './databaseTransfer';
+import { schemaVersion } from './migrate';
+import type { WaSqliteDatabase } from './WaSqliteDatabase';
+
+export interface SqliteMemoryStoreOptions {
+  readonly clock?: Clock;
+  /** Opens an empty in-memory connection in the same SQLite module (used to validate imports). */
+  readonly openTemp: () => Promise<WaSqliteDatabase>;
+  readonly newId?: () => string;
+}
+
+export class SqliteMemoryStore implements MemoryStore {
+  readonly db: WaSqliteDatabase;
+  readonly #clock: Clock;
+  readonly #openTemp: () => Promise<WaSqliteDatabase>;
+  readonly #newId: () => string;
+
+  constructor(db: WaSqliteDatabase, options: SqliteMemoryStoreOptions) {
+    this.db = db;
+    this.#clock = options.clock ?? systemClock;
+    this.#openTemp = options.openTemp;
+    this.#newId = options.newId ?? (() => crypto.randomUUID());
+  }
+
+  createConversation(input: { id?: string; title: string }): Promise<Conversation> {
+    return this.db.transaction((tx) => conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, this.#clock.now()));
+  }
+
+  renameConversation(id: string, title: string): Promise<Conversation> {
+    return this.db.transaction((tx) => conversations.renameConversation(tx, id, title, this.#clock.now()));
+  }
+
+  deleteConversation(id: string): Promise<void> {
+    return this.db.transaction((tx) => conversations.deleteConversation(tx, id));
+  }
+
+  listConversations(): Promise<Conversation[]> {
+    return conversations.listConversations(this.db);
+  }
+
+  appendTurn(turn: NewTurn): Promise<AppendResult> {
+    return this.db.transaction(async (tx) => {
+      await conversations.requireConversation(tx, turn.conversationId);
+      const now = this.#clock.now();
+      const result = await messages.insertMessage(tx, turn, now);
+      if (result.created) await conversations.touchConversation(tx, turn.conversationId, now);
+      return result;
+    });
+  }
+
+  listMessages(conversationId: string): Promise<Message[]> {
+    return messages.listMessages(this.db, conversationId);
+  }
+
+  getMessage(id: string): Promise<Message | null> {
+    return messages.getMessage(this.db, id);
+  }
+
+  deleteMessage(id: string): Promise<boolean> {
+    return this.db.transaction((tx) => messages.deleteMessage(tx, id));
+  }
+
+  searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> {
+    return messages.searchMessages(this.db, query, options);
+  }
+
+  async stats(): Promise<StorageStats> {
+    const [size] = await this.db.query<{ bytes: number }>('SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()');
+    const [counts] = await this.db.query<{ m: number; c: number }>('SELECT (SELECT count(*) FROM messages) AS m, (SELECT count(*) FROM conversations) AS c');
+    return {
+      databaseBytes: Number(size?.bytes ?? 0),
+      messageCount: Number(counts?.m ?? 0),
+      conversationCount: Number(counts?.c ?? 0),
+      schemaVersion: await schemaVersion(this.db),
+    };
+  }
+
+  exportDatabase(): Promise<Uint8Array> {
+    return this.db.serialize();
+  }
+
+  importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
+    return importDatabase(this.db, bytes, this.#openTemp);
+  }
+}

@@ -1,0 +1,67 @@
+/** SQL for conversations. Every function takes the `Sql` to run on, so callers choose the transaction. */
+import type { Sql } from '../core/sql';
+import type { Conversation } from '../core/types';
+import { RecollectError } from '../core/errors';
+import { MAX_TITLE_CHARS } from '../core/limits';
+
+interface ConversationRow {
+  [key: string]: string | number | null;
+  id: string;
+  title: string;
+  created_at: number;
+  updated_at: number;
+  message_count: number;
+}
+
+const SELECT = `SELECT c.id, c.title, c.created_at, c.updated_at,
+  (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count
+  FROM conversations c`;
+
+function toConversation(r: ConversationRow): Conversation {
+  return { id: r.id, title: r.title, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at), messageCount: Number(r.message_count) };
+}
+
+export function cleanTitle(title: string): string {
+  const t = title.replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_CHARS);
+  if (!t) throw new RecollectError('INVALID_INPUT', 'A conversation needs a title.');
+  return t;
+}
+
+export async function getConversation(sql: Sql, id: string): Promise<Conversation | null> {
+  const [row] = await sql.query<ConversationRow>(`${SELECT} WHERE c.id = ?`, [id]);
+  return row ? toConversation(row) : null;
+}
+
+export async function requireConversation(sql: Sql, id: string): Promise<Conversation> {
+  const c = await getConversation(sql, id);
+  if (!c) throw new RecollectError('NOT_FOUND', 'That conversation no longer exists.');
+  return c;
+}
+
+export async function listConversations(sql: Sql): Promise<Conversation[]> {
+  const rows = await sql.query<ConversationRow>(`${SELECT} ORDER BY c.updated_at DESC, c.id`);
+  return rows.map(toConversation);
+}
+
+export async function insertConversation(sql: Sql, id: string, title: string, now: number): Promise<Conversation> {
+  await sql.exec('INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
+    [id, cleanTitle(title), now, now]);
+  return requireConversation(sql, id);
+}
+
+export async function renameConversation(sql: Sql, id: string, title: string, now: number): Promise<Conversation> {
+  await sql.exec('UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?', [cleanTitle(title), now, id]);
+  return requireConversation(sql, id);
+}
+
+export async function touchConversation(sql: Sql, id: string, now: number): Promise<void> {
+  await sql.exec('UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?', [now, id]);
+}
+
+/** Deletes the conversation; its messages (and through their triggers, FTS rows and vectors) cascade. */
+export async function deleteConversation(sql: Sql, id: string): Promise<void> {
+  // Delete messages explicitly first so their AFTER DELETE triggers run (FK cascades fire them too,
+  // but being explicit keeps this correct even if foreign_keys were ever off on a connection).
+  await sql.exec('DELETE FROM messages WHERE conversation_id = ?', [id]);
+  await sql.exec('DELETE FROM conversations WHERE id = ?', [id]);
+}

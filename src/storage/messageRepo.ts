@@ -1,0 +1,120 @@
+/** SQL for messages: append (idempotent), list, get, delete, and BM25 full-text search. */
+import type { Sql, SqlRow } from '../core/sql';
+import type { Message, NewTurn, SearchHit } from '../core/types';
+import { HIGHLIGHT_END, HIGHLIGHT_START } from '../core/types';
+import { RecollectError } from '../core/errors';
+import { estimateTokens, validateTurnContent } from '../core/limits';
+import { toFtsQuery } from './ftsQuery';
+
+interface MessageRow extends SqlRow {
+  pk: number;
+  id: string;
+  conversation_id: string;
+  seq: number;
+  role: string;
+  speaker: string;
+  content: string;
+  occurred_at: number;
+  ingested_at: number;
+  token_count: number;
+  metadata: string;
+}
+
+const COLUMNS = 'm.pk, m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.ingested_at, m.token_count, m.metadata';
+
+export function toMessage(r: MessageRow): Message {
+  let metadata: Record<string, unknown> = {};
+  try {
+    metadata = JSON.parse(r.metadata) as Record<string, unknown>;
+  } catch {
+    /* metadata is advisory; a damaged value must not hide the turn */
+  }
+  return {
+    id: r.id,
+    conversationId: r.conversation_id,
+    seq: Number(r.seq),
+    role: r.role as Message['role'],
+    speaker: r.speaker,
+    content: r.content,
+    occurredAt: Number(r.occurred_at),
+    ingestedAt: Number(r.ingested_at),
+    tokenCount: Number(r.token_count),
+    metadata,
+  };
+}
+
+export async function getMessage(sql: Sql, id: string): Promise<Message | null> {
+  const [row] = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.id = ?`, [id]);
+  return row ? toMessage(row) : null;
+}
+
+export async function listMessages(sql: Sql, conversationId: string): Promise<Message[]> {
+  const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.seq`, [conversationId]);
+  return rows.map(toMessage);
+}
+
+/**
+ * Inserts the turn unless its id is already stored. Must run inside a transaction (seq is
+ * max+1 within the conversation). Returns the stored message and whether it was new.
+ */
+export async function insertMessage(tx: Sql, turn: NewTurn, now: number): Promise<{ message: Message; created: boolean }> {
+  if (typeof turn.id !== 'string' || turn.id.length === 0 || turn.id.length > 200) {
+    throw new RecollectError('INVALID_INPUT', 'A message needs an id (1–200 characters).');
+  }
+  const existing = await getMessage(tx, turn.id);
+  if (existing) {
+    if (existing.conversationId !== turn.conversationId) {
+      throw new RecollectError('INVALID_INPUT', 'A message with this id already exists in another conversation.');
+    }
+    return { message: existing, created: false };
+  }
+  const content = validateTurnContent(turn.content);
+  const role = turn.role;
+  if (role !== 'user' && role !== 'assistant' && role !== 'system') throw new RecollectError('INVALID_INPUT', `Unknown role "${String(role)}".`);
+  const speaker = (turn.speaker ?? (role === 'user' ? 'User' : role === 'assistant' ? 'Assistant' : 'System')).trim().slice(0, 100) || 'User';
+  const occurredAt = turn.occurredAt ?? now;
+  if (!Number.isFinite(occurredAt)) throw new RecollectError('INVALID_INPUT', 'A message time must be a valid date.');
+  const [seqRow] = await tx.query<{ next: number }>('SELECT coalesce(max(seq), 0) + 1 AS next FROM messages WHERE conversation_id = ?', [turn.conversationId]);
+  await tx.exec(
+    `INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count, metadata)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [turn.id, turn.conversationId, Number(seqRow?.next ?? 1), role, speaker, content, occurredAt, now, estimateTokens(content), JSON.stringify(turn.metadata ?? {})],
+  );
+  const message = await getMessage(tx, turn.id);
+  if (!message) throw new RecollectError('INTERNAL', 'The message was not stored.');
+  return { message, created: true };
+}
+
+/** Deletes the turn; triggers remove its FTS row and every vector of it in the same transaction. */
+export async function deleteMessage(sql: Sql, id: string): Promise<boolean> {
+  await sql.exec('DELETE FROM messages WHERE id = ?', [id]);
+  return sql.changes() > 0;
+}
+
+export async function countMessages(sql: Sql): Promise<number> {
+  const [row] = await sql.query<{ n: number }>('SELECT count(*) AS n FROM messages');
+  return Number(row?.n ?? 0);
+}
+
+/** BM25 full-text search (OR over sanitised terms). Returns [] for text with no searchable term. */
+export async function searchMessages(sql: Sql, text: string, options: { limit?: number; conversationId?: string } = {}): Promise<SearchHit[]> {
+  const match = toFtsQuery(text);
+  if (!match) return [];
+  const limit = Math.max(1, Math.min(options.limit ?? 20, 500));
+  const params: (string | number)[] = [HIGHLIGHT_START, HIGHLIGHT_END, match];
+  let where = 'messages_fts MATCH ?';
+  if (options.conversationId) {
+    where += ' AND m.conversation_id = ?';
+    params.push(options.conversationId);
+  }
+  params.push(limit);
+  const rows = await sql.query<MessageRow & { rank: number; snippet: string }>(
+    `SELECT ${COLUMNS}, bm25(messages_fts, 1.0, 0.3) AS rank,
+            snippet(messages_fts, 0, ?, ?, '…', 24) AS snippet
+       FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
+      WHERE ${where}
+      ORDER BY rank LIMIT ?`,
+    params,
+  );
+  return rows.map((r) => ({ message: toMessage(r), score: -Number(r.rank), snippet: r.snippet }));
+}

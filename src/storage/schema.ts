@@ -1,0 +1,245 @@
+/**
+ * Schema migrations. Each entry moves the database from `version - 1` to `version` and runs in
+ * one transaction together with the `PRAGMA user_version` bump, so a crash mid-migration leaves
+ * the previous version intact. Never edit a released migration: append a new one.
+ *
+ * Identity: `PRAGMA application_id` marks a file as a Recollect database, so an import of some
+ * other SQLite file is refused with a clear error instead of being migrated into ours.
+ */
+export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+const v1 = /* sql */ `
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE conversations (
+  id         TEXT PRIMARY KEY,
+  title      TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  metadata   TEXT NOT NULL DEFAULT '{}'
+);
+
+-- Every turn verbatim. pk is the stable integer key used by FTS and vectors; id is client-generated
+-- so re-sending a turn is idempotent. Synthesis never rewrites a row here.
+CREATE TABLE messages (
+  pk              INTEGER PRIMARY KEY,
+  id              TEXT NOT NULL UNIQUE,
+  conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+  seq             INTEGER NOT NULL,
+  role            TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system')),
+  speaker         TEXT NOT NULL,
+  content         TEXT NOT NULL,
+  occurred_at     INTEGER NOT NULL,
+  ingested_at     INTEGER NOT NULL,
+  token_count     INTEGER NOT NULL,
+  metadata        TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX messages_by_conversation ON messages(conversation_id, seq);
+CREATE INDEX messages_by_time ON messages(occurred_at);
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+  content, speaker,
+  content = 'messages', content_rowid = 'pk',
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_fts(rowid, content, speaker) VALUES (new.pk, new.content, new.speaker);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content, speaker) VALUES ('delete', old.pk, old.content, old.speaker);
+  DELETE FROM vectors WHERE item_kind = 'message' AND item_id = old.id;
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, speaker ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content, speaker) VALUES ('delete', old.pk, old.content, old.speaker);
+  INSERT INTO messages_fts(rowid, content, speaker) VALUES (new.pk, new.content, new.speaker);
+END;
+
+-- One vector per (item, model). item_kind: 'message' | 'fact' | 'memcell' | 'memscene'.
+-- vector: little-endian float32 (format 'f32') or int8 with a float32 scale prefix ('i8').
+CREATE TABLE vectors (
+  item_kind  TEXT NOT NULL,
+  item_id    TEXT NOT NULL,
+  model_id   TEXT NOT NULL,
+  dim        INTEGER NOT NULL,
+  format     TEXT NOT NULL DEFAULT 'f32',
+  vector     BLOB NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (item_kind, item_id, model_id)
+) WITHOUT ROWID;
+CREATE INDEX vectors_by_model ON vectors(model_id, item_kind);
+
+CREATE TABLE memscenes (
+  id               TEXT PRIMARY KEY,
+  title            TEXT,
+  summary          TEXT,
+  summary_stale    INTEGER NOT NULL DEFAULT 1,
+  centroid         BLOB,
+  centroid_model   TEXT,
+  member_count     INTEGER NOT NULL DEFAULT 0,
+  last_activity_at INTEGER,
+  heat             REAL NOT NULL DEFAULT 0,
+  edited_by_user   INTEGER NOT NULL DEFAULT 0,
+  created_at       INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL
+);
+
+-- An episode over a contiguous range of one conversation's turns (first_seq..last_seq).
+CREATE TABLE memcells (
+  id              TEXT PRIMARY KEY,
+  conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+  first_seq       INTEGER NOT NULL,
+  last_seq        INTEGER NOT NULL,
+  start_at        INTEGER NOT NULL,
+  end_at          INTEGER NOT NULL,
+  title           TEXT,
+  narrative       TEXT,
+  status          TEXT NOT NULL DEFAULT 'raw' CHECK (status IN ('raw', 'queued', 'synthesised', 'failed')),
+  scene_id        TEXT REFERENCES memscenes(id) ON DELETE SET NULL,
+  heat            REAL NOT NULL DEFAULT 0,
+  visits          INTEGER NOT NULL DEFAULT 0,
+  last_visited_at INTEGER,
+  edited_by_user  INTEGER NOT NULL DEFAULT 0,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL
+);
+CREATE INDEX memcells_by_conversation ON memcells(conversation_id, first_seq);
+CREATE INDEX memcells_by_scene ON memcells(scene_id);
+
+CREATE TABLE facts (
+  id             TEXT PRIMARY KEY,
+  memcell_id     TEXT NOT NULL REFERENCES memcells(id) ON DELETE CASCADE,
+  speaker        TEXT NOT NULL,
+  content        TEXT NOT NULL,
+  occurred_at    INTEGER,
+  valid_from     INTEGER,
+  valid_to       INTEGER,
+  confidence     REAL NOT NULL DEFAULT 1,
+  superseded_by  TEXT REFERENCES facts(id) ON DELETE SET NULL,
+  edited_by_user INTEGER NOT NULL DEFAULT 0,
+  created_at     INTEGER NOT NULL,
+  updated_at     INTEGER NOT NULL
+);
+CREATE INDEX facts_by_memcell ON facts(memcell_id);
+
+CREATE TABLE foresights (
+  id          TEXT PRIMARY KEY,
+  memcell_id  TEXT REFERENCES memcells(id) ON DELETE CASCADE,
+  content     TEXT NOT NULL,
+  start_at    INTEGER,
+  end_at      INTEGER,
+  evidence    TEXT NOT NULL DEFAULT '[]',
+  status      TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'expired', 'dismissed')),
+  source      TEXT NOT NULL DEFAULT 'llm' CHECK (source IN ('llm', 'date-parser', 'user')),
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL
+);
+CREATE INDEX foresights_by_validity ON foresights(status, end_at);
+
+CREATE TABLE profile_items (
+  id             TEXT PRIMARY KEY,
+  kind           TEXT NOT NULL CHECK (kind IN ('explicit', 'implicit')),
+  key            TEXT NOT NULL,
+  value          TEXT NOT NULL,
+  confidence     REAL NOT NULL DEFAULT 0.5,
+  evidence       TEXT NOT NULL DEFAULT '[]',
+  status         TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'conflict', 'deleted')),
+  edited_by_user INTEGER NOT NULL DEFAULT 0,
+  created_at     INTEGER NOT NULL,
+  updated_at     INTEGER NOT NULL
+);
+CREATE INDEX profile_items_by_key ON profile_items(key);
+
+-- Every version a profile item has had, plus recorded conflicts (op = 'conflict').
+CREATE TABLE profile_item_history (
+  id              INTEGER PRIMARY KEY,
+  profile_item_id TEXT NOT NULL REFERENCES profile_items(id) ON DELETE CASCADE,
+  op              TEXT NOT NULL CHECK (op IN ('add', 'update', 'delete', 'conflict', 'resolve')),
+  value           TEXT,
+  confidence      REAL,
+  evidence        TEXT NOT NULL DEFAULT '[]',
+  reason          TEXT,
+  changed_at      INTEGER NOT NULL
+);
+CREATE INDEX profile_item_history_by_item ON profile_item_history(profile_item_id, changed_at);
+
+-- Durable queue: a closed tab or a down endpoint loses nothing; pending jobs resume on open.
+CREATE TABLE jobs (
+  id          INTEGER PRIMARY KEY,
+  kind        TEXT NOT NULL,
+  dedupe_key  TEXT UNIQUE,
+  payload     TEXT NOT NULL DEFAULT '{}',
+  status      TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'done', 'failed')),
+  attempts    INTEGER NOT NULL DEFAULT 0,
+  last_error  TEXT,
+  run_after   INTEGER NOT NULL DEFAULT 0,
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL
+);
+CREATE INDEX jobs_by_status ON jobs(status, run_after);
+
+-- The cost ledger. Never holds the API key.
+CREATE TABLE llm_calls (
+  id                INTEGER PRIMARY KEY,
+  stage             TEXT NOT NULL,
+  model             TEXT NOT NULL,
+  prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+  completion_tokens INTEGER NOT NULL DEFAULT 0,
+  tokens_estimated  INTEGER NOT NULL DEFAULT 0,
+  latency_ms        INTEGER NOT NULL DEFAULT 0,
+  outcome           TEXT NOT NULL,
+  error             TEXT,
+  job_id            INTEGER REFERENCES jobs(id) ON DELETE SET NULL,
+  created_at        INTEGER NOT NULL
+);
+CREATE INDEX llm_calls_by_time ON llm_calls(created_at);
+
+CREATE VIRTUAL TABLE facts_fts USING fts5(
+  content, speaker, content = 'facts', content_rowid = 'rowid',
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+  INSERT INTO facts_fts(rowid, content, speaker) VALUES (new.rowid, new.content, new.speaker);
+END;
+CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+  INSERT INTO facts_fts(facts_fts, rowid, content, speaker) VALUES ('delete', old.rowid, old.content, old.speaker);
+  DELETE FROM vectors WHERE item_kind = 'fact' AND item_id = old.id;
+END;
+CREATE TRIGGER facts_fts_update AFTER UPDATE OF content, speaker ON facts BEGIN
+  INSERT INTO facts_fts(facts_fts, rowid, content, speaker) VALUES ('delete', old.rowid, old.content, old.speaker);
+  INSERT INTO facts_fts(rowid, content, speaker) VALUES (new.rowid, new.content, new.speaker);
+END;
+
+CREATE VIRTUAL TABLE memcells_fts USING fts5(
+  title, narrative, content = 'memcells', content_rowid = 'rowid',
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memcells_fts_insert AFTER INSERT ON memcells BEGIN
+  INSERT INTO memcells_fts(rowid, title, narrative) VALUES (new.rowid, coalesce(new.title, ''), coalesce(new.narrative, ''));
+END;
+CREATE TRIGGER memcells_fts_delete AFTER DELETE ON memcells BEGIN
+  INSERT INTO memcells_fts(memcells_fts, rowid, title, narrative) VALUES ('delete', old.rowid, coalesce(old.title, ''), coalesce(old.narrative, ''));
+  DELETE FROM vectors WHERE item_kind = 'memcell' AND item_id = old.id;
+END;
+CREATE TRIGGER memcells_fts_update AFTER UPDATE OF title, narrative ON memcells BEGIN
+  INSERT INTO memcells_fts(memcells_fts, rowid, title, narrative) VALUES ('delete', old.rowid, coalesce(old.title, ''), coalesce(old.narrative, ''));
+  INSERT INTO memcells_fts(rowid, title, narrative) VALUES (new.rowid, coalesce(new.title, ''), coalesce(new.narrative, ''));
+END;
+CREATE TRIGGER memscenes_vectors_delete AFTER DELETE ON memscenes BEGIN
+  DELETE FROM vectors WHERE item_kind = 'memscene' AND item_id = old.id;
+END;
+
+PRAGMA application_id = ${RECOLLECT_APPLICATION_ID};
+`;
+
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial schema', sql: v1 }];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { openMemoryDatabase } from '../../src/storage/openNodeDatabase';
+import { applicationId, migrate, schemaVersion } from '../../src/storage/migrate';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, RECOLLECT_APPLICATION_ID } from '../../src/storage/schema';
+
+const TABLES = ['conversations', 'messages', 'messages_fts', 'vectors', 'memcells', 'facts', 'foresights', 'memscenes',
+  'profile_items', 'profile_item_history', 'jobs', 'llm_calls', 'meta', 'facts_fts', 'memcells_fts'];
+
+describe('migrations', () => {
+  it('creates the whole schema from an empty database', async () => {
+    const db = await openMemoryDatabase({ migrateSchema: false });
+    expect(await schemaVersion(db)).toBe(0);
+    const result = await migrate(db);
+    expect(result).toEqual({ from: 0, to: LATEST_SCHEMA_VERSION });
+    expect(await schemaVersion(db)).toBe(LATEST_SCHEMA_VERSION);
+    expect(await applicationId(db)).toBe(RECOLLECT_APPLICATION_ID);
+    const rows = await db.query<{ name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table'");
+    const names = rows.map((r) => r.name);
+    for (const t of TABLES) expect(names).toContain(t);
+    const [fk] = await db.query<{ foreign_keys: number }>('PRAGMA foreign_keys');
+    expect(fk?.foreign_keys).toBe(1);
+  });
+
+  it('is a no-op on an up-to-date database', async () => {
+    const db = await openMemoryDatabase();
+    expect(await migrate(db)).toEqual({ from: LATEST_SCHEMA_VERSION, to: LATEST_SCHEMA_VERSION });
+  });
+
+  it('migrates from every earlier version to the latest', async () => {
+    for (let start = 0; start < LATEST_SCHEMA_VERSION; start++) {
+      const db = await openMemoryDatabase({ migrateSchema: false });
+      if (start > 0) await migrate(db, MIGRATIONS, start);
+      expect(await schemaVersion(db)).toBe(start);
+      await migrate(db);
+      expect(await schemaVersion(db)).toBe(LATEST_SCHEMA_VERSION);
+    }
+  });
+
+  it('rolls back a failing migration entirely, leaving the previous version', async () => {
+    const db = await openMemoryDatabase();
+    const broken = [...MIGRATIONS, { version: LATEST_SCHEMA_VERSION + 1, name: 'broken', sql: 'CREATE TABLE half_done (x); SELECT * FROM no_such_table;' }];
+    await expect(migrate(db, broken, LATEST_SCHEMA_VERSION + 1)).rejects.toMatchObject({ code: 'SQL_ERROR' });
+    expect(await schemaVersion(db)).toBe(LATEST_SCHEMA_VERSION);
+    const rows = await db.query("SELECT name FROM sqlite_schema WHERE name = 'half_done'");
+    expect(rows).toHaveLength(0);
+  });
+
+  it('refuses a database from a newer Recollect', async () => {
+    const db = await openMemoryDatabase();
+    await db.exec(`PRAGMA user_version = ${LATEST_SCHEMA_VERSION + 1}`);
+    await expect(migrate(db)).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW' });
+  });
+
+  it('refuses to migrate a foreign SQLite database', async () => {
+    const db = await openMemoryDatabase({ migrateSchema: false });
+    await db.exec('CREATE TABLE contacts (name TEXT)');
+    await expect(migrate(db)).rejects.toMatchObject({ code: 'IMPORT_NOT_RECOLLECT' });
+  });
+});
