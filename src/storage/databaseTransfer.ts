@@ -72,9 +72,3 @@ export async function importDatabase(live: WaSqliteDatabase, bytes: Uint8Array, 
     await temp.close();
   }
 }
-
-/** `recollect-YYYY-MM-DD.sqlite` in local time. */
-export function exportFileName(date: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `recollect-${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}.sqlite`;
-}

@@ -1,0 +1,69 @@
+/**
+ * Throughput of the bundled offline model in Node (onnxruntime-node, CPU): sentences/s through
+ * TransformersEmbedder (batch 32) and pairs/s through TransformersReranker. Warm-up, then
+ * repetitions; prints median and p95 per repetition. Build the model first:
+ *   node scripts/build-offline-model.mjs && npx tsx bench/embed-throughput.ts [--reps 7] [--n 2048]
+ */
+import { BUNDLED_MODEL_ID } from '../src/models/catalog';
+import { configureNodeEnv } from '../src/models/nodeEnv';
+import { TransformersEmbedder } from '../src/models/TransformersEmbedder';
+import { TransformersReranker } from '../src/models/TransformersReranker';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const REPS = arg('reps', 7);
+const N = arg('n', 2048);
+const BATCH = 32;
+
+const WORDS = (
+  'i we you my our the a dog puppy walk park yesterday tomorrow meeting work project deadline ' +
+  'mother sister doctor appointment coffee dinner restaurant paris trip flight hotel birthday ' +
+  'party gift book movie music guitar lesson school exam garden tomatoes weather rain sunny ' +
+  'bank money rent apartment move city new old love hate think remember forgot need want'
+).split(' ');
+
+function sentences(n: number, seed = 1): string[] {
+  let s = seed;
+  const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return Array.from({ length: n }, () => {
+    const len = 6 + Math.floor(rand() * 18);
+    return Array.from({ length: len }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ') + '.';
+  });
+}
+
+function summary(rates: number[]): string {
+  const sorted = [...rates].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  // p95 of the per-repetition rate, from the slow end (the rate 95% of runs beat).
+  const p95 = sorted[Math.floor(sorted.length * 0.05)]!;
+  return `median ${median.toFixed(0)}/s, p95 ${p95.toFixed(0)}/s (${rates.length} reps)`;
+}
+
+async function measure(label: string, run: () => Promise<unknown>, items: number): Promise<void> {
+  await run(); // warm-up
+  await run();
+  const rates: number[] = [];
+  for (let r = 0; r < REPS; r++) {
+    const t0 = performance.now();
+    await run();
+    rates.push(items / ((performance.now() - t0) / 1000));
+  }
+  console.log(`${label}: ${summary(rates)}`);
+}
+
+configureNodeEnv();
+const texts = sentences(N);
+let t0 = performance.now();
+const embedder = await TransformersEmbedder.create(BUNDLED_MODEL_ID, { batchSize: BATCH });
+console.log(`embedder load ${(performance.now() - t0).toFixed(0)} ms`);
+t0 = performance.now();
+const reranker = await TransformersReranker.create(BUNDLED_MODEL_ID, { batchSize: BATCH });
+console.log(`reranker load ${(performance.now() - t0).toFixed(0)} ms`);
+
+await measure(`embed ${N} sentences, batch ${BATCH}`, () => embedder.embed(texts), N);
+const query = 'remember the dinner with my sister in paris';
+await measure(`rerank ${N} pairs, batch ${BATCH}`, () => reranker.rerank(query, texts), N);
+await embedder.dispose();
+await reranker.dispose();

@@ -1,0 +1,68 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { useEngineLifecycle } from './hooks';
+import { useUi } from './uiStore';
+import { ConversationList } from './components/ConversationList';
+import { ConversationView } from './components/ConversationView';
+import { SearchResults } from './components/SearchResults';
+import { DataActions } from './components/DataActions';
+import { StatusLine } from './components/StatusLine';
+import { OwnershipBanner } from './components/OwnershipBanner';
+import { Notices } from './components/Notices';
+
+export function App() {
+  const queryClient = useQueryClient();
+  useEngineLifecycle(queryClient);
+  const selected = useUi((s) => s.selectedConversationId);
+  const searchText = useUi((s) => s.searchText);
+  const setSearchText = useUi((s) => s.setSearchText);
+  const searchRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    // "/" or Ctrl/Cmd+K focuses search; Escape clears it.
+    const onKey = (e: KeyboardEvent) => {
+      const typing = e.target instanceof HTMLElement && (e.target.tagName === 'INPUT' || e.target.tagName === 'TEXTAREA');
+      if ((e.key === '/' && !typing) || (e.key.toLowerCase() === 'k' && (e.ctrlKey || e.metaKey))) {
+        e.preventDefault();
+        searchRef.current?.focus();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <h1>Recollect</h1>
+        <input
+          ref={searchRef}
+          type="search"
+          className="search"
+          aria-label="Search memory"
+          placeholder="Search everything you have said (/)"
+          value={searchText}
+          onChange={(e) => setSearchText(e.target.value)}
+          onKeyDown={(e) => e.key === 'Escape' && setSearchText('')}
+        />
+        <DataActions />
+      </header>
+      <ConversationList />
+      <main>
+        {searchText.trim() ? (
+          <SearchResults text={searchText} />
+        ) : selected ? (
+          <ConversationView key={selected} conversationId={selected} />
+        ) : (
+          <div className="empty center">
+            <h2>Your memory stays on this device</h2>
+            <p>Pick a conversation or start a new one. Every turn is stored verbatim in a private database in this browser, searchable at once.</p>
+          </div>
+        )}
+      </main>
+      <StatusLine />
+      <OwnershipBanner />
+      <Notices />
+    </div>
+  );
+}

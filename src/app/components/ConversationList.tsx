@@ -1,0 +1,69 @@
+import { useState } from 'react';
+import { useConversations, useCreateConversation, useDeleteConversation, useRenameConversation } from '../hooks';
+import { useUi } from '../uiStore';
+
+export function ConversationList() {
+  const conversations = useConversations();
+  const create = useCreateConversation();
+  const rename = useRenameConversation();
+  const remove = useDeleteConversation();
+  const selected = useUi((s) => s.selectedConversationId);
+  const select = useUi((s) => s.selectConversation);
+  const setSearchText = useUi((s) => s.setSearchText);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [draftTitle, setDraftTitle] = useState('');
+
+  const startNew = async () => {
+    const c = await create.mutateAsync(`Conversation ${new Date().toLocaleDateString()}`);
+    select(c.id);
+    setSearchText('');
+  };
+
+  const commitRename = async (id: string) => {
+    setEditing(null);
+    if (draftTitle.trim()) await rename.mutateAsync({ id, title: draftTitle });
+  };
+
+  return (
+    <nav className="sidebar" aria-label="Conversations">
+      <button type="button" className="primary" onClick={() => void startNew()} disabled={create.isPending}>
+        + New conversation
+      </button>
+      {conversations.data?.length === 0 && <p className="empty">No conversations yet. Start one to store your first turn.</p>}
+      <ul>
+        {conversations.data?.map((c) => (
+          <li key={c.id} className={c.id === selected ? 'active' : ''}>
+            {editing === c.id ? (
+              <input
+                aria-label="Conversation title"
+                autoFocus
+                value={draftTitle}
+                onChange={(e) => setDraftTitle(e.target.value)}
+                onBlur={() => void commitRename(c.id)}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter') void commitRename(c.id);
+                  if (e.key === 'Escape') setEditing(null);
+                }}
+              />
+            ) : (
+              <button type="button" className="conversation" onClick={() => { select(c.id); setSearchText(''); }}
+                onDoubleClick={() => { setEditing(c.id); setDraftTitle(c.title); }}>
+                <span className="title">{c.title}</span>
+                <span className="count">{c.messageCount}</span>
+              </button>
+            )}
+            <span className="row-actions">
+              <button type="button" title="Rename" aria-label={`Rename ${c.title}`} onClick={() => { setEditing(c.id); setDraftTitle(c.title); }}>✎</button>
+              <button type="button" title="Delete" aria-label={`Delete ${c.title}`}
+                onClick={() => {
+                  if (window.confirm(`Delete "${c.title}" and its ${c.messageCount} messages? This cannot be undone.`)) {
+                    void remove.mutateAsync(c.id).then(() => selected === c.id && select(null));
+                  }
+                }}>🗑</button>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

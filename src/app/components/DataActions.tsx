@@ -1,0 +1,67 @@
+import { useRef, useState } from 'react';
+import { useExportDatabase, useImportDatabase, useStats } from '../hooks';
+import { useUi } from '../uiStore';
+import { formatBytes } from '../format';
+import { exportFileName } from '../../core/exportFileName';
+
+/** Export the whole memory as a .sqlite file, or replace it with one (after validation and a confirmation). */
+export function DataActions() {
+  const exporter = useExportDatabase();
+  const importer = useImportDatabase();
+  const stats = useStats();
+  const notify = useUi((s) => s.notify);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const [pending, setPending] = useState<File | null>(null);
+  const [importError, setImportError] = useState<string | null>(null);
+
+  const download = async () => {
+    const bytes = await exporter.mutateAsync();
+    const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/vnd.sqlite3' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = exportFileName(new Date());
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+
+  const confirmImport = async () => {
+    if (!pending) return;
+    setImportError(null);
+    try {
+      const bytes = new Uint8Array(await pending.arrayBuffer());
+      const summary = await importer.mutateAsync(bytes);
+      notify('info', `Imported ${summary.messageCount} messages in ${summary.conversationCount} conversations from ${pending.name}.`);
+      setPending(null);
+    } catch (err) {
+      setImportError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  return (
+    <div className="data-actions">
+      <button type="button" onClick={() => void download()} disabled={exporter.isPending}>{exporter.isPending ? 'Exporting…' : 'Export'}</button>
+      <button type="button" onClick={() => fileInput.current?.click()}>Import…</button>
+      <input ref={fileInput} type="file" accept=".sqlite,.db,.sqlite3,application/vnd.sqlite3" hidden aria-label="Import database file"
+        onChange={(e) => {
+          setPending(e.target.files?.[0] ?? null);
+          setImportError(null);
+          e.target.value = '';
+        }} />
+      {pending && (
+        <div className="dialog" role="dialog" aria-label="Import memory">
+          <p>
+            Replace your current memory ({stats.data?.messageCount ?? 0} messages) with <strong>{pending.name}</strong> ({formatBytes(pending.size)})?
+            The file is checked first; if it is not a valid Recollect database, nothing changes.
+          </p>
+          {importError && <p className="error" role="alert">Import failed: {importError} Your current memory is unchanged.</p>}
+          <div className="buttons">
+            <button type="button" className="danger" onClick={() => void confirmImport()} disabled={importer.isPending}>
+              {importer.isPending ? 'Importing…' : 'Replace memory'}
+            </button>
+            <button type="button" onClick={() => { setPending(null); setImportError(null); }}>Cancel</button>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+import { useEngineClient } from '../hooks';
+import { useUi } from '../uiStore';
+
+/** Shown while another tab owns the database: this tab never opens a second writer. */
+export function OwnershipBanner() {
+  const ownership = useUi((s) => s.ownership);
+  const error = useUi((s) => s.ownershipError);
+  const client = useEngineClient();
+  if (ownership === 'owner') return null;
+  if (ownership === 'connecting') return <div className="overlay"><div className="card">Opening your memory…</div></div>;
+  if (ownership === 'failed') {
+    return (
+      <div className="overlay" role="alert">
+        <div className="card">
+          <h2>Recollect could not open its memory</h2>
+          <p>{error?.message ?? 'Unknown error.'}</p>
+          <p>Your data has not been changed. Try reloading the page; if it keeps failing, export from a working tab or check that this browser supports the Origin Private File System.</p>
+          <button type="button" onClick={() => window.location.reload()}>Reload</button>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <div className="overlay" role="alert" data-testid="open-elsewhere">
+      <div className="card">
+        <h2>Recollect is open in another tab</h2>
+        <p>Only one tab at a time can use your memory, so nothing is ever written twice. This tab takes over automatically when the other one closes.</p>
+        <button type="button" className="primary" onClick={() => void client.requestTakeover()}>Use Recollect here</button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,28 @@
+import { useSearch } from '../hooks';
+import { useUi } from '../uiStore';
+import { formatTime, snippetParts } from '../format';
+
+export function SearchResults({ text }: { text: string }) {
+  const search = useSearch(text);
+  const select = useUi((s) => s.selectConversation);
+  const setSearchText = useUi((s) => s.setSearchText);
+  return (
+    <section className="search-results" aria-label="Search results">
+      <h2>Results for “{text.trim()}”</h2>
+      {search.isPending && <p className="empty">Searching…</p>}
+      {search.data?.length === 0 && <p className="empty">Nothing stored matches these words.</p>}
+      <ol>
+        {search.data?.map((hit) => (
+          <li key={hit.message.id} data-testid="search-hit">
+            <button type="button" className="hit" onClick={() => { select(hit.message.conversationId); setSearchText(''); }}>
+              <span className="meta"><strong>{hit.message.speaker}</strong> · {formatTime(hit.message.occurredAt)}</span>
+              <span className="snippet">
+                {snippetParts(hit.snippet).map((p, i) => (p.mark ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

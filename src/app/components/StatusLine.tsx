@@ -1,0 +1,14 @@
+import { useStats } from '../hooks';
+import { formatBytes } from '../format';
+
+export function StatusLine() {
+  const stats = useStats();
+  if (!stats.data) return <footer className="status" role="status">Opening memory…</footer>;
+  const s = stats.data;
+  return (
+    <footer className="status" role="status" data-testid="status">
+      Stored on this device · database {formatBytes(s.databaseBytes)} · <span data-testid="message-count">{s.messageCount}</span> messages ·{' '}
+      {s.conversationCount} conversations · schema v{s.schemaVersion}
+    </footer>
+  );
+}

@@ -1,0 +1,141 @@
+/**
+ * React bindings for the engine: react-query for engine data, invalidated by engine events.
+ * Hooks hold no business logic; they call the engine and report errors as notices.
+ */
+import { createContext, useContext, useEffect } from 'react';
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type { EngineClient } from './engineClient';
+import { useUi } from './uiStore';
+import type { NewTurn } from '../core/types';
+
+export const EngineContext = createContext<EngineClient | null>(null);
+
+export function useEngineClient(): EngineClient {
+  const client = useContext(EngineContext);
+  if (!client) throw new Error('EngineContext is missing');
+  return client;
+}
+
+const keys = {
+  conversations: ['conversations'] as const,
+  messages: (id: string | null) => ['messages', id] as const,
+  search: (q: string) => ['search', q] as const,
+  stats: ['stats'] as const,
+};
+
+/** Becomes the database owner (or waits for it) and keeps cached queries in step with engine events. */
+export function useEngineLifecycle(queryClient: QueryClient): void {
+  const client = useEngineClient();
+  const setOwnership = useUi((s) => s.setOwnership);
+  useEffect(() => {
+    let cancelled = false;
+    const become = async (wait: boolean) => {
+      const result = await client.acquire(wait);
+      if (cancelled) return;
+      if (result.state === 'owner') {
+        setOwnership('owner');
+        await queryClient.invalidateQueries();
+      } else if (result.state === 'failed') {
+        setOwnership('failed', result.error);
+      } else {
+        setOwnership('elsewhere');
+        void become(true); // queue for the lock: this tab takes over when the other one closes
+      }
+    };
+    const off = client.onEvent((event) => {
+      switch (event.type) {
+        case 'ownership-lost':
+          setOwnership('elsewhere');
+          queryClient.clear();
+          void become(true);
+          return;
+        case 'database-replaced':
+          void queryClient.invalidateQueries();
+          return;
+        case 'conversations-changed':
+          void queryClient.invalidateQueries({ queryKey: keys.conversations });
+          void queryClient.invalidateQueries({ queryKey: keys.stats });
+          return;
+        case 'messages-changed':
+          void queryClient.invalidateQueries({ queryKey: ['messages'] });
+          void queryClient.invalidateQueries({ queryKey: ['search'] });
+          void queryClient.invalidateQueries({ queryKey: keys.stats });
+          return;
+      }
+    });
+    void become(false);
+    return () => {
+      cancelled = true;
+      off();
+    };
+  }, [client, queryClient, setOwnership]);
+}
+
+function useOwner(): boolean {
+  return useUi((s) => s.ownership === 'owner');
+}
+
+export function useConversations() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: keys.conversations, queryFn: () => engine.listConversations(), enabled: useOwner() });
+}
+
+export function useMessages(conversationId: string | null) {
+  const { engine } = useEngineClient();
+  return useQuery({
+    queryKey: keys.messages(conversationId),
+    queryFn: () => (conversationId ? engine.listMessages(conversationId) : Promise.resolve([])),
+    enabled: useOwner() && conversationId !== null,
+  });
+}
+
+export function useSearch(text: string) {
+  const { engine } = useEngineClient();
+  const q = text.trim();
+  return useQuery({ queryKey: keys.search(q), queryFn: () => engine.searchMessages(q, { limit: 30 }), enabled: useOwner() && q.length > 0 });
+}
+
+export function useStats() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: keys.stats, queryFn: () => engine.stats(), enabled: useOwner() });
+}
+
+function useReportError() {
+  const notify = useUi((s) => s.notify);
+  return (err: unknown) => notify('error', err instanceof Error ? err.message : String(err));
+}
+
+export function useCreateConversation() {
+  const { engine } = useEngineClient();
+  return useMutation({ mutationFn: (title: string) => engine.createConversation({ title }), onError: useReportError() });
+}
+
+export function useRenameConversation() {
+  const { engine } = useEngineClient();
+  return useMutation({ mutationFn: (v: { id: string; title: string }) => engine.renameConversation(v.id, v.title), onError: useReportError() });
+}
+
+export function useDeleteConversation() {
+  const { engine } = useEngineClient();
+  return useMutation({ mutationFn: (id: string) => engine.deleteConversation(id), onError: useReportError() });
+}
+
+export function useAppendTurn() {
+  const { engine } = useEngineClient();
+  return useMutation({ mutationFn: (turn: NewTurn) => engine.appendTurn(turn) });
+}
+
+export function useDeleteMessage() {
+  const { engine } = useEngineClient();
+  return useMutation({ mutationFn: (id: string) => engine.deleteMessage(id), onError: useReportError() });
+}
+
+export function useExportDatabase() {
+  const { engine } = useEngineClient();
+  return useMutation({ mutationFn: () => engine.exportDatabase(), onError: useReportError() });
+}
+
+export function useImportDatabase() {
+  const { engine } = useEngineClient();
+  return useMutation({ mutationFn: (bytes: Uint8Array) => engine.importDatabase(bytes) });
+}

@@ -1,0 +1,39 @@
+/** UI-only state (zustand). Engine data lives in react-query, never here. */
+import { create } from 'zustand';
+import type { ErrorInfo } from '../core/errors';
+
+export type OwnershipState = 'connecting' | 'owner' | 'elsewhere' | 'failed';
+
+export interface Notice {
+  readonly id: number;
+  readonly kind: 'error' | 'info';
+  readonly text: string;
+}
+
+interface UiState {
+  ownership: OwnershipState;
+  ownershipError: ErrorInfo | null;
+  selectedConversationId: string | null;
+  searchText: string;
+  notices: readonly Notice[];
+  setOwnership(state: OwnershipState, error?: ErrorInfo | null): void;
+  selectConversation(id: string | null): void;
+  setSearchText(text: string): void;
+  notify(kind: Notice['kind'], text: string): void;
+  dismiss(id: number): void;
+}
+
+let nextNotice = 1;
+
+export const useUi = create<UiState>((set) => ({
+  ownership: 'connecting',
+  ownershipError: null,
+  selectedConversationId: null,
+  searchText: '',
+  notices: [],
+  setOwnership: (ownership, error = null) => set({ ownership, ownershipError: error }),
+  selectConversation: (selectedConversationId) => set({ selectedConversationId }),
+  setSearchText: (searchText) => set({ searchText }),
+  notify: (kind, text) => set((s) => ({ notices: [...s.notices.slice(-4), { id: nextNotice++, kind, text }] })),
+  dismiss: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
+}));

@@ -1,0 +1,86 @@
+/**
+ * The one protocol file: everything that crosses the engine-worker boundary.
+ *
+ * The worker exposes `EngineWorkerApi` with comlink. Engine methods never throw across the
+ * boundary: each returns a `Result`, so an expected failure arrives with its `code` intact
+ * (comlink would reduce a thrown error to a bare message). The UI unwraps results back into
+ * RecollectErrors with `unwrapRemote`.
+ */
+import { RecollectError, toErrorInfo, type ErrorInfo } from './errors';
+import type { MemoryStore, SearchOptions } from './store';
+import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
+
+export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorInfo };
+
+/** What the UI can ask of the memory engine. */
+export interface EngineApi {
+  createConversation(input: { readonly id?: string; readonly title: string }): Promise<Conversation>;
+  renameConversation(id: string, title: string): Promise<Conversation>;
+  deleteConversation(id: string): Promise<void>;
+  listConversations(): Promise<Conversation[]>;
+  appendTurn(turn: NewTurn): Promise<AppendResult>;
+  listMessages(conversationId: string): Promise<Message[]>;
+  deleteMessage(id: string): Promise<boolean>;
+  searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]>;
+  stats(): Promise<StorageStats>;
+  exportDatabase(): Promise<Uint8Array>;
+  importDatabase(bytes: Uint8Array): Promise<ImportSummary>;
+}
+
+// Compile-time check that the store covers the engine surface used so far.
+export type _StoreCoversEngine = MemoryStore extends Pick<EngineApi, keyof EngineApi> ? true : never;
+
+/** Engine events, so the UI can invalidate cached queries. */
+export type EngineEvent =
+  | { readonly type: 'conversations-changed' }
+  | { readonly type: 'messages-changed'; readonly conversationId: string | null }
+  | { readonly type: 'database-replaced' };
+
+/** Who owns the database: this tab, or another one (then this tab waits or asks to take over). */
+export type Ownership =
+  | { readonly state: 'owner' }
+  | { readonly state: 'elsewhere' }
+  | { readonly state: 'failed'; readonly error: ErrorInfo };
+
+export type RemoteEngine = { readonly [K in keyof EngineApi]: (...args: Parameters<EngineApi[K]>) => Promise<Result<Awaited<ReturnType<EngineApi[K]>>>> };
+
+/** The object the engine worker exposes. */
+export interface EngineWorkerApi {
+  /**
+   * Tries to become the single writer of the database (Web Locks). With `wait`, resolves only once
+   * ownership is obtained (another tab closed or handed over).
+   */
+  acquire(options: { readonly wait: boolean }): Promise<Ownership>;
+  /** Asks the tab that owns the database to hand it over; resolves when the request was sent. */
+  requestTakeover(): Promise<void>;
+  /** Registers a listener for engine events and for losing ownership to another tab. */
+  subscribe(listener: (event: EngineEvent | { readonly type: 'ownership-lost' }) => void): Promise<void>;
+  readonly engine: RemoteEngine;
+}
+
+export function resultify<T extends object>(target: T): { [K in keyof T]: T[K] extends (...a: infer A) => Promise<infer R> ? (...a: A) => Promise<Result<R>> : never } {
+  const out: Record<string, unknown> = {};
+  let proto: object | null = target;
+  const names = new Set<string>();
+  while (proto && proto !== Object.prototype) {
+    for (const name of Object.getOwnPropertyNames(proto)) if (name !== 'constructor') names.add(name);
+    proto = Object.getPrototypeOf(proto) as object | null;
+  }
+  for (const name of names) {
+    const fn = (target as Record<string, unknown>)[name];
+    if (typeof fn !== 'function') continue;
+    out[name] = async (...args: unknown[]) => {
+      try {
+        return { ok: true, value: await (fn as (...a: unknown[]) => Promise<unknown>).apply(target, args) };
+      } catch (err) {
+        return { ok: false, error: toErrorInfo(err) };
+      }
+    };
+  }
+  return out as never;
+}
+
+export function unwrapResult<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  throw new RecollectError(result.error.code, result.error.message, result.error.detail);
+}

@@ -1,0 +1,318 @@
+/**
+ * The model worker's API: one embedder (default: the bundled offline model) and at most one
+ * reranker, loaded lazily from the local model path / cache, plus the explicit download action.
+ *
+ * Invariants:
+ * - Nothing is fetched from the network except inside `downloadModel` (the user's action).
+ * - Loading a model that is neither bundled nor downloaded fails fast with MODEL_UNAVAILABLE,
+ *   before transformers.js is asked for anything.
+ * - transformers.js `env` is global, so every load/download runs through one queue (`exclusive`).
+ * - Every method takes and returns structured-cloneable values; progress listeners may be
+ *   `Comlink.proxy` functions (their calls are not awaited, errors ignored).
+ */
+import { AutoModel, AutoTokenizer, type ProgressInfo } from '@huggingface/transformers';
+import { RecollectError, type ErrorInfo, toErrorInfo } from '../core/errors';
+import { BUNDLED_MODEL_ID, MODEL_CATALOG, type CatalogEntry, type ModelKind } from './catalog';
+import type { ModelLoadOptions } from './loadOptions';
+import { toModelError, unavailable } from './modelErrors';
+import { TransformersEmbedder, type EmbedRole } from './TransformersEmbedder';
+import { TransformersReranker } from './TransformersReranker';
+import { withEnv, type ModelPlatform } from './transformersEnv';
+
+export interface ModelProgress {
+  readonly modelId: string;
+  /** The file currently reported on, if any. */
+  readonly file: string | null;
+  readonly loaded: number;
+  /** Best estimate of the total bytes (grows as files start; catalog size until then). */
+  readonly total: number;
+  readonly done: boolean;
+}
+export type ProgressListener = (progress: ModelProgress) => unknown;
+
+export interface ModelInfo {
+  readonly id: string;
+  readonly kind: ModelKind;
+  readonly label: string;
+  readonly dim: number | null;
+  readonly approxBytes: number;
+  readonly bundled: boolean;
+  readonly note: string;
+  /** Loadable without the network. */
+  readonly available: boolean;
+  /** Downloaded earlier and kept in the browser cache (or Node FS cache). */
+  readonly cached: boolean;
+  readonly selected: boolean;
+}
+
+export type SlotState = 'none' | 'loading' | 'ready' | 'error';
+export interface SlotStatus {
+  readonly modelId: string | null;
+  /** For embedders: the id stored next to each vector. */
+  readonly vectorId: string | null;
+  readonly dim: number | null;
+  readonly device: string | null;
+  readonly state: SlotState;
+  readonly error: ErrorInfo | null;
+}
+export interface ModelStatus {
+  readonly embedder: SlotStatus;
+  readonly reranker: SlotStatus;
+}
+
+export interface ModelServiceOptions {
+  readonly platform: ModelPlatform;
+  readonly catalog?: readonly CatalogEntry[];
+  /** Embedder used until `loadEmbedder` picks another. */
+  readonly embedderId?: string;
+  readonly rerankerId?: string | null;
+  readonly batchSize?: number;
+}
+
+interface Slot<T> {
+  id: string | null;
+  model: T | null;
+  loading: Promise<T> | null;
+  error: ErrorInfo | null;
+}
+
+const PROGRESS_INTERVAL_MS = 100;
+
+export class ModelService {
+  private readonly platform: ModelPlatform;
+  private readonly catalog: readonly CatalogEntry[];
+  private readonly batchSize: number | undefined;
+  private readonly embedder: Slot<TransformersEmbedder>;
+  private readonly reranker: Slot<TransformersReranker>;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: ModelServiceOptions) {
+    this.platform = options.platform;
+    this.catalog = options.catalog ?? MODEL_CATALOG;
+    this.batchSize = options.batchSize;
+    this.embedder = { id: options.embedderId ?? BUNDLED_MODEL_ID, model: null, loading: null, error: null };
+    this.reranker = { id: options.rerankerId ?? null, model: null, loading: null, error: null };
+  }
+
+  async embed(texts: readonly string[], role: EmbedRole = 'document'): Promise<Float32Array[]> {
+    const embedder = await this.ready(this.embedder, 'embedder');
+    return embedder.embed(texts, role);
+  }
+
+  async rerank(query: string, docs: readonly string[]): Promise<number[]> {
+    if (this.reranker.id === null) {
+      throw new RecollectError('MODEL_UNAVAILABLE', 'No reranker is selected. Pick one in Settings → Models.');
+    }
+    const reranker = await this.ready(this.reranker, 'reranker');
+    return reranker.rerank(query, docs);
+  }
+
+  /** Switches the embedder; the previous one stays in use if loading fails. */
+  async loadEmbedder(id: string): Promise<ModelStatus> {
+    await this.switchTo(this.embedder, 'embedder', id);
+    return this.status();
+  }
+
+  /** Switches the reranker, or turns reranking off with `null`. */
+  async loadReranker(id: string | null): Promise<ModelStatus> {
+    if (id === null) {
+      const old = this.reranker.model;
+      Object.assign(this.reranker, { id: null, model: null, loading: null, error: null });
+      await old?.dispose();
+      return this.status();
+    }
+    await this.switchTo(this.reranker, 'reranker', id);
+    return this.status();
+  }
+
+  status(): ModelStatus {
+    return { embedder: slotStatus(this.embedder), reranker: slotStatus(this.reranker) };
+  }
+
+  async listModels(): Promise<ModelInfo[]> {
+    return Promise.all(
+      this.catalog.map(async (entry) => {
+        const { local, cached } = await this.platform.availability(entry).catch(() => ({ local: false, cached: false }));
+        const slot = entry.kind === 'embedder' ? this.embedder : this.reranker;
+        return {
+          id: entry.id,
+          kind: entry.kind,
+          label: entry.label,
+          dim: entry.dim,
+          approxBytes: entry.approxBytes,
+          bundled: entry.bundled,
+          note: entry.note,
+          available: local || cached,
+          cached,
+          selected: slot.id === entry.id,
+        };
+      }),
+    );
+  }
+
+  /**
+   * The explicit user action: fetches a catalog model's files from the Hugging Face Hub into the
+   * transformers.js cache (browser Cache API), reporting bytes as they arrive. Remote access is
+   * enabled only for the duration of this call.
+   */
+  async downloadModel(id: string, onProgress?: ProgressListener): Promise<ModelInfo[]> {
+    const entry = this.catalog.find((m) => m.id === id);
+    if (!entry) throw new RecollectError('INVALID_INPUT', `"${id}" is not in the model catalog.`);
+    const report = progressReporter(entry, onProgress);
+    if (!entry.bundled) {
+      await this.exclusive(() =>
+        withEnv({ allowRemoteModels: true, allowLocalModels: false }, async () => {
+          try {
+            const options = { progress_callback: report.onInfo };
+            await AutoTokenizer.from_pretrained(entry.id, options);
+            // Creating the session is the library's supported way to fetch (and cache) the weights.
+            const model = await AutoModel.from_pretrained(entry.id, {
+              ...options,
+              dtype: entry.dtype,
+              ...(this.platform.name === 'browser' ? { device: 'wasm' as const } : {}),
+            });
+            await model.dispose();
+          } catch (err) {
+            const e = toModelError(err, entry.id, entry, 'download');
+            throw new RecollectError(
+              'MODEL_ERROR',
+              `Downloading "${entry.label}" failed. Check the network connection and try again.`,
+              e.detail ?? e.message,
+            );
+          }
+        }),
+      );
+    }
+    report.finish();
+    return this.listModels();
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private async ready<K extends ModelKind>(slot: Slot<SlotModel<K>>, kind: K): Promise<SlotModel<K>> {
+    if (slot.model) return slot.model;
+    if (slot.loading) return slot.loading;
+    return this.switchTo(slot, kind, slot.id!);
+  }
+
+  private switchTo<K extends ModelKind>(slot: Slot<SlotModel<K>>, kind: K, id: string): Promise<SlotModel<K>> {
+    if (slot.id === id && slot.model) return Promise.resolve(slot.model);
+    if (slot.id === id && slot.loading) return slot.loading;
+    const loading = this.load(kind, id);
+    slot.loading = loading;
+    slot.error = null;
+    const previousId = slot.id;
+    slot.id = id;
+    return loading.then(
+      async (model) => {
+        if (slot.loading !== loading && slot.id !== id) {
+          await model.dispose(); // superseded by a later switch: hand out the newer model
+          return this.ready(slot, kind);
+        }
+        const old = slot.model;
+        Object.assign(slot, { model, loading: null, error: null });
+        if (old && old !== model) await old.dispose();
+        return model;
+      },
+      (err: unknown) => {
+        if (slot.loading === loading) {
+          slot.loading = null;
+          slot.error = toErrorInfo(err);
+          if (slot.model) slot.id = previousId; // keep using the model that works
+        }
+        throw err;
+      },
+    );
+  }
+
+  private async load<K extends ModelKind>(kind: K, id: string): Promise<SlotModel<K>> {
+    const entry = this.catalog.find((m) => m.id === id && m.kind === kind);
+    if (!entry) throw new RecollectError('INVALID_INPUT', `"${id}" is not a known ${kind}.`);
+    const { local, cached } = await this.platform.availability(entry);
+    if (!local && !cached) throw unavailable(id, entry);
+    const options: ModelLoadOptions = {
+      platform: this.platform,
+      entry,
+      ...(this.batchSize ? { batchSize: this.batchSize } : {}),
+    };
+    // Browser: bundled files bypass the Cache API (a rebuilt model must not be shadowed by a stale
+    // cached copy; the service worker precache keeps them offline); downloaded ones skip the
+    // origin's /models/ (a dev server may answer a missing file with index.html).
+    const flags = this.platform.name !== 'browser' ? {} : entry.bundled ? { useBrowserCache: false } : { allowLocalModels: false };
+    return this.exclusive(() =>
+      withEnv(flags, async () =>
+        (kind === 'embedder'
+          ? await TransformersEmbedder.create(id, options)
+          : await TransformersReranker.create(id, options)) as SlotModel<K>,
+      ),
+    );
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+type SlotModel<K extends ModelKind> = K extends 'embedder' ? TransformersEmbedder : TransformersReranker;
+
+function slotStatus(slot: Slot<TransformersEmbedder> | Slot<TransformersReranker>): SlotStatus {
+  const model = slot.model;
+  const state: SlotState = slot.loading ? 'loading' : model ? 'ready' : slot.error ? 'error' : 'none';
+  return {
+    modelId: slot.id,
+    vectorId: model?.id ?? null,
+    dim: model instanceof TransformersEmbedder ? model.dim : null,
+    device: model ? (model.device ?? 'default') : null,
+    state,
+    error: slot.error,
+  };
+}
+
+/** Aggregates transformers.js per-file progress events into throttled byte totals. */
+function progressReporter(entry: CatalogEntry, listener: ProgressListener | undefined) {
+  const files = new Map<string, { loaded: number; total: number }>();
+  let lastEmit = 0;
+  let lastFile: string | null = null;
+  const emit = (done: boolean) => {
+    if (!listener) return;
+    let loaded = 0;
+    let total = 0;
+    for (const f of files.values()) {
+      loaded += f.loaded;
+      total += f.total;
+    }
+    const progress: ModelProgress = {
+      modelId: entry.id,
+      file: lastFile,
+      loaded,
+      total: done ? total : Math.max(total, entry.approxBytes),
+      done,
+    };
+    // Fire and forget: a Comlink proxy returns a promise; a closed page must not break the download.
+    Promise.resolve()
+      .then(() => listener(progress))
+      .catch(() => undefined);
+  };
+  return {
+    onInfo: (info: ProgressInfo) => {
+      if (info.status === 'progress') {
+        files.set(info.file, { loaded: info.loaded, total: info.total });
+        lastFile = info.file;
+      } else if (info.status === 'done') {
+        const f = files.get(info.file);
+        if (f) f.loaded = f.total;
+        lastFile = info.file;
+      } else {
+        return;
+      }
+      const now = Date.now();
+      if (info.status === 'done' || now - lastEmit >= PROGRESS_INTERVAL_MS) {
+        lastEmit = now;
+        emit(false);
+      }
+    },
+    finish: () => emit(true),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * Node-only transformers.js setup (unit tests, benchmarks): models load from
+ * <repo>/public/models — the folder the build script writes and the app serves — with remote
+ * downloads off and onnxruntime-node's CPU backend. Never imported by the browser worker.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { env } from '@huggingface/transformers';
+import { modelFiles } from './catalog';
+import type { ModelPlatform } from './transformersEnv';
+
+export const REPO_MODELS_DIR = fileURLToPath(new URL('../../public/models/', import.meta.url));
+
+export interface NodeEnvOptions {
+  /** Folder holding `<model id>/config.json` etc.; defaults to <repo>/public/models. */
+  readonly localModelPath?: string;
+}
+
+export function configureNodeEnv(options: NodeEnvOptions = {}): ModelPlatform {
+  const root = options.localModelPath ?? REPO_MODELS_DIR;
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  env.localModelPath = root.endsWith('/') ? root : `${root}/`;
+  return {
+    name: 'node',
+    devices: () => ['cpu'],
+    async availability(entry) {
+      const files = modelFiles(entry);
+      const local = files.every((f) => existsSync(join(root, entry.id, f)));
+      // transformers.js' Node FS cache stores downloads as <cacheDir>/<model id>/<file>.
+      const cacheDir = env.cacheDir;
+      const cached = !!cacheDir && files.every((f) => existsSync(join(cacheDir, entry.id, f)));
+      return { local, cached };
+    },
+  };
+}

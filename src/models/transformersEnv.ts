@@ -1,0 +1,119 @@
+/**
+ * transformers.js `env` configuration and the per-platform answer to "is this model here?".
+ *
+ * Invariants: remote downloads are off (`allowRemoteModels = false`) except inside
+ * `withEnv({ allowRemoteModels: true }, …)` during the user's explicit download action; in the
+ * browser the ONNX Runtime WASM files come from the app's own origin, never a CDN (transformers.js
+ * points `wasmPaths` at jsDelivr at import time unless we overwrite it — DESIGN §9).
+ *
+ * `env` is one global object, so callers must not run two `withEnv` blocks at once
+ * (ModelService serialises them).
+ */
+import { env } from '@huggingface/transformers';
+import { modelFiles, type CatalogEntry } from './catalog';
+
+export type Device = 'webgpu' | 'wasm' | 'cpu';
+
+export interface ModelAvailability {
+  /** Served from the app's origin / present on disk under the local model path. */
+  readonly local: boolean;
+  /** In the transformers.js cache (browser Cache API or Node FS cache) from an earlier download. */
+  readonly cached: boolean;
+}
+
+/** What differs between the browser worker and Node (tests, benchmarks). */
+export interface ModelPlatform {
+  readonly name: 'browser' | 'node';
+  /** Devices to try for an entry, best first. */
+  devices(entry: CatalogEntry): readonly Device[];
+  availability(entry: CatalogEntry): Promise<ModelAvailability>;
+}
+
+type EnvFlags = Pick<typeof env, 'allowRemoteModels' | 'allowLocalModels' | 'useBrowserCache'>;
+
+/** Runs `fn` with some env flags changed, restoring them afterwards. Not re-entrant. */
+export async function withEnv<T>(flags: Partial<EnvFlags>, fn: () => Promise<T>): Promise<T> {
+  const saved: EnvFlags = {
+    allowRemoteModels: env.allowRemoteModels,
+    allowLocalModels: env.allowLocalModels,
+    useBrowserCache: env.useBrowserCache,
+  };
+  Object.assign(env, flags);
+  try {
+    return await fn();
+  } finally {
+    Object.assign(env, saved);
+  }
+}
+
+/** The Hub URL transformers.js uses for a file; it is also the browser cache key of a download. */
+export function remoteUrl(modelId: string, file: string): string {
+  const host = env.remoteHost.endsWith('/') ? env.remoteHost : `${env.remoteHost}/`;
+  const path = env.remotePathTemplate.replaceAll('{model}', modelId).replaceAll('{revision}', 'main');
+  return `${host}${path}${path.endsWith('/') ? '' : '/'}${file}`;
+}
+
+export interface BrowserEnvOptions {
+  /** Where the app serves bundled models, e.g. '/models/'. */
+  readonly modelBaseUrl?: string;
+  /** Where the app serves onnxruntime-web's WASM files, e.g. '/ort/'. */
+  readonly wasmBaseUrl?: string;
+  /** WASM threads; only honoured when the page is cross-origin isolated. */
+  readonly numThreads?: number;
+}
+
+/** Configures transformers.js for the model worker and returns the browser platform. */
+export function configureBrowserEnv(options: BrowserEnvOptions = {}): ModelPlatform {
+  const modelBaseUrl = withSlash(options.modelBaseUrl ?? '/models/');
+  const wasmBaseUrl = withSlash(options.wasmBaseUrl ?? '/ort/');
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  env.localModelPath = modelBaseUrl;
+  env.useBrowserCache = typeof caches !== 'undefined';
+  const wasm = env.backends.onnx.wasm;
+  if (wasm) {
+    // The asyncify build is the one transformers.js 4.3.1 selects for both WASM and WebGPU.
+    wasm.wasmPaths = {
+      mjs: `${wasmBaseUrl}ort-wasm-simd-threaded.asyncify.mjs`,
+      wasm: `${wasmBaseUrl}ort-wasm-simd-threaded.asyncify.wasm`,
+    };
+    // Without cross-origin isolation ORT silently runs one thread (DESIGN §9); say so explicitly.
+    const isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
+    const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency || 1 : 1;
+    wasm.numThreads = isolated ? Math.max(1, options.numThreads ?? Math.min(4, cores)) : 1;
+  }
+  return browserPlatform(modelBaseUrl);
+}
+
+function browserPlatform(modelBaseUrl: string): ModelPlatform {
+  const hasGpu = typeof navigator !== 'undefined' && 'gpu' in navigator;
+  return {
+    name: 'browser',
+    devices: (entry) => (hasGpu && entry.devices.includes('gpu') ? ['webgpu', 'wasm'] : ['wasm']),
+    async availability(entry) {
+      const files = modelFiles(entry);
+      if (entry.bundled) {
+        const local = await Promise.all(files.map((f) => existsOnOrigin(`${modelBaseUrl}${entry.id}/${f}`)));
+        return { local: local.every(Boolean), cached: false };
+      }
+      if (typeof caches === 'undefined') return { local: false, cached: false };
+      const cache = await caches.open(env.cacheKey);
+      const hits = await Promise.all(files.map((f) => cache.match(remoteUrl(entry.id, f))));
+      return { local: false, cached: hits.every((h) => h !== undefined) };
+    },
+  };
+}
+
+async function existsOnOrigin(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { method: 'HEAD' });
+    // A dev server's SPA fallback answers 200 text/html for missing files.
+    return res.ok && !(res.headers.get('content-type') ?? '').includes('text/html');
+  } catch {
+    return false;
+  }
+}
+
+function withSlash(s: string): string {
+  return s.endsWith('/') ? s : `${s}/`;
+}

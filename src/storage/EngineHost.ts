@@ -1,0 +1,106 @@
+/**
+ * Runs in the engine worker: makes sure only one tab ever writes the database, then serves the
+ * engine. Ownership is a Web Lock held for as long as this worker has the database open; other
+ * tabs wait in the lock queue, and may ask the owner (over a BroadcastChannel) to hand over.
+ */
+import { RecollectError, toErrorInfo } from '../core/errors';
+import { MemoryEngine } from '../core/MemoryEngine';
+import { resultify, type EngineEvent, type EngineWorkerApi, type Ownership, type RemoteEngine } from '../core/protocol';
+import type { SqliteMemoryStore } from './SqliteMemoryStore';
+
+export const OWNER_LOCK = 'recollect:database-owner';
+const CHANNEL = 'recollect:ownership';
+
+type HostEvent = EngineEvent | { readonly type: 'ownership-lost' };
+
+const ENGINE_METHODS = Object.getOwnPropertyNames(MemoryEngine.prototype).filter((n) => n !== 'constructor' && n !== 'on');
+
+/** Until this tab owns the database every engine call fails with DB_BUSY (nothing is written). */
+function closedEngine(): RemoteEngine {
+  const error = new RecollectError('DB_BUSY', 'Recollect is open in another tab. Use it there, or take it over here.').toInfo();
+  return Object.fromEntries(ENGINE_METHODS.map((n) => [n, async () => ({ ok: false, error })])) as unknown as RemoteEngine;
+}
+
+export class EngineHost implements EngineWorkerApi {
+  engine: RemoteEngine = closedEngine();
+  readonly #openStore: () => Promise<SqliteMemoryStore>;
+  readonly #listeners = new Set<(e: HostEvent) => void>();
+  #store: SqliteMemoryStore | null = null;
+  #release: (() => void) | null = null;
+  #attempt: Promise<Ownership> | null = null;
+  readonly #channel = new BroadcastChannel(CHANNEL);
+
+  constructor(openStore: () => Promise<SqliteMemoryStore>) {
+    this.#openStore = openStore;
+    this.#channel.onmessage = (e: MessageEvent<{ type?: string }>) => {
+      if (e.data?.type === 'takeover' && this.#store) void this.#handOver();
+    };
+  }
+
+  acquire(options: { wait: boolean }): Promise<Ownership> {
+    if (this.#store) return Promise.resolve({ state: 'owner' });
+    // One attempt at a time: a second caller shares the running attempt's answer (and queues for
+    // the lock itself if it wants to wait and that answer was "elsewhere").
+    if (this.#attempt) {
+      return this.#attempt.then((r) => (r.state === 'elsewhere' && options.wait ? this.acquire(options) : r));
+    }
+    const attempt = new Promise<Ownership>((resolve) => {
+      void navigator.locks
+        .request(OWNER_LOCK, options.wait ? {} : { ifAvailable: true }, async (lock) => {
+          if (!lock) {
+            resolve({ state: 'elsewhere' });
+            return;
+          }
+          try {
+            await this.#open();
+          } catch (err) {
+            resolve({ state: 'failed', error: toErrorInfo(err) });
+            return;
+          }
+          resolve({ state: 'owner' });
+          // Hold the lock until we hand over or the worker dies (the browser then releases it).
+          await new Promise<void>((release) => (this.#release = release));
+        })
+        .catch((err: unknown) => resolve({ state: 'failed', error: toErrorInfo(err) }));
+    });
+    this.#attempt = attempt;
+    void attempt.finally(() => (this.#attempt = null));
+    return attempt;
+  }
+
+  async requestTakeover(): Promise<void> {
+    this.#channel.postMessage({ type: 'takeover' });
+  }
+
+  async subscribe(listener: (event: HostEvent) => void): Promise<void> {
+    this.#listeners.add(listener);
+  }
+
+  async #open(): Promise<void> {
+    const store = await this.#openStore();
+    const engine = new MemoryEngine({ store });
+    engine.on((event) => this.#emit(event));
+    this.#store = store;
+    this.engine = resultify(engine) as unknown as RemoteEngine;
+  }
+
+  async #handOver(): Promise<void> {
+    const store = this.#store;
+    if (!store) return;
+    this.#store = null;
+    this.engine = closedEngine();
+    await store.db.close();
+    this.#release?.();
+    this.#release = null;
+    this.#emit({ type: 'ownership-lost' });
+  }
+
+  #emit(event: HostEvent): void {
+    for (const l of this.#listeners) {
+      // A listener from a closed page throws; drop it so it is not called again.
+      Promise.resolve()
+        .then(() => l(event))
+        .catch(() => this.#listeners.delete(l));
+    }
+  }
+}
