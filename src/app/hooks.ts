@@ -3,7 +3,7 @@
  * Hooks hold no business logic; they call the engine and report errors as notices.
  */
 import { createContext, useContext, useEffect } from 'react';
-import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, type QueryClient } from '@tanstack/react-query';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
 import type { NewTurn } from '../core/types';

@@ -9,7 +9,7 @@
  */
 import { RecollectError } from '../core/errors';
 import type { ImportSummary } from '../core/types';
-import { WaSqliteDatabase } from './WaSqliteDatabase';
+import type { WaSqliteDatabase } from './WaSqliteDatabase';
 import { migrate, schemaVersion } from './migrate';
 import { countMessages } from './messageRepo';
 
