@@ -1,15 +1,21 @@
 /**
  * Model worker: wiring only. Configures transformers.js for the app's own origin (bundled models
- * under /models/, ONNX Runtime WASM under /ort/) and exposes a ModelService over Comlink.
+ * under /models/, ONNX Runtime WASM under /ort/) and exposes a ModelService over Comlink, to the
+ * page and, through a port the page hands over, to the engine worker.
  */
 import * as Comlink from 'comlink';
 import { ModelService } from '../src/models/ModelService';
 import { configureBrowserEnv } from '../src/models/transformersEnv';
 import { preserveErrorCodes } from '../src/models/workerErrors';
+import { MODEL_PORT_MESSAGE } from '../src/core/protocol';
 
 preserveErrorCodes(Comlink.transferHandlers);
 const base = import.meta.env.BASE_URL;
 const platform = configureBrowserEnv({ modelBaseUrl: `${base}models/`, wasmBaseUrl: `${base}ort/` });
-Comlink.expose(new ModelService({ platform }));
+const service = new ModelService({ platform });
+Comlink.expose(service);
+self.addEventListener('message', (e: MessageEvent<{ type?: string; port?: MessagePort }>) => {
+  if (e.data?.type === MODEL_PORT_MESSAGE && e.data.port) Comlink.expose(service, e.data.port);
+});
 
 export type ModelWorkerApi = ModelService;

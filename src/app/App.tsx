@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useEngineLifecycle } from './hooks';
 import { useUi } from './uiStore';
 import { ConversationList } from './components/ConversationList';
@@ -9,6 +9,7 @@ import { DataActions } from './components/DataActions';
 import { StatusLine } from './components/StatusLine';
 import { OwnershipBanner } from './components/OwnershipBanner';
 import { Notices } from './components/Notices';
+import { ModelsPanel } from './components/ModelsPanel';
 
 export function App() {
   const queryClient = useQueryClient();
@@ -17,6 +18,7 @@ export function App() {
   const searchText = useUi((s) => s.searchText);
   const setSearchText = useUi((s) => s.setSearchText);
   const searchRef = useRef<HTMLInputElement>(null);
+  const [modelsOpen, setModelsOpen] = useState(false);
 
   useEffect(() => {
     // "/" or Ctrl/Cmd+K focuses search; Escape clears it.
@@ -46,6 +48,7 @@ export function App() {
           onKeyDown={(e) => e.key === 'Escape' && setSearchText('')}
         />
         <DataActions />
+        <button type="button" onClick={() => setModelsOpen(true)}>Models</button>
       </header>
       <ConversationList />
       <main>
@@ -62,6 +65,7 @@ export function App() {
       </main>
       <StatusLine />
       <OwnershipBanner />
+      {modelsOpen && <ModelsPanel onClose={() => setModelsOpen(false)} />}
       <Notices />
     </div>
   );

@@ -1,22 +1,32 @@
 /**
- * The UI's handle on the engine worker: one worker per tab, results unwrapped into
- * RecollectErrors, engine events forwarded to listeners (react-query invalidation lives in hooks).
+ * The UI's handles on the two workers of a tab: the engine (database owner, results unwrapped into
+ * RecollectErrors, events forwarded) and the model worker (catalog, downloads). The engine reaches
+ * the model worker directly through a MessageChannel, not through this thread.
  */
 import * as Comlink from 'comlink';
-import { unwrapResult, type EngineApi, type EngineEvent, type EngineWorkerApi, type Ownership } from '../core/protocol';
+import { MODEL_PORT_MESSAGE, unwrapResult, type EngineApi, type EngineEvent, type EngineWorkerApi, type Ownership } from '../core/protocol';
+import type { ModelWorkerApi } from '../../workers/model.worker';
 
 export type ClientEvent = EngineEvent | { readonly type: 'ownership-lost' };
 
 export interface EngineClient {
   readonly engine: EngineApi;
+  readonly models: Comlink.Remote<ModelWorkerApi>;
   acquire(wait: boolean): Promise<Ownership>;
   requestTakeover(): Promise<void>;
   onEvent(listener: (event: ClientEvent) => void): () => void;
 }
 
 export function createEngineClient(): EngineClient {
-  const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'recollect-engine' });
-  const remote = Comlink.wrap<EngineWorkerApi>(worker);
+  const engineWorker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'recollect-engine' });
+  const modelWorker = new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
+  const remote = Comlink.wrap<EngineWorkerApi>(engineWorker);
+  const models = Comlink.wrap<ModelWorkerApi>(modelWorker);
+
+  const channel = new MessageChannel();
+  modelWorker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
+  const connected = remote.connectModels(Comlink.transfer(channel.port2, [channel.port2]));
+
   const listeners = new Set<(event: ClientEvent) => void>();
   void remote.subscribe(Comlink.proxy((event: ClientEvent) => {
     for (const l of listeners) l(event);
@@ -33,7 +43,11 @@ export function createEngineClient(): EngineClient {
 
   return {
     engine,
-    acquire: (wait) => remote.acquire({ wait }),
+    models,
+    acquire: async (wait) => {
+      await connected;
+      return remote.acquire({ wait });
+    },
     requestTakeover: () => remote.requestTakeover(),
     onEvent(listener) {
       listeners.add(listener);

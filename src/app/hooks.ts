@@ -3,7 +3,9 @@
  * Hooks hold no business logic; they call the engine and report errors as notices.
  */
 import { createContext, useContext, useEffect } from 'react';
-import { useMutation, useQuery, type QueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import * as Comlink from 'comlink';
+import type { ModelProgress } from '../models/ModelService';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
 import type { NewTurn } from '../core/types';
@@ -21,6 +23,9 @@ const keys = {
   messages: (id: string | null) => ['messages', id] as const,
   search: (q: string) => ['search', q] as const,
   stats: ['stats'] as const,
+  embedding: ['embedding-status'] as const,
+  models: ['models'] as const,
+  modelStatus: ['model-status'] as const,
 };
 
 /** Becomes the database owner (or waits for it) and keeps cached queries in step with engine events. */
@@ -56,9 +61,14 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           void queryClient.invalidateQueries({ queryKey: keys.conversations });
           void queryClient.invalidateQueries({ queryKey: keys.stats });
           return;
+        case 'embedding-status':
+          queryClient.setQueryData(keys.embedding, event.status);
+          if (event.status.state === 'idle') void queryClient.invalidateQueries({ queryKey: ['vector-search'] });
+          return;
         case 'messages-changed':
           void queryClient.invalidateQueries({ queryKey: ['messages'] });
           void queryClient.invalidateQueries({ queryKey: ['search'] });
+          void queryClient.invalidateQueries({ queryKey: ['vector-search'] });
           void queryClient.invalidateQueries({ queryKey: keys.stats });
           return;
       }
@@ -138,4 +148,50 @@ export function useExportDatabase() {
 export function useImportDatabase() {
   const { engine } = useEngineClient();
   return useMutation({ mutationFn: (bytes: Uint8Array) => engine.importDatabase(bytes) });
+}
+
+export function useVectorSearch(text: string) {
+  const { engine } = useEngineClient();
+  const q = text.trim();
+  return useQuery({ queryKey: ['vector-search', q], queryFn: () => engine.vectorSearch(q, { limit: 10 }), enabled: useOwner() && q.length > 0 });
+}
+
+export function useEmbeddingStatus() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: keys.embedding, queryFn: () => engine.embeddingStatus(), enabled: useOwner() });
+}
+
+export function useModelList() {
+  const { models } = useEngineClient();
+  return useQuery({ queryKey: keys.models, queryFn: () => models.listModels(), staleTime: 0 });
+}
+
+export function useModelStatus() {
+  const { models } = useEngineClient();
+  return useQuery({ queryKey: keys.modelStatus, queryFn: () => models.status(), staleTime: 0 });
+}
+
+export function useSetEmbedder() {
+  const { engine } = useEngineClient();
+  return useMutation({ mutationFn: (modelId: string) => engine.setEmbedder(modelId), onError: useReportError() });
+}
+
+export function useSetReranker() {
+  const { models } = useEngineClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (modelId: string | null) => models.loadReranker(modelId),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.modelStatus }),
+    onError: useReportError(),
+  });
+}
+
+export function useDownloadModel(onProgress: (p: ModelProgress) => void) {
+  const { models } = useEngineClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (modelId: string) => models.downloadModel(modelId, Comlink.proxy(onProgress)),
+    onSuccess: (list) => queryClient.setQueryData(keys.models, list),
+    onError: useReportError(),
+  });
 }

@@ -4,17 +4,55 @@
  * segmentation, consolidation, retrieval) hang off the same write and read paths.
  */
 import type { EngineApi, EngineEvent } from './protocol';
-import type { MemoryStore, SearchOptions } from './store';
+import type { MemoryStore, SearchOptions, VectorStore } from './store';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
+import type { EmbedderProvider } from './ports';
+import { RecollectError } from './errors';
+import { EmbeddingIndexer, type EmbeddingStatus } from './EmbeddingIndexer';
+import { SemanticIndex } from './SemanticIndex';
+
+export interface MemoryEngineDeps {
+  readonly store: MemoryStore & VectorStore;
+  /** Without embedders the engine stores and full-text searches only (no vectors). */
+  readonly embedders?: EmbedderProvider;
+}
 
 export type EngineListener = (event: EngineEvent) => void;
 
 export class MemoryEngine implements EngineApi {
-  readonly #store: MemoryStore;
+  readonly #store: MemoryStore & VectorStore;
   readonly #listeners = new Set<EngineListener>();
+  readonly #semantic: SemanticIndex;
+  readonly #indexer: EmbeddingIndexer | null;
 
-  constructor(deps: { readonly store: MemoryStore }) {
+  constructor(deps: MemoryEngineDeps) {
     this.#store = deps.store;
+    this.#semantic = new SemanticIndex(deps.store, 'message');
+    this.#indexer = deps.embedders
+      ? new EmbeddingIndexer({
+          store: deps.store,
+          embedders: deps.embedders,
+          index: this.#semantic,
+          onStatus: (status) => this.#emit({ type: 'embedding-status', status }),
+        })
+      : null;
+  }
+
+  /** Resumes background work left from an earlier session (embedding missing vectors). */
+  async start(): Promise<void> {
+    if (!this.#indexer) return;
+    await this.#indexer.init();
+    this.#indexer.kick();
+  }
+
+  /** Stops background work (the database is about to close). */
+  stop(): void {
+    this.#indexer?.stop();
+  }
+
+  /** Resolves when background embedding has caught up (tests, benchmark ingest). */
+  async idle(): Promise<void> {
+    await this.#indexer?.idle();
   }
 
   on(listener: EngineListener): () => void {
@@ -46,6 +84,7 @@ export class MemoryEngine implements EngineApi {
 
   async deleteConversation(id: string): Promise<void> {
     await this.#store.deleteConversation(id);
+    this.#semantic.reset();
     this.#emit({ type: 'conversations-changed' });
     this.#emit({ type: 'messages-changed', conversationId: id });
   }
@@ -59,6 +98,7 @@ export class MemoryEngine implements EngineApi {
     if (result.created) {
       this.#emit({ type: 'messages-changed', conversationId: turn.conversationId });
       this.#emit({ type: 'conversations-changed' });
+      this.#indexer?.kick();
     }
     return result;
   }
@@ -71,6 +111,7 @@ export class MemoryEngine implements EngineApi {
     const message = await this.#store.getMessage(id);
     const deleted = await this.#store.deleteMessage(id);
     if (deleted) {
+      await this.#semantic.remove(id);
       this.#emit({ type: 'messages-changed', conversationId: message?.conversationId ?? null });
       this.#emit({ type: 'conversations-changed' });
     }
@@ -91,7 +132,43 @@ export class MemoryEngine implements EngineApi {
 
   async importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
     const summary = await this.#store.importDatabase(bytes);
+    this.#semantic.reset();
     this.#emit({ type: 'database-replaced' });
+    if (this.#indexer) {
+      await this.#indexer.init();
+      this.#indexer.kick();
+    }
     return summary;
+  }
+
+  /** Nearest stored turns by meaning (active embedder's vectors), best first; score is cosine. */
+  async vectorSearch(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    if (!this.#indexer) throw new RecollectError('MODEL_UNAVAILABLE', 'No embedding model is connected, so search by meaning is unavailable.');
+    const text = query.trim();
+    if (!text) return [];
+    const limit = Math.max(1, Math.min(options.limit ?? 20, 500));
+    const embedder = this.#indexer.activeEmbedder();
+    const [vector] = await embedder.embed([text], 'query');
+    if (!vector) return [];
+    const hits = await this.#semantic.search(embedder.id, embedder.dim, vector, options.conversationId ? limit * 10 : limit);
+    const out: SearchHit[] = [];
+    for (const hit of hits) {
+      if (hit.score <= 0) continue;
+      const message = await this.#store.getMessage(hit.id);
+      if (!message || (options.conversationId && message.conversationId !== options.conversationId)) continue;
+      out.push({ message, score: hit.score, snippet: message.content.length > 240 ? `${message.content.slice(0, 240)}…` : message.content });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  embeddingStatus(): Promise<EmbeddingStatus | null> {
+    return Promise.resolve(this.#indexer?.status() ?? null);
+  }
+
+  /** Switches the embedder; everything is re-embedded in the background with progress events. */
+  async setEmbedder(modelId: string): Promise<EmbeddingStatus> {
+    if (!this.#indexer) throw new RecollectError('MODEL_UNAVAILABLE', 'No embedding model is connected.');
+    return this.#indexer.setTarget(modelId);
   }
 }

@@ -37,8 +37,16 @@ export class RecollectError extends Error {
   }
 }
 
+const CODES: ReadonlySet<string> = new Set<ErrorCode>(['SQL_ERROR', 'NOT_FOUND', 'INVALID_INPUT', 'IMPORT_NOT_SQLITE', 'IMPORT_CORRUPT',
+  'IMPORT_NOT_RECOLLECT', 'SCHEMA_TOO_NEW', 'DB_BUSY', 'MODEL_UNAVAILABLE', 'MODEL_ERROR', 'INTERNAL']);
+
 export function toErrorInfo(err: unknown): ErrorInfo {
   if (err instanceof RecollectError) return err.toInfo();
+  // An error that crossed a worker boundary arrives as a plain Error carrying `code`/`detail`.
+  const e = err as { code?: unknown; message?: unknown; detail?: unknown } | null;
+  if (e && typeof e.code === 'string' && CODES.has(e.code) && typeof e.message === 'string') {
+    return typeof e.detail === 'string' ? { code: e.code as ErrorCode, message: e.message, detail: e.detail } : { code: e.code as ErrorCode, message: e.message };
+  }
   const message = err instanceof Error ? err.message : String(err);
   return { code: 'INTERNAL', message };
 }

@@ -7,7 +7,8 @@
  * RecollectErrors with `unwrapRemote`.
  */
 import { RecollectError, toErrorInfo, type ErrorInfo } from './errors';
-import type { MemoryStore, SearchOptions } from './store';
+import type { SearchOptions } from './store';
+import type { EmbeddingStatus } from './EmbeddingIndexer';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
 
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorInfo };
@@ -25,16 +26,27 @@ export interface EngineApi {
   stats(): Promise<StorageStats>;
   exportDatabase(): Promise<Uint8Array>;
   importDatabase(bytes: Uint8Array): Promise<ImportSummary>;
+  vectorSearch(query: string, options?: SearchOptions): Promise<SearchHit[]>;
+  embeddingStatus(): Promise<EmbeddingStatus | null>;
+  setEmbedder(modelId: string): Promise<EmbeddingStatus>;
 }
 
-// Compile-time check that the store covers the engine surface used so far.
-export type _StoreCoversEngine = MemoryStore extends Pick<EngineApi, keyof EngineApi> ? true : never;
+
+/** Message the page posts to the model worker to hand it a port for the engine worker. */
+export const MODEL_PORT_MESSAGE = 'recollect:connect-port';
+
+/** A MessagePort, typed structurally so this file compiles without the DOM library. */
+export interface MessagePortLike {
+  postMessage(message: unknown, transfer?: unknown[]): void;
+  close(): void;
+}
 
 /** Engine events, so the UI can invalidate cached queries. */
 export type EngineEvent =
   | { readonly type: 'conversations-changed' }
   | { readonly type: 'messages-changed'; readonly conversationId: string | null }
-  | { readonly type: 'database-replaced' };
+  | { readonly type: 'database-replaced' }
+  | { readonly type: 'embedding-status'; readonly status: EmbeddingStatus };
 
 /** Who owns the database: this tab, or another one (then this tab waits or asks to take over). */
 export type Ownership =
@@ -53,6 +65,11 @@ export interface EngineWorkerApi {
   acquire(options: { readonly wait: boolean }): Promise<Ownership>;
   /** Asks the tab that owns the database to hand it over; resolves when the request was sent. */
   requestTakeover(): Promise<void>;
+  /**
+   * Connects the engine to the model worker through a MessagePort (the UI creates both workers
+   * and a MessageChannel between them). Call before `acquire`.
+   */
+  connectModels(port: MessagePortLike): Promise<void>;
   /** Registers a listener for engine events and for losing ownership to another tab. */
   subscribe(listener: (event: EngineEvent | { readonly type: 'ownership-lost' }) => void): Promise<void>;
   readonly engine: RemoteEngine;

@@ -28,3 +28,31 @@ export interface MemoryStore {
   /** Validates `bytes` in a temporary database, migrates it, then replaces the live database. */
   importDatabase(bytes: Uint8Array): Promise<ImportSummary>;
 }
+
+/** What can carry a vector. */
+export type ItemKind = 'message' | 'fact' | 'memcell' | 'memscene';
+
+export interface ItemVector {
+  readonly itemId: string;
+  readonly vector: Float32Array;
+}
+
+/** A message (or other item) that still needs a vector for some model, with the text to embed. */
+export interface PendingEmbedding {
+  readonly itemId: string;
+  readonly text: string;
+}
+
+/** Vectors per (item, model) and small engine settings. Implemented in src/storage/vectorRepo.ts. */
+export interface VectorStore {
+  putVectors(kind: ItemKind, vectorModelId: string, items: readonly ItemVector[]): Promise<void>;
+  loadVectors(kind: ItemKind, vectorModelId: string): Promise<ItemVector[]>;
+  countVectors(kind: ItemKind, vectorModelId: string): Promise<number>;
+  countItems(kind: ItemKind): Promise<number>;
+  /** Items of `kind` with no vector for `vectorModelId`, oldest first. */
+  pendingEmbeddings(kind: ItemKind, vectorModelId: string, limit: number): Promise<PendingEmbedding[]>;
+  /** Deletes every vector of `kind` not produced by `keepVectorModelId`; returns how many. */
+  deleteOtherVectors(kind: ItemKind, keepVectorModelId: string): Promise<number>;
+  getMeta(key: string): Promise<string | null>;
+  setMeta(key: string, value: string): Promise<void>;
+}

@@ -85,6 +85,7 @@ export class ModelService {
   private readonly embedder: Slot<TransformersEmbedder>;
   private readonly reranker: Slot<TransformersReranker>;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly extraEmbedders = new Map<string, Promise<TransformersEmbedder>>();
 
   constructor(options: ModelServiceOptions) {
     this.platform = options.platform;
@@ -97,6 +98,25 @@ export class ModelService {
   async embed(texts: readonly string[], role: EmbedRole = 'document'): Promise<Float32Array[]> {
     const embedder = await this.ready(this.embedder, 'embedder');
     return embedder.embed(texts, role);
+  }
+
+  /**
+   * Embeds with a specific embedder, which need not be the selected one (the engine re-embeds with
+   * a new model while retrieval still queries the old one). Keeps at most one extra model loaded.
+   */
+  async embedWith(modelId: string, texts: readonly string[], role: EmbedRole = 'document'): Promise<Float32Array[]> {
+    if (modelId === this.embedder.id) return this.embed(texts, role);
+    let loading = this.extraEmbedders.get(modelId);
+    if (!loading) {
+      for (const [id, old] of this.extraEmbedders) {
+        this.extraEmbedders.delete(id);
+        void old.then((m) => m.dispose()).catch(() => undefined);
+      }
+      loading = this.load('embedder', modelId);
+      this.extraEmbedders.set(modelId, loading);
+      loading.catch(() => this.extraEmbedders.delete(modelId));
+    }
+    return (await loading).embed(texts, role);
   }
 
   async rerank(query: string, docs: readonly string[]): Promise<number[]> {

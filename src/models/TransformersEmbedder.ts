@@ -17,7 +17,8 @@ import {
 import { toModelError } from './modelErrors';
 import type { Device } from './transformersEnv';
 
-export type EmbedRole = 'query' | 'document';
+export type { EmbedRole } from '../core/ports';
+import type { EmbedRole } from '../core/ports';
 
 export class TransformersEmbedder implements Embedder {
   /** Stored next to each vector (catalog `vectorId`, e.g. "recollect/glove-100d-sif@1"). */

@@ -5,7 +5,8 @@
  */
 import { RecollectError, toErrorInfo } from '../core/errors';
 import { MemoryEngine } from '../core/MemoryEngine';
-import { resultify, type EngineEvent, type EngineWorkerApi, type Ownership, type RemoteEngine } from '../core/protocol';
+import { resultify, type EngineEvent, type EngineWorkerApi, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
+import type { EmbedderProvider } from '../core/ports';
 import type { SqliteMemoryStore } from './SqliteMemoryStore';
 
 export const OWNER_LOCK = 'recollect:database-owner';
@@ -21,17 +22,25 @@ function closedEngine(): RemoteEngine {
   return Object.fromEntries(ENGINE_METHODS.map((n) => [n, async () => ({ ok: false, error })])) as unknown as RemoteEngine;
 }
 
+export interface EngineHostDeps {
+  readonly openStore: () => Promise<SqliteMemoryStore>;
+  /** Builds the embedder provider over a port to the model worker. */
+  readonly connectModels?: (port: MessagePortLike) => EmbedderProvider;
+}
+
 export class EngineHost implements EngineWorkerApi {
   engine: RemoteEngine = closedEngine();
-  readonly #openStore: () => Promise<SqliteMemoryStore>;
+  readonly #deps: EngineHostDeps;
+  #embedders: EmbedderProvider | undefined;
+  #engine: MemoryEngine | null = null;
   readonly #listeners = new Set<(e: HostEvent) => void>();
   #store: SqliteMemoryStore | null = null;
   #release: (() => void) | null = null;
   #attempt: Promise<Ownership> | null = null;
   readonly #channel = new BroadcastChannel(CHANNEL);
 
-  constructor(openStore: () => Promise<SqliteMemoryStore>) {
-    this.#openStore = openStore;
+  constructor(deps: EngineHostDeps) {
+    this.#deps = deps;
     this.#channel.onmessage = (e: MessageEvent<{ type?: string }>) => {
       if (e.data?.type === 'takeover' && this.#store) void this.#handOver();
     };
@@ -72,16 +81,23 @@ export class EngineHost implements EngineWorkerApi {
     this.#channel.postMessage({ type: 'takeover' });
   }
 
+  async connectModels(port: MessagePortLike): Promise<void> {
+    this.#embedders = this.#deps.connectModels?.(port);
+  }
+
   async subscribe(listener: (event: HostEvent) => void): Promise<void> {
     this.#listeners.add(listener);
   }
 
   async #open(): Promise<void> {
-    const store = await this.#openStore();
-    const engine = new MemoryEngine({ store });
+    const store = await this.#deps.openStore();
+    const engine = new MemoryEngine(this.#embedders ? { store, embedders: this.#embedders } : { store });
     engine.on((event) => this.#emit(event));
     this.#store = store;
+    this.#engine = engine;
     this.engine = resultify(engine) as unknown as RemoteEngine;
+    // Resume embedding left over from an earlier session; failures show in embeddingStatus().
+    void engine.start().catch(() => undefined);
   }
 
   async #handOver(): Promise<void> {
@@ -89,6 +105,8 @@ export class EngineHost implements EngineWorkerApi {
     if (!store) return;
     this.#store = null;
     this.engine = closedEngine();
+    this.#engine?.stop();
+    this.#engine = null;
     await store.db.close();
     this.#release?.();
     this.#release = null;

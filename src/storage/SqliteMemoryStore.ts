@@ -2,11 +2,12 @@
  * MemoryStore over one wa-sqlite connection: the repositories composed with transactions.
  * Same code in the browser worker (OPFS) and in Node (memory).
  */
-import type { MemoryStore, SearchOptions } from '../core/store';
+import type { ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, VectorStore } from '../core/store';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../core/types';
 import { systemClock, type Clock } from '../core/ports';
 import * as conversations from './conversationRepo';
 import * as messages from './messageRepo';
+import * as vectors from './vectorRepo';
 import { importDatabase } from './databaseTransfer';
 import { schemaVersion } from './migrate';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
@@ -18,7 +19,7 @@ export interface SqliteMemoryStoreOptions {
   readonly newId?: () => string;
 }
 
-export class SqliteMemoryStore implements MemoryStore {
+export class SqliteMemoryStore implements MemoryStore, VectorStore {
   readonly db: WaSqliteDatabase;
   readonly #clock: Clock;
   readonly #openTemp: () => Promise<WaSqliteDatabase>;
@@ -90,5 +91,39 @@ export class SqliteMemoryStore implements MemoryStore {
 
   importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
     return importDatabase(this.db, bytes, this.#openTemp);
+  }
+
+  // ---- VectorStore ---------------------------------------------------------------------------
+
+  putVectors(kind: ItemKind, vectorModelId: string, items: readonly ItemVector[]): Promise<void> {
+    return this.db.transaction((tx) => vectors.putVectors(tx, kind, vectorModelId, items, this.#clock.now()));
+  }
+
+  loadVectors(kind: ItemKind, vectorModelId: string): Promise<ItemVector[]> {
+    return vectors.loadVectors(this.db, kind, vectorModelId);
+  }
+
+  countVectors(kind: ItemKind, vectorModelId: string): Promise<number> {
+    return vectors.countVectors(this.db, kind, vectorModelId);
+  }
+
+  countItems(kind: ItemKind): Promise<number> {
+    return vectors.countItems(this.db, kind);
+  }
+
+  pendingEmbeddings(kind: ItemKind, vectorModelId: string, limit: number): Promise<PendingEmbedding[]> {
+    return vectors.pendingEmbeddings(this.db, kind, vectorModelId, limit);
+  }
+
+  deleteOtherVectors(kind: ItemKind, keepVectorModelId: string): Promise<number> {
+    return this.db.transaction((tx) => vectors.deleteOtherVectors(tx, kind, keepVectorModelId));
+  }
+
+  getMeta(key: string): Promise<string | null> {
+    return vectors.getMeta(this.db, key);
+  }
+
+  setMeta(key: string, value: string): Promise<void> {
+    return this.db.transaction((tx) => vectors.setMeta(tx, key, value));
   }
 }

@@ -1,9 +1,11 @@
-import { useSearch } from '../hooks';
+import { useSearch, useVectorSearch } from '../hooks';
 import { useUi } from '../uiStore';
 import { formatTime, snippetParts } from '../format';
 
 export function SearchResults({ text }: { text: string }) {
   const search = useSearch(text);
+  const semantic = useVectorSearch(text);
+  const lexicalIds = new Set(search.data?.map((h) => h.message.id));
   const select = useUi((s) => s.selectConversation);
   const setSearchText = useUi((s) => s.setSearchText);
   return (
@@ -19,6 +21,19 @@ export function SearchResults({ text }: { text: string }) {
               <span className="snippet">
                 {snippetParts(hit.snippet).map((p, i) => (p.mark ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
               </span>
+            </button>
+          </li>
+        ))}
+      </ol>
+      <h3>Similar in meaning</h3>
+      {semantic.isError && <p className="empty">Search by meaning is unavailable: {semantic.error.message}</p>}
+      {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).length === 0 && <p className="empty">No other turns are close in meaning.</p>}
+      <ol>
+        {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).map((hit) => (
+          <li key={hit.message.id} data-testid="semantic-hit">
+            <button type="button" className="hit" onClick={() => { select(hit.message.conversationId); setSearchText(''); }}>
+              <span className="meta"><strong>{hit.message.speaker}</strong> · {formatTime(hit.message.occurredAt)} · similarity {hit.score.toFixed(2)}</span>
+              <span className="snippet">{hit.snippet}</span>
             </button>
           </li>
         ))}

@@ -1,0 +1,91 @@
+import { useState } from 'react';
+import { useDownloadModel, useEmbeddingStatus, useModelList, useModelStatus, useSetEmbedder, useSetReranker } from '../hooks';
+import { formatBytes } from '../format';
+import type { ModelProgress } from '../../models/ModelService';
+
+/** Settings → Models: what embeds and reranks, explicit downloads with progress, re-embedding progress. */
+export function ModelsPanel({ onClose }: { onClose: () => void }) {
+  const list = useModelList();
+  const modelStatus = useModelStatus();
+  const embedding = useEmbeddingStatus();
+  const setEmbedder = useSetEmbedder();
+  const setReranker = useSetReranker();
+  const [progress, setProgress] = useState<ModelProgress | null>(null);
+  const download = useDownloadModel(setProgress);
+  const status = embedding.data;
+  const switching = status && status.targetModel !== status.activeModel;
+  const label = (id: string) => list.data?.find((m) => m.id === id && m.kind === 'embedder')?.label ?? id;
+
+  return (
+    <div className="overlay" role="dialog" aria-label="Models" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+      <div className="card wide">
+        <header className="card-header">
+          <h2>Models</h2>
+          <button type="button" aria-label="Close models" onClick={onClose} autoFocus>×</button>
+        </header>
+        <p className="muted">Everything runs on this device. Downloads happen only when you press Download, and are kept by the browser for offline use.</p>
+
+        <section aria-label="Embedding status" data-testid="embedding-status">
+          {!status ? (
+            <p className="muted">Search by meaning is not available yet.</p>
+          ) : (
+            <>
+              <p>
+                Search by meaning uses <strong>{label(status.activeModel)}</strong>.{' '}
+                {switching ? `Re-embedding with ${label(status.targetModel)}: ` : 'Embedded: '}
+                <span data-testid="embedded-count">{status.embedded}</span> / {status.total} turns
+                {status.state === 'running' ? ' (working…)' : ''}
+              </p>
+              {(switching || status.state === 'running') && status.total > 0 && (
+                <progress max={status.total} value={status.embedded} aria-label="Embedding progress" />
+              )}
+              {status.error && <p className="error" role="alert">Embedding stopped: {status.error.message}</p>}
+            </>
+          )}
+        </section>
+
+        {(['embedder', 'reranker'] as const).map((kind) => (
+          <section key={kind} aria-label={kind === 'embedder' ? 'Embedding models' : 'Rerankers'}>
+            <h3>{kind === 'embedder' ? 'Embedding models' : 'Rerankers'}</h3>
+            <ul className="model-list">
+              {kind === 'reranker' && (
+                <li>
+                  <div><strong>None</strong><div className="muted">Results are ordered without a reranking pass.</div></div>
+                  <button type="button" disabled={modelStatus.data?.reranker.modelId == null} onClick={() => setReranker.mutate(null)}>
+                    {modelStatus.data?.reranker.modelId == null ? 'In use' : 'Use'}
+                  </button>
+                </li>
+              )}
+              {list.data?.filter((m) => m.kind === kind).map((m) => {
+                const inUse = kind === 'embedder' ? status?.targetModel === m.id : modelStatus.data?.reranker.modelId === m.id;
+                const downloading = download.isPending && download.variables === m.id;
+                return (
+                  <li key={`${kind}:${m.id}`} data-testid={`model-${kind}-${m.id}`}>
+                    <div>
+                      <strong>{m.label}</strong> <span className="muted">{m.bundled ? 'bundled' : m.available ? 'downloaded' : `${formatBytes(m.approxBytes)} download`}</span>
+                      <div className="muted">{m.note}</div>
+                      {downloading && progress && (
+                        <progress max={progress.total || 1} value={progress.loaded} aria-label={`Downloading ${m.label}`}>
+                          {formatBytes(progress.loaded)}
+                        </progress>
+                      )}
+                    </div>
+                    {m.available ? (
+                      <button type="button" disabled={inUse} onClick={() => (kind === 'embedder' ? setEmbedder.mutate(m.id) : setReranker.mutate(m.id))}>
+                        {inUse ? 'In use' : 'Use'}
+                      </button>
+                    ) : (
+                      <button type="button" disabled={download.isPending} onClick={() => { setProgress(null); download.mutate(m.id); }}>
+                        {downloading ? `${progress ? Math.round((100 * progress.loaded) / Math.max(progress.total, 1)) : 0}%` : `Download (${formatBytes(m.approxBytes)})`}
+                      </button>
+                    )}
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
+        ))}
+      </div>
+    </div>
+  );
+}

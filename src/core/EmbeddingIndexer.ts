@@ -1,0 +1,179 @@
+/**
+ * Embeds stored turns in the background, resumably: the work list is simply "messages with no
+ * vector for the target model", recomputed from the database, so a closed tab or a crashed model
+ * resumes where it stopped on the next open.
+ *
+ * Switching the embedder sets a new *target* model; retrieval keeps using the *active* model's
+ * vectors until every message has a target vector, then the target becomes active and the old
+ * vectors are deleted. `meta` records both (`embedder.active`, `embedder.target`).
+ */
+import { toErrorInfo, type ErrorInfo } from './errors';
+import type { Embedder, EmbedderProvider } from './ports';
+import type { SemanticIndex } from './SemanticIndex';
+import type { VectorStore } from './store';
+
+export interface EmbeddingStatus {
+  /** Catalog id of the model whose vectors retrieval uses. */
+  readonly activeModel: string;
+  /** Catalog id of the model being built (equal to activeModel when no switch is under way). */
+  readonly targetModel: string;
+  /** Messages that have a vector from the target model, and all messages. */
+  readonly embedded: number;
+  readonly total: number;
+  readonly state: 'idle' | 'running' | 'error';
+  readonly error: ErrorInfo | null;
+}
+
+export const META_ACTIVE = 'embedder.active';
+export const META_TARGET = 'embedder.target';
+
+export interface EmbeddingIndexerDeps {
+  readonly store: VectorStore;
+  readonly embedders: EmbedderProvider;
+  readonly index: SemanticIndex;
+  readonly onStatus?: (status: EmbeddingStatus) => void;
+  readonly batchSize?: number;
+}
+
+export class EmbeddingIndexer {
+  readonly #deps: EmbeddingIndexerDeps;
+  readonly #batchSize: number;
+  #active: string;
+  #target: string;
+  #embedded = 0;
+  #total = 0;
+  #state: EmbeddingStatus['state'] = 'idle';
+  #error: ErrorInfo | null = null;
+  #running: Promise<void> | null = null;
+  #again = false;
+  #stopped = false;
+
+  constructor(deps: EmbeddingIndexerDeps) {
+    this.#deps = deps;
+    this.#batchSize = deps.batchSize ?? 32;
+    this.#active = this.#target = deps.embedders.defaultModelId;
+  }
+
+  /** Reads the models from `meta` (choosing the default for a new database) and counts progress. */
+  async init(): Promise<void> {
+    const { store, embedders } = this.#deps;
+    const active = (await store.getMeta(META_ACTIVE)) ?? embedders.defaultModelId;
+    let target = (await store.getMeta(META_TARGET)) ?? active;
+    if (!this.#known(target)) target = active; // e.g. a file imported from a build with other models
+    if ((await store.getMeta(META_ACTIVE)) === null) await store.setMeta(META_ACTIVE, active);
+    if ((await store.getMeta(META_TARGET)) === null) await store.setMeta(META_TARGET, target);
+    this.#active = active;
+    this.#target = target;
+    this.#deps.index.reset();
+    await this.#recount();
+    this.#emit();
+  }
+
+  status(): EmbeddingStatus {
+    return { activeModel: this.#active, targetModel: this.#target, embedded: this.#embedded, total: this.#total, state: this.#state, error: this.#error };
+  }
+
+  /** The embedder whose vectors retrieval uses now. */
+  activeEmbedder(): Embedder {
+    return this.#deps.embedders.embedder(this.#active);
+  }
+
+  /** Starts (or continues) embedding whatever is missing. Never throws; failures land in status(). */
+  kick(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.#loop().finally(() => {
+      this.#running = null;
+      if (this.#again && this.#state !== 'error') {
+        this.#again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Resolves when no embedding work is running (tests, benchmark ingest). */
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
+  /** Switches the embedder: re-embeds everything in the background, then makes it active. */
+  async setTarget(modelId: string): Promise<EmbeddingStatus> {
+    this.#deps.embedders.embedder(modelId); // throws for an unknown model before anything changes
+    this.#target = modelId;
+    await this.#deps.store.setMeta(META_TARGET, modelId);
+    this.#error = null;
+    if (this.#state === 'error') this.#state = 'idle';
+    await this.#recount();
+    this.#emit();
+    this.kick();
+    return this.status();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  #known(modelId: string): boolean {
+    try {
+      this.#deps.embedders.embedder(modelId);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async #recount(): Promise<void> {
+    const { store, embedders } = this.#deps;
+    this.#total = await store.countItems('message');
+    this.#embedded = await store.countVectors('message', embedders.embedder(this.#target).id);
+  }
+
+  async #loop(): Promise<void> {
+    const { store, embedders, index } = this.#deps;
+    try {
+      this.#state = 'running';
+      this.#error = null;
+      for (;;) {
+        if (this.#stopped) return;
+        const target = this.#target;
+        const embedder = embedders.embedder(target);
+        const batch = await store.pendingEmbeddings('message', embedder.id, this.#batchSize);
+        if (batch.length === 0) break;
+        const vectors = await embedder.embed(batch.map((b) => b.text), 'document');
+        if (this.#stopped) return;
+        const items = batch.map((b, i) => ({ itemId: b.itemId, vector: vectors[i]! }));
+        await store.putVectors('message', embedder.id, items);
+        if (target === this.#active) await index.add(embedder.id, items);
+        if (target === this.#target) {
+          this.#embedded += items.length;
+          this.#total = Math.max(this.#total, this.#embedded);
+          this.#emit();
+        }
+      }
+      const done = embedders.embedder(this.#target);
+      if (this.#target !== this.#active) {
+        this.#active = this.#target;
+        await store.setMeta(META_ACTIVE, this.#active);
+        index.reset();
+      }
+      await store.deleteOtherVectors('message', done.id);
+      await this.#recount();
+      this.#state = 'idle';
+    } catch (err) {
+      this.#state = 'error';
+      this.#error = toErrorInfo(err);
+    }
+    this.#emit();
+  }
+
+  #emit(): void {
+    try {
+      this.#deps.onStatus?.(this.status());
+    } catch {
+      /* listeners must not break indexing */
+    }
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * SQL for vectors (one row per item, model) and the `meta` key/value table.
+ * Vectors are stored as little-endian float32 BLOBs (format 'f32'); deleting an item removes its
+ * vectors through the item table's AFTER DELETE trigger (schema.ts).
+ */
+import type { Sql } from '../core/sql';
+import type { ItemKind, ItemVector, PendingEmbedding } from '../core/store';
+import { RecollectError } from '../core/errors';
+
+export function encodeVector(v: Float32Array): Uint8Array {
+  const out = new Uint8Array(v.length * 4);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < v.length; i++) view.setFloat32(i * 4, v[i]!, true);
+  return out;
+}
+
+export function decodeVector(blob: Uint8Array, dim: number): Float32Array {
+  if (blob.byteLength !== dim * 4) throw new RecollectError('SQL_ERROR', `A stored vector has ${blob.byteLength} bytes; expected ${dim * 4}.`);
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+  const out = new Float32Array(dim);
+  for (let i = 0; i < dim; i++) out[i] = view.getFloat32(i * 4, true);
+  return out;
+}
+
+export async function putVectors(tx: Sql, kind: ItemKind, model: string, items: readonly ItemVector[], now: number): Promise<void> {
+  for (const { itemId, vector } of items) {
+    await tx.exec(
+      `INSERT INTO vectors (item_kind, item_id, model_id, dim, format, vector, created_at) VALUES (?, ?, ?, ?, 'f32', ?, ?)
+       ON CONFLICT(item_kind, item_id, model_id) DO UPDATE SET dim = excluded.dim, vector = excluded.vector, created_at = excluded.created_at`,
+      [kind, itemId, model, vector.length, encodeVector(vector), now],
+    );
+  }
+}
+
+export async function loadVectors(sql: Sql, kind: ItemKind, model: string): Promise<ItemVector[]> {
+  const rows = await sql.query<{ item_id: string; dim: number; vector: Uint8Array }>(
+    'SELECT item_id, dim, vector FROM vectors WHERE model_id = ? AND item_kind = ?', [model, kind]);
+  return rows.map((r) => ({ itemId: r.item_id, vector: decodeVector(r.vector, Number(r.dim)) }));
+}
+
+export async function countVectors(sql: Sql, kind: ItemKind, model: string): Promise<number> {
+  const [row] = await sql.query<{ n: number }>('SELECT count(*) AS n FROM vectors WHERE model_id = ? AND item_kind = ?', [model, kind]);
+  return Number(row?.n ?? 0);
+}
+
+const ITEM_TABLES: Record<ItemKind, { table: string; order: string; text: string }> = {
+  // A message is embedded with its image caption, if any (LoCoMo-style `blip_caption` metadata).
+  message: { table: 'messages', order: 't.pk', text: "t.content || coalesce(' [image: ' || json_extract(t.metadata, '$.caption') || ']', '')" },
+  fact: { table: 'facts', order: 't.rowid', text: 't.content' },
+  memcell: { table: 'memcells', order: 't.rowid', text: "coalesce(t.title || '. ', '') || coalesce(t.narrative, '')" },
+  memscene: { table: 'memscenes', order: 't.rowid', text: "coalesce(t.title || '. ', '') || coalesce(t.summary, '')" },
+};
+
+export async function countItems(sql: Sql, kind: ItemKind): Promise<number> {
+  const [row] = await sql.query<{ n: number }>(`SELECT count(*) AS n FROM ${ITEM_TABLES[kind].table}`);
+  return Number(row?.n ?? 0);
+}
+
+export async function pendingEmbeddings(sql: Sql, kind: ItemKind, model: string, limit: number): Promise<PendingEmbedding[]> {
+  const { table, order, text } = ITEM_TABLES[kind];
+  const rows = await sql.query<{ id: string; text: string }>(
+    `SELECT t.id AS id, ${text} AS text FROM ${table} t
+      WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_kind = ? AND v.item_id = t.id AND v.model_id = ?)
+      ORDER BY ${order} LIMIT ?`,
+    [kind, model, limit],
+  );
+  return rows.map((r) => ({ itemId: r.id, text: r.text ?? '' }));
+}
+
+export async function deleteOtherVectors(sql: Sql, kind: ItemKind, keep: string): Promise<number> {
+  await sql.exec('DELETE FROM vectors WHERE item_kind = ? AND model_id <> ?', [kind, keep]);
+  return sql.changes();
+}
+
+export async function getMeta(sql: Sql, key: string): Promise<string | null> {
+  const [row] = await sql.query<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key]);
+  return row ? row.value : null;
+}
+
+export async function setMeta(sql: Sql, key: string, value: string): Promise<void> {
+  await sql.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [key, value]);
+}

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { MemoryEngine } from '../../src/core/MemoryEngine';
+import { RecollectError } from '../../src/core/errors';
+import type { Embedder, EmbedderProvider, EmbedRole } from '../../src/core/ports';
+import { META_ACTIVE, META_TARGET } from '../../src/core/EmbeddingIndexer';
+
+/** A deterministic bag-of-letters embedder: texts sharing letters are close. */
+function letterEmbedder(id: string, dim: number, calls: string[][], gate?: () => Promise<void>): Embedder {
+  return {
+    id,
+    dim,
+    async embed(texts: readonly string[], _role?: EmbedRole) {
+      calls.push([...texts]);
+      if (gate) await gate();
+      return texts.map((t) => {
+        const v = new Float32Array(dim);
+        for (const ch of t.toLowerCase()) if (ch >= 'a' && ch <= 'z') v[(ch.charCodeAt(0) - 97) % dim]! += 1;
+        const n = Math.hypot(...v);
+        return n > 0 ? v.map((x) => x / n) : v;
+      });
+    },
+  };
+}
+
+function provider(models: Record<string, Embedder>): EmbedderProvider {
+  return {
+    defaultModelId: 'a',
+    embedder(id) {
+      const e = models[id];
+      if (!e) throw new RecollectError('MODEL_UNAVAILABLE', `no model ${id}`);
+      return e;
+    },
+  };
+}
+
+async function setup(models: Record<string, Embedder>) {
+  const store = await openNodeStore();
+  const engine = new MemoryEngine({ store, embedders: provider(models) });
+  await store.createConversation({ id: 'c', title: 't' });
+  return { store, engine };
+}
+
+async function addTurns(engine: MemoryEngine, texts: string[]) {
+  for (const [i, content] of texts.entries()) await engine.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', content });
+}
+
+describe('EmbeddingIndexer via MemoryEngine', () => {
+  it('embeds every appended turn in the background and searches by vector', async () => {
+    const calls: string[][] = [];
+    const { store, engine } = await setup({ a: letterEmbedder('a@1', 26, calls) });
+    await engine.start();
+    await addTurns(engine, ['zzz zebra', 'apple banana', 'quick quiz']);
+    await engine.idle();
+    expect(await store.countVectors('message', 'a@1')).toBe(3);
+    expect(await engine.embeddingStatus()).toMatchObject({ activeModel: 'a', targetModel: 'a', embedded: 3, total: 3, state: 'idle' });
+    const hits = await engine.vectorSearch('zebra zoo');
+    expect(hits[0]!.message.content).toBe('zzz zebra');
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]?.score ?? 0);
+    // Deleted turns leave the index at once.
+    await engine.deleteMessage('m0');
+    expect((await engine.vectorSearch('zebra zoo')).map((h) => h.message.id)).not.toContain('m0');
+    expect(await store.countVectors('message', 'a@1')).toBe(2);
+  });
+
+  it('switches models in the background without losing any item, searching the old vectors until done', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { store, engine } = await setup({ a: letterEmbedder('a@1', 26, []), b: letterEmbedder('b@1', 13, [], () => gate) });
+    await engine.start();
+    await addTurns(engine, Array.from({ length: 70 }, (_, i) => `turn ${i} ${'xyz'.repeat(i % 3)}`));
+    await engine.idle();
+
+    const status = await engine.setEmbedder('b');
+    expect(status).toMatchObject({ activeModel: 'a', targetModel: 'b', embedded: 0, total: 70 });
+    expect(await store.getMeta(META_TARGET)).toBe('b');
+    // While b is blocked, retrieval still answers from a's vectors.
+    expect((await engine.vectorSearch('turn xyz')).length).toBeGreaterThan(0);
+    expect(await store.getMeta(META_ACTIVE)).toBe('a');
+
+    release();
+    await engine.idle();
+    expect(await engine.embeddingStatus()).toMatchObject({ activeModel: 'b', targetModel: 'b', embedded: 70, total: 70, state: 'idle' });
+    expect(await store.getMeta(META_ACTIVE)).toBe('b');
+    expect(await store.countVectors('message', 'b@1')).toBe(70);
+    expect(await store.countVectors('message', 'a@1')).toBe(0);
+    const ids = new Set((await store.loadVectors('message', 'b@1')).map((v) => v.itemId));
+    for (let i = 0; i < 70; i++) expect(ids.has(`m${i}`)).toBe(true);
+    expect((await engine.vectorSearch('turn xyz')).length).toBeGreaterThan(0);
+  });
+
+  it('resumes unfinished embedding when the engine is reopened', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const calls: string[][] = [];
+    const { store, engine } = await setup({ a: letterEmbedder('a@1', 26, calls, () => gate) });
+    await engine.start();
+    await addTurns(engine, ['one', 'two', 'three']);
+    engine.stop(); // the tab closes while the first batch is in flight
+    release();
+    await engine.idle();
+    expect(await store.countVectors('message', 'a@1')).toBe(0);
+
+    const reopened = new MemoryEngine({ store, embedders: provider({ a: letterEmbedder('a@1', 26, calls) }) });
+    await reopened.start();
+    await reopened.idle();
+    expect(await store.countVectors('message', 'a@1')).toBe(3);
+  });
+
+  it('reports an unavailable model in the status instead of failing writes, and recovers', async () => {
+    const models: Record<string, Embedder> = { a: letterEmbedder('a@1', 26, []) };
+    const { store, engine } = await setup(models);
+    await engine.start();
+    await addTurns(engine, ['hello there']);
+    await engine.idle();
+    await expect(engine.setEmbedder('missing')).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE' });
+    expect(await store.getMeta(META_TARGET)).toBe('a');
+
+    // A known model whose files are not on this device fails while embedding: the status says so,
+    // the active model keeps serving, and writes still succeed.
+    models.missing = {
+      id: 'missing@1', dim: 8,
+      embed: async () => { throw new RecollectError('MODEL_UNAVAILABLE', 'not downloaded'); },
+    };
+    await engine.setEmbedder('missing');
+    await engine.idle();
+    expect(await engine.embeddingStatus()).toMatchObject({ activeModel: 'a', targetModel: 'missing', state: 'error', error: { code: 'MODEL_UNAVAILABLE' } });
+    await engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', content: 'written while broken' });
+    expect((await engine.vectorSearch('hello')).map((h) => h.message.id)).toContain('m0');
+
+    // Once the model is there, switching again completes.
+    models.missing = letterEmbedder('missing@1', 8, []);
+    await engine.setEmbedder('missing');
+    await engine.appendTurn({ id: 'late', conversationId: 'c', role: 'user', content: 'late turn' });
+    await engine.idle();
+    expect(await store.countVectors('message', 'missing@1')).toBe(3);
+    expect(await engine.embeddingStatus()).toMatchObject({ activeModel: 'missing', state: 'idle', error: null });
+  });
+});
