@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { fetchCalls, setUpOfflineModels } from './helpers';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { MemoryEngine } from '../../src/core/MemoryEngine';
-import { localEmbedderProvider } from '../../src/models/embedderProviders';
+import { localEmbedderProvider } from '../../src/models/localEmbedderProvider';
 import type { ModelPlatform } from '../../src/models/transformersEnv';
 
 let platform: ModelPlatform;
