@@ -30,7 +30,12 @@ export default defineConfig({
   plugins: [react(), dropUnusedHeavyAssets()],
   worker: { format: 'es', plugins: () => [dropUnusedHeavyAssets()] },
   optimizeDeps: { exclude: ['@journeyapps/wa-sqlite'] },
-  build: { target: 'es2022', sourcemap: true },
+  build: {
+    target: 'es2022',
+    sourcemap: true,
+    // bench.html is the headless benchmark page (bench/); it shares the app's workers.
+    rollupOptions: { input: { main: 'index.html', bench: 'bench.html' } },
+  },
   preview: { host: '127.0.0.1', port: 4173 },
   server: { host: '127.0.0.1' },
 });

@@ -3,6 +3,8 @@
  * TransformersEmbedder (batch 32) and pairs/s through TransformersReranker. Warm-up, then
  * repetitions; prints median and p95 per repetition. Build the model first:
  *   node scripts/build-offline-model.mjs && npx tsx bench/embed-throughput.ts [--reps 7] [--n 2048]
+ * With `--runtime browser` the same measurement runs in the app's model worker in headless
+ * Chromium (WASM backend), after `npm run build`.
  */
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { configureNodeEnv } from '../src/models/nodeEnv';
@@ -53,8 +55,24 @@ async function measure(label: string, run: () => Promise<unknown>, items: number
   console.log(`${label}: ${summary(rates)}`);
 }
 
-configureNodeEnv();
 const texts = sentences(N);
+
+if (process.argv.includes('--runtime') && process.argv[process.argv.indexOf('--runtime') + 1] === 'browser') {
+  const { openBenchPage } = await import('./browserHarness');
+  const bench = await openBenchPage();
+  try {
+    const r = await bench.page.evaluate(([t, reps]) => window.recollectBench!.modelThroughput(t, reps), [texts, REPS] as const);
+    const fmt = (x: { median: number; p95: number; reps: number }) => `median ${x.median.toFixed(0)}/s, p95 ${x.p95.toFixed(0)}/s (${x.reps} reps)`;
+    console.log(`browser model worker (device ${r.device}), first embed incl. load ${r.loadMs.toFixed(0)} ms`);
+    console.log(`embed ${N} sentences: ${fmt(r.embed)}`);
+    console.log(`rerank ${N} pairs: ${fmt(r.rerank)}`);
+  } finally {
+    await bench.close();
+  }
+  process.exit(0);
+}
+
+configureNodeEnv();
 let t0 = performance.now();
 const embedder = await TransformersEmbedder.create(BUNDLED_MODEL_ID, { batchSize: BATCH });
 console.log(`embedder load ${(performance.now() - t0).toFixed(0)} ms`);
