@@ -1,0 +1,50 @@
+/**
+ * Foresight without an LLM: explicit future dates in a user's turn ("my exam is next Friday",
+ * "we fly to Lisbon on March 3rd") become time-bounded foresight items via chrono-node, resolved
+ * against the turn's own time. Past references ("yesterday") are ignored.
+ */
+import * as chrono from 'chrono-node';
+
+export interface DateForesight {
+  /** The sentence that mentions the date, trimmed. */
+  readonly content: string;
+  /** Validity window in ms since epoch: the referenced day (or range). */
+  readonly startAt: number;
+  readonly endAt: number;
+  /** The matched date phrase, for the explorer ("next Friday"). */
+  readonly phrase: string;
+}
+
+const DAY = 86_400_000;
+
+function sentenceAround(text: string, index: number, length: number): string {
+  const before = text.slice(0, index);
+  const start = Math.max(before.lastIndexOf('. '), before.lastIndexOf('! '), before.lastIndexOf('? '), before.lastIndexOf('\n'));
+  const after = text.slice(index + length);
+  const endRel = after.search(/[.!?\n]/);
+  const end = endRel < 0 ? text.length : index + length + endRel + 1;
+  return text.slice(start < 0 ? 0 : start + 1, end).trim().slice(0, 300);
+}
+
+/** Finds future-dated mentions in `text` written at `writtenAt` (ms). */
+export function findDateForesight(text: string, writtenAt: number, tzOffsetMinutes = 0): DateForesight[] {
+  const ref = { instant: new Date(writtenAt), timezone: tzOffsetMinutes };
+  const results = chrono.parse(text.slice(0, 5_000), ref, { forwardDate: true });
+  const out: DateForesight[] = [];
+  for (const r of results) {
+    const start = r.start.date().getTime();
+    // Only explicit calendar references: a bare time ("at 5") is not foresight.
+    if (!r.start.isCertain('day') && !r.start.isCertain('weekday') && !r.start.isCertain('month')) continue;
+    if (start < writtenAt - DAY / 2) continue; // past
+    // forwardDate pushes "last March" into next year: words that point back rule a match out.
+    const lead = text.slice(Math.max(0, r.index - 12), r.index).toLowerCase();
+    if (/\b(last|past|previous|since)\s*$/.test(lead) || /\b(last|ago|previous)\b/i.test(r.text)) continue;
+    const dayStart = start - ((start + tzOffsetMinutes * 60_000) % DAY);
+    const endDate = r.end?.date().getTime();
+    const monthOnly = !r.start.isCertain('day') && !r.start.isCertain('weekday');
+    const endAt = endDate && endDate > start ? endDate : monthOnly ? dayStart + 31 * DAY - 1 : dayStart + DAY - 1;
+    if (endAt <= writtenAt) continue;
+    out.push({ content: sentenceAround(text, r.index, r.text.length), startAt: Math.max(dayStart, writtenAt), endAt, phrase: r.text });
+  }
+  return out;
+}

@@ -1,0 +1,118 @@
+/**
+ * The encoding score of a captured turn, no LLM (after True Memory's encoding gate): it never
+ * decides what is *kept* — every turn is stored verbatim — only what deserves synthesis early.
+ *
+ * - novelty: how much the turn adds to its nearest stored turns, as extra gzip bytes
+ *   (|gz(M‖e)| − |gz(M)|) / |gz(e)|, clamped to [0.05, 1]; 1 when memory is empty.
+ * - salience: a rule-based speech-act and content score (commitments, corrections, decisions and
+ *   personal facts high; greetings, laughter and filler low; numbers, dates, names add).
+ * - predictionError: 1 − cos(normalise(v_e + v_m), v_m) against the nearest stored turn m, 0 when
+ *   m is off-topic (cos < 0.2). Computed from the vectors we already have, instead of embedding
+ *   the two extra pair texts the reference uses (for averaging embedders the two agree).
+ * - score: the weighted mean (0.25, 0.20, 0.30), the reference's production weights.
+ */
+import { gzipSync, strToU8 } from 'fflate';
+
+export type SpeechAct = 'commitment' | 'correction' | 'decision' | 'personal-fact' | 'question' | 'greeting' | 'laughter' | 'noise' | 'statement';
+
+export interface Salience {
+  readonly score: number;
+  readonly act: SpeechAct;
+  /** Which content signals fired: 'number', 'date', 'name', 'money'. */
+  readonly signals: readonly string[];
+}
+
+export interface EncodingScore {
+  readonly novelty: number;
+  readonly salience: number;
+  readonly predictionError: number;
+  readonly score: number;
+  readonly act: SpeechAct;
+  readonly signals: readonly string[];
+}
+
+export const ENCODING_WEIGHTS = { novelty: 0.25, salience: 0.2, predictionError: 0.3 } as const;
+
+function gz(text: string): number {
+  return gzipSync(strToU8(text), { level: 6 }).byteLength;
+}
+
+export function novelty(text: string, neighbours: readonly string[]): number {
+  const own = gz(text);
+  if (neighbours.length === 0) return 1;
+  if (own < 10 + 20) return 0.05; // gzip has ~20 bytes of framing: "trivially short"
+  const m = neighbours.join(' ');
+  const extra = gz(`${m} ${text}`) - gz(m);
+  return Math.min(1, Math.max(0.05, extra / own));
+}
+
+const ACTS: readonly [SpeechAct, number, RegExp][] = [
+  ['correction', 0.6, /\b(actually|no longer|not any ?more|instead|correction|i meant|scratch that|changed my mind|update:)\b/i],
+  ['commitment', 0.8, /\b(i('ll| will| am going to|'m going to)|i promise|remind me|i have to|i need to|we('ll| will))\b/i],
+  ['decision', 0.7, /\b(i|we) (decided|chose|picked|settled on|agreed)\b|\blet'?s go with\b/i],
+  ['personal-fact', 0.7, /\b(i('m| am) (allergic|married|pregnant|vegetarian|vegan|diabetic)|my (name|birthday|wife|husband|partner|son|daughter|mother|father|sister|brother|job|address) is|i (live|work|moved|study|was born)\b)/i],
+  ['greeting', 0.05, /^(hi|hey|hello|good (morning|evening|night|afternoon)|thanks?( you)?|bye|see you)\b[\s!.,]*$/i],
+  ['laughter', 0.08, /^(ha(ha)+|lol|lmao|hehe|wow|omg|nice|cool|ok(ay)?|yeah|yes|no|sure)[\s!.,]*$/i],
+];
+const QUESTION = /\?\s*$|^(who|what|when|where|why|how|which|do you|did you|are you|can you|could you|would you|is it|have you)\b/i;
+const MONTHS = /\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|yesterday|tonight|next week|last week)\b/i;
+
+export function salience(text: string): Salience {
+  const t = text.trim();
+  const signals: string[] = [];
+  if (/\d/.test(t)) signals.push('number');
+  if (MONTHS.test(t) || /\b\d{1,2}[/.-]\d{1,2}([/.-]\d{2,4})?\b/.test(t)) signals.push('date');
+  if (/[$€£¥]\s?\d|\b\d+(\.\d+)? ?(dollars|euros|pounds|usd|eur)\b/i.test(t)) signals.push('money');
+  // A capitalised word that does not start a sentence and is not "I": a likely name.
+  if (/(?<![.!?]\s|^)\b(?!I\b)[A-Z][a-z]{2,}/.test(t)) signals.push('name');
+  if (t.length === 0 || /^[\p{P}\p{S}\s]*$/u.test(t)) return { score: 0.02, act: 'noise', signals };
+  let act: SpeechAct = 'statement';
+  let base = t.split(/\s+/).length >= 5 ? 0.5 : 0.25;
+  for (const [name, score, re] of ACTS) {
+    if (re.test(t)) {
+      act = name;
+      base = score;
+      break;
+    }
+  }
+  if (act === 'statement' && QUESTION.test(t)) {
+    act = 'question';
+    base = 0.2;
+  }
+  const bonus = act === 'greeting' || act === 'laughter' ? 0 : 0.05 * signals.length;
+  return { score: Math.min(1, base + bonus), act, signals };
+}
+
+function cos(a: Float32Array, b: Float32Array): number {
+  let d = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    d += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na > 0 && nb > 0 ? d / Math.sqrt(na * nb) : 0;
+}
+
+export function predictionError(vector: Float32Array | null, nearest: Float32Array | null): number {
+  if (!vector || !nearest || vector.length !== nearest.length) return 0;
+  if (cos(vector, nearest) < 0.2) return 0;
+  const cross = new Float32Array(vector.length);
+  for (let i = 0; i < cross.length; i++) cross[i] = vector[i]! + nearest[i]!;
+  return Math.max(0, Math.min(1, 1 - cos(cross, nearest)));
+}
+
+export function encodingScore(input: {
+  readonly text: string;
+  readonly neighbours: readonly string[];
+  readonly vector: Float32Array | null;
+  readonly nearestVector: Float32Array | null;
+}): EncodingScore {
+  const n = novelty(input.text, input.neighbours);
+  const s = salience(input.text);
+  const p = s.act === 'noise' ? 0 : predictionError(input.vector, input.nearestVector);
+  const w = ENCODING_WEIGHTS;
+  const score = (w.novelty * n + w.salience * s.score + w.predictionError * p) / (w.novelty + w.salience + w.predictionError);
+  return { novelty: n, salience: s.score, predictionError: p, score, act: s.act, signals: s.signals };
+}
