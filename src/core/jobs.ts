@@ -1,0 +1,162 @@
+/**
+ * The durable job queue's contract and its runner. Jobs live in SQLite (`jobs`), so a closed tab
+ * or a down endpoint loses nothing: on start, jobs left `running` by a killed engine go back to
+ * `pending`; failures retry with exponential backoff; a handler can ask to *pause* the queue
+ * (no endpoint configured, endpoint down) without spending an attempt. Capture never waits for it.
+ */
+import { toErrorInfo, type ErrorInfo } from './errors';
+import type { Clock } from './ports';
+
+export interface Job {
+  readonly id: number;
+  readonly kind: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly attempts: number;
+  readonly dedupeKey: string | null;
+}
+
+export interface JobStore {
+  /** Adds a job unless one with the same dedupeKey is pending or running; returns its id. */
+  enqueue(kind: string, payload: Record<string, unknown>, options?: { dedupeKey?: string; runAfter?: number }): Promise<number>;
+  /** Claims the next due pending job (marks it running, attempts + 1), or null. */
+  claimNext(now: number): Promise<Job | null>;
+  complete(id: number, now: number): Promise<void>;
+  /** Back to pending at `runAfter`, recording the error; `countAttempt: false` undoes the claim's increment. */
+  retryLater(id: number, runAfter: number, error: string, countAttempt: boolean, now: number): Promise<void>;
+  fail(id: number, error: string, now: number): Promise<void>;
+  /** Running jobs of a previous engine go back to pending; returns how many. */
+  recoverInterrupted(now: number): Promise<number>;
+  counts(): Promise<Record<'pending' | 'running' | 'done' | 'failed', number>>;
+}
+
+/** What a handler may say besides success: try later without it counting as a failure. */
+export class PauseQueue extends Error {
+  readonly retryAfterMs: number;
+  constructor(reason: string, retryAfterMs: number) {
+    super(reason);
+    this.name = 'PauseQueue';
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export type JobHandler = (job: Job) => Promise<void>;
+
+export interface JobRunnerConfig {
+  readonly maxAttempts: number;
+  readonly baseBackoffMs: number;
+  readonly maxBackoffMs: number;
+}
+
+export const DEFAULT_JOB_RUNNER_CONFIG: JobRunnerConfig = { maxAttempts: 5, baseBackoffMs: 5_000, maxBackoffMs: 15 * 60_000 };
+
+export interface JobRunnerStatus {
+  readonly running: boolean;
+  readonly pausedUntil: number | null;
+  readonly pauseReason: string | null;
+  readonly lastError: ErrorInfo | null;
+}
+
+/** Schedules `fn` after `ms`; injected so tests control time. */
+export type Timer = (fn: () => void, ms: number) => { cancel(): void };
+
+export class JobRunner {
+  readonly #store: JobStore;
+  readonly #handlers: Map<string, JobHandler>;
+  readonly #clock: Clock;
+  readonly #timer: Timer;
+  readonly #config: JobRunnerConfig;
+  #loop: Promise<void> | null = null;
+  #again = false;
+  #stopped = false;
+  #pausedUntil: number | null = null;
+  #pauseReason: string | null = null;
+  #lastError: ErrorInfo | null = null;
+  #wake: { cancel(): void } | null = null;
+
+  constructor(deps: { store: JobStore; handlers: Record<string, JobHandler>; clock: Clock; timer: Timer; config?: Partial<JobRunnerConfig> }) {
+    this.#store = deps.store;
+    this.#handlers = new Map(Object.entries(deps.handlers));
+    this.#clock = deps.clock;
+    this.#timer = deps.timer;
+    this.#config = { ...DEFAULT_JOB_RUNNER_CONFIG, ...deps.config };
+  }
+
+  async start(): Promise<void> {
+    await this.#store.recoverInterrupted(this.#clock.now());
+    this.kick();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#wake?.cancel();
+  }
+
+  /** Runs due jobs now (after an enqueue, or when an endpoint appears). Clears a pause. */
+  kick(options: { resume?: boolean } = {}): void {
+    if (this.#stopped) return;
+    if (options.resume) this.#pausedUntil = null;
+    if (this.#loop) {
+      this.#again = true;
+      return;
+    }
+    this.#loop = this.#run().finally(() => {
+      this.#loop = null;
+      if (this.#again) {
+        this.#again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Resolves when the runner has nothing due (tests, benchmarks). */
+  async idle(): Promise<void> {
+    while (this.#loop) await this.#loop;
+  }
+
+  status(): JobRunnerStatus {
+    return { running: this.#loop !== null, pausedUntil: this.#pausedUntil, pauseReason: this.#pauseReason, lastError: this.#lastError };
+  }
+
+  async #run(): Promise<void> {
+    for (;;) {
+      if (this.#stopped) return;
+      const now = this.#clock.now();
+      if (this.#pausedUntil !== null && now < this.#pausedUntil) return this.#schedule(this.#pausedUntil - now);
+      this.#pausedUntil = null;
+      const job = await this.#store.claimNext(now);
+      if (!job) return;
+      const handler = this.#handlers.get(job.kind);
+      if (!handler) {
+        await this.#store.fail(job.id, `No handler for job kind "${job.kind}".`, now);
+        continue;
+      }
+      try {
+        await handler(job);
+        await this.#store.complete(job.id, this.#clock.now());
+      } catch (err) {
+        const t = this.#clock.now();
+        if (err instanceof PauseQueue) {
+          this.#pausedUntil = t + err.retryAfterMs;
+          this.#pauseReason = err.message;
+          // The job stays due: the pause belongs to the runner, so a resume runs it at once.
+          await this.#store.retryLater(job.id, t, err.message, false, t);
+          continue;
+        }
+        const info = toErrorInfo(err);
+        this.#lastError = info;
+        const message = `${info.code}: ${info.message}`;
+        if (job.attempts >= this.#config.maxAttempts) await this.#store.fail(job.id, message, t);
+        else {
+          const backoff = Math.min(this.#config.maxBackoffMs, this.#config.baseBackoffMs * 2 ** (job.attempts - 1));
+          await this.#store.retryLater(job.id, t + backoff, message, true, t);
+          this.#schedule(backoff);
+        }
+      }
+    }
+  }
+
+  #schedule(ms: number): void {
+    this.#wake?.cancel();
+    this.#wake = this.#timer(() => this.kick(), Math.max(0, ms));
+  }
+}

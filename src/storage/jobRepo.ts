@@ -1,0 +1,86 @@
+/** SQL for the durable job queue (`jobs`). Implements core's JobStore. */
+import type { Sql } from '../core/sql';
+import type { Job, JobStore } from '../core/jobs';
+import { systemClock, type Clock } from '../core/ports';
+
+interface JobRow {
+  [k: string]: string | number | null;
+  id: number;
+  kind: string;
+  payload: string;
+  attempts: number;
+  dedupe_key: string | null;
+}
+
+function toJob(r: JobRow): Job {
+  let payload: Record<string, unknown> = {};
+  try {
+    payload = JSON.parse(r.payload) as Record<string, unknown>;
+  } catch {
+    /* a damaged payload reaches the handler as {} and fails there, visibly */
+  }
+  return { id: Number(r.id), kind: r.kind, payload, attempts: Number(r.attempts), dedupeKey: r.dedupe_key };
+}
+
+export class SqlJobStore implements JobStore {
+  readonly #sql: Sql;
+  readonly #clock: Clock;
+  constructor(sql: Sql, clock: Clock = systemClock) {
+    this.#sql = sql;
+    this.#clock = clock;
+  }
+
+  enqueue(kind: string, payload: Record<string, unknown>, options: { dedupeKey?: string; runAfter?: number } = {}): Promise<number> {
+    return this.#sql.transaction(async (tx) => {
+      const now = this.#clock.now();
+      if (options.dedupeKey) {
+        const [open] = await tx.query<{ id: number; status: string }>('SELECT id, status FROM jobs WHERE dedupe_key = ?', [options.dedupeKey]);
+        if (open && (open.status === 'pending' || open.status === 'running')) return Number(open.id);
+        // A finished job with the same key is re-armed: the key names the work, not one attempt.
+        if (open) {
+          await tx.exec("UPDATE jobs SET status = 'pending', attempts = 0, last_error = NULL, payload = ?, run_after = ?, updated_at = ? WHERE id = ?",
+            [JSON.stringify(payload), options.runAfter ?? 0, now, open.id]);
+          return Number(open.id);
+        }
+      }
+      await tx.exec('INSERT INTO jobs (kind, dedupe_key, payload, run_after, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+        [kind, options.dedupeKey ?? null, JSON.stringify(payload), options.runAfter ?? 0, now, now]);
+      const [row] = await tx.query<{ id: number }>('SELECT last_insert_rowid() AS id');
+      return Number(row!.id);
+    });
+  }
+
+  claimNext(now: number): Promise<Job | null> {
+    return this.#sql.transaction(async (tx) => {
+      const [row] = await tx.query<JobRow>("SELECT id, kind, payload, attempts, dedupe_key FROM jobs WHERE status = 'pending' AND run_after <= ? ORDER BY run_after, id LIMIT 1", [now]);
+      if (!row) return null;
+      await tx.exec("UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?", [now, row.id]);
+      return toJob({ ...row, attempts: Number(row.attempts) + 1 });
+    });
+  }
+
+  async complete(id: number, now: number): Promise<void> {
+    await this.#sql.exec("UPDATE jobs SET status = 'done', last_error = NULL, updated_at = ? WHERE id = ?", [now, id]);
+  }
+
+  async retryLater(id: number, runAfter: number, error: string, countAttempt: boolean, now: number): Promise<void> {
+    await this.#sql.exec(`UPDATE jobs SET status = 'pending', run_after = ?, last_error = ?, attempts = attempts - ?, updated_at = ? WHERE id = ?`,
+      [runAfter, error.slice(0, 2000), countAttempt ? 0 : 1, now, id]);
+  }
+
+  async fail(id: number, error: string, now: number): Promise<void> {
+    await this.#sql.exec("UPDATE jobs SET status = 'failed', last_error = ?, updated_at = ? WHERE id = ?", [error.slice(0, 2000), now, id]);
+  }
+
+  async recoverInterrupted(now: number): Promise<number> {
+    await this.#sql.exec("UPDATE jobs SET status = 'pending', updated_at = ? WHERE status = 'running'", [now]);
+    return this.#sql.changes();
+  }
+
+  async counts(): Promise<Record<'pending' | 'running' | 'done' | 'failed', number>> {
+    const rows = await this.#sql.query<{ status: 'pending' | 'running' | 'done' | 'failed'; n: number }>('SELECT status, count(*) AS n FROM jobs GROUP BY status');
+    const out = { pending: 0, running: 0, done: 0, failed: 0 };
+    for (const r of rows) out[r.status] = Number(r.n);
+    return out;
+  }
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { openMemoryDatabase } from '../../src/storage/openNodeDatabase';
+import { SqlJobStore } from '../../src/storage/jobRepo';
+import { JobRunner, PauseQueue, type Job, type Timer } from '../../src/core/jobs';
+import { RecollectError } from '../../src/core/errors';
+
+function harness() {
+  let now = 1_000_000;
+  const timers: { at: number; fn: () => void }[] = [];
+  const clock = { now: () => now };
+  const timer: Timer = (fn, ms) => {
+    const t = { at: now + ms, fn };
+    timers.push(t);
+    return { cancel: () => timers.splice(timers.indexOf(t), 1) };
+  };
+  return {
+    clock,
+    timer,
+    advance(ms: number) {
+      now += ms;
+      for (const t of timers.filter((x) => x.at <= now)) {
+        timers.splice(timers.indexOf(t), 1);
+        t.fn();
+      }
+    },
+  };
+}
+
+describe('durable job queue', () => {
+  it('runs jobs, dedupes by key and records completion', async () => {
+    const db = await openMemoryDatabase();
+    const h = harness();
+    const store = new SqlJobStore(db, h.clock);
+    const seen: Job[] = [];
+    const runner = new JobRunner({ store, clock: h.clock, timer: h.timer, handlers: { synth: async (j) => void seen.push(j) } });
+    const a = await store.enqueue('synth', { cell: 'a' }, { dedupeKey: 'cell:a' });
+    expect(await store.enqueue('synth', { cell: 'a' }, { dedupeKey: 'cell:a' })).toBe(a);
+    await store.enqueue('synth', { cell: 'b' });
+    await runner.start();
+    await runner.idle();
+    expect(seen.map((j) => j.payload.cell)).toEqual(['a', 'b']);
+    expect(await store.counts()).toEqual({ pending: 0, running: 0, done: 2, failed: 0 });
+  });
+
+  it('retries failures with backoff, then marks the job failed after max attempts', async () => {
+    const db = await openMemoryDatabase();
+    const h = harness();
+    const store = new SqlJobStore(db, h.clock);
+    let calls = 0;
+    const runner = new JobRunner({
+      store, clock: h.clock, timer: h.timer, config: { maxAttempts: 3, baseBackoffMs: 1000 },
+      handlers: { synth: async () => { calls++; throw new RecollectError('LLM_BAD_OUTPUT' as never, 'bad json'); } },
+    });
+    await store.enqueue('synth', {});
+    await runner.start();
+    await runner.idle();
+    expect(calls).toBe(1);
+    h.advance(999);
+    await runner.idle();
+    expect(calls).toBe(1); // not before the backoff
+    h.advance(1);
+    await runner.idle();
+    expect(calls).toBe(2);
+    h.advance(2000);
+    await runner.idle();
+    expect(calls).toBe(3);
+    expect(await store.counts()).toMatchObject({ failed: 1, pending: 0 });
+    const [row] = await db.query<{ last_error: string }>('SELECT last_error FROM jobs');
+    expect(row!.last_error).toContain('bad json');
+  });
+
+  it('pauses without spending attempts while the endpoint is unavailable, and resumes on kick', async () => {
+    const db = await openMemoryDatabase();
+    const h = harness();
+    const store = new SqlJobStore(db, h.clock);
+    let endpoint = false;
+    let done = 0;
+    const runner = new JobRunner({
+      store, clock: h.clock, timer: h.timer, config: { maxAttempts: 2 },
+      handlers: { synth: async () => { if (!endpoint) throw new PauseQueue('No LLM endpoint is configured.', 60_000); done++; } },
+    });
+    await store.enqueue('synth', {});
+    await store.enqueue('synth', {});
+    await runner.start();
+    await runner.idle();
+    for (let i = 0; i < 5; i++) {
+      h.advance(60_000);
+      await runner.idle();
+    }
+    expect(runner.status().pauseReason).toContain('No LLM endpoint');
+    expect(await store.counts()).toMatchObject({ pending: 2, failed: 0 });
+    const rows = await db.query<{ attempts: number }>('SELECT attempts FROM jobs');
+    expect(rows.every((r) => r.attempts === 0)).toBe(true);
+    endpoint = true;
+    runner.kick({ resume: true });
+    await runner.idle();
+    expect(done).toBe(2);
+  });
+
+  it('resumes a job interrupted mid-run after the engine restarts', async () => {
+    const db = await openMemoryDatabase();
+    const h = harness();
+    const store = new SqlJobStore(db, h.clock);
+    await store.enqueue('synth', { cell: 'x' });
+    // First engine: claims the job and dies before finishing.
+    const claimed = await store.claimNext(h.clock.now());
+    expect(claimed?.payload.cell).toBe('x');
+    expect(await store.counts()).toMatchObject({ running: 1 });
+
+    const seen: unknown[] = [];
+    const restarted = new JobRunner({ store: new SqlJobStore(db, h.clock), clock: h.clock, timer: h.timer, handlers: { synth: async (j) => void seen.push(j.payload.cell) } });
+    await restarted.start();
+    await restarted.idle();
+    expect(seen).toEqual(['x']);
+    expect(await store.counts()).toMatchObject({ done: 1, running: 0, pending: 0 });
+  });
+});
