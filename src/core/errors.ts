@@ -13,6 +13,15 @@ export type ErrorCode =
   | 'DB_BUSY'
   | 'MODEL_UNAVAILABLE'
   | 'MODEL_ERROR'
+  | 'LLM_NOT_CONFIGURED'
+  | 'LLM_UNAUTHORIZED'
+  | 'LLM_NOT_FOUND'
+  | 'LLM_RATE_LIMITED'
+  | 'LLM_UNAVAILABLE'
+  | 'LLM_TIMEOUT'
+  | 'LLM_REJECTED'
+  | 'LLM_BAD_OUTPUT'
+  | 'LLM_CANCELLED'
   | 'INTERNAL';
 
 export interface ErrorInfo {
@@ -38,7 +47,9 @@ export class RecollectError extends Error {
 }
 
 const CODES: ReadonlySet<string> = new Set<ErrorCode>(['SQL_ERROR', 'NOT_FOUND', 'INVALID_INPUT', 'IMPORT_NOT_SQLITE', 'IMPORT_CORRUPT',
-  'IMPORT_NOT_RECOLLECT', 'SCHEMA_TOO_NEW', 'DB_BUSY', 'MODEL_UNAVAILABLE', 'MODEL_ERROR', 'INTERNAL']);
+  'IMPORT_NOT_RECOLLECT', 'SCHEMA_TOO_NEW', 'DB_BUSY', 'MODEL_UNAVAILABLE', 'MODEL_ERROR',
+  'LLM_NOT_CONFIGURED', 'LLM_UNAUTHORIZED', 'LLM_NOT_FOUND', 'LLM_RATE_LIMITED', 'LLM_UNAVAILABLE', 'LLM_TIMEOUT', 'LLM_REJECTED',
+  'LLM_BAD_OUTPUT', 'LLM_CANCELLED', 'INTERNAL']);
 
 export function toErrorInfo(err: unknown): ErrorInfo {
   if (err instanceof RecollectError) return err.toInfo();

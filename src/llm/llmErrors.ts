@@ -1,0 +1,118 @@
+/**
+ * Maps whatever the OpenAI SDK (or fetch underneath it) throws onto Recollect's LLM_* error codes,
+ * with a message a person can act on. Invariant: no message, detail or field of an error made here
+ * contains the API key — servers sometimes echo it back ("Incorrect API key provided: sk-…"), so
+ * every text taken from a response goes through `redact`.
+ */
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { RecollectError, type ErrorCode } from '../core/errors';
+
+export class LlmError extends RecollectError {
+  /** HTTP status when the server answered. */
+  readonly status: number | undefined;
+  /** How long the server asked us to wait (Retry-After), when it said. The job queue may use it. */
+  readonly retryAfterMs: number | undefined;
+  constructor(code: ErrorCode, message: string, opts: { detail?: string; status?: number; retryAfterMs?: number } = {}) {
+    super(code, message, opts.detail);
+    this.name = 'LlmError';
+    this.status = opts.status;
+    this.retryAfterMs = opts.retryAfterMs;
+  }
+}
+
+/** Codes worth another attempt after a pause. Timeouts are not retried here: a hung server would
+ *  multiply the wait; the job queue retries them later instead. */
+export function isRetryable(code: ErrorCode): boolean {
+  return code === 'LLM_RATE_LIMITED' || code === 'LLM_UNAVAILABLE';
+}
+
+const KEY_LIKE = /\b(?:sk|pk|rk|key)-[A-Za-z0-9_*.-]{6,}/g;
+const BEARER = /Bearer\s+[^\s"',]+/gi;
+
+/** Removes the key (and anything shaped like a bearer token or provider key) from text. */
+export function redact(text: string, apiKey: string | undefined): string {
+  let out = text;
+  if (apiKey) out = out.split(apiKey).join('[redacted]');
+  return out.replace(BEARER, 'Bearer [redacted]').replace(KEY_LIKE, '[redacted]');
+}
+
+/**
+ * Retry-After as milliseconds: `retry-after-ms` (OpenAI), else `retry-after` in seconds or as an
+ * HTTP date (RFC 9110 §10.2.3). Undefined when absent or unparseable; never negative.
+ */
+export function parseRetryAfter(headers: { get(name: string): string | null } | undefined, now: number): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+export interface ErrorContext {
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly apiKey: string | undefined;
+  /** Our own timer fired. */
+  readonly timedOut: boolean;
+  /** The caller's signal fired. */
+  readonly cancelled: boolean;
+  readonly now: number;
+}
+
+function serverMessage(err: APIError, apiKey: string | undefined): string {
+  const raw = err.error as { message?: unknown } | undefined;
+  const text = typeof raw?.message === 'string' ? raw.message : err.message;
+  return redact(text, apiKey).slice(0, 500);
+}
+
+export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
+  if (err instanceof LlmError) return err;
+  // Our flags first: an abort surfaces from the SDK as APIUserAbortError or a bare AbortError.
+  if (ctx.cancelled) return new LlmError('LLM_CANCELLED', 'The request to the language model was cancelled.');
+  if (ctx.timedOut || err instanceof APIConnectionTimeoutError) {
+    return new LlmError('LLM_TIMEOUT', `The language model at ${ctx.baseUrl} did not answer in time. It may be overloaded or still loading the model; try again, or raise the timeout.`);
+  }
+  if (err instanceof APIUserAbortError) return new LlmError('LLM_CANCELLED', 'The request to the language model was cancelled.');
+  if (err instanceof APIConnectionError) return unreachable(ctx, err);
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const status = err.status;
+    const said = serverMessage(err, ctx.apiKey);
+    const base = { status, detail: said };
+    if (status === 401 || status === 403) {
+      return new LlmError('LLM_UNAUTHORIZED', ctx.apiKey
+        ? `The endpoint ${ctx.baseUrl} refused the API key (HTTP ${status}). Check the key in Settings.`
+        : `The endpoint ${ctx.baseUrl} needs an API key (HTTP ${status}). Add one in Settings.`, base);
+    }
+    if (status === 404) {
+      return new LlmError('LLM_NOT_FOUND', `Not found at ${ctx.baseUrl} (HTTP 404): check the URL (it usually ends in /v1) and that the model "${ctx.model}" exists there. Server said: ${said}`, base);
+    }
+    if (status === 429) {
+      const retryAfterMs = parseRetryAfter(err.headers, ctx.now);
+      return new LlmError('LLM_RATE_LIMITED', `The endpoint is rate-limiting requests (HTTP 429). Recollect will retry later. Server said: ${said}`,
+        retryAfterMs === undefined ? base : { ...base, retryAfterMs });
+    }
+    if (status === 408) return new LlmError('LLM_TIMEOUT', `The endpoint timed out (HTTP 408). Server said: ${said}`, base);
+    if (status === 409 || status >= 500) {
+      const retryAfterMs = parseRetryAfter(err.headers, ctx.now);
+      return new LlmError('LLM_UNAVAILABLE', `The endpoint had a server error (HTTP ${status}). Server said: ${said}`,
+        retryAfterMs === undefined ? base : { ...base, retryAfterMs });
+    }
+    return new LlmError('LLM_REJECTED', `The endpoint rejected the request (HTTP ${status}): ${said}`, base);
+  }
+  if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TypeError')) return unreachable(ctx, err);
+  const detail = redact(err instanceof Error ? err.message : String(err), ctx.apiKey);
+  return new LlmError('LLM_UNAVAILABLE', `The language model call failed: ${detail}`, { detail });
+}
+
+function unreachable(ctx: ErrorContext, err: Error): LlmError {
+  // Browsers report a CORS refusal exactly like a refused connection ("Failed to fetch"), so the
+  // message names both causes.
+  const cause = (err as { cause?: unknown }).cause;
+  const detail = redact([err.message, cause instanceof Error ? cause.message : ''].filter(Boolean).join(': '), ctx.apiKey);
+  return new LlmError('LLM_UNAVAILABLE',
+    `Could not reach ${ctx.baseUrl}. Check that the server is running and the URL is right; a server on another origin must also allow this app's origin (CORS — e.g. OLLAMA_ORIGINS for Ollama).`,
+    { detail });
+}
