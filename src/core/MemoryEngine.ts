@@ -6,16 +6,28 @@
 import type { EngineApi, EngineEvent } from './protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from './store';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
-import type { EmbedderProvider } from './ports';
+import { systemClock, type Clock, type EmbedderProvider } from './ports';
 import { RecollectError } from './errors';
 import { EmbeddingIndexer, type EmbeddingStatus } from './EmbeddingIndexer';
 import { SemanticIndex } from './SemanticIndex';
+import type { EpisodeStore } from './episodes';
+import type { JobStore } from './jobs';
+import { Lifecycle, type ActiveVectors } from './Lifecycle';
+import { policyByName, type PolicyName } from './consolidationPolicy';
+import { newId } from './ids';
 
 export interface MemoryEngineDeps {
   readonly store: MemoryStore & VectorStore;
   /** Without embedders the engine stores and full-text searches only (no vectors). */
   readonly embedders?: EmbedderProvider;
+  /** With both, the episode lifecycle runs (segmentation, scenes, foresight, synthesis queue). */
+  readonly episodes?: EpisodeStore;
+  readonly jobs?: JobStore;
+  readonly clock?: Clock;
+  readonly newId?: () => string;
 }
+
+export const META_POLICY = 'consolidation.policy';
 
 export type EngineListener = (event: EngineEvent) => void;
 
@@ -24,6 +36,8 @@ export class MemoryEngine implements EngineApi {
   readonly #listeners = new Set<EngineListener>();
   readonly #semantic: SemanticIndex;
   readonly #indexer: EmbeddingIndexer | null;
+  readonly #lifecycle: Lifecycle | null;
+  #policy: PolicyName = 'recurrence';
 
   constructor(deps: MemoryEngineDeps) {
     this.#store = deps.store;
@@ -33,26 +47,74 @@ export class MemoryEngine implements EngineApi {
           store: deps.store,
           embedders: deps.embedders,
           index: this.#semantic,
-          onStatus: (status) => this.#emit({ type: 'embedding-status', status }),
+          onStatus: (status) => {
+            this.#emit({ type: 'embedding-status', status });
+            // Segmentation and scenes want the turn's vector: run them once embedding settles.
+            if (status.state !== 'running') this.#lifecycle?.kick();
+          },
+        })
+      : null;
+    this.#lifecycle = deps.episodes && deps.jobs
+      ? new Lifecycle({
+          episodes: deps.episodes,
+          store: deps.store,
+          semantic: this.#semantic,
+          activeVectors: () => this.#activeVectors(),
+          jobs: deps.jobs,
+          policy: () => policyByName(this.#policy),
+          clock: deps.clock ?? systemClock,
+          newId: deps.newId ?? newId,
+          onChange: () => this.#emit({ type: 'memory-changed' }),
         })
       : null;
   }
 
-  /** Resumes background work left from an earlier session (embedding missing vectors). */
+  #activeVectors(): ActiveVectors | null {
+    try {
+      const e = this.#indexer?.activeEmbedder();
+      return e ? { id: e.id, dim: e.dim } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Resumes background work left from an earlier session (embedding, segmentation). */
   async start(): Promise<void> {
-    if (!this.#indexer) return;
-    await this.#indexer.init();
-    this.#indexer.kick();
+    const policy = await this.#store.getMeta(META_POLICY);
+    if (policy === 'eager' || policy === 'recurrence' || policy === 'off') this.#policy = policy;
+    if (this.#indexer) {
+      await this.#indexer.init();
+      this.#indexer.kick();
+    } else this.#lifecycle?.kick();
   }
 
   /** Stops background work (the database is about to close). */
   stop(): void {
     this.#indexer?.stop();
+    this.#lifecycle?.stop();
   }
 
-  /** Resolves when background embedding has caught up (tests, benchmark ingest). */
+  /** Resolves when background embedding and segmentation have caught up (tests, benchmark ingest). */
   async idle(): Promise<void> {
     await this.#indexer?.idle();
+    await this.#lifecycle?.idle();
+  }
+
+  /** Closes every open MemCell (end of a benchmark ingest or of a bulk import). */
+  async closeOpenCells(): Promise<number> {
+    await this.idle();
+    return (await this.#lifecycle?.closeIdleCells(0)) ?? 0;
+  }
+
+  async consolidationPolicy(): Promise<PolicyName> {
+    return this.#policy;
+  }
+
+  async setConsolidationPolicy(name: PolicyName): Promise<PolicyName> {
+    if (name !== 'eager' && name !== 'recurrence' && name !== 'off') throw new RecollectError('INVALID_INPUT', `Unknown consolidation policy "${String(name)}".`);
+    this.#policy = name;
+    await this.#store.setMeta(META_POLICY, name);
+    return name;
   }
 
   on(listener: EngineListener): () => void {
@@ -85,6 +147,7 @@ export class MemoryEngine implements EngineApi {
   async deleteConversation(id: string): Promise<void> {
     await this.#store.deleteConversation(id);
     this.#semantic.reset();
+    this.#lifecycle?.reset();
     this.#emit({ type: 'conversations-changed' });
     this.#emit({ type: 'messages-changed', conversationId: id });
   }
@@ -98,7 +161,8 @@ export class MemoryEngine implements EngineApi {
     if (result.created) {
       this.#emit({ type: 'messages-changed', conversationId: turn.conversationId });
       this.#emit({ type: 'conversations-changed' });
-      this.#indexer?.kick();
+      if (this.#indexer) this.#indexer.kick();
+      else this.#lifecycle?.kick();
     }
     return result;
   }
@@ -133,11 +197,12 @@ export class MemoryEngine implements EngineApi {
   async importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
     const summary = await this.#store.importDatabase(bytes);
     this.#semantic.reset();
+    this.#lifecycle?.reset();
     this.#emit({ type: 'database-replaced' });
     if (this.#indexer) {
       await this.#indexer.init();
       this.#indexer.kick();
-    }
+    } else this.#lifecycle?.kick();
     return summary;
   }
 

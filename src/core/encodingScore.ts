@@ -2,7 +2,7 @@
  * The encoding score of a captured turn, no LLM (after True Memory's encoding gate): it never
  * decides what is *kept* — every turn is stored verbatim — only what deserves synthesis early.
  *
- * - novelty: how much the turn adds to its nearest stored turns, as extra gzip bytes
+ * - novelty: how much the turn adds to its nearest stored turns, as extra compressed bytes
  *   (|gz(M‖e)| − |gz(M)|) / |gz(e)|, clamped to [0.05, 1]; 1 when memory is empty.
  * - salience: a rule-based speech-act and content score (commitments, corrections, decisions and
  *   personal facts high; greetings, laughter and filler low; numbers, dates, names add).
@@ -11,7 +11,7 @@
  *   the two extra pair texts the reference uses (for averaging embedders the two agree).
  * - score: the weighted mean (0.25, 0.20, 0.30), the reference's production weights.
  */
-import { gzipSync, strToU8 } from 'fflate';
+import { deflateSync, strToU8 } from 'fflate';
 
 export type SpeechAct = 'commitment' | 'correction' | 'decision' | 'personal-fact' | 'question' | 'greeting' | 'laughter' | 'noise' | 'statement';
 
@@ -33,14 +33,16 @@ export interface EncodingScore {
 
 export const ENCODING_WEIGHTS = { novelty: 0.25, salience: 0.2, predictionError: 0.3 } as const;
 
+/** Compressed size with raw DEFLATE level 6 (gzip's compressor without its ~20 bytes of framing,
+ * which would otherwise dominate the ratio for chat-sized turns). */
 function gz(text: string): number {
-  return gzipSync(strToU8(text), { level: 6 }).byteLength;
+  return deflateSync(strToU8(text), { level: 6 }).byteLength;
 }
 
 export function novelty(text: string, neighbours: readonly string[]): number {
   const own = gz(text);
   if (neighbours.length === 0) return 1;
-  if (own < 10 + 20) return 0.05; // gzip has ~20 bytes of framing: "trivially short"
+  if (own < 10) return 0.05; // trivially short
   const m = neighbours.join(' ');
   const extra = gz(`${m} ${text}`) - gz(m);
   return Math.min(1, Math.max(0.05, extra / own));
@@ -80,7 +82,9 @@ export function salience(text: string): Salience {
     base = 0.2;
   }
   const bonus = act === 'greeting' || act === 'laughter' ? 0 : 0.05 * signals.length;
-  return { score: Math.min(1, base + bonus), act, signals };
+  // Content signals alone never make small talk or a plain statement as salient as a speech act.
+  const cap = act === 'statement' || act === 'question' ? 0.65 : 1;
+  return { score: Math.min(cap, base + bonus), act, signals };
 }
 
 function cos(a: Float32Array, b: Float32Array): number {
@@ -115,4 +119,13 @@ export function encodingScore(input: {
   const w = ENCODING_WEIGHTS;
   const score = (w.novelty * n + w.salience * s.score + w.predictionError * p) / (w.novelty + w.salience + w.predictionError);
   return { novelty: n, salience: s.score, predictionError: p, score, act: s.act, signals: s.signals };
+}
+
+/** Novelty at which a turn counts as new rather than a repeat (compression ratios of short,
+ * unrelated chat turns land around 0.6–0.8; verbatim repeats near 0.1). */
+export const NOVEL_ENOUGH = 0.5;
+
+/** How urgently a turn asks for synthesis: its speech-act salience, discounted when it repeats memory. */
+export function consolidationPriority(e: EncodingScore): number {
+  return e.novelty >= NOVEL_ENOUGH ? e.salience : e.salience * e.novelty;
 }

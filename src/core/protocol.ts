@@ -9,6 +9,7 @@
 import { RecollectError, toErrorInfo, type ErrorInfo } from './errors';
 import type { SearchOptions } from './store';
 import type { EmbeddingStatus } from './EmbeddingIndexer';
+import type { PolicyName } from './consolidationPolicy';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
 
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorInfo };
@@ -29,6 +30,8 @@ export interface EngineApi {
   vectorSearch(query: string, options?: SearchOptions): Promise<SearchHit[]>;
   embeddingStatus(): Promise<EmbeddingStatus | null>;
   setEmbedder(modelId: string): Promise<EmbeddingStatus>;
+  consolidationPolicy(): Promise<PolicyName>;
+  setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
 }
 
 
@@ -46,6 +49,7 @@ export type EngineEvent =
   | { readonly type: 'conversations-changed' }
   | { readonly type: 'messages-changed'; readonly conversationId: string | null }
   | { readonly type: 'database-replaced' }
+  | { readonly type: 'memory-changed' }
   | { readonly type: 'embedding-status'; readonly status: EmbeddingStatus };
 
 /** Who owns the database: this tab, or another one (then this tab waits or asks to take over). */

@@ -47,6 +47,8 @@ export interface PendingEmbedding {
 export interface VectorStore {
   putVectors(kind: ItemKind, vectorModelId: string, items: readonly ItemVector[]): Promise<void>;
   loadVectors(kind: ItemKind, vectorModelId: string): Promise<ItemVector[]>;
+  /** Vectors of the given items (those that have one). */
+  getVectors(kind: ItemKind, itemIds: readonly string[], vectorModelId: string): Promise<ItemVector[]>;
   countVectors(kind: ItemKind, vectorModelId: string): Promise<number>;
   countItems(kind: ItemKind): Promise<number>;
   /** Items of `kind` with no vector for `vectorModelId`, oldest first. */

@@ -8,6 +8,8 @@ import { systemClock, type Clock } from '../core/ports';
 import * as conversations from './conversationRepo';
 import * as messages from './messageRepo';
 import * as vectors from './vectorRepo';
+import { SqlEpisodeStore } from './episodeRepo';
+import { SqlJobStore } from './jobRepo';
 import { importDatabase } from './databaseTransfer';
 import { schemaVersion } from './migrate';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
@@ -25,9 +27,15 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   readonly #openTemp: () => Promise<WaSqliteDatabase>;
   readonly #newId: () => string;
 
+  /** The lifecycle's and the job queue's views of the same connection. */
+  readonly episodes: SqlEpisodeStore;
+  readonly jobs: SqlJobStore;
+
   constructor(db: WaSqliteDatabase, options: SqliteMemoryStoreOptions) {
     this.db = db;
     this.#clock = options.clock ?? systemClock;
+    this.episodes = new SqlEpisodeStore(db);
+    this.jobs = new SqlJobStore(db, this.#clock);
     this.#openTemp = options.openTemp;
     this.#newId = options.newId ?? (() => crypto.randomUUID());
   }
@@ -101,6 +109,10 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
 
   loadVectors(kind: ItemKind, vectorModelId: string): Promise<ItemVector[]> {
     return vectors.loadVectors(this.db, kind, vectorModelId);
+  }
+
+  getVectors(kind: ItemKind, itemIds: readonly string[], vectorModelId: string): Promise<ItemVector[]> {
+    return vectors.getVectors(this.db, kind, itemIds, vectorModelId);
   }
 
   countVectors(kind: ItemKind, vectorModelId: string): Promise<number> {

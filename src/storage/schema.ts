@@ -6,6 +6,8 @@
  * Identity: `PRAGMA application_id` marks a file as a Recollect database, so an import of some
  * other SQLite file is refused with a clear error instead of being migrated into ours.
  */
+import { v3 } from './schemaV3';
+
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
 export interface Migration {
@@ -319,6 +321,7 @@ END;
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: v1 },
   { version: 2, name: 'turn index with speaker, caption and neighbour context', sql: v2 },
+  { version: 3, name: 'episode lifecycle: open cells, encoding scores, date foresight', sql: v3 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

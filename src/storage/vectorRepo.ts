@@ -38,6 +38,19 @@ export async function loadVectors(sql: Sql, kind: ItemKind, model: string): Prom
   return rows.map((r) => ({ itemId: r.item_id, vector: decodeVector(r.vector, Number(r.dim)) }));
 }
 
+export async function getVectors(sql: Sql, kind: ItemKind, ids: readonly string[], model: string): Promise<ItemVector[]> {
+  const out: ItemVector[] = [];
+  // Chunked to stay well under SQLite's bound-parameter limit.
+  for (let i = 0; i < ids.length; i += 200) {
+    const chunk = ids.slice(i, i + 200);
+    const rows = await sql.query<{ item_id: string; dim: number; vector: Uint8Array }>(
+      `SELECT item_id, dim, vector FROM vectors WHERE model_id = ? AND item_kind = ? AND item_id IN (${chunk.map(() => '?').join(',')})`,
+      [model, kind, ...chunk]);
+    for (const r of rows) out.push({ itemId: r.item_id, vector: decodeVector(r.vector, Number(r.dim)) });
+  }
+  return out;
+}
+
 export async function countVectors(sql: Sql, kind: ItemKind, model: string): Promise<number> {
   const [row] = await sql.query<{ n: number }>('SELECT count(*) AS n FROM vectors WHERE model_id = ? AND item_kind = ?', [model, kind]);
   return Number(row?.n ?? 0);

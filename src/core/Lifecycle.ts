@@ -1,0 +1,232 @@
+/**
+ * The no-LLM part of the write path, run in the background after turns are embedded (DESIGN §3):
+ * each stored turn gets an encoding score, explicit future dates become foresight, turns are
+ * segmented into MemCells (the open cell of a conversation grows until a boundary closes it),
+ * and a closed cell gets a vector (mean of its turns) and joins or founds a MemScene. The
+ * consolidation policy then decides which cells to queue for LLM synthesis.
+ *
+ * The work list is "turns not yet in any cell", read from the database, so the lifecycle is
+ * resumable after a crash and idempotent: a turn is placed exactly once.
+ */
+import type { EpisodeStore, LifecycleTurn, MemCellRecord } from './episodes';
+import type { MemoryStore, VectorStore } from './store';
+import type { SemanticIndex } from './SemanticIndex';
+import type { JobStore } from './jobs';
+import type { Clock } from './ports';
+import type { ConsolidationPolicy } from './consolidationPolicy';
+import { boundaryBefore, extend, DEFAULT_SEGMENTER_CONFIG, type OpenSegment, type SegmenterConfig } from './segmenter';
+import { assignScene, DEFAULT_SCENE_CONFIG, type SceneClustererConfig } from './sceneClusterer';
+import { consolidationPriority, encodingScore } from './encodingScore';
+import { findDateForesight } from './dateForesight';
+import { toErrorInfo, type ErrorInfo } from './errors';
+
+export const SYNTHESISE_MEMCELL = 'synthesise-memcell';
+
+export interface ActiveVectors {
+  readonly id: string;
+  readonly dim: number;
+}
+
+export interface LifecycleDeps {
+  readonly episodes: EpisodeStore;
+  readonly store: MemoryStore & VectorStore;
+  readonly semantic: SemanticIndex;
+  /** The vector model whose vectors segmentation and scenes use (null: none, e.g. no embedder). */
+  readonly activeVectors: () => ActiveVectors | null;
+  readonly jobs: JobStore;
+  readonly policy: () => ConsolidationPolicy;
+  readonly clock: Clock;
+  readonly newId: () => string;
+  readonly segmenter?: SegmenterConfig;
+  /** Scene clustering thresholds for a vector model (calibrated per embedder). */
+  readonly sceneConfig?: (vectorModelId: string) => SceneClustererConfig;
+  /** Called after new jobs were queued. */
+  readonly onJobsQueued?: () => void;
+  readonly onChange?: () => void;
+}
+
+interface OpenState {
+  readonly cellId: string;
+  readonly segment: OpenSegment;
+}
+
+export class Lifecycle {
+  readonly #d: LifecycleDeps;
+  readonly #open = new Map<string, OpenState | null>();
+  #loop: Promise<void> | null = null;
+  #again = false;
+  #stopped = false;
+  #lastError: ErrorInfo | null = null;
+
+  constructor(deps: LifecycleDeps) {
+    this.#d = deps;
+  }
+
+  get lastError(): ErrorInfo | null {
+    return this.#lastError;
+  }
+
+  kick(): void {
+    if (this.#stopped) return;
+    if (this.#loop) {
+      this.#again = true;
+      return;
+    }
+    this.#loop = this.#run().finally(() => {
+      this.#loop = null;
+      if (this.#again) {
+        this.#again = false;
+        this.kick();
+      }
+    });
+  }
+
+  async idle(): Promise<void> {
+    while (this.#loop) await this.#loop;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  /** Forgets cached open-cell state (after an import replaced the database). */
+  reset(): void {
+    this.#open.clear();
+  }
+
+  /** Closes open cells whose last turn is older than `idleMs` (all of them with 0), e.g. at the end of an import. */
+  async closeIdleCells(idleMs = this.#segmenter().maxGapMs): Promise<number> {
+    await this.idle();
+    const now = this.#d.clock.now();
+    const cells = await this.#d.episodes.openCellsIdleSince(idleMs === 0 ? Number.MAX_SAFE_INTEGER : now - idleMs);
+    for (const cell of cells) {
+      await this.#d.episodes.closeCell(cell.id, 'time-gap', now);
+      this.#open.delete(cell.conversationId);
+      await this.#afterClose(cell.id);
+    }
+    if (cells.length) this.#d.onChange?.();
+    return cells.length;
+  }
+
+  #segmenter(): SegmenterConfig {
+    return this.#d.segmenter ?? DEFAULT_SEGMENTER_CONFIG;
+  }
+
+  async #run(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.#stopped) return;
+        const turns = await this.#d.episodes.unplacedTurns(64);
+        if (turns.length === 0) break;
+        const closed: string[] = [];
+        for (const turn of turns) {
+          if (this.#stopped) return;
+          const c = await this.#place(turn);
+          if (c) closed.push(c);
+        }
+        for (const id of closed) await this.#afterClose(id);
+        this.#d.onChange?.();
+      }
+      this.#lastError = null;
+    } catch (err) {
+      this.#lastError = toErrorInfo(err);
+    }
+  }
+
+  async #openState(conversationId: string, active: ActiveVectors | null): Promise<OpenState | null> {
+    if (this.#open.has(conversationId)) return this.#open.get(conversationId) ?? null;
+    const found = await this.#d.episodes.openCell(conversationId);
+    if (!found) {
+      this.#open.set(conversationId, null);
+      return null;
+    }
+    const vectors = active ? new Map((await this.#d.store.getVectors('message', found.memberIds, active.id)).map((v) => [v.itemId, v.vector])) : new Map();
+    let segment: OpenSegment | null = null;
+    for (const id of found.memberIds) {
+      segment = extend(segment, { id, seq: 0, occurredAt: found.cell.endAt, tokenCount: 0, vector: vectors.get(id) ?? null });
+    }
+    // Token count is not needed exactly for a resumed cell: size caps use turns first.
+    const state: OpenState = { cellId: found.cell.id, segment: segment ?? { lastOccurredAt: found.cell.endAt, turns: 0, tokens: 0, vectorSum: null } };
+    this.#open.set(conversationId, state);
+    return state;
+  }
+
+  /** Places one turn; returns the id of a cell it closed, if any. */
+  async #place(turn: LifecycleTurn): Promise<string | null> {
+    const d = this.#d;
+    const active = d.activeVectors();
+    const [vector] = active ? (await d.store.getVectors('message', [turn.id], active.id)).map((v) => v.vector) : [];
+    const open = await this.#openState(turn.conversationId, active);
+    const segTurn = { id: turn.id, seq: turn.seq, occurredAt: turn.occurredAt, tokenCount: turn.tokenCount, vector: vector ?? null };
+    const reason = boundaryBefore(open?.segment ?? null, segTurn, this.#segmenter());
+
+    // Encoding score against the nearest stored turns (by meaning when vectors exist).
+    let neighbours: string[] = [];
+    let nearestVector: Float32Array | null = null;
+    if (active && vector) {
+      const hits = (await d.semantic.search(active.id, active.dim, vector, 11)).filter((h) => h.id !== turn.id).slice(0, 10);
+      const texts = await Promise.all(hits.map((h) => d.store.getMessage(h.id)));
+      neighbours = texts.filter((m) => m !== null).map((m) => m.content);
+      if (hits[0]) nearestVector = (await d.store.getVectors('message', [hits[0].id], active.id))[0]?.vector ?? null;
+    }
+    const encoding = encodingScore({ text: turn.content, neighbours, vector: vector ?? null, nearestVector });
+
+    const now = d.clock.now();
+    const startsNew = !open || reason !== null;
+    const cellId = startsNew ? d.newId() : open.cellId;
+    const foresight = turn.role === 'user'
+      ? findDateForesight(turn.content, turn.occurredAt).map((f) => ({ ...f, id: d.newId(), memcellId: cellId, sourceMessageId: turn.id }))
+      : [];
+    await d.episodes.placeTurn({
+      turn,
+      encoding,
+      priority: consolidationPriority(encoding),
+      close: open && reason ? { cellId: open.cellId, reason } : null,
+      newCellId: startsNew ? cellId : null,
+      extendCellId: startsNew ? null : cellId,
+      foresight,
+    }, now);
+    this.#open.set(turn.conversationId, { cellId, segment: extend(startsNew ? null : open.segment, segTurn) });
+    return open && reason ? open.cellId : null;
+  }
+
+  /** A closed cell gets its vector and scene, and the policy may queue synthesis. */
+  async #afterClose(cellId: string): Promise<void> {
+    const d = this.#d;
+    const cell = await d.episodes.getCell(cellId);
+    if (!cell) return;
+    const active = d.activeVectors();
+    let sceneCells: MemCellRecord[] = [cell];
+    if (active) {
+      const members = await d.store.listMessages(cell.conversationId);
+      const ids = members.filter((m) => m.seq >= cell.firstSeq && m.seq <= cell.lastSeq).map((m) => m.id);
+      const vectors = await d.store.getVectors('message', ids, active.id);
+      const mean = new Float32Array(active.dim);
+      for (const v of vectors) if (v.vector.length === active.dim) for (let i = 0; i < mean.length; i++) mean[i]! += v.vector[i]!;
+      const norm = Math.hypot(...mean);
+      if (norm > 0) {
+        for (let i = 0; i < mean.length; i++) mean[i]! /= norm;
+        await d.store.putVectors('memcell', active.id, [{ itemId: cell.id, vector: mean }]);
+        const scenes = (await d.episodes.scenes(active.id)).filter((s) => s.centroid !== null);
+        const config = d.sceneConfig?.(active.id) ?? DEFAULT_SCENE_CONFIG;
+        const decision = assignScene(scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })), mean, cell.endAt, config);
+        const now = d.clock.now();
+        if (decision.kind === 'join') {
+          await d.episodes.assignScene(cell.id, { ...decision.next, centroidModel: active.id }, false, now);
+          sceneCells = await d.episodes.cellsInScene(decision.sceneId);
+        } else {
+          await d.episodes.assignScene(cell.id, { id: d.newId(), centroid: mean, centroidModel: active.id, memberCount: 1, lastActivityAt: cell.endAt }, true, now);
+        }
+      }
+    }
+    const fresh = (await d.episodes.getCell(cell.id)) ?? cell;
+    const toSynthesise = d.policy().onCellClosed(fresh, sceneCells.map((c) => (c.id === fresh.id ? fresh : c)));
+    if (toSynthesise.length === 0) return;
+    const now = d.clock.now();
+    for (const id of toSynthesise) {
+      await d.jobs.enqueue(SYNTHESISE_MEMCELL, { memcellId: id }, { dedupeKey: `memcell:${id}` });
+      await d.episodes.setCellStatus(id, 'queued', now);
+    }
+    d.onJobsQueued?.();
+  }
+}

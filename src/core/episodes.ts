@@ -1,0 +1,85 @@
+/**
+ * Episode (MemCell) and theme (MemScene) records as the lifecycle sees them, and the storage
+ * contract it needs. Implemented by src/storage/episodeRepo.ts.
+ */
+import type { BoundaryReason } from './segmenter';
+import type { EncodingScore } from './encodingScore';
+import type { Role } from './types';
+
+export type MemCellStatus = 'raw' | 'queued' | 'synthesised' | 'failed';
+
+export interface MemCellRecord {
+  readonly id: string;
+  readonly conversationId: string;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly startAt: number;
+  readonly endAt: number;
+  readonly status: MemCellStatus;
+  readonly sceneId: string | null;
+  readonly closedBy: BoundaryReason | null;
+  readonly salience: number;
+  readonly title: string | null;
+  readonly narrative: string | null;
+}
+
+export interface LifecycleTurn {
+  readonly id: string;
+  readonly conversationId: string;
+  readonly seq: number;
+  readonly role: Role;
+  readonly speaker: string;
+  readonly content: string;
+  readonly occurredAt: number;
+  readonly tokenCount: number;
+}
+
+export interface MemSceneRecord {
+  readonly id: string;
+  readonly centroid: Float32Array | null;
+  readonly centroidModel: string | null;
+  readonly memberCount: number;
+  readonly lastActivityAt: number;
+}
+
+export interface NewDateForesight {
+  readonly id: string;
+  readonly memcellId: string;
+  readonly sourceMessageId: string;
+  readonly content: string;
+  readonly startAt: number;
+  readonly endAt: number;
+}
+
+/** One turn's lifecycle outcome, written atomically. */
+export interface TurnPlacement {
+  readonly turn: LifecycleTurn;
+  readonly encoding: EncodingScore;
+  /** consolidationPriority(encoding); the cell keeps the maximum of its turns'. */
+  readonly priority: number;
+  /** Close this open cell first (with the reason) … */
+  readonly close: { readonly cellId: string; readonly reason: BoundaryReason } | null;
+  /** … then either open a new cell with this id, or extend `extendCellId`. */
+  readonly newCellId: string | null;
+  readonly extendCellId: string | null;
+  readonly foresight: readonly NewDateForesight[];
+}
+
+export interface EpisodeStore {
+  /** Turns not yet placed in any cell (seq after the conversation's last cell), by conversation then seq. */
+  unplacedTurns(limit: number): Promise<LifecycleTurn[]>;
+  /** The conversation's open cell (closed_by IS NULL) and the ids of its turns, oldest first. */
+  openCell(conversationId: string): Promise<{ cell: MemCellRecord; memberIds: string[] } | null>;
+  /** Applies one placement in a single transaction. */
+  placeTurn(p: TurnPlacement, now: number): Promise<void>;
+  /** Closes an open cell without a following turn (idle timeout, end of an import). */
+  closeCell(cellId: string, reason: BoundaryReason, now: number): Promise<void>;
+  openCellsIdleSince(before: number): Promise<MemCellRecord[]>;
+  getCell(cellId: string): Promise<MemCellRecord | null>;
+  scenes(vectorModelId: string): Promise<MemSceneRecord[]>;
+  /** Upserts the scene's centroid/count/activity and sets the cell's scene, atomically. */
+  assignScene(cellId: string, scene: MemSceneRecord, isNew: boolean, now: number): Promise<void>;
+  cellsInScene(sceneId: string): Promise<MemCellRecord[]>;
+  setCellStatus(cellId: string, status: MemCellStatus, now: number): Promise<void>;
+  counts(): Promise<{ memcells: number; memscenes: number; foresights: number; facts: number }>;
+}

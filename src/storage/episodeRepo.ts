@@ -1,0 +1,128 @@
+/** SQL for the episode lifecycle: MemCells, MemScenes, date foresight, encoding scores. Implements EpisodeStore. */
+import type { Sql } from '../core/sql';
+import type { EpisodeStore, LifecycleTurn, MemCellRecord, MemCellStatus, MemSceneRecord, TurnPlacement } from '../core/episodes';
+import type { BoundaryReason } from '../core/segmenter';
+import type { Role } from '../core/types';
+import { decodeVector, encodeVector } from './vectorRepo';
+
+interface CellRow {
+  [k: string]: string | number | null;
+  id: string; conversation_id: string; first_seq: number; last_seq: number; start_at: number; end_at: number;
+  status: string; scene_id: string | null; closed_by: string | null; salience: number; title: string | null; narrative: string | null;
+}
+
+const CELL_COLUMNS = 'id, conversation_id, first_seq, last_seq, start_at, end_at, status, scene_id, closed_by, salience, title, narrative';
+
+function toCell(r: CellRow): MemCellRecord {
+  return {
+    id: r.id, conversationId: r.conversation_id, firstSeq: Number(r.first_seq), lastSeq: Number(r.last_seq),
+    startAt: Number(r.start_at), endAt: Number(r.end_at), status: r.status as MemCellStatus, sceneId: r.scene_id,
+    closedBy: r.closed_by as BoundaryReason | null, salience: Number(r.salience), title: r.title, narrative: r.narrative,
+  };
+}
+
+export class SqlEpisodeStore implements EpisodeStore {
+  readonly #sql: Sql;
+  constructor(sql: Sql) {
+    this.#sql = sql;
+  }
+
+  async unplacedTurns(limit: number): Promise<LifecycleTurn[]> {
+    const rows = await this.#sql.query<{ id: string; conversation_id: string; seq: number; role: string; speaker: string; content: string; occurred_at: number; token_count: number }>(
+      `SELECT m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.token_count
+         FROM messages m
+        WHERE m.seq > coalesce((SELECT max(c.last_seq) FROM memcells c WHERE c.conversation_id = m.conversation_id), 0)
+        ORDER BY m.conversation_id, m.seq LIMIT ?`, [limit]);
+    return rows.map((r) => ({ id: r.id, conversationId: r.conversation_id, seq: Number(r.seq), role: r.role as Role, speaker: r.speaker, content: r.content, occurredAt: Number(r.occurred_at), tokenCount: Number(r.token_count) }));
+  }
+
+  async openCell(conversationId: string): Promise<{ cell: MemCellRecord; memberIds: string[] } | null> {
+    const [row] = await this.#sql.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE conversation_id = ? AND closed_by IS NULL ORDER BY first_seq DESC LIMIT 1`, [conversationId]);
+    if (!row) return null;
+    const members = await this.#sql.query<{ id: string }>('SELECT id FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq', [conversationId, row.first_seq, row.last_seq]);
+    return { cell: toCell(row), memberIds: members.map((m) => m.id) };
+  }
+
+  placeTurn(p: TurnPlacement, now: number): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      const t = p.turn;
+      if (p.close) await tx.exec('UPDATE memcells SET closed_by = ?, updated_at = ? WHERE id = ? AND closed_by IS NULL', [p.close.reason, now, p.close.cellId]);
+      const priority = p.priority;
+      const cellId = p.newCellId ?? p.extendCellId!;
+      if (p.newCellId) {
+        await tx.exec(
+          `INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, status, salience, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, 'raw', ?, ?, ?)`,
+          [p.newCellId, t.conversationId, t.seq, t.seq, t.occurredAt, t.occurredAt, priority, now, now]);
+      } else {
+        await tx.exec('UPDATE memcells SET last_seq = max(last_seq, ?), end_at = max(end_at, ?), salience = max(salience, ?), updated_at = ? WHERE id = ?',
+          [t.seq, t.occurredAt, priority, now, cellId]);
+      }
+      await tx.exec('UPDATE messages SET encoding = ? WHERE id = ?', [JSON.stringify(p.encoding), t.id]);
+      for (const f of p.foresight) {
+        await tx.exec(
+          `INSERT INTO foresights (id, memcell_id, content, start_at, end_at, evidence, status, source, source_message_id, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, CASE WHEN ? < ? THEN 'expired' ELSE 'active' END, 'date-parser', ?, ?, ?)
+           ON CONFLICT DO NOTHING`,
+          [f.id, f.memcellId, f.content, f.startAt, f.endAt, JSON.stringify([f.sourceMessageId]), f.endAt, now, f.sourceMessageId, now, now]);
+      }
+    });
+  }
+
+  async closeCell(cellId: string, reason: BoundaryReason, now: number): Promise<void> {
+    await this.#sql.exec('UPDATE memcells SET closed_by = ?, updated_at = ? WHERE id = ? AND closed_by IS NULL', [reason, now, cellId]);
+  }
+
+  async openCellsIdleSince(before: number): Promise<MemCellRecord[]> {
+    const rows = await this.#sql.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE closed_by IS NULL AND end_at < ? ORDER BY end_at`, [before]);
+    return rows.map(toCell);
+  }
+
+  async getCell(cellId: string): Promise<MemCellRecord | null> {
+    const [row] = await this.#sql.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE id = ?`, [cellId]);
+    return row ? toCell(row) : null;
+  }
+
+  async scenes(vectorModelId: string): Promise<MemSceneRecord[]> {
+    const rows = await this.#sql.query<{ id: string; centroid: Uint8Array | null; centroid_model: string | null; member_count: number; last_activity_at: number | null }>(
+      'SELECT id, centroid, centroid_model, member_count, last_activity_at FROM memscenes WHERE centroid_model = ?', [vectorModelId]);
+    return rows.map((r) => ({
+      id: r.id,
+      centroid: r.centroid ? decodeVector(r.centroid, r.centroid.byteLength / 4) : null,
+      centroidModel: r.centroid_model,
+      memberCount: Number(r.member_count),
+      lastActivityAt: Number(r.last_activity_at ?? 0),
+    }));
+  }
+
+  assignScene(cellId: string, scene: MemSceneRecord, isNew: boolean, now: number): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      const centroid = scene.centroid ? encodeVector(scene.centroid) : null;
+      if (isNew) {
+        await tx.exec(
+          `INSERT INTO memscenes (id, centroid, centroid_model, member_count, last_activity_at, summary_stale, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, 1, ?, ?)`,
+          [scene.id, centroid, scene.centroidModel, scene.memberCount, scene.lastActivityAt, now, now]);
+      } else {
+        await tx.exec('UPDATE memscenes SET centroid = ?, centroid_model = ?, member_count = ?, last_activity_at = ?, summary_stale = 1, updated_at = ? WHERE id = ?',
+          [centroid, scene.centroidModel, scene.memberCount, scene.lastActivityAt, now, scene.id]);
+      }
+      await tx.exec('UPDATE memcells SET scene_id = ?, updated_at = ? WHERE id = ?', [scene.id, now, cellId]);
+    });
+  }
+
+  async cellsInScene(sceneId: string): Promise<MemCellRecord[]> {
+    const rows = await this.#sql.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE scene_id = ? ORDER BY start_at`, [sceneId]);
+    return rows.map(toCell);
+  }
+
+  async setCellStatus(cellId: string, status: MemCellStatus, now: number): Promise<void> {
+    await this.#sql.exec('UPDATE memcells SET status = ?, updated_at = ? WHERE id = ?', [status, now, cellId]);
+  }
+
+  async counts(): Promise<{ memcells: number; memscenes: number; foresights: number; facts: number }> {
+    const [r] = await this.#sql.query<{ c: number; s: number; f: number; k: number }>(
+      'SELECT (SELECT count(*) FROM memcells) AS c, (SELECT count(*) FROM memscenes) AS s, (SELECT count(*) FROM foresights) AS f, (SELECT count(*) FROM facts) AS k');
+    return { memcells: Number(r?.c ?? 0), memscenes: Number(r?.s ?? 0), foresights: Number(r?.f ?? 0), facts: Number(r?.k ?? 0) };
+  }
+}

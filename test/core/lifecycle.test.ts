@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { MemoryEngine } from '../../src/core/MemoryEngine';
+import type { Embedder, EmbedderProvider } from '../../src/core/ports';
+import type { PolicyName } from '../../src/core/consolidationPolicy';
+
+const H = 3_600_000;
+const T0 = Date.UTC(2026, 2, 10, 9);
+
+/** Topic embedder: each text maps to the axis of the first topic word it contains. */
+const TOPICS = ['dog', 'flight', 'guitar', 'rent'];
+const topicEmbedder: Embedder = {
+  id: 'topic@1',
+  dim: TOPICS.length + 1,
+  async embed(texts) {
+    return texts.map((t) => {
+      const v = new Float32Array(TOPICS.length + 1);
+      const i = TOPICS.findIndex((w) => t.toLowerCase().includes(w));
+      v[i < 0 ? TOPICS.length : i] = 1;
+      return v;
+    });
+  },
+};
+const provider: EmbedderProvider = { defaultModelId: 'topic', embedder: () => topicEmbedder };
+
+async function engineWith(policy: PolicyName) {
+  const store = await openNodeStore();
+  let id = 0;
+  const engine = new MemoryEngine({ store, embedders: provider, episodes: store.episodes, jobs: store.jobs, newId: () => `id${++id}` });
+  await engine.start();
+  await engine.setConsolidationPolicy(policy);
+  await store.createConversation({ id: 'c', title: 't' });
+  return { store, engine };
+}
+
+/** Four sessions: dog (day 1), flight (day 2), dog again (day 3), a salient rent fact (day 9). */
+const SESSIONS: [number, string, string[]][] = [
+  [0, 'user', ['I walked the dog this morning.', 'The dog loves the park near our house.']],
+  [24, 'user', ['Our flight to Lisbon is delayed again.', 'The flight was supposed to leave at noon.']],
+  [48, 'user', ['The dog chewed my shoes today.', 'I need a dog trainer, honestly.']],
+  [200, 'user', ["Actually our rent goes up to 1400 euros from May.", 'The rent increase is a lot.']],
+];
+
+async function ingest(engine: MemoryEngine) {
+  let n = 0;
+  for (const [hours, role, texts] of SESSIONS) {
+    for (const [i, content] of texts.entries()) {
+      await engine.appendTurn({ id: `m${++n}`, conversationId: 'c', role: role as 'user', content, occurredAt: T0 + hours * H + i * 60_000 });
+    }
+  }
+  await engine.idle();
+  await engine.closeOpenCells();
+}
+
+describe('episode lifecycle (no LLM)', () => {
+  it('segments by day, clusters recurring topics into one scene and scores every turn', async () => {
+    const { store, engine } = await engineWith('off');
+    await ingest(engine);
+    const cells = await store.db.query<{ id: string; first_seq: number; last_seq: number; closed_by: string; scene_id: string; status: string }>(
+      'SELECT id, first_seq, last_seq, closed_by, scene_id, status FROM memcells ORDER BY first_seq');
+    expect(cells.map((c) => [c.first_seq, c.last_seq])).toEqual([[1, 2], [3, 4], [5, 6], [7, 8]]);
+    expect(cells.map((c) => c.closed_by)).toEqual(['day-change', 'day-change', 'day-change', 'time-gap']);
+    expect(cells[0]!.scene_id).toBe(cells[2]!.scene_id); // dog, twice
+    expect(new Set(cells.map((c) => c.scene_id)).size).toBe(3);
+    expect(cells.every((c) => c.status === 'raw')).toBe(true); // policy off: nothing queued
+    expect(await store.jobs.counts()).toMatchObject({ pending: 0 });
+    const enc = await store.db.query<{ encoding: string }>('SELECT encoding FROM messages ORDER BY seq');
+    for (const row of enc) expect(JSON.parse(row.encoding)).toMatchObject({ novelty: expect.any(Number), salience: expect.any(Number), score: expect.any(Number) });
+    expect((await store.getVectors('memcell', cells.map((c) => c.id), 'topic@1')).length).toBe(4);
+  });
+
+  it('derives foresight from explicit future dates in user turns', async () => {
+    const { store, engine } = await engineWith('off');
+    const now = Date.now();
+    await engine.appendTurn({ id: 'f1', conversationId: 'c', role: 'user', content: 'My dog has a vet appointment next Friday.', occurredAt: now });
+    await engine.appendTurn({ id: 'f2', conversationId: 'c', role: 'assistant', content: 'I will remind you next Friday.', occurredAt: now + 1000 });
+    // A date that has already passed by now is kept, but marked expired.
+    await engine.appendTurn({ id: 'f3', conversationId: 'c', role: 'user', content: 'The dog show is on Saturday.', occurredAt: T0 });
+    await engine.idle();
+    const rows = await store.db.query<{ content: string; source: string; status: string; source_message_id: string }>('SELECT content, source, status, source_message_id FROM foresights ORDER BY source_message_id');
+    expect(rows).toEqual([
+      { content: 'My dog has a vet appointment next Friday.', source: 'date-parser', status: 'active', source_message_id: 'f1' },
+      { content: 'The dog show is on Saturday.', source: 'date-parser', status: 'expired', source_message_id: 'f3' },
+    ]);
+  });
+
+  it('places every turn exactly once, also across a restart', async () => {
+    const { store, engine } = await engineWith('off');
+    await engine.appendTurn({ id: 'a', conversationId: 'c', role: 'user', content: 'dog one', occurredAt: T0 });
+    await engine.idle();
+    engine.stop();
+    const again = new MemoryEngine({ store, embedders: provider, episodes: store.episodes, jobs: store.jobs });
+    await again.start();
+    await again.appendTurn({ id: 'b', conversationId: 'c', role: 'user', content: 'dog two', occurredAt: T0 + 1000 });
+    await again.idle();
+    const cells = await store.db.query<{ first_seq: number; last_seq: number }>('SELECT first_seq, last_seq FROM memcells');
+    expect(cells).toEqual([{ first_seq: 1, last_seq: 2 }]); // the resumed open cell grew
+  });
+});
+
+describe.each(['eager', 'recurrence', 'off'] as const)('consolidation policy %s', (policy) => {
+  it('queues synthesis as the policy says, and every turn stays searchable', async () => {
+    const { store, engine } = await engineWith(policy);
+    await ingest(engine);
+    const queued = (await store.db.query<{ first_seq: number }>("SELECT first_seq FROM memcells WHERE status = 'queued' ORDER BY first_seq")).map((r) => r.first_seq);
+    const jobs = await store.jobs.counts();
+    if (policy === 'eager') expect(queued).toEqual([1, 3, 5, 7]);
+    // recurrence: the dog scene recurred (cells 1 and 5); the rent cell holds a salient, novel correction.
+    if (policy === 'recurrence') expect(queued).toEqual([1, 5, 7]);
+    if (policy === 'off') expect(queued).toEqual([]);
+    expect(jobs.pending).toBe(queued.length);
+    for (const q of ['dog', 'flight', 'rent']) expect((await engine.searchMessages(q)).length).toBeGreaterThan(0);
+  });
+});
