@@ -1,0 +1,220 @@
+/**
+ * The storage contract of LLM synthesis (facts, foresight, scene summaries, profile), implemented
+ * over SQLite by src/storage/knowledgeRepo.ts. Core decides *what* to write (synthesis.ts); the
+ * store writes it, each method that changes several rows in ONE transaction.
+ *
+ * Encoding of fact relations in the v1 `facts` table (no extra column):
+ * - update:        old.superseded_by = new.id and old.valid_to is closed (the old value was true
+ *                  until the change), so "where did she live in 2022?" still finds the old fact.
+ * - contradiction: old.superseded_by = new.id, old.valid_to left open and old.confidence capped
+ *                  at CONTRADICTED_CONFIDENCE: the two statements disagree, and we do not know
+ *                  that the world changed. `listFactContradictions` reads this back for the
+ *                  explorer. (A dedicated `facts.relation` column would make this explicit.)
+ */
+import type { Role } from './types';
+
+export const CONTRADICTED_CONFIDENCE = 0.5;
+
+export interface CellTurn {
+  readonly messageId: string;
+  readonly seq: number;
+  readonly role: Role;
+  readonly speaker: string;
+  readonly content: string;
+  readonly occurredAt: number;
+}
+
+export interface CellForSynthesis {
+  readonly id: string;
+  readonly conversationId: string;
+  readonly sceneId: string | null;
+  readonly startAt: number;
+  readonly endAt: number;
+  readonly title: string | null;
+  readonly narrative: string | null;
+  /** A user-edited title/narrative is kept; facts and foresight are still refreshed. */
+  readonly editedByUser: boolean;
+  readonly turns: readonly CellTurn[];
+}
+
+/** A fact already known, shown to the model so it returns only what is new (predict-calibrate). */
+export interface KnownFact {
+  readonly id: string;
+  readonly memcellId: string;
+  readonly speaker: string;
+  readonly content: string;
+}
+
+export type FactRelation = 'new' | 'update' | 'contradiction';
+
+export interface NewFact {
+  readonly speaker: string;
+  readonly content: string;
+  readonly occurredAt: number | null;
+  readonly validFrom: number | null;
+  readonly validTo: number | null;
+  readonly confidence: number;
+  readonly relation: FactRelation;
+  /** The known fact this one updates or contradicts (relation !== 'new'). */
+  readonly replaces: string | null;
+}
+
+export interface NewForesight {
+  readonly content: string;
+  readonly startAt: number;
+  readonly endAt: number;
+  /** Message ids of the turns it rests on. */
+  readonly evidence: readonly string[];
+}
+
+export interface MemCellSynthesisWrite {
+  readonly memcellId: string;
+  readonly title: string;
+  readonly narrative: string;
+  readonly facts: readonly NewFact[];
+  readonly foresight: readonly NewForesight[];
+  readonly now: number;
+}
+
+export interface SavedSynthesis {
+  /** Ids of the facts inserted (for the engine to embed), in input order. */
+  readonly factIds: readonly string[];
+  readonly foresightIds: readonly string[];
+  /** Known facts marked superseded by this write. */
+  readonly supersededIds: readonly string[];
+  /** Facts of an earlier run of the same cell that were replaced (retry or re-synthesis). */
+  readonly removedFactIds: readonly string[];
+}
+
+export interface SceneMember {
+  readonly id: string;
+  readonly title: string | null;
+  readonly narrative: string | null;
+  readonly startAt: number;
+  readonly endAt: number;
+}
+
+export interface SceneForSummary {
+  readonly id: string;
+  readonly title: string | null;
+  readonly summary: string | null;
+  readonly editedByUser: boolean;
+  /** Synthesised members only, oldest first. */
+  readonly members: readonly SceneMember[];
+}
+
+export interface SceneDigest {
+  readonly id: string;
+  readonly title: string | null;
+  readonly summary: string;
+  readonly memberIds: readonly string[];
+}
+
+export type ProfileKind = 'explicit' | 'implicit';
+export type ProfileStatus = 'active' | 'conflict' | 'deleted';
+export type ProfileHistoryOp = 'add' | 'update' | 'delete' | 'conflict' | 'resolve';
+
+export interface ProfileItem {
+  readonly id: string;
+  readonly kind: ProfileKind;
+  readonly key: string;
+  readonly value: string;
+  readonly confidence: number;
+  /** MemCell ids. */
+  readonly evidence: readonly string[];
+  readonly status: ProfileStatus;
+  readonly editedByUser: boolean;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/**
+ * One change to the profile plus its history row. `item` is the row as it must be after the
+ * change (for a 'conflict' the stored value is unchanged; the history row carries the proposal).
+ */
+export interface ProfileChange {
+  readonly item: ProfileItem;
+  readonly history: {
+    readonly op: ProfileHistoryOp;
+    readonly value: string | null;
+    readonly confidence: number | null;
+    readonly evidence: readonly string[];
+    readonly reason: string;
+  };
+  /** True when the row does not exist yet. */
+  readonly insert: boolean;
+}
+
+export interface ProfileHistoryEntry {
+  readonly profileItemId: string;
+  readonly op: ProfileHistoryOp;
+  readonly value: string | null;
+  readonly confidence: number | null;
+  readonly evidence: readonly string[];
+  readonly reason: string | null;
+  readonly changedAt: number;
+}
+
+export type ForesightSource = 'llm' | 'date-parser' | 'user';
+
+export interface ForesightItem {
+  readonly id: string;
+  readonly memcellId: string | null;
+  readonly content: string;
+  readonly startAt: number | null;
+  readonly endAt: number | null;
+  readonly evidence: readonly string[];
+  readonly status: 'active' | 'expired' | 'dismissed';
+  readonly source: ForesightSource;
+}
+
+export interface FactContradiction {
+  /** The older statement, now superseded. */
+  readonly oldFactId: string;
+  readonly oldContent: string;
+  readonly newFactId: string;
+  readonly newContent: string;
+  readonly memcellId: string;
+}
+
+export interface KnowledgeStore {
+  /** The cell and its turns (seq order), or null when it no longer exists. */
+  loadCell(memcellId: string): Promise<CellForSynthesis | null>;
+  /**
+   * Active (not superseded) facts related to the cell, excluding its own: facts of the other
+   * cells of its scene first (most recent first), then FTS matches on `text`; at most `limit`.
+   */
+  relatedFacts(cell: CellForSynthesis, text: string, limit: number): Promise<KnownFact[]>;
+  /**
+   * In one transaction: removes the facts (not user-edited) and LLM foresight an earlier run wrote
+   * for this cell, writes title/narrative (unless the user edited them) and status 'synthesised',
+   * inserts facts and foresight with ids derived from the cell id, and marks replaced facts.
+   */
+  saveSynthesis(write: MemCellSynthesisWrite): Promise<SavedSynthesis>;
+  /** Superseded facts whose successor contradicted rather than updated them, newest first. */
+  listFactContradictions(limit?: number): Promise<FactContradiction[]>;
+
+  loadScene(sceneId: string): Promise<SceneForSummary | null>;
+  /** Writes title and summary and clears summary_stale. */
+  saveSceneSummary(sceneId: string, title: string, summary: string, now: number): Promise<void>;
+
+  /** Scenes with a summary: the given ones, or the `limit` most recently active. */
+  sceneDigests(options: { sceneIds?: readonly string[]; limit: number }): Promise<SceneDigest[]>;
+  /** Names of the user-role speakers, most frequent first (who the profile is about). */
+  profileSubjects(limit: number): Promise<string[]>;
+  /** end_at of each existing cell id. */
+  memcellEndTimes(ids: readonly string[]): Promise<Map<string, number>>;
+  /** Items with status active or conflict. */
+  profileItems(): Promise<ProfileItem[]>;
+  /**
+   * Reads the current items (active and conflict) and applies the changes `plan` derives from
+   * them, with their history rows, in one transaction (so a concurrent user edit is not lost).
+   */
+  updateProfileItems(plan: (current: readonly ProfileItem[]) => readonly ProfileChange[], now: number): Promise<ProfileChange[]>;
+  profileHistory(profileItemId: string): Promise<ProfileHistoryEntry[]>;
+
+  /** Marks active items whose end_at < now as 'expired' (never deletes); returns how many. */
+  expireForesight(now: number): Promise<number>;
+  /** Active items not yet over at `now`; upcoming ones too unless `includeUpcoming` is false. */
+  activeForesight(now: number, options?: { includeUpcoming?: boolean; limit?: number }): Promise<ForesightItem[]>;
+}

@@ -1,0 +1,516 @@
+/**
+ * LLM synthesis of the memory lifecycle (DESIGN.md §3 steps 4–5), over injected capabilities:
+ *
+ * - synthesiseMemCell: one call per episode → title, third-person narrative, facts, foresight.
+ *   Predict-calibrate (Nemori; RecMem's refinement step): the model is shown the related facts
+ *   already known and returns only what is new, updates and contradictions, so a recurring
+ *   topic costs a short reply. Everything is written in one transaction; a retry replaces what
+ *   an earlier run of the same cell wrote (idempotent), and an LLM failure throws before any
+ *   write, leaving turns and cell untouched for the job queue to retry.
+ * - summariseScene: the theme's rolling summary from its current summary + new members.
+ * - updateProfile: add/update/delete operations from scene summaries, with history rows,
+ *   conflicts recorded (see planProfileChanges) and a size cap with compaction.
+ * - expireForesight / activeForesight: validity of forward-looking items; expired ones are
+ *   marked, never deleted.
+ *
+ * Attribution (never store the assistant's words as the user's facts), enforced here whatever
+ * the model says: a fact about an assistant-role speaker is stored with speaker "Assistant"; a
+ * fact about a user-role speaker whose source turns are all assistant turns is dropped.
+ */
+import type { Clock, Llm, LlmAbortSignal, LlmUsage } from './ports';
+import type {
+  CellForSynthesis, CellTurn, FactRelation, ForesightItem, KnowledgeStore, KnownFact, NewFact, NewForesight, ProfileChange,
+  ProfileItem, ProfileKind,
+} from './knowledge';
+import {
+  buildMemCellPrompt, buildProfilePrompt, buildScenePrompt, MAX_TOKENS, memcellOutputSchema, profileOutputSchema, sceneOutputSchema,
+  SYNTHESIS_STAGES, type FactOutput, type MemCellOutput, type ProfileOperation,
+} from './synthesisPrompts';
+
+const DAY = 86_400_000;
+export const ASSISTANT_SPEAKER = 'Assistant';
+export const DEFAULT_KNOWN_FACT_LIMIT = 20;
+export const DEFAULT_PROFILE_CAP = 60;
+const MAX_FACTS_PER_CELL = 30;
+const MAX_FORESIGHT_PER_CELL = 10;
+
+export interface SynthesisDeps {
+  readonly llm: Llm;
+  readonly store: KnowledgeStore;
+  readonly clock: Clock;
+  /** Ids for new profile items; default time + random. */
+  readonly newId?: () => string;
+}
+
+export interface SynthesisCallOptions {
+  readonly jobId?: number | null;
+  readonly signal?: LlmAbortSignal;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stage 1: MemCell
+// ---------------------------------------------------------------------------------------------
+
+export interface MemCellSynthesisResult {
+  readonly memcellId: string;
+  readonly title: string;
+  readonly factIds: readonly string[];
+  readonly foresightIds: readonly string[];
+  readonly supersededIds: readonly string[];
+  /** Facts removed by the attribution rule or as restatements of known facts. */
+  readonly droppedFacts: number;
+  readonly knownFacts: number;
+  readonly usage: LlmUsage;
+}
+
+/** Returns null when the cell no longer exists or has no turns left (nothing to do). */
+export async function synthesiseMemCell(deps: SynthesisDeps, memcellId: string, options: SynthesisCallOptions & { knownFactLimit?: number } = {}): Promise<MemCellSynthesisResult | null> {
+  const cell = await deps.store.loadCell(memcellId);
+  if (!cell) return null;
+  const turns = cell.turns.filter((t) => t.role !== 'system');
+  if (turns.length === 0) return null;
+  const searchText = turns.map((t) => t.content).join(' ').slice(0, 2000);
+  const known = await deps.store.relatedFacts(cell, searchText, options.knownFactLimit ?? DEFAULT_KNOWN_FACT_LIMIT);
+  const messages = buildMemCellPrompt({
+    startAt: cell.startAt,
+    endAt: cell.endAt,
+    turns,
+    known: known.map((k, i) => ({ label: `K${i + 1}`, speaker: k.speaker, content: k.content })),
+  });
+  // Throws on transport failure or unusable output: nothing has been written yet.
+  const result = await deps.llm.completeJson({
+    stage: SYNTHESIS_STAGES.memcell, messages, schema: memcellOutputSchema, maxTokens: MAX_TOKENS.memcell,
+    ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const interpreted = interpretMemCell(result.value, { ...cell, turns }, known);
+  const saved = await deps.store.saveSynthesis({ memcellId, ...interpreted, now: deps.clock.now() });
+  return {
+    memcellId,
+    title: interpreted.title,
+    factIds: saved.factIds,
+    foresightIds: saved.foresightIds,
+    supersededIds: saved.supersededIds,
+    droppedFacts: interpreted.droppedFacts,
+    knownFacts: known.length,
+    usage: result.usage,
+  };
+}
+
+export interface InterpretedMemCell {
+  readonly title: string;
+  readonly narrative: string;
+  readonly facts: NewFact[];
+  readonly foresight: NewForesight[];
+  readonly droppedFacts: number;
+}
+
+/** Maps the model's labels back to ids, applies the attribution rule, resolves dates. Pure. */
+export function interpretMemCell(out: MemCellOutput, cell: CellForSynthesis, known: readonly KnownFact[]): InterpretedMemCell {
+  const narrative = out.narrative.slice(0, 4000);
+  const title = (out.title ?? narrative.split(/\s+/).slice(0, 8).join(' ')).slice(0, 200);
+  const knownByLabel = new Map<string, KnownFact>();
+  known.forEach((k, i) => {
+    knownByLabel.set(`k${i + 1}`, k);
+    knownByLabel.set(String(i + 1), k);
+    knownByLabel.set(k.id.toLowerCase(), k);
+  });
+  const knownTexts = new Set(known.map((k) => normText(k.content)));
+  const seen = new Set<string>();
+  const facts: NewFact[] = [];
+  let dropped = 0;
+  for (const f of out.facts) {
+    const norm = normText(f.text);
+    const replaced = f.replaces ? knownByLabel.get(f.replaces.toLowerCase().replace(/[^a-z0-9_:-]/g, '')) : undefined;
+    const relation: FactRelation = f.kind !== 'new' && replaced ? f.kind : 'new';
+    // A restatement of a known fact is not new, whatever the model calls it.
+    if (seen.has(norm) || (relation === 'new' && knownTexts.has(norm))) {
+      dropped++;
+      continue;
+    }
+    const attributed = attributeFact(f, cell.turns);
+    if (!attributed) {
+      dropped++;
+      continue;
+    }
+    seen.add(norm);
+    const sources = attributed.sources;
+    facts.push({
+      speaker: attributed.speaker,
+      content: f.text.slice(0, 1000),
+      occurredAt: sources[0]?.occurredAt ?? cell.startAt,
+      validFrom: parseDate(f.validFrom, 'start'),
+      validTo: parseDate(f.validTo, 'end'),
+      confidence: 1,
+      relation,
+      replaces: relation === 'new' ? null : replaced!.id,
+    });
+    if (facts.length >= MAX_FACTS_PER_CELL) break;
+  }
+  const foresight: NewForesight[] = [];
+  for (const item of out.foresight) {
+    const startAt = parseDate(item.start, 'start') ?? cell.startAt;
+    const endAt = parseDate(item.end, 'end');
+    if (endAt === null || endAt < startAt) continue;
+    const evidence = item.evidence.map((n) => cell.turns[n - 1]?.messageId).filter((id): id is string => id !== undefined);
+    foresight.push({ content: item.text.slice(0, 500), startAt, endAt, evidence: [...new Set(evidence)] });
+    if (foresight.length >= MAX_FORESIGHT_PER_CELL) break;
+  }
+  return { title, narrative, facts, foresight, droppedFacts: dropped };
+}
+
+const ASSISTANT_WORDS = new Set(['assistant', 'the assistant', 'ai', 'ai assistant', 'the ai', 'bot', 'chatbot']);
+const USER_WORDS = new Set(['user', 'the user', 'me', 'i', 'myself']);
+
+/**
+ * Who a fact is about, and whether it may be stored:
+ * - names an assistant-role speaker (or "assistant", "AI") → stored with speaker "Assistant";
+ * - names a user-role speaker (or "user"/"I", or nothing) → that speaker, but dropped when every
+ *   turn it comes from is an assistant turn (the assistant's words are not the user's facts);
+ * - anyone else (a third party) → kept as named.
+ * Source turns are the cited turn numbers, or else the turn sharing most words with the fact.
+ */
+export function attributeFact(fact: Pick<FactOutput, 'text' | 'speaker' | 'turns'>, turns: readonly CellTurn[]): { speaker: string; sources: CellTurn[] } | null {
+  let sources = fact.turns.map((n) => turns[n - 1]).filter((t): t is CellTurn => t !== undefined);
+  if (sources.length === 0) {
+    const best = bestOverlapTurn(fact.text, turns);
+    if (best) sources = [best];
+  }
+  const raw = (fact.speaker ?? '').trim();
+  const norm = raw.toLowerCase();
+  const byName = new Map<string, CellTurn['role']>();
+  for (const t of turns) if (!byName.has(t.speaker.toLowerCase())) byName.set(t.speaker.toLowerCase(), t.role);
+  const userNames = [...new Set(turns.filter((t) => t.role === 'user').map((t) => t.speaker))];
+
+  let role = byName.get(norm) ?? (norm !== '' ? byName.get(norm.split(/\s+/)[0]!) : undefined);
+  let speaker = raw;
+  if (role === undefined && ASSISTANT_WORDS.has(norm)) role = 'assistant';
+  if (role === undefined && (norm === '' || USER_WORDS.has(norm))) {
+    const first = sources[0];
+    if (norm === '' && first) {
+      role = first.role;
+      speaker = first.speaker;
+    } else {
+      role = 'user';
+      speaker = userNames.length === 1 ? userNames[0]! : raw || 'User';
+    }
+  } else if (role === 'user') {
+    speaker = turns.find((t) => t.role === 'user' && (t.speaker.toLowerCase() === norm || t.speaker.toLowerCase() === norm.split(/\s+/)[0]))?.speaker ?? raw;
+  }
+  if (role === 'assistant') return { speaker: ASSISTANT_SPEAKER, sources };
+  if (role === 'user' && sources.length > 0 && sources.every((t) => t.role === 'assistant')) return null;
+  return { speaker: speaker || 'User', sources };
+}
+
+const STOP = new Set('a an and are as at be but by did do does for from had has have he her him his i if in into is it its me my no not of on or our she so than that the their them then there these they this to was we were what when where which who will with would you your'.split(' '));
+
+function contentWords(text: string): Set<string> {
+  return new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w)));
+}
+
+function bestOverlapTurn(text: string, turns: readonly CellTurn[]): CellTurn | undefined {
+  const words = contentWords(text);
+  let best: CellTurn | undefined;
+  let bestScore = 0;
+  for (const t of turns) {
+    let score = 0;
+    for (const w of contentWords(t.content)) if (words.has(w)) score++;
+    if (score > bestScore) {
+      best = t;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+function normText(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}
+
+/**
+ * "2023-05-08", "2023-05", "2023" or a full ISO timestamp → ms (UTC). A bare day resolves to its
+ * first or last millisecond, so [start, end] windows include the whole end day. Null otherwise.
+ */
+export function parseDate(text: string | null | undefined, edge: 'start' | 'end'): number | null {
+  if (!text) return null;
+  const m = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$/.exec(text.trim());
+  if (m) {
+    const year = Number(m[1]);
+    const month = m[2] ? Number(m[2]) - 1 : null;
+    const day = m[3] ? Number(m[3]) : null;
+    if (month !== null && (month < 0 || month > 11)) return null;
+    if (day !== null && (day < 1 || day > 31)) return null;
+    if (edge === 'start') return Date.UTC(year, month ?? 0, day ?? 1);
+    if (day !== null) return Date.UTC(year, month!, day) + DAY - 1;
+    if (month !== null) return Date.UTC(year, month + 1, 1) - 1;
+    return Date.UTC(year + 1, 0, 1) - 1;
+  }
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(text.trim())) return null;
+  const ms = Date.parse(text.trim());
+  return Number.isFinite(ms) ? ms : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stage 2: MemScene summary
+// ---------------------------------------------------------------------------------------------
+
+export interface SceneSummaryResult {
+  readonly sceneId: string;
+  readonly title: string;
+  readonly summary: string;
+  /** Null when no LLM call was needed (user-edited scene). */
+  readonly usage: LlmUsage | null;
+}
+
+/** Members folded in per call when the scene already has a summary and no ids are given. */
+const SCENE_RECENT_MEMBERS = 3;
+const SCENE_MAX_MEMBERS = 12;
+
+/**
+ * Folds new members' narratives into the scene's summary. `newMemberIds` names the members that
+ * joined since the last summary; without it, a scene with no summary gets its (latest 12)
+ * synthesised members and one with a summary its latest 3. A user-edited scene is not rewritten
+ * (only marked fresh). Returns null when there is nothing to summarise.
+ */
+export async function summariseScene(deps: SynthesisDeps, sceneId: string, options: SynthesisCallOptions & { newMemberIds?: readonly string[] } = {}): Promise<SceneSummaryResult | null> {
+  const scene = await deps.store.loadScene(sceneId);
+  if (!scene) return null;
+  if (scene.editedByUser) {
+    const title = scene.title ?? '';
+    const summary = scene.summary ?? '';
+    await deps.store.saveSceneSummary(sceneId, title, summary, deps.clock.now());
+    return { sceneId, title, summary, usage: null };
+  }
+  const wanted = options.newMemberIds ? new Set(options.newMemberIds) : null;
+  const withText = scene.members.filter((m) => m.narrative);
+  const members = wanted
+    ? withText.filter((m) => wanted.has(m.id)).slice(-SCENE_MAX_MEMBERS)
+    : withText.slice(scene.summary ? -SCENE_RECENT_MEMBERS : -SCENE_MAX_MEMBERS);
+  if (members.length === 0) return null;
+  const messages = buildScenePrompt({
+    title: scene.title,
+    summary: scene.summary,
+    episodes: members.map((m, i) => ({ label: `E${i + 1}`, startAt: m.startAt, title: m.title, narrative: m.narrative! })),
+  });
+  const result = await deps.llm.completeJson({
+    stage: SYNTHESIS_STAGES.scene, messages, schema: sceneOutputSchema, maxTokens: MAX_TOKENS.scene,
+    ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const title = result.value.title.slice(0, 200);
+  const summary = result.value.summary.slice(0, 4000);
+  await deps.store.saveSceneSummary(sceneId, title, summary, deps.clock.now());
+  return { sceneId, title, summary, usage: result.usage };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stage 3: profile
+// ---------------------------------------------------------------------------------------------
+
+export interface ProfileUpdateResult {
+  readonly changes: readonly ProfileChange[];
+  /** Operations that named an unknown item or lacked a key/value. */
+  readonly skipped: number;
+  readonly usage: LlmUsage | null;
+}
+
+/** An operation with labels resolved to ids. */
+export interface ResolvedProfileOp {
+  readonly op: 'add' | 'update' | 'delete';
+  readonly itemId: string | null;
+  readonly kind: ProfileKind;
+  readonly key: string | null;
+  readonly value: string | null;
+  readonly confidence: number;
+  /** MemCell ids. */
+  readonly evidence: readonly string[];
+  readonly reason: string;
+}
+
+export async function updateProfile(
+  deps: SynthesisDeps,
+  options: SynthesisCallOptions & { sceneIds?: readonly string[]; sceneLimit?: number; cap?: number } = {},
+): Promise<ProfileUpdateResult> {
+  const scenes = await deps.store.sceneDigests({ ...(options.sceneIds ? { sceneIds: options.sceneIds } : {}), limit: options.sceneLimit ?? 8 });
+  if (scenes.length === 0) return { changes: [], skipped: 0, usage: null };
+  const [items, subjects] = await Promise.all([deps.store.profileItems(), deps.store.profileSubjects(4)]);
+  const sorted = [...items].sort((a, b) => a.key.localeCompare(b.key));
+  const itemByLabel = new Map<string, string>();
+  sorted.forEach((p, i) => {
+    itemByLabel.set(`p${i + 1}`, p.id);
+    itemByLabel.set(p.id.toLowerCase(), p.id);
+  });
+  const evidenceByLabel = new Map<string, readonly string[]>();
+  const episodeLabel = new Map<string, string>();
+  for (const s of scenes) {
+    for (const id of s.memberIds) {
+      if (!episodeLabel.has(id)) episodeLabel.set(id, `E${episodeLabel.size + 1}`);
+      evidenceByLabel.set(episodeLabel.get(id)!.toLowerCase(), [id]);
+      evidenceByLabel.set(id.toLowerCase(), [id]);
+    }
+  }
+  scenes.forEach((s, i) => evidenceByLabel.set(`s${i + 1}`, s.memberIds));
+  const messages = buildProfilePrompt({
+    subjects,
+    items: sorted.map((p, i) => ({ label: `P${i + 1}`, kind: p.kind, key: p.key, value: p.value, confidence: p.confidence, status: p.status })),
+    scenes: scenes.map((s, i) => ({ label: `S${i + 1}`, title: s.title, summary: s.summary, episodes: s.memberIds.map((id) => episodeLabel.get(id)!) })),
+  });
+  const result = await deps.llm.completeJson({
+    stage: SYNTHESIS_STAGES.profile, messages, schema: profileOutputSchema, maxTokens: MAX_TOKENS.profile,
+    ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  let skipped = 0;
+  const ops: ResolvedProfileOp[] = [];
+  for (const op of result.value.operations) {
+    const resolved = resolveOp(op, itemByLabel, evidenceByLabel);
+    if (resolved) ops.push(resolved);
+    else skipped++;
+  }
+  const evidenceIds = new Set<string>();
+  for (const op of ops) op.evidence.forEach((id) => evidenceIds.add(id));
+  for (const item of items) item.evidence.forEach((id) => evidenceIds.add(id));
+  const times = await deps.store.memcellEndTimes([...evidenceIds]);
+  const now = deps.clock.now();
+  const newId = deps.newId ?? (() => `p_${now.toString(36)}_${Math.random().toString(36).slice(2, 10)}`);
+  const changes = await deps.store.updateProfileItems((current) => planProfileChanges(current, ops, { times, now, cap: options.cap ?? DEFAULT_PROFILE_CAP, newId }), now);
+  return { changes, skipped, usage: result.usage };
+}
+
+function resolveOp(op: ProfileOperation, items: Map<string, string>, evidence: Map<string, readonly string[]>): ResolvedProfileOp | null {
+  const label = op.id?.toLowerCase().replace(/[^a-z0-9_:-]/g, '') ?? '';
+  const itemId = label ? items.get(label) ?? null : null;
+  if (op.op !== 'add' && !itemId && !op.key) return null;
+  if (op.op === 'add' && (!op.key || !op.value)) return null;
+  const ids = new Set<string>();
+  for (const l of op.evidence) for (const id of evidence.get(l.toLowerCase().replace(/[^a-z0-9_:-]/g, '')) ?? []) ids.add(id);
+  return {
+    op: op.op,
+    itemId,
+    kind: op.kind,
+    key: op.key ? op.key.slice(0, 80) : null,
+    value: op.value ? op.value.slice(0, 300) : null,
+    confidence: op.confidence,
+    evidence: [...ids],
+    reason: (op.reason ?? '').slice(0, 300),
+  };
+}
+
+const normKey = (k: string): string => k.toLowerCase().replace(/\s+/g, ' ').trim();
+const normValue = (v: string): string => v.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+/**
+ * The profile changes for `ops` on `current` (pure; runs inside the store's transaction).
+ *
+ * Matching: an op names its item by id; an 'add' (or an id-less 'update') whose key matches a
+ * current item's key is an update of that item.
+ *
+ * Conflict rule — the stored value is kept, the item's status becomes 'conflict' and a history
+ * row (op 'conflict') carries the proposed value (null for a proposed deletion) — when an update
+ * that changes the value, or a delete:
+ *   (a) targets an item the user edited (the user's word is not overwritten by a model), or
+ *   (b) targets an explicit item and its evidence is not newer than the item's: the newest
+ *       evidence MemCell of the proposal ends no later than the newest of the item. Newer
+ *       evidence is an ordinary recency-aware update (a weight that changed), recorded in
+ *       history; same-age or older evidence that disagrees is two sources disagreeing.
+ * Implicit traits are soft and simply update. Re-stating the same value merges evidence.
+ *
+ * Cap: when more than `cap` items are live, 'active' non-user-edited items are deleted —
+ * implicit before explicit, lowest confidence first, then least recently updated — each with a
+ * history row (op 'delete', reason 'compaction'). Conflicts and user-edited items are kept.
+ */
+export function planProfileChanges(
+  current: readonly ProfileItem[],
+  ops: readonly ResolvedProfileOp[],
+  ctx: { readonly times: ReadonlyMap<string, number>; readonly now: number; readonly cap: number; readonly newId: () => string },
+): ProfileChange[] {
+  const items = new Map<string, ProfileItem>(current.map((i) => [i.id, i]));
+  const byKey = new Map<string, string>();
+  for (const i of current) if (i.status !== 'deleted') byKey.set(normKey(i.key), i.id);
+  const changes: ProfileChange[] = [];
+  const newest = (ids: readonly string[]): number => ids.reduce((m, id) => Math.max(m, ctx.times.get(id) ?? -Infinity), -Infinity);
+  const push = (item: ProfileItem, history: ProfileChange['history'], insert: boolean): void => {
+    items.set(item.id, item);
+    changes.push({ item, history, insert });
+  };
+  const conflict = (target: ProfileItem, op: ResolvedProfileOp, value: string | null, why: string): void => {
+    push({ ...target, status: 'conflict', updatedAt: ctx.now },
+      { op: 'conflict', value, confidence: op.confidence, evidence: op.evidence, reason: `${why}${op.reason ? `: ${op.reason}` : ''}` }, false);
+  };
+
+  for (const op of ops) {
+    let target = op.itemId ? items.get(op.itemId) : undefined;
+    if (!target && op.key && !(op.op === 'delete' && op.itemId)) {
+      const id = byKey.get(normKey(op.key));
+      target = id ? items.get(id) : undefined;
+    }
+    if (target?.status === 'deleted') target = undefined;
+    if (!target) {
+      if (op.op === 'delete' || !op.key || !op.value) continue;
+      const item: ProfileItem = {
+        id: ctx.newId(), kind: op.kind, key: op.key, value: op.value, confidence: op.confidence, evidence: op.evidence,
+        status: 'active', editedByUser: false, createdAt: ctx.now, updatedAt: ctx.now,
+      };
+      byKey.set(normKey(item.key), item.id);
+      push(item, { op: 'add', value: item.value, confidence: item.confidence, evidence: item.evidence, reason: op.reason }, true);
+      continue;
+    }
+    const evidenceIsNewer = newest(op.evidence) > newest(target.evidence);
+    if (op.op === 'delete') {
+      if (target.editedByUser) conflict(target, op, null, 'proposed deletion of a user-edited item');
+      else if (target.kind === 'explicit' && !evidenceIsNewer) conflict(target, op, null, 'proposed deletion without newer evidence');
+      else {
+        byKey.delete(normKey(target.key));
+        push({ ...target, status: 'deleted', updatedAt: ctx.now }, { op: 'delete', value: target.value, confidence: target.confidence, evidence: op.evidence, reason: op.reason }, false);
+      }
+      continue;
+    }
+    const value = op.value ?? target.value;
+    const evidence = [...new Set([...op.evidence, ...target.evidence])].slice(0, 20);
+    if (normValue(value) === normValue(target.value)) {
+      if (op.confidence === target.confidence && evidence.length === target.evidence.length) continue;
+      push({ ...target, confidence: op.confidence, evidence, updatedAt: ctx.now },
+        { op: 'update', value: target.value, confidence: op.confidence, evidence: op.evidence, reason: op.reason || 'confirmed' }, false);
+      continue;
+    }
+    if (target.editedByUser) conflict(target, op, value, 'differs from the value the user set');
+    else if (target.kind === 'explicit' && !evidenceIsNewer) conflict(target, op, value, 'disagrees with evidence that is not older');
+    else {
+      push({ ...target, value, confidence: op.confidence, evidence, status: 'active', updatedAt: ctx.now },
+        { op: 'update', value, confidence: op.confidence, evidence: op.evidence, reason: op.reason }, false);
+    }
+  }
+
+  const live = [...items.values()].filter((i) => i.status !== 'deleted');
+  let excess = live.length - ctx.cap;
+  if (excess > 0) {
+    const candidates = live
+      .filter((i) => i.status === 'active' && !i.editedByUser)
+      .sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'implicit' ? -1 : 1) || a.confidence - b.confidence || a.updatedAt - b.updatedAt);
+    for (const item of candidates) {
+      if (excess <= 0) break;
+      excess--;
+      push({ ...item, status: 'deleted', updatedAt: ctx.now },
+        { op: 'delete', value: item.value, confidence: item.confidence, evidence: [], reason: `compaction: profile over ${ctx.cap} items` }, false);
+    }
+  }
+  // The store applies changes in order, so an item added and compacted in one plan shows both rows.
+  return changes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Foresight validity
+// ---------------------------------------------------------------------------------------------
+
+/** Marks active foresight whose end has passed as 'expired'; never deletes. Returns how many. */
+export function expireForesight(store: Pick<KnowledgeStore, 'expireForesight'>, now: number): Promise<number> {
+  return store.expireForesight(now);
+}
+
+/**
+ * Foresight for the read path: active, not dismissed, not over at `now` (even if the expiry sweep
+ * has not run yet). Upcoming items ("exam on Friday") are included unless includeUpcoming=false.
+ */
+export function activeForesight(store: Pick<KnowledgeStore, 'activeForesight'>, now: number, options: { includeUpcoming?: boolean; limit?: number } = {}): Promise<ForesightItem[]> {
+  return store.activeForesight(now, options);
+}

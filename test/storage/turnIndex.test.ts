@@ -1,0 +1,105 @@
+/**
+ * Schema v2's turn index (turns_fts): migration from v1 with data, maintenance on append /
+ * update / delete, and deletion removing a turn's text from every index in one transaction.
+ */
+import { describe, expect, it } from 'vitest';
+import { openMemoryDatabase, openNodeStore } from '../../src/storage/openNodeDatabase';
+import { migrate, schemaVersion } from '../../src/storage/migrate';
+import { MIGRATIONS } from '../../src/storage/schema';
+import type { Sql } from '../../src/core/sql';
+
+async function matches(sql: Sql, query: string): Promise<number[]> {
+  const rows = await sql.query<{ rowid: number }>('SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rowid', [query]);
+  return rows.map((r) => Number(r.rowid));
+}
+
+async function pkOf(sql: Sql, id: string): Promise<number> {
+  const [row] = await sql.query<{ pk: number }>('SELECT pk FROM messages WHERE id = ?', [id]);
+  return Number(row!.pk);
+}
+
+describe('turn index (schema v2)', () => {
+  it('migrates a v1 database with turns, indexing what was already stored', async () => {
+    const db = await openMemoryDatabase({ migrateSchema: false });
+    await migrate(db, MIGRATIONS, 1);
+    await db.exec(`INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c', 'chat', 0, 0)`);
+    const insert = `INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count, metadata) VALUES (?, 'c', ?, 'user', ?, ?, ?, 0, 1, ?)`;
+    await db.exec(insert, ['a', 1, 'Ann', 'Did you run the marathon?', Date.UTC(2023, 4, 8), '{}']);
+    await db.exec(insert, ['b', 2, 'Bob', 'Yes, last Friday!', Date.UTC(2023, 4, 8), '{"caption":"a photo of a medal"}']);
+    expect(await schemaVersion(db)).toBe(1);
+
+    await migrate(db, MIGRATIONS, 2);
+    expect(await schemaVersion(db)).toBe(2);
+    const a = await pkOf(db, 'a');
+    const b = await pkOf(db, 'b');
+    expect(await matches(db, 'content: marathon')).toEqual([a]);
+    expect(await matches(db, 'after: friday')).toEqual([a]);
+    expect(await matches(db, 'before: marathon')).toEqual([b]);
+    expect(await matches(db, 'caption: medal')).toEqual([b]);
+    expect(await matches(db, 'speaker: bob')).toEqual([b]);
+    expect(await matches(db, 'timeline: may AND timeline: 2023')).toEqual([a, b]);
+    // v1's one-turn index is untouched.
+    const v1 = await db.query<{ rowid: number }>("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'marathon'");
+    expect(v1.map((r) => Number(r.rowid))).toEqual([a]);
+  });
+
+  it('keeps neighbour context current on append and never crosses a session gap', async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 'chat' });
+    await store.createConversation({ id: 'd', title: 'other' });
+    const t0 = Date.UTC(2023, 4, 8, 12);
+    await store.appendTurn({ id: 'a', conversationId: 'c', role: 'user', content: 'Where is the pottery class?', occurredAt: t0 });
+    await store.appendTurn({ id: 'x', conversationId: 'd', role: 'user', content: 'pottery elsewhere', occurredAt: t0 });
+    expect(await matches(store.db, 'after: pottery')).toEqual([]);
+    await store.appendTurn({ id: 'b', conversationId: 'c', role: 'user', content: 'Downtown, near the library.', occurredAt: t0 + 60_000 });
+    // A turn a week later belongs to a new session: no shared context.
+    await store.appendTurn({ id: 'c2', conversationId: 'c', role: 'user', content: 'Unrelated greetings', occurredAt: t0 + 7 * 86_400_000 });
+    const [a, b, c2] = [await pkOf(store.db, 'a'), await pkOf(store.db, 'b'), await pkOf(store.db, 'c2')];
+    expect(await matches(store.db, 'after: library')).toEqual([a]);
+    expect(await matches(store.db, 'before: pottery')).toEqual([b]);
+    expect(await matches(store.db, 'before: library OR after: greetings')).toEqual([]);
+    expect(await matches(store.db, 'content: greetings')).toEqual([c2]);
+  });
+
+  it('removes a deleted turn from every index, including its neighbours\u2019 context, in the same transaction', async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 'chat' });
+    const t = Date.UTC(2023, 4, 8);
+    for (const [id, content] of [['a', 'hello there'], ['b', 'my secret diagnosis'], ['c', 'thanks for telling me']] as const) {
+      await store.appendTurn({ id, conversationId: 'c', role: 'user', content, occurredAt: t });
+    }
+    await store.putVectors('message', 'm@1', [{ itemId: 'b', vector: new Float32Array([1, 0]) }]);
+    const [a, c] = [await pkOf(store.db, 'a'), await pkOf(store.db, 'c')];
+    expect(await matches(store.db, 'diagnosis')).toHaveLength(3);
+
+    expect(await store.deleteMessage('b')).toBe(true);
+    expect(await matches(store.db, 'diagnosis')).toEqual([]);
+    expect(await store.searchMessages('diagnosis')).toEqual([]);
+    expect(await store.countVectors('message', 'm@1')).toBe(0);
+    // The survivors are now each other's neighbours.
+    expect(await matches(store.db, 'after: thanks')).toEqual([a]);
+    expect(await matches(store.db, 'before: hello')).toEqual([c]);
+  });
+
+  it('re-indexes a turn whose text or caption is edited', async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 'chat' });
+    await store.appendTurn({ id: 'a', conversationId: 'c', role: 'user', content: 'first words', occurredAt: 0 });
+    await store.appendTurn({ id: 'b', conversationId: 'c', role: 'user', content: 'reply', occurredAt: 0 });
+    await store.db.exec(`UPDATE messages SET content = 'edited words', metadata = '{"caption":"a cat"}' WHERE id = 'a'`);
+    const [a, b] = [await pkOf(store.db, 'a'), await pkOf(store.db, 'b')];
+    expect(await matches(store.db, 'first')).toEqual([]);
+    expect(await matches(store.db, 'content: edited')).toEqual([a]);
+    expect(await matches(store.db, 'caption: cat')).toEqual([a]);
+    expect(await matches(store.db, 'before: edited')).toEqual([b]);
+  });
+
+  it('deleting a conversation empties the turn index', async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 'chat' });
+    await store.appendTurn({ id: 'a', conversationId: 'c', role: 'user', content: 'alpha beta', occurredAt: 0 });
+    await store.appendTurn({ id: 'b', conversationId: 'c', role: 'user', content: 'gamma', occurredAt: 0 });
+    await store.deleteConversation('c');
+    expect(await matches(store.db, 'alpha OR gamma')).toEqual([]);
+  });
+});
