@@ -6,7 +6,7 @@
 import type { EngineApi, EngineEvent } from './protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from './store';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
-import { systemClock, type Clock, type EmbedderProvider } from './ports';
+import { systemClock, type Clock, type EmbedderProvider, type Llm } from './ports';
 import { RecollectError } from './errors';
 import { EmbeddingIndexer, type EmbeddingStatus } from './EmbeddingIndexer';
 import { SemanticIndex } from './SemanticIndex';
@@ -15,6 +15,24 @@ import type { JobStore } from './jobs';
 import { Lifecycle, type ActiveVectors } from './Lifecycle';
 import { policyByName, type PolicyName } from './consolidationPolicy';
 import { newId } from './ids';
+import type { KnowledgeStore } from './knowledge';
+import type { Timer } from './jobs';
+import { Consolidator } from './Consolidator';
+
+/** A Timer over the platform's setTimeout (present in browsers, workers and Node). */
+const platformTimer: Timer = (fn, ms) => {
+  const g = globalThis as unknown as { setTimeout(f: () => void, ms: number): unknown; clearTimeout(h: unknown): void };
+  const h = g.setTimeout(fn, ms);
+  return { cancel: () => g.clearTimeout(h) };
+};
+
+export interface ConsolidationStatus {
+  readonly policy: PolicyName;
+  readonly endpointConfigured: boolean;
+  readonly jobs: Record<'pending' | 'running' | 'done' | 'failed', number>;
+  readonly pausedReason: string | null;
+  readonly lastError: string | null;
+}
 
 export interface MemoryEngineDeps {
   readonly store: MemoryStore & VectorStore;
@@ -23,8 +41,13 @@ export interface MemoryEngineDeps {
   /** With both, the episode lifecycle runs (segmentation, scenes, foresight, synthesis queue). */
   readonly episodes?: EpisodeStore;
   readonly jobs?: JobStore;
+  /** With knowledge (and jobs), queued episodes are synthesised through the LLM endpoint. */
+  readonly knowledge?: KnowledgeStore;
+  readonly llm?: Llm | null;
   readonly clock?: Clock;
+  readonly timer?: Timer;
   readonly newId?: () => string;
+  readonly profileDebounceMs?: number;
 }
 
 export const META_POLICY = 'consolidation.policy';
@@ -37,10 +60,15 @@ export class MemoryEngine implements EngineApi {
   readonly #semantic: SemanticIndex;
   readonly #indexer: EmbeddingIndexer | null;
   readonly #lifecycle: Lifecycle | null;
+  readonly #consolidator: Consolidator | null;
+  readonly #jobs: JobStore | null;
+  #llm: Llm | null;
   #policy: PolicyName = 'recurrence';
 
   constructor(deps: MemoryEngineDeps) {
     this.#store = deps.store;
+    this.#llm = deps.llm ?? null;
+    this.#jobs = deps.jobs ?? null;
     this.#semantic = new SemanticIndex(deps.store, 'message');
     this.#indexer = deps.embedders
       ? new EmbeddingIndexer({
@@ -65,8 +93,46 @@ export class MemoryEngine implements EngineApi {
           clock: deps.clock ?? systemClock,
           newId: deps.newId ?? newId,
           onChange: () => this.#emit({ type: 'memory-changed' }),
+          onJobsQueued: () => this.#consolidator?.runner.kick(),
         })
       : null;
+    this.#consolidator = deps.episodes && deps.jobs && deps.knowledge
+      ? new Consolidator({
+          jobs: deps.jobs,
+          episodes: deps.episodes,
+          knowledge: deps.knowledge,
+          vectors: deps.store,
+          llm: () => this.#llm,
+          embedder: () => {
+            try {
+              return this.#indexer?.activeEmbedder() ?? null;
+            } catch {
+              return null;
+            }
+          },
+          clock: deps.clock ?? systemClock,
+          timer: deps.timer ?? platformTimer,
+          ...(deps.profileDebounceMs !== undefined ? { profileDebounceMs: deps.profileDebounceMs } : {}),
+          onChange: () => this.#emit({ type: 'memory-changed' }),
+        })
+      : null;
+  }
+
+  /** Sets (or clears) the LLM endpoint used for synthesis; paused work resumes. */
+  setLlm(llm: Llm | null): void {
+    this.#llm = llm;
+    this.#consolidator?.endpointChanged();
+  }
+
+  async consolidationStatus(): Promise<ConsolidationStatus> {
+    const runner = this.#consolidator?.runner.status();
+    return {
+      policy: this.#policy,
+      endpointConfigured: this.#llm !== null,
+      jobs: this.#jobs ? await this.#jobs.counts() : { pending: 0, running: 0, done: 0, failed: 0 },
+      pausedReason: runner?.pausedUntil ? runner.pauseReason : null,
+      lastError: runner?.lastError ? `${runner.lastError.code}: ${runner.lastError.message}` : null,
+    };
   }
 
   #activeVectors(): ActiveVectors | null {
@@ -86,18 +152,28 @@ export class MemoryEngine implements EngineApi {
       await this.#indexer.init();
       this.#indexer.kick();
     } else this.#lifecycle?.kick();
+    await this.#consolidator?.start();
   }
 
   /** Stops background work (the database is about to close). */
   stop(): void {
     this.#indexer?.stop();
     this.#lifecycle?.stop();
+    this.#consolidator?.runner.stop();
   }
 
-  /** Resolves when background embedding and segmentation have caught up (tests, benchmark ingest). */
+  /**
+   * Resolves when background embedding, segmentation and due consolidation jobs have caught up
+   * (tests, benchmark ingest). Jobs waiting for a backoff or a paused endpoint are not waited for.
+   */
   async idle(): Promise<void> {
-    await this.#indexer?.idle();
-    await this.#lifecycle?.idle();
+    for (let round = 0; round < 100; round++) {
+      await this.#indexer?.idle();
+      await this.#lifecycle?.idle();
+      await this.#consolidator?.runner.idle();
+      const busy = (this.#indexer?.status().state === 'running') || this.#consolidator?.runner.status().running;
+      if (!busy) return;
+    }
   }
 
   /** Closes every open MemCell (end of a benchmark ingest or of a bulk import). */

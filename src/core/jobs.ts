@@ -73,7 +73,18 @@ export class JobRunner {
   #lastError: ErrorInfo | null = null;
   #wake: { cancel(): void } | null = null;
 
-  constructor(deps: { store: JobStore; handlers: Record<string, JobHandler>; clock: Clock; timer: Timer; config?: Partial<JobRunnerConfig> }) {
+  readonly #onFailed: ((job: Job, error: ErrorInfo) => Promise<void> | void) | undefined;
+
+  constructor(deps: {
+    store: JobStore;
+    handlers: Record<string, JobHandler>;
+    clock: Clock;
+    timer: Timer;
+    config?: Partial<JobRunnerConfig>;
+    /** Called once a job has failed for good (after its last attempt). */
+    onFailed?: (job: Job, error: ErrorInfo) => Promise<void> | void;
+  }) {
+    this.#onFailed = deps.onFailed;
     this.#store = deps.store;
     this.#handlers = new Map(Object.entries(deps.handlers));
     this.#clock = deps.clock;
@@ -145,8 +156,14 @@ export class JobRunner {
         const info = toErrorInfo(err);
         this.#lastError = info;
         const message = `${info.code}: ${info.message}`;
-        if (job.attempts >= this.#config.maxAttempts) await this.#store.fail(job.id, message, t);
-        else {
+        if (job.attempts >= this.#config.maxAttempts) {
+          await this.#store.fail(job.id, message, t);
+          try {
+            await this.#onFailed?.(job, info);
+          } catch {
+            /* bookkeeping after a failure must not stop the queue */
+          }
+        } else {
           const backoff = Math.min(this.#config.maxBackoffMs, this.#config.baseBackoffMs * 2 ** (job.attempts - 1));
           await this.#store.retryLater(job.id, t + backoff, message, true, t);
           this.#schedule(backoff);

@@ -10,6 +10,7 @@ import { RecollectError, toErrorInfo, type ErrorInfo } from './errors';
 import type { SearchOptions } from './store';
 import type { EmbeddingStatus } from './EmbeddingIndexer';
 import type { PolicyName } from './consolidationPolicy';
+import type { ConsolidationStatus } from './MemoryEngine';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
 
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorInfo };
@@ -32,6 +33,7 @@ export interface EngineApi {
   setEmbedder(modelId: string): Promise<EmbeddingStatus>;
   consolidationPolicy(): Promise<PolicyName>;
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
+  consolidationStatus(): Promise<ConsolidationStatus>;
 }
 
 

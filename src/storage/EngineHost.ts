@@ -91,7 +91,7 @@ export class EngineHost implements EngineWorkerApi {
 
   async #open(): Promise<void> {
     const store = await this.#deps.openStore();
-    const engine = new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, ...(this.#embedders ? { embedders: this.#embedders } : {}) });
+    const engine = new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, ...(this.#embedders ? { embedders: this.#embedders } : {}) });
     engine.on((event) => this.#emit(event));
     this.#store = store;
     this.#engine = engine;

@@ -10,6 +10,8 @@ import * as messages from './messageRepo';
 import * as vectors from './vectorRepo';
 import { SqlEpisodeStore } from './episodeRepo';
 import { SqlJobStore } from './jobRepo';
+import { SqlKnowledgeStore } from './knowledgeRepo';
+import { SqlLlmCallLog } from './llmCallRepo';
 import { importDatabase } from './databaseTransfer';
 import { schemaVersion } from './migrate';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
@@ -30,12 +32,16 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   /** The lifecycle's and the job queue's views of the same connection. */
   readonly episodes: SqlEpisodeStore;
   readonly jobs: SqlJobStore;
+  readonly knowledge: SqlKnowledgeStore;
+  readonly llmCalls: SqlLlmCallLog;
 
   constructor(db: WaSqliteDatabase, options: SqliteMemoryStoreOptions) {
     this.db = db;
     this.#clock = options.clock ?? systemClock;
     this.episodes = new SqlEpisodeStore(db);
     this.jobs = new SqlJobStore(db, this.#clock);
+    this.knowledge = new SqlKnowledgeStore(db);
+    this.llmCalls = new SqlLlmCallLog(db);
     this.#openTemp = options.openTemp;
     this.#newId = options.newId ?? (() => crypto.randomUUID());
   }

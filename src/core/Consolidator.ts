@@ -1,0 +1,148 @@
+/**
+ * Consolidation: the LLM part of the write path (DESIGN §3.4–3.5), run by the durable job queue.
+ *
+ *   synthesise-memcell → narrative, facts, foresight (then the scene's summary is due)
+ *   summarise-scene    → scene title and summary (then the profile is due, debounced)
+ *   update-profile     → profile operations from the scene summaries
+ *
+ * New facts, narratives and summaries are embedded with the active embedder so retrieval can
+ * search every level. Endpoint trouble pauses the queue instead of burning attempts: nothing is
+ * lost and the turns are never touched; a job that keeps failing marks its cell 'failed'.
+ */
+import { RecollectError, type ErrorCode } from './errors';
+import type { Clock, Embedder, Llm } from './ports';
+import type { EpisodeStore } from './episodes';
+import type { KnowledgeStore } from './knowledge';
+import type { VectorStore } from './store';
+import { JobRunner, PauseQueue, type Job, type JobStore, type Timer } from './jobs';
+import { expireForesight, summariseScene, synthesiseMemCell, updateProfile } from './synthesis';
+import { SYNTHESISE_MEMCELL } from './Lifecycle';
+
+export const SUMMARISE_SCENE = 'summarise-scene';
+export const UPDATE_PROFILE = 'update-profile';
+
+/** Endpoint problems that pause the whole queue (no attempt is spent). */
+const PAUSE_CODES: ReadonlySet<ErrorCode> = new Set(['LLM_NOT_CONFIGURED', 'LLM_UNAUTHORIZED', 'LLM_NOT_FOUND', 'LLM_UNAVAILABLE']);
+const PAUSE_MS = 60_000;
+
+export interface ConsolidatorDeps {
+  readonly jobs: JobStore;
+  readonly episodes: EpisodeStore;
+  readonly knowledge: KnowledgeStore;
+  readonly vectors: VectorStore;
+  /** The configured endpoint, or null when the user has not set one up. */
+  readonly llm: () => Llm | null;
+  /** The active embedder, or null (then new knowledge is full-text searchable only). */
+  readonly embedder: () => Embedder | null;
+  readonly clock: Clock;
+  readonly timer: Timer;
+  /** Wait before a profile update so several scene updates share one call (0 in benchmarks). */
+  readonly profileDebounceMs?: number;
+  readonly onChange?: () => void;
+}
+
+export class Consolidator {
+  readonly #d: ConsolidatorDeps;
+  readonly runner: JobRunner;
+
+  constructor(deps: ConsolidatorDeps) {
+    this.#d = deps;
+    this.runner = new JobRunner({
+      store: deps.jobs,
+      clock: deps.clock,
+      timer: deps.timer,
+      handlers: {
+        [SYNTHESISE_MEMCELL]: (job) => this.#guard(job, () => this.#synthesise(job)),
+        [SUMMARISE_SCENE]: (job) => this.#guard(job, () => this.#summarise(job)),
+        [UPDATE_PROFILE]: (job) => this.#guard(job, () => this.#profile(job)),
+      },
+      onFailed: async (job) => {
+        if (job.kind === SYNTHESISE_MEMCELL && typeof job.payload.memcellId === 'string') {
+          await deps.episodes.setCellStatus(job.payload.memcellId, 'failed', deps.clock.now());
+          deps.onChange?.();
+        }
+      },
+    });
+  }
+
+  async start(): Promise<void> {
+    await expireForesight(this.#d.knowledge, this.#d.clock.now());
+    await this.runner.start();
+  }
+
+  /** Call when the endpoint settings change: paused work resumes at once. */
+  endpointChanged(): void {
+    this.runner.kick({ resume: true });
+  }
+
+  #llm(): Llm {
+    const llm = this.#d.llm();
+    if (!llm) throw new PauseQueue('No LLM endpoint is configured; episodes stay raw (and fully searchable) until one is.', PAUSE_MS);
+    return llm;
+  }
+
+  async #guard(job: Job, run: () => Promise<void>): Promise<void> {
+    try {
+      await run();
+      this.#d.onChange?.();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (typeof code === 'string' && PAUSE_CODES.has(code as ErrorCode)) {
+        throw new PauseQueue(`The LLM endpoint is not usable (${(err as Error).message}).`, PAUSE_MS);
+      }
+      if (code === 'LLM_RATE_LIMITED') {
+        const wait = Number((err as { retryAfterMs?: unknown }).retryAfterMs) || 30_000;
+        throw new PauseQueue('The LLM endpoint asked us to slow down.', wait);
+      }
+      throw err;
+    }
+  }
+
+  async #embed(kind: 'fact' | 'memcell' | 'memscene', items: { id: string; text: string }[]): Promise<void> {
+    const embedder = this.#d.embedder();
+    const texts = items.filter((i) => i.text.trim());
+    if (!embedder || texts.length === 0) return;
+    try {
+      const vectors = await embedder.embed(texts.map((t) => t.text), 'document');
+      await this.#d.vectors.putVectors(kind, embedder.id, texts.map((t, i) => ({ itemId: t.id, vector: vectors[i]! })));
+    } catch {
+      /* vectors are an index: full-text search still finds the item; re-embedding fills gaps */
+    }
+  }
+
+  async #synthesise(job: Job): Promise<void> {
+    const memcellId = String(job.payload.memcellId ?? '');
+    if (!memcellId) throw new RecollectError('INVALID_INPUT', 'A synthesis job without a MemCell id.');
+    const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock };
+    const result = await synthesiseMemCell(deps, memcellId, { jobId: job.id });
+    if (!result) return; // the cell was deleted meanwhile
+    const embedder = this.#d.embedder();
+    if (embedder && result.factIds.length > 0) {
+      // Every fact still without a vector from the active model (this cell's, and any a failed run left).
+      const pending = await this.#d.vectors.pendingEmbeddings('fact', embedder.id, 500);
+      await this.#embed('fact', pending.map((p) => ({ id: p.itemId, text: p.text })));
+    }
+    const cell = await this.#d.episodes.getCell(memcellId);
+    if (cell?.narrative) await this.#embed('memcell', [{ id: cell.id, text: `${cell.title ?? ''}. ${cell.narrative}` }]);
+    if (cell?.sceneId) {
+      await this.#d.jobs.enqueue(SUMMARISE_SCENE, { sceneId: cell.sceneId, newMemberIds: [memcellId] }, { dedupeKey: `scene:${cell.sceneId}` });
+      this.runner.kick();
+    }
+  }
+
+  async #summarise(job: Job): Promise<void> {
+    const sceneId = String(job.payload.sceneId ?? '');
+    const newMemberIds = Array.isArray(job.payload.newMemberIds) ? job.payload.newMemberIds.map(String) : undefined;
+    const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock };
+    const result = await summariseScene(deps, sceneId, { jobId: job.id, ...(newMemberIds ? { newMemberIds } : {}) });
+    if (!result) return;
+    await this.#embed('memscene', [{ id: sceneId, text: `${result.title}. ${result.summary}` }]);
+    await this.#d.jobs.enqueue(UPDATE_PROFILE, {}, { dedupeKey: 'profile', runAfter: this.#d.clock.now() + (this.#d.profileDebounceMs ?? 30_000) });
+    this.runner.kick();
+  }
+
+  async #profile(job: Job): Promise<void> {
+    const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock };
+    await updateProfile(deps, { jobId: job.id });
+  }
+}

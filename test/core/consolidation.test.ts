@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { MemoryEngine } from '../../src/core/MemoryEngine';
+import { LlmClient } from '../../src/llm/LlmClient';
+import type { Embedder, EmbedderProvider } from '../../src/core/ports';
+import type { Timer } from '../../src/core/jobs';
+import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
+import { synthesisResponder } from '../support/synthesisResponder';
+
+const H = 3_600_000;
+const T0 = Date.UTC(2026, 2, 10, 9);
+const TOPICS = ['dog', 'flight', 'rent'];
+const topicEmbedder: Embedder = {
+  id: 'topic@1',
+  dim: TOPICS.length + 1,
+  async embed(texts) {
+    return texts.map((t) => {
+      const v = new Float32Array(TOPICS.length + 1);
+      const i = TOPICS.findIndex((w) => t.toLowerCase().includes(w));
+      v[i < 0 ? TOPICS.length : i] = 1;
+      return v;
+    });
+  },
+};
+const provider: EmbedderProvider = { defaultModelId: 'topic', embedder: () => topicEmbedder };
+/** Backoffs fire immediately, so retried jobs run within idle(). */
+const immediate: Timer = (fn) => {
+  const h = setTimeout(fn, 0);
+  return { cancel: () => clearTimeout(h) };
+};
+
+let mock: MockLlmServer;
+beforeAll(async () => {
+  mock = await startMockLlmServer({ responder: synthesisResponder });
+});
+afterAll(async () => mock.close());
+
+async function setup(withEndpoint: boolean) {
+  const store = await openNodeStore();
+  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
+  const engine = new MemoryEngine({
+    store, embedders: provider, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
+    llm: withEndpoint ? llm : null, timer: immediate, profileDebounceMs: 0,
+  });
+  await engine.start();
+  await engine.setConsolidationPolicy('eager');
+  await store.createConversation({ id: 'c', title: 't' });
+  return { store, engine, llm };
+}
+
+async function ingest(engine: MemoryEngine) {
+  const sessions: [number, string[]][] = [
+    [0, ['I adopted a dog named Biscuit.', 'The dog is a beagle mix.']],
+    [24, ['My flight to Lisbon is on Friday.', 'The flight leaves at noon.']],
+    [48, ['The dog learned to sit today.']],
+  ];
+  let n = 0;
+  for (const [h, texts] of sessions) {
+    for (const [i, content] of texts.entries()) await engine.appendTurn({ id: `m${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H + i * 60_000 });
+  }
+  await engine.idle();
+  await engine.closeOpenCells();
+  await engine.idle();
+}
+
+describe('consolidation through the job queue', () => {
+  it('synthesises episodes, facts, scene summaries and the profile, and logs every call', async () => {
+    const { store, engine } = await setup(true);
+    mock.setBehaviour({ rateLimitNext: 0, malformedNext: 0 });
+    await ingest(engine);
+    const cells = await store.db.query<{ status: string; narrative: string | null }>('SELECT status, narrative FROM memcells');
+    expect(cells).toHaveLength(3);
+    expect(cells.every((c) => c.status === 'synthesised' && c.narrative)).toBe(true);
+    const facts = await store.db.query<{ id: string }>('SELECT id FROM facts');
+    expect(facts.length).toBeGreaterThan(0);
+    expect((await store.getVectors('fact', facts.map((f) => f.id), 'topic@1')).length).toBe(facts.length);
+    const scenes = await store.db.query<{ summary: string | null }>('SELECT summary FROM memscenes WHERE summary IS NOT NULL');
+    expect(scenes.length).toBeGreaterThan(0);
+    expect((await store.db.query('SELECT id FROM profile_items')).length).toBeGreaterThan(0);
+    const calls = await store.llmCalls.byStage();
+    expect(calls.memcell?.calls).toBe(3);
+    expect(calls.scene?.calls).toBeGreaterThan(0);
+    expect(calls.profile?.calls).toBeGreaterThan(0);
+    expect((await engine.consolidationStatus()).jobs).toMatchObject({ pending: 0, failed: 0 });
+  });
+
+  it('keeps episodes raw and turns searchable with no endpoint, then catches up when one is set', async () => {
+    const { store, engine, llm } = await setup(false);
+    await ingest(engine);
+    const status = await engine.consolidationStatus();
+    expect(status.endpointConfigured).toBe(false);
+    expect(status.jobs.pending).toBe(3);
+    expect(status.pausedReason).toContain('No LLM endpoint');
+    expect((await store.db.query("SELECT id FROM memcells WHERE status = 'queued'")).length).toBe(3);
+    expect((await engine.searchMessages('Biscuit')).length).toBe(1);
+    const attempts = await store.db.query<{ attempts: number }>('SELECT attempts FROM jobs');
+    expect(attempts.every((a) => a.attempts === 0)).toBe(true);
+
+    engine.setLlm(llm);
+    await engine.idle();
+    expect((await store.db.query("SELECT id FROM memcells WHERE status = 'synthesised'")).length).toBe(3);
+  });
+
+  it('survives 429s and malformed JSON without losing turns or duplicating facts', async () => {
+    const { store, engine, llm } = await setup(true);
+    mock.setBehaviour({ rateLimitNext: 2, retryAfter: 0, malformedNext: 2 });
+    await ingest(engine);
+    mock.setBehaviour({ rateLimitNext: 0, malformedNext: 0 });
+    engine.setLlm(llm); // a rate limit pauses the queue; re-applying the endpoint resumes it now
+    await engine.idle();
+    expect((await store.stats()).messageCount).toBe(5);
+    const statuses = await store.db.query<{ status: string }>('SELECT status FROM memcells');
+    expect(statuses.map((s) => s.status).sort()).toEqual(['synthesised', 'synthesised', 'synthesised']);
+    const dupes = await store.db.query('SELECT content, count(*) AS n FROM facts GROUP BY memcell_id, content HAVING n > 1');
+    expect(dupes).toEqual([]);
+    const errors = await store.db.query<{ outcome: string }>("SELECT outcome FROM llm_calls WHERE outcome = 'error'");
+    expect(errors.length).toBeGreaterThan(0); // the failures were recorded in the ledger
+  });
+});
