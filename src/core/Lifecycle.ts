@@ -22,6 +22,8 @@ import { toErrorInfo, type ErrorInfo } from './errors';
 
 export const SYNTHESISE_MEMCELL = 'synthesise-memcell';
 
+const WAIT_FOR_VECTOR = Symbol('wait-for-vector');
+
 export interface ActiveVectors {
   readonly id: string;
   readonly dim: number;
@@ -31,7 +33,10 @@ export interface LifecycleDeps {
   readonly episodes: EpisodeStore;
   readonly store: MemoryStore & VectorStore;
   readonly semantic: SemanticIndex;
-  /** The vector model whose vectors segmentation and scenes use (null: none, e.g. no embedder). */
+  /**
+   * The vector model whose vectors segmentation and scenes use; null when there is none or
+   * embedding is failing (then turns are placed without vectors rather than waiting forever).
+   */
   readonly activeVectors: () => ActiveVectors | null;
   readonly jobs: JobStore;
   readonly policy: () => ConsolidationPolicy;
@@ -119,13 +124,20 @@ export class Lifecycle {
         const turns = await this.#d.episodes.unplacedTurns(64);
         if (turns.length === 0) break;
         const closed: string[] = [];
+        let waiting = false;
         for (const turn of turns) {
           if (this.#stopped) return;
           const c = await this.#place(turn);
+          if (c === WAIT_FOR_VECTOR) {
+            waiting = true;
+            break;
+          }
           if (c) closed.push(c);
         }
         for (const id of closed) await this.#afterClose(id);
-        this.#d.onChange?.();
+        if (closed.length > 0 || !waiting) this.#d.onChange?.();
+        // The embedder has not reached this turn yet: the next kick (when embedding settles) resumes.
+        if (waiting) break;
       }
       this.#lastError = null;
     } catch (err) {
@@ -151,11 +163,13 @@ export class Lifecycle {
     return state;
   }
 
-  /** Places one turn; returns the id of a cell it closed, if any. */
-  async #place(turn: LifecycleTurn): Promise<string | null> {
+  /** Places one turn; returns the id of a cell it closed, if any, or WAIT_FOR_VECTOR. */
+  async #place(turn: LifecycleTurn): Promise<string | null | typeof WAIT_FOR_VECTOR> {
     const d = this.#d;
     const active = d.activeVectors();
     const [vector] = active ? (await d.store.getVectors('message', [turn.id], active.id)).map((v) => v.vector) : [];
+    // Segmentation and scenes need the turn's vector; while embedding works, wait for it.
+    if (active && !vector) return WAIT_FOR_VECTOR;
     const open = await this.#openState(turn.conversationId, active);
     const segTurn = { id: turn.id, seq: turn.seq, occurredAt: turn.occurredAt, tokenCount: turn.tokenCount, vector: vector ?? null };
     const reason = boundaryBefore(open?.segment ?? null, segTurn, this.#segmenter());
@@ -207,15 +221,20 @@ export class Lifecycle {
       if (norm > 0) {
         for (let i = 0; i < mean.length; i++) mean[i]! /= norm;
         await d.store.putVectors('memcell', active.id, [{ itemId: cell.id, vector: mean }]);
+        // Scenes compare centred vectors (see SemanticIndex.meanVector); centroids are stored centred.
+        const common = await d.semantic.meanVector(active.id, active.dim);
+        const centred = mean.map((x, i) => x - common[i]!);
+        const cn = Math.hypot(...centred);
+        if (cn > 0) for (let i = 0; i < centred.length; i++) centred[i]! /= cn;
         const scenes = (await d.episodes.scenes(active.id)).filter((s) => s.centroid !== null);
         const config = d.sceneConfig?.(active.id) ?? DEFAULT_SCENE_CONFIG;
-        const decision = assignScene(scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })), mean, cell.endAt, config);
+        const decision = assignScene(scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })), centred, cell.endAt, config);
         const now = d.clock.now();
         if (decision.kind === 'join') {
           await d.episodes.assignScene(cell.id, { ...decision.next, centroidModel: active.id }, false, now);
           sceneCells = await d.episodes.cellsInScene(decision.sceneId);
         } else {
-          await d.episodes.assignScene(cell.id, { id: d.newId(), centroid: mean, centroidModel: active.id, memberCount: 1, lastActivityAt: cell.endAt }, true, now);
+          await d.episodes.assignScene(cell.id, { id: d.newId(), centroid: centred, centroidModel: active.id, memberCount: 1, lastActivityAt: cell.endAt }, true, now);
         }
       }
     }

@@ -136,6 +136,7 @@ export class MemoryEngine implements EngineApi {
   }
 
   #activeVectors(): ActiveVectors | null {
+    if (!this.#indexer || this.#indexer.status().state === 'error') return null;
     try {
       const e = this.#indexer?.activeEmbedder();
       return e ? { id: e.id, dim: e.dim } : null;

@@ -21,8 +21,11 @@ export interface ConsolidationPolicy {
 /** Cell priority (encodingScore.consolidationPriority) at or above which `recurrence` synthesises without waiting:
  * commitments, corrections, decisions and personal facts that do not repeat what is stored. */
 export const SALIENT_CELL_THRESHOLD = 0.7;
-/** Cells in one scene (including the new one) that make its topic a recurring one. */
-export const RECURRENCE_MIN_CELLS = 2;
+/**
+ * Cells in one scene (including the new one) that make its topic a recurring one. With the default
+ * scene thresholds, 44 of 292 LoCoMo dev cells sit in scenes of ≥ 3 (vs 106 in scenes of ≥ 2).
+ */
+export const RECURRENCE_MIN_CELLS = 3;
 
 const unsynthesised = (c: MemCellRecord) => c.status === 'raw' || c.status === 'failed';
 

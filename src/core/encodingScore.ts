@@ -82,8 +82,9 @@ export function salience(text: string): Salience {
     base = 0.2;
   }
   const bonus = act === 'greeting' || act === 'laughter' ? 0 : 0.05 * signals.length;
-  // Content signals alone never make small talk or a plain statement as salient as a speech act.
-  const cap = act === 'statement' || act === 'question' ? 0.65 : 1;
+  // Content signals alone never make small talk or a plain statement as salient as a speech act,
+  // and a commitment without a date ("I'll call you") is everyday chat, not a plan to remember.
+  const cap = act === 'statement' || act === 'question' || (act === 'commitment' && !signals.includes('date')) ? 0.65 : 1;
   return { score: Math.min(cap, base + bonus), act, signals };
 }
 

@@ -76,6 +76,19 @@ export class VectorIndex {
    * The k best rows by dot product with `query`, best first (ties: unspecified order).
    * A zero (or non-finite) query has no direction, so it matches nothing.
    */
+  /** Mean of all stored vectors (the common direction that averaging embedders share). */
+  mean(): Float32Array {
+    const out = new Float32Array(this.dim);
+    const n = this.size;
+    if (n === 0) return out;
+    for (let r = 0; r < n; r++) {
+      const base = r * this.dim;
+      for (let i = 0; i < this.dim; i++) out[i]! += this.data[base + i]!;
+    }
+    for (let i = 0; i < this.dim; i++) out[i]! /= n;
+    return out;
+  }
+
   search(query: ArrayLike<number>, k: number, filter?: (id: string) => boolean): VectorHit[] {
     this.checkDim(query.length);
     if (k <= 0 || this.ids.length === 0) return [];

@@ -103,7 +103,7 @@ describe('consolidation through the job queue', () => {
 
   it('survives 429s and malformed JSON without losing turns or duplicating facts', async () => {
     const { store, engine, llm } = await setup(true);
-    mock.setBehaviour({ rateLimitNext: 2, retryAfter: 0, malformedNext: 2 });
+    mock.setBehaviour({ rateLimitNext: 2, retryAfter: '0', malformedNext: 2 });
     await ingest(engine);
     mock.setBehaviour({ rateLimitNext: 0, malformedNext: 0 });
     engine.setLlm(llm); // a rate limit pauses the queue; re-applying the endpoint resumes it now

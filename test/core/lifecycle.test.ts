@@ -33,11 +33,12 @@ async function engineWith(policy: PolicyName) {
   return { store, engine };
 }
 
-/** Four sessions: dog (day 1), flight (day 2), dog again (day 3), a salient rent fact (day 9). */
+/** Five sessions: dog (day 1), flight (day 2), dog again (days 3 and 4), a salient rent fact (day 9). */
 const SESSIONS: [number, string, string[]][] = [
   [0, 'user', ['I walked the dog this morning.', 'The dog loves the park near our house.']],
   [24, 'user', ['Our flight to Lisbon is delayed again.', 'The flight was supposed to leave at noon.']],
   [48, 'user', ['The dog chewed my shoes today.', 'I need a dog trainer, honestly.']],
+  [72, 'user', ['The dog trainer came by.', 'The dog already sits on command.']],
   [200, 'user', ["Actually our rent goes up to 1400 euros from May.", 'The rent increase is a lot.']],
 ];
 
@@ -58,15 +59,16 @@ describe('episode lifecycle (no LLM)', () => {
     await ingest(engine);
     const cells = await store.db.query<{ id: string; first_seq: number; last_seq: number; closed_by: string; scene_id: string; status: string }>(
       'SELECT id, first_seq, last_seq, closed_by, scene_id, status FROM memcells ORDER BY first_seq');
-    expect(cells.map((c) => [c.first_seq, c.last_seq])).toEqual([[1, 2], [3, 4], [5, 6], [7, 8]]);
-    expect(cells.map((c) => c.closed_by)).toEqual(['day-change', 'day-change', 'day-change', 'time-gap']);
-    expect(cells[0]!.scene_id).toBe(cells[2]!.scene_id); // dog, twice
+    expect(cells.map((c) => [c.first_seq, c.last_seq])).toEqual([[1, 2], [3, 4], [5, 6], [7, 8], [9, 10]]);
+    expect(cells.map((c) => c.closed_by)).toEqual(['day-change', 'day-change', 'day-change', 'day-change', 'time-gap']);
+    expect(cells[0]!.scene_id).toBe(cells[2]!.scene_id); // dog, three times
+    expect(cells[0]!.scene_id).toBe(cells[3]!.scene_id);
     expect(new Set(cells.map((c) => c.scene_id)).size).toBe(3);
     expect(cells.every((c) => c.status === 'raw')).toBe(true); // policy off: nothing queued
     expect(await store.jobs.counts()).toMatchObject({ pending: 0 });
     const enc = await store.db.query<{ encoding: string }>('SELECT encoding FROM messages ORDER BY seq');
     for (const row of enc) expect(JSON.parse(row.encoding)).toMatchObject({ novelty: expect.any(Number), salience: expect.any(Number), score: expect.any(Number) });
-    expect((await store.getVectors('memcell', cells.map((c) => c.id), 'topic@1')).length).toBe(4);
+    expect((await store.getVectors('memcell', cells.map((c) => c.id), 'topic@1')).length).toBe(5);
   });
 
   it('derives foresight from explicit future dates in user turns', async () => {
@@ -104,9 +106,10 @@ describe.each(['eager', 'recurrence', 'off'] as const)('consolidation policy %s'
     await ingest(engine);
     const queued = (await store.db.query<{ first_seq: number }>("SELECT first_seq FROM memcells WHERE status = 'queued' ORDER BY first_seq")).map((r) => r.first_seq);
     const jobs = await store.jobs.counts();
-    if (policy === 'eager') expect(queued).toEqual([1, 3, 5, 7]);
-    // recurrence: the dog scene recurred (cells 1 and 5); the rent cell holds a salient, novel correction.
-    if (policy === 'recurrence') expect(queued).toEqual([1, 5, 7]);
+    if (policy === 'eager') expect(queued).toEqual([1, 3, 5, 7, 9]);
+    // recurrence: the dog scene recurred (three cells); the rent cell holds a salient, novel correction;
+    // the flight cell stays raw.
+    if (policy === 'recurrence') expect(queued).toEqual([1, 5, 7, 9]);
     if (policy === 'off') expect(queued).toEqual([]);
     expect(jobs.pending).toBe(queued.length);
     for (const q of ['dog', 'flight', 'rent']) expect((await engine.searchMessages(q)).length).toBeGreaterThan(0);
