@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { openMemoryDatabase, openNodeStore } from '../../src/storage/openNodeDatabase';
 import { migrate, schemaVersion } from '../../src/storage/migrate';
-import { MIGRATIONS } from '../../src/storage/schema';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/storage/schema';
 import type { Sql } from '../../src/core/sql';
 
 async function matches(sql: Sql, query: string): Promise<number[]> {
@@ -41,6 +41,10 @@ describe('turn index (schema v2)', () => {
     // v1's one-turn index is untouched.
     const v1 = await db.query<{ rowid: number }>("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'marathon'");
     expect(v1.map((r) => Number(r.rowid))).toEqual([a]);
+    // Later migrations keep the turn index.
+    await migrate(db);
+    expect(await schemaVersion(db)).toBe(LATEST_SCHEMA_VERSION);
+    expect(await matches(db, 'before: marathon')).toEqual([b]);
   });
 
   it('keeps neighbour context current on append and never crosses a session gap', async () => {

@@ -1,0 +1,122 @@
+/**
+ * Benchmark entry:
+ *   npm run bench -- recall --data <LoCoMo json | LongMemEval json file or folder>
+ *       [--runtime node] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors]
+ *       [--set weights.vector=0.3 ...] [--sweep variants.json] [--rerank [model id]]
+ *
+ * --set overrides one RETRIEVAL_CONFIG knob (src/core/fusion.ts) for this run; --sweep evaluates
+ * several named configs over one ingest ({"name": {"weights": {"vector": 0.3}}, ...}) and prints
+ * their recall.turn@k — tune on the dev split only. --rerank adds the rerank stage with the
+ * bundled stand-in reranker (or the named local reranker model).
+ * A progress line goes to stderr; the summary table to stdout.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { withConfig, type DeepPartial, type RetrievalConfig } from '../src/core/fusion';
+import { BUNDLED_MODEL_ID } from '../src/models/catalog';
+import { loadDataset } from './datasets';
+import { runRecall } from './recall';
+import { buildReport, writeReport } from './report';
+
+function usage(message?: string): never {
+  if (message) process.stderr.write(`${message}\n`);
+  process.stderr.write('usage: npm run bench -- recall --data <file|folder> [--runtime node] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [model id]]\n');
+  process.exit(2);
+}
+
+function setPath(target: Record<string, unknown>, path: string, raw: string): void {
+  const keys = path.split('.');
+  let obj = target;
+  for (const k of keys.slice(0, -1)) obj = (obj[k] ??= {}) as Record<string, unknown>;
+  const value = raw === 'true' ? true : raw === 'false' ? false : Number.isFinite(Number(raw)) ? Number(raw) : raw;
+  obj[keys[keys.length - 1]!] = value;
+}
+
+function commit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return null;
+  }
+}
+
+async function recall(argv: string[]): Promise<void> {
+  let data: string | undefined;
+  let runtime = 'node';
+  let ks = [1, 3, 5, 10, 20];
+  let out: string | undefined;
+  let baselines = true;
+  let vectors = true;
+  let sweep: string | undefined;
+  let reranker: string | undefined;
+  const overrides: Record<string, unknown> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = () => argv[++i] ?? usage(`${a} needs a value`);
+    if (a === '--data') data = next();
+    else if (a === '--runtime') runtime = next();
+    else if (a === '--k') ks = next().split(',').map(Number).filter((k) => Number.isInteger(k) && k > 0);
+    else if (a === '--out') out = next();
+    else if (a === '--no-baselines') baselines = false;
+    else if (a === '--no-vectors') vectors = false;
+    else if (a === '--set') {
+      const [path, value] = next().split('=');
+      if (!path || value === undefined) usage('--set needs path=value');
+      setPath(overrides, path, value);
+    } else if (a === '--sweep') sweep = next();
+    else if (a === '--rerank') reranker = argv[i + 1] && !argv[i + 1]!.startsWith('--') ? next() : BUNDLED_MODEL_ID;
+    else usage(`unknown argument ${a}`);
+  }
+  if (!data) usage('--data is required');
+  if (runtime !== 'node') usage(`--runtime ${runtime} is not available yet (only node)`);
+  if (ks.length === 0) usage('--k needs positive integers');
+  if (!ks.includes(10)) ks.push(10);
+  ks.sort((a, b) => a - b);
+
+  const config = withConfig(overrides as DeepPartial<RetrievalConfig>);
+  const variants = [{ name: 'ours', config }];
+  if (sweep) {
+    const spec = JSON.parse(await readFile(sweep, 'utf8')) as Record<string, Record<string, unknown>>;
+    for (const [name, o] of Object.entries(spec)) {
+      const merged: Record<string, unknown> = structuredClone(overrides);
+      for (const [k, v] of Object.entries(o)) {
+        if (v !== null && typeof v === 'object') for (const [k2, v2] of Object.entries(v)) setPath(merged, `${k}.${k2}`, String(v2));
+        else setPath(merged, k, String(v));
+      }
+      variants.push({ name, config: withConfig(merged as DeepPartial<RetrievalConfig>) });
+    }
+  }
+
+  const dataset = await loadDataset(data);
+  const isTty = process.stderr.isTTY;
+  const started = performance.now();
+  const progress = (line: string) => {
+    const t = ((performance.now() - started) / 1000).toFixed(0);
+    process.stderr.write(isTty ? `\r\x1b[K${t}s ${line}` : `${t}s ${line}\n`);
+  };
+  const run = await runRecall(dataset, { ks, variants, baselines, vectors, progress, ...(reranker ? { reranker } : {}) });
+  if (isTty) process.stderr.write('\n');
+  const baselineNames = Object.keys(run.systems).filter((n) => !variants.some((v) => v.name === n));
+  const report = buildReport(run, { runtime: 'node', ks, commit: commit(), config, ours: 'ours', baselineNames, variantNames: variants.map((v) => v.name) });
+
+  const pct = (x: number | undefined) => ((x ?? 0) * 100).toFixed(1).padStart(5);
+  const rows: [string, { recall: { turn: Record<string, number> }; mrr: number; latencyMs: { p50: number; p95: number } }][] = [
+    ['ours', report],
+    ...Object.entries(report.baselines),
+    ...Object.entries(report.variants ?? {}),
+  ];
+  process.stdout.write(`${report.dataset}: ${report.questions} headline questions; recall.turn@k (%)\n`);
+  process.stdout.write(`${'system'.padEnd(22)}${ks.map((k) => `@${k}`.padStart(7)).join('')}    mrr  p50ms  p95ms\n`);
+  for (const [name, s] of rows) {
+    process.stdout.write(`${name.padEnd(22)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)}\n`);
+  }
+  process.stdout.write(`ingest: ${report.ingest.turns} turns, ${report.ingest.turnsPerSecond.toFixed(0)} turns/s end to end (capture ${report.ingest.captureSeconds.toFixed(2)} s, embed ${report.ingest.embedSeconds.toFixed(2)} s); db ${report.dbBytesPerTurn.toFixed(0)} B/turn\n`);
+  if (out) {
+    const paths = await writeReport(report, out);
+    process.stdout.write(`wrote ${paths.json}, ${paths.md}, ${paths.svg}\n`);
+  }
+}
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === 'recall') await recall(rest);
+else usage(command ? `unknown command ${command}` : undefined);

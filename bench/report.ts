@@ -1,0 +1,209 @@
+/**
+ * The recall report: JSON (the fields issue 4 lists; fractions 0..1, times in ms), a Markdown
+ * summary and an SVG chart (recall.turn@k overall, and recall.turn@10 per category), ours vs
+ * baselines, written next to each other.
+ */
+import { writeFile, mkdir } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+import type { RetrievalConfig } from '../src/core/fusion';
+import { summarise, type RecallRun, type SystemSummary } from './recall';
+
+export interface RecallReport {
+  readonly dataset: 'locomo' | 'longmemeval';
+  readonly source: string;
+  readonly runtime: 'node' | 'browser';
+  readonly commit: string | null;
+  readonly createdAt: string;
+  readonly embedder: string | null;
+  readonly reranker: string | null;
+  readonly ks: readonly number[];
+  /** Headline questions scored (with valid evidence). */
+  readonly questions: number;
+  readonly questionsTotal: number;
+  readonly invalidEvidenceIds: number;
+  readonly recall: SystemSummary['recall'];
+  readonly hit: SystemSummary['hit'];
+  readonly recallAny: SystemSummary['recallAny'];
+  readonly recallAll: SystemSummary['recallAll'];
+  readonly mrr: number;
+  readonly byCategory: SystemSummary['byCategory'];
+  /** Questions reported apart from the headline (LoCoMo category 5, LongMemEval abstention). */
+  readonly apart: SystemSummary['apart'];
+  readonly latencyMs: SystemSummary['latencyMs'];
+  readonly ingest: { readonly turns: number; readonly seconds: number; readonly turnsPerSecond: number; readonly captureSeconds: number; readonly embedSeconds: number };
+  readonly dbBytes: number;
+  readonly dbBytesPerTurn: number;
+  readonly config: RetrievalConfig;
+  readonly baselines: Record<string, SystemSummary>;
+  /** ours / baseline, recall.turn at each k (same run). */
+  readonly gain: Record<string, Record<string, number>>;
+  /** Other configs evaluated in the same run (tuning), name → summary. */
+  readonly variants?: Record<string, SystemSummary>;
+}
+
+export function buildReport(run: RecallRun, args: { runtime: 'node' | 'browser'; ks: readonly number[]; commit: string | null; config: RetrievalConfig; ours: string; baselineNames: readonly string[]; variantNames: readonly string[] }): RecallReport {
+  const ours = summarise(run, args.ours, args.ks);
+  const baselines = Object.fromEntries(args.baselineNames.map((n) => [n, summarise(run, n, args.ks)]));
+  const gain: Record<string, Record<string, number>> = {};
+  for (const [n, b] of Object.entries(baselines)) {
+    gain[n] = Object.fromEntries(args.ks.map((k) => [String(k), b.recall.turn[k]! > 0 ? ours.recall.turn[k]! / b.recall.turn[k]! : 0]));
+  }
+  const seconds = run.ingest.captureSeconds + run.ingest.embedSeconds;
+  const variants = args.variantNames.filter((n) => n !== args.ours);
+  return {
+    dataset: run.dataset.name,
+    source: run.dataset.source,
+    runtime: args.runtime,
+    commit: args.commit,
+    createdAt: new Date().toISOString(),
+    embedder: run.embedderId,
+    reranker: run.rerankerId,
+    ks: args.ks,
+    questions: ours.questions,
+    questionsTotal: run.questionsTotal,
+    invalidEvidenceIds: run.invalidEvidence,
+    recall: ours.recall,
+    hit: ours.hit,
+    recallAny: ours.recallAny,
+    recallAll: ours.recallAll,
+    mrr: ours.mrr,
+    byCategory: ours.byCategory,
+    apart: ours.apart,
+    latencyMs: ours.latencyMs,
+    ingest: {
+      turns: run.ingest.turns,
+      seconds,
+      turnsPerSecond: seconds > 0 ? run.ingest.turns / seconds : 0,
+      captureSeconds: run.ingest.captureSeconds,
+      embedSeconds: run.ingest.embedSeconds,
+    },
+    dbBytes: run.dbBytes,
+    dbBytesPerTurn: run.ingest.turns ? run.dbBytes / run.ingest.turns : 0,
+    config: args.config,
+    baselines,
+    gain,
+    ...(variants.length ? { variants: Object.fromEntries(variants.map((n) => [n, summarise(run, n, args.ks)])) } : {}),
+  };
+}
+
+const pct = (x: number | undefined) => (x === undefined ? '–' : (x * 100).toFixed(1));
+
+export function markdownSummary(r: RecallReport, chartFile: string): string {
+  const systems: [string, { recall: { turn: Record<string, number>; session: Record<string, number> }; hit: { turn: Record<string, number> }; recallAny: { session: Record<string, number> }; mrr: number; latencyMs: { p50: number; p95: number } }][] = [
+    ['**ours**', r],
+    ...Object.entries(r.baselines),
+    ...Object.entries(r.variants ?? {}),
+  ];
+  const ks = r.ks;
+  const lines: string[] = [];
+  lines.push(`# Recall — ${r.dataset} (${r.runtime})`, '');
+  lines.push(`Data \`${r.source}\`, commit ${r.commit ?? 'unknown'}, embedder ${r.embedder ?? 'none'}, reranker ${r.reranker ?? 'none'}. ` +
+    `${r.questions} headline questions with valid evidence (of ${r.questionsTotal}; ${r.invalidEvidenceIds} malformed or dangling evidence ids dropped).`, '');
+  lines.push(`![recall chart](${chartFile})`, '');
+  lines.push('## recall.turn@k (mean fraction of evidence turns in the top k)', '');
+  lines.push(`| system | ${ks.map((k) => `@${k}`).join(' | ')} | hit@10 | session@10 | any-session@5 | MRR | p50 ms | p95 ms |`);
+  lines.push(`|---|${ks.map(() => '---:').join('|')}|---:|---:|---:|---:|---:|---:|`);
+  for (const [name, s] of systems) {
+    lines.push(`| ${name} | ${ks.map((k) => pct(s.recall.turn[k])).join(' | ')} | ${pct(s.hit.turn[10])} | ${pct(s.recall.session[10])} | ${pct(s.recallAny.session[5])} | ${s.mrr.toFixed(3)} | ${s.latencyMs.p50.toFixed(1)} | ${s.latencyMs.p95.toFixed(1)} |`);
+  }
+  lines.push('', '## Session level (recall.session: evidence sessions among the top-k turns\' sessions; any-session: an evidence session among the first k distinct sessions)', '');
+  lines.push(`| system | ${ks.map((k) => `session@${k}`).join(' | ')} | ${ks.map((k) => `any@${k}`).join(' | ')} |`);
+  lines.push(`|---|${ks.map(() => '---:').join('|')}|${ks.map(() => '---:').join('|')}|`);
+  for (const [name, s] of systems) {
+    lines.push(`| ${name} | ${ks.map((k) => pct(s.recall.session[k])).join(' | ')} | ${ks.map((k) => pct(s.recallAny.session[k])).join(' | ')} |`);
+  }
+  lines.push('', '## recall.turn@10 per category', '');
+  const cats = Object.keys(r.byCategory);
+  lines.push(`| system | ${cats.map((c) => `${c} (${r.byCategory[c]!.questions})`).join(' | ')} |`);
+  lines.push(`|---|${cats.map(() => '---:').join('|')}|`);
+  lines.push(`| **ours** | ${cats.map((c) => pct(r.byCategory[c]!.recall.turn[10])).join(' | ')} |`);
+  for (const [name, b] of Object.entries(r.baselines)) lines.push(`| ${name} | ${cats.map((c) => pct(b.byCategory[c]?.recall.turn[10])).join(' | ')} |`);
+  if (Object.keys(r.apart).length) {
+    lines.push('', '## Reported apart (not in the headline)', '');
+    for (const [c, a] of Object.entries(r.apart)) lines.push(`- ${c}: ${a.questions} questions, recall.turn@10 ${pct(a.recall.turn[10])}`);
+  }
+  lines.push('', '## Gain over baselines (ours / baseline, recall.turn@k, same run)', '');
+  lines.push(`| baseline | ${ks.map((k) => `@${k}`).join(' | ')} |`, `|---|${ks.map(() => '---:').join('|')}|`);
+  for (const [n, g] of Object.entries(r.gain)) lines.push(`| ${n} | ${ks.map((k) => `${(g[k] ?? 0).toFixed(2)}×`).join(' | ')} |`);
+  lines.push('', '## Ingest and size', '');
+  lines.push(`${r.ingest.turns} turns through MemoryEngine.appendTurn in ${r.ingest.captureSeconds.toFixed(2)} s, embedded in ${r.ingest.embedSeconds.toFixed(2)} s: ` +
+    `${r.ingest.turnsPerSecond.toFixed(0)} turns/s end to end (${(r.ingest.turns / Math.max(1e-9, r.ingest.captureSeconds)).toFixed(0)} turns/s capture only). ` +
+    `Database ${(r.dbBytes / 1024).toFixed(0)} KiB in total, ${r.dbBytesPerTurn.toFixed(0)} bytes per turn.`, '');
+  return lines.join('\n');
+}
+
+const COLORS = ['#1b6ac9', '#e07b00', '#2a9d4b', '#b03a8f', '#777777', '#8c564b'];
+
+function esc(s: string): string {
+  return s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
+}
+
+/** Two panels: recall.turn@k per system (lines), recall.turn@10 per category (grouped bars). */
+export function chartSvg(r: RecallReport): string {
+  const systems: [string, { recall: { turn: Record<string, number> }; byCategory: Record<string, { recall: { turn: Record<string, number> } }> }][] = [
+    ['ours', r],
+    ...Object.entries(r.baselines),
+  ];
+  const W = 980;
+  const H = 360;
+  const top = 40;
+  const plotH = 240;
+  const y = (v: number) => top + plotH * (1 - v);
+  const parts: string[] = [];
+  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
+  parts.push(`<rect width="${W}" height="${H}" fill="white"/>`);
+  parts.push(`<text x="10" y="20" font-size="14" font-weight="bold">${esc(`${r.dataset}: recall.turn@k (left) and recall.turn@10 per category (right)`)}</text>`);
+  const axes = (x0: number, w: number) => {
+    for (let v = 0; v <= 1.0001; v += 0.25) {
+      parts.push(`<line x1="${x0}" x2="${x0 + w}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`);
+      parts.push(`<text x="${x0 - 6}" y="${y(v) + 4}" text-anchor="end">${(v * 100).toFixed(0)}%</text>`);
+    }
+  };
+  // Left: lines over k.
+  const lx = 60;
+  const lw = 340;
+  axes(lx, lw);
+  const kx = (i: number) => lx + (r.ks.length > 1 ? (lw * i) / (r.ks.length - 1) : lw / 2);
+  r.ks.forEach((k, i) => parts.push(`<text x="${kx(i)}" y="${top + plotH + 16}" text-anchor="middle">@${k}</text>`));
+  systems.forEach(([name, s], si) => {
+    const pts = r.ks.map((k, i) => `${kx(i).toFixed(1)},${y(s.recall.turn[k] ?? 0).toFixed(1)}`).join(' ');
+    parts.push(`<polyline points="${pts}" fill="none" stroke="${COLORS[si % COLORS.length]}" stroke-width="2"/>`);
+    r.ks.forEach((k, i) => parts.push(`<circle cx="${kx(i)}" cy="${y(s.recall.turn[k] ?? 0)}" r="3" fill="${COLORS[si % COLORS.length]}"><title>${esc(name)} @${k}: ${pct(s.recall.turn[k])}%</title></circle>`));
+  });
+  // Right: grouped bars per category at k = 10.
+  const rx = 480;
+  const rw = 480;
+  axes(rx, rw);
+  const cats = Object.keys(r.byCategory);
+  const groupW = rw / Math.max(1, cats.length);
+  const barW = Math.min(22, (groupW - 10) / systems.length);
+  cats.forEach((c, ci) => {
+    const gx = rx + ci * groupW + (groupW - barW * systems.length) / 2;
+    systems.forEach(([name, s], si) => {
+      const v = s.byCategory[c]?.recall.turn[10] ?? 0;
+      parts.push(`<rect x="${(gx + si * barW).toFixed(1)}" y="${y(v).toFixed(1)}" width="${(barW - 2).toFixed(1)}" height="${(plotH * v).toFixed(1)}" fill="${COLORS[si % COLORS.length]}"><title>${esc(`${name} ${c}: ${pct(v)}%`)}</title></rect>`);
+    });
+    parts.push(`<text x="${rx + ci * groupW + groupW / 2}" y="${top + plotH + 16}" text-anchor="middle">${esc(c)}</text>`);
+  });
+  // Legend.
+  systems.forEach(([name], si) => {
+    const x = 60 + si * 150;
+    parts.push(`<rect x="${x}" y="${H - 30}" width="12" height="12" fill="${COLORS[si % COLORS.length]}"/>`);
+    parts.push(`<text x="${x + 18}" y="${H - 20}">${esc(name)}</text>`);
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+/** Writes report.json, report.md and report.svg (names from `out`). Returns the paths. */
+export async function writeReport(report: RecallReport, out: string): Promise<{ json: string; md: string; svg: string }> {
+  await mkdir(dirname(out), { recursive: true });
+  const stem = out.replace(/\.json$/i, '');
+  const paths = { json: `${stem}.json`, md: `${stem}.md`, svg: `${stem}.svg` };
+  await writeFile(paths.json, `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(paths.svg, chartSvg(report));
+  await writeFile(paths.md, `${markdownSummary(report, basename(paths.svg))}\n`);
+  return paths;
+}
+
+export { join };

@@ -1,0 +1,204 @@
+/**
+ * The read path (DESIGN §4), no LLM: analyse the question → lexical candidates from the turn
+ * index (BM25 over turn + speaker + caption + neighbour context) and, with an embedder, vector
+ * candidates → pseudo-relevance feedback (a second lexical query from the top hits' words) →
+ * weighted RRF → boosts (speaker, dates, time expressions, session aggregation) → optional
+ * rerank blended with the fused score → ranked turns, each with the signals that retrieved it.
+ *
+ * Data access goes through RetrievalSource (implemented over SQL in src/storage), so the same
+ * code runs in the browser worker, in Node tests and in the benchmark.
+ */
+import type { Embedder, Reranker } from './ports';
+import type { Message } from './types';
+import { analyzeQuery, STOP_WORDS, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
+import {
+  applyBoosts,
+  blendScores,
+  reciprocalRankFusion,
+  type BoostFacts,
+  type BoostSignal,
+  type RankedList,
+  type RetrievalConfig,
+  RETRIEVAL_CONFIG,
+} from './fusion';
+
+/** Restricts a search. Omitted fields do not restrict. */
+export interface RetrievalScope {
+  readonly conversationIds?: readonly string[];
+  /** Only turns that happened at or before this time (ms). */
+  readonly until?: number;
+}
+
+export interface LexicalOptions {
+  readonly limit: number;
+  readonly fields: RetrievalConfig['fields'];
+  readonly scope?: RetrievalScope;
+}
+
+/** What retrieval reads. Ranked lists are message ids, best first. */
+export interface RetrievalSource {
+  /** BM25 over the turn index with OR semantics over `terms` (plain words; the source quotes them). */
+  lexical(terms: readonly string[], options: LexicalOptions): Promise<string[]>;
+  /** Nearest turns to `vector` by cosine, for `modelId`'s vectors; [] when there are none. */
+  vector(vector: Float32Array, modelId: string, options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<string[]>;
+  /** The turns with these ids that still exist (any order). */
+  turns(ids: readonly string[]): Promise<Message[]>;
+  /** Up to `before` turns before and `after` turns after `id` in its conversation, in order. */
+  neighbours(id: string, before: number, after: number): Promise<Message[]>;
+}
+
+export type RetrievalSignal = 'lexical' | 'prf' | 'vector' | 'rerank' | BoostSignal;
+
+export interface RetrievedTurn {
+  readonly message: Message;
+  readonly score: number;
+  /** Signals that fired for this turn, strongest first, e.g. ["lexical", "speaker", "session"]. */
+  readonly reasons: readonly RetrievalSignal[];
+  /** 1-based rank in each candidate list that held it. */
+  readonly ranks: Readonly<Record<string, number>>;
+  readonly boosts: Readonly<Partial<Record<BoostSignal, number>>>;
+  readonly rerankScore?: number;
+}
+
+export interface RetrieveOptions {
+  readonly limit?: number;
+  /** Speaker names the question may mention. */
+  readonly speakers?: readonly string[];
+  /** When the question is asked; relative dates resolve against it. */
+  readonly now?: number;
+  readonly scope?: RetrievalScope;
+  /** Skip the reranker for this call even when one is configured. */
+  readonly rerank?: boolean;
+}
+
+export interface RetrievalResult {
+  readonly analysis: QueryAnalysis;
+  readonly turns: readonly RetrievedTurn[];
+}
+
+export interface RetrieverDeps {
+  readonly source: RetrievalSource;
+  readonly embedder?: Embedder;
+  readonly reranker?: Reranker;
+  readonly config?: RetrievalConfig;
+}
+
+const WORD = /[\p{L}]+/gu;
+
+export class Retriever {
+  readonly #source: RetrievalSource;
+  readonly #embedder: Embedder | undefined;
+  readonly #reranker: Reranker | undefined;
+  readonly config: RetrievalConfig;
+
+  constructor(deps: RetrieverDeps) {
+    this.#source = deps.source;
+    this.#embedder = deps.embedder;
+    this.#reranker = deps.reranker;
+    this.config = deps.config ?? RETRIEVAL_CONFIG;
+  }
+
+  async retrieve(question: string, options: RetrieveOptions = {}): Promise<RetrievalResult> {
+    const cfg = this.config;
+    const limit = Math.max(1, options.limit ?? 10);
+    const analysis = analyzeQuery(question, {
+      ...(options.speakers ? { speakers: options.speakers } : {}),
+      ...(options.now !== undefined ? { now: options.now } : {}),
+    });
+    const scope = options.scope;
+    const terms = cfg.speakerNamesAsTerms ? [...analysis.terms, ...analysis.speakers.map((s) => s.toLowerCase())] : [...analysis.terms];
+    if (terms.length === 0) terms.push(...analysis.speakers.map((s) => s.toLowerCase()));
+
+    const lexicalP = terms.length
+      ? this.#source.lexical(terms, { limit: cfg.depth.lexical, fields: cfg.fields, ...(scope ? { scope } : {}) })
+      : Promise.resolve<string[]>([]);
+    const vectorP = this.#vectorCandidates(question, scope);
+    const [lexical, vector] = await Promise.all([lexicalP, vectorP]);
+
+    const lists: RankedList[] = [
+      { name: 'lexical', weight: cfg.weights.lexical, ids: lexical },
+      { name: 'vector', weight: cfg.weights.vector, ids: vector },
+    ];
+    if (cfg.prf.enabled && cfg.weights.prf > 0 && lexical.length > 0) {
+      const expansion = await this.#feedbackTerms(lexical.slice(0, cfg.prf.docs), new Set([...terms, ...analysis.speakers.flatMap(words)]));
+      if (expansion.length > 0) {
+        const prf = await this.#source.lexical([...terms, ...expansion], { limit: cfg.depth.prf, fields: cfg.fields, ...(scope ? { scope } : {}) });
+        lists.push({ name: 'prf', weight: cfg.weights.prf, ids: prf });
+      }
+    }
+
+    const fused = reciprocalRankFusion(lists, cfg.rrfK);
+    const messages = new Map((await this.#source.turns(fused.map((f) => f.id))).map((m) => [m.id, m]));
+    const facts = new Map<string, BoostFacts>();
+    for (const [id, m] of messages) {
+      facts.set(id, {
+        conversationId: m.conversationId,
+        occurredAt: m.occurredAt,
+        speaker: m.speaker,
+        hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content),
+      });
+    }
+    const boosted = applyBoosts(fused, facts, { speakers: analysis.speakers, asksForTime: analysis.temporal.asksForTime, ranges: analysis.temporal.ranges }, cfg.boosts);
+
+    let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
+    if (this.#reranker && options.rerank !== false && ranked.length > 1) {
+      const head = ranked.slice(0, Math.max(limit, cfg.rerank.candidates));
+      const docs = head.map(({ item }) => turnText(messages.get(item.id)!));
+      const scores = await this.#reranker.rerank(question, docs);
+      const blended = blendScores(head.map((h) => h.score), scores, cfg.rerank.blend);
+      const reranked = head.map((h, i) => ({ item: h.item, score: blended[i]!, rerankScore: scores[i]! }));
+      reranked.sort((a, b) => b.score - a.score);
+      ranked = [...reranked, ...ranked.slice(head.length).map((r) => ({ ...r, score: Math.min(r.score, -1) }))];
+    }
+
+    const turns = ranked.slice(0, limit).map(({ item, score, rerankScore }): RetrievedTurn => {
+      const reasons: RetrievalSignal[] = (Object.keys(item.ranks) as RetrievalSignal[]).sort((a, b) => item.ranks[a]! - item.ranks[b]!);
+      for (const b of Object.keys(item.boosts) as BoostSignal[]) reasons.push(b);
+      if (rerankScore !== undefined) reasons.push('rerank');
+      return {
+        message: messages.get(item.id)!,
+        score,
+        reasons,
+        ranks: item.ranks,
+        boosts: item.boosts,
+        ...(rerankScore !== undefined ? { rerankScore } : {}),
+      };
+    });
+    return { analysis, turns };
+  }
+
+  async #vectorCandidates(question: string, scope: RetrievalScope | undefined): Promise<string[]> {
+    if (!this.#embedder || !(this.config.weights.vector > 0)) return [];
+    const [q] = await this.#embedder.embed([question], 'query');
+    if (!q || !q.some((x) => x !== 0)) return [];
+    return this.#source.vector(q, this.#embedder.id, { limit: this.config.depth.vector, ...(scope ? { scope } : {}) });
+  }
+
+  /**
+   * Pseudo-relevance feedback: the most frequent content words of the top lexical hits that the
+   * query does not already hold (ties: first seen). Common words add little: BM25's IDF keeps
+   * their weight low in the second query.
+   */
+  async #feedbackTerms(topIds: readonly string[], exclude: ReadonlySet<string>): Promise<string[]> {
+    const { minTermLength, terms: max } = this.config.prf;
+    const docs = await this.#source.turns(topIds);
+    const counts = new Map<string, number>();
+    for (const m of docs) {
+      for (const w of new Set(words(turnText(m)))) {
+        if (w.length < minTermLength || STOP_WORDS.has(w) || exclude.has(w)) continue;
+        counts.set(w, (counts.get(w) ?? 0) + 1);
+      }
+    }
+    return [...counts].sort((a, b) => b[1] - a[1]).slice(0, max).map(([w]) => w);
+  }
+}
+
+function words(text: string): string[] {
+  return [...text.normalize('NFKC').toLowerCase().matchAll(WORD)].map((m) => m[0]);
+}
+
+/** The text a turn is judged by: its content plus the caption of a shared image. */
+export function turnText(m: Message): string {
+  const caption = typeof m.metadata.caption === 'string' ? m.metadata.caption : '';
+  return caption ? `${m.content} [image: ${caption}]` : m.content;
+}

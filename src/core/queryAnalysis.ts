@@ -1,0 +1,185 @@
+/**
+ * Query analysis for retrieval, local and deterministic: the content terms of a question
+ * (question words and stop words dropped), the known speakers it mentions, and its temporal side —
+ * whether it asks for a time ("When did…") and which absolute date ranges it names, resolved
+ * against the time the question is asked with chrono-node ("last May", "in 2022", "yesterday").
+ *
+ * Dates are computed in UTC so that analysis is identical in every time zone; the engine stores
+ * times as UTC milliseconds.
+ */
+import * as chrono from 'chrono-node';
+
+export type QuestionType = 'when' | 'who' | 'where' | 'what' | 'which' | 'how' | 'why' | 'yes-no' | 'other';
+
+export interface DateRange {
+  /** Inclusive start, ms since epoch (UTC). */
+  readonly start: number;
+  /** Exclusive end, ms since epoch (UTC). */
+  readonly end: number;
+  /** The words that named it, e.g. "in May 2023". */
+  readonly text: string;
+}
+
+export interface QueryAnalysis {
+  readonly text: string;
+  /** Lower-case content terms in question order, without duplicates, stop words or speaker names. */
+  readonly terms: readonly string[];
+  /** Known speakers named in the question (as given in `speakers`, in question order). */
+  readonly speakers: readonly string[];
+  readonly questionType: QuestionType;
+  readonly temporal: {
+    /** The question asks for a time or date ("when", "what year", "how long ago"). */
+    readonly asksForTime: boolean;
+    /** Absolute ranges the question names; empty when it names none. */
+    readonly ranges: readonly DateRange[];
+  };
+}
+
+export interface AnalyzeOptions {
+  /** Names of the people in the conversation(s) searched. */
+  readonly speakers?: readonly string[];
+  /** When the question is asked (ms since epoch); relative dates resolve against it. */
+  readonly now?: number;
+}
+
+const TERM = /[\p{L}\p{N}]+/gu;
+
+/** Function words and question words: they carry no topic, and match nearly every turn. */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a about above after again against all am an and any are aren as at be because been before being below between both ' +
+    'but by can cannot could couldn d did didn do does doesn doing don down during each few for from further had hadn has ' +
+    'hasn have haven having he her here hers herself him himself his how i if in into is isn it its itself just ll m me ' +
+    'might more most must my myself no nor not now of off on once only or other ought our ours ourselves out over own re ' +
+    's same shan she should shouldn so some such t than that the their theirs them themselves then there these they this ' +
+    'those through to too under until up ve very was wasn we were weren what when where which while who whom why will with ' +
+    'won would wouldn y you your yours yourself yourselves ' +
+    // question scaffolding: "what kind of", "do you remember", "tell me", "according to"
+    'kind sort type tell remember recall mention mentioned mentions according also ever like likely'
+  ).split(' '),
+);
+
+const QUESTION_TYPES: readonly [RegExp, QuestionType][] = [
+  [/^\s*(when|what\s+(time|date|day|year|month|week)|which\s+(year|month|day|week|date)|how\s+long\s+ago)\b/i, 'when'],
+  [/^\s*(who|whom|whose)\b/i, 'who'],
+  [/^\s*where\b/i, 'where'],
+  [/^\s*which\b/i, 'which'],
+  [/^\s*what\b/i, 'what'],
+  [/^\s*how\b/i, 'how'],
+  [/^\s*why\b/i, 'why'],
+  [/^\s*(is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b/i, 'yes-no'],
+];
+
+/** Asking for a time anywhere in the question, not only at its start ("…, and when?"). */
+const ASKS_FOR_TIME = /\b(when|what\s+(time|date|day|year|month)|which\s+(year|month|day|date)|how\s+long\s+ago|how\s+many\s+(days|weeks|months|years)|what\s+period)\b/i;
+
+function lowerTerms(text: string): string[] {
+  return [...text.normalize('NFKC').toLowerCase().matchAll(TERM)].map((m) => m[0]);
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Speakers named in `text`, by full name or by first name ("Caroline's" counts). */
+export function findSpeakers(text: string, speakers: readonly string[]): string[] {
+  const hits: { name: string; at: number }[] = [];
+  for (const name of speakers) {
+    const forms = new Set([name.trim(), name.trim().split(/\s+/)[0] ?? '']);
+    let at = -1;
+    for (const form of forms) {
+      if (form.length < 2) continue;
+      const m = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(form)}(?![\\p{L}\\p{N}])`, 'iu').exec(text);
+      if (m && (at < 0 || m.index < at)) at = m.index;
+    }
+    if (at >= 0) hits.push({ name, at });
+  }
+  return hits.sort((a, b) => a.at - b.at).map((h) => h.name);
+}
+
+function questionType(text: string): QuestionType {
+  for (const [re, type] of QUESTION_TYPES) if (re.test(text)) return type;
+  return 'other';
+}
+
+const DAY = 86_400_000;
+
+/**
+ * Date ranges named in `text`, resolved relative to `now`. The granularity follows what the
+ * text fixes: a day ("on 8 May 2023", "yesterday"), a month ("in May"), or a year ("in 2022").
+ * A bare weekday or clock time is ignored: it does not pin a date without more context.
+ */
+export function parseDateRanges(text: string, now: number): DateRange[] {
+  const results = chrono.parse(text, { instant: new Date(now), timezone: 0 });
+  const ranges: DateRange[] = [];
+  for (const r of results) {
+    const s = r.start;
+    const certainDay = s.isCertain('day');
+    const certainMonth = s.isCertain('month');
+    const certainYear = s.isCertain('year');
+    const relative = /\b(yesterday|today|tonight|tomorrow|ago|last|next|this|past|previous|recent)\b/i.test(r.text);
+    if (!certainDay && !certainMonth && !certainYear && !relative) continue;
+    const year = s.get('year') ?? new Date(now).getUTCFullYear();
+    const month = (s.get('month') ?? 1) - 1;
+    const day = s.get('day') ?? 1;
+    let start: number;
+    let end: number;
+    const words = r.text.toLowerCase();
+    if (/\bweeks?\b|weekend/.test(words)) {
+      start = Date.UTC(year, month, day) - 3 * DAY;
+      end = start + 7 * DAY;
+    } else if (/\bmonths?\b/.test(words) || (certainMonth && !certainDay)) {
+      start = Date.UTC(year, month, 1);
+      end = Date.UTC(year, month + 1, 1);
+    } else if (/\byears?\b/.test(words) || (certainYear && !certainMonth)) {
+      start = Date.UTC(year, 0, 1);
+      end = Date.UTC(year + 1, 0, 1);
+    } else {
+      start = Date.UTC(year, month, day);
+      end = start + DAY;
+    }
+    if (r.end) {
+      const e = r.end;
+      const endDay = Date.UTC(e.get('year') ?? year, (e.get('month') ?? 12) - 1, e.get('day') ?? 1) + DAY;
+      if (endDay > start) end = Math.max(end, endDay);
+    }
+    if (Number.isFinite(start) && Number.isFinite(end)) ranges.push({ start, end, text: r.text });
+  }
+  // chrono leaves bare years alone ("in 2022"); a year not inside a date it parsed is a year range.
+  for (const m of text.matchAll(/\b(19\d\d|20\d\d)\b/g)) {
+    const at = m.index;
+    if (results.some((r) => at >= r.index && at < r.index + r.text.length)) continue;
+    const y = Number(m[1]);
+    ranges.push({ start: Date.UTC(y, 0, 1), end: Date.UTC(y + 1, 0, 1), text: m[0] });
+  }
+  return ranges;
+}
+
+export function analyzeQuery(text: string, options: AnalyzeOptions = {}): QueryAnalysis {
+  const speakers = findSpeakers(text, options.speakers ?? []);
+  const nameTerms = new Set(speakers.flatMap((s) => lowerTerms(s)));
+  const seen = new Set<string>();
+  const terms: string[] = [];
+  for (const t of lowerTerms(text)) {
+    if (seen.has(t) || STOP_WORDS.has(t) || nameTerms.has(t)) continue;
+    seen.add(t);
+    terms.push(t);
+  }
+  return {
+    text,
+    terms,
+    speakers,
+    questionType: questionType(text),
+    temporal: {
+      asksForTime: ASKS_FOR_TIME.test(text),
+      ranges: options.now === undefined ? [] : parseDateRanges(text, options.now),
+    },
+  };
+}
+
+/**
+ * Does a turn's text carry a time expression? Answers to "when" questions usually do
+ * ("yesterday", "last week", "in 2022"). A cheap pattern, run over candidates only.
+ */
+export const TIME_EXPRESSION =
+  /\b(yesterday|today|tonight|tomorrow|ago|last\s+(night|week|weekend|month|year|summer|winter|spring|fall|time)|next\s+(week|weekend|month|year)|this\s+(morning|week|weekend|month|year|summer)|recently|(19|20)\d\d|january|february|march|april|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)\b/i;

@@ -1,0 +1,132 @@
+/** Benchmark loaders and scoring on toy datasets whose answers are known by hand. */
+import { describe, expect, it } from 'vitest';
+import { loadLocomo, loadLongMemEval, parseLocomoDate, parseLocomoEvidence, parseLongMemEvalDate } from '../../bench/datasets';
+import { aggregate, byCategory, percentile, scoreQuestion } from '../../bench/scoring';
+
+const turn = (speaker: string, dia_id: string, text: string, extra: Record<string, unknown> = {}) => ({ speaker, dia_id, text, ...extra });
+
+const LOCOMO = [
+  {
+    sample_id: 'toy',
+    conversation: {
+      speaker_a: 'Ann',
+      speaker_b: 'Bob',
+      session_1_date_time: '1:56 pm on 8 May, 2023',
+      session_1: [turn('Ann', 'D1:1', 'hi'), turn('Bob', 'D1:2', 'hello'), turn('Ann', 'D1:3', '', { blip_caption: 'a photo of a cat' })],
+      session_2_date_time: '10:05 am on 1 June, 2023',
+      session_2: [turn('Bob', 'D2:1', 'bye'), turn('Ann', 'D2:2', 'see you')],
+      session_3_date_time: '9:00 am on 2 June, 2023', // a date key without a session
+    },
+    qa: [
+      { question: 'q0', answer: 'a', evidence: ['D1:2'], category: 4 },
+      { question: 'q1', answer: 'a', evidence: ['D1:3; D2:1'], category: 1 },
+      { question: 'q2', answer: 'a', evidence: ['D', 'D:2:2', 'D9:9'], category: 2 },
+      { question: 'q3', answer: 'a', evidence: [], category: 3 },
+      { question: 'q4', adversarial_answer: 'x', evidence: ['D2:02'], category: 5 },
+    ],
+  },
+];
+
+describe('LoCoMo loading', () => {
+  it('parses session dates and lenient evidence ids', () => {
+    expect(parseLocomoDate('1:56 pm on 8 May, 2023')).toBe(Date.UTC(2023, 4, 8, 13, 56));
+    expect(parseLocomoDate('12:48 am on 1 February, 2023')).toBe(Date.UTC(2023, 1, 1, 0, 48));
+    expect(parseLocomoDate('sometime')).toBeNaN();
+    expect(parseLocomoEvidence(['D8:6; D9:17', 'D', 'D:11:26', 'D30:05', 'D1:2 D1:3'])).toEqual({
+      ids: ['D8:6', 'D9:17', 'D11:26', 'D30:5', 'D1:2', 'D1:3'],
+      unparsable: ['D'],
+    });
+  });
+
+  it('builds sessions from session lists only, and keeps only evidence that exists', () => {
+    const ds = loadLocomo(LOCOMO);
+    const c = ds.corpora[0]!;
+    expect(c.speakers).toEqual(['Ann', 'Bob']);
+    expect(c.sessions.map((s) => s.id)).toEqual(['D1', 'D2']);
+    expect(c.sessions[0]!.turns[2]).toMatchObject({ id: 'D1:3', caption: 'a photo of a cat', role: 'user' });
+    expect(c.sessions[0]!.turns[1]).toMatchObject({ role: 'assistant', speaker: 'Bob' });
+    const q = c.questions;
+    expect(q[1]).toMatchObject({ evidenceTurns: ['D1:3', 'D2:1'], evidenceSessions: ['D1', 'D2'] });
+    expect(q[2]).toMatchObject({ evidenceTurns: ['D2:2'], invalidEvidence: ['D', 'D9:9'] });
+    expect(q[3]!.evidenceTurns).toEqual([]);
+    expect(q[4]).toMatchObject({ headline: false, evidenceTurns: ['D2:2'] });
+  });
+});
+
+describe('scoring', () => {
+  const ds = loadLocomo(LOCOMO);
+  const c = ds.corpora[0]!;
+  const sessionOf = (id: string) => /^(D\d+):/.exec(id)?.[1];
+  const ks = [1, 3];
+
+  it('scores turn recall, hits, session recall and reciprocal rank', () => {
+    const s = scoreQuestion(c.questions[1]!, ['D1:1', 'D2:1', 'D9:9', 'D1:3'], sessionOf, ks);
+    expect(s.recallTurn).toEqual({ 1: 0, 3: 0.5 });
+    expect(s.hitTurn).toEqual({ 1: 0, 3: 0 });
+    // Top-1 turn D1:1 is in session D1 (one of two evidence sessions).
+    expect(s.recallSession).toEqual({ 1: 0.5, 3: 1 });
+    expect(s.recallAnySession).toEqual({ 1: 1, 3: 1 });
+    expect(s.recallAllSession).toEqual({ 1: 0, 3: 1 });
+    expect(s.reciprocalRank).toBe(0.5);
+
+    const miss = scoreQuestion(c.questions[0]!, ['D2:1'], sessionOf, ks);
+    expect(miss.reciprocalRank).toBe(0);
+    expect(miss.recallTurn).toEqual({ 1: 0, 3: 0 });
+  });
+
+  it('averages only over questions with evidence, and groups by category', () => {
+    const scores = [
+      scoreQuestion(c.questions[0]!, ['D1:2'], sessionOf, ks), // found at 1
+      scoreQuestion(c.questions[1]!, ['D1:3', 'D1:1', 'D2:1'], sessionOf, ks), // half at 1, all at 3
+      scoreQuestion(c.questions[2]!, ['D1:1'], sessionOf, ks), // missed
+      scoreQuestion(c.questions[3]!, ['D1:1'], sessionOf, ks), // no valid evidence: not counted
+    ];
+    const agg = aggregate(scores, ks);
+    expect(agg.questions).toBe(3);
+    expect(agg.recall.turn[1]).toBeCloseTo((1 + 0.5 + 0) / 3, 12);
+    expect(agg.recall.turn[3]).toBeCloseTo((1 + 1 + 0) / 3, 12);
+    expect(agg.hit.turn[1]).toBeCloseTo(1 / 3, 12);
+    expect(agg.mrr).toBeCloseTo((1 + 1 + 0) / 3, 12);
+    const cats = byCategory(scores, ks, { '1': 'multi-hop', '4': 'single-hop' });
+    expect(Object.keys(cats)).toEqual(['2', '3', 'multi-hop', 'single-hop']);
+    expect(cats['multi-hop']!.recall.turn[1]).toBe(0.5);
+    expect(cats['3']!.questions).toBe(0);
+  });
+
+  it('computes nearest-rank percentiles', () => {
+    expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
+    expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 95)).toBe(95);
+    expect(percentile([], 95)).toBe(0);
+  });
+});
+
+describe('LongMemEval loading', () => {
+  it('takes has_answer turns and answer sessions as evidence, in time order', () => {
+    const ds = loadLongMemEval([
+      {
+        question_id: 'q1_abs',
+        question_type: 'temporal-reasoning',
+        question: 'When did I go?',
+        question_date: '2023/05/30 (Tue) 10:00',
+        haystack_dates: ['2023/05/20 (Sat) 02:21', '2023/05/10 (Wed) 08:00'],
+        haystack_session_ids: ['late', 'early'],
+        haystack_sessions: [
+          [{ role: 'user', content: 'I went hiking', has_answer: true }, { role: 'assistant', content: 'Nice' }],
+          [{ role: 'user', content: 'hello' }],
+        ],
+        answer_session_ids: ['late', 'missing'],
+      },
+    ]);
+    expect(parseLongMemEvalDate('2023/05/20 (Sat) 02:21')).toBe(Date.UTC(2023, 4, 20, 2, 21));
+    const c = ds.corpora[0]!;
+    expect(c.sessions.map((s) => s.id)).toEqual(['early', 'late']);
+    expect(c.questions[0]).toMatchObject({
+      headline: false,
+      category: 'temporal-reasoning',
+      evidenceTurns: ['late:0'],
+      evidenceSessions: ['late'],
+      invalidEvidence: ['missing'],
+      askedAt: Date.UTC(2023, 4, 30, 10),
+    });
+  });
+});

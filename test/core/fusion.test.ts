@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { applyBoosts, blendScores, minMax, reciprocalRankFusion, RETRIEVAL_CONFIG, withConfig, type BoostFacts } from '../../src/core/fusion';
+
+const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0 };
+
+describe('reciprocalRankFusion', () => {
+  it('sums w / (k + rank) over lists', () => {
+    const fused = reciprocalRankFusion(
+      [
+        { name: 'lexical', weight: 1, ids: ['a', 'b', 'c'] },
+        { name: 'vector', weight: 0.5, ids: ['c', 'a'] },
+      ],
+      60,
+    );
+    expect(fused.map((f) => f.id)).toEqual(['a', 'c', 'b']);
+    expect(fused[0]!.score).toBeCloseTo(1 / 61 + 0.5 / 62, 12);
+    expect(fused[1]!.score).toBeCloseTo(1 / 63 + 0.5 / 61, 12);
+    expect(fused[0]!.ranks).toEqual({ lexical: 1, vector: 2 });
+  });
+
+  it('lets a heavier list decide, ignores zero-weight lists and duplicate ids', () => {
+    const lists = [
+      { name: 'lexical', weight: 1, ids: ['a', 'b'] },
+      { name: 'vector', weight: 3, ids: ['b', 'b', 'a'] },
+      { name: 'off', weight: 0, ids: ['z'] },
+    ];
+    const fused = reciprocalRankFusion(lists, 60);
+    expect(fused.map((f) => f.id)).toEqual(['b', 'a']);
+    expect(fused.find((f) => f.id === 'b')!.ranks).toEqual({ lexical: 2, vector: 1 });
+  });
+
+  it('breaks score ties by best rank, then id', () => {
+    const fused = reciprocalRankFusion(
+      [
+        { name: 'x', weight: 1, ids: ['q', 'p'] },
+        { name: 'y', weight: 1, ids: ['p', 'q'] },
+      ],
+      60,
+    );
+    expect(fused.map((f) => f.id)).toEqual(['p', 'q']);
+  });
+});
+
+describe('applyBoosts', () => {
+  const base = (id: string, score: number) => ({ id, score, ranks: { lexical: 1 } });
+  const fact = (over: Partial<BoostFacts> = {}): BoostFacts => ({ conversationId: 'c', occurredAt: 0, speaker: 'Ann', hasTimeExpression: false, ...over });
+
+  it('boosts turns of the named speaker', () => {
+    const facts = new Map([['a', fact({ speaker: 'Bob' })], ['b', fact({ speaker: 'Ann' })]]);
+    const out = applyBoosts([base('a', 1), base('b', 0.95)], facts, { speakers: ['ann'], asksForTime: false, ranges: [] }, { ...NO_BOOSTS, speaker: 0.1 });
+    expect(out.map((x) => x.id)).toEqual(['b', 'a']);
+    expect(out[0]!.boosts).toEqual({ speaker: 0.1 });
+    expect(out[0]!.score).toBeCloseTo(0.95 * 1.1, 12);
+  });
+
+  it('boosts turns inside a named date range (with slack) and time expressions for "when" questions', () => {
+    const day = 86_400_000;
+    const facts = new Map([
+      ['in', fact({ occurredAt: 10 * day })],
+      ['near', fact({ occurredAt: 12 * day })],
+      ['out', fact({ occurredAt: 40 * day })],
+    ]);
+    const ranges = [{ start: 9 * day, end: 11 * day }];
+    const out = applyBoosts([base('out', 1), base('near', 0.9), base('in', 0.8)], facts, { speakers: [], asksForTime: false, ranges }, { ...NO_BOOSTS, dateRange: 0.5, dateRangeSlackMs: 2 * day });
+    expect(out.map((x) => x.id)).toEqual(['near', 'in', 'out']);
+
+    const timed = new Map([['plain', fact()], ['dated', fact({ hasTimeExpression: true })]]);
+    const asks = applyBoosts([base('plain', 1), base('dated', 0.95)], timed, { speakers: [], asksForTime: true, ranges: [] }, { ...NO_BOOSTS, timeExpression: 0.1 });
+    expect(asks.map((x) => x.id)).toEqual(['dated', 'plain']);
+    const notAsked = applyBoosts([base('plain', 1), base('dated', 0.95)], timed, { speakers: [], asksForTime: false, ranges: [] }, { ...NO_BOOSTS, timeExpression: 0.1 });
+    expect(notAsked.map((x) => x.id)).toEqual(['plain', 'dated']);
+  });
+
+  it('lifts a turn whose session neighbours score high, not one in a lone session', () => {
+    const hour = 3_600_000;
+    const facts = new Map([
+      ['lone', fact({ occurredAt: 100 * hour })],
+      ['s1', fact({ occurredAt: 0 })],
+      ['s2', fact({ occurredAt: 0 })],
+      ['s3', fact({ occurredAt: hour })],
+      ['other-conv', fact({ conversationId: 'd', occurredAt: 0 })],
+    ]);
+    const fused = [base('lone', 1), base('s1', 0.9), base('s2', 0.9), base('s3', 0.5), base('other-conv', 0.95)];
+    const out = applyBoosts(fused, facts, { speakers: [], asksForTime: false, ranges: [] }, { ...NO_BOOSTS, session: 0.1, sessionTop: 2, sessionGapMs: 2 * hour });
+    const byId = new Map(out.map((x) => [x.id, x]));
+    expect(byId.get('lone')!.score).toBe(1);
+    expect(byId.get('other-conv')!.score).toBe(0.95);
+    expect(byId.get('s1')!.score).toBeCloseTo(0.9 + 0.1 * (0.9 + 0.5), 12);
+    expect(byId.get('s3')!.boosts.session).toBeCloseTo(0.1 * 1.8, 12);
+    expect(out[0]!.id).toBe('s1');
+    expect(out.at(-1)!.id).toBe('s3');
+  });
+
+  it('drops candidates whose turn is gone', () => {
+    const out = applyBoosts([base('gone', 1)], new Map(), { speakers: [], asksForTime: false, ranges: [] }, RETRIEVAL_CONFIG.boosts);
+    expect(out).toEqual([]);
+  });
+});
+
+describe('score blending and config', () => {
+  it('min-max normalises and blends', () => {
+    expect(minMax([2, 4, 3])).toEqual([0, 1, 0.5]);
+    expect(minMax([5, 5])).toEqual([1, 1]);
+    expect(blendScores([1, 0], [0, 1], 0.25)).toEqual([0.75, 0.25]);
+  });
+
+  it('merges partial overrides over the defaults without touching them', () => {
+    const c = withConfig({ weights: { vector: 0.9 } });
+    expect(c.weights).toEqual({ ...RETRIEVAL_CONFIG.weights, vector: 0.9 });
+    expect(RETRIEVAL_CONFIG.weights.vector).not.toBe(0.9);
+    expect(c.rrfK).toBe(60);
+  });
+});

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeQuery, findSpeakers, parseDateRanges, TIME_EXPRESSION } from '../../src/core/queryAnalysis';
+
+const NOW = Date.UTC(2023, 7, 15, 12, 0); // Tue 15 Aug 2023, 12:00 UTC
+const day = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d);
+
+describe('analyzeQuery: terms', () => {
+  it('drops question words, stop words and named speakers, keeps content words once', () => {
+    const a = analyzeQuery('When did Caroline go to the LGBTQ support group, the support group?', { speakers: ['Caroline', 'Melanie'] });
+    expect(a.terms).toEqual(['go', 'lgbtq', 'support', 'group']);
+    expect(a.speakers).toEqual(['Caroline']);
+    expect(a.questionType).toBe('when');
+  });
+
+  it('keeps every word when nothing is a stop word, and gives no terms for only stop words', () => {
+    expect(analyzeQuery('pottery classes Tokyo').terms).toEqual(['pottery', 'classes', 'tokyo']);
+    expect(analyzeQuery('What was it?').terms).toEqual([]);
+  });
+
+  it('classifies question types', () => {
+    expect(analyzeQuery('Who is Jon dating?').questionType).toBe('who');
+    expect(analyzeQuery('Where did she move?').questionType).toBe('where');
+    expect(analyzeQuery('What year did he start?').questionType).toBe('when');
+    expect(analyzeQuery('Did Gina open her store?').questionType).toBe('yes-no');
+  });
+});
+
+describe('findSpeakers', () => {
+  it('finds full names, first names and possessives, in question order, case-insensitively', () => {
+    expect(findSpeakers("What is melanie's hobby and does Caroline share it?", ['Caroline', 'Melanie'])).toEqual(['Melanie', 'Caroline']);
+    expect(findSpeakers('What did Jon say?', ['Jon Snow', 'Gina'])).toEqual(['Jon Snow']);
+  });
+
+  it('does not match a name inside another word', () => {
+    expect(findSpeakers('Did Jonathan or Ginajones call?', ['Jon', 'Gina'])).toEqual([]);
+  });
+});
+
+describe('temporal analysis', () => {
+  it('marks questions that ask for a time', () => {
+    expect(analyzeQuery('When did Melanie paint a sunrise?').temporal.asksForTime).toBe(true);
+    expect(analyzeQuery('How many days before the meeting did I attend the workshop?').temporal.asksForTime).toBe(true);
+    expect(analyzeQuery('What did Melanie paint?').temporal.asksForTime).toBe(false);
+  });
+
+  it('resolves an absolute day, month and year', () => {
+    expect(parseDateRanges('Where did Jon go on 8 May, 2023?', NOW)).toMatchObject([{ start: day(2023, 5, 8), end: day(2023, 5, 9) }]);
+    expect(parseDateRanges('What happened in May 2023?', NOW)).toMatchObject([{ start: day(2023, 5, 1), end: day(2023, 6, 1) }]);
+    expect(parseDateRanges('What did Melanie paint in 2022?', NOW)).toMatchObject([{ start: day(2022, 1, 1), end: day(2023, 1, 1), text: '2022' }]);
+  });
+
+  it('resolves relative dates against the question time', () => {
+    expect(parseDateRanges('What did we eat yesterday?', NOW)).toMatchObject([{ start: day(2023, 8, 14), end: day(2023, 8, 15) }]);
+    const week = parseDateRanges('What did I buy last week?', NOW)[0]!;
+    expect(week.start).toBeLessThanOrEqual(day(2023, 8, 8));
+    expect(week.end).toBeGreaterThan(day(2023, 8, 8));
+    expect(week.end).toBeLessThanOrEqual(day(2023, 8, 15));
+    // The same words asked a year earlier name a different day.
+    expect(parseDateRanges('What did we eat yesterday?', Date.UTC(2022, 0, 10))).toMatchObject([{ start: day(2022, 1, 9) }]);
+  });
+
+  it('names no range without a date, and only with a question time', () => {
+    expect(parseDateRanges('What is her favourite colour?', NOW)).toEqual([]);
+    expect(analyzeQuery('What happened in May 2023?').temporal.ranges).toEqual([]);
+    expect(analyzeQuery('What happened in May 2023?', { now: NOW }).temporal.ranges).toHaveLength(1);
+  });
+
+  it('recognises time expressions in turn text', () => {
+    expect(TIME_EXPRESSION.test('I went to a support group yesterday')).toBe(true);
+    expect(TIME_EXPRESSION.test('We moved here in 2019.')).toBe(true);
+    expect(TIME_EXPRESSION.test('I love painting sunsets')).toBe(false);
+  });
+});

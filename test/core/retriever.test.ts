@@ -1,0 +1,167 @@
+/**
+ * The Retriever over the real storage path (openNodeStore → appendTurn → turn index) on tiny
+ * hand-made conversations where the right order is known, with a fake embedder and reranker.
+ */
+import { describe, expect, it } from 'vitest';
+import { Retriever } from '../../src/core/Retriever';
+import { withConfig } from '../../src/core/fusion';
+import { VectorIndex } from '../../src/core/vectorIndex';
+import type { Embedder, Reranker } from '../../src/core/ports';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
+
+const DAY = 86_400_000;
+const MAY_8 = Date.UTC(2023, 4, 8, 13, 56);
+const SEP_1 = Date.UTC(2023, 8, 1, 10, 0);
+
+/** Words → one of 4 "meaning" axes; dog and puppy mean the same thing. */
+const AXES: Record<string, number> = { dog: 0, puppy: 0, pet: 0, bicycle: 1, bike: 1, marathon: 2, run: 2, beach: 3, sea: 3 };
+const fakeEmbedder: Embedder = {
+  id: 'fake@1',
+  dim: 4,
+  embed(texts) {
+    return Promise.resolve(
+      texts.map((t) => {
+        const v = new Float32Array(4);
+        for (const w of t.toLowerCase().match(/[a-z]+/g) ?? []) if (AXES[w] !== undefined) v[AXES[w]!]! += 1;
+        const n = Math.hypot(...v);
+        return n > 0 ? v.map((x) => x / n) : v;
+      }),
+    );
+  },
+};
+
+interface Turn {
+  readonly speaker: string;
+  readonly content: string;
+  readonly at: number;
+  readonly caption?: string;
+}
+
+async function setUp(turns: readonly Turn[], options: { embedder?: boolean; reranker?: Reranker; config?: Parameters<typeof withConfig>[0] } = {}) {
+  const store = await openNodeStore();
+  await store.createConversation({ id: 'c', title: 'chat' });
+  const index = new VectorIndex(fakeEmbedder.dim);
+  for (const [i, t] of turns.entries()) {
+    await store.appendTurn({ id: `t${i}`, conversationId: 'c', role: 'user', speaker: t.speaker, content: t.content, occurredAt: t.at, metadata: t.caption ? { caption: t.caption } : {} });
+    const [v] = await fakeEmbedder.embed([t.content]);
+    index.add(`t${i}`, v!);
+  }
+  const source = new SqlRetrievalSource(store.db, { vectors: (model, q, k) => Promise.resolve(model === fakeEmbedder.id ? index.search(q, k) : []) });
+  const retriever = new Retriever({
+    source,
+    ...(options.embedder ? { embedder: fakeEmbedder } : {}),
+    ...(options.reranker ? { reranker: options.reranker } : {}),
+    config: withConfig(options.config ?? {}),
+  });
+  return { store, source, retriever };
+}
+
+const ids = (r: { turns: readonly { message: { id: string } }[] }) => r.turns.map((t) => t.message.id);
+
+describe('Retriever', () => {
+  it('finds a reply that only makes sense with its neighbour (context indexing)', async () => {
+    const turns: Turn[] = [
+      { speaker: 'Ann', content: 'Did you finish the marathon in the end?', at: MAY_8 },
+      { speaker: 'Bob', content: 'Yes, last Friday! Three hours forty.', at: MAY_8 },
+      { speaker: 'Ann', content: 'I baked rye bread.', at: MAY_8 },
+      { speaker: 'Bob', content: 'Nice, what kind of flour?', at: MAY_8 },
+    ];
+    const { retriever } = await setUp(turns);
+    const r = await retriever.retrieve('When did Bob finish the marathon?', { speakers: ['Ann', 'Bob'], now: MAY_8 + DAY });
+    expect(ids(r).slice(0, 2).sort()).toEqual(['t0', 't1']);
+    const reply = r.turns.find((t) => t.message.id === 't1')!;
+    expect(reply.reasons).toContain('lexical');
+    expect(reply.reasons).toContain('speaker');
+    expect(reply.reasons).toContain('timeExpression');
+
+    // The reply holds none of the query's words: only its neighbour context matched.
+    expect(reply.message.content).not.toMatch(/marathon|finish/i);
+  });
+
+  it('indexes image captions with their turn', async () => {
+    const { retriever } = await setUp([
+      { speaker: 'Ann', content: 'Look what I got!', at: MAY_8, caption: 'a photo of a red bicycle leaning on a fence' },
+      { speaker: 'Bob', content: 'I need a new helmet.', at: SEP_1 },
+    ]);
+    const r = await retriever.retrieve('What colour is the bicycle Ann got?', { speakers: ['Ann', 'Bob'] });
+    expect(ids(r)[0]).toBe('t0');
+  });
+
+  it('prefers the turn of the speaker the question names', async () => {
+    const { retriever } = await setUp([
+      { speaker: 'Ann', content: 'I love hiking in the mountains.', at: MAY_8 },
+      { speaker: 'Bob', content: 'I love hiking in the mountains.', at: SEP_1 },
+    ]);
+    const r = await retriever.retrieve('Does Bob love hiking?', { speakers: ['Ann', 'Bob'] });
+    expect(ids(r)).toEqual(['t1', 't0']);
+    expect(r.turns[0]!.reasons).toContain('speaker');
+    expect(r.analysis.speakers).toEqual(['Bob']);
+  });
+
+  it('prefers turns inside the date range the question names', async () => {
+    const { retriever } = await setUp([
+      { speaker: 'Ann', content: 'We spent the day at the beach.', at: MAY_8 },
+      { speaker: 'Ann', content: 'We spent the day at the beach.', at: SEP_1 },
+    ]);
+    const sep = await retriever.retrieve('What did Ann do at the beach in September 2023?', { speakers: ['Ann'], now: SEP_1 + 30 * DAY });
+    expect(ids(sep)).toEqual(['t1', 't0']);
+    expect(sep.turns[0]!.reasons).toContain('dateRange');
+    const may = await retriever.retrieve('What did Ann do at the beach in May 2023?', { speakers: ['Ann'], now: SEP_1 + 30 * DAY });
+    expect(ids(may)).toEqual(['t0', 't1']);
+  });
+
+  it('finds a turn by meaning through vector candidates when no word matches', async () => {
+    const turns: Turn[] = [
+      { speaker: 'Ann', content: 'We adopted a puppy from the shelter.', at: MAY_8 },
+      { speaker: 'Bob', content: 'My bike got a flat tyre.', at: SEP_1 },
+    ];
+    const { retriever } = await setUp(turns, { embedder: true });
+    const r = await retriever.retrieve('dog', {});
+    expect(ids(r)[0]).toBe('t0');
+    expect(r.turns[0]!.reasons).toEqual(['vector']);
+    // Without an embedder, nothing matches the word "dog".
+    const { retriever: lexicalOnly } = await setUp(turns);
+    expect(ids(await lexicalOnly.retrieve('dog', {}))).toEqual([]);
+  });
+
+  it('blends a reranker with the fused score', async () => {
+    const turns: Turn[] = [
+      { speaker: 'Ann', content: 'The garden party was lovely, the garden looked great.', at: MAY_8 },
+      { speaker: 'Bob', content: 'Our garden has tomatoes now.', at: SEP_1 },
+    ];
+    const reranker: Reranker = { id: 'fake-rerank', rerank: (_q, docs) => Promise.resolve(docs.map((d) => (d.includes('tomatoes') ? 5 : -5))) };
+    const { retriever: plain } = await setUp(turns);
+    expect(ids(await plain.retrieve('garden'))[0]).toBe('t0');
+    const { retriever: strong } = await setUp(turns, { reranker, config: { rerank: { blend: 0.9 } } });
+    const r = await strong.retrieve('garden');
+    expect(ids(r)[0]).toBe('t1');
+    expect(r.turns[0]!.reasons).toContain('rerank');
+    expect(r.turns[0]!.rerankScore).toBe(5);
+    // Blend 0 keeps the fused order even with a reranker; rerank: false skips it.
+    const { retriever: weak } = await setUp(turns, { reranker, config: { rerank: { blend: 0 } } });
+    expect(ids(await weak.retrieve('garden'))[0]).toBe('t0');
+    expect(ids(await strong.retrieve('garden', { rerank: false }))[0]).toBe('t0');
+  });
+
+  it('respects the limit and a conversation scope, and never returns deleted turns', async () => {
+    const { retriever, store } = await setUp([
+      { speaker: 'Ann', content: 'pottery class on Monday', at: MAY_8 },
+      { speaker: 'Ann', content: 'another pottery class', at: MAY_8 },
+      { speaker: 'Ann', content: 'pottery again', at: MAY_8 },
+    ]);
+    expect(ids(await retriever.retrieve('pottery', { limit: 2 }))).toHaveLength(2);
+    expect(ids(await retriever.retrieve('pottery', { scope: { conversationIds: ['elsewhere'] } }))).toEqual([]);
+    await store.deleteMessage('t1');
+    const after = ids(await retriever.retrieve('pottery'));
+    expect(after).not.toContain('t1');
+    expect(after).toHaveLength(2);
+  });
+
+  it('gives a turn\'s neighbours in conversation order (source)', async () => {
+    const { source } = await setUp(['one', 'two', 'three', 'four', 'five'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 })));
+    expect((await source.neighbours('t2', 1, 2)).map((m) => m.content)).toEqual(['two', 'four', 'five']);
+    expect((await source.neighbours('t0', 3, 0)).map((m) => m.content)).toEqual([]);
+    expect(await source.neighbours('nope', 1, 1)).toEqual([]);
+  });
+});
