@@ -8,6 +8,7 @@
  * several named configs over one ingest ({"name": {"weights": {"vector": 0.3}}, ...}) and prints
  * their recall.turn@k — tune on the dev split only. --rerank adds the rerank stage with the
  * bundled stand-in reranker (or the named local reranker model).
+ *   npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]
  * A progress line goes to stderr; the summary table to stdout.
  */
 import { execFileSync } from 'node:child_process';
@@ -17,6 +18,8 @@ import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { loadDataset } from './datasets';
 import { runRecall } from './recall';
 import { buildReport, writeReport } from './report';
+import { printConstruction, runConstruction } from './construction';
+import type { PolicyName } from '../src/core/consolidationPolicy';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
@@ -117,6 +120,28 @@ async function recall(argv: string[]): Promise<void> {
   }
 }
 
+async function construction(argv: string[]): Promise<void> {
+  let data: string | undefined;
+  let policy: PolicyName = 'recurrence';
+  let out: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = () => argv[++i] ?? usage(`${a} needs a value`);
+    if (a === '--data') data = next();
+    else if (a === '--policy') {
+      const p = next();
+      if (p !== 'eager' && p !== 'recurrence' && p !== 'off') usage('--policy is eager, recurrence or off');
+      policy = p;
+    } else if (a === '--out') out = next();
+    else usage(`unknown argument ${a}`);
+  }
+  if (!data) usage('--data is required');
+  const report = await runConstruction({ data, policy, ...(out ? { out } : {}) });
+  printConstruction(report);
+  if (out) console.log(`report written to ${out}`);
+}
+
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'recall') await recall(rest);
+else if (command === 'construction') await construction(rest);
 else usage(command ? `unknown command ${command}` : undefined);

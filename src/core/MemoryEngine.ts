@@ -18,6 +18,17 @@ import { newId } from './ids';
 import type { KnowledgeStore } from './knowledge';
 import type { Timer } from './jobs';
 import { Consolidator } from './Consolidator';
+import { Retriever, type RetrievalResult, type RetrievalSource } from './Retriever';
+
+/** Nearest message vectors of one model (the engine's SemanticIndex). */
+export type VectorSearch = (vectorModelId: string, query: Float32Array, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>;
+
+export interface RecallOptions {
+  readonly limit?: number;
+  readonly conversationId?: string;
+  /** When the question is asked (default now); relative dates resolve against it. */
+  readonly now?: number;
+}
 
 /** A Timer over the platform's setTimeout (present in browsers, workers and Node). */
 const platformTimer: Timer = (fn, ms) => {
@@ -48,6 +59,10 @@ export interface MemoryEngineDeps {
   readonly timer?: Timer;
   readonly newId?: () => string;
   readonly profileDebounceMs?: number;
+  /** Builds the read path's data access over the engine's vector search (hybrid recall). */
+  readonly retrievalSource?: (vectors: VectorSearch) => RetrievalSource;
+  /** Names of everyone who speaks in stored turns (query analysis recognises them). */
+  readonly speakers?: () => Promise<string[]>;
 }
 
 export const META_POLICY = 'consolidation.policy';
@@ -62,6 +77,9 @@ export class MemoryEngine implements EngineApi {
   readonly #lifecycle: Lifecycle | null;
   readonly #consolidator: Consolidator | null;
   readonly #jobs: JobStore | null;
+  readonly #retrievalSource: RetrievalSource | null;
+  readonly #speakers: (() => Promise<string[]>) | null;
+  readonly #clock: Clock;
   #llm: Llm | null;
   #policy: PolicyName = 'recurrence';
 
@@ -69,7 +87,10 @@ export class MemoryEngine implements EngineApi {
     this.#store = deps.store;
     this.#llm = deps.llm ?? null;
     this.#jobs = deps.jobs ?? null;
+    this.#speakers = deps.speakers ?? null;
+    this.#clock = deps.clock ?? systemClock;
     this.#semantic = new SemanticIndex(deps.store, 'message');
+    this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
     this.#indexer = deps.embedders
       ? new EmbeddingIndexer({
           store: deps.store,
@@ -117,6 +138,29 @@ export class MemoryEngine implements EngineApi {
         })
       : null;
   }
+
+  /**
+   * Hybrid recall over stored turns (BM25 on the turn index, vectors, fusion and boosts): ranked
+   * turns with scores and the reasons each was retrieved.
+   */
+  async recall(query: string, options: RecallOptions = {}): Promise<RetrievalResult> {
+    if (!this.#retrievalSource) throw new RecollectError('INTERNAL', 'This engine was built without a retrieval source.');
+    let embedder;
+    try {
+      embedder = this.#activeVectors() ? this.#indexer?.activeEmbedder() : undefined;
+    } catch {
+      embedder = undefined;
+    }
+    const retriever = new Retriever({ source: this.#retrievalSource, ...(embedder ? { embedder } : {}) });
+    const speakers = (await this.#speakers?.()) ?? [];
+    return retriever.retrieve(query, {
+      limit: options.limit ?? 10,
+      speakers,
+      now: options.now ?? this.#clock.now(),
+      ...(options.conversationId ? { scope: { conversationIds: [options.conversationId] } } : {}),
+    });
+  }
+
 
   /** Sets (or clears) the LLM endpoint used for synthesis; paused work resumes. */
   setLlm(llm: Llm | null): void {

@@ -10,7 +10,8 @@ import { RecollectError, toErrorInfo, type ErrorInfo } from './errors';
 import type { SearchOptions } from './store';
 import type { EmbeddingStatus } from './EmbeddingIndexer';
 import type { PolicyName } from './consolidationPolicy';
-import type { ConsolidationStatus } from './MemoryEngine';
+import type { ConsolidationStatus, RecallOptions } from './MemoryEngine';
+import type { RetrievalResult } from './Retriever';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
 
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorInfo };
@@ -34,6 +35,7 @@ export interface EngineApi {
   consolidationPolicy(): Promise<PolicyName>;
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
   consolidationStatus(): Promise<ConsolidationStatus>;
+  recall(query: string, options?: RecallOptions): Promise<RetrievalResult>;
 }
 
 

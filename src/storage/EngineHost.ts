@@ -8,6 +8,7 @@ import { MemoryEngine } from '../core/MemoryEngine';
 import { resultify, type EngineEvent, type EngineWorkerApi, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
 import type { EmbedderProvider } from '../core/ports';
 import type { SqliteMemoryStore } from './SqliteMemoryStore';
+import { SqlRetrievalSource } from './retrievalSource';
 
 export const OWNER_LOCK = 'recollect:database-owner';
 const CHANNEL = 'recollect:ownership';
@@ -91,7 +92,12 @@ export class EngineHost implements EngineWorkerApi {
 
   async #open(): Promise<void> {
     const store = await this.#deps.openStore();
-    const engine = new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, ...(this.#embedders ? { embedders: this.#embedders } : {}) });
+    const engine = new MemoryEngine({
+      store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
+      retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
+      speakers: () => store.speakers(),
+      ...(this.#embedders ? { embedders: this.#embedders } : {}),
+    });
     engine.on((event) => this.#emit(event));
     this.#store = store;
     this.#engine = engine;

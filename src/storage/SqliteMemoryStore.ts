@@ -107,6 +107,12 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return importDatabase(this.db, bytes, this.#openTemp);
   }
 
+  /** Distinct speaker names of stored turns, most frequent first. */
+  async speakers(): Promise<string[]> {
+    const rows = await this.db.query<{ speaker: string }>('SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC LIMIT 50');
+    return rows.map((r) => r.speaker);
+  }
+
   // ---- VectorStore ---------------------------------------------------------------------------
 
   putVectors(kind: ItemKind, vectorModelId: string, items: readonly ItemVector[]): Promise<void> {
