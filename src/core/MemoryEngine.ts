@@ -277,6 +277,18 @@ export class MemoryEngine implements EngineApi {
     return this.#store.listConversations();
   }
 
+  async appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]> {
+    const results = await this.#store.appendTurns(turns);
+    const changed = new Set(results.filter((r) => r.created).map((r) => r.message.conversationId));
+    for (const conversationId of changed) this.#emit({ type: 'messages-changed', conversationId });
+    if (changed.size > 0) {
+      this.#emit({ type: 'conversations-changed' });
+      if (this.#indexer) this.#indexer.kick();
+      else this.#lifecycle?.kick();
+    }
+    return results;
+  }
+
   async appendTurn(turn: NewTurn): Promise<AppendResult> {
     const result = await this.#store.appendTurn(turn);
     if (result.created) {

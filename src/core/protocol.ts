@@ -23,6 +23,7 @@ export interface EngineApi {
   deleteConversation(id: string): Promise<void>;
   listConversations(): Promise<Conversation[]>;
   appendTurn(turn: NewTurn): Promise<AppendResult>;
+  appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]>;
   listMessages(conversationId: string): Promise<Message[]>;
   deleteMessage(id: string): Promise<boolean>;
   searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]>;

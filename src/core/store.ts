@@ -16,6 +16,8 @@ export interface MemoryStore {
   listConversations(): Promise<Conversation[]>;
 
   appendTurn(turn: NewTurn): Promise<AppendResult>;
+  /** Several turns in one transaction (all or none), e.g. a session being imported. */
+  appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]>;
   listMessages(conversationId: string): Promise<Message[]>;
   getMessage(id: string): Promise<Message | null>;
   /** Removes the turn, its full-text row and its vectors in one transaction. Returns false if absent. */

@@ -62,6 +62,23 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return conversations.listConversations(this.db);
   }
 
+  /** Appends several turns (e.g. an imported session) in one transaction: all or none. */
+  appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]> {
+    return this.db.transaction(async (tx) => {
+      const out: AppendResult[] = [];
+      const touched = new Set<string>();
+      const now = this.#clock.now();
+      for (const turn of turns) {
+        if (!touched.has(turn.conversationId)) await conversations.requireConversation(tx, turn.conversationId);
+        const result = await messages.insertMessage(tx, turn, now);
+        if (result.created) touched.add(turn.conversationId);
+        out.push(result);
+      }
+      for (const id of touched) await conversations.touchConversation(tx, id, now);
+      return out;
+    });
+  }
+
   appendTurn(turn: NewTurn): Promise<AppendResult> {
     return this.db.transaction(async (tx) => {
       await conversations.requireConversation(tx, turn.conversationId);

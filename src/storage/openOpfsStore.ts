@@ -24,10 +24,13 @@ function browserRuntime(wasmUrl: string): Promise<SqliteRuntime> {
   return runtime;
 }
 
-/** Opens (creating and migrating if needed) the persistent database. */
-export async function openOpfsStore(wasmUrl: string): Promise<SqliteMemoryStore> {
+/**
+ * Opens (creating and migrating if needed) a persistent database: the app's `recollect.sqlite`
+ * by default; the benchmark page passes its own file names so it never touches the user's memory.
+ */
+export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE): Promise<SqliteMemoryStore> {
   const { module, sqlite3 } = await browserRuntime(wasmUrl);
-  const db = await WaSqliteDatabase.open(module, sqlite3, DATABASE_FILE, VFS_NAME);
+  const db = await WaSqliteDatabase.open(module, sqlite3, fileName, VFS_NAME);
   try {
     await migrate(db);
   } catch (err) {

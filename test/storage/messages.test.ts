@@ -123,3 +123,19 @@ describe('delete', () => {
     await expect(store.db.exec("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)")).resolves.toBeUndefined();
   });
 });
+
+describe('batch append', () => {
+  it('appends a session in one transaction, all or none', async () => {
+    await store.createConversation({ id: 'b', title: 'batch' });
+    const results = await store.appendTurns([
+      { id: 'b1', conversationId: 'b', role: 'user', content: 'first' },
+      { id: 'b2', conversationId: 'b', role: 'assistant', content: 'second' },
+    ]);
+    expect(results.map((r) => [r.message.seq, r.created])).toEqual([[1, true], [2, true]]);
+    await expect(store.appendTurns([
+      { id: 'b3', conversationId: 'b', role: 'user', content: 'third' },
+      { id: 'b4', conversationId: 'b', role: 'user', content: '' },
+    ])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect((await store.listMessages('b')).map((m) => m.id)).toEqual(['b1', 'b2']);
+  });
+});
