@@ -3,11 +3,13 @@ import * as Comlink from 'comlink';
 import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
 import { EngineHost } from '../src/storage/EngineHost';
 import { openOpfsStore } from '../src/storage/openOpfsStore';
+import { IdbSettingsStore } from '../src/storage/idbSettingsStore';
 import { remoteEmbedderProvider, type RemoteEmbedding } from '../src/models/embedderProviders';
 
 Comlink.expose(
   new EngineHost({
     openStore: () => openOpfsStore(wasmUrl),
+    settings: new IdbSettingsStore(),
     connectModels: (port) => remoteEmbedderProvider(Comlink.wrap<RemoteEmbedding>(port as MessagePort)),
   }),
 );

@@ -10,6 +10,7 @@ import { StatusLine } from './components/StatusLine';
 import { OwnershipBanner } from './components/OwnershipBanner';
 import { Notices } from './components/Notices';
 import { ModelsPanel } from './components/ModelsPanel';
+import { SettingsPanel } from './components/SettingsPanel';
 
 export function App() {
   const queryClient = useQueryClient();
@@ -19,6 +20,7 @@ export function App() {
   const setSearchText = useUi((s) => s.setSearchText);
   const searchRef = useRef<HTMLInputElement>(null);
   const [modelsOpen, setModelsOpen] = useState(false);
+  const [settingsOpen, setSettingsOpen] = useState(false);
 
   useEffect(() => {
     // "/" or Ctrl/Cmd+K focuses search; Escape clears it.
@@ -49,6 +51,7 @@ export function App() {
         />
         <DataActions />
         <button type="button" onClick={() => setModelsOpen(true)}>Models</button>
+        <button type="button" onClick={() => setSettingsOpen(true)}>Settings</button>
       </header>
       <ConversationList />
       <main>
@@ -66,6 +69,7 @@ export function App() {
       <StatusLine />
       <OwnershipBanner />
       {modelsOpen && <ModelsPanel onClose={() => setModelsOpen(false)} />}
+      {settingsOpen && <SettingsPanel onClose={() => setSettingsOpen(false)} onOpenModels={() => { setSettingsOpen(false); setModelsOpen(true); }} />}
       <Notices />
     </div>
   );

@@ -9,6 +9,8 @@ import type { ModelProgress } from '../models/ModelService';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
 import type { NewTurn } from '../core/types';
+import type { LlmSettingsInput } from '../core/settings';
+import type { PolicyName } from '../core/consolidationPolicy';
 
 export const EngineContext = createContext<EngineClient | null>(null);
 
@@ -26,6 +28,8 @@ const keys = {
   embedding: ['embedding-status'] as const,
   models: ['models'] as const,
   modelStatus: ['model-status'] as const,
+  llmSettings: ['llm-settings'] as const,
+  consolidation: ['consolidation'] as const,
 };
 
 /** Becomes the database owner (or waits for it) and keeps cached queries in step with engine events. */
@@ -60,6 +64,12 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
         case 'conversations-changed':
           void queryClient.invalidateQueries({ queryKey: keys.conversations });
           void queryClient.invalidateQueries({ queryKey: keys.stats });
+          return;
+        case 'settings-changed':
+          void queryClient.invalidateQueries({ queryKey: keys.llmSettings });
+          return;
+        case 'memory-changed':
+          void queryClient.invalidateQueries({ queryKey: keys.consolidation });
           return;
         case 'embedding-status':
           queryClient.setQueryData(keys.embedding, event.status);
@@ -194,4 +204,51 @@ export function useDownloadModel(onProgress: (p: ModelProgress) => void) {
     onSuccess: (list) => queryClient.setQueryData(keys.models, list),
     onError: useReportError(),
   });
+}
+
+export function useLlmSettings() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: keys.llmSettings, queryFn: () => engine.llmSettings(), enabled: useOwner() });
+}
+
+export function useSaveLlmSettings() {
+  const { engine } = useEngineClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: LlmSettingsInput) => engine.saveLlmSettings(input),
+    onSuccess: (view) => {
+      queryClient.setQueryData(keys.llmSettings, view);
+      void queryClient.invalidateQueries({ queryKey: keys.consolidation });
+    },
+  });
+}
+
+export function useTestLlmConnection() {
+  const { engine } = useEngineClient();
+  return useMutation({ mutationFn: (input: LlmSettingsInput) => engine.testLlmConnection(input) });
+}
+
+export function useListLlmModels() {
+  const { engine } = useEngineClient();
+  return useMutation({ mutationFn: (input: LlmSettingsInput) => engine.listLlmModels(input) });
+}
+
+export function useConsolidationStatus() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: keys.consolidation, queryFn: () => engine.consolidationStatus(), enabled: useOwner(), refetchInterval: 5_000 });
+}
+
+export function useSetPolicy() {
+  const { engine } = useEngineClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (name: PolicyName) => engine.setConsolidationPolicy(name),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.consolidation }),
+    onError: useReportError(),
+  });
+}
+
+export function useLlmUsage(since: number) {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: ['llm-usage', since], queryFn: () => engine.llmUsage(since), enabled: useOwner(), staleTime: 0 });
 }

@@ -19,6 +19,19 @@ import type { KnowledgeStore } from './knowledge';
 import type { Timer } from './jobs';
 import { Consolidator } from './Consolidator';
 import { Retriever, type RetrievalResult, type RetrievalSource } from './Retriever';
+import { viewOf, type LlmFactory, type LlmSettings, type LlmSettingsInput, type LlmSettingsView, type SettingsStore } from './settings';
+import type { LlmCallSink, LlmConnectionTest } from './ports';
+
+export interface StageUsage {
+  readonly calls: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+/** The cost ledger's read side (llm_calls). */
+export interface UsageLedger {
+  byStage(since?: number): Promise<Record<string, StageUsage>>;
+}
 
 /** Nearest message vectors of one model (the engine's SemanticIndex). */
 export type VectorSearch = (vectorModelId: string, query: Float32Array, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>;
@@ -63,6 +76,11 @@ export interface MemoryEngineDeps {
   readonly retrievalSource?: (vectors: VectorSearch) => RetrievalSource;
   /** Names of everyone who speaks in stored turns (query analysis recognises them). */
   readonly speakers?: () => Promise<string[]>;
+  /** Endpoint settings (key kept outside the database) and how to build a client from them. */
+  readonly settings?: SettingsStore;
+  readonly llmFactory?: LlmFactory;
+  /** Where every LLM call is recorded (llm_calls), and read back for the cost view. */
+  readonly llmSink?: LlmCallSink & UsageLedger;
 }
 
 export const META_POLICY = 'consolidation.policy';
@@ -80,6 +98,9 @@ export class MemoryEngine implements EngineApi {
   readonly #retrievalSource: RetrievalSource | null;
   readonly #speakers: (() => Promise<string[]>) | null;
   readonly #clock: Clock;
+  readonly #settings: SettingsStore | null;
+  readonly #llmFactory: LlmFactory | null;
+  readonly #llmSink: (LlmCallSink & UsageLedger) | null;
   #llm: Llm | null;
   #policy: PolicyName = 'recurrence';
 
@@ -89,6 +110,9 @@ export class MemoryEngine implements EngineApi {
     this.#jobs = deps.jobs ?? null;
     this.#speakers = deps.speakers ?? null;
     this.#clock = deps.clock ?? systemClock;
+    this.#settings = deps.settings ?? null;
+    this.#llmFactory = deps.llmFactory ?? null;
+    this.#llmSink = deps.llmSink ?? null;
     this.#semantic = new SemanticIndex(deps.store, 'message');
     this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
     this.#indexer = deps.embedders
@@ -162,6 +186,54 @@ export class MemoryEngine implements EngineApi {
   }
 
 
+  // ---- LLM endpoint settings -------------------------------------------------------------
+
+  async llmSettings(): Promise<LlmSettingsView> {
+    return viewOf((await this.#settings?.loadLlm()) ?? null);
+  }
+
+  async #resolve(input: LlmSettingsInput): Promise<LlmSettings> {
+    const baseUrl = input.baseUrl.trim();
+    const model = input.model.trim();
+    if (baseUrl && !/^https?:\/\/[^\s/?#]+(?:[/?#]\S*)?$/i.test(baseUrl)) {
+      throw new RecollectError('INVALID_INPUT', `"${baseUrl}" is not an http(s) address. Use the server's address, e.g. http://localhost:11434/v1.`);
+    }
+    const current = await this.#settings?.loadLlm();
+    const apiKey = input.apiKey === undefined ? (current?.apiKey ?? null) : input.apiKey?.trim() || null;
+    return { baseUrl, model, apiKey };
+  }
+
+  /** Saves the endpoint (an empty base URL clears it); synthesis resumes with the new endpoint. */
+  async saveLlmSettings(input: LlmSettingsInput): Promise<LlmSettingsView> {
+    if (!this.#settings || !this.#llmFactory) throw new RecollectError('INTERNAL', 'This engine cannot store endpoint settings.');
+    const resolved = await this.#resolve(input);
+    const settings = resolved.baseUrl ? resolved : null;
+    await this.#settings.saveLlm(settings);
+    this.setLlm(settings && viewOf(settings).configured ? this.#llmFactory(settings, this.#llmSink) : null);
+    this.#emit({ type: 'settings-changed' });
+    return viewOf(settings);
+  }
+
+  /** Tries the endpoint described by `input` (not saved): reachability, key, model list. */
+  async testLlmConnection(input: LlmSettingsInput): Promise<LlmConnectionTest> {
+    if (!this.#llmFactory) throw new RecollectError('INTERNAL', 'This engine cannot reach an endpoint.');
+    const settings = await this.#resolve(input);
+    if (!settings.baseUrl) throw new RecollectError('INVALID_INPUT', 'Enter the endpoint address first.');
+    return this.#llmFactory(settings, this.#llmSink).testConnection({ probe: !!settings.model });
+  }
+
+  async listLlmModels(input: LlmSettingsInput): Promise<string[]> {
+    if (!this.#llmFactory) return [];
+    const settings = await this.#resolve(input);
+    if (!settings.baseUrl) return [];
+    return this.#llmFactory(settings, null).listModels();
+  }
+
+  /** Tokens per stage since `since` (ms), from the llm_calls ledger. */
+  async llmUsage(since = 0): Promise<Record<string, StageUsage>> {
+    return (await this.#llmSink?.byStage(since)) ?? {};
+  }
+
   /** Sets (or clears) the LLM endpoint used for synthesis; paused work resumes. */
   setLlm(llm: Llm | null): void {
     this.#llm = llm;
@@ -191,6 +263,8 @@ export class MemoryEngine implements EngineApi {
 
   /** Resumes background work left from an earlier session (embedding, segmentation). */
   async start(): Promise<void> {
+    const saved = await this.#settings?.loadLlm().catch(() => null);
+    if (saved && this.#llmFactory && viewOf(saved).configured) this.#llm = this.#llmFactory(saved, this.#llmSink);
     const policy = await this.#store.getMeta(META_POLICY);
     if (policy === 'eager' || policy === 'recurrence' || policy === 'off') this.#policy = policy;
     if (this.#indexer) {

@@ -10,7 +10,9 @@ import { RecollectError, toErrorInfo, type ErrorInfo } from './errors';
 import type { SearchOptions } from './store';
 import type { EmbeddingStatus } from './EmbeddingIndexer';
 import type { PolicyName } from './consolidationPolicy';
-import type { ConsolidationStatus, RecallOptions } from './MemoryEngine';
+import type { ConsolidationStatus, RecallOptions, StageUsage } from './MemoryEngine';
+import type { LlmSettingsInput, LlmSettingsView } from './settings';
+import type { LlmConnectionTest } from './ports';
 import type { RetrievalResult } from './Retriever';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
 
@@ -37,6 +39,11 @@ export interface EngineApi {
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
   consolidationStatus(): Promise<ConsolidationStatus>;
   recall(query: string, options?: RecallOptions): Promise<RetrievalResult>;
+  llmSettings(): Promise<LlmSettingsView>;
+  saveLlmSettings(input: LlmSettingsInput): Promise<LlmSettingsView>;
+  testLlmConnection(input: LlmSettingsInput): Promise<LlmConnectionTest>;
+  listLlmModels(input: LlmSettingsInput): Promise<string[]>;
+  llmUsage(since?: number): Promise<Record<string, StageUsage>>;
 }
 
 
@@ -55,6 +62,7 @@ export type EngineEvent =
   | { readonly type: 'messages-changed'; readonly conversationId: string | null }
   | { readonly type: 'database-replaced' }
   | { readonly type: 'memory-changed' }
+  | { readonly type: 'settings-changed' }
   | { readonly type: 'embedding-status'; readonly status: EmbeddingStatus };
 
 /** Who owns the database: this tab, or another one (then this tab waits or asks to take over). */

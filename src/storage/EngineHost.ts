@@ -9,6 +9,8 @@ import { resultify, type EngineEvent, type EngineWorkerApi, type MessagePortLike
 import type { EmbedderProvider } from '../core/ports';
 import type { SqliteMemoryStore } from './SqliteMemoryStore';
 import { SqlRetrievalSource } from './retrievalSource';
+import { LlmClient } from '../llm/LlmClient';
+import type { SettingsStore } from '../core/settings';
 
 export const OWNER_LOCK = 'recollect:database-owner';
 const CHANNEL = 'recollect:ownership';
@@ -25,6 +27,8 @@ function closedEngine(): RemoteEngine {
 
 export interface EngineHostDeps {
   readonly openStore: () => Promise<SqliteMemoryStore>;
+  /** Endpoint settings, kept outside the database (IndexedDB in the browser). */
+  readonly settings: SettingsStore;
   /** Builds the embedder provider over a port to the model worker. */
   readonly connectModels?: (port: MessagePortLike) => EmbedderProvider;
 }
@@ -96,6 +100,9 @@ export class EngineHost implements EngineWorkerApi {
       store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
       retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
       speakers: () => store.speakers(),
+      settings: this.#deps.settings,
+      llmFactory: (settings, sink) => new LlmClient({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey ?? undefined }, sink ? { sink } : {}),
+      llmSink: store.llmCalls,
       ...(this.#embedders ? { embedders: this.#embedders } : {}),
     });
     engine.on((event) => this.#emit(event));

@@ -1,0 +1,157 @@
+import { useEffect, useState } from 'react';
+import { useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetPolicy, useTestLlmConnection } from '../hooks';
+import { ENDPOINT_PRESETS, presetFor } from '../presets';
+import type { PolicyName } from '../../core/consolidationPolicy';
+import type { LlmConnectionTest } from '../../core/ports';
+
+const POLICIES: { id: PolicyName; label: string; note: string }[] = [
+  { id: 'recurrence', label: 'When a topic recurs (default)', note: 'Episodes are synthesised when their theme comes back, or at once when they hold something important. Fewest tokens for a useful memory.' },
+  { id: 'eager', label: 'Every episode', note: 'Every finished episode is synthesised right away. Best organised, most tokens.' },
+  { id: 'off', label: 'Never (verbatim only)', note: 'No synthesis tokens are spent; turns stay fully searchable.' },
+];
+
+function dayStart(): number {
+  const d = new Date();
+  d.setHours(0, 0, 0, 0);
+  return d.getTime();
+}
+
+/** Settings: the LLM endpoint (with presets and CORS notes), consolidation policy and spend. */
+export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; onOpenModels: () => void }) {
+  const saved = useLlmSettings();
+  const save = useSaveLlmSettings();
+  const test = useTestLlmConnection();
+  const list = useListLlmModels();
+  const status = useConsolidationStatus();
+  const setPolicy = useSetPolicy();
+  const usageToday = useLlmUsage(dayStart());
+  const usageAll = useLlmUsage(0);
+  const [baseUrl, setBaseUrl] = useState('');
+  const [model, setModel] = useState('');
+  const [apiKey, setApiKey] = useState('');
+  const [clearKey, setClearKey] = useState(false);
+  const [result, setResult] = useState<LlmConnectionTest | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [models, setModels] = useState<string[]>([]);
+
+  useEffect(() => {
+    if (saved.data) {
+      setBaseUrl(saved.data.baseUrl);
+      setModel(saved.data.model);
+    }
+  }, [saved.data]);
+
+  const input = () => ({ baseUrl, model, ...(apiKey ? { apiKey } : clearKey ? { apiKey: null } : {}) });
+  const preset = presetFor(baseUrl);
+  const run = async (what: 'save' | 'test' | 'list') => {
+    setError(null);
+    try {
+      if (what === 'save') {
+        await save.mutateAsync(input());
+        setApiKey('');
+        setClearKey(false);
+      } else if (what === 'test') setResult(await test.mutateAsync(input()));
+      else {
+        const found = await list.mutateAsync(input());
+        setModels(found);
+        if (found.length === 0) setError('This server does not list its models; type the model name.');
+      }
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  const stages = Object.entries(usageAll.data ?? {});
+
+  return (
+    <div className="overlay" role="dialog" aria-label="Settings" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+      <div className="card wide">
+        <header className="card-header">
+          <h2>Settings</h2>
+          <button type="button" aria-label="Close settings" onClick={onClose}>×</button>
+        </header>
+
+        <section aria-label="LLM endpoint">
+          <h3>LLM endpoint</h3>
+          <p className="muted">Any OpenAI-compatible server. It is called only to write episodes, facts and summaries and to answer; everything else stays on this device. The key is kept in this browser, outside your memory file, and never exported.</p>
+          <div className="presets" role="group" aria-label="Presets">
+            {ENDPOINT_PRESETS.map((p) => (
+              <button key={p.id} type="button" className={preset?.id === p.id ? 'active' : ''} onClick={() => { setBaseUrl(p.baseUrl); if (!model) setModel(p.exampleModel); setResult(null); }}>
+                {p.label}
+              </button>
+            ))}
+          </div>
+          {preset && <p className="note" data-testid="preset-note">{preset.note}</p>}
+          <form className="form-grid" onSubmit={(e) => { e.preventDefault(); void run('save'); }}>
+            <label htmlFor="llm-base-url">Base URL</label>
+            <input id="llm-base-url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="http://localhost:11434/v1" spellCheck={false} />
+            <label htmlFor="llm-key">API key</label>
+            <div className="row">
+              <input id="llm-key" type="password" value={apiKey} onChange={(e) => { setApiKey(e.target.value); setClearKey(false); }} autoComplete="off"
+                placeholder={saved.data?.hasKey && !clearKey ? 'A key is saved (leave empty to keep it)' : preset && !preset.needsKey ? 'Not needed for this server' : 'sk-…'} />
+              {saved.data?.hasKey && !clearKey && <button type="button" onClick={() => { setClearKey(true); setApiKey(''); }}>Remove key</button>}
+            </div>
+            <label htmlFor="llm-model">Model</label>
+            <div className="row">
+              <input id="llm-model" value={model} onChange={(e) => setModel(e.target.value)} list="llm-models" placeholder={preset?.exampleModel ?? 'model name'} spellCheck={false} />
+              <datalist id="llm-models">{models.map((m) => <option key={m} value={m} />)}</datalist>
+              <button type="button" onClick={() => void run('list')} disabled={!baseUrl || list.isPending}>{list.isPending ? 'Loading…' : 'List models'}</button>
+            </div>
+            <div className="buttons">
+              <button type="button" onClick={() => void run('test')} disabled={!baseUrl || test.isPending}>{test.isPending ? 'Testing…' : 'Test connection'}</button>
+              <button type="submit" className="primary" disabled={save.isPending}>Save</button>
+            </div>
+          </form>
+          {result && (
+            <p className={result.status === 'ok' ? 'ok' : 'error'} role="status" data-testid="connection-result">
+              {result.status === 'ok' ? '✓ ' : '✗ '}{result.message}
+              {result.status === 'network' && ' If this is a local server, check that it is running and allows this page\'s origin (CORS, see the note above).'}
+            </p>
+          )}
+          {error && <p className="error" role="alert">{error}</p>}
+          <p className="muted" data-testid="endpoint-state">
+            {saved.data?.configured ? `In use: ${saved.data.model} at ${saved.data.baseUrl}${saved.data.hasKey ? ' (with key)' : ''}.` : 'No endpoint configured: turns are still stored, organised and searchable; synthesis and answers wait for one.'}
+          </p>
+        </section>
+
+        <section aria-label="Memory consolidation">
+          <h3>Memory consolidation</h3>
+          {POLICIES.map((p) => (
+            <label key={p.id} className="radio">
+              <input type="radio" name="policy" checked={status.data?.policy === p.id} onChange={() => setPolicy.mutate(p.id)} />
+              <span><strong>{p.label}</strong> <span className="muted">{p.note}</span></span>
+            </label>
+          ))}
+          {status.data && (
+            <p className="muted" data-testid="queue-state">
+              Queue: {status.data.jobs.pending} waiting, {status.data.jobs.running} running, {status.data.jobs.done} done, {status.data.jobs.failed} failed.
+              {status.data.pausedReason ? ` Paused: ${status.data.pausedReason}` : ''}
+            </p>
+          )}
+        </section>
+
+        <section aria-label="Spend">
+          <h3>Tokens spent</h3>
+          {stages.length === 0 ? <p className="muted">No LLM calls yet.</p> : (
+            <table className="usage">
+              <thead><tr><th>stage</th><th>calls</th><th>prompt</th><th>completion</th><th>today</th></tr></thead>
+              <tbody>
+                {stages.map(([stage, u]) => (
+                  <tr key={stage}>
+                    <td>{stage}</td><td>{u.calls}</td><td>{u.promptTokens.toLocaleString()}</td><td>{u.completionTokens.toLocaleString()}</td>
+                    <td>{((usageToday.data?.[stage]?.promptTokens ?? 0) + (usageToday.data?.[stage]?.completionTokens ?? 0)).toLocaleString()}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+
+        <section aria-label="Local models">
+          <h3>Local models</h3>
+          <p className="muted">Embedding and reranking models run on this device.</p>
+          <button type="button" onClick={onOpenModels}>Manage models…</button>
+        </section>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { MemoryEngine } from '../../src/core/MemoryEngine';
+import { MemorySettingsStore } from '../../src/core/settings';
+import { LlmClient } from '../../src/llm/LlmClient';
+import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
+
+let mock: MockLlmServer;
+beforeAll(async () => {
+  mock = await startMockLlmServer({ apiKey: 'k-123' });
+});
+afterAll(async () => mock.close());
+
+async function engineWith(settings = new MemorySettingsStore()) {
+  const store = await openNodeStore();
+  const engine = new MemoryEngine({
+    store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, settings, llmSink: store.llmCalls,
+    llmFactory: (s, sink) => new LlmClient({ baseUrl: s.baseUrl, model: s.model, apiKey: s.apiKey ?? undefined }, { ...(sink ? { sink } : {}), maxAttempts: 1 }),
+  });
+  await engine.start();
+  return { engine, store, settings };
+}
+
+describe('endpoint settings', () => {
+  it('saves, keeps and clears the key without ever returning it', async () => {
+    const { engine, settings, store } = await engineWith();
+    expect(await engine.llmSettings()).toEqual({ baseUrl: '', model: '', hasKey: false, configured: false });
+    const view = await engine.saveLlmSettings({ baseUrl: mock.url, model: 'm', apiKey: 'k-123' });
+    expect(view).toEqual({ baseUrl: mock.url, model: 'm', hasKey: true, configured: true });
+    expect(JSON.stringify(view)).not.toContain('k-123');
+    // Leaving the key out keeps it; null clears it.
+    await engine.saveLlmSettings({ baseUrl: mock.url, model: 'm2' });
+    expect((await settings.loadLlm())?.apiKey).toBe('k-123');
+    expect((await engine.consolidationStatus()).endpointConfigured).toBe(true);
+    expect((await engine.testLlmConnection({ baseUrl: mock.url, model: 'm2' })).status).toBe('ok');
+    await engine.saveLlmSettings({ baseUrl: mock.url, model: 'm2', apiKey: null });
+    expect((await engine.llmSettings()).hasKey).toBe(false);
+    expect((await engine.testLlmConnection({ baseUrl: mock.url, model: 'm2' })).status).toBe('unauthorized');
+    // The memory database never holds the key.
+    const bytes = await store.exportDatabase();
+    expect(Buffer.from(bytes).includes(Buffer.from('k-123'))).toBe(false);
+    // Clearing the URL removes the endpoint.
+    expect(await engine.saveLlmSettings({ baseUrl: '', model: '' })).toMatchObject({ configured: false });
+    expect((await engine.consolidationStatus()).endpointConfigured).toBe(false);
+  });
+
+  it('refuses an address that is not http(s) with a clear error', async () => {
+    const { engine } = await engineWith();
+    await expect(engine.saveLlmSettings({ baseUrl: 'localhost:11434', model: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('http') });
+    await expect(engine.saveLlmSettings({ baseUrl: 'file:///etc/passwd', model: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
+  it('restores the saved endpoint on start', async () => {
+    const settings = new MemorySettingsStore();
+    await settings.saveLlm({ baseUrl: mock.url, model: 'm', apiKey: 'k-123' });
+    const { engine } = await engineWith(settings);
+    expect((await engine.consolidationStatus()).endpointConfigured).toBe(true);
+  });
+});
