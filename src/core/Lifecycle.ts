@@ -19,6 +19,7 @@ import { assignScene, DEFAULT_SCENE_CONFIG, type SceneClustererConfig } from './
 import { consolidationPriority, encodingScore } from './encodingScore';
 import { findDateForesight } from './dateForesight';
 import { toErrorInfo, type ErrorInfo } from './errors';
+import { sceneHeat } from './heat';
 
 export const SYNTHESISE_MEMCELL = 'synthesise-memcell';
 
@@ -239,13 +240,42 @@ export class Lifecycle {
       }
     }
     const fresh = (await d.episodes.getCell(cell.id)) ?? cell;
-    const toSynthesise = d.policy().onCellClosed(fresh, sceneCells.map((c) => (c.id === fresh.id ? fresh : c)));
-    if (toSynthesise.length === 0) return;
-    const now = d.clock.now();
-    for (const id of toSynthesise) {
-      await d.jobs.enqueue(SYNTHESISE_MEMCELL, { memcellId: id }, { dedupeKey: `memcell:${id}` });
-      await d.episodes.setCellStatus(id, 'queued', now);
+    const heat = fresh.sceneId ? await this.#refreshHeat(fresh.sceneId) : 0;
+    await this.#queue(d.policy().onCellClosed(fresh, sceneCells.map((c) => (c.id === fresh.id ? fresh : c))), heat);
+  }
+
+  async #refreshHeat(sceneId: string): Promise<number> {
+    const now = this.#d.clock.now();
+    const heat = sceneHeat(await this.#d.episodes.sceneHeatInput(sceneId), now);
+    await this.#d.episodes.setSceneHeat(sceneId, heat, now);
+    return heat;
+  }
+
+  async #queue(cellIds: readonly string[], priority: number): Promise<void> {
+    if (cellIds.length === 0) return;
+    const now = this.#d.clock.now();
+    for (const id of cellIds) {
+      await this.#d.jobs.enqueue(SYNTHESISE_MEMCELL, { memcellId: id }, { dedupeKey: `memcell:${id}`, priority });
+      await this.#d.episodes.setCellStatus(id, 'queued', now);
     }
-    d.onJobsQueued?.();
+    this.#d.onJobsQueued?.();
+  }
+
+  /**
+   * An answer used these turns: their episodes gain a visit (and their scenes heat), and the
+   * policy may synthesise the ones still raw (`recurrence`: "until it is retrieved").
+   */
+  async onRetrieved(messageIds: readonly string[]): Promise<void> {
+    const cells = await this.#d.episodes.markVisited(messageIds, this.#d.clock.now());
+    if (cells.length === 0) return;
+    const heats = new Map<string, number>();
+    for (const c of cells) if (c.sceneId && !heats.has(c.sceneId)) heats.set(c.sceneId, await this.#refreshHeat(c.sceneId));
+    // Only closed cells: an open one is still growing and is synthesised when it closes.
+    const closed = cells.filter((c) => c.closedBy !== null);
+    for (const id of this.#d.policy().onRetrieved(closed)) {
+      const cell = closed.find((c) => c.id === id);
+      await this.#queue([id], (cell?.sceneId ? heats.get(cell.sceneId) : 0) ?? 0);
+    }
+    this.#d.onChange?.();
   }
 }

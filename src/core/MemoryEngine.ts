@@ -234,6 +234,11 @@ export class MemoryEngine implements EngineApi {
     return (await this.#llmSink?.byStage(since)) ?? {};
   }
 
+  /** An answer used these turns: visits, heat, and synthesis of raw episodes per the policy. */
+  async noteRetrieved(messageIds: readonly string[]): Promise<void> {
+    await this.#lifecycle?.onRetrieved(messageIds);
+  }
+
   /** Sets (or clears) the LLM endpoint used for synthesis; paused work resumes. */
   setLlm(llm: Llm | null): void {
     this.#llm = llm;

@@ -81,5 +81,11 @@ export interface EpisodeStore {
   assignScene(cellId: string, scene: MemSceneRecord, isNew: boolean, now: number): Promise<void>;
   cellsInScene(sceneId: string): Promise<MemCellRecord[]>;
   setCellStatus(cellId: string, status: MemCellStatus, now: number): Promise<void>;
+  /** Visits, turns and last activity of a scene's members, for its heat. */
+  sceneHeatInput(sceneId: string): Promise<{ visits: number; turns: number; lastActivityAt: number }>;
+  setSceneHeat(sceneId: string, heat: number, now: number): Promise<void>;
+  sceneHeat(sceneId: string): Promise<number>;
+  /** Counts a visit on the cells holding these turns (an answer used them); returns those cells. */
+  markVisited(messageIds: readonly string[], now: number): Promise<MemCellRecord[]>;
   counts(): Promise<{ memcells: number; memscenes: number; foresights: number; facts: number }>;
 }

@@ -17,8 +17,8 @@ export interface Job {
 
 export interface JobStore {
   /** Adds a job unless one with the same dedupeKey is pending or running; returns its id. */
-  enqueue(kind: string, payload: Record<string, unknown>, options?: { dedupeKey?: string; runAfter?: number }): Promise<number>;
-  /** Claims the next due pending job (marks it running, attempts + 1), or null. */
+  enqueue(kind: string, payload: Record<string, unknown>, options?: { dedupeKey?: string; runAfter?: number; priority?: number }): Promise<number>;
+  /** Claims the due pending job with the highest priority (marks it running, attempts + 1), or null. */
   claimNext(now: number): Promise<Job | null>;
   complete(id: number, now: number): Promise<void>;
   /** Back to pending at `runAfter`, recording the error; `countAttempt: false` undoes the claim's increment. */

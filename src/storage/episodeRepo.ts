@@ -120,6 +120,41 @@ export class SqlEpisodeStore implements EpisodeStore {
     await this.#sql.exec('UPDATE memcells SET status = ?, updated_at = ? WHERE id = ?', [status, now, cellId]);
   }
 
+  async sceneHeatInput(sceneId: string): Promise<{ visits: number; turns: number; lastActivityAt: number }> {
+    const [r] = await this.#sql.query<{ v: number | null; t: number | null; a: number | null }>(
+      `SELECT sum(c.visits) AS v, sum(c.last_seq - c.first_seq + 1) AS t, max(coalesce(c.last_visited_at, 0), max(c.end_at)) AS a
+         FROM memcells c WHERE c.scene_id = ?`, [sceneId]);
+    return { visits: Number(r?.v ?? 0), turns: Number(r?.t ?? 0), lastActivityAt: Number(r?.a ?? 0) };
+  }
+
+  async setSceneHeat(sceneId: string, heat: number, now: number): Promise<void> {
+    await this.#sql.exec('UPDATE memscenes SET heat = ?, updated_at = ? WHERE id = ?', [heat, now, sceneId]);
+  }
+
+  async sceneHeat(sceneId: string): Promise<number> {
+    const [r] = await this.#sql.query<{ heat: number }>('SELECT heat FROM memscenes WHERE id = ?', [sceneId]);
+    return Number(r?.heat ?? 0);
+  }
+
+  markVisited(messageIds: readonly string[], now: number): Promise<MemCellRecord[]> {
+    return this.#sql.transaction(async (tx) => {
+      const ids = new Set<string>();
+      for (const id of messageIds) {
+        const [cell] = await tx.query<{ id: string }>(
+          `SELECT c.id FROM memcells c JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq
+            WHERE m.id = ? LIMIT 1`, [id]);
+        if (cell) ids.add(cell.id);
+      }
+      const out: MemCellRecord[] = [];
+      for (const id of ids) {
+        await tx.exec('UPDATE memcells SET visits = visits + 1, last_visited_at = ?, updated_at = ? WHERE id = ?', [now, now, id]);
+        const [row] = await tx.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE id = ?`, [id]);
+        if (row) out.push(toCell(row));
+      }
+      return out;
+    });
+  }
+
   async counts(): Promise<{ memcells: number; memscenes: number; foresights: number; facts: number }> {
     const [r] = await this.#sql.query<{ c: number; s: number; f: number; k: number }>(
       'SELECT (SELECT count(*) FROM memcells) AS c, (SELECT count(*) FROM memscenes) AS s, (SELECT count(*) FROM foresights) AS f, (SELECT count(*) FROM facts) AS k');

@@ -30,21 +30,24 @@ export class SqlJobStore implements JobStore {
     this.#clock = clock;
   }
 
-  enqueue(kind: string, payload: Record<string, unknown>, options: { dedupeKey?: string; runAfter?: number } = {}): Promise<number> {
+  enqueue(kind: string, payload: Record<string, unknown>, options: { dedupeKey?: string; runAfter?: number; priority?: number } = {}): Promise<number> {
     return this.#sql.transaction(async (tx) => {
       const now = this.#clock.now();
       if (options.dedupeKey) {
         const [open] = await tx.query<{ id: number; status: string }>('SELECT id, status FROM jobs WHERE dedupe_key = ?', [options.dedupeKey]);
-        if (open && (open.status === 'pending' || open.status === 'running')) return Number(open.id);
+        if (open && (open.status === 'pending' || open.status === 'running')) {
+          if (options.priority !== undefined) await tx.exec('UPDATE jobs SET priority = max(priority, ?) WHERE id = ?', [options.priority, open.id]);
+          return Number(open.id);
+        }
         // A finished job with the same key is re-armed: the key names the work, not one attempt.
         if (open) {
-          await tx.exec("UPDATE jobs SET status = 'pending', attempts = 0, last_error = NULL, payload = ?, run_after = ?, updated_at = ? WHERE id = ?",
-            [JSON.stringify(payload), options.runAfter ?? 0, now, open.id]);
+          await tx.exec("UPDATE jobs SET status = 'pending', attempts = 0, last_error = NULL, payload = ?, run_after = ?, priority = ?, updated_at = ? WHERE id = ?",
+            [JSON.stringify(payload), options.runAfter ?? 0, options.priority ?? 0, now, open.id]);
           return Number(open.id);
         }
       }
-      await tx.exec('INSERT INTO jobs (kind, dedupe_key, payload, run_after, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
-        [kind, options.dedupeKey ?? null, JSON.stringify(payload), options.runAfter ?? 0, now, now]);
+      await tx.exec('INSERT INTO jobs (kind, dedupe_key, payload, run_after, priority, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [kind, options.dedupeKey ?? null, JSON.stringify(payload), options.runAfter ?? 0, options.priority ?? 0, now, now]);
       const [row] = await tx.query<{ id: number }>('SELECT last_insert_rowid() AS id');
       return Number(row!.id);
     });
@@ -52,7 +55,7 @@ export class SqlJobStore implements JobStore {
 
   claimNext(now: number): Promise<Job | null> {
     return this.#sql.transaction(async (tx) => {
-      const [row] = await tx.query<JobRow>("SELECT id, kind, payload, attempts, dedupe_key FROM jobs WHERE status = 'pending' AND run_after <= ? ORDER BY run_after, id LIMIT 1", [now]);
+      const [row] = await tx.query<JobRow>("SELECT id, kind, payload, attempts, dedupe_key FROM jobs WHERE status = 'pending' AND run_after <= ? ORDER BY priority DESC, run_after, id LIMIT 1", [now]);
       if (!row) return null;
       await tx.exec("UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? WHERE id = ?", [now, row.id]);
       return toJob({ ...row, attempts: Number(row.attempts) + 1 });

@@ -7,6 +7,7 @@
  * other SQLite file is refused with a clear error instead of being migrated into ours.
  */
 import { v3 } from './schemaV3';
+import { v4 } from './schemaV4';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -324,6 +325,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: v1 },
   { version: 2, name: 'turn index with speaker, caption and neighbour context', sql: v2 },
   { version: 3, name: 'episode lifecycle: open cells, encoding scores, date foresight', sql: v3 },
+  { version: 4, name: 'heat and job priority', sql: v4 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -115,3 +115,28 @@ describe.each(['eager', 'recurrence', 'off'] as const)('consolidation policy %s'
     for (const q of ['dog', 'flight', 'rent']) expect((await engine.searchMessages(q)).length).toBeGreaterThan(0);
   });
 });
+
+describe('heat and retrieval', () => {
+  it('an answer that uses a raw episode visits it, heats its scene and (recurrence) queues it', async () => {
+    const { store, engine } = await engineWith('recurrence');
+    await ingest(engine);
+    const flight = await store.db.query<{ id: string; status: string; scene_id: string }>("SELECT id, status, scene_id FROM memcells WHERE first_seq = 3");
+    expect(flight[0]!.status).toBe('raw');
+    const [before] = await store.db.query<{ heat: number }>('SELECT heat FROM memscenes WHERE id = ?', [flight[0]!.scene_id]);
+    await engine.noteRetrieved(['m3']);
+    const [after] = await store.db.query<{ heat: number; }>('SELECT heat FROM memscenes WHERE id = ?', [flight[0]!.scene_id]);
+    expect(after!.heat).toBeGreaterThan(before!.heat);
+    const [cell] = await store.db.query<{ status: string; visits: number }>('SELECT status, visits FROM memcells WHERE id = ?', [flight[0]!.id]);
+    expect(cell).toEqual({ status: 'queued', visits: 1 });
+  });
+
+  it('runs the hottest due job first', async () => {
+    const store = await openNodeStore();
+    await store.jobs.enqueue('x', { n: 'cold' }, { priority: 0.5 });
+    await store.jobs.enqueue('x', { n: 'hot' }, { priority: 3 });
+    await store.jobs.enqueue('x', { n: 'warm' }, { priority: 1 });
+    const order = [];
+    for (let i = 0; i < 3; i++) order.push((await store.jobs.claimNext(Date.now()))!.payload.n);
+    expect(order).toEqual(['hot', 'warm', 'cold']);
+  });
+});
