@@ -252,3 +252,13 @@ export function useLlmUsage(since: number) {
   const { engine } = useEngineClient();
   return useQuery({ queryKey: ['llm-usage', since], queryFn: () => engine.llmUsage(since), enabled: useOwner(), staleTime: 0 });
 }
+
+export function useSetLlmBoundaryCheck() {
+  const { engine } = useEngineClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (enabled: boolean) => engine.setLlmBoundaryCheck(enabled),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.consolidation }),
+    onError: useReportError(),
+  });
+}

@@ -20,6 +20,7 @@ import { consolidationPriority, encodingScore } from './encodingScore';
 import { findDateForesight } from './dateForesight';
 import { toErrorInfo, type ErrorInfo } from './errors';
 import { sceneHeat } from './heat';
+import type { BoundaryJudge } from './boundaryCheck';
 
 export const SYNTHESISE_MEMCELL = 'synthesise-memcell';
 
@@ -48,6 +49,8 @@ export interface LifecycleDeps {
   readonly sceneConfig?: (vectorModelId: string) => SceneClustererConfig;
   /** Called after new jobs were queued. */
   readonly onJobsQueued?: () => void;
+  /** Optional LLM boundary check, consulted when the rules would extend an episode (see boundaryCheck.ts). */
+  readonly boundaryJudge?: () => BoundaryJudge | null;
   readonly onChange?: () => void;
 }
 
@@ -173,7 +176,12 @@ export class Lifecycle {
     if (active && !vector) return WAIT_FOR_VECTOR;
     const open = await this.#openState(turn.conversationId, active);
     const segTurn = { id: turn.id, seq: turn.seq, occurredAt: turn.occurredAt, tokenCount: turn.tokenCount, vector: vector ?? null };
-    const reason = boundaryBefore(open?.segment ?? null, segTurn, this.#segmenter());
+    let reason = boundaryBefore(open?.segment ?? null, segTurn, this.#segmenter());
+    const judge = d.boundaryJudge?.();
+    if (!reason && open && judge && open.segment.turns >= this.#segmenter().minTurnsForDrift) {
+      const recent = await this.#recentTurns(turn.conversationId, turn.seq, 6);
+      if (await judge(recent, { speaker: turn.speaker, text: turn.content })) reason = 'topic-drift';
+    }
 
     // Encoding score against the nearest stored turns (by meaning when vectors exist).
     let neighbours: string[] = [];
@@ -203,6 +211,11 @@ export class Lifecycle {
     }, now);
     this.#open.set(turn.conversationId, { cellId, segment: extend(startsNew ? null : open.segment, segTurn) });
     return open && reason ? open.cellId : null;
+  }
+
+  async #recentTurns(conversationId: string, beforeSeq: number, n: number): Promise<{ speaker: string; text: string }[]> {
+    const all = await this.#d.store.listMessages(conversationId);
+    return all.filter((m) => m.seq < beforeSeq).slice(-n).map((m) => ({ speaker: m.speaker, text: m.content }));
   }
 
   /** A closed cell gets its vector and scene, and the policy may queue synthesis. */

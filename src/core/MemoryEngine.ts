@@ -15,6 +15,7 @@ import type { JobStore } from './jobs';
 import { Lifecycle, type ActiveVectors } from './Lifecycle';
 import { policyByName, type PolicyName } from './consolidationPolicy';
 import { newId } from './ids';
+import { llmBoundaryJudge } from './boundaryCheck';
 import type { KnowledgeStore } from './knowledge';
 import type { Timer } from './jobs';
 import { Consolidator } from './Consolidator';
@@ -52,6 +53,7 @@ const platformTimer: Timer = (fn, ms) => {
 
 export interface ConsolidationStatus {
   readonly policy: PolicyName;
+  readonly llmBoundaryCheck: boolean;
   readonly endpointConfigured: boolean;
   readonly jobs: Record<'pending' | 'running' | 'done' | 'failed', number>;
   readonly pausedReason: string | null;
@@ -84,6 +86,7 @@ export interface MemoryEngineDeps {
 }
 
 export const META_POLICY = 'consolidation.policy';
+export const META_LLM_BOUNDARY = 'segmentation.llm_check';
 
 export type EngineListener = (event: EngineEvent) => void;
 
@@ -103,6 +106,8 @@ export class MemoryEngine implements EngineApi {
   readonly #llmSink: (LlmCallSink & UsageLedger) | null;
   #llm: Llm | null;
   #policy: PolicyName = 'recurrence';
+  #llmBoundaryCheck = false;
+  readonly #boundaryJudge = llmBoundaryJudge(() => this.#llm);
 
   constructor(deps: MemoryEngineDeps) {
     this.#store = deps.store;
@@ -139,6 +144,7 @@ export class MemoryEngine implements EngineApi {
           newId: deps.newId ?? newId,
           onChange: () => this.#emit({ type: 'memory-changed' }),
           onJobsQueued: () => this.#consolidator?.runner.kick(),
+          boundaryJudge: () => (this.#llmBoundaryCheck && this.#llm ? this.#boundaryJudge : null),
         })
       : null;
     this.#consolidator = deps.episodes && deps.jobs && deps.knowledge
@@ -249,6 +255,7 @@ export class MemoryEngine implements EngineApi {
     const runner = this.#consolidator?.runner.status();
     return {
       policy: this.#policy,
+      llmBoundaryCheck: this.#llmBoundaryCheck,
       endpointConfigured: this.#llm !== null,
       jobs: this.#jobs ? await this.#jobs.counts() : { pending: 0, running: 0, done: 0, failed: 0 },
       pausedReason: runner?.pausedUntil ? runner.pauseReason : null,
@@ -272,6 +279,7 @@ export class MemoryEngine implements EngineApi {
     if (saved && this.#llmFactory && viewOf(saved).configured) this.#llm = this.#llmFactory(saved, this.#llmSink);
     const policy = await this.#store.getMeta(META_POLICY);
     if (policy === 'eager' || policy === 'recurrence' || policy === 'off') this.#policy = policy;
+    this.#llmBoundaryCheck = (await this.#store.getMeta(META_LLM_BOUNDARY)) === '1';
     if (this.#indexer) {
       await this.#indexer.init();
       this.#indexer.kick();
@@ -304,6 +312,13 @@ export class MemoryEngine implements EngineApi {
   async closeOpenCells(): Promise<number> {
     await this.idle();
     return (await this.#lifecycle?.closeIdleCells(0)) ?? 0;
+  }
+
+  /** The optional LLM boundary check for segmentation (off by default; costs one small call per turn). */
+  async setLlmBoundaryCheck(enabled: boolean): Promise<boolean> {
+    this.#llmBoundaryCheck = enabled;
+    await this.#store.setMeta(META_LLM_BOUNDARY, enabled ? '1' : '0');
+    return enabled;
   }
 
   async consolidationPolicy(): Promise<PolicyName> {

@@ -38,6 +38,7 @@ export interface EngineApi {
   consolidationPolicy(): Promise<PolicyName>;
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
   consolidationStatus(): Promise<ConsolidationStatus>;
+  setLlmBoundaryCheck(enabled: boolean): Promise<boolean>;
   recall(query: string, options?: RecallOptions): Promise<RetrievalResult>;
   llmSettings(): Promise<LlmSettingsView>;
   saveLlmSettings(input: LlmSettingsInput): Promise<LlmSettingsView>;

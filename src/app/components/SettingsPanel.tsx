@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetPolicy, useTestLlmConnection } from '../hooks';
+import { useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetLlmBoundaryCheck, useSetPolicy, useTestLlmConnection } from '../hooks';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
 import type { PolicyName } from '../../core/consolidationPolicy';
 import type { LlmConnectionTest } from '../../core/ports';
@@ -24,6 +24,7 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
   const list = useListLlmModels();
   const status = useConsolidationStatus();
   const setPolicy = useSetPolicy();
+  const setBoundaryCheck = useSetLlmBoundaryCheck();
   const usageToday = useLlmUsage(dayStart());
   const usageAll = useLlmUsage(0);
   const [baseUrl, setBaseUrl] = useState('');
@@ -121,6 +122,10 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
               <span><strong>{p.label}</strong> <span className="muted">{p.note}</span></span>
             </label>
           ))}
+          <label className="radio">
+            <input type="checkbox" checked={status.data?.llmBoundaryCheck ?? false} onChange={(e) => setBoundaryCheck.mutate(e.target.checked)} />
+            <span><strong>Ask the LLM where episodes start</strong> <span className="muted">One small call per turn; without it, episodes are cut by day, time gaps, topic drift and size, which costs nothing.</span></span>
+          </label>
           {status.data && (
             <p className="muted" data-testid="queue-state">
               Queue: {status.data.jobs.pending} waiting, {status.data.jobs.running} running, {status.data.jobs.done} done, {status.data.jobs.failed} failed.
