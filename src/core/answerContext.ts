@@ -1,0 +1,403 @@
+/**
+ * The knowledge an answer is composed from (DESIGN §4 steps 2–3 and 6), beyond the ranked turns
+ * the Retriever returns: facts and episodes that match the question, scene-guided expansion,
+ * the active profile and time-valid foresight — and the composer that turns them into one
+ * numbered context block within a token budget.
+ *
+ * Scene-guided expansion follows EverMemOS' reconstructive recollection: a MemCell's relevance is
+ * the fusion of the ways it was reached (its own title/narrative, its facts — max over facts, as
+ * in the paper's MaxSim — and the recalled turns it holds); a MemScene scores as its best member,
+ * and the other members of the top scenes are pulled in, because multi-hop questions often need
+ * a sibling episode that shares no words with the question.
+ *
+ * Invariants: read-only (nothing here writes — temporary chats rely on it); expired or dismissed
+ * foresight never reaches the context; items are numbered [1], [2] … in the order they appear,
+ * and each number maps to exactly one citation.
+ */
+import type { ForesightItem, ProfileItem } from './knowledge';
+import type { Message } from './types';
+
+// ---------------------------------------------------------------------------------------------
+// What the answer pipeline reads
+// ---------------------------------------------------------------------------------------------
+
+export interface ContextEpisode {
+  /** MemCell id. */
+  readonly id: string;
+  readonly conversationId: string;
+  readonly sceneId: string | null;
+  readonly title: string | null;
+  readonly narrative: string;
+  readonly startAt: number;
+  readonly endAt: number;
+}
+
+export interface ContextFact {
+  readonly id: string;
+  readonly memcellId: string;
+  readonly speaker: string;
+  readonly content: string;
+  readonly occurredAt: number | null;
+  readonly validFrom: number | null;
+  readonly validTo: number | null;
+  /** False when a later fact superseded this one (kept: "where did she live in 2022?"). */
+  readonly current: boolean;
+}
+
+export interface KnowledgeQueryOptions {
+  readonly limit: number;
+  /** Restrict to one conversation; omitted = all of memory. */
+  readonly conversationId?: string;
+}
+
+/**
+ * Data access for answering. Implemented over SQL by src/storage/answerSource.ts; turns come
+ * from the engine's hybrid recall. Every list is best first. Nothing here writes.
+ */
+export interface AnswerSource {
+  /** Ranked turns (the engine's recall: BM25 + vectors + fusion + boosts). */
+  turns(query: string, options: KnowledgeQueryOptions & { readonly now: number }): Promise<readonly Message[]>;
+  /** Facts matching the query (FTS, plus vectors when the source has them). */
+  facts(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextFact[]>;
+  /** Synthesised episodes (title/narrative) matching the query. */
+  episodes(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextEpisode[]>;
+  /** The synthesised episodes with these ids (any order; missing ones are skipped). */
+  episodesByIds(ids: readonly string[]): Promise<readonly ContextEpisode[]>;
+  /** For each message id, the synthesised episode holding that turn (absent when none). */
+  episodesOfTurns(messageIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
+  /** Synthesised members of these scenes, most recent first, at most `limitPerScene` each. */
+  sceneMembers(sceneIds: readonly string[], limitPerScene: number): Promise<readonly ContextEpisode[]>;
+  /** Active profile items (not conflicts, not deleted). */
+  profile(): Promise<readonly ProfileItem[]>;
+  /** Active foresight not yet over at `now` (current and upcoming). */
+  foresight(now: number): Promise<readonly ForesightItem[]>;
+}
+
+export interface ContextParts {
+  readonly profile: readonly ProfileItem[];
+  readonly foresight: readonly ForesightItem[];
+  /** Best first. */
+  readonly episodes: readonly ContextEpisode[];
+  /** Best first. */
+  readonly facts: readonly ContextFact[];
+  /** Best first. */
+  readonly turns: readonly Message[];
+}
+
+export interface GatherLimits {
+  readonly turns: number;
+  readonly facts: number;
+  readonly episodes: number;
+  /** Scenes whose other members are pulled in. */
+  readonly scenes: number;
+  readonly membersPerScene: number;
+  readonly profile: number;
+  readonly foresight: number;
+}
+
+/** EverMemOS keeps 10 episodes from 10 scenes; a small local model's context is tighter. */
+export const DEFAULT_GATHER_LIMITS: GatherLimits = {
+  turns: 12, facts: 12, episodes: 8, scenes: 3, membersPerScene: 4, profile: 20, foresight: 10,
+};
+
+export interface GatherOptions {
+  readonly now: number;
+  readonly conversationId?: string;
+  readonly limits?: Partial<GatherLimits>;
+}
+
+const RRF_K = 60;
+
+/** Episode ids ranked by weighted reciprocal rank fusion of the ways each was reached. */
+function fuseEpisodeIds(lists: readonly (readonly string[])[]): Map<string, number> {
+  const scores = new Map<string, number>();
+  for (const list of lists) {
+    const seen = new Set<string>();
+    let rank = 0;
+    for (const id of list) {
+      if (seen.has(id)) continue; // a cell with several matching facts counts once (max, not sum)
+      seen.add(id);
+      rank++;
+      scores.set(id, (scores.get(id) ?? 0) + 1 / (RRF_K + rank));
+    }
+  }
+  return scores;
+}
+
+/**
+ * Retrieval for one query: turns, facts and episodes in parallel, episode fusion, then
+ * scene-guided expansion. Profile and foresight do not depend on the query.
+ */
+export async function gatherContext(source: AnswerSource, query: string, options: GatherOptions): Promise<ContextParts> {
+  const limits = { ...DEFAULT_GATHER_LIMITS, ...options.limits };
+  const scope = options.conversationId !== undefined ? { conversationId: options.conversationId } : {};
+  const [turns, facts, searched, profile, foresight] = await Promise.all([
+    source.turns(query, { limit: limits.turns, now: options.now, ...scope }),
+    source.facts(query, { limit: limits.facts, ...scope }),
+    source.episodes(query, { limit: limits.episodes * 2, ...scope }),
+    source.profile(),
+    source.foresight(options.now),
+  ]);
+  const episodes = await rankEpisodes(source, turns, facts, searched, limits);
+  return {
+    profile: profile.slice(0, limits.profile),
+    foresight: foresight.filter((f) => isTimeValid(f, options.now)).slice(0, limits.foresight),
+    episodes,
+    facts: facts.slice(0, limits.facts),
+    turns: turns.slice(0, limits.turns),
+  };
+}
+
+async function rankEpisodes(
+  source: AnswerSource, turns: readonly Message[], facts: readonly ContextFact[], searched: readonly ContextEpisode[], limits: GatherLimits,
+): Promise<ContextEpisode[]> {
+  const cellOfTurn = turns.length ? await source.episodesOfTurns(turns.map((t) => t.id)) : new Map<string, string>();
+  const viaTurns = turns.map((t) => cellOfTurn.get(t.id)).filter((id): id is string => id !== undefined);
+  const scores = fuseEpisodeIds([searched.map((e) => e.id), facts.map((f) => f.memcellId), viaTurns]);
+  if (scores.size === 0) return [];
+
+  const known = new Map(searched.map((e) => [e.id, e]));
+  const missing = [...scores.keys()].filter((id) => !known.has(id));
+  if (missing.length) for (const e of await source.episodesByIds(missing)) known.set(e.id, e);
+  const direct = [...scores].filter(([id]) => known.has(id)).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+
+  // A scene scores as its best member (EverMemOS §3.5); walk the ranking until N scenes are seen.
+  const topScenes: string[] = [];
+  for (const [id] of direct) {
+    const scene = known.get(id)!.sceneId;
+    if (scene !== null && !topScenes.includes(scene)) topScenes.push(scene);
+    if (topScenes.length >= limits.scenes) break;
+  }
+  const out = direct.slice(0, limits.episodes).map(([id]) => known.get(id)!);
+  if (topScenes.length && out.length < limits.episodes) {
+    const members = await source.sceneMembers(topScenes, limits.membersPerScene);
+    // Siblings rank after every direct hit, in the order of their scene's score.
+    const sceneRank = new Map(topScenes.map((s, i) => [s, i]));
+    const siblings = members
+      .filter((m) => !scores.has(m.id) && m.sceneId !== null && sceneRank.has(m.sceneId))
+      .sort((a, b) => sceneRank.get(a.sceneId!)! - sceneRank.get(b.sceneId!)! || b.endAt - a.endAt);
+    for (const m of siblings) {
+      if (out.length >= limits.episodes) break;
+      if (!out.some((e) => e.id === m.id)) out.push(m);
+    }
+  }
+  return out;
+}
+
+/** Interleaves ranked lists (first list first at each depth), keeping the first of duplicates. */
+function interleave<T>(lists: readonly (readonly T[])[], key: (t: T) => string): T[] {
+  const out: T[] = [];
+  const seen = new Set<string>();
+  const depth = Math.max(0, ...lists.map((l) => l.length));
+  for (let i = 0; i < depth; i++) {
+    for (const list of lists) {
+      const item = list[i];
+      if (item === undefined) continue;
+      const k = key(item);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      out.push(item);
+    }
+  }
+  return out;
+}
+
+/**
+ * Round-2 merge (EverMemOS: round-1 results first, de-duplicated, then the follow-up queries'):
+ * the primary's items keep their places; the others' are interleaved after them.
+ */
+export function mergeParts(primary: ContextParts, others: readonly ContextParts[]): ContextParts {
+  const after = <T>(pick: (p: ContextParts) => readonly T[], key: (t: T) => string): T[] => {
+    const head = pick(primary);
+    const seen = new Set(head.map(key));
+    return [...head, ...interleave(others.map(pick), key).filter((t) => !seen.has(key(t)))];
+  };
+  return {
+    profile: primary.profile,
+    foresight: primary.foresight,
+    episodes: after((p) => p.episodes, (e) => e.id),
+    facts: after((p) => p.facts, (f) => f.id),
+    turns: after((p) => p.turns, (t) => t.id),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Composition
+// ---------------------------------------------------------------------------------------------
+
+export type CitationKind = 'turn' | 'fact' | 'episode' | 'profile' | 'foresight';
+
+export interface Citation {
+  /** The number the context labels the item with: [id]. */
+  readonly id: number;
+  readonly kind: CitationKind;
+  /** Short text for a person, e.g. "Ana, 8 May 2023" or an episode title. */
+  readonly label: string;
+  /** The item's id in its table: message id, fact id, MemCell id, profile item id, foresight id. */
+  readonly ref: string;
+  /** The conversation of a turn or episode (so the UI can open it). */
+  readonly conversationId?: string;
+}
+
+export interface ComposedContext {
+  readonly text: string;
+  readonly citations: readonly Citation[];
+  /** Estimated tokens of `text`. */
+  readonly tokens: number;
+  /** Items left out because the budget was spent. */
+  readonly dropped: number;
+}
+
+/** Estimated token count of a text. */
+export type TokenCounter = (text: string) => number;
+
+/**
+ * The documented fallback: about four characters per token for English (OpenAI's rule of thumb).
+ * Callers with gpt-tokenizer loaded (src/llm/tokenEstimate.ts) can pass a real counter.
+ */
+export const charsOverFour: TokenCounter = (text) => Math.ceil(text.length / 4);
+
+export interface ComposeOptions {
+  readonly budgetTokens: number;
+  /** The question time: foresight over before it is excluded, upcoming items are marked. */
+  readonly now: number;
+  readonly countTokens?: TokenCounter;
+  /** IANA zone dates are written in; default UTC (benchmark dates are UTC). */
+  readonly timeZone?: string;
+  /** Longest verbatim excerpt or narrative, in characters, before it is cut with "…". */
+  readonly maxItemChars?: number;
+}
+
+/** Foresight that still holds or is upcoming at `now`; expired and dismissed items never are. */
+export function isTimeValid(f: ForesightItem, now: number): boolean {
+  return f.status === 'active' && (f.endAt === null || f.endAt >= now);
+}
+
+function dateFormat(timeZone: string, withTime: boolean): Intl.DateTimeFormat {
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric',
+    ...(withTime ? { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } : {}),
+  });
+}
+
+const clip = (text: string, max: number): string => {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
+};
+
+interface Candidate {
+  readonly kind: CitationKind;
+  readonly ref: string;
+  readonly label: string;
+  readonly conversationId?: string;
+  /** The line without its [n] marker. */
+  readonly body: string;
+  /** Order within the section once selected (time order reads best). */
+  readonly order: number;
+}
+
+interface Section {
+  readonly heading: string;
+  readonly items: readonly Candidate[];
+}
+
+/**
+ * One context block in priority order — profile, time-valid foresight, episodes, facts, verbatim
+ * excerpts — within `budgetTokens`. Items are considered best first; one that does not fit is
+ * dropped and smaller later ones may still fit. Selected items are printed in time order within
+ * their section and numbered in print order.
+ */
+export function composeContext(parts: ContextParts, options: ComposeOptions): ComposedContext {
+  const count = options.countTokens ?? charsOverFour;
+  const zone = options.timeZone ?? 'UTC';
+  const maxChars = options.maxItemChars ?? 1200;
+  const day = dateFormat(zone, false);
+  const stamp = dateFormat(zone, true);
+  const d = (ms: number) => day.format(ms);
+  const now = options.now;
+
+  const foresight = parts.foresight.filter((f) => isTimeValid(f, now));
+  const sections: Section[] = [
+    {
+      heading: 'Profile (what is known about the user)',
+      items: parts.profile.filter((p) => p.status === 'active').map((p, i) => ({
+        kind: 'profile', ref: p.id, label: p.key, body: clip(`${p.key}: ${p.value}`, maxChars), order: i,
+      })),
+    },
+    {
+      heading: 'Plans and expectations still valid',
+      items: foresight.map((f, i) => {
+        const upcoming = f.startAt !== null && f.startAt > now;
+        const when = [f.startAt !== null ? `${upcoming ? 'from' : 'since'} ${d(f.startAt)}` : '', f.endAt !== null ? `until ${d(f.endAt)}` : '']
+          .filter(Boolean).join(' ');
+        return {
+          kind: 'foresight', ref: f.id, label: clip(f.content, 60),
+          body: `${upcoming ? '(upcoming) ' : ''}${clip(f.content, maxChars)}${when ? ` (${when})` : ''}`, order: f.startAt ?? i,
+        };
+      }),
+    },
+    {
+      heading: 'Episodes',
+      items: parts.episodes.map((e) => {
+        const span = d(e.startAt) === d(e.endAt) ? d(e.startAt) : `${d(e.startAt)} – ${d(e.endAt)}`;
+        return {
+          kind: 'episode', ref: e.id, label: e.title ?? span, conversationId: e.conversationId,
+          body: `${span}${e.title ? ` — ${e.title}` : ''}: ${clip(e.narrative, maxChars)}`, order: e.startAt,
+        };
+      }),
+    },
+    {
+      heading: 'Facts',
+      items: parts.facts.map((f, i) => {
+        const when = f.occurredAt ?? f.validFrom;
+        const validity = !f.current && f.validTo !== null ? ` (true until ${d(f.validTo)})` : !f.current ? ' (later contradicted or replaced)' : '';
+        return {
+          kind: 'fact', ref: f.id, label: clip(f.content, 60),
+          body: `${when !== null ? `${d(when)} · ` : ''}${f.speaker}: ${clip(f.content, maxChars)}${validity}`, order: when ?? Number.MAX_SAFE_INTEGER - 1000 + i,
+        };
+      }),
+    },
+    {
+      heading: 'Conversation excerpts (verbatim)',
+      items: parts.turns.map((t) => {
+        const caption = typeof t.metadata.caption === 'string' && t.metadata.caption ? ` [shared an image: ${clip(t.metadata.caption, 200)}]` : '';
+        return {
+          kind: 'turn', ref: t.id, label: `${t.speaker}, ${d(t.occurredAt)}`, conversationId: t.conversationId,
+          body: `${stamp.format(t.occurredAt)} · ${t.speaker}: ${clip(t.content, maxChars)}${caption}`, order: t.occurredAt * 1e3 + (t.seq % 1e3),
+        };
+      }),
+    },
+  ];
+
+  // Budget: item lines are counted with a wide marker ("[999] "), headings only when used.
+  let used = 0;
+  let dropped = 0;
+  const chosen: { heading: string; items: Candidate[] }[] = [];
+  for (const section of sections) {
+    const picked: Candidate[] = [];
+    const headingCost = count(`## ${section.heading}\n`) + 1;
+    for (const item of section.items) {
+      const cost = count(`[999] ${item.body}\n`) + (picked.length === 0 ? headingCost : 0);
+      if (used + cost > options.budgetTokens) {
+        dropped++;
+        continue;
+      }
+      used += cost;
+      picked.push(item);
+    }
+    if (picked.length) chosen.push({ heading: section.heading, items: picked.sort((a, b) => a.order - b.order) });
+  }
+
+  const citations: Citation[] = [];
+  const blocks: string[] = [];
+  for (const section of chosen) {
+    const lines = section.items.map((item) => {
+      const id = citations.length + 1;
+      citations.push({ id, kind: item.kind, label: item.label, ref: item.ref, ...(item.conversationId !== undefined ? { conversationId: item.conversationId } : {}) });
+      return `[${id}] ${item.body}`;
+    });
+    blocks.push(`## ${section.heading}\n${lines.join('\n')}`);
+  }
+  const text = blocks.join('\n\n');
+  return { text, citations, tokens: text ? count(text) : 0, dropped };
+}
