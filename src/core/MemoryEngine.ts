@@ -21,7 +21,41 @@ import type { Timer } from './jobs';
 import { Consolidator } from './Consolidator';
 import { Retriever, type RetrievalResult, type RetrievalSource } from './Retriever';
 import { viewOf, type LlmFactory, type LlmSettings, type LlmSettingsInput, type LlmSettingsView, type SettingsStore } from './settings';
-import type { LlmCallSink, LlmConnectionTest } from './ports';
+import type { LlmCallSink, LlmConnectionTest, LlmMessage, LlmAbortSignal } from './ports';
+import type { AnswerSource } from './answerContext';
+import { answerQuestion, type AnswerResult } from './answer';
+
+/** What the read path needs to build an AnswerSource (see src/storage/answerSource.ts). */
+export type AnswerSourceFactory = (
+  recall: (query: string, options: { limit?: number; now?: number; conversationId?: string }) => Promise<RetrievalResult>,
+  vectors: (kind: 'fact' | 'memcell', query: string, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>,
+) => AnswerSource;
+
+export interface AskRequest {
+  readonly conversationId: string;
+  /** The stored user turn to answer (appendTurn first, so the turn is kept whatever happens). */
+  readonly userMessageId?: string;
+  /** Temporary chat: the question text; nothing is stored and memory is not consulted. */
+  readonly question?: string;
+  readonly temporary?: boolean;
+  /** Temporary chat: the conversation so far (memory chats read it from the database). */
+  readonly history?: readonly { readonly role: 'user' | 'assistant'; readonly content: string }[];
+  /** Lets the UI stop this answer with stopAnswer(answerId). */
+  readonly answerId: string;
+  readonly sufficiencyCheck?: boolean;
+  readonly budgetTokens?: number;
+}
+
+export type AskEvent = { readonly type: 'status'; readonly stage: string } | { readonly type: 'delta'; readonly text: string };
+
+export interface AskResult {
+  readonly answer: AnswerResult;
+  /** The stored assistant turn (null in a temporary chat, or when nothing was said before a stop). */
+  readonly messageId: string | null;
+}
+
+/** How many earlier turns of the chat go with the question. */
+const HISTORY_TURNS = 8;
 
 export interface StageUsage {
   readonly calls: number;
@@ -78,12 +112,26 @@ export interface MemoryEngineDeps {
   readonly retrievalSource?: (vectors: VectorSearch) => RetrievalSource;
   /** Names of everyone who speaks in stored turns (query analysis recognises them). */
   readonly speakers?: () => Promise<string[]>;
+  /** The answer path's data access (turns via recall, facts, episodes, scenes, profile, foresight). */
+  readonly answerSource?: AnswerSourceFactory;
   /** Endpoint settings (key kept outside the database) and how to build a client from them. */
   readonly settings?: SettingsStore;
   readonly llmFactory?: LlmFactory;
   /** Where every LLM call is recorded (llm_calls), and read back for the cost view. */
   readonly llmSink?: LlmCallSink & UsageLedger;
 }
+
+/** A temporary chat consults no memory. */
+const EMPTY_ANSWER_SOURCE: AnswerSource = {
+  turns: async () => [],
+  facts: async () => [],
+  episodes: async () => [],
+  episodesByIds: async () => [],
+  episodesOfTurns: async () => new Map(),
+  sceneMembers: async () => [],
+  profile: async () => [],
+  foresight: async () => [],
+};
 
 export const META_POLICY = 'consolidation.policy';
 export const META_LLM_BOUNDARY = 'segmentation.llm_check';
@@ -105,6 +153,10 @@ export class MemoryEngine implements EngineApi {
   readonly #llmFactory: LlmFactory | null;
   readonly #llmSink: (LlmCallSink & UsageLedger) | null;
   #llm: Llm | null;
+  readonly #answerSource: AnswerSource | null;
+  readonly #factIndex: SemanticIndex;
+  readonly #cellIndex: SemanticIndex;
+  readonly #answers = new Map<string, { abort(): void; signal: LlmAbortSignal }>();
   #policy: PolicyName = 'recurrence';
   #llmBoundaryCheck = false;
   readonly #boundaryJudge = llmBoundaryJudge(() => this.#llm);
@@ -120,6 +172,18 @@ export class MemoryEngine implements EngineApi {
     this.#llmSink = deps.llmSink ?? null;
     this.#semantic = new SemanticIndex(deps.store, 'message');
     this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
+    this.#factIndex = new SemanticIndex(deps.store, 'fact');
+    this.#cellIndex = new SemanticIndex(deps.store, 'memcell');
+    this.#answerSource = deps.answerSource?.(
+      (query, options) => this.recall(query, options),
+      async (kind, query, k) => {
+        const embedder = this.#activeVectors() ? this.#indexer?.activeEmbedder() : undefined;
+        if (!embedder) return [];
+        const [vector] = await embedder.embed([query], 'query');
+        if (!vector) return [];
+        return (kind === 'fact' ? this.#factIndex : this.#cellIndex).search(embedder.id, embedder.dim, vector, k);
+      },
+    ) ?? null;
     this.#indexer = deps.embedders
       ? new EmbeddingIndexer({
           store: deps.store,
@@ -240,6 +304,83 @@ export class MemoryEngine implements EngineApi {
     return (await this.#llmSink?.byStage(since)) ?? {};
   }
 
+  // ---- answering -------------------------------------------------------------------------
+
+  /**
+   * Answers from memory, streaming events to `onEvent`. A memory chat answers the stored user turn
+   * and stores the answer (with its citations, the exact request and token usage in metadata); a
+   * temporary chat stores nothing and consults no memory.
+   */
+  async ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult> {
+    const llm = this.#llm;
+    if (!llm) throw new RecollectError('LLM_NOT_CONFIGURED', 'No LLM endpoint is configured. Open Settings to add one; your messages are still stored and searchable.');
+    const temporary = request.temporary === true;
+    let question: string;
+    let history: LlmMessage[];
+    if (temporary) {
+      question = (request.question ?? '').trim();
+      if (!question) throw new RecollectError('INVALID_INPUT', 'Ask something first.');
+      history = (request.history ?? []).slice(-HISTORY_TURNS).map((t) => ({ role: t.role, content: t.content }));
+    } else {
+      const turns = await this.#store.listMessages(request.conversationId);
+      const index = turns.findIndex((t) => t.id === request.userMessageId);
+      if (index < 0) throw new RecollectError('NOT_FOUND', 'The message to answer is no longer stored.');
+      question = turns[index]!.content;
+      history = turns.slice(Math.max(0, index - HISTORY_TURNS), index)
+        .filter((t) => t.role !== 'system')
+        .map((t) => ({ role: t.role === 'assistant' ? 'assistant' : 'user', content: t.content }));
+    }
+    const source = temporary || !this.#answerSource ? EMPTY_ANSWER_SOURCE : this.#answerSource;
+    const Controller = (globalThis as unknown as { AbortController: new () => { abort(): void; signal: LlmAbortSignal } }).AbortController;
+    const controller = new Controller();
+    this.#answers.set(request.answerId, controller);
+    let result: AnswerResult;
+    try {
+      const run = answerQuestion({ llm, source, clock: this.#clock }, question, {
+        history,
+        signal: controller.signal,
+        ...(request.sufficiencyCheck !== undefined ? { sufficiencyCheck: request.sufficiencyCheck } : {}),
+        ...(request.budgetTokens !== undefined ? { budgetTokens: request.budgetTokens } : {}),
+      });
+      for (;;) {
+        const step = await run.next();
+        if (step.done) {
+          result = step.value;
+          break;
+        }
+        const e = step.value;
+        if (e.type === 'delta') onEvent({ type: 'delta', text: e.text });
+        else if (e.type === 'status') onEvent({ type: 'status', stage: e.stage });
+      }
+    } finally {
+      this.#answers.delete(request.answerId);
+    }
+    if (temporary || (!result.answer.trim() && result.stopped)) return { answer: result, messageId: null };
+    const stored = await this.appendTurn({
+      id: request.answerId,
+      conversationId: request.conversationId,
+      role: 'assistant',
+      speaker: 'Assistant',
+      content: result.answer.trim() || '(no answer)',
+      metadata: {
+        answerTo: request.userMessageId ?? null,
+        model: result.model,
+        stopped: result.stopped,
+        citations: result.citations,
+        requests: result.requests,
+        usage: result.usage,
+      },
+    });
+    const used = result.contextCitations.filter((c) => c.kind === 'turn').map((c) => c.ref);
+    if (used.length > 0) void this.noteRetrieved(used).catch(() => undefined);
+    return { answer: result, messageId: stored.message.id };
+  }
+
+  /** Stops a streaming answer; what was said so far is kept. */
+  async stopAnswer(answerId: string): Promise<void> {
+    this.#answers.get(answerId)?.abort();
+  }
+
   /** An answer used these turns: visits, heat, and synthesis of raw episodes per the policy. */
   async noteRetrieved(messageIds: readonly string[]): Promise<void> {
     await this.#lifecycle?.onRetrieved(messageIds);
@@ -338,6 +479,11 @@ export class MemoryEngine implements EngineApi {
   }
 
   #emit(event: EngineEvent): void {
+    // New facts and narratives were embedded by the consolidator: reload those indexes lazily.
+    if (event.type === 'memory-changed' || event.type === 'database-replaced') {
+      this.#factIndex?.reset();
+      this.#cellIndex?.reset();
+    }
     for (const l of this.#listeners) {
       try {
         l(event);

@@ -9,6 +9,7 @@ import { resultify, type EngineEvent, type EngineWorkerApi, type MessagePortLike
 import type { EmbedderProvider } from '../core/ports';
 import type { SqliteMemoryStore } from './SqliteMemoryStore';
 import { SqlRetrievalSource } from './retrievalSource';
+import { SqlAnswerSource } from './answerSource';
 import { LlmClient } from '../llm/LlmClient';
 import type { SettingsStore } from '../core/settings';
 
@@ -99,6 +100,7 @@ export class EngineHost implements EngineWorkerApi {
     const engine = new MemoryEngine({
       store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
       retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
+      answerSource: (recall, vectors) => new SqlAnswerSource(store.db, { recall, vectors }),
       speakers: () => store.speakers(),
       settings: this.#deps.settings,
       llmFactory: (settings, sink) => new LlmClient({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey ?? undefined }, sink ? { sink } : {}),

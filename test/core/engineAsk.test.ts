@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
+import { SqlAnswerSource } from '../../src/storage/answerSource';
+import { MemoryEngine, type AskEvent } from '../../src/core/MemoryEngine';
+import { LlmClient } from '../../src/llm/LlmClient';
+import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
+
+let mock: MockLlmServer;
+beforeAll(async () => {
+  mock = await startMockLlmServer({ responder: () => 'Your dog Biscuit is a beagle mix [1].' });
+});
+afterAll(async () => mock.close());
+
+async function setup(withLlm = true) {
+  const store = await openNodeStore();
+  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
+  const engine = new MemoryEngine({
+    store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, llm: withLlm ? llm : null,
+    retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
+    answerSource: (recall, vectors) => new SqlAnswerSource(store.db, { recall, vectors }),
+    speakers: () => store.speakers(),
+  });
+  await engine.start();
+  await engine.setConsolidationPolicy('off');
+  await store.createConversation({ id: 'c', title: 'pets' });
+  await engine.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) });
+  await engine.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'What breed is my dog Biscuit?' });
+  await engine.idle();
+  return { store, engine };
+}
+
+describe('MemoryEngine.ask', () => {
+  it('streams a cited answer from memory and stores it with what was sent', async () => {
+    const { store, engine } = await setup();
+    const events: AskEvent[] = [];
+    const result = await engine.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a1' }, (e) => events.push(e));
+    expect(events.filter((e) => e.type === 'delta').length).toBeGreaterThan(1);
+    expect(result.answer.answer).toContain('beagle');
+    expect(result.answer.citations[0]).toMatchObject({ kind: 'turn', ref: 'u1' });
+    const stored = await store.getMessage('a1');
+    expect(stored).toMatchObject({ role: 'assistant', content: 'Your dog Biscuit is a beagle mix [1].' });
+    const meta = stored!.metadata as { requests: { messages: { content: string }[] }[]; citations: unknown[]; answerTo: string };
+    expect(meta.answerTo).toBe('u2');
+    expect(JSON.stringify(meta.requests)).toContain('My dog Biscuit is a beagle mix.');
+    expect((await store.llmCalls.byStage()).answer?.calls).toBe(1);
+  });
+
+  it('temporary chat stores nothing and consults no memory', async () => {
+    const { store, engine } = await setup();
+    const before = (await store.stats()).messageCount;
+    const result = await engine.ask({ conversationId: 'c', question: 'What breed is my dog?', temporary: true, answerId: 't1' }, () => undefined);
+    expect(result.messageId).toBeNull();
+    expect(result.answer.contextCitations).toEqual([]);
+    expect(JSON.stringify(result.answer.requests)).not.toContain('beagle mix.');
+    expect((await store.stats()).messageCount).toBe(before);
+  });
+
+  it('fails clearly without an endpoint and keeps the user turn', async () => {
+    const { store, engine } = await setup(false);
+    await expect(engine.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a2' }, () => undefined)).rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED' });
+    expect(await store.getMessage('u2')).not.toBeNull();
+  });
+});
