@@ -9,7 +9,7 @@ test.afterAll(async () => mock.close());
 
 test('configure the LLM endpoint: presets, model list, test connection, save; the key is never shown', async ({ page }) => {
   await page.goto('/');
-  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
   await expect(page.getByTestId('endpoint-state')).toContainText('No endpoint configured');
 
   await page.getByRole('button', { name: 'Ollama (local)' }).click();
@@ -32,7 +32,7 @@ test('configure the LLM endpoint: presets, model list, test connection, save; th
   await expect(page.getByTestId('endpoint-state')).toContainText('(with key)');
 
   await page.reload();
-  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
   await expect(page.getByTestId('endpoint-state')).toContainText('In use: mock-small');
   await expect(page.getByLabel('API key')).toHaveValue('');
   expect(await page.content()).not.toContain('right-key');

@@ -1,9 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { useEngineLifecycle } from './hooks';
 import { useUi } from './uiStore';
 import { ConversationList } from './components/ConversationList';
-import { ConversationView } from './components/ConversationView';
+import { ChatView } from './components/ChatView';
+import { TemporaryChat } from './components/TemporaryChat';
 import { SearchResults } from './components/SearchResults';
 import { DataActions } from './components/DataActions';
 import { StatusLine } from './components/StatusLine';
@@ -19,8 +20,9 @@ export function App() {
   const searchText = useUi((s) => s.searchText);
   const setSearchText = useUi((s) => s.setSearchText);
   const searchRef = useRef<HTMLInputElement>(null);
-  const [modelsOpen, setModelsOpen] = useState(false);
-  const [settingsOpen, setSettingsOpen] = useState(false);
+  const panel = useUi((s) => s.panel);
+  const setPanel = useUi((s) => s.setPanel);
+  const temporaryChat = useUi((s) => s.temporaryChat);
 
   useEffect(() => {
     // "/" or Ctrl/Cmd+K focuses search; Escape clears it.
@@ -50,15 +52,17 @@ export function App() {
           onKeyDown={(e) => e.key === 'Escape' && setSearchText('')}
         />
         <DataActions />
-        <button type="button" onClick={() => setModelsOpen(true)}>Models</button>
-        <button type="button" onClick={() => setSettingsOpen(true)}>Settings</button>
+        <button type="button" onClick={() => setPanel('models')}>Models</button>
+        <button type="button" onClick={() => setPanel('settings')}>Settings</button>
       </header>
       <ConversationList />
       <main>
         {searchText.trim() ? (
           <SearchResults text={searchText} />
+        ) : temporaryChat ? (
+          <TemporaryChat />
         ) : selected ? (
-          <ConversationView key={selected} conversationId={selected} />
+          <ChatView key={selected} conversationId={selected} />
         ) : (
           <div className="empty center">
             <h2>Your memory stays on this device</h2>
@@ -68,8 +72,8 @@ export function App() {
       </main>
       <StatusLine />
       <OwnershipBanner />
-      {modelsOpen && <ModelsPanel onClose={() => setModelsOpen(false)} />}
-      {settingsOpen && <SettingsPanel onClose={() => setSettingsOpen(false)} onOpenModels={() => { setSettingsOpen(false); setModelsOpen(true); }} />}
+      {panel === 'models' && <ModelsPanel onClose={() => setPanel(null)} />}
+      {panel === 'settings' && <SettingsPanel onClose={() => setPanel(null)} onOpenModels={() => setPanel('models')} />}
       <Notices />
     </div>
   );

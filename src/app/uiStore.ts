@@ -10,7 +10,13 @@ export interface Notice {
   readonly text: string;
 }
 
+export type Panel = 'settings' | 'models' | null;
+
 interface UiState {
+  panel: Panel;
+  temporaryChat: boolean;
+  setPanel(panel: Panel): void;
+  setTemporaryChat(on: boolean): void;
   ownership: OwnershipState;
   ownershipError: ErrorInfo | null;
   selectedConversationId: string | null;
@@ -26,13 +32,17 @@ interface UiState {
 let nextNotice = 1;
 
 export const useUi = create<UiState>((set) => ({
+  panel: null,
+  temporaryChat: false,
+  setPanel: (panel) => set({ panel }),
+  setTemporaryChat: (temporaryChat) => set({ temporaryChat, searchText: '' }),
   ownership: 'connecting',
   ownershipError: null,
   selectedConversationId: null,
   searchText: '',
   notices: [],
   setOwnership: (ownership, error = null) => set({ ownership, ownershipError: error }),
-  selectConversation: (selectedConversationId) => set({ selectedConversationId }),
+  selectConversation: (selectedConversationId) => set({ selectedConversationId, temporaryChat: false }),
   setSearchText: (searchText) => set({ searchText }),
   notify: (kind, text) => set((s) => ({ notices: [...s.notices.slice(-4), { id: nextNotice++, kind, text }] })),
   dismiss: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),

@@ -5,6 +5,8 @@
  */
 import * as Comlink from 'comlink';
 import type { ModelWorkerApi } from '../../../workers/model.worker';
+import { MODEL_PORT_MESSAGE } from '../../core/protocol';
+import type { BenchCorpusInput, BenchCorpusResult, BenchRecallOptions, BenchWorkerApi } from '../../storage/BenchEngineHost';
 
 export interface RateSummary {
   readonly median: number;
@@ -30,16 +32,62 @@ async function rate(items: number, reps: number, run: () => Promise<unknown>): P
   return summarise(rates);
 }
 
-let models: Comlink.Remote<ModelWorkerApi> | null = null;
-function modelWorker(): Comlink.Remote<ModelWorkerApi> {
-  models ??= Comlink.wrap<ModelWorkerApi>(new Worker(new URL('../../../workers/model.worker.ts', import.meta.url), { type: 'module' }));
+let models: { worker: Worker; remote: Comlink.Remote<ModelWorkerApi> } | null = null;
+function modelWorker(): { worker: Worker; remote: Comlink.Remote<ModelWorkerApi> } {
+  if (!models) {
+    const worker = new Worker(new URL('../../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
+    models = { worker, remote: Comlink.wrap<ModelWorkerApi>(worker) };
+  }
   return models;
+}
+
+/**
+ * Runs one corpus in a fresh benchmark worker (its own OPFS file, deleted afterwards) wired to the
+ * shared model worker through a MessageChannel, as engineClient.ts wires the app's engine. A new
+ * worker per corpus: OPFSCoopSyncVFS caches file handles per worker, so a file deleted and
+ * recreated under the same name in one worker would hit a stale handle.
+ */
+async function recallCorpus(corpus: BenchCorpusInput, options: BenchRecallOptions = {}): Promise<BenchCorpusResult> {
+  const worker = new Worker(new URL('../../../workers/bench.worker.ts', import.meta.url), { type: 'module', name: 'recollect-bench' });
+  try {
+    const bench = Comlink.wrap<BenchWorkerApi>(worker);
+    const channel = new MessageChannel();
+    modelWorker().worker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
+    await bench.connectModels(Comlink.transfer(channel.port2, [channel.port2]));
+    const progress = Comlink.proxy((line: string) => window.recollectBenchProgress?.(`${corpus.id}: ${line}`));
+    return await bench.recallCorpus(corpus, options, progress);
+  } finally {
+    worker.terminate();
+  }
+}
+
+/** Names and sizes of the files at the OPFS root (the app's database and any benchmark files). */
+async function opfsFiles(): Promise<{ name: string; size: number }[]> {
+  const root = await navigator.storage.getDirectory();
+  const out: { name: string; size: number }[] = [];
+  for await (const [name, handle] of (root as unknown as { entries(): AsyncIterable<[string, FileSystemHandle]> }).entries()) {
+    if (handle.kind === 'file') out.push({ name, size: (await (handle as FileSystemFileHandle).getFile()).size });
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** SHA-256 (hex) of an OPFS root file, or null when it does not exist. */
+async function opfsDigest(name: string): Promise<string | null> {
+  const root = await navigator.storage.getDirectory();
+  let file: File;
+  try {
+    file = await (await root.getFileHandle(name)).getFile();
+  } catch {
+    return null;
+  }
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 const api = {
   /** Sentences/s of the selected embedder and pairs/s of the stand-in reranker in the model worker. */
   async modelThroughput(texts: string[], reps = 7): Promise<{ embed: RateSummary; rerank: RateSummary; loadMs: number; device: string | null }> {
-    const m = modelWorker();
+    const m = modelWorker().remote;
     const t0 = performance.now();
     await m.embed(['warm up']);
     const loadMs = performance.now() - t0;
@@ -50,11 +98,17 @@ const api = {
     const status = await m.status();
     return { embed, rerank, loadMs, device: status.embedder.device };
   },
+  /** The recall benchmark for one corpus: ingest through the engine on OPFS, rank every question. */
+  recallCorpus,
+  opfsFiles,
+  opfsDigest,
 };
 
 declare global {
   interface Window {
     recollectBench?: typeof api;
+    /** Installed by the Node driver (Playwright exposeFunction) to receive progress lines. */
+    recollectBenchProgress?: (line: string) => void;
   }
 }
 window.recollectBench = api;

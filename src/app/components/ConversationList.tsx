@@ -10,6 +10,8 @@ export function ConversationList() {
   const selected = useUi((s) => s.selectedConversationId);
   const select = useUi((s) => s.selectConversation);
   const setSearchText = useUi((s) => s.setSearchText);
+  const temporaryChat = useUi((s) => s.temporaryChat);
+  const setTemporaryChat = useUi((s) => s.setTemporaryChat);
   const [editing, setEditing] = useState<string | null>(null);
   const [draftTitle, setDraftTitle] = useState('');
 
@@ -28,6 +30,9 @@ export function ConversationList() {
     <nav className="sidebar" aria-label="Conversations">
       <button type="button" className="primary" onClick={() => void startNew()} disabled={create.isPending}>
         + New conversation
+      </button>
+      <button type="button" className={temporaryChat ? 'active' : ''} aria-pressed={temporaryChat} onClick={() => setTemporaryChat(!temporaryChat)}>
+        {temporaryChat ? '✓ Temporary chat' : 'Temporary chat'}
       </button>
       {conversations.data?.length === 0 && <p className="empty">No conversations yet. Start one to store your first turn.</p>}
       <ul>

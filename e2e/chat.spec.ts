@@ -1,0 +1,88 @@
+import { expect, test, type Page } from '@playwright/test';
+import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
+import { synthesisResponder } from '../test/support/synthesisResponder';
+
+let mock: MockLlmServer;
+test.beforeAll(async () => {
+  mock = await startMockLlmServer({
+    chunkDelayMs: 150,
+    // Answers (streamed) cite the first memory; synthesis stages get schema-valid JSON.
+    responder: (req) => (req.stream ? 'From what you told me, your dog is called **Biscuit** and is a beagle mix [1].' : synthesisResponder(req)),
+  });
+});
+test.afterAll(async () => mock.close());
+
+const box = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
+
+async function configure(page: Page, url = mock.url) {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByLabel('Base URL').fill(url);
+  await page.getByLabel('Model', { exact: true }).fill('mock-model');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('endpoint-state')).toContainText('In use');
+  await page.getByRole('button', { name: 'Close settings' }).click();
+}
+
+test('chat answers from memory with a streamed, cited answer and shows what was sent', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await expect(page.getByTestId('no-endpoint')).toBeVisible();
+  // Without an endpoint turns are still stored.
+  await box(page).fill('I adopted a beagle mix puppy named Biscuit.');
+  await box(page).press('Enter');
+  await expect(page.getByTestId('message')).toHaveCount(1);
+
+  await configure(page);
+  await expect(page.getByTestId('no-endpoint')).toBeHidden();
+  await box(page).fill('What is the name of my dog?');
+  await box(page).press('Enter');
+  const streaming = page.getByTestId('streaming-answer');
+  await expect(streaming).toContainText('Biscuit'); // partial text arrives before the end
+  await expect(streaming).toBeHidden({ timeout: 30_000 });
+  const answer = page.getByTestId('message').last();
+  await expect(answer).toContainText('your dog is called Biscuit');
+  await expect(answer.getByTestId('citations')).toContainText('[1]');
+  await expect(answer.getByTestId('answer-tokens')).toContainText('tokens');
+
+  // The citation points at the earlier turn.
+  await answer.getByRole('button', { name: 'Source 1' }).click();
+  await expect(page.locator('.message.highlight')).toContainText('named Biscuit');
+
+  await answer.getByRole('button', { name: 'what was sent' }).click();
+  const dialog = page.getByRole('dialog', { name: 'What was sent' });
+  await expect(dialog.getByTestId('sent-content').filter({ hasText: 'I adopted a beagle mix puppy named Biscuit.' }).first()).toBeVisible();
+  await dialog.getByRole('button', { name: 'Close what was sent' }).click();
+
+  // Stored and survives a reload.
+  await page.reload();
+  await page.getByRole('button', { name: /Conversation/ }).first().click();
+  await expect(page.getByTestId('message')).toHaveCount(3);
+});
+
+test('temporary chat stores nothing', async ({ page }) => {
+  await page.goto('/');
+  await configure(page);
+  const before = await page.getByTestId('message-count').textContent();
+  await page.getByRole('button', { name: 'Temporary chat' }).click();
+  await expect(page.getByTestId('temporary-banner')).toBeVisible();
+  await box(page).fill('Just between us: what is 2 + 2?');
+  await box(page).press('Enter');
+  await expect(page.getByTestId('temp-message')).toHaveCount(2, { timeout: 30_000 });
+  await expect(page.getByTestId('message-count')).toHaveText(before ?? '0');
+  await page.getByLabel('Search memory').fill('between us');
+  await expect(page.getByText('Nothing stored matches these words.')).toBeVisible();
+});
+
+test('an endpoint error shows a clear message and keeps the user turn', async ({ page }) => {
+  await page.goto('/');
+  await configure(page, 'http://127.0.0.1:9/v1'); // nothing listens there
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await box(page).fill('Remember that my passport expires in June.');
+  await box(page).press('Enter');
+  await expect(page.getByRole('alert').filter({ hasText: 'The answer failed' })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole('alert').filter({ hasText: 'Your message is saved' })).toBeVisible();
+  await expect(page.getByTestId('message').filter({ hasText: 'passport expires in June' })).toHaveCount(1);
+  await page.reload();
+  await page.getByLabel('Search memory').fill('passport');
+  await expect(page.getByTestId('search-hit')).toHaveCount(1);
+});
