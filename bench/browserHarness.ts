@@ -1,9 +1,13 @@
 /**
- * Runs a benchmark in headless Chromium: builds nothing itself (run `npm run build` first),
- * serves dist/ with Vite's preview server on 127.0.0.1 and opens bench.html with Playwright.
- * Uses Debian's Chromium when present (same rule as the browser tests).
+ * Runs a benchmark in headless Chromium: builds nothing itself (run `npm run build` first, or let
+ * the recall CLI do it), serves dist/ with Vite's preview server on 127.0.0.1 and opens bench.html
+ * with Playwright. Uses Debian's Chromium when present (same rule as the browser tests). Progress
+ * lines the page reports (window.recollectBenchProgress) go to `onProgress`.
  */
-import { chromium, type Browser, type Page } from '@playwright/test';
+import { chromium, type BrowserContext, type Page } from '@playwright/test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { preview } from 'vite';
 import { existsSync } from 'node:fs';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
@@ -13,22 +17,33 @@ export interface BenchBrowser {
   close(): Promise<void>;
 }
 
-export async function openBenchPage(): Promise<BenchBrowser> {
+export interface BenchPageOptions {
+  readonly onProgress?: (line: string) => void;
+}
+
+export async function openBenchPage(options: BenchPageOptions = {}): Promise<BenchBrowser> {
   if (!existsSync('dist/bench.html')) throw new Error('dist/bench.html is missing: run `npm run build` first.');
   const server = await preview({ preview: { host: '127.0.0.1', port: 0, strictPort: false }, logLevel: 'error' });
   const address = server.resolvedUrls?.local[0];
   if (!address) throw new Error('The preview server did not report its URL.');
   const executablePath = chromiumExecutable();
-  const browser: Browser = await chromium.launch({ ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS });
-  const page = await browser.newPage();
+  // A persistent profile (a fresh temporary one): Playwright's default browser contexts are
+  // incognito-like, where OPFS lives in memory in the browser process and every sync-access-handle
+  // call is an IPC round trip (≈1 ms per 4 KiB write here), which no real profile pays.
+  const profile = await mkdtemp(join(tmpdir(), 'recollect-bench-profile-'));
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, { ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS });
+  const page = context.pages()[0] ?? (await context.newPage());
   page.on('pageerror', (e) => process.stderr.write(`[page error] ${e.message}\n`));
+  const onProgress = options.onProgress;
+  if (onProgress) await page.exposeFunction('recollectBenchProgress', (line: string) => onProgress(line));
   await page.goto(new URL('bench.html', address).href);
   await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
   return {
     page,
     async close() {
-      await browser.close();
+      await context.close();
       await server.close();
+      await rm(profile, { recursive: true, force: true });
     },
   };
 }

@@ -1,9 +1,13 @@
 /**
  * Benchmark entry:
  *   npm run bench -- recall --data <LoCoMo json | LongMemEval json file or folder>
- *       [--runtime node] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors]
- *       [--set weights.vector=0.3 ...] [--sweep variants.json] [--rerank [model id]]
+ *       [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors]
+ *       [--set weights.vector=0.3 ...] [--sweep variants.json] [--rerank [model id]] [--no-build]
  *
+ * --runtime browser runs `npm run build` (skip with --no-build when dist/ is current), then drives
+ * bench.html in headless Chromium: the same engine in a worker on OPFS, the default retrieval
+ * config, no baselines (those come from the node runtime); --set, --sweep, --rerank and
+ * --no-vectors are node-only.
  * --set overrides one RETRIEVAL_CONFIG knob (src/core/fusion.ts) for this run; --sweep evaluates
  * several named configs over one ingest ({"name": {"weights": {"vector": 0.3}}, ...}) and prints
  * their recall.turn@k — tune on the dev split only. --rerank adds the rerank stage with the
@@ -16,14 +20,18 @@ import { readFile } from 'node:fs/promises';
 import { withConfig, type DeepPartial, type RetrievalConfig } from '../src/core/fusion';
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { loadDataset } from './datasets';
-import { runRecall } from './recall';
+import { runRecall, runRecallBrowser } from './recall';
+import { existsSync } from 'node:fs';
 import { buildReport, writeReport } from './report';
 import { printConstruction, runConstruction } from './construction';
+import { QA_USAGE, qaCommand } from './qa';
 import type { PolicyName } from '../src/core/consolidationPolicy';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
-  process.stderr.write('usage: npm run bench -- recall --data <file|folder> [--runtime node] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [model id]]\n');
+  process.stderr.write('usage: npm run bench -- recall --data <file|folder> [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [model id]] [--no-build]\n');
+  process.stderr.write('       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]\n');
+  process.stderr.write(`       ${QA_USAGE.replace(/^usage: /, '')}\n`);
   process.exit(2);
 }
 
@@ -52,6 +60,7 @@ async function recall(argv: string[]): Promise<void> {
   let vectors = true;
   let sweep: string | undefined;
   let reranker: string | undefined;
+  let build = true;
   const overrides: Record<string, unknown> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -67,11 +76,13 @@ async function recall(argv: string[]): Promise<void> {
       if (!path || value === undefined) usage('--set needs path=value');
       setPath(overrides, path, value);
     } else if (a === '--sweep') sweep = next();
+    else if (a === '--no-build') build = false;
     else if (a === '--rerank') reranker = argv[i + 1] && !argv[i + 1]!.startsWith('--') ? next() : BUNDLED_MODEL_ID;
     else usage(`unknown argument ${a}`);
   }
   if (!data) usage('--data is required');
-  if (runtime !== 'node') usage(`--runtime ${runtime} is not available yet (only node)`);
+  if (runtime !== 'node' && runtime !== 'browser') usage(`--runtime is node or browser, not ${runtime}`);
+  if (runtime === 'browser' && (Object.keys(overrides).length || sweep || reranker || !vectors)) usage('--set, --sweep, --rerank and --no-vectors are only available with --runtime node');
   if (ks.length === 0) usage('--k needs positive integers');
   if (!ks.includes(10)) ks.push(10);
   ks.sort((a, b) => a - b);
@@ -97,10 +108,19 @@ async function recall(argv: string[]): Promise<void> {
     const t = ((performance.now() - started) / 1000).toFixed(0);
     process.stderr.write(isTty ? `\r\x1b[K${t}s ${line}` : `${t}s ${line}\n`);
   };
-  const run = await runRecall(dataset, { ks, variants, baselines, vectors, progress, ...(reranker ? { reranker } : {}) });
+  let run;
+  if (runtime === 'browser') {
+    if (build) {
+      progress('building the app (npm run build)');
+      execFileSync('npm', ['run', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    } else if (!existsSync('dist/bench.html')) usage('dist/bench.html is missing: run `npm run build` (or drop --no-build)');
+    run = await runRecallBrowser(dataset, { ks, progress });
+  } else {
+    run = await runRecall(dataset, { ks, variants, baselines, vectors, progress, ...(reranker ? { reranker } : {}) });
+  }
   if (isTty) process.stderr.write('\n');
   const baselineNames = Object.keys(run.systems).filter((n) => !variants.some((v) => v.name === n));
-  const report = buildReport(run, { runtime: 'node', ks, commit: commit(), config, ours: 'ours', baselineNames, variantNames: variants.map((v) => v.name) });
+  const report = buildReport(run, { runtime, ks, commit: commit(), config, ours: 'ours', baselineNames, variantNames: variants.map((v) => v.name) });
 
   const pct = (x: number | undefined) => ((x ?? 0) * 100).toFixed(1).padStart(5);
   const rows: [string, { recall: { turn: Record<string, number> }; mrr: number; latencyMs: { p50: number; p95: number } }][] = [
@@ -113,7 +133,8 @@ async function recall(argv: string[]): Promise<void> {
   for (const [name, s] of rows) {
     process.stdout.write(`${name.padEnd(22)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)}\n`);
   }
-  process.stdout.write(`ingest: ${report.ingest.turns} turns, ${report.ingest.turnsPerSecond.toFixed(0)} turns/s end to end (capture ${report.ingest.captureSeconds.toFixed(2)} s, embed ${report.ingest.embedSeconds.toFixed(2)} s); db ${report.dbBytesPerTurn.toFixed(0)} B/turn\n`);
+  process.stdout.write(`ingest (${report.runtime}): ${report.ingest.turns} turns, ${report.ingest.captureTurnsPerSecond.toFixed(0)} turns/s capture (${report.ingest.captureSeconds.toFixed(2)} s), embedding caught up ${report.ingest.embedSeconds.toFixed(2)} s later, ${report.ingest.turnsPerSecond.toFixed(0)} turns/s end to end; db ${report.dbBytesPerTurn.toFixed(0)} B/turn\n`);
+  for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
   if (out) {
     const paths = await writeReport(report, out);
     process.stdout.write(`wrote ${paths.json}, ${paths.md}, ${paths.svg}\n`);
@@ -144,4 +165,5 @@ async function construction(argv: string[]): Promise<void> {
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'recall') await recall(rest);
 else if (command === 'construction') await construction(rest);
+else if (command === 'qa') await qaCommand(rest);
 else usage(command ? `unknown command ${command}` : undefined);

@@ -1,20 +1,21 @@
 /**
  * The recall benchmark runner (Node runtime). Each corpus — a LoCoMo conversation or a
  * LongMemEval question — gets a fresh in-memory database; its turns go in order, with their
- * session timestamps, through MemoryEngine.appendTurn (the real write path: messages, FTS
+ * session timestamps, through MemoryEngine.appendTurns, one transaction per session, the same
+ * code as the browser runtime (src/storage/BenchEngineHost.ts; the real write path: messages, FTS
  * triggers, the turn index) and the engine's background embedding indexer. Then every question
  * runs through the Retriever and through the baselines over the same database and vectors.
  *
  * Several retrieval configs can be evaluated over one ingest (`variants`), which is how the
  * knobs in src/core/fusion.ts were tuned on the dev split.
  */
-import { MemoryEngine } from '../src/core/MemoryEngine';
 import { SemanticIndex } from '../src/core/SemanticIndex';
 import { Retriever } from '../src/core/Retriever';
 import type { RetrievalConfig } from '../src/core/fusion';
 import type { Embedder } from '../src/core/ports';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../src/storage/retrievalSource';
+import { createBenchEngine, ingestCorpus, type BenchCorpusInput } from '../src/storage/BenchEngineHost';
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import { configureNodeEnv } from '../src/models/nodeEnv';
@@ -52,45 +53,20 @@ export interface RecallRun {
   readonly dbBytes: number;
   readonly invalidEvidence: number;
   readonly questionsTotal: number;
-}
-
-function turnContent(text: string, caption: string | undefined): string {
-  if (text.trim()) return text;
-  return caption ? `[image: ${caption}]` : '[empty turn]';
+  /** How this run differs from the default protocol (e.g. baselines skipped), for the report. */
+  readonly notes?: readonly string[];
 }
 
 async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedders: ReturnType<typeof localEmbedderProvider> | null, reranker: Reranker | null, run: { systems: Record<string, SystemResult>; ingest: RecallRun['ingest']; dbBytes: number }, label: string): Promise<void> {
   const depth = options.depth ?? 100;
   const store = await openNodeStore();
-  const engine = new MemoryEngine({ store, ...(embedders ? { embedders } : {}) });
+  // Same engine and write path as the browser's benchmark worker (src/storage/BenchEngineHost.ts).
+  const engine = createBenchEngine(store, embedders ?? undefined);
   await engine.start();
-  // LoCoMo: one conversation with many sessions; LongMemEval: each haystack session is its own chat.
-  const perSessionConversations = corpus.speakers.includes('Assistant');
-  const sessionOfTurn = new Map<string, string>();
-  let t0 = performance.now();
-  for (const session of corpus.sessions) {
-    const conversationId = perSessionConversations ? session.id : corpus.id;
-    if (perSessionConversations || session === corpus.sessions[0]) await engine.createConversation({ id: conversationId, title: conversationId });
-    for (const turn of session.turns) {
-      sessionOfTurn.set(turn.id, session.id);
-      await engine.appendTurn({
-        id: turn.id,
-        conversationId,
-        role: turn.role,
-        speaker: turn.speaker,
-        content: turnContent(turn.text, turn.caption),
-        occurredAt: session.date,
-        metadata: turn.caption ? { caption: turn.caption } : {},
-      });
-    }
-  }
-  const captureMs = performance.now() - t0;
-  t0 = performance.now();
-  await engine.idle();
-  const embedMs = performance.now() - t0;
-  run.ingest.turns += sessionOfTurn.size;
-  run.ingest.captureSeconds += captureMs / 1000;
-  run.ingest.embedSeconds += embedMs / 1000;
+  const { timing, sessionOfTurn } = await ingestCorpus(engine, corpus);
+  run.ingest.turns += timing.turns;
+  run.ingest.captureSeconds += timing.captureMs / 1000;
+  run.ingest.embedSeconds += timing.embedMs / 1000;
   run.dbBytes += (await store.stats()).databaseBytes;
 
   const embedder: Embedder | null = embedders ? embedders.embedder(BUNDLED_MODEL_ID) : null;
@@ -155,6 +131,63 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
     dbBytes: run.dbBytes,
     invalidEvidence: dataset.corpora.reduce((n, c) => n + c.questions.reduce((m, q) => m + q.invalidEvidence.length, 0), 0),
     questionsTotal: dataset.corpora.reduce((n, c) => n + c.questions.length, 0),
+  };
+}
+
+/**
+ * The browser runtime: the same corpora, sent as plain JSON to the benchmark page in headless
+ * Chromium, where each is ingested and ranked by BenchEngineHost in a dedicated worker on OPFS
+ * (workers/bench.worker.ts) with the model worker's embedder; scored here with the same code.
+ * Only the default retrieval config runs (MemoryEngine.recall); baselines are not run here —
+ * they are the Node runtime's (same turns, same embedder; see the node report).
+ */
+export async function runRecallBrowser(dataset: BenchDataset, options: Pick<RecallRunOptions, 'ks' | 'depth' | 'progress'>): Promise<RecallRun> {
+  const { openBenchPage } = await import('./browserHarness');
+  let label = '';
+  const bench = await openBenchPage({ onProgress: (line) => options.progress?.(`${label} ${line}`) });
+  const ours: SystemResult = { scores: [], latenciesMs: [] };
+  const ingest = { turns: 0, captureSeconds: 0, embedSeconds: 0 };
+  let dbBytes = 0;
+  let embedderId: string | null = null;
+  try {
+    for (const [i, corpus] of dataset.corpora.entries()) {
+      label = `[${dataset.name} ${i + 1}/${dataset.corpora.length}]`;
+      // Only what the page needs: turns and question texts (evidence stays here, for scoring).
+      const input: BenchCorpusInput = {
+        id: corpus.id,
+        speakers: corpus.speakers,
+        sessions: corpus.sessions.map((s) => ({ id: s.id, date: s.date, turns: s.turns.map((t) => ({ id: t.id, role: t.role, speaker: t.speaker, text: t.text, ...(t.caption ? { caption: t.caption } : {}) })) })),
+        questions: corpus.questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt })),
+      };
+      const depth = options.depth ?? 100;
+      const result = await bench.page.evaluate(([c, d]) => window.recollectBench!.recallCorpus(c, { depth: d }), [input, depth] as const);
+      embedderId = result.embedderId;
+      ingest.turns += result.ingest.turns;
+      ingest.captureSeconds += result.ingest.captureMs / 1000;
+      ingest.embedSeconds += result.ingest.embedMs / 1000;
+      dbBytes += result.dbBytes;
+      const sessionOfTurn = new Map(corpus.sessions.flatMap((s) => s.turns.map((t) => [t.id, s.id] as const)));
+      for (const [j, q] of corpus.questions.entries()) {
+        ours.scores.push(scoreQuestion(q, result.ranked[j] ?? [], (id) => sessionOfTurn.get(id), options.ks));
+        ours.latenciesMs.push(result.latenciesMs[j] ?? 0);
+      }
+    }
+  } finally {
+    await bench.close();
+  }
+  return {
+    dataset,
+    embedderId,
+    rerankerId: null,
+    systems: { ours },
+    ingest,
+    dbBytes,
+    invalidEvidence: dataset.corpora.reduce((n, c) => n + c.questions.reduce((m, q) => m + q.invalidEvidence.length, 0), 0),
+    questionsTotal: dataset.corpora.reduce((n, c) => n + c.questions.length, 0),
+    notes: [
+      'browser runtime: MemoryEngine in a dedicated worker on OPFS (headless Chromium), embedder in the model worker (ONNX Runtime WASM); latency measured inside the worker around MemoryEngine.recall.',
+      'baselines are not run in the browser runtime; see the node report of the same commit (same turns, same embedder).',
+    ],
   };
 }
 

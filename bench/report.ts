@@ -30,7 +30,8 @@ export interface RecallReport {
   /** Questions reported apart from the headline (LoCoMo category 5, LongMemEval abstention). */
   readonly apart: SystemSummary['apart'];
   readonly latencyMs: SystemSummary['latencyMs'];
-  readonly ingest: { readonly turns: number; readonly seconds: number; readonly turnsPerSecond: number; readonly captureSeconds: number; readonly embedSeconds: number };
+  /** turnsPerSecond is end to end (capture + embed); captureTurnsPerSecond is the write path alone. */
+  readonly ingest: { readonly turns: number; readonly seconds: number; readonly turnsPerSecond: number; readonly captureSeconds: number; readonly captureTurnsPerSecond: number; readonly embedSeconds: number };
   readonly dbBytes: number;
   readonly dbBytesPerTurn: number;
   readonly config: RetrievalConfig;
@@ -39,7 +40,17 @@ export interface RecallReport {
   readonly gain: Record<string, Record<string, number>>;
   /** Other configs evaluated in the same run (tuning), name → summary. */
   readonly variants?: Record<string, SystemSummary>;
+  /** Issue 4's speed targets (set for the browser runtime) against this run's measurements. */
+  readonly targets: {
+    readonly captureTurnsPerSecond: { readonly target: number; readonly measured: number; readonly met: boolean };
+    readonly latencyP95Ms: { readonly target: number; readonly measured: number; readonly met: boolean };
+  };
+  /** How this run differs from the default protocol (e.g. baselines skipped in the browser). */
+  readonly notes: readonly string[];
 }
+
+/** Issue 4: browser ingest ≥ 1,000 turns/s (capture), retrieval p95 ≤ 50 ms per question. */
+export const TARGETS = { captureTurnsPerSecond: 1000, latencyP95Ms: 50 } as const;
 
 export function buildReport(run: RecallRun, args: { runtime: 'node' | 'browser'; ks: readonly number[]; commit: string | null; config: RetrievalConfig; ours: string; baselineNames: readonly string[]; variantNames: readonly string[] }): RecallReport {
   const ours = summarise(run, args.ours, args.ks);
@@ -49,6 +60,7 @@ export function buildReport(run: RecallRun, args: { runtime: 'node' | 'browser';
     gain[n] = Object.fromEntries(args.ks.map((k) => [String(k), b.recall.turn[k]! > 0 ? ours.recall.turn[k]! / b.recall.turn[k]! : 0]));
   }
   const seconds = run.ingest.captureSeconds + run.ingest.embedSeconds;
+  const captureTurnsPerSecond = run.ingest.captureSeconds > 0 ? run.ingest.turns / run.ingest.captureSeconds : 0;
   const variants = args.variantNames.filter((n) => n !== args.ours);
   return {
     dataset: run.dataset.name,
@@ -75,6 +87,7 @@ export function buildReport(run: RecallRun, args: { runtime: 'node' | 'browser';
       seconds,
       turnsPerSecond: seconds > 0 ? run.ingest.turns / seconds : 0,
       captureSeconds: run.ingest.captureSeconds,
+      captureTurnsPerSecond,
       embedSeconds: run.ingest.embedSeconds,
     },
     dbBytes: run.dbBytes,
@@ -83,6 +96,11 @@ export function buildReport(run: RecallRun, args: { runtime: 'node' | 'browser';
     baselines,
     gain,
     ...(variants.length ? { variants: Object.fromEntries(variants.map((n) => [n, summarise(run, n, args.ks)])) } : {}),
+    targets: {
+      captureTurnsPerSecond: { target: TARGETS.captureTurnsPerSecond, measured: captureTurnsPerSecond, met: captureTurnsPerSecond >= TARGETS.captureTurnsPerSecond },
+      latencyP95Ms: { target: TARGETS.latencyP95Ms, measured: ours.latencyMs.p95, met: ours.latencyMs.p95 <= TARGETS.latencyP95Ms },
+    },
+    notes: run.notes ?? [],
   };
 }
 
@@ -126,9 +144,17 @@ export function markdownSummary(r: RecallReport, chartFile: string): string {
   lines.push(`| baseline | ${ks.map((k) => `@${k}`).join(' | ')} |`, `|---|${ks.map(() => '---:').join('|')}|`);
   for (const [n, g] of Object.entries(r.gain)) lines.push(`| ${n} | ${ks.map((k) => `${(g[k] ?? 0).toFixed(2)}×`).join(' | ')} |`);
   lines.push('', '## Ingest and size', '');
-  lines.push(`${r.ingest.turns} turns through MemoryEngine.appendTurn in ${r.ingest.captureSeconds.toFixed(2)} s, embedded in ${r.ingest.embedSeconds.toFixed(2)} s: ` +
-    `${r.ingest.turnsPerSecond.toFixed(0)} turns/s end to end (${(r.ingest.turns / Math.max(1e-9, r.ingest.captureSeconds)).toFixed(0)} turns/s capture only). ` +
+  lines.push(`${r.ingest.turns} turns through MemoryEngine.appendTurns (one transaction per session) in ${r.ingest.captureSeconds.toFixed(2)} s, embedding caught up ${r.ingest.embedSeconds.toFixed(2)} s later: ` +
+    `${r.ingest.turnsPerSecond.toFixed(0)} turns/s end to end (${r.ingest.captureTurnsPerSecond.toFixed(0)} turns/s capture only). ` +
     `Database ${(r.dbBytes / 1024).toFixed(0)} KiB in total, ${r.dbBytesPerTurn.toFixed(0)} bytes per turn.`, '');
+  const t = r.targets;
+  lines.push(`Targets (issue 4, browser runtime): capture ≥ ${t.captureTurnsPerSecond.target} turns/s — ${t.captureTurnsPerSecond.measured.toFixed(0)} (${t.captureTurnsPerSecond.met ? 'met' : 'not met'}); ` +
+    `retrieval p95 ≤ ${t.latencyP95Ms.target} ms — ${t.latencyP95Ms.measured.toFixed(1)} ms (${t.latencyP95Ms.met ? 'met' : 'not met'}).`, '');
+  if (r.notes.length) {
+    lines.push('## Notes', '');
+    for (const n of r.notes) lines.push(`- ${n}`);
+    lines.push('');
+  }
   return lines.join('\n');
 }
 

@@ -8,6 +8,7 @@
  * vectors are deleted. `meta` records both (`embedder.active`, `embedder.target`).
  */
 import { toErrorInfo, type ErrorInfo } from './errors';
+import { BackgroundLoop } from './backgroundLoop';
 import type { Embedder, EmbedderProvider } from './ports';
 import type { SemanticIndex } from './SemanticIndex';
 import type { VectorStore } from './store';
@@ -44,9 +45,7 @@ export class EmbeddingIndexer {
   #total = 0;
   #state: EmbeddingStatus['state'] = 'idle';
   #error: ErrorInfo | null = null;
-  #running: Promise<void> | null = null;
-  #again = false;
-  #stopped = false;
+  readonly #loopRunner = new BackgroundLoop(() => this.#loop(), () => this.#state !== 'error');
 
   constructor(deps: EmbeddingIndexerDeps) {
     this.#deps = deps;
@@ -80,23 +79,12 @@ export class EmbeddingIndexer {
 
   /** Starts (or continues) embedding whatever is missing. Never throws; failures land in status(). */
   kick(): void {
-    if (this.#stopped) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    this.#running = this.#loop().finally(() => {
-      this.#running = null;
-      if (this.#again && this.#state !== 'error') {
-        this.#again = false;
-        this.kick();
-      }
-    });
+    this.#loopRunner.kick();
   }
 
   /** Resolves when no embedding work is running (tests, benchmark ingest). */
   async idle(): Promise<void> {
-    while (this.#running) await this.#running;
+    await this.#loopRunner.idle();
   }
 
   /** Switches the embedder: re-embeds everything in the background, then makes it active. */
@@ -113,7 +101,7 @@ export class EmbeddingIndexer {
   }
 
   stop(): void {
-    this.#stopped = true;
+    this.#loopRunner.stop();
   }
 
   #known(modelId: string): boolean {
@@ -137,13 +125,13 @@ export class EmbeddingIndexer {
       this.#state = 'running';
       this.#error = null;
       for (;;) {
-        if (this.#stopped) return;
+        if (this.#loopRunner.stopped) return;
         const target = this.#target;
         const embedder = embedders.embedder(target);
         const batch = await store.pendingEmbeddings('message', embedder.id, this.#batchSize);
         if (batch.length === 0) break;
         const vectors = await embedder.embed(batch.map((b) => b.text), 'document');
-        if (this.#stopped) return;
+        if (this.#loopRunner.stopped) return;
         const items = batch.map((b, i) => ({ itemId: b.itemId, vector: vectors[i]! }));
         await store.putVectors('message', embedder.id, items);
         if (target === this.#active) await index.add(embedder.id, items);

@@ -20,6 +20,7 @@ import { consolidationPriority, encodingScore } from './encodingScore';
 import { findDateForesight } from './dateForesight';
 import { toErrorInfo, type ErrorInfo } from './errors';
 import { sceneHeat } from './heat';
+import { BackgroundLoop } from './backgroundLoop';
 import type { BoundaryJudge } from './boundaryCheck';
 
 export const SYNTHESISE_MEMCELL = 'synthesise-memcell';
@@ -62,9 +63,7 @@ interface OpenState {
 export class Lifecycle {
   readonly #d: LifecycleDeps;
   readonly #open = new Map<string, OpenState | null>();
-  #loop: Promise<void> | null = null;
-  #again = false;
-  #stopped = false;
+  readonly #loop = new BackgroundLoop(() => this.#run());
   #lastError: ErrorInfo | null = null;
 
   constructor(deps: LifecycleDeps) {
@@ -76,26 +75,15 @@ export class Lifecycle {
   }
 
   kick(): void {
-    if (this.#stopped) return;
-    if (this.#loop) {
-      this.#again = true;
-      return;
-    }
-    this.#loop = this.#run().finally(() => {
-      this.#loop = null;
-      if (this.#again) {
-        this.#again = false;
-        this.kick();
-      }
-    });
+    this.#loop.kick();
   }
 
   async idle(): Promise<void> {
-    while (this.#loop) await this.#loop;
+    await this.#loop.idle();
   }
 
   stop(): void {
-    this.#stopped = true;
+    this.#loop.stop();
   }
 
   /** Forgets cached open-cell state (after an import replaced the database). */
@@ -124,13 +112,13 @@ export class Lifecycle {
   async #run(): Promise<void> {
     try {
       for (;;) {
-        if (this.#stopped) return;
+        if (this.#loop.stopped) return;
         const turns = await this.#d.episodes.unplacedTurns(64);
         if (turns.length === 0) break;
         const closed: string[] = [];
         let waiting = false;
         for (const turn of turns) {
-          if (this.#stopped) return;
+          if (this.#loop.stopped) return;
           const c = await this.#place(turn);
           if (c === WAIT_FOR_VECTOR) {
             waiting = true;

@@ -6,6 +6,7 @@
  */
 import { toErrorInfo, type ErrorInfo } from './errors';
 import type { Clock } from './ports';
+import { BackgroundLoop } from './backgroundLoop';
 
 export interface Job {
   readonly id: number;
@@ -65,9 +66,7 @@ export class JobRunner {
   readonly #clock: Clock;
   readonly #timer: Timer;
   readonly #config: JobRunnerConfig;
-  #loop: Promise<void> | null = null;
-  #again = false;
-  #stopped = false;
+  readonly #loop = new BackgroundLoop(() => this.#run());
   #pausedUntil: number | null = null;
   #pauseReason: string | null = null;
   #lastError: ErrorInfo | null = null;
@@ -98,39 +97,28 @@ export class JobRunner {
   }
 
   stop(): void {
-    this.#stopped = true;
+    this.#loop.stop();
     this.#wake?.cancel();
   }
 
   /** Runs due jobs now (after an enqueue, or when an endpoint appears). Clears a pause. */
   kick(options: { resume?: boolean } = {}): void {
-    if (this.#stopped) return;
     if (options.resume) this.#pausedUntil = null;
-    if (this.#loop) {
-      this.#again = true;
-      return;
-    }
-    this.#loop = this.#run().finally(() => {
-      this.#loop = null;
-      if (this.#again) {
-        this.#again = false;
-        this.kick();
-      }
-    });
+    this.#loop.kick();
   }
 
   /** Resolves when the runner has nothing due (tests, benchmarks). */
   async idle(): Promise<void> {
-    while (this.#loop) await this.#loop;
+    await this.#loop.idle();
   }
 
   status(): JobRunnerStatus {
-    return { running: this.#loop !== null, pausedUntil: this.#pausedUntil, pauseReason: this.#pauseReason, lastError: this.#lastError };
+    return { running: this.#loop.running, pausedUntil: this.#pausedUntil, pauseReason: this.#pauseReason, lastError: this.#lastError };
   }
 
   async #run(): Promise<void> {
     for (;;) {
-      if (this.#stopped) return;
+      if (this.#loop.stopped) return;
       const now = this.#clock.now();
       if (this.#pausedUntil !== null && now < this.#pausedUntil) return this.#schedule(this.#pausedUntil - now);
       this.#pausedUntil = null;

@@ -65,6 +65,23 @@ describe('turn index (schema v2)', () => {
     expect(await matches(store.db, 'content: greetings')).toEqual([c2]);
   });
 
+  it('indexes a batch appended in one transaction (appendTurns) with full neighbour context', async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 'chat' });
+    const t = Date.UTC(2023, 4, 8);
+    await store.appendTurn({ id: 'a', conversationId: 'c', role: 'user', content: 'Did you adopt the puppy?', occurredAt: t });
+    await store.appendTurns([
+      { id: 'b', conversationId: 'c', role: 'user', content: 'Yes, a beagle named Toast.', occurredAt: t },
+      { id: 'c3', conversationId: 'c', role: 'user', content: 'Lovely name!', occurredAt: t },
+    ]);
+    const [a, b, c3] = [await pkOf(store.db, 'a'), await pkOf(store.db, 'b'), await pkOf(store.db, 'c3')];
+    expect(await matches(store.db, 'after: beagle')).toEqual([a]);
+    expect(await matches(store.db, 'before: puppy')).toEqual([b, c3]);
+    expect(await matches(store.db, 'after: lovely')).toEqual([b]);
+    expect(await matches(store.db, 'content: lovely')).toEqual([c3]);
+    await expect(store.db.exec("INSERT INTO turns_fts(turns_fts, rank) VALUES ('integrity-check', 0)")).resolves.toBeUndefined();
+  });
+
   it('removes a deleted turn from every index, including its neighbours\u2019 context, in the same transaction', async () => {
     const store = await openNodeStore();
     await store.createConversation({ id: 'c', title: 'chat' });

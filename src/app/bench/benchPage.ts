@@ -1,7 +1,8 @@
 /**
  * The benchmark page (bench.html): exposes measurement functions on `window.recollectBench` for
- * the headless benchmark runners in bench/ (driven by Playwright). It uses the same workers as the
- * app; nothing here is reachable from the app's UI.
+ * the headless benchmark runners in bench/ (driven by Playwright). It uses the app's model worker and a
+ * benchmark worker (workers/bench.worker.ts, its own `bench-*.sqlite` OPFS files, never the app's
+ * database); nothing here is reachable from the app's UI.
  */
 import * as Comlink from 'comlink';
 import type { ModelWorkerApi } from '../../../workers/model.worker';

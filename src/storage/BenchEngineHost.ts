@@ -1,0 +1,206 @@
+/**
+ * The recall benchmark's engine side, shared by both runtimes: the browser's benchmark worker
+ * (workers/bench.worker.ts, OPFS) runs `BenchEngineHost.recallCorpus`, and the Node runner
+ * (bench/recall.ts, in-memory) builds its engine with `createBenchEngine` and ingests with
+ * `ingestCorpus` — so both runtimes write through the same code: MemoryEngine.appendTurns, one
+ * transaction per session, with the session's timestamp.
+ *
+ * Invariants: each corpus gets a fresh database file named `bench-<corpus>.sqlite` (never the
+ * app's `recollect.sqlite`); a leftover file of that name is deleted before opening, and the file
+ * is closed and deleted when the corpus is done, whether it succeeded or not. Retrieval latency is
+ * measured here, around `MemoryEngine.recall`, so it excludes the worker round trip.
+ *
+ * The types below cross the worker boundary (structured clone): plain data only.
+ */
+import { MemoryEngine } from '../core/MemoryEngine';
+import { RecollectError } from '../core/errors';
+import type { EmbedderProvider } from '../core/ports';
+import type { MessagePortLike } from '../core/protocol';
+import type { NewTurn } from '../core/types';
+import { SqlRetrievalSource } from './retrievalSource';
+import type { SqliteMemoryStore } from './SqliteMemoryStore';
+
+export interface BenchTurnInput {
+  readonly id: string;
+  readonly role: 'user' | 'assistant';
+  readonly speaker: string;
+  readonly text: string;
+  /** Caption of a shared image, stored in message metadata (indexed with the turn). */
+  readonly caption?: string;
+}
+
+export interface BenchSessionInput {
+  readonly id: string;
+  /** ms since epoch: every turn of the session is stored with this time. */
+  readonly date: number;
+  readonly turns: readonly BenchTurnInput[];
+}
+
+/** One benchmark corpus (bench/datasets.ts's BenchCorpus fits this shape). */
+export interface BenchCorpusInput {
+  readonly id: string;
+  readonly speakers: readonly string[];
+  readonly sessions: readonly BenchSessionInput[];
+  readonly questions: readonly { readonly id: string; readonly text: string; readonly askedAt: number }[];
+}
+
+export interface BenchRecallOptions {
+  /** Ranking depth per question (default 100). */
+  readonly depth?: number;
+  /** Untimed warm-up questions before the timed pass (default 3). */
+  readonly warmup?: number;
+}
+
+export interface BenchIngestTiming {
+  readonly turns: number;
+  /** appendTurns for every session (the write path: messages, FTS and turn-index triggers). */
+  readonly captureMs: number;
+  /** After capture, until background embedding has caught up (engine.idle()). */
+  readonly embedMs: number;
+}
+
+export interface BenchCorpusResult {
+  readonly corpusId: string;
+  readonly fileName: string;
+  readonly embedderId: string | null;
+  readonly ingest: BenchIngestTiming;
+  readonly dbBytes: number;
+  /** Per question, in input order: turn ids best first, and retrieval time inside the engine. */
+  readonly ranked: readonly (readonly string[])[];
+  readonly latenciesMs: readonly number[];
+}
+
+/** The benchmark worker's API (Comlink). */
+export interface BenchWorkerApi {
+  connectModels(port: MessagePortLike): Promise<void>;
+  recallCorpus(corpus: BenchCorpusInput, options?: BenchRecallOptions, onProgress?: (line: string) => void): Promise<BenchCorpusResult>;
+}
+
+/** A turn with no text is stored as its caption (or a marker): the write path rejects empty turns. */
+export function turnContent(text: string, caption: string | undefined): string {
+  if (text.trim()) return text;
+  return caption ? `[image: ${caption}]` : '[empty turn]';
+}
+
+/**
+ * The engine the benchmark measures, built like EngineHost builds the app's (same retrieval
+ * source over the same connection, speakers from the store, the given embedders), without the
+ * episode lifecycle and consolidation, which retrieval does not read.
+ */
+export function createBenchEngine(store: SqliteMemoryStore, embedders: EmbedderProvider | undefined): MemoryEngine {
+  return new MemoryEngine({
+    store,
+    retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
+    speakers: () => store.speakers(),
+    ...(embedders ? { embedders } : {}),
+  });
+}
+
+/**
+ * LoCoMo is one conversation with many sessions; LongMemEval's haystack sessions (User/Assistant)
+ * are each their own chat. Returns turn id → session id.
+ */
+export async function ingestCorpus(engine: MemoryEngine, corpus: BenchCorpusInput): Promise<{ timing: BenchIngestTiming; sessionOfTurn: Map<string, string> }> {
+  const perSessionConversations = corpus.speakers.includes('Assistant');
+  const sessionOfTurn = new Map<string, string>();
+  let t0 = performance.now();
+  for (const [i, session] of corpus.sessions.entries()) {
+    const conversationId = perSessionConversations ? session.id : corpus.id;
+    if (perSessionConversations || i === 0) await engine.createConversation({ id: conversationId, title: conversationId });
+    const turns: NewTurn[] = session.turns.map((turn) => {
+      sessionOfTurn.set(turn.id, session.id);
+      return {
+        id: turn.id,
+        conversationId,
+        role: turn.role,
+        speaker: turn.speaker,
+        content: turnContent(turn.text, turn.caption),
+        occurredAt: session.date,
+        metadata: turn.caption ? { caption: turn.caption } : {},
+      };
+    });
+    if (turns.length) await engine.appendTurns(turns);
+  }
+  const captureMs = performance.now() - t0;
+  t0 = performance.now();
+  await engine.idle();
+  const embedMs = performance.now() - t0;
+  return { timing: { turns: sessionOfTurn.size, captureMs, embedMs }, sessionOfTurn };
+}
+
+/** The corpus's database file: `bench-` + a file-name-safe corpus id. */
+export function benchFileName(corpusId: string): string {
+  return `bench-${corpusId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 80)}.sqlite`;
+}
+
+export interface BenchEngineHostDeps {
+  readonly openStore: (fileName: string) => Promise<SqliteMemoryStore>;
+  /** Deletes the database file and its journals; a missing file is not an error. */
+  readonly deleteStore: (fileName: string) => Promise<void>;
+  /** Builds the embedder provider over a port to the model worker. */
+  readonly connectModels?: (port: MessagePortLike) => EmbedderProvider;
+  /** Embedders given directly (Node); a connected port replaces them. */
+  readonly embedders?: EmbedderProvider;
+}
+
+export class BenchEngineHost implements BenchWorkerApi {
+  readonly #deps: BenchEngineHostDeps;
+  #embedders: EmbedderProvider | undefined;
+
+  constructor(deps: BenchEngineHostDeps) {
+    this.#deps = deps;
+    this.#embedders = deps.embedders;
+  }
+
+  async connectModels(port: MessagePortLike): Promise<void> {
+    this.#embedders = this.#deps.connectModels?.(port);
+  }
+
+  async recallCorpus(corpus: BenchCorpusInput, options: BenchRecallOptions = {}, onProgress?: (line: string) => void): Promise<BenchCorpusResult> {
+    const depth = options.depth ?? 100;
+    const warmup = options.warmup ?? 3;
+    const fileName = benchFileName(corpus.id);
+    await this.#deps.deleteStore(fileName);
+    const store = await this.#deps.openStore(fileName);
+    const engine = createBenchEngine(store, this.#embedders);
+    try {
+      await engine.start();
+      const turnCount = corpus.sessions.reduce((n, s) => n + s.turns.length, 0);
+      onProgress?.(`ingesting ${turnCount} turns`);
+      const { timing } = await ingestCorpus(engine, corpus);
+      const dbBytes = (await store.stats()).databaseBytes;
+      const embedderId = this.#embedders ? this.#embedders.embedder(this.#embedders.defaultModelId).id : null;
+      const recall = (text: string, now: number) => engine.recall(text, { limit: depth, now });
+      // Warm-up (untimed): loads the vector index, JIT-compiles the hot paths.
+      for (const q of corpus.questions.slice(0, warmup)) await recall(q.text, q.askedAt);
+      const ranked: string[][] = [];
+      const latenciesMs: number[] = [];
+      for (const [i, q] of corpus.questions.entries()) {
+        const start = performance.now();
+        const result = await recall(q.text, q.askedAt);
+        latenciesMs.push(performance.now() - start);
+        ranked.push(result.turns.map((t) => t.message.id));
+        if (i % 25 === 0) onProgress?.(`question ${i + 1}/${corpus.questions.length}`);
+      }
+      return { corpusId: corpus.id, fileName, embedderId, ingest: timing, dbBytes, ranked, latenciesMs };
+    } finally {
+      engine.stop();
+      await store.db.close();
+      await this.#deps.deleteStore(fileName);
+    }
+  }
+}
+
+/** Deletes an OPFS file and the journals OPFSCoopSyncVFS keeps next to it (worker or page). */
+export async function deleteOpfsFile(fileName: string): Promise<void> {
+  // Only benchmark files: the app's recollect.sqlite is never touched from here.
+  if (!fileName.startsWith('bench-')) throw new RecollectError('INVALID_INPUT', `Not a benchmark database file: ${fileName}`);
+  const root = await navigator.storage.getDirectory();
+  for (const suffix of ['', '-journal', '-wal']) {
+    try {
+      await root.removeEntry(fileName + suffix);
+    } catch (err) {
+      if (!(err instanceof DOMException && err.name === 'NotFoundError')) throw err;
+    }
+  }
+}
