@@ -66,10 +66,15 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]> {
     return this.db.transaction(async (tx) => {
       const out: AppendResult[] = [];
+      const checked = new Set<string>();
       const touched = new Set<string>();
       const now = this.#clock.now();
       for (const turn of turns) {
-        if (!touched.has(turn.conversationId)) await conversations.requireConversation(tx, turn.conversationId);
+        // Once per conversation per batch: nothing inside the transaction can delete it.
+        if (!checked.has(turn.conversationId)) {
+          await conversations.requireConversation(tx, turn.conversationId);
+          checked.add(turn.conversationId);
+        }
         const result = await messages.insertMessage(tx, turn, now);
         if (result.created) touched.add(turn.conversationId);
         out.push(result);

@@ -1,5 +1,5 @@
 /** SQL for messages: append (idempotent), list, get, delete, and BM25 full-text search. */
-import type { Sql, SqlRow } from '../core/sql';
+import type { Sql, SqlRow, SqlValue } from '../core/sql';
 import type { Message, NewTurn, SearchHit } from '../core/types';
 import { HIGHLIGHT_END, HIGHLIGHT_START } from '../core/types';
 import { RecollectError } from '../core/errors';
@@ -53,36 +53,57 @@ export async function listMessages(sql: Sql, conversationId: string): Promise<Me
   return rows.map(toMessage);
 }
 
+const INSERT_RETURNING = `INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count, metadata)
+  VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE conversation_id = ?), ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT(id) DO NOTHING
+  RETURNING pk, id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count, metadata`;
+
+/** An already stored turn with this id, as `insertMessage` reports it (or throws if it belongs elsewhere). */
+async function existingTurn(tx: Sql, turn: NewTurn): Promise<{ message: Message; created: false } | null> {
+  const existing = await getMessage(tx, turn.id);
+  if (!existing) return null;
+  if (existing.conversationId !== turn.conversationId) {
+    throw new RecollectError('INVALID_INPUT', 'A message with this id already exists in another conversation.');
+  }
+  return { message: existing, created: false };
+}
+
 /**
  * Inserts the turn unless its id is already stored. Must run inside a transaction (seq is
  * max+1 within the conversation). Returns the stored message and whether it was new.
+ *
+ * A new turn costs one statement (INSERT … ON CONFLICT DO NOTHING RETURNING); only when nothing
+ * was inserted, or the input is invalid, is the id looked up — a re-sent id returns the stored
+ * turn even if the re-sent content would no longer pass validation, as it always has.
  */
 export async function insertMessage(tx: Sql, turn: NewTurn, now: number): Promise<{ message: Message; created: boolean }> {
   if (typeof turn.id !== 'string' || turn.id.length === 0 || turn.id.length > 200) {
     throw new RecollectError('INVALID_INPUT', 'A message needs an id (1–200 characters).');
   }
-  const existing = await getMessage(tx, turn.id);
-  if (existing) {
-    if (existing.conversationId !== turn.conversationId) {
-      throw new RecollectError('INVALID_INPUT', 'A message with this id already exists in another conversation.');
-    }
-    return { message: existing, created: false };
+  let params: SqlValue[];
+  try {
+    params = insertParams(turn, now);
+  } catch (err) {
+    const existing = await existingTurn(tx, turn);
+    if (existing) return existing;
+    throw err;
   }
+  const [row] = await tx.query<MessageRow>(INSERT_RETURNING, params);
+  if (row) return { message: toMessage(row), created: true };
+  const existing = await existingTurn(tx, turn);
+  if (!existing) throw new RecollectError('INTERNAL', 'The message was not stored.');
+  return existing;
+}
+
+/** Validated INSERT_RETURNING parameters for a new turn (throws INVALID_INPUT). */
+function insertParams(turn: NewTurn, now: number): SqlValue[] {
   const content = validateTurnContent(turn.content);
   const role = turn.role;
   if (role !== 'user' && role !== 'assistant' && role !== 'system') throw new RecollectError('INVALID_INPUT', `Unknown role "${String(role)}".`);
   const speaker = (turn.speaker ?? (role === 'user' ? 'User' : role === 'assistant' ? 'Assistant' : 'System')).trim().slice(0, 100) || 'User';
   const occurredAt = turn.occurredAt ?? now;
   if (!Number.isFinite(occurredAt)) throw new RecollectError('INVALID_INPUT', 'A message time must be a valid date.');
-  const [seqRow] = await tx.query<{ next: number }>('SELECT coalesce(max(seq), 0) + 1 AS next FROM messages WHERE conversation_id = ?', [turn.conversationId]);
-  await tx.exec(
-    `INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count, metadata)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [turn.id, turn.conversationId, Number(seqRow?.next ?? 1), role, speaker, content, occurredAt, now, estimateTokens(content), JSON.stringify(turn.metadata ?? {})],
-  );
-  const message = await getMessage(tx, turn.id);
-  if (!message) throw new RecollectError('INTERNAL', 'The message was not stored.');
-  return { message, created: true };
+  return [turn.id, turn.conversationId, turn.conversationId, role, speaker, content, occurredAt, now, estimateTokens(content), JSON.stringify(turn.metadata ?? {})];
 }
 
 /** Deletes the turn; triggers remove its FTS row and every vector of it in the same transaction. */
