@@ -12,6 +12,7 @@ import { OwnershipBanner } from './components/OwnershipBanner';
 import { Notices } from './components/Notices';
 import { ModelsPanel } from './components/ModelsPanel';
 import { SettingsPanel } from './components/SettingsPanel';
+import { MemoryExplorer } from './explorer/MemoryExplorer';
 
 export function App() {
   const queryClient = useQueryClient();
@@ -23,6 +24,8 @@ export function App() {
   const panel = useUi((s) => s.panel);
   const setPanel = useUi((s) => s.setPanel);
   const temporaryChat = useUi((s) => s.temporaryChat);
+  const view = useUi((s) => s.view);
+  const setView = useUi((s) => s.setView);
 
   useEffect(() => {
     // "/" or Ctrl/Cmd+K focuses search; Escape clears it.
@@ -51,6 +54,7 @@ export function App() {
           onChange={(e) => setSearchText(e.target.value)}
           onKeyDown={(e) => e.key === 'Escape' && setSearchText('')}
         />
+        <button type="button" aria-pressed={view === 'memory'} onClick={() => setView(view === 'memory' ? 'chat' : 'memory')}>Memory</button>
         <DataActions />
         <button type="button" onClick={() => setPanel('models')}>Models</button>
         <button type="button" onClick={() => setPanel('settings')}>Settings</button>
@@ -59,6 +63,8 @@ export function App() {
       <main>
         {searchText.trim() ? (
           <SearchResults text={searchText} />
+        ) : view === 'memory' ? (
+          <MemoryExplorer />
         ) : temporaryChat ? (
           <TemporaryChat />
         ) : selected ? (

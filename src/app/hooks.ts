@@ -11,6 +11,8 @@ import { useUi } from './uiStore';
 import type { NewTurn } from '../core/types';
 import type { LlmSettingsInput } from '../core/settings';
 import type { PolicyName } from '../core/consolidationPolicy';
+import type { EngineApi } from '../core/protocol';
+import type { MemCellQuery, MemorySearchFilters } from '../core/explorer';
 
 export const EngineContext = createContext<EngineClient | null>(null);
 
@@ -70,6 +72,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           return;
         case 'memory-changed':
           void queryClient.invalidateQueries({ queryKey: keys.consolidation });
+          void queryClient.invalidateQueries({ queryKey: ['explorer'] });
           return;
         case 'embedding-status':
           queryClient.setQueryData(keys.embedding, event.status);
@@ -80,6 +83,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           void queryClient.invalidateQueries({ queryKey: ['search'] });
           void queryClient.invalidateQueries({ queryKey: ['vector-search'] });
           void queryClient.invalidateQueries({ queryKey: keys.stats });
+          void queryClient.invalidateQueries({ queryKey: ['explorer'] });
           return;
       }
     });
@@ -259,6 +263,66 @@ export function useSetLlmBoundaryCheck() {
   return useMutation({
     mutationFn: (enabled: boolean) => engine.setLlmBoundaryCheck(enabled),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.consolidation }),
+    onError: useReportError(),
+  });
+}
+
+// ---- memory explorer ------------------------------------------------------------------------
+
+export function useMemoryOverview() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: ['explorer', 'overview'], queryFn: () => engine.memoryOverview(), enabled: useOwner(), refetchInterval: 5_000 });
+}
+
+export function useMemorySearch(query: string, filters: MemorySearchFilters) {
+  const { engine } = useEngineClient();
+  const q = query.trim();
+  return useQuery({ queryKey: ['explorer', 'search', q, filters], queryFn: () => engine.searchMemory(q, filters), enabled: useOwner() && q.length > 0 });
+}
+
+export function useMemCells(query: MemCellQuery) {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: ['explorer', 'memcells', query], queryFn: () => engine.listMemCells(query), enabled: useOwner(), placeholderData: (prev) => prev });
+}
+
+export function useMemCell(id: string | null) {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: ['explorer', 'memcell', id], queryFn: () => (id ? engine.memCell(id) : Promise.resolve(null)), enabled: useOwner() && id !== null });
+}
+
+export function useScenes() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: ['explorer', 'scenes'], queryFn: () => engine.listScenes(), enabled: useOwner() });
+}
+
+export function useSceneMap() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: ['explorer', 'scene-map'], queryFn: () => engine.sceneMap(), enabled: useOwner() });
+}
+
+export function useProfile() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: ['explorer', 'profile'], queryFn: () => engine.listProfile(), enabled: useOwner() });
+}
+
+export function useForesight() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: ['explorer', 'foresight'], queryFn: () => engine.listForesight(), enabled: useOwner() });
+}
+
+export function useForgetPreview(query: string) {
+  const { engine } = useEngineClient();
+  const q = query.trim();
+  return useQuery({ queryKey: ['explorer', 'forget-preview', q], queryFn: () => engine.forgetPreview(q), enabled: useOwner() && q.length > 0 });
+}
+
+/** A mutation on memory; explorer queries refetch afterwards (the engine also emits memory-changed). */
+export function useMemoryMutation<A, R>(run: (engine: EngineApi, args: A) => Promise<R>) {
+  const { engine } = useEngineClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (args: A) => run(engine, args),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['explorer'] }),
     onError: useReportError(),
   });
 }

@@ -12,7 +12,21 @@ export interface Notice {
 
 export type Panel = 'settings' | 'models' | null;
 
+/** What the main area shows: the chat, or the memory explorer. */
+export type MainView = 'chat' | 'memory';
+export type ExplorerTab = 'overview' | 'search' | 'memcells' | 'scenes' | 'profile' | 'foresight' | 'forget';
+/** An item the explorer should open (a citation, a search hit). */
+export interface ExplorerFocus {
+  readonly kind: 'episode' | 'fact' | 'profile' | 'foresight' | 'scene';
+  readonly id: string;
+}
+
 interface UiState {
+  view: MainView;
+  explorerTab: ExplorerTab;
+  explorerFocus: ExplorerFocus | null;
+  setView(view: MainView): void;
+  openExplorer(tab: ExplorerTab, focus?: ExplorerFocus | null): void;
   panel: Panel;
   temporaryChat: boolean;
   setPanel(panel: Panel): void;
@@ -32,17 +46,22 @@ interface UiState {
 let nextNotice = 1;
 
 export const useUi = create<UiState>((set) => ({
+  view: 'chat',
+  explorerTab: 'overview',
+  explorerFocus: null,
+  setView: (view) => set({ view, searchText: '' }),
+  openExplorer: (explorerTab, explorerFocus = null) => set({ view: 'memory', explorerTab, explorerFocus, searchText: '' }),
   panel: null,
   temporaryChat: false,
   setPanel: (panel) => set({ panel }),
-  setTemporaryChat: (temporaryChat) => set({ temporaryChat, searchText: '' }),
+  setTemporaryChat: (temporaryChat) => set({ temporaryChat, searchText: '', view: 'chat' }),
   ownership: 'connecting',
   ownershipError: null,
   selectedConversationId: null,
   searchText: '',
   notices: [],
   setOwnership: (ownership, error = null) => set({ ownership, ownershipError: error }),
-  selectConversation: (selectedConversationId) => set({ selectedConversationId, temporaryChat: false }),
+  selectConversation: (selectedConversationId) => set({ selectedConversationId, temporaryChat: false, view: 'chat' }),
   setSearchText: (searchText) => set({ searchText }),
   notify: (kind, text) => set((s) => ({ notices: [...s.notices.slice(-4), { id: nextNotice++, kind, text }] })),
   dismiss: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),

@@ -6,7 +6,7 @@
 import type { EngineApi, EngineEvent } from './protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from './store';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
-import { systemClock, type Clock, type EmbedderProvider, type Llm } from './ports';
+import { systemClock, type Clock, type Embedder, type EmbedderProvider, type Llm } from './ports';
 import { RecollectError } from './errors';
 import { EmbeddingIndexer, type EmbeddingStatus } from './EmbeddingIndexer';
 import { SemanticIndex } from './SemanticIndex';
@@ -24,6 +24,15 @@ import { viewOf, type LlmFactory, type LlmSettings, type LlmSettingsInput, type 
 import type { LlmCallSink, LlmConnectionTest, LlmMessage, LlmAbortSignal } from './ports';
 import type { AnswerSource } from './answerContext';
 import { answerQuestion, type AnswerResult } from './answer';
+import {
+  MEMORY_KINDS, type ExplorerStore, type FactView, type ForgetCandidate, type ForgetKind, type ForgetResult, type MemCellDetail, type MemCellPage,
+  type MemCellQuery, type MemoryKind, type MemoryOverview, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMapPoint,
+  type SceneView, type SearchCandidate,
+} from './explorer';
+import { matchReasons, pca2d, queryTerms } from './explorerText';
+import type { ForesightItem } from './knowledge';
+import { SUMMARISE_SCENE } from './Consolidator';
+import { SYNTHESISE_MEMCELL } from './Lifecycle';
 
 /** What the read path needs to build an AnswerSource (see src/storage/answerSource.ts). */
 export type AnswerSourceFactory = (
@@ -53,6 +62,9 @@ export interface AskResult {
   /** The stored assistant turn (null in a temporary chat, or when nothing was said before a stop). */
   readonly messageId: string | null;
 }
+
+/** Explorer search: the cosine a hit found only by meaning needs to be shown. */
+const VECTOR_ONLY_MIN = 0.8;
 
 /** How many earlier turns of the chat go with the question. */
 const HISTORY_TURNS = 8;
@@ -119,6 +131,8 @@ export interface MemoryEngineDeps {
   readonly llmFactory?: LlmFactory;
   /** Where every LLM call is recorded (llm_calls), and read back for the cost view. */
   readonly llmSink?: LlmCallSink & UsageLedger;
+  /** The memory explorer's data access (src/storage/explorerRepo.ts). */
+  readonly explorer?: ExplorerStore;
 }
 
 /** A temporary chat consults no memory. */
@@ -157,6 +171,9 @@ export class MemoryEngine implements EngineApi {
   readonly #factIndex: SemanticIndex;
   readonly #cellIndex: SemanticIndex;
   readonly #answers = new Map<string, { abort(): void; signal: LlmAbortSignal }>();
+  readonly #explorer: ExplorerStore | null;
+  readonly #episodes: EpisodeStore | null;
+  readonly #newId: () => string;
   #policy: PolicyName = 'recurrence';
   #llmBoundaryCheck = false;
   readonly #boundaryJudge = llmBoundaryJudge(() => this.#llm);
@@ -170,6 +187,9 @@ export class MemoryEngine implements EngineApi {
     this.#settings = deps.settings ?? null;
     this.#llmFactory = deps.llmFactory ?? null;
     this.#llmSink = deps.llmSink ?? null;
+    this.#explorer = deps.explorer ?? null;
+    this.#episodes = deps.episodes ?? null;
+    this.#newId = deps.newId ?? newId;
     this.#semantic = new SemanticIndex(deps.store, 'message');
     this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
     this.#factIndex = new SemanticIndex(deps.store, 'fact');
@@ -255,6 +275,289 @@ export class MemoryEngine implements EngineApi {
     });
   }
 
+
+  // ---- memory explorer (issue 7) ------------------------------------------------------------
+
+  #ex(): ExplorerStore {
+    if (!this.#explorer) throw new RecollectError('INTERNAL', 'This engine was built without the memory explorer.');
+    return this.#explorer;
+  }
+
+  #embedderOrNull(): Embedder | null {
+    try {
+      return this.#activeVectors() ? (this.#indexer?.activeEmbedder() ?? null) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** After a user edit or deletion: indexes reload, the UI refetches. */
+  #memoryChanged(): void {
+    this.#emit({ type: 'memory-changed' });
+  }
+
+  async memoryOverview(): Promise<MemoryOverview> {
+    const ex = this.#ex();
+    const [counts, llm, recentJobs, stats, status] = await Promise.all([ex.counts(), ex.llmSpend(), ex.recentJobs(12), this.#store.stats(), this.consolidationStatus()]);
+    const e = this.#indexer?.status() ?? null;
+    return {
+      counts, llm, recentJobs, databaseBytes: stats.databaseBytes, jobs: status.jobs, endpointConfigured: status.endpointConfigured, policy: status.policy,
+      embedder: e ? { modelId: e.activeModel, state: e.state, embedded: e.embedded, total: e.total } : null,
+    };
+  }
+
+  /**
+   * Searches turns, facts, episodes and scenes: BM25 per kind plus nearest vectors (turns, facts,
+   * episodes) fused by reciprocal rank (k = 60, DESIGN §4), each hit with the reasons it matched.
+   */
+  async searchMemory(query: string, filters: MemorySearchFilters = {}): Promise<MemorySearchHit[]> {
+    const ex = this.#ex();
+    const terms = queryTerms(query);
+    if (terms.length === 0) return [];
+    const kinds = filters.kinds?.length ? filters.kinds : MEMORY_KINDS;
+    const limit = Math.max(1, Math.min(filters.limit ?? 50, 200));
+    const fused = new Map<string, { c: SearchCandidate; score: number; similarity: number | null; lexical: boolean }>();
+    const add = (c: SearchCandidate, rank: number, similarity: number | null): void => {
+      const key = `${c.kind}:${c.id}`;
+      const cur = fused.get(key) ?? { c, score: 0, similarity: null, lexical: false };
+      cur.score += 1 / (60 + rank);
+      if (similarity !== null) cur.similarity = similarity;
+      else cur.lexical = true;
+      fused.set(key, cur);
+    };
+    for (const kind of kinds) (await ex.searchKind(kind, query, filters, limit)).forEach((c, i) => add(c, i + 1, null));
+    const embedder = this.#embedderOrNull();
+    if (embedder) {
+      const [vector] = await embedder.embed([query.trim()], 'query');
+      const indexes: [MemoryKind, SemanticIndex][] = [['turn', this.#semantic], ['fact', this.#factIndex], ['episode', this.#cellIndex]];
+      for (const [kind, index] of indexes) {
+        if (!vector || !kinds.includes(kind)) continue;
+        // Meaning-only hits must be clearly similar: small embedders (GloVe-SIF) give unrelated
+        // texts cosines of 0.5–0.7; below the bar a vector hit only boosts a lexical one.
+        const hits = (await index.search(embedder.id, embedder.dim, vector, 12)).filter((h) => h.score >= 0.5);
+        const lexicalKeys = new Set([...fused.keys()]);
+        const found = new Map((await ex.candidatesByIds(kind, hits.map((h) => h.id), filters)).map((c) => [c.id, c]));
+        hits.forEach((h, i) => {
+          const c = found.get(h.id);
+          if (c && (h.score >= VECTOR_ONLY_MIN || lexicalKeys.has(`${kind}:${c.id}`))) add(c, i + 1, h.score);
+        });
+      }
+    }
+    return [...fused.values()]
+      .sort((a, b) => b.score - a.score)
+      .slice(0, limit)
+      .map(({ c, score, similarity, lexical }) => {
+        const reasons = matchReasons(terms, c.fields);
+        if (lexical && reasons.length === 0) reasons.push('full-text match (a word form of your query)');
+        if (similarity !== null) reasons.push(`similar in meaning (cosine ${similarity.toFixed(2)})`);
+        return { kind: c.kind, id: c.id, title: c.title, text: c.text, occurredAt: c.occurredAt, conversationId: c.conversationId, memcellId: c.memcellId, speaker: c.speaker, score, reasons };
+      });
+  }
+
+  listMemCells(query: MemCellQuery): Promise<MemCellPage> {
+    return this.#ex().listMemCells({ ...query, offset: Math.max(0, query.offset), limit: Math.max(1, Math.min(query.limit, 500)) });
+  }
+
+  async memCell(id: string): Promise<MemCellDetail | null> {
+    return this.#ex().memCell(id);
+  }
+
+  async #embedItem(kind: 'fact' | 'memcell', id: string, text: string): Promise<void> {
+    const embedder = this.#embedderOrNull();
+    if (!embedder || !text.trim()) return;
+    try {
+      const [v] = await embedder.embed([text], 'document');
+      if (v) await this.#store.putVectors(kind, embedder.id, [{ itemId: id, vector: v }]);
+    } catch {
+      /* a missing vector only weakens search by meaning; full-text search has the edit */
+    }
+  }
+
+  /** Edits an episode's title/narrative; marked edited by the user, so synthesis keeps them. */
+  async editMemCell(id: string, patch: { title?: string; narrative?: string }): Promise<MemCellDetail> {
+    await this.#ex().editMemCell(id, patch, this.#clock.now());
+    const cell = await this.#ex().memCell(id);
+    if (!cell) throw new RecollectError('NOT_FOUND', 'This episode no longer exists.');
+    if (cell.narrative) await this.#embedItem('memcell', id, `${cell.title ?? ''}. ${cell.narrative}`);
+    this.#memoryChanged();
+    return cell;
+  }
+
+  /** Corrects a fact; the correction survives re-synthesis and the old wording is not written again. */
+  async editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }): Promise<FactView> {
+    const fact = await this.#ex().editFact(id, patch, this.#clock.now());
+    await this.#embedItem('fact', id, fact.content);
+    this.#memoryChanged();
+    return fact;
+  }
+
+  async deleteFact(id: string): Promise<boolean> {
+    const deleted = await this.#ex().deleteFact(id, this.#clock.now());
+    if (deleted) this.#memoryChanged();
+    return deleted;
+  }
+
+  /** Scenes that lost text get a fresh summary from their remaining members. */
+  async #resummarise(sceneIds: readonly string[]): Promise<void> {
+    if (!this.#jobs || sceneIds.length === 0) return;
+    for (const sceneId of sceneIds) await this.#jobs.enqueue(SUMMARISE_SCENE, { sceneId }, { dedupeKey: `scene:${sceneId}` });
+    this.#consolidator?.runner.kick();
+  }
+
+  /**
+   * Forgets an episode: narrative, facts and foresight (tombstoned), and with `turns` its source
+   * turns as well; without, the turns stay in the chat and are not made into an episode again.
+   */
+  async deleteMemCell(id: string, options: { turns?: boolean } = {}): Promise<boolean> {
+    const result = await this.#ex().deleteMemCell(id, { turns: options.turns === true }, this.#clock.now());
+    if (!result) return false;
+    this.#lifecycle?.reset(); // it may have been a conversation's open cell
+    for (const t of result.deletedTurnIds) await this.#semantic.remove(t);
+    await this.#resummarise(result.sceneId ? [result.sceneId] : []);
+    if (result.deletedTurnIds.length) {
+      this.#emit({ type: 'messages-changed', conversationId: null });
+      this.#emit({ type: 'conversations-changed' });
+    }
+    this.#memoryChanged();
+    return true;
+  }
+
+  /** Queues the episode for synthesis now (facts and foresight the user forgot stay forgotten). */
+  async resynthesiseMemCell(id: string): Promise<void> {
+    if (!this.#jobs || !this.#consolidator) throw new RecollectError('INTERNAL', 'This engine has no synthesis queue.');
+    const cell = await this.#ex().memCell(id);
+    if (!cell) throw new RecollectError('NOT_FOUND', 'This episode no longer exists.');
+    await this.#jobs.enqueue(SYNTHESISE_MEMCELL, { memcellId: id }, { dedupeKey: `memcell:${id}`, priority: 10 });
+    await this.#episodes?.setCellStatus(id, 'queued', this.#clock.now());
+    this.#consolidator.runner.kick({ resume: true });
+    this.#memoryChanged();
+  }
+
+  listScenes(): Promise<SceneView[]> {
+    return this.#ex().scenes();
+  }
+
+  /** Episodes as points: their vectors projected on two principal components, coloured by scene. */
+  async sceneMap(): Promise<SceneMapPoint[]> {
+    const inputs = await this.#ex().sceneVectorInputs();
+    const active = this.#activeVectors();
+    if (!active || inputs.length === 0) return [];
+    const vectors = new Map((await this.#store.getVectors('memcell', inputs.map((i) => i.memcellId), active.id)).map((v) => [v.itemId, v.vector]));
+    // Episodes without a vector from this model (closed under another embedder, or imported):
+    // the mean of their turns' vectors, as the lifecycle computes at close (bounded work per call).
+    for (const i of inputs.filter((x) => !vectors.has(x.memcellId)).slice(0, 300)) {
+      const cell = await this.#ex().memCell(i.memcellId);
+      const turns = cell ? await this.#store.getVectors('message', cell.turns.map((t) => t.id), active.id) : [];
+      if (turns.length === 0) continue;
+      const mean = new Float32Array(active.dim);
+      for (const t of turns) if (t.vector.length === active.dim) for (let d = 0; d < mean.length; d++) mean[d]! += t.vector[d]! / turns.length;
+      vectors.set(i.memcellId, mean);
+    }
+    const placed = inputs.filter((i) => vectors.get(i.memcellId)?.length === active.dim);
+    const points = pca2d(placed.map((i) => vectors.get(i.memcellId)!));
+    return placed.map((i, n) => ({ memcellId: i.memcellId, sceneId: i.sceneId, title: i.title, startAt: i.startAt, x: points[n]![0], y: points[n]![1] }));
+  }
+
+  async renameScene(id: string, title: string): Promise<void> {
+    await this.#ex().renameScene(id, title, this.#clock.now());
+    this.#memoryChanged();
+  }
+
+  /** Normalised mean of the episodes' vectors, centred like the clusterer's (see Lifecycle). */
+  async #centroidOf(memcellIds: readonly string[]): Promise<Float32Array | null> {
+    const active = this.#activeVectors();
+    if (!active || memcellIds.length === 0) return null;
+    const vectors = (await this.#store.getVectors('memcell', memcellIds, active.id)).filter((v) => v.vector.length === active.dim);
+    if (vectors.length === 0) return null;
+    const common = await this.#semantic.meanVector(active.id, active.dim);
+    const sum = new Float32Array(active.dim);
+    for (const { vector } of vectors) for (let i = 0; i < sum.length; i++) sum[i]! += vector[i]! - common[i]!;
+    const norm = Math.hypot(...sum);
+    return norm > 0 ? sum.map((x) => x / norm) : null;
+  }
+
+  async mergeScenes(targetId: string, sourceIds: readonly string[]): Promise<void> {
+    const scenes = await this.#ex().scenes();
+    const members = scenes.filter((s) => s.id === targetId || sourceIds.includes(s.id)).flatMap((s) => s.members.map((m) => m.id));
+    await this.#ex().mergeScenes(targetId, sourceIds, await this.#centroidOf(members), this.#clock.now());
+    await this.#resummarise([targetId]);
+    this.#memoryChanged();
+  }
+
+  /** Moves the given episodes of a scene into a new scene (named `title` if given); returns its id. */
+  async splitScene(sceneId: string, memcellIds: readonly string[], title?: string): Promise<string> {
+    const scene = (await this.#ex().scenes()).find((s) => s.id === sceneId);
+    if (!scene) throw new RecollectError('NOT_FOUND', 'This scene no longer exists.');
+    const moving = new Set(memcellIds);
+    if (scene.members.every((m) => moving.has(m.id))) throw new RecollectError('INVALID_INPUT', 'Leave at least one episode in the scene (or rename it instead).');
+    const newId = this.#newId();
+    await this.#ex().splitScene(sceneId, memcellIds, newId, title ?? null, {
+      kept: await this.#centroidOf(scene.members.filter((m) => !moving.has(m.id)).map((m) => m.id)),
+      split: await this.#centroidOf(memcellIds),
+    }, this.#clock.now());
+    await this.#resummarise([sceneId, newId]);
+    this.#memoryChanged();
+    return newId;
+  }
+
+  listProfile(): Promise<ProfileItemView[]> {
+    return this.#ex().profile();
+  }
+
+  async editProfileItem(id: string, value: string): Promise<void> {
+    await this.#ex().editProfileItem(id, value, this.#clock.now());
+    this.#memoryChanged();
+  }
+
+  /** A pinned item is protected from the pipeline: proposals become conflicts for the user. */
+  async pinProfileItem(id: string, pinned: boolean): Promise<void> {
+    await this.#ex().pinProfileItem(id, pinned, this.#clock.now());
+    this.#memoryChanged();
+  }
+
+  async resolveProfileConflict(id: string, choice: 'keep' | 'accept'): Promise<void> {
+    if (choice !== 'keep' && choice !== 'accept') throw new RecollectError('INVALID_INPUT', `Unknown choice "${String(choice)}".`);
+    await this.#ex().resolveProfileConflict(id, choice, this.#clock.now());
+    this.#memoryChanged();
+  }
+
+  async deleteProfileItem(id: string): Promise<void> {
+    await this.#ex().deleteProfileItem(id, this.#clock.now());
+    this.#memoryChanged();
+  }
+
+  listForesight(): Promise<ForesightItem[]> {
+    return this.#ex().foresight();
+  }
+
+  async editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }): Promise<void> {
+    await this.#ex().editForesight(id, patch, this.#clock.now());
+    this.#memoryChanged();
+  }
+
+  async dismissForesight(id: string): Promise<void> {
+    await this.#ex().dismissForesight(id, this.#clock.now());
+    this.#memoryChanged();
+  }
+
+  /** "Forget everything about X", step 1: what would go (shown to the user before anything is deleted). */
+  forgetPreview(query: string): Promise<ForgetCandidate[]> {
+    return this.#ex().forgetCandidates(query, 50);
+  }
+
+  /** Step 2: deletes the confirmed items in one transaction, each tombstoned. */
+  async forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[]): Promise<ForgetResult> {
+    const result = await this.#ex().forget(items, this.#clock.now());
+    this.#lifecycle?.reset();
+    for (const t of result.deletedTurnIds) await this.#semantic.remove(t);
+    await this.#resummarise(result.sceneIds);
+    if (result.deletedTurnIds.length) {
+      this.#emit({ type: 'messages-changed', conversationId: null });
+      this.#emit({ type: 'conversations-changed' });
+    }
+    this.#memoryChanged();
+    return { deleted: result.deleted };
+  }
 
   // ---- LLM endpoint settings -------------------------------------------------------------
 

@@ -14,6 +14,11 @@ import type { AskEvent, AskRequest, AskResult, ConsolidationStatus, RecallOption
 import type { LlmSettingsInput, LlmSettingsView } from './settings';
 import type { LlmConnectionTest } from './ports';
 import type { RetrievalResult } from './Retriever';
+import type {
+  FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
+  ProfileItemView, SceneMapPoint, SceneView,
+} from './explorer';
+import type { ForesightItem } from './knowledge';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
 
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorInfo };
@@ -47,6 +52,32 @@ export interface EngineApi {
   testLlmConnection(input: LlmSettingsInput): Promise<LlmConnectionTest>;
   listLlmModels(input: LlmSettingsInput): Promise<string[]>;
   llmUsage(since?: number): Promise<Record<string, StageUsage>>;
+
+  // Memory explorer (issue 7): see, search, edit and forget memory. Deletions are tombstoned.
+  memoryOverview(): Promise<MemoryOverview>;
+  searchMemory(query: string, filters?: MemorySearchFilters): Promise<MemorySearchHit[]>;
+  listMemCells(query: MemCellQuery): Promise<MemCellPage>;
+  memCell(id: string): Promise<MemCellDetail | null>;
+  editMemCell(id: string, patch: { readonly title?: string; readonly narrative?: string }): Promise<MemCellDetail>;
+  editFact(id: string, patch: { readonly content?: string; readonly validFrom?: number | null; readonly validTo?: number | null }): Promise<FactView>;
+  deleteFact(id: string): Promise<boolean>;
+  deleteMemCell(id: string, options?: { readonly turns?: boolean }): Promise<boolean>;
+  resynthesiseMemCell(id: string): Promise<void>;
+  listScenes(): Promise<SceneView[]>;
+  sceneMap(): Promise<SceneMapPoint[]>;
+  renameScene(id: string, title: string): Promise<void>;
+  mergeScenes(targetId: string, sourceIds: readonly string[]): Promise<void>;
+  splitScene(sceneId: string, memcellIds: readonly string[], title?: string): Promise<string>;
+  listProfile(): Promise<ProfileItemView[]>;
+  editProfileItem(id: string, value: string): Promise<void>;
+  pinProfileItem(id: string, pinned: boolean): Promise<void>;
+  resolveProfileConflict(id: string, choice: 'keep' | 'accept'): Promise<void>;
+  deleteProfileItem(id: string): Promise<void>;
+  listForesight(): Promise<ForesightItem[]>;
+  editForesight(id: string, patch: { readonly startAt: number | null; readonly endAt: number | null; readonly content?: string }): Promise<void>;
+  dismissForesight(id: string): Promise<void>;
+  forgetPreview(query: string): Promise<ForgetCandidate[]>;
+  forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[]): Promise<ForgetResult>;
 }
 
 

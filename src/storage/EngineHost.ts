@@ -10,6 +10,7 @@ import type { EmbedderProvider } from '../core/ports';
 import type { SqliteMemoryStore } from './SqliteMemoryStore';
 import { SqlRetrievalSource } from './retrievalSource';
 import { SqlAnswerSource } from './answerSource';
+import { SqlExplorerStore } from './explorerRepo';
 import { LlmClient } from '../llm/LlmClient';
 import type { SettingsStore } from '../core/settings';
 
@@ -102,6 +103,7 @@ export class EngineHost implements EngineWorkerApi {
       retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
       answerSource: (recall, vectors) => new SqlAnswerSource(store.db, { recall, vectors }),
       speakers: () => store.speakers(),
+      explorer: new SqlExplorerStore(store.db),
       settings: this.#deps.settings,
       llmFactory: (settings, sink) => new LlmClient({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey ?? undefined }, sink ? { sink } : {}),
       llmSink: store.llmCalls,

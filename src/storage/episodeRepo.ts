@@ -32,6 +32,10 @@ export class SqlEpisodeStore implements EpisodeStore {
       `SELECT m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.token_count
          FROM messages m
         WHERE m.seq > coalesce((SELECT max(c.last_seq) FROM memcells c WHERE c.conversation_id = m.conversation_id), 0)
+          -- A deleted episode's kept turns are not segmented again (tombstone, schema v5); turns
+          -- stored after the deletion are new even if they reuse a seq.
+          AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.kind = 'memcell' AND t.conversation_id = m.conversation_id
+                           AND m.seq BETWEEN t.first_seq AND t.last_seq AND m.ingested_at <= t.created_at)
         ORDER BY m.conversation_id, m.seq LIMIT ?`, [limit]);
     return rows.map((r) => ({ id: r.id, conversationId: r.conversation_id, seq: Number(r.seq), role: r.role as Role, speaker: r.speaker, content: r.content, occurredAt: Number(r.occurred_at), tokenCount: Number(r.token_count) }));
   }

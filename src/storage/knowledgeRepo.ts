@@ -18,6 +18,7 @@ import {
 import type { Role } from '../core/types';
 import { RecollectError } from '../core/errors';
 import { toFtsQuery } from './ftsQuery';
+import { tombstoneHash } from '../core/explorerText';
 
 interface FactRow extends SqlRow {
   id: string;
@@ -171,7 +172,11 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       if (!cell) throw new RecollectError('NOT_FOUND', `The episode ${memcellId} no longer exists.`);
       const previous = await tx.query<{ id: string }>('SELECT id FROM facts WHERE memcell_id = ? AND edited_by_user = 0', [memcellId]);
       await tx.exec('DELETE FROM facts WHERE memcell_id = ? AND edited_by_user = 0', [memcellId]);
-      await tx.exec("DELETE FROM foresights WHERE memcell_id = ? AND source = 'llm'", [memcellId]);
+      // A dismissed item stays (the user's decision is visible in the explorer); tombstones below
+      // keep the model from writing it, or any fact the user deleted or corrected, again.
+      await tx.exec("DELETE FROM foresights WHERE memcell_id = ? AND source = 'llm' AND status <> 'dismissed'", [memcellId]);
+      const forgotten = async (kind: 'fact' | 'foresight', text: string): Promise<boolean> =>
+        (await tx.query('SELECT 1 AS x FROM tombstones WHERE kind = ? AND text_hash = ? LIMIT 1', [kind, tombstoneHash(text)])).length > 0;
       if (num(cell.edited_by_user!) === 1) {
         await tx.exec("UPDATE memcells SET status = 'synthesised', updated_at = ? WHERE id = ?", [now, memcellId]);
       } else {
@@ -192,6 +197,7 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       const factIds: string[] = [];
       const supersededIds: string[] = [];
       for (const f of write.facts) {
+        if (await forgotten('fact', f.content)) continue;
         const id = nextId('f');
         await tx.exec(`INSERT INTO facts (id, memcell_id, speaker, content, occurred_at, valid_from, valid_to, confidence, created_at, updated_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [id, memcellId, f.speaker, f.content, f.occurredAt, f.validFrom, f.validTo, f.confidence, now, now]);
@@ -211,6 +217,7 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       n = 0;
       const foresightIds: string[] = [];
       for (const item of write.foresight) {
+        if (await forgotten('foresight', item.content)) continue;
         const id = nextId('fs');
         await tx.exec(`INSERT INTO foresights (id, memcell_id, content, start_at, end_at, evidence, status, source, created_at, updated_at)
           VALUES (?, ?, ?, ?, ?, ?, 'active', 'llm', ?, ?)`, [id, memcellId, item.content, item.startAt, item.endAt, JSON.stringify(item.evidence), now, now]);
@@ -300,7 +307,9 @@ export class SqlKnowledgeStore implements KnowledgeStore {
   updateProfileItems(plan: (current: readonly ProfileItem[]) => readonly ProfileChange[], now: number): Promise<ProfileChange[]> {
     return this.#sql.transaction(async (tx) => {
       const current = (await tx.query<ProfileRow>(`SELECT ${PROFILE_COLUMNS} FROM profile_items WHERE status IN ('active', 'conflict') ORDER BY key, id`)).map(toProfileItem);
-      const changes = [...plan(current)];
+      // A profile key the user deleted is never added back (tombstone on the normalised key).
+      const blocked = new Set((await tx.query<{ h: string }>("SELECT text_hash AS h FROM tombstones WHERE kind = 'profile'")).map((r) => r.h));
+      const changes = plan(current).filter((c) => !(c.insert && blocked.has(tombstoneHash(c.item.key))));
       for (const { item, history, insert } of changes) {
         if (insert) {
           await tx.exec(`INSERT INTO profile_items (${PROFILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [item.id, item.kind, item.key, item.value,

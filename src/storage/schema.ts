@@ -8,6 +8,7 @@
  */
 import { v3 } from './schemaV3';
 import { v4 } from './schemaV4';
+import { v5 } from './schemaV5';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -326,6 +327,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'turn index with speaker, caption and neighbour context', sql: v2 },
   { version: 3, name: 'episode lifecycle: open cells, encoding scores, date foresight', sql: v3 },
   { version: 4, name: 'heat and job priority', sql: v4 },
+  { version: 5, name: 'tombstones: user deletions the pipeline respects', sql: v5 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

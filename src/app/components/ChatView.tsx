@@ -41,6 +41,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const remove = useDeleteMessage();
   const notify = useUi((s) => s.notify);
   const openSettings = useUi((s) => s.setPanel);
+  const openExplorer = useUi((s) => s.openExplorer);
   const [draft, setDraft] = useState('');
   const [streaming, setStreaming] = useState<Streaming | null>(null);
   const [sent, setSent] = useState<readonly SentRequest[] | null>(null);
@@ -117,7 +118,10 @@ export function ChatView({ conversationId }: { conversationId: string }) {
     if (c.kind === 'turn' && list.some((m) => m.id === c.ref)) {
       setHighlight(c.ref);
       document.querySelector(`[data-message-id="${CSS.escape(c.ref)}"]`)?.scrollIntoView({ block: 'center' });
-    } else setShown(c);
+    } else if (c.kind === 'episode' || c.kind === 'fact') openExplorer('memcells', { kind: c.kind, id: c.ref });
+    else if (c.kind === 'profile') openExplorer('profile', { kind: 'profile', id: c.ref });
+    else if (c.kind === 'foresight') openExplorer('foresight', { kind: 'foresight', id: c.ref });
+    else setShown(c);
   };
 
   return (

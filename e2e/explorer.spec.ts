@@ -1,0 +1,182 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
+import { synthesisResponder } from '../test/support/synthesisResponder';
+import { openNodeStore } from '../src/storage/openNodeDatabase';
+import { SqlExplorerStore } from '../src/storage/explorerRepo';
+import { MemoryEngine } from '../src/core/MemoryEngine';
+import { LlmClient } from '../src/llm/LlmClient';
+import type { Embedder } from '../src/core/ports';
+
+const H = 3_600_000;
+const DAY = 24 * H;
+const T0 = Date.now() - 6 * DAY;
+const FILE = 'test-results/explorer-prefill.sqlite';
+const TOPICS = ['dog', 'flight', 'rent'];
+const topicEmbedder: Embedder = {
+  id: 'topic@1',
+  dim: TOPICS.length + 1,
+  async embed(texts) {
+    return texts.map((t) => {
+      const v = new Float32Array(TOPICS.length + 1);
+      const i = TOPICS.findIndex((w) => t.toLowerCase().includes(w));
+      v[i < 0 ? TOPICS.length : i] = 1;
+      return v;
+    });
+  },
+};
+
+let mock: MockLlmServer;
+
+/**
+ * Memory pre-filled through the engine in Node (mock-server synthesis, turns over several past
+ * days), with one profile conflict, exported as a .sqlite file that the test imports in the UI.
+ */
+async function prefill(): Promise<void> {
+  const store = await openNodeStore();
+  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
+  const engine = new MemoryEngine({
+    store, embedders: { defaultModelId: 'topic', embedder: () => topicEmbedder }, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
+    explorer: new SqlExplorerStore(store.db), llm, timer: (fn) => { const h = setTimeout(fn, 0); return { cancel: () => clearTimeout(h) }; }, profileDebounceMs: 0,
+  });
+  await engine.start();
+  await engine.setConsolidationPolicy('eager');
+  await store.createConversation({ id: 'life', title: 'Life updates' });
+  let n = 0;
+  const say = async (at: number, texts: string[]) => {
+    for (const [i, content] of texts.entries()) await engine.appendTurn({ id: `m${++n}`, conversationId: 'life', role: 'user', speaker: 'Ana', content, occurredAt: at + i * 60_000 });
+    await engine.idle();
+    await engine.closeOpenCells();
+    await engine.idle();
+  };
+  await say(T0, ['I adopted a dog named Biscuit.', 'The dog is a beagle mix.']);
+  await say(T0 + DAY, ['I am going to Lisbon next week, the flight leaves at noon.']);
+  await say(T0 + 2 * DAY, ['The dog learned to sit today.']);
+  await say(T0 + 3 * DAY, ['I will pay the rent tomorrow, it went up again.']);
+  const [item] = await engine.listProfile();
+  await engine.editProfileItem(item!.id, 'Has a beagle called Biscuit');
+  await say(T0 + 4 * DAY, ['The dog chewed my slipper.']);
+  if (!(await engine.listProfile()).some((p) => p.status === 'conflict')) throw new Error('the prefill should leave a profile conflict');
+  // The browser has its own embedder: let it embed from scratch.
+  await store.db.exec("DELETE FROM meta WHERE key LIKE 'embedder.%'");
+  await store.db.exec('DELETE FROM vectors');
+  mkdirSync('test-results', { recursive: true });
+  writeFileSync(FILE, await store.exportDatabase());
+  engine.stop();
+}
+
+test.beforeAll(async () => {
+  mock = await startMockLlmServer({ responder: (req) => (req.stream ? 'Noted.' : synthesisResponder(req)) });
+  await prefill();
+});
+test.afterAll(async () => mock.close());
+
+async function configure(page: Page) {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByLabel('Base URL').fill(mock.url);
+  await page.getByLabel('Model', { exact: true }).fill('mock-model');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('endpoint-state')).toContainText('In use');
+  await page.getByRole('button', { name: 'Close settings' }).click();
+}
+
+const tab = (page: Page, name: string) => page.getByRole('tab', { name, exact: true });
+
+async function searchMemory(page: Page, text: string, kinds: readonly string[]) {
+  await tab(page, 'Search').click();
+  for (const k of ['Turns', 'Facts', 'Episodes', 'Scenes']) await page.getByRole('checkbox', { name: k, exact: true }).setChecked(kinds.includes(k));
+  await page.getByLabel('Search all memory').fill(text);
+}
+
+test('the memory explorer shows, edits and forgets memory, and deletions stick', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/');
+  await configure(page);
+  await page.getByLabel('Import database file').setInputFiles(FILE);
+  await page.getByRole('button', { name: 'Replace memory' }).click();
+  await expect(page.getByText(/Imported 6 messages/)).toBeVisible();
+
+  // Overview
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  const overview = page.getByTestId('explorer-overview');
+  await expect(overview.getByRole('button', { name: /Episodes/ })).toContainText('5');
+  await expect(overview).toContainText('LLM spend');
+  await page.screenshot({ path: 'test-results/explorer-overview.png', fullPage: true });
+
+  // Search with reasons
+  await searchMemory(page, 'Biscuit', ['Turns', 'Facts', 'Episodes', 'Scenes']);
+  await expect(page.getByTestId('memory-hit').first()).toContainText('Matched:');
+  await expect(page.getByTestId('memory-hit').filter({ hasText: 'in the fact' }).first()).toBeVisible();
+  await page.screenshot({ path: 'test-results/explorer-search.png', fullPage: true });
+
+  // Episodes: edit a fact, then find the edit in search
+  await tab(page, 'Episodes').click();
+  await page.getByTestId('memcell-row').filter({ hasText: 'I adopted a dog' }).click();
+  const detail = page.getByTestId('memcell-detail');
+  await detail.getByTestId('fact').first().getByRole('button', { name: 'edit' }).click();
+  await detail.getByRole('textbox', { name: 'Fact' }).fill('Ana adopted a beagle called Biscuit in March.');
+  await detail.getByRole('button', { name: 'Save fact' }).click();
+  await expect(detail.getByTestId('fact').first()).toContainText('called Biscuit in March');
+  await page.screenshot({ path: 'test-results/explorer-episodes.png', fullPage: true });
+  await searchMemory(page, 'beagle called', ['Facts']);
+  await expect(page.getByTestId('memory-hit').first()).toContainText('Ana adopted a beagle called Biscuit in March.');
+
+  // Delete an episode: gone from search, and stays gone after re-consolidation and a reload
+  await tab(page, 'Episodes').click();
+  await page.getByTestId('memcell-row').filter({ hasText: 'The dog learned to sit' }).click();
+  await detail.getByRole('button', { name: 'Delete episode' }).click();
+  await page.getByRole('button', { name: 'Delete for good' }).click();
+  await expect(page.getByTestId('memcell-row').filter({ hasText: 'The dog learned to sit' })).toHaveCount(0);
+  await searchMemory(page, 'learned sit', ['Facts', 'Episodes']);
+  await expect(page.getByText('Nothing remembered matches.')).toBeVisible();
+  // Re-consolidation: re-synthesise the other dog episode (same scene), let the queue run.
+  await tab(page, 'Episodes').click();
+  await page.getByTestId('memcell-row').filter({ hasText: 'I adopted a dog' }).click();
+  await detail.getByRole('button', { name: 'Re-synthesise' }).click();
+  await tab(page, 'Overview').click();
+  await expect(page.getByTestId('jobs-summary')).toContainText('0 pending · 0 running', { timeout: 30_000 });
+  await page.reload();
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  await expect(page.getByTestId('explorer-overview').getByRole('button', { name: /Episodes/ })).toContainText('4');
+  await searchMemory(page, 'learned sit', ['Facts', 'Episodes']);
+  await expect(page.getByText('Nothing remembered matches.')).toBeVisible();
+  await searchMemory(page, 'beagle called', ['Facts']);
+  await expect(page.getByTestId('memory-hit').first()).toContainText('called Biscuit in March'); // the edit survived re-synthesis
+
+  // Profile: resolve the conflict
+  await tab(page, 'Profile').click();
+  const conflicted = page.locator('[data-testid="profile-item"][data-status="conflict"]');
+  await expect(conflicted).toHaveCount(1);
+  await page.screenshot({ path: 'test-results/explorer-profile.png', fullPage: true });
+  await conflicted.getByRole('button', { name: 'Keep current' }).click();
+  await expect(conflicted).toHaveCount(0);
+  await expect(page.getByTestId('profile-item').filter({ hasText: 'Has a beagle called Biscuit' })).toHaveAttribute('data-status', 'active');
+
+  // Foresight: dismiss one item
+  await tab(page, 'Foresight').click();
+  const items = page.getByTestId('foresight-item');
+  await expect(items.first()).toBeVisible();
+  const before = await items.count();
+  await page.screenshot({ path: 'test-results/explorer-foresight.png', fullPage: true });
+  await items.first().getByRole('button', { name: 'dismiss' }).click();
+  await expect(items).toHaveCount(before - 1);
+  await page.getByLabel('Show dismissed').check();
+  await expect(page.locator('[data-testid="foresight-item"][data-status="dismissed"]')).toHaveCount(1);
+
+  // Scenes map and forget preview
+  await tab(page, 'Scenes').click();
+  await expect(page.getByTestId('scene-row').first()).toBeVisible();
+  await page.getByTestId('scene-row').first().click();
+  await expect(page.getByTestId('scene-detail')).toBeVisible();
+  await page.screenshot({ path: 'test-results/explorer-scenes.png', fullPage: true });
+  await tab(page, 'Forget').click();
+  await page.getByLabel('Forget everything about').fill('rent');
+  await page.getByRole('button', { name: 'Find' }).click();
+  await expect(page.getByRole('button', { name: /Forget \d+ items/ })).toBeVisible();
+  await page.screenshot({ path: 'test-results/explorer-forget.png', fullPage: true });
+
+  // Phone width
+  await page.setViewportSize({ width: 390, height: 800 });
+  await tab(page, 'Episodes').click();
+  await page.screenshot({ path: 'test-results/explorer-episodes-phone.png', fullPage: true });
+});

@@ -1,0 +1,48 @@
+import { useEffect, useState } from 'react';
+import { useForgetPreview, useMemoryMutation } from '../hooks';
+import { formatTime } from '../format';
+import type { ForgetKind, ForgetResult } from '../../core/explorer';
+
+/** "Forget everything about X": find, show, let the user untick, then delete in one transaction. */
+export function ForgetTab() {
+  const [text, setText] = useState('');
+  const [query, setQuery] = useState('');
+  const preview = useForgetPreview(query);
+  const [excluded, setExcluded] = useState<Set<string>>(new Set());
+  const [done, setDone] = useState<ForgetResult | null>(null);
+  const forget = useMemoryMutation((e, items: { kind: ForgetKind; id: string }[]) => e.forget(items));
+  useEffect(() => setExcluded(new Set()), [query]);
+  const items = preview.data ?? [];
+  const chosen = items.filter((i) => !excluded.has(`${i.kind}:${i.id}`));
+  return (
+    <div className="forget" data-testid="explorer-forget">
+      <form className="inline-form" onSubmit={(e) => { e.preventDefault(); setDone(null); setQuery(text); }}>
+        <label>Forget everything about <input value={text} onChange={(e) => setText(e.target.value)} placeholder="a name, a place, a topic" /></label>
+        <button type="submit">Find</button>
+      </form>
+      {query && preview.data && items.length === 0 && <p className="muted">Nothing remembered mentions “{query}”.</p>}
+      {items.length > 0 && (
+        <>
+          <p>{chosen.length} of {items.length} items will be deleted for good. Untick what should stay.</p>
+          <ul className="plain forget-list">{items.map((i) => {
+            const key = `${i.kind}:${i.id}`;
+            return (
+              <li key={key}><label>
+                <input type="checkbox" checked={!excluded.has(key)} onChange={(e) => {
+                  const next = new Set(excluded);
+                  if (e.target.checked) next.delete(key); else next.add(key);
+                  setExcluded(next);
+                }} /> <span className={`kind ${i.kind}`}>{i.kind}</span> {i.text} {i.occurredAt !== null && <span className="muted">· {formatTime(i.occurredAt)}</span>}
+              </label></li>
+            );
+          })}</ul>
+          <button type="button" className="danger" disabled={chosen.length === 0 || forget.isPending}
+            onClick={() => forget.mutate(chosen.map(({ kind, id }) => ({ kind, id })), { onSuccess: (r) => { setDone(r); setQuery(''); } })}>
+            Forget {chosen.length} items
+          </button>
+        </>
+      )}
+      {done && <p role="status" className="ok">Forgotten: {Object.entries(done.deleted).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}. They will not come back from re-synthesis.</p>}
+    </div>
+  );
+}

@@ -1,0 +1,123 @@
+import { useEffect, useState } from 'react';
+import { useMemCell, useMemCells, useMemoryMutation } from '../hooks';
+import { formatTime } from '../format';
+import { useUi } from '../uiStore';
+import type { FactView, MemCellSummary } from '../../core/explorer';
+import { VirtualList } from './VirtualList';
+
+const PAGE = 200;
+
+export function MemCellsTab() {
+  const focus = useUi((s) => s.explorerFocus);
+  const [order, setOrder] = useState<'asc' | 'desc'>('desc');
+  const [limit, setLimit] = useState(PAGE);
+  const page = useMemCells({ offset: 0, limit, order });
+  // A fact id is "<memcell>:f<n>" (knowledgeRepo.saveSynthesis), so a cited fact opens its episode.
+  const focusCell = focus?.kind === 'episode' ? focus.id : focus?.kind === 'fact' ? focus.id.slice(0, focus.id.lastIndexOf(':')) : null;
+  const [selected, setSelected] = useState<string | null>(focusCell);
+  useEffect(() => setSelected(focusCell), [focusCell]);
+  const items = page.data?.items ?? [];
+  return (
+    <div className="split-view">
+      <div className="list-pane">
+        <div className="row">
+          <span className="muted">{page.data?.total ?? 0} episodes</span>
+          <button type="button" className="link" onClick={() => setOrder(order === 'desc' ? 'asc' : 'desc')}>{order === 'desc' ? 'newest first' : 'oldest first'}</button>
+        </div>
+        <VirtualList label="Episodes" items={items} rowHeight={64} height="calc(100vh - 220px)"
+          onEndReached={() => page.data && items.length < page.data.total && setLimit(limit + PAGE)}
+          render={(c: MemCellSummary) => (
+            <button type="button" className={`cell-row${selected === c.id ? ' active' : ''}`} data-testid="memcell-row" aria-current={selected === c.id} onClick={() => setSelected(c.id)}>
+              <strong>{c.title ?? 'Untitled episode'}</strong>
+              <span className="muted">{formatTime(c.startAt)} · {c.turnCount} turns · {c.factCount} facts · {c.status}{c.open ? ' (open)' : ''}</span>
+            </button>
+          )} />
+      </div>
+      <div className="detail-pane">
+        {selected ? <MemCellDetailView id={selected} focusFact={focus?.kind === 'fact' ? focus.id : null} onGone={() => setSelected(null)} /> : <p className="muted">Pick an episode to see its narrative, facts, foresight and turns.</p>}
+      </div>
+    </div>
+  );
+}
+
+function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: string | null; onGone: () => void }) {
+  const { data: cell, isLoading } = useMemCell(id);
+  const select = useUi((s) => s.selectConversation);
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState('');
+  const [narrative, setNarrative] = useState('');
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [withTurns, setWithTurns] = useState(false);
+  const save = useMemoryMutation((e, v: { title: string; narrative: string }) => e.editMemCell(id, v));
+  const remove = useMemoryMutation((e, turns: boolean) => e.deleteMemCell(id, { turns }));
+  const resynth = useMemoryMutation((e, _: void) => e.resynthesiseMemCell(id));
+  if (isLoading) return <p className="muted">Loading…</p>;
+  if (!cell) return <p className="muted">This episode no longer exists.</p>;
+  return (
+    <article className="memcell-detail" data-testid="memcell-detail" aria-label={`Episode ${cell.title ?? ''}`}>
+      {editing ? (
+        <form onSubmit={(e) => { e.preventDefault(); save.mutate({ title, narrative }, { onSuccess: () => setEditing(false) }); }}>
+          <label className="stack">Title <input value={title} onChange={(e) => setTitle(e.target.value)} /></label>
+          <label className="stack">Narrative <textarea rows={6} value={narrative} onChange={(e) => setNarrative(e.target.value)} /></label>
+          <div className="buttons"><button type="submit" className="primary">Save episode</button><button type="button" onClick={() => setEditing(false)}>Cancel</button></div>
+        </form>
+      ) : (
+        <>
+          <h2>{cell.title ?? 'Untitled episode'}</h2>
+          <p className="muted">{formatTime(cell.startAt)} – {formatTime(cell.endAt)} · {cell.status}{cell.editedByUser ? ' · edited by you' : ''} · scene: {cell.sceneTitle ?? (cell.sceneId ? 'untitled' : 'none')}</p>
+          <p>{cell.narrative ?? <span className="muted">Not synthesised yet: the turns below are what is remembered.</span>}</p>
+        </>
+      )}
+      <div className="buttons">
+        {!editing && <button type="button" onClick={() => { setTitle(cell.title ?? ''); setNarrative(cell.narrative ?? ''); setEditing(true); }}>Edit narrative</button>}
+        <button type="button" onClick={() => resynth.mutate()} disabled={resynth.isPending}>Re-synthesise</button>
+        <button type="button" onClick={() => select(cell.conversationId)}>Open conversation</button>
+        <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>Delete episode</button>
+      </div>
+      {confirmDelete && (
+        <div className="confirm" role="alertdialog" aria-label="Delete episode">
+          <p>Forget this episode: its narrative, {cell.facts.length} facts and {cell.foresight.length} foresight items are deleted and will not be recreated.</p>
+          <label><input type="checkbox" checked={withTurns} onChange={(e) => setWithTurns(e.target.checked)} /> Also delete its {cell.turns.length} turns from the conversation</label>
+          <div className="buttons">
+            <button type="button" className="danger" autoFocus onClick={() => remove.mutate(withTurns, { onSuccess: onGone })}>Delete for good</button>
+            <button type="button" onClick={() => setConfirmDelete(false)}>Cancel</button>
+          </div>
+        </div>
+      )}
+      <h3>Facts</h3>
+      {cell.facts.length === 0 && <p className="muted">No facts.</p>}
+      <ul className="plain">{cell.facts.map((f) => <FactRow key={f.id} fact={f} focused={f.id === focusFact} />)}</ul>
+      <h3>Foresight</h3>
+      {cell.foresight.length === 0 ? <p className="muted">None.</p> : (
+        <ul className="plain">{cell.foresight.map((f) => <li key={f.id} className={f.status}>{f.content} <span className="muted">{f.startAt ? formatTime(f.startAt) : '…'} – {f.endAt ? formatTime(f.endAt) : '…'} · {f.status}</span></li>)}</ul>
+      )}
+      <h3>Source turns</h3>
+      <ol className="plain turns">{cell.turns.map((t) => <li key={t.id}><strong>{t.speaker}</strong> <span className="muted">{formatTime(t.occurredAt)}</span><p>{t.content}</p></li>)}</ol>
+    </article>
+  );
+}
+
+function FactRow({ fact, focused }: { fact: FactView; focused: boolean }) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(fact.content);
+  const save = useMemoryMutation((e, content: string) => e.editFact(fact.id, { content }));
+  const remove = useMemoryMutation((e, _: void) => e.deleteFact(fact.id));
+  return (
+    <li className={`fact-row${focused ? ' highlight' : ''}${fact.supersededBy ? ' superseded' : ''}`} data-testid="fact">
+      {editing ? (
+        <form onSubmit={(e) => { e.preventDefault(); save.mutate(text, { onSuccess: () => setEditing(false) }); }} className="inline-form">
+          <input aria-label="Fact" value={text} onChange={(e) => setText(e.target.value)} autoFocus />
+          <button type="submit" className="primary">Save fact</button>
+          <button type="button" onClick={() => setEditing(false)}>Cancel</button>
+        </form>
+      ) : (
+        <>
+          <span>{fact.content}</span>
+          <span className="muted"> {fact.speaker}{fact.editedByUser ? ' · edited' : ''}{fact.supersededBy ? ' · superseded' : ''}</span>
+          <button type="button" className="link" onClick={() => { setText(fact.content); setEditing(true); }}>edit</button>
+          <button type="button" className="link" aria-label="Delete fact" onClick={() => window.confirm('Forget this fact for good?') && remove.mutate()}>delete</button>
+        </>
+      )}
+    </li>
+  );
+}

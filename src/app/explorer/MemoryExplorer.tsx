@@ -1,0 +1,56 @@
+/** The memory explorer (issue 7): tabs over everything Recollect remembers. Rendering only; data through hooks. */
+import { useRef, type KeyboardEvent } from 'react';
+import { useUi, type ExplorerTab } from '../uiStore';
+import { OverviewTab } from './OverviewTab';
+import { SearchTab } from './SearchTab';
+import { MemCellsTab } from './MemCellsTab';
+import { ScenesTab } from './ScenesTab';
+import { ProfileTab } from './ProfileTab';
+import { ForesightTab } from './ForesightTab';
+import { ForgetTab } from './ForgetTab';
+import './explorer.css';
+
+const TABS: readonly { id: ExplorerTab; label: string }[] = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'search', label: 'Search' },
+  { id: 'memcells', label: 'Episodes' },
+  { id: 'scenes', label: 'Scenes' },
+  { id: 'profile', label: 'Profile' },
+  { id: 'foresight', label: 'Foresight' },
+  { id: 'forget', label: 'Forget' },
+];
+
+export function MemoryExplorer() {
+  const tab = useUi((s) => s.explorerTab);
+  const open = useUi((s) => s.openExplorer);
+  const refs = useRef<(HTMLButtonElement | null)[]>([]);
+  // Arrow keys move between tabs (WAI-ARIA tabs pattern).
+  const onKey = (e: KeyboardEvent, i: number) => {
+    const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+    if (!d) return;
+    const next = (i + d + TABS.length) % TABS.length;
+    open(TABS[next]!.id);
+    refs.current[next]?.focus();
+  };
+  return (
+    <section className="explorer" aria-label="Memory explorer">
+      <div className="tabs" role="tablist" aria-label="Memory views">
+        {TABS.map((t, i) => (
+          <button key={t.id} ref={(el) => { refs.current[i] = el; }} type="button" role="tab" id={`tab-${t.id}`} aria-selected={tab === t.id}
+            aria-controls="explorer-panel" tabIndex={tab === t.id ? 0 : -1} onClick={() => open(t.id)} onKeyDown={(e) => onKey(e, i)}>
+            {t.label}
+          </button>
+        ))}
+      </div>
+      <div className="explorer-panel" id="explorer-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
+        {tab === 'overview' && <OverviewTab />}
+        {tab === 'search' && <SearchTab />}
+        {tab === 'memcells' && <MemCellsTab />}
+        {tab === 'scenes' && <ScenesTab />}
+        {tab === 'profile' && <ProfileTab />}
+        {tab === 'foresight' && <ForesightTab />}
+        {tab === 'forget' && <ForgetTab />}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,60 @@
+import { useMemoryOverview } from '../hooks';
+import { formatBytes, formatTime } from '../format';
+import { DataActions } from '../components/DataActions';
+import { useUi } from '../uiStore';
+
+export function OverviewTab() {
+  const { data: o, error } = useMemoryOverview();
+  const open = useUi((s) => s.openExplorer);
+  if (error) return <p className="error" role="alert">{error.message}</p>;
+  if (!o) return <p className="muted">Loading…</p>;
+  const c = o.counts;
+  const tiles: [string, number, (() => void)?][] = [
+    ['Turns', c.turns], ['Episodes (MemCells)', c.memcells, () => open('memcells')], ['Scenes', c.scenes, () => open('scenes')],
+    ['Facts', c.facts, () => open('search')], ['Foresight', c.foresight, () => open('foresight')], ['Profile items', c.profileItems, () => open('profile')],
+  ];
+  return (
+    <div className="overview" data-testid="explorer-overview">
+      <ul className="tiles">
+        {tiles.map(([label, n, go]) => (
+          <li key={label}>
+            {go ? <button type="button" className="tile" onClick={go}><strong>{n.toLocaleString()}</strong><span>{label}</span></button>
+              : <div className="tile"><strong>{n.toLocaleString()}</strong><span>{label}</span></div>}
+          </li>
+        ))}
+      </ul>
+      <p className="muted">
+        {c.rawMemcells > 0 ? `${c.rawMemcells} episodes not yet synthesised (their turns are searchable). ` : ''}
+        {c.profileConflicts > 0 ? <button type="button" className="link-button" onClick={() => open('profile')}>{c.profileConflicts} profile {c.profileConflicts === 1 ? 'conflict' : 'conflicts'} to resolve.</button> : null}
+        {' '}{c.tombstones > 0 ? `${c.tombstones} forgotten items stay forgotten (tombstones).` : ''}
+      </p>
+      <div className="overview-grid">
+        <section>
+          <h3>Storage</h3>
+          <p>{formatBytes(o.databaseBytes)} in {c.conversations} conversations, on this device only.</p>
+          <DataActions />
+        </section>
+        <section>
+          <h3>Models</h3>
+          <p>Embedder: {o.embedder ? `${o.embedder.modelId} (${o.embedder.state}, ${o.embedder.embedded}/${o.embedder.total} turns)` : 'none'}</p>
+          <p>LLM endpoint: {o.endpointConfigured ? 'configured' : 'not configured'} · policy: {o.policy}</p>
+        </section>
+        <section>
+          <h3>LLM spend</h3>
+          <p>{o.llm.calls} calls ({o.llm.failedCalls} failed), {(o.llm.promptTokens + o.llm.completionTokens).toLocaleString()} tokens</p>
+          <table className="usage"><thead><tr><th>Stage</th><th>Calls</th><th>Prompt</th><th>Completion</th></tr></thead>
+            <tbody>{Object.entries(o.llm.byStage).map(([stage, u]) => (
+              <tr key={stage}><td>{stage}</td><td>{u.calls}</td><td>{u.promptTokens.toLocaleString()}</td><td>{u.completionTokens.toLocaleString()}</td></tr>))}</tbody>
+          </table>
+        </section>
+        <section>
+          <h3>Jobs</h3>
+          <p data-testid="jobs-summary">{o.jobs.pending} pending · {o.jobs.running} running · {o.jobs.done} done · {o.jobs.failed} failed</p>
+          <ul className="plain">{o.recentJobs.map((j) => (
+            <li key={j.id} className={`job ${j.status}`}><span>{j.kind}</span> <span className="muted">{j.status}{j.attempts > 1 ? `, ${j.attempts} attempts` : ''} · {formatTime(j.updatedAt)}</span>
+              {j.lastError && <div className="error">{j.lastError}</div>}</li>))}</ul>
+        </section>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,242 @@
+/**
+ * The memory explorer's view of memory (issue 7): what the UI can see, search, edit and forget,
+ * and the storage contract behind it (implemented by src/storage/explorerRepo.ts).
+ *
+ * Forgetting is a tombstone (schema v5): every user deletion or correction records a hash of the
+ * forgotten text, which the synthesis write path (knowledgeRepo.saveSynthesis, updateProfileItems)
+ * and the lifecycle (episodeRepo.unplacedTurns) consult, so re-synthesis or a later consolidation
+ * never brings it back. Every delete runs in one transaction with its tombstones; FTS rows and
+ * vectors go with the rows (schema triggers).
+ */
+import type { ForesightItem, ProfileHistoryEntry, ProfileItem } from './knowledge';
+import type { MemCellStatus } from './episodes';
+import type { Role } from './types';
+
+export type MemoryKind = 'turn' | 'fact' | 'episode' | 'scene';
+export const MEMORY_KINDS: readonly MemoryKind[] = ['turn', 'fact', 'episode', 'scene'];
+
+export interface JobView {
+  readonly id: number;
+  readonly kind: string;
+  readonly status: 'pending' | 'running' | 'done' | 'failed';
+  readonly attempts: number;
+  readonly lastError: string | null;
+  readonly updatedAt: number;
+  /** The MemCell or scene the job is about, when it names one. */
+  readonly subject: string | null;
+}
+
+export interface MemoryCounts {
+  readonly conversations: number;
+  readonly turns: number;
+  readonly memcells: number;
+  readonly rawMemcells: number;
+  readonly scenes: number;
+  readonly facts: number;
+  readonly foresight: number;
+  readonly profileItems: number;
+  readonly profileConflicts: number;
+  readonly tombstones: number;
+}
+
+export interface LlmSpend {
+  readonly calls: number;
+  readonly failedCalls: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly byStage: Readonly<Record<string, { readonly calls: number; readonly promptTokens: number; readonly completionTokens: number }>>;
+}
+
+export interface MemoryOverview {
+  readonly counts: MemoryCounts;
+  readonly databaseBytes: number;
+  readonly llm: LlmSpend;
+  readonly jobs: Readonly<Record<'pending' | 'running' | 'done' | 'failed', number>>;
+  /** Unfinished and failed jobs first, then the latest finished ones. */
+  readonly recentJobs: readonly JobView[];
+  readonly embedder: { readonly modelId: string; readonly state: string; readonly embedded: number; readonly total: number } | null;
+  readonly endpointConfigured: boolean;
+  readonly policy: string;
+}
+
+export interface MemorySearchFilters {
+  /** Kinds to search (default all). */
+  readonly kinds?: readonly MemoryKind[];
+  readonly conversationId?: string;
+  /** Epoch ms, inclusive. */
+  readonly from?: number;
+  readonly to?: number;
+  /** Exact speaker name (turns and facts; episodes whose turns include the speaker). */
+  readonly speaker?: string;
+  readonly limit?: number;
+}
+
+export interface MemorySearchHit {
+  readonly kind: MemoryKind;
+  readonly id: string;
+  readonly title: string;
+  readonly text: string;
+  readonly occurredAt: number | null;
+  readonly conversationId: string | null;
+  readonly memcellId: string | null;
+  readonly speaker: string | null;
+  readonly score: number;
+  /** Why it matched: words per field, similarity in meaning. */
+  readonly reasons: readonly string[];
+}
+
+/** One kind's candidates from storage (BM25 order), before reasons and fusion. */
+export interface SearchCandidate {
+  readonly kind: MemoryKind;
+  readonly id: string;
+  readonly title: string;
+  readonly text: string;
+  readonly occurredAt: number | null;
+  readonly conversationId: string | null;
+  readonly memcellId: string | null;
+  readonly speaker: string | null;
+  /** Fields to explain a match with (name → text). */
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+export interface MemCellSummary {
+  readonly id: string;
+  readonly conversationId: string;
+  readonly conversationTitle: string;
+  readonly startAt: number;
+  readonly endAt: number;
+  readonly title: string | null;
+  readonly narrative: string | null;
+  readonly status: MemCellStatus;
+  readonly open: boolean;
+  readonly sceneId: string | null;
+  readonly sceneTitle: string | null;
+  readonly factCount: number;
+  readonly turnCount: number;
+  readonly editedByUser: boolean;
+}
+
+export interface FactView {
+  readonly id: string;
+  readonly memcellId: string;
+  readonly speaker: string;
+  readonly content: string;
+  readonly occurredAt: number | null;
+  readonly validFrom: number | null;
+  readonly validTo: number | null;
+  readonly confidence: number;
+  readonly supersededBy: string | null;
+  readonly editedByUser: boolean;
+}
+
+export interface TurnView {
+  readonly id: string;
+  readonly seq: number;
+  readonly role: Role;
+  readonly speaker: string;
+  readonly content: string;
+  readonly occurredAt: number;
+}
+
+export interface MemCellDetail extends MemCellSummary {
+  readonly facts: readonly FactView[];
+  readonly foresight: readonly ForesightItem[];
+  readonly turns: readonly TurnView[];
+}
+
+export interface MemCellQuery {
+  readonly offset: number;
+  readonly limit: number;
+  readonly conversationId?: string;
+  readonly sceneId?: string;
+  /** By start time; newest first by default. */
+  readonly order?: 'asc' | 'desc';
+}
+
+export interface MemCellPage {
+  readonly total: number;
+  readonly items: readonly MemCellSummary[];
+}
+
+export interface SceneView {
+  readonly id: string;
+  readonly title: string | null;
+  readonly summary: string | null;
+  readonly heat: number;
+  readonly memberCount: number;
+  readonly lastActivityAt: number | null;
+  readonly editedByUser: boolean;
+  readonly members: readonly { readonly id: string; readonly title: string | null; readonly startAt: number; readonly endAt: number; readonly status: MemCellStatus }[];
+}
+
+export interface SceneMapPoint {
+  readonly memcellId: string;
+  readonly sceneId: string | null;
+  readonly title: string | null;
+  readonly startAt: number;
+  readonly x: number;
+  readonly y: number;
+}
+
+export interface ProfileItemView extends ProfileItem {
+  readonly history: readonly ProfileHistoryEntry[];
+  /** The value the pipeline proposed in the latest unresolved conflict. */
+  readonly proposedValue: string | null;
+  readonly pinned: boolean;
+}
+
+export type ForgetKind = 'fact' | 'episode' | 'turn' | 'foresight' | 'profile' | 'scene';
+
+export interface ForgetCandidate {
+  readonly kind: ForgetKind;
+  readonly id: string;
+  readonly text: string;
+  readonly occurredAt: number | null;
+}
+
+export interface ForgetResult {
+  readonly deleted: Readonly<Record<ForgetKind, number>>;
+}
+
+export interface SceneVectorInput {
+  readonly memcellId: string;
+  readonly sceneId: string | null;
+  readonly title: string | null;
+  readonly startAt: number;
+}
+
+export interface ExplorerStore {
+  counts(): Promise<MemoryCounts>;
+  llmSpend(): Promise<LlmSpend>;
+  recentJobs(limit: number): Promise<JobView[]>;
+  /** FTS candidates of one kind matching `query` (OR of its words), filtered; BM25 order. */
+  searchKind(kind: MemoryKind, query: string, filters: MemorySearchFilters, limit: number): Promise<SearchCandidate[]>;
+  /** The same shape for items found by vector search, filters applied. */
+  candidatesByIds(kind: MemoryKind, ids: readonly string[], filters: MemorySearchFilters): Promise<SearchCandidate[]>;
+  listMemCells(options: MemCellQuery): Promise<MemCellPage>;
+  memCell(id: string): Promise<MemCellDetail | null>;
+  editMemCell(id: string, patch: { title?: string; narrative?: string }, now: number): Promise<void>;
+  editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }, now: number): Promise<FactView>;
+  deleteFact(id: string, now: number): Promise<boolean>;
+  /** Deletes the episode, its facts and foresight (tombstoned), and with `turns` its source turns too. */
+  deleteMemCell(id: string, options: { turns: boolean }, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null>;
+  scenes(): Promise<SceneView[]>;
+  sceneVectorInputs(): Promise<SceneVectorInput[]>;
+  renameScene(id: string, title: string, now: number): Promise<void>;
+  /** Moves the members of `sourceIds` into `targetId`, deletes the sources; `centroid` is the merged one. */
+  mergeScenes(targetId: string, sourceIds: readonly string[], centroid: Float32Array | null, now: number): Promise<void>;
+  /** Moves `memcellIds` out of their scene into a new scene `newId`. */
+  splitScene(sceneId: string, memcellIds: readonly string[], newId: string, title: string | null, centroids: { kept: Float32Array | null; split: Float32Array | null }, now: number): Promise<void>;
+  sceneCentroid(id: string): Promise<{ centroid: Float32Array | null; model: string | null; memberCount: number } | null>;
+  profile(): Promise<ProfileItemView[]>;
+  editProfileItem(id: string, value: string, now: number): Promise<void>;
+  pinProfileItem(id: string, pinned: boolean, now: number): Promise<void>;
+  resolveProfileConflict(id: string, choice: 'keep' | 'accept', now: number): Promise<void>;
+  deleteProfileItem(id: string, now: number): Promise<void>;
+  foresight(): Promise<ForesightItem[]>;
+  editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }, now: number): Promise<void>;
+  dismissForesight(id: string, now: number): Promise<void>;
+  forgetCandidates(query: string, limit: number): Promise<ForgetCandidate[]>;
+  /** Deletes every listed item in ONE transaction (tombstoned like the single deletes). */
+  forget(items: readonly { kind: ForgetKind; id: string }[], now: number): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }>;
+}

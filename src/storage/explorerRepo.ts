@@ -1,0 +1,604 @@
+/**
+ * SQL of the memory explorer (issue 7): overview counts, search across turns, facts, episodes
+ * and scenes, episode/scene/profile/foresight edits, and forgetting with tombstones (schema v5).
+ * Implements core's ExplorerStore (src/core/explorer.ts).
+ *
+ * Invariants: every delete writes its tombstones in the SAME transaction; tombstones hold a hash
+ * of the forgotten text, never the text. FTS rows and vectors of deleted messages, facts,
+ * episodes and scenes go with the rows (schema triggers). A scene that loses a member has its
+ * LLM summary cleared (it may quote what was forgotten) and is re-summarised by the engine.
+ */
+import type { Sql, SqlRow, SqlValue } from '../core/sql';
+import type {
+  ExplorerStore, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery, MemCellSummary,
+  MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
+} from '../core/explorer';
+import type { ForesightItem, ProfileHistoryEntry } from '../core/knowledge';
+import type { MemCellStatus } from '../core/episodes';
+import type { Role } from '../core/types';
+import { RecollectError } from '../core/errors';
+import { tombstoneHash } from '../core/explorerText';
+import { toFtsQuery } from './ftsQuery';
+import { decodeVector, encodeVector } from './vectorRepo';
+
+const num = (v: SqlValue | undefined): number => Number(v ?? 0);
+const numOrNull = (v: SqlValue | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+const str = (v: SqlValue | undefined): string => (v === null || v === undefined ? '' : String(v));
+const strOrNull = (v: SqlValue | undefined): string | null => (v === null || v === undefined ? null : String(v));
+const marks = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+const IN_CHUNK = 500;
+
+function jsonList(text: SqlValue | undefined): string[] {
+  if (typeof text !== 'string') return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function clip(text: string, n = 280): string {
+  return text.length > n ? `${text.slice(0, n)}…` : text;
+}
+
+/** WHERE fragments for the filters, per kind (time/conversation/speaker columns differ). */
+function filterSql(kind: MemoryKind, f: MemorySearchFilters): { where: string[]; params: SqlValue[] } {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  const time = { turn: ['m.occurred_at', 'm.occurred_at'], fact: ['coalesce(f.occurred_at, c.start_at)', 'coalesce(f.occurred_at, c.end_at)'], episode: ['c.start_at', 'c.end_at'], scene: ['s.last_activity_at', 's.last_activity_at'] }[kind];
+  if (f.from !== undefined) { where.push(`${time[1]} >= ?`); params.push(f.from); }
+  if (f.to !== undefined) { where.push(`${time[0]} <= ?`); params.push(f.to); }
+  if (f.conversationId) {
+    if (kind === 'turn') where.push('m.conversation_id = ?');
+    else if (kind === 'scene') where.push('EXISTS (SELECT 1 FROM memcells x WHERE x.scene_id = s.id AND x.conversation_id = ?)');
+    else where.push('c.conversation_id = ?');
+    params.push(f.conversationId);
+  }
+  if (f.speaker) {
+    if (kind === 'turn') where.push('m.speaker = ?');
+    else if (kind === 'fact') where.push('f.speaker = ?');
+    else if (kind === 'episode') where.push('EXISTS (SELECT 1 FROM messages x WHERE x.conversation_id = c.conversation_id AND x.seq BETWEEN c.first_seq AND c.last_seq AND x.speaker = ?)');
+    else where.push('0 AND ? IS NOT NULL'); // scenes have no speaker
+    params.push(f.speaker);
+  }
+  return { where, params };
+}
+
+const SELECT = {
+  turn: `SELECT m.id, m.conversation_id, m.speaker, m.content, m.occurred_at,
+      (SELECT c.id FROM memcells c WHERE c.conversation_id = m.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq LIMIT 1) AS memcell_id`,
+  fact: 'SELECT f.id, f.memcell_id, f.speaker, f.content, coalesce(f.occurred_at, c.start_at) AS occurred_at, c.conversation_id',
+  episode: 'SELECT c.id, c.conversation_id, c.title, c.narrative, c.start_at',
+  scene: 'SELECT s.id, s.title, s.summary, s.last_activity_at',
+};
+
+function toCandidate(kind: MemoryKind, r: SqlRow): SearchCandidate {
+  switch (kind) {
+    case 'turn':
+      return { kind, id: str(r.id), title: `${str(r.speaker)}`, text: str(r.content), occurredAt: num(r.occurred_at), conversationId: str(r.conversation_id),
+        memcellId: strOrNull(r.memcell_id), speaker: str(r.speaker), fields: { text: str(r.content), speaker: str(r.speaker) } };
+    case 'fact':
+      return { kind, id: str(r.id), title: str(r.speaker), text: str(r.content), occurredAt: numOrNull(r.occurred_at), conversationId: str(r.conversation_id),
+        memcellId: str(r.memcell_id), speaker: str(r.speaker), fields: { fact: str(r.content), speaker: str(r.speaker) } };
+    case 'episode':
+      return { kind, id: str(r.id), title: str(r.title) || 'Untitled episode', text: clip(str(r.narrative)), occurredAt: num(r.start_at), conversationId: str(r.conversation_id),
+        memcellId: str(r.id), speaker: null, fields: { title: str(r.title), narrative: str(r.narrative) } };
+    case 'scene':
+      return { kind, id: str(r.id), title: str(r.title) || 'Untitled scene', text: clip(str(r.summary)), occurredAt: numOrNull(r.last_activity_at), conversationId: null,
+        memcellId: null, speaker: null, fields: { title: str(r.title), summary: str(r.summary) } };
+  }
+}
+
+const CELL_SUMMARY = `SELECT c.id, c.conversation_id, cv.title AS conversation_title, c.start_at, c.end_at, c.title, c.narrative, c.status, c.closed_by,
+    c.scene_id, s.title AS scene_title, c.edited_by_user, c.first_seq, c.last_seq,
+    (SELECT count(*) FROM facts f WHERE f.memcell_id = c.id) AS fact_count,
+    (SELECT count(*) FROM messages x WHERE x.conversation_id = c.conversation_id AND x.seq BETWEEN c.first_seq AND c.last_seq) AS turn_count
+  FROM memcells c JOIN conversations cv ON cv.id = c.conversation_id LEFT JOIN memscenes s ON s.id = c.scene_id`;
+
+function toCellSummary(r: SqlRow, narrativeChars = 240): MemCellSummary {
+  return {
+    id: str(r.id), conversationId: str(r.conversation_id), conversationTitle: str(r.conversation_title), startAt: num(r.start_at), endAt: num(r.end_at),
+    title: strOrNull(r.title), narrative: r.narrative === null ? null : clip(str(r.narrative), narrativeChars), status: str(r.status) as MemCellStatus,
+    open: r.closed_by === null, sceneId: strOrNull(r.scene_id), sceneTitle: strOrNull(r.scene_title), factCount: num(r.fact_count),
+    turnCount: num(r.turn_count), editedByUser: num(r.edited_by_user) === 1,
+  };
+}
+
+const FACT_VIEW = 'SELECT id, memcell_id, speaker, content, occurred_at, valid_from, valid_to, confidence, superseded_by, edited_by_user FROM facts';
+function toFact(r: SqlRow): FactView {
+  return {
+    id: str(r.id), memcellId: str(r.memcell_id), speaker: str(r.speaker), content: str(r.content), occurredAt: numOrNull(r.occurred_at),
+    validFrom: numOrNull(r.valid_from), validTo: numOrNull(r.valid_to), confidence: num(r.confidence), supersededBy: strOrNull(r.superseded_by),
+    editedByUser: num(r.edited_by_user) === 1,
+  };
+}
+
+const FORESIGHT_VIEW = 'SELECT id, memcell_id, content, start_at, end_at, evidence, status, source FROM foresights';
+function toForesight(r: SqlRow): ForesightItem {
+  return {
+    id: str(r.id), memcellId: strOrNull(r.memcell_id), content: str(r.content), startAt: numOrNull(r.start_at), endAt: numOrNull(r.end_at),
+    evidence: jsonList(r.evidence), status: str(r.status) as ForesightItem['status'], source: str(r.source) as ForesightItem['source'],
+  };
+}
+
+async function tombstone(tx: Sql, t: { kind: 'fact' | 'foresight' | 'profile' | 'memcell'; itemId: string; text?: string; memcellId?: string | null; range?: { conversationId: string; firstSeq: number; lastSeq: number }; reason?: 'deleted' | 'edited' | 'dismissed' }, now: number): Promise<void> {
+  await tx.exec(
+    `INSERT INTO tombstones (kind, item_id, text_hash, memcell_id, conversation_id, first_seq, last_seq, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [t.kind, t.itemId, t.text === undefined ? null : tombstoneHash(t.text), t.memcellId ?? null, t.range?.conversationId ?? null, t.range?.firstSeq ?? null,
+      t.range?.lastSeq ?? null, t.reason ?? 'deleted', now]);
+}
+
+/** After a scene lost members: recount, drop it when empty, else clear an LLM title and summary (they may quote what was forgotten). */
+async function sceneLostMembers(tx: Sql, sceneId: string, now: number): Promise<boolean> {
+  const [r] = await tx.query('SELECT count(*) AS n, max(end_at) AS last FROM memcells WHERE scene_id = ?', [sceneId]);
+  if (num(r?.n) === 0) {
+    await tx.exec('DELETE FROM memscenes WHERE id = ?', [sceneId]);
+    return false;
+  }
+  await tx.exec(`UPDATE memscenes SET member_count = ?, last_activity_at = ?, summary_stale = 1,
+      summary = CASE WHEN edited_by_user = 1 THEN summary ELSE NULL END, title = CASE WHEN edited_by_user = 1 THEN title ELSE NULL END,
+      updated_at = ? WHERE id = ?`, [num(r?.n), num(r?.last), now, sceneId]);
+  return true;
+}
+
+export class SqlExplorerStore implements ExplorerStore {
+  readonly #sql: Sql;
+  constructor(sql: Sql) {
+    this.#sql = sql;
+  }
+
+  // ---- overview ------------------------------------------------------------------------------
+
+  async counts(): Promise<MemoryCounts> {
+    const [r] = await this.#sql.query(`SELECT
+      (SELECT count(*) FROM conversations) AS conversations, (SELECT count(*) FROM messages) AS turns,
+      (SELECT count(*) FROM memcells) AS memcells, (SELECT count(*) FROM memcells WHERE status <> 'synthesised') AS raw,
+      (SELECT count(*) FROM memscenes) AS scenes, (SELECT count(*) FROM facts) AS facts,
+      (SELECT count(*) FROM foresights WHERE status <> 'dismissed') AS foresight,
+      (SELECT count(*) FROM profile_items WHERE status IN ('active', 'conflict')) AS profile,
+      (SELECT count(*) FROM profile_items WHERE status = 'conflict') AS conflicts,
+      (SELECT count(*) FROM tombstones) AS tombstones`);
+    return {
+      conversations: num(r?.conversations), turns: num(r?.turns), memcells: num(r?.memcells), rawMemcells: num(r?.raw), scenes: num(r?.scenes),
+      facts: num(r?.facts), foresight: num(r?.foresight), profileItems: num(r?.profile), profileConflicts: num(r?.conflicts), tombstones: num(r?.tombstones),
+    };
+  }
+
+  async llmSpend(): Promise<LlmSpend> {
+    const rows = await this.#sql.query(`SELECT stage, count(*) AS calls, sum(outcome <> 'ok') AS failed, sum(prompt_tokens) AS p, sum(completion_tokens) AS c
+      FROM llm_calls GROUP BY stage ORDER BY stage`);
+    const byStage: Record<string, { calls: number; promptTokens: number; completionTokens: number }> = {};
+    let calls = 0, failedCalls = 0, promptTokens = 0, completionTokens = 0;
+    for (const r of rows) {
+      byStage[str(r.stage)] = { calls: num(r.calls), promptTokens: num(r.p), completionTokens: num(r.c) };
+      calls += num(r.calls); failedCalls += num(r.failed); promptTokens += num(r.p); completionTokens += num(r.c);
+    }
+    return { calls, failedCalls, promptTokens, completionTokens, byStage };
+  }
+
+  async recentJobs(limit: number): Promise<JobView[]> {
+    const rows = await this.#sql.query(`SELECT id, kind, status, attempts, last_error, updated_at, payload FROM jobs
+      ORDER BY CASE status WHEN 'running' THEN 0 WHEN 'failed' THEN 1 WHEN 'pending' THEN 2 ELSE 3 END, updated_at DESC, id DESC LIMIT ?`, [limit]);
+    return rows.map((r) => {
+      let subject: string | null = null;
+      try {
+        const p = JSON.parse(str(r.payload)) as { memcellId?: unknown; sceneId?: unknown };
+        subject = typeof p.memcellId === 'string' ? p.memcellId : typeof p.sceneId === 'string' ? p.sceneId : null;
+      } catch {
+        subject = null;
+      }
+      return { id: num(r.id), kind: str(r.kind), status: str(r.status) as JobView['status'], attempts: num(r.attempts), lastError: strOrNull(r.last_error), updatedAt: num(r.updated_at), subject };
+    });
+  }
+
+  // ---- search --------------------------------------------------------------------------------
+
+  async searchKind(kind: MemoryKind, query: string, filters: MemorySearchFilters, limit: number): Promise<SearchCandidate[]> {
+    const match = toFtsQuery(query);
+    if (match === null) return [];
+    const { where, params } = filterSql(kind, filters);
+    const extra = where.length ? ` AND ${where.join(' AND ')}` : '';
+    let sql: string;
+    let args: SqlValue[];
+    switch (kind) {
+      case 'turn':
+        sql = `${SELECT.turn} FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid WHERE messages_fts MATCH ?${extra} ORDER BY bm25(messages_fts) LIMIT ?`;
+        args = [match, ...params, limit];
+        break;
+      case 'fact':
+        sql = `${SELECT.fact} FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid JOIN memcells c ON c.id = f.memcell_id WHERE facts_fts MATCH ?${extra} ORDER BY bm25(facts_fts) LIMIT ?`;
+        args = [match, ...params, limit];
+        break;
+      case 'episode':
+        sql = `${SELECT.episode} FROM memcells_fts JOIN memcells c ON c.rowid = memcells_fts.rowid WHERE memcells_fts MATCH ?${extra} ORDER BY bm25(memcells_fts) LIMIT ?`;
+        args = [match, ...params, limit];
+        break;
+      case 'scene': {
+        // Few scenes and no FTS table of their own: a LIKE per word is enough.
+        const terms = [...query.toLowerCase().matchAll(/[\p{L}\p{N}]{2,}/gu)].map((m) => m[0]).slice(0, 8);
+        if (terms.length === 0) return [];
+        const like = terms.map(() => "(lower(coalesce(s.title, '')) LIKE ? OR lower(coalesce(s.summary, '')) LIKE ?)").join(' OR ');
+        sql = `${SELECT.scene} FROM memscenes s WHERE (${like})${extra} ORDER BY s.heat DESC, s.id LIMIT ?`;
+        args = [...terms.flatMap((t) => [`%${t}%`, `%${t}%`]), ...params, limit];
+        break;
+      }
+    }
+    return (await this.#sql.query(sql, args)).map((r) => toCandidate(kind, r));
+  }
+
+  async candidatesByIds(kind: MemoryKind, ids: readonly string[], filters: MemorySearchFilters): Promise<SearchCandidate[]> {
+    const out: SearchCandidate[] = [];
+    const { where, params } = filterSql(kind, filters);
+    const extra = where.length ? ` AND ${where.join(' AND ')}` : '';
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      const chunk = ids.slice(i, i + IN_CHUNK);
+      const from = { turn: `FROM messages m WHERE m.id IN (${marks(chunk.length)})`, fact: `FROM facts f JOIN memcells c ON c.id = f.memcell_id WHERE f.id IN (${marks(chunk.length)})`,
+        episode: `FROM memcells c WHERE c.id IN (${marks(chunk.length)})`, scene: `FROM memscenes s WHERE s.id IN (${marks(chunk.length)})` }[kind];
+      out.push(...(await this.#sql.query(`${SELECT[kind]} ${from}${extra}`, [...chunk, ...params])).map((r) => toCandidate(kind, r)));
+    }
+    return out;
+  }
+
+  // ---- MemCells ------------------------------------------------------------------------------
+
+  async listMemCells(o: MemCellQuery): Promise<MemCellPage> {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    if (o.conversationId) { where.push('c.conversation_id = ?'); params.push(o.conversationId); }
+    if (o.sceneId) { where.push('c.scene_id = ?'); params.push(o.sceneId); }
+    const w = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+    const [t] = await this.#sql.query(`SELECT count(*) AS n FROM memcells c${w}`, params);
+    const dir = o.order === 'asc' ? 'ASC' : 'DESC';
+    const rows = await this.#sql.query(`${CELL_SUMMARY}${w} ORDER BY c.start_at ${dir}, c.id ${dir} LIMIT ? OFFSET ?`, [...params, o.limit, o.offset]);
+    return { total: num(t?.n), items: rows.map((r) => toCellSummary(r)) };
+  }
+
+  async memCell(id: string): Promise<MemCellDetail | null> {
+    const [r] = await this.#sql.query(`${CELL_SUMMARY} WHERE c.id = ?`, [id]);
+    if (!r) return null;
+    const facts = (await this.#sql.query(`${FACT_VIEW} WHERE memcell_id = ? ORDER BY rowid`, [id])).map(toFact);
+    const foresight = (await this.#sql.query(`${FORESIGHT_VIEW} WHERE memcell_id = ? ORDER BY coalesce(start_at, end_at), id`, [id])).map(toForesight);
+    const turns = await this.#sql.query('SELECT id, seq, role, speaker, content, occurred_at FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq',
+      [r.conversation_id!, r.first_seq!, r.last_seq!]);
+    return {
+      ...toCellSummary(r, Number.MAX_SAFE_INTEGER), facts, foresight,
+      turns: turns.map((t) => ({ id: str(t.id), seq: num(t.seq), role: str(t.role) as Role, speaker: str(t.speaker), content: str(t.content), occurredAt: num(t.occurred_at) })),
+    };
+  }
+
+  async editMemCell(id: string, patch: { title?: string; narrative?: string }, now: number): Promise<void> {
+    await this.#sql.exec(`UPDATE memcells SET title = coalesce(?, title), narrative = coalesce(?, narrative), edited_by_user = 1, updated_at = ? WHERE id = ?`,
+      [patch.title?.trim() ?? null, patch.narrative?.trim() ?? null, now, id]);
+    if (this.#sql.changes() === 0) throw new RecollectError('NOT_FOUND', 'This episode no longer exists.');
+  }
+
+  editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }, now: number): Promise<FactView> {
+    return this.#sql.transaction(async (tx) => {
+      const [old] = await tx.query(`${FACT_VIEW} WHERE id = ?`, [id]);
+      if (!old) throw new RecollectError('NOT_FOUND', 'This fact no longer exists.');
+      const content = patch.content?.trim();
+      if (patch.content !== undefined && !content) throw new RecollectError('INVALID_INPUT', 'A fact cannot be empty; delete it instead.');
+      if (content && content !== str(old.content)) {
+        // The pipeline must not write the old wording back next to the correction.
+        await tombstone(tx, { kind: 'fact', itemId: id, text: str(old.content), memcellId: str(old.memcell_id), reason: 'edited' }, now);
+        await tx.exec("DELETE FROM vectors WHERE item_kind = 'fact' AND item_id = ?", [id]);
+      }
+      await tx.exec(`UPDATE facts SET content = ?, valid_from = ?, valid_to = ?, edited_by_user = 1, updated_at = ? WHERE id = ?`, [
+        content ?? str(old.content),
+        patch.validFrom === undefined ? numOrNull(old.valid_from) : patch.validFrom,
+        patch.validTo === undefined ? numOrNull(old.valid_to) : patch.validTo, now, id]);
+      const [row] = await tx.query(`${FACT_VIEW} WHERE id = ?`, [id]);
+      return toFact(row!);
+    });
+  }
+
+  deleteFact(id: string, now: number): Promise<boolean> {
+    return this.#sql.transaction(async (tx) => this.#deleteFactTx(tx, id, now));
+  }
+
+  async #deleteFactTx(tx: Sql, id: string, now: number): Promise<boolean> {
+    const [f] = await tx.query('SELECT content, memcell_id FROM facts WHERE id = ?', [id]);
+    if (!f) return false;
+    await tombstone(tx, { kind: 'fact', itemId: id, text: str(f.content), memcellId: str(f.memcell_id) }, now);
+    await tx.exec('DELETE FROM facts WHERE id = ?', [id]);
+    return true;
+  }
+
+  deleteMemCell(id: string, options: { turns: boolean }, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
+    return this.#sql.transaction((tx) => this.#deleteCellTx(tx, id, options.turns, now));
+  }
+
+  async #deleteCellTx(tx: Sql, id: string, turns: boolean, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
+    const [c] = await tx.query('SELECT id, conversation_id, first_seq, last_seq, scene_id FROM memcells WHERE id = ?', [id]);
+    if (!c) return null;
+    for (const f of await tx.query('SELECT id, content FROM facts WHERE memcell_id = ?', [id])) {
+      await tombstone(tx, { kind: 'fact', itemId: str(f.id), text: str(f.content), memcellId: id }, now);
+    }
+    for (const f of await tx.query('SELECT id, content FROM foresights WHERE memcell_id = ?', [id])) {
+      await tombstone(tx, { kind: 'foresight', itemId: str(f.id), text: str(f.content), memcellId: id }, now);
+    }
+    const range = { conversationId: str(c.conversation_id), firstSeq: num(c.first_seq), lastSeq: num(c.last_seq) };
+    let deletedTurnIds: string[] = [];
+    if (turns) {
+      deletedTurnIds = (await tx.query('DELETE FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? RETURNING id', [range.conversationId, range.firstSeq, range.lastSeq])).map((r) => str(r.id));
+    } else {
+      // The turns stay (verbatim chat history), but their range must not become an episode again.
+      await tombstone(tx, { kind: 'memcell', itemId: id, memcellId: id, range }, now);
+    }
+    await tx.exec("DELETE FROM jobs WHERE dedupe_key = ? AND status <> 'running'", [`memcell:${id}`]);
+    await tx.exec('DELETE FROM facts WHERE memcell_id = ?', [id]);
+    await tx.exec('DELETE FROM foresights WHERE memcell_id = ?', [id]);
+    await tx.exec('DELETE FROM memcells WHERE id = ?', [id]);
+    // Evidence links to the episode go too; the items themselves stay (they rest on scene summaries).
+    for (const p of await tx.query('SELECT id, evidence FROM profile_items WHERE evidence LIKE ?', [`%${id}%`])) {
+      await tx.exec('UPDATE profile_items SET evidence = ? WHERE id = ?', [JSON.stringify(jsonList(p.evidence).filter((e) => e !== id)), str(p.id)]);
+    }
+    const sceneId = strOrNull(c.scene_id);
+    const sceneKept = sceneId ? await sceneLostMembers(tx, sceneId, now) : false;
+    return { sceneId: sceneKept ? sceneId : null, deletedTurnIds };
+  }
+
+  // ---- scenes --------------------------------------------------------------------------------
+
+  async scenes(): Promise<SceneView[]> {
+    const scenes = await this.#sql.query('SELECT id, title, summary, heat, member_count, last_activity_at, edited_by_user FROM memscenes ORDER BY heat DESC, last_activity_at DESC, id');
+    const members = await this.#sql.query('SELECT id, scene_id, title, start_at, end_at, status FROM memcells WHERE scene_id IS NOT NULL ORDER BY start_at, id');
+    const byScene = new Map<string, SceneView['members'][number][]>();
+    for (const m of members) {
+      const list = byScene.get(str(m.scene_id)) ?? [];
+      list.push({ id: str(m.id), title: strOrNull(m.title), startAt: num(m.start_at), endAt: num(m.end_at), status: str(m.status) as MemCellStatus });
+      byScene.set(str(m.scene_id), list);
+    }
+    return scenes.map((s) => {
+      const list = byScene.get(str(s.id)) ?? [];
+      return { id: str(s.id), title: strOrNull(s.title), summary: strOrNull(s.summary), heat: num(s.heat), memberCount: list.length,
+        lastActivityAt: numOrNull(s.last_activity_at), editedByUser: num(s.edited_by_user) === 1, members: list };
+    });
+  }
+
+  async sceneVectorInputs(): Promise<SceneVectorInput[]> {
+    // The most recent 3000 episodes keep the projection fast enough to draw on open.
+    const rows = await this.#sql.query('SELECT id, scene_id, title, start_at FROM memcells ORDER BY start_at DESC LIMIT 3000');
+    return rows.map((r) => ({ memcellId: str(r.id), sceneId: strOrNull(r.scene_id), title: strOrNull(r.title), startAt: num(r.start_at) }));
+  }
+
+  async sceneCentroid(id: string): Promise<{ centroid: Float32Array | null; model: string | null; memberCount: number } | null> {
+    const [r] = await this.#sql.query('SELECT centroid, centroid_model, member_count FROM memscenes WHERE id = ?', [id]);
+    if (!r) return null;
+    const blob = r.centroid instanceof Uint8Array ? r.centroid : null;
+    return { centroid: blob ? decodeVector(blob, blob.byteLength / 4) : null, model: strOrNull(r.centroid_model), memberCount: num(r.member_count) };
+  }
+
+  async renameScene(id: string, title: string, now: number): Promise<void> {
+    const t = title.trim();
+    if (!t) throw new RecollectError('INVALID_INPUT', 'A scene needs a name.');
+    await this.#sql.exec('UPDATE memscenes SET title = ?, edited_by_user = 1, updated_at = ? WHERE id = ?', [t, now, id]);
+    if (this.#sql.changes() === 0) throw new RecollectError('NOT_FOUND', 'This scene no longer exists.');
+  }
+
+  mergeScenes(targetId: string, sourceIds: readonly string[], centroid: Float32Array | null, now: number): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      const sources = sourceIds.filter((s) => s !== targetId);
+      if (sources.length === 0) throw new RecollectError('INVALID_INPUT', 'Pick at least one other scene to merge.');
+      const [t] = await tx.query('SELECT id FROM memscenes WHERE id = ?', [targetId]);
+      if (!t) throw new RecollectError('NOT_FOUND', 'The scene to merge into no longer exists.');
+      await tx.exec(`UPDATE memcells SET scene_id = ?, updated_at = ? WHERE scene_id IN (${marks(sources.length)})`, [targetId, now, ...sources]);
+      await tx.exec(`DELETE FROM memscenes WHERE id IN (${marks(sources.length)})`, sources);
+      await sceneLostMembers(tx, targetId, now); // recount and refresh the summary
+      if (centroid) await tx.exec('UPDATE memscenes SET centroid = ? WHERE id = ?', [encodeVector(centroid), targetId]);
+    });
+  }
+
+  splitScene(sceneId: string, memcellIds: readonly string[], newId: string, title: string | null, centroids: { kept: Float32Array | null; split: Float32Array | null }, now: number): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      const [s] = await tx.query('SELECT centroid_model FROM memscenes WHERE id = ?', [sceneId]);
+      if (!s) throw new RecollectError('NOT_FOUND', 'This scene no longer exists.');
+      if (memcellIds.length === 0) throw new RecollectError('INVALID_INPUT', 'Pick the episodes to move into the new scene.');
+      const moving = await tx.query(`SELECT id, end_at FROM memcells WHERE scene_id = ? AND id IN (${marks(memcellIds.length)})`, [sceneId, ...memcellIds]);
+      if (moving.length === 0) throw new RecollectError('INVALID_INPUT', 'None of these episodes belongs to the scene.');
+      const t = title?.trim() || null;
+      await tx.exec(`INSERT INTO memscenes (id, title, centroid, centroid_model, member_count, last_activity_at, summary_stale, edited_by_user, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`, [newId, t, centroids.split ? encodeVector(centroids.split) : null, s.centroid_model ?? null, moving.length,
+        Math.max(...moving.map((m) => num(m.end_at))), t ? 1 : 0, now, now]);
+      await tx.exec(`UPDATE memcells SET scene_id = ?, updated_at = ? WHERE id IN (${marks(moving.length)})`, [newId, now, ...moving.map((m) => str(m.id))]);
+      const kept = await sceneLostMembers(tx, sceneId, now);
+      if (kept && centroids.kept) await tx.exec('UPDATE memscenes SET centroid = ? WHERE id = ?', [encodeVector(centroids.kept), sceneId]);
+    });
+  }
+
+  // ---- profile -------------------------------------------------------------------------------
+
+  async profile(): Promise<ProfileItemView[]> {
+    const items = await this.#sql.query(`SELECT id, kind, key, value, confidence, evidence, status, edited_by_user, created_at, updated_at
+      FROM profile_items WHERE status IN ('active', 'conflict') ORDER BY status = 'conflict' DESC, kind, key, id`);
+    const history = await this.#sql.query(`SELECT h.profile_item_id, h.op, h.value, h.confidence, h.evidence, h.reason, h.changed_at FROM profile_item_history h
+      JOIN profile_items p ON p.id = h.profile_item_id WHERE p.status IN ('active', 'conflict') ORDER BY h.changed_at, h.id`);
+    const byItem = new Map<string, ProfileHistoryEntry[]>();
+    for (const h of history) {
+      const list = byItem.get(str(h.profile_item_id)) ?? [];
+      list.push({ profileItemId: str(h.profile_item_id), op: str(h.op) as ProfileHistoryEntry['op'], value: strOrNull(h.value), confidence: numOrNull(h.confidence),
+        evidence: jsonList(h.evidence), reason: strOrNull(h.reason), changedAt: num(h.changed_at) });
+      byItem.set(str(h.profile_item_id), list);
+    }
+    return items.map((r) => {
+      const h = byItem.get(str(r.id)) ?? [];
+      const lastConflict = [...h].reverse().find((e) => e.op === 'conflict');
+      const status = str(r.status) as ProfileItemView['status'];
+      return {
+        id: str(r.id), kind: str(r.kind) as ProfileItemView['kind'], key: str(r.key), value: str(r.value), confidence: num(r.confidence), evidence: jsonList(r.evidence),
+        status, editedByUser: num(r.edited_by_user) === 1, pinned: num(r.edited_by_user) === 1, createdAt: num(r.created_at), updatedAt: num(r.updated_at),
+        history: h, proposedValue: status === 'conflict' ? (lastConflict?.value ?? null) : null,
+      };
+    });
+  }
+
+  async #history(tx: Sql, id: string, op: ProfileHistoryEntry['op'], value: string | null, reason: string, now: number): Promise<void> {
+    await tx.exec("INSERT INTO profile_item_history (profile_item_id, op, value, confidence, evidence, reason, changed_at) VALUES (?, ?, ?, NULL, '[]', ?, ?)",
+      [id, op, value, reason, now]);
+  }
+
+  async #profileRow(tx: Sql, id: string): Promise<SqlRow> {
+    const [r] = await tx.query("SELECT id, key, value, status FROM profile_items WHERE id = ? AND status IN ('active', 'conflict')", [id]);
+    if (!r) throw new RecollectError('NOT_FOUND', 'This profile item no longer exists.');
+    return r;
+  }
+
+  editProfileItem(id: string, value: string, now: number): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      const v = value.trim();
+      if (!v) throw new RecollectError('INVALID_INPUT', 'A profile item needs a value; delete it instead.');
+      const r = await this.#profileRow(tx, id);
+      // An edit is the user's answer: it pins the item and settles an open conflict.
+      await tx.exec("UPDATE profile_items SET value = ?, edited_by_user = 1, status = 'active', confidence = 1, updated_at = ? WHERE id = ?", [v, now, id]);
+      await this.#history(tx, id, r.status === 'conflict' ? 'resolve' : 'update', v, 'edited by the user', now);
+    });
+  }
+
+  async pinProfileItem(id: string, pinned: boolean, now: number): Promise<void> {
+    await this.#sql.exec("UPDATE profile_items SET edited_by_user = ?, updated_at = ? WHERE id = ? AND status IN ('active', 'conflict')", [pinned ? 1 : 0, now, id]);
+    if (this.#sql.changes() === 0) throw new RecollectError('NOT_FOUND', 'This profile item no longer exists.');
+  }
+
+  resolveProfileConflict(id: string, choice: 'keep' | 'accept', now: number): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      const r = await this.#profileRow(tx, id);
+      if (r.status !== 'conflict') throw new RecollectError('INVALID_INPUT', 'This profile item has no conflict to resolve.');
+      const [c] = await tx.query("SELECT value FROM profile_item_history WHERE profile_item_id = ? AND op = 'conflict' ORDER BY changed_at DESC, id DESC LIMIT 1", [id]);
+      if (choice === 'keep') {
+        await tx.exec("UPDATE profile_items SET status = 'active', updated_at = ? WHERE id = ?", [now, id]);
+        await this.#history(tx, id, 'resolve', str(r.value), 'the user kept the current value', now);
+      } else if (c && c.value !== null) {
+        // Accepting the pipeline's value also unpins, so later evidence can update it.
+        await tx.exec("UPDATE profile_items SET value = ?, status = 'active', edited_by_user = 0, updated_at = ? WHERE id = ?", [str(c.value), now, id]);
+        await this.#history(tx, id, 'resolve', str(c.value), 'the user accepted the proposed value', now);
+      } else {
+        await tx.exec("UPDATE profile_items SET status = 'deleted', updated_at = ? WHERE id = ?", [now, id]);
+        await this.#history(tx, id, 'resolve', null, 'the user accepted the proposed deletion', now);
+      }
+    });
+  }
+
+  deleteProfileItem(id: string, now: number): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      if (!(await this.#deleteProfileTx(tx, id, now))) throw new RecollectError('NOT_FOUND', 'This profile item no longer exists.');
+    });
+  }
+
+  async #deleteProfileTx(tx: Sql, id: string, now: number): Promise<boolean> {
+    const [r] = await tx.query('SELECT key FROM profile_items WHERE id = ?', [id]);
+    if (!r) return false;
+    // Forgotten for good: the row and its history go; the tombstone blocks the key from coming back.
+    await tombstone(tx, { kind: 'profile', itemId: id, text: str(r.key) }, now);
+    await tx.exec('DELETE FROM profile_items WHERE id = ?', [id]);
+    return true;
+  }
+
+  // ---- foresight -----------------------------------------------------------------------------
+
+  async foresight(): Promise<ForesightItem[]> {
+    return (await this.#sql.query(`${FORESIGHT_VIEW} ORDER BY coalesce(start_at, end_at, created_at), id LIMIT 5000`)).map(toForesight);
+  }
+
+  editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }, now: number): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      const [r] = await tx.query('SELECT content, memcell_id, source, status FROM foresights WHERE id = ?', [id]);
+      if (!r) throw new RecollectError('NOT_FOUND', 'This foresight item no longer exists.');
+      if (patch.startAt !== null && patch.endAt !== null && patch.endAt < patch.startAt) throw new RecollectError('INVALID_INPUT', 'The end of the validity is before its start.');
+      const content = patch.content?.trim() || str(r.content);
+      // Re-timed by the user: source 'user' survives re-synthesis, and the tombstone keeps the
+      // model's original from being written again beside it.
+      if (str(r.source) !== 'user') await tombstone(tx, { kind: 'foresight', itemId: id, text: str(r.content), memcellId: strOrNull(r.memcell_id), reason: 'edited' }, now);
+      const status = r.status === 'dismissed' ? 'dismissed' : patch.endAt !== null && patch.endAt < now ? 'expired' : 'active';
+      await tx.exec("UPDATE foresights SET content = ?, start_at = ?, end_at = ?, source = 'user', status = ?, updated_at = ? WHERE id = ?",
+        [content, patch.startAt, patch.endAt, status, now, id]);
+    });
+  }
+
+  dismissForesight(id: string, now: number): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      const [r] = await tx.query('SELECT content, memcell_id FROM foresights WHERE id = ?', [id]);
+      if (!r) throw new RecollectError('NOT_FOUND', 'This foresight item no longer exists.');
+      await tombstone(tx, { kind: 'foresight', itemId: id, text: str(r.content), memcellId: strOrNull(r.memcell_id), reason: 'dismissed' }, now);
+      await tx.exec("UPDATE foresights SET status = 'dismissed', updated_at = ? WHERE id = ?", [now, id]);
+    });
+  }
+
+  // ---- forget --------------------------------------------------------------------------------
+
+  async forgetCandidates(query: string, limit: number): Promise<ForgetCandidate[]> {
+    const match = toFtsQuery(query);
+    const terms = [...query.toLowerCase().matchAll(/[\p{L}\p{N}]{2,}/gu)].map((m) => m[0]).slice(0, 8);
+    if (match === null || terms.length === 0) return [];
+    const like = (cols: string[]): { sql: string; args: string[] } => ({
+      sql: terms.map(() => `(${cols.map((c) => `lower(coalesce(${c}, '')) LIKE ?`).join(' OR ')})`).join(' OR '),
+      args: terms.flatMap((t) => cols.map(() => `%${t}%`)),
+    });
+    const out: ForgetCandidate[] = [];
+    const facts = await this.#sql.query(`SELECT f.id, f.content, f.occurred_at FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ? ORDER BY bm25(facts_fts) LIMIT ?`, [match, limit]);
+    out.push(...facts.map((r) => ({ kind: 'fact' as const, id: str(r.id), text: str(r.content), occurredAt: numOrNull(r.occurred_at) })));
+    const cells = await this.#sql.query(`SELECT c.id, c.title, c.narrative, c.start_at FROM memcells_fts JOIN memcells c ON c.rowid = memcells_fts.rowid WHERE memcells_fts MATCH ? ORDER BY bm25(memcells_fts) LIMIT ?`, [match, limit]);
+    out.push(...cells.map((r) => ({ kind: 'episode' as const, id: str(r.id), text: `${str(r.title) || 'Untitled episode'}: ${clip(str(r.narrative), 200)}`, occurredAt: num(r.start_at) })));
+    const turns = await this.#sql.query(`SELECT m.id, m.speaker, m.content, m.occurred_at FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT ?`, [match, limit]);
+    out.push(...turns.map((r) => ({ kind: 'turn' as const, id: str(r.id), text: `${str(r.speaker)}: ${clip(str(r.content), 200)}`, occurredAt: num(r.occurred_at) })));
+    const fs = like(['content']);
+    const foresight = await this.#sql.query(`SELECT id, content, start_at FROM foresights WHERE status <> 'dismissed' AND (${fs.sql}) LIMIT ?`, [...fs.args, limit]);
+    out.push(...foresight.map((r) => ({ kind: 'foresight' as const, id: str(r.id), text: str(r.content), occurredAt: numOrNull(r.start_at) })));
+    const pr = like(['key', 'value']);
+    const profile = await this.#sql.query(`SELECT id, key, value, updated_at FROM profile_items WHERE status IN ('active', 'conflict') AND (${pr.sql}) LIMIT ?`, [...pr.args, limit]);
+    out.push(...profile.map((r) => ({ kind: 'profile' as const, id: str(r.id), text: `${str(r.key)}: ${str(r.value)}`, occurredAt: num(r.updated_at) })));
+    const sc = like(['title', 'summary']);
+    const scenes = await this.#sql.query(`SELECT id, title, summary, last_activity_at FROM memscenes WHERE ${sc.sql} LIMIT ?`, [...sc.args, limit]);
+    out.push(...scenes.map((r) => ({ kind: 'scene' as const, id: str(r.id), text: `Scene summary — ${str(r.title) || 'untitled'}: ${clip(str(r.summary), 200)}`, occurredAt: numOrNull(r.last_activity_at) })));
+    return out;
+  }
+
+  forget(items: readonly { kind: ForgetKind; id: string }[], now: number): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }> {
+    return this.#sql.transaction(async (tx) => {
+      const deleted: Record<ForgetKind, number> = { fact: 0, episode: 0, turn: 0, foresight: 0, profile: 0, scene: 0 };
+      const sceneIds = new Set<string>();
+      const deletedTurnIds: string[] = [];
+      for (const { kind, id } of items) {
+        switch (kind) {
+          case 'fact':
+            if (await this.#deleteFactTx(tx, id, now)) deleted.fact++;
+            break;
+          case 'episode': {
+            const r = await this.#deleteCellTx(tx, id, false, now);
+            if (r) {
+              deleted.episode++;
+              if (r.sceneId) sceneIds.add(r.sceneId);
+            }
+            break;
+          }
+          case 'turn': {
+            const rows = await tx.query('DELETE FROM messages WHERE id = ? RETURNING id', [id]);
+            deleted.turn += rows.length;
+            deletedTurnIds.push(...rows.map((r) => str(r.id)));
+            break;
+          }
+          case 'foresight': {
+            const [r] = await tx.query('SELECT content, memcell_id FROM foresights WHERE id = ?', [id]);
+            if (!r) break;
+            await tombstone(tx, { kind: 'foresight', itemId: id, text: str(r.content), memcellId: strOrNull(r.memcell_id) }, now);
+            await tx.exec('DELETE FROM foresights WHERE id = ?', [id]);
+            deleted.foresight++;
+            break;
+          }
+          case 'profile':
+            if (await this.#deleteProfileTx(tx, id, now)) deleted.profile++;
+            break;
+          case 'scene':
+            // A scene is a grouping; forgetting it clears the text the model wrote about it.
+            await tx.exec('UPDATE memscenes SET title = NULL, summary = NULL, summary_stale = 1, edited_by_user = 0, updated_at = ? WHERE id = ?', [now, id]);
+            if (tx.changes() > 0) {
+              deleted.scene++;
+              sceneIds.add(id);
+            }
+            break;
+        }
+      }
+      return { deleted, sceneIds: [...sceneIds], deletedTurnIds };
+    });
+  }
+}

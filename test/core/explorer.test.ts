@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { SqlExplorerStore } from '../../src/storage/explorerRepo';
+import { MemoryEngine } from '../../src/core/MemoryEngine';
+import { LlmClient } from '../../src/llm/LlmClient';
+import type { Embedder, EmbedderProvider } from '../../src/core/ports';
+import type { Timer } from '../../src/core/jobs';
+import { normaliseText, pca2d, tombstoneHash } from '../../src/core/explorerText';
+import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
+import { synthesisResponder } from '../support/synthesisResponder';
+
+const H = 3_600_000;
+const T0 = Date.UTC(2026, 2, 10, 9);
+const TOPICS = ['dog', 'flight', 'rent'];
+const topicEmbedder: Embedder = {
+  id: 'topic@1',
+  dim: TOPICS.length + 1,
+  async embed(texts) {
+    return texts.map((t) => {
+      const v = new Float32Array(TOPICS.length + 1);
+      const i = TOPICS.findIndex((w) => t.toLowerCase().includes(w));
+      v[i < 0 ? TOPICS.length : i] = 1;
+      return v;
+    });
+  },
+};
+const provider: EmbedderProvider = { defaultModelId: 'topic', embedder: () => topicEmbedder };
+const immediate: Timer = (fn) => {
+  const h = setTimeout(fn, 0);
+  return { cancel: () => clearTimeout(h) };
+};
+
+let mock: MockLlmServer;
+beforeAll(async () => {
+  mock = await startMockLlmServer({ responder: synthesisResponder });
+});
+afterAll(async () => mock.close());
+
+let n = 0;
+async function setup() {
+  const store = await openNodeStore();
+  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
+  const engine = new MemoryEngine({
+    store, embedders: provider, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, explorer: new SqlExplorerStore(store.db),
+    llm, timer: immediate, profileDebounceMs: 0,
+  });
+  await engine.start();
+  await engine.setConsolidationPolicy('eager');
+  await store.createConversation({ id: 'c', title: 'Chat' });
+  const say = async (h: number, texts: string[]) => {
+    for (const [i, content] of texts.entries()) await engine.appendTurn({ id: `m${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H + i * 60_000 });
+    await engine.idle();
+  };
+  const settle = async () => {
+    await engine.closeOpenCells();
+    await engine.idle();
+  };
+  await say(0, ['I adopted a dog named Biscuit.', 'The dog is a beagle mix.']);
+  await say(24, ['I am going to Lisbon next week, the flight leaves at noon.']);
+  await say(48, ['The dog learned to sit today.']);
+  await settle();
+  const cellOf = async (text: string) => (await engine.searchMemory(text, { kinds: ['fact'] }))[0]!.memcellId!;
+  return { store, engine, say, settle, cellOf };
+}
+
+describe('explorer text helpers', () => {
+  it('hashes normalised text and projects vectors', () => {
+    expect(normaliseText('Ana said: I like SUSHI!')).toBe('ana said i like sushi');
+    expect(tombstoneHash('Ana likes sushi.')).toBe(tombstoneHash('ana  LIKES sushi'));
+    expect(tombstoneHash('Ana likes sushi')).not.toBe(tombstoneHash('Ana likes ramen'));
+    const pts = pca2d([Float32Array.of(1, 0, 0), Float32Array.of(0.9, 0.1, 0), Float32Array.of(0, 0, 1)]);
+    expect(pts).toHaveLength(3);
+    expect(Math.abs(pts[0]![0] - pts[1]![0])).toBeLessThan(Math.abs(pts[0]![0] - pts[2]![0]));
+  });
+});
+
+describe('memory explorer', () => {
+  it('gives an overview and searches every level with filters and reasons', async () => {
+    const { engine } = await setup();
+    const o = await engine.memoryOverview();
+    expect(o.counts).toMatchObject({ turns: 4, memcells: 3 });
+    expect(o.counts.facts).toBeGreaterThan(0);
+    expect(o.llm.calls).toBeGreaterThan(0);
+    expect(o.embedder?.modelId).toBe('topic');
+    const hits = await engine.searchMemory('Biscuit');
+    expect(new Set(hits.map((h) => h.kind))).toEqual(new Set(['turn', 'fact', 'episode', 'scene']));
+    expect(hits.find((h) => h.kind === 'fact')!.reasons.join(' ')).toContain('“biscuit” in the fact');
+    expect((await engine.searchMemory('Biscuit', { kinds: ['turn'] })).every((h) => h.kind === 'turn')).toBe(true);
+    expect(await engine.searchMemory('Biscuit', { kinds: ['turn'], speaker: 'Bob' })).toEqual([]);
+    expect(await engine.searchMemory('Biscuit', { kinds: ['turn'], from: T0 + 30 * H })).toEqual([]);
+    const page = await engine.listMemCells({ offset: 0, limit: 2 });
+    expect(page.total).toBe(3);
+    expect(page.items).toHaveLength(2);
+    const detail = await engine.memCell(page.items[0]!.id);
+    expect(detail?.turns.length).toBeGreaterThan(0);
+  });
+
+  it('keeps an edited fact through re-synthesis and never writes a deleted one back', async () => {
+    const { store, engine, cellOf } = await setup();
+    const cell = await cellOf('Biscuit');
+    const detail = (await engine.memCell(cell))!;
+    const [first, second] = detail.facts;
+    await engine.editFact(first!.id, { content: 'Ana adopted a beagle called Biscuit in March.' });
+    expect((await engine.searchMemory('beagle called', { kinds: ['fact'] }))[0]?.id).toBe(first!.id);
+    await engine.deleteFact(second!.id);
+    await engine.resynthesiseMemCell(cell);
+    await engine.idle();
+    const after = (await engine.memCell(cell))!;
+    expect(after.status).toBe('synthesised');
+    const contents = after.facts.map((f) => f.content);
+    expect(contents).toContain('Ana adopted a beagle called Biscuit in March.');
+    expect(contents).not.toContain(first!.content); // the old wording stays corrected
+    expect(contents).not.toContain(second!.content); // the deleted fact stays deleted
+    const tomb = await store.db.query<{ text_hash: string }>("SELECT text_hash FROM tombstones WHERE kind = 'fact'");
+    expect(tomb.map((t) => t.text_hash)).toContain(tombstoneHash(second!.content));
+  });
+
+  it('deletes a MemCell for good: not re-segmented, not re-synthesised, gone from search', async () => {
+    const { store, engine, say, settle, cellOf } = await setup();
+    const cell = await cellOf('sit today'); // the conversation's last episode
+    expect(await engine.deleteMemCell(cell)).toBe(true);
+    expect(await engine.memCell(cell)).toBeNull();
+    expect(await engine.searchMemory('sit today', { kinds: ['fact', 'episode'] })).toEqual([]);
+    expect((await engine.searchMessages('sit today')).length).toBe(1); // the turn itself is kept
+    // A later consolidation: new turns, closing, synthesis of everything queued.
+    await say(96, ['Paid the rent for April.']);
+    await settle();
+    const cells = await store.db.query<{ first_seq: number; last_seq: number }>('SELECT first_seq, last_seq FROM memcells ORDER BY first_seq');
+    expect(cells.map((c) => [c.first_seq, c.last_seq])).toEqual([[1, 2], [3, 3], [5, 5]]); // seq 4 stays out
+    expect(await engine.searchMemory('sit today', { kinds: ['fact', 'episode'] })).toEqual([]);
+    const jobs = await store.db.query("SELECT id FROM jobs WHERE dedupe_key = ?", [`memcell:${cell}`]);
+    expect(jobs).toEqual([]);
+  });
+
+  it('can delete a MemCell with its turns, and the next turns still become episodes', async () => {
+    const { store, engine, say, settle, cellOf } = await setup();
+    const cell = await cellOf('sit today');
+    await engine.deleteMemCell(cell, { turns: true });
+    expect(await engine.searchMessages('sit today')).toEqual([]);
+    await say(96, ['Paid the rent for April.']);
+    await settle();
+    expect((await engine.searchMemory('rent April', { kinds: ['episode'] })).length).toBe(1);
+    expect((await store.db.query("SELECT id FROM memcells WHERE status = 'synthesised'")).length).toBe(3);
+  });
+
+  it('keeps a dismissed or re-timed foresight through re-synthesis', async () => {
+    const { engine, cellOf } = await setup();
+    const items = await engine.listForesight();
+    const llmItem = items.find((f) => f.source === 'llm')!;
+    expect(llmItem).toBeDefined();
+    await engine.dismissForesight(llmItem.id);
+    await engine.resynthesiseMemCell(llmItem.memcellId!);
+    await engine.idle();
+    const after = (await engine.listForesight()).filter((f) => f.memcellId === llmItem.memcellId && f.source === 'llm');
+    expect(after.map((f) => [f.id, f.status])).toEqual([[llmItem.id, 'dismissed']]);
+    const dated = (await engine.listForesight()).find((f) => f.source === 'date-parser')!;
+    await engine.editForesight(dated.id, { startAt: T0, endAt: T0 + 40 * 24 * H });
+    expect((await engine.listForesight()).find((f) => f.id === dated.id)).toMatchObject({ endAt: T0 + 40 * 24 * H, source: 'user' });
+    expect(await cellOf('Lisbon')).toBe(llmItem.memcellId);
+  });
+
+  it('turns a pipeline proposal on a pinned profile item into a conflict the user resolves, and never re-adds a deleted key', async () => {
+    const { engine, say, settle } = await setup();
+    const [item] = await engine.listProfile();
+    expect(item).toBeDefined();
+    await engine.editProfileItem(item!.id, 'My own words');
+    // Another episode of the same scene: a new scene summary, then a profile update proposing the model's value.
+    await say(72, ['The dog chewed my slipper.']);
+    await settle();
+    const conflicted = (await engine.listProfile()).find((p) => p.id === item!.id)!;
+    expect(conflicted.status).toBe('conflict');
+    expect(conflicted.proposedValue).not.toBeNull();
+    await engine.resolveProfileConflict(item!.id, 'keep');
+    const kept = (await engine.listProfile()).find((p) => p.id === item!.id)!;
+    expect(kept).toMatchObject({ status: 'active', value: 'My own words', pinned: true });
+    expect(kept.history.map((h) => h.op)).toEqual(expect.arrayContaining(['add', 'update', 'conflict', 'resolve']));
+
+    const others = (await engine.listProfile()).filter((p) => p.id !== item!.id);
+    for (const p of others) await engine.deleteProfileItem(p.id);
+    await engine.deleteProfileItem(item!.id);
+    await say(120, ['The dog has a vet visit soon.', 'I moved my flight.', 'The rent went up.']);
+    await settle();
+    const keys = new Set([...others, item!].map((p) => normaliseText(p.key)));
+    expect((await engine.listProfile()).filter((p) => keys.has(normaliseText(p.key)))).toEqual([]);
+  });
+
+  it('forgets everything about a topic in one go after showing it', async () => {
+    const { engine } = await setup();
+    const preview = await engine.forgetPreview('Biscuit');
+    expect(new Set(preview.map((p) => p.kind))).toEqual(new Set(['fact', 'episode', 'turn', 'scene', 'profile']));
+    const result = await engine.forget(preview.map(({ kind, id }) => ({ kind, id })));
+    expect(result.deleted.turn).toBe(1);
+    await engine.idle(); // the scene is re-summarised from what remains
+    expect(await engine.searchMemory('Biscuit')).toEqual([]);
+    expect(await engine.forgetPreview('Biscuit')).toEqual([]);
+  });
+
+  it('renames, merges, splits scenes and maps episodes', async () => {
+    const { engine } = await setup();
+    const scenes = await engine.listScenes();
+    expect(scenes.length).toBeGreaterThanOrEqual(2);
+    const dog = scenes.find((s) => s.members.length === 2)!;
+    const other = scenes.find((s) => s.id !== dog.id)!;
+    await engine.renameScene(dog.id, 'Biscuit the dog');
+    expect((await engine.listScenes()).find((s) => s.id === dog.id)).toMatchObject({ title: 'Biscuit the dog', editedByUser: true });
+    await engine.mergeScenes(dog.id, [other.id]);
+    const merged = (await engine.listScenes()).find((s) => s.id === dog.id)!;
+    expect(merged.memberCount).toBe(3);
+    const newId = await engine.splitScene(dog.id, [other.members[0]!.id], 'Travel');
+    const after = await engine.listScenes();
+    expect(after.find((s) => s.id === newId)).toMatchObject({ title: 'Travel', memberCount: 1 });
+    expect(after.find((s) => s.id === dog.id)?.memberCount).toBe(2);
+    const map = await engine.sceneMap();
+    expect(map).toHaveLength(3);
+    expect(map.every((p) => Math.abs(p.x) <= 1 && Math.abs(p.y) <= 1)).toBe(true);
+  });
+});
