@@ -326,3 +326,18 @@ export function useMemoryMutation<A, R>(run: (engine: EngineApi, args: A) => Pro
     onError: useReportError(),
   });
 }
+
+export function useAnswerSettings() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: ['answer-settings'], queryFn: () => engine.answerSettings(), enabled: useOwner() });
+}
+
+export function useSetAnswerSettings() {
+  const { engine } = useEngineClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (s: { budgetTokens?: number; sufficiencyCheck?: boolean }) => engine.setAnswerSettings(s),
+    onSuccess: (v) => queryClient.setQueryData(['answer-settings'], v),
+    onError: useReportError(),
+  });
+}

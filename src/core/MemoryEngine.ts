@@ -149,6 +149,18 @@ const EMPTY_ANSWER_SOURCE: AnswerSource = {
 
 export const META_POLICY = 'consolidation.policy';
 export const META_LLM_BOUNDARY = 'segmentation.llm_check';
+export const META_ANSWER_BUDGET = 'answer.budget_tokens';
+export const META_SUFFICIENCY = 'answer.sufficiency_check';
+
+/** How answers are composed (Settings → Answers). */
+export interface AnswerSettings {
+  /** Context budget in tokens for memories sent with a question. */
+  readonly budgetTokens: number;
+  /** Ask the model whether the context suffices, with one extra retrieval round (costs a call). */
+  readonly sufficiencyCheck: boolean;
+}
+
+export const DEFAULT_ANSWER_SETTINGS: AnswerSettings = { budgetTokens: 2500, sufficiencyCheck: false };
 
 export type EngineListener = (event: EngineEvent) => void;
 
@@ -634,6 +646,7 @@ export class MemoryEngine implements EngineApi {
         .map((t) => ({ role: t.role === 'assistant' ? 'assistant' : 'user', content: t.content }));
     }
     const source = temporary || !this.#answerSource ? EMPTY_ANSWER_SOURCE : this.#answerSource;
+    const answerDefaults = await this.answerSettings();
     const Controller = (globalThis as unknown as { AbortController: new () => { abort(): void; signal: LlmAbortSignal } }).AbortController;
     const controller = new Controller();
     this.#answers.set(request.answerId, controller);
@@ -642,8 +655,8 @@ export class MemoryEngine implements EngineApi {
       const run = answerQuestion({ llm, source, clock: this.#clock }, question, {
         history,
         signal: controller.signal,
-        ...(request.sufficiencyCheck !== undefined ? { sufficiencyCheck: request.sufficiencyCheck } : {}),
-        ...(request.budgetTokens !== undefined ? { budgetTokens: request.budgetTokens } : {}),
+        sufficiencyCheck: request.sufficiencyCheck ?? answerDefaults.sufficiencyCheck,
+        budgetTokens: request.budgetTokens ?? answerDefaults.budgetTokens,
       });
       for (;;) {
         const step = await run.next();
@@ -759,6 +772,25 @@ export class MemoryEngine implements EngineApi {
   }
 
   /** The optional LLM boundary check for segmentation (off by default; costs one small call per turn). */
+  async answerSettings(): Promise<AnswerSettings> {
+    const budget = Number(await this.#store.getMeta(META_ANSWER_BUDGET));
+    const sufficiency = await this.#store.getMeta(META_SUFFICIENCY);
+    return {
+      budgetTokens: Number.isFinite(budget) && budget > 0 ? budget : DEFAULT_ANSWER_SETTINGS.budgetTokens,
+      sufficiencyCheck: sufficiency === null ? DEFAULT_ANSWER_SETTINGS.sufficiencyCheck : sufficiency === '1',
+    };
+  }
+
+  async setAnswerSettings(settings: Partial<AnswerSettings>): Promise<AnswerSettings> {
+    if (settings.budgetTokens !== undefined) {
+      const b = Math.round(settings.budgetTokens);
+      if (!Number.isFinite(b) || b < 200 || b > 100_000) throw new RecollectError('INVALID_INPUT', 'The memory budget must be between 200 and 100,000 tokens.');
+      await this.#store.setMeta(META_ANSWER_BUDGET, String(b));
+    }
+    if (settings.sufficiencyCheck !== undefined) await this.#store.setMeta(META_SUFFICIENCY, settings.sufficiencyCheck ? '1' : '0');
+    return this.answerSettings();
+  }
+
   async setLlmBoundaryCheck(enabled: boolean): Promise<boolean> {
     this.#llmBoundaryCheck = enabled;
     await this.#store.setMeta(META_LLM_BOUNDARY, enabled ? '1' : '0');

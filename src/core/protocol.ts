@@ -10,7 +10,7 @@ import { RecollectError, toErrorInfo, type ErrorInfo } from './errors';
 import type { SearchOptions } from './store';
 import type { EmbeddingStatus } from './EmbeddingIndexer';
 import type { PolicyName } from './consolidationPolicy';
-import type { AskEvent, AskRequest, AskResult, ConsolidationStatus, RecallOptions, StageUsage } from './MemoryEngine';
+import type { AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, RecallOptions, StageUsage } from './MemoryEngine';
 import type { LlmSettingsInput, LlmSettingsView } from './settings';
 import type { LlmConnectionTest } from './ports';
 import type { RetrievalResult } from './Retriever';
@@ -44,6 +44,8 @@ export interface EngineApi {
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
   consolidationStatus(): Promise<ConsolidationStatus>;
   setLlmBoundaryCheck(enabled: boolean): Promise<boolean>;
+  answerSettings(): Promise<AnswerSettings>;
+  setAnswerSettings(settings: Partial<AnswerSettings>): Promise<AnswerSettings>;
   ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult>;
   stopAnswer(answerId: string): Promise<void>;
   recall(query: string, options?: RecallOptions): Promise<RetrievalResult>;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetLlmBoundaryCheck, useSetPolicy, useTestLlmConnection } from '../hooks';
+import { useAnswerSettings, useSetAnswerSettings, useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetLlmBoundaryCheck, useSetPolicy, useTestLlmConnection } from '../hooks';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
 import type { PolicyName } from '../../core/consolidationPolicy';
 import type { LlmConnectionTest } from '../../core/ports';
@@ -25,6 +25,8 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
   const status = useConsolidationStatus();
   const setPolicy = useSetPolicy();
   const setBoundaryCheck = useSetLlmBoundaryCheck();
+  const answerSettings = useAnswerSettings();
+  const setAnswerSettings = useSetAnswerSettings();
   const usageToday = useLlmUsage(dayStart());
   const usageAll = useLlmUsage(0);
   const [baseUrl, setBaseUrl] = useState('');
@@ -112,6 +114,23 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
           <p className="muted" data-testid="endpoint-state">
             {saved.data?.configured ? `In use: ${saved.data.model} at ${saved.data.baseUrl}${saved.data.hasKey ? ' (with key)' : ''}.` : 'No endpoint configured: turns are still stored, organised and searchable; synthesis and answers wait for one.'}
           </p>
+        </section>
+
+        <section aria-label="Answers">
+          <h3>Answers</h3>
+          <div className="form-grid">
+            <label htmlFor="answer-budget">Memory budget</label>
+            <div className="row">
+              <select id="answer-budget" value={answerSettings.data?.budgetTokens ?? 2500} onChange={(e) => setAnswerSettings.mutate({ budgetTokens: Number(e.target.value) })}>
+                {[1000, 2500, 4000, 8000, 16000].map((n) => <option key={n} value={n}>{n.toLocaleString()} tokens</option>)}
+              </select>
+              <span className="muted">How much remembered context goes with each question. Larger budgets recall more and cost more.</span>
+            </div>
+          </div>
+          <label className="radio">
+            <input type="checkbox" checked={answerSettings.data?.sufficiencyCheck ?? false} onChange={(e) => setAnswerSettings.mutate({ sufficiencyCheck: e.target.checked })} />
+            <span><strong>Check whether memory suffices</strong> <span className="muted">Before answering, the model judges the recalled context and may ask for 2–3 more searches (one extra round at most). Better for hard questions; one more call per answer. Off by default — small local models often judge poorly.</span></span>
+          </label>
         </section>
 
         <section aria-label="Memory consolidation">
