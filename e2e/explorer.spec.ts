@@ -6,25 +6,14 @@ import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { SqlExplorerStore } from '../src/storage/explorerRepo';
 import { MemoryEngine } from '../src/core/MemoryEngine';
 import { LlmClient } from '../src/llm/LlmClient';
-import type { Embedder } from '../src/core/ports';
+import { immediateTimer, topicProvider } from '../test/support/topicEmbedder';
 
 const H = 3_600_000;
 const DAY = 24 * H;
 const T0 = Date.now() - 6 * DAY;
 const FILE = 'test-results/explorer-prefill.sqlite';
 const TOPICS = ['dog', 'flight', 'rent'];
-const topicEmbedder: Embedder = {
-  id: 'topic@1',
-  dim: TOPICS.length + 1,
-  async embed(texts) {
-    return texts.map((t) => {
-      const v = new Float32Array(TOPICS.length + 1);
-      const i = TOPICS.findIndex((w) => t.toLowerCase().includes(w));
-      v[i < 0 ? TOPICS.length : i] = 1;
-      return v;
-    });
-  },
-};
+const provider = topicProvider(TOPICS);
 
 let mock: MockLlmServer;
 
@@ -36,8 +25,8 @@ async function prefill(): Promise<void> {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
   const engine = new MemoryEngine({
-    store, embedders: { defaultModelId: 'topic', embedder: () => topicEmbedder }, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
-    explorer: new SqlExplorerStore(store.db), llm, timer: (fn) => { const h = setTimeout(fn, 0); return { cancel: () => clearTimeout(h) }; }, profileDebounceMs: 0,
+    store, embedders: provider, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
+    explorer: new SqlExplorerStore(store.db), llm, timer: immediateTimer, profileDebounceMs: 0,
   });
   await engine.start();
   await engine.setConsolidationPolicy('eager');

@@ -3,32 +3,16 @@ import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlExplorerStore } from '../../src/storage/explorerRepo';
 import { MemoryEngine } from '../../src/core/MemoryEngine';
 import { LlmClient } from '../../src/llm/LlmClient';
-import type { Embedder, EmbedderProvider } from '../../src/core/ports';
-import type { Timer } from '../../src/core/jobs';
 import { normaliseText, pca2d, tombstoneHash } from '../../src/core/explorerText';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
+import { immediateTimer, topicProvider } from '../support/topicEmbedder';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 2, 10, 9);
 const TOPICS = ['dog', 'flight', 'rent'];
-const topicEmbedder: Embedder = {
-  id: 'topic@1',
-  dim: TOPICS.length + 1,
-  async embed(texts) {
-    return texts.map((t) => {
-      const v = new Float32Array(TOPICS.length + 1);
-      const i = TOPICS.findIndex((w) => t.toLowerCase().includes(w));
-      v[i < 0 ? TOPICS.length : i] = 1;
-      return v;
-    });
-  },
-};
-const provider: EmbedderProvider = { defaultModelId: 'topic', embedder: () => topicEmbedder };
-const immediate: Timer = (fn) => {
-  const h = setTimeout(fn, 0);
-  return { cancel: () => clearTimeout(h) };
-};
+const provider = topicProvider(TOPICS);
+
 
 let mock: MockLlmServer;
 beforeAll(async () => {
@@ -42,7 +26,7 @@ async function setup() {
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
   const engine = new MemoryEngine({
     store, embedders: provider, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, explorer: new SqlExplorerStore(store.db),
-    llm, timer: immediate, profileDebounceMs: 0,
+    llm, timer: immediateTimer, profileDebounceMs: 0,
   });
   await engine.start();
   await engine.setConsolidationPolicy('eager');

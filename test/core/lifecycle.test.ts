@@ -1,27 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { MemoryEngine } from '../../src/core/MemoryEngine';
-import type { Embedder, EmbedderProvider } from '../../src/core/ports';
 import type { PolicyName } from '../../src/core/consolidationPolicy';
+import { topicProvider } from '../support/topicEmbedder';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 2, 10, 9);
 
 /** Topic embedder: each text maps to the axis of the first topic word it contains. */
 const TOPICS = ['dog', 'flight', 'guitar', 'rent'];
-const topicEmbedder: Embedder = {
-  id: 'topic@1',
-  dim: TOPICS.length + 1,
-  async embed(texts) {
-    return texts.map((t) => {
-      const v = new Float32Array(TOPICS.length + 1);
-      const i = TOPICS.findIndex((w) => t.toLowerCase().includes(w));
-      v[i < 0 ? TOPICS.length : i] = 1;
-      return v;
-    });
-  },
-};
-const provider: EmbedderProvider = { defaultModelId: 'topic', embedder: () => topicEmbedder };
+const provider = topicProvider(TOPICS);
 
 async function engineWith(policy: PolicyName) {
   const store = await openNodeStore();
