@@ -12,6 +12,7 @@
  * - score: the weighted mean (0.25, 0.20, 0.30), the reference's production weights.
  */
 import { deflateSync, strToU8 } from 'fflate';
+import { cosine } from './vectorMath';
 
 export type SpeechAct = 'commitment' | 'correction' | 'decision' | 'personal-fact' | 'question' | 'greeting' | 'laughter' | 'noise' | 'statement';
 
@@ -88,24 +89,13 @@ export function salience(text: string): Salience {
   return { score: Math.min(cap, base + bonus), act, signals };
 }
 
-function cos(a: Float32Array, b: Float32Array): number {
-  let d = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    d += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na > 0 && nb > 0 ? d / Math.sqrt(na * nb) : 0;
-}
 
 export function predictionError(vector: Float32Array | null, nearest: Float32Array | null): number {
   if (!vector || !nearest || vector.length !== nearest.length) return 0;
-  if (cos(vector, nearest) < 0.2) return 0;
+  if (cosine(vector, nearest) < 0.2) return 0;
   const cross = new Float32Array(vector.length);
   for (let i = 0; i < cross.length; i++) cross[i] = vector[i]! + nearest[i]!;
-  return Math.max(0, Math.min(1, 1 - cos(cross, nearest)));
+  return Math.max(0, Math.min(1, 1 - cosine(cross, nearest)));
 }
 
 export function encodingScore(input: {

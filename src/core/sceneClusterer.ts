@@ -7,6 +7,7 @@
  * The reference values (0.70 / 7 days) assume large embedding models; ours are calibrated per
  * embedder (see SCENE_THRESHOLDS and bench/).
  */
+import { cosine } from './vectorMath';
 
 export interface SceneState {
   readonly id: string;
@@ -37,17 +38,6 @@ export type SceneDecision =
   | { readonly kind: 'join'; readonly sceneId: string; readonly similarity: number; readonly next: SceneState }
   | { readonly kind: 'found'; readonly similarity: number | null };
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-}
 
 /** Chooses a scene for a cell with embedding `vector` and time `at` among `scenes`. */
 export function assignScene(scenes: readonly SceneState[], vector: Float32Array, at: number, config: SceneClustererConfig = DEFAULT_SCENE_CONFIG): SceneDecision {

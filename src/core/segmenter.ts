@@ -8,6 +8,7 @@
  * against LLM segmentation, so cheap rules are a sound default; an LLM boundary check can be
  * layered on top by the caller.
  */
+import { cosine } from './vectorMath';
 
 export interface SegmenterConfig {
   /** Close on a change of calendar day, in the user's time zone (minutes east of UTC). */
@@ -64,17 +65,6 @@ function dayKey(t: number, tzOffsetMinutes: number): number {
   return Math.floor((t + tzOffsetMinutes * 60_000) / 86_400_000);
 }
 
-function cosineToSum(v: Float32Array, sum: Float32Array): number {
-  let dot = 0;
-  let n = 0;
-  let m = 0;
-  for (let i = 0; i < v.length; i++) {
-    dot += v[i]! * sum[i]!;
-    n += sum[i]! * sum[i]!;
-    m += v[i]! * v[i]!;
-  }
-  return n > 0 && m > 0 ? dot / Math.sqrt(n * m) : 1; // no signal: never a drift boundary
-}
 
 /** Decides whether `turn` starts a new segment after `open`; null means it joins. */
 export function boundaryBefore(open: OpenSegment | null, turn: SegmentTurn, config: SegmenterConfig = DEFAULT_SEGMENTER_CONFIG): BoundaryReason | null {
@@ -82,7 +72,7 @@ export function boundaryBefore(open: OpenSegment | null, turn: SegmentTurn, conf
   if (config.splitOnDayChange && dayKey(turn.occurredAt, config.tzOffsetMinutes) !== dayKey(open.lastOccurredAt, config.tzOffsetMinutes)) return 'day-change';
   if (turn.occurredAt - open.lastOccurredAt > config.maxGapMs) return 'time-gap';
   if (open.turns >= config.maxTurns || open.tokens + turn.tokenCount > config.maxTokens) return 'size-cap';
-  if (turn.vector && open.vectorSum && open.turns >= config.minTurnsForDrift && cosineToSum(turn.vector, open.vectorSum) < config.driftThreshold) {
+  if (turn.vector && open.vectorSum && open.turns >= config.minTurnsForDrift && cosine(turn.vector, open.vectorSum, 1) < config.driftThreshold) {
     return 'topic-drift';
   }
   return null;
