@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { VitePWA } from 'vite-plugin-pwa';
 
 /**
  * onnxruntime-web references its WASM with `new URL(..., import.meta.url)`, so Vite emits a hashed
@@ -26,8 +27,99 @@ function dropUnusedHeavyAssets(): Plugin {
   };
 }
 
+/**
+ * Content-Security-Policy of the built app. Scripts and workers come only from the app's origin
+ * ('wasm-unsafe-eval' lets wa-sqlite and onnxruntime compile their WASM; no 'unsafe-eval', no inline
+ * scripts). blob: is needed because transformers.js 4.3.1 fetches onnxruntime's WASM factory from
+ * /ort/ and imports it through a blob: URL after patching a Node check; only code already running
+ * in this origin can mint such a URL, so it admits no third-party script. connect-src cannot name the user's LLM endpoint — it is chosen at run time in a static
+ * app — so it allows the origin, any HTTPS host (hosted endpoints, the Hugging Face Hub and its CDN
+ * hosts for explicit model downloads) and plain HTTP only on this machine (Ollama, LM Studio,
+ * llama.cpp, vLLM on localhost). A plain-HTTP endpoint on another machine must be added here.
+ * Delivered twice: as a <meta> in index.html (works on any static host, covers the page) and as a
+ * response header from `vite preview` (also covers the workers, whose fetches a page's <meta>
+ * policy does not govern: a worker takes its policy from its own script's response). Not applied
+ * in `vite dev`, whose React Refresh preamble is an inline script and whose HMR uses ws:.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval' blob:",
+  "worker-src 'self'",
+  "connect-src 'self' https: http://localhost:* http://127.0.0.1:*",
+  "img-src 'self' data: blob:",
+  "style-src 'self'",
+  "font-src 'self'",
+  "manifest-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+].join('; ');
+
+/** Adds the policy as a <meta> to the built index.html (see CONTENT_SECURITY_POLICY). */
+function contentSecurityPolicyMeta(): Plugin {
+  return {
+    name: 'recollect:csp-meta',
+    apply: 'build',
+    transformIndexHtml(html, ctx) {
+      if (ctx.path !== '/index.html') return html;
+      const meta = `<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY.replaceAll('"', '&quot;')}" />`;
+      // Right after the charset, so the policy applies before any element that loads something.
+      return html.replace(/(<meta charset="UTF-8" \/>)/, `$1\n    ${meta}`);
+    },
+  };
+}
+
+/**
+ * Installable, offline PWA (DESIGN §1, §9): workers/sw.ts precaches the app shell, the WASM under
+ * assets/ and ort/ and the bundled model; the update prompt lives in src/app/serviceWorkerUpdates.ts.
+ */
+function progressiveWebApp() {
+  return VitePWA({
+    strategies: 'injectManifest',
+    srcDir: 'workers',
+    filename: 'sw.ts',
+    registerType: 'prompt',
+    injectRegister: false, // registered from src/app/main.tsx
+    manifest: {
+      id: '/',
+      name: 'Recollect',
+      short_name: 'Recollect',
+      description: 'A private chat whose long-term memory lives in your browser.',
+      start_url: '/',
+      scope: '/',
+      display: 'standalone',
+      theme_color: '#3856d8',
+      background_color: '#f7f7f5',
+      icons: [
+        { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+        { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+        { src: '/icons/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+      ],
+    },
+    // The glob below already lists every icon; listing them again would duplicate precache entries.
+    includeAssets: [],
+    includeManifestIcons: false,
+    injectManifest: {
+      globPatterns: ['**/*.{html,js,mjs,css,wasm,onnx,json,svg,png,webmanifest}'],
+      globIgnores: [
+        // The headless benchmark page is not part of the installed app.
+        'bench.html',
+        'assets/bench-*',
+        'assets/bench.worker-*',
+        // Only Node tooling reads the fp32 model (removed by dropUnusedHeavyAssets, maybe after this runs).
+        'models/**/onnx/model.onnx',
+        'models/**/build-info.json',
+        '**/*.map',
+      ],
+      // ort-wasm-simd-threaded.asyncify.wasm is ≈27 MB; the default 2 MiB limit fails the build.
+      maximumFileSizeToCacheInBytes: 40 * 1024 * 1024,
+    },
+    devOptions: { enabled: false },
+  });
+}
+
 export default defineConfig({
-  plugins: [react(), dropUnusedHeavyAssets()],
+  plugins: [react(), dropUnusedHeavyAssets(), contentSecurityPolicyMeta(), progressiveWebApp()],
   worker: { format: 'es', plugins: () => [dropUnusedHeavyAssets()] },
   optimizeDeps: { exclude: ['@journeyapps/wa-sqlite'] },
   build: {
@@ -36,6 +128,6 @@ export default defineConfig({
     // bench.html is the headless benchmark page (bench/); it shares the app's workers.
     rollupOptions: { input: { main: 'index.html', bench: 'bench.html' } },
   },
-  preview: { host: '127.0.0.1', port: 4173 },
+  preview: { host: '127.0.0.1', port: 4173, headers: { 'Content-Security-Policy': CONTENT_SECURITY_POLICY } },
   server: { host: '127.0.0.1' },
 });

@@ -5,7 +5,7 @@ import { synthesisResponder } from '../test/support/synthesisResponder';
 let mock: MockLlmServer;
 test.beforeAll(async () => {
   mock = await startMockLlmServer({
-    chunkDelayMs: 150,
+    chunkDelayMs: 400,
     // Answers (streamed) cite the first memory; synthesis stages get schema-valid JSON.
     responder: (req) => (req.stream ? 'From what you told me, your dog is called **Biscuit** and is a beagle mix [1].' : synthesisResponder(req)),
   });

@@ -33,3 +33,6 @@ for (const name of ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-thread
   copied++;
 }
 console.log(`prepare-assets: onnxruntime-web files ${copied ? `copied (${copied})` : 'up to date'} in public/ort/`);
+
+// App icons for the web app manifest (public/icons/), drawn by our own script.
+await import('./generate-icons.mjs');

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useAnswerSettings, useSetAnswerSettings, useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetLlmBoundaryCheck, useSetPolicy, useTestLlmConnection } from '../hooks';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
+import { StorageInfo } from './StorageInfo';
 import type { PolicyName } from '../../core/consolidationPolicy';
 import type { LlmConnectionTest } from '../../core/ports';
 
@@ -169,6 +170,8 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
             </table>
           )}
         </section>
+
+        <StorageInfo />
 
         <section aria-label="Local models">
           <h3>Local models</h3>
