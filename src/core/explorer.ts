@@ -10,6 +10,7 @@
  */
 import type { ForesightItem, ProfileHistoryEntry, ProfileItem } from './knowledge';
 import type { MemCellStatus } from './episodes';
+import type { EncodingScore } from './encodingScore';
 import type { Role } from './types';
 
 export type MemoryKind = 'turn' | 'fact' | 'episode' | 'scene';
@@ -136,6 +137,8 @@ export interface TurnView {
   readonly speaker: string;
   readonly content: string;
   readonly occurredAt: number;
+  /** The turn's encoding score (novelty, salience, prediction error, speech act), once scored. */
+  readonly encoding: EncodingScore | null;
 }
 
 export interface MemCellDetail extends MemCellSummary {

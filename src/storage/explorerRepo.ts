@@ -8,6 +8,7 @@
  * episodes and scenes go with the rows (schema triggers). A scene that loses a member has its
  * LLM summary cleared (it may quote what was forgotten) and is re-summarised by the engine.
  */
+import type { EncodingScore } from '../core/encodingScore';
 import type { Sql, SqlRow, SqlValue } from '../core/sql';
 import type {
   ExplorerStore, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery, MemCellSummary,
@@ -259,11 +260,11 @@ export class SqlExplorerStore implements ExplorerStore {
     if (!r) return null;
     const facts = (await this.#sql.query(`${FACT_VIEW} WHERE memcell_id = ? ORDER BY rowid`, [id])).map(toFact);
     const foresight = (await this.#sql.query(`${FORESIGHT_VIEW} WHERE memcell_id = ? ORDER BY coalesce(start_at, end_at), id`, [id])).map(toForesight);
-    const turns = await this.#sql.query('SELECT id, seq, role, speaker, content, occurred_at FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq',
+    const turns = await this.#sql.query('SELECT id, seq, role, speaker, content, occurred_at, encoding FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq',
       [r.conversation_id!, r.first_seq!, r.last_seq!]);
     return {
       ...toCellSummary(r, Number.MAX_SAFE_INTEGER), facts, foresight,
-      turns: turns.map((t) => ({ id: str(t.id), seq: num(t.seq), role: str(t.role) as Role, speaker: str(t.speaker), content: str(t.content), occurredAt: num(t.occurred_at) })),
+      turns: turns.map((t) => ({ id: str(t.id), seq: num(t.seq), role: str(t.role) as Role, speaker: str(t.speaker), content: str(t.content), occurredAt: num(t.occurred_at), encoding: parseEncoding(t.encoding) })),
     };
   }
 
@@ -600,5 +601,14 @@ export class SqlExplorerStore implements ExplorerStore {
       }
       return { deleted, sceneIds: [...sceneIds], deletedTurnIds };
     });
+  }
+}
+
+function parseEncoding(raw: unknown): EncodingScore | null {
+  if (typeof raw !== 'string') return null;
+  try {
+    return JSON.parse(raw) as EncodingScore;
+  } catch {
+    return null;
   }
 }

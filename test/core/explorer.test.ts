@@ -77,6 +77,8 @@ describe('memory explorer', () => {
     expect(page.items).toHaveLength(2);
     const detail = await engine.memCell(page.items[0]!.id);
     expect(detail?.turns.length).toBeGreaterThan(0);
+    // Each source turn shows its encoding score.
+    for (const t of detail!.turns) expect(t.encoding).toMatchObject({ novelty: expect.any(Number), salience: expect.any(Number), act: expect.any(String) });
   });
 
   it('keeps an edited fact through re-synthesis and never writes a deleted one back', async () => {

@@ -92,7 +92,17 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
         <ul className="plain">{cell.foresight.map((f) => <li key={f.id} className={f.status}>{f.content} <span className="muted">{f.startAt ? formatTime(f.startAt) : '…'} – {f.endAt ? formatTime(f.endAt) : '…'} · {f.status}</span></li>)}</ul>
       )}
       <h3>Source turns</h3>
-      <ol className="plain turns">{cell.turns.map((t) => <li key={t.id}><strong>{t.speaker}</strong> <span className="muted">{formatTime(t.occurredAt)}</span><p>{t.content}</p></li>)}</ol>
+      <ol className="plain turns">{cell.turns.map((t) => (
+        <li key={t.id}>
+          <strong>{t.speaker}</strong> <span className="muted">{formatTime(t.occurredAt)}</span>
+          {t.encoding && (
+            <span className="muted encoding" data-testid="encoding" title="Encoding score: how new the turn was, how salient (speech act and content), and how much it surprised memory">
+              {' '}· {t.encoding.act} · salience {t.encoding.salience.toFixed(2)} · novelty {t.encoding.novelty.toFixed(2)} · surprise {t.encoding.predictionError.toFixed(2)}
+            </span>
+          )}
+          <p>{t.content}</p>
+        </li>
+      ))}</ol>
     </article>
   );
 }
