@@ -209,7 +209,7 @@ export class MemoryEngine implements EngineApi {
     this.#answerSource = deps.answerSource?.(
       (query, options) => this.recall(query, options),
       async (kind, query, k) => {
-        const embedder = this.#activeVectors() ? this.#indexer?.activeEmbedder() : undefined;
+        const embedder = this.#embedderOrNull();
         if (!embedder) return [];
         const [vector] = await embedder.embed([query], 'query');
         if (!vector) return [];
@@ -250,13 +250,7 @@ export class MemoryEngine implements EngineApi {
           knowledge: deps.knowledge,
           vectors: deps.store,
           llm: () => this.#llm,
-          embedder: () => {
-            try {
-              return this.#indexer?.activeEmbedder() ?? null;
-            } catch {
-              return null;
-            }
-          },
+          embedder: () => this.#activeEmbedder(),
           clock: deps.clock ?? systemClock,
           timer: deps.timer ?? platformTimer,
           ...(deps.profileDebounceMs !== undefined ? { profileDebounceMs: deps.profileDebounceMs } : {}),
@@ -271,12 +265,7 @@ export class MemoryEngine implements EngineApi {
    */
   async recall(query: string, options: RecallOptions = {}): Promise<RetrievalResult> {
     if (!this.#retrievalSource) throw new RecollectError('INTERNAL', 'This engine was built without a retrieval source.');
-    let embedder;
-    try {
-      embedder = this.#activeVectors() ? this.#indexer?.activeEmbedder() : undefined;
-    } catch {
-      embedder = undefined;
-    }
+    const embedder = this.#embedderOrNull();
     const retriever = new Retriever({ source: this.#retrievalSource, ...(embedder ? { embedder } : {}) });
     const speakers = (await this.#speakers?.()) ?? [];
     return retriever.retrieve(query, {
@@ -295,12 +284,18 @@ export class MemoryEngine implements EngineApi {
     return this.#explorer;
   }
 
-  #embedderOrNull(): Embedder | null {
+  /** The active embedder, or null when there is none (no model worker, a model id we don't know). */
+  #activeEmbedder(): Embedder | null {
     try {
-      return this.#activeVectors() ? (this.#indexer?.activeEmbedder() ?? null) : null;
+      return this.#indexer?.activeEmbedder() ?? null;
     } catch {
       return null;
     }
+  }
+
+  /** The active embedder for reading, or null while embedding is failing (callers fall back to text). */
+  #embedderOrNull(): Embedder | null {
+    return this.#indexer?.status().state === 'error' ? null : this.#activeEmbedder();
   }
 
   /** After a user edit or deletion: indexes reload, the UI refetches. */
@@ -721,13 +716,8 @@ export class MemoryEngine implements EngineApi {
   }
 
   #activeVectors(): ActiveVectors | null {
-    if (!this.#indexer || this.#indexer.status().state === 'error') return null;
-    try {
-      const e = this.#indexer?.activeEmbedder();
-      return e ? { id: e.id, dim: e.dim } : null;
-    } catch {
-      return null;
-    }
+    const e = this.#embedderOrNull();
+    return e ? { id: e.id, dim: e.dim } : null;
   }
 
   /** Resumes background work left from an earlier session (embedding, segmentation). */
