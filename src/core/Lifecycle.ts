@@ -202,8 +202,8 @@ export class Lifecycle {
   }
 
   async #recentTurns(conversationId: string, beforeSeq: number, n: number): Promise<{ speaker: string; text: string }[]> {
-    const all = await this.#d.store.listMessages(conversationId);
-    return all.filter((m) => m.seq < beforeSeq).slice(-n).map((m) => ({ speaker: m.speaker, text: m.content }));
+    const turns = await this.#d.episodes.turnsBefore(conversationId, beforeSeq, n);
+    return turns.map((m) => ({ speaker: m.speaker, text: m.content }));
   }
 
   /** A closed cell gets its vector and scene, and the policy may queue synthesis. */
@@ -214,8 +214,7 @@ export class Lifecycle {
     const active = d.activeVectors();
     let sceneCells: MemCellRecord[] = [cell];
     if (active) {
-      const members = await d.store.listMessages(cell.conversationId);
-      const ids = members.filter((m) => m.seq >= cell.firstSeq && m.seq <= cell.lastSeq).map((m) => m.id);
+      const ids = (await d.episodes.turnsInRange(cell.conversationId, cell.firstSeq, cell.lastSeq)).map((m) => m.id);
       const vectors = await d.store.getVectors('message', ids, active.id);
       const mean = new Float32Array(active.dim);
       for (const v of vectors) if (v.vector.length === active.dim) for (let i = 0; i < mean.length; i++) mean[i]! += v.vector[i]!;

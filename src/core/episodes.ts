@@ -68,6 +68,10 @@ export interface TurnPlacement {
 export interface EpisodeStore {
   /** Turns not yet placed in any cell (seq after the conversation's last cell), by conversation then seq. */
   unplacedTurns(limit: number): Promise<LifecycleTurn[]>;
+  /** Turns of a conversation with firstSeq ≤ seq ≤ lastSeq, in order (a cell's members, recent context). */
+  turnsInRange(conversationId: string, firstSeq: number, lastSeq: number): Promise<{ id: string; speaker: string; content: string }[]>;
+  /** The last `n` turns of a conversation before `beforeSeq`, in order. */
+  turnsBefore(conversationId: string, beforeSeq: number, n: number): Promise<{ id: string; speaker: string; content: string }[]>;
   /** The conversation's open cell (closed_by IS NULL) and the ids of its turns, oldest first. */
   openCell(conversationId: string): Promise<{ cell: MemCellRecord; memberIds: string[] } | null>;
   /** Applies one placement in a single transaction. */

@@ -43,8 +43,19 @@ export class SqlEpisodeStore implements EpisodeStore {
   async openCell(conversationId: string): Promise<{ cell: MemCellRecord; memberIds: string[] } | null> {
     const [row] = await this.#sql.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE conversation_id = ? AND closed_by IS NULL ORDER BY first_seq DESC LIMIT 1`, [conversationId]);
     if (!row) return null;
-    const members = await this.#sql.query<{ id: string }>('SELECT id FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq', [conversationId, row.first_seq, row.last_seq]);
+    const members = await this.turnsInRange(conversationId, Number(row.first_seq), Number(row.last_seq));
     return { cell: toCell(row), memberIds: members.map((m) => m.id) };
+  }
+
+  async turnsBefore(conversationId: string, beforeSeq: number, n: number): Promise<{ id: string; speaker: string; content: string }[]> {
+    const rows = await this.#sql.query<{ id: string; speaker: string; content: string }>(
+      'SELECT id, speaker, content FROM messages WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?', [conversationId, beforeSeq, n]);
+    return rows.reverse();
+  }
+
+  async turnsInRange(conversationId: string, firstSeq: number, lastSeq: number): Promise<{ id: string; speaker: string; content: string }[]> {
+    return this.#sql.query<{ id: string; speaker: string; content: string }>(
+      'SELECT id, speaker, content FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq', [conversationId, firstSeq, lastSeq]);
   }
 
   placeTurn(p: TurnPlacement, now: number): Promise<void> {
