@@ -72,7 +72,8 @@ export interface MemorySearchFilters {
   readonly limit?: number;
 }
 
-export interface MemorySearchHit {
+/** What identifies and describes one remembered item in search results. */
+export interface MemoryItemRef {
   readonly kind: MemoryKind;
   readonly id: string;
   readonly title: string;
@@ -81,21 +82,16 @@ export interface MemorySearchHit {
   readonly conversationId: string | null;
   readonly memcellId: string | null;
   readonly speaker: string | null;
+}
+
+export interface MemorySearchHit extends MemoryItemRef {
   readonly score: number;
   /** Why it matched: words per field, similarity in meaning. */
   readonly reasons: readonly string[];
 }
 
 /** One kind's candidates from storage (BM25 order), before reasons and fusion. */
-export interface SearchCandidate {
-  readonly kind: MemoryKind;
-  readonly id: string;
-  readonly title: string;
-  readonly text: string;
-  readonly occurredAt: number | null;
-  readonly conversationId: string | null;
-  readonly memcellId: string | null;
-  readonly speaker: string | null;
+export interface SearchCandidate extends MemoryItemRef {
   /** Fields to explain a match with (name → text). */
   readonly fields: Readonly<Record<string, string>>;
 }
