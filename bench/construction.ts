@@ -16,7 +16,7 @@ import { LlmClient } from '../src/llm/LlmClient';
 import { configureNodeEnv } from '../src/models/nodeEnv';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import type { PolicyName } from '../src/core/consolidationPolicy';
-import type { Timer } from '../src/core/jobs';
+import { immediateTimer } from '../src/core/jobs';
 import { startMockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 
@@ -42,15 +42,10 @@ export interface ConstructionReport extends ConstructionTotals {
   readonly conversations: readonly ({ readonly id: string } & ConstructionTotals)[];
 }
 
-const immediate: Timer = (fn) => {
-  const h = setTimeout(fn, 0);
-  return { cancel: () => clearTimeout(h) };
-};
-
 async function buildOne(corpus: BenchCorpus, policy: PolicyName, llmUrl: string, embedders: ReturnType<typeof localEmbedderProvider>, byStage: ConstructionReport['byStage']) {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: llmUrl, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 30_000, baseDelayMs: 1, maxDelayMs: 10 });
-  const engine = new MemoryEngine({ store, embedders, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, llm, timer: immediate, profileDebounceMs: 0 });
+  const engine = new MemoryEngine({ store, embedders, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
   await engine.setConsolidationPolicy(policy);
   await store.createConversation({ id: corpus.id, title: corpus.id });

@@ -28,7 +28,7 @@ import { answerQuestion, collectAnswer, type AnswerResult } from '../src/core/an
 import { MemoryEngine } from '../src/core/MemoryEngine';
 import { SemanticIndex } from '../src/core/SemanticIndex';
 import type { PolicyName } from '../src/core/consolidationPolicy';
-import type { Timer } from '../src/core/jobs';
+import { immediateTimer } from '../src/core/jobs';
 import type { EmbedderProvider, LlmCall, LlmCallSink } from '../src/core/ports';
 import { toErrorInfo } from '../src/core/errors';
 import { LlmClient, type LlmEndpointConfig } from '../src/llm/LlmClient';
@@ -204,11 +204,6 @@ export function majorityCorrect(verdicts: readonly Verdict[], runs = verdicts.le
 // Runner
 // ---------------------------------------------------------------------------------------------
 
-const immediate: Timer = (fn) => {
-  const h = setTimeout(fn, 0);
-  return { cancel: () => clearTimeout(h) };
-};
-
 const ZERO: TokenCount = { promptTokens: 0, completionTokens: 0 };
 const plus = (a: TokenCount, u: TokenCount): TokenCount => ({ promptTokens: a.promptTokens + u.promptTokens, completionTokens: a.completionTokens + u.completionTokens });
 
@@ -231,7 +226,7 @@ async function buildMemory(
   const llm = new LlmClient(endpoint, { sink: store.llmCalls, timeoutMs });
   const engine = new MemoryEngine({
     store, ...(embedders ? { embedders } : {}), episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, llm,
-    timer: immediate, profileDebounceMs: 0,
+    timer: immediateTimer, profileDebounceMs: 0,
     retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }), speakers: () => store.speakers(),
   });
   await engine.start();

@@ -60,6 +60,13 @@ export interface JobRunnerStatus {
 /** Schedules `fn` after `ms`; injected so tests control time. */
 export type Timer = (fn: () => void, ms: number) => { cancel(): void };
 
+/** A Timer that fires on the next tick whatever the delay: backoffs pass at once (tests, benchmarks). */
+export const immediateTimer: Timer = (fn) => {
+  const g = globalThis as unknown as { setTimeout(f: () => void, ms: number): unknown; clearTimeout(h: unknown): void };
+  const h = g.setTimeout(fn, 0);
+  return { cancel: () => g.clearTimeout(h) };
+};
+
 export class JobRunner {
   readonly #store: JobStore;
   readonly #handlers: Map<string, JobHandler>;

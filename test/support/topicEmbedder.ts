@@ -1,10 +1,9 @@
 /**
  * Test doubles for the embedding capability: each text maps to the axis of the first topic word it
- * contains (one extra axis for "none"), so similarity is exact and predictable; and a Timer that
- * fires on the next tick, so queued retries run within engine.idle().
+ * contains (one extra axis for "none"), so similarity is exact and predictable. Re-exports the
+ * next-tick Timer, so queued retries run within engine.idle().
  */
 import type { Embedder, EmbedderProvider } from '../../src/core/ports';
-import type { Timer } from '../../src/core/jobs';
 
 export function topicEmbedder(topics: readonly string[], id = 'topic@1'): Embedder {
   return {
@@ -26,7 +25,4 @@ export function topicProvider(topics: readonly string[]): EmbedderProvider {
   return { defaultModelId: 'topic', embedder: () => embedder };
 }
 
-export const immediateTimer: Timer = (fn) => {
-  const h = setTimeout(fn, 0);
-  return { cancel: () => clearTimeout(h) };
-};
+export { immediateTimer } from '../../src/core/jobs';
