@@ -855,14 +855,8 @@ export class MemoryEngine implements EngineApi {
   }
 
   async appendTurn(turn: NewTurn): Promise<AppendResult> {
-    const result = await this.#store.appendTurn(turn);
-    if (result.created) {
-      this.#emit({ type: 'messages-changed', conversationId: turn.conversationId });
-      this.#emit({ type: 'conversations-changed' });
-      if (this.#indexer) this.#indexer.kick();
-      else this.#lifecycle?.kick();
-    }
-    return result;
+    const [result] = await this.appendTurns([turn]);
+    return result!;
   }
 
   listMessages(conversationId: string): Promise<Message[]> {

@@ -84,14 +84,9 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     });
   }
 
-  appendTurn(turn: NewTurn): Promise<AppendResult> {
-    return this.db.transaction(async (tx) => {
-      await conversations.requireConversation(tx, turn.conversationId);
-      const now = this.#clock.now();
-      const result = await messages.insertMessage(tx, turn, now);
-      if (result.created) await conversations.touchConversation(tx, turn.conversationId, now);
-      return result;
-    });
+  async appendTurn(turn: NewTurn): Promise<AppendResult> {
+    const [result] = await this.appendTurns([turn]);
+    return result!;
   }
 
   listMessages(conversationId: string): Promise<Message[]> {
