@@ -23,6 +23,12 @@ test('stored turns survive a reload and are found by search (OPFS)', async ({ pa
   await send(page, 'My sister Priya moved to Lisbon in March.');
   await send(page, 'Remind me that the dentist appointment is on Friday.');
   await expect(page.getByTestId('message-count')).toHaveText('2');
+  // Commits go to the write-ahead log next to the database (openOpfsStore), not a rollback journal.
+  const walBytes = await page.evaluate(async () => {
+    const root = await navigator.storage.getDirectory();
+    return (await (await root.getFileHandle('recollect.sqlite-wal')).getFile()).size;
+  });
+  expect(walBytes).toBeGreaterThan(0);
 
   await page.reload();
   await expect(page.getByTestId('message-count')).toHaveText('2');
@@ -50,6 +56,8 @@ test('export downloads a valid SQLite file and importing it restores the memory'
   await download.saveAs(path);
   const bytes = await readFile(path);
   expect(bytes.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');
+  // A standalone file: marked rollback-journal (1/1) although the live database logs ahead (2/2).
+  expect([bytes[18], bytes[19]]).toEqual([1, 1]);
 
   // Change the memory, then restore the export.
   await send(page, 'This turn was added after the export.');

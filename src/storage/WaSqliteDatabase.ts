@@ -62,6 +62,19 @@ function singleStatement(sql: string): string | null {
   return body.includes(';') ? null : body;
 }
 
+/**
+ * Header bytes 18/19 (file format write/read version) are 2 for a database in WAL mode. A file
+ * taken out of its directory — an export, an import from another tool — has no log beside it, and
+ * SQLite's in-memory databases cannot open WAL-mode images, so snapshots are marked as
+ * rollback-journal files (1/1), which every SQLite reads. The pages themselves are unchanged.
+ */
+function markRollbackJournal(bytes: Uint8Array): void {
+  if (bytes.byteLength >= 100 && bytes[18] === 2 && bytes[19] === 2) {
+    bytes[18] = 1;
+    bytes[19] = 1;
+  }
+}
+
 export class WaSqliteDatabase implements Sql {
   readonly sqlite3: SQLiteAPI;
   readonly module: WaSqliteModule;
@@ -151,6 +164,7 @@ export class WaSqliteDatabase implements Sql {
           const size = m.HEAP32[piSize >> 2]!;
           const out = m.HEAPU8.slice(p, p + size);
           m._sqlite3_free(p);
+          markRollbackJournal(out);
           return out;
         } finally {
           m._free(piSize);
@@ -170,6 +184,7 @@ export class WaSqliteDatabase implements Sql {
       const p = m._sqlite3_malloc64(bytes.byteLength, 0);
       if (!p) throw new RecollectError('SQL_ERROR', 'Out of memory while loading the database.');
       m.HEAPU8.set(bytes, p);
+      markRollbackJournal(m.HEAPU8.subarray(p, p + bytes.byteLength));
       const zMain = this.#cString('main');
       try {
         const rc = m._sqlite3_deserialize(this.db, zMain, p, bytes.byteLength, 0, bytes.byteLength, 0,

@@ -66,6 +66,15 @@ export async function importDatabase(live: WaSqliteDatabase, bytes: Uint8Array, 
     if (fk) throw new RecollectError('IMPORT_CORRUPT', 'This database file has broken references between its tables and cannot be imported.');
     const messageCount = await countMessages(temp);
     const [c] = await temp.query<{ n: number }>('SELECT count(*) AS n FROM conversations');
+    // The backup API cannot change the page size of the live database (WAL mode on OPFS, an
+    // in-memory one in Node); every Recollect file has SQLite's default, so only a file rewritten
+    // by another tool can differ.
+    const [livePage] = await live.query<{ page_size: number }>('PRAGMA page_size');
+    const [tempPage] = await temp.query<{ page_size: number }>('PRAGMA page_size');
+    if (Number(livePage?.page_size) !== Number(tempPage?.page_size)) {
+      throw new RecollectError('INVALID_INPUT',
+        `This database uses ${Number(tempPage?.page_size)}-byte pages; Recollect needs ${Number(livePage?.page_size)}. Open it with the sqlite3 tool, run "PRAGMA page_size = ${Number(livePage?.page_size)}; VACUUM;" and import it again.`);
+    }
     await live.replaceWith(temp);
     return { fromSchemaVersion: fromVersion, schemaVersion: to, messageCount, conversationCount: Number(c?.n ?? 0) };
   } finally {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { loadDatabaseFile, openMemoryDatabase, openNodeStore, saveDatabaseFile } from '../../src/storage/openNodeDatabase';
 import { exportFileName } from '../../src/core/exportFileName';
 import { LATEST_SCHEMA_VERSION } from '../../src/storage/schema';
-import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
+import { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
+import { migrate } from '../../src/storage/migrate';
 
 const TABLES = ['conversations', 'messages', 'vectors', 'memcells', 'facts', 'foresights', 'memscenes', 'profile_items',
   'profile_item_history', 'jobs', 'llm_calls', 'meta'];
@@ -77,6 +78,31 @@ describe('export and import', () => {
     expect((err as Error).message).toMatch(text);
     expect(await dump(target)).toEqual(before);
   }
+
+  it('imports a file marked as write-ahead-logged (the app\'s own OPFS mode) and exports a standalone one', async () => {
+    const source = await populated();
+    const bytes = (await source.exportDatabase()).slice();
+    expect([bytes[18], bytes[19]]).toEqual([1, 1]);
+    bytes[18] = 2; // as a copy of a WAL-mode file looks
+    bytes[19] = 2;
+    const target = await openNodeStore();
+    expect((await target.importDatabase(bytes)).messageCount).toBe(50);
+    expect(await dump(target)).toEqual(await dump(source));
+    const again = await target.exportDatabase();
+    expect([again[18], again[19]]).toEqual([1, 1]);
+  });
+
+  it('rejects a file written with another page size, with the fix in the message', async () => {
+    const db = await openMemoryDatabase({ migrateSchema: false });
+    await db.exec('PRAGMA page_size = 1024');
+    await migrate(db);
+    const other = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
+    await other.createConversation({ id: 'c1', title: 'Small pages' });
+    await other.appendTurn({ id: 'm1', conversationId: 'c1', role: 'user', content: 'Peppers next year' });
+    const bytes = await other.exportDatabase();
+    expect(new DataView(bytes.buffer, bytes.byteOffset).getUint16(16)).toBe(1024);
+    await expectRejected(bytes, 'INVALID_INPUT', /1024-byte pages.*PRAGMA page_size = 4096; VACUUM/);
+  });
 
   it('rejects a truncated file and keeps the current memory', async () => {
     const bytes = await (await populated()).exportDatabase();
