@@ -15,7 +15,7 @@ import type { RetrievalConfig } from '../src/core/fusion';
 import type { Embedder } from '../src/core/ports';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../src/storage/retrievalSource';
-import { createBenchEngine, ingestCorpus, type BenchCorpusInput } from '../src/storage/BenchEngineHost';
+import { createBenchEngine, ingestCorpus, warmUpEmbedder, type BenchCorpusInput } from '../src/storage/BenchEngineHost';
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import { configureNodeEnv } from '../src/models/nodeEnv';
@@ -63,6 +63,7 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   // Same engine and write path as the browser's benchmark worker (src/storage/BenchEngineHost.ts).
   const engine = createBenchEngine(store, embedders ?? undefined);
   await engine.start();
+  await warmUpEmbedder(embedders ?? undefined);
   const { timing, sessionOfTurn } = await ingestCorpus(engine, corpus);
   run.ingest.turns += timing.turns;
   run.ingest.captureSeconds += timing.captureMs / 1000;

@@ -43,6 +43,8 @@ export interface ItemVector {
 export interface PendingEmbedding {
   readonly itemId: string;
   readonly text: string;
+  /** Position in the item table (rowid): pass the last one as `after` to read on. */
+  readonly key: number;
 }
 
 /** Vectors per (item, model) and small engine settings. Implemented in src/storage/vectorRepo.ts. */
@@ -53,8 +55,8 @@ export interface VectorStore {
   getVectors(kind: ItemKind, itemIds: readonly string[], vectorModelId: string): Promise<ItemVector[]>;
   countVectors(kind: ItemKind, vectorModelId: string): Promise<number>;
   countItems(kind: ItemKind): Promise<number>;
-  /** Items of `kind` with no vector for `vectorModelId`, oldest first. */
-  pendingEmbeddings(kind: ItemKind, vectorModelId: string, limit: number): Promise<PendingEmbedding[]>;
+  /** Items of `kind` with no vector for `vectorModelId`, oldest first, from after `after` (a `key`; default: the start). */
+  pendingEmbeddings(kind: ItemKind, vectorModelId: string, limit: number, after?: number): Promise<PendingEmbedding[]>;
   /** Deletes every vector of `kind` not produced by `keepVectorModelId`; returns how many. */
   deleteOtherVectors(kind: ItemKind, keepVectorModelId: string): Promise<number>;
   getMeta(key: string): Promise<string | null>;

@@ -80,6 +80,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
         out.push(result);
       }
       for (const id of touched) await conversations.touchConversation(tx, id, now);
+      if (touched.size > 0) await messages.flushTurnIndex(tx);
       return out;
     });
   }
@@ -152,8 +153,8 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return vectors.countItems(this.db, kind);
   }
 
-  pendingEmbeddings(kind: ItemKind, vectorModelId: string, limit: number): Promise<PendingEmbedding[]> {
-    return vectors.pendingEmbeddings(this.db, kind, vectorModelId, limit);
+  pendingEmbeddings(kind: ItemKind, vectorModelId: string, limit: number, after?: number): Promise<PendingEmbedding[]> {
+    return vectors.pendingEmbeddings(this.db, kind, vectorModelId, limit, after);
   }
 
   deleteOtherVectors(kind: ItemKind, keepVectorModelId: string): Promise<number> {

@@ -57,6 +57,7 @@ export async function countVectors(sql: Sql, kind: ItemKind, model: string): Pro
 }
 
 const ITEM_TABLES: Record<ItemKind, { table: string; order: string; text: string }> = {
+  // `order` is the rowid (INTEGER PRIMARY KEY pk for messages): the cursor of pendingEmbeddings.
   // A message is embedded with its image caption, if any (LoCoMo-style `blip_caption` metadata).
   message: { table: 'messages', order: 't.pk', text: "t.content || coalesce(' [image: ' || json_extract(t.metadata, '$.caption') || ']', '')" },
   fact: { table: 'facts', order: 't.rowid', text: 't.content' },
@@ -69,15 +70,15 @@ export async function countItems(sql: Sql, kind: ItemKind): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-export async function pendingEmbeddings(sql: Sql, kind: ItemKind, model: string, limit: number): Promise<PendingEmbedding[]> {
+export async function pendingEmbeddings(sql: Sql, kind: ItemKind, model: string, limit: number, after = Number.MIN_SAFE_INTEGER): Promise<PendingEmbedding[]> {
   const { table, order, text } = ITEM_TABLES[kind];
-  const rows = await sql.query<{ id: string; text: string }>(
-    `SELECT t.id AS id, ${text} AS text FROM ${table} t
-      WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_kind = ? AND v.item_id = t.id AND v.model_id = ?)
+  const rows = await sql.query<{ id: string; text: string; key: number }>(
+    `SELECT t.id AS id, ${text} AS text, ${order} AS key FROM ${table} t
+      WHERE ${order} > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_kind = ? AND v.item_id = t.id AND v.model_id = ?)
       ORDER BY ${order} LIMIT ?`,
-    [kind, model, limit],
+    [after, kind, model, limit],
   );
-  return rows.map((r) => ({ itemId: r.id, text: r.text ?? '' }));
+  return rows.map((r) => ({ itemId: r.id, text: r.text ?? '', key: Number(r.key) }));
 }
 
 export async function deleteOtherVectors(sql: Sql, kind: ItemKind, keep: string): Promise<number> {

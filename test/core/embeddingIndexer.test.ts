@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { MemoryEngine } from '../../src/core/MemoryEngine';
 import { RecollectError } from '../../src/core/errors';
@@ -135,5 +135,48 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     await engine.idle();
     expect(await store.countVectors('message', 'missing@1')).toBe(3);
     expect(await engine.embeddingStatus()).toMatchObject({ activeModel: 'missing', state: 'idle', error: null });
+  });
+
+  it('keeps the model busy: the next batch is embedding while the previous one is written', async () => {
+    const store = await openNodeStore();
+    const storedAtCall: Promise<number>[] = [];
+    const base = letterEmbedder('a@1', 26, []);
+    const model: Embedder = {
+      ...base,
+      embed(texts, role) {
+        // Queued on the connection now, so it sees what was written before this call.
+        storedAtCall.push(store.countVectors('message', 'a@1'));
+        return base.embed(texts, role);
+      },
+    };
+    const engine = new MemoryEngine({ store, embedders: provider({ a: model }) });
+    await store.createConversation({ id: 'c', title: 't' });
+    await engine.appendTurns(Array.from({ length: 70 }, (_, i) => ({ id: `m${i}`, conversationId: 'c', role: 'user' as const, content: `turn number ${i}` })));
+    await engine.start();
+    await engine.idle();
+    expect(await store.countVectors('message', 'a@1')).toBe(70);
+    // Three batches of 32: the second and third were asked for before the batch ahead was stored.
+    expect(await Promise.all(storedAtCall)).toEqual([0, 0, 32]);
+  });
+
+  it('reads pending items from a cursor, and deletes other models\' vectors once per open or switch, not every pass', async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 't' });
+    for (const id of ['x1', 'x2', 'x3']) await store.appendTurn({ id, conversationId: 'c', role: 'user', content: `text ${id}` });
+    const all = await store.pendingEmbeddings('message', 'a@1', 10);
+    expect(all.map((p) => p.itemId)).toEqual(['x1', 'x2', 'x3']);
+    expect((await store.pendingEmbeddings('message', 'a@1', 10, all[0]!.key)).map((p) => p.itemId)).toEqual(['x2', 'x3']);
+    expect(await store.pendingEmbeddings('message', 'a@1', 10, all[2]!.key)).toEqual([]);
+
+    const engine = new MemoryEngine({ store, embedders: provider({ a: letterEmbedder('a@1', 26, []) }) });
+    const deletes = vi.spyOn(store, 'deleteOtherVectors');
+    await engine.start();
+    await engine.idle();
+    for (let i = 0; i < 3; i++) {
+      await engine.appendTurn({ id: `later${i}`, conversationId: 'c', role: 'user', content: 'another pass' });
+      await engine.idle();
+    }
+    expect(await store.countVectors('message', 'a@1')).toBe(6);
+    expect(deletes).toHaveBeenCalledTimes(1);
   });
 });
