@@ -5,6 +5,7 @@ import { HIGHLIGHT_END, HIGHLIGHT_START } from '../core/types';
 import { RecollectError } from '../core/errors';
 import { estimateTokens, validateTurnContent } from '../core/limits';
 import { toFtsQuery } from './ftsQuery';
+import { TURN_INDEX_FLUSH } from './schema';
 
 interface MessageRow extends SqlRow {
   pk: number;
@@ -57,6 +58,11 @@ const INSERT_RETURNING = `INSERT INTO messages (id, conversation_id, seq, role, 
   VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE conversation_id = ?), ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT(id) DO NOTHING
   RETURNING pk, id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count, metadata`;
+
+/** Indexes the turns inserted in this transaction (schemaV6.ts); call before it commits. */
+export async function flushTurnIndex(tx: Sql): Promise<void> {
+  for (const statement of TURN_INDEX_FLUSH) await tx.exec(statement);
+}
 
 /** An already stored turn with this id, as `insertMessage` reports it (or throws if it belongs elsewhere). */
 async function existingTurn(tx: Sql, turn: NewTurn): Promise<{ message: Message; created: false } | null> {

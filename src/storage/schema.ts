@@ -9,6 +9,7 @@
 import { v3 } from './schemaV3';
 import { v4 } from './schemaV4';
 import { v5 } from './schemaV5';
+import { v6 } from './schemaV6';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -328,6 +329,34 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'episode lifecycle: open cells, encoding scores, date foresight', sql: v3 },
   { version: 4, name: 'heat and job priority', sql: v4 },
   { version: 5, name: 'tombstones: user deletions the pipeline respects', sql: v5 },
+  { version: 6, name: 'turn index updated once per appended batch', sql: v6 },
+];
+
+/** The queued turns' neighbours (within the window) that are not queued themselves. */
+function queuedNeighbours(side: 'before' | 'after', n: number): string {
+  const cmp = side === 'before' ? '<' : '>';
+  const order = side === 'before' ? 'DESC' : 'ASC';
+  return Array.from({ length: n }, (_, i) =>
+    `SELECT (SELECT p.pk FROM messages p WHERE p.conversation_id = m.conversation_id AND p.seq ${cmp} m.seq ORDER BY p.seq ${order} LIMIT 1 OFFSET ${i})
+       FROM turn_index_queue q JOIN messages m ON m.pk = q.pk`).join(' UNION ');
+}
+
+/**
+ * Brings the turn index up to date with the turns queued by v6's insert trigger: first the
+ * neighbours outside the batch whose context changed (the turns before a queued one see it as
+ * "after" context, the turns after it as "before" context), then the queued turns themselves,
+ * each indexed once with its final context; then empties the queue. Run in the transaction that
+ * inserted the turns (SqliteMemoryStore.appendTurns).
+ */
+export const TURN_INDEX_FLUSH: readonly string[] = [
+  `INSERT OR REPLACE INTO turns_fts(rowid, speaker, content, caption, before, after, timeline)
+    SELECT pk, speaker, content, caption, before, after, timeline FROM turn_index_source
+     WHERE pk IN (${queuedNeighbours('before', TURN_CONTEXT_AFTER)} UNION ${queuedNeighbours('after', TURN_CONTEXT_BEFORE)})
+       AND pk NOT IN (SELECT pk FROM turn_index_queue)`,
+  `INSERT OR REPLACE INTO turns_fts(rowid, speaker, content, caption, before, after, timeline)
+    SELECT pk, speaker, content, caption, before, after, timeline FROM turn_index_source
+     WHERE pk IN (SELECT pk FROM turn_index_queue)`,
+  'DELETE FROM turn_index_queue',
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -7,6 +7,7 @@ import { openMemoryDatabase, openNodeStore } from '../../src/storage/openNodeDat
 import { migrate, schemaVersion } from '../../src/storage/migrate';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/storage/schema';
 import type { Sql } from '../../src/core/sql';
+import { flushTurnIndex } from '../../src/storage/messageRepo';
 
 async function matches(sql: Sql, query: string): Promise<number[]> {
   const rows = await sql.query<{ rowid: number }>('SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rowid', [query]);
@@ -80,6 +81,38 @@ describe('turn index (schema v2)', () => {
     expect(await matches(store.db, 'after: lovely')).toEqual([b]);
     expect(await matches(store.db, 'content: lovely')).toEqual([c3]);
     await expect(store.db.exec("INSERT INTO turns_fts(turns_fts, rank) VALUES ('integrity-check', 0)")).resolves.toBeUndefined();
+  });
+
+  it('indexes each turn of a batch once (schema v6): scores equal a fresh index of the same turns', async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 'chat' });
+    const t = Date.UTC(2023, 4, 8);
+    const words = ['garden', 'tomatoes', 'basil', 'rain', 'harvest', 'market', 'soup', 'neighbour'];
+    const turns = Array.from({ length: 24 }, (_, i) => ({ id: `t${i}`, conversationId: 'c', role: 'user' as const, content: `${words[i % 8]} note${i % 12} ${'today '.repeat(i % 4)}`, occurredAt: t + i * 60_000 }));
+    await store.appendTurns(turns);
+    expect(await store.db.query('SELECT pk FROM turn_index_queue')).toEqual([]);
+    // FTS5 never lowers its row and token totals when a contentless row is replaced, so a turn
+    // indexed twice (v2: once on insert, again when the next turn came) skews bm25 for good.
+    await store.db.exec(`CREATE VIRTUAL TABLE fresh USING fts5(speaker, content, caption, before, after, timeline, content = '', tokenize = 'porter unicode61 remove_diacritics 2')`);
+    await store.db.exec('INSERT INTO fresh(rowid, speaker, content, caption, before, after, timeline) SELECT pk, speaker, content, caption, before, after, timeline FROM turn_index_source');
+    const scores = (table: string) => store.db.query<{ rowid: number; s: number }>(`SELECT rowid, round(bm25(${table}), 6) AS s FROM ${table} WHERE ${table} MATCH 'note3 OR note7 OR basil' ORDER BY rowid`);
+    const fresh = await scores('fresh');
+    expect(fresh.length).toBeGreaterThan(8);
+    expect(fresh.filter((r) => r.s < -0.01).length).toBeGreaterThan(4); // informative scores, not clamped idf
+    expect(await scores('turns_fts')).toEqual(fresh);
+  });
+
+  it('indexes turns inserted outside appendTurns once the queue is flushed', async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 'chat' });
+    await store.appendTurn({ id: 'a', conversationId: 'c', role: 'user', content: 'Which trail did you hike?', occurredAt: 0 });
+    await store.db.exec(`INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('b', 'c', 2, 'user', 'user', 'The ridge loop above the lake.', 0, 0, 8)`);
+    expect(await matches(store.db, 'ridge')).toEqual([]);
+    await store.db.transaction((tx) => flushTurnIndex(tx));
+    const [a, b] = [await pkOf(store.db, 'a'), await pkOf(store.db, 'b')];
+    expect(await matches(store.db, 'content: ridge')).toEqual([b]);
+    expect(await matches(store.db, 'after: ridge')).toEqual([a]);
+    expect(await store.db.query('SELECT pk FROM turn_index_queue')).toEqual([]);
   });
 
   it('removes a deleted turn from every index, including its neighbours\u2019 context, in the same transaction', async () => {
