@@ -12,6 +12,8 @@
  * several named configs over one ingest ({"name": {"weights": {"vector": 0.3}}, ...}) and prints
  * their recall.turn@k — tune on the dev split only. --rerank adds the rerank stage with the
  * bundled stand-in reranker (or the named local reranker model).
+ *   npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]
+ * times ingest alone (capture and end to end), with a warm-up and repetitions (bench/ingest.ts).
  *   npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]
  * A progress line goes to stderr; the summary table to stdout.
  */
@@ -25,11 +27,13 @@ import { existsSync } from 'node:fs';
 import { buildReport, writeReport } from './report';
 import { printConstruction, runConstruction } from './construction';
 import { QA_USAGE, qaCommand } from './qa';
+import { ingestSummary, runIngest, writeIngestReport } from './ingest';
 import type { PolicyName } from '../src/core/consolidationPolicy';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
   process.stderr.write('usage: npm run bench -- recall --data <file|folder> [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [model id]] [--no-build]\n');
+  process.stderr.write('       npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]\n');
   process.stderr.write('       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]\n');
   process.stderr.write(`       ${QA_USAGE.replace(/^usage: /, '')}\n`);
   process.exit(2);
@@ -162,8 +166,45 @@ async function construction(argv: string[]): Promise<void> {
   if (out) console.log(`report written to ${out}`);
 }
 
+async function ingest(argv: string[]): Promise<void> {
+  let data: string | undefined;
+  let runtime = 'node';
+  let reps = 5;
+  let out: string | undefined;
+  let build = true;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = () => argv[++i] ?? usage(`${a} needs a value`);
+    if (a === '--data') data = next();
+    else if (a === '--runtime') runtime = next();
+    else if (a === '--reps') reps = Number(next());
+    else if (a === '--out') out = next();
+    else if (a === '--no-build') build = false;
+    else usage(`unknown argument ${a}`);
+  }
+  if (!data) usage('--data is required');
+  if (runtime !== 'node' && runtime !== 'browser') usage(`--runtime is node or browser, not ${runtime}`);
+  if (!Number.isInteger(reps) || reps < 1) usage('--reps needs a positive integer');
+  const dataset = await loadDataset(data);
+  const started = performance.now();
+  const progress = (line: string) => process.stderr.write(`${((performance.now() - started) / 1000).toFixed(0)}s ${line}\n`);
+  if (runtime === 'browser') {
+    if (build) {
+      progress('building the app (npm run build)');
+      execFileSync('npm', ['run', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    } else if (!existsSync('dist/bench.html')) usage('dist/bench.html is missing: run `npm run build` (or drop --no-build)');
+  }
+  const report = await runIngest(dataset, { runtime, reps, commit: commit(), progress });
+  process.stdout.write(`${ingestSummary(report)}\n`);
+  if (out) {
+    const paths = await writeIngestReport(report, out);
+    process.stdout.write(`wrote ${paths.json}, ${paths.md}\n`);
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'recall') await recall(rest);
+else if (command === 'ingest') await ingest(rest);
 else if (command === 'construction') await construction(rest);
 else if (command === 'qa') await qaCommand(rest);
 else usage(command ? `unknown command ${command}` : undefined);

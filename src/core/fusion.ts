@@ -49,33 +49,35 @@ export interface RetrievalConfig {
 }
 
 /*
- * Measured effects, LoCoMo dev split, recall.turn@10 (final value 78.1%; simple one-turn BM25
- * 61.7% in the same run). "Δ" is the change when that knob alone is set as stated.
+ * Measured effects, LoCoMo dev split, recall.turn@10 (final value 78.7%; simple one-turn BM25
+ * 61.7%). "Δ" is the change when that knob alone is set as stated. Retuned for schema v6 (the
+ * turn index is written once per batch, so FTS5's bm25 statistics count each turn once; the v2
+ * index counted most turns twice and the old values lost 0.8 points on it): neighbour context
+ * 0.4 → 0.5, timeline 0 → 0.1, dateRange 0.3 → 0.5 (together +1.4 over the old values).
  */
 export const RETRIEVAL_CONFIG: RetrievalConfig = {
-  // 200 deep each: depth 100 → −0.3.
+  // 200 deep each: depth 100 → +0.1 (noise), MRR −0.005.
   depth: { lexical: 200, vector: 200, prf: 200 },
-  // Neighbour context before/after 0 → −8.1 (the biggest single gain); 0.2 → −1.5; 0.7 → −0.3.
-  // caption 0 → −1.0. speaker 0 → +0.1 (noise). timeline 0.2 → +0.5 (within noise; left off).
-  fields: { speaker: 0.2, content: 1, caption: 0.6, before: 0.4, after: 0.4, timeline: 0 },
-  // true → +0.3 (noise) but a longer query; the speaker boost does this job.
+  // Neighbour context before/after 0 → −8.0 (the biggest single gain); 0.4 → −0.5; 0.7 → +0.3
+  // (noise; MRR −0.002). caption 0 → −0.6. speaker 0 → 0.0. timeline 0 → −0.2, 0.2 → 0.0.
+  fields: { speaker: 0.2, content: 1, caption: 0.6, before: 0.5, after: 0.5, timeline: 0.1 },
+  // true → +0.3 (noise, measured on the v2 index) but a longer query; the speaker boost does this job.
   speakerNamesAsTerms: false,
-  // enabled false → −0.7.
+  // enabled false → −0.3 (MRR −0.014, @1 −1.9); docs 3 → +0.3 (noise; @20 −0.7).
   prf: { enabled: true, docs: 5, terms: 10, minTermLength: 3 },
-  // 30 → −0.6.
+  // 30 → −1.1.
   rrfK: 60,
-  // vector 0 → −0.8, 0.1 → −0.1, 0.3 → +0.1, 0.5 → −0.2 (equal weights lose, DESIGN §9);
-  // prf 0.3 → +0.1, 1 → 0.0.
+  // vector 0 → −1.0, 0.3 → −0.1 (equal weights lose, DESIGN §9); prf 0.3 / 0.7 → ±0.1 (v2 index).
   weights: { lexical: 1, prf: 0.5, vector: 0.2 },
   boosts: {
-    // 0 → −4.3, 0.1 → −0.8, 0.5 → −0.4: most LoCoMo questions name the speaker of the evidence.
+    // 0 → −2.8 (@1 −5.9): most LoCoMo questions name the speaker of the evidence.
     speaker: 0.3,
-    // 0 → −0.6.
-    dateRange: 0.3,
+    // 0 → −1.1, 0.3 → −0.3.
+    dateRange: 0.5,
     dateRangeSlackMs: 7 * 86_400_000,
-    // 0 → 0.0 at k=10 (−0.5 at k=1, MRR −0.005).
+    // 0 → −0.2 (@1 −1.1).
     timeExpression: 0.1,
-    // 0 → 0.0 at k=10 (MRR −0.005); 0.1 → 0.0; 0.15 (with speaker 0.1) → −0.5.
+    // 0 → +0.3 at k=10 (noise) but MRR −0.005, @5 −0.4; kept.
     session: 0.05,
     sessionTop: 3,
     sessionGapMs: 2 * 3_600_000,
