@@ -175,7 +175,8 @@ export function ingestSummary(r: IngestReport): string {
     `| capture (appendTurns, one transaction per session) | ${f(r.captureTurnsPerSecond.median)} | ${f(r.captureTurnsPerSecond.p95)} | ${f(r.captureTurnsPerSecond.min)} | ${f(r.captureTurnsPerSecond.max)} |`,
     `| end to end (until every turn has its vector) | ${f(r.turnsPerSecond.median)} | ${f(r.turnsPerSecond.p95)} | ${f(r.turnsPerSecond.min)} | ${f(r.turnsPerSecond.max)} |`,
     '',
-    `Target ${f(r.target.turnsPerSecond)} turns/s: end to end ${r.target.metByMedianEndToEnd ? 'met' : 'not met'}, capture ${r.target.metByMedianCapture ? 'met' : 'not met'} (medians).`,
+    `Target (browser runtime) ${f(r.target.turnsPerSecond)} turns/s: end to end ${r.target.metByMedianEndToEnd ? 'met' : 'not met'}, capture ${r.target.metByMedianCapture ? 'met' : 'not met'} (medians${r.runtime === 'browser' ? '' : '; this is the Node runtime'}).`,
+    ...(r.runtime === 'browser' ? ['', 'One benchmark worker serves every corpus (like the app\'s long-lived engine worker), each corpus in its own fresh OPFS file; the embedder runs in the model worker.'] : []),
   ].join('\n');
 }
 

@@ -88,6 +88,8 @@ test('the benchmark page ranks the evidence turn in the top k on OPFS and cleans
   // A second run of the same corpus starts from a fresh file (nothing left from the first).
   const again = await page.evaluate((corpus) => window.recollectBench!.recallCorpus(corpus, { depth: 20 }), CORPUS);
   expect(again.ingest.turns).toBe(20);
+  // The same long-lived worker ran it, under a name it had not used (its VFS keeps per-path state).
+  expect(again.fileName).toBe('bench-e2e-tiny-2.sqlite');
   expect(again.ranked).toEqual(result.ranked);
   expect((await page.evaluate(() => window.recollectBench!.opfsFiles())).filter((f) => f.name.startsWith('bench-'))).toEqual([]);
 });

@@ -155,6 +155,9 @@ export interface BenchEngineHostDeps {
 export class BenchEngineHost implements BenchWorkerApi {
   readonly #deps: BenchEngineHostDeps;
   #embedders: EmbedderProvider | undefined;
+  /** Runs per corpus id in this worker: OPFSCoopSyncVFS keeps a handle per path for the worker's
+   * lifetime, so a name is never reused here (a second run gets `-2`, and so on). */
+  readonly #runs = new Map<string, number>();
 
   constructor(deps: BenchEngineHostDeps) {
     this.#deps = deps;
@@ -168,7 +171,9 @@ export class BenchEngineHost implements BenchWorkerApi {
   async recallCorpus(corpus: BenchCorpusInput, options: BenchRecallOptions = {}, onProgress?: (line: string) => void): Promise<BenchCorpusResult> {
     const depth = options.depth ?? 100;
     const warmup = options.warmup ?? 3;
-    const fileName = benchFileName(corpus.id);
+    const run = (this.#runs.get(corpus.id) ?? 0) + 1;
+    this.#runs.set(corpus.id, run);
+    const fileName = benchFileName(run === 1 ? corpus.id : `${corpus.id}-${run}`);
     await this.#deps.deleteStore(fileName);
     const store = await this.#deps.openStore(fileName);
     const engine = createBenchEngine(store, this.#embedders);

@@ -42,24 +42,30 @@ function modelWorker(): { worker: Worker; remote: Comlink.Remote<ModelWorkerApi>
   return models;
 }
 
+let benchWorker: Promise<Comlink.Remote<BenchWorkerApi>> | null = null;
+
 /**
- * Runs one corpus in a fresh benchmark worker (its own OPFS file, deleted afterwards) wired to the
- * shared model worker through a MessageChannel, as engineClient.ts wires the app's engine. A new
- * worker per corpus: OPFSCoopSyncVFS caches file handles per worker, so a file deleted and
- * recreated under the same name in one worker would hit a stale handle.
+ * The benchmark worker, started once and wired to the shared model worker through a
+ * MessageChannel, as engineClient.ts wires the app's engine: like the app's engine worker it lives
+ * for the whole page, so its SQLite WebAssembly is compiled and optimised once, not per corpus.
  */
-async function recallCorpus(corpus: BenchCorpusInput, options: BenchRecallOptions = {}): Promise<BenchCorpusResult> {
-  const worker = new Worker(new URL('../../../workers/bench.worker.ts', import.meta.url), { type: 'module', name: 'recollect-bench' });
-  try {
+function benchEngine(): Promise<Comlink.Remote<BenchWorkerApi>> {
+  benchWorker ??= (async () => {
+    const worker = new Worker(new URL('../../../workers/bench.worker.ts', import.meta.url), { type: 'module', name: 'recollect-bench' });
     const bench = Comlink.wrap<BenchWorkerApi>(worker);
     const channel = new MessageChannel();
     modelWorker().worker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
     await bench.connectModels(Comlink.transfer(channel.port2, [channel.port2]));
-    const progress = Comlink.proxy((line: string) => window.recollectBenchProgress?.(`${corpus.id}: ${line}`));
-    return await bench.recallCorpus(corpus, options, progress);
-  } finally {
-    worker.terminate();
-  }
+    return bench;
+  })();
+  return benchWorker;
+}
+
+/** Runs one corpus in its own fresh OPFS file (deleted afterwards) in the benchmark worker. */
+async function recallCorpus(corpus: BenchCorpusInput, options: BenchRecallOptions = {}): Promise<BenchCorpusResult> {
+  const bench = await benchEngine();
+  const progress = Comlink.proxy((line: string) => window.recollectBenchProgress?.(`${corpus.id}: ${line}`));
+  return bench.recallCorpus(corpus, options, progress);
 }
 
 /** Names and sizes of the files at the OPFS root (the app's database and any benchmark files). */
