@@ -123,7 +123,8 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await page.getByTestId('memcell-row').filter({ hasText: 'I adopted a dog' }).click();
   await detail.getByRole('button', { name: 'Re-synthesise' }).click();
   await tab(page, 'Overview').click();
-  await expect(page.getByTestId('jobs-summary')).toContainText('0 pending · 0 running', { timeout: 30_000 });
+  // Done when the scene summary has run: it re-arms the debounced profile update (30 s in the app).
+  await expect(page.getByTestId('jobs-summary')).toHaveText(/^0 pending · 0 running · \d+ done · 0 failed · 1 scheduled for later$/, { timeout: 30_000 });
   await page.reload();
   await page.getByRole('button', { name: 'Memory', exact: true }).click();
   await expect(page.getByTestId('explorer-overview').getByRole('button', { name: /Episodes/ })).toContainText('4');

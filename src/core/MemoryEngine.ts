@@ -11,7 +11,7 @@ import { RecollectError } from './errors';
 import { EmbeddingIndexer, type EmbeddingStatus } from './EmbeddingIndexer';
 import { SemanticIndex } from './SemanticIndex';
 import type { EpisodeStore } from './episodes';
-import type { JobStore } from './jobs';
+import type { JobCounts, JobStore } from './jobs';
 import { Lifecycle, type ActiveVectors } from './Lifecycle';
 import { policyByName, type PolicyName } from './consolidationPolicy';
 import { newId } from './ids';
@@ -101,7 +101,7 @@ export interface ConsolidationStatus {
   readonly policy: PolicyName;
   readonly llmBoundaryCheck: boolean;
   readonly endpointConfigured: boolean;
-  readonly jobs: Record<'pending' | 'running' | 'done' | 'failed', number>;
+  readonly jobs: JobCounts;
   readonly pausedReason: string | null;
   readonly lastError: string | null;
 }
@@ -709,7 +709,7 @@ export class MemoryEngine implements EngineApi {
       policy: this.#policy,
       llmBoundaryCheck: this.#llmBoundaryCheck,
       endpointConfigured: this.#llm !== null,
-      jobs: this.#jobs ? await this.#jobs.counts() : { pending: 0, running: 0, done: 0, failed: 0 },
+      jobs: this.#jobs ? await this.#jobs.counts() : { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0 },
       pausedReason: runner?.pausedUntil ? runner.pauseReason : null,
       lastError: runner?.lastError ? `${runner.lastError.code}: ${runner.lastError.message}` : null,
     };

@@ -12,6 +12,7 @@ import type { ForesightItem, ProfileHistoryEntry, ProfileItem } from './knowledg
 import type { MemCellStatus } from './episodes';
 import type { EncodingScore } from './encodingScore';
 import type { Role } from './types';
+import type { JobCounts } from './jobs';
 
 export type MemoryKind = 'turn' | 'fact' | 'episode' | 'scene';
 export const MEMORY_KINDS: readonly MemoryKind[] = ['turn', 'fact', 'episode', 'scene'];
@@ -52,7 +53,7 @@ export interface MemoryOverview {
   readonly counts: MemoryCounts;
   readonly databaseBytes: number;
   readonly llm: LlmSpend;
-  readonly jobs: Readonly<Record<'pending' | 'running' | 'done' | 'failed', number>>;
+  readonly jobs: Readonly<JobCounts>;
   /** Unfinished and failed jobs first, then the latest finished ones. */
   readonly recentJobs: readonly JobView[];
   readonly embedder: { readonly modelId: string; readonly state: string; readonly embedded: number; readonly total: number } | null;

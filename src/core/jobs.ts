@@ -16,6 +16,8 @@ export interface Job {
   readonly dedupeKey: string | null;
 }
 
+export type JobCounts = Record<'pending' | 'scheduled' | 'running' | 'done' | 'failed', number>;
+
 export interface JobStore {
   /** Adds a job unless one with the same dedupeKey is pending or running; returns its id. */
   enqueue(kind: string, payload: Record<string, unknown>, options?: { dedupeKey?: string; runAfter?: number; priority?: number }): Promise<number>;
@@ -27,7 +29,8 @@ export interface JobStore {
   fail(id: number, error: string, now: number): Promise<void>;
   /** Running jobs of a previous engine go back to pending; returns how many. */
   recoverInterrupted(now: number): Promise<number>;
-  counts(): Promise<Record<'pending' | 'running' | 'done' | 'failed', number>>;
+  /** pending = due now; scheduled = waiting for its run_after (a debounce or a retry back-off). */
+  counts(): Promise<JobCounts>;
 }
 
 /** What a handler may say besides success: try later without it counting as a failure. */

@@ -1,6 +1,6 @@
 /** SQL for the durable job queue (`jobs`). Implements core's JobStore. */
 import type { Sql } from '../core/sql';
-import type { Job, JobStore } from '../core/jobs';
+import type { Job, JobCounts, JobStore } from '../core/jobs';
 import { systemClock, type Clock } from '../core/ports';
 
 interface JobRow {
@@ -80,9 +80,11 @@ export class SqlJobStore implements JobStore {
     return this.#sql.changes();
   }
 
-  async counts(): Promise<Record<'pending' | 'running' | 'done' | 'failed', number>> {
-    const rows = await this.#sql.query<{ status: 'pending' | 'running' | 'done' | 'failed'; n: number }>('SELECT status, count(*) AS n FROM jobs GROUP BY status');
-    const out = { pending: 0, running: 0, done: 0, failed: 0 };
+  async counts(): Promise<JobCounts> {
+    const rows = await this.#sql.query<{ status: keyof JobCounts; n: number }>(
+      "SELECT CASE WHEN status = 'pending' AND run_after > ? THEN 'scheduled' ELSE status END AS status, count(*) AS n FROM jobs GROUP BY 1",
+      [this.#clock.now()]);
+    const out: JobCounts = { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0 };
     for (const r of rows) out[r.status] = Number(r.n);
     return out;
   }

@@ -148,7 +148,7 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
           </label>
           {status.data && (
             <p className="muted" data-testid="queue-state">
-              Queue: {status.data.jobs.pending} waiting, {status.data.jobs.running} running, {status.data.jobs.done} done, {status.data.jobs.failed} failed.
+              Queue: {status.data.jobs.pending} waiting, {status.data.jobs.running} running, {status.data.jobs.done} done, {status.data.jobs.failed} failed{status.data.jobs.scheduled > 0 ? `, ${status.data.jobs.scheduled} scheduled for later` : ''}.
               {status.data.pausedReason ? ` Paused: ${status.data.pausedReason}` : ''}
             </p>
           )}

@@ -49,7 +49,7 @@ export function OverviewTab() {
         </section>
         <section>
           <h3>Jobs</h3>
-          <p data-testid="jobs-summary">{o.jobs.pending} pending · {o.jobs.running} running · {o.jobs.done} done · {o.jobs.failed} failed</p>
+          <p data-testid="jobs-summary">{o.jobs.pending} pending · {o.jobs.running} running · {o.jobs.done} done · {o.jobs.failed} failed{o.jobs.scheduled > 0 ? ` · ${o.jobs.scheduled} scheduled for later` : ''}</p>
           <ul className="plain">{o.recentJobs.map((j) => (
             <li key={j.id} className={`job ${j.status}`}><span>{j.kind}</span> <span className="muted">{j.status}{j.attempts > 1 ? `, ${j.attempts} attempts` : ''} · {formatTime(j.updatedAt)}</span>
               {j.lastError && <div className="error">{j.lastError}</div>}</li>))}</ul>
