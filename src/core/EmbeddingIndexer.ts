@@ -47,6 +47,8 @@ export class EmbeddingIndexer {
   #error: ErrorInfo | null = null;
   /** Whether vectors of other models have been deleted since open / the last switch. */
   #cleaned = false;
+  /** Whether a pass has swept every message for the target since open / the last switch. */
+  #swept = false;
   readonly #loopRunner = new BackgroundLoop(() => this.#loop(), () => this.#state !== 'error');
 
   constructor(deps: EmbeddingIndexerDeps) {
@@ -66,6 +68,7 @@ export class EmbeddingIndexer {
     this.#active = active;
     this.#target = target;
     this.#cleaned = false;
+    this.#swept = false;
     this.#deps.index.reset();
     await this.#recount();
     this.#emit();
@@ -94,6 +97,7 @@ export class EmbeddingIndexer {
   async setTarget(modelId: string): Promise<EmbeddingStatus> {
     this.#deps.embedders.embedder(modelId); // throws for an unknown model before anything changes
     this.#target = modelId;
+    this.#swept = false;
     await this.#deps.store.setMeta(META_TARGET, modelId);
     this.#error = null;
     if (this.#state === 'error') this.#state = 'idle';
@@ -123,12 +127,13 @@ export class EmbeddingIndexer {
   }
 
   /**
-   * One pass: embeds every message that lacks a target vector, oldest first. The pass reads on
-   * from a cursor (the last batch's rowid) instead of re-scanning from the start for every batch,
-   * and keeps the model busy: while the model embeds one batch, the previous batch's vectors are
-   * written and the next batch is read (measured on the LoCoMo dev split in the browser:
-   * README "Results"). Every pass starts from the beginning, so nothing an earlier failed pass
-   * left behind is skipped.
+   * One pass: embeds every message that lacks a target vector, oldest first.
+   *
+   * The first pass after open, import or a model switch sweeps every message. Later passes (one
+   * per appended batch in the app) start at the oldest of the newest missing turns — how many
+   * are missing comes from two counts — instead of probing every embedded turn again (≈150 ms
+   * per pass at 50,000 turns, measured in Node); if the counts still disagree afterwards, a full
+   * sweep follows, so nothing older is ever left behind.
    */
   async #loop(): Promise<void> {
     const { store, embedders, index } = this.#deps;
@@ -137,49 +142,76 @@ export class EmbeddingIndexer {
       this.#error = null;
       const target = this.#target;
       const embedder = embedders.embedder(target);
-      let after: number | undefined;
-      const read = () => store.pendingEmbeddings('message', embedder.id, this.#batchSize, after);
-      const embed = (batch: readonly PendingEmbedding[]) => {
-        const vectors = embedder.embed(batch.map((b) => b.text), 'document');
-        vectors.catch(() => undefined); // awaited below; meanwhile a rejection must not go unhandled
-        return vectors;
-      };
-      let batch = await read();
-      let embedding = batch.length > 0 ? embed(batch) : null;
-      while (batch.length > 0 && embedding) {
-        const vectors = await embedding;
-        // Stopped, or switched to another model: the switch kicks a new pass for the new target.
-        if (this.#loopRunner.stopped || target !== this.#target) return;
-        after = batch[batch.length - 1]!.key;
-        const next = await read();
-        embedding = next.length > 0 ? embed(next) : null;
-        const items = batch.map((b, i) => ({ itemId: b.itemId, vector: vectors[i]! }));
-        await store.putVectors('message', embedder.id, items);
-        if (target === this.#active) await index.add(embedder.id, items);
-        this.#embedded += items.length;
-        this.#total = Math.max(this.#total, this.#embedded);
-        this.#emit();
-        batch = next;
+      const tail = this.#swept;
+      if (!(await this.#sweep(embedder, target, tail ? await this.#tailStart(embedder.id) : undefined))) return;
+      await this.#recount();
+      if (tail && this.#embedded < this.#total) {
+        if (!(await this.#sweep(embedder, target, undefined))) return;
+        await this.#recount();
       }
+      if (target !== this.#target) return; // switched meanwhile: setTarget kicked a pass for the new one
+      this.#swept = true;
       if (this.#target !== this.#active) {
         this.#active = this.#target;
         await store.setMeta(META_ACTIVE, this.#active);
         index.reset();
         this.#cleaned = false;
       }
-      // Another model's vectors go once per switch (and once per open, for a switch completed
-      // just before a crash): the delete reads every vector row, too costly for every pass.
+      // Another model's vectors (and vectors of items that no longer exist) go once per switch and
+      // once per open: the delete reads every vector row, too costly for every pass.
       if (!this.#cleaned) {
         await store.deleteOtherVectors('message', embedder.id);
         this.#cleaned = true;
+        await this.#recount();
       }
-      await this.#recount();
       this.#state = 'idle';
     } catch (err) {
+      this.#swept = false;
       this.#state = 'error';
       this.#error = toErrorInfo(err);
     }
     this.#emit();
+  }
+
+  /** The cursor a tail pass starts from (see #loop); past the end when nothing is missing. */
+  async #tailStart(vectorModelId: string): Promise<number> {
+    const { store } = this.#deps;
+    const missing = (await store.countItems('message')) - (await store.countVectors('message', vectorModelId));
+    if (missing <= 0) return Number.MAX_SAFE_INTEGER;
+    return (await store.newestPendingKey('message', vectorModelId, missing)) - 1;
+  }
+
+  /**
+   * Embeds the missing messages after `after` (all when undefined), reading on from a cursor,
+   * and keeps the model busy: while it embeds one batch, the previous batch's vectors are written
+   * and the next batch is read (README "Results"). False when stopped or switched meanwhile (the
+   * switch kicks a new pass for the new target).
+   */
+  async #sweep(embedder: Embedder, target: string, after: number | undefined): Promise<boolean> {
+    const { store, index } = this.#deps;
+    const read = () => store.pendingEmbeddings('message', embedder.id, this.#batchSize, after);
+    const embed = (batch: readonly PendingEmbedding[]) => {
+      const vectors = embedder.embed(batch.map((b) => b.text), 'document');
+      vectors.catch(() => undefined); // awaited below; meanwhile a rejection must not go unhandled
+      return vectors;
+    };
+    let batch = await read();
+    let embedding = batch.length > 0 ? embed(batch) : null;
+    while (batch.length > 0 && embedding) {
+      const vectors = await embedding;
+      if (this.#loopRunner.stopped || target !== this.#target) return false;
+      after = batch[batch.length - 1]!.key;
+      const next = await read();
+      embedding = next.length > 0 ? embed(next) : null;
+      const items = batch.map((b, i) => ({ itemId: b.itemId, vector: vectors[i]! }));
+      await store.putVectors('message', embedder.id, items);
+      if (target === this.#active) await index.add(embedder.id, items);
+      this.#embedded += items.length;
+      this.#total = Math.max(this.#total, this.#embedded);
+      this.#emit();
+      batch = next;
+    }
+    return true;
   }
 
   #emit(): void {

@@ -57,6 +57,11 @@ export interface VectorStore {
   countItems(kind: ItemKind): Promise<number>;
   /** Items of `kind` with no vector for `vectorModelId`, oldest first, from after `after` (a `key`; default: the start). */
   pendingEmbeddings(kind: ItemKind, vectorModelId: string, limit: number, after?: number): Promise<PendingEmbedding[]>;
+  /**
+   * The key of the oldest of the `count` newest items without a vector for `vectorModelId`
+   * (scanning from the newest, so it is cheap when those are recent); MAX_SAFE_INTEGER if none.
+   */
+  newestPendingKey(kind: ItemKind, vectorModelId: string, count: number): Promise<number>;
   /** Deletes every vector of `kind` not produced by `keepVectorModelId`; returns how many. */
   deleteOtherVectors(kind: ItemKind, keepVectorModelId: string): Promise<number>;
   getMeta(key: string): Promise<string | null>;

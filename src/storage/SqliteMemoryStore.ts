@@ -153,6 +153,10 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return vectors.countItems(this.db, kind);
   }
 
+  newestPendingKey(kind: ItemKind, vectorModelId: string, count: number): Promise<number> {
+    return vectors.newestPendingKey(this.db, kind, vectorModelId, count);
+  }
+
   pendingEmbeddings(kind: ItemKind, vectorModelId: string, limit: number, after?: number): Promise<PendingEmbedding[]> {
     return vectors.pendingEmbeddings(this.db, kind, vectorModelId, limit, after);
   }

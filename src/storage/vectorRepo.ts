@@ -22,12 +22,18 @@ export function decodeVector(blob: Uint8Array, dim: number): Float32Array {
   return out;
 }
 
+/**
+ * Stores (or replaces) vectors. An item deleted while its vector was being computed gets none:
+ * the existence check keeps vector counts equal to item counts, which the indexer relies on.
+ */
 export async function putVectors(tx: Sql, kind: ItemKind, model: string, items: readonly ItemVector[], now: number): Promise<void> {
+  const { table } = ITEM_TABLES[kind];
   for (const { itemId, vector } of items) {
     await tx.exec(
-      `INSERT INTO vectors (item_kind, item_id, model_id, dim, format, vector, created_at) VALUES (?, ?, ?, ?, 'f32', ?, ?)
+      `INSERT INTO vectors (item_kind, item_id, model_id, dim, format, vector, created_at)
+       SELECT ?, ?, ?, ?, 'f32', ?, ? WHERE EXISTS (SELECT 1 FROM ${table} WHERE id = ?)
        ON CONFLICT(item_kind, item_id, model_id) DO UPDATE SET dim = excluded.dim, vector = excluded.vector, created_at = excluded.created_at`,
-      [kind, itemId, model, vector.length, encodeVector(vector), now],
+      [kind, itemId, model, vector.length, encodeVector(vector), now, itemId],
     );
   }
 }
@@ -81,8 +87,21 @@ export async function pendingEmbeddings(sql: Sql, kind: ItemKind, model: string,
   return rows.map((r) => ({ itemId: r.id, text: r.text ?? '', key: Number(r.key) }));
 }
 
+export async function newestPendingKey(sql: Sql, kind: ItemKind, model: string, count: number): Promise<number> {
+  const { table, order } = ITEM_TABLES[kind];
+  const [row] = await sql.query<{ key: number | null }>(
+    `SELECT min(key) AS key FROM (SELECT ${order} AS key FROM ${table} t
+      WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_kind = ? AND v.item_id = t.id AND v.model_id = ?)
+      ORDER BY ${order} DESC LIMIT ?)`,
+    [kind, model, count],
+  );
+  return row?.key === null || row?.key === undefined ? Number.MAX_SAFE_INTEGER : Number(row.key);
+}
+
+/** Deletes other models' vectors of `kind`, and vectors whose item no longer exists (e.g. in an imported file). */
 export async function deleteOtherVectors(sql: Sql, kind: ItemKind, keep: string): Promise<number> {
-  await sql.exec('DELETE FROM vectors WHERE item_kind = ? AND model_id <> ?', [kind, keep]);
+  const { table } = ITEM_TABLES[kind];
+  await sql.exec(`DELETE FROM vectors WHERE item_kind = ? AND (model_id <> ? OR NOT EXISTS (SELECT 1 FROM ${table} t WHERE t.id = vectors.item_id))`, [kind, keep]);
   return sql.changes();
 }
 

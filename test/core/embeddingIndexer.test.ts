@@ -179,4 +179,64 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     expect(await store.countVectors('message', 'a@1')).toBe(6);
     expect(deletes).toHaveBeenCalledTimes(1);
   });
+
+  it('after the first full sweep, a pass starts at the newest missing turns, and still catches an older gap', async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 't' });
+    await store.appendTurns(Array.from({ length: 40 }, (_, i) => ({ id: `old${i}`, conversationId: 'c', role: 'user' as const, content: `old turn ${i}` })));
+    const all = await store.pendingEmbeddings('message', 'a@1', 100);
+    expect(await store.newestPendingKey('message', 'a@1', 3)).toBe(all[37]!.key);
+    expect(await store.newestPendingKey('message', 'a@1', 100)).toBe(all[0]!.key);
+
+    const engine = new MemoryEngine({ store, embedders: provider({ a: letterEmbedder('a@1', 26, []) }) });
+    await engine.start();
+    await engine.idle();
+    expect(await store.newestPendingKey('message', 'a@1', 5)).toBe(Number.MAX_SAFE_INTEGER);
+    const reads = vi.spyOn(store, 'pendingEmbeddings');
+    await engine.appendTurn({ id: 'new1', conversationId: 'c', role: 'user', content: 'a new turn' });
+    await engine.idle();
+    // The pass read from just before the new turn, not from the first one.
+    const newKey = (await store.db.query<{ pk: number }>("SELECT pk FROM messages WHERE id = 'new1'"))[0]!.pk;
+    expect(reads.mock.calls.map((c) => c[3])).toEqual([newKey - 1, newKey]);
+    expect(await store.countVectors('message', 'a@1')).toBe(41);
+
+    // A vector lost behind the indexer's back (an old turn) counts as missing: the tail starts there.
+    await store.db.exec("DELETE FROM vectors WHERE item_id = 'old5'");
+    reads.mockClear();
+    await engine.appendTurn({ id: 'new2', conversationId: 'c', role: 'user', content: 'another new turn' });
+    await engine.idle();
+    expect(await store.countVectors('message', 'a@1')).toBe(42);
+    expect(reads.mock.calls[0]![3]).toBe(all[5]!.key - 1);
+    expect(await engine.embeddingStatus()).toMatchObject({ embedded: 42, total: 42, state: 'idle' });
+
+    // If the counts still disagree after the tail (say a turn arrived meanwhile), everything is swept once more.
+    const countItems = store.countItems.bind(store);
+    vi.spyOn(store, 'countItems').mockImplementationOnce(countItems).mockImplementationOnce(async (kind) => (await countItems(kind)) + 1);
+    reads.mockClear();
+    await engine.appendTurn({ id: 'new3', conversationId: 'c', role: 'user', content: 'third new turn' });
+    await engine.idle();
+    expect(reads.mock.calls.map((c) => c[3])).toContain(undefined);
+    expect(await engine.embeddingStatus()).toMatchObject({ embedded: 43, total: 43, state: 'idle' });
+  });
+
+  it('stores no vector for a turn deleted while it was being embedded, and drops such vectors from imported files', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 't' });
+    const engine = new MemoryEngine({ store, embedders: provider({ a: letterEmbedder('a@1', 26, [], () => gate) }) });
+    await engine.start();
+    await engine.appendTurns([{ id: 'keep', conversationId: 'c', role: 'user', content: 'keep me' }, { id: 'gone', conversationId: 'c', role: 'user', content: 'delete me' }]);
+    await engine.deleteMessage('gone'); // while its batch is in the model
+    release();
+    await engine.idle();
+    expect(await store.db.query("SELECT item_id FROM vectors WHERE item_kind = 'message'")).toEqual([{ item_id: 'keep' }]);
+
+    // An orphan vector in an imported file goes in the first pass after open.
+    await store.db.exec("INSERT INTO vectors VALUES ('message', 'ghost', 'a@1', 2, 'f32', x'0000803f00000000', 1)");
+    const reopened = new MemoryEngine({ store, embedders: provider({ a: letterEmbedder('a@1', 26, []) }) });
+    await reopened.start();
+    await reopened.idle();
+    expect(await store.db.query("SELECT item_id FROM vectors WHERE item_kind = 'message'")).toEqual([{ item_id: 'keep' }]);
+  });
 });
