@@ -54,7 +54,12 @@ export function registerServiceWorker(): ServiceWorkerUpdates {
 
   const updateSW = registerSW({
     immediate: true,
-    onNeedRefresh: () => set({ kind: 'available' }),
+    // workbox-window can report the same waiting worker again shortly after it was found (its
+    // "waiting" event comes on a timer); once the user asked for the update, that must not take
+    // the tab back to "available", or the takeover would be mistaken for another tab's.
+    onNeedRefresh: () => {
+      if (state.kind !== 'applying') set({ kind: 'available' });
+    },
     onNeedReload: () => undefined, // handled by the controllerchange listener above; never reload unasked
     onRegisteredSW(_url, registration) {
       if (!registration) return;
