@@ -4,7 +4,7 @@
  * guarded: an empty, all-unknown or otherwise degenerate text yields a zero vector, never NaN
  * (transformers.js normalises 0/0 to NaN).
  *
- * For 'mean' and 'cls' pooling we run the pipeline's tokenizer and model ourselves and pool here.
+ * We run the pipeline's tokenizer and model ourselves and pool here ('mean' or 'cls').
  * In transformers.js 4.3.1 `mean_pooling` walks the states dimension-major and calls `Number()`
  * on the BigInt64 attention mask per element (a quarter of the bundled model's embedding time),
  * and the tokenizer builds its int64 tensors through one BigInt per element (another fifth).
@@ -87,13 +87,8 @@ export class TransformersEmbedder implements Embedder {
 
   /** One L2-normalised vector per text, in batch order (may contain NaN; the caller guards). */
   private async embedBatch(batch: string[]): Promise<Float32Array[]> {
-    const pooling = this.entry.pooling;
-    if (pooling !== 'mean' && pooling !== 'cls') {
-      const tensor = await this.pipe(batch, { pooling: pooling ?? 'mean', normalize: true });
-      const data = tensor.data as Float32Array;
-      const dim = tensor.dims[1] ?? this.dim;
-      return batch.map((_, row) => data.slice(row * dim, (row + 1) * dim));
-    }
+    // An entry without a pooling is mean-pooled, as the pipeline call this replaced did.
+    const pooling = this.entry.pooling ?? 'mean';
     // Same tokenizer options and output choice as FeatureExtractionPipeline._call in 4.3.1, but
     // the padded ids come back as plain arrays: the library's own tensor building
     // (`BigInt64Array.from(flatMap(...).map(BigInt))`) costs about as much as the pooling did.

@@ -69,11 +69,11 @@ export async function importDatabase(live: WaSqliteDatabase, bytes: Uint8Array, 
     // The backup API cannot change the page size of the live database (WAL mode on OPFS, an
     // in-memory one in Node); every Recollect file has SQLite's default, so only a file rewritten
     // by another tool can differ.
-    const [livePage] = await live.query<{ page_size: number }>('PRAGMA page_size');
-    const [tempPage] = await temp.query<{ page_size: number }>('PRAGMA page_size');
-    if (Number(livePage?.page_size) !== Number(tempPage?.page_size)) {
+    const pageSize = async (db: WaSqliteDatabase) => Number((await db.query<{ page_size: number }>('PRAGMA page_size'))[0]?.page_size);
+    const [livePage, filePage] = [await pageSize(live), await pageSize(temp)];
+    if (livePage !== filePage) {
       throw new RecollectError('INVALID_INPUT',
-        `This database uses ${Number(tempPage?.page_size)}-byte pages; Recollect needs ${Number(livePage?.page_size)}. Open it with the sqlite3 tool, run "PRAGMA page_size = ${Number(livePage?.page_size)}; VACUUM;" and import it again.`);
+        `This database uses ${filePage}-byte pages; Recollect needs ${livePage}. Open it with the sqlite3 tool, run "PRAGMA page_size = ${livePage}; VACUUM;" and import it again.`);
     }
     await live.replaceWith(temp);
     return { fromSchemaVersion: fromVersion, schemaVersion: to, messageCount, conversationCount: Number(c?.n ?? 0) };

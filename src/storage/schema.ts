@@ -349,13 +349,9 @@ function queuedNeighbours(side: 'before' | 'after', n: number): string {
  * inserted the turns (SqliteMemoryStore.appendTurns).
  */
 export const TURN_INDEX_FLUSH: readonly string[] = [
-  `INSERT OR REPLACE INTO turns_fts(rowid, speaker, content, caption, before, after, timeline)
-    SELECT pk, speaker, content, caption, before, after, timeline FROM turn_index_source
-     WHERE pk IN (${queuedNeighbours('before', TURN_CONTEXT_AFTER)} UNION ${queuedNeighbours('after', TURN_CONTEXT_BEFORE)})
-       AND pk NOT IN (SELECT pk FROM turn_index_queue)`,
-  `INSERT OR REPLACE INTO turns_fts(rowid, speaker, content, caption, before, after, timeline)
-    SELECT pk, speaker, content, caption, before, after, timeline FROM turn_index_source
-     WHERE pk IN (SELECT pk FROM turn_index_queue)`,
+  reindex(`pk IN (${queuedNeighbours('before', TURN_CONTEXT_AFTER)} UNION ${queuedNeighbours('after', TURN_CONTEXT_BEFORE)})
+       AND pk NOT IN (SELECT pk FROM turn_index_queue)`),
+  reindex('pk IN (SELECT pk FROM turn_index_queue)'),
   'DELETE FROM turn_index_queue',
 ];
 

@@ -71,6 +71,9 @@ const ITEM_TABLES: Record<ItemKind, { table: string; order: string; text: string
   memscene: { table: 'memscenes', order: 't.rowid', text: "coalesce(t.title || '. ', '') || coalesce(t.summary, '')" },
 };
 
+/** `t` (a row of an item table) has no vector of the given kind and model (two parameters). */
+const LACKS_VECTOR = 'NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_kind = ? AND v.item_id = t.id AND v.model_id = ?)';
+
 export async function countItems(sql: Sql, kind: ItemKind): Promise<number> {
   const [row] = await sql.query<{ n: number }>(`SELECT count(*) AS n FROM ${ITEM_TABLES[kind].table}`);
   return Number(row?.n ?? 0);
@@ -80,7 +83,7 @@ export async function pendingEmbeddings(sql: Sql, kind: ItemKind, model: string,
   const { table, order, text } = ITEM_TABLES[kind];
   const rows = await sql.query<{ id: string; text: string; key: number }>(
     `SELECT t.id AS id, ${text} AS text, ${order} AS key FROM ${table} t
-      WHERE ${order} > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_kind = ? AND v.item_id = t.id AND v.model_id = ?)
+      WHERE ${order} > ? AND ${LACKS_VECTOR}
       ORDER BY ${order} LIMIT ?`,
     [after, kind, model, limit],
   );
@@ -91,7 +94,7 @@ export async function newestPendingKey(sql: Sql, kind: ItemKind, model: string, 
   const { table, order } = ITEM_TABLES[kind];
   const [row] = await sql.query<{ key: number | null }>(
     `SELECT min(key) AS key FROM (SELECT ${order} AS key FROM ${table} t
-      WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.item_kind = ? AND v.item_id = t.id AND v.model_id = ?)
+      WHERE ${LACKS_VECTOR}
       ORDER BY ${order} DESC LIMIT ?)`,
     [kind, model, count],
   );
