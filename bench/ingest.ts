@@ -22,6 +22,8 @@ import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import { configureNodeEnv } from '../src/models/nodeEnv';
 import type { BenchDataset } from './datasets';
 import { TARGETS } from './report';
+import { benchPageInput } from './recall';
+import { percentile } from './scoring';
 
 export interface IngestRep {
   readonly turns: number;
@@ -58,7 +60,8 @@ export function rateStats(rates: readonly number[]): RateStats {
   const sorted = [...rates].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return { median, p95: sorted[Math.floor((sorted.length - 1) * 0.05)]!, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+  // The slow end of a rate is its 5th percentile.
+  return { median, p95: percentile(sorted, 5), min: sorted[0]!, max: sorted[sorted.length - 1]! };
 }
 
 /** One repetition's totals from its corpora's timings. */
@@ -77,12 +80,7 @@ export function repFromTimings(timings: readonly BenchIngestTiming[]): IngestRep
 
 /** Corpora as the benchmark page takes them: turns only, no questions (nothing is ranked). */
 export function ingestInputs(dataset: BenchDataset): BenchCorpusInput[] {
-  return dataset.corpora.map((c) => ({
-    id: c.id,
-    speakers: c.speakers,
-    sessions: c.sessions.map((s) => ({ id: s.id, date: s.date, turns: s.turns.map((t) => ({ id: t.id, role: t.role, speaker: t.speaker, text: t.text, ...(t.caption ? { caption: t.caption } : {}) })) })),
-    questions: [],
-  }));
+  return dataset.corpora.map((c) => ({ ...benchPageInput(c), questions: [] }));
 }
 
 export interface IngestOptions {

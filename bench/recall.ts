@@ -135,6 +135,16 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
   };
 }
 
+/** What the benchmark page needs of a corpus: turns and question texts (evidence stays in Node, for scoring). */
+export function benchPageInput(corpus: BenchCorpus): BenchCorpusInput {
+  return {
+    id: corpus.id,
+    speakers: corpus.speakers,
+    sessions: corpus.sessions.map((s) => ({ id: s.id, date: s.date, turns: s.turns.map((t) => ({ id: t.id, role: t.role, speaker: t.speaker, text: t.text, ...(t.caption ? { caption: t.caption } : {}) })) })),
+    questions: corpus.questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt })),
+  };
+}
+
 /**
  * The browser runtime: the same corpora, sent as plain JSON to the benchmark page in headless
  * Chromium, where each is ingested and ranked by BenchEngineHost in a dedicated worker on OPFS
@@ -153,13 +163,7 @@ export async function runRecallBrowser(dataset: BenchDataset, options: Pick<Reca
   try {
     for (const [i, corpus] of dataset.corpora.entries()) {
       label = `[${dataset.name} ${i + 1}/${dataset.corpora.length}]`;
-      // Only what the page needs: turns and question texts (evidence stays here, for scoring).
-      const input: BenchCorpusInput = {
-        id: corpus.id,
-        speakers: corpus.speakers,
-        sessions: corpus.sessions.map((s) => ({ id: s.id, date: s.date, turns: s.turns.map((t) => ({ id: t.id, role: t.role, speaker: t.speaker, text: t.text, ...(t.caption ? { caption: t.caption } : {}) })) })),
-        questions: corpus.questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt })),
-      };
+      const input = benchPageInput(corpus);
       const depth = options.depth ?? 100;
       const result = await bench.page.evaluate(([c, d]) => window.recollectBench!.recallCorpus(c, { depth: d }), [input, depth] as const);
       embedderId = result.embedderId;
