@@ -25,7 +25,7 @@ export default tseslint.config(
           { group: ['comlink', '**/workers/**', '../../workers/*'], message: 'src/core must not know about workers.' },
           { group: ['@huggingface/*', 'onnxruntime-*'], message: 'src/core receives Embedder/Reranker; models live in src/models.' },
           { group: ['node:*', 'fs', 'path', 'os'], message: 'src/core must run in the browser too.' },
-          { group: ['../storage/*', '../models/*', '../llm/*', '../app/*'], message: 'Imports flow one way: other folders depend on core, not the reverse.' },
+          { group: ['**/storage/**', '**/models/**', '**/llm/**', '**/app/**', '**/host/**'], message: 'Imports flow one way: other folders depend on core, not the reverse.' },
         ],
       }],
       'no-restricted-globals': ['error', 'window', 'document', 'navigator', 'self', 'localStorage', 'indexedDB', 'Worker', 'postMessage'],

@@ -8,8 +8,8 @@
  */
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
 import type { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
-import type { Embedder } from '../src/core/ports';
-import { STOP_WORDS } from '../src/core/queryAnalysis';
+import type { Embedder } from '../src/core/base/ports';
+import { STOP_WORDS } from '../src/core/recall/queryAnalysis';
 
 export interface Baseline {
   readonly name: string;

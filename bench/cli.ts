@@ -19,7 +19,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { withConfig, type DeepPartial, type RetrievalConfig } from '../src/core/fusion';
+import { withConfig, type DeepPartial, type RetrievalConfig } from '../src/core/recall/fusion';
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { loadDataset } from './datasets';
 import { runRecall, runRecallBrowser } from './recall';
@@ -28,7 +28,7 @@ import { buildReport, writeReport } from './report';
 import { printConstruction, runConstruction } from './construction';
 import { QA_USAGE, qaCommand } from './qa';
 import { ingestSummary, runIngest, writeIngestReport } from './ingest';
-import type { PolicyName } from '../src/core/consolidationPolicy';
+import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);

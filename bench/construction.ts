@@ -11,12 +11,12 @@
 import { writeFile } from 'node:fs/promises';
 import { loadDataset, type BenchCorpus } from './datasets';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../src/core/MemoryEngine';
+import { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import { LlmClient } from '../src/llm/LlmClient';
 import { configureNodeEnv } from '../src/models/nodeEnv';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
-import type { PolicyName } from '../src/core/consolidationPolicy';
-import { immediateTimer } from '../src/core/jobs';
+import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
+import { immediateTimer } from '../src/core/base/jobs';
 import { startMockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 

@@ -15,8 +15,8 @@
  */
 import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { BenchCorpusInput, BenchIngestTiming } from '../src/storage/BenchEngineHost';
-import { createBenchEngine, ingestCorpus, warmUpEmbedder } from '../src/storage/BenchEngineHost';
+import type { BenchCorpusInput, BenchIngestTiming } from '../src/host/BenchEngineHost';
+import { createBenchEngine, ingestCorpus, warmUpEmbedder } from '../src/host/BenchEngineHost';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import { configureNodeEnv } from '../src/models/nodeEnv';

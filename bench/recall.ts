@@ -9,18 +9,18 @@
  * Several retrieval configs can be evaluated over one ingest (`variants`), which is how the
  * knobs in src/core/fusion.ts were tuned on the dev split.
  */
-import { SemanticIndex } from '../src/core/SemanticIndex';
-import { Retriever } from '../src/core/Retriever';
-import type { RetrievalConfig } from '../src/core/fusion';
-import type { Embedder } from '../src/core/ports';
+import { SemanticIndex } from '../src/core/capture/SemanticIndex';
+import { Retriever } from '../src/core/recall/Retriever';
+import type { RetrievalConfig } from '../src/core/recall/fusion';
+import type { Embedder } from '../src/core/base/ports';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../src/storage/retrievalSource';
-import { createBenchEngine, ingestCorpus, warmUpEmbedder, type BenchCorpusInput } from '../src/storage/BenchEngineHost';
+import { createBenchEngine, ingestCorpus, warmUpEmbedder, type BenchCorpusInput } from '../src/host/BenchEngineHost';
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import { configureNodeEnv } from '../src/models/nodeEnv';
 import { TransformersReranker } from '../src/models/TransformersReranker';
-import type { Reranker } from '../src/core/ports';
+import type { Reranker } from '../src/core/base/ports';
 import { LOCOMO_CATEGORY_NAMES, type BenchCorpus, type BenchDataset } from './datasets';
 import { bm25Baseline, oramaBaselines, type Baseline } from './baselines';
 import { aggregate, byCategory, percentile, scoreQuestion, type AggregateScore, type QuestionScore } from './scoring';

@@ -5,7 +5,7 @@
  */
 import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
-import type { RetrievalConfig } from '../src/core/fusion';
+import type { RetrievalConfig } from '../src/core/recall/fusion';
 import { summarise, type RecallRun, type SystemSummary } from './recall';
 
 export interface RecallReport {

@@ -4,7 +4,7 @@ import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServe
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { SqlExplorerStore } from '../src/storage/explorerRepo';
-import { MemoryEngine } from '../src/core/MemoryEngine';
+import { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import { LlmClient } from '../src/llm/LlmClient';
 import { immediateTimer, topicProvider } from '../test/support/topicEmbedder';
 

@@ -1,41 +1,95 @@
 #!/usr/bin/env node
-// Fails when code crosses a folder boundary that ESLint's import rules cannot express on their own:
-// src/core importing anything outside src/core (except type-free relative core files), and
-// src/app importing storage/models internals instead of going through the worker protocol.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+// Fails when code crosses a boundary that ESLint's import rules cannot express on their own:
+//  1. src/core imports nothing outside src/core (type-only imports included: core must compile alone);
+//  2. inside src/core, rooms follow the memory lifecycle and imports flow one way, from later rooms to
+//     earlier ones: base ← capture ← episodes ← synthesis ← recall ← explorer ← protocol ← engine;
+//  3. src/app talks to storage/models/llm/host only through the worker protocol (src/core/protocol.ts);
+//  4. no import cycle anywhere under src/ (type-only imports count: a cycle of types is still a knot).
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
-// Type-only imports are erased at build time, so they do not cross a runtime boundary.
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s(?!type\s)[^;]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s(type\s)?[^;]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function* files(dir) {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) yield* files(p);
-    else if (/\.(ts|tsx)$/.test(name)) yield p;
+    else if (/\.(ts|tsx)$/.test(name) && !name.endsWith('.d.ts')) yield p;
   }
 }
 
-const rules = [
-  // Packages are vetted by ESLint's no-restricted-imports (pure libraries such as chrono-node are fine).
-  { dir: 'src/core', allow: (spec, abs) => !spec.startsWith('.') || abs.startsWith(join(root, 'src/core')), why: 'src/core may import only other src/core modules' },
-  { dir: 'src/app', allow: (spec, abs) => !spec.startsWith('.') || !/src\/(storage|models|llm)\//.test(abs + '/'), why: 'src/app talks to storage/models/llm only through the worker protocol (src/core/protocol.ts)' },
-];
+function resolveSpec(file, spec) {
+  if (!spec.startsWith('.')) return null;
+  const base = resolve(dirname(file), spec);
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return base;
+}
+
+/** The rooms of src/core in lifecycle order; a room may import its own files and earlier rooms. */
+const ROOMS = ['base', 'capture', 'episodes', 'synthesis', 'recall', 'explorer', 'protocol', 'engine'];
+function coreRoom(abs) {
+  const rel = relative(join(root, 'src/core'), abs);
+  if (rel.startsWith('..')) return null;
+  const first = rel.split(/[\\/]/)[0].replace(/\.tsx?$/, '');
+  return ROOMS.includes(first) ? first : `?${first}`;
+}
 
 const problems = [];
-for (const rule of rules) {
-  for (const file of files(join(root, rule.dir))) {
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(IMPORT)) {
-      const spec = m[1] ?? m[2];
-      const abs = spec.startsWith('.') ? resolve(dirname(file), spec) : spec;
-      if (!rule.allow(spec, abs)) problems.push(`${relative(root, file)}: imports "${spec}" — ${rule.why}`);
+const graph = new Map();
+for (const file of files(join(root, 'src'))) {
+  const text = readFileSync(file, 'utf8');
+  const edges = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const spec = m[2] ?? m[3];
+    const target = resolveSpec(file, spec);
+    const where = relative(root, file);
+    if (target) edges.push(target);
+    if (where.startsWith('src/core/')) {
+      if (target && !target.startsWith(join(root, 'src/core'))) problems.push(`${where}: imports "${spec}" — src/core may import only other src/core modules`);
+      if (target && target.startsWith(join(root, 'src/core'))) {
+        const from = coreRoom(file);
+        const to = coreRoom(target);
+        if (from.startsWith('?')) problems.push(`${where}: is not in a room (${ROOMS.join(', ')})`);
+        else if (!to.startsWith('?') && ROOMS.indexOf(to) > ROOMS.indexOf(from)) {
+          problems.push(`${where}: imports "${spec}" — the ${from} room may not reach forward into ${to} (order: ${ROOMS.join(' ← ')})`);
+        }
+      }
+    }
+    if (where.startsWith('src/app/') && target && /src\/(storage|models|llm|host)\//.test(`${target}/`) && !m[1]) {
+      problems.push(`${where}: imports "${spec}" — src/app talks to storage/models/llm/host only through the worker protocol (src/core/protocol.ts)`);
     }
   }
+  graph.set(file, edges);
 }
+
+// Cycles: depth-first search, reporting each cycle once by its path.
+const state = new Map();
+const stack = [];
+const seen = new Set();
+function visit(node) {
+  state.set(node, 'open');
+  stack.push(node);
+  for (const next of graph.get(node) ?? []) {
+    if (!graph.has(next)) continue;
+    if (state.get(next) === 'open') {
+      const cycle = stack.slice(stack.indexOf(next)).map((f) => relative(root, f));
+      const key = [...cycle].sort().join('|');
+      if (!seen.has(key)) {
+        seen.add(key);
+        problems.push(`import cycle: ${[...cycle, cycle[0]].join(' → ')}`);
+      }
+    } else if (!state.has(next)) visit(next);
+  }
+  stack.pop();
+  state.set(node, 'done');
+}
+for (const node of graph.keys()) if (!state.has(node)) visit(node);
+
 if (problems.length) {
   console.error(`Boundary check failed:\n${problems.join('\n')}`);
   process.exit(1);
 }
-console.log('Boundary check passed.');
+console.log(`Boundary check passed (${graph.size} modules, no cycles).`);

@@ -2,7 +2,7 @@
 // Its databases are `bench-*.sqlite` files in OPFS, never the app's recollect.sqlite.
 import * as Comlink from 'comlink';
 import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
-import { BenchEngineHost, deleteOpfsFile } from '../src/storage/BenchEngineHost';
+import { BenchEngineHost, deleteOpfsFile } from '../src/host/BenchEngineHost';
 import { openOpfsStore } from '../src/storage/openOpfsStore';
 import { remoteEmbedderProvider, type RemoteEmbedding } from '../src/models/embedderProviders';
 

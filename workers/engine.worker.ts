@@ -1,7 +1,7 @@
 // Engine worker entry: wiring only (see src/storage/EngineHost.ts).
 import * as Comlink from 'comlink';
 import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
-import { EngineHost } from '../src/storage/EngineHost';
+import { EngineHost } from '../src/host/EngineHost';
 import { openOpfsStore } from '../src/storage/openOpfsStore';
 import { IdbSettingsStore } from '../src/storage/idbSettingsStore';
 import { remoteEmbedderProvider, type RemoteEmbedding } from '../src/models/embedderProviders';

@@ -1,5 +1,5 @@
 /** Small display helpers (pure). */
-import { HIGHLIGHT_END, HIGHLIGHT_START } from '../core/types';
+import { HIGHLIGHT_END, HIGHLIGHT_START } from '../core/base/types';
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;

@@ -8,11 +8,11 @@ import * as Comlink from 'comlink';
 import type { ModelProgress } from '../models/ModelService';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
-import type { NewTurn } from '../core/types';
-import type { LlmSettingsInput } from '../core/settings';
-import type { PolicyName } from '../core/consolidationPolicy';
+import type { NewTurn } from '../core/base/types';
+import type { LlmSettingsInput } from '../core/base/settings';
+import type { PolicyName } from '../core/episodes/consolidationPolicy';
 import type { EngineApi } from '../core/protocol';
-import type { MemCellQuery, MemorySearchFilters } from '../core/explorer';
+import type { MemCellQuery, MemorySearchFilters } from '../core/explorer/explorer';
 
 export const EngineContext = createContext<EngineClient | null>(null);
 

@@ -1,6 +1,6 @@
 /** UI-only state (zustand). Engine data lives in react-query, never here. */
 import { create } from 'zustand';
-import type { ErrorInfo } from '../core/errors';
+import type { ErrorInfo } from '../core/base/errors';
 
 export type OwnershipState = 'connecting' | 'owner' | 'elsewhere' | 'failed';
 

@@ -6,20 +6,74 @@
  * (comlink would reduce a thrown error to a bare message). The UI unwraps results back into
  * RecollectErrors with `unwrapRemote`.
  */
-import { RecollectError, toErrorInfo, type ErrorInfo } from './errors';
-import type { SearchOptions } from './store';
-import type { EmbeddingStatus } from './EmbeddingIndexer';
-import type { PolicyName } from './consolidationPolicy';
-import type { AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, RecallOptions, StageUsage } from './MemoryEngine';
-import type { LlmSettingsInput, LlmSettingsView } from './settings';
-import type { LlmConnectionTest } from './ports';
-import type { RetrievalResult } from './Retriever';
+import { RecollectError, toErrorInfo, type ErrorInfo } from './base/errors';
+import type { SearchOptions } from './base/store';
+import type { EmbeddingStatus } from './capture/EmbeddingIndexer';
+import type { PolicyName } from './episodes/consolidationPolicy';
+import type { AnswerResult } from './recall/answer';
+import type { JobCounts } from './base/jobs';
+import type { LlmSettingsInput, LlmSettingsView } from './base/settings';
+import type { LlmConnectionTest } from './base/ports';
+import type { RetrievalResult } from './recall/Retriever';
 import type {
   FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
   ProfileItemView, SceneMapPoint, SceneView,
-} from './explorer';
-import type { ForesightItem } from './knowledge';
-import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
+} from './explorer/explorer';
+import type { ForesightItem } from './synthesis/knowledge';
+import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './base/types';
+
+export interface AskRequest {
+  readonly conversationId: string;
+  /** The stored user turn to answer (appendTurn first, so the turn is kept whatever happens). */
+  readonly userMessageId?: string;
+  /** Temporary chat: the question text; nothing is stored and memory is not consulted. */
+  readonly question?: string;
+  readonly temporary?: boolean;
+  /** Temporary chat: the conversation so far (memory chats read it from the database). */
+  readonly history?: readonly { readonly role: 'user' | 'assistant'; readonly content: string }[];
+  /** Lets the UI stop this answer with stopAnswer(answerId). */
+  readonly answerId: string;
+  readonly sufficiencyCheck?: boolean;
+  readonly budgetTokens?: number;
+}
+
+export type AskEvent = { readonly type: 'status'; readonly stage: string } | { readonly type: 'delta'; readonly text: string };
+
+export interface AskResult {
+  readonly answer: AnswerResult;
+  /** The stored assistant turn (null in a temporary chat, or when nothing was said before a stop). */
+  readonly messageId: string | null;
+}
+
+export interface StageUsage {
+  readonly calls: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+export interface RecallOptions {
+  readonly limit?: number;
+  readonly conversationId?: string;
+  /** When the question is asked (default now); relative dates resolve against it. */
+  readonly now?: number;
+}
+
+export interface ConsolidationStatus {
+  readonly policy: PolicyName;
+  readonly llmBoundaryCheck: boolean;
+  readonly endpointConfigured: boolean;
+  readonly jobs: JobCounts;
+  readonly pausedReason: string | null;
+  readonly lastError: string | null;
+}
+
+/** How answers are composed (Settings → Answers). */
+export interface AnswerSettings {
+  /** Context budget in tokens for memories sent with a question. */
+  readonly budgetTokens: number;
+  /** Ask the model whether the context suffices, with one extra retrieval round (costs a call). */
+  readonly sufficiencyCheck: boolean;
+}
 
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorInfo };
 

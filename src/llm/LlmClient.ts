@@ -14,7 +14,7 @@
  */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import type { ErrorCode } from '../core/errors';
+import type { ErrorCode } from '../core/base/errors';
 import {
   systemClock,
   type Clock,
@@ -31,7 +31,7 @@ import {
   type LlmResult,
   type LlmStreamEvent,
   type LlmUsage,
-} from '../core/ports';
+} from '../core/base/ports';
 import { LlmError, isRetryable, toLlmError } from './llmErrors';
 import { AttemptGuard, cancelled, retryDelay, sleep } from './retry';
 import { completeJson } from './structured';

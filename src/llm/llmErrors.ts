@@ -5,7 +5,7 @@
  * every text taken from a response goes through `redact`.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { RecollectError, type ErrorCode } from '../core/errors';
+import { RecollectError, type ErrorCode } from '../core/base/errors';
 
 export class LlmError extends RecollectError {
   /** HTTP status when the server answered. */

@@ -1,7 +1,7 @@
 /**
  * Backoff arithmetic and an abortable sleep for LlmClient's retry loop.
  */
-import type { LlmAbortSignal } from '../core/ports';
+import type { LlmAbortSignal } from '../core/base/ports';
 import { LlmError } from './llmErrors';
 
 export interface BackoffOptions {

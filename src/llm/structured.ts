@@ -6,8 +6,8 @@
  * an LLM_BAD_OUTPUT carrying the raw reply and the issues, for the job to record.
  */
 import { jsonrepair } from 'jsonrepair';
-import { RecollectError } from '../core/errors';
-import type { Llm, LlmJsonRequest, LlmJsonResult, LlmMessage, LlmSchemaIssue, LlmUsage } from '../core/ports';
+import { RecollectError } from '../core/base/errors';
+import type { Llm, LlmJsonRequest, LlmJsonResult, LlmMessage, LlmSchemaIssue, LlmUsage } from '../core/base/ports';
 
 const JSON_INSTRUCTION = 'Reply with one JSON object only: no prose, no Markdown, no code fences.';
 const MAX_RAW_IN_DETAIL = 4000;

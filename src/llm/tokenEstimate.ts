@@ -6,7 +6,7 @@
  * spend accounting needs. The encoding (~1 MB) is imported lazily on first use, so endpoints that
  * do report usage never load it; if it cannot load, we fall back to the common chars/4 rule.
  */
-import type { LlmMessage } from '../core/ports';
+import type { LlmMessage } from '../core/base/ports';
 
 type Counter = (text: string) => number;
 

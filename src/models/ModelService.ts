@@ -11,7 +11,7 @@
  *   `Comlink.proxy` functions (their calls are not awaited, errors ignored).
  */
 import { AutoModel, AutoTokenizer, type ProgressInfo } from '@huggingface/transformers';
-import { RecollectError, type ErrorInfo, toErrorInfo } from '../core/errors';
+import { RecollectError, type ErrorInfo, toErrorInfo } from '../core/base/errors';
 import { BUNDLED_MODEL_ID, MODEL_CATALOG, type CatalogEntry, type ModelKind } from './catalog';
 import type { ModelLoadOptions } from './loadOptions';
 import { toModelError, unavailable } from './modelErrors';

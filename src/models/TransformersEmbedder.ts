@@ -11,7 +11,7 @@
  * `poolRows` repeats the library's arithmetic step for step, so vectors are bit-for-bit the same.
  */
 import { pipeline, Tensor, type FeatureExtractionPipeline } from '@huggingface/transformers';
-import type { Embedder } from '../core/ports';
+import type { Embedder } from '../core/base/ports';
 import type { CatalogEntry, Pooling } from './catalog';
 import {
   clipText,
@@ -23,8 +23,8 @@ import {
 import { toModelError } from './modelErrors';
 import type { Device } from './transformersEnv';
 
-export type { EmbedRole } from '../core/ports';
-import type { EmbedRole } from '../core/ports';
+export type { EmbedRole } from '../core/base/ports';
+import type { EmbedRole } from '../core/base/ports';
 
 /** Tokenizer output with `return_tensor: false` and padding: key → one equal-length row per text. */
 type PaddedIds = Record<string, number[][]>;

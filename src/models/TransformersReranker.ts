@@ -11,7 +11,7 @@ import {
   type PreTrainedTokenizer,
   type Tensor,
 } from '@huggingface/transformers';
-import type { Reranker } from '../core/ports';
+import type { Reranker } from '../core/base/ports';
 import type { CatalogEntry } from './catalog';
 import { clipText, DEFAULT_BATCH_SIZE, loadWithFallback, resolveEntry, type ModelLoadOptions } from './loadOptions';
 import { toModelError } from './modelErrors';

@@ -3,8 +3,8 @@
  * Vector ids come from the catalog, so the engine knows which vectors a model produced before the
  * model is loaded. (This file must not import transformers.js: it is bundled into the engine worker.)
  */
-import type { EmbedRole, Embedder, EmbedderProvider } from '../core/ports';
-import { RecollectError } from '../core/errors';
+import type { EmbedRole, Embedder, EmbedderProvider } from '../core/base/ports';
+import { RecollectError } from '../core/base/errors';
 import { BUNDLED_MODEL_ID, findModel } from './catalog';
 
 export function entryFor(modelId: string) {

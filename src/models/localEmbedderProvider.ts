@@ -2,7 +2,7 @@
  * An EmbedderProvider that loads transformers.js models in this process (Node tests and the
  * benchmark runner, on onnxruntime-node).
  */
-import type { Embedder, EmbedderProvider } from '../core/ports';
+import type { Embedder, EmbedderProvider } from '../core/base/ports';
 import { BUNDLED_MODEL_ID } from './catalog';
 import { entryFor } from './embedderProviders';
 import type { ModelPlatform } from './transformersEnv';

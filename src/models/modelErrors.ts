@@ -4,7 +4,7 @@
  * loading or running is MODEL_ERROR.
  */
 import { ModelFileNotFoundError } from '@huggingface/transformers';
-import { RecollectError } from '../core/errors';
+import { RecollectError } from '../core/base/errors';
 import type { CatalogEntry } from './catalog';
 
 export function isMissingModelFile(err: unknown): boolean {

@@ -5,7 +5,7 @@
  * receives an Error with `code`/`detail` (and name "RecollectError") without any change there.
  */
 import type { transferHandlers as ComlinkTransferHandlers } from 'comlink';
-import { toErrorInfo } from '../core/errors';
+import { toErrorInfo } from '../core/base/errors';
 
 export function preserveErrorCodes(handlers: typeof ComlinkTransferHandlers): void {
   const original = handlers.get('throw');

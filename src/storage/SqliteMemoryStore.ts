@@ -2,9 +2,9 @@
  * MemoryStore over one wa-sqlite connection: the repositories composed with transactions.
  * Same code in the browser worker (OPFS) and in Node (memory).
  */
-import type { ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, VectorStore } from '../core/store';
-import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../core/types';
-import { systemClock, type Clock } from '../core/ports';
+import type { ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, VectorStore } from '../core/base/store';
+import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../core/base/types';
+import { systemClock, type Clock } from '../core/base/ports';
 import * as conversations from './conversationRepo';
 import * as messages from './messageRepo';
 import * as vectors from './vectorRepo';

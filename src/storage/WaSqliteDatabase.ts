@@ -20,8 +20,8 @@
  *   prepare_v3 statements re-prepare themselves on SQLITE_SCHEMA.
  */
 import * as SQLite from '@journeyapps/wa-sqlite';
-import type { Sql, SqlRow, SqlValue } from '../core/sql';
-import { RecollectError } from '../core/errors';
+import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
+import { RecollectError } from '../core/base/errors';
 
 /** The parts of the Emscripten module we call directly (exports present in every wa-sqlite build). */
 export interface WaSqliteModule {

@@ -8,10 +8,10 @@
  * Only synthesised episodes (a non-empty narrative) are returned: a raw MemCell has nothing to
  * show beyond its turns, which the excerpts already carry.
  */
-import type { Sql, SqlRow, SqlValue } from '../core/sql';
-import type { Message } from '../core/types';
-import type { ForesightItem, ProfileItem } from '../core/knowledge';
-import type { AnswerSource, ContextEpisode, ContextFact, KnowledgeQueryOptions } from '../core/answerContext';
+import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
+import type { Message } from '../core/base/types';
+import type { ForesightItem, ProfileItem } from '../core/synthesis/knowledge';
+import type { AnswerSource, ContextEpisode, ContextFact, KnowledgeQueryOptions } from '../core/recall/answerContext';
 import { SqlKnowledgeStore } from './knowledgeRepo';
 import { toFtsQuery } from './ftsQuery';
 

@@ -1,8 +1,8 @@
 /** SQL for conversations. Every function takes the `Sql` to run on, so callers choose the transaction. */
-import type { Sql } from '../core/sql';
-import type { Conversation } from '../core/types';
-import { RecollectError } from '../core/errors';
-import { MAX_TITLE_CHARS } from '../core/limits';
+import type { Sql } from '../core/base/sql';
+import type { Conversation } from '../core/base/types';
+import { RecollectError } from '../core/base/errors';
+import { MAX_TITLE_CHARS } from '../core/base/limits';
 
 interface ConversationRow {
   [key: string]: string | number | null;

@@ -7,8 +7,8 @@
  * refused). Only then are its pages copied over the live database with the backup API, which is
  * one write transaction: a crash part-way leaves the previous memory intact.
  */
-import { RecollectError } from '../core/errors';
-import type { ImportSummary } from '../core/types';
+import { RecollectError } from '../core/base/errors';
+import type { ImportSummary } from '../core/base/types';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
 import { migrate, schemaVersion } from './migrate';
 import { countMessages } from './messageRepo';

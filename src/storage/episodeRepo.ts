@@ -1,8 +1,8 @@
 /** SQL for the episode lifecycle: MemCells, MemScenes, date foresight, encoding scores. Implements EpisodeStore. */
-import type { Sql } from '../core/sql';
-import type { EpisodeStore, LifecycleTurn, MemCellRecord, MemCellStatus, MemSceneRecord, TurnPlacement } from '../core/episodes';
-import type { BoundaryReason } from '../core/segmenter';
-import type { Role } from '../core/types';
+import type { Sql } from '../core/base/sql';
+import type { EpisodeStore, LifecycleTurn, MemCellRecord, MemCellStatus, MemSceneRecord, TurnPlacement } from '../core/episodes/episodes';
+import type { BoundaryReason } from '../core/episodes/segmenter';
+import type { Role } from '../core/base/types';
 import { decodeVector, encodeVector } from './vectorRepo';
 
 interface CellRow {

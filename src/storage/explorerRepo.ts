@@ -8,17 +8,17 @@
  * episodes and scenes go with the rows (schema triggers). A scene that loses a member has its
  * LLM summary cleared (it may quote what was forgotten) and is re-summarised by the engine.
  */
-import type { EncodingScore } from '../core/encodingScore';
-import type { Sql, SqlRow, SqlValue } from '../core/sql';
+import type { EncodingScore } from '../core/episodes/encodingScore';
+import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type {
   ExplorerStore, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery, MemCellSummary,
   MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
-} from '../core/explorer';
-import type { ForesightItem, ProfileHistoryEntry } from '../core/knowledge';
-import type { MemCellStatus } from '../core/episodes';
-import type { Role } from '../core/types';
-import { RecollectError } from '../core/errors';
-import { tombstoneHash } from '../core/explorerText';
+} from '../core/explorer/explorer';
+import type { ForesightItem, ProfileHistoryEntry } from '../core/synthesis/knowledge';
+import type { MemCellStatus } from '../core/episodes/episodes';
+import type { Role } from '../core/base/types';
+import { RecollectError } from '../core/base/errors';
+import { tombstoneHash } from '../core/explorer/explorerText';
 import { toFtsQuery } from './ftsQuery';
 import { decodeVector, encodeVector } from './vectorRepo';
 

@@ -2,7 +2,7 @@
  * Browser SettingsStore: a separate IndexedDB database ("recollect-settings"), never part of the
  * SQLite file, so export/import never carries the API key. Available in workers.
  */
-import type { LlmSettings, SettingsStore } from '../core/settings';
+import type { LlmSettings, SettingsStore } from '../core/base/settings';
 
 const DB_NAME = 'recollect-settings';
 const STORE = 'settings';

@@ -1,7 +1,7 @@
 /** SQL for the durable job queue (`jobs`). Implements core's JobStore. */
-import type { Sql } from '../core/sql';
-import type { Job, JobCounts, JobStore } from '../core/jobs';
-import { systemClock, type Clock } from '../core/ports';
+import type { Sql } from '../core/base/sql';
+import type { Job, JobCounts, JobStore } from '../core/base/jobs';
+import { systemClock, type Clock } from '../core/base/ports';
 
 interface JobRow {
   [k: string]: string | number | null;

@@ -9,16 +9,16 @@
  * after new turns, never duplicates. Deleting a fact drops its vectors and FTS row (triggers)
  * and un-supersedes what it superseded (FK ON DELETE SET NULL).
  */
-import type { Sql, SqlRow, SqlValue } from '../core/sql';
+import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import {
   CONTRADICTED_CONFIDENCE, type CellForSynthesis, type FactContradiction, type ForesightItem, type KnowledgeStore, type KnownFact,
   type MemCellSynthesisWrite, type ProfileChange, type ProfileHistoryEntry, type ProfileItem, type SavedSynthesis, type SceneDigest,
   type SceneForSummary,
-} from '../core/knowledge';
-import type { Role } from '../core/types';
-import { RecollectError } from '../core/errors';
+} from '../core/synthesis/knowledge';
+import type { Role } from '../core/base/types';
+import { RecollectError } from '../core/base/errors';
 import { toFtsQuery } from './ftsQuery';
-import { tombstoneHash } from '../core/explorerText';
+import { tombstoneHash } from '../core/explorer/explorerText';
 
 interface FactRow extends SqlRow {
   id: string;

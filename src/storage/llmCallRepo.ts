@@ -1,6 +1,6 @@
 /** The cost ledger: every LLM call attempt in `llm_calls` (never the API key), and totals over it. */
-import type { Sql } from '../core/sql';
-import type { LlmCall, LlmCallSink } from '../core/ports';
+import type { Sql } from '../core/base/sql';
+import type { LlmCall, LlmCallSink } from '../core/base/ports';
 
 export interface LlmUsageTotals {
   readonly calls: number;

@@ -1,9 +1,9 @@
 /** SQL for messages: append (idempotent), list, get, delete, and BM25 full-text search. */
-import type { Sql, SqlRow, SqlValue } from '../core/sql';
-import type { Message, NewTurn, SearchHit } from '../core/types';
-import { HIGHLIGHT_END, HIGHLIGHT_START } from '../core/types';
-import { RecollectError } from '../core/errors';
-import { estimateTokens, validateTurnContent } from '../core/limits';
+import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
+import type { Message, NewTurn, SearchHit } from '../core/base/types';
+import { HIGHLIGHT_END, HIGHLIGHT_START } from '../core/base/types';
+import { RecollectError } from '../core/base/errors';
+import { estimateTokens, validateTurnContent } from '../core/base/limits';
 import { toFtsQuery } from './ftsQuery';
 import { TURN_INDEX_FLUSH } from './schema';
 

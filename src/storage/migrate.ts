@@ -2,8 +2,8 @@
  * The migration runner. The schema version is `PRAGMA user_version` (readable by any SQLite
  * tool); each migration runs in its own transaction with its version bump.
  */
-import type { Sql } from '../core/sql';
-import { RecollectError } from '../core/errors';
+import type { Sql } from '../core/base/sql';
+import { RecollectError } from '../core/base/errors';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, RECOLLECT_APPLICATION_ID, type Migration } from './schema';
 
 export async function schemaVersion(sql: Sql): Promise<number> {

@@ -9,7 +9,7 @@ import { loadSqlite, type SqliteRuntime } from './sqliteModule';
 import { WaSqliteDatabase } from './WaSqliteDatabase';
 import { migrate } from './migrate';
 import { SqliteMemoryStore } from './SqliteMemoryStore';
-import type { Clock } from '../core/ports';
+import type { Clock } from '../core/base/ports';
 
 let runtime: Promise<SqliteRuntime> | undefined;
 

@@ -3,9 +3,9 @@
  * neighbours from `messages`, and vector kNN delegated to the caller's in-memory index of message
  * vectors (the engine's SemanticIndex: brute-force cosine over the `vectors` table, DESIGN §9).
  */
-import type { Sql, SqlValue } from '../core/sql';
-import type { Message } from '../core/types';
-import type { LexicalOptions, RetrievalScope, RetrievalSource } from '../core/Retriever';
+import type { Sql, SqlValue } from '../core/base/sql';
+import type { Message } from '../core/base/types';
+import type { LexicalOptions, RetrievalScope, RetrievalSource } from '../core/recall/Retriever';
 import { toMessage } from './messageRepo';
 import { TURNS_FTS_COLUMNS } from './schema';
 

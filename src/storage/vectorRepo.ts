@@ -3,9 +3,9 @@
  * Vectors are stored as little-endian float32 BLOBs (format 'f32'); deleting an item removes its
  * vectors through the item table's AFTER DELETE trigger (schema.ts).
  */
-import type { Sql } from '../core/sql';
-import type { ItemKind, ItemVector, PendingEmbedding } from '../core/store';
-import { RecollectError } from '../core/errors';
+import type { Sql } from '../core/base/sql';
+import type { ItemKind, ItemVector, PendingEmbedding } from '../core/base/store';
+import { RecollectError } from '../core/base/errors';
 
 export function encodeVector(v: Float32Array): Uint8Array {
   const out = new Uint8Array(v.length * 4);

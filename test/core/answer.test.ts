@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { answerQuestion, citedItems, collectAnswer, type AnswerEvent, type AnswerOptions } from '../../src/core/answer';
-import type { Clock } from '../../src/core/ports';
-import { MemoryEngine } from '../../src/core/MemoryEngine';
+import { answerQuestion, citedItems, collectAnswer, type AnswerEvent, type AnswerOptions } from '../../src/core/recall/answer';
+import type { Clock } from '../../src/core/base/ports';
+import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../../src/storage/retrievalSource';

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   charsOverFour, composeContext, gatherContext, mergeParts,
   type AnswerSource, type ContextEpisode, type ContextFact, type ContextParts,
-} from '../../src/core/answerContext';
-import type { ForesightItem, ProfileItem } from '../../src/core/knowledge';
-import type { Message } from '../../src/core/types';
+} from '../../src/core/recall/answerContext';
+import type { ForesightItem, ProfileItem } from '../../src/core/synthesis/knowledge';
+import type { Message } from '../../src/core/base/types';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlAnswerSource } from '../../src/storage/answerSource';
 

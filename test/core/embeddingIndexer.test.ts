@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../../src/core/MemoryEngine';
-import { RecollectError } from '../../src/core/errors';
-import type { Embedder, EmbedderProvider, EmbedRole } from '../../src/core/ports';
-import { META_ACTIVE, META_TARGET } from '../../src/core/EmbeddingIndexer';
+import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import { RecollectError } from '../../src/core/base/errors';
+import type { Embedder, EmbedderProvider, EmbedRole } from '../../src/core/base/ports';
+import { META_ACTIVE, META_TARGET } from '../../src/core/capture/EmbeddingIndexer';
 
 /** A deterministic bag-of-letters embedder: texts sharing letters are close. */
 function letterEmbedder(id: string, dim: number, calls: string[][], gate?: () => Promise<void>): Embedder {

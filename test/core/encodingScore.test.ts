@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodingScore, novelty, predictionError, salience } from '../../src/core/encodingScore';
-import { findDateForesight } from '../../src/core/dateForesight';
+import { encodingScore, novelty, predictionError, salience } from '../../src/core/episodes/encodingScore';
+import { findDateForesight } from '../../src/core/episodes/dateForesight';
 
 describe('encoding score', () => {
   it('rates a repeated turn as less novel than a new one', () => {

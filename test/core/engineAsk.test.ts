@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
 import { SqlAnswerSource } from '../../src/storage/answerSource';
-import { MemoryEngine, type AskEvent } from '../../src/core/MemoryEngine';
+import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import type { AskEvent } from '../../src/core/protocol';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
-import { MemoryEngine } from '../../src/core/MemoryEngine';
+import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 
 describe('MemoryEngine.recall', () => {
   it('ranks the turn that answers the question first and says why it was retrieved', async () => {

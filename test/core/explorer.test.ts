@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlExplorerStore } from '../../src/storage/explorerRepo';
-import { MemoryEngine } from '../../src/core/MemoryEngine';
+import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { LlmClient } from '../../src/llm/LlmClient';
-import { normaliseText, pca2d, tombstoneHash } from '../../src/core/explorerText';
+import { normaliseText, pca2d, tombstoneHash } from '../../src/core/explorer/explorerText';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { immediateTimer, topicProvider } from '../support/topicEmbedder';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyBoosts, blendScores, minMax, reciprocalRankFusion, RETRIEVAL_CONFIG, withConfig, type BoostFacts } from '../../src/core/fusion';
+import { applyBoosts, blendScores, minMax, reciprocalRankFusion, RETRIEVAL_CONFIG, withConfig, type BoostFacts } from '../../src/core/recall/fusion';
 
 const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0 };
 

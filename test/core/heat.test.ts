@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HEAT_HALF_LIFE_MS, sceneHeat } from '../../src/core/heat';
+import { HEAT_HALF_LIFE_MS, sceneHeat } from '../../src/core/episodes/heat';
 
 describe('scene heat', () => {
   const now = 1_800_000_000_000;

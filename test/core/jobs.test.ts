@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openMemoryDatabase } from '../../src/storage/openNodeDatabase';
 import { SqlJobStore } from '../../src/storage/jobRepo';
-import { JobRunner, PauseQueue, type Job, type Timer } from '../../src/core/jobs';
-import { RecollectError } from '../../src/core/errors';
+import { JobRunner, PauseQueue, type Job, type Timer } from '../../src/core/base/jobs';
+import { RecollectError } from '../../src/core/base/errors';
 
 function harness() {
   let now = 1_000_000;

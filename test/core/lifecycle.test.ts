@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../../src/core/MemoryEngine';
-import type { PolicyName } from '../../src/core/consolidationPolicy';
+import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import type { PolicyName } from '../../src/core/episodes/consolidationPolicy';
 import { topicProvider } from '../support/topicEmbedder';
 
 const H = 3_600_000;

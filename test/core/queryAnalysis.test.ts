@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuery, findSpeakers, parseDateRanges, TIME_EXPRESSION } from '../../src/core/queryAnalysis';
+import { analyzeQuery, findSpeakers, parseDateRanges, TIME_EXPRESSION } from '../../src/core/recall/queryAnalysis';
 
 const NOW = Date.UTC(2023, 7, 15, 12, 0); // Tue 15 Aug 2023, 12:00 UTC
 const day = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d);

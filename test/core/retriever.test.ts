@@ -3,10 +3,10 @@
  * hand-made conversations where the right order is known, with a fake embedder and reranker.
  */
 import { describe, expect, it } from 'vitest';
-import { Retriever } from '../../src/core/Retriever';
-import { withConfig } from '../../src/core/fusion';
-import { VectorIndex } from '../../src/core/vectorIndex';
-import type { Embedder, Reranker } from '../../src/core/ports';
+import { Retriever } from '../../src/core/recall/Retriever';
+import { withConfig } from '../../src/core/recall/fusion';
+import { VectorIndex } from '../../src/core/capture/vectorIndex';
+import type { Embedder, Reranker } from '../../src/core/base/ports';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SEGMENTER_CONFIG, segmentTurns, type SegmentTurn } from '../../src/core/segmenter';
-import { assignScene, clusterCells } from '../../src/core/sceneClusterer';
+import { DEFAULT_SEGMENTER_CONFIG, segmentTurns, type SegmentTurn } from '../../src/core/episodes/segmenter';
+import { assignScene, clusterCells } from '../../src/core/episodes/sceneClusterer';
 
 const H = 3_600_000;
 const DAY0 = Date.UTC(2026, 2, 10, 9, 0);

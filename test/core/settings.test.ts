@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../../src/core/MemoryEngine';
-import { MemorySettingsStore } from '../../src/core/settings';
+import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import { MemorySettingsStore } from '../../src/core/base/settings';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 

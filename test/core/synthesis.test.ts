@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sql } from '../../src/core/sql';
-import type { Clock } from '../../src/core/ports';
+import type { Sql } from '../../src/core/base/sql';
+import type { Clock } from '../../src/core/base/ports';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { openMemoryDatabase } from '../../src/storage/openNodeDatabase';
 import { SqlKnowledgeStore } from '../../src/storage/knowledgeRepo';
 import {
   activeForesight, attributeFact, expireForesight, summariseScene, synthesiseMemCell, updateProfile, type SynthesisDeps,
-} from '../../src/core/synthesis';
+} from '../../src/core/synthesis/synthesis';
 import { startMockLlmServer, type MockChatRequest, type MockLlmServer, type MockResponder } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 

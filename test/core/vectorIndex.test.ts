@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VectorIndex, type VectorHit } from '../../src/core/vectorIndex';
+import { VectorIndex, type VectorHit } from '../../src/core/capture/vectorIndex';
 
 /** Deterministic PRNG so failures reproduce. */
 function rng(seed: number): () => number {

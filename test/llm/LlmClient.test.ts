@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { LlmCall, LlmCallSink, LlmStreamEvent } from '../../src/core/ports';
+import type { LlmCall, LlmCallSink, LlmStreamEvent } from '../../src/core/base/ports';
 import { LlmClient, normalizeBaseUrl, parseModelList, type LlmClientOptions } from '../../src/llm/LlmClient';
 import { parseRetryAfter, redact } from '../../src/llm/llmErrors';
 import { retryDelay } from '../../src/llm/retry';

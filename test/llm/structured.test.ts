@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { LlmCall, LlmMessage } from '../../src/core/ports';
+import type { LlmCall, LlmMessage } from '../../src/core/base/ports';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { completeJson, extractJson, LlmBadOutputError } from '../../src/llm/structured';
 import { defaultResponder, startMockLlmServer, type MockLlmServer, type MockResponder } from './mockLlmServer';

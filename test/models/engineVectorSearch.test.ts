@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fetchCalls, setUpOfflineModels } from './helpers';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../../src/core/MemoryEngine';
+import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { localEmbedderProvider } from '../../src/models/localEmbedderProvider';
 import type { ModelPlatform } from '../../src/models/transformersEnv';
 

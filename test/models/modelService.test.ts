@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RecollectError } from '../../src/core/errors';
+import { RecollectError } from '../../src/core/base/errors';
 import { BUNDLED_MODEL_ID, MODEL_CATALOG, modelFiles } from '../../src/models/catalog';
 import { ModelService } from '../../src/models/ModelService';
 import { TransformersEmbedder } from '../../src/models/TransformersEmbedder';

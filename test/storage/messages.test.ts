@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
-import { HIGHLIGHT_END, HIGHLIGHT_START } from '../../src/core/types';
-import { MAX_TURN_CHARS } from '../../src/core/limits';
+import { HIGHLIGHT_END, HIGHLIGHT_START } from '../../src/core/base/types';
+import { MAX_TURN_CHARS } from '../../src/core/base/limits';
 
 let store: SqliteMemoryStore;
 let t = 1_700_000_000_000;

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDatabaseFile, openMemoryDatabase, openNodeStore, saveDatabaseFile } from '../../src/storage/openNodeDatabase';
-import { exportFileName } from '../../src/core/exportFileName';
+import { exportFileName } from '../../src/core/base/exportFileName';
 import { LATEST_SCHEMA_VERSION } from '../../src/storage/schema';
 import { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { migrate } from '../../src/storage/migrate';

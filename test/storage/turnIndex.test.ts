@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openMemoryDatabase, openNodeStore } from '../../src/storage/openNodeDatabase';
 import { migrate, schemaVersion } from '../../src/storage/migrate';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/storage/schema';
-import type { Sql } from '../../src/core/sql';
+import type { Sql } from '../../src/core/base/sql';
 import { flushTurnIndex } from '../../src/storage/messageRepo';
 
 async function matches(sql: Sql, query: string): Promise<number[]> {

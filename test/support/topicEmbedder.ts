@@ -3,7 +3,7 @@
  * contains (one extra axis for "none"), so similarity is exact and predictable. Re-exports the
  * next-tick Timer, so queued retries run within engine.idle().
  */
-import type { Embedder, EmbedderProvider } from '../../src/core/ports';
+import type { Embedder, EmbedderProvider } from '../../src/core/base/ports';
 
 export function topicEmbedder(topics: readonly string[], id = 'topic@1'): Embedder {
   return {
@@ -25,4 +25,4 @@ export function topicProvider(topics: readonly string[]): EmbedderProvider {
   return { defaultModelId: 'topic', embedder: () => embedder };
 }
 
-export { immediateTimer } from '../../src/core/jobs';
+export { immediateTimer } from '../../src/core/base/jobs';

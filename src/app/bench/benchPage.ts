@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import type { ModelWorkerApi } from '../../../workers/model.worker';
 import { MODEL_PORT_MESSAGE } from '../../core/protocol';
-import type { BenchCorpusInput, BenchCorpusResult, BenchRecallOptions, BenchWorkerApi } from '../../storage/BenchEngineHost';
+import type { BenchCorpusInput, BenchCorpusResult, BenchRecallOptions, BenchWorkerApi } from '../../host/BenchEngineHost';
 
 export interface RateSummary {
   readonly median: number;

@@ -5,10 +5,10 @@ import { useUi } from '../uiStore';
 import { formatTime } from '../format';
 import { Markdown } from './Markdown';
 import { SentRequestView } from './SentRequestView';
-import type { Message } from '../../core/types';
-import type { Citation } from '../../core/answerContext';
-import type { SentRequest } from '../../core/answer';
-import type { AskEvent } from '../../core/MemoryEngine';
+import type { Message } from '../../core/base/types';
+import type { Citation } from '../../core/recall/answerContext';
+import type { SentRequest } from '../../core/recall/answer';
+import type { AskEvent } from '../../core/protocol';
 
 interface AnswerMeta {
   readonly citations?: readonly Citation[];

@@ -2,7 +2,7 @@ import { useRef, useState } from 'react';
 import { useExportDatabase, useImportDatabase, useStats } from '../hooks';
 import { useUi } from '../uiStore';
 import { formatBytes } from '../format';
-import { exportFileName } from '../../core/exportFileName';
+import { exportFileName } from '../../core/base/exportFileName';
 
 /** Export the whole memory as a .sqlite file, or replace it with one (after validation and a confirmation). */
 export function DataActions() {

@@ -1,4 +1,4 @@
-import type { SentRequest } from '../../core/answer';
+import type { SentRequest } from '../../core/recall/answer';
 
 /** "What was sent": the exact messages of every LLM call behind an answer (never the API key). */
 export function SentRequestView({ requests, onClose }: { requests: readonly SentRequest[]; onClose: () => void }) {

@@ -2,8 +2,8 @@ import { useEffect, useState } from 'react';
 import { useAnswerSettings, useSetAnswerSettings, useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetLlmBoundaryCheck, useSetPolicy, useTestLlmConnection } from '../hooks';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
 import { StorageInfo } from './StorageInfo';
-import type { PolicyName } from '../../core/consolidationPolicy';
-import type { LlmConnectionTest } from '../../core/ports';
+import type { PolicyName } from '../../core/episodes/consolidationPolicy';
+import type { LlmConnectionTest } from '../../core/base/ports';
 
 const POLICIES: { id: PolicyName; label: string; note: string }[] = [
   { id: 'recurrence', label: 'When a topic recurs (default)', note: 'Episodes are synthesised when their theme comes back, or at once when they hold something important. Fewest tokens for a useful memory.' },

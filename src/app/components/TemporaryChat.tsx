@@ -3,7 +3,7 @@ import * as Comlink from 'comlink';
 import { useEngineClient, useLlmSettings } from '../hooks';
 import { useUi } from '../uiStore';
 import { Markdown } from './Markdown';
-import type { AskEvent } from '../../core/MemoryEngine';
+import type { AskEvent } from '../../core/protocol';
 
 interface TempTurn {
   readonly role: 'user' | 'assistant';

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useForesight, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
-import type { ForesightItem } from '../../core/knowledge';
+import type { ForesightItem } from '../../core/synthesis/knowledge';
 
 const DAY = 86_400_000;
 const toInput = (ms: number | null): string => (ms === null ? '' : new Date(ms).toISOString().slice(0, 10));

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useForgetPreview, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
-import type { ForgetKind, ForgetResult } from '../../core/explorer';
+import type { ForgetKind, ForgetResult } from '../../core/explorer/explorer';
 
 /** "Forget everything about X": find, show, let the user untick, then delete in one transaction. */
 export function ForgetTab() {

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useMemCell, useMemCells, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
-import type { FactView, MemCellSummary } from '../../core/explorer';
+import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
 import { VirtualList } from './VirtualList';
 
 const PAGE = 200;

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useMemoryMutation, useProfile } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
-import type { ProfileItemView } from '../../core/explorer';
+import type { ProfileItemView } from '../../core/explorer/explorer';
 
 export function ProfileTab() {
   const profile = useProfile();

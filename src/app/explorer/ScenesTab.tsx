@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useMemoryMutation, useSceneMap, useScenes } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
-import type { SceneView } from '../../core/explorer';
+import type { SceneView } from '../../core/explorer/explorer';
 
 const COLOURS = ['#3856d8', '#d8572a', '#2a9d8f', '#c2185b', '#8e6c00', '#6a4c93', '#1b998b', '#e76f51', '#457b9d', '#9c6644'];
 

@@ -2,7 +2,7 @@ import { useDeferredValue, useState } from 'react';
 import { useConversations, useMemorySearch } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
-import { MEMORY_KINDS, type MemoryKind, type MemorySearchFilters, type MemorySearchHit } from '../../core/explorer';
+import { MEMORY_KINDS, type MemoryKind, type MemorySearchFilters, type MemorySearchHit } from '../../core/explorer/explorer';
 import { VirtualList } from './VirtualList';
 
 const KIND_LABEL: Record<MemoryKind, string> = { turn: 'Turns', fact: 'Facts', episode: 'Episodes', scene: 'Scenes' };

@@ -7,7 +7,7 @@
  * The reference values (0.70 / 7 days) assume large embedding models; ours are calibrated per
  * embedder (see SCENE_THRESHOLDS and bench/).
  */
-import { cosine } from './vectorMath';
+import { cosine } from '../base/vectorMath';
 
 export interface SceneState {
   readonly id: string;

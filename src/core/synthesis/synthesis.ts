@@ -17,7 +17,7 @@
  * the model says: a fact about an assistant-role speaker is stored with speaker "Assistant"; a
  * fact about a user-role speaker whose source turns are all assistant turns is dropped.
  */
-import type { Clock, Llm, LlmAbortSignal, LlmUsage } from './ports';
+import type { Clock, Llm, LlmAbortSignal, LlmUsage } from '../base/ports';
 import type {
   CellForSynthesis, CellTurn, FactRelation, ForesightItem, KnowledgeStore, KnownFact, NewFact, NewForesight, ProfileChange,
   ProfileItem, ProfileKind,

@@ -9,18 +9,18 @@
  * resumable after a crash and idempotent: a turn is placed exactly once.
  */
 import type { EpisodeStore, LifecycleTurn, MemCellRecord } from './episodes';
-import type { MemoryStore, VectorStore } from './store';
-import type { SemanticIndex } from './SemanticIndex';
-import type { JobStore } from './jobs';
-import type { Clock } from './ports';
+import type { MemoryStore, VectorStore } from '../base/store';
+import type { SemanticIndex } from '../capture/SemanticIndex';
+import type { JobStore } from '../base/jobs';
+import type { Clock } from '../base/ports';
 import type { ConsolidationPolicy } from './consolidationPolicy';
 import { boundaryBefore, extend, DEFAULT_SEGMENTER_CONFIG, type OpenSegment, type SegmenterConfig } from './segmenter';
 import { assignScene, DEFAULT_SCENE_CONFIG, type SceneClustererConfig } from './sceneClusterer';
 import { consolidationPriority, encodingScore } from './encodingScore';
 import { findDateForesight } from './dateForesight';
-import { toErrorInfo, type ErrorInfo } from './errors';
+import { toErrorInfo, type ErrorInfo } from '../base/errors';
 import { sceneHeat } from './heat';
-import { BackgroundLoop } from './backgroundLoop';
+import { BackgroundLoop } from '../base/backgroundLoop';
 import type { BoundaryJudge } from './boundaryCheck';
 
 export const SYNTHESISE_MEMCELL = 'synthesise-memcell';

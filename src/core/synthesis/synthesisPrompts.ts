@@ -14,8 +14,8 @@
  * headings below (TURNS:, NEW EPISODES:, CURRENT PROFILE:); keep them stable.
  */
 import { z } from 'zod';
-import type { LlmMessage } from './ports';
-import type { Role } from './types';
+import type { LlmMessage } from '../base/ports';
+import type { Role } from '../base/types';
 
 export const SYNTHESIS_STAGES = { memcell: 'memcell', scene: 'scene', profile: 'profile' } as const;
 

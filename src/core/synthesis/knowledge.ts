@@ -11,7 +11,7 @@
  *                  that the world changed. `listFactContradictions` reads this back for the
  *                  explorer. (A dedicated `facts.relation` column would make this explicit.)
  */
-import type { Role } from './types';
+import type { Role } from '../base/types';
 
 export const CONTRADICTED_CONFIDENCE = 0.5;
 

@@ -3,7 +3,7 @@
  * vector model, then kept in sync with inserts and deletes. Brute-force cosine over a contiguous
  * Float32Array (DESIGN §9: ≈9 ms at 10k × 384), the measured baseline.
  */
-import type { ItemKind, ItemVector, VectorStore } from './store';
+import type { ItemKind, ItemVector, VectorStore } from '../base/store';
 import { VectorIndex, type VectorHit } from './vectorIndex';
 
 export class SemanticIndex {

@@ -9,14 +9,14 @@
  * search every level. Endpoint trouble pauses the queue instead of burning attempts: nothing is
  * lost and the turns are never touched; a job that keeps failing marks its cell 'failed'.
  */
-import { RecollectError, type ErrorCode } from './errors';
-import type { Clock, Embedder, Llm } from './ports';
-import type { EpisodeStore } from './episodes';
+import { RecollectError, type ErrorCode } from '../base/errors';
+import type { Clock, Embedder, Llm } from '../base/ports';
+import type { EpisodeStore } from '../episodes/episodes';
 import type { KnowledgeStore } from './knowledge';
-import type { VectorStore } from './store';
-import { JobRunner, PauseQueue, type Job, type JobStore, type Timer } from './jobs';
+import type { VectorStore } from '../base/store';
+import { JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
 import { expireForesight, summariseScene, synthesiseMemCell, updateProfile } from './synthesis';
-import { SYNTHESISE_MEMCELL } from './Lifecycle';
+import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
 
 export const SUMMARISE_SCENE = 'summarise-scene';
 export const UPDATE_PROFILE = 'update-profile';

@@ -4,7 +4,7 @@
  */
 import type { BoundaryReason } from './segmenter';
 import type { EncodingScore } from './encodingScore';
-import type { Role } from './types';
+import type { Role } from '../base/types';
 
 export type MemCellStatus = 'raw' | 'queued' | 'synthesised' | 'failed';
 

@@ -12,7 +12,7 @@
  * - score: the weighted mean (0.25, 0.20, 0.30), the reference's production weights.
  */
 import { deflateSync, strToU8 } from 'fflate';
-import { cosine } from './vectorMath';
+import { cosine } from '../base/vectorMath';
 
 export type SpeechAct = 'commitment' | 'correction' | 'decision' | 'personal-fact' | 'question' | 'greeting' | 'laughter' | 'noise' | 'statement';
 

@@ -16,9 +16,9 @@
  *   aborting earlier throws LLM_CANCELLED.
  */
 import { z } from 'zod';
-import type { Clock, Llm, LlmAbortSignal, LlmMessage, LlmUsage } from './ports';
-import type { ErrorCode } from './errors';
-import { RecollectError } from './errors';
+import type { Clock, Llm, LlmAbortSignal, LlmMessage, LlmUsage } from '../base/ports';
+import type { ErrorCode } from '../base/errors';
+import { RecollectError } from '../base/errors';
 import {
   charsOverFour, composeContext, gatherContext, mergeParts,
   type AnswerSource, type Citation, type ComposedContext, type ContextParts, type GatherLimits, type TokenCounter,

@@ -3,16 +3,16 @@
  * engine. Ownership is a Web Lock held for as long as this worker has the database open; other
  * tabs wait in the lock queue, and may ask the owner (over a BroadcastChannel) to hand over.
  */
-import { RecollectError, toErrorInfo } from '../core/errors';
-import { MemoryEngine } from '../core/MemoryEngine';
+import { RecollectError, toErrorInfo } from '../core/base/errors';
+import { MemoryEngine } from '../core/engine/MemoryEngine';
 import { resultify, type EngineEvent, type EngineWorkerApi, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
-import type { EmbedderProvider } from '../core/ports';
-import type { SqliteMemoryStore } from './SqliteMemoryStore';
-import { SqlRetrievalSource } from './retrievalSource';
-import { SqlAnswerSource } from './answerSource';
-import { SqlExplorerStore } from './explorerRepo';
+import type { EmbedderProvider } from '../core/base/ports';
+import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
+import { SqlRetrievalSource } from '../storage/retrievalSource';
+import { SqlAnswerSource } from '../storage/answerSource';
+import { SqlExplorerStore } from '../storage/explorerRepo';
 import { LlmClient } from '../llm/LlmClient';
-import type { SettingsStore } from '../core/settings';
+import type { SettingsStore } from '../core/base/settings';
 
 export const OWNER_LOCK = 'recollect:database-owner';
 const CHANNEL = 'recollect:ownership';

@@ -3,36 +3,36 @@
  * capabilities. For now it stores, lists, searches and transfers turns; later stages (embedding,
  * segmentation, consolidation, retrieval) hang off the same write and read paths.
  */
-import type { EngineApi, EngineEvent } from './protocol';
-import type { MemoryStore, SearchOptions, VectorStore } from './store';
-import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
-import { systemClock, type Clock, type Embedder, type EmbedderProvider, type Llm } from './ports';
-import { RecollectError } from './errors';
-import { EmbeddingIndexer, type EmbeddingStatus } from './EmbeddingIndexer';
-import { SemanticIndex } from './SemanticIndex';
-import type { EpisodeStore } from './episodes';
-import type { JobCounts, JobStore } from './jobs';
-import { Lifecycle, type ActiveVectors } from './Lifecycle';
-import { policyByName, type PolicyName } from './consolidationPolicy';
-import { newId } from './ids';
-import { llmBoundaryJudge } from './boundaryCheck';
-import type { KnowledgeStore } from './knowledge';
-import type { Timer } from './jobs';
-import { Consolidator } from './Consolidator';
-import { Retriever, type RetrievalResult, type RetrievalSource } from './Retriever';
-import { viewOf, type LlmFactory, type LlmSettings, type LlmSettingsInput, type LlmSettingsView, type SettingsStore } from './settings';
-import type { LlmCallSink, LlmConnectionTest, LlmMessage, LlmAbortSignal } from './ports';
-import type { AnswerSource } from './answerContext';
-import { answerQuestion, type AnswerResult } from './answer';
+import type { AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
+import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
+import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
+import { systemClock, type Clock, type Embedder, type EmbedderProvider, type Llm } from '../base/ports';
+import { RecollectError } from '../base/errors';
+import { EmbeddingIndexer, type EmbeddingStatus } from '../capture/EmbeddingIndexer';
+import { SemanticIndex } from '../capture/SemanticIndex';
+import type { EpisodeStore } from '../episodes/episodes';
+import type { JobStore } from '../base/jobs';
+import { Lifecycle, type ActiveVectors } from '../episodes/Lifecycle';
+import { policyByName, type PolicyName } from '../episodes/consolidationPolicy';
+import { newId } from '../base/ids';
+import { llmBoundaryJudge } from '../episodes/boundaryCheck';
+import type { KnowledgeStore } from '../synthesis/knowledge';
+import type { Timer } from '../base/jobs';
+import { Consolidator } from '../synthesis/Consolidator';
+import { Retriever, type RetrievalResult, type RetrievalSource } from '../recall/Retriever';
+import { viewOf, type LlmFactory, type LlmSettings, type LlmSettingsInput, type LlmSettingsView, type SettingsStore } from '../base/settings';
+import type { LlmCallSink, LlmConnectionTest, LlmMessage, LlmAbortSignal } from '../base/ports';
+import type { AnswerSource } from '../recall/answerContext';
+import { answerQuestion, type AnswerResult } from '../recall/answer';
 import {
   MEMORY_KINDS, type ExplorerStore, type FactView, type ForgetCandidate, type ForgetKind, type ForgetResult, type MemCellDetail, type MemCellPage,
   type MemCellQuery, type MemoryKind, type MemoryOverview, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMapPoint,
   type SceneView, type SearchCandidate,
-} from './explorer';
-import { matchReasons, pca2d, queryTerms } from './explorerText';
-import type { ForesightItem } from './knowledge';
-import { SUMMARISE_SCENE } from './Consolidator';
-import { SYNTHESISE_MEMCELL } from './Lifecycle';
+} from '../explorer/explorer';
+import { matchReasons, pca2d, queryTerms } from '../explorer/explorerText';
+import type { ForesightItem } from '../synthesis/knowledge';
+import { SUMMARISE_SCENE } from '../synthesis/Consolidator';
+import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
 
 /** What the read path needs to build an AnswerSource (see src/storage/answerSource.ts). */
 export type AnswerSourceFactory = (
@@ -40,40 +40,11 @@ export type AnswerSourceFactory = (
   vectors: (kind: 'fact' | 'memcell', query: string, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>,
 ) => AnswerSource;
 
-export interface AskRequest {
-  readonly conversationId: string;
-  /** The stored user turn to answer (appendTurn first, so the turn is kept whatever happens). */
-  readonly userMessageId?: string;
-  /** Temporary chat: the question text; nothing is stored and memory is not consulted. */
-  readonly question?: string;
-  readonly temporary?: boolean;
-  /** Temporary chat: the conversation so far (memory chats read it from the database). */
-  readonly history?: readonly { readonly role: 'user' | 'assistant'; readonly content: string }[];
-  /** Lets the UI stop this answer with stopAnswer(answerId). */
-  readonly answerId: string;
-  readonly sufficiencyCheck?: boolean;
-  readonly budgetTokens?: number;
-}
-
-export type AskEvent = { readonly type: 'status'; readonly stage: string } | { readonly type: 'delta'; readonly text: string };
-
-export interface AskResult {
-  readonly answer: AnswerResult;
-  /** The stored assistant turn (null in a temporary chat, or when nothing was said before a stop). */
-  readonly messageId: string | null;
-}
-
 /** Explorer search: the cosine a hit found only by meaning needs to be shown. */
 const VECTOR_ONLY_MIN = 0.8;
 
 /** How many earlier turns of the chat go with the question. */
 const HISTORY_TURNS = 8;
-
-export interface StageUsage {
-  readonly calls: number;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-}
 
 /** The cost ledger's read side (llm_calls). */
 export interface UsageLedger {
@@ -83,28 +54,12 @@ export interface UsageLedger {
 /** Nearest message vectors of one model (the engine's SemanticIndex). */
 export type VectorSearch = (vectorModelId: string, query: Float32Array, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>;
 
-export interface RecallOptions {
-  readonly limit?: number;
-  readonly conversationId?: string;
-  /** When the question is asked (default now); relative dates resolve against it. */
-  readonly now?: number;
-}
-
 /** A Timer over the platform's setTimeout (present in browsers, workers and Node). */
 const platformTimer: Timer = (fn, ms) => {
   const g = globalThis as unknown as { setTimeout(f: () => void, ms: number): unknown; clearTimeout(h: unknown): void };
   const h = g.setTimeout(fn, ms);
   return { cancel: () => g.clearTimeout(h) };
 };
-
-export interface ConsolidationStatus {
-  readonly policy: PolicyName;
-  readonly llmBoundaryCheck: boolean;
-  readonly endpointConfigured: boolean;
-  readonly jobs: JobCounts;
-  readonly pausedReason: string | null;
-  readonly lastError: string | null;
-}
 
 export interface MemoryEngineDeps {
   readonly store: MemoryStore & VectorStore;
@@ -151,14 +106,6 @@ export const META_POLICY = 'consolidation.policy';
 export const META_LLM_BOUNDARY = 'segmentation.llm_check';
 export const META_ANSWER_BUDGET = 'answer.budget_tokens';
 export const META_SUFFICIENCY = 'answer.sufficiency_check';
-
-/** How answers are composed (Settings → Answers). */
-export interface AnswerSettings {
-  /** Context budget in tokens for memories sent with a question. */
-  readonly budgetTokens: number;
-  /** Ask the model whether the context suffices, with one extra retrieval round (costs a call). */
-  readonly sufficiencyCheck: boolean;
-}
 
 export const DEFAULT_ANSWER_SETTINGS: AnswerSettings = { budgetTokens: 2500, sufficiencyCheck: false };
 

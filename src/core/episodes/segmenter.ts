@@ -8,7 +8,7 @@
  * against LLM segmentation, so cheap rules are a sound default; an LLM boundary check can be
  * layered on top by the caller.
  */
-import { cosine } from './vectorMath';
+import { cosine } from '../base/vectorMath';
 
 export interface SegmenterConfig {
   /** Close on a change of calendar day, in the user's time zone (minutes east of UTC). */

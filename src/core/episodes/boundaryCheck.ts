@@ -6,7 +6,7 @@
  * topic?". Any failure (no endpoint, bad JSON, rate limit) falls back to the rules' answer.
  */
 import { z } from 'zod';
-import type { Llm } from './ports';
+import type { Llm } from '../base/ports';
 
 export type BoundaryJudge = (recent: readonly { speaker: string; text: string }[], next: { speaker: string; text: string }) => Promise<boolean>;
 

@@ -8,11 +8,11 @@
  * never brings it back. Every delete runs in one transaction with its tombstones; FTS rows and
  * vectors go with the rows (schema triggers).
  */
-import type { ForesightItem, ProfileHistoryEntry, ProfileItem } from './knowledge';
-import type { MemCellStatus } from './episodes';
-import type { EncodingScore } from './encodingScore';
-import type { Role } from './types';
-import type { JobCounts } from './jobs';
+import type { ForesightItem, ProfileHistoryEntry, ProfileItem } from '../synthesis/knowledge';
+import type { MemCellStatus } from '../episodes/episodes';
+import type { EncodingScore } from '../episodes/encodingScore';
+import type { Role } from '../base/types';
+import type { JobCounts } from '../base/jobs';
 
 export type MemoryKind = 'turn' | 'fact' | 'episode' | 'scene';
 export const MEMORY_KINDS: readonly MemoryKind[] = ['turn', 'fact', 'episode', 'scene'];

@@ -12,13 +12,13 @@
  *
  * The types below cross the worker boundary (structured clone): plain data only.
  */
-import { MemoryEngine } from '../core/MemoryEngine';
-import { RecollectError } from '../core/errors';
-import type { EmbedderProvider } from '../core/ports';
+import { MemoryEngine } from '../core/engine/MemoryEngine';
+import { RecollectError } from '../core/base/errors';
+import type { EmbedderProvider } from '../core/base/ports';
 import type { MessagePortLike } from '../core/protocol';
-import type { NewTurn } from '../core/types';
-import { SqlRetrievalSource } from './retrievalSource';
-import type { SqliteMemoryStore } from './SqliteMemoryStore';
+import type { NewTurn } from '../core/base/types';
+import { SqlRetrievalSource } from '../storage/retrievalSource';
+import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
 
 export interface BenchTurnInput {
   readonly id: string;

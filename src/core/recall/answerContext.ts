@@ -14,8 +14,8 @@
  * foresight never reaches the context; items are numbered [1], [2] … in the order they appear,
  * and each number maps to exactly one citation.
  */
-import type { ForesightItem, ProfileItem } from './knowledge';
-import type { Message } from './types';
+import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
+import type { Message } from '../base/types';
 
 // ---------------------------------------------------------------------------------------------
 // What the answer pipeline reads

@@ -7,11 +7,11 @@
  * vectors until every message has a target vector, then the target becomes active and the old
  * vectors are deleted. `meta` records both (`embedder.active`, `embedder.target`).
  */
-import { toErrorInfo, type ErrorInfo } from './errors';
-import { BackgroundLoop } from './backgroundLoop';
-import type { Embedder, EmbedderProvider } from './ports';
+import { toErrorInfo, type ErrorInfo } from '../base/errors';
+import { BackgroundLoop } from '../base/backgroundLoop';
+import type { Embedder, EmbedderProvider } from '../base/ports';
 import type { SemanticIndex } from './SemanticIndex';
-import type { PendingEmbedding, VectorStore } from './store';
+import type { PendingEmbedding, VectorStore } from '../base/store';
 
 export interface EmbeddingStatus {
   /** Catalog id of the model whose vectors retrieval uses. */

@@ -8,8 +8,8 @@
  * Data access goes through RetrievalSource (implemented over SQL in src/storage), so the same
  * code runs in the browser worker, in Node tests and in the benchmark.
  */
-import type { Embedder, Reranker } from './ports';
-import type { Message } from './types';
+import type { Embedder, Reranker } from '../base/ports';
+import type { Message } from '../base/types';
 import { analyzeQuery, STOP_WORDS, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
 import {
   applyBoosts,
