@@ -65,4 +65,6 @@ export interface ImportSummary {
   readonly schemaVersion: number;
   readonly messageCount: number;
   readonly conversationCount: number;
+  /** What the import left out or changed (foreign schema objects, reset settings, re-embedding). */
+  readonly notices: readonly string[];
 }

@@ -19,6 +19,7 @@ import { llmBoundaryJudge } from '../episodes/boundaryCheck';
 import type { KnowledgeStore } from '../synthesis/knowledge';
 import type { Timer } from '../base/jobs';
 import { Consolidator } from '../synthesis/Consolidator';
+import { importMemory } from './importMemory';
 import { Retriever, type RetrievalResult, type RetrievalSource } from '../recall/Retriever';
 import { viewOf, type LlmFactory, type LlmSettings, type LlmSettingsInput, type LlmSettingsView, type SettingsStore } from '../base/settings';
 import type { LlmCallSink, LlmConnectionTest, LlmMessage, LlmAbortSignal } from '../base/ports';
@@ -713,7 +714,7 @@ export class MemoryEngine implements EngineApi {
     const budget = Number(await this.#store.getMeta(META_ANSWER_BUDGET));
     const sufficiency = await this.#store.getMeta(META_SUFFICIENCY);
     return {
-      budgetTokens: Number.isFinite(budget) && budget > 0 ? budget : DEFAULT_ANSWER_SETTINGS.budgetTokens,
+      budgetTokens: budget >= 200 && budget <= 100_000 ? budget : DEFAULT_ANSWER_SETTINGS.budgetTokens,
       sufficiencyCheck: sufficiency === null ? DEFAULT_ANSWER_SETTINGS.sufficiencyCheck : sufficiency === '1',
     };
   }
@@ -833,16 +834,17 @@ export class MemoryEngine implements EngineApi {
     return this.#store.exportDatabase();
   }
 
-  async importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
-    const summary = await this.#store.importDatabase(bytes);
-    this.#semantic.reset();
-    this.#lifecycle?.reset();
-    this.#emit({ type: 'database-replaced' });
-    if (this.#indexer) {
-      await this.#indexer.init();
-      this.#indexer.kick();
-    } else this.#lifecycle?.kick();
-    return summary;
+  /** Replaces the memory with a file, all or nothing (core/engine/importMemory.ts). */
+  importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
+    return importMemory({
+      stage: (b, options) => this.#store.stageImport(b, options),
+      restart: async () => {
+        this.#semantic.reset();
+        this.#lifecycle?.reset();
+        this.#emit({ type: 'database-replaced' });
+        await this.start();
+      },
+    }, bytes, this.#indexer ? { knownEmbedder: (id) => this.#indexer!.knows(id) } : {});
   }
 
   /** Nearest stored turns by meaning (active embedder's vectors), best first; score is cosine. */
