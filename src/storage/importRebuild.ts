@@ -111,6 +111,9 @@ async function foreignObjects(file: WaSqliteDatabase, fresh: WaSqliteDatabase): 
   return n;
 }
 
+const nulInText = (where: string) => new RecollectError('IMPORT_INVALID_DATA',
+  `This file holds data Recollect would not accept as typed input, so nothing was imported: ${where} holds text with a NUL character (binary data, not text). Your current memory is unchanged.`);
+
 function quoteId(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
@@ -119,13 +122,17 @@ function quoteId(name: string): string {
 async function copyTable(file: WaSqliteDatabase, fresh: Sql, table: string, columns: readonly ColumnSpec[],
   skip: (row: Record<string, SqlValue>) => boolean): Promise<number> {
   const names = columns.map((c) => quoteId(c.name)).join(', ');
+  // wa-sqlite hands text over up to its first NUL, so a NUL inside a value is looked for in SQL.
+  const textual = columns.filter((c) => !/INT|REAL|BLOB/i.test(c.type)).map((c) => `coalesce(instr(CAST(${quoteId(c.name)} AS BLOB), x'00'), 0)`);
+  const nul = textual.length > 0 ? `, (${textual.join(' + ')}) > 0 AS "__nul"` : '';
   const insert = `INSERT INTO ${quoteId(table)} (${names}) VALUES (${columns.map(() => '?').join(', ')})`;
   let copied = 0;
   for (let offset = 0; ; offset += PAGE_ROWS) {
-    const rows = await file.query(`SELECT ${names} FROM main.${quoteId(table)} LIMIT ${PAGE_ROWS} OFFSET ${offset}`);
+    const rows = await file.query(`SELECT ${names}${nul} FROM main.${quoteId(table)} LIMIT ${PAGE_ROWS} OFFSET ${offset}`);
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
       const where = `row ${(offset + i + 1).toLocaleString('en')} of table "${table}"`;
+      if (row.__nul) throw nulInText(where);
       const values = columns.map((c) => checkValue(table, c, row[c.name] ?? null, where));
       checkRow(table, row, where);
       if (skip(row)) continue;
