@@ -64,8 +64,16 @@ export async function stageImport(live: WaSqliteDatabase, bytes: Uint8Array, ope
   try {
     const messageCount = await countMessages(rebuilt.db);
     const [c] = await rebuilt.db.query<{ n: number }>('SELECT count(*) AS n FROM conversations');
-    const previous = await live.serialize();
-    await live.replaceWith(rebuilt.db);
+    let previous: Uint8Array;
+    try {
+      previous = await live.serialize();
+      await live.replaceWith(rebuilt.db);
+    } catch (err) {
+      // The backup is one write transaction on the live database: when it fails, nothing changed.
+      throw new RecollectError('IMPORT_WRITE_FAILED',
+        'The file is valid, but Recollect could not write it into your memory (the browser\'s storage refused the write; it may be full). Your current memory is unchanged; free some space and try again.',
+        err instanceof Error ? err.message : String(err));
+    }
     return {
       summary: {
         fromSchemaVersion: rebuilt.fromSchemaVersion,
