@@ -13,7 +13,17 @@ import { RecollectError } from '../core/base/errors';
 import type { ImportOptions, StagedImport } from '../core/base/store';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
 import { countMessages } from './messageRepo';
-import { rebuildFromFile } from './importRebuild';
+import { rebuildFromFile, type Rebuilt } from './importRebuild';
+
+/** Every refusal before the swap says that nothing changed; an unexpected error gets a sentence, not SQLite's text. */
+function refusal(err: unknown): RecollectError {
+  if (!(err instanceof RecollectError) || err.code === 'SQL_ERROR' || err.code === 'INTERNAL') {
+    return new RecollectError('IMPORT_CORRUPT', 'This file could not be read as a Recollect database, so it was not imported. Your current memory is unchanged.',
+      err instanceof Error ? err.message : String(err));
+  }
+  if (/unchanged/.test(err.message)) return err;
+  return new RecollectError(err.code, `${err.message} Your current memory is unchanged.`, err.detail);
+}
 
 const HEADER = 'SQLite format 3\u0000';
 /** wa-sqlite's heap holds the file, the rebuilt copy and the previous memory at once. */
@@ -59,8 +69,13 @@ export function checkSqliteHeader(bytes: Uint8Array, maxBytes = MAX_IMPORT_BYTES
  */
 export async function stageImport(live: WaSqliteDatabase, bytes: Uint8Array, openTemp: () => Promise<WaSqliteDatabase>,
   options: ImportOptions = {}): Promise<StagedImport> {
-  checkSqliteHeader(bytes, options.maxBytes);
-  const rebuilt = await rebuildFromFile(bytes, openTemp, options);
+  let rebuilt: Rebuilt;
+  try {
+    checkSqliteHeader(bytes, options.maxBytes);
+    rebuilt = await rebuildFromFile(bytes, openTemp, options);
+  } catch (err) {
+    throw refusal(err);
+  }
   try {
     const messageCount = await countMessages(rebuilt.db);
     const [c] = await rebuilt.db.query<{ n: number }>('SELECT count(*) AS n FROM conversations');
