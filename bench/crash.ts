@@ -147,7 +147,7 @@ async function inspect(page: Page): Promise<{ contents: string[]; integrity: str
   }
 }
 
-export async function runCrash(options: { trials: number; seed?: number; onProgress?: (line: string) => void }): Promise<CrashReport> {
+export async function runCrash(options: { trials: number; seed?: number; onProgress?: (line: string) => void; onTrial?: (soFar: CrashReport) => Promise<void> }): Promise<CrashReport> {
   if (!existsSync('dist/index.html')) throw new Error('dist/ is missing: run `npm run build` first.');
   const random = rng(options.seed ?? 12);
   const server = await preview({ preview: { host: '127.0.0.1', port: 0, strictPort: false }, logLevel: 'error' });
@@ -192,21 +192,26 @@ export async function runCrash(options: { trials: number; seed?: number; onProgr
       perTrial.push({ trial, mode, killAfterMs, acknowledged: mine.length, inFlightStored });
       const lost = acked.filter((t) => !present.has(t)).length;
       options.onProgress?.(`trial ${trial}/${options.trials} ${mode} at ${killAfterMs} ms: ${mine.length} acknowledged, ${lost} lost so far, integrity ${integrity}`);
+      await options.onTrial?.(summarise());
     }
   } finally {
     await context.close().catch(() => undefined);
     await server.close();
     await rm(profile, { recursive: true, force: true });
   }
-  const present = new Set(last.contents);
-  const lostTurns = acked.filter((t) => !present.has(t));
-  const counts = new Map<string, number>();
-  for (const c of last.contents) counts.set(c, (counts.get(c) ?? 0) + 1);
-  const duplicates = [...counts.values()].filter((n) => n > 1).reduce((a, n) => a + n - 1, 0);
-  return {
-    trials: options.trials, byMode, acknowledgedTurns: acked.length, lostAcknowledged: lostTurns.length, duplicates, integrityFailures,
-    storedTurns: last.contents.length, seconds: Math.round((Date.now() - started) / 1000), perTrial, lostTurns,
-  };
+  return summarise();
+
+  function summarise(): CrashReport {
+    const present = new Set(last.contents);
+    const lostTurns = acked.filter((t) => !present.has(t));
+    const counts = new Map<string, number>();
+    for (const c of last.contents) counts.set(c, (counts.get(c) ?? 0) + 1);
+    const duplicates = [...counts.values()].filter((n) => n > 1).reduce((a, n) => a + n - 1, 0);
+    return {
+      trials: perTrial.length, byMode: { ...byMode }, acknowledgedTurns: acked.length, lostAcknowledged: lostTurns.length, duplicates, integrityFailures,
+      storedTurns: last.contents.length, seconds: Math.round((Date.now() - started) / 1000), perTrial: [...perTrial], lostTurns,
+    };
+  }
 }
 
 export function crashSummary(r: CrashReport): string {
@@ -233,8 +238,12 @@ export async function crashCommand(argv: string[], usage: (m?: string) => never)
   }
   if (!Number.isInteger(trials) || trials < 1) usage('--trials needs a positive whole number');
   if (build) execFileSync('npm', ['run', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const report = await runCrash({ trials, seed, onProgress: (line) => process.stderr.write(`${line}\n`) });
+  const save = async (r: CrashReport, partial: boolean) => {
+    if (out) await writeFile(out, `${JSON.stringify({ ...r, seed, partial, at: new Date().toISOString() }, null, 2)}\n`);
+  };
+  // The report is rewritten after every trial, so an interrupted run still leaves its figures.
+  const report = await runCrash({ trials, seed, onProgress: (line) => process.stderr.write(`${line}\n`), onTrial: (r) => save(r, true) });
   process.stdout.write(`${crashSummary(report)}\n`);
-  if (out) await writeFile(out, `${JSON.stringify({ ...report, seed, at: new Date().toISOString() }, null, 2)}\n`);
+  await save(report, false);
   if (report.lostAcknowledged > 0 || report.duplicates > 0 || report.integrityFailures > 0) process.exitCode = 1;
 }

@@ -13,6 +13,7 @@
 import { RecollectError } from '../core/base/errors';
 import { looksBinary, MAX_TITLE_CHARS, MAX_TURN_CHARS, validateTurnContent } from '../core/base/limits';
 import type { SqlValue } from '../core/base/sql';
+import { ANSWER_BUDGET, META_KEYS } from '../core/base/settings';
 
 export interface ColumnSpec {
   readonly name: string;
@@ -105,14 +106,14 @@ export function checkRow(table: string, row: Record<string, SqlValue>, where: st
 type MetaRule = (value: string) => boolean;
 const FLAG: MetaRule = (v) => v === '0' || v === '1';
 
-/** Every meta key Recollect reads, with the values it accepts (see MemoryEngine, EmbeddingIndexer). */
+/** Every meta key Recollect reads, with the values it accepts (core/base/settings.ts, EmbeddingIndexer). */
 const META_RULES: Readonly<Record<string, MetaRule>> = {
   'embedder.active': (v) => v.length > 0 && v.length <= MAX_ID_CHARS,
   'embedder.target': (v) => v.length > 0 && v.length <= MAX_ID_CHARS,
-  'consolidation.policy': (v) => v === 'eager' || v === 'recurrence' || v === 'off',
-  'segmentation.llm_check': FLAG,
-  'answer.sufficiency_check': FLAG,
-  'answer.budget_tokens': (v) => /^\d{1,6}$/.test(v) && Number(v) >= 200 && Number(v) <= 100_000,
+  [META_KEYS.policy]: (v) => v === 'eager' || v === 'recurrence' || v === 'off',
+  [META_KEYS.llmBoundaryCheck]: FLAG,
+  [META_KEYS.sufficiencyCheck]: FLAG,
+  [META_KEYS.answerBudget]: (v) => /^\d{1,6}$/.test(v) && Number(v) >= ANSWER_BUDGET.min && Number(v) <= ANSWER_BUDGET.max,
 };
 
 export interface CleanMeta {
