@@ -29,6 +29,7 @@ import { printConstruction, runConstruction } from './construction';
 import { QA_USAGE, qaCommand } from './qa';
 import { ingestSummary, runIngest, writeIngestReport } from './ingest';
 import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
+import { VECTORS_USAGE, vectorsCommand } from './vector-index';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
@@ -36,6 +37,7 @@ function usage(message?: string): never {
   process.stderr.write('       npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]\n');
   process.stderr.write('       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]\n');
   process.stderr.write(`       ${QA_USAGE.replace(/^usage: /, '')}\n`);
+  process.stderr.write(`       ${VECTORS_USAGE.replace(/^usage: /, '')}\n`);
   process.exit(2);
 }
 
@@ -207,4 +209,5 @@ if (command === 'recall') await recall(rest);
 else if (command === 'ingest') await ingest(rest);
 else if (command === 'construction') await construction(rest);
 else if (command === 'qa') await qaCommand(rest);
+else if (command === 'vectors') await vectorsCommand(rest);
 else usage(command ? `unknown command ${command}` : undefined);

@@ -5,11 +5,14 @@ import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
 import { BenchEngineHost, deleteOpfsFile } from '../src/host/BenchEngineHost';
 import { openOpfsStore } from '../src/storage/openOpfsStore';
 import { remoteEmbedderProvider, type RemoteEmbedding } from '../src/models/embedderProviders';
+import kernelUrl from '../src/wasm/int8Dot.wasm?url';
+import { fetchedVectorIndex } from '../src/wasm/vectorKernel';
 
 Comlink.expose(
   new BenchEngineHost({
     openStore: (fileName) => openOpfsStore(wasmUrl, fileName),
     deleteStore: deleteOpfsFile,
     connectModels: (port) => remoteEmbedderProvider(Comlink.wrap<RemoteEmbedding>(port as MessagePort)),
+    vectorIndex: () => fetchedVectorIndex(kernelUrl),
   }),
 );

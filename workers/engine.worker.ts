@@ -5,11 +5,14 @@ import { EngineHost } from '../src/host/EngineHost';
 import { openOpfsStore } from '../src/storage/openOpfsStore';
 import { IdbSettingsStore } from '../src/storage/idbSettingsStore';
 import { remoteEmbedderProvider, type RemoteEmbedding } from '../src/models/embedderProviders';
+import kernelUrl from '../src/wasm/int8Dot.wasm?url';
+import { fetchedVectorIndex } from '../src/wasm/vectorKernel';
 
 Comlink.expose(
   new EngineHost({
     openStore: () => openOpfsStore(wasmUrl),
     settings: new IdbSettingsStore(),
     connectModels: (port) => remoteEmbedderProvider(Comlink.wrap<RemoteEmbedding>(port as MessagePort)),
+    vectorIndex: () => fetchedVectorIndex(kernelUrl),
   }),
 );

@@ -12,6 +12,7 @@
  *
  * The types below cross the worker boundary (structured clone): plain data only.
  */
+import type { VectorIndexFactory } from '../core/capture/vectorIndex';
 import { MemoryEngine } from '../core/engine/MemoryEngine';
 import { RecollectError } from '../core/base/errors';
 import type { EmbedderProvider } from '../core/base/ports';
@@ -87,12 +88,13 @@ export function turnContent(text: string, caption: string | undefined): string {
  * source over the same connection, speakers from the store, the given embedders), without the
  * episode lifecycle and consolidation, which retrieval does not read.
  */
-export function createBenchEngine(store: SqliteMemoryStore, embedders: EmbedderProvider | undefined): MemoryEngine {
+export function createBenchEngine(store: SqliteMemoryStore, embedders: EmbedderProvider | undefined, vectorIndex?: VectorIndexFactory): MemoryEngine {
   return new MemoryEngine({
     store,
     retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
     speakers: () => store.speakers(),
     ...(embedders ? { embedders } : {}),
+    ...(vectorIndex ? { vectorIndex } : {}),
   });
 }
 
@@ -148,6 +150,8 @@ export interface BenchEngineHostDeps {
   readonly deleteStore: (fileName: string) => Promise<void>;
   /** Builds the embedder provider over a port to the model worker. */
   readonly connectModels?: (port: MessagePortLike) => EmbedderProvider;
+  /** The vector index the app would use here (the WASM SIMD kernel where it loads). */
+  readonly vectorIndex?: () => Promise<VectorIndexFactory>;
   /** Embedders given directly (Node); a connected port replaces them. */
   readonly embedders?: EmbedderProvider;
 }
@@ -176,7 +180,7 @@ export class BenchEngineHost implements BenchWorkerApi {
     const fileName = benchFileName(run === 1 ? corpus.id : `${corpus.id}-${run}`);
     await this.#deps.deleteStore(fileName);
     const store = await this.#deps.openStore(fileName);
-    const engine = createBenchEngine(store, this.#embedders);
+    const engine = createBenchEngine(store, this.#embedders, await this.#deps.vectorIndex?.());
     try {
       await engine.start();
       await warmUpEmbedder(this.#embedders);

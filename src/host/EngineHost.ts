@@ -13,6 +13,7 @@ import { SqlAnswerSource } from '../storage/answerSource';
 import { SqlExplorerStore } from '../storage/explorerRepo';
 import { LlmClient } from '../llm/LlmClient';
 import type { SettingsStore } from '../core/base/settings';
+import type { VectorIndexFactory } from '../core/capture/vectorIndex';
 
 export const OWNER_LOCK = 'recollect:database-owner';
 const CHANNEL = 'recollect:ownership';
@@ -33,6 +34,8 @@ export interface EngineHostDeps {
   readonly settings: SettingsStore;
   /** Builds the embedder provider over a port to the model worker. */
   readonly connectModels?: (port: MessagePortLike) => EmbedderProvider;
+  /** The vector index implementation (the WASM SIMD kernel where it loads; see src/wasm/vectorKernel.ts). */
+  readonly vectorIndex?: () => Promise<VectorIndexFactory>;
 }
 
 export class EngineHost implements EngineWorkerApi {
@@ -98,6 +101,7 @@ export class EngineHost implements EngineWorkerApi {
 
   async #open(): Promise<void> {
     const store = await this.#deps.openStore();
+    const vectorIndex = await this.#deps.vectorIndex?.();
     const engine = new MemoryEngine({
       store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
       retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
@@ -108,6 +112,7 @@ export class EngineHost implements EngineWorkerApi {
       llmFactory: (settings, sink) => new LlmClient({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey ?? undefined }, sink ? { sink } : {}),
       llmSink: store.llmCalls,
       ...(this.#embedders ? { embedders: this.#embedders } : {}),
+      ...(vectorIndex ? { vectorIndex } : {}),
     });
     engine.on((event) => this.#emit(event));
     this.#store = store;

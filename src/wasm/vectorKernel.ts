@@ -31,3 +31,15 @@ export async function chooseVectorIndex(loadBytes: () => Promise<ArrayBuffer | U
   const kernel = (): Int8DotKernel => new WebAssembly.Instance(module, {}).exports as unknown as Int8DotKernel;
   return { factory: int8VectorIndex(kernel), kind: 'wasm-simd-int8', fallbackReason: null };
 }
+
+/** The browser's vector index: the kernel fetched from the app's own origin (a Vite `?url` asset). */
+export async function fetchedVectorIndex(url: string): Promise<VectorIndexFactory> {
+  const choice = await chooseVectorIndex(async () => {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status} for ${url}`);
+    return response.arrayBuffer();
+  });
+  // Not an error for the person using the app (search still works, more slowly): say it for developers.
+  if (choice.fallbackReason) console.warn(`Recollect: using the JS vector index because ${choice.fallbackReason}.`);
+  return choice.factory;
+}

@@ -10,6 +10,7 @@ import { systemClock, type Clock, type Embedder, type EmbedderProvider, type Llm
 import { RecollectError } from '../base/errors';
 import { EmbeddingIndexer, type EmbeddingStatus } from '../capture/EmbeddingIndexer';
 import { SemanticIndex } from '../capture/SemanticIndex';
+import type { VectorIndexFactory } from '../capture/vectorIndex';
 import type { EpisodeStore } from '../episodes/episodes';
 import type { JobStore } from '../base/jobs';
 import { Lifecycle, type ActiveVectors } from '../episodes/Lifecycle';
@@ -88,6 +89,8 @@ export interface MemoryEngineDeps {
   readonly llmSink?: LlmCallSink & UsageLedger;
   /** The memory explorer's data access (src/storage/explorerRepo.ts). */
   readonly explorer?: ExplorerStore;
+  /** Which vector index the semantic indexes use (default: the JS float32 brute force). */
+  readonly vectorIndex?: VectorIndexFactory;
 }
 
 /** A temporary chat consults no memory. */
@@ -149,10 +152,10 @@ export class MemoryEngine implements EngineApi {
     this.#explorer = deps.explorer ?? null;
     this.#episodes = deps.episodes ?? null;
     this.#newId = deps.newId ?? newId;
-    this.#semantic = new SemanticIndex(deps.store, 'message');
+    this.#semantic = new SemanticIndex(deps.store, 'message', deps.vectorIndex);
     this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
-    this.#factIndex = new SemanticIndex(deps.store, 'fact');
-    this.#cellIndex = new SemanticIndex(deps.store, 'memcell');
+    this.#factIndex = new SemanticIndex(deps.store, 'fact', deps.vectorIndex);
+    this.#cellIndex = new SemanticIndex(deps.store, 'memcell', deps.vectorIndex);
     this.#answerSource = deps.answerSource?.(
       (query, options) => this.recall(query, options),
       async (kind, query, k) => {
@@ -257,6 +260,7 @@ export class MemoryEngine implements EngineApi {
     return {
       counts, llm, recentJobs, databaseBytes: stats.databaseBytes, jobs: status.jobs, endpointConfigured: status.endpointConfigured, policy: status.policy,
       embedder: e ? { modelId: e.activeModel, state: e.state, embedded: e.embedded, total: e.total } : null,
+      vectorIndex: this.#semantic.implementation,
     };
   }
 
