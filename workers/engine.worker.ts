@@ -5,7 +5,8 @@ import { EngineHost } from '../src/host/EngineHost';
 import { openOpfsStore } from '../src/storage/openOpfsStore';
 import { IdbSettingsStore } from '../src/storage/idbSettingsStore';
 import { remoteEmbedderProvider, type RemoteEmbedding } from '../src/models/embedderProviders';
-import kernelUrl from '../src/wasm/int8Dot.wasm?url';
+// no-inline: a data: URL would be refused by the CSP's connect-src; a file is also cached by the service worker.
+import kernelUrl from '../src/wasm/int8Dot.wasm?url&no-inline';
 import { fetchedVectorIndex } from '../src/wasm/vectorKernel';
 
 Comlink.expose(

@@ -52,13 +52,20 @@ export interface SlotStatus {
   readonly vectorId: string | null;
   readonly dim: number | null;
   readonly device: string | null;
+  /** Why the preferred device is not the one running (e.g. WebGPU had no adapter), else null. */
+  readonly notice: string | null;
   readonly state: SlotState;
   readonly error: ErrorInfo | null;
 }
 export interface ModelStatus {
   readonly embedder: SlotStatus;
   readonly reranker: SlotStatus;
+  /** Where the embedder is asked to run: the platform's choice, WebGPU (falls back to WASM) or WASM. */
+  readonly devicePreference: DevicePreference;
 }
+
+export type DevicePreference = 'auto' | 'webgpu' | 'wasm';
+export const DEVICE_PREFERENCES: readonly DevicePreference[] = ['auto', 'webgpu', 'wasm'];
 
 export interface ModelServiceOptions {
   readonly platform: ModelPlatform;
@@ -86,6 +93,7 @@ export class ModelService {
   private readonly reranker: Slot<TransformersReranker>;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly extraEmbedders = new Map<string, Promise<TransformersEmbedder>>();
+  private devicePreference: DevicePreference = 'auto';
 
   constructor(options: ModelServiceOptions) {
     this.platform = options.platform;
@@ -133,6 +141,32 @@ export class ModelService {
     return this.status();
   }
 
+  /**
+   * Chooses where the embedder runs and reloads it there. WebGPU that cannot get a device falls
+   * back to WASM, and the status says so (`notice`). If the reload fails, the loaded model stays.
+   */
+  async setDevicePreference(preference: DevicePreference): Promise<ModelStatus> {
+    if (!DEVICE_PREFERENCES.includes(preference)) throw new RecollectError('INVALID_INPUT', `"${String(preference)}" is not a device preference (${DEVICE_PREFERENCES.join(', ')}).`);
+    if (preference === this.devicePreference) return this.status();
+    this.devicePreference = preference;
+    const slot = this.embedder;
+    const old = slot.model;
+    if (slot.id !== null) {
+      // Clearing the model makes switchTo load the same id again, now on the preferred device.
+      await slot.loading?.catch(() => undefined);
+      slot.model = null;
+      try {
+        await this.switchTo(slot, 'embedder', slot.id);
+      } catch (err) {
+        if (!slot.model) slot.model = old;
+        throw err;
+      } finally {
+        if (old && slot.model !== old) await old.dispose();
+      }
+    }
+    return this.status();
+  }
+
   /** Switches the reranker, or turns reranking off with `null`. */
   async loadReranker(id: string | null): Promise<ModelStatus> {
     if (id === null) {
@@ -146,7 +180,7 @@ export class ModelService {
   }
 
   status(): ModelStatus {
-    return { embedder: slotStatus(this.embedder), reranker: slotStatus(this.reranker) };
+    return { embedder: slotStatus(this.embedder), reranker: slotStatus(this.reranker), devicePreference: this.devicePreference };
   }
 
   async listModels(): Promise<ModelInfo[]> {
@@ -254,6 +288,7 @@ export class ModelService {
       platform: this.platform,
       entry,
       ...(this.batchSize ? { batchSize: this.batchSize } : {}),
+      ...(kind === 'embedder' && this.devicePreference !== 'auto' ? { device: this.devicePreference } : {}),
     };
     // Browser: bundled files bypass the Cache API (a rebuilt model must not be shadowed by a stale
     // cached copy; the service worker precache keeps them offline); downloaded ones skip the
@@ -285,6 +320,7 @@ function slotStatus(slot: Slot<TransformersEmbedder> | Slot<TransformersReranker
     vectorId: model?.id ?? null,
     dim: model instanceof TransformersEmbedder ? model.dim : null,
     device: model ? (model.device ?? 'default') : null,
+    notice: model instanceof TransformersEmbedder ? model.fallback : null,
     state,
     error: slot.error,
   };

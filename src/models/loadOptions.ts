@@ -47,6 +47,8 @@ export function resolveEntry(id: string, kind: ModelKind, options: ModelLoadOpti
 
 /** `undefined` means "the library's default device" (cpu in Node, wasm in a browser). */
 export function candidateDevices(entry: CatalogEntry, options: ModelLoadOptions): readonly (Device | undefined)[] {
+  // WebGPU asked for explicitly still falls back to WASM (with a notice) when no device can be had.
+  if (options.device === 'webgpu') return ['webgpu', 'wasm'];
   if (options.device && options.device !== 'auto') return [options.device];
   if (options.platform) return options.platform.devices(entry);
   const hasGpu = typeof navigator !== 'undefined' && 'gpu' in navigator;
@@ -58,14 +60,17 @@ export async function loadWithFallback<T>(
   entry: CatalogEntry,
   options: ModelLoadOptions,
   load: (device: Device | undefined) => Promise<T>,
-): Promise<{ value: T; device: Device | undefined }> {
+): Promise<{ value: T; device: Device | undefined; fallback: string | null }> {
   const devices = candidateDevices(entry, options);
   let lastError: unknown;
+  let fallback: string | null = null;
   for (const [i, device] of devices.entries()) {
     try {
-      return { value: await load(device), device };
+      return { value: await load(device), device, fallback };
     } catch (err) {
       lastError = err;
+      // Said to the person in the Models panel: why the faster device is not the one running.
+      fallback = `${device === 'webgpu' ? 'WebGPU' : String(device)} could not be used (${err instanceof Error ? err.message : String(err)}), so ${devices[i + 1] === 'wasm' ? 'WASM' : String(devices[i + 1] ?? 'the default')} runs instead.`;
       if (i < devices.length - 1 && isBackendUnavailable(err)) continue;
       break;
     }

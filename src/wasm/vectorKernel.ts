@@ -16,10 +16,10 @@ export interface VectorIndexChoice {
 }
 
 /** Compiles the kernel once; each index gets its own instance (its own linear memory). */
-export async function chooseVectorIndex(loadBytes: () => Promise<ArrayBuffer | Uint8Array>): Promise<VectorIndexChoice> {
+export async function chooseVectorIndex(loadBytes: () => Promise<ArrayBuffer | Uint8Array<ArrayBuffer>>): Promise<VectorIndexChoice> {
   const fallback = (reason: string): VectorIndexChoice => ({ factory: jsVectorIndex, kind: 'js-float32', fallbackReason: reason });
   if (typeof WebAssembly === 'undefined') return fallback('WebAssembly is not available');
-  let bytes: ArrayBuffer | Uint8Array;
+  let bytes: ArrayBuffer | Uint8Array<ArrayBuffer>;
   try {
     bytes = await loadBytes();
   } catch (err) {
