@@ -6,6 +6,7 @@
 import * as Comlink from 'comlink';
 import { MODEL_PORT_MESSAGE, unwrapResult, type EngineApi, type EngineEvent, type EngineWorkerApi, type Ownership } from '../core/protocol';
 import type { ModelWorkerApi } from '../../workers/model.worker';
+import { readDevicePreference } from './devicePreference';
 
 export type ClientEvent = EngineEvent | { readonly type: 'ownership-lost' };
 
@@ -22,6 +23,9 @@ export function createEngineClient(): EngineClient {
   const modelWorker = new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
   const remote = Comlink.wrap<EngineWorkerApi>(engineWorker);
   const models = Comlink.wrap<ModelWorkerApi>(modelWorker);
+  const device = readDevicePreference();
+  // A failure shows in the model status (Settings → Models); nothing to do here.
+  if (device !== 'auto') void models.setDevicePreference(device).catch(() => undefined);
 
   const channel = new MessageChannel();
   modelWorker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);

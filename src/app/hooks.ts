@@ -5,7 +5,8 @@
 import { createContext, useContext, useEffect } from 'react';
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import * as Comlink from 'comlink';
-import type { ModelProgress } from '../models/ModelService';
+import type { DevicePreference, ModelProgress } from '../models/ModelService';
+import { saveDevicePreference } from './devicePreference';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
 import type { NewTurn } from '../core/base/types';
@@ -183,6 +184,20 @@ export function useModelList() {
 export function useModelStatus() {
   const { models } = useEngineClient();
   return useQuery({ queryKey: keys.modelStatus, queryFn: () => models.status(), staleTime: 0 });
+}
+
+/** Where the embedder runs (auto, WebGPU, WASM): applied in the model worker and kept for this browser. */
+export function useSetDevicePreference() {
+  const { models } = useEngineClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (preference: DevicePreference) => {
+      saveDevicePreference(preference);
+      return models.setDevicePreference(preference);
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: keys.modelStatus }),
+    onError: useReportError(),
+  });
 }
 
 export function useSetEmbedder() {

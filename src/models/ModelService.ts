@@ -150,10 +150,11 @@ export class ModelService {
     if (preference === this.devicePreference) return this.status();
     this.devicePreference = preference;
     const slot = this.embedder;
-    const old = slot.model;
     if (slot.id !== null) {
-      // Clearing the model makes switchTo load the same id again, now on the preferred device.
+      // A load already running used the old preference: let it settle, then load again.
       await slot.loading?.catch(() => undefined);
+      const old = slot.model;
+      // Clearing the model makes switchTo load the same id again, now on the preferred device.
       slot.model = null;
       try {
         await this.switchTo(slot, 'embedder', slot.id);
