@@ -5,7 +5,7 @@
  */
 import type { ProgressInfo } from '@huggingface/transformers';
 import { findModel, type CatalogEntry, type ModelKind } from './catalog';
-import { isBackendUnavailable, toModelError } from './modelErrors';
+import { isBackendUnavailable, isMissingModelFile, toModelError } from './modelErrors';
 import type { Device, ModelPlatform } from './transformersEnv';
 
 export interface ModelLoadOptions {
@@ -65,17 +65,30 @@ export async function loadWithFallback<T>(
   let lastError: unknown;
   let fallback: string | null = null;
   for (const [i, device] of devices.entries()) {
+    const reason = device && i < devices.length - 1 ? await options.platform?.unusable?.(device) : null;
+    if (reason) {
+      fallback = describeFallback(device, reason, devices[i + 1]);
+      continue;
+    }
     try {
       return { value: await load(device), device, fallback };
     } catch (err) {
       lastError = err;
       // Said to the person in the Models panel: why the faster device is not the one running.
-      fallback = `${device === 'webgpu' ? 'WebGPU' : String(device)} could not be used (${err instanceof Error ? err.message : String(err)}), so ${devices[i + 1] === 'wasm' ? 'WASM' : String(devices[i + 1] ?? 'the default')} runs instead.`;
-      if (i < devices.length - 1 && isBackendUnavailable(err)) continue;
+      fallback = describeFallback(device, err instanceof Error ? err.message : String(err), devices[i + 1]);
+      // An explicit WebGPU attempt falls back on any failure to get or use a device (no adapter,
+      // lost device, an unsupported op), not on a missing model file, which WASM would miss too.
+      const next = device === 'webgpu' ? !isMissingModelFile(err) : isBackendUnavailable(err);
+      if (i < devices.length - 1 && next) continue;
       break;
     }
   }
   throw toModelError(lastError, entry.id, entry, 'load');
+}
+
+function describeFallback(device: Device | undefined, reason: string, next: Device | undefined): string {
+  const name = (d: Device | undefined) => (d === 'webgpu' ? 'WebGPU' : d === 'wasm' ? 'WASM' : (d ?? 'the default device'));
+  return `${name(device)} could not be used (${reason}), so ${name(next)} runs instead.`;
 }
 
 export function clipText(text: string, maxTokens: number): string {
