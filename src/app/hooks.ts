@@ -181,9 +181,10 @@ export function useModelList() {
   return useQuery({ queryKey: keys.models, queryFn: () => models.listModels(), staleTime: 0 });
 }
 
-export function useModelStatus() {
+/** `pollMs`: refetch while mounted (models load lazily in their worker, which sends no events). */
+export function useModelStatus(pollMs?: number) {
   const { models } = useEngineClient();
-  return useQuery({ queryKey: keys.modelStatus, queryFn: () => models.status(), staleTime: 0 });
+  return useQuery({ queryKey: keys.modelStatus, queryFn: () => models.status(), staleTime: 0, ...(pollMs ? { refetchInterval: pollMs } : {}) });
 }
 
 /** Where the embedder runs (auto, WebGPU, WASM): applied in the model worker and kept for this browser. */

@@ -18,7 +18,7 @@ export function vectorIndexLabel(kind: string): string {
 }
 
 export function ComputeBackend() {
-  const status = useModelStatus();
+  const status = useModelStatus(1_000);
   const setDevice = useSetDevicePreference();
   const s = status.data;
   return (

@@ -6,7 +6,7 @@ import { useUi } from '../uiStore';
 
 export function OverviewTab() {
   const { data: o, error } = useMemoryOverview();
-  const models = useModelStatus();
+  const models = useModelStatus(5_000);
   const open = useUi((s) => s.openExplorer);
   if (error) return <p className="error" role="alert">{error.message}</p>;
   if (!o) return <p className="muted">Loading…</p>;
