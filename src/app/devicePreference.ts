@@ -3,9 +3,8 @@
  * device, not of the memory, so it is kept in localStorage rather than in the database, and
  * re-applied to the model worker when the page starts.
  */
-import type { DevicePreference } from '../models/ModelService';
+import type { DevicePreference } from '../core/protocol';
 
-/** Type-only import above: the model service's value module would pull transformers.js into the page. */
 export const DEVICE_CHOICES: readonly { readonly value: DevicePreference; readonly label: string }[] = [
   { value: 'auto', label: 'Automatic' },
   { value: 'webgpu', label: 'WebGPU (graphics card)' },

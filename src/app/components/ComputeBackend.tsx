@@ -4,7 +4,7 @@
  */
 import { useModelStatus, useSetDevicePreference } from '../hooks';
 import { DEVICE_CHOICES } from '../devicePreference';
-import type { DevicePreference } from '../../models/ModelService';
+import type { DevicePreference } from '../../core/protocol';
 
 export function backendLabel(device: string | null | undefined): string {
   if (!device) return 'not loaded yet';
