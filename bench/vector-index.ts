@@ -33,8 +33,8 @@ async function runBrowser(options: VectorBenchOptions, progress: (line: string) 
   await rm(outDir, { recursive: true, force: true });
   // A localhost page (not about:blank) so the run sees the origin's usual capabilities.
   const server = createServer((req, res) => {
-    if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>vector bench</title><script src="/page.js"></script>');
+    if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(script);
+    else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>vector bench</title><script src="/page.js"></script>');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
