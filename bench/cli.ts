@@ -17,6 +17,8 @@
  *   npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]
  *   npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]
  * kills the renderer, the engine worker or the browser while turns are appended (bench/crash.ts).
+ *   npm run bench -- vectors [--runtime node|browser] [--n 100000] [--dim 384] [--queries 200] [--k 100] [--out report.json]
+ * times the WASM SIMD int8 vector index against the JS brute force in the same run (bench/vector-index.ts).
  * A progress line goes to stderr; the summary table to stdout.
  */
 import { execFileSync } from 'node:child_process';
