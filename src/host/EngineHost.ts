@@ -13,6 +13,7 @@ import { SqlAnswerSource } from '../storage/answerSource';
 import { SqlExplorerStore } from '../storage/explorerRepo';
 import { LlmClient } from '../llm/LlmClient';
 import type { SettingsStore } from '../core/base/settings';
+import { readHistory } from '../import/readHistory';
 
 export const OWNER_LOCK = 'recollect:database-owner';
 const CHANNEL = 'recollect:ownership';
@@ -107,6 +108,7 @@ export class EngineHost implements EngineWorkerApi {
       settings: this.#deps.settings,
       llmFactory: (settings, sink) => new LlmClient({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey ?? undefined }, sink ? { sink } : {}),
       llmSink: store.llmCalls,
+      historyReader: readHistory,
       ...(this.#embedders ? { embedders: this.#embedders } : {}),
     });
     engine.on((event) => this.#emit(event));

@@ -46,8 +46,9 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     this.#newId = options.newId ?? (() => crypto.randomUUID());
   }
 
-  createConversation(input: { id?: string; title: string }): Promise<Conversation> {
-    return this.db.transaction((tx) => conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, this.#clock.now()));
+  createConversation(input: { id?: string; title: string; createdAt?: number }): Promise<Conversation> {
+    const at = input.createdAt !== undefined && Number.isFinite(input.createdAt) ? input.createdAt : this.#clock.now();
+    return this.db.transaction((tx) => conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, at));
   }
 
   renameConversation(id: string, title: string): Promise<Conversation> {

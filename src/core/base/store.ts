@@ -10,7 +10,8 @@ export interface SearchOptions {
 }
 
 export interface MemoryStore {
-  createConversation(input: { readonly id?: string; readonly title: string }): Promise<Conversation>;
+  /** `createdAt` (default now) keeps an imported conversation's original start. */
+  createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number }): Promise<Conversation>;
   renameConversation(id: string, title: string): Promise<Conversation>;
   deleteConversation(id: string): Promise<void>;
   listConversations(): Promise<Conversation[]>;

@@ -33,6 +33,8 @@ import { matchReasons, pca2d, queryTerms } from '../explorer/explorerText';
 import type { ForesightItem } from '../synthesis/knowledge';
 import { SUMMARISE_SCENE } from '../synthesis/Consolidator';
 import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
+import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan } from '../base/historyImport';
+import { HistoryImports } from './historyImport';
 
 /** What the read path needs to build an AnswerSource (see src/storage/answerSource.ts). */
 export type AnswerSourceFactory = (
@@ -88,6 +90,8 @@ export interface MemoryEngineDeps {
   readonly llmSink?: LlmCallSink & UsageLedger;
   /** The memory explorer's data access (src/storage/explorerRepo.ts). */
   readonly explorer?: ExplorerStore;
+  /** Reads other services' chat exports (src/import/readHistory.ts); without it history import is unavailable. */
+  readonly historyReader?: HistoryReader;
 }
 
 /** A temporary chat consults no memory. */
@@ -136,6 +140,7 @@ export class MemoryEngine implements EngineApi {
   #policy: PolicyName = 'recurrence';
   #llmBoundaryCheck = false;
   readonly #boundaryJudge = llmBoundaryJudge(() => this.#llm);
+  readonly #history: HistoryImports | null;
 
   constructor(deps: MemoryEngineDeps) {
     this.#store = deps.store;
@@ -149,6 +154,9 @@ export class MemoryEngine implements EngineApi {
     this.#explorer = deps.explorer ?? null;
     this.#episodes = deps.episodes ?? null;
     this.#newId = deps.newId ?? newId;
+    this.#history = deps.historyReader
+      ? new HistoryImports({ reader: deps.historyReader, clock: this.#clock, sink: { createConversation: (c) => deps.store.createConversation(c), appendTurns: (t) => this.appendTurns(t), setConsolidationPolicy: (p) => this.setConsolidationPolicy(p) } })
+      : null;
     this.#semantic = new SemanticIndex(deps.store, 'message');
     this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
     this.#factIndex = new SemanticIndex(deps.store, 'fact');
@@ -874,5 +882,23 @@ export class MemoryEngine implements EngineApi {
   async setEmbedder(modelId: string): Promise<EmbeddingStatus> {
     if (!this.#indexer) throw new RecollectError('MODEL_UNAVAILABLE', 'No embedding model is connected.');
     return this.#indexer.setTarget(modelId);
+  }
+
+  /** History import (issue 15; historyImport.ts): a dry run with the synthesis estimate per policy. */
+  scanHistory(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan> {
+    return this.#historyImports().scan(file, request, onProgress);
+  }
+
+  importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport> {
+    return this.#historyImports().import(file, request, onProgress);
+  }
+
+  async cancelHistoryImport(importId: string): Promise<void> {
+    this.#history?.cancel(importId);
+  }
+
+  #historyImports(): HistoryImports {
+    if (!this.#history) throw new RecollectError('INVALID_INPUT', 'Importing chat history is not available here.');
+    return this.#history;
   }
 }
