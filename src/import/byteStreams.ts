@@ -48,7 +48,8 @@ export interface EntryChunk {
 
 /**
  * The inflated content of the members whose name `pick` accepts, in archive order. Throws
- * INVALID_INPUT for a damaged archive or when no member matched.
+ * INVALID_INPUT for damaged data or when no member matched; an archive that merely ends early
+ * yields what it held.
  */
 export async function* zipEntries(chunks: AsyncIterable<Uint8Array>, pick: (name: string) => boolean, missing: string): AsyncGenerator<EntryChunk> {
   const queue: EntryChunk[] = [];
@@ -77,7 +78,13 @@ export async function* zipEntries(chunks: AsyncIterable<Uint8Array>, pick: (name
     push(chunk, false);
     while (queue.length) yield queue.shift()!;
   }
-  push(new Uint8Array(0), true);
+  // A download cut short fails only here, at the end: keep what inflated before the cut (the
+  // member then has no final piece, and the JSON reader counts the entry it cut off).
+  try {
+    unzip.push(new Uint8Array(0), true);
+  } catch (err) {
+    if (matched === 0) throw new RecollectError('INVALID_INPUT', 'This zip archive is damaged or incomplete.', String(err));
+  }
   while (queue.length) yield queue.shift()!;
   if (matched === 0) throw new RecollectError('INVALID_INPUT', missing);
 }
