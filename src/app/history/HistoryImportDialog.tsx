@@ -113,7 +113,7 @@ export function HistoryImportButton() {
           )}
           {state.step === 'done' && (
             <>
-              <p role="status" data-testid="history-report">{state.report.summary}</p>
+              <p role="status" data-testid="history-report" data-seconds={state.report.seconds} data-turns={state.report.turns}>{state.report.summary}</p>
               <div className="buttons"><button type="button" onClick={close}>Close</button></div>
             </>
           )}
