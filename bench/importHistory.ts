@@ -15,7 +15,7 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { strToU8, zipSync } from 'fflate';
@@ -68,7 +68,7 @@ async function nodeImport(json: string): Promise<{ turns: number; seconds: numbe
   }
 }
 
-/** Baseline: the same turns straight into appendTurns (1,000 per transaction, like the importer). */
+/** Baseline: the same turns straight into createConversations + appendTurns (1,000 per transaction, like the importer), no file. */
 async function nodeBaseline(data: unknown[]): Promise<{ turns: number; seconds: number }> {
   const convs = data as { id: string; title: string; mapping: Record<string, { message: { id: string; author: { role: 'user' | 'assistant' }; create_time: number; content: { parts: string[] } } | null }> }[];
   const store = await openNodeStore();
@@ -76,21 +76,24 @@ async function nodeBaseline(data: unknown[]): Promise<{ turns: number; seconds: 
     const engine = new MemoryEngine({ store });
     const started = performance.now();
     let batch: NewTurn[] = [];
+    let pending: { id: string; title: string }[] = [];
     let turns = 0;
+    const flush = async () => {
+      await store.createConversations(pending);
+      await engine.appendTurns(batch);
+      turns += batch.length;
+      batch = [];
+      pending = [];
+    };
     for (const c of convs) {
-      await store.createConversation({ id: c.id, title: c.title });
+      pending.push({ id: c.id, title: c.title });
       for (const node of Object.values(c.mapping)) {
         if (!node.message) continue;
         batch.push({ id: node.message.id, conversationId: c.id, role: node.message.author.role, content: node.message.content.parts[0]!, occurredAt: node.message.create_time * 1000 });
       }
-      if (batch.length >= 1000) {
-        turns += batch.length;
-        await engine.appendTurns(batch);
-        batch = [];
-      }
+      if (batch.length >= 1000) await flush();
     }
-    turns += batch.length;
-    if (batch.length) await engine.appendTurns(batch);
+    if (batch.length) await flush();
     return { turns, seconds: (performance.now() - started) / 1000 };
   } finally {
     await store.db.close();
@@ -158,7 +161,7 @@ async function main() {
   const md = [
     `# History import: capture speed (${runtime})`,
     '',
-    `${total.toLocaleString('en')} turns in ${conversations} generated ChatGPT conversations (${(json.length / 1e6).toFixed(1)} MB JSON${runtime === 'browser' ? `, ${(zip.length / 1e6).toFixed(1)} MB zip` : ''}), ${reps} timed repetitions after one warm-up, each into a fresh database (${new Date().toISOString()}).`,
+    `${total.toLocaleString('en')} turns in ${conversations} generated ChatGPT conversations (${(json.length / 1e6).toFixed(1)} MB JSON${runtime === 'browser' ? `, ${(zip.length / 1e6).toFixed(1)} MB zip` : ''}), ${reps} timed repetitions after one warm-up, each into a fresh database (${new Date().toISOString()}; load average ${loadavg().map((x) => x.toFixed(1)).join(' / ')} on ${(await import('node:os')).cpus().length} cores — the machine was shared).`,
     '',
     '| turns/s | median | p95 (slow end) | min | max |',
     '|---|---:|---:|---:|---:|',

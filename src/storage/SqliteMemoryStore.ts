@@ -51,6 +51,13 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return this.db.transaction((tx) => conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, at));
   }
 
+  createConversations(inputs: readonly { id: string; title: string; createdAt?: number }[]): Promise<void> {
+    const now = this.#clock.now();
+    return this.db.transaction(async (tx) => {
+      for (const c of inputs) await conversations.insertConversation(tx, c.id, c.title, c.createdAt !== undefined && Number.isFinite(c.createdAt) ? c.createdAt : now);
+    });
+  }
+
   renameConversation(id: string, title: string): Promise<Conversation> {
     return this.db.transaction((tx) => conversations.renameConversation(tx, id, title, this.#clock.now()));
   }

@@ -13,6 +13,8 @@ export interface MemoryStore {
   /** `createdAt` (default now) keeps an imported conversation's original start. */
   createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number }): Promise<Conversation>;
   renameConversation(id: string, title: string): Promise<Conversation>;
+  /** Several conversations in one transaction (an import batch); existing ids are left as they are. */
+  createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<void>;
   deleteConversation(id: string): Promise<void>;
   listConversations(): Promise<Conversation[]>;
 

@@ -64,7 +64,7 @@ export class MemoryEngine implements EngineApi {
     this.#speakers = deps.speakers ?? null;
     this.#clock = clock;
     this.#history = deps.historyReader
-      ? new HistoryImports({ reader: deps.historyReader, clock, sink: { createConversation: (c) => deps.store.createConversation(c), appendTurns: (t) => this.appendTurns(t), setConsolidationPolicy: (p) => this.setConsolidationPolicy(p) } })
+      ? new HistoryImports({ reader: deps.historyReader, clock, sink: { createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.appendTurns(t), setConsolidationPolicy: (p) => this.setConsolidationPolicy(p) } })
       : null;
     this.#semantic = new SemanticIndex(deps.store, 'message');
     this.#factIndex = new SemanticIndex(deps.store, 'fact');

@@ -21,7 +21,8 @@ import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate'
 
 /** What the importer writes through (the engine: its appendTurns kicks embedding and the lifecycle). */
 export interface HistorySink {
-  createConversation(input: { readonly id: string; readonly title: string; readonly createdAt?: number }): Promise<unknown>;
+  /** Creates the conversations of a batch in one transaction (one commit, not one per conversation). */
+  createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<unknown>;
   appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]>;
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
 }
@@ -102,6 +103,7 @@ export class HistoryImports {
       batch = [];
       batchTurns = 0;
       let results: AppendResult[][];
+      await this.#d.sink.createConversations(groups.map(({ conversation: c }) => ({ id: c.id, title: c.title, createdAt: c.createdAt })));
       try {
         const flat = await this.#d.sink.appendTurns(groups.flatMap((g) => g.turns));
         let i = 0;
@@ -126,7 +128,6 @@ export class HistoryImports {
       }
     };
     const result = await this.#pass(file, request, 'importing', onProgress, async (conversation, turns, skips) => {
-      await this.#d.sink.createConversation({ id: conversation.id, title: conversation.title, createdAt: conversation.createdAt });
       batch.push({ conversation, turns: turns.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })) });
       batchTurns += turns.length;
       if (batchTurns >= BATCH_TURNS) await flush(skips);
