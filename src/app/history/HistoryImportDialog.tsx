@@ -87,7 +87,7 @@ export function HistoryImportButton() {
               <fieldset>
                 <legend>Synthesis on your endpoint (estimate)</legend>
                 {state.scan.estimates.map((e) => (
-                  <label key={e.policy} className="policy-choice">
+                  <label key={e.policy} className="policy-choice" style={{ display: "block" }}>
                     <input type="radio" name="history-policy" value={e.policy} checked={chosenPolicy === e.policy} onChange={() => setPolicy(e.policy)} />
                     {' '}{POLICY_LABELS[e.policy]}: <span data-testid={`estimate-${e.policy}`}>{range(e.calls)} calls, ~{tokens(e)} tokens</span>
                   </label>
