@@ -6,6 +6,7 @@
  */
 import { useRef, useState } from 'react';
 import * as Comlink from 'comlink';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEngineClient } from '../hooks';
 import type { HistoryFormat, HistoryImportReport, HistoryProgress, HistoryScan } from '../../core/base/historyImport';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
@@ -20,6 +21,7 @@ export type HistoryImportState =
 
 export function useHistoryImport() {
   const { engine } = useEngineClient();
+  const queryClient = useQueryClient();
   const [state, setState] = useState<HistoryImportState>({ step: 'idle' });
   const run = useRef<string | null>(null);
 
@@ -48,6 +50,8 @@ export function useHistoryImport() {
     });
     try {
       const report = await engine.importHistory(file, { format, importId, policy }, onProgress);
+      // The chosen policy is now the engine's (the engine sends no event for it).
+      void queryClient.invalidateQueries({ queryKey: ['consolidation'] });
       if (run.current === importId) setState({ step: 'done', report });
     } catch (err) {
       if (run.current === importId) setState({ step: 'failed', message: err instanceof Error ? err.message : String(err) });
