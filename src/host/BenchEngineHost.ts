@@ -12,15 +12,15 @@
  *
  * Its wire types (BenchCorpusInput …) live in src/core/protocol.ts.
  */
-import { MemoryEngine } from '../core/engine/MemoryEngine';
+import type { MemoryEngine } from '../core/engine/MemoryEngine';
 import { RecollectError } from '../core/base/errors';
 import type { EmbedderProvider } from '../core/base/ports';
 import type {
   BenchCorpusInput, BenchCorpusResult, BenchIngestTiming, BenchRecallOptions, BenchWorkerApi, MessagePortLike,
 } from '../core/protocol';
 import type { NewTurn } from '../core/base/types';
-import { SqlRetrievalSource } from '../storage/retrievalSource';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
+import { createEngine } from './createEngine';
 
 /** A turn with no text is stored as its caption (or a marker): the write path rejects empty turns. */
 export function turnContent(text: string, caption: string | undefined): string {
@@ -34,12 +34,7 @@ export function turnContent(text: string, caption: string | undefined): string {
  * episode lifecycle and consolidation, which retrieval does not read.
  */
 export function createBenchEngine(store: SqliteMemoryStore, embedders: EmbedderProvider | undefined): MemoryEngine {
-  return new MemoryEngine({
-    store,
-    retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
-    speakers: () => store.speakers(),
-    ...(embedders ? { embedders } : {}),
-  });
+  return createEngine(store, { only: ['recall'], ...(embedders ? { embedders } : {}) });
 }
 
 /**
