@@ -21,6 +21,7 @@ import type {
   ProfileItemView, SceneMapPoint, SceneView,
 } from './explorer/explorer';
 import type { ForesightItem } from './synthesis/knowledge';
+import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StageUsage, StorageStats } from './base/types';
 
 export type { StageUsage };
@@ -89,6 +90,10 @@ export interface EngineApi {
   stats(): Promise<StorageStats>;
   exportDatabase(): Promise<Uint8Array>;
   importDatabase(bytes: Uint8Array): Promise<ImportSummary>;
+  /** Chat history from other services (issue 15): scan first (counts, cost estimate), then import; both stream and can be cancelled. */
+  scanHistory(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan>;
+  importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport>;
+  cancelHistoryImport(importId: string): Promise<void>;
   vectorSearch(query: string, options?: SearchOptions): Promise<SearchHit[]>;
   embeddingStatus(): Promise<EmbeddingStatus | null>;
   setEmbedder(modelId: string): Promise<EmbeddingStatus>;

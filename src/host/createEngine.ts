@@ -18,6 +18,7 @@ import { SqlRetrievalSource } from '../storage/retrievalSource';
 import { SqlKnowledgeSource } from '../storage/knowledgeSource';
 import { SqlExplorerStore } from '../storage/explorerRepo';
 import { LlmClient } from '../llm/LlmClient';
+import { readHistory } from '../import/readHistory';
 
 export type EngineStage = 'episodes' | 'synthesis' | 'recall' | 'explorer';
 
@@ -60,6 +61,7 @@ export function createEngine(store: SqliteMemoryStore, options: EngineOptions = 
     ...(options.settings ? { settings: options.settings } : {}),
     llmFactory: options.llmFactory ?? defaultLlmFactory,
     llmSink: store.llmCalls,
+    historyReader: readHistory,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.timer ? { timer: options.timer } : {}),
     ...(options.newId ? { newId: options.newId } : {}),

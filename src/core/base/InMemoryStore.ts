@@ -44,14 +44,20 @@ export class InMemoryStore implements MemoryStore, VectorStore {
     return { ...c, messageCount: [...this.#turns.values()].filter((t) => t.message.conversationId === id).length };
   }
 
-  async createConversation(input: { readonly id?: string; readonly title: string }): Promise<Conversation> {
+  async createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number }): Promise<Conversation> {
     const id = input.id ?? this.#newId();
     const title = cleanTitle(input.title);
     if (!this.#conversations.has(id)) {
       const now = this.#clock.now();
-      this.#conversations.set(id, { id, title, createdAt: now, updatedAt: now });
+      this.#conversations.set(id, { id, title, createdAt: input.createdAt ?? now, updatedAt: now });
     }
     return this.#conversation(id);
+  }
+
+  /** Several at once, all or none (existing ids are kept as they are). */
+  async createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<void> {
+    for (const input of inputs) cleanTitle(input.title);
+    for (const input of inputs) await this.createConversation(input);
   }
 
   async renameConversation(id: string, title: string): Promise<Conversation> {
