@@ -2,12 +2,13 @@
 // Its databases are `bench-*.sqlite` files in OPFS, never the app's recollect.sqlite.
 import * as Comlink from 'comlink';
 import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
-import { BenchEngineHost, deleteOpfsFile } from '../src/host/BenchEngineHost';
+import { deleteOpfsFile } from '../src/host/BenchEngineHost';
+import { ScaleBenchHost } from '../src/host/ScaleBenchHost';
 import { openOpfsStore } from '../src/storage/openOpfsStore';
 import { remoteEmbedderProvider, type RemoteEmbedding } from '../src/models/embedderProviders';
 
 Comlink.expose(
-  new BenchEngineHost({
+  new ScaleBenchHost({
     openStore: (fileName) => openOpfsStore(wasmUrl, fileName),
     deleteStore: deleteOpfsFile,
     connectModels: (port) => remoteEmbedderProvider(Comlink.wrap<RemoteEmbedding>(port as MessagePort)),

@@ -8,6 +8,7 @@ import * as Comlink from 'comlink';
 import type { ModelWorkerApi } from '../../../workers/model.worker';
 import { MODEL_PORT_MESSAGE } from '../../core/protocol';
 import type { BenchCorpusInput, BenchCorpusResult, BenchRecallOptions, BenchWorkerApi } from '../../host/BenchEngineHost';
+import type { ColdOpenResult, ScaleQuestionInput, ScaleWorkerApi } from '../../host/ScaleBenchHost';
 
 export interface RateSummary {
   readonly median: number;
@@ -42,17 +43,18 @@ function modelWorker(): { worker: Worker; remote: Comlink.Remote<ModelWorkerApi>
   return models;
 }
 
-let benchWorker: Promise<Comlink.Remote<BenchWorkerApi>> | null = null;
+type BenchRemote = Comlink.Remote<BenchWorkerApi & ScaleWorkerApi>;
+let benchWorker: Promise<BenchRemote> | null = null;
 
 /**
  * The benchmark worker, started once and wired to the shared model worker through a
  * MessageChannel, as engineClient.ts wires the app's engine: like the app's engine worker it lives
  * for the whole page, so its SQLite WebAssembly is compiled and optimised once, not per corpus.
  */
-function benchEngine(): Promise<Comlink.Remote<BenchWorkerApi>> {
+function benchEngine(): Promise<BenchRemote> {
   benchWorker ??= (async () => {
     const worker = new Worker(new URL('../../../workers/bench.worker.ts', import.meta.url), { type: 'module', name: 'recollect-bench' });
-    const bench = Comlink.wrap<BenchWorkerApi>(worker);
+    const bench = Comlink.wrap<BenchWorkerApi & ScaleWorkerApi>(worker);
     const channel = new MessageChannel();
     modelWorker().worker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
     await bench.connectModels(Comlink.transfer(channel.port2, [channel.port2]));
@@ -107,6 +109,14 @@ const api = {
   },
   /** The recall benchmark for one corpus: ingest through the engine on OPFS, rank every question. */
   recallCorpus,
+  /** The scale benchmark (bench/scale.ts): one database in the benchmark worker, grown and measured. */
+  scale: {
+    open: async (fileName: string, reuse = false) => (await benchEngine()).scaleOpen(fileName, { reuse }),
+    append: async (corpus: BenchCorpusInput) => (await benchEngine()).scaleAppend(corpus),
+    measure: async (questions: ScaleQuestionInput[], depth?: number) => (await benchEngine()).scaleMeasure(questions, depth ? { depth } : {}),
+    close: async () => (await benchEngine()).scaleClose(),
+    delete: async (fileName: string) => (await benchEngine()).scaleDelete(fileName),
+  },
   opfsFiles,
   opfsDigest,
 };
@@ -114,9 +124,28 @@ const api = {
 declare global {
   interface Window {
     recollectBench?: typeof api;
+    /** Set by a cold-open page when its first search has returned (or failed). */
+    recollectColdOpen?: (ColdOpenResult & { navigationToResultMs: number }) | { error: string };
     /** Installed by the Node driver (Playwright exposeFunction) to receive progress lines. */
     recollectBenchProgress?: (line: string) => void;
   }
 }
 window.recollectBench = api;
 document.getElementById('status')!.dataset.ready = 'true';
+
+/**
+ * Cold open (bench.html?coldOpen=<file>&q=<question>&at=<ms>): this new page starts its own
+ * benchmark and model workers, opens the existing database and runs one search; the time from
+ * navigation start to that result lands in `window.recollectColdOpen`.
+ */
+const coldParams = new URLSearchParams(location.search);
+const coldFile = coldParams.get('coldOpen');
+if (coldFile) {
+  const question: ScaleQuestionInput = { id: 'cold-open', text: coldParams.get('q') ?? '', askedAt: Number(coldParams.get('at') ?? Date.now()) };
+  void benchEngine()
+    .then((bench) => bench.coldOpen(coldFile, question))
+    .then(
+      (result) => (window.recollectColdOpen = { ...result, navigationToResultMs: performance.now() }),
+      (err: unknown) => (window.recollectColdOpen = { error: err instanceof Error ? err.message : String(err) }),
+    );
+}
