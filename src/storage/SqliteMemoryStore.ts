@@ -122,13 +122,14 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   }
 
   importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
-    return importDatabase(this.db, bytes, this.#openTemp);
+    // The backup API replaces pages without counting changes: drop what was cached of the old file.
+    messages.forgetSpeakers(this.db);
+    return importDatabase(this.db, bytes, this.#openTemp).finally(() => messages.forgetSpeakers(this.db));
   }
 
   /** Distinct speaker names of stored turns, most frequent first. */
-  async speakers(): Promise<string[]> {
-    const rows = await this.db.query<{ speaker: string }>('SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC LIMIT 50');
-    return rows.map((r) => r.speaker);
+  speakers(): Promise<string[]> {
+    return messages.speakers(this.db);
   }
 
   // ---- VectorStore ---------------------------------------------------------------------------
