@@ -79,10 +79,13 @@ export class SqlRetrievalSource implements RetrievalSource {
   /** term → [document frequency in turns_fts, index size (max pk) when counted]; approximate is enough. */
   readonly #df = new Map<string, readonly [number, number]>();
 
+  readonly #budget: number;
+
   /** Without `vectors`, vector candidates are always empty (lexical-only retrieval). */
-  constructor(sql: Sql, options: { vectors?: MessageVectorSearch } = {}) {
+  constructor(sql: Sql, options: { vectors?: MessageVectorSearch; postingsBudget?: number } = {}) {
     this.#sql = sql;
     this.#vectors = options.vectors ?? null;
+    this.#budget = options.postingsBudget ?? LEXICAL_POSTINGS_BUDGET;
   }
 
   async lexical(terms: readonly string[], options: LexicalOptions): Promise<string[]> {
@@ -113,14 +116,14 @@ export class SqlRetrievalSource implements RetrievalSource {
     return rows.map((r) => r.id);
   }
 
-  /** `terms` cut to LEXICAL_POSTINGS_BUDGET by document frequency (selectTerms). */
+  /** `terms` cut to the postings budget by document frequency (selectTerms). */
   async #withinBudget(terms: readonly string[]): Promise<string[]> {
     if (terms.length < 2) return [...terms];
     const [size] = await this.#sql.query<{ n: number | null }>('SELECT max(pk) AS n FROM messages');
     const rows = Number(size?.n ?? 0);
     // A database smaller than the budget cannot exceed it with one term; skip the look-ups.
-    if (rows * terms.length <= LEXICAL_POSTINGS_BUDGET) return [...terms];
-    return selectTerms(terms, await this.#documentFrequencies(terms, rows), LEXICAL_POSTINGS_BUDGET);
+    if (rows * terms.length <= this.#budget) return [...terms];
+    return selectTerms(terms, await this.#documentFrequencies(terms, rows), this.#budget);
   }
 
   /**
