@@ -25,7 +25,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { loadDataset, LOCOMO_CATEGORY_NAMES, type BenchCorpus, type BenchQuestion, type DatasetName } from './datasets';
 import { percentile } from './scoring';
 import { answerQuestion, collectAnswer, type AnswerResult } from '../src/core/recall/answer';
-import { MemoryEngine } from '../src/core/engine/MemoryEngine';
+import type { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import { SemanticIndex } from '../src/core/capture/SemanticIndex';
 import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
 import { immediateTimer } from '../src/core/base/jobs';
@@ -33,9 +33,11 @@ import type { EmbedderProvider, LlmCall, LlmCallSink } from '../src/core/base/po
 import { toErrorInfo } from '../src/core/base/errors';
 import { LlmClient, type LlmEndpointConfig } from '../src/llm/LlmClient';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
-import { SqlRetrievalSource } from '../src/storage/retrievalSource';
-import { SqlAnswerSource, type KnowledgeVectorSearch } from '../src/storage/answerSource';
+import { SqlKnowledgeSource } from '../src/storage/knowledgeSource';
+import { answerSourceOf, type KnowledgeVectorSearch } from '../src/core/recall/answerSource';
+import type { AnswerSource } from '../src/core/recall/answerContext';
 import type { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
+import { createEngine } from '../src/host/createEngine';
 
 export interface QaArgs {
   readonly data: string;
@@ -215,7 +217,7 @@ function group(rows: readonly QaRow[]): AccuracyGroup {
 interface Built {
   readonly store: SqliteMemoryStore;
   readonly engine: MemoryEngine;
-  readonly source: SqlAnswerSource;
+  readonly source: AnswerSource;
 }
 
 async function buildMemory(
@@ -224,11 +226,7 @@ async function buildMemory(
   const store = await openNodeStore();
   // Synthesis (policy on) goes to the answer endpoint, logged in this corpus's llm_calls.
   const llm = new LlmClient(endpoint, { sink: store.llmCalls, timeoutMs });
-  const engine = new MemoryEngine({
-    store, ...(embedders ? { embedders } : {}), episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, llm,
-    timer: immediateTimer, profileDebounceMs: 0,
-    retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }), speakers: () => store.speakers(),
-  });
+  const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], ...(embedders ? { embedders } : {}), llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
   await engine.setConsolidationPolicy(policy);
   await store.createConversation({ id: corpus.id, title: corpus.id });
@@ -255,7 +253,7 @@ async function buildMemory(
       return vector ? indexes[kind].search(embedder.id, embedder.dim, vector, k) : [];
     };
   }
-  const source = new SqlAnswerSource(store.db, { recall: (q, o) => engine.recall(q, o), ...(vectors ? { vectors } : {}) });
+  const source = answerSourceOf(new SqlKnowledgeSource(store.db), (q, o) => engine.recall(q, o), vectors);
   return { store, engine, source };
 }
 
@@ -375,7 +373,7 @@ export async function runQa(args: QaArgs): Promise<QaReport> {
 }
 
 async function answerOne(
-  q: BenchQuestion, corpus: string, gold: string, llm: LlmClient, judgeClient: LlmClient, source: SqlAnswerSource, meter: UsageMeter,
+  q: BenchQuestion, corpus: string, gold: string, llm: LlmClient, judgeClient: LlmClient, source: AnswerSource, meter: UsageMeter,
   opts: { runs: number; budgetTokens: number; sufficiency: boolean },
 ): Promise<QaRow> {
   const base = { id: q.id, corpus, category: q.category, headline: q.headline, question: q.text, gold };

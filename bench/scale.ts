@@ -16,7 +16,7 @@
  * Chromium, embedder in the model worker), where each checkpoint also times a cold open.
  */
 import { execFileSync } from 'node:child_process';
-import type { BenchCorpusInput, BenchIngestTiming } from '../src/host/BenchEngineHost';
+import type { BenchCorpusInput, BenchIngestTiming } from '../src/core/protocol';
 import type { ScaleMeasurement, ScaleQuestionInput } from '../src/host/ScaleBenchHost';
 import { loadDataset, type BenchCorpus, type BenchQuestion } from './datasets';
 import { benchPageInput } from './recall';

@@ -5,7 +5,7 @@
 import { createContext, useContext, useEffect } from 'react';
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import * as Comlink from 'comlink';
-import type { ModelProgress } from '../models/ModelService';
+import type { ModelProgress } from '../core/protocol';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
 import type { NewTurn } from '../core/base/types';

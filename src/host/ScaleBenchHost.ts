@@ -13,7 +13,8 @@
 import type { MemoryEngine } from '../core/engine/MemoryEngine';
 import { RecollectError } from '../core/base/errors';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
-import { BenchEngineHost, createBenchEngine, ingestCorpus, warmUpEmbedder, type BenchCorpusInput, type BenchEngineHostDeps, type BenchIngestTiming } from './BenchEngineHost';
+import type { BenchCorpusInput, BenchIngestTiming } from '../core/protocol';
+import { BenchEngineHost, createBenchEngine, ingestCorpus, warmUpEmbedder, type BenchEngineHostDeps } from './BenchEngineHost';
 
 export interface ScaleQuestionInput {
   readonly id: string;

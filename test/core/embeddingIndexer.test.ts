@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { RecollectError } from '../../src/core/base/errors';
 import type { Embedder, EmbedderProvider, EmbedRole } from '../../src/core/base/ports';
 import { META_ACTIVE, META_TARGET } from '../../src/core/capture/EmbeddingIndexer';
+import { createEngine } from '../../src/host/createEngine';
 
 /** A deterministic bag-of-letters embedder: texts sharing letters are close. */
 function letterEmbedder(id: string, dim: number, calls: string[][], gate?: () => Promise<void>): Embedder {
@@ -36,7 +37,7 @@ function provider(models: Record<string, Embedder>): EmbedderProvider {
 
 async function setup(models: Record<string, Embedder>) {
   const store = await openNodeStore();
-  const engine = new MemoryEngine({ store, embedders: provider(models) });
+  const engine = createEngine(store, { only: [], embedders: provider(models) });
   await store.createConversation({ id: 'c', title: 't' });
   return { store, engine };
 }
@@ -101,7 +102,7 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     await engine.idle();
     expect(await store.countVectors('message', 'a@1')).toBe(0);
 
-    const reopened = new MemoryEngine({ store, embedders: provider({ a: letterEmbedder('a@1', 26, calls) }) });
+    const reopened = createEngine(store, { only: [], embedders: provider({ a: letterEmbedder('a@1', 26, calls) }) });
     await reopened.start();
     await reopened.idle();
     expect(await store.countVectors('message', 'a@1')).toBe(3);
@@ -149,7 +150,7 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
         return base.embed(texts, role);
       },
     };
-    const engine = new MemoryEngine({ store, embedders: provider({ a: model }) });
+    const engine = createEngine(store, { only: [], embedders: provider({ a: model }) });
     await store.createConversation({ id: 'c', title: 't' });
     await engine.appendTurns(Array.from({ length: 70 }, (_, i) => ({ id: `m${i}`, conversationId: 'c', role: 'user' as const, content: `turn number ${i}` })));
     await engine.start();
@@ -168,7 +169,7 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     expect((await store.pendingEmbeddings('message', 'a@1', 10, all[0]!.key)).map((p) => p.itemId)).toEqual(['x2', 'x3']);
     expect(await store.pendingEmbeddings('message', 'a@1', 10, all[2]!.key)).toEqual([]);
 
-    const engine = new MemoryEngine({ store, embedders: provider({ a: letterEmbedder('a@1', 26, []) }) });
+    const engine = createEngine(store, { only: [], embedders: provider({ a: letterEmbedder('a@1', 26, []) }) });
     const deletes = vi.spyOn(store, 'deleteOtherVectors');
     await engine.start();
     await engine.idle();
@@ -188,7 +189,7 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     expect(await store.newestPendingKey('message', 'a@1', 3)).toBe(all[37]!.key);
     expect(await store.newestPendingKey('message', 'a@1', 100)).toBe(all[0]!.key);
 
-    const engine = new MemoryEngine({ store, embedders: provider({ a: letterEmbedder('a@1', 26, []) }) });
+    const engine = createEngine(store, { only: [], embedders: provider({ a: letterEmbedder('a@1', 26, []) }) });
     await engine.start();
     await engine.idle();
     expect(await store.newestPendingKey('message', 'a@1', 5)).toBe(Number.MAX_SAFE_INTEGER);
@@ -224,7 +225,7 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     const gate = new Promise<void>((r) => (release = r));
     const store = await openNodeStore();
     await store.createConversation({ id: 'c', title: 't' });
-    const engine = new MemoryEngine({ store, embedders: provider({ a: letterEmbedder('a@1', 26, [], () => gate) }) });
+    const engine = createEngine(store, { only: [], embedders: provider({ a: letterEmbedder('a@1', 26, [], () => gate) }) });
     await engine.start();
     await engine.appendTurns([{ id: 'keep', conversationId: 'c', role: 'user', content: 'keep me' }, { id: 'gone', conversationId: 'c', role: 'user', content: 'delete me' }]);
     await engine.deleteMessage('gone'); // while its batch is in the model
@@ -234,7 +235,7 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
 
     // An orphan vector in an imported file goes in the first pass after open.
     await store.db.exec("INSERT INTO vectors VALUES ('message', 'ghost', 'a@1', 2, 'f32', x'0000803f00000000', 1)");
-    const reopened = new MemoryEngine({ store, embedders: provider({ a: letterEmbedder('a@1', 26, []) }) });
+    const reopened = createEngine(store, { only: [], embedders: provider({ a: letterEmbedder('a@1', 26, []) }) });
     await reopened.start();
     await reopened.idle();
     expect(await store.db.query("SELECT item_id FROM vectors WHERE item_kind = 'message'")).toEqual([{ item_id: 'keep' }]);

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useDownloadModel, useEmbeddingStatus, useModelList, useModelStatus, useSetEmbedder, useSetReranker } from '../hooks';
 import { formatBytes } from '../format';
-import type { ModelProgress } from '../../models/ModelService';
+import type { ModelProgress } from '../../core/protocol';
 
 /** Settings → Models: what embeds and reranks, explicit downloads with progress, re-embedding progress. */
 export function ModelsPanel({ onClose }: { onClose: () => void }) {
