@@ -75,8 +75,8 @@ export interface ScaleDriver {
   open(): Promise<{ embedderId: string | null }>;
   append(corpus: BenchCorpusInput): Promise<BenchIngestTiming>;
   measure(questions: readonly ScaleQuestionInput[]): Promise<ScaleMeasurement>;
-  /** Engine memory in bytes (Node: the process's JS heap + external; browser: the benchmark worker's heap). */
-  memory(): Promise<number>;
+  /** Engine memory in bytes after `m` (Node: the process's JS heap + external; browser: the benchmark worker's heap + SQLite's WebAssembly memory). */
+  memory(m: ScaleMeasurement): Promise<number>;
   /** Browser: ms from a new page's navigation to its first search result on this database; Node: null. */
   coldOpen(question: ScaleQuestionInput): Promise<number | null>;
   close(): Promise<void>;
@@ -141,7 +141,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
       progress(`${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours, then BM25)`);
       const inputs = questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt }));
       const m = await driver.measure(inputs);
-      const heapBytes = await driver.memory();
+      const heapBytes = await driver.memory(m);
       let coldOpenMs: number | null = null;
       if (driver.runtime === 'browser' && inputs[0]) {
         progress(`${turns.toLocaleString('en')} turns: cold open`);
@@ -206,6 +206,7 @@ export async function nodeDriver(options: { vectors: boolean }): Promise<ScaleDr
 
 /** Browser: the benchmark page's worker on OPFS; the file is deleted at the end. */
 export async function browserDriver(progress: (line: string) => void): Promise<ScaleDriver> {
+  const f = (x: number) => Math.round(x).toLocaleString('en');
   const { openBenchPage } = await import('./browserHarness');
   const { workerHeapBytes, measureColdOpen } = await import('./scaleBrowser');
   const bench = await openBenchPage({ onProgress: progress });
@@ -216,11 +217,14 @@ export async function browserDriver(progress: (line: string) => void): Promise<S
     open: () => page.evaluate((f) => window.recollectBench!.scale.open(f), file),
     append: (c) => page.evaluate((corpus) => window.recollectBench!.scale.append(corpus), c),
     measure: (q) => page.evaluate((qs) => window.recollectBench!.scale.measure(qs), [...q]),
-    memory: () => workerHeapBytes(page, 'bench.worker'),
+    // The CDP figure may or may not include WebAssembly memories: adding SQLite's heap gives an upper bound.
+    memory: async (m) => (await workerHeapBytes(page, 'bench.worker')) + m.wasmBytes,
     async coldOpen(question) {
       await page.evaluate(() => window.recollectBench!.scale.close());
       try {
-        return await measureColdOpen(page, file, question);
+        const t = await measureColdOpen(page, file, question);
+        progress(`cold open ${f(t.navigationToResultMs)} ms from navigation (in the worker: open + engine start ${f(t.openMs)} ms, first recall ${f(t.firstRecallMs)} ms)`);
+        return t.navigationToResultMs;
       } finally {
         await page.evaluate((f) => window.recollectBench!.scale.open(f, true), file);
       }

@@ -50,8 +50,16 @@ export async function workerHeapBytes(page: Page, urlPart: string): Promise<numb
   }
 }
 
-/** ms from a new page's navigation to its first search result on `fileName` (the file must be closed). */
-export async function measureColdOpen(page: Page, fileName: string, question: ScaleQuestionInput): Promise<number> {
+export interface ColdOpenTiming {
+  /** Navigation start of the new page to its first search result. */
+  readonly navigationToResultMs: number;
+  /** Inside its worker: opening the file and starting the engine, then the first recall. */
+  readonly openMs: number;
+  readonly firstRecallMs: number;
+}
+
+/** A new page's cold open of `fileName` (the file must be closed by its current owner). */
+export async function measureColdOpen(page: Page, fileName: string, question: ScaleQuestionInput): Promise<ColdOpenTiming> {
   const cold = await page.context().newPage();
   try {
     const url = new URL('bench.html', page.url());
@@ -63,7 +71,7 @@ export async function measureColdOpen(page: Page, fileName: string, question: Sc
     const result = (await handle.jsonValue())!;
     if ('error' in result) throw new Error(`cold open failed: ${result.error}`);
     if (result.turns === 0) throw new Error('cold open found an empty database');
-    return result.navigationToResultMs;
+    return { navigationToResultMs: result.navigationToResultMs, openMs: result.openMs, firstRecallMs: result.firstRecallMs };
   } finally {
     await cold.close();
   }

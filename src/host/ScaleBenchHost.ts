@@ -31,6 +31,8 @@ export interface ScaleSystemResult {
 export interface ScaleMeasurement {
   readonly turns: number;
   readonly dbBytes: number;
+  /** SQLite's WebAssembly memory (wa-sqlite's heap: page cache, FTS buffers); 0 when not visible. */
+  readonly wasmBytes: number;
   readonly ours: ScaleSystemResult;
   readonly bm25: ScaleSystemResult;
 }
@@ -113,7 +115,8 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
     const warmup = options.warmup ?? 3;
     const ours = await timed(questions, warmup, async (q) => (await engine.recall(q.text, { limit: depth, now: q.askedAt })).turns.map((t) => t.message.id));
     const bm25 = await timed(questions, warmup, async (q) => (await store.searchMessages(q.text, { limit: depth })).map((h) => h.message.id));
-    return { turns: await countTurns(store), dbBytes: (await store.stats()).databaseBytes, ours, bm25 };
+    const wasmBytes = (store.db as { module?: { HEAPU8?: Uint8Array } }).module?.HEAPU8?.byteLength ?? 0;
+    return { turns: await countTurns(store), dbBytes: (await store.stats()).databaseBytes, wasmBytes, ours, bm25 };
   }
 
   async scaleClose(): Promise<void> {
