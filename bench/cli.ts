@@ -18,6 +18,8 @@
  *   npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json]
  * grows one database by appending corpora and measures it at each size (bench/scale.ts).
  * Arguments are parsed strictly by bench/cliArgs.ts (node:util parseArgs); --set refuses unknown knobs.
+ *   npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]
+ * kills the renderer, the engine worker or the browser while turns are appended (bench/crash.ts).
  * A progress line goes to stderr; the summary table to stdout.
  */
 import { execFileSync } from 'node:child_process';
@@ -34,6 +36,7 @@ import { ingestSummary, runIngest, writeIngestReport } from './ingest';
 import { BenchUsageError, parseConstructionArgs, parseIngestArgs, parseRecallArgs, parseScaleArgs, setKnob, USAGE } from './cliArgs';
 import { browserDriver, gitCommit as commit, loadScaleCorpora, nodeDriver, runScale } from './scale';
 import { scaleSummary, writeScaleReport } from './scaleReport';
+import { crashCommand } from './crash';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
@@ -159,4 +162,5 @@ else if (command === 'ingest') await ingest(rest);
 else if (command === 'construction') await construction(rest);
 else if (command === 'scale') await scale(rest);
 else if (command === 'qa') await qaCommand(rest);
+else if (command === 'crash') await crashCommand(rest, usage);
 else usage(command ? `unknown command ${command}` : undefined);

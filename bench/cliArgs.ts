@@ -17,6 +17,7 @@ export const USAGE = [
   '       npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]',
   '       npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build]',
   '       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]',
+  '       npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]',
 ].join('\n');
 
 type Options = NonNullable<ParseArgsConfig['options']>;
