@@ -186,3 +186,31 @@ export function parseConstructionArgs(argv: readonly string[]): ConstructionArgs
   if (policy !== 'eager' && policy !== 'recurrence' && policy !== 'off') throw new BenchUsageError('--policy is eager, recurrence or off');
   return { data: required('--data', v.data), policy, ...(v.out ? { out: v.out as string } : {}) };
 }
+
+export interface CrashArgs { readonly trials: number; readonly out: string | undefined; readonly seed: number; readonly build: boolean }
+
+export function parseCrashArgs(argv: readonly string[]): CrashArgs {
+  const v = parse(argv, { trials: { type: 'string' }, out: { type: 'string' }, seed: { type: 'string' }, 'no-build': { type: 'boolean' } });
+  const seed = v.seed === undefined ? 12 : Number(v.seed);
+  if (!Number.isInteger(seed)) throw new BenchUsageError(`--seed needs a whole number, not ${String(v.seed)}`);
+  return { trials: positiveInt('--trials', v.trials, 20), out: v.out as string | undefined, seed, build: v['no-build'] !== true };
+}
+
+export interface VectorsArgs {
+  readonly runtime: 'node' | 'browser';
+  readonly out: string | undefined;
+  readonly n: number;
+  readonly dim: number;
+  readonly queries: number;
+  readonly k: number;
+}
+
+export function parseVectorsArgs(argv: readonly string[]): VectorsArgs {
+  const v = parse(argv, {
+    runtime: { type: 'string' }, out: { type: 'string' }, n: { type: 'string' }, dim: { type: 'string' }, queries: { type: 'string' }, k: { type: 'string' },
+  });
+  return {
+    runtime: runtimeOf(v.runtime), out: v.out as string | undefined,
+    n: positiveInt('--n', v.n, 100_000), dim: positiveInt('--dim', v.dim, 384), queries: positiveInt('--queries', v.queries, 200), k: positiveInt('--k', v.k, 100),
+  };
+}

@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { preview } from 'vite';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
 import { openMemoryDatabase } from '../src/storage/openNodeDatabase';
+import { parseCrashArgs, type CrashArgs } from './cliArgs';
 
 export type KillMode = 'renderer' | 'engine-worker' | 'browser';
 const MODES: readonly KillMode[] = ['renderer', 'engine-worker', 'browser'];
@@ -223,20 +224,13 @@ export function crashSummary(r: CrashReport): string {
 }
 
 export async function crashCommand(argv: string[], usage: (m?: string) => never): Promise<void> {
-  let trials = 20;
-  let out: string | undefined;
-  let seed = 12;
-  let build = true;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const next = () => argv[++i] ?? usage(`${a} needs a value`);
-    if (a === '--trials') trials = Number(next());
-    else if (a === '--out') out = next();
-    else if (a === '--seed') seed = Number(next());
-    else if (a === '--no-build') build = false;
-    else usage(`unknown option ${a}`);
+  let parsed: CrashArgs;
+  try {
+    parsed = parseCrashArgs(argv);
+  } catch (err) {
+    return usage(err instanceof Error ? err.message : String(err));
   }
-  if (!Number.isInteger(trials) || trials < 1) usage('--trials needs a positive whole number');
+  const { trials, out, seed, build } = parsed;
   if (build) execFileSync('npm', ['run', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
   const save = async (r: CrashReport, partial: boolean) => {
     if (out) await writeFile(out, `${JSON.stringify({ ...r, seed, partial, at: new Date().toISOString() }, null, 2)}\n`);
