@@ -25,6 +25,7 @@ import { preview } from 'vite';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
 import { openMemoryDatabase } from '../src/storage/openNodeDatabase';
 import { parseCrashArgs, type CrashArgs } from './cliArgs';
+import { seededRandom } from './seededRandom';
 
 export type KillMode = 'renderer' | 'engine-worker' | 'browser';
 const MODES: readonly KillMode[] = ['renderer', 'engine-worker', 'browser'];
@@ -51,17 +52,7 @@ export interface CrashReport {
   readonly lostTurns: readonly string[];
 }
 
-/** Small deterministic PRNG (mulberry32) so a run can be repeated with --seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 const RECORD_WORKERS = `(() => {
   const Base = window.Worker;
