@@ -165,7 +165,7 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   const sessionOf = (id: string) => datasetSession.get(id) ?? sessionOfTurn.get(id);
   for (const system of systems) {
     // Warm-up (untimed): loads the vector index, JIT-compiles the hot paths.
-    for (const q of corpus.questions.slice(0, 3)) await system.rank(q);
+    for (const q of corpus.questions.slice(0, 1)) await system.rank(q);
     const result = (run.systems[system.name] ??= { scores: [], latenciesMs: [] });
     for (const [i, q] of corpus.questions.entries()) {
       const start = performance.now();

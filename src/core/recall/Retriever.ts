@@ -135,10 +135,11 @@ export class Retriever {
         conversationId: m.conversationId,
         occurredAt: m.occurredAt,
         speaker: m.speaker,
+        role: m.role === 'assistant' ? 'assistant' : 'user',
         hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content),
       });
     }
-    const boosted = applyBoosts(fused, facts, { speakers: analysis.speakers, asksForTime: analysis.temporal.asksForTime, ranges: analysis.temporal.ranges }, cfg.boosts);
+    const boosted = applyBoosts(fused, facts, { speakers: analysis.speakers, asksForTime: analysis.temporal.asksForTime, ranges: analysis.temporal.ranges, about: analysis.about }, cfg.boosts);
 
     let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
     if (this.#reranker && options.rerank !== false && ranked.length > 1 && cfg.rerank.candidates > 1 && cfg.rerank.blend > 0) {
