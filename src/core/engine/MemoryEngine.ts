@@ -30,6 +30,8 @@ import { ExplorerService } from '../explorer/ExplorerService';
 import { EngineSettings } from './EngineSettings';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
+import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from '../base/historyImport';
+import { HistoryImports } from './historyImport';
 import { importMemory } from './importMemory';
 import type { EngineListener, MemoryEngineDeps } from './engineDeps';
 
@@ -53,6 +55,7 @@ export class MemoryEngine implements EngineApi {
   readonly #answers: AnswerService;
   readonly #explorer: ExplorerService | null;
   #llm: Llm | null;
+  readonly #history: HistoryImports | null;
 
   constructor(deps: MemoryEngineDeps) {
     const clock = deps.clock ?? systemClock;
@@ -63,9 +66,12 @@ export class MemoryEngine implements EngineApi {
     this.#speakers = deps.speakers ?? null;
     this.#rerankers = deps.embedders?.activeReranker ? () => deps.embedders!.activeReranker!() : null;
     this.#clock = clock;
-    this.#semantic = new SemanticIndex(deps.store, 'message');
-    this.#factIndex = new SemanticIndex(deps.store, 'fact');
-    this.#cellIndex = new SemanticIndex(deps.store, 'memcell');
+    this.#history = deps.historyReader
+      ? new HistoryImports({ reader: deps.historyReader, clock, sink: { createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.appendTurns(t), setConsolidationPolicy: (p) => this.setConsolidationPolicy(p) } })
+      : null;
+    this.#semantic = new SemanticIndex(deps.store, 'message', deps.vectorIndex);
+    this.#factIndex = new SemanticIndex(deps.store, 'fact', deps.vectorIndex);
+    this.#cellIndex = new SemanticIndex(deps.store, 'memcell', deps.vectorIndex);
     this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
     this.#settings = new EngineSettings({
       meta: deps.store,
@@ -393,5 +399,14 @@ export class MemoryEngine implements EngineApi {
   async setEmbedder(modelId: string): Promise<EmbeddingStatus> {
     if (!this.#indexer) throw new RecollectError('MODEL_UNAVAILABLE', 'No embedding model is connected.');
     return this.#indexer.setTarget(modelId);
+  }
+
+  // History import (issue 15; historyImport.ts): a dry run with the synthesis estimate per policy, the import, cancel.
+  scanHistory(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan> { return this.#historyImports().scan(file, request, onProgress); }
+  importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport> { return this.#historyImports().import(file, request, onProgress); }
+  async cancelHistoryImport(importId: string): Promise<void> { this.#history?.cancel(importId); }
+  #historyImports(): HistoryImports {
+    if (!this.#history) throw new RecollectError('INVALID_INPUT', 'Importing chat history is not available here.');
+    return this.#history;
   }
 }
