@@ -27,6 +27,10 @@ interface UiState {
   explorerFocus: ExplorerFocus | null;
   setView(view: MainView): void;
   openExplorer(tab: ExplorerTab, focus?: ExplorerFocus | null): void;
+  /** The conversation a citation left for the explorer, so the explorer can offer the way back. */
+  explorerReturnTo: string | null;
+  /** A turn the chat should scroll to and highlight when it opens (a citation into another conversation). */
+  focusMessageId: string | null;
   panel: Panel;
   temporaryChat: boolean;
   setPanel(panel: Panel): void;
@@ -37,7 +41,7 @@ interface UiState {
   searchText: string;
   notices: readonly Notice[];
   setOwnership(state: OwnershipState, error?: ErrorInfo | null): void;
-  selectConversation(id: string | null): void;
+  selectConversation(id: string | null, focusMessageId?: string | null): void;
   setSearchText(text: string): void;
   notify(kind: Notice['kind'], text: string): void;
   dismiss(id: number): void;
@@ -49,8 +53,18 @@ export const useUi = create<UiState>((set) => ({
   view: 'chat',
   explorerTab: 'overview',
   explorerFocus: null,
-  setView: (view) => set({ view, searchText: '' }),
-  openExplorer: (explorerTab, explorerFocus = null) => set({ view: 'memory', explorerTab, explorerFocus, searchText: '' }),
+  setView: (view) => set({ view, searchText: '', explorerReturnTo: null }),
+  openExplorer: (explorerTab, explorerFocus = null) =>
+    set((s) => ({
+      view: 'memory',
+      explorerTab,
+      explorerFocus,
+      searchText: '',
+      // Only a jump from an open conversation has somewhere to return to; tab switches keep it.
+      explorerReturnTo: s.view === 'chat' && explorerFocus ? s.selectedConversationId : s.view === 'memory' ? s.explorerReturnTo : null,
+    })),
+  explorerReturnTo: null,
+  focusMessageId: null,
   panel: null,
   temporaryChat: false,
   setPanel: (panel) => set({ panel }),
@@ -61,7 +75,8 @@ export const useUi = create<UiState>((set) => ({
   searchText: '',
   notices: [],
   setOwnership: (ownership, error = null) => set({ ownership, ownershipError: error }),
-  selectConversation: (selectedConversationId) => set({ selectedConversationId, temporaryChat: false, view: 'chat' }),
+  selectConversation: (selectedConversationId, focusMessageId = null) =>
+    set({ selectedConversationId, focusMessageId, temporaryChat: false, view: 'chat', explorerReturnTo: null }),
   setSearchText: (searchText) => set({ searchText }),
   notify: (kind, text) => set((s) => ({ notices: [...s.notices.slice(-4), { id: nextNotice++, kind, text }] })),
   dismiss: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useConversations, useCreateConversation, useDeleteConversation, useRenameConversation } from '../hooks';
 import { useUi } from '../uiStore';
+import { UNTITLED } from '../titles';
 
 export function ConversationList() {
   const conversations = useConversations();
@@ -16,9 +17,15 @@ export function ConversationList() {
   const [draftTitle, setDraftTitle] = useState('');
 
   const startNew = async () => {
-    const c = await create.mutateAsync(`Conversation ${new Date().toLocaleDateString()}`);
-    select(c.id);
     setSearchText('');
+    // An empty conversation is reused rather than stacking identical empty ones.
+    const empty = conversations.data?.find((c) => c.messageCount === 0);
+    if (empty) {
+      select(empty.id);
+      return;
+    }
+    const c = await create.mutateAsync(UNTITLED);
+    select(c.id);
   };
 
   const commitRename = async (id: string) => {

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useDownloadModel, useEmbeddingStatus, useModelList, useModelStatus, useSetEmbedder, useSetReranker } from '../hooks';
 import { formatBytes } from '../format';
+import { Dialog } from './Dialog';
 import type { ModelProgress } from '../../models/ModelService';
 
 /** Settings → Models: what embeds and reranks, explicit downloads with progress, re-embedding progress. */
@@ -17,12 +18,7 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
   const label = (id: string) => list.data?.find((m) => m.id === id && m.kind === 'embedder')?.label ?? id;
 
   return (
-    <div className="overlay" role="dialog" aria-label="Models" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
-      <div className="card wide">
-        <header className="card-header">
-          <h2>Models</h2>
-          <button type="button" aria-label="Close models" onClick={onClose} autoFocus>×</button>
-        </header>
+    <Dialog title="Models" onClose={onClose} wide>
         <p className="muted">Everything runs on this device. Downloads happen only when you press Download, and are kept by the browser for offline use.</p>
 
         <section aria-label="Embedding status" data-testid="embedding-status">
@@ -85,7 +81,6 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
             </ul>
           </section>
         ))}
-      </div>
-    </div>
+    </Dialog>
   );
 }

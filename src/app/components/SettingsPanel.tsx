@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useAnswerSettings, useSetAnswerSettings, useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetLlmBoundaryCheck, useSetPolicy, useTestLlmConnection } from '../hooks';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
 import { StorageInfo } from './StorageInfo';
+import { Dialog } from './Dialog';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import type { LlmConnectionTest } from '../../core/base/ports';
 
@@ -67,12 +68,7 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
   const stages = Object.entries(usageAll.data ?? {});
 
   return (
-    <div className="overlay" role="dialog" aria-label="Settings" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
-      <div className="card wide">
-        <header className="card-header">
-          <h2>Settings</h2>
-          <button type="button" aria-label="Close settings" onClick={onClose}>×</button>
-        </header>
+    <Dialog title="Settings" onClose={onClose} wide>
 
         <section aria-label="LLM endpoint">
           <h3>LLM endpoint</h3>
@@ -100,6 +96,13 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
               <datalist id="llm-models">{models.map((m) => <option key={m} value={m} />)}</datalist>
               <button type="button" onClick={() => void run('list')} disabled={!baseUrl || list.isPending}>{list.isPending ? 'Loading…' : 'List models'}</button>
             </div>
+            {models.length > 0 && (
+              <div className="found-models" role="group" aria-label="Models on this server" data-testid="found-models">
+                {models.slice(0, 30).map((m) => (
+                  <button key={m} type="button" className={m === model ? 'active' : ''} aria-pressed={m === model} onClick={() => setModel(m)}>{m}</button>
+                ))}
+              </div>
+            )}
             <div className="buttons">
               <button type="button" onClick={() => void run('test')} disabled={!baseUrl || test.isPending}>{test.isPending ? 'Testing…' : 'Test connection'}</button>
               <button type="submit" className="primary" disabled={save.isPending}>Save</button>
@@ -178,7 +181,6 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
           <p className="muted">Embedding and reranking models run on this device.</p>
           <button type="button" onClick={onOpenModels}>Manage models…</button>
         </section>
-      </div>
-    </div>
+    </Dialog>
   );
 }

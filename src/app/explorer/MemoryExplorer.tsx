@@ -23,6 +23,8 @@ const TABS: readonly { id: ExplorerTab; label: string }[] = [
 export function MemoryExplorer() {
   const tab = useUi((s) => s.explorerTab);
   const open = useUi((s) => s.openExplorer);
+  const returnTo = useUi((s) => s.explorerReturnTo);
+  const selectConversation = useUi((s) => s.selectConversation);
   const refs = useRef<(HTMLButtonElement | null)[]>([]);
   // Arrow keys move between tabs (WAI-ARIA tabs pattern).
   const onKey = (e: KeyboardEvent, i: number) => {
@@ -34,6 +36,9 @@ export function MemoryExplorer() {
   };
   return (
     <section className="explorer" aria-label="Memory explorer">
+      {returnTo && (
+        <button type="button" className="back-to-chat" onClick={() => selectConversation(returnTo)}>← Back to the conversation</button>
+      )}
       <div className="tabs" role="tablist" aria-label="Memory views">
         {TABS.map((t, i) => (
           <button key={t.id} ref={(el) => { refs.current[i] = el; }} type="button" role="tab" id={`tab-${t.id}`} aria-selected={tab === t.id}
