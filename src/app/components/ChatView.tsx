@@ -4,7 +4,7 @@
  * the new text is sent: the old turn and its answer go only after the replacement is stored.
  */
 import { useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
-import { useAppendTurn, useConversations, useDeleteMessage, useLlmSettings, useMessages, useRenameConversation } from '../hooks';
+import { useEngineMutation, useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
 import { formatTime } from '../format';
 import { STAGE_LABEL, useAnswerStream } from '../useAnswerStream';
@@ -12,7 +12,7 @@ import { Markdown } from './Markdown';
 import { SentRequestView } from './SentRequestView';
 import { Dialog } from './Dialog';
 import { titleFrom, UNTITLED } from '../titles';
-import type { Message } from '../../core/base/types';
+import type { Message, NewTurn } from '../../core/base/types';
 import type { Citation } from '../../core/recall/answerContext';
 import type { SentRequest } from '../../core/recall/answer';
 
@@ -32,12 +32,12 @@ function tokensOf(meta: AnswerMeta): number {
 const FOLLOW_SLACK = 80;
 
 export function ChatView({ conversationId }: { conversationId: string }) {
-  const messages = useMessages(conversationId);
-  const conversations = useConversations();
-  const settings = useLlmSettings();
-  const append = useAppendTurn();
-  const remove = useDeleteMessage();
-  const rename = useRenameConversation();
+  const messages = useEngineQuery((q) => q.messages(conversationId));
+  const conversations = useEngineQuery((q) => q.conversations());
+  const settings = useEngineQuery((q) => q.llmSettings());
+  const append = useEngineMutation((c, turn: NewTurn) => c.engine.appendTurn(turn), { report: false });
+  const remove = useEngineMutation((c, id: string) => c.engine.deleteMessage(id));
+  const rename = useEngineMutation((c, v: { id: string; title: string }) => c.engine.renameConversation(v.id, v.title));
   const answers = useAnswerStream();
   const notify = useUi((s) => s.notify);
   const openSettings = useUi((s) => s.setPanel);
@@ -72,7 +72,6 @@ export function ChatView({ conversationId }: { conversationId: string }) {
       return;
     }
     toBottom();
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- scroll on these transitions only
   }, [list.length, stream?.answerId, stream?.error]);
   useLayoutEffect(() => {
     if (following.current) toBottom();

@@ -1,13 +1,13 @@
 import { useState } from 'react';
-import { useConversations, useCreateConversation, useDeleteConversation, useRenameConversation } from '../hooks';
+import { useEngineMutation, useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
 import { UNTITLED } from '../titles';
 
 export function ConversationList() {
-  const conversations = useConversations();
-  const create = useCreateConversation();
-  const rename = useRenameConversation();
-  const remove = useDeleteConversation();
+  const conversations = useEngineQuery((q) => q.conversations());
+  const create = useEngineMutation((c, title: string) => c.engine.createConversation({ title }));
+  const rename = useEngineMutation((c, v: { id: string; title: string }) => c.engine.renameConversation(v.id, v.title));
+  const remove = useEngineMutation((c, id: string) => c.engine.deleteConversation(id));
   const selected = useUi((s) => s.selectedConversationId);
   const select = useUi((s) => s.selectConversation);
   const setSearchText = useUi((s) => s.setSearchText);

@@ -1,16 +1,17 @@
 import { useState } from 'react';
-import { useDownloadModel, useEmbeddingStatus, useModelList, useModelStatus, useSetEmbedder, useSetReranker } from '../hooks';
+import { useDownloadModel, useEngineMutation, useEngineQuery } from '../hooks';
+import { queryKeys } from '../queries';
 import { formatBytes } from '../format';
 import { Dialog } from './Dialog';
 import type { ModelProgress } from '../../models/ModelService';
 
 /** Settings → Models: what embeds and reranks, explicit downloads with progress, re-embedding progress. */
 export function ModelsPanel({ onClose }: { onClose: () => void }) {
-  const list = useModelList();
-  const modelStatus = useModelStatus();
-  const embedding = useEmbeddingStatus();
-  const setEmbedder = useSetEmbedder();
-  const setReranker = useSetReranker();
+  const list = useEngineQuery((q) => q.models());
+  const modelStatus = useEngineQuery((q) => q.modelStatus());
+  const embedding = useEngineQuery((q) => q.embedding());
+  const setEmbedder = useEngineMutation((c, id: string) => c.engine.setEmbedder(id));
+  const setReranker = useEngineMutation((c, id: string | null) => c.models.loadReranker(id), { invalidate: [queryKeys.modelStatus] });
   const [progress, setProgress] = useState<ModelProgress | null>(null);
   const download = useDownloadModel(setProgress);
   const status = embedding.data;

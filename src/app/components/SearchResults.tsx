@@ -1,10 +1,10 @@
-import { useSearch, useVectorSearch } from '../hooks';
+import { useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
 import { formatTime, snippetParts } from '../format';
 
 export function SearchResults({ text }: { text: string }) {
-  const search = useSearch(text);
-  const semantic = useVectorSearch(text);
+  const search = useEngineQuery((q) => q.search(text.trim()));
+  const semantic = useEngineQuery((q) => q.vectorSearch(text.trim()));
   const lexicalIds = new Set(search.data?.map((h) => h.message.id));
   const select = useUi((s) => s.selectConversation);
   const setSearchText = useUi((s) => s.setSearchText);

@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'react';
-import { useAnswerSettings, useSetAnswerSettings, useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetLlmBoundaryCheck, useSetPolicy, useTestLlmConnection } from '../hooks';
+import { useEngineMutation, useEngineQuery } from '../hooks';
+import { queryKeys } from '../queries';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
 import { StorageInfo } from './StorageInfo';
 import { Dialog } from './Dialog';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
+import type { LlmSettingsInput } from '../../core/base/settings';
 import type { LlmConnectionTest } from '../../core/base/ports';
 
 const POLICIES: { id: PolicyName; label: string; note: string }[] = [
@@ -20,17 +22,23 @@ function dayStart(): number {
 
 /** Settings: the LLM endpoint (with presets and CORS notes), consolidation policy and spend. */
 export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; onOpenModels: () => void }) {
-  const saved = useLlmSettings();
-  const save = useSaveLlmSettings();
-  const test = useTestLlmConnection();
-  const list = useListLlmModels();
-  const status = useConsolidationStatus();
-  const setPolicy = useSetPolicy();
-  const setBoundaryCheck = useSetLlmBoundaryCheck();
-  const answerSettings = useAnswerSettings();
-  const setAnswerSettings = useSetAnswerSettings();
-  const usageToday = useLlmUsage(dayStart());
-  const usageAll = useLlmUsage(0);
+  const saved = useEngineQuery((q) => q.llmSettings());
+  const save = useEngineMutation((c, input: LlmSettingsInput) => c.engine.saveLlmSettings(input), {
+    report: false,
+    invalidate: [queryKeys.consolidation],
+    onSuccess: (view, qc) => qc.setQueryData(queryKeys.llmSettings, view),
+  });
+  const test = useEngineMutation((c, input: LlmSettingsInput) => c.engine.testLlmConnection(input), { report: false });
+  const list = useEngineMutation((c, input: LlmSettingsInput) => c.engine.listLlmModels(input), { report: false });
+  const status = useEngineQuery((q) => q.consolidation());
+  const setPolicy = useEngineMutation((c, name: PolicyName) => c.engine.setConsolidationPolicy(name), { invalidate: [queryKeys.consolidation] });
+  const setBoundaryCheck = useEngineMutation((c, on: boolean) => c.engine.setLlmBoundaryCheck(on), { invalidate: [queryKeys.consolidation] });
+  const answerSettings = useEngineQuery((q) => q.answerSettings());
+  const setAnswerSettings = useEngineMutation((c, s: { budgetTokens?: number; sufficiencyCheck?: boolean }) => c.engine.setAnswerSettings(s), {
+    onSuccess: (v, qc) => qc.setQueryData(queryKeys.answerSettings, v),
+  });
+  const usageToday = useEngineQuery((q) => q.llmUsage(dayStart()));
+  const usageAll = useEngineQuery((q) => q.llmUsage(0));
   const [baseUrl, setBaseUrl] = useState('');
   const [model, setModel] = useState('');
   const [apiKey, setApiKey] = useState('');

@@ -1,8 +1,8 @@
-import { useStats } from '../hooks';
+import { useEngineQuery } from '../hooks';
 import { formatBytes } from '../format';
 
 export function StatusLine() {
-  const stats = useStats();
+  const stats = useEngineQuery((q) => q.stats());
   if (!stats.data) return <footer className="status" role="status">Opening memory…</footer>;
   const s = stats.data;
   return (

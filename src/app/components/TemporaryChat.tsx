@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { useLlmSettings } from '../hooks';
+import { useEngineQuery } from '../hooks';
 import { useAnswerStream } from '../useAnswerStream';
 import { useUi } from '../uiStore';
 import { Markdown } from './Markdown';
@@ -12,7 +12,7 @@ interface TempTurn {
 /** Temporary chat: nothing is stored, and memory is neither read nor written. Closing it forgets it. */
 export function TemporaryChat() {
   const answers = useAnswerStream();
-  const settings = useLlmSettings();
+  const settings = useEngineQuery((q) => q.llmSettings());
   const setPanel = useUi((s) => s.setPanel);
   const [turns, setTurns] = useState<TempTurn[]>([]);
   const [draft, setDraft] = useState('');

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useForesight, useMemoryMutation } from '../hooks';
+import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { ForesightItem } from '../../core/synthesis/knowledge';
@@ -10,7 +10,7 @@ const fromInput = (s: string, end: boolean): number | null => (s ? Date.parse(`$
 
 /** Foresight as intervals on a time axis with a "now" line; expired items greyed, dismissed ones hidden from the axis. */
 export function ForesightTab() {
-  const { data } = useForesight();
+  const { data } = useEngineQuery((q) => q.foresight());
   const [showDismissed, setShowDismissed] = useState(false);
   const now = Date.now();
   const items = (data ?? []).filter((f) => showDismissed || f.status !== 'dismissed');

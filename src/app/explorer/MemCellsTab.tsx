@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useMemCell, useMemCells, useMemoryMutation } from '../hooks';
+import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
@@ -11,7 +11,7 @@ export function MemCellsTab() {
   const focus = useUi((s) => s.explorerFocus);
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
   const [limit, setLimit] = useState(PAGE);
-  const page = useMemCells({ offset: 0, limit, order });
+  const page = useEngineQuery((q) => q.memCells({ offset: 0, limit, order }));
   // A fact id is "<memcell>:f<n>" (knowledgeRepo.saveSynthesis), so a cited fact opens its episode.
   const focusCell = focus?.kind === 'episode' ? focus.id : focus?.kind === 'fact' ? focus.id.slice(0, focus.id.lastIndexOf(':')) : null;
   const [selected, setSelected] = useState<string | null>(focusCell);
@@ -41,7 +41,7 @@ export function MemCellsTab() {
 }
 
 function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: string | null; onGone: () => void }) {
-  const { data: cell, isLoading } = useMemCell(id);
+  const { data: cell, isLoading } = useEngineQuery((q) => q.memCell(id));
   const select = useUi((s) => s.selectConversation);
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState('');

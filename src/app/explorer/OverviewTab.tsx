@@ -1,10 +1,10 @@
-import { useMemoryOverview } from '../hooks';
+import { useEngineQuery } from '../hooks';
 import { formatBytes, formatTime } from '../format';
 import { DataActions } from '../components/DataActions';
 import { useUi } from '../uiStore';
 
 export function OverviewTab() {
-  const { data: o, error } = useMemoryOverview();
+  const { data: o, error } = useEngineQuery((q) => q.overview());
   const open = useUi((s) => s.openExplorer);
   if (error) return <p className="error" role="alert">{error.message}</p>;
   if (!o) return <p className="muted">Loading…</p>;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useMemoryMutation, useSceneMap, useScenes } from '../hooks';
+import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { SceneView } from '../../core/explorer/explorer';
@@ -7,8 +7,8 @@ import type { SceneView } from '../../core/explorer/explorer';
 const COLOURS = ['#3856d8', '#d8572a', '#2a9d8f', '#c2185b', '#8e6c00', '#6a4c93', '#1b998b', '#e76f51', '#457b9d', '#9c6644'];
 
 export function ScenesTab() {
-  const scenes = useScenes();
-  const map = useSceneMap();
+  const scenes = useEngineQuery((q) => q.scenes());
+  const map = useEngineQuery((q) => q.sceneMap());
   const focus = useUi((s) => s.explorerFocus);
   const open = useUi((s) => s.openExplorer);
   const [selected, setSelected] = useState<string | null>(focus?.kind === 'scene' ? focus.id : null);

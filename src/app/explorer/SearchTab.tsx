@@ -1,5 +1,5 @@
 import { useDeferredValue, useState } from 'react';
-import { useConversations, useMemorySearch } from '../hooks';
+import { useEngineQuery } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import { MEMORY_KINDS, type MemoryKind, type MemorySearchFilters, type MemorySearchHit } from '../../core/explorer/explorer';
@@ -21,8 +21,8 @@ export function SearchTab() {
     ...(conversationId ? { conversationId } : {}), ...(speaker.trim() ? { speaker: speaker.trim() } : {}),
     ...(day(from, false) !== undefined ? { from: day(from, false)! } : {}), ...(day(to, true) !== undefined ? { to: day(to, true)! } : {}),
   };
-  const results = useMemorySearch(query, filters);
-  const conversations = useConversations();
+  const results = useEngineQuery((q) => q.memorySearch(query.trim(), filters));
+  const conversations = useEngineQuery((q) => q.conversations());
   const open = useUi((s) => s.openExplorer);
   const select = useUi((s) => s.selectConversation);
   const go = (h: MemorySearchHit) => {
