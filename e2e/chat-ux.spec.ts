@@ -32,6 +32,9 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => mock.close());
 
+// The machine is shared: give each flow room (no timing is asserted).
+test.beforeEach(() => test.setTimeout(180_000));
+
 const box = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
 
 async function configure(page: Page) {

@@ -73,7 +73,7 @@ const tab = (page: Page, name: string) => page.getByRole('tab', { name, exact: t
 
 async function searchMemory(page: Page, text: string, kinds: readonly string[]) {
   await tab(page, 'Search').click();
-  for (const k of ['Turns', 'Facts', 'Episodes', 'Scenes']) await page.getByRole('checkbox', { name: k, exact: true }).setChecked(kinds.includes(k));
+  for (const k of ['Messages', 'Facts', 'Episodes', 'Themes']) await page.getByRole('checkbox', { name: k, exact: true }).setChecked(kinds.includes(k));
   await page.getByLabel('Search all memory').fill(text);
 }
 
@@ -93,7 +93,7 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await page.screenshot({ path: 'test-results/explorer-overview.png', fullPage: true });
 
   // Search with reasons
-  await searchMemory(page, 'Biscuit', ['Turns', 'Facts', 'Episodes', 'Scenes']);
+  await searchMemory(page, 'Biscuit', ['Messages', 'Facts', 'Episodes', 'Themes']);
   await expect(page.getByTestId('memory-hit').first()).toContainText('Matched:');
   await expect(page.getByTestId('memory-hit').filter({ hasText: 'in the fact' }).first()).toBeVisible();
   await page.screenshot({ path: 'test-results/explorer-search.png', fullPage: true });
@@ -154,7 +154,7 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await expect(page.locator('[data-testid="foresight-item"][data-status="dismissed"]')).toHaveCount(1);
 
   // Scenes map and forget preview
-  await tab(page, 'Scenes').click();
+  await tab(page, 'Themes').click();
   await expect(page.getByTestId('scene-row').first()).toBeVisible();
   await page.getByTestId('scene-row').first().click();
   await expect(page.getByTestId('scene-detail')).toBeVisible();

@@ -14,7 +14,7 @@ export type Panel = 'settings' | 'models' | null;
 
 /** What the main area shows: the chat, or the memory explorer. */
 export type MainView = 'chat' | 'memory';
-export type ExplorerTab = 'overview' | 'search' | 'memcells' | 'scenes' | 'profile' | 'foresight' | 'forget';
+export type ExplorerTab = 'saved' | 'overview' | 'search' | 'memcells' | 'scenes' | 'profile' | 'foresight' | 'forget';
 /** An item the explorer should open (a citation, a search hit). */
 export interface ExplorerFocus {
   readonly kind: 'episode' | 'fact' | 'profile' | 'foresight' | 'scene';
@@ -32,8 +32,14 @@ interface UiState {
   /** A turn the chat should scroll to and highlight when it opens (a citation into another conversation). */
   focusMessageId: string | null;
   panel: Panel;
+  /** Phone layout: the conversation list is a drawer, closed unless asked for. */
+  sidebarOpen: boolean;
+  setSidebarOpen(open: boolean): void;
   temporaryChat: boolean;
   setPanel(panel: Panel): void;
+  /** Opens Settings, optionally with an endpoint preset filled in (the first-run checklist). */
+  openSettings(presetId?: string): void;
+  settingsPreset: string | null;
   setTemporaryChat(on: boolean): void;
   ownership: OwnershipState;
   ownershipError: ErrorInfo | null;
@@ -66,9 +72,13 @@ export const useUi = create<UiState>((set) => ({
   explorerReturnTo: null,
   focusMessageId: null,
   panel: null,
+  sidebarOpen: false,
+  setSidebarOpen: (sidebarOpen) => set({ sidebarOpen }),
   temporaryChat: false,
-  setPanel: (panel) => set({ panel }),
-  setTemporaryChat: (temporaryChat) => set({ temporaryChat, searchText: '', view: 'chat' }),
+  setPanel: (panel) => set({ panel, settingsPreset: null }),
+  openSettings: (presetId) => set({ panel: 'settings', settingsPreset: presetId ?? null }),
+  settingsPreset: null,
+  setTemporaryChat: (temporaryChat) => set({ temporaryChat, searchText: '', view: 'chat', sidebarOpen: false }),
   ownership: 'connecting',
   ownershipError: null,
   selectedConversationId: null,
@@ -76,7 +86,7 @@ export const useUi = create<UiState>((set) => ({
   notices: [],
   setOwnership: (ownership, error = null) => set({ ownership, ownershipError: error }),
   selectConversation: (selectedConversationId, focusMessageId = null) =>
-    set({ selectedConversationId, focusMessageId, temporaryChat: false, view: 'chat', explorerReturnTo: null }),
+    set({ selectedConversationId, focusMessageId, temporaryChat: false, view: 'chat', explorerReturnTo: null, sidebarOpen: false }),
   setSearchText: (searchText) => set({ searchText }),
   notify: (kind, text) => set((s) => ({ notices: [...s.notices.slice(-4), { id: nextNotice++, kind, text }] })),
   dismiss: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),

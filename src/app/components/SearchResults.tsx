@@ -27,12 +27,12 @@ export function SearchResults({ text }: { text: string }) {
       </ol>
       <h3>Similar in meaning</h3>
       {semantic.isError && <p className="empty">Search by meaning is unavailable: {semantic.error.message}</p>}
-      {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).length === 0 && <p className="empty">No other turns are close in meaning.</p>}
+      {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).length === 0 && <p className="empty">No other messages are close in meaning.</p>}
       <ol>
         {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).map((hit) => (
           <li key={hit.message.id} data-testid="semantic-hit">
             <button type="button" className="hit" onClick={() => { select(hit.message.conversationId); setSearchText(''); }}>
-              <span className="meta"><strong>{hit.message.speaker}</strong> · {formatTime(hit.message.occurredAt)} · similarity {hit.score.toFixed(2)}</span>
+              <span className="meta"><strong>{hit.message.speaker}</strong> · {formatTime(hit.message.occurredAt)}</span>
               <span className="snippet">{hit.snippet}</span>
             </button>
           </li>

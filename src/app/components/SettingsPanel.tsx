@@ -4,6 +4,7 @@ import { queryKeys } from '../queries';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
 import { StorageInfo } from './StorageInfo';
 import { Dialog } from './Dialog';
+import { useUi } from '../uiStore';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import type { LlmSettingsInput } from '../../core/base/settings';
 import type { LlmConnectionTest } from '../../core/base/ports';
@@ -47,12 +48,17 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
   const [error, setError] = useState<string | null>(null);
   const [models, setModels] = useState<string[]>([]);
 
+  const presetId = useUi((s) => s.settingsPreset);
   useEffect(() => {
-    if (saved.data) {
+    const chosen = ENDPOINT_PRESETS.find((p) => p.id === presetId);
+    if (chosen) {
+      setBaseUrl(chosen.baseUrl);
+      setModel(chosen.exampleModel);
+    } else if (saved.data) {
       setBaseUrl(saved.data.baseUrl);
       setModel(saved.data.model);
     }
-  }, [saved.data]);
+  }, [saved.data, presetId]);
 
   const input = () => ({ baseUrl, model, ...(apiKey ? { apiKey } : clearKey ? { apiKey: null } : {}) });
   const preset = presetFor(baseUrl);

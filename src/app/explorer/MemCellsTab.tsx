@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useEngineQuery, useMemoryMutation } from '../hooks';
-import { formatTime } from '../format';
+import { formatTime, plural } from '../format';
 import { useUi } from '../uiStore';
 import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
 import { VirtualList } from './VirtualList';
@@ -21,7 +21,7 @@ export function MemCellsTab() {
     <div className="split-view">
       <div className="list-pane">
         <div className="row">
-          <span className="muted">{page.data?.total ?? 0} episodes</span>
+          <span className="muted">{plural(page.data?.total ?? 0, 'episode')}</span>
           <button type="button" className="link" onClick={() => setOrder(order === 'desc' ? 'asc' : 'desc')}>{order === 'desc' ? 'newest first' : 'oldest first'}</button>
         </div>
         <VirtualList label="Episodes" items={items} rowHeight={64} height="calc(100vh - 220px)"
@@ -29,7 +29,7 @@ export function MemCellsTab() {
           render={(c: MemCellSummary) => (
             <button type="button" className={`cell-row${selected === c.id ? ' active' : ''}`} data-testid="memcell-row" aria-current={selected === c.id} onClick={() => setSelected(c.id)}>
               <strong>{c.title ?? 'Untitled episode'}</strong>
-              <span className="muted">{formatTime(c.startAt)} · {c.turnCount} turns · {c.factCount} facts · {c.status}{c.open ? ' (open)' : ''}</span>
+              <span className="muted">{formatTime(c.startAt)} · {plural(c.turnCount, 'message')} · {plural(c.factCount, 'fact')} · {c.status}{c.open ? ' (open)' : ''}</span>
             </button>
           )} />
       </div>
@@ -77,7 +77,7 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
       {confirmDelete && (
         <div className="confirm" role="alertdialog" aria-label="Delete episode">
           <p>Forget this episode: its narrative, {cell.facts.length} facts and {cell.foresight.length} foresight items are deleted and will not be recreated.</p>
-          <label><input type="checkbox" checked={withTurns} onChange={(e) => setWithTurns(e.target.checked)} /> Also delete its {cell.turns.length} turns from the conversation</label>
+          <label><input type="checkbox" checked={withTurns} onChange={(e) => setWithTurns(e.target.checked)} /> Also delete its {plural(cell.turns.length, 'message')} from the conversation</label>
           <div className="buttons">
             <button type="button" className="danger" autoFocus onClick={() => remove.mutate(withTurns, { onSuccess: onGone })}>Delete for good</button>
             <button type="button" onClick={() => setConfirmDelete(false)}>Cancel</button>

@@ -14,7 +14,7 @@ const TABS: readonly { id: ExplorerTab; label: string }[] = [
   { id: 'overview', label: 'Overview' },
   { id: 'search', label: 'Search' },
   { id: 'memcells', label: 'Episodes' },
-  { id: 'scenes', label: 'Scenes' },
+  { id: 'scenes', label: 'Themes' },
   { id: 'profile', label: 'Profile' },
   { id: 'foresight', label: 'Foresight' },
   { id: 'forget', label: 'Forget' },
