@@ -34,7 +34,9 @@ import { toErrorInfo } from '../src/core/base/errors';
 import { LlmClient, type LlmEndpointConfig } from '../src/llm/LlmClient';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../src/storage/retrievalSource';
-import { SqlAnswerSource, type KnowledgeVectorSearch } from '../src/storage/answerSource';
+import { SqlKnowledgeSource } from '../src/storage/knowledgeSource';
+import { answerSourceOf, type KnowledgeVectorSearch } from '../src/core/recall/answerSource';
+import type { AnswerSource } from '../src/core/recall/answerContext';
 import type { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 
 export interface QaArgs {
@@ -215,7 +217,7 @@ function group(rows: readonly QaRow[]): AccuracyGroup {
 interface Built {
   readonly store: SqliteMemoryStore;
   readonly engine: MemoryEngine;
-  readonly source: SqlAnswerSource;
+  readonly source: AnswerSource;
 }
 
 async function buildMemory(
@@ -255,7 +257,7 @@ async function buildMemory(
       return vector ? indexes[kind].search(embedder.id, embedder.dim, vector, k) : [];
     };
   }
-  const source = new SqlAnswerSource(store.db, { recall: (q, o) => engine.recall(q, o), ...(vectors ? { vectors } : {}) });
+  const source = answerSourceOf(new SqlKnowledgeSource(store.db), (q, o) => engine.recall(q, o), vectors);
   return { store, engine, source };
 }
 
@@ -375,7 +377,7 @@ export async function runQa(args: QaArgs): Promise<QaReport> {
 }
 
 async function answerOne(
-  q: BenchQuestion, corpus: string, gold: string, llm: LlmClient, judgeClient: LlmClient, source: SqlAnswerSource, meter: UsageMeter,
+  q: BenchQuestion, corpus: string, gold: string, llm: LlmClient, judgeClient: LlmClient, source: AnswerSource, meter: UsageMeter,
   opts: { runs: number; budgetTokens: number; sufficiency: boolean },
 ): Promise<QaRow> {
   const base = { id: q.id, corpus, category: q.category, headline: q.headline, question: q.text, gold };

@@ -9,7 +9,7 @@ import { resultify, type EngineEvent, type EngineWorkerApi, type MessagePortLike
 import type { EmbedderProvider } from '../core/base/ports';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
 import { SqlRetrievalSource } from '../storage/retrievalSource';
-import { SqlAnswerSource } from '../storage/answerSource';
+import { SqlKnowledgeSource } from '../storage/knowledgeSource';
 import { SqlExplorerStore } from '../storage/explorerRepo';
 import { LlmClient } from '../llm/LlmClient';
 import type { SettingsStore } from '../core/base/settings';
@@ -101,7 +101,7 @@ export class EngineHost implements EngineWorkerApi {
     const engine = new MemoryEngine({
       store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
       retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
-      answerSource: (recall, vectors) => new SqlAnswerSource(store.db, { recall, vectors }),
+      knowledgeSource: new SqlKnowledgeSource(store.db),
       speakers: () => store.speakers(),
       explorer: new SqlExplorerStore(store.db),
       settings: this.#deps.settings,

@@ -5,7 +5,9 @@ import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
-import { SqlAnswerSource } from '../../src/storage/answerSource';
+import { SqlKnowledgeSource } from '../../src/storage/knowledgeSource';
+import { answerSourceOf } from '../../src/core/recall/answerSource';
+import type { AnswerSource } from '../../src/core/recall/answerContext';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { countWords, startMockLlmServer, type MockChatRequest, type MockLlmServer } from '../llm/mockLlmServer';
 
@@ -15,7 +17,7 @@ const clock: Clock = { now: () => NOW };
 
 let mock: MockLlmServer;
 let store: SqliteMemoryStore;
-let source: SqlAnswerSource;
+let source: AnswerSource;
 let recallQueries: string[];
 let llm: LlmClient;
 
@@ -66,11 +68,9 @@ beforeEach(async () => {
   }
   await engine.idle();
   recallQueries = [];
-  source = new SqlAnswerSource(store.db, {
-    recall: (query, options) => {
-      recallQueries.push(query);
-      return engine.recall(query, options);
-    },
+  source = answerSourceOf(new SqlKnowledgeSource(store.db), (query, options) => {
+    recallQueries.push(query);
+    return engine.recall(query, options);
   });
   llm = new LlmClient({ baseUrl: mock.url, apiKey: KEY, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
 });
@@ -125,7 +125,7 @@ describe('answerQuestion', () => {
 
   it('says so when memory is empty and cites nothing', async () => {
     const empty = await openNodeStore();
-    source = new SqlAnswerSource(empty.db, { recall: async () => ({ turns: [] }) });
+    source = answerSourceOf(new SqlKnowledgeSource(empty.db), async () => ({ turns: [] }));
     const { result } = await run('What is my favourite colour?');
     expect(result.requests.at(-1)!.messages.at(-1)!.content).toContain('(no relevant memories were found)');
     expect(result.citations).toEqual([]);

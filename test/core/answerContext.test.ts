@@ -6,7 +6,8 @@ import {
 import type { ForesightItem, ProfileItem } from '../../src/core/synthesis/knowledge';
 import type { Message } from '../../src/core/base/types';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { SqlAnswerSource } from '../../src/storage/answerSource';
+import { SqlKnowledgeSource } from '../../src/storage/knowledgeSource';
+import { answerSourceOf } from '../../src/core/recall/answerSource';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2023, 5, 1, 12, 0);
@@ -154,7 +155,7 @@ describe('gatherContext', () => {
   });
 });
 
-describe('SqlAnswerSource', () => {
+describe('answerSourceOf over SqlKnowledgeSource', () => {
   it('finds facts and synthesised episodes, maps turns to episodes, expands scenes and filters foresight by time', async () => {
     const store = await openNodeStore();
     const db = store.db;
@@ -178,11 +179,9 @@ describe('SqlAnswerSource', () => {
       ('p1', 'explicit', 'sport', 'running', 0.9, 'active', 0, 0), ('p2', 'explicit', 'pet', 'cat', 0.4, 'deleted', 0, 0)`);
 
     const recallCalls: string[] = [];
-    const source = new SqlAnswerSource(db, {
-      recall: async (q) => {
-        recallCalls.push(q);
-        return { turns: (await store.listMessages('c')).filter((m) => m.content.includes('Boston')).map((message) => ({ message })) };
-      },
+    const source = answerSourceOf(new SqlKnowledgeSource(db), async (q) => {
+      recallCalls.push(q);
+      return { turns: (await store.listMessages('c')).filter((m) => m.content.includes('Boston')).map((message) => ({ message })) };
     });
     expect((await source.facts('marathon in Boston', { limit: 5 })).map((f) => f.id)).toEqual(['f1']);
     expect((await source.episodes('Boston marathon', { limit: 5 })).map((e) => e.id)).toEqual(['e1']);

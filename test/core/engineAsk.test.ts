@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
-import { SqlAnswerSource } from '../../src/storage/answerSource';
+import { SqlKnowledgeSource } from '../../src/storage/knowledgeSource';
 import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import type { AskEvent } from '../../src/core/protocol';
 import { LlmClient } from '../../src/llm/LlmClient';
@@ -19,7 +19,7 @@ async function setup(withLlm = true) {
   const engine = new MemoryEngine({
     store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, llm: withLlm ? llm : null,
     retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
-    answerSource: (recall, vectors) => new SqlAnswerSource(store.db, { recall, vectors }),
+    knowledgeSource: new SqlKnowledgeSource(store.db),
     speakers: () => store.speakers(),
   });
   await engine.start();

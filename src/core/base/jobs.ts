@@ -63,6 +63,13 @@ export interface JobRunnerStatus {
 /** Schedules `fn` after `ms`; injected so tests control time. */
 export type Timer = (fn: () => void, ms: number) => { cancel(): void };
 
+/** A Timer over the platform's setTimeout (present in browsers, workers and Node). */
+export const platformTimer: Timer = (fn, ms) => {
+  const g = globalThis as unknown as { setTimeout(f: () => void, ms: number): unknown; clearTimeout(h: unknown): void };
+  const h = g.setTimeout(fn, ms);
+  return { cancel: () => g.clearTimeout(h) };
+};
+
 /** A Timer that fires on the next tick whatever the delay: backoffs pass at once (tests, benchmarks). */
 export const immediateTimer: Timer = (fn) => {
   const g = globalThis as unknown as { setTimeout(f: () => void, ms: number): unknown; clearTimeout(h: unknown): void };

@@ -55,3 +55,35 @@ export class MemorySettingsStore implements SettingsStore {
     this.#llm = settings;
   }
 }
+
+/**
+ * Settings kept in the memory database's `meta` table, each defined once here: its key, its default
+ * and its valid range. The engine reads and writes them through these definitions, and an import
+ * whitelists a file's `meta` against them (anything else in a file is not a setting of ours).
+ */
+export const META_KEYS = {
+  policy: 'consolidation.policy',
+  llmBoundaryCheck: 'segmentation.llm_check',
+  answerBudget: 'answer.budget_tokens',
+  sufficiencyCheck: 'answer.sufficiency_check',
+} as const;
+
+/** Tokens of memory sent with a question (Settings → Answers). */
+export const ANSWER_BUDGET = { default: 2500, min: 200, max: 100_000 } as const;
+
+/** Ask the model whether the context suffices (one extra call per answer); off unless chosen. */
+export const DEFAULT_SUFFICIENCY_CHECK = false;
+
+/** The optional LLM boundary check of segmentation (one small call per turn); off unless chosen. */
+export const DEFAULT_LLM_BOUNDARY_CHECK = false;
+
+/** A stored budget, or the default when it is missing or out of range. */
+export function answerBudgetOf(stored: string | null): number {
+  const n = Number(stored);
+  return stored !== null && Number.isInteger(n) && n >= ANSWER_BUDGET.min && n <= ANSWER_BUDGET.max ? n : ANSWER_BUDGET.default;
+}
+
+/** A stored '1'/'0' flag, or the default when it is missing or anything else. */
+export function flagOf(stored: string | null, fallback: boolean): boolean {
+  return stored === '1' ? true : stored === '0' ? false : fallback;
+}

@@ -67,3 +67,6 @@ export interface VectorStore {
   getMeta(key: string): Promise<string | null>;
   setMeta(key: string, value: string): Promise<void>;
 }
+
+/** The `meta` table: settings and markers, one string per key. */
+export type MetaStore = Pick<VectorStore, 'getMeta' | 'setMeta'>;

@@ -1,120 +1,45 @@
 /**
  * The memory engine: the API the UI talks to (through the worker), built from injected
- * capabilities. For now it stores, lists, searches and transfers turns; later stages (embedding,
- * segmentation, consolidation, retrieval) hang off the same write and read paths.
+ * capabilities. It owns conversations, turns, engine events and the background work's start, stop
+ * and idle; it delegates the memory explorer (ExplorerService), settings (EngineSettings) and
+ * answering (AnswerService). The write path is capture (EmbeddingIndexer) → episodes (Lifecycle) →
+ * synthesis (Consolidator); the read path is recall (Retriever, answerSourceOf).
  */
 import type { AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
-import { systemClock, type Clock, type Embedder, type EmbedderProvider, type Llm } from '../base/ports';
+import { systemClock, type Clock, type Embedder, type Llm, type LlmConnectionTest } from '../base/ports';
 import { RecollectError } from '../base/errors';
-import { EmbeddingIndexer, type EmbeddingStatus } from '../capture/EmbeddingIndexer';
-import { SemanticIndex } from '../capture/SemanticIndex';
-import type { EpisodeStore } from '../episodes/episodes';
-import type { JobStore } from '../base/jobs';
-import { Lifecycle, type ActiveVectors } from '../episodes/Lifecycle';
-import { policyByName, type PolicyName } from '../episodes/consolidationPolicy';
 import { newId } from '../base/ids';
-import { llmBoundaryJudge } from '../episodes/boundaryCheck';
-import type { KnowledgeStore } from '../synthesis/knowledge';
-import type { Timer } from '../base/jobs';
-import { Consolidator } from '../synthesis/Consolidator';
-import { Retriever, type RetrievalResult, type RetrievalSource } from '../recall/Retriever';
-import { viewOf, type LlmFactory, type LlmSettings, type LlmSettingsInput, type LlmSettingsView, type SettingsStore } from '../base/settings';
-import type { LlmCallSink, LlmConnectionTest, LlmMessage, LlmAbortSignal } from '../base/ports';
-import type { AnswerSource } from '../recall/answerContext';
-import { answerQuestion, type AnswerResult } from '../recall/answer';
-import {
-  MEMORY_KINDS, type ExplorerStore, type FactView, type ForgetCandidate, type ForgetKind, type ForgetResult, type MemCellDetail, type MemCellPage,
-  type MemCellQuery, type MemoryKind, type MemoryOverview, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMapPoint,
-  type SceneView, type SearchCandidate,
-} from '../explorer/explorer';
-import { matchReasons, pca2d, queryTerms } from '../explorer/explorerText';
+import { platformTimer, type JobStore } from '../base/jobs';
+import type { LlmSettingsInput, LlmSettingsView } from '../base/settings';
+import type { EmbeddingIndexer, EmbeddingStatus } from '../capture/EmbeddingIndexer';
+import { SemanticIndex } from '../capture/SemanticIndex';
+import type { ActiveVectors, Lifecycle } from '../episodes/Lifecycle';
+import type { PolicyName } from '../episodes/consolidationPolicy';
 import type { ForesightItem } from '../synthesis/knowledge';
-import { SUMMARISE_SCENE } from '../synthesis/Consolidator';
-import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
+import type { Consolidator } from '../synthesis/Consolidator';
+import { Retriever, type RetrievalResult, type RetrievalSource } from '../recall/Retriever';
+import { answerSourceOf } from '../recall/answerSource';
+import { nearestTurns } from '../recall/nearestTurns';
+import type {
+  FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
+  MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMapPoint, SceneView,
+} from '../explorer/explorer';
+import { ExplorerService } from '../explorer/ExplorerService';
+import { EngineSettings } from './EngineSettings';
+import { AnswerService } from './AnswerService';
+import { buildWritePath } from './writePath';
+import type { EngineListener, MemoryEngineDeps } from './engineDeps';
 
-/** What the read path needs to build an AnswerSource (see src/storage/answerSource.ts). */
-export type AnswerSourceFactory = (
-  recall: (query: string, options: { limit?: number; now?: number; conversationId?: string }) => Promise<RetrievalResult>,
-  vectors: (kind: 'fact' | 'memcell', query: string, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>,
-) => AnswerSource;
-
-/** Explorer search: the cosine a hit found only by meaning needs to be shown. */
-const VECTOR_ONLY_MIN = 0.8;
-
-/** How many earlier turns of the chat go with the question. */
-const HISTORY_TURNS = 8;
-
-/** The cost ledger's read side (llm_calls). */
-export interface UsageLedger {
-  byStage(since?: number): Promise<Record<string, StageUsage>>;
-}
-
-/** Nearest message vectors of one model (the engine's SemanticIndex). */
-export type VectorSearch = (vectorModelId: string, query: Float32Array, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>;
-
-/** A Timer over the platform's setTimeout (present in browsers, workers and Node). */
-const platformTimer: Timer = (fn, ms) => {
-  const g = globalThis as unknown as { setTimeout(f: () => void, ms: number): unknown; clearTimeout(h: unknown): void };
-  const h = g.setTimeout(fn, ms);
-  return { cancel: () => g.clearTimeout(h) };
-};
-
-export interface MemoryEngineDeps {
-  readonly store: MemoryStore & VectorStore;
-  /** Without embedders the engine stores and full-text searches only (no vectors). */
-  readonly embedders?: EmbedderProvider;
-  /** With both, the episode lifecycle runs (segmentation, scenes, foresight, synthesis queue). */
-  readonly episodes?: EpisodeStore;
-  readonly jobs?: JobStore;
-  /** With knowledge (and jobs), queued episodes are synthesised through the LLM endpoint. */
-  readonly knowledge?: KnowledgeStore;
-  readonly llm?: Llm | null;
-  readonly clock?: Clock;
-  readonly timer?: Timer;
-  readonly newId?: () => string;
-  readonly profileDebounceMs?: number;
-  /** Builds the read path's data access over the engine's vector search (hybrid recall). */
-  readonly retrievalSource?: (vectors: VectorSearch) => RetrievalSource;
-  /** Names of everyone who speaks in stored turns (query analysis recognises them). */
-  readonly speakers?: () => Promise<string[]>;
-  /** The answer path's data access (turns via recall, facts, episodes, scenes, profile, foresight). */
-  readonly answerSource?: AnswerSourceFactory;
-  /** Endpoint settings (key kept outside the database) and how to build a client from them. */
-  readonly settings?: SettingsStore;
-  readonly llmFactory?: LlmFactory;
-  /** Where every LLM call is recorded (llm_calls), and read back for the cost view. */
-  readonly llmSink?: LlmCallSink & UsageLedger;
-  /** The memory explorer's data access (src/storage/explorerRepo.ts). */
-  readonly explorer?: ExplorerStore;
-}
-
-/** A temporary chat consults no memory. */
-const EMPTY_ANSWER_SOURCE: AnswerSource = {
-  turns: async () => [],
-  facts: async () => [],
-  episodes: async () => [],
-  episodesByIds: async () => [],
-  episodesOfTurns: async () => new Map(),
-  sceneMembers: async () => [],
-  profile: async () => [],
-  foresight: async () => [],
-};
-
-export const META_POLICY = 'consolidation.policy';
-export const META_LLM_BOUNDARY = 'segmentation.llm_check';
-export const META_ANSWER_BUDGET = 'answer.budget_tokens';
-export const META_SUFFICIENCY = 'answer.sufficiency_check';
-
-export const DEFAULT_ANSWER_SETTINGS: AnswerSettings = { budgetTokens: 2500, sufficiencyCheck: false };
-
-export type EngineListener = (event: EngineEvent) => void;
+export type { EngineListener, MemoryEngineDeps, VectorSearch } from './engineDeps';
 
 export class MemoryEngine implements EngineApi {
   readonly #store: MemoryStore & VectorStore;
   readonly #listeners = new Set<EngineListener>();
   readonly #semantic: SemanticIndex;
+  readonly #factIndex: SemanticIndex;
+  readonly #cellIndex: SemanticIndex;
   readonly #indexer: EmbeddingIndexer | null;
   readonly #lifecycle: Lifecycle | null;
   readonly #consolidator: Consolidator | null;
@@ -122,86 +47,82 @@ export class MemoryEngine implements EngineApi {
   readonly #retrievalSource: RetrievalSource | null;
   readonly #speakers: (() => Promise<string[]>) | null;
   readonly #clock: Clock;
-  readonly #settings: SettingsStore | null;
-  readonly #llmFactory: LlmFactory | null;
-  readonly #llmSink: (LlmCallSink & UsageLedger) | null;
+  readonly #settings: EngineSettings;
+  readonly #answers: AnswerService;
+  readonly #explorer: ExplorerService | null;
   #llm: Llm | null;
-  readonly #answerSource: AnswerSource | null;
-  readonly #factIndex: SemanticIndex;
-  readonly #cellIndex: SemanticIndex;
-  readonly #answers = new Map<string, { abort(): void; signal: LlmAbortSignal }>();
-  readonly #explorer: ExplorerStore | null;
-  readonly #episodes: EpisodeStore | null;
-  readonly #newId: () => string;
-  #policy: PolicyName = 'recurrence';
-  #llmBoundaryCheck = false;
-  readonly #boundaryJudge = llmBoundaryJudge(() => this.#llm);
 
   constructor(deps: MemoryEngineDeps) {
+    const clock = deps.clock ?? systemClock;
+    const makeId = deps.newId ?? newId;
     this.#store = deps.store;
     this.#llm = deps.llm ?? null;
     this.#jobs = deps.jobs ?? null;
     this.#speakers = deps.speakers ?? null;
-    this.#clock = deps.clock ?? systemClock;
-    this.#settings = deps.settings ?? null;
-    this.#llmFactory = deps.llmFactory ?? null;
-    this.#llmSink = deps.llmSink ?? null;
-    this.#explorer = deps.explorer ?? null;
-    this.#episodes = deps.episodes ?? null;
-    this.#newId = deps.newId ?? newId;
+    this.#clock = clock;
     this.#semantic = new SemanticIndex(deps.store, 'message');
-    this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
     this.#factIndex = new SemanticIndex(deps.store, 'fact');
     this.#cellIndex = new SemanticIndex(deps.store, 'memcell');
-    this.#answerSource = deps.answerSource?.(
-      (query, options) => this.recall(query, options),
-      async (kind, query, k) => {
-        const embedder = this.#embedderOrNull();
-        if (!embedder) return [];
-        const [vector] = await embedder.embed([query], 'query');
-        if (!vector) return [];
-        return (kind === 'fact' ? this.#factIndex : this.#cellIndex).search(embedder.id, embedder.dim, vector, k);
-      },
-    ) ?? null;
-    this.#indexer = deps.embedders
-      ? new EmbeddingIndexer({
-          store: deps.store,
-          embedders: deps.embedders,
-          index: this.#semantic,
-          onStatus: (status) => {
-            this.#emit({ type: 'embedding-status', status });
-            // Segmentation and scenes want the turn's vector: run them once embedding settles.
-            if (status.state !== 'running') this.#lifecycle?.kick();
-          },
+    this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
+    this.#settings = new EngineSettings({
+      meta: deps.store,
+      settings: deps.settings ?? null,
+      llmFactory: deps.llmFactory ?? null,
+      llmSink: deps.llmSink ?? null,
+      onLlm: (llm) => this.setLlm(llm),
+      onChange: () => this.#emit({ type: 'settings-changed' }),
+    });
+    ({ indexer: this.#indexer, lifecycle: this.#lifecycle, consolidator: this.#consolidator } = buildWritePath({
+      ...deps, clock, timer: deps.timer ?? platformTimer, newId: makeId, semantic: this.#semantic,
+    }, {
+      llm: () => this.#llm,
+      policy: () => this.#settings.policy,
+      llmBoundaryCheck: () => this.#settings.llmBoundaryCheck,
+      activeVectors: () => this.#activeVectors(),
+      activeEmbedder: () => this.#activeEmbedder(),
+      onEmbeddingStatus: (status) => this.#emit({ type: 'embedding-status', status }),
+      onMemoryChanged: () => this.#emit({ type: 'memory-changed' }),
+    }));
+    const source = deps.knowledgeSource
+      ? answerSourceOf(deps.knowledgeSource, (query, options) => this.recall(query, options), async (kind, query, k) => {
+          const embedder = this.#embedderOrNull();
+          if (!embedder) return [];
+          const [vector] = await embedder.embed([query], 'query');
+          if (!vector) return [];
+          return (kind === 'fact' ? this.#factIndex : this.#cellIndex).search(embedder.id, embedder.dim, vector, k);
         })
       : null;
-    this.#lifecycle = deps.episodes && deps.jobs
-      ? new Lifecycle({
-          episodes: deps.episodes,
-          store: deps.store,
-          semantic: this.#semantic,
-          activeVectors: () => this.#activeVectors(),
-          jobs: deps.jobs,
-          policy: () => policyByName(this.#policy),
-          clock: deps.clock ?? systemClock,
-          newId: deps.newId ?? newId,
-          onChange: () => this.#emit({ type: 'memory-changed' }),
-          onJobsQueued: () => this.#consolidator?.runner.kick(),
-          boundaryJudge: () => (this.#llmBoundaryCheck && this.#llm ? this.#boundaryJudge : null),
-        })
-      : null;
-    this.#consolidator = deps.episodes && deps.jobs && deps.knowledge
-      ? new Consolidator({
-          jobs: deps.jobs,
-          episodes: deps.episodes,
-          knowledge: deps.knowledge,
+    this.#answers = new AnswerService({
+      llm: () => this.#llm,
+      source,
+      listMessages: (id) => this.#store.listMessages(id),
+      appendTurn: (turn) => this.appendTurn(turn),
+      settings: () => this.#settings.answerSettings(),
+      retrieved: (ids) => this.noteRetrieved(ids),
+      clock,
+    });
+    this.#explorer = deps.explorer
+      ? new ExplorerService({
+          explorer: deps.explorer,
           vectors: deps.store,
-          llm: () => this.#llm,
-          embedder: () => this.#activeEmbedder(),
-          clock: deps.clock ?? systemClock,
-          timer: deps.timer ?? platformTimer,
-          ...(deps.profileDebounceMs !== undefined ? { profileDebounceMs: deps.profileDebounceMs } : {}),
-          onChange: () => this.#emit({ type: 'memory-changed' }),
+          indexes: { turn: this.#semantic, fact: this.#factIndex, episode: this.#cellIndex },
+          embedder: () => this.#embedderOrNull(),
+          embeddingStatus: () => this.#indexer?.status() ?? null,
+          jobs: deps.jobs ?? null,
+          episodes: deps.episodes ?? null,
+          kickSynthesis: this.#consolidator ? (options) => this.#consolidator!.runner.kick(options) : null,
+          resetLifecycle: () => this.#lifecycle?.reset(),
+          consolidation: () => this.consolidationStatus(),
+          databaseBytes: async () => (await this.#store.stats()).databaseBytes,
+          clock,
+          newId: makeId,
+          changed: (options) => {
+            if (options?.turns) {
+              this.#emit({ type: 'messages-changed', conversationId: null });
+              this.#emit({ type: 'conversations-changed' });
+            }
+            this.#emit({ type: 'memory-changed' });
+          },
         })
       : null;
   }
@@ -223,14 +144,6 @@ export class MemoryEngine implements EngineApi {
     });
   }
 
-
-  // ---- memory explorer (issue 7) ------------------------------------------------------------
-
-  #ex(): ExplorerStore {
-    if (!this.#explorer) throw new RecollectError('INTERNAL', 'This engine was built without the memory explorer.');
-    return this.#explorer;
-  }
-
   /** The active embedder, or null when there is none (no model worker, a model id we don't know). */
   #activeEmbedder(): Embedder | null {
     try {
@@ -245,399 +158,57 @@ export class MemoryEngine implements EngineApi {
     return this.#indexer?.status().state === 'error' ? null : this.#activeEmbedder();
   }
 
-  /** After a user edit or deletion: indexes reload, the UI refetches. */
-  #memoryChanged(): void {
-    this.#emit({ type: 'memory-changed' });
+  #activeVectors(): ActiveVectors | null {
+    const e = this.#embedderOrNull();
+    return e ? { id: e.id, dim: e.dim } : null;
   }
 
-  async memoryOverview(): Promise<MemoryOverview> {
-    const ex = this.#ex();
-    const [counts, llm, recentJobs, stats, status] = await Promise.all([ex.counts(), ex.llmSpend(), ex.recentJobs(12), this.#store.stats(), this.consolidationStatus()]);
-    const e = this.#indexer?.status() ?? null;
-    return {
-      counts, llm, recentJobs, databaseBytes: stats.databaseBytes, jobs: status.jobs, endpointConfigured: status.endpointConfigured, policy: status.policy,
-      embedder: e ? { modelId: e.activeModel, state: e.state, embedded: e.embedded, total: e.total } : null,
-    };
+  // ---- delegates: the explorer, settings and answering ----------------------------------------
+
+  #ex(): ExplorerService {
+    if (!this.#explorer) throw new RecollectError('INTERNAL', 'This engine was built without the memory explorer.');
+    return this.#explorer;
   }
 
-  /**
-   * Searches turns, facts, episodes and scenes: BM25 per kind plus nearest vectors (turns, facts,
-   * episodes) fused by reciprocal rank (k = 60, DESIGN §4), each hit with the reasons it matched.
-   */
-  async searchMemory(query: string, filters: MemorySearchFilters = {}): Promise<MemorySearchHit[]> {
-    const ex = this.#ex();
-    const terms = queryTerms(query);
-    if (terms.length === 0) return [];
-    const kinds = filters.kinds?.length ? filters.kinds : MEMORY_KINDS;
-    const limit = Math.max(1, Math.min(filters.limit ?? 50, 200));
-    const fused = new Map<string, { c: SearchCandidate; score: number; similarity: number | null; lexical: boolean }>();
-    const add = (c: SearchCandidate, rank: number, similarity: number | null): void => {
-      const key = `${c.kind}:${c.id}`;
-      const cur = fused.get(key) ?? { c, score: 0, similarity: null, lexical: false };
-      cur.score += 1 / (60 + rank);
-      if (similarity !== null) cur.similarity = similarity;
-      else cur.lexical = true;
-      fused.set(key, cur);
-    };
-    for (const kind of kinds) (await ex.searchKind(kind, query, filters, limit)).forEach((c, i) => add(c, i + 1, null));
-    const embedder = this.#embedderOrNull();
-    if (embedder) {
-      const [vector] = await embedder.embed([query.trim()], 'query');
-      const indexes: [MemoryKind, SemanticIndex][] = [['turn', this.#semantic], ['fact', this.#factIndex], ['episode', this.#cellIndex]];
-      for (const [kind, index] of indexes) {
-        if (!vector || !kinds.includes(kind)) continue;
-        // Meaning-only hits must be clearly similar: small embedders (GloVe-SIF) give unrelated
-        // texts cosines of 0.5–0.7; below the bar a vector hit only boosts a lexical one.
-        const hits = (await index.search(embedder.id, embedder.dim, vector, 12)).filter((h) => h.score >= 0.5);
-        const lexicalKeys = new Set([...fused.keys()]);
-        const found = new Map((await ex.candidatesByIds(kind, hits.map((h) => h.id), filters)).map((c) => [c.id, c]));
-        hits.forEach((h, i) => {
-          const c = found.get(h.id);
-          if (c && (h.score >= VECTOR_ONLY_MIN || lexicalKeys.has(`${kind}:${c.id}`))) add(c, i + 1, h.score);
-        });
-      }
-    }
-    return [...fused.values()]
-      .sort((a, b) => b.score - a.score)
-      .slice(0, limit)
-      .map(({ c, score, similarity, lexical }) => {
-        const reasons = matchReasons(terms, c.fields);
-        if (lexical && reasons.length === 0) reasons.push('full-text match (a word form of your query)');
-        if (similarity !== null) reasons.push(`similar in meaning (cosine ${similarity.toFixed(2)})`);
-        return { kind: c.kind, id: c.id, title: c.title, text: c.text, occurredAt: c.occurredAt, conversationId: c.conversationId, memcellId: c.memcellId, speaker: c.speaker, score, reasons };
-      });
-  }
+  memoryOverview(): Promise<MemoryOverview> { return this.#ex().memoryOverview(); }
+  searchMemory(query: string, filters?: MemorySearchFilters): Promise<MemorySearchHit[]> { return this.#ex().searchMemory(query, filters); }
+  listMemCells(query: MemCellQuery): Promise<MemCellPage> { return this.#ex().listMemCells(query); }
+  memCell(id: string): Promise<MemCellDetail | null> { return this.#ex().memCell(id); }
+  editMemCell(id: string, patch: { title?: string; narrative?: string }): Promise<MemCellDetail> { return this.#ex().editMemCell(id, patch); }
+  editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }): Promise<FactView> { return this.#ex().editFact(id, patch); }
+  deleteFact(id: string): Promise<boolean> { return this.#ex().deleteFact(id); }
+  deleteMemCell(id: string, options?: { turns?: boolean }): Promise<boolean> { return this.#ex().deleteMemCell(id, options); }
+  resynthesiseMemCell(id: string): Promise<void> { return this.#ex().resynthesiseMemCell(id); }
+  listScenes(): Promise<SceneView[]> { return this.#ex().listScenes(); }
+  sceneMap(): Promise<SceneMapPoint[]> { return this.#ex().sceneMap(); }
+  renameScene(id: string, title: string): Promise<void> { return this.#ex().renameScene(id, title); }
+  mergeScenes(targetId: string, sourceIds: readonly string[]): Promise<void> { return this.#ex().mergeScenes(targetId, sourceIds); }
+  splitScene(sceneId: string, memcellIds: readonly string[], title?: string): Promise<string> { return this.#ex().splitScene(sceneId, memcellIds, title); }
+  listProfile(): Promise<ProfileItemView[]> { return this.#ex().listProfile(); }
+  editProfileItem(id: string, value: string): Promise<void> { return this.#ex().editProfileItem(id, value); }
+  pinProfileItem(id: string, pinned: boolean): Promise<void> { return this.#ex().pinProfileItem(id, pinned); }
+  resolveProfileConflict(id: string, choice: 'keep' | 'accept'): Promise<void> { return this.#ex().resolveProfileConflict(id, choice); }
+  deleteProfileItem(id: string): Promise<void> { return this.#ex().deleteProfileItem(id); }
+  listForesight(): Promise<ForesightItem[]> { return this.#ex().listForesight(); }
+  editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }): Promise<void> { return this.#ex().editForesight(id, patch); }
+  dismissForesight(id: string): Promise<void> { return this.#ex().dismissForesight(id); }
+  forgetPreview(query: string): Promise<ForgetCandidate[]> { return this.#ex().forgetPreview(query); }
+  forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[]): Promise<ForgetResult> { return this.#ex().forget(items); }
 
-  listMemCells(query: MemCellQuery): Promise<MemCellPage> {
-    return this.#ex().listMemCells({ ...query, offset: Math.max(0, query.offset), limit: Math.max(1, Math.min(query.limit, 500)) });
-  }
+  llmSettings(): Promise<LlmSettingsView> { return this.#settings.llmSettings(); }
+  saveLlmSettings(input: LlmSettingsInput): Promise<LlmSettingsView> { return this.#settings.saveLlmSettings(input); }
+  testLlmConnection(input: LlmSettingsInput): Promise<LlmConnectionTest> { return this.#settings.testLlmConnection(input); }
+  listLlmModels(input: LlmSettingsInput): Promise<string[]> { return this.#settings.listLlmModels(input); }
+  llmUsage(since?: number): Promise<Record<string, StageUsage>> { return this.#settings.llmUsage(since); }
+  answerSettings(): Promise<AnswerSettings> { return this.#settings.answerSettings(); }
+  setAnswerSettings(settings: Partial<AnswerSettings>): Promise<AnswerSettings> { return this.#settings.setAnswerSettings(settings); }
+  setLlmBoundaryCheck(enabled: boolean): Promise<boolean> { return this.#settings.setLlmBoundaryCheck(enabled); }
+  async consolidationPolicy(): Promise<PolicyName> { return this.#settings.policy; }
+  setConsolidationPolicy(name: PolicyName): Promise<PolicyName> { return this.#settings.setPolicy(name); }
 
-  async memCell(id: string): Promise<MemCellDetail | null> {
-    return this.#ex().memCell(id);
-  }
-
-  async #embedItem(kind: 'fact' | 'memcell', id: string, text: string): Promise<void> {
-    const embedder = this.#embedderOrNull();
-    if (!embedder || !text.trim()) return;
-    try {
-      const [v] = await embedder.embed([text], 'document');
-      if (v) await this.#store.putVectors(kind, embedder.id, [{ itemId: id, vector: v }]);
-    } catch {
-      /* a missing vector only weakens search by meaning; full-text search has the edit */
-    }
-  }
-
-  /** Edits an episode's title/narrative; marked edited by the user, so synthesis keeps them. */
-  async editMemCell(id: string, patch: { title?: string; narrative?: string }): Promise<MemCellDetail> {
-    await this.#ex().editMemCell(id, patch, this.#clock.now());
-    const cell = await this.#ex().memCell(id);
-    if (!cell) throw new RecollectError('NOT_FOUND', 'This episode no longer exists.');
-    if (cell.narrative) await this.#embedItem('memcell', id, `${cell.title ?? ''}. ${cell.narrative}`);
-    this.#memoryChanged();
-    return cell;
-  }
-
-  /** Corrects a fact; the correction survives re-synthesis and the old wording is not written again. */
-  async editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }): Promise<FactView> {
-    const fact = await this.#ex().editFact(id, patch, this.#clock.now());
-    await this.#embedItem('fact', id, fact.content);
-    this.#memoryChanged();
-    return fact;
-  }
-
-  async deleteFact(id: string): Promise<boolean> {
-    const deleted = await this.#ex().deleteFact(id, this.#clock.now());
-    if (deleted) this.#memoryChanged();
-    return deleted;
-  }
-
-  /** Scenes that lost text get a fresh summary from their remaining members. */
-  async #resummarise(sceneIds: readonly string[]): Promise<void> {
-    if (!this.#jobs || sceneIds.length === 0) return;
-    for (const sceneId of sceneIds) await this.#jobs.enqueue(SUMMARISE_SCENE, { sceneId }, { dedupeKey: `scene:${sceneId}` });
-    this.#consolidator?.runner.kick();
-  }
-
-  /**
-   * Forgets an episode: narrative, facts and foresight (tombstoned), and with `turns` its source
-   * turns as well; without, the turns stay in the chat and are not made into an episode again.
-   */
-  async deleteMemCell(id: string, options: { turns?: boolean } = {}): Promise<boolean> {
-    const result = await this.#ex().deleteMemCell(id, { turns: options.turns === true }, this.#clock.now());
-    if (!result) return false;
-    this.#lifecycle?.reset(); // it may have been a conversation's open cell
-    for (const t of result.deletedTurnIds) await this.#semantic.remove(t);
-    await this.#resummarise(result.sceneId ? [result.sceneId] : []);
-    if (result.deletedTurnIds.length) {
-      this.#emit({ type: 'messages-changed', conversationId: null });
-      this.#emit({ type: 'conversations-changed' });
-    }
-    this.#memoryChanged();
-    return true;
-  }
-
-  /** Queues the episode for synthesis now (facts and foresight the user forgot stay forgotten). */
-  async resynthesiseMemCell(id: string): Promise<void> {
-    if (!this.#jobs || !this.#consolidator) throw new RecollectError('INTERNAL', 'This engine has no synthesis queue.');
-    const cell = await this.#ex().memCell(id);
-    if (!cell) throw new RecollectError('NOT_FOUND', 'This episode no longer exists.');
-    await this.#jobs.enqueue(SYNTHESISE_MEMCELL, { memcellId: id }, { dedupeKey: `memcell:${id}`, priority: 10 });
-    await this.#episodes?.setCellStatus(id, 'queued', this.#clock.now());
-    this.#consolidator.runner.kick({ resume: true });
-    this.#memoryChanged();
-  }
-
-  listScenes(): Promise<SceneView[]> {
-    return this.#ex().scenes();
-  }
-
-  /** Episodes as points: their vectors projected on two principal components, coloured by scene. */
-  async sceneMap(): Promise<SceneMapPoint[]> {
-    const inputs = await this.#ex().sceneVectorInputs();
-    const active = this.#activeVectors();
-    if (!active || inputs.length === 0) return [];
-    const vectors = new Map((await this.#store.getVectors('memcell', inputs.map((i) => i.memcellId), active.id)).map((v) => [v.itemId, v.vector]));
-    // Episodes without a vector from this model (closed under another embedder, or imported):
-    // the mean of their turns' vectors, as the lifecycle computes at close (bounded work per call).
-    for (const i of inputs.filter((x) => !vectors.has(x.memcellId)).slice(0, 300)) {
-      const cell = await this.#ex().memCell(i.memcellId);
-      const turns = cell ? await this.#store.getVectors('message', cell.turns.map((t) => t.id), active.id) : [];
-      if (turns.length === 0) continue;
-      const mean = new Float32Array(active.dim);
-      for (const t of turns) if (t.vector.length === active.dim) for (let d = 0; d < mean.length; d++) mean[d]! += t.vector[d]! / turns.length;
-      vectors.set(i.memcellId, mean);
-    }
-    const placed = inputs.filter((i) => vectors.get(i.memcellId)?.length === active.dim);
-    const points = pca2d(placed.map((i) => vectors.get(i.memcellId)!));
-    return placed.map((i, n) => ({ memcellId: i.memcellId, sceneId: i.sceneId, title: i.title, startAt: i.startAt, x: points[n]![0], y: points[n]![1] }));
-  }
-
-  async renameScene(id: string, title: string): Promise<void> {
-    await this.#ex().renameScene(id, title, this.#clock.now());
-    this.#memoryChanged();
-  }
-
-  /** Normalised mean of the episodes' vectors, centred like the clusterer's (see Lifecycle). */
-  async #centroidOf(memcellIds: readonly string[]): Promise<Float32Array | null> {
-    const active = this.#activeVectors();
-    if (!active || memcellIds.length === 0) return null;
-    const vectors = (await this.#store.getVectors('memcell', memcellIds, active.id)).filter((v) => v.vector.length === active.dim);
-    if (vectors.length === 0) return null;
-    const common = await this.#semantic.meanVector(active.id, active.dim);
-    const sum = new Float32Array(active.dim);
-    for (const { vector } of vectors) for (let i = 0; i < sum.length; i++) sum[i]! += vector[i]! - common[i]!;
-    const norm = Math.hypot(...sum);
-    return norm > 0 ? sum.map((x) => x / norm) : null;
-  }
-
-  async mergeScenes(targetId: string, sourceIds: readonly string[]): Promise<void> {
-    const scenes = await this.#ex().scenes();
-    const members = scenes.filter((s) => s.id === targetId || sourceIds.includes(s.id)).flatMap((s) => s.members.map((m) => m.id));
-    await this.#ex().mergeScenes(targetId, sourceIds, await this.#centroidOf(members), this.#clock.now());
-    await this.#resummarise([targetId]);
-    this.#memoryChanged();
-  }
-
-  /** Moves the given episodes of a scene into a new scene (named `title` if given); returns its id. */
-  async splitScene(sceneId: string, memcellIds: readonly string[], title?: string): Promise<string> {
-    const scene = (await this.#ex().scenes()).find((s) => s.id === sceneId);
-    if (!scene) throw new RecollectError('NOT_FOUND', 'This scene no longer exists.');
-    const moving = new Set(memcellIds);
-    if (scene.members.every((m) => moving.has(m.id))) throw new RecollectError('INVALID_INPUT', 'Leave at least one episode in the scene (or rename it instead).');
-    const newId = this.#newId();
-    await this.#ex().splitScene(sceneId, memcellIds, newId, title ?? null, {
-      kept: await this.#centroidOf(scene.members.filter((m) => !moving.has(m.id)).map((m) => m.id)),
-      split: await this.#centroidOf(memcellIds),
-    }, this.#clock.now());
-    await this.#resummarise([sceneId, newId]);
-    this.#memoryChanged();
-    return newId;
-  }
-
-  listProfile(): Promise<ProfileItemView[]> {
-    return this.#ex().profile();
-  }
-
-  async editProfileItem(id: string, value: string): Promise<void> {
-    await this.#ex().editProfileItem(id, value, this.#clock.now());
-    this.#memoryChanged();
-  }
-
-  /** A pinned item is protected from the pipeline: proposals become conflicts for the user. */
-  async pinProfileItem(id: string, pinned: boolean): Promise<void> {
-    await this.#ex().pinProfileItem(id, pinned, this.#clock.now());
-    this.#memoryChanged();
-  }
-
-  async resolveProfileConflict(id: string, choice: 'keep' | 'accept'): Promise<void> {
-    if (choice !== 'keep' && choice !== 'accept') throw new RecollectError('INVALID_INPUT', `Unknown choice "${String(choice)}".`);
-    await this.#ex().resolveProfileConflict(id, choice, this.#clock.now());
-    this.#memoryChanged();
-  }
-
-  async deleteProfileItem(id: string): Promise<void> {
-    await this.#ex().deleteProfileItem(id, this.#clock.now());
-    this.#memoryChanged();
-  }
-
-  listForesight(): Promise<ForesightItem[]> {
-    return this.#ex().foresight();
-  }
-
-  async editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }): Promise<void> {
-    await this.#ex().editForesight(id, patch, this.#clock.now());
-    this.#memoryChanged();
-  }
-
-  async dismissForesight(id: string): Promise<void> {
-    await this.#ex().dismissForesight(id, this.#clock.now());
-    this.#memoryChanged();
-  }
-
-  /** "Forget everything about X", step 1: what would go (shown to the user before anything is deleted). */
-  forgetPreview(query: string): Promise<ForgetCandidate[]> {
-    return this.#ex().forgetCandidates(query, 50);
-  }
-
-  /** Step 2: deletes the confirmed items in one transaction, each tombstoned. */
-  async forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[]): Promise<ForgetResult> {
-    const result = await this.#ex().forget(items, this.#clock.now());
-    this.#lifecycle?.reset();
-    for (const t of result.deletedTurnIds) await this.#semantic.remove(t);
-    await this.#resummarise(result.sceneIds);
-    if (result.deletedTurnIds.length) {
-      this.#emit({ type: 'messages-changed', conversationId: null });
-      this.#emit({ type: 'conversations-changed' });
-    }
-    this.#memoryChanged();
-    return { deleted: result.deleted };
-  }
-
-  // ---- LLM endpoint settings -------------------------------------------------------------
-
-  async llmSettings(): Promise<LlmSettingsView> {
-    return viewOf((await this.#settings?.loadLlm()) ?? null);
-  }
-
-  async #resolve(input: LlmSettingsInput): Promise<LlmSettings> {
-    const baseUrl = input.baseUrl.trim();
-    const model = input.model.trim();
-    if (baseUrl && !/^https?:\/\/[^\s/?#]+(?:[/?#]\S*)?$/i.test(baseUrl)) {
-      throw new RecollectError('INVALID_INPUT', `"${baseUrl}" is not an http(s) address. Use the server's address, e.g. http://localhost:11434/v1.`);
-    }
-    const current = await this.#settings?.loadLlm();
-    const apiKey = input.apiKey === undefined ? (current?.apiKey ?? null) : input.apiKey?.trim() || null;
-    return { baseUrl, model, apiKey };
-  }
-
-  /** Saves the endpoint (an empty base URL clears it); synthesis resumes with the new endpoint. */
-  async saveLlmSettings(input: LlmSettingsInput): Promise<LlmSettingsView> {
-    if (!this.#settings || !this.#llmFactory) throw new RecollectError('INTERNAL', 'This engine cannot store endpoint settings.');
-    const resolved = await this.#resolve(input);
-    const settings = resolved.baseUrl ? resolved : null;
-    await this.#settings.saveLlm(settings);
-    this.setLlm(settings && viewOf(settings).configured ? this.#llmFactory(settings, this.#llmSink) : null);
-    this.#emit({ type: 'settings-changed' });
-    return viewOf(settings);
-  }
-
-  /** Tries the endpoint described by `input` (not saved): reachability, key, model list. */
-  async testLlmConnection(input: LlmSettingsInput): Promise<LlmConnectionTest> {
-    if (!this.#llmFactory) throw new RecollectError('INTERNAL', 'This engine cannot reach an endpoint.');
-    const settings = await this.#resolve(input);
-    if (!settings.baseUrl) throw new RecollectError('INVALID_INPUT', 'Enter the endpoint address first.');
-    return this.#llmFactory(settings, this.#llmSink).testConnection({ probe: !!settings.model });
-  }
-
-  async listLlmModels(input: LlmSettingsInput): Promise<string[]> {
-    if (!this.#llmFactory) return [];
-    const settings = await this.#resolve(input);
-    if (!settings.baseUrl) return [];
-    return this.#llmFactory(settings, null).listModels();
-  }
-
-  /** Tokens per stage since `since` (ms), from the llm_calls ledger. */
-  async llmUsage(since = 0): Promise<Record<string, StageUsage>> {
-    return (await this.#llmSink?.byStage(since)) ?? {};
-  }
-
-  // ---- answering -------------------------------------------------------------------------
-
-  /**
-   * Answers from memory, streaming events to `onEvent`. A memory chat answers the stored user turn
-   * and stores the answer (with its citations, the exact request and token usage in metadata); a
-   * temporary chat stores nothing and consults no memory.
-   */
-  async ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult> {
-    const llm = this.#llm;
-    if (!llm) throw new RecollectError('LLM_NOT_CONFIGURED', 'No LLM endpoint is configured. Open Settings to add one; your messages are still stored and searchable.');
-    const temporary = request.temporary === true;
-    let question: string;
-    let history: LlmMessage[];
-    if (temporary) {
-      question = (request.question ?? '').trim();
-      if (!question) throw new RecollectError('INVALID_INPUT', 'Ask something first.');
-      history = (request.history ?? []).slice(-HISTORY_TURNS).map((t) => ({ role: t.role, content: t.content }));
-    } else {
-      const turns = await this.#store.listMessages(request.conversationId);
-      const index = turns.findIndex((t) => t.id === request.userMessageId);
-      if (index < 0) throw new RecollectError('NOT_FOUND', 'The message to answer is no longer stored.');
-      question = turns[index]!.content;
-      history = turns.slice(Math.max(0, index - HISTORY_TURNS), index)
-        .filter((t) => t.role !== 'system')
-        .map((t) => ({ role: t.role === 'assistant' ? 'assistant' : 'user', content: t.content }));
-    }
-    const source = temporary || !this.#answerSource ? EMPTY_ANSWER_SOURCE : this.#answerSource;
-    const answerDefaults = await this.answerSettings();
-    const Controller = (globalThis as unknown as { AbortController: new () => { abort(): void; signal: LlmAbortSignal } }).AbortController;
-    const controller = new Controller();
-    this.#answers.set(request.answerId, controller);
-    let result: AnswerResult;
-    try {
-      const run = answerQuestion({ llm, source, clock: this.#clock }, question, {
-        history,
-        signal: controller.signal,
-        sufficiencyCheck: request.sufficiencyCheck ?? answerDefaults.sufficiencyCheck,
-        budgetTokens: request.budgetTokens ?? answerDefaults.budgetTokens,
-      });
-      for (;;) {
-        const step = await run.next();
-        if (step.done) {
-          result = step.value;
-          break;
-        }
-        const e = step.value;
-        if (e.type === 'delta') onEvent({ type: 'delta', text: e.text });
-        else if (e.type === 'status') onEvent({ type: 'status', stage: e.stage });
-      }
-    } finally {
-      this.#answers.delete(request.answerId);
-    }
-    if (temporary || (!result.answer.trim() && result.stopped)) return { answer: result, messageId: null };
-    const stored = await this.appendTurn({
-      id: request.answerId,
-      conversationId: request.conversationId,
-      role: 'assistant',
-      speaker: 'Assistant',
-      content: result.answer.trim() || '(no answer)',
-      metadata: {
-        answerTo: request.userMessageId ?? null,
-        model: result.model,
-        stopped: result.stopped,
-        citations: result.citations,
-        requests: result.requests,
-        usage: result.usage,
-      },
-    });
-    const used = result.contextCitations.filter((c) => c.kind === 'turn').map((c) => c.ref);
-    if (used.length > 0) void this.noteRetrieved(used).catch(() => undefined);
-    return { answer: result, messageId: stored.message.id };
-  }
-
+  ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult> { return this.#answers.ask(request, onEvent); }
   /** Stops a streaming answer; what was said so far is kept. */
-  async stopAnswer(answerId: string): Promise<void> {
-    this.#answers.get(answerId)?.abort();
-  }
+  stopAnswer(answerId: string): Promise<void> { return this.#answers.stop(answerId); }
 
   /** An answer used these turns: visits, heat, and synthesis of raw episodes per the policy. */
   async noteRetrieved(messageIds: readonly string[]): Promise<void> {
@@ -653,8 +224,8 @@ export class MemoryEngine implements EngineApi {
   async consolidationStatus(): Promise<ConsolidationStatus> {
     const runner = this.#consolidator?.runner.status();
     return {
-      policy: this.#policy,
-      llmBoundaryCheck: this.#llmBoundaryCheck,
+      policy: this.#settings.policy,
+      llmBoundaryCheck: this.#settings.llmBoundaryCheck,
       endpointConfigured: this.#llm !== null,
       jobs: this.#jobs ? await this.#jobs.counts() : { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0 },
       pausedReason: runner?.pausedUntil ? runner.pauseReason : null,
@@ -662,18 +233,12 @@ export class MemoryEngine implements EngineApi {
     };
   }
 
-  #activeVectors(): ActiveVectors | null {
-    const e = this.#embedderOrNull();
-    return e ? { id: e.id, dim: e.dim } : null;
-  }
+  // ---- background work ------------------------------------------------------------------------
 
   /** Resumes background work left from an earlier session (embedding, segmentation). */
   async start(): Promise<void> {
-    const saved = await this.#settings?.loadLlm().catch(() => null);
-    if (saved && this.#llmFactory && viewOf(saved).configured) this.#llm = this.#llmFactory(saved, this.#llmSink);
-    const policy = await this.#store.getMeta(META_POLICY);
-    if (policy === 'eager' || policy === 'recurrence' || policy === 'off') this.#policy = policy;
-    this.#llmBoundaryCheck = (await this.#store.getMeta(META_LLM_BOUNDARY)) === '1';
+    await this.#settings.loadLlm();
+    await this.#settings.load();
     if (this.#indexer) {
       await this.#indexer.init();
       this.#indexer.kick();
@@ -706,43 +271,6 @@ export class MemoryEngine implements EngineApi {
   async closeOpenCells(): Promise<number> {
     await this.idle();
     return (await this.#lifecycle?.closeIdleCells(0)) ?? 0;
-  }
-
-  /** The optional LLM boundary check for segmentation (off by default; costs one small call per turn). */
-  async answerSettings(): Promise<AnswerSettings> {
-    const budget = Number(await this.#store.getMeta(META_ANSWER_BUDGET));
-    const sufficiency = await this.#store.getMeta(META_SUFFICIENCY);
-    return {
-      budgetTokens: Number.isFinite(budget) && budget > 0 ? budget : DEFAULT_ANSWER_SETTINGS.budgetTokens,
-      sufficiencyCheck: sufficiency === null ? DEFAULT_ANSWER_SETTINGS.sufficiencyCheck : sufficiency === '1',
-    };
-  }
-
-  async setAnswerSettings(settings: Partial<AnswerSettings>): Promise<AnswerSettings> {
-    if (settings.budgetTokens !== undefined) {
-      const b = Math.round(settings.budgetTokens);
-      if (!Number.isFinite(b) || b < 200 || b > 100_000) throw new RecollectError('INVALID_INPUT', 'The memory budget must be between 200 and 100,000 tokens.');
-      await this.#store.setMeta(META_ANSWER_BUDGET, String(b));
-    }
-    if (settings.sufficiencyCheck !== undefined) await this.#store.setMeta(META_SUFFICIENCY, settings.sufficiencyCheck ? '1' : '0');
-    return this.answerSettings();
-  }
-
-  async setLlmBoundaryCheck(enabled: boolean): Promise<boolean> {
-    this.#llmBoundaryCheck = enabled;
-    await this.#store.setMeta(META_LLM_BOUNDARY, enabled ? '1' : '0');
-    return enabled;
-  }
-
-  async consolidationPolicy(): Promise<PolicyName> {
-    return this.#policy;
-  }
-
-  async setConsolidationPolicy(name: PolicyName): Promise<PolicyName> {
-    if (name !== 'eager' && name !== 'recurrence' && name !== 'off') throw new RecollectError('INVALID_INPUT', `Unknown consolidation policy "${String(name)}".`);
-    this.#policy = name;
-    await this.#store.setMeta(META_POLICY, name);
-    return name;
   }
 
   on(listener: EngineListener): () => void {
@@ -848,22 +376,7 @@ export class MemoryEngine implements EngineApi {
   /** Nearest stored turns by meaning (active embedder's vectors), best first; score is cosine. */
   async vectorSearch(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     if (!this.#indexer) throw new RecollectError('MODEL_UNAVAILABLE', 'No embedding model is connected, so search by meaning is unavailable.');
-    const text = query.trim();
-    if (!text) return [];
-    const limit = Math.max(1, Math.min(options.limit ?? 20, 500));
-    const embedder = this.#indexer.activeEmbedder();
-    const [vector] = await embedder.embed([text], 'query');
-    if (!vector) return [];
-    const hits = await this.#semantic.search(embedder.id, embedder.dim, vector, options.conversationId ? limit * 10 : limit);
-    const out: SearchHit[] = [];
-    for (const hit of hits) {
-      if (hit.score <= 0) continue;
-      const message = await this.#store.getMessage(hit.id);
-      if (!message || (options.conversationId && message.conversationId !== options.conversationId)) continue;
-      out.push({ message, score: hit.score, snippet: message.content.length > 240 ? `${message.content.slice(0, 240)}…` : message.content });
-      if (out.length >= limit) break;
-    }
-    return out;
+    return nearestTurns({ embedder: this.#indexer.activeEmbedder(), index: this.#semantic, store: this.#store }, query, options);
   }
 
   embeddingStatus(): Promise<EmbeddingStatus | null> {

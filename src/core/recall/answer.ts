@@ -19,6 +19,7 @@ import { z } from 'zod';
 import type { Clock, Llm, LlmAbortSignal, LlmMessage, LlmUsage } from '../base/ports';
 import type { ErrorCode } from '../base/errors';
 import { RecollectError } from '../base/errors';
+import { ANSWER_BUDGET } from '../base/settings';
 import {
   charsOverFour, composeContext, gatherContext, mergeParts,
   type AnswerSource, type Citation, type ComposedContext, type ContextParts, type GatherLimits, type TokenCounter,
@@ -106,7 +107,6 @@ export type AnswerEvent =
   | { readonly type: 'delta'; readonly text: string }
   | { readonly type: 'done'; readonly result: AnswerResult };
 
-export const DEFAULT_ANSWER_BUDGET_TOKENS = 2500;
 const MAX_FOLLOW_UPS = 3;
 const SUFFICIENCY_MAX_TOKENS = 400;
 
@@ -235,7 +235,7 @@ function cleanFollowUps(raw: readonly string[], question: string): string[] {
 export async function* answerQuestion(deps: AnswerDeps, question: string, options: AnswerOptions = {}): AsyncGenerator<AnswerEvent, AnswerResult, undefined> {
   const now = options.now ?? deps.clock.now();
   const timeZone = options.timeZone ?? 'UTC';
-  const budgetTokens = Math.max(0, options.budgetTokens ?? DEFAULT_ANSWER_BUDGET_TOKENS);
+  const budgetTokens = Math.max(0, options.budgetTokens ?? ANSWER_BUDGET.default);
   const count = deps.countTokens ?? charsOverFour;
   const signal = options.signal;
   const gather = (query: string): Promise<ContextParts> => gatherContext(deps.source, query, {

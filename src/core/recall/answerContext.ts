@@ -16,6 +16,7 @@
  */
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
 import type { Message } from '../base/types';
+import { reciprocalRankFusion } from './fusion';
 
 // ---------------------------------------------------------------------------------------------
 // What the answer pipeline reads
@@ -51,8 +52,8 @@ export interface KnowledgeQueryOptions {
 }
 
 /**
- * Data access for answering. Implemented over SQL by src/storage/answerSource.ts; turns come
- * from the engine's hybrid recall. Every list is best first. Nothing here writes.
+ * What answering reads, every list best first; nothing here writes. Built by `answerSourceOf`
+ * (src/core/recall/answerSource.ts) from storage's candidates, the vector indexes and turn recall.
  */
 export interface AnswerSource {
   /** Ranked turns (the engine's recall: BM25 + vectors + fusion + boosts). */
@@ -106,24 +107,6 @@ export interface GatherOptions {
   readonly limits?: Partial<GatherLimits>;
 }
 
-const RRF_K = 60;
-
-/** Episode ids ranked by weighted reciprocal rank fusion of the ways each was reached. */
-function fuseEpisodeIds(lists: readonly (readonly string[])[]): Map<string, number> {
-  const scores = new Map<string, number>();
-  for (const list of lists) {
-    const seen = new Set<string>();
-    let rank = 0;
-    for (const id of list) {
-      if (seen.has(id)) continue; // a cell with several matching facts counts once (max, not sum)
-      seen.add(id);
-      rank++;
-      scores.set(id, (scores.get(id) ?? 0) + 1 / (RRF_K + rank));
-    }
-  }
-  return scores;
-}
-
 /**
  * Retrieval for one query: turns, facts and episodes in parallel, episode fusion, then
  * scene-guided expansion. Profile and foresight do not depend on the query.
@@ -153,13 +136,19 @@ async function rankEpisodes(
 ): Promise<ContextEpisode[]> {
   const cellOfTurn = turns.length ? await source.episodesOfTurns(turns.map((t) => t.id)) : new Map<string, string>();
   const viaTurns = turns.map((t) => cellOfTurn.get(t.id)).filter((id): id is string => id !== undefined);
-  const scores = fuseEpisodeIds([searched.map((e) => e.id), facts.map((f) => f.memcellId), viaTurns]);
-  if (scores.size === 0) return [];
+  // A cell with several matching facts counts once, at its best fact (max, not sum).
+  const fused = reciprocalRankFusion([
+    { name: 'episodes', weight: 1, ids: searched.map((e) => e.id) },
+    { name: 'facts', weight: 1, ids: facts.map((f) => f.memcellId) },
+    { name: 'turns', weight: 1, ids: viaTurns },
+  ]);
+  if (fused.length === 0) return [];
+  const scores = new Map(fused.map((f) => [f.id, f.score]));
 
   const known = new Map(searched.map((e) => [e.id, e]));
   const missing = [...scores.keys()].filter((id) => !known.has(id));
   if (missing.length) for (const e of await source.episodesByIds(missing)) known.set(e.id, e);
-  const direct = [...scores].filter(([id]) => known.has(id)).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const direct = fused.filter((f) => known.has(f.id)).map((f) => [f.id, f.score] as const);
 
   // A scene scores as its best member (EverMemOS §3.5); walk the ranking until N scenes are seen.
   const topScenes: string[] = [];

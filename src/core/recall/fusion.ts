@@ -112,21 +112,28 @@ export interface FusedItem {
   readonly ranks: Record<string, number>;
 }
 
-/** Weighted RRF. Ties are broken by the best single rank, then by id, so the order is deterministic. */
-export function reciprocalRankFusion(lists: readonly RankedList[], k: number): FusedItem[] {
+/**
+ * Weighted RRF — the one fusion function of the read path (turn recall, the answer context's facts
+ * and episodes, the explorer's search). An id repeated later in the same list counts once, at its
+ * first place, and takes no rank (a MemCell reached through three of its facts is one hit: max, not
+ * sum). Ties are broken by the best single rank, then by id, so the order is deterministic.
+ */
+export function reciprocalRankFusion(lists: readonly RankedList[], k: number = RETRIEVAL_CONFIG.rrfK): FusedItem[] {
   const items = new Map<string, FusedItem>();
   for (const list of lists) {
     if (!(list.weight > 0)) continue;
-    list.ids.forEach((id, i) => {
+    let rank = 0;
+    for (const id of list.ids) {
       let item = items.get(id);
       if (!item) {
         item = { id, score: 0, ranks: {} };
         items.set(id, item);
       }
-      if (item.ranks[list.name] !== undefined) return; // a duplicate id later in the same list
-      item.ranks[list.name] = i + 1;
-      item.score += list.weight / (k + i + 1);
-    });
+      if (item.ranks[list.name] !== undefined) continue;
+      rank++;
+      item.ranks[list.name] = rank;
+      item.score += list.weight / (k + rank);
+    }
   }
   return sortFused([...items.values()]);
 }

@@ -1,0 +1,113 @@
+/**
+ * Answering a chat turn (issue 6): reads the question and the recent history, runs the answer
+ * pipeline (recall/answer.ts) over memory — or over nothing in a temporary chat — streams its
+ * events, stores the answer with its citations, the exact request and token usage, and lets the UI
+ * stop an answer. Nothing is stored for a temporary chat.
+ */
+import { RecollectError } from '../base/errors';
+import type { Clock, Llm, LlmAbortSignal, LlmMessage } from '../base/ports';
+import type { AppendResult, Message, NewTurn } from '../base/types';
+import { answerQuestion, type AnswerResult } from '../recall/answer';
+import type { AnswerSource } from '../recall/answerContext';
+import { EMPTY_ANSWER_SOURCE } from '../recall/answerSource';
+import type { AnswerSettings, AskEvent, AskRequest, AskResult } from '../protocol';
+
+/** How many earlier turns of the chat go with the question. */
+const HISTORY_TURNS = 8;
+
+export interface AnswerServiceDeps {
+  readonly llm: () => Llm | null;
+  /** Memory as answers read it; null when the engine was built without one. */
+  readonly source: AnswerSource | null;
+  readonly listMessages: (conversationId: string) => Promise<Message[]>;
+  readonly appendTurn: (turn: NewTurn) => Promise<AppendResult>;
+  readonly settings: () => Promise<AnswerSettings>;
+  /** An answer used these turns (visits, heat, synthesis of raw episodes per the policy). */
+  readonly retrieved: (messageIds: readonly string[]) => Promise<void>;
+  readonly clock: Clock;
+}
+
+export class AnswerService {
+  readonly #d: AnswerServiceDeps;
+  readonly #running = new Map<string, { abort(): void; signal: LlmAbortSignal }>();
+
+  constructor(deps: AnswerServiceDeps) {
+    this.#d = deps;
+  }
+
+  async #question(request: AskRequest): Promise<{ question: string; history: LlmMessage[] }> {
+    if (request.temporary === true) {
+      const question = (request.question ?? '').trim();
+      if (!question) throw new RecollectError('INVALID_INPUT', 'Ask something first.');
+      return { question, history: (request.history ?? []).slice(-HISTORY_TURNS).map((t) => ({ role: t.role, content: t.content })) };
+    }
+    const turns = await this.#d.listMessages(request.conversationId);
+    const index = turns.findIndex((t) => t.id === request.userMessageId);
+    if (index < 0) throw new RecollectError('NOT_FOUND', 'The message to answer is no longer stored.');
+    const history = turns.slice(Math.max(0, index - HISTORY_TURNS), index)
+      .filter((t) => t.role !== 'system')
+      .map((t): LlmMessage => ({ role: t.role === 'assistant' ? 'assistant' : 'user', content: t.content }));
+    return { question: turns[index]!.content, history };
+  }
+
+  /**
+   * Answers from memory, streaming events to `onEvent`. A memory chat answers the stored user turn
+   * and stores the answer; a temporary chat stores nothing and consults no memory.
+   */
+  async ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult> {
+    const llm = this.#d.llm();
+    if (!llm) throw new RecollectError('LLM_NOT_CONFIGURED', 'No LLM endpoint is configured. Open Settings to add one; your messages are still stored and searchable.');
+    const temporary = request.temporary === true;
+    const { question, history } = await this.#question(request);
+    const source = temporary || !this.#d.source ? EMPTY_ANSWER_SOURCE : this.#d.source;
+    const defaults = await this.#d.settings();
+    const Controller = (globalThis as unknown as { AbortController: new () => { abort(): void; signal: LlmAbortSignal } }).AbortController;
+    const controller = new Controller();
+    this.#running.set(request.answerId, controller);
+    let result: AnswerResult;
+    try {
+      const run = answerQuestion({ llm, source, clock: this.#d.clock }, question, {
+        history,
+        signal: controller.signal,
+        sufficiencyCheck: request.sufficiencyCheck ?? defaults.sufficiencyCheck,
+        budgetTokens: request.budgetTokens ?? defaults.budgetTokens,
+      });
+      for (;;) {
+        const step = await run.next();
+        if (step.done) {
+          result = step.value;
+          break;
+        }
+        const e = step.value;
+        if (e.type === 'delta') onEvent({ type: 'delta', text: e.text });
+        else if (e.type === 'status') onEvent({ type: 'status', stage: e.stage });
+      }
+    } finally {
+      this.#running.delete(request.answerId);
+    }
+    if (temporary || (!result.answer.trim() && result.stopped)) return { answer: result, messageId: null };
+    const stored = await this.#d.appendTurn({
+      id: request.answerId,
+      conversationId: request.conversationId,
+      role: 'assistant',
+      speaker: 'Assistant',
+      content: result.answer.trim() || '(no answer)',
+      metadata: {
+        answerTo: request.userMessageId ?? null,
+        model: result.model,
+        stopped: result.stopped,
+        citations: result.citations,
+        requests: result.requests,
+        usage: result.usage,
+      },
+    });
+    const used = result.contextCitations.filter((c) => c.kind === 'turn').map((c) => c.ref);
+    if (used.length > 0) void this.#d.retrieved(used).catch(() => undefined);
+    return { answer: result, messageId: stored.message.id };
+  }
+
+  /** Stops a streaming answer; what was said so far is kept. */
+  async stop(answerId: string): Promise<void> {
+    this.#running.get(answerId)?.abort();
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * The engine's settings: the LLM endpoint (kept outside the memory database, DESIGN §8), the
+ * answer settings, the consolidation policy and the LLM boundary check (kept in `meta`, defined once
+ * in base/settings.ts). Validation lives here, so the UI, an import and the benchmarks all get the
+ * same ranges and the same defaults.
+ */
+import { RecollectError } from '../base/errors';
+import type { Llm, LlmCallSink, LlmConnectionTest } from '../base/ports';
+import {
+  ANSWER_BUDGET, DEFAULT_LLM_BOUNDARY_CHECK, DEFAULT_SUFFICIENCY_CHECK, META_KEYS, answerBudgetOf, flagOf, viewOf,
+  type LlmFactory, type LlmSettings, type LlmSettingsInput, type LlmSettingsView, type SettingsStore,
+} from '../base/settings';
+import type { MetaStore } from '../base/store';
+import type { PolicyName } from '../episodes/consolidationPolicy';
+import type { AnswerSettings, StageUsage } from '../protocol';
+
+export const DEFAULT_POLICY: PolicyName = 'recurrence';
+
+/** The cost ledger's read side (llm_calls). */
+export interface UsageLedger {
+  byStage(since?: number): Promise<Record<string, StageUsage>>;
+}
+
+export interface EngineSettingsDeps {
+  readonly meta: MetaStore;
+  readonly settings: SettingsStore | null;
+  readonly llmFactory: LlmFactory | null;
+  readonly llmSink: (LlmCallSink & UsageLedger) | null;
+  /** The endpoint changed (saved, cleared, or loaded at start). */
+  readonly onLlm: (llm: Llm | null) => void;
+  readonly onChange: () => void;
+}
+
+const isPolicy = (v: unknown): v is PolicyName => v === 'eager' || v === 'recurrence' || v === 'off';
+
+export class EngineSettings {
+  readonly #deps: EngineSettingsDeps;
+  #policy: PolicyName = DEFAULT_POLICY;
+  #llmBoundaryCheck = DEFAULT_LLM_BOUNDARY_CHECK;
+
+  constructor(deps: EngineSettingsDeps) {
+    this.#deps = deps;
+  }
+
+  get policy(): PolicyName {
+    return this.#policy;
+  }
+
+  get llmBoundaryCheck(): boolean {
+    return this.#llmBoundaryCheck;
+  }
+
+  /** Reads every setting the engine keeps in memory (at start, and after an import replaced the database). */
+  async load(): Promise<void> {
+    const { meta } = this.#deps;
+    const policy = await meta.getMeta(META_KEYS.policy);
+    this.#policy = isPolicy(policy) ? policy : DEFAULT_POLICY;
+    this.#llmBoundaryCheck = flagOf(await meta.getMeta(META_KEYS.llmBoundaryCheck), DEFAULT_LLM_BOUNDARY_CHECK);
+  }
+
+  /** Builds the endpoint client from the saved settings (at start). */
+  async loadLlm(): Promise<void> {
+    const saved = await this.#deps.settings?.loadLlm().catch(() => null);
+    if (saved && this.#deps.llmFactory && viewOf(saved).configured) this.#deps.onLlm(this.#deps.llmFactory(saved, this.#deps.llmSink));
+  }
+
+  async answerSettings(): Promise<AnswerSettings> {
+    const { meta } = this.#deps;
+    return {
+      budgetTokens: answerBudgetOf(await meta.getMeta(META_KEYS.answerBudget)),
+      sufficiencyCheck: flagOf(await meta.getMeta(META_KEYS.sufficiencyCheck), DEFAULT_SUFFICIENCY_CHECK),
+    };
+  }
+
+  async setAnswerSettings(settings: Partial<AnswerSettings>): Promise<AnswerSettings> {
+    const { meta } = this.#deps;
+    if (settings.budgetTokens !== undefined) {
+      const b = Math.round(settings.budgetTokens);
+      if (!Number.isFinite(b) || b < ANSWER_BUDGET.min || b > ANSWER_BUDGET.max) {
+        throw new RecollectError('INVALID_INPUT', `The memory budget must be between ${ANSWER_BUDGET.min.toLocaleString('en')} and ${ANSWER_BUDGET.max.toLocaleString('en')} tokens.`);
+      }
+      await meta.setMeta(META_KEYS.answerBudget, String(b));
+    }
+    if (settings.sufficiencyCheck !== undefined) await meta.setMeta(META_KEYS.sufficiencyCheck, settings.sufficiencyCheck ? '1' : '0');
+    return this.answerSettings();
+  }
+
+  async setLlmBoundaryCheck(enabled: boolean): Promise<boolean> {
+    this.#llmBoundaryCheck = enabled;
+    await this.#deps.meta.setMeta(META_KEYS.llmBoundaryCheck, enabled ? '1' : '0');
+    return enabled;
+  }
+
+  async setPolicy(name: PolicyName): Promise<PolicyName> {
+    if (!isPolicy(name)) throw new RecollectError('INVALID_INPUT', `Unknown consolidation policy "${String(name)}".`);
+    this.#policy = name;
+    await this.#deps.meta.setMeta(META_KEYS.policy, name);
+    return name;
+  }
+
+  // ---- the LLM endpoint --------------------------------------------------------------------
+
+  async llmSettings(): Promise<LlmSettingsView> {
+    return viewOf((await this.#deps.settings?.loadLlm()) ?? null);
+  }
+
+  async #resolve(input: LlmSettingsInput): Promise<LlmSettings> {
+    const baseUrl = input.baseUrl.trim();
+    const model = input.model.trim();
+    if (baseUrl && !/^https?:\/\/[^\s/?#]+(?:[/?#]\S*)?$/i.test(baseUrl)) {
+      throw new RecollectError('INVALID_INPUT', `"${baseUrl}" is not an http(s) address. Use the server's address, e.g. http://localhost:11434/v1.`);
+    }
+    const current = await this.#deps.settings?.loadLlm();
+    const apiKey = input.apiKey === undefined ? (current?.apiKey ?? null) : input.apiKey?.trim() || null;
+    return { baseUrl, model, apiKey };
+  }
+
+  /** Saves the endpoint (an empty base URL clears it); synthesis resumes with the new endpoint. */
+  async saveLlmSettings(input: LlmSettingsInput): Promise<LlmSettingsView> {
+    const { settings: store, llmFactory, llmSink } = this.#deps;
+    if (!store || !llmFactory) throw new RecollectError('INTERNAL', 'This engine cannot store endpoint settings.');
+    const resolved = await this.#resolve(input);
+    const settings = resolved.baseUrl ? resolved : null;
+    await store.saveLlm(settings);
+    this.#deps.onLlm(settings && viewOf(settings).configured ? llmFactory(settings, llmSink) : null);
+    this.#deps.onChange();
+    return viewOf(settings);
+  }
+
+  /** Tries the endpoint described by `input` (not saved): reachability, key, model list. */
+  async testLlmConnection(input: LlmSettingsInput): Promise<LlmConnectionTest> {
+    if (!this.#deps.llmFactory) throw new RecollectError('INTERNAL', 'This engine cannot reach an endpoint.');
+    const settings = await this.#resolve(input);
+    if (!settings.baseUrl) throw new RecollectError('INVALID_INPUT', 'Enter the endpoint address first.');
+    return this.#deps.llmFactory(settings, this.#deps.llmSink).testConnection({ probe: !!settings.model });
+  }
+
+  async listLlmModels(input: LlmSettingsInput): Promise<string[]> {
+    if (!this.#deps.llmFactory) return [];
+    const settings = await this.#resolve(input);
+    if (!settings.baseUrl) return [];
+    return this.#deps.llmFactory(settings, null).listModels();
+  }
+
+  /** Tokens per stage since `since` (ms), from the llm_calls ledger. */
+  async llmUsage(since = 0): Promise<Record<string, StageUsage>> {
+    return (await this.#deps.llmSink?.byStage(since)) ?? {};
+  }
+}

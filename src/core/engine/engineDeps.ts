@@ -1,0 +1,50 @@
+/**
+ * What an engine is built from: the store and the optional capabilities that switch on each stage
+ * (embedding, episodes, synthesis, recall, answers, the explorer, endpoint settings). Composition
+ * roots (src/host) fill it; tests fill only what they exercise.
+ */
+import type { MemoryStore, VectorStore } from '../base/store';
+import type { Clock, EmbedderProvider, Llm, LlmCallSink } from '../base/ports';
+import type { JobStore, Timer } from '../base/jobs';
+import type { LlmFactory, SettingsStore } from '../base/settings';
+import type { EpisodeStore } from '../episodes/episodes';
+import type { KnowledgeStore } from '../synthesis/knowledge';
+import type { RetrievalSource } from '../recall/Retriever';
+import type { KnowledgeSource } from '../recall/answerSource';
+import type { ExplorerStore } from '../explorer/explorer';
+import type { EngineEvent } from '../protocol';
+import type { UsageLedger } from './EngineSettings';
+
+/** Nearest message vectors of one model (the engine's SemanticIndex). */
+export type VectorSearch = (vectorModelId: string, query: Float32Array, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>;
+
+export interface MemoryEngineDeps {
+  readonly store: MemoryStore & VectorStore;
+  /** Without embedders the engine stores and full-text searches only (no vectors). */
+  readonly embedders?: EmbedderProvider;
+  /** With both, the episode lifecycle runs (segmentation, scenes, foresight, synthesis queue). */
+  readonly episodes?: EpisodeStore;
+  readonly jobs?: JobStore;
+  /** With knowledge (and jobs), queued episodes are synthesised through the LLM endpoint. */
+  readonly knowledge?: KnowledgeStore;
+  readonly llm?: Llm | null;
+  readonly clock?: Clock;
+  readonly timer?: Timer;
+  readonly newId?: () => string;
+  readonly profileDebounceMs?: number;
+  /** Builds the read path's data access over the engine's vector search (hybrid recall). */
+  readonly retrievalSource?: (vectors: VectorSearch) => RetrievalSource;
+  /** Names of everyone who speaks in stored turns (query analysis recognises them). */
+  readonly speakers?: () => Promise<string[]>;
+  /** Storage's candidates for answers (facts, episodes, scenes, profile, foresight). */
+  readonly knowledgeSource?: KnowledgeSource;
+  /** Endpoint settings (key kept outside the database) and how to build a client from them. */
+  readonly settings?: SettingsStore;
+  readonly llmFactory?: LlmFactory;
+  /** Where every LLM call is recorded (llm_calls), and read back for the cost view. */
+  readonly llmSink?: LlmCallSink & UsageLedger;
+  /** The memory explorer's data access (src/storage/explorerRepo.ts). */
+  readonly explorer?: ExplorerStore;
+}
+
+export type EngineListener = (event: EngineEvent) => void;

@@ -1,0 +1,98 @@
+/**
+ * The AnswerSource the answer pipeline reads (answerContext.ts), built from storage's candidates
+ * (KnowledgeSource: BM25-ordered look-ups, never ranked or fused there), the vector indexes of facts
+ * and episodes, and the engine's turn recall. Facts and episodes are ranked by hybridSearch — the same
+ * fusion the explorer's search and the Retriever use.
+ *
+ * Only synthesised episodes (a non-empty narrative) reach answers: a raw MemCell has nothing to
+ * show beyond its turns, which the excerpts already carry. Storage applies that filter.
+ */
+import type { Message } from '../base/types';
+import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
+import type { AnswerSource, ContextEpisode, ContextFact, KnowledgeQueryOptions } from './answerContext';
+import { hybridSearch, type VectorHit } from './hybridSearch';
+
+/** Storage's side of answering: candidates and look-ups; every statement a SELECT. */
+export interface KnowledgeSource {
+  /** Facts whose words match the query, BM25 order, at most `limit`. */
+  lexicalFacts(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextFact[]>;
+  /** The facts with these ids (any order), within the conversation when one is given. */
+  factsByIds(ids: readonly string[], options: { readonly conversationId?: string }): Promise<readonly ContextFact[]>;
+  /** Synthesised episodes whose title or narrative match the query, BM25 order, at most `limit`. */
+  lexicalEpisodes(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextEpisode[]>;
+  /** The synthesised episodes with these ids (any order; missing ones are skipped). */
+  episodesByIds(ids: readonly string[]): Promise<readonly ContextEpisode[]>;
+  /** For each message id, the synthesised episode holding that turn (absent when none). */
+  episodesOfTurns(messageIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
+  /** Synthesised members of these scenes, most recent first, at most `limitPerScene` each. */
+  sceneMembers(sceneIds: readonly string[], limitPerScene: number): Promise<readonly ContextEpisode[]>;
+  /** Active profile items, any order. */
+  profile(): Promise<readonly ProfileItem[]>;
+  /** Active foresight not yet over at `now` (current and upcoming). */
+  foresight(now: number): Promise<readonly ForesightItem[]>;
+}
+
+/** The engine's recall, narrowed to what answering uses. */
+export type TurnRecall = (query: string, options: { limit?: number; now?: number; conversationId?: string }) =>
+  Promise<{ readonly turns: readonly { readonly message: Message }[] }>;
+
+/** Nearest facts or episodes to the query text, best first (cosine). */
+export type KnowledgeVectorSearch = (kind: 'fact' | 'memcell', query: string, k: number) => Promise<readonly VectorHit[]>;
+
+/** A temporary chat consults no memory. */
+export const EMPTY_ANSWER_SOURCE: AnswerSource = {
+  turns: async () => [],
+  facts: async () => [],
+  episodes: async () => [],
+  episodesByIds: async () => [],
+  episodesOfTurns: async () => new Map(),
+  sceneMembers: async () => [],
+  profile: async () => [],
+  foresight: async () => [],
+};
+
+export function answerSourceOf(knowledge: KnowledgeSource, recall: TurnRecall, vectors?: KnowledgeVectorSearch): AnswerSource {
+  const nearest = async (kind: 'fact' | 'memcell', query: string, k: number): Promise<readonly VectorHit[]> => {
+    if (!vectors || !query.trim()) return [];
+    try {
+      return await vectors(kind, query, k);
+    } catch {
+      return []; // vectors are an index: a missing model must not stop a lexical answer
+    }
+  };
+  const inScope = (conversationId: string | undefined) => (e: ContextEpisode) => conversationId === undefined || e.conversationId === conversationId;
+
+  return {
+    async turns(query, options) {
+      const result = await recall(query, {
+        limit: options.limit, now: options.now, ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}),
+      });
+      return result.turns.map((t) => t.message);
+    },
+    async facts(query, options) {
+      const depth = options.limit * 2;
+      const [lexical, vector] = await Promise.all([knowledge.lexicalFacts(query, { ...options, limit: depth }), nearest('fact', query, depth)]);
+      const scope = options.conversationId !== undefined ? { conversationId: options.conversationId } : {};
+      const hits = await hybridSearch({ lexical, vector, fetch: (ids) => knowledge.factsByIds(ids, scope) });
+      return hits.slice(0, options.limit).map((h) => h.item);
+    },
+    async episodes(query, options) {
+      const depth = options.limit * 2;
+      const [lexical, vector] = await Promise.all([knowledge.lexicalEpisodes(query, { ...options, limit: depth }), nearest('memcell', query, depth)]);
+      const hits = await hybridSearch({
+        lexical, vector, fetch: async (ids) => (await knowledge.episodesByIds(ids)).filter(inScope(options.conversationId)),
+      });
+      return hits.slice(0, options.limit).map((h) => h.item);
+    },
+    episodesByIds: (ids) => knowledge.episodesByIds(ids),
+    episodesOfTurns: (ids) => knowledge.episodesOfTurns(ids),
+    sceneMembers: (ids, limit) => knowledge.sceneMembers(ids, limit),
+    async profile() {
+      // Most confident first, so a tight budget keeps the surest items.
+      return [...(await knowledge.profile())]
+        .filter((p) => p.status === 'active')
+        .sort((a, b) => b.confidence - a.confidence || b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
+    },
+    foresight: (now) => knowledge.foresight(now),
+  };
+}
