@@ -11,6 +11,7 @@ import { STAGE_LABEL, useAnswerStream } from '../useAnswerStream';
 import { Markdown } from './Markdown';
 import { SentRequestView } from './SentRequestView';
 import { Dialog } from './Dialog';
+import { MemoryActivity } from './MemoryActivity';
 import { titleFrom, UNTITLED } from '../titles';
 import type { Message, NewTurn } from '../../core/base/types';
 import type { Citation } from '../../core/recall/answerContext';
@@ -202,6 +203,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             )}
           </li>
         )}
+        <MemoryActivity />
       </ol>
       {editing && (
         <div className="editing-note" role="status" data-testid="editing-note">

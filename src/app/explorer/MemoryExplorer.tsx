@@ -2,6 +2,7 @@
 import { useRef, type KeyboardEvent } from 'react';
 import { useUi, type ExplorerTab } from '../uiStore';
 import { OverviewTab } from './OverviewTab';
+import { SavedMemoriesTab } from './SavedMemoriesTab';
 import { SearchTab } from './SearchTab';
 import { MemCellsTab } from './MemCellsTab';
 import { ScenesTab } from './ScenesTab';
@@ -11,6 +12,7 @@ import { ForgetTab } from './ForgetTab';
 import './explorer.css';
 
 const TABS: readonly { id: ExplorerTab; label: string }[] = [
+  { id: 'saved', label: 'Saved memories' },
   { id: 'overview', label: 'Overview' },
   { id: 'search', label: 'Search' },
   { id: 'memcells', label: 'Episodes' },
@@ -48,6 +50,7 @@ export function MemoryExplorer() {
         ))}
       </div>
       <div className="explorer-panel" id="explorer-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
+        {tab === 'saved' && <SavedMemoriesTab />}
         {tab === 'overview' && <OverviewTab />}
         {tab === 'search' && <SearchTab />}
         {tab === 'memcells' && <MemCellsTab />}
