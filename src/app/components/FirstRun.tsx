@@ -51,7 +51,7 @@ export function FirstRun({ onStart }: { onStart: () => void }) {
         </li>
         <li className={remembered ? 'done' : ''} data-testid="step-remembered">
           <strong>{remembered ? '✓ ' : ''}See what was remembered</strong>{' '}
-          <button type="button" onClick={() => openExplorer('saved')}>Open saved memories</button>
+          <button type="button" onClick={() => openExplorer('saved')}>Open memory</button>
         </li>
       </ol>
     </div>
