@@ -53,7 +53,7 @@ test('every view has no critical or serious axe violations, light and dark, desk
   await page.getByRole('tab', { name: 'Saved memories' }).click();
   await page.getByLabel('Add a memory').fill('I am vegetarian.');
   await page.getByRole('button', { name: 'Save memory' }).click();
-  await expect(page.getByTestId('saved-item')).toHaveCount(1);
+  await expect(page.getByTestId('saved-item').filter({ hasText: 'I am vegetarian.' })).toHaveCount(1);
 
   for (const size of SIZES) {
     await page.setViewportSize({ width: size.width, height: size.height });
