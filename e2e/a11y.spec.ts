@@ -92,7 +92,7 @@ test('every view has no critical or serious axe violations, light and dark, desk
       await page.getByRole('button', { name: /Temporary chat/ }).click();
       // Explorer tabs
       await page.getByRole('button', { name: 'Memory', exact: true }).click();
-      for (const tab of ['Saved memories', 'Overview', 'Search', 'Episodes', 'Themes', 'Profile', 'Foresight', 'Forget']) {
+      for (const tab of ['Saved memories', 'Overview', 'Timeline', 'Search', 'Episodes', 'Themes', 'Profile', 'Foresight', 'Forget']) {
         await page.getByRole('tab', { name: tab, exact: true }).click();
         if (tab === 'Search') {
           await page.getByLabel('Search all memory').fill('Biscuit');

@@ -165,6 +165,17 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await expect(page.getByRole('button', { name: /Forget \d+ items/ })).toBeVisible();
   await page.screenshot({ path: 'test-results/explorer-forget.png', fullPage: true });
 
+  // The timeline picture: one dot per episode, the plans ahead lane, "now".
+  await tab(page, 'Episodes').click();
+  const total = Number((await page.getByText(/^\d+ episodes?$/).textContent())!.split(' ')[0]);
+  expect(total).toBeGreaterThan(0);
+  await tab(page, 'Timeline').click();
+  const timeline = page.getByTestId('explorer-timeline');
+  await expect(timeline.locator('circle.episode-dot')).toHaveCount(total);
+  await expect(timeline.locator('text.now-text')).toHaveText('now');
+  await timeline.locator('circle.episode-dot').first().click({ force: true });
+  await expect(tab(page, 'Episodes')).toHaveAttribute('aria-selected', 'true');
+
   // Phone width
   await page.setViewportSize({ width: 390, height: 800 });
   await tab(page, 'Episodes').click();

@@ -3,6 +3,7 @@ import { useRef, type KeyboardEvent } from 'react';
 import { useUi, type ExplorerTab } from '../uiStore';
 import { OverviewTab } from './OverviewTab';
 import { SavedMemoriesTab } from './SavedMemoriesTab';
+import { TimelineTab } from './TimelineTab';
 import { SearchTab } from './SearchTab';
 import { MemCellsTab } from './MemCellsTab';
 import { ScenesTab } from './ScenesTab';
@@ -14,6 +15,7 @@ import './explorer.css';
 const TABS: readonly { id: ExplorerTab; label: string }[] = [
   { id: 'saved', label: 'Saved memories' },
   { id: 'overview', label: 'Overview' },
+  { id: 'timeline', label: 'Timeline' },
   { id: 'search', label: 'Search' },
   { id: 'memcells', label: 'Episodes' },
   { id: 'scenes', label: 'Themes' },
@@ -52,6 +54,7 @@ export function MemoryExplorer() {
       <div className="explorer-panel" id="explorer-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
         {tab === 'saved' && <SavedMemoriesTab />}
         {tab === 'overview' && <OverviewTab />}
+        {tab === 'timeline' && <TimelineTab />}
         {tab === 'search' && <SearchTab />}
         {tab === 'memcells' && <MemCellsTab />}
         {tab === 'scenes' && <ScenesTab />}
