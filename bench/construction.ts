@@ -11,7 +11,6 @@
 import { writeFile } from 'node:fs/promises';
 import { loadDataset, type BenchCorpus } from './datasets';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import { LlmClient } from '../src/llm/LlmClient';
 import { configureNodeEnv } from '../src/models/nodeEnv';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
@@ -19,6 +18,7 @@ import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
 import { immediateTimer } from '../src/core/base/jobs';
 import { startMockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
+import { createEngine } from '../src/host/createEngine';
 
 export interface ConstructionTotals {
   readonly llm: { readonly calls: number; readonly promptTokens: number; readonly completionTokens: number };
@@ -45,7 +45,7 @@ export interface ConstructionReport extends ConstructionTotals {
 async function buildOne(corpus: BenchCorpus, policy: PolicyName, llmUrl: string, embedders: ReturnType<typeof localEmbedderProvider>, byStage: ConstructionReport['byStage']) {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: llmUrl, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 30_000, baseDelayMs: 1, maxDelayMs: 10 });
-  const engine = new MemoryEngine({ store, embedders, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, llm, timer: immediateTimer, profileDebounceMs: 0 });
+  const engine = createEngine(store, { only: ['episodes', 'synthesis'], ...(embedders ? { embedders } : {}), llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
   await engine.setConsolidationPolicy(policy);
   await store.createConversation({ id: corpus.id, title: corpus.id });

@@ -15,7 +15,7 @@
  */
 import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { BenchCorpusInput, BenchIngestTiming } from '../src/host/BenchEngineHost';
+import type { BenchCorpusInput, BenchIngestTiming } from '../src/core/protocol';
 import { createBenchEngine, ingestCorpus, warmUpEmbedder } from '../src/host/BenchEngineHost';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';

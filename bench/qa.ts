@@ -25,7 +25,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { loadDataset, LOCOMO_CATEGORY_NAMES, type BenchCorpus, type BenchQuestion, type DatasetName } from './datasets';
 import { percentile } from './scoring';
 import { answerQuestion, collectAnswer, type AnswerResult } from '../src/core/recall/answer';
-import { MemoryEngine } from '../src/core/engine/MemoryEngine';
+import type { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import { SemanticIndex } from '../src/core/capture/SemanticIndex';
 import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
 import { immediateTimer } from '../src/core/base/jobs';
@@ -33,11 +33,11 @@ import type { EmbedderProvider, LlmCall, LlmCallSink } from '../src/core/base/po
 import { toErrorInfo } from '../src/core/base/errors';
 import { LlmClient, type LlmEndpointConfig } from '../src/llm/LlmClient';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
-import { SqlRetrievalSource } from '../src/storage/retrievalSource';
 import { SqlKnowledgeSource } from '../src/storage/knowledgeSource';
 import { answerSourceOf, type KnowledgeVectorSearch } from '../src/core/recall/answerSource';
 import type { AnswerSource } from '../src/core/recall/answerContext';
 import type { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
+import { createEngine } from '../src/host/createEngine';
 
 export interface QaArgs {
   readonly data: string;
@@ -226,11 +226,7 @@ async function buildMemory(
   const store = await openNodeStore();
   // Synthesis (policy on) goes to the answer endpoint, logged in this corpus's llm_calls.
   const llm = new LlmClient(endpoint, { sink: store.llmCalls, timeoutMs });
-  const engine = new MemoryEngine({
-    store, ...(embedders ? { embedders } : {}), episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, llm,
-    timer: immediateTimer, profileDebounceMs: 0,
-    retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }), speakers: () => store.speakers(),
-  });
+  const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], ...(embedders ? { embedders } : {}), llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
   await engine.setConsolidationPolicy(policy);
   await store.createConversation({ id: corpus.id, title: corpus.id });

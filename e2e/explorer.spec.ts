@@ -3,10 +3,9 @@ import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
-import { SqlExplorerStore } from '../src/storage/explorerRepo';
-import { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import { LlmClient } from '../src/llm/LlmClient';
 import { immediateTimer, topicProvider } from '../test/support/topicEmbedder';
+import { createEngine } from '../src/host/createEngine';
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -24,10 +23,7 @@ let mock: MockLlmServer;
 async function prefill(): Promise<void> {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
-  const engine = new MemoryEngine({
-    store, embedders: provider, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
-    explorer: new SqlExplorerStore(store.db), llm, timer: immediateTimer, profileDebounceMs: 0,
-  });
+  const engine = createEngine(store, { embedders: provider, llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
   await engine.setConsolidationPolicy('eager');
   await store.createConversation({ id: 'life', title: 'Life updates' });

@@ -1,15 +1,16 @@
-// Benchmark worker entry (bench.html only): wiring only (see src/storage/BenchEngineHost.ts).
+// Benchmark worker entry (bench.html only): wiring only (see src/host/BenchEngineHost.ts).
 // Its databases are `bench-*.sqlite` files in OPFS, never the app's recollect.sqlite.
 import * as Comlink from 'comlink';
 import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
 import { BenchEngineHost, deleteOpfsFile } from '../src/host/BenchEngineHost';
 import { openOpfsStore } from '../src/storage/openOpfsStore';
-import { remoteEmbedderProvider, type RemoteEmbedding } from '../src/models/embedderProviders';
+import { remoteEmbedderProvider } from '../src/models/embedderProviders';
+import { resultify, unwrapRemote, type ModelWorkerApi } from '../src/core/protocol';
 
-Comlink.expose(
+Comlink.expose(resultify(
   new BenchEngineHost({
     openStore: (fileName) => openOpfsStore(wasmUrl, fileName),
     deleteStore: deleteOpfsFile,
-    connectModels: (port) => remoteEmbedderProvider(Comlink.wrap<RemoteEmbedding>(port as MessagePort)),
+    connectModels: (port) => remoteEmbedderProvider(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort))),
   }),
-);
+));

@@ -6,16 +6,12 @@
 import * as Comlink from 'comlink';
 import { ModelService } from '../src/models/ModelService';
 import { configureBrowserEnv } from '../src/models/transformersEnv';
-import { preserveErrorCodes } from '../src/models/workerErrors';
-import { MODEL_PORT_MESSAGE } from '../src/core/protocol';
+import { MODEL_PORT_MESSAGE, resultify } from '../src/core/protocol';
 
-preserveErrorCodes(Comlink.transferHandlers);
 const base = import.meta.env.BASE_URL;
 const platform = configureBrowserEnv({ modelBaseUrl: `${base}models/`, wasmBaseUrl: `${base}ort/` });
-const service = new ModelService({ platform });
+const service = resultify(new ModelService({ platform }));
 Comlink.expose(service);
 self.addEventListener('message', (e: MessageEvent<{ type?: string; port?: MessagePort }>) => {
   if (e.data?.type === MODEL_PORT_MESSAGE && e.data.port) Comlink.expose(service, e.data.port);
 });
-
-export type ModelWorkerApi = ModelService;

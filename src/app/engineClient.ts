@@ -4,14 +4,15 @@
  * the model worker directly through a MessageChannel, not through this thread.
  */
 import * as Comlink from 'comlink';
-import { MODEL_PORT_MESSAGE, unwrapResult, type EngineApi, type EngineEvent, type EngineWorkerApi, type Ownership } from '../core/protocol';
-import type { ModelWorkerApi } from '../../workers/model.worker';
+import {
+  MODEL_PORT_MESSAGE, unwrapRemote, type EngineApi, type EngineEvent, type EngineWorkerApi, type ModelWorkerApi, type Ownership, type Unwrapped,
+} from '../core/protocol';
 
 export type ClientEvent = EngineEvent | { readonly type: 'ownership-lost' };
 
 export interface EngineClient {
   readonly engine: EngineApi;
-  readonly models: Comlink.Remote<ModelWorkerApi>;
+  readonly models: Unwrapped<ModelWorkerApi>;
   acquire(wait: boolean): Promise<Ownership>;
   requestTakeover(): Promise<void>;
   onEvent(listener: (event: ClientEvent) => void): () => void;
@@ -21,7 +22,7 @@ export function createEngineClient(): EngineClient {
   const engineWorker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'recollect-engine' });
   const modelWorker = new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
   const remote = Comlink.wrap<EngineWorkerApi>(engineWorker);
-  const models = Comlink.wrap<ModelWorkerApi>(modelWorker);
+  const models = unwrapRemote<ModelWorkerApi>(Comlink.wrap(modelWorker));
 
   const channel = new MessageChannel();
   modelWorker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
@@ -32,14 +33,7 @@ export function createEngineClient(): EngineClient {
     for (const l of listeners) l(event);
   }));
 
-  const engine = new Proxy({} as EngineApi, {
-    get(_target, method: string) {
-      return async (...args: unknown[]) => {
-        const fn = (remote.engine as unknown as Record<string, (...a: unknown[]) => Promise<never>>)[method]!;
-        return unwrapResult(await fn(...args));
-      };
-    },
-  });
+  const engine: EngineApi = unwrapRemote<EngineApi>(remote.engine);
 
   return {
     engine,

@@ -6,7 +6,7 @@
 import { createContext, useContext, useEffect, useMemo } from 'react';
 import { useMutation, useQuery, useQueryClient, type QueryClient, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
 import * as Comlink from 'comlink';
-import type { ModelProgress } from '../models/ModelService';
+import type { ModelProgress } from '../core/protocol';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
 import { engineQueries, queryKeys, type EngineQueries } from './queries';

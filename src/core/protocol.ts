@@ -1,10 +1,11 @@
 /**
- * The one protocol file: everything that crosses the engine-worker boundary.
+ * The one protocol file: everything that crosses a worker boundary — the engine worker
+ * (EngineWorkerApi), the model worker (ModelWorkerApi) and the benchmark worker (BenchWorkerApi).
  *
- * The worker exposes `EngineWorkerApi` with comlink. Engine methods never throw across the
- * boundary: each returns a `Result`, so an expected failure arrives with its `code` intact
- * (comlink would reduce a thrown error to a bare message). The UI unwraps results back into
- * RecollectErrors with `unwrapRemote`.
+ * One error transport: a worker exposes its API `resultify`-ed, so no method throws across the
+ * boundary and an expected failure arrives as a Result with its `code` intact (Comlink alone would
+ * reduce a thrown error to a bare message); callers wrap the remote with `unwrapRemote` and get
+ * RecollectErrors back.
  */
 import { RecollectError, toErrorInfo, type ErrorInfo } from './base/errors';
 import type { SearchOptions } from './base/store';
@@ -13,14 +14,16 @@ import type { PolicyName } from './episodes/consolidationPolicy';
 import type { AnswerResult } from './recall/answer';
 import type { JobCounts } from './base/jobs';
 import type { LlmSettingsInput, LlmSettingsView } from './base/settings';
-import type { LlmConnectionTest } from './base/ports';
+import type { EmbedRole, LlmConnectionTest } from './base/ports';
 import type { RetrievalResult } from './recall/Retriever';
 import type {
   FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
   ProfileItemView, SceneMapPoint, SceneView,
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
-import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './base/types';
+import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StageUsage, StorageStats } from './base/types';
+
+export type { StageUsage };
 
 export interface AskRequest {
   readonly conversationId: string;
@@ -45,11 +48,6 @@ export interface AskResult {
   readonly messageId: string | null;
 }
 
-export interface StageUsage {
-  readonly calls: number;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-}
 
 export interface RecallOptions {
   readonly limit?: number;
@@ -139,6 +137,69 @@ export interface EngineApi {
 }
 
 
+// ---------------------------------------------------------------------------------------------
+// The model worker
+// ---------------------------------------------------------------------------------------------
+
+export type ModelKind = 'embedder' | 'reranker';
+
+export interface ModelProgress {
+  readonly modelId: string;
+  /** The file currently reported on, if any. */
+  readonly file: string | null;
+  readonly loaded: number;
+  /** Best estimate of the total bytes (grows as files start; catalog size until then). */
+  readonly total: number;
+  readonly done: boolean;
+}
+export type ProgressListener = (progress: ModelProgress) => unknown;
+
+export interface ModelInfo {
+  readonly id: string;
+  readonly kind: ModelKind;
+  readonly label: string;
+  readonly dim: number | null;
+  readonly approxBytes: number;
+  readonly bundled: boolean;
+  readonly note: string;
+  /** Loadable without the network. */
+  readonly available: boolean;
+  /** Downloaded earlier and kept in the browser cache (or Node FS cache). */
+  readonly cached: boolean;
+  readonly selected: boolean;
+}
+
+export type SlotState = 'none' | 'loading' | 'ready' | 'error';
+export interface SlotStatus {
+  readonly modelId: string | null;
+  /** For embedders: the id stored next to each vector. */
+  readonly vectorId: string | null;
+  readonly dim: number | null;
+  readonly device: string | null;
+  readonly state: SlotState;
+  readonly error: ErrorInfo | null;
+}
+export interface ModelStatus {
+  readonly embedder: SlotStatus;
+  readonly reranker: SlotStatus;
+}
+
+/** The model worker's API (src/models/ModelService.ts implements it; Comlink exposes it resultified). */
+export interface ModelWorkerApi {
+  /** Embeds with the loaded embedder. */
+  embed(texts: readonly string[], role?: EmbedRole): Promise<Float32Array[]>;
+  /** Embeds with `modelId`, loading it first if needed (the engine asks for its active model). */
+  embedWith(modelId: string, texts: readonly string[], role?: EmbedRole): Promise<Float32Array[]>;
+  /** Scores each document against the query with the loaded reranker. */
+  rerank(query: string, docs: readonly string[]): Promise<number[]>;
+  loadEmbedder(id: string): Promise<ModelStatus>;
+  loadReranker(id: string | null): Promise<ModelStatus>;
+  status(): ModelStatus | Promise<ModelStatus>;
+  listModels(): Promise<ModelInfo[]>;
+  /** The user's explicit download action: the only call that reaches the network. */
+  downloadModel(id: string, onProgress?: ProgressListener): Promise<ModelInfo[]>;
+}
+
 /** Message the page posts to the model worker to hand it a port for the engine worker. */
 export const MODEL_PORT_MESSAGE = 'recollect:connect-port';
 
@@ -163,7 +224,7 @@ export type Ownership =
   | { readonly state: 'elsewhere' }
   | { readonly state: 'failed'; readonly error: ErrorInfo };
 
-export type RemoteEngine = { readonly [K in keyof EngineApi]: (...args: Parameters<EngineApi[K]>) => Promise<Result<Awaited<ReturnType<EngineApi[K]>>>> };
+export type RemoteEngine = Resultified<EngineApi>;
 
 /** The object the engine worker exposes. */
 export interface EngineWorkerApi {
@@ -184,7 +245,94 @@ export interface EngineWorkerApi {
   readonly engine: RemoteEngine;
 }
 
-export function resultify<T extends object>(target: T): { [K in keyof T]: T[K] extends (...a: infer A) => Promise<infer R> ? (...a: A) => Promise<Result<R>> : never } {
+// ---------------------------------------------------------------------------------------------
+// The benchmark worker (bench.html)
+// ---------------------------------------------------------------------------------------------
+
+export interface BenchTurnInput {
+  readonly id: string;
+  readonly role: 'user' | 'assistant';
+  readonly speaker: string;
+  readonly text: string;
+  /** Caption of a shared image, stored in message metadata (indexed with the turn). */
+  readonly caption?: string;
+}
+
+export interface BenchSessionInput {
+  readonly id: string;
+  /** ms since epoch: every turn of the session is stored with this time. */
+  readonly date: number;
+  readonly turns: readonly BenchTurnInput[];
+}
+
+/** One benchmark corpus (bench/datasets.ts's BenchCorpus fits this shape). */
+export interface BenchCorpusInput {
+  readonly id: string;
+  readonly speakers: readonly string[];
+  readonly sessions: readonly BenchSessionInput[];
+  readonly questions: readonly { readonly id: string; readonly text: string; readonly askedAt: number }[];
+}
+
+export interface BenchRecallOptions {
+  /** Ranking depth per question (default 100). */
+  readonly depth?: number;
+  /** Untimed warm-up questions before the timed pass (default 3). */
+  readonly warmup?: number;
+}
+
+export interface BenchIngestTiming {
+  readonly turns: number;
+  /** appendTurns for every session (the write path: messages, FTS and turn-index triggers). */
+  readonly captureMs: number;
+  /** After capture, until background embedding has caught up (engine.idle()). */
+  readonly embedMs: number;
+}
+
+export interface BenchCorpusResult {
+  readonly corpusId: string;
+  readonly fileName: string;
+  readonly embedderId: string | null;
+  readonly ingest: BenchIngestTiming;
+  readonly dbBytes: number;
+  /** Per question, in input order: turn ids best first, and retrieval time inside the engine. */
+  readonly ranked: readonly (readonly string[])[];
+  readonly latenciesMs: readonly number[];
+}
+
+/** The benchmark worker's API (Comlink). */
+export interface BenchWorkerApi {
+  connectModels(port: MessagePortLike): Promise<void>;
+  recallCorpus(corpus: BenchCorpusInput, options?: BenchRecallOptions, onProgress?: (line: string) => void): Promise<BenchCorpusResult>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One error transport for every worker: methods return Results; callers unwrap them
+// ---------------------------------------------------------------------------------------------
+
+/** An API as it crosses a worker boundary: every method resolves to a Result, never throws. */
+export type Resultified<T> = { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Result<Awaited<R>>> : never };
+
+/** The caller's side: every method returns a promise and throws the RecollectError the worker reported. */
+export type Unwrapped<T> = { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never };
+
+/**
+ * Wraps a remote `Resultified<T>` (e.g. `Comlink.wrap(worker)`) so calls resolve to values and
+ * failures throw RecollectErrors with their code. Name T explicitly: `unwrapRemote<ModelWorkerApi>(…)`.
+ */
+export function unwrapRemote<T>(remote: object): Unwrapped<T> {
+  return new Proxy({} as Unwrapped<T>, {
+    get(_target, method) {
+      if (typeof method !== 'string' || method === 'then') return undefined; // not a thenable
+      return async (...args: unknown[]) => {
+        const fn = (remote as unknown as Record<string, (...a: unknown[]) => Promise<Result<unknown>>>)[method]!;
+        return unwrapResult(await fn(...args));
+      };
+    },
+  });
+}
+
+/** The worker's side: an object whose methods (own and inherited) return Results instead of throwing. */
+export function resultify<T extends object>(target: T): Resultified<T> {
   const out: Record<string, unknown> = {};
   let proto: object | null = target;
   const names = new Set<string>();
@@ -197,7 +345,7 @@ export function resultify<T extends object>(target: T): { [K in keyof T]: T[K] e
     if (typeof fn !== 'function') continue;
     out[name] = async (...args: unknown[]) => {
       try {
-        return { ok: true, value: await (fn as (...a: unknown[]) => Promise<unknown>).apply(target, args) };
+        return { ok: true, value: await (fn as (...a: unknown[]) => unknown).apply(target, args) };
       } catch (err) {
         return { ok: false, error: toErrorInfo(err) };
       }

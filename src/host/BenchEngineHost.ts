@@ -10,71 +10,17 @@
  * is closed and deleted when the corpus is done, whether it succeeded or not. Retrieval latency is
  * measured here, around `MemoryEngine.recall`, so it excludes the worker round trip.
  *
- * The types below cross the worker boundary (structured clone): plain data only.
+ * Its wire types (BenchCorpusInput …) live in src/core/protocol.ts.
  */
-import { MemoryEngine } from '../core/engine/MemoryEngine';
+import type { MemoryEngine } from '../core/engine/MemoryEngine';
 import { RecollectError } from '../core/base/errors';
 import type { EmbedderProvider } from '../core/base/ports';
-import type { MessagePortLike } from '../core/protocol';
+import type {
+  BenchCorpusInput, BenchCorpusResult, BenchIngestTiming, BenchRecallOptions, BenchWorkerApi, MessagePortLike,
+} from '../core/protocol';
 import type { NewTurn } from '../core/base/types';
-import { SqlRetrievalSource } from '../storage/retrievalSource';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
-
-export interface BenchTurnInput {
-  readonly id: string;
-  readonly role: 'user' | 'assistant';
-  readonly speaker: string;
-  readonly text: string;
-  /** Caption of a shared image, stored in message metadata (indexed with the turn). */
-  readonly caption?: string;
-}
-
-export interface BenchSessionInput {
-  readonly id: string;
-  /** ms since epoch: every turn of the session is stored with this time. */
-  readonly date: number;
-  readonly turns: readonly BenchTurnInput[];
-}
-
-/** One benchmark corpus (bench/datasets.ts's BenchCorpus fits this shape). */
-export interface BenchCorpusInput {
-  readonly id: string;
-  readonly speakers: readonly string[];
-  readonly sessions: readonly BenchSessionInput[];
-  readonly questions: readonly { readonly id: string; readonly text: string; readonly askedAt: number }[];
-}
-
-export interface BenchRecallOptions {
-  /** Ranking depth per question (default 100). */
-  readonly depth?: number;
-  /** Untimed warm-up questions before the timed pass (default 3). */
-  readonly warmup?: number;
-}
-
-export interface BenchIngestTiming {
-  readonly turns: number;
-  /** appendTurns for every session (the write path: messages, FTS and turn-index triggers). */
-  readonly captureMs: number;
-  /** After capture, until background embedding has caught up (engine.idle()). */
-  readonly embedMs: number;
-}
-
-export interface BenchCorpusResult {
-  readonly corpusId: string;
-  readonly fileName: string;
-  readonly embedderId: string | null;
-  readonly ingest: BenchIngestTiming;
-  readonly dbBytes: number;
-  /** Per question, in input order: turn ids best first, and retrieval time inside the engine. */
-  readonly ranked: readonly (readonly string[])[];
-  readonly latenciesMs: readonly number[];
-}
-
-/** The benchmark worker's API (Comlink). */
-export interface BenchWorkerApi {
-  connectModels(port: MessagePortLike): Promise<void>;
-  recallCorpus(corpus: BenchCorpusInput, options?: BenchRecallOptions, onProgress?: (line: string) => void): Promise<BenchCorpusResult>;
-}
+import { createEngine } from './createEngine';
 
 /** A turn with no text is stored as its caption (or a marker): the write path rejects empty turns. */
 export function turnContent(text: string, caption: string | undefined): string {
@@ -88,12 +34,7 @@ export function turnContent(text: string, caption: string | undefined): string {
  * episode lifecycle and consolidation, which retrieval does not read.
  */
 export function createBenchEngine(store: SqliteMemoryStore, embedders: EmbedderProvider | undefined): MemoryEngine {
-  return new MemoryEngine({
-    store,
-    retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
-    speakers: () => store.speakers(),
-    ...(embedders ? { embedders } : {}),
-  });
+  return createEngine(store, { only: ['recall'], ...(embedders ? { embedders } : {}) });
 }
 
 /**

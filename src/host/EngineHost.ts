@@ -8,11 +8,8 @@ import { MemoryEngine } from '../core/engine/MemoryEngine';
 import { resultify, type EngineEvent, type EngineWorkerApi, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
 import type { EmbedderProvider } from '../core/base/ports';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
-import { SqlRetrievalSource } from '../storage/retrievalSource';
-import { SqlKnowledgeSource } from '../storage/knowledgeSource';
-import { SqlExplorerStore } from '../storage/explorerRepo';
-import { LlmClient } from '../llm/LlmClient';
 import type { SettingsStore } from '../core/base/settings';
+import { createEngine } from './createEngine';
 
 export const OWNER_LOCK = 'recollect:database-owner';
 const CHANNEL = 'recollect:ownership';
@@ -98,17 +95,7 @@ export class EngineHost implements EngineWorkerApi {
 
   async #open(): Promise<void> {
     const store = await this.#deps.openStore();
-    const engine = new MemoryEngine({
-      store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
-      retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
-      knowledgeSource: new SqlKnowledgeSource(store.db),
-      speakers: () => store.speakers(),
-      explorer: new SqlExplorerStore(store.db),
-      settings: this.#deps.settings,
-      llmFactory: (settings, sink) => new LlmClient({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey ?? undefined }, sink ? { sink } : {}),
-      llmSink: store.llmCalls,
-      ...(this.#embedders ? { embedders: this.#embedders } : {}),
-    });
+    const engine = createEngine(store, { settings: this.#deps.settings, ...(this.#embedders ? { embedders: this.#embedders } : {}) });
     engine.on((event) => this.#emit(event));
     this.#store = store;
     this.#engine = engine;

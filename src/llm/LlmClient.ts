@@ -35,7 +35,7 @@ import {
 import { LlmError, isRetryable, toLlmError } from './llmErrors';
 import { AttemptGuard, cancelled, retryDelay, sleep } from './retry';
 import { completeJson } from './structured';
-import { estimatePromptTokens, estimateTokens } from './tokenEstimate';
+import { estimatePromptTokens, estimateTokens } from '../core/base/tokens';
 
 export interface LlmEndpointConfig {
   /** e.g. "http://localhost:11434/v1"; a bare origin gets "/v1" appended. */

@@ -12,53 +12,13 @@
  */
 import { AutoModel, AutoTokenizer, type ProgressInfo } from '@huggingface/transformers';
 import { RecollectError, type ErrorInfo, toErrorInfo } from '../core/base/errors';
+import type { ModelInfo, ModelProgress, ModelStatus, ModelWorkerApi, ProgressListener, SlotState, SlotStatus } from '../core/protocol';
 import { BUNDLED_MODEL_ID, MODEL_CATALOG, type CatalogEntry, type ModelKind } from './catalog';
 import type { ModelLoadOptions } from './loadOptions';
 import { toModelError, unavailable } from './modelErrors';
 import { TransformersEmbedder, type EmbedRole } from './TransformersEmbedder';
 import { TransformersReranker } from './TransformersReranker';
 import { withEnv, type ModelPlatform } from './transformersEnv';
-
-export interface ModelProgress {
-  readonly modelId: string;
-  /** The file currently reported on, if any. */
-  readonly file: string | null;
-  readonly loaded: number;
-  /** Best estimate of the total bytes (grows as files start; catalog size until then). */
-  readonly total: number;
-  readonly done: boolean;
-}
-export type ProgressListener = (progress: ModelProgress) => unknown;
-
-export interface ModelInfo {
-  readonly id: string;
-  readonly kind: ModelKind;
-  readonly label: string;
-  readonly dim: number | null;
-  readonly approxBytes: number;
-  readonly bundled: boolean;
-  readonly note: string;
-  /** Loadable without the network. */
-  readonly available: boolean;
-  /** Downloaded earlier and kept in the browser cache (or Node FS cache). */
-  readonly cached: boolean;
-  readonly selected: boolean;
-}
-
-export type SlotState = 'none' | 'loading' | 'ready' | 'error';
-export interface SlotStatus {
-  readonly modelId: string | null;
-  /** For embedders: the id stored next to each vector. */
-  readonly vectorId: string | null;
-  readonly dim: number | null;
-  readonly device: string | null;
-  readonly state: SlotState;
-  readonly error: ErrorInfo | null;
-}
-export interface ModelStatus {
-  readonly embedder: SlotStatus;
-  readonly reranker: SlotStatus;
-}
 
 export interface ModelServiceOptions {
   readonly platform: ModelPlatform;
@@ -78,7 +38,7 @@ interface Slot<T> {
 
 const PROGRESS_INTERVAL_MS = 100;
 
-export class ModelService {
+export class ModelService implements ModelWorkerApi {
   private readonly platform: ModelPlatform;
   private readonly catalog: readonly CatalogEntry[];
   private readonly batchSize: number | undefined;

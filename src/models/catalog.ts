@@ -7,7 +7,9 @@
  * can be matched to the model that produced them.
  */
 
-export type ModelKind = 'embedder' | 'reranker';
+import type { ModelKind } from '../core/protocol';
+
+export type { ModelKind };
 export type ModelDtype = 'q8' | 'fp32';
 export type Pooling = 'mean' | 'cls';
 

@@ -3,7 +3,8 @@
  * Vector ids come from the catalog, so the engine knows which vectors a model produced before the
  * model is loaded. (This file must not import transformers.js: it is bundled into the engine worker.)
  */
-import type { EmbedRole, Embedder, EmbedderProvider } from '../core/base/ports';
+import type { Embedder, EmbedderProvider } from '../core/base/ports';
+import type { ModelWorkerApi, Unwrapped } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
 import { BUNDLED_MODEL_ID, findModel } from './catalog';
 
@@ -13,10 +14,8 @@ export function entryFor(modelId: string) {
   return entry;
 }
 
-/** The part of the model worker's API the engine needs (a Comlink remote of ModelService fits). */
-export interface RemoteEmbedding {
-  embedWith(modelId: string, texts: readonly string[], role?: EmbedRole): Promise<Float32Array[]>;
-}
+/** The part of the model worker's API the engine needs. */
+export type RemoteEmbedding = Pick<Unwrapped<ModelWorkerApi>, 'embedWith'>;
 
 export function remoteEmbedderProvider(remote: RemoteEmbedding): EmbedderProvider {
   return {

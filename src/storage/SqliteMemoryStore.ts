@@ -15,6 +15,7 @@ import { SqlLlmCallLog } from './llmCallRepo';
 import { importDatabase } from './databaseTransfer';
 import { schemaVersion } from './migrate';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
+import { newId } from '../core/base/ids';
 
 export interface SqliteMemoryStoreOptions {
   readonly clock?: Clock;
@@ -43,7 +44,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     this.knowledge = new SqlKnowledgeStore(db);
     this.llmCalls = new SqlLlmCallLog(db);
     this.#openTemp = options.openTemp;
-    this.#newId = options.newId ?? (() => crypto.randomUUID());
+    this.#newId = options.newId ?? newId;
   }
 
   createConversation(input: { id?: string; title: string }): Promise<Conversation> {

@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { answerQuestion, citedItems, collectAnswer, type AnswerEvent, type AnswerOptions } from '../../src/core/recall/answer';
 import type { Clock } from '../../src/core/base/ports';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
 import { SqlKnowledgeSource } from '../../src/storage/knowledgeSource';
 import { answerSourceOf } from '../../src/core/recall/answerSource';
 import type { AnswerSource } from '../../src/core/recall/answerContext';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { countWords, startMockLlmServer, type MockChatRequest, type MockLlmServer } from '../llm/mockLlmServer';
+import { createEngine } from '../../src/host/createEngine';
 
 const KEY = 'sk-test-secret-7f3a9';
 const NOW = Date.UTC(2024, 5, 1, 9, 0);
@@ -53,7 +52,7 @@ beforeEach(async () => {
   });
   mock.requests.length = 0;
   store = await openNodeStore();
-  const engine = new MemoryEngine({ store, retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }), speakers: () => store.speakers(), clock });
+  const engine = createEngine(store, { only: ['recall'], clock });
   await engine.start();
   await store.createConversation({ id: 'c', title: 'Chat' });
   const turns: [string, string][] = [

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
+import { createEngine } from '../../src/host/createEngine';
 
 let mock: MockLlmServer;
 let calls = 0;
@@ -23,7 +23,7 @@ afterAll(async () => mock.close());
 async function cellsWith(check: boolean, llmUp = true) {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: llmUp ? mock.url : 'http://127.0.0.1:9/v1', model: 'm' }, { maxAttempts: 1, timeoutMs: 2_000 });
-  const engine = new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, llm });
+  const engine = createEngine(store, { only: ['episodes'], llm });
   await engine.start();
   await engine.setConsolidationPolicy('off');
   await engine.setLlmBoundaryCheck(check);

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { immediateTimer, topicProvider } from '../support/topicEmbedder';
+import { createEngine } from '../../src/host/createEngine';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 2, 10, 9);
@@ -21,10 +22,7 @@ afterAll(async () => mock.close());
 async function setup(withEndpoint: boolean) {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
-  const engine = new MemoryEngine({
-    store, embedders: provider, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
-    llm: withEndpoint ? llm : null, timer: immediateTimer, profileDebounceMs: 0,
-  });
+  const engine = createEngine(store, { only: ['episodes', 'synthesis'], embedders: provider, llm: withEndpoint ? llm : null, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
   await engine.setConsolidationPolicy('eager');
   await store.createConversation({ id: 'c', title: 't' });

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
-import { SqlKnowledgeSource } from '../../src/storage/knowledgeSource';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import type { AskEvent } from '../../src/core/protocol';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
+import { createEngine } from '../../src/host/createEngine';
 
 let mock: MockLlmServer;
 beforeAll(async () => {
@@ -16,12 +14,7 @@ afterAll(async () => mock.close());
 async function setup(withLlm = true) {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
-  const engine = new MemoryEngine({
-    store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, llm: withLlm ? llm : null,
-    retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
-    knowledgeSource: new SqlKnowledgeSource(store.db),
-    speakers: () => store.speakers(),
-  });
+  const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], llm: withLlm ? llm : null });
   await engine.start();
   await engine.setConsolidationPolicy('off');
   await store.createConversation({ id: 'c', title: 'pets' });

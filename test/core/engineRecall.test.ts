@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import { createEngine } from '../../src/host/createEngine';
 
 describe('MemoryEngine.recall', () => {
   it('ranks the turn that answers the question first and says why it was retrieved', async () => {
     const store = await openNodeStore();
-    const engine = new MemoryEngine({ store, retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }), speakers: () => store.speakers() });
+    const engine = createEngine(store, { only: ['recall'] });
     await engine.start();
     await store.createConversation({ id: 'c', title: 't' });
     const turns: [string, string][] = [

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { SqlExplorerStore } from '../../src/storage/explorerRepo';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { normaliseText, pca2d, tombstoneHash } from '../../src/core/explorer/explorerText';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { immediateTimer, topicProvider } from '../support/topicEmbedder';
+import { createEngine } from '../../src/host/createEngine';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 2, 10, 9);
@@ -24,10 +23,7 @@ let n = 0;
 async function setup() {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
-  const engine = new MemoryEngine({
-    store, embedders: provider, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, explorer: new SqlExplorerStore(store.db),
-    llm, timer: immediateTimer, profileDebounceMs: 0,
-  });
+  const engine = createEngine(store, { embedders: provider, llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
   await engine.setConsolidationPolicy('eager');
   await store.createConversation({ id: 'c', title: 'Chat' });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import type { PolicyName } from '../../src/core/episodes/consolidationPolicy';
 import { topicProvider } from '../support/topicEmbedder';
+import { createEngine } from '../../src/host/createEngine';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 2, 10, 9);
@@ -14,7 +15,7 @@ const provider = topicProvider(TOPICS);
 async function engineWith(policy: PolicyName) {
   const store = await openNodeStore();
   let id = 0;
-  const engine = new MemoryEngine({ store, embedders: provider, episodes: store.episodes, jobs: store.jobs, newId: () => `id${++id}` });
+  const engine = createEngine(store, { only: ['episodes'], embedders: provider, newId: () => `id${++id}` });
   await engine.start();
   await engine.setConsolidationPolicy(policy);
   await store.createConversation({ id: 'c', title: 't' });
@@ -79,7 +80,7 @@ describe('episode lifecycle (no LLM)', () => {
     await engine.appendTurn({ id: 'a', conversationId: 'c', role: 'user', content: 'dog one', occurredAt: T0 });
     await engine.idle();
     engine.stop();
-    const again = new MemoryEngine({ store, embedders: provider, episodes: store.episodes, jobs: store.jobs });
+    const again = createEngine(store, { only: ['episodes'], embedders: provider });
     await again.start();
     await again.appendTurn({ id: 'b', conversationId: 'c', role: 'user', content: 'dog two', occurredAt: T0 + 1000 });
     await again.idle();

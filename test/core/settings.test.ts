@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { MemorySettingsStore } from '../../src/core/base/settings';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
+import { createEngine } from '../../src/host/createEngine';
 
 let mock: MockLlmServer;
 beforeAll(async () => {
@@ -13,8 +13,8 @@ afterAll(async () => mock.close());
 
 async function engineWith(settings = new MemorySettingsStore()) {
   const store = await openNodeStore();
-  const engine = new MemoryEngine({
-    store, episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge, settings, llmSink: store.llmCalls,
+  const engine = createEngine(store, {
+    only: ['episodes', 'synthesis'], settings,
     llmFactory: (s, sink) => new LlmClient({ baseUrl: s.baseUrl, model: s.model, apiKey: s.apiKey ?? undefined }, { ...(sink ? { sink } : {}), maxAttempts: 1 }),
   });
   await engine.start();

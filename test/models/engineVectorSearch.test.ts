@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fetchCalls, setUpOfflineModels } from './helpers';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { localEmbedderProvider } from '../../src/models/localEmbedderProvider';
 import type { ModelPlatform } from '../../src/models/transformersEnv';
+import { createEngine } from '../../src/host/createEngine';
 
 let platform: ModelPlatform;
 beforeAll(() => {
@@ -13,7 +13,7 @@ beforeAll(() => {
 describe('engine + bundled offline embedder (Node, onnxruntime-node)', () => {
   it('embeds stored turns and finds them by meaning, without the network', async () => {
     const store = await openNodeStore();
-    const engine = new MemoryEngine({ store, embedders: localEmbedderProvider(platform) });
+    const engine = createEngine(store, { only: [], embedders: localEmbedderProvider(platform) });
     await engine.start();
     await store.createConversation({ id: 'c', title: 'life' });
     const turns = [

@@ -5,9 +5,10 @@
  * database); nothing here is reachable from the app's UI.
  */
 import * as Comlink from 'comlink';
-import type { ModelWorkerApi } from '../../../workers/model.worker';
-import { MODEL_PORT_MESSAGE } from '../../core/protocol';
-import type { BenchCorpusInput, BenchCorpusResult, BenchRecallOptions, BenchWorkerApi } from '../../host/BenchEngineHost';
+import {
+  MODEL_PORT_MESSAGE, unwrapRemote, type BenchCorpusInput, type BenchCorpusResult, type BenchRecallOptions, type BenchWorkerApi,
+  type ModelWorkerApi, type Unwrapped,
+} from '../../core/protocol';
 
 export interface RateSummary {
   readonly median: number;
@@ -33,26 +34,26 @@ async function rate(items: number, reps: number, run: () => Promise<unknown>): P
   return summarise(rates);
 }
 
-let models: { worker: Worker; remote: Comlink.Remote<ModelWorkerApi> } | null = null;
-function modelWorker(): { worker: Worker; remote: Comlink.Remote<ModelWorkerApi> } {
+let models: { worker: Worker; remote: Unwrapped<ModelWorkerApi> } | null = null;
+function modelWorker(): { worker: Worker; remote: Unwrapped<ModelWorkerApi> } {
   if (!models) {
     const worker = new Worker(new URL('../../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
-    models = { worker, remote: Comlink.wrap<ModelWorkerApi>(worker) };
+    models = { worker, remote: unwrapRemote<ModelWorkerApi>(Comlink.wrap(worker)) };
   }
   return models;
 }
 
-let benchWorker: Promise<Comlink.Remote<BenchWorkerApi>> | null = null;
+let benchWorker: Promise<Unwrapped<BenchWorkerApi>> | null = null;
 
 /**
  * The benchmark worker, started once and wired to the shared model worker through a
  * MessageChannel, as engineClient.ts wires the app's engine: like the app's engine worker it lives
  * for the whole page, so its SQLite WebAssembly is compiled and optimised once, not per corpus.
  */
-function benchEngine(): Promise<Comlink.Remote<BenchWorkerApi>> {
+function benchEngine(): Promise<Unwrapped<BenchWorkerApi>> {
   benchWorker ??= (async () => {
     const worker = new Worker(new URL('../../../workers/bench.worker.ts', import.meta.url), { type: 'module', name: 'recollect-bench' });
-    const bench = Comlink.wrap<BenchWorkerApi>(worker);
+    const bench = unwrapRemote<BenchWorkerApi>(Comlink.wrap(worker));
     const channel = new MessageChannel();
     modelWorker().worker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
     await bench.connectModels(Comlink.transfer(channel.port2, [channel.port2]));

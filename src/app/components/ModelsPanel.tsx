@@ -3,7 +3,7 @@ import { useDownloadModel, useEngineMutation, useEngineQuery } from '../hooks';
 import { queryKeys } from '../queries';
 import { formatBytes } from '../format';
 import { Dialog } from './Dialog';
-import type { ModelProgress } from '../../models/ModelService';
+import type { ModelProgress } from '../../core/protocol';
 
 /** Settings → Models: what embeds and reranks, explicit downloads with progress, re-embedding progress. */
 export function ModelsPanel({ onClose }: { onClose: () => void }) {

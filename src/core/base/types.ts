@@ -66,3 +66,12 @@ export interface ImportSummary {
   readonly messageCount: number;
   readonly conversationCount: number;
 }
+
+/** LLM spend of one stage (synthesis, answers, …): calls and prompt/completion tokens. */
+export interface StageUsage {
+  readonly calls: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** True when any count was estimated (no server usage, a stopped stream, a failed check). */
+  readonly estimated?: boolean;
+}

@@ -26,6 +26,7 @@ import {
   buildMemCellPrompt, buildProfilePrompt, buildScenePrompt, MAX_TOKENS, memcellOutputSchema, profileOutputSchema, sceneOutputSchema,
   SYNTHESIS_STAGES, type FactOutput, type MemCellOutput, type ProfileOperation,
 } from './synthesisPrompts';
+import { STOP_WORDS, normaliseText, terms } from '../base/text';
 
 const DAY = 86_400_000;
 export const ASSISTANT_SPEAKER = 'Assistant';
@@ -202,10 +203,8 @@ export function attributeFact(fact: Pick<FactOutput, 'text' | 'speaker' | 'turns
   return { speaker: speaker || 'User', sources };
 }
 
-const STOP = new Set('a an and are as at be but by did do does for from had has have he her him his i if in into is it its me my no not of on or our she so than that the their them then there these they this to was we were what when where which who will with would you your'.split(' '));
-
 function contentWords(text: string): Set<string> {
-  return new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w)));
+  return new Set(terms(text).filter((w) => w.length > 1 && !STOP_WORDS.has(w)));
 }
 
 function bestOverlapTurn(text: string, turns: readonly CellTurn[]): CellTurn | undefined {
@@ -223,9 +222,7 @@ function bestOverlapTurn(text: string, turns: readonly CellTurn[]): CellTurn | u
   return best;
 }
 
-function normText(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-}
+const normText = normaliseText;
 
 /**
  * "2023-05-08", "2023-05", "2023" or a full ISO timestamp → ms (UTC). A bare day resolves to its
@@ -397,7 +394,7 @@ function resolveOp(op: ProfileOperation, items: Map<string, string>, evidence: M
 }
 
 const normKey = (k: string): string => k.toLowerCase().replace(/\s+/g, ' ').trim();
-const normValue = (v: string): string => v.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+const normValue = normaliseText;
 
 /**
  * The profile changes for `ops` on `current` (pure; runs inside the store's transaction).
