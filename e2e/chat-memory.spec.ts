@@ -22,7 +22,9 @@ async function configure(page: Page) {
   await page.getByLabel('Model', { exact: true }).fill('mock-model');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByTestId('endpoint-state')).toContainText('In use');
-  await page.getByRole('radio', { name: /Every episode/ }).check();
+  // The radio follows the saved policy, so it turns on once the engine has stored it.
+  await page.getByRole('radio', { name: /Every episode/ }).click();
+  await expect(page.getByRole('radio', { name: /Every episode/ })).toBeChecked();
   await page.getByRole('button', { name: 'Close settings' }).click();
 }
 

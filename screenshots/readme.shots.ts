@@ -32,7 +32,9 @@ test('README screenshots', async ({ page }) => {
   await page.getByLabel('Model', { exact: true }).fill('mock-model');
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByTestId('endpoint-state')).toContainText('In use');
-  await page.getByRole('radio', { name: /Every episode/ }).check();
+  // The radio follows the saved policy, so it turns on once the engine has stored it.
+  await page.getByRole('radio', { name: /Every episode/ }).click();
+  await expect(page.getByRole('radio', { name: /Every episode/ })).toBeChecked();
   await page.getByRole('button', { name: 'Close settings' }).click();
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await say(page, 'I adopted a beagle mix named Biscuit. The vet appointment is next Tuesday at 10:00.', 2);
