@@ -10,10 +10,15 @@ import { formatTime } from '../format';
 import { STAGE_LABEL, useAnswerStream } from '../useAnswerStream';
 import { Markdown } from './Markdown';
 import { SentRequestView } from './SentRequestView';
+<<<<<<< HEAD
 import { Dialog } from './Dialog';
 import { MemoryActivity } from './MemoryActivity';
 import { titleFrom, UNTITLED } from '../titles';
 import type { Message, NewTurn } from '../../core/base/types';
+=======
+import { CutOffMark, PartialMark } from './AnswerCutMarks';
+import type { Message } from '../../core/base/types';
+>>>>>>> main
 import type { Citation } from '../../core/recall/answerContext';
 import type { SentRequest } from '../../core/recall/answer';
 
@@ -177,6 +182,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                     </span>
                   )}
                   {meta.stopped && <span className="muted">stopped</span>}
+                  <CutOffMark metadata={m.metadata} />
                   {meta.usage && <span className="muted" data-testid="answer-tokens">{tokensOf(meta).toLocaleString()} tokens</span>}
                   <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
                   {meta.requests && <button type="button" className="link" onClick={() => setSent(meta.requests!)}>what was sent</button>}
@@ -188,9 +194,16 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         })}
         {stream && (
           <li className="message assistant pending" data-testid="streaming-answer" aria-live="polite">
+<<<<<<< HEAD
             <div className="message-head"><strong>Assistant</strong> <span className="muted">{stream.error ? 'failed' : STAGE_LABEL[stream.stage] ?? 'Answering…'}</span></div>
             {stream.text && <Markdown text={stream.text} />}
             {stream.error ? (
+=======
+            <header><strong>Assistant</strong> <span className="muted">{streaming.error ? 'failed' : STAGE_LABEL[streaming.stage] ?? 'Answering…'}</span></header>
+            {streaming.text && <Markdown text={streaming.text} />}
+            <PartialMark text={streaming.text} error={streaming.error} />
+            {streaming.error ? (
+>>>>>>> main
               <div className="error" role="alert">
                 The answer failed: {stream.error} Your message is saved.
                 <div className="buttons">

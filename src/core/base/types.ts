@@ -65,6 +65,8 @@ export interface ImportSummary {
   readonly schemaVersion: number;
   readonly messageCount: number;
   readonly conversationCount: number;
+  /** What the import left out or changed (foreign schema objects, reset settings, re-embedding). */
+  readonly notices: readonly string[];
 }
 
 /** LLM spend of one stage (synthesis, answers, …): calls and prompt/completion tokens. */

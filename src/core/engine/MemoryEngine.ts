@@ -32,6 +32,7 @@ import type { ProfileItem } from '../synthesis/knowledge';
 import { EngineSettings } from './EngineSettings';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
+import { importMemory } from './importMemory';
 import type { EngineListener, MemoryEngineDeps } from './engineDeps';
 
 export type { EngineListener, MemoryEngineDeps, VectorSearch } from './engineDeps';
@@ -366,16 +367,17 @@ export class MemoryEngine implements EngineApi {
     return this.#store.exportDatabase();
   }
 
-  async importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
-    const summary = await this.#store.importDatabase(bytes);
-    this.#semantic.reset();
-    this.#lifecycle?.reset();
-    this.#emit({ type: 'database-replaced' });
-    if (this.#indexer) {
-      await this.#indexer.init();
-      this.#indexer.kick();
-    } else this.#lifecycle?.kick();
-    return summary;
+  /** Replaces the memory with a file, all or nothing (core/engine/importMemory.ts). */
+  importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
+    return importMemory({
+      stage: (b, options) => this.#store.stageImport(b, options),
+      restart: async () => {
+        this.#semantic.reset();
+        this.#lifecycle?.reset();
+        this.#emit({ type: 'database-replaced' });
+        await this.start();
+      },
+    }, bytes, this.#indexer ? { knownEmbedder: (id) => this.#indexer!.knows(id) } : {});
   }
 
   /** Nearest stored turns by meaning (active embedder's vectors), best first; score is cosine. */
