@@ -10,15 +10,11 @@ import { formatTime } from '../format';
 import { STAGE_LABEL, useAnswerStream } from '../useAnswerStream';
 import { Markdown } from './Markdown';
 import { SentRequestView } from './SentRequestView';
-<<<<<<< HEAD
 import { Dialog } from './Dialog';
 import { MemoryActivity } from './MemoryActivity';
+import { CutOffMark, PartialMark } from './AnswerCutMarks';
 import { titleFrom, UNTITLED } from '../titles';
 import type { Message, NewTurn } from '../../core/base/types';
-=======
-import { CutOffMark, PartialMark } from './AnswerCutMarks';
-import type { Message } from '../../core/base/types';
->>>>>>> main
 import type { Citation } from '../../core/recall/answerContext';
 import type { SentRequest } from '../../core/recall/answer';
 
@@ -194,16 +190,10 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         })}
         {stream && (
           <li className="message assistant pending" data-testid="streaming-answer" aria-live="polite">
-<<<<<<< HEAD
             <div className="message-head"><strong>Assistant</strong> <span className="muted">{stream.error ? 'failed' : STAGE_LABEL[stream.stage] ?? 'Answering…'}</span></div>
             {stream.text && <Markdown text={stream.text} />}
+            <PartialMark text={stream.text} error={stream.error} />
             {stream.error ? (
-=======
-            <header><strong>Assistant</strong> <span className="muted">{streaming.error ? 'failed' : STAGE_LABEL[streaming.stage] ?? 'Answering…'}</span></header>
-            {streaming.text && <Markdown text={streaming.text} />}
-            <PartialMark text={streaming.text} error={streaming.error} />
-            {streaming.error ? (
->>>>>>> main
               <div className="error" role="alert">
                 The answer failed: {stream.error} Your message is saved.
                 <div className="buttons">
