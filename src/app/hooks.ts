@@ -6,7 +6,8 @@
 import { createContext, useContext, useEffect, useMemo } from 'react';
 import { useMutation, useQuery, useQueryClient, type QueryClient, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
 import * as Comlink from 'comlink';
-import type { ModelProgress } from '../core/protocol';
+import type { DevicePreference, ModelProgress } from '../core/protocol';
+import { saveDevicePreference } from './devicePreference';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
 import { engineQueries, queryKeys, type EngineQueries } from './queries';
@@ -141,4 +142,15 @@ export function useDownloadModel(onProgress: (p: ModelProgress) => void) {
   return useEngineMutation((c, modelId: string) => c.models.downloadModel(modelId, Comlink.proxy(onProgress)), {
     onSuccess: (list, qc) => qc.setQueryData(queryKeys.models, list),
   });
+}
+
+/** `pollMs`: refetch while mounted (models load lazily in their worker, which sends no events). */
+export const useModelStatus = (pollMs?: number) => useEngineQuery((q) => q.modelStatus(pollMs));
+
+/** Where the embedder runs (auto, WebGPU, WASM): applied in the model worker and kept for this browser. */
+export function useSetDevicePreference() {
+  return useEngineMutation(async (c, preference: DevicePreference) => {
+    saveDevicePreference(preference);
+    return c.models.setDevicePreference(preference);
+  }, { invalidate: [queryKeys.modelStatus] });
 }

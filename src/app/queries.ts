@@ -51,7 +51,8 @@ export function engineQueries({ engine, models }: EngineClient) {
     embedding: () => queryOptions({ queryKey: queryKeys.embedding, queryFn: () => engine.embeddingStatus() }),
     // The model catalog lives in the model worker, which needs no database: no owner gate.
     models: () => queryOptions({ queryKey: queryKeys.models, queryFn: () => models.listModels(), staleTime: 0, meta: { ownerFree: true } }),
-    modelStatus: () => queryOptions({ queryKey: queryKeys.modelStatus, queryFn: () => models.status(), staleTime: 0, meta: { ownerFree: true } }),
+    modelStatus: (pollMs?: number) =>
+      queryOptions({ queryKey: queryKeys.modelStatus, queryFn: () => models.status(), staleTime: 0, meta: { ownerFree: true }, ...(pollMs ? { refetchInterval: pollMs } : {}) }),
     llmSettings: () => queryOptions({ queryKey: queryKeys.llmSettings, queryFn: () => engine.llmSettings() }),
     consolidation: () => queryOptions({ queryKey: queryKeys.consolidation, queryFn: () => engine.consolidationStatus(), refetchInterval: 5_000 }),
     llmUsage: (since: number) => queryOptions({ queryKey: queryKeys.llmUsage(since), queryFn: () => engine.llmUsage(since), staleTime: 0 }),

@@ -176,13 +176,19 @@ export interface SlotStatus {
   readonly vectorId: string | null;
   readonly dim: number | null;
   readonly device: string | null;
+  /** Why the preferred device is not the one running (e.g. WebGPU had no adapter), else null. */
+  readonly notice: string | null;
   readonly state: SlotState;
   readonly error: ErrorInfo | null;
 }
 export interface ModelStatus {
   readonly embedder: SlotStatus;
   readonly reranker: SlotStatus;
+  /** Where the embedder is asked to run: the platform's choice, WebGPU (falls back to WASM) or WASM. */
+  readonly devicePreference: DevicePreference;
 }
+
+export type DevicePreference = 'auto' | 'webgpu' | 'wasm';
 
 /** The model worker's API (src/models/ModelService.ts implements it; Comlink exposes it resultified). */
 export interface ModelWorkerApi {
@@ -194,6 +200,8 @@ export interface ModelWorkerApi {
   rerank(query: string, docs: readonly string[]): Promise<number[]>;
   loadEmbedder(id: string): Promise<ModelStatus>;
   loadReranker(id: string | null): Promise<ModelStatus>;
+  /** Reloads the embedder on the preferred device (WebGPU falls back to WASM with a notice). */
+  setDevicePreference(preference: DevicePreference): Promise<ModelStatus>;
   status(): ModelStatus | Promise<ModelStatus>;
   listModels(): Promise<ModelInfo[]>;
   /** The user's explicit download action: the only call that reaches the network. */

@@ -13,6 +13,7 @@ import type { Clock, EmbedderProvider, Llm } from '../core/base/ports';
 import type { Timer } from '../core/base/jobs';
 import type { LlmFactory, SettingsStore } from '../core/base/settings';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
+import type { VectorIndexFactory } from '../core/capture/vectorIndex';
 import { SqlRetrievalSource } from '../storage/retrievalSource';
 import { SqlKnowledgeSource } from '../storage/knowledgeSource';
 import { SqlExplorerStore } from '../storage/explorerRepo';
@@ -34,6 +35,8 @@ export interface EngineOptions {
   readonly timer?: Timer;
   readonly newId?: () => string;
   readonly profileDebounceMs?: number;
+  /** The vector index (the WASM SIMD kernel where it loads, see src/wasm/vectorKernel.ts; default: JS float32). */
+  readonly vectorIndex?: VectorIndexFactory;
 }
 
 export const defaultLlmFactory: LlmFactory = (settings, sink) =>
@@ -61,5 +64,6 @@ export function createEngine(store: SqliteMemoryStore, options: EngineOptions = 
     ...(options.timer ? { timer: options.timer } : {}),
     ...(options.newId ? { newId: options.newId } : {}),
     ...(options.profileDebounceMs !== undefined ? { profileDebounceMs: options.profileDebounceMs } : {}),
+    ...(options.vectorIndex ? { vectorIndex: options.vectorIndex } : {}),
   });
 }

@@ -3,6 +3,7 @@ import { useDownloadModel, useEngineMutation, useEngineQuery } from '../hooks';
 import { queryKeys } from '../queries';
 import { formatBytes } from '../format';
 import { Dialog } from './Dialog';
+import { ComputeBackend } from './ComputeBackend';
 import type { ModelProgress } from '../../core/protocol';
 
 /** Settings → Models: what embeds and reranks, explicit downloads with progress, re-embedding progress. */
@@ -40,6 +41,8 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
             </>
           )}
         </section>
+
+        <ComputeBackend />
 
         {(['embedder', 'reranker'] as const).map((kind) => (
           <section key={kind} aria-label={kind === 'embedder' ? 'Embedding models' : 'Rerankers'}>

@@ -64,9 +64,9 @@ export class MemoryEngine implements EngineApi {
     this.#jobs = deps.jobs ?? null;
     this.#speakers = deps.speakers ?? null;
     this.#clock = clock;
-    this.#semantic = new SemanticIndex(deps.store, 'message');
-    this.#factIndex = new SemanticIndex(deps.store, 'fact');
-    this.#cellIndex = new SemanticIndex(deps.store, 'memcell');
+    this.#semantic = new SemanticIndex(deps.store, 'message', deps.vectorIndex);
+    this.#factIndex = new SemanticIndex(deps.store, 'fact', deps.vectorIndex);
+    this.#cellIndex = new SemanticIndex(deps.store, 'memcell', deps.vectorIndex);
     this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
     this.#settings = new EngineSettings({
       meta: deps.store,
