@@ -55,7 +55,7 @@ test('chat answers from memory with a streamed, cited answer and shows what was 
 
   // Stored and survives a reload.
   await page.reload();
-  await page.getByRole('button', { name: /Conversation/ }).first().click();
+  await page.locator('button.conversation').first().click();
   await expect(page.getByTestId('message')).toHaveCount(3);
 });
 

@@ -69,7 +69,7 @@ const tab = (page: Page, name: string) => page.getByRole('tab', { name, exact: t
 
 async function searchMemory(page: Page, text: string, kinds: readonly string[]) {
   await tab(page, 'Search').click();
-  for (const k of ['Turns', 'Facts', 'Episodes', 'Scenes']) await page.getByRole('checkbox', { name: k, exact: true }).setChecked(kinds.includes(k));
+  for (const k of ['Messages', 'Facts', 'Episodes', 'Themes']) await page.getByRole('checkbox', { name: k, exact: true }).setChecked(kinds.includes(k));
   await page.getByLabel('Search all memory').fill(text);
 }
 
@@ -89,7 +89,7 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await page.screenshot({ path: 'test-results/explorer-overview.png', fullPage: true });
 
   // Search with reasons
-  await searchMemory(page, 'Biscuit', ['Turns', 'Facts', 'Episodes', 'Scenes']);
+  await searchMemory(page, 'Biscuit', ['Messages', 'Facts', 'Episodes', 'Themes']);
   await expect(page.getByTestId('memory-hit').first()).toContainText('Matched:');
   await expect(page.getByTestId('memory-hit').filter({ hasText: 'in the fact' }).first()).toBeVisible();
   await page.screenshot({ path: 'test-results/explorer-search.png', fullPage: true });
@@ -150,7 +150,7 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await expect(page.locator('[data-testid="foresight-item"][data-status="dismissed"]')).toHaveCount(1);
 
   // Scenes map and forget preview
-  await tab(page, 'Scenes').click();
+  await tab(page, 'Themes').click();
   await expect(page.getByTestId('scene-row').first()).toBeVisible();
   await page.getByTestId('scene-row').first().click();
   await expect(page.getByTestId('scene-detail')).toBeVisible();
@@ -160,6 +160,17 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await page.getByRole('button', { name: 'Find' }).click();
   await expect(page.getByRole('button', { name: /Forget \d+ items/ })).toBeVisible();
   await page.screenshot({ path: 'test-results/explorer-forget.png', fullPage: true });
+
+  // The timeline picture: one dot per episode, the plans ahead lane, "now".
+  await tab(page, 'Episodes').click();
+  const total = Number((await page.getByText(/^\d+ episodes?$/).textContent())!.split(' ')[0]);
+  expect(total).toBeGreaterThan(0);
+  await tab(page, 'Timeline').click();
+  const timeline = page.getByTestId('explorer-timeline');
+  await expect(timeline.locator('circle.episode-dot')).toHaveCount(total);
+  await expect(timeline.locator('text.now-text')).toHaveText('now');
+  await timeline.locator('circle.episode-dot').first().click({ force: true });
+  await expect(tab(page, 'Episodes')).toHaveAttribute('aria-selected', 'true');
 
   // Phone width
   await page.setViewportSize({ width: 390, height: 800 });

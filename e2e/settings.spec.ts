@@ -12,7 +12,7 @@ test('configure the LLM endpoint: presets, model list, test connection, save; th
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   await expect(page.getByTestId('endpoint-state')).toContainText('No endpoint configured');
 
-  await page.getByRole('button', { name: 'Ollama (local)' }).click();
+  await page.getByRole('dialog', { name: 'Settings' }).getByRole('button', { name: 'Ollama (local)' }).click();
   await expect(page.getByLabel('Base URL')).toHaveValue('http://localhost:11434/v1');
   await expect(page.getByTestId('preset-note')).toContainText('OLLAMA_ORIGINS');
 

@@ -40,7 +40,7 @@ test('stored turns survive a reload and are found by search (OPFS)', async ({ pa
   await page.getByLabel('Search memory').fill('"NEAR( -* OR');
   await expect(page.getByText('Nothing stored matches these words.')).toBeVisible();
   await page.getByLabel('Search memory').fill('');
-  await page.getByRole('button', { name: /Conversation/ }).first().click();
+  await page.locator('button.conversation').first().click();
   await expect(page.getByTestId('message')).toHaveCount(2);
 });
 

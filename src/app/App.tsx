@@ -13,9 +13,12 @@ import { Notices } from './components/Notices';
 import { ModelsPanel } from './components/ModelsPanel';
 import { SettingsPanel } from './components/SettingsPanel';
 import { MemoryExplorer } from './explorer/MemoryExplorer';
+import { FirstRun } from './components/FirstRun';
+import { useStartConversation } from './components/ConversationList';
 
 export function App() {
   const queryClient = useQueryClient();
+  const startConversation = useStartConversation();
   useEngineLifecycle(queryClient);
   const selected = useUi((s) => s.selectedConversationId);
   const searchText = useUi((s) => s.searchText);
@@ -26,6 +29,8 @@ export function App() {
   const temporaryChat = useUi((s) => s.temporaryChat);
   const view = useUi((s) => s.view);
   const setView = useUi((s) => s.setView);
+  const sidebarOpen = useUi((s) => s.sidebarOpen);
+  const setSidebarOpen = useUi((s) => s.setSidebarOpen);
 
   useEffect(() => {
     // "/" or Ctrl/Cmd+K focuses search; Escape clears it.
@@ -41,8 +46,9 @@ export function App() {
   }, []);
 
   return (
-    <div className="app">
+    <div className={`app${sidebarOpen ? ' sidebar-open' : ''}`}>
       <header className="topbar">
+        <button type="button" className="phone-only" aria-expanded={sidebarOpen} aria-controls="conversation-list" onClick={() => setSidebarOpen(!sidebarOpen)}>Chats</button>
         <h1>Recollect</h1>
         <input
           ref={searchRef}
@@ -70,10 +76,7 @@ export function App() {
         ) : selected ? (
           <ChatView key={selected} conversationId={selected} />
         ) : (
-          <div className="empty center">
-            <h2>Your memory stays on this device</h2>
-            <p>Pick a conversation or start a new one. Every turn is stored verbatim in a private database in this browser, searchable at once.</p>
-          </div>
+          <FirstRun onStart={() => void startConversation()} />
         )}
       </main>
       <StatusLine />

@@ -32,3 +32,8 @@ export function snippetParts(snippet: string): { text: string; mark: boolean }[]
   if (buf) parts.push({ text: buf, mark });
   return parts;
 }
+
+/** "1 episode", "3 episodes". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}

@@ -1,19 +1,16 @@
 /**
- * React bindings for the engine: react-query for engine data, invalidated by engine events.
- * Hooks hold no business logic; they call the engine and report errors as notices.
+ * React bindings for the engine: react-query for engine data (option factories and keys in
+ * queries.ts), invalidated by engine events here. Hooks hold no business logic; they call the
+ * engine and report errors as notices.
  */
-import { createContext, useContext, useEffect } from 'react';
-import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { createContext, useContext, useEffect, useMemo } from 'react';
+import { useMutation, useQuery, useQueryClient, type QueryClient, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
 import * as Comlink from 'comlink';
 import type { DevicePreference, ModelProgress } from '../core/protocol';
 import { saveDevicePreference } from './devicePreference';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
-import type { NewTurn } from '../core/base/types';
-import type { LlmSettingsInput } from '../core/base/settings';
-import type { PolicyName } from '../core/episodes/consolidationPolicy';
-import type { EngineApi } from '../core/protocol';
-import type { MemCellQuery, MemorySearchFilters } from '../core/explorer/explorer';
+import { engineQueries, queryKeys, type EngineQueries } from './queries';
 
 export const EngineContext = createContext<EngineClient | null>(null);
 
@@ -22,18 +19,6 @@ export function useEngineClient(): EngineClient {
   if (!client) throw new Error('EngineContext is missing');
   return client;
 }
-
-const keys = {
-  conversations: ['conversations'] as const,
-  messages: (id: string | null) => ['messages', id] as const,
-  search: (q: string) => ['search', q] as const,
-  stats: ['stats'] as const,
-  embedding: ['embedding-status'] as const,
-  models: ['models'] as const,
-  modelStatus: ['model-status'] as const,
-  llmSettings: ['llm-settings'] as const,
-  consolidation: ['consolidation'] as const,
-};
 
 /** Becomes the database owner (or waits for it) and keeps cached queries in step with engine events. */
 export function useEngineLifecycle(queryClient: QueryClient): void {
@@ -65,26 +50,26 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           void queryClient.invalidateQueries();
           return;
         case 'conversations-changed':
-          void queryClient.invalidateQueries({ queryKey: keys.conversations });
-          void queryClient.invalidateQueries({ queryKey: keys.stats });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.conversations });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.stats });
           return;
         case 'settings-changed':
-          void queryClient.invalidateQueries({ queryKey: keys.llmSettings });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.llmSettings });
           return;
         case 'memory-changed':
-          void queryClient.invalidateQueries({ queryKey: keys.consolidation });
-          void queryClient.invalidateQueries({ queryKey: ['explorer'] });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.consolidation });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.explorer });
           return;
         case 'embedding-status':
-          queryClient.setQueryData(keys.embedding, event.status);
-          if (event.status.state === 'idle') void queryClient.invalidateQueries({ queryKey: ['vector-search'] });
+          queryClient.setQueryData(queryKeys.embedding, event.status);
+          if (event.status.state === 'idle') void queryClient.invalidateQueries({ queryKey: queryKeys.allVectorSearch });
           return;
         case 'messages-changed':
-          void queryClient.invalidateQueries({ queryKey: ['messages'] });
-          void queryClient.invalidateQueries({ queryKey: ['search'] });
-          void queryClient.invalidateQueries({ queryKey: ['vector-search'] });
-          void queryClient.invalidateQueries({ queryKey: keys.stats });
-          void queryClient.invalidateQueries({ queryKey: ['explorer'] });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.allMessages });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.allSearch });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.allVectorSearch });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.stats });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.explorer });
           return;
       }
     });
@@ -100,29 +85,19 @@ function useOwner(): boolean {
   return useUi((s) => s.ownership === 'owner');
 }
 
-export function useConversations() {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: keys.conversations, queryFn: () => engine.listConversations(), enabled: useOwner() });
-}
-
-export function useMessages(conversationId: string | null) {
-  const { engine } = useEngineClient();
-  return useQuery({
-    queryKey: keys.messages(conversationId),
-    queryFn: () => (conversationId ? engine.listMessages(conversationId) : Promise.resolve([])),
-    enabled: useOwner() && conversationId !== null,
-  });
-}
-
-export function useSearch(text: string) {
-  const { engine } = useEngineClient();
-  const q = text.trim();
-  return useQuery({ queryKey: keys.search(q), queryFn: () => engine.searchMessages(q, { limit: 30 }), enabled: useOwner() && q.length > 0 });
-}
-
-export function useStats() {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: keys.stats, queryFn: () => engine.stats(), enabled: useOwner() });
+/**
+ * Reads engine data: `useEngineQuery((q) => q.conversations())`. Database queries wait until this
+ * tab owns the database (another tab may hold it); the model catalog does not.
+ */
+export function useEngineQuery<TQueryFnData, TData = TQueryFnData, TKey extends QueryKey = QueryKey>(
+  pick: (q: EngineQueries) => UseQueryOptions<TQueryFnData, Error, TData, TKey>,
+) {
+  const client = useEngineClient();
+  const owner = useOwner();
+  const queries = useMemo(() => engineQueries(client), [client]);
+  const options = pick(queries);
+  const allowed = options.meta?.ownerFree === true || owner;
+  return useQuery({ ...options, enabled: allowed && ((options.enabled as boolean | undefined) ?? true) });
 }
 
 function useReportError() {
@@ -130,230 +105,52 @@ function useReportError() {
   return (err: unknown) => notify('error', err instanceof Error ? err.message : String(err));
 }
 
-export function useCreateConversation() {
-  const { engine } = useEngineClient();
-  return useMutation({ mutationFn: (title: string) => engine.createConversation({ title }), onError: useReportError() });
+export interface EngineMutationOptions<R> {
+  /** Keys to refetch after success (the engine's events cover most; these make the UI immediate). */
+  readonly invalidate?: readonly QueryKey[];
+  readonly onSuccess?: (result: R, queryClient: QueryClient) => void;
+  /** False: the caller shows the error itself (a form field, a dialog); default: a notice. */
+  readonly report?: boolean;
 }
 
-export function useRenameConversation() {
-  const { engine } = useEngineClient();
-  return useMutation({ mutationFn: (v: { id: string; title: string }) => engine.renameConversation(v.id, v.title), onError: useReportError() });
+/** Changes engine data: `useEngineMutation((c, id: string) => c.engine.deleteMessage(id))`. */
+export function useEngineMutation<A, R>(run: (client: EngineClient, args: A) => Promise<R>, options: EngineMutationOptions<R> = {}) {
+  const client = useEngineClient();
+  const queryClient = useQueryClient();
+  const report = useReportError();
+  return useMutation({
+    mutationFn: (args: A) => run(client, args),
+    onSuccess: (result) => {
+      for (const key of options.invalidate ?? []) void queryClient.invalidateQueries({ queryKey: key });
+      options.onSuccess?.(result, queryClient);
+    },
+    ...(options.report === false ? {} : { onError: report }),
+  });
 }
 
-export function useDeleteConversation() {
-  const { engine } = useEngineClient();
-  return useMutation({ mutationFn: (id: string) => engine.deleteConversation(id), onError: useReportError() });
+/** A mutation on memory; explorer views refetch afterwards (the engine also emits memory-changed). */
+export function useMemoryMutation<A, R>(run: (engine: EngineClient['engine'], args: A) => Promise<R>) {
+  return useEngineMutation((c, args: A) => run(c.engine, args), { invalidate: [queryKeys.explorer] });
 }
 
-export function useAppendTurn() {
-  const { engine } = useEngineClient();
-  return useMutation({ mutationFn: (turn: NewTurn) => engine.appendTurn(turn) });
-}
+// Named for the import/export controls (DataActions), which other work also edits.
+export const useStats = () => useEngineQuery((q) => q.stats());
+export const useExportDatabase = () => useEngineMutation((c, _: void) => c.engine.exportDatabase());
+export const useImportDatabase = () => useEngineMutation((c, bytes: Uint8Array) => c.engine.importDatabase(bytes), { report: false });
 
-export function useDeleteMessage() {
-  const { engine } = useEngineClient();
-  return useMutation({ mutationFn: (id: string) => engine.deleteMessage(id), onError: useReportError() });
-}
-
-export function useExportDatabase() {
-  const { engine } = useEngineClient();
-  return useMutation({ mutationFn: () => engine.exportDatabase(), onError: useReportError() });
-}
-
-export function useImportDatabase() {
-  const { engine } = useEngineClient();
-  return useMutation({ mutationFn: (bytes: Uint8Array) => engine.importDatabase(bytes) });
-}
-
-export function useVectorSearch(text: string) {
-  const { engine } = useEngineClient();
-  const q = text.trim();
-  return useQuery({ queryKey: ['vector-search', q], queryFn: () => engine.vectorSearch(q, { limit: 10 }), enabled: useOwner() && q.length > 0 });
-}
-
-export function useEmbeddingStatus() {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: keys.embedding, queryFn: () => engine.embeddingStatus(), enabled: useOwner() });
-}
-
-export function useModelList() {
-  const { models } = useEngineClient();
-  return useQuery({ queryKey: keys.models, queryFn: () => models.listModels(), staleTime: 0 });
+export function useDownloadModel(onProgress: (p: ModelProgress) => void) {
+  return useEngineMutation((c, modelId: string) => c.models.downloadModel(modelId, Comlink.proxy(onProgress)), {
+    onSuccess: (list, qc) => qc.setQueryData(queryKeys.models, list),
+  });
 }
 
 /** `pollMs`: refetch while mounted (models load lazily in their worker, which sends no events). */
-export function useModelStatus(pollMs?: number) {
-  const { models } = useEngineClient();
-  return useQuery({ queryKey: keys.modelStatus, queryFn: () => models.status(), staleTime: 0, ...(pollMs ? { refetchInterval: pollMs } : {}) });
-}
+export const useModelStatus = (pollMs?: number) => useEngineQuery((q) => q.modelStatus(pollMs));
 
 /** Where the embedder runs (auto, WebGPU, WASM): applied in the model worker and kept for this browser. */
 export function useSetDevicePreference() {
-  const { models } = useEngineClient();
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: async (preference: DevicePreference) => {
-      saveDevicePreference(preference);
-      return models.setDevicePreference(preference);
-    },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: keys.modelStatus }),
-    onError: useReportError(),
-  });
-}
-
-export function useSetEmbedder() {
-  const { engine } = useEngineClient();
-  return useMutation({ mutationFn: (modelId: string) => engine.setEmbedder(modelId), onError: useReportError() });
-}
-
-export function useSetReranker() {
-  const { models } = useEngineClient();
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (modelId: string | null) => models.loadReranker(modelId),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.modelStatus }),
-    onError: useReportError(),
-  });
-}
-
-export function useDownloadModel(onProgress: (p: ModelProgress) => void) {
-  const { models } = useEngineClient();
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (modelId: string) => models.downloadModel(modelId, Comlink.proxy(onProgress)),
-    onSuccess: (list) => queryClient.setQueryData(keys.models, list),
-    onError: useReportError(),
-  });
-}
-
-export function useLlmSettings() {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: keys.llmSettings, queryFn: () => engine.llmSettings(), enabled: useOwner() });
-}
-
-export function useSaveLlmSettings() {
-  const { engine } = useEngineClient();
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (input: LlmSettingsInput) => engine.saveLlmSettings(input),
-    onSuccess: (view) => {
-      queryClient.setQueryData(keys.llmSettings, view);
-      void queryClient.invalidateQueries({ queryKey: keys.consolidation });
-    },
-  });
-}
-
-export function useTestLlmConnection() {
-  const { engine } = useEngineClient();
-  return useMutation({ mutationFn: (input: LlmSettingsInput) => engine.testLlmConnection(input) });
-}
-
-export function useListLlmModels() {
-  const { engine } = useEngineClient();
-  return useMutation({ mutationFn: (input: LlmSettingsInput) => engine.listLlmModels(input) });
-}
-
-export function useConsolidationStatus() {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: keys.consolidation, queryFn: () => engine.consolidationStatus(), enabled: useOwner(), refetchInterval: 5_000 });
-}
-
-export function useSetPolicy() {
-  const { engine } = useEngineClient();
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (name: PolicyName) => engine.setConsolidationPolicy(name),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.consolidation }),
-    onError: useReportError(),
-  });
-}
-
-export function useLlmUsage(since: number) {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: ['llm-usage', since], queryFn: () => engine.llmUsage(since), enabled: useOwner(), staleTime: 0 });
-}
-
-export function useSetLlmBoundaryCheck() {
-  const { engine } = useEngineClient();
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (enabled: boolean) => engine.setLlmBoundaryCheck(enabled),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.consolidation }),
-    onError: useReportError(),
-  });
-}
-
-// ---- memory explorer ------------------------------------------------------------------------
-
-export function useMemoryOverview() {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: ['explorer', 'overview'], queryFn: () => engine.memoryOverview(), enabled: useOwner(), refetchInterval: 5_000 });
-}
-
-export function useMemorySearch(query: string, filters: MemorySearchFilters) {
-  const { engine } = useEngineClient();
-  const q = query.trim();
-  return useQuery({ queryKey: ['explorer', 'search', q, filters], queryFn: () => engine.searchMemory(q, filters), enabled: useOwner() && q.length > 0 });
-}
-
-export function useMemCells(query: MemCellQuery) {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: ['explorer', 'memcells', query], queryFn: () => engine.listMemCells(query), enabled: useOwner(), placeholderData: (prev) => prev });
-}
-
-export function useMemCell(id: string | null) {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: ['explorer', 'memcell', id], queryFn: () => (id ? engine.memCell(id) : Promise.resolve(null)), enabled: useOwner() && id !== null });
-}
-
-export function useScenes() {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: ['explorer', 'scenes'], queryFn: () => engine.listScenes(), enabled: useOwner() });
-}
-
-export function useSceneMap() {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: ['explorer', 'scene-map'], queryFn: () => engine.sceneMap(), enabled: useOwner() });
-}
-
-export function useProfile() {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: ['explorer', 'profile'], queryFn: () => engine.listProfile(), enabled: useOwner() });
-}
-
-export function useForesight() {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: ['explorer', 'foresight'], queryFn: () => engine.listForesight(), enabled: useOwner() });
-}
-
-export function useForgetPreview(query: string) {
-  const { engine } = useEngineClient();
-  const q = query.trim();
-  return useQuery({ queryKey: ['explorer', 'forget-preview', q], queryFn: () => engine.forgetPreview(q), enabled: useOwner() && q.length > 0 });
-}
-
-/** A mutation on memory; explorer queries refetch afterwards (the engine also emits memory-changed). */
-export function useMemoryMutation<A, R>(run: (engine: EngineApi, args: A) => Promise<R>) {
-  const { engine } = useEngineClient();
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (args: A) => run(engine, args),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['explorer'] }),
-    onError: useReportError(),
-  });
-}
-
-export function useAnswerSettings() {
-  const { engine } = useEngineClient();
-  return useQuery({ queryKey: ['answer-settings'], queryFn: () => engine.answerSettings(), enabled: useOwner() });
-}
-
-export function useSetAnswerSettings() {
-  const { engine } = useEngineClient();
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (s: { budgetTokens?: number; sufficiencyCheck?: boolean }) => engine.setAnswerSettings(s),
-    onSuccess: (v) => queryClient.setQueryData(['answer-settings'], v),
-    onError: useReportError(),
-  });
+  return useEngineMutation(async (c, preference: DevicePreference) => {
+    saveDevicePreference(preference);
+    return c.models.setDevicePreference(preference);
+  }, { invalidate: [queryKeys.modelStatus] });
 }

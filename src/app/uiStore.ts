@@ -14,7 +14,7 @@ export type Panel = 'settings' | 'models' | null;
 
 /** What the main area shows: the chat, or the memory explorer. */
 export type MainView = 'chat' | 'memory';
-export type ExplorerTab = 'overview' | 'search' | 'memcells' | 'scenes' | 'profile' | 'foresight' | 'forget';
+export type ExplorerTab = 'saved' | 'overview' | 'timeline' | 'search' | 'memcells' | 'scenes' | 'profile' | 'foresight' | 'forget';
 /** An item the explorer should open (a citation, a search hit). */
 export interface ExplorerFocus {
   readonly kind: 'episode' | 'fact' | 'profile' | 'foresight' | 'scene';
@@ -27,9 +27,19 @@ interface UiState {
   explorerFocus: ExplorerFocus | null;
   setView(view: MainView): void;
   openExplorer(tab: ExplorerTab, focus?: ExplorerFocus | null): void;
+  /** The conversation a citation left for the explorer, so the explorer can offer the way back. */
+  explorerReturnTo: string | null;
+  /** A turn the chat should scroll to and highlight when it opens (a citation into another conversation). */
+  focusMessageId: string | null;
   panel: Panel;
+  /** Phone layout: the conversation list is a drawer, closed unless asked for. */
+  sidebarOpen: boolean;
+  setSidebarOpen(open: boolean): void;
   temporaryChat: boolean;
   setPanel(panel: Panel): void;
+  /** Opens Settings, optionally with an endpoint preset filled in (the first-run checklist). */
+  openSettings(presetId?: string): void;
+  settingsPreset: string | null;
   setTemporaryChat(on: boolean): void;
   ownership: OwnershipState;
   ownershipError: ErrorInfo | null;
@@ -37,7 +47,7 @@ interface UiState {
   searchText: string;
   notices: readonly Notice[];
   setOwnership(state: OwnershipState, error?: ErrorInfo | null): void;
-  selectConversation(id: string | null): void;
+  selectConversation(id: string | null, focusMessageId?: string | null): void;
   setSearchText(text: string): void;
   notify(kind: Notice['kind'], text: string): void;
   dismiss(id: number): void;
@@ -49,19 +59,34 @@ export const useUi = create<UiState>((set) => ({
   view: 'chat',
   explorerTab: 'overview',
   explorerFocus: null,
-  setView: (view) => set({ view, searchText: '' }),
-  openExplorer: (explorerTab, explorerFocus = null) => set({ view: 'memory', explorerTab, explorerFocus, searchText: '' }),
+  setView: (view) => set({ view, searchText: '', explorerReturnTo: null }),
+  openExplorer: (explorerTab, explorerFocus = null) =>
+    set((s) => ({
+      view: 'memory',
+      explorerTab,
+      explorerFocus,
+      searchText: '',
+      // Only a jump from an open conversation has somewhere to return to; tab switches keep it.
+      explorerReturnTo: s.view === 'chat' && explorerFocus ? s.selectedConversationId : s.view === 'memory' ? s.explorerReturnTo : null,
+    })),
+  explorerReturnTo: null,
+  focusMessageId: null,
   panel: null,
+  sidebarOpen: false,
+  setSidebarOpen: (sidebarOpen) => set({ sidebarOpen }),
   temporaryChat: false,
-  setPanel: (panel) => set({ panel }),
-  setTemporaryChat: (temporaryChat) => set({ temporaryChat, searchText: '', view: 'chat' }),
+  setPanel: (panel) => set({ panel, settingsPreset: null }),
+  openSettings: (presetId) => set({ panel: 'settings', settingsPreset: presetId ?? null }),
+  settingsPreset: null,
+  setTemporaryChat: (temporaryChat) => set({ temporaryChat, searchText: '', view: 'chat', sidebarOpen: false }),
   ownership: 'connecting',
   ownershipError: null,
   selectedConversationId: null,
   searchText: '',
   notices: [],
   setOwnership: (ownership, error = null) => set({ ownership, ownershipError: error }),
-  selectConversation: (selectedConversationId) => set({ selectedConversationId, temporaryChat: false, view: 'chat' }),
+  selectConversation: (selectedConversationId, focusMessageId = null) =>
+    set({ selectedConversationId, focusMessageId, temporaryChat: false, view: 'chat', explorerReturnTo: null, sidebarOpen: false }),
   setSearchText: (searchText) => set({ searchText }),
   notify: (kind, text) => set((s) => ({ notices: [...s.notices.slice(-4), { id: nextNotice++, kind, text }] })),
   dismiss: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),

@@ -20,7 +20,7 @@ import type {
   FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
   ProfileItemView, SceneMapPoint, SceneView,
 } from './explorer/explorer';
-import type { ForesightItem } from './synthesis/knowledge';
+import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StageUsage, StorageStats } from './base/types';
 
@@ -132,6 +132,8 @@ export interface EngineApi {
   pinProfileItem(id: string, pinned: boolean): Promise<void>;
   resolveProfileConflict(id: string, choice: 'keep' | 'accept'): Promise<void>;
   deleteProfileItem(id: string): Promise<void>;
+  /** Saved memories: a sentence written by the user, kept as an explicit profile item. */
+  addMemory(text: string): Promise<ProfileItem>;
   listForesight(): Promise<ForesightItem[]>;
   editForesight(id: string, patch: { readonly startAt: number | null; readonly endAt: number | null; readonly content?: string }): Promise<void>;
   dismissForesight(id: string): Promise<void>;

@@ -210,7 +210,8 @@ export class LlmClient implements Llm {
 
   /** Model ids from GET /models; [] when the server has no such route. */
   async listModels(signal?: LlmAbortSignal): Promise<string[]> {
-    this.requireConfigured();
+    // Listing needs only the address: it is how a user finds the model name to type.
+    if (!this.baseUrl) throw new LlmError('LLM_NOT_CONFIGURED', 'Enter the endpoint address first.');
     const guard = new AttemptGuard(signal, this.timeoutMs);
     try {
       const body = await this.sdk.get<unknown>('/models', { signal: guard.signal });

@@ -248,6 +248,12 @@ describe('LlmClient against the mock server', () => {
     expect(await client().listModels()).toEqual([]);
   });
 
+  it('lists models with no model name typed yet (that is how one finds it)', async () => {
+    mock.setBehaviour({ models: ['a', 'b'] });
+    expect(await client({ model: '' }).listModels()).toEqual(['a', 'b']);
+    expect(await codeOf(client({ baseUrl: '', model: '' }).listModels())).toBe('LLM_NOT_CONFIGURED');
+  });
+
   it('survives a sink that throws', async () => {
     const bad: LlmCallSink = { record: () => { throw new Error('disk full'); } };
     const c = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: bad });

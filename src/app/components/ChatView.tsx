@@ -1,15 +1,22 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
-import * as Comlink from 'comlink';
-import { useAppendTurn, useDeleteMessage, useEngineClient, useLlmSettings, useMessages } from '../hooks';
+/**
+ * The chat of one stored conversation: its turns, the streamed answer (state in useAnswerStream),
+ * citations, "what was sent", and editing the last message. Editing never deletes anything until
+ * the new text is sent: the old turn and its answer go only after the replacement is stored.
+ */
+import { useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
+import { useEngineMutation, useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
 import { formatTime } from '../format';
+import { STAGE_LABEL, useAnswerStream } from '../useAnswerStream';
 import { Markdown } from './Markdown';
 import { SentRequestView } from './SentRequestView';
+import { Dialog } from './Dialog';
+import { MemoryActivity } from './MemoryActivity';
 import { CutOffMark, PartialMark } from './AnswerCutMarks';
-import type { Message } from '../../core/base/types';
+import { titleFrom, UNTITLED } from '../titles';
+import type { Message, NewTurn } from '../../core/base/types';
 import type { Citation } from '../../core/recall/answerContext';
 import type { SentRequest } from '../../core/recall/answer';
-import type { AskEvent } from '../../core/protocol';
 
 interface AnswerMeta {
   readonly citations?: readonly Citation[];
@@ -19,69 +26,67 @@ interface AnswerMeta {
   readonly answerTo?: string | null;
 }
 
-export interface Streaming {
-  readonly answerId: string;
-  readonly text: string;
-  readonly stage: string;
-  readonly error: string | null;
-  readonly forMessageId: string | null;
-}
-
-const STAGE_LABEL: Record<string, string> = { retrieval: 'Recalling…', sufficiency: 'Checking what memory holds…', 'follow-up': 'Looking further…', answer: 'Answering…' };
-
 function tokensOf(meta: AnswerMeta): number {
   return Object.values(meta.usage ?? {}).reduce((a, u) => a + u.promptTokens + u.completionTokens, 0);
 }
 
-/** The chat: stored turns, streamed answers composed from memory, citations and "what was sent". */
+/** How close to the bottom (px) still counts as "reading the newest", so streaming keeps following. */
+const FOLLOW_SLACK = 80;
+
 export function ChatView({ conversationId }: { conversationId: string }) {
-  const { engine } = useEngineClient();
-  const messages = useMessages(conversationId);
-  const settings = useLlmSettings();
-  const append = useAppendTurn();
-  const remove = useDeleteMessage();
+  const messages = useEngineQuery((q) => q.messages(conversationId));
+  const conversations = useEngineQuery((q) => q.conversations());
+  const settings = useEngineQuery((q) => q.llmSettings());
+  const append = useEngineMutation((c, turn: NewTurn) => c.engine.appendTurn(turn), { report: false });
+  const remove = useEngineMutation((c, id: string) => c.engine.deleteMessage(id));
+  const rename = useEngineMutation((c, v: { id: string; title: string }) => c.engine.renameConversation(v.id, v.title));
+  const answers = useAnswerStream();
   const notify = useUi((s) => s.notify);
   const openSettings = useUi((s) => s.setPanel);
   const openExplorer = useUi((s) => s.openExplorer);
+  const selectConversation = useUi((s) => s.selectConversation);
+  const focusMessageId = useUi((s) => s.focusMessageId);
   const [draft, setDraft] = useState('');
-  const [streaming, setStreaming] = useState<Streaming | null>(null);
+  const [editing, setEditing] = useState<Message | null>(null);
   const [sent, setSent] = useState<readonly SentRequest[] | null>(null);
-  const [highlight, setHighlight] = useState<string | null>(null);
+  const [highlight, setHighlight] = useState<string | null>(focusMessageId);
   const [shown, setShown] = useState<Citation | null>(null);
-  const endRef = useRef<HTMLDivElement>(null);
+  const listRef = useRef<HTMLOListElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
+  const following = useRef(true);
   const configured = settings.data?.configured ?? false;
+  const stream = answers.stream;
 
-  useEffect(() => {
-    endRef.current?.scrollIntoView({ block: 'end' });
-  }, [messages.data?.length, streaming?.text]);
+  const list = messages.data ?? [];
+  const lastUser = [...list].reverse().find((m) => m.role === 'user');
+  const lastAnswer = list.length > 0 && list[list.length - 1]!.role === 'assistant' ? list[list.length - 1]! : null;
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape' && streaming && !streaming.error) void engine.stopAnswer(streaming.answerId);
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [engine, streaming]);
+  // Newest at the bottom, always in view: on open, on every new turn, when an answer starts,
+  // fails or finishes; while text streams only if the reader has not scrolled up to read.
+  const toBottom = () => {
+    const el = listRef.current;
+    if (el) el.scrollTop = el.scrollHeight;
+    following.current = true;
+  };
+  useLayoutEffect(() => {
+    if (highlight && list.some((m) => m.id === highlight)) {
+      document.querySelector(`[data-message-id="${CSS.escape(highlight)}"]`)?.scrollIntoView({ block: 'center' });
+      return;
+    }
+    toBottom();
+  }, [list.length, stream?.answerId, stream?.error]);
+  useLayoutEffect(() => {
+    if (following.current) toBottom();
+  }, [stream?.text]);
 
   const answer = async (userMessageId: string) => {
-    const answerId = crypto.randomUUID();
-    setStreaming({ answerId, text: '', stage: 'retrieval', error: null, forMessageId: userMessageId });
-    try {
-      await engine.ask({ conversationId, userMessageId, answerId }, Comlink.proxy((e: AskEvent) => {
-        setStreaming((s) => (s && s.answerId === answerId ? (e.type === 'delta' ? { ...s, text: s.text + e.text, stage: 'answer' } : { ...s, stage: e.stage }) : s));
-      }) as unknown as (e: AskEvent) => void);
-      setStreaming(null);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      setStreaming((s) => (s && s.answerId === answerId ? { ...s, error: message } : s));
-    }
+    await answers.ask({ conversationId, userMessageId });
   };
 
   const send = async (e?: FormEvent) => {
     e?.preventDefault();
     const content = draft;
-    if (!content.trim() || append.isPending || (streaming && !streaming.error)) return;
+    if (!content.trim() || append.isPending || answers.busy) return;
     let stored: Message;
     try {
       // The id is generated here, so a retry after a lost reply cannot store the turn twice.
@@ -91,12 +96,17 @@ export function ChatView({ conversationId }: { conversationId: string }) {
       notify('error', err instanceof Error ? err.message : String(err)); // the draft stays: nothing is lost
       return;
     }
+    if (editing) {
+      // The replacement is stored; only now do the old turn and everything after it go.
+      const old = list.filter((m) => m.seq >= editing.seq);
+      setEditing(null);
+      for (const m of old) await remove.mutateAsync(m.id).catch(() => undefined);
+    }
+    const conversation = conversations.data?.find((c) => c.id === conversationId);
+    if (conversation && conversation.title === UNTITLED) rename.mutate({ id: conversationId, title: titleFrom(content) });
+    if (answers.stream?.error) answers.dismiss();
     if (configured) await answer(stored.id);
   };
-
-  const list = messages.data ?? [];
-  const lastUser = [...list].reverse().find((m) => m.role === 'user');
-  const lastAnswer = list.length > 0 && list[list.length - 1]!.role === 'assistant' ? list[list.length - 1]! : null;
 
   const retry = async () => {
     if (!lastUser) return;
@@ -104,13 +114,14 @@ export function ChatView({ conversationId }: { conversationId: string }) {
     await answer(lastUser.id);
   };
 
-  const editLast = async () => {
-    if (!lastUser || streaming) return;
-    const after = list.filter((m) => m.seq > lastUser.seq);
-    for (const m of after) await remove.mutateAsync(m.id);
-    await remove.mutateAsync(lastUser.id);
+  const startEdit = () => {
+    if (!lastUser || answers.busy) return;
+    setEditing(lastUser);
     setDraft(lastUser.content);
-    inputRef.current?.focus();
+  };
+  const cancelEdit = () => {
+    setEditing(null);
+    setDraft('');
   };
 
   const openCitation = (meta: AnswerMeta, n: number) => {
@@ -119,38 +130,48 @@ export function ChatView({ conversationId }: { conversationId: string }) {
     if (c.kind === 'turn' && list.some((m) => m.id === c.ref)) {
       setHighlight(c.ref);
       document.querySelector(`[data-message-id="${CSS.escape(c.ref)}"]`)?.scrollIntoView({ block: 'center' });
-    } else if (c.kind === 'episode' || c.kind === 'fact') openExplorer('memcells', { kind: c.kind, id: c.ref });
+    } else if (c.kind === 'turn' && c.conversationId && c.conversationId !== conversationId) selectConversation(c.conversationId, c.ref);
+    else if (c.kind === 'episode' || c.kind === 'fact') openExplorer('memcells', { kind: c.kind, id: c.ref });
     else if (c.kind === 'profile') openExplorer('profile', { kind: 'profile', id: c.ref });
     else if (c.kind === 'foresight') openExplorer('foresight', { kind: 'foresight', id: c.ref });
     else setShown(c);
   };
 
+  useEffect(() => {
+    if (editing && !list.some((m) => m.id === editing.id)) setEditing(null); // deleted meanwhile
+  }, [list, editing]);
+
   return (
     <section className="conversation-view" aria-label="Conversation">
       {!configured && (
         <div className="banner" role="status" data-testid="no-endpoint">
-          No LLM endpoint is configured: your messages are stored, organised and searchable, but nobody answers yet.{' '}
-          <button type="button" className="link-button" onClick={() => openSettings('settings')}>Open settings</button>
+          No AI endpoint is connected: your messages are stored, organised and searchable, but nobody answers yet.{' '}
+          <button type="button" className="link-button" onClick={() => openSettings('settings')}>Connect one</button>
         </div>
       )}
-      <ol className="messages">
-        {list.length === 0 && !streaming && <li className="empty">No turns yet. Type below; every turn is stored on this device.</li>}
+      <ol className="messages" ref={listRef} tabIndex={0} aria-label="Messages" data-testid="messages"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          following.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK;
+        }}>
+        {list.length === 0 && !stream && <li className="empty">No messages yet. Type below; every message is stored on this device.</li>}
         {list.map((m) => {
           const meta = m.metadata as AnswerMeta;
+          const cls = `message ${m.role}${highlight === m.id ? ' highlight' : ''}${editing && m.seq >= editing.seq ? ' editing' : ''}`;
           return (
-            <li key={m.id} className={`message ${m.role}${highlight === m.id ? ' highlight' : ''}`} data-testid="message" data-message-id={m.id}>
-              <header>
+            <li key={m.id} className={cls} data-testid="message" data-message-id={m.id}>
+              <div className="message-head">
                 <strong>{m.speaker}</strong> <time dateTime={new Date(m.occurredAt).toISOString()}>{formatTime(m.occurredAt)}</time>
-                <button type="button" className="link" aria-label="Delete message" onClick={() => window.confirm('Delete this turn from memory?') && remove.mutate(m.id)}>delete</button>
-              </header>
+                <button type="button" className="link" aria-label="Delete message" onClick={() => window.confirm('Delete this message from memory?') && remove.mutate(m.id)}>delete</button>
+              </div>
               {m.role === 'assistant' ? <Markdown text={m.content} onCite={(n) => openCitation(meta, n)} /> : <p>{m.content}</p>}
               {m.role === 'assistant' && (
-                <footer className="answer-meta">
+                <div className="answer-meta">
                   {meta.citations && meta.citations.length > 0 && (
                     <span className="sources" data-testid="citations">
                       Sources:{' '}
                       {meta.citations.map((c) => (
-                        <button key={c.id} type="button" className="source" onClick={() => openCitation(meta, c.id)} title={`${c.kind}: ${c.label}`}>
+                        <button key={c.id} type="button" className="source" onClick={() => openCitation(meta, c.id)} title={c.label}>
                           [{c.id}] {c.label}
                         </button>
                       ))}
@@ -161,60 +182,66 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   {meta.usage && <span className="muted" data-testid="answer-tokens">{tokensOf(meta).toLocaleString()} tokens</span>}
                   <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
                   {meta.requests && <button type="button" className="link" onClick={() => setSent(meta.requests!)}>what was sent</button>}
-                  {m.id === lastAnswer?.id && configured && <button type="button" className="link" onClick={() => void retry()}>retry</button>}
-                </footer>
+                  {m.id === lastAnswer?.id && configured && !answers.busy && <button type="button" className="link" onClick={() => void retry()}>retry</button>}
+                </div>
               )}
             </li>
           );
         })}
-        {streaming && (
+        {stream && (
           <li className="message assistant pending" data-testid="streaming-answer" aria-live="polite">
-            <header><strong>Assistant</strong> <span className="muted">{streaming.error ? 'failed' : STAGE_LABEL[streaming.stage] ?? 'Answering…'}</span></header>
-            {streaming.text && <Markdown text={streaming.text} />}
-            <PartialMark text={streaming.text} error={streaming.error} />
-            {streaming.error ? (
+            <div className="message-head"><strong>Assistant</strong> <span className="muted">{stream.error ? 'failed' : STAGE_LABEL[stream.stage] ?? 'Answering…'}</span></div>
+            {stream.text && <Markdown text={stream.text} />}
+            <PartialMark text={stream.text} error={stream.error} />
+            {stream.error ? (
               <div className="error" role="alert">
-                The answer failed: {streaming.error} Your message is saved.
+                The answer failed: {stream.error} Your message is saved.
                 <div className="buttons">
-                  <button type="button" onClick={() => streaming.forMessageId && void answer(streaming.forMessageId)}>Try again</button>
-                  <button type="button" onClick={() => setStreaming(null)}>Dismiss</button>
+                  <button type="button" onClick={() => void answers.retry()}>Try again</button>
+                  <button type="button" onClick={answers.dismiss}>Dismiss</button>
                 </div>
               </div>
             ) : (
-              <button type="button" onClick={() => void engine.stopAnswer(streaming.answerId)}>Stop (Esc)</button>
+              <button type="button" onClick={answers.stop}>Stop (Esc)</button>
             )}
           </li>
         )}
+        <MemoryActivity />
       </ol>
-      <div ref={endRef} />
+      {editing && (
+        <div className="editing-note" role="status" data-testid="editing-note">
+          Editing your last message. Send stores the new text and then removes the old message and its answer; until then nothing changes.{' '}
+          <button type="button" className="link-button" onClick={() => { cancelEdit(); inputRef.current?.focus(); }}>Cancel edit</button>
+        </div>
+      )}
       <form className="composer" onSubmit={(e) => void send(e)}>
         <textarea
           ref={inputRef}
+          autoFocus
           aria-label="Message"
-          placeholder={configured ? 'Ask or tell me something… (Enter to send, Shift+Enter new line, ↑ edits your last message)' : 'Write a message… it is stored and searchable (Enter to send)'}
+          placeholder={configured ? 'Ask or tell me something… (Enter sends, Shift+Enter new line, ↑ edits your last message)' : 'Write a message… it is stored and searchable (Enter sends)'}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) void send(e);
-            if (e.key === 'ArrowUp' && !draft && lastUser && lastAnswer) {
+            if (e.key === 'ArrowUp' && !draft && lastUser && !editing && !answers.busy) {
               e.preventDefault();
-              void editLast();
+              startEdit();
+            }
+            if (e.key === 'Escape' && editing) {
+              e.preventDefault();
+              cancelEdit();
             }
           }}
           rows={3}
         />
-        <button type="submit" className="primary" disabled={!draft.trim() || append.isPending || (!!streaming && !streaming.error)}>Send</button>
+        <button type="submit" className="primary" disabled={!draft.trim() || append.isPending || answers.busy}>{editing ? 'Send edit' : 'Send'}</button>
       </form>
       {sent && <SentRequestView requests={sent} onClose={() => setSent(null)} />}
       {shown && (
-        <div className="overlay" role="dialog" aria-label="Cited memory" onClick={() => setShown(null)}>
-          <div className="card">
-            <h3>Cited {shown.kind}</h3>
-            <p>{shown.label}</p>
-            <p className="muted">The memory explorer will open this item; for now it is shown here.</p>
-            <button type="button" onClick={() => setShown(null)} autoFocus>Close</button>
-          </div>
-        </div>
+        <Dialog title={`Cited ${shown.kind}`} onClose={() => setShown(null)}>
+          <p>{shown.label}</p>
+        </Dialog>
       )}
     </section>
   );

@@ -1,12 +1,32 @@
 import { useState } from 'react';
-import { useConversations, useCreateConversation, useDeleteConversation, useRenameConversation } from '../hooks';
+import { useEngineMutation, useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
+import { UNTITLED } from '../titles';
+import { Icon } from './Icon';
+
+/** "+ New conversation": reuses an empty conversation rather than stacking identical empty ones. */
+export function useStartConversation() {
+  const conversations = useEngineQuery((q) => q.conversations());
+  const create = useEngineMutation((c, title: string) => c.engine.createConversation({ title }));
+  const select = useUi((s) => s.selectConversation);
+  const setSearchText = useUi((s) => s.setSearchText);
+  return async () => {
+    setSearchText('');
+    const empty = conversations.data?.find((c) => c.messageCount === 0);
+    if (empty) {
+      select(empty.id);
+      return;
+    }
+    const c = await create.mutateAsync(UNTITLED);
+    select(c.id);
+  };
+}
 
 export function ConversationList() {
-  const conversations = useConversations();
-  const create = useCreateConversation();
-  const rename = useRenameConversation();
-  const remove = useDeleteConversation();
+  const conversations = useEngineQuery((q) => q.conversations());
+  const startNew = useStartConversation();
+  const rename = useEngineMutation((c, v: { id: string; title: string }) => c.engine.renameConversation(v.id, v.title));
+  const remove = useEngineMutation((c, id: string) => c.engine.deleteConversation(id));
   const selected = useUi((s) => s.selectedConversationId);
   const select = useUi((s) => s.selectConversation);
   const setSearchText = useUi((s) => s.setSearchText);
@@ -15,11 +35,6 @@ export function ConversationList() {
   const [editing, setEditing] = useState<string | null>(null);
   const [draftTitle, setDraftTitle] = useState('');
 
-  const startNew = async () => {
-    const c = await create.mutateAsync(`Conversation ${new Date().toLocaleDateString()}`);
-    select(c.id);
-    setSearchText('');
-  };
 
   const commitRename = async (id: string) => {
     setEditing(null);
@@ -27,8 +42,8 @@ export function ConversationList() {
   };
 
   return (
-    <nav className="sidebar" aria-label="Conversations">
-      <button type="button" className="primary" onClick={() => void startNew()} disabled={create.isPending}>
+    <nav className="sidebar" id="conversation-list" aria-label="Conversations">
+      <button type="button" className="primary" onClick={() => void startNew()} >
         + New conversation
       </button>
       <button type="button" className={temporaryChat ? 'active' : ''} aria-pressed={temporaryChat} onClick={() => setTemporaryChat(!temporaryChat)}>
@@ -58,13 +73,13 @@ export function ConversationList() {
               </button>
             )}
             <span className="row-actions">
-              <button type="button" title="Rename" aria-label={`Rename ${c.title}`} onClick={() => { setEditing(c.id); setDraftTitle(c.title); }}>✎</button>
+              <button type="button" title="Rename" aria-label={`Rename ${c.title}`} onClick={() => { setEditing(c.id); setDraftTitle(c.title); }}><Icon name="edit" /></button>
               <button type="button" title="Delete" aria-label={`Delete ${c.title}`}
                 onClick={() => {
                   if (window.confirm(`Delete "${c.title}" and its ${c.messageCount} messages? This cannot be undone.`)) {
                     void remove.mutateAsync(c.id).then(() => selected === c.id && select(null));
                   }
-                }}>🗑</button>
+                }}><Icon name="delete" /></button>
             </span>
           </li>
         ))}

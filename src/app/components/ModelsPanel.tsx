@@ -1,16 +1,18 @@
 import { useState } from 'react';
-import { useDownloadModel, useEmbeddingStatus, useModelList, useModelStatus, useSetEmbedder, useSetReranker } from '../hooks';
+import { useDownloadModel, useEngineMutation, useEngineQuery } from '../hooks';
+import { queryKeys } from '../queries';
 import { formatBytes } from '../format';
+import { Dialog } from './Dialog';
 import { ComputeBackend } from './ComputeBackend';
 import type { ModelProgress } from '../../core/protocol';
 
 /** Settings → Models: what embeds and reranks, explicit downloads with progress, re-embedding progress. */
 export function ModelsPanel({ onClose }: { onClose: () => void }) {
-  const list = useModelList();
-  const modelStatus = useModelStatus();
-  const embedding = useEmbeddingStatus();
-  const setEmbedder = useSetEmbedder();
-  const setReranker = useSetReranker();
+  const list = useEngineQuery((q) => q.models());
+  const modelStatus = useEngineQuery((q) => q.modelStatus());
+  const embedding = useEngineQuery((q) => q.embedding());
+  const setEmbedder = useEngineMutation((c, id: string) => c.engine.setEmbedder(id));
+  const setReranker = useEngineMutation((c, id: string | null) => c.models.loadReranker(id), { invalidate: [queryKeys.modelStatus] });
   const [progress, setProgress] = useState<ModelProgress | null>(null);
   const download = useDownloadModel(setProgress);
   const status = embedding.data;
@@ -18,12 +20,7 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
   const label = (id: string) => list.data?.find((m) => m.id === id && m.kind === 'embedder')?.label ?? id;
 
   return (
-    <div className="overlay" role="dialog" aria-label="Models" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
-      <div className="card wide">
-        <header className="card-header">
-          <h2>Models</h2>
-          <button type="button" aria-label="Close models" onClick={onClose} autoFocus>×</button>
-        </header>
+    <Dialog title="Models" onClose={onClose} wide>
         <p className="muted">Everything runs on this device. Downloads happen only when you press Download, and are kept by the browser for offline use.</p>
 
         <section aria-label="Embedding status" data-testid="embedding-status">
@@ -88,7 +85,6 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
             </ul>
           </section>
         ))}
-      </div>
-    </div>
+    </Dialog>
   );
 }

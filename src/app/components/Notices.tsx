@@ -5,8 +5,8 @@ export function Notices() {
   const notices = useUi((s) => s.notices);
   const dismiss = useUi((s) => s.dismiss);
   useEffect(() => {
-    const info = notices.filter((n) => n.kind === 'info');
-    const timers = info.map((n) => setTimeout(() => dismiss(n.id), 6000));
+    // Errors stay longer than news, but none stays for good over the composer.
+    const timers = notices.map((n) => setTimeout(() => dismiss(n.id), n.kind === 'info' ? 6_000 : 15_000));
     return () => timers.forEach(clearTimeout);
   }, [notices, dismiss]);
   return (

@@ -1,10 +1,10 @@
-import { useSearch, useVectorSearch } from '../hooks';
+import { useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
 import { formatTime, snippetParts } from '../format';
 
 export function SearchResults({ text }: { text: string }) {
-  const search = useSearch(text);
-  const semantic = useVectorSearch(text);
+  const search = useEngineQuery((q) => q.search(text.trim()));
+  const semantic = useEngineQuery((q) => q.vectorSearch(text.trim()));
   const lexicalIds = new Set(search.data?.map((h) => h.message.id));
   const select = useUi((s) => s.selectConversation);
   const setSearchText = useUi((s) => s.setSearchText);
@@ -27,12 +27,12 @@ export function SearchResults({ text }: { text: string }) {
       </ol>
       <h3>Similar in meaning</h3>
       {semantic.isError && <p className="empty">Search by meaning is unavailable: {semantic.error.message}</p>}
-      {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).length === 0 && <p className="empty">No other turns are close in meaning.</p>}
+      {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).length === 0 && <p className="empty">No other messages are close in meaning.</p>}
       <ol>
         {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).map((hit) => (
           <li key={hit.message.id} data-testid="semantic-hit">
             <button type="button" className="hit" onClick={() => { select(hit.message.conversationId); setSearchText(''); }}>
-              <span className="meta"><strong>{hit.message.speaker}</strong> · {formatTime(hit.message.occurredAt)} · similarity {hit.score.toFixed(2)}</span>
+              <span className="meta"><strong>{hit.message.speaker}</strong> · {formatTime(hit.message.occurredAt)}</span>
               <span className="snippet">{hit.snippet}</span>
             </button>
           </li>

@@ -1,14 +1,10 @@
+import { Dialog } from './Dialog';
 import type { SentRequest } from '../../core/recall/answer';
 
 /** "What was sent": the exact messages of every LLM call behind an answer (never the API key). */
 export function SentRequestView({ requests, onClose }: { requests: readonly SentRequest[]; onClose: () => void }) {
   return (
-    <div className="overlay" role="dialog" aria-label="What was sent" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
-      <div className="card wide">
-        <header className="card-header">
-          <h2>What was sent</h2>
-          <button type="button" aria-label="Close what was sent" onClick={onClose} autoFocus>×</button>
-        </header>
+    <Dialog title="What was sent" onClose={onClose} wide>
         <p className="muted">The exact requests made to your endpoint for this answer. The API key is sent as a header and is never shown or stored.</p>
         {requests.map((r, i) => (
           <section key={i} aria-label={`Request ${i + 1}`}>
@@ -21,7 +17,6 @@ export function SentRequestView({ requests, onClose }: { requests: readonly Sent
             ))}
           </section>
         ))}
-      </div>
-    </div>
+    </Dialog>
   );
 }

@@ -1,8 +1,12 @@
 import { useEffect, useState } from 'react';
-import { useAnswerSettings, useSetAnswerSettings, useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetLlmBoundaryCheck, useSetPolicy, useTestLlmConnection } from '../hooks';
+import { useEngineMutation, useEngineQuery } from '../hooks';
+import { queryKeys } from '../queries';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
 import { StorageInfo } from './StorageInfo';
+import { Dialog } from './Dialog';
+import { useUi } from '../uiStore';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
+import type { LlmSettingsInput } from '../../core/base/settings';
 import type { LlmConnectionTest } from '../../core/base/ports';
 
 const POLICIES: { id: PolicyName; label: string; note: string }[] = [
@@ -19,17 +23,23 @@ function dayStart(): number {
 
 /** Settings: the LLM endpoint (with presets and CORS notes), consolidation policy and spend. */
 export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; onOpenModels: () => void }) {
-  const saved = useLlmSettings();
-  const save = useSaveLlmSettings();
-  const test = useTestLlmConnection();
-  const list = useListLlmModels();
-  const status = useConsolidationStatus();
-  const setPolicy = useSetPolicy();
-  const setBoundaryCheck = useSetLlmBoundaryCheck();
-  const answerSettings = useAnswerSettings();
-  const setAnswerSettings = useSetAnswerSettings();
-  const usageToday = useLlmUsage(dayStart());
-  const usageAll = useLlmUsage(0);
+  const saved = useEngineQuery((q) => q.llmSettings());
+  const save = useEngineMutation((c, input: LlmSettingsInput) => c.engine.saveLlmSettings(input), {
+    report: false,
+    invalidate: [queryKeys.consolidation],
+    onSuccess: (view, qc) => qc.setQueryData(queryKeys.llmSettings, view),
+  });
+  const test = useEngineMutation((c, input: LlmSettingsInput) => c.engine.testLlmConnection(input), { report: false });
+  const list = useEngineMutation((c, input: LlmSettingsInput) => c.engine.listLlmModels(input), { report: false });
+  const status = useEngineQuery((q) => q.consolidation());
+  const setPolicy = useEngineMutation((c, name: PolicyName) => c.engine.setConsolidationPolicy(name), { invalidate: [queryKeys.consolidation] });
+  const setBoundaryCheck = useEngineMutation((c, on: boolean) => c.engine.setLlmBoundaryCheck(on), { invalidate: [queryKeys.consolidation] });
+  const answerSettings = useEngineQuery((q) => q.answerSettings());
+  const setAnswerSettings = useEngineMutation((c, s: { budgetTokens?: number; sufficiencyCheck?: boolean }) => c.engine.setAnswerSettings(s), {
+    onSuccess: (v, qc) => qc.setQueryData(queryKeys.answerSettings, v),
+  });
+  const usageToday = useEngineQuery((q) => q.llmUsage(dayStart()));
+  const usageAll = useEngineQuery((q) => q.llmUsage(0));
   const [baseUrl, setBaseUrl] = useState('');
   const [model, setModel] = useState('');
   const [apiKey, setApiKey] = useState('');
@@ -38,12 +48,17 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
   const [error, setError] = useState<string | null>(null);
   const [models, setModels] = useState<string[]>([]);
 
+  const presetId = useUi((s) => s.settingsPreset);
   useEffect(() => {
-    if (saved.data) {
+    const chosen = ENDPOINT_PRESETS.find((p) => p.id === presetId);
+    if (chosen) {
+      setBaseUrl(chosen.baseUrl);
+      setModel(chosen.exampleModel);
+    } else if (saved.data) {
       setBaseUrl(saved.data.baseUrl);
       setModel(saved.data.model);
     }
-  }, [saved.data]);
+  }, [saved.data, presetId]);
 
   const input = () => ({ baseUrl, model, ...(apiKey ? { apiKey } : clearKey ? { apiKey: null } : {}) });
   const preset = presetFor(baseUrl);
@@ -67,12 +82,7 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
   const stages = Object.entries(usageAll.data ?? {});
 
   return (
-    <div className="overlay" role="dialog" aria-label="Settings" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
-      <div className="card wide">
-        <header className="card-header">
-          <h2>Settings</h2>
-          <button type="button" aria-label="Close settings" onClick={onClose}>×</button>
-        </header>
+    <Dialog title="Settings" onClose={onClose} wide>
 
         <section aria-label="LLM endpoint">
           <h3>LLM endpoint</h3>
@@ -100,6 +110,13 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
               <datalist id="llm-models">{models.map((m) => <option key={m} value={m} />)}</datalist>
               <button type="button" onClick={() => void run('list')} disabled={!baseUrl || list.isPending}>{list.isPending ? 'Loading…' : 'List models'}</button>
             </div>
+            {models.length > 0 && (
+              <div className="found-models" role="group" aria-label="Models on this server" data-testid="found-models">
+                {models.slice(0, 30).map((m) => (
+                  <button key={m} type="button" className={m === model ? 'active' : ''} aria-pressed={m === model} onClick={() => setModel(m)}>{m}</button>
+                ))}
+              </div>
+            )}
             <div className="buttons">
               <button type="button" onClick={() => void run('test')} disabled={!baseUrl || test.isPending}>{test.isPending ? 'Testing…' : 'Test connection'}</button>
               <button type="submit" className="primary" disabled={save.isPending}>Save</button>
@@ -178,7 +195,6 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
           <p className="muted">Embedding and reranking models run on this device.</p>
           <button type="button" onClick={onOpenModels}>Manage models…</button>
         </section>
-      </div>
-    </div>
+    </Dialog>
   );
 }

@@ -1,14 +1,14 @@
-import { useStats } from '../hooks';
-import { formatBytes } from '../format';
+import { useEngineQuery } from '../hooks';
+import { formatBytes, plural } from '../format';
 
 export function StatusLine() {
-  const stats = useStats();
+  const stats = useEngineQuery((q) => q.stats());
   if (!stats.data) return <footer className="status" role="status">Opening memory…</footer>;
   const s = stats.data;
   return (
     <footer className="status" role="status" data-testid="status">
-      Stored on this device · database {formatBytes(s.databaseBytes)} · <span data-testid="message-count">{s.messageCount}</span> messages ·{' '}
-      {s.conversationCount} conversations · schema v{s.schemaVersion}
+      Stored on this device · {formatBytes(s.databaseBytes)} · <span data-testid="message-count">{s.messageCount}</span> {s.messageCount === 1 ? 'message' : 'messages'} ·{' '}
+      {plural(s.conversationCount, 'conversation')}
     </footer>
   );
 }

@@ -1,9 +1,8 @@
 import { useState, type FormEvent } from 'react';
-import * as Comlink from 'comlink';
-import { useEngineClient, useLlmSettings } from '../hooks';
+import { useEngineQuery } from '../hooks';
+import { useAnswerStream } from '../useAnswerStream';
 import { useUi } from '../uiStore';
 import { Markdown } from './Markdown';
-import type { AskEvent } from '../../core/protocol';
 
 interface TempTurn {
   readonly role: 'user' | 'assistant';
@@ -12,34 +11,23 @@ interface TempTurn {
 
 /** Temporary chat: nothing is stored, and memory is neither read nor written. Closing it forgets it. */
 export function TemporaryChat() {
-  const { engine } = useEngineClient();
-  const settings = useLlmSettings();
+  const answers = useAnswerStream();
+  const settings = useEngineQuery((q) => q.llmSettings());
   const setPanel = useUi((s) => s.setPanel);
   const [turns, setTurns] = useState<TempTurn[]>([]);
   const [draft, setDraft] = useState('');
-  const [pending, setPending] = useState<{ id: string; text: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const stream = answers.stream;
 
   const send = async (e?: FormEvent) => {
     e?.preventDefault();
     const question = draft.trim();
-    if (!question || pending) return;
+    if (!question || answers.busy) return;
     const history = turns;
     setTurns([...history, { role: 'user', content: question }]);
     setDraft('');
-    setError(null);
-    const id = crypto.randomUUID();
-    setPending({ id, text: '' });
-    try {
-      const result = await engine.ask({ conversationId: 'temporary', temporary: true, question, history, answerId: id }, Comlink.proxy((ev: AskEvent) => {
-        if (ev.type === 'delta') setPending((p) => (p && p.id === id ? { ...p, text: p.text + ev.text } : p));
-      }) as unknown as (ev: AskEvent) => void);
-      setTurns((t) => [...t, { role: 'assistant', content: result.answer.answer }]);
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setPending(null);
-    }
+    // Esc stops it (useAnswerStream listens while an answer is coming).
+    const result = await answers.ask({ conversationId: 'temporary', temporary: true, question, history });
+    if (result) setTurns((t) => [...t, { role: 'assistant', content: result.answer.answer }]);
   };
 
   return (
@@ -53,24 +41,24 @@ export function TemporaryChat() {
       <ol className="messages">
         {turns.map((t, i) => (
           <li key={i} className={`message ${t.role}`} data-testid="temp-message">
-            <header><strong>{t.role === 'user' ? 'You' : 'Assistant'}</strong></header>
+            <div className="message-head"><strong>{t.role === 'user' ? 'You' : 'Assistant'}</strong></div>
             {t.role === 'assistant' ? <Markdown text={t.content} /> : <p>{t.content}</p>}
           </li>
         ))}
-        {pending && (
+        {stream && !stream.error && (
           <li className="message assistant pending" data-testid="streaming-answer">
-            <header><strong>Assistant</strong></header>
-            <Markdown text={pending.text || '…'} />
-            <button type="button" onClick={() => void engine.stopAnswer(pending.id)}>Stop (Esc)</button>
+            <div className="message-head"><strong>Assistant</strong></div>
+            <Markdown text={stream.text || '…'} />
+            <button type="button" onClick={answers.stop}>Stop (Esc)</button>
           </li>
         )}
-        {error && <li className="error" role="alert">The answer failed: {error}</li>}
+        {stream?.error && <li className="error" role="alert">The answer failed: {stream.error}</li>}
       </ol>
       <form className="composer" onSubmit={(e) => void send(e)}>
         <textarea aria-label="Message" rows={3} value={draft} placeholder="Ask anything — this chat is not remembered"
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => { if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) void send(e); }} />
-        <button type="submit" className="primary" disabled={!draft.trim() || !!pending}>Send</button>
+        <button type="submit" className="primary" disabled={!draft.trim() || answers.busy}>Send</button>
       </form>
     </section>
   );

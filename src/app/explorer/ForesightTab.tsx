@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useForesight, useMemoryMutation } from '../hooks';
+import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { ForesightItem } from '../../core/synthesis/knowledge';
@@ -10,7 +10,7 @@ const fromInput = (s: string, end: boolean): number | null => (s ? Date.parse(`$
 
 /** Foresight as intervals on a time axis with a "now" line; expired items greyed, dismissed ones hidden from the axis. */
 export function ForesightTab() {
-  const { data } = useForesight();
+  const { data } = useEngineQuery((q) => q.foresight());
   const [showDismissed, setShowDismissed] = useState(false);
   const now = Date.now();
   const items = (data ?? []).filter((f) => showDismissed || f.status !== 'dismissed');
@@ -35,7 +35,8 @@ export function ForesightTab() {
         })}
         <line x1={x(now)} x2={x(now)} y1="0" y2={Math.max(1, onAxis.length) * rowH + 8} className="now-line" />
       </svg>
-      <p className="muted axis-labels"><span>{formatTime(min)}</span><span>now</span><span>{formatTime(max)}</span></p>
+      {/* "now" is placed where the line is drawn (same x), not centred between the ends. */}
+      <p className="muted axis-labels"><span>{formatTime(min)}</span><span className="now-label" style={{ left: `${x(now)}%` }}>now</span><span>{formatTime(max)}</span></p>
       <label><input type="checkbox" checked={showDismissed} onChange={(e) => setShowDismissed(e.target.checked)} /> Show dismissed</label>
       {items.length === 0 && <p className="muted">Nothing ahead. Plans mentioned in chat ("next Friday", "in March") appear here.</p>}
       <ul className="plain">{items.map((f) => <ForesightRow key={f.id} item={f} />)}</ul>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useForgetPreview, useMemoryMutation } from '../hooks';
+import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import type { ForgetKind, ForgetResult } from '../../core/explorer/explorer';
 
@@ -7,7 +7,7 @@ import type { ForgetKind, ForgetResult } from '../../core/explorer/explorer';
 export function ForgetTab() {
   const [text, setText] = useState('');
   const [query, setQuery] = useState('');
-  const preview = useForgetPreview(query);
+  const preview = useEngineQuery((q) => q.forgetPreview(query.trim()));
   const [excluded, setExcluded] = useState<Set<string>>(new Set());
   const [done, setDone] = useState<ForgetResult | null>(null);
   const forget = useMemoryMutation((e, items: { kind: ForgetKind; id: string }[]) => e.forget(items));

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import { useMemCell, useMemCells, useMemoryMutation } from '../hooks';
-import { formatTime } from '../format';
+import { useEngineQuery, useMemoryMutation } from '../hooks';
+import { formatTime, plural } from '../format';
 import { useUi } from '../uiStore';
 import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
 import { VirtualList } from './VirtualList';
@@ -11,7 +11,7 @@ export function MemCellsTab() {
   const focus = useUi((s) => s.explorerFocus);
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
   const [limit, setLimit] = useState(PAGE);
-  const page = useMemCells({ offset: 0, limit, order });
+  const page = useEngineQuery((q) => q.memCells({ offset: 0, limit, order }));
   // A fact id is "<memcell>:f<n>" (knowledgeRepo.saveSynthesis), so a cited fact opens its episode.
   const focusCell = focus?.kind === 'episode' ? focus.id : focus?.kind === 'fact' ? focus.id.slice(0, focus.id.lastIndexOf(':')) : null;
   const [selected, setSelected] = useState<string | null>(focusCell);
@@ -21,7 +21,7 @@ export function MemCellsTab() {
     <div className="split-view">
       <div className="list-pane">
         <div className="row">
-          <span className="muted">{page.data?.total ?? 0} episodes</span>
+          <span className="muted">{plural(page.data?.total ?? 0, 'episode')}</span>
           <button type="button" className="link" onClick={() => setOrder(order === 'desc' ? 'asc' : 'desc')}>{order === 'desc' ? 'newest first' : 'oldest first'}</button>
         </div>
         <VirtualList label="Episodes" items={items} rowHeight={64} height="calc(100vh - 220px)"
@@ -29,7 +29,7 @@ export function MemCellsTab() {
           render={(c: MemCellSummary) => (
             <button type="button" className={`cell-row${selected === c.id ? ' active' : ''}`} data-testid="memcell-row" aria-current={selected === c.id} onClick={() => setSelected(c.id)}>
               <strong>{c.title ?? 'Untitled episode'}</strong>
-              <span className="muted">{formatTime(c.startAt)} · {c.turnCount} turns · {c.factCount} facts · {c.status}{c.open ? ' (open)' : ''}</span>
+              <span className="muted">{formatTime(c.startAt)} · {plural(c.turnCount, 'message')} · {plural(c.factCount, 'fact')} · {c.status}{c.open ? ' (open)' : ''}</span>
             </button>
           )} />
       </div>
@@ -41,7 +41,7 @@ export function MemCellsTab() {
 }
 
 function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: string | null; onGone: () => void }) {
-  const { data: cell, isLoading } = useMemCell(id);
+  const { data: cell, isLoading } = useEngineQuery((q) => q.memCell(id));
   const select = useUi((s) => s.selectConversation);
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState('');
@@ -77,7 +77,7 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
       {confirmDelete && (
         <div className="confirm" role="alertdialog" aria-label="Delete episode">
           <p>Forget this episode: its narrative, {cell.facts.length} facts and {cell.foresight.length} foresight items are deleted and will not be recreated.</p>
-          <label><input type="checkbox" checked={withTurns} onChange={(e) => setWithTurns(e.target.checked)} /> Also delete its {cell.turns.length} turns from the conversation</label>
+          <label><input type="checkbox" checked={withTurns} onChange={(e) => setWithTurns(e.target.checked)} /> Also delete its {plural(cell.turns.length, 'message')} from the conversation</label>
           <div className="buttons">
             <button type="button" className="danger" autoFocus onClick={() => remove.mutate(withTurns, { onSuccess: onGone })}>Delete for good</button>
             <button type="button" onClick={() => setConfirmDelete(false)}>Cancel</button>

@@ -2,6 +2,8 @@
 import { useRef, type KeyboardEvent } from 'react';
 import { useUi, type ExplorerTab } from '../uiStore';
 import { OverviewTab } from './OverviewTab';
+import { SavedMemoriesTab } from './SavedMemoriesTab';
+import { TimelineTab } from './TimelineTab';
 import { SearchTab } from './SearchTab';
 import { MemCellsTab } from './MemCellsTab';
 import { ScenesTab } from './ScenesTab';
@@ -11,10 +13,12 @@ import { ForgetTab } from './ForgetTab';
 import './explorer.css';
 
 const TABS: readonly { id: ExplorerTab; label: string }[] = [
+  { id: 'saved', label: 'Saved memories' },
   { id: 'overview', label: 'Overview' },
+  { id: 'timeline', label: 'Timeline' },
   { id: 'search', label: 'Search' },
   { id: 'memcells', label: 'Episodes' },
-  { id: 'scenes', label: 'Scenes' },
+  { id: 'scenes', label: 'Themes' },
   { id: 'profile', label: 'Profile' },
   { id: 'foresight', label: 'Foresight' },
   { id: 'forget', label: 'Forget' },
@@ -23,6 +27,8 @@ const TABS: readonly { id: ExplorerTab; label: string }[] = [
 export function MemoryExplorer() {
   const tab = useUi((s) => s.explorerTab);
   const open = useUi((s) => s.openExplorer);
+  const returnTo = useUi((s) => s.explorerReturnTo);
+  const selectConversation = useUi((s) => s.selectConversation);
   const refs = useRef<(HTMLButtonElement | null)[]>([]);
   // Arrow keys move between tabs (WAI-ARIA tabs pattern).
   const onKey = (e: KeyboardEvent, i: number) => {
@@ -34,6 +40,9 @@ export function MemoryExplorer() {
   };
   return (
     <section className="explorer" aria-label="Memory explorer">
+      {returnTo && (
+        <button type="button" className="back-to-chat" onClick={() => selectConversation(returnTo)}>← Back to the conversation</button>
+      )}
       <div className="tabs" role="tablist" aria-label="Memory views">
         {TABS.map((t, i) => (
           <button key={t.id} ref={(el) => { refs.current[i] = el; }} type="button" role="tab" id={`tab-${t.id}`} aria-selected={tab === t.id}
@@ -43,7 +52,9 @@ export function MemoryExplorer() {
         ))}
       </div>
       <div className="explorer-panel" id="explorer-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
+        {tab === 'saved' && <SavedMemoriesTab />}
         {tab === 'overview' && <OverviewTab />}
+        {tab === 'timeline' && <TimelineTab />}
         {tab === 'search' && <SearchTab />}
         {tab === 'memcells' && <MemCellsTab />}
         {tab === 'scenes' && <ScenesTab />}

@@ -1,22 +1,23 @@
-import { useMemoryOverview, useModelStatus } from '../hooks';
+import { useEngineQuery } from '../hooks';
 import { backendLabel, vectorIndexLabel } from '../components/ComputeBackend';
-import { formatBytes, formatTime } from '../format';
+import { formatBytes, formatTime, plural } from '../format';
 import { DataActions } from '../components/DataActions';
 import { useUi } from '../uiStore';
 
 export function OverviewTab() {
-  const { data: o, error } = useMemoryOverview();
-  const models = useModelStatus(5_000);
+  const { data: o, error } = useEngineQuery((q) => q.overview());
+  const models = useEngineQuery((q) => q.modelStatus(5_000));
   const open = useUi((s) => s.openExplorer);
   if (error) return <p className="error" role="alert">{error.message}</p>;
   if (!o) return <p className="muted">Loading…</p>;
   const c = o.counts;
   const tiles: [string, number, (() => void)?][] = [
-    ['Turns', c.turns], ['Episodes (MemCells)', c.memcells, () => open('memcells')], ['Scenes', c.scenes, () => open('scenes')],
+    ['Messages', c.turns], ['Episodes', c.memcells, () => open('memcells')], ['Themes', c.scenes, () => open('scenes')],
     ['Facts', c.facts, () => open('search')], ['Foresight', c.foresight, () => open('foresight')], ['Profile items', c.profileItems, () => open('profile')],
   ];
   return (
     <div className="overview" data-testid="explorer-overview">
+      <p className="muted help">An <strong>episode</strong> is a stretch of conversation about one thing, summarised with the facts it holds; a <strong>theme</strong> groups episodes about the same subject over time.</p>
       <ul className="tiles">
         {tiles.map(([label, n, go]) => (
           <li key={label}>
@@ -26,14 +27,14 @@ export function OverviewTab() {
         ))}
       </ul>
       <p className="muted">
-        {c.rawMemcells > 0 ? `${c.rawMemcells} episodes not yet synthesised (their turns are searchable). ` : ''}
+        {c.rawMemcells > 0 ? `${plural(c.rawMemcells, 'episode')} not summarised yet (their messages are searchable). ` : ''}
         {c.profileConflicts > 0 ? <button type="button" className="link-button" onClick={() => open('profile')}>{c.profileConflicts} profile {c.profileConflicts === 1 ? 'conflict' : 'conflicts'} to resolve.</button> : null}
-        {' '}{c.tombstones > 0 ? `${c.tombstones} forgotten items stay forgotten (tombstones).` : ''}
+        {' '}{c.tombstones > 0 ? `${plural(c.tombstones, 'forgotten item')} will stay forgotten.` : ''}
       </p>
       <div className="overview-grid">
         <section>
           <h3>Storage</h3>
-          <p>{formatBytes(o.databaseBytes)} in {c.conversations} conversations, on this device only.</p>
+          <p>{formatBytes(o.databaseBytes)} in {plural(c.conversations, 'conversation')}, on this device only.</p>
           <DataActions />
         </section>
         <section>
@@ -45,10 +46,10 @@ export function OverviewTab() {
         <section>
           <h3>LLM spend</h3>
           <p>{o.llm.calls} calls ({o.llm.failedCalls} failed), {(o.llm.promptTokens + o.llm.completionTokens).toLocaleString()} tokens</p>
-          <table className="usage"><thead><tr><th>Stage</th><th>Calls</th><th>Prompt</th><th>Completion</th></tr></thead>
+          <div className="table-scroll"><table className="usage"><thead><tr><th>Stage</th><th>Calls</th><th>Prompt</th><th>Completion</th></tr></thead>
             <tbody>{Object.entries(o.llm.byStage).map(([stage, u]) => (
               <tr key={stage}><td>{stage}</td><td>{u.calls}</td><td>{u.promptTokens.toLocaleString()}</td><td>{u.completionTokens.toLocaleString()}</td></tr>))}</tbody>
-          </table>
+          </table></div>
         </section>
         <section>
           <h3>Jobs</h3>

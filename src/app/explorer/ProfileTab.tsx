@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { useMemoryMutation, useProfile } from '../hooks';
+import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { ProfileItemView } from '../../core/explorer/explorer';
 
 export function ProfileTab() {
-  const profile = useProfile();
+  const profile = useEngineQuery((q) => q.profile());
   const items = profile.data ?? [];
   const conflicts = items.filter((i) => i.status === 'conflict');
   return (

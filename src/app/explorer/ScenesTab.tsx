@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useMemoryMutation, useSceneMap, useScenes } from '../hooks';
+import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { SceneView } from '../../core/explorer/explorer';
@@ -7,8 +7,8 @@ import type { SceneView } from '../../core/explorer/explorer';
 const COLOURS = ['#3856d8', '#d8572a', '#2a9d8f', '#c2185b', '#8e6c00', '#6a4c93', '#1b998b', '#e76f51', '#457b9d', '#9c6644'];
 
 export function ScenesTab() {
-  const scenes = useScenes();
-  const map = useSceneMap();
+  const scenes = useEngineQuery((q) => q.scenes());
+  const map = useEngineQuery((q) => q.sceneMap());
   const focus = useUi((s) => s.explorerFocus);
   const open = useUi((s) => s.openExplorer);
   const [selected, setSelected] = useState<string | null>(focus?.kind === 'scene' ? focus.id : null);
@@ -20,7 +20,7 @@ export function ScenesTab() {
   return (
     <div className="scenes">
       <figure className="scene-map" data-testid="scene-map">
-        <svg viewBox="-1.15 -1.15 2.3 2.3" role="img" aria-label={`Map of ${map.data?.length ?? 0} episodes coloured by scene`}>
+        <svg viewBox="-1.15 -1.15 2.3 2.3" role="img" aria-label={`Map of ${map.data?.length ?? 0} episodes coloured by theme`}>
           <rect x="-1.15" y="-1.15" width="2.3" height="2.3" className="map-bg" />
           {(map.data ?? []).map((p) => (
             <circle key={p.memcellId} cx={p.x} cy={-p.y} r={p.sceneId === selected ? 0.06 : 0.04} fill={p.sceneId ? colour.get(p.sceneId) ?? '#999' : '#999'}
@@ -32,19 +32,19 @@ export function ScenesTab() {
         <figcaption className="muted">Each dot is an episode, placed by meaning (2-D projection of its vector) and coloured by scene. Click a dot to open it.</figcaption>
       </figure>
       <div className="scene-list">
-        <ul className="plain" aria-label="Scenes">
+        <ul className="plain" aria-label="Themes">
           {list.map((s) => (
             <li key={s.id}>
               <button type="button" className={`scene-row${selected === s.id ? ' active' : ''}`} aria-current={selected === s.id} onClick={() => setSelected(s.id)} data-testid="scene-row">
                 <span className="swatch" style={{ background: colour.get(s.id) }} />
-                <span className="grow">{s.title ?? 'Untitled scene'}</span>
+                <span className="grow">{s.title ?? 'Untitled theme'}</span>
                 <span className="muted">{s.memberCount} ep.</span>
                 <span className="heat" title={`heat ${s.heat.toFixed(2)}`} style={{ width: `${Math.round((s.heat / maxHeat) * 40)}px` }} />
               </button>
             </li>
           ))}
         </ul>
-        {list.length === 0 && <p className="muted">No scenes yet: they form as episodes close.</p>}
+        {list.length === 0 && <p className="muted">No themes yet: they form as episodes close. A theme groups episodes about the same subject.</p>}
       </div>
       {scene && <SceneDetail key={scene.id} scene={scene} others={list.filter((s) => s.id !== scene.id)} onGone={() => setSelected(null)} />}
     </div>
@@ -63,9 +63,9 @@ function SceneDetail({ scene, others, onGone }: { scene: SceneView; others: read
   const last = scene.members[scene.members.length - 1]?.endAt ?? first;
   const span = Math.max(1, last - first);
   return (
-    <section className="scene-detail" aria-label="Scene detail" data-testid="scene-detail">
+    <section className="scene-detail" aria-label="Theme detail" data-testid="scene-detail">
       <form className="inline-form" onSubmit={(e) => { e.preventDefault(); rename.mutate(title); }}>
-        <input aria-label="Scene name" value={title} onChange={(e) => setTitle(e.target.value)} />
+        <input aria-label="Theme name" value={title} onChange={(e) => setTitle(e.target.value)} />
         <button type="submit">Rename</button>
       </form>
       <p>{scene.summary ?? <span className="muted">No summary yet.</span>}</p>
@@ -85,12 +85,12 @@ function SceneDetail({ scene, others, onGone }: { scene: SceneView; others: read
           </li>
         ))}
       </ul>
-      <button type="button" disabled={splitIds.length === 0 || split.isPending} onClick={() => split.mutate(splitIds, { onSuccess: () => setSplitIds([]) })}>Split selected into a new scene</button>
+      <button type="button" disabled={splitIds.length === 0 || split.isPending} onClick={() => split.mutate(splitIds, { onSuccess: () => setSplitIds([]) })}>Split selected into a new theme</button>
       {others.length > 0 && (
         <>
-          <h3>Merge other scenes into this one</h3>
+          <h3>Merge other themes into this one</h3>
           <ul className="plain">{others.map((o) => (
-            <li key={o.id}><label><input type="checkbox" checked={mergeIds.includes(o.id)} onChange={(e) => setMergeIds(e.target.checked ? [...mergeIds, o.id] : mergeIds.filter((x) => x !== o.id))} /> {o.title ?? 'Untitled scene'} <span className="muted">({o.memberCount})</span></label></li>
+            <li key={o.id}><label><input type="checkbox" checked={mergeIds.includes(o.id)} onChange={(e) => setMergeIds(e.target.checked ? [...mergeIds, o.id] : mergeIds.filter((x) => x !== o.id))} /> {o.title ?? 'Untitled theme'} <span className="muted">({o.memberCount})</span></label></li>
           ))}</ul>
           <button type="button" disabled={mergeIds.length === 0 || merge.isPending} onClick={() => merge.mutate(mergeIds, { onSuccess: () => setMergeIds([]) })}>Merge</button>
         </>

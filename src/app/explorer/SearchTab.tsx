@@ -1,11 +1,11 @@
 import { useDeferredValue, useState } from 'react';
-import { useConversations, useMemorySearch } from '../hooks';
+import { useEngineQuery } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import { MEMORY_KINDS, type MemoryKind, type MemorySearchFilters, type MemorySearchHit } from '../../core/explorer/explorer';
 import { VirtualList } from './VirtualList';
 
-const KIND_LABEL: Record<MemoryKind, string> = { turn: 'Turns', fact: 'Facts', episode: 'Episodes', scene: 'Scenes' };
+const KIND_LABEL: Record<MemoryKind, string> = { turn: 'Messages', fact: 'Facts', episode: 'Episodes', scene: 'Themes' };
 const day = (s: string, end: boolean): number | undefined => (s ? Date.parse(`${s}T${end ? '23:59:59.999' : '00:00:00'}`) : undefined);
 
 export function SearchTab() {
@@ -21,8 +21,8 @@ export function SearchTab() {
     ...(conversationId ? { conversationId } : {}), ...(speaker.trim() ? { speaker: speaker.trim() } : {}),
     ...(day(from, false) !== undefined ? { from: day(from, false)! } : {}), ...(day(to, true) !== undefined ? { to: day(to, true)! } : {}),
   };
-  const results = useMemorySearch(query, filters);
-  const conversations = useConversations();
+  const results = useEngineQuery((q) => q.memorySearch(query.trim(), filters));
+  const conversations = useEngineQuery((q) => q.conversations());
   const open = useUi((s) => s.openExplorer);
   const select = useUi((s) => s.selectConversation);
   const go = (h: MemorySearchHit) => {
@@ -33,7 +33,7 @@ export function SearchTab() {
   return (
     <div className="explorer-search">
       <div className="filters">
-        <input type="search" aria-label="Search all memory" placeholder="Search turns, facts, episodes and scenes" value={text} onChange={(e) => setText(e.target.value)} autoFocus />
+        <input type="search" aria-label="Search all memory" placeholder="Search messages, facts, episodes and themes" value={text} onChange={(e) => setText(e.target.value)} autoFocus />
         <fieldset>
           <legend className="sr-only">Types</legend>
           {MEMORY_KINDS.map((k) => (

@@ -6,7 +6,7 @@
 import { useRef, useState } from 'react';
 import { HISTORY_FORMATS, type HistoryFormat, type HistoryProgress, type SynthesisEstimate } from '../../core/base/historyImport';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
-import { useConsolidationStatus } from '../hooks';
+import { useEngineQuery } from '../hooks';
 import { formatBytes } from '../format';
 import { useHistoryImport } from './useHistoryImport';
 
@@ -42,7 +42,7 @@ export function HistoryImportButton() {
   const [file, setFile] = useState<File | null>(null);
   const [format, setFormat] = useState<HistoryFormat | 'auto'>('auto');
   const [policy, setPolicy] = useState<PolicyName | null>(null);
-  const consolidation = useConsolidationStatus();
+  const consolidation = useEngineQuery((q) => q.consolidation());
   const { state, scan, start, cancel, reset } = useHistoryImport();
   const chosenPolicy = policy ?? consolidation.data?.policy ?? 'recurrence';
 

@@ -27,6 +27,8 @@ import type {
   MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMapPoint, SceneView,
 } from '../explorer/explorer';
 import { ExplorerService } from '../explorer/ExplorerService';
+import { SavedMemories } from './savedMemories';
+import type { ProfileItem } from '../synthesis/knowledge';
 import { EngineSettings } from './EngineSettings';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
@@ -54,6 +56,7 @@ export class MemoryEngine implements EngineApi {
   readonly #settings: EngineSettings;
   readonly #answers: AnswerService;
   readonly #explorer: ExplorerService | null;
+  readonly #saved: SavedMemories;
   #llm: Llm | null;
   readonly #history: HistoryImports | null;
 
@@ -110,6 +113,7 @@ export class MemoryEngine implements EngineApi {
       retrieved: (ids) => this.noteRetrieved(ids),
       clock,
     });
+    this.#saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => this.#emit({ type: 'memory-changed' }) });
     this.#explorer = deps.explorer
       ? new ExplorerService({
           explorer: deps.explorer,
@@ -200,6 +204,7 @@ export class MemoryEngine implements EngineApi {
   pinProfileItem(id: string, pinned: boolean): Promise<void> { return this.#ex().pinProfileItem(id, pinned); }
   resolveProfileConflict(id: string, choice: 'keep' | 'accept'): Promise<void> { return this.#ex().resolveProfileConflict(id, choice); }
   deleteProfileItem(id: string): Promise<void> { return this.#ex().deleteProfileItem(id); }
+  addMemory(text: string): Promise<ProfileItem> { return this.#saved.add(text); }
   listForesight(): Promise<ForesightItem[]> { return this.#ex().listForesight(); }
   editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }): Promise<void> { return this.#ex().editForesight(id, patch); }
   dismissForesight(id: string): Promise<void> { return this.#ex().dismissForesight(id); }

@@ -1,0 +1,83 @@
+/**
+ * Memory made visible in the chat (issue 17): the "Memory updated" line after synthesis (mock
+ * server; this checks the pipeline reaches the UI, not what the model writes), and Saved memories
+ * with add, edit, search and delete.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
+import { synthesisResponder } from '../test/support/synthesisResponder';
+
+let mock: MockLlmServer;
+test.beforeAll(async () => {
+  mock = await startMockLlmServer({ responder: (req) => (req.stream ? 'Noted.' : synthesisResponder(req)) });
+});
+test.afterAll(async () => mock.close());
+test.beforeEach(() => test.setTimeout(180_000)); // shared machine; nothing here is timed
+
+const box = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
+
+async function configure(page: Page) {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByLabel('Base URL').fill(mock.url);
+  await page.getByLabel('Model', { exact: true }).fill('mock-model');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('endpoint-state')).toContainText('In use');
+  // The radio follows the saved policy, so it turns on once the engine has stored it.
+  await page.getByRole('radio', { name: /Every episode/ }).click();
+  await expect(page.getByRole('radio', { name: /Every episode/ })).toBeChecked();
+  await page.getByRole('button', { name: 'Close settings' }).click();
+}
+
+test('after synthesis the chat says "Memory updated" and the line opens the saved memories', async ({ page }) => {
+  await page.goto('/');
+  await configure(page);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await expect(page.getByTestId('memory-activity')).toHaveCount(0);
+  // Two long turns: the second overflows the episode's size cap, so the first episode closes and
+  // (policy "Every episode") is synthesised at once.
+  const plan = 'I will fly to Lisbon next week for the architecture conference. ';
+  await box(page).fill(plan.repeat(110));
+  await box(page).press('Enter');
+  await expect(page.getByTestId('message')).toHaveCount(2, { timeout: 60_000 });
+  await box(page).fill('My sister Lena lives in Porto and keeps two cats. '.repeat(110));
+  await box(page).press('Enter');
+  const line = page.getByTestId('memory-activity');
+  await expect(line).toContainText(/Memory updated · .*\d+ (fact|plan)/, { timeout: 90_000 });
+  await expect(line).toBeInViewport();
+  await line.getByRole('button').click();
+  await expect(page.getByRole('tab', { name: 'Saved memories' })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByTestId('saved-memories')).toContainText('Lisbon');
+});
+
+test('Saved memories: add by hand, edit, search and delete, and it persists', async ({ page }) => {
+  page.on('dialog', (d) => void d.accept());
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  await page.getByRole('tab', { name: 'Saved memories' }).click();
+  const saved = page.getByTestId('saved-memories');
+  await expect(saved.getByRole('button', { name: 'Save memory' })).toBeDisabled();
+  await saved.getByLabel('Add a memory').fill('I am vegetarian.');
+  await saved.getByRole('button', { name: 'Save memory' }).click();
+  await saved.getByLabel('Add a memory').fill('My passport number ends in 42.');
+  await saved.getByRole('button', { name: 'Save memory' }).click();
+  const items = saved.getByTestId('saved-item');
+  await expect(items).toHaveCount(2);
+  await expect(saved.getByLabel('Add a memory')).toHaveValue('');
+
+  await items.filter({ hasText: 'vegetarian' }).getByRole('button', { name: /Edit/ }).click();
+  await saved.getByLabel('Memory text').fill('I am vegan.');
+  await saved.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(items.filter({ hasText: 'I am vegan.' })).toHaveCount(1);
+
+  await saved.getByLabel('Search saved memories').fill('passport');
+  await expect(items).toHaveCount(1);
+  await saved.getByLabel('Search saved memories').fill('');
+
+  await page.reload();
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  await page.getByRole('tab', { name: 'Saved memories' }).click();
+  await expect(items).toHaveCount(2);
+  await items.filter({ hasText: 'passport' }).getByRole('button', { name: /Delete/ }).click();
+  await expect(items).toHaveCount(1);
+  await expect(items).toContainText('I am vegan.');
+});

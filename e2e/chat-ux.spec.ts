@@ -1,0 +1,171 @@
+/**
+ * The chat's major usability fixes (issue 17), end to end in the built app:
+ * scroll to the newest message, ↑-edit that deletes nothing until the new text is sent,
+ * "List models" with no model typed, and dialogs that are modal for the keyboard.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
+import { synthesisResponder } from '../test/support/synthesisResponder';
+import { openNodeStore } from '../src/storage/openNodeDatabase';
+
+const FILE = 'test-results/chat-ux-long.sqlite';
+const TURNS = 120;
+let mock: MockLlmServer;
+
+test.beforeAll(async () => {
+  mock = await startMockLlmServer({
+    chunkDelayMs: 150,
+    // A long streamed answer, so the streaming text itself overflows the view.
+    responder: (req) => (req.stream ? Array.from({ length: 12 }, (_, i) => `Line ${i + 1} of the answer about your notes.`).join('\n\n') : synthesisResponder(req)),
+  });
+  // A conversation of 120 turns, written in Node and imported through the UI.
+  const store = await openNodeStore();
+  await store.createConversation({ id: 'long', title: 'A long conversation' });
+  const t0 = Date.now() - 3 * 3_600_000;
+  await store.appendTurns(Array.from({ length: TURNS }, (_, i) => ({
+    id: `t${i}`, conversationId: 'long', role: i % 2 === 0 ? 'user' as const : 'assistant' as const,
+    speaker: i % 2 === 0 ? 'You' : 'Assistant', content: `Note number ${i + 1}: something worth keeping.`, occurredAt: t0 + i * 60_000,
+  })));
+  mkdirSync('test-results', { recursive: true });
+  writeFileSync(FILE, await store.exportDatabase());
+});
+test.afterAll(async () => mock.close());
+
+// The machine is shared: give each flow room (no timing is asserted).
+test.beforeEach(() => test.setTimeout(180_000));
+
+const box = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
+
+async function configure(page: Page) {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByLabel('Base URL').fill(mock.url);
+  await page.getByLabel('Model', { exact: true }).fill('mock-model');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('endpoint-state')).toContainText('In use');
+  await page.getByRole('button', { name: 'Close settings' }).click();
+}
+
+test('a long conversation opens at its newest message, and streaming, finished and failed answers stay in view', async ({ page }) => {
+  await page.goto('/');
+  await page.getByLabel('Import database file').setInputFiles(FILE);
+  await page.getByRole('button', { name: 'Replace memory' }).click();
+  await expect(page.getByText(`Imported ${TURNS} messages`)).toBeVisible();
+  await configure(page);
+  await page.getByRole('button', { name: /A long conversation/ }).click();
+  await expect(page.getByTestId('message')).toHaveCount(TURNS);
+  await expect(page.getByTestId('message').last()).toContainText(`Note number ${TURNS}:`);
+  await expect(page.getByTestId('message').last()).toBeInViewport();
+  await expect(page.getByTestId('message').first()).not.toBeInViewport();
+
+  await box(page).fill('What did I note last?');
+  await box(page).press('Enter');
+  const streaming = page.getByTestId('streaming-answer');
+  await expect(streaming).toContainText('Line 3 of the answer', { timeout: 60_000 }); // mid-stream
+  await expect(streaming.getByRole('button', { name: 'Stop (Esc)' })).toBeInViewport();
+  await expect(streaming).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByTestId('message').last()).toContainText('Line 12 of the answer');
+  await expect(page.getByTestId('message').last().getByRole('button', { name: 'copy' })).toBeInViewport();
+
+  mock.setBehaviour({ serverErrorNext: 10 });
+  await box(page).fill('And before that?');
+  await box(page).press('Enter');
+  const failure = page.getByRole('alert').filter({ hasText: 'The answer failed' });
+  await expect(failure).toBeVisible({ timeout: 30_000 });
+  await expect(failure.getByRole('button', { name: 'Try again' })).toBeInViewport();
+  mock.setBehaviour({ serverErrorNext: 0 });
+});
+
+test('↑ edits the last message without deleting anything until the new text is sent', async ({ page }) => {
+  await page.goto('/');
+  await configure(page);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await expect(box(page)).toBeFocused(); // focus lands in the message box
+  await box(page).fill('My cat is named Tom.');
+  await box(page).press('Enter');
+  await expect(page.getByTestId('message')).toHaveCount(2, { timeout: 30_000 });
+  // The conversation took its title from the first message.
+  await expect(page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /My cat is named Tom/ })).toBeVisible();
+
+  await box(page).press('ArrowUp');
+  await expect(page.getByTestId('editing-note')).toBeVisible();
+  await expect(box(page)).toHaveValue('My cat is named Tom.');
+  await expect(page.getByTestId('message')).toHaveCount(2); // nothing deleted yet
+
+  // Leaving the conversation while editing loses nothing.
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await page.getByRole('button', { name: /My cat is named Tom/ }).click();
+  await expect(page.getByTestId('message')).toHaveCount(2);
+  await expect(page.getByTestId('message').first()).toContainText('My cat is named Tom.');
+
+  // Esc cancels an edit.
+  await box(page).press('ArrowUp');
+  await box(page).press('Escape');
+  await expect(page.getByTestId('editing-note')).toBeHidden();
+  await expect(box(page)).toHaveValue('');
+
+  // Sending the edit replaces the turn and its answer.
+  await box(page).press('ArrowUp');
+  await box(page).fill('My cat is named Tim.');
+  await box(page).press('Enter');
+  await expect(page.getByTestId('streaming-answer')).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByTestId('message')).toHaveCount(2);
+  await expect(page.getByTestId('message').first()).toContainText('My cat is named Tim.');
+  await page.reload();
+  await page.getByRole('button', { name: /My cat is named Tom/ }).click();
+  await expect(page.getByTestId('message').filter({ hasText: 'named Tom' })).toHaveCount(0);
+  await expect(page.getByTestId('message').filter({ hasText: 'named Tim' })).toHaveCount(1);
+});
+
+test('"List models" works with only the address typed, and a listed model can be picked', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByLabel('Base URL').fill(mock.url);
+  await expect(page.getByLabel('Model', { exact: true })).toHaveValue('');
+  await page.getByRole('button', { name: 'List models' }).click();
+  const found = page.getByTestId('found-models');
+  await expect(found.getByRole('button', { name: 'mock-model' })).toBeVisible();
+  await expect(page.getByRole('dialog', { name: 'Settings' }).getByRole('alert')).toHaveCount(0);
+  await found.getByRole('button', { name: 'mock-model' }).click();
+  await expect(page.getByLabel('Model', { exact: true })).toHaveValue('mock-model');
+});
+
+/** Opens a dialog with `open`, then checks it is modal for the keyboard and gives focus back. */
+async function checkModal(page: Page, name: string, open: () => Promise<void>, opener: () => ReturnType<Page['getByRole']>) {
+  await opener().focus();
+  await open();
+  const dialog = page.getByRole('dialog', { name });
+  await expect(dialog).toHaveAttribute('aria-modal', 'true');
+  const inside = () => dialog.evaluate((d) => d.contains(document.activeElement));
+  expect(await inside()).toBe(true);
+  for (let i = 0; i < 25; i++) {
+    await page.keyboard.press('Tab');
+    expect(await inside(), `${name}: Tab ${i + 1} stays inside`).toBe(true);
+  }
+  for (let i = 0; i < 5; i++) {
+    await page.keyboard.press('Shift+Tab');
+    expect(await inside(), `${name}: Shift+Tab ${i + 1} stays inside`).toBe(true);
+  }
+  // The app behind the dialog is out of reach.
+  expect(await page.evaluate(() => document.getElementById('root')!.inert)).toBe(true);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(opener()).toBeFocused();
+}
+
+test('dialogs trap focus, are aria-modal, close on Escape and give focus back', async ({ page }) => {
+  await page.goto('/');
+  await configure(page);
+  const settings = () => page.getByRole('button', { name: 'Settings', exact: true });
+  await checkModal(page, 'Settings', () => settings().press('Enter'), settings);
+  const models = () => page.getByRole('button', { name: 'Models', exact: true });
+  await checkModal(page, 'Models', () => models().press('Enter'), models);
+
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await box(page).fill('Remember that the meeting is on Friday.');
+  await box(page).press('Enter');
+  await expect(page.getByTestId('message')).toHaveCount(2, { timeout: 30_000 });
+  const sent = () => page.getByTestId('message').last().getByRole('button', { name: 'what was sent' });
+  await checkModal(page, 'What was sent', () => sent().press('Enter'), sent);
+  expect(await page.evaluate(() => document.getElementById('root')!.inert)).toBe(false);
+});

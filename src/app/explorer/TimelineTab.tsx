@@ -1,0 +1,75 @@
+/**
+ * The timeline picture: the last 500 episodes over time, one lane per theme (the busiest eight,
+ * the rest in "Other"), coloured like the theme map, with plans ahead (active foresight) drawn to
+ * the right of a "now" line. Clicking an episode opens it. Label and line share one x scale.
+ */
+import { useEngineQuery } from '../hooks';
+import { useUi } from '../uiStore';
+import { formatTime, plural } from '../format';
+
+const DAY = 86_400_000;
+const LANES = 8;
+const COLOURS = ['#3856d8', '#2a9d8f', '#e76f51', '#8a5cf6', '#d4a017', '#c2410c', '#0e7490', '#be185d'];
+const LANE_H = 26;
+const LEFT = 120; // px for lane names
+
+export function TimelineTab() {
+  const cells = useEngineQuery((q) => q.memCells({ offset: 0, limit: 500, order: 'asc' }));
+  const foresight = useEngineQuery((q) => q.foresight());
+  const open = useUi((s) => s.openExplorer);
+  const now = Date.now();
+  const list = cells.data?.items ?? [];
+  const plans = (foresight.data ?? []).filter((f) => f.status === 'active' && (f.startAt ?? f.endAt) !== null);
+
+  const sizes = new Map<string, { title: string; n: number }>();
+  for (const c of list) if (c.sceneId) sizes.set(c.sceneId, { title: c.sceneTitle ?? 'Untitled theme', n: (sizes.get(c.sceneId)?.n ?? 0) + 1 });
+  const lanes = [...sizes.entries()].sort((a, b) => b[1].n - a[1].n).slice(0, LANES).map(([id, v]) => ({ id, title: v.title }));
+  const laneOf = (sceneId: string | null) => {
+    const i = lanes.findIndex((l) => l.id === sceneId);
+    return i >= 0 ? i : lanes.length; // "Other"
+  };
+  const rows = lanes.length + 2; // themes, Other, Plans ahead
+  const times = [...list.map((c) => c.startAt), ...plans.map((f) => f.endAt ?? f.startAt ?? now)];
+  const min = Math.min(now - 30 * DAY, ...times);
+  const max = Math.max(now + 14 * DAY, ...times);
+  const W = 1000;
+  const x = (t: number) => LEFT + ((t - min) / (max - min)) * (W - LEFT - 10);
+  const height = rows * LANE_H + 24;
+
+  if (list.length === 0 && plans.length === 0) return <p className="muted">Nothing to draw yet: episodes appear here as conversations are organised.</p>;
+  return (
+    <figure className="timeline-picture" data-testid="explorer-timeline">
+      <svg viewBox={`0 0 ${W} ${height}`} role="img" aria-label={`Timeline of ${plural(list.length, 'episode')} and ${plural(plans.length, 'plan')} from ${formatTime(min)} to ${formatTime(max)}`}>
+        {[...lanes.map((l) => l.title), 'Other', 'Plans ahead'].map((name, i) => (
+          <g key={i}>
+            <line x1={LEFT} x2={W - 10} y1={i * LANE_H + LANE_H / 2} y2={i * LANE_H + LANE_H / 2} className="lane" />
+            <text x={LEFT - 6} y={i * LANE_H + LANE_H / 2 + 4} textAnchor="end" className="lane-name">{name.length > 18 ? `${name.slice(0, 17)}…` : name}</text>
+          </g>
+        ))}
+        {list.map((c) => {
+          const lane = laneOf(c.sceneId);
+          return (
+            <circle key={c.id} cx={x(c.startAt)} cy={lane * LANE_H + LANE_H / 2} r={Math.min(9, 3 + Math.sqrt(c.turnCount))} fill={lane < lanes.length ? COLOURS[lane % COLOURS.length] : '#888'}
+              opacity={0.8} className="episode-dot" onClick={() => open('memcells', { kind: 'episode', id: c.id })}>
+              <title>{`${c.title ?? 'Untitled episode'} · ${formatTime(c.startAt)} · ${plural(c.turnCount, 'message')}`}</title>
+            </circle>
+          );
+        })}
+        {plans.map((f) => {
+          const a = x(f.startAt ?? f.endAt!);
+          const b = x(f.endAt ?? f.startAt!);
+          return (
+            <rect key={f.id} x={a} y={(rows - 1) * LANE_H + 6} width={Math.max(6, b - a)} height={LANE_H - 12} rx={3} className="plan-bar">
+              <title>{f.content}</title>
+            </rect>
+          );
+        })}
+        <line x1={x(now)} x2={x(now)} y1={0} y2={rows * LANE_H} className="now-line" />
+        <text x={x(now)} y={rows * LANE_H + 16} textAnchor="middle" className="now-text">now</text>
+        <text x={LEFT} y={rows * LANE_H + 16} className="axis-text">{new Date(min).toLocaleDateString(undefined, { month: 'short', year: 'numeric' })}</text>
+        <text x={W - 10} y={rows * LANE_H + 16} textAnchor="end" className="axis-text">{new Date(max).toLocaleDateString(undefined, { month: 'short', year: 'numeric' })}</text>
+      </svg>
+      <figcaption className="muted">Each dot is an episode (size: how many messages), on the lane of its theme; bars on the last lane are plans ahead. Click a dot to open it.</figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,74 @@
+/**
+ * Every engine query of the UI in one place: its key and how to fetch it (react-query option
+ * factories, the pattern TanStack recommends). Components read through `useEngineQuery(q => q.x())`,
+ * and the event → invalidation table in hooks.ts names the same keys, so a key cannot drift between
+ * the reader and the invalidator. Keys are hierarchical: invalidating ['explorer'] refetches every
+ * explorer view.
+ */
+import { queryOptions } from '@tanstack/react-query';
+import type { EngineClient } from './engineClient';
+import type { MemCellQuery, MemorySearchFilters } from '../core/explorer/explorer';
+
+export const queryKeys = {
+  conversations: ['conversations'] as const,
+  messages: (id: string | null) => ['messages', id] as const,
+  allMessages: ['messages'] as const,
+  search: (q: string) => ['search', q] as const,
+  allSearch: ['search'] as const,
+  vectorSearch: (q: string) => ['vector-search', q] as const,
+  allVectorSearch: ['vector-search'] as const,
+  stats: ['stats'] as const,
+  embedding: ['embedding-status'] as const,
+  models: ['models'] as const,
+  modelStatus: ['model-status'] as const,
+  llmSettings: ['llm-settings'] as const,
+  consolidation: ['consolidation'] as const,
+  llmUsage: (since: number) => ['llm-usage', since] as const,
+  answerSettings: ['answer-settings'] as const,
+  memorySettings: ['memory-settings'] as const,
+  conversationMemory: (id: string) => ['conversation-memory', id] as const,
+  explorer: ['explorer'] as const,
+  overview: ['explorer', 'overview'] as const,
+  memorySearch: (q: string, filters: MemorySearchFilters) => ['explorer', 'search', q, filters] as const,
+  memCells: (query: MemCellQuery) => ['explorer', 'memcells', query] as const,
+  memCell: (id: string | null) => ['explorer', 'memcell', id] as const,
+  scenes: ['explorer', 'scenes'] as const,
+  sceneMap: ['explorer', 'scene-map'] as const,
+  profile: ['explorer', 'profile'] as const,
+  foresight: ['explorer', 'foresight'] as const,
+  forgetPreview: (q: string) => ['explorer', 'forget-preview', q] as const,
+  savedMemories: (q: string) => ['explorer', 'saved', q] as const,
+};
+
+/** The query option factories over one engine client. */
+export function engineQueries({ engine, models }: EngineClient) {
+  return {
+    conversations: () => queryOptions({ queryKey: queryKeys.conversations, queryFn: () => engine.listConversations() }),
+    messages: (id: string) => queryOptions({ queryKey: queryKeys.messages(id), queryFn: () => engine.listMessages(id) }),
+    search: (q: string) => queryOptions({ queryKey: queryKeys.search(q), queryFn: () => engine.searchMessages(q, { limit: 30 }), enabled: q.length > 0 }),
+    vectorSearch: (q: string) => queryOptions({ queryKey: queryKeys.vectorSearch(q), queryFn: () => engine.vectorSearch(q, { limit: 10 }), enabled: q.length > 0 }),
+    stats: () => queryOptions({ queryKey: queryKeys.stats, queryFn: () => engine.stats() }),
+    embedding: () => queryOptions({ queryKey: queryKeys.embedding, queryFn: () => engine.embeddingStatus() }),
+    // The model catalog lives in the model worker, which needs no database: no owner gate.
+    models: () => queryOptions({ queryKey: queryKeys.models, queryFn: () => models.listModels(), staleTime: 0, meta: { ownerFree: true } }),
+    modelStatus: (pollMs?: number) =>
+      queryOptions({ queryKey: queryKeys.modelStatus, queryFn: () => models.status(), staleTime: 0, meta: { ownerFree: true }, ...(pollMs ? { refetchInterval: pollMs } : {}) }),
+    llmSettings: () => queryOptions({ queryKey: queryKeys.llmSettings, queryFn: () => engine.llmSettings() }),
+    consolidation: () => queryOptions({ queryKey: queryKeys.consolidation, queryFn: () => engine.consolidationStatus(), refetchInterval: 5_000 }),
+    llmUsage: (since: number) => queryOptions({ queryKey: queryKeys.llmUsage(since), queryFn: () => engine.llmUsage(since), staleTime: 0 }),
+    answerSettings: () => queryOptions({ queryKey: queryKeys.answerSettings, queryFn: () => engine.answerSettings() }),
+    overview: () => queryOptions({ queryKey: queryKeys.overview, queryFn: () => engine.memoryOverview(), refetchInterval: 5_000 }),
+    memorySearch: (q: string, filters: MemorySearchFilters) =>
+      queryOptions({ queryKey: queryKeys.memorySearch(q, filters), queryFn: () => engine.searchMemory(q, filters), enabled: q.length > 0 }),
+    memCells: (query: MemCellQuery) => queryOptions({ queryKey: queryKeys.memCells(query), queryFn: () => engine.listMemCells(query), placeholderData: (prev) => prev }),
+    memCell: (id: string | null) =>
+      queryOptions({ queryKey: queryKeys.memCell(id), queryFn: () => (id ? engine.memCell(id) : Promise.resolve(null)), enabled: id !== null }),
+    scenes: () => queryOptions({ queryKey: queryKeys.scenes, queryFn: () => engine.listScenes() }),
+    sceneMap: () => queryOptions({ queryKey: queryKeys.sceneMap, queryFn: () => engine.sceneMap() }),
+    profile: () => queryOptions({ queryKey: queryKeys.profile, queryFn: () => engine.listProfile() }),
+    foresight: () => queryOptions({ queryKey: queryKeys.foresight, queryFn: () => engine.listForesight() }),
+    forgetPreview: (q: string) => queryOptions({ queryKey: queryKeys.forgetPreview(q), queryFn: () => engine.forgetPreview(q), enabled: q.length > 0 }),
+  };
+}
+
+export type EngineQueries = ReturnType<typeof engineQueries>;

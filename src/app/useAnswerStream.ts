@@ -1,0 +1,87 @@
+/**
+ * The answer-streaming state machine of a chat, so views only render it:
+ *   idle → streaming(stage, text) → idle            (the answer is stored; the message list refetches)
+ *                                 → failed(error)   → streaming again on retry, or idle on dismiss
+ * Escape (or stop()) asks the engine to stop the current answer; whatever arrived is kept by the engine.
+ * Used by the memory chat (answers a stored user turn) and the temporary chat (answers a question
+ * with its in-memory history; nothing is stored).
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import * as Comlink from 'comlink';
+import { useEngineClient } from './hooks';
+import type { AskEvent, AskRequest, AskResult } from '../core/protocol';
+
+export interface AnswerStream {
+  readonly answerId: string;
+  readonly text: string;
+  readonly stage: string;
+  readonly error: string | null;
+  /** What to re-ask on "Try again". */
+  readonly request: Omit<AskRequest, 'answerId'>;
+}
+
+export const STAGE_LABEL: Record<string, string> = {
+  retrieval: 'Recalling…',
+  sufficiency: 'Checking what memory holds…',
+  'follow-up': 'Looking further…',
+  answer: 'Answering…',
+};
+
+export interface AnswerStreamControls {
+  readonly stream: AnswerStream | null;
+  /** True while an answer is coming (not after it failed). */
+  readonly busy: boolean;
+  /** Starts an answer; resolves with the engine's result, or null when it failed (the error stays in `stream`). */
+  ask(request: Omit<AskRequest, 'answerId'>): Promise<AskResult | null>;
+  retry(): Promise<AskResult | null>;
+  stop(): void;
+  dismiss(): void;
+}
+
+export function useAnswerStream(): AnswerStreamControls {
+  const { engine } = useEngineClient();
+  const [stream, setStream] = useState<AnswerStream | null>(null);
+  const current = useRef<AnswerStream | null>(null);
+  current.current = stream;
+  const busy = stream !== null && stream.error === null;
+
+  const ask = useCallback(async (request: Omit<AskRequest, 'answerId'>): Promise<AskResult | null> => {
+    const answerId = crypto.randomUUID();
+    const mine = (s: AnswerStream | null): s is AnswerStream => s !== null && s.answerId === answerId;
+    setStream({ answerId, text: '', stage: 'retrieval', error: null, request });
+    const onEvent = (e: AskEvent) =>
+      setStream((s) => (!mine(s) ? s : e.type === 'delta' ? { ...s, text: s.text + e.text, stage: 'answer' } : { ...s, stage: e.stage }));
+    try {
+      const result = await engine.ask({ ...request, answerId }, Comlink.proxy(onEvent) as unknown as (e: AskEvent) => void);
+      setStream((s) => (mine(s) ? null : s));
+      return result;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      setStream((s) => (mine(s) ? { ...s, error: message } : s));
+      return null;
+    }
+  }, [engine]);
+
+  const stop = useCallback(() => {
+    const s = current.current;
+    if (s && !s.error) void engine.stopAnswer(s.answerId);
+  }, [engine]);
+
+  const retry = useCallback(async () => {
+    const s = current.current;
+    return s ? ask(s.request) : null;
+  }, [ask]);
+
+  const dismiss = useCallback(() => setStream(null), []);
+
+  useEffect(() => {
+    if (!busy) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented) stop();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [busy, stop]);
+
+  return { stream, busy, ask, retry, stop, dismiss };
+}
