@@ -8,16 +8,17 @@ import { decodeVector, encodeVector } from './vectorRepo';
 interface CellRow {
   [k: string]: string | number | null;
   id: string; conversation_id: string; first_seq: number; last_seq: number; start_at: number; end_at: number;
-  status: string; scene_id: string | null; closed_by: string | null; salience: number; title: string | null; narrative: string | null;
+  status: string; scene_id: string | null; closed_by: string | null; salience: number; title: string | null; narrative: string | null; updated_at: number;
 }
 
-const CELL_COLUMNS = 'id, conversation_id, first_seq, last_seq, start_at, end_at, status, scene_id, closed_by, salience, title, narrative';
+const CELL_COLUMNS = 'id, conversation_id, first_seq, last_seq, start_at, end_at, status, scene_id, closed_by, salience, title, narrative, updated_at';
 
 function toCell(r: CellRow): MemCellRecord {
   return {
     id: r.id, conversationId: r.conversation_id, firstSeq: Number(r.first_seq), lastSeq: Number(r.last_seq),
     startAt: Number(r.start_at), endAt: Number(r.end_at), status: r.status as MemCellStatus, sceneId: r.scene_id,
     closedBy: r.closed_by as BoundaryReason | null, salience: Number(r.salience), title: r.title, narrative: r.narrative,
+    touchedAt: Number(r.updated_at),
   };
 }
 
@@ -90,6 +91,12 @@ export class SqlEpisodeStore implements EpisodeStore {
 
   async openCellsIdleSince(before: number): Promise<MemCellRecord[]> {
     const rows = await this.#sql.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE closed_by IS NULL AND end_at < ? ORDER BY end_at`, [before]);
+    return rows.map(toCell);
+  }
+
+  async unsynthesisedCells(limit: number): Promise<MemCellRecord[]> {
+    const rows = await this.#sql.query<CellRow>(
+      `SELECT ${CELL_COLUMNS} FROM memcells WHERE closed_by IS NOT NULL AND status IN ('raw', 'failed') ORDER BY end_at LIMIT ?`, [limit]);
     return rows.map(toCell);
   }
 

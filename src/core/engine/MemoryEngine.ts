@@ -5,7 +5,7 @@
  * answering (AnswerService). The write path is capture (EmbeddingIndexer) → episodes (Lifecycle) →
  * synthesis (Consolidator); the read path is recall (Retriever, answerSourceOf).
  */
-import type { AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
+import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
 import { systemClock, type Clock, type Embedder, type Llm, type LlmConnectionTest } from '../base/ports';
@@ -30,6 +30,7 @@ import { ExplorerService } from '../explorer/ExplorerService';
 import { EngineSettings } from './EngineSettings';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
+import { EngineUpkeep } from './EngineUpkeep';
 import type { EngineListener, MemoryEngineDeps } from './engineDeps';
 
 export type { EngineListener, MemoryEngineDeps, VectorSearch } from './engineDeps';
@@ -50,6 +51,7 @@ export class MemoryEngine implements EngineApi {
   readonly #settings: EngineSettings;
   readonly #answers: AnswerService;
   readonly #explorer: ExplorerService | null;
+  readonly #upkeep: EngineUpkeep;
   #llm: Llm | null;
 
   constructor(deps: MemoryEngineDeps) {
@@ -71,6 +73,8 @@ export class MemoryEngine implements EngineApi {
       llmSink: deps.llmSink ?? null,
       onLlm: (llm) => this.setLlm(llm),
       onChange: () => this.#emit({ type: 'settings-changed' }),
+      onPolicyChanged: (name) => this.#upkeep.policyChanged(name),
+      ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),
     });
     ({ indexer: this.#indexer, lifecycle: this.#lifecycle, consolidator: this.#consolidator } = buildWritePath({
       ...deps, clock, timer: deps.timer ?? platformTimer, newId: makeId, semantic: this.#semantic,
@@ -78,11 +82,13 @@ export class MemoryEngine implements EngineApi {
       llm: () => this.#llm,
       policy: () => this.#settings.policy,
       llmBoundaryCheck: () => this.#settings.llmBoundaryCheck,
+      timeZone: () => this.#settings.timeZone,
       activeVectors: () => this.#activeVectors(),
       activeEmbedder: () => this.#activeEmbedder(),
       onEmbeddingStatus: (status) => this.#emit({ type: 'embedding-status', status }),
       onMemoryChanged: () => this.#emit({ type: 'memory-changed' }),
     }));
+    this.#upkeep = new EngineUpkeep({ lifecycle: this.#lifecycle, consolidator: this.#consolidator, jobs: this.#jobs, episodes: deps.episodes ?? null, clock, ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}) });
     const source = deps.knowledgeSource
       ? answerSourceOf(deps.knowledgeSource, (query, options) => this.recall(query, options), async (kind, query, k) => {
           const embedder = this.#embedderOrNull();
@@ -100,6 +106,7 @@ export class MemoryEngine implements EngineApi {
       settings: () => this.#settings.answerSettings(),
       retrieved: (ids) => this.noteRetrieved(ids),
       clock,
+      timeZone: () => this.#settings.timeZone,
     });
     this.#explorer = deps.explorer
       ? new ExplorerService({
@@ -203,6 +210,8 @@ export class MemoryEngine implements EngineApi {
   answerSettings(): Promise<AnswerSettings> { return this.#settings.answerSettings(); }
   setAnswerSettings(settings: Partial<AnswerSettings>): Promise<AnswerSettings> { return this.#settings.setAnswerSettings(settings); }
   setLlmBoundaryCheck(enabled: boolean): Promise<boolean> { return this.#settings.setLlmBoundaryCheck(enabled); }
+  async timeZone(): Promise<TimeZoneSetting> { return this.#settings.timeZoneSetting(); }
+  setTimeZone(zone: string | null): Promise<TimeZoneSetting> { return this.#settings.setTimeZone(zone); }
   async consolidationPolicy(): Promise<PolicyName> { return this.#settings.policy; }
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName> { return this.#settings.setPolicy(name); }
 
@@ -227,7 +236,7 @@ export class MemoryEngine implements EngineApi {
       policy: this.#settings.policy,
       llmBoundaryCheck: this.#settings.llmBoundaryCheck,
       endpointConfigured: this.#llm !== null,
-      jobs: this.#jobs ? await this.#jobs.counts() : { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0 },
+      jobs: this.#jobs ? await this.#jobs.counts() : { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0, cancelled: 0 },
       pausedReason: runner?.pausedUntil ? runner.pauseReason : null,
       lastError: runner?.lastError ? `${runner.lastError.code}: ${runner.lastError.message}` : null,
     };
@@ -235,7 +244,7 @@ export class MemoryEngine implements EngineApi {
 
   // ---- background work ------------------------------------------------------------------------
 
-  /** Resumes background work left from an earlier session (embedding, segmentation). */
+  /** Resumes background work left from an earlier session (embedding, segmentation, upkeep). */
   async start(): Promise<void> {
     await this.#settings.loadLlm();
     await this.#settings.load();
@@ -244,6 +253,7 @@ export class MemoryEngine implements EngineApi {
       this.#indexer.kick();
     } else this.#lifecycle?.kick();
     await this.#consolidator?.start();
+    this.#upkeep.start();
   }
 
   /** Stops background work (the database is about to close). */
@@ -251,6 +261,7 @@ export class MemoryEngine implements EngineApi {
     this.#indexer?.stop();
     this.#lifecycle?.stop();
     this.#consolidator?.runner.stop();
+    this.#upkeep.stop();
   }
 
   /**
@@ -259,6 +270,7 @@ export class MemoryEngine implements EngineApi {
    */
   async idle(): Promise<void> {
     for (let round = 0; round < 100; round++) {
+      await this.#upkeep.idle();
       await this.#indexer?.idle();
       await this.#lifecycle?.idle();
       await this.#consolidator?.runner.idle();
@@ -366,10 +378,12 @@ export class MemoryEngine implements EngineApi {
     this.#semantic.reset();
     this.#lifecycle?.reset();
     this.#emit({ type: 'database-replaced' });
+    await this.#settings.load();
     if (this.#indexer) {
       await this.#indexer.init();
       this.#indexer.kick();
     } else this.#lifecycle?.kick();
+    this.#upkeep.start();
     return summary;
   }
 

@@ -35,6 +35,7 @@ export interface WritePathHooks {
   readonly llm: () => Llm | null;
   readonly policy: () => PolicyName;
   readonly llmBoundaryCheck: () => boolean;
+  readonly timeZone: () => string;
   /** The active embedder for reading, or null while there is none or it fails. */
   readonly activeVectors: () => ActiveVectors | null;
   readonly activeEmbedder: () => Embedder | null;
@@ -78,6 +79,7 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
       onChange: hooks.onMemoryChanged,
       onJobsQueued: () => path.consolidator?.runner.kick(),
       boundaryJudge: () => (hooks.llmBoundaryCheck() && hooks.llm() ? boundaryJudge : null),
+      timeZone: hooks.timeZone,
     });
     if (deps.knowledge) {
       path.consolidator = new Consolidator({
@@ -86,6 +88,7 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
         knowledge: deps.knowledge,
         vectors: deps.store,
         llm: hooks.llm,
+        allowed: () => hooks.policy() !== 'off',
         embedder: hooks.activeEmbedder,
         clock: deps.clock,
         timer: deps.timer,

@@ -21,6 +21,8 @@ export interface MemCellRecord {
   readonly salience: number;
   readonly title: string | null;
   readonly narrative: string | null;
+  /** When the cell was last written (a turn placed, a status change); the idle close reads it. */
+  readonly touchedAt?: number;
 }
 
 export interface LifecycleTurn {
@@ -79,6 +81,8 @@ export interface EpisodeStore {
   /** Closes an open cell without a following turn (idle timeout, end of an import). */
   closeCell(cellId: string, reason: BoundaryReason, now: number): Promise<void>;
   openCellsIdleSince(before: number): Promise<MemCellRecord[]>;
+  /** Closed cells still raw or failed, oldest first (a policy change re-evaluates them). */
+  unsynthesisedCells(limit: number): Promise<MemCellRecord[]>;
   getCell(cellId: string): Promise<MemCellRecord | null>;
   scenes(vectorModelId: string): Promise<MemSceneRecord[]>;
   /** Upserts the scene's centroid/count/activity and sets the cell's scene, atomically. */

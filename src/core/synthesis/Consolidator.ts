@@ -14,7 +14,7 @@ import type { Clock, Embedder, Llm } from '../base/ports';
 import type { EpisodeStore } from '../episodes/episodes';
 import type { KnowledgeStore } from './knowledge';
 import type { VectorStore } from '../base/store';
-import { JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
+import { CancelJob, JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
 import { expireForesight, summariseScene, synthesiseMemCell, updateProfile } from './synthesis';
 import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
 
@@ -32,6 +32,8 @@ export interface ConsolidatorDeps {
   readonly vectors: VectorStore;
   /** The configured endpoint, or null when the user has not set one up. */
   readonly llm: () => Llm | null;
+  /** Whether synthesis may spend tokens now (false under the `off` policy: claimed jobs are cancelled). */
+  readonly allowed?: () => boolean;
   /** The active embedder, or null (then new knowledge is full-text searchable only). */
   readonly embedder: () => Embedder | null;
   readonly clock: Clock;
@@ -66,8 +68,14 @@ export class Consolidator {
   }
 
   async start(): Promise<void> {
-    await expireForesight(this.#d.knowledge, this.#d.clock.now());
     await this.runner.start();
+  }
+
+  /** Marks foresight whose end has passed as expired (the engine runs this at start and on a timer). */
+  async expireForesight(): Promise<number> {
+    const n = await expireForesight(this.#d.knowledge, this.#d.clock.now());
+    if (n > 0) this.#d.onChange?.();
+    return n;
   }
 
   /** Call when the endpoint settings change: paused work resumes at once. */
@@ -82,6 +90,12 @@ export class Consolidator {
   }
 
   async #guard(job: Job, run: () => Promise<void>): Promise<void> {
+    if (this.#d.allowed && !this.#d.allowed()) {
+      if (job.kind === SYNTHESISE_MEMCELL && typeof job.payload.memcellId === 'string') {
+        await this.#d.episodes.setCellStatus(job.payload.memcellId, 'raw', this.#d.clock.now());
+      }
+      throw new CancelJob('the consolidation policy is off');
+    }
     try {
       await run();
       this.#d.onChange?.();
