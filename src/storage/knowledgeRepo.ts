@@ -11,7 +11,7 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import {
-  CONTRADICTED_CONFIDENCE, type CellForSynthesis, type FactContradiction, type ForesightItem, type KnowledgeStore, type KnownFact,
+  CONTRADICTED_CONFIDENCE, SCENE_SUMMARY_FORGOTTEN, SCENE_USER_TITLE, type CellForSynthesis, type FactContradiction, type ForesightItem, type KnowledgeStore, type KnownFact,
   type MemCellSynthesisWrite, type ProfileChange, type ProfileHistoryEntry, type ProfileItem, type SavedSynthesis, type SceneDigest,
   type SceneForSummary,
 } from '../core/synthesis/knowledge';
@@ -250,7 +250,8 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       id: String(s.id),
       title: s.title === null ? null : String(s.title),
       summary: s.summary === null ? null : String(s.summary),
-      editedByUser: num(s.edited_by_user!) === 1,
+      editedByUser: (num(s.edited_by_user!) & SCENE_USER_TITLE) !== 0,
+      summaryForgotten: (num(s.edited_by_user!) & SCENE_SUMMARY_FORGOTTEN) !== 0,
       members: members.map((m) => ({
         id: String(m.id), title: m.title === null ? null : String(m.title), narrative: m.narrative === null ? null : String(m.narrative),
         startAt: num(m.start_at!), endAt: num(m.end_at!),

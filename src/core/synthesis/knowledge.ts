@@ -94,11 +94,22 @@ export interface SceneMember {
   readonly endAt: number;
 }
 
+/**
+ * memscenes.edited_by_user is a bit field (no schema change needed): the user named the theme
+ * (its title is kept, summaries still come), and/or the user forgot its summary (the scene's
+ * tombstone: no summary is written for it again).
+ */
+export const SCENE_USER_TITLE = 1;
+export const SCENE_SUMMARY_FORGOTTEN = 2;
+
 export interface SceneForSummary {
   readonly id: string;
   readonly title: string | null;
   readonly summary: string | null;
+  /** The user named the theme: summaries keep this title. */
   readonly editedByUser: boolean;
+  /** The user forgot the theme's summary: none is written again. */
+  readonly summaryForgotten: boolean;
   /** Synthesised members only, oldest first. */
   readonly members: readonly SceneMember[];
 }
