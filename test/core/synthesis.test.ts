@@ -353,17 +353,25 @@ describe('summariseScene', () => {
     expect(Number(scene!.summary_stale)).toBe(0);
   });
 
-  it('does not call the model for a scene without synthesised members, nor rewrite a user-edited one', async () => {
+  it('does not call the model for a scene without synthesised members; keeps a user title; writes nothing for a forgotten summary', async () => {
     await addScene('s1');
     await addCell('cell1', aliceTurns, 's1');
     expect(await summariseScene(deps, 's1')).toBeNull();
-    await db.exec("UPDATE memscenes SET summary = 'Mine.', edited_by_user = 1 WHERE id = 's1'");
+    await db.exec("UPDATE memscenes SET title = 'My title', edited_by_user = 1 WHERE id = 's1'");
     await synthesiseMemCell(deps, 'cell1');
     mock.requests.length = 0;
     const result = await summariseScene(deps, 's1');
-    expect(result!.usage).toBeNull();
+    expect(chatRequests()).toHaveLength(1);
+    expect(result).toMatchObject({ title: 'My title' });
+    const [row] = await rows<{ title: string; summary: string }>("SELECT title, summary FROM memscenes WHERE id = 's1'");
+    expect(row).toMatchObject({ title: 'My title' });
+    expect(row!.summary.length).toBeGreaterThan(0);
+
+    await db.exec("UPDATE memscenes SET title = NULL, summary = NULL, edited_by_user = 2 WHERE id = 's1'");
+    mock.requests.length = 0;
+    expect(await summariseScene(deps, 's1')).toBeNull();
     expect(chatRequests()).toHaveLength(0);
-    expect((await rows<{ summary: string }>("SELECT summary FROM memscenes WHERE id = 's1'"))[0]!.summary).toBe('Mine.');
+    expect((await rows<{ summary: string | null }>("SELECT summary FROM memscenes WHERE id = 's1'"))[0]!.summary).toBeNull();
   });
 });
 
