@@ -133,6 +133,14 @@ export class SqlEpisodeStore implements EpisodeStore {
     });
   }
 
+  async sceneIds(): Promise<string[]> {
+    return (await this.#sql.query<{ id: string }>('SELECT id FROM memscenes ORDER BY rowid')).map((r) => r.id);
+  }
+
+  async setSceneCentroid(sceneId: string, centroid: Float32Array, vectorModelId: string): Promise<void> {
+    await this.#sql.exec('UPDATE memscenes SET centroid = ?, centroid_model = ? WHERE id = ?', [encodeVector(centroid), vectorModelId, sceneId]);
+  }
+
   async cellsInScene(sceneId: string): Promise<MemCellRecord[]> {
     const rows = await this.#sql.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE scene_id = ? ORDER BY start_at`, [sceneId]);
     return rows.map(toCell);

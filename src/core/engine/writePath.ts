@@ -58,6 +58,10 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
       store: deps.store,
       embedders: deps.embedders,
       index: deps.semantic,
+      // A switch: a raw episode's vector is its turns' mean; themes' centroids follow the new model.
+      derived: async (kind, id, model, dim) => (kind === 'memcell' ? (await path.lifecycle?.cellVector(id, model, dim)) ?? null : null),
+      onTargetComplete: async (model, dim) => { await path.lifecycle?.recentreScenes(model, dim); },
+      onActiveCaughtUp: () => path.lifecycle?.kick(),
       onStatus: (status) => {
         hooks.onEmbeddingStatus(status);
         // Segmentation and scenes want the turn's vector: run them once embedding settles.

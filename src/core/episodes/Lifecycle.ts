@@ -23,6 +23,7 @@ import { sceneHeat } from './heat';
 import { BackgroundLoop } from '../base/backgroundLoop';
 import type { BoundaryJudge } from './boundaryCheck';
 import { idleCloseReason } from './idleClose';
+import { centred, recentreScenes, turnMean } from './modelSwitch';
 
 export const SYNTHESISE_MEMCELL = 'synthesise-memcell';
 
@@ -173,6 +174,19 @@ export class Lifecycle {
     if (closed) this.#d.onChange?.();
   }
 
+  /**
+   * An embedder switch reached `model` for every turn: a raw episode's vector for it (the mean of
+   * its turns), or null for an unknown cell; and every theme's centroid rebuilt for it.
+   */
+  async cellVector(cellId: string, model: string, dim: number): Promise<Float32Array | null> {
+    const cell = await this.#d.episodes.getCell(cellId);
+    return cell ? turnMean(this.#d, cell, model, dim) : null;
+  }
+
+  recentreScenes(model: string, dim: number): Promise<number> {
+    return recentreScenes(this.#d, model, dim);
+  }
+
   #segmenter(): SegmenterConfig {
     const base = this.#d.segmenter ?? DEFAULT_SEGMENTER_CONFIG;
     return this.#d.timeZone ? { ...base, timeZone: this.#d.timeZone() } : base;
@@ -286,28 +300,20 @@ export class Lifecycle {
     const active = d.activeVectors();
     let sceneCells: MemCellRecord[] = [cell];
     if (active) {
-      const ids = (await d.episodes.turnsInRange(cell.conversationId, cell.firstSeq, cell.lastSeq)).map((m) => m.id);
-      const vectors = await d.store.getVectors('message', ids, active.id);
-      const mean = new Float32Array(active.dim);
-      for (const v of vectors) if (v.vector.length === active.dim) for (let i = 0; i < mean.length; i++) mean[i]! += v.vector[i]!;
-      const norm = Math.hypot(...mean);
-      if (norm > 0) {
-        for (let i = 0; i < mean.length; i++) mean[i]! /= norm;
+      const mean = await turnMean(d, cell, active.id, active.dim);
+      if (mean) {
         await d.store.putVectors('memcell', active.id, [{ itemId: cell.id, vector: mean }]);
         // Scenes compare centred vectors (see SemanticIndex.meanVector); centroids are stored centred.
-        const common = await d.semantic.meanVector(active.id, active.dim);
-        const centred = mean.map((x, i) => x - common[i]!);
-        const cn = Math.hypot(...centred);
-        if (cn > 0) for (let i = 0; i < centred.length; i++) centred[i]! /= cn;
+        const centredVector = centred(mean, await d.semantic.meanVector(active.id, active.dim));
         const scenes = (await d.episodes.scenes(active.id)).filter((s) => s.centroid !== null);
         const config = d.sceneConfig?.(active.id) ?? DEFAULT_SCENE_CONFIG;
-        const decision = assignScene(scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })), centred, cell.endAt, config);
+        const decision = assignScene(scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })), centredVector, cell.endAt, config);
         const now = d.clock.now();
         if (decision.kind === 'join') {
           await d.episodes.assignScene(cell.id, { ...decision.next, centroidModel: active.id }, false, now);
           sceneCells = await d.episodes.cellsInScene(decision.sceneId);
         } else {
-          await d.episodes.assignScene(cell.id, { id: d.newId(), centroid: centred, centroidModel: active.id, memberCount: 1, lastActivityAt: cell.endAt }, true, now);
+          await d.episodes.assignScene(cell.id, { id: d.newId(), centroid: centredVector, centroidModel: active.id, memberCount: 1, lastActivityAt: cell.endAt }, true, now);
         }
       }
     }

@@ -88,6 +88,10 @@ export interface EpisodeStore {
   /** Upserts the scene's centroid/count/activity and sets the cell's scene, atomically. */
   assignScene(cellId: string, scene: MemSceneRecord, isNew: boolean, now: number): Promise<void>;
   cellsInScene(sceneId: string): Promise<MemCellRecord[]>;
+  /** Every theme's id (an embedder switch rebuilds their centroids). */
+  sceneIds(): Promise<string[]>;
+  /** Replaces a theme's centroid with one of another vector model (after an embedder switch). */
+  setSceneCentroid(sceneId: string, centroid: Float32Array, vectorModelId: string): Promise<void>;
   setCellStatus(cellId: string, status: MemCellStatus, now: number): Promise<void>;
   /** Visits, turns and last activity of a scene's members, for its heat. */
   sceneHeatInput(sceneId: string): Promise<{ visits: number; turns: number; lastActivityAt: number }>;
