@@ -11,7 +11,7 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import {
-  CONTRADICTED_CONFIDENCE, SCENE_SUMMARY_FORGOTTEN, SCENE_USER_TITLE, type CellForSynthesis, type FactContradiction, type ForesightItem, type KnowledgeStore, type KnownFact,
+  CONTRADICTED_CONFIDENCE, SCENE_SUMMARY_FORGOTTEN, SCENE_USER_TITLE, type CellForSynthesis, type ForesightItem, type KnowledgeStore, type KnownFact,
   type MemCellSynthesisWrite, type ProfileChange, type ProfileHistoryEntry, type ProfileItem, type SavedSynthesis, type SceneDigest,
   type SceneForSummary,
 } from '../core/synthesis/knowledge';
@@ -225,16 +225,6 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       }
       return { factIds, foresightIds, supersededIds, removedFactIds: previous.map((r) => r.id) };
     });
-  }
-
-  async listFactContradictions(limit = 50): Promise<FactContradiction[]> {
-    const rows = await this.#sql.query(
-      `SELECT o.id AS old_id, o.content AS old_content, n.id AS new_id, n.content AS new_content, n.memcell_id AS memcell_id
-         FROM facts o JOIN facts n ON n.id = o.superseded_by
-        WHERE o.valid_to IS NULL ORDER BY n.created_at DESC, n.id LIMIT ?`, [limit]);
-    return rows.map((r) => ({
-      oldFactId: String(r.old_id), oldContent: String(r.old_content), newFactId: String(r.new_id), newContent: String(r.new_content), memcellId: String(r.memcell_id),
-    }));
   }
 
   // -------------------------------------------------------------------------------------------

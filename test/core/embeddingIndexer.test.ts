@@ -178,7 +178,7 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
       await engine.idle();
     }
     expect(await store.countVectors('message', 'a@1')).toBe(6);
-    // One cleanup round (once per open): one delete per kind with vectors, not one per pass.
+    // One cleanup round (once per open): one delete per kind (themes' legacy vectors too), not one per pass.
     expect(deletes.mock.calls.map((c) => c[0])).toEqual(['message', 'fact', 'memcell', 'memscene']);
   });
 

@@ -245,7 +245,6 @@ describe('synthesiseMemCell', () => {
       expect(Number(old!.confidence)).toBe(1);
       const [created] = await rows<{ valid_from: number }>('SELECT valid_from FROM facts WHERE id = ?', [result!.factIds[0]!]);
       expect(Number(created!.valid_from)).toBe(Date.UTC(2023, 4, 1));
-      expect(await store.listFactContradictions()).toEqual([]);
     });
 
     it('a repeated topic costs only what is new', async () => {
@@ -259,7 +258,7 @@ describe('synthesiseMemCell', () => {
       expect(await rows("SELECT id FROM facts WHERE memcell_id = 'cell2'")).toHaveLength(0);
     });
 
-    it('a contradiction supersedes the old fact, lowers its confidence and is listed', async () => {
+    it('a contradiction supersedes the old fact and lowers its confidence, leaving its validity open', async () => {
       await addScene('s1');
       await addCell('old', [{ role: 'user', speaker: 'Alice', content: 'I am vegetarian.', at: T0 - 30 * DAY }], 's1');
       await addFact('fOld', 'old', 'Alice', 'Alice is vegetarian.');
@@ -274,9 +273,8 @@ describe('synthesiseMemCell', () => {
       const result = await synthesiseMemCell(deps, 'cell1');
       const [old] = await rows<{ superseded_by: string; valid_to: number | null; confidence: number }>("SELECT superseded_by, valid_to, confidence FROM facts WHERE id = 'fOld'");
       expect(old).toEqual({ superseded_by: result!.factIds[0], valid_to: null, confidence: 0.5 });
-      expect(await store.listFactContradictions()).toEqual([
-        { oldFactId: 'fOld', oldContent: 'Alice is vegetarian.', newFactId: result!.factIds[0], newContent: 'Alice has always eaten meat.', memcellId: 'cell1' },
-      ]);
+      const [created] = await rows<{ content: string; memcell_id: string }>('SELECT content, memcell_id FROM facts WHERE id = ?', [result!.factIds[0]!]);
+      expect(created).toEqual({ content: 'Alice has always eaten meat.', memcell_id: 'cell1' });
     });
 
     it('an update naming an unknown fact is stored as new and supersedes nothing', async () => {

@@ -7,8 +7,8 @@
  * vectors until every message has a target vector, then the target becomes active and the old
  * vectors are deleted. `meta` records both (`embedder.active`, `embedder.target`).
  *
- * A switch re-embeds every kind that has vectors, not only turns: facts, episodes and themes with
- * an active-model vector get a target one (text by the model; a raw episode, which has no text of
+ * A switch re-embeds every kind that has vectors, not only turns: facts and episodes with an
+ * active-model vector get a target one (text by the model; a raw episode, which has no text of
  * its own, by `derived`: the mean of its turns), then the themes' centroids are rebuilt
  * (`onTargetComplete`), and only then does the target become active, for every kind at once.
  * Turns written during a switch first get the active model's vector, so they are searchable by
@@ -20,8 +20,9 @@ import type { Embedder, EmbedderProvider } from '../base/ports';
 import type { SemanticIndex } from './SemanticIndex';
 import type { ItemKind, PendingEmbedding, VectorStore } from '../base/store';
 
-/** Kinds besides turns whose vectors a switch rebuilds (the ones the consolidator and lifecycle embed). */
-const DERIVED_KINDS: readonly ItemKind[] = ['fact', 'memcell', 'memscene'];
+/** Kinds besides turns whose vectors a switch rebuilds (the ones the consolidator and lifecycle embed);
+ * themes have no vectors of their own, their centroids are rebuilt by `onTargetComplete`. */
+const DERIVED_KINDS: readonly ItemKind[] = ['fact', 'memcell'];
 
 export interface EmbeddingStatus {
   /** Catalog id of the model whose vectors retrieval uses. */
@@ -194,7 +195,8 @@ export class EmbeddingIndexer {
       // Another model's vectors (and vectors of items that no longer exist) go once per switch and
       // once per open: the delete reads every vector row, too costly for every pass.
       if (!this.#cleaned) {
-        for (const kind of ['message', ...DERIVED_KINDS] as const) await store.deleteOtherVectors(kind, embedder.id);
+        // 'memscene': theme summary vectors of older versions, no longer written or read.
+        for (const kind of ['message', ...DERIVED_KINDS, 'memscene'] as const) await store.deleteOtherVectors(kind, kind === 'memscene' ? '' : embedder.id);
         this.#cleaned = true;
         await this.#recount();
       }
@@ -216,7 +218,7 @@ export class EmbeddingIndexer {
     return ok;
   }
 
-  /** Gives facts, episodes and themes that have an active vector a target one; false when stopped or switched. */
+  /** Gives facts and episodes that have an active vector a target one; false when stopped or switched. */
   async #reembedKinds(embedder: Embedder, target: string): Promise<boolean> {
     const { store, embedders, derived } = this.#deps;
     const from = embedders.embedder(this.#active).id;

@@ -259,14 +259,12 @@ export class Lifecycle {
 
     // Encoding score against the nearest stored turns (by meaning when vectors exist).
     let neighbours: string[] = [];
-    let nearestVector: Float32Array | null = null;
     if (active && vector) {
       const hits = (await d.semantic.search(active.id, active.dim, vector, 11)).filter((h) => h.id !== turn.id).slice(0, 10);
       const texts = await Promise.all(hits.map((h) => d.store.getMessage(h.id)));
       neighbours = texts.filter((m) => m !== null).map((m) => m.content);
-      if (hits[0]) nearestVector = (await d.store.getVectors('message', [hits[0].id], active.id))[0]?.vector ?? null;
     }
-    const encoding = encodingScore({ text: turn.content, neighbours, vector: vector ?? null, nearestVector });
+    const encoding = encodingScore({ text: turn.content, neighbours });
 
     const now = d.clock.now();
     const startsNew = !open || reason !== null;

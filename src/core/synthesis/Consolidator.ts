@@ -112,7 +112,7 @@ export class Consolidator {
     }
   }
 
-  async #embed(kind: 'fact' | 'memcell' | 'memscene', items: { id: string; text: string }[]): Promise<void> {
+  async #embed(kind: 'fact' | 'memcell', items: { id: string; text: string }[]): Promise<void> {
     const embedder = this.#d.embedder();
     const texts = items.filter((i) => i.text.trim());
     if (!embedder || texts.length === 0) return;
@@ -149,8 +149,9 @@ export class Consolidator {
     const newMemberIds = Array.isArray(job.payload.newMemberIds) ? job.payload.newMemberIds.map(String) : undefined;
     const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock };
     const result = await summariseScene(deps, sceneId, { jobId: job.id, ...(newMemberIds ? { newMemberIds } : {}) });
+    // No vector for the summary: nothing searched theme summaries by meaning (themes are reached
+    // through their episodes' vectors and centroids), so the vectors were written and never read.
     if (!result) return;
-    await this.#embed('memscene', [{ id: sceneId, text: `${result.title}. ${result.summary}` }]);
     await this.#d.jobs.enqueue(UPDATE_PROFILE, {}, { dedupeKey: 'profile', runAfter: this.#d.clock.now() + (this.#d.profileDebounceMs ?? 30_000) });
     this.runner.kick();
   }

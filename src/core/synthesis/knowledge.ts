@@ -8,8 +8,8 @@
  *                  until the change), so "where did she live in 2022?" still finds the old fact.
  * - contradiction: old.superseded_by = new.id, old.valid_to left open and old.confidence capped
  *                  at CONTRADICTED_CONFIDENCE: the two statements disagree, and we do not know
- *                  that the world changed. `listFactContradictions` reads this back for the
- *                  explorer. (A dedicated `facts.relation` column would make this explicit.)
+ *                  that the world changed. (Nothing lists contradictions apart yet: an unused
+ *                  reader was removed; a dedicated `facts.relation` column would make it explicit.)
  */
 import type { Role } from '../base/types';
 
@@ -179,15 +179,6 @@ export interface ForesightItem {
   readonly source: ForesightSource;
 }
 
-export interface FactContradiction {
-  /** The older statement, now superseded. */
-  readonly oldFactId: string;
-  readonly oldContent: string;
-  readonly newFactId: string;
-  readonly newContent: string;
-  readonly memcellId: string;
-}
-
 export interface KnowledgeStore {
   /** The cell and its turns (seq order), or null when it no longer exists. */
   loadCell(memcellId: string): Promise<CellForSynthesis | null>;
@@ -202,8 +193,6 @@ export interface KnowledgeStore {
    * inserts facts and foresight with ids derived from the cell id, and marks replaced facts.
    */
   saveSynthesis(write: MemCellSynthesisWrite): Promise<SavedSynthesis>;
-  /** Superseded facts whose successor contradicted rather than updated them, newest first. */
-  listFactContradictions(limit?: number): Promise<FactContradiction[]>;
 
   loadScene(sceneId: string): Promise<SceneForSummary | null>;
   /** Writes title and summary and clears summary_stale. */
