@@ -15,6 +15,8 @@
  *   npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]
  * times ingest alone (capture and end to end), with a warm-up and repetitions (bench/ingest.ts).
  *   npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]
+ *   npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]
+ * kills the renderer, the engine worker or the browser while turns are appended (bench/crash.ts).
  * A progress line goes to stderr; the summary table to stdout.
  */
 import { execFileSync } from 'node:child_process';
@@ -29,12 +31,14 @@ import { printConstruction, runConstruction } from './construction';
 import { QA_USAGE, qaCommand } from './qa';
 import { ingestSummary, runIngest, writeIngestReport } from './ingest';
 import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
+import { crashCommand } from './crash';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
   process.stderr.write('usage: npm run bench -- recall --data <file|folder> [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [model id]] [--no-build]\n');
   process.stderr.write('       npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]\n');
   process.stderr.write('       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]\n');
+  process.stderr.write('       npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]\n');
   process.stderr.write(`       ${QA_USAGE.replace(/^usage: /, '')}\n`);
   process.exit(2);
 }
@@ -207,4 +211,5 @@ if (command === 'recall') await recall(rest);
 else if (command === 'ingest') await ingest(rest);
 else if (command === 'construction') await construction(rest);
 else if (command === 'qa') await qaCommand(rest);
+else if (command === 'crash') await crashCommand(rest, usage);
 else usage(command ? `unknown command ${command}` : undefined);

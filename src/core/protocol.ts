@@ -21,7 +21,9 @@ import type {
   ProfileItemView, SceneMapPoint, SceneView,
 } from './explorer/explorer';
 import type { ForesightItem } from './synthesis/knowledge';
-import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './base/types';
+import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StageUsage, StorageStats } from './base/types';
+
+export type { StageUsage };
 
 export interface AskRequest {
   readonly conversationId: string;
@@ -46,11 +48,6 @@ export interface AskResult {
   readonly messageId: string | null;
 }
 
-export interface StageUsage {
-  readonly calls: number;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-}
 
 export interface RecallOptions {
   readonly limit?: number;

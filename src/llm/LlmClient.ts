@@ -32,10 +32,10 @@ import {
   type LlmStreamEvent,
   type LlmUsage,
 } from '../core/base/ports';
-import { LlmError, isRetryable, toLlmError } from './llmErrors';
+import { LlmError, isRetryable, streamCut, toLlmError } from './llmErrors';
 import { AttemptGuard, cancelled, retryDelay, sleep } from './retry';
 import { completeJson } from './structured';
-import { estimatePromptTokens, estimateTokens } from './tokenEstimate';
+import { estimatePromptTokens, estimateTokens } from '../core/base/tokens';
 
 export interface LlmEndpointConfig {
   /** e.g. "http://localhost:11434/v1"; a bare origin gets "/v1" appended. */
@@ -186,7 +186,8 @@ export class LlmClient implements Llm {
         return;
       } catch (err) {
         guard.dispose();
-        const error = this.toError(err, guard);
+        let error = this.toError(err, guard);
+        if (emitted && error.code === 'LLM_UNAVAILABLE') error = streamCut({ baseUrl: this.baseUrl, apiKey: this.apiKey }, text.length, error);
         settled = true;
         await this.reportFailure(meta, error, req, emitted ? text : '');
         if (!emitted && withUsage && this.isFeatureRejection(error)) {

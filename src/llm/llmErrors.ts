@@ -116,3 +116,13 @@ function unreachable(ctx: ErrorContext, err: Error): LlmError {
     `Could not reach ${ctx.baseUrl}. Check that the server is running and the URL is right; a server on another origin must also allow this app's origin (CORS — e.g. OLLAMA_ORIGINS for Ollama).`,
     { detail });
 }
+
+/**
+ * The connection broke after the server had started answering. Not "could not reach": the
+ * server was reached and sent part of the answer, which the caller keeps, marked as partial.
+ */
+export function streamCut(ctx: Pick<ErrorContext, 'baseUrl' | 'apiKey'>, received: number, cause: LlmError): LlmError {
+  return new LlmError('LLM_STREAM_CUT',
+    `The answer was cut off: the connection to ${ctx.baseUrl} broke after ${received.toLocaleString('en')} characters had arrived. What arrived is kept and marked as partial; Try again to ask once more.`,
+    { detail: redact(cause.detail ?? cause.message, ctx.apiKey) });
+}

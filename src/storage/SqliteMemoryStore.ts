@@ -2,7 +2,7 @@
  * MemoryStore over one wa-sqlite connection: the repositories composed with transactions.
  * Same code in the browser worker (OPFS) and in Node (memory).
  */
-import type { ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, VectorStore } from '../core/base/store';
+import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../core/base/store';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../core/base/types';
 import { systemClock, type Clock } from '../core/base/ports';
 import * as conversations from './conversationRepo';
@@ -12,9 +12,10 @@ import { SqlEpisodeStore } from './episodeRepo';
 import { SqlJobStore } from './jobRepo';
 import { SqlKnowledgeStore } from './knowledgeRepo';
 import { SqlLlmCallLog } from './llmCallRepo';
-import { importDatabase } from './databaseTransfer';
+import { stageImport } from './databaseTransfer';
 import { schemaVersion } from './migrate';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
+import { newId } from '../core/base/ids';
 
 export interface SqliteMemoryStoreOptions {
   readonly clock?: Clock;
@@ -43,7 +44,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     this.knowledge = new SqlKnowledgeStore(db);
     this.llmCalls = new SqlLlmCallLog(db);
     this.#openTemp = options.openTemp;
-    this.#newId = options.newId ?? (() => crypto.randomUUID());
+    this.#newId = options.newId ?? newId;
   }
 
   createConversation(input: { id?: string; title: string }): Promise<Conversation> {
@@ -121,8 +122,12 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return this.db.serialize();
   }
 
-  importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
-    return importDatabase(this.db, bytes, this.#openTemp);
+  async importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
+    return (await stageImport(this.db, bytes, this.#openTemp)).summary;
+  }
+
+  stageImport(bytes: Uint8Array, options?: ImportOptions): Promise<StagedImport> {
+    return stageImport(this.db, bytes, this.#openTemp, options);
   }
 
   /** Distinct speaker names of stored turns, most frequent first. */

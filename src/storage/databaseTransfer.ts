@@ -1,31 +1,56 @@
 /**
  * Export and import of the whole memory as one .sqlite file.
  *
- * Import never touches the live database until the incoming file has passed every check in a
- * temporary in-memory database: SQLite header, size consistent with the header (truncation),
- * `PRAGMA integrity_check`, Recollect identity, schema version (older is migrated, newer is
- * refused). Only then are its pages copied over the live database with the backup API, which is
- * one write transaction: a crash part-way leaves the previous memory intact.
+ * Import is a trust boundary (DESIGN §8). The bytes are checked (SQLite header, text encoding,
+ * size against the header), then rebuilt in a database of their own (importRebuild.ts: a fresh
+ * schema from our migrations, the file's rows copied and validated; the file's own schema objects
+ * never survive). Only then is the live database touched: the rebuilt pages are copied over it
+ * with the backup API, one write transaction, so a crash part-way leaves the previous memory.
+ * A copy of the previous memory is kept until the caller has restarted everything on the new one;
+ * `rollback()` puts it back if any of that fails (MemoryEngine via core/engine/importMemory.ts).
  */
 import { RecollectError } from '../core/base/errors';
-import type { ImportSummary } from '../core/base/types';
+import type { ImportOptions, StagedImport } from '../core/base/store';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
-import { migrate, schemaVersion } from './migrate';
 import { countMessages } from './messageRepo';
+import { rebuildFromFile, type Rebuilt } from './importRebuild';
+
+/** Every refusal before the swap says that nothing changed; an unexpected error gets a sentence, not SQLite's text. */
+function refusal(err: unknown): RecollectError {
+  if (!(err instanceof RecollectError) || err.code === 'SQL_ERROR' || err.code === 'INTERNAL') {
+    return new RecollectError('IMPORT_CORRUPT', 'This file could not be read as a Recollect database, so it was not imported. Your current memory is unchanged.',
+      err instanceof Error ? err.message : String(err));
+  }
+  if (/unchanged/.test(err.message)) return err;
+  return new RecollectError(err.code, `${err.message} Your current memory is unchanged.`, err.detail);
+}
 
 const HEADER = 'SQLite format 3\u0000';
+/** wa-sqlite's heap holds the file, the rebuilt copy and the previous memory at once. */
+export const MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
 
-/** Checks the 100-byte SQLite header and that the file holds every page the header promises. */
-export function checkSqliteHeader(bytes: Uint8Array): void {
+/** Checks the 100-byte SQLite header, the text encoding and that the file holds every page the header promises. */
+export function checkSqliteHeader(bytes: Uint8Array, maxBytes = MAX_IMPORT_BYTES): void {
   if (bytes.byteLength < 100 || new TextDecoder('latin1').decode(bytes.subarray(0, 16)) !== HEADER) {
     throw new RecollectError('IMPORT_NOT_SQLITE', 'This file is not a SQLite database. Choose a .sqlite file exported from Recollect.');
+  }
+  if (bytes.byteLength > maxBytes) {
+    throw new RecollectError('IMPORT_TOO_LARGE',
+      `This file is too large to import (${(bytes.byteLength / 1048576).toFixed(0)} MB; the limit is ${(maxBytes / 1048576).toFixed(0)} MB). Your current memory is unchanged.`);
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const rawPageSize = view.getUint16(16);
   const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
   if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
-    throw new RecollectError('IMPORT_CORRUPT', 'This SQLite file is damaged (invalid page size in its header).');
+    throw new RecollectError('IMPORT_CORRUPT', 'This SQLite file is damaged (invalid page size in its header). Your current memory is unchanged.');
   }
+  // Header offset 56: 1 = UTF-8, 2 / 3 = UTF-16le / be (0 only in a file with no schema yet).
+  const encoding = view.getUint32(56);
+  if (encoding === 2 || encoding === 3) {
+    throw new RecollectError('IMPORT_ENCODING',
+      'This database stores its text as UTF-16; Recollect databases use UTF-8. It was not imported. If it came from Recollect, export it again; another tool can convert it with the sqlite3 command ".dump" into a new UTF-8 database.');
+  }
+  if (encoding > 3) throw new RecollectError('IMPORT_CORRUPT', 'This SQLite file is damaged (unknown text encoding in its header). Your current memory is unchanged.');
   const pageCount = view.getUint32(28);
   const changeCounter = view.getUint32(24);
   const validFor = view.getUint32(92);
@@ -33,51 +58,56 @@ export function checkSqliteHeader(bytes: Uint8Array): void {
   // The in-header size is trustworthy only when "version-valid-for" matches the change counter.
   if (bytes.byteLength % pageSize !== 0 || (validFor === changeCounter && pageCount > 0 && bytes.byteLength < expected)) {
     throw new RecollectError('IMPORT_CORRUPT',
-      `This SQLite file is incomplete (${bytes.byteLength.toLocaleString('en')} bytes; expected ${expected.toLocaleString('en')}). It may have been truncated while copying.`);
+      `This SQLite file is incomplete (${bytes.byteLength.toLocaleString('en')} bytes; expected ${expected.toLocaleString('en')}). It may have been truncated while copying; try the original file.`);
   }
 }
 
 /**
- * Validates and migrates `bytes` in a temporary connection, then replaces `live` with it.
+ * Validates and rebuilds `bytes`, then replaces `live` with the result. The returned `rollback`
+ * puts the previous memory back (the pages saved just before the swap).
  * `openTemp` must open an empty in-memory connection in the same SQLite module as `live`.
  */
-export async function importDatabase(live: WaSqliteDatabase, bytes: Uint8Array, openTemp: () => Promise<WaSqliteDatabase>): Promise<ImportSummary> {
-  checkSqliteHeader(bytes);
-  const temp = await openTemp();
+export async function stageImport(live: WaSqliteDatabase, bytes: Uint8Array, openTemp: () => Promise<WaSqliteDatabase>,
+  options: ImportOptions = {}): Promise<StagedImport> {
+  let rebuilt: Rebuilt;
   try {
+    checkSqliteHeader(bytes, options.maxBytes);
+    rebuilt = await rebuildFromFile(bytes, openTemp, options);
+  } catch (err) {
+    throw refusal(err);
+  }
+  try {
+    const messageCount = await countMessages(rebuilt.db);
+    const [c] = await rebuilt.db.query<{ n: number }>('SELECT count(*) AS n FROM conversations');
+    let previous: Uint8Array;
     try {
-      await temp.deserialize(bytes);
-      const result = await temp.query<{ integrity_check: string }>('PRAGMA integrity_check');
-      const problems = result.map((r) => String(r.integrity_check)).filter((r) => r !== 'ok');
-      if (problems.length > 0) {
-        throw new RecollectError('IMPORT_CORRUPT', 'This database file is damaged and cannot be imported.', problems.slice(0, 5).join('; '));
-      }
+      previous = await live.serialize();
+      await live.replaceWith(rebuilt.db);
     } catch (err) {
-      if (err instanceof RecollectError && err.code !== 'SQL_ERROR') throw err;
-      const detail = err instanceof Error ? err.message : String(err);
-      throw new RecollectError('IMPORT_CORRUPT', 'This database file is damaged and cannot be imported.', detail);
+      // The backup is one write transaction on the live database: when it fails, nothing changed.
+      throw new RecollectError('IMPORT_WRITE_FAILED',
+        'The file is valid, but Recollect could not write it into your memory (the browser\'s storage refused the write; it may be full). Your current memory is unchanged; free some space and try again.',
+        err instanceof Error ? err.message : String(err));
     }
-    const fromVersion = await schemaVersion(temp);
-    if (fromVersion === 0) {
-      throw new RecollectError('IMPORT_NOT_RECOLLECT', 'This SQLite file is not a Recollect database.');
-    }
-    const { to } = await migrate(temp);
-    const [fk] = await temp.query('PRAGMA foreign_key_check');
-    if (fk) throw new RecollectError('IMPORT_CORRUPT', 'This database file has broken references between its tables and cannot be imported.');
-    const messageCount = await countMessages(temp);
-    const [c] = await temp.query<{ n: number }>('SELECT count(*) AS n FROM conversations');
-    // The backup API cannot change the page size of the live database (WAL mode on OPFS, an
-    // in-memory one in Node); every Recollect file has SQLite's default, so only a file rewritten
-    // by another tool can differ.
-    const pageSize = async (db: WaSqliteDatabase) => Number((await db.query<{ page_size: number }>('PRAGMA page_size'))[0]?.page_size);
-    const [livePage, filePage] = [await pageSize(live), await pageSize(temp)];
-    if (livePage !== filePage) {
-      throw new RecollectError('INVALID_INPUT',
-        `This database uses ${filePage}-byte pages; Recollect needs ${livePage}. Open it with the sqlite3 tool, run "PRAGMA page_size = ${livePage}; VACUUM;" and import it again.`);
-    }
-    await live.replaceWith(temp);
-    return { fromSchemaVersion: fromVersion, schemaVersion: to, messageCount, conversationCount: Number(c?.n ?? 0) };
+    return {
+      summary: {
+        fromSchemaVersion: rebuilt.fromSchemaVersion,
+        schemaVersion: Number((await live.query<{ user_version: number }>('PRAGMA user_version'))[0]?.user_version),
+        messageCount,
+        conversationCount: Number(c?.n ?? 0),
+        notices: rebuilt.notices,
+      },
+      rollback: async () => {
+        const temp = await openTemp();
+        try {
+          await temp.deserialize(previous);
+          await live.replaceWith(temp);
+        } finally {
+          await temp.close();
+        }
+      },
+    };
   } finally {
-    await temp.close();
+    await rebuilt.db.close();
   }
 }

@@ -8,10 +8,9 @@
  * episodes and scenes go with the rows (schema triggers). A scene that loses a member has its
  * LLM summary cleared (it may quote what was forgotten) and is re-summarised by the engine.
  */
-import type { EncodingScore } from '../core/episodes/encodingScore';
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type {
-  ExplorerStore, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery, MemCellSummary,
+  ExplorerStore, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery,
   MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
 } from '../core/explorer/explorer';
 import type { ForesightItem, ProfileHistoryEntry } from '../core/synthesis/knowledge';
@@ -20,109 +19,12 @@ import type { MemCellStatus } from '../core/episodes/episodes';
 import type { Role } from '../core/base/types';
 import { RecollectError } from '../core/base/errors';
 import { tombstoneHash } from '../core/explorer/explorerText';
+import { searchKind, candidatesByIds } from './explorerSearch';
 import { toFtsQuery } from './ftsQuery';
+import {
+  CELL_SUMMARY, FACT_VIEW, FORESIGHT_VIEW, clip, jsonList, marks, num, numOrNull, parseEncoding, str, strOrNull, toCellSummary, toFact, toForesight,
+} from './explorerRows';
 import { decodeVector, encodeVector } from './vectorRepo';
-
-const num = (v: SqlValue | undefined): number => Number(v ?? 0);
-const numOrNull = (v: SqlValue | undefined): number | null => (v === null || v === undefined ? null : Number(v));
-const str = (v: SqlValue | undefined): string => (v === null || v === undefined ? '' : String(v));
-const strOrNull = (v: SqlValue | undefined): string | null => (v === null || v === undefined ? null : String(v));
-const marks = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
-const IN_CHUNK = 500;
-
-function jsonList(text: SqlValue | undefined): string[] {
-  if (typeof text !== 'string') return [];
-  try {
-    const v: unknown = JSON.parse(text);
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-function clip(text: string, n = 280): string {
-  return text.length > n ? `${text.slice(0, n)}…` : text;
-}
-
-/** WHERE fragments for the filters, per kind (time/conversation/speaker columns differ). */
-function filterSql(kind: MemoryKind, f: MemorySearchFilters): { where: string[]; params: SqlValue[] } {
-  const where: string[] = [];
-  const params: SqlValue[] = [];
-  const time = { turn: ['m.occurred_at', 'm.occurred_at'], fact: ['coalesce(f.occurred_at, c.start_at)', 'coalesce(f.occurred_at, c.end_at)'], episode: ['c.start_at', 'c.end_at'], scene: ['s.last_activity_at', 's.last_activity_at'] }[kind];
-  if (f.from !== undefined) { where.push(`${time[1]} >= ?`); params.push(f.from); }
-  if (f.to !== undefined) { where.push(`${time[0]} <= ?`); params.push(f.to); }
-  if (f.conversationId) {
-    if (kind === 'turn') where.push('m.conversation_id = ?');
-    else if (kind === 'scene') where.push('EXISTS (SELECT 1 FROM memcells x WHERE x.scene_id = s.id AND x.conversation_id = ?)');
-    else where.push('c.conversation_id = ?');
-    params.push(f.conversationId);
-  }
-  if (f.speaker) {
-    if (kind === 'turn') where.push('m.speaker = ?');
-    else if (kind === 'fact') where.push('f.speaker = ?');
-    else if (kind === 'episode') where.push('EXISTS (SELECT 1 FROM messages x WHERE x.conversation_id = c.conversation_id AND x.seq BETWEEN c.first_seq AND c.last_seq AND x.speaker = ?)');
-    else where.push('0 AND ? IS NOT NULL'); // scenes have no speaker
-    params.push(f.speaker);
-  }
-  return { where, params };
-}
-
-const SELECT = {
-  turn: `SELECT m.id, m.conversation_id, m.speaker, m.content, m.occurred_at,
-      (SELECT c.id FROM memcells c WHERE c.conversation_id = m.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq LIMIT 1) AS memcell_id`,
-  fact: 'SELECT f.id, f.memcell_id, f.speaker, f.content, coalesce(f.occurred_at, c.start_at) AS occurred_at, c.conversation_id',
-  episode: 'SELECT c.id, c.conversation_id, c.title, c.narrative, c.start_at',
-  scene: 'SELECT s.id, s.title, s.summary, s.last_activity_at',
-};
-
-function toCandidate(kind: MemoryKind, r: SqlRow): SearchCandidate {
-  switch (kind) {
-    case 'turn':
-      return { kind, id: str(r.id), title: `${str(r.speaker)}`, text: str(r.content), occurredAt: num(r.occurred_at), conversationId: str(r.conversation_id),
-        memcellId: strOrNull(r.memcell_id), speaker: str(r.speaker), fields: { text: str(r.content), speaker: str(r.speaker) } };
-    case 'fact':
-      return { kind, id: str(r.id), title: str(r.speaker), text: str(r.content), occurredAt: numOrNull(r.occurred_at), conversationId: str(r.conversation_id),
-        memcellId: str(r.memcell_id), speaker: str(r.speaker), fields: { fact: str(r.content), speaker: str(r.speaker) } };
-    case 'episode':
-      return { kind, id: str(r.id), title: str(r.title) || 'Untitled episode', text: clip(str(r.narrative)), occurredAt: num(r.start_at), conversationId: str(r.conversation_id),
-        memcellId: str(r.id), speaker: null, fields: { title: str(r.title), narrative: str(r.narrative) } };
-    case 'scene':
-      return { kind, id: str(r.id), title: str(r.title) || 'Untitled scene', text: clip(str(r.summary)), occurredAt: numOrNull(r.last_activity_at), conversationId: null,
-        memcellId: null, speaker: null, fields: { title: str(r.title), summary: str(r.summary) } };
-  }
-}
-
-const CELL_SUMMARY = `SELECT c.id, c.conversation_id, cv.title AS conversation_title, c.start_at, c.end_at, c.title, c.narrative, c.status, c.closed_by,
-    c.scene_id, s.title AS scene_title, c.edited_by_user, c.first_seq, c.last_seq,
-    (SELECT count(*) FROM facts f WHERE f.memcell_id = c.id) AS fact_count,
-    (SELECT count(*) FROM messages x WHERE x.conversation_id = c.conversation_id AND x.seq BETWEEN c.first_seq AND c.last_seq) AS turn_count
-  FROM memcells c JOIN conversations cv ON cv.id = c.conversation_id LEFT JOIN memscenes s ON s.id = c.scene_id`;
-
-function toCellSummary(r: SqlRow, narrativeChars = 240): MemCellSummary {
-  return {
-    id: str(r.id), conversationId: str(r.conversation_id), conversationTitle: str(r.conversation_title), startAt: num(r.start_at), endAt: num(r.end_at),
-    title: strOrNull(r.title), narrative: r.narrative === null ? null : clip(str(r.narrative), narrativeChars), status: str(r.status) as MemCellStatus,
-    open: r.closed_by === null, sceneId: strOrNull(r.scene_id), sceneTitle: strOrNull(r.scene_title), factCount: num(r.fact_count),
-    turnCount: num(r.turn_count), editedByUser: num(r.edited_by_user) === 1,
-  };
-}
-
-const FACT_VIEW = 'SELECT id, memcell_id, speaker, content, occurred_at, valid_from, valid_to, confidence, superseded_by, edited_by_user FROM facts';
-function toFact(r: SqlRow): FactView {
-  return {
-    id: str(r.id), memcellId: str(r.memcell_id), speaker: str(r.speaker), content: str(r.content), occurredAt: numOrNull(r.occurred_at),
-    validFrom: numOrNull(r.valid_from), validTo: numOrNull(r.valid_to), confidence: num(r.confidence), supersededBy: strOrNull(r.superseded_by),
-    editedByUser: num(r.edited_by_user) === 1,
-  };
-}
-
-const FORESIGHT_VIEW = 'SELECT id, memcell_id, content, start_at, end_at, evidence, status, source FROM foresights';
-function toForesight(r: SqlRow): ForesightItem {
-  return {
-    id: str(r.id), memcellId: strOrNull(r.memcell_id), content: str(r.content), startAt: numOrNull(r.start_at), endAt: numOrNull(r.end_at),
-    evidence: jsonList(r.evidence), status: str(r.status) as ForesightItem['status'], source: str(r.source) as ForesightItem['source'],
-  };
-}
 
 async function tombstone(tx: Sql, t: { kind: 'fact' | 'foresight' | 'profile' | 'memcell'; itemId: string; text?: string; memcellId?: string | null; range?: { conversationId: string; firstSeq: number; lastSeq: number }; reason?: 'deleted' | 'edited' | 'dismissed' }, now: number): Promise<void> {
   await tx.exec(
@@ -194,52 +96,14 @@ export class SqlExplorerStore implements ExplorerStore {
     });
   }
 
-  // ---- search --------------------------------------------------------------------------------
+  // ---- search (explorerSearch.ts) -----------------------------------------------------------
 
-  async searchKind(kind: MemoryKind, query: string, filters: MemorySearchFilters, limit: number): Promise<SearchCandidate[]> {
-    const match = toFtsQuery(query);
-    if (match === null) return [];
-    const { where, params } = filterSql(kind, filters);
-    const extra = where.length ? ` AND ${where.join(' AND ')}` : '';
-    let sql: string;
-    let args: SqlValue[];
-    switch (kind) {
-      case 'turn':
-        sql = `${SELECT.turn} FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid WHERE messages_fts MATCH ?${extra} ORDER BY bm25(messages_fts) LIMIT ?`;
-        args = [match, ...params, limit];
-        break;
-      case 'fact':
-        sql = `${SELECT.fact} FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid JOIN memcells c ON c.id = f.memcell_id WHERE facts_fts MATCH ?${extra} ORDER BY bm25(facts_fts) LIMIT ?`;
-        args = [match, ...params, limit];
-        break;
-      case 'episode':
-        sql = `${SELECT.episode} FROM memcells_fts JOIN memcells c ON c.rowid = memcells_fts.rowid WHERE memcells_fts MATCH ?${extra} ORDER BY bm25(memcells_fts) LIMIT ?`;
-        args = [match, ...params, limit];
-        break;
-      case 'scene': {
-        // Few scenes and no FTS table of their own: a LIKE per word is enough.
-        const terms = [...query.toLowerCase().matchAll(/[\p{L}\p{N}]{2,}/gu)].map((m) => m[0]).slice(0, 8);
-        if (terms.length === 0) return [];
-        const like = terms.map(() => "(lower(coalesce(s.title, '')) LIKE ? OR lower(coalesce(s.summary, '')) LIKE ?)").join(' OR ');
-        sql = `${SELECT.scene} FROM memscenes s WHERE (${like})${extra} ORDER BY s.heat DESC, s.id LIMIT ?`;
-        args = [...terms.flatMap((t) => [`%${t}%`, `%${t}%`]), ...params, limit];
-        break;
-      }
-    }
-    return (await this.#sql.query(sql, args)).map((r) => toCandidate(kind, r));
+  searchKind(kind: MemoryKind, query: string, filters: MemorySearchFilters, limit: number): Promise<SearchCandidate[]> {
+    return searchKind(this.#sql, kind, query, filters, limit);
   }
 
-  async candidatesByIds(kind: MemoryKind, ids: readonly string[], filters: MemorySearchFilters): Promise<SearchCandidate[]> {
-    const out: SearchCandidate[] = [];
-    const { where, params } = filterSql(kind, filters);
-    const extra = where.length ? ` AND ${where.join(' AND ')}` : '';
-    for (let i = 0; i < ids.length; i += IN_CHUNK) {
-      const chunk = ids.slice(i, i + IN_CHUNK);
-      const from = { turn: `FROM messages m WHERE m.id IN (${marks(chunk.length)})`, fact: `FROM facts f JOIN memcells c ON c.id = f.memcell_id WHERE f.id IN (${marks(chunk.length)})`,
-        episode: `FROM memcells c WHERE c.id IN (${marks(chunk.length)})`, scene: `FROM memscenes s WHERE s.id IN (${marks(chunk.length)})` }[kind];
-      out.push(...(await this.#sql.query(`${SELECT[kind]} ${from}${extra}`, [...chunk, ...params])).map((r) => toCandidate(kind, r)));
-    }
-    return out;
+  candidatesByIds(kind: MemoryKind, ids: readonly string[], filters: MemorySearchFilters): Promise<SearchCandidate[]> {
+    return candidatesByIds(this.#sql, kind, ids, filters);
   }
 
   // ---- MemCells ------------------------------------------------------------------------------
@@ -604,14 +468,5 @@ export class SqlExplorerStore implements ExplorerStore {
       }
       return { deleted, sceneIds: [...sceneIds], deletedTurnIds };
     });
-  }
-}
-
-function parseEncoding(raw: unknown): EncodingScore | null {
-  if (typeof raw !== 'string') return null;
-  try {
-    return JSON.parse(raw) as EncodingScore;
-  } catch {
-    return null;
   }
 }

@@ -3,21 +3,17 @@
  * and digit runs survive, each wrapped in double quotes, so quotes, `*`, `NEAR(`, `-`, column
  * filters and boolean keywords in the input are plain words, never syntax.
  */
-const TERM = /[\p{L}\p{N}]+/gu;
+import { STOP_WORDS, terms } from '../core/base/text';
+
 const MAX_TERMS = 32;
 const MAX_TERM_CHARS = 64;
 
-/** Common function words; dropped when the query has other terms (they add noise, not recall). */
-const STOP_WORDS = new Set(
-  ('a an and are as at be but by did do does for from had has have he her him his how i if in into is it its ' +
-    'me my no not of on or our she so than that the their them then there these they this to was we were what ' +
-    'when where which who whom why will with would you your').split(' '),
-);
+// Stop words (core/base/text) are dropped when the query has other terms: they add noise, not recall.
 
 export function ftsTerms(text: string): string[] {
   const seen = new Set<string>();
-  for (const match of text.normalize('NFKC').toLowerCase().matchAll(TERM)) {
-    const term = match[0].slice(0, MAX_TERM_CHARS);
+  for (const word of terms(text)) {
+    const term = word.slice(0, MAX_TERM_CHARS);
     if (!seen.has(term)) seen.add(term);
     if (seen.size >= MAX_TERMS * 4) break;
   }

@@ -5,10 +5,11 @@ import { LlmClient } from '../../src/llm/LlmClient';
 import { openMemoryDatabase } from '../../src/storage/openNodeDatabase';
 import { SqlKnowledgeStore } from '../../src/storage/knowledgeRepo';
 import {
-  activeForesight, attributeFact, expireForesight, summariseScene, synthesiseMemCell, updateProfile, type SynthesisDeps,
+  activeForesight, attributeFact, expireForesight, summariseScene, synthesiseMemCell, type SynthesisDeps,
 } from '../../src/core/synthesis/synthesis';
 import { startMockLlmServer, type MockChatRequest, type MockLlmServer, type MockResponder } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
+import { updateProfile } from '../../src/core/synthesis/profileUpdate';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2023, 4, 8, 14, 0); // Monday 8 May 2023, 14:00 UTC

@@ -9,7 +9,7 @@
  *
  * Switches (setBehaviour) — "Next" counters apply to the next N chat requests, then run out:
  * latencyMs, chunkDelayMs, rateLimitNext (+ retryAfter), serverErrorNext, hangNext, malformedNext,
- * truncateNext, omitUsage, apiKey (401 for any other bearer token), modelsRoute,
+ * truncateNext, dropStreamNext (a stream's connection is cut after its second chunk), omitUsage, apiKey (401 for any other bearer token), modelsRoute,
  * rejectUnknownModels, rejectResponseFormat, responder. A max_tokens limit cuts the reply to that
  * many words (finish_reason 'length'), so benchmarks should pass generous limits.
  */
@@ -51,6 +51,8 @@ export interface MockBehaviour {
   malformedNext: number;
   /** Cut the next N replies to 60% of their characters (finish_reason 'length'). */
   truncateNext: number;
+  /** Cut the connection of the next N streamed replies after two content chunks (no finish, no [DONE]). */
+  dropStreamNext: number;
   /** Send no `usage` (non-streaming) and no usage chunk (streaming). */
   omitUsage: boolean;
   /** When set, any request whose bearer token differs gets 401. */
@@ -123,6 +125,7 @@ const DEFAULTS: MockBehaviour = {
   hangNext: 0,
   malformedNext: 0,
   truncateNext: 0,
+  dropStreamNext: 0,
   omitUsage: false,
   apiKey: null,
   modelsRoute: true,
@@ -249,10 +252,18 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
       id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
     });
     send(frame({ role: 'assistant', content: '' }, null));
+    const drop = state.dropStreamNext > 0;
+    if (drop) state.dropStreamNext--;
+    let sent = 0;
     for (const piece of chunksOf(content)) {
       await wait(state.chunkDelayMs);
       if (res.destroyed) return;
+      if (drop && sent === 2) {
+        res.destroy(); // the connection breaks mid-answer
+        return;
+      }
       send(frame({ content: piece }, null));
+      sent++;
     }
     send(frame({}, finishReason));
     const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;

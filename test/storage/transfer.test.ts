@@ -33,7 +33,7 @@ async function populated(): Promise<SqliteMemoryStore> {
   await store.db.exec(`INSERT INTO profile_item_history (profile_item_id, op, value, changed_at) VALUES ('p1', 'add', 'gardening', ${now})`);
   await store.db.exec(`INSERT INTO jobs (kind, payload, created_at, updated_at) VALUES ('synthesise', '{"memcell":"mc1"}', ${now}, ${now})`);
   await store.db.exec(`INSERT INTO llm_calls (stage, model, prompt_tokens, completion_tokens, outcome, created_at) VALUES ('synthesis', 'm', 10, 5, 'ok', ${now})`);
-  await store.db.exec("INSERT INTO meta VALUES ('embedder', 'glove')");
+  await store.db.exec("INSERT INTO meta VALUES ('embedder.active', 'glove')");
   return store;
 }
 
@@ -46,7 +46,7 @@ describe('export and import', () => {
     const target = await openNodeStore();
     await target.createConversation({ id: 'old', title: 'To be replaced' });
     const summary = await target.importDatabase(bytes);
-    expect(summary).toEqual({ fromSchemaVersion: LATEST_SCHEMA_VERSION, schemaVersion: LATEST_SCHEMA_VERSION, messageCount: 50, conversationCount: 1 });
+    expect(summary).toEqual({ fromSchemaVersion: LATEST_SCHEMA_VERSION, schemaVersion: LATEST_SCHEMA_VERSION, messageCount: 50, conversationCount: 1, notices: [] });
     expect(await dump(target)).toEqual(await dump(source));
     // indexes work after the swap
     expect((await target.searchMessages('tomatoes')).length).toBeGreaterThan(0);
@@ -92,7 +92,7 @@ describe('export and import', () => {
     expect([again[18], again[19]]).toEqual([1, 1]);
   });
 
-  it('rejects a file written with another page size, with the fix in the message', async () => {
+  it('accepts a file written with another page size: its rows are rebuilt at ours', async () => {
     const db = await openMemoryDatabase({ migrateSchema: false });
     await db.exec('PRAGMA page_size = 1024');
     await migrate(db);
@@ -101,7 +101,10 @@ describe('export and import', () => {
     await other.appendTurn({ id: 'm1', conversationId: 'c1', role: 'user', content: 'Peppers next year' });
     const bytes = await other.exportDatabase();
     expect(new DataView(bytes.buffer, bytes.byteOffset).getUint16(16)).toBe(1024);
-    await expectRejected(bytes, 'INVALID_INPUT', /1024-byte pages.*PRAGMA page_size = 4096; VACUUM/);
+    const target = await openNodeStore();
+    expect((await target.importDatabase(bytes)).messageCount).toBe(1);
+    expect((await target.searchMessages('peppers')).map((h) => h.message.id)).toEqual(['m1']);
+    expect(await target.db.query('PRAGMA page_size')).toEqual([{ page_size: 4096 }]);
   });
 
   it('rejects a truncated file and keeps the current memory', async () => {

@@ -5,6 +5,7 @@ import { useUi } from '../uiStore';
 import { formatTime } from '../format';
 import { Markdown } from './Markdown';
 import { SentRequestView } from './SentRequestView';
+import { CutOffMark, PartialMark } from './AnswerCutMarks';
 import type { Message } from '../../core/base/types';
 import type { Citation } from '../../core/recall/answerContext';
 import type { SentRequest } from '../../core/recall/answer';
@@ -156,6 +157,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                     </span>
                   )}
                   {meta.stopped && <span className="muted">stopped</span>}
+                  <CutOffMark metadata={m.metadata} />
                   {meta.usage && <span className="muted" data-testid="answer-tokens">{tokensOf(meta).toLocaleString()} tokens</span>}
                   <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
                   {meta.requests && <button type="button" className="link" onClick={() => setSent(meta.requests!)}>what was sent</button>}
@@ -169,6 +171,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           <li className="message assistant pending" data-testid="streaming-answer" aria-live="polite">
             <header><strong>Assistant</strong> <span className="muted">{streaming.error ? 'failed' : STAGE_LABEL[streaming.stage] ?? 'Answering…'}</span></header>
             {streaming.text && <Markdown text={streaming.text} />}
+            <PartialMark text={streaming.text} error={streaming.error} />
             {streaming.error ? (
               <div className="error" role="alert">
                 The answer failed: {streaming.error} Your message is saved.

@@ -3,6 +3,18 @@ import { useExportDatabase, useImportDatabase, useStats } from '../hooks';
 import { useUi } from '../uiStore';
 import { formatBytes } from '../format';
 import { exportFileName } from '../../core/base/exportFileName';
+import { toErrorInfo } from '../../core/base/errors';
+
+/**
+ * The sentence shown for a failed import. Import errors carry their own truth (refused and
+ * unchanged, or put back, or not restored); anything else is unexpected and its raw text (which
+ * may be SQLite's) is not shown.
+ */
+export function importFailureText(err: unknown): string {
+  const info = toErrorInfo(err);
+  if (info.code.startsWith('IMPORT_') || info.code === 'SCHEMA_TOO_NEW') return info.message;
+  return `The import stopped on an unexpected error (${info.code}). Reload the page to see which memory is loaded; if it is not yours, import your latest export.`;
+}
 
 /** Export the whole memory as a .sqlite file, or replace it with one (after validation and a confirmation). */
 export function DataActions() {
@@ -30,10 +42,10 @@ export function DataActions() {
     try {
       const bytes = new Uint8Array(await pending.arrayBuffer());
       const summary = await importer.mutateAsync(bytes);
-      notify('info', `Imported ${summary.messageCount} messages in ${summary.conversationCount} conversations from ${pending.name}.`);
+      notify('info', [`Imported ${summary.messageCount} messages in ${summary.conversationCount} conversations from ${pending.name}.`, ...(summary.notices ?? [])].join(' '));
       setPending(null);
     } catch (err) {
-      setImportError(err instanceof Error ? err.message : String(err));
+      setImportError(importFailureText(err));
     }
   };
 
@@ -48,16 +60,20 @@ export function DataActions() {
           e.target.value = '';
         }} />
       {pending && (
-        <div className="dialog" role="dialog" aria-label="Import memory">
+        <div className="dialog" role="dialog" aria-labelledby="import-dialog-title">
+          <h2 id="import-dialog-title">Import memory</h2>
           <p>
             Replace your current memory ({stats.data?.messageCount ?? 0} messages) with <strong>{pending.name}</strong> ({formatBytes(pending.size)})?
             The file is checked first; if it is not a valid Recollect database, nothing changes.
           </p>
-          {importError && <p className="error" role="alert">Import failed: {importError} Your current memory is unchanged.</p>}
+          {importError && <p className="error" role="alert">Import failed: {importError}</p>}
           <div className="buttons">
-            <button type="button" className="danger" onClick={() => void confirmImport()} disabled={importer.isPending}>
-              {importer.isPending ? 'Importing…' : 'Replace memory'}
-            </button>
+            {importError
+              // After a refusal the same file would be refused again: offer another file instead.
+              ? <button type="button" onClick={() => fileInput.current?.click()}>Choose another file…</button>
+              : <button type="button" className="danger" onClick={() => void confirmImport()} disabled={importer.isPending}>
+                  {importer.isPending ? 'Importing…' : 'Replace memory'}
+                </button>}
             <button type="button" onClick={() => { setPending(null); setImportError(null); }}>Cancel</button>
           </div>
         </div>

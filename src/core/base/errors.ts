@@ -2,27 +2,37 @@
  * One error style for expected failures: a `code` a program can switch on and a message a
  * person can act on. Errors cross the worker boundary as `ErrorInfo` values (see protocol.ts).
  */
-export type ErrorCode =
-  | 'SQL_ERROR'
-  | 'NOT_FOUND'
-  | 'INVALID_INPUT'
-  | 'IMPORT_NOT_SQLITE'
-  | 'IMPORT_CORRUPT'
-  | 'IMPORT_NOT_RECOLLECT'
-  | 'SCHEMA_TOO_NEW'
-  | 'DB_BUSY'
-  | 'MODEL_UNAVAILABLE'
-  | 'MODEL_ERROR'
-  | 'LLM_NOT_CONFIGURED'
-  | 'LLM_UNAUTHORIZED'
-  | 'LLM_NOT_FOUND'
-  | 'LLM_RATE_LIMITED'
-  | 'LLM_UNAVAILABLE'
-  | 'LLM_TIMEOUT'
-  | 'LLM_REJECTED'
-  | 'LLM_BAD_OUTPUT'
-  | 'LLM_CANCELLED'
-  | 'INTERNAL';
+export const ERROR_CODES = [
+  'SQL_ERROR',
+  'NOT_FOUND',
+  'INVALID_INPUT',
+  'IMPORT_NOT_SQLITE',
+  'IMPORT_CORRUPT',
+  'IMPORT_NOT_RECOLLECT',
+  'SCHEMA_TOO_NEW',
+  'IMPORT_ENCODING',
+  'IMPORT_TOO_LARGE',
+  'IMPORT_INVALID_DATA',
+  'IMPORT_ROLLED_BACK',
+  'IMPORT_WRITE_FAILED',
+  'IMPORT_RESTORE_FAILED',
+  'DB_BUSY',
+  'MODEL_UNAVAILABLE',
+  'MODEL_ERROR',
+  'LLM_NOT_CONFIGURED',
+  'LLM_UNAUTHORIZED',
+  'LLM_NOT_FOUND',
+  'LLM_RATE_LIMITED',
+  'LLM_UNAVAILABLE',
+  'LLM_TIMEOUT',
+  'LLM_REJECTED',
+  'LLM_BAD_OUTPUT',
+  'LLM_CANCELLED',
+  'LLM_STREAM_CUT',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ErrorInfo {
   readonly code: ErrorCode;
@@ -46,10 +56,7 @@ export class RecollectError extends Error {
   }
 }
 
-const CODES: ReadonlySet<string> = new Set<ErrorCode>(['SQL_ERROR', 'NOT_FOUND', 'INVALID_INPUT', 'IMPORT_NOT_SQLITE', 'IMPORT_CORRUPT',
-  'IMPORT_NOT_RECOLLECT', 'SCHEMA_TOO_NEW', 'DB_BUSY', 'MODEL_UNAVAILABLE', 'MODEL_ERROR',
-  'LLM_NOT_CONFIGURED', 'LLM_UNAUTHORIZED', 'LLM_NOT_FOUND', 'LLM_RATE_LIMITED', 'LLM_UNAVAILABLE', 'LLM_TIMEOUT', 'LLM_REJECTED',
-  'LLM_BAD_OUTPUT', 'LLM_CANCELLED', 'INTERNAL']);
+const CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
 export function toErrorInfo(err: unknown): ErrorInfo {
   if (err instanceof RecollectError) return err.toInfo();

@@ -29,6 +29,22 @@ export interface MemoryStore {
   exportDatabase(): Promise<Uint8Array>;
   /** Validates `bytes` in a temporary database, migrates it, then replaces the live database. */
   importDatabase(bytes: Uint8Array): Promise<ImportSummary>;
+  /** Like importDatabase, but keeps the previous memory until the caller is sure (see StagedImport). */
+  stageImport(bytes: Uint8Array, options?: ImportOptions): Promise<StagedImport>;
+}
+
+export interface ImportOptions {
+  /** Whether this build has the embedding model a file names (others are replaced by the bundled one). */
+  readonly knownEmbedder?: (modelId: string) => boolean;
+  /** Largest file accepted (bytes). */
+  readonly maxBytes?: number;
+}
+
+/** An import whose new memory is live, with the previous one kept until restart has succeeded. */
+export interface StagedImport {
+  readonly summary: ImportSummary;
+  /** Puts the previous memory back, byte for byte. */
+  rollback(): Promise<void>;
 }
 
 /** What can carry a vector. */

@@ -65,4 +65,15 @@ export interface ImportSummary {
   readonly schemaVersion: number;
   readonly messageCount: number;
   readonly conversationCount: number;
+  /** What the import left out or changed (foreign schema objects, reset settings, re-embedding). */
+  readonly notices: readonly string[];
+}
+
+/** LLM spend of one stage (synthesis, answers, …): calls and prompt/completion tokens. */
+export interface StageUsage {
+  readonly calls: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** True when any count was estimated (no server usage, a stopped stream, a failed check). */
+  readonly estimated?: boolean;
 }

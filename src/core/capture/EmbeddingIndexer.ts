@@ -131,6 +131,11 @@ export class EmbeddingIndexer {
     this.#loopRunner.stop();
   }
 
+  /** Whether this build has the model (an imported file may name one it lacks). */
+  knows(modelId: string): boolean {
+    return this.#known(modelId);
+  }
+
   #known(modelId: string): boolean {
     try {
       this.#deps.embedders.embedder(modelId);

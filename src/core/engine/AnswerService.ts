@@ -99,6 +99,7 @@ export class AnswerService {
         answerTo: request.userMessageId ?? null,
         model: result.model,
         stopped: result.stopped,
+        ...(result.finishReason === 'length' ? { cutOff: 'length' } : {}), // the token limit ended it (shown as cut off)
         citations: result.citations,
         requests: result.requests,
         usage: result.usage,

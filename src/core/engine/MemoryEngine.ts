@@ -31,6 +31,7 @@ import { EngineSettings } from './EngineSettings';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
 import { EngineUpkeep } from './EngineUpkeep';
+import { importMemory } from './importMemory';
 import type { EngineListener, MemoryEngineDeps } from './engineDeps';
 
 export type { EngineListener, MemoryEngineDeps, VectorSearch } from './engineDeps';
@@ -325,9 +326,7 @@ export class MemoryEngine implements EngineApi {
     this.#emit({ type: 'messages-changed', conversationId: id });
   }
 
-  listConversations(): Promise<Conversation[]> {
-    return this.#store.listConversations();
-  }
+  listConversations(): Promise<Conversation[]> { return this.#store.listConversations(); }
 
   async appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]> {
     const results = await this.#store.appendTurns(turns);
@@ -346,9 +345,7 @@ export class MemoryEngine implements EngineApi {
     return result!;
   }
 
-  listMessages(conversationId: string): Promise<Message[]> {
-    return this.#store.listMessages(conversationId);
-  }
+  listMessages(conversationId: string): Promise<Message[]> { return this.#store.listMessages(conversationId); }
 
   async deleteMessage(id: string): Promise<boolean> {
     const message = await this.#store.getMessage(id);
@@ -361,30 +358,23 @@ export class MemoryEngine implements EngineApi {
     return deleted;
   }
 
-  searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> {
-    return this.#store.searchMessages(query, options);
-  }
+  searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> { return this.#store.searchMessages(query, options); }
 
-  stats(): Promise<StorageStats> {
-    return this.#store.stats();
-  }
+  stats(): Promise<StorageStats> { return this.#store.stats(); }
 
-  exportDatabase(): Promise<Uint8Array> {
-    return this.#store.exportDatabase();
-  }
+  exportDatabase(): Promise<Uint8Array> { return this.#store.exportDatabase(); }
 
-  async importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
-    const summary = await this.#store.importDatabase(bytes);
-    this.#semantic.reset();
-    this.#lifecycle?.reset();
-    this.#emit({ type: 'database-replaced' });
-    await this.#settings.load();
-    if (this.#indexer) {
-      await this.#indexer.init();
-      this.#indexer.kick();
-    } else this.#lifecycle?.kick();
-    this.#upkeep.start();
-    return summary;
+  /** Replaces the memory with a file, all or nothing (core/engine/importMemory.ts). */
+  importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
+    return importMemory({
+      stage: (b, options) => this.#store.stageImport(b, options),
+      restart: async () => {
+        this.#semantic.reset();
+        this.#lifecycle?.reset();
+        this.#emit({ type: 'database-replaced' });
+        await this.start();
+      },
+    }, bytes, this.#indexer ? { knownEmbedder: (id) => this.#indexer!.knows(id) } : {});
   }
 
   /** Nearest stored turns by meaning (active embedder's vectors), best first; score is cosine. */
@@ -393,9 +383,7 @@ export class MemoryEngine implements EngineApi {
     return nearestTurns({ embedder: this.#indexer.activeEmbedder(), index: this.#semantic, store: this.#store }, query, options);
   }
 
-  embeddingStatus(): Promise<EmbeddingStatus | null> {
-    return Promise.resolve(this.#indexer?.status() ?? null);
-  }
+  embeddingStatus(): Promise<EmbeddingStatus | null> { return Promise.resolve(this.#indexer?.status() ?? null); }
 
   /** Switches the embedder; everything is re-embedded in the background with progress events. */
   async setEmbedder(modelId: string): Promise<EmbeddingStatus> {

@@ -3,10 +3,9 @@
  * 2-D projection of episode vectors for the scene map. No I/O; shared by core and storage.
  */
 
-/** Lower case, letters and digits only, single spaces: "Ana said: I like SUSHI!" → "ana said i like sushi". */
-export function normaliseText(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-}
+import { normaliseText } from '../base/text';
+
+export { normaliseText };
 
 /**
  * A 106-bit hash (two seeded cyrb53 halves) of the normalised text, as hex. Tombstones keep this

@@ -10,7 +10,8 @@
  */
 import type { Embedder, Reranker } from '../base/ports';
 import type { Message } from '../base/types';
-import { analyzeQuery, STOP_WORDS, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
+import { analyzeQuery, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
+import { STOP_WORDS, letterWords as words } from '../base/text';
 import {
   applyBoosts,
   blendScores,
@@ -82,8 +83,6 @@ export interface RetrieverDeps {
   readonly reranker?: Reranker;
   readonly config?: RetrievalConfig;
 }
-
-const WORD = /[\p{L}]+/gu;
 
 export class Retriever {
   readonly #source: RetrievalSource;
@@ -191,10 +190,6 @@ export class Retriever {
     }
     return [...counts].sort((a, b) => b[1] - a[1]).slice(0, max).map(([w]) => w);
   }
-}
-
-function words(text: string): string[] {
-  return [...text.normalize('NFKC').toLowerCase().matchAll(WORD)].map((m) => m[0]);
 }
 
 /** The text a turn is judged by: its content plus the caption of a shared image. */

@@ -20,8 +20,10 @@ import type { Clock, Llm, LlmAbortSignal, LlmMessage, LlmUsage } from '../base/p
 import type { ErrorCode } from '../base/errors';
 import { RecollectError } from '../base/errors';
 import { ANSWER_BUDGET } from '../base/settings';
+import { loadTokenCounter } from '../base/tokens';
+import type { StageUsage } from '../base/types';
 import {
-  charsOverFour, composeContext, gatherContext, mergeParts,
+  composeContext, gatherContext, mergeParts,
   type AnswerSource, type Citation, type ComposedContext, type ContextParts, type GatherLimits, type TokenCounter,
 } from './answerContext';
 
@@ -31,7 +33,7 @@ export interface AnswerDeps {
   readonly llm: Llm;
   readonly source: AnswerSource;
   readonly clock: Clock;
-  /** Token estimate for the context budget; default chars/4 (see answerContext.charsOverFour). */
+  /** Token estimate for the context budget; default gpt-tokenizer's cl100k count (base/tokens.ts). */
   readonly countTokens?: TokenCounter;
 }
 
@@ -55,13 +57,6 @@ export interface AnswerOptions {
   readonly timeZone?: string;
 }
 
-export interface StageUsage {
-  readonly calls: number;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  /** True when any count was estimated (no server usage, a stopped stream, a failed check). */
-  readonly estimated: boolean;
-}
 
 /** One request as sent to the endpoint, minus transport details (the key is never here). */
 export interface SentRequest {
@@ -236,7 +231,7 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
   const now = options.now ?? deps.clock.now();
   const timeZone = options.timeZone ?? 'UTC';
   const budgetTokens = Math.max(0, options.budgetTokens ?? ANSWER_BUDGET.default);
-  const count = deps.countTokens ?? charsOverFour;
+  const count = deps.countTokens ?? await loadTokenCounter();
   const signal = options.signal;
   const gather = (query: string): Promise<ContextParts> => gatherContext(deps.source, query, {
     now, ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(options.limits ? { limits: options.limits } : {}),

@@ -17,6 +17,7 @@
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
 import type { Message } from '../base/types';
 import { reciprocalRankFusion } from './fusion';
+import { charsOverFour, type TokenCounter } from '../base/tokens';
 
 // ---------------------------------------------------------------------------------------------
 // What the answer pipeline reads
@@ -237,14 +238,8 @@ export interface ComposedContext {
   readonly dropped: number;
 }
 
-/** Estimated token count of a text. */
-export type TokenCounter = (text: string) => number;
-
-/**
- * The documented fallback: about four characters per token for English (OpenAI's rule of thumb).
- * Callers with gpt-tokenizer loaded (src/llm/tokenEstimate.ts) can pass a real counter.
- */
-export const charsOverFour: TokenCounter = (text) => Math.ceil(text.length / 4);
+export type { TokenCounter };
+export { charsOverFour };
 
 export interface ComposeOptions {
   readonly budgetTokens: number;

@@ -8,6 +8,7 @@
  * times as UTC milliseconds.
  */
 import * as chrono from 'chrono-node';
+import { STOP_WORDS, terms as lowerTerms } from '../base/text';
 
 export type QuestionType = 'when' | 'who' | 'where' | 'what' | 'which' | 'how' | 'why' | 'yes-no' | 'other';
 
@@ -42,22 +43,9 @@ export interface AnalyzeOptions {
   readonly now?: number;
 }
 
-const TERM = /[\p{L}\p{N}]+/gu;
 
-/** Function words and question words: they carry no topic, and match nearly every turn. */
-export const STOP_WORDS: ReadonlySet<string> = new Set(
-  (
-    'a about above after again against all am an and any are aren as at be because been before being below between both ' +
-    'but by can cannot could couldn d did didn do does doesn doing don down during each few for from further had hadn has ' +
-    'hasn have haven having he her here hers herself him himself his how i if in into is isn it its itself just ll m me ' +
-    'might more most must my myself no nor not now of off on once only or other ought our ours ourselves out over own re ' +
-    's same shan she should shouldn so some such t than that the their theirs them themselves then there these they this ' +
-    'those through to too under until up ve very was wasn we were weren what when where which while who whom why will with ' +
-    'won would wouldn y you your yours yourself yourselves ' +
-    // question scaffolding: "what kind of", "do you remember", "tell me", "according to"
-    'kind sort type tell remember recall mention mentioned mentions according also ever like likely'
-  ).split(' '),
-);
+/** Re-exported for the modules that rank with it. */
+export { STOP_WORDS };
 
 const QUESTION_TYPES: readonly [RegExp, QuestionType][] = [
   [/^\s*(when|what\s+(time|date|day|year|month|week)|which\s+(year|month|day|week|date)|how\s+long\s+ago)\b/i, 'when'],
@@ -72,10 +60,6 @@ const QUESTION_TYPES: readonly [RegExp, QuestionType][] = [
 
 /** Asking for a time anywhere in the question, not only at its start ("…, and when?"). */
 const ASKS_FOR_TIME = /\b(when|what\s+(time|date|day|year|month)|which\s+(year|month|day|date)|how\s+long\s+ago|how\s+many\s+(days|weeks|months|years)|what\s+period)\b/i;
-
-function lowerTerms(text: string): string[] {
-  return [...text.normalize('NFKC').toLowerCase().matchAll(TERM)].map((m) => m[0]);
-}
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -15,7 +15,8 @@ import type { EpisodeStore } from '../episodes/episodes';
 import type { KnowledgeStore } from './knowledge';
 import type { VectorStore } from '../base/store';
 import { CancelJob, JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
-import { expireForesight, summariseScene, synthesiseMemCell, updateProfile } from './synthesis';
+import { expireForesight, summariseScene, synthesiseMemCell } from './synthesis';
+import { updateProfile } from './profileUpdate';
 import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
 
 export const SUMMARISE_SCENE = 'summarise-scene';

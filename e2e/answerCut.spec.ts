@@ -1,0 +1,49 @@
+/**
+ * The answer path says what happened (issue 12 item 7), in the browser: a stream whose connection
+ * breaks mid-answer is reported as cut (not "could not reach … CORS"), its text stays visible
+ * marked as partial with Try again; an answer ended by the token limit is stored and shown as cut off.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
+
+let mock: MockLlmServer;
+test.beforeAll(async () => {
+  mock = await startMockLlmServer({ chunkDelayMs: 150, responder: () => 'Basil grows well next to tomatoes because both like warm sun and steady water in summer.' });
+});
+test.afterAll(async () => mock.close());
+
+const box = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
+
+test('a cut stream is shown as partial with Try again; a length-limited answer is marked cut off', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByLabel('Base URL').fill(mock.url);
+  await page.getByLabel('Model', { exact: true }).fill('mock-model');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('endpoint-state')).toContainText('In use');
+  await page.getByRole('button', { name: 'Close settings' }).click();
+
+  mock.setBehaviour({ dropStreamNext: 1 });
+  await box(page).fill('What grows with basil?');
+  await box(page).press('Enter');
+  const streaming = page.getByTestId('streaming-answer');
+  const alert = streaming.getByRole('alert');
+  await expect(alert).toContainText('The answer was cut off');
+  await expect(alert).not.toContainText('CORS');
+  await expect(streaming).toContainText('Basil');
+  await expect(streaming.getByTestId('answer-partial')).toBeVisible();
+  await streaming.getByRole('button', { name: 'Try again' }).click();
+  await expect(streaming).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByTestId('message').last()).toContainText('steady water in summer');
+  await expect(page.getByTestId('answer-cut-off')).toHaveCount(0);
+
+  mock.setBehaviour({ truncateNext: 1 });
+  await box(page).fill('And with tomatoes?');
+  await box(page).press('Enter');
+  await expect(streaming).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByTestId('message').last().getByTestId('answer-cut-off')).toHaveText('cut off (token limit)');
+  await page.reload();
+  await page.getByRole('button', { name: /Conversation/ }).first().click();
+  await expect(page.getByTestId('message').last().getByTestId('answer-cut-off')).toBeVisible();
+});

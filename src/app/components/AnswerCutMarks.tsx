@@ -1,0 +1,15 @@
+/**
+ * Marks for answers that did not end normally (issue 12): a stored answer the token limit ended
+ * (`metadata.cutOff === 'length'`), and a streamed answer whose connection broke, whose text stays
+ * on screen marked as partial next to "Try again". Kept apart from ChatView so the chat can be
+ * refactored without touching this.
+ */
+export function CutOffMark({ metadata }: { readonly metadata: Readonly<Record<string, unknown>> }) {
+  if (metadata.cutOff !== 'length') return null;
+  return <span className="muted warning" data-testid="answer-cut-off" title="The endpoint stopped at its token limit; the answer is incomplete.">cut off (token limit)</span>;
+}
+
+export function PartialMark({ text, error }: { readonly text: string; readonly error: string | null }) {
+  if (!error || !text) return null;
+  return <p className="muted warning" data-testid="answer-partial">Partial answer: only what arrived before it stopped is shown above, and it was not saved.</p>;
+}

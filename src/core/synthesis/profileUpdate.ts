@@ -1,0 +1,202 @@
+/**
+ * Synthesis stage 3, the user profile (DESIGN §3 step 5): add/update/delete operations proposed by
+ * the model from scene summaries, resolved to ids, then planned against the current items with
+ * history rows, conflicts recorded instead of overwrites (pinned items, contradicting values) and a
+ * size cap with compaction. The store applies the plan in one transaction.
+ */
+import type { LlmUsage } from '../base/ports';
+import { normaliseText } from '../base/text';
+import type { ProfileChange, ProfileItem, ProfileKind } from './knowledge';
+import { buildProfilePrompt, MAX_TOKENS, profileOutputSchema, SYNTHESIS_STAGES, type ProfileOperation } from './synthesisPrompts';
+import { DEFAULT_PROFILE_CAP, type SynthesisCallOptions, type SynthesisDeps } from './synthesis';
+
+export interface ProfileUpdateResult {
+  readonly changes: readonly ProfileChange[];
+  /** Operations that named an unknown item or lacked a key/value. */
+  readonly skipped: number;
+  readonly usage: LlmUsage | null;
+}
+
+/** An operation with labels resolved to ids. */
+export interface ResolvedProfileOp {
+  readonly op: 'add' | 'update' | 'delete';
+  readonly itemId: string | null;
+  readonly kind: ProfileKind;
+  readonly key: string | null;
+  readonly value: string | null;
+  readonly confidence: number;
+  /** MemCell ids. */
+  readonly evidence: readonly string[];
+  readonly reason: string;
+}
+
+export async function updateProfile(
+  deps: SynthesisDeps,
+  options: SynthesisCallOptions & { sceneIds?: readonly string[]; sceneLimit?: number; cap?: number } = {},
+): Promise<ProfileUpdateResult> {
+  const scenes = await deps.store.sceneDigests({ ...(options.sceneIds ? { sceneIds: options.sceneIds } : {}), limit: options.sceneLimit ?? 8 });
+  if (scenes.length === 0) return { changes: [], skipped: 0, usage: null };
+  const [items, subjects] = await Promise.all([deps.store.profileItems(), deps.store.profileSubjects(4)]);
+  const sorted = [...items].sort((a, b) => a.key.localeCompare(b.key));
+  const itemByLabel = new Map<string, string>();
+  sorted.forEach((p, i) => {
+    itemByLabel.set(`p${i + 1}`, p.id);
+    itemByLabel.set(p.id.toLowerCase(), p.id);
+  });
+  const evidenceByLabel = new Map<string, readonly string[]>();
+  const episodeLabel = new Map<string, string>();
+  for (const s of scenes) {
+    for (const id of s.memberIds) {
+      if (!episodeLabel.has(id)) episodeLabel.set(id, `E${episodeLabel.size + 1}`);
+      evidenceByLabel.set(episodeLabel.get(id)!.toLowerCase(), [id]);
+      evidenceByLabel.set(id.toLowerCase(), [id]);
+    }
+  }
+  scenes.forEach((s, i) => evidenceByLabel.set(`s${i + 1}`, s.memberIds));
+  const messages = buildProfilePrompt({
+    subjects,
+    items: sorted.map((p, i) => ({ label: `P${i + 1}`, kind: p.kind, key: p.key, value: p.value, confidence: p.confidence, status: p.status })),
+    scenes: scenes.map((s, i) => ({ label: `S${i + 1}`, title: s.title, summary: s.summary, episodes: s.memberIds.map((id) => episodeLabel.get(id)!) })),
+  });
+  const result = await deps.llm.completeJson({
+    stage: SYNTHESIS_STAGES.profile, messages, schema: profileOutputSchema, maxTokens: MAX_TOKENS.profile,
+    ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  let skipped = 0;
+  const ops: ResolvedProfileOp[] = [];
+  for (const op of result.value.operations) {
+    const resolved = resolveOp(op, itemByLabel, evidenceByLabel);
+    if (resolved) ops.push(resolved);
+    else skipped++;
+  }
+  const evidenceIds = new Set<string>();
+  for (const op of ops) op.evidence.forEach((id) => evidenceIds.add(id));
+  for (const item of items) item.evidence.forEach((id) => evidenceIds.add(id));
+  const times = await deps.store.memcellEndTimes([...evidenceIds]);
+  const now = deps.clock.now();
+  const newId = deps.newId ?? (() => `p_${now.toString(36)}_${Math.random().toString(36).slice(2, 10)}`);
+  const changes = await deps.store.updateProfileItems((current) => planProfileChanges(current, ops, { times, now, cap: options.cap ?? DEFAULT_PROFILE_CAP, newId }), now);
+  return { changes, skipped, usage: result.usage };
+}
+
+function resolveOp(op: ProfileOperation, items: Map<string, string>, evidence: Map<string, readonly string[]>): ResolvedProfileOp | null {
+  const label = op.id?.toLowerCase().replace(/[^a-z0-9_:-]/g, '') ?? '';
+  const itemId = label ? items.get(label) ?? null : null;
+  if (op.op !== 'add' && !itemId && !op.key) return null;
+  if (op.op === 'add' && (!op.key || !op.value)) return null;
+  const ids = new Set<string>();
+  for (const l of op.evidence) for (const id of evidence.get(l.toLowerCase().replace(/[^a-z0-9_:-]/g, '')) ?? []) ids.add(id);
+  return {
+    op: op.op,
+    itemId,
+    kind: op.kind,
+    key: op.key ? op.key.slice(0, 80) : null,
+    value: op.value ? op.value.slice(0, 300) : null,
+    confidence: op.confidence,
+    evidence: [...ids],
+    reason: (op.reason ?? '').slice(0, 300),
+  };
+}
+
+const normKey = (k: string): string => k.toLowerCase().replace(/\s+/g, ' ').trim();
+const normValue = normaliseText;
+
+/**
+ * The profile changes for `ops` on `current` (pure; runs inside the store's transaction).
+ *
+ * Matching: an op names its item by id; an 'add' (or an id-less 'update') whose key matches a
+ * current item's key is an update of that item.
+ *
+ * Conflict rule — the stored value is kept, the item's status becomes 'conflict' and a history
+ * row (op 'conflict') carries the proposed value (null for a proposed deletion) — when an update
+ * that changes the value, or a delete:
+ *   (a) targets an item the user edited (the user's word is not overwritten by a model), or
+ *   (b) targets an explicit item and its evidence is not newer than the item's: the newest
+ *       evidence MemCell of the proposal ends no later than the newest of the item. Newer
+ *       evidence is an ordinary recency-aware update (a weight that changed), recorded in
+ *       history; same-age or older evidence that disagrees is two sources disagreeing.
+ * Implicit traits are soft and simply update. Re-stating the same value merges evidence.
+ *
+ * Cap: when more than `cap` items are live, 'active' non-user-edited items are deleted —
+ * implicit before explicit, lowest confidence first, then least recently updated — each with a
+ * history row (op 'delete', reason 'compaction'). Conflicts and user-edited items are kept.
+ */
+export function planProfileChanges(
+  current: readonly ProfileItem[],
+  ops: readonly ResolvedProfileOp[],
+  ctx: { readonly times: ReadonlyMap<string, number>; readonly now: number; readonly cap: number; readonly newId: () => string },
+): ProfileChange[] {
+  const items = new Map<string, ProfileItem>(current.map((i) => [i.id, i]));
+  const byKey = new Map<string, string>();
+  for (const i of current) if (i.status !== 'deleted') byKey.set(normKey(i.key), i.id);
+  const changes: ProfileChange[] = [];
+  const newest = (ids: readonly string[]): number => ids.reduce((m, id) => Math.max(m, ctx.times.get(id) ?? -Infinity), -Infinity);
+  const push = (item: ProfileItem, history: ProfileChange['history'], insert: boolean): void => {
+    items.set(item.id, item);
+    changes.push({ item, history, insert });
+  };
+  const conflict = (target: ProfileItem, op: ResolvedProfileOp, value: string | null, why: string): void => {
+    push({ ...target, status: 'conflict', updatedAt: ctx.now },
+      { op: 'conflict', value, confidence: op.confidence, evidence: op.evidence, reason: `${why}${op.reason ? `: ${op.reason}` : ''}` }, false);
+  };
+
+  for (const op of ops) {
+    let target = op.itemId ? items.get(op.itemId) : undefined;
+    if (!target && op.key && !(op.op === 'delete' && op.itemId)) {
+      const id = byKey.get(normKey(op.key));
+      target = id ? items.get(id) : undefined;
+    }
+    if (target?.status === 'deleted') target = undefined;
+    if (!target) {
+      if (op.op === 'delete' || !op.key || !op.value) continue;
+      const item: ProfileItem = {
+        id: ctx.newId(), kind: op.kind, key: op.key, value: op.value, confidence: op.confidence, evidence: op.evidence,
+        status: 'active', editedByUser: false, createdAt: ctx.now, updatedAt: ctx.now,
+      };
+      byKey.set(normKey(item.key), item.id);
+      push(item, { op: 'add', value: item.value, confidence: item.confidence, evidence: item.evidence, reason: op.reason }, true);
+      continue;
+    }
+    const evidenceIsNewer = newest(op.evidence) > newest(target.evidence);
+    if (op.op === 'delete') {
+      if (target.editedByUser) conflict(target, op, null, 'proposed deletion of a user-edited item');
+      else if (target.kind === 'explicit' && !evidenceIsNewer) conflict(target, op, null, 'proposed deletion without newer evidence');
+      else {
+        byKey.delete(normKey(target.key));
+        push({ ...target, status: 'deleted', updatedAt: ctx.now }, { op: 'delete', value: target.value, confidence: target.confidence, evidence: op.evidence, reason: op.reason }, false);
+      }
+      continue;
+    }
+    const value = op.value ?? target.value;
+    const evidence = [...new Set([...op.evidence, ...target.evidence])].slice(0, 20);
+    if (normValue(value) === normValue(target.value)) {
+      if (op.confidence === target.confidence && evidence.length === target.evidence.length) continue;
+      push({ ...target, confidence: op.confidence, evidence, updatedAt: ctx.now },
+        { op: 'update', value: target.value, confidence: op.confidence, evidence: op.evidence, reason: op.reason || 'confirmed' }, false);
+      continue;
+    }
+    if (target.editedByUser) conflict(target, op, value, 'differs from the value the user set');
+    else if (target.kind === 'explicit' && !evidenceIsNewer) conflict(target, op, value, 'disagrees with evidence that is not older');
+    else {
+      push({ ...target, value, confidence: op.confidence, evidence, status: 'active', updatedAt: ctx.now },
+        { op: 'update', value, confidence: op.confidence, evidence: op.evidence, reason: op.reason }, false);
+    }
+  }
+
+  const live = [...items.values()].filter((i) => i.status !== 'deleted');
+  let excess = live.length - ctx.cap;
+  if (excess > 0) {
+    const candidates = live
+      .filter((i) => i.status === 'active' && !i.editedByUser)
+      .sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'implicit' ? -1 : 1) || a.confidence - b.confidence || a.updatedAt - b.updatedAt);
+    for (const item of candidates) {
+      if (excess <= 0) break;
+      excess--;
+      push({ ...item, status: 'deleted', updatedAt: ctx.now },
+        { op: 'delete', value: item.value, confidence: item.confidence, evidence: [], reason: `compaction: profile over ${ctx.cap} items` }, false);
+    }
+  }
+  // The store applies changes in order, so an item added and compacted in one plan shows both rows.
+  return changes;
+}
