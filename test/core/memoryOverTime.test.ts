@@ -121,6 +121,26 @@ describe('idle episodes close on their own', () => {
   });
 });
 
+describe('an import restarts the upkeep and the time zone', () => {
+  it('a file with an open episode and a chosen zone: after the import the zone applies and the episode closes', async () => {
+    const source = await setup({ endpoint: false });
+    await source.engine.setTimeZone('Asia/Tokyo');
+    await source.engine.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'Rent is due soon.', occurredAt: T0 });
+    await source.engine.idle();
+    const bytes = await source.engine.exportDatabase();
+    source.engine.stop();
+
+    const target = await setup({ endpoint: false, at: T0 + 30 * H });
+    expect((await target.engine.timeZone()).source).toBe('browser');
+    await target.engine.importDatabase(bytes);
+    await target.engine.idle();
+    expect(await target.engine.timeZone()).toEqual({ timeZone: 'Asia/Tokyo', source: 'user' });
+    expect((await cells(target.store))[0]!.closed_by).toBe('time-gap');
+    expect(target.upkeep.size()).toBe(1); // the timer runs again on the new memory
+    target.engine.stop();
+  });
+});
+
 describe('a consolidation policy change applies at once', () => {
   async function threeQueued() {
     const s = await setup({ policy: 'eager', endpoint: false });
