@@ -267,6 +267,22 @@ export function useSetLlmBoundaryCheck() {
   });
 }
 
+export function useTimeZone() {
+  const { engine } = useEngineClient();
+  return useQuery({ queryKey: ['time-zone'], queryFn: () => engine.timeZone(), enabled: useOwner() });
+}
+
+/** A zone name sets it; null follows the browser's zone again. */
+export function useSetTimeZone() {
+  const { engine } = useEngineClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (zone: string | null) => engine.setTimeZone(zone),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['time-zone'] }),
+    onError: useReportError(),
+  });
+}
+
 // ---- memory explorer ------------------------------------------------------------------------
 
 export function useMemoryOverview() {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useAnswerSettings, useSetAnswerSettings, useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetLlmBoundaryCheck, useSetPolicy, useTestLlmConnection } from '../hooks';
+import { useAnswerSettings, useSetAnswerSettings, useConsolidationStatus, useListLlmModels, useLlmSettings, useLlmUsage, useSaveLlmSettings, useSetLlmBoundaryCheck, useSetPolicy, useSetTimeZone, useTestLlmConnection, useTimeZone } from '../hooks';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
 import { StorageInfo } from './StorageInfo';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
@@ -10,6 +10,13 @@ const POLICIES: { id: PolicyName; label: string; note: string }[] = [
   { id: 'eager', label: 'Every episode', note: 'Every finished episode is synthesised right away. Best organised, most tokens.' },
   { id: 'off', label: 'Never (verbatim only)', note: 'No synthesis tokens are spent; turns stay fully searchable.' },
 ];
+
+const browserZone = new Intl.DateTimeFormat().resolvedOptions().timeZone;
+/** Every zone the browser knows (Intl.supportedValuesOf), or just the browser's own. */
+const ZONES: readonly string[] = (() => {
+  const intl = Intl as unknown as { supportedValuesOf?: (key: 'timeZone') => string[] };
+  return intl.supportedValuesOf?.('timeZone') ?? [browserZone];
+})();
 
 function dayStart(): number {
   const d = new Date();
@@ -26,6 +33,8 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
   const status = useConsolidationStatus();
   const setPolicy = useSetPolicy();
   const setBoundaryCheck = useSetLlmBoundaryCheck();
+  const timeZone = useTimeZone();
+  const setTimeZone = useSetTimeZone();
   const answerSettings = useAnswerSettings();
   const setAnswerSettings = useSetAnswerSettings();
   const usageToday = useLlmUsage(dayStart());
@@ -148,10 +157,25 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
           </label>
           {status.data && (
             <p className="muted" data-testid="queue-state">
-              Queue: {status.data.jobs.pending} waiting, {status.data.jobs.running} running, {status.data.jobs.done} done, {status.data.jobs.failed} failed{status.data.jobs.scheduled > 0 ? `, ${status.data.jobs.scheduled} scheduled for later` : ''}.
+              Queue: {status.data.jobs.pending} waiting, {status.data.jobs.running} running, {status.data.jobs.done} done, {status.data.jobs.failed} failed{status.data.jobs.cancelled > 0 ? `, ${status.data.jobs.cancelled} set aside while consolidation is off` : ''}{status.data.jobs.scheduled > 0 ? `, ${status.data.jobs.scheduled} scheduled for later` : ''}.
               {status.data.pausedReason ? ` Paused: ${status.data.pausedReason}` : ''}
             </p>
           )}
+        </section>
+
+        <section aria-label="Time zone">
+          <h3>Time zone</h3>
+          <div className="form-grid">
+            <label htmlFor="time-zone">Your time zone</label>
+            <div className="row">
+              <select id="time-zone" value={timeZone.data?.source === 'user' ? timeZone.data.timeZone : ''}
+                onChange={(e) => setTimeZone.mutate(e.target.value || null)}>
+                <option value="">Browser's ({browserZone})</option>
+                {ZONES.map((z) => <option key={z} value={z}>{z}</option>)}
+              </select>
+              <span className="muted">Episodes close at your midnight, dates like "tomorrow" or "next Friday" resolve on your calendar, and answers see your local date.</span>
+            </div>
+          </div>
         </section>
 
         <section aria-label="Spend">
