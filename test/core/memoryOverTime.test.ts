@@ -188,7 +188,7 @@ describe('a consolidation policy change applies at once', () => {
 
 describe('foresight expires while the app is open', () => {
   it('a past plan turns expired on the upkeep timer, without a restart', async () => {
-    const { store, engine, clock, upkeep } = await setup({ endpoint: false });
+    const { engine, clock, upkeep } = await setup({ endpoint: false });
     await engine.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dentist appointment is tomorrow.', occurredAt: T0 });
     await engine.idle();
     expect(await engine.listForesight()).toMatchObject([{ status: 'active' }]);
