@@ -17,6 +17,8 @@
  *   npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]
  *   npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]
  * kills the renderer, the engine worker or the browser while turns are appended (bench/crash.ts).
+ *   npm run bench -- vectors [--runtime node|browser] [--n 100000] [--dim 384] [--queries 200] [--k 100] [--out report.json]
+ * times the WASM SIMD int8 vector index against the JS brute force in the same run (bench/vector-index.ts).
  * A progress line goes to stderr; the summary table to stdout.
  */
 import { execFileSync } from 'node:child_process';
@@ -31,6 +33,7 @@ import { printConstruction, runConstruction } from './construction';
 import { QA_USAGE, qaCommand } from './qa';
 import { ingestSummary, runIngest, writeIngestReport } from './ingest';
 import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
+import { VECTORS_USAGE, vectorsCommand } from './vector-index';
 import { crashCommand } from './crash';
 
 function usage(message?: string): never {
@@ -40,6 +43,7 @@ function usage(message?: string): never {
   process.stderr.write('       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]\n');
   process.stderr.write('       npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]\n');
   process.stderr.write(`       ${QA_USAGE.replace(/^usage: /, '')}\n`);
+  process.stderr.write(`       ${VECTORS_USAGE.replace(/^usage: /, '')}\n`);
   process.exit(2);
 }
 
@@ -211,5 +215,6 @@ if (command === 'recall') await recall(rest);
 else if (command === 'ingest') await ingest(rest);
 else if (command === 'construction') await construction(rest);
 else if (command === 'qa') await qaCommand(rest);
+else if (command === 'vectors') await vectorsCommand(rest);
 else if (command === 'crash') await crashCommand(rest, usage);
 else usage(command ? `unknown command ${command}` : undefined);

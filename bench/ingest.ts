@@ -16,6 +16,7 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { BenchCorpusInput, BenchIngestTiming } from '../src/core/protocol';
+import { nodeVectorIndex } from '../src/wasm/nodeVectorKernel';
 import { createBenchEngine, ingestCorpus, warmUpEmbedder } from '../src/host/BenchEngineHost';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
@@ -98,7 +99,7 @@ async function nodeRepetitions(corpora: readonly BenchCorpusInput[], count: numb
     const timings: BenchIngestTiming[] = [];
     for (const corpus of corpora) {
       const store = await openNodeStore();
-      const engine = createBenchEngine(store, embedders);
+      const engine = createBenchEngine(store, embedders, (await nodeVectorIndex()).factory);
       try {
         await engine.start();
         timings.push((await ingestCorpus(engine, corpus)).timing);

@@ -17,6 +17,7 @@ import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../src/storage/retrievalSource';
 import { createBenchEngine, ingestCorpus, warmUpEmbedder } from '../src/host/BenchEngineHost';
 import type { BenchCorpusInput } from '../src/core/protocol';
+import { nodeVectorIndex } from '../src/wasm/nodeVectorKernel';
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import { configureNodeEnv } from '../src/models/nodeEnv';
@@ -62,7 +63,7 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   const depth = options.depth ?? 100;
   const store = await openNodeStore();
   // Same engine and write path as the browser's benchmark worker (src/storage/BenchEngineHost.ts).
-  const engine = createBenchEngine(store, embedders ?? undefined);
+  const engine = createBenchEngine(store, embedders ?? undefined, (await nodeVectorIndex()).factory);
   await engine.start();
   await warmUpEmbedder(embedders ?? undefined);
   const { timing, sessionOfTurn } = await ingestCorpus(engine, corpus);

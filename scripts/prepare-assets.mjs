@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Prepares the static assets the app serves from its own origin (never a CDN):
 //  - public/models/recollect/glove-100d-sif/: the bundled offline model (built from an npm package),
-//  - public/ort/: onnxruntime-web's WASM runtime files used by transformers.js.
-// Runs on install and before dev/build/test; both steps are cached and finish in milliseconds when
+//  - public/ort/: onnxruntime-web's WASM runtime files used by transformers.js,
+//  - src/wasm/int8Dot.wasm: the vector index's SIMD kernel, assembled from its .wat with wabt.
+// Runs on install and before dev/build/test; every step is cached and finish in milliseconds when
 // their output is current.
 import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,6 +15,8 @@ const require = createRequire(join(root, 'package.json'));
 
 const build = spawnSync(process.execPath, [join(root, 'scripts/build-offline-model.mjs')], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
+const kernel = spawnSync(process.execPath, [join(root, 'scripts/build-wasm-kernel.mjs')], { stdio: 'inherit' });
+if (kernel.status !== 0) process.exit(kernel.status ?? 1);
 
 // The package's exports map hides package.json; find its folder through node_modules instead.
 const ortDist = join(require.resolve.paths('onnxruntime-web').map((p) => join(p, 'onnxruntime-web')).find((p) => existsSync(join(p, 'package.json'))) ?? '', 'dist');

@@ -6,11 +6,15 @@ import { BenchEngineHost, deleteOpfsFile } from '../src/host/BenchEngineHost';
 import { openOpfsStore } from '../src/storage/openOpfsStore';
 import { remoteEmbedderProvider } from '../src/models/embedderProviders';
 import { resultify, unwrapRemote, type ModelWorkerApi } from '../src/core/protocol';
+// no-inline: a data: URL would be refused by the CSP's connect-src; a file is also cached by the service worker.
+import kernelUrl from '../src/wasm/int8Dot.wasm?url&no-inline';
+import { fetchedVectorIndex } from '../src/wasm/vectorKernel';
 
 Comlink.expose(resultify(
   new BenchEngineHost({
     openStore: (fileName) => openOpfsStore(wasmUrl, fileName),
     deleteStore: deleteOpfsFile,
     connectModels: (port) => remoteEmbedderProvider(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort))),
+    vectorIndex: () => fetchedVectorIndex(kernelUrl),
   }),
 ));

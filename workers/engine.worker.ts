@@ -6,11 +6,15 @@ import { openOpfsStore } from '../src/storage/openOpfsStore';
 import { IdbSettingsStore } from '../src/storage/idbSettingsStore';
 import { remoteEmbedderProvider } from '../src/models/embedderProviders';
 import { unwrapRemote, type ModelWorkerApi } from '../src/core/protocol';
+// no-inline: a data: URL would be refused by the CSP's connect-src; a file is also cached by the service worker.
+import kernelUrl from '../src/wasm/int8Dot.wasm?url&no-inline';
+import { fetchedVectorIndex } from '../src/wasm/vectorKernel';
 
 Comlink.expose(
   new EngineHost({
     openStore: () => openOpfsStore(wasmUrl),
     settings: new IdbSettingsStore(),
     connectModels: (port) => remoteEmbedderProvider(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort))),
+    vectorIndex: () => fetchedVectorIndex(kernelUrl),
   }),
 );

@@ -7,6 +7,7 @@ import * as Comlink from 'comlink';
 import {
   MODEL_PORT_MESSAGE, unwrapRemote, type EngineApi, type EngineEvent, type EngineWorkerApi, type ModelWorkerApi, type Ownership, type Unwrapped,
 } from '../core/protocol';
+import { readDevicePreference } from './devicePreference';
 
 export type ClientEvent = EngineEvent | { readonly type: 'ownership-lost' };
 
@@ -23,6 +24,9 @@ export function createEngineClient(): EngineClient {
   const modelWorker = new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
   const remote = Comlink.wrap<EngineWorkerApi>(engineWorker);
   const models = unwrapRemote<ModelWorkerApi>(Comlink.wrap(modelWorker));
+  const device = readDevicePreference();
+  // A failure shows in the model status (Settings → Models); nothing to do here.
+  if (device !== 'auto') void models.setDevicePreference(device).catch(() => undefined);
 
   const channel = new MessageChannel();
   modelWorker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);

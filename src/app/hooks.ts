@@ -5,7 +5,8 @@
 import { createContext, useContext, useEffect } from 'react';
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import * as Comlink from 'comlink';
-import type { ModelProgress } from '../core/protocol';
+import type { DevicePreference, ModelProgress } from '../core/protocol';
+import { saveDevicePreference } from './devicePreference';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
 import type { NewTurn } from '../core/base/types';
@@ -180,9 +181,24 @@ export function useModelList() {
   return useQuery({ queryKey: keys.models, queryFn: () => models.listModels(), staleTime: 0 });
 }
 
-export function useModelStatus() {
+/** `pollMs`: refetch while mounted (models load lazily in their worker, which sends no events). */
+export function useModelStatus(pollMs?: number) {
   const { models } = useEngineClient();
-  return useQuery({ queryKey: keys.modelStatus, queryFn: () => models.status(), staleTime: 0 });
+  return useQuery({ queryKey: keys.modelStatus, queryFn: () => models.status(), staleTime: 0, ...(pollMs ? { refetchInterval: pollMs } : {}) });
+}
+
+/** Where the embedder runs (auto, WebGPU, WASM): applied in the model worker and kept for this browser. */
+export function useSetDevicePreference() {
+  const { models } = useEngineClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (preference: DevicePreference) => {
+      saveDevicePreference(preference);
+      return models.setDevicePreference(preference);
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: keys.modelStatus }),
+    onError: useReportError(),
+  });
 }
 
 export function useSetEmbedder() {

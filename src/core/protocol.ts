@@ -21,6 +21,7 @@ import type {
   ProfileItemView, SceneMapPoint, SceneView,
 } from './explorer/explorer';
 import type { ForesightItem } from './synthesis/knowledge';
+import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StageUsage, StorageStats } from './base/types';
 
 export type { StageUsage };
@@ -95,6 +96,10 @@ export interface EngineApi {
   stats(): Promise<StorageStats>;
   exportDatabase(): Promise<Uint8Array>;
   importDatabase(bytes: Uint8Array): Promise<ImportSummary>;
+  /** Chat history from other services (issue 15): scan first (counts, cost estimate), then import; both stream and can be cancelled. */
+  scanHistory(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan>;
+  importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport>;
+  cancelHistoryImport(importId: string): Promise<void>;
   vectorSearch(query: string, options?: SearchOptions): Promise<SearchHit[]>;
   embeddingStatus(): Promise<EmbeddingStatus | null>;
   setEmbedder(modelId: string): Promise<EmbeddingStatus>;
@@ -183,13 +188,19 @@ export interface SlotStatus {
   readonly vectorId: string | null;
   readonly dim: number | null;
   readonly device: string | null;
+  /** Why the preferred device is not the one running (e.g. WebGPU had no adapter), else null. */
+  readonly notice: string | null;
   readonly state: SlotState;
   readonly error: ErrorInfo | null;
 }
 export interface ModelStatus {
   readonly embedder: SlotStatus;
   readonly reranker: SlotStatus;
+  /** Where the embedder is asked to run: the platform's choice, WebGPU (falls back to WASM) or WASM. */
+  readonly devicePreference: DevicePreference;
 }
+
+export type DevicePreference = 'auto' | 'webgpu' | 'wasm';
 
 /** The model worker's API (src/models/ModelService.ts implements it; Comlink exposes it resultified). */
 export interface ModelWorkerApi {
@@ -201,6 +212,8 @@ export interface ModelWorkerApi {
   rerank(query: string, docs: readonly string[]): Promise<number[]>;
   loadEmbedder(id: string): Promise<ModelStatus>;
   loadReranker(id: string | null): Promise<ModelStatus>;
+  /** Reloads the embedder on the preferred device (WebGPU falls back to WASM with a notice). */
+  setDevicePreference(preference: DevicePreference): Promise<ModelStatus>;
   status(): ModelStatus | Promise<ModelStatus>;
   listModels(): Promise<ModelInfo[]>;
   /** The user's explicit download action: the only call that reaches the network. */

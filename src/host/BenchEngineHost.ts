@@ -12,6 +12,7 @@
  *
  * Its wire types (BenchCorpusInput …) live in src/core/protocol.ts.
  */
+import type { VectorIndexFactory } from '../core/capture/vectorIndex';
 import type { MemoryEngine } from '../core/engine/MemoryEngine';
 import { RecollectError } from '../core/base/errors';
 import type { EmbedderProvider } from '../core/base/ports';
@@ -33,8 +34,8 @@ export function turnContent(text: string, caption: string | undefined): string {
  * source over the same connection, speakers from the store, the given embedders), without the
  * episode lifecycle and consolidation, which retrieval does not read.
  */
-export function createBenchEngine(store: SqliteMemoryStore, embedders: EmbedderProvider | undefined): MemoryEngine {
-  return createEngine(store, { only: ['recall'], ...(embedders ? { embedders } : {}) });
+export function createBenchEngine(store: SqliteMemoryStore, embedders: EmbedderProvider | undefined, vectorIndex?: VectorIndexFactory): MemoryEngine {
+  return createEngine(store, { only: ['recall'], ...(embedders ? { embedders } : {}), ...(vectorIndex ? { vectorIndex } : {}) });
 }
 
 /**
@@ -89,6 +90,8 @@ export interface BenchEngineHostDeps {
   readonly deleteStore: (fileName: string) => Promise<void>;
   /** Builds the embedder provider over a port to the model worker. */
   readonly connectModels?: (port: MessagePortLike) => EmbedderProvider;
+  /** The vector index the app would use here (the WASM SIMD kernel where it loads). */
+  readonly vectorIndex?: () => Promise<VectorIndexFactory>;
   /** Embedders given directly (Node); a connected port replaces them. */
   readonly embedders?: EmbedderProvider;
 }
@@ -117,7 +120,7 @@ export class BenchEngineHost implements BenchWorkerApi {
     const fileName = benchFileName(run === 1 ? corpus.id : `${corpus.id}-${run}`);
     await this.#deps.deleteStore(fileName);
     const store = await this.#deps.openStore(fileName);
-    const engine = createBenchEngine(store, this.#embedders);
+    const engine = createBenchEngine(store, this.#embedders, await this.#deps.vectorIndex?.());
     try {
       await engine.start();
       await warmUpEmbedder(this.#embedders);

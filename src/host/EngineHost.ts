@@ -9,6 +9,7 @@ import { resultify, type EngineEvent, type EngineWorkerApi, type MessagePortLike
 import type { EmbedderProvider } from '../core/base/ports';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
 import type { SettingsStore } from '../core/base/settings';
+import type { VectorIndexFactory } from '../core/capture/vectorIndex';
 import { createEngine } from './createEngine';
 
 export const OWNER_LOCK = 'recollect:database-owner';
@@ -30,6 +31,8 @@ export interface EngineHostDeps {
   readonly settings: SettingsStore;
   /** Builds the embedder provider over a port to the model worker. */
   readonly connectModels?: (port: MessagePortLike) => EmbedderProvider;
+  /** The vector index implementation (the WASM SIMD kernel where it loads; see src/wasm/vectorKernel.ts). */
+  readonly vectorIndex?: () => Promise<VectorIndexFactory>;
 }
 
 export class EngineHost implements EngineWorkerApi {
@@ -95,7 +98,8 @@ export class EngineHost implements EngineWorkerApi {
 
   async #open(): Promise<void> {
     const store = await this.#deps.openStore();
-    const engine = createEngine(store, { settings: this.#deps.settings, ...(this.#embedders ? { embedders: this.#embedders } : {}) });
+    const vectorIndex = await this.#deps.vectorIndex?.();
+    const engine = createEngine(store, { settings: this.#deps.settings, ...(this.#embedders ? { embedders: this.#embedders } : {}), ...(vectorIndex ? { vectorIndex } : {}) });
     engine.on((event) => this.#emit(event));
     this.#store = store;
     this.#engine = engine;

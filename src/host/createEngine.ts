@@ -13,10 +13,12 @@ import type { Clock, EmbedderProvider, Llm } from '../core/base/ports';
 import type { Timer } from '../core/base/jobs';
 import type { LlmFactory, SettingsStore } from '../core/base/settings';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
+import type { VectorIndexFactory } from '../core/capture/vectorIndex';
 import { SqlRetrievalSource } from '../storage/retrievalSource';
 import { SqlKnowledgeSource } from '../storage/knowledgeSource';
 import { SqlExplorerStore } from '../storage/explorerRepo';
 import { LlmClient } from '../llm/LlmClient';
+import { readHistory } from '../import/readHistory';
 
 export type EngineStage = 'episodes' | 'synthesis' | 'recall' | 'explorer';
 
@@ -38,6 +40,8 @@ export interface EngineOptions {
   readonly platformTimeZone?: () => string;
   readonly newId?: () => string;
   readonly profileDebounceMs?: number;
+  /** The vector index (the WASM SIMD kernel where it loads, see src/wasm/vectorKernel.ts; default: JS float32). */
+  readonly vectorIndex?: VectorIndexFactory;
 }
 
 export const defaultLlmFactory: LlmFactory = (settings, sink) =>
@@ -61,11 +65,13 @@ export function createEngine(store: SqliteMemoryStore, options: EngineOptions = 
     ...(options.settings ? { settings: options.settings } : {}),
     llmFactory: options.llmFactory ?? defaultLlmFactory,
     llmSink: store.llmCalls,
+    historyReader: readHistory,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.timer ? { timer: options.timer } : {}),
     ...(options.upkeepTimer ? { upkeepTimer: options.upkeepTimer } : {}),
     ...(options.platformTimeZone ? { platformTimeZone: options.platformTimeZone } : {}),
     ...(options.newId ? { newId: options.newId } : {}),
     ...(options.profileDebounceMs !== undefined ? { profileDebounceMs: options.profileDebounceMs } : {}),
+    ...(options.vectorIndex ? { vectorIndex: options.vectorIndex } : {}),
   });
 }

@@ -12,13 +12,16 @@
  */
 import { AutoModel, AutoTokenizer, type ProgressInfo } from '@huggingface/transformers';
 import { RecollectError, type ErrorInfo, toErrorInfo } from '../core/base/errors';
-import type { ModelInfo, ModelProgress, ModelStatus, ModelWorkerApi, ProgressListener, SlotState, SlotStatus } from '../core/protocol';
+import type { DevicePreference, ModelInfo, ModelProgress, ModelStatus, ModelWorkerApi, ProgressListener, SlotState, SlotStatus } from '../core/protocol';
 import { BUNDLED_MODEL_ID, MODEL_CATALOG, type CatalogEntry, type ModelKind } from './catalog';
 import type { ModelLoadOptions } from './loadOptions';
 import { toModelError, unavailable } from './modelErrors';
 import { TransformersEmbedder, type EmbedRole } from './TransformersEmbedder';
 import { TransformersReranker } from './TransformersReranker';
 import { withEnv, type ModelPlatform } from './transformersEnv';
+
+/** Every device preference the model worker accepts (validated: the value crosses a worker boundary). */
+export const DEVICE_PREFERENCES: readonly DevicePreference[] = ['auto', 'webgpu', 'wasm'];
 
 export interface ModelServiceOptions {
   readonly platform: ModelPlatform;
@@ -46,6 +49,7 @@ export class ModelService implements ModelWorkerApi {
   private readonly reranker: Slot<TransformersReranker>;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly extraEmbedders = new Map<string, Promise<TransformersEmbedder>>();
+  private devicePreference: DevicePreference = 'auto';
 
   constructor(options: ModelServiceOptions) {
     this.platform = options.platform;
@@ -93,6 +97,33 @@ export class ModelService implements ModelWorkerApi {
     return this.status();
   }
 
+  /**
+   * Chooses where the embedder runs and reloads it there. WebGPU that cannot get a device falls
+   * back to WASM, and the status says so (`notice`). If the reload fails, the loaded model stays.
+   */
+  async setDevicePreference(preference: DevicePreference): Promise<ModelStatus> {
+    if (!DEVICE_PREFERENCES.includes(preference)) throw new RecollectError('INVALID_INPUT', `"${String(preference)}" is not a device preference (${DEVICE_PREFERENCES.join(', ')}).`);
+    if (preference === this.devicePreference) return this.status();
+    this.devicePreference = preference;
+    const slot = this.embedder;
+    if (slot.id !== null) {
+      // A load already running used the old preference: let it settle, then load again.
+      await slot.loading?.catch(() => undefined);
+      const old = slot.model;
+      // Clearing the model makes switchTo load the same id again, now on the preferred device.
+      slot.model = null;
+      try {
+        await this.switchTo(slot, 'embedder', slot.id);
+      } catch (err) {
+        if (!slot.model) slot.model = old;
+        throw err;
+      } finally {
+        if (old && slot.model !== old) await old.dispose();
+      }
+    }
+    return this.status();
+  }
+
   /** Switches the reranker, or turns reranking off with `null`. */
   async loadReranker(id: string | null): Promise<ModelStatus> {
     if (id === null) {
@@ -106,7 +137,7 @@ export class ModelService implements ModelWorkerApi {
   }
 
   status(): ModelStatus {
-    return { embedder: slotStatus(this.embedder), reranker: slotStatus(this.reranker) };
+    return { embedder: slotStatus(this.embedder), reranker: slotStatus(this.reranker), devicePreference: this.devicePreference };
   }
 
   async listModels(): Promise<ModelInfo[]> {
@@ -214,6 +245,7 @@ export class ModelService implements ModelWorkerApi {
       platform: this.platform,
       entry,
       ...(this.batchSize ? { batchSize: this.batchSize } : {}),
+      ...(kind === 'embedder' && this.devicePreference !== 'auto' ? { device: this.devicePreference } : {}),
     };
     // Browser: bundled files bypass the Cache API (a rebuilt model must not be shadowed by a stale
     // cached copy; the service worker precache keeps them offline); downloaded ones skip the
@@ -245,6 +277,7 @@ function slotStatus(slot: Slot<TransformersEmbedder> | Slot<TransformersReranker
     vectorId: model?.id ?? null,
     dim: model instanceof TransformersEmbedder ? model.dim : null,
     device: model ? (model.device ?? 'default') : null,
+    notice: model instanceof TransformersEmbedder ? model.fallback : null,
     state,
     error: slot.error,
   };

@@ -36,11 +36,14 @@ export class TransformersEmbedder implements Embedder {
   readonly entry: CatalogEntry;
   /** undefined = the library default (cpu in Node, wasm in a browser). */
   readonly device: Device | undefined;
+  /** Why a preferred device was not used (null when the first choice loaded). */
+  readonly fallback: string | null;
   private readonly pipe: FeatureExtractionPipeline;
   private readonly batchSize: number;
 
-  private constructor(entry: CatalogEntry, pipe: FeatureExtractionPipeline, dim: number, device: Device | undefined, batchSize: number) {
+  private constructor(entry: CatalogEntry, pipe: FeatureExtractionPipeline, dim: number, device: Device | undefined, batchSize: number, fallback: string | null) {
     this.entry = entry;
+    this.fallback = fallback;
     this.id = entry.vectorId;
     this.pipe = pipe;
     this.dim = dim;
@@ -51,7 +54,7 @@ export class TransformersEmbedder implements Embedder {
   /** Loads from the local model path / cache only; throws MODEL_UNAVAILABLE when files are missing. */
   static async create(modelId: string, options: ModelLoadOptions = {}): Promise<TransformersEmbedder> {
     const entry = resolveEntry(modelId, 'embedder', options);
-    const { value: pipe, device } = await loadWithFallback(entry, options, (device) =>
+    const { value: pipe, device, fallback } = await loadWithFallback(entry, options, (device) =>
       pipeline('feature-extraction', entry.id, {
         dtype: entry.dtype,
         ...(device ? { device } : {}),
@@ -60,7 +63,7 @@ export class TransformersEmbedder implements Embedder {
     );
     const hidden = (pipe.model.config as unknown as { hidden_size?: number }).hidden_size;
     const dim = entry.dim ?? hidden ?? 0;
-    return new TransformersEmbedder(entry, pipe, dim, device, options.batchSize ?? DEFAULT_BATCH_SIZE);
+    return new TransformersEmbedder(entry, pipe, dim, device, options.batchSize ?? DEFAULT_BATCH_SIZE, fallback);
   }
 
   async embed(texts: readonly string[], role: EmbedRole = 'document'): Promise<Float32Array[]> {

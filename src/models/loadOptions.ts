@@ -5,7 +5,7 @@
  */
 import type { ProgressInfo } from '@huggingface/transformers';
 import { findModel, type CatalogEntry, type ModelKind } from './catalog';
-import { isBackendUnavailable, toModelError } from './modelErrors';
+import { isBackendUnavailable, isMissingModelFile, toModelError } from './modelErrors';
 import type { Device, ModelPlatform } from './transformersEnv';
 
 export interface ModelLoadOptions {
@@ -47,6 +47,8 @@ export function resolveEntry(id: string, kind: ModelKind, options: ModelLoadOpti
 
 /** `undefined` means "the library's default device" (cpu in Node, wasm in a browser). */
 export function candidateDevices(entry: CatalogEntry, options: ModelLoadOptions): readonly (Device | undefined)[] {
+  // WebGPU asked for explicitly still falls back to WASM (with a notice) when no device can be had.
+  if (options.device === 'webgpu') return ['webgpu', 'wasm'];
   if (options.device && options.device !== 'auto') return [options.device];
   if (options.platform) return options.platform.devices(entry);
   const hasGpu = typeof navigator !== 'undefined' && 'gpu' in navigator;
@@ -58,19 +60,35 @@ export async function loadWithFallback<T>(
   entry: CatalogEntry,
   options: ModelLoadOptions,
   load: (device: Device | undefined) => Promise<T>,
-): Promise<{ value: T; device: Device | undefined }> {
+): Promise<{ value: T; device: Device | undefined; fallback: string | null }> {
   const devices = candidateDevices(entry, options);
   let lastError: unknown;
+  let fallback: string | null = null;
   for (const [i, device] of devices.entries()) {
+    const reason = device && i < devices.length - 1 ? await options.platform?.unusable?.(device) : null;
+    if (reason) {
+      fallback = describeFallback(device, reason, devices[i + 1]);
+      continue;
+    }
     try {
-      return { value: await load(device), device };
+      return { value: await load(device), device, fallback };
     } catch (err) {
       lastError = err;
-      if (i < devices.length - 1 && isBackendUnavailable(err)) continue;
+      // Said to the person in the Models panel: why the faster device is not the one running.
+      fallback = describeFallback(device, err instanceof Error ? err.message : String(err), devices[i + 1]);
+      // An explicit WebGPU attempt falls back on any failure to get or use a device (no adapter,
+      // lost device, an unsupported op), not on a missing model file, which WASM would miss too.
+      const next = device === 'webgpu' ? !isMissingModelFile(err) : isBackendUnavailable(err);
+      if (i < devices.length - 1 && next) continue;
       break;
     }
   }
   throw toModelError(lastError, entry.id, entry, 'load');
+}
+
+function describeFallback(device: Device | undefined, reason: string, next: Device | undefined): string {
+  const name = (d: Device | undefined) => (d === 'webgpu' ? 'WebGPU' : d === 'wasm' ? 'WASM' : (d ?? 'the default device'));
+  return `${name(device)} could not be used (${reason}), so ${name(next)} runs instead.`;
 }
 
 export function clipText(text: string, maxTokens: number): string {

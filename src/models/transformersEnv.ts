@@ -27,6 +27,11 @@ export interface ModelPlatform {
   /** Devices to try for an entry, best first. */
   devices(entry: CatalogEntry): readonly Device[];
   availability(entry: CatalogEntry): Promise<ModelAvailability>;
+  /**
+   * Why `device` cannot run here (null when it may). Asked before loading: onnxruntime-web keeps a
+   * failed WebGPU initialisation, and the WASM retry after it fails the same way.
+   */
+  unusable?(device: Device): Promise<string | null>;
 }
 
 type EnvFlags = Pick<typeof env, 'allowRemoteModels' | 'allowLocalModels' | 'useBrowserCache'>;
@@ -90,6 +95,16 @@ function browserPlatform(modelBaseUrl: string): ModelPlatform {
   return {
     name: 'browser',
     devices: (entry) => (hasGpu && entry.devices.includes('gpu') ? ['webgpu', 'wasm'] : ['wasm']),
+    unusable: async (device) => {
+      if (device !== 'webgpu') return null;
+      const gpu = (navigator as unknown as { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+      if (!gpu) return 'this browser has no WebGPU';
+      try {
+        return (await gpu.requestAdapter()) ? null : 'no WebGPU adapter is available on this device';
+      } catch (err) {
+        return `requesting a WebGPU adapter failed: ${err instanceof Error ? err.message : String(err)}`;
+      }
+    },
     async availability(entry) {
       const files = modelFiles(entry);
       if (entry.bundled) {

@@ -47,8 +47,16 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     this.#newId = options.newId ?? newId;
   }
 
-  createConversation(input: { id?: string; title: string }): Promise<Conversation> {
-    return this.db.transaction((tx) => conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, this.#clock.now()));
+  createConversation(input: { id?: string; title: string; createdAt?: number }): Promise<Conversation> {
+    const at = input.createdAt !== undefined && Number.isFinite(input.createdAt) ? input.createdAt : this.#clock.now();
+    return this.db.transaction((tx) => conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, at));
+  }
+
+  createConversations(inputs: readonly { id: string; title: string; createdAt?: number }[]): Promise<void> {
+    const now = this.#clock.now();
+    return this.db.transaction(async (tx) => {
+      for (const c of inputs) await conversations.insertConversation(tx, c.id, c.title, c.createdAt !== undefined && Number.isFinite(c.createdAt) ? c.createdAt : now);
+    });
   }
 
   renameConversation(id: string, title: string): Promise<Conversation> {

@@ -3,7 +3,8 @@ import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { Message, NewTurn, SearchHit } from '../core/base/types';
 import { HIGHLIGHT_END, HIGHLIGHT_START } from '../core/base/types';
 import { RecollectError } from '../core/base/errors';
-import { estimateTokens, validateTurnContent } from '../core/base/limits';
+import { validateNewTurn } from '../core/base/limits';
+import { charsOverFour } from '../core/base/tokens';
 import { toFtsQuery } from './ftsQuery';
 import { TURN_INDEX_FLUSH } from './schema';
 
@@ -103,13 +104,8 @@ export async function insertMessage(tx: Sql, turn: NewTurn, now: number): Promis
 
 /** Validated INSERT_RETURNING parameters for a new turn (throws INVALID_INPUT). */
 function insertParams(turn: NewTurn, now: number): SqlValue[] {
-  const content = validateTurnContent(turn.content);
-  const role = turn.role;
-  if (role !== 'user' && role !== 'assistant' && role !== 'system') throw new RecollectError('INVALID_INPUT', `Unknown role "${String(role)}".`);
-  const speaker = (turn.speaker ?? (role === 'user' ? 'User' : role === 'assistant' ? 'Assistant' : 'System')).trim().slice(0, 100) || 'User';
-  const occurredAt = turn.occurredAt ?? now;
-  if (!Number.isFinite(occurredAt)) throw new RecollectError('INVALID_INPUT', 'A message time must be a valid date.');
-  return [turn.id, turn.conversationId, turn.conversationId, role, speaker, content, occurredAt, now, estimateTokens(content), JSON.stringify(turn.metadata ?? {})];
+  const { role, speaker, content, occurredAt } = validateNewTurn(turn, now);
+  return [turn.id, turn.conversationId, turn.conversationId, role, speaker, content, occurredAt, now, charsOverFour(content), JSON.stringify(turn.metadata ?? {})];
 }
 
 /** Deletes the turn; triggers remove its FTS row and every vector of it in the same transaction. */

@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import {
   MODEL_PORT_MESSAGE, unwrapRemote, type BenchCorpusInput, type BenchCorpusResult, type BenchRecallOptions, type BenchWorkerApi,
-  type ModelWorkerApi, type Unwrapped,
+  type DevicePreference, type ModelWorkerApi, type Unwrapped,
 } from '../../core/protocol';
 
 export interface RateSummary {
@@ -105,6 +105,16 @@ const api = {
     const rerank = await rate(texts.length, reps, () => m.rerank(query, texts));
     const status = await m.status();
     return { embed, rerank, loadMs, device: status.embedder.device };
+  },
+  /**
+   * The selected embedder's vectors for `texts` on a device preference (e2e/webgpu.spec.ts
+   * compares WebGPU's against WASM's), with the device that actually ran and any fallback notice.
+   */
+  async embedOn(preference: DevicePreference, texts: string[]): Promise<{ vectors: number[][]; device: string | null; notice: string | null }> {
+    const m = modelWorker().remote;
+    const status = await m.setDevicePreference(preference);
+    const vectors = await m.embed(texts);
+    return { vectors: vectors.map((v) => Array.from(v)), device: status.embedder.device, notice: status.embedder.notice };
   },
   /** The recall benchmark for one corpus: ingest through the engine on OPFS, rank every question. */
   recallCorpus,

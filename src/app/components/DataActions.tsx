@@ -3,6 +3,7 @@ import { useExportDatabase, useImportDatabase, useStats } from '../hooks';
 import { useUi } from '../uiStore';
 import { formatBytes } from '../format';
 import { exportFileName } from '../../core/base/exportFileName';
+import { HistoryImportButton } from '../history/HistoryImportDialog';
 import { toErrorInfo } from '../../core/base/errors';
 
 /**
@@ -53,6 +54,7 @@ export function DataActions() {
     <div className="data-actions">
       <button type="button" onClick={() => void download()} disabled={exporter.isPending}>{exporter.isPending ? 'Exporting…' : 'Export'}</button>
       <button type="button" onClick={() => fileInput.current?.click()}>Import…</button>
+      <HistoryImportButton />
       <input ref={fileInput} type="file" accept=".sqlite,.db,.sqlite3,application/vnd.sqlite3" hidden aria-label="Import database file"
         onChange={(e) => {
           setPending(e.target.files?.[0] ?? null);

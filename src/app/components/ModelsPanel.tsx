@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useDownloadModel, useEmbeddingStatus, useModelList, useModelStatus, useSetEmbedder, useSetReranker } from '../hooks';
 import { formatBytes } from '../format';
+import { ComputeBackend } from './ComputeBackend';
 import type { ModelProgress } from '../../core/protocol';
 
 /** Settings → Models: what embeds and reranks, explicit downloads with progress, re-embedding progress. */
@@ -43,6 +44,8 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
             </>
           )}
         </section>
+
+        <ComputeBackend />
 
         {(['embedder', 'reranker'] as const).map((kind) => (
           <section key={kind} aria-label={kind === 'embedder' ? 'Embedding models' : 'Rerankers'}>

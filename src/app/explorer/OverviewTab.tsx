@@ -1,10 +1,12 @@
-import { useMemoryOverview } from '../hooks';
+import { useMemoryOverview, useModelStatus } from '../hooks';
+import { backendLabel, vectorIndexLabel } from '../components/ComputeBackend';
 import { formatBytes, formatTime } from '../format';
 import { DataActions } from '../components/DataActions';
 import { useUi } from '../uiStore';
 
 export function OverviewTab() {
   const { data: o, error } = useMemoryOverview();
+  const models = useModelStatus(5_000);
   const open = useUi((s) => s.openExplorer);
   if (error) return <p className="error" role="alert">{error.message}</p>;
   if (!o) return <p className="muted">Loading…</p>;
@@ -37,6 +39,7 @@ export function OverviewTab() {
         <section>
           <h3>Models</h3>
           <p>Embedder: {o.embedder ? `${o.embedder.modelId} (${o.embedder.state}, ${o.embedder.embedded}/${o.embedder.total} turns)` : 'none'}</p>
+          <p data-testid="overview-backends">Embedder runs on {backendLabel(models.data?.embedder.device)} · vector index: {vectorIndexLabel(o.vectorIndex)}</p>
           <p>LLM endpoint: {o.endpointConfigured ? 'configured' : 'not configured'} · policy: {o.policy}</p>
         </section>
         <section>

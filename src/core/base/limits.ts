@@ -32,7 +32,14 @@ export function looksBinary(text: string): boolean {
   return control > text.length * 0.1;
 }
 
-/** Rough token estimate (≈4 characters per token for English); the LLM layer counts exactly when it can. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+/** The stored fields of a new turn, validated like typed input (every store uses this). */
+export function validateNewTurn(turn: { readonly role: unknown; readonly speaker?: string; readonly content: unknown; readonly occurredAt?: number }, now: number):
+  { role: 'user' | 'assistant' | 'system'; speaker: string; content: string; occurredAt: number } {
+  const content = validateTurnContent(turn.content);
+  const role = turn.role;
+  if (role !== 'user' && role !== 'assistant' && role !== 'system') throw new RecollectError('INVALID_INPUT', `Unknown role "${String(role)}".`);
+  const speaker = (turn.speaker ?? (role === 'user' ? 'User' : role === 'assistant' ? 'Assistant' : 'System')).trim().slice(0, 100) || 'User';
+  const occurredAt = turn.occurredAt ?? now;
+  if (!Number.isFinite(occurredAt)) throw new RecollectError('INVALID_INPUT', 'A message time must be a valid date.');
+  return { role, speaker, content, occurredAt };
 }

@@ -10,8 +10,11 @@ export interface SearchOptions {
 }
 
 export interface MemoryStore {
-  createConversation(input: { readonly id?: string; readonly title: string }): Promise<Conversation>;
+  /** `createdAt` (default now) keeps an imported conversation's original start. */
+  createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number }): Promise<Conversation>;
   renameConversation(id: string, title: string): Promise<Conversation>;
+  /** Several conversations in one transaction (an import batch); existing ids are left as they are. */
+  createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<void>;
   deleteConversation(id: string): Promise<void>;
   listConversations(): Promise<Conversation[]>;
 

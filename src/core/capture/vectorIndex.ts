@@ -13,7 +13,46 @@ export interface VectorHit {
   readonly score: number;
 }
 
-export class VectorIndex {
+/**
+ * What SemanticIndex needs from a vector index: the strategy interface of CONVENTIONS §5, with
+ * one behaviour suite (test/core/vectorIndexSuite.ts) run over every implementation.
+ */
+export interface VectorSearchIndex {
+  readonly dim: number;
+  readonly size: number;
+  /** Rows the storage can hold before it grows. */
+  readonly capacity: number;
+  /** A short name for reports and the UI, e.g. "js-float32" or "wasm-simd-int8". */
+  readonly kind: string;
+  /**
+   * False when scores are estimates (quantised vectors): callers that need exact scores or an
+   * exact top-k over-fetch and rescore the candidates from the stored vectors (SemanticIndex).
+   */
+  readonly exact: boolean;
+  /** Bytes held for the vectors themselves (ids and maps excluded). */
+  readonly vectorBytes: number;
+  has(id: string): boolean;
+  add(id: string, vec: ArrayLike<number>): void;
+  remove(id: string): boolean;
+  clear(): void;
+  mean(): Float32Array;
+  search(query: ArrayLike<number>, k: number, filter?: (id: string) => boolean): VectorHit[];
+}
+
+/** Builds empty indexes of one implementation. */
+export interface VectorIndexFactory {
+  /** The `kind` of the indexes it creates. */
+  readonly kind: string;
+  /** An empty index of `dim`-d vectors with room for `initialCapacity` rows. */
+  create(dim: number, initialCapacity: number): VectorSearchIndex;
+}
+
+/** The portable default: exact float32 brute force in JS. */
+export const jsVectorIndex: VectorIndexFactory = { kind: 'js-float32', create: (dim, initialCapacity) => new VectorIndex(dim, initialCapacity) };
+
+export class VectorIndex implements VectorSearchIndex {
+  readonly kind = 'js-float32';
+  readonly exact = true;
   readonly dim: number;
   private data: Float32Array;
   private ids: string[] = [];
@@ -32,6 +71,10 @@ export class VectorIndex {
   /** Rows the buffer can hold before it grows. */
   get capacity(): number {
     return this.data.length / this.dim;
+  }
+
+  get vectorBytes(): number {
+    return this.data.byteLength;
   }
 
   has(id: string): boolean {
@@ -72,10 +115,6 @@ export class VectorIndex {
     this.rowOf.clear();
   }
 
-  /**
-   * The k best rows by dot product with `query`, best first (ties: unspecified order).
-   * A zero (or non-finite) query has no direction, so it matches nothing.
-   */
   /** Mean of all stored vectors (the common direction that averaging embedders share). */
   mean(): Float32Array {
     const out = new Float32Array(this.dim);
@@ -89,6 +128,10 @@ export class VectorIndex {
     return out;
   }
 
+  /**
+   * The k best rows by dot product with `query`, best first (ties: unspecified order).
+   * A zero (or non-finite) query has no direction, so it matches nothing.
+   */
   search(query: ArrayLike<number>, k: number, filter?: (id: string) => boolean): VectorHit[] {
     this.checkDim(query.length);
     if (k <= 0 || this.ids.length === 0) return [];
@@ -121,7 +164,7 @@ export class VectorIndex {
 }
 
 /** Fixed-capacity min-heap of (score, row): keeps the `capacity` largest scores seen. */
-class MinHeap {
+export class MinHeap {
   private readonly scores: Float64Array;
   private readonly rows: Int32Array;
   private n = 0;
@@ -129,6 +172,11 @@ class MinHeap {
   constructor(private readonly capacity: number) {
     this.scores = new Float64Array(capacity);
     this.rows = new Int32Array(capacity);
+  }
+
+  /** The smallest kept score once full (a row scoring at most this cannot enter), else -Infinity. */
+  get floor(): number {
+    return this.n < this.capacity ? -Infinity : this.scores[0]!;
   }
 
   offer(score: number, row: number): void {

@@ -31,6 +31,8 @@ import { EngineSettings } from './EngineSettings';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
 import { EngineUpkeep } from './EngineUpkeep';
+import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from '../base/historyImport';
+import { HistoryImports } from './historyImport';
 import { importMemory } from './importMemory';
 import type { EngineListener, MemoryEngineDeps } from './engineDeps';
 
@@ -54,6 +56,7 @@ export class MemoryEngine implements EngineApi {
   readonly #explorer: ExplorerService | null;
   readonly #upkeep: EngineUpkeep;
   #llm: Llm | null;
+  readonly #history: HistoryImports | null;
 
   constructor(deps: MemoryEngineDeps) {
     const clock = deps.clock ?? systemClock;
@@ -63,9 +66,12 @@ export class MemoryEngine implements EngineApi {
     this.#jobs = deps.jobs ?? null;
     this.#speakers = deps.speakers ?? null;
     this.#clock = clock;
-    this.#semantic = new SemanticIndex(deps.store, 'message');
-    this.#factIndex = new SemanticIndex(deps.store, 'fact');
-    this.#cellIndex = new SemanticIndex(deps.store, 'memcell');
+    this.#history = deps.historyReader
+      ? new HistoryImports({ reader: deps.historyReader, clock, sink: { createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.appendTurns(t), setConsolidationPolicy: (p) => this.setConsolidationPolicy(p) } })
+      : null;
+    this.#semantic = new SemanticIndex(deps.store, 'message', deps.vectorIndex);
+    this.#factIndex = new SemanticIndex(deps.store, 'fact', deps.vectorIndex);
+    this.#cellIndex = new SemanticIndex(deps.store, 'memcell', deps.vectorIndex);
     this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
     this.#settings = new EngineSettings({
       meta: deps.store,
@@ -306,24 +312,18 @@ export class MemoryEngine implements EngineApi {
     }
   }
 
-  async createConversation(input: { id?: string; title: string }): Promise<Conversation> {
-    const c = await this.#store.createConversation(input);
+  async createConversation(input: { id?: string; title: string }): Promise<Conversation> { return this.#conversationsChanged(await this.#store.createConversation(input)); }
+  async renameConversation(id: string, title: string): Promise<Conversation> { return this.#conversationsChanged(await this.#store.renameConversation(id, title)); }
+  #conversationsChanged<T>(value: T): T {
     this.#emit({ type: 'conversations-changed' });
-    return c;
-  }
-
-  async renameConversation(id: string, title: string): Promise<Conversation> {
-    const c = await this.#store.renameConversation(id, title);
-    this.#emit({ type: 'conversations-changed' });
-    return c;
+    return value;
   }
 
   async deleteConversation(id: string): Promise<void> {
     await this.#store.deleteConversation(id);
     this.#semantic.reset();
     this.#lifecycle?.reset();
-    this.#emit({ type: 'conversations-changed' });
-    this.#emit({ type: 'messages-changed', conversationId: id });
+    this.#emit({ type: 'messages-changed', conversationId: this.#conversationsChanged(id) });
   }
 
   listConversations(): Promise<Conversation[]> { return this.#store.listConversations(); }
@@ -340,10 +340,7 @@ export class MemoryEngine implements EngineApi {
     return results;
   }
 
-  async appendTurn(turn: NewTurn): Promise<AppendResult> {
-    const [result] = await this.appendTurns([turn]);
-    return result!;
-  }
+  async appendTurn(turn: NewTurn): Promise<AppendResult> { return (await this.appendTurns([turn]))[0]!; }
 
   listMessages(conversationId: string): Promise<Message[]> { return this.#store.listMessages(conversationId); }
 
@@ -389,5 +386,14 @@ export class MemoryEngine implements EngineApi {
   async setEmbedder(modelId: string): Promise<EmbeddingStatus> {
     if (!this.#indexer) throw new RecollectError('MODEL_UNAVAILABLE', 'No embedding model is connected.');
     return this.#indexer.setTarget(modelId);
+  }
+
+  // History import (issue 15; historyImport.ts): a dry run with the synthesis estimate per policy, the import, cancel.
+  scanHistory(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan> { return this.#historyImports().scan(file, request, onProgress); }
+  importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport> { return this.#historyImports().import(file, request, onProgress); }
+  async cancelHistoryImport(importId: string): Promise<void> { this.#history?.cancel(importId); }
+  #historyImports(): HistoryImports {
+    if (!this.#history) throw new RecollectError('INVALID_INPUT', 'Importing chat history is not available here.');
+    return this.#history;
   }
 }

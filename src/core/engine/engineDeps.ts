@@ -3,6 +3,8 @@
  * (embedding, episodes, synthesis, recall, answers, the explorer, endpoint settings). Composition
  * roots (src/host) fill it; tests fill only what they exercise.
  */
+import type { VectorIndexFactory } from '../capture/vectorIndex';
+import type { HistoryReader } from '../base/historyImport';
 import type { MemoryStore, VectorStore } from '../base/store';
 import type { Clock, EmbedderProvider, Llm, LlmCallSink } from '../base/ports';
 import type { JobStore, Timer } from '../base/jobs';
@@ -49,6 +51,10 @@ export interface MemoryEngineDeps {
   readonly llmSink?: LlmCallSink & UsageLedger;
   /** The memory explorer's data access (src/storage/explorerRepo.ts). */
   readonly explorer?: ExplorerStore;
+  /** Which vector index the semantic indexes use (default: the JS float32 brute force). */
+  readonly vectorIndex?: VectorIndexFactory;
+  /** Reads other services' chat exports (src/import/readHistory.ts); without it history import is unavailable. */
+  readonly historyReader?: HistoryReader;
 }
 
 export type EngineListener = (event: EngineEvent) => void;

@@ -79,6 +79,7 @@ export class ExplorerService {
     return {
       counts, llm, recentJobs, databaseBytes, jobs: status.jobs, endpointConfigured: status.endpointConfigured, policy: status.policy,
       embedder: e ? { modelId: e.activeModel, state: e.state, embedded: e.embedded, total: e.total } : null,
+      vectorIndex: this.#d.indexes.turn.implementation,
     };
   }
 

@@ -59,6 +59,8 @@ export interface MemoryOverview {
   readonly embedder: { readonly modelId: string; readonly state: string; readonly embedded: number; readonly total: number } | null;
   readonly endpointConfigured: boolean;
   readonly policy: string;
+  /** The vector index implementation in use: "wasm-simd-int8", or "js-float32" where WASM SIMD is unavailable. */
+  readonly vectorIndex: string;
 }
 
 export interface MemorySearchFilters {

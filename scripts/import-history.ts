@@ -1,0 +1,67 @@
+/**
+ * Command line for big exports: builds (or adds to) a Recollect database from a chat export with
+ * the same reader and write path the app uses, for files too large to pick in a browser tab.
+ *
+ *   npm run import -- --format chatgpt|claude|locomo|longmemeval|text|auto <file> --out recollect.sqlite [--policy off|recurrence|eager]
+ *
+ * The output opens in the app with Import… (Replace memory); the app then embeds the turns and
+ * segments them into episodes in the background, and synthesises per the chosen policy (stored
+ * in the file). An existing --out file is extended, not replaced: stable ids mean a re-run adds
+ * only what is new.
+ */
+import { existsSync, openAsBlob } from 'node:fs';
+import { basename } from 'node:path';
+import { MemoryEngine } from '../src/core/engine/MemoryEngine';
+import { HISTORY_FORMATS, type HistoryFile, type HistoryFormat } from '../src/core/base/historyImport';
+import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
+import { readHistory } from '../src/import/readHistory';
+import { loadDatabaseFile, openMemoryDatabase, saveDatabaseFile } from '../src/storage/openNodeDatabase';
+import { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
+import { RecollectError } from '../src/core/base/errors';
+
+function parseArgs(argv: readonly string[]) {
+  const out: { format: HistoryFormat | 'auto'; file: string | null; out: string; policy: PolicyName | undefined } = { format: 'auto', file: null, out: 'recollect.sqlite', policy: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--format') out.format = argv[++i] as HistoryFormat | 'auto';
+    else if (a === '--out') out.out = argv[++i] ?? out.out;
+    else if (a === '--policy') out.policy = argv[++i] as PolicyName;
+    else if (a.startsWith('--')) throw new RecollectError('INVALID_INPUT', `Unknown option ${a}.`);
+    else out.file = a;
+  }
+  if (!out.file) throw new RecollectError('INVALID_INPUT', 'Usage: npm run import -- --format chatgpt|claude|locomo|longmemeval|text|auto <file> --out recollect.sqlite [--policy off|recurrence|eager]');
+  if (out.format !== 'auto' && !HISTORY_FORMATS.includes(out.format)) throw new RecollectError('INVALID_INPUT', `Unknown format "${out.format}" (${HISTORY_FORMATS.join(', ')} or auto).`);
+  return out;
+}
+
+export async function importHistoryFile(args: ReturnType<typeof parseArgs>, log: (line: string) => void = () => undefined) {
+  const blob = await openAsBlob(args.file!);
+  const file: HistoryFile = { name: basename(args.file!), size: blob.size, stream: () => blob.stream() as unknown as ReturnType<HistoryFile['stream']> };
+  const db = existsSync(args.out) ? await loadDatabaseFile(args.out) : await openMemoryDatabase();
+  const store = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
+  // Store only: embedding and episodes happen in the app, which picks up every turn without them.
+  const engine = new MemoryEngine({ store, historyReader: readHistory });
+  try {
+    const report = await engine.importHistory(file, { format: args.format, importId: 'cli', ...(args.policy ? { policy: args.policy } : {}) }, (p) => {
+      log(`${p.conversations.toLocaleString('en')} conversations, ${p.turns.toLocaleString('en')} turns, ${Math.round((100 * p.bytesRead) / Math.max(1, p.bytesTotal))}% read`);
+    });
+    await saveDatabaseFile(db, args.out);
+    return report;
+  } finally {
+    await db.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url.endsWith(basename(process.argv[1]))) {
+  try {
+    const args = parseArgs(process.argv.slice(2));
+    const report = await importHistoryFile(args, (line) => process.stderr.write(`\r${line}   `));
+    process.stderr.write('\n');
+    console.log(`${report.summary} (${report.format ?? 'unknown format'}, ${report.seconds.toFixed(1)} s) → ${args.out}`);
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exitCode = 1;
+  }
+}
+
+export { parseArgs };

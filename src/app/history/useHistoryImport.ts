@@ -1,0 +1,76 @@
+/**
+ * The history import's UI state machine (issue 15): pick a file → the engine scans it (counts and
+ * a synthesis estimate per policy) → the user picks a policy and imports → progress → report.
+ * The engine does all the work in its worker; the File crosses as a structured clone (no copy of
+ * its bytes) and is streamed there.
+ */
+import { useRef, useState } from 'react';
+import * as Comlink from 'comlink';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEngineClient } from '../hooks';
+import type { HistoryFormat, HistoryImportReport, HistoryProgress, HistoryScan } from '../../core/base/historyImport';
+import type { PolicyName } from '../../core/episodes/consolidationPolicy';
+
+export type HistoryImportState =
+  | { readonly step: 'idle' }
+  | { readonly step: 'scanning'; readonly progress: HistoryProgress | null }
+  | { readonly step: 'scanned'; readonly scan: HistoryScan }
+  | { readonly step: 'importing'; readonly progress: HistoryProgress | null; readonly cancelling: boolean }
+  | { readonly step: 'done'; readonly report: HistoryImportReport }
+  | { readonly step: 'failed'; readonly message: string };
+
+export function useHistoryImport() {
+  const { engine } = useEngineClient();
+  const queryClient = useQueryClient();
+  const [state, setState] = useState<HistoryImportState>({ step: 'idle' });
+  const run = useRef<string | null>(null);
+
+  const scan = async (file: File, format: HistoryFormat | 'auto') => {
+    const importId = crypto.randomUUID();
+    run.current = importId;
+    setState({ step: 'scanning', progress: null });
+    const onProgress = Comlink.proxy((progress: HistoryProgress) => {
+      // Progress arrives on the callback's own port, possibly after the result: never step back.
+      if (run.current === importId) setState((s) => (s.step === 'scanning' ? { step: 'scanning', progress } : s));
+    });
+    try {
+      const result = await engine.scanHistory(file, { format, importId }, onProgress);
+      if (run.current === importId) setState(result.cancelled ? { step: 'idle' } : { step: 'scanned', scan: result });
+    } catch (err) {
+      if (run.current === importId) setState({ step: 'failed', message: err instanceof Error ? err.message : String(err) });
+    }
+  };
+
+  const start = async (file: File, format: HistoryFormat, policy: PolicyName) => {
+    const importId = crypto.randomUUID();
+    run.current = importId;
+    setState({ step: 'importing', progress: null, cancelling: false });
+    const onProgress = Comlink.proxy((progress: HistoryProgress) => {
+      if (run.current === importId) setState((s) => (s.step === 'importing' ? { ...s, progress } : s));
+    });
+    try {
+      const report = await engine.importHistory(file, { format, importId, policy }, onProgress);
+      // The chosen policy is now the engine's (the engine sends no event for it).
+      void queryClient.invalidateQueries({ queryKey: ['consolidation'] });
+      if (run.current === importId) setState({ step: 'done', report });
+    } catch (err) {
+      if (run.current === importId) setState({ step: 'failed', message: err instanceof Error ? err.message : String(err) });
+    }
+  };
+
+  const cancel = () => {
+    const id = run.current;
+    if (!id) return;
+    setState((s) => (s.step === 'importing' ? { ...s, cancelling: true } : s));
+    void engine.cancelHistoryImport(id);
+  };
+
+  /** Forgets the current run (its late progress is ignored) and cancels it if still going. */
+  const reset = () => {
+    if (run.current && (state.step === 'scanning' || state.step === 'importing')) void engine.cancelHistoryImport(run.current);
+    run.current = null;
+    setState({ step: 'idle' });
+  };
+
+  return { state, scan, start, cancel, reset };
+}

@@ -1,0 +1,125 @@
+/**
+ * Types for importing chat history from other services (ChatGPT, Claude, benchmark corpora,
+ * plain transcripts). The parsers live outside core (src/import) and reach the engine through
+ * the `HistoryReader` port, so core never depends on a file format.
+ *
+ * Invariants: every conversation and turn carries an id derived from the source's own ids, so
+ * importing the same export twice stores nothing new; times are ms since epoch (the source's).
+ */
+
+export type HistoryFormat = 'chatgpt' | 'claude' | 'locomo' | 'longmemeval' | 'text';
+export const HISTORY_FORMATS: readonly HistoryFormat[] = ['chatgpt', 'claude', 'locomo', 'longmemeval', 'text'];
+
+/** Minimal reader of a byte stream (a web ReadableStream's reader satisfies it). */
+export interface ByteStreamReader {
+  read(): Promise<{ readonly done: boolean; readonly value?: Uint8Array }>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** A file to import: a browser File/Blob satisfies it, and so does Node's fs.openAsBlob(). */
+export interface HistoryFile {
+  readonly size: number;
+  /** File name (Blob has none; then the format cannot be guessed from it). */
+  readonly name?: string;
+  stream(): { getReader(): ByteStreamReader };
+}
+
+export interface ImportedTurn {
+  /** Stable id for the stored turn (derived from the source's message id). */
+  readonly id: string;
+  readonly role: 'user' | 'assistant';
+  readonly speaker?: string;
+  readonly content: string;
+  readonly occurredAt: number;
+}
+
+export interface ImportedConversation {
+  /** Stable id for the stored conversation (derived from the source's conversation id). */
+  readonly id: string;
+  readonly title: string;
+  readonly createdAt: number;
+  readonly turns: readonly ImportedTurn[];
+}
+
+/** What a reader yields: the format it recognised (first), a conversation, or an entry it could not use and why (counted, never fatal). */
+export type HistoryItem =
+  | { readonly kind: 'format'; readonly format: HistoryFormat }
+  | { readonly kind: 'conversation'; readonly conversation: ImportedConversation }
+  | { readonly kind: 'skipped'; readonly reason: string };
+
+export interface HistoryReadOptions {
+  /** 'auto' recognises the format from the file name and its first entry. */
+  readonly format: HistoryFormat | 'auto';
+  /** Called as input bytes are consumed (compressed bytes for a zip). */
+  readonly onBytes?: (bytesRead: number) => void;
+  /** Polled between chunks; when true the reader stops and closes the file. */
+  readonly cancelled?: () => boolean;
+  /** Time for turns the source does not date (plain transcripts without date headings). */
+  readonly now: number;
+}
+
+/**
+ * The port the engine reads history through: streams the file and yields conversations one by
+ * one (an export can be hundreds of MB). Throws INVALID_INPUT when the file is not of the format.
+ */
+export type HistoryReader = (file: HistoryFile, options: HistoryReadOptions) => AsyncIterable<HistoryItem>;
+
+export interface HistoryProgress {
+  readonly phase: 'scanning' | 'importing';
+  readonly conversations: number;
+  readonly turns: number;
+  readonly skipped: number;
+  readonly bytesRead: number;
+  readonly bytesTotal: number;
+}
+
+export interface SkipCount {
+  readonly reason: string;
+  readonly count: number;
+}
+
+export interface Range {
+  readonly low: number;
+  readonly high: number;
+}
+
+/** Expected synthesis cost of an import under one consolidation policy (see synthesisEstimate.ts). */
+export interface SynthesisEstimate {
+  readonly policy: 'eager' | 'recurrence' | 'off';
+  readonly calls: Range;
+  readonly promptTokens: Range;
+  readonly completionTokens: Range;
+}
+
+export interface HistoryRequest {
+  readonly format: HistoryFormat | 'auto';
+  /** Lets the UI stop this run with cancelHistoryImport(importId). */
+  readonly importId: string;
+}
+
+/** A dry run over the file: what it holds and what synthesising it would cost. */
+export interface HistoryScan {
+  /** null when an empty file gave nothing to recognise. */
+  readonly format: HistoryFormat | null;
+  readonly conversations: number;
+  readonly turns: number;
+  readonly skipped: readonly SkipCount[];
+  /** Estimated episodes (MemCells) the turns will form. */
+  readonly episodes: number;
+  readonly estimates: readonly SynthesisEstimate[];
+  readonly cancelled: boolean;
+}
+
+export interface HistoryImportReport {
+  readonly format: HistoryFormat | null;
+  /** Conversations and turns newly stored by this run. */
+  readonly conversations: number;
+  readonly turns: number;
+  /** Turns already stored by an earlier import of the same source (nothing was added for them). */
+  readonly alreadyPresent: number;
+  readonly skipped: readonly SkipCount[];
+  readonly cancelled: boolean;
+  readonly seconds: number;
+  /** "1,204 conversations, 38,911 turns imported; 3 skipped: …" */
+  readonly summary: string;
+}

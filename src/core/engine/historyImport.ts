@@ -1,0 +1,207 @@
+/**
+ * Imports chat history from another service through the normal write path (issue 15).
+ *
+ * A `HistoryReader` (src/import) streams the file and yields conversations; this module stores
+ * them with `appendTurns` in batches (so turns are indexed, embedded, segmented and clustered like
+ * any other), reports progress, stops on cancel, and ends with a report. A scan is the same pass
+ * without writing: it counts what the file holds and estimates synthesis cost per policy.
+ *
+ * Invariants: ids come from the source, so a second import of the same file adds nothing; a bad
+ * entry or turn is skipped and counted, never fatal; a cancelled run keeps what it committed.
+ */
+import type { AppendResult, NewTurn } from '../base/types';
+import type { Clock } from '../base/ports';
+import type {
+  HistoryFile, HistoryFormat, HistoryImportReport, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount,
+} from '../base/historyImport';
+import { validateTurnContent } from '../base/limits';
+import { RecollectError } from '../base/errors';
+import type { PolicyName } from '../episodes/consolidationPolicy';
+import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate';
+
+/** What the importer writes through (the engine: its appendTurns kicks embedding and the lifecycle). */
+export interface HistorySink {
+  /** Creates the conversations of a batch in one transaction (one commit, not one per conversation). */
+  createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<unknown>;
+  appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]>;
+  setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
+}
+
+export interface HistoryImportsDeps {
+  readonly reader: HistoryReader;
+  readonly sink: HistorySink;
+  readonly clock: Clock;
+}
+
+/** Turns per write transaction: large enough to amortise the commit, small enough for smooth progress. */
+const BATCH_TURNS = 1_000;
+const PROGRESS_EVERY_MS = 200;
+
+class Skips {
+  readonly #counts = new Map<string, number>();
+  total = 0;
+  add(reason: string, n = 1): void {
+    this.#counts.set(reason, (this.#counts.get(reason) ?? 0) + n);
+    this.total += n;
+  }
+  list(): SkipCount[] {
+    return [...this.#counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count);
+  }
+}
+
+const n = (x: number) => x.toLocaleString('en');
+
+export function importSummary(r: Omit<HistoryImportReport, 'summary'>): string {
+  const skipped = r.skipped.reduce((s, x) => s + x.count, 0);
+  const parts = [`${n(r.conversations)} conversation${r.conversations === 1 ? '' : 's'}, ${n(r.turns)} turn${r.turns === 1 ? '' : 's'} imported`];
+  if (skipped > 0) parts.push(`${n(skipped)} skipped: ${r.skipped.map((s) => `${n(s.count)} ${s.reason}`).join(', ')}`);
+  if (r.alreadyPresent > 0) parts.push(`${n(r.alreadyPresent)} turns were already in memory`);
+  return `${r.cancelled ? 'Cancelled. ' : ''}${parts.join('; ')}.`;
+}
+
+export class HistoryImports {
+  readonly #d: HistoryImportsDeps;
+  readonly #running = new Set<string>();
+  readonly #cancelled = new Set<string>();
+
+  constructor(deps: HistoryImportsDeps) {
+    this.#d = deps;
+  }
+
+  /** Stops the run `importId` after its current batch (what was committed stays). */
+  cancel(importId: string): void {
+    if (this.#running.has(importId)) this.#cancelled.add(importId);
+  }
+
+  /** Reads the whole file without writing: counts and the synthesis estimate per policy. */
+  async scan(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan> {
+    const tally = new EpisodeTally();
+    let conversations = 0;
+    const result = await this.#pass(file, request, 'scanning', onProgress, async (c, turns) => {
+      conversations++;
+      tally.addConversation(turns);
+      return turns.length;
+    });
+    return {
+      format: result.format, conversations, turns: tally.turns, skipped: result.skips.list(), episodes: tally.cells,
+      estimates: estimateSynthesis(tally), cancelled: result.cancelled,
+    };
+  }
+
+  /** Imports the file under `policy` (set before the first turn is written, so synthesis follows it). */
+  async import(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport> {
+    const started = this.#d.clock.now();
+    if (request.policy) await this.#d.sink.setConsolidationPolicy(request.policy);
+    let conversations = 0;
+    let turnsAdded = 0;
+    let alreadyPresent = 0;
+    let batch: { conversation: ImportedConversation; turns: NewTurn[] }[] = [];
+    let batchTurns = 0;
+    const flush = async (skips: Skips) => {
+      if (batch.length === 0) return;
+      const groups = batch;
+      batch = [];
+      batchTurns = 0;
+      let results: AppendResult[][];
+      await this.#d.sink.createConversations(groups.map(({ conversation: c }) => ({ id: c.id, title: c.title, createdAt: c.createdAt })));
+      try {
+        const flat = await this.#d.sink.appendTurns(groups.flatMap((g) => g.turns));
+        let i = 0;
+        results = groups.map((g) => flat.slice(i, (i += g.turns.length)));
+      } catch {
+        // One conversation spoiled the transaction: store the others one by one and skip it.
+        results = [];
+        for (const g of groups) {
+          try {
+            results.push(await this.#d.sink.appendTurns(g.turns));
+          } catch (err) {
+            skips.add(`conversation${err instanceof RecollectError ? ` refused (${err.message})` : 's that failed to store'}`);
+            results.push([]);
+          }
+        }
+      }
+      for (const r of results) {
+        const created = r.filter((x) => x.created).length;
+        if (created > 0) conversations++;
+        turnsAdded += created;
+        alreadyPresent += r.length - created;
+      }
+    };
+    const result = await this.#pass(file, request, 'importing', onProgress, async (conversation, turns, skips) => {
+      batch.push({ conversation, turns: turns.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })) });
+      batchTurns += turns.length;
+      if (batchTurns >= BATCH_TURNS) await flush(skips);
+      return turns.length;
+    }, flush);
+    const report = {
+      format: result.format, conversations, turns: turnsAdded, alreadyPresent, skipped: result.skips.list(), cancelled: result.cancelled,
+      seconds: (this.#d.clock.now() - started) / 1000,
+    };
+    return { ...report, summary: importSummary(report) };
+  }
+
+  /**
+   * One streaming pass: validates each conversation's turns, hands the valid ones to `use`, counts
+   * skips, reports progress and honours cancel. `end` runs before the final progress report.
+   */
+  async #pass(
+    file: HistoryFile,
+    request: HistoryRequest,
+    phase: HistoryProgress['phase'],
+    onProgress: ((p: HistoryProgress) => void) | undefined,
+    use: (c: ImportedConversation, turns: ImportedConversation['turns'], skips: Skips) => Promise<number>,
+    end?: (skips: Skips) => Promise<void>,
+  ): Promise<{ format: HistoryFormat | null; skips: Skips; cancelled: boolean }> {
+    if (this.#running.has(request.importId)) throw new RecollectError('INVALID_INPUT', 'This import is already running.');
+    this.#running.add(request.importId);
+    const skips = new Skips();
+    let format: HistoryFormat | null = request.format === 'auto' ? null : request.format;
+    let bytesRead = 0;
+    let conversations = 0;
+    let turns = 0;
+    let lastReport = 0;
+    const cancelled = () => this.#cancelled.has(request.importId);
+    const report = (force = false) => {
+      const now = this.#d.clock.now();
+      if (!onProgress || (!force && now - lastReport < PROGRESS_EVERY_MS)) return;
+      lastReport = now;
+      onProgress({ phase, conversations, turns, skipped: skips.total, bytesRead, bytesTotal: file.size });
+    };
+    try {
+      const items = this.#d.reader(file, { format: request.format, now: this.#d.clock.now(), cancelled, onBytes: (b) => (bytesRead = b) });
+      for await (const item of items) {
+        if (item.kind === 'format') {
+          format = item.format;
+          continue;
+        }
+        if (item.kind === 'skipped') {
+          skips.add(item.reason);
+          continue;
+        }
+        const valid = item.conversation.turns.filter((t) => {
+          try {
+            validateTurnContent(t.content);
+            return true;
+          } catch {
+            skips.add(t.content.trim() ? 'turns that were too long or not text' : 'empty turns');
+            return false;
+          }
+        });
+        if (valid.length === 0) {
+          skips.add('empty conversations');
+          continue;
+        }
+        turns += await use(item.conversation, valid, skips);
+        conversations++;
+        report();
+        if (cancelled()) break;
+      }
+      if (end) await end(skips);
+      report(true);
+      return { format, skips, cancelled: cancelled() };
+    } finally {
+      this.#running.delete(request.importId);
+      this.#cancelled.delete(request.importId);
+    }
+  }
+}

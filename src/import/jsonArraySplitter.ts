@@ -1,0 +1,104 @@
+/**
+ * Splits a streamed JSON array into the source text of its elements, without parsing the whole
+ * document: an export's conversations.json can be hundreds of MB, while one conversation is small
+ * enough to JSON.parse on its own. A top-level object is taken as a one-element array (LongMemEval
+ * ships single questions that way).
+ *
+ * Only structure is tracked (strings, escapes, nesting); each element's text is validated later by
+ * JSON.parse, so a malformed element costs that element, not the file. `end()` tells whether the
+ * input stopped inside an element (a truncated download).
+ */
+import { RecollectError } from '../core/base/errors';
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9 || c === 0xfeff;
+}
+
+export class JsonArraySplitter {
+  #state: 'start' | 'between' | 'element' | 'done' = 'start';
+  /** The document is a single object, not an array. */
+  #single = false;
+  #depth = 0;
+  #inString = false;
+  #escape = false;
+  #parts: string[] = [];
+
+  /** Feeds the next piece of text; returns the elements completed in it. */
+  push(text: string): string[] {
+    const out: string[] = [];
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (this.#state === 'element') {
+        if (this.#inString) {
+          if (this.#escape) this.#escape = false;
+          else if (c === BACKSLASH) this.#escape = true;
+          else if (c === QUOTE) this.#inString = false;
+          continue;
+        }
+        if (c === QUOTE) this.#inString = true;
+        else if (c === OPEN_BRACE || c === OPEN_BRACKET) this.#depth++;
+        else if (c === CLOSE_BRACE || (c === CLOSE_BRACKET && this.#depth > 0)) {
+          this.#depth--;
+          if (this.#single && this.#depth === 0) {
+            out.push(this.#take(text, start, i + 1));
+            this.#state = 'done';
+          }
+        } else if (this.#depth === 0 && (c === COMMA || c === CLOSE_BRACKET)) {
+          out.push(this.#take(text, start, i));
+          this.#state = c === COMMA ? 'between' : 'done';
+        }
+        continue;
+      }
+      if (isSpace(c) || this.#state === 'done') continue;
+      if (this.#state === 'start') {
+        if (c === OPEN_BRACKET) this.#state = 'between';
+        else if (c === OPEN_BRACE) {
+          this.#single = true;
+          this.#begin();
+          start = i;
+          i--;
+        } else throw new RecollectError('INVALID_INPUT', 'This file is not a JSON array of conversations.');
+        continue;
+      }
+      // between elements
+      if (c === CLOSE_BRACKET) this.#state = 'done';
+      else if (c !== COMMA) {
+        this.#begin();
+        start = i;
+        i--;
+      }
+    }
+    if (this.#state === 'element') this.#parts.push(text.slice(start));
+    return out;
+  }
+
+  /** Whether the input ended cleanly; `cutOff` is true when it stopped inside an element. */
+  end(): { readonly complete: boolean; readonly cutOff: boolean } {
+    const cutOff = this.#state === 'element' && this.#parts.join('').trim().length > 0;
+    return { complete: this.#state === 'done', cutOff };
+  }
+
+  #begin(): void {
+    this.#state = 'element';
+    this.#depth = 0;
+    this.#inString = false;
+    this.#escape = false;
+    this.#parts = [];
+  }
+
+  #take(text: string, start: number, endIndex: number): string {
+    const tail = text.slice(start, endIndex);
+    const whole = this.#parts.length ? this.#parts.join('') + tail : tail;
+    this.#parts = [];
+    return whole;
+  }
+}

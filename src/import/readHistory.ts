@@ -1,0 +1,157 @@
+/**
+ * The HistoryReader the engine imports through: streams a file (a .zip export, a JSON array, or
+ * a text transcript), recognises its format when asked to, and yields one conversation at a time.
+ * Runs in the engine worker in the app and in Node for the command line — the same code.
+ *
+ * Invariants: no whole-file parse (JSON is split element by element, zips inflate as they
+ * stream); an entry that fails to parse is skipped and counted; a file cut off mid-entry yields
+ * everything before the cut and counts the cut entry; repeated conversations (LongMemEval shares
+ * sessions between questions) are yielded once.
+ */
+import type { HistoryFormat, HistoryItem, HistoryReadOptions, HistoryReader, HistoryFile, ImportedConversation } from '../core/base/historyImport';
+import { RecollectError } from '../core/base/errors';
+import { fileChunks, isZip, zipEntries } from './byteStreams';
+import { JsonArraySplitter } from './jsonArraySplitter';
+import { parseChatGptConversation } from './chatgpt';
+import { parseClaudeConversation } from './claude';
+import { parseLocomoSample, parseLongMemEvalQuestion } from './benchmarkCorpora';
+import { TranscriptParser } from './transcript';
+import { SkipEntry, asRecord } from './parseHelpers';
+
+type JsonFormat = Exclude<HistoryFormat, 'text'>;
+
+const PARSERS: Record<JsonFormat, (raw: unknown, index: number) => ImportedConversation[]> = {
+  chatgpt: (raw) => [parseChatGptConversation(raw)],
+  claude: (raw) => [parseClaudeConversation(raw)],
+  locomo: parseLocomoSample,
+  longmemeval: parseLongMemEvalQuestion,
+};
+
+/** The format of a JSON entry, from the fields each format is known by. */
+export function detectJsonFormat(entry: unknown): JsonFormat | null {
+  const e = asRecord(entry);
+  if (!e) return null;
+  if ('mapping' in e) return 'chatgpt';
+  if ('chat_messages' in e) return 'claude';
+  if ('haystack_sessions' in e) return 'longmemeval';
+  if ('conversation' in e && ('sample_id' in e || 'qa' in e)) return 'locomo';
+  return null;
+}
+
+const FORMAT_NAMES: Record<HistoryFormat, string> = {
+  chatgpt: 'a ChatGPT export', claude: 'a Claude export', locomo: 'a LoCoMo file', longmemeval: 'a LongMemEval file', text: 'a transcript',
+};
+
+/** Members of an export .zip that hold the conversations (ChatGPT and Claude both use this name). */
+const CONVERSATIONS_MEMBER = /(^|\/)conversations(-\d+)?\.json$/i;
+
+async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
+  yield first;
+  for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
+}
+
+export const readHistory: HistoryReader = async function* (file: HistoryFile, options: HistoryReadOptions): AsyncGenerator<HistoryItem> {
+  const chunks = fileChunks(file, options);
+  const first = await chunks.next();
+  if (first.done) {
+    if (options.cancelled?.()) return;
+    throw new RecollectError('INVALID_INPUT', 'The file is empty.');
+  }
+  const bytes = prepend(first.value, chunks);
+  const zip = isZip(first.value);
+  const name = file.name ?? '';
+  const textByName = /\.(txt|md|markdown)$/i.test(name);
+  const leading = zip ? '' : new TextDecoder().decode(first.value.subarray(0, 64)).replace(/^\uFEFF/, '').trimStart()[0] ?? '';
+  const asText = options.format === 'text' || (options.format === 'auto' && !zip && (textByName || (leading !== '[' && leading !== '{')));
+  if (asText) {
+    if (zip) throw new RecollectError('INVALID_INPUT', 'A transcript must be a .txt or .md file, not a zip archive.');
+    yield { kind: 'format', format: 'text' };
+    const parser = new TranscriptParser(name, file.size, options.now);
+    const decoder = new TextDecoder();
+    for await (const chunk of bytes) parser.push(decoder.decode(chunk, { stream: true }));
+    parser.push(decoder.decode());
+    if (!options.cancelled?.()) yield { kind: 'conversation', conversation: parser.end() };
+    return;
+  }
+  const missing = 'This zip has no conversations.json. Choose the export .zip from ChatGPT or Claude, or the conversations.json inside it.';
+  const entries = zip ? zipEntries(bytes, (n) => CONVERSATIONS_MEMBER.test(n), missing) : singleEntry(bytes, name);
+  yield* jsonItems(entries, options);
+};
+
+async function* singleEntry(bytes: AsyncIterable<Uint8Array>, name: string): AsyncGenerator<{ name: string; data: Uint8Array; final: boolean }> {
+  for await (const data of bytes) yield { name, data, final: false };
+  yield { name, data: new Uint8Array(0), final: true };
+}
+
+async function* jsonItems(entries: AsyncIterable<{ name: string; data: Uint8Array; final: boolean }>, options: HistoryReadOptions): AsyncGenerator<HistoryItem> {
+  let format: JsonFormat | null = options.format === 'auto' || options.format === 'text' ? null : options.format;
+  let announced = false;
+  const seen = new Set<string>();
+  let index = 0;
+  let splitter = new JsonArraySplitter();
+  let decoder = new TextDecoder();
+  let current: string | null = null;
+  let sawAny = false;
+  let closed = false;
+  const finish = function* (): Generator<HistoryItem> {
+    closed = true;
+    const { complete, cutOff } = splitter.end();
+    if (cutOff || !complete) yield { kind: 'skipped', reason: 'entries cut off (the file is truncated)' };
+  };
+  for await (const entry of entries) {
+    if (current !== entry.name) {
+      if (current !== null && !closed) yield* finish();
+      current = entry.name;
+      closed = false;
+      splitter = new JsonArraySplitter();
+      decoder = new TextDecoder();
+    }
+    const text = entry.final ? decoder.decode(entry.data) : decoder.decode(entry.data, { stream: true });
+    let elements: string[];
+    try {
+      elements = splitter.push(text);
+    } catch (err) {
+      if (!sawAny) throw err;
+      yield { kind: 'skipped', reason: 'entries after damaged data' };
+      return;
+    }
+    sawAny = true;
+    for (const source of elements) {
+      if (options.cancelled?.()) return;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(source);
+      } catch {
+        yield { kind: 'skipped', reason: 'malformed entries' };
+        continue;
+      }
+      if (!format) {
+        format = detectJsonFormat(raw);
+        if (!format) {
+          throw new RecollectError('INVALID_INPUT', 'This file is not a ChatGPT or Claude export, LoCoMo or LongMemEval data, or a transcript.');
+        }
+      }
+      if (!announced) {
+        announced = true;
+        yield { kind: 'format', format };
+      }
+      const detected = detectJsonFormat(raw);
+      if (detected && detected !== format) throw new RecollectError('INVALID_INPUT', `This file looks like ${FORMAT_NAMES[detected]}, not ${FORMAT_NAMES[format]}. Choose that format (or "detect").`);
+      try {
+        for (const conversation of PARSERS[format](raw, index)) {
+          if (seen.has(conversation.id)) continue;
+          seen.add(conversation.id);
+          yield { kind: 'conversation', conversation };
+        }
+      } catch (err) {
+        if (!(err instanceof SkipEntry)) throw err;
+        yield { kind: 'skipped', reason: err.reason };
+      }
+      index++;
+    }
+    if (entry.final) yield* finish();
+  }
+  if (options.cancelled?.()) return;
+  if (current !== null && !closed) yield* finish();
+  if (!announced && format) yield { kind: 'format', format };
+}

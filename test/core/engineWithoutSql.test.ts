@@ -1,0 +1,31 @@
+/**
+ * Core logic over the in-memory store, no wa-sqlite: the engine captures turns, embeds them in the
+ * background, finds them by meaning, and forgets a deleted turn's vector — the same capture path
+ * the app runs, with SQL out of the picture.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import { InMemoryStore } from '../../src/core/base/InMemoryStore';
+import { topicProvider } from '../support/topicEmbedder';
+
+describe('MemoryEngine over InMemoryStore', () => {
+  it('captures, embeds and finds turns by meaning, and a deleted turn leaves the index', async () => {
+    const store = new InMemoryStore();
+    const engine = new MemoryEngine({ store, embedders: topicProvider(['dog', 'guitar', 'flight']) });
+    await engine.start();
+    await engine.createConversation({ id: 'c', title: 'Life' });
+    await engine.appendTurns([
+      { id: 'a', conversationId: 'c', role: 'user', content: 'My dog Biscuit loves the beach.' },
+      { id: 'b', conversationId: 'c', role: 'user', content: 'I bought a new guitar today.' },
+      { id: 'f', conversationId: 'c', role: 'user', content: 'My flight leaves on Tuesday.' },
+    ]);
+    await engine.idle();
+    expect(await engine.embeddingStatus()).toMatchObject({ embedded: 3, total: 3, state: 'idle' });
+    expect((await engine.vectorSearch('walking the dog'))[0]?.message.id).toBe('a');
+    expect((await engine.searchMessages('guitar')).map((h) => h.message.id)).toEqual(['b']);
+
+    expect(await engine.deleteMessage('a')).toBe(true);
+    expect((await engine.vectorSearch('walking the dog')).map((h) => h.message.id)).not.toContain('a');
+    expect(await store.countVectors('message', 'topic@1')).toBe(2);
+  });
+});

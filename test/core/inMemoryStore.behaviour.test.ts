@@ -1,0 +1,4 @@
+import { describeStore } from '../support/storeBehaviour';
+import { InMemoryStore } from '../../src/core/base/InMemoryStore';
+
+describeStore('InMemoryStore', async ({ clock }) => new InMemoryStore({ clock }));

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { SemanticIndex } from '../../src/core/capture/SemanticIndex';
+import { jsVectorIndex } from '../../src/core/capture/vectorIndex';
+import type { ItemVector, VectorStore } from '../../src/core/base/store';
+import { nodeVectorIndex } from '../../src/wasm/nodeVectorKernel';
+import { rng, unitVector } from './vectorIndexSuite';
+
+/** The two VectorStore reads SemanticIndex makes, over a map (counts the rescoring reads). */
+function storeOf(rows: Map<string, Float32Array>) {
+  const reads = { get: 0 };
+  const store = {
+    loadVectors: async (): Promise<ItemVector[]> => [...rows].map(([itemId, vector]) => ({ itemId, vector })),
+    getVectors: async (_kind: string, ids: readonly string[]): Promise<ItemVector[]> => {
+      reads.get++;
+      return ids.filter((id) => rows.has(id)).map((itemId) => ({ itemId, vector: rows.get(itemId)! }));
+    },
+  } as unknown as VectorStore;
+  return { store, reads };
+}
+
+describe('SemanticIndex over the WASM int8 index', () => {
+  it('returns the exact top k with exact cosines: quantised candidates rescored from the store', async () => {
+    const rand = rng(9);
+    const dim = 64;
+    const rows = new Map<string, Float32Array>();
+    for (let i = 0; i < 3000; i++) rows.set(`t${i}`, unitVector(dim, rand));
+    const { store, reads } = storeOf(rows);
+    const wasm = new SemanticIndex(store, 'message', (await nodeVectorIndex()).factory);
+    const exact = new SemanticIndex(store, 'message', jsVectorIndex);
+    expect(wasm.implementation).toBe('wasm-simd-int8');
+    expect(exact.implementation).toBe('js-float32');
+    for (let t = 0; t < 20; t++) {
+      const q = unitVector(dim, rand);
+      const [got, want] = await Promise.all([wasm.search('m', dim, q, 10), exact.search('m', dim, q, 10)]);
+      expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 6));
+    }
+    expect(reads.get).toBe(20);
+
+    // Kept in sync with writes: a new vector equal to the query is found first, a removed one never.
+    const q = unitVector(dim, rand);
+    await wasm.add('m', [{ itemId: 'fresh', vector: q }]);
+    rows.set('fresh', q);
+    expect((await wasm.search('m', dim, q, 3))[0]).toEqual({ id: 'fresh', score: expect.closeTo(1, 5) });
+    await wasm.remove('fresh');
+    rows.delete('fresh');
+    expect((await wasm.search('m', dim, q, 3)).map((h) => h.id)).not.toContain('fresh');
+    expect(await wasm.size()).toBe(3000);
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * Hand-written exports in each supported format, small enough to read. The ChatGPT export has an
+ * edited prompt and a regenerated answer (side branches), a hidden system message, a code-tool call
+ * and its output, an image and a file, an empty conversation, an entry with no message tree, and a
+ * conversation without current_node; text is mixed with accents, CJK and emoji.
+ */
+import { strToU8, zipSync } from 'fflate';
+
+/** 8 May 2023 10:00 UTC, in seconds (ChatGPT's create_time unit). */
+export const T0 = Date.UTC(2023, 4, 8, 10, 0) / 1000;
+
+function node(id: string, parent: string | null, children: string[], message: Record<string, unknown> | null) {
+  return { id, parent, children, message: message ? { id, ...message } : null };
+}
+const say = (role: string, text: string, at: number, extra: Record<string, unknown> = {}) => ({
+  author: { role }, create_time: at, content: { content_type: 'text', parts: [text] }, recipient: 'all', metadata: {}, ...extra,
+});
+
+export const chatGptConversations = [
+  {
+    id: 'conv-lisbon', title: 'Trip to Lisbon 🇵🇹', create_time: T0, update_time: T0 + 900, current_node: 'a5',
+    mapping: {
+      root: node('root', null, ['sys'], null),
+      sys: node('sys', 'root', ['u1'], { ...say('system', '', T0), metadata: { is_visually_hidden_from_conversation: true } }),
+      u1: node('u1', 'sys', ['a1'], say('user', 'I am planning a trip to Lisbon in May — any tips? 😊', T0 + 10)),
+      a1: node('a1', 'u1', ['u2a', 'u2b'], say('assistant', 'Try the pastéis de nata in Belém.', T0 + 20)),
+      u2a: node('u2a', 'a1', ['a2a'], say('user', 'What about Porto instead?', T0 + 30)),
+      a2a: node('a2a', 'u2a', [], say('assistant', 'Porto is lovely in spring.', T0 + 40)),
+      u2b: node('u2b', 'a1', ['a2b1', 'a2b2'], say('user', 'Which neighbourhood should I stay in?', T0 + 50)),
+      a2b1: node('a2b1', 'u2b', [], say('assistant', 'Alfama, without a doubt.', T0 + 60)),
+      a2b2: node('a2b2', 'u2b', ['tool1'], {
+        author: { role: 'assistant' }, create_time: T0 + 70, recipient: 'python', content: { content_type: 'code', language: 'python', text: 'print(1)' },
+      }),
+      tool1: node('tool1', 'a2b2', ['a3'], { author: { role: 'tool', name: 'python' }, create_time: T0 + 71, content: { content_type: 'execution_output', text: '1' } }),
+      a3: node('a3', 'tool1', ['u4'], {
+        author: { role: 'assistant' }, create_time: T0 + 80, recipient: 'all',
+        content: { content_type: 'multimodal_text', parts: ['Stay in Príncipe Real.', { content_type: 'image_asset_pointer', asset_pointer: 'file-service://x' }] },
+      }),
+      u4: node('u4', 'a3', ['a4'], say('user', 'Here is my itinerary.', T0 + 90, { metadata: { attachments: [{ name: 'itinerary.pdf' }] } })),
+      a4: node('a4', 'u4', ['a5'], { author: { role: 'assistant' }, create_time: T0 + 95, content: { content_type: 'thoughts', thoughts: [] } }),
+      a5: node('a5', 'a4', [], say('assistant', 'Noted: 3 days in Lisbon, then Sintra.', T0 + 100)),
+    },
+  },
+  { id: 'conv-empty', title: 'New chat', create_time: T0 + 86_400, current_node: 'root', mapping: { root: node('root', null, [], null) } },
+  { id: 'conv-broken', title: 'No tree', create_time: T0 },
+  {
+    id: 'conv-coffee', title: '', create_time: T0 + 2 * 86_400,
+    mapping: {
+      r: node('r', null, ['c1'], null),
+      c1: node('c1', 'r', ['c2'], say('user', '我喜欢咖啡 ☕ — recommend a café?', T0 + 2 * 86_400 + 5)),
+      c2: node('c2', 'c1', [], say('assistant', 'A Brasileira in Chiado is a classic.', T0 + 2 * 86_400 + 9)),
+    },
+  },
+];
+
+/** Turns expected from the ChatGPT fixture, in order (the branch ending at current_node). */
+export const lisbonTurns = [
+  'I am planning a trip to Lisbon in May — any tips? 😊',
+  'Try the pastéis de nata in Belém.',
+  'Which neighbourhood should I stay in?',
+  'Stay in Príncipe Real.\n[image]',
+  'Here is my itinerary.\n[file: itinerary.pdf]',
+  'Noted: 3 days in Lisbon, then Sintra.',
+];
+
+export function chatGptJson(): string {
+  return JSON.stringify(chatGptConversations, null, 1);
+}
+
+/** A ChatGPT export .zip as the service ships it (conversations.json beside other files). */
+export function chatGptZip(): Uint8Array {
+  return zipSync({
+    'user.json': strToU8('{"id":"user-1"}'),
+    'conversations.json': strToU8(chatGptJson()),
+    'chat.html': strToU8('<html></html>'),
+  });
+}
+
+export const claudeConversations = [
+  {
+    uuid: 'c-1', name: 'Sourdough starter', created_at: '2024-02-01T09:00:00.000Z', updated_at: '2024-02-01T09:05:00.000Z',
+    chat_messages: [
+      { uuid: 'm-1', sender: 'human', text: 'My starter smells like acetone 🍞', content: [{ type: 'text', text: 'My starter smells like acetone 🍞' }], created_at: '2024-02-01T09:00:00.000Z', attachments: [], files: [{ file_name: 'photo.jpg' }] },
+      { uuid: 'm-2', sender: 'assistant', text: '', content: [{ type: 'thinking', thinking: 'hmm' }, { type: 'text', text: 'Feed it more often: it is hungry.' }, { type: 'tool_use', name: 'web_search', input: {} }], created_at: '2024-02-01T09:01:00.000Z' },
+      { uuid: 'm-3', sender: 'human', text: 'Danke schön — größer Topf?', created_at: '2024-02-01T09:02:00.000Z' },
+    ],
+  },
+  { uuid: 'c-2', name: 'Empty', created_at: '2024-02-02T09:00:00.000Z', chat_messages: [] },
+  { name: 'no uuid', chat_messages: [{ sender: 'human', text: 'lost' }] },
+];
+
+export const locomoSamples = [
+  {
+    sample_id: 'conv-1',
+    conversation: {
+      speaker_a: 'Caroline', speaker_b: 'Melanie',
+      session_1_date_time: '1:56 pm on 8 May, 2023',
+      session_1: [
+        { speaker: 'Caroline', dia_id: 'D1:1', text: 'I went to a support group yesterday.' },
+        { speaker: 'Melanie', dia_id: 'D1:2', text: 'That sounds brave!', blip_caption: 'a photo of a sunset' },
+      ],
+      session_2_date_time: '7:00 pm on 25 May, 2023',
+      session_2: [{ speaker: 'Melanie', dia_id: 'D2:1', text: 'I ran a charity race on Saturday.' }],
+    },
+    qa: [{ question: 'When did Melanie run?', answer: '20 May 2023', evidence: ['D2:1'], category: 2 }],
+  },
+];
+
+export const longMemEvalQuestions = [
+  {
+    question_id: 'q1', question: 'Where did I park?', question_date: '2023/05/30 (Tue) 10:00',
+    haystack_session_ids: ['s-a', 's-b'], haystack_dates: ['2023/05/20 (Sat) 02:21', '2023/05/21 (Sun) 09:00'],
+    haystack_sessions: [
+      [{ role: 'user', content: 'I parked on level 3 of the airport garage.' }, { role: 'assistant', content: 'Noted: level 3.' }],
+      [{ role: 'user', content: 'Any dinner ideas?' }, { role: 'assistant', content: 'Try a risotto.' }],
+    ],
+  },
+  {
+    question_id: 'q2', question: 'What should I cook?', question_date: '2023/05/30 (Tue) 10:00',
+    haystack_session_ids: ['s-b'], haystack_dates: ['2023/05/21 (Sun) 09:00'],
+    haystack_sessions: [[{ role: 'user', content: 'Any dinner ideas?' }, { role: 'assistant', content: 'Try a risotto.' }]],
+  },
+];
+
+export const transcript = `# Planning the garden
+
+## 3 March 2024
+Alice: Should we plant tomatoes this year? 🍅
+Assistant: Yes — start them indoors in late March.
+They need warmth to germinate.
+
+## 10 March 2024
+[09:30] Alice: The seedlings are up!
+**Bob:** Great, I'll build the raised bed.
+`;

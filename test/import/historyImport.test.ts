@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { readHistory } from '../../src/import/readHistory';
+import type { HistoryProgress } from '../../src/core/base/historyImport';
+import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
+import { T0, chatGptJson, chatGptZip, lisbonTurns } from './historyFixtures';
+
+let store: SqliteMemoryStore | null = null;
+afterEach(async () => {
+  await store?.db.close();
+  store = null;
+});
+
+async function engine() {
+  store = await openNodeStore();
+  return new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, historyReader: readHistory });
+}
+
+const zipFile = () => new File([chatGptZip() as Uint8Array<ArrayBuffer>], 'chatgpt-export.zip');
+
+describe('history import through the engine', () => {
+  it('stores turns with their original times and titles, reports counts and skips, and adds nothing the second time', async () => {
+    const e = await engine();
+    const progress: HistoryProgress[] = [];
+    const first = await e.importHistory(zipFile(), { format: 'auto', importId: 'one' }, (p) => progress.push(p));
+    expect(first).toMatchObject({ format: 'chatgpt', conversations: 2, turns: 8, alreadyPresent: 0, cancelled: false });
+    expect(first.skipped).toEqual(expect.arrayContaining([{ reason: 'empty conversations', count: 1 }, { reason: 'conversations without an id or message tree', count: 1 }]));
+    expect(first.summary).toMatch(/^2 conversations, 8 turns imported; 2 skipped: 1 (empty conversations|conversations without an id or message tree), 1 /);
+    expect(progress.at(-1)).toMatchObject({ phase: 'importing', conversations: 2, turns: 8, bytesRead: zipFile().size, bytesTotal: zipFile().size });
+
+    const conversations = await e.listConversations();
+    const lisbon = conversations.find((c) => c.id === 'chatgpt:conv-lisbon')!;
+    expect(lisbon.title).toBe('Trip to Lisbon 🇵🇹');
+    expect(lisbon.createdAt).toBe(T0 * 1000);
+    const messages = await e.listMessages(lisbon.id);
+    expect(messages.map((m) => m.content)).toEqual(lisbonTurns);
+    expect(messages[1]!.occurredAt).toBe((T0 + 20) * 1000);
+    // Indexed through the normal write path: full-text search finds the turn.
+    const [hit] = await e.searchMessages('pastéis Belém');
+    expect(hit?.message.id).toBe('chatgpt:a1');
+
+    const again = await e.importHistory(zipFile(), { format: 'auto', importId: 'two' });
+    expect(again).toMatchObject({ conversations: 0, turns: 0, alreadyPresent: 8 });
+    expect((await e.stats()).messageCount).toBe(8);
+  });
+
+  it('sets the chosen consolidation policy before writing', async () => {
+    const e = await engine();
+    await e.importHistory(zipFile(), { format: 'chatgpt', importId: 'p', policy: 'off' });
+    expect(await e.consolidationPolicy()).toBe('off');
+  });
+
+  it('scans without writing and estimates synthesis per policy (eager ≥ recurrence ≥ off = 0)', async () => {
+    const e = await engine();
+    const scan = await e.scanHistory(new File([chatGptJson()], 'conversations.json'), { format: 'auto', importId: 's' });
+    expect(scan).toMatchObject({ format: 'chatgpt', conversations: 2, turns: 8, cancelled: false });
+    // Lisbon (one day, 6 turns) and the coffee chat (another day) are two episodes at least.
+    expect(scan.episodes).toBe(2);
+    const by = Object.fromEntries(scan.estimates.map((x) => [x.policy, x]));
+    expect(by.eager!.calls.low).toBeGreaterThanOrEqual(2);
+    expect(by.eager!.promptTokens.low).toBeGreaterThan(by.recurrence!.promptTokens.high);
+    expect(by.off).toMatchObject({ calls: { low: 0, high: 0 }, promptTokens: { low: 0, high: 0 } });
+    expect((await e.stats()).messageCount).toBe(0);
+  });
+
+  it('cancel stops the run after the current conversation and keeps what was committed', async () => {
+    const e = await engine();
+    const many = Array.from({ length: 40 }, (_, i) => ({
+      id: `c${i}`, title: `Chat ${i}`, create_time: T0 + i, current_node: 'b',
+      mapping: { a: { id: 'a', parent: null, children: ['b'], message: { id: `m${i}a`, author: { role: 'user' }, create_time: T0 + i, content: { content_type: 'text', parts: [`question ${i}`] } } },
+        b: { id: 'b', parent: 'a', children: [], message: { id: `m${i}b`, author: { role: 'assistant' }, create_time: T0 + i + 1, content: { content_type: 'text', parts: [`answer ${i}`] } } } },
+    }));
+    let cancelled = false;
+    const report = await e.importHistory(new File([JSON.stringify(many)], 'conversations.json'), { format: 'chatgpt', importId: 'c' }, (p) => {
+      if (!cancelled && p.conversations >= 1) {
+        cancelled = true;
+        void e.cancelHistoryImport('c');
+      }
+    });
+    expect(report.cancelled).toBe(true);
+    expect(report.summary.startsWith('Cancelled.')).toBe(true);
+    expect(report.conversations).toBeLessThan(40);
+    expect((await e.stats()).messageCount).toBe(report.turns);
+  });
+});

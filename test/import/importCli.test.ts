@@ -1,0 +1,42 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { importHistoryFile, parseArgs } from '../../scripts/import-history';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { claudeConversations } from './historyFixtures';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe('npm run import', () => {
+  it('builds a database the app can import, and a re-run adds nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'recollect-import-cli-'));
+    dirs.push(dir);
+    const input = join(dir, 'conversations.json');
+    const out = join(dir, 'recollect.sqlite');
+    await writeFile(input, JSON.stringify(claudeConversations));
+    const args = parseArgs(['--format', 'claude', input, '--out', out, '--policy', 'off']);
+    expect((await importHistoryFile(args)).summary).toMatch(/^1 conversation, 3 turns imported; 2 skipped/);
+    expect((await importHistoryFile(args)).summary).toMatch(/^0 conversations, 0 turns imported; .*3 turns were already in memory\.$/);
+
+    // The app's import path (validation, migration, replace) accepts the file.
+    const app = await openNodeStore();
+    try {
+      const summary = await app.importDatabase(new Uint8Array(await readFile(out)));
+      expect(summary).toMatchObject({ messageCount: 3, conversationCount: 1 });
+      const [message] = await app.searchMessages('acetone');
+      expect(message?.message.occurredAt).toBe(Date.parse('2024-02-01T09:00:00.000Z'));
+      expect(await app.getMeta('consolidation.policy')).toBe('off');
+    } finally {
+      await app.db.close();
+    }
+  });
+
+  it('refuses unknown formats and a missing file argument with a usage message', () => {
+    expect(() => parseArgs(['--format', 'myspace', 'x.json'])).toThrow(/Unknown format/);
+    expect(() => parseArgs(['--out', 'a.sqlite'])).toThrow(/Usage/);
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * One behaviour suite for every MemoryStore + VectorStore implementation (PGlite-style): each
+ * implementation runs it from a two-line test file. What it pins is the contract the engine relies
+ * on — conversations, idempotent and all-or-nothing appends, typed-input limits, search, deletes
+ * that take their vectors along, pending embeddings read from a cursor, meta.
+ */
+import { describe, expect, it } from 'vitest';
+import type { MemoryStore, VectorStore } from '../../src/core/base/store';
+import type { Clock } from '../../src/core/base/ports';
+
+export type StoreFactory = (options: { clock: Clock }) => Promise<MemoryStore & VectorStore>;
+
+export function describeStore(name: string, open: StoreFactory): void {
+  describe(`${name}: the store contract`, () => {
+    const setup = async () => {
+      let now = Date.UTC(2026, 0, 1);
+      const store = await open({ clock: { now: () => now++ } });
+      await store.createConversation({ id: 'c', title: 'Chat' });
+      return store;
+    };
+
+    it('creates, renames, lists and deletes conversations with their turns', async () => {
+      const store = await setup();
+      await store.createConversation({ id: 'd', title: '  Second   chat ' });
+      expect((await store.listConversations()).map((c) => c.id).sort()).toEqual(['c', 'd']);
+      expect((await store.renameConversation('d', 'Renamed')).title).toBe('Renamed');
+      await expect(store.renameConversation('nope', 'x')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(store.createConversation({ title: '   ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await store.appendTurn({ id: 'd1', conversationId: 'd', role: 'user', content: 'in d' });
+      expect((await store.listConversations()).find((c) => c.id === 'd')?.messageCount).toBe(1);
+      await store.deleteConversation('d');
+      expect((await store.listConversations()).map((c) => c.id)).toEqual(['c']);
+      expect(await store.getMessage('d1')).toBeNull();
+    });
+
+    it('appends turns in order, once per id, and refuses bad input without storing any of the batch', async () => {
+      const store = await setup();
+      const [a, b] = await store.appendTurns([
+        { id: 't1', conversationId: 'c', role: 'user', content: 'first' },
+        { id: 't2', conversationId: 'c', role: 'assistant', content: 'second', occurredAt: 5 },
+      ]);
+      expect([a!.created, b!.created]).toEqual([true, true]);
+      expect([a!.message.seq, b!.message.seq]).toEqual([1, 2]);
+      expect(b!.message).toMatchObject({ speaker: 'Assistant', occurredAt: 5 });
+      expect((await store.appendTurn({ id: 't1', conversationId: 'c', role: 'user', content: 'first' })).created).toBe(false);
+      await expect(store.appendTurns([
+        { id: 't3', conversationId: 'c', role: 'user', content: 'fine' },
+        { id: 't4', conversationId: 'c', role: 'user', content: 'bad\u0000binary' },
+      ])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(store.appendTurn({ id: 't5', conversationId: 'missing', role: 'user', content: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(store.appendTurn({ id: 't6', conversationId: 'c', role: 'user', content: '   ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      expect((await store.listMessages('c')).map((m) => m.id)).toEqual(['t1', 't2']);
+      expect((await store.stats()).messageCount).toBe(2);
+    });
+
+    it('finds turns by their words, within a conversation when asked', async () => {
+      const store = await setup();
+      await store.createConversation({ id: 'd', title: 'Other' });
+      await store.appendTurns([
+        { id: 'm1', conversationId: 'c', role: 'user', content: 'My dog Biscuit loves the beach.' },
+        { id: 'm2', conversationId: 'c', role: 'user', content: 'I bought a new guitar.' },
+      ]);
+      await store.appendTurn({ id: 'm3', conversationId: 'd', role: 'user', content: 'Biscuit chased a cat.' });
+      expect((await store.searchMessages('biscuit')).map((h) => h.message.id).sort()).toEqual(['m1', 'm3']);
+      expect((await store.searchMessages('Biscuit', { conversationId: 'd' })).map((h) => h.message.id)).toEqual(['m3']);
+      expect(await store.searchMessages('zebra')).toEqual([]);
+      expect(await store.searchMessages('!!!')).toEqual([]);
+    });
+
+    it('deletes a turn with its vectors, and reads pending embeddings from a cursor', async () => {
+      const store = await setup();
+      await store.appendTurns(['one', 'two', 'three'].map((content, i) => ({ id: `p${i}`, conversationId: 'c', role: 'user' as const, content })));
+      const pending = await store.pendingEmbeddings('message', 'm@1', 10);
+      expect(pending.map((p) => [p.itemId, p.text])).toEqual([['p0', 'one'], ['p1', 'two'], ['p2', 'three']]);
+      expect((await store.pendingEmbeddings('message', 'm@1', 10, pending[0]!.key)).map((p) => p.itemId)).toEqual(['p1', 'p2']);
+      await store.putVectors('message', 'm@1', [{ itemId: 'p0', vector: new Float32Array([1, 0]) }, { itemId: 'p1', vector: new Float32Array([0, 1]) }]);
+      expect((await store.pendingEmbeddings('message', 'm@1', 10)).map((p) => p.itemId)).toEqual(['p2']);
+      expect(await store.newestPendingKey('message', 'm@1', 5)).toBe(pending[2]!.key);
+      expect(await store.countVectors('message', 'm@1')).toBe(2);
+      expect(await store.countItems('message')).toBe(3);
+      expect(await store.deleteMessage('p1')).toBe(true);
+      expect(await store.deleteMessage('p1')).toBe(false);
+      expect(await store.countVectors('message', 'm@1')).toBe(1);
+      expect((await store.getVectors('message', ['p0', 'p1'], 'm@1')).map((v) => [v.itemId, [...v.vector]])).toEqual([['p0', [1, 0]]]);
+      await store.putVectors('message', 'old@1', [{ itemId: 'p0', vector: new Float32Array([1, 1]) }]);
+      expect(await store.deleteOtherVectors('message', 'm@1')).toBe(1);
+      expect(await store.loadVectors('message', 'old@1')).toEqual([]);
+    });
+
+    it('keeps settings in meta', async () => {
+      const store = await setup();
+      expect(await store.getMeta('some.key')).toBeNull();
+      await store.setMeta('some.key', 'one');
+      await store.setMeta('some.key', 'two');
+      expect(await store.getMeta('some.key')).toBe('two');
+    });
+  });
+}
