@@ -15,6 +15,9 @@
  *   npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]
  * times ingest alone (capture and end to end), with a warm-up and repetitions (bench/ingest.ts).
  *   npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]
+ *   npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json]
+ * grows one database by appending corpora and measures it at each size (bench/scale.ts).
+ * Arguments are parsed strictly by bench/cliArgs.ts (node:util parseArgs); --set refuses unknown knobs.
  *   npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]
  * kills the renderer, the engine worker or the browser while turns are appended (bench/crash.ts).
  *   npm run bench -- vectors [--runtime node|browser] [--n 100000] [--dim 384] [--queries 200] [--k 100] [--out report.json]
@@ -32,73 +35,48 @@ import { buildReport, writeReport } from './report';
 import { printConstruction, runConstruction } from './construction';
 import { QA_USAGE, qaCommand } from './qa';
 import { ingestSummary, runIngest, writeIngestReport } from './ingest';
-import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
 import { VECTORS_USAGE, vectorsCommand } from './vector-index';
+import { BenchUsageError, parseConstructionArgs, parseIngestArgs, parseRecallArgs, parseScaleArgs, setKnob, USAGE } from './cliArgs';
+import { browserDriver, gitCommit as commit, loadScaleCorpora, nodeDriver, runScale } from './scale';
+import { scaleSummary, writeScaleReport } from './scaleReport';
 import { crashCommand } from './crash';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
-  process.stderr.write('usage: npm run bench -- recall --data <file|folder> [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [model id]] [--no-build]\n');
-  process.stderr.write('       npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]\n');
-  process.stderr.write('       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]\n');
-  process.stderr.write('       npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]\n');
+  process.stderr.write(`${USAGE}\n`);
   process.stderr.write(`       ${QA_USAGE.replace(/^usage: /, '')}\n`);
   process.stderr.write(`       ${VECTORS_USAGE.replace(/^usage: /, '')}\n`);
   process.exit(2);
 }
 
-function setPath(target: Record<string, unknown>, path: string, raw: string): void {
-  const keys = path.split('.');
-  let obj = target;
-  for (const k of keys.slice(0, -1)) obj = (obj[k] ??= {}) as Record<string, unknown>;
-  const value = raw === 'true' ? true : raw === 'false' ? false : Number.isFinite(Number(raw)) ? Number(raw) : raw;
-  obj[keys[keys.length - 1]!] = value;
+/** Parses with `parse`; a usage error prints the message and the usage and exits 2. */
+function args<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof BenchUsageError) usage(err.message);
+    throw err;
+  }
 }
 
-function commit(): string | null {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  } catch {
-    return null;
-  }
+function buildApp(build: boolean, progress: (line: string) => void): void {
+  if (build) {
+    progress('building the app (npm run build)');
+    execFileSync('npm', ['run', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  } else if (!existsSync('dist/bench.html')) usage('dist/bench.html is missing: run `npm run build` (or drop --no-build)');
+}
+
+function progressLine(): (line: string) => void {
+  const isTty = process.stderr.isTTY;
+  const started = performance.now();
+  return (line: string) => {
+    const t = ((performance.now() - started) / 1000).toFixed(0);
+    process.stderr.write(isTty ? `\r\x1b[K${t}s ${line}` : `${t}s ${line}\n`);
+  };
 }
 
 async function recall(argv: string[]): Promise<void> {
-  let data: string | undefined;
-  let runtime = 'node';
-  let ks = [1, 3, 5, 10, 20];
-  let out: string | undefined;
-  let baselines = true;
-  let vectors = true;
-  let sweep: string | undefined;
-  let reranker: string | undefined;
-  let build = true;
-  const overrides: Record<string, unknown> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const next = () => argv[++i] ?? usage(`${a} needs a value`);
-    if (a === '--data') data = next();
-    else if (a === '--runtime') runtime = next();
-    else if (a === '--k') ks = next().split(',').map(Number).filter((k) => Number.isInteger(k) && k > 0);
-    else if (a === '--out') out = next();
-    else if (a === '--no-baselines') baselines = false;
-    else if (a === '--no-vectors') vectors = false;
-    else if (a === '--set') {
-      const [path, value] = next().split('=');
-      if (!path || value === undefined) usage('--set needs path=value');
-      setPath(overrides, path, value);
-    } else if (a === '--sweep') sweep = next();
-    else if (a === '--no-build') build = false;
-    else if (a === '--rerank') reranker = argv[i + 1] && !argv[i + 1]!.startsWith('--') ? next() : BUNDLED_MODEL_ID;
-    else usage(`unknown argument ${a}`);
-  }
-  if (!data) usage('--data is required');
-  if (runtime !== 'node' && runtime !== 'browser') usage(`--runtime is node or browser, not ${runtime}`);
-  if (runtime === 'browser' && (Object.keys(overrides).length || sweep || reranker || !vectors)) usage('--set, --sweep, --rerank and --no-vectors are only available with --runtime node');
-  if (ks.length === 0) usage('--k needs positive integers');
-  if (!ks.includes(10)) ks.push(10);
-  ks.sort((a, b) => a - b);
-
+  const { data, runtime, ks, out, baselines, vectors, overrides, sweep, reranker, build } = args(() => parseRecallArgs(argv, BUNDLED_MODEL_ID));
   const config = withConfig(overrides as DeepPartial<RetrievalConfig>);
   const variants = [{ name: 'ours', config }];
   if (sweep) {
@@ -106,8 +84,8 @@ async function recall(argv: string[]): Promise<void> {
     for (const [name, o] of Object.entries(spec)) {
       const merged: Record<string, unknown> = structuredClone(overrides);
       for (const [k, v] of Object.entries(o)) {
-        if (v !== null && typeof v === 'object') for (const [k2, v2] of Object.entries(v)) setPath(merged, `${k}.${k2}`, String(v2));
-        else setPath(merged, k, String(v));
+        if (v !== null && typeof v === 'object') for (const [k2, v2] of Object.entries(v)) args(() => setKnob(merged, `${k}.${k2}`, String(v2)));
+        else args(() => setKnob(merged, k, String(v)));
       }
       variants.push({ name, config: withConfig(merged as DeepPartial<RetrievalConfig>) });
     }
@@ -115,17 +93,10 @@ async function recall(argv: string[]): Promise<void> {
 
   const dataset = await loadDataset(data);
   const isTty = process.stderr.isTTY;
-  const started = performance.now();
-  const progress = (line: string) => {
-    const t = ((performance.now() - started) / 1000).toFixed(0);
-    process.stderr.write(isTty ? `\r\x1b[K${t}s ${line}` : `${t}s ${line}\n`);
-  };
+  const progress = progressLine();
   let run;
   if (runtime === 'browser') {
-    if (build) {
-      progress('building the app (npm run build)');
-      execFileSync('npm', ['run', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    } else if (!existsSync('dist/bench.html')) usage('dist/bench.html is missing: run `npm run build` (or drop --no-build)');
+    buildApp(build, progress);
     run = await runRecallBrowser(dataset, { ks, progress });
   } else {
     run = await runRecall(dataset, { ks, variants, baselines, vectors, progress, ...(reranker ? { reranker } : {}) });
@@ -145,6 +116,8 @@ async function recall(argv: string[]): Promise<void> {
   for (const [name, s] of rows) {
     process.stdout.write(`${name.padEnd(22)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)}\n`);
   }
+  if (report.contextRecall !== null) process.stdout.write(`context recall (${report.contextBudgetTokens} tokens): ${pct(report.contextRecall)}\n`);
+  if (report.rerank) process.stdout.write(`rerank: ${report.rerank.pairsPerSecond.toFixed(0)} pairs/s, +${report.rerank.addedMs.p50.toFixed(1)} ms p50 / +${report.rerank.addedMs.p95.toFixed(1)} ms p95 per question\n`);
   process.stdout.write(`ingest (${report.runtime}): ${report.ingest.turns} turns, ${report.ingest.captureTurnsPerSecond.toFixed(0)} turns/s capture (${report.ingest.captureSeconds.toFixed(2)} s), embedding caught up ${report.ingest.embedSeconds.toFixed(2)} s later, ${report.ingest.turnsPerSecond.toFixed(0)} turns/s end to end; db ${report.dbBytesPerTurn.toFixed(0)} B/turn\n`);
   for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
   if (out) {
@@ -154,54 +127,18 @@ async function recall(argv: string[]): Promise<void> {
 }
 
 async function construction(argv: string[]): Promise<void> {
-  let data: string | undefined;
-  let policy: PolicyName = 'recurrence';
-  let out: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const next = () => argv[++i] ?? usage(`${a} needs a value`);
-    if (a === '--data') data = next();
-    else if (a === '--policy') {
-      const p = next();
-      if (p !== 'eager' && p !== 'recurrence' && p !== 'off') usage('--policy is eager, recurrence or off');
-      policy = p;
-    } else if (a === '--out') out = next();
-    else usage(`unknown argument ${a}`);
-  }
-  if (!data) usage('--data is required');
+  const { data, policy, out } = args(() => parseConstructionArgs(argv));
   const report = await runConstruction({ data, policy, ...(out ? { out } : {}) });
   printConstruction(report);
   if (out) console.log(`report written to ${out}`);
 }
 
 async function ingest(argv: string[]): Promise<void> {
-  let data: string | undefined;
-  let runtime = 'node';
-  let reps = 5;
-  let out: string | undefined;
-  let build = true;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const next = () => argv[++i] ?? usage(`${a} needs a value`);
-    if (a === '--data') data = next();
-    else if (a === '--runtime') runtime = next();
-    else if (a === '--reps') reps = Number(next());
-    else if (a === '--out') out = next();
-    else if (a === '--no-build') build = false;
-    else usage(`unknown argument ${a}`);
-  }
-  if (!data) usage('--data is required');
-  if (runtime !== 'node' && runtime !== 'browser') usage(`--runtime is node or browser, not ${runtime}`);
-  if (!Number.isInteger(reps) || reps < 1) usage('--reps needs a positive integer');
+  const { data, runtime, reps, out, build } = args(() => parseIngestArgs(argv));
   const dataset = await loadDataset(data);
   const started = performance.now();
   const progress = (line: string) => process.stderr.write(`${((performance.now() - started) / 1000).toFixed(0)}s ${line}\n`);
-  if (runtime === 'browser') {
-    if (build) {
-      progress('building the app (npm run build)');
-      execFileSync('npm', ['run', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    } else if (!existsSync('dist/bench.html')) usage('dist/bench.html is missing: run `npm run build` (or drop --no-build)');
-  }
+  if (runtime === 'browser') buildApp(build, progress);
   const report = await runIngest(dataset, { runtime, reps, commit: commit(), progress });
   process.stdout.write(`${ingestSummary(report)}\n`);
   if (out) {
@@ -210,10 +147,26 @@ async function ingest(argv: string[]): Promise<void> {
   }
 }
 
+async function scale(argv: string[]): Promise<void> {
+  const a = args(() => parseScaleArgs(argv));
+  const progress = progressLine();
+  const corpora = await loadScaleCorpora(a.data);
+  if (a.runtime === 'browser') buildApp(a.build, progress);
+  const driver = a.runtime === 'browser' ? await browserDriver(progress) : await nodeDriver({ vectors: a.vectors });
+  const report = await runScale(corpora, driver, { sizes: a.sizes, questions: a.questions, commit: commit(), sources: a.data, progress });
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  process.stdout.write(`${scaleSummary(report)}\n`);
+  if (a.out) {
+    const paths = await writeScaleReport(report, a.out);
+    process.stdout.write(`wrote ${paths.json}, ${paths.md}, ${paths.svg}\n`);
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'recall') await recall(rest);
 else if (command === 'ingest') await ingest(rest);
 else if (command === 'construction') await construction(rest);
+else if (command === 'scale') await scale(rest);
 else if (command === 'qa') await qaCommand(rest);
 else if (command === 'vectors') await vectorsCommand(rest);
 else if (command === 'crash') await crashCommand(rest, usage);

@@ -24,6 +24,8 @@ import { join } from 'node:path';
 import { preview } from 'vite';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
 import { openMemoryDatabase } from '../src/storage/openNodeDatabase';
+import { parseCrashArgs, type CrashArgs } from './cliArgs';
+import { seededRandom } from './seededRandom';
 
 export type KillMode = 'renderer' | 'engine-worker' | 'browser';
 const MODES: readonly KillMode[] = ['renderer', 'engine-worker', 'browser'];
@@ -50,17 +52,7 @@ export interface CrashReport {
   readonly lostTurns: readonly string[];
 }
 
-/** Small deterministic PRNG (mulberry32) so a run can be repeated with --seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 const RECORD_WORKERS = `(() => {
   const Base = window.Worker;
@@ -223,20 +215,13 @@ export function crashSummary(r: CrashReport): string {
 }
 
 export async function crashCommand(argv: string[], usage: (m?: string) => never): Promise<void> {
-  let trials = 20;
-  let out: string | undefined;
-  let seed = 12;
-  let build = true;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const next = () => argv[++i] ?? usage(`${a} needs a value`);
-    if (a === '--trials') trials = Number(next());
-    else if (a === '--out') out = next();
-    else if (a === '--seed') seed = Number(next());
-    else if (a === '--no-build') build = false;
-    else usage(`unknown option ${a}`);
+  let parsed: CrashArgs;
+  try {
+    parsed = parseCrashArgs(argv);
+  } catch (err) {
+    return usage(err instanceof Error ? err.message : String(err));
   }
-  if (!Number.isInteger(trials) || trials < 1) usage('--trials needs a positive whole number');
+  const { trials, out, seed, build } = parsed;
   if (build) execFileSync('npm', ['run', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
   const save = async (r: CrashReport, partial: boolean) => {
     if (out) await writeFile(out, `${JSON.stringify({ ...r, seed, partial, at: new Date().toISOString() }, null, 2)}\n`);

@@ -12,8 +12,9 @@ import { join } from 'node:path';
 export type DatasetName = 'locomo' | 'longmemeval';
 
 export interface BenchTurn {
-  /** Unique within the corpus, e.g. "D3:7" (LoCoMo) or "<session id>:4" (LongMemEval). */
+  /** Unique within the corpus, e.g. "D3:7" (LoCoMo) or "<session key>:4" (LongMemEval). */
   readonly id: string;
+  /** The dataset's session id, the unit evidence sessions are scored in (shared by repeated copies). */
   readonly sessionId: string;
   readonly role: 'user' | 'assistant';
   readonly speaker: string;
@@ -23,6 +24,11 @@ export interface BenchTurn {
 }
 
 export interface BenchSession {
+  /**
+   * Unique within the corpus (the conversation it is stored as). A LongMemEval haystack can hold
+   * the same session twice; the repeat is keyed by position ("<id>#<n>"), its turns' sessionId
+   * stays the dataset's id.
+   */
   readonly id: string;
   /** ms since epoch (UTC); NaN never appears — undated sessions inherit the previous date. */
   readonly date: number;
@@ -208,16 +214,21 @@ export function loadLongMemEval(items: readonly unknown[], source = 'longmemeval
     raw.sort((a, b) => (Number.isFinite(a.date) && Number.isFinite(b.date) ? a.date - b.date : a.index - b.index));
     const evidenceTurns: string[] = [];
     let lastDate = Date.UTC(2000, 0, 1);
+    const copies = new Map<string, number>();
     const sessions = raw.map((s): BenchSession => {
       const date = Number.isFinite(s.date) ? s.date : lastDate;
       lastDate = date;
+      // Key by position: a repeated session id (shared filler sessions) gets "#<n>", so turn ids stay unique.
+      const n = copies.get(s.id) ?? 0;
+      copies.set(s.id, n + 1);
+      const key = n === 0 ? s.id : `${s.id}#${n}`;
       const turns = s.turns.map((t, ti): BenchTurn => {
-        const id = `${s.id}:${ti}`;
+        const id = `${key}:${ti}`;
         if (t.has_answer === true) evidenceTurns.push(id);
         const role = t.role === 'assistant' ? 'assistant' : 'user';
         return { id, sessionId: s.id, role, speaker: role === 'user' ? 'User' : 'Assistant', text: t.content ?? '' };
       });
-      return { id: s.id, date, turns };
+      return { id: key, date, turns };
     });
     const sessionIds = new Set(sessions.map((s) => s.id));
     const answerSessions = q.answer_session_ids ?? [];

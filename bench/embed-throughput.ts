@@ -6,17 +6,21 @@
  * With `--runtime browser` the same measurement runs in the app's model worker in headless
  * Chromium (WASM backend), after `npm run build`.
  */
+import { parseArgs } from 'node:util';
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { configureNodeEnv } from '../src/models/nodeEnv';
 import { TransformersEmbedder } from '../src/models/TransformersEmbedder';
 import { TransformersReranker } from '../src/models/TransformersReranker';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+const { values: args } = parseArgs({ options: { reps: { type: 'string' }, n: { type: 'string' }, runtime: { type: 'string' } }, strict: true });
+const positive = (name: string, raw: string | undefined, fallback: number) => {
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer, not ${raw}`);
+  return n;
 };
-const REPS = arg('reps', 7);
-const N = arg('n', 2048);
+const REPS = positive('reps', args.reps, 7);
+const N = positive('n', args.n, 2048);
+if (args.runtime !== undefined && args.runtime !== 'node' && args.runtime !== 'browser') throw new Error(`--runtime is node or browser, not ${args.runtime}`);
 const BATCH = 32;
 
 const WORDS = (
@@ -57,7 +61,7 @@ async function measure(label: string, run: () => Promise<unknown>, items: number
 
 const texts = sentences(N);
 
-if (process.argv.includes('--runtime') && process.argv[process.argv.indexOf('--runtime') + 1] === 'browser') {
+if (args.runtime === 'browser') {
   const { openBenchPage } = await import('./browserHarness');
   const bench = await openBenchPage();
   try {

@@ -20,6 +20,7 @@
  */
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { loadDataset, LOCOMO_CATEGORY_NAMES, type BenchCorpus, type BenchQuestion, type DatasetName } from './datasets';
@@ -433,18 +434,22 @@ export const QA_USAGE = 'usage: npm run bench -- qa --data <file|folder> --base-
 
 /** Parses the qa subcommand's arguments; keys come from the environment variables named. Throws on bad input. */
 export function parseQaArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): QaArgs {
-  const o: Record<string, string | boolean> = {};
-  const flags = new Set(['--sufficiency', '--no-vectors']);
-  const known = new Set(['--data', '--base-url', '--model', '--api-key-env', '--judge-model', '--judge-base-url', '--judge-api-key-env', '--limit', '--policy', '--budget', '--judge-runs', '--out']);
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (flags.has(a)) o[a] = true;
-    else if (known.has(a)) {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith('--')) throw new Error(`${a} needs a value`);
-      o[a] = v;
-    } else throw new Error(`unknown argument ${a}`);
+  const flags = ['sufficiency', 'no-vectors'];
+  const known = ['data', 'base-url', 'model', 'api-key-env', 'judge-model', 'judge-base-url', 'judge-api-key-env', 'limit', 'policy', 'budget', 'judge-runs', 'out'];
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: Object.fromEntries([...flags.map((f) => [f, { type: 'boolean' as const }]), ...known.map((k) => [k, { type: 'string' as const }])]),
+      strict: true,
+      allowPositionals: false,
+    }).values as Record<string, string | boolean | undefined>;
+  } catch (err) {
+    throw new Error(err instanceof Error ? err.message.replace(/\s*To specify an option argument.*$/s, '') : String(err));
   }
+  // Keys as the rest of this function names them ("--data").
+  const o: Record<string, string | boolean> = {};
+  for (const [k, v] of Object.entries(values)) if (v !== undefined) o[`--${k}`] = v;
   const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
   const int = (k: string) => {
     const v = str(k);

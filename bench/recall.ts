@@ -7,7 +7,13 @@
  * runs through the Retriever and through the baselines over the same database and vectors.
  *
  * Several retrieval configs can be evaluated over one ingest (`variants`), which is how the
- * knobs in src/core/fusion.ts were tuned on the dev split.
+ * knobs in src/core/recall/fusion.ts were tuned on the dev split.
+ *
+ * Context recall (LLM-free): for the first variant, each question also goes through the real
+ * answer-context code (answerSourceOf → gatherContext → composeContext at the default memory
+ * budget), and the evidence turns the composed context cites are counted — what an answering
+ * model would actually see. With a reranker, the first variant is also run with the rerank stage
+ * off ("fused"), and the reranker's pairs/s and added time per question are measured.
  */
 import { SemanticIndex } from '../src/core/capture/SemanticIndex';
 import { Retriever } from '../src/core/recall/Retriever';
@@ -23,9 +29,13 @@ import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import { configureNodeEnv } from '../src/models/nodeEnv';
 import { TransformersReranker } from '../src/models/TransformersReranker';
 import type { Reranker } from '../src/core/base/ports';
+import { answerSourceOf } from '../src/core/recall/answerSource';
+import { composeContext, gatherContext } from '../src/core/recall/answerContext';
+import { ANSWER_BUDGET } from '../src/core/base/settings';
+import { SqlKnowledgeSource } from '../src/storage/knowledgeSource';
 import { LOCOMO_CATEGORY_NAMES, type BenchCorpus, type BenchDataset } from './datasets';
 import { bm25Baseline, oramaBaselines, type Baseline } from './baselines';
-import { aggregate, byCategory, percentile, scoreQuestion, type AggregateScore, type QuestionScore } from './scoring';
+import { aggregate, byCategory, contextRecall, percentile, scoreQuestion, type AggregateScore, type QuestionScore } from './scoring';
 
 export interface RecallRunOptions {
   readonly ks: readonly number[];
@@ -34,8 +44,10 @@ export interface RecallRunOptions {
   readonly baselines: boolean;
   /** Use the embedder (vectors) at all; false gives a lexical-only run. */
   readonly vectors: boolean;
-  /** Catalog id of a reranker to load (e.g. the bundled stand-in); none when absent. */
+  /** Catalog id of a reranker to load (e.g. the bundled stand-in), or "random" (scores from a hash); none when absent. */
   readonly reranker?: string;
+  /** Compose the answer context for each question of the first variant (context recall); default true. */
+  readonly context?: boolean;
   /** Ranking depth per question (enough distinct sessions for session metrics). */
   readonly depth?: number;
   readonly progress?: (line: string) => void;
@@ -57,6 +69,45 @@ export interface RecallRun {
   readonly questionsTotal: number;
   /** How this run differs from the default protocol (e.g. baselines skipped), for the report. */
   readonly notes?: readonly string[];
+  /** Cost of the rerank stage, when a reranker ran. */
+  readonly rerank?: RerankCost;
+}
+
+export interface RerankCost {
+  readonly pairs: number;
+  readonly calls: number;
+  /** Pairs scored per second of reranker time. */
+  readonly pairsPerSecond: number;
+  /** Reranker time per question (ms): the latency the stage adds. */
+  readonly addedMs: { readonly p50: number; readonly p95: number; readonly mean: number };
+}
+
+/** Wraps a reranker to count pairs and time each call (one call per question). */
+function timedReranker(inner: Reranker, log: { pairs: number; ms: number[] }): Reranker {
+  return {
+    id: inner.id,
+    async rerank(query, docs) {
+      const start = performance.now();
+      const scores = await inner.rerank(query, docs);
+      log.ms.push(performance.now() - start);
+      log.pairs += docs.length;
+      return scores;
+    },
+  };
+}
+
+/**
+ * The weakest reranker: a score per (query, doc) from a string hash, unrelated to relevance — what
+ * an untrained (random-weight) model amounts to. A blend weight that survives it cannot pull
+ * recall far below the fused ranking.
+ */
+export function randomReranker(): Reranker {
+  const hash = (text: string) => {
+    let h = 2166136261;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    return (h >>> 0) / 4294967296;
+  };
+  return { id: 'random', rerank: async (query, docs) => docs.map((d) => hash(`${query}\u0000${d}`)) };
 }
 
 async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedders: ReturnType<typeof localEmbedderProvider> | null, reranker: Reranker | null, run: { systems: Record<string, SystemResult>; ingest: RecallRun['ingest']; dbBytes: number }, label: string): Promise<void> {
@@ -78,6 +129,16 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
     vectors: (model, query, k) => semantic.search(model, query.length, query, k),
   });
   const retrievers = options.variants.map((v) => ({ name: v.name, retriever: new Retriever({ source, ...(embedder ? { embedder } : {}), ...(reranker ? { reranker } : {}), config: v.config }) }));
+  const first = retrievers[0]!.retriever;
+  // The answer pipeline's own source (storage candidates + this retriever as turn recall); the
+  // bench ingests no episodes or facts (no LLM), so the context holds ranked turns within the budget.
+  const answerSource = answerSourceOf(new SqlKnowledgeSource(store.db), (query, o) =>
+    first.retrieve(query, { limit: o.limit ?? 10, speakers: corpus.speakers, ...(o.now !== undefined ? { now: o.now } : {}), ...(o.conversationId ? { scope: { conversationIds: [o.conversationId] } } : {}) }));
+  const citedTurns = async (q: (typeof corpus.questions)[number]): Promise<string[]> => {
+    const parts = await gatherContext(answerSource, q.text, { now: q.askedAt });
+    const composed = composeContext(parts, { budgetTokens: ANSWER_BUDGET.default, now: q.askedAt });
+    return composed.citations.filter((c) => c.kind === 'turn').map((c) => c.ref);
+  };
   const baselines: Baseline[] = [];
   if (options.baselines) {
     baselines.push(bm25Baseline(store));
@@ -91,18 +152,29 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
       rank: async (q: (typeof corpus.questions)[number]) =>
         (await retriever.retrieve(q.text, { limit: depth, speakers: corpus.speakers, now: q.askedAt })).turns.map((t) => t.message.id),
     })),
+    ...(reranker
+      ? [{
+          name: 'fused',
+          rank: async (q: (typeof corpus.questions)[number]) =>
+            (await first.retrieve(q.text, { limit: depth, speakers: corpus.speakers, now: q.askedAt, rerank: false })).turns.map((t) => t.message.id),
+        }]
+      : []),
     ...baselines.map((b) => ({ name: b.name, rank: (q: (typeof corpus.questions)[number]) => b.rank(q.text, depth) })),
   ];
-  const sessionOf = (id: string) => sessionOfTurn.get(id);
+  // Scored by the dataset's session id (a repeated LongMemEval session counts as its original).
+  const datasetSession = new Map(corpus.sessions.flatMap((s) => s.turns.map((t) => [t.id, t.sessionId] as const)));
+  const sessionOf = (id: string) => datasetSession.get(id) ?? sessionOfTurn.get(id);
   for (const system of systems) {
     // Warm-up (untimed): loads the vector index, JIT-compiles the hot paths.
-    for (const q of corpus.questions.slice(0, 3)) await system.rank(q);
+    for (const q of corpus.questions.slice(0, 1)) await system.rank(q);
     const result = (run.systems[system.name] ??= { scores: [], latenciesMs: [] });
     for (const [i, q] of corpus.questions.entries()) {
       const start = performance.now();
       const ranked = await system.rank(q);
       result.latenciesMs.push(performance.now() - start);
-      result.scores.push(scoreQuestion(q, ranked, sessionOf, options.ks));
+      const score = scoreQuestion(q, ranked, sessionOf, options.ks);
+      const withContext = system.name === retrievers[0]!.name && options.context !== false;
+      result.scores.push(withContext ? { ...score, contextRecall: contextRecall(q, await citedTurns(q)) } : score);
       if (i % 25 === 0) options.progress?.(`${label} ${system.name}: question ${i + 1}/${corpus.questions.length}`);
     }
   }
@@ -114,7 +186,9 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
   let embedders: ReturnType<typeof localEmbedderProvider> | null = null;
   const platform = configureNodeEnv();
   if (options.vectors) embedders = localEmbedderProvider(platform);
-  const reranker = options.reranker ? await TransformersReranker.create(options.reranker, { platform }) : null;
+  const rerankLog = { pairs: 0, ms: [] as number[] };
+  const loaded = options.reranker === 'random' ? randomReranker() : options.reranker ? await TransformersReranker.create(options.reranker, { platform }) : null;
+  const reranker = loaded ? timedReranker(loaded, rerankLog) : null;
   const run = {
     systems: {} as Record<string, SystemResult>,
     ingest: { turns: 0, captureSeconds: 0, embedSeconds: 0 },
@@ -134,6 +208,17 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
     dbBytes: run.dbBytes,
     invalidEvidence: dataset.corpora.reduce((n, c) => n + c.questions.reduce((m, q) => m + q.invalidEvidence.length, 0), 0),
     questionsTotal: dataset.corpora.reduce((n, c) => n + c.questions.length, 0),
+    ...(reranker ? { rerank: rerankCost(rerankLog) } : {}),
+  };
+}
+
+function rerankCost(log: { pairs: number; ms: number[] }): RerankCost {
+  const total = log.ms.reduce((a, b) => a + b, 0);
+  return {
+    pairs: log.pairs,
+    calls: log.ms.length,
+    pairsPerSecond: total > 0 ? log.pairs / (total / 1000) : 0,
+    addedMs: { p50: percentile(log.ms, 50), p95: percentile(log.ms, 95), mean: log.ms.length ? total / log.ms.length : 0 },
   };
 }
 
@@ -173,7 +258,7 @@ export async function runRecallBrowser(dataset: BenchDataset, options: Pick<Reca
       ingest.captureSeconds += result.ingest.captureMs / 1000;
       ingest.embedSeconds += result.ingest.embedMs / 1000;
       dbBytes += result.dbBytes;
-      const sessionOfTurn = new Map(corpus.sessions.flatMap((s) => s.turns.map((t) => [t.id, s.id] as const)));
+      const sessionOfTurn = new Map(corpus.sessions.flatMap((s) => s.turns.map((t) => [t.id, t.sessionId] as const)));
       for (const [j, q] of corpus.questions.entries()) {
         ours.scores.push(scoreQuestion(q, result.ranked[j] ?? [], (id) => sessionOfTurn.get(id), options.ks));
         ours.latenciesMs.push(result.latenciesMs[j] ?? 0);

@@ -6,7 +6,8 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import type { RetrievalConfig } from '../src/core/recall/fusion';
-import { summarise, type RecallRun, type SystemSummary } from './recall';
+import { summarise, type RecallRun, type RerankCost, type SystemSummary } from './recall';
+import { ANSWER_BUDGET } from '../src/core/base/settings';
 
 export interface RecallReport {
   readonly dataset: 'locomo' | 'longmemeval';
@@ -26,6 +27,9 @@ export interface RecallReport {
   readonly recallAny: SystemSummary['recallAny'];
   readonly recallAll: SystemSummary['recallAll'];
   readonly mrr: number;
+  /** Fraction of evidence turns cited in the composed answer context at the default memory budget (null when not composed). */
+  readonly contextRecall: number | null;
+  readonly contextBudgetTokens: number;
   readonly byCategory: SystemSummary['byCategory'];
   /** Questions reported apart from the headline (LoCoMo category 5, LongMemEval abstention). */
   readonly apart: SystemSummary['apart'];
@@ -47,6 +51,8 @@ export interface RecallReport {
   };
   /** How this run differs from the default protocol (e.g. baselines skipped in the browser). */
   readonly notes: readonly string[];
+  /** Cost of the rerank stage (pairs/s, time added per question), when a reranker ran. */
+  readonly rerank?: RerankCost;
 }
 
 /** Issue 4: browser ingest ≥ 1,000 turns/s (capture), retrieval p95 ≤ 50 ms per question. */
@@ -79,6 +85,8 @@ export function buildReport(run: RecallRun, args: { runtime: 'node' | 'browser';
     recallAny: ours.recallAny,
     recallAll: ours.recallAll,
     mrr: ours.mrr,
+    contextRecall: ours.contextRecall,
+    contextBudgetTokens: ANSWER_BUDGET.default,
     byCategory: ours.byCategory,
     apart: ours.apart,
     latencyMs: ours.latencyMs,
@@ -101,6 +109,7 @@ export function buildReport(run: RecallRun, args: { runtime: 'node' | 'browser';
       latencyP95Ms: { target: TARGETS.latencyP95Ms, measured: ours.latencyMs.p95, met: ours.latencyMs.p95 <= TARGETS.latencyP95Ms },
     },
     notes: run.notes ?? [],
+    ...(run.rerank ? { rerank: run.rerank } : {}),
   };
 }
 
@@ -130,15 +139,32 @@ export function markdownSummary(r: RecallReport, chartFile: string): string {
   for (const [name, s] of systems) {
     lines.push(`| ${name} | ${ks.map((k) => pct(s.recall.session[k])).join(' | ')} | ${ks.map((k) => pct(s.recallAny.session[k])).join(' | ')} |`);
   }
+  lines.push('', `## Context recall (evidence turns cited in the composed answer context, ${r.contextBudgetTokens} tokens, no LLM)`, '');
+  lines.push(r.contextRecall === null ? 'Not measured in this run.' : `ours: **${pct(r.contextRecall)}** over ${r.questions} headline questions.`);
   lines.push('', '## recall.turn@10 per category', '');
   const cats = Object.keys(r.byCategory);
   lines.push(`| system | ${cats.map((c) => `${c} (${r.byCategory[c]!.questions})`).join(' | ')} |`);
   lines.push(`|---|${cats.map(() => '---:').join('|')}|`);
   lines.push(`| **ours** | ${cats.map((c) => pct(r.byCategory[c]!.recall.turn[10])).join(' | ')} |`);
   for (const [name, b] of Object.entries(r.baselines)) lines.push(`| ${name} | ${cats.map((c) => pct(b.byCategory[c]?.recall.turn[10])).join(' | ')} |`);
+  lines.push('', '## ours per category (all k, session any@5, context recall)', '');
+  lines.push(`| category | n | ${ks.map((k) => `@${k}`).join(' | ')} | any-session@5 | context |`);
+  lines.push(`|---|---:|${ks.map(() => '---:').join('|')}|---:|---:|`);
+  for (const [c, a] of Object.entries(r.byCategory)) {
+    lines.push(`| ${c} | ${a.questions} | ${ks.map((k) => pct(a.recall.turn[k])).join(' | ')} | ${pct(a.recallAny.session[5])} | ${a.contextRecall === null ? '–' : pct(a.contextRecall)} |`);
+  }
   if (Object.keys(r.apart).length) {
-    lines.push('', '## Reported apart (not in the headline)', '');
-    for (const [c, a] of Object.entries(r.apart)) lines.push(`- ${c}: ${a.questions} questions, recall.turn@10 ${pct(a.recall.turn[10])}`);
+    lines.push('', '## Reported apart (not in the headline: LoCoMo adversarial, LongMemEval abstention)', '');
+    for (const [c, a] of Object.entries(r.apart)) {
+      lines.push(`- ${c}: ${a.questions} questions, recall.turn@10 ${pct(a.recall.turn[10])}, any-session@5 ${pct(a.recallAny.session[5])}` +
+        `${a.contextRecall === null ? '' : `, context recall ${pct(a.contextRecall)}`}`);
+    }
+  }
+  if (r.rerank) {
+    lines.push('', `## Rerank stage (${r.reranker ?? 'reranker'})`, '');
+    lines.push(`${r.rerank.pairs} pairs in ${r.rerank.calls} calls: ${r.rerank.pairsPerSecond.toFixed(0)} pairs/s; added per question ` +
+      `p50 ${r.rerank.addedMs.p50.toFixed(1)} ms, p95 ${r.rerank.addedMs.p95.toFixed(1)} ms (mean ${r.rerank.addedMs.mean.toFixed(1)}). ` +
+      "'fused' is the same ranking with the rerank stage off, in the same run.");
   }
   lines.push('', '## Gain over baselines (ours / baseline, recall.turn@k, same run)', '');
   lines.push(`| baseline | ${ks.map((k) => `@${k}`).join(' | ')} |`, `|---|${ks.map(() => '---:').join('|')}|`);

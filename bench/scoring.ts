@@ -9,6 +9,8 @@
  * - recallAny.session@k / recallAll.session@k: whether any / all evidence sessions are among the
  *   first k distinct sessions of the ranking (the form published LongMemEval numbers use).
  * - mrr: 1 / rank of the first evidence turn (0 when none is retrieved).
+ * - context recall: fraction of the evidence turns cited in the composed answer context (what the
+ *   answering model would see at the memory budget); set only for the system that composed one.
  */
 import type { BenchQuestion } from './datasets';
 
@@ -26,6 +28,16 @@ export interface QuestionScore {
   readonly recallAnySession: KMap;
   readonly recallAllSession: KMap;
   readonly reciprocalRank: number;
+  /** Fraction of evidence turns in the composed answer context (absent when none was composed). */
+  readonly contextRecall?: number;
+}
+
+/** Fraction of `q`'s evidence turns among the turns the composed context cites (0 when it has none). */
+export function contextRecall(q: BenchQuestion, citedTurnIds: Iterable<string>): number {
+  const evidence = new Set(q.evidenceTurns);
+  if (evidence.size === 0) return 0;
+  const cited = new Set(citedTurnIds);
+  return [...evidence].filter((e) => cited.has(e)).length / evidence.size;
 }
 
 /** `ranked` is best first; `sessionOf` maps a turn id to its session id. */
@@ -78,6 +90,8 @@ export interface AggregateScore {
   readonly recallAny: { readonly session: KMap };
   readonly recallAll: { readonly session: KMap };
   readonly mrr: number;
+  /** Mean context recall over the questions with turn evidence that had a context composed; null when none had. */
+  readonly contextRecall: number | null;
 }
 
 function mean(values: readonly number[]): number {
@@ -105,6 +119,10 @@ export function aggregate(scores: readonly QuestionScore[], ks: readonly number[
     recallAny: { session: meanK(withSessions, (s) => s.recallAnySession, ks) },
     recallAll: { session: meanK(withSessions, (s) => s.recallAllSession, ks) },
     mrr: mean(withTurns.map((s) => s.reciprocalRank)),
+    contextRecall: (() => {
+      const composed = withTurns.filter((s) => s.contextRecall !== undefined);
+      return composed.length ? mean(composed.map((s) => s.contextRecall!)) : null;
+    })(),
   };
 }
 

@@ -17,6 +17,7 @@ import { jsVectorIndex } from '../src/core/capture/vectorIndex';
 import { KERNEL_PATH, nodeVectorIndex } from '../src/wasm/nodeVectorKernel';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
 import { runVectorBench, type VectorBenchOptions, type VectorBenchResult, type VectorIndexResult } from './vectorIndexRun';
+import { parseVectorsArgs, type VectorsArgs } from './cliArgs';
 
 export const VECTORS_USAGE = 'usage: npm run bench -- vectors [--runtime node|browser] [--n 100000] [--dim 384] [--queries 200] [--k 100] [--out report.json]';
 
@@ -77,21 +78,14 @@ export function vectorSummary(report: Report): string {
 }
 
 export async function vectorsCommand(argv: string[]): Promise<void> {
-  let runtime = 'node';
-  let out: string | undefined;
-  const options = { n: 100_000, dim: 384, queries: 200, k: 100, warmup: 20, seed: 1 };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const next = () => argv[++i] ?? fail(`${a} needs a value`);
-    if (a === '--runtime') runtime = next();
-    else if (a === '--out') out = next();
-    else if (a === '--n' || a === '--dim' || a === '--queries' || a === '--k') {
-      const v = Number(next());
-      if (!Number.isInteger(v) || v <= 0) fail(`${a} needs a positive integer`);
-      options[a.slice(2) as 'n' | 'dim' | 'queries' | 'k'] = v;
-    } else fail(`unknown argument ${a}`);
+  let parsed: VectorsArgs;
+  try {
+    parsed = parseVectorsArgs(argv);
+  } catch (err) {
+    return fail(err instanceof Error ? err.message : String(err));
   }
-  if (runtime !== 'node' && runtime !== 'browser') fail(`--runtime is node or browser, not ${runtime}`);
+  const { runtime, out, n, dim, queries, k } = parsed;
+  const options = { n, dim, queries, k, warmup: 20, seed: 1 };
   const started = performance.now();
   const progress = (line: string) => process.stderr.write(`${((performance.now() - started) / 1000).toFixed(0)}s ${line}\n`);
   let report: Report;

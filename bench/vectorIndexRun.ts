@@ -7,6 +7,7 @@
  */
 import { rescoreDepth } from '../src/core/capture/SemanticIndex';
 import type { VectorHit, VectorIndexFactory, VectorSearchIndex } from '../src/core/capture/vectorIndex';
+import { seededRandom } from './seededRandom';
 
 export interface VectorBenchOptions {
   readonly n: number;
@@ -42,16 +43,7 @@ export interface VectorBenchResult {
   readonly candidates: readonly VectorIndexResult[];
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 /** n unit vectors, Gaussian components (Box–Muller), in one buffer. */
 function randomUnitVectors(n: number, dim: number, rand: () => number): Float32Array {

@@ -2,7 +2,8 @@
 // Its databases are `bench-*.sqlite` files in OPFS, never the app's recollect.sqlite.
 import * as Comlink from 'comlink';
 import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
-import { BenchEngineHost, deleteOpfsFile } from '../src/host/BenchEngineHost';
+import { deleteOpfsFile } from '../src/host/BenchEngineHost';
+import { ScaleBenchHost } from '../src/host/ScaleBenchHost';
 import { openOpfsStore } from '../src/storage/openOpfsStore';
 import { remoteEmbedderProvider } from '../src/models/embedderProviders';
 import { resultify, unwrapRemote, type ModelWorkerApi } from '../src/core/protocol';
@@ -11,7 +12,7 @@ import kernelUrl from '../src/wasm/int8Dot.wasm?url&no-inline';
 import { fetchedVectorIndex } from '../src/wasm/vectorKernel';
 
 Comlink.expose(resultify(
-  new BenchEngineHost({
+  new ScaleBenchHost({
     openStore: (fileName) => openOpfsStore(wasmUrl, fileName),
     deleteStore: deleteOpfsFile,
     connectModels: (port) => remoteEmbedderProvider(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort))),

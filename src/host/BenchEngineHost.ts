@@ -108,6 +108,11 @@ export class BenchEngineHost implements BenchWorkerApi {
     this.#embedders = deps.embedders;
   }
 
+  /** The embedders in use (given, or connected to the model worker); undefined without a model. */
+  get embedders(): EmbedderProvider | undefined {
+    return this.#embedders;
+  }
+
   async connectModels(port: MessagePortLike): Promise<void> {
     this.#embedders = this.#deps.connectModels?.(port);
   }

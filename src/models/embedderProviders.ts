@@ -3,7 +3,7 @@
  * Vector ids come from the catalog, so the engine knows which vectors a model produced before the
  * model is loaded. (This file must not import transformers.js: it is bundled into the engine worker.)
  */
-import type { Embedder, EmbedderProvider } from '../core/base/ports';
+import type { Embedder, EmbedderProvider, Reranker } from '../core/base/ports';
 import type { ModelWorkerApi, Unwrapped } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
 import { BUNDLED_MODEL_ID, findModel } from './catalog';
@@ -15,7 +15,7 @@ export function entryFor(modelId: string) {
 }
 
 /** The part of the model worker's API the engine needs. */
-export type RemoteEmbedding = Pick<Unwrapped<ModelWorkerApi>, 'embedWith'>;
+export type RemoteEmbedding = Pick<Unwrapped<ModelWorkerApi>, 'embedWith'> & Partial<Pick<Unwrapped<ModelWorkerApi>, 'rerank' | 'status'>>;
 
 export function remoteEmbedderProvider(remote: RemoteEmbedding): EmbedderProvider {
   return {
@@ -23,6 +23,15 @@ export function remoteEmbedderProvider(remote: RemoteEmbedding): EmbedderProvide
     embedder(modelId: string): Embedder {
       const entry = entryFor(modelId);
       return { id: entry.vectorId, dim: entry.dim!, embed: (texts, role) => remote.embedWith(modelId, [...texts], role) };
+    },
+    // The reranker the user picked in Models lives in the model worker; a slot that is empty or
+    // failed to load means no rerank stage (recall falls back to the fused order, never fails).
+    async activeReranker(): Promise<Reranker | null> {
+      if (!remote.status || !remote.rerank) return null;
+      const slot = (await remote.status()).reranker;
+      if (slot.modelId === null || slot.state === 'error') return null;
+      const rerank = remote.rerank;
+      return { id: slot.modelId, rerank: (query, docs) => rerank(query, [...docs]) };
     },
   };
 }

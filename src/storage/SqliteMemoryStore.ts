@@ -131,17 +131,19 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   }
 
   async importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
+    // The backup API replaces pages without counting changes: drop the cached speaker list.
+    messages.forgetSpeakers(this.db);
     return (await stageImport(this.db, bytes, this.#openTemp)).summary;
   }
 
   stageImport(bytes: Uint8Array, options?: ImportOptions): Promise<StagedImport> {
+    messages.forgetSpeakers(this.db);
     return stageImport(this.db, bytes, this.#openTemp, options);
   }
 
   /** Distinct speaker names of stored turns, most frequent first. */
-  async speakers(): Promise<string[]> {
-    const rows = await this.db.query<{ speaker: string }>('SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC LIMIT 50');
-    return rows.map((r) => r.speaker);
+  speakers(): Promise<string[]> {
+    return messages.speakers(this.db);
   }
 
   // ---- VectorStore ---------------------------------------------------------------------------

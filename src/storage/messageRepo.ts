@@ -119,25 +119,68 @@ export async function countMessages(sql: Sql): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-/** BM25 full-text search (OR over sanitised terms). Returns [] for text with no searchable term. */
+const speakerCache = new WeakMap<Sql, { readonly key: string; readonly speakers: string[] }>();
+
+/**
+ * Distinct speaker names of stored turns, most frequent first (at most 50). Counting them scans
+ * every turn (≈40 ms at 30k turns, on every recall: issue 14's profile), so the answer is kept
+ * until the connection changes a row (total_changes()) or the newest turn changes; an import,
+ * which replaces pages without counting changes, calls forgetSpeakers.
+ */
+export async function speakers(sql: Sql): Promise<string[]> {
+  const [state] = await sql.query<{ changes: number; newest: number | null }>('SELECT total_changes() AS changes, (SELECT max(pk) FROM messages) AS newest');
+  const key = `${Number(state?.changes ?? 0)}:${Number(state?.newest ?? 0)}`;
+  const cached = speakerCache.get(sql);
+  if (cached?.key === key) return [...cached.speakers];
+  const rows = await sql.query<{ speaker: string }>('SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC LIMIT 50');
+  const names = rows.map((r) => r.speaker);
+  speakerCache.set(sql, { key, speakers: names });
+  return [...names];
+}
+
+export function forgetSpeakers(sql: Sql): void {
+  speakerCache.delete(sql);
+}
+
+/**
+ * BM25 full-text search (OR over sanitised terms). Returns [] for text with no searchable term.
+ *
+ * Unscoped, the top `limit` rows are ranked inside the FTS table first and only they get their
+ * message row and snippet: in one statement SQLite built the snippet and joined `messages` for
+ * every matching row before sorting, most of a search's time in a large database (issue 14).
+ */
 export async function searchMessages(sql: Sql, text: string, options: { limit?: number; conversationId?: string } = {}): Promise<SearchHit[]> {
   const match = toFtsQuery(text);
   if (!match) return [];
   const limit = Math.max(1, Math.min(options.limit ?? 20, 500));
-  const params: (string | number)[] = [HIGHLIGHT_START, HIGHLIGHT_END, match];
-  let where = 'messages_fts MATCH ?';
-  if (options.conversationId) {
-    where += ' AND m.conversation_id = ?';
-    params.push(options.conversationId);
-  }
-  params.push(limit);
+  if (options.conversationId) return searchJoined(sql, match, limit, options.conversationId);
+  const top = await sql.query<{ pk: number; rank: number }>(
+    'SELECT rowid AS pk, bm25(messages_fts, 1.0, 0.3) AS rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid LIMIT ?',
+    [match, limit],
+  );
+  if (top.length === 0) return [];
+  const rows = await sql.query<MessageRow & { snippet: string }>(
+    `SELECT ${COLUMNS}, snippet(messages_fts, 0, ?, ?, '…', 24) AS snippet
+       FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
+      WHERE messages_fts MATCH ? AND messages_fts.rowid IN (${top.map(() => '?').join(', ')})`,
+    [HIGHLIGHT_START, HIGHLIGHT_END, match, ...top.map((t) => t.pk)],
+  );
+  const byPk = new Map(rows.map((r) => [Number(r.pk), r]));
+  return top.flatMap((t) => {
+    const r = byPk.get(Number(t.pk));
+    return r ? [{ message: toMessage(r), score: -Number(t.rank), snippet: r.snippet }] : [];
+  });
+}
+
+/** Search within one conversation: the filter needs `messages`, so rank and join in one statement. */
+async function searchJoined(sql: Sql, match: string, limit: number, conversationId: string): Promise<SearchHit[]> {
   const rows = await sql.query<MessageRow & { rank: number; snippet: string }>(
     `SELECT ${COLUMNS}, bm25(messages_fts, 1.0, 0.3) AS rank,
             snippet(messages_fts, 0, ?, ?, '…', 24) AS snippet
        FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
-      WHERE ${where}
+      WHERE messages_fts MATCH ? AND m.conversation_id = ?
       ORDER BY rank LIMIT ?`,
-    params,
+    [HIGHLIGHT_START, HIGHLIGHT_END, match, conversationId, limit],
   );
   return rows.map((r) => ({ message: toMessage(r), score: -Number(r.rank), snippet: r.snippet }));
 }

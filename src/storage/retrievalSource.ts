@@ -2,6 +2,15 @@
  * RetrievalSource over SQL: BM25 over the turn index (turns_fts, schema v2), turn fetches and
  * neighbours from `messages`, and vector kNN delegated to the caller's in-memory index of message
  * vectors (the engine's SemanticIndex: brute-force cosine over the `vectors` table, DESIGN §9).
+ *
+ * Speed at scale (issue 14, measured at 30k turns): FTS5 computes bm25() for EVERY row that
+ * matches any OR'd term before it can sort, and a question's terms matched half of the turn index
+ * (p50 15k of 30k rows: the neighbour-context columns triple each term's postings), so a lexical
+ * query cost ∝ the database. Two changes bound it: the top rows are ranked inside the FTS table
+ * first and only they are joined to `messages` (the join used to run for every matched row;
+ * identical results), and when the terms' postings together exceed a budget the commonest terms
+ * (lowest idf) are left out (selectTerms). Under the budget — every database of a few thousand
+ * turns — the query is exactly as before.
  */
 import type { Sql, SqlValue } from '../core/base/sql';
 import type { Message } from '../core/base/types';
@@ -16,6 +25,34 @@ const COLUMNS = 'm.pk, m.id, m.conversation_id, m.seq, m.role, m.speaker, m.cont
 const MAX_TERMS = 64;
 /** SQLite's default limit on bound parameters is 32766; stay well under it per statement. */
 const ID_CHUNK = 500;
+/**
+ * Rows a lexical query may score: terms are taken rarest first while their document frequencies
+ * sum to at most this. Tuned at 30k–100k turns (bench/scale.ts); the LoCoMo dev split (≈600 turns
+ * per database) never reaches it.
+ */
+export const LEXICAL_POSTINGS_BUDGET = 12_000;
+/** A cached document frequency is reused until the index has grown by this factor. */
+const DF_REFRESH_GROWTH = 1.25;
+
+/**
+ * The terms to query: all of them when their postings fit `budget`; otherwise the rarest first
+ * while the running sum of document frequencies stays within it, always at least the rarest one.
+ * Terms keep their input order. A term with no postings costs nothing and is kept.
+ */
+export function selectTerms(terms: readonly string[], df: ReadonlyMap<string, number>, budget: number): string[] {
+  const total = terms.reduce((n, t) => n + (df.get(t) ?? 0), 0);
+  if (total <= budget) return [...terms];
+  const byRarity = [...terms].sort((a, b) => (df.get(a) ?? 0) - (df.get(b) ?? 0));
+  const keep = new Set<string>();
+  let sum = 0;
+  for (const t of byRarity) {
+    const d = df.get(t) ?? 0;
+    if (keep.size > 0 && sum + d > budget) break;
+    keep.add(t);
+    sum += d;
+  }
+  return terms.filter((t) => keep.has(t));
+}
 
 /** `"a" OR "b"` from plain words; embedded quotes are doubled so nothing is FTS5 syntax. */
 export function orMatch(terms: readonly string[]): string | null {
@@ -39,20 +76,37 @@ function scopeSql(scope: RetrievalScope | undefined, params: SqlValue[]): string
 export class SqlRetrievalSource implements RetrievalSource {
   readonly #sql: Sql;
   readonly #vectors: MessageVectorSearch | null;
+  /** term → [document frequency in turns_fts, index size (max pk) when counted]; approximate is enough. */
+  readonly #df = new Map<string, readonly [number, number]>();
+
+  readonly #budget: number;
 
   /** Without `vectors`, vector candidates are always empty (lexical-only retrieval). */
-  constructor(sql: Sql, options: { vectors?: MessageVectorSearch } = {}) {
+  constructor(sql: Sql, options: { vectors?: MessageVectorSearch; postingsBudget?: number } = {}) {
     this.#sql = sql;
     this.#vectors = options.vectors ?? null;
+    this.#budget = options.postingsBudget ?? LEXICAL_POSTINGS_BUDGET;
   }
 
   async lexical(terms: readonly string[], options: LexicalOptions): Promise<string[]> {
-    const match = orMatch(terms);
+    const clean = [...new Set(terms.map((t) => t.trim()).filter((t) => t.length > 0 && t.length <= 64))].slice(0, MAX_TERMS);
+    const match = orMatch(await this.#withinBudget(clean));
     if (!match) return [];
     const weights = TURNS_FTS_COLUMNS.map((c) => Number(options.fields[c]) || 0).join(', ');
+    const limit = Math.max(1, Math.floor(options.limit));
+    if (!options.scope) {
+      // Rank inside the FTS table, then join only the top rows (same order: bm25, then pk).
+      const rows = await this.#sql.query<{ id: string }>(
+        `SELECT m.id AS id FROM (SELECT rowid AS pk, bm25(turns_fts, ${weights}) AS score FROM turns_fts
+            WHERE turns_fts MATCH ? ORDER BY score, rowid LIMIT ?) f
+          JOIN messages m ON m.pk = f.pk ORDER BY f.score, f.pk`,
+        [match, limit],
+      );
+      return rows.map((r) => r.id);
+    }
     const params: SqlValue[] = [match];
     const where = scopeSql(options.scope, params);
-    params.push(Math.max(1, Math.floor(options.limit)));
+    params.push(limit);
     const rows = await this.#sql.query<{ id: string }>(
       `SELECT m.id AS id FROM turns_fts JOIN messages m ON m.pk = turns_fts.rowid
         WHERE turns_fts MATCH ?${where}
@@ -60,6 +114,34 @@ export class SqlRetrievalSource implements RetrievalSource {
       params,
     );
     return rows.map((r) => r.id);
+  }
+
+  /** `terms` cut to the postings budget by document frequency (selectTerms). */
+  async #withinBudget(terms: readonly string[]): Promise<string[]> {
+    if (terms.length < 2) return [...terms];
+    const [size] = await this.#sql.query<{ n: number | null }>('SELECT max(pk) AS n FROM messages');
+    const rows = Number(size?.n ?? 0);
+    // A database smaller than the budget cannot exceed it with one term; skip the look-ups.
+    if (rows * terms.length <= this.#budget) return [...terms];
+    return selectTerms(terms, await this.#documentFrequencies(terms, rows), this.#budget);
+  }
+
+  /**
+   * Document frequencies in turns_fts, counted by MATCH on each quoted term (so the index's own
+   * tokenizer and porter stemming apply: a vocabulary look-up would need the stem), cached.
+   */
+  async #documentFrequencies(terms: readonly string[], rows: number): Promise<Map<string, number>> {
+    const stale = terms.filter((t) => {
+      const hit = this.#df.get(t);
+      return !hit || rows > hit[1] * DF_REFRESH_GROWTH || rows < hit[1];
+    });
+    if (stale.length) {
+      const columns = stale.map((_, i) => `(SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?) AS c${i}`).join(', ');
+      const [counts] = await this.#sql.query<Record<string, number>>(`SELECT ${columns}`, stale.map((t) => orMatch([t])!));
+      if (this.#df.size > 50_000) this.#df.clear();
+      stale.forEach((t, i) => this.#df.set(t, [Number(counts?.[`c${i}`] ?? 0), rows]));
+    }
+    return new Map(terms.map((t) => [t, this.#df.get(t)![0]]));
   }
 
   async vector(vector: Float32Array, modelId: string, options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<string[]> {

@@ -1,7 +1,7 @@
 /** Benchmark loaders and scoring on toy datasets whose answers are known by hand. */
 import { describe, expect, it } from 'vitest';
 import { loadLocomo, loadLongMemEval, parseLocomoDate, parseLocomoEvidence, parseLongMemEvalDate } from '../../bench/datasets';
-import { aggregate, byCategory, percentile, scoreQuestion } from '../../bench/scoring';
+import { aggregate, byCategory, contextRecall, percentile, scoreQuestion } from '../../bench/scoring';
 
 const turn = (speaker: string, dia_id: string, text: string, extra: Record<string, unknown> = {}) => ({ speaker, dia_id, text, ...extra });
 
@@ -93,6 +93,21 @@ describe('scoring', () => {
     expect(cats['3']!.questions).toBe(0);
   });
 
+  it('scores context recall as the fraction of evidence turns the composed context cites', () => {
+    expect(contextRecall(c.questions[1]!, ['D1:3', 'D1:1'])).toBe(0.5);
+    expect(contextRecall(c.questions[1]!, ['D2:1', 'D1:3'])).toBe(1);
+    expect(contextRecall(c.questions[0]!, [])).toBe(0);
+    expect(contextRecall(c.questions[3]!, ['D1:1'])).toBe(0); // no valid evidence
+    // Aggregated over the questions that had a context composed, with turn evidence only.
+    const scores = [
+      { ...scoreQuestion(c.questions[0]!, ['D1:2'], sessionOf, ks), contextRecall: 1 },
+      { ...scoreQuestion(c.questions[1]!, ['D1:2'], sessionOf, ks), contextRecall: 0.5 },
+      { ...scoreQuestion(c.questions[3]!, ['D1:2'], sessionOf, ks), contextRecall: 0 },
+    ];
+    expect(aggregate(scores, ks).contextRecall).toBeCloseTo(0.75, 12);
+    expect(aggregate([scoreQuestion(c.questions[0]!, ['D1:2'], sessionOf, ks)], ks).contextRecall).toBeNull();
+  });
+
   it('computes nearest-rank percentiles', () => {
     expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
     expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 95)).toBe(95);
@@ -128,5 +143,30 @@ describe('LongMemEval loading', () => {
       invalidEvidence: ['missing'],
       askedAt: Date.UTC(2023, 4, 30, 10),
     });
+  });
+
+  it('keys a session repeated in one haystack by position, scoring both copies as the dataset session', () => {
+    const ds = loadLongMemEval([
+      {
+        question_id: 'q2',
+        question_type: 'multi-session',
+        question: 'What did I buy?',
+        question_date: '2023/06/01 (Thu) 10:00',
+        haystack_dates: ['2023/05/01 (Mon) 10:00', '2023/05/02 (Tue) 10:00', '2023/05/03 (Wed) 10:00'],
+        haystack_session_ids: ['filler', 'answer', 'filler'],
+        haystack_sessions: [
+          [{ role: 'user', content: 'weather?' }, { role: 'assistant', content: 'sunny' }],
+          [{ role: 'user', content: 'I bought a bike', has_answer: true }],
+          [{ role: 'user', content: 'weather?' }, { role: 'assistant', content: 'sunny' }],
+        ],
+        answer_session_ids: ['answer'],
+      },
+    ]);
+    const c = ds.corpora[0]!;
+    expect(c.sessions.map((s) => s.id)).toEqual(['filler', 'answer', 'filler#1']);
+    const turnIds = c.sessions.flatMap((s) => s.turns.map((t) => t.id));
+    expect(new Set(turnIds).size).toBe(turnIds.length);
+    expect(c.sessions[2]!.turns.map((t) => t.sessionId)).toEqual(['filler', 'filler']);
+    expect(c.questions[0]!.evidenceTurns).toEqual(['answer:0']);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyBoosts, blendScores, minMax, reciprocalRankFusion, RETRIEVAL_CONFIG, withConfig, type BoostFacts } from '../../src/core/recall/fusion';
 
-const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0 };
+const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0, roleUser: 0, roleAssistant: 0 };
 
 describe('reciprocalRankFusion', () => {
   it('sums w / (k + rank) over lists', () => {
@@ -51,6 +51,19 @@ describe('applyBoosts', () => {
     expect(out.map((x) => x.id)).toEqual(['b', 'a']);
     expect(out[0]!.boosts).toEqual({ speaker: 0.1 });
     expect(out[0]!.score).toBeCloseTo(0.95 * 1.1, 12);
+  });
+
+  it("boosts the user's turns for first-person questions and the assistant's for questions about what it said", () => {
+    const facts = new Map([['u', fact({ role: 'user' })], ['a', fact({ role: 'assistant' })], ['x', fact()]]);
+    const fused = [base('x', 1), base('a', 0.95), base('u', 0.9)];
+    const cfg = { ...NO_BOOSTS, roleUser: 0.2, roleAssistant: 0.1 };
+    const mine = applyBoosts(fused, facts, { speakers: [], asksForTime: false, ranges: [], about: 'user' }, cfg);
+    expect(mine.map((x) => x.id)).toEqual(['u', 'x', 'a']);
+    expect(mine[0]!.boosts).toEqual({ role: 0.2 });
+    const yours = applyBoosts(fused, facts, { speakers: [], asksForTime: false, ranges: [], about: 'assistant' }, cfg);
+    expect(yours.map((x) => x.id)).toEqual(['a', 'x', 'u']);
+    const neither = applyBoosts(fused, facts, { speakers: [], asksForTime: false, ranges: [], about: null }, cfg);
+    expect(neither.map((x) => x.id)).toEqual(['x', 'a', 'u']);
   });
 
   it('boosts turns inside a named date range (with slack) and time expressions for "when" questions', () => {

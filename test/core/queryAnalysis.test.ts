@@ -71,3 +71,16 @@ describe('temporal analysis', () => {
     expect(TIME_EXPRESSION.test('I love painting sunsets')).toBe(false);
   });
 });
+
+describe('whoseWords', () => {
+  it("tells questions about the assistant's words from first-person ones and from third-person ones", async () => {
+    const { whoseWords } = await import('../../src/core/recall/queryAnalysis');
+    expect(whoseWords('Can you remind me which state you mentioned as an example?')).toBe('assistant');
+    expect(whoseWords('I was going through our previous conversation about omelettes - how many eggs?')).toBe('assistant');
+    expect(whoseWords('How many eggs did you say we need?')).toBe('assistant');
+    expect(whoseWords('What breed is my dog?')).toBe('user');
+    expect(whoseWords("How long have I been collecting vinyl?")).toBe('user');
+    expect(whoseWords('When did Caroline go to the LGBTQ support group?')).toBeNull();
+    expect(whoseWords('What did Melanie paint in Part II of her series?')).toBeNull();
+  });
+});

@@ -6,18 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VectorHit, VectorIndexFactory } from '../../src/core/capture/vectorIndex';
+import { seededRandom } from '../../bench/seededRandom';
 
-/** Deterministic PRNG so failures reproduce. */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = seededRandom;
 
 export function unitVector(dim: number, rand: () => number): Float32Array {
   const v = new Float32Array(dim);

@@ -9,6 +9,7 @@ import {
   MODEL_PORT_MESSAGE, unwrapRemote, type BenchCorpusInput, type BenchCorpusResult, type BenchRecallOptions, type BenchWorkerApi,
   type DevicePreference, type ModelWorkerApi, type Unwrapped,
 } from '../../core/protocol';
+import type { ColdOpenResult, ScaleQuestionInput, ScaleWorkerApi } from '../../host/ScaleBenchHost';
 
 export interface RateSummary {
   readonly median: number;
@@ -43,17 +44,17 @@ function modelWorker(): { worker: Worker; remote: Unwrapped<ModelWorkerApi> } {
   return models;
 }
 
-let benchWorker: Promise<Unwrapped<BenchWorkerApi>> | null = null;
+let benchWorker: Promise<Unwrapped<BenchWorkerApi & ScaleWorkerApi>> | null = null;
 
 /**
  * The benchmark worker, started once and wired to the shared model worker through a
  * MessageChannel, as engineClient.ts wires the app's engine: like the app's engine worker it lives
  * for the whole page, so its SQLite WebAssembly is compiled and optimised once, not per corpus.
  */
-function benchEngine(): Promise<Unwrapped<BenchWorkerApi>> {
+function benchEngine(): Promise<Unwrapped<BenchWorkerApi & ScaleWorkerApi>> {
   benchWorker ??= (async () => {
     const worker = new Worker(new URL('../../../workers/bench.worker.ts', import.meta.url), { type: 'module', name: 'recollect-bench' });
-    const bench = unwrapRemote<BenchWorkerApi>(Comlink.wrap(worker));
+    const bench = unwrapRemote<BenchWorkerApi & ScaleWorkerApi>(Comlink.wrap(worker));
     const channel = new MessageChannel();
     modelWorker().worker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
     await bench.connectModels(Comlink.transfer(channel.port2, [channel.port2]));
@@ -118,6 +119,14 @@ const api = {
   },
   /** The recall benchmark for one corpus: ingest through the engine on OPFS, rank every question. */
   recallCorpus,
+  /** The scale benchmark (bench/scale.ts): one database in the benchmark worker, grown and measured. */
+  scale: {
+    open: async (fileName: string, reuse = false) => (await benchEngine()).scaleOpen(fileName, { reuse }),
+    append: async (corpus: BenchCorpusInput) => (await benchEngine()).scaleAppend(corpus),
+    measure: async (questions: ScaleQuestionInput[], depth?: number) => (await benchEngine()).scaleMeasure(questions, depth ? { depth } : {}),
+    close: async () => (await benchEngine()).scaleClose(),
+    delete: async (fileName: string) => (await benchEngine()).scaleDelete(fileName),
+  },
   opfsFiles,
   opfsDigest,
 };
@@ -125,9 +134,28 @@ const api = {
 declare global {
   interface Window {
     recollectBench?: typeof api;
+    /** Set by a cold-open page when its first search has returned (or failed). */
+    recollectColdOpen?: (ColdOpenResult & { navigationToResultMs: number }) | { error: string };
     /** Installed by the Node driver (Playwright exposeFunction) to receive progress lines. */
     recollectBenchProgress?: (line: string) => void;
   }
 }
 window.recollectBench = api;
 document.getElementById('status')!.dataset.ready = 'true';
+
+/**
+ * Cold open (bench.html?coldOpen=<file>&q=<question>&at=<ms>): this new page starts its own
+ * benchmark and model workers, opens the existing database and runs one search; the time from
+ * navigation start to that result lands in `window.recollectColdOpen`.
+ */
+const coldParams = new URLSearchParams(location.search);
+const coldFile = coldParams.get('coldOpen');
+if (coldFile) {
+  const question: ScaleQuestionInput = { id: 'cold-open', text: coldParams.get('q') ?? '', askedAt: Number(coldParams.get('at') ?? Date.now()) };
+  void benchEngine()
+    .then((bench) => bench.coldOpen(coldFile, question))
+    .then(
+      (result) => (window.recollectColdOpen = { ...result, navigationToResultMs: performance.now() }),
+      (err: unknown) => (window.recollectColdOpen = { error: err instanceof Error ? err.message : String(err) }),
+    );
+}

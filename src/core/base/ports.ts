@@ -21,6 +21,11 @@ export interface EmbedderProvider {
   readonly defaultModelId: string;
   /** Throws MODEL_UNAVAILABLE (lazily, on embed) when the model is not on this device. */
   embedder(modelId: string): Embedder;
+  /**
+   * The reranker chosen in Settings → Models, or null when none is (reranking off, the default).
+   * Asked on every recall: the choice can change at any time. Absent = this provider never reranks.
+   */
+  activeReranker?(): Promise<Reranker | null>;
 }
 
 /** Scores (query, document) pairs; higher is more relevant. One score per document, in order. */

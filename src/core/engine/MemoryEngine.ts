@@ -8,7 +8,7 @@
 import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
-import { systemClock, type Clock, type Embedder, type Llm, type LlmConnectionTest } from '../base/ports';
+import { systemClock, type Clock, type Embedder, type Llm, type LlmConnectionTest, type Reranker } from '../base/ports';
 import { RecollectError } from '../base/errors';
 import { newId } from '../base/ids';
 import { platformTimer, type JobStore } from '../base/jobs';
@@ -50,6 +50,7 @@ export class MemoryEngine implements EngineApi {
   readonly #jobs: JobStore | null;
   readonly #retrievalSource: RetrievalSource | null;
   readonly #speakers: (() => Promise<string[]>) | null;
+  readonly #rerankers: (() => Promise<Reranker | null>) | null;
   readonly #clock: Clock;
   readonly #settings: EngineSettings;
   readonly #answers: AnswerService;
@@ -65,6 +66,7 @@ export class MemoryEngine implements EngineApi {
     this.#llm = deps.llm ?? null;
     this.#jobs = deps.jobs ?? null;
     this.#speakers = deps.speakers ?? null;
+    this.#rerankers = deps.embedders?.activeReranker ? () => deps.embedders!.activeReranker!() : null;
     this.#clock = clock;
     this.#history = deps.historyReader
       ? new HistoryImports({ reader: deps.historyReader, clock, sink: { createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.appendTurns(t), setConsolidationPolicy: (p) => this.setConsolidationPolicy(p) } })
@@ -148,7 +150,9 @@ export class MemoryEngine implements EngineApi {
   async recall(query: string, options: RecallOptions = {}): Promise<RetrievalResult> {
     if (!this.#retrievalSource) throw new RecollectError('INTERNAL', 'This engine was built without a retrieval source.');
     const embedder = this.#embedderOrNull();
-    const retriever = new Retriever({ source: this.#retrievalSource, ...(embedder ? { embedder } : {}) });
+    // The reranker chosen in Models (none by default); a failing model worker means no rerank stage.
+    const reranker = (await this.#rerankers?.().catch(() => null)) ?? null;
+    const retriever = new Retriever({ source: this.#retrievalSource, ...(embedder ? { embedder } : {}), ...(reranker ? { reranker } : {}) });
     const speakers = (await this.#speakers?.()) ?? [];
     return retriever.retrieve(query, {
       limit: options.limit ?? 10,

@@ -134,20 +134,25 @@ export class Retriever {
         conversationId: m.conversationId,
         occurredAt: m.occurredAt,
         speaker: m.speaker,
+        role: m.role === 'assistant' ? 'assistant' : 'user',
         hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content),
       });
     }
-    const boosted = applyBoosts(fused, facts, { speakers: analysis.speakers, asksForTime: analysis.temporal.asksForTime, ranges: analysis.temporal.ranges }, cfg.boosts);
+    const boosted = applyBoosts(fused, facts, { speakers: analysis.speakers, asksForTime: analysis.temporal.asksForTime, ranges: analysis.temporal.ranges, about: analysis.about }, cfg.boosts);
 
     let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
-    if (this.#reranker && options.rerank !== false && ranked.length > 1) {
-      const head = ranked.slice(0, Math.max(limit, cfg.rerank.candidates));
+    if (this.#reranker && options.rerank !== false && ranked.length > 1 && cfg.rerank.candidates > 1 && cfg.rerank.blend > 0) {
+      // Bounded depth: only the top `candidates` are scored (a known cost per question); they are
+      // reordered among themselves, everything below keeps its fused order.
+      const head = ranked.slice(0, cfg.rerank.candidates);
       const docs = head.map(({ item }) => turnText(messages.get(item.id)!));
-      const scores = await this.#reranker.rerank(question, docs);
-      const blended = blendScores(head.map((h) => h.score), scores, cfg.rerank.blend);
-      const reranked = head.map((h, i) => ({ item: h.item, score: blended[i]!, rerankScore: scores[i]! }));
-      reranked.sort((a, b) => b.score - a.score);
-      ranked = [...reranked, ...ranked.slice(head.length).map((r) => ({ ...r, score: Math.min(r.score, -1) }))];
+      const scores = await this.#reranker.rerank(question, docs).catch(() => null); // an optional stage: fall back to the fused order
+      if (scores && scores.length === head.length) {
+        const blended = blendScores(head.map((h) => h.score), scores, cfg.rerank.blend);
+        const reranked = head.map((h, i) => ({ item: h.item, score: blended[i]!, rerankScore: scores[i]! }));
+        reranked.sort((a, b) => b.score - a.score);
+        ranked = [...reranked, ...ranked.slice(head.length).map((r) => ({ ...r, score: Math.min(r.score, -1) }))];
+      }
     }
 
     const turns = ranked.slice(0, limit).map(({ item, score, rerankScore }): RetrievedTurn => {

@@ -28,6 +28,13 @@ export interface QueryAnalysis {
   /** Known speakers named in the question (as given in `speakers`, in question order). */
   readonly speakers: readonly string[];
   readonly questionType: QuestionType;
+  /**
+   * Whose words the question is about, for a person talking with an assistant: 'assistant' when it
+   * asks what "you" said, recommended, listed … (or points back to "our previous conversation");
+   * 'user' when it speaks in the first person about itself ("I", "my"); null otherwise (LoCoMo's
+   * third-person questions about named people).
+   */
+  readonly about: 'user' | 'assistant' | null;
   readonly temporal: {
     /** The question asks for a time or date ("when", "what year", "how long ago"). */
     readonly asksForTime: boolean;
@@ -139,6 +146,16 @@ export function parseDateRanges(text: string, now: number): DateRange[] {
   return ranges;
 }
 
+const ASKS_ABOUT_ASSISTANT =
+  /\b(you\s+(told|said|say|recommended|recommend|suggested|mentioned|gave|provided|listed|shared|explained|described|wrote|offered|advised|named|came up with)|your\s+(suggestion|recommendation|advice|list|answer|response)s?|(our|the)\s+previous\s+(conversation|chat|discussion)|we\s+(discussed|talked about))\b/i;
+// Case-sensitive "I" (a capital letter alone is the pronoun, not a Roman numeral in these questions).
+const FIRST_PERSON = /(?<![\p{L}\p{N}])(I|I'm|I've|I'd|my|My|me|mine|Me)(?![\p{L}\p{N}])/u;
+
+export function whoseWords(text: string): 'user' | 'assistant' | null {
+  if (ASKS_ABOUT_ASSISTANT.test(text)) return 'assistant';
+  return FIRST_PERSON.test(text) ? 'user' : null;
+}
+
 export function analyzeQuery(text: string, options: AnalyzeOptions = {}): QueryAnalysis {
   const speakers = findSpeakers(text, options.speakers ?? []);
   const nameTerms = new Set(speakers.flatMap((s) => lowerTerms(s)));
@@ -154,6 +171,7 @@ export function analyzeQuery(text: string, options: AnalyzeOptions = {}): QueryA
     terms,
     speakers,
     questionType: questionType(text),
+    about: whoseWords(text),
     temporal: {
       asksForTime: ASKS_FOR_TIME.test(text),
       ranges: options.now === undefined ? [] : parseDateRanges(text, options.now),

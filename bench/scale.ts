@@ -1,0 +1,248 @@
+/**
+ * The scale benchmark: ONE database grown by appending corpora (LoCoMo conversations, LongMemEval
+ * haystacks) through the real write path, measured at each size in `sizes`:
+ *
+ *   npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000
+ *       [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build]
+ *
+ * Corpora are appended whole, in the order given (files in order, corpora in file order), each
+ * with its ids prefixed by its corpus id so ids stay unique when haystacks share filler sessions;
+ * a checkpoint is taken at the first corpus boundary at or past each size. At a checkpoint, the
+ * questions whose evidence is in the database — the most recently added first, `questions` of
+ * them — are ranked by our recall and by FTS5 BM25 alone over the same database (same run), and
+ * scored (recall@1/5/10, turn and session). When the data runs out before a size, the run says
+ * so and stops there. The engine side is src/host/ScaleBenchHost.ts, the same in both runtimes:
+ * Node (in-memory database, one process) or the browser (the benchmark worker on OPFS in headless
+ * Chromium, embedder in the model worker), where each checkpoint also times a cold open.
+ */
+import { execFileSync } from 'node:child_process';
+import type { BenchCorpusInput, BenchIngestTiming } from '../src/core/protocol';
+import type { ScaleMeasurement, ScaleQuestionInput } from '../src/host/ScaleBenchHost';
+import { loadDataset, type BenchCorpus, type BenchQuestion } from './datasets';
+import { benchPageInput } from './recall';
+import { aggregate, percentile, scoreQuestion } from './scoring';
+import type { ScalePoint, ScaleReport, ScaleSystemPoint } from './scaleReport';
+
+export const SCALE_KS = [1, 5, 10] as const;
+
+/** One corpus ready to append: its page input (ids prefixed) and its scorable questions. */
+export interface ScaleCorpus {
+  readonly id: string;
+  readonly input: BenchCorpusInput;
+  readonly turns: number;
+  readonly questions: readonly BenchQuestion[];
+  readonly sessionOf: ReadonlyMap<string, string>;
+}
+
+/** Prefixes every turn and session id (and the evidence naming them) with `prefix/`. */
+export function prefixCorpus(corpus: BenchCorpus, prefix: string): BenchCorpus {
+  const p = (id: string) => `${prefix}/${id}`;
+  return {
+    id: prefix,
+    speakers: corpus.speakers,
+    sessions: corpus.sessions.map((s) => ({ id: p(s.id), date: s.date, turns: s.turns.map((t) => ({ ...t, id: p(t.id), sessionId: p(t.sessionId) })) })),
+    questions: corpus.questions.map((q) => ({ ...q, id: p(q.id), evidenceTurns: q.evidenceTurns.map(p), evidenceSessions: q.evidenceSessions.map(p) })),
+  };
+}
+
+/** Loads every path and lists its corpora in append order, ids unique across the whole run. */
+export async function loadScaleCorpora(paths: readonly string[]): Promise<ScaleCorpus[]> {
+  const out: ScaleCorpus[] = [];
+  const used = new Map<string, number>();
+  for (const path of paths) {
+    const dataset = await loadDataset(path);
+    for (const corpus of dataset.corpora) {
+      // The same corpus given twice (a repeated file) is appended again under a new prefix.
+      const n = (used.get(corpus.id) ?? 0) + 1;
+      used.set(corpus.id, n);
+      const prefixed = prefixCorpus(corpus, n === 1 ? corpus.id : `${corpus.id}~${n}`);
+      out.push({
+        id: prefixed.id,
+        input: benchPageInput(prefixed),
+        turns: prefixed.sessions.reduce((k, s) => k + s.turns.length, 0),
+        // Scorable: headline questions with turn evidence (turn recall needs it).
+        questions: prefixed.questions.filter((q) => q.headline && q.evidenceTurns.length > 0),
+        sessionOf: new Map(prefixed.sessions.flatMap((s) => s.turns.map((t) => [t.id, s.id] as const))),
+      });
+    }
+  }
+  return out;
+}
+
+/** The measured engine, whichever runtime hosts it. */
+export interface ScaleDriver {
+  readonly runtime: 'node' | 'browser';
+  open(): Promise<{ embedderId: string | null }>;
+  append(corpus: BenchCorpusInput): Promise<BenchIngestTiming>;
+  measure(questions: readonly ScaleQuestionInput[]): Promise<ScaleMeasurement>;
+  /** Engine memory in bytes after `m` (Node: the process's JS heap + external; browser: the benchmark worker's heap + SQLite's WebAssembly memory). */
+  memory(m: ScaleMeasurement): Promise<number>;
+  /** Browser: ms from a new page's navigation to its first search result on this database; Node: null. */
+  coldOpen(question: ScaleQuestionInput): Promise<number | null>;
+  close(): Promise<void>;
+}
+
+export interface ScaleOptions {
+  readonly sizes: readonly number[];
+  readonly questions: number;
+  readonly commit?: string | null;
+  readonly sources?: readonly string[];
+  readonly progress?: (line: string) => void;
+}
+
+function systemPoint(m: ScaleMeasurement['ours'], questions: readonly BenchQuestion[], sessionOf: (id: string) => string | undefined): ScaleSystemPoint {
+  const scores = questions.map((q, i) => scoreQuestion(q, m.ranked[i] ?? [], sessionOf, SCALE_KS));
+  const agg = aggregate(scores, SCALE_KS);
+  const pick = (map: Record<string, number>) => Object.fromEntries(SCALE_KS.map((k) => [String(k), map[k] ?? 0]));
+  return {
+    latencyMs: { p50: percentile(m.latenciesMs, 50), p95: percentile(m.latenciesMs, 95) },
+    recall: { turn: pick(agg.recall.turn), session: pick(agg.recall.session) },
+  };
+}
+
+/** Grows the database through `driver` and measures it at each size. */
+export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDriver, options: ScaleOptions): Promise<ScaleReport> {
+  const progress = options.progress ?? (() => undefined);
+  const sizes = [...new Set(options.sizes)].sort((a, b) => a - b);
+  const available = corpora.reduce((n, c) => n + c.turns, 0);
+  const notes: string[] = [];
+  const points: ScalePoint[] = [];
+  const { embedderId } = await driver.open();
+  const sessionOf = new Map<string, string>();
+  const added: ScaleCorpus[] = [];
+  let next = 0;
+  let turns = 0;
+  try {
+    for (const size of sizes) {
+      if (size > available) {
+        notes.push(`The data holds ${available.toLocaleString('en')} turns: not enough for ${size.toLocaleString('en')}; the run stops at ${turns.toLocaleString('en')}.`);
+        progress(`data runs out at ${available} turns: no checkpoint at ${size}`);
+        break;
+      }
+      const segment = { turns: 0, captureMs: 0, embedMs: 0 };
+      while (turns < size && next < corpora.length) {
+        const corpus = corpora[next++]!;
+        const timing = await driver.append(corpus.input);
+        segment.turns += timing.turns;
+        segment.captureMs += timing.captureMs;
+        segment.embedMs += timing.embedMs;
+        turns += timing.turns;
+        added.push(corpus);
+        for (const [t, s] of corpus.sessionOf) sessionOf.set(t, s);
+        const rate = segment.turns / Math.max(1e-9, (segment.captureMs + segment.embedMs) / 1000);
+        progress(`${turns.toLocaleString('en')}/${size.toLocaleString('en')} turns (${next}/${corpora.length} corpora, ${rate.toFixed(0)} turns/s end to end)`);
+      }
+      // Most recently added first.
+      const questions: BenchQuestion[] = [];
+      for (let i = added.length - 1; i >= 0 && questions.length < options.questions; i--) {
+        const qs = added[i]!.questions;
+        for (let j = qs.length - 1; j >= 0 && questions.length < options.questions; j--) questions.push(qs[j]!);
+      }
+      progress(`${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours, then BM25)`);
+      const inputs = questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt }));
+      const m = await driver.measure(inputs);
+      const heapBytes = await driver.memory(m);
+      let coldOpenMs: number | null = null;
+      if (driver.runtime === 'browser' && inputs[0]) {
+        progress(`${turns.toLocaleString('en')} turns: cold open`);
+        coldOpenMs = await driver.coldOpen(inputs[0]);
+      }
+      const lookup = (id: string) => sessionOf.get(id);
+      const ours = systemPoint(m.ours, questions, lookup);
+      const bm25 = systemPoint(m.bm25, questions, lookup);
+      points.push({
+        turns: m.turns,
+        questions: questions.length,
+        ...ours,
+        baselines: { bm25 },
+        ingestTurnsPerSecond: segment.turns / Math.max(1e-9, (segment.captureMs + segment.embedMs) / 1000),
+        captureTurnsPerSecond: segment.turns / Math.max(1e-9, segment.captureMs / 1000),
+        dbBytes: m.dbBytes,
+        bytesPerTurn: m.turns ? m.dbBytes / m.turns : 0,
+        heapBytes,
+        coldOpenMs,
+      });
+      const last = points[points.length - 1]!;
+      progress(`${m.turns.toLocaleString('en')} turns: ours p95 ${last.latencyMs.p95.toFixed(0)} ms @10 ${(last.recall.turn['10']! * 100).toFixed(1)}%, bm25 p95 ${bm25.latencyMs.p95.toFixed(0)} ms @10 ${(bm25.recall.turn['10']! * 100).toFixed(1)}%`);
+    }
+  } finally {
+    await driver.close();
+  }
+  return {
+    runtime: driver.runtime,
+    embedder: embedderId,
+    commit: options.commit ?? null,
+    createdAt: new Date().toISOString(),
+    sources: options.sources ?? [],
+    availableTurns: available,
+    points,
+    notes,
+  };
+}
+
+/** Node: an in-memory database in this process with the bundled embedder (or none). */
+export async function nodeDriver(options: { vectors: boolean }): Promise<ScaleDriver> {
+  const { ScaleBenchHost } = await import('../src/host/ScaleBenchHost');
+  const { openNodeStore } = await import('../src/storage/openNodeDatabase');
+  const { localEmbedderProvider } = await import('../src/models/localEmbedderProvider');
+  const { configureNodeEnv } = await import('../src/models/nodeEnv');
+  const embedders = options.vectors ? localEmbedderProvider(configureNodeEnv()) : undefined;
+  const host = new ScaleBenchHost({ openStore: () => openNodeStore(), deleteStore: async () => undefined, ...(embedders ? { embedders } : {}) });
+  const file = 'bench-scale.sqlite';
+  return {
+    runtime: 'node',
+    open: () => host.scaleOpen(file),
+    append: (c) => host.scaleAppend(c),
+    measure: (q) => host.scaleMeasure(q),
+    async memory() {
+      (globalThis as { gc?: () => void }).gc?.();
+      const m = process.memoryUsage();
+      return m.heapUsed + m.external;
+    },
+    coldOpen: async () => null,
+    close: () => host.scaleClose(),
+  };
+}
+
+/** Browser: the benchmark page's worker on OPFS; the file is deleted at the end. */
+export async function browserDriver(progress: (line: string) => void): Promise<ScaleDriver> {
+  const f = (x: number) => Math.round(x).toLocaleString('en');
+  const { openBenchPage } = await import('./browserHarness');
+  const { workerHeapBytes, measureColdOpen } = await import('./scaleBrowser');
+  const bench = await openBenchPage({ onProgress: progress });
+  const file = 'bench-scale.sqlite';
+  const page = bench.page;
+  return {
+    runtime: 'browser',
+    open: () => page.evaluate((f) => window.recollectBench!.scale.open(f), file),
+    append: (c) => page.evaluate((corpus) => window.recollectBench!.scale.append(corpus), c),
+    measure: (q) => page.evaluate((qs) => window.recollectBench!.scale.measure(qs), [...q]),
+    // The CDP figure may or may not include WebAssembly memories: adding SQLite's heap gives an upper bound.
+    memory: async (m) => (await workerHeapBytes(page, 'bench.worker')) + m.wasmBytes,
+    async coldOpen(question) {
+      await page.evaluate(() => window.recollectBench!.scale.close());
+      try {
+        const t = await measureColdOpen(page, file, question);
+        progress(`cold open ${f(t.navigationToResultMs)} ms from navigation (in the worker: open + engine start ${f(t.openMs)} ms, first recall ${f(t.firstRecallMs)} ms)`);
+        return t.navigationToResultMs;
+      } finally {
+        await page.evaluate((f) => window.recollectBench!.scale.open(f, true), file);
+      }
+    },
+    async close() {
+      try {
+        await page.evaluate((f) => window.recollectBench!.scale.delete(f), file);
+      } finally {
+        await bench.close();
+      }
+    },
+  };
+}
+
+export function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return null;
+  }
+}

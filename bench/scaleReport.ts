@@ -1,0 +1,129 @@
+/**
+ * The scale benchmark's report (bench/scale.ts): JSON in the contract of issue 14 (fractions
+ * 0..1, times in ms, sizes in bytes), a Markdown summary and an SVG chart (retrieval p50/p95 and
+ * recall.turn@10 against database size, ours and FTS5 BM25 alone), written next to each other.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+
+export interface ScaleSystemPoint {
+  readonly latencyMs: { readonly p50: number; readonly p95: number };
+  /** Keys "1", "5", "10". */
+  readonly recall: { readonly turn: Record<string, number>; readonly session: Record<string, number> };
+}
+
+export interface ScalePoint extends ScaleSystemPoint {
+  readonly turns: number;
+  readonly questions: number;
+  readonly baselines: { readonly bm25: ScaleSystemPoint };
+  /** End to end (capture + embedding) over the turns appended since the previous checkpoint. */
+  readonly ingestTurnsPerSecond: number;
+  readonly captureTurnsPerSecond: number;
+  readonly dbBytes: number;
+  readonly bytesPerTurn: number;
+  readonly heapBytes: number;
+  /** Browser only: navigation of a new page to its first search result; null in Node. */
+  readonly coldOpenMs: number | null;
+}
+
+export interface ScaleReport {
+  readonly runtime: 'node' | 'browser';
+  readonly embedder: string | null;
+  readonly commit: string | null;
+  readonly createdAt: string;
+  readonly sources: readonly string[];
+  readonly availableTurns: number;
+  readonly points: readonly ScalePoint[];
+  readonly notes: readonly string[];
+}
+
+/** Issue 14's targets (browser runtime, bundled model). */
+export const SCALE_TARGETS = { p95At10kMs: 50, p95At100kMs: 100, coldOpenMs: 1500, heapBytes: 400 * 1024 * 1024, ingestTurnsPerSecond: 1000 } as const;
+
+const int = (x: number) => Math.round(x).toLocaleString('en');
+const pct = (x: number | undefined) => `${((x ?? 0) * 100).toFixed(1)}`;
+const mb = (x: number) => `${(x / 1024 / 1024).toFixed(0)} MB`;
+
+export function scaleSummary(r: ScaleReport): string {
+  const lines = [
+    `# Scale: one database grown to ${int(r.points[r.points.length - 1]?.turns ?? 0)} turns (${r.runtime})`,
+    '',
+    `Embedder ${r.embedder ?? 'none (lexical only)'}; commit ${r.commit ?? 'unknown'}, ${r.createdAt}. Data: ${r.sources.join(', ') || '—'} (${int(r.availableTurns)} turns available).`,
+    '',
+    '| turns | questions | ours p50 / p95 ms | ours recall.turn @1 / @5 / @10 | BM25 p50 / p95 ms | BM25 recall.turn @1 / @5 / @10 | ours / BM25 session @10 | ingest turns/s (e2e / capture) | bytes/turn | engine memory | cold open |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const p of r.points) {
+    const b = p.baselines.bm25;
+    lines.push(
+      `| ${int(p.turns)} | ${p.questions} | ${p.latencyMs.p50.toFixed(0)} / ${p.latencyMs.p95.toFixed(0)} | ${pct(p.recall.turn['1'])} / ${pct(p.recall.turn['5'])} / ${pct(p.recall.turn['10'])} | ${b.latencyMs.p50.toFixed(0)} / ${b.latencyMs.p95.toFixed(0)} | ${pct(b.recall.turn['1'])} / ${pct(b.recall.turn['5'])} / ${pct(b.recall.turn['10'])} | ${pct(p.recall.session['10'])} / ${pct(b.recall.session['10'])} | ${int(p.ingestTurnsPerSecond)} / ${int(p.captureTurnsPerSecond)} | ${int(p.bytesPerTurn)} | ${mb(p.heapBytes)} | ${p.coldOpenMs === null ? '—' : `${int(p.coldOpenMs)} ms`} |`,
+    );
+  }
+  lines.push('', `Questions at each size: scorable questions (turn evidence) whose corpus is in the database, the most recently added first. Latency is retrieval of 10 turns (ours: MemoryEngine.recall; BM25: FTS5 over messages alone), after 3 untimed warm-up questions. Engine memory: ${r.runtime === 'browser' ? "the benchmark worker's JS heap and array buffers (CDP Runtime.getHeapUsage) plus SQLite's WebAssembly heap — an upper bound; the embedder runs in the model worker and is not counted" : 'this Node process (JS heap + external memory, which includes the embedding model)'}.`);
+  if (r.runtime === 'browser') {
+    const t = SCALE_TARGETS;
+    const at = (n: number) => r.points.find((p) => p.turns >= n * 0.95 && p.turns <= n * 1.2);
+    const p10 = at(10_000);
+    const p100 = at(100_000);
+    lines.push('', `Targets (browser): p95 ≤ ${t.p95At10kMs} ms at 10k ${p10 ? (p10.latencyMs.p95 <= t.p95At10kMs ? 'met' : 'not met') : 'not measured'}; p95 ≤ ${t.p95At100kMs} ms at 100k ${p100 ? (p100.latencyMs.p95 <= t.p95At100kMs ? 'met' : 'not met') : 'not measured'}; cold open ≤ ${int(t.coldOpenMs)} ms at 100k ${p100 ? ((p100.coldOpenMs ?? Infinity) <= t.coldOpenMs ? 'met' : 'not met') : 'not measured'}; worker memory ≤ ${mb(t.heapBytes)} at 100k ${p100 ? (p100.heapBytes <= t.heapBytes ? 'met' : 'not met') : 'not measured'}.`);
+  }
+  for (const n of r.notes) lines.push('', `Note: ${n}`);
+  return lines.join('\n');
+}
+
+/** Two panels side by side: latency (p50 dashed, p95 solid) and recall.turn@10, ours vs BM25. */
+export function scaleSvg(r: ScaleReport): string {
+  const W = 360;
+  const H = 240;
+  const pad = { l: 48, r: 12, t: 28, b: 36 };
+  const xs = r.points.map((p) => p.turns);
+  const xMax = Math.max(1, ...xs);
+  const x = (v: number) => pad.l + (v / xMax) * (W - pad.l - pad.r);
+  const panel = (ox: number, title: string, yMax: number, yLabel: (v: number) => string, series: { name: string; colour: string; dash?: boolean; values: number[] }[]) => {
+    const y = (v: number) => pad.t + (1 - v / yMax) * (H - pad.t - pad.b);
+    const out = [`<g transform="translate(${ox},0)">`, `<text x="${W / 2}" y="16" text-anchor="middle" font-size="13">${title}</text>`];
+    for (let i = 0; i <= 4; i++) {
+      const v = (yMax * i) / 4;
+      out.push(`<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/><text x="${pad.l - 4}" y="${y(v) + 4}" text-anchor="end" font-size="10">${yLabel(v)}</text>`);
+    }
+    for (const t of xs) out.push(`<text x="${x(t)}" y="${H - pad.b + 14}" text-anchor="middle" font-size="10">${(t / 1000).toFixed(0)}k</text>`);
+    out.push(`<text x="${W / 2}" y="${H - 6}" text-anchor="middle" font-size="10">turns in the database</text>`);
+    series.forEach((s, i) => {
+      const pts = s.values.map((v, j) => `${x(xs[j]!).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+      out.push(`<polyline points="${pts}" fill="none" stroke="${s.colour}" stroke-width="2"${s.dash ? ' stroke-dasharray="4 3"' : ''}/>`);
+      for (const p of pts.split(' ')) out.push(`<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="2.5" fill="${s.colour}"/>`);
+      out.push(`<text x="${pad.l + 6}" y="${pad.t + 12 + i * 12}" font-size="10" fill="${s.colour}">${s.name}</text>`);
+    });
+    out.push('</g>');
+    return out.join('');
+  };
+  const lat = r.points.flatMap((p) => [p.latencyMs.p95, p.baselines.bm25.latencyMs.p95]);
+  const yLat = Math.max(10, ...lat) * 1.1;
+  const ours = '#1f6feb';
+  const bm25 = '#d1242f';
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W * 2}" height="${H}" font-family="sans-serif">`,
+    `<rect width="${W * 2}" height="${H}" fill="white"/>`,
+    panel(0, `Retrieval latency (${r.runtime})`, yLat, (v) => `${v.toFixed(0)} ms`, [
+      { name: 'ours p95', colour: ours, values: r.points.map((p) => p.latencyMs.p95) },
+      { name: 'ours p50', colour: ours, dash: true, values: r.points.map((p) => p.latencyMs.p50) },
+      { name: 'BM25 p95', colour: bm25, values: r.points.map((p) => p.baselines.bm25.latencyMs.p95) },
+      { name: 'BM25 p50', colour: bm25, dash: true, values: r.points.map((p) => p.baselines.bm25.latencyMs.p50) },
+    ]),
+    panel(W, 'recall.turn@10', 1, (v) => `${(v * 100).toFixed(0)}%`, [
+      { name: 'ours', colour: ours, values: r.points.map((p) => p.recall.turn['10'] ?? 0) },
+      { name: 'BM25', colour: bm25, values: r.points.map((p) => p.baselines.bm25.recall.turn['10'] ?? 0) },
+    ]),
+    '</svg>',
+  ].join('\n');
+}
+
+export async function writeScaleReport(report: ScaleReport, out: string): Promise<{ json: string; md: string; svg: string }> {
+  await mkdir(dirname(out), { recursive: true });
+  const stem = out.replace(/\.json$/i, '');
+  const paths = { json: `${stem}.json`, md: `${stem}.md`, svg: `${stem}.svg` };
+  await writeFile(paths.json, `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(paths.md, `${scaleSummary(report)}\n\n![scale chart](${basename(paths.svg)})\n`);
+  await writeFile(paths.svg, `${scaleSvg(report)}\n`);
+  return paths;
+}

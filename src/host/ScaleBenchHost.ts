@@ -1,0 +1,151 @@
+/**
+ * The scale benchmark's engine side (bench/scale.ts), shared by both runtimes: ONE database grown
+ * by appending corpora through the real write path (BenchEngineHost's `ingestCorpus`), measured at
+ * checkpoints — our recall (MemoryEngine.recall) and FTS5 BM25 alone (store.searchMessages) over
+ * the same questions, database bytes, turns — and, in the browser, reopened cold by a fresh worker
+ * (`coldOpen`) to time a new page's first search.
+ *
+ * Unlike `recallCorpus`, the file outlives each call: `scaleOpen` creates it, `scaleAppend` and
+ * `scaleMeasure` grow and read it, `scaleClose` releases it (so another worker can open it) and
+ * `scaleOpen(…, { reuse: true })` takes it back; `scaleDelete` removes it. Plain data crosses
+ * the worker boundary (structured clone).
+ */
+import type { MemoryEngine } from '../core/engine/MemoryEngine';
+import { RecollectError } from '../core/base/errors';
+import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
+import type { BenchCorpusInput, BenchIngestTiming } from '../core/protocol';
+import { BenchEngineHost, createBenchEngine, ingestCorpus, warmUpEmbedder, type BenchEngineHostDeps } from './BenchEngineHost';
+
+export interface ScaleQuestionInput {
+  readonly id: string;
+  readonly text: string;
+  readonly askedAt: number;
+}
+
+export interface ScaleSystemResult {
+  /** Per question, in input order: turn ids best first. */
+  readonly ranked: readonly (readonly string[])[];
+  readonly latenciesMs: readonly number[];
+}
+
+export interface ScaleMeasurement {
+  readonly turns: number;
+  readonly dbBytes: number;
+  /** SQLite's WebAssembly memory (wa-sqlite's heap: page cache, FTS buffers); 0 when not visible. */
+  readonly wasmBytes: number;
+  readonly ours: ScaleSystemResult;
+  readonly bm25: ScaleSystemResult;
+}
+
+export interface ScaleMeasureOptions {
+  /** Turns ranked per question (default 10, what the app's recall asks for). */
+  readonly depth?: number;
+  /** Untimed warm-up questions per system before the timed pass (default 3). */
+  readonly warmup?: number;
+}
+
+export interface ColdOpenResult {
+  readonly turns: number;
+  /** Turn ids of the first search, best first (proves it searched the grown database). */
+  readonly ranked: readonly string[];
+  /** Inside the worker: opening the file, starting the engine and the first recall. */
+  readonly openMs: number;
+  readonly firstRecallMs: number;
+}
+
+export interface ScaleWorkerApi {
+  scaleOpen(fileName: string, options?: { reuse?: boolean }): Promise<{ embedderId: string | null }>;
+  scaleAppend(corpus: BenchCorpusInput): Promise<BenchIngestTiming>;
+  scaleMeasure(questions: readonly ScaleQuestionInput[], options?: ScaleMeasureOptions): Promise<ScaleMeasurement>;
+  scaleClose(): Promise<void>;
+  scaleDelete(fileName: string): Promise<void>;
+  coldOpen(fileName: string, question: ScaleQuestionInput): Promise<ColdOpenResult>;
+}
+
+async function countTurns(store: SqliteMemoryStore): Promise<number> {
+  const [row] = await store.db.query<{ n: number }>('SELECT count(*) AS n FROM messages');
+  return Number(row?.n ?? 0);
+}
+
+async function timed(questions: readonly ScaleQuestionInput[], warmup: number, rank: (q: ScaleQuestionInput) => Promise<string[]>): Promise<ScaleSystemResult> {
+  for (const q of questions.slice(0, warmup)) await rank(q);
+  const ranked: string[][] = [];
+  const latenciesMs: number[] = [];
+  for (const q of questions) {
+    const start = performance.now();
+    ranked.push(await rank(q));
+    latenciesMs.push(performance.now() - start);
+  }
+  return { ranked, latenciesMs };
+}
+
+/** The benchmark worker's API with the scale methods added (one worker, one set of embedders). */
+export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
+  readonly #scaleDeps: BenchEngineHostDeps;
+  #open: { fileName: string; store: SqliteMemoryStore; engine: MemoryEngine } | null = null;
+
+  constructor(deps: BenchEngineHostDeps) {
+    super(deps);
+    this.#scaleDeps = deps;
+  }
+
+  #current(): { store: SqliteMemoryStore; engine: MemoryEngine } {
+    if (!this.#open) throw new RecollectError('INVALID_INPUT', 'No scale database is open: call scaleOpen first.');
+    return this.#open;
+  }
+
+  async scaleOpen(fileName: string, options: { reuse?: boolean } = {}): Promise<{ embedderId: string | null }> {
+    if (this.#open) throw new RecollectError('INVALID_INPUT', `A scale database is already open (${this.#open.fileName}).`);
+    if (!options.reuse) await this.#scaleDeps.deleteStore(fileName);
+    const store = await this.#scaleDeps.openStore(fileName);
+    const engine = createBenchEngine(store, this.embedders);
+    await engine.start();
+    await warmUpEmbedder(this.embedders);
+    this.#open = { fileName, store, engine };
+    return { embedderId: this.embedders ? this.embedders.embedder(this.embedders.defaultModelId).id : null };
+  }
+
+  async scaleAppend(corpus: BenchCorpusInput): Promise<BenchIngestTiming> {
+    return (await ingestCorpus(this.#current().engine, corpus)).timing;
+  }
+
+  async scaleMeasure(questions: readonly ScaleQuestionInput[], options: ScaleMeasureOptions = {}): Promise<ScaleMeasurement> {
+    const { store, engine } = this.#current();
+    const depth = options.depth ?? 10;
+    const warmup = options.warmup ?? 3;
+    const ours = await timed(questions, warmup, async (q) => (await engine.recall(q.text, { limit: depth, now: q.askedAt })).turns.map((t) => t.message.id));
+    const bm25 = await timed(questions, warmup, async (q) => (await store.searchMessages(q.text, { limit: depth })).map((h) => h.message.id));
+    const wasmBytes = (store.db as { module?: { HEAPU8?: Uint8Array } }).module?.HEAPU8?.byteLength ?? 0;
+    return { turns: await countTurns(store), dbBytes: (await store.stats()).databaseBytes, wasmBytes, ours, bm25 };
+  }
+
+  async scaleClose(): Promise<void> {
+    const open = this.#open;
+    if (!open) return;
+    this.#open = null;
+    open.engine.stop();
+    await open.store.db.close();
+  }
+
+  async scaleDelete(fileName: string): Promise<void> {
+    if (this.#open?.fileName === fileName) await this.scaleClose();
+    await this.#scaleDeps.deleteStore(fileName);
+  }
+
+  /** A fresh worker's first search on an existing database: open, start, recall once, close. */
+  async coldOpen(fileName: string, question: ScaleQuestionInput): Promise<ColdOpenResult> {
+    const t0 = performance.now();
+    const store = await this.#scaleDeps.openStore(fileName);
+    const engine = createBenchEngine(store, this.embedders);
+    try {
+      await engine.start();
+      const t1 = performance.now();
+      const result = await engine.recall(question.text, { limit: 10, now: question.askedAt });
+      const t2 = performance.now();
+      return { turns: await countTurns(store), ranked: result.turns.map((t) => t.message.id), openMs: t1 - t0, firstRecallMs: t2 - t1 };
+    } finally {
+      engine.stop();
+      await store.db.close();
+    }
+  }
+}

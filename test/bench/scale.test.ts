@@ -1,0 +1,112 @@
+/**
+ * The scale benchmark in miniature (CI's smoke run): corpora appended to one database with ids
+ * made unique, checkpoints at corpus boundaries, questions newest first, our recall vs BM25 scored
+ * on the same questions, the report's JSON/Markdown/SVG, and the stop when the data runs out.
+ * Also the strict argument parsing every bench command now uses.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BenchUsageError, knobPaths, parseRecallArgs, parseScaleArgs, setKnob } from '../../bench/cliArgs';
+import { loadScaleCorpora, nodeDriver, runScale } from '../../bench/scale';
+import { writeScaleReport } from '../../bench/scaleReport';
+
+const FACTS = ['pottery', 'marathon', 'beagle', 'museum', 'violin', 'sourdough', 'kayak', 'orchid'];
+
+function locomo(sampleId: string, sessions: number): unknown {
+  const conversation: Record<string, unknown> = { speaker_a: 'Ann', speaker_b: 'Bob' };
+  const qa: unknown[] = [];
+  for (let s = 1; s <= sessions; s++) {
+    conversation[`session_${s}_date_time`] = `1:00 pm on ${s} May, 2023`;
+    conversation[`session_${s}`] = Array.from({ length: 10 }, (_, t) => ({
+      speaker: t % 2 ? 'Bob' : 'Ann',
+      dia_id: `D${s}:${t + 1}`,
+      text: t === 3 ? `Bob took up ${FACTS[(s - 1) % FACTS.length]} lessons ${sampleId}` : `small talk number ${t} about the weather in session ${s}`,
+    }));
+    qa.push({ question: `What lessons did Bob take up ${sampleId} ${FACTS[(s - 1) % FACTS.length]}?`, answer: 'x', evidence: [`D${s}:4`], category: 4 });
+  }
+  qa.push({ question: 'adversarial', evidence: ['D1:1'], category: 5 });
+  return { sample_id: sampleId, conversation, qa };
+}
+
+describe('scale benchmark (smoke)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'recollect-scale-'));
+    await writeFile(join(dir, 'a.json'), JSON.stringify([locomo('conv-a', 3), locomo('conv-b', 3)]));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('prefixes ids per corpus, so a repeated file appends new turns rather than colliding', async () => {
+    const corpora = await loadScaleCorpora([join(dir, 'a.json'), join(dir, 'a.json')]);
+    expect(corpora.map((c) => c.id)).toEqual(['conv-a', 'conv-b', 'conv-a~2', 'conv-b~2']);
+    const ids = corpora.flatMap((c) => c.input.sessions.flatMap((s) => s.turns.map((t) => t.id)));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(corpora[2]!.questions[0]!.evidenceTurns).toEqual(['conv-a~2/D1:4']);
+    // Category 5 (reported apart) is not scored here.
+    expect(corpora[0]!.questions).toHaveLength(3);
+  });
+
+  it('grows one database to each size, measures ours and BM25, and stops when the data runs out', async () => {
+    const corpora = await loadScaleCorpora([join(dir, 'a.json'), join(dir, 'a.json')]);
+    const lines: string[] = [];
+    const report = await runScale(corpora, await nodeDriver({ vectors: false }), { sizes: [50, 70, 1000], questions: 4, progress: (l) => lines.push(l) });
+    expect(report.points.map((p) => p.turns)).toEqual([60, 90]);
+    expect(report.notes.join(' ')).toMatch(/holds 120 turns: not enough for 1,000/);
+    const [first, second] = report.points;
+    // Newest first: at 60 turns the 4 questions are conv-b's 3 and conv-a's last.
+    expect(first!.questions).toBe(4);
+    expect(second!.questions).toBe(4);
+    for (const p of report.points) {
+      expect(p.recall.turn['10']).toBe(1);
+      expect(p.baselines.bm25.recall.turn['10']).toBeGreaterThan(0);
+      expect(p.latencyMs.p95).toBeGreaterThanOrEqual(p.latencyMs.p50);
+      expect(p.dbBytes).toBeGreaterThan(0);
+      expect(p.bytesPerTurn).toBeCloseTo(p.dbBytes / p.turns);
+      expect(p.heapBytes).toBeGreaterThan(0);
+      expect(p.coldOpenMs).toBeNull();
+      expect(p.ingestTurnsPerSecond).toBeGreaterThan(0);
+    }
+    expect(report.runtime).toBe('node');
+    expect(lines.some((l) => l.includes('ranking 4 questions'))).toBe(true);
+
+    const paths = await writeScaleReport(report, join(dir, 'out', 'scale.json'));
+    const json = JSON.parse(await readFile(paths.json, 'utf8')) as typeof report;
+    expect(Object.keys(json.points[0]!.recall.turn)).toEqual(['1', '5', '10']);
+    expect(await readFile(paths.md, 'utf8')).toMatch(/\| 90 \| 4 \|/);
+    expect(await readFile(paths.svg, 'utf8')).toMatch(/^<svg[\s\S]*polyline[\s\S]*<\/svg>/);
+  });
+});
+
+describe('bench arguments (node:util parseArgs)', () => {
+  it('parses the scale command and rejects bad sizes, unknown flags and a missing --data', () => {
+    expect(parseScaleArgs(['--data', 'a', '--data', 'b', '--sizes', '30000,10_000', '--questions', '20'])).toMatchObject({ data: ['a', 'b'], sizes: [10000, 30000], questions: 20, runtime: 'node', vectors: true });
+    expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10,x'])).toThrow(BenchUsageError);
+    expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10', '--bogus'])).toThrow(/bogus/);
+    expect(() => parseScaleArgs(['--sizes', '10'])).toThrow(/--data is required/);
+    expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10', '--runtime', 'deno'])).toThrow(/node or browser/);
+  });
+
+  it('--set takes only knobs the retrieval config has, with their type', () => {
+    const o: Record<string, unknown> = {};
+    setKnob(o, 'weights.vector', '0.3');
+    setKnob(o, 'prf.enabled', 'false');
+    expect(o).toEqual({ weights: { vector: 0.3 }, prf: { enabled: false } });
+    expect(() => setKnob({}, 'weights.vectr', '1')).toThrow(/unknown knob "weights.vectr"/);
+    expect(() => setKnob({}, 'weights', '1')).toThrow(/unknown knob/);
+    expect(() => setKnob({}, 'weights.vector', 'lots')).toThrow(/needs a number/);
+    expect(() => setKnob({}, 'prf.enabled', 'yes')).toThrow(/true or false/);
+    expect(knobPaths()).toContain('weights.vector');
+  });
+
+  it('keeps the recall flags: repeated --set, a bare --rerank, node-only options refused in the browser', () => {
+    const a = parseRecallArgs(['--data', 'd', '--set', 'rrfK=30', '--set', 'weights.prf=0.7', '--rerank', '--k', '1,5'], 'bundled');
+    expect(a).toMatchObject({ data: 'd', overrides: { rrfK: 30, weights: { prf: 0.7 } }, reranker: 'bundled', ks: [1, 5, 10], baselines: true });
+    expect(parseRecallArgs(['--data', 'd', '--rerank', 'other/model'], 'bundled').reranker).toBe('other/model');
+    expect(() => parseRecallArgs(['--data', 'd', '--runtime', 'browser', '--no-vectors'], 'b')).toThrow(/only available with --runtime node/);
+    expect(() => parseRecallArgs(['--data', 'd', '--set', 'nope=1'], 'b')).toThrow(/unknown knob "nope"/);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The reranker a user picks in Settings → Models reaches recall (and so answers), wired as the app
+ * wires it: the model worker's ModelService exposed over a message port (Comlink, resultified), the
+ * engine's model provider on the other end (remoteEmbedderProvider), an engine from createEngine.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as Comlink from 'comlink';
+import { ModelService } from '../../src/models/ModelService';
+import { remoteEmbedderProvider } from '../../src/models/embedderProviders';
+import { BUNDLED_MODEL_ID } from '../../src/models/catalog';
+import { resultify, unwrapRemote, type ModelWorkerApi } from '../../src/core/protocol';
+import { createEngine } from '../../src/host/createEngine';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import type { ModelPlatform } from '../../src/models/transformersEnv';
+import { setUpOfflineModels } from './helpers';
+
+let platform: ModelPlatform;
+const channels: MessageChannel[] = [];
+beforeAll(() => {
+  platform = setUpOfflineModels();
+}, 60_000);
+afterAll(() => {
+  for (const c of channels) {
+    c.port1.close();
+    c.port2.close();
+  }
+});
+
+describe('reranker chosen in Models', () => {
+  it('is used by MemoryEngine.recall through the model worker port, and stops when set to None', async () => {
+    const service = new ModelService({ platform });
+    const channel = new MessageChannel();
+    channels.push(channel);
+    Comlink.expose(resultify(service), channel.port1 as unknown as Comlink.Endpoint);
+    const provider = remoteEmbedderProvider(unwrapRemote<ModelWorkerApi>(Comlink.wrap(channel.port2 as unknown as Comlink.Endpoint)));
+
+    const store = await openNodeStore();
+    const engine = createEngine(store, { only: ['recall'], embedders: provider });
+    await engine.start();
+    await engine.createConversation({ id: 'c', title: 't' });
+    const lines = [
+      'I adopted a grey cat called Miso last spring.',
+      'The cat sleeps on the radiator all winter.',
+      'We drove to the coast and the cat stayed home.',
+      'My sister has a dog, not a cat.',
+      'Weather was cold, the cat hid under the bed.',
+    ];
+    await engine.appendTurns(lines.map((content, i) => ({ id: `t${i}`, conversationId: 'c', role: 'user' as const, speaker: 'User', content, occurredAt: Date.UTC(2024, 0, 1, 10, i) })));
+    await engine.idle();
+
+    const before = await engine.recall('What is my cat called?', { limit: 5 });
+    expect(before.turns.length).toBeGreaterThan(1);
+    expect(before.turns.every((t) => t.rerankScore === undefined && !t.reasons.includes('rerank'))).toBe(true);
+
+    await service.loadReranker(BUNDLED_MODEL_ID); // what the Models panel's "Use" does
+    const after = await engine.recall('What is my cat called?', { limit: 5 });
+    expect(after.turns.length).toBe(before.turns.length);
+    for (const t of after.turns) {
+      expect(t.reasons).toContain('rerank');
+      expect(typeof t.rerankScore).toBe('number');
+    }
+
+    await service.loadReranker(null); // "None"
+    const off = await engine.recall('What is my cat called?', { limit: 5 });
+    expect(off.turns.map((t) => t.message.id)).toEqual(before.turns.map((t) => t.message.id));
+    expect(off.turns.some((t) => t.rerankScore !== undefined)).toBe(false);
+    engine.stop();
+    await store.db.close();
+  }, 60_000);
+});
