@@ -82,8 +82,7 @@ export class MemoryEngine implements EngineApi {
       llmSink: deps.llmSink ?? null,
       onLlm: (llm) => this.setLlm(llm),
       onChange: () => this.#emit({ type: 'settings-changed' }),
-      onPolicyChanged: (name) => this.#upkeep.policyChanged(name),
-      ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),
+      onPolicyChanged: (name) => this.#upkeep.policyChanged(name), ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),
     });
     ({ indexer: this.#indexer, lifecycle: this.#lifecycle, consolidator: this.#consolidator } = buildWritePath({
       ...deps, clock, timer: deps.timer ?? platformTimer, newId: makeId, semantic: this.#semantic,
@@ -172,9 +171,7 @@ export class MemoryEngine implements EngineApi {
   }
 
   /** The active embedder for reading, or null while embedding is failing (callers fall back to text). */
-  #embedderOrNull(): Embedder | null {
-    return this.#indexer?.status().state === 'error' ? null : this.#activeEmbedder();
-  }
+  #embedderOrNull(): Embedder | null { return this.#indexer?.status().state === 'error' ? null : this.#activeEmbedder(); }
 
   #activeVectors(): ActiveVectors | null {
     const e = this.#embedderOrNull();
@@ -231,9 +228,7 @@ export class MemoryEngine implements EngineApi {
   stopAnswer(answerId: string): Promise<void> { return this.#answers.stop(answerId); }
 
   /** An answer used these turns: visits, heat, and synthesis of raw episodes per the policy. */
-  async noteRetrieved(messageIds: readonly string[]): Promise<void> {
-    await this.#lifecycle?.onRetrieved(messageIds);
-  }
+  async noteRetrieved(messageIds: readonly string[]): Promise<void> { await this.#lifecycle?.onRetrieved(messageIds); }
 
   /** Sets (or clears) the LLM endpoint used for synthesis; paused work resumes. */
   setLlm(llm: Llm | null): void {
