@@ -23,6 +23,7 @@ export const queryKeys = {
   modelStatus: ['model-status'] as const,
   llmSettings: ['llm-settings'] as const,
   consolidation: ['consolidation'] as const,
+  timeZone: ['time-zone'] as const,
   llmUsage: (since: number) => ['llm-usage', since] as const,
   answerSettings: ['answer-settings'] as const,
   memorySettings: ['memory-settings'] as const,
@@ -54,6 +55,7 @@ export function engineQueries({ engine, models }: EngineClient) {
     modelStatus: (pollMs?: number) =>
       queryOptions({ queryKey: queryKeys.modelStatus, queryFn: () => models.status(), staleTime: 0, meta: { ownerFree: true }, ...(pollMs ? { refetchInterval: pollMs } : {}) }),
     llmSettings: () => queryOptions({ queryKey: queryKeys.llmSettings, queryFn: () => engine.llmSettings() }),
+    timeZone: () => queryOptions({ queryKey: queryKeys.timeZone, queryFn: () => engine.timeZone() }),
     consolidation: () => queryOptions({ queryKey: queryKeys.consolidation, queryFn: () => engine.consolidationStatus(), refetchInterval: 5_000 }),
     llmUsage: (since: number) => queryOptions({ queryKey: queryKeys.llmUsage(since), queryFn: () => engine.llmUsage(since), staleTime: 0 }),
     answerSettings: () => queryOptions({ queryKey: queryKeys.answerSettings, queryFn: () => engine.answerSettings() }),

@@ -57,6 +57,12 @@ export interface RecallOptions {
   readonly now?: number;
 }
 
+/** The time zone in use, and whether the user chose it or it is the browser's. */
+export interface TimeZoneSetting {
+  readonly timeZone: string;
+  readonly source: 'user' | 'browser';
+}
+
 export interface ConsolidationStatus {
   readonly policy: PolicyName;
   readonly llmBoundaryCheck: boolean;
@@ -101,6 +107,9 @@ export interface EngineApi {
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
   consolidationStatus(): Promise<ConsolidationStatus>;
   setLlmBoundaryCheck(enabled: boolean): Promise<boolean>;
+  /** The user's time zone (day boundaries, date foresight, answer dates); null follows the browser. */
+  timeZone(): Promise<TimeZoneSetting>;
+  setTimeZone(zone: string | null): Promise<TimeZoneSetting>;
   answerSettings(): Promise<AnswerSettings>;
   setAnswerSettings(settings: Partial<AnswerSettings>): Promise<AnswerSettings>;
   ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult>;

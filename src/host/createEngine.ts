@@ -34,6 +34,10 @@ export interface EngineOptions {
   readonly llmFactory?: LlmFactory;
   readonly clock?: Clock;
   readonly timer?: Timer;
+  /** The upkeep's timer (idle episodes close, foresight expires); tests pass a fake. */
+  readonly upkeepTimer?: Timer;
+  /** The zone used until the user picks one (default: the platform's). */
+  readonly platformTimeZone?: () => string;
   readonly newId?: () => string;
   readonly profileDebounceMs?: number;
   /** The vector index (the WASM SIMD kernel where it loads, see src/wasm/vectorKernel.ts; default: JS float32). */
@@ -64,6 +68,8 @@ export function createEngine(store: SqliteMemoryStore, options: EngineOptions = 
     historyReader: readHistory,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.timer ? { timer: options.timer } : {}),
+    ...(options.upkeepTimer ? { upkeepTimer: options.upkeepTimer } : {}),
+    ...(options.platformTimeZone ? { platformTimeZone: options.platformTimeZone } : {}),
     ...(options.newId ? { newId: options.newId } : {}),
     ...(options.profileDebounceMs !== undefined ? { profileDebounceMs: options.profileDebounceMs } : {}),
     ...(options.vectorIndex ? { vectorIndex: options.vectorIndex } : {}),

@@ -176,6 +176,10 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return vectors.pendingEmbeddings(this.db, kind, vectorModelId, limit, after);
   }
 
+  pendingReembed(kind: ItemKind, fromVectorModelId: string, toVectorModelId: string, limit: number, after?: number): Promise<PendingEmbedding[]> {
+    return vectors.pendingReembed(this.db, kind, fromVectorModelId, toVectorModelId, limit, after);
+  }
+
   deleteOtherVectors(kind: ItemKind, keepVectorModelId: string): Promise<number> {
     return this.db.transaction((tx) => vectors.deleteOtherVectors(tx, kind, keepVectorModelId));
   }

@@ -8,16 +8,17 @@ import { decodeVector, encodeVector } from './vectorRepo';
 interface CellRow {
   [k: string]: string | number | null;
   id: string; conversation_id: string; first_seq: number; last_seq: number; start_at: number; end_at: number;
-  status: string; scene_id: string | null; closed_by: string | null; salience: number; title: string | null; narrative: string | null;
+  status: string; scene_id: string | null; closed_by: string | null; salience: number; title: string | null; narrative: string | null; updated_at: number;
 }
 
-const CELL_COLUMNS = 'id, conversation_id, first_seq, last_seq, start_at, end_at, status, scene_id, closed_by, salience, title, narrative';
+const CELL_COLUMNS = 'id, conversation_id, first_seq, last_seq, start_at, end_at, status, scene_id, closed_by, salience, title, narrative, updated_at';
 
 function toCell(r: CellRow): MemCellRecord {
   return {
     id: r.id, conversationId: r.conversation_id, firstSeq: Number(r.first_seq), lastSeq: Number(r.last_seq),
     startAt: Number(r.start_at), endAt: Number(r.end_at), status: r.status as MemCellStatus, sceneId: r.scene_id,
     closedBy: r.closed_by as BoundaryReason | null, salience: Number(r.salience), title: r.title, narrative: r.narrative,
+    touchedAt: Number(r.updated_at),
   };
 }
 
@@ -93,6 +94,12 @@ export class SqlEpisodeStore implements EpisodeStore {
     return rows.map(toCell);
   }
 
+  async unsynthesisedCells(limit: number): Promise<MemCellRecord[]> {
+    const rows = await this.#sql.query<CellRow>(
+      `SELECT ${CELL_COLUMNS} FROM memcells WHERE closed_by IS NOT NULL AND status IN ('raw', 'failed') ORDER BY end_at LIMIT ?`, [limit]);
+    return rows.map(toCell);
+  }
+
   async getCell(cellId: string): Promise<MemCellRecord | null> {
     const [row] = await this.#sql.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE id = ?`, [cellId]);
     return row ? toCell(row) : null;
@@ -124,6 +131,14 @@ export class SqlEpisodeStore implements EpisodeStore {
       }
       await tx.exec('UPDATE memcells SET scene_id = ?, updated_at = ? WHERE id = ?', [scene.id, now, cellId]);
     });
+  }
+
+  async sceneIds(): Promise<string[]> {
+    return (await this.#sql.query<{ id: string }>('SELECT id FROM memscenes ORDER BY rowid')).map((r) => r.id);
+  }
+
+  async setSceneCentroid(sceneId: string, centroid: Float32Array, vectorModelId: string): Promise<void> {
+    await this.#sql.exec('UPDATE memscenes SET centroid = ?, centroid_model = ? WHERE id = ?', [encodeVector(centroid), vectorModelId, sceneId]);
   }
 
   async cellsInScene(sceneId: string): Promise<MemCellRecord[]> {

@@ -14,6 +14,7 @@ import type {
   MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
 } from '../core/explorer/explorer';
 import type { ForesightItem, ProfileHistoryEntry } from '../core/synthesis/knowledge';
+import { SCENE_SUMMARY_FORGOTTEN, SCENE_USER_TITLE } from '../core/synthesis/knowledge';
 import type { MemCellStatus } from '../core/episodes/episodes';
 import type { Role } from '../core/base/types';
 import { RecollectError } from '../core/base/errors';
@@ -218,7 +219,7 @@ export class SqlExplorerStore implements ExplorerStore {
     return scenes.map((s) => {
       const list = byScene.get(str(s.id)) ?? [];
       return { id: str(s.id), title: strOrNull(s.title), summary: strOrNull(s.summary), heat: num(s.heat), memberCount: list.length,
-        lastActivityAt: numOrNull(s.last_activity_at), editedByUser: num(s.edited_by_user) === 1, members: list };
+        lastActivityAt: numOrNull(s.last_activity_at), editedByUser: (num(s.edited_by_user) & SCENE_USER_TITLE) !== 0, members: list };
     });
   }
 
@@ -238,7 +239,7 @@ export class SqlExplorerStore implements ExplorerStore {
   async renameScene(id: string, title: string, now: number): Promise<void> {
     const t = title.trim();
     if (!t) throw new RecollectError('INVALID_INPUT', 'A scene needs a name.');
-    await this.#sql.exec('UPDATE memscenes SET title = ?, edited_by_user = 1, updated_at = ? WHERE id = ?', [t, now, id]);
+    await this.#sql.exec('UPDATE memscenes SET title = ?, edited_by_user = edited_by_user | ?, updated_at = ? WHERE id = ?', [t, SCENE_USER_TITLE, now, id]);
     if (this.#sql.changes() === 0) throw new RecollectError('NOT_FOUND', 'This scene no longer exists.');
   }
 
@@ -454,8 +455,10 @@ export class SqlExplorerStore implements ExplorerStore {
             if (await this.#deleteProfileTx(tx, id, now)) deleted.profile++;
             break;
           case 'scene':
-            // A scene is a grouping; forgetting it clears the text the model wrote about it.
-            await tx.exec('UPDATE memscenes SET title = NULL, summary = NULL, summary_stale = 1, edited_by_user = 0, updated_at = ? WHERE id = ?', [now, id]);
+            // A scene is a grouping; forgetting it clears the text the model wrote about it and
+            // marks the summary forgotten (its tombstone), so no later synthesis writes one again.
+            await tx.exec('UPDATE memscenes SET title = NULL, summary = NULL, summary_stale = 0, edited_by_user = ?, updated_at = ? WHERE id = ?', [SCENE_SUMMARY_FORGOTTEN, now, id]);
+            await tx.exec("DELETE FROM vectors WHERE item_kind = 'memscene' AND item_id = ?", [id]);
             if (tx.changes() > 0) {
               deleted.scene++;
               sceneIds.add(id);

@@ -14,6 +14,7 @@ import { RecollectError } from '../core/base/errors';
 import { looksBinary, MAX_TITLE_CHARS, MAX_TURN_CHARS, validateTurnContent } from '../core/base/limits';
 import type { SqlValue } from '../core/base/sql';
 import { ANSWER_BUDGET, META_KEYS } from '../core/base/settings';
+import { isTimeZone } from '../core/base/timeZone';
 
 export interface ColumnSpec {
   readonly name: string;
@@ -114,6 +115,8 @@ const META_RULES: Readonly<Record<string, MetaRule>> = {
   [META_KEYS.llmBoundaryCheck]: FLAG,
   [META_KEYS.sufficiencyCheck]: FLAG,
   [META_KEYS.answerBudget]: (v) => /^\d{1,6}$/.test(v) && Number(v) >= ANSWER_BUDGET.min && Number(v) <= ANSWER_BUDGET.max,
+  // '' = follow the browser's zone; otherwise a zone this platform knows.
+  [META_KEYS.timeZone]: (v) => v === '' || isTimeZone(v),
 };
 
 export interface CleanMeta {

@@ -11,7 +11,7 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import {
-  CONTRADICTED_CONFIDENCE, type CellForSynthesis, type FactContradiction, type ForesightItem, type KnowledgeStore, type KnownFact,
+  CONTRADICTED_CONFIDENCE, SCENE_SUMMARY_FORGOTTEN, SCENE_USER_TITLE, type CellForSynthesis, type ForesightItem, type KnowledgeStore, type KnownFact,
   type MemCellSynthesisWrite, type ProfileChange, type ProfileHistoryEntry, type ProfileItem, type SavedSynthesis, type SceneDigest,
   type SceneForSummary,
 } from '../core/synthesis/knowledge';
@@ -227,16 +227,6 @@ export class SqlKnowledgeStore implements KnowledgeStore {
     });
   }
 
-  async listFactContradictions(limit = 50): Promise<FactContradiction[]> {
-    const rows = await this.#sql.query(
-      `SELECT o.id AS old_id, o.content AS old_content, n.id AS new_id, n.content AS new_content, n.memcell_id AS memcell_id
-         FROM facts o JOIN facts n ON n.id = o.superseded_by
-        WHERE o.valid_to IS NULL ORDER BY n.created_at DESC, n.id LIMIT ?`, [limit]);
-    return rows.map((r) => ({
-      oldFactId: String(r.old_id), oldContent: String(r.old_content), newFactId: String(r.new_id), newContent: String(r.new_content), memcellId: String(r.memcell_id),
-    }));
-  }
-
   // -------------------------------------------------------------------------------------------
   // Scenes
   // -------------------------------------------------------------------------------------------
@@ -250,7 +240,8 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       id: String(s.id),
       title: s.title === null ? null : String(s.title),
       summary: s.summary === null ? null : String(s.summary),
-      editedByUser: num(s.edited_by_user!) === 1,
+      editedByUser: (num(s.edited_by_user!) & SCENE_USER_TITLE) !== 0,
+      summaryForgotten: (num(s.edited_by_user!) & SCENE_SUMMARY_FORGOTTEN) !== 0,
       members: members.map((m) => ({
         id: String(m.id), title: m.title === null ? null : String(m.title), narrative: m.narrative === null ? null : String(m.narrative),
         startAt: num(m.start_at!), endAt: num(m.end_at!),

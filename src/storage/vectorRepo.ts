@@ -90,6 +90,18 @@ export async function pendingEmbeddings(sql: Sql, kind: ItemKind, model: string,
   return rows.map((r) => ({ itemId: r.id, text: r.text ?? '', key: Number(r.key) }));
 }
 
+/** Items of `kind` with a vector of `from` and none of `to`, in table order from after `after` (an embedder switch). */
+export async function pendingReembed(sql: Sql, kind: ItemKind, from: string, to: string, limit: number, after = Number.MIN_SAFE_INTEGER): Promise<PendingEmbedding[]> {
+  const { table, order, text } = ITEM_TABLES[kind];
+  const rows = await sql.query<{ id: string; text: string; key: number }>(
+    `SELECT t.id AS id, ${text} AS text, ${order} AS key FROM ${table} t
+      WHERE ${order} > ? AND EXISTS (SELECT 1 FROM vectors v WHERE v.item_kind = ? AND v.item_id = t.id AND v.model_id = ?) AND ${LACKS_VECTOR}
+      ORDER BY ${order} LIMIT ?`,
+    [after, kind, from, kind, to, limit],
+  );
+  return rows.map((r) => ({ itemId: r.id, text: r.text ?? '', key: Number(r.key) }));
+}
+
 export async function newestPendingKey(sql: Sql, kind: ItemKind, model: string, count: number): Promise<number> {
   const { table, order } = ITEM_TABLES[kind];
   const [row] = await sql.query<{ key: number | null }>(

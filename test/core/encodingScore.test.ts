@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodingScore, novelty, predictionError, salience } from '../../src/core/episodes/encodingScore';
+import { encodingScore, novelty, salience } from '../../src/core/episodes/encodingScore';
 import { findDateForesight } from '../../src/core/episodes/dateForesight';
 
 describe('encoding score', () => {
@@ -28,21 +28,10 @@ describe('encoding score', () => {
 
   it('scores a salient new fact above small talk', () => {
     const memory = ['How are you today?', 'Fine thanks, and you?'];
-    const fact = encodingScore({ text: "I'm allergic to penicillin, please remember that.", neighbours: memory, vector: null, nearestVector: null });
-    const chat = encodingScore({ text: 'Fine thanks, and you?', neighbours: memory, vector: null, nearestVector: null });
+    const fact = encodingScore({ text: "I'm allergic to penicillin, please remember that.", neighbours: memory });
+    const chat = encodingScore({ text: 'Fine thanks, and you?', neighbours: memory });
     expect(fact.score).toBeGreaterThan(chat.score);
-    for (const v of [fact.novelty, fact.salience, fact.predictionError, fact.score]) expect(Number.isFinite(v)).toBe(true);
-  });
-
-  it('computes prediction error only for on-topic neighbours', () => {
-    const a = Float32Array.from([1, 0, 0]);
-    const b = Float32Array.from([0.8, 0.6, 0]);
-    const far = Float32Array.from([0, 0, 1]);
-    expect(predictionError(a, a)).toBeCloseTo(0, 6);
-    expect(predictionError(b, a)).toBeGreaterThan(0);
-    expect(predictionError(far, a)).toBe(0);
-    expect(predictionError(null, a)).toBe(0);
-    expect(predictionError(new Float32Array(3), a)).toBe(0);
+    for (const v of [fact.novelty, fact.salience, fact.score]) expect(Number.isFinite(v)).toBe(true);
   });
 });
 

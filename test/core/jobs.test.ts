@@ -39,7 +39,7 @@ describe('durable job queue', () => {
     await runner.start();
     await runner.idle();
     expect(seen.map((j) => j.payload.cell)).toEqual(['a', 'b']);
-    expect(await store.counts()).toEqual({ pending: 0, scheduled: 0, running: 0, done: 2, failed: 0 });
+    expect(await store.counts()).toEqual({ pending: 0, scheduled: 0, running: 0, done: 2, failed: 0, cancelled: 0 });
   });
 
   it('counts a job waiting for its run_after (a debounce, a back-off) as scheduled until it is due', async () => {
@@ -48,9 +48,9 @@ describe('durable job queue', () => {
     const store = new SqlJobStore(db, h.clock);
     await store.enqueue('profile', {}, { dedupeKey: 'profile', runAfter: h.clock.now() + 30_000 });
     await store.enqueue('synth', {});
-    expect(await store.counts()).toEqual({ pending: 1, scheduled: 1, running: 0, done: 0, failed: 0 });
+    expect(await store.counts()).toEqual({ pending: 1, scheduled: 1, running: 0, done: 0, failed: 0, cancelled: 0 });
     h.advance(30_000);
-    expect(await store.counts()).toEqual({ pending: 2, scheduled: 0, running: 0, done: 0, failed: 0 });
+    expect(await store.counts()).toEqual({ pending: 2, scheduled: 0, running: 0, done: 0, failed: 0, cancelled: 0 });
   });
 
   it('retries failures with backoff, then marks the job failed after max attempts', async () => {

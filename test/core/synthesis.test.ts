@@ -246,7 +246,6 @@ describe('synthesiseMemCell', () => {
       expect(Number(old!.confidence)).toBe(1);
       const [created] = await rows<{ valid_from: number }>('SELECT valid_from FROM facts WHERE id = ?', [result!.factIds[0]!]);
       expect(Number(created!.valid_from)).toBe(Date.UTC(2023, 4, 1));
-      expect(await store.listFactContradictions()).toEqual([]);
     });
 
     it('a repeated topic costs only what is new', async () => {
@@ -260,7 +259,7 @@ describe('synthesiseMemCell', () => {
       expect(await rows("SELECT id FROM facts WHERE memcell_id = 'cell2'")).toHaveLength(0);
     });
 
-    it('a contradiction supersedes the old fact, lowers its confidence and is listed', async () => {
+    it('a contradiction supersedes the old fact and lowers its confidence, leaving its validity open', async () => {
       await addScene('s1');
       await addCell('old', [{ role: 'user', speaker: 'Alice', content: 'I am vegetarian.', at: T0 - 30 * DAY }], 's1');
       await addFact('fOld', 'old', 'Alice', 'Alice is vegetarian.');
@@ -275,9 +274,8 @@ describe('synthesiseMemCell', () => {
       const result = await synthesiseMemCell(deps, 'cell1');
       const [old] = await rows<{ superseded_by: string; valid_to: number | null; confidence: number }>("SELECT superseded_by, valid_to, confidence FROM facts WHERE id = 'fOld'");
       expect(old).toEqual({ superseded_by: result!.factIds[0], valid_to: null, confidence: 0.5 });
-      expect(await store.listFactContradictions()).toEqual([
-        { oldFactId: 'fOld', oldContent: 'Alice is vegetarian.', newFactId: result!.factIds[0], newContent: 'Alice has always eaten meat.', memcellId: 'cell1' },
-      ]);
+      const [created] = await rows<{ content: string; memcell_id: string }>('SELECT content, memcell_id FROM facts WHERE id = ?', [result!.factIds[0]!]);
+      expect(created).toEqual({ content: 'Alice has always eaten meat.', memcell_id: 'cell1' });
     });
 
     it('an update naming an unknown fact is stored as new and supersedes nothing', async () => {
@@ -354,17 +352,25 @@ describe('summariseScene', () => {
     expect(Number(scene!.summary_stale)).toBe(0);
   });
 
-  it('does not call the model for a scene without synthesised members, nor rewrite a user-edited one', async () => {
+  it('does not call the model for a scene without synthesised members; keeps a user title; writes nothing for a forgotten summary', async () => {
     await addScene('s1');
     await addCell('cell1', aliceTurns, 's1');
     expect(await summariseScene(deps, 's1')).toBeNull();
-    await db.exec("UPDATE memscenes SET summary = 'Mine.', edited_by_user = 1 WHERE id = 's1'");
+    await db.exec("UPDATE memscenes SET title = 'My title', edited_by_user = 1 WHERE id = 's1'");
     await synthesiseMemCell(deps, 'cell1');
     mock.requests.length = 0;
     const result = await summariseScene(deps, 's1');
-    expect(result!.usage).toBeNull();
+    expect(chatRequests()).toHaveLength(1);
+    expect(result).toMatchObject({ title: 'My title' });
+    const [row] = await rows<{ title: string; summary: string }>("SELECT title, summary FROM memscenes WHERE id = 's1'");
+    expect(row).toMatchObject({ title: 'My title' });
+    expect(row!.summary.length).toBeGreaterThan(0);
+
+    await db.exec("UPDATE memscenes SET title = NULL, summary = NULL, edited_by_user = 2 WHERE id = 's1'");
+    mock.requests.length = 0;
+    expect(await summariseScene(deps, 's1')).toBeNull();
     expect(chatRequests()).toHaveLength(0);
-    expect((await rows<{ summary: string }>("SELECT summary FROM memscenes WHERE id = 's1'"))[0]!.summary).toBe('Mine.');
+    expect((await rows<{ summary: string | null }>("SELECT summary FROM memscenes WHERE id = 's1'"))[0]!.summary).toBeNull();
   });
 });
 

@@ -15,6 +15,13 @@ const POLICIES: { id: PolicyName; label: string; note: string }[] = [
   { id: 'off', label: 'Never (verbatim only)', note: 'No synthesis tokens are spent; turns stay fully searchable.' },
 ];
 
+const browserZone = new Intl.DateTimeFormat().resolvedOptions().timeZone;
+/** Every zone the browser knows (Intl.supportedValuesOf), or just the browser's own. */
+const ZONES: readonly string[] = (() => {
+  const intl = Intl as unknown as { supportedValuesOf?: (key: 'timeZone') => string[] };
+  return intl.supportedValuesOf?.('timeZone') ?? [browserZone];
+})();
+
 function dayStart(): number {
   const d = new Date();
   d.setHours(0, 0, 0, 0);
@@ -34,6 +41,8 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
   const status = useEngineQuery((q) => q.consolidation());
   const setPolicy = useEngineMutation((c, name: PolicyName) => c.engine.setConsolidationPolicy(name), { invalidate: [queryKeys.consolidation] });
   const setBoundaryCheck = useEngineMutation((c, on: boolean) => c.engine.setLlmBoundaryCheck(on), { invalidate: [queryKeys.consolidation] });
+  const timeZone = useEngineQuery((q) => q.timeZone());
+  const setTimeZone = useEngineMutation((c, zone: string | null) => c.engine.setTimeZone(zone), { invalidate: [queryKeys.timeZone] });
   const answerSettings = useEngineQuery((q) => q.answerSettings());
   const setAnswerSettings = useEngineMutation((c, s: { budgetTokens?: number; sufficiencyCheck?: boolean }) => c.engine.setAnswerSettings(s), {
     onSuccess: (v, qc) => qc.setQueryData(queryKeys.answerSettings, v),
@@ -165,10 +174,25 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
           </label>
           {status.data && (
             <p className="muted" data-testid="queue-state">
-              Queue: {status.data.jobs.pending} waiting, {status.data.jobs.running} running, {status.data.jobs.done} done, {status.data.jobs.failed} failed{status.data.jobs.scheduled > 0 ? `, ${status.data.jobs.scheduled} scheduled for later` : ''}.
+              Queue: {status.data.jobs.pending} waiting, {status.data.jobs.running} running, {status.data.jobs.done} done, {status.data.jobs.failed} failed{status.data.jobs.cancelled > 0 ? `, ${status.data.jobs.cancelled} set aside while consolidation is off` : ''}{status.data.jobs.scheduled > 0 ? `, ${status.data.jobs.scheduled} scheduled for later` : ''}.
               {status.data.pausedReason ? ` Paused: ${status.data.pausedReason}` : ''}
             </p>
           )}
+        </section>
+
+        <section aria-label="Time zone">
+          <h3>Time zone</h3>
+          <div className="form-grid">
+            <label htmlFor="time-zone">Your time zone</label>
+            <div className="row">
+              <select id="time-zone" value={timeZone.data?.source === 'user' ? timeZone.data.timeZone : ''}
+                onChange={(e) => setTimeZone.mutate(e.target.value || null)}>
+                <option value="">Browser's ({browserZone})</option>
+                {ZONES.map((z) => <option key={z} value={z}>{z}</option>)}
+              </select>
+              <span className="muted">Episodes close at your midnight, dates like "tomorrow" or "next Friday" resolve on your calendar, and answers see your local date.</span>
+            </div>
+          </div>
         </section>
 
         <section aria-label="Spend">

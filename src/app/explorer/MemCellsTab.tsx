@@ -97,7 +97,7 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
           <strong>{t.speaker}</strong> <span className="muted">{formatTime(t.occurredAt)}</span>
           {t.encoding && (
             <span className="muted encoding" data-testid="encoding" title="Encoding score: how new the turn was, how salient (speech act and content), and how much it surprised memory">
-              {' '}· {t.encoding.act} · salience {t.encoding.salience.toFixed(2)} · novelty {t.encoding.novelty.toFixed(2)} · surprise {t.encoding.predictionError.toFixed(2)}
+              {' '}· {t.encoding.act} · salience {t.encoding.salience.toFixed(2)} · novelty {t.encoding.novelty.toFixed(2)}
             </span>
           )}
           <p>{t.content}</p>

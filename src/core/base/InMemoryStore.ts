@@ -217,6 +217,15 @@ export class InMemoryStore implements MemoryStore, VectorStore {
     return missing[0]?.key ?? Number.MAX_SAFE_INTEGER;
   }
 
+  async pendingReembed(kind: ItemKind, fromVectorModelId: string, toVectorModelId: string, limit: number, after?: number): Promise<PendingEmbedding[]> {
+    const from = this.#items(kind, fromVectorModelId);
+    const to = this.#items(kind, toVectorModelId);
+    return this.#texts(kind)
+      .filter((t) => (after === undefined || t.key > after) && from.has(t.message.id) && !to.has(t.message.id))
+      .slice(0, limit)
+      .map((t) => ({ itemId: t.message.id, text: t.message.content, key: t.key }));
+  }
+
   async deleteOtherVectors(kind: ItemKind, keepVectorModelId: string): Promise<number> {
     let deleted = 0;
     for (const [key, items] of this.#vectors) {

@@ -16,7 +16,11 @@ export interface Job {
   readonly dedupeKey: string | null;
 }
 
-export type JobCounts = Record<'pending' | 'scheduled' | 'running' | 'done' | 'failed', number>;
+/** cancelled = set aside by a policy change (kept, revived when the policy allows again). */
+export type JobCounts = Record<'pending' | 'scheduled' | 'running' | 'done' | 'failed' | 'cancelled', number>;
+
+/** The error text that marks a job cancelled (the schema's statuses predate cancelling; see cancel()). */
+export const CANCELLED_PREFIX = 'CANCELLED: ';
 
 export interface JobStore {
   /** Adds a job unless one with the same dedupeKey is pending or running; returns its id. */
@@ -29,11 +33,27 @@ export interface JobStore {
   fail(id: number, error: string, now: number): Promise<void>;
   /** Running jobs of a previous engine go back to pending; returns how many. */
   recoverInterrupted(now: number): Promise<number>;
+  /**
+   * Sets pending jobs of these kinds aside (kept, with `reason`, never run) and returns them.
+   * Stored as status 'failed' with last_error CANCELLED_PREFIX + reason, so no schema change is
+   * needed; counts() reports them as cancelled, not failed.
+   */
+  cancel(kinds: readonly string[], reason: string, now: number): Promise<Job[]>;
+  /** Makes cancelled jobs of these kinds pending again (attempts reset) and returns them. */
+  revive(kinds: readonly string[], now: number): Promise<Job[]>;
   /** pending = due now; scheduled = waiting for its run_after (a debounce or a retry back-off). */
   counts(): Promise<JobCounts>;
 }
 
 /** What a handler may say besides success: try later without it counting as a failure. */
+/** What a handler throws when its job may not run now (the policy forbids it): set aside, not failed. */
+export class CancelJob extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'CancelJob';
+  }
+}
+
 export class PauseQueue extends Error {
   readonly retryAfterMs: number;
   constructor(reason: string, retryAfterMs: number) {
@@ -156,6 +176,10 @@ export class JobRunner {
           this.#pauseReason = err.message;
           // The job stays due: the pause belongs to the runner, so a resume runs it at once.
           await this.#store.retryLater(job.id, t, err.message, false, t);
+          continue;
+        }
+        if (err instanceof CancelJob) {
+          await this.#store.fail(job.id, CANCELLED_PREFIX + err.message, t);
           continue;
         }
         const info = toErrorInfo(err);

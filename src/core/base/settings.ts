@@ -66,6 +66,8 @@ export const META_KEYS = {
   llmBoundaryCheck: 'segmentation.llm_check',
   answerBudget: 'answer.budget_tokens',
   sufficiencyCheck: 'answer.sufficiency_check',
+  /** The user's IANA time zone, when chosen in Settings; otherwise the browser's is used. */
+  timeZone: 'user.time_zone',
 } as const;
 
 /** Tokens of memory sent with a question (Settings → Answers). */

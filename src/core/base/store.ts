@@ -81,6 +81,8 @@ export interface VectorStore {
    * (scanning from the newest, so it is cheap when those are recent); MAX_SAFE_INTEGER if none.
    */
   newestPendingKey(kind: ItemKind, vectorModelId: string, count: number): Promise<number>;
+  /** Items of `kind` with a vector of `from` but none of `to`, after `after` (an embedder switch re-embeds them). */
+  pendingReembed(kind: ItemKind, fromVectorModelId: string, toVectorModelId: string, limit: number, after?: number): Promise<PendingEmbedding[]>;
   /** Deletes every vector of `kind` not produced by `keepVectorModelId`; returns how many. */
   deleteOtherVectors(kind: ItemKind, keepVectorModelId: string): Promise<number>;
   getMeta(key: string): Promise<string | null>;

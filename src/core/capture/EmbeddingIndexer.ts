@@ -6,12 +6,23 @@
  * Switching the embedder sets a new *target* model; retrieval keeps using the *active* model's
  * vectors until every message has a target vector, then the target becomes active and the old
  * vectors are deleted. `meta` records both (`embedder.active`, `embedder.target`).
+ *
+ * A switch re-embeds every kind that has vectors, not only turns: facts and episodes with an
+ * active-model vector get a target one (text by the model; a raw episode, which has no text of
+ * its own, by `derived`: the mean of its turns), then the themes' centroids are rebuilt
+ * (`onTargetComplete`), and only then does the target become active, for every kind at once.
+ * Turns written during a switch first get the active model's vector, so they are searchable by
+ * meaning (and segmented) at once. Progress counts all kinds in one bar.
  */
 import { toErrorInfo, type ErrorInfo } from '../base/errors';
 import { BackgroundLoop } from '../base/backgroundLoop';
 import type { Embedder, EmbedderProvider } from '../base/ports';
 import type { SemanticIndex } from './SemanticIndex';
-import type { PendingEmbedding, VectorStore } from '../base/store';
+import type { ItemKind, PendingEmbedding, VectorStore } from '../base/store';
+
+/** Kinds besides turns whose vectors a switch rebuilds (the ones the consolidator and lifecycle embed);
+ * themes have no vectors of their own, their centroids are rebuilt by `onTargetComplete`. */
+const DERIVED_KINDS: readonly ItemKind[] = ['fact', 'memcell'];
 
 export interface EmbeddingStatus {
   /** Catalog id of the model whose vectors retrieval uses. */
@@ -34,6 +45,12 @@ export interface EmbeddingIndexerDeps {
   readonly index: SemanticIndex;
   readonly onStatus?: (status: EmbeddingStatus) => void;
   readonly batchSize?: number;
+  /** The target vector of an item without text of its own (a raw episode: its turns' mean), or null. */
+  readonly derived?: (kind: ItemKind, itemId: string, vectorModelId: string, dim: number) => Promise<Float32Array | null>;
+  /** Every item has a target vector; runs before the target becomes active (themes' centroids). */
+  readonly onTargetComplete?: (vectorModelId: string, dim: number) => Promise<void>;
+  /** New turns got the active model's vector during a switch (segmentation may go on). */
+  readonly onActiveCaughtUp?: () => void;
 }
 
 export class EmbeddingIndexer {
@@ -49,6 +66,8 @@ export class EmbeddingIndexer {
   #cleaned = false;
   /** Whether a pass has swept every message for the target since open / the last switch. */
   #swept = false;
+  /** Turns arrived since the last pass looked (during a switch they get an active vector first). */
+  #fresh = false;
   readonly #loopRunner = new BackgroundLoop(() => this.#loop(), () => this.#state !== 'error');
 
   constructor(deps: EmbeddingIndexerDeps) {
@@ -85,6 +104,7 @@ export class EmbeddingIndexer {
 
   /** Starts (or continues) embedding whatever is missing. Never throws; failures land in status(). */
   kick(): void {
+    this.#fresh = true;
     this.#loopRunner.kick();
   }
 
@@ -127,8 +147,17 @@ export class EmbeddingIndexer {
 
   async #recount(): Promise<void> {
     const { store, embedders } = this.#deps;
+    const target = embedders.embedder(this.#target).id;
     this.#total = await store.countItems('message');
-    this.#embedded = await store.countVectors('message', embedders.embedder(this.#target).id);
+    this.#embedded = await store.countVectors('message', target);
+    if (this.#target === this.#active) return;
+    // During a switch the bar also counts the other kinds: those the active model has vectors for.
+    const active = embedders.embedder(this.#active).id;
+    for (const kind of DERIVED_KINDS) {
+      const have = await store.countVectors(kind, active);
+      this.#total += have;
+      this.#embedded += Math.min(have, await store.countVectors(kind, target));
+    }
   }
 
   /**
@@ -147,12 +176,18 @@ export class EmbeddingIndexer {
       this.#error = null;
       const target = this.#target;
       const embedder = embedders.embedder(target);
+      const switching = target !== this.#active;
+      if (switching && !(await this.#catchUpActive(target))) return;
       const tail = this.#swept;
-      if (!(await this.#sweep(embedder, target, tail ? await this.#tailStart(embedder.id) : undefined))) return;
+      if (!(await this.#sweep(embedder, target, target, tail ? await this.#tailStart(embedder.id) : undefined))) return;
       await this.#recount();
-      if (tail && this.#embedded < this.#total) {
-        if (!(await this.#sweep(embedder, target, undefined))) return;
+      if (tail && this.#embedded < this.#total && !switching) {
+        if (!(await this.#sweep(embedder, target, target, undefined))) return;
         await this.#recount();
+      }
+      if (switching) {
+        if (!(await this.#reembedKinds(embedder, target))) return;
+        await this.#deps.onTargetComplete?.(embedder.id, embedder.dim);
       }
       if (target !== this.#target) return; // switched meanwhile: setTarget kicked a pass for the new one
       this.#swept = true;
@@ -165,7 +200,8 @@ export class EmbeddingIndexer {
       // Another model's vectors (and vectors of items that no longer exist) go once per switch and
       // once per open: the delete reads every vector row, too costly for every pass.
       if (!this.#cleaned) {
-        await store.deleteOtherVectors('message', embedder.id);
+        // 'memscene': theme summary vectors of older versions, no longer written or read.
+        for (const kind of ['message', ...DERIVED_KINDS, 'memscene'] as const) await store.deleteOtherVectors(kind, kind === 'memscene' ? '' : embedder.id);
         this.#cleaned = true;
         await this.#recount();
       }
@@ -176,6 +212,42 @@ export class EmbeddingIndexer {
       this.#error = toErrorInfo(err);
     }
     this.#emit();
+  }
+
+  /** During a switch: turns without the active model's vector (new ones) get it first. */
+  async #catchUpActive(target: string): Promise<boolean> {
+    this.#fresh = false;
+    const active = this.#deps.embedders.embedder(this.#active);
+    const ok = await this.#sweep(active, this.#active, target, await this.#tailStart(active.id));
+    if (ok) this.#deps.onActiveCaughtUp?.();
+    return ok;
+  }
+
+  /** Gives facts and episodes that have an active vector a target one; false when stopped or switched. */
+  async #reembedKinds(embedder: Embedder, target: string): Promise<boolean> {
+    const { store, embedders, derived } = this.#deps;
+    const from = embedders.embedder(this.#active).id;
+    for (const kind of DERIVED_KINDS) {
+      let after: number | undefined;
+      for (;;) {
+        if (this.#loopRunner.stopped || target !== this.#target) return false;
+        const batch = await store.pendingReembed(kind, from, embedder.id, this.#batchSize, after);
+        if (batch.length === 0) break;
+        after = batch[batch.length - 1]!.key;
+        const withText = batch.filter((b) => b.text.trim());
+        const vectors = withText.length ? await embedder.embed(withText.map((b) => b.text), 'document') : [];
+        const items = withText.map((b, i) => ({ itemId: b.itemId, vector: vectors[i]! }));
+        for (const b of batch) {
+          if (b.text.trim() || !derived) continue;
+          const v = await derived(kind, b.itemId, embedder.id, embedder.dim);
+          if (v) items.push({ itemId: b.itemId, vector: v });
+        }
+        await store.putVectors(kind, embedder.id, items);
+        this.#embedded += items.length;
+        this.#emit();
+      }
+    }
+    return true;
   }
 
   /** The cursor a tail pass starts from (see #loop); past the end when nothing is missing. */
@@ -192,7 +264,7 @@ export class EmbeddingIndexer {
    * and the next batch is read (README "Results"). False when stopped or switched meanwhile (the
    * switch kicks a new pass for the new target).
    */
-  async #sweep(embedder: Embedder, target: string, after: number | undefined): Promise<boolean> {
+  async #sweep(embedder: Embedder, model: string, target: string, after: number | undefined): Promise<boolean> {
     const { store, index } = this.#deps;
     const read = () => store.pendingEmbeddings('message', embedder.id, this.#batchSize, after);
     const embed = (batch: readonly PendingEmbedding[]) => {
@@ -200,6 +272,7 @@ export class EmbeddingIndexer {
       vectors.catch(() => undefined); // awaited below; meanwhile a rejection must not go unhandled
       return vectors;
     };
+    const forTarget = model === target;
     let batch = await read();
     let embedding = batch.length > 0 ? embed(batch) : null;
     while (batch.length > 0 && embedding) {
@@ -210,10 +283,16 @@ export class EmbeddingIndexer {
       embedding = next.length > 0 ? embed(next) : null;
       const items = batch.map((b, i) => ({ itemId: b.itemId, vector: vectors[i]! }));
       await store.putVectors('message', embedder.id, items);
-      if (target === this.#active) await index.add(embedder.id, items);
-      this.#embedded += items.length;
-      this.#total = Math.max(this.#total, this.#embedded);
-      this.#emit();
+      if (model === this.#active) await index.add(embedder.id, items);
+      if (forTarget) {
+        this.#embedded += items.length;
+        this.#total = Math.max(this.#total, this.#embedded);
+        this.#emit();
+        // A long switch: turns written meanwhile get the active model's vector between batches.
+        if (model !== this.#active && this.#fresh) {
+          if (!(await this.#catchUpActive(target))) return false;
+        }
+      }
       batch = next;
     }
     return true;

@@ -25,6 +25,8 @@ export interface AnswerServiceDeps {
   /** An answer used these turns (visits, heat, synthesis of raw episodes per the policy). */
   readonly retrieved: (messageIds: readonly string[]) => Promise<void>;
   readonly clock: Clock;
+  /** The user's time zone: the prompt's dates are written in it. */
+  readonly timeZone?: () => string;
 }
 
 export class AnswerService {
@@ -71,6 +73,7 @@ export class AnswerService {
         signal: controller.signal,
         sufficiencyCheck: request.sufficiencyCheck ?? defaults.sufficiencyCheck,
         budgetTokens: request.budgetTokens ?? defaults.budgetTokens,
+        ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}),
       });
       for (;;) {
         const step = await run.next();

@@ -11,8 +11,9 @@ import {
   type LlmFactory, type LlmSettings, type LlmSettingsInput, type LlmSettingsView, type SettingsStore,
 } from '../base/settings';
 import type { MetaStore } from '../base/store';
+import { DEFAULT_TIME_ZONE, checkTimeZone, isTimeZone } from '../base/timeZone';
 import type { PolicyName } from '../episodes/consolidationPolicy';
-import type { AnswerSettings, StageUsage } from '../protocol';
+import type { AnswerSettings, StageUsage, TimeZoneSetting } from '../protocol';
 
 export const DEFAULT_POLICY: PolicyName = 'recurrence';
 
@@ -29,6 +30,21 @@ export interface EngineSettingsDeps {
   /** The endpoint changed (saved, cleared, or loaded at start). */
   readonly onLlm: (llm: Llm | null) => void;
   readonly onChange: () => void;
+  /** The policy was changed by the user: apply it to queued and raw work. */
+  readonly onPolicyChanged?: (name: PolicyName) => Promise<void>;
+  /** The platform's time zone (the browser's, read in the worker); used until the user picks one. */
+  readonly platformTimeZone?: () => string;
+}
+
+
+/** The zone this platform reports (the browser's in the app; the process's in Node). */
+export function platformTimeZone(): string {
+  try {
+    const zone = new Intl.DateTimeFormat().resolvedOptions().timeZone;
+    return isTimeZone(zone) ? zone : DEFAULT_TIME_ZONE;
+  } catch {
+    return DEFAULT_TIME_ZONE;
+  }
 }
 
 const isPolicy = (v: unknown): v is PolicyName => v === 'eager' || v === 'recurrence' || v === 'off';
@@ -37,6 +53,7 @@ export class EngineSettings {
   readonly #deps: EngineSettingsDeps;
   #policy: PolicyName = DEFAULT_POLICY;
   #llmBoundaryCheck = DEFAULT_LLM_BOUNDARY_CHECK;
+  #userTimeZone: string | null = null;
 
   constructor(deps: EngineSettingsDeps) {
     this.#deps = deps;
@@ -50,12 +67,33 @@ export class EngineSettings {
     return this.#llmBoundaryCheck;
   }
 
+  /** The zone day boundaries, date foresight and the answer prompt use now. */
+  get timeZone(): string {
+    return this.#userTimeZone ?? (this.#deps.platformTimeZone ?? platformTimeZone)();
+  }
+
+  timeZoneSetting(): TimeZoneSetting {
+    return { timeZone: this.timeZone, source: this.#userTimeZone ? 'user' : 'browser' };
+  }
+
+  /** Sets the user's zone (an IANA name), or null to follow the browser's again. */
+  async setTimeZone(zone: string | null): Promise<TimeZoneSetting> {
+    const chosen = zone === null || zone.trim() === '' ? null : checkTimeZone(zone.trim());
+    // An empty value means "follow the browser" (meta has no delete).
+    await this.#deps.meta.setMeta(META_KEYS.timeZone, chosen ?? '');
+    this.#userTimeZone = chosen;
+    this.#deps.onChange();
+    return this.timeZoneSetting();
+  }
+
   /** Reads every setting the engine keeps in memory (at start, and after an import replaced the database). */
   async load(): Promise<void> {
     const { meta } = this.#deps;
     const policy = await meta.getMeta(META_KEYS.policy);
     this.#policy = isPolicy(policy) ? policy : DEFAULT_POLICY;
     this.#llmBoundaryCheck = flagOf(await meta.getMeta(META_KEYS.llmBoundaryCheck), DEFAULT_LLM_BOUNDARY_CHECK);
+    const zone = await meta.getMeta(META_KEYS.timeZone);
+    this.#userTimeZone = isTimeZone(zone) ? zone : null;
   }
 
   /** Builds the endpoint client from the saved settings (at start). */
@@ -95,6 +133,7 @@ export class EngineSettings {
     if (!isPolicy(name)) throw new RecollectError('INVALID_INPUT', `Unknown consolidation policy "${String(name)}".`);
     this.#policy = name;
     await this.#deps.meta.setMeta(META_KEYS.policy, name);
+    await this.#deps.onPolicyChanged?.(name);
     return name;
   }
 

@@ -5,7 +5,7 @@
  * answering (AnswerService). The write path is capture (EmbeddingIndexer) → episodes (Lifecycle) →
  * synthesis (Consolidator); the read path is recall (Retriever, answerSourceOf).
  */
-import type { AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
+import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
 import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
 import { systemClock, type Clock, type Embedder, type Llm, type LlmConnectionTest, type Reranker } from '../base/ports';
@@ -32,6 +32,7 @@ import type { ProfileItem } from '../synthesis/knowledge';
 import { EngineSettings } from './EngineSettings';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
+import { EngineUpkeep } from './EngineUpkeep';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from '../base/historyImport';
 import { HistoryImports } from './historyImport';
 import { importMemory } from './importMemory';
@@ -57,6 +58,7 @@ export class MemoryEngine implements EngineApi {
   readonly #answers: AnswerService;
   readonly #explorer: ExplorerService | null;
   readonly #saved: SavedMemories;
+  readonly #upkeep: EngineUpkeep;
   #llm: Llm | null;
   readonly #history: HistoryImports | null;
 
@@ -83,6 +85,7 @@ export class MemoryEngine implements EngineApi {
       llmSink: deps.llmSink ?? null,
       onLlm: (llm) => this.setLlm(llm),
       onChange: () => this.#emit({ type: 'settings-changed' }),
+      onPolicyChanged: (name) => this.#upkeep.policyChanged(name), ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),
     });
     ({ indexer: this.#indexer, lifecycle: this.#lifecycle, consolidator: this.#consolidator } = buildWritePath({
       ...deps, clock, timer: deps.timer ?? platformTimer, newId: makeId, semantic: this.#semantic,
@@ -90,11 +93,13 @@ export class MemoryEngine implements EngineApi {
       llm: () => this.#llm,
       policy: () => this.#settings.policy,
       llmBoundaryCheck: () => this.#settings.llmBoundaryCheck,
+      timeZone: () => this.#settings.timeZone,
       activeVectors: () => this.#activeVectors(),
       activeEmbedder: () => this.#activeEmbedder(),
       onEmbeddingStatus: (status) => this.#emit({ type: 'embedding-status', status }),
       onMemoryChanged: () => this.#emit({ type: 'memory-changed' }),
     }));
+    this.#upkeep = new EngineUpkeep({ lifecycle: this.#lifecycle, consolidator: this.#consolidator, jobs: this.#jobs, episodes: deps.episodes ?? null, clock, ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}) });
     const source = deps.knowledgeSource
       ? answerSourceOf(deps.knowledgeSource, (query, options) => this.recall(query, options), async (kind, query, k) => {
           const embedder = this.#embedderOrNull();
@@ -112,6 +117,7 @@ export class MemoryEngine implements EngineApi {
       settings: () => this.#settings.answerSettings(),
       retrieved: (ids) => this.noteRetrieved(ids),
       clock,
+      timeZone: () => this.#settings.timeZone,
     });
     this.#saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => this.#emit({ type: 'memory-changed' }) });
     this.#explorer = deps.explorer
@@ -169,9 +175,7 @@ export class MemoryEngine implements EngineApi {
   }
 
   /** The active embedder for reading, or null while embedding is failing (callers fall back to text). */
-  #embedderOrNull(): Embedder | null {
-    return this.#indexer?.status().state === 'error' ? null : this.#activeEmbedder();
-  }
+  #embedderOrNull(): Embedder | null { return this.#indexer?.status().state === 'error' ? null : this.#activeEmbedder(); }
 
   #activeVectors(): ActiveVectors | null {
     const e = this.#embedderOrNull();
@@ -219,6 +223,8 @@ export class MemoryEngine implements EngineApi {
   answerSettings(): Promise<AnswerSettings> { return this.#settings.answerSettings(); }
   setAnswerSettings(settings: Partial<AnswerSettings>): Promise<AnswerSettings> { return this.#settings.setAnswerSettings(settings); }
   setLlmBoundaryCheck(enabled: boolean): Promise<boolean> { return this.#settings.setLlmBoundaryCheck(enabled); }
+  async timeZone(): Promise<TimeZoneSetting> { return this.#settings.timeZoneSetting(); }
+  setTimeZone(zone: string | null): Promise<TimeZoneSetting> { return this.#settings.setTimeZone(zone); }
   async consolidationPolicy(): Promise<PolicyName> { return this.#settings.policy; }
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName> { return this.#settings.setPolicy(name); }
 
@@ -227,9 +233,7 @@ export class MemoryEngine implements EngineApi {
   stopAnswer(answerId: string): Promise<void> { return this.#answers.stop(answerId); }
 
   /** An answer used these turns: visits, heat, and synthesis of raw episodes per the policy. */
-  async noteRetrieved(messageIds: readonly string[]): Promise<void> {
-    await this.#lifecycle?.onRetrieved(messageIds);
-  }
+  async noteRetrieved(messageIds: readonly string[]): Promise<void> { await this.#lifecycle?.onRetrieved(messageIds); }
 
   /** Sets (or clears) the LLM endpoint used for synthesis; paused work resumes. */
   setLlm(llm: Llm | null): void {
@@ -243,7 +247,7 @@ export class MemoryEngine implements EngineApi {
       policy: this.#settings.policy,
       llmBoundaryCheck: this.#settings.llmBoundaryCheck,
       endpointConfigured: this.#llm !== null,
-      jobs: this.#jobs ? await this.#jobs.counts() : { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0 },
+      jobs: this.#jobs ? await this.#jobs.counts() : { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0, cancelled: 0 },
       pausedReason: runner?.pausedUntil ? runner.pauseReason : null,
       lastError: runner?.lastError ? `${runner.lastError.code}: ${runner.lastError.message}` : null,
     };
@@ -251,7 +255,7 @@ export class MemoryEngine implements EngineApi {
 
   // ---- background work ------------------------------------------------------------------------
 
-  /** Resumes background work left from an earlier session (embedding, segmentation). */
+  /** Resumes background work left from an earlier session (embedding, segmentation, upkeep). */
   async start(): Promise<void> {
     await this.#settings.loadLlm();
     await this.#settings.load();
@@ -260,6 +264,7 @@ export class MemoryEngine implements EngineApi {
       this.#indexer.kick();
     } else this.#lifecycle?.kick();
     await this.#consolidator?.start();
+    this.#upkeep.start();
   }
 
   /** Stops background work (the database is about to close). */
@@ -267,6 +272,7 @@ export class MemoryEngine implements EngineApi {
     this.#indexer?.stop();
     this.#lifecycle?.stop();
     this.#consolidator?.runner.stop();
+    this.#upkeep.stop();
   }
 
   /**
@@ -275,6 +281,7 @@ export class MemoryEngine implements EngineApi {
    */
   async idle(): Promise<void> {
     for (let round = 0; round < 100; round++) {
+      await this.#upkeep.idle();
       await this.#indexer?.idle();
       await this.#lifecycle?.idle();
       await this.#consolidator?.runner.idle();
@@ -309,29 +316,21 @@ export class MemoryEngine implements EngineApi {
     }
   }
 
-  async createConversation(input: { id?: string; title: string }): Promise<Conversation> {
-    const c = await this.#store.createConversation(input);
+  async createConversation(input: { id?: string; title: string }): Promise<Conversation> { return this.#conversationsChanged(await this.#store.createConversation(input)); }
+  async renameConversation(id: string, title: string): Promise<Conversation> { return this.#conversationsChanged(await this.#store.renameConversation(id, title)); }
+  #conversationsChanged<T>(value: T): T {
     this.#emit({ type: 'conversations-changed' });
-    return c;
-  }
-
-  async renameConversation(id: string, title: string): Promise<Conversation> {
-    const c = await this.#store.renameConversation(id, title);
-    this.#emit({ type: 'conversations-changed' });
-    return c;
+    return value;
   }
 
   async deleteConversation(id: string): Promise<void> {
     await this.#store.deleteConversation(id);
     this.#semantic.reset();
     this.#lifecycle?.reset();
-    this.#emit({ type: 'conversations-changed' });
-    this.#emit({ type: 'messages-changed', conversationId: id });
+    this.#emit({ type: 'messages-changed', conversationId: this.#conversationsChanged(id) });
   }
 
-  listConversations(): Promise<Conversation[]> {
-    return this.#store.listConversations();
-  }
+  listConversations(): Promise<Conversation[]> { return this.#store.listConversations(); }
 
   async appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]> {
     const results = await this.#store.appendTurns(turns);
@@ -345,14 +344,9 @@ export class MemoryEngine implements EngineApi {
     return results;
   }
 
-  async appendTurn(turn: NewTurn): Promise<AppendResult> {
-    const [result] = await this.appendTurns([turn]);
-    return result!;
-  }
+  async appendTurn(turn: NewTurn): Promise<AppendResult> { return (await this.appendTurns([turn]))[0]!; }
 
-  listMessages(conversationId: string): Promise<Message[]> {
-    return this.#store.listMessages(conversationId);
-  }
+  listMessages(conversationId: string): Promise<Message[]> { return this.#store.listMessages(conversationId); }
 
   async deleteMessage(id: string): Promise<boolean> {
     const message = await this.#store.getMessage(id);
@@ -365,17 +359,11 @@ export class MemoryEngine implements EngineApi {
     return deleted;
   }
 
-  searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> {
-    return this.#store.searchMessages(query, options);
-  }
+  searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> { return this.#store.searchMessages(query, options); }
 
-  stats(): Promise<StorageStats> {
-    return this.#store.stats();
-  }
+  stats(): Promise<StorageStats> { return this.#store.stats(); }
 
-  exportDatabase(): Promise<Uint8Array> {
-    return this.#store.exportDatabase();
-  }
+  exportDatabase(): Promise<Uint8Array> { return this.#store.exportDatabase(); }
 
   /** Replaces the memory with a file, all or nothing (core/engine/importMemory.ts). */
   importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
@@ -396,9 +384,7 @@ export class MemoryEngine implements EngineApi {
     return nearestTurns({ embedder: this.#indexer.activeEmbedder(), index: this.#semantic, store: this.#store }, query, options);
   }
 
-  embeddingStatus(): Promise<EmbeddingStatus | null> {
-    return Promise.resolve(this.#indexer?.status() ?? null);
-  }
+  embeddingStatus(): Promise<EmbeddingStatus | null> { return Promise.resolve(this.#indexer?.status() ?? null); }
 
   /** Switches the embedder; everything is re-embedded in the background with progress events. */
   async setEmbedder(modelId: string): Promise<EmbeddingStatus> {

@@ -32,6 +32,10 @@ export interface MemoryEngineDeps {
   readonly llm?: Llm | null;
   readonly clock?: Clock;
   readonly timer?: Timer;
+  /** Timer of the upkeep (idle episodes close, foresight expires); default the platform's. */
+  readonly upkeepTimer?: Timer;
+  /** The platform's time zone, used until the user picks one (default: Intl's). */
+  readonly platformTimeZone?: () => string;
   readonly newId?: () => string;
   readonly profileDebounceMs?: number;
   /** Builds the read path's data access over the engine's vector search (hybrid recall). */

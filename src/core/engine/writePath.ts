@@ -35,6 +35,7 @@ export interface WritePathHooks {
   readonly llm: () => Llm | null;
   readonly policy: () => PolicyName;
   readonly llmBoundaryCheck: () => boolean;
+  readonly timeZone: () => string;
   /** The active embedder for reading, or null while there is none or it fails. */
   readonly activeVectors: () => ActiveVectors | null;
   readonly activeEmbedder: () => Embedder | null;
@@ -57,6 +58,10 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
       store: deps.store,
       embedders: deps.embedders,
       index: deps.semantic,
+      // A switch: a raw episode's vector is its turns' mean; themes' centroids follow the new model.
+      derived: async (kind, id, model, dim) => (kind === 'memcell' ? (await path.lifecycle?.cellVector(id, model, dim)) ?? null : null),
+      onTargetComplete: async (model, dim) => { await path.lifecycle?.recentreScenes(model, dim); },
+      onActiveCaughtUp: () => path.lifecycle?.kick(),
       onStatus: (status) => {
         hooks.onEmbeddingStatus(status);
         // Segmentation and scenes want the turn's vector: run them once embedding settles.
@@ -78,6 +83,7 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
       onChange: hooks.onMemoryChanged,
       onJobsQueued: () => path.consolidator?.runner.kick(),
       boundaryJudge: () => (hooks.llmBoundaryCheck() && hooks.llm() ? boundaryJudge : null),
+      timeZone: hooks.timeZone,
     });
     if (deps.knowledge) {
       path.consolidator = new Consolidator({
@@ -86,6 +92,7 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
         knowledge: deps.knowledge,
         vectors: deps.store,
         llm: hooks.llm,
+        allowed: () => hooks.policy() !== 'off',
         embedder: hooks.activeEmbedder,
         clock: deps.clock,
         timer: deps.timer,

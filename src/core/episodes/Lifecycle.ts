@@ -22,6 +22,8 @@ import { toErrorInfo, type ErrorInfo } from '../base/errors';
 import { sceneHeat } from './heat';
 import { BackgroundLoop } from '../base/backgroundLoop';
 import type { BoundaryJudge } from './boundaryCheck';
+import { idleCloseReason } from './idleClose';
+import { centred, recentreScenes, turnMean } from './modelSwitch';
 
 export const SYNTHESISE_MEMCELL = 'synthesise-memcell';
 
@@ -52,6 +54,8 @@ export interface LifecycleDeps {
   readonly onJobsQueued?: () => void;
   /** Optional LLM boundary check, consulted when the rules would extend an episode (see boundaryCheck.ts). */
   readonly boundaryJudge?: () => BoundaryJudge | null;
+  /** The user's time zone (IANA): day boundaries and date foresight are reckoned in it. */
+  readonly timeZone?: () => string;
   readonly onChange?: () => void;
 }
 
@@ -65,6 +69,11 @@ export class Lifecycle {
   readonly #open = new Map<string, OpenState | null>();
   readonly #loop = new BackgroundLoop(() => this.#run());
   #lastError: ErrorInfo | null = null;
+  /** An idle close was asked for; the loop runs it once every unplaced turn is placed. */
+  #idleDue = false;
+  #idleClosed = 0;
+  /** The policy changed; the loop re-evaluates the raw cells once the unplaced turns are placed. */
+  #reevaluateDue = false;
 
   constructor(deps: LifecycleDeps) {
     this.#d = deps;
@@ -105,8 +114,82 @@ export class Lifecycle {
     return cells.length;
   }
 
+  /**
+   * Closes the open cells that idleClose.ts calls idle (no activity for the boundary gap, or a new
+   * day in the user's time zone), then gives them a scene and lets the policy queue synthesis.
+   * Runs inside the loop, after the unplaced turns, so it never races a placement; closing is
+   * idempotent (a closed cell is never closed again). Returns how many cells it closed.
+   */
+  async closeIdle(): Promise<number> {
+    this.#idleDue = true;
+    this.#idleClosed = 0;
+    this.#loop.kick();
+    await this.#loop.idle();
+    return this.#idleClosed;
+  }
+
+  /**
+   * The consolidation policy changed: every closed cell still raw (or failed) is offered to the
+   * policy again, as if it had just closed, in the background loop. Queued work then runs through
+   * the job queue in heat order like any other (no burst outside the queue).
+   */
+  reevaluate(): void {
+    this.#reevaluateDue = true;
+    this.#loop.kick();
+  }
+
+  async #reevaluateNow(): Promise<void> {
+    this.#reevaluateDue = false;
+    const policy = this.#d.policy();
+    if (policy.name === 'off') return;
+    const queued = new Set<string>();
+    for (const cell of await this.#d.episodes.unsynthesisedCells(100_000)) {
+      if (this.#loop.stopped) return;
+      if (queued.has(cell.id)) continue;
+      const sceneCells = cell.sceneId ? (await this.#d.episodes.cellsInScene(cell.sceneId)).filter((c) => c.closedBy !== null) : [cell];
+      const ids = policy.onCellClosed(cell, sceneCells).filter((id) => !queued.has(id));
+      if (ids.length === 0) continue;
+      await this.#queue(ids, cell.sceneId ? await this.#d.episodes.sceneHeat(cell.sceneId) : 0);
+      for (const id of ids) queued.add(id);
+    }
+    if (queued.size) this.#d.onChange?.();
+  }
+
+  async #closeIdleNow(): Promise<void> {
+    this.#idleDue = false;
+    const now = this.#d.clock.now();
+    const rule = this.#segmenter();
+    const open = await this.#d.episodes.openCellsIdleSince(Number.MAX_SAFE_INTEGER);
+    let closed = 0;
+    for (const cell of open) {
+      if (this.#loop.stopped) return;
+      const reason = idleCloseReason(cell, now, rule);
+      if (!reason) continue;
+      await this.#d.episodes.closeCell(cell.id, reason, now);
+      this.#open.delete(cell.conversationId);
+      await this.#afterClose(cell.id);
+      closed++;
+    }
+    this.#idleClosed += closed;
+    if (closed) this.#d.onChange?.();
+  }
+
+  /**
+   * An embedder switch reached `model` for every turn: a raw episode's vector for it (the mean of
+   * its turns), or null for an unknown cell; and every theme's centroid rebuilt for it.
+   */
+  async cellVector(cellId: string, model: string, dim: number): Promise<Float32Array | null> {
+    const cell = await this.#d.episodes.getCell(cellId);
+    return cell ? turnMean(this.#d, cell, model, dim) : null;
+  }
+
+  recentreScenes(model: string, dim: number): Promise<number> {
+    return recentreScenes(this.#d, model, dim);
+  }
+
   #segmenter(): SegmenterConfig {
-    return this.#d.segmenter ?? DEFAULT_SEGMENTER_CONFIG;
+    const base = this.#d.segmenter ?? DEFAULT_SEGMENTER_CONFIG;
+    return this.#d.timeZone ? { ...base, timeZone: this.#d.timeZone() } : base;
   }
 
   async #run(): Promise<void> {
@@ -131,6 +214,9 @@ export class Lifecycle {
         // The embedder has not reached this turn yet: the next kick (when embedding settles) resumes.
         if (waiting) break;
       }
+      // Only once nothing waits to be placed: a waiting turn may still extend its open cell.
+      if (this.#idleDue && (await this.#d.episodes.unplacedTurns(1)).length === 0) await this.#closeIdleNow();
+      if (this.#reevaluateDue) await this.#reevaluateNow();
       this.#lastError = null;
     } catch (err) {
       this.#lastError = toErrorInfo(err);
@@ -173,20 +259,18 @@ export class Lifecycle {
 
     // Encoding score against the nearest stored turns (by meaning when vectors exist).
     let neighbours: string[] = [];
-    let nearestVector: Float32Array | null = null;
     if (active && vector) {
       const hits = (await d.semantic.search(active.id, active.dim, vector, 11)).filter((h) => h.id !== turn.id).slice(0, 10);
       const texts = await Promise.all(hits.map((h) => d.store.getMessage(h.id)));
       neighbours = texts.filter((m) => m !== null).map((m) => m.content);
-      if (hits[0]) nearestVector = (await d.store.getVectors('message', [hits[0].id], active.id))[0]?.vector ?? null;
     }
-    const encoding = encodingScore({ text: turn.content, neighbours, vector: vector ?? null, nearestVector });
+    const encoding = encodingScore({ text: turn.content, neighbours });
 
     const now = d.clock.now();
     const startsNew = !open || reason !== null;
     const cellId = startsNew ? d.newId() : open.cellId;
     const foresight = turn.role === 'user'
-      ? findDateForesight(turn.content, turn.occurredAt).map((f) => ({ ...f, id: d.newId(), memcellId: cellId, sourceMessageId: turn.id }))
+      ? findDateForesight(turn.content, turn.occurredAt, this.#segmenter().timeZone).map((f) => ({ ...f, id: d.newId(), memcellId: cellId, sourceMessageId: turn.id }))
       : [];
     await d.episodes.placeTurn({
       turn,
@@ -214,28 +298,20 @@ export class Lifecycle {
     const active = d.activeVectors();
     let sceneCells: MemCellRecord[] = [cell];
     if (active) {
-      const ids = (await d.episodes.turnsInRange(cell.conversationId, cell.firstSeq, cell.lastSeq)).map((m) => m.id);
-      const vectors = await d.store.getVectors('message', ids, active.id);
-      const mean = new Float32Array(active.dim);
-      for (const v of vectors) if (v.vector.length === active.dim) for (let i = 0; i < mean.length; i++) mean[i]! += v.vector[i]!;
-      const norm = Math.hypot(...mean);
-      if (norm > 0) {
-        for (let i = 0; i < mean.length; i++) mean[i]! /= norm;
+      const mean = await turnMean(d, cell, active.id, active.dim);
+      if (mean) {
         await d.store.putVectors('memcell', active.id, [{ itemId: cell.id, vector: mean }]);
         // Scenes compare centred vectors (see SemanticIndex.meanVector); centroids are stored centred.
-        const common = await d.semantic.meanVector(active.id, active.dim);
-        const centred = mean.map((x, i) => x - common[i]!);
-        const cn = Math.hypot(...centred);
-        if (cn > 0) for (let i = 0; i < centred.length; i++) centred[i]! /= cn;
+        const centredVector = centred(mean, await d.semantic.meanVector(active.id, active.dim));
         const scenes = (await d.episodes.scenes(active.id)).filter((s) => s.centroid !== null);
         const config = d.sceneConfig?.(active.id) ?? DEFAULT_SCENE_CONFIG;
-        const decision = assignScene(scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })), centred, cell.endAt, config);
+        const decision = assignScene(scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })), centredVector, cell.endAt, config);
         const now = d.clock.now();
         if (decision.kind === 'join') {
           await d.episodes.assignScene(cell.id, { ...decision.next, centroidModel: active.id }, false, now);
           sceneCells = await d.episodes.cellsInScene(decision.sceneId);
         } else {
-          await d.episodes.assignScene(cell.id, { id: d.newId(), centroid: centred, centroidModel: active.id, memberCount: 1, lastActivityAt: cell.endAt }, true, now);
+          await d.episodes.assignScene(cell.id, { id: d.newId(), centroid: centredVector, centroidModel: active.id, memberCount: 1, lastActivityAt: cell.endAt }, true, now);
         }
       }
     }

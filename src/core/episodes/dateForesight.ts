@@ -1,9 +1,11 @@
 /**
  * Foresight without an LLM: explicit future dates in a user's turn ("my exam is next Friday",
  * "we fly to Lisbon on March 3rd") become time-bounded foresight items via chrono-node, resolved
- * against the turn's own time. Past references ("yesterday") are ignored.
+ * against the turn's own time in the user's time zone ("tomorrow" written at 23:30 in Tokyo is the
+ * Tokyo tomorrow). Past references ("yesterday") are ignored.
  */
 import * as chrono from 'chrono-node';
+import { DEFAULT_TIME_ZONE, offsetMinutes, startOfDay } from '../base/timeZone';
 
 export interface DateForesight {
   /** The sentence that mentions the date, trimmed. */
@@ -26,9 +28,10 @@ function sentenceAround(text: string, index: number, length: number): string {
   return text.slice(start < 0 ? 0 : start + 1, end).trim().slice(0, 300);
 }
 
-/** Finds future-dated mentions in `text` written at `writtenAt` (ms). */
-export function findDateForesight(text: string, writtenAt: number, tzOffsetMinutes = 0): DateForesight[] {
-  const ref = { instant: new Date(writtenAt), timezone: tzOffsetMinutes };
+/** Finds future-dated mentions in `text` written at `writtenAt` (ms) by someone in `timeZone` (IANA). */
+export function findDateForesight(text: string, writtenAt: number, timeZone = DEFAULT_TIME_ZONE): DateForesight[] {
+  // chrono takes a fixed offset; the one in force when the turn was written resolves its words.
+  const ref = { instant: new Date(writtenAt), timezone: offsetMinutes(timeZone, writtenAt) };
   const results = chrono.parse(text.slice(0, 5_000), ref, { forwardDate: true });
   const out: DateForesight[] = [];
   for (const r of results) {
@@ -39,10 +42,11 @@ export function findDateForesight(text: string, writtenAt: number, tzOffsetMinut
     // forwardDate pushes "last March" into next year: words that point back rule a match out.
     const lead = text.slice(Math.max(0, r.index - 12), r.index).toLowerCase();
     if (/\b(last|past|previous|since)\s*$/.test(lead) || /\b(last|ago|previous)\b/i.test(r.text)) continue;
-    const dayStart = start - ((start + tzOffsetMinutes * 60_000) % DAY);
+    const dayStart = startOfDay(timeZone, start);
     const endDate = r.end?.date().getTime();
     const monthOnly = !r.start.isCertain('day') && !r.start.isCertain('weekday');
-    const endAt = endDate && endDate > start ? endDate : monthOnly ? dayStart + 31 * DAY - 1 : dayStart + DAY - 1;
+    // The day's real end (23 or 25 hours on a DST change), measured from the next local midnight.
+    const endAt = endDate && endDate > start ? endDate : monthOnly ? startOfDay(timeZone, dayStart + 31 * DAY + 3 * 3_600_000) - 1 : startOfDay(timeZone, dayStart + DAY + 3 * 3_600_000) - 1;
     if (endAt <= writtenAt) continue;
     out.push({ content: sentenceAround(text, r.index, r.text.length), startAt: Math.max(dayStart, writtenAt), endAt, phrase: r.text });
   }

@@ -6,13 +6,13 @@
  *   (|gz(M‖e)| − |gz(M)|) / |gz(e)|, clamped to [0.05, 1]; 1 when memory is empty.
  * - salience: a rule-based speech-act and content score (commitments, corrections, decisions and
  *   personal facts high; greetings, laughter and filler low; numbers, dates, names add).
- * - predictionError: 1 − cos(normalise(v_e + v_m), v_m) against the nearest stored turn m, 0 when
- *   m is off-topic (cos < 0.2). Computed from the vectors we already have, instead of embedding
- *   the two extra pair texts the reference uses (for averaging embedders the two agree).
- * - score: the weighted mean (0.25, 0.20, 0.30), the reference's production weights.
+ * - score: the weighted mean of the two (the reference's weights 0.25 / 0.20).
+ *
+ * The reference's third signal, prediction error (1 − cos of the turn and its nearest neighbour),
+ * was computed here for a while but decided nothing — synthesis order reads novelty and salience
+ * (consolidationPriority) — so it was removed with the extra vector read per turn it cost.
  */
 import { deflateSync, strToU8 } from 'fflate';
-import { cosine } from '../base/vectorMath';
 
 export type SpeechAct = 'commitment' | 'correction' | 'decision' | 'personal-fact' | 'question' | 'greeting' | 'laughter' | 'noise' | 'statement';
 
@@ -26,13 +26,12 @@ export interface Salience {
 export interface EncodingScore {
   readonly novelty: number;
   readonly salience: number;
-  readonly predictionError: number;
   readonly score: number;
   readonly act: SpeechAct;
   readonly signals: readonly string[];
 }
 
-export const ENCODING_WEIGHTS = { novelty: 0.25, salience: 0.2, predictionError: 0.3 } as const;
+export const ENCODING_WEIGHTS = { novelty: 0.25, salience: 0.2 } as const;
 
 /** Compressed size with raw DEFLATE level 6 (gzip's compressor without its ~20 bytes of framing,
  * which would otherwise dominate the ratio for chat-sized turns). */
@@ -90,26 +89,15 @@ export function salience(text: string): Salience {
 }
 
 
-export function predictionError(vector: Float32Array | null, nearest: Float32Array | null): number {
-  if (!vector || !nearest || vector.length !== nearest.length) return 0;
-  if (cosine(vector, nearest) < 0.2) return 0;
-  const cross = new Float32Array(vector.length);
-  for (let i = 0; i < cross.length; i++) cross[i] = vector[i]! + nearest[i]!;
-  return Math.max(0, Math.min(1, 1 - cosine(cross, nearest)));
-}
-
 export function encodingScore(input: {
   readonly text: string;
   readonly neighbours: readonly string[];
-  readonly vector: Float32Array | null;
-  readonly nearestVector: Float32Array | null;
 }): EncodingScore {
   const n = novelty(input.text, input.neighbours);
   const s = salience(input.text);
-  const p = s.act === 'noise' ? 0 : predictionError(input.vector, input.nearestVector);
   const w = ENCODING_WEIGHTS;
-  const score = (w.novelty * n + w.salience * s.score + w.predictionError * p) / (w.novelty + w.salience + w.predictionError);
-  return { novelty: n, salience: s.score, predictionError: p, score, act: s.act, signals: s.signals };
+  const score = (w.novelty * n + w.salience * s.score) / (w.novelty + w.salience);
+  return { novelty: n, salience: s.score, score, act: s.act, signals: s.signals };
 }
 
 /** Novelty at which a turn counts as new rather than a repeat (compression ratios of short,

@@ -21,6 +21,8 @@ export interface MemCellRecord {
   readonly salience: number;
   readonly title: string | null;
   readonly narrative: string | null;
+  /** When the cell was last written (a turn placed, a status change); the idle close reads it. */
+  readonly touchedAt?: number;
 }
 
 export interface LifecycleTurn {
@@ -79,11 +81,17 @@ export interface EpisodeStore {
   /** Closes an open cell without a following turn (idle timeout, end of an import). */
   closeCell(cellId: string, reason: BoundaryReason, now: number): Promise<void>;
   openCellsIdleSince(before: number): Promise<MemCellRecord[]>;
+  /** Closed cells still raw or failed, oldest first (a policy change re-evaluates them). */
+  unsynthesisedCells(limit: number): Promise<MemCellRecord[]>;
   getCell(cellId: string): Promise<MemCellRecord | null>;
   scenes(vectorModelId: string): Promise<MemSceneRecord[]>;
   /** Upserts the scene's centroid/count/activity and sets the cell's scene, atomically. */
   assignScene(cellId: string, scene: MemSceneRecord, isNew: boolean, now: number): Promise<void>;
   cellsInScene(sceneId: string): Promise<MemCellRecord[]>;
+  /** Every theme's id (an embedder switch rebuilds their centroids). */
+  sceneIds(): Promise<string[]>;
+  /** Replaces a theme's centroid with one of another vector model (after an embedder switch). */
+  setSceneCentroid(sceneId: string, centroid: Float32Array, vectorModelId: string): Promise<void>;
   setCellStatus(cellId: string, status: MemCellStatus, now: number): Promise<void>;
   /** Visits, turns and last activity of a scene's members, for its heat. */
   sceneHeatInput(sceneId: string): Promise<{ visits: number; turns: number; lastActivityAt: number }>;

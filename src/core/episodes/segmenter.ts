@@ -9,11 +9,12 @@
  * layered on top by the caller.
  */
 import { cosine } from '../base/vectorMath';
+import { DEFAULT_TIME_ZONE, dayKey } from '../base/timeZone';
 
 export interface SegmenterConfig {
-  /** Close on a change of calendar day, in the user's time zone (minutes east of UTC). */
+  /** Close on a change of calendar day, in the user's time zone (an IANA name; DST-aware). */
   readonly splitOnDayChange: boolean;
-  readonly tzOffsetMinutes: number;
+  readonly timeZone: string;
   /** Close when the gap since the previous turn exceeds this. */
   readonly maxGapMs: number;
   /** Close when the turn's cosine to the segment centroid is below this (needs minTurnsForDrift turns). */
@@ -25,7 +26,7 @@ export interface SegmenterConfig {
 
 export const DEFAULT_SEGMENTER_CONFIG: SegmenterConfig = {
   splitOnDayChange: true,
-  tzOffsetMinutes: 0,
+  timeZone: DEFAULT_TIME_ZONE,
   maxGapMs: 3 * 3_600_000,
   // Low on purpose: static word-vector embeddings give related turns cosines of ~0.3–0.8, and a
   // false split costs less than a missed one (each cell is small and scenes regroup them).
@@ -61,15 +62,11 @@ export interface OpenSegment {
   readonly vectorSum: Float32Array | null;
 }
 
-function dayKey(t: number, tzOffsetMinutes: number): number {
-  return Math.floor((t + tzOffsetMinutes * 60_000) / 86_400_000);
-}
-
 
 /** Decides whether `turn` starts a new segment after `open`; null means it joins. */
 export function boundaryBefore(open: OpenSegment | null, turn: SegmentTurn, config: SegmenterConfig = DEFAULT_SEGMENTER_CONFIG): BoundaryReason | null {
   if (!open || open.turns === 0) return null;
-  if (config.splitOnDayChange && dayKey(turn.occurredAt, config.tzOffsetMinutes) !== dayKey(open.lastOccurredAt, config.tzOffsetMinutes)) return 'day-change';
+  if (config.splitOnDayChange && dayKey(config.timeZone, turn.occurredAt) !== dayKey(config.timeZone, open.lastOccurredAt)) return 'day-change';
   if (turn.occurredAt - open.lastOccurredAt > config.maxGapMs) return 'time-gap';
   if (open.turns >= config.maxTurns || open.tokens + turn.tokenCount > config.maxTokens) return 'size-cap';
   if (turn.vector && open.vectorSum && open.turns >= config.minTurnsForDrift && cosine(turn.vector, open.vectorSum, 1) < config.driftThreshold) {

@@ -14,7 +14,7 @@ import type { Clock, Embedder, Llm } from '../base/ports';
 import type { EpisodeStore } from '../episodes/episodes';
 import type { KnowledgeStore } from './knowledge';
 import type { VectorStore } from '../base/store';
-import { JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
+import { CancelJob, JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
 import { expireForesight, summariseScene, synthesiseMemCell } from './synthesis';
 import { updateProfile } from './profileUpdate';
 import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
@@ -33,6 +33,8 @@ export interface ConsolidatorDeps {
   readonly vectors: VectorStore;
   /** The configured endpoint, or null when the user has not set one up. */
   readonly llm: () => Llm | null;
+  /** Whether synthesis may spend tokens now (false under the `off` policy: claimed jobs are cancelled). */
+  readonly allowed?: () => boolean;
   /** The active embedder, or null (then new knowledge is full-text searchable only). */
   readonly embedder: () => Embedder | null;
   readonly clock: Clock;
@@ -67,8 +69,14 @@ export class Consolidator {
   }
 
   async start(): Promise<void> {
-    await expireForesight(this.#d.knowledge, this.#d.clock.now());
     await this.runner.start();
+  }
+
+  /** Marks foresight whose end has passed as expired (the engine runs this at start and on a timer). */
+  async expireForesight(): Promise<number> {
+    const n = await expireForesight(this.#d.knowledge, this.#d.clock.now());
+    if (n > 0) this.#d.onChange?.();
+    return n;
   }
 
   /** Call when the endpoint settings change: paused work resumes at once. */
@@ -83,6 +91,12 @@ export class Consolidator {
   }
 
   async #guard(job: Job, run: () => Promise<void>): Promise<void> {
+    if (this.#d.allowed && !this.#d.allowed()) {
+      if (job.kind === SYNTHESISE_MEMCELL && typeof job.payload.memcellId === 'string') {
+        await this.#d.episodes.setCellStatus(job.payload.memcellId, 'raw', this.#d.clock.now());
+      }
+      throw new CancelJob('the consolidation policy is off');
+    }
     try {
       await run();
       this.#d.onChange?.();
@@ -99,7 +113,7 @@ export class Consolidator {
     }
   }
 
-  async #embed(kind: 'fact' | 'memcell' | 'memscene', items: { id: string; text: string }[]): Promise<void> {
+  async #embed(kind: 'fact' | 'memcell', items: { id: string; text: string }[]): Promise<void> {
     const embedder = this.#d.embedder();
     const texts = items.filter((i) => i.text.trim());
     if (!embedder || texts.length === 0) return;
@@ -136,8 +150,9 @@ export class Consolidator {
     const newMemberIds = Array.isArray(job.payload.newMemberIds) ? job.payload.newMemberIds.map(String) : undefined;
     const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock };
     const result = await summariseScene(deps, sceneId, { jobId: job.id, ...(newMemberIds ? { newMemberIds } : {}) });
+    // No vector for the summary: nothing searched theme summaries by meaning (themes are reached
+    // through their episodes' vectors and centroids), so the vectors were written and never read.
     if (!result) return;
-    await this.#embed('memscene', [{ id: sceneId, text: `${result.title}. ${result.summary}` }]);
     await this.#d.jobs.enqueue(UPDATE_PROFILE, {}, { dedupeKey: 'profile', runAfter: this.#d.clock.now() + (this.#d.profileDebounceMs ?? 30_000) });
     this.runner.kick();
   }

@@ -8,8 +8,8 @@
  *                  until the change), so "where did she live in 2022?" still finds the old fact.
  * - contradiction: old.superseded_by = new.id, old.valid_to left open and old.confidence capped
  *                  at CONTRADICTED_CONFIDENCE: the two statements disagree, and we do not know
- *                  that the world changed. `listFactContradictions` reads this back for the
- *                  explorer. (A dedicated `facts.relation` column would make this explicit.)
+ *                  that the world changed. (Nothing lists contradictions apart yet: an unused
+ *                  reader was removed; a dedicated `facts.relation` column would make it explicit.)
  */
 import type { Role } from '../base/types';
 
@@ -94,11 +94,22 @@ export interface SceneMember {
   readonly endAt: number;
 }
 
+/**
+ * memscenes.edited_by_user is a bit field (no schema change needed): the user named the theme
+ * (its title is kept, summaries still come), and/or the user forgot its summary (the scene's
+ * tombstone: no summary is written for it again).
+ */
+export const SCENE_USER_TITLE = 1;
+export const SCENE_SUMMARY_FORGOTTEN = 2;
+
 export interface SceneForSummary {
   readonly id: string;
   readonly title: string | null;
   readonly summary: string | null;
+  /** The user named the theme: summaries keep this title. */
   readonly editedByUser: boolean;
+  /** The user forgot the theme's summary: none is written again. */
+  readonly summaryForgotten: boolean;
   /** Synthesised members only, oldest first. */
   readonly members: readonly SceneMember[];
 }
@@ -168,15 +179,6 @@ export interface ForesightItem {
   readonly source: ForesightSource;
 }
 
-export interface FactContradiction {
-  /** The older statement, now superseded. */
-  readonly oldFactId: string;
-  readonly oldContent: string;
-  readonly newFactId: string;
-  readonly newContent: string;
-  readonly memcellId: string;
-}
-
 export interface KnowledgeStore {
   /** The cell and its turns (seq order), or null when it no longer exists. */
   loadCell(memcellId: string): Promise<CellForSynthesis | null>;
@@ -191,8 +193,6 @@ export interface KnowledgeStore {
    * inserts facts and foresight with ids derived from the cell id, and marks replaced facts.
    */
   saveSynthesis(write: MemCellSynthesisWrite): Promise<SavedSynthesis>;
-  /** Superseded facts whose successor contradicted rather than updated them, newest first. */
-  listFactContradictions(limit?: number): Promise<FactContradiction[]>;
 
   loadScene(sceneId: string): Promise<SceneForSummary | null>;
   /** Writes title and summary and clears summary_stale. */

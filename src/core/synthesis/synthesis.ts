@@ -268,12 +268,8 @@ const SCENE_MAX_MEMBERS = 12;
 export async function summariseScene(deps: SynthesisDeps, sceneId: string, options: SynthesisCallOptions & { newMemberIds?: readonly string[] } = {}): Promise<SceneSummaryResult | null> {
   const scene = await deps.store.loadScene(sceneId);
   if (!scene) return null;
-  if (scene.editedByUser) {
-    const title = scene.title ?? '';
-    const summary = scene.summary ?? '';
-    await deps.store.saveSceneSummary(sceneId, title, summary, deps.clock.now());
-    return { sceneId, title, summary, usage: null };
-  }
+  // A forgotten summary stays forgotten (the scene's tombstone), whatever joins the scene later.
+  if (scene.summaryForgotten) return null;
   const wanted = options.newMemberIds ? new Set(options.newMemberIds) : null;
   const withText = scene.members.filter((m) => m.narrative);
   const members = wanted
@@ -290,7 +286,8 @@ export async function summariseScene(deps: SynthesisDeps, sceneId: string, optio
     ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const title = result.value.title.slice(0, 200);
+  // A theme the user named keeps its name; its summary still follows its episodes.
+  const title = scene.editedByUser && scene.title ? scene.title : result.value.title.slice(0, 200);
   const summary = result.value.summary.slice(0, 4000);
   await deps.store.saveSceneSummary(sceneId, title, summary, deps.clock.now());
   return { sceneId, title, summary, usage: result.usage };

@@ -1,0 +1,134 @@
+/**
+ * An embedder switch re-embeds every kind with vectors (issue 18): turns, facts and episodes get
+ * the new model's vectors before it becomes active, themes' centroids follow it, and
+ * turns written during the switch get the old model's vector first.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import type { Embedder, EmbedderProvider } from '../../src/core/base/ports';
+import { LlmClient } from '../../src/llm/LlmClient';
+import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
+import { synthesisResponder } from '../support/synthesisResponder';
+import { immediateTimer } from '../support/topicEmbedder';
+import { createEngine } from '../../src/host/createEngine';
+
+const H = 3_600_000;
+const T0 = Date.UTC(2026, 2, 10, 9);
+
+/** Maps a text to the axis of the first topic whose words it contains (a topic is "word|synonym"). */
+function synonymEmbedder(id: string, topics: readonly string[], gate?: (call: number) => Promise<void>): Embedder {
+  let calls = 0;
+  return {
+    id,
+    dim: topics.length + 1,
+    async embed(texts) {
+      await gate?.(++calls);
+      return texts.map((t) => {
+        const v = new Float32Array(topics.length + 1);
+        const i = topics.findIndex((topic) => topic.split('|').some((w) => t.toLowerCase().includes(w)));
+        v[i < 0 ? topics.length : i] = 1;
+        return v;
+      });
+    },
+  };
+}
+
+let mock: MockLlmServer;
+beforeAll(async () => {
+  mock = await startMockLlmServer({ responder: synthesisResponder });
+});
+afterAll(async () => mock.close());
+
+async function setup(b: Embedder) {
+  const store = await openNodeStore();
+  // Model a knows no synonyms; model b knows that a puppy is a dog.
+  const models: Record<string, Embedder> = { a: synonymEmbedder('a@1', ['dog', 'flight', 'rent']), b };
+  const provider: EmbedderProvider = { defaultModelId: 'a', embedder: (id) => models[id]! };
+  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 1 });
+  const engine = createEngine(store, { embedders: provider, llm, timer: immediateTimer, profileDebounceMs: 0 });
+  await engine.start();
+  await engine.setConsolidationPolicy('eager');
+  await store.createConversation({ id: 'c', title: 'Chat' });
+  let n = 0;
+  for (const [h, content] of [[0, 'I adopted a dog named Biscuit.'], [24, 'My flight to Lisbon is on Friday.'], [48, 'The dog learned to sit today.']] as const) {
+    await engine.appendTurn({ id: `t${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H });
+    await engine.idle();
+  }
+  await engine.closeOpenCells();
+  await engine.idle();
+  return { store, engine };
+}
+
+const count = async (store: Awaited<ReturnType<typeof openNodeStore>>, kind: string, model: string) =>
+  Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM vectors WHERE item_kind = ? AND model_id = ?', [kind, model]))[0]!.n);
+
+describe('embedder switch', () => {
+  it('re-embeds turns, facts, episodes and themes; after it a fact is found by meaning with the new model', async () => {
+    const { store, engine } = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent']));
+    const before = { fact: await count(store, 'fact', 'a@1'), memcell: await count(store, 'memcell', 'a@1') };
+    expect(before.fact).toBeGreaterThan(0);
+    expect(before.memcell).toBe(3);
+    expect((await store.db.query("SELECT id FROM memscenes WHERE summary <> ''")).length).toBeGreaterThan(0);
+    expect(await count(store, 'memscene', 'a@1')).toBe(0); // theme summaries have no vectors (unread, removed)
+    expect(await engine.searchMemory('puppy', { kinds: ['fact'] })).toEqual([]); // model a: no such meaning
+
+    await engine.setEmbedder('b');
+    await engine.idle();
+    const status = (await engine.embeddingStatus())!;
+    expect(status).toMatchObject({ activeModel: 'b', targetModel: 'b', state: 'idle' });
+    expect(status.embedded).toBe(status.total);
+    for (const kind of ['fact', 'memcell'] as const) {
+      expect(await count(store, kind, 'b@1')).toBe(before[kind]);
+      expect(await count(store, kind, 'a@1')).toBe(0);
+    }
+    const models = await store.db.query<{ centroid_model: string }>('SELECT DISTINCT centroid_model FROM memscenes WHERE centroid IS NOT NULL');
+    expect(models).toEqual([{ centroid_model: 'b@1' }]);
+
+    const hits = await engine.searchMemory('puppy', { kinds: ['fact'] });
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits[0]!.text).toMatch(/dog/);
+
+    // A new dog episode joins the existing dog theme under the new model (no new theme).
+    const scenes = (await engine.listScenes()).length;
+    await engine.appendTurn({ id: 't9', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The dog chased a ball.', occurredAt: T0 + 96 * H });
+    await engine.idle();
+    await engine.closeOpenCells();
+    await engine.idle();
+    expect((await engine.listScenes()).length).toBe(scenes);
+    engine.stop();
+  });
+
+  it('a turn written during a switch gets the old model\'s vector before the switch ends', async () => {
+    let release!: () => void;
+    const written = new Promise<void>((r) => { release = r; });
+    let engineRef: Awaited<ReturnType<typeof setup>> | null = null;
+    // Model b's second batch waits until the turn written during the switch has model a's vector:
+    // if it only got one at the end of the switch, this would never resolve.
+    const gate = async (call: number) => {
+      if (!engineRef) return;
+      if (call === 1) {
+        release(); // the test now writes a turn; this batch ends once that turn is stored
+        for (let i = 0; i < 500 && !(await engineRef.store.getMessage('during')); i++) await new Promise((r) => setTimeout(r, 10));
+      }
+      if (call === 2) {
+        for (let i = 0; i < 500; i++) {
+          if ((await engineRef.store.getVectors('message', ['during'], 'a@1')).length > 0) return;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        throw new Error('the turn written during the switch never got the active model\'s vector');
+      }
+    };
+    const s = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent'], gate));
+    // Enough turns for two batches of the switch.
+    for (let i = 0; i < 40; i++) await s.engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
+    await s.engine.idle();
+    engineRef = s;
+    await s.engine.setEmbedder('b');
+    await written;
+    await s.engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dog sleeps a lot.', occurredAt: T0 + 51 * H });
+    await s.engine.idle();
+    expect((await s.engine.embeddingStatus())!.activeModel).toBe('b');
+    expect((await s.store.getVectors('message', ['during'], 'b@1')).length).toBe(1);
+    s.engine.stop();
+  });
+});

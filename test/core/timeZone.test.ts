@@ -1,0 +1,107 @@
+/**
+ * The user's time zone drives day boundaries, date foresight and the answer prompt's dates
+ * (issue 18): checked in Tokyo, New York and Berlin, both of the latter across a DST change.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dayKey, offsetMinutes, startOfDay } from '../../src/core/base/timeZone';
+import { DEFAULT_SEGMENTER_CONFIG, segmentTurns } from '../../src/core/episodes/segmenter';
+import { findDateForesight } from '../../src/core/episodes/dateForesight';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { LlmClient } from '../../src/llm/LlmClient';
+import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
+import { createEngine } from '../../src/host/createEngine';
+import { META_KEYS } from '../../src/core/base/settings';
+
+const H = 3_600_000;
+const iso = (t: number) => new Date(t).toISOString();
+
+describe('time zone arithmetic', () => {
+  it('follows DST: Berlin is +60 in winter and +120 in summer; its 29 March 2026 lasts 23 hours', () => {
+    expect(offsetMinutes('Europe/Berlin', Date.UTC(2026, 0, 10))).toBe(60);
+    expect(offsetMinutes('Europe/Berlin', Date.UTC(2026, 6, 10))).toBe(120);
+    expect(offsetMinutes('America/New_York', Date.UTC(2026, 0, 10))).toBe(-300);
+    const start = startOfDay('Europe/Berlin', Date.UTC(2026, 2, 29, 12));
+    expect(iso(start)).toBe('2026-03-28T23:00:00.000Z');
+    expect(iso(startOfDay('Europe/Berlin', Date.UTC(2026, 2, 30, 12)))).toBe('2026-03-29T22:00:00.000Z');
+    expect(dayKey('Asia/Tokyo', Date.UTC(2026, 2, 10, 14, 59))).not.toBe(dayKey('Asia/Tokyo', Date.UTC(2026, 2, 10, 15, 1)));
+  });
+});
+
+describe('the segmenter splits at the user\'s midnight', () => {
+  const turn = (id: string, t: number) => ({ id, seq: 0, occurredAt: t, tokenCount: 5 });
+  const split = (timeZone: string, a: number, b: number) =>
+    segmentTurns([turn('a', a), turn('b', b)], { ...DEFAULT_SEGMENTER_CONFIG, timeZone }).length === 2;
+
+  it('Tokyo: 23:30 and 00:30 local are two days, though the same UTC day', () => {
+    const a = Date.UTC(2026, 2, 10, 14, 30);
+    expect(split('Asia/Tokyo', a, a + H)).toBe(true);
+    expect(split('UTC', a, a + H)).toBe(false);
+  });
+
+  it('Berlin on the day after the DST change: 23:30 and 00:30 summer time split (a fixed winter offset would not)', () => {
+    const a = Date.UTC(2026, 2, 29, 21, 30); // 23:30 CEST
+    expect(split('Europe/Berlin', a, a + H)).toBe(true);
+    expect(split('Etc/GMT-1', a, a + H)).toBe(false); // fixed +01:00: 22:30 and 23:30
+  });
+
+  it('New York: evening turns stay together though UTC midnight falls between them', () => {
+    const a = Date.UTC(2026, 6, 10, 23, 30); // 19:30 EDT
+    expect(split('America/New_York', a, a + H)).toBe(false);
+    expect(split('UTC', a, a + H)).toBe(true);
+  });
+});
+
+describe('date foresight in the user\'s time zone', () => {
+  it('Tokyo: "tomorrow" written at 23:30 local is the next Tokyo day', () => {
+    const written = Date.UTC(2026, 2, 10, 14, 30); // 23:30 JST on 10 March
+    const [item] = findDateForesight('My exam is tomorrow.', written, 'Asia/Tokyo');
+    expect(iso(item!.startAt)).toBe('2026-03-10T15:00:00.000Z');
+    expect(iso(item!.endAt + 1)).toBe('2026-03-11T15:00:00.000Z');
+  });
+
+  it('New York across the spring DST change: "tomorrow" is 8 March local, a 23-hour day', () => {
+    const written = Date.UTC(2026, 2, 8, 2); // 21:00 EST on 7 March
+    const [item] = findDateForesight('The movers come tomorrow.', written, 'America/New_York');
+    expect(iso(item!.startAt)).toBe('2026-03-08T05:00:00.000Z');
+    expect(iso(item!.endAt + 1)).toBe('2026-03-09T04:00:00.000Z');
+  });
+
+  it('Berlin: "next Friday" lands on the Berlin Friday', () => {
+    const written = Date.UTC(2026, 2, 25, 23, 30); // 00:30 CET on Thursday 26 March
+    const [item] = findDateForesight('My flight is next Friday.', written, 'Europe/Berlin');
+    expect(new Date(item!.startAt + offsetMinutes('Europe/Berlin', item!.startAt) * 60_000).getUTCDay()).toBe(5);
+    expect(item!.startAt).toBe(startOfDay('Europe/Berlin', item!.startAt)); // from the Berlin midnight
+  });
+});
+
+describe('the engine keeps the zone and uses it', () => {
+  let mock: MockLlmServer;
+  beforeAll(async () => {
+    mock = await startMockLlmServer({ responder: () => 'Noted [1].' });
+  });
+  afterAll(async () => mock.close());
+
+  it('stores a chosen zone in meta, refuses an unknown one, follows the browser when cleared, and dates the answer prompt in it', async () => {
+    const store = await openNodeStore();
+    const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
+    const engine = createEngine(store, { only: ['episodes', 'recall'], llm, platformTimeZone: () => 'America/New_York', clock: { now: () => Date.UTC(2026, 2, 10, 14, 30) } });
+    await engine.start();
+    expect(await engine.timeZone()).toEqual({ timeZone: 'America/New_York', source: 'browser' });
+    await expect(engine.setTimeZone('Mars/Olympus')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await engine.setTimeZone('Asia/Tokyo')).toEqual({ timeZone: 'Asia/Tokyo', source: 'user' });
+    expect(await store.getMeta(META_KEYS.timeZone)).toBe('Asia/Tokyo');
+
+    await store.createConversation({ id: 'c', title: 't' });
+    await engine.appendTurn({ id: 'q', conversationId: 'c', role: 'user', speaker: 'You', content: 'What day is it?' });
+    await engine.ask({ conversationId: 'c', userMessageId: 'q', answerId: 'a' }, () => undefined);
+    const body = JSON.stringify(mock.requests.at(-1)!.body);
+    expect(body).toContain('Tuesday, 10 March 2026 at 23:30 (Asia/Tokyo)');
+
+    const again = createEngine(store, { only: ['episodes'], platformTimeZone: () => 'America/New_York' });
+    await again.start();
+    expect((await again.timeZone()).timeZone).toBe('Asia/Tokyo'); // survives a restart
+    expect(await again.setTimeZone(null)).toEqual({ timeZone: 'America/New_York', source: 'browser' });
+    engine.stop();
+    again.stop();
+  });
+});
