@@ -110,14 +110,8 @@ export class MemoryEngine implements EngineApi {
         })
       : null;
     this.#answers = new AnswerService({
-      llm: () => this.#llm,
-      source,
-      listMessages: (id) => this.#store.listMessages(id),
-      appendTurn: (turn) => this.appendTurn(turn),
-      settings: () => this.#settings.answerSettings(),
-      retrieved: (ids) => this.noteRetrieved(ids),
-      clock,
-      timeZone: () => this.#settings.timeZone,
+      llm: () => this.#llm, source, clock, timeZone: () => this.#settings.timeZone, settings: () => this.#settings.answerSettings(),
+      listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.appendTurn(turn), retrieved: (ids) => this.noteRetrieved(ids),
     });
     this.#saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => this.#emit({ type: 'memory-changed' }) });
     this.#explorer = deps.explorer
