@@ -39,6 +39,7 @@ import { answerSourceOf, type KnowledgeVectorSearch } from '../src/core/recall/a
 import type { AnswerSource } from '../src/core/recall/answerContext';
 import type { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 import { createEngine } from '../src/host/createEngine';
+import { ANSWER_BUDGET } from '../src/core/base/settings';
 
 export interface QaArgs {
   readonly data: string;
@@ -293,7 +294,7 @@ export async function runQa(args: QaArgs): Promise<QaReport> {
   const golds = await loadGoldAnswers(args.data, dataset.name);
   const policy = args.policy ?? 'off';
   const runs = Math.max(1, args.judgeRuns ?? 3);
-  const budgetTokens = args.budgetTokens ?? 2500;
+  const budgetTokens = args.budgetTokens ?? ANSWER_BUDGET.default;
   const timeoutMs = args.timeoutMs ?? 120_000;
   const progress = args.progress ?? (() => undefined);
   let embedders: EmbedderProvider | null;

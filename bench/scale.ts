@@ -17,7 +17,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { BenchCorpusInput, BenchIngestTiming } from '../src/core/protocol';
-import type { ScaleMeasurement, ScaleQuestionInput } from '../src/host/ScaleBenchHost';
+import type { ScaleMeasurement, ScaleQuestionInput } from '../src/core/protocol';
 import { loadDataset, type BenchCorpus, type BenchQuestion } from './datasets';
 import { benchPageInput } from './recall';
 import { aggregate, percentile, scoreQuestion } from './scoring';

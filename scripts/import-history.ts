@@ -11,27 +11,34 @@
  */
 import { existsSync, openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
-import { MemoryEngine } from '../src/core/engine/MemoryEngine';
+import { parseArgs as parseCliArgs } from 'node:util';
+import { createEngine } from '../src/host/createEngine';
 import { HISTORY_FORMATS, type HistoryFile, type HistoryFormat } from '../src/core/base/historyImport';
 import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
-import { readHistory } from '../src/import/readHistory';
 import { loadDatabaseFile, openMemoryDatabase, saveDatabaseFile } from '../src/storage/openNodeDatabase';
 import { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 import { RecollectError } from '../src/core/base/errors';
 
+const USAGE = 'Usage: npm run import -- --format chatgpt|claude|locomo|longmemeval|text|auto <file> --out recollect.sqlite [--policy off|recurrence|eager]';
+
+/** Strict flags (node:util parseArgs): an unknown option or a missing value is an error, never ignored. */
 function parseArgs(argv: readonly string[]) {
-  const out: { format: HistoryFormat | 'auto'; file: string | null; out: string; policy: PolicyName | undefined } = { format: 'auto', file: null, out: 'recollect.sqlite', policy: undefined };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--format') out.format = argv[++i] as HistoryFormat | 'auto';
-    else if (a === '--out') out.out = argv[++i] ?? out.out;
-    else if (a === '--policy') out.policy = argv[++i] as PolicyName;
-    else if (a.startsWith('--')) throw new RecollectError('INVALID_INPUT', `Unknown option ${a}.`);
-    else out.file = a;
+  let parsed;
+  try {
+    parsed = parseCliArgs({
+      args: [...argv], strict: true, allowPositionals: true,
+      options: { format: { type: 'string' }, out: { type: 'string' }, policy: { type: 'string' } },
+    });
+  } catch (err) {
+    throw new RecollectError('INVALID_INPUT', `${err instanceof Error ? err.message.split('\n')[0] : String(err)} ${USAGE}`);
   }
-  if (!out.file) throw new RecollectError('INVALID_INPUT', 'Usage: npm run import -- --format chatgpt|claude|locomo|longmemeval|text|auto <file> --out recollect.sqlite [--policy off|recurrence|eager]');
-  if (out.format !== 'auto' && !HISTORY_FORMATS.includes(out.format)) throw new RecollectError('INVALID_INPUT', `Unknown format "${out.format}" (${HISTORY_FORMATS.join(', ')} or auto).`);
-  return out;
+  const { values, positionals } = parsed;
+  const format = (values.format ?? 'auto') as HistoryFormat | 'auto';
+  const policy = values.policy as PolicyName | undefined;
+  if (positionals.length !== 1) throw new RecollectError('INVALID_INPUT', USAGE);
+  if (format !== 'auto' && !HISTORY_FORMATS.includes(format)) throw new RecollectError('INVALID_INPUT', `Unknown format "${format}" (${HISTORY_FORMATS.join(', ')} or auto).`);
+  if (policy !== undefined && policy !== 'off' && policy !== 'recurrence' && policy !== 'eager') throw new RecollectError('INVALID_INPUT', `Unknown policy "${policy}" (off, recurrence or eager).`);
+  return { format, file: positionals[0]!, out: values.out ?? 'recollect.sqlite', policy };
 }
 
 export async function importHistoryFile(args: ReturnType<typeof parseArgs>, log: (line: string) => void = () => undefined) {
@@ -40,7 +47,7 @@ export async function importHistoryFile(args: ReturnType<typeof parseArgs>, log:
   const db = existsSync(args.out) ? await loadDatabaseFile(args.out) : await openMemoryDatabase();
   const store = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
   // Store only: embedding and episodes happen in the app, which picks up every turn without them.
-  const engine = new MemoryEngine({ store, historyReader: readHistory });
+  const engine = createEngine(store, { only: [] });
   try {
     const report = await engine.importHistory(file, { format: args.format, importId: 'cli', ...(args.policy ? { policy: args.policy } : {}) }, (p) => {
       log(`${p.conversations.toLocaleString('en')} conversations, ${p.turns.toLocaleString('en')} turns, ${Math.round((100 * p.bytesRead) / Math.max(1, p.bytesTotal))}% read`);

@@ -327,6 +327,53 @@ export interface BenchWorkerApi {
   recallCorpus(corpus: BenchCorpusInput, options?: BenchRecallOptions, onProgress?: (line: string) => void): Promise<BenchCorpusResult>;
 }
 
+/** The scale benchmark's side of the benchmark worker (src/host/ScaleBenchHost.ts). */
+export interface ScaleQuestionInput {
+  readonly id: string;
+  readonly text: string;
+  readonly askedAt: number;
+}
+
+export interface ScaleSystemResult {
+  /** Per question, in input order: turn ids best first. */
+  readonly ranked: readonly (readonly string[])[];
+  readonly latenciesMs: readonly number[];
+}
+
+export interface ScaleMeasurement {
+  readonly turns: number;
+  readonly dbBytes: number;
+  /** SQLite's WebAssembly memory (wa-sqlite's heap: page cache, FTS buffers); 0 when not visible. */
+  readonly wasmBytes: number;
+  readonly ours: ScaleSystemResult;
+  readonly bm25: ScaleSystemResult;
+}
+
+export interface ScaleMeasureOptions {
+  /** Turns ranked per question (default 10, what the app's recall asks for). */
+  readonly depth?: number;
+  /** Untimed warm-up questions per system before the timed pass (default 3). */
+  readonly warmup?: number;
+}
+
+export interface ColdOpenResult {
+  readonly turns: number;
+  /** Turn ids of the first search, best first (proves it searched the grown database). */
+  readonly ranked: readonly string[];
+  /** Inside the worker: opening the file, starting the engine and the first recall. */
+  readonly openMs: number;
+  readonly firstRecallMs: number;
+}
+
+export interface ScaleWorkerApi {
+  scaleOpen(fileName: string, options?: { reuse?: boolean }): Promise<{ embedderId: string | null }>;
+  scaleAppend(corpus: BenchCorpusInput): Promise<BenchIngestTiming>;
+  scaleMeasure(questions: readonly ScaleQuestionInput[], options?: ScaleMeasureOptions): Promise<ScaleMeasurement>;
+  scaleClose(): Promise<void>;
+  scaleDelete(fileName: string): Promise<void>;
+  coldOpen(fileName: string, question: ScaleQuestionInput): Promise<ColdOpenResult>;
+}
+
 // ---------------------------------------------------------------------------------------------
 // One error transport for every worker: methods return Results; callers unwrap them
 // ---------------------------------------------------------------------------------------------

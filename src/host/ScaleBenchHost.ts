@@ -7,60 +7,16 @@
  *
  * Unlike `recallCorpus`, the file outlives each call: `scaleOpen` creates it, `scaleAppend` and
  * `scaleMeasure` grow and read it, `scaleClose` releases it (so another worker can open it) and
- * `scaleOpen(…, { reuse: true })` takes it back; `scaleDelete` removes it. Plain data crosses
- * the worker boundary (structured clone).
+ * `scaleOpen(…, { reuse: true })` takes it back; `scaleDelete` removes it. Its wire types
+ * (ScaleWorkerApi …) live in src/core/protocol.ts.
  */
 import type { MemoryEngine } from '../core/engine/MemoryEngine';
 import { RecollectError } from '../core/base/errors';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
-import type { BenchCorpusInput, BenchIngestTiming } from '../core/protocol';
+import type {
+  BenchCorpusInput, BenchIngestTiming, ColdOpenResult, ScaleMeasureOptions, ScaleMeasurement, ScaleQuestionInput, ScaleSystemResult, ScaleWorkerApi,
+} from '../core/protocol';
 import { BenchEngineHost, createBenchEngine, ingestCorpus, warmUpEmbedder, type BenchEngineHostDeps } from './BenchEngineHost';
-
-export interface ScaleQuestionInput {
-  readonly id: string;
-  readonly text: string;
-  readonly askedAt: number;
-}
-
-export interface ScaleSystemResult {
-  /** Per question, in input order: turn ids best first. */
-  readonly ranked: readonly (readonly string[])[];
-  readonly latenciesMs: readonly number[];
-}
-
-export interface ScaleMeasurement {
-  readonly turns: number;
-  readonly dbBytes: number;
-  /** SQLite's WebAssembly memory (wa-sqlite's heap: page cache, FTS buffers); 0 when not visible. */
-  readonly wasmBytes: number;
-  readonly ours: ScaleSystemResult;
-  readonly bm25: ScaleSystemResult;
-}
-
-export interface ScaleMeasureOptions {
-  /** Turns ranked per question (default 10, what the app's recall asks for). */
-  readonly depth?: number;
-  /** Untimed warm-up questions per system before the timed pass (default 3). */
-  readonly warmup?: number;
-}
-
-export interface ColdOpenResult {
-  readonly turns: number;
-  /** Turn ids of the first search, best first (proves it searched the grown database). */
-  readonly ranked: readonly string[];
-  /** Inside the worker: opening the file, starting the engine and the first recall. */
-  readonly openMs: number;
-  readonly firstRecallMs: number;
-}
-
-export interface ScaleWorkerApi {
-  scaleOpen(fileName: string, options?: { reuse?: boolean }): Promise<{ embedderId: string | null }>;
-  scaleAppend(corpus: BenchCorpusInput): Promise<BenchIngestTiming>;
-  scaleMeasure(questions: readonly ScaleQuestionInput[], options?: ScaleMeasureOptions): Promise<ScaleMeasurement>;
-  scaleClose(): Promise<void>;
-  scaleDelete(fileName: string): Promise<void>;
-  coldOpen(fileName: string, question: ScaleQuestionInput): Promise<ColdOpenResult>;
-}
 
 async function countTurns(store: SqliteMemoryStore): Promise<number> {
   const [row] = await store.db.query<{ n: number }>('SELECT count(*) AS n FROM messages');

@@ -9,7 +9,7 @@ import {
   MODEL_PORT_MESSAGE, unwrapRemote, type BenchCorpusInput, type BenchCorpusResult, type BenchRecallOptions, type BenchWorkerApi,
   type DevicePreference, type ModelWorkerApi, type Unwrapped,
 } from '../../core/protocol';
-import type { ColdOpenResult, ScaleQuestionInput, ScaleWorkerApi } from '../../host/ScaleBenchHost';
+import type { ColdOpenResult, ScaleQuestionInput, ScaleWorkerApi } from '../../core/protocol';
 
 export interface RateSummary {
   readonly median: number;

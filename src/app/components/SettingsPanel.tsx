@@ -8,6 +8,7 @@ import { useUi } from '../uiStore';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import type { LlmSettingsInput } from '../../core/base/settings';
 import type { LlmConnectionTest } from '../../core/base/ports';
+import { ANSWER_BUDGET } from '../../core/base/settings';
 
 const POLICIES: { id: PolicyName; label: string; note: string }[] = [
   { id: 'recurrence', label: 'When a topic recurs (default)', note: 'Episodes are synthesised when their theme comes back, or at once when they hold something important. Fewest tokens for a useful memory.' },
@@ -148,8 +149,8 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
           <div className="form-grid">
             <label htmlFor="answer-budget">Memory budget</label>
             <div className="row">
-              <select id="answer-budget" value={answerSettings.data?.budgetTokens ?? 2500} onChange={(e) => setAnswerSettings.mutate({ budgetTokens: Number(e.target.value) })}>
-                {[1000, 2500, 4000, 8000, 16000].map((n) => <option key={n} value={n}>{n.toLocaleString()} tokens</option>)}
+              <select id="answer-budget" value={answerSettings.data?.budgetTokens ?? ANSWER_BUDGET.default} onChange={(e) => setAnswerSettings.mutate({ budgetTokens: Number(e.target.value) })}>
+                {[1000, ANSWER_BUDGET.default, 4000, 8000, 16000].map((n) => <option key={n} value={n}>{n.toLocaleString()} tokens</option>)}
               </select>
               <span className="muted">How much remembered context goes with each question. Larger budgets recall more and cost more.</span>
             </div>
