@@ -46,6 +46,7 @@ test('a cut stream is shown as partial with Try again; a length-limited answer i
   await expect(streaming).toBeHidden({ timeout: 30_000 });
   await expect(page.getByTestId('message').last().getByTestId('answer-cut-off')).toHaveText('cut off (token limit)');
   await page.reload();
-  await page.getByRole('button', { name: /Conversation/ }).first().click();
+  // The conversation is titled from its first message.
+  await page.getByRole('button', { name: /What grows with basil/ }).first().click();
   await expect(page.getByTestId('message').last().getByTestId('answer-cut-off')).toBeVisible();
 });
