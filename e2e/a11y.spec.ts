@@ -7,6 +7,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
+import { connectEndpoint, messageBox as box } from './appSteps';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -14,7 +15,6 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => mock.close());
 
-const box = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
 
 async function audit(page: Page, view: string): Promise<string[]> {
   const result = await new AxeBuilder({ page }).analyze();
@@ -39,12 +39,7 @@ test('every view has no critical or serious axe violations, light and dark, desk
   }
   // Some memory: an endpoint, a conversation with a cited answer, a saved memory.
   await page.emulateMedia({ colorScheme: 'light' });
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await page.getByLabel('Base URL').fill(mock.url);
-  await page.getByLabel('Model', { exact: true }).fill('mock-model');
-  await page.getByRole('button', { name: 'Save', exact: true }).click();
-  await expect(page.getByTestId('endpoint-state')).toContainText('In use');
-  await page.getByRole('button', { name: 'Close settings' }).click();
+  await connectEndpoint(page, mock.url);
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await box(page).fill('I adopted a beagle named Biscuit and I will take him to the vet next week.');
   await box(page).press('Enter');

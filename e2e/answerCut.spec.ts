@@ -3,8 +3,9 @@
  * breaks mid-answer is reported as cut (not "could not reach … CORS"), its text stays visible
  * marked as partial with Try again; an answer ended by the token limit is stored and shown as cut off.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
+import { connectEndpoint, messageBox as box } from './appSteps';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -12,17 +13,11 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => mock.close());
 
-const box = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
 
 test('a cut stream is shown as partial with Try again; a length-limited answer is marked cut off', async ({ page }) => {
   await page.goto('/');
   await page.getByRole('button', { name: '+ New conversation' }).click();
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await page.getByLabel('Base URL').fill(mock.url);
-  await page.getByLabel('Model', { exact: true }).fill('mock-model');
-  await page.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByTestId('endpoint-state')).toContainText('In use');
-  await page.getByRole('button', { name: 'Close settings' }).click();
+  await connectEndpoint(page, mock.url);
 
   mock.setBehaviour({ dropStreamNext: 1 });
   await expect(page.getByTestId('no-endpoint')).toBeHidden();

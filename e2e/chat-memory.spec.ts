@@ -6,6 +6,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
+import { connectEndpoint, messageBox as box } from './appSteps';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -14,14 +15,9 @@ test.beforeAll(async () => {
 test.afterAll(async () => mock.close());
 test.beforeEach(() => test.setTimeout(180_000)); // shared machine; nothing here is timed
 
-const box = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
 
 async function configure(page: Page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await page.getByLabel('Base URL').fill(mock.url);
-  await page.getByLabel('Model', { exact: true }).fill('mock-model');
-  await page.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByTestId('endpoint-state')).toContainText('In use');
+  await connectEndpoint(page, mock.url, { keepOpen: true });
   // The radio follows the saved policy, so it turns on once the engine has stored it.
   await page.getByRole('radio', { name: /Every episode/ }).click();
   await expect(page.getByRole('radio', { name: /Every episode/ })).toBeChecked();

@@ -8,6 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
+import { connectEndpoint, messageBox as box } from './appSteps';
 
 const FILE = 'test-results/chat-ux-long.sqlite';
 const TURNS = 120;
@@ -35,16 +36,8 @@ test.afterAll(async () => mock.close());
 // The machine is shared: give each flow room (no timing is asserted).
 test.beforeEach(() => test.setTimeout(180_000));
 
-const box = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
 
-async function configure(page: Page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await page.getByLabel('Base URL').fill(mock.url);
-  await page.getByLabel('Model', { exact: true }).fill('mock-model');
-  await page.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByTestId('endpoint-state')).toContainText('In use');
-  await page.getByRole('button', { name: 'Close settings' }).click();
-}
+const configure = (page: Page) => connectEndpoint(page, mock.url);
 
 test('a long conversation opens at its newest message, and streaming, finished and failed answers stay in view', async ({ page }) => {
   await page.goto('/');

@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
+import { connectEndpoint, messageBox as box } from './appSteps';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -12,16 +13,8 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => mock.close());
 
-const box = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
 
-async function configure(page: Page, url = mock.url) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await page.getByLabel('Base URL').fill(url);
-  await page.getByLabel('Model', { exact: true }).fill('mock-model');
-  await page.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByTestId('endpoint-state')).toContainText('In use');
-  await page.getByRole('button', { name: 'Close settings' }).click();
-}
+const configure = (page: Page, url = mock.url) => connectEndpoint(page, url);
 
 test('chat answers from memory with a streamed, cited answer and shows what was sent', async ({ page }) => {
   await page.goto('/');

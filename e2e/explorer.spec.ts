@@ -6,6 +6,7 @@ import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { LlmClient } from '../src/llm/LlmClient';
 import { immediateTimer, topicProvider } from '../test/support/topicEmbedder';
 import { createEngine } from '../src/host/createEngine';
+import { connectEndpoint } from './appSteps';
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -56,14 +57,7 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => mock.close());
 
-async function configure(page: Page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await page.getByLabel('Base URL').fill(mock.url);
-  await page.getByLabel('Model', { exact: true }).fill('mock-model');
-  await page.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByTestId('endpoint-state')).toContainText('In use');
-  await page.getByRole('button', { name: 'Close settings' }).click();
-}
+const configure = (page: Page) => connectEndpoint(page, mock.url);
 
 const tab = (page: Page, name: string) => page.getByRole('tab', { name, exact: true });
 
