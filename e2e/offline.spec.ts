@@ -184,6 +184,13 @@ test('a new version is detected and offered, and takes over only when the user c
     await expect(page.getByTestId('message')).toHaveCount(1);
 
     await banner.getByRole('button', { name: 'Reload' }).click();
+    await page.waitForFunction(() => !('stillTheSamePage' in window), null, { timeout: 30_000 }).catch(async (error: unknown) => {
+      const seen = await page.evaluate(async () => {
+        const r = await navigator.serviceWorker.getRegistration();
+        return { banner: document.querySelector('[data-testid="update-banner"]')?.textContent, waiting: r?.waiting?.state, active: r?.active?.state, controller: navigator.serviceWorker.controller?.state };
+      }).catch(() => 'page not reachable');
+      throw new Error(`The page did not reload after "Reload" was clicked; it shows ${JSON.stringify(seen)}. ${String(error)}`);
+    });
     // The new service worker took over and served version 2's page from its precache.
     await expect(page.locator('meta[name="recollect-build"]')).toHaveAttribute('content', 'v2');
     expect(await page.evaluate(() => 'stillTheSamePage' in window)).toBe(false);

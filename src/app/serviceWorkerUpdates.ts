@@ -39,6 +39,12 @@ export function registerServiceWorker(): ServiceWorkerUpdates {
     state = next;
     for (const l of listeners) l();
   };
+  let reloading = false;
+  const reloadOnce = () => {
+    if (reloading) return;
+    reloading = true;
+    window.location.reload();
+  };
 
   // A new version took control of this page. Watched here rather than through registerSW's
   // onNeedReload: workbox-window reports that only when the page was already controlled when it
@@ -48,11 +54,11 @@ export function registerServiceWorker(): ServiceWorkerUpdates {
     const wasControlled = controlled;
     controlled = true;
     if (!wasControlled) return; // the first install claiming this page (workers/sw.ts)
-    if (state.kind === 'applying') window.location.reload();
+    if (state.kind === 'applying') reloadOnce();
     else set({ kind: 'activated-elsewhere' });
   });
 
-  const updateSW = registerSW({
+  registerSW({
     immediate: true,
     // workbox-window can report the same waiting worker again shortly after it was found (its
     // "waiting" event comes on a timer); once the user asked for the update, that must not take
@@ -77,9 +83,22 @@ export function registerServiceWorker(): ServiceWorkerUpdates {
     },
     applyUpdate() {
       set({ kind: 'applying' });
-      void updateSW(true);
+      void (async () => {
+        // Told directly, and watched directly: the page reloads when this page's controller changes
+        // (above) or when the waiting version reports itself activated, whichever is seen first —
+        // a missed controllerchange must not leave the tab at "Reloading…" on the old version.
+        const waiting = (await navigator.serviceWorker.getRegistration())?.waiting;
+        if (!waiting) {
+          reloadOnce(); // it already took over
+          return;
+        }
+        waiting.addEventListener('statechange', () => {
+          if (waiting.state === 'activated') reloadOnce();
+        });
+        waiting.postMessage({ type: 'SKIP_WAITING' });
+      })();
     },
-    reload: () => window.location.reload(),
+    reload: reloadOnce,
   };
 }
 
