@@ -9,7 +9,7 @@
  * Several retrieval configs can be evaluated over one ingest (`variants`), which is how the
  * knobs in src/core/recall/fusion.ts were tuned on the dev split.
  *
- * Context recall (LLM-free): for the first variant, each question also goes through the real
+ * Context recall (LLM-free): for every variant, each question also goes through the real
  * answer-context code (answerSourceOf → gatherContext → composeContext at the default memory
  * budget), and the evidence turns the composed context cites are counted — what an answering
  * model would actually see. With a reranker, the first variant is also run with the rerank stage
@@ -130,15 +130,21 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   });
   const retrievers = options.variants.map((v) => ({ name: v.name, retriever: new Retriever({ source, ...(embedder ? { embedder } : {}), ...(reranker ? { reranker } : {}), config: v.config }) }));
   const first = retrievers[0]!.retriever;
-  // The answer pipeline's own source (storage candidates + this retriever as turn recall); the
-  // bench ingests no episodes or facts (no LLM), so the context holds ranked turns within the budget.
-  const answerSource = answerSourceOf(new SqlKnowledgeSource(store.db), (query, o) =>
-    first.retrieve(query, { limit: o.limit ?? 10, speakers: corpus.speakers, ...(o.now !== undefined ? { now: o.now } : {}), ...(o.conversationId ? { scope: { conversationIds: [o.conversationId] } } : {}) }));
-  const citedTurns = async (q: (typeof corpus.questions)[number]): Promise<string[]> => {
-    const parts = await gatherContext(answerSource, q.text, { now: q.askedAt });
-    const composed = composeContext(parts, { budgetTokens: ANSWER_BUDGET.default, now: q.askedAt });
-    return composed.citations.filter((c) => c.kind === 'turn').map((c) => c.ref);
+  // The answer pipeline's own source (storage candidates + the variant's retriever as turn recall);
+  // the bench ingests no episodes or facts (no LLM), so the context holds ranked turns within the
+  // budget. Each variant composes with its own context knobs (RETRIEVAL_CONFIG.context).
+  const knowledge = new SqlKnowledgeSource(store.db);
+  const contextOf = (retriever: Retriever) => {
+    const answerSource = answerSourceOf(knowledge, (query, o) =>
+      retriever.retrieve(query, { limit: o.limit ?? 10, speakers: corpus.speakers, ...(o.now !== undefined ? { now: o.now } : {}), ...(o.conversationId ? { scope: { conversationIds: [o.conversationId] } } : {}) }));
+    const cfg = retriever.config.context;
+    return async (q: (typeof corpus.questions)[number]): Promise<string[]> => {
+      const parts = await gatherContext(answerSource, q.text, { now: q.askedAt, limits: { turns: cfg.turns } });
+      const composed = composeContext(parts, { budgetTokens: ANSWER_BUDGET.default, now: q.askedAt, query: q.text, maxTurnChars: cfg.turnChars, focus: cfg.focus });
+      return composed.citations.filter((c) => c.kind === 'turn').map((c) => c.ref);
+    };
   };
+  const citedTurns = new Map(retrievers.map(({ name, retriever }) => [name, contextOf(retriever)]));
   const baselines: Baseline[] = [];
   if (options.baselines) {
     baselines.push(bm25Baseline(store));
@@ -173,8 +179,8 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
       const ranked = await system.rank(q);
       result.latenciesMs.push(performance.now() - start);
       const score = scoreQuestion(q, ranked, sessionOf, options.ks);
-      const withContext = system.name === retrievers[0]!.name && options.context !== false;
-      result.scores.push(withContext ? { ...score, contextRecall: contextRecall(q, await citedTurns(q)) } : score);
+      const cited = options.context !== false ? citedTurns.get(system.name) : undefined;
+      result.scores.push(cited ? { ...score, contextRecall: contextRecall(q, await cited(q)) } : score);
       if (i % 25 === 0) options.progress?.(`${label} ${system.name}: question ${i + 1}/${corpus.questions.length}`);
     }
   }

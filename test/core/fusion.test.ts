@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyBoosts, blendScores, minMax, reciprocalRankFusion, RETRIEVAL_CONFIG, withConfig, type BoostFacts } from '../../src/core/recall/fusion';
+import { applyBoosts, blendScores, diversify, minMax, reciprocalRankFusion, RETRIEVAL_CONFIG, withConfig, type BoostFacts, type RetrievalConfig } from '../../src/core/recall/fusion';
 
-const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0, roleUser: 0, roleAssistant: 0 };
+const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0, roleUser: 0, roleAssistant: 0, adviceAboutUser: false, preference: 0, recency: 0 };
 
 describe('reciprocalRankFusion', () => {
   it('sums w / (k + rank) over lists', () => {
@@ -122,5 +122,53 @@ describe('score blending and config', () => {
     expect(c.weights).toEqual({ ...RETRIEVAL_CONFIG.weights, vector: 0.9 });
     expect(RETRIEVAL_CONFIG.weights.vector).not.toBe(0.9);
     expect(c.rrfK).toBe(60);
+  });
+});
+
+describe('advice, preference and recency boosts', () => {
+  const base = (id: string, score: number) => ({ id, score, ranks: { lexical: 1 } });
+  const fact = (over: Partial<BoostFacts> = {}): BoostFacts => ({ conversationId: 'c', occurredAt: 0, speaker: 'User', hasTimeExpression: false, ...over });
+
+  it('treats a request for advice as about the user, and lifts the turns stating a preference', () => {
+    const facts = new Map([['a', fact({ role: 'assistant' })], ['u', fact({ role: 'user' })], ['p', fact({ role: 'user', statesPreference: true })]]);
+    const fused = [base('a', 1), base('u', 0.9), base('p', 0.8)];
+    const query = { speakers: [], asksForTime: false, ranges: [], about: 'assistant' as const, asksForAdvice: true };
+    expect(applyBoosts(fused, facts, query, { ...NO_BOOSTS, roleAssistant: 0.3, roleUser: 0.3 }).map((x) => x.id)).toEqual(['a', 'u', 'p']);
+    const advice = applyBoosts(fused, facts, query, { ...NO_BOOSTS, roleAssistant: 0.3, roleUser: 0.3, adviceAboutUser: true, preference: 0.2 });
+    expect(advice.map((x) => x.id)).toEqual(['p', 'u', 'a']);
+    expect(advice[0]!.boosts).toEqual({ role: 0.3, preference: 0.2 });
+  });
+
+  it('prefers newer turns, by time rank among the candidates, only when the question asks for the current state', () => {
+    const facts = new Map([['old', fact({ occurredAt: 0 })], ['mid', fact({ occurredAt: 50 })], ['new', fact({ occurredAt: 100 })]]);
+    const fused = [base('old', 1), base('mid', 0.95), base('new', 0.9)];
+    const now = applyBoosts(fused, facts, { speakers: [], asksForTime: false, ranges: [], asksForCurrent: true }, { ...NO_BOOSTS, recency: 0.2 });
+    expect(now.map((x) => x.id)).toEqual(['new', 'mid', 'old']);
+    expect(now[0]!.boosts.recency).toBeCloseTo(0.2, 12);
+    const then = applyBoosts(fused, facts, { speakers: [], asksForTime: false, ranges: [], asksForCurrent: false }, { ...NO_BOOSTS, recency: 0.2 });
+    expect(then.map((x) => x.id)).toEqual(['old', 'mid', 'new']);
+  });
+});
+
+describe('diversify', () => {
+  const item = (id: string, score: number) => ({ id, score, ranks: { lexical: 1 }, boosts: {} });
+  const fact = (conversationId: string, occurredAt = 0): BoostFacts => ({ conversationId, occurredAt, speaker: 'User', hasTimeExpression: false });
+  const cfg = (diversity: Partial<RetrievalConfig['diversity']>) => withConfig({ diversity: { perSession: 1, penalty: 0.5, depth: 10, byConversation: true, ...diversity } });
+
+  it('lets one turn per conversation through before the second of any, when the penalty outweighs the gap', () => {
+    const facts = new Map([['a1', fact('A')], ['a2', fact('A')], ['a3', fact('A')], ['b1', fact('B')], ['c1', fact('C')]]);
+    const ranked = [item('a1', 1), item('a2', 0.9), item('a3', 0.8), item('b1', 0.6), item('c1', 0.3)];
+    const out = diversify(ranked, facts, cfg({}));
+    expect(out.map((x) => x.id)).toEqual(['a1', 'b1', 'a2', 'c1', 'a3']);
+    expect(out[2]!.boosts).toEqual({ diversity: 0.5 });
+    expect(diversify(ranked, facts, cfg({ penalty: 0 })).map((x) => x.id)).toEqual(['a1', 'a2', 'a3', 'b1', 'c1']);
+  });
+
+  it('changes nothing when every candidate is in one conversation and sessions are whole conversations', () => {
+    const facts = new Map([['x', fact('A', 0)], ['y', fact('A', 10 * 86_400_000)], ['z', fact('A', 0)]]);
+    const ranked = [item('x', 1), item('y', 0.9), item('z', 0.8)];
+    expect(diversify(ranked, facts, cfg({})).map((x) => x.id)).toEqual(['x', 'y', 'z']);
+    // By time runs instead, the second turn of the first day's session yields to the other day's.
+    expect(diversify([item('x', 1), item('z', 0.9), item('y', 0.8)], facts, cfg({ byConversation: false })).map((x) => x.id)).toEqual(['x', 'y', 'z']);
   });
 });

@@ -84,3 +84,26 @@ describe('whoseWords', () => {
     expect(whoseWords('What did Melanie paint in Part II of her series?')).toBeNull();
   });
 });
+
+describe('advice, current state and stated preferences', () => {
+  it('tells a request for advice now from a question about advice given before', async () => {
+    const { asksForAdvice, analyzeQuery } = await import('../../src/core/recall/queryAnalysis');
+    expect(asksForAdvice('Can you suggest a hotel for my upcoming trip to Miami?')).toBe(true);
+    expect(asksForAdvice("I've been having trouble with the battery life on my phone lately. Any tips?")).toBe(true);
+    expect(asksForAdvice('I am planning another theme park weekend; do you have any suggestions?')).toBe(true);
+    expect(asksForAdvice('What hotel did you recommend for Miami?')).toBe(false);
+    expect(asksForAdvice('In our previous chat, can you remind me which tips you gave?')).toBe(false);
+    expect(asksForAdvice('When did Caroline go to the LGBTQ support group?')).toBe(false);
+    expect(analyzeQuery('How many titles are currently on my to-watch list?').asksForCurrent).toBe(true);
+    expect(analyzeQuery('What type of camera lens did I purchase most recently?').asksForCurrent).toBe(true);
+    expect(analyzeQuery('Where did I buy my new tennis racket from?').asksForCurrent).toBe(false);
+  });
+
+  it('finds first-person statements of taste in a turn', async () => {
+    const { STATES_PREFERENCE } = await import('../../src/core/recall/queryAnalysis');
+    expect(STATES_PREFERENCE.test('I prefer winding down by 9:30 pm.')).toBe(true);
+    expect(STATES_PREFERENCE.test("I'm vegetarian, so no meat please.")).toBe(true);
+    expect(STATES_PREFERENCE.test('Besides great views, I also like hotels with a rooftop pool.')).toBe(true);
+    expect(STATES_PREFERENCE.test('The hotel has a rooftop pool.')).toBe(false);
+  });
+});

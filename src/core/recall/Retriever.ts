@@ -10,11 +10,12 @@
  */
 import type { Embedder, Reranker } from '../base/ports';
 import type { Message } from '../base/types';
-import { analyzeQuery, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
+import { analyzeQuery, FRAMING_WORDS, STATES_PREFERENCE, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
 import { STOP_WORDS, letterWords as words } from '../base/text';
 import {
   applyBoosts,
   blendScores,
+  diversify,
   reciprocalRankFusion,
   type BoostFacts,
   type BoostSignal,
@@ -105,7 +106,9 @@ export class Retriever {
       ...(options.now !== undefined ? { now: options.now } : {}),
     });
     const scope = options.scope;
-    const terms = cfg.speakerNamesAsTerms ? [...analysis.terms, ...analysis.speakers.map((s) => s.toLowerCase())] : [...analysis.terms];
+    const content = cfg.dropFramingWords ? analysis.terms.filter((t) => !FRAMING_WORDS.has(t)) : analysis.terms;
+    const terms = cfg.speakerNamesAsTerms ? [...content, ...analysis.speakers.map((s) => s.toLowerCase())] : [...content];
+    if (terms.length === 0) terms.push(...analysis.terms);
     if (terms.length === 0) terms.push(...analysis.speakers.map((s) => s.toLowerCase()));
 
     const lexicalP = terms.length
@@ -136,9 +139,13 @@ export class Retriever {
         speaker: m.speaker,
         role: m.role === 'assistant' ? 'assistant' : 'user',
         hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content),
+        statesPreference: analysis.asksForAdvice && cfg.boosts.preference > 0 && m.role !== 'assistant' && STATES_PREFERENCE.test(m.content),
       });
     }
-    const boosted = applyBoosts(fused, facts, { speakers: analysis.speakers, asksForTime: analysis.temporal.asksForTime, ranges: analysis.temporal.ranges, about: analysis.about }, cfg.boosts);
+    const boosted = diversify(applyBoosts(fused, facts, {
+      speakers: analysis.speakers, asksForTime: analysis.temporal.asksForTime, ranges: analysis.temporal.ranges, about: analysis.about,
+      asksForAdvice: analysis.asksForAdvice, asksForCurrent: analysis.asksForCurrent,
+    }, cfg.boosts), facts, cfg);
 
     let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
     if (this.#reranker && options.rerank !== false && ranked.length > 1 && cfg.rerank.candidates > 1 && cfg.rerank.blend > 0) {

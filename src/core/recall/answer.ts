@@ -236,7 +236,7 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
   const gather = (query: string): Promise<ContextParts> => gatherContext(deps.source, query, {
     now, ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(options.limits ? { limits: options.limits } : {}),
   });
-  const compose = (parts: ContextParts): ComposedContext => composeContext(parts, { budgetTokens, now, countTokens: count, timeZone });
+  const compose = (parts: ContextParts): ComposedContext => composeContext(parts, { budgetTokens, now, countTokens: count, timeZone, query: question });
 
   throwIfAborted(signal);
   yield { type: 'status', stage: 'retrieval' };

@@ -16,7 +16,8 @@
  */
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
 import type { Message } from '../base/types';
-import { reciprocalRankFusion } from './fusion';
+import { reciprocalRankFusion, RETRIEVAL_CONFIG } from './fusion';
+import { focusClip, focusTerms } from './snippet';
 import { charsOverFour, type TokenCounter } from '../base/tokens';
 
 // ---------------------------------------------------------------------------------------------
@@ -99,7 +100,7 @@ export interface GatherLimits {
 
 /** EverMemOS keeps 10 episodes from 10 scenes; a small local model's context is tighter. */
 export const DEFAULT_GATHER_LIMITS: GatherLimits = {
-  turns: 12, facts: 12, episodes: 8, scenes: 3, membersPerScene: 4, profile: 20, foresight: 10,
+  turns: RETRIEVAL_CONFIG.context.turns, facts: 12, episodes: 8, scenes: 3, membersPerScene: 4, profile: 20, foresight: 10,
 };
 
 export interface GatherOptions {
@@ -248,8 +249,14 @@ export interface ComposeOptions {
   readonly countTokens?: TokenCounter;
   /** IANA zone dates are written in; default UTC (benchmark dates are UTC). */
   readonly timeZone?: string;
-  /** Longest verbatim excerpt or narrative, in characters, before it is cut with "…". */
+  /** Longest narrative, fact or profile line, in characters, before it is cut with "…". */
   readonly maxItemChars?: number;
+  /** Longest verbatim turn excerpt, in characters (default RETRIEVAL_CONFIG.context.turnChars). */
+  readonly maxTurnChars?: number;
+  /** The question: long turns are cut around its words (RETRIEVAL_CONFIG.context.focus) instead of from the head. */
+  readonly query?: string;
+  /** Cut around the question's words (default RETRIEVAL_CONFIG.context.focus); needs `query`. */
+  readonly focus?: boolean;
 }
 
 /** Foresight that still holds or is upcoming at `now`; expired and dismissed items never are. */
@@ -295,6 +302,8 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
   const count = options.countTokens ?? charsOverFour;
   const zone = options.timeZone ?? 'UTC';
   const maxChars = options.maxItemChars ?? 1200;
+  const turnChars = options.maxTurnChars ?? RETRIEVAL_CONFIG.context.turnChars;
+  const focus = (options.focus ?? RETRIEVAL_CONFIG.context.focus) && options.query !== undefined ? focusTerms(options.query) : new Set<string>();
   const day = dateFormat(zone, false);
   const stamp = dateFormat(zone, true);
   const d = (ms: number) => day.format(ms);
@@ -347,7 +356,7 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
         const caption = typeof t.metadata.caption === 'string' && t.metadata.caption ? ` [shared an image: ${clip(t.metadata.caption, 200)}]` : '';
         return {
           kind: 'turn', ref: t.id, label: `${t.speaker}, ${d(t.occurredAt)}`, conversationId: t.conversationId,
-          body: `${stamp.format(t.occurredAt)} · ${t.speaker}: ${clip(t.content, maxChars)}${caption}`, order: t.occurredAt * 1e3 + (t.seq % 1e3),
+          body: `${stamp.format(t.occurredAt)} · ${t.speaker}: ${focusClip(t.content, turnChars, focus)}${caption}`, order: t.occurredAt * 1e3 + (t.seq % 1e3),
         };
       }),
     },

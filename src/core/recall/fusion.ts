@@ -26,6 +26,8 @@ export interface RetrievalConfig {
   };
   /** Keep the mentioned speakers' names as lexical terms (they also drive the speaker boost). */
   readonly speakerNamesAsTerms: boolean;
+  /** Leave conversation-framing words ("previous conversation", "remind me") out of the lexical query (queryAnalysis.FRAMING_WORDS). */
+  readonly dropFramingWords: boolean;
   /** Pseudo-relevance feedback: content words of the top `docs` lexical hits form a second lexical query. */
   readonly prf: { readonly enabled: boolean; readonly docs: number; readonly terms: number; readonly minTermLength: number };
   readonly rrfK: number;
@@ -47,7 +49,26 @@ export interface RetrievalConfig {
     readonly roleUser: number;
     /** × (1 + value) for assistant turns when the question asks what "you" (the assistant) said, listed, recommended. */
     readonly roleAssistant: number;
+    /** A request for advice ("can you suggest…") counts as a question about the user's own words (role boost 'user'). */
+    readonly adviceAboutUser: boolean;
+    /** × (1 + value) for the user's turns stating a preference ("I prefer…", "I'm vegetarian") when the question asks for advice. */
+    readonly preference: number;
+    /** × (1 + value · age rank) when the question asks for the current state: 0 for the oldest candidate, 1 for the newest. */
+    readonly recency: number;
   };
+  /**
+   * Session diversity: walking the ranking best first, a turn whose session already placed
+   * `perSession` turns above it is scored × (1 − penalty) per extra turn (greedy, over the top
+   * `depth`). Sessions are whole conversations with `byConversation`, else runs of a conversation's
+   * candidates no more than `boosts.sessionGapMs` apart.
+   */
+  readonly diversity: { readonly perSession: number; readonly penalty: number; readonly depth: number; readonly byConversation: boolean };
+  /**
+   * The answer context (answerContext.ts): up to `turns` ranked turns are offered to the composer,
+   * which keeps what fits the memory budget; a turn longer than `turnChars` is cut to that many
+   * characters, around the question's words when `focus` is set (from the head otherwise).
+   */
+  readonly context: { readonly turns: number; readonly turnChars: number; readonly focus: boolean };
   /** Rerank stage (only with a Reranker): the top `candidates` are rescored, final = (1-blend)·fused + blend·rerank (both min-max normalised). */
   readonly rerank: { readonly candidates: number; readonly blend: number };
 }
@@ -69,6 +90,7 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   fields: { speaker: 0.2, content: 1, caption: 0.6, before: 0.5, after: 0.5, timeline: 0.1 },
   // true → +0.3 (noise, measured on the v2 index) but a longer query; the speaker boost does this job.
   speakerNamesAsTerms: false,
+  dropFramingWords: false,
   // enabled false → −0.3 (MRR −0.014, @1 −1.9); docs 3 → +0.3 (noise; @20 −0.7).
   prf: { enabled: true, docs: 5, terms: 10, minTermLength: 3 },
   // 30 → −1.1.
@@ -93,7 +115,12 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
     // unchanged, 78.7). Not yet swept beyond 0.3, nor the two apart.
     roleUser: 0.3,
     roleAssistant: 0.3,
+    adviceAboutUser: false,
+    preference: 0,
+    recency: 0,
   },
+  diversity: { perSession: 2, penalty: 0, depth: 200, byConversation: true },
+  context: { turns: 12, turnChars: 1200, focus: false },
   // Used only when a reranker is picked in Models (none by default). Set so a weak reranker cannot
   // pull recall below the fused ranking, LoCoMo conv-26 (150 q; one question ≈ 0.7 points), fused
   // @1/@10 40.5/79.4: blend 0.5 → stand-in 36.7/77.6, random-score reranker 20.0/60.9; 0.3 →
@@ -169,6 +196,8 @@ export interface BoostFacts {
   readonly role?: 'user' | 'assistant';
   /** Does the turn text carry a time expression? */
   readonly hasTimeExpression: boolean;
+  /** Does the turn state a preference of its speaker (queryAnalysis.STATES_PREFERENCE)? Absent = no. */
+  readonly statesPreference?: boolean;
 }
 
 export interface BoostQuery {
@@ -177,9 +206,13 @@ export interface BoostQuery {
   readonly ranges: readonly { readonly start: number; readonly end: number }[];
   /** Whose words the question is about (queryAnalysis.whoseWords); absent or null = no role boost. */
   readonly about?: 'user' | 'assistant' | null;
+  /** A request for advice now (queryAnalysis.asksForAdvice). */
+  readonly asksForAdvice?: boolean;
+  /** Asks for the current or latest state (queryAnalysis.asksForCurrent). */
+  readonly asksForCurrent?: boolean;
 }
 
-export type BoostSignal = 'speaker' | 'role' | 'dateRange' | 'timeExpression' | 'session';
+export type BoostSignal = 'speaker' | 'role' | 'preference' | 'recency' | 'dateRange' | 'timeExpression' | 'session' | 'diversity';
 
 export interface BoostedItem extends FusedItem {
   readonly boosts: Partial<Record<BoostSignal, number>>;
@@ -192,6 +225,17 @@ export interface BoostedItem extends FusedItem {
  */
 export function applyBoosts(fused: readonly FusedItem[], facts: ReadonlyMap<string, BoostFacts>, query: BoostQuery, config: RetrievalConfig['boosts']): BoostedItem[] {
   const speakers = new Set(query.speakers.map((s) => s.toLowerCase()));
+  let oldest = Infinity;
+  let newest = -Infinity;
+  if (config.recency && query.asksForCurrent) {
+    for (const item of fused) {
+      const t = facts.get(item.id)?.occurredAt;
+      if (t === undefined) continue;
+      if (t < oldest) oldest = t;
+      if (t > newest) newest = t;
+    }
+  }
+  const timeSpan = newest - oldest;
   const out: BoostedItem[] = [];
   for (const item of fused) {
     const f = facts.get(item.id);
@@ -202,10 +246,22 @@ export function applyBoosts(fused: readonly FusedItem[], facts: ReadonlyMap<stri
       boosts.speaker = config.speaker;
       factor *= 1 + config.speaker;
     }
-    const roleBoost = query.about === 'user' ? config.roleUser : query.about === 'assistant' ? config.roleAssistant : 0;
-    if (roleBoost && f.role === query.about) {
+    const about = query.asksForAdvice && config.adviceAboutUser ? 'user' : query.about;
+    const roleBoost = about === 'user' ? config.roleUser : about === 'assistant' ? config.roleAssistant : 0;
+    if (roleBoost && f.role === about) {
       boosts.role = roleBoost;
       factor *= 1 + roleBoost;
+    }
+    if (config.preference && query.asksForAdvice && f.role === 'user' && f.statesPreference) {
+      boosts.preference = config.preference;
+      factor *= 1 + config.preference;
+    }
+    if (config.recency && query.asksForCurrent && timeSpan > 0) {
+      const gain = config.recency * (f.occurredAt - oldest) / timeSpan;
+      if (gain > 0) {
+        boosts.recency = gain;
+        factor *= 1 + gain;
+      }
     }
     if (config.dateRange && query.ranges.some((r) => f.occurredAt >= r.start - config.dateRangeSlackMs && f.occurredAt < r.end + config.dateRangeSlackMs)) {
       boosts.dateRange = config.dateRange;
@@ -242,6 +298,72 @@ export function applyBoosts(fused: readonly FusedItem[], facts: ReadonlyMap<stri
     }
   }
   return sortFused(out);
+}
+
+/**
+ * Session of each item: a conversation's candidates ordered by time, split where two neighbours
+ * are more than `gapMs` apart (a LoCoMo conversation holds many dated sessions; an assistant
+ * chat is usually one).
+ */
+export function sessionKeys(ids: readonly string[], facts: ReadonlyMap<string, BoostFacts>, gapMs: number): Map<string, string> {
+  const byConversation = new Map<string, string[]>();
+  for (const id of ids) {
+    const f = facts.get(id);
+    if (!f) continue;
+    const list = byConversation.get(f.conversationId) ?? [];
+    list.push(id);
+    byConversation.set(f.conversationId, list);
+  }
+  const out = new Map<string, string>();
+  for (const [conversation, list] of byConversation) {
+    list.sort((a, b) => facts.get(a)!.occurredAt - facts.get(b)!.occurredAt);
+    let run = 0;
+    for (let i = 0; i < list.length; i++) {
+      if (i > 0 && facts.get(list[i]!)!.occurredAt - facts.get(list[i - 1]!)!.occurredAt > gapMs) run++;
+      out.set(list[i]!, `${conversation}\u0000${run}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Session diversity (config.diversity), greedy over the top `depth`: at each step the best item
+ * by its score × (1 − penalty)^(turns its session already placed − perSession + 1, when positive)
+ * is placed next. Multi-session questions need one turn from each of several sessions; without
+ * this, one matching session's neighbouring turns fill the top. Items below `depth` keep their
+ * order, scored no higher than the last placed item.
+ */
+export function diversify(items: readonly BoostedItem[], facts: ReadonlyMap<string, BoostFacts>, config: RetrievalConfig): BoostedItem[] {
+  const { perSession, penalty, depth } = config.diversity;
+  if (!(penalty > 0) || perSession < 1 || items.length < 2) return [...items];
+  const pool = items.slice(0, Math.max(1, depth));
+  const session = config.diversity.byConversation
+    ? new Map(pool.map((x) => [x.id, facts.get(x.id)?.conversationId ?? x.id]))
+    : sessionKeys(pool.map((x) => x.id), facts, config.boosts.sessionGapMs);
+  const placed = new Map<string, number>();
+  const out: BoostedItem[] = [];
+  const adjusted = (x: BoostedItem) => {
+    const extra = (placed.get(session.get(x.id) ?? x.id) ?? 0) - perSession + 1;
+    return extra > 0 ? x.score * (1 - penalty) ** extra : x.score;
+  };
+  while (pool.length) {
+    let best = 0;
+    let bestScore = adjusted(pool[0]!);
+    for (let i = 1; i < pool.length; i++) {
+      const a = adjusted(pool[i]!);
+      if (a > bestScore) {
+        best = i;
+        bestScore = a;
+      }
+    }
+    const [x] = pool.splice(best, 1);
+    const key = session.get(x!.id) ?? x!.id;
+    placed.set(key, (placed.get(key) ?? 0) + 1);
+    out.push(bestScore < x!.score ? { ...x!, score: bestScore, boosts: { ...x!.boosts, diversity: bestScore / x!.score } } : x!);
+  }
+  const floor = out.length ? out[out.length - 1]!.score : Infinity;
+  for (const x of items.slice(out.length)) out.push(x.score > floor ? { ...x, score: floor } : x);
+  return out;
 }
 
 /** Min-max to [0, 1]; a constant list maps to all ones (nothing to tell apart). */

@@ -35,6 +35,10 @@ export interface QueryAnalysis {
    * third-person questions about named people).
    */
   readonly about: 'user' | 'assistant' | null;
+  /** The question asks for advice now ("can you suggest…", "any tips?"): the user's stated preferences matter. */
+  readonly asksForAdvice: boolean;
+  /** The question asks for the current or latest state ("currently", "most recently", "so far"). */
+  readonly asksForCurrent: boolean;
   readonly temporal: {
     /** The question asks for a time or date ("when", "what year", "how long ago"). */
     readonly asksForTime: boolean;
@@ -151,6 +155,39 @@ const ASKS_ABOUT_ASSISTANT =
 // Case-sensitive "I" (a capital letter alone is the pronoun, not a Roman numeral in these questions).
 const FIRST_PERSON = /(?<![\p{L}\p{N}])(I|I'm|I've|I'd|my|My|me|mine|Me)(?![\p{L}\p{N}])/u;
 
+/**
+ * A request for advice now ("can you recommend…", "any tips?", "do you have any suggestions?")
+ * rather than a question about advice given earlier: what matters is what the user said about
+ * themselves (tastes, plans, constraints), not the assistant's old replies.
+ */
+const ASKS_FOR_ADVICE =
+  /\b((can|could|would|will)\s+you\s+(please\s+)?(recommend|suggest|give\s+me|help\s+me|share|think\s+of)|any\s+(suggestions?|tips|ideas|recommendations?|advice)|do\s+you\s+have\s+any|what\s+should\s+I|suggestions?\s+for|recommendations?\s+for)\b/i;
+/**
+ * First-person statements of taste, habit or constraint in a turn ("I prefer…", "I'm vegetarian",
+ * "I'd love…", "my favourite…"): what a request for advice should be fitted to. Run over
+ * candidates only.
+ */
+export const STATES_PREFERENCE =
+  /\b(I\s+(really\s+|also\s+|usually\s+|generally\s+)?(prefer|love|like|enjoy|hate|dislike|avoid|can't\s+stand|am\s+(into|a\s+(big\s+)?fan|allergic|vegetarian|vegan))|I'm\s+(into|a\s+(big\s+)?fan|allergic|vegetarian|vegan|trying\s+to)|I'd\s+(love|like|prefer)|my\s+(favou?rite|preference|go-to))\b/i;
+
+/**
+ * Words that frame a question to an assistant rather than name its topic ("I wanted to follow up
+ * on our previous conversation … can you remind me …"). In a chat with an assistant they match a
+ * large share of the turns; the Retriever leaves them out of the lexical query when
+ * RETRIEVAL_CONFIG.dropFramingWords is set.
+ */
+export const FRAMING_WORDS: ReadonlySet<string> = new Set(
+  ('previous conversation conversations chat discussion discussed talked remind wanted wondering follow confirm earlier ' +
+    'going looking back trying think thought said told asked gave provided').split(' '),
+);
+
+/** Asking for the present or latest state of something that may have changed. */
+const ASKS_FOR_CURRENT = /\b(currently|current|now|most\s+recent(ly)?|latest|so\s+far|still|these\s+days|at\s+the\s+moment|anymore|nowadays)\b/i;
+
+export function asksForAdvice(text: string): boolean {
+  return ASKS_FOR_ADVICE.test(text) && !/\b(you\s+(recommended|suggested|gave|told|said)|did\s+you|previous\s+(conversation|chat))\b/i.test(text);
+}
+
 export function whoseWords(text: string): 'user' | 'assistant' | null {
   if (ASKS_ABOUT_ASSISTANT.test(text)) return 'assistant';
   return FIRST_PERSON.test(text) ? 'user' : null;
@@ -172,6 +209,8 @@ export function analyzeQuery(text: string, options: AnalyzeOptions = {}): QueryA
     speakers,
     questionType: questionType(text),
     about: whoseWords(text),
+    asksForAdvice: asksForAdvice(text),
+    asksForCurrent: ASKS_FOR_CURRENT.test(text),
     temporal: {
       asksForTime: ASKS_FOR_TIME.test(text),
       ranges: options.now === undefined ? [] : parseDateRanges(text, options.now),
