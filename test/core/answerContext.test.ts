@@ -74,6 +74,19 @@ describe('composeContext', () => {
     expect(ctx.text).not.toContain('exam');
   });
 
+  it('cuts a long turn around the question words, not from its head', () => {
+    const filler = (tag: string) => Array.from({ length: 120 }, (_, i) => `${tag}${i}`).join(' ');
+    const long = `${filler('intro')} The Speyer tourism board number is 06232 14230. ${filler('outro')}`;
+    const parts: ContextParts = { ...EMPTY, turns: [turn('t0', long, NOW - DAY)] };
+    const question = "What's the phone number of the Speyer tourism board?";
+    const focused = composeContext(parts, { budgetTokens: 2_500, now: NOW, query: question, focus: true, maxTurnChars: 300 });
+    expect(focused.text).toContain('06232 14230');
+    expect(focused.text).not.toContain('intro0 ');
+    const head = composeContext(parts, { budgetTokens: 2_500, now: NOW, query: question, focus: false, maxTurnChars: 300 });
+    expect(head.text).toContain('intro0 ');
+    expect(head.text).not.toContain('06232');
+  });
+
   it('respects the token budget, dropping lower-priority items first and keeping the profile', () => {
     const turns = Array.from({ length: 40 }, (_, i) => turn(`t${i}`, `Turn ${i}: ${'words about running and training '.repeat(6)}`, NOW - i * DAY, 'Ana', i));
     const parts: ContextParts = { ...EMPTY, profile: [profile('p1', 'name', 'Ana'), profile('p2', 'sport', 'running')], turns };

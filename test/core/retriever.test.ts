@@ -165,3 +165,26 @@ describe('Retriever', () => {
     expect(await source.neighbours('nope', 1, 1)).toEqual([]);
   });
 });
+
+describe('requests for advice', () => {
+  it("rank the user's own stated preference above the assistant's old suggestions (and did not before the knobs)", async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 'trip' });
+    const turns = [
+      { role: 'assistant' as const, content: 'Here are some hotel options for your trip: the Grand and the Palm, both near the beach.' },
+      { role: 'user' as const, content: 'Besides great views, I also like hotels with a rooftop pool.' },
+      { role: 'user' as const, content: 'We booked the flights for the trip last month.' },
+    ];
+    for (const [i, t] of turns.entries()) {
+      await store.appendTurn({ id: `t${i}`, conversationId: 'c', role: t.role, speaker: t.role === 'user' ? 'User' : 'Assistant', content: t.content, occurredAt: MAY_8 + i, metadata: {} });
+    }
+    const source = new SqlRetrievalSource(store.db);
+    const question = 'Can you recommend a hotel for my trip to Miami?';
+    const now = await new Retriever({ source }).retrieve(question, { now: SEP_1 });
+    expect(ids(now)[0]).toBe('t1');
+    expect(now.turns[0]!.reasons).toEqual(expect.arrayContaining(['role', 'preference']));
+    const before = await new Retriever({ source, config: withConfig({ boosts: { adviceAboutUser: false, preference: 0 } }) }).retrieve(question, { now: SEP_1 });
+    expect(ids(before)[0]).toBe('t0');
+    await store.db.close();
+  });
+});

@@ -11,7 +11,7 @@
 import type { Embedder, Reranker } from '../base/ports';
 import type { Message } from '../base/types';
 import { analyzeQuery, FRAMING_WORDS, STATES_PREFERENCE, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
-import { STOP_WORDS, letterWords as words } from '../base/text';
+import { STOP_WORDS, letterWords as words, terms as lowerTerms } from '../base/text';
 import {
   applyBoosts,
   blendScores,
@@ -106,7 +106,8 @@ export class Retriever {
       ...(options.now !== undefined ? { now: options.now } : {}),
     });
     const scope = options.scope;
-    const content = cfg.dropFramingWords ? analysis.terms.filter((t) => !FRAMING_WORDS.has(t)) : analysis.terms;
+    const dateWords = new Set(cfg.dropDateWords ? analysis.temporal.ranges.flatMap((r) => lowerTerms(r.text)) : []);
+    const content = analysis.terms.filter((t) => !(cfg.dropFramingWords && FRAMING_WORDS.has(t)) && !dateWords.has(t));
     const terms = cfg.speakerNamesAsTerms ? [...content, ...analysis.speakers.map((s) => s.toLowerCase())] : [...content];
     if (terms.length === 0) terms.push(...analysis.terms);
     if (terms.length === 0) terms.push(...analysis.speakers.map((s) => s.toLowerCase()));

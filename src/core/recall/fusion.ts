@@ -28,6 +28,8 @@ export interface RetrievalConfig {
   readonly speakerNamesAsTerms: boolean;
   /** Leave conversation-framing words ("previous conversation", "remind me") out of the lexical query (queryAnalysis.FRAMING_WORDS). */
   readonly dropFramingWords: boolean;
+  /** Leave the words of a date the question names ("four weeks ago", "in April") out of the lexical query: the date-range boost uses them. */
+  readonly dropDateWords: boolean;
   /** Pseudo-relevance feedback: content words of the top `docs` lexical hits form a second lexical query. */
   readonly prf: { readonly enabled: boolean; readonly docs: number; readonly terms: number; readonly minTermLength: number };
   readonly rrfK: number;
@@ -91,6 +93,7 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // true → +0.3 (noise, measured on the v2 index) but a longer query; the speaker boost does this job.
   speakerNamesAsTerms: false,
   dropFramingWords: false,
+  dropDateWords: false,
   // enabled false → −0.3 (MRR −0.014, @1 −1.9); docs 3 → +0.3 (noise; @20 −0.7).
   prf: { enabled: true, docs: 5, terms: 10, minTermLength: 3 },
   // 30 → −1.1.
@@ -115,12 +118,12 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
     // unchanged, 78.7). Not yet swept beyond 0.3, nor the two apart.
     roleUser: 0.3,
     roleAssistant: 0.3,
-    adviceAboutUser: false,
-    preference: 0,
+    adviceAboutUser: true,
+    preference: 0.3,
     recency: 0,
   },
   diversity: { perSession: 2, penalty: 0, depth: 200, byConversation: true },
-  context: { turns: 12, turnChars: 1200, focus: false },
+  context: { turns: 40, turnChars: 1200, focus: true },
   // Used only when a reranker is picked in Models (none by default). Set so a weak reranker cannot
   // pull recall below the fused ranking, LoCoMo conv-26 (150 q; one question ≈ 0.7 points), fused
   // @1/@10 40.5/79.4: blend 0.5 → stand-in 36.7/77.6, random-score reranker 20.0/60.9; 0.3 →
