@@ -188,3 +188,29 @@ describe('requests for advice', () => {
     await store.db.close();
   });
 });
+
+describe('lexical query terms', () => {
+  /** A source that records the terms of each lexical query and finds nothing. */
+  const recording = () => {
+    const queries: string[][] = [];
+    const source = {
+      lexical: (terms: readonly string[]) => { queries.push([...terms]); return Promise.resolve([]); },
+      vector: () => Promise.resolve([]),
+      turns: () => Promise.resolve([]),
+      neighbours: () => Promise.resolve([]),
+    };
+    return { queries, source };
+  };
+
+  it('leave out the words of a relative date the question names, but keep absolute dates and everything when off', async () => {
+    const now = Date.UTC(2023, 2, 28);
+    const on = recording();
+    await new Retriever({ source: on.source, config: withConfig({ dropDateWords: true }) }).retrieve('What business milestone did I mention four weeks ago?', { now });
+    expect(on.queries[0]).toEqual(['business', 'milestone']);
+    await new Retriever({ source: on.source, config: withConfig({ dropDateWords: true }) }).retrieve('When did Melanie go camping in June?', { now });
+    expect(on.queries[1]).toEqual(['melanie', 'go', 'camping', 'june']);
+    const off = recording();
+    await new Retriever({ source: off.source, config: withConfig({ dropDateWords: false }) }).retrieve('What business milestone did I mention four weeks ago?', { now });
+    expect(off.queries[0]).toEqual(['business', 'milestone', 'four', 'weeks', 'ago']);
+  });
+});

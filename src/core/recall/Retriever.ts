@@ -106,7 +106,9 @@ export class Retriever {
       ...(options.now !== undefined ? { now: options.now } : {}),
     });
     const scope = options.scope;
-    const dateWords = new Set(cfg.dropDateWords ? analysis.temporal.ranges.flatMap((r) => lowerTerms(r.text)) : []);
+    // Words of a relative date ("four weeks ago", "the past weekend") only: absolute ones ("June",
+    // "2023") also match the session dates the turn index holds (its timeline column).
+    const dateWords = new Set(cfg.dropDateWords ? analysis.temporal.ranges.filter((r) => RELATIVE_DATE.test(r.text)).flatMap((r) => lowerTerms(r.text)) : []);
     const content = analysis.terms.filter((t) => !(cfg.dropFramingWords && FRAMING_WORDS.has(t)) && !dateWords.has(t));
     const terms = cfg.speakerNamesAsTerms ? [...content, ...analysis.speakers.map((s) => s.toLowerCase())] : [...content];
     if (terms.length === 0) terms.push(...analysis.terms);
@@ -204,6 +206,8 @@ export class Retriever {
     return [...counts].sort((a, b) => b[1] - a[1]).slice(0, max).map(([w]) => w);
   }
 }
+
+const RELATIVE_DATE = /\b(ago|last|past|previous|this|next|yesterday|today|tonight|tomorrow|recent|recently)\b/i;
 
 /** The text a turn is judged by: its content plus the caption of a shared image. */
 export function turnText(m: Message): string {

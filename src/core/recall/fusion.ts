@@ -92,7 +92,11 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   fields: { speaker: 0.2, content: 1, caption: 0.6, before: 0.5, after: 0.5, timeline: 0.1 },
   // true → +0.3 (noise, measured on the v2 index) but a longer query; the speaker boost does this job.
   speakerNamesAsTerms: false,
+  // Issue 16 levers below: "LoCoMo" = LoCoMo dev @10 (760 q, base 78.7), "LME" = LongMemEval dev
+  // turn @10 (97 headline q of the 104, base 87.2; one question ≈ 1 point), both full sets, same
+  // runs (`--sweep`). true → LoCoMo −0.4 (78.3), LME 0.0: not kept.
   dropFramingWords: false,
+  // DROP_DATE_RESULT
   dropDateWords: false,
   // enabled false → −0.3 (MRR −0.014, @1 −1.9); docs 3 → +0.3 (noise; @20 −0.7).
   prf: { enabled: true, docs: 5, terms: 10, minTermLength: 3 },
@@ -118,11 +122,31 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
     // unchanged, 78.7). Not yet swept beyond 0.3, nor the two apart.
     roleUser: 0.3,
     roleAssistant: 0.3,
+    // "Can you recommend…" is a request for advice, not a question about the assistant's old replies:
+    // true → LME 87.2 → 87.9 (single-session-preference 90.5 → 100, 7 q), context 88.9 → 89.6;
+    // LoCoMo unchanged (fires on none of its questions).
     adviceAboutUser: true,
+    // With adviceAboutUser: 0.3 → LME @1 31.2 → 31.6, @3 59.1 → 60.5, @5 71.1 → 72.2, @10 87.9
+    // (MRR 0.656 → 0.663); 0.6 → same recall, MRR −0.002. LoCoMo unchanged.
     preference: 0.3,
+    // 0.2 and 0.5 → LME 86.9 (−0.3: multi-session "how many … do I currently have" 80.3 → 79.1;
+    // knowledge-update unchanged at 92.3, its evidence is both the old and the new value); LoCoMo
+    // @1 −0.1 / −0.2. Not kept.
     recency: 0,
   },
+  // Sessions as time runs (byConversation false): perSession 2 × 0.3 → LoCoMo 72.4 (−6.3), LME
+  // 78.4 (−8.8); 1 × 0.2 → 72.2 / 77.4; 3 × 0.3 → 75.6 / 82.2 (LME @5 +5.2 but single-session
+  // questions lose the 2nd–3rd turn of their one session). Off. byConversation is exactly neutral
+  // on LoCoMo (one conversation per corpus); not measured on LME beyond the runs above (LongMemEval
+  // stores each session as its own conversation, so the runs above are the same ranking there).
   diversity: { perSession: 2, penalty: 0, depth: 200, byConversation: true },
+  // Context recall at the default 2,500-token budget (LoCoMo / LME; recall@k unchanged by design):
+  // turns 12 → 80.5 / 89.6; 20 → 84.1 / 91.6; 30 → 86.2 / 93.2; 40 → 87.5 / 93.2. turnChars 800
+  // with focus (30 turns) → 86.2 / 93.5; 600 with focus (40) → 87.5 / 92.5 (long assistant turns
+  // then fit and crowd out later user turns). focus does not change which turns are cited; it
+  // keeps the gold answer of long evidence turns that hold it verbatim: LME dev 36 of 36 (head cut
+  // 35), longmemeval-more 33 of 34 (head cut 32). A real app also spends budget on facts and
+  // episodes first; the composer keeps whatever of the 40 still fits.
   context: { turns: 40, turnChars: 1200, focus: true },
   // Used only when a reranker is picked in Models (none by default). Set so a weak reranker cannot
   // pull recall below the fused ranking, LoCoMo conv-26 (150 q; one question ≈ 0.7 points), fused
