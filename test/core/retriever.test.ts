@@ -193,14 +193,28 @@ describe('lexical query terms', () => {
   /** A source that records the terms of each lexical query and finds nothing. */
   const recording = () => {
     const queries: string[][] = [];
+    const fields: { before: number; after: number }[] = [];
     const source = {
-      lexical: (terms: readonly string[]) => { queries.push([...terms]); return Promise.resolve([]); },
+      lexical: (terms: readonly string[], o: { fields: { before: number; after: number } }) => {
+        queries.push([...terms]);
+        fields.push({ before: o.fields.before, after: o.fields.after });
+        return Promise.resolve([]);
+      },
       vector: () => Promise.resolve([]),
       turns: () => Promise.resolve([]),
       neighbours: () => Promise.resolve([]),
     };
-    return { queries, source };
+    return { queries, fields, source };
   };
+
+  it("weigh the neighbour context less when the question is about the user's own words", async () => {
+    const r = recording();
+    const config = withConfig({ fields: { before: 0.5, after: 0.5 }, userFields: { before: 0.2, after: 0.1 } });
+    await new Retriever({ source: r.source, config }).retrieve('Where did I buy my tennis racket?');
+    await new Retriever({ source: r.source, config }).retrieve('Where did Caroline buy her tennis racket?');
+    expect(r.fields[0]).toEqual({ before: 0.2, after: 0.1 });
+    expect(r.fields.at(-1)).toEqual({ before: 0.5, after: 0.5 });
+  });
 
   it('leave out the words of a relative date the question names, but keep absolute dates and everything when off', async () => {
     const now = Date.UTC(2023, 2, 28);

@@ -114,8 +114,10 @@ export class Retriever {
     if (terms.length === 0) terms.push(...analysis.terms);
     if (terms.length === 0) terms.push(...analysis.speakers.map((s) => s.toLowerCase()));
 
+    const aboutUser = analysis.about === 'user' || (analysis.asksForAdvice && cfg.boosts.adviceAboutUser);
+    const fields = aboutUser ? { ...cfg.fields, ...cfg.userFields } : cfg.fields;
     const lexicalP = terms.length
-      ? this.#source.lexical(terms, { limit: cfg.depth.lexical, fields: cfg.fields, ...(scope ? { scope } : {}) })
+      ? this.#source.lexical(terms, { limit: cfg.depth.lexical, fields, ...(scope ? { scope } : {}) })
       : Promise.resolve<string[]>([]);
     const vectorP = this.#vectorCandidates(question, scope);
     const [lexical, vector] = await Promise.all([lexicalP, vectorP]);
@@ -127,7 +129,7 @@ export class Retriever {
     if (cfg.prf.enabled && cfg.weights.prf > 0 && lexical.length > 0) {
       const expansion = await this.#feedbackTerms(lexical.slice(0, cfg.prf.docs), new Set([...terms, ...analysis.speakers.flatMap(words)]));
       if (expansion.length > 0) {
-        const prf = await this.#source.lexical([...terms, ...expansion], { limit: cfg.depth.prf, fields: cfg.fields, ...(scope ? { scope } : {}) });
+        const prf = await this.#source.lexical([...terms, ...expansion], { limit: cfg.depth.prf, fields, ...(scope ? { scope } : {}) });
         lists.push({ name: 'prf', weight: cfg.weights.prf, ids: prf });
       }
     }
