@@ -22,6 +22,7 @@ import { tombstoneHash } from '../core/explorer/explorerText';
 import { searchKind, candidatesByIds } from './explorerSearch';
 import { toFtsQuery } from './ftsQuery';
 import {
+  emptyEpisodeIds,
   CELL_SUMMARY, FACT_VIEW, FORESIGHT_VIEW, clip, jsonList, marks, num, numOrNull, parseEncoding, str, strOrNull, toCellSummary, toFact, toForesight,
 } from './explorerRows';
 import { decodeVector, encodeVector } from './vectorRepo';
@@ -171,6 +172,7 @@ export class SqlExplorerStore implements ExplorerStore {
     return true;
   }
 
+  emptyEpisodes(conversationId: string): Promise<string[]> { return emptyEpisodeIds(this.#sql, conversationId); }
   deleteMemCell(id: string, options: { turns: boolean }, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
     return this.#sql.transaction((tx) => this.#deleteCellTx(tx, id, options.turns, now));
   }

@@ -350,6 +350,7 @@ export class MemoryEngine implements EngineApi {
     const deleted = await this.#store.deleteMessage(id);
     if (deleted) {
       await this.#semantic.remove(id);
+      if (message) await this.#explorer?.dropEmptyEpisodes(message.conversationId); // its episode may be empty now
       this.#emit({ type: 'messages-changed', conversationId: message?.conversationId ?? null });
       this.#emit({ type: 'conversations-changed' });
     }
