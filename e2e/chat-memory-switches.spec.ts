@@ -2,7 +2,8 @@
  * The memory switches of a conversation (issue 17), through the running app with the mock LLM
  * server: a conversation that is not remembered never reaches another conversation's answer, a
  * conversation with "use memory in answers" off sends no memory (and "What was sent" says so),
- * the switches persist, and Settings sets them for new conversations. Pipeline behaviour only.
+ * the switches persist, and Settings sets them for new conversations; with an endpoint set, the
+ * first exchange is titled by it. Pipeline behaviour only.
  */
 import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
@@ -48,6 +49,9 @@ test('a conversation that is not remembered stays out of other answers; memory o
   await expect(switches(page).getByLabel('Remember this conversation')).toBeChecked();
   await say(page, 'My dog Biscuit is a beagle.', 2);
   await closeSent(page);
+  // With an endpoint set, the first exchange is titled by it (the mock's title starts "About:").
+  await expect(page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /About: My dog Biscuit is a beagle/ })).toBeVisible();
+  await expect(page.locator('.conversation-head h2')).toHaveText('About: My dog Biscuit is a beagle');
 
   await newConversation(page);
   const remember = switches(page).getByLabel('Remember this conversation');

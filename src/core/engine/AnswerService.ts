@@ -29,6 +29,8 @@ export interface AnswerServiceDeps {
   readonly clock: Clock;
   /** The user's time zone: the prompt's dates are written in it. */
   readonly timeZone?: () => string;
+  /** An answer was stored in this conversation (titles by the endpoint after the first one). */
+  readonly answered?: (conversationId: string) => Promise<unknown>;
   /** The conversation's "use memory in answers" switch (default: on). */
   readonly usesMemory?: (conversationId: string) => Promise<boolean>;
 }
@@ -113,6 +115,7 @@ export class AnswerService {
         usage: result.usage,
       },
     });
+    if (this.#d.answered) void this.#d.answered(request.conversationId).catch(() => undefined);
     const used = result.contextCitations.filter((c) => c.kind === 'turn').map((c) => c.ref);
     if (used.length > 0) void this.#d.retrieved(used).catch(() => undefined);
     return { answer: result, messageId: stored.message.id };

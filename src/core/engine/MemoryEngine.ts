@@ -28,6 +28,7 @@ import type {
 import { ExplorerService } from '../explorer/ExplorerService';
 import { SavedMemories } from './savedMemories';
 import { ConversationMemorySwitches } from './conversationMemory';
+import { titleByEndpoint } from './conversationTitles';
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
 import { EngineSettings } from './EngineSettings';
 import { AnswerService } from './AnswerService';
@@ -117,6 +118,7 @@ export class MemoryEngine implements EngineApi {
       llm: () => this.#llm, source, clock, timeZone: () => this.#settings.timeZone, settings: () => this.#settings.answerSettings(),
       listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.appendTurn(turn), retrieved: (ids) => this.noteRetrieved(ids),
       usesMemory: (id) => this.#switches.usesMemory(id),
+      answered: (id) => titleByEndpoint({ llm: this.#llm, getConversation: (c) => this.#store.getConversation(c), listMessages: (c) => this.#store.listMessages(c), rename: (c, t) => this.renameConversation(c, t) }, id),
     });
     this.#saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => this.#emit({ type: 'memory-changed' }) });
     this.#explorer = deps.explorer
@@ -286,13 +288,11 @@ export class MemoryEngine implements EngineApi {
       if (!busy) return;
     }
   }
-
   /** Closes every open MemCell (end of a benchmark ingest or of a bulk import). */
   async closeOpenCells(): Promise<number> {
     await this.idle();
     return (await this.#lifecycle?.closeIdleCells(0)) ?? 0;
   }
-
   on(listener: EngineListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
