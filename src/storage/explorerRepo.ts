@@ -14,7 +14,7 @@ import type {
   MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
 } from '../core/explorer/explorer';
 import type { ForesightItem, ProfileHistoryEntry } from '../core/synthesis/knowledge';
-import { SCENE_SUMMARY_FORGOTTEN, SCENE_USER_TITLE } from '../core/synthesis/knowledge';
+import { SCENE_USER_TITLE } from '../core/synthesis/knowledge';
 import type { MemCellStatus } from '../core/episodes/episodes';
 import type { Role } from '../core/base/types';
 import { RecollectError } from '../core/base/errors';
@@ -459,7 +459,7 @@ export class SqlExplorerStore implements ExplorerStore {
           case 'scene':
             // A scene is a grouping; forgetting it clears the text the model wrote about it and
             // marks the summary forgotten (its tombstone), so no later synthesis writes one again.
-            await tx.exec('UPDATE memscenes SET title = NULL, summary = NULL, summary_stale = 0, edited_by_user = ?, updated_at = ? WHERE id = ?', [SCENE_SUMMARY_FORGOTTEN, now, id]);
+            await tx.exec('UPDATE memscenes SET title = NULL, summary = NULL, summary_stale = 0, edited_by_user = 0, summary_forgotten = 1, updated_at = ? WHERE id = ?', [now, id]);
             await tx.exec("DELETE FROM vectors WHERE item_kind = 'memscene' AND item_id = ?", [id]);
             if (tx.changes() > 0) {
               deleted.scene++;

@@ -36,6 +36,22 @@ describe('migrations', () => {
     }
   });
 
+  it('v7: conversations get both memory switches on; a theme\'s forgotten-summary bit becomes its own column', async () => {
+    const db = await openMemoryDatabase({ migrateSchema: false });
+    await migrate(db, MIGRATIONS, 6);
+    await db.exec("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c', 'Old', 1, 1)");
+    await db.exec(`INSERT INTO memscenes (id, edited_by_user, created_at, updated_at) VALUES ('plain', 0, 1, 1), ('named', 1, 1, 1), ('forgotten', 2, 1, 1), ('both', 3, 1, 1)`);
+    await migrate(db);
+    expect(await db.query('SELECT use_memory, remember FROM conversations')).toEqual([{ use_memory: 1, remember: 1 }]);
+    expect(await db.query('SELECT id, edited_by_user, summary_forgotten FROM memscenes ORDER BY id')).toEqual([
+      { id: 'both', edited_by_user: 1, summary_forgotten: 1 },
+      { id: 'forgotten', edited_by_user: 0, summary_forgotten: 1 },
+      { id: 'named', edited_by_user: 1, summary_forgotten: 0 },
+      { id: 'plain', edited_by_user: 0, summary_forgotten: 0 },
+    ]);
+    await expect(db.exec("UPDATE conversations SET remember = 2")).rejects.toMatchObject({ code: 'SQL_ERROR' });
+  });
+
   it('rolls back a failing migration entirely, leaving the previous version', async () => {
     const db = await openMemoryDatabase();
     const broken = [...MIGRATIONS, { version: LATEST_SCHEMA_VERSION + 1, name: 'broken', sql: 'CREATE TABLE half_done (x); SELECT * FROM no_such_table;' }];
