@@ -20,7 +20,7 @@ export const MEMORY_KINDS: readonly MemoryKind[] = ['turn', 'fact', 'episode', '
 export interface JobView {
   readonly id: number;
   readonly kind: string;
-  readonly status: 'pending' | 'running' | 'done' | 'failed';
+  readonly status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
   readonly attempts: number;
   readonly lastError: string | null;
   readonly updatedAt: number;
