@@ -30,6 +30,8 @@ export interface ScaleCorpus {
   readonly id: string;
   readonly input: BenchCorpusInput;
   readonly turns: number;
+  /** Characters of turn text (ingest cost follows it more than the turn count). */
+  readonly chars: number;
   readonly questions: readonly BenchQuestion[];
   readonly sessionOf: ReadonlyMap<string, string>;
 }
@@ -60,6 +62,7 @@ export async function loadScaleCorpora(paths: readonly string[]): Promise<ScaleC
         id: prefixed.id,
         input: benchPageInput(prefixed),
         turns: prefixed.sessions.reduce((k, s) => k + s.turns.length, 0),
+        chars: prefixed.sessions.reduce((k, s) => k + s.turns.reduce((c, t) => c + t.text.length, 0), 0),
         // Scorable: headline questions with turn evidence (turn recall needs it).
         questions: prefixed.questions.filter((q) => q.headline && q.evidenceTurns.length > 0),
         sessionOf: new Map(prefixed.sessions.flatMap((s) => s.turns.map((t) => [t.id, s.id] as const))),
@@ -119,11 +122,12 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
         progress(`data runs out at ${available} turns: no checkpoint at ${size}`);
         break;
       }
-      const segment = { turns: 0, captureMs: 0, embedMs: 0 };
+      const segment = { turns: 0, chars: 0, captureMs: 0, embedMs: 0 };
       while (turns < size && next < corpora.length) {
         const corpus = corpora[next++]!;
         const timing = await driver.append(corpus.input);
         segment.turns += timing.turns;
+        segment.chars += corpus.chars;
         segment.captureMs += timing.captureMs;
         segment.embedMs += timing.embedMs;
         turns += timing.turns;
@@ -157,6 +161,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
         baselines: { bm25 },
         ingestTurnsPerSecond: segment.turns / Math.max(1e-9, (segment.captureMs + segment.embedMs) / 1000),
         captureTurnsPerSecond: segment.turns / Math.max(1e-9, segment.captureMs / 1000),
+        meanTurnChars: segment.turns ? segment.chars / segment.turns : 0,
         dbBytes: m.dbBytes,
         bytesPerTurn: m.turns ? m.dbBytes / m.turns : 0,
         heapBytes,

@@ -19,6 +19,8 @@ export interface ScalePoint extends ScaleSystemPoint {
   /** End to end (capture + embedding) over the turns appended since the previous checkpoint. */
   readonly ingestTurnsPerSecond: number;
   readonly captureTurnsPerSecond: number;
+  /** Mean characters per turn appended since the previous checkpoint (LoCoMo ≈126, LongMemEval ≈1,090: ingest cost follows text length). */
+  readonly meanTurnChars?: number;
   readonly dbBytes: number;
   readonly bytesPerTurn: number;
   readonly heapBytes: number;
@@ -50,13 +52,13 @@ export function scaleSummary(r: ScaleReport): string {
     '',
     `Embedder ${r.embedder ?? 'none (lexical only)'}; commit ${r.commit ?? 'unknown'}, ${r.createdAt}. Data: ${r.sources.join(', ') || '—'} (${int(r.availableTurns)} turns available).`,
     '',
-    '| turns | questions | ours p50 / p95 ms | ours recall.turn @1 / @5 / @10 | BM25 p50 / p95 ms | BM25 recall.turn @1 / @5 / @10 | ours / BM25 session @10 | ingest turns/s (e2e / capture) | bytes/turn | engine memory | cold open |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| turns | questions | ours p50 / p95 ms | ours recall.turn @1 / @5 / @10 | BM25 p50 / p95 ms | BM25 recall.turn @1 / @5 / @10 | ours / BM25 session @10 | ingest turns/s (e2e / capture) | chars/turn appended | bytes/turn | engine memory | cold open |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const p of r.points) {
     const b = p.baselines.bm25;
     lines.push(
-      `| ${int(p.turns)} | ${p.questions} | ${p.latencyMs.p50.toFixed(0)} / ${p.latencyMs.p95.toFixed(0)} | ${pct(p.recall.turn['1'])} / ${pct(p.recall.turn['5'])} / ${pct(p.recall.turn['10'])} | ${b.latencyMs.p50.toFixed(0)} / ${b.latencyMs.p95.toFixed(0)} | ${pct(b.recall.turn['1'])} / ${pct(b.recall.turn['5'])} / ${pct(b.recall.turn['10'])} | ${pct(p.recall.session['10'])} / ${pct(b.recall.session['10'])} | ${int(p.ingestTurnsPerSecond)} / ${int(p.captureTurnsPerSecond)} | ${int(p.bytesPerTurn)} | ${mb(p.heapBytes)} | ${p.coldOpenMs === null ? '—' : `${int(p.coldOpenMs)} ms`} |`,
+      `| ${int(p.turns)} | ${p.questions} | ${p.latencyMs.p50.toFixed(0)} / ${p.latencyMs.p95.toFixed(0)} | ${pct(p.recall.turn['1'])} / ${pct(p.recall.turn['5'])} / ${pct(p.recall.turn['10'])} | ${b.latencyMs.p50.toFixed(0)} / ${b.latencyMs.p95.toFixed(0)} | ${pct(b.recall.turn['1'])} / ${pct(b.recall.turn['5'])} / ${pct(b.recall.turn['10'])} | ${pct(p.recall.session['10'])} / ${pct(b.recall.session['10'])} | ${int(p.ingestTurnsPerSecond)} / ${int(p.captureTurnsPerSecond)} | ${p.meanTurnChars === undefined ? '—' : int(p.meanTurnChars)} | ${int(p.bytesPerTurn)} | ${mb(p.heapBytes)} | ${p.coldOpenMs === null ? '—' : `${int(p.coldOpenMs)} ms`} |`,
     );
   }
   lines.push('', `Questions at each size: scorable questions (turn evidence) whose corpus is in the database, the most recently added first. Latency is retrieval of 10 turns (ours: MemoryEngine.recall; BM25: FTS5 over messages alone), after 3 untimed warm-up questions. Engine memory: ${r.runtime === 'browser' ? "the benchmark worker's JS heap and array buffers (CDP Runtime.getHeapUsage) plus SQLite's WebAssembly heap — an upper bound; the embedder runs in the model worker and is not counted" : 'this Node process (JS heap + external memory, which includes the embedding model)'}.`);

@@ -54,7 +54,7 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
     if (this.#open) throw new RecollectError('INVALID_INPUT', `A scale database is already open (${this.#open.fileName}).`);
     if (!options.reuse) await this.#scaleDeps.deleteStore(fileName);
     const store = await this.#scaleDeps.openStore(fileName);
-    const engine = createBenchEngine(store, this.embedders);
+    const engine = createBenchEngine(store, this.embedders, await this.#scaleDeps.vectorIndex?.());
     await engine.start();
     await warmUpEmbedder(this.embedders);
     this.#open = { fileName, store, engine };
@@ -92,7 +92,7 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
   async coldOpen(fileName: string, question: ScaleQuestionInput): Promise<ColdOpenResult> {
     const t0 = performance.now();
     const store = await this.#scaleDeps.openStore(fileName);
-    const engine = createBenchEngine(store, this.embedders);
+    const engine = createBenchEngine(store, this.embedders, await this.#scaleDeps.vectorIndex?.());
     try {
       await engine.start();
       const t1 = performance.now();

@@ -70,6 +70,14 @@ describe('scale benchmark (smoke)', () => {
       expect(p.coldOpenMs).toBeNull();
       expect(p.ingestTurnsPerSecond).toBeGreaterThan(0);
     }
+    // Ingest is reported with the mean length of the turns it appended (the cost follows the text).
+    const meanChars = (from: number, to: number) => {
+      const part = corpora.slice(from, to);
+      return part.reduce((n, c) => n + c.input.sessions.reduce((k, s) => k + s.turns.reduce((m, t) => m + t.text.length, 0), 0), 0) / part.reduce((n, c) => n + c.turns, 0);
+    };
+    expect(first!.meanTurnChars).toBeGreaterThan(0);
+    expect(first!.meanTurnChars).toBeCloseTo(meanChars(0, 2));
+    expect(second!.meanTurnChars).toBeCloseTo(meanChars(2, 3));
     expect(report.runtime).toBe('node');
     expect(lines.some((l) => l.includes('ranking 4 questions'))).toBe(true);
 

@@ -138,6 +138,25 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     expect(await engine.embeddingStatus()).toMatchObject({ activeModel: 'missing', state: 'idle', error: null });
   });
 
+  it('loads the model and the vector index at start, before any search asks for them', async () => {
+    const store = await openNodeStore();
+    const roles: (string | undefined)[] = [];
+    const base = letterEmbedder('a@1', 26, []);
+    const model: Embedder = { ...base, embed: (texts, role) => (roles.push(role), base.embed(texts, role)) };
+    await store.createConversation({ id: 'c', title: 't' });
+    await store.appendTurns([{ id: 'm0', conversationId: 'c', role: 'user', content: 'already stored' }]);
+    await store.putVectors('message', 'a@1', [{ itemId: 'm0', vector: await base.embed(['already stored']).then((v) => v[0]!) }]);
+    const loads: string[] = [];
+    const watched = new Proxy(store, {
+      get: (target, key, receiver) => (key === 'loadVectors' ? (kind: string, m: string) => (loads.push(`${kind}:${m}`), target.loadVectors(kind as 'message', m)) : Reflect.get(target, key, receiver)),
+    });
+    const engine = createEngine(watched, { only: [], embedders: provider({ a: model }) });
+    await engine.start();
+    await engine.idle();
+    expect(roles).toContain('query');
+    expect(loads).toEqual(['message:a@1']);
+  });
+
   it('keeps the model busy: the next batch is embedding while the previous one is written', async () => {
     const store = await openNodeStore();
     const storedAtCall: Promise<number>[] = [];
@@ -145,8 +164,9 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     const model: Embedder = {
       ...base,
       embed(texts, role) {
-        // Queued on the connection now, so it sees what was written before this call.
-        storedAtCall.push(store.countVectors('message', 'a@1'));
+        // Queued on the connection now, so it sees what was written before this call. (The
+        // start-up warm-up embeds a query; only document batches count here.)
+        if (role === 'document') storedAtCall.push(store.countVectors('message', 'a@1'));
         return base.embed(texts, role);
       },
     };

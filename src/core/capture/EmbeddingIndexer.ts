@@ -102,6 +102,19 @@ export class EmbeddingIndexer {
     return this.#deps.embedders.embedder(this.#active);
   }
 
+  /**
+   * Gets the first search ready while the app opens: the active model loads (its first embed, in
+   * the model worker) while the message vector index loads from the database, instead of both
+   * waiting for the first question one after the other. Never rejects: a model that is not on
+   * this device reports itself on first use.
+   */
+  warmUp(): Promise<void> {
+    const embedder = this.activeEmbedder();
+    const model = embedder.embed(['warm up'], 'query').then(() => undefined, () => undefined);
+    const index = this.#deps.index.preload(embedder.id, embedder.dim).catch(() => undefined);
+    return Promise.all([model, index]).then(() => undefined);
+  }
+
   /** Starts (or continues) embedding whatever is missing. Never throws; failures land in status(). */
   kick(): void {
     this.#fresh = true;

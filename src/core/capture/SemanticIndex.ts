@@ -47,6 +47,11 @@ export class SemanticIndex {
     return this.#index;
   }
 
+  /** Loads the index for `vectorModelId` now (at open, so the first search does not wait for it). */
+  async preload(vectorModelId: string, dim: number): Promise<void> {
+    await this.#load(vectorModelId, dim);
+  }
+
   async search(vectorModelId: string, dim: number, query: Float32Array, k: number): Promise<VectorHit[]> {
     const index = await this.#load(vectorModelId, dim);
     if (index.exact) return index.search(query, k);

@@ -260,6 +260,7 @@ export class MemoryEngine implements EngineApi {
     await this.#settings.load();
     if (this.#indexer) {
       await this.#indexer.init();
+      void this.#indexer.warmUp();
       this.#indexer.kick();
     } else this.#lifecycle?.kick();
     await this.#consolidator?.start();
