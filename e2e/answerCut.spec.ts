@@ -4,12 +4,12 @@
  * marked as partial with Try again; an answer ended by the token limit is stored and shown as cut off.
  */
 import { expect, test } from '@playwright/test';
-import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
+import { defaultResponder, startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { connectEndpoint, messageBox as box } from './appSteps';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
-  mock = await startMockLlmServer({ chunkDelayMs: 150, responder: () => 'Basil grows well next to tomatoes because both like warm sun and steady water in summer.' });
+  mock = await startMockLlmServer({ chunkDelayMs: 150, responder: (req) => (req.stream ? 'Basil grows well next to tomatoes because both like warm sun and steady water in summer.' : defaultResponder(req)) });
 });
 test.afterAll(async () => mock.close());
 

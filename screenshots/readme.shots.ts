@@ -4,13 +4,14 @@
  * server, so the texts are canned; the screens are the real app.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
+import { startMockLlmServer, TITLE_PROMPT_START, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
   mock = await startMockLlmServer({
-    responder: (req) => (req.stream ? 'Biscuit, your beagle mix, has his vet appointment **next Tuesday at 10:00** [1]. You also mentioned he learned to sit last week.' : synthesisResponder(req)),
+    responder: (req) => (req.stream ? 'Biscuit, your beagle mix, has his vet appointment **next Tuesday at 10:00** [1]. You also mentioned he learned to sit last week.'
+      : req.messages[0]?.content.startsWith(TITLE_PROMPT_START) ? 'Biscuit the beagle' : synthesisResponder(req)),
   });
 });
 test.afterAll(async () => mock.close());

@@ -26,8 +26,7 @@ export const queryKeys = {
   timeZone: ['time-zone'] as const,
   llmUsage: (since: number) => ['llm-usage', since] as const,
   answerSettings: ['answer-settings'] as const,
-  memorySettings: ['memory-settings'] as const,
-  conversationMemory: (id: string) => ['conversation-memory', id] as const,
+  memoryDefaults: ['memory-defaults'] as const,
   explorer: ['explorer'] as const,
   overview: ['explorer', 'overview'] as const,
   memorySearch: (q: string, filters: MemorySearchFilters) => ['explorer', 'search', q, filters] as const,
@@ -59,6 +58,8 @@ export function engineQueries({ engine, models }: EngineClient) {
     consolidation: () => queryOptions({ queryKey: queryKeys.consolidation, queryFn: () => engine.consolidationStatus(), refetchInterval: 5_000 }),
     llmUsage: (since: number) => queryOptions({ queryKey: queryKeys.llmUsage(since), queryFn: () => engine.llmUsage(since), staleTime: 0 }),
     answerSettings: () => queryOptions({ queryKey: queryKeys.answerSettings, queryFn: () => engine.answerSettings() }),
+    // The memory switches of each conversation travel with it in conversations(); these are the defaults for new ones.
+    memoryDefaults: () => queryOptions({ queryKey: queryKeys.memoryDefaults, queryFn: () => engine.memoryDefaults() }),
     overview: () => queryOptions({ queryKey: queryKeys.overview, queryFn: () => engine.memoryOverview(), refetchInterval: 5_000 }),
     memorySearch: (q: string, filters: MemorySearchFilters) =>
       queryOptions({ queryKey: queryKeys.memorySearch(q, filters), queryFn: () => engine.searchMemory(q, filters), enabled: q.length > 0 }),

@@ -1,15 +1,2 @@
-/**
- * Conversation titles: a new conversation is "New conversation" until its first message is sent,
- * then it takes its title from that message (first line, cut at a word near 48 characters).
- */
-export const UNTITLED = 'New conversation';
-
-const MAX = 48;
-
-export function titleFrom(text: string): string {
-  const line = text.trim().split('\n')[0]!.replace(/\s+/g, ' ').trim();
-  if (line.length <= MAX) return line || UNTITLED;
-  const cut = line.slice(0, MAX);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > MAX / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:!?-]+$/, '')}…`;
-}
+/** Conversation titles from the first message; the rule lives in core so the engine uses the same one. */
+export { UNTITLED, titleFrom } from '../core/base/titles';

@@ -22,7 +22,7 @@ import type {
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
-import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StageUsage, StorageStats } from './base/types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StageUsage, StorageStats } from './base/types';
 
 export type { StageUsage };
 
@@ -84,7 +84,16 @@ export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok
 
 /** What the UI can ask of the memory engine. */
 export interface EngineApi {
-  createConversation(input: { readonly id?: string; readonly title: string }): Promise<Conversation>;
+  /** A new conversation; its memory switches follow memoryDefaults() unless the input sets them. */
+  createConversation(input: { readonly id?: string; readonly title: string } & Partial<ConversationMemory>): Promise<Conversation>;
+  /**
+   * A conversation's memory switches: "use memory in answers" and "remember this conversation"
+   * (semantics in core/engine/conversationMemory.ts). Emits conversations-changed.
+   */
+  setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation>;
+  /** The switches new conversations start with (Settings → Memory). */
+  memoryDefaults(): Promise<ConversationMemory>;
+  setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory>;
   renameConversation(id: string, title: string): Promise<Conversation>;
   deleteConversation(id: string): Promise<void>;
   listConversations(): Promise<Conversation[]>;

@@ -3,7 +3,7 @@
  * Same code in the browser worker (OPFS) and in Node (memory).
  */
 import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../core/base/store';
-import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../core/base/types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../core/base/types';
 import { systemClock, type Clock } from '../core/base/ports';
 import * as conversations from './conversationRepo';
 import * as messages from './messageRepo';
@@ -47,9 +47,21 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     this.#newId = options.newId ?? newId;
   }
 
-  createConversation(input: { id?: string; title: string; createdAt?: number }): Promise<Conversation> {
+  createConversation(input: { id?: string; title: string; createdAt?: number } & Partial<ConversationMemory>): Promise<Conversation> {
     const at = input.createdAt !== undefined && Number.isFinite(input.createdAt) ? input.createdAt : this.#clock.now();
-    return this.db.transaction((tx) => conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, at));
+    return this.db.transaction((tx) => conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, at, input));
+  }
+
+  getConversation(id: string): Promise<Conversation | null> {
+    return conversations.getConversation(this.db, id);
+  }
+
+  setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> {
+    return this.db.transaction((tx) => conversations.setConversationMemory(tx, id, patch));
+  }
+
+  conversationsNotRemembered(): Promise<string[]> {
+    return conversations.conversationsNotRemembered(this.db);
   }
 
   createConversations(inputs: readonly { id: string; title: string; createdAt?: number }[]): Promise<void> {

@@ -1,6 +1,6 @@
 /** SQL for conversations. Every function takes the `Sql` to run on, so callers choose the transaction. */
 import type { Sql } from '../core/base/sql';
-import type { Conversation } from '../core/base/types';
+import type { Conversation, ConversationMemory } from '../core/base/types';
 import { RecollectError } from '../core/base/errors';
 import { MAX_TITLE_CHARS } from '../core/base/limits';
 
@@ -11,14 +11,17 @@ interface ConversationRow {
   created_at: number;
   updated_at: number;
   message_count: number;
+  use_memory: number;
+  remember: number;
 }
 
-const SELECT = `SELECT c.id, c.title, c.created_at, c.updated_at,
+const SELECT = `SELECT c.id, c.title, c.created_at, c.updated_at, c.use_memory, c.remember,
   (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count
   FROM conversations c`;
 
 function toConversation(r: ConversationRow): Conversation {
-  return { id: r.id, title: r.title, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at), messageCount: Number(r.message_count) };
+  return { id: r.id, title: r.title, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at), messageCount: Number(r.message_count),
+    useMemory: Number(r.use_memory) !== 0, remember: Number(r.remember) !== 0 };
 }
 
 export function cleanTitle(title: string): string {
@@ -43,10 +46,22 @@ export async function listConversations(sql: Sql): Promise<Conversation[]> {
   return rows.map(toConversation);
 }
 
-export async function insertConversation(sql: Sql, id: string, title: string, now: number): Promise<Conversation> {
-  await sql.exec('INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
-    [id, cleanTitle(title), now, now]);
+export async function insertConversation(sql: Sql, id: string, title: string, now: number, memory: Partial<ConversationMemory> = {}): Promise<Conversation> {
+  await sql.exec('INSERT INTO conversations (id, title, created_at, updated_at, use_memory, remember) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
+    [id, cleanTitle(title), now, now, memory.useMemory === false ? 0 : 1, memory.remember === false ? 0 : 1]);
   return requireConversation(sql, id);
+}
+
+export async function setConversationMemory(sql: Sql, id: string, patch: Partial<ConversationMemory>): Promise<Conversation> {
+  await requireConversation(sql, id);
+  if (patch.useMemory !== undefined) await sql.exec('UPDATE conversations SET use_memory = ? WHERE id = ?', [patch.useMemory ? 1 : 0, id]);
+  if (patch.remember !== undefined) await sql.exec('UPDATE conversations SET remember = ? WHERE id = ?', [patch.remember ? 1 : 0, id]);
+  return requireConversation(sql, id);
+}
+
+export async function conversationsNotRemembered(sql: Sql): Promise<string[]> {
+  const rows = await sql.query<{ id: string }>('SELECT id FROM conversations WHERE remember = 0');
+  return rows.map((r) => r.id);
 }
 
 export async function renameConversation(sql: Sql, id: string, title: string, now: number): Promise<Conversation> {

@@ -33,6 +33,9 @@ export class SqlEpisodeStore implements EpisodeStore {
       `SELECT m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.token_count
          FROM messages m
         WHERE m.seq > coalesce((SELECT max(c.last_seq) FROM memcells c WHERE c.conversation_id = m.conversation_id), 0)
+          -- A conversation the user chose not to remember is not segmented (schema v7); its turns
+          -- wait here, and are placed if the switch is turned back on.
+          AND m.conversation_id NOT IN (SELECT id FROM conversations WHERE remember = 0)
           -- A deleted episode's kept turns are not segmented again (tombstone, schema v5); turns
           -- stored after the deletion are new even if they reuse a seq.
           AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.kind = 'memcell' AND t.conversation_id = m.conversation_id

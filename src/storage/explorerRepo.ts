@@ -14,7 +14,7 @@ import type {
   MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
 } from '../core/explorer/explorer';
 import type { ForesightItem, ProfileHistoryEntry } from '../core/synthesis/knowledge';
-import { SCENE_SUMMARY_FORGOTTEN, SCENE_USER_TITLE } from '../core/synthesis/knowledge';
+import { SCENE_USER_TITLE } from '../core/synthesis/knowledge';
 import type { MemCellStatus } from '../core/episodes/episodes';
 import type { Role } from '../core/base/types';
 import { RecollectError } from '../core/base/errors';
@@ -22,6 +22,7 @@ import { tombstoneHash } from '../core/explorer/explorerText';
 import { searchKind, candidatesByIds } from './explorerSearch';
 import { toFtsQuery } from './ftsQuery';
 import {
+  emptyEpisodeIds,
   CELL_SUMMARY, FACT_VIEW, FORESIGHT_VIEW, clip, jsonList, marks, num, numOrNull, parseEncoding, str, strOrNull, toCellSummary, toFact, toForesight,
 } from './explorerRows';
 import { decodeVector, encodeVector } from './vectorRepo';
@@ -171,6 +172,7 @@ export class SqlExplorerStore implements ExplorerStore {
     return true;
   }
 
+  emptyEpisodes(conversationId: string): Promise<string[]> { return emptyEpisodeIds(this.#sql, conversationId); }
   deleteMemCell(id: string, options: { turns: boolean }, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
     return this.#sql.transaction((tx) => this.#deleteCellTx(tx, id, options.turns, now));
   }
@@ -457,7 +459,7 @@ export class SqlExplorerStore implements ExplorerStore {
           case 'scene':
             // A scene is a grouping; forgetting it clears the text the model wrote about it and
             // marks the summary forgotten (its tombstone), so no later synthesis writes one again.
-            await tx.exec('UPDATE memscenes SET title = NULL, summary = NULL, summary_stale = 0, edited_by_user = ?, updated_at = ? WHERE id = ?', [SCENE_SUMMARY_FORGOTTEN, now, id]);
+            await tx.exec('UPDATE memscenes SET title = NULL, summary = NULL, summary_stale = 0, edited_by_user = 0, summary_forgotten = 1, updated_at = ? WHERE id = ?', [now, id]);
             await tx.exec("DELETE FROM vectors WHERE item_kind = 'memscene' AND item_id = ?", [id]);
             if (tx.changes() > 0) {
               deleted.scene++;

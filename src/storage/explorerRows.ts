@@ -3,7 +3,7 @@
  * SELECT lists of the views the explorer shows, and their row → view conversions.
  */
 import type { EncodingScore } from '../core/episodes/encodingScore';
-import type { SqlRow, SqlValue } from '../core/base/sql';
+import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { FactView, MemCellSummary } from '../core/explorer/explorer';
 import type { ForesightItem } from '../core/synthesis/knowledge';
 import type { MemCellStatus } from '../core/episodes/episodes';
@@ -69,4 +69,13 @@ export function parseEncoding(raw: unknown): EncodingScore | null {
   } catch {
     return null;
   }
+}
+
+/** Episodes of a conversation with no turn left in their range and nothing synthesised (no narrative, no facts). */
+export async function emptyEpisodeIds(sql: Sql, conversationId: string): Promise<string[]> {
+  const rows = await sql.query(
+    `SELECT c.id FROM memcells c WHERE c.conversation_id = ? AND c.narrative IS NULL
+        AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.memcell_id = c.id)
+        AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq)`, [conversationId]);
+  return rows.map((r) => str(r.id));
 }

@@ -114,6 +114,8 @@ const META_RULES: Readonly<Record<string, MetaRule>> = {
   [META_KEYS.policy]: (v) => v === 'eager' || v === 'recurrence' || v === 'off',
   [META_KEYS.llmBoundaryCheck]: FLAG,
   [META_KEYS.sufficiencyCheck]: FLAG,
+  [META_KEYS.useMemoryDefault]: FLAG,
+  [META_KEYS.rememberDefault]: FLAG,
   [META_KEYS.answerBudget]: (v) => /^\d{1,6}$/.test(v) && Number(v) >= ANSWER_BUDGET.min && Number(v) <= ANSWER_BUDGET.max,
   // '' = follow the browser's zone; otherwise a zone this platform knows.
   [META_KEYS.timeZone]: (v) => v === '' || isTimeZone(v),

@@ -1,6 +1,6 @@
 /** SQL for the durable job queue (`jobs`). Implements core's JobStore. */
 import type { Sql } from '../core/base/sql';
-import { CANCELLED_PREFIX, type Job, type JobCounts, type JobStore } from '../core/base/jobs';
+import type { Job, JobCounts, JobStore } from '../core/base/jobs';
 import { systemClock, type Clock } from '../core/base/ports';
 
 interface JobRow {
@@ -75,6 +75,10 @@ export class SqlJobStore implements JobStore {
     await this.#sql.exec("UPDATE jobs SET status = 'failed', last_error = ?, updated_at = ? WHERE id = ?", [error.slice(0, 2000), now, id]);
   }
 
+  async setAside(id: number, reason: string, now: number): Promise<void> {
+    await this.#sql.exec("UPDATE jobs SET status = 'cancelled', last_error = ?, updated_at = ? WHERE id = ?", [reason.slice(0, 2000), now, id]);
+  }
+
   async recoverInterrupted(now: number): Promise<number> {
     await this.#sql.exec("UPDATE jobs SET status = 'pending', updated_at = ? WHERE status = 'running'", [now]);
     return this.#sql.changes();
@@ -84,8 +88,8 @@ export class SqlJobStore implements JobStore {
     if (kinds.length === 0) return Promise.resolve([]);
     return this.#sql.transaction(async (tx) => {
       const rows = await tx.query<JobRow>(
-        `UPDATE jobs SET status = 'failed', last_error = ?, updated_at = ? WHERE status = 'pending' AND kind IN (${kinds.map(() => '?').join(', ')})
-         RETURNING id, kind, payload, attempts, dedupe_key`, [CANCELLED_PREFIX + reason, now, ...kinds]);
+        `UPDATE jobs SET status = 'cancelled', last_error = ?, updated_at = ? WHERE status = 'pending' AND kind IN (${kinds.map(() => '?').join(', ')})
+         RETURNING id, kind, payload, attempts, dedupe_key`, [reason.slice(0, 2000), now, ...kinds]);
       return rows.map(toJob);
     });
   }
@@ -95,17 +99,16 @@ export class SqlJobStore implements JobStore {
     return this.#sql.transaction(async (tx) => {
       const rows = await tx.query<JobRow>(
         `UPDATE jobs SET status = 'pending', attempts = 0, last_error = NULL, run_after = 0, updated_at = ?
-         WHERE status = 'failed' AND substr(last_error, 1, ?) = ? AND kind IN (${kinds.map(() => '?').join(', ')})
-         RETURNING id, kind, payload, attempts, dedupe_key`, [now, CANCELLED_PREFIX.length, CANCELLED_PREFIX, ...kinds]);
+         WHERE status = 'cancelled' AND kind IN (${kinds.map(() => '?').join(', ')})
+         RETURNING id, kind, payload, attempts, dedupe_key`, [now, ...kinds]);
       return rows.map(toJob);
     });
   }
 
   async counts(): Promise<JobCounts> {
     const rows = await this.#sql.query<{ status: keyof JobCounts; n: number }>(
-      `SELECT CASE WHEN status = 'pending' AND run_after > ? THEN 'scheduled'
-                   WHEN status = 'failed' AND substr(last_error, 1, ?) = ? THEN 'cancelled' ELSE status END AS status, count(*) AS n FROM jobs GROUP BY 1`,
-      [this.#clock.now(), CANCELLED_PREFIX.length, CANCELLED_PREFIX]);
+      `SELECT CASE WHEN status = 'pending' AND run_after > ? THEN 'scheduled' ELSE status END AS status, count(*) AS n FROM jobs GROUP BY 1`,
+      [this.#clock.now()]);
     const out: JobCounts = { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
     for (const r of rows) out[r.status] = Number(r.n);
     return out;

@@ -11,7 +11,7 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import {
-  CONTRADICTED_CONFIDENCE, SCENE_SUMMARY_FORGOTTEN, SCENE_USER_TITLE, type CellForSynthesis, type ForesightItem, type KnowledgeStore, type KnownFact,
+  CONTRADICTED_CONFIDENCE, SCENE_USER_TITLE, type CellForSynthesis, type ForesightItem, type KnowledgeStore, type KnownFact,
   type MemCellSynthesisWrite, type ProfileChange, type ProfileHistoryEntry, type ProfileItem, type SavedSynthesis, type SceneDigest,
   type SceneForSummary,
 } from '../core/synthesis/knowledge';
@@ -232,7 +232,7 @@ export class SqlKnowledgeStore implements KnowledgeStore {
   // -------------------------------------------------------------------------------------------
 
   async loadScene(sceneId: string): Promise<SceneForSummary | null> {
-    const [s] = await this.#sql.query('SELECT id, title, summary, edited_by_user FROM memscenes WHERE id = ?', [sceneId]);
+    const [s] = await this.#sql.query('SELECT id, title, summary, edited_by_user, summary_forgotten FROM memscenes WHERE id = ?', [sceneId]);
     if (!s) return null;
     const members = await this.#sql.query(
       "SELECT id, title, narrative, start_at, end_at FROM memcells WHERE scene_id = ? AND status = 'synthesised' ORDER BY start_at, id", [sceneId]);
@@ -241,7 +241,7 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       title: s.title === null ? null : String(s.title),
       summary: s.summary === null ? null : String(s.summary),
       editedByUser: (num(s.edited_by_user!) & SCENE_USER_TITLE) !== 0,
-      summaryForgotten: (num(s.edited_by_user!) & SCENE_SUMMARY_FORGOTTEN) !== 0,
+      summaryForgotten: num(s.summary_forgotten!) === 1,
       members: members.map((m) => ({
         id: String(m.id), title: m.title === null ? null : String(m.title), narrative: m.narrative === null ? null : String(m.narrative),
         startAt: num(m.start_at!), endAt: num(m.end_at!),

@@ -366,7 +366,7 @@ describe('summariseScene', () => {
     expect(row).toMatchObject({ title: 'My title' });
     expect(row!.summary.length).toBeGreaterThan(0);
 
-    await db.exec("UPDATE memscenes SET title = NULL, summary = NULL, edited_by_user = 2 WHERE id = 's1'");
+    await db.exec("UPDATE memscenes SET title = NULL, summary = NULL, summary_forgotten = 1 WHERE id = 's1'");
     mock.requests.length = 0;
     expect(await summariseScene(deps, 's1')).toBeNull();
     expect(chatRequests()).toHaveLength(0);

@@ -109,7 +109,14 @@ function lastUserMessage(req: MockChatRequest): string {
  * Default answer: a hash of the whole prompt plus the first words of the last user message.
  * With JSON asked for: {"answer": …, "echo": …, "hash": …}.
  */
+/** The system prompt of the engine's title call (src/core/engine/conversationTitles.ts) starts so. */
+export const TITLE_PROMPT_START = 'You name conversations';
+
 export const defaultResponder: MockResponder = (req) => {
+  // A conversation title: "About: " and the first six words the user said, so tests can tell it apart.
+  if (req.messages[0]?.content.startsWith(TITLE_PROMPT_START)) {
+    return `About: ${lastUserMessage(req).replace(/^User:\s*/, '').split(/\s+/).filter(Boolean).slice(0, 6).join(' ')}`;
+  }
   const hash = fnv1a(req.messages.map((m) => `${m.role}:${m.content}`).join('\n')).toString(16).padStart(8, '0');
   const echo = lastUserMessage(req).split(/\s+/).filter(Boolean).slice(0, 12).join(' ');
   if (req.wantsJson) return JSON.stringify({ answer: `mock ${hash}`, echo, hash });

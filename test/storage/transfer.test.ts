@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDatabaseFile, openMemoryDatabase, openNodeStore, saveDatabaseFile } from '../../src/storage/openNodeDatabase';
 import { exportFileName } from '../../src/core/base/exportFileName';
-import { LATEST_SCHEMA_VERSION } from '../../src/storage/schema';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/storage/schema';
 import { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { migrate } from '../../src/storage/migrate';
 
@@ -90,6 +90,34 @@ describe('export and import', () => {
     expect(await dump(target)).toEqual(await dump(source));
     const again = await target.exportDatabase();
     expect([again[18], again[19]]).toEqual([1, 1]);
+  });
+
+  it('imports a schema v6 file (before memory switches) as v7 with both switches on', async () => {
+    const db = await openMemoryDatabase({ migrateSchema: false });
+    await migrate(db, MIGRATIONS, 6);
+    await db.exec("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Old chat', 1, 1)");
+    await db.exec("INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('m1', 'c1', 1, 'user', 'You', 'Peppers next year', 1, 1, 4)");
+    const old = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
+    const target = await openNodeStore();
+    const summary = await target.importDatabase(await old.exportDatabase());
+    expect(summary).toMatchObject({ fromSchemaVersion: 6, schemaVersion: 7, messageCount: 1 });
+    expect(await target.getConversation('c1')).toMatchObject({ title: 'Old chat', useMemory: true, remember: true });
+    expect((await target.searchMessages('peppers')).map((h) => h.message.id)).toEqual(['m1']);
+  });
+
+  it('keeps the memory switches and their defaults through export and import, and refuses a switch that is neither on nor off', async () => {
+    const source = await openNodeStore();
+    await source.createConversation({ id: 'quiet', title: 'Quiet', useMemory: false, remember: false });
+    await source.setMeta('conversation.remember_default', '0');
+    const target = await openNodeStore();
+    await target.importDatabase(await source.exportDatabase());
+    expect(await target.getConversation('quiet')).toMatchObject({ useMemory: false, remember: false });
+    expect(await target.getMeta('conversation.remember_default')).toBe('0');
+
+    await source.db.exec("PRAGMA ignore_check_constraints = ON; UPDATE conversations SET remember = 7; PRAGMA ignore_check_constraints = OFF");
+    // SQLite's integrity check sees the broken CHECK constraint first: the file is refused as damaged.
+    await expect(target.importDatabase(await source.exportDatabase())).rejects.toMatchObject({ code: expect.stringMatching(/^IMPORT_(CORRUPT|INVALID_DATA)$/) });
+    expect(await target.getConversation('quiet')).toMatchObject({ remember: false });
   });
 
   it('accepts a file written with another page size: its rows are rebuilt at ours', async () => {

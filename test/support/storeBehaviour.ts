@@ -33,6 +33,20 @@ export function describeStore(name: string, open: StoreFactory): void {
       expect(await store.getMessage('d1')).toBeNull();
     });
 
+    it('keeps each conversation\'s memory switches: on by default, set at creation or later, listed when off', async () => {
+      const store = await setup();
+      expect(await store.getConversation('c')).toMatchObject({ useMemory: true, remember: true });
+      await store.createConversation({ id: 'quiet', title: 'Quiet', useMemory: false, remember: false });
+      expect(await store.getConversation('quiet')).toMatchObject({ useMemory: false, remember: false });
+      expect(await store.conversationsNotRemembered()).toEqual(['quiet']);
+      expect(await store.setConversationMemory('quiet', { remember: true })).toMatchObject({ useMemory: false, remember: true });
+      expect(await store.setConversationMemory('c', { useMemory: false })).toMatchObject({ useMemory: false, remember: true });
+      expect(await store.conversationsNotRemembered()).toEqual([]);
+      expect((await store.listConversations()).map((c) => [c.id, c.useMemory, c.remember]).sort()).toEqual([['c', false, true], ['quiet', false, true]]);
+      await expect(store.setConversationMemory('nope', { remember: false })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect(await store.getConversation('nope')).toBeNull();
+    });
+
     it('appends turns in order, once per id, and refuses bad input without storing any of the batch', async () => {
       const store = await setup();
       const [a, b] = await store.appendTurns([

@@ -12,6 +12,7 @@ import { Markdown } from './Markdown';
 import { SentRequestView } from './SentRequestView';
 import { Dialog } from './Dialog';
 import { MemoryActivity } from './MemoryActivity';
+import { ConversationMemorySwitches } from './MemorySwitches';
 import { CutOffMark, PartialMark } from './AnswerCutMarks';
 import { titleFrom, UNTITLED } from '../titles';
 import type { Message, NewTurn } from '../../core/base/types';
@@ -24,6 +25,8 @@ interface AnswerMeta {
   readonly usage?: Readonly<Record<string, { promptTokens: number; completionTokens: number }>>;
   readonly stopped?: boolean;
   readonly answerTo?: string | null;
+  /** "Use memory in answers" was off for this answer. */
+  readonly memoryOff?: boolean;
 }
 
 function tokensOf(meta: AnswerMeta): number {
@@ -48,7 +51,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const focusMessageId = useUi((s) => s.focusMessageId);
   const [draft, setDraft] = useState('');
   const [editing, setEditing] = useState<Message | null>(null);
-  const [sent, setSent] = useState<readonly SentRequest[] | null>(null);
+  const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean } | null>(null);
   const [highlight, setHighlight] = useState<string | null>(focusMessageId);
   const [shown, setShown] = useState<Citation | null>(null);
   const listRef = useRef<HTMLOListElement>(null);
@@ -56,6 +59,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const following = useRef(true);
   const configured = settings.data?.configured ?? false;
   const stream = answers.stream;
+  const conversation = conversations.data?.find((c) => c.id === conversationId);
 
   const list = messages.data ?? [];
   const lastUser = [...list].reverse().find((m) => m.role === 'user');
@@ -102,7 +106,6 @@ export function ChatView({ conversationId }: { conversationId: string }) {
       setEditing(null);
       for (const m of old) await remove.mutateAsync(m.id).catch(() => undefined);
     }
-    const conversation = conversations.data?.find((c) => c.id === conversationId);
     if (conversation && conversation.title === UNTITLED) rename.mutate({ id: conversationId, title: titleFrom(content) });
     if (answers.stream?.error) answers.dismiss();
     if (configured) await answer(stored.id);
@@ -143,6 +146,12 @@ export function ChatView({ conversationId }: { conversationId: string }) {
 
   return (
     <section className="conversation-view" aria-label="Conversation">
+      {conversation && (
+        <div className="conversation-head">
+          <h2>{conversation.title}</h2>
+          <ConversationMemorySwitches conversation={conversation} />
+        </div>
+      )}
       {!configured && (
         <div className="banner" role="status" data-testid="no-endpoint">
           No AI endpoint is connected: your messages are stored, organised and searchable, but nobody answers yet.{' '}
@@ -181,7 +190,8 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   <CutOffMark metadata={m.metadata} />
                   {meta.usage && <span className="muted" data-testid="answer-tokens">{tokensOf(meta).toLocaleString()} tokens</span>}
                   <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
-                  {meta.requests && <button type="button" className="link" onClick={() => setSent(meta.requests!)}>what was sent</button>}
+                  {meta.memoryOff && <span className="muted" data-testid="memory-off-mark">memory off</span>}
+                  {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true })}>what was sent</button>}
                   {m.id === lastAnswer?.id && configured && !answers.busy && <button type="button" className="link" onClick={() => void retry()}>retry</button>}
                 </div>
               )}
@@ -237,7 +247,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         />
         <button type="submit" className="primary" disabled={!draft.trim() || append.isPending || answers.busy}>{editing ? 'Send edit' : 'Send'}</button>
       </form>
-      {sent && <SentRequestView requests={sent} onClose={() => setSent(null)} />}
+      {sent && <SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onClose={() => setSent(null)} />}
       {shown && (
         <Dialog title={`Cited ${shown.kind}`} onClose={() => setShown(null)}>
           <p>{shown.label}</p>

@@ -7,7 +7,7 @@ export function OwnershipBanner() {
   const error = useUi((s) => s.ownershipError);
   const client = useEngineClient();
   if (ownership === 'owner') return null;
-  if (ownership === 'connecting') return <div className="overlay"><div className="card">Opening your memory…</div></div>;
+  if (ownership === 'connecting') return <div className="overlay" role="status"><div className="card">Opening your memory…</div></div>;
   if (ownership === 'failed') {
     return (
       <div className="overlay" role="alert">

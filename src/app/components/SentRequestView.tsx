@@ -2,10 +2,15 @@ import { Dialog } from './Dialog';
 import type { SentRequest } from '../../core/recall/answer';
 
 /** "What was sent": the exact messages of every LLM call behind an answer (never the API key). */
-export function SentRequestView({ requests, onClose }: { requests: readonly SentRequest[]; onClose: () => void }) {
+export function SentRequestView({ requests, memoryOff = false, onClose }: { requests: readonly SentRequest[]; memoryOff?: boolean; onClose: () => void }) {
   return (
     <Dialog title="What was sent" onClose={onClose} wide>
         <p className="muted">The exact requests made to your endpoint for this answer. The API key is sent as a header and is never shown or stored.</p>
+        {memoryOff && (
+          <p className="note" data-testid="memory-off-note">
+            Memory was off for this answer: nothing was looked up in memory. Only the instructions, this conversation's recent messages and the question were sent.
+          </p>
+        )}
         {requests.map((r, i) => (
           <section key={i} aria-label={`Request ${i + 1}`}>
             <h3>{i + 1}. {r.stage} <span className="muted">(max {r.maxTokens} tokens{r.json ? ', JSON' : ''})</span></h3>

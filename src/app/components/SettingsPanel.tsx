@@ -3,6 +3,7 @@ import { useEngineMutation, useEngineQuery } from '../hooks';
 import { queryKeys } from '../queries';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
 import { StorageInfo } from './StorageInfo';
+import { MemoryDefaultsSection } from './MemorySwitches';
 import { Dialog } from './Dialog';
 import { useUi } from '../uiStore';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
@@ -160,6 +161,8 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
             <span><strong>Check whether memory suffices</strong> <span className="muted">Before answering, the model judges the recalled context and may ask for 2–3 more searches (one extra round at most). Better for hard questions; one more call per answer. Off by default — small local models often judge poorly.</span></span>
           </label>
         </section>
+
+        <MemoryDefaultsSection />
 
         <section aria-label="Memory consolidation">
           <h3>Memory consolidation</h3>

@@ -29,7 +29,7 @@ export function MemCellsTab() {
           render={(c: MemCellSummary) => (
             <button type="button" className={`cell-row${selected === c.id ? ' active' : ''}`} data-testid="memcell-row" aria-current={selected === c.id} onClick={() => setSelected(c.id)}>
               <strong>{c.title ?? 'Untitled episode'}</strong>
-              <span className="muted">{formatTime(c.startAt)} · {plural(c.turnCount, 'message')} · {plural(c.factCount, 'fact')} · {c.status}{c.open ? ' (open)' : ''}</span>
+              <span className="muted">{formatTime(c.startAt)} · {c.turnCount === 0 ? 'its messages were deleted' : plural(c.turnCount, 'message')} · {plural(c.factCount, 'fact')} · {c.status}{c.open ? ' (open)' : ''}</span>
             </button>
           )} />
       </div>
@@ -77,7 +77,7 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
       {confirmDelete && (
         <div className="confirm" role="alertdialog" aria-label="Delete episode">
           <p>Forget this episode: its narrative, {cell.facts.length} facts and {cell.foresight.length} foresight items are deleted and will not be recreated.</p>
-          <label><input type="checkbox" checked={withTurns} onChange={(e) => setWithTurns(e.target.checked)} /> Also delete its {plural(cell.turns.length, 'message')} from the conversation</label>
+          {cell.turns.length > 0 && <label><input type="checkbox" checked={withTurns} onChange={(e) => setWithTurns(e.target.checked)} /> Also delete its {plural(cell.turns.length, 'message')} from the conversation</label>}
           <div className="buttons">
             <button type="button" className="danger" autoFocus onClick={() => remove.mutate(withTurns, { onSuccess: onGone })}>Delete for good</button>
             <button type="button" onClick={() => setConfirmDelete(false)}>Cancel</button>
@@ -92,6 +92,7 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
         <ul className="plain">{cell.foresight.map((f) => <li key={f.id} className={f.status}>{f.content} <span className="muted">{f.startAt ? formatTime(f.startAt) : '…'} – {f.endAt ? formatTime(f.endAt) : '…'} · {f.status}</span></li>)}</ul>
       )}
       <h3>Source turns</h3>
+      {cell.turns.length === 0 && <p className="muted">Its messages were deleted from the conversation; the narrative and facts above stay until you delete the episode.</p>}
       <ol className="plain turns">{cell.turns.map((t) => (
         <li key={t.id}>
           <strong>{t.speaker}</strong> <span className="muted">{formatTime(t.occurredAt)}</span>

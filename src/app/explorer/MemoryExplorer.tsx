@@ -40,6 +40,8 @@ export function MemoryExplorer() {
   };
   return (
     <section className="explorer" aria-label="Memory explorer">
+      {/* The page's outline: h1 Recollect › h2 Memory › each tab's h3 sections. */}
+      <h2 className="visually-hidden">Memory</h2>
       {returnTo && (
         <button type="button" className="back-to-chat" onClick={() => selectConversation(returnTo)}>← Back to the conversation</button>
       )}

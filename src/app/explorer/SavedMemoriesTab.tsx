@@ -8,6 +8,15 @@ import { useEngineMutation, useEngineQuery, useMemoryMutation } from '../hooks';
 import { queryKeys } from '../queries';
 import { formatTime } from '../format';
 
+/**
+ * What stays in the "Add a memory" box once `sent` is stored: only the sent text goes, so anything
+ * typed while it was being saved is kept (appended text stays; a box changed otherwise is left as is).
+ */
+export function remainingDraft(current: string, sent: string): string {
+  if (current === sent) return '';
+  return current.startsWith(sent) ? current.slice(sent.length).trimStart() : current;
+}
+
 function matches(text: string, q: string): boolean {
   return !q || text.toLowerCase().includes(q.toLowerCase());
 }
@@ -28,9 +37,10 @@ export function SavedMemoriesTab() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
+    const sent = draft;
     try {
-      await add.mutateAsync(draft);
-      setDraft('');
+      await add.mutateAsync(sent);
+      setDraft((current) => remainingDraft(current, sent));
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err)); // the text stays in the box
     }

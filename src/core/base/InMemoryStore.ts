@@ -6,7 +6,7 @@
  */
 import { RecollectError } from './errors';
 import { MAX_TITLE_CHARS, validateNewTurn } from './limits';
-import type { ImportSummary, AppendResult, Conversation, Message, NewTurn, SearchHit, StorageStats } from './types';
+import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, NewTurn, SearchHit, StorageStats } from './types';
 import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from './store';
 import { systemClock, type Clock } from './ports';
 import { newId } from './ids';
@@ -27,7 +27,7 @@ function cleanTitle(title: string): string {
 export class InMemoryStore implements MemoryStore, VectorStore {
   readonly #clock: Clock;
   readonly #newId: () => string;
-  readonly #conversations = new Map<string, { id: string; title: string; createdAt: number; updatedAt: number }>();
+  readonly #conversations = new Map<string, { id: string; title: string; createdAt: number; updatedAt: number; useMemory: boolean; remember: boolean }>();
   readonly #turns = new Map<string, StoredTurn>();
   readonly #vectors = new Map<string, Map<string, Float32Array>>(); // `${kind}:${model}` → item → vector
   readonly #meta = new Map<string, string>();
@@ -44,14 +44,29 @@ export class InMemoryStore implements MemoryStore, VectorStore {
     return { ...c, messageCount: [...this.#turns.values()].filter((t) => t.message.conversationId === id).length };
   }
 
-  async createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number }): Promise<Conversation> {
+  async createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number } & Partial<ConversationMemory>): Promise<Conversation> {
     const id = input.id ?? this.#newId();
     const title = cleanTitle(input.title);
     if (!this.#conversations.has(id)) {
       const now = this.#clock.now();
-      this.#conversations.set(id, { id, title, createdAt: input.createdAt ?? now, updatedAt: now });
+      this.#conversations.set(id, { id, title, createdAt: input.createdAt ?? now, updatedAt: now, useMemory: input.useMemory !== false, remember: input.remember !== false });
     }
     return this.#conversation(id);
+  }
+
+  async getConversation(id: string): Promise<Conversation | null> {
+    return this.#conversations.has(id) ? this.#conversation(id) : null;
+  }
+
+  async setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> {
+    const c = this.#conversations.get(id);
+    if (!c) throw new RecollectError('NOT_FOUND', 'That conversation no longer exists.');
+    this.#conversations.set(id, { ...c, ...(patch.useMemory !== undefined ? { useMemory: patch.useMemory } : {}), ...(patch.remember !== undefined ? { remember: patch.remember } : {}) });
+    return this.#conversation(id);
+  }
+
+  async conversationsNotRemembered(): Promise<string[]> {
+    return [...this.#conversations.values()].filter((c) => !c.remember).map((c) => c.id);
   }
 
   /** Several at once, all or none (existing ids are kept as they are). */

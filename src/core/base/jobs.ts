@@ -19,8 +19,6 @@ export interface Job {
 /** cancelled = set aside by a policy change (kept, revived when the policy allows again). */
 export type JobCounts = Record<'pending' | 'scheduled' | 'running' | 'done' | 'failed' | 'cancelled', number>;
 
-/** The error text that marks a job cancelled (the schema's statuses predate cancelling; see cancel()). */
-export const CANCELLED_PREFIX = 'CANCELLED: ';
 
 export interface JobStore {
   /** Adds a job unless one with the same dedupeKey is pending or running; returns its id. */
@@ -31,12 +29,13 @@ export interface JobStore {
   /** Back to pending at `runAfter`, recording the error; `countAttempt: false` undoes the claim's increment. */
   retryLater(id: number, runAfter: number, error: string, countAttempt: boolean, now: number): Promise<void>;
   fail(id: number, error: string, now: number): Promise<void>;
+  /** The running job may not run now (the policy forbids it): set aside as 'cancelled' with `reason`. */
+  setAside(id: number, reason: string, now: number): Promise<void>;
   /** Running jobs of a previous engine go back to pending; returns how many. */
   recoverInterrupted(now: number): Promise<number>;
   /**
-   * Sets pending jobs of these kinds aside (kept, with `reason`, never run) and returns them.
-   * Stored as status 'failed' with last_error CANCELLED_PREFIX + reason, so no schema change is
-   * needed; counts() reports them as cancelled, not failed.
+   * Sets pending jobs of these kinds aside (status 'cancelled', `reason` as last_error; kept, never
+   * run until revived) and returns them.
    */
   cancel(kinds: readonly string[], reason: string, now: number): Promise<Job[]>;
   /** Makes cancelled jobs of these kinds pending again (attempts reset) and returns them. */
@@ -179,7 +178,7 @@ export class JobRunner {
           continue;
         }
         if (err instanceof CancelJob) {
-          await this.#store.fail(job.id, CANCELLED_PREFIX + err.message, t);
+          await this.#store.setAside(job.id, err.message, t);
           continue;
         }
         const info = toErrorInfo(err);

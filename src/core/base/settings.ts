@@ -68,6 +68,9 @@ export const META_KEYS = {
   sufficiencyCheck: 'answer.sufficiency_check',
   /** The user's IANA time zone, when chosen in Settings; otherwise the browser's is used. */
   timeZone: 'user.time_zone',
+  /** Defaults of the two memory switches for new conversations (Settings → Memory); '1' or '0'. */
+  useMemoryDefault: 'conversation.use_memory_default',
+  rememberDefault: 'conversation.remember_default',
 } as const;
 
 /** Tokens of memory sent with a question (Settings → Answers). */

@@ -2,7 +2,7 @@
  * What the engine needs from persistent storage. Implemented by src/storage/SqliteMemoryStore
  * (wa-sqlite on OPFS in the browser, in memory in Node); core never sees SQL dialect details.
  */
-import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
 
 export interface SearchOptions {
   readonly limit?: number;
@@ -10,8 +10,13 @@ export interface SearchOptions {
 }
 
 export interface MemoryStore {
-  /** `createdAt` (default now) keeps an imported conversation's original start. */
-  createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number }): Promise<Conversation>;
+  /** `createdAt` (default now) keeps an imported conversation's original start; both memory switches default to on. */
+  createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number } & Partial<ConversationMemory>): Promise<Conversation>;
+  getConversation(id: string): Promise<Conversation | null>;
+  /** Sets either memory switch; NOT_FOUND when the conversation is gone. */
+  setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation>;
+  /** Ids of the conversations whose "remember" switch is off (their turns are not memory). */
+  conversationsNotRemembered(): Promise<string[]>;
   renameConversation(id: string, title: string): Promise<Conversation>;
   /** Several conversations in one transaction (an import batch); existing ids are left as they are. */
   createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<void>;

@@ -8,6 +8,19 @@ export interface Conversation {
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly messageCount: number;
+  /** Answers here draw on memory (off: only this conversation's recent turns are sent). */
+  readonly useMemory: boolean;
+  /**
+   * This conversation is memory: its turns are segmented into episodes, synthesised and retrieved
+   * for answers. Off: its turns are stored and searchable in the chat but not memory.
+   */
+  readonly remember: boolean;
+}
+
+/** The two memory switches of a conversation; a patch leaves out what it does not change. */
+export interface ConversationMemory {
+  readonly useMemory: boolean;
+  readonly remember: boolean;
 }
 
 export interface Message {

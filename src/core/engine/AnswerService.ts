@@ -2,7 +2,9 @@
  * Answering a chat turn (issue 6): reads the question and the recent history, runs the answer
  * pipeline (recall/answer.ts) over memory — or over nothing in a temporary chat — streams its
  * events, stores the answer with its citations, the exact request and token usage, and lets the UI
- * stop an answer. Nothing is stored for a temporary chat.
+ * stop an answer. Nothing is stored for a temporary chat. A conversation with "use memory in
+ * answers" off is answered from its own recent turns only, and its stored answer says so
+ * (`metadata.memoryOff`, shown in "What was sent").
  */
 import { RecollectError } from '../base/errors';
 import type { Clock, Llm, LlmAbortSignal, LlmMessage } from '../base/ports';
@@ -27,6 +29,10 @@ export interface AnswerServiceDeps {
   readonly clock: Clock;
   /** The user's time zone: the prompt's dates are written in it. */
   readonly timeZone?: () => string;
+  /** An answer was stored in this conversation (titles by the endpoint after the first one). */
+  readonly answered?: (conversationId: string) => Promise<unknown>;
+  /** The conversation's "use memory in answers" switch (default: on). */
+  readonly usesMemory?: (conversationId: string) => Promise<boolean>;
 }
 
 export class AnswerService {
@@ -61,7 +67,8 @@ export class AnswerService {
     if (!llm) throw new RecollectError('LLM_NOT_CONFIGURED', 'No LLM endpoint is configured. Open Settings to add one; your messages are still stored and searchable.');
     const temporary = request.temporary === true;
     const { question, history } = await this.#question(request);
-    const source = temporary || !this.#d.source ? EMPTY_ANSWER_SOURCE : this.#d.source;
+    const memoryOff = !temporary && this.#d.usesMemory !== undefined && !(await this.#d.usesMemory(request.conversationId));
+    const source = temporary || memoryOff || !this.#d.source ? EMPTY_ANSWER_SOURCE : this.#d.source;
     const defaults = await this.#d.settings();
     const Controller = (globalThis as unknown as { AbortController: new () => { abort(): void; signal: LlmAbortSignal } }).AbortController;
     const controller = new Controller();
@@ -71,7 +78,9 @@ export class AnswerService {
       const run = answerQuestion({ llm, source, clock: this.#d.clock }, question, {
         history,
         signal: controller.signal,
-        sufficiencyCheck: request.sufficiencyCheck ?? defaults.sufficiencyCheck,
+        // With memory off there is nothing to check: no extra call.
+        sufficiencyCheck: !memoryOff && (request.sufficiencyCheck ?? defaults.sufficiencyCheck),
+        ...(memoryOff ? { memoryOff: true } : {}),
         budgetTokens: request.budgetTokens ?? defaults.budgetTokens,
         ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}),
       });
@@ -100,11 +109,13 @@ export class AnswerService {
         model: result.model,
         stopped: result.stopped,
         ...(result.finishReason === 'length' ? { cutOff: 'length' } : {}), // the token limit ended it (shown as cut off)
+        ...(memoryOff ? { memoryOff: true } : {}),
         citations: result.citations,
         requests: result.requests,
         usage: result.usage,
       },
     });
+    if (this.#d.answered) void this.#d.answered(request.conversationId).catch(() => undefined);
     const used = result.contextCitations.filter((c) => c.kind === 'turn').map((c) => c.ref);
     if (used.length > 0) void this.#d.retrieved(used).catch(() => undefined);
     return { answer: result, messageId: stored.message.id };

@@ -7,7 +7,7 @@
  */
 import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
-import type { AppendResult, Conversation, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
 import { systemClock, type Clock, type Embedder, type Llm, type LlmConnectionTest, type Reranker } from '../base/ports';
 import { RecollectError } from '../base/errors';
 import { newId } from '../base/ids';
@@ -17,7 +17,6 @@ import type { EmbeddingIndexer, EmbeddingStatus } from '../capture/EmbeddingInde
 import { SemanticIndex } from '../capture/SemanticIndex';
 import type { ActiveVectors, Lifecycle } from '../episodes/Lifecycle';
 import type { PolicyName } from '../episodes/consolidationPolicy';
-import type { ForesightItem } from '../synthesis/knowledge';
 import type { Consolidator } from '../synthesis/Consolidator';
 import { Retriever, type RetrievalResult, type RetrievalSource } from '../recall/Retriever';
 import { answerSourceOf } from '../recall/answerSource';
@@ -28,7 +27,9 @@ import type {
 } from '../explorer/explorer';
 import { ExplorerService } from '../explorer/ExplorerService';
 import { SavedMemories } from './savedMemories';
-import type { ProfileItem } from '../synthesis/knowledge';
+import { ConversationMemorySwitches } from './conversationMemory';
+import { titleByEndpoint } from './conversationTitles';
+import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
 import { EngineSettings } from './EngineSettings';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
@@ -58,6 +59,7 @@ export class MemoryEngine implements EngineApi {
   readonly #answers: AnswerService;
   readonly #explorer: ExplorerService | null;
   readonly #saved: SavedMemories;
+  readonly #switches: ConversationMemorySwitches;
   readonly #upkeep: EngineUpkeep;
   #llm: Llm | null;
   readonly #history: HistoryImports | null;
@@ -99,9 +101,12 @@ export class MemoryEngine implements EngineApi {
       onEmbeddingStatus: (status) => this.#emit({ type: 'embedding-status', status }),
       onMemoryChanged: () => this.#emit({ type: 'memory-changed' }),
     }));
+    this.#switches = new ConversationMemorySwitches({
+      store: deps.store, meta: deps.store, onRemembered: () => this.#lifecycle?.kick(), changed: () => this.#emit({ type: 'conversations-changed' }),
+    });
     this.#upkeep = new EngineUpkeep({ lifecycle: this.#lifecycle, consolidator: this.#consolidator, jobs: this.#jobs, episodes: deps.episodes ?? null, clock, ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}) });
     const source = deps.knowledgeSource
-      ? answerSourceOf(deps.knowledgeSource, (query, options) => this.recall(query, options), async (kind, query, k) => {
+      ? answerSourceOf(deps.knowledgeSource, this.#switches.answerRecall((query, options) => this.recall(query, options)), async (kind, query, k) => {
           const embedder = this.#embedderOrNull();
           if (!embedder) return [];
           const [vector] = await embedder.embed([query], 'query');
@@ -112,6 +117,8 @@ export class MemoryEngine implements EngineApi {
     this.#answers = new AnswerService({
       llm: () => this.#llm, source, clock, timeZone: () => this.#settings.timeZone, settings: () => this.#settings.answerSettings(),
       listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.appendTurn(turn), retrieved: (ids) => this.noteRetrieved(ids),
+      usesMemory: (id) => this.#switches.usesMemory(id),
+      answered: (id) => titleByEndpoint({ llm: this.#llm, getConversation: (c) => this.#store.getConversation(c), listMessages: (c) => this.#store.listMessages(c), rename: (c, t) => this.renameConversation(c, t) }, id),
     });
     this.#saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => this.#emit({ type: 'memory-changed' }) });
     this.#explorer = deps.explorer
@@ -221,11 +228,9 @@ export class MemoryEngine implements EngineApi {
   setTimeZone(zone: string | null): Promise<TimeZoneSetting> { return this.#settings.setTimeZone(zone); }
   async consolidationPolicy(): Promise<PolicyName> { return this.#settings.policy; }
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName> { return this.#settings.setPolicy(name); }
-
   ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult> { return this.#answers.ask(request, onEvent); }
   /** Stops a streaming answer; what was said so far is kept. */
   stopAnswer(answerId: string): Promise<void> { return this.#answers.stop(answerId); }
-
   /** An answer used these turns: visits, heat, and synthesis of raw episodes per the policy. */
   async noteRetrieved(messageIds: readonly string[]): Promise<void> { await this.#lifecycle?.onRetrieved(messageIds); }
 
@@ -284,13 +289,11 @@ export class MemoryEngine implements EngineApi {
       if (!busy) return;
     }
   }
-
   /** Closes every open MemCell (end of a benchmark ingest or of a bulk import). */
   async closeOpenCells(): Promise<number> {
     await this.idle();
     return (await this.#lifecycle?.closeIdleCells(0)) ?? 0;
   }
-
   on(listener: EngineListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -311,13 +314,16 @@ export class MemoryEngine implements EngineApi {
     }
   }
 
-  async createConversation(input: { id?: string; title: string }): Promise<Conversation> { return this.#conversationsChanged(await this.#store.createConversation(input)); }
+  // Conversations; new ones take the memory switches' defaults (conversationMemory.ts).
+  createConversation(input: { id?: string; title: string } & Partial<ConversationMemory>): Promise<Conversation> { return this.#switches.create(input); }
+  setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> { return this.#switches.set(id, patch); }
+  memoryDefaults(): Promise<ConversationMemory> { return this.#switches.defaults(); }
+  setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory> { return this.#switches.setDefaults(patch); }
   async renameConversation(id: string, title: string): Promise<Conversation> { return this.#conversationsChanged(await this.#store.renameConversation(id, title)); }
   #conversationsChanged<T>(value: T): T {
     this.#emit({ type: 'conversations-changed' });
     return value;
   }
-
   async deleteConversation(id: string): Promise<void> {
     await this.#store.deleteConversation(id);
     this.#semantic.reset();
@@ -326,7 +332,6 @@ export class MemoryEngine implements EngineApi {
   }
 
   listConversations(): Promise<Conversation[]> { return this.#store.listConversations(); }
-
   async appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]> {
     const results = await this.#store.appendTurns(turns);
     const changed = new Set(results.filter((r) => r.created).map((r) => r.message.conversationId));
@@ -340,14 +345,13 @@ export class MemoryEngine implements EngineApi {
   }
 
   async appendTurn(turn: NewTurn): Promise<AppendResult> { return (await this.appendTurns([turn]))[0]!; }
-
   listMessages(conversationId: string): Promise<Message[]> { return this.#store.listMessages(conversationId); }
-
   async deleteMessage(id: string): Promise<boolean> {
     const message = await this.#store.getMessage(id);
     const deleted = await this.#store.deleteMessage(id);
     if (deleted) {
       await this.#semantic.remove(id);
+      if (message) await this.#explorer?.dropEmptyEpisodes(message.conversationId); // its episode may be empty now
       this.#emit({ type: 'messages-changed', conversationId: message?.conversationId ?? null });
       this.#emit({ type: 'conversations-changed' });
     }
@@ -355,9 +359,7 @@ export class MemoryEngine implements EngineApi {
   }
 
   searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> { return this.#store.searchMessages(query, options); }
-
   stats(): Promise<StorageStats> { return this.#store.stats(); }
-
   exportDatabase(): Promise<Uint8Array> { return this.#store.exportDatabase(); }
 
   /** Replaces the memory with a file, all or nothing (core/engine/importMemory.ts). */
@@ -380,7 +382,6 @@ export class MemoryEngine implements EngineApi {
   }
 
   embeddingStatus(): Promise<EmbeddingStatus | null> { return Promise.resolve(this.#indexer?.status() ?? null); }
-
   /** Switches the embedder; everything is re-embedded in the background with progress events. */
   async setEmbedder(modelId: string): Promise<EmbeddingStatus> {
     if (!this.#indexer) throw new RecollectError('MODEL_UNAVAILABLE', 'No embedding model is connected.');

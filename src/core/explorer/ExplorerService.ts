@@ -185,6 +185,17 @@ export class ExplorerService {
     return true;
   }
 
+  /**
+   * After turns were deleted from a conversation: an episode left with no turns and nothing
+   * synthesised from it has nothing to show ("Untitled episode · 0 messages"), so it goes.
+   * Synthesised episodes stay — their narrative and facts are memory the user deletes on purpose.
+   */
+  async dropEmptyEpisodes(conversationId: string): Promise<number> {
+    const ids = await this.#ex.emptyEpisodes(conversationId);
+    for (const id of ids) await this.deleteMemCell(id);
+    return ids.length;
+  }
+
   /** Queues the episode for synthesis now (facts and foresight the user forgot stay forgotten). */
   async resynthesiseMemCell(id: string): Promise<void> {
     const { jobs, kickSynthesis } = this.#d;

@@ -20,7 +20,7 @@ export const MEMORY_KINDS: readonly MemoryKind[] = ['turn', 'fact', 'episode', '
 export interface JobView {
   readonly id: number;
   readonly kind: string;
-  readonly status: 'pending' | 'running' | 'done' | 'failed';
+  readonly status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
   readonly attempts: number;
   readonly lastError: string | null;
   readonly updatedAt: number;
@@ -222,6 +222,8 @@ export interface ExplorerStore {
   deleteFact(id: string, now: number): Promise<boolean>;
   /** Deletes the episode, its facts and foresight (tombstoned), and with `turns` its source turns too. */
   deleteMemCell(id: string, options: { turns: boolean }, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null>;
+  /** Episodes of the conversation with no turn left in their range and nothing synthesised (no narrative, no facts). */
+  emptyEpisodes(conversationId: string): Promise<string[]>;
   scenes(): Promise<SceneView[]>;
   sceneVectorInputs(): Promise<SceneVectorInput[]>;
   renameScene(id: string, title: string, now: number): Promise<void>;

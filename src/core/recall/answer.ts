@@ -55,6 +55,8 @@ export interface AnswerOptions {
   readonly temperature?: number;
   /** IANA zone for dates in the context and the prompt; default UTC. */
   readonly timeZone?: string;
+  /** Memory is switched off for this conversation: the prompt says so instead of "none found". */
+  readonly memoryOff?: boolean;
 }
 
 
@@ -134,16 +136,19 @@ function formatNow(now: number, timeZone: string): string {
   return `${text} (${timeZone})`;
 }
 
-function memoryBlock(context: ComposedContext): string {
-  return context.text || '(no relevant memories were found)';
+/** Said in place of memories when the user turned memory off for the conversation. */
+export const MEMORY_OFF_NOTE = '(memory is turned off for this conversation: no memories were looked up; answer from the conversation itself)';
+
+function memoryBlock(context: ComposedContext, memoryOff = false): string {
+  return memoryOff ? MEMORY_OFF_NOTE : context.text || '(no relevant memories were found)';
 }
 
 /** The answer call's messages: instructions, recent chat turns, then date + memories + question. */
-export function answerMessages(question: string, context: ComposedContext, options: { now: number; timeZone: string; history?: readonly LlmMessage[] }): LlmMessage[] {
+export function answerMessages(question: string, context: ComposedContext, options: { now: number; timeZone: string; history?: readonly LlmMessage[]; memoryOff?: boolean }): LlmMessage[] {
   return [
     { role: 'system', content: ANSWER_SYSTEM },
     ...(options.history ?? []),
-    { role: 'user', content: `Current date: ${formatNow(options.now, options.timeZone)}\n\nMemories:\n${memoryBlock(context)}\n\nQuestion: ${question}` },
+    { role: 'user', content: `Current date: ${formatNow(options.now, options.timeZone)}\n\nMemories:\n${memoryBlock(context, options.memoryOff)}\n\nQuestion: ${question}` },
   ];
 }
 
@@ -283,7 +288,7 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
   }
 
   yield { type: 'status', stage: 'answer' };
-  const messages = answerMessages(question, context, { now, timeZone, ...(options.history ? { history: options.history } : {}) });
+  const messages = answerMessages(question, context, { now, timeZone, ...(options.history ? { history: options.history } : {}), ...(options.memoryOff ? { memoryOff: true } : {}) });
   const maxTokens = options.maxAnswerTokens ?? 1024;
   requests.push({ stage: 'answer', messages, maxTokens, ...(options.temperature !== undefined ? { temperature: options.temperature } : {}), json: false });
   let text = '';

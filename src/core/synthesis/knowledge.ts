@@ -95,12 +95,11 @@ export interface SceneMember {
 }
 
 /**
- * memscenes.edited_by_user is a bit field (no schema change needed): the user named the theme
- * (its title is kept, summaries still come), and/or the user forgot its summary (the scene's
- * tombstone: no summary is written for it again).
+ * memscenes.edited_by_user = 1: the user named the theme (its title is kept, summaries still come).
+ * Its tombstone — the user forgot its summary, so none is written again — is the separate
+ * memscenes.summary_forgotten flag (schema v7; before, bit 2 of edited_by_user).
  */
 export const SCENE_USER_TITLE = 1;
-export const SCENE_SUMMARY_FORGOTTEN = 2;
 
 export interface SceneForSummary {
   readonly id: string;
