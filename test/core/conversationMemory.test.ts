@@ -4,10 +4,9 @@
  * turned on or off later. The store side of the switches runs on both stores in storeBehaviour.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { LlmClient } from '../../src/llm/LlmClient';
+import type { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
-import { createEngine } from '../../src/host/createEngine';
+import { answeringEngine } from '../support/answeringEngine';
 import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { InMemoryStore } from '../../src/core/base/InMemoryStore';
 import { MEMORY_OFF_NOTE } from '../../src/core/recall/answer';
@@ -22,11 +21,7 @@ const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 3);
 
 async function setup() {
-  const store = await openNodeStore();
-  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
-  const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], llm });
-  await engine.start();
-  await engine.setConsolidationPolicy('off');
+  const { store, engine } = await answeringEngine(mock.url);
   await engine.createConversation({ id: 'pets', title: 'pets' });
   await engine.appendTurn({ id: 'p1', conversationId: 'pets', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.', occurredAt: T0 });
   await engine.idle();

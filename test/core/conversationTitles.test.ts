@@ -4,10 +4,8 @@
  * user chose leave the title alone. Mock LLM server: pipeline behaviour only.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { LlmClient } from '../../src/llm/LlmClient';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
-import { createEngine } from '../../src/host/createEngine';
+import { answeringEngine } from '../support/answeringEngine';
 import { cleanTitleReply } from '../../src/core/engine/conversationTitles';
 import { titleFrom } from '../../src/core/base/titles';
 
@@ -22,11 +20,7 @@ afterAll(async () => mock.close());
 const FIRST = 'My dog Biscuit is a beagle mix. What should I feed him?';
 
 async function setup() {
-  const store = await openNodeStore();
-  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
-  const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], llm });
-  await engine.start();
-  await engine.setConsolidationPolicy('off');
+  const { store, engine } = await answeringEngine(mock.url);
   await engine.createConversation({ id: 'c', title: titleFrom(FIRST) }); // what the app sets on send
   let n = 0;
   const ask = async (content: string) => {

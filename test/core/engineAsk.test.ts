@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import type { AskEvent } from '../../src/core/protocol';
-import { LlmClient } from '../../src/llm/LlmClient';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
-import { createEngine } from '../../src/host/createEngine';
+import { answeringEngine } from '../support/answeringEngine';
 
 let mock: MockLlmServer;
 beforeAll(async () => {
@@ -12,11 +10,7 @@ beforeAll(async () => {
 afterAll(async () => mock.close());
 
 async function setup(withLlm = true) {
-  const store = await openNodeStore();
-  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
-  const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], llm: withLlm ? llm : null });
-  await engine.start();
-  await engine.setConsolidationPolicy('off');
+  const { store, engine } = await answeringEngine(mock.url, { withLlm });
   await store.createConversation({ id: 'c', title: 'pets' });
   await engine.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) });
   await engine.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'What breed is my dog Biscuit?' });

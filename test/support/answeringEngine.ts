@@ -1,0 +1,17 @@
+/**
+ * An engine that answers through the mock LLM server (test/llm/mockLlmServer.ts): a fresh SQLite
+ * store, one attempt per call (failures show at once), episodes, synthesis and recall wired, and
+ * the consolidation policy off so no background synthesis call competes with what a test sends.
+ */
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { LlmClient } from '../../src/llm/LlmClient';
+import { createEngine } from '../../src/host/createEngine';
+
+export async function answeringEngine(mockUrl: string, options: { withLlm?: boolean } = {}) {
+  const store = await openNodeStore();
+  const llm = new LlmClient({ baseUrl: mockUrl, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
+  const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], llm: options.withLlm === false ? null : llm });
+  await engine.start();
+  await engine.setConsolidationPolicy('off');
+  return { store, engine };
+}
