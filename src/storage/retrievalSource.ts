@@ -66,6 +66,10 @@ function scopeSql(scope: RetrievalScope | undefined, params: SqlValue[]): string
     where += ` AND m.conversation_id IN (${scope.conversationIds.map(() => '?').join(', ') || 'NULL'})`;
     params.push(...scope.conversationIds);
   }
+  if (scope?.excludeConversationIds?.length) {
+    where += ` AND m.conversation_id NOT IN (${scope.excludeConversationIds.map(() => '?').join(', ')})`;
+    params.push(...scope.excludeConversationIds);
+  }
   if (scope?.until !== undefined) {
     where += ' AND m.occurred_at <= ?';
     params.push(scope.until);

@@ -3,12 +3,12 @@
  * capabilities. It owns conversations, turns, engine events and the background work's start, stop
  * and idle; it delegates the memory explorer (ExplorerService), settings (EngineSettings) and
  * answering (AnswerService). The write path is capture (EmbeddingIndexer) → episodes (Lifecycle) →
- * synthesis (Consolidator); the read path is recall (Retriever, answerSourceOf).
+ * synthesis (Consolidator); the read path is the MemoryReader (one query embedding feeds turns, facts and episodes).
  */
 import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
-import { systemClock, type Clock, type Embedder, type Llm, type LlmConnectionTest, type Reranker } from '../base/ports';
+import { systemClock, type Embedder, type Llm, type LlmConnectionTest } from '../base/ports';
 import { RecollectError } from '../base/errors';
 import { newId } from '../base/ids';
 import { platformTimer, type JobStore } from '../base/jobs';
@@ -18,8 +18,8 @@ import { SemanticIndex } from '../capture/SemanticIndex';
 import type { ActiveVectors, Lifecycle } from '../episodes/Lifecycle';
 import type { PolicyName } from '../episodes/consolidationPolicy';
 import type { Consolidator } from '../synthesis/Consolidator';
-import { Retriever, type RetrievalResult, type RetrievalSource } from '../recall/Retriever';
-import { answerSourceOf } from '../recall/answerSource';
+import type { RetrievalResult } from '../recall/Retriever';
+import { MemoryReader } from '../recall/MemoryReader';
 import { nearestTurns } from '../recall/nearestTurns';
 import type {
   FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
@@ -51,10 +51,7 @@ export class MemoryEngine implements EngineApi {
   readonly #lifecycle: Lifecycle | null;
   readonly #consolidator: Consolidator | null;
   readonly #jobs: JobStore | null;
-  readonly #retrievalSource: RetrievalSource | null;
-  readonly #speakers: (() => Promise<string[]>) | null;
-  readonly #rerankers: (() => Promise<Reranker | null>) | null;
-  readonly #clock: Clock;
+  readonly #reader: MemoryReader | null;
   readonly #settings: EngineSettings;
   readonly #answers: AnswerService;
   readonly #explorer: ExplorerService | null;
@@ -70,16 +67,12 @@ export class MemoryEngine implements EngineApi {
     this.#store = deps.store;
     this.#llm = deps.llm ?? null;
     this.#jobs = deps.jobs ?? null;
-    this.#speakers = deps.speakers ?? null;
-    this.#rerankers = deps.embedders?.activeReranker ? () => deps.embedders!.activeReranker!() : null;
-    this.#clock = clock;
     this.#history = deps.historyReader
       ? new HistoryImports({ reader: deps.historyReader, clock, sink: { createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.appendTurns(t), setConsolidationPolicy: (p) => this.setConsolidationPolicy(p) } })
       : null;
     this.#semantic = new SemanticIndex(deps.store, 'message', deps.vectorIndex);
     this.#factIndex = new SemanticIndex(deps.store, 'fact', deps.vectorIndex);
     this.#cellIndex = new SemanticIndex(deps.store, 'memcell', deps.vectorIndex);
-    this.#retrievalSource = deps.retrievalSource?.((model, query, k) => this.#semantic.search(model, query.length, query, k)) ?? null;
     this.#settings = new EngineSettings({
       meta: deps.store,
       settings: deps.settings ?? null,
@@ -105,15 +98,19 @@ export class MemoryEngine implements EngineApi {
       store: deps.store, meta: deps.store, onRemembered: () => this.#lifecycle?.kick(), changed: () => this.#emit({ type: 'conversations-changed' }),
     });
     this.#upkeep = new EngineUpkeep({ lifecycle: this.#lifecycle, consolidator: this.#consolidator, jobs: this.#jobs, episodes: deps.episodes ?? null, clock, ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}) });
-    const source = deps.knowledgeSource
-      ? answerSourceOf(deps.knowledgeSource, this.#switches.answerRecall((query, options) => this.recall(query, options)), async (kind, query, k) => {
-          const embedder = this.#embedderOrNull();
-          if (!embedder) return [];
-          const [vector] = await embedder.embed([query], 'query');
-          if (!vector) return [];
-          return (kind === 'fact' ? this.#factIndex : this.#cellIndex).search(embedder.id, embedder.dim, vector, k);
+    this.#reader = deps.retrievalSource
+      ? new MemoryReader({
+          source: deps.retrievalSource((model, query, k) => this.#semantic.search(model, query.length, query, k)),
+          knowledge: deps.knowledgeSource ?? null,
+          indexes: { fact: this.#factIndex, episode: this.#cellIndex },
+          embedder: () => this.#embedderOrNull(),
+          reranker: async () => (await deps.embedders?.activeReranker?.()) ?? null,
+          speakers: async () => (await deps.speakers?.()) ?? [],
+          notRemembered: () => deps.store.conversationsNotRemembered(),
+          clock,
         })
       : null;
+    const source = this.#reader?.answerSource() ?? null;
     this.#answers = new AnswerService({
       llm: () => this.#llm, source, clock, timeZone: () => this.#settings.timeZone, settings: () => this.#settings.answerSettings(),
       listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.appendTurn(turn), retrieved: (ids) => this.noteRetrieved(ids),
@@ -152,18 +149,8 @@ export class MemoryEngine implements EngineApi {
    * turns with scores and the reasons each was retrieved.
    */
   async recall(query: string, options: RecallOptions = {}): Promise<RetrievalResult> {
-    if (!this.#retrievalSource) throw new RecollectError('INTERNAL', 'This engine was built without a retrieval source.');
-    const embedder = this.#embedderOrNull();
-    // The reranker chosen in Models (none by default); a failing model worker means no rerank stage.
-    const reranker = (await this.#rerankers?.().catch(() => null)) ?? null;
-    const retriever = new Retriever({ source: this.#retrievalSource, ...(embedder ? { embedder } : {}), ...(reranker ? { reranker } : {}) });
-    const speakers = (await this.#speakers?.()) ?? [];
-    return retriever.retrieve(query, {
-      limit: options.limit ?? 10,
-      speakers,
-      now: options.now ?? this.#clock.now(),
-      ...(options.conversationId ? { scope: { conversationIds: [options.conversationId] } } : {}),
-    });
+    if (!this.#reader) throw new RecollectError('INTERNAL', 'This engine was built without a retrieval source.');
+    return this.#reader.recall(query, options);
   }
 
   /** The active embedder, or null when there is none (no model worker, a model id we don't know). */

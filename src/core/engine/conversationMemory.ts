@@ -5,7 +5,8 @@
  *   the conversation's own recent turns, and the prompt says memory is off).
  * - "Remember this conversation" off: its turns are stored and searchable in the chat, but they are
  *   not memory — the lifecycle does not segment them (storage skips the conversation) and answers
- *   never retrieve them (`answerRecall` drops them), in this conversation or any other.
+ *   never retrieve them (the MemoryReader leaves them out of its candidate queries), in this
+ *   conversation or any other.
  * - Turning "remember" on later makes the whole conversation memory: every turn not yet in an
  *   episode is placed, including the ones written while it was off.
  * - Turning it off after turns were remembered keeps the episodes and facts already made from it
@@ -17,13 +18,9 @@ import { RecollectError } from '../base/errors';
 import { META_KEYS, flagOf } from '../base/settings';
 import type { MemoryStore, MetaStore } from '../base/store';
 import type { Conversation, ConversationMemory } from '../base/types';
-import type { TurnRecall } from '../recall/answerSource';
 
 /** New conversations use memory and are remembered unless the user chose otherwise in Settings. */
 export const DEFAULT_CONVERSATION_MEMORY: ConversationMemory = { useMemory: true, remember: true };
-
-/** How many more turns to ask recall for when some conversations are left out (they may crowd the top). */
-const OVERFETCH = 3;
 
 export interface ConversationMemoryDeps {
   readonly store: Pick<MemoryStore, 'createConversation' | 'getConversation' | 'setConversationMemory' | 'conversationsNotRemembered'>;
@@ -89,14 +86,4 @@ export class ConversationMemorySwitches {
     return (await this.#d.store.getConversation(conversationId))?.useMemory ?? true;
   }
 
-  /** Turn recall for answers: turns of conversations that are not remembered are never memory. */
-  answerRecall(recall: TurnRecall): TurnRecall {
-    return async (query, options) => {
-      const hidden = new Set(await this.#d.store.conversationsNotRemembered());
-      if (hidden.size === 0) return recall(query, options);
-      const limit = options.limit ?? 10;
-      const result = await recall(query, { ...options, limit: limit * OVERFETCH });
-      return { turns: result.turns.filter((t) => !hidden.has(t.message.conversationId)).slice(0, limit) };
-    };
-  }
 }

@@ -27,8 +27,17 @@ import {
 /** Restricts a search. Omitted fields do not restrict. */
 export interface RetrievalScope {
   readonly conversationIds?: readonly string[];
+  /** Never turns of these conversations (the ones whose "Remember this conversation" is off). */
+  readonly excludeConversationIds?: readonly string[];
   /** Only turns that happened at or before this time (ms). */
   readonly until?: number;
+}
+
+/** A question already embedded, with the model whose vectors it is compared to. */
+export interface QueryVector {
+  readonly modelId: string;
+  readonly dim: number;
+  readonly vector: Float32Array;
 }
 
 export interface LexicalOptions {
@@ -71,6 +80,11 @@ export interface RetrieveOptions {
   readonly scope?: RetrievalScope;
   /** Skip the reranker for this call even when one is configured. */
   readonly rerank?: boolean;
+  /**
+   * The question's vector when the caller embedded it already (null: no vector list). Omitted, the
+   * Retriever embeds the question with its own embedder, if it has one.
+   */
+  readonly queryVector?: QueryVector | null;
 }
 
 export interface RetrievalResult {
@@ -119,7 +133,7 @@ export class Retriever {
     const lexicalP = terms.length
       ? this.#source.lexical(terms, { limit: cfg.depth.lexical, fields, ...(scope ? { scope } : {}) })
       : Promise.resolve<string[]>([]);
-    const vectorP = this.#vectorCandidates(question, scope);
+    const vectorP = this.#vectorCandidates(question, options.queryVector, scope);
     const [lexical, vector] = await Promise.all([lexicalP, vectorP]);
 
     const lists: RankedList[] = [
@@ -183,11 +197,17 @@ export class Retriever {
     return { analysis, turns };
   }
 
-  async #vectorCandidates(question: string, scope: RetrievalScope | undefined): Promise<string[]> {
-    if (!this.#embedder || !(this.config.weights.vector > 0)) return [];
-    const [q] = await this.#embedder.embed([question], 'query');
-    if (!q || !q.some((x) => x !== 0)) return [];
-    return this.#source.vector(q, this.#embedder.id, { limit: this.config.depth.vector, ...(scope ? { scope } : {}) });
+  async #vectorCandidates(question: string, given: QueryVector | null | undefined, scope: RetrievalScope | undefined): Promise<string[]> {
+    if (!(this.config.weights.vector > 0)) return [];
+    const q = given === undefined ? await this.#embed(question) : given;
+    if (!q || !q.vector.some((x) => x !== 0)) return [];
+    return this.#source.vector(q.vector, q.modelId, { limit: this.config.depth.vector, ...(scope ? { scope } : {}) });
+  }
+
+  async #embed(question: string): Promise<QueryVector | null> {
+    if (!this.#embedder) return null;
+    const [vector] = await this.#embedder.embed([question], 'query');
+    return vector ? { modelId: this.#embedder.id, dim: this.#embedder.dim, vector } : null;
   }
 
   /**

@@ -1,0 +1,108 @@
+/**
+ * The one reader of memory for a question. It embeds the question once and hands that vector to
+ * every index that reads it — the turn recall (Retriever), the fact index and the episode index —
+ * so an answer costs one query embedding, not one per index.
+ *
+ * "Remember this conversation" off is a retrieval scope here: the turns of conversations the user
+ * asked not to remember are excluded inside the candidate queries, so an answer still gets its full
+ * budget of turns (filtering after recall would hand it fewer).
+ *
+ * Failures of the optional stages (no embedder, a reranker that fails) fall back to text: vectors
+ * and reranking are indexes over the stored turns, never the only way to find them.
+ */
+import type { Clock, Embedder, Reranker } from '../base/ports';
+import type { SemanticIndex } from '../capture/SemanticIndex';
+import type { AnswerSource } from './answerContext';
+import { answerSourceOf, type KnowledgeSource } from './answerSource';
+import type { VectorHit } from './hybridSearch';
+import { Retriever, type QueryVector, type RetrievalResult, type RetrievalScope, type RetrievalSource } from './Retriever';
+
+export interface RecallRequest {
+  readonly limit?: number;
+  readonly now?: number;
+  /** Only this conversation's turns. */
+  readonly conversationId?: string;
+  /** Leave out conversations whose "Remember this conversation" is off (answers do; search does not). */
+  readonly rememberedOnly?: boolean;
+}
+
+export interface MemoryReaderDeps {
+  readonly source: RetrievalSource;
+  /** Facts and episodes for answers; null when the engine reads turns only. */
+  readonly knowledge: KnowledgeSource | null;
+  readonly indexes: { readonly fact: SemanticIndex; readonly episode: SemanticIndex };
+  /** The embedder to read with now, or null (no model, or embedding is failing). */
+  readonly embedder: () => Embedder | null;
+  /** The reranker chosen in Models, or null. */
+  readonly reranker: () => Promise<Reranker | null>;
+  /** Speaker names known to memory (a question may mention them). */
+  readonly speakers: () => Promise<readonly string[]>;
+  /** Conversations whose turns are not memory. */
+  readonly notRemembered: () => Promise<readonly string[]>;
+  readonly clock: Clock;
+}
+
+export class MemoryReader {
+  readonly #d: MemoryReaderDeps;
+
+  constructor(deps: MemoryReaderDeps) {
+    this.#d = deps;
+  }
+
+  /** The question's vector with the active embedder, or null when there is none or it fails. */
+  async embed(question: string): Promise<QueryVector | null> {
+    const embedder = this.#d.embedder();
+    if (!embedder || !question.trim()) return null;
+    try {
+      const [vector] = await embedder.embed([question], 'query');
+      return vector ? { modelId: embedder.id, dim: embedder.dim, vector } : null;
+    } catch {
+      return null; // a model that fails to embed leaves lexical recall working
+    }
+  }
+
+  /** Ranked turns for a question; `queryVector` skips embedding it again (undefined = embed here). */
+  async recall(question: string, request: RecallRequest = {}, queryVector?: QueryVector | null): Promise<RetrievalResult> {
+    const vector = queryVector === undefined ? await this.embed(question) : queryVector;
+    const reranker = await this.#d.reranker().catch(() => null); // a failing model worker means no rerank stage
+    const retriever = new Retriever({ source: this.#d.source, ...(reranker ? { reranker } : {}) });
+    const scope = await this.#scope(request);
+    return retriever.retrieve(question, {
+      limit: request.limit ?? 10,
+      speakers: await this.#d.speakers(),
+      now: request.now ?? this.#d.clock.now(),
+      queryVector: vector,
+      ...(scope ? { scope } : {}),
+    });
+  }
+
+  async #scope(request: RecallRequest): Promise<RetrievalScope | undefined> {
+    const excluded = request.rememberedOnly ? await this.#d.notRemembered() : [];
+    if (request.conversationId === undefined && excluded.length === 0) return undefined;
+    return {
+      ...(request.conversationId !== undefined ? { conversationIds: [request.conversationId] } : {}),
+      ...(excluded.length ? { excludeConversationIds: excluded } : {}),
+    };
+  }
+
+  /**
+   * Memory as an answer reads it: turns, facts and episodes of one question share one embedding
+   * (the last question's vector is kept; a follow-up query of the sufficiency check is a new one).
+   */
+  answerSource(): AnswerSource | null {
+    const knowledge = this.#d.knowledge;
+    if (!knowledge) return null;
+    let last: { question: string; vector: Promise<QueryVector | null> } | null = null;
+    const vectorOf = (question: string): Promise<QueryVector | null> => {
+      if (last?.question !== question) last = { question, vector: this.embed(question) };
+      return last.vector;
+    };
+    const nearest = async (kind: 'fact' | 'memcell', question: string, k: number): Promise<readonly VectorHit[]> => {
+      const q = await vectorOf(question);
+      if (!q) return [];
+      return (kind === 'fact' ? this.#d.indexes.fact : this.#d.indexes.episode).search(q.modelId, q.dim, q.vector, k);
+    };
+    return answerSourceOf(knowledge, async (question, options) =>
+      this.recall(question, { ...options, rememberedOnly: true }, await vectorOf(question)), nearest);
+  }
+}
