@@ -15,7 +15,7 @@ import { LlmClient } from '../src/llm/LlmClient';
 import { configureNodeEnv } from '../src/models/nodeEnv';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
-import { immediateTimer } from '../src/core/base/jobs';
+import { immediateTimer } from '../test/support/immediateTimer';
 import { startMockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { createEngine } from '../src/host/createEngine';

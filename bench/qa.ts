@@ -27,7 +27,7 @@ import { answerQuestion, collectAnswer, type AnswerResult } from '../src/core/re
 import type { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import { SemanticIndex } from '../src/core/capture/SemanticIndex';
 import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
-import { immediateTimer } from '../src/core/base/jobs';
+import { immediateTimer } from '../test/support/immediateTimer';
 import type { EmbedderProvider, LlmCall, LlmCallSink } from '../src/core/base/ports';
 import { toErrorInfo } from '../src/core/base/errors';
 import { LlmClient, type LlmEndpointConfig } from '../src/llm/LlmClient';

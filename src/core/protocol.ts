@@ -70,6 +70,8 @@ export interface ConsolidationStatus {
   readonly jobs: JobCounts;
   readonly pausedReason: string | null;
   readonly lastError: string | null;
+  /** The last failure of each background loop that is failing now (organising episodes, upkeep), for the overview. */
+  readonly backgroundErrors: readonly string[];
 }
 
 /** How answers are composed (Settings → Answers). */

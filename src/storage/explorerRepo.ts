@@ -25,7 +25,7 @@ import {
   emptyEpisodeIds,
   CELL_SUMMARY, FACT_VIEW, FORESIGHT_VIEW, clip, jsonList, marks, num, numOrNull, parseEncoding, str, strOrNull, toCellSummary, toFact, toForesight,
 } from './explorerRows';
-import { decodeVector, encodeVector } from './vectorRepo';
+import { encodeVector } from './vectorRepo';
 
 async function tombstone(tx: Sql, t: { kind: 'fact' | 'foresight' | 'profile' | 'memcell'; itemId: string; text?: string; memcellId?: string | null; range?: { conversationId: string; firstSeq: number; lastSeq: number }; reason?: 'deleted' | 'edited' | 'dismissed' }, now: number): Promise<void> {
   await tx.exec(
@@ -229,13 +229,6 @@ export class SqlExplorerStore implements ExplorerStore {
     // The most recent 3000 episodes keep the projection fast enough to draw on open.
     const rows = await this.#sql.query('SELECT id, scene_id, title, start_at FROM memcells ORDER BY start_at DESC LIMIT 3000');
     return rows.map((r) => ({ memcellId: str(r.id), sceneId: strOrNull(r.scene_id), title: strOrNull(r.title), startAt: num(r.start_at) }));
-  }
-
-  async sceneCentroid(id: string): Promise<{ centroid: Float32Array | null; model: string | null; memberCount: number } | null> {
-    const [r] = await this.#sql.query('SELECT centroid, centroid_model, member_count FROM memscenes WHERE id = ?', [id]);
-    if (!r) return null;
-    const blob = r.centroid instanceof Uint8Array ? r.centroid : null;
-    return { centroid: blob ? decodeVector(blob, blob.byteLength / 4) : null, model: strOrNull(r.centroid_model), memberCount: num(r.member_count) };
   }
 
   async renameScene(id: string, title: string, now: number): Promise<void> {

@@ -8,7 +8,7 @@ import type { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { answeringEngine } from '../support/answeringEngine';
 import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
-import { InMemoryStore } from '../../src/core/base/InMemoryStore';
+import { InMemoryStore } from '../support/InMemoryStore';
 import { MEMORY_OFF_NOTE } from '../../src/core/recall/answer';
 
 let mock: MockLlmServer;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
-import { InMemoryStore } from '../../src/core/base/InMemoryStore';
+import { InMemoryStore } from '../support/InMemoryStore';
 import { topicProvider } from '../support/topicEmbedder';
 
 describe('MemoryEngine over InMemoryStore', () => {

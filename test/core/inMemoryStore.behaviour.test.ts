@@ -1,4 +1,4 @@
 import { describeStore } from '../support/storeBehaviour';
-import { InMemoryStore } from '../../src/core/base/InMemoryStore';
+import { InMemoryStore } from '../support/InMemoryStore';
 
 describeStore('InMemoryStore', async ({ clock }) => new InMemoryStore({ clock }));

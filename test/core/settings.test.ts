@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { MemorySettingsStore } from '../../src/core/base/settings';
+import { MemorySettingsStore } from '../support/MemorySettingsStore';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { createEngine } from '../../src/host/createEngine';

@@ -25,4 +25,4 @@ export function topicProvider(topics: readonly string[]): EmbedderProvider {
   return { defaultModelId: 'topic', embedder: () => embedder };
 }
 
-export { immediateTimer } from '../../src/core/base/jobs';
+export { immediateTimer } from './immediateTimer';

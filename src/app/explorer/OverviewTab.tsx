@@ -17,6 +17,12 @@ export function OverviewTab() {
   ];
   return (
     <div className="overview" data-testid="explorer-overview">
+      {o.backgroundErrors.length > 0 && (
+        <div className="error" role="alert" data-testid="background-errors">
+          <p>Background work is failing and will try again:</p>
+          <ul>{o.backgroundErrors.map((e) => <li key={e}>{e}</li>)}</ul>
+        </div>
+      )}
       <p className="muted help">An <strong>episode</strong> is a stretch of conversation about one thing, summarised with the facts it holds; a <strong>theme</strong> groups episodes about the same subject over time.</p>
       <ul className="tiles">
         {tiles.map(([label, n, go]) => (

@@ -45,17 +45,6 @@ export function viewOf(s: LlmSettings | null): LlmSettingsView {
     : { baseUrl: '', model: '', hasKey: false, configured: false };
 }
 
-/** In-memory store (tests, benchmarks). */
-export class MemorySettingsStore implements SettingsStore {
-  #llm: LlmSettings | null = null;
-  async loadLlm(): Promise<LlmSettings | null> {
-    return this.#llm;
-  }
-  async saveLlm(settings: LlmSettings | null): Promise<void> {
-    this.#llm = settings;
-  }
-}
-
 /**
  * Settings kept in the memory database's `meta` table, each defined once here: its key, its default
  * and its valid range. The engine reads and writes them through these definitions, and an import

@@ -5,6 +5,7 @@
  * replaced the database, so a restored file is organised like one the engine wrote itself.
  */
 import type { Clock } from '../base/ports';
+import type { ErrorInfo } from '../base/errors';
 import type { JobStore, Timer } from '../base/jobs';
 import { PeriodicTask } from '../base/periodicTask';
 import type { EpisodeStore } from '../episodes/episodes';
@@ -59,9 +60,9 @@ export class EngineUpkeep {
     this.#task.stop();
   }
 
-  /** One pass now (tests; the timer calls the same). */
-  tick(): Promise<void> {
-    return this.#task.tick();
+  /** Why the last pass failed, or null when it succeeded (shown in the overview). */
+  get lastError(): ErrorInfo | null {
+    return this.#task.lastError;
   }
 
   async #pass(): Promise<void> {

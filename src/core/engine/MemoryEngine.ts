@@ -236,6 +236,10 @@ export class MemoryEngine implements EngineApi {
       jobs: this.#jobs ? await this.#jobs.counts() : { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0, cancelled: 0 },
       pausedReason: runner?.pausedUntil ? runner.pauseReason : null,
       lastError: runner?.lastError ? `${runner.lastError.code}: ${runner.lastError.message}` : null,
+      backgroundErrors: [
+        ...(this.#lifecycle?.lastError ? [`Organising episodes: ${this.#lifecycle.lastError.message}`] : []),
+        ...(this.#upkeep.lastError ? [`Closing idle episodes and expiring plans: ${this.#upkeep.lastError.message}`] : []),
+      ],
     };
   }
 

@@ -15,7 +15,7 @@ import type { JobStore } from '../base/jobs';
 import type { Clock } from '../base/ports';
 import type { ConsolidationPolicy } from './consolidationPolicy';
 import { boundaryBefore, extend, DEFAULT_SEGMENTER_CONFIG, type OpenSegment, type SegmenterConfig } from './segmenter';
-import { assignScene, DEFAULT_SCENE_CONFIG, type SceneClustererConfig } from './sceneClusterer';
+import { assignScene, DEFAULT_SCENE_CONFIG } from './sceneClusterer';
 import { consolidationPriority, encodingScore } from './encodingScore';
 import { findDateForesight } from './dateForesight';
 import { toErrorInfo, type ErrorInfo } from '../base/errors';
@@ -47,9 +47,6 @@ export interface LifecycleDeps {
   readonly policy: () => ConsolidationPolicy;
   readonly clock: Clock;
   readonly newId: () => string;
-  readonly segmenter?: SegmenterConfig;
-  /** Scene clustering thresholds for a vector model (calibrated per embedder). */
-  readonly sceneConfig?: (vectorModelId: string) => SceneClustererConfig;
   /** Called after new jobs were queued. */
   readonly onJobsQueued?: () => void;
   /** Optional LLM boundary check, consulted when the rules would extend an episode (see boundaryCheck.ts). */
@@ -188,8 +185,7 @@ export class Lifecycle {
   }
 
   #segmenter(): SegmenterConfig {
-    const base = this.#d.segmenter ?? DEFAULT_SEGMENTER_CONFIG;
-    return this.#d.timeZone ? { ...base, timeZone: this.#d.timeZone() } : base;
+    return this.#d.timeZone ? { ...DEFAULT_SEGMENTER_CONFIG, timeZone: this.#d.timeZone() } : DEFAULT_SEGMENTER_CONFIG;
   }
 
   async #run(): Promise<void> {
@@ -304,8 +300,7 @@ export class Lifecycle {
         // Scenes compare centred vectors (see SemanticIndex.meanVector); centroids are stored centred.
         const centredVector = centred(mean, await d.semantic.meanVector(active.id, active.dim));
         const scenes = (await d.episodes.scenes(active.id)).filter((s) => s.centroid !== null);
-        const config = d.sceneConfig?.(active.id) ?? DEFAULT_SCENE_CONFIG;
-        const decision = assignScene(scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })), centredVector, cell.endAt, config);
+        const decision = assignScene(scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })), centredVector, cell.endAt, DEFAULT_SCENE_CONFIG);
         const now = d.clock.now();
         if (decision.kind === 'join') {
           await d.episodes.assignScene(cell.id, { ...decision.next, centroidModel: active.id }, false, now);

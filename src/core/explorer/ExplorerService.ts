@@ -47,7 +47,7 @@ export interface ExplorerServiceDeps {
   readonly kickSynthesis: ((options?: { resume?: boolean }) => void) | null;
   /** The lifecycle forgets its cached open cells (one may have been deleted). */
   readonly resetLifecycle: () => void;
-  readonly consolidation: () => Promise<{ readonly policy: string; readonly endpointConfigured: boolean; readonly jobs: JobCounts }>;
+  readonly consolidation: () => Promise<{ readonly policy: string; readonly endpointConfigured: boolean; readonly jobs: JobCounts; readonly backgroundErrors: readonly string[] }>;
   readonly databaseBytes: () => Promise<number>;
   readonly clock: Clock;
   readonly newId: () => string;
@@ -80,6 +80,7 @@ export class ExplorerService {
       counts, llm, recentJobs, databaseBytes, jobs: status.jobs, endpointConfigured: status.endpointConfigured, policy: status.policy,
       embedder: e ? { modelId: e.activeModel, state: e.state, embedded: e.embedded, total: e.total } : null,
       vectorIndex: this.#d.indexes.turn.implementation,
+      backgroundErrors: status.backgroundErrors,
     };
   }
 

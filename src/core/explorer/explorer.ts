@@ -61,6 +61,8 @@ export interface MemoryOverview {
   readonly policy: string;
   /** The vector index implementation in use: "wasm-simd-int8", or "js-float32" where WASM SIMD is unavailable. */
   readonly vectorIndex: string;
+  /** Background loops failing now, each "what: why" (empty when all is well). */
+  readonly backgroundErrors: readonly string[];
 }
 
 export interface MemorySearchFilters {
@@ -231,7 +233,6 @@ export interface ExplorerStore {
   mergeScenes(targetId: string, sourceIds: readonly string[], centroid: Float32Array | null, now: number): Promise<void>;
   /** Moves `memcellIds` out of their scene into a new scene `newId`. */
   splitScene(sceneId: string, memcellIds: readonly string[], newId: string, title: string | null, centroids: { kept: Float32Array | null; split: Float32Array | null }, now: number): Promise<void>;
-  sceneCentroid(id: string): Promise<{ centroid: Float32Array | null; model: string | null; memberCount: number } | null>;
   profile(): Promise<ProfileItemView[]>;
   editProfileItem(id: string, value: string, now: number): Promise<void>;
   pinProfileItem(id: string, pinned: boolean, now: number): Promise<void>;

@@ -6,6 +6,7 @@
  */
 import type { LlmUsage } from '../base/ports';
 import { normaliseText } from '../base/text';
+import { newId } from '../base/ids';
 import type { ProfileChange, ProfileItem, ProfileKind } from './knowledge';
 import { buildProfilePrompt, MAX_TOKENS, profileOutputSchema, SYNTHESIS_STAGES, type ProfileOperation } from './synthesisPrompts';
 import { DEFAULT_PROFILE_CAP, type SynthesisCallOptions, type SynthesisDeps } from './synthesis';
@@ -75,8 +76,7 @@ export async function updateProfile(
   for (const item of items) item.evidence.forEach((id) => evidenceIds.add(id));
   const times = await deps.store.memcellEndTimes([...evidenceIds]);
   const now = deps.clock.now();
-  const newId = deps.newId ?? (() => `p_${now.toString(36)}_${Math.random().toString(36).slice(2, 10)}`);
-  const changes = await deps.store.updateProfileItems((current) => planProfileChanges(current, ops, { times, now, cap: options.cap ?? DEFAULT_PROFILE_CAP, newId }), now);
+  const changes = await deps.store.updateProfileItems((current) => planProfileChanges(current, ops, { times, now, cap: options.cap ?? DEFAULT_PROFILE_CAP, newId: deps.newId ?? newId }), now);
   return { changes, skipped, usage: result.usage };
 }
 

@@ -46,12 +46,6 @@ export function formatDateTime(ms: number): string {
   return `${WEEKDAYS[d.getUTCDay()]} ${formatDay(ms)}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
 }
 
-/** "2023-05-08" */
-export function isoDay(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-}
-
 /** One line of text: models copy line structure, and a newline inside a turn breaks the format. */
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();

@@ -4,14 +4,14 @@
  * clearer without SQL, and for short-lived engines. Search is a simple term count, not BM25, and
  * the whole-file export/import of a database is not available (there is no file).
  */
-import { RecollectError } from './errors';
-import { MAX_TITLE_CHARS, validateNewTurn } from './limits';
-import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, NewTurn, SearchHit, StorageStats } from './types';
-import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from './store';
-import { systemClock, type Clock } from './ports';
-import { newId } from './ids';
-import { STOP_WORDS, terms } from './text';
-import { charsOverFour } from './tokens';
+import { RecollectError } from '../../src/core/base/errors';
+import { MAX_TITLE_CHARS, validateNewTurn } from '../../src/core/base/limits';
+import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, NewTurn, SearchHit, StorageStats } from '../../src/core/base/types';
+import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../../src/core/base/store';
+import { systemClock, type Clock } from '../../src/core/base/ports';
+import { newId } from '../../src/core/base/ids';
+import { STOP_WORDS, terms } from '../../src/core/base/text';
+import { charsOverFour } from '../../src/core/base/tokens';
 
 interface StoredTurn {
   readonly key: number;
