@@ -23,7 +23,7 @@ const ortDist = join(require.resolve.paths('onnxruntime-web').map((p) => join(p,
 const outDir = join(root, 'public/ort');
 mkdirSync(outDir, { recursive: true });
 let copied = 0;
-// transformers.js 4.3.1 requests only the asyncify build (DESIGN §9).
+// transformers.js 4.3.1 requests only the asyncify build (docs/architecture.md, Measured facts).
 for (const name of ['ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm']) {
   const from = join(ortDist, name);
   const to = join(outDir, name);

@@ -107,7 +107,7 @@ export interface EngineApi {
   stats(): Promise<StorageStats>;
   exportDatabase(): Promise<Uint8Array>;
   importDatabase(bytes: Uint8Array): Promise<ImportSummary>;
-  /** Chat history from other services (issue 15): scan first (counts, cost estimate), then import; both stream and can be cancelled. */
+  /** Chat history from other services: scan first (counts, cost estimate), then import; both stream and can be cancelled. */
   scanHistory(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan>;
   importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport>;
   cancelHistoryImport(importId: string): Promise<void>;
@@ -132,7 +132,7 @@ export interface EngineApi {
   listLlmModels(input: LlmSettingsInput): Promise<string[]>;
   llmUsage(since?: number): Promise<Record<string, StageUsage>>;
 
-  // Memory explorer (issue 7): see, search, edit and forget memory. Deletions are tombstoned.
+  // Memory explorer: see, search, edit and forget memory. Deletions are tombstoned.
   memoryOverview(): Promise<MemoryOverview>;
   searchMemory(query: string, filters?: MemorySearchFilters): Promise<MemorySearchHit[]>;
   listMemCells(query: MemCellQuery): Promise<MemCellPage>;

@@ -1,5 +1,5 @@
 /**
- * Structured output from models that are often small and sloppy (DESIGN.md §6): ask for one JSON
+ * Structured output from models that are often small and sloppy (docs/architecture.md, LLM endpoint): ask for one JSON
  * object, dig it out of whatever came back (reasoning tags, code fences, prose before or after),
  * repair what jsonrepair can (single quotes, trailing commas, truncation), validate against the
  * stage's schema, and on failure ask once more with the problems spelled out. A second failure is

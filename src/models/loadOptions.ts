@@ -1,7 +1,7 @@
 /**
  * Shared loading logic for the transformers.js adapters: catalog lookup, device fallback
  * (WebGPU → WASM when the browser has no usable GPU: transformers.js 4.3.1 throws
- * "no available backend found" instead of falling back — DESIGN §9) and error mapping.
+ * "no available backend found" instead of falling back; docs/architecture.md, Measured facts) and error mapping.
  */
 import type { ProgressInfo } from '@huggingface/transformers';
 import { findModel, type CatalogEntry, type ModelKind } from './catalog';

@@ -4,7 +4,7 @@
  * Invariants: remote downloads are off (`allowRemoteModels = false`) except inside
  * `withEnv({ allowRemoteModels: true }, …)` during the user's explicit download action; in the
  * browser the ONNX Runtime WASM files come from the app's own origin, never a CDN (transformers.js
- * points `wasmPaths` at jsDelivr at import time unless we overwrite it — DESIGN §9).
+ * points `wasmPaths` at jsDelivr at import time unless we overwrite it; docs/architecture.md, Measured facts).
  *
  * `env` is one global object, so callers must not run two `withEnv` blocks at once
  * (ModelService serialises them).
@@ -82,7 +82,7 @@ export function configureBrowserEnv(options: BrowserEnvOptions = {}): ModelPlatf
       mjs: `${wasmBaseUrl}ort-wasm-simd-threaded.asyncify.mjs`,
       wasm: `${wasmBaseUrl}ort-wasm-simd-threaded.asyncify.wasm`,
     };
-    // Without cross-origin isolation ORT silently runs one thread (DESIGN §9); say so explicitly.
+    // Without cross-origin isolation ORT silently runs one thread (docs/architecture.md, Measured facts); say so explicitly.
     const isolated = typeof crossOriginIsolated !== 'undefined' && crossOriginIsolated;
     const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency || 1 : 1;
     wasm.numThreads = isolated ? Math.max(1, options.numThreads ?? Math.min(4, cores)) : 1;

@@ -1,7 +1,7 @@
 /**
  * Export and import of the whole memory as one .sqlite file.
  *
- * Import is a trust boundary (DESIGN §8). The bytes are checked (SQLite header, text encoding,
+ * Import is a trust boundary (docs/architecture.md, Reliability). The bytes are checked (SQLite header, text encoding,
  * size against the header), then rebuilt in a database of their own (importRebuild.ts: a fresh
  * schema from our migrations, the file's rows copied and validated; the file's own schema objects
  * never survive). Only then is the live database touched: the rebuilt pages are copied over it

@@ -1,5 +1,5 @@
 /**
- * SQL of the memory explorer (issue 7): overview counts, search across turns, facts, episodes
+ * SQL of the memory explorer: overview counts, search across turns, facts, episodes
  * and scenes, episode/scene/profile/foresight edits, and forgetting with tombstones (schema v5).
  * Implements core's ExplorerStore (src/core/explorer.ts).
  *

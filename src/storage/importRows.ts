@@ -1,5 +1,5 @@
 /**
- * Validation of the rows an imported file carries. An imported file is untrusted data (DESIGN §8):
+ * Validation of the rows an imported file carries. An imported file is untrusted data (docs/architecture.md, Reliability):
  * every value must fit its column's declared type, text must be text (no NUL, not mostly control
  * characters) within the limits typed input has (`core/base/limits.ts`), JSON columns must hold
  * JSON, vectors must be the size their dimension says. A row that fails is refused with

@@ -123,7 +123,7 @@ const speakerCache = new WeakMap<Sql, { readonly key: string; readonly speakers:
 
 /**
  * Distinct speaker names of stored turns, most frequent first (at most 50). Counting them scans
- * every turn (≈40 ms at 30k turns, on every recall: issue 14's profile), so the answer is kept
+ * every turn (≈40 ms at 30k turns, on every recall, in the scale benchmark's profile), so the answer is kept
  * until the connection changes a row (total_changes()) or the newest turn changes; an import,
  * which replaces pages without counting changes, calls forgetSpeakers.
  */
@@ -147,7 +147,7 @@ export function forgetSpeakers(sql: Sql): void {
  *
  * Unscoped, the top `limit` rows are ranked inside the FTS table first and only they get their
  * message row and snippet: in one statement SQLite built the snippet and joined `messages` for
- * every matching row before sorting, most of a search's time in a large database (issue 14).
+ * every matching row before sorting, most of a search's time in a large database (the scale benchmark's profile).
  */
 export async function searchMessages(sql: Sql, text: string, options: { limit?: number; conversationId?: string } = {}): Promise<SearchHit[]> {
   const match = toFtsQuery(text);

@@ -1,9 +1,9 @@
 /**
  * RetrievalSource over SQL: BM25 over the turn index (turns_fts, schema v2), turn fetches and
  * neighbours from `messages`, and vector kNN delegated to the caller's in-memory index of message
- * vectors (the engine's SemanticIndex: brute-force cosine over the `vectors` table, DESIGN §9).
+ * vectors (the engine's SemanticIndex: brute-force cosine over the `vectors` table; docs/architecture.md, Measured facts).
  *
- * Speed at scale (issue 14, measured at 30k turns): FTS5 computes bm25() for EVERY row that
+ * Speed at scale (the scale benchmark, measured at 30k turns): FTS5 computes bm25() for EVERY row that
  * matches any OR'd term before it can sort, and a question's terms matched half of the turn index
  * (p50 15k of 30k rows: the neighbour-context columns triple each term's postings), so a lexical
  * query cost ∝ the database. Two changes bound it: the top rows are ranked inside the FTS table

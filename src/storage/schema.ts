@@ -250,7 +250,7 @@ PRAGMA application_id = ${RECOLLECT_APPLICATION_ID};
  * v2: the turn index for retrieval. A reply is often meaningless alone ("Yes, last Friday!"), so
  * each turn is indexed with its speaker, its image caption (metadata.caption), the text of its
  * neighbouring turns and its date in words; on the LoCoMo dev split neighbour context lifts BM25
- * recall@10 from 0.606 to ≈0.69 (DESIGN §9). Columns are separate so retrieval can weight them
+ * recall@10 from 0.606 to ≈0.69 (docs/architecture.md, Measured facts). Columns are separate so retrieval can weight them
  * (bm25 column weights) without re-indexing.
  *
  * `turns_fts` is contentless with contentless_delete (SQLite ≥ 3.43): it stores no second copy

@@ -1,5 +1,5 @@
 /**
- * v5: tombstones, so a user deletion sticks (issue 7, DESIGN §2 "Deleting a memory…").
+ * v5: tombstones, so a user deletion sticks (docs/architecture.md, Data model).
  *
  * A tombstone records WHAT was forgotten without keeping the forgotten text: `text_hash` is a
  * hash of the normalised text (core/explorerText.ts `tombstoneHash`), so the pipeline can refuse

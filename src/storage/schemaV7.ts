@@ -1,5 +1,5 @@
 /**
- * v7: the memory switches of a conversation (issue 17), a theme's tombstone as its own column, and
+ * v7: the memory switches of a conversation, a theme's tombstone as its own column, and
  * 'cancelled' as a job status of its own.
  *
  * `use_memory` = 0: answers in the conversation get no retrieved memory, only its own recent turns.

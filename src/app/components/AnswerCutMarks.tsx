@@ -1,5 +1,5 @@
 /**
- * Marks for answers that did not end normally (issue 12): a stored answer the token limit ended
+ * Marks for answers that did not end normally: a stored answer the token limit ended
  * (`metadata.cutOff === 'length'`), and a streamed answer whose connection broke, whose text stays
  * on screen marked as partial next to "Try again". Kept apart from ChatView so the chat can be
  * refactored without touching this.

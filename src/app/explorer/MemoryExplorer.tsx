@@ -1,4 +1,4 @@
-/** The memory explorer (issue 7): tabs over everything Recollect remembers. Rendering only; data through hooks. */
+/** The memory explorer: tabs over everything Recollect remembers. Rendering only; data through hooks. */
 import { useRef, type KeyboardEvent } from 'react';
 import { useUi, type ExplorerTab } from '../uiStore';
 import { OverviewTab } from './OverviewTab';

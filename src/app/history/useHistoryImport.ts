@@ -1,5 +1,5 @@
 /**
- * The history import's UI state machine (issue 15): pick a file → the engine scans it (counts and
+ * The history import's UI state machine: pick a file → the engine scans it (counts and
  * a synthesis estimate per policy) → the user picks a policy and imports → progress → report.
  * The engine does all the work in its worker; the File crosses as a structured clone (no copy of
  * its bytes) and is streamed there.

@@ -1,5 +1,5 @@
 /**
- * LLM endpoint settings. The API key is stored apart from the memory database (DESIGN §8): the
+ * LLM endpoint settings. The API key is stored apart from the memory database (docs/architecture.md, Reliability): the
  * SettingsStore of the browser keeps it in its own IndexedDB database, so it is never exported,
  * never imported, never written to `llm_calls`, and the UI only ever sees whether one is set.
  */

@@ -1,6 +1,6 @@
 /**
  * Brute-force cosine index over one contiguous Float32Array. Vectors are unit length (Embedder
- * contract), so cosine = dot product. ≈9 ms per query at 10k × 384 on 2 cores (DESIGN §9); an
+ * contract), so cosine = dot product. ≈9 ms per query at 10k × 384 on 2 cores (docs/architecture.md, Measured facts); an
  * ANN structure is not worth its build time and persistence cost at personal-memory scale.
  *
  * Layout: row i of `data` holds the vector of `ids[i]`; rows [0, size) are live. Removal moves the

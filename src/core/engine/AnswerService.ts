@@ -1,5 +1,5 @@
 /**
- * Answering a chat turn (issue 6): reads the question and the recent history, runs the answer
+ * Answering a chat turn: reads the question and the recent history, runs the answer
  * pipeline (recall/answer.ts) over memory — or over nothing in a temporary chat — streams its
  * events, stores the answer with its citations, the exact request and token usage, and lets the UI
  * stop an answer. Nothing is stored for a temporary chat. A conversation with "use memory in

@@ -1,5 +1,5 @@
 /**
- * The engine's settings: the LLM endpoint (kept outside the memory database, DESIGN §8), the
+ * The engine's settings: the LLM endpoint (kept outside the memory database; docs/architecture.md, Reliability), the
  * answer settings, the consolidation policy and the LLM boundary check (kept in `meta`, defined once
  * in base/settings.ts). Validation lives here, so the UI, an import and the benchmarks all get the
  * same ranges and the same defaults.

@@ -379,7 +379,7 @@ export class MemoryEngine implements EngineApi {
     return this.#indexer.setTarget(modelId);
   }
 
-  // History import (issue 15; historyImport.ts): a dry run with the synthesis estimate per policy, the import, cancel.
+  // History import (historyImport.ts): a dry run with the synthesis estimate per policy, the import, cancel.
   scanHistory(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan> { return this.#historyImports().scan(file, request, onProgress); }
   importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport> { return this.#historyImports().import(file, request, onProgress); }
   async cancelHistoryImport(importId: string): Promise<void> { this.#history?.cancel(importId); }

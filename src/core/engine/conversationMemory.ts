@@ -1,5 +1,5 @@
 /**
- * The memory switches of a conversation (issue 17) and their defaults for new conversations.
+ * The memory switches of a conversation and their defaults for new conversations.
  *
  * - "Use memory in answers" off: answers there get no retrieved memory (AnswerService sends only
  *   the conversation's own recent turns, and the prompt says memory is off).

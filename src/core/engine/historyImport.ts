@@ -1,5 +1,5 @@
 /**
- * Imports chat history from another service through the normal write path (issue 15).
+ * Imports chat history from another service through the normal write path.
  *
  * A `HistoryReader` (src/import) streams the file and yields conversations; this module stores
  * them with `appendTurns` in batches (so turns are indexed, embedded, segmented and clustered like

@@ -1,5 +1,5 @@
 /**
- * Replacing the memory with an imported file, all or nothing (DESIGN §8, issue 12).
+ * Replacing the memory with an imported file, all or nothing (docs/architecture.md, Reliability).
  *
  * The store validates and rebuilds the file and swaps it in (a refusal there changes nothing).
  * After the swap, everything that reads the database at start-up must start again on the new

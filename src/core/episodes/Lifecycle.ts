@@ -1,5 +1,5 @@
 /**
- * The no-LLM part of the write path, run in the background after turns are embedded (DESIGN §3):
+ * The no-LLM part of the write path, run in the background after turns are embedded (docs/architecture.md, Write path):
  * each stored turn gets an encoding score, explicit future dates become foresight, turns are
  * segmented into MemCells (the open cell of a conversation grows until a boundary closes it),
  * and a closed cell gets a vector (mean of its turns) and joins or founds a MemScene. The

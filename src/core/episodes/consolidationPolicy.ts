@@ -1,5 +1,5 @@
 /**
- * When is an episode worth LLM tokens? (DESIGN §3.4.) One interface, three policies:
+ * When is an episode worth LLM tokens? (docs/architecture.md, Write path.) One interface, three policies:
  * - eager: every closed MemCell is synthesised at once.
  * - recurrence (default): a MemCell stays raw — its verbatim turns remain fully searchable — until
  *   its theme recurs (another cell joins the same MemScene), until it is retrieved for an answer,

@@ -1,5 +1,5 @@
 /**
- * Incremental clustering of MemCells into MemScenes (themes), no LLM (DESIGN §3.3, after
+ * Incremental clustering of MemCells into MemScenes (themes), no LLM (docs/architecture.md, Write path; after
  * EverMemOS): a cell joins the nearest scene centroid when the cosine is at least `threshold` and
  * the scene's most recent member is within `maxGapMs` of the cell; otherwise it founds a new
  * scene. Centroids are running means of member vectors, updated in O(dim) per assignment.

@@ -1,5 +1,5 @@
 /**
- * Segmentation of a conversation into MemCells (episodes) without an LLM (DESIGN §3.2).
+ * Segmentation of a conversation into MemCells (episodes) without an LLM (docs/architecture.md, Write path).
  *
  * A boundary closes the open segment before a turn when: the calendar day changes, the time gap
  * since the previous turn is long, the turn's embedding drifts away from the segment (cosine to

@@ -1,5 +1,5 @@
 /**
- * The memory explorer's operations (issue 7): overview, search across kinds with reasons, episode
+ * The memory explorer's operations: overview, search across kinds with reasons, episode
  * edits and deletion, the scene map and scene edits, profile and foresight edits, and "forget". The
  * engine delegates here; storage (ExplorerStore) does the SQL and the tombstones.
  *

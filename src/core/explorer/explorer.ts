@@ -1,5 +1,5 @@
 /**
- * The memory explorer's view of memory (issue 7): what the UI can see, search, edit and forget,
+ * The memory explorer's view of memory: what the UI can see, search, edit and forget,
  * and the storage contract behind it (implemented by src/storage/explorerRepo.ts).
  *
  * Forgetting is a tombstone (schema v5): every user deletion or correction records a hash of the

@@ -1,5 +1,5 @@
 /**
- * The read path (DESIGN §4), no LLM: analyse the question → lexical candidates from the turn
+ * The read path (docs/architecture.md, Read path), no LLM: analyse the question → lexical candidates from the turn
  * index (BM25 over turn + speaker + caption + neighbour context) and, with an embedder, vector
  * candidates → pseudo-relevance feedback (a second lexical query from the top hits' words) →
  * weighted RRF → boosts (speaker, dates, time expressions, session aggregation) → optional

@@ -1,5 +1,5 @@
 /**
- * Answering from memory (DESIGN §4 steps 5–6, issue 6): retrieval over turns, facts and episodes
+ * Answering from memory (docs/architecture.md, Read path): retrieval over turns, facts and episodes
  * with scene-guided expansion → optional sufficiency check (one JSON call; when the memories are
  * not enough, 2–3 follow-up queries and ONE extra retrieval round, never more — EverMemOS runs a
  * single rewrite round) → a numbered context within a token budget → the streamed answer, which

@@ -1,5 +1,5 @@
 /**
- * The knowledge an answer is composed from (DESIGN §4 steps 2–3 and 6), beyond the ranked turns
+ * The knowledge an answer is composed from (docs/architecture.md, Read path), beyond the ranked turns
  * the Retriever returns: facts and episodes that match the question, scene-guided expansion,
  * the active profile and time-valid foresight — and the composer that turns them into one
  * numbered context block within a token budget.

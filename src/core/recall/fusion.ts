@@ -2,7 +2,7 @@
  * Rank fusion and boosts for retrieval, pure functions over candidate lists. Every knob the read
  * path has lives in RETRIEVAL_CONFIG below, with the effect measured on the LoCoMo dev split
  * (categories 1–4, 760 questions, recall.turn@10, bundled GloVe-SIF embedder, no reranker) and,
- * since issue 16, on the LongMemEval dev set (97 headline questions) in the same sweep:
+ * since the LongMemEval round, on the LongMemEval dev set (97 headline questions) in the same sweep:
  * `npm run bench -- recall --data ../shared/data/locomo/locomo-dev.json --sweep <variants.json>`
  * (then the same with `--data ../shared/data/longmemeval`).
  * Effects are the change from changing that one knob with every other knob at its value here;
@@ -85,7 +85,7 @@ export interface RetrievalConfig {
 
 /*
  * Measured effects, LoCoMo dev split, recall.turn@10 (final value 78.7%; simple one-turn BM25
- * 61.7%). Re-measured with LongMemEval beside it (issue 16, both full dev sets unless said): on
+ * 61.7%). Re-measured with LongMemEval beside it (both full dev sets unless said): on
  * LoCoMo vector 0.5 −0.1, neighbours 0.2 −1.4, session 0.2 −0.4, prf off −0.3 — none kept; on
  * LongMemEval (33 q) neighbours 0.2 +0.2 @10 (−3.0 @1): not kept. "Δ" is the change when that knob alone is set as stated. Retuned for schema v6 (the
  * turn index is written once per batch, so FTS5's bm25 statistics count each turn once; the v2
@@ -119,7 +119,7 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   prf: { enabled: true, docs: 5, terms: 10, minTermLength: 3 },
   // 30 → −1.1.
   rrfK: 60,
-  // vector 0 → −1.0, 0.3 → −0.1 (equal weights lose, DESIGN §9); prf 0.3 / 0.7 → ±0.1 (v2 index).
+  // vector 0 → −1.0, 0.3 → −0.1 (equal weights lose; docs/architecture.md, Measured facts); prf 0.3 / 0.7 → ±0.1 (v2 index).
   weights: { lexical: 1, prf: 0.5, vector: 0.2 },
   boosts: {
     // 0 → −2.8 (@1 −5.9): most LoCoMo questions name the speaker of the evidence.

@@ -1,5 +1,5 @@
 /**
- * Consolidation: the LLM part of the write path (DESIGN §3.4–3.5), run by the durable job queue.
+ * Consolidation: the LLM part of the write path (docs/architecture.md, Write path), run by the durable job queue.
  *
  *   synthesise-memcell → narrative, facts, foresight (then the scene's summary is due)
  *   summarise-scene    → scene title and summary (then the profile is due, debounced)

@@ -1,5 +1,5 @@
 /**
- * A consolidation policy change applies at once (DESIGN §3.4):
+ * A consolidation policy change applies at once (docs/architecture.md, Write path):
  * - `off`: queued synthesis (episodes, theme summaries, the profile) is set aside as cancelled —
  *   kept, never run, never spending a token — and its episodes go back to raw.
  * - `eager` / `recurrence`: cancelled work is revived, and every raw episode is offered to the new

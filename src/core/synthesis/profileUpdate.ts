@@ -1,5 +1,5 @@
 /**
- * Synthesis stage 3, the user profile (DESIGN §3 step 5): add/update/delete operations proposed by
+ * Synthesis stage 3, the user profile (docs/architecture.md, Write path): add/update/delete operations proposed by
  * the model from scene summaries, resolved to ids, then planned against the current items with
  * history rows, conflicts recorded instead of overwrites (pinned items, contradicting values) and a
  * size cap with compaction. The store applies the plan in one transaction.

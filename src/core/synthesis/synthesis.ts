@@ -1,5 +1,5 @@
 /**
- * LLM synthesis of the memory lifecycle (DESIGN.md §3 steps 4–5), over injected capabilities:
+ * LLM synthesis of the memory lifecycle (docs/architecture.md, Write path), over injected capabilities:
  *
  * - synthesiseMemCell: one call per episode → title, third-person narrative, facts, foresight.
  *   Predict-calibrate (Nemori; RecMem's refinement step): the model is shown the related facts

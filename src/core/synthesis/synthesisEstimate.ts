@@ -1,6 +1,6 @@
 /**
  * What synthesising imported history would cost on the user's endpoint, per consolidation policy,
- * shown before an import starts so the user can choose (issue 15).
+ * shown before an import starts so the user can choose.
  *
  * Episodes are counted with the real segmenter's rules minus topic drift (no vectors exist yet),
  * so the cell count is a floor; prompt sizes come from the real memcell prompt. The rest are
