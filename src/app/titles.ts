@@ -1,2 +1,2 @@
-/** Conversation titles from the first message; the rule lives in core so the engine uses the same one. */
-export { UNTITLED, titleFrom } from '../core/base/titles';
+/** The placeholder title of a new conversation; the rule lives in core, where the engine titles it from the first message. */
+export { UNTITLED } from '../core/base/titles';

@@ -3,7 +3,7 @@
  * Same code in the browser worker (OPFS) and in Node (memory).
  */
 import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../core/base/store';
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../core/base/types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats, TitleSource } from '../core/base/types';
 import { systemClock, type Clock } from '../core/base/ports';
 import * as conversations from './conversationRepo';
 import * as messages from './messageRepo';
@@ -71,8 +71,8 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     });
   }
 
-  renameConversation(id: string, title: string): Promise<Conversation> {
-    return this.db.transaction((tx) => conversations.renameConversation(tx, id, title, this.#clock.now()));
+  renameConversation(id: string, title: string, by?: TitleSource): Promise<Conversation> {
+    return this.db.transaction((tx) => conversations.renameConversation(tx, id, title, this.#clock.now(), by));
   }
 
   deleteConversation(id: string): Promise<void> {
@@ -103,6 +103,21 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
       for (const id of touched) await conversations.touchConversation(tx, id, now);
       if (touched.size > 0) await messages.flushTurnIndex(tx);
       return out;
+    });
+  }
+
+  sendTurn(turn: NewTurn, options: { readonly replaces?: readonly string[]; readonly title?: string } = {}): Promise<AppendResult> {
+    return this.db.transaction(async (tx) => {
+      const conversation = await conversations.requireConversation(tx, turn.conversationId);
+      for (const id of options.replaces ?? []) await messages.deleteMessage(tx, id);
+      const now = this.#clock.now();
+      const result = await messages.insertMessage(tx, turn, now);
+      if (result.created) {
+        await conversations.touchConversation(tx, turn.conversationId, now);
+        await messages.flushTurnIndex(tx);
+      }
+      if (options.title && conversation.titledBy === 'none') await conversations.renameConversation(tx, turn.conversationId, options.title, now, 'message');
+      return result;
     });
   }
 

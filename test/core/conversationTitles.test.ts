@@ -1,13 +1,15 @@
 /**
- * Titles by the endpoint (issue 17): after the first exchange one small 'title' call names the
- * conversation; its tokens are counted like every call; a failure, a later answer or a title the
- * user chose leave the title alone. Mock LLM server: pipeline behaviour only.
+ * Titles: sending the first message titles a new conversation in the same transaction; after the
+ * first exchange one small 'title' call names it; its tokens are counted like every call; a
+ * failure, a later answer or a title the user chose leave the title alone. Negative checks wait
+ * for engine.idle(), which settles the work that follows a stored answer (the title call would be
+ * part of it), instead of sleeping. Mock LLM server: pipeline behaviour only.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { answeringEngine } from '../support/answeringEngine';
 import { cleanTitleReply } from '../../src/core/engine/conversationTitles';
-import { titleFrom } from '../../src/core/base/titles';
+import { titleFrom, UNTITLED } from '../../src/core/base/titles';
 
 let mock: MockLlmServer;
 beforeAll(async () => {
@@ -21,12 +23,14 @@ const FIRST = 'My dog Biscuit is a beagle mix. What should I feed him?';
 
 async function setup() {
   const { store, engine } = await answeringEngine(mock.url);
-  await engine.createConversation({ id: 'c', title: titleFrom(FIRST) }); // what the app sets on send
+  await engine.createConversation({ id: 'c', title: UNTITLED }); // what "New chat" creates
   let n = 0;
+  // What the app's Send does: two engine calls.
   const ask = async (content: string) => {
     const id = `u${++n}`;
-    await engine.appendTurn({ id, conversationId: 'c', role: 'user', speaker: 'You', content });
+    await engine.send({ id, conversationId: 'c', content });
     await engine.ask({ conversationId: 'c', userMessageId: id, answerId: `${id}-a` }, () => undefined);
+    await engine.idle();
   };
   const title = async () => (await engine.listConversations()).find((c) => c.id === 'c')!.title;
   const titleCalls = async () => (await store.llmCalls.byStage()).title?.calls ?? 0;
@@ -35,12 +39,14 @@ async function setup() {
 
 describe('titles by the endpoint', () => {
   it('names the conversation after the first exchange, once, with the call counted', async () => {
-    const { ask, title, titleCalls } = await setup();
-    await ask(FIRST);
-    await vi.waitFor(async () => expect(await title()).toBe('Biscuit the beagle'));
+    const { engine, ask, title, titleCalls } = await setup();
+    await engine.send({ id: 'first', conversationId: 'c', content: FIRST });
+    expect(await title()).toBe(titleFrom(FIRST)); // the first message's, stored with it
+    await engine.ask({ conversationId: 'c', userMessageId: 'first', answerId: 'first-a' }, () => undefined);
+    await engine.idle();
+    expect(await title()).toBe('Biscuit the beagle');
     expect(await titleCalls()).toBe(1);
     await ask('And how often should he walk?');
-    await new Promise((r) => setTimeout(r, 200));
     expect(await titleCalls()).toBe(1);
   });
 
@@ -58,15 +64,14 @@ describe('titles by the endpoint', () => {
       const failing = await setup();
       const before = mock.requests.length;
       await failing.ask(FIRST);
-      await vi.waitFor(() => expect(mock.requests.length).toBeGreaterThanOrEqual(before + 2));
-      await new Promise((r) => setTimeout(r, 200));
+      expect(mock.requests.length).toBe(before + 2); // the answer and the failed title call
       expect(titleRequests).toBe(0); // the 500 came before any reply was written
       expect(await failing.title()).toBe(titleFrom(FIRST));
 
       mock.setBehaviour({ responder: (req) => (isTitle(req) ? '  ' : 'A beagle mix.') });
       const empty = await setup();
       await empty.ask(FIRST);
-      await vi.waitFor(async () => expect(await empty.titleCalls()).toBe(1));
+      expect(await empty.titleCalls()).toBe(1);
       expect(await empty.title()).toBe(titleFrom(FIRST));
     } finally {
       mock.setBehaviour({ responder: original, serverErrorNext: 0 });
@@ -77,9 +82,13 @@ describe('titles by the endpoint', () => {
     const { engine, ask, title, titleCalls } = await setup();
     await engine.renameConversation('c', 'Dog food');
     await ask(FIRST);
-    await new Promise((r) => setTimeout(r, 200));
     expect(await title()).toBe('Dog food');
     expect(await titleCalls()).toBe(0);
+    // Renamed by the user to the very words the first message would give: still the user's.
+    const again = await setup();
+    await again.engine.renameConversation('c', titleFrom(FIRST));
+    await again.ask(FIRST);
+    expect(await again.titleCalls()).toBe(0);
   });
 
   it('cleans the model\'s reply into a title', () => {

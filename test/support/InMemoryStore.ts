@@ -6,7 +6,8 @@
  */
 import { RecollectError } from '../../src/core/base/errors';
 import { MAX_TITLE_CHARS, validateNewTurn } from '../../src/core/base/limits';
-import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, NewTurn, SearchHit, StorageStats } from '../../src/core/base/types';
+import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, NewTurn, SearchHit, StorageStats, TitleSource } from '../../src/core/base/types';
+import { UNTITLED } from '../../src/core/base/titles';
 import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../../src/core/base/store';
 import { systemClock, type Clock } from '../../src/core/base/ports';
 import { newId } from '../../src/core/base/ids';
@@ -27,7 +28,7 @@ function cleanTitle(title: string): string {
 export class InMemoryStore implements MemoryStore, VectorStore {
   readonly #clock: Clock;
   readonly #newId: () => string;
-  readonly #conversations = new Map<string, { id: string; title: string; createdAt: number; updatedAt: number; useMemory: boolean; remember: boolean }>();
+  readonly #conversations = new Map<string, { id: string; title: string; createdAt: number; updatedAt: number; useMemory: boolean; remember: boolean; titledBy: TitleSource }>();
   readonly #turns = new Map<string, StoredTurn>();
   readonly #vectors = new Map<string, Map<string, Float32Array>>(); // `${kind}:${model}` → item → vector
   readonly #meta = new Map<string, string>();
@@ -49,7 +50,7 @@ export class InMemoryStore implements MemoryStore, VectorStore {
     const title = cleanTitle(input.title);
     if (!this.#conversations.has(id)) {
       const now = this.#clock.now();
-      this.#conversations.set(id, { id, title, createdAt: input.createdAt ?? now, updatedAt: now, useMemory: input.useMemory !== false, remember: input.remember !== false });
+      this.#conversations.set(id, { id, title, createdAt: input.createdAt ?? now, updatedAt: now, useMemory: input.useMemory !== false, remember: input.remember !== false, titledBy: title === UNTITLED ? 'none' : 'user' });
     }
     return this.#conversation(id);
   }
@@ -75,11 +76,21 @@ export class InMemoryStore implements MemoryStore, VectorStore {
     for (const input of inputs) await this.createConversation(input);
   }
 
-  async renameConversation(id: string, title: string): Promise<Conversation> {
+  async renameConversation(id: string, title: string, by: TitleSource = 'user'): Promise<Conversation> {
     const c = this.#conversations.get(id);
     if (!c) throw new RecollectError('NOT_FOUND', 'That conversation no longer exists.');
-    this.#conversations.set(id, { ...c, title: cleanTitle(title), updatedAt: this.#clock.now() });
+    this.#conversations.set(id, { ...c, title: cleanTitle(title), updatedAt: this.#clock.now(), titledBy: by });
     return this.#conversation(id);
+  }
+
+  /** Checks everything first, so a failure changes nothing (the transaction of the SQLite store). */
+  async sendTurn(turn: NewTurn, options: { readonly replaces?: readonly string[]; readonly title?: string } = {}): Promise<AppendResult> {
+    const conversation = this.#conversation(turn.conversationId);
+    if (!this.#turns.has(turn.id)) validateNewTurn(turn, 0);
+    for (const id of options.replaces ?? []) this.#forget(id);
+    const [result] = await this.appendTurns([turn]);
+    if (options.title && conversation.titledBy === 'none') await this.renameConversation(turn.conversationId, options.title, 'message');
+    return result!;
   }
 
   async deleteConversation(id: string): Promise<void> {

@@ -14,8 +14,8 @@ import { Dialog } from './Dialog';
 import { MemoryActivity } from './MemoryActivity';
 import { ConversationMemorySwitches } from './MemorySwitches';
 import { CutOffMark, PartialMark } from './AnswerCutMarks';
-import { titleFrom, UNTITLED } from '../titles';
-import type { Message, NewTurn } from '../../core/base/types';
+import type { Message } from '../../core/base/types';
+import type { SendRequest } from '../../core/protocol';
 import type { Citation } from '../../core/recall/answerContext';
 import type { SentRequest } from '../../core/recall/answer';
 
@@ -40,9 +40,8 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const messages = useEngineQuery((q) => q.messages(conversationId));
   const conversations = useEngineQuery((q) => q.conversations());
   const settings = useEngineQuery((q) => q.llmSettings());
-  const append = useEngineMutation((c, turn: NewTurn) => c.engine.appendTurn(turn), { report: false });
+  const sendTurn = useEngineMutation((c, request: SendRequest) => c.engine.send(request), { report: false });
   const remove = useEngineMutation((c, id: string) => c.engine.deleteMessage(id));
-  const rename = useEngineMutation((c, v: { id: string; title: string }) => c.engine.renameConversation(v.id, v.title));
   const answers = useAnswerStream();
   const notify = useUi((s) => s.notify);
   const openSettings = useUi((s) => s.setPanel);
@@ -90,23 +89,19 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const send = async (e?: FormEvent) => {
     e?.preventDefault();
     const content = draft;
-    if (!content.trim() || append.isPending || answers.busy) return;
+    if (!content.trim() || sendTurn.isPending || answers.busy) return;
     let stored: Message;
     try {
-      // The id is generated here, so a retry after a lost reply cannot store the turn twice.
-      stored = (await append.mutateAsync({ id: crypto.randomUUID(), conversationId, role: 'user', speaker: 'You', content })).message;
+      // One engine call stores the message, replaces an edited one and what followed it, and titles
+      // a new conversation, all in one transaction. The id is generated here, so a retry after a
+      // lost reply cannot store the message twice.
+      stored = await sendTurn.mutateAsync({ id: crypto.randomUUID(), conversationId, content, ...(editing ? { replaces: editing.id } : {}) });
       setDraft((d) => (d === content ? '' : d));
+      setEditing(null);
     } catch (err) {
-      notify('error', err instanceof Error ? err.message : String(err)); // the draft stays: nothing is lost
+      notify('error', err instanceof Error ? err.message : String(err)); // the draft and the edited message stay: nothing is lost
       return;
     }
-    if (editing) {
-      // The replacement is stored; only now do the old turn and everything after it go.
-      const old = list.filter((m) => m.seq >= editing.seq);
-      setEditing(null);
-      for (const m of old) await remove.mutateAsync(m.id).catch(() => undefined);
-    }
-    if (conversation && conversation.title === UNTITLED) rename.mutate({ id: conversationId, title: titleFrom(content) });
     if (answers.stream?.error) answers.dismiss();
     if (configured) await answer(stored.id);
   };
@@ -245,7 +240,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           }}
           rows={3}
         />
-        <button type="submit" className="primary" disabled={!draft.trim() || append.isPending || answers.busy}>{editing ? 'Send edit' : 'Send'}</button>
+        <button type="submit" className="primary" disabled={!draft.trim() || sendTurn.isPending || answers.busy}>{editing ? 'Send edit' : 'Send'}</button>
       </form>
       {sent && <SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onClose={() => setSent(null)} />}
       {shown && (

@@ -2,7 +2,7 @@
  * What the engine needs from persistent storage. Implemented by src/storage/SqliteMemoryStore
  * (wa-sqlite on OPFS in the browser, in memory in Node); core never sees SQL dialect details.
  */
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from './types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats, TitleSource } from './types';
 
 export interface SearchOptions {
   readonly limit?: number;
@@ -17,7 +17,8 @@ export interface MemoryStore {
   setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation>;
   /** Ids of the conversations whose "remember" switch is off (their turns are not memory). */
   conversationsNotRemembered(): Promise<string[]>;
-  renameConversation(id: string, title: string): Promise<Conversation>;
+  /** Renames a conversation; `by` records who named it (default the user, whose title is never replaced). */
+  renameConversation(id: string, title: string, by?: TitleSource): Promise<Conversation>;
   /** Several conversations in one transaction (an import batch); existing ids are left as they are. */
   createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<void>;
   deleteConversation(id: string): Promise<void>;
@@ -26,6 +27,12 @@ export interface MemoryStore {
   appendTurn(turn: NewTurn): Promise<AppendResult>;
   /** Several turns in one transaction (all or none), e.g. a session being imported. */
   appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]>;
+  /**
+   * A turn the user sent, in one transaction: the turns in `replaces` (an edited last message and
+   * what followed it) are deleted, the turn is stored, and a conversation nobody has titled yet takes
+   * `title`. All or nothing: a failure leaves the old turns in place.
+   */
+  sendTurn(turn: NewTurn, options?: { readonly replaces?: readonly string[]; readonly title?: string }): Promise<AppendResult>;
   listMessages(conversationId: string): Promise<Message[]>;
   getMessage(id: string): Promise<Message | null>;
   /** Removes the turn, its full-text row and its vectors in one transaction. Returns false if absent. */

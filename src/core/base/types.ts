@@ -15,7 +15,11 @@ export interface Conversation {
    * for answers. Off: its turns are stored and searchable in the chat but not memory.
    */
   readonly remember: boolean;
+  /** Who gave the title: nobody yet, the first message, the endpoint, or the user (never replaced). */
+  readonly titledBy: TitleSource;
 }
+
+export type TitleSource = 'none' | 'message' | 'endpoint' | 'user';
 
 /** The two memory switches of a conversation; a patch leaves out what it does not change. */
 export interface ConversationMemory {

@@ -38,6 +38,7 @@ export interface AnswerServiceDeps {
 export class AnswerService {
   readonly #d: AnswerServiceDeps;
   readonly #running = new Map<string, { abort(): void; signal: LlmAbortSignal }>();
+  readonly #pending = new Set<Promise<void>>();
 
   constructor(deps: AnswerServiceDeps) {
     this.#d = deps;
@@ -115,14 +116,27 @@ export class AnswerService {
         usage: result.usage,
       },
     });
-    if (this.#d.answered) void this.#d.answered(request.conversationId).catch(() => undefined);
+    // After the answer is stored, without holding it up: a title, and the visits of what it used.
+    // Neither may fail the answer; a failing title call keeps the first message's title.
+    if (this.#d.answered) this.#after(this.#d.answered(request.conversationId));
     const used = result.contextCitations.filter((c) => c.kind === 'turn').map((c) => c.ref);
-    if (used.length > 0) void this.#d.retrieved(used).catch(() => undefined);
+    if (used.length > 0) this.#after(this.#d.retrieved(used));
     return { answer: result, messageId: stored.message.id };
   }
 
   /** Stops a streaming answer; what was said so far is kept. */
   async stop(answerId: string): Promise<void> {
     this.#running.get(answerId)?.abort();
+  }
+
+  #after(work: Promise<unknown>): void {
+    const settled = work.then(() => undefined, () => undefined);
+    this.#pending.add(settled);
+    void settled.then(() => this.#pending.delete(settled));
+  }
+
+  /** Resolves when the work that follows stored answers (titles, visits) has settled. */
+  async idle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
   }
 }

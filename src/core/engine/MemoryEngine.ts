@@ -5,7 +5,7 @@
  * answering (AnswerService). The write path is capture (EmbeddingIndexer) → episodes (Lifecycle) →
  * synthesis (Consolidator); the read path is the MemoryReader (one query embedding feeds turns, facts and episodes).
  */
-import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
+import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, SendRequest, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
 import { systemClock, type Embedder, type Llm, type LlmConnectionTest } from '../base/ports';
@@ -28,7 +28,7 @@ import type {
 import { ExplorerService } from '../explorer/ExplorerService';
 import { SavedMemories } from './savedMemories';
 import { ConversationMemorySwitches } from './conversationMemory';
-import { titleByEndpoint } from './conversationTitles';
+import { Conversations } from './Conversations';
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
 import { EngineSettings } from './EngineSettings';
 import { AnswerService } from './AnswerService';
@@ -56,7 +56,7 @@ export class MemoryEngine implements EngineApi {
   readonly #answers: AnswerService;
   readonly #explorer: ExplorerService | null;
   readonly #saved: SavedMemories;
-  readonly #switches: ConversationMemorySwitches;
+  readonly #conversations: Conversations;
   readonly #upkeep: EngineUpkeep;
   #llm: Llm | null;
   readonly #history: HistoryImports | null;
@@ -67,9 +67,6 @@ export class MemoryEngine implements EngineApi {
     this.#store = deps.store;
     this.#llm = deps.llm ?? null;
     this.#jobs = deps.jobs ?? null;
-    this.#history = deps.historyReader
-      ? new HistoryImports({ reader: deps.historyReader, clock, sink: { createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.appendTurns(t), setConsolidationPolicy: (p) => this.setConsolidationPolicy(p) } })
-      : null;
     this.#semantic = new SemanticIndex(deps.store, 'message', deps.vectorIndex);
     this.#factIndex = new SemanticIndex(deps.store, 'fact', deps.vectorIndex);
     this.#cellIndex = new SemanticIndex(deps.store, 'memcell', deps.vectorIndex);
@@ -78,7 +75,7 @@ export class MemoryEngine implements EngineApi {
       settings: deps.settings ?? null,
       llmFactory: deps.llmFactory ?? null,
       llmSink: deps.llmSink ?? null,
-      onLlm: (llm) => this.setLlm(llm),
+      onLlm: (llm) => this.#useLlm(llm),
       onChange: () => this.#emit({ type: 'settings-changed' }),
       onPolicyChanged: (name) => this.#upkeep.policyChanged(name), ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),
     });
@@ -94,9 +91,25 @@ export class MemoryEngine implements EngineApi {
       onEmbeddingStatus: (status) => this.#emit({ type: 'embedding-status', status }),
       onMemoryChanged: () => this.#emit({ type: 'memory-changed' }),
     }));
-    this.#switches = new ConversationMemorySwitches({
+    const switches = new ConversationMemorySwitches({
       store: deps.store, meta: deps.store, onRemembered: () => this.#lifecycle?.kick(), changed: () => this.#emit({ type: 'conversations-changed' }),
     });
+    this.#conversations = new Conversations({
+      store: deps.store,
+      switches,
+      semantic: this.#semantic,
+      written: () => (this.#indexer ? this.#indexer.kick() : this.#lifecycle?.kick()),
+      emptied: async (conversationId) => { await this.#explorer?.dropEmptyEpisodes(conversationId); },
+      conversationDeleted: () => this.#lifecycle?.reset(),
+      llm: () => this.#llm,
+      emit: (event) => this.#emit(event),
+    });
+    this.#history = deps.historyReader
+      ? new HistoryImports({
+          reader: deps.historyReader, clock,
+          sink: { createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.#conversations.append(t), setConsolidationPolicy: (p) => this.#settings.setPolicy(p) },
+        })
+      : null;
     this.#upkeep = new EngineUpkeep({ lifecycle: this.#lifecycle, consolidator: this.#consolidator, jobs: this.#jobs, episodes: deps.episodes ?? null, clock, ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}) });
     this.#reader = deps.retrievalSource
       ? new MemoryReader({
@@ -113,9 +126,9 @@ export class MemoryEngine implements EngineApi {
     const source = this.#reader?.answerSource() ?? null;
     this.#answers = new AnswerService({
       llm: () => this.#llm, source, clock, timeZone: () => this.#settings.timeZone, settings: () => this.#settings.answerSettings(),
-      listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.appendTurn(turn), retrieved: (ids) => this.noteRetrieved(ids),
-      usesMemory: (id) => this.#switches.usesMemory(id),
-      answered: (id) => titleByEndpoint({ llm: this.#llm, getConversation: (c) => this.#store.getConversation(c), listMessages: (c) => this.#store.listMessages(c), rename: (c, t) => this.renameConversation(c, t) }, id),
+      listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.#conversations.appendOne(turn), retrieved: async (ids) => { await this.#lifecycle?.onRetrieved(ids); },
+      usesMemory: (id) => switches.usesMemory(id),
+      answered: (id) => this.#conversations.answered(id),
     });
     this.#saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => this.#emit({ type: 'memory-changed' }) });
     this.#explorer = deps.explorer
@@ -129,7 +142,7 @@ export class MemoryEngine implements EngineApi {
           episodes: deps.episodes ?? null,
           kickSynthesis: this.#consolidator ? (options) => this.#consolidator!.runner.kick(options) : null,
           resetLifecycle: () => this.#lifecycle?.reset(),
-          consolidation: () => this.consolidationStatus(),
+          consolidation: () => this.#consolidationStatus(),
           databaseBytes: async () => (await this.#store.stats()).databaseBytes,
           clock,
           newId: makeId,
@@ -222,12 +235,14 @@ export class MemoryEngine implements EngineApi {
   async noteRetrieved(messageIds: readonly string[]): Promise<void> { await this.#lifecycle?.onRetrieved(messageIds); }
 
   /** Sets (or clears) the LLM endpoint used for synthesis; paused work resumes. */
-  setLlm(llm: Llm | null): void {
+  setLlm(llm: Llm | null): void { this.#useLlm(llm); }
+  #useLlm(llm: Llm | null): void {
     this.#llm = llm;
     this.#consolidator?.endpointChanged();
   }
 
-  async consolidationStatus(): Promise<ConsolidationStatus> {
+  consolidationStatus(): Promise<ConsolidationStatus> { return this.#consolidationStatus(); }
+  async #consolidationStatus(): Promise<ConsolidationStatus> {
     const runner = this.#consolidator?.runner.status();
     return {
       policy: this.#settings.policy,
@@ -246,7 +261,8 @@ export class MemoryEngine implements EngineApi {
   // ---- background work ------------------------------------------------------------------------
 
   /** Resumes background work left from an earlier session (embedding, segmentation, upkeep). */
-  async start(): Promise<void> {
+  start(): Promise<void> { return this.#start(); }
+  async #start(): Promise<void> {
     await this.#settings.loadLlm();
     await this.#settings.load();
     if (this.#indexer) {
@@ -267,11 +283,13 @@ export class MemoryEngine implements EngineApi {
   }
 
   /**
-   * Resolves when background embedding, segmentation and due consolidation jobs have caught up
-   * (tests, benchmark ingest). Jobs waiting for a backoff or a paused endpoint are not waited for.
+   * Resolves when background embedding, segmentation, due consolidation jobs and the work after
+   * stored answers (titles) have caught up (tests, benchmark ingest). Jobs waiting for a backoff or a paused endpoint are not waited for.
    */
-  async idle(): Promise<void> {
+  idle(): Promise<void> { return this.#idle(); }
+  async #idle(): Promise<void> {
     for (let round = 0; round < 100; round++) {
+      await this.#answers.idle();
       await this.#upkeep.idle();
       await this.#indexer?.idle();
       await this.#lifecycle?.idle();
@@ -282,7 +300,7 @@ export class MemoryEngine implements EngineApi {
   }
   /** Closes every open MemCell (end of a benchmark ingest or of a bulk import). */
   async closeOpenCells(): Promise<number> {
-    await this.idle();
+    await this.#idle();
     return (await this.#lifecycle?.closeIdleCells(0)) ?? 0;
   }
   on(listener: EngineListener): () => void {
@@ -305,49 +323,19 @@ export class MemoryEngine implements EngineApi {
     }
   }
 
-  // Conversations; new ones take the memory switches' defaults (conversationMemory.ts).
-  createConversation(input: { id?: string; title: string } & Partial<ConversationMemory>): Promise<Conversation> { return this.#switches.create(input); }
-  setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> { return this.#switches.set(id, patch); }
-  memoryDefaults(): Promise<ConversationMemory> { return this.#switches.defaults(); }
-  setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory> { return this.#switches.setDefaults(patch); }
-  async renameConversation(id: string, title: string): Promise<Conversation> { return this.#conversationsChanged(await this.#store.renameConversation(id, title)); }
-  #conversationsChanged<T>(value: T): T {
-    this.#emit({ type: 'conversations-changed' });
-    return value;
-  }
-  async deleteConversation(id: string): Promise<void> {
-    await this.#store.deleteConversation(id);
-    this.#semantic.reset();
-    this.#lifecycle?.reset();
-    this.#emit({ type: 'messages-changed', conversationId: this.#conversationsChanged(id) });
-  }
-
-  listConversations(): Promise<Conversation[]> { return this.#store.listConversations(); }
-  async appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]> {
-    const results = await this.#store.appendTurns(turns);
-    const changed = new Set(results.filter((r) => r.created).map((r) => r.message.conversationId));
-    for (const conversationId of changed) this.#emit({ type: 'messages-changed', conversationId });
-    if (changed.size > 0) {
-      this.#emit({ type: 'conversations-changed' });
-      if (this.#indexer) this.#indexer.kick();
-      else this.#lifecycle?.kick();
-    }
-    return results;
-  }
-
-  async appendTurn(turn: NewTurn): Promise<AppendResult> { return (await this.appendTurns([turn]))[0]!; }
-  listMessages(conversationId: string): Promise<Message[]> { return this.#store.listMessages(conversationId); }
-  async deleteMessage(id: string): Promise<boolean> {
-    const message = await this.#store.getMessage(id);
-    const deleted = await this.#store.deleteMessage(id);
-    if (deleted) {
-      await this.#semantic.remove(id);
-      if (message) await this.#explorer?.dropEmptyEpisodes(message.conversationId); // its episode may be empty now
-      this.#emit({ type: 'messages-changed', conversationId: message?.conversationId ?? null });
-      this.#emit({ type: 'conversations-changed' });
-    }
-    return deleted;
-  }
+  // Conversations and turns: the Conversations service is their only writer.
+  createConversation(input: { id?: string; title: string } & Partial<ConversationMemory>): Promise<Conversation> { return this.#conversations.create(input); }
+  setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> { return this.#conversations.setMemory(id, patch); }
+  memoryDefaults(): Promise<ConversationMemory> { return this.#conversations.memoryDefaults(); }
+  setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory> { return this.#conversations.setMemoryDefaults(patch); }
+  renameConversation(id: string, title: string): Promise<Conversation> { return this.#conversations.rename(id, title); }
+  deleteConversation(id: string): Promise<void> { return this.#conversations.delete(id); }
+  listConversations(): Promise<Conversation[]> { return this.#conversations.list(); }
+  appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]> { return this.#conversations.append(turns); }
+  appendTurn(turn: NewTurn): Promise<AppendResult> { return this.#conversations.appendOne(turn); }
+  send(request: SendRequest): Promise<Message> { return this.#conversations.send(request); }
+  listMessages(conversationId: string): Promise<Message[]> { return this.#conversations.messages(conversationId); }
+  deleteMessage(id: string): Promise<boolean> { return this.#conversations.deleteMessage(id); }
 
   searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> { return this.#store.searchMessages(query, options); }
   stats(): Promise<StorageStats> { return this.#store.stats(); }
@@ -361,7 +349,7 @@ export class MemoryEngine implements EngineApi {
         this.#semantic.reset();
         this.#lifecycle?.reset();
         this.#emit({ type: 'database-replaced' });
-        await this.start();
+        await this.#start();
       },
     }, bytes, this.#indexer ? { knownEmbedder: (id) => this.#indexer!.knows(id) } : {});
   }

@@ -6,7 +6,6 @@
  */
 import type { Llm } from '../base/ports';
 import type { Conversation, Message } from '../base/types';
-import { UNTITLED, titleFrom } from '../base/titles';
 
 export const TITLE_STAGE = 'title';
 const TITLE_MAX_TOKENS = 24;
@@ -20,7 +19,6 @@ export interface TitleDeps {
   readonly llm: Llm | null;
   readonly getConversation: (id: string) => Promise<Conversation | null>;
   readonly listMessages: (conversationId: string) => Promise<Message[]>;
-  readonly rename: (id: string, title: string) => Promise<unknown>;
 }
 
 /** The model's reply as a title: first line, no "Title:" label, quotes or trailing stop; null when empty. */
@@ -31,7 +29,10 @@ export function cleanTitleReply(reply: string): string | null {
   return t.length <= TITLE_MAX_CHARS ? t : `${t.slice(0, TITLE_MAX_CHARS - 1).trimEnd()}…`;
 }
 
-/** Titles the conversation by the endpoint if this was its first exchange; returns the new title or null. */
+/**
+ * The endpoint's title for the conversation if this was its first exchange and nobody but Recollect
+ * titled it; null otherwise (the caller stores it, recording that the endpoint gave it).
+ */
 export async function titleByEndpoint(deps: TitleDeps, conversationId: string): Promise<string | null> {
   if (!deps.llm) return null;
   const turns = await deps.listMessages(conversationId);
@@ -40,7 +41,7 @@ export async function titleByEndpoint(deps: TitleDeps, conversationId: string): 
   if (!first || !answer || turns.filter((t) => t.role === 'assistant').length !== 1) return null;
   const conversation = await deps.getConversation(conversationId);
   // Only a title Recollect gave (none yet, or the first message's): never overwrite the user's own.
-  if (!conversation || (conversation.title !== UNTITLED && conversation.title !== titleFrom(first.content))) return null;
+  if (!conversation || (conversation.titledBy !== 'none' && conversation.titledBy !== 'message')) return null;
   let reply: string;
   try {
     reply = (await deps.llm.complete({
@@ -56,7 +57,6 @@ export async function titleByEndpoint(deps: TitleDeps, conversationId: string): 
   const title = cleanTitleReply(reply);
   if (!title) return null;
   const now = await deps.getConversation(conversationId);
-  if (!now || now.title !== conversation.title) return null; // renamed while we asked
-  await deps.rename(conversationId, title);
+  if (!now || now.titledBy === 'user') return null; // the user renamed it while we asked
   return title;
 }

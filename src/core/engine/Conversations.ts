@@ -1,0 +1,130 @@
+/**
+ * The one writer of conversations and turns: create, rename, the memory switches, append, send (an
+ * edit of the last message included), delete, and titles. Everything that must follow a write —
+ * events for the UI, the vector index, the background work — happens here, once, for every caller
+ * (the chat, the answer service, the history import).
+ *
+ * Titles: a conversation is "New conversation" until its first message is sent, then takes that
+ * message's title in the same transaction; after its first exchange the endpoint may name it once.
+ * A title the user gave is never replaced (the store records who titled a conversation).
+ */
+import { RecollectError } from '../base/errors';
+import type { Llm } from '../base/ports';
+import type { MemoryStore } from '../base/store';
+import type { AppendResult, Conversation, ConversationMemory, Message, NewTurn } from '../base/types';
+import { titleFrom } from '../base/titles';
+import type { SemanticIndex } from '../capture/SemanticIndex';
+import type { EngineEvent, SendRequest } from '../protocol';
+import type { ConversationMemorySwitches } from './conversationMemory';
+import { titleByEndpoint } from './conversationTitles';
+
+export interface ConversationsDeps {
+  readonly store: MemoryStore;
+  readonly switches: ConversationMemorySwitches;
+  /** The message vector index, kept in step with deletions. */
+  readonly semantic: SemanticIndex;
+  /** New turns were stored: background embedding and segmentation should run. */
+  readonly written: () => void;
+  /** Turns were deleted from a conversation: episodes left with no turn go (nothing synthesised from them). */
+  readonly emptied: (conversationId: string) => Promise<void>;
+  /** A whole conversation went: cached open episodes must be forgotten. */
+  readonly conversationDeleted: () => void;
+  readonly llm: () => Llm | null;
+  readonly emit: (event: EngineEvent) => void;
+}
+
+export class Conversations {
+  readonly #d: ConversationsDeps;
+
+  constructor(deps: ConversationsDeps) {
+    this.#d = deps;
+  }
+
+  list(): Promise<Conversation[]> { return this.#d.store.listConversations(); }
+  messages(conversationId: string): Promise<Message[]> { return this.#d.store.listMessages(conversationId); }
+
+  create(input: { readonly id?: string; readonly title: string } & Partial<ConversationMemory>): Promise<Conversation> { return this.#d.switches.create(input); }
+  setMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> { return this.#d.switches.set(id, patch); }
+  memoryDefaults(): Promise<ConversationMemory> { return this.#d.switches.defaults(); }
+  setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory> { return this.#d.switches.setDefaults(patch); }
+
+  /** The user's own title: never replaced by the first message's or the endpoint's. */
+  async rename(id: string, title: string): Promise<Conversation> {
+    const renamed = await this.#d.store.renameConversation(id, title, 'user');
+    this.#d.emit({ type: 'conversations-changed' });
+    return renamed;
+  }
+
+  async append(turns: readonly NewTurn[]): Promise<AppendResult[]> {
+    const results = await this.#d.store.appendTurns(turns);
+    this.#written(results);
+    return results;
+  }
+
+  async appendOne(turn: NewTurn): Promise<AppendResult> { return (await this.append([turn]))[0]!; }
+
+  /**
+   * The user's message, stored in one transaction with what it implies: an edit replaces the
+   * edited message and everything after it, and an untitled conversation takes its title. The id
+   * comes from the caller, so a retry after a lost reply cannot store the message twice.
+   */
+  async send(request: SendRequest): Promise<Message> {
+    const content = typeof request.content === 'string' ? request.content : '';
+    if (!content.trim()) throw new RecollectError('INVALID_INPUT', 'Write something first.');
+    let replaces: string[] = [];
+    if (request.replaces !== undefined) {
+      const turns = await this.#d.store.listMessages(request.conversationId);
+      const edited = turns.find((t) => t.id === request.replaces);
+      if (!edited) throw new RecollectError('NOT_FOUND', 'The message being edited is no longer stored.');
+      replaces = turns.filter((t) => t.seq >= edited.seq).map((t) => t.id);
+    }
+    const result = await this.#d.store.sendTurn(
+      { id: request.id, conversationId: request.conversationId, role: 'user', speaker: 'You', content },
+      { replaces, title: titleFrom(content) },
+    );
+    for (const id of replaces) await this.#d.semantic.remove(id);
+    if (replaces.length) await this.#d.emptied(request.conversationId);
+    this.#written([result], replaces.length > 0);
+    return result.message;
+  }
+
+  async deleteMessage(id: string): Promise<boolean> {
+    const message = await this.#d.store.getMessage(id);
+    const deleted = await this.#d.store.deleteMessage(id);
+    if (!deleted) return false;
+    await this.#d.semantic.remove(id);
+    if (message) await this.#d.emptied(message.conversationId);
+    this.#d.emit({ type: 'messages-changed', conversationId: message?.conversationId ?? null });
+    this.#d.emit({ type: 'conversations-changed' });
+    return true;
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.#d.store.deleteConversation(id);
+    this.#d.semantic.reset();
+    this.#d.conversationDeleted();
+    this.#d.emit({ type: 'messages-changed', conversationId: id });
+    this.#d.emit({ type: 'conversations-changed' });
+  }
+
+  /** After an answer was stored: the endpoint names the conversation after its first exchange. */
+  async answered(conversationId: string): Promise<void> {
+    const title = await titleByEndpoint({
+      llm: this.#d.llm(),
+      getConversation: (c) => this.#d.store.getConversation(c),
+      listMessages: (c) => this.#d.store.listMessages(c),
+    }, conversationId);
+    if (title === null) return;
+    await this.#d.store.renameConversation(conversationId, title, 'endpoint');
+    this.#d.emit({ type: 'conversations-changed' });
+  }
+
+  #written(results: readonly AppendResult[], changedAnyway = false): void {
+    const changed = new Set(results.filter((r) => r.created).map((r) => r.message.conversationId));
+    if (changedAnyway) for (const r of results) changed.add(r.message.conversationId);
+    for (const conversationId of changed) this.#d.emit({ type: 'messages-changed', conversationId });
+    if (changed.size === 0) return;
+    this.#d.emit({ type: 'conversations-changed' });
+    this.#d.written();
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The Conversations service, the one writer of turns: "Send" stores the user's message with what it
+ * implies in one transaction — an edit replaces the edited message and everything after it, and a
+ * new conversation takes its title — so a failure changes nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { createEngine } from '../../src/host/createEngine';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { UNTITLED } from '../../src/core/base/titles';
+import { MAX_TURN_CHARS } from '../../src/core/base/limits';
+
+async function setup() {
+  const store = await openNodeStore();
+  const engine = createEngine(store, { only: ['recall'], llm: null });
+  await engine.start();
+  await engine.createConversation({ id: 'c', title: UNTITLED });
+  return { store, engine };
+}
+
+const contents = async (engine: Awaited<ReturnType<typeof setup>>['engine']) => (await engine.listMessages('c')).map((m) => `${m.role}:${m.content}`);
+
+describe('Conversations.send', () => {
+  it('stores the message and titles a new conversation from it, in one call', async () => {
+    const { engine } = await setup();
+    const stored = await engine.send({ id: 'u1', conversationId: 'c', content: 'Plan a weekend in Lisbon\nwith the kids' });
+    expect(stored).toMatchObject({ id: 'u1', role: 'user', speaker: 'You', content: 'Plan a weekend in Lisbon\nwith the kids' });
+    expect((await engine.listConversations())[0]).toMatchObject({ title: 'Plan a weekend in Lisbon', titledBy: 'message' });
+    await engine.send({ id: 'u2', conversationId: 'c', content: 'Something else entirely' });
+    expect((await engine.listConversations())[0]!.title).toBe('Plan a weekend in Lisbon'); // only the first message titles
+    await engine.send({ id: 'u2', conversationId: 'c', content: 'Something else entirely' }); // a retry stores nothing twice
+    expect(await contents(engine)).toEqual(['user:Plan a weekend in Lisbon\nwith the kids', 'user:Something else entirely']);
+  });
+
+  it('an edit replaces the last message and its answer in the same transaction', async () => {
+    const { engine } = await setup();
+    await engine.send({ id: 'u1', conversationId: 'c', content: 'First question' });
+    await engine.appendTurn({ id: 'a1', conversationId: 'c', role: 'assistant', speaker: 'Assistant', content: 'First answer' });
+    await engine.send({ id: 'u2', conversationId: 'c', content: 'Second question, with a typo' });
+    await engine.appendTurn({ id: 'a2', conversationId: 'c', role: 'assistant', speaker: 'Assistant', content: 'Second answer' });
+    await engine.send({ id: 'u3', conversationId: 'c', content: 'Second question, fixed', replaces: 'u2' });
+    expect(await contents(engine)).toEqual(['user:First question', 'assistant:First answer', 'user:Second question, fixed']);
+    expect(await engine.searchMessages('typo')).toEqual([]);
+  });
+
+  it('a replacement that cannot be stored leaves the edited message and its answer in place', async () => {
+    const { engine } = await setup();
+    await engine.send({ id: 'u1', conversationId: 'c', content: 'A question' });
+    await engine.appendTurn({ id: 'a1', conversationId: 'c', role: 'assistant', speaker: 'Assistant', content: 'An answer' });
+    await expect(engine.send({ id: 'u2', conversationId: 'c', content: 'x'.repeat(MAX_TURN_CHARS + 1), replaces: 'u1' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(engine.send({ id: 'u3', conversationId: 'c', content: 'Edit of a gone message', replaces: 'gone' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(engine.send({ id: 'u4', conversationId: 'c', content: '   ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await contents(engine)).toEqual(['user:A question', 'assistant:An answer']);
+  });
+});
