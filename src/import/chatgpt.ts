@@ -9,7 +9,7 @@
  * instructions, model reasoning). Non-text parts (images, audio, files) become short placeholders.
  */
 import type { ImportedConversation, ImportedTurn } from '../core/base/historyImport';
-import { SkipEntry, asRecord, text, titleOf } from './parseHelpers';
+import { SkipEntry, asRecord, secondsToMs, text, titleOf } from './parseHelpers';
 
 interface Node {
   readonly message?: unknown;
@@ -82,7 +82,7 @@ export function parseChatGptConversation(raw: unknown): ImportedConversation {
   const id = text(conv.id) || text(conv.conversation_id);
   const mapping = asRecord(conv.mapping) as Record<string, Node> | null;
   if (!id || !mapping) throw new SkipEntry('conversations without an id or message tree');
-  const convTime = Number(conv.create_time) * 1000;
+  const convTime = secondsToMs(conv.create_time);
   const createdAt = Number.isFinite(convTime) && convTime > 0 ? convTime : 0;
   const current = text(conv.current_node);
   const leaf = current && mapping[current] ? current : newestLeaf(mapping);
@@ -99,7 +99,7 @@ export function parseChatGptConversation(raw: unknown): ImportedConversation {
     if (recipient && recipient !== 'all') continue;
     const content = chatgptContentText(msg.content, meta);
     if (!content) continue;
-    const t = Number(msg.create_time) * 1000;
+    const t = secondsToMs(msg.create_time);
     // Some exported messages carry no time: keep them in order just after the previous one.
     const occurredAt = Number.isFinite(t) && t > 0 ? t : last + 1;
     last = occurredAt;

@@ -38,7 +38,10 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
 
   constructor(db: WaSqliteDatabase, options: SqliteMemoryStoreOptions) {
     this.db = db;
-    this.#clock = options.clock ?? systemClock;
+    // Every time the store writes is a whole number of ms: the INTEGER time columns would keep a
+    // fraction as REAL, and the database import refuses a file holding one.
+    const clock = options.clock ?? systemClock;
+    this.#clock = { now: () => Math.round(clock.now()) };
     this.episodes = new SqlEpisodeStore(db);
     this.jobs = new SqlJobStore(db, this.#clock);
     this.knowledge = new SqlKnowledgeStore(db);

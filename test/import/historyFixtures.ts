@@ -133,3 +133,19 @@ They need warmth to germinate.
 [09:30] Alice: The seedlings are up!
 **Bob:** Great, I'll build the raised bed.
 `;
+
+/**
+ * ChatGPT times as the service writes them: epoch seconds with microseconds (`create_time`,
+ * `update_time`), which times 1000 are not whole ms.
+ */
+export const T_MICRO = 1_715_000_000.123456;
+export const chatGptMicroseconds = [
+  {
+    id: 'conv-micro', title: 'Microsecond times', create_time: T_MICRO, update_time: T_MICRO + 42.987654, current_node: 'm2',
+    mapping: {
+      root: node('root', null, ['m1'], null),
+      m1: node('m1', 'root', ['m2'], say('user', 'When was the Treaty of Tordesillas signed?', T_MICRO + 1.000_777)),
+      m2: node('m2', 'm1', [], say('assistant', 'On 7 June 1494, between Castile and Portugal.', T_MICRO + 3.456_789)),
+    },
+  },
+];
