@@ -103,7 +103,10 @@ export function parseChatGptConversation(raw: unknown): ImportedConversation {
     // Some exported messages carry no time: keep them in order just after the previous one.
     const occurredAt = Number.isFinite(t) && t > 0 ? t : last + 1;
     last = occurredAt;
-    turns.push({ id: `chatgpt:${text(msg.id) || nodeId}`, role, content, occurredAt });
+    // "Branch in new chat" copies the shared messages, ids included, into the new conversation:
+    // a message id is unique only within its conversation.
+    const messageId = text(msg.id) || nodeId;
+    turns.push({ id: `chatgpt:${id}:${messageId}`, formerId: `chatgpt:${messageId}`, role, content, occurredAt });
   }
   return { id: `chatgpt:${id}`, title: titleOf(conv.title, turns), createdAt: createdAt || turns[0]?.occurredAt || 0, turns };
 }

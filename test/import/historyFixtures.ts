@@ -149,3 +149,41 @@ export const chatGptMicroseconds = [
     },
   },
 ];
+
+/**
+ * "Branch in new chat": ChatGPT copies the messages before the branch point, ids included, into a
+ * new conversation. Exports list the newest conversation first, so the copy comes before the
+ * original. The third conversation carries a message id too long to store: it is refused.
+ */
+const shared = {
+  s1: say('user', 'Draft a packing list for a week of hiking in the Dolomites.', T0 + 100),
+  s2: say('assistant', 'Boots, layers, rain shell, map, headlamp, first-aid kit.', T0 + 110),
+};
+export const chatGptBranchCopies = [
+  {
+    id: 'conv-branch', title: 'Branch · Packing list', create_time: T0 + 5_000, update_time: T0 + 5_100, current_node: 'b3',
+    mapping: {
+      root: node('root', null, ['s1'], null),
+      s1: node('s1', 'root', ['s2'], shared.s1),
+      s2: node('s2', 's1', ['b3'], shared.s2),
+      b3: node('b3', 's2', [], say('user', 'Make it a list for via ferrata instead.', T0 + 5_050)),
+    },
+  },
+  {
+    id: 'conv-original', title: 'Packing list', create_time: T0 + 90, update_time: T0 + 200, current_node: 'o4',
+    mapping: {
+      root: node('root', null, ['s1'], null),
+      s1: node('s1', 'root', ['s2'], shared.s1),
+      s2: node('s2', 's1', ['o3'], shared.s2),
+      o3: node('o3', 's2', ['o4'], say('user', 'Add snacks for the huts.', T0 + 150)),
+      o4: node('o4', 'o3', [], say('assistant', 'Trail mix, cheese, speck and dark chocolate.', T0 + 160)),
+    },
+  },
+  {
+    id: 'conv-refused', title: 'Refused', create_time: T0 + 300, current_node: 'x'.repeat(300),
+    mapping: {
+      root: node('root', null, ['x'.repeat(300)], null),
+      ['x'.repeat(300)]: node('x'.repeat(300), 'root', [], say('user', 'This message id is far too long to be stored.', T0 + 301)),
+    },
+  },
+];

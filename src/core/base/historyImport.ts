@@ -27,6 +27,8 @@ export interface HistoryFile {
 export interface ImportedTurn {
   /** Stable id for the stored turn (derived from the source's message id). */
   readonly id: string;
+  /** The id an earlier version of the importer stored this turn under: a re-import must not add it again. */
+  readonly formerId?: string;
   readonly role: 'user' | 'assistant';
   readonly speaker?: string;
   readonly content: string;

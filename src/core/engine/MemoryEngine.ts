@@ -74,7 +74,11 @@ export class MemoryEngine implements EngineApi {
     this.#rerankers = deps.embedders?.activeReranker ? () => deps.embedders!.activeReranker!() : null;
     this.#clock = clock;
     this.#history = deps.historyReader
-      ? new HistoryImports({ reader: deps.historyReader, clock, sink: { createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.appendTurns(t), setConsolidationPolicy: (p) => this.setConsolidationPolicy(p) } })
+      ? new HistoryImports({ reader: deps.historyReader, clock, sink: {
+        createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.appendTurns(t), setConsolidationPolicy: (p) => this.setConsolidationPolicy(p),
+        storedTurnIds: async (id) => (await deps.store.getConversation(id)) ? new Set((await deps.store.listMessages(id)).map((m) => m.id)) : null,
+        discardConversation: (id) => deps.store.deleteConversation(id),
+      } })
       : null;
     this.#semantic = new SemanticIndex(deps.store, 'message', deps.vectorIndex);
     this.#factIndex = new SemanticIndex(deps.store, 'fact', deps.vectorIndex);
