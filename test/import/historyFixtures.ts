@@ -187,3 +187,54 @@ export const chatGptBranchCopies = [
     },
   },
 ];
+
+/** Claude's root parent id: messages with no earlier message point at it. */
+const CLAUDE_ROOT = '00000000-0000-4000-8000-000000000000';
+const claudeAt = (minute: number) => `2025-06-01T10:${String(minute).padStart(2, '0')}:00.000000Z`;
+const claudeSay = (uuid: string, parent: string, sender: string, body: string, minute: number, extra: Record<string, unknown> = {}) => ({
+  uuid, parent_message_uuid: parent, sender, text: body, content: [{ type: 'text', text: body }], created_at: claudeAt(minute), updated_at: claudeAt(minute),
+  attachments: [], files: [], ...extra,
+});
+
+/**
+ * A 2025–2026 Claude export: an edited prompt (h2a → h2b) and a retried answer (a2b1 → a2b2) are
+ * listed flat with parent links; the user last saw h1, a1, h2b, a2b2. The second conversation has
+ * a long paste (an attachment with extracted_content) and an artifact created then updated.
+ */
+export const claudeBranchedConversations = [
+  {
+    uuid: 'c-names', name: 'Naming the starter', created_at: claudeAt(0), updated_at: claudeAt(6),
+    chat_messages: [
+      claudeSay('h1', CLAUDE_ROOT, 'human', 'What is a good name for a sourdough starter?', 0),
+      claudeSay('a1', 'h1', 'assistant', 'How about Clint Yeastwood?', 1),
+      claudeSay('h2a', 'a1', 'human', 'Something more elegant, please.', 2),
+      claudeSay('a2a', 'h2a', 'assistant', 'Audrey Hepburn-loaf.', 3),
+      claudeSay('h2b', 'a1', 'human', 'Something funnier, please.', 4),
+      claudeSay('a2b1', 'h2b', 'assistant', 'Bread Pitt.', 5),
+      claudeSay('a2b2', 'h2b', 'assistant', 'Jake Gyllenhal-dough.', 6),
+    ],
+  },
+  {
+    uuid: 'c-doc', name: 'Cover letter', created_at: claudeAt(10), updated_at: claudeAt(13),
+    chat_messages: [
+      claudeSay('d1', CLAUDE_ROOT, 'human', 'Turn my notes into a cover letter.', 10, {
+        attachments: [{ file_name: 'paste.txt', file_size: 120, file_type: 'txt', extracted_content: 'Notes: eight years of bridge inspection; chartered engineer; moving to Porto in May.' }],
+      }),
+      {
+        ...claudeSay('d2', 'd1', 'assistant', '', 11), text: '',
+        content: [
+          { type: 'text', text: 'Here is a first draft.' },
+          { type: 'tool_use', name: 'artifacts', input: { id: 'letter', type: 'text/markdown', title: 'Cover letter', command: 'create', content: 'Dear hiring team,\n\nI have inspected bridges for eight years.\n\nBest regards' } },
+        ],
+      },
+      claudeSay('d3', 'd2', 'human', 'Mention that I am chartered.', 12),
+      {
+        ...claudeSay('d4', 'd3', 'assistant', '', 13), text: '',
+        content: [
+          { type: 'tool_use', name: 'artifacts', input: { id: 'letter', command: 'update', old_str: 'for eight years.', new_str: 'for eight years as a chartered engineer.' } },
+          { type: 'text', text: 'Done: the letter now says you are chartered.' },
+        ],
+      },
+    ],
+  },
+];
