@@ -238,3 +238,73 @@ export const claudeBranchedConversations = [
     ],
   },
 ];
+
+/** As claude-conversation-extractor and similar tools write a session: a heading per speaker, metadata lines first. */
+export const headingTranscript = `# Claude Conversation Log
+
+Session ID: 3f2a9c1e-5b7d-4e8a-9c0f-2d1b3a4c5e6f
+Date: 2025-07-14 09:12:44
+
+---
+
+## 👤 User
+
+Can you explain how HTTP caching works?
+
+## 🤖 Claude
+
+Sure. HTTP caching is controlled by response headers:
+
+- **Cache-Control**: how long a response may be reused.
+- **ETag**: a validator the browser sends back with If-None-Match.
+
+Input: a request for /index.html
+Output: 304 Not Modified when nothing changed.
+
+## 👤 User
+
+What about service workers?
+
+## 🤖 Claude
+
+A service worker intercepts fetches and can answer from its own cache first.
+`;
+
+/** Bold labels per speaker; the answer's own bullets are bold labels too (they are not speakers). */
+export const boldLabelTranscript = `**Human**: How do I format text in Markdown?
+
+**GPT**: Markdown has a few basics:
+
+- **Headers**: start a line with \`#\`.
+- **Emphasis**: wrap words in \`*\` or \`**\`.
+- **Lists**: start lines with \`-\` or \`1.\`.
+
+**Human**: And tables?
+
+**GPT**: Use pipes and dashes:
+
+| Fruit | Price |
+|-------|-------|
+| 柿 (kaki) | ¥300 |
+`;
+
+/** Name: lines, with an answer holding a code block (# comments, key: value lines) and a Note: line. */
+export const nameLineTranscript = `User: Write a docker compose file for postgres.
+ChatGPT: Here it is:
+\`\`\`yaml
+# the database
+services:
+  db:
+    image: postgres:16
+\`\`\`
+Note: change the password before you deploy.
+User: Thanks! Can I add pgadmin?
+ChatGPT: Yes — add a second service next to db.
+`;
+
+/** Two names, neither recognisable as the assistant: the reading must be confirmed. */
+export const ambiguousTranscript = `Mira: Did you book the ferry to Hydra?
+Pi: Not yet — the 9:30 sails daily from Piraeus.
+Mira: Book it for Friday then.
+Pi: Done. Seats 14A and 14B.
+`;

@@ -12,7 +12,7 @@
 import type { AppendResult, NewTurn } from '../base/types';
 import type { Clock } from '../base/ports';
 import type {
-  HistoryFile, HistoryFormat, HistoryImportReport, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount,
+  HistoryFile, HistoryFormat, HistoryImportReport, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount, TranscriptLayout,
 } from '../base/historyImport';
 import { validateTurnContent } from '../base/limits';
 import { RecollectError } from '../base/errors';
@@ -88,7 +88,7 @@ export class HistoryImports {
     });
     return {
       format: result.format, conversations, turns: tally.turns, skipped: result.skips.list(), episodes: tally.cells,
-      estimates: estimateSynthesis(tally), cancelled: result.cancelled,
+      estimates: estimateSynthesis(tally), cancelled: result.cancelled, ...(result.layout ? { transcript: result.layout } : {}),
     };
   }
 
@@ -169,12 +169,13 @@ export class HistoryImports {
     onProgress: ((p: HistoryProgress) => void) | undefined,
     use: (c: ImportedConversation, turns: ImportedConversation['turns'], skips: Skips) => Promise<number>,
     end?: (skips: Skips) => Promise<void>,
-  ): Promise<{ format: HistoryFormat | null; skips: Skips; cancelled: boolean }> {
+  ): Promise<{ format: HistoryFormat | null; skips: Skips; cancelled: boolean; layout: TranscriptLayout | null }> {
     if (this.#running.has(request.importId)) throw new RecollectError('INVALID_INPUT', 'This import is already running.');
     this.#running.add(request.importId);
     const skips = new Skips();
     let format: HistoryFormat | null = request.format === 'auto' ? null : request.format;
     let bytesRead = 0;
+    let layout: TranscriptLayout | null = null;
     let conversations = 0;
     let turns = 0;
     let lastReport = 0;
@@ -190,6 +191,10 @@ export class HistoryImports {
       for await (const item of items) {
         if (item.kind === 'format') {
           format = item.format;
+          continue;
+        }
+        if (item.kind === 'layout') {
+          layout = item.layout;
           continue;
         }
         if (item.kind === 'skipped') {
@@ -216,7 +221,7 @@ export class HistoryImports {
       }
       if (end) await end(skips);
       report(true);
-      return { format, skips, cancelled: cancelled() };
+      return { format, skips, cancelled: cancelled(), layout };
     } finally {
       this.#running.delete(request.importId);
       this.#cancelled.delete(request.importId);
