@@ -9,13 +9,13 @@
  * in the file). An existing --out file is extended, not replaced: stable ids mean a re-run adds
  * only what is new.
  */
-import { existsSync, openAsBlob } from 'node:fs';
+import { copyFileSync, existsSync, openAsBlob, renameSync, rmSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs as parseCliArgs } from 'node:util';
 import { createEngine } from '../src/host/createEngine';
 import { HISTORY_FORMATS, type HistoryFile, type HistoryFormat } from '../src/core/base/historyImport';
 import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
-import { loadDatabaseFile, openMemoryDatabase, saveDatabaseFile } from '../src/storage/openNodeDatabase';
+import { openFileDatabase, openMemoryDatabase, syncFile } from '../src/storage/openNodeDatabase';
 import { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 import { RecollectError } from '../src/core/base/errors';
 
@@ -61,18 +61,30 @@ export async function importHistoryFile(parsed: ReturnType<typeof parseArgs>, lo
   const args: ImportArgs = parsed;
   const blob = await openAsBlob(args.file!);
   const file: HistoryFile = { name: basename(args.file!), size: blob.size, stream: () => blob.stream() as unknown as ReturnType<HistoryFile['stream']> };
-  const db = existsSync(args.out) ? await loadDatabaseFile(args.out) : await openMemoryDatabase();
+  // Written to a copy as it goes (memory does not grow with the archive), renamed over --out at
+  // the end: a run that fails or is interrupted leaves the previous file as it was.
+  const work = `${args.out}.importing`;
+  rmSync(work, { force: true });
+  if (existsSync(args.out)) copyFileSync(args.out, work);
+  const db = await openFileDatabase(work);
   const store = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
+  let done = false;
   // Store only: embedding and episodes happen in the app, which picks up every turn without them.
   const engine = createEngine(store, { only: [] });
   try {
     const report = await engine.importHistory(file, { format: args.format, importId: 'cli', ...(args.policy ? { policy: args.policy } : {}) }, (p) => {
       log(`${p.conversations.toLocaleString('en')} conversations, ${p.turns.toLocaleString('en')} turns, ${Math.round((100 * p.bytesRead) / Math.max(1, p.bytesTotal))}% read`);
     });
-    await saveDatabaseFile(db, args.out);
+    await db.close();
+    syncFile(work);
+    renameSync(work, args.out);
+    done = true;
     return report;
   } finally {
-    await db.close();
+    if (!done) {
+      await db.close().catch(() => undefined);
+      rmSync(work, { force: true });
+    }
   }
 }
 
