@@ -23,26 +23,63 @@ import { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import { readHistory } from '../src/import/readHistory';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import type { NewTurn } from '../src/core/base/types';
+import { seededRandom } from './seededRandom';
 
-const WORDS = 'the garden plan trip budget recipe coffee meeting train Lisbon doctor sister project deadline music running weekend book'.split(' ');
+const COMMON = 'the of and to a in is that for it as with on be this are you can or by not your from at an have will if but more about which one so use also when there their what some may like into than these then other only time how should make each most would any could them way first well because need'.split(' ');
+const TOPIC = 'garden plan trip budget recipe coffee meeting train Lisbon doctor sister project deadline music running weekend book database index query cache latency deploy migration schema server browser worker memory export import sourdough starter ferry Hydra Porto bridge inspection letter chartered engineer headlamp trail Dolomites ticket salary mortgage pension invoice tax kitchen renovation tile grout cabinet paint primer bicycle chain derailleur marathon tempo interval protein lentil quinoa chickpea'.split(' ');
+const SYLLABLES = 'ka ri to mu sel ven dor lin pra quo zet ham bri cus tal ne os fi gu lo'.split(' ');
 
-/** A deterministic ChatGPT export: linear conversations of alternating user/assistant turns. */
+/**
+ * Text of `chars` characters shaped like chat prose: common words, topic words and rarer made-up
+ * words (names, terms: real text has a long tail of distinct tokens, which is what costs the
+ * full-text index), in sentences and paragraphs.
+ */
+function prose(chars: number, rnd: () => number): string {
+  const out: string[] = [];
+  let length = 0;
+  let sentence = 0;
+  while (length < chars) {
+    const r = rnd();
+    let w = r < 0.6 ? COMMON[Math.floor(rnd() * COMMON.length)]! : r < 0.9 ? TOPIC[Math.floor(rnd() * TOPIC.length)]!
+      : Array.from({ length: 2 + Math.floor(rnd() * 3) }, () => SYLLABLES[Math.floor(rnd() * SYLLABLES.length)]).join('');
+    if (sentence === 0) w = w[0]!.toUpperCase() + w.slice(1);
+    sentence++;
+    const end = sentence > 8 && rnd() < 0.12;
+    if (end) sentence = 0;
+    const piece = end ? `${w}.${rnd() < 0.2 ? '\n\n' : ' '}` : `${w} `;
+    out.push(piece);
+    length += piece.length;
+  }
+  return out.join('').trim();
+}
+
+/**
+ * Turn lengths as people write them (real ChatGPT archives average ≈1,150 characters a turn):
+ * a user turn of 200–400 characters, an answer of 1,000–3,000, and one turn in 50 a document of
+ * 10,000–20,000 (a pasted text or a long generated document).
+ */
+function turnLength(role: 'user' | 'assistant', rnd: () => number): number {
+  if (rnd() < 0.02) return 10_000 + Math.floor(rnd() * 10_000);
+  return role === 'user' ? 200 + Math.floor(rnd() * 200) : 1_000 + Math.floor(rnd() * 2_000);
+}
+
+/** A deterministic ChatGPT export: linear conversations of alternating user/assistant turns of realistic length. */
 export function syntheticExport(conversations: number, turns: number): unknown[] {
-  let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = seededRandom(42);
   const t0 = Date.UTC(2023, 0, 1) / 1000;
   return Array.from({ length: conversations }, (_, c) => {
     const start = t0 + c * 86_400;
     const mapping: Record<string, unknown> = { root: { id: 'root', parent: null, children: [`c${c}m0`], message: null } };
     for (let k = 0; k < turns; k++) {
       const id = `c${c}m${k}`;
-      const words = Array.from({ length: 8 + Math.floor(rnd() * 60) }, () => WORDS[Math.floor(rnd() * WORDS.length)]).join(' ');
+      const role = k % 2 ? 'assistant' : 'user';
       mapping[id] = {
         id, parent: k ? `c${c}m${k - 1}` : 'root', children: k < turns - 1 ? [`c${c}m${k + 1}`] : [],
-        message: { id, author: { role: k % 2 ? 'assistant' : 'user' }, create_time: start + k * 45, recipient: 'all', content: { content_type: 'text', parts: [`${words}.`] }, metadata: {} },
+        // Microsecond times, as the service writes them.
+        message: { id, author: { role }, create_time: start + k * 45 + 0.123456, recipient: 'all', content: { content_type: 'text', parts: [prose(turnLength(role, rnd), rnd)] }, metadata: {} },
       };
     }
-    return { id: `conv-${c}`, title: `Synthetic chat ${c}`, create_time: start, current_node: `c${c}m${turns - 1}`, mapping };
+    return { id: `conv-${c}`, title: `Synthetic chat ${c}`, create_time: start, update_time: start + turns * 45, current_node: `c${c}m${turns - 1}`, mapping };
   });
 }
 

@@ -1,6 +1,8 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { strToU8, zipSync } from 'fflate';
-import { T0, chatGptConversations } from '../test/import/historyFixtures';
+import {
+  T0, ambiguousTranscript, chatGptBranchCopies, chatGptConversations, chatGptMicroseconds, claudeBranchedConversations, headingTranscript,
+} from '../test/import/historyFixtures';
 
 /** The hand-written ChatGPT fixture plus enough filler conversations that the import takes a moment. */
 function exportZip(): Buffer {
@@ -40,4 +42,84 @@ test('a ChatGPT export zip imports through the dialog with progress, and its tur
   await hit.click();
   await expect(page.getByTestId('message')).toHaveCount(6);
   await expect(page.getByTestId('message').nth(3)).toContainText('[image]');
+});
+
+async function importThroughDialog(page: Page, name: string, mimeType: string, buffer: Buffer, turns: string) {
+  await page.getByLabel('Import chat history file').setInputFiles({ name, mimeType, buffer });
+  const dialog = page.getByRole('dialog', { name: 'Import chat history' });
+  await expect(dialog.getByTestId('history-scan')).toBeVisible({ timeout: 60_000 });
+  await dialog.getByRole('radio', { name: /Off/ }).check();
+  await dialog.getByRole('button', { name: `Import ${turns} turns` }).click();
+  const report = dialog.getByTestId('history-report');
+  await expect(report).toBeVisible({ timeout: 60_000 });
+  const text = await report.textContent();
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  return text ?? '';
+}
+
+test('a ChatGPT import with microsecond times exports a memory that imports again', async ({ page }, info) => {
+  test.setTimeout(240_000);
+  await page.goto('/');
+  await expect(page.getByTestId('status')).toBeVisible();
+  expect(await importThroughDialog(page, 'conversations.json', 'application/json', Buffer.from(JSON.stringify(chatGptMicroseconds)), '2')).toMatch(/^1 conversation, 2 turns imported/);
+  const downloadPromise = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export' }).click();
+  const path = info.outputPath('after-chatgpt.sqlite');
+  await (await downloadPromise).saveAs(path);
+  await page.getByLabel('Import database file').setInputFiles(path);
+  await page.getByRole('button', { name: 'Replace memory' }).click();
+  await expect(page.getByText(/Imported 2 messages/)).toBeVisible();
+  await page.getByLabel('Search memory').fill('Tordesillas');
+  await expect(page.getByTestId('search-hit')).toHaveCount(1);
+});
+
+test('"Branch in new chat" copies keep the original whole, newest first in the sidebar, no empty shell', async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.goto('/');
+  await expect(page.getByTestId('status')).toBeVisible();
+  expect(await importThroughDialog(page, 'conversations.json', 'application/json', Buffer.from(JSON.stringify(chatGptBranchCopies)), '8'))
+    .toMatch(/^2 conversations, 7 turns imported; 1 skipped: 1 conversation refused/);
+  const sidebar = page.locator('button.conversation');
+  await expect(sidebar).toHaveCount(2);
+  await expect(sidebar.nth(0)).toContainText('Branch · Packing list');
+  await expect(sidebar.nth(1)).toContainText('Packing list');
+  await sidebar.nth(1).click();
+  await expect(page.getByTestId('message')).toHaveCount(4);
+});
+
+test('a Claude export with edits and retries imports only the branch the user saw', async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.goto('/');
+  await expect(page.getByTestId('status')).toBeVisible();
+  expect(await importThroughDialog(page, 'conversations.json', 'application/json', Buffer.from(JSON.stringify(claudeBranchedConversations)), '8')).toMatch(/^2 conversations, 8 turns imported\.$/);
+  await page.getByLabel('Search memory').fill('Gyllenhal');
+  await expect(page.getByTestId('search-hit')).toHaveCount(1);
+  await page.getByTestId('search-hit').first().click();
+  await expect(page.getByTestId('message')).toHaveCount(4);
+  await expect(page.getByTestId('message').nth(2)).toContainText('Something funnier');
+  await page.getByLabel('Search memory').fill('Audrey Hepburn');
+  await expect(page.getByText('Nothing stored matches these words.')).toBeVisible();
+});
+
+test('transcripts: the dialog shows how the speakers were read, and asks before storing an uncertain reading', async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.goto('/');
+  await expect(page.getByTestId('status')).toBeVisible();
+  await page.getByLabel('Import chat history file').setInputFiles({ name: 'claude-session.md', mimeType: 'text/markdown', buffer: Buffer.from(headingTranscript) });
+  const dialog = page.getByRole('dialog', { name: 'Import chat history' });
+  const turns = dialog.getByTestId('transcript-turn');
+  await expect(turns).toHaveCount(4);
+  await expect(turns.nth(0)).toHaveAttribute('data-role', 'user');
+  await expect(turns.nth(1)).toHaveAttribute('data-role', 'assistant');
+  await expect(turns.nth(1)).toContainText('Assistant (Claude): Sure. HTTP caching');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+  await page.getByLabel('Import chat history file').setInputFiles({ name: 'hydra.txt', mimeType: 'text/plain', buffer: Buffer.from(ambiguousTranscript) });
+  await expect(dialog.getByTestId('transcript-reading')).toContainText('Recollect is not sure who is speaking (no speaker is recognised as the assistant)');
+  const importButton = dialog.getByRole('button', { name: 'Import 4 turns' });
+  await expect(importButton).toBeDisabled();
+  await dialog.getByRole('checkbox', { name: 'These speakers and roles are right' }).check();
+  await dialog.getByRole('radio', { name: /Off/ }).check();
+  await importButton.click();
+  await expect(dialog.getByTestId('history-report')).toHaveText(/^1 conversation, 4 turns imported/, { timeout: 60_000 });
 });

@@ -9,17 +9,29 @@
  * in the file). An existing --out file is extended, not replaced: stable ids mean a re-run adds
  * only what is new.
  */
-import { existsSync, openAsBlob } from 'node:fs';
+import { copyFileSync, existsSync, openAsBlob, renameSync, rmSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs as parseCliArgs } from 'node:util';
 import { createEngine } from '../src/host/createEngine';
 import { HISTORY_FORMATS, type HistoryFile, type HistoryFormat } from '../src/core/base/historyImport';
 import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
-import { loadDatabaseFile, openMemoryDatabase, saveDatabaseFile } from '../src/storage/openNodeDatabase';
+import { openFileDatabase, openMemoryDatabase, syncFile } from '../src/storage/openNodeDatabase';
 import { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 import { RecollectError } from '../src/core/base/errors';
 
 const USAGE = 'Usage: npm run import -- --format chatgpt|claude|locomo|longmemeval|text|auto <file> --out recollect.sqlite [--policy off|recurrence|eager]';
+
+const HELP = `${USAGE}
+
+Imports a chat export into a Recollect database file, which the app opens with Import… (Replace memory).
+
+  <file>            a ChatGPT or Claude export (.zip or conversations.json), a LoCoMo or LongMemEval
+                    JSON file, or a transcript (.txt / .md)
+  --format <name>   chatgpt, claude, locomo, longmemeval, text, or auto (default: recognise the file)
+  --out <path>      the database to create or extend (default: recollect.sqlite); a re-run adds only
+                    what is new
+  --policy <name>   synthesis policy stored in the file: off, recurrence or eager
+  -h, --help        print this help`;
 
 /** Strict flags (node:util parseArgs): an unknown option or a missing value is an error, never ignored. */
 function parseArgs(argv: readonly string[]) {
@@ -27,41 +39,62 @@ function parseArgs(argv: readonly string[]) {
   try {
     parsed = parseCliArgs({
       args: [...argv], strict: true, allowPositionals: true,
-      options: { format: { type: 'string' }, out: { type: 'string' }, policy: { type: 'string' } },
+      options: { format: { type: 'string' }, out: { type: 'string' }, policy: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (err) {
     throw new RecollectError('INVALID_INPUT', `${err instanceof Error ? err.message.split('\n')[0] : String(err)} ${USAGE}`);
   }
   const { values, positionals } = parsed;
+  if (values.help) return { help: true as const };
   const format = (values.format ?? 'auto') as HistoryFormat | 'auto';
   const policy = values.policy as PolicyName | undefined;
   if (positionals.length !== 1) throw new RecollectError('INVALID_INPUT', USAGE);
   if (format !== 'auto' && !HISTORY_FORMATS.includes(format)) throw new RecollectError('INVALID_INPUT', `Unknown format "${format}" (${HISTORY_FORMATS.join(', ')} or auto).`);
   if (policy !== undefined && policy !== 'off' && policy !== 'recurrence' && policy !== 'eager') throw new RecollectError('INVALID_INPUT', `Unknown policy "${policy}" (off, recurrence or eager).`);
-  return { format, file: positionals[0]!, out: values.out ?? 'recollect.sqlite', policy };
+  return { help: false as const, format, file: positionals[0]!, out: values.out ?? 'recollect.sqlite', policy };
 }
 
-export async function importHistoryFile(args: ReturnType<typeof parseArgs>, log: (line: string) => void = () => undefined) {
+type ImportArgs = Extract<ReturnType<typeof parseArgs>, { help: false }>;
+
+export async function importHistoryFile(parsed: ReturnType<typeof parseArgs>, log: (line: string) => void = () => undefined) {
+  if (parsed.help) throw new RecollectError('INVALID_INPUT', USAGE);
+  const args: ImportArgs = parsed;
   const blob = await openAsBlob(args.file!);
   const file: HistoryFile = { name: basename(args.file!), size: blob.size, stream: () => blob.stream() as unknown as ReturnType<HistoryFile['stream']> };
-  const db = existsSync(args.out) ? await loadDatabaseFile(args.out) : await openMemoryDatabase();
+  // Written to a copy as it goes (memory does not grow with the archive), renamed over --out at
+  // the end: a run that fails or is interrupted leaves the previous file as it was.
+  const work = `${args.out}.importing`;
+  rmSync(work, { force: true });
+  if (existsSync(args.out)) copyFileSync(args.out, work);
+  const db = await openFileDatabase(work);
   const store = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
+  let done = false;
   // Store only: embedding and episodes happen in the app, which picks up every turn without them.
   const engine = createEngine(store, { only: [] });
   try {
     const report = await engine.importHistory(file, { format: args.format, importId: 'cli', ...(args.policy ? { policy: args.policy } : {}) }, (p) => {
       log(`${p.conversations.toLocaleString('en')} conversations, ${p.turns.toLocaleString('en')} turns, ${Math.round((100 * p.bytesRead) / Math.max(1, p.bytesTotal))}% read`);
     });
-    await saveDatabaseFile(db, args.out);
+    await db.close();
+    syncFile(work);
+    renameSync(work, args.out);
+    done = true;
     return report;
   } finally {
-    await db.close();
+    if (!done) {
+      await db.close().catch(() => undefined);
+      rmSync(work, { force: true });
+    }
   }
 }
 
 if (process.argv[1] && import.meta.url.endsWith(basename(process.argv[1]))) {
   try {
     const args = parseArgs(process.argv.slice(2));
+    if (args.help) {
+      console.log(HELP);
+      process.exit(0);
+    }
     const report = await importHistoryFile(args, (line) => process.stderr.write(`\r${line}   `));
     process.stderr.write('\n');
     console.log(`${report.summary} (${report.format ?? 'unknown format'}, ${report.seconds.toFixed(1)} s) → ${args.out}`);

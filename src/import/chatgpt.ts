@@ -4,12 +4,19 @@
  * visible branch ends at `current_node`. Editing a prompt or regenerating an answer adds a sibling
  * branch; only the branch the user last saw is imported.
  *
- * Kept: user and assistant messages addressed to everyone. Skipped: system and tool messages,
- * assistant messages addressed to a tool (code, browsing calls), hidden context (custom
- * instructions, model reasoning). Non-text parts (images, audio, files) become short placeholders.
+ * Kept: user and assistant messages addressed to everyone; the final text of each Canvas
+ * document (its create and update writes replayed) once, as an assistant turn at its last write,
+ * marked `[document: Name]`; an `[image]` for each image a tool generated, in the answer that
+ * follows. Skipped: system and other tool messages, assistant messages addressed to a tool (code,
+ * browsing calls), hidden context (custom instructions, model reasoning). Non-text parts (images,
+ * audio, files) become short placeholders, one per upload; citation markup is removed.
+ *
+ * 2026 exports may split conversations.json into conversations-000.json, -001.json… (readHistory
+ * reads every member).
  */
 import type { ImportedConversation, ImportedTurn } from '../core/base/historyImport';
-import { SkipEntry, asRecord, text, titleOf } from './parseHelpers';
+import { SkipEntry, asRecord, secondsToMs, text, titleOf } from './parseHelpers';
+import { DocumentLog, type DocumentWrite } from './documents';
 
 interface Node {
   readonly message?: unknown;
@@ -60,20 +67,82 @@ function partText(part: unknown): string {
   return type ? `[${type.replace(/_/g, ' ')}]` : '';
 }
 
+/**
+ * ChatGPT's inline markup uses private-use characters: `\ue200cite\ue202turn0search19\ue201`,
+ * `\ue200filecite\ue202…\ue201`, `\ue200image_group\ue202{…}\ue201` (markers for the app to draw
+ * citations and image strips) and `\ue200entity\ue202["kind","Name",…]\ue201` (a name shown as
+ * a link); older answers cite with `【8†source】`. Markers go; an entity keeps its name.
+ */
+const INLINE_MARKUP = /([ \t]*)\ue200([a-z_]*)\ue202([^\ue200\ue201]*)\ue201/g;
+export function stripCitations(value: string): string {
+  if (!/[\ue200-\ue2ff【]/.test(value)) return value;
+  return value
+    .replace(INLINE_MARKUP, (_, space: string, kind: string, args: string) => {
+      if (kind !== 'entity') return '';
+      try {
+        const parsed: unknown = JSON.parse(args);
+        return Array.isArray(parsed) && typeof parsed[1] === 'string' ? `${space}${parsed[1]}` : '';
+      } catch {
+        return '';
+      }
+    })
+    .replace(/[ \t]*【[^】\n]{0,200}?†[^】\n]{0,200}?】/g, '')
+    .replace(/[\ue200-\ue2ff]/g, '');
+}
+
+const IMAGE_FILE = /\.(png|jpe?g|gif|webp|heic|bmp|tiff?)$/i;
+
 /** The visible text of a message's content, with placeholders for what is not text. */
 export function chatgptContentText(content: unknown, metadata: unknown): string {
   const c = asRecord(content);
   const type = text(c?.content_type);
   let body = '';
+  let images = 0;
   if (!c || HIDDEN_TYPES.has(type)) body = '';
   else if (type === 'code') body = `\`\`\`${text(c.language) === 'unknown' ? '' : text(c.language)}\n${text(c.text)}\n\`\`\``;
   else if (type === 'tether_quote') body = `[quote: ${text(c.title) || text(c.url) || 'web page'}]\n${text(c.text)}`;
-  else if (Array.isArray(c.parts)) body = c.parts.map(partText).filter((s) => s.length > 0).join('\n');
-  else if (typeof c.text === 'string') body = c.text;
+  else if (Array.isArray(c.parts)) {
+    const parts = c.parts.map(partText).filter((s) => s.length > 0);
+    images = parts.filter((s) => s === '[image]').length;
+    body = parts.join('\n');
+  } else if (typeof c.text === 'string') body = c.text;
   else if (type) body = `[${type.replace(/_/g, ' ')}]`;
   const attachments = asRecord(metadata)?.attachments;
-  const files = Array.isArray(attachments) ? attachments.map((a) => `[file: ${text(asRecord(a)?.name) || 'attachment'}]`) : [];
-  return [body.trim(), ...files].filter((s) => s.length > 0).join('\n');
+  const files: string[] = [];
+  // An uploaded image is both a part of the message and an attachment: one placeholder, not two.
+  for (const a of Array.isArray(attachments) ? attachments : []) {
+    const r = asRecord(a);
+    const name = text(r?.name);
+    if (images > 0 && (text(r?.mime_type).startsWith('image/') || IMAGE_FILE.test(name))) {
+      images--;
+      continue;
+    }
+    files.push(`[file: ${name || 'attachment'}]`);
+  }
+  return [stripCitations(body).trim(), ...files].filter((s) => s.length > 0).join('\n');
+}
+
+/** The document a Canvas write carries (the write is a JSON message to the canmore tool). */
+function canvasWrite(recipient: string, content: unknown): { title: string; write: DocumentWrite[] } | null {
+  if (recipient !== 'canmore.create_textdoc' && recipient !== 'canmore.update_textdoc') return null;
+  const c = asRecord(content);
+  const raw = typeof c?.text === 'string' ? c.text : Array.isArray(c?.parts) ? c.parts.filter((p) => typeof p === 'string').join('') : '';
+  let json: Record<string, unknown> | null;
+  try {
+    json = asRecord(JSON.parse(raw));
+  } catch {
+    return null;
+  }
+  if (!json) return null;
+  if (recipient === 'canmore.create_textdoc') return { title: text(json.name), write: [{ kind: 'set', text: text(json.content) }] };
+  const updates = Array.isArray(json.updates) ? json.updates.map(asRecord).filter((u): u is Record<string, unknown> => u !== null) : [];
+  return { title: '', write: updates.map((u) => ({ kind: 'pattern', pattern: text(u.pattern), replace: text(u.replacement), all: u.multiple === true })) };
+}
+
+/** Images a tool made (DALL·E, image generation): tool messages whose parts are image pointers. */
+function generatedImages(msg: Record<string, unknown>): number {
+  const parts = asRecord(msg.content)?.parts;
+  return Array.isArray(parts) ? parts.filter((p) => text(asRecord(p)?.content_type) === 'image_asset_pointer').length : 0;
 }
 
 export function parseChatGptConversation(raw: unknown): ImportedConversation {
@@ -82,28 +151,63 @@ export function parseChatGptConversation(raw: unknown): ImportedConversation {
   const id = text(conv.id) || text(conv.conversation_id);
   const mapping = asRecord(conv.mapping) as Record<string, Node> | null;
   if (!id || !mapping) throw new SkipEntry('conversations without an id or message tree');
-  const convTime = Number(conv.create_time) * 1000;
+  const convTime = secondsToMs(conv.create_time);
   const createdAt = Number.isFinite(convTime) && convTime > 0 ? convTime : 0;
   const current = text(conv.current_node);
   const leaf = current && mapping[current] ? current : newestLeaf(mapping);
+  const branch = leaf ? branchTo(mapping, leaf) : [];
+  // Canvas documents: every write is replayed; the final text is stored once, at the last write.
+  const docs = new DocumentLog();
+  let canvas = 0;
+  for (const nodeId of branch) {
+    const msg = asRecord(mapping[nodeId]!.message);
+    const w = msg && text(asRecord(msg.author)?.role) === 'assistant' ? canvasWrite(text(msg.recipient), msg.content) : null;
+    if (!w) continue;
+    if (text(msg!.recipient) === 'canmore.create_textdoc') canvas++;
+    for (const write of w.write) docs.write(`canvas-${canvas}`, w.title, write, nodeId);
+  }
   const turns: ImportedTurn[] = [];
   let last = createdAt;
-  for (const nodeId of leaf ? branchTo(mapping, leaf) : []) {
+  let pendingImages = 0;
+  const push = (nodeId: string, msg: Record<string, unknown>, role: 'user' | 'assistant', content: string) => {
+    const t = secondsToMs(msg.create_time);
+    // Some exported messages carry no time: keep them in order just after the previous one.
+    const occurredAt = Number.isFinite(t) && t > 0 ? t : last + 1;
+    last = occurredAt;
+    // "Branch in new chat" copies the shared messages, ids included, into the new conversation:
+    // a message id is unique only within its conversation.
+    const messageId = text(msg.id) || nodeId;
+    turns.push({ id: `chatgpt:${id}:${messageId}`, formerId: `chatgpt:${messageId}`, role, content, occurredAt });
+  };
+  for (const nodeId of branch) {
     const msg = asRecord(mapping[nodeId]!.message);
     if (!msg) continue;
     const role = text(asRecord(msg.author)?.role);
+    if (role === 'tool') {
+      pendingImages += generatedImages(msg);
+      continue;
+    }
     if (role !== 'user' && role !== 'assistant') continue;
     const meta = asRecord(msg.metadata);
     if (meta?.is_visually_hidden_from_conversation === true) continue;
     const recipient = text(msg.recipient);
-    if (recipient && recipient !== 'all') continue;
-    const content = chatgptContentText(msg.content, meta);
+    if (recipient && recipient !== 'all') {
+      const documents = docs.finalAt(nodeId);
+      if (documents.length > 0) push(nodeId, msg, 'assistant', documents.join('\n\n'));
+      continue;
+    }
+    let content = chatgptContentText(msg.content, meta);
+    if (role === 'assistant' && pendingImages > 0) {
+      content = [Array.from({ length: pendingImages }, () => '[image]').join('\n'), content].filter((s) => s).join('\n');
+      pendingImages = 0;
+    }
     if (!content) continue;
-    const t = Number(msg.create_time) * 1000;
-    // Some exported messages carry no time: keep them in order just after the previous one.
-    const occurredAt = Number.isFinite(t) && t > 0 ? t : last + 1;
-    last = occurredAt;
-    turns.push({ id: `chatgpt:${text(msg.id) || nodeId}`, role, content, occurredAt });
+    push(nodeId, msg, role, content);
+  }
+  if (pendingImages > 0) {
+    // Images made at the very end (no answer after them) are a turn of their own.
+    const lastNode = branch.at(-1)!;
+    push(`${lastNode}:images`, { create_time: Number.NaN }, 'assistant', Array.from({ length: pendingImages }, () => '[image]').join('\n'));
   }
   return { id: `chatgpt:${id}`, title: titleOf(conv.title, turns), createdAt: createdAt || turns[0]?.occurredAt || 0, turns };
 }

@@ -18,11 +18,21 @@ export function text(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
-/** ISO string or epoch seconds/ms → ms; NaN when unusable. */
+/**
+ * ISO string or epoch seconds/ms → whole ms; NaN when unusable. Always a whole number: exports
+ * carry microseconds (ChatGPT's `1715000000.123456`), and a fractional time stored in an INTEGER
+ * column makes the database refuse its own export.
+ */
 export function toMs(value: unknown): number {
-  if (typeof value === 'number') return value < 1e11 ? value * 1000 : value;
-  if (typeof value === 'string' && value.trim()) return Date.parse(value);
+  if (typeof value === 'number') return Math.round(value < 1e11 ? value * 1000 : value);
+  if (typeof value === 'string' && value.trim()) return Math.round(Date.parse(value));
   return Number.NaN;
+}
+
+/** Epoch seconds (a number or numeric string, possibly with a fraction) → whole ms; NaN when unusable. */
+export function secondsToMs(value: unknown): number {
+  const seconds = typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Number(value) : Number.NaN;
+  return Number.isFinite(seconds) ? Math.round(seconds * 1000) : Number.NaN;
 }
 
 /** The source's title, or the start of the first turn, or a neutral name. */

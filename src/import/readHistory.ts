@@ -70,7 +70,10 @@ export const readHistory: HistoryReader = async function* (file: HistoryFile, op
     const decoder = new TextDecoder();
     for await (const chunk of bytes) parser.push(decoder.decode(chunk, { stream: true }));
     parser.push(decoder.decode());
-    if (!options.cancelled?.()) yield { kind: 'conversation', conversation: parser.end() };
+    if (options.cancelled?.()) return;
+    const conversation = parser.end();
+    yield { kind: 'layout', layout: parser.layout()! };
+    yield { kind: 'conversation', conversation };
     return;
   }
   const missing = 'This zip has no conversations.json. Choose the export .zip from ChatGPT or Claude, or the conversations.json inside it.';

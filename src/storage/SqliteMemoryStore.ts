@@ -38,7 +38,10 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
 
   constructor(db: WaSqliteDatabase, options: SqliteMemoryStoreOptions) {
     this.db = db;
-    this.#clock = options.clock ?? systemClock;
+    // Every time the store writes is a whole number of ms: the INTEGER time columns would keep a
+    // fraction as REAL, and the database import refuses a file holding one.
+    const clock = options.clock ?? systemClock;
+    this.#clock = { now: () => Math.round(clock.now()) };
     this.episodes = new SqlEpisodeStore(db);
     this.jobs = new SqlJobStore(db, this.#clock);
     this.knowledge = new SqlKnowledgeStore(db);
@@ -88,7 +91,9 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return this.db.transaction(async (tx) => {
       const out: AppendResult[] = [];
       const checked = new Set<string>();
-      const touched = new Set<string>();
+      // A conversation was last updated when its newest turn happened: now for a typed turn, the
+      // source's time for an imported one (so an import keeps the sidebar in the export's order).
+      const touched = new Map<string, number>();
       const now = this.#clock.now();
       for (const turn of turns) {
         // Once per conversation per batch: nothing inside the transaction can delete it.
@@ -97,10 +102,10 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
           checked.add(turn.conversationId);
         }
         const result = await messages.insertMessage(tx, turn, now);
-        if (result.created) touched.add(turn.conversationId);
+        if (result.created) touched.set(turn.conversationId, Math.max(touched.get(turn.conversationId) ?? 0, result.message.occurredAt));
         out.push(result);
       }
-      for (const id of touched) await conversations.touchConversation(tx, id, now);
+      for (const [id, at] of touched) await conversations.touchConversation(tx, id, at);
       if (touched.size > 0) await messages.flushTurnIndex(tx);
       return out;
     });

@@ -59,7 +59,7 @@ export async function listConversations(sql: Sql): Promise<Conversation[]> {
 
 export async function insertConversation(sql: Sql, id: string, title: string, now: number, memory: Partial<ConversationMemory> = {}): Promise<Conversation> {
   await sql.exec('INSERT INTO conversations (id, title, created_at, updated_at, use_memory, remember) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
-    [id, cleanTitle(title), now, now, memory.useMemory === false ? 0 : 1, memory.remember === false ? 0 : 1]);
+    [id, cleanTitle(title), Math.round(now), Math.round(now), memory.useMemory === false ? 0 : 1, memory.remember === false ? 0 : 1]);
   return requireConversation(sql, id);
 }
 

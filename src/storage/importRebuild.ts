@@ -120,7 +120,7 @@ function quoteId(name: string): string {
 
 /** Copies one table page by page; returns the rows copied. */
 async function copyTable(file: WaSqliteDatabase, fresh: Sql, table: string, columns: readonly ColumnSpec[],
-  skip: (row: Record<string, SqlValue>) => boolean): Promise<number> {
+  skip: (row: Record<string, SqlValue>) => boolean, version: number): Promise<number> {
   const names = columns.map((c) => quoteId(c.name)).join(', ');
   // wa-sqlite hands text over up to its first NUL, so a NUL inside a value is looked for in SQL.
   const textual = columns.filter((c) => !/INT|REAL|BLOB/i.test(c.type)).map((c) => `coalesce(instr(CAST(${quoteId(c.name)} AS BLOB), x'00'), 0)`);
@@ -133,7 +133,7 @@ async function copyTable(file: WaSqliteDatabase, fresh: Sql, table: string, colu
       const row = rows[i]!;
       const where = `row ${(offset + i + 1).toLocaleString('en')} of table "${table}"`;
       if (row.__nul) throw nulInText(where);
-      const values = columns.map((c) => checkValue(table, c, row[c.name] ?? null, where));
+      const values = columns.map((c) => checkValue(table, c, row[c.name] ?? null, where, version));
       checkRow(table, row, where);
       if (skip(row)) continue;
       try {
@@ -180,7 +180,7 @@ export async function rebuildFromFile(bytes: Uint8Array, openTemp: () => Promise
           const skip = table === 'vectors'
             ? (row: Record<string, SqlValue>) => meta.unknownModels.has(String(row.model_id))
             : () => false;
-          await copyTable(file, tx, table, specs.get(table)!, skip);
+          await copyTable(file, tx, table, specs.get(table)!, skip, version);
           if (table === 'messages' && version >= 6) for (const statement of TURN_INDEX_FLUSH) await tx.exec(statement);
         }
       });

@@ -15,6 +15,8 @@ import { looksBinary, MAX_TITLE_CHARS, MAX_TURN_CHARS, validateTurnContent } fro
 import type { SqlValue } from '../core/base/sql';
 import { ANSWER_BUDGET, META_KEYS } from '../core/base/settings';
 import { isTimeZone } from '../core/base/timeZone';
+import { LATEST_SCHEMA_VERSION } from './schema';
+import { isRepairedTimeColumn } from './schemaV8';
 
 export interface ColumnSpec {
   readonly name: string;
@@ -42,8 +44,12 @@ function textLimit(table: string, column: string): number {
   return MAX_TURN_CHARS;
 }
 
-/** The value to store for one column of one imported row; throws IMPORT_INVALID_DATA. */
-export function checkValue(table: string, column: ColumnSpec, value: SqlValue, where: string): SqlValue {
+/**
+ * The value to store for one column of one imported row; throws IMPORT_INVALID_DATA.
+ * `fileVersion` is the file's schema version: before v8 a time column may hold a fractional ms
+ * value (history imports stored them so); it is let through and the v8 migration rounds it.
+ */
+export function checkValue(table: string, column: ColumnSpec, value: SqlValue, where: string, fileVersion = LATEST_SCHEMA_VERSION): SqlValue {
   const at = `${where}, column "${column.name}",`;
   if (value === null || value === undefined) {
     if (column.notNull) throw invalid(at, 'is empty but must have a value.');
@@ -52,6 +58,7 @@ export function checkValue(table: string, column: ColumnSpec, value: SqlValue, w
   const type = column.type.toUpperCase();
   if (typeof value === 'bigint') throw invalid(at, 'holds a number too large to be a Recollect value.');
   if (type === 'INTEGER') {
+    if (fileVersion < 8 && typeof value === 'number' && Number.isSafeInteger(Math.round(value)) && isRepairedTimeColumn(table, column.name)) return value;
     if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalid(at, 'should hold a whole number.');
     return value;
   }

@@ -3,6 +3,7 @@
  * unit tests and the benchmark runner, plus saving/loading the whole database as a .sqlite file
  * (open the result with any SQLite tool). Browser code must not import this module.
  */
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { loadSqlite, type SqliteRuntime } from './sqliteModule';
@@ -10,6 +11,7 @@ import { WaSqliteDatabase } from './WaSqliteDatabase';
 import { migrate } from './migrate';
 import { SqliteMemoryStore } from './SqliteMemoryStore';
 import type { Clock } from '../core/base/ports';
+import { NodeFileVfs } from './nodeFileVfs';
 
 let runtime: Promise<SqliteRuntime> | undefined;
 
@@ -29,6 +31,48 @@ export async function openMemoryDatabase(options: { migrateSchema?: boolean } = 
   const db = await WaSqliteDatabase.open(module, sqlite3, ':memory:');
   if (options.migrateSchema ?? true) await migrate(db);
   return db;
+}
+
+const FILE_VFS = 'recollect-node-file';
+let fileVfs: Promise<void> | undefined;
+
+/**
+ * Opens (creating and migrating if needed) the database file at `path` itself, not a copy in
+ * memory: writes go to disk as they commit and memory stays at SQLite's page cache. Exclusive
+ * locking (one writer: this process); the rollback journal is kept in memory, so a transaction
+ * can still roll back, but a crash mid-write can damage the file — callers write to a copy,
+ * sync it and rename it when done (syncFile).
+ */
+export async function openFileDatabase(path: string): Promise<WaSqliteDatabase> {
+  const { module, sqlite3 } = await nodeSqliteRuntime();
+  fileVfs ??= NodeFileVfs.create(FILE_VFS, module).then((vfs) => {
+    sqlite3.vfs_register(vfs as unknown as SQLiteVFS, false);
+  });
+  await fileVfs;
+  const db = await WaSqliteDatabase.open(module, sqlite3, path, FILE_VFS);
+  try {
+    await db.query('PRAGMA locking_mode = EXCLUSIVE');
+    await db.query('PRAGMA journal_mode = MEMORY');
+    // The caller syncs once when done (a copy renamed into place), not at every commit; a bounded
+    // 32 MB page cache keeps the index pages a batch touches out of the file.
+    await db.query('PRAGMA synchronous = OFF');
+    await db.query('PRAGMA cache_size = -32768');
+    await migrate(db);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return db;
+}
+
+/** Flushes a closed database file to disk (before it is renamed into place). */
+export function syncFile(path: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Writes a consistent copy of the database to `path`. */

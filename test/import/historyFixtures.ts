@@ -133,3 +133,235 @@ They need warmth to germinate.
 [09:30] Alice: The seedlings are up!
 **Bob:** Great, I'll build the raised bed.
 `;
+
+/**
+ * ChatGPT times as the service writes them: epoch seconds with microseconds (`create_time`,
+ * `update_time`), which times 1000 are not whole ms.
+ */
+export const T_MICRO = 1_715_000_000.123456;
+export const chatGptMicroseconds = [
+  {
+    id: 'conv-micro', title: 'Microsecond times', create_time: T_MICRO, update_time: T_MICRO + 42.987654, current_node: 'm2',
+    mapping: {
+      root: node('root', null, ['m1'], null),
+      m1: node('m1', 'root', ['m2'], say('user', 'When was the Treaty of Tordesillas signed?', T_MICRO + 1.000_777)),
+      m2: node('m2', 'm1', [], say('assistant', 'On 7 June 1494, between Castile and Portugal.', T_MICRO + 3.456_789)),
+    },
+  },
+];
+
+/**
+ * "Branch in new chat": ChatGPT copies the messages before the branch point, ids included, into a
+ * new conversation. Exports list the newest conversation first, so the copy comes before the
+ * original. The third conversation carries a message id too long to store: it is refused.
+ */
+const shared = {
+  s1: say('user', 'Draft a packing list for a week of hiking in the Dolomites.', T0 + 100),
+  s2: say('assistant', 'Boots, layers, rain shell, map, headlamp, first-aid kit.', T0 + 110),
+};
+export const chatGptBranchCopies = [
+  {
+    id: 'conv-branch', title: 'Branch · Packing list', create_time: T0 + 5_000, update_time: T0 + 5_100, current_node: 'b3',
+    mapping: {
+      root: node('root', null, ['s1'], null),
+      s1: node('s1', 'root', ['s2'], shared.s1),
+      s2: node('s2', 's1', ['b3'], shared.s2),
+      b3: node('b3', 's2', [], say('user', 'Make it a list for via ferrata instead.', T0 + 5_050)),
+    },
+  },
+  {
+    id: 'conv-original', title: 'Packing list', create_time: T0 + 90, update_time: T0 + 200, current_node: 'o4',
+    mapping: {
+      root: node('root', null, ['s1'], null),
+      s1: node('s1', 'root', ['s2'], shared.s1),
+      s2: node('s2', 's1', ['o3'], shared.s2),
+      o3: node('o3', 's2', ['o4'], say('user', 'Add snacks for the huts.', T0 + 150)),
+      o4: node('o4', 'o3', [], say('assistant', 'Trail mix, cheese, speck and dark chocolate.', T0 + 160)),
+    },
+  },
+  {
+    id: 'conv-refused', title: 'Refused', create_time: T0 + 300, current_node: 'x'.repeat(300),
+    mapping: {
+      root: node('root', null, ['x'.repeat(300)], null),
+      ['x'.repeat(300)]: node('x'.repeat(300), 'root', [], say('user', 'This message id is far too long to be stored.', T0 + 301)),
+    },
+  },
+];
+
+/** Claude's root parent id: messages with no earlier message point at it. */
+const CLAUDE_ROOT = '00000000-0000-4000-8000-000000000000';
+const claudeAt = (minute: number) => `2025-06-01T10:${String(minute).padStart(2, '0')}:00.000000Z`;
+const claudeSay = (uuid: string, parent: string, sender: string, body: string, minute: number, extra: Record<string, unknown> = {}) => ({
+  uuid, parent_message_uuid: parent, sender, text: body, content: [{ type: 'text', text: body }], created_at: claudeAt(minute), updated_at: claudeAt(minute),
+  attachments: [], files: [], ...extra,
+});
+
+/**
+ * A 2025–2026 Claude export: an edited prompt (h2a → h2b) and a retried answer (a2b1 → a2b2) are
+ * listed flat with parent links; the user last saw h1, a1, h2b, a2b2. The second conversation has
+ * a long paste (an attachment with extracted_content) and an artifact created then updated.
+ */
+export const claudeBranchedConversations = [
+  {
+    uuid: 'c-names', name: 'Naming the starter', created_at: claudeAt(0), updated_at: claudeAt(6),
+    chat_messages: [
+      claudeSay('h1', CLAUDE_ROOT, 'human', 'What is a good name for a sourdough starter?', 0),
+      claudeSay('a1', 'h1', 'assistant', 'How about Clint Yeastwood?', 1),
+      claudeSay('h2a', 'a1', 'human', 'Something more elegant, please.', 2),
+      claudeSay('a2a', 'h2a', 'assistant', 'Audrey Hepburn-loaf.', 3),
+      claudeSay('h2b', 'a1', 'human', 'Something funnier, please.', 4),
+      claudeSay('a2b1', 'h2b', 'assistant', 'Bread Pitt.', 5),
+      claudeSay('a2b2', 'h2b', 'assistant', 'Jake Gyllenhal-dough.', 6),
+    ],
+  },
+  {
+    uuid: 'c-doc', name: 'Cover letter', created_at: claudeAt(10), updated_at: claudeAt(13),
+    chat_messages: [
+      claudeSay('d1', CLAUDE_ROOT, 'human', 'Turn my notes into a cover letter.', 10, {
+        attachments: [{ file_name: 'paste.txt', file_size: 120, file_type: 'txt', extracted_content: 'Notes: eight years of bridge inspection; chartered engineer; moving to Porto in May.' }],
+      }),
+      {
+        ...claudeSay('d2', 'd1', 'assistant', '', 11), text: '',
+        content: [
+          { type: 'text', text: 'Here is a first draft.' },
+          { type: 'tool_use', name: 'artifacts', input: { id: 'letter', type: 'text/markdown', title: 'Cover letter', command: 'create', content: 'Dear hiring team,\n\nI have inspected bridges for eight years.\n\nBest regards' } },
+        ],
+      },
+      claudeSay('d3', 'd2', 'human', 'Mention that I am chartered.', 12),
+      {
+        ...claudeSay('d4', 'd3', 'assistant', '', 13), text: '',
+        content: [
+          { type: 'tool_use', name: 'artifacts', input: { id: 'letter', command: 'update', old_str: 'for eight years.', new_str: 'for eight years as a chartered engineer.' } },
+          { type: 'text', text: 'Done: the letter now says you are chartered.' },
+        ],
+      },
+    ],
+  },
+];
+
+/** As claude-conversation-extractor and similar tools write a session: a heading per speaker, metadata lines first. */
+export const headingTranscript = `# Claude Conversation Log
+
+Session ID: 3f2a9c1e-5b7d-4e8a-9c0f-2d1b3a4c5e6f
+Date: 2025-07-14 09:12:44
+
+---
+
+## 👤 User
+
+Can you explain how HTTP caching works?
+
+## 🤖 Claude
+
+Sure. HTTP caching is controlled by response headers:
+
+- **Cache-Control**: how long a response may be reused.
+- **ETag**: a validator the browser sends back with If-None-Match.
+
+Input: a request for /index.html
+Output: 304 Not Modified when nothing changed.
+
+## 👤 User
+
+What about service workers?
+
+## 🤖 Claude
+
+A service worker intercepts fetches and can answer from its own cache first.
+`;
+
+/** Bold labels per speaker; the answer's own bullets are bold labels too (they are not speakers). */
+export const boldLabelTranscript = `**Human**: How do I format text in Markdown?
+
+**GPT**: Markdown has a few basics:
+
+- **Headers**: start a line with \`#\`.
+- **Emphasis**: wrap words in \`*\` or \`**\`.
+- **Lists**: start lines with \`-\` or \`1.\`.
+
+**Human**: And tables?
+
+**GPT**: Use pipes and dashes:
+
+| Fruit | Price |
+|-------|-------|
+| 柿 (kaki) | ¥300 |
+`;
+
+/** Name: lines, with an answer holding a code block (# comments, key: value lines) and a Note: line. */
+export const nameLineTranscript = `User: Write a docker compose file for postgres.
+ChatGPT: Here it is:
+\`\`\`yaml
+# the database
+services:
+  db:
+    image: postgres:16
+\`\`\`
+Note: change the password before you deploy.
+User: Thanks! Can I add pgadmin?
+ChatGPT: Yes — add a second service next to db.
+`;
+
+/** Two names, neither recognisable as the assistant: the reading must be confirmed. */
+export const ambiguousTranscript = `Mira: Did you book the ferry to Hydra?
+Pi: Not yet — the 9:30 sails daily from Piraeus.
+Mira: Book it for Friday then.
+Pi: Done. Seats 14A and 14B.
+`;
+
+const toolSays = (name: string, parts: unknown[], at: number) => ({ author: { role: 'tool', name }, create_time: at, content: { content_type: 'multimodal_text', parts }, recipient: 'all', metadata: {} });
+const callTool = (recipient: string, body: unknown, at: number) => ({
+  author: { role: 'assistant' }, create_time: at, recipient, content: { content_type: 'code', language: 'json', text: JSON.stringify(body) }, metadata: {},
+});
+
+/**
+ * A ChatGPT conversation with what people most want kept: an uploaded photo (an image part and an
+ * attachment for the same file), a Canvas document created then updated, answers with citation
+ * markup (search citations, file citations, an image strip, an entity, an old 【8†source】) and an
+ * image generated by a tool.
+ */
+export const chatGptRich = [
+  {
+    id: 'conv-rich', title: 'Dolomites trip', create_time: T0 + 7_000, update_time: T0 + 7_400, current_node: 'a6',
+    mapping: {
+      root: node('root', null, ['u1'], null),
+      u1: node('u1', 'root', ['a1'], {
+        author: { role: 'user' }, create_time: T0 + 7_001, recipient: 'all',
+        content: { content_type: 'multimodal_text', parts: [{ content_type: 'image_asset_pointer', asset_pointer: 'file-service://file-abc', width: 800, height: 600 }, 'What should I pack for this trail?'] },
+        metadata: { attachments: [{ id: 'file-abc', name: 'trail.png', mime_type: 'image/png' }, { id: 'file-def', name: 'route.gpx', mime_type: 'application/gpx+xml' }] },
+      }),
+      a1: node('a1', 'u1', ['t1'], callTool('canmore.create_textdoc', { name: 'Packing checklist', type: 'document', content: '# Packing\n- boots\n- map' }, T0 + 7_010)),
+      t1: node('t1', 'a1', ['a2'], toolSays('canmore.create_textdoc', ['Successfully created text document.'], T0 + 7_011)),
+      a2: node('a2', 't1', ['u2'], say('assistant', 'I made a checklist in a document.', T0 + 7_012)),
+      u2: node('u2', 'a2', ['a3'], say('user', 'Add a headlamp.', T0 + 7_100)),
+      a3: node('a3', 'u2', ['t2'], callTool('canmore.update_textdoc', { updates: [{ pattern: '- map', multiple: false, replacement: '- map\n- headlamp' }] }, T0 + 7_110)),
+      t2: node('t2', 'a3', ['a4'], toolSays('canmore.update_textdoc', ['Successfully updated text document.'], T0 + 7_111)),
+      a4: node('a4', 't2', ['u3'], say('assistant',
+        'Added. A good headlamp lasts 40 hours \ue200cite\ue202turn0search3\ue202turn0search7\ue201 and your notes agree \ue200filecite\ue202turn1file0\ue201.\n\ue200image_group\ue202{"query":["Tre Cime di Lavaredo"]}\ue201\nAsk \ue200entity\ue202["people","Reinhold Messner"]\ue201 about it 【8†source】.', T0 + 7_112)),
+      u3: node('u3', 'a4', ['a5'], say('user', 'Draw the Tre Cime at dawn.', T0 + 7_200)),
+      a5: node('a5', 'u3', ['t3'], callTool('dalle.text2im', { prompt: 'The Tre Cime di Lavaredo at dawn' }, T0 + 7_201)),
+      t3: node('t3', 'a5', ['a6'], toolSays('dalle.text2im', [{ content_type: 'image_asset_pointer', asset_pointer: 'file-service://file-img', width: 1024, height: 1024 }], T0 + 7_230)),
+      a6: node('a6', 't3', [], say('assistant', 'Here is the Tre Cime at dawn.', T0 + 7_231)),
+    },
+  },
+];
+
+/** The expected turns of chatGptRich, in order. */
+export const richTurns = [
+  'What should I pack for this trail?'.replace(/^/, '[image]\n') + '\n[file: route.gpx]',
+  'I made a checklist in a document.',
+  'Add a headlamp.',
+  '[document: Packing checklist]\n# Packing\n- boots\n- map\n- headlamp',
+  'Added. A good headlamp lasts 40 hours and your notes agree.\n\nAsk Reinhold Messner about it.',
+  'Draw the Tre Cime at dawn.',
+  '[image]\nHere is the Tre Cime at dawn.',
+];
+
+/** A 2026 export whose conversations are split over conversations-000.json and conversations-001.json. */
+export function chatGptShardedZip(): Uint8Array {
+  return zipSync({
+    'conversations-000.json': strToU8(JSON.stringify(chatGptRich)),
+    'conversations-001.json': strToU8(JSON.stringify(chatGptMicroseconds)),
+    'user.json': strToU8('{}'),
+  });
+}

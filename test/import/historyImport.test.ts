@@ -38,7 +38,7 @@ describe('history import through the engine', () => {
     expect(messages[1]!.occurredAt).toBe((T0 + 20) * 1000);
     // Indexed through the normal write path: full-text search finds the turn.
     const [hit] = await e.searchMessages('pastéis Belém');
-    expect(hit?.message.id).toBe('chatgpt:a1');
+    expect(hit?.message.id).toBe('chatgpt:conv-lisbon:a1');
 
     const again = await e.importHistory(zipFile(), { format: 'auto', importId: 'two' });
     expect(again).toMatchObject({ conversations: 0, turns: 0, alreadyPresent: 8 });

@@ -40,3 +40,14 @@ describe('npm run import', () => {
     expect(() => parseArgs(['--out', 'a.sqlite'])).toThrow(/Usage/);
   });
 });
+
+describe('npm run import -- --help', () => {
+  it('prints the usage and exits 0', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/import-history.ts', '--help'], { timeout: 60_000 });
+    expect(stdout).toMatch(/^Usage: npm run import -- --format/);
+    expect(stdout).toContain('--out <path>');
+    expect(parseArgs(['-h'])).toEqual({ help: true });
+  });
+});

@@ -63,7 +63,7 @@ describe('ChatGPT export', () => {
     expect(contents(lisbon)).toEqual(lisbonTurns);
     expect(lisbon.title).toBe('Trip to Lisbon 🇵🇹');
     expect(lisbon.createdAt).toBe(T0 * 1000);
-    expect(lisbon.turns[1]).toMatchObject({ id: 'chatgpt:a1', role: 'assistant', occurredAt: (T0 + 20) * 1000 });
+    expect(lisbon.turns[1]).toMatchObject({ id: 'chatgpt:conv-lisbon:a1', role: 'assistant', occurredAt: (T0 + 20) * 1000 });
     expect(skipped).toEqual(['conversations without an id or message tree']);
     // The empty conversation is yielded with no turns (the engine counts it as empty).
     expect(conversations.find((c) => c.id === 'chatgpt:conv-empty')?.turns).toEqual([]);

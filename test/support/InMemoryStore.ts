@@ -134,7 +134,7 @@ export class InMemoryStore implements MemoryStore, VectorStore {
       };
       this.#turns.set(turn.id, { key: this.#nextKey++, message });
       const c = this.#conversations.get(turn.conversationId)!;
-      this.#conversations.set(c.id, { ...c, updatedAt: now });
+      this.#conversations.set(c.id, { ...c, updatedAt: Math.max(c.updatedAt, occurredAt) });
       out.push({ message, created: true });
     }
     return out;

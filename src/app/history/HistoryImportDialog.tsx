@@ -4,7 +4,7 @@
  * anything is written, then progress (conversations, turns, bytes) with Cancel, then the report.
  */
 import { useRef, useState } from 'react';
-import { HISTORY_FORMATS, type HistoryFormat, type HistoryProgress, type SynthesisEstimate } from '../../core/base/historyImport';
+import { HISTORY_FORMATS, type HistoryFormat, type HistoryProgress, type SynthesisEstimate, type TranscriptLayout } from '../../core/base/historyImport';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import { useEngineQuery } from '../hooks';
 import { formatBytes } from '../format';
@@ -37,11 +37,34 @@ function Progress({ progress, label }: { progress: HistoryProgress | null; label
   );
 }
 
+/** How a transcript's speakers were read: the first turns with their roles, and why the reading is uncertain. */
+function TranscriptReading({ layout, confirmed, onConfirm }: { layout: TranscriptLayout; confirmed: boolean; onConfirm: (yes: boolean) => void }) {
+  return (
+    <div className="transcript-reading" data-testid="transcript-reading">
+      <p>{layout.ambiguous ? `Recollect is not sure who is speaking (${layout.reasons.join('; ')}). The first turns read as:` : 'The first turns read as:'}</p>
+      <ol>
+        {layout.preview.map((t, i) => (
+          <li key={i} data-testid="transcript-turn" data-role={t.role}>
+            <strong>{t.role === 'assistant' ? 'Assistant' : 'User'}</strong> ({t.speaker}): {t.excerpt}
+          </li>
+        ))}
+      </ol>
+      {layout.ambiguous && (
+        <label>
+          <input type="checkbox" checked={confirmed} onChange={(e) => onConfirm(e.target.checked)} />
+          {' '}These speakers and roles are right
+        </label>
+      )}
+    </div>
+  );
+}
+
 export function HistoryImportButton() {
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
   const [format, setFormat] = useState<HistoryFormat | 'auto'>('auto');
   const [policy, setPolicy] = useState<PolicyName | null>(null);
+  const [rolesConfirmed, setRolesConfirmed] = useState(false);
   const consolidation = useEngineQuery((q) => q.consolidation());
   const { state, scan, start, cancel, reset } = useHistoryImport();
   const chosenPolicy = policy ?? consolidation.data?.policy ?? 'recurrence';
@@ -50,6 +73,7 @@ export function HistoryImportButton() {
     reset();
     setFile(null);
     setPolicy(null);
+    setRolesConfirmed(false);
   };
 
   return (
@@ -61,6 +85,7 @@ export function HistoryImportButton() {
           e.target.value = '';
           if (!picked) return;
           setFile(picked);
+          setRolesConfirmed(false);
           void scan(picked, format);
         }} />
       {file && (
@@ -84,6 +109,7 @@ export function HistoryImportButton() {
                 Found {n(state.scan.conversations)} conversations with {n(state.scan.turns)} turns (about {n(state.scan.episodes)} episodes)
                 {state.scan.skipped.length > 0 ? `; will skip ${state.scan.skipped.map((s) => `${n(s.count)} ${s.reason}`).join(', ')}` : ''}.
               </p>
+              {state.scan.transcript && <TranscriptReading layout={state.scan.transcript} confirmed={rolesConfirmed} onConfirm={setRolesConfirmed} />}
               <fieldset>
                 <legend>Synthesis on your endpoint (estimate)</legend>
                 {state.scan.estimates.map((e) => (
@@ -95,7 +121,7 @@ export function HistoryImportButton() {
                 <p className="muted">Turns are stored, searchable and embedded whatever you choose; the policy only decides LLM synthesis (changeable later in Settings).</p>
               </fieldset>
               <div className="buttons">
-                <button type="button" disabled={state.scan.turns === 0 || !state.scan.format}
+                <button type="button" disabled={state.scan.turns === 0 || !state.scan.format || (state.scan.transcript?.ambiguous === true && !rolesConfirmed)}
                   onClick={() => state.scan.format && void start(file, state.scan.format, chosenPolicy)}>
                   Import {n(state.scan.turns)} turns
                 </button>

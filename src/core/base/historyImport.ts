@@ -27,6 +27,8 @@ export interface HistoryFile {
 export interface ImportedTurn {
   /** Stable id for the stored turn (derived from the source's message id). */
   readonly id: string;
+  /** The id an earlier version of the importer stored this turn under: a re-import must not add it again. */
+  readonly formerId?: string;
   readonly role: 'user' | 'assistant';
   readonly speaker?: string;
   readonly content: string;
@@ -41,9 +43,23 @@ export interface ImportedConversation {
   readonly turns: readonly ImportedTurn[];
 }
 
+/**
+ * How a transcript names its speakers, as read from the file: the layout, the speakers and their
+ * roles, the first turns, and whether the reading is uncertain (then the app asks before storing).
+ */
+export interface TranscriptLayout {
+  readonly layout: 'heading' | 'label' | 'list' | 'none';
+  readonly ambiguous: boolean;
+  /** Why the reading is uncertain, in words (empty when it is not). */
+  readonly reasons: readonly string[];
+  readonly speakers: readonly { readonly name: string; readonly role: 'user' | 'assistant' }[];
+  readonly preview: readonly { readonly speaker: string; readonly role: 'user' | 'assistant'; readonly excerpt: string }[];
+}
+
 /** What a reader yields: the format it recognised (first), a conversation, or an entry it could not use and why (counted, never fatal). */
 export type HistoryItem =
   | { readonly kind: 'format'; readonly format: HistoryFormat }
+  | { readonly kind: 'layout'; readonly layout: TranscriptLayout }
   | { readonly kind: 'conversation'; readonly conversation: ImportedConversation }
   | { readonly kind: 'skipped'; readonly reason: string };
 
@@ -108,6 +124,8 @@ export interface HistoryScan {
   readonly episodes: number;
   readonly estimates: readonly SynthesisEstimate[];
   readonly cancelled: boolean;
+  /** For a transcript: how its speakers were read (the app asks before storing when uncertain). */
+  readonly transcript?: TranscriptLayout;
 }
 
 export interface HistoryImportReport {

@@ -41,5 +41,6 @@ export function validateNewTurn(turn: { readonly role: unknown; readonly speaker
   const speaker = (turn.speaker ?? (role === 'user' ? 'User' : role === 'assistant' ? 'Assistant' : 'System')).trim().slice(0, 100) || 'User';
   const occurredAt = turn.occurredAt ?? now;
   if (!Number.isFinite(occurredAt)) throw new RecollectError('INVALID_INPUT', 'A message time must be a valid date.');
-  return { role, speaker, content, occurredAt };
+  // Whole ms: a fraction (exports carry microseconds) would be stored as REAL in an INTEGER column.
+  return { role, speaker, content, occurredAt: Math.round(occurredAt) };
 }

@@ -107,7 +107,11 @@ export class MemoryEngine implements EngineApi {
     this.#history = deps.historyReader
       ? new HistoryImports({
           reader: deps.historyReader, clock,
-          sink: { createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.#conversations.append(t), setConsolidationPolicy: (p) => this.#settings.setPolicy(p) },
+          sink: {
+            createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.#conversations.append(t), setConsolidationPolicy: (p) => this.#settings.setPolicy(p),
+            storedTurnIds: async (id) => (await deps.store.getConversation(id)) ? new Set((await deps.store.listMessages(id)).map((m) => m.id)) : null,
+            discardConversation: (id) => deps.store.deleteConversation(id),
+          },
         })
       : null;
     this.#upkeep = new EngineUpkeep({ lifecycle: this.#lifecycle, consolidator: this.#consolidator, jobs: this.#jobs, episodes: deps.episodes ?? null, clock, ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}) });

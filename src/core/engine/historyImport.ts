@@ -12,7 +12,7 @@
 import type { AppendResult, NewTurn } from '../base/types';
 import type { Clock } from '../base/ports';
 import type {
-  HistoryFile, HistoryFormat, HistoryImportReport, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount,
+  HistoryFile, HistoryFormat, HistoryImportReport, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount, TranscriptLayout,
 } from '../base/historyImport';
 import { validateTurnContent } from '../base/limits';
 import { RecollectError } from '../base/errors';
@@ -25,6 +25,10 @@ export interface HistorySink {
   createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<unknown>;
   appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]>;
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
+  /** Ids of the turns stored in the conversation, or null when it does not exist yet. */
+  storedTurnIds(conversationId: string): Promise<ReadonlySet<string> | null>;
+  /** Removes a conversation this import created when none of its turns could be stored (no empty shell in the sidebar). */
+  discardConversation(conversationId: string): Promise<void>;
 }
 
 export interface HistoryImportsDeps {
@@ -84,7 +88,7 @@ export class HistoryImports {
     });
     return {
       format: result.format, conversations, turns: tally.turns, skipped: result.skips.list(), episodes: tally.cells,
-      estimates: estimateSynthesis(tally), cancelled: result.cancelled,
+      estimates: estimateSynthesis(tally), cancelled: result.cancelled, ...(result.layout ? { transcript: result.layout } : {}),
     };
   }
 
@@ -95,13 +99,23 @@ export class HistoryImports {
     let conversations = 0;
     let turnsAdded = 0;
     let alreadyPresent = 0;
-    let batch: { conversation: ImportedConversation; turns: NewTurn[] }[] = [];
+    let batch: { conversation: ImportedConversation; turns: NewTurn[]; formerIds: (string | undefined)[] }[] = [];
     let batchTurns = 0;
     const flush = async (skips: Skips) => {
       if (batch.length === 0) return;
       const groups = batch;
       batch = [];
       batchTurns = 0;
+      // A conversation already in memory sends only turns it does not hold, under either id scheme.
+      const isNew: boolean[] = [];
+      for (const g of groups) {
+        const stored = await this.#d.sink.storedTurnIds(g.conversation.id);
+        isNew.push(stored === null);
+        if (!stored) continue;
+        const before = g.turns.length;
+        g.turns = g.turns.filter((t, i) => !stored.has(t.id) && !(g.formerIds[i] && stored.has(g.formerIds[i]!)));
+        alreadyPresent += before - g.turns.length;
+      }
       let results: AppendResult[][];
       await this.#d.sink.createConversations(groups.map(({ conversation: c }) => ({ id: c.id, title: c.title, createdAt: c.createdAt })));
       try {
@@ -111,11 +125,12 @@ export class HistoryImports {
       } catch {
         // One conversation spoiled the transaction: store the others one by one and skip it.
         results = [];
-        for (const g of groups) {
+        for (const [k, g] of groups.entries()) {
           try {
             results.push(await this.#d.sink.appendTurns(g.turns));
           } catch (err) {
             skips.add(`conversation${err instanceof RecollectError ? ` refused (${err.message})` : 's that failed to store'}`);
+            if (isNew[k]) await this.#d.sink.discardConversation(g.conversation.id);
             results.push([]);
           }
         }
@@ -128,7 +143,10 @@ export class HistoryImports {
       }
     };
     const result = await this.#pass(file, request, 'importing', onProgress, async (conversation, turns, skips) => {
-      batch.push({ conversation, turns: turns.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })) });
+      batch.push({
+        conversation, formerIds: turns.map((t) => t.formerId),
+        turns: turns.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })),
+      });
       batchTurns += turns.length;
       if (batchTurns >= BATCH_TURNS) await flush(skips);
       return turns.length;
@@ -151,12 +169,13 @@ export class HistoryImports {
     onProgress: ((p: HistoryProgress) => void) | undefined,
     use: (c: ImportedConversation, turns: ImportedConversation['turns'], skips: Skips) => Promise<number>,
     end?: (skips: Skips) => Promise<void>,
-  ): Promise<{ format: HistoryFormat | null; skips: Skips; cancelled: boolean }> {
+  ): Promise<{ format: HistoryFormat | null; skips: Skips; cancelled: boolean; layout: TranscriptLayout | null }> {
     if (this.#running.has(request.importId)) throw new RecollectError('INVALID_INPUT', 'This import is already running.');
     this.#running.add(request.importId);
     const skips = new Skips();
     let format: HistoryFormat | null = request.format === 'auto' ? null : request.format;
     let bytesRead = 0;
+    let layout: TranscriptLayout | null = null;
     let conversations = 0;
     let turns = 0;
     let lastReport = 0;
@@ -172,6 +191,10 @@ export class HistoryImports {
       for await (const item of items) {
         if (item.kind === 'format') {
           format = item.format;
+          continue;
+        }
+        if (item.kind === 'layout') {
+          layout = item.layout;
           continue;
         }
         if (item.kind === 'skipped') {
@@ -198,7 +221,7 @@ export class HistoryImports {
       }
       if (end) await end(skips);
       report(true);
-      return { format, skips, cancelled: cancelled() };
+      return { format, skips, cancelled: cancelled(), layout };
     } finally {
       this.#running.delete(request.importId);
       this.#cancelled.delete(request.importId);
