@@ -11,6 +11,8 @@ import { v4 } from './schemaV4';
 import { v5 } from './schemaV5';
 import { v6 } from './schemaV6';
 import { v7 } from './schemaV7';
+import { reindexLexical, v9, type MigrationProgress } from './schemaV9';
+import type { Sql } from '../core/base/sql';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -18,6 +20,11 @@ export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly sql: string;
+  /**
+   * Work done in JS after `sql`, in the same transaction (e.g. re-indexing in pages so progress
+   * can be reported while a large memory is rebuilt).
+   */
+  readonly run?: (tx: Sql, onProgress?: MigrationProgress) => Promise<void>;
 }
 
 const v1 = /* sql */ `
@@ -332,6 +339,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'tombstones: user deletions the pipeline respects', sql: v5 },
   { version: 6, name: 'turn index updated once per appended batch', sql: v6 },
   { version: 7, name: 'memory switches per conversation; theme tombstones as a column', sql: v7 },
+  { version: 9, name: 'lexical text in every FTS index: scripts without spaces, combining marks', sql: v9, run: reindexLexical },
 ];
 
 /** The queued turns' neighbours (within the window) that are not queued themselves. */

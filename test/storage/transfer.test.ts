@@ -92,7 +92,7 @@ describe('export and import', () => {
     expect([again[18], again[19]]).toEqual([1, 1]);
   });
 
-  it('imports a schema v6 file (before memory switches) as v7 with both switches on', async () => {
+  it('imports a schema v6 file (before memory switches) at the latest schema with both switches on', async () => {
     const db = await openMemoryDatabase({ migrateSchema: false });
     await migrate(db, MIGRATIONS, 6);
     await db.exec("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Old chat', 1, 1)");
@@ -100,7 +100,7 @@ describe('export and import', () => {
     const old = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
     const target = await openNodeStore();
     const summary = await target.importDatabase(await old.exportDatabase());
-    expect(summary).toMatchObject({ fromSchemaVersion: 6, schemaVersion: 7, messageCount: 1 });
+    expect(summary).toMatchObject({ fromSchemaVersion: 6, schemaVersion: LATEST_SCHEMA_VERSION, messageCount: 1 });
     expect(await target.getConversation('c1')).toMatchObject({ title: 'Old chat', useMemory: true, remember: true });
     expect((await target.searchMessages('peppers')).map((h) => h.message.id)).toEqual(['m1']);
   });
