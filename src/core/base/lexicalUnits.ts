@@ -25,6 +25,7 @@ const UNIT_SOURCE =
 /** A run of such units. */
 const RUN = new RegExp(`(?:${UNIT_SOURCE})+`, 'gu');
 const UNIT = new RegExp(UNIT_SOURCE, 'gu');
+const NON_ASCII = /[^\x00-\x7f]/;
 /** Quick test before the regex work: most text (English) has nothing to rewrite. */
 const ANY = new RegExp(UNIT_SOURCE, 'u');
 
@@ -64,6 +65,8 @@ function indexRun(run: string): string {
  */
 export function lexicalText(text: string | null | undefined): string {
   if (!text) return '';
+  // Most text is plain ASCII, whose NFKC form is itself: skip the normalisation and the scan.
+  if (!NON_ASCII.test(text)) return text;
   const s = text.normalize('NFKC');
   return ANY.test(s) ? s.replace(RUN, indexRun) : s;
 }
