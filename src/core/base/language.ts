@@ -83,3 +83,44 @@ export function dominantLanguage(texts: readonly string[]): { language: Language
   const [language, w] = [...weight.entries()].sort((a, b) => b[1] - a[1])[0]!;
   return { language, share: w / total };
 }
+
+/** What the user writes in, from their recent turns (EngineApi.writingLanguage). */
+export interface WritingLanguage {
+  readonly language: LanguageCode;
+  readonly name: string;
+  /** Share of the recent text (by length) in that language, 0–1. */
+  readonly share: number;
+  readonly turns: number;
+}
+
+/** A model as the notice needs it: the languages it covers, null when its catalog entry does not say. */
+export interface ModelLanguages {
+  readonly id: string;
+  readonly label: string;
+  readonly kind: string;
+  readonly languages?: readonly string[] | null;
+}
+
+/** Most of the text must be in the language before the notice shows. */
+export const LANGUAGE_NOTICE_SHARE = 0.5;
+
+/**
+ * Whether `model` embeds `language` well. A catalog entry without a languages list is taken as
+ * English-only (every embedder without one is an English model); "multilingual" or "*" covers all.
+ */
+export function coversLanguage(model: ModelLanguages, language: LanguageCode): boolean {
+  const langs = model.languages ?? ['en'];
+  return langs.some((l) => l === language || l === 'multilingual' || l === '*');
+}
+
+/**
+ * The Models panel's notice: when most recent text is in a language the active embedder does not
+ * cover, which catalog embedders would (possibly none yet). Null when no notice is due.
+ */
+export function languageNotice(writing: WritingLanguage | null, active: ModelLanguages | undefined, models: readonly ModelLanguages[]):
+  { readonly language: string; readonly suggestions: readonly ModelLanguages[] } | null {
+  if (!writing || !active || writing.share < LANGUAGE_NOTICE_SHARE) return null;
+  if (coversLanguage(active, writing.language)) return null;
+  const suggestions = models.filter((m) => m.kind === 'embedder' && m.id !== active.id && m.languages != null && coversLanguage(m, writing.language));
+  return { language: writing.name, suggestions };
+}
