@@ -25,7 +25,7 @@ const UNIT_SOURCE =
 /** A run of such units. */
 const RUN = new RegExp(`(?:${UNIT_SOURCE})+`, 'gu');
 const UNIT = new RegExp(UNIT_SOURCE, 'gu');
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[^\p{ASCII}]/u;
 /** Quick test before the regex work: most text (English) has nothing to rewrite. */
 const ANY = new RegExp(UNIT_SOURCE, 'u');
 
