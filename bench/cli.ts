@@ -22,6 +22,8 @@
  * kills the renderer, the engine worker or the browser while turns are appended (bench/crash.ts).
  *   npm run bench -- vectors [--runtime node|browser] [--n 100000] [--dim 384] [--queries 200] [--k 100] [--out report.json]
  * times the WASM SIMD int8 vector index against the JS brute force in the same run (bench/vector-index.ts).
+ *   npm run bench -- multilingual [--data bench/data/multilingual] [--out report.json]
+ * known-item recall per language for message search and recall, and a tokenizer comparison (bench/multilingual.ts).
  * A progress line goes to stderr; the summary table to stdout.
  */
 import { execFileSync } from 'node:child_process';
@@ -40,12 +42,14 @@ import { BenchUsageError, parseConstructionArgs, parseIngestArgs, parseRecallArg
 import { browserDriver, gitCommit as commit, loadScaleCorpora, nodeDriver, runScale } from './scale';
 import { scaleSummary, writeScaleReport } from './scaleReport';
 import { crashCommand } from './crash';
+import { MULTILINGUAL_USAGE, multilingualCommand } from './multilingual';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
   process.stderr.write(`${USAGE}\n`);
   process.stderr.write(`       ${QA_USAGE.replace(/^usage: /, '')}\n`);
   process.stderr.write(`       ${VECTORS_USAGE.replace(/^usage: /, '')}\n`);
+  process.stderr.write(`       ${MULTILINGUAL_USAGE.replace(/^usage: /, '')}\n`);
   process.exit(2);
 }
 
@@ -172,4 +176,5 @@ else if (command === 'scale') await scale(rest);
 else if (command === 'qa') await qaCommand(rest);
 else if (command === 'vectors') await vectorsCommand(rest);
 else if (command === 'crash') await crashCommand(rest, usage);
+else if (command === 'multilingual') await multilingualCommand(rest, progressLine());
 else usage(command ? `unknown command ${command}` : undefined);

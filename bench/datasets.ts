@@ -9,7 +9,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export type DatasetName = 'locomo' | 'longmemeval';
+export type DatasetName = 'locomo' | 'longmemeval' | 'multilingual';
 
 export interface BenchTurn {
   /** Unique within the corpus, e.g. "D3:7" (LoCoMo) or "<session key>:4" (LongMemEval). */

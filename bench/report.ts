@@ -8,9 +8,10 @@ import { dirname, basename, join } from 'node:path';
 import type { RetrievalConfig } from '../src/core/recall/fusion';
 import { summarise, type RecallRun, type RerankCost, type SystemSummary } from './recall';
 import { ANSWER_BUDGET } from '../src/core/base/settings';
+import type { DatasetName } from './datasets';
 
 export interface RecallReport {
-  readonly dataset: 'locomo' | 'longmemeval';
+  readonly dataset: DatasetName;
   readonly source: string;
   readonly runtime: 'node' | 'browser';
   readonly commit: string | null;

@@ -18,6 +18,7 @@ export const queryKeys = {
   vectorSearch: (q: string) => ['vector-search', q] as const,
   allVectorSearch: ['vector-search'] as const,
   stats: ['stats'] as const,
+  writingLanguage: ['writing-language'] as const,
   embedding: ['embedding-status'] as const,
   models: ['models'] as const,
   modelStatus: ['model-status'] as const,
@@ -48,6 +49,7 @@ export function engineQueries({ engine, models }: EngineClient) {
     search: (q: string) => queryOptions({ queryKey: queryKeys.search(q), queryFn: () => engine.searchMessages(q, { limit: 30 }), enabled: q.length > 0 }),
     vectorSearch: (q: string) => queryOptions({ queryKey: queryKeys.vectorSearch(q), queryFn: () => engine.vectorSearch(q, { limit: 10 }), enabled: q.length > 0 }),
     stats: () => queryOptions({ queryKey: queryKeys.stats, queryFn: () => engine.stats() }),
+    writingLanguage: () => queryOptions({ queryKey: queryKeys.writingLanguage, queryFn: () => engine.writingLanguage(), staleTime: 0 }),
     embedding: () => queryOptions({ queryKey: queryKeys.embedding, queryFn: () => engine.embeddingStatus() }),
     // The model catalog lives in the model worker, which needs no database: no owner gate.
     models: () => queryOptions({ queryKey: queryKeys.models, queryFn: () => models.listModels(), staleTime: 0, meta: { ownerFree: true } }),

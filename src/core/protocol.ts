@@ -16,6 +16,7 @@ import type { JobCounts } from './base/jobs';
 import type { LlmSettingsInput, LlmSettingsView } from './base/settings';
 import type { EmbedRole, LlmConnectionTest } from './base/ports';
 import type { RetrievalResult } from './recall/Retriever';
+import type { WritingLanguage } from './base/language';
 import type {
   FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
   ProfileItemView, SceneMapPoint, SceneView,
@@ -117,6 +118,8 @@ export interface EngineApi {
   deleteMessage(id: string): Promise<boolean>;
   searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]>;
   stats(): Promise<StorageStats>;
+  /** The language most of the user's recent turns are in (core/base/language.ts), null with no turns. */
+  writingLanguage(): Promise<WritingLanguage | null>;
   exportDatabase(): Promise<Uint8Array>;
   importDatabase(bytes: Uint8Array): Promise<ImportSummary>;
   /** Chat history from other services: scan first (counts, cost estimate), then import; both stream and can be cancelled. */
@@ -199,6 +202,8 @@ export interface ModelInfo {
   readonly approxBytes: number;
   readonly bundled: boolean;
   readonly note: string;
+  /** Languages the model covers (ISO 639-1, or "multilingual"); null when its catalog entry does not say. */
+  readonly languages: readonly string[] | null;
   /** Loadable without the network. */
   readonly available: boolean;
   /** Downloaded earlier and kept in the browser cache (or Node FS cache). */

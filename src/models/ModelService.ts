@@ -153,6 +153,8 @@ export class ModelService implements ModelWorkerApi {
           approxBytes: entry.approxBytes,
           bundled: entry.bundled,
           note: entry.note,
+          // Catalog entries may state their languages; older ones do not (read tolerantly).
+          languages: (entry as { readonly languages?: readonly string[] }).languages ?? null,
           available: local || cached,
           cached,
           selected: slot.id === entry.id,

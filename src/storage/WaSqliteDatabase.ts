@@ -22,6 +22,7 @@
 import * as SQLite from '@journeyapps/wa-sqlite';
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import { RecollectError } from '../core/base/errors';
+import { lexicalText } from '../core/base/lexicalUnits';
 
 /** The parts of the Emscripten module we call directly (exports present in every wa-sqlite build). */
 export interface WaSqliteModule {
@@ -75,6 +76,34 @@ function markRollbackJournal(bytes: Uint8Array): void {
   }
 }
 
+/** Name of the SQL function every FTS index is fed through (core/base/lexicalUnits `lexicalText`). */
+export const LEXICAL_TEXT_FUNCTION = 'lexical_text';
+
+/**
+ * Registers `lexical_text(text)` on a connection. The FTS triggers and the turn index view call
+ * it, so it must exist on every connection that writes memory: deterministic (usable in
+ * triggers and views) and innocuous (allowed when `trusted_schema` is off, as on import).
+ */
+function registerLexicalText(module: WaSqliteModule, sqlite3: SQLiteAPI, db: number): void {
+  // wa-sqlite 2.0.6 keys its JS callbacks of user functions by function NAME for the whole module,
+  // and registering a name again drops the previous callback — which breaks the function on every
+  // other open connection (live database + import temp, or parallel tests). Our callback is the
+  // same pure function everywhere, so the drop is suppressed for this one registration.
+  const callbacks = module as unknown as { deleteCallback?: (key: number) => void };
+  const drop = callbacks.deleteCallback;
+  callbacks.deleteCallback = () => undefined;
+  try {
+    sqlite3.create_function(db, LEXICAL_TEXT_FUNCTION, 1, SQLite.SQLITE_UTF8 | SQLite.SQLITE_DETERMINISTIC | SQLite.SQLITE_INNOCUOUS, 0,
+      (context, values) => {
+        const value = values[0]!;
+        const text = sqlite3.value_type(value) === SQLite.SQLITE_NULL ? '' : sqlite3.value_text(value);
+        sqlite3.result_text(context, lexicalText(text));
+      });
+  } finally {
+    callbacks.deleteCallback = drop;
+  }
+}
+
 export class WaSqliteDatabase implements Sql {
   readonly sqlite3: SQLiteAPI;
   readonly module: WaSqliteModule;
@@ -97,6 +126,7 @@ export class WaSqliteDatabase implements Sql {
     // Statement journals and sort spills go to memory: on OPFS each would otherwise be a temp
     // file (sync access handle create/write/delete), measured at 3.6× the OPFS writes of ingest.
     await conn.exec('PRAGMA temp_store = MEMORY');
+    registerLexicalText(module, sqlite3, db);
     return conn;
   }
 

@@ -21,6 +21,7 @@ import { RecollectError } from '../core/base/errors';
 import { tombstoneHash } from '../core/explorer/explorerText';
 import { searchKind, candidatesByIds } from './explorerSearch';
 import { toFtsQuery } from './ftsQuery';
+import { terms as lexicalTerms } from '../core/base/text';
 import {
   emptyEpisodeIds,
   CELL_SUMMARY, FACT_VIEW, FORESIGHT_VIEW, clip, jsonList, marks, num, numOrNull, parseEncoding, str, strOrNull, toCellSummary, toFact, toForesight,
@@ -389,7 +390,8 @@ export class SqlExplorerStore implements ExplorerStore {
 
   async forgetCandidates(query: string, limit: number): Promise<ForgetCandidate[]> {
     const match = toFtsQuery(query);
-    const terms = [...query.toLowerCase().matchAll(/[\p{L}\p{N}]{2,}/gu)].map((m) => m[0]).slice(0, 8);
+    // The same words as search (bigrams for scripts without spaces), for the tables without FTS.
+    const terms = [...new Set(lexicalTerms(query).filter((t) => t.length >= 2))].slice(0, 8);
     if (match === null || terms.length === 0) return [];
     const like = (cols: string[]): { sql: string; args: string[] } => ({
       sql: terms.map(() => `(${cols.map((c) => `lower(coalesce(${c}, '')) LIKE ?`).join(' OR ')})`).join(' OR '),

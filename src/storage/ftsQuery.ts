@@ -1,9 +1,12 @@
 /**
  * Turns arbitrary user text into a safe FTS5 MATCH expression with OR semantics. Only letter
  * and digit runs survive, each wrapped in double quotes, so quotes, `*`, `NEAR(`, `-`, column
- * filters and boolean keywords in the input are plain words, never syntax.
+ * filters and boolean keywords in the input are plain words, never syntax. Words of scripts without
+ * spaces arrive as the character bigrams the indexes hold (core/base/lexicalUnits); a lone such
+ * character is a prefix query.
  */
 import { STOP_WORDS, terms } from '../core/base/text';
+import { ftsOperand } from '../core/base/lexicalUnits';
 
 const MAX_TERMS = 32;
 const MAX_TERM_CHARS = 64;
@@ -26,5 +29,5 @@ export function ftsTerms(text: string): string[] {
 export function toFtsQuery(text: string): string | null {
   const terms = ftsTerms(text);
   if (terms.length === 0) return null;
-  return terms.map((t) => `"${t}"`).join(' OR ');
+  return terms.map(ftsOperand).join(' OR ');
 }

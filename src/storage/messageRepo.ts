@@ -1,11 +1,11 @@
 /** SQL for messages: append (idempotent), list, get, delete, and BM25 full-text search. */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { Message, NewTurn, SearchHit } from '../core/base/types';
-import { HIGHLIGHT_END, HIGHLIGHT_START } from '../core/base/types';
+import { highlightSnippet } from '../core/base/highlight';
 import { RecollectError } from '../core/base/errors';
 import { validateNewTurn } from '../core/base/limits';
 import { charsOverFour } from '../core/base/tokens';
-import { toFtsQuery } from './ftsQuery';
+import { ftsTerms, toFtsQuery } from './ftsQuery';
 import { TURN_INDEX_FLUSH } from './schema';
 
 interface MessageRow extends SqlRow {
@@ -145,42 +145,30 @@ export function forgetSpeakers(sql: Sql): void {
 /**
  * BM25 full-text search (OR over sanitised terms). Returns [] for text with no searchable term.
  *
- * Unscoped, the top `limit` rows are ranked inside the FTS table first and only they get their
- * message row and snippet: in one statement SQLite built the snippet and joined `messages` for
- * every matching row before sorting, most of a search's time in a large database (the scale benchmark's profile).
+ * Unscoped, the top `limit` rows are ranked inside the FTS table first and only they are joined to
+ * `messages`: in one statement SQLite joined every matching row before sorting, most of a
+ * search's time in a large database (the scale benchmark's profile). Snippets are built in JS from the turn's own text
+ * (core/base/highlight): the index holds lexical text, not the turn.
  */
 export async function searchMessages(sql: Sql, text: string, options: { limit?: number; conversationId?: string } = {}): Promise<SearchHit[]> {
+  const terms = ftsTerms(text);
   const match = toFtsQuery(text);
   if (!match) return [];
   const limit = Math.max(1, Math.min(options.limit ?? 20, 500));
-  if (options.conversationId) return searchJoined(sql, match, limit, options.conversationId);
-  const top = await sql.query<{ pk: number; rank: number }>(
-    'SELECT rowid AS pk, bm25(messages_fts, 1.0, 0.3) AS rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid LIMIT ?',
-    [match, limit],
-  );
+  const top = options.conversationId
+    ? await sql.query<{ pk: number; rank: number }>(
+      `SELECT messages_fts.rowid AS pk, bm25(messages_fts, 1.0, 0.3) AS rank
+         FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
+        WHERE messages_fts MATCH ? AND m.conversation_id = ? ORDER BY rank, m.pk LIMIT ?`,
+      [match, options.conversationId, limit])
+    : await sql.query<{ pk: number; rank: number }>(
+      'SELECT rowid AS pk, bm25(messages_fts, 1.0, 0.3) AS rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid LIMIT ?',
+      [match, limit]);
   if (top.length === 0) return [];
-  const rows = await sql.query<MessageRow & { snippet: string }>(
-    `SELECT ${COLUMNS}, snippet(messages_fts, 0, ?, ?, '…', 24) AS snippet
-       FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
-      WHERE messages_fts MATCH ? AND messages_fts.rowid IN (${top.map(() => '?').join(', ')})`,
-    [HIGHLIGHT_START, HIGHLIGHT_END, match, ...top.map((t) => t.pk)],
-  );
+  const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.pk IN (${top.map(() => '?').join(', ')})`, top.map((t) => t.pk));
   const byPk = new Map(rows.map((r) => [Number(r.pk), r]));
   return top.flatMap((t) => {
     const r = byPk.get(Number(t.pk));
-    return r ? [{ message: toMessage(r), score: -Number(t.rank), snippet: r.snippet }] : [];
+    return r ? [{ message: toMessage(r), score: -Number(t.rank), snippet: highlightSnippet(String(r.content), terms) }] : [];
   });
-}
-
-/** Search within one conversation: the filter needs `messages`, so rank and join in one statement. */
-async function searchJoined(sql: Sql, match: string, limit: number, conversationId: string): Promise<SearchHit[]> {
-  const rows = await sql.query<MessageRow & { rank: number; snippet: string }>(
-    `SELECT ${COLUMNS}, bm25(messages_fts, 1.0, 0.3) AS rank,
-            snippet(messages_fts, 0, ?, ?, '…', 24) AS snippet
-       FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
-      WHERE messages_fts MATCH ? AND m.conversation_id = ?
-      ORDER BY rank LIMIT ?`,
-    [HIGHLIGHT_START, HIGHLIGHT_END, match, conversationId, limit],
-  );
-  return rows.map((r) => ({ message: toMessage(r), score: -Number(r.rank), snippet: r.snippet }));
 }

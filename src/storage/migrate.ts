@@ -5,6 +5,12 @@
 import type { Sql } from '../core/base/sql';
 import { RecollectError } from '../core/base/errors';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, RECOLLECT_APPLICATION_ID, type Migration } from './schema';
+import type { MigrationProgress } from './schemaV9';
+
+export interface MigrateOptions {
+  /** Progress of a migration that rebuilds data in JS (e.g. v9's re-index): rows done of all. */
+  readonly onProgress?: (migration: Migration, done: number, total: number) => void;
+}
 
 export async function schemaVersion(sql: Sql): Promise<number> {
   const [row] = await sql.query<{ user_version: number }>('PRAGMA user_version');
@@ -20,7 +26,7 @@ export async function applicationId(sql: Sql): Promise<number> {
  * Brings the database to `target` (default: latest). Refuses a database written by a newer
  * Recollect, and a non-empty SQLite file that is not a Recollect database.
  */
-export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRATIONS, target = LATEST_SCHEMA_VERSION): Promise<{ from: number; to: number }> {
+export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRATIONS, target = LATEST_SCHEMA_VERSION, options: MigrateOptions = {}): Promise<{ from: number; to: number }> {
   const from = await schemaVersion(sql);
   if (from > target) {
     throw new RecollectError('SCHEMA_TOO_NEW',
@@ -38,6 +44,10 @@ export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRA
     if (m.version <= from || m.version > target) continue;
     await sql.transaction(async (tx) => {
       await tx.exec(m.sql);
+      if (m.run) {
+        const report: MigrationProgress | undefined = options.onProgress && ((done, total) => options.onProgress!(m, done, total));
+        await m.run(tx, report);
+      }
       await tx.exec(`PRAGMA user_version = ${m.version}`);
     });
   }

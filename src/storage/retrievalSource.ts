@@ -17,6 +17,7 @@ import type { Message } from '../core/base/types';
 import type { LexicalOptions, RetrievalScope, RetrievalSource } from '../core/recall/Retriever';
 import { toMessage } from './messageRepo';
 import { TURNS_FTS_COLUMNS } from './schema';
+import { ftsOperand } from '../core/base/lexicalUnits';
 
 /** Nearest message vectors of one vector model (e.g. the engine's SemanticIndex over `vectors`). */
 export type MessageVectorSearch = (vectorModelId: string, query: Float32Array, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>;
@@ -54,10 +55,13 @@ export function selectTerms(terms: readonly string[], df: ReadonlyMap<string, nu
   return terms.filter((t) => keep.has(t));
 }
 
-/** `"a" OR "b"` from plain words; embedded quotes are doubled so nothing is FTS5 syntax. */
+/**
+ * `"a" OR "b"` from plain words; embedded quotes are doubled so nothing is FTS5 syntax, and a lone
+ * character of a script without spaces is a prefix query (lexicalUnits.ftsOperand).
+ */
 export function orMatch(terms: readonly string[]): string | null {
   const clean = [...new Set(terms.map((t) => t.trim()).filter((t) => t.length > 0 && t.length <= 64))].slice(0, MAX_TERMS);
-  return clean.length ? clean.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ') : null;
+  return clean.length ? clean.map(ftsOperand).join(' OR ') : null;
 }
 
 function scopeSql(scope: RetrievalScope | undefined, params: SqlValue[]): string {

@@ -12,6 +12,8 @@ import { v5 } from './schemaV5';
 import { v6 } from './schemaV6';
 import { v7 } from './schemaV7';
 import { v8 } from './schemaV8';
+import { reindexLexical, v9, type MigrationProgress } from './schemaV9';
+import type { Sql } from '../core/base/sql';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -19,6 +21,11 @@ export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly sql: string;
+  /**
+   * Work done in JS after `sql`, in the same transaction (e.g. re-indexing in pages so progress
+   * can be reported while a large memory is rebuilt).
+   */
+  readonly run?: (tx: Sql, onProgress?: MigrationProgress) => Promise<void>;
 }
 
 const v1 = /* sql */ `
@@ -334,6 +341,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'turn index updated once per appended batch', sql: v6 },
   { version: 7, name: 'memory switches per conversation; theme tombstones as a column', sql: v7 },
   { version: 8, name: 'whole-ms times (repairs fractional times from history imports)', sql: v8 },
+  { version: 9, name: 'lexical text in every FTS index: scripts without spaces, combining marks', sql: v9, run: reindexLexical },
 ];
 
 /** The queued turns' neighbours (within the window) that are not queued themselves. */

@@ -92,7 +92,7 @@ describe('export and import', () => {
     expect([again[18], again[19]]).toEqual([1, 1]);
   });
 
-  it('imports a schema v6 file (before memory switches) as v7 with both switches on', async () => {
+  it('imports a schema v6 file (before memory switches) at the latest schema with both switches on', async () => {
     const db = await openMemoryDatabase({ migrateSchema: false });
     await migrate(db, MIGRATIONS, 6);
     await db.exec("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Old chat', 1, 1)");

@@ -5,6 +5,7 @@ import { formatBytes } from '../format';
 import { Dialog } from './Dialog';
 import { ComputeBackend } from './ComputeBackend';
 import type { ModelProgress } from '../../core/protocol';
+import { languageNotice } from '../../core/base/language';
 
 /** Settings → Models: what embeds and reranks, explicit downloads with progress, re-embedding progress. */
 export function ModelsPanel({ onClose }: { onClose: () => void }) {
@@ -18,6 +19,9 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
   const status = embedding.data;
   const switching = status && status.targetModel !== status.activeModel;
   const label = (id: string) => list.data?.find((m) => m.id === id && m.kind === 'embedder')?.label ?? id;
+  const writing = useEngineQuery((q) => q.writingLanguage());
+  const active = status ? list.data?.find((m) => m.kind === 'embedder' && m.id === status.targetModel) : undefined;
+  const notice = languageNotice(writing.data ?? null, active, list.data ?? []);
 
   return (
     <Dialog title="Models" onClose={onClose} wide>
@@ -41,6 +45,16 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
             </>
           )}
         </section>
+
+        {notice && (
+          <p className="notice" role="note" data-testid="language-notice">
+            Most of what you write is in {notice.language}, which {active?.label ?? 'this model'} does not cover: search by meaning
+            will miss much of it (search by words still finds it).{' '}
+            {notice.suggestions.length > 0
+              ? `A multilingual model covers it: ${notice.suggestions.map((m) => m.label).join(', ')}.`
+              : 'No model in this list covers it yet.'}
+          </p>
+        )}
 
         <ComputeBackend />
 

@@ -4,19 +4,27 @@
  * tombstones agree on what a "word" is.
  */
 
-/** Runs of letters or digits: "Ana's 2nd run!" → ana, s, 2nd, run. */
-const TERM = /[\p{L}\p{N}]+/gu;
+import { queryUnits } from './lexicalUnits';
+
+/**
+ * Runs of letters or digits: "Ana's 2nd run!" → ana, s, 2nd, run. A run in a script written
+ * without spaces (Chinese, Japanese, Thai…) yields its character bigrams instead (lexicalUnits),
+ * the same units the FTS indexes hold.
+ */
+// Combining marks belong to their letter (Thai vowels, Devanagari signs): the FTS tokenizers keep
+// them inside words too.
+const TERM = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 /** Runs of letters only (pseudo-relevance feedback skips numbers). */
-const LETTERS = /\p{L}+/gu;
+const LETTERS = /\p{L}[\p{L}\p{M}]*/gu;
 
 /** Lower-case letter/digit runs of the NFKC form of `text`, in order, with repeats. */
 export function terms(text: string): string[] {
-  return [...text.normalize('NFKC').toLowerCase().matchAll(TERM)].map((m) => m[0]);
+  return [...text.normalize('NFKC').toLowerCase().matchAll(TERM)].flatMap((m) => queryUnits(m[0]));
 }
 
 /** Lower-case letter runs of the NFKC form of `text`, in order, with repeats. */
 export function letterWords(text: string): string[] {
-  return [...text.normalize('NFKC').toLowerCase().matchAll(LETTERS)].map((m) => m[0]);
+  return [...text.normalize('NFKC').toLowerCase().matchAll(LETTERS)].flatMap((m) => queryUnits(m[0]));
 }
 
 /** Lower case, letters and digits only, single spaces: "Ana said: I like SUSHI!" → "ana said i like sushi". */

@@ -5,6 +5,7 @@
  * answering (AnswerService). The write path is capture (EmbeddingIndexer) → episodes (Lifecycle) →
  * synthesis (Consolidator); the read path is the MemoryReader (one query embedding feeds turns, facts and episodes).
  */
+import { dominantLanguage, LANGUAGE_NAMES, type WritingLanguage } from '../base/language';
 import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, SendRequest, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
@@ -343,6 +344,18 @@ export class MemoryEngine implements EngineApi {
 
   searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> { return this.#store.searchMessages(query, options); }
   stats(): Promise<StorageStats> { return this.#store.stats(); }
+
+  /** The language of the user's recent turns (up to 200, newest conversations first). */
+  async writingLanguage(): Promise<WritingLanguage | null> {
+    const texts: string[] = [];
+    for (const c of await this.#store.listConversations()) {
+      const mine = (await this.#store.listMessages(c.id)).filter((m) => m.role === 'user');
+      texts.push(...mine.slice(-200 + texts.length).map((m) => m.content));
+      if (texts.length >= 200) break;
+    }
+    const found = dominantLanguage(texts);
+    return found ? { language: found.language, name: LANGUAGE_NAMES[found.language], share: found.share, turns: texts.length } : null;
+  }
   exportDatabase(): Promise<Uint8Array> { return this.#store.exportDatabase(); }
 
   /** Replaces the memory with a file, all or nothing (core/engine/importMemory.ts). */

@@ -2,9 +2,10 @@
  * Foresight without an LLM: explicit future dates in a user's turn ("my exam is next Friday",
  * "we fly to Lisbon on March 3rd") become time-bounded foresight items via chrono-node, resolved
  * against the turn's own time in the user's time zone ("tomorrow" written at 23:30 in Tokyo is the
- * Tokyo tomorrow). Past references ("yesterday") are ignored.
+ * Tokyo tomorrow). Past references ("yesterday") are ignored. Dates in German, French, Spanish,
+ * Japanese, Chinese and Korean are read too (core/base/localDates).
  */
-import * as chrono from 'chrono-node';
+import { dateUnit, parseDates } from '../base/localDates';
 import { DEFAULT_TIME_ZONE, offsetMinutes, startOfDay } from '../base/timeZone';
 
 export interface DateForesight {
@@ -32,7 +33,7 @@ function sentenceAround(text: string, index: number, length: number): string {
 export function findDateForesight(text: string, writtenAt: number, timeZone = DEFAULT_TIME_ZONE): DateForesight[] {
   // chrono takes a fixed offset; the one in force when the turn was written resolves its words.
   const ref = { instant: new Date(writtenAt), timezone: offsetMinutes(timeZone, writtenAt) };
-  const results = chrono.parse(text.slice(0, 5_000), ref, { forwardDate: true });
+  const results = parseDates(text.slice(0, 5_000), ref, { forwardDate: true });
   const out: DateForesight[] = [];
   for (const r of results) {
     const start = r.start.date().getTime();
@@ -44,9 +45,12 @@ export function findDateForesight(text: string, writtenAt: number, timeZone = DE
     if (/\b(last|past|previous|since)\s*$/.test(lead) || /\b(last|ago|previous)\b/i.test(r.text)) continue;
     const dayStart = startOfDay(timeZone, start);
     const endDate = r.end?.date().getTime();
-    const monthOnly = !r.start.isCertain('day') && !r.start.isCertain('weekday');
+    const unit = dateUnit(r);
+    const monthOnly = unit === 'month' || (!unit && !r.start.isCertain('day') && !r.start.isCertain('weekday'));
     // The day's real end (23 or 25 hours on a DST change), measured from the next local midnight.
-    const endAt = endDate && endDate > start ? endDate : monthOnly ? startOfDay(timeZone, dayStart + 31 * DAY + 3 * 3_600_000) - 1 : startOfDay(timeZone, dayStart + DAY + 3 * 3_600_000) - 1;
+    const endAt = endDate && endDate > start ? endDate
+      : unit === 'week' ? startOfDay(timeZone, dayStart + 7 * DAY + 3 * 3_600_000) - 1
+      : monthOnly ? startOfDay(timeZone, dayStart + 31 * DAY + 3 * 3_600_000) - 1 : startOfDay(timeZone, dayStart + DAY + 3 * 3_600_000) - 1;
     if (endAt <= writtenAt) continue;
     out.push({ content: sentenceAround(text, r.index, r.text.length), startAt: Math.max(dayStart, writtenAt), endAt, phrase: r.text });
   }

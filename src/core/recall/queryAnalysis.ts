@@ -7,7 +7,7 @@
  * Dates are computed in UTC so that analysis is identical in every time zone; the engine stores
  * times as UTC milliseconds.
  */
-import * as chrono from 'chrono-node';
+import { dateUnit, isLocaleResult, parseDates } from '../base/localDates';
 import { STOP_WORDS, terms as lowerTerms } from '../base/text';
 
 export type QuestionType = 'when' | 'who' | 'where' | 'what' | 'which' | 'how' | 'why' | 'yes-no' | 'other';
@@ -105,14 +105,16 @@ const DAY = 86_400_000;
  * A bare weekday or clock time is ignored: it does not pin a date without more context.
  */
 export function parseDateRanges(text: string, now: number): DateRange[] {
-  const results = chrono.parse(text, { instant: new Date(now), timezone: 0 });
+  const results = parseDates(text, { instant: new Date(now), timezone: 0 });
   const ranges: DateRange[] = [];
   for (const r of results) {
     const s = r.start;
     const certainDay = s.isCertain('day');
     const certainMonth = s.isCertain('month');
     const certainYear = s.isCertain('year');
-    const relative = /\b(yesterday|today|tonight|tomorrow|ago|last|next|this|past|previous|recent)\b/i.test(r.text);
+    const relative = isLocaleResult(r) || /\b(yesterday|today|tonight|tomorrow|ago|last|next|this|past|previous|recent)\b/i.test(r.text);
+    // Our rules for other languages name their unit (the English words below are not in them).
+    const unit = dateUnit(r);
     if (!certainDay && !certainMonth && !certainYear && !relative) continue;
     const year = s.get('year') ?? new Date(now).getUTCFullYear();
     const month = (s.get('month') ?? 1) - 1;
@@ -120,13 +122,16 @@ export function parseDateRanges(text: string, now: number): DateRange[] {
     let start: number;
     let end: number;
     const words = r.text.toLowerCase();
-    if (/\bweeks?\b|weekend/.test(words)) {
+    if (unit === 'week') {
+      start = Date.UTC(year, month, day); // its Monday
+      end = start + 7 * DAY;
+    } else if (!unit && /\bweeks?\b|weekend/.test(words)) {
       start = Date.UTC(year, month, day) - 3 * DAY;
       end = start + 7 * DAY;
-    } else if (/\bmonths?\b/.test(words) || (certainMonth && !certainDay)) {
+    } else if (unit === 'month' || (!unit && (/\bmonths?\b/.test(words) || (certainMonth && !certainDay)))) {
       start = Date.UTC(year, month, 1);
       end = Date.UTC(year, month + 1, 1);
-    } else if (/\byears?\b/.test(words) || (certainYear && !certainMonth)) {
+    } else if (unit === 'year' || (!unit && (/\byears?\b/.test(words) || (certainYear && !certainMonth)))) {
       start = Date.UTC(year, 0, 1);
       end = Date.UTC(year + 1, 0, 1);
     } else {
