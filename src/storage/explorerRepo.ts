@@ -21,6 +21,7 @@ import { RecollectError } from '../core/base/errors';
 import { tombstoneHash } from '../core/explorer/explorerText';
 import { searchKind, candidatesByIds } from './explorerSearch';
 import { toFtsQuery } from './ftsQuery';
+import { deleteTurnsWhere } from './deletedTurns';
 import {
   emptyEpisodeIds,
   CELL_SUMMARY, FACT_VIEW, FORESIGHT_VIEW, clip, jsonList, marks, num, numOrNull, parseEncoding, str, strOrNull, toCellSummary, toFact, toForesight,
@@ -189,7 +190,7 @@ export class SqlExplorerStore implements ExplorerStore {
     const range = { conversationId: str(c.conversation_id), firstSeq: num(c.first_seq), lastSeq: num(c.last_seq) };
     let deletedTurnIds: string[] = [];
     if (turns) {
-      deletedTurnIds = (await tx.query('DELETE FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? RETURNING id', [range.conversationId, range.firstSeq, range.lastSeq])).map((r) => str(r.id));
+      deletedTurnIds = await deleteTurnsWhere(tx, 'conversation_id = ? AND seq BETWEEN ? AND ?', [range.conversationId, range.firstSeq, range.lastSeq]);
     } else {
       // The turns stay (verbatim chat history), but their range must not become an episode again.
       await tombstone(tx, { kind: 'memcell', itemId: id, memcellId: id, range }, now);
@@ -440,9 +441,9 @@ export class SqlExplorerStore implements ExplorerStore {
             break;
           }
           case 'turn': {
-            const rows = await tx.query('DELETE FROM messages WHERE id = ? RETURNING id', [id]);
-            deleted.turn += rows.length;
-            deletedTurnIds.push(...rows.map((r) => str(r.id)));
+            const ids = await deleteTurnsWhere(tx, 'id = ?', [id]);
+            deleted.turn += ids.length;
+            deletedTurnIds.push(...ids);
             break;
           }
           case 'foresight': {

@@ -9,6 +9,7 @@ import { loadSqlite, type SqliteRuntime } from './sqliteModule';
 import { WaSqliteDatabase } from './WaSqliteDatabase';
 import { migrate } from './migrate';
 import { SqliteMemoryStore } from './SqliteMemoryStore';
+import { compactedCopy } from './databaseTransfer';
 import type { Clock } from '../core/base/ports';
 
 let runtime: Promise<SqliteRuntime> | undefined;
@@ -31,9 +32,9 @@ export async function openMemoryDatabase(options: { migrateSchema?: boolean } = 
   return db;
 }
 
-/** Writes a consistent copy of the database to `path`. */
+/** Writes a compacted, consistent copy of the database to `path` (no free page, as the app's export). */
 export async function saveDatabaseFile(db: WaSqliteDatabase, path: string): Promise<void> {
-  await writeFile(path, await db.serialize());
+  await writeFile(path, await compactedCopy(db, () => openMemoryDatabase({ migrateSchema: false })));
 }
 
 /** Opens a .sqlite file as an in-memory database (the file itself is not modified). */

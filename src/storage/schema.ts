@@ -11,6 +11,7 @@ import { v4 } from './schemaV4';
 import { v5 } from './schemaV5';
 import { v6 } from './schemaV6';
 import { v7 } from './schemaV7';
+import { v10 } from './schemaV10';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -332,6 +333,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'tombstones: user deletions the pipeline respects', sql: v5 },
   { version: 6, name: 'turn index updated once per appended batch', sql: v6 },
   { version: 7, name: 'memory switches per conversation; theme tombstones as a column', sql: v7 },
+  { version: 10, name: 'deleted means gone: FTS secure-delete, date foresight goes with its turn', sql: v10 },
 ];
 
 /** The queued turns' neighbours (within the window) that are not queued themselves. */
