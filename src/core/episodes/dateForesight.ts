@@ -6,6 +6,7 @@
  */
 import * as chrono from 'chrono-node';
 import { DEFAULT_TIME_ZONE, offsetMinutes, startOfDay } from '../base/timeZone';
+import { isFutureStatement } from './futureStatement';
 
 export interface DateForesight {
   /** The sentence that mentions the date, trimmed. */
@@ -28,8 +29,12 @@ function sentenceAround(text: string, index: number, length: number): string {
   return text.slice(start < 0 ? 0 : start + 1, end).trim().slice(0, 300);
 }
 
-/** Finds future-dated mentions in `text` written at `writtenAt` (ms) by someone in `timeZone` (IANA). */
-export function findDateForesight(text: string, writtenAt: number, timeZone = DEFAULT_TIME_ZONE): DateForesight[] {
+/**
+ * Finds future-dated mentions in `text` written at `writtenAt` (ms) by someone in `timeZone` (IANA).
+ * Only statements about the future count (futureStatement.ts): never a question, a length of time
+ * or the past; an assistant's sentence only as its own commitment.
+ */
+export function findDateForesight(text: string, writtenAt: number, timeZone = DEFAULT_TIME_ZONE, role: 'user' | 'assistant' = 'user'): DateForesight[] {
   // chrono takes a fixed offset; the one in force when the turn was written resolves its words.
   const ref = { instant: new Date(writtenAt), timezone: offsetMinutes(timeZone, writtenAt) };
   const results = chrono.parse(text.slice(0, 5_000), ref, { forwardDate: true });
@@ -48,7 +53,9 @@ export function findDateForesight(text: string, writtenAt: number, timeZone = DE
     // The day's real end (23 or 25 hours on a DST change), measured from the next local midnight.
     const endAt = endDate && endDate > start ? endDate : monthOnly ? startOfDay(timeZone, dayStart + 31 * DAY + 3 * 3_600_000) - 1 : startOfDay(timeZone, dayStart + DAY + 3 * 3_600_000) - 1;
     if (endAt <= writtenAt) continue;
-    out.push({ content: sentenceAround(text, r.index, r.text.length), startAt: Math.max(dayStart, writtenAt), endAt, phrase: r.text });
+    const sentence = sentenceAround(text, r.index, r.text.length);
+    if (!isFutureStatement({ sentence, phrase: r.text, role })) continue;
+    out.push({ content: sentence, startAt: Math.max(dayStart, writtenAt), endAt, phrase: r.text });
   }
   return out;
 }
