@@ -481,7 +481,7 @@ export class SqlExplorerStore implements ExplorerStore {
           case 'profile':
             if (await this.#deleteProfileTx(tx, id, now)) deleted.profile++;
             break;
-          case 'scene':
+          case 'scene': {
             // A scene is a grouping; forgetting it clears the text the model wrote about it and
             // marks the summary forgotten (its tombstone), so no later synthesis writes one again.
             await tx.exec('UPDATE memscenes SET title = NULL, summary = NULL, summary_stale = 0, edited_by_user = 0, summary_forgotten = 1, updated_at = ? WHERE id = ?', [now, id]);
@@ -492,6 +492,7 @@ export class SqlExplorerStore implements ExplorerStore {
               sceneIds.add(id);
             }
             break;
+          }
         }
       }
       return { deleted, sceneIds: [...sceneIds], deletedTurnIds };
