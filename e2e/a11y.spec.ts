@@ -88,8 +88,7 @@ test('every view has no axe violations, light and dark, desktop and phone', asyn
       await openChats();
       await page.getByRole('button', { name: 'Temporary chat' }).click();
       problems.push(...await audit(page, at('temporary chat')));
-      await openChats();
-      await page.getByRole('button', { name: /Temporary chat/ }).click();
+      await page.getByRole('button', { name: 'Leave', exact: true }).click();
       // Explorer tabs
       await page.getByRole('button', { name: 'Memory', exact: true }).click();
       for (const tab of ['Saved memories', 'Overview', 'Timeline', 'Search', 'Episodes', 'Themes', 'Profile', 'Foresight', 'Forget']) {

@@ -36,6 +36,8 @@ interface UiState {
   sidebarOpen: boolean;
   setSidebarOpen(open: boolean): void;
   temporaryChat: boolean;
+  /** When temporary chat was last asked for (its message box takes focus each time). */
+  temporaryChatAt: number;
   setPanel(panel: Panel): void;
   /** Opens Settings, optionally with an endpoint preset filled in (the first-run checklist). */
   openSettings(presetId?: string): void;
@@ -75,10 +77,11 @@ export const useUi = create<UiState>((set) => ({
   sidebarOpen: false,
   setSidebarOpen: (sidebarOpen) => set({ sidebarOpen }),
   temporaryChat: false,
+  temporaryChatAt: 0,
   setPanel: (panel) => set({ panel, settingsPreset: null }),
   openSettings: (presetId) => set({ panel: 'settings', settingsPreset: presetId ?? null }),
   settingsPreset: null,
-  setTemporaryChat: (temporaryChat) => set({ temporaryChat, searchText: '', view: 'chat', sidebarOpen: false }),
+  setTemporaryChat: (temporaryChat) => set((s) => ({ temporaryChat, temporaryChatAt: temporaryChat ? s.temporaryChatAt + 1 : s.temporaryChatAt, searchText: '', view: 'chat', sidebarOpen: false })),
   ownership: 'connecting',
   ownershipError: null,
   selectedConversationId: null,

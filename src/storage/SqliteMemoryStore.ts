@@ -12,7 +12,7 @@ import { SqlEpisodeStore } from './episodeRepo';
 import { SqlJobStore } from './jobRepo';
 import { SqlKnowledgeStore } from './knowledgeRepo';
 import { SqlLlmCallLog } from './llmCallRepo';
-import { stageImport } from './databaseTransfer';
+import { compactedCopy, stageImport } from './databaseTransfer';
 import { schemaVersion } from './migrate';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
 import { newId } from '../core/base/ids';
@@ -158,8 +158,9 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     };
   }
 
+  /** A compacted copy: no free page, no deleted FTS entry (databaseTransfer.ts). */
   exportDatabase(): Promise<Uint8Array> {
-    return this.db.serialize();
+    return compactedCopy(this.db, this.#openTemp);
   }
 
   async importDatabase(bytes: Uint8Array): Promise<ImportSummary> {

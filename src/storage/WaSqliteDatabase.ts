@@ -123,6 +123,9 @@ export class WaSqliteDatabase implements Sql {
     const db = await sqlite3.open_v2(filename, SQLite.SQLITE_OPEN_CREATE | SQLite.SQLITE_OPEN_READWRITE, vfs);
     const conn = new WaSqliteDatabase(module, sqlite3, db);
     await conn.exec('PRAGMA foreign_keys = ON');
+    // Deleted content is overwritten with zeros, so a freed page or cell never carries a deleted
+    // turn into the file, its write-ahead log or an export.
+    await conn.exec('PRAGMA secure_delete = ON');
     // Statement journals and sort spills go to memory: on OPFS each would otherwise be a temp
     // file (sync access handle create/write/delete), measured at 3.6× the OPFS writes of ingest.
     await conn.exec('PRAGMA temp_store = MEMORY');

@@ -4,6 +4,7 @@ import type { Conversation, ConversationMemory, TitleSource } from '../core/base
 import { UNTITLED } from '../core/base/titles';
 import { RecollectError } from '../core/base/errors';
 import { MAX_TITLE_CHARS } from '../core/base/limits';
+import { deleteTurnsWhere } from './deletedTurns';
 
 interface ConversationRow {
   [key: string]: string | number | null;
@@ -89,6 +90,6 @@ export async function touchConversation(sql: Sql, id: string, now: number): Prom
 export async function deleteConversation(sql: Sql, id: string): Promise<void> {
   // Delete messages explicitly first so their AFTER DELETE triggers run (FK cascades fire them too,
   // but being explicit keeps this correct even if foreign_keys were ever off on a connection).
-  await sql.exec('DELETE FROM messages WHERE conversation_id = ?', [id]);
+  await deleteTurnsWhere(sql, 'conversation_id = ?', [id]);
   await sql.exec('DELETE FROM conversations WHERE id = ?', [id]);
 }

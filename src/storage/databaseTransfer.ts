@@ -26,6 +26,31 @@ function refusal(err: unknown): RecollectError {
 }
 
 const HEADER = 'SQLite format 3\u0000';
+
+/** Full-text indexes whose segments may still hold terms of rows deleted before secure-delete was on. */
+const FTS_TABLES = ['messages_fts', 'turns_fts', 'facts_fts', 'memcells_fts'] as const;
+
+/**
+ * The export: a copy of `live` that carries only live data. A serialized database is its pages as
+ * they are, freed ones included, and a freed page can still hold a deleted turn (files written
+ * before `secure_delete` was on, or FTS segments with delete markers). The copy is made in memory,
+ * its full-text indexes are merged (`optimize` drops deleted entries) and it is VACUUMed, which
+ * rewrites every page and leaves no free page.
+ */
+export async function compactedCopy(live: WaSqliteDatabase, openTemp: () => Promise<WaSqliteDatabase>): Promise<Uint8Array> {
+  const bytes = await live.serialize();
+  const temp = await openTemp();
+  try {
+    await temp.deserialize(bytes);
+    await temp.exec('PRAGMA secure_delete = ON');
+    const present = new Set((await temp.query<{ name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table'")).map((r) => r.name));
+    for (const t of FTS_TABLES) if (present.has(t)) await temp.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`);
+    await temp.exec('VACUUM');
+    return await temp.serialize();
+  } finally {
+    await temp.close();
+  }
+}
 /** wa-sqlite's heap holds the file, the rebuilt copy and the previous memory at once. */
 export const MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
 

@@ -22,6 +22,7 @@ import { tombstoneHash } from '../core/explorer/explorerText';
 import { searchKind, candidatesByIds } from './explorerSearch';
 import { toFtsQuery } from './ftsQuery';
 import { terms as lexicalTerms } from '../core/base/text';
+import { deleteTurnsWhere } from './deletedTurns';
 import {
   emptyEpisodeIds,
   CELL_SUMMARY, FACT_VIEW, FORESIGHT_VIEW, clip, jsonList, marks, num, numOrNull, parseEncoding, str, strOrNull, toCellSummary, toFact, toForesight,
@@ -173,6 +174,19 @@ export class SqlExplorerStore implements ExplorerStore {
     return true;
   }
 
+  /**
+   * Forgetting an episode that still has facts or plans the user did not list: only its own text
+   * goes (title, narrative and their vector), and it is marked edited so re-synthesis does not
+   * write a narrative again. Returns false when nothing else hangs on it (delete it whole).
+   */
+  async #forgetNarrativeTx(tx: Sql, id: string, now: number): Promise<boolean> {
+    const [left] = await tx.query('SELECT (SELECT count(*) FROM facts WHERE memcell_id = ?1) + (SELECT count(*) FROM foresights WHERE memcell_id = ?1) AS n', [id]);
+    if (!left || num(left.n) === 0) return false;
+    await tx.exec('UPDATE memcells SET title = NULL, narrative = NULL, edited_by_user = 1, updated_at = ? WHERE id = ?', [now, id]);
+    await tx.exec("DELETE FROM vectors WHERE item_kind = 'memcell' AND item_id = ?", [id]);
+    return true;
+  }
+
   emptyEpisodes(conversationId: string): Promise<string[]> { return emptyEpisodeIds(this.#sql, conversationId); }
   deleteMemCell(id: string, options: { turns: boolean }, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
     return this.#sql.transaction((tx) => this.#deleteCellTx(tx, id, options.turns, now));
@@ -190,7 +204,7 @@ export class SqlExplorerStore implements ExplorerStore {
     const range = { conversationId: str(c.conversation_id), firstSeq: num(c.first_seq), lastSeq: num(c.last_seq) };
     let deletedTurnIds: string[] = [];
     if (turns) {
-      deletedTurnIds = (await tx.query('DELETE FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? RETURNING id', [range.conversationId, range.firstSeq, range.lastSeq])).map((r) => str(r.id));
+      deletedTurnIds = await deleteTurnsWhere(tx, 'conversation_id = ? AND seq BETWEEN ? AND ?', [range.conversationId, range.firstSeq, range.lastSeq]);
     } else {
       // The turns stay (verbatim chat history), but their range must not become an episode again.
       await tombstone(tx, { kind: 'memcell', itemId: id, memcellId: id, range }, now);
@@ -421,12 +435,21 @@ export class SqlExplorerStore implements ExplorerStore {
       const deleted: Record<ForgetKind, number> = { fact: 0, episode: 0, turn: 0, foresight: 0, profile: 0, scene: 0 };
       const sceneIds = new Set<string>();
       const deletedTurnIds: string[] = [];
-      for (const { kind, id } of items) {
+      // Exactly the listed items, each counted once: items that others would take along (an
+      // episode's facts and plans, a message's date plan) go first under their own kind, and an
+      // episode or message then takes nothing that was not listed.
+      const order: Record<ForgetKind, number> = { fact: 0, foresight: 0, profile: 0, scene: 0, episode: 1, turn: 2 };
+      const sorted = [...new Map(items.map((i) => [`${i.kind}:${i.id}`, i])).values()].sort((a, b) => order[a.kind] - order[b.kind]);
+      for (const { kind, id } of sorted) {
         switch (kind) {
           case 'fact':
             if (await this.#deleteFactTx(tx, id, now)) deleted.fact++;
             break;
           case 'episode': {
+            if (await this.#forgetNarrativeTx(tx, id, now)) {
+              deleted.episode++;
+              break;
+            }
             const r = await this.#deleteCellTx(tx, id, false, now);
             if (r) {
               deleted.episode++;
@@ -435,9 +458,11 @@ export class SqlExplorerStore implements ExplorerStore {
             break;
           }
           case 'turn': {
-            const rows = await tx.query('DELETE FROM messages WHERE id = ? RETURNING id', [id]);
-            deleted.turn += rows.length;
-            deletedTurnIds.push(...rows.map((r) => str(r.id)));
+            // A plan read from this message that was not listed stays (it no longer points at it).
+            await tx.exec("UPDATE foresights SET source_message_id = NULL WHERE source_message_id = ? AND source = 'date-parser'", [id]);
+            const ids = await deleteTurnsWhere(tx, 'id = ?', [id]);
+            deleted.turn += ids.length;
+            deletedTurnIds.push(...ids);
             break;
           }
           case 'foresight': {
@@ -451,16 +476,18 @@ export class SqlExplorerStore implements ExplorerStore {
           case 'profile':
             if (await this.#deleteProfileTx(tx, id, now)) deleted.profile++;
             break;
-          case 'scene':
+          case 'scene': {
             // A scene is a grouping; forgetting it clears the text the model wrote about it and
             // marks the summary forgotten (its tombstone), so no later synthesis writes one again.
             await tx.exec('UPDATE memscenes SET title = NULL, summary = NULL, summary_stale = 0, edited_by_user = 0, summary_forgotten = 1, updated_at = ? WHERE id = ?', [now, id]);
+            const found = tx.changes() > 0; // counted by the scene row, not by whether it had a vector
             await tx.exec("DELETE FROM vectors WHERE item_kind = 'memscene' AND item_id = ?", [id]);
-            if (tx.changes() > 0) {
+            if (found) {
               deleted.scene++;
               sceneIds.add(id);
             }
             break;
+          }
         }
       }
       return { deleted, sceneIds: [...sceneIds], deletedTurnIds };

@@ -6,6 +6,7 @@ import { RecollectError } from '../core/base/errors';
 import { validateNewTurn } from '../core/base/limits';
 import { charsOverFour } from '../core/base/tokens';
 import { ftsTerms, toFtsQuery } from './ftsQuery';
+import { deleteTurnsWhere } from './deletedTurns';
 import { TURN_INDEX_FLUSH } from './schema';
 
 interface MessageRow extends SqlRow {
@@ -108,10 +109,12 @@ function insertParams(turn: NewTurn, now: number): SqlValue[] {
   return [turn.id, turn.conversationId, turn.conversationId, role, speaker, content, occurredAt, now, charsOverFour(content), JSON.stringify(turn.metadata ?? {})];
 }
 
-/** Deletes the turn; triggers remove its FTS row and every vector of it in the same transaction. */
-export async function deleteMessage(sql: Sql, id: string): Promise<boolean> {
-  await sql.exec('DELETE FROM messages WHERE id = ?', [id]);
-  return sql.changes() > 0;
+/**
+ * Deletes the turn; triggers remove its FTS row, every vector and its date foresight, and stored
+ * answers' copies of it are redacted (deletedTurns.ts). Must run inside a transaction.
+ */
+export async function deleteMessage(tx: Sql, id: string): Promise<boolean> {
+  return (await deleteTurnsWhere(tx, 'id = ?', [id])).length > 0;
 }
 
 export async function countMessages(sql: Sql): Promise<number> {

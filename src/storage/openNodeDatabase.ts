@@ -10,6 +10,7 @@ import { loadSqlite, type SqliteRuntime } from './sqliteModule';
 import { WaSqliteDatabase } from './WaSqliteDatabase';
 import { migrate } from './migrate';
 import { SqliteMemoryStore } from './SqliteMemoryStore';
+import { compactedCopy } from './databaseTransfer';
 import type { Clock } from '../core/base/ports';
 import { NodeFileVfs } from './nodeFileVfs';
 
@@ -75,9 +76,9 @@ export function syncFile(path: string): void {
   }
 }
 
-/** Writes a consistent copy of the database to `path`. */
+/** Writes a compacted, consistent copy of the database to `path` (no free page, as the app's export). */
 export async function saveDatabaseFile(db: WaSqliteDatabase, path: string): Promise<void> {
-  await writeFile(path, await db.serialize());
+  await writeFile(path, await compactedCopy(db, () => openMemoryDatabase({ migrateSchema: false })));
 }
 
 /** Opens a .sqlite file as an in-memory database (the file itself is not modified). */

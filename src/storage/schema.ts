@@ -14,6 +14,7 @@ import { v7 } from './schemaV7';
 import { v8 } from './schemaV8';
 import { reindexLexical, v9, type MigrationProgress } from './schemaV9';
 import type { Sql } from '../core/base/sql';
+import { v10 } from './schemaV10';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -342,6 +343,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'memory switches per conversation; theme tombstones as a column', sql: v7 },
   { version: 8, name: 'whole-ms times (repairs fractional times from history imports)', sql: v8 },
   { version: 9, name: 'lexical text in every FTS index: scripts without spaces, combining marks', sql: v9, run: reindexLexical },
+  { version: 10, name: 'deleted means gone: FTS secure-delete, date foresight goes with its turn', sql: v10 },
 ];
 
 /** The queued turns' neighbours (within the window) that are not queued themselves. */

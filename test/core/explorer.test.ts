@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { LlmClient } from '../../src/llm/LlmClient';
-import { normaliseText, pca2d, tombstoneHash } from '../../src/core/explorer/explorerText';
+import { forgetSummary, normaliseText, pca2d, tombstoneHash } from '../../src/core/explorer/explorerText';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { immediateTimer, topicProvider } from '../support/topicEmbedder';
@@ -175,6 +175,40 @@ describe('memory explorer', () => {
     await engine.idle(); // the scene is re-summarised from what remains
     expect(await engine.searchMemory('Biscuit')).toEqual([]);
     expect(await engine.forgetPreview('Biscuit')).toEqual([]);
+  });
+
+  it('forgets exactly what the user confirmed and reports exactly that', async () => {
+    const { engine, say, settle } = await setup();
+    // One episode mentions Ana, and holds a plan and a fact that do not.
+    await say(72, ['Ana and I went hiking on Mount Tam.', 'I am flying to Porto next week for the conference.']);
+    await settle();
+    const preview = await engine.forgetPreview('Ana hiking');
+    const episode = preview.find((p) => p.kind === 'episode' && /hiking/i.test(p.text));
+    expect(episode).toBeDefined();
+    const detail = (await engine.memCell(episode!.id))!;
+    const porto = detail.facts.find((f) => /Porto/.test(f.content));
+    const plan = (await engine.listForesight()).find((f) => f.memcellId === episode!.id && /Porto/.test(f.content));
+    expect(porto).toBeDefined();
+    expect(plan).toBeDefined();
+    // The user keeps everything about Porto: unticked, or never listed.
+    const chosen = preview.filter((p) => p.id !== porto!.id && p.id !== plan!.id && (p.kind === 'episode' || !/Porto/.test(p.text)));
+    expect(chosen.map((c) => c.id)).toContain(episode!.id);
+    const result = await engine.forget(chosen.map(({ kind, id }) => ({ kind, id })));
+    const reported = Object.values(result.deleted).reduce((a, b) => a + b, 0);
+    expect(reported).toBe(chosen.length);
+    for (const kind of ['fact', 'episode', 'turn', 'foresight', 'profile', 'scene'] as const) {
+      expect(result.deleted[kind], kind).toBe(chosen.filter((c) => c.kind === kind).length);
+    }
+    expect((await engine.memCell(episode!.id))?.facts.map((f) => f.id)).toContain(porto!.id);
+    expect((await engine.listForesight()).map((f) => f.id)).toContain(plan!.id);
+    expect(await engine.forgetPreview('hiking')).toEqual([]);
+    expect(forgetSummary(result.deleted)).not.toMatch(/\b1 (facts|messages|plans|episodes)\b|\b(?:[02-9]|\d\d+) (fact|message|plan|episode)\b/);
+  });
+
+  it('names what was forgotten with correct plurals', () => {
+    expect(forgetSummary({ fact: 2, episode: 1, turn: 3, foresight: 1, profile: 0, scene: 0 })).toBe('2 facts, 1 episode, 3 messages, 1 plan');
+    expect(forgetSummary({ fact: 0, episode: 0, turn: 0, foresight: 0, profile: 1, scene: 2 })).toBe('1 profile item, 2 theme summaries');
+    expect(forgetSummary({ fact: 0 })).toBe('nothing');
   });
 
   it('renames, merges, splits scenes and maps episodes', async () => {

@@ -60,17 +60,21 @@ describe('episode lifecycle (no LLM)', () => {
     expect((await store.getVectors('memcell', cells.map((c) => c.id), 'topic@1')).length).toBe(5);
   });
 
-  it('derives foresight from explicit future dates in user turns', async () => {
+  it('derives foresight from future statements: the user\'s plans and the assistant\'s own commitments', async () => {
     const { store, engine } = await engineWith('off');
     const now = Date.now();
     await engine.appendTurn({ id: 'f1', conversationId: 'c', role: 'user', content: 'My dog has a vet appointment next Friday.', occurredAt: now });
     await engine.appendTurn({ id: 'f2', conversationId: 'c', role: 'assistant', content: 'I will remind you next Friday.', occurredAt: now + 1000 });
+    // Advice is not a plan, and neither is a question.
+    await engine.appendTurn({ id: 'f4', conversationId: 'c', role: 'assistant', content: 'You could also book a grooming session next Friday.', occurredAt: now + 2000 });
+    await engine.appendTurn({ id: 'f5', conversationId: 'c', role: 'user', content: 'What should I bring to the vet next Friday?', occurredAt: now + 3000 });
     // A date that has already passed by now is kept, but marked expired.
     await engine.appendTurn({ id: 'f3', conversationId: 'c', role: 'user', content: 'The dog show is on Saturday.', occurredAt: T0 });
     await engine.idle();
     const rows = await store.db.query<{ content: string; source: string; status: string; source_message_id: string }>('SELECT content, source, status, source_message_id FROM foresights ORDER BY source_message_id');
     expect(rows).toEqual([
       { content: 'My dog has a vet appointment next Friday.', source: 'date-parser', status: 'active', source_message_id: 'f1' },
+      { content: 'I will remind you next Friday.', source: 'date-parser', status: 'active', source_message_id: 'f2' },
       { content: 'The dog show is on Saturday.', source: 'date-parser', status: 'expired', source_message_id: 'f3' },
     ]);
   });

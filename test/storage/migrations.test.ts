@@ -27,7 +27,7 @@ describe('migrations', () => {
   });
 
   it('migrates from every earlier version to the latest', async () => {
-    // Versions may skip numbers (a branch's migration is renumbered when merged).
+    // Every released version (numbers can skip: versions are assigned per change before merging).
     for (const start of [0, ...MIGRATIONS.map((m) => m.version).filter((v) => v < LATEST_SCHEMA_VERSION)]) {
       const db = await openMemoryDatabase({ migrateSchema: false });
       if (start > 0) await migrate(db, MIGRATIONS, start);

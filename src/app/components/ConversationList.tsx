@@ -46,13 +46,17 @@ export function ConversationList() {
       <button type="button" className="primary" onClick={() => void startNew()} >
         + New conversation
       </button>
-      <button type="button" className={temporaryChat ? 'active' : ''} aria-pressed={temporaryChat} onClick={() => setTemporaryChat(!temporaryChat)}>
+      {/* Turning temporary mode on is one way: a key pressed while this button has focus (Space,
+          Enter) must never turn it off and send the rest of a private message into a stored
+          conversation. It is left by choosing a conversation, "+ New conversation" or "Leave" in
+          the temporary chat's banner; the message box takes focus at once (TemporaryChat). */}
+      <button type="button" className={temporaryChat ? 'active' : ''} aria-pressed={temporaryChat} onClick={() => setTemporaryChat(true)}>
         {temporaryChat ? '✓ Temporary chat' : 'Temporary chat'}
       </button>
       {conversations.data?.length === 0 && <p className="empty">No conversations yet. Start one to store your first turn.</p>}
       <ul>
         {conversations.data?.map((c) => (
-          <li key={c.id} className={c.id === selected ? 'active' : ''}>
+          <li key={c.id} className={!temporaryChat && c.id === selected ? 'active' : ''} aria-current={!temporaryChat && c.id === selected ? 'page' : undefined}>
             {editing === c.id ? (
               <input
                 aria-label="Conversation title"

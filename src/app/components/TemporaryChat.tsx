@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import { useEngineQuery } from '../hooks';
 import { useAnswerStream } from '../useAnswerStream';
 import { useUi } from '../uiStore';
@@ -14,9 +14,20 @@ export function TemporaryChat() {
   const answers = useAnswerStream();
   const settings = useEngineQuery((q) => q.llmSettings());
   const setPanel = useUi((s) => s.setPanel);
+  const setTemporaryChat = useUi((s) => s.setTemporaryChat);
+  const temporaryAt = useUi((s) => s.temporaryChatAt);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
   const [turns, setTurns] = useState<TempTurn[]>([]);
   const [draft, setDraft] = useState('');
   const stream = answers.stream;
+
+  // The message box takes focus before the next keystroke: typing right after clicking
+  // "Temporary chat" must land here, not on the button (where Space would press it). A layout
+  // effect runs before the browser handles the next event; it runs again on every click of the
+  // button (temporaryAt), which may come while this chat is already open.
+  useLayoutEffect(() => {
+    inputRef.current?.focus();
+  }, [temporaryAt]);
 
   const send = async (e?: FormEvent) => {
     e?.preventDefault();
@@ -33,7 +44,8 @@ export function TemporaryChat() {
   return (
     <section className="conversation-view temporary" aria-label="Temporary chat">
       <div className="banner" role="status" data-testid="temporary-banner">
-        Temporary chat: nothing here is stored, and your memory is not used. It is gone when you leave.
+        Temporary chat: nothing here is stored, and your memory is not used. It is gone when you leave.{' '}
+        <button type="button" className="link-button" onClick={() => setTemporaryChat(false)}>Leave</button>
       </div>
       {!settings.data?.configured && (
         <div className="banner">A temporary chat needs an LLM endpoint. <button type="button" className="link-button" onClick={() => setPanel('settings')}>Open settings</button></div>
@@ -55,7 +67,7 @@ export function TemporaryChat() {
         {stream?.error && <li className="error" role="alert">The answer failed: {stream.error}</li>}
       </ol>
       <form className="composer" onSubmit={(e) => void send(e)}>
-        <textarea aria-label="Message" rows={3} value={draft} placeholder="Ask anything — this chat is not remembered"
+        <textarea ref={inputRef} aria-label="Message" rows={3} value={draft} placeholder="Ask anything — this chat is not remembered"
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => { if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) void send(e); }} />
         <button type="submit" className="primary" disabled={!draft.trim() || answers.busy}>Send</button>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import type { ForgetKind, ForgetResult } from '../../core/explorer/explorer';
+import { forgetSummary } from '../../core/explorer/explorerText';
 
 /** "Forget everything about X": find, show, let the user untick, then delete in one transaction. */
 export function ForgetTab() {
@@ -38,11 +39,11 @@ export function ForgetTab() {
           })}</ul>
           <button type="button" className="danger" disabled={chosen.length === 0 || forget.isPending}
             onClick={() => forget.mutate(chosen.map(({ kind, id }) => ({ kind, id })), { onSuccess: (r) => { setDone(r); setQuery(''); } })}>
-            Forget {chosen.length} items
+            Forget {chosen.length} {chosen.length === 1 ? 'item' : 'items'}
           </button>
         </>
       )}
-      {done && <p role="status" className="ok">Forgotten: {Object.entries(done.deleted).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}. They will not come back from re-synthesis.</p>}
+      {done && <p role="status" className="ok">Forgotten: {forgetSummary(done.deleted)}. They will not come back from re-synthesis.</p>}
     </div>
   );
 }

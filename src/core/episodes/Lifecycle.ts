@@ -265,8 +265,8 @@ export class Lifecycle {
     const now = d.clock.now();
     const startsNew = !open || reason !== null;
     const cellId = startsNew ? d.newId() : open.cellId;
-    const foresight = turn.role === 'user'
-      ? findDateForesight(turn.content, turn.occurredAt, this.#segmenter().timeZone).map((f) => ({ ...f, id: d.newId(), memcellId: cellId, sourceMessageId: turn.id }))
+    const foresight = turn.role !== 'system'
+      ? findDateForesight(turn.content, turn.occurredAt, this.#segmenter().timeZone, turn.role).map((f) => ({ ...f, id: d.newId(), memcellId: cellId, sourceMessageId: turn.id }))
       : [];
     await d.episodes.placeTurn({
       turn,

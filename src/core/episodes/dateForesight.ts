@@ -7,6 +7,8 @@
  */
 import { dateUnit, parseDates } from '../base/localDates';
 import { DEFAULT_TIME_ZONE, offsetMinutes, startOfDay } from '../base/timeZone';
+import { isFutureStatement } from './futureStatement';
+import { detectLanguage } from '../base/language';
 
 export interface DateForesight {
   /** The sentence that mentions the date, trimmed. */
@@ -29,8 +31,23 @@ function sentenceAround(text: string, index: number, length: number): string {
   return text.slice(start < 0 ? 0 : start + 1, end).trim().slice(0, 300);
 }
 
-/** Finds future-dated mentions in `text` written at `writtenAt` (ms) by someone in `timeZone` (IANA). */
-export function findDateForesight(text: string, writtenAt: number, timeZone = DEFAULT_TIME_ZONE): DateForesight[] {
+/**
+ * Whether a sentence with a date states something ahead. The classifier's rules are chat English;
+ * in another language only what every language marks the same way is ruled out (a question mark),
+ * so a plan written in Chinese or German still becomes foresight.
+ */
+function statesFuture(sentence: string, phrase: string, role: 'user' | 'assistant'): boolean {
+  const language = detectLanguage(sentence);
+  if (language === null || language === 'en') return isFutureStatement({ sentence, phrase, role });
+  return !/[?？¿]/.test(sentence);
+}
+
+/**
+ * Finds future-dated mentions in `text` written at `writtenAt` (ms) by someone in `timeZone` (IANA).
+ * Only statements about the future count (futureStatement.ts): never a question, a length of time
+ * or the past; an assistant's sentence only as its own commitment.
+ */
+export function findDateForesight(text: string, writtenAt: number, timeZone = DEFAULT_TIME_ZONE, role: 'user' | 'assistant' = 'user'): DateForesight[] {
   // chrono takes a fixed offset; the one in force when the turn was written resolves its words.
   const ref = { instant: new Date(writtenAt), timezone: offsetMinutes(timeZone, writtenAt) };
   const results = parseDates(text.slice(0, 5_000), ref, { forwardDate: true });
@@ -52,7 +69,9 @@ export function findDateForesight(text: string, writtenAt: number, timeZone = DE
       : unit === 'week' ? startOfDay(timeZone, dayStart + 7 * DAY + 3 * 3_600_000) - 1
       : monthOnly ? startOfDay(timeZone, dayStart + 31 * DAY + 3 * 3_600_000) - 1 : startOfDay(timeZone, dayStart + DAY + 3 * 3_600_000) - 1;
     if (endAt <= writtenAt) continue;
-    out.push({ content: sentenceAround(text, r.index, r.text.length), startAt: Math.max(dayStart, writtenAt), endAt, phrase: r.text });
+    const sentence = sentenceAround(text, r.index, r.text.length);
+    if (!statesFuture(sentence, r.text, role)) continue;
+    out.push({ content: sentence, startAt: Math.max(dayStart, writtenAt), endAt, phrase: r.text });
   }
   return out;
 }

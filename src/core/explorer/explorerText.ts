@@ -91,3 +91,22 @@ export function pca2d(vectors: readonly Float32Array[], iterations = 40): [numbe
   }
   return points;
 }
+
+/** How a forgotten kind is named to the user, singular and plural. */
+const FORGET_NOUNS: Readonly<Record<string, readonly [string, string]>> = {
+  fact: ['fact', 'facts'],
+  episode: ['episode', 'episodes'],
+  turn: ['message', 'messages'],
+  foresight: ['plan', 'plans'],
+  profile: ['profile item', 'profile items'],
+  scene: ['theme summary', 'theme summaries'],
+};
+
+/** "3 messages, 1 fact, 2 plans" — what Forget deleted, in the order of `counts`, zero counts left out. */
+export function forgetSummary(counts: Readonly<Record<string, number>>): string {
+  const parts = Object.entries(counts).filter(([, n]) => n > 0).map(([kind, n]) => {
+    const [one, many] = FORGET_NOUNS[kind] ?? [kind, kind];
+    return `${n} ${n === 1 ? one : many}`;
+  });
+  return parts.join(', ') || 'nothing';
+}

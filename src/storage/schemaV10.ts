@@ -1,0 +1,20 @@
+/**
+ * v10: deleted means gone.
+ *
+ * - FTS5 `secure-delete` on every full-text index: deleting a row removes its terms from the index
+ *   b-tree at once, instead of adding a delete marker and leaving the terms in place until some
+ *   later merge (SQLite ≥ 3.44). Together with `PRAGMA secure_delete` (set on every connection,
+ *   WaSqliteDatabase.open) the freed bytes are zeroed.
+ * - A date foresight is a verbatim sentence of the turn it came from (source_message_id): it goes
+ *   with that turn.
+ */
+export const v10 = /* sql */ `
+INSERT INTO messages_fts(messages_fts, rank) VALUES ('secure-delete', 1);
+INSERT INTO turns_fts(turns_fts, rank) VALUES ('secure-delete', 1);
+INSERT INTO facts_fts(facts_fts, rank) VALUES ('secure-delete', 1);
+INSERT INTO memcells_fts(memcells_fts, rank) VALUES ('secure-delete', 1);
+
+CREATE TRIGGER messages_date_foresight_delete AFTER DELETE ON messages BEGIN
+  DELETE FROM foresights WHERE source_message_id = old.id AND source = 'date-parser';
+END;
+`;
