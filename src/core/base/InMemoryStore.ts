@@ -5,7 +5,7 @@
  * the whole-file export/import of a database is not available (there is no file).
  */
 import { RecollectError } from './errors';
-import { MAX_TITLE_CHARS, validateNewTurn } from './limits';
+import { isSaneTime, MAX_TITLE_CHARS, validateNewTurn } from './limits';
 import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, NewTurn, SearchHit, StorageStats } from './types';
 import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from './store';
 import { systemClock, type Clock } from './ports';
@@ -49,7 +49,7 @@ export class InMemoryStore implements MemoryStore, VectorStore {
     const title = cleanTitle(input.title);
     if (!this.#conversations.has(id)) {
       const now = this.#clock.now();
-      this.#conversations.set(id, { id, title, createdAt: input.createdAt ?? now, updatedAt: now, useMemory: input.useMemory !== false, remember: input.remember !== false });
+      this.#conversations.set(id, { id, title, createdAt: isSaneTime(input.createdAt) ? input.createdAt : now, updatedAt: now, useMemory: input.useMemory !== false, remember: input.remember !== false });
     }
     return this.#conversation(id);
   }

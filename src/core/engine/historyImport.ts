@@ -14,7 +14,7 @@ import type { Clock } from '../base/ports';
 import type {
   HistoryFile, HistoryFormat, HistoryImportReport, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount,
 } from '../base/historyImport';
-import { validateTurnContent } from '../base/limits';
+import { EARLIEST_YEAR, isSaneTime, LATEST_YEAR, validateTurnContent } from '../base/limits';
 import { RecollectError } from '../base/errors';
 import type { PolicyName } from '../episodes/consolidationPolicy';
 import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate';
@@ -179,6 +179,11 @@ export class HistoryImports {
           continue;
         }
         const valid = item.conversation.turns.filter((t) => {
+          if (!isSaneTime(t.occurredAt)) {
+            // A misread or damaged date: this turn is left out, the rest of the file goes on.
+            skips.add(`turns with an impossible date (not between ${EARLIEST_YEAR} and ${LATEST_YEAR - 1})`);
+            return false;
+          }
           try {
             validateTurnContent(t.content);
             return true;
@@ -191,7 +196,8 @@ export class HistoryImports {
           skips.add('empty conversations');
           continue;
         }
-        turns += await use(item.conversation, valid, skips);
+        const conversation = isSaneTime(item.conversation.createdAt) ? item.conversation : { ...item.conversation, createdAt: valid[0]!.occurredAt };
+        turns += await use(conversation, valid, skips);
         conversations++;
         report();
         if (cancelled()) break;
