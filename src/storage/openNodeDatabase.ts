@@ -3,7 +3,8 @@
  * unit tests and the benchmark runner, plus saving/loading the whole database as a .sqlite file
  * (open the result with any SQLite tool). Browser code must not import this module.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { loadSqlite, type SqliteRuntime } from './sqliteModule';
 import { WaSqliteDatabase } from './WaSqliteDatabase';
@@ -31,9 +32,31 @@ export async function openMemoryDatabase(options: { migrateSchema?: boolean } = 
   return db;
 }
 
-/** Writes a consistent copy of the database to `path`. */
+/**
+ * Writes a consistent copy of the database to `path`, atomically: the bytes go to a temporary file
+ * in the same directory (a rename is atomic only within one file system), are flushed to disk, and
+ * only then replace `path`. A process killed mid-write leaves the previous file whole (and at
+ * worst a stray `.partial` file); writing in place once cut an 11.7 MB memory to a corrupt 2 MB.
+ */
 export async function saveDatabaseFile(db: WaSqliteDatabase, path: string): Promise<void> {
-  await writeFile(path, await db.serialize());
+  const bytes = await db.serialize();
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.partial`);
+  const handle = await open(temp, 'wx');
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await rm(temp, { force: true });
+    throw err;
+  }
+  await handle.close();
+  try {
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
 }
 
 /** Opens a .sqlite file as an in-memory database (the file itself is not modified). */
