@@ -10,6 +10,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEngineClient } from '../hooks';
 import type { HistoryFormat, HistoryImportReport, HistoryProgress, HistoryScan } from '../../core/base/historyImport';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
+import { clearImportRunning, markImportRunning } from './PartialImportNotice';
 
 export type HistoryImportState =
   | { readonly step: 'idle' }
@@ -48,12 +49,15 @@ export function useHistoryImport() {
     const onProgress = Comlink.proxy((progress: HistoryProgress) => {
       if (run.current === importId) setState((s) => (s.step === 'importing' ? { ...s, progress } : s));
     });
+    markImportRunning(file.name, Date.now());
     try {
       const report = await engine.importHistory(file, { format, importId, policy }, onProgress);
+      clearImportRunning();
       // The chosen policy is now the engine's (the engine sends no event for it).
       void queryClient.invalidateQueries({ queryKey: ['consolidation'] });
       if (run.current === importId) setState({ step: 'done', report });
     } catch (err) {
+      clearImportRunning(); // the dialog says what happened
       if (run.current === importId) setState({ step: 'failed', message: err instanceof Error ? err.message : String(err) });
     }
   };

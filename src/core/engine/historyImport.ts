@@ -36,6 +36,17 @@ export interface HistoryImportsDeps {
 /** Turns per write transaction: large enough to amortise the commit, small enough for smooth progress. */
 const BATCH_TURNS = 1_000;
 const PROGRESS_EVERY_MS = 200;
+/**
+ * In the app's worker, file chunks, parsing and SQLite calls all settle as microtasks, so the
+ * import never gave the worker's message queue a turn and "Stop import" (a message) waited for the
+ * end. A macrotask break this often lets it in.
+ */
+const YIELD_EVERY_MS = 50;
+
+function yieldToEvents(): Promise<void> {
+  const g = globalThis as unknown as { setTimeout(f: () => void, ms: number): unknown };
+  return new Promise((resolve) => g.setTimeout(resolve, 0));
+}
 
 class Skips {
   readonly #counts = new Map<string, number>();
@@ -160,6 +171,7 @@ export class HistoryImports {
     let conversations = 0;
     let turns = 0;
     let lastReport = 0;
+    let lastYield = this.#d.clock.now();
     const cancelled = () => this.#cancelled.has(request.importId);
     const report = (force = false) => {
       const now = this.#d.clock.now();
@@ -200,6 +212,10 @@ export class HistoryImports {
         turns += await use(conversation, valid, skips);
         conversations++;
         report();
+        if (this.#d.clock.now() - lastYield >= YIELD_EVERY_MS) {
+          await yieldToEvents();
+          lastYield = this.#d.clock.now();
+        }
         if (cancelled()) break;
       }
       if (end) await end(skips);
