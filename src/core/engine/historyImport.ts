@@ -119,13 +119,16 @@ export class HistoryImports {
         const flat = await this.#d.sink.appendTurns(groups.flatMap((g) => g.turns));
         let i = 0;
         results = groups.map((g) => flat.slice(i, (i += g.turns.length)));
-      } catch {
+      } catch (err) {
+        // A full disk fails every conversation alike: stop and say so rather than skip them all.
+        if (err instanceof RecollectError && err.code === 'STORAGE_FULL') throw err;
         // One conversation spoiled the transaction: store the others one by one and skip it.
         results = [];
         for (const g of groups) {
           try {
             results.push(await this.#d.sink.appendTurns(g.turns));
           } catch (err) {
+            if (err instanceof RecollectError && err.code === 'STORAGE_FULL') throw err;
             skips.add(`conversation${err instanceof RecollectError ? ` refused (${err.message})` : 's that failed to store'}`);
             results.push([]);
           }
