@@ -7,7 +7,8 @@
  * The output opens in the app with Import… (Replace memory); the app then embeds the turns and
  * segments them into episodes in the background, and synthesises per the chosen policy (stored
  * in the file). An existing --out file is extended, not replaced: stable ids mean a re-run adds
- * only what is new.
+ * only what is new. The result is written to a temporary file beside --out and renamed over it, so
+ * a run killed at any point leaves the previous file whole.
  */
 import { copyFileSync, existsSync, openAsBlob, renameSync, rmSync } from 'node:fs';
 import { basename } from 'node:path';

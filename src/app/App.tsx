@@ -15,6 +15,7 @@ import { SettingsPanel } from './components/SettingsPanel';
 import { MemoryExplorer } from './explorer/MemoryExplorer';
 import { FirstRun } from './components/FirstRun';
 import { useStartConversation } from './components/ConversationList';
+import { ViewBoundary } from './components/ViewBoundary';
 
 export function App() {
   const queryClient = useQueryClient();
@@ -68,21 +69,21 @@ export function App() {
       <ConversationList />
       <main>
         {searchText.trim() ? (
-          <SearchResults text={searchText} />
+          <ViewBoundary name="The search results" resetKey={searchText}><SearchResults text={searchText} /></ViewBoundary>
         ) : view === 'memory' ? (
           <MemoryExplorer />
         ) : temporaryChat ? (
-          <TemporaryChat />
+          <ViewBoundary name="The temporary chat"><TemporaryChat /></ViewBoundary>
         ) : selected ? (
-          <ChatView key={selected} conversationId={selected} />
+          <ViewBoundary name="This conversation" resetKey={selected}><ChatView key={selected} conversationId={selected} /></ViewBoundary>
         ) : (
           <FirstRun onStart={() => void startConversation()} />
         )}
       </main>
       <StatusLine />
       <OwnershipBanner />
-      {panel === 'models' && <ModelsPanel onClose={() => setPanel(null)} />}
-      {panel === 'settings' && <SettingsPanel onClose={() => setPanel(null)} onOpenModels={() => setPanel('models')} />}
+      {panel === 'models' && <ViewBoundary name="Models" onDismiss={() => setPanel(null)}><ModelsPanel onClose={() => setPanel(null)} /></ViewBoundary>}
+      {panel === 'settings' && <ViewBoundary name="Settings" onDismiss={() => setPanel(null)}><SettingsPanel onClose={() => setPanel(null)} onOpenModels={() => setPanel('models')} /></ViewBoundary>}
       <Notices />
     </div>
   );

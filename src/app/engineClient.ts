@@ -2,14 +2,28 @@
  * The UI's handles on the two workers of a tab: the engine (database owner, results unwrapped into
  * RecollectErrors, events forwarded) and the model worker (catalog, downloads). The engine reaches
  * the model worker directly through a MessageChannel, not through this thread.
+ *
+ * A worker that dies (out of memory, a crash, closed) sends nothing: Comlink calls to it simply
+ * never settle, which once left the app hanging silently. So each engine worker holds a Web Lock
+ * of its own for its whole life (the browser releases a dead worker's locks); this thread asks
+ * for the same lock and is granted it exactly when the worker is gone. Then every call still
+ * waiting fails with ENGINE_STOPPED, listeners hear 'engine-stopped', and a fresh worker is
+ * started ('engine-restarted'); the UI re-acquires the database and refetches. `engine` stays the
+ * same object across restarts, so components keep their state (a draft survives).
  */
 import * as Comlink from 'comlink';
 import {
   MODEL_PORT_MESSAGE, unwrapRemote, type EngineApi, type EngineEvent, type EngineWorkerApi, type ModelWorkerApi, type Ownership, type Unwrapped,
 } from '../core/protocol';
+import { RecollectError } from '../core/base/errors';
 import { readDevicePreference } from './devicePreference';
 
-export type ClientEvent = EngineEvent | { readonly type: 'ownership-lost' };
+export type ClientEvent =
+  | EngineEvent
+  | { readonly type: 'ownership-lost' }
+  /** The engine worker died; `restarting` is false once it has died too often to try again. */
+  | { readonly type: 'engine-stopped'; readonly restarting: boolean }
+  | { readonly type: 'engine-restarted' };
 
 export interface EngineClient {
   readonly engine: EngineApi;
@@ -19,34 +33,109 @@ export interface EngineClient {
   onEvent(listener: (event: ClientEvent) => void): () => void;
 }
 
+/** More deaths than this within RESTART_WINDOW_MS: stop restarting (something fails at start-up). */
+const MAX_RESTARTS = 3;
+const RESTART_WINDOW_MS = 60_000;
+
+export const ENGINE_STOPPED_MESSAGE =
+  'The memory engine stopped unexpectedly, so this did not finish. Recollect restarted it; everything already stored is safe. Try again.';
+
+interface Connection {
+  readonly remote: Comlink.Remote<EngineWorkerApi>;
+  readonly engine: EngineApi;
+  readonly connected: Promise<void>;
+  /** Rejects with ENGINE_STOPPED when the worker is gone (never resolves). */
+  readonly dead: Promise<never>;
+  /** Calls wait for this: a restarted worker first has to take the database again (see acquire). */
+  readonly opened: Promise<void>;
+  open(): void;
+}
+
+function connect(modelWorker: Worker, emit: (event: ClientEvent) => void, onDeath: () => void, restarted: boolean): Connection {
+  const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'recollect-engine' });
+  const remote = Comlink.wrap<EngineWorkerApi>(worker);
+  let die!: (err: Error) => void;
+  const dead = new Promise<never>((_, reject) => (die = reject));
+  dead.catch(() => undefined);
+  let gone = false;
+  let alive = false;
+  const fail = () => {
+    if (gone) return;
+    gone = true;
+    die(new RecollectError('ENGINE_STOPPED', ENGINE_STOPPED_MESSAGE));
+    worker.terminate();
+    onDeath();
+  };
+  // A script that fails to load or throws at start-up never holds its lifeline.
+  worker.addEventListener('error', () => alive || fail());
+
+  const channel = new MessageChannel();
+  modelWorker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
+  const connected = remote.connectModels(Comlink.transfer(channel.port2, [channel.port2]));
+  void remote.subscribe(Comlink.proxy(emit));
+  const lifeline = `recollect:engine-alive:${crypto.randomUUID()}`;
+  void Promise.race([remote.holdLifeline(lifeline), dead]).then(() => {
+    alive = true;
+    void navigator.locks.request(lifeline, () => fail());
+  }, () => undefined);
+
+  let open = () => undefined as void;
+  // Without the gate, a message sent during the restart would reach a worker that does not own
+  // the database yet and be refused as "open in another tab".
+  const opened = restarted ? new Promise<void>((resolve) => (open = resolve)) : Promise.resolve();
+  const inner = unwrapRemote<EngineApi>(remote.engine) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const engine = new Proxy({} as EngineApi, {
+    get(_target, method) {
+      if (typeof method !== 'string' || method === 'then') return undefined;
+      return (...args: unknown[]) => Promise.race([opened.then(() => inner[method]!(...args)), dead]);
+    },
+  });
+  return { remote, engine, connected: Promise.race([connected, dead]), dead, opened, open: () => open() };
+}
+
 export function createEngineClient(): EngineClient {
-  const engineWorker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'recollect-engine' });
   const modelWorker = new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
-  const remote = Comlink.wrap<EngineWorkerApi>(engineWorker);
   const models = unwrapRemote<ModelWorkerApi>(Comlink.wrap(modelWorker));
   const device = readDevicePreference();
   // A failure shows in the model status (Settings → Models); nothing to do here.
   if (device !== 'auto') void models.setDevicePreference(device).catch(() => undefined);
 
-  const channel = new MessageChannel();
-  modelWorker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
-  const connected = remote.connectModels(Comlink.transfer(channel.port2, [channel.port2]));
-
   const listeners = new Set<(event: ClientEvent) => void>();
-  void remote.subscribe(Comlink.proxy((event: ClientEvent) => {
+  const emit = (event: ClientEvent) => {
     for (const l of listeners) l(event);
-  }));
+  };
+  const deaths: number[] = [];
+  const onDeath = () => {
+    const now = Date.now();
+    deaths.push(now);
+    while (deaths.length > 0 && deaths[0]! < now - RESTART_WINDOW_MS) deaths.shift();
+    const restarting = deaths.length <= MAX_RESTARTS;
+    emit({ type: 'engine-stopped', restarting });
+    if (!restarting) return;
+    current = connect(modelWorker, emit, onDeath, true);
+    emit({ type: 'engine-restarted' });
+  };
+  let current = connect(modelWorker, emit, onDeath, false);
 
-  const engine: EngineApi = unwrapRemote<EngineApi>(remote.engine);
+  // One object for the page's whole life: calls go to whichever worker is current.
+  const engine = new Proxy({} as EngineApi, {
+    get(_target, method) {
+      if (typeof method !== 'string' || method === 'then') return undefined;
+      return (...args: unknown[]) => (current.engine as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args);
+    },
+  });
 
   return {
     engine,
     models,
     acquire: async (wait) => {
-      await connected;
-      return remote.acquire({ wait });
+      const c = current;
+      await c.connected;
+      const result = await Promise.race([c.remote.acquire({ wait }), c.dead]);
+      if (result.state !== 'elsewhere') c.open(); // owner, or failed (calls then report why)
+      return result;
     },
-    requestTakeover: () => remote.requestTakeover(),
+    requestTakeover: () => current.remote.requestTakeover(),
     onEvent(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

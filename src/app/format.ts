@@ -13,8 +13,16 @@ export function formatBytes(n: number): string {
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
 
+/** A stored time as the reader's local date; a time no calendar can show reads "unknown date" instead of throwing. */
 export function formatTime(ms: number): string {
-  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? 'unknown date' : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** ISO form for `<time dateTime>`; '' for a time out of the calendar's range (toISOString would throw). */
+export function isoTime(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? '' : d.toISOString();
 }
 
 /** Splits a snippet into plain and highlighted parts (rendered as text, never as HTML). */

@@ -10,6 +10,7 @@ import type { DevicePreference, ModelProgress } from '../core/protocol';
 import { saveDevicePreference } from './devicePreference';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
+import { toErrorInfo } from '../core/base/errors';
 import { engineQueries, queryKeys, type EngineQueries } from './queries';
 
 export const EngineContext = createContext<EngineClient | null>(null);
@@ -24,10 +25,18 @@ export function useEngineClient(): EngineClient {
 export function useEngineLifecycle(queryClient: QueryClient): void {
   const client = useEngineClient();
   const setOwnership = useUi((s) => s.setOwnership);
+  const notify = useUi((s) => s.notify);
   useEffect(() => {
     let cancelled = false;
     const become = async (wait: boolean) => {
-      const result = await client.acquire(wait);
+      let result;
+      try {
+        result = await client.acquire(wait);
+      } catch (err) {
+        // The worker died while acquiring: 'engine-stopped' follows and a restarted worker tries again.
+        if (toErrorInfo(err).code === 'ENGINE_STOPPED') return;
+        throw err;
+      }
       if (cancelled) return;
       if (result.state === 'owner') {
         setOwnership('owner');
@@ -45,6 +54,17 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           setOwnership('elsewhere');
           queryClient.clear();
           void become(true);
+          return;
+        case 'engine-stopped':
+          if (event.restarting) {
+            setOwnership('connecting');
+            notify('error', 'The memory engine stopped unexpectedly and was restarted. Everything already stored is safe; a message you had not sent is still in the message box.');
+          } else {
+            setOwnership('failed', { code: 'ENGINE_STOPPED', message: 'The memory engine stopped several times in a row, so Recollect stopped restarting it. Everything already stored is safe. Reload the page.' });
+          }
+          return;
+        case 'engine-restarted':
+          void become(false);
           return;
         case 'database-replaced':
           void queryClient.invalidateQueries();
@@ -78,7 +98,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
       cancelled = true;
       off();
     };
-  }, [client, queryClient, setOwnership]);
+  }, [client, queryClient, setOwnership, notify]);
 }
 
 function useOwner(): boolean {

@@ -20,6 +20,8 @@ export interface AnswerStream {
   readonly request: Omit<AskRequest, 'answerId'>;
 }
 
+const DRAW_EVERY_MS = 80;
+
 export const STAGE_LABEL: Record<string, string> = {
   retrieval: 'Recalling…',
   sufficiency: 'Checking what memory holds…',
@@ -49,13 +51,35 @@ export function useAnswerStream(): AnswerStreamControls {
     const answerId = crypto.randomUUID();
     const mine = (s: AnswerStream | null): s is AnswerStream => s !== null && s.answerId === answerId;
     setStream({ answerId, text: '', stage: 'retrieval', error: null, request });
-    const onEvent = (e: AskEvent) =>
-      setStream((s) => (!mine(s) ? s : e.type === 'delta' ? { ...s, text: s.text + e.text, stage: 'answer' } : { ...s, stage: e.stage }));
+    // Deltas are drawn at most every DRAW_EVERY_MS: one render (and Markdown parse of the whole
+    // text) per delta made a fast, long stream freeze the tab.
+    let pending = '';
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const flush = () => {
+      timer = null;
+      const text = pending;
+      pending = '';
+      if (text) setStream((s) => (mine(s) ? { ...s, text: s.text + text, stage: 'answer' } : s));
+    };
+    const onEvent = (e: AskEvent) => {
+      if (e.type !== 'delta') {
+        setStream((s) => (mine(s) ? { ...s, stage: e.stage } : s));
+        return;
+      }
+      pending += e.text;
+      timer ??= setTimeout(flush, DRAW_EVERY_MS);
+    };
+    const settle = () => {
+      if (timer) clearTimeout(timer);
+      flush();
+    };
     try {
       const result = await engine.ask({ ...request, answerId }, Comlink.proxy(onEvent) as unknown as (e: AskEvent) => void);
+      settle();
       setStream((s) => (mine(s) ? null : s));
       return result;
     } catch (err) {
+      settle();
       const message = err instanceof Error ? err.message : String(err);
       setStream((s) => (mine(s) ? { ...s, error: message } : s));
       return null;

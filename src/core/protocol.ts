@@ -292,6 +292,11 @@ export interface EngineWorkerApi {
   connectModels(port: MessagePortLike): Promise<void>;
   /** Registers a listener for engine events and for losing ownership to another tab. */
   subscribe(listener: (event: EngineEvent | { readonly type: 'ownership-lost' }) => void): Promise<void>;
+  /**
+   * Takes the Web Lock `name` and holds it for the worker's whole life; resolves once it is held.
+   * The browser releases a dead worker's locks, so the page learns of the death by asking for it.
+   */
+  holdLifeline(name: string): Promise<void>;
   readonly engine: RemoteEngine;
 }
 

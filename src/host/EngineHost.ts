@@ -96,6 +96,16 @@ export class EngineHost implements EngineWorkerApi {
     this.#listeners.add(listener);
   }
 
+  holdLifeline(name: string): Promise<void> {
+    return new Promise<void>((held, fail) => {
+      // Never released while this worker lives: the page is granted it only once the worker is gone.
+      navigator.locks.request(name, () => {
+        held();
+        return new Promise<void>(() => undefined);
+      }).catch(fail);
+    });
+  }
+
   async #open(): Promise<void> {
     const store = await this.#deps.openStore();
     const vectorIndex = await this.#deps.vectorIndex?.();

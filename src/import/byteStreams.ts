@@ -39,6 +39,12 @@ export function isZip(first: Uint8Array): boolean {
   return first.length >= 4 && first[0] === 0x50 && first[1] === 0x4b && first[2] === 0x03 && first[3] === 0x04;
 }
 
+const PUSH_SLICE = 4 * 1024;
+/** Chat exports (JSON text) inflate about 5–20×; past this ratio and this size, it is a bomb. */
+const BOMB_RATIO = 200;
+const BOMB_FLOOR = 64 * 1024 * 1024;
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+
 /** One piece of a zip member's content; `name` changes when the next member starts. */
 export interface EntryChunk {
   readonly name: string;
@@ -55,6 +61,8 @@ export async function* zipEntries(chunks: AsyncIterable<Uint8Array>, pick: (name
   const queue: EntryChunk[] = [];
   let failure: unknown = null;
   let matched = 0;
+  let compressed = 0;
+  let inflated = 0;
   const unzip = new Unzip();
   unzip.register(UnzipInflate);
   unzip.onfile = (file) => {
@@ -62,7 +70,10 @@ export async function* zipEntries(chunks: AsyncIterable<Uint8Array>, pick: (name
     matched++;
     file.ondata = (err, data, final) => {
       if (err) failure ??= err;
-      else queue.push({ name: file.name, data, final });
+      else {
+        inflated += data.byteLength;
+        queue.push({ name: file.name, data, final });
+      }
     };
     file.start();
   };
@@ -75,8 +86,19 @@ export async function* zipEntries(chunks: AsyncIterable<Uint8Array>, pick: (name
     if (failure) throw new RecollectError('INVALID_INPUT', 'This zip archive is damaged or incomplete.', String(failure));
   };
   for await (const chunk of chunks) {
-    push(chunk, false);
-    while (queue.length) yield queue.shift()!;
+    // fflate's Unzip.push recurses once per member found in the data it holds, so a chunk with
+    // thousands of small members (attachments, images) overflowed the stack; small slices keep
+    // the depth and the bytes inflated per push (≤ 1,032× a slice) bounded.
+    for (let at = 0; at < chunk.byteLength; at += PUSH_SLICE) {
+      const slice = chunk.subarray(at, at + PUSH_SLICE);
+      compressed += slice.byteLength;
+      push(slice, false);
+      if (inflated > BOMB_FLOOR && inflated > compressed * BOMB_RATIO) {
+        throw new RecollectError('INVALID_INPUT',
+          `This zip expands to more than ${BOMB_RATIO} times its size (${mb(inflated)} from ${mb(compressed)} read so far), which chat exports never do: it looks like a zip bomb, so it was not imported.`);
+      }
+      while (queue.length) yield queue.shift()!;
+    }
   }
   // A download cut short fails only here, at the end: keep what inflated before the cut (the
   // member then has no final piece, and the JSON reader counts the entry it cut off).

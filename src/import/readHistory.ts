@@ -42,6 +42,10 @@ const FORMAT_NAMES: Record<HistoryFormat, string> = {
   chatgpt: 'a ChatGPT export', claude: 'a Claude export', locomo: 'a LoCoMo file', longmemeval: 'a LongMemEval file', text: 'a transcript',
 };
 
+const NOT_HISTORY = 'This file is not a ChatGPT or Claude export, LoCoMo or LongMemEval data, or a transcript.';
+/** Unrecognisable entries at the start of a JSON array before the file is refused as not a history. */
+const MAX_UNRECOGNISED_LEAD = 20;
+
 /** Members of an export .zip that hold the conversations (ChatGPT and Claude both use this name). */
 const CONVERSATIONS_MEMBER = /(^|\/)conversations(-\d+)?\.json$/i;
 
@@ -96,6 +100,7 @@ async function* jsonItems(entries: AsyncIterable<{ name: string; data: Uint8Arra
   let current: string | null = null;
   let sawAny = false;
   let closed = false;
+  let unrecognised = 0;
   const finish = function* (): Generator<HistoryItem> {
     closed = true;
     const { complete, cutOff } = splitter.end();
@@ -131,7 +136,12 @@ async function* jsonItems(entries: AsyncIterable<{ name: string; data: Uint8Arra
       if (!format) {
         format = detectJsonFormat(raw);
         if (!format) {
-          throw new RecollectError('INVALID_INPUT', 'This file is not a ChatGPT or Claude export, LoCoMo or LongMemEval data, or a transcript.');
+          // A null or odd entry before the first conversation is skipped and counted; only a file
+          // that starts with many of them is taken for something else.
+          if (++unrecognised >= MAX_UNRECOGNISED_LEAD) throw new RecollectError('INVALID_INPUT', NOT_HISTORY);
+          yield { kind: 'skipped', reason: 'entries that are not conversations' };
+          index++;
+          continue;
         }
       }
       if (!announced) {
@@ -142,7 +152,11 @@ async function* jsonItems(entries: AsyncIterable<{ name: string; data: Uint8Arra
       if (detected && detected !== format) throw new RecollectError('INVALID_INPUT', `This file looks like ${FORMAT_NAMES[detected]}, not ${FORMAT_NAMES[format]}. Choose that format (or "detect").`);
       try {
         for (const conversation of PARSERS[format](raw, index)) {
-          if (seen.has(conversation.id)) continue;
+          if (seen.has(conversation.id)) {
+            // Benchmark files share sessions between questions by design; in an export a repeat is news.
+            if (format === 'chatgpt' || format === 'claude') yield { kind: 'skipped', reason: 'repeated conversations (same id; stored once)' };
+            continue;
+          }
           seen.add(conversation.id);
           yield { kind: 'conversation', conversation };
         }
@@ -156,5 +170,6 @@ async function* jsonItems(entries: AsyncIterable<{ name: string; data: Uint8Arra
   }
   if (options.cancelled?.()) return;
   if (current !== null && !closed) yield* finish();
+  if (!format && unrecognised > 0) throw new RecollectError('INVALID_INPUT', NOT_HISTORY);
   if (!announced && format) yield { kind: 'format', format };
 }

@@ -32,7 +32,7 @@ import {
   type LlmStreamEvent,
   type LlmUsage,
 } from '../core/base/ports';
-import { LlmError, isRetryable, streamCut, toLlmError } from './llmErrors';
+import { LlmError, failedMidStream, isRetryable, notACompletion, streamCut, toLlmError } from './llmErrors';
 import { AttemptGuard, cancelled, retryDelay, sleep } from './retry';
 import { completeJson } from './structured';
 import { estimatePromptTokens, estimateTokens } from '../core/base/tokens';
@@ -161,8 +161,10 @@ export class LlmClient implements Llm {
           { signal: guard.signal },
         );
         guard.touch();
+        let frames = 0;
         for await (const chunk of chunks) {
           guard.touch();
+          frames++;
           if (chunk.model) model = chunk.model;
           if (chunk.usage) serverUsage = chunk.usage;
           const choice = chunk.choices?.[0];
@@ -178,6 +180,8 @@ export class LlmClient implements Llm {
         }
         // The SDK's stream ends quietly on abort instead of throwing; ours is not a normal end.
         if (guard.timedOut || guard.cancelled) throw new Error('aborted');
+        // An HTML page or an empty body parses as an SSE stream with no events at all.
+        if (frames === 0) throw notACompletion(this.baseUrl, '');
         guard.dispose();
         const usage = await this.usageOf(serverUsage, req, text);
         settled = true;
@@ -188,6 +192,7 @@ export class LlmClient implements Llm {
         guard.dispose();
         let error = this.toError(err, guard);
         if (emitted && error.code === 'LLM_UNAVAILABLE') error = streamCut({ baseUrl: this.baseUrl, apiKey: this.apiKey }, text.length, error);
+        else if (emitted && error.code !== 'LLM_CANCELLED') error = failedMidStream(error, text.length);
         settled = true;
         await this.reportFailure(meta, error, req, emitted ? text : '');
         if (!emitted && withUsage && this.isFeatureRejection(error)) {
@@ -275,7 +280,9 @@ export class LlmClient implements Llm {
           { signal: guard.signal },
         );
         guard.dispose();
-        const choice = res.choices?.[0];
+        // The SDK hands back the body as text when it is not JSON (an HTML page, an empty reply).
+        if (typeof res !== 'object' || res === null || !Array.isArray(res.choices)) throw notACompletion(this.baseUrl, res);
+        const choice = res.choices[0];
         const text = choice?.message?.content ?? '';
         const model = res.model || this.model;
         const usage = await this.usageOf(res.usage ?? undefined, req, text);

@@ -73,7 +73,7 @@ export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
   // Our flags first: an abort surfaces from the SDK as APIUserAbortError or a bare AbortError.
   if (ctx.cancelled) return new LlmError('LLM_CANCELLED', 'The request to the language model was cancelled.');
   if (ctx.timedOut || err instanceof APIConnectionTimeoutError) {
-    return new LlmError('LLM_TIMEOUT', `The language model at ${ctx.baseUrl} did not answer in time. It may be overloaded or still loading the model; try again, or raise the timeout.`);
+    return new LlmError('LLM_TIMEOUT', `The language model at ${ctx.baseUrl} did not answer in time. It may be overloaded or still loading the model; try again in a moment.`);
   }
   if (err instanceof APIUserAbortError) return new LlmError('LLM_CANCELLED', 'The request to the language model was cancelled.');
   if (err instanceof APIConnectionError) return unreachable(ctx, err);
@@ -91,7 +91,7 @@ export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
     }
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(err.headers, ctx.now);
-      return new LlmError('LLM_RATE_LIMITED', `The endpoint is rate-limiting requests (HTTP 429). Recollect will retry later. Server said: ${said}`,
+      return new LlmError('LLM_RATE_LIMITED', `The endpoint is rate-limiting requests (HTTP 429); wait a little and try again. Server said: ${said}`,
         retryAfterMs === undefined ? base : { ...base, retryAfterMs });
     }
     if (status === 408) return new LlmError('LLM_TIMEOUT', `The endpoint timed out (HTTP 408). Server said: ${said}`, base);
@@ -101,6 +101,15 @@ export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
         retryAfterMs === undefined ? base : { ...base, retryAfterMs });
     }
     return new LlmError('LLM_REJECTED', `The endpoint rejected the request (HTTP ${status}): ${said}`, base);
+  }
+  if (err instanceof APIError && err.status === undefined && err.error !== undefined) {
+    // An error frame inside a 200 stream (`data: {"error": …}`): the server answered and failed.
+    return new LlmError('LLM_REJECTED', `The endpoint reported an error while answering: ${serverMessage(err, ctx.apiKey)}`, { detail: serverMessage(err, ctx.apiKey) });
+  }
+  if (err instanceof SyntaxError) {
+    // A reply or stream frame that is not JSON: the server was reached, the connection is fine.
+    return new LlmError('LLM_BAD_OUTPUT', `The endpoint at ${ctx.baseUrl} sent a malformed reply (not valid JSON), so it could not be read.`,
+      { detail: redact(err.message, ctx.apiKey).slice(0, 300) });
   }
   if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TypeError')) return unreachable(ctx, err);
   const detail = redact(err instanceof Error ? err.message : String(err), ctx.apiKey);
@@ -125,4 +134,22 @@ export function streamCut(ctx: Pick<ErrorContext, 'baseUrl' | 'apiKey'>, receive
   return new LlmError('LLM_STREAM_CUT',
     `The answer was cut off: the connection to ${ctx.baseUrl} broke after ${received.toLocaleString('en')} characters had arrived. What arrived is kept and marked as partial; Try again to ask once more.`,
     { detail: redact(cause.detail ?? cause.message, ctx.apiKey) });
+}
+
+/** A 200 reply that is not a chat completion: an HTML page (wrong URL, a login wall), an empty body, other JSON. */
+export function notACompletion(baseUrl: string, body: unknown): LlmError {
+  const text = typeof body === 'string' ? body.trim() : null;
+  const what = text === '' ? 'an empty reply'
+    : text !== null && /^<(!doctype|html|head|body)/i.test(text) ? 'a web page (HTML)'
+      : 'something that is not a chat completion';
+  return new LlmError('LLM_BAD_OUTPUT',
+    `The endpoint at ${baseUrl} answered with ${what} instead of a chat completion. Check the URL in Settings: it should be the API address, which usually ends in /v1.`,
+    { detail: text === null ? typeof body : text.slice(0, 200) });
+}
+
+/** An error that ended a stream after `received` characters had been shown. */
+export function failedMidStream(error: LlmError, received: number): LlmError {
+  return new LlmError(error.code,
+    `${error.message} It happened after ${received.toLocaleString('en')} characters had arrived; they stay on screen marked as partial. Try again to ask once more.`,
+    { ...(error.detail !== undefined ? { detail: error.detail } : {}), ...(error.status !== undefined ? { status: error.status } : {}) });
 }

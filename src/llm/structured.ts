@@ -137,8 +137,10 @@ export async function completeJson<T>(llm: Pick<Llm, 'complete'>, req: LlmJsonRe
     usage = addUsage(usage, result.usage);
     raw = result.text;
     const checked = check(raw, req);
-    if (checked.ok) return { value: checked.value, raw, repaired: checked.repaired, attempts: attempt, usage };
-    issues = checked.issues;
+    // A reply the token limit cut is incomplete even when what arrived parses (JSON repair closes
+    // the brackets): accepting it would store half the facts as if they were all.
+    if (checked.ok && result.finishReason !== 'length') return { value: checked.value, raw, repaired: checked.repaired, attempts: attempt, usage };
+    issues = checked.ok ? [] : checked.issues;
     if (result.finishReason === 'length') issues = [...issues, 'the reply was cut off by the token limit'];
     messages = [
       ...messages,

@@ -16,6 +16,7 @@ import { compactedCopy, stageImport } from './databaseTransfer';
 import { schemaVersion } from './migrate';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
 import { newId } from '../core/base/ids';
+import { isSaneTime } from '../core/base/limits';
 
 export interface SqliteMemoryStoreOptions {
   readonly clock?: Clock;
@@ -51,7 +52,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   }
 
   createConversation(input: { id?: string; title: string; createdAt?: number } & Partial<ConversationMemory>): Promise<Conversation> {
-    const at = input.createdAt !== undefined && Number.isFinite(input.createdAt) ? input.createdAt : this.#clock.now();
+    const at = isSaneTime(input.createdAt) ? input.createdAt : this.#clock.now();
     return this.db.transaction((tx) => conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, at, input));
   }
 
@@ -70,7 +71,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   createConversations(inputs: readonly { id: string; title: string; createdAt?: number }[]): Promise<void> {
     const now = this.#clock.now();
     return this.db.transaction(async (tx) => {
-      for (const c of inputs) await conversations.insertConversation(tx, c.id, c.title, c.createdAt !== undefined && Number.isFinite(c.createdAt) ? c.createdAt : now);
+      for (const c of inputs) await conversations.insertConversation(tx, c.id, c.title, isSaneTime(c.createdAt) ? c.createdAt : now);
     });
   }
 

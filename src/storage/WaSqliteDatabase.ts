@@ -119,6 +119,9 @@ export class WaSqliteDatabase implements Sql {
     this.db = db;
   }
 
+  /** Set when the storage was too full to open the file, and this is a read-only copy in memory. */
+  openedReadOnlyBecauseFull = false;
+
   static async open(module: WaSqliteModule, sqlite3: SQLiteAPI, filename: string, vfs?: string): Promise<WaSqliteDatabase> {
     const db = await sqlite3.open_v2(filename, SQLite.SQLITE_OPEN_CREATE | SQLite.SQLITE_OPEN_READWRITE, vfs);
     const conn = new WaSqliteDatabase(module, sqlite3, db);
@@ -298,6 +301,9 @@ export class WaSqliteDatabase implements Sql {
     } catch (err) {
       if (err instanceof RecollectError) throw err;
       const message = err instanceof Error ? err.message : String(err);
+      if (isStorageFull(err) || (this.openedReadOnlyBecauseFull && ((err as { code?: number }).code ?? 0) % 256 === SQLite.SQLITE_READONLY)) {
+        throw new RecollectError('STORAGE_FULL', STORAGE_FULL_MESSAGE, `${message}: ${sql.trim().slice(0, 300)}`);
+      }
       throw new RecollectError('SQL_ERROR', `Database error: ${message}`, sql.trim().slice(0, 500));
     }
   }
@@ -397,4 +403,21 @@ export class WaSqliteDatabase implements Sql {
     this.module.HEAPU8[p + bytes.byteLength] = 0;
     return p;
   }
+}
+
+export const STORAGE_FULL_MESSAGE =
+  'Recollect could not save this: the storage this browser gives the site is full (or the disk is). Nothing stored before is lost, and your memory can still be read, searched and exported. ' +
+  'To make room, export your memory (Export), delete conversations you do not need, or free disk space or other sites\' data; then try again.';
+
+/**
+ * SQLITE_FULL, or an I/O error while writing: the OPFS file system reports an exhausted quota as a
+ * failed write (QuotaExceededError inside the VFS), which SQLite turns into "disk I/O error".
+ */
+function isStorageFull(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'number') return false;
+  const primary = code & 0xff;
+  if (primary === SQLite.SQLITE_FULL) return true;
+  // SQLITE_IOERR_WRITE (3), _FSYNC (4), _TRUNCATE (6) and the plain IOERR some VFS paths return.
+  return primary === SQLite.SQLITE_IOERR && [0, 3, 4, 6].includes(code >> 8);
 }

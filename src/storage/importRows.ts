@@ -11,7 +11,7 @@
  * notice. Endpoint settings and the API key live outside the database and never come from a file.
  */
 import { RecollectError } from '../core/base/errors';
-import { looksBinary, MAX_TITLE_CHARS, MAX_TURN_CHARS, validateTurnContent } from '../core/base/limits';
+import { EARLIEST_YEAR, isSaneTime, LATEST_YEAR, looksBinary, MAX_TITLE_CHARS, MAX_TURN_CHARS, validateTurnContent } from '../core/base/limits';
 import type { SqlValue } from '../core/base/sql';
 import { ANSWER_BUDGET, META_KEYS } from '../core/base/settings';
 import { isTimeZone } from '../core/base/timeZone';
@@ -32,6 +32,9 @@ const ID_COLUMNS = new Set(['id', 'conversation_id', 'memcell_id', 'scene_id', '
   'centroid_model', 'source_message_id', 'dedupe_key']);
 const SHORT_COLUMNS = new Set(['speaker', 'role', 'status', 'kind', 'op', 'source', 'format', 'stage', 'model', 'outcome', 'closed_by', 'reason', 'text_hash']);
 const JSON_COLUMNS = new Set(['metadata', 'evidence', 'payload', 'encoding']);
+/** Columns holding ms since the epoch: typed input keeps them in a sane range, and so must a file. */
+const TIME_COLUMNS = new Set(['occurred_at', 'ingested_at', 'created_at', 'updated_at', 'start_at', 'end_at', 'valid_from', 'valid_to',
+  'last_activity_at', 'last_visited_at', 'changed_at']);
 
 function invalid(where: string, problem: string): RecollectError {
   return new RecollectError('IMPORT_INVALID_DATA',
@@ -60,6 +63,9 @@ export function checkValue(table: string, column: ColumnSpec, value: SqlValue, w
   if (type === 'INTEGER') {
     if (fileVersion < 8 && typeof value === 'number' && Number.isSafeInteger(Math.round(value)) && isRepairedTimeColumn(table, column.name)) return value;
     if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalid(at, 'should hold a whole number.');
+    if (TIME_COLUMNS.has(column.name) && !isSaneTime(value)) {
+      throw invalid(at, `holds a date outside ${EARLIEST_YEAR}–${LATEST_YEAR - 1} (${String(value)} ms), which no conversation can have.`);
+    }
     return value;
   }
   if (type === 'REAL') {

@@ -105,6 +105,22 @@ export class SqlJobStore implements JobStore {
     });
   }
 
+  async nextDue(): Promise<number | null> {
+    const [row] = await this.#sql.query<{ at: number | null }>("SELECT min(run_after) AS at FROM jobs WHERE status = 'pending'");
+    return row?.at === null || row?.at === undefined ? null : Number(row.at);
+  }
+
+  reviveFailed(codes: readonly string[], now: number): Promise<Job[]> {
+    if (codes.length === 0) return Promise.resolve([]);
+    return this.#sql.transaction(async (tx) => {
+      const rows = await tx.query<JobRow>(
+        `UPDATE jobs SET status = 'pending', attempts = 0, run_after = ?, updated_at = ?
+         WHERE status = 'failed' AND (${codes.map(() => 'last_error LIKE ?').join(' OR ')})
+         RETURNING id, kind, payload, attempts, dedupe_key`, [now, now, ...codes.map((c) => `${c}:%`)]);
+      return rows.map(toJob);
+    });
+  }
+
   async counts(): Promise<JobCounts> {
     const rows = await this.#sql.query<{ status: keyof JobCounts; n: number }>(
       `SELECT CASE WHEN status = 'pending' AND run_after > ? THEN 'scheduled' ELSE status END AS status, count(*) AS n FROM jobs GROUP BY 1`,

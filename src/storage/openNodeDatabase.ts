@@ -4,7 +4,8 @@
  * (open the result with any SQLite tool). Browser code must not import this module.
  */
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { loadSqlite, type SqliteRuntime } from './sqliteModule';
 import { WaSqliteDatabase } from './WaSqliteDatabase';
@@ -76,9 +77,32 @@ export function syncFile(path: string): void {
   }
 }
 
-/** Writes a compacted, consistent copy of the database to `path` (no free page, as the app's export). */
+/**
+ * Writes a compacted, consistent copy of the database to `path` (no free page, as the app's
+ * export), atomically: the bytes go to a temporary file
+ * in the same directory (a rename is atomic only within one file system), are flushed to disk, and
+ * only then replace `path`. A process killed mid-write leaves the previous file whole (and at
+ * worst a stray `.partial` file); writing in place once cut an 11.7 MB memory to a corrupt 2 MB.
+ */
 export async function saveDatabaseFile(db: WaSqliteDatabase, path: string): Promise<void> {
-  await writeFile(path, await compactedCopy(db, () => openMemoryDatabase({ migrateSchema: false })));
+  const bytes = await compactedCopy(db, () => openMemoryDatabase({ migrateSchema: false }));
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.partial`);
+  const handle = await open(temp, 'wx');
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await rm(temp, { force: true });
+    throw err;
+  }
+  await handle.close();
+  try {
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
 }
 
 /** Opens a .sqlite file as an in-memory database (the file itself is not modified). */

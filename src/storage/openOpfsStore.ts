@@ -17,6 +17,9 @@ import { loadSqlite, type SqliteRuntime } from './sqliteModule';
 import { WaSqliteDatabase } from './WaSqliteDatabase';
 import { SqliteMemoryStore } from './SqliteMemoryStore';
 import { migrate } from './migrate';
+import { applyWal } from './walImage';
+import { RecollectError } from '../core/base/errors';
+import { STORAGE_FULL_MESSAGE } from './WaSqliteDatabase';
 
 export const DATABASE_FILE = 'recollect.sqlite';
 const VFS_NAME = 'recollect-opfs';
@@ -47,16 +50,45 @@ async function useWriteAheadLog(db: WaSqliteDatabase): Promise<void> {
  */
 export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE): Promise<SqliteMemoryStore> {
   const { module, sqlite3 } = await browserRuntime(wasmUrl);
-  const db = await WaSqliteDatabase.open(module, sqlite3, fileName, VFS_NAME);
+  let db: WaSqliteDatabase | null = null;
   try {
+    db = await WaSqliteDatabase.open(module, sqlite3, fileName, VFS_NAME);
     await useWriteAheadLog(db);
     await migrate(db);
   } catch (err) {
-    await db.close();
-    throw err;
+    await db?.close().catch(() => undefined);
+    if (!isQuotaError(err)) throw err;
+    // Too full for SQLite to open the file (its log and temporary files need room): open a
+    // read-only copy in memory, so the memory can still be read, searched and exported.
+    db = await openReadOnlyCopy(module, sqlite3, fileName);
   }
   return new SqliteMemoryStore(db, {
     // Imports are validated in memory before anything touches the OPFS file.
     openTemp: () => WaSqliteDatabase.open(module, sqlite3, ':memory:'),
   });
+}
+
+function isQuotaError(err: unknown): boolean {
+  const e = err as { name?: unknown; code?: unknown; message?: unknown } | null;
+  return e?.name === 'QuotaExceededError' || e?.code === 'STORAGE_FULL' || /quota/i.test(String(e?.message ?? ''));
+}
+
+async function readOpfsFile(name: string): Promise<Uint8Array | null> {
+  const root = await navigator.storage.getDirectory();
+  try {
+    const handle = await root.getFileHandle(name);
+    return new Uint8Array(await (await handle.getFile()).arrayBuffer());
+  } catch {
+    return null;
+  }
+}
+
+async function openReadOnlyCopy(module: SqliteRuntime['module'], sqlite3: SqliteRuntime['sqlite3'], fileName: string): Promise<WaSqliteDatabase> {
+  const main = await readOpfsFile(fileName);
+  if (!main) throw new RecollectError('STORAGE_FULL', STORAGE_FULL_MESSAGE);
+  const db = await WaSqliteDatabase.open(module, sqlite3, ':memory:');
+  await db.deserialize(applyWal(main, await readOpfsFile(`${fileName}-wal`)));
+  await db.exec('PRAGMA query_only = ON');
+  db.openedReadOnlyBecauseFull = true;
+  return db;
 }

@@ -9,7 +9,8 @@
  *
  * Switches (setBehaviour) — "Next" counters apply to the next N chat requests, then run out:
  * latencyMs, chunkDelayMs, rateLimitNext (+ retryAfter), serverErrorNext, hangNext, malformedNext,
- * truncateNext, dropStreamNext (a stream's connection is cut after its second chunk), omitUsage, apiKey (401 for any other bearer token), modelsRoute,
+ * truncateNext, dropStreamNext (a stream's connection is cut after its second chunk), htmlNext and emptyNext (a 200 that is a web
+ * page or empty), ignoreMaxTokens, badFrameNext and errorFrameNext (a stream whose third frame is not JSON, or is an error), omitUsage, apiKey (401 for any other bearer token), modelsRoute,
  * rejectUnknownModels, rejectResponseFormat, responder. A max_tokens limit cuts the reply to that
  * many words (finish_reason 'length'), so benchmarks should pass generous limits.
  */
@@ -53,6 +54,16 @@ export interface MockBehaviour {
   truncateNext: number;
   /** Cut the connection of the next N streamed replies after two content chunks (no finish, no [DONE]). */
   dropStreamNext: number;
+  /** Answer the next N chat requests with 200 and an HTML page, as a website or a login wall does. */
+  htmlNext: number;
+  /** Answer the next N chat requests with 200 and an empty body. */
+  emptyNext: number;
+  /** In the next N streamed replies, send a frame that is not JSON after two content chunks, then end. */
+  badFrameNext: number;
+  /** In the next N streamed replies, send an error frame (`data: {"error": …}`) after two content chunks, then end. */
+  errorFrameNext: number;
+  /** Ignore max_tokens, as some servers do (a runaway reply). */
+  ignoreMaxTokens: boolean;
   /** Send no `usage` (non-streaming) and no usage chunk (streaming). */
   omitUsage: boolean;
   /** When set, any request whose bearer token differs gets 401. */
@@ -133,6 +144,11 @@ const DEFAULTS: MockBehaviour = {
   malformedNext: 0,
   truncateNext: 0,
   dropStreamNext: 0,
+  htmlNext: 0,
+  emptyNext: 0,
+  badFrameNext: 0,
+  errorFrameNext: 0,
+  ignoreMaxTokens: false,
   omitUsage: false,
   apiKey: null,
   modelsRoute: true,
@@ -222,6 +238,18 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
       state.serverErrorNext--;
       return apiError(res, 500, 'The server had an error while processing your request.', 'server_error');
     }
+    if (state.htmlNext > 0) {
+      state.htmlNext--;
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end('<!DOCTYPE html><html><head><title>Sign in</title></head><body><h1>Please sign in</h1></body></html>');
+      return;
+    }
+    if (state.emptyNext > 0) {
+      state.emptyNext--;
+      res.writeHead(200);
+      res.end();
+      return;
+    }
     if (state.rejectResponseFormat && body.response_format !== undefined) {
       return apiError(res, 400, "Unrecognized request argument supplied: 'response_format'", 'invalid_request_error');
     }
@@ -236,7 +264,7 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
       content = content.slice(0, Math.floor(content.length * 0.6));
       finishReason = 'length';
     }
-    if (chatReq.maxTokens !== undefined && countWords(content) > chatReq.maxTokens) {
+    if (chatReq.maxTokens !== undefined && !state.ignoreMaxTokens && countWords(content) > chatReq.maxTokens) {
       content = (content.match(/\S+\s*/g) ?? []).slice(0, chatReq.maxTokens).join('').trimEnd();
       finishReason = 'length';
     }
@@ -261,12 +289,21 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
     send(frame({ role: 'assistant', content: '' }, null));
     const drop = state.dropStreamNext > 0;
     if (drop) state.dropStreamNext--;
+    const badFrame = state.badFrameNext > 0;
+    if (badFrame) state.badFrameNext--;
+    const errorFrame = !badFrame && state.errorFrameNext > 0;
+    if (errorFrame) state.errorFrameNext--;
     let sent = 0;
     for (const piece of chunksOf(content)) {
       await wait(state.chunkDelayMs);
       if (res.destroyed) return;
       if (drop && sent === 2) {
         res.destroy(); // the connection breaks mid-answer
+        return;
+      }
+      if ((badFrame || errorFrame) && sent === 2) {
+        res.end(badFrame ? 'data: {"id": "x", "choices": [{"delta": {"content": "oops\n\n'
+          : `data: ${JSON.stringify({ error: { message: 'The model crashed while generating.', type: 'server_error' } })}\n\n`);
         return;
       }
       send(frame({ content: piece }, null));

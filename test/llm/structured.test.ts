@@ -55,14 +55,13 @@ describe('completeJson', () => {
     expect(await completeJson(llm, request())).toMatchObject({ value: GOOD, attempts: 1 });
   });
 
-  it('repairs truncated JSON', async () => {
+  it('does not take JSON cut by the token limit as complete, even when it can be repaired: it asks again', async () => {
     respond(() => JSON.stringify({ confidence: 0.5, facts: ['first fact here', 'second fact here', 'third fact that is long enough'] }));
     mock.setBehaviour({ truncateNext: 1 });
     const res = await completeJson(llm, request());
-    expect(res.repaired).toBe(true);
-    expect(res.attempts).toBe(1);
+    expect(res.attempts).toBe(2);
     expect(res.value.confidence).toBe(0.5);
-    expect(res.value.facts[0]).toBe('first fact here');
+    expect(res.value.facts).toHaveLength(3);
   });
 
   it('retries once with the validation error, then succeeds', async () => {

@@ -205,5 +205,9 @@ export const FUZZ_CASES: readonly FuzzCase[] = [
   { name: 'metadata that is not JSON', kind: 'invalid row', verdict: 'IMPORT_INVALID_DATA', build: () => edited("DROP TRIGGER turns_fts_update; UPDATE messages SET metadata = '{not json' WHERE id = 'm4'") },
   { name: 'a vector of the wrong size', kind: 'invalid row', verdict: 'IMPORT_INVALID_DATA', build: () => edited("UPDATE vectors SET dim = 3") },
   { name: 'a title with NUL', kind: 'binary row', verdict: 'IMPORT_INVALID_DATA', build: () => edited("UPDATE conversations SET title = 'a' || char(0) || 'b'") },
+  { name: 'a message dated past the end of the calendar', kind: 'invalid row', verdict: 'IMPORT_INVALID_DATA', build: () => edited("DROP TRIGGER turns_fts_update; UPDATE messages SET occurred_at = 9000000000000000 WHERE id = 'm4'") },
+  { name: 'an episode dated before 1900', kind: 'invalid row', verdict: 'IMPORT_INVALID_DATA', build: () => edited("UPDATE memcells SET start_at = -5000000000000") },
+  { name: 'answer metadata whose requests is not a list', kind: 'odd JSON', verdict: 'accepted', holds: ok, build: () => edited(
+    "DROP TRIGGER turns_fts_update; UPDATE messages SET metadata = '{\"requests\": \"not a list\", \"answerTo\": \"m0\"}' WHERE id = 'm1'") },
   { name: 'a 10,000-character title (cut like typed input)', kind: 'oversize row', verdict: 'accepted', holds: ok, build: () => edited("UPDATE conversations SET title = printf('%.*c', 10000, 't')") },
 ];

@@ -5,7 +5,7 @@
  * the whole-file export/import of a database is not available (there is no file).
  */
 import { RecollectError } from '../../src/core/base/errors';
-import { MAX_TITLE_CHARS, validateNewTurn } from '../../src/core/base/limits';
+import { isSaneTime, MAX_TITLE_CHARS, validateNewTurn } from '../../src/core/base/limits';
 import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, NewTurn, SearchHit, StorageStats, TitleSource } from '../../src/core/base/types';
 import { UNTITLED } from '../../src/core/base/titles';
 import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../../src/core/base/store';
@@ -50,7 +50,7 @@ export class InMemoryStore implements MemoryStore, VectorStore {
     const title = cleanTitle(input.title);
     if (!this.#conversations.has(id)) {
       const now = this.#clock.now();
-      this.#conversations.set(id, { id, title, createdAt: input.createdAt ?? now, updatedAt: now, useMemory: input.useMemory !== false, remember: input.remember !== false, titledBy: title === UNTITLED ? 'none' : 'user' });
+      this.#conversations.set(id, { id, title, createdAt: isSaneTime(input.createdAt) ? input.createdAt : now, updatedAt: now, useMemory: input.useMemory !== false, remember: input.remember !== false, titledBy: title === UNTITLED ? 'none' : 'user' });
     }
     return this.#conversation(id);
   }

@@ -4,7 +4,12 @@
  * on screen marked as partial next to "Try again". Kept apart from ChatView so the chat can be
  * refactored without touching this.
  */
+import { MAX_ANSWER_CHARS } from '../../core/recall/answer';
+
 export function CutOffMark({ metadata }: { readonly metadata: Readonly<Record<string, unknown>> }) {
+  if (metadata.cutOff === 'size') {
+    return <span className="muted warning" data-testid="answer-cut-off" title="The reply was longer than Recollect keeps; the rest was not received or stored.">cut off (longer than {MAX_ANSWER_CHARS.toLocaleString()} characters)</span>;
+  }
   if (metadata.cutOff !== 'length') return null;
   return <span className="muted warning" data-testid="answer-cut-off" title="The endpoint stopped at its token limit; the answer is incomplete.">cut off (token limit)</span>;
 }

@@ -6,10 +6,11 @@
 import { useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import { useEngineMutation, useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
-import { formatTime } from '../format';
+import { formatTime, isoTime } from '../format';
 import { STAGE_LABEL, useAnswerStream } from '../useAnswerStream';
 import { Markdown } from './Markdown';
 import { SentRequestView } from './SentRequestView';
+import { ViewBoundary } from './ViewBoundary';
 import { Dialog } from './Dialog';
 import { MemoryActivity } from './MemoryActivity';
 import { ConversationMemorySwitches } from './MemorySwitches';
@@ -165,7 +166,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           return (
             <li key={m.id} className={cls} data-testid="message" data-message-id={m.id}>
               <div className="message-head">
-                <strong>{m.speaker}</strong> <time dateTime={new Date(m.occurredAt).toISOString()}>{formatTime(m.occurredAt)}</time>
+                <strong>{m.speaker}</strong> <time dateTime={isoTime(m.occurredAt)}>{formatTime(m.occurredAt)}</time>
                 <button type="button" className="link" aria-label="Delete message" onClick={() => window.confirm('Delete this message from memory?') && remove.mutate(m.id)}>delete</button>
               </div>
               {m.role === 'assistant' ? <Markdown text={m.content} onCite={(n) => openCitation(meta, n)} /> : <p>{m.content}</p>}
@@ -242,7 +243,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         />
         <button type="submit" className="primary" disabled={!draft.trim() || sendTurn.isPending || answers.busy}>{editing ? 'Send edit' : 'Send'}</button>
       </form>
-      {sent && <SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onClose={() => setSent(null)} />}
+      {sent && <ViewBoundary name="What was sent" resetKey={sent} onDismiss={() => setSent(null)}><SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onClose={() => setSent(null)} /></ViewBoundary>}
       {shown && (
         <Dialog title={`Cited ${shown.kind}`} onClose={() => setShown(null)}>
           <p>{shown.label}</p>

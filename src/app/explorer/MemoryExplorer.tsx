@@ -10,6 +10,7 @@ import { ScenesTab } from './ScenesTab';
 import { ProfileTab } from './ProfileTab';
 import { ForesightTab } from './ForesightTab';
 import { ForgetTab } from './ForgetTab';
+import { ViewBoundary } from '../components/ViewBoundary';
 import './explorer.css';
 
 const TABS: readonly { id: ExplorerTab; label: string }[] = [
@@ -54,6 +55,7 @@ export function MemoryExplorer() {
         ))}
       </div>
       <div className="explorer-panel" id="explorer-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
+        <ViewBoundary name={`The ${TABS.find((t) => t.id === tab)?.label ?? ''} tab`} resetKey={tab}>
         {tab === 'saved' && <SavedMemoriesTab />}
         {tab === 'overview' && <OverviewTab />}
         {tab === 'timeline' && <TimelineTab />}
@@ -63,6 +65,7 @@ export function MemoryExplorer() {
         {tab === 'profile' && <ProfileTab />}
         {tab === 'foresight' && <ForesightTab />}
         {tab === 'forget' && <ForgetTab />}
+        </ViewBoundary>
       </div>
     </section>
   );

@@ -9,6 +9,7 @@ import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import { useEngineQuery } from '../hooks';
 import { formatBytes } from '../format';
 import { useHistoryImport } from './useHistoryImport';
+import { PartialImportNotice } from './PartialImportNotice';
 
 const FORMAT_LABELS: Record<HistoryFormat | 'auto', string> = {
   auto: 'Detect automatically', chatgpt: 'ChatGPT export (.zip or conversations.json)', claude: 'Claude export (.zip or conversations.json)',
@@ -78,6 +79,7 @@ export function HistoryImportButton() {
 
   return (
     <>
+      <PartialImportNotice />
       <button type="button" onClick={() => input.current?.click()}>Import chats…</button>
       <input ref={input} type="file" hidden aria-label="Import chat history file" accept=".zip,.json,.txt,.md,.markdown,application/zip,application/json,text/plain"
         onChange={(e) => {

@@ -8,8 +8,10 @@ import { useRef, useState } from 'react';
 import * as Comlink from 'comlink';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEngineClient } from '../hooks';
+import { formatBytes } from '../format';
 import type { HistoryFormat, HistoryImportReport, HistoryProgress, HistoryScan } from '../../core/base/historyImport';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
+import { clearImportRunning, markImportRunning } from './PartialImportNotice';
 
 export type HistoryImportState =
   | { readonly step: 'idle' }
@@ -18,6 +20,21 @@ export type HistoryImportState =
   | { readonly step: 'importing'; readonly progress: HistoryProgress | null; readonly cancelling: boolean }
   | { readonly step: 'done'; readonly report: HistoryImportReport }
   | { readonly step: 'failed'; readonly message: string };
+
+/**
+ * Stored turns take about twice an export's bytes (the text, its full-text index, vectors). When
+ * the browser says less room is left, the import is not started: it would fill the storage
+ * halfway and stop. The browser's figure is its own (approximate); unknown means go ahead.
+ */
+async function storageShortfall(fileBytes: number): Promise<string | null> {
+  const estimate = await navigator.storage?.estimate?.().catch(() => null);
+  if (!estimate || typeof estimate.quota !== 'number' || typeof estimate.usage !== 'number') return null;
+  const free = Math.max(0, estimate.quota - estimate.usage);
+  const needed = fileBytes * 2;
+  if (free >= needed) return null;
+  return `This import needs about ${formatBytes(needed)} of storage, and this browser has ${formatBytes(free)} left for Recollect, so nothing was imported. ` +
+    'Free space (delete conversations you do not need, or other sites\' data, or files on the disk) and try again.';
+}
 
 export function useHistoryImport() {
   const { engine } = useEngineClient();
@@ -48,12 +65,20 @@ export function useHistoryImport() {
     const onProgress = Comlink.proxy((progress: HistoryProgress) => {
       if (run.current === importId) setState((s) => (s.step === 'importing' ? { ...s, progress } : s));
     });
+    const short = await storageShortfall(file.size);
+    if (short) {
+      if (run.current === importId) setState({ step: 'failed', message: short });
+      return;
+    }
+    markImportRunning(file.name, Date.now());
     try {
       const report = await engine.importHistory(file, { format, importId, policy }, onProgress);
+      clearImportRunning();
       // The chosen policy is now the engine's (the engine sends no event for it).
       void queryClient.invalidateQueries({ queryKey: ['consolidation'] });
       if (run.current === importId) setState({ step: 'done', report });
     } catch (err) {
+      clearImportRunning(); // the dialog says what happened
       if (run.current === importId) setState({ step: 'failed', message: err instanceof Error ? err.message : String(err) });
     }
   };

@@ -42,6 +42,13 @@ export interface JobStore {
   revive(kinds: readonly string[], now: number): Promise<Job[]>;
   /** pending = due now; scheduled = waiting for its run_after (a debounce or a retry back-off). */
   counts(): Promise<JobCounts>;
+  /** The earliest run_after of a pending job (so a restarted runner wakes for a back-off in progress), or null. */
+  nextDue(): Promise<number | null>;
+  /**
+   * Failed jobs whose last error began with one of `codes` go back to pending (attempts reset),
+   * due at once; returns them. Used when the endpoint that failed them answers again.
+   */
+  reviveFailed(codes: readonly string[], now: number): Promise<Job[]>;
 }
 
 /** What a handler may say besides success: try later without it counting as a failure. */
@@ -120,8 +127,11 @@ export class JobRunner {
     this.#config = { ...DEFAULT_JOB_RUNNER_CONFIG, ...deps.config };
   }
 
+  #wakeForBacklog = false;
+
   async start(): Promise<void> {
     await this.#store.recoverInterrupted(this.#clock.now());
+    this.#wakeForBacklog = true;
     this.kick();
   }
 
@@ -152,7 +162,17 @@ export class JobRunner {
       if (this.#pausedUntil !== null && now < this.#pausedUntil) return this.#schedule(this.#pausedUntil - now);
       this.#pausedUntil = null;
       const job = await this.#store.claimNext(now);
-      if (!job) return;
+      if (!job) {
+        // Back-offs live in the database (run_after), but the timer that waits for them does not
+        // survive a restart: after start, wake for the earliest one. (Only then: with a timer that
+        // fires at once, doing this on every empty pass would spin.)
+        if (this.#wakeForBacklog) {
+          this.#wakeForBacklog = false;
+          const next = await this.#store.nextDue();
+          if (next !== null && !this.#loop.stopped) this.#schedule(next - this.#clock.now());
+        }
+        return;
+      }
       const handler = this.#handlers.get(job.kind);
       if (!handler) {
         await this.#store.fail(job.id, `No handler for job kind "${job.kind}".`, now);

@@ -8,6 +8,22 @@ import { RecollectError } from './errors';
 export const MAX_TURN_CHARS = 1_000_000;
 export const MAX_TITLE_CHARS = 200;
 
+/**
+ * Times Recollect stores are ms since the epoch within these years. JavaScript dates end at
+ * ±8.64e15 ms and SQLite's date functions at year 9999; a value beyond them made a conversation
+ * throw "Invalid time value" whenever it was drawn. No chat predates 1900 or is dated past 2999,
+ * so anything outside is a damaged or misread date, refused (typed input, imported rows) or
+ * skipped and counted (history imports) before it is stored.
+ */
+export const EARLIEST_YEAR = 1900;
+export const LATEST_YEAR = 3000;
+const EARLIEST_MS = Date.UTC(EARLIEST_YEAR, 0, 1);
+const LATEST_MS = Date.UTC(LATEST_YEAR, 0, 1);
+
+export function isSaneTime(ms: unknown): ms is number {
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= EARLIEST_MS && ms < LATEST_MS;
+}
+
 export function validateTurnContent(content: unknown): string {
   if (typeof content !== 'string') throw new RecollectError('INVALID_INPUT', 'A message must be text.');
   if (content.trim().length === 0) throw new RecollectError('INVALID_INPUT', 'A message cannot be empty.');
@@ -40,7 +56,7 @@ export function validateNewTurn(turn: { readonly role: unknown; readonly speaker
   if (role !== 'user' && role !== 'assistant' && role !== 'system') throw new RecollectError('INVALID_INPUT', `Unknown role "${String(role)}".`);
   const speaker = (turn.speaker ?? (role === 'user' ? 'User' : role === 'assistant' ? 'Assistant' : 'System')).trim().slice(0, 100) || 'User';
   const occurredAt = turn.occurredAt ?? now;
-  if (!Number.isFinite(occurredAt)) throw new RecollectError('INVALID_INPUT', 'A message time must be a valid date.');
+  if (!isSaneTime(occurredAt)) throw new RecollectError('INVALID_INPUT', `A message time must be a date between ${EARLIEST_YEAR} and ${LATEST_YEAR - 1}.`);
   // Whole ms: a fraction (exports carry microseconds) would be stored as REAL in an INTEGER column.
   return { role, speaker, content, occurredAt: Math.round(occurredAt) };
 }

@@ -9,7 +9,7 @@
 import { RecollectError } from '../base/errors';
 import type { Clock, Llm, LlmAbortSignal, LlmMessage } from '../base/ports';
 import type { AppendResult, Message, NewTurn } from '../base/types';
-import { answerQuestion, type AnswerResult } from '../recall/answer';
+import { ANSWER_SIZE_LIMIT, answerQuestion, type AnswerResult } from '../recall/answer';
 import type { AnswerSource } from '../recall/answerContext';
 import { EMPTY_ANSWER_SOURCE } from '../recall/answerSource';
 import type { AnswerSettings, AskEvent, AskRequest, AskResult } from '../protocol';
@@ -99,17 +99,22 @@ export class AnswerService {
       this.#running.delete(request.answerId);
     }
     if (temporary || (!result.answer.trim() && result.stopped)) return { answer: result, messageId: null };
+    if (!result.answer.trim()) {
+      // Storing "(no answer)" would look like the model's reply; say what happened instead.
+      throw new RecollectError('LLM_BAD_OUTPUT', `The model at the endpoint sent an empty answer${result.finishReason === 'length' ? ' (it hit its token limit before writing anything)' : ''}. Try again, or check the model in Settings.`);
+    }
     const stored = await this.#d.appendTurn({
       id: request.answerId,
       conversationId: request.conversationId,
       role: 'assistant',
       speaker: 'Assistant',
-      content: result.answer.trim() || '(no answer)',
+      content: result.answer.trim(),
       metadata: {
         answerTo: request.userMessageId ?? null,
         model: result.model,
         stopped: result.stopped,
-        ...(result.finishReason === 'length' ? { cutOff: 'length' } : {}), // the token limit ended it (shown as cut off)
+        // The token limit ended it, or Recollect's own size limit (both shown as cut off).
+        ...(result.finishReason === 'length' ? { cutOff: 'length' } : result.finishReason === ANSWER_SIZE_LIMIT ? { cutOff: 'size' } : {}),
         ...(memoryOff ? { memoryOff: true } : {}),
         citations: result.citations,
         requests: result.requests,

@@ -186,3 +186,15 @@ export class EngineSettings {
     return (await this.#deps.llmSink?.byStage(since)) ?? {};
   }
 }
+
+/** The ledger, calling `answered` after each call the endpoint answered successfully. */
+export function withAnsweredHook(sink: LlmCallSink & UsageLedger, answered: () => void): LlmCallSink & UsageLedger {
+  return {
+    record(call) {
+      const stored = sink.record(call);
+      if (call.outcome === 'ok') answered();
+      return stored;
+    },
+    byStage: (since) => sink.byStage(since),
+  };
+}

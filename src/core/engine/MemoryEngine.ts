@@ -31,7 +31,7 @@ import { SavedMemories } from './savedMemories';
 import { ConversationMemorySwitches } from './conversationMemory';
 import { Conversations } from './Conversations';
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
-import { EngineSettings } from './EngineSettings';
+import { EngineSettings, withAnsweredHook } from './EngineSettings';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
 import { EngineUpkeep } from './EngineUpkeep';
@@ -75,7 +75,8 @@ export class MemoryEngine implements EngineApi {
       meta: deps.store,
       settings: deps.settings ?? null,
       llmFactory: deps.llmFactory ?? null,
-      llmSink: deps.llmSink ?? null,
+      // A successful call means the endpoint works again: synthesis that failed meanwhile resumes.
+      llmSink: deps.llmSink ? withAnsweredHook(deps.llmSink, () => void this.#consolidator?.endpointAnswered().catch(() => undefined)) : null,
       onLlm: (llm) => this.#useLlm(llm),
       onChange: () => this.#emit({ type: 'settings-changed' }),
       onPolicyChanged: (name) => this.#upkeep.policyChanged(name), ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),

@@ -14,7 +14,7 @@ import type { Clock } from '../base/ports';
 import type {
   HistoryFile, HistoryFormat, HistoryImportReport, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount, TranscriptLayout,
 } from '../base/historyImport';
-import { validateTurnContent } from '../base/limits';
+import { EARLIEST_YEAR, isSaneTime, LATEST_YEAR, validateTurnContent } from '../base/limits';
 import { RecollectError } from '../base/errors';
 import type { PolicyName } from '../episodes/consolidationPolicy';
 import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate';
@@ -40,6 +40,17 @@ export interface HistoryImportsDeps {
 /** Turns per write transaction: large enough to amortise the commit, small enough for smooth progress. */
 const BATCH_TURNS = 1_000;
 const PROGRESS_EVERY_MS = 200;
+/**
+ * In the app's worker, file chunks, parsing and SQLite calls all settle as microtasks, so the
+ * import never gave the worker's message queue a turn and "Stop import" (a message) waited for the
+ * end. A macrotask break this often lets it in.
+ */
+const YIELD_EVERY_MS = 50;
+
+function yieldToEvents(): Promise<void> {
+  const g = globalThis as unknown as { setTimeout(f: () => void, ms: number): unknown };
+  return new Promise((resolve) => g.setTimeout(resolve, 0));
+}
 
 class Skips {
   readonly #counts = new Map<string, number>();
@@ -122,13 +133,16 @@ export class HistoryImports {
         const flat = await this.#d.sink.appendTurns(groups.flatMap((g) => g.turns));
         let i = 0;
         results = groups.map((g) => flat.slice(i, (i += g.turns.length)));
-      } catch {
+      } catch (err) {
+        // A full disk fails every conversation alike: stop and say so rather than skip them all.
+        if (err instanceof RecollectError && err.code === 'STORAGE_FULL') throw err;
         // One conversation spoiled the transaction: store the others one by one and skip it.
         results = [];
         for (const [k, g] of groups.entries()) {
           try {
             results.push(await this.#d.sink.appendTurns(g.turns));
           } catch (err) {
+            if (err instanceof RecollectError && err.code === 'STORAGE_FULL') throw err;
             skips.add(`conversation${err instanceof RecollectError ? ` refused (${err.message})` : 's that failed to store'}`);
             if (isNew[k]) await this.#d.sink.discardConversation(g.conversation.id);
             results.push([]);
@@ -179,6 +193,7 @@ export class HistoryImports {
     let conversations = 0;
     let turns = 0;
     let lastReport = 0;
+    let lastYield = this.#d.clock.now();
     const cancelled = () => this.#cancelled.has(request.importId);
     const report = (force = false) => {
       const now = this.#d.clock.now();
@@ -202,6 +217,11 @@ export class HistoryImports {
           continue;
         }
         const valid = item.conversation.turns.filter((t) => {
+          if (!isSaneTime(t.occurredAt)) {
+            // A misread or damaged date: this turn is left out, the rest of the file goes on.
+            skips.add(`turns with an impossible date (not between ${EARLIEST_YEAR} and ${LATEST_YEAR - 1})`);
+            return false;
+          }
           try {
             validateTurnContent(t.content);
             return true;
@@ -214,9 +234,14 @@ export class HistoryImports {
           skips.add('empty conversations');
           continue;
         }
-        turns += await use(item.conversation, valid, skips);
+        const conversation = isSaneTime(item.conversation.createdAt) ? item.conversation : { ...item.conversation, createdAt: valid[0]!.occurredAt };
+        turns += await use(conversation, valid, skips);
         conversations++;
         report();
+        if (this.#d.clock.now() - lastYield >= YIELD_EVERY_MS) {
+          await yieldToEvents();
+          lastYield = this.#d.clock.now();
+        }
         if (cancelled()) break;
       }
       if (end) await end(skips);

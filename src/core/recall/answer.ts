@@ -212,6 +212,14 @@ function codeOf(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/**
+ * The longest answer kept (about 25,000 words, far beyond any useful reply). A runaway model or a
+ * broken server once streamed 30 MB, which froze the tab; the answer is cut here, stored with
+ * `finishReason` ANSWER_SIZE_LIMIT, and shown as cut.
+ */
+export const MAX_ANSWER_CHARS = 100_000;
+export const ANSWER_SIZE_LIMIT = 'size_limit';
+
 function throwIfAborted(signal: LlmAbortSignal | undefined): void {
   if (signal?.aborted) throw new RecollectError('LLM_CANCELLED', 'The answer was stopped.');
 }
@@ -295,15 +303,22 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
   let stopped = false;
   let finishReason: string | null = null;
   let model: string | null = null;
+  let cutAtSize = false;
   try {
     for await (const event of deps.llm.stream({
       stage: 'answer', messages, maxTokens, ...(options.temperature !== undefined ? { temperature: options.temperature } : {}), ...(signal ? { signal } : {}),
     })) {
       if (event.type === 'delta') {
-        text += event.text;
-        yield { type: 'delta', text: event.text };
+        const piece = event.text.slice(0, MAX_ANSWER_CHARS - text.length);
+        text += piece;
+        if (piece) yield { type: 'delta', text: piece };
+        if (text.length >= MAX_ANSWER_CHARS) {
+          // Leaving the loop closes the stream: the endpoint stops sending, the ledger says 'cancelled'.
+          cutAtSize = true;
+          break;
+        }
       } else {
-        text = event.result.text || text;
+        text = (event.result.text || text).slice(0, MAX_ANSWER_CHARS);
         finishReason = event.result.finishReason;
         model = event.result.model;
         usage.answer = addUsage(usage.answer, event.result.usage);
@@ -316,6 +331,11 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
     usage.answer = addUsage(usage.answer, { promptTokens: prompt, completionTokens: count(text), estimated: true });
   }
 
+  if (cutAtSize) {
+    finishReason = ANSWER_SIZE_LIMIT;
+    const prompt = messages.reduce((n, m) => n + count(m.content), 0);
+    usage.answer = addUsage(usage.answer, { promptTokens: prompt, completionTokens: count(text), estimated: true });
+  }
   const result: AnswerResult = {
     question, answer: text, stopped, finishReason, model,
     citations: citedItems(text, context.citations),

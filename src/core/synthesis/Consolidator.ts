@@ -25,6 +25,19 @@ export const UPDATE_PROFILE = 'update-profile';
 /** Endpoint problems that pause the whole queue (no attempt is spent). */
 const PAUSE_CODES: ReadonlySet<ErrorCode> = new Set(['LLM_NOT_CONFIGURED', 'LLM_UNAUTHORIZED', 'LLM_NOT_FOUND', 'LLM_UNAVAILABLE']);
 const PAUSE_MS = 60_000;
+/**
+ * Longest pause a server's Retry-After may impose: a `Retry-After: 3600` once stopped all synthesis
+ * for the hour. Past this, the next job asks again (and is told to wait again if it must).
+ */
+export const MAX_RATE_LIMIT_PAUSE_MS = 2 * 60_000;
+/**
+ * Failures that say the endpoint was in trouble (down, hung, rate-limiting, cutting or garbling its
+ * replies) rather than that the job is wrong. Jobs that failed with these are revived when the
+ * endpoint answers again or its settings change.
+ */
+const ENDPOINT_TROUBLE: readonly ErrorCode[] = ['LLM_UNAVAILABLE', 'LLM_TIMEOUT', 'LLM_RATE_LIMITED', 'LLM_STREAM_CUT', 'LLM_BAD_OUTPUT', 'LLM_REJECTED'];
+/** At most one revival per this interval, so a job that fails on every endpoint cannot loop. */
+const REVIVE_EVERY_MS = 10 * 60_000;
 
 export interface ConsolidatorDeps {
   readonly jobs: JobStore;
@@ -79,9 +92,33 @@ export class Consolidator {
     return n;
   }
 
-  /** Call when the endpoint settings change: paused work resumes at once. */
+  /** Call when the endpoint settings change: paused work resumes at once, failed work is retried. */
   endpointChanged(): void {
+    this.#lastRevival = Number.NEGATIVE_INFINITY;
+    void this.endpointAnswered();
     this.runner.kick({ resume: true });
+  }
+
+  #lastRevival = Number.NEGATIVE_INFINITY;
+
+  /**
+   * An LLM call succeeded: the endpoint works again, so work that failed while it was in trouble
+   * goes back in the queue (its episodes from 'failed' to 'queued'), and a pause ends.
+   */
+  async endpointAnswered(): Promise<void> {
+    const now = this.#d.clock.now();
+    if (now - this.#lastRevival < REVIVE_EVERY_MS) return;
+    this.#lastRevival = now;
+    const revived = await this.#d.jobs.reviveFailed(ENDPOINT_TROUBLE, now);
+    for (const job of revived) {
+      if (job.kind === SYNTHESISE_MEMCELL && typeof job.payload.memcellId === 'string') {
+        await this.#d.episodes.setCellStatus(job.payload.memcellId, 'queued', now);
+      }
+    }
+    if (revived.length > 0) {
+      this.#d.onChange?.();
+      this.runner.kick({ resume: true });
+    }
   }
 
   #llm(): Llm {
@@ -106,7 +143,7 @@ export class Consolidator {
         throw new PauseQueue(`The LLM endpoint is not usable (${(err as Error).message}).`, PAUSE_MS);
       }
       if (code === 'LLM_RATE_LIMITED') {
-        const wait = Number((err as { retryAfterMs?: unknown }).retryAfterMs) || 30_000;
+        const wait = Math.min(Number((err as { retryAfterMs?: unknown }).retryAfterMs) || 30_000, MAX_RATE_LIMIT_PAUSE_MS);
         throw new PauseQueue('The LLM endpoint asked us to slow down.', wait);
       }
       throw err;

@@ -1,0 +1,56 @@
+/**
+ * The engine worker dies (closed from inside, as a crash or an out-of-memory kill would end it):
+ * the app notices, says so, starts a new engine, and keeps what the person typed. An answer that
+ * was streaming when the worker died fails with that reason instead of hanging for ever.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
+import { connectEndpoint, messageBox as box } from './appSteps';
+
+let mock: MockLlmServer;
+test.beforeAll(async () => {
+  mock = await startMockLlmServer({ chunkDelayMs: 400, responder: () => 'Tomatoes like basil, marigolds and borage; they dislike fennel and cabbage in the same bed.' });
+});
+test.afterAll(async () => mock.close());
+
+/** Ends the engine worker from inside; the page gets no event for this. */
+async function killEngine(page: Page): Promise<void> {
+  const worker = page.workers().find((w) => w.url().includes('engine.worker'));
+  if (!worker) throw new Error('no engine worker');
+  await worker.evaluate(() => (self as unknown as { close(): void }).close()).catch(() => undefined);
+}
+
+test('a dead engine worker is detected and restarted; the draft stays and is sent afterwards', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await box(page).fill('The first turn is stored.');
+  await box(page).press('Enter');
+  await expect(page.getByTestId('message-count')).toHaveText('1');
+
+  await box(page).fill('This draft must survive.');
+  await killEngine(page);
+  await expect(page.getByRole('alert').filter({ hasText: 'The memory engine stopped unexpectedly and was restarted' })).toBeVisible();
+  await expect(box(page)).toHaveValue('This draft must survive.');
+  await box(page).press('Enter');
+  await expect(page.getByTestId('message').filter({ hasText: 'This draft must survive.' })).toBeVisible();
+  await expect(page.getByTestId('message-count')).toHaveText('2');
+  await page.reload();
+  await expect(page.getByTestId('message-count')).toHaveText('2');
+});
+
+test('an answer streaming when the engine dies fails with that reason, and the next one works', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await connectEndpoint(page, mock.url);
+  await box(page).fill('What grows well with tomatoes?');
+  await box(page).press('Enter');
+  const streaming = page.getByTestId('streaming-answer');
+  // The first answer of a fresh profile waits for the embedding model to load (slow on a loaded machine).
+  await expect(streaming).toContainText('Tomatoes', { timeout: 60_000 });
+  await killEngine(page);
+  await expect(streaming.getByRole('alert')).toContainText('The memory engine stopped unexpectedly');
+  await expect(page.getByTestId('message').filter({ hasText: 'What grows well with tomatoes?' })).toBeVisible();
+  await streaming.getByRole('button', { name: 'Try again' }).click();
+  await expect(streaming).toBeHidden({ timeout: 60_000 });
+  await expect(page.getByTestId('message').last()).toContainText('cabbage in the same bed');
+});

@@ -1,0 +1,58 @@
+/**
+ * An error boundary around one view (the chat, an explorer tab, a settings panel, "what was sent").
+ * A value the view cannot draw — a damaged row in an imported memory, a date out of range — then
+ * shows a notice in that view's place instead of unmounting the whole app (React removes the whole
+ * tree when a render error reaches the root). Stored memory is untouched: only drawing failed.
+ *
+ * Reset by changing `resetKey` (another conversation, another tab) or with "Try again".
+ */
+import { Component, type ErrorInfo, type ReactNode } from 'react';
+
+interface Props {
+  /** What the view is, for the notice: "This conversation", "The Episodes tab". */
+  readonly name: string;
+  /** When it changes, the boundary forgets the error and draws the view again. */
+  readonly resetKey?: unknown;
+  /** For a view drawn over the app (a dialog): closes it, since "Try again" would draw the same data. */
+  readonly onDismiss?: () => void;
+  readonly children: ReactNode;
+}
+
+interface State {
+  readonly error: Error | null;
+  readonly resetKey: unknown;
+}
+
+export class ViewBoundary extends Component<Props, State> {
+  override state: State = { error: null, resetKey: this.props.resetKey };
+
+  static getDerivedStateFromError(error: unknown): Partial<State> {
+    return { error: error instanceof Error ? error : new Error(String(error)) };
+  }
+
+  static getDerivedStateFromProps(props: Props, state: State): Partial<State> | null {
+    return Object.is(props.resetKey, state.resetKey) ? null : { error: null, resetKey: props.resetKey };
+  }
+
+  override componentDidCatch(error: Error, info: ErrorInfo): void {
+    // A bug or damaged data: loud in the console for whoever debugs it, calm on the page.
+    console.error(`${this.props.name} could not be shown`, error, info.componentStack);
+  }
+
+  override render(): ReactNode {
+    const { error } = this.state;
+    if (!error) return this.props.children;
+    return (
+      <div className="view-error" role="alert" data-testid="view-error">
+        <p>
+          <strong>{this.props.name} could not be shown.</strong> Something in it could not be drawn ({error.message.slice(0, 200)}).
+          Your memory is unchanged, and the rest of Recollect works: open another conversation or view, or download your memory from Data.
+        </p>
+        <div className="buttons">
+          <button type="button" onClick={() => this.setState({ error: null })}>Try again</button>
+          {this.props.onDismiss && <button type="button" onClick={this.props.onDismiss}>Close</button>}
+        </div>
+      </div>
+    );
+  }
+}
