@@ -294,6 +294,12 @@ function reindex(pkFilter: string): string {
     SELECT pk, speaker, content, caption, before, after, timeline FROM turn_index_source WHERE ${pkFilter};`;
 }
 
+/** v2's trigger re-indexing a changed turn and its neighbours (v8 sets it aside while it only rounds times). */
+const TURNS_FTS_UPDATE = /* sql */ `CREATE TRIGGER turns_fts_update AFTER UPDATE OF speaker, content, metadata, occurred_at, seq, conversation_id ON messages BEGIN
+  DELETE FROM turns_fts WHERE rowid = old.pk;
+  ${reindex(`pk = new.pk OR pk IN (${neighbourPks('old', 'before', TURN_CONTEXT_AFTER)}) OR pk IN (${neighbourPks('old', 'after', TURN_CONTEXT_BEFORE)}) OR pk IN (${neighbourPks('new', 'before', TURN_CONTEXT_AFTER)}) OR pk IN (${neighbourPks('new', 'after', TURN_CONTEXT_BEFORE)})`)}
+END;`;
+
 const v2 = /* sql */ `
 CREATE VIEW turn_index_source AS
 SELECT m.pk AS pk,
@@ -327,10 +333,7 @@ CREATE TRIGGER turns_fts_delete AFTER DELETE ON messages BEGIN
   DELETE FROM turns_fts WHERE rowid = old.pk;
   ${reindex(`pk IN (${neighbourPks('old', 'before', TURN_CONTEXT_AFTER)}) OR pk IN (${neighbourPks('old', 'after', TURN_CONTEXT_BEFORE)})`)}
 END;
-CREATE TRIGGER turns_fts_update AFTER UPDATE OF speaker, content, metadata, occurred_at, seq, conversation_id ON messages BEGIN
-  DELETE FROM turns_fts WHERE rowid = old.pk;
-  ${reindex(`pk = new.pk OR pk IN (${neighbourPks('old', 'before', TURN_CONTEXT_AFTER)}) OR pk IN (${neighbourPks('old', 'after', TURN_CONTEXT_BEFORE)}) OR pk IN (${neighbourPks('new', 'before', TURN_CONTEXT_AFTER)}) OR pk IN (${neighbourPks('new', 'after', TURN_CONTEXT_BEFORE)})`)}
-END;
+${TURNS_FTS_UPDATE}
 `;
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -341,7 +344,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'tombstones: user deletions the pipeline respects', sql: v5 },
   { version: 6, name: 'turn index updated once per appended batch', sql: v6 },
   { version: 7, name: 'memory switches per conversation; theme tombstones as a column', sql: v7 },
-  { version: 8, name: 'whole-ms times (repairs fractional times from history imports)', sql: v8 },
+  { version: 8, name: 'whole-ms times (repairs fractional times from history imports)', sql: v8(TURNS_FTS_UPDATE) },
   { version: 9, name: 'lexical text in every FTS index: scripts without spaces, combining marks', sql: v9, run: reindexLexical },
   { version: 10, name: 'deleted means gone: FTS secure-delete, date foresight goes with its turn', sql: v10 },
 ];

@@ -5,8 +5,7 @@
  * INTEGER column keeps a fraction as REAL; the database import then refused the memory's own
  * export ("should hold a whole number"). The write path rounds now; this repairs what is already
  * stored, in every table and every time column (and llm_calls.latency_ms, a duration measured
- * with a sub-ms clock). Rows already whole are not touched, so the turn index is rebuilt only for
- * the repaired turns (its update trigger fires on occurred_at).
+ * with a sub-ms clock). Rows already whole are not touched.
  */
 const TIME_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   conversations: ['created_at', 'updated_at'],
@@ -28,5 +27,14 @@ export function isRepairedTimeColumn(table: string, column: string): boolean {
   return TIME_COLUMNS[table]?.includes(column) ?? false;
 }
 
-export const v8 = Object.entries(TIME_COLUMNS).flatMap(([table, columns]) => columns.map((c) =>
-  `UPDATE ${table} SET ${c} = CAST(round(${c}) AS INTEGER) WHERE typeof(${c}) = 'real';`)).join('\n');
+/**
+ * The migration. Rounding a turn's time by less than a millisecond changes nothing the turn index
+ * holds, but its update trigger would re-index every repaired turn and its neighbours (≈28 CPU-s
+ * for a 17,000-turn ChatGPT import, at app start): the trigger is set aside for the update and
+ * put back as it was (`turnsFtsUpdate`, its definition from v2).
+ */
+export function v8(turnsFtsUpdate: string): string {
+  const updates = Object.entries(TIME_COLUMNS).flatMap(([table, columns]) => columns.map((c) =>
+    `UPDATE ${table} SET ${c} = CAST(round(${c}) AS INTEGER) WHERE typeof(${c}) = 'real';`));
+  return ['DROP TRIGGER turns_fts_update;', ...updates, turnsFtsUpdate].join('\n');
+}

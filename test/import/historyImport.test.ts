@@ -45,6 +45,27 @@ describe('history import through the engine', () => {
     expect((await e.stats()).messageCount).toBe(8);
   });
 
+  it('the import after a scan of the same file uses what the scan read: the file is read once', async () => {
+    store = await openNodeStore();
+    let reads = 0;
+    const counting: typeof readHistory = (file, options) => {
+      reads++;
+      return readHistory(file, options);
+    };
+    const e = new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, historyReader: counting });
+    const file = new File([chatGptJson()], 'conversations.json', { lastModified: 1_700_000_000_000 });
+    const scan = await e.scanHistory(file, { format: 'auto', importId: 's1' });
+    const progress: HistoryProgress[] = [];
+    const report = await e.importHistory(file, { format: scan.format!, importId: 'i1' }, (p) => progress.push(p));
+    expect(reads).toBe(1);
+    expect(report).toMatchObject({ conversations: 2, turns: 8 });
+    expect(progress.at(-1)).toMatchObject({ bytesRead: file.size, bytesTotal: file.size });
+    // Another file (or the same one changed since) is read again.
+    const changed = new File([chatGptJson()], 'conversations.json', { lastModified: 1_700_000_000_001 });
+    expect(await e.importHistory(changed, { format: 'auto', importId: 'i2' })).toMatchObject({ alreadyPresent: 8 });
+    expect(reads).toBe(2);
+  });
+
   it('sets the chosen consolidation policy before writing', async () => {
     const e = await engine();
     await e.importHistory(zipFile(), { format: 'chatgpt', importId: 'p', policy: 'off' });

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { importHistoryFile, parseArgs } from '../../scripts/import-history';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { claudeConversations } from './historyFixtures';
@@ -33,6 +34,21 @@ describe('npm run import', () => {
     } finally {
       await app.db.close();
     }
+  });
+
+  it('writes into a copy: a run that fails leaves the previous --out file as it was, and no copy behind', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'recollect-import-cli-'));
+    dirs.push(dir);
+    const good = join(dir, 'conversations.json');
+    const bad = join(dir, 'notes.json');
+    const out = join(dir, 'recollect.sqlite');
+    await writeFile(good, JSON.stringify(claudeConversations));
+    await writeFile(bad, '[{"neither": "chatgpt nor claude"}]');
+    await importHistoryFile(parseArgs([good, '--out', out]));
+    const before = await readFile(out);
+    await expect(importHistoryFile(parseArgs([bad, '--out', out]))).rejects.toThrow(/not a ChatGPT or Claude export/);
+    expect(Buffer.compare(await readFile(out), before)).toBe(0);
+    expect(existsSync(`${out}.importing`)).toBe(false);
   });
 
   it('refuses unknown formats and a missing file argument with a usage message', () => {

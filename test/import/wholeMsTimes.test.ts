@@ -83,6 +83,10 @@ describe('times are whole ms everywhere', () => {
       // The same memory opened in place (an existing user's OPFS database) is repaired by the migration.
       await migrate(db);
       expect(await fractionalTimes(old)).toEqual([]);
+      // The turn index's update trigger, set aside during the repair, is back exactly as a new database has it.
+      const triggerSql = 'SELECT sql FROM sqlite_schema WHERE name = ?';
+      expect(await db.query(triggerSql, ['turns_fts_update'])).toEqual(await target.db.query(triggerSql, ['turns_fts_update']));
+      expect((await db.query(triggerSql, ['turns_fts_update'])).length).toBe(1);
     } finally {
       await target.db.close();
       await db.close();

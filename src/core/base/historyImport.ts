@@ -21,6 +21,8 @@ export interface HistoryFile {
   readonly size: number;
   /** File name (Blob has none; then the format cannot be guessed from it). */
   readonly name?: string;
+  /** A browser File's modification time: with name and size, how a scanned file is recognised again. */
+  readonly lastModified?: number;
   stream(): { getReader(): ByteStreamReader };
 }
 

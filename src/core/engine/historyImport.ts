@@ -12,7 +12,8 @@
 import type { AppendResult, NewTurn } from '../base/types';
 import type { Clock } from '../base/ports';
 import type {
-  HistoryFile, HistoryFormat, HistoryImportReport, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount, TranscriptLayout,
+  HistoryFile, HistoryFormat, HistoryImportReport, HistoryItem, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount,
+  TranscriptLayout,
 } from '../base/historyImport';
 import { EARLIEST_YEAR, isSaneTime, LATEST_YEAR, validateTurnContent } from '../base/limits';
 import { RecollectError } from '../base/errors';
@@ -35,6 +36,17 @@ export interface HistoryImportsDeps {
   readonly reader: HistoryReader;
   readonly sink: HistorySink;
   readonly clock: Clock;
+}
+
+/**
+ * What a scan read is kept (up to this many characters of turn text) so the import that follows
+ * does not read and parse the file a second time; a bigger file is read again.
+ */
+const SCAN_KEEP_CHARS = 100_000_000;
+
+/** A file is the one scanned when its name, size and modification time match (a File crosses to the worker as a copy). */
+function fileKey(file: HistoryFile): string | null {
+  return file.lastModified === undefined ? null : `${file.name ?? ''}\u0000${file.size}\u0000${file.lastModified}`;
 }
 
 /** Turns per write transaction: large enough to amortise the commit, small enough for smooth progress. */
@@ -74,10 +86,20 @@ export function importSummary(r: Omit<HistoryImportReport, 'summary'>): string {
   return `${r.cancelled ? 'Cancelled. ' : ''}${parts.join('; ')}.`;
 }
 
+/** The scan's items again, with progress through the file as they are used. */
+async function* replay(items: readonly HistoryItem[], size: number, onBytes: (b: number) => void): AsyncGenerator<HistoryItem> {
+  for (let i = 0; i < items.length; i++) {
+    onBytes(Math.round((size * (i + 1)) / items.length));
+    yield items[i]!;
+  }
+}
+
 export class HistoryImports {
   readonly #d: HistoryImportsDeps;
   readonly #running = new Set<string>();
   readonly #cancelled = new Set<string>();
+  /** The items the last scan read, for the import of the same file. */
+  #scanned: { key: string; format: HistoryFormat | null; items: HistoryItem[] } | null = null;
 
   constructor(deps: HistoryImportsDeps) {
     this.#d = deps;
@@ -92,11 +114,21 @@ export class HistoryImports {
   async scan(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan> {
     const tally = new EpisodeTally();
     let conversations = 0;
+    this.#scanned = null;
+    const key = fileKey(file);
+    let kept: HistoryItem[] | null = key ? [] : null;
+    let keptChars = 0;
     const result = await this.#pass(file, request, 'scanning', onProgress, async (c, turns) => {
       conversations++;
       tally.addConversation(turns);
       return turns.length;
+    }, undefined, (item) => {
+      if (!kept) return;
+      if (item.kind === 'conversation') for (const t of item.conversation.turns) keptChars += t.content.length;
+      if (keptChars > SCAN_KEEP_CHARS) kept = null;
+      else kept.push(item);
     });
+    if (key && kept && !result.cancelled) this.#scanned = { key, format: result.format, items: kept };
     return {
       format: result.format, conversations, turns: tally.turns, skipped: result.skips.list(), episodes: tally.cells,
       estimates: estimateSynthesis(tally), cancelled: result.cancelled, ...(result.layout ? { transcript: result.layout } : {}),
@@ -183,6 +215,7 @@ export class HistoryImports {
     onProgress: ((p: HistoryProgress) => void) | undefined,
     use: (c: ImportedConversation, turns: ImportedConversation['turns'], skips: Skips) => Promise<number>,
     end?: (skips: Skips) => Promise<void>,
+    seen?: (item: HistoryItem) => void,
   ): Promise<{ format: HistoryFormat | null; skips: Skips; cancelled: boolean; layout: TranscriptLayout | null }> {
     if (this.#running.has(request.importId)) throw new RecollectError('INVALID_INPUT', 'This import is already running.');
     this.#running.add(request.importId);
@@ -202,8 +235,14 @@ export class HistoryImports {
       onProgress({ phase, conversations, turns, skipped: skips.total, bytesRead, bytesTotal: file.size });
     };
     try {
-      const items = this.#d.reader(file, { format: request.format, now: this.#d.clock.now(), cancelled, onBytes: (b) => (bytesRead = b) });
+      const key = phase === 'importing' ? fileKey(file) : null;
+      const cache = this.#scanned;
+      const scanned = key && cache?.key === key && (request.format === 'auto' || request.format === cache.format) ? cache.items : null;
+      this.#scanned = null;
+      const items = scanned ? replay(scanned, file.size, (b) => (bytesRead = b))
+        : this.#d.reader(file, { format: request.format, now: this.#d.clock.now(), cancelled, onBytes: (b) => (bytesRead = b) });
       for await (const item of items) {
+        seen?.(item);
         if (item.kind === 'format') {
           format = item.format;
           continue;
