@@ -16,7 +16,8 @@ import { OPFSCoopSyncVFS } from '@journeyapps/wa-sqlite/src/examples/OPFSCoopSyn
 import { loadSqlite, type SqliteRuntime } from './sqliteModule';
 import { WaSqliteDatabase } from './WaSqliteDatabase';
 import { SqliteMemoryStore } from './SqliteMemoryStore';
-import { migrate } from './migrate';
+import { migrate, type MigrateOptions } from './migrate';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './schema';
 
 export const DATABASE_FILE = 'recollect.sqlite';
 const VFS_NAME = 'recollect-opfs';
@@ -31,6 +32,20 @@ function browserRuntime(wasmUrl: string): Promise<SqliteRuntime> {
     return rt;
   })();
   return runtime;
+}
+
+/**
+ * Progress of a migration that rebuilds data (schema 9 re-indexes every turn), to the console at
+ * most every 10%: a large memory takes seconds to open once, and should not look frozen.
+ */
+function migrationLog(): NonNullable<MigrateOptions['onProgress']> {
+  let shown = -1;
+  return (m, done, total) => {
+    const tenth = total > 0 ? Math.floor((10 * done) / total) : 10;
+    if (tenth === shown) return;
+    shown = tenth;
+    console.info(`Recollect: ${m.name}: ${done} / ${total}`);
+  };
 }
 
 /** Exclusive locking first: without it SQLite would need the shared memory this VFS lacks. */
@@ -50,7 +65,7 @@ export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE): 
   const db = await WaSqliteDatabase.open(module, sqlite3, fileName, VFS_NAME);
   try {
     await useWriteAheadLog(db);
-    await migrate(db);
+    await migrate(db, MIGRATIONS, LATEST_SCHEMA_VERSION, { onProgress: migrationLog() });
   } catch (err) {
     await db.close();
     throw err;
