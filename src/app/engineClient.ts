@@ -5,11 +5,11 @@
  */
 import * as Comlink from 'comlink';
 import {
-  MODEL_PORT_MESSAGE, unwrapRemote, type EngineApi, type EngineEvent, type EngineWorkerApi, type ModelWorkerApi, type Ownership, type Unwrapped,
+  MODEL_PORT_MESSAGE, unwrapRemote, type EngineApi, type EngineEvent, type EngineWorkerApi, type MemoryUpgradeEvent, type ModelWorkerApi, type Ownership, type Unwrapped,
 } from '../core/protocol';
 import { readDevicePreference } from './devicePreference';
 
-export type ClientEvent = EngineEvent | { readonly type: 'ownership-lost' };
+export type ClientEvent = EngineEvent | MemoryUpgradeEvent | { readonly type: 'ownership-lost' };
 
 export interface EngineClient {
   readonly engine: EngineApi;

@@ -24,6 +24,7 @@ export function useEngineClient(): EngineClient {
 export function useEngineLifecycle(queryClient: QueryClient): void {
   const client = useEngineClient();
   const setOwnership = useUi((s) => s.setOwnership);
+  const setUpgrade = useUi((s) => s.setUpgrade);
   useEffect(() => {
     let cancelled = false;
     const become = async (wait: boolean) => {
@@ -41,6 +42,9 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
     };
     const off = client.onEvent((event) => {
       switch (event.type) {
+        case 'memory-upgrade':
+          setUpgrade(event.done < event.total ? { done: event.done, total: event.total } : null);
+          return;
         case 'ownership-lost':
           setOwnership('elsewhere');
           queryClient.clear();

@@ -60,12 +60,18 @@ async function useWriteAheadLog(db: WaSqliteDatabase): Promise<void> {
  * Opens (creating and migrating if needed) a persistent database: the app's `recollect.sqlite`
  * by default; the benchmark page passes its own file names so it never touches the user's memory.
  */
-export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE): Promise<SqliteMemoryStore> {
+export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE, onProgress?: (step: string, done: number, total: number) => void): Promise<SqliteMemoryStore> {
   const { module, sqlite3 } = await browserRuntime(wasmUrl);
   const db = await WaSqliteDatabase.open(module, sqlite3, fileName, VFS_NAME);
   try {
     await useWriteAheadLog(db);
-    await migrate(db, MIGRATIONS, LATEST_SCHEMA_VERSION, { onProgress: migrationLog() });
+    const log = migrationLog();
+    await migrate(db, MIGRATIONS, LATEST_SCHEMA_VERSION, {
+      onProgress: (m, done, total) => {
+        log(m, done, total);
+        onProgress?.(m.name, done, total);
+      },
+    });
   } catch (err) {
     await db.close();
     throw err;
