@@ -12,7 +12,7 @@ import { fetchedVectorIndex } from '../src/wasm/vectorKernel';
 
 Comlink.expose(
   new EngineHost({
-    openStore: () => openOpfsStore(wasmUrl),
+    openStore: (onProgress) => openOpfsStore(wasmUrl, undefined, onProgress),
     settings: new IdbSettingsStore(),
     connectModels: (port) => remoteEmbedderProvider(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort))),
     vectorIndex: () => fetchedVectorIndex(kernelUrl),

@@ -13,13 +13,14 @@
  */
 import * as Comlink from 'comlink';
 import {
-  MODEL_PORT_MESSAGE, unwrapRemote, type EngineApi, type EngineEvent, type EngineWorkerApi, type ModelWorkerApi, type Ownership, type Unwrapped,
+  MODEL_PORT_MESSAGE, unwrapRemote, type EngineApi, type EngineEvent, type EngineWorkerApi, type MemoryUpgradeEvent, type ModelWorkerApi, type Ownership, type Unwrapped,
 } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
 import { readDevicePreference } from './devicePreference';
 
 export type ClientEvent =
   | EngineEvent
+  | MemoryUpgradeEvent
   | { readonly type: 'ownership-lost' }
   /** The engine worker died; `restarting` is false once it has died too often to try again. */
   | { readonly type: 'engine-stopped'; readonly restarting: boolean }

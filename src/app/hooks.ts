@@ -26,6 +26,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
   const client = useEngineClient();
   const setOwnership = useUi((s) => s.setOwnership);
   const notify = useUi((s) => s.notify);
+  const setUpgrade = useUi((s) => s.setUpgrade);
   useEffect(() => {
     let cancelled = false;
     const become = async (wait: boolean) => {
@@ -50,6 +51,9 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
     };
     const off = client.onEvent((event) => {
       switch (event.type) {
+        case 'memory-upgrade':
+          setUpgrade(event.done < event.total ? { done: event.done, total: event.total } : null);
+          return;
         case 'ownership-lost':
           setOwnership('elsewhere');
           queryClient.clear();
@@ -98,7 +102,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
       cancelled = true;
       off();
     };
-  }, [client, queryClient, setOwnership, notify]);
+  }, [client, queryClient, setOwnership, notify, setUpgrade]);
 }
 
 function useOwner(): boolean {

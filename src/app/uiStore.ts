@@ -45,6 +45,9 @@ interface UiState {
   setTemporaryChat(on: boolean): void;
   ownership: OwnershipState;
   ownershipError: ErrorInfo | null;
+  /** A migration rebuilding data while the memory opens (e.g. re-indexing for search), or null. */
+  upgrade: { readonly done: number; readonly total: number } | null;
+  setUpgrade(upgrade: { readonly done: number; readonly total: number } | null): void;
   selectedConversationId: string | null;
   searchText: string;
   notices: readonly Notice[];
@@ -84,6 +87,8 @@ export const useUi = create<UiState>((set) => ({
   setTemporaryChat: (temporaryChat) => set((s) => ({ temporaryChat, temporaryChatAt: temporaryChat ? s.temporaryChatAt + 1 : s.temporaryChatAt, searchText: '', view: 'chat', sidebarOpen: false })),
   ownership: 'connecting',
   ownershipError: null,
+  upgrade: null,
+  setUpgrade: (upgrade) => set({ upgrade }),
   selectedConversationId: null,
   searchText: '',
   notices: [],

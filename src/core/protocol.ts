@@ -96,6 +96,17 @@ export interface AnswerSettings {
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorInfo };
 
 /** What the UI can ask of the memory engine. */
+/**
+ * Progress of a schema migration that rebuilds data while the memory is opened (schema 9
+ * re-indexes every turn for search), so the opening screen can show how far it is.
+ */
+export interface MemoryUpgradeEvent {
+  readonly type: 'memory-upgrade';
+  readonly step: string;
+  readonly done: number;
+  readonly total: number;
+}
+
 export interface EngineApi {
   /** A new conversation; its memory switches follow memoryDefaults() unless the input sets them. */
   createConversation(input: { readonly id?: string; readonly title: string } & Partial<ConversationMemory>): Promise<Conversation>;
@@ -291,7 +302,7 @@ export interface EngineWorkerApi {
    */
   connectModels(port: MessagePortLike): Promise<void>;
   /** Registers a listener for engine events and for losing ownership to another tab. */
-  subscribe(listener: (event: EngineEvent | { readonly type: 'ownership-lost' }) => void): Promise<void>;
+  subscribe(listener: (event: EngineEvent | MemoryUpgradeEvent | { readonly type: 'ownership-lost' }) => void): Promise<void>;
   /**
    * Takes the Web Lock `name` and holds it for the worker's whole life; resolves once it is held.
    * The browser releases a dead worker's locks, so the page learns of the death by asking for it.

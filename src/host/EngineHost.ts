@@ -5,7 +5,7 @@
  */
 import { RecollectError, toErrorInfo } from '../core/base/errors';
 import { MemoryEngine } from '../core/engine/MemoryEngine';
-import { resultify, type EngineEvent, type EngineWorkerApi, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
+import { resultify, type EngineEvent, type EngineWorkerApi, type MemoryUpgradeEvent, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
 import type { EmbedderProvider } from '../core/base/ports';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
 import type { SettingsStore } from '../core/base/settings';
@@ -15,7 +15,7 @@ import { createEngine } from './createEngine';
 export const OWNER_LOCK = 'recollect:database-owner';
 const CHANNEL = 'recollect:ownership';
 
-type HostEvent = EngineEvent | { readonly type: 'ownership-lost' };
+type HostEvent = EngineEvent | MemoryUpgradeEvent | { readonly type: 'ownership-lost' };
 
 const ENGINE_METHODS = Object.getOwnPropertyNames(MemoryEngine.prototype).filter((n) => n !== 'constructor' && n !== 'on');
 
@@ -26,7 +26,8 @@ function closedEngine(): RemoteEngine {
 }
 
 export interface EngineHostDeps {
-  readonly openStore: () => Promise<SqliteMemoryStore>;
+  /** Opens (and migrates) the database; `onProgress` hears migrations that rebuild data. */
+  readonly openStore: (onProgress?: (step: string, done: number, total: number) => void) => Promise<SqliteMemoryStore>;
   /** Endpoint settings, kept outside the database (IndexedDB in the browser). */
   readonly settings: SettingsStore;
   /** Builds the embedder provider over a port to the model worker. */
@@ -107,7 +108,7 @@ export class EngineHost implements EngineWorkerApi {
   }
 
   async #open(): Promise<void> {
-    const store = await this.#deps.openStore();
+    const store = await this.#deps.openStore((step, done, total) => this.#emit({ type: 'memory-upgrade', step, done, total }));
     const vectorIndex = await this.#deps.vectorIndex?.();
     const engine = createEngine(store, { settings: this.#deps.settings, ...(this.#embedders ? { embedders: this.#embedders } : {}), ...(vectorIndex ? { vectorIndex } : {}) });
     engine.on((event) => this.#emit(event));

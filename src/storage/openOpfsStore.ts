@@ -16,7 +16,8 @@ import { OPFSCoopSyncVFS } from '@journeyapps/wa-sqlite/src/examples/OPFSCoopSyn
 import { loadSqlite, type SqliteRuntime } from './sqliteModule';
 import { WaSqliteDatabase } from './WaSqliteDatabase';
 import { SqliteMemoryStore } from './SqliteMemoryStore';
-import { migrate } from './migrate';
+import { migrate, type MigrateOptions } from './migrate';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './schema';
 import { applyWal } from './walImage';
 import { RecollectError } from '../core/base/errors';
 import { STORAGE_FULL_MESSAGE } from './WaSqliteDatabase';
@@ -36,6 +37,20 @@ function browserRuntime(wasmUrl: string): Promise<SqliteRuntime> {
   return runtime;
 }
 
+/**
+ * Progress of a migration that rebuilds data (schema 9 re-indexes every turn), to the console at
+ * most every 10%: a large memory takes seconds to open once, and should not look frozen.
+ */
+function migrationLog(): NonNullable<MigrateOptions['onProgress']> {
+  let shown = -1;
+  return (m, done, total) => {
+    const tenth = total > 0 ? Math.floor((10 * done) / total) : 10;
+    if (tenth === shown) return;
+    shown = tenth;
+    console.info(`Recollect: ${m.name}: ${done} / ${total}`);
+  };
+}
+
 /** Exclusive locking first: without it SQLite would need the shared memory this VFS lacks. */
 async function useWriteAheadLog(db: WaSqliteDatabase): Promise<void> {
   await db.query('PRAGMA locking_mode = EXCLUSIVE');
@@ -48,13 +63,19 @@ async function useWriteAheadLog(db: WaSqliteDatabase): Promise<void> {
  * Opens (creating and migrating if needed) a persistent database: the app's `recollect.sqlite`
  * by default; the benchmark page passes its own file names so it never touches the user's memory.
  */
-export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE): Promise<SqliteMemoryStore> {
+export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE, onProgress?: (step: string, done: number, total: number) => void): Promise<SqliteMemoryStore> {
   const { module, sqlite3 } = await browserRuntime(wasmUrl);
   let db: WaSqliteDatabase | null = null;
   try {
     db = await WaSqliteDatabase.open(module, sqlite3, fileName, VFS_NAME);
     await useWriteAheadLog(db);
-    await migrate(db);
+    const log = migrationLog();
+    await migrate(db, MIGRATIONS, LATEST_SCHEMA_VERSION, {
+      onProgress: (m, done, total) => {
+        log(m, done, total);
+        onProgress?.(m.name, done, total);
+      },
+    });
   } catch (err) {
     await db?.close().catch(() => undefined);
     if (!isQuotaError(err)) throw err;

@@ -26,6 +26,13 @@ import type { Sql } from '../core/base/sql';
 
 export type MigrationProgress = (done: number, total: number) => void;
 
+/**
+ * `lexical_text(expr)` for text with any non-ASCII character, the text itself otherwise (the
+ * function's own ASCII fast path, decided in SQL so plain English never crosses into JS: each
+ * crossing costs about as much as indexing a short turn).
+ */
+const lex = (expr: string) => `CASE WHEN ${expr} GLOB '*[^' || char(1) || '-' || char(127) || ']*' THEN lexical_text(${expr}) ELSE coalesce(${expr}, '') END`;
+
 const TOKENIZE = `tokenize = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'"`;
 const GAP_MS = 6 * 3_600_000;
 
@@ -45,7 +52,7 @@ CREATE VIRTUAL TABLE messages_fts USING fts5(
   ${TOKENIZE}
 );
 CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-  INSERT INTO messages_fts(rowid, content, speaker) VALUES (new.pk, lexical_text(new.content), lexical_text(new.speaker));
+  INSERT INTO messages_fts(rowid, content, speaker) VALUES (new.pk, ${lex('new.content')}, ${lex('new.speaker')});
 END;
 CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
   DELETE FROM messages_fts WHERE rowid = old.pk;
@@ -53,7 +60,7 @@ CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
 END;
 CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, speaker ON messages BEGIN
   DELETE FROM messages_fts WHERE rowid = old.pk;
-  INSERT INTO messages_fts(rowid, content, speaker) VALUES (new.pk, lexical_text(new.content), lexical_text(new.speaker));
+  INSERT INTO messages_fts(rowid, content, speaker) VALUES (new.pk, ${lex('new.content')}, ${lex('new.speaker')});
 END;
 
 DROP TRIGGER facts_fts_insert;
@@ -66,7 +73,7 @@ CREATE VIRTUAL TABLE facts_fts USING fts5(
   ${TOKENIZE}
 );
 CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
-  INSERT INTO facts_fts(rowid, content, speaker) VALUES (new.rowid, lexical_text(new.content), lexical_text(new.speaker));
+  INSERT INTO facts_fts(rowid, content, speaker) VALUES (new.rowid, ${lex('new.content')}, ${lex('new.speaker')});
 END;
 CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
   DELETE FROM facts_fts WHERE rowid = old.rowid;
@@ -74,7 +81,7 @@ CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
 END;
 CREATE TRIGGER facts_fts_update AFTER UPDATE OF content, speaker ON facts BEGIN
   DELETE FROM facts_fts WHERE rowid = old.rowid;
-  INSERT INTO facts_fts(rowid, content, speaker) VALUES (new.rowid, lexical_text(new.content), lexical_text(new.speaker));
+  INSERT INTO facts_fts(rowid, content, speaker) VALUES (new.rowid, ${lex('new.content')}, ${lex('new.speaker')});
 END;
 
 DROP TRIGGER memcells_fts_insert;
@@ -87,7 +94,7 @@ CREATE VIRTUAL TABLE memcells_fts USING fts5(
   ${TOKENIZE}
 );
 CREATE TRIGGER memcells_fts_insert AFTER INSERT ON memcells BEGIN
-  INSERT INTO memcells_fts(rowid, title, narrative) VALUES (new.rowid, lexical_text(new.title), lexical_text(new.narrative));
+  INSERT INTO memcells_fts(rowid, title, narrative) VALUES (new.rowid, ${lex('new.title')}, ${lex('new.narrative')});
 END;
 CREATE TRIGGER memcells_fts_delete AFTER DELETE ON memcells BEGIN
   DELETE FROM memcells_fts WHERE rowid = old.rowid;
@@ -95,7 +102,7 @@ CREATE TRIGGER memcells_fts_delete AFTER DELETE ON memcells BEGIN
 END;
 CREATE TRIGGER memcells_fts_update AFTER UPDATE OF title, narrative ON memcells BEGIN
   DELETE FROM memcells_fts WHERE rowid = old.rowid;
-  INSERT INTO memcells_fts(rowid, title, narrative) VALUES (new.rowid, lexical_text(new.title), lexical_text(new.narrative));
+  INSERT INTO memcells_fts(rowid, title, narrative) VALUES (new.rowid, ${lex('new.title')}, ${lex('new.narrative')});
 END;
 
 -- The turn index: the view feeds every re-index statement (triggers and TURN_INDEX_FLUSH), so
@@ -104,17 +111,17 @@ END;
 DROP VIEW turn_index_source;
 CREATE VIEW turn_index_source AS
 SELECT m.pk AS pk,
-  lexical_text(m.speaker) AS speaker,
-  lexical_text(m.content) AS content,
-  lexical_text(coalesce(json_extract(m.metadata, '$.caption'), '')) AS caption,
-  lexical_text(coalesce((SELECT group_concat(x.content, ' ') FROM (
+  ${lex('m.speaker')} AS speaker,
+  ${lex('m.content')} AS content,
+  ${lex("coalesce(json_extract(m.metadata, '$.caption'), '')")} AS caption,
+  coalesce((SELECT group_concat(${lex('x.content')}, ' ') FROM (
     SELECT p.content FROM messages p
      WHERE p.conversation_id = m.conversation_id AND p.seq < m.seq AND p.occurred_at >= m.occurred_at - ${GAP_MS}
-     ORDER BY p.seq DESC LIMIT 2) x), '')) AS before,
-  lexical_text(coalesce((SELECT group_concat(x.content, ' ') FROM (
+     ORDER BY p.seq DESC LIMIT 2) x), '') AS before,
+  coalesce((SELECT group_concat(${lex('x.content')}, ' ') FROM (
     SELECT p.content FROM messages p
      WHERE p.conversation_id = m.conversation_id AND p.seq > m.seq AND p.occurred_at <= m.occurred_at + ${GAP_MS}
-     ORDER BY p.seq ASC LIMIT 1) x), '')) AS after,
+     ORDER BY p.seq ASC LIMIT 1) x), '') AS after,
   ${MONTH_NAME} || ' ' || strftime('%Y', m.occurred_at / 1000, 'unixepoch') AS timeline
 FROM messages m;
 DROP TABLE turns_fts;

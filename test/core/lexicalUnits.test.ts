@@ -3,6 +3,8 @@ import { ftsOperand, hasNoSpaceScript, lexicalText, queryUnits, runBigrams } fro
 import { letterWords, terms } from '../../src/core/base/text';
 import { highlightSnippet } from '../../src/core/base/highlight';
 import { HIGHLIGHT_END, HIGHLIGHT_START } from '../../src/core/base/types';
+import { focusClip, focusTerms } from '../../src/core/recall/snippet';
+import { matchReasons, queryTerms } from '../../src/core/explorer/explorerText';
 
 describe('lexical units of scripts without spaces', () => {
   it('rewrites a Chinese run into its bigrams and its last character', () => {
@@ -59,5 +61,18 @@ describe('search snippets', () => {
     const s = mark(highlightSnippet(long, ['zebra', 'river']));
     expect(s).toMatch(/^….*\[zebra\] crossed the \[river\].*…$/);
     expect(s.split(' ').length).toBeLessThanOrEqual(26);
+  });
+});
+
+describe('answer excerpts and match reasons in scripts without spaces', () => {
+  it('cuts a long Chinese turn around the question\'s words, not from its head', () => {
+    const long = `${'今天天气很好，我们在公园里散步，看到了很多花。'.repeat(40)}我下个月要去北京出差。${'晚上我们一起吃了饭，聊了很久。'.repeat(20)}`;
+    const out = focusClip(long, 200, focusTerms('我什么时候去北京出差？'));
+    expect(out).toContain('北京出差');
+    expect(out.startsWith('…')).toBe(true);
+  });
+
+  it('says which field a Chinese word matched', () => {
+    expect(matchReasons(queryTerms('北京'), { text: '我下个月要去北京出差。', speaker: 'You' })).toEqual(['“北京” in the text']);
   });
 });

@@ -5,9 +5,24 @@ import { useUi } from '../uiStore';
 export function OwnershipBanner() {
   const ownership = useUi((s) => s.ownership);
   const error = useUi((s) => s.ownershipError);
+  const upgrade = useUi((s) => s.upgrade);
   const client = useEngineClient();
   if (ownership === 'owner') return null;
-  if (ownership === 'connecting') return <div className="overlay" role="status"><div className="card">Opening your memory…</div></div>;
+  if (ownership === 'connecting') {
+    return (
+      <div className="overlay" role="status">
+        <div className="card">
+          Opening your memory…
+          {upgrade && (
+            <p data-testid="memory-upgrade">
+              Updating the search index for this version: {upgrade.done.toLocaleString()} / {upgrade.total.toLocaleString()}
+              <progress max={upgrade.total} value={upgrade.done} aria-label="Search index update" />
+            </p>
+          )}
+        </div>
+      </div>
+    );
+  }
   if (ownership === 'failed') {
     return (
       <div className="overlay" role="alert">

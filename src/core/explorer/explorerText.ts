@@ -4,6 +4,7 @@
  */
 
 import { normaliseText } from '../base/text';
+import { hasNoSpaceScript } from '../base/lexicalUnits';
 
 export { normaliseText };
 
@@ -43,8 +44,10 @@ export function matchReasons(terms: readonly string[], fields: Readonly<Record<s
   const out: string[] = [];
   for (const [field, value] of Object.entries(fields)) {
     if (!value) continue;
-    const words = normaliseText(value).split(' ');
-    const hit = terms.filter((t) => words.some((w) => w.startsWith(t) || t.startsWith(w) && w.length >= 3 || (t.length >= 5 && w.slice(0, 5) === t.slice(0, 5))));
+    const text = normaliseText(value);
+    const words = text.split(' ');
+    // A word of a script without spaces sits inside a longer run: look for it as a substring.
+    const hit = terms.filter((t) => (hasNoSpaceScript(t) && text.includes(t)) || words.some((w) => w.startsWith(t) || t.startsWith(w) && w.length >= 3 || (t.length >= 5 && w.slice(0, 5) === t.slice(0, 5))));
     if (hit.length) out.push(`${hit.map((t) => `“${t}”`).join(', ')} in the ${field}`);
   }
   return out;

@@ -6,6 +6,7 @@
  * (ties: the earliest), widened back to a word boundary, marked with "…" where text was cut.
  */
 import { STOP_WORDS, terms as lowerTerms } from '../base/text';
+import { hasNoSpaceScript } from '../base/lexicalUnits';
 
 const WORD = /[\p{L}\p{N}]+/gu;
 /** Words compare by their first letters, so "recommended" finds "recommend" and "hotels" finds "hotel". */
@@ -28,6 +29,12 @@ export function focusClip(text: string, max: number, terms: ReadonlySet<string>)
   if (t.length <= max) return t;
   const hits: number[] = [];
   if (terms.size > 0) for (const m of t.matchAll(WORD)) if (terms.has(stem(m[0].toLowerCase()))) hits.push(m.index);
+  // Words of scripts without spaces are character bigrams (lexicalUnits): find them inside runs.
+  for (const term of terms) {
+    if (!hasNoSpaceScript(term)) continue;
+    for (let at = t.indexOf(term); at >= 0; at = t.indexOf(term, at + term.length)) hits.push(at);
+  }
+  hits.sort((a, b) => a - b);
   if (hits.length === 0) return headClip(t, max);
   // Leave a little lead-in before the first hit of the window, so the excerpt starts in context.
   const lead = Math.min(120, Math.floor(max / 5));
