@@ -138,6 +138,7 @@ export class MemoryEngine implements EngineApi {
           newId: makeId,
           changed: (options) => {
             if (options?.turns) {
+              this.#lifecycle?.reevaluate(); // episodes that lost turns are raw again: the policy re-derives them
               this.#emit({ type: 'messages-changed', conversationId: null });
               this.#emit({ type: 'conversations-changed' });
             }
@@ -352,6 +353,9 @@ export class MemoryEngine implements EngineApi {
     if (deleted) {
       await this.#semantic.remove(id);
       if (message) await this.#explorer?.dropEmptyEpisodes(message.conversationId); // its episode may be empty now
+      // What its episode derived went with it (storage); the policy decides when to derive it again.
+      this.#lifecycle?.reevaluate();
+      this.#emit({ type: 'memory-changed' });
       this.#emit({ type: 'messages-changed', conversationId: message?.conversationId ?? null });
       this.#emit({ type: 'conversations-changed' });
     }
