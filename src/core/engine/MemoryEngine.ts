@@ -163,6 +163,7 @@ export class MemoryEngine implements EngineApi {
       limit: options.limit ?? 10,
       speakers,
       now: options.now ?? this.#clock.now(),
+      timeZone: this.#settings.timeZone,
       ...(options.conversationId ? { scope: { conversationIds: [options.conversationId] } } : {}),
     });
   }
