@@ -31,6 +31,9 @@ import { ConversationMemorySwitches } from './conversationMemory';
 import { titleByEndpoint } from './conversationTitles';
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
 import { EngineSettings } from './EngineSettings';
+import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate';
+import { META_KEYS } from '../base/settings';
+import type { EpisodeStore } from '../episodes/episodes';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
 import { EngineUpkeep } from './EngineUpkeep';
@@ -43,6 +46,7 @@ export type { EngineListener, MemoryEngineDeps, VectorSearch } from './engineDep
 
 export class MemoryEngine implements EngineApi {
   readonly #store: MemoryStore & VectorStore;
+  readonly #episodes: EpisodeStore | null;
   readonly #listeners = new Set<EngineListener>();
   readonly #semantic: SemanticIndex;
   readonly #factIndex: SemanticIndex;
@@ -65,6 +69,7 @@ export class MemoryEngine implements EngineApi {
   readonly #history: HistoryImports | null;
 
   constructor(deps: MemoryEngineDeps) {
+    this.#episodes = deps.episodes ?? null;
     const clock = deps.clock ?? systemClock;
     const makeId = deps.newId ?? newId;
     this.#store = deps.store;
@@ -368,16 +373,44 @@ export class MemoryEngine implements EngineApi {
   exportDatabase(): Promise<Uint8Array> { return this.#store.exportDatabase(); }
 
   /** Replaces the memory with a file, all or nothing (core/engine/importMemory.ts). */
-  importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
-    return importMemory({
+  async importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
+    let held: ImportSummary['pendingSynthesis'] | null = null;
+    let first = true;
+    const summary = await importMemory({
       stage: (b, options) => this.#store.stageImport(b, options),
       restart: async () => {
         this.#semantic.reset();
         this.#lifecycle?.reset();
         this.#emit({ type: 'database-replaced' });
+        // Only the imported memory is held: a restart after a rollback is the user's own memory.
+        if (first) held = await this.#holdSynthesis();
+        first = false;
         await this.start();
       },
     }, bytes, this.#indexer ? { knownEmbedder: (id) => this.#indexer!.knows(id) } : {});
+    return held ? { ...summary, pendingSynthesis: held } : summary;
+  }
+
+  /**
+   * A restored memory with turns no synthesis covers would start paid synthesis at once under its
+   * saved policy. The policy is set to `off` before anything starts, and the import reports the
+   * estimate per policy so the user chooses, as with Import chats.
+   */
+  async #holdSynthesis(): Promise<ImportSummary['pendingSynthesis'] | null> {
+    if (!this.#episodes) return null;
+    const policy = (await this.#store.getMeta(META_KEYS.policy)) ?? 'recurrence';
+    if (policy === 'off') return null;
+    const turns = await this.#episodes.unsynthesisedTurns();
+    if (turns.length === 0) return null;
+    const tally = new EpisodeTally();
+    for (let i = 0; i < turns.length;) {
+      let j = i;
+      while (j < turns.length && turns[j]!.conversationId === turns[i]!.conversationId) j++;
+      tally.addConversation(turns.slice(i, j));
+      i = j;
+    }
+    await this.#store.setMeta(META_KEYS.policy, 'off');
+    return { turns: tally.turns, episodes: tally.cells, estimates: estimateSynthesis(tally), policyInFile: policy === 'eager' ? 'eager' : 'recurrence' };
   }
 
   /** Nearest stored turns by meaning (active embedder's vectors), best first; score is cosine. */
