@@ -32,7 +32,6 @@ import { titleByEndpoint } from './conversationTitles';
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
 import { EngineSettings } from './EngineSettings';
 import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate';
-import { META_KEYS } from '../base/settings';
 import type { EpisodeStore } from '../episodes/episodes';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
@@ -262,9 +261,11 @@ export class MemoryEngine implements EngineApi {
   // ---- background work ------------------------------------------------------------------------
 
   /** Resumes background work left from an earlier session (embedding, segmentation, upkeep). */
-  async start(): Promise<void> {
+  /** Starts on the current database; `beforeWork` runs once settings are read and before any background work. */
+  async start(beforeWork?: () => Promise<void>): Promise<void> {
     await this.#settings.loadLlm();
     await this.#settings.load();
+    if (beforeWork) await beforeWork();
     if (this.#indexer) {
       await this.#indexer.init();
       void this.#indexer.warmUp();
@@ -383,9 +384,9 @@ export class MemoryEngine implements EngineApi {
         this.#lifecycle?.reset();
         this.#emit({ type: 'database-replaced' });
         // Only the imported memory is held: a restart after a rollback is the user's own memory.
-        if (first) held = await this.#holdSynthesis();
+        const hold = first;
         first = false;
-        await this.start();
+        await this.start(hold ? async () => { held = await this.#holdSynthesis(); } : undefined);
       },
     }, bytes, this.#indexer ? { knownEmbedder: (id) => this.#indexer!.knows(id) } : {});
     return held ? { ...summary, pendingSynthesis: held } : summary;
@@ -398,7 +399,7 @@ export class MemoryEngine implements EngineApi {
    */
   async #holdSynthesis(): Promise<ImportSummary['pendingSynthesis'] | null> {
     if (!this.#episodes) return null;
-    const policy = (await this.#store.getMeta(META_KEYS.policy)) ?? 'recurrence';
+    const policy = this.#settings.policy;
     if (policy === 'off') return null;
     const turns = await this.#episodes.unsynthesisedTurns();
     if (turns.length === 0) return null;
@@ -409,7 +410,7 @@ export class MemoryEngine implements EngineApi {
       tally.addConversation(turns.slice(i, j));
       i = j;
     }
-    await this.#store.setMeta(META_KEYS.policy, 'off');
+    await this.#settings.setPolicy('off');
     return { turns: tally.turns, episodes: tally.cells, estimates: estimateSynthesis(tally), policyInFile: policy === 'eager' ? 'eager' : 'recurrence' };
   }
 
