@@ -8,12 +8,65 @@
 import type { Sql, SqlValue } from '../core/base/sql';
 import { deletedText, probes, redactValue, type DeletedText } from '../core/base/redaction';
 
-/** Deletes the turns `where` selects (a condition on `messages`), redacts their copies, returns their ids. */
-export async function deleteTurnsWhere(tx: Sql, where: string, params: readonly SqlValue[]): Promise<string[]> {
-  const rows = await tx.query<{ id: string; pk: number; content: string }>(`DELETE FROM messages WHERE ${where} RETURNING id, pk, content`, params);
+/**
+ * Deletes the turns `where` selects (a condition on `messages`), redacts their copies, returns their
+ * ids. `keepDerived`: Forget, where the user chose item by item what of the episode goes.
+ */
+export async function deleteTurnsWhere(tx: Sql, where: string, params: readonly SqlValue[], options: { keepDerived?: boolean } = {}): Promise<string[]> {
+  const rows = await tx.query<{ id: string; pk: number; content: string; conversation_id: string; seq: number }>(
+    `DELETE FROM messages WHERE ${where} RETURNING id, pk, content, conversation_id, seq`, params);
   if (rows.length === 0) return [];
   await redactStoredCopies(tx, rows.map((r) => r.content), Math.min(...rows.map((r) => Number(r.pk))));
+  if (!options.keepDerived) await dropDerived(tx, rows.map((r) => ({ id: String(r.id), conversationId: String(r.conversation_id), seq: Number(r.seq) })));
   return rows.map((r) => String(r.id));
+}
+
+/**
+ * What an episode's synthesis derived from deleted turns goes with them. Facts carry no link to
+ * the turn they came from, so every fact the pipeline wrote for the episode goes (the user's own
+ * edits stay) together with its narrative and title, which may quote the turn; a plan goes when
+ * every turn it cites was deleted (or it cites none). The episode becomes raw again, so the
+ * consolidation policy re-derives it from the remaining turns, and `lost_turns` tells the explorer
+ * why. Its theme's title and summary, which may quote the turn too, are cleared for rewriting
+ * (a title the user gave stays).
+ */
+async function dropDerived(tx: Sql, turns: readonly { id: string; conversationId: string; seq: number }[]): Promise<void> {
+  const byCell = new Map<string, { ids: Set<string>; sceneId: string | null; edited: boolean }>();
+  for (const t of turns) {
+    const cells = await tx.query<{ id: string; scene_id: string | null; edited_by_user: number }>(
+      'SELECT id, scene_id, edited_by_user FROM memcells WHERE conversation_id = ? AND ? BETWEEN first_seq AND last_seq', [t.conversationId, t.seq]);
+    for (const c of cells) {
+      const entry = byCell.get(c.id) ?? { ids: new Set<string>(), sceneId: c.scene_id, edited: Number(c.edited_by_user) === 1 };
+      entry.ids.add(t.id);
+      byCell.set(c.id, entry);
+    }
+  }
+  for (const [cellId, { ids, sceneId, edited }] of byCell) {
+    const plans = await tx.query<{ id: string; evidence: string }>("SELECT id, evidence FROM foresights WHERE memcell_id = ? AND source = 'llm'", [cellId]);
+    for (const p of plans) {
+      let evidence: string[] = [];
+      try {
+        const parsed: unknown = JSON.parse(p.evidence);
+        if (Array.isArray(parsed)) evidence = parsed.map(String);
+      } catch {
+        /* no readable evidence: treated as resting on the whole episode */
+      }
+      const left = evidence.filter((e) => !ids.has(e));
+      if (left.length === 0) await tx.exec('DELETE FROM foresights WHERE id = ?', [p.id]);
+      else if (left.length < evidence.length) await tx.exec('UPDATE foresights SET evidence = ? WHERE id = ?', [JSON.stringify(left), p.id]);
+    }
+    await tx.exec('DELETE FROM facts WHERE memcell_id = ? AND edited_by_user = 0', [cellId]);
+    await tx.exec(`UPDATE memcells SET status = 'raw', lost_turns = lost_turns + ?,
+        title = CASE WHEN edited_by_user = 1 THEN title ELSE NULL END, narrative = CASE WHEN edited_by_user = 1 THEN narrative ELSE NULL END
+      WHERE id = ?`, [ids.size, cellId]);
+    if (!edited) await tx.exec("DELETE FROM vectors WHERE item_kind = 'memcell' AND item_id = ?", [cellId]);
+    await tx.exec("DELETE FROM jobs WHERE dedupe_key = ? AND status = 'pending'", [`memcell:${cellId}`]);
+    if (sceneId) {
+      await tx.exec(`UPDATE memscenes SET summary_stale = 1, summary = CASE WHEN edited_by_user = 1 THEN summary ELSE NULL END,
+          title = CASE WHEN edited_by_user = 1 THEN title ELSE NULL END WHERE id = ?`, [sceneId]);
+      await tx.exec("DELETE FROM vectors WHERE item_kind = 'memscene' AND item_id = ?", [sceneId]);
+    }
+  }
 }
 
 /**

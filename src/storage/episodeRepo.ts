@@ -103,6 +103,15 @@ export class SqlEpisodeStore implements EpisodeStore {
     return rows.map(toCell);
   }
 
+  async unsynthesisedTurns(): Promise<{ conversationId: string; occurredAt: number; tokenCount: number }[]> {
+    const rows = await this.#sql.query<{ conversation_id: string; occurred_at: number; token_count: number }>(
+      `SELECT m.conversation_id, m.occurred_at, m.token_count FROM messages m JOIN conversations cv ON cv.id = m.conversation_id AND cv.remember = 1
+        WHERE m.role <> 'system' AND NOT EXISTS (SELECT 1 FROM memcells c WHERE c.conversation_id = m.conversation_id
+          AND m.seq BETWEEN c.first_seq AND c.last_seq AND c.status IN ('synthesised', 'queued'))
+        ORDER BY m.conversation_id, m.seq`);
+    return rows.map((r) => ({ conversationId: String(r.conversation_id), occurredAt: Number(r.occurred_at), tokenCount: Number(r.token_count) }));
+  }
+
   async getCell(cellId: string): Promise<MemCellRecord | null> {
     const [row] = await this.#sql.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE id = ?`, [cellId]);
     return row ? toCell(row) : null;

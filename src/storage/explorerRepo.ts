@@ -460,7 +460,7 @@ export class SqlExplorerStore implements ExplorerStore {
           case 'turn': {
             // A plan read from this message that was not listed stays (it no longer points at it).
             await tx.exec("UPDATE foresights SET source_message_id = NULL WHERE source_message_id = ? AND source = 'date-parser'", [id]);
-            const ids = await deleteTurnsWhere(tx, 'id = ?', [id]);
+            const ids = await deleteTurnsWhere(tx, 'id = ?', [id], { keepDerived: true });
             deleted.turn += ids.length;
             deletedTurnIds.push(...ids);
             break;

@@ -31,7 +31,7 @@ export function clip(text: string, n = 280): string {
 
 /** WHERE fragments for the filters, per kind (time/conversation/speaker columns differ). */
 export const CELL_SUMMARY = `SELECT c.id, c.conversation_id, cv.title AS conversation_title, c.start_at, c.end_at, c.title, c.narrative, c.status, c.closed_by,
-    c.scene_id, s.title AS scene_title, c.edited_by_user, c.first_seq, c.last_seq,
+    c.scene_id, s.title AS scene_title, c.edited_by_user, c.first_seq, c.last_seq, c.lost_turns,
     (SELECT count(*) FROM facts f WHERE f.memcell_id = c.id) AS fact_count,
     (SELECT count(*) FROM messages x WHERE x.conversation_id = c.conversation_id AND x.seq BETWEEN c.first_seq AND c.last_seq) AS turn_count
   FROM memcells c JOIN conversations cv ON cv.id = c.conversation_id LEFT JOIN memscenes s ON s.id = c.scene_id`;
@@ -41,7 +41,7 @@ export function toCellSummary(r: SqlRow, narrativeChars = 240): MemCellSummary {
     id: str(r.id), conversationId: str(r.conversation_id), conversationTitle: str(r.conversation_title), startAt: num(r.start_at), endAt: num(r.end_at),
     title: strOrNull(r.title), narrative: r.narrative === null ? null : clip(str(r.narrative), narrativeChars), status: str(r.status) as MemCellStatus,
     open: r.closed_by === null, sceneId: strOrNull(r.scene_id), sceneTitle: strOrNull(r.scene_title), factCount: num(r.fact_count),
-    turnCount: num(r.turn_count), editedByUser: num(r.edited_by_user) === 1,
+    turnCount: num(r.turn_count), editedByUser: num(r.edited_by_user) === 1, lostTurns: num(r.lost_turns ?? 0),
   };
 }
 

@@ -178,9 +178,9 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       const forgotten = async (kind: 'fact' | 'foresight', text: string): Promise<boolean> =>
         (await tx.query('SELECT 1 AS x FROM tombstones WHERE kind = ? AND text_hash = ? LIMIT 1', [kind, tombstoneHash(text)])).length > 0;
       if (num(cell.edited_by_user!) === 1) {
-        await tx.exec("UPDATE memcells SET status = 'synthesised', updated_at = ? WHERE id = ?", [now, memcellId]);
+        await tx.exec("UPDATE memcells SET status = 'synthesised', lost_turns = 0, updated_at = ? WHERE id = ?", [now, memcellId]);
       } else {
-        await tx.exec("UPDATE memcells SET title = ?, narrative = ?, status = 'synthesised', updated_at = ? WHERE id = ?", [write.title, write.narrative, now, memcellId]);
+        await tx.exec("UPDATE memcells SET title = ?, narrative = ?, status = 'synthesised', lost_turns = 0, updated_at = ? WHERE id = ?", [write.title, write.narrative, now, memcellId]);
       }
 
       const taken = new Set((await tx.query<{ id: string }>('SELECT id FROM facts WHERE memcell_id = ? UNION ALL SELECT id FROM foresights WHERE memcell_id = ?',

@@ -1,7 +1,8 @@
 /**
  * An episode whose turns were all deleted from the chat: with nothing synthesised from it, it
  * goes (no "Untitled episode · 0 messages" left in the explorer) and the conversation's next turns
- * still become episodes; a synthesised one stays, since its narrative is memory in its own right.
+ * still become episodes. A synthesised one goes too: what was derived only from deleted turns goes
+ * with them; only what the user wrote (an edited narrative) keeps it.
  */
 import { describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
@@ -38,11 +39,20 @@ describe('deleting every turn of an episode', () => {
     expect((await cells()).map((c) => c.turnCount)).toEqual([1]);
   });
 
-  it('keeps a synthesised episode (its narrative is memory) and says its messages are gone', async () => {
+  it('takes a synthesised episode with its last message: its narrative came from those messages', async () => {
     const { store, engine, cells } = await setup();
     await store.db.exec("UPDATE memcells SET narrative = 'The user grows tomatoes.', title = 'Tomatoes', status = 'synthesised'");
     await engine.deleteMessage('t0');
+    expect((await cells()).map((c) => [c.title, c.narrative, c.status, c.lostTurns, c.turnCount])).toEqual([[null, null, 'raw', 1, 1]]);
     await engine.deleteMessage('t1');
-    expect((await cells()).map((c) => [c.title, c.turnCount])).toEqual([['Tomatoes', 0]]);
+    expect(await cells()).toEqual([]);
+  });
+
+  it('keeps an episode whose narrative the user wrote, and says its messages are gone', async () => {
+    const { store, engine, cells } = await setup();
+    await store.db.exec("UPDATE memcells SET narrative = 'I grow tomatoes.', title = 'Tomatoes', status = 'synthesised', edited_by_user = 1");
+    await engine.deleteMessage('t0');
+    await engine.deleteMessage('t1');
+    expect((await cells()).map((c) => [c.title, c.turnCount, c.lostTurns])).toEqual([['Tomatoes', 0, 2]]);
   });
 });

@@ -205,6 +205,32 @@ describe('memory explorer', () => {
     expect(forgetSummary(result.deleted)).not.toMatch(/\b1 (facts|messages|plans|episodes)\b|\b(?:[02-9]|\d\d+) (fact|message|plan|episode)\b/);
   });
 
+  it('a plan and facts derived from a deleted message go with it, the episode says so, and the rest is derived again', async () => {
+    const { engine, say, settle } = await setup();
+    await say(72, ['I am flying to Porto next week for the conference.', 'The hotel in Porto has a rooftop pool.']);
+    await settle();
+    const plansAbout = async (re: RegExp) => (await engine.listForesight()).filter((f) => re.test(f.content));
+    expect((await plansAbout(/flying to Porto/)).length).toBeGreaterThan(0);
+    const cellId = (await engine.searchMemory('rooftop pool', { kinds: ['fact'] }))[0]!.memcellId!;
+    const flying = (await engine.memCell(cellId))!.turns.find((t) => /flying/.test(t.content))!;
+
+    await engine.setConsolidationPolicy('off'); // nothing re-derives yet: what is left is visible
+    await engine.deleteMessage(flying.id);
+    await engine.idle();
+    expect(await plansAbout(/flying to Porto/)).toEqual([]);
+    const after = (await engine.memCell(cellId))!;
+    expect(after).toMatchObject({ status: 'raw', lostTurns: 1, narrative: null });
+    expect(after.facts).toEqual([]);
+    expect(JSON.stringify(await engine.searchMemory('flying Porto conference'))).not.toMatch(/flying/);
+
+    await engine.setConsolidationPolicy('eager');
+    await engine.idle();
+    const again = (await engine.memCell(cellId))!;
+    expect(again).toMatchObject({ status: 'synthesised', lostTurns: 0 });
+    expect(again.facts.map((f) => f.content).join(' ')).toMatch(/rooftop pool/);
+    expect(`${again.narrative} ${again.facts.map((f) => f.content).join(' ')}`).not.toMatch(/flying/);
+  });
+
   it('names what was forgotten with correct plurals', () => {
     expect(forgetSummary({ fact: 2, episode: 1, turn: 3, foresight: 1, profile: 0, scene: 0 })).toBe('2 facts, 1 episode, 3 messages, 1 plan');
     expect(forgetSummary({ fact: 0, episode: 0, turn: 0, foresight: 0, profile: 1, scene: 2 })).toBe('1 profile item, 2 theme summaries');

@@ -11,6 +11,9 @@ import { LlmClient } from '../../src/llm/LlmClient';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { createEngine } from '../../src/host/createEngine';
 import { META_KEYS } from '../../src/core/base/settings';
+import { buildMemCellPrompt, formatDateTime } from '../../src/core/synthesis/synthesisPrompts';
+import { parseDate } from '../../src/core/synthesis/synthesis';
+import { parseDateRanges } from '../../src/core/recall/queryAnalysis';
 
 const H = 3_600_000;
 const iso = (t: number) => new Date(t).toISOString();
@@ -103,5 +106,33 @@ describe('the engine keeps the zone and uses it', () => {
     expect(await again.setTimeZone(null)).toEqual({ timeZone: 'America/New_York', source: 'browser' });
     engine.stop();
     again.stop();
+  });
+});
+
+describe('synthesis and query analysis read the user\'s calendar', () => {
+  const LA = 'America/Los_Angeles';
+  // Tuesday 10 March 2026, 20:00 in Los Angeles = Wednesday 11 March, 03:00 UTC.
+  const evening = Date.UTC(2026, 2, 11, 3);
+
+  it('the synthesis prompt shows a turn at 20:00 Los Angeles time, on its Los Angeles day', () => {
+    const [, user] = buildMemCellPrompt({ startAt: evening, endAt: evening, timeZone: LA, known: [],
+      turns: [{ speaker: 'You', role: 'user', content: 'I fly to Lisbon on Friday.', occurredAt: evening }] });
+    expect(user!.content).toContain('Episode: Tuesday 10 March 2026, 20:00 to Tuesday 10 March 2026, 20:00 (America/Los_Angeles)');
+    expect(user!.content).toContain('[1] Tuesday 10 March 2026, 20:00 | You (user)');
+    expect(formatDateTime(evening)).toBe('Wednesday 11 March 2026, 03:00'); // UTC stays the default (benchmarks)
+  });
+
+  it('a day the model returns is that day in the user\'s zone', () => {
+    expect(parseDate('2026-03-13', 'start', LA)).toBe(Date.UTC(2026, 2, 13, 7)); // PDT, UTC-7
+    expect(parseDate('2026-03-13', 'end', LA)).toBe(Date.UTC(2026, 2, 14, 7) - 1);
+    expect(parseDate('2026-03', 'start', LA)).toBe(Date.UTC(2026, 2, 1, 8)); // still PST on 1 March
+    expect(parseDate('2026-03-13', 'start')).toBe(Date.UTC(2026, 2, 13));
+  });
+
+  it('"yesterday" asked at 20:00 in Los Angeles is the Los Angeles yesterday', () => {
+    const [range] = parseDateRanges('what did I eat yesterday?', evening, LA);
+    expect(range).toMatchObject({ start: Date.UTC(2026, 2, 9, 7), end: Date.UTC(2026, 2, 10, 7) });
+    const [utc] = parseDateRanges('what did I eat yesterday?', evening);
+    expect(utc).toMatchObject({ start: Date.UTC(2026, 2, 10), end: Date.UTC(2026, 2, 11) });
   });
 });

@@ -3,7 +3,11 @@ import { useExportDatabase, useImportDatabase, useStats } from '../hooks';
 import { useUi } from '../uiStore';
 import { formatBytes } from '../format';
 import { exportFileName } from '../../core/base/exportFileName';
-import { HistoryImportButton } from '../history/HistoryImportDialog';
+import { HistoryImportButton, POLICY_LABELS, range, tokens } from '../history/HistoryImportDialog';
+import { useEngineMutation } from '../hooks';
+import { queryKeys } from '../queries';
+import type { ImportSummary } from '../../core/base/types';
+import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import { toErrorInfo } from '../../core/base/errors';
 
 /**
@@ -26,6 +30,9 @@ export function DataActions() {
   const fileInput = useRef<HTMLInputElement>(null);
   const [pending, setPending] = useState<File | null>(null);
   const [importError, setImportError] = useState<string | null>(null);
+  const [held, setHeld] = useState<NonNullable<ImportSummary['pendingSynthesis']> | null>(null);
+  const [choice, setChoice] = useState<PolicyName>('off');
+  const setPolicy = useEngineMutation((c, name: PolicyName) => c.engine.setConsolidationPolicy(name), { invalidate: [queryKeys.consolidation] });
 
   const download = async () => {
     const bytes = await exporter.mutateAsync();
@@ -45,6 +52,10 @@ export function DataActions() {
       const summary = await importer.mutateAsync(bytes);
       notify('info', [`Imported ${summary.messageCount} messages in ${summary.conversationCount} conversations from ${pending.name}.`, ...(summary.notices ?? [])].join(' '));
       setPending(null);
+      if (summary.pendingSynthesis) {
+        setChoice('off');
+        setHeld(summary.pendingSynthesis);
+      }
     } catch (err) {
       setImportError(importFailureText(err));
     }
@@ -77,6 +88,29 @@ export function DataActions() {
                   {importer.isPending ? 'Importing…' : 'Replace memory'}
                 </button>}
             <button type="button" onClick={() => { setPending(null); setImportError(null); }}>Cancel</button>
+          </div>
+        </div>
+      )}
+      {held && (
+        <div className="dialog" role="dialog" aria-labelledby="held-synthesis-title">
+          <h2 id="held-synthesis-title">Synthesise the restored memory?</h2>
+          <p>
+            The restored memory has {held.turns.toLocaleString('en')} messages in about {held.episodes.toLocaleString('en')} episodes
+            that are not synthesised yet. Nothing has been sent to your endpoint; synthesis is off until you choose
+            (the file was saved with “{held.policyInFile}”).
+          </p>
+          <fieldset>
+            <legend>Synthesis on your endpoint (estimate)</legend>
+            {held.estimates.map((e) => (
+              <label key={e.policy} className="policy-choice" style={{ display: 'block' }}>
+                <input type="radio" name="restore-policy" value={e.policy} checked={choice === e.policy} onChange={() => setChoice(e.policy)} />
+                {' '}{POLICY_LABELS[e.policy]}: <span data-testid={`restore-estimate-${e.policy}`}>{range(e.calls)} calls, ~{tokens(e)} tokens</span>
+              </label>
+            ))}
+          </fieldset>
+          <div className="buttons">
+            <button type="button" className="primary" disabled={setPolicy.isPending}
+              onClick={() => setPolicy.mutate(choice, { onSuccess: () => setHeld(null) })}>Use this policy</button>
           </div>
         </div>
       )}

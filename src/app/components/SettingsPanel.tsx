@@ -1,3 +1,4 @@
+import { startOfDay } from '../../core/base/timeZone';
 import { useEffect, useState } from 'react';
 import { useEngineMutation, useEngineQuery } from '../hooks';
 import { queryKeys } from '../queries';
@@ -24,10 +25,9 @@ const ZONES: readonly string[] = (() => {
   return intl.supportedValuesOf?.('timeZone') ?? [browserZone];
 })();
 
-function dayStart(): number {
-  const d = new Date();
-  d.setHours(0, 0, 0, 0);
-  return d.getTime();
+/** When today began in the time zone Recollect uses (the setting, not the page's own zone). */
+function dayStart(zone: string): number {
+  return startOfDay(zone, Date.now());
 }
 
 /** Settings: the LLM endpoint (with presets and CORS notes), consolidation policy and spend. */
@@ -49,7 +49,7 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
   const setAnswerSettings = useEngineMutation((c, s: { budgetTokens?: number; sufficiencyCheck?: boolean }) => c.engine.setAnswerSettings(s), {
     onSuccess: (v, qc) => qc.setQueryData(queryKeys.answerSettings, v),
   });
-  const usageToday = useEngineQuery((q) => q.llmUsage(dayStart()));
+  const usageToday = useEngineQuery((q) => q.llmUsage(dayStart(timeZone.data?.timeZone ?? browserZone)));
   const usageAll = useEngineQuery((q) => q.llmUsage(0));
   const [baseUrl, setBaseUrl] = useState('');
   const [model, setModel] = useState('');

@@ -65,6 +65,11 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
         <>
           <h2>{cell.title ?? 'Untitled episode'}</h2>
           <p className="muted">{formatTime(cell.startAt)} – {formatTime(cell.endAt)} · {cell.status}{cell.editedByUser ? ' · edited by you' : ''} · scene: {cell.sceneTitle ?? (cell.sceneId ? 'untitled' : 'none')}</p>
+          {cell.lostTurns > 0 && (
+            <p className="muted" data-testid="lost-turns">
+              {cell.lostTurns === 1 ? '1 message' : `${cell.lostTurns} messages`} of this episode {cell.lostTurns === 1 ? 'was' : 'were'} deleted or edited: the narrative, facts and plans derived from {cell.lostTurns === 1 ? 'it' : 'them'} were removed; the episode is synthesised again from the remaining messages when your synthesis policy allows.
+            </p>
+          )}
           <p>{cell.narrative ?? <span className="muted">Not synthesised yet: the turns below are what is remembered.</span>}</p>
         </>
       )}

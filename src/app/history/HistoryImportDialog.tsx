@@ -16,15 +16,15 @@ const FORMAT_LABELS: Record<HistoryFormat | 'auto', string> = {
   locomo: 'LoCoMo (JSON)', longmemeval: 'LongMemEval (JSON)', text: 'Transcript (.txt / .md, "Name: text")',
 };
 
-const POLICY_LABELS: Record<PolicyName, string> = {
+export const POLICY_LABELS: Record<PolicyName, string> = {
   eager: 'Eager — synthesise every episode now',
   recurrence: 'Recurrence — only recurring or salient themes, more later',
   off: 'Off — keep verbatim turns only, no calls',
 };
 
 const n = (x: number) => Math.round(x).toLocaleString('en');
-const range = (r: { low: number; high: number }) => (r.low === r.high ? n(r.low) : `${n(r.low)}–${n(r.high)}`);
-const tokens = (e: SynthesisEstimate) => range({ low: e.promptTokens.low + e.completionTokens.low, high: e.promptTokens.high + e.completionTokens.high });
+export const range = (r: { low: number; high: number }) => (r.low === r.high ? n(r.low) : `${n(r.low)}–${n(r.high)}`);
+export const tokens = (e: SynthesisEstimate) => range({ low: e.promptTokens.low + e.completionTokens.low, high: e.promptTokens.high + e.completionTokens.high });
 
 function Progress({ progress, label }: { progress: HistoryProgress | null; label: string }) {
   return (

@@ -1,4 +1,5 @@
 /** Domain types shared by the engine, the storage layer and the UI (plain data, structured-clone safe). */
+import type { SynthesisEstimate } from './historyImport';
 
 export type Role = 'user' | 'assistant' | 'system';
 
@@ -84,6 +85,17 @@ export interface ImportSummary {
   readonly conversationCount: number;
   /** What the import left out or changed (foreign schema objects, reset settings, re-embedding). */
   readonly notices: readonly string[];
+  /**
+   * The memory holds episodes not yet synthesised: synthesis is held (policy `off`) until the user
+   * chooses a policy with this estimate in front of them, as an import of chat history does.
+   */
+  readonly pendingSynthesis?: {
+    readonly turns: number;
+    readonly episodes: number;
+    readonly estimates: readonly SynthesisEstimate[];
+    /** The policy the file was saved with. */
+    readonly policyInFile: SynthesisEstimate['policy'];
+  };
 }
 
 /** LLM spend of one stage (synthesis, answers, …): calls and prompt/completion tokens. */

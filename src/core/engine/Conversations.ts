@@ -27,6 +27,8 @@ export interface ConversationsDeps {
   readonly written: () => void;
   /** Turns were deleted from a conversation: episodes left with no turn go (nothing synthesised from them). */
   readonly emptied: (conversationId: string) => Promise<void>;
+  /** Turns were deleted or replaced: what their episodes derived went with them. */
+  readonly turnsDeleted: () => void;
   /** A whole conversation went: cached open episodes must be forgotten. */
   readonly conversationDeleted: () => void;
   readonly llm: () => Llm | null;
@@ -83,7 +85,10 @@ export class Conversations {
       { replaces, title: titleFrom(content) },
     );
     for (const id of replaces) await this.#d.semantic.remove(id);
-    if (replaces.length) await this.#d.emptied(request.conversationId);
+    if (replaces.length) {
+      await this.#d.emptied(request.conversationId);
+      this.#d.turnsDeleted();
+    }
     this.#written([result], replaces.length > 0);
     return result.message;
   }
@@ -94,6 +99,7 @@ export class Conversations {
     if (!deleted) return false;
     await this.#d.semantic.remove(id);
     if (message) await this.#d.emptied(message.conversationId);
+    this.#d.turnsDeleted();
     this.#d.emit({ type: 'messages-changed', conversationId: message?.conversationId ?? null });
     this.#d.emit({ type: 'conversations-changed' });
     return true;

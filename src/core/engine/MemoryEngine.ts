@@ -32,6 +32,8 @@ import { ConversationMemorySwitches } from './conversationMemory';
 import { Conversations } from './Conversations';
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
 import { EngineSettings, withAnsweredHook } from './EngineSettings';
+import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate';
+import type { EpisodeStore } from '../episodes/episodes';
 import { AnswerService } from './AnswerService';
 import { buildWritePath } from './writePath';
 import { EngineUpkeep } from './EngineUpkeep';
@@ -44,6 +46,7 @@ export type { EngineListener, MemoryEngineDeps, VectorSearch } from './engineDep
 
 export class MemoryEngine implements EngineApi {
   readonly #store: MemoryStore & VectorStore;
+  readonly #episodes: EpisodeStore | null;
   readonly #listeners = new Set<EngineListener>();
   readonly #semantic: SemanticIndex;
   readonly #factIndex: SemanticIndex;
@@ -63,6 +66,7 @@ export class MemoryEngine implements EngineApi {
   readonly #history: HistoryImports | null;
 
   constructor(deps: MemoryEngineDeps) {
+    this.#episodes = deps.episodes ?? null;
     const clock = deps.clock ?? systemClock;
     const makeId = deps.newId ?? newId;
     this.#store = deps.store;
@@ -103,6 +107,11 @@ export class MemoryEngine implements EngineApi {
       written: () => (this.#indexer ? this.#indexer.kick() : this.#lifecycle?.kick()),
       emptied: async (conversationId) => { await this.#explorer?.dropEmptyEpisodes(conversationId); },
       conversationDeleted: () => this.#lifecycle?.reset(),
+      // What a deleted turn's episode derived went with it (storage); the policy decides when to derive it again.
+      turnsDeleted: () => {
+        this.#lifecycle?.reevaluate();
+        this.#emit({ type: 'memory-changed' });
+      },
       llm: () => this.#llm,
       emit: (event) => this.#emit(event),
     });
@@ -127,6 +136,7 @@ export class MemoryEngine implements EngineApi {
           speakers: async () => (await deps.speakers?.()) ?? [],
           notRemembered: () => deps.store.conversationsNotRemembered(),
           clock,
+          timeZone: () => this.#settings.timeZone,
         })
       : null;
     const source = this.#reader?.answerSource() ?? null;
@@ -154,6 +164,7 @@ export class MemoryEngine implements EngineApi {
           newId: makeId,
           changed: (options) => {
             if (options?.turns) {
+              this.#lifecycle?.reevaluate(); // episodes that lost turns are raw again: the policy re-derives them
               this.#emit({ type: 'messages-changed', conversationId: null });
               this.#emit({ type: 'conversations-changed' });
             }
@@ -267,10 +278,12 @@ export class MemoryEngine implements EngineApi {
   // ---- background work ------------------------------------------------------------------------
 
   /** Resumes background work left from an earlier session (embedding, segmentation, upkeep). */
-  start(): Promise<void> { return this.#start(); }
-  async #start(): Promise<void> {
+  /** Starts on the current database; `beforeWork` runs once settings are read and before any background work. */
+  start(beforeWork?: () => Promise<void>): Promise<void> { return this.#start(beforeWork); }
+  async #start(beforeWork?: () => Promise<void>): Promise<void> {
     await this.#settings.loadLlm();
     await this.#settings.load();
+    if (beforeWork) await beforeWork();
     if (this.#indexer) {
       await this.#indexer.init();
       void this.#indexer.warmUp();
@@ -360,16 +373,44 @@ export class MemoryEngine implements EngineApi {
   exportDatabase(): Promise<Uint8Array> { return this.#store.exportDatabase(); }
 
   /** Replaces the memory with a file, all or nothing (core/engine/importMemory.ts). */
-  importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
-    return importMemory({
+  async importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
+    let held: ImportSummary['pendingSynthesis'] | null = null;
+    let first = true;
+    const summary = await importMemory({
       stage: (b, options) => this.#store.stageImport(b, options),
       restart: async () => {
         this.#semantic.reset();
         this.#lifecycle?.reset();
         this.#emit({ type: 'database-replaced' });
-        await this.#start();
+        // Only the imported memory is held: a restart after a rollback is the user's own memory.
+        const hold = first;
+        first = false;
+        await this.#start(hold ? async () => { held = await this.#holdSynthesis(); } : undefined);
       },
     }, bytes, this.#indexer ? { knownEmbedder: (id) => this.#indexer!.knows(id) } : {});
+    return held ? { ...summary, pendingSynthesis: held } : summary;
+  }
+
+  /**
+   * A restored memory with turns no synthesis covers would start paid synthesis at once under its
+   * saved policy. The policy is set to `off` before anything starts, and the import reports the
+   * estimate per policy so the user chooses, as with Import chats.
+   */
+  async #holdSynthesis(): Promise<ImportSummary['pendingSynthesis'] | null> {
+    if (!this.#episodes) return null;
+    const policy = this.#settings.policy;
+    if (policy === 'off') return null;
+    const turns = await this.#episodes.unsynthesisedTurns();
+    if (turns.length === 0) return null;
+    const tally = new EpisodeTally();
+    for (let i = 0; i < turns.length;) {
+      let j = i;
+      while (j < turns.length && turns[j]!.conversationId === turns[i]!.conversationId) j++;
+      tally.addConversation(turns.slice(i, j));
+      i = j;
+    }
+    await this.#settings.setPolicy('off');
+    return { turns: tally.turns, episodes: tally.cells, estimates: estimateSynthesis(tally), policyInFile: policy === 'eager' ? 'eager' : 'recurrence' };
   }
 
   /** Nearest stored turns by meaning (active embedder's vectors), best first; score is cosine. */

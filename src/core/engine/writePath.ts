@@ -96,6 +96,7 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
         embedder: hooks.activeEmbedder,
         clock: deps.clock,
         timer: deps.timer,
+        timeZone: hooks.timeZone,
         ...(deps.profileDebounceMs !== undefined ? { profileDebounceMs: deps.profileDebounceMs } : {}),
         onChange: hooks.onMemoryChanged,
       });

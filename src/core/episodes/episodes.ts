@@ -83,6 +83,8 @@ export interface EpisodeStore {
   openCellsIdleSince(before: number): Promise<MemCellRecord[]>;
   /** Closed cells still raw or failed, oldest first (a policy change re-evaluates them). */
   unsynthesisedCells(limit: number): Promise<MemCellRecord[]>;
+  /** Remembered turns no synthesised or queued cell covers, by conversation then seq (what synthesis would still read). */
+  unsynthesisedTurns(): Promise<{ conversationId: string; occurredAt: number; tokenCount: number }[]>;
   getCell(cellId: string): Promise<MemCellRecord | null>;
   scenes(vectorModelId: string): Promise<MemSceneRecord[]>;
   /** Upserts the scene's centroid/count/activity and sets the cell's scene, atomically. */

@@ -116,6 +116,8 @@ export interface MemCellSummary {
   readonly factCount: number;
   readonly turnCount: number;
   readonly editedByUser: boolean;
+  /** Messages of the episode deleted (or replaced by an edit) since it was last synthesised; what was derived from them is gone. */
+  readonly lostTurns: number;
 }
 
 export interface FactView {

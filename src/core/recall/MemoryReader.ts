@@ -40,6 +40,8 @@ export interface MemoryReaderDeps {
   /** Conversations whose turns are not memory. */
   readonly notRemembered: () => Promise<readonly string[]>;
   readonly clock: Clock;
+  /** The user's time zone: "yesterday" in a question is the user's day. */
+  readonly timeZone?: () => string;
 }
 
 export class MemoryReader {
@@ -72,6 +74,7 @@ export class MemoryReader {
       speakers: await this.#d.speakers(),
       now: request.now ?? this.#d.clock.now(),
       queryVector: vector,
+      ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}),
       ...(scope ? { scope } : {}),
     });
   }

@@ -77,6 +77,8 @@ export interface RetrieveOptions {
   readonly speakers?: readonly string[];
   /** When the question is asked; relative dates resolve against it. */
   readonly now?: number;
+  /** The asker's IANA time zone: "yesterday" is a day of it (default UTC). */
+  readonly timeZone?: string;
   readonly scope?: RetrievalScope;
   /** Skip the reranker for this call even when one is configured. */
   readonly rerank?: boolean;
@@ -118,6 +120,7 @@ export class Retriever {
     const analysis = analyzeQuery(question, {
       ...(options.speakers ? { speakers: options.speakers } : {}),
       ...(options.now !== undefined ? { now: options.now } : {}),
+      ...(options.timeZone ? { timeZone: options.timeZone } : {}),
     });
     const scope = options.scope;
     // Words of a relative date ("four weeks ago", "the past weekend") only: absolute ones ("June",

@@ -4,11 +4,13 @@
  * whether it asks for a time ("When did…") and which absolute date ranges it names, resolved
  * against the time the question is asked with chrono-node ("last May", "in 2022", "yesterday").
  *
- * Dates are computed in UTC so that analysis is identical in every time zone; the engine stores
- * times as UTC milliseconds.
+ * Dates are calendar days of the user's time zone (`timeZone`, UTC by default, as the benchmarks
+ * use): "yesterday" asked at 20:00 in Los Angeles is that Los Angeles day. Times are stored as UTC
+ * milliseconds.
  */
 import { dateUnit, isLocaleResult, parseDates } from '../base/localDates';
 import { STOP_WORDS, terms as lowerTerms } from '../base/text';
+import { DEFAULT_TIME_ZONE, offsetMinutes, startOfDay } from '../base/timeZone';
 
 export type QuestionType = 'when' | 'who' | 'where' | 'what' | 'which' | 'how' | 'why' | 'yes-no' | 'other';
 
@@ -52,6 +54,8 @@ export interface AnalyzeOptions {
   readonly speakers?: readonly string[];
   /** When the question is asked (ms since epoch); relative dates resolve against it. */
   readonly now?: number;
+  /** The asker's IANA time zone: the calendar the dates are read in (default UTC). */
+  readonly timeZone?: string;
 }
 
 
@@ -97,15 +101,18 @@ function questionType(text: string): QuestionType {
   return 'other';
 }
 
-const DAY = 86_400_000;
 
 /**
  * Date ranges named in `text`, resolved relative to `now`. The granularity follows what the
  * text fixes: a day ("on 8 May 2023", "yesterday"), a month ("in May"), or a year ("in 2022").
  * A bare weekday or clock time is ignored: it does not pin a date without more context.
  */
-export function parseDateRanges(text: string, now: number): DateRange[] {
-  const results = parseDates(text, { instant: new Date(now), timezone: 0 });
+export function parseDateRanges(text: string, now: number, zone = DEFAULT_TIME_ZONE): DateRange[] {
+  const results = parseDates(text, { instant: new Date(now), timezone: offsetMinutes(zone, now) });
+  // Local midnight of a calendar day (noon UTC of that day lies inside it in every zone); days
+  // past the month's end roll over as Date.UTC does.
+  const day0 = (y: number, m: number, d: number): number => startOfDay(zone, Date.UTC(y, m, d, 12));
+  const localYear = new Date(now + offsetMinutes(zone, now) * 60_000).getUTCFullYear();
   const ranges: DateRange[] = [];
   for (const r of results) {
     const s = r.start;
@@ -116,31 +123,31 @@ export function parseDateRanges(text: string, now: number): DateRange[] {
     // Our rules for other languages name their unit (the English words below are not in them).
     const unit = dateUnit(r);
     if (!certainDay && !certainMonth && !certainYear && !relative) continue;
-    const year = s.get('year') ?? new Date(now).getUTCFullYear();
+    const year = s.get('year') ?? localYear;
     const month = (s.get('month') ?? 1) - 1;
     const day = s.get('day') ?? 1;
     let start: number;
     let end: number;
     const words = r.text.toLowerCase();
     if (unit === 'week') {
-      start = Date.UTC(year, month, day); // its Monday
-      end = start + 7 * DAY;
+      start = day0(year, month, day); // its Monday
+      end = day0(year, month, day + 7);
     } else if (!unit && /\bweeks?\b|weekend/.test(words)) {
-      start = Date.UTC(year, month, day) - 3 * DAY;
-      end = start + 7 * DAY;
+      start = day0(year, month, day - 3);
+      end = day0(year, month, day + 4);
     } else if (unit === 'month' || (!unit && (/\bmonths?\b/.test(words) || (certainMonth && !certainDay)))) {
-      start = Date.UTC(year, month, 1);
-      end = Date.UTC(year, month + 1, 1);
+      start = day0(year, month, 1);
+      end = day0(year, month + 1, 1);
     } else if (unit === 'year' || (!unit && (/\byears?\b/.test(words) || (certainYear && !certainMonth)))) {
-      start = Date.UTC(year, 0, 1);
-      end = Date.UTC(year + 1, 0, 1);
+      start = day0(year, 0, 1);
+      end = day0(year + 1, 0, 1);
     } else {
-      start = Date.UTC(year, month, day);
-      end = start + DAY;
+      start = day0(year, month, day);
+      end = day0(year, month, day + 1);
     }
     if (r.end) {
       const e = r.end;
-      const endDay = Date.UTC(e.get('year') ?? year, (e.get('month') ?? 12) - 1, e.get('day') ?? 1) + DAY;
+      const endDay = day0(e.get('year') ?? year, (e.get('month') ?? 12) - 1, (e.get('day') ?? 1) + 1);
       if (endDay > start) end = Math.max(end, endDay);
     }
     if (Number.isFinite(start) && Number.isFinite(end)) ranges.push({ start, end, text: r.text });
@@ -150,7 +157,7 @@ export function parseDateRanges(text: string, now: number): DateRange[] {
     const at = m.index;
     if (results.some((r) => at >= r.index && at < r.index + r.text.length)) continue;
     const y = Number(m[1]);
-    ranges.push({ start: Date.UTC(y, 0, 1), end: Date.UTC(y + 1, 0, 1), text: m[0] });
+    ranges.push({ start: day0(y, 0, 1), end: day0(y + 1, 0, 1), text: m[0] });
   }
   return ranges;
 }
@@ -218,7 +225,7 @@ export function analyzeQuery(text: string, options: AnalyzeOptions = {}): QueryA
     asksForCurrent: ASKS_FOR_CURRENT.test(text),
     temporal: {
       asksForTime: ASKS_FOR_TIME.test(text),
-      ranges: options.now === undefined ? [] : parseDateRanges(text, options.now),
+      ranges: options.now === undefined ? [] : parseDateRanges(text, options.now, options.timeZone),
     },
   };
 }

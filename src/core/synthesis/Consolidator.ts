@@ -52,6 +52,8 @@ export interface ConsolidatorDeps {
   readonly embedder: () => Embedder | null;
   readonly clock: Clock;
   readonly timer: Timer;
+  /** The user's IANA time zone, for the dates in synthesis prompts and in what the model returns. */
+  readonly timeZone?: () => string;
   /** Wait before a profile update so several scene updates share one call (0 in benchmarks). */
   readonly profileDebounceMs?: number;
   readonly onChange?: () => void;
@@ -165,7 +167,7 @@ export class Consolidator {
   async #synthesise(job: Job): Promise<void> {
     const memcellId = String(job.payload.memcellId ?? '');
     if (!memcellId) throw new RecollectError('INVALID_INPUT', 'A synthesis job without a MemCell id.');
-    const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock };
+    const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock, ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}) };
     const result = await synthesiseMemCell(deps, memcellId, { jobId: job.id });
     if (!result) return; // the cell was deleted meanwhile
     const embedder = this.#d.embedder();

@@ -17,6 +17,7 @@
  * the model says: a fact about an assistant-role speaker is stored with speaker "Assistant"; a
  * fact about a user-role speaker whose source turns are all assistant turns is dropped.
  */
+import { DEFAULT_TIME_ZONE, startOfDay } from '../base/timeZone';
 import type { Clock, Llm, LlmAbortSignal, LlmUsage } from '../base/ports';
 import type { CellForSynthesis, CellTurn, FactRelation, ForesightItem, KnowledgeStore, KnownFact, NewFact, NewForesight } from './knowledge';
 import {
@@ -24,7 +25,6 @@ import {
 } from './synthesisPrompts';
 import { STOP_WORDS, normaliseText, terms } from '../base/text';
 
-const DAY = 86_400_000;
 export const ASSISTANT_SPEAKER = 'Assistant';
 export const DEFAULT_KNOWN_FACT_LIMIT = 20;
 export const DEFAULT_PROFILE_CAP = 60;
@@ -37,6 +37,8 @@ export interface SynthesisDeps {
   readonly clock: Clock;
   /** Ids for new profile items; default time + random. */
   readonly newId?: () => string;
+  /** The user's IANA time zone: prompts show times in it and dates the model returns are its days (default UTC). */
+  readonly timeZone?: string;
 }
 
 export interface SynthesisCallOptions {
@@ -71,6 +73,7 @@ export async function synthesiseMemCell(deps: SynthesisDeps, memcellId: string, 
   const messages = buildMemCellPrompt({
     startAt: cell.startAt,
     endAt: cell.endAt,
+    ...(deps.timeZone ? { timeZone: deps.timeZone } : {}),
     turns,
     known: known.map((k, i) => ({ label: `K${i + 1}`, speaker: k.speaker, content: k.content })),
   });
@@ -80,7 +83,7 @@ export async function synthesiseMemCell(deps: SynthesisDeps, memcellId: string, 
     ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const interpreted = interpretMemCell(result.value, { ...cell, turns }, known);
+  const interpreted = interpretMemCell(result.value, { ...cell, turns }, known, deps.timeZone);
   const saved = await deps.store.saveSynthesis({ memcellId, ...interpreted, now: deps.clock.now() });
   return {
     memcellId,
@@ -103,7 +106,7 @@ export interface InterpretedMemCell {
 }
 
 /** Maps the model's labels back to ids, applies the attribution rule, resolves dates. Pure. */
-export function interpretMemCell(out: MemCellOutput, cell: CellForSynthesis, known: readonly KnownFact[]): InterpretedMemCell {
+export function interpretMemCell(out: MemCellOutput, cell: CellForSynthesis, known: readonly KnownFact[], zone = DEFAULT_TIME_ZONE): InterpretedMemCell {
   const narrative = out.narrative.slice(0, 4000);
   const title = (out.title ?? narrative.split(/\s+/).slice(0, 8).join(' ')).slice(0, 200);
   const knownByLabel = new Map<string, KnownFact>();
@@ -136,8 +139,8 @@ export function interpretMemCell(out: MemCellOutput, cell: CellForSynthesis, kno
       speaker: attributed.speaker,
       content: f.text.slice(0, 1000),
       occurredAt: sources[0]?.occurredAt ?? cell.startAt,
-      validFrom: parseDate(f.validFrom, 'start'),
-      validTo: parseDate(f.validTo, 'end'),
+      validFrom: parseDate(f.validFrom, 'start', zone),
+      validTo: parseDate(f.validTo, 'end', zone),
       confidence: 1,
       relation,
       replaces: relation === 'new' ? null : replaced!.id,
@@ -146,8 +149,8 @@ export function interpretMemCell(out: MemCellOutput, cell: CellForSynthesis, kno
   }
   const foresight: NewForesight[] = [];
   for (const item of out.foresight) {
-    const startAt = parseDate(item.start, 'start') ?? cell.startAt;
-    const endAt = parseDate(item.end, 'end');
+    const startAt = parseDate(item.start, 'start', zone) ?? cell.startAt;
+    const endAt = parseDate(item.end, 'end', zone);
     if (endAt === null || endAt < startAt) continue;
     const evidence = item.evidence.map((n) => cell.turns[n - 1]?.messageId).filter((id): id is string => id !== undefined);
     foresight.push({ content: item.text.slice(0, 500), startAt, endAt, evidence: [...new Set(evidence)] });
@@ -221,10 +224,11 @@ function bestOverlapTurn(text: string, turns: readonly CellTurn[]): CellTurn | u
 const normText = normaliseText;
 
 /**
- * "2023-05-08", "2023-05", "2023" or a full ISO timestamp → ms (UTC). A bare day resolves to its
- * first or last millisecond, so [start, end] windows include the whole end day. Null otherwise.
+ * "2023-05-08", "2023-05", "2023" or a full ISO timestamp → ms. A bare day, month or year is one
+ * of `zone`'s calendar (the user's, as the prompt showed it) and resolves to its first or last
+ * millisecond, so [start, end] windows include the whole end day. Null otherwise.
  */
-export function parseDate(text: string | null | undefined, edge: 'start' | 'end'): number | null {
+export function parseDate(text: string | null | undefined, edge: 'start' | 'end', zone = DEFAULT_TIME_ZONE): number | null {
   if (!text) return null;
   const m = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$/.exec(text.trim());
   if (m) {
@@ -233,10 +237,12 @@ export function parseDate(text: string | null | undefined, edge: 'start' | 'end'
     const day = m[3] ? Number(m[3]) : null;
     if (month !== null && (month < 0 || month > 11)) return null;
     if (day !== null && (day < 1 || day > 31)) return null;
-    if (edge === 'start') return Date.UTC(year, month ?? 0, day ?? 1);
-    if (day !== null) return Date.UTC(year, month!, day) + DAY - 1;
-    if (month !== null) return Date.UTC(year, month + 1, 1) - 1;
-    return Date.UTC(year + 1, 0, 1) - 1;
+    // Local midnight of a calendar day in `zone` (noon UTC of the day is inside it everywhere).
+    const midnight = (y: number, mo: number, d: number): number => startOfDay(zone, Date.UTC(y, mo, d, 12));
+    if (edge === 'start') return midnight(year, month ?? 0, day ?? 1);
+    if (day !== null) return midnight(year, month!, day + 1) - 1;
+    if (month !== null) return midnight(year, month + 1, 1) - 1;
+    return midnight(year + 1, 0, 1) - 1;
   }
   if (!/^\d{4}-\d{2}-\d{2}T/.test(text.trim())) return null;
   const ms = Date.parse(text.trim());

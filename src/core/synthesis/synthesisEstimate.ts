@@ -23,10 +23,10 @@ export class EpisodeTally {
   tokens = 0;
 
   /** Adds one conversation's turns (in order) as the segmenter would split them. */
-  addConversation(turns: readonly { readonly occurredAt: number; readonly content: string }[]): void {
+  addConversation(turns: readonly ({ readonly occurredAt: number } & ({ readonly content: string } | { readonly tokenCount: number }))[]): void {
     let open: OpenSegment | null = null;
     for (const t of turns) {
-      const turn = { id: '', seq: 0, occurredAt: t.occurredAt, tokenCount: estimateTokens(t.content) };
+      const turn = { id: '', seq: 0, occurredAt: t.occurredAt, tokenCount: 'tokenCount' in t ? t.tokenCount : estimateTokens(t.content) };
       if (!open || boundaryBefore(open, turn)) {
         this.cells++;
         open = null;

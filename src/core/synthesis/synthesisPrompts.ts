@@ -13,6 +13,7 @@
  * The mock responder in test/support/synthesisResponder.ts recognises stages by the section
  * headings below (TURNS:, NEW EPISODES:, CURRENT PROFILE:); keep them stable.
  */
+import { DEFAULT_TIME_ZONE, offsetMinutes } from '../base/timeZone';
 import { z } from 'zod';
 import type { LlmMessage } from '../base/ports';
 import type { Role } from '../base/types';
@@ -26,7 +27,9 @@ export const MAX_TOKENS = { memcell: 1500, scene: 500, profile: 1200 } as const;
 const MAX_TURN_CHARS = 1200;
 
 // ---------------------------------------------------------------------------------------------
-// Dates: always absolute, UTC, in words the model copies into its text ("8 May 2023").
+// Dates: always absolute, in the user's time zone (UTC by default), in words the model copies into
+// its text ("8 May 2023"): a turn at 20:00 in Los Angeles is an evening turn of that day, and the
+// dates the model returns are read back in the same zone (synthesis.ts `parseDate`).
 // ---------------------------------------------------------------------------------------------
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -34,16 +37,27 @@ const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Frida
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 
+/** The wall-clock fields of instant `ms` in `zone` (read off a UTC date shifted by the zone's offset). */
+function local(ms: number, zone: string): Date {
+  return new Date(ms + offsetMinutes(zone, ms) * 60_000);
+}
+
 /** "8 May 2023" */
-export function formatDay(ms: number): string {
-  const d = new Date(ms);
+export function formatDay(ms: number, zone = DEFAULT_TIME_ZONE): string {
+  const d = local(ms, zone);
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 }
 
 /** "Monday 8 May 2023, 14:05" */
-export function formatDateTime(ms: number): string {
-  const d = new Date(ms);
-  return `${WEEKDAYS[d.getUTCDay()]} ${formatDay(ms)}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+export function formatDateTime(ms: number, zone = DEFAULT_TIME_ZONE): string {
+  const d = local(ms, zone);
+  return `${WEEKDAYS[d.getUTCDay()]} ${formatDay(ms, zone)}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+}
+
+/** "2023-05-08" */
+export function isoDay(ms: number, zone = DEFAULT_TIME_ZONE): string {
+  const d = local(ms, zone);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
 }
 
 /** One line of text: models copy line structure, and a newline inside a turn breaks the format. */
@@ -158,20 +172,23 @@ JSON shape:
 export function buildMemCellPrompt(input: {
   readonly startAt: number;
   readonly endAt: number;
+  /** The user's IANA time zone; times are written in it (default UTC). */
+  readonly timeZone?: string;
   readonly turns: readonly PromptTurn[];
   readonly known: readonly PromptKnownFact[];
 }): LlmMessage[] {
+  const zone = input.timeZone ?? DEFAULT_TIME_ZONE;
   const people = new Map<string, Role>();
   for (const t of input.turns) if (!people.has(t.speaker)) people.set(t.speaker, t.role);
   const lines = [
-    `Episode: ${formatDateTime(input.startAt)} to ${formatDateTime(input.endAt)} (UTC)`,
+    `Episode: ${formatDateTime(input.startAt, zone)} to ${formatDateTime(input.endAt, zone)} (${zone})`,
     `People: ${[...people].map(([name, role]) => `${name} (${role})`).join(', ')}`,
     '',
     'KNOWN FACTS:',
     ...(input.known.length === 0 ? ['none'] : input.known.map((k) => `${k.label} | ${k.speaker} | ${oneLine(k.content, 400)}`)),
     '',
     'TURNS:',
-    ...input.turns.map((t, i) => `[${i + 1}] ${formatDateTime(t.occurredAt)} | ${t.speaker} (${t.role}): ${oneLine(t.content, MAX_TURN_CHARS)}`),
+    ...input.turns.map((t, i) => `[${i + 1}] ${formatDateTime(t.occurredAt, zone)} | ${t.speaker} (${t.role}): ${oneLine(t.content, MAX_TURN_CHARS)}`),
   ];
   return [
     { role: 'system', content: MEMCELL_SYSTEM },
