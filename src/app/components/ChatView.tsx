@@ -36,6 +36,11 @@ function tokensOf(meta: AnswerMeta): number {
 
 /** How close to the bottom (px) still counts as "reading the newest", so streaming keeps following. */
 const FOLLOW_SLACK = 80;
+/**
+ * Turns drawn at once: the newest ones, with "Show earlier" adding a page. A 100,000-turn
+ * conversation once put every turn in the page (minutes to open); the page now holds a window.
+ */
+const WINDOW = 200;
 
 export function ChatView({ conversationId }: { conversationId: string }) {
   const messages = useEngineQuery((q) => q.messages(conversationId));
@@ -62,6 +67,14 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const conversation = conversations.data?.find((c) => c.id === conversationId);
 
   const list = messages.data ?? [];
+  const [windowSize, setWindowSize] = useState(WINDOW);
+  // A turn to show (a citation, a search hit) further back than the window: a window around it.
+  const wanted = highlight ? list.findIndex((m) => m.id === highlight) : -1;
+  const anchored = wanted >= 0 && wanted < list.length - windowSize;
+  const from = anchored ? Math.max(0, wanted - 10) : Math.max(0, list.length - windowSize);
+  const to = anchored ? Math.min(list.length, from + WINDOW) : list.length;
+  const visible = from > 0 || to < list.length ? list.slice(from, to) : list;
+  const fromBottom = useRef<number | null>(null);
   const lastUser = [...list].reverse().find((m) => m.role === 'user');
   const lastAnswer = list.length > 0 && list[list.length - 1]!.role === 'assistant' ? list[list.length - 1]! : null;
 
@@ -78,10 +91,15 @@ export function ChatView({ conversationId }: { conversationId: string }) {
       return;
     }
     toBottom();
-  }, [list.length, stream?.answerId, stream?.error]);
+  }, [list.length, stream?.answerId, stream?.error, anchored]);
   useLayoutEffect(() => {
     if (following.current) toBottom();
   }, [stream?.text]);
+  useLayoutEffect(() => {
+    const el = listRef.current;
+    if (el && fromBottom.current !== null) el.scrollTop = el.scrollHeight - fromBottom.current;
+    fromBottom.current = null;
+  }, [windowSize]);
 
   const answer = async (userMessageId: string) => {
     await answers.ask({ conversationId, userMessageId });
@@ -160,7 +178,19 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           following.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK;
         }}>
         {list.length === 0 && !stream && <li className="empty">No messages yet. Type below; every message is stored on this device.</li>}
-        {list.map((m) => {
+        {from > 0 && !anchored && (
+          <li className="earlier">
+            <button type="button" className="link-button" data-testid="show-earlier" onClick={() => {
+              // Keep the reader's place: earlier turns appear above what they were looking at.
+              const el = listRef.current;
+              fromBottom.current = el ? el.scrollHeight - el.scrollTop : null;
+              setWindowSize(list.length - from + WINDOW);
+            }}>
+              Show {Math.min(WINDOW, from).toLocaleString()} earlier messages ({from.toLocaleString()} not shown)
+            </button>
+          </li>
+        )}
+        {visible.map((m) => {
           const meta = m.metadata as AnswerMeta;
           const cls = `message ${m.role}${highlight === m.id ? ' highlight' : ''}${editing && m.seq >= editing.seq ? ' editing' : ''}`;
           return (
@@ -194,6 +224,13 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             </li>
           );
         })}
+        {anchored && (
+          <li className="earlier">
+            <button type="button" className="link-button" data-testid="show-newest" onClick={() => setHighlight(null)}>
+              Back to the newest messages ({(list.length - to).toLocaleString()} later messages not shown)
+            </button>
+          </li>
+        )}
         {stream && (
           <li className="message assistant pending" data-testid="streaming-answer" aria-live="polite">
             <div className="message-head"><strong>Assistant</strong> <span className="muted">{stream.error ? 'failed' : STAGE_LABEL[stream.stage] ?? 'Answering…'}</span></div>

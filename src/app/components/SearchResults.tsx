@@ -16,7 +16,7 @@ export function SearchResults({ text }: { text: string }) {
       <ol>
         {search.data?.map((hit) => (
           <li key={hit.message.id} data-testid="search-hit">
-            <button type="button" className="hit" onClick={() => { select(hit.message.conversationId); setSearchText(''); }}>
+            <button type="button" className="hit" onClick={() => { select(hit.message.conversationId, hit.message.id); setSearchText(''); }}>
               <span className="meta"><strong>{hit.message.speaker}</strong> · {formatTime(hit.message.occurredAt)}</span>
               <span className="snippet">
                 {snippetParts(hit.snippet).map((p, i) => (p.mark ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
@@ -31,7 +31,7 @@ export function SearchResults({ text }: { text: string }) {
       <ol>
         {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).map((hit) => (
           <li key={hit.message.id} data-testid="semantic-hit">
-            <button type="button" className="hit" onClick={() => { select(hit.message.conversationId); setSearchText(''); }}>
+            <button type="button" className="hit" onClick={() => { select(hit.message.conversationId, hit.message.id); setSearchText(''); }}>
               <span className="meta"><strong>{hit.message.speaker}</strong> · {formatTime(hit.message.occurredAt)}</span>
               <span className="snippet">{hit.snippet}</span>
             </button>
