@@ -8,6 +8,7 @@ import {
   MODEL_PORT_MESSAGE, unwrapRemote, type EngineApi, type EngineEvent, type EngineWorkerApi, type ModelWorkerApi, type Ownership, type Unwrapped,
 } from '../core/protocol';
 import { readDevicePreference } from './devicePreference';
+import { applyModelChoices } from './modelChoices';
 
 export type ClientEvent = EngineEvent | { readonly type: 'ownership-lost' };
 
@@ -24,6 +25,8 @@ export function createEngineClient(): EngineClient {
   const modelWorker = new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
   const remote = Comlink.wrap<EngineWorkerApi>(engineWorker);
   const models = unwrapRemote<ModelWorkerApi>(Comlink.wrap(modelWorker));
+  // Failures show in the model status (Settings → Models).
+  void applyModelChoices(models);
   const device = readDevicePreference();
   // A failure shows in the model status (Settings → Models); nothing to do here.
   if (device !== 'auto') void models.setDevicePreference(device).catch(() => undefined);

@@ -229,6 +229,8 @@ export interface ModelWorkerApi {
   listModels(): Promise<ModelInfo[]>;
   /** The user's explicit download action: the only call that reaches the network. */
   downloadModel(id: string, onProgress?: ProgressListener): Promise<ModelInfo[]>;
+  /** Where downloads come from: a mirror of the Hub in `<repo>/resolve/main/<file>` layout (null: the Hub). */
+  setModelHub(url: string | null): Promise<string>;
 }
 
 /** Message the page posts to the model worker to hand it a port for the engine worker. */

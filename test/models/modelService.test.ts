@@ -57,6 +57,8 @@ describe('models that are not on this device', () => {
     expect((err as RecollectError).code).toBe('MODEL_UNAVAILABLE');
     expect((err as RecollectError).message).toMatch(/Download it/);
     expect(await codeOf(service.loadReranker('mixedbread-ai/mxbai-rerank-xsmall-v1'))).toBe('MODEL_UNAVAILABLE');
+    // A reranker that never loaded is not the selected one (the panel never shows it "In use").
+    expect(service.status().reranker).toMatchObject({ modelId: null, state: 'error', error: { code: 'MODEL_UNAVAILABLE' } });
     const status = service.status();
     expect(status.embedder).toMatchObject({ modelId: BUNDLED_MODEL_ID, state: 'ready', dim: 100 });
     expect(status.embedder.error?.code).toBe('MODEL_UNAVAILABLE');
