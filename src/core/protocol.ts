@@ -185,6 +185,9 @@ export interface ModelInfo {
   readonly approxBytes: number;
   readonly bundled: boolean;
   readonly note: string;
+  readonly languages: string;
+  /** SPDX licence id of the weights. */
+  readonly licence: string;
   /** Loadable without the network. */
   readonly available: boolean;
   /** Downloaded earlier and kept in the browser cache (or Node FS cache). */

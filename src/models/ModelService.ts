@@ -179,6 +179,8 @@ export class ModelService implements ModelWorkerApi {
           approxBytes: entry.approxBytes,
           bundled: entry.bundled,
           note: entry.note,
+          languages: entry.languages,
+          licence: entry.licence,
           available: local || cached,
           cached,
           selected: slot.id === entry.id,

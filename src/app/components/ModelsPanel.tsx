@@ -74,6 +74,7 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
                     <div>
                       <strong>{m.label}</strong> <span className="muted">{m.bundled ? 'bundled' : m.available ? 'downloaded' : `${formatBytes(m.approxBytes)} download`}</span>
                       <div className="muted">{m.note}</div>
+                      <div className="muted" data-testid="model-facts">{[m.dim ? `${m.dim} dimensions` : null, m.languages, `licence ${m.licence}`].filter(Boolean).join(' · ')}</div>
                       {downloading && progress && (
                         <progress max={progress.total || 1} value={progress.loaded} aria-label={`Downloading ${m.label}`}>
                           {formatBytes(progress.loaded)}
