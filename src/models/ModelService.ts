@@ -208,10 +208,13 @@ export class ModelService implements ModelWorkerApi {
             const model = await AutoModel.from_pretrained(entry.id, {
               ...options,
               dtype: entry.dtype,
-              ...(this.platform.name === 'browser' ? { device: 'wasm' as const } : {}),
+              // The platform's most compatible device (WASM in a browser): checking the file, not speed.
+              ...(this.platform.name === 'browser' ? { device: this.platform.devices(entry).at(-1) ?? 'wasm' } : {}),
             });
             await model.dispose();
           } catch (err) {
+            // A file that arrived before the failure (or a corrupt one) must not pass for a download.
+            await this.platform.forget?.(entry).catch(() => undefined);
             const e = toModelError(err, entry.id, entry, 'download');
             throw new RecollectError(
               'MODEL_ERROR',

@@ -34,6 +34,8 @@ export interface ModelPlatform {
   unusable?(device: Device): Promise<string | null>;
   /** Points downloads at a mirror of the Hub; null restores the Hugging Face Hub. */
   setModelHub?(url: string | null): string;
+  /** Drops whatever a failed download left in the cache, so a retry fetches every file again. */
+  forget?(entry: CatalogEntry): Promise<void>;
 }
 
 type EnvFlags = Pick<typeof env, 'allowRemoteModels' | 'allowLocalModels' | 'useBrowserCache'>;
@@ -164,6 +166,11 @@ function browserPlatform(modelBaseUrl: string): ModelPlatform {
       } catch (err) {
         return `requesting a WebGPU adapter failed: ${err instanceof Error ? err.message : String(err)}`;
       }
+    },
+    async forget(entry) {
+      if (entry.bundled || typeof caches === 'undefined') return;
+      const cache = await caches.open(env.cacheKey);
+      await Promise.all(modelFiles(entry).map((f) => cache.delete(remoteUrl(entry.id, f))));
     },
     async availability(entry) {
       const files = modelFiles(entry);
