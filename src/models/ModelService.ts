@@ -216,10 +216,13 @@ export class ModelService implements ModelWorkerApi {
             // A file that arrived before the failure (or a corrupt one) must not pass for a download.
             await this.platform.forget?.(entry).catch(() => undefined);
             const e = toModelError(err, entry.id, entry, 'download');
+            const detail = e.detail ?? e.message;
+            // Say what failed (a missing file, a cut connection, a file that is not a model): the
+            // remedy differs, and "check the network" alone is wrong for a broken file.
             throw new RecollectError(
               'MODEL_ERROR',
-              `Downloading "${entry.label}" failed. Check the network connection and try again.`,
-              e.detail ?? e.message,
+              `Downloading "${entry.label}" failed: ${detail.length > 200 ? `${detail.slice(0, 200)}…` : detail}. Check the network connection and try again.`,
+              detail,
             );
           }
         }),

@@ -185,5 +185,9 @@ describe('download failures', () => {
     await expect(service.downloadModel(MXBAI)).rejects.toMatchObject({ code: 'MODEL_ERROR' });
     expect((await service.listModels()).find((m) => m.id === MXBAI && m.kind === 'reranker')).toMatchObject({ available: false });
     hub.fault(`${MXBAI}/onnx/model_quantized.onnx`, null);
+    // Healed on the hub: the retry fetches every file again and works (nothing stale is kept).
+    await service.downloadModel(MXBAI);
+    await service.loadReranker(MXBAI);
+    expect(service.status().reranker).toMatchObject({ modelId: MXBAI, state: 'ready' });
   }, 60_000);
 });

@@ -15,9 +15,13 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
   const embedding = useEngineQuery((q) => q.embedding());
   const setEmbedder = useEngineMutation((c, id: string) => c.engine.setEmbedder(id));
   const setReranker = useEngineMutation(async (c, id: string | null) => {
-    const status = await c.models.loadReranker(id);
+    // Kept before the load finishes, so a reload right after still applies it; a choice that
+    // fails to load is forgotten.
     saveReranker(id);
-    return status;
+    return c.models.loadReranker(id).catch((err: unknown) => {
+      saveReranker(null);
+      throw err;
+    });
   }, { invalidate: [queryKeys.modelStatus] });
   const [progress, setProgress] = useState<ModelProgress | null>(null);
   const download = useDownloadModel(setProgress);
