@@ -71,7 +71,11 @@ export class ModelService implements ModelWorkerApi {
    * so alternating between the two never reloads either.
    */
   async embedWith(modelId: string, texts: readonly string[], role: EmbedRole = 'document'): Promise<Float32Array[]> {
-    if (modelId === this.embedder.id) return this.embed(texts, role);
+    if (modelId === this.embedder.id) {
+      const model = await this.ready(this.embedder, 'embedder');
+      // The selected model may have changed while it loaded: vectors must come from the model asked for.
+      if (model.entry.id === modelId) return model.embed(texts, role);
+    }
     let loading = this.extraEmbedders.get(modelId);
     if (!loading) {
       for (const [id, old] of this.extraEmbedders) {
