@@ -16,7 +16,7 @@
  * off ("fused"), and the reranker's pairs/s and added time per question are measured.
  */
 import { SemanticIndex } from '../src/core/capture/SemanticIndex';
-import { Retriever } from '../src/core/recall/Retriever';
+import { Retriever, turnText } from '../src/core/recall/Retriever';
 import type { RetrievalConfig } from '../src/core/recall/fusion';
 import type { Embedder } from '../src/core/base/ports';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
@@ -44,7 +44,11 @@ export interface RecallRunOptions {
   readonly baselines: boolean;
   /** Use the embedder (vectors) at all; false gives a lexical-only run. */
   readonly vectors: boolean;
-  /** Catalog id of a reranker to load (e.g. the bundled stand-in), or "random" (scores from a hash); none when absent. */
+  /**
+   * Catalog id of a reranker to load (e.g. the bundled stand-in), "random" (scores from a hash) or
+   * "oracle" (1 for the question's evidence turns, 0 otherwise: the best any reranker could do);
+   * none when absent.
+   */
   readonly reranker?: string;
   /** Compose the answer context for each question of the first variant (context recall); default true. */
   readonly context?: boolean;
@@ -110,7 +114,24 @@ export function randomReranker(): Reranker {
   return { id: 'random', rerank: async (query, docs) => docs.map((d) => hash(`${query}\u0000${d}`)) };
 }
 
-async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedders: ReturnType<typeof localEmbedderProvider> | null, reranker: Reranker | null, run: { systems: Record<string, SystemResult>; ingest: RecallRun['ingest']; dbBytes: number }, label: string): Promise<void> {
+/**
+ * The strongest reranker: knows each question's evidence turns (by their text, as the retriever
+ * hands turns to a reranker) and scores them 1, everything else 0. Bench only: it reads the answers.
+ */
+async function oracleReranker(corpus: BenchCorpus, store: Awaited<ReturnType<typeof openNodeStore>>): Promise<Reranker> {
+  const evidence = new Map<string, Set<string>>();
+  for (const q of corpus.questions) {
+    const texts = evidence.get(q.text) ?? new Set<string>();
+    for (const id of q.evidenceTurns) {
+      const m = await store.getMessage(id);
+      if (m) texts.add(turnText(m));
+    }
+    evidence.set(q.text, texts);
+  }
+  return { id: 'oracle', rerank: async (query, docs) => docs.map((d) => (evidence.get(query)?.has(d) ? 1 : 0)) };
+}
+
+async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedders: ReturnType<typeof localEmbedderProvider> | null, given: Reranker | null, run: { systems: Record<string, SystemResult>; ingest: RecallRun['ingest']; dbBytes: number }, label: string): Promise<void> {
   const depth = options.depth ?? 100;
   const store = await openNodeStore();
   // Same engine and write path as the browser's benchmark worker (src/storage/BenchEngineHost.ts).
@@ -122,6 +143,7 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   run.ingest.captureSeconds += timing.captureMs / 1000;
   run.ingest.embedSeconds += timing.embedMs / 1000;
   run.dbBytes += (await store.stats()).databaseBytes;
+  const reranker = given?.id === 'oracle' ? timedReranker(await oracleReranker(corpus, store), { pairs: 0, ms: [] }) : given;
 
   const embedder: Embedder | null = embedders ? embedders.embedder(BUNDLED_MODEL_ID) : null;
   const semantic = new SemanticIndex(store, 'message');
@@ -145,6 +167,8 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
     };
   };
   const citedTurns = new Map(retrievers.map(({ name, retriever }) => [name, contextOf(retriever)]));
+  // What answers would see without the rerank stage, to compare with the reranked context.
+  if (reranker) citedTurns.set('fused', contextOf(new Retriever({ source, ...(embedder ? { embedder } : {}), config: first.config })));
   const baselines: Baseline[] = [];
   if (options.baselines) {
     baselines.push(bm25Baseline(store));
@@ -193,7 +217,9 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
   const platform = configureNodeEnv();
   if (options.vectors) embedders = localEmbedderProvider(platform);
   const rerankLog = { pairs: 0, ms: [] as number[] };
-  const loaded = options.reranker === 'random' ? randomReranker() : options.reranker ? await TransformersReranker.create(options.reranker, { platform }) : null;
+  const loaded = options.reranker === 'random' ? randomReranker()
+    : options.reranker === 'oracle' ? { id: 'oracle', rerank: async (_q: string, docs: readonly string[]) => docs.map(() => 0) } // replaced per corpus
+    : options.reranker ? await TransformersReranker.create(options.reranker, { platform }) : null;
   const reranker = loaded ? timedReranker(loaded, rerankLog) : null;
   const run = {
     systems: {} as Record<string, SystemResult>,

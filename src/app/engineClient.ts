@@ -17,6 +17,7 @@ import {
 } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
 import { readDevicePreference } from './devicePreference';
+import { applyModelChoices } from './modelChoices';
 
 export type ClientEvent =
   | EngineEvent
@@ -97,6 +98,8 @@ function connect(modelWorker: Worker, emit: (event: ClientEvent) => void, onDeat
 export function createEngineClient(): EngineClient {
   const modelWorker = new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
   const models = unwrapRemote<ModelWorkerApi>(Comlink.wrap(modelWorker));
+  // Failures show in the model status (Settings → Models).
+  void applyModelChoices(models);
   const device = readDevicePreference();
   // A failure shows in the model status (Settings → Models); nothing to do here.
   if (device !== 'auto') void models.setDevicePreference(device).catch(() => undefined);

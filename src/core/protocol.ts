@@ -213,8 +213,12 @@ export interface ModelInfo {
   readonly approxBytes: number;
   readonly bundled: boolean;
   readonly note: string;
-  /** Languages the model covers (ISO 639-1, or "multilingual"); null when its catalog entry does not say. */
-  readonly languages: readonly string[] | null;
+  /** The languages it covers, for people: "English", "About 100 languages (…)". */
+  readonly languages: string;
+  /** The same as ISO 639-1 codes, or ["multilingual"]; what the language notice compares with. */
+  readonly languageCodes: readonly string[];
+  /** SPDX licence id of the weights. */
+  readonly licence: string;
   /** Loadable without the network. */
   readonly available: boolean;
   /** Downloaded earlier and kept in the browser cache (or Node FS cache). */
@@ -259,6 +263,8 @@ export interface ModelWorkerApi {
   listModels(): Promise<ModelInfo[]>;
   /** The user's explicit download action: the only call that reaches the network. */
   downloadModel(id: string, onProgress?: ProgressListener): Promise<ModelInfo[]>;
+  /** Where downloads come from: a mirror of the Hub in `<repo>/resolve/main/<file>` layout (null: the Hub). */
+  setModelHub(url: string | null): Promise<string>;
 }
 
 /** Message the page posts to the model worker to hand it a port for the engine worker. */

@@ -66,10 +66,16 @@ export class ModelService implements ModelWorkerApi {
 
   /**
    * Embeds with a specific embedder, which need not be the selected one (the engine re-embeds with
-   * a new model while retrieval still queries the old one). Keeps at most one extra model loaded.
+   * a new model while retrieval still queries the old one). The selected model is the engine's
+   * active one (`loadEmbedder`); at most one other, the switch's target, is kept loaded beside it,
+   * so alternating between the two never reloads either.
    */
   async embedWith(modelId: string, texts: readonly string[], role: EmbedRole = 'document'): Promise<Float32Array[]> {
-    if (modelId === this.embedder.id) return this.embed(texts, role);
+    if (modelId === this.embedder.id) {
+      const model = await this.ready(this.embedder, 'embedder');
+      // The selected model may have changed while it loaded: vectors must come from the model asked for.
+      if (model.entry.id === modelId) return model.embed(texts, role);
+    }
     let loading = this.extraEmbedders.get(modelId);
     if (!loading) {
       for (const [id, old] of this.extraEmbedders) {
@@ -91,10 +97,34 @@ export class ModelService implements ModelWorkerApi {
     return reranker.rerank(query, docs);
   }
 
-  /** Switches the embedder; the previous one stays in use if loading fails. */
+  /**
+   * Makes `id` the selected embedder (the engine calls this with its active model); the previous
+   * one stays in use if loading fails. A model already loaded as the switch target is promoted,
+   * not loaded again.
+   */
   async loadEmbedder(id: string): Promise<ModelStatus> {
+    const extra = this.extraEmbedders.get(id);
+    if (extra && id !== this.embedder.id) {
+      this.extraEmbedders.delete(id);
+      const model = await extra.catch(() => null);
+      if (model) {
+        const old = this.embedder.model;
+        Object.assign(this.embedder, { id, model, loading: null, error: null });
+        if (old && old !== model) await old.dispose();
+        return this.status();
+      }
+    }
     await this.switchTo(this.embedder, 'embedder', id);
     return this.status();
+  }
+
+  /** Points downloads at a mirror of the Hub (null: the Hugging Face Hub); returns the host in use. */
+  async setModelHub(url: string | null): Promise<string> {
+    try {
+      return await this.exclusive(async () => this.platform.setModelHub?.(url) ?? '');
+    } catch (err) {
+      throw new RecollectError('INVALID_INPUT', err instanceof Error ? err.message : String(err));
+    }
   }
 
   /**
@@ -153,8 +183,9 @@ export class ModelService implements ModelWorkerApi {
           approxBytes: entry.approxBytes,
           bundled: entry.bundled,
           note: entry.note,
-          // Catalog entries may state their languages; older ones do not (read tolerantly).
-          languages: (entry as { readonly languages?: readonly string[] }).languages ?? null,
+          languages: entry.languages,
+          licence: entry.licence,
+          languageCodes: entry.languageCodes,
           available: local || cached,
           cached,
           selected: slot.id === entry.id,
@@ -182,15 +213,21 @@ export class ModelService implements ModelWorkerApi {
             const model = await AutoModel.from_pretrained(entry.id, {
               ...options,
               dtype: entry.dtype,
-              ...(this.platform.name === 'browser' ? { device: 'wasm' as const } : {}),
+              // The platform's most compatible device (WASM in a browser): checking the file, not speed.
+              ...(this.platform.name === 'browser' ? { device: this.platform.devices(entry).at(-1) ?? 'wasm' } : {}),
             });
             await model.dispose();
           } catch (err) {
+            // A file that arrived before the failure (or a corrupt one) must not pass for a download.
+            await this.platform.forget?.(entry).catch(() => undefined);
             const e = toModelError(err, entry.id, entry, 'download');
+            const detail = e.detail ?? e.message;
+            // Say what failed (a missing file, a cut connection, a file that is not a model): the
+            // remedy differs, and "check the network" alone is wrong for a broken file.
             throw new RecollectError(
               'MODEL_ERROR',
-              `Downloading "${entry.label}" failed. Check the network connection and try again.`,
-              e.detail ?? e.message,
+              `Downloading "${entry.label}" failed: ${detail.length > 200 ? `${detail.slice(0, 200)}…` : detail}. Check the network connection and try again.`,
+              detail,
             );
           }
         }),
@@ -231,7 +268,8 @@ export class ModelService implements ModelWorkerApi {
         if (slot.loading === loading) {
           slot.loading = null;
           slot.error = toErrorInfo(err);
-          if (slot.model) slot.id = previousId; // keep using the model that works
+          // Keep using the model that works; a reranker that never loaded is not "in use".
+          if (slot.model || kind === 'reranker') slot.id = slot.model ? previousId : null;
         }
         throw err;
       },
@@ -250,9 +288,10 @@ export class ModelService implements ModelWorkerApi {
       ...(kind === 'embedder' && this.devicePreference !== 'auto' ? { device: this.devicePreference } : {}),
     };
     // Browser: bundled files bypass the Cache API (a rebuilt model must not be shadowed by a stale
-    // cached copy; the service worker precache keeps them offline); downloaded ones skip the
-    // origin's /models/ (a dev server may answer a missing file with index.html).
-    const flags = this.platform.name !== 'browser' ? {} : entry.bundled ? { useBrowserCache: false } : { allowLocalModels: false };
+    // cached copy; the service worker precache keeps them offline). Downloaded ones load from the
+    // cache with local models on (transformers.js will not look in its cache with both local and
+    // remote models off) and remote models off, so a missing file never reaches the network.
+    const flags = loadFlags(this.platform, entry);
     return this.exclusive(() =>
       withEnv(flags, async () =>
         (kind === 'embedder'
@@ -267,6 +306,12 @@ export class ModelService implements ModelWorkerApi {
     this.queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/** The transformers.js env flags a load runs with (exported for the browser-branch unit tests). */
+export function loadFlags(platform: Pick<ModelPlatform, 'name'>, entry: Pick<CatalogEntry, 'bundled'>): { useBrowserCache?: boolean; allowLocalModels?: boolean; allowRemoteModels?: boolean } {
+  if (platform.name !== 'browser') return {};
+  return entry.bundled ? { useBrowserCache: false, allowRemoteModels: false } : { allowLocalModels: true, allowRemoteModels: false };
 }
 
 type SlotModel<K extends ModelKind> = K extends 'embedder' ? TransformersEmbedder : TransformersReranker;

@@ -35,6 +35,12 @@ export interface CatalogEntry {
   /** Devices worth trying, best first ('gpu' = WebGPU when the browser has it). */
   readonly devices: readonly ('gpu' | 'cpu')[];
   readonly note: string;
+  /** Languages the model was trained for, as shown to the person choosing. */
+  readonly languages: string;
+  /** `languages` as ISO 639-1 codes, or ['multilingual']. */
+  readonly languageCodes: readonly string[];
+  /** The model's licence (SPDX id). */
+  readonly licence: string;
 }
 
 export const BUNDLED_MODEL_ID = 'recollect/glove-100d-sif';
@@ -58,6 +64,9 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     // A gather-only graph: GPU dispatch would cost more than the lookup itself.
     devices: ['cpu'],
     note: 'Always available, very fast, well below MiniLM in quality.',
+    languages: 'English',
+    languageCodes: ['en'],
+    licence: 'MIT',
   },
   {
     id: 'Xenova/all-MiniLM-L6-v2',
@@ -74,6 +83,9 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     vectorId: 'Xenova/all-MiniLM-L6-v2@q8',
     devices: ['gpu', 'cpu'],
     note: 'Good general-purpose sentence embeddings.',
+    languages: 'English',
+    languageCodes: ['en'],
+    licence: 'Apache-2.0',
   },
   {
     id: 'Xenova/bge-small-en-v1.5',
@@ -90,6 +102,30 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     vectorId: 'Xenova/bge-small-en-v1.5@q8',
     devices: ['gpu', 'cpu'],
     note: 'Retrieval-tuned; queries get an instruction prefix.',
+    languages: 'English',
+    languageCodes: ['en'],
+    licence: 'MIT',
+  },
+  {
+    id: 'Xenova/multilingual-e5-small',
+    kind: 'embedder',
+    label: 'multilingual-e5-small',
+    dim: 384,
+    // onnx/model_quantized.onnx 118 MB + tokenizer.json 17 MB (a 250k-piece XLM-R vocabulary).
+    approxBytes: 135 * MB,
+    dtype: 'q8',
+    pooling: 'mean',
+    maxTokens: 512,
+    bundled: false,
+    // E5 was trained with these markers on every input; without them its vectors are worse.
+    queryPrefix: 'query: ',
+    documentPrefix: 'passage: ',
+    vectorId: 'Xenova/multilingual-e5-small@q8',
+    devices: ['gpu', 'cpu'],
+    note: 'For memories in more than one language: about 100 languages, queries and memories may differ in language.',
+    languages: 'About 100 languages (Chinese, Japanese, Korean, Arabic, European languages, …)',
+    languageCodes: ['multilingual'],
+    licence: 'MIT',
   },
   {
     id: BUNDLED_MODEL_ID,
@@ -106,6 +142,9 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     vectorId: `${BUNDLED_MODEL_ID}@1`,
     devices: ['cpu'],
     note: 'Cosine of the averaged word vectors of query and document; a placeholder, not a cross-encoder.',
+    languages: 'English',
+    languageCodes: ['en'],
+    licence: 'MIT',
   },
   {
     id: 'Xenova/ms-marco-MiniLM-L-6-v2',
@@ -122,6 +161,9 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     vectorId: 'Xenova/ms-marco-MiniLM-L-6-v2@q8',
     devices: ['gpu', 'cpu'],
     note: 'Cross-encoder trained on MS MARCO passages.',
+    languages: 'English',
+    languageCodes: ['en'],
+    licence: 'Apache-2.0',
   },
   {
     id: 'mixedbread-ai/mxbai-rerank-xsmall-v1',
@@ -138,6 +180,9 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     vectorId: 'mixedbread-ai/mxbai-rerank-xsmall-v1@q8',
     devices: ['gpu', 'cpu'],
     note: 'Stronger cross-encoder, larger download.',
+    languages: 'English',
+    languageCodes: ['en'],
+    licence: 'Apache-2.0',
   },
 ];
 

@@ -15,7 +15,7 @@ export function entryFor(modelId: string) {
 }
 
 /** The part of the model worker's API the engine needs. */
-export type RemoteEmbedding = Pick<Unwrapped<ModelWorkerApi>, 'embedWith'> & Partial<Pick<Unwrapped<ModelWorkerApi>, 'rerank' | 'status'>>;
+export type RemoteEmbedding = Pick<Unwrapped<ModelWorkerApi>, 'embedWith'> & Partial<Pick<Unwrapped<ModelWorkerApi>, 'rerank' | 'status' | 'loadEmbedder'>>;
 
 export function remoteEmbedderProvider(remote: RemoteEmbedding): EmbedderProvider {
   return {
@@ -32,6 +32,11 @@ export function remoteEmbedderProvider(remote: RemoteEmbedding): EmbedderProvide
       if (slot.modelId === null || slot.state === 'error') return null;
       const rerank = remote.rerank;
       return { id: slot.modelId, rerank: (query, docs) => rerank(query, [...docs]) };
+    },
+    // The model worker keeps the active model as its embedder, so Models and the overview report
+    // the model (and device) whose vectors search uses.
+    async activate(modelId: string): Promise<void> {
+      await remote.loadEmbedder?.(modelId);
     },
   };
 }

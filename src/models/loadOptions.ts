@@ -42,6 +42,9 @@ export function resolveEntry(id: string, kind: ModelKind, options: ModelLoadOpti
     vectorId: `${id}@q8`,
     devices: ['gpu', 'cpu'],
     note: 'Not in the catalog.',
+    languages: 'unknown',
+    languageCodes: [],
+    licence: 'unknown',
   };
 }
 

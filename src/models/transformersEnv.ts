@@ -10,7 +10,7 @@
  * (ModelService serialises them).
  */
 import { env } from '@huggingface/transformers';
-import { modelFiles, type CatalogEntry } from './catalog';
+import { MODEL_CATALOG, modelFiles, type CatalogEntry } from './catalog';
 
 export type Device = 'webgpu' | 'wasm' | 'cpu';
 
@@ -32,6 +32,10 @@ export interface ModelPlatform {
    * failed WebGPU initialisation, and the WASM retry after it fails the same way.
    */
   unusable?(device: Device): Promise<string | null>;
+  /** Points downloads at a mirror of the Hub; null restores the Hugging Face Hub. */
+  setModelHub?(url: string | null): string;
+  /** Drops whatever a failed download left in the cache, so a retry fetches every file again. */
+  forget?(entry: CatalogEntry): Promise<void>;
 }
 
 type EnvFlags = Pick<typeof env, 'allowRemoteModels' | 'allowLocalModels' | 'useBrowserCache'>;
@@ -72,9 +76,13 @@ export function configureBrowserEnv(options: BrowserEnvOptions = {}): ModelPlatf
   const modelBaseUrl = withSlash(options.modelBaseUrl ?? '/models/');
   const wasmBaseUrl = withSlash(options.wasmBaseUrl ?? '/ort/');
   env.allowRemoteModels = false;
+  // Local models stay on even for downloaded ones: transformers.js refuses to look in its cache
+  // when both local and remote models are off. A downloaded model is found in the cache first;
+  // only a missing file falls through to the origin's folder, where the guard below answers 404.
   env.allowLocalModels = true;
   env.localModelPath = modelBaseUrl;
   env.useBrowserCache = typeof caches !== 'undefined';
+  env.fetch = originFolderGuard(env.fetch as typeof fetch, modelBaseUrl, bundledIds());
   const wasm = env.backends.onnx.wasm;
   if (wasm) {
     // The asyncify build is the one transformers.js 4.3.1 selects for both WASM and WebGPU.
@@ -90,10 +98,64 @@ export function configureBrowserEnv(options: BrowserEnvOptions = {}): ModelPlatf
   return browserPlatform(modelBaseUrl);
 }
 
+function bundledIds(): ReadonlySet<string> {
+  return new Set(MODEL_CATALOG.filter((m) => m.bundled).map((m) => m.id));
+}
+
+/**
+ * Answers 404, without a request, for any file under the app's model folder that does not belong to
+ * a bundled model: a downloaded model is never on the origin, and a static host (or a dev server's
+ * SPA fallback) may answer such a path with index.html, which transformers.js would try to parse.
+ */
+export function originFolderGuard(fetchFn: typeof fetch, modelBaseUrl: string, bundled: ReadonlySet<string>): typeof fetch {
+  return ((input: string | URL | Request, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const path = pathOf(url);
+    if (path.startsWith(modelBaseUrl)) {
+      const rest = path.slice(modelBaseUrl.length);
+      if (![...bundled].some((id) => rest.startsWith(`${id}/`))) return Promise.resolve(new Response('not a bundled model', { status: 404 }));
+    }
+    return fetchFn(input, init);
+  }) as typeof fetch;
+}
+
+function pathOf(url: string): string {
+  if (url.startsWith('/')) return url;
+  try {
+    const u = new URL(url);
+    return typeof location !== 'undefined' && u.origin === location.origin ? u.pathname : url;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Points downloads at a mirror of the Hugging Face Hub (same `<repo>/resolve/main/<file>` layout).
+ * The tests' local model hub uses it; returns the host now in effect.
+ */
+export function setModelHub(url: string | null): string {
+  if (url === null) {
+    env.remoteHost = DEFAULT_HUB;
+    return env.remoteHost;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`"${url}" is not a URL.`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new TypeError(`"${url}" is not an http(s) URL.`);
+  env.remoteHost = withSlash(parsed.href);
+  return env.remoteHost;
+}
+
+const DEFAULT_HUB = env.remoteHost;
+
 function browserPlatform(modelBaseUrl: string): ModelPlatform {
   const hasGpu = typeof navigator !== 'undefined' && 'gpu' in navigator;
   return {
     name: 'browser',
+    setModelHub,
     devices: (entry) => (hasGpu && entry.devices.includes('gpu') ? ['webgpu', 'wasm'] : ['wasm']),
     unusable: async (device) => {
       if (device !== 'webgpu') return null;
@@ -104,6 +166,11 @@ function browserPlatform(modelBaseUrl: string): ModelPlatform {
       } catch (err) {
         return `requesting a WebGPU adapter failed: ${err instanceof Error ? err.message : String(err)}`;
       }
+    },
+    async forget(entry) {
+      if (entry.bundled || typeof caches === 'undefined') return;
+      const cache = await caches.open(env.cacheKey);
+      await Promise.all(modelFiles(entry).map((f) => cache.delete(remoteUrl(entry.id, f))));
     },
     async availability(entry) {
       const files = modelFiles(entry);

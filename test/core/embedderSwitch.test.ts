@@ -11,6 +11,7 @@ import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { immediateTimer } from '../support/topicEmbedder';
 import { createEngine } from '../../src/host/createEngine';
+import { META_ACTIVE } from '../../src/core/capture/EmbeddingIndexer';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 2, 10, 9);
@@ -130,5 +131,33 @@ describe('embedder switch', () => {
     expect((await s.engine.embeddingStatus())!.activeModel).toBe('b');
     expect((await s.store.getVectors('message', ['during'], 'b@1')).length).toBe(1);
     s.engine.stop();
+  });
+
+  it('a fact written with the old model after the re-embedding pass passed it still gets the new model\'s vector', async () => {
+    const { store, engine } = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent']));
+    const setMeta = store.setMeta.bind(store);
+    let wrote = false;
+    // The moment the new model becomes active, the facts pass is over: a fact the consolidator
+    // stored meanwhile (with the old model, which was still active) arrives now.
+    store.setMeta = async (key: string, value: string) => {
+      if (key === META_ACTIVE && value === 'b' && !wrote) {
+        wrote = true;
+        await store.db.query(
+          "INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) SELECT 'late-fact', memcell_id, speaker, 'Biscuit the puppy sleeps in a basket.', created_at, updated_at FROM facts LIMIT 1",
+        );
+        await store.putVectors('fact', 'a@1', [{ itemId: 'late-fact', vector: Float32Array.of(1, 0, 0, 0) }]);
+      }
+      return setMeta(key, value);
+    };
+    await engine.setEmbedder('b');
+    await engine.idle();
+    expect(wrote).toBe(true);
+    expect((await engine.embeddingStatus())!).toMatchObject({ activeModel: 'b', state: 'idle' });
+    expect((await store.getVectors('fact', ['late-fact'], 'b@1')).length).toBe(1);
+    expect((await store.getVectors('fact', ['late-fact'], 'a@1')).length).toBe(0);
+    expect(await count(store, 'fact', 'a@1')).toBe(0);
+    const facts = Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM facts'))[0]!.n);
+    expect(await count(store, 'fact', 'b@1')).toBe(facts);
+    engine.stop();
   });
 });

@@ -117,17 +117,35 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     await expect(engine.setEmbedder('missing')).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE' });
     expect(await store.getMeta(META_TARGET)).toBe('a');
 
-    // A known model whose files are not on this device fails while embedding: the status says so,
-    // the active model keeps serving, and writes still succeed.
+    // A known model whose files are not on this device fails while embedding: the switch is
+    // abandoned (the target goes back to the working model, also in the database, so the next open
+    // does not try again), the status says why, and the active model keeps embedding new turns.
+    let failedCalls = 0;
     models.missing = {
       id: 'missing@1', dim: 8,
-      embed: async () => { throw new RecollectError('MODEL_UNAVAILABLE', 'not downloaded'); },
+      embed: async () => { failedCalls++; throw new RecollectError('MODEL_UNAVAILABLE', 'not downloaded'); },
     };
     await engine.setEmbedder('missing');
     await engine.idle();
-    expect(await engine.embeddingStatus()).toMatchObject({ activeModel: 'a', targetModel: 'missing', state: 'error', error: { code: 'MODEL_UNAVAILABLE' } });
+    const failed = await engine.embeddingStatus();
+    expect(failed).toMatchObject({ activeModel: 'a', targetModel: 'a', state: 'idle', error: { code: 'MODEL_UNAVAILABLE' } });
+    expect(failed!.error!.message).toMatch(/Switching to "missing" failed, so search keeps using "a"/);
+    expect(await store.getMeta(META_TARGET)).toBe('a');
+    const callsAfterFailure = failedCalls;
     await engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', content: 'written while broken' });
+    await engine.idle();
+    expect(failedCalls).toBe(callsAfterFailure); // not retried
+    expect(await store.countVectors('message', 'a@1')).toBe(2); // the new turn has a vector
+    expect(await store.countVectors('message', 'missing@1')).toBe(0);
     expect((await engine.vectorSearch('hello')).map((h) => h.message.id)).toContain('m0');
+
+    // A reopened database does not retry the failed model either.
+    const reopened = createEngine(store, { only: [], embedders: provider(models) });
+    await reopened.start();
+    await reopened.idle();
+    expect(failedCalls).toBe(callsAfterFailure);
+    expect(await reopened.embeddingStatus()).toMatchObject({ activeModel: 'a', targetModel: 'a', state: 'idle', error: null });
+    reopened.stop();
 
     // Once the model is there, switching again completes.
     models.missing = letterEmbedder('missing@1', 8, []);

@@ -21,7 +21,7 @@ describe('language detection', () => {
 
 describe('the Models panel language notice', () => {
   const glove = { id: 'glove', label: 'GloVe', kind: 'embedder' };
-  const e5 = { id: 'e5', label: 'Multilingual E5', kind: 'embedder', languages: ['multilingual'] };
+  const e5 = { id: 'e5', label: 'Multilingual E5', kind: 'embedder', languageCodes: ['multilingual'] };
   const zh = { language: 'zh' as const, name: 'Chinese', share: 0.9, turns: 40 };
 
   it('shows when most text is in a language the active model does not cover, suggesting models that do', () => {
@@ -33,6 +33,6 @@ describe('the Models panel language notice', () => {
     expect(languageNotice({ ...zh, language: 'en', name: 'English' }, glove, [glove, e5])).toBeNull();
     expect(languageNotice(zh, e5, [glove, e5])).toBeNull();
     expect(languageNotice({ ...zh, share: 0.4 }, glove, [glove, e5])).toBeNull();
-    expect(coversLanguage({ ...glove, languages: null }, 'en')).toBe(true);
+    expect(coversLanguage({ ...glove, languageCodes: null }, 'en')).toBe(true);
   });
 });

@@ -29,6 +29,7 @@ describe('model catalog', () => {
       `embedder:${BUNDLED_MODEL_ID}`,
       'embedder:Xenova/all-MiniLM-L6-v2',
       'embedder:Xenova/bge-small-en-v1.5',
+      'embedder:Xenova/multilingual-e5-small',
       `reranker:${BUNDLED_MODEL_ID}`,
       'reranker:Xenova/ms-marco-MiniLM-L-6-v2',
       'reranker:mixedbread-ai/mxbai-rerank-xsmall-v1',
@@ -37,7 +38,11 @@ describe('model catalog', () => {
       expect(m.dtype).toBe('q8');
       expect(modelFiles(m)).toContain('onnx/model_quantized.onnx');
       if (m.kind === 'embedder') expect(m.dim).toBeGreaterThan(0);
+      expect(m.languages).not.toBe('');
+      expect(m.licence).toMatch(/^(MIT|Apache-2\.0)$/);
     }
+    // Most people do not write only in English: at least one embedder is multilingual.
+    expect(MODEL_CATALOG.some((m) => m.kind === 'embedder' && !m.bundled && m.languages !== 'English')).toBe(true);
   });
 });
 
@@ -57,6 +62,8 @@ describe('models that are not on this device', () => {
     expect((err as RecollectError).code).toBe('MODEL_UNAVAILABLE');
     expect((err as RecollectError).message).toMatch(/Download it/);
     expect(await codeOf(service.loadReranker('mixedbread-ai/mxbai-rerank-xsmall-v1'))).toBe('MODEL_UNAVAILABLE');
+    // A reranker that never loaded is not the selected one (the panel never shows it "In use").
+    expect(service.status().reranker).toMatchObject({ modelId: null, state: 'error', error: { code: 'MODEL_UNAVAILABLE' } });
     const status = service.status();
     expect(status.embedder).toMatchObject({ modelId: BUNDLED_MODEL_ID, state: 'ready', dim: 100 });
     expect(status.embedder.error?.code).toBe('MODEL_UNAVAILABLE');

@@ -31,7 +31,9 @@ export function ComputeBackend() {
         </select>
       </label>
       <p>
-        Running on <strong data-testid="embedder-device">{setDevice.isPending ? 'switching…' : backendLabel(s?.embedder.device)}</strong>
+        <span data-testid="embedder-model">{s?.embedder.modelId ?? 'No embedder'}</span> runs on{' '}
+        <strong data-testid="embedder-device">{setDevice.isPending ? 'switching…' : backendLabel(s?.embedder.device)}</strong>
+        {s?.reranker.modelId && s.reranker.state !== 'error' ? <>; reranker <span data-testid="reranker-model">{s.reranker.modelId}</span> on {backendLabel(s.reranker.device)}</> : null}
       </p>
       {s?.embedder.notice && !setDevice.isPending && <p className="notice" role="status" data-testid="device-notice">{s.embedder.notice}</p>}
     </section>

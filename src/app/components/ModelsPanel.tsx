@@ -1,19 +1,29 @@
 import { useState } from 'react';
-import { useDownloadModel, useEngineMutation, useEngineQuery } from '../hooks';
+import { useDownloadModel, useEngineMutation, useEngineQuery, useModelStatus } from '../hooks';
 import { queryKeys } from '../queries';
 import { formatBytes } from '../format';
 import { Dialog } from './Dialog';
 import { ComputeBackend } from './ComputeBackend';
 import type { ModelProgress } from '../../core/protocol';
 import { languageNotice } from '../../core/base/language';
+import { saveReranker } from '../modelChoices';
 
 /** Settings → Models: what embeds and reranks, explicit downloads with progress, re-embedding progress. */
 export function ModelsPanel({ onClose }: { onClose: () => void }) {
   const list = useEngineQuery((q) => q.models());
-  const modelStatus = useEngineQuery((q) => q.modelStatus());
+  // Polled: models load lazily in their worker, which sends no events.
+  const modelStatus = useModelStatus(1_000);
   const embedding = useEngineQuery((q) => q.embedding());
   const setEmbedder = useEngineMutation((c, id: string) => c.engine.setEmbedder(id));
-  const setReranker = useEngineMutation((c, id: string | null) => c.models.loadReranker(id), { invalidate: [queryKeys.modelStatus] });
+  const setReranker = useEngineMutation(async (c, id: string | null) => {
+    // Kept before the load finishes, so a reload right after still applies it; a choice that
+    // fails to load is forgotten.
+    saveReranker(id);
+    return c.models.loadReranker(id).catch((err: unknown) => {
+      saveReranker(null);
+      throw err;
+    });
+  }, { invalidate: [queryKeys.modelStatus] });
   const [progress, setProgress] = useState<ModelProgress | null>(null);
   const download = useDownloadModel(setProgress);
   const status = embedding.data;
@@ -41,7 +51,7 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
               {(switching || status.state === 'running') && status.total > 0 && (
                 <progress max={status.total} value={status.embedded} aria-label="Embedding progress" />
               )}
-              {status.error && <p className="error" role="alert">Embedding stopped: {status.error.message}</p>}
+              {status.error && <p className="error" role="alert">{status.state === 'error' ? 'Embedding stopped: ' : ''}{status.error.message}</p>}
             </>
           )}
         </section>
@@ -70,14 +80,19 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
                   </button>
                 </li>
               )}
+              {kind === 'reranker' && modelStatus.data?.reranker.error && (
+                <li className="error" role="alert" data-testid="reranker-error">Reranker not loaded: {modelStatus.data.reranker.error.message}</li>
+              )}
               {list.data?.filter((m) => m.kind === kind).map((m) => {
-                const inUse = kind === 'embedder' ? status?.targetModel === m.id : modelStatus.data?.reranker.modelId === m.id;
+                const reranker = modelStatus.data?.reranker;
+                const inUse = kind === 'embedder' ? status?.targetModel === m.id : reranker?.modelId === m.id && reranker.state !== 'error';
                 const downloading = download.isPending && download.variables === m.id;
                 return (
                   <li key={`${kind}:${m.id}`} data-testid={`model-${kind}-${m.id}`}>
                     <div>
                       <strong>{m.label}</strong> <span className="muted">{m.bundled ? 'bundled' : m.available ? 'downloaded' : `${formatBytes(m.approxBytes)} download`}</span>
                       <div className="muted">{m.note}</div>
+                      <div className="muted" data-testid="model-facts">{[m.dim ? `${m.dim} dimensions` : null, m.languages, `licence ${m.licence}`].filter(Boolean).join(' · ')}</div>
                       {downloading && progress && (
                         <progress max={progress.total || 1} value={progress.loaded} aria-label={`Downloading ${m.label}`}>
                           {formatBytes(progress.loaded)}

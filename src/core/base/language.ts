@@ -98,7 +98,7 @@ export interface ModelLanguages {
   readonly id: string;
   readonly label: string;
   readonly kind: string;
-  readonly languages?: readonly string[] | null;
+  readonly languageCodes?: readonly string[] | null;
 }
 
 /** Most of the text must be in the language before the notice shows. */
@@ -109,7 +109,7 @@ export const LANGUAGE_NOTICE_SHARE = 0.5;
  * English-only (every embedder without one is an English model); "multilingual" or "*" covers all.
  */
 export function coversLanguage(model: ModelLanguages, language: LanguageCode): boolean {
-  const langs = model.languages ?? ['en'];
+  const langs = model.languageCodes ?? ['en'];
   return langs.some((l) => l === language || l === 'multilingual' || l === '*');
 }
 
@@ -121,6 +121,6 @@ export function languageNotice(writing: WritingLanguage | null, active: ModelLan
   { readonly language: string; readonly suggestions: readonly ModelLanguages[] } | null {
   if (!writing || !active || writing.share < LANGUAGE_NOTICE_SHARE) return null;
   if (coversLanguage(active, writing.language)) return null;
-  const suggestions = models.filter((m) => m.kind === 'embedder' && m.id !== active.id && m.languages != null && coversLanguage(m, writing.language));
+  const suggestions = models.filter((m) => m.kind === 'embedder' && m.id !== active.id && m.languageCodes != null && coversLanguage(m, writing.language));
   return { language: writing.name, suggestions };
 }

@@ -26,6 +26,11 @@ export interface EmbedderProvider {
    * Asked on every recall: the choice can change at any time. Absent = this provider never reranks.
    */
   activeReranker?(): Promise<Reranker | null>;
+  /**
+   * Tells the model host which model's vectors retrieval uses now, so it keeps that one loaded as
+   * its embedder (and reports it as the running model). Absent = models are loaded on use only.
+   */
+  activate?(modelId: string): Promise<void>;
 }
 
 /** Scores (query, document) pairs; higher is more relevant. One score per document, in order. */

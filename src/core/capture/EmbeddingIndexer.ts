@@ -12,9 +12,16 @@
  * its own, by `derived`: the mean of its turns), then the themes' centroids are rebuilt
  * (`onTargetComplete`), and only then does the target become active, for every kind at once.
  * Turns written during a switch first get the active model's vector, so they are searchable by
- * meaning (and segmented) at once. Progress counts all kinds in one bar.
+ * meaning (and segmented) at once. Facts and episodes written during the switch get the active
+ * model's vector too; a second pass right after the target becomes active gives the ones the first
+ * pass missed a target vector before the old model's vectors are deleted. Progress counts all
+ * kinds in one bar.
+ *
+ * A target model that fails (not downloaded, a broken file, an ONNX error) ends the switch: the
+ * target goes back to the active model, which keeps working, and the status says why; the failed
+ * choice is not retried on the next pass or the next open.
  */
-import { toErrorInfo, type ErrorInfo } from '../base/errors';
+import { RecollectError, toErrorInfo, type ErrorInfo } from '../base/errors';
 import { BackgroundLoop } from '../base/backgroundLoop';
 import type { Embedder, EmbedderProvider } from '../base/ports';
 import type { SemanticIndex } from './SemanticIndex';
@@ -62,6 +69,8 @@ export class EmbeddingIndexer {
   #total = 0;
   #state: EmbeddingStatus['state'] = 'idle';
   #error: ErrorInfo | null = null;
+  /** Why the last switch was abandoned; shown until the next switch (embedding itself goes on). */
+  #switchError: ErrorInfo | null = null;
   /** Whether vectors of other models have been deleted since open / the last switch. */
   #cleaned = false;
   /** Whether a pass has swept every message for the target since open / the last switch. */
@@ -89,12 +98,18 @@ export class EmbeddingIndexer {
     this.#cleaned = false;
     this.#swept = false;
     this.#deps.index.reset();
+    this.#activate();
     await this.#recount();
     this.#emit();
   }
 
+  /** Tells the model host which model is active (failures show on first use, not here). */
+  #activate(): void {
+    void this.#deps.embedders.activate?.(this.#active).catch(() => undefined);
+  }
+
   status(): EmbeddingStatus {
-    return { activeModel: this.#active, targetModel: this.#target, embedded: this.#embedded, total: this.#total, state: this.#state, error: this.#error };
+    return { activeModel: this.#active, targetModel: this.#target, embedded: this.#embedded, total: this.#total, state: this.#state, error: this.#error ?? this.#switchError };
   }
 
   /** The embedder whose vectors retrieval uses now. */
@@ -131,6 +146,7 @@ export class EmbeddingIndexer {
     this.#deps.embedders.embedder(modelId); // throws for an unknown model before anything changes
     this.#target = modelId;
     this.#swept = false;
+    this.#switchError = null;
     await this.#deps.store.setMeta(META_TARGET, modelId);
     this.#error = null;
     if (this.#state === 'error') this.#state = 'idle';
@@ -184,11 +200,13 @@ export class EmbeddingIndexer {
    */
   async #loop(): Promise<void> {
     const { store, embedders, index } = this.#deps;
+    let targetFailed = false;
+    const switchingAtStart = this.#target !== this.#active;
     try {
       this.#state = 'running';
       this.#error = null;
       const target = this.#target;
-      const embedder = embedders.embedder(target);
+      const embedder = switchingAtStart ? watched(embedders.embedder(target), () => { targetFailed = true; }) : embedders.embedder(target);
       const switching = target !== this.#active;
       if (switching && !(await this.#catchUpActive(target))) return;
       const tail = this.#swept;
@@ -198,9 +216,11 @@ export class EmbeddingIndexer {
         if (!(await this.#sweep(embedder, target, target, undefined))) return;
         await this.#recount();
       }
+      let previous: string | null = null;
       if (switching) {
-        if (!(await this.#reembedKinds(embedder, target))) return;
+        if (!(await this.#reembedKinds(embedder, target, embedders.embedder(this.#active).id))) return;
         await this.#deps.onTargetComplete?.(embedder.id, embedder.dim);
+        previous = embedders.embedder(this.#active).id;
       }
       if (target !== this.#target) return; // switched meanwhile: setTarget kicked a pass for the new one
       this.#swept = true;
@@ -209,6 +229,10 @@ export class EmbeddingIndexer {
         await store.setMeta(META_ACTIVE, this.#active);
         index.reset();
         this.#cleaned = false;
+        this.#activate();
+        // Facts and episodes written with the old model after the pass above looked at them: from
+        // here on writers use the new model, so one more pass leaves none behind.
+        if (previous && !(await this.#reembedKinds(embedder, target, previous))) return;
       }
       // Another model's vectors (and vectors of items that no longer exist) go once per switch and
       // once per open: the delete reads every vector row, too costly for every pass.
@@ -221,10 +245,27 @@ export class EmbeddingIndexer {
       this.#state = 'idle';
     } catch (err) {
       this.#swept = false;
-      this.#state = 'error';
-      this.#error = toErrorInfo(err);
+      if (targetFailed && this.#target !== this.#active) {
+        await this.#abandonSwitch(err).catch(() => undefined);
+      } else {
+        this.#state = 'error';
+        this.#error = toErrorInfo(err);
+      }
     }
     this.#emit();
+  }
+
+  /** The target model failed: go back to the active one, say why, and do not try it again. */
+  async #abandonSwitch(err: unknown): Promise<void> {
+    const failed = this.#target;
+    const info = toErrorInfo(err);
+    this.#target = this.#active;
+    await this.#deps.store.setMeta(META_TARGET, this.#active);
+    this.#cleaned = false; // the failed model's partial vectors go on the next pass
+    this.#state = 'idle';
+    this.#switchError = toErrorInfo(new RecollectError(info.code, `Switching to "${failed}" failed, so search keeps using "${this.#active}". ${info.message}`, info.detail));
+    await this.#recount();
+    this.kick();
   }
 
   /** During a switch: turns without the active model's vector (new ones) get it first. */
@@ -236,10 +277,9 @@ export class EmbeddingIndexer {
     return ok;
   }
 
-  /** Gives facts and episodes that have an active vector a target one; false when stopped or switched. */
-  async #reembedKinds(embedder: Embedder, target: string): Promise<boolean> {
-    const { store, embedders, derived } = this.#deps;
-    const from = embedders.embedder(this.#active).id;
+  /** Gives facts and episodes that have a `from` vector a target one; false when stopped or switched. */
+  async #reembedKinds(embedder: Embedder, target: string, from: string): Promise<boolean> {
+    const { store, derived } = this.#deps;
     for (const kind of DERIVED_KINDS) {
       let after: number | undefined;
       for (;;) {
@@ -256,8 +296,10 @@ export class EmbeddingIndexer {
           if (v) items.push({ itemId: b.itemId, vector: v });
         }
         await store.putVectors(kind, embedder.id, items);
-        this.#embedded += items.length;
-        this.#emit();
+        if (this.#target !== this.#active) {
+          this.#embedded += items.length;
+          this.#emit();
+        }
       }
     }
     return true;
@@ -318,4 +360,16 @@ export class EmbeddingIndexer {
       /* listeners must not break indexing */
     }
   }
+}
+
+/** `embedder` with a callback on any failure: tells a failing target model from other failures. */
+function watched(embedder: Embedder, onFailure: () => void): Embedder {
+  return {
+    id: embedder.id,
+    dim: embedder.dim,
+    embed: (texts, role) => embedder.embed(texts, role).catch((err: unknown) => {
+      onFailure();
+      throw err;
+    }),
+  };
 }

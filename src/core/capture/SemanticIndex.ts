@@ -18,6 +18,7 @@ export class SemanticIndex {
   readonly #store: VectorStore;
   readonly #kind: ItemKind;
   #model: string | null = null;
+  #dim = 0;
   #index: Promise<VectorSearchIndex> | null = null;
   #meanCache: { model: string; index: VectorSearchIndex; size: number; mean: Float32Array } | null = null;
   readonly #factory: VectorIndexFactory;
@@ -35,8 +36,11 @@ export class SemanticIndex {
 
   /** The index for `vectorModelId`, loading it from storage on first use. */
   #load(vectorModelId: string, dim: number): Promise<VectorSearchIndex> {
-    if (this.#model !== vectorModelId || !this.#index) {
+    // Keyed by model and dimension: an index built for another dimension (a caller that still
+    // holds the previous model's size during a switch) must never answer a query of this one.
+    if (this.#model !== vectorModelId || this.#dim !== dim || !this.#index) {
       this.#model = vectorModelId;
+      this.#dim = dim;
       this.#index = this.#store.loadVectors(this.#kind, vectorModelId).then((rows) => {
         const index = this.#factory.create(dim, Math.max(1024, rows.length));
         for (const r of rows) if (r.vector.length === dim) index.add(r.itemId, r.vector);
@@ -72,6 +76,7 @@ export class SemanticIndex {
   async add(vectorModelId: string, items: readonly ItemVector[]): Promise<void> {
     if (this.#model !== vectorModelId || !this.#index) return;
     const index = await this.#index;
+    if (items.some((item) => item.vector.length !== this.#dim)) return; // the next load reads them
     for (const item of items) {
       if (index.has(item.itemId)) index.remove(item.itemId);
       index.add(item.itemId, item.vector);

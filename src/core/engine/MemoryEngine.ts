@@ -52,6 +52,7 @@ export class MemoryEngine implements EngineApi {
   readonly #factIndex: SemanticIndex;
   readonly #cellIndex: SemanticIndex;
   readonly #indexer: EmbeddingIndexer | null;
+  #indexerReady: Promise<void> | null = null;
   readonly #lifecycle: Lifecycle | null;
   readonly #consolidator: Consolidator | null;
   readonly #jobs: JobStore | null;
@@ -281,11 +282,15 @@ export class MemoryEngine implements EngineApi {
   /** Starts on the current database; `beforeWork` runs once settings are read and before any background work. */
   start(beforeWork?: () => Promise<void>): Promise<void> { return this.#start(beforeWork); }
   async #start(beforeWork?: () => Promise<void>): Promise<void> {
-    await this.#settings.loadLlm();
-    await this.#settings.load();
-    if (beforeWork) await beforeWork();
+    // Set before the first await: a search that arrives while the database's models are being
+    // read waits for them instead of embedding with the default model.
+    const indexer = this.#indexer;
+    this.#indexerReady = this.#settings.loadLlm().then(() => this.#settings.load()).then(async () => {
+      if (beforeWork) await beforeWork();
+      await indexer?.init();
+    });
+    await this.#indexerReady;
     if (this.#indexer) {
-      await this.#indexer.init();
       void this.#indexer.warmUp();
       this.#indexer.kick();
     } else this.#lifecycle?.kick();
@@ -416,6 +421,7 @@ export class MemoryEngine implements EngineApi {
   /** Nearest stored turns by meaning (active embedder's vectors), best first; score is cosine. */
   async vectorSearch(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     if (!this.#indexer) throw new RecollectError('MODEL_UNAVAILABLE', 'No embedding model is connected, so search by meaning is unavailable.');
+    await this.#indexerReady?.catch(() => undefined);
     return nearestTurns({ embedder: this.#indexer.activeEmbedder(), index: this.#semantic, store: this.#store }, query, options);
   }
 

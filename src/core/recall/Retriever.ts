@@ -15,6 +15,7 @@ import { STOP_WORDS, letterWords as words, terms as lowerTerms } from '../base/t
 import {
   applyBoosts,
   blendScores,
+  standouts,
   diversify,
   reciprocalRankFusion,
   type BoostFacts,
@@ -178,9 +179,12 @@ export class Retriever {
       const scores = await this.#reranker.rerank(question, docs).catch(() => null); // an optional stage: fall back to the fused order
       if (scores && scores.length === head.length) {
         const blended = blendScores(head.map((h) => h.score), scores, cfg.rerank.blend);
-        const reranked = head.map((h, i) => ({ item: h.item, score: blended[i]!, rerankScore: scores[i]! }));
-        reranked.sort((a, b) => b.score - a.score);
-        ranked = [...reranked, ...ranked.slice(head.length).map((r) => ({ ...r, score: Math.min(r.score, -1) }))];
+        // Candidates the reranker singles out go first (best rerank score first); the rest keep
+        // the blended order, where a weak or random reranker moves little.
+        const promoted = standouts(scores, cfg.rerank.promoteZ);
+        const reranked = head.map((h, i) => ({ item: h.item, score: blended[i]!, rerankScore: scores[i]!, top: promoted.has(i) }));
+        reranked.sort((a, b) => (a.top !== b.top ? (a.top ? -1 : 1) : a.top ? b.rerankScore - a.rerankScore || b.score - a.score : b.score - a.score));
+        ranked = [...reranked.map(({ top: _top, ...r }) => r), ...ranked.slice(head.length).map((r) => ({ ...r, score: Math.min(r.score, -1) }))];
       }
     }
 

@@ -80,7 +80,17 @@ export interface RetrievalConfig {
    */
   readonly context: { readonly turns: number; readonly turnChars: number; readonly focus: boolean };
   /** Rerank stage (only with a Reranker): the top `candidates` are rescored, final = (1-blend)·fused + blend·rerank (both min-max normalised). */
-  readonly rerank: { readonly candidates: number; readonly blend: number };
+  readonly rerank: {
+    readonly candidates: number;
+    readonly blend: number;
+    /**
+     * A candidate whose rerank score stands this many standard deviations above the candidates'
+     * mean goes to the top, whatever its fused rank (0 = never). Only a decisive reranker does
+     * that: scores unrelated to relevance (uniform noise) never stand more than √3 ≈ 1.73 above
+     * their mean, while a cross-encoder's (or an oracle's) hits do.
+     */
+    readonly promoteZ: number;
+  };
 }
 
 /*
@@ -171,7 +181,7 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // 38.4/78.1, 28.5/77.3; 0.15 → 40.1/79.1, 37.7/78.6; 0.05 → 40.8/78.8, 40.0/79.3 (noise).
   // `npm run bench -- recall --data <conv-26> --no-baselines --rerank [random] --sweep`. Raise it
   // only with a real cross-encoder measured to help.
-  rerank: { candidates: 50, blend: 0.05 },
+  rerank: { candidates: 50, blend: 0.05, promoteZ: 2.5 },
 };
 
 /** Deep-merges a partial config over the defaults (one level of nesting, as the config has). */
@@ -420,6 +430,20 @@ export function minMax(values: readonly number[]): number[] {
     if (v > hi) hi = v;
   }
   return hi > lo ? values.map((v) => (v - lo) / (hi - lo)) : values.map(() => 1);
+}
+
+/** Indices of the scores at least `z` standard deviations above their mean (none when z ≤ 0 or all equal). */
+export function standouts(scores: readonly number[], z: number): Set<number> {
+  const out = new Set<number>();
+  const finite = scores.filter(Number.isFinite);
+  if (z <= 0 || finite.length < 3) return out;
+  const mean = finite.reduce((a, b) => a + b, 0) / finite.length;
+  const sd = Math.sqrt(finite.reduce((a, b) => a + (b - mean) ** 2, 0) / finite.length);
+  if (sd === 0) return out;
+  scores.forEach((s, i) => {
+    if (Number.isFinite(s) && (s - mean) / sd >= z) out.add(i);
+  });
+  return out;
 }
 
 /** (1 - blend)·minmax(fused) + blend·minmax(rerank), per item, in input order. */

@@ -1,0 +1,163 @@
+/**
+ * Downloaded models, the whole path in the built app: a local model hub on 127.0.0.1 (random-weight
+ * models of the catalog's architectures, scripts/build-test-models.mjs) stands in for the Hugging
+ * Face Hub; the app is pointed at it through its model-hub setting. Everything else outside this
+ * machine is blocked. The browser runs with --disable-gpu, so WebGPU falls back to WASM.
+ */
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { loadDatabaseFile } from '../src/storage/openNodeDatabase';
+import { buildTestHub, startModelHub, type ModelHub } from '../test/support/modelHub';
+import { messageBox } from './appSteps';
+
+const MINILM = 'Xenova/all-MiniLM-L6-v2';
+const MSMARCO = 'Xenova/ms-marco-MiniLM-L-6-v2';
+const BGE = 'Xenova/bge-small-en-v1.5';
+const MXBAI = 'mixedbread-ai/mxbai-rerank-xsmall-v1';
+const PUPPY = 'I adopted a puppy from the shelter last weekend and named him Biscuit.';
+const EARNINGS = 'The quarterly earnings report shows revenue fell sharply in the north.';
+
+let hub: ModelHub;
+test.beforeAll(async () => {
+  await buildTestHub();
+  hub = await startModelHub();
+});
+test.afterAll(async () => hub?.close());
+
+async function openWithHub(page: Page, context: BrowserContext) {
+  await context.addInitScript((url) => localStorage.setItem('recollect.model-hub', url), hub.url);
+  await context.route((url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url.href), (route) => route.abort());
+  await page.goto('/');
+}
+
+async function send(page: Page, text: string, count: number) {
+  await messageBox(page).fill(text);
+  await messageBox(page).press('Enter');
+  await expect(page.getByTestId('message')).toHaveCount(count);
+}
+
+async function download(page: Page, kind: 'embedder' | 'reranker', id: string) {
+  const row = page.getByTestId(`model-${kind}-${id}`);
+  await row.getByRole('button', { name: /Download/ }).click();
+  return row;
+}
+
+/**
+ * Searches for a made-up word no turn contains, so every hit comes from search by meaning. The
+ * bundled GloVe model gives an unknown word no vector (no hits); a transformer's WordPiece spells
+ * it out and finds every turn (random weights: the order says nothing, the count says which
+ * model's vectors were searched).
+ */
+async function expectMeaningHits(page: Page, count: number) {
+  await page.getByLabel('Search memory').fill('qzxvbw');
+  await expect(page.getByText('Nothing stored matches these words.')).toBeVisible({ timeout: 30_000 });
+  if (count === 0) await expect(page.getByText('No other messages are close in meaning.')).toBeVisible({ timeout: 30_000 });
+  else await expect(page.getByTestId('semantic-hit')).toHaveCount(count, { timeout: 60_000 });
+  await page.getByLabel('Search memory').fill('');
+}
+
+async function storedVectors(page: Page, path: string) {
+  const downloadPromise = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export' }).click();
+  await (await downloadPromise).saveAs(path);
+  const db = await loadDatabaseFile(path, { migrateSchema: false });
+  return db.query<{ model_id: string; dim: number; n: number }>("SELECT model_id, dim, count(*) AS n FROM vectors WHERE item_kind = 'message' GROUP BY model_id, dim");
+}
+
+test('an embedder: download with progress, use, search by meaning, reload, offline reload, switch back', async ({ page, context }, info) => {
+  test.setTimeout(180_000);
+  await openWithHub(page, context);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, PUPPY, 1);
+  await send(page, EARNINGS, 2);
+
+  await expectMeaningHits(page, 0); // the bundled model has no vector for an unknown word
+  await page.getByRole('button', { name: 'Models' }).click();
+  const row = page.getByTestId(`model-embedder-${MINILM}`);
+  await expect(row).toContainText('384 dimensions');
+  expect(hub.requests.filter((r) => r.startsWith(MINILM))).toEqual([]); // nothing until asked
+  hub.slowOnnxMs = 1_500;
+  await download(page, 'embedder', MINILM);
+  await expect(row.getByRole('progressbar', { name: /Downloading/ })).toBeVisible();
+  await expect(row).toContainText('downloaded', { timeout: 60_000 });
+  hub.slowOnnxMs = 0;
+  await row.getByRole('button', { name: 'Use' }).click();
+  const status = page.getByTestId('embedding-status');
+  await expect(status).toContainText('Search by meaning uses all-MiniLM-L6-v2', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('2');
+  await expect(status).not.toContainText('Re-embedding');
+  // The model that embeds is the one Compute shows, on WASM (no GPU in this browser).
+  await expect(page.getByTestId('embedder-model')).toHaveText(MINILM);
+  await expect(page.getByTestId('embedder-device')).toHaveText('WASM');
+  await page.getByRole('button', { name: 'Close models' }).click();
+
+  // Stored vectors are the new model's, 384-dimensional, one per turn.
+  expect(await storedVectors(page, info.outputPath('after-switch.sqlite'))).toEqual([{ model_id: `${MINILM}@q8`, dim: 384, n: 2 }]);
+  await expectMeaningHits(page, 2);
+
+  // Reload: still the downloaded model, loaded from the browser cache.
+  const before = hub.requests.length;
+  await page.reload();
+  await page.getByRole('button', { name: 'Models' }).click();
+  await expect(page.getByTestId('embedding-status')).toContainText('uses all-MiniLM-L6-v2');
+  await page.getByRole('button', { name: 'Close models' }).click();
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, 'My sister Priya moved to Lisbon in March.', 1);
+  await page.getByRole('button', { name: 'Models' }).click();
+  await expect(page.getByTestId('embedded-count')).toHaveText('3');
+  await expect(page.getByTestId('embedder-model')).toHaveText(MINILM);
+  await page.getByRole('button', { name: 'Close models' }).click();
+  expect(hub.requests.slice(before)).toEqual([]);
+
+  // Offline reload: the service worker serves the app, the model comes from the cache.
+  await page.waitForFunction(() => navigator.serviceWorker.controller?.state === 'activated');
+  await context.setOffline(true);
+  await page.reload();
+  await expectMeaningHits(page, 3);
+  await page.getByRole('button', { name: 'Models' }).click();
+  await expect(page.getByTestId('embedder-model')).toHaveText(MINILM);
+  await expect(page.getByTestId('embedding-status')).toContainText('uses all-MiniLM-L6-v2');
+
+  // Switch back to the bundled model (still offline): everything is re-embedded with it.
+  await page.getByTestId('model-embedder-recollect/glove-100d-sif').getByRole('button', { name: 'Use' }).click();
+  await expect(page.getByTestId('embedding-status')).toContainText('uses Offline GloVe 100-d', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('3');
+  await expect(page.getByTestId('embedder-model')).toHaveText('recollect/glove-100d-sif');
+  await page.getByRole('button', { name: 'Close models' }).click();
+  await expectMeaningHits(page, 0);
+  await context.setOffline(false);
+  expect(await storedVectors(page, info.outputPath('switched-back.sqlite'))).toEqual([{ model_id: 'recollect/glove-100d-sif@1', dim: 100, n: 3 }]);
+});
+
+test('a reranker: download, use, kept across a reload; a broken download says why and is not offered for use', async ({ page, context }) => {
+  test.setTimeout(120_000);
+  await openWithHub(page, context);
+  await page.getByRole('button', { name: 'Models' }).click();
+  const row = await download(page, 'reranker', MSMARCO);
+  await expect(row).toContainText('downloaded', { timeout: 60_000 });
+  await row.getByRole('button', { name: 'Use' }).click();
+  await expect(row.getByRole('button', { name: 'In use' })).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('reranker-model')).toHaveText(MSMARCO);
+
+  await page.reload();
+  await page.getByRole('button', { name: 'Models' }).click();
+  await expect(page.getByTestId(`model-reranker-${MSMARCO}`).getByRole('button', { name: 'In use' })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('reranker-model')).toHaveText(MSMARCO);
+
+  // A file that is missing on the hub (404 part-way through the files): a clear error, no "Use".
+  hub.fault(`${BGE}/onnx/model_quantized.onnx`, '404');
+  const bge = await download(page, 'embedder', BGE);
+  await expect(page.getByRole('alert').filter({ hasText: 'Downloading "BGE small en v1.5" failed' })).toBeVisible({ timeout: 30_000 });
+  await expect(bge.getByRole('button', { name: /Download/ })).toBeVisible();
+  hub.fault(`${BGE}/onnx/model_quantized.onnx`, null);
+  // Healed on the hub: a retry fetches every file again (nothing half-downloaded was kept) and works.
+  await bge.getByRole('button', { name: /Download/ }).click();
+  await expect(bge).toContainText('downloaded', { timeout: 60_000 });
+
+  // A corrupt model file: the same, and the reranker in use stays in use.
+  hub.fault(`${MXBAI}/onnx/model_quantized.onnx`, 'corrupt');
+  const mxbai = await download(page, 'reranker', MXBAI);
+  await expect(page.getByRole('alert').filter({ hasText: 'Downloading "mxbai-rerank xsmall v1" failed' })).toBeVisible({ timeout: 30_000 });
+  await expect(mxbai.getByRole('button', { name: /Download/ })).toBeVisible();
+  await expect(page.getByTestId(`model-reranker-${MSMARCO}`).getByRole('button', { name: 'In use' })).toBeVisible();
+  hub.fault(`${MXBAI}/onnx/model_quantized.onnx`, null);
+});

@@ -1,0 +1,193 @@
+/**
+ * The browser branch of model loading, run in Node: the model worker's real configuration
+ * (configureBrowserEnv: local models on, remote models off, the /models/ guard), a Cache API
+ * (in memory, as the browser's) and the fetch path instead of the file system, against a local
+ * model hub serving random-weight models of the catalog's architectures. Only the device differs
+ * (onnxruntime-node's CPU instead of WASM).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { env } from '@huggingface/transformers';
+import { RecollectError } from '../../src/core/base/errors';
+import { findModel } from '../../src/models/catalog';
+import { loadFlags, ModelService } from '../../src/models/ModelService';
+import { configureBrowserEnv, remoteUrl, type ModelPlatform } from '../../src/models/transformersEnv';
+import { buildTestHub, startModelHub, type ModelHub } from '../support/modelHub';
+
+/** An in-memory CacheStorage with the part of the Cache API transformers.js and the app use. */
+function memoryCaches() {
+  const stores = new Map<string, Map<string, { body: ArrayBuffer; headers: [string, string][] }>>();
+  const open = async (name: string) => {
+    let store = stores.get(name);
+    if (!store) stores.set(name, (store = new Map()));
+    const s = store;
+    return {
+      async match(key: string) {
+        const hit = s.get(String(key));
+        return hit ? new Response(hit.body.slice(0), { status: 200, headers: hit.headers }) : undefined;
+      },
+      async put(key: string, response: Response) {
+        s.set(String(key), { body: await response.arrayBuffer(), headers: [...response.headers] });
+      },
+      async delete(key: string) {
+        return s.delete(String(key));
+      },
+      keys: async () => [...s.keys()],
+    };
+  };
+  return { open, stores };
+}
+
+const MINILM = 'Xenova/all-MiniLM-L6-v2';
+const BGE = 'Xenova/bge-small-en-v1.5';
+const E5 = 'Xenova/multilingual-e5-small';
+const MSMARCO = 'Xenova/ms-marco-MiniLM-L-6-v2';
+const MXBAI = 'mixedbread-ai/mxbai-rerank-xsmall-v1';
+
+let hub: ModelHub;
+let platform: ModelPlatform;
+let caches: ReturnType<typeof memoryCaches>;
+const network: string[] = [];
+
+beforeAll(async () => {
+  await buildTestHub();
+  hub = await startModelHub();
+  caches = memoryCaches();
+  (globalThis as { caches?: unknown }).caches = caches;
+  const browser = configureBrowserEnv({ modelBaseUrl: '/models/', wasmBaseUrl: '/ort/' });
+  // A browser fetches every file; Node would read paths from disk instead.
+  env.useFS = false;
+  env.useFSCache = false;
+  const guarded = env.fetch;
+  env.fetch = (async (input: string | URL, init?: RequestInit) => {
+    network.push(String(input));
+    return guarded(input, init);
+  }) as typeof env.fetch;
+  browser.setModelHub!(hub.url);
+  // Same platform, but onnxruntime-node runs on the CPU (Node has no WASM/WebGPU backend here).
+  platform = { ...browser, devices: () => ['cpu'], unusable: async () => null };
+}, 60_000);
+
+afterAll(async () => {
+  await hub?.close();
+});
+
+describe('browser load options', () => {
+  it('keeps local models on and remote models off for a downloaded model (both off makes transformers.js refuse)', () => {
+    expect(loadFlags({ name: 'browser' }, findModel(MINILM, 'embedder')!)).toEqual({ allowLocalModels: true, allowRemoteModels: false });
+    expect(loadFlags({ name: 'browser' }, { bundled: true })).toEqual({ useBrowserCache: false, allowRemoteModels: false });
+    expect(loadFlags({ name: 'node' }, { bundled: false })).toEqual({});
+    expect(env.allowRemoteModels).toBe(false);
+    expect(env.allowLocalModels).toBe(true);
+  });
+
+  it('answers 404 for a non-bundled model under /models/ without a request', async () => {
+    const before = hub.requests.length;
+    const res = await env.fetch('/models/Xenova/all-MiniLM-L6-v2/config.json');
+    expect(res.status).toBe(404);
+    expect(hub.requests.length).toBe(before);
+  });
+});
+
+describe('download, then load from the browser cache with the network gone', () => {
+  it('an embedder: progress, cached files, Use, 384-d vectors, no request while loading', async () => {
+    const service = new ModelService({ platform });
+    expect((await service.listModels()).find((m) => m.id === MINILM)).toMatchObject({ available: false });
+    const progress: { loaded: number; total: number; done: boolean }[] = [];
+    await service.downloadModel(MINILM, (p) => void progress.push(p));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(progress.at(-1)).toMatchObject({ done: true });
+    expect(progress.at(-1)!.loaded).toBeGreaterThan(1_000_000);
+    expect(env.allowRemoteModels).toBe(false); // only during the download
+    const cache = await caches.open(env.cacheKey);
+    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']) {
+      expect(await cache.match(remoteUrl(MINILM, f))).toBeDefined();
+    }
+    expect((await service.listModels()).find((m) => m.id === MINILM)).toMatchObject({ available: true, cached: true });
+
+    const requests = network.length;
+    const fresh = new ModelService({ platform }); // a reload: a new worker, same cache
+    await fresh.loadEmbedder(MINILM);
+    const [a, b, same] = await fresh.embed(['I adopted a puppy from the shelter.', 'The quarterly report shows revenue fell.', 'I adopted a puppy from the shelter.']);
+    expect(a).toHaveLength(384);
+    expect(Math.hypot(...a!)).toBeCloseTo(1, 4);
+    expect(same).toEqual(a);
+    expect(b).not.toEqual(a);
+    expect(fresh.status().embedder).toMatchObject({ modelId: MINILM, vectorId: 'Xenova/all-MiniLM-L6-v2@q8', dim: 384, state: 'ready' });
+    // Nothing went to the hub (or anywhere) while loading from the cache.
+    expect(network.slice(requests)).toEqual([]);
+  }, 60_000);
+
+  it('a BERT cross-encoder and a DeBERTa-v2 cross-encoder rerank after download', async () => {
+    const service = new ModelService({ platform });
+    for (const id of [MSMARCO, MXBAI]) {
+      await service.downloadModel(id);
+      await service.loadReranker(id);
+      const scores = await service.rerank('where does the dog sleep', ['the dog sleeps in the kitchen', 'revenue fell sharply', '']);
+      expect(scores).toHaveLength(3);
+      expect(scores.every(Number.isFinite)).toBe(true);
+      expect(service.status().reranker).toMatchObject({ modelId: id, state: 'ready' });
+    }
+  }, 60_000);
+
+  it('the multilingual embedder tokenises Chinese, Japanese and Korean into real pieces', async () => {
+    const service = new ModelService({ platform });
+    await service.downloadModel(E5);
+    const [zh, ja, ko, en] = await service.embedWith(E5, ['我的狗在厨房里睡觉', 'わたしのいぬはねている', '개가 부엌에서 잔다', 'my dog sleeps'], 'document');
+    for (const v of [zh, ja, ko, en]) expect(v).toHaveLength(384);
+    expect(zh).not.toEqual(ja);
+    expect(ko).not.toEqual(en);
+  }, 60_000);
+
+  it('keeps at most one model per role loaded: the switch target is promoted, not reloaded', async () => {
+    const service = new ModelService({ platform });
+    await service.loadEmbedder(MINILM);
+    await service.downloadModel(E5).catch(() => undefined);
+    const target = await service.embedWith(E5, ['hello']);
+    const requests = network.length;
+    await service.loadEmbedder(E5); // the switch completed: the engine makes the target active
+    expect(service.status().embedder).toMatchObject({ modelId: E5, dim: 384, state: 'ready' });
+    expect(await service.embed(['hello'])).toEqual(target);
+    expect(network.slice(requests)).toEqual([]);
+  }, 60_000);
+});
+
+describe('download failures', () => {
+  it('a file that 404s mid-download: a clear error, nothing counted as downloaded, a retry works', async () => {
+    hub.fault(`${BGE}/onnx/model_quantized.onnx`, '404');
+    const service = new ModelService({ platform });
+    const err = await service.downloadModel(BGE).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RecollectError);
+    expect((err as RecollectError).message).toMatch(/Downloading "BGE small en v1.5" failed/);
+    expect((await service.listModels()).find((m) => m.id === BGE)).toMatchObject({ available: false });
+    expect(await (await caches.open(env.cacheKey)).match(remoteUrl(BGE, 'config.json'))).toBeUndefined();
+    expect(env.allowRemoteModels).toBe(false);
+
+    hub.fault(`${BGE}/onnx/model_quantized.onnx`, null);
+    await service.downloadModel(BGE);
+    expect((await service.listModels()).find((m) => m.id === BGE)).toMatchObject({ available: true });
+  }, 60_000);
+
+  it('a connection cut half-way through the weights fails the download the same way', async () => {
+    hub.fault(`${E5}/onnx/model_quantized.onnx`, 'cut');
+    const cache = await caches.open(env.cacheKey);
+    await cache.delete(remoteUrl(E5, 'onnx/model_quantized.onnx'));
+    const service = new ModelService({ platform });
+    await expect(service.downloadModel(E5)).rejects.toMatchObject({ code: 'MODEL_ERROR' });
+    expect((await service.listModels()).find((m) => m.id === E5)).toMatchObject({ available: false });
+    hub.fault(`${E5}/onnx/model_quantized.onnx`, null);
+  }, 60_000);
+
+  it('a corrupt model file: the download fails and is not kept', async () => {
+    hub.fault(`${MXBAI}/onnx/model_quantized.onnx`, 'corrupt');
+    const cache = await caches.open(env.cacheKey);
+    await cache.delete(remoteUrl(MXBAI, 'onnx/model_quantized.onnx'));
+    const service = new ModelService({ platform });
+    await expect(service.downloadModel(MXBAI)).rejects.toMatchObject({ code: 'MODEL_ERROR' });
+    expect((await service.listModels()).find((m) => m.id === MXBAI && m.kind === 'reranker')).toMatchObject({ available: false });
+    hub.fault(`${MXBAI}/onnx/model_quantized.onnx`, null);
+    // Healed on the hub: the retry fetches every file again and works (nothing stale is kept).
+    await service.downloadModel(MXBAI);
+    await service.loadReranker(MXBAI);
+    expect(service.status().reranker).toMatchObject({ modelId: MXBAI, state: 'ready' });
+  }, 60_000);
+});

@@ -1,0 +1,82 @@
+/**
+ * A local stand-in for the Hugging Face Hub (tests only): serves the random-weight models built by
+ * scripts/build-test-models.mjs in hub layout (`/<repo>/resolve/main/<file>`) on 127.0.0.1, port 0,
+ * with CORS for the app's origin. Failures can be injected per file: a 404, a response cut off
+ * half-way, or corrupt bytes.
+ */
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+
+export type HubFault = '404' | 'cut' | 'corrupt';
+
+export interface ModelHub {
+  /** Base URL ending in '/', for env.remoteHost / the app's model-hub setting. */
+  readonly url: string;
+  /** Paths requested so far, e.g. 'Xenova/all-MiniLM-L6-v2/resolve/main/config.json'. */
+  readonly requests: string[];
+  /** Makes a file fail (key: '<repo>/<file>'), or heal with null. */
+  fault(repoFile: string, fault: HubFault | null): void;
+  /** Milliseconds to wait before answering a file ending in `.onnx` (to watch progress). */
+  slowOnnxMs: number;
+  close(): Promise<void>;
+}
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const TEST_HUB_DIR = join(repoRoot, '.cache/test-hub');
+
+/** Builds the test models if needed (idempotent, ≈1 s the first time). */
+export async function buildTestHub(): Promise<string> {
+  const script = join(repoRoot, 'scripts/build-test-models.mjs');
+  const mod = (await import(/* @vite-ignore */ script)) as { buildTestHub(dir?: string): Promise<string> };
+  return mod.buildTestHub(TEST_HUB_DIR);
+}
+
+export async function startModelHub(dir: string = TEST_HUB_DIR): Promise<ModelHub> {
+  const faults = new Map<string, HubFault>();
+  const requests: string[] = [];
+  const hub = { slowOnnxMs: 0 } as { slowOnnxMs: number };
+  const server: Server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/+/, '');
+    requests.push(path);
+    res.setHeader('access-control-allow-origin', '*');
+    res.setHeader('access-control-expose-headers', 'content-length, etag');
+    if (req.method === 'OPTIONS') return void res.writeHead(204).end();
+    const file = join(dir, path);
+    const fault = faults.get(path.replace('/resolve/main/', '/'));
+    if (fault === '404' || path.includes('..') || !existsSync(file) || !statSync(file).isFile()) {
+      return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Entry not found');
+    }
+    const size = statSync(file).size;
+    const send = () => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(size) });
+      if (fault === 'corrupt') return void res.end(Buffer.alloc(size, 0x5a));
+      if (fault === 'cut') {
+        // Half the bytes, then the connection drops: a download interrupted mid-file.
+        const stream = createReadStream(file, { start: 0, end: Math.floor(size / 2) });
+        stream.on('data', (chunk) => res.write(chunk));
+        stream.on('end', () => res.destroy());
+        return;
+      }
+      createReadStream(file).pipe(res);
+    };
+    if (path.endsWith('.onnx') && hub.slowOnnxMs > 0) setTimeout(send, hub.slowOnnxMs);
+    else send();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(hub, {
+    url: `http://127.0.0.1:${port}/`,
+    requests,
+    fault(repoFile: string, fault: HubFault | null) {
+      if (fault) faults.set(repoFile, fault);
+      else faults.delete(repoFile);
+    },
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  });
+}
