@@ -4,6 +4,7 @@ import { formatTime, plural } from '../format';
 import { useUi } from '../uiStore';
 import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
 import { VirtualList } from './VirtualList';
+import { Dialog } from '../components/Dialog';
 
 const PAGE = 200;
 
@@ -75,14 +76,14 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
         <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>Delete episode</button>
       </div>
       {confirmDelete && (
-        <div className="confirm" role="alertdialog" aria-label="Delete episode">
+        <Dialog title="Delete episode" role="alertdialog" onClose={() => setConfirmDelete(false)}>
           <p>Forget this episode: its narrative, {cell.facts.length} facts and {cell.foresight.length} foresight items are deleted and will not be recreated.</p>
           {cell.turns.length > 0 && <label><input type="checkbox" checked={withTurns} onChange={(e) => setWithTurns(e.target.checked)} /> Also delete its {plural(cell.turns.length, 'message')} from the conversation</label>}
           <div className="buttons">
-            <button type="button" className="danger" autoFocus onClick={() => remove.mutate(withTurns, { onSuccess: onGone })}>Delete for good</button>
+            <button type="button" className="danger" data-autofocus onClick={() => remove.mutate(withTurns, { onSuccess: onGone })}>Delete for good</button>
             <button type="button" onClick={() => setConfirmDelete(false)}>Cancel</button>
           </div>
-        </div>
+        </Dialog>
       )}
       <h3>Facts</h3>
       {cell.facts.length === 0 && <p className="muted">No facts.</p>}
