@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'react';
-import { useEngineQuery, useMemoryMutation } from '../hooks';
+import { useEffect, useMemo, useState } from 'react';
+import { useEngineQuery, useMemCellPages, useMemoryMutation } from '../hooks';
 import { formatTime, plural } from '../format';
 import { useUi } from '../uiStore';
 import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
@@ -11,22 +11,22 @@ const PAGE = 200;
 export function MemCellsTab() {
   const focus = useUi((s) => s.explorerFocus);
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
-  const [limit, setLimit] = useState(PAGE);
-  const page = useEngineQuery((q) => q.memCells({ offset: 0, limit, order }));
+  const pages = useMemCellPages({ limit: PAGE, order });
   // A fact id is "<memcell>:f<n>" (knowledgeRepo.saveSynthesis), so a cited fact opens its episode.
   const focusCell = focus?.kind === 'episode' ? focus.id : focus?.kind === 'fact' ? focus.id.slice(0, focus.id.lastIndexOf(':')) : null;
   const [selected, setSelected] = useState<string | null>(focusCell);
   useEffect(() => setSelected(focusCell), [focusCell]);
-  const items = page.data?.items ?? [];
+  const items = useMemo(() => pages.data?.pages.flatMap((p) => p.items) ?? [], [pages.data]);
+  const total = pages.data?.pages[0]?.total ?? 0;
   return (
     <div className="split-view">
       <div className="list-pane">
         <div className="row">
-          <span className="muted">{plural(page.data?.total ?? 0, 'episode')}</span>
+          <span className="muted" data-testid="episode-count">{plural(total, 'episode')}{items.length < total ? ` · ${items.length.toLocaleString()} loaded` : ''}</span>
           <button type="button" className="link" onClick={() => setOrder(order === 'desc' ? 'asc' : 'desc')}>{order === 'desc' ? 'newest first' : 'oldest first'}</button>
         </div>
         <VirtualList label="Episodes" items={items} rowHeight={64} height="calc(100vh - 220px)"
-          onEndReached={() => page.data && items.length < page.data.total && setLimit(limit + PAGE)}
+          onEndReached={() => pages.hasNextPage && !pages.isFetchingNextPage && void pages.fetchNextPage()}
           render={(c: MemCellSummary) => (
             <button type="button" className={`cell-row${selected === c.id ? ' active' : ''}`} data-testid="memcell-row" aria-current={selected === c.id} onClick={() => setSelected(c.id)}>
               <strong>{c.title ?? 'Untitled episode'}</strong>

@@ -117,7 +117,7 @@ export class ExplorerService {
   }
 
   listMemCells(query: MemCellQuery): Promise<MemCellPage> {
-    return this.#ex.listMemCells({ ...query, offset: Math.max(0, query.offset), limit: Math.max(1, Math.min(query.limit, 500)) });
+    return this.#ex.listMemCells({ ...query, offset: Math.max(0, query.offset ?? 0), limit: Math.max(1, Math.min(query.limit, 500)) });
   }
 
   memCell(id: string): Promise<MemCellDetail | null> {

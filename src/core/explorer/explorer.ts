@@ -147,8 +147,14 @@ export interface MemCellDetail extends MemCellSummary {
 }
 
 export interface MemCellQuery {
-  readonly offset: number;
+  /** Rows to skip; prefer `cursor`, which stays right while episodes are added or deleted. */
+  readonly offset?: number;
   readonly limit: number;
+  /** The `nextCursor` of the previous page: the list continues after that episode. */
+  readonly cursor?: string | null;
+  /** Only episodes starting in [from, to] (epoch ms), e.g. the timeline's window. */
+  readonly from?: number;
+  readonly to?: number;
   readonly conversationId?: string;
   readonly sceneId?: string;
   /** By start time; newest first by default. */
@@ -156,8 +162,11 @@ export interface MemCellQuery {
 }
 
 export interface MemCellPage {
+  /** Episodes matching the filters (all pages). */
   readonly total: number;
   readonly items: readonly MemCellSummary[];
+  /** Where the next page starts, or null at the true end of the list. */
+  readonly nextCursor: string | null;
 }
 
 export interface SceneView {
