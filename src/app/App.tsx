@@ -15,6 +15,7 @@ import { SettingsPanel } from './components/SettingsPanel';
 import { MemoryExplorer } from './explorer/MemoryExplorer';
 import { FirstRun } from './components/FirstRun';
 import { useStartConversation } from './components/ConversationList';
+import { focusMessageBox, isMessageBoxShortcut, isSearchShortcut } from './keyboard';
 
 export function App() {
   const queryClient = useQueryClient();
@@ -33,13 +34,12 @@ export function App() {
   const setSidebarOpen = useUi((s) => s.setSidebarOpen);
 
   useEffect(() => {
-    // "/" or Ctrl/Cmd+K focuses search; Escape clears it.
+    // "/" or Ctrl/Cmd+K focuses search (Escape clears it); Alt+M the message box.
     const onKey = (e: KeyboardEvent) => {
-      const typing = e.target instanceof HTMLElement && (e.target.tagName === 'INPUT' || e.target.tagName === 'TEXTAREA');
-      if ((e.key === '/' && !typing) || (e.key.toLowerCase() === 'k' && (e.ctrlKey || e.metaKey))) {
+      if (isSearchShortcut(e)) {
         e.preventDefault();
         searchRef.current?.focus();
-      }
+      } else if (isMessageBoxShortcut(e) && focusMessageBox()) e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -47,6 +47,7 @@ export function App() {
 
   return (
     <div className={`app${sidebarOpen ? ' sidebar-open' : ''}`}>
+      <a className="skip-link" href="#main" onClick={(e) => { if (focusMessageBox()) e.preventDefault(); }}>Skip to the message box</a>
       <header className="topbar">
         <button type="button" className="phone-only" aria-expanded={sidebarOpen} aria-controls="conversation-list" onClick={() => setSidebarOpen(!sidebarOpen)}>Chats</button>
         <h1>Recollect</h1>
@@ -66,7 +67,7 @@ export function App() {
         <button type="button" onClick={() => setPanel('settings')}>Settings</button>
       </header>
       <ConversationList />
-      <main>
+      <main id="main" tabIndex={-1}>
         {searchText.trim() ? (
           <SearchResults text={searchText} />
         ) : view === 'memory' ? (
