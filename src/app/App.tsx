@@ -16,11 +16,13 @@ import { MemoryExplorer } from './explorer/MemoryExplorer';
 import { FirstRun } from './components/FirstRun';
 import { useStartConversation } from './components/ConversationList';
 import { focusMessageBox, isMessageBoxShortcut, isSearchShortcut } from './keyboard';
+import { useHashRoute } from './router';
 
 export function App() {
   const queryClient = useQueryClient();
   const startConversation = useStartConversation();
   useEngineLifecycle(queryClient);
+  useHashRoute();
   const selected = useUi((s) => s.selectedConversationId);
   const searchText = useUi((s) => s.searchText);
   const setSearchText = useUi((s) => s.setSearchText);

@@ -10,6 +10,7 @@ const PAGE = 200;
 
 export function MemCellsTab() {
   const focus = useUi((s) => s.explorerFocus);
+  const open = useUi((s) => s.openExplorer);
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
   const pages = useMemCellPages({ limit: PAGE, order });
   // A fact id is "<memcell>:f<n>" (knowledgeRepo.saveSynthesis), so a cited fact opens its episode.
@@ -28,14 +29,14 @@ export function MemCellsTab() {
         <VirtualList label="Episodes" items={items} rowHeight={64} height="calc(100vh - 220px)"
           onEndReached={() => pages.hasNextPage && !pages.isFetchingNextPage && void pages.fetchNextPage()}
           render={(c: MemCellSummary) => (
-            <button type="button" className={`cell-row${selected === c.id ? ' active' : ''}`} data-testid="memcell-row" aria-current={selected === c.id} onClick={() => setSelected(c.id)}>
+            <button type="button" className={`cell-row${selected === c.id ? ' active' : ''}`} data-testid="memcell-row" aria-current={selected === c.id} onClick={() => open('memcells', { kind: 'episode', id: c.id })}>
               <strong>{c.title ?? 'Untitled episode'}</strong>
               <span className="muted">{formatTime(c.startAt)} · {c.turnCount === 0 ? 'its messages were deleted' : plural(c.turnCount, 'message')} · {plural(c.factCount, 'fact')} · {c.status}{c.open ? ' (open)' : ''}</span>
             </button>
           )} />
       </div>
       <div className="detail-pane">
-        {selected ? <MemCellDetailView id={selected} focusFact={focus?.kind === 'fact' ? focus.id : null} onGone={() => setSelected(null)} /> : <p className="muted">Pick an episode to see its narrative, facts, foresight and turns.</p>}
+        {selected ? <MemCellDetailView id={selected} focusFact={focus?.kind === 'fact' ? focus.id : null} onGone={() => { setSelected(null); open('memcells'); }} /> : <p className="muted">Pick an episode to see its narrative, facts, foresight and turns.</p>}
       </div>
     </div>
   );
