@@ -107,7 +107,7 @@ export class MemoryEngine implements EngineApi {
     this.#upkeep = new EngineUpkeep({ lifecycle: this.#lifecycle, consolidator: this.#consolidator, jobs: this.#jobs, episodes: deps.episodes ?? null, clock, ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}) });
     const source = deps.knowledgeSource
       ? answerSourceOf(deps.knowledgeSource, this.#switches.answerRecall((query, options) => this.recall(query, options)), async (kind, query, k) => {
-          const embedder = this.#embedderOrNull();
+          const embedder = this.#recallEmbedder();
           if (!embedder) return [];
           const [vector] = await embedder.embed([query], 'query');
           if (!vector) return [];
@@ -153,7 +153,7 @@ export class MemoryEngine implements EngineApi {
    */
   async recall(query: string, options: RecallOptions = {}): Promise<RetrievalResult> {
     if (!this.#retrievalSource) throw new RecollectError('INTERNAL', 'This engine was built without a retrieval source.');
-    const embedder = this.#embedderOrNull();
+    const embedder = this.#recallEmbedder();
     // The reranker chosen in Models (none by default); a failing model worker means no rerank stage.
     const reranker = (await this.#rerankers?.().catch(() => null)) ?? null;
     const retriever = new Retriever({ source: this.#retrievalSource, ...(embedder ? { embedder } : {}), ...(reranker ? { reranker } : {}) });
@@ -177,6 +177,11 @@ export class MemoryEngine implements EngineApi {
 
   /** The active embedder for reading, or null while embedding is failing (callers fall back to text). */
   #embedderOrNull(): Embedder | null { return this.#indexer?.status().state === 'error' ? null : this.#activeEmbedder(); }
+
+  /** The embedder for answering, or null while it warms up after open (recall is lexical meanwhile). */
+  #recallEmbedder(): Embedder | null {
+    return this.#indexer && !this.#indexer.vectorsReady() ? null : this.#embedderOrNull();
+  }
 
   #activeVectors(): ActiveVectors | null {
     const e = this.#embedderOrNull();
