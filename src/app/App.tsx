@@ -28,6 +28,7 @@ export function App() {
   const setSearchText = useUi((s) => s.setSearchText);
   const searchRef = useRef<HTMLInputElement>(null);
   const panel = useUi((s) => s.panel);
+  const ownership = useUi((s) => s.ownership);
   const setPanel = useUi((s) => s.setPanel);
   const temporaryChat = useUi((s) => s.temporaryChat);
   const view = useUi((s) => s.view);
@@ -84,8 +85,9 @@ export function App() {
       </main>
       <StatusLine />
       <OwnershipBanner />
-      {panel === 'models' && <ModelsPanel onClose={() => setPanel(null)} />}
-      {panel === 'settings' && <SettingsPanel onClose={() => setPanel(null)} onOpenModels={() => setPanel('models')} />}
+      {/* Panels wait for the database: a modal <dialog> sits above the "Opening your memory…" overlay. */}
+      {panel === 'models' && ownership !== 'connecting' && <ModelsPanel onClose={() => setPanel(null)} />}
+      {panel === 'settings' && ownership !== 'connecting' && <SettingsPanel onClose={() => setPanel(null)} onOpenModels={() => setPanel('models')} />}
       <Notices />
     </div>
   );
