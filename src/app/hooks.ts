@@ -5,7 +5,7 @@
  */
 import { createContext, useContext, useEffect, useMemo } from 'react';
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClient, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
-import type { MemCellQuery } from '../core/explorer/explorer';
+import type { FactQuery, MemCellQuery } from '../core/explorer/explorer';
 import * as Comlink from 'comlink';
 import type { DevicePreference, ModelProgress } from '../core/protocol';
 import { saveDevicePreference } from './devicePreference';
@@ -56,6 +56,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           return;
         case 'settings-changed':
           void queryClient.invalidateQueries({ queryKey: queryKeys.llmSettings });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.globalMemory });
           return;
         case 'memory-changed':
           void queryClient.invalidateQueries({ queryKey: queryKeys.consolidation });
@@ -107,6 +108,14 @@ export function useMemCellPages(query: Omit<MemCellQuery, 'cursor'>) {
   const owner = useOwner();
   const queries = useMemo(() => engineQueries(client), [client]);
   return useInfiniteQuery({ ...queries.memCellPages(query), enabled: owner });
+}
+
+/** Facts, newest first, read in pages by cursor (Saved memories). */
+export function useFactPages(query: Omit<FactQuery, 'cursor'>) {
+  const client = useEngineClient();
+  const owner = useOwner();
+  const queries = useMemo(() => engineQueries(client), [client]);
+  return useInfiniteQuery({ ...queries.factPages(query), enabled: owner });
 }
 
 function useReportError() {

@@ -7,7 +7,7 @@
  */
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import type { EngineClient } from './engineClient';
-import type { MemCellQuery, MemorySearchFilters } from '../core/explorer/explorer';
+import type { FactQuery, MemCellQuery, MemorySearchFilters } from '../core/explorer/explorer';
 
 export const queryKeys = {
   conversations: ['conversations'] as const,
@@ -27,6 +27,8 @@ export const queryKeys = {
   llmUsage: (since: number) => ['llm-usage', since] as const,
   answerSettings: ['answer-settings'] as const,
   memoryDefaults: ['memory-defaults'] as const,
+  globalMemory: ['global-memory'] as const,
+  factPages: (query: Omit<FactQuery, 'cursor'>) => ['explorer', 'fact-pages', query] as const,
   explorer: ['explorer'] as const,
   overview: ['explorer', 'overview'] as const,
   memorySearch: (q: string, filters: MemorySearchFilters) => ['explorer', 'search', q, filters] as const,
@@ -61,6 +63,14 @@ export function engineQueries({ engine, models }: EngineClient) {
     llmUsage: (since: number) => queryOptions({ queryKey: queryKeys.llmUsage(since), queryFn: () => engine.llmUsage(since), staleTime: 0 }),
     answerSettings: () => queryOptions({ queryKey: queryKeys.answerSettings, queryFn: () => engine.answerSettings() }),
     // The memory switches of each conversation travel with it in conversations(); these are the defaults for new ones.
+    globalMemory: () => queryOptions({ queryKey: queryKeys.globalMemory, queryFn: () => engine.globalMemory() }),
+    factPages: (query: Omit<FactQuery, 'cursor'>) =>
+      infiniteQueryOptions({
+        queryKey: queryKeys.factPages(query),
+        queryFn: ({ pageParam }) => engine.listFacts({ ...query, cursor: pageParam }),
+        initialPageParam: null as string | null,
+        getNextPageParam: (last) => last.nextCursor,
+      }),
     memoryDefaults: () => queryOptions({ queryKey: queryKeys.memoryDefaults, queryFn: () => engine.memoryDefaults() }),
     overview: () => queryOptions({ queryKey: queryKeys.overview, queryFn: () => engine.memoryOverview(), refetchInterval: 5_000 }),
     memorySearch: (q: string, filters: MemorySearchFilters) =>

@@ -10,7 +10,7 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type {
-  ExplorerStore, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery,
+  ExplorerStore, FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery,
   MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
 } from '../core/explorer/explorer';
 import type { ForesightItem, ProfileHistoryEntry } from '../core/synthesis/knowledge';
@@ -130,6 +130,19 @@ export class SqlExplorerStore implements ExplorerStore {
     const items = rows.slice(0, o.limit).map((r) => toCellSummary(r));
     const last = items[items.length - 1];
     return { total: num(t?.n), items, nextCursor: rows.length > o.limit && last ? `${last.startAt}:${last.id}` : null };
+  }
+
+  async listFacts(q: FactQuery): Promise<FactPage> {
+    const where = q.source === 'user' ? ['edited_by_user = 1'] : q.source === 'conversations' ? ['edited_by_user = 0'] : [];
+    const [t] = await this.#sql.query(`SELECT count(*) AS n FROM facts${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`);
+    // Keyset on (created_at, id), newest first, like the episode pages.
+    const after = parseCursor(q.cursor);
+    const page = [...where, ...(after ? ['(created_at < ? OR (created_at = ? AND id < ?))'] : [])];
+    const rows = await this.#sql.query(`${FACT_VIEW.replace('SELECT ', 'SELECT created_at, ')}${page.length ? ` WHERE ${page.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`,
+      [...(after ? [after.startAt, after.startAt, after.id] : []), q.limit + 1]);
+    const items = rows.slice(0, q.limit);
+    const last = items[items.length - 1];
+    return { total: num(t?.n), items: items.map(toFact), nextCursor: rows.length > q.limit && last ? `${num(last.created_at)}:${str(last.id)}` : null };
   }
 
   async memCell(id: string): Promise<MemCellDetail | null> {

@@ -5,6 +5,7 @@
  * answering (AnswerService). The write path is capture (EmbeddingIndexer) → episodes (Lifecycle) →
  * synthesis (Consolidator); the read path is recall (Retriever, answerSourceOf).
  */
+import { readGlobalMemory, switchedAnswerSource, writeGlobalMemory, type GlobalMemory } from './globalMemory';
 import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
@@ -22,7 +23,7 @@ import { Retriever, type RetrievalResult, type RetrievalSource } from '../recall
 import { answerSourceOf } from '../recall/answerSource';
 import { nearestTurns } from '../recall/nearestTurns';
 import type {
-  FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
+  FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
   MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMapPoint, SceneView,
 } from '../explorer/explorer';
 import { ExplorerService } from '../explorer/ExplorerService';
@@ -105,7 +106,7 @@ export class MemoryEngine implements EngineApi {
       store: deps.store, meta: deps.store, onRemembered: () => this.#lifecycle?.kick(), changed: () => this.#emit({ type: 'conversations-changed' }),
     });
     this.#upkeep = new EngineUpkeep({ lifecycle: this.#lifecycle, consolidator: this.#consolidator, jobs: this.#jobs, episodes: deps.episodes ?? null, clock, ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}) });
-    const source = deps.knowledgeSource
+    const recallSource = deps.knowledgeSource
       ? answerSourceOf(deps.knowledgeSource, this.#switches.answerRecall((query, options) => this.recall(query, options)), async (kind, query, k) => {
           const embedder = this.#recallEmbedder();
           if (!embedder) return [];
@@ -114,6 +115,7 @@ export class MemoryEngine implements EngineApi {
           return (kind === 'fact' ? this.#factIndex : this.#cellIndex).search(embedder.id, embedder.dim, vector, k);
         })
       : null;
+    const source = recallSource ? switchedAnswerSource(recallSource, () => readGlobalMemory(deps.store)) : null;
     this.#answers = new AnswerService({
       llm: () => this.#llm, source, clock, timeZone: () => this.#settings.timeZone, settings: () => this.#settings.answerSettings(),
       listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.appendTurn(turn), retrieved: (ids) => this.noteRetrieved(ids),
@@ -199,6 +201,7 @@ export class MemoryEngine implements EngineApi {
   searchMemory(query: string, filters?: MemorySearchFilters): Promise<MemorySearchHit[]> { return this.#ex().searchMemory(query, filters); }
   listMemCells(query: MemCellQuery): Promise<MemCellPage> { return this.#ex().listMemCells(query); }
   memCell(id: string): Promise<MemCellDetail | null> { return this.#ex().memCell(id); }
+  listFacts(query: FactQuery): Promise<FactPage> { return this.#ex().listFacts(query); }
   editMemCell(id: string, patch: { title?: string; narrative?: string }): Promise<MemCellDetail> { return this.#ex().editMemCell(id, patch); }
   editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }): Promise<FactView> { return this.#ex().editFact(id, patch); }
   deleteFact(id: string): Promise<boolean> { return this.#ex().deleteFact(id); }
@@ -323,6 +326,13 @@ export class MemoryEngine implements EngineApi {
   createConversation(input: { id?: string; title: string } & Partial<ConversationMemory>): Promise<Conversation> { return this.#switches.create(input); }
   setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> { return this.#switches.set(id, patch); }
   memoryDefaults(): Promise<ConversationMemory> { return this.#switches.defaults(); }
+  /** "Use saved memories" and "use chat history" for every answer (globalMemory.ts). */
+  globalMemory(): Promise<GlobalMemory> { return readGlobalMemory(this.#store); }
+  async setGlobalMemory(patch: Partial<GlobalMemory>): Promise<GlobalMemory> {
+    const after = await writeGlobalMemory(this.#store, patch);
+    this.#emit({ type: 'settings-changed' });
+    return after;
+  }
   setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory> { return this.#switches.setDefaults(patch); }
   async renameConversation(id: string, title: string): Promise<Conversation> { return this.#conversationsChanged(await this.#store.renameConversation(id, title)); }
   #conversationsChanged<T>(value: T): T {

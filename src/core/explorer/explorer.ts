@@ -161,6 +161,19 @@ export interface MemCellQuery {
   readonly order?: 'asc' | 'desc';
 }
 
+/** A page of facts, newest first; `source` "user" = written or edited by the user. */
+export interface FactQuery {
+  readonly limit: number;
+  readonly cursor?: string | null;
+  readonly source?: 'user' | 'conversations';
+}
+
+export interface FactPage {
+  readonly total: number;
+  readonly items: readonly FactView[];
+  readonly nextCursor: string | null;
+}
+
 export interface MemCellPage {
   /** Episodes matching the filters (all pages). */
   readonly total: number;
@@ -225,6 +238,7 @@ export interface ExplorerStore {
   /** The same shape for items found by vector search, filters applied. */
   candidatesByIds(kind: MemoryKind, ids: readonly string[], filters: MemorySearchFilters): Promise<SearchCandidate[]>;
   listMemCells(options: MemCellQuery): Promise<MemCellPage>;
+  listFacts(query: FactQuery): Promise<FactPage>;
   memCell(id: string): Promise<MemCellDetail | null>;
   editMemCell(id: string, patch: { title?: string; narrative?: string }, now: number): Promise<void>;
   editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }, now: number): Promise<FactView>;
