@@ -75,9 +75,8 @@ test('Saved memories: add by hand, edit, search and delete, and it persists', as
   await expect(items).toHaveCount(1);
   await saved.getByLabel('Search saved memories').fill('');
 
-  await page.reload();
-  await page.getByRole('button', { name: 'Memory', exact: true }).click();
-  await page.getByRole('tab', { name: 'Saved memories' }).click();
+  await page.reload(); // reopens where it was: Memory → Saved memories
+  await expect(page.getByRole('tab', { name: 'Saved memories' })).toHaveAttribute('aria-selected', 'true');
   await expect(items).toHaveCount(2);
   await items.filter({ hasText: 'passport' }).getByRole('button', { name: /Delete/ }).click();
   await expect(items).toHaveCount(1);

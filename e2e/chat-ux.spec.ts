@@ -9,6 +9,7 @@ import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServe
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { connectEndpoint, messageBox as box } from './appSteps';
+import { expectModalThenEscape } from './modal';
 
 const FILE = 'test-results/chat-ux-long.sqlite';
 const TURNS = 120;
@@ -127,22 +128,7 @@ test('"List models" works with only the address typed, and a listed model can be
 async function checkModal(page: Page, name: string, open: () => Promise<void>, opener: () => ReturnType<Page['getByRole']>) {
   await opener().focus();
   await open();
-  const dialog = page.getByRole('dialog', { name });
-  await expect(dialog).toHaveAttribute('aria-modal', 'true');
-  const inside = () => dialog.evaluate((d) => d.contains(document.activeElement));
-  expect(await inside()).toBe(true);
-  for (let i = 0; i < 25; i++) {
-    await page.keyboard.press('Tab');
-    expect(await inside(), `${name}: Tab ${i + 1} stays inside`).toBe(true);
-  }
-  for (let i = 0; i < 5; i++) {
-    await page.keyboard.press('Shift+Tab');
-    expect(await inside(), `${name}: Shift+Tab ${i + 1} stays inside`).toBe(true);
-  }
-  // The app behind the dialog is out of reach.
-  expect(await page.evaluate(() => document.getElementById('root')!.inert)).toBe(true);
-  await page.keyboard.press('Escape');
-  await expect(dialog).toBeHidden();
+  await expectModalThenEscape(page, page.getByRole('dialog', { name }));
   await expect(opener()).toBeFocused();
 }
 
@@ -160,5 +146,7 @@ test('dialogs trap focus, are aria-modal, close on Escape and give focus back', 
   await expect(page.getByTestId('message')).toHaveCount(2, { timeout: 30_000 });
   const sent = () => page.getByTestId('message').last().getByRole('button', { name: 'what was sent' });
   await checkModal(page, 'What was sent', () => sent().press('Enter'), sent);
-  expect(await page.evaluate(() => document.getElementById('root')!.inert)).toBe(false);
+  // The app is interactive again once the last dialog closed.
+  await box(page).focus();
+  await expect(box(page)).toBeFocused();
 });

@@ -115,8 +115,7 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await tab(page, 'Overview').click();
   // Done when the scene summary has run: it re-arms the debounced profile update (30 s in the app).
   await expect(page.getByTestId('jobs-summary')).toHaveText(/^0 pending · 0 running · \d+ done · 0 failed · 1 scheduled for later$/, { timeout: 30_000 });
-  await page.reload();
-  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  await page.reload(); // reopens where it was: the explorer's Overview
   await expect(page.getByTestId('explorer-overview').getByRole('button', { name: /Episodes/ })).toContainText('4');
   await searchMemory(page, 'learned sit', ['Facts', 'Episodes']);
   await expect(page.getByText('Nothing remembered matches.')).toBeVisible();

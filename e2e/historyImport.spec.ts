@@ -33,7 +33,7 @@ test('a ChatGPT export zip imports through the dialog with progress, and its tur
   await expect(dialog.getByRole('progressbar', { name: 'Import progress' })).toBeVisible();
   await expect(dialog.getByTestId('history-progress')).toContainText(/[1-9][\d,]* conversations · [1-9][\d,]* turns/);
   await expect(dialog.getByTestId('history-report')).toHaveText(/^402 conversations, 2,008 turns imported; 2 skipped: /, { timeout: 60_000 });
-  await dialog.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 
   await page.getByLabel('Search memory').fill('pastéis Belém');
   const hit = page.getByTestId('search-hit').first();

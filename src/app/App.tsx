@@ -16,16 +16,20 @@ import { MemoryExplorer } from './explorer/MemoryExplorer';
 import { FirstRun } from './components/FirstRun';
 import { useStartConversation } from './components/ConversationList';
 import { ViewBoundary } from './components/ViewBoundary';
+import { focusMessageBox, isMessageBoxShortcut, isSearchShortcut } from './keyboard';
+import { useHashRoute } from './router';
 
 export function App() {
   const queryClient = useQueryClient();
   const startConversation = useStartConversation();
   useEngineLifecycle(queryClient);
+  useHashRoute();
   const selected = useUi((s) => s.selectedConversationId);
   const searchText = useUi((s) => s.searchText);
   const setSearchText = useUi((s) => s.setSearchText);
   const searchRef = useRef<HTMLInputElement>(null);
   const panel = useUi((s) => s.panel);
+  const ownership = useUi((s) => s.ownership);
   const setPanel = useUi((s) => s.setPanel);
   const temporaryChat = useUi((s) => s.temporaryChat);
   const view = useUi((s) => s.view);
@@ -34,13 +38,12 @@ export function App() {
   const setSidebarOpen = useUi((s) => s.setSidebarOpen);
 
   useEffect(() => {
-    // "/" or Ctrl/Cmd+K focuses search; Escape clears it.
+    // "/" or Ctrl/Cmd+K focuses search (Escape clears it); Alt+M the message box.
     const onKey = (e: KeyboardEvent) => {
-      const typing = e.target instanceof HTMLElement && (e.target.tagName === 'INPUT' || e.target.tagName === 'TEXTAREA');
-      if ((e.key === '/' && !typing) || (e.key.toLowerCase() === 'k' && (e.ctrlKey || e.metaKey))) {
+      if (isSearchShortcut(e)) {
         e.preventDefault();
         searchRef.current?.focus();
-      }
+      } else if (isMessageBoxShortcut(e) && focusMessageBox()) e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -48,6 +51,7 @@ export function App() {
 
   return (
     <div className={`app${sidebarOpen ? ' sidebar-open' : ''}`}>
+      <a className="skip-link" href="#main" onClick={(e) => { if (focusMessageBox()) e.preventDefault(); }}>Skip to the message box</a>
       <header className="topbar">
         <button type="button" className="phone-only" aria-expanded={sidebarOpen} aria-controls="conversation-list" onClick={() => setSidebarOpen(!sidebarOpen)}>Chats</button>
         <h1>Recollect</h1>
@@ -67,7 +71,7 @@ export function App() {
         <button type="button" onClick={() => setPanel('settings')}>Settings</button>
       </header>
       <ConversationList />
-      <main>
+      <main id="main" tabIndex={-1}>
         {searchText.trim() ? (
           <ViewBoundary name="The search results" resetKey={searchText}><SearchResults text={searchText} /></ViewBoundary>
         ) : view === 'memory' ? (
@@ -82,8 +86,9 @@ export function App() {
       </main>
       <StatusLine />
       <OwnershipBanner />
-      {panel === 'models' && <ViewBoundary name="Models" onDismiss={() => setPanel(null)}><ModelsPanel onClose={() => setPanel(null)} /></ViewBoundary>}
-      {panel === 'settings' && <ViewBoundary name="Settings" onDismiss={() => setPanel(null)}><SettingsPanel onClose={() => setPanel(null)} onOpenModels={() => setPanel('models')} /></ViewBoundary>}
+      {/* Panels wait for the database: a modal <dialog> sits above the "Opening your memory…" overlay. */}
+      {panel === 'models' && ownership !== 'connecting' && <ViewBoundary name="Models" onDismiss={() => setPanel(null)}><ModelsPanel onClose={() => setPanel(null)} /></ViewBoundary>}
+      {panel === 'settings' && ownership !== 'connecting' && <ViewBoundary name="Settings" onDismiss={() => setPanel(null)}><SettingsPanel onClose={() => setPanel(null)} onOpenModels={() => setPanel('models')} /></ViewBoundary>}
       <Notices />
     </div>
   );

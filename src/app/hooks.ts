@@ -4,7 +4,8 @@
  * engine and report errors as notices.
  */
 import { createContext, useContext, useEffect, useMemo } from 'react';
-import { useMutation, useQuery, useQueryClient, type QueryClient, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClient, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
+import type { FactQuery, MemCellQuery } from '../core/explorer/explorer';
 import * as Comlink from 'comlink';
 import type { DevicePreference, ModelProgress } from '../core/protocol';
 import { saveDevicePreference } from './devicePreference';
@@ -79,6 +80,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           return;
         case 'settings-changed':
           void queryClient.invalidateQueries({ queryKey: queryKeys.llmSettings });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.globalMemory });
           return;
         case 'memory-changed':
           void queryClient.invalidateQueries({ queryKey: queryKeys.consolidation });
@@ -122,6 +124,22 @@ export function useEngineQuery<TQueryFnData, TData = TQueryFnData, TKey extends 
   const options = pick(queries);
   const allowed = options.meta?.ownerFree === true || owner;
   return useQuery({ ...options, enabled: allowed && ((options.enabled as boolean | undefined) ?? true) });
+}
+
+/** The Episodes list, read in pages by cursor to its true end; gated like useEngineQuery. */
+export function useMemCellPages(query: Omit<MemCellQuery, 'cursor'>) {
+  const client = useEngineClient();
+  const owner = useOwner();
+  const queries = useMemo(() => engineQueries(client), [client]);
+  return useInfiniteQuery({ ...queries.memCellPages(query), enabled: owner });
+}
+
+/** Facts, newest first, read in pages by cursor (Saved memories). */
+export function useFactPages(query: Omit<FactQuery, 'cursor'>) {
+  const client = useEngineClient();
+  const owner = useOwner();
+  const queries = useMemo(() => engineQueries(client), [client]);
+  return useInfiniteQuery({ ...queries.factPages(query), enabled: owner });
 }
 
 function useReportError() {

@@ -5,9 +5,9 @@
  * the reader and the invalidator. Keys are hierarchical: invalidating ['explorer'] refetches every
  * explorer view.
  */
-import { queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import type { EngineClient } from './engineClient';
-import type { MemCellQuery, MemorySearchFilters } from '../core/explorer/explorer';
+import type { FactQuery, MemCellQuery, MemorySearchFilters } from '../core/explorer/explorer';
 
 export const queryKeys = {
   conversations: ['conversations'] as const,
@@ -28,10 +28,14 @@ export const queryKeys = {
   llmUsage: (since: number) => ['llm-usage', since] as const,
   answerSettings: ['answer-settings'] as const,
   memoryDefaults: ['memory-defaults'] as const,
+  globalMemory: ['global-memory'] as const,
+  factPages: (query: Omit<FactQuery, 'cursor'>) => ['explorer', 'fact-pages', query] as const,
   explorer: ['explorer'] as const,
   overview: ['explorer', 'overview'] as const,
   memorySearch: (q: string, filters: MemorySearchFilters) => ['explorer', 'search', q, filters] as const,
   memCells: (query: MemCellQuery) => ['explorer', 'memcells', query] as const,
+  memCellPages: (query: Omit<MemCellQuery, 'cursor'>) => ['explorer', 'memcell-pages', query] as const,
+  timelineCells: (from: number, to: number) => ['explorer', 'timeline', from, to] as const,
   memCell: (id: string | null) => ['explorer', 'memcell', id] as const,
   scenes: ['explorer', 'scenes'] as const,
   sceneMap: ['explorer', 'scene-map'] as const,
@@ -61,11 +65,43 @@ export function engineQueries({ engine, models }: EngineClient) {
     llmUsage: (since: number) => queryOptions({ queryKey: queryKeys.llmUsage(since), queryFn: () => engine.llmUsage(since), staleTime: 0 }),
     answerSettings: () => queryOptions({ queryKey: queryKeys.answerSettings, queryFn: () => engine.answerSettings() }),
     // The memory switches of each conversation travel with it in conversations(); these are the defaults for new ones.
+    globalMemory: () => queryOptions({ queryKey: queryKeys.globalMemory, queryFn: () => engine.globalMemory() }),
+    factPages: (query: Omit<FactQuery, 'cursor'>) =>
+      infiniteQueryOptions({
+        queryKey: queryKeys.factPages(query),
+        queryFn: ({ pageParam }) => engine.listFacts({ ...query, cursor: pageParam }),
+        initialPageParam: null as string | null,
+        getNextPageParam: (last) => last.nextCursor,
+      }),
     memoryDefaults: () => queryOptions({ queryKey: queryKeys.memoryDefaults, queryFn: () => engine.memoryDefaults() }),
     overview: () => queryOptions({ queryKey: queryKeys.overview, queryFn: () => engine.memoryOverview(), refetchInterval: 5_000 }),
     memorySearch: (q: string, filters: MemorySearchFilters) =>
       queryOptions({ queryKey: queryKeys.memorySearch(q, filters), queryFn: () => engine.searchMemory(q, filters), enabled: q.length > 0 }),
     memCells: (query: MemCellQuery) => queryOptions({ queryKey: queryKeys.memCells(query), queryFn: () => engine.listMemCells(query), placeholderData: (prev) => prev }),
+    // Every list pages by cursor to its true end: react-query keeps the pages, the list asks for the next.
+    memCellPages: (query: Omit<MemCellQuery, 'cursor'>) =>
+      infiniteQueryOptions({
+        queryKey: queryKeys.memCellPages(query),
+        queryFn: ({ pageParam }) => engine.listMemCells({ ...query, cursor: pageParam }),
+        initialPageParam: null as string | null,
+        getNextPageParam: (last) => last.nextCursor,
+      }),
+    // The timeline's window, all of it (a window is bounded; each request returns up to 500).
+    timelineCells: (from: number, to: number) =>
+      queryOptions({
+        queryKey: queryKeys.timelineCells(from, to),
+        queryFn: async () => {
+          const items = [];
+          let cursor: string | null = null;
+          do {
+            const page = await engine.listMemCells({ limit: 500, from, to, order: 'asc', cursor });
+            items.push(...page.items);
+            cursor = page.nextCursor;
+          } while (cursor);
+          return items;
+        },
+        placeholderData: (prev) => prev,
+      }),
     memCell: (id: string | null) =>
       queryOptions({ queryKey: queryKeys.memCell(id), queryFn: () => (id ? engine.memCell(id) : Promise.resolve(null)), enabled: id !== null }),
     scenes: () => queryOptions({ queryKey: queryKeys.scenes, queryFn: () => engine.listScenes() }),

@@ -7,6 +7,7 @@
  * reduce a thrown error to a bare message); callers wrap the remote with `unwrapRemote` and get
  * RecollectErrors back.
  */
+import type { GlobalMemory } from './engine/globalMemory';
 import { RecollectError, toErrorInfo, type ErrorInfo } from './base/errors';
 import type { SearchOptions } from './base/store';
 import type { EmbeddingStatus } from './capture/EmbeddingIndexer';
@@ -18,7 +19,7 @@ import type { EmbedRole, LlmConnectionTest } from './base/ports';
 import type { RetrievalResult } from './recall/Retriever';
 import type { WritingLanguage } from './base/language';
 import type {
-  FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
+  FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
   ProfileItemView, SceneMapPoint, SceneView,
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
@@ -118,6 +119,9 @@ export interface EngineApi {
   /** The switches new conversations start with (Settings → Memory). */
   memoryDefaults(): Promise<ConversationMemory>;
   setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory>;
+  /** "Use saved memories" / "use chat history" over every answer (both on by default). */
+  globalMemory(): Promise<GlobalMemory>;
+  setGlobalMemory(patch: Partial<GlobalMemory>): Promise<GlobalMemory>;
   renameConversation(id: string, title: string): Promise<Conversation>;
   deleteConversation(id: string): Promise<void>;
   listConversations(): Promise<Conversation[]>;
@@ -162,6 +166,7 @@ export interface EngineApi {
   memoryOverview(): Promise<MemoryOverview>;
   searchMemory(query: string, filters?: MemorySearchFilters): Promise<MemorySearchHit[]>;
   listMemCells(query: MemCellQuery): Promise<MemCellPage>;
+  listFacts(query: FactQuery): Promise<FactPage>;
   memCell(id: string): Promise<MemCellDetail | null>;
   editMemCell(id: string, patch: { readonly title?: string; readonly narrative?: string }): Promise<MemCellDetail>;
   editFact(id: string, patch: { readonly content?: string; readonly validFrom?: number | null; readonly validTo?: number | null }): Promise<FactView>;

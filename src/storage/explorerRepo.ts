@@ -10,7 +10,7 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type {
-  ExplorerStore, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery,
+  ExplorerStore, FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery,
   MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
 } from '../core/explorer/explorer';
 import type { ForesightItem, ProfileHistoryEntry } from '../core/synthesis/knowledge';
@@ -116,11 +116,35 @@ export class SqlExplorerStore implements ExplorerStore {
     const params: SqlValue[] = [];
     if (o.conversationId) { where.push('c.conversation_id = ?'); params.push(o.conversationId); }
     if (o.sceneId) { where.push('c.scene_id = ?'); params.push(o.sceneId); }
+    if (o.from !== undefined) { where.push('c.start_at >= ?'); params.push(o.from); }
+    if (o.to !== undefined) { where.push('c.start_at <= ?'); params.push(o.to); }
     const w = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     const [t] = await this.#sql.query(`SELECT count(*) AS n FROM memcells c${w}`, params);
-    const dir = o.order === 'asc' ? 'ASC' : 'DESC';
-    const rows = await this.#sql.query(`${CELL_SUMMARY}${w} ORDER BY c.start_at ${dir}, c.id ${dir} LIMIT ? OFFSET ?`, [...params, o.limit, o.offset]);
-    return { total: num(t?.n), items: rows.map((r) => toCellSummary(r)) };
+    const asc = o.order === 'asc';
+    const dir = asc ? 'ASC' : 'DESC';
+    // Keyset paging on (start_at, id): a page continues after the last row seen, whatever was
+    // added or deleted before it, and costs the same at the end of the list as at its start.
+    const after = parseCursor(o.cursor);
+    const page = [...where, ...(after ? [`(c.start_at ${asc ? '>' : '<'} ? OR (c.start_at = ? AND c.id ${asc ? '>' : '<'} ?))`] : [])];
+    const pageParams = [...params, ...(after ? [after.startAt, after.startAt, after.id] : [])];
+    const pw = page.length ? ` WHERE ${page.join(' AND ')}` : '';
+    const rows = await this.#sql.query(`${CELL_SUMMARY}${pw} ORDER BY c.start_at ${dir}, c.id ${dir} LIMIT ? OFFSET ?`, [...pageParams, o.limit + 1, after ? 0 : o.offset ?? 0]);
+    const items = rows.slice(0, o.limit).map((r) => toCellSummary(r));
+    const last = items[items.length - 1];
+    return { total: num(t?.n), items, nextCursor: rows.length > o.limit && last ? `${last.startAt}:${last.id}` : null };
+  }
+
+  async listFacts(q: FactQuery): Promise<FactPage> {
+    const where = q.source === 'user' ? ['edited_by_user = 1'] : q.source === 'conversations' ? ['edited_by_user = 0'] : [];
+    const [t] = await this.#sql.query(`SELECT count(*) AS n FROM facts${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`);
+    // Keyset on (created_at, id), newest first, like the episode pages.
+    const after = parseCursor(q.cursor);
+    const page = [...where, ...(after ? ['(created_at < ? OR (created_at = ? AND id < ?))'] : [])];
+    const rows = await this.#sql.query(`${FACT_VIEW.replace('SELECT ', 'SELECT created_at, ')}${page.length ? ` WHERE ${page.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`,
+      [...(after ? [after.startAt, after.startAt, after.id] : []), q.limit + 1]);
+    const items = rows.slice(0, q.limit);
+    const last = items[items.length - 1];
+    return { total: num(t?.n), items: items.map(toFact), nextCursor: rows.length > q.limit && last ? `${num(last.created_at)}:${str(last.id)}` : null };
   }
 
   async memCell(id: string): Promise<MemCellDetail | null> {
@@ -493,4 +517,12 @@ export class SqlExplorerStore implements ExplorerStore {
       return { deleted, sceneIds: [...sceneIds], deletedTurnIds };
     });
   }
+}
+
+/** A cursor is "<start_at>:<id>" of the last episode of the previous page. */
+function parseCursor(cursor: string | null | undefined): { startAt: number; id: string } | null {
+  if (!cursor) return null;
+  const i = cursor.indexOf(':');
+  const startAt = Number(cursor.slice(0, i));
+  return i > 0 && Number.isFinite(startAt) ? { startAt, id: cursor.slice(i + 1) } : null;
 }

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type KeyboardEvent } from 'react';
 import { useEngineMutation, useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
 import { UNTITLED } from '../titles';
@@ -34,6 +34,20 @@ export function ConversationList() {
   const setTemporaryChat = useUi((s) => s.setTemporaryChat);
   const [editing, setEditing] = useState<string | null>(null);
   const [draftTitle, setDraftTitle] = useState('');
+  // One Tab stop for the whole list (roving tabindex): the current row's buttons are in the Tab
+  // order, the others are reached with the arrow keys, Home and End.
+  const [roving, setRoving] = useState<string | null>(null);
+  const list = conversations.data ?? [];
+  const current = list.some((c) => c.id === roving) ? roving : list.some((c) => c.id === selected) ? selected : list[0]?.id ?? null;
+  const onListKey = (e: KeyboardEvent<HTMLUListElement>) => {
+    if (!(e.target instanceof HTMLElement) || !e.target.classList.contains('conversation')) return;
+    const buttons = [...e.currentTarget.querySelectorAll<HTMLButtonElement>('button.conversation')];
+    const i = buttons.indexOf(e.target as HTMLButtonElement);
+    const next = e.key === 'ArrowDown' ? i + 1 : e.key === 'ArrowUp' ? i - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? buttons.length - 1 : null;
+    if (next === null) return;
+    e.preventDefault();
+    buttons[Math.max(0, Math.min(buttons.length - 1, next))]?.focus();
+  };
 
 
   const commitRename = async (id: string) => {
@@ -54,8 +68,8 @@ export function ConversationList() {
         {temporaryChat ? '✓ Temporary chat' : 'Temporary chat'}
       </button>
       {conversations.data?.length === 0 && <p className="empty">No conversations yet. Start one to store your first turn.</p>}
-      <ul>
-        {conversations.data?.map((c) => (
+      <ul onKeyDown={onListKey}>
+        {list.map((c) => (
           <li key={c.id} className={!temporaryChat && c.id === selected ? 'active' : ''} aria-current={!temporaryChat && c.id === selected ? 'page' : undefined}>
             {editing === c.id ? (
               <input
@@ -70,15 +84,15 @@ export function ConversationList() {
                 }}
               />
             ) : (
-              <button type="button" className="conversation" onClick={() => { select(c.id); setSearchText(''); }}
+              <button type="button" className="conversation" tabIndex={c.id === current ? 0 : -1} onFocus={() => setRoving(c.id)} onClick={() => { select(c.id); setSearchText(''); }}
                 onDoubleClick={() => { setEditing(c.id); setDraftTitle(c.title); }}>
                 <span className="title">{c.title}</span>
                 <span className="count">{c.messageCount}</span>
               </button>
             )}
             <span className="row-actions">
-              <button type="button" title="Rename" aria-label={`Rename ${c.title}`} onClick={() => { setEditing(c.id); setDraftTitle(c.title); }}><Icon name="edit" /></button>
-              <button type="button" title="Delete" aria-label={`Delete ${c.title}`}
+              <button type="button" tabIndex={c.id === current ? 0 : -1} title="Rename" aria-label={`Rename ${c.title}`} onClick={() => { setEditing(c.id); setDraftTitle(c.title); }}><Icon name="edit" /></button>
+              <button type="button" tabIndex={c.id === current ? 0 : -1} title="Delete" aria-label={`Delete ${c.title}`}
                 onClick={() => {
                   if (window.confirm(`Delete "${c.title}" and its ${c.messageCount} messages? This cannot be undone.`)) {
                     void remove.mutateAsync(c.id).then(() => selected === c.id && select(null));

@@ -9,6 +9,7 @@ import { queryKeys } from '../queries';
 import type { ImportSummary } from '../../core/base/types';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import { toErrorInfo } from '../../core/base/errors';
+import { Dialog } from './Dialog';
 
 /**
  * The sentence shown for a failed import. Import errors carry their own truth (refused and
@@ -27,6 +28,8 @@ export function DataActions() {
   const importer = useImportDatabase();
   const stats = useStats();
   const notify = useUi((s) => s.notify);
+  // The dialog sits above the "Opening your memory…" overlay: replacing waits until this tab owns the database.
+  const owner = useUi((s) => s.ownership === 'owner');
   const fileInput = useRef<HTMLInputElement>(null);
   const [pending, setPending] = useState<File | null>(null);
   const [importError, setImportError] = useState<string | null>(null);
@@ -73,8 +76,7 @@ export function DataActions() {
           e.target.value = '';
         }} />
       {pending && (
-        <div className="dialog" role="dialog" aria-labelledby="import-dialog-title">
-          <h2 id="import-dialog-title">Import memory</h2>
+        <Dialog title="Import memory" onClose={() => { setPending(null); setImportError(null); }}>
           <p>
             Replace your current memory ({stats.data?.messageCount ?? 0} messages) with <strong>{pending.name}</strong> ({formatBytes(pending.size)})?
             The file is checked first; if it is not a valid Recollect database, nothing changes.
@@ -84,12 +86,12 @@ export function DataActions() {
             {importError
               // After a refusal the same file would be refused again: offer another file instead.
               ? <button type="button" onClick={() => fileInput.current?.click()}>Choose another file…</button>
-              : <button type="button" className="danger" onClick={() => void confirmImport()} disabled={importer.isPending}>
+              : <button type="button" className="danger" onClick={() => void confirmImport()} disabled={importer.isPending || !owner}>
                   {importer.isPending ? 'Importing…' : 'Replace memory'}
                 </button>}
             <button type="button" onClick={() => { setPending(null); setImportError(null); }}>Cancel</button>
           </div>
-        </div>
+        </Dialog>
       )}
       {held && (
         <div className="dialog" role="dialog" aria-labelledby="held-synthesis-title">

@@ -1,21 +1,16 @@
 /**
- * A modal dialog for keyboard and screen-reader users: rendered over the app in a portal, the app
- * behind it made `inert` (so Tab, clicks and the accessibility tree stay inside), Tab cycling within
- * the dialog, Escape closing it, and focus returned to whatever held it before the dialog opened.
- * Every overlay of the app goes through this one component so the behaviour cannot drift.
+ * Every overlay of the app is this one component over the platform's modal `<dialog>`:
+ * `showModal()` puts it in the top layer and makes the rest of the page inert (Tab, clicks and the
+ * accessibility tree stay inside, `aria-modal` is implied), Escape fires `cancel`, and we return
+ * focus to whatever held it before. No hand-written focus trap, so the behaviour cannot drift.
+ *
+ * React owns whether a dialog exists: the dialog is shown when it mounts and closed when it
+ * unmounts. When the platform closes it first (Escape, or Chromium's close watcher forcing a
+ * close), the `close` event asks the owner to unmount it; an owner that keeps it gets it shown
+ * again, so the two never disagree.
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
-
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
-
-/** How many dialogs are open: the app stays inert until the last one closes. */
-let open = 0;
-
-function setAppInert(inert: boolean): void {
-  const root = document.getElementById('root');
-  if (root) root.inert = inert;
-}
 
 export interface DialogProps {
   readonly title: string;
@@ -25,65 +20,61 @@ export interface DialogProps {
   readonly wide?: boolean;
   /** The close button's accessible name (e2e specs and screen readers rely on it). */
   readonly closeLabel?: string;
+  /** 'alertdialog' for a confirmation that interrupts (delete for good, replace memory). */
+  readonly role?: 'dialog' | 'alertdialog';
+  readonly className?: string;
+  /** A test id for the dialog element itself. */
+  readonly testId?: string;
   readonly children: ReactNode;
 }
 
-export function Dialog({ title, hideTitle, onClose, wide, closeLabel, children }: DialogProps) {
+export function Dialog({ title, hideTitle, onClose, wide, closeLabel, role, className, testId, children }: DialogProps) {
   const titleId = useId();
-  const ref = useRef<HTMLDivElement>(null);
+  const ref = useRef<HTMLDialogElement>(null);
   const closeRef = useRef(onClose);
   closeRef.current = onClose;
 
   useEffect(() => {
-    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    open++;
-    setAppInert(true);
     const node = ref.current;
-    // An element marked data-autofocus wins; otherwise the first control, else the dialog itself.
-    const first = node?.querySelector<HTMLElement>('[data-autofocus]') ?? node?.querySelector<HTMLElement>(FOCUSABLE) ?? node;
-    first?.focus();
+    if (!node) return;
+    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    let unmounting = false;
+    const onPlatformClose = () => {
+      if (unmounting) return;
+      closeRef.current();
+      // An owner may refuse (an import that must be stopped with its own button): show it again.
+      setTimeout(() => {
+        if (!unmounting && node.isConnected && !node.open) node.showModal();
+      }, 0);
+    };
+    node.addEventListener('close', onPlatformClose);
+    if (!node.open) node.showModal();
+    // An element marked data-autofocus wins over the platform's choice (the first focusable one).
+    node.querySelector<HTMLElement>('[data-autofocus]')?.focus();
     return () => {
-      open--;
-      if (open === 0) setAppInert(false);
-      // After the app is interactive again, or focus() on an inert element is ignored.
+      unmounting = true;
+      node.removeEventListener('close', onPlatformClose);
+      if (node.open) node.close();
       if (previous?.isConnected) previous.focus();
     };
   }, []);
 
-  const onKeyDown = (e: React.KeyboardEvent) => {
-    if (e.key === 'Escape') {
-      e.stopPropagation();
-      closeRef.current();
-      return;
-    }
-    if (e.key !== 'Tab' || !ref.current) return;
-    const items = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
-    if (items.length === 0) {
-      e.preventDefault();
-      return;
-    }
-    const first = items[0]!;
-    const last = items[items.length - 1]!;
-    const active = document.activeElement;
-    if (e.shiftKey && (active === first || !ref.current.contains(active))) {
-      e.preventDefault();
-      last.focus();
-    } else if (!e.shiftKey && (active === last || !ref.current.contains(active))) {
-      e.preventDefault();
-      first.focus();
-    }
-  };
-
   return createPortal(
-    <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && closeRef.current()}>
-      <div ref={ref} className={`card${wide ? ' wide' : ''}`} role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1} onKeyDown={onKeyDown}>
-        <div className="card-header">
-          <h2 id={titleId} className={hideTitle ? 'visually-hidden' : undefined}>{title}</h2>
-          <button type="button" className="close" aria-label={closeLabel ?? `Close ${title.toLowerCase()}`} onClick={() => closeRef.current()}>×</button>
-        </div>
-        {children}
+    <dialog ref={ref} className={`card${wide ? ' wide' : ''}${className ? ` ${className}` : ''}`} role={role === 'alertdialog' ? 'alertdialog' : undefined}
+      aria-labelledby={titleId} data-testid={testId}
+      // A click on the backdrop lands on the dialog element itself (its content box is the card).
+      onMouseDown={(e) => {
+        if (e.target !== e.currentTarget) return;
+        const r = e.currentTarget.getBoundingClientRect();
+        const inside = e.clientX >= r.left && e.clientX <= r.right && e.clientY >= r.top && e.clientY <= r.bottom;
+        if (!inside) closeRef.current();
+      }}>
+      <div className="card-header">
+        <h2 id={titleId} className={hideTitle ? 'visually-hidden' : undefined}>{title}</h2>
+        <button type="button" className="close" aria-label={closeLabel ?? `Close ${title.toLowerCase()}`} onClick={() => closeRef.current()}>×</button>
       </div>
-    </div>,
+      {children}
+    </dialog>,
     document.body,
   );
 }

@@ -15,9 +15,10 @@ export function SentRequestView({ requests, memoryOff = false, onClose }: { requ
           <section key={i} aria-label={`Request ${i + 1}`}>
             <h3>{i + 1}. {r.stage} <span className="muted">(max {r.maxTokens} tokens{r.json ? ', JSON' : ''})</span></h3>
             {r.messages.map((m, j) => (
+              // Long requests scroll: each message is a named region that takes focus, so keys can scroll it.
               <div key={j} className="sent-message">
                 <div className="muted">{m.role}</div>
-                <pre data-testid="sent-content">{m.content}</pre>
+                <pre data-testid="sent-content" tabIndex={0} role="region" aria-label={`Request ${i + 1}, ${m.role} message`}>{m.content}</pre>
               </div>
             ))}
           </section>

@@ -77,6 +77,7 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
     setError(null);
     try {
       if (what === 'save') {
+        if (save.isPending) return;
         await save.mutateAsync(input());
         setApiKey('');
         setClearKey(false);
@@ -108,7 +109,7 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
           {preset && <p className="note" data-testid="preset-note">{preset.note}</p>}
           <form className="form-grid" onSubmit={(e) => { e.preventDefault(); void run('save'); }}>
             <label htmlFor="llm-base-url">Base URL</label>
-            <input id="llm-base-url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="http://localhost:11434/v1" spellCheck={false} />
+            <input id="llm-base-url" data-autofocus value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="http://localhost:11434/v1" spellCheck={false} />
             <label htmlFor="llm-key">API key</label>
             <div className="row">
               <input id="llm-key" type="password" value={apiKey} onChange={(e) => { setApiKey(e.target.value); setClearKey(false); }} autoComplete="off"
@@ -130,7 +131,8 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
             )}
             <div className="buttons">
               <button type="button" onClick={() => void run('test')} disabled={!baseUrl || test.isPending}>{test.isPending ? 'Testing…' : 'Test connection'}</button>
-              <button type="submit" className="primary" disabled={save.isPending}>Save</button>
+              {/* aria-disabled, not disabled: a disabled button drops focus to <body>, out of the dialog. */}
+              <button type="submit" className="primary" aria-disabled={save.isPending}>Save</button>
             </div>
           </form>
           {result && (

@@ -1,40 +1,42 @@
-import { useEffect, useState } from 'react';
-import { useEngineQuery, useMemoryMutation } from '../hooks';
+import { useEffect, useMemo, useState } from 'react';
+import { useEngineQuery, useMemCellPages, useMemoryMutation } from '../hooks';
 import { formatTime, plural } from '../format';
 import { useUi } from '../uiStore';
 import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
 import { VirtualList } from './VirtualList';
+import { Dialog } from '../components/Dialog';
 
 const PAGE = 200;
 
 export function MemCellsTab() {
   const focus = useUi((s) => s.explorerFocus);
+  const open = useUi((s) => s.openExplorer);
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
-  const [limit, setLimit] = useState(PAGE);
-  const page = useEngineQuery((q) => q.memCells({ offset: 0, limit, order }));
+  const pages = useMemCellPages({ limit: PAGE, order });
   // A fact id is "<memcell>:f<n>" (knowledgeRepo.saveSynthesis), so a cited fact opens its episode.
   const focusCell = focus?.kind === 'episode' ? focus.id : focus?.kind === 'fact' ? focus.id.slice(0, focus.id.lastIndexOf(':')) : null;
   const [selected, setSelected] = useState<string | null>(focusCell);
   useEffect(() => setSelected(focusCell), [focusCell]);
-  const items = page.data?.items ?? [];
+  const items = useMemo(() => pages.data?.pages.flatMap((p) => p.items) ?? [], [pages.data]);
+  const total = pages.data?.pages[0]?.total ?? 0;
   return (
     <div className="split-view">
       <div className="list-pane">
         <div className="row">
-          <span className="muted">{plural(page.data?.total ?? 0, 'episode')}</span>
+          <span className="muted" data-testid="episode-count">{plural(total, 'episode')}{items.length < total ? ` · ${items.length.toLocaleString()} loaded` : ''}</span>
           <button type="button" className="link" onClick={() => setOrder(order === 'desc' ? 'asc' : 'desc')}>{order === 'desc' ? 'newest first' : 'oldest first'}</button>
         </div>
         <VirtualList label="Episodes" items={items} rowHeight={64} height="calc(100vh - 220px)"
-          onEndReached={() => page.data && items.length < page.data.total && setLimit(limit + PAGE)}
+          onEndReached={() => pages.hasNextPage && !pages.isFetchingNextPage && void pages.fetchNextPage()}
           render={(c: MemCellSummary) => (
-            <button type="button" className={`cell-row${selected === c.id ? ' active' : ''}`} data-testid="memcell-row" aria-current={selected === c.id} onClick={() => setSelected(c.id)}>
+            <button type="button" className={`cell-row${selected === c.id ? ' active' : ''}`} data-testid="memcell-row" aria-current={selected === c.id} onClick={() => open('memcells', { kind: 'episode', id: c.id })}>
               <strong>{c.title ?? 'Untitled episode'}</strong>
               <span className="muted">{formatTime(c.startAt)} · {c.turnCount === 0 ? 'its messages were deleted' : plural(c.turnCount, 'message')} · {plural(c.factCount, 'fact')} · {c.status}{c.open ? ' (open)' : ''}</span>
             </button>
           )} />
       </div>
       <div className="detail-pane">
-        {selected ? <MemCellDetailView id={selected} focusFact={focus?.kind === 'fact' ? focus.id : null} onGone={() => setSelected(null)} /> : <p className="muted">Pick an episode to see its narrative, facts, foresight and turns.</p>}
+        {selected ? <MemCellDetailView id={selected} focusFact={focus?.kind === 'fact' ? focus.id : null} onGone={() => { setSelected(null); open('memcells'); }} /> : <p className="muted">Pick an episode to see its narrative, facts, foresight and turns.</p>}
       </div>
     </div>
   );
@@ -80,14 +82,14 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
         <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>Delete episode</button>
       </div>
       {confirmDelete && (
-        <div className="confirm" role="alertdialog" aria-label="Delete episode">
+        <Dialog title="Delete episode" role="alertdialog" onClose={() => setConfirmDelete(false)}>
           <p>Forget this episode: its narrative, {cell.facts.length} facts and {cell.foresight.length} foresight items are deleted and will not be recreated.</p>
           {cell.turns.length > 0 && <label><input type="checkbox" checked={withTurns} onChange={(e) => setWithTurns(e.target.checked)} /> Also delete its {plural(cell.turns.length, 'message')} from the conversation</label>}
           <div className="buttons">
-            <button type="button" className="danger" autoFocus onClick={() => remove.mutate(withTurns, { onSuccess: onGone })}>Delete for good</button>
+            <button type="button" className="danger" data-autofocus onClick={() => remove.mutate(withTurns, { onSuccess: onGone })}>Delete for good</button>
             <button type="button" onClick={() => setConfirmDelete(false)}>Cancel</button>
           </div>
-        </div>
+        </Dialog>
       )}
       <h3>Facts</h3>
       {cell.facts.length === 0 && <p className="muted">No facts.</p>}

@@ -52,7 +52,7 @@ export function OverviewTab() {
         <section>
           <h3>LLM spend</h3>
           <p>{o.llm.calls} calls ({o.llm.failedCalls} failed), {(o.llm.promptTokens + o.llm.completionTokens).toLocaleString()} tokens</p>
-          <div className="table-scroll"><table className="usage"><thead><tr><th>Stage</th><th>Calls</th><th>Prompt</th><th>Completion</th></tr></thead>
+          <div className="table-scroll" tabIndex={0} role="region" aria-label="LLM spend by stage"><table className="usage"><thead><tr><th>Stage</th><th>Calls</th><th>Prompt</th><th>Completion</th></tr></thead>
             <tbody>{Object.entries(o.llm.byStage).map(([stage, u]) => (
               <tr key={stage}><td>{stage}</td><td>{u.calls}</td><td>{u.promptTokens.toLocaleString()}</td><td>{u.completionTokens.toLocaleString()}</td></tr>))}</tbody>
           </table></div>

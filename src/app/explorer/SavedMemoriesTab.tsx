@@ -1,10 +1,13 @@
 /**
  * Saved memories: one list of what Recollect believes about the user — what it knows about them
  * (profile items), facts, and plans ahead (upcoming foresight) — with search, edit, delete and
- * "Add a memory" by hand. Facts are many, so they are listed by search; the other tabs keep depth.
+ * "Add a memory" by hand; filters by kind and source; facts paged to the end of the list; "Delete
+ * all" (what the filters show) after a confirmation; and the two switches over every answer.
  */
 import { useDeferredValue, useState, type FormEvent } from 'react';
-import { useEngineMutation, useEngineQuery, useMemoryMutation } from '../hooks';
+import { useEngineClient, useEngineMutation, useEngineQuery, useFactPages, useMemoryMutation } from '../hooks';
+import { Dialog } from '../components/Dialog';
+import type { ForgetKind } from '../../core/explorer/explorer';
 import { queryKeys } from '../queries';
 import { formatTime } from '../format';
 
@@ -21,18 +24,31 @@ function matches(text: string, q: string): boolean {
   return !q || text.toLowerCase().includes(q.toLowerCase());
 }
 
+type Kind = 'all' | 'about' | 'plans' | 'facts';
+type Source = 'all' | 'user' | 'conversations';
+
 export function SavedMemoriesTab() {
   const [text, setText] = useState('');
+  const [kind, setKind] = useState<Kind>('all');
+  const [source, setSource] = useState<Source>('all');
+  const [confirmAll, setConfirmAll] = useState(false);
   const q = useDeferredValue(text.trim());
   const profile = useEngineQuery((x) => x.profile());
   const foresight = useEngineQuery((x) => x.foresight());
   const facts = useEngineQuery((x) => x.memorySearch(q, { kinds: ['fact'] }));
+  const factPages = useFactPages(source === 'all' ? { limit: 100 } : { limit: 100, source });
+  const show = (k: Kind) => kind === 'all' || kind === k;
+  const bySource = (byUser: boolean) => source === 'all' || (source === 'user') === byUser;
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
   const add = useEngineMutation((c, value: string) => c.engine.addMemory(value), { report: false, invalidate: [queryKeys.explorer] });
   const now = Date.now();
-  const about = (profile.data ?? []).filter((p) => matches(`${p.key} ${p.value}`, q));
-  const ahead = (foresight.data ?? []).filter((f) => f.status === 'active' && (f.endAt ?? f.startAt ?? now) >= now && matches(f.content, q));
+  const about = show('about') ? (profile.data ?? []).filter((p) => bySource(p.editedByUser) && matches(`${p.key} ${p.value}`, q)) : [];
+  const ahead = show('plans') ? (foresight.data ?? []).filter((f) => bySource(false) && f.status === 'active' && (f.endAt ?? f.startAt ?? now) >= now && matches(f.content, q)) : [];
+  const listedFacts = factPages.data?.pages.flatMap((p) => p.items) ?? [];
+  const factTotal = factPages.data?.pages[0]?.total ?? 0;
+  const shownFacts = !show('facts') ? [] : q ? (facts.data ?? []).map((f) => ({ id: f.id, text: f.text, at: f.occurredAt }))
+    : listedFacts.map((f) => ({ id: f.id, text: f.content, at: f.occurredAt }));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -54,8 +70,25 @@ export function SavedMemoriesTab() {
         <button type="submit" className="primary" disabled={add.isPending || !draft.trim()}>Save memory</button>
         {error && <p className="error" role="alert">{error}</p>}
       </form>
-      <input type="search" className="saved-search" aria-label="Search saved memories" placeholder="Search saved memories" value={text} onChange={(e) => setText(e.target.value)} />
+      <GlobalSwitches />
+      <div className="saved-filters">
+        <input type="search" className="saved-search" aria-label="Search saved memories" placeholder="Search saved memories" value={text} onChange={(e) => setText(e.target.value)} />
+        <label>Kind{' '}
+          <select value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
+            <option value="all">Everything</option><option value="about">About you</option><option value="plans">Plans ahead</option><option value="facts">Facts</option>
+          </select>
+        </label>
+        <label>Source{' '}
+          <select value={source} onChange={(e) => setSource(e.target.value as Source)}>
+            <option value="all">Any</option><option value="user">Written by you</option><option value="conversations">From conversations</option>
+          </select>
+        </label>
+        <button type="button" className="danger" onClick={() => setConfirmAll(true)}>Delete all…</button>
+      </div>
+      {confirmAll && <DeleteAllDialog q={q} kind={kind} source={source} about={about.map((p) => p.id)} ahead={ahead.map((f) => f.id)}
+        searchedFacts={q ? shownFacts.map((f) => f.id) : null} factTotal={show('facts') ? factTotal : 0} onClose={() => setConfirmAll(false)} />}
 
+      {show('about') && <>
       <h3>About you <span className="muted">({about.length})</span></h3>
       {about.length === 0 && <p className="muted">{q ? 'Nothing about you matches.' : 'Nothing yet. It is learned from your conversations, or add it above.'}</p>}
       <ul className="plain">{about.map((p) => (
@@ -63,6 +96,8 @@ export function SavedMemoriesTab() {
           save={(e, v) => e.editProfileItem(p.id, v)} remove={(e) => e.deleteProfileItem(p.id)} />
       ))}</ul>
 
+      </>}
+      {show('plans') && <>
       <h3>Plans ahead <span className="muted">({ahead.length})</span></h3>
       {ahead.length === 0 && <p className="muted">No upcoming plans remembered.</p>}
       <ul className="plain">{ahead.map((f) => (
@@ -70,13 +105,20 @@ export function SavedMemoriesTab() {
           save={(e, v) => e.editForesight(f.id, { startAt: f.startAt, endAt: f.endAt, content: v })} remove={(e) => e.forget([{ kind: 'foresight', id: f.id }])} />
       ))}</ul>
 
-      <h3>Facts</h3>
-      {!q ? <p className="muted">Type in the search box to find facts taken from your conversations.</p>
-        : facts.data?.length === 0 ? <p className="muted">No fact matches.</p> : null}
-      <ul className="plain">{(q ? facts.data ?? [] : []).map((f) => (
-        <SavedItem key={f.id} text={f.text} note={f.occurredAt ? formatTime(f.occurredAt) : null}
+      </>}
+      {show('facts') && <>
+      <h3>Facts <span className="muted" data-testid="fact-count">({q ? shownFacts.length : `${listedFacts.length.toLocaleString()} of ${factTotal.toLocaleString()}`})</span></h3>
+      {shownFacts.length === 0 && <p className="muted">{q ? 'No fact matches.' : 'No facts yet: they are taken from your conversations as episodes are synthesised.'}</p>}
+      <ul className="plain">{shownFacts.map((f) => (
+        <SavedItem key={f.id} text={f.text} note={f.at ? formatTime(f.at) : null}
           save={(e, v) => e.editFact(f.id, { content: v })} remove={(e) => e.deleteFact(f.id)} />
       ))}</ul>
+      {!q && factPages.hasNextPage && (
+        <button type="button" onClick={() => void factPages.fetchNextPage()} disabled={factPages.isFetchingNextPage}>
+          {factPages.isFetchingNextPage ? 'Loading…' : `Show more facts (${(factTotal - listedFacts.length).toLocaleString()} more)`}
+        </button>
+      )}
+      </>}
     </div>
   );
 }
@@ -107,5 +149,62 @@ function SavedItem({ text, note, save, remove }: { text: string; note: string | 
         </>
       )}
     </li>
+  );
+}
+
+/** "Use saved memories" and "use chat history": what every answer may draw on. */
+function GlobalSwitches() {
+  const switches = useEngineQuery((x) => x.globalMemory());
+  const set = useEngineMutation((c, patch: { useSavedMemories?: boolean; useChatHistory?: boolean }) => c.engine.setGlobalMemory(patch), {
+    onSuccess: (v, qc) => qc.setQueryData(queryKeys.globalMemory, v),
+  });
+  const v = switches.data;
+  return (
+    <fieldset className="global-switches" data-testid="global-switches">
+      <legend>In every answer</legend>
+      <label><input type="checkbox" checked={v?.useSavedMemories ?? true} disabled={!v} onChange={(e) => set.mutate({ useSavedMemories: e.target.checked })} /> Use saved memories</label>
+      <label><input type="checkbox" checked={v?.useChatHistory ?? true} disabled={!v} onChange={(e) => set.mutate({ useChatHistory: e.target.checked })} /> Use chat history</label>
+      <p className="muted">Off, answers are sent none of it; nothing is deleted. Each conversation also has its own switches.</p>
+    </fieldset>
+  );
+}
+
+/** Deletes everything the filters show (every page of facts, not just the loaded ones), after a confirmation. */
+function DeleteAllDialog(props: { q: string; kind: Kind; source: Source; about: string[]; ahead: string[]; searchedFacts: string[] | null; factTotal: number; onClose: () => void }) {
+  const { engine } = useEngineClient();
+  const forget = useMemoryMutation((e, items: { kind: ForgetKind; id: string }[]) => e.forget(items));
+  const [busy, setBusy] = useState(false);
+  const factCount = props.searchedFacts?.length ?? props.factTotal;
+  const total = props.about.length + props.ahead.length + factCount;
+  const run = async () => {
+    setBusy(true);
+    try {
+      const items: { kind: ForgetKind; id: string }[] = [...props.about.map((id) => ({ kind: 'profile' as const, id })), ...props.ahead.map((id) => ({ kind: 'foresight' as const, id }))];
+      if (props.searchedFacts) items.push(...props.searchedFacts.map((id) => ({ kind: 'fact' as const, id })));
+      else if (props.factTotal > 0) {
+        let cursor: string | null = null;
+        do {
+          const page = await engine.listFacts({ limit: 500, cursor, ...(props.source === 'all' ? {} : { source: props.source }) });
+          items.push(...page.items.map((f) => ({ kind: 'fact' as const, id: f.id })));
+          cursor = page.nextCursor;
+        } while (cursor);
+      }
+      for (let i = 0; i < items.length; i += 500) await forget.mutateAsync(items.slice(i, i + 500));
+      props.onClose();
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title="Delete all saved memories" role="alertdialog" onClose={props.onClose}>
+      <p data-testid="delete-all-summary">
+        Forget {total.toLocaleString()} saved {total === 1 ? 'memory' : 'memories'}{props.q ? ` matching “${props.q}”` : ''}: {props.about.length} about you, {props.ahead.length} plans ahead
+        and {factCount.toLocaleString()} facts. They are not recreated from your conversations, which stay as they are. This cannot be undone.
+      </p>
+      <div className="buttons">
+        <button type="button" className="danger" data-autofocus onClick={() => void run()} disabled={busy || total === 0}>{busy ? 'Deleting…' : `Delete ${total.toLocaleString()}`}</button>
+        <button type="button" onClick={props.onClose}>Cancel</button>
+      </div>
+    </Dialog>
   );
 }

@@ -10,6 +10,7 @@ import { useEngineQuery } from '../hooks';
 import { formatBytes } from '../format';
 import { useHistoryImport } from './useHistoryImport';
 import { PartialImportNotice } from './PartialImportNotice';
+import { Dialog } from '../components/Dialog';
 
 const FORMAT_LABELS: Record<HistoryFormat | 'auto', string> = {
   auto: 'Detect automatically', chatgpt: 'ChatGPT export (.zip or conversations.json)', claude: 'Claude export (.zip or conversations.json)',
@@ -91,7 +92,7 @@ export function HistoryImportButton() {
           void scan(picked, format);
         }} />
       {file && (
-        <div className="dialog history-import" role="dialog" aria-label="Import chat history">
+        <Dialog title="Import chat history" className="history-import" onClose={() => state.step !== 'importing' && close()}>
           <p><strong>{file.name}</strong> ({formatBytes(file.size)})</p>
           <label>
             Format{' '}
@@ -152,7 +153,7 @@ export function HistoryImportButton() {
             </>
           )}
           {state.step === 'scanning' && <div className="buttons"><button type="button" onClick={close}>Cancel</button></div>}
-        </div>
+        </Dialog>
       )}
     </>
   );

@@ -77,6 +77,8 @@ export class EmbeddingIndexer {
   #swept = false;
   /** Turns arrived since the last pass looked (during a switch they get an active vector first). */
   #fresh = false;
+  /** The warm-up under way after open, or null; until it ends, reads skip vectors (see vectorsReady). */
+  #warming: Promise<void> | null = null;
   readonly #loopRunner = new BackgroundLoop(() => this.#loop(), () => this.#state !== 'error');
 
   constructor(deps: EmbeddingIndexerDeps) {
@@ -127,7 +129,20 @@ export class EmbeddingIndexer {
     const embedder = this.activeEmbedder();
     const model = embedder.embed(['warm up'], 'query').then(() => undefined, () => undefined);
     const index = this.#deps.index.preload(embedder.id, embedder.dim).catch(() => undefined);
-    return Promise.all([model, index]).then(() => undefined);
+    const warming = Promise.all([model, index]).then(() => {
+      if (this.#warming === warming) this.#warming = null;
+    });
+    this.#warming = warming;
+    return warming;
+  }
+
+  /**
+   * False while the model and the vector index are still loading after open. The first question
+   * of the day must not wait for that (seconds on a cold start, more for a downloaded model):
+   * recall answers from keywords meanwhile and adds vectors once they are ready.
+   */
+  vectorsReady(): boolean {
+    return this.#warming === null;
   }
 
   /** Starts (or continues) embedding whatever is missing. Never throws; failures land in status(). */
@@ -138,6 +153,7 @@ export class EmbeddingIndexer {
 
   /** Resolves when no embedding work is running (tests, benchmark ingest). */
   async idle(): Promise<void> {
+    await this.#warming;
     await this.#loopRunner.idle();
   }
 

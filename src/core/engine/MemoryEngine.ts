@@ -5,6 +5,7 @@
  * answering (AnswerService). The write path is capture (EmbeddingIndexer) → episodes (Lifecycle) →
  * synthesis (Consolidator); the read path is the MemoryReader (one query embedding feeds turns, facts and episodes).
  */
+import { readGlobalMemory, switchedAnswerSource, writeGlobalMemory, type GlobalMemory } from './globalMemory';
 import { dominantLanguage, LANGUAGE_NAMES, type WritingLanguage } from '../base/language';
 import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, SendRequest, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
@@ -23,7 +24,7 @@ import type { RetrievalResult } from '../recall/Retriever';
 import { MemoryReader } from '../recall/MemoryReader';
 import { nearestTurns } from '../recall/nearestTurns';
 import type {
-  FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
+  FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
   MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMapPoint, SceneView,
 } from '../explorer/explorer';
 import { ExplorerService } from '../explorer/ExplorerService';
@@ -132,7 +133,7 @@ export class MemoryEngine implements EngineApi {
           source: deps.retrievalSource((model, query, k) => this.#semantic.search(model, query.length, query, k)),
           knowledge: deps.knowledgeSource ?? null,
           indexes: { fact: this.#factIndex, episode: this.#cellIndex },
-          embedder: () => this.#embedderOrNull(),
+          embedder: () => this.#recallEmbedder(),
           reranker: async () => (await deps.embedders?.activeReranker?.()) ?? null,
           speakers: async () => (await deps.speakers?.()) ?? [],
           notRemembered: () => deps.store.conversationsNotRemembered(),
@@ -140,7 +141,8 @@ export class MemoryEngine implements EngineApi {
           timeZone: () => this.#settings.timeZone,
         })
       : null;
-    const source = this.#reader?.answerSource() ?? null;
+    const recallSource = this.#reader?.answerSource() ?? null;
+    const source = recallSource ? switchedAnswerSource(recallSource, () => readGlobalMemory(deps.store)) : null;
     this.#answers = new AnswerService({
       llm: () => this.#llm, source, clock, timeZone: () => this.#settings.timeZone, settings: () => this.#settings.answerSettings(),
       listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.#conversations.appendOne(turn), retrieved: async (ids) => { await this.#lifecycle?.onRetrieved(ids); },
@@ -196,6 +198,11 @@ export class MemoryEngine implements EngineApi {
   /** The active embedder for reading, or null while embedding is failing (callers fall back to text). */
   #embedderOrNull(): Embedder | null { return this.#indexer?.status().state === 'error' ? null : this.#activeEmbedder(); }
 
+  /** The embedder for answering, or null while it warms up after open (recall is lexical meanwhile). */
+  #recallEmbedder(): Embedder | null {
+    return this.#indexer && !this.#indexer.vectorsReady() ? null : this.#embedderOrNull();
+  }
+
   #activeVectors(): ActiveVectors | null {
     const e = this.#embedderOrNull();
     return e ? { id: e.id, dim: e.dim } : null;
@@ -212,6 +219,7 @@ export class MemoryEngine implements EngineApi {
   searchMemory(query: string, filters?: MemorySearchFilters): Promise<MemorySearchHit[]> { return this.#ex().searchMemory(query, filters); }
   listMemCells(query: MemCellQuery): Promise<MemCellPage> { return this.#ex().listMemCells(query); }
   memCell(id: string): Promise<MemCellDetail | null> { return this.#ex().memCell(id); }
+  listFacts(query: FactQuery): Promise<FactPage> { return this.#ex().listFacts(query); }
   editMemCell(id: string, patch: { title?: string; narrative?: string }): Promise<MemCellDetail> { return this.#ex().editMemCell(id, patch); }
   editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }): Promise<FactView> { return this.#ex().editFact(id, patch); }
   deleteFact(id: string): Promise<boolean> { return this.#ex().deleteFact(id); }
@@ -360,6 +368,13 @@ export class MemoryEngine implements EngineApi {
   send(request: SendRequest): Promise<Message> { return this.#conversations.send(request); }
   listMessages(conversationId: string): Promise<Message[]> { return this.#conversations.messages(conversationId); }
   deleteMessage(id: string): Promise<boolean> { return this.#conversations.deleteMessage(id); }
+  /** "Use saved memories" and "use chat history" for every answer (globalMemory.ts). */
+  globalMemory(): Promise<GlobalMemory> { return readGlobalMemory(this.#store); }
+  async setGlobalMemory(patch: Partial<GlobalMemory>): Promise<GlobalMemory> {
+    const after = await writeGlobalMemory(this.#store, patch);
+    this.#emit({ type: 'settings-changed' });
+    return after;
+  }
 
   searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> { return this.#store.searchMessages(query, options); }
   stats(): Promise<StorageStats> { return this.#store.stats(); }

@@ -18,7 +18,7 @@ import type { ForesightItem } from '../synthesis/knowledge';
 import { SUMMARISE_SCENE } from '../synthesis/Consolidator';
 import { hybridSearch, type HybridHit } from '../recall/hybridSearch';
 import {
-  MEMORY_KINDS, type ExplorerStore, type FactView, type ForgetCandidate, type ForgetKind, type ForgetResult, type MemCellDetail, type MemCellPage,
+  MEMORY_KINDS, type ExplorerStore, type FactPage, type FactQuery, type FactView, type ForgetCandidate, type ForgetKind, type ForgetResult, type MemCellDetail, type MemCellPage,
   type MemCellQuery, type MemoryOverview, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMapPoint,
   type SceneView, type SearchCandidate,
 } from './explorer';
@@ -118,11 +118,15 @@ export class ExplorerService {
   }
 
   listMemCells(query: MemCellQuery): Promise<MemCellPage> {
-    return this.#ex.listMemCells({ ...query, offset: Math.max(0, query.offset), limit: Math.max(1, Math.min(query.limit, 500)) });
+    return this.#ex.listMemCells({ ...query, offset: Math.max(0, query.offset ?? 0), limit: Math.max(1, Math.min(query.limit, 500)) });
   }
 
   memCell(id: string): Promise<MemCellDetail | null> {
     return this.#ex.memCell(id);
+  }
+
+  listFacts(query: FactQuery): Promise<FactPage> {
+    return this.#ex.listFacts({ ...query, limit: Math.max(1, Math.min(query.limit, 500)) });
   }
 
   async #embedItem(kind: 'fact' | 'memcell', id: string, text: string): Promise<void> {

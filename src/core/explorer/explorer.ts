@@ -151,17 +151,39 @@ export interface MemCellDetail extends MemCellSummary {
 }
 
 export interface MemCellQuery {
-  readonly offset: number;
+  /** Rows to skip; prefer `cursor`, which stays right while episodes are added or deleted. */
+  readonly offset?: number;
   readonly limit: number;
+  /** The `nextCursor` of the previous page: the list continues after that episode. */
+  readonly cursor?: string | null;
+  /** Only episodes starting in [from, to] (epoch ms), e.g. the timeline's window. */
+  readonly from?: number;
+  readonly to?: number;
   readonly conversationId?: string;
   readonly sceneId?: string;
   /** By start time; newest first by default. */
   readonly order?: 'asc' | 'desc';
 }
 
+/** A page of facts, newest first; `source` "user" = written or edited by the user. */
+export interface FactQuery {
+  readonly limit: number;
+  readonly cursor?: string | null;
+  readonly source?: 'user' | 'conversations';
+}
+
+export interface FactPage {
+  readonly total: number;
+  readonly items: readonly FactView[];
+  readonly nextCursor: string | null;
+}
+
 export interface MemCellPage {
+  /** Episodes matching the filters (all pages). */
   readonly total: number;
   readonly items: readonly MemCellSummary[];
+  /** Where the next page starts, or null at the true end of the list. */
+  readonly nextCursor: string | null;
 }
 
 export interface SceneView {
@@ -220,6 +242,7 @@ export interface ExplorerStore {
   /** The same shape for items found by vector search, filters applied. */
   candidatesByIds(kind: MemoryKind, ids: readonly string[], filters: MemorySearchFilters): Promise<SearchCandidate[]>;
   listMemCells(options: MemCellQuery): Promise<MemCellPage>;
+  listFacts(query: FactQuery): Promise<FactPage>;
   memCell(id: string): Promise<MemCellDetail | null>;
   editMemCell(id: string, patch: { title?: string; narrative?: string }, now: number): Promise<void>;
   editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }, now: number): Promise<FactView>;

@@ -1,0 +1,51 @@
+/**
+ * Lists at daily-use scale (≈ 940 episodes over three years): the Episodes list pages by cursor to
+ * its true end, and the timeline opens on now and zooms and pans over the years.
+ */
+import { expect, test } from '@playwright/test';
+import { ensureFixtureMemory, importFixtureMemory } from './fixtureMemory';
+
+test.beforeAll(async () => {
+  await ensureFixtureMemory();
+});
+
+test('the Episodes list reaches its last episode and the timeline opens on now and zooms out to the years', async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.goto('/');
+  await importFixtureMemory(page);
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+
+  await page.getByRole('tab', { name: 'Episodes', exact: true }).click();
+  const count = page.getByTestId('episode-count');
+  await expect(count).toHaveText(/^9\d\d episodes · 200 loaded$/);
+  const total = Number((await count.textContent())!.match(/^(\d+)/)![1]);
+  expect(total).toBeGreaterThan(500);
+  const list = page.getByRole('list', { name: 'Episodes' });
+  // Scroll to the bottom until every page is in: the count stops saying "loaded".
+  for (let i = 0; i < 20 && /loaded/.test((await count.textContent()) ?? ''); i++) {
+    await list.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await page.waitForTimeout(300);
+  }
+  await expect(count).toHaveText(`${total} episodes`);
+  await list.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  // The oldest episode (three years back) is the last row.
+  const years = (await page.getByTestId('memcell-row').last().textContent())!.match(/\b20\d\d\b/g) ?? [];
+  expect(Number(years[0])).toBeLessThanOrEqual(new Date().getFullYear() - 2);
+
+  await page.getByRole('tab', { name: 'Timeline', exact: true }).click();
+  const range = page.getByTestId('timeline-range');
+  const timeline = page.getByTestId('explorer-timeline');
+  await expect(timeline.locator('text.now-text')).toHaveText('now');
+  const inView = async () => Number((await range.textContent())!.match(/· (\d[\d,]*) episode/)![1]!.replace(/,/g, ''));
+  await expect.poll(inView).toBeGreaterThan(0);
+  const recent = await inView();
+  expect(recent).toBeLessThan(total / 4); // three months, not the whole history
+  await page.getByRole('button', { name: 'All of it' }).click();
+  await expect.poll(inView).toBe(total);
+  await expect(timeline.locator('circle.episode-dot')).toHaveCount(total);
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  await expect.poll(inView).toBeLessThan(total);
+  await page.getByRole('button', { name: '← Earlier' }).click();
+  await page.getByRole('button', { name: 'Now' }).click();
+  await expect.poll(inView).toBe(recent);
+});

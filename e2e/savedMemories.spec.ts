@@ -1,0 +1,58 @@
+/**
+ * Saved memories at scale (≈ 1,900 facts, 60 written by hand): the whole list pages to its end,
+ * filters by kind and source, "Delete all" asks first and deletes every page of what the filters
+ * show, and the switches over every answer persist.
+ */
+import { expect, test } from '@playwright/test';
+import { ensureFixtureMemory, importFixtureMemory } from './fixtureMemory';
+
+test.beforeAll(async () => {
+  await ensureFixtureMemory();
+});
+
+test('saved memories at scale: paged to the end, filtered, deleted all after a confirmation, global switches', async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.goto('/');
+  await importFixtureMemory(page);
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  await page.getByRole('tab', { name: 'Saved memories', exact: true }).click();
+  const saved = page.getByTestId('saved-memories');
+  const factCount = saved.getByTestId('fact-count');
+  await expect(factCount).toHaveText(/^\(100 of 1,8\d\d\)$/);
+  const total = (await factCount.textContent())!.match(/of ([\d,]+)/)![1]!;
+  const more = saved.getByRole('button', { name: /^Show more facts/ });
+  // Each click loads the next page (the button reads "Loading…" meanwhile); stop at the end.
+  for (let i = 0; i < 60 && (await factCount.textContent()) !== `(${total} of ${total})`; i++) {
+    if (await more.count()) await more.click();
+    else await page.waitForTimeout(200);
+  }
+  await expect(factCount).toHaveText(`(${total} of ${total})`);
+
+  // Filters: hand-written ones only, then only plans.
+  await saved.getByLabel('Source').selectOption('user');
+  await expect(saved.getByRole('heading', { name: /About you \(60\)/ })).toBeVisible();
+  await expect(factCount).toHaveText('(0 of 0)');
+  await saved.getByLabel('Kind').selectOption('plans');
+  await expect(saved.getByRole('heading', { name: /Plans ahead/ })).toBeVisible();
+  await expect(saved.getByRole('heading', { name: /About you/ })).toHaveCount(0);
+
+  // Delete all hand-written "about you" memories, after the confirmation.
+  await saved.getByLabel('Kind').selectOption('about');
+  await saved.getByRole('button', { name: 'Delete all…' }).click();
+  const confirm = page.getByRole('alertdialog', { name: 'Delete all saved memories' });
+  await expect(confirm.getByTestId('delete-all-summary')).toContainText('Forget 60 saved memories: 60 about you, 0 plans ahead and 0 facts.');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(saved.getByRole('heading', { name: /About you \(60\)/ })).toBeVisible();
+  await saved.getByRole('button', { name: 'Delete all…' }).click();
+  await confirm.getByRole('button', { name: 'Delete 60' }).click();
+  await expect(confirm).toBeHidden({ timeout: 60_000 });
+  await expect(saved.getByRole('heading', { name: /About you \(0\)/ })).toBeVisible();
+
+  // The switches over every answer stay as set.
+  const switches = saved.getByTestId('global-switches');
+  await switches.getByLabel('Use chat history').uncheck();
+  await expect(switches.getByLabel('Use chat history')).not.toBeChecked();
+  await page.reload();
+  await expect(page.getByTestId('global-switches').getByLabel('Use chat history')).not.toBeChecked();
+  await expect(page.getByTestId('global-switches').getByLabel('Use saved memories')).toBeChecked();
+});

@@ -1,0 +1,66 @@
+/**
+ * The first question after opening never waits for the warm-up: while the embedding model and the
+ * vector index are still loading, recall answers from keywords; once they are ready it adds
+ * vectors. The model here is held back by a gate that the test opens only after the answer came,
+ * so an answer that waited for the model would never arrive (and the test would time out).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { createEngine } from '../../src/host/createEngine';
+import { LlmClient } from '../../src/llm/LlmClient';
+import type { Embedder, EmbedderProvider } from '../../src/core/base/ports';
+import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
+import { topicEmbedder } from '../support/topicEmbedder';
+
+let mock: MockLlmServer;
+beforeAll(async () => {
+  mock = await startMockLlmServer({ responder: () => 'Biscuit is a beagle mix [1].' });
+});
+afterAll(async () => mock.close());
+
+const TOPICS = ['dog', 'flight', 'rent'];
+
+/** The topic embedder behind a gate: every embed waits until `open()` (a model still loading). */
+function gatedProvider() {
+  const inner = topicEmbedder(TOPICS);
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => { open = resolve; });
+  let calls = 0;
+  const embedder: Embedder = { id: inner.id, dim: inner.dim, embed: async (texts, role) => { calls++; await gate; return inner.embed(texts, role); } };
+  const provider: EmbedderProvider = { defaultModelId: 'topic', embedder: () => embedder };
+  return { provider, open, calls: () => calls };
+}
+
+describe('the first answer after opening', () => {
+  it('comes from keyword recall while the model warms up, and uses vectors once it is ready', async () => {
+    const store = await openNodeStore();
+    // Yesterday's session: turns stored and embedded.
+    const before = createEngine(store, { only: ['recall'], llm: null, embedders: { defaultModelId: 'topic', embedder: () => topicEmbedder(TOPICS) } });
+    await before.start();
+    await before.createConversation({ id: 'c', title: 'Pets' });
+    await before.appendTurns([
+      { id: 'u1', conversationId: 'c', role: 'user', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) },
+      { id: 'u2', conversationId: 'c', role: 'user', content: 'The flight to Lisbon leaves at noon.', occurredAt: Date.UTC(2026, 0, 3, 1) },
+    ]);
+    await before.idle();
+    before.stop();
+
+    // Opening today: the model is still loading when the question comes.
+    const gated = gatedProvider();
+    const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
+    const engine = createEngine(store, { only: ['recall'], llm, embedders: gated.provider });
+    await engine.start();
+    await engine.appendTurn({ id: 'q1', conversationId: 'c', role: 'user', content: 'What breed is my dog Biscuit?' });
+    const result = await engine.ask({ conversationId: 'c', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
+    expect(result.answer.citations[0]).toMatchObject({ kind: 'turn', ref: 'u1' });
+    const early = await engine.recall('my pet');
+    expect(early.turns.flatMap((t) => t.reasons)).not.toContain('vector');
+    expect(gated.calls()).toBeGreaterThan(0); // the warm-up had started and was still held
+
+    gated.open();
+    await engine.idle();
+    const later = await engine.recall('my dog');
+    expect(later.turns.find((t) => t.message.id === 'u1')?.reasons).toContain('vector');
+    engine.stop();
+  });
+});
