@@ -4,7 +4,10 @@
 //  2. inside src/core, rooms follow the memory lifecycle and imports flow one way, from later rooms to
 //     earlier ones: base ← capture ← episodes ← synthesis ← recall ← explorer ← protocol ← engine;
 //  3. src/app talks to storage/models/llm/host only through the worker protocol (src/core/protocol.ts);
-//  4. no import cycle anywhere under src/ (type-only imports count: a cycle of types is still a knot).
+//  4. no import cycle anywhere under src/ (type-only imports count: a cycle of types is still a knot);
+//  5. src/ imports nothing from test/ or bench/ (test doubles and benchmark runners live there, not in the product);
+//  6. comments cite only documents in this repository (no "DESIGN §n" or "issue n": a reader cannot follow them);
+//  7. MemoryEngine only delegates: it never calls one of its own public methods (`this.name(`).
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 
@@ -58,9 +61,17 @@ for (const file of files(join(root, 'src'))) {
         }
       }
     }
+    if (target && /^(test|bench)[\\/]/.test(relative(root, target))) problems.push(`${where}: imports "${spec}" — src/ may not import test doubles or benchmark code`);
     if (where.startsWith('src/app/') && target && /src\/(storage|models|llm|host)\//.test(`${target}/`) && !m[1]) {
       problems.push(`${where}: imports "${spec}" — src/app talks to storage/models/llm/host only through the worker protocol (src/core/protocol.ts)`);
     }
+  }
+  const where = relative(root, file);
+  for (const [n, line] of text.split('\n').entries()) {
+    if (/DESIGN(\.md)?\s*§|\bissue[ -]\d+/i.test(line)) problems.push(`${where}:${n + 1}: cites a document that is not in the repository — say the reason, or link docs/architecture.md`);
+  }
+  if (where.endsWith('src/core/engine/MemoryEngine.ts')) {
+    for (const m of text.matchAll(/\bthis\.([a-zA-Z]\w*)\(/g)) problems.push(`${where}: calls its own method this.${m[1]}() — the engine only delegates`);
   }
   graph.set(file, edges);
 }

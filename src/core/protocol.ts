@@ -7,7 +7,6 @@
  * reduce a thrown error to a bare message); callers wrap the remote with `unwrapRemote` and get
  * RecollectErrors back.
  */
-import type { GlobalMemory } from './engine/globalMemory';
 import { RecollectError, toErrorInfo, type ErrorInfo } from './base/errors';
 import type { SearchOptions } from './base/store';
 import type { EmbeddingStatus } from './capture/EmbeddingIndexer';
@@ -24,7 +23,7 @@ import type {
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StageUsage, StorageStats } from './base/types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
 
 export type { StageUsage };
 

@@ -106,3 +106,9 @@ export interface StageUsage {
   /** True when any count was estimated (no server usage, a stopped stream, a failed check). */
   readonly estimated?: boolean;
 }
+
+/** The two switches over all answers (Saved memories): what kinds of memory answers may be sent. */
+export interface GlobalMemory {
+  readonly useSavedMemories: boolean;
+  readonly useChatHistory: boolean;
+}

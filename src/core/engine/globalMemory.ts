@@ -7,11 +7,9 @@
  */
 import { RecollectError } from '../base/errors';
 import type { AnswerSource } from '../recall/answerContext';
+import type { GlobalMemory } from '../base/types';
 
-export interface GlobalMemory {
-  readonly useSavedMemories: boolean;
-  readonly useChatHistory: boolean;
-}
+export type { GlobalMemory } from '../base/types';
 
 interface Meta {
   getMeta(key: string): Promise<string | null>;

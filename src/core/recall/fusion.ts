@@ -115,7 +115,7 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   userFields: { before: 0.3, after: 0.3 },
   // true → +0.3 (noise, measured on the v2 index) but a longer query; the speaker boost does this job.
   speakerNamesAsTerms: false,
-  // Issue 16 levers below: "LoCoMo" = LoCoMo dev @10 (760 q, base 78.7), "LME" = LongMemEval dev
+  // The LongMemEval round's levers below: "LoCoMo" = LoCoMo dev @10 (760 q, base 78.7), "LME" = LongMemEval dev
   // turn @10 (97 headline q of the 104, base 87.2; one question ≈ 1 point), both full sets, same
   // runs (`--sweep`). true → LoCoMo −0.4 (78.3), LME 0.0: not kept.
   dropFramingWords: false,
