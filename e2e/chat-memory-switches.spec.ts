@@ -37,7 +37,10 @@ async function say(page: Page, text: string, messagesAfter: number): Promise<str
 }
 
 async function closeSent(page: Page) {
-  await page.getByRole('dialog', { name: 'What was sent' }).getByRole('button', { name: /Close/ }).click();
+  const dialog = page.getByRole('dialog', { name: 'What was sent' });
+  await dialog.getByRole('button', { name: /Close/ }).click();
+  // A native modal leaves the page inert until it has closed: a click before then does nothing.
+  await expect(dialog).toBeHidden();
 }
 
 test('a conversation that is not remembered stays out of other answers; memory off sends no memory and says so', async ({ page }) => {
