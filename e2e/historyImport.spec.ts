@@ -53,7 +53,7 @@ async function importThroughDialog(page: Page, name: string, mimeType: string, b
   const report = dialog.getByTestId('history-report');
   await expect(report).toBeVisible({ timeout: 60_000 });
   const text = await report.textContent();
-  await dialog.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   return text ?? '';
 }
 

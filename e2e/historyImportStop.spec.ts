@@ -43,7 +43,7 @@ test('Stop import stops a running history import promptly and keeps what was sto
   const imported = importedOf((await report.textContent()) ?? '');
   // Stopped well before the end (it used to run all 3,000 and then say "Cancelled").
   expect(imported).toBeLessThan(CONVERSATIONS / 2);
-  await dialog.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   await expect(page.getByTestId('message-count')).toHaveText(String(imported * 5));
 });
 

@@ -28,7 +28,7 @@ test('a 3,000-turn conversation draws a window of its newest turns and pages bac
   await dialog.getByRole('radio', { name: /Off/ }).check();
   await dialog.getByRole('button', { name: /^Import [\d,]+ turns$/ }).click();
   await expect(dialog.getByTestId('history-report')).toContainText('3,000 turns imported', { timeout: 120_000 });
-  await dialog.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 
   await page.getByRole('button', { name: /A very long chat/ }).first().click();
   await expect(page.getByTestId('message').last()).toContainText(`Turn ${TURNS - 1} `);
