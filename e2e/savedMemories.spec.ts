@@ -50,7 +50,8 @@ test('saved memories at scale: paged to the end, filtered, deleted all after a c
 
   // The switches over every answer stay as set.
   const switches = saved.getByTestId('global-switches');
-  await switches.getByLabel('Use chat history').uncheck();
+  // The box follows the engine's answer, which can come after uncheck()'s own immediate check.
+  await switches.getByLabel('Use chat history').click();
   await expect(switches.getByLabel('Use chat history')).not.toBeChecked();
   await page.reload();
   await expect(page.getByTestId('global-switches').getByLabel('Use chat history')).not.toBeChecked();

@@ -17,11 +17,12 @@ async function setQuota(page: Page, quotaSize: number | null) {
 test('at full quota the app says storage is full, keeps the draft, and the memory still opens after a reload', async ({ page }) => {
   await page.goto('/');
   await page.getByRole('button', { name: '+ New conversation' }).click();
-  for (const text of ['Tomatoes go in the south bed.', 'Basil next to the tomatoes.']) {
+  // One at a time: Enter is ignored while the previous message is still being stored.
+  for (const [i, text] of ['Tomatoes go in the south bed.', 'Basil next to the tomatoes.'].entries()) {
     await box(page).fill(text);
     await box(page).press('Enter');
+    await expect(page.getByTestId('message-count')).toHaveText(String(i + 1));
   }
-  await expect(page.getByTestId('message-count')).toHaveText('2');
   const used = await page.evaluate(async () => (await navigator.storage.estimate()).usage ?? 0);
   await setQuota(page, Math.max(1, used));
 
