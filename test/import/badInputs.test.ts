@@ -3,24 +3,12 @@
  * calendar can show, typed input with such a date. One bad item is skipped and counted; the rest
  * of the file is stored, and nothing out of range reaches the database.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
-import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { readHistory } from '../../src/import/readHistory';
-import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
+import { describe, expect, it } from 'vitest';
+import { historyEngines } from '../support/historyEngine';
 import { strToU8, zipSync } from 'fflate';
 import { claudeConversations } from './historyFixtures';
 
-let store: SqliteMemoryStore | null = null;
-afterEach(async () => {
-  await store?.db.close();
-  store = null;
-});
-
-async function engine() {
-  store = await openNodeStore();
-  return new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, historyReader: readHistory });
-}
+const { engine, store } = historyEngines();
 
 const file = (entries: unknown, name = 'conversations.json') => new File([JSON.stringify(entries)], name);
 
@@ -38,7 +26,7 @@ describe('dates out of range', () => {
     const [conversation] = await e.listConversations();
     // The conversation's own date was impossible too: it takes its first turn's.
     expect(conversation!.createdAt).toBe(Date.parse('2024-02-01T09:00:00.000Z'));
-    const rows = await store!.db.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE occurred_at > 8.64e15 OR occurred_at < -2208988800000');
+    const rows = await store().db.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE occurred_at > 8.64e15 OR occurred_at < -2208988800000');
     expect(rows[0]!.n).toBe(0);
   });
 

@@ -1,21 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
-import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { describe, expect, it } from 'vitest';
+import { historyEngines } from '../support/historyEngine';
 import { readHistory } from '../../src/import/readHistory';
 import type { HistoryProgress } from '../../src/core/base/historyImport';
-import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { T0, chatGptJson, chatGptZip, lisbonTurns } from './historyFixtures';
 
-let store: SqliteMemoryStore | null = null;
-afterEach(async () => {
-  await store?.db.close();
-  store = null;
-});
-
-async function engine() {
-  store = await openNodeStore();
-  return new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, historyReader: readHistory });
-}
+const { engine } = historyEngines();
 
 const zipFile = () => new File([chatGptZip() as Uint8Array<ArrayBuffer>], 'chatgpt-export.zip');
 
@@ -46,13 +35,12 @@ describe('history import through the engine', () => {
   });
 
   it('the import after a scan of the same file uses what the scan read: the file is read once', async () => {
-    store = await openNodeStore();
     let reads = 0;
     const counting: typeof readHistory = (file, options) => {
       reads++;
       return readHistory(file, options);
     };
-    const e = new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, historyReader: counting });
+    const e = await engine(counting);
     const file = new File([chatGptJson()], 'conversations.json', { lastModified: 1_700_000_000_000 });
     const scan = await e.scanHistory(file, { format: 'auto', importId: 's1' });
     const progress: HistoryProgress[] = [];
