@@ -26,15 +26,30 @@ export const DATABASE_FILE = 'recollect.sqlite';
 const VFS_NAME = 'recollect-opfs';
 
 let runtime: Promise<SqliteRuntime> | undefined;
+let vfsRegistered: Promise<void> | undefined;
 
 function browserRuntime(wasmUrl: string): Promise<SqliteRuntime> {
-  runtime ??= (async () => {
-    const rt = await loadSqlite({ wasmUrl });
+  runtime ??= loadSqlite({ wasmUrl });
+  return runtime;
+}
+
+/**
+ * The VFS creates a temporary directory with a few files when it starts, which a full quota
+ * refuses (QuotaExceededError; more likely just after a reload, while the previous worker's
+ * directory is still locked and cannot be removed yet). That must not keep the user out of their
+ * memory, so it is tried inside the open's fallback, and tried again on the next open.
+ */
+async function registerVfs(rt: SqliteRuntime): Promise<void> {
+  vfsRegistered ??= (async () => {
     const vfs = await OPFSCoopSyncVFS.create(VFS_NAME, rt.module);
     rt.sqlite3.vfs_register(vfs, false);
-    return rt;
   })();
-  return runtime;
+  try {
+    await vfsRegistered;
+  } catch (err) {
+    vfsRegistered = undefined;
+    throw err;
+  }
 }
 
 /**
@@ -64,9 +79,11 @@ async function useWriteAheadLog(db: WaSqliteDatabase): Promise<void> {
  * by default; the benchmark page passes its own file names so it never touches the user's memory.
  */
 export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE, onProgress?: (step: string, done: number, total: number) => void): Promise<SqliteMemoryStore> {
-  const { module, sqlite3 } = await browserRuntime(wasmUrl);
+  const rt = await browserRuntime(wasmUrl);
+  const { module, sqlite3 } = rt;
   let db: WaSqliteDatabase | null = null;
   try {
+    await registerVfs(rt);
     db = await WaSqliteDatabase.open(module, sqlite3, fileName, VFS_NAME);
     await useWriteAheadLog(db);
     const log = migrationLog();
@@ -79,8 +96,9 @@ export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE, o
   } catch (err) {
     await db?.close().catch(() => undefined);
     if (!isQuotaError(err)) throw err;
-    // Too full for SQLite to open the file (its log and temporary files need room): open a
-    // read-only copy in memory, so the memory can still be read, searched and exported.
+    // Too full for the VFS to start or for SQLite to open the file (its log and temporary files
+    // need room): open a read-only copy in memory, so the memory can still be read, searched and
+    // exported.
     db = await openReadOnlyCopy(module, sqlite3, fileName);
   }
   return new SqliteMemoryStore(db, {
