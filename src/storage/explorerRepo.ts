@@ -1,7 +1,7 @@
 /**
  * SQL of the memory explorer: overview counts, search across turns, facts, episodes
  * and scenes, episode/scene/profile/foresight edits, and forgetting with tombstones (schema v5).
- * Implements core's ExplorerStore (src/core/explorer.ts).
+ * Implements core's ExplorerStore (src/core/explorer/explorer.ts).
  *
  * Invariants: every delete writes its tombstones in the SAME transaction; tombstones hold a hash
  * of the forgotten text, never the text. FTS rows and vectors of deleted messages, facts,

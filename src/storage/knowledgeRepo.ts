@@ -1,6 +1,6 @@
 /**
  * SQL for what LLM synthesis writes and reads: facts, foresight, scene summaries, profile items
- * and their history. Implements core's KnowledgeStore (src/core/knowledge.ts); every multi-row
+ * and their history. Implements core's KnowledgeStore (src/core/synthesis/knowledge.ts); every multi-row
  * write runs in one transaction, every statement is parameterised.
  *
  * Idempotency of saveSynthesis: ids are derived from the cell (`<cell>:f<n>`, `<cell>:fs<n>`)

@@ -63,7 +63,8 @@ describe('scale benchmark (smoke)', () => {
     for (const p of report.points) {
       expect(p.recall.turn['10']).toBe(1);
       expect(p.baselines.bm25.recall.turn['10']).toBeGreaterThan(0);
-      expect(p.latencyMs.p95).toBeGreaterThanOrEqual(p.latencyMs.p50);
+      // Timed questions, not a clock that never moved (a recall over SQL takes well over a microsecond).
+      expect(p.latencyMs.p50).toBeGreaterThan(0.001);
       expect(p.dbBytes).toBeGreaterThan(0);
       expect(p.bytesPerTurn).toBeCloseTo(p.dbBytes / p.turns);
       expect(p.heapBytes).toBeGreaterThan(0);

@@ -60,6 +60,17 @@ export class RecollectError extends Error {
 
 const CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
+/**
+ * The code of an expected failure, or null for anything else: a RecollectError, or (after a
+ * worker boundary or from a module that cannot import this class) any error carrying one of
+ * ERROR_CODES. Unknown strings in `code` (a DOMException's, Node's 'ENOENT') are not codes of ours.
+ */
+export function errorCode(err: unknown): ErrorCode | null {
+  if (err instanceof RecollectError) return err.code;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CODES.has(code) ? (code as ErrorCode) : null;
+}
+
 export function toErrorInfo(err: unknown): ErrorInfo {
   if (err instanceof RecollectError) return err.toInfo();
   // An error that crossed a worker boundary arrives as a plain Error carrying `code`/`detail`.

@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import type { Clock, Llm, LlmAbortSignal, LlmMessage, LlmUsage } from '../base/ports';
 import type { ErrorCode } from '../base/errors';
-import { RecollectError } from '../base/errors';
+import { errorCode, RecollectError } from '../base/errors';
 import { ANSWER_BUDGET } from '../base/settings';
 import { loadTokenCounter } from '../base/tokens';
 import type { StageUsage } from '../base/types';
@@ -207,11 +207,6 @@ function addUsage(a: StageUsage, u: LlmUsage, calls = 1): StageUsage {
   return { calls: a.calls + calls, promptTokens: a.promptTokens + u.promptTokens, completionTokens: a.completionTokens + u.completionTokens, estimated: a.estimated || u.estimated };
 }
 
-function codeOf(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
 /**
  * The longest answer kept (about 25,000 words, far beyond any useful reply). A runaway model or a
  * broken server once streamed 30 MB, which froze the tab; the answer is cut here, stored with
@@ -274,7 +269,7 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
       const followUps = verdict.value.sufficient ? [] : cleanFollowUps(verdict.value.followUps, question);
       sufficiency = { checked: true, sufficient: verdict.value.sufficient, followUps, error: null };
     } catch (err) {
-      const code = codeOf(err);
+      const code = errorCode(err);
       if (code !== 'LLM_BAD_OUTPUT') throw err;
       // Unreadable even after repair and one retry: answer from round one. The Llm's call log has
       // the exact counts; here both attempts are estimated from the prompt and the raw reply.
@@ -325,7 +320,7 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
       }
     }
   } catch (err) {
-    if (codeOf(err) !== 'LLM_CANCELLED' && !signal?.aborted) throw err;
+    if (errorCode(err) !== 'LLM_CANCELLED' && !signal?.aborted) throw err;
     stopped = true;
     const prompt = messages.reduce((n, m) => n + count(m.content), 0);
     usage.answer = addUsage(usage.answer, { promptTokens: prompt, completionTokens: count(text), estimated: true });

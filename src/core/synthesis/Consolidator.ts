@@ -9,7 +9,7 @@
  * search every level. Endpoint trouble pauses the queue instead of burning attempts: nothing is
  * lost and the turns are never touched; a job that keeps failing marks its cell 'failed'.
  */
-import { RecollectError, type ErrorCode } from '../base/errors';
+import { errorCode, RecollectError, type ErrorCode } from '../base/errors';
 import type { Clock, Embedder, Llm } from '../base/ports';
 import type { EpisodeStore } from '../episodes/episodes';
 import type { KnowledgeStore } from './knowledge';
@@ -140,8 +140,8 @@ export class Consolidator {
       await run();
       this.#d.onChange?.();
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (typeof code === 'string' && PAUSE_CODES.has(code as ErrorCode)) {
+      const code = errorCode(err);
+      if (code && PAUSE_CODES.has(code)) {
         throw new PauseQueue(`The LLM endpoint is not usable (${(err as Error).message}).`, PAUSE_MS);
       }
       if (code === 'LLM_RATE_LIMITED') {

@@ -54,12 +54,6 @@ export function formatDateTime(ms: number, zone = DEFAULT_TIME_ZONE): string {
   return `${WEEKDAYS[d.getUTCDay()]} ${formatDay(ms, zone)}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
 }
 
-/** "2023-05-08" */
-export function isoDay(ms: number, zone = DEFAULT_TIME_ZONE): string {
-  const d = local(ms, zone);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-}
-
 /** One line of text: models copy line structure, and a newline inside a turn breaks the format. */
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
