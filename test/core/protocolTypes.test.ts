@@ -9,7 +9,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type {
   BenchWorkerApi, EngineApi, EngineEvent, ModelWorkerApi, RemoteEngine, Result, ScaleWorkerApi,
 } from '../../src/core/protocol';
-import type { ERROR_CODES} from '../../src/core/base/errors';
+import type { ERROR_CODES } from '../../src/core/base/errors';
 import { errorCode, RecollectError, type ErrorInfo } from '../../src/core/base/errors';
 
 /** True when T, anywhere inside, holds something structured cloning would drop or refuse. */
