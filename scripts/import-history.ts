@@ -20,7 +20,7 @@ import { openFileDatabase, openMemoryDatabase, syncFile } from '../src/storage/o
 import { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 import { RecollectError } from '../src/core/base/errors';
 
-const USAGE = 'Usage: npm run import -- --format chatgpt|claude|locomo|longmemeval|text|auto <file> --out recollect.sqlite [--policy off|recurrence|eager]';
+const USAGE = 'Usage: npm run import -- --format chatgpt|claude|locomo|longmemeval|text|auto <file> --out recollect.sqlite [--policy off|recurrence|eager] [--yes]';
 
 const HELP = `${USAGE}
 
@@ -32,6 +32,8 @@ Imports a chat export into a Recollect database file, which the app opens with I
   --out <path>      the database to create or extend (default: recollect.sqlite); a re-run adds only
                     what is new
   --policy <name>   synthesis policy stored in the file: off, recurrence or eager
+  --yes             store a transcript whose speakers could not be read with certainty as read
+                    (without it, such a file is shown and nothing is stored)
   -h, --help        print this help`;
 
 /** Strict flags (node:util parseArgs): an unknown option or a missing value is an error, never ignored. */
@@ -40,7 +42,7 @@ function parseArgs(argv: readonly string[]) {
   try {
     parsed = parseCliArgs({
       args: [...argv], strict: true, allowPositionals: true,
-      options: { format: { type: 'string' }, out: { type: 'string' }, policy: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { format: { type: 'string' }, out: { type: 'string' }, policy: { type: 'string' }, yes: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (err) {
     throw new RecollectError('INVALID_INPUT', `${err instanceof Error ? err.message.split('\n')[0] : String(err)} ${USAGE}`);
@@ -52,7 +54,7 @@ function parseArgs(argv: readonly string[]) {
   if (positionals.length !== 1) throw new RecollectError('INVALID_INPUT', USAGE);
   if (format !== 'auto' && !HISTORY_FORMATS.includes(format)) throw new RecollectError('INVALID_INPUT', `Unknown format "${format}" (${HISTORY_FORMATS.join(', ')} or auto).`);
   if (policy !== undefined && policy !== 'off' && policy !== 'recurrence' && policy !== 'eager') throw new RecollectError('INVALID_INPUT', `Unknown policy "${policy}" (off, recurrence or eager).`);
-  return { help: false as const, format, file: positionals[0]!, out: values.out ?? 'recollect.sqlite', policy };
+  return { help: false as const, format, file: positionals[0]!, out: values.out ?? 'recollect.sqlite', policy, yes: values.yes === true };
 }
 
 type ImportArgs = Extract<ReturnType<typeof parseArgs>, { help: false }>;
@@ -62,6 +64,7 @@ export async function importHistoryFile(parsed: ReturnType<typeof parseArgs>, lo
   const args: ImportArgs = parsed;
   const blob = await openAsBlob(args.file!);
   const file: HistoryFile = { name: basename(args.file!), size: blob.size, stream: () => blob.stream() as unknown as ReturnType<HistoryFile['stream']> };
+  if (!args.yes && (args.format === 'text' || (args.format === 'auto' && /\.(txt|md|markdown)$/i.test(args.file!)))) await refuseUncertainTranscript(file, args);
   // Written to a copy as it goes (memory does not grow with the archive), renamed over --out at
   // the end: a run that fails or is interrupted leaves the previous file as it was.
   const work = `${args.out}.importing`;
@@ -86,6 +89,27 @@ export async function importHistoryFile(parsed: ReturnType<typeof parseArgs>, lo
       await db.close().catch(() => undefined);
       rmSync(work, { force: true });
     }
+  }
+}
+
+/**
+ * The app shows how an uncertain transcript's speakers were read and asks before storing; the
+ * command line cannot ask, so it shows the same and stores nothing unless run again with --yes.
+ */
+async function refuseUncertainTranscript(file: HistoryFile, args: ImportArgs): Promise<void> {
+  const store = new SqliteMemoryStore(await openMemoryDatabase(), { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
+  try {
+    const scan = await createEngine(store, { only: [] }).scanHistory(file, { format: args.format, importId: 'cli-scan' });
+    const layout = scan.transcript;
+    if (!layout?.ambiguous) return;
+    const preview = layout.preview.map((p) => `  ${p.role === 'user' ? 'you' : 'assistant'} (${p.speaker}): ${p.excerpt}`).join('\n');
+    throw new RecollectError(
+      'INVALID_INPUT',
+      `The speakers of ${file.name ?? 'this transcript'} could not be read with certainty (${layout.reasons.join('; ')}). Its first turns would be stored as:\n${preview}\n` +
+        'Nothing was stored. If this is right, run the same command again with --yes; if not, label the speakers consistently (e.g. "User:" and "Assistant:" at the start of each turn).',
+    );
+  } finally {
+    await store.db.close();
   }
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { importHistoryFile, parseArgs } from '../../scripts/import-history';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { claudeConversations } from './historyFixtures';
+import { ambiguousTranscript, claudeConversations, nameLineTranscript } from './historyFixtures';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -49,6 +49,22 @@ describe('npm run import', () => {
     await expect(importHistoryFile(parseArgs([bad, '--out', out]))).rejects.toThrow(/not a ChatGPT or Claude export/);
     expect(Buffer.compare(await readFile(out), before)).toBe(0);
     expect(existsSync(`${out}.importing`)).toBe(false);
+  });
+
+  it('shows how an uncertain transcript would be read and stores nothing until run again with --yes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'recollect-import-cli-'));
+    dirs.push(dir);
+    const input = join(dir, 'hydra.txt');
+    const out = join(dir, 'recollect.sqlite');
+    await writeFile(input, ambiguousTranscript);
+    await expect(importHistoryFile(parseArgs([input, '--out', out]))).rejects.toThrow(/could not be read with certainty[\s\S]*you \(Mira\): Did you book the ferry[\s\S]*Nothing was stored[\s\S]*--yes/);
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(`${out}.importing`)).toBe(false);
+    expect((await importHistoryFile(parseArgs([input, '--out', out, '--yes']))).summary).toMatch(/^1 conversation, 4 turns imported/);
+    // A transcript whose speakers are clear is stored without asking.
+    const clear = join(dir, 'compose.md');
+    await writeFile(clear, nameLineTranscript);
+    expect((await importHistoryFile(parseArgs([clear, '--out', out]))).summary).toMatch(/^1 conversation, \d+ turns imported/);
   });
 
   it('refuses unknown formats and a missing file argument with a usage message', () => {
