@@ -57,6 +57,8 @@ test('Chinese, Japanese and Korean turns are found in search and sent with an an
     const dialog = page.getByRole('dialog', { name: 'What was sent' });
     await expect(dialog.getByTestId('sent-content').filter({ hasText: t.text }).first()).toBeVisible();
     await dialog.getByRole('button', { name: 'Close what was sent' }).click();
+    // A native modal leaves the page inert until it has closed: type only after that.
+    await expect(dialog).toBeHidden();
   }
 });
 
