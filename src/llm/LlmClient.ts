@@ -156,10 +156,13 @@ export class LlmClient implements Llm {
       let serverUsage: { prompt_tokens: number; completion_tokens: number } | undefined;
       const withUsage = this.streamUsageSupported;
       try {
-        const chunks = await this.sdk.chat.completions.create(
+        const { data: chunks, response } = await this.sdk.chat.completions.create(
           { ...this.body(req), stream: true, ...(withUsage ? { stream_options: { include_usage: true } } : {}) },
           { signal: guard.signal },
-        );
+        ).withResponse();
+        // Content-Type is readable across origins (a CORS-safelisted header): it tells a web page
+        // from an empty body once the stream turns out to hold no events.
+        const contentType = response.headers.get('content-type') ?? '';
         guard.touch();
         let frames = 0;
         for await (const chunk of chunks) {
@@ -181,7 +184,7 @@ export class LlmClient implements Llm {
         // The SDK's stream ends quietly on abort instead of throwing; ours is not a normal end.
         if (guard.timedOut || guard.cancelled) throw new Error('aborted');
         // An HTML page or an empty body parses as an SSE stream with no events at all.
-        if (frames === 0) throw notACompletion(this.baseUrl, '');
+        if (frames === 0) throw notACompletion(this.baseUrl, '', contentType);
         guard.dispose();
         const usage = await this.usageOf(serverUsage, req, text);
         settled = true;

@@ -137,10 +137,11 @@ export function streamCut(ctx: Pick<ErrorContext, 'baseUrl' | 'apiKey'>, receive
 }
 
 /** A 200 reply that is not a chat completion: an HTML page (wrong URL, a login wall), an empty body, other JSON. */
-export function notACompletion(baseUrl: string, body: unknown): LlmError {
+export function notACompletion(baseUrl: string, body: unknown, contentType = ''): LlmError {
   const text = typeof body === 'string' ? body.trim() : null;
-  const what = text === '' ? 'an empty reply'
-    : text !== null && /^<(!doctype|html|head|body)/i.test(text) ? 'a web page (HTML)'
+  // A stream's body is consumed by its parser, so a page that parsed as no events is told by its type.
+  const what = /html/i.test(contentType) || (text !== null && /^<(!doctype|html|head|body)/i.test(text)) ? 'a web page (HTML)'
+    : text === '' ? 'an empty reply'
       : 'something that is not a chat completion';
   return new LlmError('LLM_BAD_OUTPUT',
     `The endpoint at ${baseUrl} answered with ${what} instead of a chat completion. Check the URL in Settings: it should be the API address, which usually ends in /v1.`,

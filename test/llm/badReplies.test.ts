@@ -54,6 +54,7 @@ describe('LlmClient: replies that are not chat completions', () => {
     mock.setBehaviour({ htmlNext: 1 });
     const streamed = await failure(() => drain(client().stream(ask)));
     expect(streamed.code).toBe('LLM_BAD_OUTPUT');
+    expect(streamed.message).toMatch(/a web page \(HTML\)/);
     expect(calls.map((c) => c.outcome)).toEqual(['error', 'error']);
     expect(calls.map((c) => c.error)).toEqual(['LLM_BAD_OUTPUT', 'LLM_BAD_OUTPUT']);
   });
@@ -64,6 +65,8 @@ describe('LlmClient: replies that are not chat completions', () => {
     expect(err).toMatchObject({ code: 'LLM_BAD_OUTPUT' });
     expect(err.message).toContain('an empty reply');
     expect(calls[0]).toMatchObject({ outcome: 'error' });
+    mock.setBehaviour({ emptyNext: 1 });
+    expect((await failure(() => drain(client().stream(ask)))).message).toContain('an empty reply');
   });
 
   it('a malformed stream frame is reported as malformed, not as a broken connection', async () => {
