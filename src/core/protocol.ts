@@ -356,6 +356,9 @@ export interface DeviceLlmWorkerApi extends TextGenerator {
   setModelHub(url: string | null): Promise<string>;
 }
 
+/** Message the page posts to the device-LLM worker to hand it a port for the engine worker. */
+export const DEVICE_LLM_PORT_MESSAGE = 'recollect:connect-device-llm';
+
 /** Message the page posts to the model worker to hand it a port for the engine worker. */
 export const MODEL_PORT_MESSAGE = 'recollect:connect-port';
 
