@@ -399,6 +399,12 @@ export interface EngineWorkerApi {
    * and a MessageChannel between them). Call before `acquire`.
    */
   connectModels(port: MessagePortLike): Promise<void>;
+  /**
+   * Answers with a model on this device instead of the endpoint: `port` reaches a TextGenerator
+   * (the device-LLM worker, or the page's built-in model), `model` is its catalog id for the
+   * ledger. null, null: back to the endpoint. Kept across database hand-overs.
+   */
+  useDeviceLlm(port: MessagePortLike | null, model: string | null, label?: string): Promise<void>;
   /** Registers a listener for engine events and for losing ownership to another tab. */
   subscribe(listener: (event: EngineEvent | MemoryUpgradeEvent | { readonly type: 'ownership-lost' }) => void): Promise<void>;
   /**

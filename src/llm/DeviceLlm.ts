@@ -26,6 +26,8 @@ import { completeJson } from './structured';
 export interface DeviceLlmOptions {
   /** The catalog id ('HuggingFaceTB/SmolLM2-135M-Instruct', 'chrome-built-in'): the ledger's model. */
   readonly model: string;
+  /** For people ("SmolLM2 135M Instruct"); default the model id. */
+  readonly label?: string;
   readonly sink?: LlmCallSink;
   readonly clock?: Clock;
   /** Attempts per call, including the first. Default 3. */
@@ -40,10 +42,18 @@ export interface DeviceLlmOptions {
 
 let counter = 0;
 
+const DEVICE_NAMES: Record<string, string> = {
+  webgpu: 'WebGPU, on this device’s graphics card',
+  wasm: 'WASM, on this device’s processor',
+  cpu: 'this device’s processor',
+  'built-in': 'the browser’s built-in model',
+};
+
 export class DeviceLlm implements Llm {
   readonly model: string;
   /** Set after the first generation: 'webgpu', 'wasm', 'built-in'… */
   lastDevice: string | null = null;
+  readonly label: string;
   readonly #generator: TextGenerator;
   readonly #sink: LlmCallSink | undefined;
   readonly #clock: Clock;
@@ -56,6 +66,7 @@ export class DeviceLlm implements Llm {
   constructor(generator: TextGenerator, options: DeviceLlmOptions) {
     this.#generator = generator;
     this.model = options.model;
+    this.label = options.label ?? options.model;
     this.#sink = options.sink;
     this.#clock = options.clock ?? systemClock;
     this.#maxAttempts = Math.max(1, options.maxAttempts ?? 3);
@@ -63,6 +74,12 @@ export class DeviceLlm implements Llm {
     this.#random = options.random ?? Math.random;
     this.#defaultMaxTokens = options.defaultMaxTokens ?? 512;
     this.#newId = options.newId ?? (() => `gen-${++counter}-${Math.random().toString(36).slice(2, 8)}`);
+  }
+
+  /** What ran and where, for "What was sent". */
+  get onDevice(): string {
+    const where = DEVICE_NAMES[this.lastDevice ?? ''] ?? 'this device';
+    return `${this.label} (${where})`;
   }
 
   async complete(req: LlmRequest): Promise<LlmResult> {
