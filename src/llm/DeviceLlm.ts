@@ -112,6 +112,8 @@ export class DeviceLlm implements Llm {
         if (stopped) return;
         stopped = true;
         void Promise.resolve(this.#generator.cancel(requestId)).catch(() => undefined);
+        // Stop now: the generation ends on its own side (its result is not waited for).
+        wake?.();
       };
       req.signal?.addEventListener('abort', stop, { once: true });
       const onText = streaming ? (piece: string): void => {
@@ -131,12 +133,13 @@ export class DeviceLlm implements Llm {
             emitted = true;
             yield { type: 'delta', text: piece };
           }
-          if (outcome) break;
+          if (outcome || stopped) break;
           await new Promise<void>((resolve) => (wake = resolve));
           wake = null;
         }
+        if (stopped && !outcome) throw cancelled();
         await generation;
-        const done = outcome as { result: DeviceGenerationResult } | { error: unknown };
+        const done = outcome as unknown as { result: DeviceGenerationResult } | { error: unknown };
         if ('error' in done) throw toDeviceError(done.error);
         const result = done.result;
         this.lastDevice = result.device;

@@ -14,6 +14,18 @@ import {
 import { LlmError } from '../llm/llmErrors';
 import type { DeviceGenerationRequest, DeviceGenerationResult, TextGenerator, TextListener } from '../core/protocol';
 
+/** Resolves on the next macrotask (a MessageChannel round trip: no timer clamping). */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
 export interface TextGeneratorLoadOptions {
   readonly device: 'webgpu' | 'wasm' | 'cpu';
   readonly dtype: 'q4' | 'q4f16';
@@ -34,6 +46,14 @@ export class TransformersTextGenerator implements TextGenerator {
     this.device = device;
     this.#model = model;
     this.#tokenizer = tokenizer;
+    // generate() steps from token to token through promises only (microtasks), so a worker busy
+    // generating never reads its incoming messages — a stop would wait for the whole answer. One
+    // macrotask turn before each forward pass lets cancel() arrive between tokens.
+    const forward = model.forward.bind(model);
+    model.forward = async (inputs: Record<string, unknown>) => {
+      await nextTask();
+      return forward(inputs);
+    };
   }
 
   static async load(modelId: string, options: TextGeneratorLoadOptions): Promise<TransformersTextGenerator> {

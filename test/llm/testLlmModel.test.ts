@@ -133,3 +133,15 @@ describe('random-weight decoder stand-in', () => {
     }
   });
 });
+
+describe('random-weight decoder output', () => {
+  it('is text a person could have typed: no control characters, no broken UTF-8 (the app refuses to store those)', async () => {
+    const text = tokenizer.apply_chat_template([{ role: 'user', content: 'Write something long.' }], { tokenize: false, add_generation_prompt: true }) as string;
+    const inputs = tokenizer(text, { add_special_tokens: false });
+    const out = await model.generate({ ...inputs, max_new_tokens: 300, do_sample: true, temperature: 1.5 }) as Tensor;
+    const ids = Array.from(out.data as BigInt64Array).slice(inputs.input_ids.dims[1]!).map(Number);
+    const generated = tokenizer.decode(ids, { skip_special_tokens: true });
+    expect(generated.length).toBeGreaterThan(300);
+    expect(generated).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/);
+  });
+});

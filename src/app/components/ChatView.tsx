@@ -64,7 +64,9 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const listRef = useRef<HTMLOListElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const following = useRef(true);
-  const configured = settings.data?.configured ?? false;
+  // A model on this device (Settings → This device) answers as an endpoint would.
+  const onDevice = useEngineQuery((q) => q.deviceChoice());
+  const configured = (settings.data?.configured ?? false) || (onDevice.data ?? null) !== null;
   const stream = answers.stream;
   const conversation = conversations.data?.find((c) => c.id === conversationId);
 
