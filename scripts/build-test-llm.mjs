@@ -46,7 +46,7 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const { onnx } = require('onnx-proto');
 
-const BUILD_VERSION = 2;
+const BUILD_VERSION = 3;
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
 
@@ -146,13 +146,22 @@ function byteLevelBpe(limit) {
   ranks.forEach((bytes, r) => {
     let ok = true;
     try {
-      ok = !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(decoder.decode(bytes));
+      const piece = decoder.decode(bytes);
+      ok = !hasControl(piece) && !piece.includes('\ufffd');
     } catch {
       ok = false;
     }
     if (!ok) notText.push(r);
   });
   return { vocab, merges, notText };
+}
+
+/** A control character other than tab, newline and carriage return. */
+export function hasControl(text) {
+  return [...text].some((c) => {
+    const n = c.codePointAt(0);
+    return (n < 0x20 && n !== 0x09 && n !== 0x0a && n !== 0x0d) || n === 0x7f;
+  });
 }
 
 // Qwen2's pre-tokenisation split (contractions, letters, single digits, punctuation runs, newlines).
