@@ -66,7 +66,7 @@ export function DeviceModelSection() {
         <p className="muted" data-testid="built-in-state">{BUILT_IN_ADVICE[availability]}</p>
       </div>
       <table className="usage" aria-label="Models to download">
-        <thead><tr><th>model</th><th>size</th><th>languages</th><th>licence</th><th>speed</th><th /></tr></thead>
+        <thead><tr><th>model</th><th>size</th><th>languages</th><th>licence</th><th>speed</th><th>download</th></tr></thead>
         <tbody>
           {(models.data ?? []).map((m) => (
             <tr key={m.id} data-testid={`device-model-${m.id}`}>
