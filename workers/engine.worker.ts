@@ -9,6 +9,7 @@ import { unwrapRemote, type ModelWorkerApi } from '../src/core/protocol';
 // no-inline: a data: URL would be refused by the CSP's connect-src; a file is also cached by the service worker.
 import kernelUrl from '../src/wasm/int8Dot.wasm?url&no-inline';
 import { fetchedVectorIndex } from '../src/wasm/vectorKernel';
+import { remoteTextGenerator } from '../src/llm/remoteTextGenerator';
 
 Comlink.expose(
   new EngineHost({
@@ -16,5 +17,6 @@ Comlink.expose(
     settings: new IdbSettingsStore(),
     connectModels: (port) => remoteEmbedderProvider(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort))),
     vectorIndex: () => fetchedVectorIndex(kernelUrl),
+    connectDeviceLlm: remoteTextGenerator,
   }),
 );

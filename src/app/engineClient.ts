@@ -13,11 +13,14 @@
  */
 import * as Comlink from 'comlink';
 import {
-  MODEL_PORT_MESSAGE, unwrapRemote, type EngineApi, type EngineEvent, type EngineWorkerApi, type MemoryUpgradeEvent, type ModelWorkerApi, type Ownership, type Unwrapped,
+  DEVICE_LLM_PORT_MESSAGE, MODEL_PORT_MESSAGE, unwrapRemote, type BuiltInAvailability, type DeviceLlmWorkerApi, type EngineApi, type EngineEvent, type EngineWorkerApi,
+  type MemoryUpgradeEvent, type ModelWorkerApi, type Ownership, type Unwrapped,
 } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
 import { readDevicePreference } from './devicePreference';
-import { applyModelChoices } from './modelChoices';
+import { applyModelChoices, readModelHub } from './modelChoices';
+import { readDeviceChoice, saveDeviceChoice, type DeviceChoice } from './deviceChoice';
+import { BUILT_IN_MODEL_ID, builtInModelAvailability, exposeBuiltInModel } from '../../workers/builtInModel.page';
 
 export type ClientEvent =
   | EngineEvent
@@ -30,6 +33,12 @@ export type ClientEvent =
 export interface EngineClient {
   readonly engine: EngineApi;
   readonly models: Unwrapped<ModelWorkerApi>;
+  /** The device-LLM worker (started on first use: nobody pays for it who does not choose it). */
+  deviceLlm(): Unwrapped<DeviceLlmWorkerApi>;
+  builtInAvailability(): Promise<BuiltInAvailability>;
+  /** Answers from a model on this device (kept in this browser), or from the endpoint again (null). */
+  setDeviceChoice(choice: DeviceChoice): Promise<void>;
+  deviceChoice(): DeviceChoice;
   acquire(wait: boolean): Promise<Ownership>;
   requestTakeover(): Promise<void>;
   onEvent(listener: (event: ClientEvent) => void): () => void;
@@ -53,6 +62,38 @@ interface Connection {
   open(): void;
 }
 
+/** The device-LLM worker, started once, on first use. */
+function deviceLlmWorker(): { worker: Worker; api: Unwrapped<DeviceLlmWorkerApi> } {
+  if (!llmWorker) {
+    const worker = new Worker(new URL('../../workers/llm.worker.ts', import.meta.url), { type: 'module', name: 'recollect-device-llm' });
+    const api = unwrapRemote<DeviceLlmWorkerApi>(Comlink.wrap(worker));
+    const hub = readModelHub();
+    if (hub) void api.setModelHub(hub).catch(() => undefined);
+    llmWorker = { worker, api };
+  }
+  return llmWorker;
+}
+let llmWorker: { worker: Worker; api: Unwrapped<DeviceLlmWorkerApi> } | null = null;
+
+/**
+ * Points the engine at the chosen model on this device: loads it in the device-LLM worker (a
+ * failure is kept there and reported by every answer, so answers stop with the reason instead of
+ * going elsewhere) and hands the engine a port to it; or the page's built-in model; or nothing.
+ */
+async function applyDeviceChoice(remote: Comlink.Remote<EngineWorkerApi>, choice: DeviceChoice, label: string | null): Promise<void> {
+  if (!choice) return remote.useDeviceLlm(null, null);
+  const channel = new MessageChannel();
+  if (choice.provider === 'prompt-api') {
+    exposeBuiltInModel(channel.port1);
+    return remote.useDeviceLlm(Comlink.transfer(channel.port2, [channel.port2]), BUILT_IN_MODEL_ID, 'Built-in model (Chrome)');
+  }
+  const { worker, api } = deviceLlmWorker();
+  // Not awaited: generations wait in the worker until the load has finished (or say why it failed).
+  void api.load(choice.modelId).catch(() => undefined);
+  worker.postMessage({ type: DEVICE_LLM_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
+  return remote.useDeviceLlm(Comlink.transfer(channel.port2, [channel.port2]), choice.modelId, label ?? choice.modelId);
+}
+
 function connect(modelWorker: Worker, emit: (event: ClientEvent) => void, onDeath: () => void, restarted: boolean): Connection {
   const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'recollect-engine' });
   const remote = Comlink.wrap<EngineWorkerApi>(worker);
@@ -73,7 +114,11 @@ function connect(modelWorker: Worker, emit: (event: ClientEvent) => void, onDeat
 
   const channel = new MessageChannel();
   modelWorker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
+  const choice = readDeviceChoice();
   const connected = remote.connectModels(Comlink.transfer(channel.port2, [channel.port2]));
+  // A saved "This device" choice applies from the start (and again after a restart), without
+  // holding up the database: until the model is loaded, answers wait for it in its worker.
+  if (choice) void connected.then(() => applyDeviceChoice(remote, choice, choice.provider === 'transformers' ? choice.label : null)).catch(() => undefined);
   void remote.subscribe(Comlink.proxy(emit));
   const lifeline = `recollect:engine-alive:${crypto.randomUUID()}`;
   void Promise.race([remote.holdLifeline(lifeline), dead]).then(() => {
@@ -140,6 +185,14 @@ export function createEngineClient(): EngineClient {
       return result;
     },
     requestTakeover: () => current.remote.requestTakeover(),
+    deviceLlm: () => deviceLlmWorker().api,
+    builtInAvailability: () => builtInModelAvailability(),
+    deviceChoice: () => readDeviceChoice(),
+    async setDeviceChoice(choice) {
+      saveDeviceChoice(choice);
+      await applyDeviceChoice(current.remote, choice, choice?.provider === 'transformers' ? choice.label : null);
+      emit({ type: 'settings-changed' });
+    },
     onEvent(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -27,6 +27,7 @@ function write(key: string, value: string | null): void {
 }
 
 export const readReranker = (): string | null => read(RERANKER_KEY);
+export const readModelHub = (): string | null => read(MODEL_HUB_KEY);
 export const saveReranker = (id: string | null): void => write(RERANKER_KEY, id);
 
 /**

@@ -23,6 +23,10 @@ export const queryKeys = {
   models: ['models'] as const,
   modelStatus: ['model-status'] as const,
   llmSettings: ['llm-settings'] as const,
+  deviceModels: ['device-llm', 'models'] as const,
+  deviceStatus: ['device-llm', 'status'] as const,
+  deviceChoice: ['device-llm', 'choice'] as const,
+  builtIn: ['device-llm', 'built-in'] as const,
   consolidation: ['consolidation'] as const,
   timeZone: ['time-zone'] as const,
   llmUsage: (since: number) => ['llm-usage', since] as const,
@@ -46,8 +50,15 @@ export const queryKeys = {
 };
 
 /** The query option factories over one engine client. */
-export function engineQueries({ engine, models }: EngineClient) {
+export function engineQueries(client: EngineClient) {
+  const { engine, models } = client;
   return {
+    // Models on this device live in their own worker and the page: no database, no owner gate.
+    deviceModels: () => queryOptions({ queryKey: queryKeys.deviceModels, queryFn: () => client.deviceLlm().listModels(), staleTime: 0, meta: { ownerFree: true } }),
+    deviceStatus: (pollMs?: number) =>
+      queryOptions({ queryKey: queryKeys.deviceStatus, queryFn: () => client.deviceLlm().status(), staleTime: 0, meta: { ownerFree: true }, ...(pollMs ? { refetchInterval: pollMs } : {}) }),
+    deviceChoice: () => queryOptions({ queryKey: queryKeys.deviceChoice, queryFn: () => client.deviceChoice(), staleTime: 0, meta: { ownerFree: true } }),
+    builtIn: () => queryOptions({ queryKey: queryKeys.builtIn, queryFn: () => client.builtInAvailability(), meta: { ownerFree: true } }),
     conversations: () => queryOptions({ queryKey: queryKeys.conversations, queryFn: () => engine.listConversations() }),
     messages: (id: string) => queryOptions({ queryKey: queryKeys.messages(id), queryFn: () => engine.listMessages(id) }),
     search: (q: string) => queryOptions({ queryKey: queryKeys.search(q), queryFn: () => engine.searchMessages(q, { limit: 30 }), enabled: q.length > 0 }),

@@ -14,7 +14,7 @@ import type { PolicyName } from './episodes/consolidationPolicy';
 import type { AnswerResult } from './recall/answer';
 import type { JobCounts } from './base/jobs';
 import type { LlmSettingsInput, LlmSettingsView } from './base/settings';
-import type { EmbedRole, LlmConnectionTest } from './base/ports';
+import type { EmbedRole, LlmConnectionTest, LlmMessage } from './base/ports';
 import type { RetrievalResult } from './recall/Retriever';
 import type { WritingLanguage } from './base/language';
 import type {
@@ -271,6 +271,94 @@ export interface ModelWorkerApi {
   setModelHub(url: string | null): Promise<string>;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Language models on this device: transformers.js in the device-LLM worker, or the browser's
+// built-in model (Prompt API). Both are reached through `TextGenerator`; src/llm/DeviceLlm.ts
+// turns one into the engine's `Llm` (ledger, retries, structured output), so nothing is sent anywhere.
+// ---------------------------------------------------------------------------------------------
+
+export type DeviceLlmProvider = 'transformers' | 'prompt-api';
+
+export interface DeviceGenerationRequest {
+  /** Names this generation for `cancel`. */
+  readonly requestId: string;
+  readonly messages: readonly LlmMessage[];
+  readonly maxNewTokens: number;
+  /** 0 or absent: greedy decoding. */
+  readonly temperature?: number;
+}
+
+export interface DeviceGenerationResult {
+  /** Everything generated (partial when cancelled). */
+  readonly text: string;
+  /** The model's id as the catalog names it (the ledger's `model`). */
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** True when the counts are estimates (the provider reported none). */
+  readonly tokensEstimated: boolean;
+  /** 'stop' (end of turn), 'length' (maxNewTokens reached) or 'cancelled' (cancel() was called). */
+  readonly finishReason: 'stop' | 'length' | 'cancelled';
+  /** Where it ran: 'webgpu', 'wasm', 'cpu' (Node) or 'built-in'. */
+  readonly device: string;
+}
+
+export type TextListener = (text: string) => unknown;
+
+/**
+ * A model that generates on this device. `generate` calls `onText` with each decoded piece, in
+ * order, before it resolves; a cancelled generation resolves with what it had. Expected failures
+ * (no model loaded, the model failed to load) reject with an LLM_* code.
+ */
+export interface TextGenerator {
+  generate(request: DeviceGenerationRequest, onText?: TextListener): Promise<DeviceGenerationResult>;
+  cancel(requestId: string): void | Promise<void>;
+}
+
+/** The browser's built-in model, as `LanguageModel.availability()` reports it. */
+export type BuiltInAvailability = 'available' | 'downloadable' | 'downloading' | 'unavailable' | 'unsupported';
+
+export type DeviceLlmState = 'none' | 'loading' | 'ready' | 'error';
+
+export interface DeviceLlmStatus {
+  readonly modelId: string | null;
+  readonly state: DeviceLlmState;
+  /** 'webgpu' or 'wasm' once loaded. */
+  readonly device: string | null;
+  /** Why the preferred device is not the one running, else null. */
+  readonly notice: string | null;
+  readonly error: ErrorInfo | null;
+}
+
+export interface DeviceLlmInfo {
+  readonly id: string;
+  readonly label: string;
+  readonly approxBytes: number;
+  readonly languages: string;
+  readonly licence: string;
+  /** Expected speed, for people ("≈ 140 tokens/s on a desktop GPU"). */
+  readonly speed: string;
+  readonly note: string;
+  /** Downloaded earlier and kept in the browser cache. */
+  readonly cached: boolean;
+  /** Null when it can run here; otherwise why not (no WebGPU, adapter limits too small, …). */
+  readonly unusable: string | null;
+}
+
+/** The device-LLM worker's API (src/models/DeviceLlmService.ts implements it). */
+export interface DeviceLlmWorkerApi extends TextGenerator {
+  listModels(): Promise<DeviceLlmInfo[]>;
+  /** The user's explicit download action: the only call that reaches the network. */
+  downloadModel(id: string, onProgress?: ProgressListener): Promise<DeviceLlmInfo[]>;
+  cancelDownload(): void;
+  load(id: string): Promise<DeviceLlmStatus>;
+  status(): DeviceLlmStatus;
+  setModelHub(url: string | null): Promise<string>;
+}
+
+/** Message the page posts to the device-LLM worker to hand it a port for the engine worker. */
+export const DEVICE_LLM_PORT_MESSAGE = 'recollect:connect-device-llm';
+
 /** Message the page posts to the model worker to hand it a port for the engine worker. */
 export const MODEL_PORT_MESSAGE = 'recollect:connect-port';
 
@@ -311,6 +399,12 @@ export interface EngineWorkerApi {
    * and a MessageChannel between them). Call before `acquire`.
    */
   connectModels(port: MessagePortLike): Promise<void>;
+  /**
+   * Answers with a model on this device instead of the endpoint: `port` reaches a TextGenerator
+   * (the device-LLM worker, or the page's built-in model), `model` is its catalog id for the
+   * ledger. null, null: back to the endpoint. Kept across database hand-overs.
+   */
+  useDeviceLlm(port: MessagePortLike | null, model: string | null, label?: string): Promise<void>;
   /** Registers a listener for engine events and for losing ownership to another tab. */
   subscribe(listener: (event: EngineEvent | MemoryUpgradeEvent | { readonly type: 'ownership-lost' }) => void): Promise<void>;
   /**

@@ -11,6 +11,8 @@ import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
 import type { SettingsStore } from '../core/base/settings';
 import type { VectorIndexFactory } from '../core/capture/vectorIndex';
 import { createEngine } from './createEngine';
+import type { TextGenerator } from '../core/protocol';
+import { DeviceLlm } from '../llm/DeviceLlm';
 
 export const OWNER_LOCK = 'recollect:database-owner';
 const CHANNEL = 'recollect:ownership';
@@ -32,6 +34,8 @@ export interface EngineHostDeps {
   readonly settings: SettingsStore;
   /** Builds the embedder provider over a port to the model worker. */
   readonly connectModels?: (port: MessagePortLike) => EmbedderProvider;
+  /** Reaches a TextGenerator (a model on this device) through a port. */
+  readonly connectDeviceLlm?: (port: MessagePortLike) => TextGenerator;
   /** The vector index implementation (the WASM SIMD kernel where it loads; see src/wasm/vectorKernel.ts). */
   readonly vectorIndex?: () => Promise<VectorIndexFactory>;
 }
@@ -40,6 +44,7 @@ export class EngineHost implements EngineWorkerApi {
   engine: RemoteEngine = closedEngine();
   readonly #deps: EngineHostDeps;
   #embedders: EmbedderProvider | undefined;
+  #device: { readonly generator: TextGenerator; readonly model: string; readonly label: string } | null = null;
   #engine: MemoryEngine | null = null;
   readonly #listeners = new Set<(e: HostEvent) => void>();
   #store: SqliteMemoryStore | null = null;
@@ -93,6 +98,17 @@ export class EngineHost implements EngineWorkerApi {
     this.#embedders = this.#deps.connectModels?.(port);
   }
 
+  async useDeviceLlm(port: MessagePortLike | null, model: string | null, label?: string): Promise<void> {
+    const connect = this.#deps.connectDeviceLlm;
+    this.#device = port && model && connect ? { generator: connect(port), model, label: label ?? model } : null;
+    this.#applyDevice();
+  }
+
+  #applyDevice(): void {
+    const device = this.#device;
+    this.#engine?.useDeviceLlm(device ? (sink) => new DeviceLlm(device.generator, { model: device.model, label: device.label, ...(sink ? { sink } : {}) }) : null);
+  }
+
   async subscribe(listener: (event: HostEvent) => void): Promise<void> {
     this.#listeners.add(listener);
   }
@@ -115,6 +131,7 @@ export class EngineHost implements EngineWorkerApi {
     this.#store = store;
     this.#engine = engine;
     this.engine = resultify(engine) as unknown as RemoteEngine;
+    this.#applyDevice();
     // Resume embedding left over from an earlier session; failures show in embeddingStatus().
     void engine.start().catch(() => undefined);
   }

@@ -34,6 +34,16 @@ export async function buildTestHub(): Promise<string> {
   return mod.buildTestHub(TEST_HUB_DIR);
 }
 
+/** The random-weight in-page language models (scripts/build-test-llm.mjs), hub or local layout. */
+export async function buildTestLlms(layout: 'hub' | 'local' = 'hub', dir: string = layout === 'hub' ? TEST_HUB_DIR : TEST_LLM_LOCAL_DIR): Promise<string> {
+  const script = join(repoRoot, 'scripts/build-test-llm.mjs');
+  const mod = (await import(/* @vite-ignore */ script)) as { buildTestLlms(dir: string, options: { layout: string }): Promise<string> };
+  return mod.buildTestLlms(dir, { layout });
+}
+
+/** Where the local-layout copies go (transformers.js' localModelPath in Node tests). */
+export const TEST_LLM_LOCAL_DIR = join(repoRoot, '.cache/test-llm');
+
 export async function startModelHub(dir: string = TEST_HUB_DIR): Promise<ModelHub> {
   const faults = new Map<string, HubFault>();
   const requests: string[] = [];

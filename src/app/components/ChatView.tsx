@@ -28,6 +28,8 @@ interface AnswerMeta {
   readonly answerTo?: string | null;
   /** "Use memory in answers" was off for this answer. */
   readonly memoryOff?: boolean;
+  /** A model on this device answered (what and where); absent for the endpoint. */
+  readonly onDevice?: string;
 }
 
 function tokensOf(meta: AnswerMeta): number {
@@ -56,13 +58,15 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const focusMessageId = useUi((s) => s.focusMessageId);
   const [draft, setDraft] = useState('');
   const [editing, setEditing] = useState<Message | null>(null);
-  const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean } | null>(null);
+  const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean; onDevice: string | null } | null>(null);
   const [highlight, setHighlight] = useState<string | null>(focusMessageId);
   const [shown, setShown] = useState<Citation | null>(null);
   const listRef = useRef<HTMLOListElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const following = useRef(true);
-  const configured = settings.data?.configured ?? false;
+  // A model on this device (Settings → This device) answers as an endpoint would.
+  const onDevice = useEngineQuery((q) => q.deviceChoice());
+  const configured = (settings.data?.configured ?? false) || (onDevice.data ?? null) !== null;
   const stream = answers.stream;
   const conversation = conversations.data?.find((c) => c.id === conversationId);
 
@@ -217,7 +221,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   {meta.usage && <span className="muted" data-testid="answer-tokens">{tokensOf(meta).toLocaleString()} tokens</span>}
                   <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
                   {meta.memoryOff && <span className="muted" data-testid="memory-off-mark">memory off</span>}
-                  {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true })}>what was sent</button>}
+                  {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true, onDevice: meta.onDevice ?? null })}>what was sent</button>}
                   {m.id === lastAnswer?.id && configured && !answers.busy && <button type="button" className="link" onClick={() => void retry()}>retry</button>}
                 </div>
               )}
@@ -280,7 +284,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         />
         <button type="submit" className="primary" disabled={!draft.trim() || sendTurn.isPending || answers.busy}>{editing ? 'Send edit' : 'Send'}</button>
       </form>
-      {sent && <ViewBoundary name="What was sent" resetKey={sent} onDismiss={() => setSent(null)}><SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onClose={() => setSent(null)} /></ViewBoundary>}
+      {sent && <ViewBoundary name="What was sent" resetKey={sent} onDismiss={() => setSent(null)}><SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onDevice={sent.onDevice} onClose={() => setSent(null)} /></ViewBoundary>}
       {shown && (
         <Dialog title={`Cited ${shown.kind}`} onClose={() => setShown(null)}>
           <p>{shown.label}</p>

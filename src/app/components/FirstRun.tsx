@@ -17,7 +17,8 @@ export function FirstRun({ onStart }: { onStart: () => void }) {
   const openSettings = useUi((s) => s.openSettings);
   const openExplorer = useUi((s) => s.openExplorer);
   const [memoryOnly, setMemoryOnly] = useState(() => localStorage.getItem(MEMORY_ONLY) === '1');
-  const connected = settings.data?.configured ?? false;
+  const onDevice = useEngineQuery((q) => q.deviceChoice());
+  const connected = (settings.data?.configured ?? false) || (onDevice.data ?? null) !== null;
   const said = (stats.data?.messageCount ?? 0) > 0;
   const c = overview.data?.counts;
   const remembered = !!c && c.facts + c.profileItems + c.foresight + c.memcells > 0;
@@ -29,7 +30,7 @@ export function FirstRun({ onStart }: { onStart: () => void }) {
       <ol className="checklist">
         <li className={connected || memoryOnly ? 'done' : ''} data-testid="step-endpoint">
           <strong>{connected ? '✓ ' : ''}Connect an AI endpoint</strong>{' '}
-          {connected ? <span className="muted">Connected: {settings.data?.model}.</span> : (
+          {connected ? <span className="muted">Connected: {settings.data?.configured ? settings.data.model : 'a model on this device'}.</span> : (
             <>
               <span className="muted">Any OpenAI-compatible server, local or hosted.</span>
               <span className="buttons">

@@ -2,10 +2,18 @@ import { Dialog } from './Dialog';
 import type { SentRequest } from '../../core/recall/answer';
 
 /** "What was sent": the exact messages of every LLM call behind an answer (never the API key). */
-export function SentRequestView({ requests, memoryOff = false, onClose }: { requests: readonly SentRequest[]; memoryOff?: boolean; onClose: () => void }) {
+export function SentRequestView({ requests, memoryOff = false, onDevice = null, onClose }: {
+  requests: readonly SentRequest[]; memoryOff?: boolean; onDevice?: string | null; onClose: () => void;
+}) {
   return (
     <Dialog title="What was sent" onClose={onClose} wide>
-        <p className="muted">The exact requests made to your endpoint for this answer. The API key is sent as a header and is never shown or stored.</p>
+        {onDevice ? (
+          <p className="note" data-testid="on-device-note">
+            This answer came from a model running on this device: {onDevice}. These requests were given to it inside this browser; nothing was sent over the network.
+          </p>
+        ) : (
+          <p className="muted">The exact requests made to your endpoint for this answer. The API key is sent as a header and is never shown or stored.</p>
+        )}
         {memoryOff && (
           <p className="note" data-testid="memory-off-note">
             Memory was off for this answer: nothing was looked up in memory. Only the instructions, this conversation's recent messages and the question were sent.

@@ -4,6 +4,7 @@ import { useEngineMutation, useEngineQuery } from '../hooks';
 import { queryKeys } from '../queries';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
 import { StorageInfo } from './StorageInfo';
+import { DeviceModelSection } from './DeviceModelSection';
 import { MemoryDefaultsSection } from './MemorySwitches';
 import { Dialog } from './Dialog';
 import { useUi } from '../uiStore';
@@ -146,6 +147,8 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
             {saved.data?.configured ? `In use: ${saved.data.model} at ${saved.data.baseUrl}${saved.data.hasKey ? ' (with key)' : ''}.` : 'No endpoint configured: turns are still stored, organised and searchable; synthesis and answers wait for one.'}
           </p>
         </section>
+
+        <DeviceModelSection />
 
         <section aria-label="Answers">
           <h3>Answers</h3>

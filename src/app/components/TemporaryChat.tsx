@@ -13,6 +13,7 @@ interface TempTurn {
 export function TemporaryChat() {
   const answers = useAnswerStream();
   const settings = useEngineQuery((q) => q.llmSettings());
+  const onDevice = useEngineQuery((q) => q.deviceChoice());
   const setPanel = useUi((s) => s.setPanel);
   const setTemporaryChat = useUi((s) => s.setTemporaryChat);
   const temporaryAt = useUi((s) => s.temporaryChatAt);
@@ -47,7 +48,7 @@ export function TemporaryChat() {
         Temporary chat: nothing here is stored, and your memory is not used. It is gone when you leave.{' '}
         <button type="button" className="link-button" onClick={() => setTemporaryChat(false)}>Leave</button>
       </div>
-      {!settings.data?.configured && (
+      {!settings.data?.configured && onDevice.data == null && (
         <div className="banner">A temporary chat needs an LLM endpoint. <button type="button" className="link-button" onClick={() => setPanel('settings')}>Open settings</button></div>
       )}
       <ol className="messages">

@@ -108,6 +108,11 @@ export type LlmStreamEvent =
  * LLM_NOT_CONFIGURED need the user; LLM_CANCELLED follows an abort.
  */
 export interface Llm {
+  /**
+   * Set by models that run on this device (src/llm/DeviceLlm.ts): what ran and where, for "What
+   * was sent" (e.g. "SmolLM2 135M Instruct, WebGPU"). Absent for an endpoint.
+   */
+  readonly onDevice?: string;
   complete(req: LlmRequest): Promise<LlmResult>;
   stream(req: LlmRequest): AsyncIterable<LlmStreamEvent>;
   /**

@@ -112,6 +112,8 @@ export class AnswerService {
       metadata: {
         answerTo: request.userMessageId ?? null,
         model: result.model,
+        // Shown in "What was sent": a model on this device got these requests, nothing left it.
+        ...(llm.onDevice ? { onDevice: llm.onDevice } : {}),
         stopped: result.stopped,
         // The token limit ended it, or Recollect's own size limit (both shown as cut off).
         ...(result.finishReason === 'length' ? { cutOff: 'length' } : result.finishReason === ANSWER_SIZE_LIMIT ? { cutOff: 'size' } : {}),

@@ -10,7 +10,7 @@ import { dominantLanguage, LANGUAGE_NAMES, type WritingLanguage } from '../base/
 import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, SendRequest, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
-import { systemClock, type Embedder, type Llm, type LlmConnectionTest } from '../base/ports';
+import { systemClock, type Embedder, type Llm, type LlmCallSink, type LlmConnectionTest } from '../base/ports';
 import { RecollectError } from '../base/errors';
 import { newId } from '../base/ids';
 import { platformTimer, type JobStore } from '../base/jobs';
@@ -65,6 +65,10 @@ export class MemoryEngine implements EngineApi {
   readonly #conversations: Conversations;
   readonly #upkeep: EngineUpkeep;
   #llm: Llm | null;
+  /** The endpoint's client; a model on this device, when chosen, answers instead. */
+  #endpointLlm: Llm | null;
+  #deviceLlm: Llm | null = null;
+  readonly #llmSink: LlmCallSink | null;
   readonly #history: HistoryImports | null;
 
   constructor(deps: MemoryEngineDeps) {
@@ -73,16 +77,19 @@ export class MemoryEngine implements EngineApi {
     const makeId = deps.newId ?? newId;
     this.#store = deps.store;
     this.#llm = deps.llm ?? null;
+    this.#endpointLlm = this.#llm;
     this.#jobs = deps.jobs ?? null;
     this.#semantic = new SemanticIndex(deps.store, 'message', deps.vectorIndex);
     this.#factIndex = new SemanticIndex(deps.store, 'fact', deps.vectorIndex);
     this.#cellIndex = new SemanticIndex(deps.store, 'memcell', deps.vectorIndex);
+    // A successful call means the endpoint works again: synthesis that failed meanwhile resumes.
+    const llmSink = deps.llmSink ? withAnsweredHook(deps.llmSink, () => void this.#consolidator?.endpointAnswered().catch(() => undefined)) : null;
+    this.#llmSink = llmSink;
     this.#settings = new EngineSettings({
       meta: deps.store,
       settings: deps.settings ?? null,
       llmFactory: deps.llmFactory ?? null,
-      // A successful call means the endpoint works again: synthesis that failed meanwhile resumes.
-      llmSink: deps.llmSink ? withAnsweredHook(deps.llmSink, () => void this.#consolidator?.endpointAnswered().catch(() => undefined)) : null,
+      llmSink,
       onLlm: (llm) => this.#useLlm(llm),
       onChange: () => this.#emit({ type: 'settings-changed' }),
       onPolicyChanged: (name) => this.#upkeep.policyChanged(name), ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),
@@ -263,7 +270,18 @@ export class MemoryEngine implements EngineApi {
   /** Sets (or clears) the LLM endpoint used for synthesis; paused work resumes. */
   setLlm(llm: Llm | null): void { this.#useLlm(llm); }
   #useLlm(llm: Llm | null): void {
-    this.#llm = llm;
+    this.#endpointLlm = llm;
+    this.#llm = this.#deviceLlm ?? llm;
+    this.#consolidator?.endpointChanged();
+  }
+
+  /**
+   * A model on this device answers, titles and synthesises instead of the endpoint (null: the
+   * endpoint again). `make` gets the engine's ledger, so its calls are counted like the endpoint's.
+   */
+  useDeviceLlm(make: ((sink: LlmCallSink | null) => Llm) | null): void {
+    this.#deviceLlm = make ? make(this.#llmSink) : null;
+    this.#llm = this.#deviceLlm ?? this.#endpointLlm;
     this.#consolidator?.endpointChanged();
   }
 

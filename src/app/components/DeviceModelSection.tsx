@@ -1,0 +1,113 @@
+import { useState } from 'react';
+import * as Comlink from 'comlink';
+import { useEngineMutation, useEngineQuery } from '../hooks';
+import { queryKeys } from '../queries';
+import { formatBytes } from '../format';
+import type { BuiltInAvailability, DeviceLlmInfo, ModelProgress } from '../../core/protocol';
+import type { DeviceChoice } from '../deviceChoice';
+
+const BUILT_IN_ADVICE: Record<BuiltInAvailability, string> = {
+  available: 'Ready. Recollect downloads nothing; the browser runs its own model.',
+  downloadable: 'The browser can download its built-in model (several GB, once; it needs about 22 GB of free disk and a GPU with more than 4 GB of memory, or 16 GB of RAM). Choosing it starts that download in the browser.',
+  downloading: 'The browser is downloading its built-in model; answers start once it has finished.',
+  unavailable: 'This device cannot run the browser’s built-in model. Download a model below instead.',
+  unsupported: 'This browser has no built-in model (desktop Chrome 148 or later has one). Download a model below instead.',
+};
+
+/**
+ * Settings → "This device": answers, titles and synthesis from a language model in this browser
+ * instead of an endpoint: the browser's built-in model, or a small model downloaded once into the
+ * browser cache. Nothing is sent anywhere.
+ */
+export function DeviceModelSection() {
+  const models = useEngineQuery((q) => q.deviceModels());
+  const choice = useEngineQuery((q) => q.deviceChoice());
+  const builtIn = useEngineQuery((q) => q.builtIn());
+  const chosen = choice.data ?? null;
+  // Polled while a model is chosen: it loads in its own worker, which sends no events.
+  const status = useEngineQuery((q) => ({ ...q.deviceStatus(1_000), enabled: chosen?.provider === 'transformers' }));
+  const [progress, setProgress] = useState<ModelProgress | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const choose = useEngineMutation((c, next: DeviceChoice) => c.setDeviceChoice(next), { invalidate: [queryKeys.deviceChoice, queryKeys.deviceStatus, queryKeys.consolidation] });
+  const download = useEngineMutation((c, id: string) => c.deviceLlm().downloadModel(id, Comlink.proxy(setProgress)), {
+    report: false,
+    onSuccess: (list, qc) => qc.setQueryData(queryKeys.deviceModels, list),
+  });
+  const cancel = useEngineMutation((c, _: void) => c.deviceLlm().cancelDownload());
+  const start = async (m: DeviceLlmInfo) => {
+    setError(null);
+    setProgress(null);
+    try {
+      await download.mutateAsync(m.id);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setProgress(null);
+    }
+  };
+  const availability = builtIn.data ?? 'unsupported';
+  const builtInUsable = availability === 'available' || availability === 'downloadable' || availability === 'downloading';
+  const s = status.data;
+
+  return (
+    <section aria-label="This device">
+      <h3>This device</h3>
+      <p className="muted">
+        Answers with no server at all: a language model runs in this browser, and nothing you write is sent anywhere. These models are small:
+        expect short, sometimes wrong answers and rough synthesis. A chosen model is used instead of the endpoint above.
+      </p>
+      <div role="radiogroup" aria-label="Who answers">
+        <label>
+          <input type="radio" name="answers-by" checked={chosen === null} onChange={() => choose.mutate(null)} /> The endpoint above
+        </label>
+        <label>
+          <input type="radio" name="answers-by" checked={chosen?.provider === 'prompt-api'} disabled={!builtInUsable} onChange={() => choose.mutate({ provider: 'prompt-api' })} /> Built-in model (Chrome)
+        </label>
+        <p className="muted" data-testid="built-in-state">{BUILT_IN_ADVICE[availability]}</p>
+      </div>
+      <table className="usage" aria-label="Models to download">
+        <thead><tr><th>model</th><th>size</th><th>languages</th><th>licence</th><th>speed</th><th>download</th></tr></thead>
+        <tbody>
+          {(models.data ?? []).map((m) => (
+            <tr key={m.id} data-testid={`device-model-${m.id}`}>
+              <td>
+                <label>
+                  <input type="radio" name="answers-by" checked={chosen?.provider === 'transformers' && chosen.modelId === m.id} disabled={!m.cached || m.unusable !== null}
+                    onChange={() => choose.mutate({ provider: 'transformers', modelId: m.id, label: m.label })} />{' '}
+                  {m.label}
+                </label>
+                <div className="muted">{m.unusable ?? m.note}</div>
+              </td>
+              <td>{formatBytes(m.approxBytes)}</td>
+              <td>{m.languages}</td>
+              <td>{m.licence}</td>
+              <td>{m.speed}</td>
+              <td>
+                {m.cached ? <span className="muted">Downloaded</span> : download.isPending && download.variables === m.id ? (
+                  <>
+                    <progress max={progress?.total ?? 1} value={progress?.loaded ?? 0} aria-label={`Downloading ${m.label}`} />
+                    <button type="button" onClick={() => cancel.mutate()}>Cancel</button>
+                  </>
+                ) : (
+                  <button type="button" disabled={m.unusable !== null || download.isPending} onClick={() => void start(m)}>Download {m.label}</button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {error && <p className="error" role="alert">{error}</p>}
+      <p className="muted" data-testid="device-llm-state">
+        {chosen === null ? 'Answers come from the endpoint above.'
+          : chosen.provider === 'prompt-api' ? 'Answers come from the browser’s built-in model, on this device.'
+            : s?.state === 'ready' && s.modelId === chosen.modelId ? `In use: ${chosen.label} on this device (${s.device === 'webgpu' ? 'WebGPU' : 'WASM'}).${s.notice ? ` ${s.notice}` : ''}`
+              : s?.state === 'error' ? '' : `Loading ${chosen.label}…`}
+      </p>
+      {chosen?.provider === 'transformers' && s?.state === 'error' && (
+        <p className="error" role="alert" data-testid="device-llm-error">
+          {s.error?.message} No answers until this is fixed: your messages are still stored, organised and searchable.
+        </p>
+      )}
+    </section>
+  );
+}
