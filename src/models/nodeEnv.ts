@@ -27,6 +27,7 @@ export function configureNodeEnv(options: NodeEnvOptions = {}): ModelPlatform {
   return {
     name: 'node',
     devices: () => ['cpu'],
+    staticFiles: (entry) => nodeStaticReader(entry.id, root),
     async availability(entry) {
       const files = modelFiles(entry);
       const local = files.every((f) => existsSync(join(root, entry.id, f)));
