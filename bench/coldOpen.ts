@@ -13,6 +13,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import type { Page } from '@playwright/test';
 import { openBenchPage } from './browserHarness';
 import { describeColdOpen, measureColdOpen, type ColdOpenPhases, type ColdOpenTiming } from './scaleBrowser';
 
@@ -20,6 +21,27 @@ export const COLD_OPEN_USAGE =
   'usage: npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5] [--question "…"] [--out report.json]';
 
 const DEFAULT_QUESTION = 'What did I say about the trip to Lisbon and my sister?';
+
+/**
+ * The app itself (index.html) opened in a new page of the same profile — on the app's own
+ * database there, not the benchmark file: ms from navigation until the search box is rendered and
+ * enabled (the shell is interactive) and until the status line shows the memory's stats (the engine
+ * worker answered).
+ */
+async function appShell(page: Page): Promise<{ interactiveMs: number; memoryOpenMs: number }> {
+  const app = await page.context().newPage();
+  try {
+    await app.goto(new URL('index.html', page.url()).href);
+    const interactive = await app.waitForFunction(() => {
+      const box = document.querySelector<HTMLInputElement>('input[aria-label="Search memory"]');
+      return box && !box.disabled ? performance.now() : 0;
+    }, undefined, { timeout: 60_000 });
+    const memory = await app.waitForFunction(() => (document.querySelector('[data-testid="status"]') ? performance.now() : 0), undefined, { timeout: 60_000 });
+    return { interactiveMs: (await interactive.jsonValue()) as number, memoryOpenMs: (await memory.jsonValue()) as number };
+  } finally {
+    await app.close();
+  }
+}
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -46,6 +68,7 @@ export async function coldOpenCommand(argv: string[], progress: (line: string) =
 
   const bench = await openBenchPage({ onProgress: progress, profileDir: profile, distDir: dist });
   const runs: ColdOpenTiming[] = [];
+  const shells: { interactiveMs: number; memoryOpenMs: number }[] = [];
   let turns = 0;
   try {
     const files = await bench.page.evaluate(() => window.recollectBench!.opfsFiles());
@@ -57,6 +80,11 @@ export async function coldOpenCommand(argv: string[], progress: (line: string) =
       runs.push(t);
       progress(`cold open ${r + 1}/${reps}: ${Math.round(t.navigationToResultMs)} ms to the first result; ${describeColdOpen(t)}`);
     }
+    for (let r = 0; r < reps; r++) {
+      const shell = await appShell(bench.page);
+      shells.push(shell);
+      progress(`app shell ${r + 1}/${reps}: interactive ${Math.round(shell.interactiveMs)} ms, memory open ${Math.round(shell.memoryOpenMs)} ms from navigation`);
+    }
     turns = await bench.page.evaluate(async (f) => {
       const opened = await window.recollectBench!.scale.open(f, true);
       const m = await window.recollectBench!.scale.measure([], 10);
@@ -66,19 +94,22 @@ export async function coldOpenCommand(argv: string[], progress: (line: string) =
   } finally {
     await bench.close();
   }
-  const keys: (keyof ColdOpenPhases)[] = ['workerReady', 'fileOpen', 'engineStarted', 'firstResult', 'vectorsReady', 'secondResult'];
+  const keys: (keyof ColdOpenPhases)[] = ['workerReady', 'fileOpen', 'engineStarted', 'speakersRead', 'firstResult', 'vectorsReady', 'secondResult'];
   const medians = Object.fromEntries(keys.map((k) => [k, median(runs.map((r) => r.phases?.[k] ?? Number.NaN))])) as Record<keyof ColdOpenPhases, number>;
   const f = (x: number) => Math.round(x).toLocaleString('en');
   const lines = [
     `Cold open of ${file} (${turns.toLocaleString('en')} turns), ${dist}, ${reps} repetitions; ms from navigation, median:`,
-    `| workers ready | file open | engine started | first result | vectors ready | second result | first result used vectors |`,
-    `|---:|---:|---:|---:|---:|---:|---|`,
+    `| workers ready | file open | engine started | speakers read | first result | vectors ready | second result | first result used vectors |`,
+    `|---:|---:|---:|---:|---:|---:|---:|---|`,
     `| ${keys.map((k) => f(medians[k])).join(' | ')} | ${runs.filter((r) => r.firstUsedVectors).length}/${runs.length} |`,
+    '',
+    `App shell (index.html, the profile's own app database), median of ${shells.length}: search box interactive ${f(median(shells.map((x) => x.interactiveMs)))} ms, ` +
+      `memory open (status line) ${f(median(shells.map((x) => x.memoryOpenMs)))} ms from navigation.`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (v.out) {
     const out = v.out as string;
-    await writeFile(out, JSON.stringify({ file, turns, dist, question: question.text, createdAt: new Date().toISOString(), medians, runs }, null, 2));
+    await writeFile(out, JSON.stringify({ file, turns, dist, question: question.text, createdAt: new Date().toISOString(), medians, runs, shells }, null, 2));
     await writeFile(out.replace(/\.json$/, '') + '.md', `${lines.join('\n')}\n`);
     process.stdout.write(`wrote ${out}\n`);
   }

@@ -67,6 +67,7 @@ export interface ColdOpenPhases {
   readonly workerReady: number;
   readonly fileOpen: number;
   readonly engineStarted: number;
+  readonly speakersRead: number;
   readonly firstResult: number;
   readonly vectorsReady: number;
   readonly secondResult: number;
@@ -90,6 +91,7 @@ export async function measureColdOpen(page: Page, fileName: string, question: Sc
     const phases = p
       ? {
           workerReady: p.askedAt - origin, fileOpen: p.fileOpenAt - origin, engineStarted: p.engineStartedAt - origin,
+          speakersRead: (p.speakersAt ?? Number.NaN) - origin,
           firstResult: p.firstResultAt - origin, vectorsReady: p.vectorsReadyAt - origin, secondResult: p.secondResultAt - origin,
         }
       : null;
@@ -107,7 +109,7 @@ export function describeColdOpen(t: ColdOpenTiming): string {
   const p = t.phases;
   if (!p) return 'no phases';
   const f = (x: number) => Math.round(x).toLocaleString('en');
-  return `phases from navigation: workers ready ${f(p.workerReady)}, file open ${f(p.fileOpen)}, engine started ${f(p.engineStarted)}, ` +
+  return `phases from navigation: workers ready ${f(p.workerReady)}, file open ${f(p.fileOpen)}, engine started ${f(p.engineStarted)}, speakers read ${f(p.speakersRead)}, ` +
     `first result ${f(p.firstResult)} (${t.firstUsedVectors ? 'with' : 'without'} vectors), vectors ready ${f(p.vectorsReady)}, ` +
     `second result ${f(p.secondResult)} (${t.secondUsedVectors ? 'with' : 'without'} vectors) ms`;
 }

@@ -420,13 +420,15 @@ export interface ColdOpenResult {
   /**
    * When each phase ended, as epoch ms (performance.timeOrigin + now(), comparable across the page
    * and its workers): the worker was asked (its SQLite and the model port ready), the file was open,
-   * the engine had started, the first result came, the vectors (model and index) were ready, and a
+   * the engine had started, the speaker list was read, the first result came, the vectors (model and index) were ready, and a
    * second search — with vectors — came.
    */
   readonly phases?: {
     readonly askedAt: number;
     readonly fileOpenAt: number;
     readonly engineStartedAt: number;
+    /** The speaker list read (the first recall's first read, which scans every turn). */
+    readonly speakersAt?: number;
     readonly firstResultAt: number;
     readonly vectorsReadyAt: number;
     readonly secondResultAt: number;
