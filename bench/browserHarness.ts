@@ -23,12 +23,20 @@ export interface BenchPageOptions {
   readonly profileDir?: string;
   /** The build to serve (default: dist/), e.g. a copy of an earlier build for a before/after comparison. */
   readonly distDir?: string;
+  /**
+   * The preview server's port. OPFS belongs to an origin, port included: a kept profile's database
+   * is found again only on the same port (default with `profileDir`: KEPT_PROFILE_PORT; else any free port).
+   */
+  readonly port?: number;
 }
+
+export const KEPT_PROFILE_PORT = 4179;
 
 export async function openBenchPage(options: BenchPageOptions = {}): Promise<BenchBrowser> {
   const distDir = options.distDir ?? 'dist';
   if (!existsSync(join(distDir, 'bench.html'))) throw new Error(`${distDir}/bench.html is missing: run \`npm run build\` first.`);
-  const server = await preview({ preview: { host: '127.0.0.1', port: 0, strictPort: false }, build: { outDir: distDir }, logLevel: 'error' });
+  const port = options.port ?? (options.profileDir !== undefined ? KEPT_PROFILE_PORT : 0);
+  const server = await preview({ preview: { host: '127.0.0.1', port, strictPort: port !== 0 }, build: { outDir: distDir }, logLevel: 'error' });
   const address = server.resolvedUrls?.local[0];
   if (!address) throw new Error('The preview server did not report its URL.');
   const executablePath = chromiumExecutable();

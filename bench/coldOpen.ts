@@ -4,7 +4,10 @@
  * can be timed many times, and two builds compared on the same file in the same minutes:
  *
  *   npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5]
- *       [--question "…"] [--out report.json]
+ *       [--question "…"] [--out report.json] [--port 4179]
+ *
+ * OPFS belongs to the origin, port included: both commands serve a kept profile on port 4179
+ * unless --port says otherwise.
  *
  * Each repetition is a NEW page of the same profile (same OPFS): it starts its own workers, opens
  * the file, searches once (bench/scaleBrowser.ts measureColdOpen), then waits for the vectors and
@@ -18,7 +21,7 @@ import { openBenchPage } from './browserHarness';
 import { describeColdOpen, measureColdOpen, type ColdOpenPhases, type ColdOpenTiming } from './scaleBrowser';
 
 export const COLD_OPEN_USAGE =
-  'usage: npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5] [--question "…"] [--out report.json]';
+  'usage: npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5] [--question "…"] [--out report.json] [--port 4179]';
 
 const DEFAULT_QUESTION = 'What did I say about the trip to Lisbon and my sister?';
 
@@ -53,7 +56,7 @@ export async function coldOpenCommand(argv: string[], progress: (line: string) =
   try {
     v = parseArgs({
       args: argv, strict: true, allowPositionals: false,
-      options: { profile: { type: 'string' }, dist: { type: 'string' }, file: { type: 'string' }, reps: { type: 'string' }, question: { type: 'string' }, out: { type: 'string' } },
+      options: { profile: { type: 'string' }, dist: { type: 'string' }, file: { type: 'string' }, reps: { type: 'string' }, question: { type: 'string' }, out: { type: 'string' }, port: { type: 'string' } },
     }).values;
   } catch (err) {
     usage(err instanceof Error ? err.message : String(err));
@@ -66,7 +69,9 @@ export async function coldOpenCommand(argv: string[], progress: (line: string) =
   const dist = (v.dist as string | undefined) ?? 'dist';
   const question = { id: 'cold-open', text: (v.question as string | undefined) ?? DEFAULT_QUESTION, askedAt: Date.UTC(2026, 0, 1) };
 
-  const bench = await openBenchPage({ onProgress: progress, profileDir: profile, distDir: dist });
+  const port = v.port === undefined ? undefined : Number(v.port);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) usage(`--port needs a port number, not ${String(v.port)}`);
+  const bench = await openBenchPage({ onProgress: progress, profileDir: profile, distDir: dist, ...(port ? { port } : {}) });
   const runs: ColdOpenTiming[] = [];
   const shells: { interactiveMs: number; memoryOpenMs: number }[] = [];
   let turns = 0;
