@@ -109,9 +109,12 @@ export class EmbeddingIndexer {
     this.#deps.index.reset();
     this.#activate();
     // Counting reads an index over every turn and vector: after the first search when held.
-    const count = () => this.#recount().then(() => this.#emit(), () => undefined);
-    if (this.#held) this.#onRelease.push(() => void count());
-    else await count();
+    if (this.#held) {
+      this.#onRelease.push(() => void this.#recount().then(() => this.#emit(), () => undefined)); // the first pass counts again
+      return;
+    }
+    await this.#recount();
+    this.#emit();
   }
 
   /**

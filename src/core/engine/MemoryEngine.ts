@@ -304,17 +304,21 @@ export class MemoryEngine implements EngineApi {
 
   /** Resumes background work left from an earlier session (embedding, segmentation, upkeep). */
   /** Starts on the current database; `beforeWork` runs once settings are read and before any background work. */
-  start(beforeWork?: () => Promise<void>): Promise<void> { return this.#start(beforeWork); }
-  async #start(beforeWork?: () => Promise<void>): Promise<void> {
+  start(beforeWork?: () => Promise<void>): Promise<void> { return this.#start(beforeWork, true); }
+  /** `holdReads`: false after an import, whose start-up must read everything before it is kept (importMemory.ts). */
+  async #start(beforeWork: (() => Promise<void>) | undefined, holdReads: boolean): Promise<void> {
     // Set before the first await: a search that arrives while the database's models are being
     // read waits for them instead of embedding with the default model.
     const indexer = this.#indexer;
     // The first search after open goes before the reads that grow with the memory (vector index,
     // first embedding pass, counts: seconds at 30,000 turns on a cold file). They start when that
     // search has answered, when someone waits for idle(), or after START_HOLD_MS without a search.
-    indexer?.hold();
     this.#holdTimeout?.cancel();
-    this.#holdTimeout = indexer ? this.#timer(() => this.#releaseHold(), START_HOLD_MS) : null;
+    this.#holdTimeout = null;
+    if (indexer && holdReads) {
+      indexer.hold();
+      this.#holdTimeout = this.#timer(() => this.#releaseHold(), START_HOLD_MS);
+    } else indexer?.release();
     this.#indexerReady = this.#settings.loadLlm().then(() => this.#settings.load()).then(async () => {
       if (beforeWork) await beforeWork();
       await indexer?.init();
@@ -435,7 +439,7 @@ export class MemoryEngine implements EngineApi {
         // Only the imported memory is held: a restart after a rollback is the user's own memory.
         const hold = first;
         first = false;
-        await this.#start(hold ? async () => { held = await this.#holdSynthesis(); } : undefined);
+        await this.#start(hold ? async () => { held = await this.#holdSynthesis(); } : undefined, false);
       },
     }, bytes, this.#indexer ? { knownEmbedder: (id) => this.#indexer!.knows(id) } : {});
     return held ? { ...summary, pendingSynthesis: held } : summary;
