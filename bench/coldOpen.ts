@@ -103,7 +103,7 @@ export async function coldOpenCommand(argv: string[], progress: (line: string) =
   const medians = Object.fromEntries(keys.map((k) => [k, median(runs.map((r) => r.phases?.[k] ?? Number.NaN))])) as Record<keyof ColdOpenPhases, number>;
   const f = (x: number) => Math.round(x).toLocaleString('en');
   const lines = [
-    `Cold open of ${file} (${turns.toLocaleString('en')} turns), ${dist}, ${reps} repetitions; ms from navigation, median:`,
+    `Cold open of ${file} (${turns.toLocaleString('en')} turns), ${dist}, ${reps} repetitions: navigation → first result ${runs.map((r) => f(r.navigationToResultMs)).join(', ')} ms (median ${f(median(runs.map((r) => r.navigationToResultMs)))}); phases, ms from navigation, median:`,
     `| workers ready | file open | engine started | speakers read | first result | vectors ready | second result | first result used vectors |`,
     `|---:|---:|---:|---:|---:|---:|---:|---|`,
     `| ${keys.map((k) => f(medians[k])).join(' | ')} | ${runs.filter((r) => r.firstUsedVectors).length}/${runs.length} |`,
