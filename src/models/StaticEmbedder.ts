@@ -6,7 +6,7 @@
  * compares them), so stored vectors stay valid under the same `vectorId`.
  *
  * Why: the ONNX graph is a Gather, yet running it means loading onnxruntime-web's 26.8 MB
- * WebAssembly — 2.3–3.1 s of a cold open (issue 24). A lookup is ready in tens of milliseconds.
+ * WebAssembly — 2.3–3.1 s of a cold open (bench/results/cold-open.md). A lookup loads in well under a second.
  *
  * Tokenization repeats, step for step, what transformers.js 4.3.1 (@huggingface/tokenizers 0.2.0)
  * does with the model's tokenizer.json: literal special tokens ("[CLS]" typed in a message) are

@@ -11,7 +11,6 @@
  */
 import { env } from '@huggingface/transformers';
 import { MODEL_CATALOG, modelFiles, type CatalogEntry } from './catalog';
-import type { StaticFileReader } from './StaticEmbedder';
 
 export type Device = 'webgpu' | 'wasm' | 'cpu';
 
@@ -38,7 +37,7 @@ export interface ModelPlatform {
   /** Drops whatever a failed download left in the cache, so a retry fetches every file again. */
   forget?(entry: CatalogEntry): Promise<void>;
   /** Reads a bundled model's runtime-free lookup files (src/models/StaticEmbedder.ts); absent: always run the ONNX graph. */
-  staticFiles?(entry: CatalogEntry): StaticFileReader;
+  staticFiles?(entry: CatalogEntry): (file: string) => Promise<ArrayBuffer>;
 }
 
 type EnvFlags = Pick<typeof env, 'allowRemoteModels' | 'allowLocalModels' | 'useBrowserCache'>;
