@@ -100,7 +100,8 @@ function progressiveWebApp() {
     includeAssets: [],
     includeManifestIcons: false,
     injectManifest: {
-      globPatterns: ['**/*.{html,js,mjs,css,wasm,onnx,json,svg,png,webmanifest}'],
+      // bin, txt: the bundled model's lookup table and vocabulary (static/), what the first vectors need.
+      globPatterns: ['**/*.{html,js,mjs,css,wasm,onnx,json,svg,png,webmanifest,bin,txt}'],
       globIgnores: [
         // The headless benchmark page is not part of the installed app.
         'bench.html',

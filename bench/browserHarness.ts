@@ -5,7 +5,7 @@
  * lines the page reports (window.recollectBenchProgress) go to `onProgress`.
  */
 import { chromium, type BrowserContext, type Page } from '@playwright/test';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { preview } from 'vite';
@@ -19,18 +19,33 @@ export interface BenchBrowser {
 
 export interface BenchPageOptions {
   readonly onProgress?: (line: string) => void;
+  /** A browser profile folder to use and keep (its OPFS holds a prepared database); default: a fresh temporary one. */
+  readonly profileDir?: string;
+  /** The build to serve (default: dist/), e.g. a copy of an earlier build for a before/after comparison. */
+  readonly distDir?: string;
+  /**
+   * The preview server's port. OPFS belongs to an origin, port included: a kept profile's database
+   * is found again only on the same port (default with `profileDir`: KEPT_PROFILE_PORT; else any free port).
+   */
+  readonly port?: number;
 }
 
+export const KEPT_PROFILE_PORT = 4179;
+
 export async function openBenchPage(options: BenchPageOptions = {}): Promise<BenchBrowser> {
-  if (!existsSync('dist/bench.html')) throw new Error('dist/bench.html is missing: run `npm run build` first.');
-  const server = await preview({ preview: { host: '127.0.0.1', port: 0, strictPort: false }, logLevel: 'error' });
+  const distDir = options.distDir ?? 'dist';
+  if (!existsSync(join(distDir, 'bench.html'))) throw new Error(`${distDir}/bench.html is missing: run \`npm run build\` first.`);
+  const port = options.port ?? (options.profileDir !== undefined ? KEPT_PROFILE_PORT : 0);
+  const server = await preview({ preview: { host: '127.0.0.1', port, strictPort: port !== 0 }, build: { outDir: distDir }, logLevel: 'error' });
   const address = server.resolvedUrls?.local[0];
   if (!address) throw new Error('The preview server did not report its URL.');
   const executablePath = chromiumExecutable();
   // A persistent profile (a fresh temporary one): Playwright's default browser contexts are
   // incognito-like, where OPFS lives in memory in the browser process and every sync-access-handle
   // call is an IPC round trip (≈1 ms per 4 KiB write here), which no real profile pays.
-  const profile = await mkdtemp(join(tmpdir(), 'recollect-bench-profile-'));
+  const keepProfile = options.profileDir !== undefined;
+  const profile = options.profileDir ?? (await mkdtemp(join(tmpdir(), 'recollect-bench-profile-')));
+  if (keepProfile) await mkdir(profile, { recursive: true });
   const context: BrowserContext = await chromium.launchPersistentContext(profile, { ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS });
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('pageerror', (e) => process.stderr.write(`[page error] ${e.message}\n`));
@@ -43,7 +58,7 @@ export async function openBenchPage(options: BenchPageOptions = {}): Promise<Ben
     async close() {
       await context.close();
       await server.close();
-      await rm(profile, { recursive: true, force: true });
+      if (!keepProfile) await rm(profile, { recursive: true, force: true });
     },
   };
 }

@@ -22,6 +22,8 @@
  * kills the renderer, the engine worker or the browser while turns are appended (bench/crash.ts).
  *   npm run bench -- vectors [--runtime node|browser] [--n 100000] [--dim 384] [--queries 200] [--k 100] [--out report.json]
  * times the WASM SIMD int8 vector index against the JS brute force in the same run (bench/vector-index.ts).
+ *   npm run bench -- cold-open --profile <dir> [--dist <dir>] [--reps 5] [--question text] [--out report.json]
+ * times a new page's cold open of a database a `scale --profile <dir>` run kept (bench/coldOpen.ts).
  *   npm run bench -- multilingual [--data bench/data/multilingual] [--out report.json]
  * known-item recall per language for message search and recall, and a tokenizer comparison (bench/multilingual.ts).
  * A progress line goes to stderr; the summary table to stdout.
@@ -43,6 +45,7 @@ import { browserDriver, gitCommit as commit, loadScaleCorpora, nodeDriver, runSc
 import { scaleSummary, writeScaleReport } from './scaleReport';
 import { crashCommand } from './crash';
 import { MULTILINGUAL_USAGE, multilingualCommand } from './multilingual';
+import { COLD_OPEN_USAGE, coldOpenCommand } from './coldOpen';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
@@ -50,6 +53,7 @@ function usage(message?: string): never {
   process.stderr.write(`       ${QA_USAGE.replace(/^usage: /, '')}\n`);
   process.stderr.write(`       ${VECTORS_USAGE.replace(/^usage: /, '')}\n`);
   process.stderr.write(`       ${MULTILINGUAL_USAGE.replace(/^usage: /, '')}\n`);
+  process.stderr.write(`       ${COLD_OPEN_USAGE.replace(/^usage: /, '')}\n`);
   process.exit(2);
 }
 
@@ -158,7 +162,7 @@ async function scale(argv: string[]): Promise<void> {
   const progress = progressLine();
   const corpora = await loadScaleCorpora(a.data);
   if (a.runtime === 'browser') buildApp(a.build, progress);
-  const driver = a.runtime === 'browser' ? await browserDriver(progress) : await nodeDriver({ vectors: a.vectors });
+  const driver = a.runtime === 'browser' ? await browserDriver(progress, a.profile ? { profileDir: a.profile } : {}) : await nodeDriver({ vectors: a.vectors });
   const report = await runScale(corpora, driver, { sizes: a.sizes, questions: a.questions, commit: commit(), sources: a.data, progress });
   if (process.stderr.isTTY) process.stderr.write('\n');
   process.stdout.write(`${scaleSummary(report)}\n`);
@@ -177,4 +181,5 @@ else if (command === 'qa') await qaCommand(rest);
 else if (command === 'vectors') await vectorsCommand(rest);
 else if (command === 'crash') await crashCommand(rest, usage);
 else if (command === 'multilingual') await multilingualCommand(rest, progressLine());
+else if (command === 'cold-open') await coldOpenCommand(rest, progressLine(), usage);
 else usage(command ? `unknown command ${command}` : undefined);

@@ -154,12 +154,14 @@ export interface ScaleArgs {
   readonly out?: string;
   readonly vectors: boolean;
   readonly build: boolean;
+  /** Browser: keep this profile (and the grown database in its OPFS) for `cold-open`. */
+  readonly profile?: string;
 }
 
 export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
   const v = parse(argv, {
     data: { type: 'string', multiple: true }, sizes: { type: 'string' }, runtime: { type: 'string' }, questions: { type: 'string' },
-    out: { type: 'string' }, 'no-vectors': { type: 'boolean' }, 'no-build': { type: 'boolean' },
+    out: { type: 'string' }, 'no-vectors': { type: 'boolean' }, 'no-build': { type: 'boolean' }, profile: { type: 'string' },
   });
   const data = (v.data as string[] | undefined) ?? [];
   if (data.length === 0) throw new BenchUsageError('--data is required (a file or folder; repeat it to append more corpora)');
@@ -168,7 +170,9 @@ export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
   if (sizes.some((n) => !Number.isInteger(n) || n <= 0)) throw new BenchUsageError(`--sizes needs positive integers, not ${sizesText}`);
   const runtime = runtimeOf(v.runtime);
   if (runtime === 'browser' && v['no-vectors']) throw new BenchUsageError('--no-vectors is only available with --runtime node');
+  if (runtime !== 'browser' && v.profile) throw new BenchUsageError('--profile is only available with --runtime browser');
   return {
+    ...(v.profile ? { profile: v.profile as string } : {}),
     data, sizes: [...new Set(sizes)].sort((a, b) => a - b), runtime, questions: positiveInt('--questions', v.questions, 150),
     vectors: !v['no-vectors'], build: !v['no-build'], ...(v.out ? { out: v.out as string } : {}),
   };

@@ -1,14 +1,16 @@
 /**
  * Throughput of the bundled offline model in Node (onnxruntime-node, CPU): sentences/s through
- * TransformersEmbedder (batch 32) and pairs/s through TransformersReranker. Warm-up, then
+ * TransformersEmbedder (batch 32), through its runtime-free lookup (StaticEmbedder, what the app
+ * runs) and pairs/s through TransformersReranker. Warm-up, then
  * repetitions; prints median and p95 per repetition. Build the model first:
  *   node scripts/build-offline-model.mjs && npx tsx bench/embed-throughput.ts [--reps 7] [--n 2048]
  * With `--runtime browser` the same measurement runs in the app's model worker in headless
  * Chromium (WASM backend), after `npm run build`.
  */
 import { parseArgs } from 'node:util';
-import { BUNDLED_MODEL_ID } from '../src/models/catalog';
-import { configureNodeEnv } from '../src/models/nodeEnv';
+import { BUNDLED_MODEL_ID, findModel } from '../src/models/catalog';
+import { configureNodeEnv, nodeStaticReader } from '../src/models/nodeEnv';
+import { StaticEmbedder } from '../src/models/StaticEmbedder';
 import { TransformersEmbedder } from '../src/models/TransformersEmbedder';
 import { TransformersReranker } from '../src/models/TransformersReranker';
 
@@ -84,7 +86,12 @@ t0 = performance.now();
 const reranker = await TransformersReranker.create(BUNDLED_MODEL_ID, { batchSize: BATCH });
 console.log(`reranker load ${(performance.now() - t0).toFixed(0)} ms`);
 
+t0 = performance.now();
+const lookup = await StaticEmbedder.load(findModel(BUNDLED_MODEL_ID, 'embedder')!, nodeStaticReader(BUNDLED_MODEL_ID));
+console.log(`lookup load ${(performance.now() - t0).toFixed(0)} ms`);
+
 await measure(`embed ${N} sentences, batch ${BATCH}`, () => embedder.embed(texts), N);
+await measure(`embed ${N} sentences, lookup (no runtime)`, () => lookup.embed(texts), N);
 const query = 'remember the dinner with my sister in paris';
 await measure(`rerank ${N} pairs, batch ${BATCH}`, () => reranker.rerank(query, texts), N);
 await embedder.dispose();

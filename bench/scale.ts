@@ -209,12 +209,15 @@ export async function nodeDriver(options: { vectors: boolean }): Promise<ScaleDr
   };
 }
 
-/** Browser: the benchmark page's worker on OPFS; the file is deleted at the end. */
-export async function browserDriver(progress: (line: string) => void): Promise<ScaleDriver> {
+/**
+ * Browser: the benchmark page's worker on OPFS; the file is deleted at the end, unless `profileDir`
+ * names a browser profile to keep it in (for `npm run bench -- cold-open` on the grown database).
+ */
+export async function browserDriver(progress: (line: string) => void, options: { profileDir?: string } = {}): Promise<ScaleDriver> {
   const f = (x: number) => Math.round(x).toLocaleString('en');
   const { openBenchPage } = await import('./browserHarness');
-  const { workerHeapBytes, measureColdOpen } = await import('./scaleBrowser');
-  const bench = await openBenchPage({ onProgress: progress });
+  const { workerHeapBytes, measureColdOpen, describeColdOpen } = await import('./scaleBrowser');
+  const bench = await openBenchPage({ onProgress: progress, ...(options.profileDir ? { profileDir: options.profileDir } : {}) });
   const file = 'bench-scale.sqlite';
   const page = bench.page;
   return {
@@ -228,7 +231,7 @@ export async function browserDriver(progress: (line: string) => void): Promise<S
       await page.evaluate(() => window.recollectBench!.scale.close());
       try {
         const t = await measureColdOpen(page, file, question);
-        progress(`cold open ${f(t.navigationToResultMs)} ms from navigation (in the worker: open + engine start ${f(t.openMs)} ms, first recall ${f(t.firstRecallMs)} ms)`);
+        progress(`cold open ${f(t.navigationToResultMs)} ms from navigation (in the worker: open + engine start ${f(t.openMs)} ms, first recall ${f(t.firstRecallMs)} ms; ${describeColdOpen(t)})`);
         return t.navigationToResultMs;
       } finally {
         await page.evaluate((f) => window.recollectBench!.scale.open(f, true), file);
@@ -236,7 +239,8 @@ export async function browserDriver(progress: (line: string) => void): Promise<S
     },
     async close() {
       try {
-        await page.evaluate((f) => window.recollectBench!.scale.delete(f), file);
+        if (options.profileDir) await page.evaluate(() => window.recollectBench!.scale.close());
+        else await page.evaluate((f) => window.recollectBench!.scale.delete(f), file);
       } finally {
         await bench.close();
       }

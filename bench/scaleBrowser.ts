@@ -56,6 +56,21 @@ export interface ColdOpenTiming {
   /** Inside its worker: opening the file and starting the engine, then the first recall. */
   readonly openMs: number;
   readonly firstRecallMs: number;
+  /** Each phase's end, ms from the new page's navigation start (see ColdOpenResult.phases). */
+  readonly phases: ColdOpenPhases | null;
+  readonly firstUsedVectors: boolean | null;
+  readonly secondUsedVectors: boolean | null;
+}
+
+export interface ColdOpenPhases {
+  /** The page loaded, its workers started, SQLite compiled, the model port connected. */
+  readonly workerReady: number;
+  readonly fileOpen: number;
+  readonly engineStarted: number;
+  readonly speakersRead: number;
+  readonly firstResult: number;
+  readonly vectorsReady: number;
+  readonly secondResult: number;
 }
 
 /** A new page's cold open of `fileName` (the file must be closed by its current owner). */
@@ -71,8 +86,30 @@ export async function measureColdOpen(page: Page, fileName: string, question: Sc
     const result = (await handle.jsonValue())!;
     if ('error' in result) throw new Error(`cold open failed: ${result.error}`);
     if (result.turns === 0) throw new Error('cold open found an empty database');
-    return { navigationToResultMs: result.navigationToResultMs, openMs: result.openMs, firstRecallMs: result.firstRecallMs };
+    const origin = await cold.evaluate(() => performance.timeOrigin);
+    const p = result.phases;
+    const phases = p
+      ? {
+          workerReady: p.askedAt - origin, fileOpen: p.fileOpenAt - origin, engineStarted: p.engineStartedAt - origin,
+          speakersRead: (p.speakersAt ?? Number.NaN) - origin,
+          firstResult: p.firstResultAt - origin, vectorsReady: p.vectorsReadyAt - origin, secondResult: p.secondResultAt - origin,
+        }
+      : null;
+    return {
+      navigationToResultMs: result.navigationToResultMs, openMs: result.openMs, firstRecallMs: result.firstRecallMs, phases,
+      firstUsedVectors: result.firstUsedVectors ?? null, secondUsedVectors: result.secondUsedVectors ?? null,
+    };
   } finally {
     await cold.close();
   }
+}
+
+/** One line: each phase's end from navigation, and whether each search used vectors. */
+export function describeColdOpen(t: ColdOpenTiming): string {
+  const p = t.phases;
+  if (!p) return 'no phases';
+  const f = (x: number) => Math.round(x).toLocaleString('en');
+  return `phases from navigation: workers ready ${f(p.workerReady)}, file open ${f(p.fileOpen)}, engine started ${f(p.engineStarted)}, speakers read ${f(p.speakersRead)}, ` +
+    `first result ${f(p.firstResult)} (${t.firstUsedVectors ? 'with' : 'without'} vectors), vectors ready ${f(p.vectorsReady)}, ` +
+    `second result ${f(p.secondResult)} (${t.secondUsedVectors ? 'with' : 'without'} vectors) ms`;
 }

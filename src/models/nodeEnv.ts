@@ -4,11 +4,13 @@
  * downloads off and onnxruntime-node's CPU backend. Never imported by the browser worker.
  */
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { env } from '@huggingface/transformers';
 import { modelFiles } from './catalog';
 import type { ModelPlatform } from './transformersEnv';
+import type { StaticFileReader } from './StaticEmbedder';
 
 export const REPO_MODELS_DIR = fileURLToPath(new URL('../../public/models/', import.meta.url));
 
@@ -25,6 +27,7 @@ export function configureNodeEnv(options: NodeEnvOptions = {}): ModelPlatform {
   return {
     name: 'node',
     devices: () => ['cpu'],
+    staticFiles: (entry) => nodeStaticReader(entry.id, root),
     async availability(entry) {
       const files = modelFiles(entry);
       const local = files.every((f) => existsSync(join(root, entry.id, f)));
@@ -33,5 +36,13 @@ export function configureNodeEnv(options: NodeEnvOptions = {}): ModelPlatform {
       const cached = !!cacheDir && files.every((f) => existsSync(join(cacheDir, entry.id, f)));
       return { local, cached };
     },
+  };
+}
+
+/** Reads a bundled model's lookup files (src/models/StaticEmbedder.ts) from the local model folder. */
+export function nodeStaticReader(modelId: string, root: string = REPO_MODELS_DIR): StaticFileReader {
+  return async (file) => {
+    const bytes = await readFile(join(root, modelId, 'static', file));
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   };
 }

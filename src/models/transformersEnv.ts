@@ -36,6 +36,8 @@ export interface ModelPlatform {
   setModelHub?(url: string | null): string;
   /** Drops whatever a failed download left in the cache, so a retry fetches every file again. */
   forget?(entry: CatalogEntry): Promise<void>;
+  /** Reads a bundled model's runtime-free lookup files (src/models/StaticEmbedder.ts); absent: always run the ONNX graph. */
+  staticFiles?(entry: CatalogEntry): (file: string) => Promise<ArrayBuffer>;
 }
 
 type EnvFlags = Pick<typeof env, 'allowRemoteModels' | 'allowLocalModels' | 'useBrowserCache'>;
@@ -166,6 +168,13 @@ function browserPlatform(modelBaseUrl: string): ModelPlatform {
       } catch (err) {
         return `requesting a WebGPU adapter failed: ${err instanceof Error ? err.message : String(err)}`;
       }
+    },
+    // Plain fetches from the app's origin (the service worker's precache when offline), like the
+    // ONNX files of a bundled model, which also bypass the Cache API.
+    staticFiles: (entry) => async (file) => {
+      const res = await fetch(`${modelBaseUrl}${entry.id}/static/${file}`);
+      if (!res.ok) throw new Error(`${file}: HTTP ${res.status}`);
+      return res.arrayBuffer();
     },
     async forget(entry) {
       if (entry.bundled || typeof caches === 'undefined') return;

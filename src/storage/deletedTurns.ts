@@ -8,6 +8,9 @@
 import type { Sql, SqlValue } from '../core/base/sql';
 import { deletedText, probes, redactValue, type DeletedText } from '../core/base/redaction';
 
+/** meta key of the speaker list as last counted, with the newest turn it saw (messageRepo.speakers). */
+export const SPEAKERS_META_KEY = 'speakers.top';
+
 /**
  * Deletes the turns `where` selects (a condition on `messages`), redacts their copies, returns their
  * ids. `keepDerived`: Forget, where the user chose item by item what of the episode goes.
@@ -16,6 +19,8 @@ export async function deleteTurnsWhere(tx: Sql, where: string, params: readonly 
   const rows = await tx.query<{ id: string; pk: number; content: string; conversation_id: string; seq: number }>(
     `DELETE FROM messages WHERE ${where} RETURNING id, pk, content, conversation_id, seq`, params);
   if (rows.length === 0) return [];
+  // The speaker list kept for the next open may name someone whose turns are gone now.
+  await tx.exec('DELETE FROM meta WHERE key = ?', [SPEAKERS_META_KEY]);
   await redactStoredCopies(tx, rows.map((r) => r.content), Math.min(...rows.map((r) => Number(r.pk))));
   if (!options.keepDerived) await dropDerived(tx, rows.map((r) => ({ id: String(r.id), conversationId: String(r.conversation_id), seq: Number(r.seq) })));
   return rows.map((r) => String(r.id));

@@ -6,7 +6,7 @@ import { RecollectError } from '../core/base/errors';
 import { validateNewTurn } from '../core/base/limits';
 import { charsOverFour } from '../core/base/tokens';
 import { ftsTerms, toFtsQuery } from './ftsQuery';
-import { deleteTurnsWhere } from './deletedTurns';
+import { deleteTurnsWhere, SPEAKERS_META_KEY } from './deletedTurns';
 import { TURN_INDEX_FLUSH } from './schema';
 
 interface MessageRow extends SqlRow {
@@ -126,19 +126,49 @@ const speakerCache = new WeakMap<Sql, { readonly key: string; readonly speakers:
 
 /**
  * Distinct speaker names of stored turns, most frequent first (at most 50). Counting them scans
- * every turn (≈40 ms at 30k turns, on every recall, in the scale benchmark's profile), so the answer is kept
- * until the connection changes a row (total_changes()) or the newest turn changes; an import,
- * which replaces pages without counting changes, calls forgetSpeakers.
+ * every turn (≈40 ms at 30k turns warm, 0.4–1.1 s on a cold 100k-turn file: the largest part of a
+ * cold open's first search), so the answer is kept twice:
+ * - in memory until the connection changes a row (total_changes()) or the newest turn changes; an
+ *   import, which replaces pages without counting changes, calls forgetSpeakers;
+ * - in `meta` with the newest turn it saw, for the next open: valid while no turn was added since
+ *   (every deletion drops it, deletedTurns.ts). Keeping it is best effort: a database that cannot
+ *   be written (storage full) still answers.
  */
 export async function speakers(sql: Sql): Promise<string[]> {
-  const [state] = await sql.query<{ changes: number; newest: number | null }>('SELECT total_changes() AS changes, (SELECT max(pk) FROM messages) AS newest');
-  const key = `${Number(state?.changes ?? 0)}:${Number(state?.newest ?? 0)}`;
+  const state = async () => {
+    const [row] = await sql.query<{ changes: number; newest: number | null }>('SELECT total_changes() AS changes, (SELECT max(pk) FROM messages) AS newest');
+    return { changes: Number(row?.changes ?? 0), newest: Number(row?.newest ?? 0) };
+  };
+  let now = await state();
   const cached = speakerCache.get(sql);
-  if (cached?.key === key) return [...cached.speakers];
-  const rows = await sql.query<{ speaker: string }>('SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC LIMIT 50');
-  const names = rows.map((r) => r.speaker);
-  speakerCache.set(sql, { key, speakers: names });
+  if (cached?.key === `${now.changes}:${now.newest}`) return [...cached.speakers];
+  const [kept] = await sql.query<{ value: string }>('SELECT value FROM meta WHERE key = ?', [SPEAKERS_META_KEY]);
+  let names = keptSpeakers(kept?.value, now.newest);
+  if (!names) {
+    const rows = await sql.query<{ speaker: string }>('SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC LIMIT 50');
+    names = rows.map((r) => r.speaker);
+    try {
+      await sql.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+        [SPEAKERS_META_KEY, JSON.stringify({ newest: now.newest, names })]);
+      now = await state(); // the write is a change of its own
+    } catch {
+      // Not kept for the next open; this answer is still right.
+    }
+  }
+  speakerCache.set(sql, { key: `${now.changes}:${now.newest}`, speakers: names });
   return [...names];
+}
+
+/** The kept list when it was counted with `newest` as the newest turn; otherwise null. */
+function keptSpeakers(value: string | undefined, newest: number): string[] | null {
+  if (!value) return null;
+  try {
+    const kept = JSON.parse(value) as { newest?: unknown; names?: unknown };
+    if (kept.newest !== newest || !Array.isArray(kept.names) || !kept.names.every((n) => typeof n === 'string')) return null;
+    return kept.names as string[];
+  } catch {
+    return null;
+  }
 }
 
 export function forgetSpeakers(sql: Sql): void {

@@ -79,6 +79,13 @@ export class EmbeddingIndexer {
   #fresh = false;
   /** The warm-up under way after open, or null; until it ends, reads skip vectors (see vectorsReady). */
   #warming: Promise<void> | null = null;
+  /**
+   * While held (from open until the first search has answered, see hold()), the work that reads
+   * the whole memory waits: the vector index load, the first embedding pass and the progress counts.
+   * `#onRelease` runs once when the hold ends.
+   */
+  #held = false;
+  #onRelease: (() => void)[] = [];
   readonly #loopRunner = new BackgroundLoop(() => this.#loop(), () => this.#state !== 'error');
 
   constructor(deps: EmbeddingIndexerDeps) {
@@ -101,8 +108,32 @@ export class EmbeddingIndexer {
     this.#swept = false;
     this.#deps.index.reset();
     this.#activate();
+    // Counting reads an index over every turn and vector: after the first search when held.
+    if (this.#held) {
+      this.#onRelease.push(() => void this.#recount().then(() => this.#emit(), () => undefined)); // the first pass counts again
+      return;
+    }
     await this.#recount();
     this.#emit();
+  }
+
+  /**
+   * Holds back the work that grows with the memory (loading the vector index, the first embedding
+   * pass, the progress counts) so the first search after open does not queue behind it on the one
+   * database connection: at 30,000 turns that work is seconds of reads. The model itself still
+   * loads (in the model worker). `release()` ends the hold; `idle()` releases too.
+   */
+  hold(): void {
+    this.#held = true;
+  }
+
+  /** Starts what hold() kept back (once; later calls do nothing). */
+  release(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    const pending = this.#onRelease;
+    this.#onRelease = [];
+    for (const run of pending) run();
   }
 
   /** Tells the model host which model is active (failures show on first use, not here). */
@@ -128,7 +159,8 @@ export class EmbeddingIndexer {
   warmUp(): Promise<void> {
     const embedder = this.activeEmbedder();
     const model = embedder.embed(['warm up'], 'query').then(() => undefined, () => undefined);
-    const index = this.#deps.index.preload(embedder.id, embedder.dim).catch(() => undefined);
+    const preload = () => this.#deps.index.preload(embedder.id, embedder.dim).catch(() => undefined);
+    const index = this.#held ? new Promise<void>((resolve) => this.#onRelease.push(() => void preload().then(resolve))) : preload();
     const warming = Promise.all([model, index]).then(() => {
       if (this.#warming === warming) this.#warming = null;
     });
@@ -148,11 +180,18 @@ export class EmbeddingIndexer {
   /** Starts (or continues) embedding whatever is missing. Never throws; failures land in status(). */
   kick(): void {
     this.#fresh = true;
+    if (this.#held) {
+      if (!this.#onRelease.includes(this.#kickLater)) this.#onRelease.push(this.#kickLater);
+      return;
+    }
     this.#loopRunner.kick();
   }
 
-  /** Resolves when no embedding work is running (tests, benchmark ingest). */
+  readonly #kickLater = () => this.#loopRunner.kick();
+
+  /** Resolves when no embedding work is running (tests, benchmark ingest); ends a hold. */
   async idle(): Promise<void> {
+    this.release();
     await this.#warming;
     await this.#loopRunner.idle();
   }

@@ -13,7 +13,7 @@ import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Mes
 import { systemClock, type Embedder, type Llm, type LlmCallSink, type LlmConnectionTest } from '../base/ports';
 import { RecollectError } from '../base/errors';
 import { newId } from '../base/ids';
-import { platformTimer, type JobStore } from '../base/jobs';
+import { platformTimer, type JobStore, type Timer } from '../base/jobs';
 import type { LlmSettingsInput, LlmSettingsView } from '../base/settings';
 import type { EmbeddingIndexer, EmbeddingStatus } from '../capture/EmbeddingIndexer';
 import { SemanticIndex } from '../capture/SemanticIndex';
@@ -45,6 +45,12 @@ import type { EngineListener, MemoryEngineDeps } from './engineDeps';
 
 export type { EngineListener, MemoryEngineDeps, VectorSearch } from './engineDeps';
 
+/**
+ * How long after open the reads that grow with the memory wait for a first search before they
+ * start anyway (the app's first question usually comes later; a search ends the wait at once).
+ */
+export const START_HOLD_MS = 3_000;
+
 export class MemoryEngine implements EngineApi {
   readonly #store: MemoryStore & VectorStore;
   readonly #episodes: EpisodeStore | null;
@@ -53,6 +59,9 @@ export class MemoryEngine implements EngineApi {
   readonly #factIndex: SemanticIndex;
   readonly #cellIndex: SemanticIndex;
   readonly #indexer: EmbeddingIndexer | null;
+  readonly #timer: Timer;
+  /** Ends the open's hold on background reads if no search came first (see #start). */
+  #holdTimeout: { cancel(): void } | null = null;
   #indexerReady: Promise<void> | null = null;
   readonly #lifecycle: Lifecycle | null;
   readonly #consolidator: Consolidator | null;
@@ -94,6 +103,7 @@ export class MemoryEngine implements EngineApi {
       onChange: () => this.#emit({ type: 'settings-changed' }),
       onPolicyChanged: (name) => this.#upkeep.policyChanged(name), ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),
     });
+    this.#timer = deps.timer ?? platformTimer;
     ({ indexer: this.#indexer, lifecycle: this.#lifecycle, consolidator: this.#consolidator } = buildWritePath({
       ...deps, clock, timer: deps.timer ?? platformTimer, newId: makeId, semantic: this.#semantic,
     }, {
@@ -190,7 +200,11 @@ export class MemoryEngine implements EngineApi {
    */
   async recall(query: string, options: RecallOptions = {}): Promise<RetrievalResult> {
     if (!this.#reader) throw new RecollectError('INTERNAL', 'This engine was built without a retrieval source.');
-    return this.#reader.recall(query, options);
+    try {
+      return await this.#reader.recall(query, options);
+    } finally {
+      this.#releaseHold();
+    }
   }
 
   /** The active embedder, or null when there is none (no model worker, a model id we don't know). */
@@ -261,7 +275,9 @@ export class MemoryEngine implements EngineApi {
   setTimeZone(zone: string | null): Promise<TimeZoneSetting> { return this.#settings.setTimeZone(zone); }
   async consolidationPolicy(): Promise<PolicyName> { return this.#settings.policy; }
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName> { return this.#settings.setPolicy(name); }
-  ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult> { return this.#answers.ask(request, onEvent); }
+  ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult> {
+    return this.#answers.ask(request, onEvent).finally(() => this.#releaseHold());
+  }
   /** Stops a streaming answer; what was said so far is kept. */
   stopAnswer(answerId: string): Promise<void> { return this.#answers.stop(answerId); }
   /** An answer used these turns: visits, heat, and synthesis of raw episodes per the policy. */
@@ -306,11 +322,21 @@ export class MemoryEngine implements EngineApi {
 
   /** Resumes background work left from an earlier session (embedding, segmentation, upkeep). */
   /** Starts on the current database; `beforeWork` runs once settings are read and before any background work. */
-  start(beforeWork?: () => Promise<void>): Promise<void> { return this.#start(beforeWork); }
-  async #start(beforeWork?: () => Promise<void>): Promise<void> {
+  start(beforeWork?: () => Promise<void>): Promise<void> { return this.#start(beforeWork, true); }
+  /** `holdReads`: false after an import, whose start-up must read everything before it is kept (importMemory.ts). */
+  async #start(beforeWork: (() => Promise<void>) | undefined, holdReads: boolean): Promise<void> {
     // Set before the first await: a search that arrives while the database's models are being
     // read waits for them instead of embedding with the default model.
     const indexer = this.#indexer;
+    // The first search after open goes before the reads that grow with the memory (vector index,
+    // first embedding pass, counts: seconds at 30,000 turns on a cold file). They start when that
+    // search has answered, when someone waits for idle(), or after START_HOLD_MS without a search.
+    this.#holdTimeout?.cancel();
+    this.#holdTimeout = null;
+    if (indexer && holdReads) {
+      indexer.hold();
+      this.#holdTimeout = this.#timer(() => this.#releaseHold(), START_HOLD_MS);
+    } else indexer?.release();
     this.#indexerReady = this.#settings.loadLlm().then(() => this.#settings.load()).then(async () => {
       if (beforeWork) await beforeWork();
       await indexer?.init();
@@ -324,8 +350,16 @@ export class MemoryEngine implements EngineApi {
     this.#upkeep.start();
   }
 
+  #releaseHold(): void {
+    this.#holdTimeout?.cancel();
+    this.#holdTimeout = null;
+    this.#indexer?.release();
+  }
+
   /** Stops background work (the database is about to close). */
   stop(): void {
+    this.#holdTimeout?.cancel();
+    this.#holdTimeout = null;
     this.#indexer?.stop();
     this.#lifecycle?.stop();
     this.#consolidator?.runner.stop();
@@ -423,7 +457,7 @@ export class MemoryEngine implements EngineApi {
         // Only the imported memory is held: a restart after a rollback is the user's own memory.
         const hold = first;
         first = false;
-        await this.#start(hold ? async () => { held = await this.#holdSynthesis(); } : undefined);
+        await this.#start(hold ? async () => { held = await this.#holdSynthesis(); } : undefined, false);
       },
     }, bytes, this.#indexer ? { knownEmbedder: (id) => this.#indexer!.knows(id) } : {});
     return held ? { ...summary, pendingSynthesis: held } : summary;
