@@ -19,6 +19,7 @@ import type { Message } from '../../core/base/types';
 import type { SendRequest } from '../../core/protocol';
 import type { Citation } from '../../core/recall/answerContext';
 import type { SentRequest } from '../../core/recall/answer';
+import { ConfirmButton } from './ConfirmButton';
 
 interface AnswerMeta {
   readonly citations?: readonly Citation[];
@@ -197,7 +198,9 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             <li key={m.id} className={cls} data-testid="message" data-message-id={m.id}>
               <div className="message-head">
                 <strong>{m.speaker}</strong> <time dateTime={isoTime(m.occurredAt)}>{formatTime(m.occurredAt)}</time>
-                <button type="button" className="link" aria-label="Delete message" onClick={() => window.confirm('Delete this message from memory?') && remove.mutate(m.id)}>delete</button>
+                <ConfirmButton className="link" aria-label="Delete message" title="Delete message" confirmLabel="Delete message"
+                  message="Delete this message from memory? It is taken out of search, recall and what answers keep of it. This cannot be undone."
+                  onConfirm={() => remove.mutate(m.id)}>delete</ConfirmButton>
               </div>
               {m.role === 'assistant' ? <Markdown text={m.content} onCite={(n) => openCitation(meta, n)} /> : <p>{m.content}</p>}
               {m.role === 'assistant' && (

@@ -10,6 +10,7 @@ import { Dialog } from '../components/Dialog';
 import type { ForgetKind } from '../../core/explorer/explorer';
 import { queryKeys } from '../queries';
 import { formatTime } from '../format';
+import { ConfirmButton } from '../components/ConfirmButton';
 
 /**
  * What stays in the "Add a memory" box once `sent` is stored: only the sent text goes, so anything
@@ -144,7 +145,8 @@ function SavedItem({ text, note, save, remove }: { text: string; note: string | 
           {note && <span className="muted">{note}</span>}
           <span className="buttons small">
             <button type="button" className="link" aria-label={`Edit “${text}”`} onClick={() => { setValue(text); setEditing(true); }}>edit</button>
-            <button type="button" className="link" aria-label={`Delete “${text}”`} onClick={() => window.confirm('Forget this for good?') && remover.mutate()}>delete</button>
+            <ConfirmButton className="link" aria-label={`Delete “${text}”`} title="Delete saved memory" confirmLabel="Forget for good"
+              message={<>Forget “{text}” for good? It is not recreated from your conversations.</>} onConfirm={() => remover.mutate()}>delete</ConfirmButton>
           </span>
         </>
       )}
