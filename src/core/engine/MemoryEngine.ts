@@ -25,7 +25,7 @@ import { MemoryReader } from '../recall/MemoryReader';
 import { nearestTurns } from '../recall/nearestTurns';
 import type {
   FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
-  MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMapPoint, SceneView,
+  MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
 } from '../explorer/explorer';
 import { ExplorerService } from '../explorer/ExplorerService';
 import { SavedMemories } from './savedMemories';
@@ -226,7 +226,7 @@ export class MemoryEngine implements EngineApi {
   deleteMemCell(id: string, options?: { turns?: boolean }): Promise<boolean> { return this.#ex().deleteMemCell(id, options); }
   resynthesiseMemCell(id: string): Promise<void> { return this.#ex().resynthesiseMemCell(id); }
   listScenes(): Promise<SceneView[]> { return this.#ex().listScenes(); }
-  sceneMap(): Promise<SceneMapPoint[]> { return this.#ex().sceneMap(); }
+  sceneMap(): Promise<SceneMap> { return this.#ex().sceneMap(); }
   renameScene(id: string, title: string): Promise<void> { return this.#ex().renameScene(id, title); }
   mergeScenes(targetId: string, sourceIds: readonly string[]): Promise<void> { return this.#ex().mergeScenes(targetId, sourceIds); }
   splitScene(sceneId: string, memcellIds: readonly string[], title?: string): Promise<string> { return this.#ex().splitScene(sceneId, memcellIds, title); }
@@ -237,6 +237,7 @@ export class MemoryEngine implements EngineApi {
   deleteProfileItem(id: string): Promise<void> { return this.#ex().deleteProfileItem(id); }
   addMemory(text: string): Promise<ProfileItem> { return this.#saved.add(text); }
   listForesight(): Promise<ForesightItem[]> { return this.#ex().listForesight(); }
+  listForesightPage(query: ForesightQuery): Promise<ForesightPage> { return this.#ex().listForesightPage(query); }
   editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }): Promise<void> { return this.#ex().editForesight(id, patch); }
   dismissForesight(id: string): Promise<void> { return this.#ex().dismissForesight(id); }
   forgetPreview(query: string): Promise<ForgetCandidate[]> { return this.#ex().forgetPreview(query); }
