@@ -29,6 +29,8 @@ interface AnswerMeta {
   readonly answerTo?: string | null;
   /** "Use memory in answers" was off for this answer. */
   readonly memoryOff?: boolean;
+  /** Recall read by keywords only: the on-device model was still loading when it was asked. */
+  readonly recall?: 'keywords';
 }
 
 function tokensOf(meta: AnswerMeta): number {
@@ -57,7 +59,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const focusMessageId = useUi((s) => s.focusMessageId);
   const [draft, setDraft] = useState('');
   const [editing, setEditing] = useState<Message | null>(null);
-  const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean } | null>(null);
+  const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean; keywordsOnly: boolean } | null>(null);
   const [highlight, setHighlight] = useState<string | null>(focusMessageId);
   const [shown, setShown] = useState<Citation | null>(null);
   const listRef = useRef<HTMLOListElement>(null);
@@ -220,7 +222,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   {meta.usage && <span className="muted" data-testid="answer-tokens">{tokensOf(meta).toLocaleString()} tokens</span>}
                   <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
                   {meta.memoryOff && <span className="muted" data-testid="memory-off-mark">memory off</span>}
-                  {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true })}>what was sent</button>}
+                  {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true, keywordsOnly: meta.recall === 'keywords' })}>what was sent</button>}
                   {m.id === lastAnswer?.id && configured && !answers.busy && <button type="button" className="link" onClick={() => void retry()}>retry</button>}
                 </div>
               )}
@@ -283,7 +285,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         />
         <button type="submit" className="primary" disabled={!draft.trim() || sendTurn.isPending || answers.busy}>{editing ? 'Send edit' : 'Send'}</button>
       </form>
-      {sent && <ViewBoundary name="What was sent" resetKey={sent} onDismiss={() => setSent(null)}><SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onClose={() => setSent(null)} /></ViewBoundary>}
+      {sent && <ViewBoundary name="What was sent" resetKey={sent} onDismiss={() => setSent(null)}><SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} keywordsOnly={sent.keywordsOnly} onClose={() => setSent(null)} /></ViewBoundary>}
       {shown && (
         <Dialog title={`Cited ${shown.kind}`} onClose={() => setShown(null)}>
           <p>{shown.label}</p>

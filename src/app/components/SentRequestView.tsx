@@ -2,13 +2,18 @@ import { Dialog } from './Dialog';
 import type { SentRequest } from '../../core/recall/answer';
 
 /** "What was sent": the exact messages of every LLM call behind an answer (never the API key). */
-export function SentRequestView({ requests, memoryOff = false, onClose }: { requests: readonly SentRequest[]; memoryOff?: boolean; onClose: () => void }) {
+export function SentRequestView({ requests, memoryOff = false, keywordsOnly = false, onClose }: { requests: readonly SentRequest[]; memoryOff?: boolean; keywordsOnly?: boolean; onClose: () => void }) {
   return (
     <Dialog title="What was sent" onClose={onClose} wide>
         <p className="muted">The exact requests made to your endpoint for this answer. The API key is sent as a header and is never shown or stored.</p>
         {memoryOff && (
           <p className="note" data-testid="memory-off-note">
             Memory was off for this answer: nothing was looked up in memory. Only the instructions, this conversation's recent messages and the question were sent.
+          </p>
+        )}
+        {keywordsOnly && (
+          <p className="note" data-testid="keywords-only-note">
+            Memory was recalled by its words only: the on-device model for search by meaning was still loading, and the answer did not wait for it.
           </p>
         )}
         {requests.map((r, i) => (

@@ -148,6 +148,7 @@ export class MemoryEngine implements EngineApi {
       listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.#conversations.appendOne(turn), retrieved: async (ids) => { await this.#lifecycle?.onRetrieved(ids); },
       usesMemory: (id) => switches.usesMemory(id),
       answered: (id) => this.#conversations.answered(id),
+      vectorsReady: () => this.#indexer?.vectorsReady() ?? true,
     });
     this.#saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => this.#emit({ type: 'memory-changed' }) });
     this.#explorer = deps.explorer
