@@ -21,6 +21,7 @@ const MINILM = 'Xenova/all-MiniLM-L6-v2';
 let mock: MockLlmServer;
 let hub: ModelHub;
 test.beforeAll(async () => {
+  test.setTimeout(300_000); // building the fixture memory takes a minute or more on a busy machine
   await ensureFixtureMemory();
   await buildTestHub();
   hub = await startModelHub();

@@ -16,6 +16,7 @@ test.use({ serviceWorkers: 'block' });
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
+  test.setTimeout(300_000); // building the fixture memory takes a minute or more on a busy machine
   await ensureFixtureMemory();
   mock = await startMockLlmServer({ responder: (req) => (req.stream ? 'You were weighing the hotel in Alfama [1].' : synthesisResponder(req)) });
 });

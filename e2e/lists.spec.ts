@@ -1,11 +1,13 @@
 /**
  * Lists at daily-use scale (≈ 940 episodes over three years): the Episodes list pages by cursor to
- * its true end, and the timeline opens on now and zooms and pans over the years.
+ * its true end, and the timeline opens on now and zooms and pans over the years; Forget says when a
+ * kind reaches its review limit; Foresight says how many items it lists.
  */
 import { expect, test } from '@playwright/test';
 import { ensureFixtureMemory, importFixtureMemory } from './fixtureMemory';
 
 test.beforeAll(async () => {
+  test.setTimeout(300_000); // building the fixture memory takes a minute or more on a busy machine
   await ensureFixtureMemory();
 });
 
@@ -48,4 +50,28 @@ test('the Episodes list reaches its last episode and the timeline opens on now a
   await page.getByRole('button', { name: '← Earlier' }).click();
   await page.getByRole('button', { name: 'Now' }).click();
   await expect.poll(inView).toBe(recent);
+});
+
+test('Forget says when a kind reaches its review limit, and Foresight counts what it lists', async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.goto('/');
+  await importFixtureMemory(page);
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+
+  // "raised beds" is in hundreds of the fixture's turns: more than one review's worth.
+  await page.getByRole('tab', { name: 'Forget', exact: true }).click();
+  await page.getByLabel('Forget everything about').fill('raised beds');
+  await page.getByRole('button', { name: 'Find', exact: true }).click();
+  await expect(page.getByTestId('forget-limit')).toContainText('turn');
+  await expect(page.locator('.forget-list li .kind.turn')).toHaveCount(50);
+  // A word in no item: no notice.
+  await page.getByLabel('Forget everything about').fill('zyzzyvaqx');
+  await page.getByRole('button', { name: 'Find', exact: true }).click();
+  await expect(page.getByText('Nothing remembered mentions “zyzzyvaqx”.')).toBeVisible();
+  await expect(page.getByTestId('forget-limit')).toHaveCount(0);
+
+  await page.getByRole('tab', { name: 'Foresight', exact: true }).click();
+  const items = page.getByTestId('foresight-item');
+  await expect(items.first()).toBeVisible();
+  await expect(page.getByTestId('foresight-count')).toHaveText(`${await items.count()} items`);
 });

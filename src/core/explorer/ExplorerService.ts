@@ -19,7 +19,7 @@ import { SUMMARISE_SCENE } from '../synthesis/Consolidator';
 import { hybridSearch, type HybridHit } from '../recall/hybridSearch';
 import {
   MEMORY_KINDS, type ExplorerStore, type FactPage, type FactQuery, type FactView, type ForgetCandidate, type ForgetKind, type ForgetResult, type MemCellDetail, type MemCellPage,
-  type MemCellQuery, type MemoryOverview, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMap, SCENE_MAP_BOUND,
+  type MemCellQuery, type MemoryOverview, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMap, SCENE_MAP_BOUND, FORGET_PREVIEW_LIMIT,
   type ForesightPage, type ForesightQuery,
   type SceneView, type SearchCandidate,
 } from './explorer';
@@ -341,7 +341,7 @@ export class ExplorerService {
 
   /** "Forget everything about X", step 1: what would go (shown to the user before anything is deleted). */
   forgetPreview(query: string): Promise<ForgetCandidate[]> {
-    return this.#ex.forgetCandidates(query, 50);
+    return this.#ex.forgetCandidates(query, FORGET_PREVIEW_LIMIT);
   }
 
   /** Step 2: deletes the confirmed items in one transaction, each tombstoned. */

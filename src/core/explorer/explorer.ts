@@ -244,6 +244,13 @@ export interface SceneMap {
  */
 export const SCENE_MAP_BOUND = 3_000;
 
+/**
+ * "Forget everything about X" shows at most this many of each kind, best matches first: the user
+ * reviews every item before it goes, and a longer list is not reviewed. When a kind reaches it,
+ * the tab says so, and Find after forgetting shows the next ones.
+ */
+export const FORGET_PREVIEW_LIMIT = 50;
+
 export interface ProfileItemView extends ProfileItem {
   readonly history: readonly ProfileHistoryEntry[];
   /** The value the pipeline proposed in the latest unresolved conflict. */
