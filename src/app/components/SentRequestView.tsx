@@ -21,9 +21,10 @@ export function SentRequestView({ requests, memoryOff = false, keywordsOnly = fa
             <h3>{i + 1}. {r.stage} <span className="muted">(max {r.maxTokens} tokens{r.json ? ', JSON' : ''})</span></h3>
             {r.messages.map((m, j) => (
               // Long requests scroll: each message is a named region that takes focus, so keys can scroll it.
+              // Its name carries its position: a request holds several user messages, and regions need unique names.
               <div key={j} className="sent-message">
                 <div className="muted">{m.role}</div>
-                <pre data-testid="sent-content" tabIndex={0} role="region" aria-label={`Request ${i + 1}, ${m.role} message`}>{m.content}</pre>
+                <pre data-testid="sent-content" tabIndex={0} role="region" aria-label={`Request ${i + 1}, message ${j + 1} of ${r.messages.length} (${m.role})`}>{m.content}</pre>
               </div>
             ))}
           </section>
