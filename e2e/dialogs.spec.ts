@@ -80,7 +80,7 @@ async function cancelThenConfirm(page: Page, opener: Locator, title: string, con
 }
 
 test('every delete asks in the app: modal, Escape cancels and focus returns, confirm deletes', async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(480_000);
   page.on('dialog', (d) => { throw new Error(`a native ${d.type()} dialog opened: ${d.message()}`); });
   await page.goto('/');
   await importFixtureMemory(page);
