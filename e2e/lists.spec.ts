@@ -1,7 +1,7 @@
 /**
  * Lists at daily-use scale (≈ 940 episodes over three years): the Episodes list pages by cursor to
  * its true end, and the timeline opens on now and zooms and pans over the years; Forget says when a
- * kind reaches its review limit; Foresight says how many items it lists.
+ * kind reaches its review limit; Foresight pages by cursor to its end.
  */
 import { expect, test } from '@playwright/test';
 import { ensureFixtureMemory, importFixtureMemory } from './fixtureMemory';
@@ -52,7 +52,7 @@ test('the Episodes list reaches its last episode and the timeline opens on now a
   await expect.poll(inView).toBe(recent);
 });
 
-test('Forget says when a kind reaches its review limit, and Foresight counts what it lists', async ({ page }) => {
+test('Forget says when a kind reaches its review limit, and Foresight pages to its end', async ({ page }) => {
   test.setTimeout(240_000);
   await page.goto('/');
   await importFixtureMemory(page);
@@ -73,5 +73,13 @@ test('Forget says when a kind reaches its review limit, and Foresight counts wha
   await page.getByRole('tab', { name: 'Foresight', exact: true }).click();
   const items = page.getByTestId('foresight-item');
   await expect(items.first()).toBeVisible();
-  await expect(page.getByTestId('foresight-count')).toHaveText(`${await items.count()} items`);
+  // ≈ 360 plans: the first page of 200 says how many there are, Show more reaches the end.
+  const count = page.getByTestId('foresight-count');
+  await expect(count).toHaveText(/^200 of \d+ items$/);
+  const total = Number((await count.textContent())!.match(/of (\d+)/)![1]);
+  await expect(items).toHaveCount(200);
+  await page.getByRole('button', { name: /^Show more \(/ }).click();
+  await expect(count).toHaveText(`${total} items`);
+  await expect(items).toHaveCount(total);
+  await expect(page.getByRole('button', { name: /^Show more \(/ })).toHaveCount(0);
 });
