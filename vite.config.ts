@@ -100,6 +100,10 @@ function progressiveWebApp() {
     includeAssets: [],
     includeManifestIcons: false,
     injectManifest: {
+      // A classic (IIFE) service worker: with the default 'es' format vite-plugin-pwa builds it with
+      // rollup's `inlineDynamicImports`, which Vite 8 reports as deprecated on every build. sw.ts
+      // has only static imports, and a classic worker registers in every browser.
+      rollupFormat: 'iife',
       // bin, txt: the bundled model's lookup table and vocabulary (static/), what the first vectors need.
       globPatterns: ['**/*.{html,js,mjs,css,wasm,onnx,json,svg,png,webmanifest,bin,txt}'],
       globIgnores: [

@@ -3,10 +3,14 @@
  * TransformersEmbedder (batch 32), through its runtime-free lookup (StaticEmbedder, what the app
  * runs) and pairs/s through TransformersReranker. Warm-up, then
  * repetitions; prints median and p95 per repetition. Build the model first:
- *   node scripts/build-offline-model.mjs && npx tsx bench/embed-throughput.ts [--reps 7] [--n 2048]
+ *   node scripts/build-offline-model.mjs && npx tsx bench/embed-throughput.ts [--reps 7] [--n 2048] [--out file.json]
  * With `--runtime browser` the same measurement runs in the app's model worker in headless
- * Chromium (WASM backend), after `npm run build`.
+ * Chromium (WASM backend), after `npm run build`. `--out` writes the medians and p95s as JSON
+ * (bench/results/embed-throughput-*.json): the README quotes its figures from those files only.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BUNDLED_MODEL_ID, findModel } from '../src/models/catalog';
 import { configureNodeEnv, nodeStaticReader } from '../src/models/nodeEnv';
@@ -14,7 +18,7 @@ import { StaticEmbedder } from '../src/models/StaticEmbedder';
 import { TransformersEmbedder } from '../src/models/TransformersEmbedder';
 import { TransformersReranker } from '../src/models/TransformersReranker';
 
-const { values: args } = parseArgs({ options: { reps: { type: 'string' }, n: { type: 'string' }, runtime: { type: 'string' } }, strict: true });
+const { values: args } = parseArgs({ options: { reps: { type: 'string' }, n: { type: 'string' }, runtime: { type: 'string' }, out: { type: 'string' } }, strict: true });
 const positive = (name: string, raw: string | undefined, fallback: number) => {
   const n = raw === undefined ? fallback : Number(raw);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer, not ${raw}`);
@@ -41,15 +45,30 @@ function sentences(n: number, seed = 1): string[] {
   });
 }
 
-function summary(rates: number[]): string {
+interface Rate { readonly median: number; readonly p95: number; readonly reps: number }
+
+function stats(rates: number[]): Rate {
   const sorted = [...rates].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)]!;
   // p95 of the per-repetition rate, from the slow end (the rate 95% of runs beat).
-  const p95 = sorted[Math.floor(sorted.length * 0.05)]!;
-  return `median ${median.toFixed(0)}/s, p95 ${p95.toFixed(0)}/s (${rates.length} reps)`;
+  return { median: sorted[Math.floor(sorted.length / 2)]!, p95: sorted[Math.floor(sorted.length * 0.05)]!, reps: rates.length };
 }
 
-async function measure(label: string, run: () => Promise<unknown>, items: number): Promise<void> {
+const fmt = (x: Rate) => `median ${x.median.toFixed(0)}/s, p95 ${x.p95.toFixed(0)}/s (${x.reps} reps)`;
+
+/** Writes the run's figures for the README (rounded to whole items per second). */
+function save(runtime: string, extra: Record<string, unknown>, embed: Rate, rerank: Rate): void {
+  if (!args.out) return;
+  const round = (x: Rate) => ({ median: Math.round(x.median), p95: Math.round(x.p95), reps: x.reps });
+  mkdirSync(dirname(args.out), { recursive: true });
+  writeFileSync(args.out, `${JSON.stringify({
+    bench: 'embed-throughput', runtime, date: new Date().toISOString(), n: N, batch: BATCH, cpus: cpus().length,
+    loadAverage1m: Math.round(loadavg()[0]! * 10) / 10, ...extra,
+    embedSentencesPerSecond: round(embed), rerankPairsPerSecond: round(rerank),
+  }, null, 2)}\n`);
+  console.log(`wrote ${args.out}`);
+}
+
+async function measure(label: string, run: () => Promise<unknown>, items: number): Promise<Rate> {
   await run(); // warm-up
   await run();
   const rates: number[] = [];
@@ -58,7 +77,9 @@ async function measure(label: string, run: () => Promise<unknown>, items: number
     await run();
     rates.push(items / ((performance.now() - t0) / 1000));
   }
-  console.log(`${label}: ${summary(rates)}`);
+  const r = stats(rates);
+  console.log(`${label}: ${fmt(r)}`);
+  return r;
 }
 
 const texts = sentences(N);
@@ -68,10 +89,10 @@ if (args.runtime === 'browser') {
   const bench = await openBenchPage();
   try {
     const r = await bench.page.evaluate(([t, reps]) => window.recollectBench!.modelThroughput(t, reps), [texts, REPS] as const);
-    const fmt = (x: { median: number; p95: number; reps: number }) => `median ${x.median.toFixed(0)}/s, p95 ${x.p95.toFixed(0)}/s (${x.reps} reps)`;
     console.log(`browser model worker (device ${r.device}), first embed incl. load ${r.loadMs.toFixed(0)} ms`);
     console.log(`embed ${N} sentences: ${fmt(r.embed)}`);
     console.log(`rerank ${N} pairs: ${fmt(r.rerank)}`);
+    save('browser', { device: r.device, loadMs: Math.round(r.loadMs) }, r.embed, r.rerank);
   } finally {
     await bench.close();
   }
@@ -90,9 +111,10 @@ t0 = performance.now();
 const lookup = await StaticEmbedder.load(findModel(BUNDLED_MODEL_ID, 'embedder')!, nodeStaticReader(BUNDLED_MODEL_ID));
 console.log(`lookup load ${(performance.now() - t0).toFixed(0)} ms`);
 
-await measure(`embed ${N} sentences, batch ${BATCH}`, () => embedder.embed(texts), N);
+const embedRate = await measure(`embed ${N} sentences, batch ${BATCH}`, () => embedder.embed(texts), N);
 await measure(`embed ${N} sentences, lookup (no runtime)`, () => lookup.embed(texts), N);
 const query = 'remember the dinner with my sister in paris';
-await measure(`rerank ${N} pairs, batch ${BATCH}`, () => reranker.rerank(query, texts), N);
+const rerankRate = await measure(`rerank ${N} pairs, batch ${BATCH}`, () => reranker.rerank(query, texts), N);
+save('node', { backend: 'onnxruntime-node (CPU)' }, embedRate, rerankRate);
 await embedder.dispose();
 await reranker.dispose();

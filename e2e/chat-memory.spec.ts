@@ -7,6 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { connectEndpoint, messageBox as box } from './appSteps';
+import { confirmIn } from './modal';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -46,7 +47,6 @@ test('after synthesis the chat says "Memory updated" and the line opens the save
 });
 
 test('Saved memories: add by hand, edit, search and delete, and it persists', async ({ page }) => {
-  page.on('dialog', (d) => void d.accept());
   await page.goto('/');
   await page.getByRole('button', { name: 'Memory', exact: true }).click();
   await page.getByRole('tab', { name: 'Saved memories' }).click();
@@ -79,6 +79,7 @@ test('Saved memories: add by hand, edit, search and delete, and it persists', as
   await expect(page.getByRole('tab', { name: 'Saved memories' })).toHaveAttribute('aria-selected', 'true');
   await expect(items).toHaveCount(2);
   await items.filter({ hasText: 'passport' }).getByRole('button', { name: /Delete/ }).click();
+  await confirmIn(page, 'Delete saved memory', 'Forget for good');
   await expect(items).toHaveCount(1);
   await expect(items).toContainText('I am vegan.');
 });

@@ -3,11 +3,13 @@
  * showModal() (the page behind is inert, so Tab never leaves it), Escape closes it and focus goes
  * back where it was. Covers Import memory, Import chat history, Settings (Other… focuses Base URL;
  * Save keeps focus in the panel and Escape still closes it), Models and the delete-episode
- * confirmation.
+ * confirmation; and every delete's in-app confirmation (a conversation, a message, an episode's fact,
+ * a profile item, a saved memory): modal, Escape cancels and hands focus back to the control, the
+ * confirming button deletes. No `window.confirm` is left: a native dialog fails the test.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { ensureFixtureMemory, FIXTURE_FILE, importFixtureMemory } from './fixtureMemory';
-import { expectModalThenEscape } from './modal';
+import { confirmIn, expectModalThenEscape } from './modal';
 
 test.beforeAll(async () => {
   await ensureFixtureMemory();
@@ -60,4 +62,60 @@ test('every dialog is modal, traps Tab, closes on Escape, at scale', async ({ pa
   await expect(page.getByRole('button', { name: 'Delete for good' })).toBeFocused();
   await expectModal(page, 'Delete episode');
   await expect(page.getByRole('button', { name: 'Delete episode' })).toBeFocused();
+});
+
+/**
+ * Opens a delete's confirmation from `opener`: it is modal, Escape cancels (nothing deleted, focus
+ * back on `opener`); opened again, its confirming button deletes (`count` drops by one).
+ */
+async function cancelThenConfirm(page: Page, opener: Locator, title: string, confirmLabel: string, count: Locator) {
+  const before = await count.count();
+  await opener.click();
+  await expectModalThenEscape(page, page.getByRole('alertdialog', { name: title }));
+  await expect(opener).toBeFocused();
+  await expect(count).toHaveCount(before);
+  await opener.click();
+  await confirmIn(page, title, confirmLabel);
+  await expect(count).toHaveCount(before - 1);
+}
+
+test('every delete asks in the app: modal, Escape cancels and focus returns, confirm deletes', async ({ page }) => {
+  test.setTimeout(480_000);
+  page.on('dialog', (d) => { throw new Error(`a native ${d.type()} dialog opened: ${d.message()}`); });
+  await page.goto('/');
+  await importFixtureMemory(page);
+
+  // A conversation, from the list of 470 (its row's actions show while it holds focus).
+  const rows = page.locator('button.conversation');
+  await expect(rows).toHaveCount(470);
+  const title = (await rows.first().locator('.title').textContent())!;
+  await rows.first().click();
+  await cancelThenConfirm(page, page.getByRole('button', { name: `Delete ${title}`, exact: true }), 'Delete conversation', 'Delete conversation', rows);
+
+  // A message of the conversation now first in the list.
+  await rows.first().click();
+  const messages = page.getByTestId('message');
+  await expect(messages).toHaveCount(10);
+  await cancelThenConfirm(page, messages.last().getByRole('button', { name: 'Delete message' }), 'Delete message', 'Delete message', messages);
+
+  // A fact of an episode the deletes above did not touch (a deleted message takes its episode's facts).
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  await page.getByRole('tab', { name: 'Episodes', exact: true }).click();
+  await page.getByTestId('memcell-row').nth(5).click();
+  const facts = page.getByTestId('fact');
+  await expect(facts).toHaveCount(2);
+  await cancelThenConfirm(page, facts.first().getByRole('button', { name: 'Delete fact' }), 'Delete fact', 'Forget for good', facts);
+
+  // A profile item (the saved memories written by hand are profile items).
+  await page.getByRole('tab', { name: 'Profile', exact: true }).click();
+  const items = page.getByTestId('profile-item');
+  await expect(items.first()).toBeVisible();
+  const key = (await items.first().locator('strong').first().textContent())!;
+  await cancelThenConfirm(page, items.first().getByRole('button', { name: `Delete ${key}`, exact: true }), 'Delete profile item', 'Forget for good', items);
+
+  // A saved memory.
+  await page.getByRole('tab', { name: 'Saved memories', exact: true }).click();
+  const saved = page.getByTestId('saved-item');
+  await expect(saved.first()).toBeVisible();
+  await cancelThenConfirm(page, saved.first().getByRole('button', { name: /^Delete “/ }), 'Delete saved memory', 'Forget for good', saved);
 });

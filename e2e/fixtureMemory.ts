@@ -4,7 +4,10 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { expect, type Page } from '@playwright/test';
+import { writeFile } from 'node:fs/promises';
 import { buildFixtureMemory, type FixtureSummary } from '../scripts/build-fixture-memory';
+import { openNodeStore } from '../src/storage/openNodeDatabase';
+import { createEngine } from '../src/host/createEngine';
 
 export const FIXTURE_FILE = 'test-results/fixture-memory.sqlite';
 /** What the builder writes with its defaults (pinned here so a changed builder shows up in the tests). */
@@ -20,5 +23,25 @@ export async function ensureFixtureMemory(): Promise<FixtureSummary | null> {
 export async function importFixtureMemory(page: Page): Promise<void> {
   await page.getByLabel('Import database file').setInputFiles(FIXTURE_FILE);
   await page.getByRole('button', { name: 'Replace memory' }).click();
-  await expect(page.getByText(`Imported ${FIXTURE.turns} messages in ${FIXTURE.conversations} conversations`)).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByText(`Imported ${FIXTURE.turns} messages in ${FIXTURE.conversations} conversations`)).toBeVisible({ timeout: 180_000 }); // 18 MB checked and swapped in: minutes on a busy machine
+}
+
+/**
+ * A small memory saved with synthesis "eager" and none of its 15 turns synthesised (what
+ * `npm run import` writes): importing it brings up "Synthesise the restored memory?".
+ */
+export async function writeUnsynthesisedMemory(path: string): Promise<void> {
+  const store = await openNodeStore();
+  const engine = createEngine(store, { only: ['episodes'] });
+  await engine.start();
+  await store.createConversation({ id: 'c', title: 'cello practice' });
+  for (let d = 0; d < 5; d++) {
+    for (let i = 0; i < 3; i++) {
+      await engine.appendTurn({ id: `t${d}-${i}`, conversationId: 'c', role: 'user', content: `Day ${d}: I practised the cello and worked on the Bach suite, part ${i}.`, occurredAt: Date.UTC(2023, 4, 1) + d * 86_400_000 + i * 60_000 });
+    }
+  }
+  await engine.idle();
+  await store.setMeta('consolidation.policy', 'eager');
+  await writeFile(path, await store.exportDatabase());
+  engine.stop();
 }

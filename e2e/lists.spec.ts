@@ -1,11 +1,13 @@
 /**
  * Lists at daily-use scale (≈ 940 episodes over three years): the Episodes list pages by cursor to
- * its true end, and the timeline opens on now and zooms and pans over the years.
+ * its true end, and the timeline opens on now and zooms and pans over the years; Forget says when a
+ * kind reaches its review limit; Foresight pages by cursor to its end.
  */
 import { expect, test } from '@playwright/test';
 import { ensureFixtureMemory, importFixtureMemory } from './fixtureMemory';
 
 test.beforeAll(async () => {
+  test.setTimeout(300_000); // building the fixture memory takes a minute or more on a busy machine
   await ensureFixtureMemory();
 });
 
@@ -48,4 +50,36 @@ test('the Episodes list reaches its last episode and the timeline opens on now a
   await page.getByRole('button', { name: '← Earlier' }).click();
   await page.getByRole('button', { name: 'Now' }).click();
   await expect.poll(inView).toBe(recent);
+});
+
+test('Forget says when a kind reaches its review limit, and Foresight pages to its end', async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.goto('/');
+  await importFixtureMemory(page);
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+
+  // "raised beds" is in hundreds of the fixture's turns: more than one review's worth.
+  await page.getByRole('tab', { name: 'Forget', exact: true }).click();
+  await page.getByLabel('Forget everything about').fill('raised beds');
+  await page.getByRole('button', { name: 'Find', exact: true }).click();
+  await expect(page.getByTestId('forget-limit')).toContainText('turn');
+  await expect(page.locator('.forget-list li .kind.turn')).toHaveCount(50);
+  // A word in no item: no notice.
+  await page.getByLabel('Forget everything about').fill('zyzzyvaqx');
+  await page.getByRole('button', { name: 'Find', exact: true }).click();
+  await expect(page.getByText('Nothing remembered mentions “zyzzyvaqx”.')).toBeVisible();
+  await expect(page.getByTestId('forget-limit')).toHaveCount(0);
+
+  await page.getByRole('tab', { name: 'Foresight', exact: true }).click();
+  const items = page.getByTestId('foresight-item');
+  await expect(items.first()).toBeVisible();
+  // ≈ 360 plans: the first page of 200 says how many there are, Show more reaches the end.
+  const count = page.getByTestId('foresight-count');
+  await expect(count).toHaveText(/^200 of \d+ items$/);
+  const total = Number((await count.textContent())!.match(/of (\d+)/)![1]);
+  await expect(items).toHaveCount(200);
+  await page.getByRole('button', { name: /^Show more \(/ }).click();
+  await expect(count).toHaveText(`${total} items`);
+  await expect(items).toHaveCount(total);
+  await expect(page.getByRole('button', { name: /^Show more \(/ })).toHaveCount(0);
 });

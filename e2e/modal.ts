@@ -32,3 +32,17 @@ export async function expectModalThenEscape(page: Page, dialog: Locator): Promis
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
 }
+
+/**
+ * Answers one of the app's in-app confirmations (an alertdialog on the platform's modal <dialog>,
+ * never `window.confirm`): checks it is modal and has focus on its confirming button, then clicks it.
+ */
+export async function confirmIn(page: Page, title: string, confirmLabel: string): Promise<void> {
+  const dialog = page.getByRole('alertdialog', { name: title });
+  await expect(dialog).toBeVisible();
+  expect(await dialog.evaluate((d) => d.matches(':modal'))).toBe(true);
+  const confirm = dialog.getByRole('button', { name: confirmLabel, exact: true });
+  await expect(confirm).toBeFocused();
+  await confirm.click();
+  await expect(dialog).toBeHidden();
+}

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { connectEndpoint, messageBox as box } from './appSteps';
+import { confirmIn } from './modal';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -41,8 +42,8 @@ test('a deleted message is gone from what was sent and from the exported file', 
   await answered(page, 4);
 
   const secretTurn = page.getByTestId('message').filter({ hasText: 'thinking of quitting' }).first();
-  page.once('dialog', (d) => void d.accept());
   await secretTurn.getByRole('button', { name: 'Delete message' }).click();
+  await confirmIn(page, 'Delete message', 'Delete message');
   await expect(page.getByTestId('message')).toHaveCount(3);
 
   // The later answer's stored request carried the deleted turn as history: now redacted.

@@ -5,7 +5,7 @@
  */
 import { createContext, useContext, useEffect, useMemo } from 'react';
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClient, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
-import type { FactQuery, MemCellQuery } from '../core/explorer/explorer';
+import type { FactQuery, ForesightQuery, MemCellQuery } from '../core/explorer/explorer';
 import * as Comlink from 'comlink';
 import type { DevicePreference, ModelProgress } from '../core/protocol';
 import { saveDevicePreference } from './devicePreference';
@@ -140,6 +140,14 @@ export function useFactPages(query: Omit<FactQuery, 'cursor'>) {
   const owner = useOwner();
   const queries = useMemo(() => engineQueries(client), [client]);
   return useInfiniteQuery({ ...queries.factPages(query), enabled: owner });
+}
+
+/** Foresight in time order, read in pages by cursor (Foresight, Saved memories' plans ahead). */
+export function useForesightPages(query: Omit<ForesightQuery, 'cursor'>) {
+  const client = useEngineClient();
+  const owner = useOwner();
+  const queries = useMemo(() => engineQueries(client), [client]);
+  return useInfiniteQuery({ ...queries.foresightPages(query), enabled: owner });
 }
 
 function useReportError() {

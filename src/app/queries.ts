@@ -7,7 +7,7 @@
  */
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import type { EngineClient } from './engineClient';
-import type { FactQuery, MemCellQuery, MemorySearchFilters } from '../core/explorer/explorer';
+import type { FactQuery, ForesightQuery, MemCellQuery, MemorySearchFilters } from '../core/explorer/explorer';
 
 export const queryKeys = {
   conversations: ['conversations'] as const,
@@ -44,7 +44,8 @@ export const queryKeys = {
   scenes: ['explorer', 'scenes'] as const,
   sceneMap: ['explorer', 'scene-map'] as const,
   profile: ['explorer', 'profile'] as const,
-  foresight: ['explorer', 'foresight'] as const,
+  foresightPages: (query: Omit<ForesightQuery, 'cursor'>) => ['explorer', 'foresight-pages', query] as const,
+  foresightAll: (query: Omit<ForesightQuery, 'cursor' | 'limit'>) => ['explorer', 'foresight-all', query] as const,
   forgetPreview: (q: string) => ['explorer', 'forget-preview', q] as const,
   savedMemories: (q: string) => ['explorer', 'saved', q] as const,
 };
@@ -118,7 +119,30 @@ export function engineQueries(client: EngineClient) {
     scenes: () => queryOptions({ queryKey: queryKeys.scenes, queryFn: () => engine.listScenes() }),
     sceneMap: () => queryOptions({ queryKey: queryKeys.sceneMap, queryFn: () => engine.sceneMap() }),
     profile: () => queryOptions({ queryKey: queryKeys.profile, queryFn: () => engine.listProfile() }),
-    foresight: () => queryOptions({ queryKey: queryKeys.foresight, queryFn: () => engine.listForesight() }),
+    foresightPages: (query: Omit<ForesightQuery, 'cursor'>) =>
+      infiniteQueryOptions({
+        queryKey: queryKeys.foresightPages(query),
+        queryFn: ({ pageParam }) => engine.listForesightPage({ ...query, cursor: pageParam }),
+        initialPageParam: null as string | null,
+        getNextPageParam: (last) => last.nextCursor,
+      }),
+    // Every page to the end, for a picture that needs all its points (the plans of a timeline
+    // window, bounded by the window like its episodes) or a confirmation that counts them all.
+    foresightAll: (query: Omit<ForesightQuery, 'cursor' | 'limit'>) =>
+      queryOptions({
+        queryKey: queryKeys.foresightAll(query),
+        queryFn: async () => {
+          const items = [];
+          let cursor: string | null = null;
+          do {
+            const page = await engine.listForesightPage({ ...query, limit: 500, cursor });
+            items.push(...page.items);
+            cursor = page.nextCursor;
+          } while (cursor);
+          return items;
+        },
+        placeholderData: (prev) => prev,
+      }),
     forgetPreview: (q: string) => queryOptions({ queryKey: queryKeys.forgetPreview(q), queryFn: () => engine.forgetPreview(q), enabled: q.length > 0 }),
   };
 }

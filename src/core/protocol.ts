@@ -19,7 +19,7 @@ import type { RetrievalResult } from './recall/Retriever';
 import type { WritingLanguage } from './base/language';
 import type {
   FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
-  ProfileItemView, SceneMapPoint, SceneView,
+  ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
@@ -173,7 +173,7 @@ export interface EngineApi {
   deleteMemCell(id: string, options?: { readonly turns?: boolean }): Promise<boolean>;
   resynthesiseMemCell(id: string): Promise<void>;
   listScenes(): Promise<SceneView[]>;
-  sceneMap(): Promise<SceneMapPoint[]>;
+  sceneMap(): Promise<SceneMap>;
   renameScene(id: string, title: string): Promise<void>;
   mergeScenes(targetId: string, sourceIds: readonly string[]): Promise<void>;
   splitScene(sceneId: string, memcellIds: readonly string[], title?: string): Promise<string>;
@@ -184,7 +184,9 @@ export interface EngineApi {
   deleteProfileItem(id: string): Promise<void>;
   /** Saved memories: a sentence written by the user, kept as an explicit profile item. */
   addMemory(text: string): Promise<ProfileItem>;
+  /** Every foresight item (tests and tools); the app reads pages. */
   listForesight(): Promise<ForesightItem[]>;
+  listForesightPage(query: ForesightQuery): Promise<ForesightPage>;
   editForesight(id: string, patch: { readonly startAt: number | null; readonly endAt: number | null; readonly content?: string }): Promise<void>;
   dismissForesight(id: string): Promise<void>;
   forgetPreview(query: string): Promise<ForgetCandidate[]>;

@@ -10,10 +10,10 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type {
-  ExplorerStore, FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery,
+  ExplorerStore, FactPage, FactQuery, ForesightPage, ForesightQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery,
   MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
 } from '../core/explorer/explorer';
-import type { ForesightItem, ProfileHistoryEntry } from '../core/synthesis/knowledge';
+import type { ProfileHistoryEntry } from '../core/synthesis/knowledge';
 import { SCENE_USER_TITLE } from '../core/synthesis/knowledge';
 import type { MemCellStatus } from '../core/episodes/episodes';
 import type { Role } from '../core/base/types';
@@ -264,10 +264,11 @@ export class SqlExplorerStore implements ExplorerStore {
     });
   }
 
-  async sceneVectorInputs(): Promise<SceneVectorInput[]> {
-    // The most recent 3000 episodes keep the projection fast enough to draw on open.
-    const rows = await this.#sql.query('SELECT id, scene_id, title, start_at FROM memcells ORDER BY start_at DESC LIMIT 3000');
-    return rows.map((r) => ({ memcellId: str(r.id), sceneId: strOrNull(r.scene_id), title: strOrNull(r.title), startAt: num(r.start_at) }));
+  async sceneVectorInputs(limit: number): Promise<{ inputs: SceneVectorInput[]; episodes: number }> {
+    // The newest `limit` (SCENE_MAP_BOUND, which says why a bound is safe): the map says when it is hit.
+    const [t] = await this.#sql.query('SELECT count(*) AS n FROM memcells');
+    const rows = await this.#sql.query('SELECT id, scene_id, title, start_at FROM memcells ORDER BY start_at DESC, id DESC LIMIT ?', [limit]);
+    return { episodes: num(t?.n), inputs: rows.map((r) => ({ memcellId: str(r.id), sceneId: strOrNull(r.scene_id), title: strOrNull(r.title), startAt: num(r.start_at) })) };
   }
 
   async renameScene(id: string, title: string, now: number): Promise<void> {
@@ -396,8 +397,25 @@ export class SqlExplorerStore implements ExplorerStore {
 
   // ---- foresight -----------------------------------------------------------------------------
 
-  async foresight(): Promise<ForesightItem[]> {
-    return (await this.#sql.query(`${FORESIGHT_VIEW} ORDER BY coalesce(start_at, end_at, created_at), id LIMIT 5000`)).map(toForesight);
+  async listForesight(q: ForesightQuery): Promise<ForesightPage> {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    if (!q.dismissed) where.push("status <> 'dismissed'");
+    if (q.activeAt !== undefined) { where.push("status = 'active' AND coalesce(end_at, start_at, ?) >= ?"); params.push(q.activeAt, q.activeAt); }
+    if (q.activeWithin) {
+      where.push("status = 'active' AND coalesce(start_at, end_at) IS NOT NULL AND coalesce(end_at, start_at) >= ? AND coalesce(start_at, end_at) <= ?");
+      params.push(q.activeWithin.from, q.activeWithin.to);
+    }
+    const [t] = await this.#sql.query(`SELECT count(*) AS n FROM foresights${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
+    // Keyset on (the item's time, id) in time order, like the episode and fact pages.
+    const at = 'coalesce(start_at, end_at, created_at)';
+    const after = parseCursor(q.cursor);
+    const page = [...where, ...(after ? [`(${at} > ? OR (${at} = ? AND id > ?))`] : [])];
+    const rows = await this.#sql.query(`${FORESIGHT_VIEW.replace('SELECT ', `SELECT ${at} AS at, `)}${page.length ? ` WHERE ${page.join(' AND ')}` : ''} ORDER BY at, id LIMIT ?`,
+      [...params, ...(after ? [after.startAt, after.startAt, after.id] : []), q.limit + 1]);
+    const items = rows.slice(0, q.limit);
+    const last = items[items.length - 1];
+    return { total: num(t?.n), items: items.map(toForesight), nextCursor: rows.length > q.limit && last ? `${num(last.at)}:${str(last.id)}` : null };
   }
 
   editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }, now: number): Promise<void> {

@@ -253,7 +253,8 @@ describe('memory explorer', () => {
     expect(after.find((s) => s.id === newId)).toMatchObject({ title: 'Travel', memberCount: 1 });
     expect(after.find((s) => s.id === dog.id)?.memberCount).toBe(2);
     const map = await engine.sceneMap();
-    expect(map).toHaveLength(3);
-    expect(map.every((p) => Math.abs(p.x) <= 1 && Math.abs(p.y) <= 1)).toBe(true);
+    expect(map.points).toHaveLength(3);
+    expect(map.episodes).toBe(3);
+    expect(map.points.every((p) => Math.abs(p.x) <= 1 && Math.abs(p.y) <= 1)).toBe(true);
   });
 });

@@ -53,6 +53,8 @@ describe('the first answer after opening', () => {
     await engine.appendTurn({ id: 'q1', conversationId: 'c', role: 'user', content: 'What breed is my dog Biscuit?' });
     const result = await engine.ask({ conversationId: 'c', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
     expect(result.answer.citations[0]).toMatchObject({ kind: 'turn', ref: 'u1' });
+    const stored = async (id: string) => (await store.listMessages('c')).find((m) => m.id === id)?.metadata as { recall?: string } | undefined;
+    expect((await stored('a1'))?.recall).toBe('keywords'); // the answer says how memory was read
     const early = await engine.recall('my pet');
     expect(early.turns.flatMap((t) => t.reasons)).not.toContain('vector');
     expect(gated.calls()).toBeGreaterThan(0); // the warm-up had started and was still held
@@ -61,6 +63,10 @@ describe('the first answer after opening', () => {
     await engine.idle();
     const later = await engine.recall('my dog');
     expect(later.turns.find((t) => t.message.id === 'u1')?.reasons).toContain('vector');
+    await engine.appendTurn({ id: 'q2', conversationId: 'c', role: 'user', content: 'And where does my flight go?' });
+    await engine.ask({ conversationId: 'c', userMessageId: 'q2', answerId: 'a2' }, () => undefined);
+    expect(await stored('a2')).toBeDefined();
+    expect((await stored('a2'))?.recall).toBeUndefined();
     engine.stop();
   });
 });

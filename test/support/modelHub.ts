@@ -21,6 +21,11 @@ export interface ModelHub {
   fault(repoFile: string, fault: HubFault | null): void;
   /** Milliseconds to wait before answering a file ending in `.onnx` (to watch progress). */
   slowOnnxMs: number;
+  /**
+   * Holds every `.onnx` response from now on until the returned function is called: a download
+   * stays in progress for as long as a test needs to look at it, with no time to guess.
+   */
+  holdOnnx(): () => void;
   close(): Promise<void>;
 }
 
@@ -48,6 +53,7 @@ export async function startModelHub(dir: string = TEST_HUB_DIR): Promise<ModelHu
   const faults = new Map<string, HubFault>();
   const requests: string[] = [];
   const hub = { slowOnnxMs: 0 } as { slowOnnxMs: number };
+  let held: (() => void)[] | null = null;
   const server: Server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/+/, '');
     requests.push(path);
@@ -72,7 +78,8 @@ export async function startModelHub(dir: string = TEST_HUB_DIR): Promise<ModelHu
       }
       createReadStream(file).pipe(res);
     };
-    if (path.endsWith('.onnx') && hub.slowOnnxMs > 0) setTimeout(send, hub.slowOnnxMs);
+    if (path.endsWith('.onnx') && held) held.push(send);
+    else if (path.endsWith('.onnx') && hub.slowOnnxMs > 0) setTimeout(send, hub.slowOnnxMs);
     else send();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -80,6 +87,14 @@ export async function startModelHub(dir: string = TEST_HUB_DIR): Promise<ModelHu
   return Object.assign(hub, {
     url: `http://127.0.0.1:${port}/`,
     requests,
+    holdOnnx() {
+      const waiting: (() => void)[] = [];
+      held = waiting;
+      return () => {
+        if (held === waiting) held = null;
+        for (const send of waiting.splice(0)) send();
+      };
+    },
     fault(repoFile: string, fault: HubFault | null) {
       if (fault) faults.set(repoFile, fault);
       else faults.delete(repoFile);

@@ -19,6 +19,7 @@ import type { Message } from '../../core/base/types';
 import type { SendRequest } from '../../core/protocol';
 import type { Citation } from '../../core/recall/answerContext';
 import type { SentRequest } from '../../core/recall/answer';
+import { ConfirmButton } from './ConfirmButton';
 
 interface AnswerMeta {
   readonly citations?: readonly Citation[];
@@ -30,6 +31,8 @@ interface AnswerMeta {
   readonly memoryOff?: boolean;
   /** A model on this device answered (what and where); absent for the endpoint. */
   readonly onDevice?: string;
+  /** Recall read by keywords only: the embedding model was still loading when it was asked. */
+  readonly recall?: 'keywords';
 }
 
 function tokensOf(meta: AnswerMeta): number {
@@ -58,7 +61,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const focusMessageId = useUi((s) => s.focusMessageId);
   const [draft, setDraft] = useState('');
   const [editing, setEditing] = useState<Message | null>(null);
-  const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean; onDevice: string | null } | null>(null);
+  const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean; onDevice: string | null; keywordsOnly: boolean } | null>(null);
   const [highlight, setHighlight] = useState<string | null>(focusMessageId);
   const [shown, setShown] = useState<Citation | null>(null);
   const listRef = useRef<HTMLOListElement>(null);
@@ -201,7 +204,9 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             <li key={m.id} className={cls} data-testid="message" data-message-id={m.id}>
               <div className="message-head">
                 <strong>{m.speaker}</strong> <time dateTime={isoTime(m.occurredAt)}>{formatTime(m.occurredAt)}</time>
-                <button type="button" className="link" aria-label="Delete message" onClick={() => window.confirm('Delete this message from memory?') && remove.mutate(m.id)}>delete</button>
+                <ConfirmButton className="link" aria-label="Delete message" title="Delete message" confirmLabel="Delete message"
+                  message="Delete this message from memory? It is taken out of search, recall and what answers keep of it. This cannot be undone."
+                  onConfirm={() => remove.mutate(m.id)}>delete</ConfirmButton>
               </div>
               {m.role === 'assistant' ? <Markdown text={m.content} onCite={(n) => openCitation(meta, n)} /> : <p>{m.content}</p>}
               {m.role === 'assistant' && (
@@ -221,7 +226,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   {meta.usage && <span className="muted" data-testid="answer-tokens">{tokensOf(meta).toLocaleString()} tokens</span>}
                   <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
                   {meta.memoryOff && <span className="muted" data-testid="memory-off-mark">memory off</span>}
-                  {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true, onDevice: meta.onDevice ?? null })}>what was sent</button>}
+                  {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true, onDevice: meta.onDevice ?? null, keywordsOnly: meta.recall === 'keywords' })}>what was sent</button>}
                   {m.id === lastAnswer?.id && configured && !answers.busy && <button type="button" className="link" onClick={() => void retry()}>retry</button>}
                 </div>
               )}
@@ -284,7 +289,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         />
         <button type="submit" className="primary" disabled={!draft.trim() || sendTurn.isPending || answers.busy}>{editing ? 'Send edit' : 'Send'}</button>
       </form>
-      {sent && <ViewBoundary name="What was sent" resetKey={sent} onDismiss={() => setSent(null)}><SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onDevice={sent.onDevice} onClose={() => setSent(null)} /></ViewBoundary>}
+      {sent && <ViewBoundary name="What was sent" resetKey={sent} onDismiss={() => setSent(null)}><SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onDevice={sent.onDevice} keywordsOnly={sent.keywordsOnly} onClose={() => setSent(null)} /></ViewBoundary>}
       {shown && (
         <Dialog title={`Cited ${shown.kind}`} onClose={() => setShown(null)}>
           <p>{shown.label}</p>

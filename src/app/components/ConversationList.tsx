@@ -3,6 +3,7 @@ import { useEngineMutation, useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
 import { UNTITLED } from '../titles';
 import { Icon } from './Icon';
+import { ConfirmButton } from './ConfirmButton';
 
 /** "+ New conversation": reuses an empty conversation rather than stacking identical empty ones. */
 export function useStartConversation() {
@@ -92,12 +93,10 @@ export function ConversationList() {
             )}
             <span className="row-actions">
               <button type="button" tabIndex={c.id === current ? 0 : -1} title="Rename" aria-label={`Rename ${c.title}`} onClick={() => { setEditing(c.id); setDraftTitle(c.title); }}><Icon name="edit" /></button>
-              <button type="button" tabIndex={c.id === current ? 0 : -1} title="Delete" aria-label={`Delete ${c.title}`}
-                onClick={() => {
-                  if (window.confirm(`Delete "${c.title}" and its ${c.messageCount} messages? This cannot be undone.`)) {
-                    void remove.mutateAsync(c.id).then(() => selected === c.id && select(null));
-                  }
-                }}><Icon name="delete" /></button>
+              <ConfirmButton tabIndex={c.id === current ? 0 : -1} buttonTitle="Delete" aria-label={`Delete ${c.title}`}
+                title="Delete conversation" confirmLabel="Delete conversation"
+                message={<>Delete “{c.title}” and its {c.messageCount.toLocaleString()} {c.messageCount === 1 ? 'message' : 'messages'}? This cannot be undone.</>}
+                onConfirm={() => void remove.mutateAsync(c.id).then(() => selected === c.id && select(null))}><Icon name="delete" /></ConfirmButton>
             </span>
           </li>
         ))}

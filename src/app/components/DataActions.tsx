@@ -94,8 +94,8 @@ export function DataActions() {
         </Dialog>
       )}
       {held && (
-        <div className="dialog" role="dialog" aria-labelledby="held-synthesis-title">
-          <h2 id="held-synthesis-title">Synthesise the restored memory?</h2>
+        // Closing it (Escape, ×) keeps synthesis off, which is what the restore already set.
+        <Dialog title="Synthesise the restored memory?" onClose={() => setHeld(null)} closeLabel="Close and keep synthesis off">
           <p>
             The restored memory has {held.turns.toLocaleString('en')} messages in about {held.episodes.toLocaleString('en')} episodes
             that are not synthesised yet. Nothing has been sent to your endpoint; synthesis is off until you choose
@@ -105,7 +105,8 @@ export function DataActions() {
             <legend>Synthesis on your endpoint (estimate)</legend>
             {held.estimates.map((e) => (
               <label key={e.policy} className="policy-choice" style={{ display: 'block' }}>
-                <input type="radio" name="restore-policy" value={e.policy} checked={choice === e.policy} onChange={() => setChoice(e.policy)} />
+                <input type="radio" name="restore-policy" value={e.policy} checked={choice === e.policy} onChange={() => setChoice(e.policy)}
+                  data-autofocus={e.policy === 'off' ? true : undefined} />
                 {' '}{POLICY_LABELS[e.policy]}: <span data-testid={`restore-estimate-${e.policy}`}>{range(e.calls)} calls, ~{tokens(e)} tokens</span>
               </label>
             ))}
@@ -114,7 +115,7 @@ export function DataActions() {
             <button type="button" className="primary" disabled={setPolicy.isPending}
               onClick={() => setPolicy.mutate(choice, { onSuccess: () => setHeld(null) })}>Use this policy</button>
           </div>
-        </div>
+        </Dialog>
       )}
     </div>
   );

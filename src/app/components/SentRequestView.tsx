@@ -2,8 +2,8 @@ import { Dialog } from './Dialog';
 import type { SentRequest } from '../../core/recall/answer';
 
 /** "What was sent": the exact messages of every LLM call behind an answer (never the API key). */
-export function SentRequestView({ requests, memoryOff = false, onDevice = null, onClose }: {
-  requests: readonly SentRequest[]; memoryOff?: boolean; onDevice?: string | null; onClose: () => void;
+export function SentRequestView({ requests, memoryOff = false, onDevice = null, keywordsOnly = false, onClose }: {
+  requests: readonly SentRequest[]; memoryOff?: boolean; onDevice?: string | null; keywordsOnly?: boolean; onClose: () => void;
 }) {
   return (
     <Dialog title="What was sent" onClose={onClose} wide>
@@ -19,14 +19,20 @@ export function SentRequestView({ requests, memoryOff = false, onDevice = null, 
             Memory was off for this answer: nothing was looked up in memory. Only the instructions, this conversation's recent messages and the question were sent.
           </p>
         )}
+        {keywordsOnly && (
+          <p className="note" data-testid="keywords-only-note">
+            Memory was recalled by its words only: the on-device model for search by meaning was still loading, and the answer did not wait for it.
+          </p>
+        )}
         {requests.map((r, i) => (
           <section key={i} aria-label={`Request ${i + 1}`}>
             <h3>{i + 1}. {r.stage} <span className="muted">(max {r.maxTokens} tokens{r.json ? ', JSON' : ''})</span></h3>
             {r.messages.map((m, j) => (
               // Long requests scroll: each message is a named region that takes focus, so keys can scroll it.
+              // Its name carries its position: a request holds several user messages, and regions need unique names.
               <div key={j} className="sent-message">
                 <div className="muted">{m.role}</div>
-                <pre data-testid="sent-content" tabIndex={0} role="region" aria-label={`Request ${i + 1}, ${m.role} message`}>{m.content}</pre>
+                <pre data-testid="sent-content" tabIndex={0} role="region" aria-label={`Request ${i + 1}, message ${j + 1} of ${r.messages.length} (${m.role})`}>{m.content}</pre>
               </div>
             ))}
           </section>

@@ -128,6 +128,8 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
                 {models.slice(0, 30).map((m) => (
                   <button key={m} type="button" className={m === model ? 'active' : ''} aria-pressed={m === model} onClick={() => setModel(m)}>{m}</button>
                 ))}
+                {/* 30 buttons are a quick pick; every model is in the field's suggestions (the datalist above). */}
+                {models.length > 30 && <p className="muted" data-testid="more-models">{models.length - 30} more: type in the Model field to see them all.</p>}
               </div>
             )}
             <div className="buttons">

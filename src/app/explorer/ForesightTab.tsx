@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useEngineQuery, useMemoryMutation } from '../hooks';
+import { useForesightPages, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { ForesightItem } from '../../core/synthesis/knowledge';
@@ -8,12 +8,17 @@ const DAY = 86_400_000;
 const toInput = (ms: number | null): string => (ms === null ? '' : new Date(ms).toISOString().slice(0, 10));
 const fromInput = (s: string, end: boolean): number | null => (s ? Date.parse(`${s}T${end ? '23:59:59.999' : '00:00:00'}Z`) : null);
 
-/** Foresight as intervals on a time axis with a "now" line; expired items greyed, dismissed ones hidden from the axis. */
+/**
+ * Foresight as intervals on a time axis with a "now" line; expired items greyed, dismissed ones
+ * hidden from the axis. Read in pages by cursor to the end of the list: the axis draws what is
+ * loaded, and the list says how many more there are.
+ */
 export function ForesightTab() {
-  const { data } = useEngineQuery((q) => q.foresight());
   const [showDismissed, setShowDismissed] = useState(false);
+  const pages = useForesightPages({ limit: 200, dismissed: showDismissed });
   const now = Date.now();
-  const items = (data ?? []).filter((f) => showDismissed || f.status !== 'dismissed');
+  const items = pages.data?.pages.flatMap((p) => p.items) ?? [];
+  const total = pages.data?.pages[0]?.total ?? 0;
   const onAxis = items.filter((f) => f.status !== 'dismissed');
   const times = onAxis.flatMap((f) => [f.startAt ?? f.endAt, f.endAt ?? f.startAt]).filter((t): t is number => t !== null);
   const min = Math.min(now - 7 * DAY, ...times);
@@ -39,7 +44,13 @@ export function ForesightTab() {
       <p className="muted axis-labels"><span>{formatTime(min)}</span><span className="now-label" style={{ left: `${x(now)}%` }}>now</span><span>{formatTime(max)}</span></p>
       <label><input type="checkbox" checked={showDismissed} onChange={(e) => setShowDismissed(e.target.checked)} /> Show dismissed</label>
       {items.length === 0 && <p className="muted">Nothing ahead. Plans mentioned in chat ("next Friday", "in March") appear here.</p>}
-      <ul className="plain">{items.map((f) => <ForesightRow key={f.id} item={f} />)}</ul>
+      <ul className="plain" aria-label="Foresight">{items.map((f) => <ForesightRow key={f.id} item={f} />)}</ul>
+      <p className="muted" data-testid="foresight-count">{items.length < total ? `${items.length.toLocaleString()} of ${total.toLocaleString()} items` : `${total.toLocaleString()} items`}</p>
+      {pages.hasNextPage && (
+        <button type="button" onClick={() => void pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
+          {pages.isFetchingNextPage ? 'Loading…' : `Show more (${(total - items.length).toLocaleString()} more)`}
+        </button>
+      )}
     </div>
   );
 }

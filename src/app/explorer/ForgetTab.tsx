@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
-import type { ForgetKind, ForgetResult } from '../../core/explorer/explorer';
+import { FORGET_PREVIEW_LIMIT, type ForgetKind, type ForgetResult } from '../../core/explorer/explorer';
 import { forgetSummary } from '../../core/explorer/explorerText';
 
 /** "Forget everything about X": find, show, let the user untick, then delete in one transaction. */
@@ -15,6 +15,9 @@ export function ForgetTab() {
   useEffect(() => setExcluded(new Set()), [query]);
   const items = preview.data ?? [];
   const chosen = items.filter((i) => !excluded.has(`${i.kind}:${i.id}`));
+  const perKind = new Map<string, number>();
+  for (const i of items) perKind.set(i.kind, (perKind.get(i.kind) ?? 0) + 1);
+  const full = [...perKind].filter(([, n]) => n >= FORGET_PREVIEW_LIMIT).map(([kind]) => kind);
   return (
     <div className="forget" data-testid="explorer-forget">
       <form className="inline-form" onSubmit={(e) => { e.preventDefault(); setDone(null); setQuery(text); }}>
@@ -25,6 +28,11 @@ export function ForgetTab() {
       {items.length > 0 && (
         <>
           <p>{chosen.length} of {items.length} items will be deleted for good. Untick what should stay.</p>
+          {full.length > 0 && (
+            <p className="note" role="note" data-testid="forget-limit">
+              Only the best {FORGET_PREVIEW_LIMIT} matches of each kind are shown ({full.join(', ')} may have more): after forgetting these, press Find again for the rest.
+            </p>
+          )}
           <ul className="plain forget-list">{items.map((i) => {
             const key = `${i.kind}:${i.id}`;
             return (

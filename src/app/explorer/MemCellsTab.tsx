@@ -5,6 +5,7 @@ import { useUi } from '../uiStore';
 import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
 import { VirtualList } from './VirtualList';
 import { Dialog } from '../components/Dialog';
+import { ConfirmButton } from '../components/ConfirmButton';
 
 const PAGE = 200;
 
@@ -133,7 +134,8 @@ function FactRow({ fact, focused }: { fact: FactView; focused: boolean }) {
           <span>{fact.content}</span>
           <span className="muted"> {fact.speaker}{fact.editedByUser ? ' · edited' : ''}{fact.supersededBy ? ' · superseded' : ''}</span>
           <button type="button" className="link" onClick={() => { setText(fact.content); setEditing(true); }}>edit</button>
-          <button type="button" className="link" aria-label="Delete fact" onClick={() => window.confirm('Forget this fact for good?') && remove.mutate()}>delete</button>
+          <ConfirmButton className="link" aria-label="Delete fact" title="Delete fact" confirmLabel="Forget for good"
+            message={<>Forget “{fact.content}” for good? It is not recreated when the episode is synthesised again.</>} onConfirm={() => remove.mutate()}>delete</ConfirmButton>
         </>
       )}
     </li>

@@ -3,6 +3,7 @@ import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { ProfileItemView } from '../../core/explorer/explorer';
+import { ConfirmButton } from '../components/ConfirmButton';
 
 export function ProfileTab() {
   const profile = useEngineQuery((q) => q.profile());
@@ -59,7 +60,8 @@ function ProfileRow({ item }: { item: ProfileItemView }) {
         <button type="button" className="link" onClick={() => { setValue(item.value); setEditing(true); }}>edit</button>
         <button type="button" className="link" onClick={() => pin.mutate(!item.pinned)}>{item.pinned ? 'unpin' : 'pin'}</button>
         <button type="button" className="link" aria-expanded={showHistory} onClick={() => setShowHistory(!showHistory)}>history ({item.history.length})</button>
-        <button type="button" className="link" aria-label={`Delete ${item.key}`} onClick={() => window.confirm(`Forget "${item.key}" for good?`) && remove.mutate()}>delete</button>
+        <ConfirmButton className="link" aria-label={`Delete ${item.key}`} title="Delete profile item" confirmLabel="Forget for good"
+          message={<>Forget “{item.key}” for good? It is not learned again from your conversations.</>} onConfirm={() => remove.mutate()}>delete</ConfirmButton>
         {item.evidence.length > 0 && <span className="muted">evidence: {item.evidence.slice(0, 5).map((id, n) => (
           <button key={id} type="button" className="link-button" onClick={() => open('memcells', { kind: 'episode', id })}>#{n + 1}</button>))}</span>}
       </div>

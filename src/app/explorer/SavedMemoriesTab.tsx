@@ -5,11 +5,12 @@
  * all" (what the filters show) after a confirmation; and the two switches over every answer.
  */
 import { useDeferredValue, useState, type FormEvent } from 'react';
-import { useEngineClient, useEngineMutation, useEngineQuery, useFactPages, useMemoryMutation } from '../hooks';
+import { useEngineClient, useEngineMutation, useEngineQuery, useFactPages, useForesightPages, useMemoryMutation } from '../hooks';
 import { Dialog } from '../components/Dialog';
 import type { ForgetKind } from '../../core/explorer/explorer';
 import { queryKeys } from '../queries';
 import { formatTime } from '../format';
+import { ConfirmButton } from '../components/ConfirmButton';
 
 /**
  * What stays in the "Add a memory" box once `sent` is stored: only the sent text goes, so anything
@@ -34,7 +35,9 @@ export function SavedMemoriesTab() {
   const [confirmAll, setConfirmAll] = useState(false);
   const q = useDeferredValue(text.trim());
   const profile = useEngineQuery((x) => x.profile());
-  const foresight = useEngineQuery((x) => x.foresight());
+  // Plans still ahead when the tab opened, in pages (a stable time keeps the pages' key stable).
+  const [openedAt] = useState(() => Date.now());
+  const planPages = useForesightPages({ limit: 100, activeAt: openedAt });
   const facts = useEngineQuery((x) => x.memorySearch(q, { kinds: ['fact'] }));
   const factPages = useFactPages(source === 'all' ? { limit: 100 } : { limit: 100, source });
   const show = (k: Kind) => kind === 'all' || kind === k;
@@ -42,9 +45,11 @@ export function SavedMemoriesTab() {
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
   const add = useEngineMutation((c, value: string) => c.engine.addMemory(value), { report: false, invalidate: [queryKeys.explorer] });
-  const now = Date.now();
   const about = show('about') ? (profile.data ?? []).filter((p) => bySource(p.editedByUser) && matches(`${p.key} ${p.value}`, q)) : [];
-  const ahead = show('plans') ? (foresight.data ?? []).filter((f) => bySource(false) && f.status === 'active' && (f.endAt ?? f.startAt ?? now) >= now && matches(f.content, q)) : [];
+  const loadedPlans = planPages.data?.pages.flatMap((p) => p.items) ?? [];
+  const planTotal = planPages.data?.pages[0]?.total ?? 0;
+  const plansShown = show('plans') && bySource(false);
+  const ahead = plansShown ? loadedPlans.filter((f) => matches(f.content, q)) : [];
   const listedFacts = factPages.data?.pages.flatMap((p) => p.items) ?? [];
   const factTotal = factPages.data?.pages[0]?.total ?? 0;
   const shownFacts = !show('facts') ? [] : q ? (facts.data ?? []).map((f) => ({ id: f.id, text: f.text, at: f.occurredAt }))
@@ -85,7 +90,7 @@ export function SavedMemoriesTab() {
         </label>
         <button type="button" className="danger" onClick={() => setConfirmAll(true)}>Delete all…</button>
       </div>
-      {confirmAll && <DeleteAllDialog q={q} kind={kind} source={source} about={about.map((p) => p.id)} ahead={ahead.map((f) => f.id)}
+      {confirmAll && <DeleteAllDialog q={q} kind={kind} source={source} about={about.map((p) => p.id)} plansAt={plansShown ? openedAt : null}
         searchedFacts={q ? shownFacts.map((f) => f.id) : null} factTotal={show('facts') ? factTotal : 0} onClose={() => setConfirmAll(false)} />}
 
       {show('about') && <>
@@ -98,12 +103,17 @@ export function SavedMemoriesTab() {
 
       </>}
       {show('plans') && <>
-      <h3>Plans ahead <span className="muted">({ahead.length})</span></h3>
+      <h3>Plans ahead <span className="muted" data-testid="plan-count">({q || !plansShown ? ahead.length : `${loadedPlans.length.toLocaleString()} of ${planTotal.toLocaleString()}`})</span></h3>
       {ahead.length === 0 && <p className="muted">No upcoming plans remembered.</p>}
       <ul className="plain">{ahead.map((f) => (
         <SavedItem key={f.id} text={f.content} note={f.startAt ? formatTime(f.startAt) : null}
           save={(e, v) => e.editForesight(f.id, { startAt: f.startAt, endAt: f.endAt, content: v })} remove={(e) => e.forget([{ kind: 'foresight', id: f.id }])} />
       ))}</ul>
+      {plansShown && planPages.hasNextPage && (
+        <button type="button" onClick={() => void planPages.fetchNextPage()} disabled={planPages.isFetchingNextPage}>
+          {planPages.isFetchingNextPage ? 'Loading…' : `Show more plans (${(planTotal - loadedPlans.length).toLocaleString()} more)`}
+        </button>
+      )}
 
       </>}
       {show('facts') && <>
@@ -144,7 +154,8 @@ function SavedItem({ text, note, save, remove }: { text: string; note: string | 
           {note && <span className="muted">{note}</span>}
           <span className="buttons small">
             <button type="button" className="link" aria-label={`Edit “${text}”`} onClick={() => { setValue(text); setEditing(true); }}>edit</button>
-            <button type="button" className="link" aria-label={`Delete “${text}”`} onClick={() => window.confirm('Forget this for good?') && remover.mutate()}>delete</button>
+            <ConfirmButton className="link" aria-label={`Delete “${text}”`} title="Delete saved memory" confirmLabel="Forget for good"
+              message={<>Forget “{text}” for good? It is not recreated from your conversations.</>} onConfirm={() => remover.mutate()}>delete</ConfirmButton>
           </span>
         </>
       )}
@@ -170,16 +181,19 @@ function GlobalSwitches() {
 }
 
 /** Deletes everything the filters show (every page of facts, not just the loaded ones), after a confirmation. */
-function DeleteAllDialog(props: { q: string; kind: Kind; source: Source; about: string[]; ahead: string[]; searchedFacts: string[] | null; factTotal: number; onClose: () => void }) {
+function DeleteAllDialog(props: { q: string; kind: Kind; source: Source; about: string[]; plansAt: number | null; searchedFacts: string[] | null; factTotal: number; onClose: () => void }) {
   const { engine } = useEngineClient();
+  // Every plan the filters show, not just the loaded pages: the count below is what is deleted.
+  const plans = useEngineQuery((x) => x.foresightAll({ activeAt: props.plansAt ?? 0 }));
+  const ahead = props.plansAt === null ? [] : (plans.data ?? []).filter((f) => matches(f.content, props.q)).map((f) => f.id);
   const forget = useMemoryMutation((e, items: { kind: ForgetKind; id: string }[]) => e.forget(items));
   const [busy, setBusy] = useState(false);
   const factCount = props.searchedFacts?.length ?? props.factTotal;
-  const total = props.about.length + props.ahead.length + factCount;
+  const total = props.about.length + ahead.length + factCount;
   const run = async () => {
     setBusy(true);
     try {
-      const items: { kind: ForgetKind; id: string }[] = [...props.about.map((id) => ({ kind: 'profile' as const, id })), ...props.ahead.map((id) => ({ kind: 'foresight' as const, id }))];
+      const items: { kind: ForgetKind; id: string }[] = [...props.about.map((id) => ({ kind: 'profile' as const, id })), ...ahead.map((id) => ({ kind: 'foresight' as const, id }))];
       if (props.searchedFacts) items.push(...props.searchedFacts.map((id) => ({ kind: 'fact' as const, id })));
       else if (props.factTotal > 0) {
         let cursor: string | null = null;
@@ -198,11 +212,11 @@ function DeleteAllDialog(props: { q: string; kind: Kind; source: Source; about: 
   return (
     <Dialog title="Delete all saved memories" role="alertdialog" onClose={props.onClose}>
       <p data-testid="delete-all-summary">
-        Forget {total.toLocaleString()} saved {total === 1 ? 'memory' : 'memories'}{props.q ? ` matching “${props.q}”` : ''}: {props.about.length} about you, {props.ahead.length} plans ahead
+        Forget {total.toLocaleString()} saved {total === 1 ? 'memory' : 'memories'}{props.q ? ` matching “${props.q}”` : ''}: {props.about.length} about you, {ahead.length} plans ahead
         and {factCount.toLocaleString()} facts. They are not recreated from your conversations, which stay as they are. This cannot be undone.
       </p>
       <div className="buttons">
-        <button type="button" className="danger" data-autofocus onClick={() => void run()} disabled={busy || total === 0}>{busy ? 'Deleting…' : `Delete ${total.toLocaleString()}`}</button>
+        <button type="button" className="danger" data-autofocus onClick={() => void run()} disabled={busy || total === 0 || (props.plansAt !== null && !plans.data)}>{busy ? 'Deleting…' : `Delete ${total.toLocaleString()}`}</button>
         <button type="button" onClick={props.onClose}>Cancel</button>
       </div>
     </Dialog>

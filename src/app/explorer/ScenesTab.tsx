@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
-import type { SceneView } from '../../core/explorer/explorer';
+import { SCENE_MAP_BOUND, type SceneView } from '../../core/explorer/explorer';
 
 const COLOURS = ['#3856d8', '#d8572a', '#2a9d8f', '#c2185b', '#8e6c00', '#6a4c93', '#1b998b', '#e76f51', '#457b9d', '#9c6644'];
 
@@ -14,15 +14,16 @@ export function ScenesTab() {
   const [selected, setSelected] = useState<string | null>(focus?.kind === 'scene' ? focus.id : null);
   useEffect(() => { if (focus?.kind === 'scene') setSelected(focus.id); }, [focus]);
   const list = scenes.data ?? [];
+  const points = map.data?.points ?? [];
   const colour = new Map(list.map((s, i) => [s.id, COLOURS[i % COLOURS.length]!]));
   const maxHeat = Math.max(1e-9, ...list.map((s) => s.heat));
   const scene = list.find((s) => s.id === selected) ?? null;
   return (
     <div className="scenes">
       <figure className="scene-map" data-testid="scene-map">
-        <svg viewBox="-1.15 -1.15 2.3 2.3" role="img" aria-label={`Map of ${map.data?.length ?? 0} episodes coloured by theme`}>
+        <svg viewBox="-1.15 -1.15 2.3 2.3" role="img" aria-label={`Map of ${points.length} episodes coloured by theme`}>
           <rect x="-1.15" y="-1.15" width="2.3" height="2.3" className="map-bg" />
-          {(map.data ?? []).map((p) => (
+          {points.map((p) => (
             <circle key={p.memcellId} cx={p.x} cy={-p.y} r={p.sceneId === selected ? 0.06 : 0.04} fill={p.sceneId ? colour.get(p.sceneId) ?? '#999' : '#999'}
               opacity={selected && p.sceneId !== selected ? 0.35 : 0.9} onClick={() => open('memcells', { kind: 'episode', id: p.memcellId })}>
               <title>{p.title ?? 'Untitled episode'} · {formatTime(p.startAt)}</title>
@@ -30,6 +31,12 @@ export function ScenesTab() {
           ))}
         </svg>
         <figcaption className="muted">Each dot is an episode, placed by meaning (2-D projection of its vector) and coloured by scene. Click a dot to open it.</figcaption>
+        {/* The map is bounded (SCENE_MAP_BOUND says why): say so when the memory has more episodes. */}
+        {map.data && points.length < map.data.episodes && points.length >= SCENE_MAP_BOUND && (
+          <p className="notice" role="note" data-testid="scene-map-bound">
+            The map shows the newest {points.length.toLocaleString()} of {map.data.episodes.toLocaleString()} episodes; older ones are in Episodes, the Timeline and each theme’s members.
+          </p>
+        )}
       </figure>
       <div className="scene-list">
         <ul className="plain" aria-label="Themes">

@@ -37,12 +37,11 @@ export function TimelineTab() {
   const from = view.end - view.span;
   const cells = useEngineQuery((q) => q.timelineCells(from, view.end));
   const oldest = useEngineQuery((q) => q.memCells({ limit: 1, order: 'asc' }));
-  const foresight = useEngineQuery((q) => q.foresight());
+  const foresight = useEngineQuery((q) => q.foresightAll({ activeWithin: { from, to: view.end } }));
   const open = useUi((s) => s.openExplorer);
   const now = Date.now();
   const list = cells.data ?? [];
-  const plans = (foresight.data ?? []).filter((f) => f.status === 'active' && (f.startAt ?? f.endAt) !== null
-    && (f.endAt ?? f.startAt!) >= from && (f.startAt ?? f.endAt!) <= view.end);
+  const plans = foresight.data ?? [];
 
   const sizes = new Map<string, { title: string; n: number }>();
   for (const c of list) if (c.sceneId) sizes.set(c.sceneId, { title: c.sceneTitle ?? 'Untitled theme', n: (sizes.get(c.sceneId)?.n ?? 0) + 1 });

@@ -33,6 +33,11 @@ export interface AnswerServiceDeps {
   readonly answered?: (conversationId: string) => Promise<unknown>;
   /** The conversation's "use memory in answers" switch (default: on). */
   readonly usesMemory?: (conversationId: string) => Promise<boolean>;
+  /**
+   * False while the embedding model and the vector index are still loading after open: recall
+   * then reads by keywords only (MemoryEngine's recall embedder), and the answer says so.
+   */
+  readonly vectorsReady?: () => boolean;
 }
 
 export class AnswerService {
@@ -71,6 +76,9 @@ export class AnswerService {
     const memoryOff = !temporary && this.#d.usesMemory !== undefined && !(await this.#d.usesMemory(request.conversationId));
     const source = temporary || memoryOff || !this.#d.source ? EMPTY_ANSWER_SOURCE : this.#d.source;
     const defaults = await this.#d.settings();
+    // Not ready when asked and still not ready once answered: every recall of this answer read by
+    // keywords (readiness only goes from false to true during a warm-up). Otherwise say nothing.
+    const keywordsAtStart = source !== EMPTY_ANSWER_SOURCE && this.#d.vectorsReady?.() === false;
     const Controller = (globalThis as unknown as { AbortController: new () => { abort(): void; signal: LlmAbortSignal } }).AbortController;
     const controller = new Controller();
     this.#running.set(request.answerId, controller);
@@ -98,6 +106,7 @@ export class AnswerService {
     } finally {
       this.#running.delete(request.answerId);
     }
+    const keywordsOnly = keywordsAtStart && this.#d.vectorsReady?.() === false;
     if (temporary || (!result.answer.trim() && result.stopped)) return { answer: result, messageId: null };
     if (!result.answer.trim()) {
       // Storing "(no answer)" would look like the model's reply; say what happened instead.
@@ -118,6 +127,7 @@ export class AnswerService {
         // The token limit ended it, or Recollect's own size limit (both shown as cut off).
         ...(result.finishReason === 'length' ? { cutOff: 'length' } : result.finishReason === ANSWER_SIZE_LIMIT ? { cutOff: 'size' } : {}),
         ...(memoryOff ? { memoryOff: true } : {}),
+        ...(keywordsOnly ? { recall: 'keywords' } : {}),
         citations: result.citations,
         requests: result.requests,
         usage: result.usage,

@@ -25,7 +25,7 @@ import { MemoryReader } from '../recall/MemoryReader';
 import { nearestTurns } from '../recall/nearestTurns';
 import type {
   FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
-  MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMapPoint, SceneView,
+  MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
 } from '../explorer/explorer';
 import { ExplorerService } from '../explorer/ExplorerService';
 import { SavedMemories } from './savedMemories';
@@ -165,6 +165,7 @@ export class MemoryEngine implements EngineApi {
       listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.#conversations.appendOne(turn), retrieved: async (ids) => { await this.#lifecycle?.onRetrieved(ids); },
       usesMemory: (id) => switches.usesMemory(id),
       answered: (id) => this.#conversations.answered(id),
+      vectorsReady: () => this.#indexer?.vectorsReady() ?? true,
     });
     this.#saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => this.#emit({ type: 'memory-changed' }) });
     this.#explorer = deps.explorer
@@ -247,7 +248,7 @@ export class MemoryEngine implements EngineApi {
   deleteMemCell(id: string, options?: { turns?: boolean }): Promise<boolean> { return this.#ex().deleteMemCell(id, options); }
   resynthesiseMemCell(id: string): Promise<void> { return this.#ex().resynthesiseMemCell(id); }
   listScenes(): Promise<SceneView[]> { return this.#ex().listScenes(); }
-  sceneMap(): Promise<SceneMapPoint[]> { return this.#ex().sceneMap(); }
+  sceneMap(): Promise<SceneMap> { return this.#ex().sceneMap(); }
   renameScene(id: string, title: string): Promise<void> { return this.#ex().renameScene(id, title); }
   mergeScenes(targetId: string, sourceIds: readonly string[]): Promise<void> { return this.#ex().mergeScenes(targetId, sourceIds); }
   splitScene(sceneId: string, memcellIds: readonly string[], title?: string): Promise<string> { return this.#ex().splitScene(sceneId, memcellIds, title); }
@@ -258,6 +259,7 @@ export class MemoryEngine implements EngineApi {
   deleteProfileItem(id: string): Promise<void> { return this.#ex().deleteProfileItem(id); }
   addMemory(text: string): Promise<ProfileItem> { return this.#saved.add(text); }
   listForesight(): Promise<ForesightItem[]> { return this.#ex().listForesight(); }
+  listForesightPage(query: ForesightQuery): Promise<ForesightPage> { return this.#ex().listForesightPage(query); }
   editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }): Promise<void> { return this.#ex().editForesight(id, patch); }
   dismissForesight(id: string): Promise<void> { return this.#ex().dismissForesight(id); }
   forgetPreview(query: string): Promise<ForgetCandidate[]> { return this.#ex().forgetPreview(query); }

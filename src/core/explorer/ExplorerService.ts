@@ -19,7 +19,8 @@ import { SUMMARISE_SCENE } from '../synthesis/Consolidator';
 import { hybridSearch, type HybridHit } from '../recall/hybridSearch';
 import {
   MEMORY_KINDS, type ExplorerStore, type FactPage, type FactQuery, type FactView, type ForgetCandidate, type ForgetKind, type ForgetResult, type MemCellDetail, type MemCellPage,
-  type MemCellQuery, type MemoryOverview, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMapPoint,
+  type MemCellQuery, type MemoryOverview, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMap, SCENE_MAP_BOUND, FORGET_PREVIEW_LIMIT,
+  type ForesightPage, type ForesightQuery,
   type SceneView, type SearchCandidate,
 } from './explorer';
 import { matchReasons, pca2d, queryTerms } from './explorerText';
@@ -223,10 +224,10 @@ export class ExplorerService {
   }
 
   /** Episodes as points: their vectors projected on two principal components, coloured by scene. */
-  async sceneMap(): Promise<SceneMapPoint[]> {
-    const inputs = await this.#ex.sceneVectorInputs();
+  async sceneMap(): Promise<SceneMap> {
+    const { inputs, episodes } = await this.#ex.sceneVectorInputs(SCENE_MAP_BOUND);
     const active = this.#active();
-    if (!active || inputs.length === 0) return [];
+    if (!active || inputs.length === 0) return { points: [], episodes };
     const vectors = new Map((await this.#d.vectors.getVectors('memcell', inputs.map((i) => i.memcellId), active.id)).map((v) => [v.itemId, v.vector]));
     // Episodes without a vector from this model (closed under another embedder, or imported):
     // the mean of their turns' vectors, as the lifecycle computes at close (bounded work per call).
@@ -240,7 +241,7 @@ export class ExplorerService {
     }
     const placed = inputs.filter((i) => vectors.get(i.memcellId)?.length === active.dim);
     const points = pca2d(placed.map((i) => vectors.get(i.memcellId)!));
-    return placed.map((i, n) => ({ memcellId: i.memcellId, sceneId: i.sceneId, title: i.title, startAt: i.startAt, x: points[n]![0], y: points[n]![1] }));
+    return { episodes, points: placed.map((i, n) => ({ memcellId: i.memcellId, sceneId: i.sceneId, title: i.title, startAt: i.startAt, x: points[n]![0], y: points[n]![1] })) };
   }
 
   async renameScene(id: string, title: string): Promise<void> {
@@ -311,8 +312,21 @@ export class ExplorerService {
     this.#d.changed();
   }
 
-  listForesight(): Promise<ForesightItem[]> {
-    return this.#ex.foresight();
+  /** A page of foresight (the app reads these). */
+  listForesightPage(query: ForesightQuery): Promise<ForesightPage> {
+    return this.#ex.listForesight({ ...query, limit: Math.max(1, Math.min(query.limit, 500)) });
+  }
+
+  /** Every foresight item, dismissed ones too, page by page (tests and tools; the app reads pages). */
+  async listForesight(): Promise<ForesightItem[]> {
+    const all: ForesightItem[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.#ex.listForesight({ limit: 500, cursor, dismissed: true });
+      all.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return all;
   }
 
   async editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }): Promise<void> {
@@ -327,7 +341,7 @@ export class ExplorerService {
 
   /** "Forget everything about X", step 1: what would go (shown to the user before anything is deleted). */
   forgetPreview(query: string): Promise<ForgetCandidate[]> {
-    return this.#ex.forgetCandidates(query, 50);
+    return this.#ex.forgetCandidates(query, FORGET_PREVIEW_LIMIT);
   }
 
   /** Step 2: deletes the confirmed items in one transaction, each tombstoned. */

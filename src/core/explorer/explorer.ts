@@ -178,6 +178,26 @@ export interface FactPage {
   readonly nextCursor: string | null;
 }
 
+/**
+ * A page of foresight in time order (when it starts, else ends, else was written; then id), read
+ * by cursor like the fact and episode pages. Dismissed items only when asked for.
+ */
+export interface ForesightQuery {
+  readonly limit: number;
+  readonly cursor?: string | null;
+  readonly dismissed?: boolean;
+  /** Only active items still valid at this time (plans ahead). */
+  readonly activeAt?: number;
+  /** Only active, dated items whose validity overlaps [from, to] (a timeline window). */
+  readonly activeWithin?: { readonly from: number; readonly to: number };
+}
+
+export interface ForesightPage {
+  readonly total: number;
+  readonly items: readonly ForesightItem[];
+  readonly nextCursor: string | null;
+}
+
 export interface MemCellPage {
   /** Episodes matching the filters (all pages). */
   readonly total: number;
@@ -205,6 +225,31 @@ export interface SceneMapPoint {
   readonly x: number;
   readonly y: number;
 }
+
+/**
+ * The theme map: the newest `SCENE_MAP_BOUND` episodes as points (a projection needs every point
+ * at once, so it is not paged), and how many episodes there are, so the map can say when it shows
+ * only the newest of them.
+ */
+export interface SceneMap {
+  readonly points: readonly SceneMapPoint[];
+  readonly episodes: number;
+}
+
+/**
+ * Why a bound is safe here: the map is a picture of where recent episodes sit by meaning, and
+ * 3,000 dots already cover the whole drawing (≈ 8 years of daily use at the fixture's rate of one
+ * episode a day); the projection and its vector reads grow with the count, and the rest of the
+ * history stays reachable in the Episodes list, the timeline and each theme's members.
+ */
+export const SCENE_MAP_BOUND = 3_000;
+
+/**
+ * "Forget everything about X" shows at most this many of each kind, best matches first: the user
+ * reviews every item before it goes, and a longer list is not reviewed. When a kind reaches it,
+ * the tab says so, and Find after forgetting shows the next ones.
+ */
+export const FORGET_PREVIEW_LIMIT = 50;
 
 export interface ProfileItemView extends ProfileItem {
   readonly history: readonly ProfileHistoryEntry[];
@@ -252,7 +297,8 @@ export interface ExplorerStore {
   /** Episodes of the conversation with no turn left in their range and nothing synthesised (no narrative, no facts). */
   emptyEpisodes(conversationId: string): Promise<string[]>;
   scenes(): Promise<SceneView[]>;
-  sceneVectorInputs(): Promise<SceneVectorInput[]>;
+  /** The newest `limit` episodes for the map, and the number of all episodes. */
+  sceneVectorInputs(limit: number): Promise<{ inputs: SceneVectorInput[]; episodes: number }>;
   renameScene(id: string, title: string, now: number): Promise<void>;
   /** Moves the members of `sourceIds` into `targetId`, deletes the sources; `centroid` is the merged one. */
   mergeScenes(targetId: string, sourceIds: readonly string[], centroid: Float32Array | null, now: number): Promise<void>;
@@ -263,7 +309,7 @@ export interface ExplorerStore {
   pinProfileItem(id: string, pinned: boolean, now: number): Promise<void>;
   resolveProfileConflict(id: string, choice: 'keep' | 'accept', now: number): Promise<void>;
   deleteProfileItem(id: string, now: number): Promise<void>;
-  foresight(): Promise<ForesightItem[]>;
+  listForesight(query: ForesightQuery): Promise<ForesightPage>;
   editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }, now: number): Promise<void>;
   dismissForesight(id: string, now: number): Promise<void>;
   forgetCandidates(query: string, limit: number): Promise<ForgetCandidate[]>;
