@@ -16,7 +16,13 @@
 
 export interface RetrievalConfig {
   /** Candidates taken from each list before fusion. */
-  readonly depth: { readonly lexical: number; readonly vector: number; readonly prf: number };
+  readonly depth: { readonly lexical: number; readonly vector: number; readonly prf: number; readonly fused: number };
+  /**
+   * A memory of more than `above` turns (−1: never) is searched by the turns' own words with
+   * neighbour context added by score (Retriever #propagated), and without the feedback query:
+   * `context` scales the neighbour weights, the neighbours of the best `contextHits` hits count.
+   */
+  readonly large: { readonly above: number; readonly context: number; readonly contextHits: number; readonly postings: number; readonly prf: boolean };
   /** bm25() column weights of the turn index (schema v2 turns_fts). */
   readonly fields: {
     readonly speaker: number;
@@ -104,7 +110,8 @@ export interface RetrievalConfig {
  */
 export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // 200 deep each: depth 100 → +0.1 (noise), MRR −0.005.
-  depth: { lexical: 200, vector: 200, prf: 200 },
+  depth: { lexical: 200, vector: 200, prf: 200, fused: 200 },
+  large: { above: 5_000, context: 1, contextHits: 10, postings: 4_000, prf: false },
   // Neighbour context before/after 0 → −8.0 (the biggest single gain); 0.4 → −0.5; 0.7 → +0.3
   // (noise; MRR −0.002). caption 0 → −0.6. speaker 0 → 0.0. timeline 0 → −0.2, 0.2 → 0.0.
   fields: { speaker: 0.2, content: 1, caption: 0.6, before: 0.5, after: 0.5, timeline: 0.1 },
