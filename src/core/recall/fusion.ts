@@ -109,8 +109,17 @@ export interface RetrievalConfig {
  * 0.4 → 0.5, timeline 0 → 0.1, dateRange 0.3 → 0.5 (together +1.4 over the old values).
  */
 export const RETRIEVAL_CONFIG: RetrievalConfig = {
-  // 200 deep each: depth 100 → +0.1 (noise), MRR −0.005.
-  depth: { lexical: 200, vector: 200, prf: 200, fused: 200 },
+  // 200 deep each: depth 100 → +0.1 (noise), MRR −0.005. fused: candidates read and boosted after
+  // fusion (issue 24, scale bench, Node): 600 (all) → 100 recall.turn@10 at 10k 71.5 → 71.2, at
+  // 30k 59.3 → 59.3, ≈ a third of the read time; LoCoMo / LongMemEval dev unchanged.
+  depth: { lexical: 200, vector: 200, prf: 200, fused: 100 },
+  // Issue 24, scale bench (Node, 150 newest questions; BM25 alone 56.0 at 10k, 52.3 at 30k), recall.turn@10
+  // at 10k / 30k: the turn index (above −1) 69.8 / 59.4; own words + context from the best 50 hits
+  // 67.2 / 54.3, 20 hits – / 56.8, 10 hits 71.5 / 59.3, 5 hits 70.4 / 59.3 (@1 +1.3 at 30k);
+  // context 1.5 → 71.8 / –, 0.6 → – / 56.0 (10 hits). postings 4,000 → 2,000: 70.4 / 56.2; unlimited
+  // (30k): +0.7 at twice the time. prf (a second own-words query) true → 52.6 at 30k (50 hits).
+  // On the dev sets (one conversation, ≈ 600 turns) the turn index is what ranks: the own-words
+  // path everywhere (above 0) gives LoCoMo @10 78.5 → 75.7, so small memories keep it.
   large: { above: 5_000, context: 1, contextHits: 10, postings: 4_000, prf: false },
   // Neighbour context before/after 0 → −8.0 (the biggest single gain); 0.4 → −0.5; 0.7 → +0.3
   // (noise; MRR −0.002). caption 0 → −0.6. speaker 0 → 0.0. timeline 0 → −0.2, 0.2 → 0.0.
