@@ -11,11 +11,15 @@
  * identical results), and when the terms' postings together exceed a budget the commonest terms
  * (lowest idf) are left out (selectTerms). Under the budget — every database of a few thousand
  * turns — the query is exactly as before.
+ *
+ * A large memory is read through `ownWords` (BM25 over messages_fts, a third of the turn index's
+ * postings, the rarest terms within the caller's budget) and `contextLinks` (which turns hold a hit
+ * in their neighbour context, the turn index's window), so the Retriever can add context by score.
  */
 import type { Sql, SqlValue } from '../core/base/sql';
 import type { Message } from '../core/base/types';
 import type { ContextLink, LexicalOptions, OwnWordsOptions, RetrievalScope, RetrievalSource, ScoredTurn } from '../core/recall/Retriever';
-import { toMessage } from './messageRepo';
+import { maxTurnKey, toMessage } from './messageRepo';
 import { TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE, TURN_CONTEXT_GAP_MS, TURNS_FTS_COLUMNS } from './schema';
 import { ftsOperand } from '../core/base/lexicalUnits';
 
@@ -102,9 +106,13 @@ export class SqlRetrievalSource implements RetrievalSource {
     this.#budget = options.postingsBudget ?? LEXICAL_POSTINGS_BUDGET;
   }
 
-  async size(): Promise<number> {
-    const [row] = await this.#sql.query<{ n: number | null }>('SELECT max(pk) AS n FROM messages');
-    return Number(row?.n ?? 0);
+  size(): Promise<number> {
+    return maxTurnKey(this.#sql);
+  }
+
+  async turnIndexCurrent(): Promise<boolean> {
+    const [row] = await this.#sql.query<{ pending: number }>('SELECT EXISTS (SELECT 1 FROM turn_index_queue) AS pending');
+    return !Number(row?.pending ?? 0);
   }
 
   async ownWords(terms: readonly string[], options: OwnWordsOptions): Promise<ScoredTurn[]> {

@@ -250,6 +250,7 @@ describe('lexical query terms', () => {
       turns: () => Promise.resolve([]),
       neighbours: () => Promise.resolve([]),
       size: () => Promise.resolve(100),
+      turnIndexCurrent: () => Promise.resolve(true),
       ownWords: () => Promise.resolve([]),
       contextLinks: () => Promise.resolve([]),
     };

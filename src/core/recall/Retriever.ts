@@ -78,6 +78,8 @@ export interface ContextLink {
 export interface RetrievalSource {
   /** How many turns the memory holds (approximately: the highest turn key). */
   size(): Promise<number>;
+  /** False while some stored turns are not yet in the turn index (a large memory's appends leave them queued). */
+  turnIndexCurrent(): Promise<boolean>;
   /**
    * BM25 over the turns' own words (no neighbour text), OR over `terms`; when their postings are
    * many, only the rarest terms are queried (the source's budget), so the cost stays bounded.
@@ -172,7 +174,8 @@ export class Retriever {
     const fields = aboutUser ? { ...cfg.fields, ...cfg.userFields } : cfg.fields;
     // A large memory is searched by the turns' own words, neighbour context added by score
     // (#propagated); a small one by the turn index, which holds the neighbour text itself.
-    const large = cfg.large.above >= 0 && (await this.#source.size()) > cfg.large.above;
+    // A turn not yet in the turn index is still found by its own words: the own-words path then.
+    const large = cfg.large.above >= 0 && ((await this.#source.size()) > cfg.large.above || !(await this.#source.turnIndexCurrent()));
     const lexicalP = !terms.length
       ? Promise.resolve<string[]>([])
       : large

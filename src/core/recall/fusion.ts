@@ -110,10 +110,10 @@ export interface RetrievalConfig {
  */
 export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // 200 deep each: depth 100 → +0.1 (noise), MRR −0.005. fused: candidates read and boosted after
-  // fusion (issue 24, scale bench, Node): 600 (all) → 100 recall.turn@10 at 10k 71.5 → 71.2, at
+  // fusion (scale bench, Node): 600 (all) → 100 recall.turn@10 at 10k 71.5 → 71.2, at
   // 30k 59.3 → 59.3, ≈ a third of the read time; LoCoMo / LongMemEval dev unchanged.
   depth: { lexical: 200, vector: 200, prf: 200, fused: 100 },
-  // Issue 24, scale bench (Node, 150 newest questions; BM25 alone 56.0 at 10k, 52.3 at 30k), recall.turn@10
+  // Scale bench (Node, 150 newest questions; BM25 alone 56.0 at 10k, 52.3 at 30k), recall.turn@10
   // at 10k / 30k: the turn index (above −1) 69.8 / 59.4; own words + context from the best 50 hits
   // 67.2 / 54.3, 20 hits – / 56.8, 10 hits 71.5 / 59.3, 5 hits 70.4 / 59.3 (@1 +1.3 at 30k);
   // context 1.5 → 71.8 / –, 0.6 → – / 56.0 (10 hits). postings 4,000 → 2,000: 70.4 / 56.2; unlimited
