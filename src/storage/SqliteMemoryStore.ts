@@ -5,6 +5,7 @@
 import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../core/base/store';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats, TitleSource } from '../core/base/types';
 import { systemClock, type Clock } from '../core/base/ports';
+import type { Sql } from '../core/base/sql';
 import * as conversations from './conversationRepo';
 import * as messages from './messageRepo';
 import * as vectors from './vectorRepo';
@@ -17,12 +18,21 @@ import { schemaVersion } from './migrate';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
 import { newId } from '../core/base/ids';
 import { isSaneTime } from '../core/base/limits';
+import { RETRIEVAL_CONFIG } from '../core/recall/fusion';
 
 export interface SqliteMemoryStoreOptions {
   readonly clock?: Clock;
   /** Opens an empty in-memory connection in the same SQLite module (used to validate imports). */
   readonly openTemp: () => Promise<WaSqliteDatabase>;
   readonly newId?: () => string;
+  /**
+   * Turns a memory may have held (its highest turn key) and still have the turn index (turns_fts)
+   * written in each append's transaction; above it, appended turns stay queued (turn_index_queue),
+   * and the next append under the limit (e.g. a store opened with a higher one) indexes the whole
+   * queue. Default: the size above which recall stops
+   * reading the turn index (RETRIEVAL_CONFIG.large.above; −1 = always write it).
+   */
+  readonly turnIndexUpTo?: number;
 }
 
 export class SqliteMemoryStore implements MemoryStore, VectorStore {
@@ -30,6 +40,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   readonly #clock: Clock;
   readonly #openTemp: () => Promise<WaSqliteDatabase>;
   readonly #newId: () => string;
+  readonly #turnIndexUpTo: number;
 
   /** The lifecycle's and the job queue's views of the same connection. */
   readonly episodes: SqlEpisodeStore;
@@ -49,6 +60,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     this.llmCalls = new SqlLlmCallLog(db);
     this.#openTemp = options.openTemp;
     this.#newId = options.newId ?? newId;
+    this.#turnIndexUpTo = options.turnIndexUpTo ?? RETRIEVAL_CONFIG.large.above;
   }
 
   createConversation(input: { id?: string; title: string; createdAt?: number } & Partial<ConversationMemory>): Promise<Conversation> {
@@ -107,7 +119,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
         out.push(result);
       }
       for (const [id, at] of touched) await conversations.touchConversation(tx, id, at);
-      if (touched.size > 0) await messages.flushTurnIndex(tx);
+      if (touched.size > 0) await this.#indexTurns(tx);
       return out;
     });
   }
@@ -120,11 +132,23 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
       const result = await messages.insertMessage(tx, turn, now);
       if (result.created) {
         await conversations.touchConversation(tx, turn.conversationId, now);
-        await messages.flushTurnIndex(tx);
+        await this.#indexTurns(tx);
       }
       if (options.title && conversation.titledBy === 'none') await conversations.renameConversation(tx, turn.conversationId, options.title, now, 'message');
       return result;
     });
+  }
+
+  /**
+   * The turn index for the turns queued in this transaction — unless the memory is large. Writing a
+   * turn's row with its neighbours' text was 2/3 of ingest's SQL time at 30k LongMemEval turns
+   * (scale bench profile, Node), and recall does not read the turn index of a large memory (it reads each
+   * turn's own FTS row, written at once by the insert trigger, and adds context by score; it reads
+   * the turn index again only when nothing is queued), so the queue is left for later.
+   */
+  async #indexTurns(tx: Sql): Promise<void> {
+    if (this.#turnIndexUpTo >= 0 && (await messages.maxTurnKey(tx)) > this.#turnIndexUpTo) return;
+    await messages.flushTurnIndex(tx);
   }
 
   async appendTurn(turn: NewTurn): Promise<AppendResult> {

@@ -66,6 +66,12 @@ export async function flushTurnIndex(tx: Sql): Promise<void> {
   for (const statement of TURN_INDEX_FLUSH) await tx.exec(statement);
 }
 
+/** The highest turn key: the number of turns the memory has held (an upper bound of what it holds). */
+export async function maxTurnKey(sql: Sql): Promise<number> {
+  const [row] = await sql.query<{ n: number | null }>('SELECT max(pk) AS n FROM messages');
+  return Number(row?.n ?? 0);
+}
+
 /** An already stored turn with this id, as `insertMessage` reports it (or throws if it belongs elsewhere). */
 async function existingTurn(tx: Sql, turn: NewTurn): Promise<{ message: Message; created: false } | null> {
   const existing = await getMessage(tx, turn.id);

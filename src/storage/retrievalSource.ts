@@ -11,12 +11,16 @@
  * identical results), and when the terms' postings together exceed a budget the commonest terms
  * (lowest idf) are left out (selectTerms). Under the budget — every database of a few thousand
  * turns — the query is exactly as before.
+ *
+ * A large memory is read through `ownWords` (BM25 over messages_fts, a third of the turn index's
+ * postings, the rarest terms within the caller's budget) and `contextLinks` (which turns hold a hit
+ * in their neighbour context, the turn index's window), so the Retriever can add context by score.
  */
 import type { Sql, SqlValue } from '../core/base/sql';
 import type { Message } from '../core/base/types';
-import type { LexicalOptions, RetrievalScope, RetrievalSource } from '../core/recall/Retriever';
-import { toMessage } from './messageRepo';
-import { TURNS_FTS_COLUMNS } from './schema';
+import type { ContextLink, LexicalOptions, OwnWordsOptions, RetrievalScope, RetrievalSource, ScoredTurn } from '../core/recall/Retriever';
+import { maxTurnKey, toMessage } from './messageRepo';
+import { TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE, TURN_CONTEXT_GAP_MS, TURNS_FTS_COLUMNS } from './schema';
 import { ftsOperand } from '../core/base/lexicalUnits';
 
 /** Nearest message vectors of one vector model (e.g. the engine's SemanticIndex over `vectors`). */
@@ -32,6 +36,8 @@ const ID_CHUNK = 500;
  * per database) never reaches it.
  */
 export const LEXICAL_POSTINGS_BUDGET = 12_000;
+
+type FtsTable = 'turns_fts' | 'messages_fts';
 /** A cached document frequency is reused until the index has grown by this factor. */
 const DF_REFRESH_GROWTH = 1.25;
 
@@ -64,6 +70,10 @@ export function orMatch(terms: readonly string[]): string | null {
   return clean.length ? clean.map(ftsOperand).join(' OR ') : null;
 }
 
+function cleanTerms(terms: readonly string[]): string[] {
+  return [...new Set(terms.map((t) => t.trim()).filter((t) => t.length > 0 && t.length <= 64))].slice(0, MAX_TERMS);
+}
+
 function scopeSql(scope: RetrievalScope | undefined, params: SqlValue[]): string {
   let where = '';
   if (scope?.conversationIds) {
@@ -84,7 +94,7 @@ function scopeSql(scope: RetrievalScope | undefined, params: SqlValue[]): string
 export class SqlRetrievalSource implements RetrievalSource {
   readonly #sql: Sql;
   readonly #vectors: MessageVectorSearch | null;
-  /** term → [document frequency in turns_fts, index size (max pk) when counted]; approximate is enough. */
+  /** table + term → [document frequency, index size (max pk) when counted]; approximate is enough. */
   readonly #df = new Map<string, readonly [number, number]>();
 
   readonly #budget: number;
@@ -96,9 +106,61 @@ export class SqlRetrievalSource implements RetrievalSource {
     this.#budget = options.postingsBudget ?? LEXICAL_POSTINGS_BUDGET;
   }
 
+  size(): Promise<number> {
+    return maxTurnKey(this.#sql);
+  }
+
+  async turnIndexCurrent(): Promise<boolean> {
+    const [row] = await this.#sql.query<{ pending: number }>('SELECT EXISTS (SELECT 1 FROM turn_index_queue) AS pending');
+    return !Number(row?.pending ?? 0);
+  }
+
+  async ownWords(terms: readonly string[], options: OwnWordsOptions): Promise<ScoredTurn[]> {
+    const match = orMatch(await this.#withinBudget('messages_fts', cleanTerms(terms), options.postings));
+    if (!match) return [];
+    const weights = `${Number(options.content) || 0}, ${Number(options.speaker) || 0}`;
+    const limit = Math.max(1, Math.floor(options.limit));
+    const params: SqlValue[] = [match];
+    const where = scopeSql(options.scope, params);
+    params.push(limit);
+    // Ranked inside the FTS table (ORDER BY bm25(…) LIMIT, not `rank`), only the top rows joined.
+    const rows = options.scope
+      ? await this.#sql.query<{ id: string; score: number }>(
+        `SELECT m.id AS id, bm25(messages_fts, ${weights}) AS score FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
+          WHERE messages_fts MATCH ?${where} ORDER BY score, m.pk LIMIT ?`, params)
+      : await this.#sql.query<{ id: string; score: number }>(
+        `SELECT m.id AS id, f.score AS score FROM (SELECT rowid AS pk, bm25(messages_fts, ${weights}) AS score FROM messages_fts
+            WHERE messages_fts MATCH ? ORDER BY score, rowid LIMIT ?) f
+          JOIN messages m ON m.pk = f.pk ORDER BY f.score, f.pk`, params);
+    return rows.map((r) => ({ id: r.id, score: -Number(r.score) }));
+  }
+
+  async contextLinks(ids: readonly string[], scope?: RetrievalScope): Promise<ContextLink[]> {
+    const out: ContextLink[] = [];
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += ID_CHUNK) {
+      const chunk = unique.slice(i, i + ID_CHUNK);
+      const params: SqlValue[] = [...chunk];
+      const where = scopeSql(scope, params);
+      // The turn index's window (schema v2): a turn's "before" context is the TURN_CONTEXT_BEFORE
+      // turns before it, its "after" context the TURN_CONTEXT_AFTER turns after it, same
+      // conversation, within TURN_CONTEXT_GAP_MS. Seen from a hit h: h is "before" context of the
+      // turns just after it and "after" context of the turns just before it.
+      const rows = await this.#sql.query<{ hit: string; id: string; d: number }>(
+        `SELECT h.id AS hit, m.id AS id, m.seq - h.seq AS d FROM messages h
+           JOIN messages m ON m.conversation_id = h.conversation_id
+            AND m.seq BETWEEN h.seq - ${TURN_CONTEXT_AFTER} AND h.seq + ${TURN_CONTEXT_BEFORE} AND m.seq <> h.seq
+            AND abs(m.occurred_at - h.occurred_at) <= ${TURN_CONTEXT_GAP_MS}
+          WHERE h.id IN (${chunk.map(() => '?').join(', ')})${where}`,
+        params,
+      );
+      for (const r of rows) out.push({ from: r.hit, to: r.id, side: Number(r.d) > 0 ? 'before' : 'after', distance: Math.abs(Number(r.d)) });
+    }
+    return out;
+  }
+
   async lexical(terms: readonly string[], options: LexicalOptions): Promise<string[]> {
-    const clean = [...new Set(terms.map((t) => t.trim()).filter((t) => t.length > 0 && t.length <= 64))].slice(0, MAX_TERMS);
-    const match = orMatch(await this.#withinBudget(clean));
+    const match = orMatch(await this.#withinBudget('turns_fts', cleanTerms(terms), this.#budget));
     if (!match) return [];
     const weights = TURNS_FTS_COLUMNS.map((c) => Number(options.fields[c]) || 0).join(', ');
     const limit = Math.max(1, Math.floor(options.limit));
@@ -124,32 +186,32 @@ export class SqlRetrievalSource implements RetrievalSource {
     return rows.map((r) => r.id);
   }
 
-  /** `terms` cut to the postings budget by document frequency (selectTerms). */
-  async #withinBudget(terms: readonly string[]): Promise<string[]> {
+  /** `terms` cut to the postings budget by document frequency in `table` (selectTerms). */
+  async #withinBudget(table: FtsTable, terms: readonly string[], budget: number): Promise<string[]> {
     if (terms.length < 2) return [...terms];
-    const [size] = await this.#sql.query<{ n: number | null }>('SELECT max(pk) AS n FROM messages');
-    const rows = Number(size?.n ?? 0);
+    const rows = await this.size();
     // A database smaller than the budget cannot exceed it with one term; skip the look-ups.
-    if (rows * terms.length <= this.#budget) return [...terms];
-    return selectTerms(terms, await this.#documentFrequencies(terms, rows), this.#budget);
+    if (rows * terms.length <= budget) return [...terms];
+    return selectTerms(terms, await this.#documentFrequencies(table, terms, rows), budget);
   }
 
   /**
    * Document frequencies in turns_fts, counted by MATCH on each quoted term (so the index's own
    * tokenizer and porter stemming apply: a vocabulary look-up would need the stem), cached.
    */
-  async #documentFrequencies(terms: readonly string[], rows: number): Promise<Map<string, number>> {
+  async #documentFrequencies(table: FtsTable, terms: readonly string[], rows: number): Promise<Map<string, number>> {
+    const key = (t: string) => `${table}\u0000${t}`;
     const stale = terms.filter((t) => {
-      const hit = this.#df.get(t);
+      const hit = this.#df.get(key(t));
       return !hit || rows > hit[1] * DF_REFRESH_GROWTH || rows < hit[1];
     });
     if (stale.length) {
-      const columns = stale.map((_, i) => `(SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?) AS c${i}`).join(', ');
+      const columns = stale.map((_, i) => `(SELECT count(*) FROM ${table} WHERE ${table} MATCH ?) AS c${i}`).join(', ');
       const [counts] = await this.#sql.query<Record<string, number>>(`SELECT ${columns}`, stale.map((t) => orMatch([t])!));
       if (this.#df.size > 50_000) this.#df.clear();
-      stale.forEach((t, i) => this.#df.set(t, [Number(counts?.[`c${i}`] ?? 0), rows]));
+      stale.forEach((t, i) => this.#df.set(key(t), [Number(counts?.[`c${i}`] ?? 0), rows]));
     }
-    return new Map(terms.map((t) => [t, this.#df.get(t)![0]]));
+    return new Map(terms.map((t) => [t, this.#df.get(key(t))![0]]));
   }
 
   async vector(vector: Float32Array, modelId: string, options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<string[]> {

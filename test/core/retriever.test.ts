@@ -79,6 +79,29 @@ describe('Retriever', () => {
     expect(reply.message.content).not.toMatch(/marathon|finish/i);
   });
 
+  it('finds that reply in a large memory too, where neighbour context is added by score (own words + context links)', async () => {
+    const turns: Turn[] = [
+      { speaker: 'Ann', content: 'Did you finish the marathon in the end?', at: MAY_8 },
+      { speaker: 'Bob', content: 'Yes, last Friday! Three hours forty.', at: MAY_8 },
+      { speaker: 'Ann', content: 'I baked rye bread.', at: MAY_8 },
+      { speaker: 'Bob', content: 'Nice, what kind of flour?', at: MAY_8 },
+      // A later session: not the reply's context (more than the window's gap apart).
+      { speaker: 'Bob', content: 'A quiet week.', at: SEP_1 },
+    ];
+    const question = 'When did Bob finish the marathon?';
+    const large = await setUp(turns, { config: { large: { above: 0 } } });
+    const r = await large.retriever.retrieve(question, { speakers: ['Ann', 'Bob'], now: MAY_8 + DAY });
+    expect(ids(r).slice(0, 2).sort()).toEqual(['t0', 't1']);
+    expect(r.turns.find((t) => t.message.id === 't1')!.reasons).toContain('lexical');
+    expect(ids(r)).not.toContain('t4');
+    // Without the context links the reply is not a lexical candidate at all.
+    const alone = await setUp(turns, { config: { large: { above: 0, context: 0 } } });
+    const r2 = await alone.retriever.retrieve(question, { speakers: ['Ann', 'Bob'], now: MAY_8 + DAY });
+    expect(r2.turns.find((t) => t.message.id === 't1')?.reasons ?? []).not.toContain('lexical');
+    await large.store.db.close();
+    await alone.store.db.close();
+  });
+
   it('indexes image captions with their turn', async () => {
     const { retriever } = await setUp([
       { speaker: 'Ann', content: 'Look what I got!', at: MAY_8, caption: 'a photo of a red bicycle leaning on a fence' },
@@ -164,6 +187,29 @@ describe('Retriever', () => {
     expect((await source.neighbours('t0', 3, 0)).map((m) => m.content)).toEqual([]);
     expect(await source.neighbours('nope', 1, 1)).toEqual([]);
   });
+
+  it('links a turn to the turns whose neighbour context holds it, within the window and the time gap (source)', async () => {
+    const at = [MAY_8, MAY_8, MAY_8, MAY_8, SEP_1];
+    const { source, store } = await setUp(['one', 'two', 'three', 'four', 'five'].map((content, i) => ({ speaker: 'Ann', content, at: at[i]! })));
+    const links = (await source.contextLinks(['t1', 't3'])).map((l) => `${l.from}>${l.to}:${l.side}${l.distance}`).sort();
+    // t1 is "after" context of t0 and "before" context of t2 and t3; t3 of t2, of nothing later (t4 is months later).
+    expect(links).toEqual(['t1>t0:after1', 't1>t2:before1', 't1>t3:before2', 't3>t2:after1']);
+    expect(await source.contextLinks([])).toEqual([]);
+    expect((await source.contextLinks(['t1'], { until: MAY_8 - 1 })).length).toBe(0);
+    await store.db.close();
+  });
+
+  it("scores turns by their own words, the rarest terms first when their postings exceed the budget (source)", async () => {
+    const { source, store } = await setUp(['red apple', 'red car', 'red hat', 'green apple'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 })));
+    const all = await source.ownWords(['red', 'apple'], { limit: 10, content: 1, speaker: 0, postings: 1000 });
+    expect(all[0]!.id).toBe('t0');
+    expect(all.map((h) => h.id).sort()).toEqual(['t0', 't1', 't2', 't3']);
+    expect(all.every((h) => h.score > 0)).toBe(true);
+    // 'red' (3 turns) and 'apple' (2): a budget of 2 keeps only 'apple'.
+    const rare = await source.ownWords(['red', 'apple'], { limit: 10, content: 1, speaker: 0, postings: 2 });
+    expect(rare.map((h) => h.id).sort()).toEqual(['t0', 't3']);
+    await store.db.close();
+  });
 });
 
 describe('requests for advice', () => {
@@ -203,6 +249,10 @@ describe('lexical query terms', () => {
       vector: () => Promise.resolve([]),
       turns: () => Promise.resolve([]),
       neighbours: () => Promise.resolve([]),
+      size: () => Promise.resolve(100),
+      turnIndexCurrent: () => Promise.resolve(true),
+      ownWords: () => Promise.resolve([]),
+      contextLinks: () => Promise.resolve([]),
     };
     return { queries, fields, source };
   };

@@ -157,3 +157,38 @@ describe('turn index (schema v2)', () => {
     expect(await matches(store.db, 'alpha OR gamma')).toEqual([]);
   });
 });
+
+describe('turn index of a large memory', () => {
+  it('leaves appended turns queued above the size limit, finds them by their own words at once, and indexes the queue at the next append under the limit', async () => {
+    const { SqliteMemoryStore } = await import('../../src/storage/SqliteMemoryStore');
+    const { SqlRetrievalSource } = await import('../../src/storage/retrievalSource');
+    const { Retriever } = await import('../../src/core/recall/Retriever');
+    const { withConfig } = await import('../../src/core/recall/fusion');
+    const db = await openMemoryDatabase();
+    const store = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }), turnIndexUpTo: 2 });
+    await store.createConversation({ id: 'c', title: 'chat' });
+    const at = Date.UTC(2023, 4, 8);
+    const turn = (id: string, content: string) => ({ id, conversationId: 'c', role: 'user' as const, speaker: 'Ann', content, occurredAt: at });
+    await store.appendTurns([turn('a', 'I ran the marathon'), turn('b', 'in three hours')]);
+    expect(await matches(db, 'content: marathon')).toEqual([await pkOf(db, 'a')]);
+    const source = new SqlRetrievalSource(db);
+    expect(await source.turnIndexCurrent()).toBe(true);
+
+    // Two turns held: the third is stored and in its own FTS row, not in the turn index.
+    await store.appendTurns([turn('z', 'a zebra at the zoo')]);
+    expect(await matches(db, 'content: zebra')).toEqual([]);
+    expect(await source.turnIndexCurrent()).toBe(false);
+    expect((await store.searchMessages('zebra')).map((h) => h.message.id)).toEqual(['z']);
+    // Recall (configured to read the turn index of a memory this small) still finds it by its words.
+    const retriever = new Retriever({ source, config: withConfig({ large: { above: 100 } }) });
+    expect((await retriever.retrieve('Where was the zebra?')).turns[0]?.message.id).toBe('z');
+
+    // Under a higher limit, the next append indexes everything queued, with its neighbours.
+    const roomier = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }), turnIndexUpTo: 100 });
+    await roomier.appendTurns([turn('y', 'and a yak')]);
+    expect(await source.turnIndexCurrent()).toBe(true);
+    expect(await matches(db, 'content: zebra')).toEqual([await pkOf(db, 'z')]);
+    expect(await matches(db, 'after: yak')).toEqual([await pkOf(db, 'z')]);
+    await db.close();
+  });
+});

@@ -47,8 +47,46 @@ export interface LexicalOptions {
   readonly scope?: RetrievalScope;
 }
 
+export interface OwnWordsOptions {
+  readonly limit: number;
+  /** bm25() column weights of the turn's own words and its speaker. */
+  readonly content: number;
+  readonly speaker: number;
+  /** Rows the query may score: the rarest terms are kept while their postings sum to at most this. */
+  readonly postings: number;
+  readonly scope?: RetrievalScope;
+}
+
+/** A turn with a score, higher is better. */
+export interface ScoredTurn {
+  readonly id: string;
+  readonly score: number;
+}
+
+/**
+ * `from`'s words are in `to`'s neighbour context, on `to`'s `side` (the turn index's window): `from`
+ * comes `distance` turns before `to` (side 'before') or after it (side 'after').
+ */
+export interface ContextLink {
+  readonly from: string;
+  readonly to: string;
+  readonly side: 'before' | 'after';
+  readonly distance: number;
+}
+
 /** What retrieval reads. Ranked lists are message ids, best first. */
 export interface RetrievalSource {
+  /** How many turns the memory holds (approximately: the highest turn key). */
+  size(): Promise<number>;
+  /** False while some stored turns are not yet in the turn index (a large memory's appends leave them queued). */
+  turnIndexCurrent(): Promise<boolean>;
+  /**
+   * BM25 over the turns' own words (no neighbour text), OR over `terms`; when their postings are
+   * many, only the rarest terms are queried (the source's budget), so the cost stays bounded.
+   */
+  ownWords(terms: readonly string[], options: OwnWordsOptions): Promise<ScoredTurn[]>;
+  /** The turns (in scope) whose neighbour context holds each of `ids` (the turn index's window). */
+  contextLinks(ids: readonly string[], scope?: RetrievalScope): Promise<ContextLink[]>;
   /** BM25 over the turn index with OR semantics over `terms` (plain words; the source quotes them). */
   lexical(terms: readonly string[], options: LexicalOptions): Promise<string[]>;
   /** Nearest turns to `vector` by cosine, for `modelId`'s vectors; [] when there are none. */
@@ -134,9 +172,15 @@ export class Retriever {
 
     const aboutUser = analysis.about === 'user' || (analysis.asksForAdvice && cfg.boosts.adviceAboutUser);
     const fields = aboutUser ? { ...cfg.fields, ...cfg.userFields } : cfg.fields;
-    const lexicalP = terms.length
-      ? this.#source.lexical(terms, { limit: cfg.depth.lexical, fields, ...(scope ? { scope } : {}) })
-      : Promise.resolve<string[]>([]);
+    // A large memory is searched by the turns' own words, neighbour context added by score
+    // (#propagated); a small one by the turn index, which holds the neighbour text itself.
+    // A turn not yet in the turn index is still found by its own words: the own-words path then.
+    const large = cfg.large.above >= 0 && ((await this.#source.size()) > cfg.large.above || !(await this.#source.turnIndexCurrent()));
+    const lexicalP = !terms.length
+      ? Promise.resolve<string[]>([])
+      : large
+        ? this.#propagated(terms, fields, scope)
+        : this.#source.lexical(terms, { limit: cfg.depth.lexical, fields, ...(scope ? { scope } : {}) });
     const vectorP = this.#vectorCandidates(question, options.queryVector, scope);
     const [lexical, vector] = await Promise.all([lexicalP, vectorP]);
 
@@ -144,15 +188,20 @@ export class Retriever {
       { name: 'lexical', weight: cfg.weights.lexical, ids: lexical },
       { name: 'vector', weight: cfg.weights.vector, ids: vector },
     ];
-    if (cfg.prf.enabled && cfg.weights.prf > 0 && lexical.length > 0) {
+    if (cfg.prf.enabled && cfg.weights.prf > 0 && lexical.length > 0 && (!large || cfg.large.prf)) {
       const expansion = await this.#feedbackTerms(lexical.slice(0, cfg.prf.docs), new Set([...terms, ...analysis.speakers.flatMap(words)]));
       if (expansion.length > 0) {
-        const prf = await this.#source.lexical([...terms, ...expansion], { limit: cfg.depth.prf, fields, ...(scope ? { scope } : {}) });
+        const prf = large
+          ? await this.#propagated([...terms, ...expansion], fields, scope)
+          : await this.#source.lexical([...terms, ...expansion], { limit: cfg.depth.prf, fields, ...(scope ? { scope } : {}) });
         lists.push({ name: 'prf', weight: cfg.weights.prf, ids: prf });
       }
     }
 
-    const fused = reciprocalRankFusion(lists, cfg.rrfK);
+    // Boosts multiply a fused score by a bounded factor, so what they can lift sits near the top:
+    // only the best `depth.fused` candidates are read and rescored (a cost that does not grow
+    // with the memory).
+    const fused = reciprocalRankFusion(lists, cfg.rrfK).slice(0, cfg.depth.fused);
     const messages = new Map((await this.#source.turns(fused.map((f) => f.id))).map((m) => [m.id, m]));
     const facts = new Map<string, BoostFacts>();
     for (const [id, m] of messages) {
@@ -202,6 +251,28 @@ export class Retriever {
       };
     });
     return { analysis, turns };
+  }
+
+  /**
+   * Lexical candidates of a large memory: BM25 over the turns' own words (one query, the rarest
+   * terms within the source's budget), then each turn also scores its neighbours' hits as the
+   * turn index would through its neighbour-context columns — a reply ("Yes, last Friday!") found by
+   * the question it answers — weighted by `fields.before` / `fields.after` × `large.context`.
+   */
+  async #propagated(terms: readonly string[], fields: RetrievalConfig['fields'], scope: RetrievalScope | undefined): Promise<string[]> {
+    const cfg = this.config;
+    const hits = await this.#source.ownWords(terms, { limit: cfg.depth.lexical, content: fields.content, speaker: fields.speaker, postings: cfg.large.postings, ...(scope ? { scope } : {}) });
+    const score = new Map(hits.map((h) => [h.id, h.score]));
+    const own = new Map(score);
+    const weight = { before: fields.before * cfg.large.context, after: fields.after * cfg.large.context };
+    if (weight.before > 0 || weight.after > 0) {
+      const links = await this.#source.contextLinks(hits.slice(0, cfg.large.contextHits).map((h) => h.id), scope);
+      for (const l of links) {
+        const gain = weight[l.side] * own.get(l.from)!;
+        if (gain > 0) score.set(l.to, (score.get(l.to) ?? 0) + gain);
+      }
+    }
+    return [...score].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, cfg.depth.lexical).map(([id]) => id);
   }
 
   async #vectorCandidates(question: string, given: QueryVector | null | undefined, scope: RetrievalScope | undefined): Promise<string[]> {
