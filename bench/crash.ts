@@ -19,7 +19,7 @@
 import type { BrowserContext, Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { preview } from 'vite';
@@ -137,7 +137,10 @@ export interface CrashOptions {
 export async function runCrash(options: CrashOptions): Promise<CrashReport> {
   if (!existsSync('dist/index.html')) throw new Error('dist/ is missing: run `npm run build` first.');
   const random = seededRandom(options.seed ?? 12);
-  const server = await preview({ preview: { host: '127.0.0.1', port: 0, strictPort: false }, logLevel: 'error' });
+  // A copy of dist/ is served, so a rebuild during a long run does not change the app under test.
+  const app = await mkdtemp(join(tmpdir(), 'recollect-crash-app-'));
+  await cp('dist', app, { recursive: true });
+  const server = await preview({ build: { outDir: app }, preview: { host: '127.0.0.1', port: 0, strictPort: false }, logLevel: 'error' });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('The preview server did not report its URL.');
   const profile = await mkdtemp(join(tmpdir(), 'recollect-crash-profile-'));
@@ -223,6 +226,7 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
     await context.close().catch(() => undefined);
     await server.close();
     await rm(profile, { recursive: true, force: true });
+    await rm(app, { recursive: true, force: true });
   }
   return summarise();
 
