@@ -5,8 +5,8 @@
  * or may not be kept).
  *
  * - `ui-typing`: turns typed into the composer; acknowledged when shown in the chat list.
- * - `engine-appends`: `appendTurn` called back to back at the engine's pace; acknowledged when
- *   the call resolved.
+ * - `engine-appends`: `appendTurn` called back to back at the engine's pace (APPEND_LANES callers);
+ *   acknowledged when the call resolved.
  * - `history-import`: a generated ChatGPT export imported with `importHistory` (the call the
  *   Import chats… dialog makes), appends running beside it.
  * - `embedder-switch`: `setEmbedder` to the other embedder (every turn is re-embedded), appends
@@ -44,7 +44,7 @@ export interface WorkloadState {
 
 export const newState = (): WorkloadState => ({ acked: [], unacked: [], operationDone: false, operationMs: null, operationError: null, target: null });
 
-export const turnContent = (trial: number, i: number) => `crash-t${trial}-n${i} remembered turn`;
+export const turnContent = (trial: number, i: number, lane = 0) => `crash-t${trial}-l${lane}-n${i} remembered turn`;
 export const markerContent = (trial: number, i: number) => `crash-m${trial}-n${i} marker turn`;
 export const importedContent = (trial: number, c: number, k: number) => `crash-h${trial}-c${c}-k${k} imported turn`;
 
@@ -69,12 +69,18 @@ export function chatGptExport(trial: number): string {
   return JSON.stringify(conversations);
 }
 
+/**
+ * Appends from this many callers at once: the engine commits one turn at a time, and a caller
+ * waiting for a round trip through the page would otherwise leave it idle on a loaded machine.
+ */
+export const APPEND_LANES = 4;
+
 /** Appends turns back to back through the engine until stopped or the page dies. */
-async function appendLoop(page: Page, conversationId: string, name: (i: number) => string, state: WorkloadState, stop: Stop, max = Infinity): Promise<void> {
+async function appendLoop(page: Page, conversationId: string, name: (i: number) => string, state: WorkloadState, stop: Stop, max = Infinity, lane = 0): Promise<void> {
   for (let i = 0; !stop.now && i < max; i++) {
     const content = name(i);
     try {
-      await engineCall(page, 'appendTurn', [{ id: `${conversationId}-${i}`, conversationId, role: i % 2 ? 'assistant' : 'user', content }]);
+      await engineCall(page, 'appendTurn', [{ id: `${conversationId}-l${lane}-${i}`, conversationId, role: i % 2 ? 'assistant' : 'user', content }]);
       (stop.now ? state.unacked : state.acked).push(content);
     } catch {
       state.unacked.push(content);
@@ -128,7 +134,7 @@ export async function startWorkload(workload: Workload, page: Page, trial: numbe
   // The running promise is returned wrapped: an async function returning it bare would wait for it.
   if (workload === 'ui-typing') return { running: typeLoop(page, trial, state, stop) };
   const conversationId = await newConversation(page, trial);
-  const appends = () => appendLoop(page, conversationId, (i) => turnContent(trial, i), state, stop);
+  const appends = () => Promise.all(Array.from({ length: APPEND_LANES }, (_, lane) => appendLoop(page, conversationId, (i) => turnContent(trial, i, lane), state, stop, Infinity, lane)));
   switch (workload) {
     case 'engine-appends':
       return { running: appends() };
