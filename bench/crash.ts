@@ -159,9 +159,9 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
       const mode = KILL_MODES[Math.floor(random() * KILL_MODES.length)]!;
       // Imports are killed at a random moment within the time the last uninterrupted one took (they
       // grow with the memory); appends and embedder switches (re-embedding runs in the background
-      // after setEmbedder resolves) 0.2–2.5 s in.
+      // after setEmbedder resolves) 0.2–6 s in, typing 0.2–2.5 s in.
       const estimate = workload === 'embedder-switch' ? undefined : operationMs.get(workload);
-      const killAfterMs = Math.round(estimate !== undefined ? 20 + random() * estimate : 200 + random() * 2300);
+      const killAfterMs = Math.round(estimate !== undefined ? 20 + random() * estimate : 200 + random() * (workload === 'ui-typing' ? 2300 : 5800));
       const page = await openApp(context, url);
       const state = newState();
       const stop = { now: false };

@@ -23,7 +23,7 @@ export type Workload = 'ui-typing' | 'engine-appends' | 'history-import' | 'embe
 
 /** Trial shares: mostly appends at the engine's pace; some of each other kind. */
 export const WORKLOAD_WEIGHTS: readonly (readonly [Workload, number])[] = [
-  ['engine-appends', 0.5], ['history-import', 0.15], ['embedder-switch', 0.15], ['memory-import', 0.1], ['ui-typing', 0.1],
+  ['engine-appends', 0.55], ['history-import', 0.15], ['embedder-switch', 0.15], ['memory-import', 0.1], ['ui-typing', 0.05],
 ];
 
 export interface Stop { now: boolean }
