@@ -277,6 +277,27 @@ export function crashSummary(r: CrashReport): string {
   ].join('\n');
 }
 
+/** The Markdown summary written next to the JSON report. */
+export function crashMarkdown(r: CrashReport, meta: { readonly seed: number; readonly argv: readonly string[] }): string {
+  const history = r.perTrial.filter((t) => t.workload === 'history-import');
+  const memory = r.perTrial.filter((t) => t.workload === 'memory-import');
+  const switches = r.perTrial.filter((t) => t.workload === 'embedder-switch');
+  const inFlight = r.perTrial.reduce((a, t) => a + t.inFlightStored, 0);
+  return [
+    `# Crash safety: ${r.trials} trials`,
+    '',
+    `\`npm run bench -- crash ${meta.argv.join(' ')}\` (seed ${meta.seed}), headless Debian Chromium on OPFS.`,
+    '',
+    crashSummary(r),
+    '',
+    `- Turns sent but not acknowledged when the kill was ordered, found stored (once): ${inFlight}.`,
+    `- History imports killed: ${history.length}; turns of the ${IMPORTED_TURNS}-turn file stored after the kill: ${history.map((t) => t.importedAfterKill ?? '?').join(', ') || '—'}; after importing again: ${history.filter((t) => t.importedAfterRetry === IMPORTED_TURNS).length} of ${history.length} complete, each turn once.`,
+    `- Memory imports killed: ${memory.length}; the reopened app had the old memory ${memory.filter((t) => t.memoryAfterKill === 'old').length}×, the new one ${memory.filter((t) => t.memoryAfterKill === 'new').length}×, a mix ${memory.filter((t) => t.memoryAfterKill === 'mixed').length}×.`,
+    `- Embedder switches killed: ${switches.length}; still re-embedding on reopen ${switches.filter((t) => t.switchUnderWay).length}×; building the embedder the switch had stored ${switches.filter((t) => t.embedderConsistent).length} of ${switches.length}.`,
+    '',
+  ].join('\n');
+}
+
 export async function crashCommand(argv: string[], usage: (m?: string) => never): Promise<void> {
   let parsed: CrashArgs;
   try {
@@ -293,5 +314,6 @@ export async function crashCommand(argv: string[], usage: (m?: string) => never)
   const report = await runCrash({ trials, seed, onProgress: (line) => process.stderr.write(`${line}\n`), onTrial: (r) => save(r, true) });
   process.stdout.write(`${crashSummary(report)}\n`);
   await save(report, false);
+  if (out) await writeFile(out.replace(/\.json$/, '') + '.md', crashMarkdown(report, { seed, argv }));
   if (report.lostAcknowledged > 0 || report.duplicates > 0 || report.integrityFailures > 0 || report.inconsistentImports > 0) process.exitCode = 1;
 }
