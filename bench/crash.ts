@@ -165,7 +165,11 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
       const page = await openApp(context, url);
       const state = newState();
       const stop = { now: false };
-      const { running } = await startWorkload(workload, page, trial, state, stop, () => exportMemory(page));
+      // A workload that cannot start is recorded as this trial's error; the kill and checks still run.
+      const { running } = await startWorkload(workload, page, trial, state, stop, () => exportMemory(page)).catch((err: unknown) => {
+        state.operationError = `could not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+        return { running: Promise.resolve() };
+      });
       await page.waitForTimeout(killAfterMs).catch(() => undefined);
       stop.now = true;
       await kill(mode, context, page, profile).catch(() => undefined);

@@ -21,9 +21,13 @@ import { SECOND_EMBEDDER, engineCall } from './crashHarness';
 
 export type Workload = 'ui-typing' | 'engine-appends' | 'history-import' | 'embedder-switch' | 'memory-import';
 
-/** Trial shares: mostly appends at the engine's pace; some of each other kind. */
+/**
+ * Trial shares: mostly appends at the engine's pace; some of each other kind. Typing through the
+ * UI acknowledged almost nothing on the loaded machine (0–1 turns a trial), so the full run leaves
+ * it to the smoke test (e2e/crashSmoke.spec.ts), which runs every workload.
+ */
 export const WORKLOAD_WEIGHTS: readonly (readonly [Workload, number])[] = [
-  ['engine-appends', 0.55], ['history-import', 0.15], ['embedder-switch', 0.15], ['memory-import', 0.1], ['ui-typing', 0.05],
+  ['engine-appends', 0.6], ['history-import', 0.15], ['embedder-switch', 0.15], ['memory-import', 0.1], ['ui-typing', 0],
 ];
 
 export interface Stop { now: boolean }
@@ -49,7 +53,7 @@ export const markerContent = (trial: number, i: number) => `crash-m${trial}-n${i
 export const importedContent = (trial: number, c: number, k: number) => `crash-h${trial}-c${c}-k${k} imported turn`;
 
 /** Turns in the generated ChatGPT export of a history-import trial. */
-export const IMPORT_CONVERSATIONS = 200;
+export const IMPORT_CONVERSATIONS = 100;
 export const IMPORT_TURNS_PER_CONVERSATION = 4;
 
 /** A ChatGPT `conversations.json` whose turns are all distinct and named after the trial. */
@@ -95,9 +99,14 @@ async function newConversation(page: Page, trial: number): Promise<string> {
 
 /** Types turns into the composer until stopped or the page dies. */
 async function typeLoop(page: Page, trial: number, state: WorkloadState, stop: Stop): Promise<void> {
-  // A dialog the last trial left (a restored memory asking before spending) would cover the chat.
-  if (await page.locator('dialog[open]').count() > 0) await page.keyboard.press('Escape');
-  await page.getByRole('button', { name: '+ New conversation' }).click({ timeout: 10_000 });
+  try {
+    // A dialog the last trial left (a restored memory asking before spending) would cover the chat.
+    if (await page.locator('dialog[open]').count() > 0) await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: '+ New conversation' }).click({ timeout: 30_000 });
+  } catch (err) {
+    state.operationError = `no conversation to type in: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+    return;
+  }
   const box = page.getByRole('textbox', { name: 'Message', exact: true });
   for (let i = 0; !stop.now; i++) {
     const content = turnContent(trial, i);
