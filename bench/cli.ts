@@ -19,7 +19,8 @@
  * grows one database by appending corpora and measures it at each size (bench/scale.ts).
  * Arguments are parsed strictly by bench/cliArgs.ts (node:util parseArgs); --set refuses unknown knobs.
  *   npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]
- * kills the renderer, the engine worker or the browser while turns are appended (bench/crash.ts).
+ * kills the renderer, the engine worker or the browser while turns are appended, a history or memory
+ * import runs or the embedder is switched, and checks what was kept (bench/crash.ts).
  *   npm run bench -- vectors [--runtime node|browser] [--n 100000] [--dim 384] [--queries 200] [--k 100] [--out report.json]
  * times the WASM SIMD int8 vector index against the JS brute force in the same run (bench/vector-index.ts).
  *   npm run bench -- cold-open --profile <dir> [--dist <dir>] [--reps 5] [--question text] [--out report.json]

@@ -15,3 +15,31 @@ export async function connectEndpoint(page: Page, url: string, options: { keepOp
   await expect(page.getByTestId('endpoint-state')).toContainText('In use');
   if (!options.keepOpen) await page.getByRole('button', { name: 'Close settings' }).click();
 }
+
+/** Sends `text` from the message box and waits until it shows in the chat. */
+export async function sendMessage(page: Page, text: string): Promise<void> {
+  await messageBox(page).fill(text);
+  await messageBox(page).press('Enter');
+  await expect(page.getByTestId('message').filter({ hasText: text.slice(0, 60) })).toHaveCount(1);
+}
+
+/** Waits until the chat shows `count` messages and no answer is streaming. */
+export async function waitForMessages(page: Page, count: number): Promise<void> {
+  await expect(page.getByTestId('message')).toHaveCount(count, { timeout: 30_000 });
+  await expect(page.getByTestId('streaming-answer')).toBeHidden({ timeout: 30_000 });
+}
+
+/** Memory → Saved memories; returns the tab's panel. */
+export async function openSavedMemories(page: Page) {
+  const memory = page.getByRole('button', { name: 'Memory', exact: true });
+  if ((await memory.getAttribute('aria-pressed')) !== 'true') await memory.click();
+  await page.getByRole('tab', { name: 'Saved memories', exact: true }).click();
+  return page.getByTestId('saved-memories');
+}
+
+/** Back from the memory explorer to the chat. */
+export async function backToChat(page: Page): Promise<void> {
+  const memory = page.getByRole('button', { name: 'Memory', exact: true });
+  if ((await memory.getAttribute('aria-pressed')) === 'true') await memory.click();
+  await expect(memory).toHaveAttribute('aria-pressed', 'false');
+}

@@ -1,0 +1,137 @@
+/**
+ * The crash benchmark's hands on the built app (bench/crash.ts): a persistent Chromium profile,
+ * the three ways to kill, and calls to the page's engine worker.
+ *
+ * The app ships no test hook, so the harness injects an init script that records the workers the
+ * page starts and sends Comlink's own wire messages ({ id, type: 'APPLY', path: ['engine', m] })
+ * to the current 'recollect-engine' worker — the same EngineApi the UI calls through
+ * src/app/engineClient.ts, answered with the same `Result` values. Comlink routes each answer by
+ * its id, so the app's own calls on that worker are untouched. An engine call acknowledges what it
+ * wrote exactly when the app's would: when its promise resolves.
+ */
+import { chromium, type BrowserContext, type Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
+
+export type KillMode = 'renderer' | 'engine-worker' | 'browser';
+export const KILL_MODES: readonly KillMode[] = ['renderer', 'engine-worker', 'browser'];
+
+/** The catalog embedder the embedder-switch trials switch to, served from the bundled model's files. */
+export const SECOND_EMBEDDER = 'Xenova/all-MiniLM-L6-v2';
+
+const PAGE_HOOKS = `(() => {
+  const Base = window.Worker;
+  window.__crashWorkers = [];
+  window.Worker = class extends Base {
+    constructor(url, options) { super(url, options); window.__crashWorkers.push({ name: options && options.name, worker: this, dead: false, pending: new Set() }); }
+  };
+  let next = 0;
+  window.__crashCall = (method, args, models) => new Promise((resolve) => {
+    const rec = window.__crashWorkers.filter((w) => w.name === (models ? 'recollect-models' : 'recollect-engine') && !w.dead).at(-1);
+    if (!rec) return resolve({ ok: false, error: { code: 'NO_ENGINE', message: 'no engine worker' } });
+    const id = 'crash-bench-' + (next++) + '-' + Math.random().toString(16).slice(2);
+    // A terminated worker never answers: its calls fail when the harness kills it.
+    const abandon = () => resolve({ ok: false, error: { code: 'ENGINE_KILLED', message: 'the engine worker was killed' } });
+    rec.pending.add(abandon);
+    const onMessage = (event) => {
+      if (!event.data || event.data.id !== id) return;
+      rec.pending.delete(abandon);
+      rec.worker.removeEventListener('message', onMessage);
+      const data = event.data;
+      if (data.type === 'RAW') resolve(data.value);
+      else resolve({ ok: false, error: { code: 'THROWN', message: String(data.value && data.value.value && data.value.value.message) } });
+    };
+    rec.worker.addEventListener('message', onMessage);
+    rec.worker.postMessage({ id, type: 'APPLY', path: models ? [method] : ['engine', method], argumentList: args.map((value) => ({ type: 'RAW', value })) });
+  });
+  window.__crashFile = (name, text) => new File([text], name, { type: 'application/json' });
+  window.__crashToBase64 = (bytes) => { let s = ''; for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000)); return btoa(s); };
+  window.__crashFromBase64 = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+})();`;
+
+type CallResult = { ok: true; value: unknown } | { ok: false; error: { code: string; message: string } };
+
+export class EngineCallError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(`${code}: ${message}`);
+  }
+}
+
+/** One EngineApi call in the page; resolves with its value once the engine has answered. */
+export async function engineCall<T>(page: Page, method: string, args: readonly unknown[] = [], worker: 'engine' | 'models' = 'engine'): Promise<T> {
+  const result = await page.evaluate(([m, a, models]) => (window as unknown as { __crashCall(m: string, a: readonly unknown[], models: boolean): Promise<CallResult> }).__crashCall(m, a, models), [method, [...args], worker === 'models'] as const);
+  if (!result.ok) throw new EngineCallError(result.error.code, result.error.message);
+  return result.value as T;
+}
+
+export async function launch(profile: string, appUrl: string): Promise<BrowserContext> {
+  const executablePath = chromiumExecutable();
+  const context = await chromium.launchPersistentContext(profile, { ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS, acceptDownloads: true });
+  await context.addInitScript(PAGE_HOOKS);
+  // Stand in for the Hugging Face Hub (as e2e/models.spec.ts does): the second embedder's files are
+  // the bundled model's, so an embedder switch runs the real download and re-embedding offline.
+  await context.route(/^https:\/\/huggingface\.co\/Xenova\/all-MiniLM-L6-v2\/resolve\/main\/(.+)$/, async (route) => {
+    const file = new URL(route.request().url()).pathname.split('/resolve/main/')[1]!;
+    const local = await context.request.get(new URL(`models/recollect/glove-100d-sif/${file}`, appUrl).href).catch(() => null);
+    if (!local?.ok()) return route.fulfill({ status: 404, body: 'not found' });
+    return route.fulfill({ status: 200, body: await local.body(), headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' } });
+  });
+  return context;
+}
+
+/** The Chromium main process started for `profile` (only ours: matched by its profile directory). */
+function browserPid(profile: string): number | null {
+  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  for (const line of out.split('\n')) {
+    if (line.includes(`--user-data-dir=${profile}`) && !line.includes('--type=')) return Number(line.trim().split(/\s+/)[0]);
+  }
+  return null;
+}
+
+export async function kill(mode: KillMode, context: BrowserContext, page: Page, profile: string): Promise<void> {
+  if (mode === 'renderer') {
+    const cdp = await context.newCDPSession(page);
+    void cdp.send('Page.crash').catch(() => undefined);
+  } else if (mode === 'engine-worker') {
+    await page.evaluate(() => {
+      const all = (window as unknown as { __crashWorkers: { name?: string; worker: Worker; dead: boolean; pending: Set<() => void> }[] }).__crashWorkers;
+      const rec = all.filter((w) => w.name === 'recollect-engine' && !w.dead).at(-1);
+      if (rec) {
+        rec.dead = true;
+        rec.worker.terminate();
+        for (const abandon of rec.pending) abandon();
+      }
+    });
+  } else {
+    const pid = browserPid(profile);
+    if (pid) process.kill(pid, 'SIGKILL');
+  }
+}
+
+/** Opens the app and waits until its engine owns the database and answers. */
+export async function openApp(context: BrowserContext, url: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.getByTestId('status').waitFor({ timeout: 120_000 });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await engineCall(page, 'stats');
+      return page;
+    } catch (err) {
+      // DB_BUSY until the app's acquire() has opened the database in this worker.
+      if (attempt > 600) throw err;
+      await page.waitForTimeout(200);
+    }
+  }
+}
+
+/** The memory as the Export button would write it, read into Node. */
+export async function exportMemory(page: Page): Promise<Uint8Array> {
+  const b64 = await page.evaluate(async () => {
+    const w = window as unknown as { __crashCall(m: string, a: unknown[]): Promise<CallResult>; __crashToBase64(b: Uint8Array): string };
+    const r = await w.__crashCall('exportDatabase', []);
+    if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
+    return w.__crashToBase64(r.value as Uint8Array);
+  });
+  return new Uint8Array(Buffer.from(b64, 'base64'));
+}
