@@ -151,6 +151,22 @@ export async function buildFixtureMemory(file: string, options: { conversations?
     facts += written.factIds.length;
   }
 
+  // Themes, as the scene stage leaves them: one per topic, its episodes assigned to it, summarised.
+  // (Episodes are grouped into themes by meaning when they close in the app; this build has no
+  // embedder, so it places them by topic instead.)
+  for (const [t, topic] of TOPICS.entries()) {
+    const sceneId = `scene-${String(t).padStart(2, '0')}`;
+    const title = `${topic[0]![0]!.toUpperCase()}${topic[0]!.slice(1)}`;
+    const members = cells.filter((row) => String(row.title).startsWith(`${title}:`));
+    if (members.length === 0) continue;
+    const last = Math.max(...members.map((row) => Number(row.end_at)));
+    await store.db.exec(
+      'INSERT INTO memscenes (id, title, summary, summary_stale, member_count, last_activity_at, heat, edited_by_user, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?, 0, 0, ?, ?)',
+      [sceneId, title, `Sam came back to ${topic[0]} again and again over three years: ${topic.slice(1, 4).join(', ')}.`, members.length, last, now, now],
+    );
+    await store.db.exec(`UPDATE memcells SET scene_id = ? WHERE id IN (${members.map(() => '?').join(', ')})`, [sceneId, ...members.map((row) => String(row.id))]);
+  }
+
   const savedMemories = 60;
   for (let i = 0; i < savedMemories; i++) {
     await engine.addMemory(`${pick(rnd, ['I prefer', 'I am allergic to', 'My favourite is', 'I never want', 'Remember that I like'])} ${pick(rnd, pick(rnd, TOPICS))} (${i + 1}).`);
