@@ -1,6 +1,8 @@
 /** Steps through the running app that many browser tests take: the message box, and connecting an endpoint. */
 import { expect, type Page } from '@playwright/test';
 
+type ImportFile = Parameters<Page['setInputFiles']>[1];
+
 export const messageBox = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
 
 /**
@@ -42,4 +44,21 @@ export async function backToChat(page: Page): Promise<void> {
   const memory = page.getByRole('button', { name: 'Memory', exact: true });
   if ((await memory.getAttribute('aria-pressed')) === 'true') await memory.click();
   await expect(memory).toHaveAttribute('aria-pressed', 'false');
+}
+
+/**
+ * Import… → Replace memory with `file`, until the notice `imported` shows. A file with turns no
+ * synthesis covers also brings up "Synthesise the restored memory?" (restoreAsksFirst.spec tests
+ * it); here it is closed, which keeps synthesis off.
+ */
+export async function replaceMemory(page: Page, file: ImportFile, imported: string | RegExp, timeout = 30_000): Promise<void> {
+  await page.getByLabel('Import database file').setInputFiles(file);
+  await page.getByRole('button', { name: 'Replace memory' }).click();
+  await expect(page.getByText(imported)).toBeVisible({ timeout });
+  // The question shows in the same render as the notice.
+  const question = page.getByRole('dialog', { name: 'Synthesise the restored memory?' });
+  if (await question.isVisible()) {
+    await question.getByRole('button', { name: 'Close and keep synthesis off' }).click();
+    await expect(question).toBeHidden();
+  }
 }

@@ -27,7 +27,7 @@ test('a memory file with an out-of-range date is refused with a reason; one with
   await page.getByRole('button', { name: 'Cancel' }).click();
 
   await importFile(page, 'answer metadata whose requests is not a list');
-  await expect(page.getByText(/Imported 12 messages in 1 conversations/)).toBeVisible();
+  await expect(page.getByText(/Imported 12 messages in 1 conversation\b/)).toBeVisible();
   await page.getByRole('button', { name: /Garden/ }).first().click();
   await expect(page.getByTestId('message')).toHaveCount(12);
   await page.getByTestId('message').nth(1).getByRole('button', { name: 'what was sent' }).click();

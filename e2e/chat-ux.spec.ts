@@ -8,7 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
-import { connectEndpoint, messageBox as box } from './appSteps';
+import { connectEndpoint, messageBox as box, replaceMemory } from './appSteps';
 import { expectModalThenEscape } from './modal';
 
 const FILE = 'test-results/chat-ux-long.sqlite';
@@ -42,9 +42,7 @@ const configure = (page: Page) => connectEndpoint(page, mock.url);
 
 test('a long conversation opens at its newest message, and streaming, finished and failed answers stay in view', async ({ page }) => {
   await page.goto('/');
-  await page.getByLabel('Import database file').setInputFiles(FILE);
-  await page.getByRole('button', { name: 'Replace memory' }).click();
-  await expect(page.getByText(`Imported ${TURNS} messages`)).toBeVisible();
+  await replaceMemory(page, FILE, `Imported ${TURNS} messages`);
   await configure(page);
   await page.getByRole('button', { name: /A long conversation/ }).click();
   await expect(page.getByTestId('message')).toHaveCount(TURNS);

@@ -18,10 +18,10 @@ test.afterAll(async () => mock.close());
 
 const PLAN = 'I am flying to Lisbon next Friday.';
 
-/** Saved memories, once its Plans ahead heading reads `count`. */
+/** Saved memories, once its Plans ahead heading reads `count` (all of them shown: "1 of 1"). */
 async function plansAhead(page: Page, count: number) {
   const saved = await openSavedMemories(page);
-  await expect(saved.getByRole('heading', { name: `Plans ahead (${count})` })).toBeVisible({ timeout: 30_000 });
+  await expect(saved.getByRole('heading', { name: `Plans ahead (${count} of ${count})` })).toBeVisible({ timeout: 30_000 });
   return saved;
 }
 

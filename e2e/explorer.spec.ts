@@ -6,7 +6,7 @@ import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { LlmClient } from '../src/llm/LlmClient';
 import { immediateTimer, topicProvider } from '../test/support/topicEmbedder';
 import { createEngine } from '../src/host/createEngine';
-import { connectEndpoint } from './appSteps';
+import { connectEndpoint, replaceMemory } from './appSteps';
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -71,9 +71,7 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   test.setTimeout(120_000);
   await page.goto('/');
   await configure(page);
-  await page.getByLabel('Import database file').setInputFiles(FILE);
-  await page.getByRole('button', { name: 'Replace memory' }).click();
-  await expect(page.getByText(/Imported 6 messages/)).toBeVisible();
+  await replaceMemory(page, FILE, /Imported 6 messages/);
 
   // Overview
   await page.getByRole('button', { name: 'Memory', exact: true }).click();

@@ -3,7 +3,8 @@
  * per day into test-results/ and imported through the app's own "Import…" control.
  */
 import { existsSync, statSync } from 'node:fs';
-import { expect, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { replaceMemory } from './appSteps';
 import { writeFile } from 'node:fs/promises';
 import { buildFixtureMemory, type FixtureSummary } from '../scripts/build-fixture-memory';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
@@ -21,9 +22,8 @@ export async function ensureFixtureMemory(): Promise<FixtureSummary | null> {
 
 /** Replaces the page's memory with the fixture through Import… → Replace memory. */
 export async function importFixtureMemory(page: Page): Promise<void> {
-  await page.getByLabel('Import database file').setInputFiles(FIXTURE_FILE);
-  await page.getByRole('button', { name: 'Replace memory' }).click();
-  await expect(page.getByText(`Imported ${FIXTURE.turns} messages in ${FIXTURE.conversations} conversations`)).toBeVisible({ timeout: 180_000 }); // 18 MB checked and swapped in: minutes on a busy machine
+  // 18 MB checked and swapped in: minutes on a busy machine.
+  await replaceMemory(page, FIXTURE_FILE, `Imported ${FIXTURE.turns.toLocaleString('en-US')} messages in ${FIXTURE.conversations} conversations`, 180_000);
 }
 
 /**

@@ -13,7 +13,7 @@ import { immediateTimer, topicProvider } from '../test/support/topicEmbedder';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { LlmClient } from '../src/llm/LlmClient';
 import { createEngine } from '../src/host/createEngine';
-import { connectEndpoint, openSavedMemories } from './appSteps';
+import { connectEndpoint, openSavedMemories, replaceMemory } from './appSteps';
 
 const H = 3_600_000;
 const T0 = Date.now() - 2 * 24 * H;
@@ -61,9 +61,7 @@ test('forgetting "Ana" deletes exactly the listed items, reports that count with
   test.setTimeout(180_000);
   await page.goto('/');
   await connectEndpoint(page, mock.url);
-  await page.getByLabel('Import database file').setInputFiles(FILE);
-  await page.getByRole('button', { name: 'Replace memory' }).click();
-  await expect(page.getByText(/Imported 3 messages/)).toBeVisible();
+  await replaceMemory(page, FILE, /Imported 3 messages/);
 
   // Before: the Porto plan and fact are remembered.
   const saved = await openSavedMemories(page);

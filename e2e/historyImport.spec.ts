@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { replaceMemory } from './appSteps';
 import { strToU8, zipSync } from 'fflate';
 import {
   T0, ambiguousTranscript, chatGptBranchCopies, chatGptConversations, chatGptMicroseconds, claudeBranchedConversations, headingTranscript,
@@ -66,9 +67,7 @@ test('a ChatGPT import with microsecond times exports a memory that imports agai
   await page.getByRole('button', { name: 'Export' }).click();
   const path = info.outputPath('after-chatgpt.sqlite');
   await (await downloadPromise).saveAs(path);
-  await page.getByLabel('Import database file').setInputFiles(path);
-  await page.getByRole('button', { name: 'Replace memory' }).click();
-  await expect(page.getByText(/Imported 2 messages/)).toBeVisible();
+  await replaceMemory(page, path, /Imported 2 messages/);
   await page.getByLabel('Search memory').fill('Tordesillas');
   await expect(page.getByTestId('search-hit')).toHaveCount(1);
 });

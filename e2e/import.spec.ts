@@ -57,7 +57,7 @@ test('a file whose trigger rewrites every new turn is imported without it', asyn
   await openWithOneTurn(page);
   await choose(page, 'trigger rewrites each new turn');
   await page.getByRole('button', { name: 'Replace memory' }).click();
-  await expect(page.getByText(/Imported 12 messages in 1 conversations/)).toBeVisible();
+  await expect(page.getByText(/Imported 12 messages in 1 conversation\b/)).toBeVisible();
   await expect(page.getByText(/left out; only its rows were imported/)).toBeVisible();
   await page.getByRole('button', { name: /Garden/ }).first().click();
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Zucchini goes in the raised bed.');

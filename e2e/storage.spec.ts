@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { replaceMemory } from './appSteps';
 import { readFile } from 'node:fs/promises';
 
 async function openApp(page: Page) {
@@ -62,9 +63,7 @@ test('export downloads a valid SQLite file and importing it restores the memory'
   // Change the memory, then restore the export.
   await send(page, 'This turn was added after the export.');
   await expect(page.getByTestId('message-count')).toHaveText('2');
-  await page.getByLabel('Import database file').setInputFiles(path);
-  await page.getByRole('button', { name: 'Replace memory' }).click();
-  await expect(page.getByText(/Imported 1 messages/)).toBeVisible();
+  await replaceMemory(page, path, /Imported 1 message in 1 conversation/);
   await expect(page.getByTestId('message-count')).toHaveText('1');
   await page.reload();
   await expect(page.getByTestId('message-count')).toHaveText('1');

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
+import { replaceMemory } from './appSteps';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { startOfDay } from '../src/core/base/timeZone';
 
@@ -37,9 +38,7 @@ async function prefill(now: number): Promise<{ utc: number; zone: number }> {
 test('Tokens spent today counts from midnight in the chosen time zone', async ({ page }) => {
   const expected = await prefill(Date.now());
   await page.goto('/');
-  await page.getByLabel('Import database file').setInputFiles(FILE);
-  await page.getByRole('button', { name: 'Replace memory' }).click();
-  await expect(page.getByText(/Imported 1 message/)).toBeVisible();
+  await replaceMemory(page, FILE, /Imported 1 message in 1 conversation/);
 
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const answerRow = page.getByRole('region', { name: 'Spend' }).getByRole('row').filter({ has: page.getByRole('cell', { name: 'answer', exact: true }) });

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react';
 import { useExportDatabase, useImportDatabase, useStats } from '../hooks';
 import { useUi } from '../uiStore';
-import { formatBytes } from '../format';
+import { formatBytes, plural } from '../format';
 import { exportFileName } from '../../core/base/exportFileName';
 import { HistoryImportButton, POLICY_LABELS, range, tokens } from '../history/HistoryImportDialog';
 import { useEngineMutation } from '../hooks';
@@ -53,7 +53,7 @@ export function DataActions() {
     try {
       const bytes = new Uint8Array(await pending.arrayBuffer());
       const summary = await importer.mutateAsync(bytes);
-      notify('info', [`Imported ${summary.messageCount} messages in ${summary.conversationCount} conversations from ${pending.name}.`, ...(summary.notices ?? [])].join(' '));
+      notify('info', [`Imported ${plural(summary.messageCount, 'message')} in ${plural(summary.conversationCount, 'conversation')} from ${pending.name}.`, ...(summary.notices ?? [])].join(' '));
       setPending(null);
       if (summary.pendingSynthesis) {
         setChoice('off');
@@ -97,7 +97,7 @@ export function DataActions() {
         // Closing it (Escape, ×) keeps synthesis off, which is what the restore already set.
         <Dialog title="Synthesise the restored memory?" onClose={() => setHeld(null)} closeLabel="Close and keep synthesis off">
           <p>
-            The restored memory has {held.turns.toLocaleString('en')} messages in about {held.episodes.toLocaleString('en')} episodes
+            The restored memory has {plural(held.turns, 'message')} in about {plural(held.episodes, 'episode')}
             that are not synthesised yet. Nothing has been sent to your endpoint; synthesis is off until you choose
             (the file was saved with “{held.policyInFile}”).
           </p>
