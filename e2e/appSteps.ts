@@ -18,6 +18,10 @@ export async function connectEndpoint(page: Page, url: string, options: { keepOp
   if (!options.keepOpen) await page.getByRole('button', { name: 'Close settings' }).click();
 }
 
+/** The sidebar row of the conversation whose title holds `title` (not the row's Rename or Delete button). */
+export const conversationRow = (page: Page, title: string | RegExp) =>
+  page.getByRole('navigation', { name: 'Conversations' }).locator('button.conversation').filter({ hasText: title });
+
 /** Sends `text` from the message box and waits until it shows in the chat. */
 export async function sendMessage(page: Page, text: string): Promise<void> {
   await messageBox(page).fill(text);

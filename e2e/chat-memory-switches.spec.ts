@@ -8,7 +8,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
-import { connectEndpoint, messageBox as box } from './appSteps';
+import { connectEndpoint, conversationRow, messageBox as box } from './appSteps';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -53,7 +53,7 @@ test('a conversation that is not remembered stays out of other answers; memory o
   await say(page, 'My dog Biscuit is a beagle.', 2);
   await closeSent(page);
   // With an endpoint set, the first exchange is titled by it (the mock's title starts "About:").
-  await expect(page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /^About: My dog Biscuit is a beagle/ })).toBeVisible();
+  await expect(conversationRow(page, 'About: My dog Biscuit is a beagle')).toBeVisible();
   await expect(page.locator('.conversation-head h2')).toHaveText('About: My dog Biscuit is a beagle');
 
   await newConversation(page);
@@ -65,7 +65,7 @@ test('a conversation that is not remembered stays out of other answers; memory o
   await say(page, 'My cat is called Zorblax.', 2);
   await closeSent(page);
   await page.reload();
-  await page.getByRole('button', { name: /^My cat is called Zorblax/ }).click();
+  await conversationRow(page, 'My cat is called Zorblax').click();
   await expect(switches(page).getByLabel('Remember this conversation')).not.toBeChecked();
 
   // Another conversation asks about both: the remembered turn is sent, the other is not.

@@ -8,6 +8,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
+import { confirmIn } from './modal';
 import { backToChat, connectEndpoint, messageBox, openSavedMemories, sendMessage, waitForMessages } from './appSteps';
 
 let mock: MockLlmServer;
@@ -56,8 +57,8 @@ test('deleting the message a plan came from removes the plan from saved memories
   // Delete the message the plan came from.
   const planTurn = page.getByTestId('message').filter({ hasText: 'flying to Lisbon' });
   await expect(planTurn).toHaveCount(1);
-  page.once('dialog', (d) => void d.accept());
   await planTurn.getByRole('button', { name: 'Delete message' }).click();
+  await confirmIn(page, 'Delete message', 'Delete message');
   await expect(page.getByTestId('message')).toHaveCount(3);
 
   const saved = await plansAhead(page, 0);
