@@ -26,6 +26,18 @@ async function plansAhead(page: Page, count: number) {
   return saved;
 }
 
+/** A new conversation whose first message states PLAN, once Saved memories lists the plan. */
+async function startWithPlan(page: Page): Promise<void> {
+  test.setTimeout(180_000);
+  await page.goto('/');
+  await connectEndpoint(page, mock.url);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await sendMessage(page, PLAN);
+  await waitForMessages(page, 2);
+  await expect(await plansAhead(page, 1)).toContainText('flying to Lisbon');
+  await backToChat(page);
+}
+
 /** The text of "what was sent" for the last answer in the open conversation. */
 async function lastSent(page: Page): Promise<string> {
   await page.getByTestId('message').last().getByRole('button', { name: 'what was sent' }).click();
@@ -38,16 +50,8 @@ async function lastSent(page: Page): Promise<string> {
 }
 
 test('deleting the message a plan came from removes the plan from saved memories and later answers, and the episode says so', async ({ page }) => {
-  test.setTimeout(180_000);
-  await page.goto('/');
-  await connectEndpoint(page, mock.url);
-  await page.getByRole('button', { name: '+ New conversation' }).click();
-  await sendMessage(page, PLAN);
-  await waitForMessages(page, 2);
-
-  // Listed, and sent with the next answer as a plan.
-  await expect(await plansAhead(page, 1)).toContainText('flying to Lisbon');
-  await backToChat(page);
+  await startWithPlan(page);
+  // Listed (above), and sent with the next answer as a plan.
   await sendMessage(page, 'What should I pack for a long weekend?');
   await waitForMessages(page, 4);
   const before = await lastSent(page);
@@ -92,14 +96,7 @@ test('deleting the message a plan came from removes the plan from saved memories
 });
 
 test('editing the message so the date is gone removes the plan from saved memories and from what is sent', async ({ page }) => {
-  test.setTimeout(180_000);
-  await page.goto('/');
-  await connectEndpoint(page, mock.url);
-  await page.getByRole('button', { name: '+ New conversation' }).click();
-  await sendMessage(page, PLAN);
-  await waitForMessages(page, 2);
-  await expect(await plansAhead(page, 1)).toContainText('flying to Lisbon');
-  await backToChat(page);
+  await startWithPlan(page);
 
   // ↑ in the empty box edits the last message; sending replaces it (and its answer).
   await messageBox(page).focus();

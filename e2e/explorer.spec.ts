@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
@@ -7,6 +6,7 @@ import { LlmClient } from '../src/llm/LlmClient';
 import { immediateTimer, topicProvider } from '../test/support/topicEmbedder';
 import { createEngine } from '../src/host/createEngine';
 import { connectEndpoint, replaceMemory } from './appSteps';
+import { saveWithoutVectors } from './fixtureMemory';
 
 const H = 3_600_000;
 const DAY = 24 * H;
@@ -43,11 +43,7 @@ async function prefill(): Promise<void> {
   await engine.editProfileItem(item!.id, 'Has a beagle called Biscuit');
   await say(T0 + 4 * DAY, ['The dog chewed my slipper.']);
   if (!(await engine.listProfile()).some((p) => p.status === 'conflict')) throw new Error('the prefill should leave a profile conflict');
-  // The browser has its own embedder: let it embed from scratch.
-  await store.db.exec("DELETE FROM meta WHERE key LIKE 'embedder.%'");
-  await store.db.exec('DELETE FROM vectors');
-  mkdirSync('test-results', { recursive: true });
-  writeFileSync(FILE, await store.exportDatabase());
+  await saveWithoutVectors(store, FILE);
   engine.stop();
 }
 

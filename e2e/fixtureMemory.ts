@@ -5,9 +5,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { type Page } from '@playwright/test';
 import { replaceMemory } from './appSteps';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { buildFixtureMemory, type FixtureSummary } from '../scripts/build-fixture-memory';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
+import type { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 import { createEngine } from '../src/host/createEngine';
 
 export const FIXTURE_FILE = 'test-results/fixture-memory.sqlite';
@@ -44,4 +46,15 @@ export async function writeUnsynthesisedMemory(path: string): Promise<void> {
   await store.setMeta('consolidation.policy', 'eager');
   await writeFile(path, await store.exportDatabase());
   engine.stop();
+}
+
+/**
+ * Writes a memory built in Node to `path` for a browser test, without its vectors: the browser has
+ * its own embedder and embeds from scratch.
+ */
+export async function saveWithoutVectors(store: SqliteMemoryStore, path: string): Promise<void> {
+  await store.db.exec("DELETE FROM meta WHERE key LIKE 'embedder.%'");
+  await store.db.exec('DELETE FROM vectors');
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, await store.exportDatabase());
 }

@@ -5,7 +5,6 @@
  * synthesised in Node through the engine (mock endpoint) and imported in the app, as
  * explorer.spec.ts does.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
@@ -14,6 +13,7 @@ import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { LlmClient } from '../src/llm/LlmClient';
 import { createEngine } from '../src/host/createEngine';
 import { connectEndpoint, openSavedMemories, replaceMemory } from './appSteps';
+import { saveWithoutVectors } from './fixtureMemory';
 
 const H = 3_600_000;
 const T0 = Date.now() - 2 * 24 * H;
@@ -38,10 +38,7 @@ async function prefill(): Promise<void> {
   };
   await say(T0, ['Ana and I went hiking on Mount Tam.', 'I am flying to Porto next week for the conference.']);
   await say(T0 + 26 * H, ['Ana recommended a sushi place near the station.']);
-  await store.db.exec("DELETE FROM meta WHERE key LIKE 'embedder.%'");
-  await store.db.exec('DELETE FROM vectors');
-  mkdirSync('test-results', { recursive: true });
-  writeFileSync(FILE, await store.exportDatabase());
+  await saveWithoutVectors(store, FILE);
   engine.stop();
 }
 
