@@ -19,6 +19,8 @@ export interface ModelAvailability {
   readonly local: boolean;
   /** In the transformers.js cache (browser Cache API or Node FS cache) from an earlier download. */
   readonly cached: boolean;
+  /** Some of its files are cached but not all: a download that stopped part-way (resumable). */
+  readonly partial?: boolean;
 }
 
 /** What differs between the browser worker and Node (tests, benchmarks). */
@@ -190,7 +192,8 @@ function browserPlatform(modelBaseUrl: string): ModelPlatform {
       if (typeof caches === 'undefined') return { local: false, cached: false };
       const cache = await caches.open(env.cacheKey);
       const hits = await Promise.all(files.map((f) => cache.match(remoteUrl(entry.id, f))));
-      return { local: false, cached: hits.every((h) => h !== undefined) };
+      const found = hits.filter((h) => h !== undefined).length;
+      return { local: false, cached: found === files.length, partial: found > 0 && found < files.length };
     },
   };
 }
