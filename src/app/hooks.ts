@@ -89,6 +89,8 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
         case 'embedding-status':
           queryClient.setQueryData(queryKeys.embedding, event.status);
           if (event.status.state === 'idle') void queryClient.invalidateQueries({ queryKey: queryKeys.allVectorSearch });
+          // A failed switch may have removed a damaged download: the Models list offers Download again.
+          if (event.status.error) void queryClient.invalidateQueries({ queryKey: queryKeys.models });
           return;
         case 'messages-changed':
           void queryClient.invalidateQueries({ queryKey: queryKeys.allMessages });

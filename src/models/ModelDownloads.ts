@@ -18,6 +18,7 @@
 import { env, type ProgressInfo } from '@huggingface/transformers';
 import { RecollectError } from '../core/base/errors';
 import type { ModelProgress, ProgressListener } from '../core/protocol';
+import { onnxCheckingStream } from './onnxCheck';
 
 /** Why a download stopped; decides the message and whether the files that arrived are kept. */
 export type DownloadFailure = 'cancelled' | 'offline' | 'unreachable' | 'missing' | 'refused' | 'invalid';
@@ -84,11 +85,21 @@ export class ModelDownloads {
   }
 }
 
+/**
+ * The download's fetch: every request carries the abort signal, and a model file's bytes pass
+ * through the ONNX shape check (src/models/onnxCheck.ts), so a file that cannot be a model fails
+ * the download before onnxruntime sees it.
+ */
 function abortable(base: typeof env.fetch, signal: AbortSignal): typeof env.fetch {
-  return ((input: string | URL | Request, init?: RequestInit) => {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
     const own = init?.signal;
     const both = own && typeof AbortSignal.any === 'function' ? AbortSignal.any([own, signal]) : signal;
-    return base(input as string, { ...init, signal: both });
+    const res = await base(input as string, { ...init, signal: both });
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    // Not the size probe (a Range request for the first byte) and not an error page.
+    const probe = new Headers(init?.headers).has('range');
+    if (res.status !== 200 || !res.body || probe || !new URL(url, 'http://x/').pathname.endsWith('.onnx')) return res;
+    return new Response(res.body.pipeThrough(onnxCheckingStream()), { status: res.status, statusText: res.statusText, headers: res.headers });
   }) as typeof env.fetch;
 }
 

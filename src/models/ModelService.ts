@@ -15,7 +15,7 @@ import { RecollectError, type ErrorInfo, toErrorInfo } from '../core/base/errors
 import type { DevicePreference, ModelInfo, ModelStatus, ModelWorkerApi, ProgressListener, SlotState, SlotStatus } from '../core/protocol';
 import { BUNDLED_MODEL_ID, MODEL_CATALOG, type CatalogEntry, type ModelKind } from './catalog';
 import type { ModelLoadOptions } from './loadOptions';
-import { unavailable } from './modelErrors';
+import { isDamagedModelFile, unavailable } from './modelErrors';
 import { ModelDownloads, downloadProgress } from './ModelDownloads';
 import { StaticEmbedder } from './StaticEmbedder';
 import { TransformersEmbedder, type EmbedRole } from './TransformersEmbedder';
@@ -301,13 +301,30 @@ export class ModelService implements ModelWorkerApi {
     // cache with local models on (transformers.js will not look in its cache with both local and
     // remote models off) and remote models off, so a missing file never reaches the network.
     const flags = loadFlags(this.platform, entry);
-    return this.exclusive(() =>
-      withEnv(flags, async () =>
-        (kind === 'embedder'
-          ? await TransformersEmbedder.create(id, options)
-          : await TransformersReranker.create(id, options)) as SlotModel<K>,
-      ),
-    );
+    const problem = !entry.bundled && cached ? await this.platform.damaged?.(entry) : null;
+    if (problem) throw await this.dropDamaged(entry, problem);
+    try {
+      return await this.exclusive(() =>
+        withEnv(flags, async () =>
+          (kind === 'embedder'
+            ? await TransformersEmbedder.create(id, options)
+            : await TransformersReranker.create(id, options)) as SlotModel<K>,
+        ),
+      );
+    } catch (err) {
+      if (entry.bundled || !cached || !isDamagedModelFile(err)) throw err;
+      throw await this.dropDamaged(entry, (err as { detail?: string }).detail ?? (err instanceof Error ? err.message : String(err)));
+    }
+  }
+
+  /**
+   * A damaged download fails the same way on every try: drop it, so the Models panel offers
+   * Download again instead of a Use that cannot work.
+   */
+  private async dropDamaged(entry: CatalogEntry, detail: string): Promise<RecollectError> {
+    await this.platform.forget?.(entry).catch(() => undefined);
+    const short = detail.length > 160 ? `${detail.slice(0, 160)}…` : detail;
+    return new RecollectError('MODEL_ERROR', `The downloaded files of "${entry.label}" are damaged (${short}), so they were removed. Download it again in Settings → Models.`, detail);
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {

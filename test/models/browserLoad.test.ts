@@ -182,7 +182,8 @@ describe('download failures', () => {
     const cache = await caches.open(env.cacheKey);
     await cache.delete(remoteUrl(MXBAI, 'onnx/model_quantized.onnx'));
     const service = new ModelService({ platform });
-    await expect(service.downloadModel(MXBAI)).rejects.toMatchObject({ code: 'MODEL_ERROR' });
+    // Caught by the shape check before onnxruntime sees it (a parse failure there breaks later loads in a browser).
+    await expect(service.downloadModel(MXBAI)).rejects.toMatchObject({ code: 'MODEL_ERROR', message: expect.stringMatching(/not an ONNX model/) });
     expect((await service.listModels()).find((m) => m.id === MXBAI && m.kind === 'reranker')).toMatchObject({ available: false });
     hub.fault(`${MXBAI}/onnx/model_quantized.onnx`, null);
     // Healed on the hub: the retry fetches every file again and works (nothing stale is kept).
@@ -243,5 +244,27 @@ describe('cancel, resume, a hub that cannot be reached', () => {
     expect(env.allowRemoteModels).toBe(false);
     expect(service.status().embedder).toMatchObject({ modelId: MINILM, state: 'ready' });
     expect(await service.embed(['still embeds'])).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('a damaged download', () => {
+  it('a cached model file that is not a model: Use fails saying so, the files are removed, a new download loads in the same process', async () => {
+    const service = new ModelService({ platform });
+    await service.loadEmbedder(MINILM); // downloaded above: the model that works
+    await service.downloadModel(BGE);
+    const cache = await caches.open(env.cacheKey);
+    const onnx = remoteUrl(BGE, 'onnx/model_quantized.onnx');
+    await cache.put(onnx, new Response(new Uint8Array(4096).fill(0x5a), { headers: { 'content-length': '4096' } }));
+
+    const err = await service.loadEmbedder(BGE).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'MODEL_ERROR', message: expect.stringMatching(/^The downloaded files of "BGE small en v1.5" are damaged \(onnx\/model_quantized\.onnx is not an ONNX model: .*\), so they were removed\. Download it again/) });
+    expect(service.status().embedder).toMatchObject({ modelId: MINILM, state: 'ready' }); // the last working model stays
+    expect((await service.listModels()).find((m) => m.id === BGE)).toMatchObject({ available: false, partial: false });
+    expect(await cache.match(onnx)).toBeUndefined();
+
+    await service.downloadModel(BGE);
+    await service.loadEmbedder(BGE);
+    expect(service.status().embedder).toMatchObject({ modelId: BGE, state: 'ready', dim: 384 });
+    expect(await service.embed(['works again'])).toHaveLength(1);
   }, 60_000);
 });

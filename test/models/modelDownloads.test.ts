@@ -61,7 +61,7 @@ describe('ModelDownloads.run', () => {
       init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
     })) as typeof env.fetch;
     try {
-      const running = downloads.run(job(async () => void (await env.fetch('https://hub/x'))), forget).catch((e: unknown) => e);
+      const running = downloads.run(job(async () => void (await env.fetch('https://hub/x')), forget)).catch((e: unknown) => e);
       await fetching;
       expect(downloads.current).toBe('m');
       await expect(downloads.run(job(async () => undefined))).rejects.toMatchObject({ code: 'INVALID_INPUT' });
