@@ -13,6 +13,7 @@ const MINILM = 'Xenova/all-MiniLM-L6-v2';
 const MSMARCO = 'Xenova/ms-marco-MiniLM-L-6-v2';
 const BGE = 'Xenova/bge-small-en-v1.5';
 const MXBAI = 'mixedbread-ai/mxbai-rerank-xsmall-v1';
+const E5 = 'Xenova/multilingual-e5-small';
 const PUPPY = 'I adopted a puppy from the shelter last weekend and named him Biscuit.';
 const EARNINGS = 'The quarterly earnings report shows revenue fell sharply in the north.';
 
@@ -103,7 +104,7 @@ test('an embedder: download with progress, use, search by meaning, reload, offli
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await send(page, 'My sister Priya moved to Lisbon in March.', 1);
   await page.getByRole('button', { name: 'Models' }).click();
-  await expect(page.getByTestId('embedded-count')).toHaveText('3');
+  await expect(page.getByTestId('embedded-count')).toHaveText('3', { timeout: 60_000 }); // the model loads from the cache first
   await expect(page.getByTestId('embedder-model')).toHaveText(MINILM);
   await page.getByRole('button', { name: 'Close models' }).click();
   expect(hub.requests.slice(before)).toEqual([]);
@@ -146,7 +147,7 @@ test('a reranker: download, use, kept across a reload; a broken download says wh
   // A file that is missing on the hub (404 part-way through the files): a clear error, no "Use".
   hub.fault(`${BGE}/onnx/model_quantized.onnx`, '404');
   const bge = await download(page, 'embedder', BGE);
-  await expect(page.getByRole('alert').filter({ hasText: 'Downloading "BGE small en v1.5" failed' })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole('alert').filter({ hasText: 'Downloading "BGE small en v1.5" failed' })).toContainText('the model hub has no file "onnx/model_quantized.onnx" for it (HTTP 404)', { timeout: 30_000 });
   await expect(bge.getByRole('button', { name: /Download/ })).toBeVisible();
   hub.fault(`${BGE}/onnx/model_quantized.onnx`, null);
   // Healed on the hub: a retry fetches every file again (nothing half-downloaded was kept) and works.
@@ -160,4 +161,101 @@ test('a reranker: download, use, kept across a reload; a broken download says wh
   await expect(mxbai.getByRole('button', { name: /Download/ })).toBeVisible();
   await expect(page.getByTestId(`model-reranker-${MSMARCO}`).getByRole('button', { name: 'In use' })).toBeVisible();
   hub.fault(`${MXBAI}/onnx/model_quantized.onnx`, null);
+});
+
+/** Waits until the hub has been asked for `repo`'s weights (held by holdOnnx: the download is under way). */
+async function weightsRequested(repo: string, since: number) {
+  await expect.poll(() => hub.requests.slice(since).some((r) => r.startsWith(`${repo}/`) && r.endsWith('.onnx')), { timeout: 60_000 }).toBe(true);
+}
+
+test('a download: cancel half-way and start again; a reload mid-download offers to finish; offline says so and the model in use stays', async ({ page, context }) => {
+  test.setTimeout(240_000);
+  await openWithHub(page, context);
+  await page.getByRole('button', { name: 'Models' }).click();
+  const status = page.getByTestId('embedding-status');
+  await expect(status).toContainText('uses Offline GloVe 100-d');
+
+  // Cancel half-way: the hub holds the model file, so the download stays in progress until cancelled.
+  let release = hub.holdOnnx();
+  let since = hub.requests.length;
+  const bge = await download(page, 'embedder', BGE);
+  await expect(bge.getByRole('progressbar', { name: /Downloading/ })).toBeVisible();
+  await weightsRequested(BGE, since);
+  await bge.getByRole('button', { name: 'Cancel download' }).click();
+  await expect(bge.getByTestId('download-stopped')).toContainText('Downloading "BGE small en v1.5" was cancelled', { timeout: 30_000 });
+  release();
+  await expect(bge.getByRole('progressbar')).toHaveCount(0);
+  // The small files that arrived are kept; nothing half-stored is offered for use.
+  await expect(bge.getByRole('button', { name: /^Finish download/ })).toBeVisible();
+  await expect(bge.getByRole('button', { name: 'Use' })).toHaveCount(0);
+  await expect(status).toContainText('uses Offline GloVe 100-d');
+
+  // Start again: only the file that had not arrived is fetched, and the model is usable.
+  const before = hub.requests.length;
+  await bge.getByRole('button', { name: /^Finish download/ }).click();
+  await expect(bge.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
+  expect(hub.requests.slice(before).filter((r) => !r.endsWith('.onnx'))).toEqual([]);
+  await bge.getByRole('button', { name: 'Use' }).click();
+  await expect(status).toContainText('uses BGE small en v1.5', { timeout: 90_000 });
+
+  // A reload mid-download: the row offers to finish it, and finishing works.
+  release = hub.holdOnnx();
+  since = hub.requests.length;
+  await download(page, 'reranker', MXBAI);
+  await weightsRequested(MXBAI, since);
+  await page.reload();
+  release();
+  await page.getByRole('button', { name: 'Models' }).click();
+  const mxbai = page.getByTestId(`model-reranker-${MXBAI}`);
+  await expect(mxbai.getByTestId('download-partial')).toBeVisible();
+  await mxbai.getByRole('button', { name: /^Finish download/ }).click();
+  await expect(mxbai.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
+
+  // Offline: the download says so at once, and the embedder in use stays in use.
+  await context.setOffline(true);
+  const e5 = await download(page, 'embedder', E5);
+  await expect(e5.getByRole('alert')).toContainText(/Downloading "multilingual-e5-small" failed: .*offline/, { timeout: 30_000 });
+  await expect(e5.getByRole('button', { name: /download/i })).toBeVisible();
+  await expect(e5.getByRole('button', { name: 'Use' })).toHaveCount(0);
+  await expect(page.getByTestId('embedding-status')).toContainText('uses BGE small en v1.5');
+  await expect(page.getByTestId('embedder-model')).toHaveText(BGE);
+  await context.setOffline(false);
+});
+
+test('a downloaded model whose file is damaged: Use keeps the last working model and says why; downloaded again, it loads in the same tab', async ({ page, context }) => {
+  test.setTimeout(240_000);
+  await openWithHub(page, context);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, PUPPY, 1);
+  await send(page, EARNINGS, 2);
+  await page.getByRole('button', { name: 'Models' }).click();
+  const status = page.getByTestId('embedding-status');
+  const row = await download(page, 'embedder', MINILM);
+  await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
+
+  // The browser's copy of the weights gets damaged (a disk error, a bad copy): no longer a model.
+  await page.evaluate(async (url) => {
+    const cache = await caches.open('transformers-cache');
+    await cache.put(url, new Response(new Uint8Array(4096).fill(0x5a), { headers: { 'content-length': '4096' } }));
+  }, `${hub.url}${MINILM}/resolve/main/onnx/model_quantized.onnx`);
+  await row.getByRole('button', { name: 'Use' }).click();
+  await expect(status).toContainText('Switching to', { timeout: 90_000 });
+  await expect(status).toContainText(/all-MiniLM-L6-v2" are damaged \(onnx\/model_quantized\.onnx is not an ONNX model: .*so they were removed\. Download it again/);
+  await expect(status).toContainText('uses Offline GloVe 100-d');
+  await expect(page.getByTestId('embedded-count')).toHaveText('2');
+  await expect(page.getByTestId('embedder-model')).toHaveText('recollect/glove-100d-sif');
+  await page.getByRole('button', { name: 'Close models' }).click();
+  await expectMeaningHits(page, 0); // search still uses the bundled model's vectors
+
+  // Downloaded again, the model loads in the same tab: the failed load left nothing behind.
+  await page.getByRole('button', { name: 'Models' }).click();
+  await row.getByRole('button', { name: /^Download/ }).click();
+  await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
+  await row.getByRole('button', { name: 'Use' }).click();
+  await expect(status).toContainText('uses all-MiniLM-L6-v2', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('2');
+  await expect(status).not.toContainText('Switching to');
+  await expect(page.getByTestId('embedder-model')).toHaveText(MINILM);
+  await page.getByRole('button', { name: 'Close models' }).click();
+  await expectMeaningHits(page, 2);
 });

@@ -3,7 +3,7 @@
  * queries.ts), invalidated by engine events here. Hooks hold no business logic; they call the
  * engine and report errors as notices.
  */
-import { createContext, useContext, useEffect, useMemo } from 'react';
+import { createContext, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClient, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
 import type { FactQuery, ForesightQuery, MemCellQuery } from '../core/explorer/explorer';
 import * as Comlink from 'comlink';
@@ -89,6 +89,8 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
         case 'embedding-status':
           queryClient.setQueryData(queryKeys.embedding, event.status);
           if (event.status.state === 'idle') void queryClient.invalidateQueries({ queryKey: queryKeys.allVectorSearch });
+          // A failed switch may have removed a damaged download: the Models list offers Download again.
+          if (event.status.error) void queryClient.invalidateQueries({ queryKey: queryKeys.models });
           return;
         case 'messages-changed':
           void queryClient.invalidateQueries({ queryKey: queryKeys.allMessages });
@@ -188,10 +190,38 @@ export const useStats = () => useEngineQuery((q) => q.stats());
 export const useExportDatabase = () => useEngineMutation((c, _: void) => c.engine.exportDatabase());
 export const useImportDatabase = () => useEngineMutation((c, bytes: Uint8Array) => c.engine.importDatabase(bytes), { report: false });
 
-export function useDownloadModel(onProgress: (p: ModelProgress) => void) {
-  return useEngineMutation((c, modelId: string) => c.models.downloadModel(modelId, Comlink.proxy(onProgress)), {
-    onSuccess: (list, qc) => qc.setQueryData(queryKeys.models, list),
-  });
+/**
+ * A model download from Settings → Models: progress, cancel, and why the last one stopped. The
+ * list is refetched whatever the outcome, so a download that stopped part-way shows as one to
+ * finish (its whole files stay cached).
+ */
+export function useModelDownload() {
+  const client = useEngineClient();
+  const queryClient = useQueryClient();
+  const [progress, setProgress] = useState<ModelProgress | null>(null);
+  const [stopped, setStopped] = useState<{ readonly modelId: string; readonly message: string; readonly cancelled: boolean } | null>(null);
+  const [modelId, setModelId] = useState<string | null>(null);
+  const cancelled = useRef(false);
+  const start = async (id: string) => {
+    cancelled.current = false;
+    setStopped(null);
+    setProgress(null);
+    setModelId(id);
+    try {
+      queryClient.setQueryData(queryKeys.models, await client.models.downloadModel(id, Comlink.proxy(setProgress)));
+    } catch (err) {
+      setStopped({ modelId: id, message: toErrorInfo(err).message, cancelled: cancelled.current });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.models });
+    } finally {
+      setModelId(null);
+      setProgress(null);
+    }
+  };
+  const cancel = () => {
+    cancelled.current = true;
+    void client.models.cancelDownload();
+  };
+  return { modelId, progress, stopped, start, cancel };
 }
 
 /** `pollMs`: refetch while mounted (models load lazily in their worker, which sends no events). */

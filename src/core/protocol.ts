@@ -229,6 +229,11 @@ export interface ModelInfo {
   readonly available: boolean;
   /** Downloaded earlier and kept in the browser cache (or Node FS cache). */
   readonly cached: boolean;
+  /**
+   * Some files but not all are cached: a download stopped before it finished (cancelled, the
+   * connection lost, the page reloaded). Downloading again fetches only the rest.
+   */
+  readonly partial: boolean;
   readonly selected: boolean;
 }
 
@@ -269,6 +274,8 @@ export interface ModelWorkerApi {
   listModels(): Promise<ModelInfo[]>;
   /** The user's explicit download action: the only call that reaches the network. */
   downloadModel(id: string, onProgress?: ProgressListener): Promise<ModelInfo[]>;
+  /** Stops the running download (it then fails as cancelled); files that arrived whole are kept. */
+  cancelDownload(): void;
   /** Where downloads come from: a mirror of the Hub in `<repo>/resolve/main/<file>` layout (null: the Hub). */
   setModelHub(url: string | null): Promise<string>;
 }

@@ -9,16 +9,16 @@
  * load leaves the state 'error' with the reason, and every generate() then fails with
  * LLM_NOT_CONFIGURED carrying that reason (the engine keeps storing turns; answers say why).
  */
-import { env, type ProgressInfo } from '@huggingface/transformers';
 import { RecollectError, toErrorInfo } from '../core/base/errors';
 import type {
-  DeviceGenerationRequest, DeviceGenerationResult, DeviceLlmInfo, DeviceLlmStatus, DeviceLlmWorkerApi, ModelProgress, ProgressListener, TextListener,
+  DeviceGenerationRequest, DeviceGenerationResult, DeviceLlmInfo, DeviceLlmStatus, DeviceLlmWorkerApi, ProgressListener, TextListener,
 } from '../core/protocol';
 import { LlmError } from '../llm/llmErrors';
 import {
-  DEVICE_LLM_CATALOG, chooseRuntime, deviceLlmFiles, type DeviceLlmDtype, type DeviceLlmEntry, type GpuCapabilities, type Runtime,
+  DEVICE_LLM_CATALOG, chooseRuntime, deviceLlmFiles, type DeviceLlmEntry, type GpuCapabilities, type Runtime,
 } from './deviceLlmCatalog';
 import { TransformersTextGenerator, type TextGeneratorLoadOptions } from './TransformersTextGenerator';
+import { ModelDownloads } from './ModelDownloads';
 import { withEnv } from './transformersEnv';
 
 export interface DeviceLlmPlatform {
@@ -41,7 +41,7 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
   #status: DeviceLlmStatus = NONE;
   #generator: TransformersTextGenerator | null = null;
   #loading: Promise<DeviceLlmStatus> | null = null;
-  #download: AbortController | null = null;
+  readonly #downloads = new ModelDownloads();
 
   constructor(platform: DeviceLlmPlatform, catalog: readonly DeviceLlmEntry[] = DEVICE_LLM_CATALOG) {
     this.#platform = platform;
@@ -79,43 +79,30 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
     }));
   }
 
-  /** The person's download action: the files this device will load, into the browser cache. */
+  /** The person's download action: the files this device will load, into the browser cache (src/models/ModelDownloads.ts). */
   async downloadModel(id: string, onProgress?: ProgressListener): Promise<DeviceLlmInfo[]> {
     const entry = this.#entry(id);
     const runtime = chooseRuntime(entry, await this.#platform.gpu());
     if (!runtime.ok) throw new RecollectError('MODEL_UNAVAILABLE', runtime.reason);
-    if (this.#download) throw new RecollectError('INVALID_INPUT', 'Another model is downloading; wait for it or cancel it first.');
-    const controller = new AbortController();
-    this.#download = controller;
     const files = deviceLlmFiles(runtime.dtype);
-    const report = progress(entry, runtime.dtype, onProgress);
-    const base = env.fetch;
-    // transformers.js has no cancel for downloads; its fetch is ours to wrap.
-    env.fetch = ((input: string | URL | Request, init?: RequestInit) => base(input as string, { ...init, signal: controller.signal })) as typeof env.fetch;
-    try {
-      await withEnv({ allowRemoteModels: true, allowLocalModels: false }, async () => {
-        // Loading is the library's way to fetch (and cache) every file; WASM checks the files, not speed.
-        const generator = await this.#loader(entry.id, { device: 'wasm', dtype: runtime.dtype, progress_callback: report.onInfo });
-        await generator.dispose();
-      });
-    } catch (err) {
-      const cancelled = controller.signal.aborted;
-      // A file cut half-way must not pass for a download; whole files stay cached, so a retry resumes.
-      if (!cancelled) await this.#platform.forget?.(entry.id, files).catch(() => undefined);
-      const detail = err instanceof Error ? err.message : String(err);
-      throw new RecollectError('MODEL_ERROR', cancelled
-        ? `Downloading "${entry.label}" was cancelled. Files already downloaded are kept; downloading again continues from there.`
-        : `Downloading "${entry.label}" failed: ${detail.slice(0, 200)}. Check the network connection and try again.`, detail);
-    } finally {
-      env.fetch = base;
-      this.#download = null;
-    }
-    report.finish();
+    await this.#downloads.run({
+      modelId: entry.id,
+      label: entry.label,
+      expectedBytes: entry.bytes[runtime.dtype],
+      onProgress,
+      forget: async () => this.#platform.forget?.(entry.id, files),
+      fetchFiles: (onInfo) =>
+        withEnv({ allowRemoteModels: true, allowLocalModels: false }, async () => {
+          // Loading is the library's way to fetch (and cache) every file; WASM checks the files, not speed.
+          const generator = await this.#loader(entry.id, { device: 'wasm', dtype: runtime.dtype, progress_callback: onInfo });
+          await generator.dispose();
+        }),
+    });
     return this.listModels();
   }
 
   cancelDownload(): void {
-    this.#download?.abort();
+    this.#downloads.cancel();
   }
 
   /** Loads `id` from the cache (never the network) on the best device it can run on here. */
@@ -189,39 +176,4 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
     if (!entry) throw new RecollectError('INVALID_INPUT', `"${id}" is not a model Recollect can run on this device.`);
     return entry;
   }
-}
-
-/** Bytes across files as transformers.js reports them; the catalog size until totals are known. */
-function progress(entry: DeviceLlmEntry, dtype: DeviceLlmDtype, listener: ProgressListener | undefined) {
-  const files = new Map<string, { loaded: number; total: number }>();
-  let last: string | null = null;
-  let lastEmit = 0;
-  const emit = (done: boolean) => {
-    if (!listener) return;
-    let loaded = 0;
-    let total = 0;
-    for (const f of files.values()) {
-      loaded += f.loaded;
-      total += f.total;
-    }
-    const p: ModelProgress = { modelId: entry.id, file: last, loaded, total: done ? total : Math.max(total, entry.bytes[dtype]), done };
-    Promise.resolve().then(() => listener(p)).catch(() => undefined);
-  };
-  return {
-    onInfo: (info: unknown) => {
-      const i = info as ProgressInfo;
-      if (i.status === 'progress') files.set(i.file, { loaded: i.loaded, total: i.total });
-      else if (i.status === 'done') {
-        const f = files.get(i.file);
-        if (f) f.loaded = f.total;
-      } else return;
-      last = i.file;
-      const now = Date.now();
-      if (i.status === 'done' || now - lastEmit >= 200) {
-        lastEmit = now;
-        emit(false);
-      }
-    },
-    finish: () => emit(true),
-  };
 }

@@ -10,12 +10,13 @@
  * - Every method takes and returns structured-cloneable values; progress listeners may be
  *   `Comlink.proxy` functions (their calls are not awaited, errors ignored).
  */
-import { AutoModel, AutoTokenizer, type ProgressInfo } from '@huggingface/transformers';
+import { AutoModel, AutoTokenizer } from '@huggingface/transformers';
 import { RecollectError, type ErrorInfo, toErrorInfo } from '../core/base/errors';
-import type { DevicePreference, ModelInfo, ModelProgress, ModelStatus, ModelWorkerApi, ProgressListener, SlotState, SlotStatus } from '../core/protocol';
+import type { DevicePreference, ModelInfo, ModelStatus, ModelWorkerApi, ProgressListener, SlotState, SlotStatus } from '../core/protocol';
 import { BUNDLED_MODEL_ID, MODEL_CATALOG, type CatalogEntry, type ModelKind } from './catalog';
 import type { ModelLoadOptions } from './loadOptions';
-import { toModelError, unavailable } from './modelErrors';
+import { isDamagedModelFile, unavailable } from './modelErrors';
+import { ModelDownloads, downloadProgress } from './ModelDownloads';
 import { StaticEmbedder } from './StaticEmbedder';
 import { TransformersEmbedder, type EmbedRole } from './TransformersEmbedder';
 import { TransformersReranker } from './TransformersReranker';
@@ -40,8 +41,6 @@ interface Slot<T> {
   error: ErrorInfo | null;
 }
 
-const PROGRESS_INTERVAL_MS = 100;
-
 export class ModelService implements ModelWorkerApi {
   private readonly platform: ModelPlatform;
   private readonly catalog: readonly CatalogEntry[];
@@ -51,6 +50,7 @@ export class ModelService implements ModelWorkerApi {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly extraEmbedders = new Map<string, Promise<LoadedEmbedder>>();
   private devicePreference: DevicePreference = 'auto';
+  private readonly downloads = new ModelDownloads();
 
   constructor(options: ModelServiceOptions) {
     this.platform = options.platform;
@@ -174,7 +174,7 @@ export class ModelService implements ModelWorkerApi {
   async listModels(): Promise<ModelInfo[]> {
     return Promise.all(
       this.catalog.map(async (entry) => {
-        const { local, cached } = await this.platform.availability(entry).catch(() => ({ local: false, cached: false }));
+        const { local, cached, partial = false } = await this.platform.availability(entry).catch(() => ({ local: false, cached: false, partial: false }));
         const slot = entry.kind === 'embedder' ? this.embedder : this.reranker;
         return {
           id: entry.id,
@@ -189,6 +189,7 @@ export class ModelService implements ModelWorkerApi {
           languageCodes: entry.languageCodes,
           available: local || cached,
           cached,
+          partial: !local && !cached && partial,
           selected: slot.id === entry.id,
         };
       }),
@@ -198,44 +199,44 @@ export class ModelService implements ModelWorkerApi {
   /**
    * The explicit user action: fetches a catalog model's files from the Hugging Face Hub into the
    * transformers.js cache (browser Cache API), reporting bytes as they arrive. Remote access is
-   * enabled only for the duration of this call.
+   * enabled only for the duration of this call. `cancelDownload` stops it; files that arrived
+   * whole stay cached, so downloading again (after a cancel, a lost connection or a reload)
+   * fetches only the rest (src/models/ModelDownloads.ts).
    */
   async downloadModel(id: string, onProgress?: ProgressListener): Promise<ModelInfo[]> {
     const entry = this.catalog.find((m) => m.id === id);
     if (!entry) throw new RecollectError('INVALID_INPUT', `"${id}" is not in the model catalog.`);
-    const report = progressReporter(entry, onProgress);
-    if (!entry.bundled) {
-      await this.exclusive(() =>
-        withEnv({ allowRemoteModels: true, allowLocalModels: false }, async () => {
-          try {
-            const options = { progress_callback: report.onInfo };
-            await AutoTokenizer.from_pretrained(entry.id, options);
-            // Creating the session is the library's supported way to fetch (and cache) the weights.
-            const model = await AutoModel.from_pretrained(entry.id, {
-              ...options,
-              dtype: entry.dtype,
-              // The platform's most compatible device (WASM in a browser): checking the file, not speed.
-              ...(this.platform.name === 'browser' ? { device: this.platform.devices(entry).at(-1) ?? 'wasm' } : {}),
-            });
-            await model.dispose();
-          } catch (err) {
-            // A file that arrived before the failure (or a corrupt one) must not pass for a download.
-            await this.platform.forget?.(entry).catch(() => undefined);
-            const e = toModelError(err, entry.id, entry, 'download');
-            const detail = e.detail ?? e.message;
-            // Say what failed (a missing file, a cut connection, a file that is not a model): the
-            // remedy differs, and "check the network" alone is wrong for a broken file.
-            throw new RecollectError(
-              'MODEL_ERROR',
-              `Downloading "${entry.label}" failed: ${detail.length > 200 ? `${detail.slice(0, 200)}…` : detail}. Check the network connection and try again.`,
-              detail,
-            );
-          }
-        }),
-      );
+    if (entry.bundled) {
+      downloadProgress(entry.id, 0, onProgress).finish();
+      return this.listModels();
     }
-    report.finish();
+    await this.downloads.run({
+      modelId: entry.id,
+      label: entry.label,
+      expectedBytes: entry.approxBytes,
+      onProgress,
+      serialise: (fn) => this.exclusive(fn),
+      forget: async () => this.platform.forget?.(entry),
+      fetchFiles: (onInfo) =>
+        withEnv({ allowRemoteModels: true, allowLocalModels: false }, async () => {
+          const options = { progress_callback: onInfo };
+          await AutoTokenizer.from_pretrained(entry.id, options);
+          // Creating the session is the library's supported way to fetch (and cache) the weights.
+          const model = await AutoModel.from_pretrained(entry.id, {
+            ...options,
+            dtype: entry.dtype,
+            // The platform's most compatible device (WASM in a browser): checking the file, not speed.
+            ...(this.platform.name === 'browser' ? { device: this.platform.devices(entry).at(-1) ?? 'wasm' } : {}),
+          });
+          await model.dispose();
+        }),
+    });
     return this.listModels();
+  }
+
+  /** Stops the running download; files that arrived whole are kept for the next try. */
+  cancelDownload(): void {
+    this.downloads.cancel();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -300,13 +301,30 @@ export class ModelService implements ModelWorkerApi {
     // cache with local models on (transformers.js will not look in its cache with both local and
     // remote models off) and remote models off, so a missing file never reaches the network.
     const flags = loadFlags(this.platform, entry);
-    return this.exclusive(() =>
-      withEnv(flags, async () =>
-        (kind === 'embedder'
-          ? await TransformersEmbedder.create(id, options)
-          : await TransformersReranker.create(id, options)) as SlotModel<K>,
-      ),
-    );
+    const problem = !entry.bundled && cached ? await this.platform.damaged?.(entry) : null;
+    if (problem) throw await this.dropDamaged(entry, problem);
+    try {
+      return await this.exclusive(() =>
+        withEnv(flags, async () =>
+          (kind === 'embedder'
+            ? await TransformersEmbedder.create(id, options)
+            : await TransformersReranker.create(id, options)) as SlotModel<K>,
+        ),
+      );
+    } catch (err) {
+      if (entry.bundled || !cached || !isDamagedModelFile(err)) throw err;
+      throw await this.dropDamaged(entry, (err as { detail?: string }).detail ?? (err instanceof Error ? err.message : String(err)));
+    }
+  }
+
+  /**
+   * A damaged download fails the same way on every try: drop it, so the Models panel offers
+   * Download again instead of a Use that cannot work.
+   */
+  private async dropDamaged(entry: CatalogEntry, detail: string): Promise<RecollectError> {
+    await this.platform.forget?.(entry).catch(() => undefined);
+    const short = detail.length > 160 ? `${detail.slice(0, 160)}…` : detail;
+    return new RecollectError('MODEL_ERROR', `The downloaded files of "${entry.label}" are damaged (${short}), so they were removed. Download it again in Settings → Models.`, detail);
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -337,52 +355,5 @@ function slotStatus(slot: Slot<LoadedEmbedder> | Slot<TransformersReranker>): Sl
     notice: model && 'fallback' in model ? model.fallback : null,
     state,
     error: slot.error,
-  };
-}
-
-/** Aggregates transformers.js per-file progress events into throttled byte totals. */
-function progressReporter(entry: CatalogEntry, listener: ProgressListener | undefined) {
-  const files = new Map<string, { loaded: number; total: number }>();
-  let lastEmit = 0;
-  let lastFile: string | null = null;
-  const emit = (done: boolean) => {
-    if (!listener) return;
-    let loaded = 0;
-    let total = 0;
-    for (const f of files.values()) {
-      loaded += f.loaded;
-      total += f.total;
-    }
-    const progress: ModelProgress = {
-      modelId: entry.id,
-      file: lastFile,
-      loaded,
-      total: done ? total : Math.max(total, entry.approxBytes),
-      done,
-    };
-    // Fire and forget: a Comlink proxy returns a promise; a closed page must not break the download.
-    Promise.resolve()
-      .then(() => listener(progress))
-      .catch(() => undefined);
-  };
-  return {
-    onInfo: (info: ProgressInfo) => {
-      if (info.status === 'progress') {
-        files.set(info.file, { loaded: info.loaded, total: info.total });
-        lastFile = info.file;
-      } else if (info.status === 'done') {
-        const f = files.get(info.file);
-        if (f) f.loaded = f.total;
-        lastFile = info.file;
-      } else {
-        return;
-      }
-      const now = Date.now();
-      if (info.status === 'done' || now - lastEmit >= PROGRESS_INTERVAL_MS) {
-        lastEmit = now;
-        emit(false);
-      }
-    },
-    finish: () => emit(true),
   };
 }

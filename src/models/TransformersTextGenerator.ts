@@ -9,7 +9,7 @@
  */
 import {
   AutoModelForCausalLM, AutoTokenizer, InterruptableStoppingCriteria, TextStreamer,
-  type PreTrainedModel, type PreTrainedTokenizer, type Tensor,
+  type PreTrainedModel, type ProgressInfo, type PreTrainedTokenizer, type Tensor,
 } from '@huggingface/transformers';
 import { LlmError } from '../llm/llmErrors';
 import type { DeviceGenerationRequest, DeviceGenerationResult, TextGenerator, TextListener } from '../core/protocol';
@@ -29,7 +29,7 @@ function nextTask(): Promise<void> {
 export interface TextGeneratorLoadOptions {
   readonly device: 'webgpu' | 'wasm' | 'cpu';
   readonly dtype: 'q4' | 'q4f16';
-  readonly progress_callback?: (info: unknown) => void;
+  readonly progress_callback?: (info: ProgressInfo) => void;
 }
 
 export class TransformersTextGenerator implements TextGenerator {

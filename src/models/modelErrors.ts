@@ -32,3 +32,14 @@ export function isBackendUnavailable(err: unknown): boolean {
   const msg = err instanceof Error ? err.message : String(err);
   return /no available backend|backend not found|webgpu/i.test(msg) && !isMissingModelFile(err);
 }
+
+/**
+ * The files are there but are not a model: onnxruntime cannot parse the graph, or a JSON file does
+ * not parse (a damaged cache entry, a disk error). Unlike a missing backend or memory, trying again
+ * with the same files cannot help; downloading them again can.
+ */
+export function isDamagedModelFile(err: unknown): boolean {
+  const e = err as { detail?: unknown; message?: unknown } | null;
+  const text = `${typeof e?.detail === 'string' ? e.detail : ''} ${typeof e?.message === 'string' ? e.message : String(err)}`;
+  return /protobuf parsing failed|is not valid JSON|Unexpected token|Unexpected end of JSON|JSON\.parse/i.test(text);
+}

@@ -11,6 +11,7 @@
  */
 import { env } from '@huggingface/transformers';
 import { MODEL_CATALOG, modelFiles, type CatalogEntry } from './catalog';
+import { checkOnnxStream } from './onnxCheck';
 
 export type Device = 'webgpu' | 'wasm' | 'cpu';
 
@@ -19,6 +20,8 @@ export interface ModelAvailability {
   readonly local: boolean;
   /** In the transformers.js cache (browser Cache API or Node FS cache) from an earlier download. */
   readonly cached: boolean;
+  /** Some of its files are cached but not all: a download that stopped part-way (resumable). */
+  readonly partial?: boolean;
 }
 
 /** What differs between the browser worker and Node (tests, benchmarks). */
@@ -36,6 +39,12 @@ export interface ModelPlatform {
   setModelHub?(url: string | null): string;
   /** Drops whatever a failed download left in the cache, so a retry fetches every file again. */
   forget?(entry: CatalogEntry): Promise<void>;
+  /**
+   * What is wrong with a downloaded model's cached weights, or null (src/models/onnxCheck.ts):
+   * asked before loading, since a file onnxruntime cannot parse breaks every later load in the
+   * browser worker.
+   */
+  damaged?(entry: CatalogEntry): Promise<string | null>;
   /** Reads a bundled model's runtime-free lookup files (src/models/StaticEmbedder.ts); absent: always run the ONNX graph. */
   staticFiles?(entry: CatalogEntry): (file: string) => Promise<ArrayBuffer>;
 }
@@ -181,6 +190,14 @@ function browserPlatform(modelBaseUrl: string): ModelPlatform {
       const cache = await caches.open(env.cacheKey);
       await Promise.all(modelFiles(entry).map((f) => cache.delete(remoteUrl(entry.id, f))));
     },
+    async damaged(entry) {
+      if (entry.bundled || typeof caches === 'undefined') return null;
+      const file = modelFiles(entry).find((f) => f.endsWith('.onnx'));
+      const hit = file ? await (await caches.open(env.cacheKey)).match(remoteUrl(entry.id, file)) : undefined;
+      if (!file || !hit?.body) return null;
+      const problem = await checkOnnxStream(hit.body);
+      return problem ? `${file} is not an ONNX model: ${problem}` : null;
+    },
     async availability(entry) {
       const files = modelFiles(entry);
       if (entry.bundled) {
@@ -190,7 +207,8 @@ function browserPlatform(modelBaseUrl: string): ModelPlatform {
       if (typeof caches === 'undefined') return { local: false, cached: false };
       const cache = await caches.open(env.cacheKey);
       const hits = await Promise.all(files.map((f) => cache.match(remoteUrl(entry.id, f))));
-      return { local: false, cached: hits.every((h) => h !== undefined) };
+      const found = hits.filter((h) => h !== undefined).length;
+      return { local: false, cached: found === files.length, partial: found > 0 && found < files.length };
     },
   };
 }

@@ -167,13 +167,13 @@ describe('download failures', () => {
     expect((await service.listModels()).find((m) => m.id === BGE)).toMatchObject({ available: true });
   }, 60_000);
 
-  it('a connection cut half-way through the weights fails the download the same way', async () => {
+  it('a connection cut half-way through the weights: the whole files stay, the download can be finished', async () => {
     hub.fault(`${E5}/onnx/model_quantized.onnx`, 'cut');
     const cache = await caches.open(env.cacheKey);
     await cache.delete(remoteUrl(E5, 'onnx/model_quantized.onnx'));
     const service = new ModelService({ platform });
-    await expect(service.downloadModel(E5)).rejects.toMatchObject({ code: 'MODEL_ERROR' });
-    expect((await service.listModels()).find((m) => m.id === E5)).toMatchObject({ available: false });
+    await expect(service.downloadModel(E5)).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE', message: expect.stringMatching(/could not be reached, or the connection dropped/) });
+    expect((await service.listModels()).find((m) => m.id === E5)).toMatchObject({ available: false, partial: true });
     hub.fault(`${E5}/onnx/model_quantized.onnx`, null);
   }, 60_000);
 
@@ -182,12 +182,89 @@ describe('download failures', () => {
     const cache = await caches.open(env.cacheKey);
     await cache.delete(remoteUrl(MXBAI, 'onnx/model_quantized.onnx'));
     const service = new ModelService({ platform });
-    await expect(service.downloadModel(MXBAI)).rejects.toMatchObject({ code: 'MODEL_ERROR' });
+    // Caught by the shape check before onnxruntime sees it (a parse failure there breaks later loads in a browser).
+    await expect(service.downloadModel(MXBAI)).rejects.toMatchObject({ code: 'MODEL_ERROR', message: expect.stringMatching(/not an ONNX model/) });
     expect((await service.listModels()).find((m) => m.id === MXBAI && m.kind === 'reranker')).toMatchObject({ available: false });
     hub.fault(`${MXBAI}/onnx/model_quantized.onnx`, null);
     // Healed on the hub: the retry fetches every file again and works (nothing stale is kept).
     await service.downloadModel(MXBAI);
     await service.loadReranker(MXBAI);
     expect(service.status().reranker).toMatchObject({ modelId: MXBAI, state: 'ready' });
+  }, 60_000);
+});
+
+describe('cancel, resume, a hub that cannot be reached', () => {
+  async function forgetAll(id: string) {
+    const cache = await caches.open(env.cacheKey);
+    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']) await cache.delete(remoteUrl(id, f));
+  }
+  async function until(check: () => boolean) {
+    for (let i = 0; i < 600 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(check()).toBe(true);
+  }
+
+  it('cancel half-way: not downloaded, partly cached; downloading again fetches only the rest and works', async () => {
+    await forgetAll(MSMARCO);
+    const service = new ModelService({ platform });
+    const before = hub.requests.length;
+    const release = hub.holdOnnx();
+    const running = service.downloadModel(MSMARCO).catch((e: unknown) => e);
+    try {
+      await until(() => hub.requests.slice(before).some((r) => r.startsWith(MSMARCO) && r.endsWith('.onnx')));
+      service.cancelDownload();
+      expect(await running).toMatchObject({ code: 'MODEL_UNAVAILABLE', message: expect.stringMatching(/^Downloading "ms-marco MiniLM-L-6 cross-encoder" was cancelled/) });
+    } finally {
+      release();
+    }
+    expect(env.allowRemoteModels).toBe(false);
+    expect((await service.listModels()).find((m) => m.id === MSMARCO)).toMatchObject({ available: false, cached: false, partial: true });
+    await expect(service.loadReranker(MSMARCO)).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE' }); // nothing half-stored is used
+
+    const resumed = hub.requests.length;
+    await service.downloadModel(MSMARCO);
+    expect(hub.requests.slice(resumed).filter((r) => !r.endsWith('.onnx'))).toEqual([]); // only the file that had not arrived
+    expect((await service.listModels()).find((m) => m.id === MSMARCO)).toMatchObject({ available: true, partial: false });
+    await service.loadReranker(MSMARCO);
+    expect(service.status().reranker).toMatchObject({ modelId: MSMARCO, state: 'ready' });
+  }, 60_000);
+
+  it('a hub that cannot be reached (offline): a clear error, the embedder in use stays', async () => {
+    const gone = await startModelHub();
+    await gone.close();
+    const service = new ModelService({ platform });
+    await service.loadEmbedder(MINILM); // downloaded above
+    platform.setModelHub!(gone.url);
+    try {
+      const err = await service.downloadModel(BGE).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'MODEL_UNAVAILABLE' });
+      expect((err as Error).message).toMatch(/^Downloading "BGE small en v1.5" failed: the model hub \(127\.0\.0\.1:\d+\) could not be reached.*this device may be offline/);
+    } finally {
+      platform.setModelHub!(hub.url);
+    }
+    expect(env.allowRemoteModels).toBe(false);
+    expect(service.status().embedder).toMatchObject({ modelId: MINILM, state: 'ready' });
+    expect(await service.embed(['still embeds'])).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('a damaged download', () => {
+  it('a cached model file that is not a model: Use fails saying so, the files are removed, a new download loads in the same process', async () => {
+    const service = new ModelService({ platform });
+    await service.loadEmbedder(MINILM); // downloaded above: the model that works
+    await service.downloadModel(BGE);
+    const cache = await caches.open(env.cacheKey);
+    const onnx = remoteUrl(BGE, 'onnx/model_quantized.onnx');
+    await cache.put(onnx, new Response(new Uint8Array(4096).fill(0x5a), { headers: { 'content-length': '4096' } }));
+
+    const err = await service.loadEmbedder(BGE).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'MODEL_ERROR', message: expect.stringMatching(/^The downloaded files of "BGE small en v1.5" are damaged \(onnx\/model_quantized\.onnx is not an ONNX model: .*\), so they were removed\. Download it again/) });
+    expect(service.status().embedder).toMatchObject({ modelId: MINILM, state: 'ready' }); // the last working model stays
+    expect((await service.listModels()).find((m) => m.id === BGE)).toMatchObject({ available: false, partial: false });
+    expect(await cache.match(onnx)).toBeUndefined();
+
+    await service.downloadModel(BGE);
+    await service.loadEmbedder(BGE);
+    expect(service.status().embedder).toMatchObject({ modelId: BGE, state: 'ready', dim: 384 });
+    expect(await service.embed(['works again'])).toHaveLength(1);
   }, 60_000);
 });

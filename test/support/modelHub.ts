@@ -67,6 +67,8 @@ export async function startModelHub(dir: string = TEST_HUB_DIR): Promise<ModelHu
     }
     const size = statSync(file).size;
     const send = () => {
+      // A held response whose client went away (a cancel, a reload) has nobody to answer.
+      if (res.destroyed || req.socket.destroyed) return;
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(size) });
       if (fault === 'corrupt') return void res.end(Buffer.alloc(size, 0x5a));
       if (fault === 'cut') {

@@ -1,10 +1,8 @@
-import { useState } from 'react';
-import { useDownloadModel, useEngineMutation, useEngineQuery, useModelStatus } from '../hooks';
+import { useEngineMutation, useModelDownload, useEngineQuery, useModelStatus } from '../hooks';
 import { queryKeys } from '../queries';
 import { formatBytes } from '../format';
 import { Dialog } from './Dialog';
 import { ComputeBackend } from './ComputeBackend';
-import type { ModelProgress } from '../../core/protocol';
 import { languageNotice } from '../../core/base/language';
 import { saveReranker } from '../modelChoices';
 
@@ -24,8 +22,8 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
       throw err;
     });
   }, { invalidate: [queryKeys.modelStatus] });
-  const [progress, setProgress] = useState<ModelProgress | null>(null);
-  const download = useDownloadModel(setProgress);
+  const download = useModelDownload();
+  const progress = download.progress;
   const status = embedding.data;
   const switching = status && status.targetModel !== status.activeModel;
   const label = (id: string) => list.data?.find((m) => m.id === id && m.kind === 'embedder')?.label ?? id;
@@ -86,26 +84,38 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
               {list.data?.filter((m) => m.kind === kind).map((m) => {
                 const reranker = modelStatus.data?.reranker;
                 const inUse = kind === 'embedder' ? status?.targetModel === m.id : reranker?.modelId === m.id && reranker.state !== 'error';
-                const downloading = download.isPending && download.variables === m.id;
+                const downloading = download.modelId === m.id;
+                const stopped = download.stopped?.modelId === m.id ? download.stopped : null;
                 return (
                   <li key={`${kind}:${m.id}`} data-testid={`model-${kind}-${m.id}`}>
                     <div>
                       <strong>{m.label}</strong> <span className="muted">{m.bundled ? 'bundled' : m.available ? 'downloaded' : `${formatBytes(m.approxBytes)} download`}</span>
                       <div className="muted">{m.note}</div>
                       <div className="muted" data-testid="model-facts">{[m.dim ? `${m.dim} dimensions` : null, m.languages, `licence ${m.licence}`].filter(Boolean).join(' · ')}</div>
-                      {downloading && progress && (
-                        <progress max={progress.total || 1} value={progress.loaded} aria-label={`Downloading ${m.label}`}>
-                          {formatBytes(progress.loaded)}
+                      {downloading && (
+                        <progress max={progress?.total || 1} value={progress?.loaded ?? 0} aria-label={`Downloading ${m.label}`}>
+                          {formatBytes(progress?.loaded ?? 0)}
                         </progress>
+                      )}
+                      {!downloading && m.partial && !m.available && (
+                        <div className="muted" data-testid="download-partial">Partly downloaded: the download stopped before it finished. Finishing it fetches only the rest.</div>
+                      )}
+                      {stopped && (
+                        <div className={stopped.cancelled ? 'muted' : 'error'} role={stopped.cancelled ? 'status' : 'alert'} data-testid="download-stopped">{stopped.message}</div>
                       )}
                     </div>
                     {m.available ? (
                       <button type="button" disabled={inUse} onClick={() => (kind === 'embedder' ? setEmbedder.mutate(m.id) : setReranker.mutate(m.id))}>
                         {inUse ? 'In use' : 'Use'}
                       </button>
+                    ) : downloading ? (
+                      <span className="download-actions">
+                        <span className="muted" data-testid="download-percent">{progress ? Math.round((100 * progress.loaded) / Math.max(progress.total, 1)) : 0}%</span>{' '}
+                        <button type="button" onClick={download.cancel}>Cancel download</button>
+                      </span>
                     ) : (
-                      <button type="button" disabled={download.isPending} onClick={() => { setProgress(null); download.mutate(m.id); }}>
-                        {downloading ? `${progress ? Math.round((100 * progress.loaded) / Math.max(progress.total, 1)) : 0}%` : `Download (${formatBytes(m.approxBytes)})`}
+                      <button type="button" disabled={download.modelId !== null} onClick={() => void download.start(m.id)}>
+                        {m.partial ? `Finish download (${formatBytes(m.approxBytes)})` : `Download (${formatBytes(m.approxBytes)})`}
                       </button>
                     )}
                   </li>
