@@ -8,8 +8,8 @@ import type { DeviceChoice } from '../deviceChoice';
 
 const BUILT_IN_ADVICE: Record<BuiltInAvailability, string> = {
   available: 'Ready. Recollect downloads nothing; the browser runs its own model.',
-  downloadable: 'The browser can download its built-in model (several GB, once; it needs about 22 GB of free disk and a GPU with more than 4 GB of memory, or 16 GB of RAM). Choosing it starts that download in the browser.',
-  downloading: 'The browser is downloading its built-in model; answers start once it has finished.',
+  downloadable: 'The browser can download its built-in model (several GB, once; it needs about 22 GB of free disk and a GPU with more than 4 GB of memory, or 16 GB of RAM). Ask the browser to download it; it can be chosen once the browser has it.',
+  downloading: 'The browser is downloading its built-in model; it can be chosen once the download has finished.',
   unavailable: 'This device cannot run the browser’s built-in model. Download a model below instead.',
   unsupported: 'This browser has no built-in model (desktop Chrome 148 or later has one). Download a model below instead.',
 };
@@ -22,7 +22,9 @@ const BUILT_IN_ADVICE: Record<BuiltInAvailability, string> = {
 export function DeviceModelSection() {
   const models = useEngineQuery((q) => q.deviceModels());
   const choice = useEngineQuery((q) => q.deviceChoice());
-  const builtIn = useEngineQuery((q) => q.builtIn());
+  const [builtInProgress, setBuiltInProgress] = useState<number | null>(null);
+  // Polled while the browser downloads its model: it becomes choosable once it reports 'available'.
+  const builtIn = useEngineQuery((q) => ({ ...q.builtIn(), refetchInterval: (query: { state: { data?: BuiltInAvailability } }) => (query.state.data === 'downloading' ? 2_000 : false) }));
   const chosen = choice.data ?? null;
   // Polled while a model is chosen: it loads in its own worker, which sends no events.
   const status = useEngineQuery((q) => ({ ...q.deviceStatus(1_000), enabled: chosen?.provider === 'transformers' }));
@@ -34,6 +36,11 @@ export function DeviceModelSection() {
     onSuccess: (list, qc) => qc.setQueryData(queryKeys.deviceModels, list),
   });
   const cancel = useEngineMutation((c, _: void) => c.deviceLlm().cancelDownload());
+  // The browser downloads its own model (Recollect does not): started from this click, as Chrome requires.
+  const downloadBuiltIn = useEngineMutation((c, _: void) => c.downloadBuiltIn(setBuiltInProgress), {
+    invalidate: [queryKeys.builtIn],
+    onSuccess: () => setBuiltInProgress(null),
+  });
   const start = async (m: DeviceLlmInfo) => {
     setError(null);
     setProgress(null);
@@ -46,7 +53,9 @@ export function DeviceModelSection() {
     }
   };
   const availability = builtIn.data ?? 'unsupported';
-  const builtInUsable = availability === 'available' || availability === 'downloadable' || availability === 'downloading';
+  // Offered only once the browser has its model: choosing a model that is not there yet would
+  // leave answers waiting on a download of several GB.
+  const builtInUsable = availability === 'available';
   const s = status.data;
 
   return (
@@ -64,6 +73,11 @@ export function DeviceModelSection() {
           <input type="radio" name="answers-by" checked={chosen?.provider === 'prompt-api'} disabled={!builtInUsable} onChange={() => choose.mutate({ provider: 'prompt-api' })} /> Built-in model (Chrome)
         </label>
         <p className="muted" data-testid="built-in-state">{BUILT_IN_ADVICE[availability]}</p>
+        {availability === 'downloadable' && (downloadBuiltIn.isPending ? (
+          <progress max={1} value={builtInProgress ?? 0} aria-label="The browser is downloading its built-in model" />
+        ) : (
+          <button type="button" onClick={() => downloadBuiltIn.mutate()}>Ask the browser to download its model</button>
+        ))}
       </div>
       <table className="usage" aria-label="Models to download">
         <thead><tr><th>model</th><th>size</th><th>languages</th><th>licence</th><th>speed</th><th>download</th></tr></thead>
