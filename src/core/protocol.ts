@@ -305,7 +305,11 @@ export interface DeviceGenerationResult {
   readonly device: string;
 }
 
-export type TextListener = (text: string) => unknown;
+/**
+ * One decoded piece, and where it is being generated ('webgpu', 'wasm', 'built-in'), so a stopped
+ * first answer can still say where it ran (its result is never waited for).
+ */
+export type TextListener = (text: string, device?: string) => unknown;
 
 /**
  * A model that generates on this device. `generate` calls `onText` with each decoded piece, in

@@ -116,7 +116,8 @@ export class DeviceLlm implements Llm {
         wake?.();
       };
       req.signal?.addEventListener('abort', stop, { once: true });
-      const onText = streaming ? (piece: string): void => {
+      const onText = streaming ? (piece: string, device?: string): void => {
+        if (device) this.lastDevice = device;
         pending.push(piece);
         wake?.();
       } : undefined;

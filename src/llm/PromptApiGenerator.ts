@@ -123,7 +123,7 @@ export class PromptApiGenerator implements TextGenerator {
         for await (const piece of iterate(session.promptStreaming(prompt, { signal: controller.signal }))) {
           if (!piece) continue;
           text += piece;
-          onText?.(piece);
+          onText?.(piece, 'built-in');
           if (estimateLength(text) > request.maxNewTokens) {
             // The Prompt API has no output limit; stop once the budget is spent.
             overBudget = true;
