@@ -60,6 +60,10 @@ test('"available": chosen, an answer streams through it, Stop aborts it, the led
   await builtInRadio(page).click();
   await expect(builtInRadio(page)).toBeChecked();
   await expect(section.getByTestId('device-llm-state')).toHaveText('Answers come from the browser’s built-in model, on this device.');
+  // What to expect, and less memory per question by default for a small window.
+  await expect(section.getByTestId('device-quality-notice')).toContainText('Answers are short and sometimes wrong');
+  await expect(page.locator('#answer-budget')).toHaveValue('1000');
+  await expect(page.getByTestId('budget-note')).toContainText('the default is 1,000 tokens');
   await page.getByRole('button', { name: 'Close settings' }).click();
 
   // A whole answer: every piece streams, and the answer is stored.
@@ -97,6 +101,7 @@ test('"available": chosen, an answer streams through it, Stop aborts it, the led
   const dialog = page.getByRole('dialog', { name: 'What was sent' });
   await expect(dialog.getByTestId('on-device-note')).toContainText('a model running on this device: Built-in model (Chrome) (the browser’s built-in model)');
   await expect(dialog.getByTestId('on-device-note')).toContainText('nothing was sent over the network');
+  await expect(dialog.getByTestId('on-device-quality')).toContainText('answers less reliably than a large hosted one');
   await expect(dialog.getByTestId('sent-content').filter({ hasText: 'named Biscuit' }).first()).toBeVisible();
   await dialog.getByRole('button', { name: 'Close what was sent' }).click();
 

@@ -89,6 +89,8 @@ export interface ConsolidationStatus {
 export interface AnswerSettings {
   /** Context budget in tokens for memories sent with a question. */
   readonly budgetTokens: number;
+  /** What it is unless chosen: lower for a small model on this device (settings.ts defaultAnswerBudget). */
+  readonly defaultBudgetTokens: number;
   /** Ask the model whether the context suffices, with one extra retrieval round (costs a call). */
   readonly sufficiencyCheck: boolean;
 }

@@ -20,6 +20,13 @@ import { LlmError } from './llmErrors';
 /** The model id the ledger records for the built-in model. */
 export const BUILT_IN_MODEL_ID = 'chrome-built-in';
 
+/**
+ * The window prompts are sized for with the built-in model: Gemini Nano's session quota as Chrome
+ * has reported it (`inputQuota`, now `contextWindow`: 6,144 tokens) — the session's own figure is
+ * only known once one is created, and synthesis is planned before that.
+ */
+export const BUILT_IN_CONTEXT_TOKENS = 6_144;
+
 interface AbortSignalLike {
   readonly aborted: boolean;
 }

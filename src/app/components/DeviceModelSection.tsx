@@ -30,7 +30,7 @@ export function DeviceModelSection() {
   const status = useEngineQuery((q) => ({ ...q.deviceStatus(1_000), enabled: chosen?.provider === 'transformers' }));
   const [progress, setProgress] = useState<ModelProgress | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const choose = useEngineMutation((c, next: DeviceChoice) => c.setDeviceChoice(next), { invalidate: [queryKeys.deviceChoice, queryKeys.deviceStatus, queryKeys.consolidation] });
+  const choose = useEngineMutation((c, next: DeviceChoice) => c.setDeviceChoice(next), { invalidate: [queryKeys.deviceChoice, queryKeys.deviceStatus, queryKeys.consolidation, queryKeys.answerSettings] });
   const download = useEngineMutation((c, id: string) => c.deviceLlm().downloadModel(id, Comlink.proxy(setProgress)), {
     report: false,
     onSuccess: (list, qc) => qc.setQueryData(queryKeys.deviceModels, list),
@@ -62,8 +62,13 @@ export function DeviceModelSection() {
     <section aria-label="This device">
       <h3>This device</h3>
       <p className="muted">
-        Answers with no server at all: a language model runs in this browser, and nothing you write is sent anywhere. These models are small:
-        expect short, sometimes wrong answers and rough synthesis. A chosen model is used instead of the endpoint above.
+        Answers with no server at all: a language model runs in this browser, and nothing you write is sent anywhere. A chosen model is used instead of the endpoint above.
+      </p>
+      <p className="note" data-testid="device-quality-notice">
+        What to expect: these models are small (0.1–0.5 billion parameters; the browser’s own is a few billion). Answers are short and
+        sometimes wrong or off-topic, they may mix up who said what, and synthesised memory (facts, summaries, profile) is rough and
+        sometimes missing. Recollect sends them less memory per question and synthesises long episodes in parts, to fit their small
+        context window. Your messages are always stored and searchable exactly as written, whatever the model does.
       </p>
       <div role="radiogroup" aria-label="Who answers">
         <label>
