@@ -5,8 +5,9 @@
  * Face Hub; everything else outside this machine is blocked. The browser runs with --disable-gpu
  * (no WebGPU adapter), so the tiny model runs on WASM and the larger ones are not offered. The
  * answers are gibberish by construction: the test checks the path — download with progress, the
- * choice, tokens streaming, stop, the ledger, "What was sent", a reload keeping the choice, and no
- * network after the download.
+ * choice, tokens streaming, stop, the ledger, "What was sent", a reload keeping the choice, no
+ * network after the download, and answers with the browser offline (context.setOffline). The same
+ * path on WebGPU (SwiftShader): e2e/deviceLlmWebgpu.spec.ts.
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { buildTestHub, buildTestLlms, startModelHub, type ModelHub } from '../test/support/modelHub';
