@@ -5,8 +5,9 @@
  * Face Hub; everything else outside this machine is blocked. The browser runs with --disable-gpu
  * (no WebGPU adapter), so the tiny model runs on WASM and the larger ones are not offered. The
  * answers are gibberish by construction: the test checks the path — download with progress, the
- * choice, tokens streaming, stop, the ledger, "What was sent", a reload keeping the choice, and no
- * network after the download.
+ * choice, tokens streaming, stop, the ledger, "What was sent", a reload keeping the choice, no
+ * network after the download, and answers with the browser offline (context.setOffline). The same
+ * path on WebGPU (SwiftShader): e2e/deviceLlmWebgpu.spec.ts.
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { buildTestHub, buildTestLlms, startModelHub, type ModelHub } from '../test/support/modelHub';
@@ -34,8 +35,8 @@ async function ask(page: Page, text: string) {
   await messageBox(page).press('Enter');
 }
 
-test('a model on this device: download, choose, stream, stop, ledger, what was sent, reload keeps the choice', async ({ page, context }) => {
-  test.setTimeout(240_000);
+test('a model on this device: download, choose, stream, stop, ledger, what was sent, reload keeps the choice, answers offline', async ({ page, context }) => {
+  test.setTimeout(420_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await ask(page, 'I adopted a beagle mix puppy named Biscuit.');
@@ -110,4 +111,25 @@ test('a model on this device: download, choose, stream, stop, ledger, what was s
   await expect(streaming).toBeHidden({ timeout: 30_000 });
   await expect(page.getByTestId('message')).toHaveCount(5);
   expect(hub.requests.slice(requestsAfterDownload).filter((r) => r.startsWith(SMOL))).toEqual([]);
+
+  // Offline: the app opens from the service worker's precache, the model from the browser cache,
+  // and it still answers on this device.
+  await page.waitForFunction(() => navigator.serviceWorker.controller?.state === 'activated', undefined, { timeout: 60_000 });
+  const requestsBeforeOffline = hub.requests.length;
+  await context.setOffline(true);
+  expect(await page.evaluate(() => fetch('/bench.html', { cache: 'no-store' }).then(() => 'online', () => 'offline'))).toBe('offline');
+  await page.reload();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await expect(page.getByRole('region', { name: 'This device' }).getByTestId('device-llm-state'))
+    .toContainText('In use: SmolLM2 135M Instruct on this device (WASM)', { timeout: 90_000 });
+  await page.getByRole('button', { name: 'Close settings' }).click();
+  await page.locator('button.conversation').first().click();
+  await ask(page, 'Is he house-trained yet?');
+  await expect(streaming.locator('.markdown')).toHaveText(/\S{8,}/, { timeout: 90_000 });
+  await expect(noError).toHaveCount(0);
+  await streaming.getByRole('button', { name: 'Stop (Esc)' }).click();
+  await expect(streaming).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByTestId('message')).toHaveCount(7);
+  await expect(page.getByTestId('message').last()).toContainText('stopped');
+  expect(hub.requests.length).toBe(requestsBeforeOffline);
 });

@@ -5,7 +5,7 @@
  * worker then uses like any other model on this device.
  */
 import * as Comlink from 'comlink';
-import { PromptApiGenerator, builtInAvailability, findLanguageModel, BUILT_IN_MODEL_ID } from '../src/llm/PromptApiGenerator';
+import { PromptApiGenerator, builtInAvailability, downloadBuiltInModel, findLanguageModel, BUILT_IN_MODEL_ID } from '../src/llm/PromptApiGenerator';
 import { LlmError } from '../src/llm/llmErrors';
 import { resultify, type BuiltInAvailability, type TextGenerator } from '../src/core/protocol';
 
@@ -13,6 +13,13 @@ export { BUILT_IN_MODEL_ID };
 
 export function builtInModelAvailability(): Promise<BuiltInAvailability> {
   return builtInAvailability(findLanguageModel());
+}
+
+/** Asks the browser to download its model (from a click: Chrome needs a user gesture). */
+export async function startBuiltInDownload(onProgress: (fraction: number) => void): Promise<void> {
+  const api = findLanguageModel();
+  if (!api) throw new LlmError('LLM_NOT_CONFIGURED', 'This browser has no built-in model.');
+  await downloadBuiltInModel(api, onProgress);
 }
 
 /** Exposes the built-in model on `port` (a generator that says why, when this browser has none). */

@@ -20,7 +20,7 @@ import { RecollectError } from '../core/base/errors';
 import { readDevicePreference } from './devicePreference';
 import { applyModelChoices, readModelHub } from './modelChoices';
 import { readDeviceChoice, saveDeviceChoice, type DeviceChoice } from './deviceChoice';
-import { BUILT_IN_MODEL_ID, builtInModelAvailability, exposeBuiltInModel } from '../../workers/builtInModel.page';
+import { BUILT_IN_MODEL_ID, builtInModelAvailability, exposeBuiltInModel, startBuiltInDownload } from '../../workers/builtInModel.page';
 
 export type ClientEvent =
   | EngineEvent
@@ -36,6 +36,8 @@ export interface EngineClient {
   /** The device-LLM worker (started on first use: nobody pays for it who does not choose it). */
   deviceLlm(): Unwrapped<DeviceLlmWorkerApi>;
   builtInAvailability(): Promise<BuiltInAvailability>;
+  /** Lets the browser download its built-in model (call from a click); progress is a fraction. */
+  downloadBuiltIn(onProgress: (fraction: number) => void): Promise<void>;
   /** Answers from a model on this device (kept in this browser), or from the endpoint again (null). */
   setDeviceChoice(choice: DeviceChoice): Promise<void>;
   deviceChoice(): DeviceChoice;
@@ -187,6 +189,7 @@ export function createEngineClient(): EngineClient {
     requestTakeover: () => current.remote.requestTakeover(),
     deviceLlm: () => deviceLlmWorker().api,
     builtInAvailability: () => builtInModelAvailability(),
+    downloadBuiltIn: (onProgress) => startBuiltInDownload(onProgress),
     deviceChoice: () => readDeviceChoice(),
     async setDeviceChoice(choice) {
       saveDeviceChoice(choice);

@@ -89,6 +89,8 @@ export interface ConsolidationStatus {
 export interface AnswerSettings {
   /** Context budget in tokens for memories sent with a question. */
   readonly budgetTokens: number;
+  /** What it is unless chosen: lower for a small model on this device (settings.ts defaultAnswerBudget). */
+  readonly defaultBudgetTokens: number;
   /** Ask the model whether the context suffices, with one extra retrieval round (costs a call). */
   readonly sufficiencyCheck: boolean;
 }
@@ -312,7 +314,11 @@ export interface DeviceGenerationResult {
   readonly device: string;
 }
 
-export type TextListener = (text: string) => unknown;
+/**
+ * One decoded piece, and where it is being generated ('webgpu', 'wasm', 'built-in'), so a stopped
+ * first answer can still say where it ran (its result is never waited for).
+ */
+export type TextListener = (text: string, device?: string) => unknown;
 
 /**
  * A model that generates on this device. `generate` calls `onText` with each decoded piece, in

@@ -13,6 +13,8 @@ import type { VectorIndexFactory } from '../core/capture/vectorIndex';
 import { createEngine } from './createEngine';
 import type { TextGenerator } from '../core/protocol';
 import { DeviceLlm } from '../llm/DeviceLlm';
+import { BUILT_IN_CONTEXT_TOKENS, BUILT_IN_MODEL_ID } from '../llm/PromptApiGenerator';
+import { findDeviceLlm } from '../models/deviceLlmCatalog';
 
 export const OWNER_LOCK = 'recollect:database-owner';
 const CHANNEL = 'recollect:ownership';
@@ -106,7 +108,10 @@ export class EngineHost implements EngineWorkerApi {
 
   #applyDevice(): void {
     const device = this.#device;
-    this.#engine?.useDeviceLlm(device ? (sink) => new DeviceLlm(device.generator, { model: device.model, label: device.label, ...(sink ? { sink } : {}) }) : null);
+    const contextTokens = device ? (device.model === BUILT_IN_MODEL_ID ? BUILT_IN_CONTEXT_TOKENS : findDeviceLlm(device.model)?.contextTokens) : undefined;
+    this.#engine?.useDeviceLlm(device ? (sink) => new DeviceLlm(device.generator, {
+      model: device.model, label: device.label, ...(contextTokens ? { contextTokens } : {}), ...(sink ? { sink } : {}),
+    }) : null);
   }
 
   async subscribe(listener: (event: HostEvent) => void): Promise<void> {

@@ -34,6 +34,8 @@ export interface DeviceLlmOptions {
   readonly maxAttempts?: number;
   readonly baseDelayMs?: number;
   readonly random?: () => number;
+  /** The model's context window: synthesis batches and the default memory budget are sized for it. */
+  readonly contextTokens?: number;
   /** Output cap when a request sets none (small context windows). Default 512. */
   readonly defaultMaxTokens?: number;
   /** Request ids for cancel(); default a counter. */
@@ -54,6 +56,7 @@ export class DeviceLlm implements Llm {
   /** Set after the first generation: 'webgpu', 'wasm', 'built-in'… */
   lastDevice: string | null = null;
   readonly label: string;
+  readonly contextTokens: number | undefined;
   readonly #generator: TextGenerator;
   readonly #sink: LlmCallSink | undefined;
   readonly #clock: Clock;
@@ -67,6 +70,7 @@ export class DeviceLlm implements Llm {
     this.#generator = generator;
     this.model = options.model;
     this.label = options.label ?? options.model;
+    this.contextTokens = options.contextTokens;
     this.#sink = options.sink;
     this.#clock = options.clock ?? systemClock;
     this.#maxAttempts = Math.max(1, options.maxAttempts ?? 3);
@@ -116,7 +120,8 @@ export class DeviceLlm implements Llm {
         wake?.();
       };
       req.signal?.addEventListener('abort', stop, { once: true });
-      const onText = streaming ? (piece: string): void => {
+      const onText = streaming ? (piece: string, device?: string): void => {
+        if (device) this.lastDevice = device;
         pending.push(piece);
         wake?.();
       } : undefined;

@@ -6,8 +6,9 @@
  * Shape used (Chrome's documented interface): `LanguageModel.availability()` →
  * 'unavailable' | 'downloadable' | 'downloading' | 'available'; `LanguageModel.create({
  * initialPrompts, temperature, topK, signal, monitor })` → a session with
- * `promptStreaming(input, { signal })` (a ReadableStream of text deltas), `measureInputUsage()`,
- * `inputUsage`, `inputQuota` and `destroy()`. The system prompt and earlier turns go in
+ * `promptStreaming(input, { signal })` (a ReadableStream of text deltas), `measureContextUsage()`,
+ * `contextUsage`, `contextWindow` and `destroy()` (the spec's IDL; Chrome before them named these
+ * `measureInputUsage()`, `inputUsage` and `inputQuota`, now kept for extensions only: both are read). The system prompt and earlier turns go in
  * `initialPrompts` (a system message is only allowed first); the last message is the prompt.
  * Each generation gets a fresh session, so nothing of one conversation leaks into another.
  */
@@ -19,12 +20,23 @@ import { LlmError } from './llmErrors';
 /** The model id the ledger records for the built-in model. */
 export const BUILT_IN_MODEL_ID = 'chrome-built-in';
 
+/**
+ * The window prompts are sized for with the built-in model: Gemini Nano's session quota as Chrome
+ * has reported it (`inputQuota`, now `contextWindow`: 6,144 tokens) — the session's own figure is
+ * only known once one is created, and synthesis is planned before that.
+ */
+export const BUILT_IN_CONTEXT_TOKENS = 6_144;
+
 interface AbortSignalLike {
   readonly aborted: boolean;
 }
 
 export interface PromptApiSession {
   promptStreaming(input: string, options?: { signal?: AbortSignalLike }): AsyncIterable<string> | ReadableStream<string>;
+  measureContextUsage?(input: string): Promise<number>;
+  readonly contextUsage?: number;
+  readonly contextWindow?: number;
+  /** The older names (extensions only since the spec renamed them). */
   measureInputUsage?(input: string): Promise<number>;
   readonly inputUsage?: number;
   readonly inputQuota?: number;
@@ -111,13 +123,14 @@ export class PromptApiGenerator implements TextGenerator {
           ...(request.temperature !== undefined ? { temperature: request.temperature, topK: 3 } : {}),
           signal: controller.signal,
         });
-        const before = session.inputUsage;
-        const measured = session.measureInputUsage ? await session.measureInputUsage(prompt).catch(() => null) : null;
+        const before = usageOf(session);
+        const measure = session.measureContextUsage?.bind(session) ?? session.measureInputUsage?.bind(session);
+        const measured = measure ? await measure(prompt).catch(() => null) : null;
         if (typeof before === 'number' && typeof measured === 'number') promptTokens = before + measured;
         for await (const piece of iterate(session.promptStreaming(prompt, { signal: controller.signal }))) {
           if (!piece) continue;
           text += piece;
-          onText?.(piece);
+          onText?.(piece, 'built-in');
           if (estimateLength(text) > request.maxNewTokens) {
             // The Prompt API has no output limit; stop once the budget is spent.
             overBudget = true;
@@ -125,7 +138,7 @@ export class PromptApiGenerator implements TextGenerator {
             break;
           }
         }
-        const after = session.inputUsage;
+        const after = usageOf(session);
         if (promptTokens !== null && typeof after === 'number' && after >= promptTokens) completionTokens = after - promptTokens;
       }
     } catch (err) {
@@ -156,6 +169,27 @@ function split(messages: readonly LlmMessage[]): { history: { role: LlmMessage['
   const system = messages.slice(0, -1).filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
   const turns = messages.slice(0, -1).filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: m.content }));
   return { history: [...(system ? [{ role: 'system' as const, content: system }] : []), ...turns], prompt: last.content };
+}
+
+/** Tokens the session holds so far (the spec's `contextUsage`, or Chrome's older `inputUsage`). */
+function usageOf(session: PromptApiSession): number | undefined {
+  return typeof session.contextUsage === 'number' ? session.contextUsage : session.inputUsage;
+}
+
+/**
+ * Lets the browser download its model: `create()` with a `downloadprogress` monitor (the event's
+ * `loaded` is a fraction, 0–1), then the session is let go. Chrome needs a user gesture for this
+ * while the model is 'downloadable', so it is called from a button's click.
+ */
+export async function downloadBuiltInModel(api: LanguageModelApi, onProgress: (fraction: number) => void): Promise<void> {
+  try {
+    const session = await api.create({
+      monitor: (m) => m.addEventListener('downloadprogress', (e) => onProgress(Math.max(0, Math.min(1, Number(e.loaded) || 0)))),
+    });
+    session.destroy();
+  } catch (err) {
+    throw toPromptApiError(err);
+  }
 }
 
 /** A cheap upper bound for "has it written maxNewTokens yet" (≈ 4 characters per token). */

@@ -5,6 +5,7 @@
  * stage's schema, and on failure ask once more with the problems spelled out. A second failure is
  * an LLM_BAD_OUTPUT carrying the raw reply and the issues, for the job to record.
  */
+import { cleanModelText } from '../core/base/modelText';
 import { jsonrepair } from 'jsonrepair';
 import { RecollectError } from '../core/base/errors';
 import type { Llm, LlmJsonRequest, LlmJsonResult, LlmMessage, LlmSchemaIssue, LlmUsage } from '../core/base/ports';
@@ -135,7 +136,8 @@ export async function completeJson<T>(llm: Pick<Llm, 'complete'>, req: LlmJsonRe
   for (let attempt = 1; attempt <= 2; attempt++) {
     const result = await llm.complete({ ...rest, temperature: req.temperature ?? 0, messages, json: true });
     usage = addUsage(usage, result.usage);
-    raw = result.text;
+    // Broken characters (U+FFFD, control bytes) from a small model never reach stored memory.
+    raw = cleanModelText(result.text).text;
     const checked = check(raw, req);
     // A reply the token limit cut is incomplete even when what arrived parses (JSON repair closes
     // the brackets): accepting it would store half the facts as if they were all.

@@ -105,7 +105,7 @@ export class TransformersTextGenerator implements TextGenerator {
       callback_function: (piece: string) => {
         if (!piece) return;
         text += piece;
-        onText?.(piece);
+        onText?.(piece, this.device);
       },
       token_callback_function: (ids: bigint[]) => {
         completionTokens += ids.length;

@@ -54,8 +54,8 @@ describe('MemoryEngine.ask', () => {
 describe('answer settings', () => {
   it('stores the memory budget and the sufficiency check, and answers use them', async () => {
     const { engine } = await setup();
-    expect(await engine.answerSettings()).toEqual({ budgetTokens: 2500, sufficiencyCheck: false });
-    expect(await engine.setAnswerSettings({ budgetTokens: 1000, sufficiencyCheck: true })).toEqual({ budgetTokens: 1000, sufficiencyCheck: true });
+    expect(await engine.answerSettings()).toEqual({ budgetTokens: 2500, defaultBudgetTokens: 2500, sufficiencyCheck: false });
+    expect(await engine.setAnswerSettings({ budgetTokens: 1000, sufficiencyCheck: true })).toEqual({ budgetTokens: 1000, defaultBudgetTokens: 2500, sufficiencyCheck: true });
     await expect(engine.setAnswerSettings({ budgetTokens: 10 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     const result = await engine.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a9' }, () => undefined);
     expect(result.answer.context.budgetTokens).toBe(1000);

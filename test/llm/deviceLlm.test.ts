@@ -107,6 +107,8 @@ describe.each(providers)('DeviceLlm over $name', (p) => {
     expect(ledger.calls[0]).toMatchObject({ outcome: 'cancelled', error: 'LLM_CANCELLED', model: p.model });
     // It stopped early: far fewer than the 400 tokens allowed.
     expect(ledger.calls[0]!.completionTokens).toBeLessThan(100);
+    // A stopped first answer still says where it ran (the pieces carry the device; no result is awaited).
+    expect(llm.lastDevice).toBe(p.device);
   });
 
   it('leaving the stream early cancels the generation, and the next call runs normally', async () => {

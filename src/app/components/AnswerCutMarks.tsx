@@ -18,3 +18,14 @@ export function PartialMark({ text, error }: { readonly text: string; readonly e
   if (!error || !text) return null;
   return <p className="muted warning" data-testid="answer-partial">Partial answer: only what arrived before it stopped is shown above, and it was not saved.</p>;
 }
+
+/** A model's broken characters (U+FFFD from bytes that were not text) were left out of the stored answer. */
+export function BrokenTextMark({ metadata }: { readonly metadata: Readonly<Record<string, unknown>> }) {
+  const n = metadata.brokenChars;
+  if (typeof n !== 'number' || n <= 0) return null;
+  return (
+    <span className="muted" data-testid="answer-broken-chars" title="The model wrote bytes that are not text (small models often do). They were left out of its answer; your own messages are always stored exactly as you wrote them.">
+      {n.toLocaleString()} broken character{n === 1 ? '' : 's'} left out
+    </span>
+  );
+}

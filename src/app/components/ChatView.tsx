@@ -14,7 +14,7 @@ import { ViewBoundary } from './ViewBoundary';
 import { Dialog } from './Dialog';
 import { MemoryActivity } from './MemoryActivity';
 import { ConversationMemorySwitches } from './MemorySwitches';
-import { CutOffMark, PartialMark } from './AnswerCutMarks';
+import { BrokenTextMark, CutOffMark, PartialMark } from './AnswerCutMarks';
 import type { Message } from '../../core/base/types';
 import type { SendRequest } from '../../core/protocol';
 import type { Citation } from '../../core/recall/answerContext';
@@ -223,6 +223,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   )}
                   {meta.stopped && <span className="muted">stopped</span>}
                   <CutOffMark metadata={m.metadata} />
+                  <BrokenTextMark metadata={m.metadata} />
                   {meta.usage && <span className="muted" data-testid="answer-tokens">{tokensOf(meta).toLocaleString()} tokens</span>}
                   <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
                   {meta.memoryOff && <span className="muted" data-testid="memory-off-mark">memory off</span>}

@@ -8,8 +8,8 @@ import type { DeviceChoice } from '../deviceChoice';
 
 const BUILT_IN_ADVICE: Record<BuiltInAvailability, string> = {
   available: 'Ready. Recollect downloads nothing; the browser runs its own model.',
-  downloadable: 'The browser can download its built-in model (several GB, once; it needs about 22 GB of free disk and a GPU with more than 4 GB of memory, or 16 GB of RAM). Choosing it starts that download in the browser.',
-  downloading: 'The browser is downloading its built-in model; answers start once it has finished.',
+  downloadable: 'The browser can download its built-in model (several GB, once; it needs about 22 GB of free disk and a GPU with more than 4 GB of memory, or 16 GB of RAM). Ask the browser to download it; it can be chosen once the browser has it.',
+  downloading: 'The browser is downloading its built-in model; it can be chosen once the download has finished.',
   unavailable: 'This device cannot run the browser’s built-in model. Download a model below instead.',
   unsupported: 'This browser has no built-in model (desktop Chrome 148 or later has one). Download a model below instead.',
 };
@@ -22,18 +22,25 @@ const BUILT_IN_ADVICE: Record<BuiltInAvailability, string> = {
 export function DeviceModelSection() {
   const models = useEngineQuery((q) => q.deviceModels());
   const choice = useEngineQuery((q) => q.deviceChoice());
-  const builtIn = useEngineQuery((q) => q.builtIn());
+  const [builtInProgress, setBuiltInProgress] = useState<number | null>(null);
+  // Polled while the browser downloads its model: it becomes choosable once it reports 'available'.
+  const builtIn = useEngineQuery((q) => ({ ...q.builtIn(), refetchInterval: (query: { state: { data?: BuiltInAvailability } }) => (query.state.data === 'downloading' ? 2_000 : false) }));
   const chosen = choice.data ?? null;
   // Polled while a model is chosen: it loads in its own worker, which sends no events.
   const status = useEngineQuery((q) => ({ ...q.deviceStatus(1_000), enabled: chosen?.provider === 'transformers' }));
   const [progress, setProgress] = useState<ModelProgress | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const choose = useEngineMutation((c, next: DeviceChoice) => c.setDeviceChoice(next), { invalidate: [queryKeys.deviceChoice, queryKeys.deviceStatus, queryKeys.consolidation] });
+  const choose = useEngineMutation((c, next: DeviceChoice) => c.setDeviceChoice(next), { invalidate: [queryKeys.deviceChoice, queryKeys.deviceStatus, queryKeys.consolidation, queryKeys.answerSettings] });
   const download = useEngineMutation((c, id: string) => c.deviceLlm().downloadModel(id, Comlink.proxy(setProgress)), {
     report: false,
     onSuccess: (list, qc) => qc.setQueryData(queryKeys.deviceModels, list),
   });
   const cancel = useEngineMutation((c, _: void) => c.deviceLlm().cancelDownload());
+  // The browser downloads its own model (Recollect does not): started from this click, as Chrome requires.
+  const downloadBuiltIn = useEngineMutation((c, _: void) => c.downloadBuiltIn(setBuiltInProgress), {
+    invalidate: [queryKeys.builtIn],
+    onSuccess: () => setBuiltInProgress(null),
+  });
   const start = async (m: DeviceLlmInfo) => {
     setError(null);
     setProgress(null);
@@ -46,15 +53,22 @@ export function DeviceModelSection() {
     }
   };
   const availability = builtIn.data ?? 'unsupported';
-  const builtInUsable = availability === 'available' || availability === 'downloadable' || availability === 'downloading';
+  // Offered only once the browser has its model: choosing a model that is not there yet would
+  // leave answers waiting on a download of several GB.
+  const builtInUsable = availability === 'available';
   const s = status.data;
 
   return (
     <section aria-label="This device">
       <h3>This device</h3>
       <p className="muted">
-        Answers with no server at all: a language model runs in this browser, and nothing you write is sent anywhere. These models are small:
-        expect short, sometimes wrong answers and rough synthesis. A chosen model is used instead of the endpoint above.
+        Answers with no server at all: a language model runs in this browser, and nothing you write is sent anywhere. A chosen model is used instead of the endpoint above.
+      </p>
+      <p className="note" data-testid="device-quality-notice">
+        What to expect: these models are small (0.1–0.5 billion parameters; the browser’s own is a few billion). Answers are short and
+        sometimes wrong or off-topic, they may mix up who said what, and synthesised memory (facts, summaries, profile) is rough and
+        sometimes missing. Recollect sends them less memory per question and synthesises long episodes in parts, to fit their small
+        context window. Your messages are always stored and searchable exactly as written, whatever the model does.
       </p>
       <div role="radiogroup" aria-label="Who answers">
         <label>
@@ -64,6 +78,11 @@ export function DeviceModelSection() {
           <input type="radio" name="answers-by" checked={chosen?.provider === 'prompt-api'} disabled={!builtInUsable} onChange={() => choose.mutate({ provider: 'prompt-api' })} /> Built-in model (Chrome)
         </label>
         <p className="muted" data-testid="built-in-state">{BUILT_IN_ADVICE[availability]}</p>
+        {availability === 'downloadable' && (downloadBuiltIn.isPending ? (
+          <progress max={1} value={builtInProgress ?? 0} aria-label="The browser is downloading its built-in model" />
+        ) : (
+          <button type="button" onClick={() => downloadBuiltIn.mutate()}>Ask the browser to download its model</button>
+        ))}
       </div>
       <table className="usage" aria-label="Models to download">
         <thead><tr><th>model</th><th>size</th><th>languages</th><th>licence</th><th>speed</th><th>download</th></tr></thead>

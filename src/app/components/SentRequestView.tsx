@@ -8,9 +8,15 @@ export function SentRequestView({ requests, memoryOff = false, onDevice = null, 
   return (
     <Dialog title="What was sent" onClose={onClose} wide>
         {onDevice ? (
+          <>
           <p className="note" data-testid="on-device-note">
             This answer came from a model running on this device: {onDevice}. These requests were given to it inside this browser; nothing was sent over the network.
           </p>
+          <p className="muted" data-testid="on-device-quality">
+            A small model on a device answers less reliably than a large hosted one: check anything that matters against the sources. Unless you
+            chose a memory budget, it is given less memory per question, to fit its small context window.
+          </p>
+          </>
         ) : (
           <p className="muted">The exact requests made to your endpoint for this answer. The API key is sent as a header and is never shown or stored.</p>
         )}

@@ -158,9 +158,14 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
             <label htmlFor="answer-budget">Memory budget</label>
             <div className="row">
               <select id="answer-budget" value={answerSettings.data?.budgetTokens ?? ANSWER_BUDGET.default} onChange={(e) => setAnswerSettings.mutate({ budgetTokens: Number(e.target.value) })}>
-                {[1000, ANSWER_BUDGET.default, 4000, 8000, 16000].map((n) => <option key={n} value={n}>{n.toLocaleString()} tokens</option>)}
+                {[...new Set([answerSettings.data?.budgetTokens ?? ANSWER_BUDGET.default, 1000, ANSWER_BUDGET.default, 4000, 8000, 16000])].sort((a, b) => a - b)
+                  .map((n) => <option key={n} value={n}>{n.toLocaleString()} tokens{n === (answerSettings.data?.defaultBudgetTokens ?? ANSWER_BUDGET.default) ? ' (default)' : ''}</option>)}
               </select>
-              <span className="muted">How much remembered context goes with each question. Larger budgets recall more and cost more.</span>
+              <span className="muted" data-testid="budget-note">
+                How much remembered context goes with each question. Larger budgets recall more and cost more.
+                {(answerSettings.data?.defaultBudgetTokens ?? ANSWER_BUDGET.default) < ANSWER_BUDGET.default
+                  && ` With the small model on this device the default is ${answerSettings.data!.defaultBudgetTokens.toLocaleString()} tokens: its context window is small, and small models answer better from fewer memories.`}
+              </span>
             </div>
           </div>
           <label className="radio">

@@ -113,6 +113,11 @@ export interface Llm {
    * was sent" (e.g. "SmolLM2 135M Instruct, WebGPU"). Absent for an endpoint.
    */
   readonly onDevice?: string;
+  /**
+   * The context window of a small model on this device: synthesis batches and the default memory
+   * budget are sized for it (synthesis/smallModel.ts, settings.ts). Absent for an endpoint.
+   */
+  readonly contextTokens?: number;
   complete(req: LlmRequest): Promise<LlmResult>;
   stream(req: LlmRequest): AsyncIterable<LlmStreamEvent>;
   /**

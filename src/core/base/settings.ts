@@ -71,10 +71,23 @@ export const DEFAULT_SUFFICIENCY_CHECK = false;
 /** The optional LLM boundary check of segmentation (one small call per turn); off unless chosen. */
 export const DEFAULT_LLM_BOUNDARY_CHECK = false;
 
-/** A stored budget, or the default when it is missing or out of range. */
-export function answerBudgetOf(stored: string | null): number {
+/**
+ * The memory budget when answers come from a small model on this device: its window is small
+ * (6–8k tokens, with the instructions, the recent turns and the reply to fit) and small models
+ * lose the thread in long contexts, so fewer, better memories serve it better.
+ */
+export const DEVICE_ANSWER_BUDGET = 1000;
+
+/** The default budget: `contextTokens` is the window of a model on this device (absent for an endpoint). */
+export function defaultAnswerBudget(contextTokens?: number): number {
+  if (contextTokens === undefined || !Number.isFinite(contextTokens) || contextTokens <= 0) return ANSWER_BUDGET.default;
+  return Math.max(ANSWER_BUDGET.min, Math.min(DEVICE_ANSWER_BUDGET, Math.floor(contextTokens / 6)));
+}
+
+/** A stored budget, or the default (for this model) when it is missing or out of range. */
+export function answerBudgetOf(stored: string | null, contextTokens?: number): number {
   const n = Number(stored);
-  return stored !== null && Number.isInteger(n) && n >= ANSWER_BUDGET.min && n <= ANSWER_BUDGET.max ? n : ANSWER_BUDGET.default;
+  return stored !== null && Number.isInteger(n) && n >= ANSWER_BUDGET.min && n <= ANSWER_BUDGET.max ? n : defaultAnswerBudget(contextTokens);
 }
 
 /** A stored '1'/'0' flag, or the default when it is missing or anything else. */

@@ -7,6 +7,7 @@
  * (`metadata.memoryOff`, shown in "What was sent").
  */
 import { RecollectError } from '../base/errors';
+import { cleanModelPiece, cleanModelText } from '../base/modelText';
 import type { Clock, Llm, LlmAbortSignal, LlmMessage } from '../base/ports';
 import type { AppendResult, Message, NewTurn } from '../base/types';
 import { ANSWER_SIZE_LIMIT, answerQuestion, type AnswerResult } from '../recall/answer';
@@ -100,17 +101,26 @@ export class AnswerService {
           break;
         }
         const e = step.value;
-        if (e.type === 'delta') onEvent({ type: 'delta', text: e.text });
+        if (e.type === 'delta') {
+          // Broken characters (U+FFFD, control bytes) are not shown, as they are not stored.
+          const piece = cleanModelPiece(e.text);
+          if (piece) onEvent({ type: 'delta', text: piece });
+        }
         else if (e.type === 'status') onEvent({ type: 'status', stage: e.stage });
       }
     } finally {
       this.#running.delete(request.answerId);
     }
     const keywordsOnly = keywordsAtStart && this.#d.vectorsReady?.() === false;
+    // The model's broken characters are dropped before storing (a message full of them would be
+    // refused as binary and the answer lost); how many is kept with the answer.
+    const cleaned = cleanModelText(result.answer);
+    result = { ...result, answer: cleaned.text };
     if (temporary || (!result.answer.trim() && result.stopped)) return { answer: result, messageId: null };
     if (!result.answer.trim()) {
       // Storing "(no answer)" would look like the model's reply; say what happened instead.
-      throw new RecollectError('LLM_BAD_OUTPUT', `The model at the endpoint sent an empty answer${result.finishReason === 'length' ? ' (it hit its token limit before writing anything)' : ''}. Try again, or check the model in Settings.`);
+      const what = cleaned.dropped > 0 ? 'an answer of broken characters only' : 'an empty answer';
+      throw new RecollectError('LLM_BAD_OUTPUT', `The model ${llm.onDevice ? 'on this device' : 'at the endpoint'} sent ${what}${result.finishReason === 'length' ? ' (it hit its token limit before writing anything)' : ''}. Try again, or check the model in Settings. Your message is stored.`);
     }
     const stored = await this.#d.appendTurn({
       id: request.answerId,
@@ -128,6 +138,7 @@ export class AnswerService {
         ...(result.finishReason === 'length' ? { cutOff: 'length' } : result.finishReason === ANSWER_SIZE_LIMIT ? { cutOff: 'size' } : {}),
         ...(memoryOff ? { memoryOff: true } : {}),
         ...(keywordsOnly ? { recall: 'keywords' } : {}),
+        ...(cleaned.dropped > 0 ? { brokenChars: cleaned.dropped } : {}),
         citations: result.citations,
         requests: result.requests,
         usage: result.usage,

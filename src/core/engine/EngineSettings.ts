@@ -7,7 +7,7 @@
 import { RecollectError } from '../base/errors';
 import type { Llm, LlmCallSink, LlmConnectionTest } from '../base/ports';
 import {
-  ANSWER_BUDGET, DEFAULT_LLM_BOUNDARY_CHECK, DEFAULT_SUFFICIENCY_CHECK, META_KEYS, answerBudgetOf, flagOf, viewOf,
+  ANSWER_BUDGET, DEFAULT_LLM_BOUNDARY_CHECK, defaultAnswerBudget, DEFAULT_SUFFICIENCY_CHECK, META_KEYS, answerBudgetOf, flagOf, viewOf,
   type LlmFactory, type LlmSettings, type LlmSettingsInput, type LlmSettingsView, type SettingsStore,
 } from '../base/settings';
 import type { MetaStore } from '../base/store';
@@ -34,6 +34,8 @@ export interface EngineSettingsDeps {
   readonly onPolicyChanged?: (name: PolicyName) => Promise<void>;
   /** The platform's time zone (the browser's, read in the worker); used until the user picks one. */
   readonly platformTimeZone?: () => string;
+  /** The context window of the model answering now, when it is a small one on this device. */
+  readonly contextTokens?: () => number | undefined;
 }
 
 
@@ -104,8 +106,10 @@ export class EngineSettings {
 
   async answerSettings(): Promise<AnswerSettings> {
     const { meta } = this.#deps;
+    const window = this.#deps.contextTokens?.();
     return {
-      budgetTokens: answerBudgetOf(await meta.getMeta(META_KEYS.answerBudget)),
+      budgetTokens: answerBudgetOf(await meta.getMeta(META_KEYS.answerBudget), window),
+      defaultBudgetTokens: defaultAnswerBudget(window),
       sufficiencyCheck: flagOf(await meta.getMeta(META_KEYS.sufficiencyCheck), DEFAULT_SUFFICIENCY_CHECK),
     };
   }

@@ -101,6 +101,7 @@ export class MemoryEngine implements EngineApi {
       llmSink,
       onLlm: (llm) => this.#useLlm(llm),
       onChange: () => this.#emit({ type: 'settings-changed' }),
+      contextTokens: () => this.#llm?.contextTokens,
       onPolicyChanged: (name) => this.#upkeep.policyChanged(name), ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),
     });
     this.#timer = deps.timer ?? platformTimer;

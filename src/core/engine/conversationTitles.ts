@@ -4,6 +4,7 @@
  * title taken from the first message stays when the call fails, returns nothing usable, or the
  * user renamed the conversation meanwhile; a conversation is titled this way once.
  */
+import { cleanModelText } from '../base/modelText';
 import type { Llm } from '../base/ports';
 import type { Conversation, Message } from '../base/types';
 
@@ -23,7 +24,7 @@ export interface TitleDeps {
 
 /** The model's reply as a title: first line, no "Title:" label, quotes or trailing stop; null when empty. */
 export function cleanTitleReply(reply: string): string | null {
-  const line = reply.trim().split('\n').find((l) => l.trim()) ?? '';
+  const line = cleanModelText(reply).text.trim().split('\n').find((l) => l.trim()) ?? '';
   const t = line.replace(/^\s*(title\s*:\s*)/i, '').replace(/^[\s"'“”‘’*#]+|[\s"'“”‘’*.]+$/g, '').replace(/\s+/g, ' ').trim();
   if (!t) return null;
   return t.length <= TITLE_MAX_CHARS ? t : `${t.slice(0, TITLE_MAX_CHARS - 1).trimEnd()}…`;

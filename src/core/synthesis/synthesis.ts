@@ -21,8 +21,10 @@ import { DEFAULT_TIME_ZONE, startOfDay } from '../base/timeZone';
 import type { Clock, Llm, LlmAbortSignal, LlmUsage } from '../base/ports';
 import type { CellForSynthesis, CellTurn, FactRelation, ForesightItem, KnowledgeStore, KnownFact, NewFact, NewForesight } from './knowledge';
 import {
-  buildMemCellPrompt, buildScenePrompt, MAX_TOKENS, memcellOutputSchema, sceneOutputSchema, SYNTHESIS_STAGES, type FactOutput, type MemCellOutput,
+  buildMemCellPrompt, buildScenePrompt, MAX_TOKENS, memCellTurnLine, memcellOutputSchema, sceneOutputSchema, SYNTHESIS_STAGES, type FactOutput, type MemCellOutput,
 } from './synthesisPrompts';
+import { memCellBudget, synthesisBatches } from './smallModel';
+import { loadTokenCounter } from '../base/tokens';
 import { STOP_WORDS, normaliseText, terms } from '../base/text';
 
 export const ASSISTANT_SPEAKER = 'Assistant';
@@ -69,21 +71,40 @@ export async function synthesiseMemCell(deps: SynthesisDeps, memcellId: string, 
   const turns = cell.turns.filter((t) => t.role !== 'system');
   if (turns.length === 0) return null;
   const searchText = turns.map((t) => t.content).join(' ').slice(0, 2000);
-  const known = await deps.store.relatedFacts(cell, searchText, options.knownFactLimit ?? DEFAULT_KNOWN_FACT_LIMIT);
-  const messages = buildMemCellPrompt({
+  // A small model on this device: fewer known facts, a shorter reply, the turns in batches that fit its window.
+  const budget = memCellBudget(deps.llm.contextTokens, MAX_TOKENS.memcell, options.knownFactLimit ?? DEFAULT_KNOWN_FACT_LIMIT);
+  const known = await deps.store.relatedFacts(cell, searchText, budget?.knownFactLimit ?? options.knownFactLimit ?? DEFAULT_KNOWN_FACT_LIMIT);
+  const base = {
     startAt: cell.startAt,
     endAt: cell.endAt,
     ...(deps.timeZone ? { timeZone: deps.timeZone } : {}),
-    turns,
     known: known.map((k, i) => ({ label: `K${i + 1}`, speaker: k.speaker, content: k.content })),
-  });
+  };
+  let batches: Array<readonly [number, number]> = [[0, turns.length]];
+  if (budget) {
+    const count = await loadTokenCounter();
+    const tokensOf = (messages: { content: string }[]) => messages.reduce((n, m) => n + count(m.content) + 4, 0);
+    const fixed = tokensOf(buildMemCellPrompt({ ...base, turns: [], part: { index: 99, of: 99 } }));
+    batches = synthesisBatches(turns.map((t, i) => count(memCellTurnLine(t, i + 1, deps.timeZone)) + 1), budget.turnTokens(fixed));
+  }
   // Throws on transport failure or unusable output: nothing has been written yet.
-  const result = await deps.llm.completeJson({
-    stage: SYNTHESIS_STAGES.memcell, messages, schema: memcellOutputSchema, maxTokens: MAX_TOKENS.memcell,
-    ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  const interpreted = interpretMemCell(result.value, { ...cell, turns }, known, deps.timeZone);
+  const outputs: MemCellOutput[] = [];
+  const usage = { promptTokens: 0, completionTokens: 0, estimated: false };
+  for (const [index, [start, end]] of batches.entries()) {
+    const messages = buildMemCellPrompt({
+      ...base, turns: turns.slice(start, end), firstTurn: start + 1, ...(batches.length > 1 ? { part: { index: index + 1, of: batches.length } } : {}),
+    });
+    const result = await deps.llm.completeJson({
+      stage: SYNTHESIS_STAGES.memcell, messages, schema: memcellOutputSchema, maxTokens: budget?.outputTokens ?? MAX_TOKENS.memcell,
+      ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    outputs.push(result.value);
+    usage.promptTokens += result.usage.promptTokens;
+    usage.completionTokens += result.usage.completionTokens;
+    usage.estimated ||= result.usage.estimated;
+  }
+  const interpreted = interpretMemCell(mergeMemCellOutputs(outputs), { ...cell, turns }, known, deps.timeZone);
   const saved = await deps.store.saveSynthesis({ memcellId, ...interpreted, now: deps.clock.now() });
   return {
     memcellId,
@@ -93,7 +114,18 @@ export async function synthesiseMemCell(deps: SynthesisDeps, memcellId: string, 
     supersededIds: saved.supersededIds,
     droppedFacts: interpreted.droppedFacts,
     knownFacts: known.length,
-    usage: result.usage,
+    usage,
+  };
+}
+
+/** The batches' replies as one (turn numbers are the episode's own, so sources need no mapping). */
+export function mergeMemCellOutputs(outputs: readonly MemCellOutput[]): MemCellOutput {
+  if (outputs.length === 1) return outputs[0]!;
+  return {
+    title: outputs.find((o) => o.title)?.title ?? null,
+    narrative: outputs.map((o) => o.narrative).join(' '),
+    facts: outputs.flatMap((o) => o.facts),
+    foresight: outputs.flatMap((o) => o.foresight),
   };
 }
 

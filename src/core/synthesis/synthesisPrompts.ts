@@ -163,6 +163,11 @@ Rules:
 JSON shape:
 {"title": "Alice moves to Lisbon", "narrative": "On 8 May 2023 Alice told ...", "facts": [{"text": "Alice moved to Lisbon in early May 2023.", "speaker": "Alice", "kind": "update", "replaces": "K1", "turns": [1], "validFrom": "2023-05-01", "validTo": null}], "foresight": [{"text": "Alice has a job interview on 12 May 2023.", "start": "2023-05-08", "end": "2023-05-12", "evidence": [3]}]}`;
 
+/** One turn as the MemCell prompt shows it (numbered; its text clipped to one line). */
+export function memCellTurnLine(t: PromptTurn, n: number, zone = DEFAULT_TIME_ZONE): string {
+  return `[${n}] ${formatDateTime(t.occurredAt, zone)} | ${t.speaker} (${t.role}): ${oneLine(t.content, MAX_TURN_CHARS)}`;
+}
+
 export function buildMemCellPrompt(input: {
   readonly startAt: number;
   readonly endAt: number;
@@ -170,7 +175,12 @@ export function buildMemCellPrompt(input: {
   readonly timeZone?: string;
   readonly turns: readonly PromptTurn[];
   readonly known: readonly PromptKnownFact[];
+  /** The number of the first turn (a batch of a longer episode, smallModel.ts); default 1. */
+  readonly firstTurn?: number;
+  /** Which batch this is, when the episode is split for a small context window. */
+  readonly part?: { readonly index: number; readonly of: number };
 }): LlmMessage[] {
+  const first = input.firstTurn ?? 1;
   const zone = input.timeZone ?? DEFAULT_TIME_ZONE;
   const people = new Map<string, Role>();
   for (const t of input.turns) if (!people.has(t.speaker)) people.set(t.speaker, t.role);
@@ -181,8 +191,8 @@ export function buildMemCellPrompt(input: {
     'KNOWN FACTS:',
     ...(input.known.length === 0 ? ['none'] : input.known.map((k) => `${k.label} | ${k.speaker} | ${oneLine(k.content, 400)}`)),
     '',
-    'TURNS:',
-    ...input.turns.map((t, i) => `[${i + 1}] ${formatDateTime(t.occurredAt, zone)} | ${t.speaker} (${t.role}): ${oneLine(t.content, MAX_TURN_CHARS)}`),
+    input.part ? `TURNS (part ${input.part.index} of ${input.part.of} of this episode; the other parts are recorded separately):` : 'TURNS:',
+    ...input.turns.map((t, i) => memCellTurnLine(t, first + i, zone)),
   ];
   return [
     { role: 'system', content: MEMCELL_SYSTEM },

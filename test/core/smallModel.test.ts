@@ -1,0 +1,147 @@
+/**
+ * Small-model discipline (synthesis/smallModel.ts, settings.ts): an episode's synthesis is split
+ * into batches that fit a small context window, numbered with the episode's own turn numbers so
+ * facts keep their sources; a model with no declared window (an endpoint) gets one call as
+ * before; the memory budget defaults lower for a model on this device.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Sql } from '../../src/core/base/sql';
+import type { Llm, LlmRequest, LlmResult } from '../../src/core/base/ports';
+import { ANSWER_BUDGET, DEVICE_ANSWER_BUDGET, answerBudgetOf, defaultAnswerBudget } from '../../src/core/base/settings';
+import { loadTokenCounter } from '../../src/core/base/tokens';
+import { memCellBudget, synthesisBatches } from '../../src/core/synthesis/smallModel';
+import { synthesiseMemCell } from '../../src/core/synthesis/synthesis';
+import { completeJson } from '../../src/llm/structured';
+import { SqlKnowledgeStore } from '../../src/storage/knowledgeRepo';
+import { openMemoryDatabase, openNodeStore } from '../../src/storage/openNodeDatabase';
+import { createEngine } from '../../src/host/createEngine';
+import { DeviceLlm } from '../../src/llm/DeviceLlm';
+import { PromptApiGenerator } from '../../src/llm/PromptApiGenerator';
+import { stubLanguageModel } from '../support/stubLanguageModel';
+
+describe('synthesisBatches', () => {
+  it('packs consecutive turns into batches that fit, covering every turn once', () => {
+    expect(synthesisBatches([100, 100, 100], 250)).toEqual([[0, 2], [2, 3]]);
+    expect(synthesisBatches([100, 100, 100], 300)).toEqual([[0, 3]]);
+    expect(synthesisBatches([50, 400, 50, 50], 200)).toEqual([[0, 1], [1, 2], [2, 4]]); // an oversized turn goes alone
+    expect(synthesisBatches([], 200)).toEqual([]);
+  });
+});
+
+describe('memCellBudget', () => {
+  it('is null for a model with no declared window (an endpoint): one call as before', () => {
+    expect(memCellBudget(undefined, 1500, 20)).toBeNull();
+  });
+
+  it('caps the reply and the known facts for a small window, and leaves the rest for the turns', () => {
+    const smol = memCellBudget(8192, 1500, 20)!;
+    expect(smol.outputTokens).toBe(1500);
+    expect(smol.knownFactLimit).toBe(8);
+    expect(smol.turnTokens(1000)).toBe(Math.floor(8192 * 0.85) - 1500 - 1000);
+    const tiny = memCellBudget(2048, 1500, 20)!;
+    expect(tiny.outputTokens).toBe(512);
+    expect(tiny.turnTokens(5000)).toBe(128); // never nothing: a turn always fits alone
+    expect(memCellBudget(32_768, 1500, 20)!.knownFactLimit).toBe(20);
+  });
+});
+
+describe('the default memory budget', () => {
+  it('is lower for a model on this device, and a chosen budget is kept', () => {
+    expect(defaultAnswerBudget()).toBe(ANSWER_BUDGET.default);
+    expect(defaultAnswerBudget(8192)).toBe(DEVICE_ANSWER_BUDGET);
+    expect(defaultAnswerBudget(32_768)).toBe(DEVICE_ANSWER_BUDGET);
+    expect(defaultAnswerBudget(4096)).toBe(682);
+    expect(defaultAnswerBudget(512)).toBe(ANSWER_BUDGET.min);
+    expect(answerBudgetOf(null, 8192)).toBe(1000);
+    expect(answerBudgetOf('4000', 8192)).toBe(4000);
+    expect(answerBudgetOf(null)).toBe(2500);
+  });
+
+  it('follows the model answering: the engine reports 1,000 with a device model, 2,500 without', async () => {
+    const store = await openNodeStore();
+    const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], llm: null });
+    await engine.start();
+    expect(await engine.answerSettings()).toMatchObject({ budgetTokens: 2500, defaultBudgetTokens: 2500 });
+    engine.useDeviceLlm((sink) => new DeviceLlm(new PromptApiGenerator(stubLanguageModel()), { model: 'chrome-built-in', contextTokens: 6144, ...(sink ? { sink } : {}) }));
+    expect(await engine.answerSettings()).toMatchObject({ budgetTokens: 1000, defaultBudgetTokens: 1000 });
+    await engine.setAnswerSettings({ budgetTokens: 4000 });
+    expect(await engine.answerSettings()).toMatchObject({ budgetTokens: 4000, defaultBudgetTokens: 1000 });
+    engine.useDeviceLlm(null);
+    expect(await engine.answerSettings()).toMatchObject({ budgetTokens: 4000, defaultBudgetTokens: 2500 });
+    await store.db.close();
+  });
+});
+
+const T0 = Date.UTC(2023, 4, 8, 14, 0);
+
+/** A model that reports one fact per turn it is shown, citing the turn by the number it saw. */
+function factPerTurnLlm(contextTokens: number | undefined) {
+  const prompts: { text: string; maxTokens: number | undefined }[] = [];
+  const llm: Llm & { contextTokens?: number } = {
+    ...(contextTokens !== undefined ? { contextTokens } : {}),
+    async complete(req: LlmRequest): Promise<LlmResult> {
+      const text = req.messages.map((m) => m.content).join('\n');
+      prompts.push({ text, maxTokens: req.maxTokens });
+      const numbers = [...text.matchAll(/^\[(\d+)\] .*?: Ana said fact number (\d+)\b/gm)].map((m) => ({ turn: Number(m[1]), fact: Number(m[2]) }));
+      const reply = {
+        title: `Facts ${numbers[0]?.fact}`,
+        narrative: `Ana listed facts ${numbers.map((n) => n.fact).join(', ')}.`,
+        facts: numbers.map((n) => ({ text: `Ana's fact number ${n.fact} is true.`, speaker: 'Ana', kind: 'new', turns: [n.turn] })),
+        foresight: [],
+      };
+      return { text: JSON.stringify(reply), model: 'm', usage: { promptTokens: 10, completionTokens: 10, estimated: false }, finishReason: 'stop' };
+    },
+    stream: () => { throw new Error('not used'); },
+    completeJson: (req) => completeJson(llm, req),
+  };
+  return { llm, prompts };
+}
+
+describe('synthesiseMemCell with a small context window', () => {
+  let db: Sql;
+  let store: SqlKnowledgeStore;
+  const TURNS = 40;
+  beforeEach(async () => {
+    db = await openMemoryDatabase();
+    store = new SqlKnowledgeStore(db);
+    await db.exec("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Chat', 0, 0)");
+    for (let i = 1; i <= TURNS; i++) {
+      // ~1,200 characters each (the prompt's clip): 40 turns ≈ 12k tokens, over an 8k window.
+      const content = `Ana said fact number ${i} ${'and went on about the weather in Lisbon at some length '.repeat(21)}`;
+      await db.exec('INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [`m${i}`, 'c1', i, 'user', 'Ana', content, T0 + i * 60_000, T0, 300]);
+    }
+    await db.exec("INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, scene_id, created_at, updated_at) VALUES ('cell1', 'c1', 1, ?, ?, ?, NULL, 0, 0)",
+      [TURNS, T0 + 60_000, T0 + TURNS * 60_000]);
+  });
+
+  it('splits the episode into batches that each fit, and every fact keeps its own turn as source', async () => {
+    const { llm, prompts } = factPerTurnLlm(8192);
+    const result = await synthesiseMemCell({ llm, store, clock: { now: () => T0 + 86_400_000 } }, 'cell1');
+    expect(prompts.length).toBeGreaterThan(1);
+    const count = await loadTokenCounter();
+    for (const p of prompts) {
+      expect(count(p.text) + p.maxTokens!).toBeLessThanOrEqual(8192);
+      expect(p.text).toMatch(/TURNS \(part \d+ of \d+ of this episode/);
+    }
+    // Every turn was shown exactly once, with its number in the episode.
+    const shown = prompts.flatMap((p) => [...p.text.matchAll(/^\[(\d+)\] /gm)].map((m) => Number(m[1])));
+    expect(shown).toEqual(Array.from({ length: TURNS }, (_, i) => i + 1));
+    // One fact per turn, up to the 30 an episode keeps (synthesis.ts MAX_FACTS_PER_CELL).
+    expect(result!.factIds).toHaveLength(30);
+    // A fact is dated by its source turn: fact n by turn n.
+    const facts = await db.query<{ content: string; occurred_at: number }>('SELECT content, occurred_at FROM facts');
+    expect(facts).toHaveLength(30);
+    for (const f of facts) expect(f.occurred_at).toBe(T0 + Number(/number (\d+)/.exec(f.content)![1]) * 60_000);
+    const [cell] = await db.query<{ title: string }>("SELECT title FROM memcells WHERE id = 'cell1'");
+    expect(cell!.title).toBe('Facts 1');
+  });
+
+  it('an endpoint (no declared window) gets the whole episode in one call, as before', async () => {
+    const { llm, prompts } = factPerTurnLlm(undefined);
+    await synthesiseMemCell({ llm, store, clock: { now: () => T0 + 86_400_000 } }, 'cell1');
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]!.maxTokens).toBe(1500);
+    expect(prompts[0]!.text).toContain('TURNS:');
+  });
+});
