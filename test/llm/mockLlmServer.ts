@@ -344,6 +344,10 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
       else res.destroy();
     });
   });
+  // Node closes an idle kept-alive connection after 5 s, the client (undici) stops reusing one after
+  // 4 s: on a starved event loop the two cross, the client sends on a socket the server is closing
+  // and a test sees "Could not reach". The mock keeps idle connections far longer than any client.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
