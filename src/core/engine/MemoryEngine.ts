@@ -17,9 +17,8 @@ import { platformTimer, type JobStore, type Timer } from '../base/jobs';
 import type { LlmSettingsInput, LlmSettingsView } from '../base/settings';
 import type { EmbeddingIndexer, EmbeddingStatus } from '../capture/EmbeddingIndexer';
 import { SemanticIndex } from '../capture/SemanticIndex';
-import type { ActiveVectors, Lifecycle } from '../episodes/Lifecycle';
+import type { ActiveVectors } from '../episodes/Lifecycle';
 import type { PolicyName } from '../episodes/consolidationPolicy';
-import type { Consolidator } from '../synthesis/Consolidator';
 import type { RetrievalResult } from '../recall/Retriever';
 import { MemoryReader } from '../recall/MemoryReader';
 import { nearestTurns } from '../recall/nearestTurns';
@@ -36,7 +35,7 @@ import { EngineSettings, withAnsweredHook } from './EngineSettings';
 import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate';
 import type { EpisodeStore } from '../episodes/episodes';
 import { AnswerService } from './AnswerService';
-import { buildWritePath } from './writePath';
+import { buildWritePath, NO_SYNTHESIS, type EpisodeStage, type SynthesisStage } from './writePath';
 import { EngineUpkeep } from './EngineUpkeep';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from '../base/historyImport';
 import { HistoryImports } from './historyImport';
@@ -63,8 +62,9 @@ export class MemoryEngine implements EngineApi {
   /** Ends the open's hold on background reads if no search came first (see #start). */
   #holdTimeout: { cancel(): void } | null = null;
   #indexerReady: Promise<void> | null = null;
-  readonly #lifecycle: Lifecycle | null;
-  readonly #consolidator: Consolidator | null;
+  /** The episode and synthesis stages, null objects when off (writePath.ts). */
+  readonly #lifecycle: EpisodeStage;
+  readonly #consolidator: SynthesisStage;
   readonly #jobs: JobStore | null;
   readonly #reader: MemoryReader | null;
   readonly #settings: EngineSettings;
@@ -92,7 +92,7 @@ export class MemoryEngine implements EngineApi {
     this.#factIndex = new SemanticIndex(deps.store, 'fact', deps.vectorIndex);
     this.#cellIndex = new SemanticIndex(deps.store, 'memcell', deps.vectorIndex);
     // A successful call means the endpoint works again: synthesis that failed meanwhile resumes.
-    const llmSink = deps.llmSink ? withAnsweredHook(deps.llmSink, () => void this.#consolidator?.endpointAnswered().catch(() => undefined)) : null;
+    const llmSink = deps.llmSink ? withAnsweredHook(deps.llmSink, () => void this.#consolidator.endpointAnswered().catch(() => undefined)) : null;
     this.#llmSink = llmSink;
     this.#settings = new EngineSettings({
       meta: deps.store,
@@ -117,18 +117,18 @@ export class MemoryEngine implements EngineApi {
       onMemoryChanged: () => this.#emit({ type: 'memory-changed' }),
     }));
     const switches = new ConversationMemorySwitches({
-      store: deps.store, meta: deps.store, onRemembered: () => this.#lifecycle?.kick(), changed: () => this.#emit({ type: 'conversations-changed' }),
+      store: deps.store, meta: deps.store, onRemembered: () => this.#lifecycle.kick(), changed: () => this.#emit({ type: 'conversations-changed' }),
     });
     this.#conversations = new Conversations({
       store: deps.store,
       switches,
       semantic: this.#semantic,
-      written: () => (this.#indexer ? this.#indexer.kick() : this.#lifecycle?.kick()),
+      written: () => (this.#indexer ? this.#indexer.kick() : this.#lifecycle.kick()),
       emptied: async (conversationId) => { await this.#explorer?.dropEmptyEpisodes(conversationId); },
-      conversationDeleted: () => this.#lifecycle?.reset(),
+      conversationDeleted: () => this.#lifecycle.reset(),
       // What a deleted turn's episode derived went with it (storage); the policy decides when to derive it again.
       turnsDeleted: () => {
-        this.#lifecycle?.reevaluate();
+        this.#lifecycle.reevaluate();
         this.#emit({ type: 'memory-changed' });
       },
       llm: () => this.#llm,
@@ -162,7 +162,7 @@ export class MemoryEngine implements EngineApi {
     const source = recallSource ? switchedAnswerSource(recallSource, () => readGlobalMemory(deps.store)) : null;
     this.#answers = new AnswerService({
       llm: () => this.#llm, source, clock, timeZone: () => this.#settings.timeZone, settings: () => this.#settings.answerSettings(),
-      listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.#conversations.appendOne(turn), retrieved: async (ids) => { await this.#lifecycle?.onRetrieved(ids); },
+      listMessages: (id) => this.#store.listMessages(id), appendTurn: (turn) => this.#conversations.appendOne(turn), retrieved: (ids) => this.#lifecycle.onRetrieved(ids),
       usesMemory: (id) => switches.usesMemory(id),
       answered: (id) => this.#conversations.answered(id),
       vectorsReady: () => this.#indexer?.vectorsReady() ?? true,
@@ -177,15 +177,16 @@ export class MemoryEngine implements EngineApi {
           embeddingStatus: () => this.#indexer?.status() ?? null,
           jobs: deps.jobs ?? null,
           episodes: deps.episodes ?? null,
-          kickSynthesis: this.#consolidator ? (options) => this.#consolidator!.runner.kick(options) : null,
-          resetLifecycle: () => this.#lifecycle?.reset(),
+          // The explorer tells "no synthesis queue" apart (resynthesise is refused), so the null object maps to null.
+          kickSynthesis: this.#consolidator === NO_SYNTHESIS ? null : (options) => this.#consolidator.runner.kick(options),
+          resetLifecycle: () => this.#lifecycle.reset(),
           consolidation: () => this.#consolidationStatus(),
           databaseBytes: async () => (await this.#store.stats()).databaseBytes,
           clock,
           newId: makeId,
           changed: (options) => {
             if (options?.turns) {
-              this.#lifecycle?.reevaluate(); // episodes that lost turns are raw again: the policy re-derives them
+              this.#lifecycle.reevaluate(); // episodes that lost turns are raw again: the policy re-derives them
               this.#emit({ type: 'messages-changed', conversationId: null });
               this.#emit({ type: 'conversations-changed' });
             }
@@ -283,14 +284,14 @@ export class MemoryEngine implements EngineApi {
   /** Stops a streaming answer; what was said so far is kept. */
   stopAnswer(answerId: string): Promise<void> { return this.#answers.stop(answerId); }
   /** An answer used these turns: visits, heat, and synthesis of raw episodes per the policy. */
-  async noteRetrieved(messageIds: readonly string[]): Promise<void> { await this.#lifecycle?.onRetrieved(messageIds); }
+  noteRetrieved(messageIds: readonly string[]): Promise<void> { return this.#lifecycle.onRetrieved(messageIds); }
 
   /** Sets (or clears) the LLM endpoint used for synthesis; paused work resumes. */
   setLlm(llm: Llm | null): void { this.#useLlm(llm); }
   #useLlm(llm: Llm | null): void {
     this.#endpointLlm = llm;
     this.#llm = this.#deviceLlm ?? llm;
-    this.#consolidator?.endpointChanged();
+    this.#consolidator.endpointChanged();
   }
 
   /**
@@ -300,21 +301,21 @@ export class MemoryEngine implements EngineApi {
   useDeviceLlm(make: ((sink: LlmCallSink | null) => Llm) | null): void {
     this.#deviceLlm = make ? make(this.#llmSink) : null;
     this.#llm = this.#deviceLlm ?? this.#endpointLlm;
-    this.#consolidator?.endpointChanged();
+    this.#consolidator.endpointChanged();
   }
 
   consolidationStatus(): Promise<ConsolidationStatus> { return this.#consolidationStatus(); }
   async #consolidationStatus(): Promise<ConsolidationStatus> {
-    const runner = this.#consolidator?.runner.status();
+    const runner = this.#consolidator.runner.status();
     return {
       policy: this.#settings.policy,
       llmBoundaryCheck: this.#settings.llmBoundaryCheck,
       endpointConfigured: this.#llm !== null,
       jobs: this.#jobs ? await this.#jobs.counts() : { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0, cancelled: 0 },
-      pausedReason: runner?.pausedUntil ? runner.pauseReason : null,
-      lastError: runner?.lastError ? `${runner.lastError.code}: ${runner.lastError.message}` : null,
+      pausedReason: runner.pausedUntil ? runner.pauseReason : null,
+      lastError: runner.lastError ? `${runner.lastError.code}: ${runner.lastError.message}` : null,
       backgroundErrors: [
-        ...(this.#lifecycle?.lastError ? [`Organising episodes: ${this.#lifecycle.lastError.message}`] : []),
+        ...(this.#lifecycle.lastError ? [`Organising episodes: ${this.#lifecycle.lastError.message}`] : []),
         ...(this.#upkeep.lastError ? [`Closing idle episodes and expiring plans: ${this.#upkeep.lastError.message}`] : []),
       ],
     };
@@ -347,8 +348,8 @@ export class MemoryEngine implements EngineApi {
     if (this.#indexer) {
       void this.#indexer.warmUp();
       this.#indexer.kick();
-    } else this.#lifecycle?.kick();
-    await this.#consolidator?.start();
+    } else this.#lifecycle.kick();
+    await this.#consolidator.start();
     this.#upkeep.start();
   }
 
@@ -363,8 +364,8 @@ export class MemoryEngine implements EngineApi {
     this.#holdTimeout?.cancel();
     this.#holdTimeout = null;
     this.#indexer?.stop();
-    this.#lifecycle?.stop();
-    this.#consolidator?.runner.stop();
+    this.#lifecycle.stop();
+    this.#consolidator.runner.stop();
     this.#upkeep.stop();
   }
 
@@ -378,16 +379,16 @@ export class MemoryEngine implements EngineApi {
       await this.#answers.idle();
       await this.#upkeep.idle();
       await this.#indexer?.idle();
-      await this.#lifecycle?.idle();
-      await this.#consolidator?.runner.idle();
-      const busy = (this.#indexer?.status().state === 'running') || this.#consolidator?.runner.status().running;
+      await this.#lifecycle.idle();
+      await this.#consolidator.runner.idle();
+      const busy = (this.#indexer?.status().state === 'running') || this.#consolidator.runner.status().running;
       if (!busy) return;
     }
   }
   /** Closes every open MemCell (end of a benchmark ingest or of a bulk import). */
   async closeOpenCells(): Promise<number> {
     await this.#idle();
-    return (await this.#lifecycle?.closeIdleCells(0)) ?? 0;
+    return this.#lifecycle.closeIdleCells(0);
   }
   on(listener: EngineListener): () => void {
     this.#listeners.add(listener);
@@ -397,8 +398,8 @@ export class MemoryEngine implements EngineApi {
   #emit(event: EngineEvent): void {
     // New facts and narratives were embedded by the consolidator: reload those indexes lazily.
     if (event.type === 'memory-changed' || event.type === 'database-replaced') {
-      this.#factIndex?.reset();
-      this.#cellIndex?.reset();
+      this.#factIndex.reset();
+      this.#cellIndex.reset();
     }
     for (const l of this.#listeners) {
       try {
@@ -454,7 +455,7 @@ export class MemoryEngine implements EngineApi {
       stage: (b, options) => this.#store.stageImport(b, options),
       restart: async () => {
         this.#semantic.reset();
-        this.#lifecycle?.reset();
+        this.#lifecycle.reset();
         this.#emit({ type: 'database-replaced' });
         // Only the imported memory is held: a restart after a rollback is the user's own memory.
         const hold = first;
