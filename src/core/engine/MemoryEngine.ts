@@ -193,10 +193,13 @@ export class MemoryEngine implements EngineApi {
       if (!busy) return;
     }
   }
-  /** Closes every open MemCell (end of a benchmark ingest or of a bulk import). */
+  /**
+   * Closes every open MemCell once background work has caught up, through the upkeep's idle close
+   * (the end of a bulk ingest: benchmarks, the e2e fixture memory, tests). Returns how many closed.
+   */
   async closeOpenCells(): Promise<number> {
     await this.#idle();
-    return this.#p.lifecycle.closeIdleCells(0);
+    return this.#p.lifecycle.closeIdle({ all: true });
   }
   on(listener: EngineListener): () => void {
     this.#listeners.add(listener);

@@ -48,7 +48,7 @@ export interface WritePathHooks {
 
 /** The episode stage as the engine uses it: the Lifecycle, or NO_EPISODES. */
 export type EpisodeStage = Pick<Lifecycle,
-  'lastError' | 'kick' | 'idle' | 'stop' | 'reset' | 'reevaluate' | 'onRetrieved' | 'closeIdle' | 'closeIdleCells' | 'cellVector' | 'recentreScenes'>;
+  'lastError' | 'kick' | 'idle' | 'stop' | 'reset' | 'reevaluate' | 'onRetrieved' | 'closeIdle' | 'cellVector' | 'recentreScenes'>;
 
 /** The synthesis stage as the engine uses it: the Consolidator, or NO_SYNTHESIS. */
 export type SynthesisStage = Pick<Consolidator, 'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered'> & {
@@ -65,7 +65,6 @@ export const NO_EPISODES: EpisodeStage = {
   reevaluate: () => undefined,
   onRetrieved: async () => undefined,
   closeIdle: async () => 0,
-  closeIdleCells: async () => 0,
   cellVector: async () => null,
   recentreScenes: async () => 0,
 };
