@@ -20,6 +20,7 @@ import { existsSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { strToU8, zipSync } from 'fflate';
 import { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import { readHistory } from '../src/import/readHistory';
@@ -127,7 +128,7 @@ function textChars(data: unknown[]): number {
 
 /** The command line (scripts/import-history.ts) in this process: file in, database file out. */
 async function cliImport(jsonPath: string): Promise<Run> {
-  const { importHistoryFile, parseArgs } = await import('../scripts/import-history');
+  const { importHistoryFile, parseArgs: parseImportArgs } = await import('../scripts/import-history');
   const dir = await mkdtemp(join(tmpdir(), 'recollect-import-cli-bench-'));
   const rssBefore = process.memoryUsage().rss;
   let peakRss = rssBefore;
@@ -135,7 +136,7 @@ async function cliImport(jsonPath: string): Promise<Run> {
   try {
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const report = await importHistoryFile(parseArgs([jsonPath, '--format', 'chatgpt', '--out', join(dir, 'out.sqlite'), '--policy', 'off']));
+    const report = await importHistoryFile(parseImportArgs([jsonPath, '--format', 'chatgpt', '--out', join(dir, 'out.sqlite'), '--policy', 'off']));
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
     return { turns: report.turns, seconds: (performance.now() - started) / 1000, cpuSeconds: cpuSeconds(cpu), peakRss, rssBefore };
   } finally {
@@ -222,17 +223,26 @@ async function browserImport(zip: Uint8Array, expectedTurns: number): Promise<Ru
   }
 }
 
-async function main() {
-  const args = process.argv.slice(2);
-  const opt = (name: string, fallback: string) => {
-    const i = args.indexOf(`--${name}`);
-    return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
+const USAGE = 'usage: npx tsx bench/importHistory.ts [--runtime node|cli|browser] [--conversations 400] [--turns 20] [--reps 5] [--out file.md]';
+
+/** Strict flags (node:util parseArgs, as every bench command): an unknown flag or a missing value is an error. */
+export function importBenchArgs(argv: readonly string[]): { runtime: 'node' | 'cli' | 'browser'; conversations: number; turns: number; reps: number; out: string } {
+  const { values } = parseArgs({
+    args: [...argv], strict: true, allowPositionals: false,
+    options: { runtime: { type: 'string', default: 'node' }, conversations: { type: 'string', default: '400' }, turns: { type: 'string', default: '20' }, reps: { type: 'string', default: '5' }, out: { type: 'string' } },
+  });
+  const { runtime } = values;
+  if (runtime !== 'node' && runtime !== 'cli' && runtime !== 'browser') throw new Error(`--runtime is node, cli or browser, not ${runtime}\n${USAGE}`);
+  const positive = (name: 'conversations' | 'turns' | 'reps') => {
+    const n = Number(values[name]);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer, not ${values[name]}\n${USAGE}`);
+    return n;
   };
-  const runtime = opt('runtime', 'node') as 'node' | 'cli' | 'browser';
-  const conversations = Number(opt('conversations', '400'));
-  const turnsPer = Number(opt('turns', '20'));
-  const reps = Number(opt('reps', '5'));
-  const out = opt('out', `bench/results/import-${runtime}.md`);
+  return { runtime, conversations: positive('conversations'), turns: positive('turns'), reps: positive('reps'), out: values.out ?? `bench/results/import-${runtime}.md` };
+}
+
+async function main() {
+  const { runtime, conversations, turns: turnsPer, reps, out } = importBenchArgs(process.argv.slice(2));
   const data = syntheticExport(conversations, turnsPer);
   const json = JSON.stringify(data);
   const zip = zipSync({ 'conversations.json': strToU8(json) });

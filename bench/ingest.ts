@@ -4,7 +4,7 @@
  *   npm run bench -- ingest --data <LoCoMo | LongMemEval file> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]
  *
  * One repetition ingests every corpus of the dataset into a fresh database through the real
- * write path (src/storage/BenchEngineHost.ts `ingestCorpus`: MemoryEngine.appendTurns, one
+ * write path (bench/host/BenchEngineHost.ts `ingestCorpus`: MemoryEngine.appendTurns, one
  * transaction per session, then the background embedding indexer until it is idle) — in Node on
  * an in-memory database, or in headless Chromium in a worker on OPFS with the model worker's
  * embedder (`--runtime browser`). The model is loaded and one untimed repetition runs first
@@ -15,9 +15,9 @@
  */
 import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { BenchCorpusInput, BenchIngestTiming } from '../src/core/protocol';
+import type { BenchCorpusInput, BenchIngestTiming } from './host/benchProtocol';
 import { nodeVectorIndex } from '../src/wasm/nodeVectorKernel';
-import { createBenchEngine, ingestCorpus, warmUpEmbedder } from '../src/host/BenchEngineHost';
+import { createBenchEngine, ingestCorpus, warmUpEmbedder } from './host/BenchEngineHost';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import { configureNodeEnv } from '../src/models/nodeEnv';

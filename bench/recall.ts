@@ -2,7 +2,7 @@
  * The recall benchmark runner (Node runtime). Each corpus — a LoCoMo conversation or a
  * LongMemEval question — gets a fresh in-memory database; its turns go in order, with their
  * session timestamps, through MemoryEngine.appendTurns, one transaction per session, the same
- * code as the browser runtime (src/storage/BenchEngineHost.ts; the real write path: messages, FTS
+ * code as the browser runtime (bench/host/BenchEngineHost.ts; the real write path: messages, FTS
  * triggers, the turn index) and the engine's background embedding indexer. Then every question
  * runs through the Retriever and through the baselines over the same database and vectors.
  *
@@ -21,8 +21,8 @@ import type { RetrievalConfig } from '../src/core/recall/fusion';
 import type { Embedder } from '../src/core/base/ports';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../src/storage/retrievalSource';
-import { createBenchEngine, ingestCorpus, warmUpEmbedder } from '../src/host/BenchEngineHost';
-import type { BenchCorpusInput } from '../src/core/protocol';
+import { createBenchEngine, ingestCorpus, warmUpEmbedder } from './host/BenchEngineHost';
+import type { BenchCorpusInput } from './host/benchProtocol';
 import { nodeVectorIndex } from '../src/wasm/nodeVectorKernel';
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
@@ -134,7 +134,7 @@ async function oracleReranker(corpus: BenchCorpus, store: Awaited<ReturnType<typ
 async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedders: ReturnType<typeof localEmbedderProvider> | null, given: Reranker | null, run: { systems: Record<string, SystemResult>; ingest: RecallRun['ingest']; dbBytes: number }, label: string): Promise<void> {
   const depth = options.depth ?? 100;
   const store = await openNodeStore();
-  // Same engine and write path as the browser's benchmark worker (src/storage/BenchEngineHost.ts).
+  // Same engine and write path as the browser's benchmark worker (bench/host/BenchEngineHost.ts).
   const engine = createBenchEngine(store, embedders ?? undefined, (await nodeVectorIndex()).factory);
   await engine.start();
   await warmUpEmbedder(embedders ?? undefined);
@@ -267,7 +267,7 @@ export function benchPageInput(corpus: BenchCorpus): BenchCorpusInput {
 /**
  * The browser runtime: the same corpora, sent as plain JSON to the benchmark page in headless
  * Chromium, where each is ingested and ranked by BenchEngineHost in a dedicated worker on OPFS
- * (workers/bench.worker.ts) with the model worker's embedder; scored here with the same code.
+ * (bench/page/bench.worker.ts) with the model worker's embedder; scored here with the same code.
  * Only the default retrieval config runs (MemoryEngine.recall); baselines are not run here —
  * they are the Node runtime's (same turns, same embedder; see the node report).
  */

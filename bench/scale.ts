@@ -11,13 +11,12 @@
  * questions whose evidence is in the database — the most recently added first, `questions` of
  * them — are ranked by our recall and by FTS5 BM25 alone over the same database (same run), and
  * scored (recall@1/5/10, turn and session). When the data runs out before a size, the run says
- * so and stops there. The engine side is src/host/ScaleBenchHost.ts, the same in both runtimes:
+ * so and stops there. The engine side is bench/host/ScaleBenchHost.ts, the same in both runtimes:
  * Node (in-memory database, one process) or the browser (the benchmark worker on OPFS in headless
  * Chromium, embedder in the model worker), where each checkpoint also times a cold open.
  */
 import { execFileSync } from 'node:child_process';
-import type { BenchCorpusInput, BenchIngestTiming } from '../src/core/protocol';
-import type { ScaleMeasurement, ScaleQuestionInput } from '../src/core/protocol';
+import type { BenchCorpusInput, BenchIngestTiming, ScaleMeasurement, ScaleQuestionInput } from './host/benchProtocol';
 import { loadDataset, type BenchCorpus, type BenchQuestion } from './datasets';
 import { benchPageInput } from './recall';
 import { aggregate, percentile, scoreQuestion } from './scoring';
@@ -187,7 +186,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
 
 /** Node: an in-memory database in this process with the bundled embedder (or none). */
 export async function nodeDriver(options: { vectors: boolean }): Promise<ScaleDriver> {
-  const { ScaleBenchHost } = await import('../src/host/ScaleBenchHost');
+  const { ScaleBenchHost } = await import('./host/ScaleBenchHost');
   const { openNodeStore } = await import('../src/storage/openNodeDatabase');
   const { localEmbedderProvider } = await import('../src/models/localEmbedderProvider');
   const { configureNodeEnv } = await import('../src/models/nodeEnv');

@@ -8,7 +8,7 @@
  *   page reports the time from its navigation start to that first result.
  */
 import type { CDPSession, Page } from '@playwright/test';
-import type { ScaleQuestionInput } from '../src/core/protocol';
+import type { ScaleQuestionInput } from './host/benchProtocol';
 
 interface AttachedTarget {
   readonly sessionId: string;

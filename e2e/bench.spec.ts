@@ -4,7 +4,7 @@
  * then deletes its file; the app's own database is left byte for byte as it was.
  */
 import { expect, test } from '@playwright/test';
-import type { BenchCorpusInput } from '../src/core/protocol';
+import type { BenchCorpusInput } from '../bench/host/benchProtocol';
 
 const day = (d: number, h = 18) => Date.UTC(2023, 4, d, h);
 

@@ -5,7 +5,7 @@
  * worker heap over CDP, and finally deletes it.
  */
 import { expect, test } from '@playwright/test';
-import type { BenchCorpusInput } from '../src/core/protocol';
+import type { BenchCorpusInput } from '../bench/host/benchProtocol';
 import { measureColdOpen, workerHeapBytes } from '../bench/scaleBrowser';
 
 const day = (d: number) => Date.UTC(2023, 4, d, 18);

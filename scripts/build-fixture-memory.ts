@@ -15,6 +15,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { createEngine } from '../src/host/createEngine';
 import type { NewTurn } from '../src/core/base/types';
@@ -194,10 +195,13 @@ export async function buildFixtureMemory(file: string, options: { conversations?
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const args = process.argv.slice(2);
-  const flag = args.indexOf('--conversations');
-  const out = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--conversations') ?? 'test-results/fixture-memory.sqlite';
+  // Strict flags (node:util parseArgs, as the other scripts): an unknown flag or a second file is an error.
+  const { values, positionals } = parseArgs({ strict: true, allowPositionals: true, options: { conversations: { type: 'string' } } });
+  if (positionals.length > 1) throw new Error('usage: npx tsx scripts/build-fixture-memory.ts [out.sqlite] [--conversations 470]');
+  const conversations = values.conversations === undefined ? undefined : Number(values.conversations);
+  if (conversations !== undefined && (!Number.isInteger(conversations) || conversations <= 0)) throw new Error(`--conversations needs a positive integer, not ${values.conversations}`);
+  const out = positionals[0] ?? 'test-results/fixture-memory.sqlite';
   const t0 = performance.now();
-  const summary = await buildFixtureMemory(out, flag >= 0 ? { conversations: Number(args[flag + 1]) } : {});
+  const summary = await buildFixtureMemory(out, conversations !== undefined ? { conversations } : {});
   console.log(JSON.stringify({ file: out, ...summary, seconds: Math.round((performance.now() - t0) / 100) / 10 }));
 }

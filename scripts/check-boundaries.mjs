@@ -5,7 +5,10 @@
 //     earlier ones: base ← capture ← episodes ← synthesis ← recall ← explorer ← protocol ← engine;
 //  3. src/app talks to storage/models/llm/host only through the worker protocol (src/core/protocol.ts);
 //  4. no import cycle anywhere under src/ (type-only imports count: a cycle of types is still a knot);
-//  5. src/ imports nothing from test/ or bench/ (test doubles and benchmark runners live there, not in the product);
+//  5. src/ imports nothing from test/ or bench/ (test doubles and benchmark runners live there, not in the product),
+//     and no benchmark runner lives in src/ or workers/: no bench/ folder, no bench host, page or worker file
+//     (BenchEngineHost.ts, benchPage.ts, bench.worker.ts …), no Bench… class or wire type, and bench.html's
+//     script is not under src/ (src/import/benchmarkCorpora.ts is a product reader and is allowed);
 //  6. comments cite only documents in this repository (no "DESIGN §n" or "issue n": a reader cannot follow them);
 //  7. MemoryEngine only delegates: it never calls one of its own public methods (`this.name(`).
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -67,6 +70,7 @@ for (const file of files(join(root, 'src'))) {
     }
   }
   const where = relative(root, file);
+  for (const m of text.matchAll(/\b(?:class|interface|type)\s+(\w*Bench(?!mark)\w*)/g)) problems.push(`${where}: declares ${m[1]} — benchmark runners and their wire types live in bench/, not src/`);
   for (const [n, line] of text.split('\n').entries()) {
     if (/DESIGN(\.md)?\s*§|\bissue[ -]\d+/i.test(line)) problems.push(`${where}:${n + 1}: cites a document that is not in the repository — say the reason, or link docs/architecture.md`);
   }
@@ -74,6 +78,29 @@ for (const file of files(join(root, 'src'))) {
     for (const m of text.matchAll(/\bthis\.([a-zA-Z]\w*)\(/g)) problems.push(`${where}: calls its own method this.${m[1]}() — the engine only delegates`);
   }
   graph.set(file, edges);
+}
+
+// Benchmark runner files outside bench/ (rule 5): by name, in the product's source and worker entries.
+const BENCH_RUNNER_NAME = /^bench$|^bench[.A-Z]|[a-z]Bench[A-Z.]|^Bench[A-Z.]/;
+function* entries(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    yield p;
+    if (statSync(p).isDirectory()) yield* entries(p);
+  }
+}
+for (const dir of ['src', 'workers']) {
+  if (!existsSync(join(root, dir))) continue;
+  for (const p of entries(join(root, dir))) {
+    const name = p.split(/[\\/]/).pop();
+    if (BENCH_RUNNER_NAME.test(name)) problems.push(`${relative(root, p)}: benchmark runner code lives in bench/, not ${dir}/`);
+  }
+}
+const benchHtml = join(root, 'bench.html');
+if (existsSync(benchHtml)) {
+  for (const m of readFileSync(benchHtml, 'utf8').matchAll(/<script[^>]*\ssrc="\/?([^"]+)"/g)) {
+    if (!m[1].startsWith('bench/')) problems.push(`bench.html: loads ${m[1]} — the benchmark page's script lives in bench/`);
+  }
 }
 
 // Cycles: depth-first search, reporting each cycle once by its path.

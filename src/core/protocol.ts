@@ -1,6 +1,7 @@
 /**
  * The one protocol file: everything that crosses a worker boundary — the engine worker
- * (EngineWorkerApi), the model worker (ModelWorkerApi) and the benchmark worker (BenchWorkerApi).
+ * (EngineWorkerApi) and the model worker (ModelWorkerApi). The benchmark worker's wire types are
+ * not the product's and live in bench/host/benchProtocol.ts, built on this file's transport.
  *
  * One error transport: a worker exposes its API `resultify`-ed, so no method throws across the
  * boundary and an expected failure arrives as a Result with its `code` intact (Comlink alone would
@@ -428,132 +429,6 @@ export interface EngineWorkerApi {
    */
   holdLifeline(name: string): Promise<void>;
   readonly engine: RemoteEngine;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The benchmark worker (bench.html)
-// ---------------------------------------------------------------------------------------------
-
-export interface BenchTurnInput {
-  readonly id: string;
-  readonly role: 'user' | 'assistant';
-  readonly speaker: string;
-  readonly text: string;
-  /** Caption of a shared image, stored in message metadata (indexed with the turn). */
-  readonly caption?: string;
-}
-
-export interface BenchSessionInput {
-  readonly id: string;
-  /** ms since epoch: every turn of the session is stored with this time. */
-  readonly date: number;
-  readonly turns: readonly BenchTurnInput[];
-}
-
-/** One benchmark corpus (bench/datasets.ts's BenchCorpus fits this shape). */
-export interface BenchCorpusInput {
-  readonly id: string;
-  readonly speakers: readonly string[];
-  readonly sessions: readonly BenchSessionInput[];
-  readonly questions: readonly { readonly id: string; readonly text: string; readonly askedAt: number }[];
-}
-
-export interface BenchRecallOptions {
-  /** Ranking depth per question (default 100). */
-  readonly depth?: number;
-  /** Untimed warm-up questions before the timed pass (default 3). */
-  readonly warmup?: number;
-}
-
-export interface BenchIngestTiming {
-  readonly turns: number;
-  /** appendTurns for every session (the write path: messages, FTS and turn-index triggers). */
-  readonly captureMs: number;
-  /** After capture, until background embedding has caught up (engine.idle()). */
-  readonly embedMs: number;
-}
-
-export interface BenchCorpusResult {
-  readonly corpusId: string;
-  readonly fileName: string;
-  readonly embedderId: string | null;
-  readonly ingest: BenchIngestTiming;
-  readonly dbBytes: number;
-  /** Per question, in input order: turn ids best first, and retrieval time inside the engine. */
-  readonly ranked: readonly (readonly string[])[];
-  readonly latenciesMs: readonly number[];
-}
-
-/** The benchmark worker's API (Comlink). */
-export interface BenchWorkerApi {
-  connectModels(port: MessagePortLike): Promise<void>;
-  recallCorpus(corpus: BenchCorpusInput, options?: BenchRecallOptions, onProgress?: (line: string) => void): Promise<BenchCorpusResult>;
-}
-
-/** The scale benchmark's side of the benchmark worker (src/host/ScaleBenchHost.ts). */
-export interface ScaleQuestionInput {
-  readonly id: string;
-  readonly text: string;
-  readonly askedAt: number;
-}
-
-export interface ScaleSystemResult {
-  /** Per question, in input order: turn ids best first. */
-  readonly ranked: readonly (readonly string[])[];
-  readonly latenciesMs: readonly number[];
-}
-
-export interface ScaleMeasurement {
-  readonly turns: number;
-  readonly dbBytes: number;
-  /** SQLite's WebAssembly memory (wa-sqlite's heap: page cache, FTS buffers); 0 when not visible. */
-  readonly wasmBytes: number;
-  readonly ours: ScaleSystemResult;
-  readonly bm25: ScaleSystemResult;
-}
-
-export interface ScaleMeasureOptions {
-  /** Turns ranked per question (default 10, what the app's recall asks for). */
-  readonly depth?: number;
-  /** Untimed warm-up questions per system before the timed pass (default 3). */
-  readonly warmup?: number;
-}
-
-export interface ColdOpenResult {
-  readonly turns: number;
-  /** Turn ids of the first search, best first (proves it searched the grown database). */
-  readonly ranked: readonly string[];
-  /** Inside the worker: opening the file, starting the engine and the first recall. */
-  readonly openMs: number;
-  readonly firstRecallMs: number;
-  /**
-   * When each phase ended, as epoch ms (performance.timeOrigin + now(), comparable across the page
-   * and its workers): the worker was asked (its SQLite and the model port ready), the file was open,
-   * the engine had started, the speaker list was read, the first result came, the vectors (model and index) were ready, and a
-   * second search — with vectors — came.
-   */
-  readonly phases?: {
-    readonly askedAt: number;
-    readonly fileOpenAt: number;
-    readonly engineStartedAt: number;
-    /** The speaker list read (the first recall's first read, which scans every turn). */
-    readonly speakersAt?: number;
-    readonly firstResultAt: number;
-    readonly vectorsReadyAt: number;
-    readonly secondResultAt: number;
-  };
-  /** Whether the first result used vectors (false: keyword recall while they loaded). */
-  readonly firstUsedVectors?: boolean;
-  readonly secondUsedVectors?: boolean;
-}
-
-export interface ScaleWorkerApi {
-  scaleOpen(fileName: string, options?: { reuse?: boolean }): Promise<{ embedderId: string | null }>;
-  scaleAppend(corpus: BenchCorpusInput): Promise<BenchIngestTiming>;
-  scaleMeasure(questions: readonly ScaleQuestionInput[], options?: ScaleMeasureOptions): Promise<ScaleMeasurement>;
-  scaleClose(): Promise<void>;
-  scaleDelete(fileName: string): Promise<void>;
-  coldOpen(fileName: string, question: ScaleQuestionInput): Promise<ColdOpenResult>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,11 +2,15 @@
  * Structured output from models that are often small and sloppy (docs/architecture.md, LLM endpoint): ask for one JSON
  * object, dig it out of whatever came back (reasoning tags, code fences, prose before or after),
  * repair what jsonrepair can (single quotes, trailing commas, truncation), validate against the
- * stage's schema, and on failure ask once more with the problems spelled out. A second failure is
- * an LLM_BAD_OUTPUT carrying the raw reply and the issues, for the job to record.
+ * stage's schema, and on failure ask once more with the problems spelled out (zod's prettifyError).
+ * A second failure is an LLM_BAD_OUTPUT carrying the raw reply and the issues, for the job to record.
+ *
+ * One repair path: where the JSON starts is found here (after reasoning tags, inside a fence), where
+ * it ends and how it is mended is jsonrepair's to decide.
  */
 import { cleanModelText } from '../core/base/modelText';
-import { jsonrepair } from 'jsonrepair';
+import { jsonrepair, JSONRepairError } from 'jsonrepair';
+import { z } from 'zod';
 import { RecollectError } from '../core/base/errors';
 import type { Llm, LlmJsonRequest, LlmJsonResult, LlmMessage, LlmSchemaIssue, LlmUsage } from '../core/base/ports';
 
@@ -16,11 +20,11 @@ const MAX_RAW_IN_DETAIL = 4000;
 export class LlmBadOutputError extends RecollectError {
   /** The model's last reply, verbatim. */
   readonly raw: string;
-  /** Human-readable problems: parse failure or `path: message` per validation issue. */
+  /** Human-readable problems: the parse failure, or one zod prettifyError block per validation issue. */
   readonly issues: readonly string[];
   constructor(stage: string, raw: string, issues: readonly string[]) {
     super('LLM_BAD_OUTPUT',
-      `The model's reply for "${stage}" was not in the expected format, even after a retry: ${issues.slice(0, 3).join('; ')}`,
+      `The model's reply for "${stage}" was not in the expected format, even after a retry: ${issues.slice(0, 3).map((i) => i.replace(/\s*\n\s*/g, ' ')).join('; ')}`,
       JSON.stringify({ issues, raw: raw.length > MAX_RAW_IN_DETAIL ? `${raw.slice(0, MAX_RAW_IN_DETAIL)}…` : raw }));
     this.name = 'LlmBadOutputError';
     this.raw = raw;
@@ -51,44 +55,36 @@ export function extractJson(text: string): ExtractedJson {
   if (fence?.[1] !== undefined && /[{[]/.test(fence[1])) body = fence[1];
   const start = body.search(/[{[]/);
   if (start < 0) throw new Error('no JSON object found in the reply');
-  const end = matchingEnd(body, start);
-  const candidate = end < 0 ? body.slice(start) : body.slice(start, end + 1);
   try {
-    return { value: JSON.parse(candidate), repaired: true };
-  } catch {
-    // jsonrepair below
-  }
-  try {
-    return { value: JSON.parse(jsonrepair(candidate)), repaired: true };
+    return { value: repairFirstValue(body.slice(start)), repaired: true };
   } catch (err) {
     throw new Error(`the reply is not valid JSON and could not be repaired (${err instanceof Error ? err.message : String(err)})`);
   }
 }
 
-/** Index of the bracket closing the one at `start`, skipping strings; -1 when truncated. */
-function matchingEnd(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-    } else if (ch === '"') inString = true;
-    else if (ch === '{' || ch === '[') depth++;
-    else if (ch === '}' || ch === ']') {
-      depth--;
-      if (depth === 0) return i;
+/**
+ * The JSON value at the start of `text`, mended by jsonrepair, with what a model wrote after it
+ * dropped. jsonrepair reports prose it cannot read as part of the value by position
+ * (JSONRepairError.position): the value ended before it, so the text is cut there and repaired
+ * again. Lines after an object it reads as newline-delimited values and wraps everything in an
+ * array: the object the model was asked for is that array's first element.
+ */
+function repairFirstValue(text: string): unknown {
+  let candidate = text;
+  for (;;) {
+    try {
+      const value: unknown = JSON.parse(jsonrepair(candidate));
+      return candidate.startsWith('{') && Array.isArray(value) ? value[0] : value;
+    } catch (err) {
+      if (!(err instanceof JSONRepairError) || err.position <= 0 || err.position >= candidate.length) throw err;
+      candidate = candidate.slice(0, err.position);
     }
   }
-  return -1;
 }
 
+/** One block per validation issue, in zod's words: `✖ message` and `→ at path`. */
 export function formatIssues(issues: readonly LlmSchemaIssue[]): string[] {
-  return issues.map((i) => {
-    const path = i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
-    return path ? `${path}: ${i.message}` : i.message;
-  });
+  return issues.map((issue) => z.prettifyError({ issues: [issue] }));
 }
 
 /** Adds the JSON instruction to the system message (or a new one) without mutating the input. */
@@ -149,7 +145,7 @@ export async function completeJson<T>(llm: Pick<Llm, 'complete'>, req: LlmJsonRe
       { role: 'assistant', content: raw },
       {
         role: 'user',
-        content: `That reply could not be used:\n- ${issues.slice(0, 10).join('\n- ')}\nReply again with only the corrected JSON object${result.finishReason === 'length' ? ', shorter' : ''}.`,
+        content: `That reply could not be used:\n${issues.slice(0, 10).map((i) => (i.startsWith('✖') ? i : `✖ ${i}`)).join('\n')}\nReply again with only the corrected JSON object${result.finishReason === 'length' ? ', shorter' : ''}.`,
       },
     ];
   }

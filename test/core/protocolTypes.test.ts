@@ -1,14 +1,14 @@
 /**
- * Type-level checks over the worker wire types (src/core/protocol.ts): what crosses a worker
+ * Type-level checks over the worker wire types (src/core/protocol.ts, and the benchmark worker's in
+ * bench/host/benchProtocol.ts): what crosses a worker
  * boundary must survive structured cloning, and the resultified engine must mirror EngineApi.
  * These assertions are checked by `npm run typecheck` (tsc over test/); the runtime half only
  * keeps vitest from reporting an empty file. A method returning a class with methods, a function
  * or a Map would fail the compile, not this test's run.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type {
-  BenchWorkerApi, EngineApi, EngineEvent, ModelWorkerApi, RemoteEngine, Result, ScaleWorkerApi,
-} from '../../src/core/protocol';
+import type { EngineApi, EngineEvent, ModelWorkerApi, RemoteEngine, Result } from '../../src/core/protocol';
+import type { BenchWorkerApi, ScaleWorkerApi } from '../../bench/host/benchProtocol';
 import type { ERROR_CODES } from '../../src/core/base/errors';
 import { errorCode, RecollectError, type ErrorInfo } from '../../src/core/base/errors';
 

@@ -48,7 +48,8 @@ describe('restoring a memory with unsynthesised episodes', () => {
     expect(summary.pendingSynthesis).toMatchObject({ turns: 12, policyInFile: 'eager' });
     expect(summary.pendingSynthesis!.episodes).toBeGreaterThanOrEqual(3);
     expect(summary.pendingSynthesis!.estimates.map((e) => e.policy)).toEqual(['eager', 'recurrence', 'off']);
-    expect(summary.pendingSynthesis!.estimates[0]!.calls.low).toBeGreaterThan(0);
+    // Eager synthesises every episode: at least one call each.
+    expect(summary.pendingSynthesis!.estimates[0]!.calls.low).toBeGreaterThanOrEqual(summary.pendingSynthesis!.episodes);
     expect((await engine.consolidationStatus()).policy).toBe('off');
     expect(mock.requests.length).toBe(before); // nothing was spent
 

@@ -55,6 +55,18 @@ describe('completeJson', () => {
     expect(await completeJson(llm, request())).toMatchObject({ value: GOOD, attempts: 1 });
   });
 
+  it("takes a small model's object from between chatter, a fence and sloppy JSON on the first attempt", async () => {
+    respond(() => [
+      "Sure! Here are the facts I found {as requested}:",
+      '```json',
+      "{'facts': ['Alice moved to Lisbon in 2023', 'Alice has a dog named Rex',], 'confidence': 0.8,}",
+      '```',
+      'I hope this helps! Let me know if you need anything else.',
+    ].join('\n'));
+    expect(await completeJson(llm, request())).toMatchObject({ value: GOOD, repaired: true, attempts: 1 });
+    expect(mock.requests).toHaveLength(1);
+  });
+
   it('does not take JSON cut by the token limit as complete, even when it can be repaired: it asks again', async () => {
     respond(() => JSON.stringify({ confidence: 0.5, facts: ['first fact here', 'second fact here', 'third fact that is long enough'] }));
     mock.setBehaviour({ truncateNext: 1 });
@@ -73,8 +85,9 @@ describe('completeJson', () => {
     expect(res).toMatchObject({ value: GOOD, attempts: 2 });
     const second = (mock.requests.at(-1)?.body as { messages: LlmMessage[] }).messages;
     expect(second.at(-2)?.role).toBe('assistant');
-    expect(second.at(-1)?.content).toMatch(/facts: .*array/i);
-    expect(second.at(-1)?.content).toMatch(/confidence: /);
+    // zod's prettifyError: the problem, then the path it is at.
+    expect(second.at(-1)?.content).toMatch(/✖ .*expected array.*\n\s*→ at facts/i);
+    expect(second.at(-1)?.content).toMatch(/\n\s*→ at confidence/);
     expect(res.usage.promptTokens).toBe(calls.reduce((n, c) => n + c.promptTokens, 0));
   });
 
@@ -91,8 +104,9 @@ describe('completeJson', () => {
     const bad = err as LlmBadOutputError;
     expect(bad.code).toBe('LLM_BAD_OUTPUT');
     expect(bad.raw).toBe('{"facts": [], "confidence": "high"}');
-    expect(bad.issues.some((i) => i.startsWith('facts:'))).toBe(true);
-    expect(bad.issues.some((i) => i.startsWith('confidence:'))).toBe(true);
+    expect(bad.issues.some((i) => i.startsWith('✖ ') && i.endsWith('→ at facts'))).toBe(true);
+    expect(bad.issues.some((i) => i.startsWith('✖ ') && i.endsWith('→ at confidence'))).toBe(true);
+    expect(bad.message).toMatch(/→ at facts/);
     expect(JSON.parse(bad.detail ?? '{}')).toMatchObject({ raw: bad.raw });
     expect(calls).toHaveLength(2);
   });
@@ -127,5 +141,14 @@ describe('extractJson', () => {
     expect(extractJson('```json\n{"a": [1, 2').value).toEqual({ a: [1, 2] });
     expect(extractJson('<think>hmm {not json}</think>\n[1, 2]').value).toEqual([1, 2]);
     expect(() => extractJson('I cannot help with that.')).toThrow(/no JSON/);
+  });
+
+  it('drops prose a model writes after the object, on the same line or on the lines below', () => {
+    const facts = JSON.stringify(GOOD);
+    expect(extractJson(`${facts}\n\nI hope this helps!`).value).toEqual(GOOD);
+    expect(extractJson(`${facts}\nLet me know if you need more {help}.`).value).toEqual(GOOD);
+    expect(extractJson(`${facts} -- that is all } for now`).value).toEqual(GOOD);
+    expect(extractJson(`Here you go:\n{"facts": ["Alice moved to Lisbon in 2023", "Alice has a dog named Rex"], "confidence": 0.8}\nNote: 2 facts.\n\nAnything else?`).value).toEqual(GOOD);
+    expect(extractJson(`\`\`\`json\n${facts}\n\`\`\`\nThat is all.`).value).toEqual(GOOD);
   });
 });

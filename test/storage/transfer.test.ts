@@ -49,7 +49,9 @@ describe('export and import', () => {
     expect(summary).toEqual({ fromSchemaVersion: LATEST_SCHEMA_VERSION, schemaVersion: LATEST_SCHEMA_VERSION, messageCount: 50, conversationCount: 1, notices: [] });
     expect(await dump(target)).toEqual(await dump(source));
     // indexes work after the swap
-    expect((await target.searchMessages('tomatoes')).length).toBeGreaterThan(0);
+    // every one of the 50 turns is found again through the full-text index
+    const found = (await target.searchMessages('tomatoes', { limit: 100 })).map((h) => h.message.id);
+    expect(found.sort()).toEqual(Array.from({ length: 50 }, (_, i) => `m${i}`).sort());
     expect(await target.db.query("SELECT id FROM facts_fts JOIN facts ON facts.rowid = facts_fts.rowid WHERE facts_fts MATCH 'basil'")).toEqual([{ id: 'f1' }]);
     // and the imported memory accepts new turns
     await target.appendTurn({ id: 'new', conversationId: 'c1', role: 'user', content: 'Peppers next year' });

@@ -9,15 +9,15 @@ import type { ErrorInfo } from '../base/errors';
 import type { JobStore, Timer } from '../base/jobs';
 import { PeriodicTask } from '../base/periodicTask';
 import type { EpisodeStore } from '../episodes/episodes';
-import type { Lifecycle } from '../episodes/Lifecycle';
 import { IDLE_CHECK_MS } from '../episodes/idleClose';
 import type { PolicyName } from '../episodes/consolidationPolicy';
-import type { Consolidator } from '../synthesis/Consolidator';
 import { applyPolicyChange } from '../synthesis/policyChange';
+import type { EpisodeStage, SynthesisStage } from './writePath';
 
 export interface EngineUpkeepDeps {
-  readonly lifecycle: Lifecycle | null;
-  readonly consolidator: Consolidator | null;
+  /** NO_EPISODES / NO_SYNTHESIS when the stage is off (writePath.ts). */
+  readonly lifecycle: EpisodeStage;
+  readonly consolidator: SynthesisStage;
   readonly jobs: JobStore | null;
   readonly episodes: EpisodeStore | null;
   readonly clock: Clock;
@@ -66,18 +66,19 @@ export class EngineUpkeep {
   }
 
   async #pass(): Promise<void> {
-    await this.#d.lifecycle?.closeIdle();
-    await this.#d.consolidator?.expireForesight();
+    await this.#d.lifecycle.closeIdle();
+    await this.#d.consolidator.expireForesight();
   }
 
   /** Applies a new consolidation policy to queued and raw work (see synthesis/policyChange.ts). */
   async policyChanged(name: PolicyName): Promise<void> {
     const { jobs, episodes, lifecycle, consolidator } = this.#d;
-    if (!jobs || !episodes || !lifecycle) return;
+    // The episode stage runs exactly when there are episodes and a job queue (writePath.ts).
+    if (!jobs || !episodes) return;
     await applyPolicyChange({
       jobs, episodes,
       reevaluate: () => lifecycle.reevaluate(),
-      kick: () => consolidator?.runner.kick(),
+      kick: () => consolidator.runner.kick(),
     }, name, this.#d.clock.now());
   }
 }

@@ -3,10 +3,13 @@
  * embeds new turns), episodes (the Lifecycle segments, clusters and queues synthesis — with an
  * episode store and a job queue) and synthesis (the Consolidator — with a knowledge store too).
  * Each stage is optional, so a store-only engine (tests, the ingest benchmark) runs the same code.
+ * A stage that is off is a null object (NO_EPISODES, NO_SYNTHESIS) that does nothing, so callers
+ * never test for it; capture stays nullable because "no embedding model" is something the engine
+ * reports (null status, MODEL_UNAVAILABLE), not something it can quietly skip.
  */
 import type { Clock, Embedder, EmbedderProvider, Llm } from '../base/ports';
 import type { MemoryStore, VectorStore } from '../base/store';
-import type { JobStore, Timer } from '../base/jobs';
+import type { JobRunner, JobRunnerStatus, JobStore, Timer } from '../base/jobs';
 import { EmbeddingIndexer, type EmbeddingStatus } from '../capture/EmbeddingIndexer';
 import type { SemanticIndex } from '../capture/SemanticIndex';
 import type { EpisodeStore } from '../episodes/episodes';
@@ -43,15 +46,49 @@ export interface WritePathHooks {
   readonly onMemoryChanged: () => void;
 }
 
+/** The episode stage as the engine uses it: the Lifecycle, or NO_EPISODES. */
+export type EpisodeStage = Pick<Lifecycle,
+  'lastError' | 'kick' | 'idle' | 'stop' | 'reset' | 'reevaluate' | 'onRetrieved' | 'closeIdle' | 'cellVector' | 'recentreScenes'>;
+
+/** The synthesis stage as the engine uses it: the Consolidator, or NO_SYNTHESIS. */
+export type SynthesisStage = Pick<Consolidator, 'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered'> & {
+  readonly runner: Pick<JobRunner, 'stop' | 'idle' | 'kick' | 'status'>;
+};
+
+/** Episodes off (no episode store or job queue): turns are stored and searched, never segmented. */
+export const NO_EPISODES: EpisodeStage = {
+  lastError: null,
+  kick: () => undefined,
+  idle: async () => undefined,
+  stop: () => undefined,
+  reset: () => undefined,
+  reevaluate: () => undefined,
+  onRetrieved: async () => undefined,
+  closeIdle: async () => 0,
+  cellVector: async () => null,
+  recentreScenes: async () => 0,
+};
+
+const IDLE_RUNNER: JobRunnerStatus = { running: false, pausedUntil: null, pauseReason: null, lastError: null };
+
+/** Synthesis off (no knowledge store): no queue runs, nothing expires, endpoint changes change nothing. */
+export const NO_SYNTHESIS: SynthesisStage = {
+  start: async () => undefined,
+  expireForesight: async () => 0,
+  endpointChanged: () => undefined,
+  endpointAnswered: async () => undefined,
+  runner: { stop: () => undefined, idle: async () => undefined, kick: () => undefined, status: () => IDLE_RUNNER },
+};
+
 export interface WritePath {
   readonly indexer: EmbeddingIndexer | null;
-  readonly lifecycle: Lifecycle | null;
-  readonly consolidator: Consolidator | null;
+  readonly lifecycle: EpisodeStage;
+  readonly consolidator: SynthesisStage;
 }
 
 export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): WritePath {
-  const path: { indexer: EmbeddingIndexer | null; lifecycle: Lifecycle | null; consolidator: Consolidator | null } = {
-    indexer: null, lifecycle: null, consolidator: null,
+  const path: { indexer: EmbeddingIndexer | null; lifecycle: EpisodeStage; consolidator: SynthesisStage } = {
+    indexer: null, lifecycle: NO_EPISODES, consolidator: NO_SYNTHESIS,
   };
   if (deps.embedders) {
     path.indexer = new EmbeddingIndexer({
@@ -59,13 +96,13 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
       embedders: deps.embedders,
       index: deps.semantic,
       // A switch: a raw episode's vector is its turns' mean; themes' centroids follow the new model.
-      derived: async (kind, id, model, dim) => (kind === 'memcell' ? (await path.lifecycle?.cellVector(id, model, dim)) ?? null : null),
-      onTargetComplete: async (model, dim) => { await path.lifecycle?.recentreScenes(model, dim); },
-      onActiveCaughtUp: () => path.lifecycle?.kick(),
+      derived: async (kind, id, model, dim) => (kind === 'memcell' ? path.lifecycle.cellVector(id, model, dim) : null),
+      onTargetComplete: async (model, dim) => { await path.lifecycle.recentreScenes(model, dim); },
+      onActiveCaughtUp: () => path.lifecycle.kick(),
       onStatus: (status) => {
         hooks.onEmbeddingStatus(status);
         // Segmentation and scenes want the turn's vector: run them once embedding settles.
-        if (status.state !== 'running') path.lifecycle?.kick();
+        if (status.state !== 'running') path.lifecycle.kick();
       },
     });
   }
@@ -81,7 +118,7 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
       clock: deps.clock,
       newId: deps.newId,
       onChange: hooks.onMemoryChanged,
-      onJobsQueued: () => path.consolidator?.runner.kick(),
+      onJobsQueued: () => path.consolidator.runner.kick(),
       boundaryJudge: () => (hooks.llmBoundaryCheck() && hooks.llm() ? boundaryJudge : null),
       timeZone: hooks.timeZone,
     });

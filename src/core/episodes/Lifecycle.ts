@@ -68,6 +68,8 @@ export class Lifecycle {
   #lastError: ErrorInfo | null = null;
   /** An idle close was asked for; the loop runs it once every unplaced turn is placed. */
   #idleDue = false;
+  /** …and it closes every open cell, idle or not (closeIdle({ all: true })). */
+  #idleAll = false;
   #idleClosed = 0;
   /** The policy changed; the loop re-evaluates the raw cells once the unplaced turns are placed. */
   #reevaluateDue = false;
@@ -97,28 +99,18 @@ export class Lifecycle {
     this.#open.clear();
   }
 
-  /** Closes open cells whose last turn is older than `idleMs` (all of them with 0), e.g. at the end of an import. */
-  async closeIdleCells(idleMs = this.#segmenter().maxGapMs): Promise<number> {
-    await this.idle();
-    const now = this.#d.clock.now();
-    const cells = await this.#d.episodes.openCellsIdleSince(idleMs === 0 ? Number.MAX_SAFE_INTEGER : now - idleMs);
-    for (const cell of cells) {
-      await this.#d.episodes.closeCell(cell.id, 'time-gap', now);
-      this.#open.delete(cell.conversationId);
-      await this.#afterClose(cell.id);
-    }
-    if (cells.length) this.#d.onChange?.();
-    return cells.length;
-  }
-
   /**
    * Closes the open cells that idleClose.ts calls idle (no activity for the boundary gap, or a new
    * day in the user's time zone), then gives them a scene and lets the policy queue synthesis.
    * Runs inside the loop, after the unplaced turns, so it never races a placement; closing is
    * idempotent (a closed cell is never closed again). Returns how many cells it closed.
+   *
+   * `all`: every open cell closes as after a time gap, whatever its age — the end of a bulk ingest
+   * (the benchmarks, the fixture memory, tests), through the same path as the upkeep's close.
    */
-  async closeIdle(): Promise<number> {
+  async closeIdle(options: { readonly all?: boolean } = {}): Promise<number> {
     this.#idleDue = true;
+    if (options.all) this.#idleAll = true;
     this.#idleClosed = 0;
     this.#loop.kick();
     await this.#loop.idle();
@@ -154,13 +146,15 @@ export class Lifecycle {
 
   async #closeIdleNow(): Promise<void> {
     this.#idleDue = false;
+    const all = this.#idleAll;
+    this.#idleAll = false;
     const now = this.#d.clock.now();
     const rule = this.#segmenter();
     const open = await this.#d.episodes.openCellsIdleSince(Number.MAX_SAFE_INTEGER);
     let closed = 0;
     for (const cell of open) {
       if (this.#loop.stopped) return;
-      const reason = idleCloseReason(cell, now, rule);
+      const reason = all ? 'time-gap' : idleCloseReason(cell, now, rule);
       if (!reason) continue;
       await this.#d.episodes.closeCell(cell.id, reason, now);
       this.#open.delete(cell.conversationId);

@@ -8,15 +8,15 @@
  * Unlike `recallCorpus`, the file outlives each call: `scaleOpen` creates it, `scaleAppend` and
  * `scaleMeasure` grow and read it, `scaleClose` releases it (so another worker can open it) and
  * `scaleOpen(…, { reuse: true })` takes it back; `scaleDelete` removes it. Its wire types
- * (ScaleWorkerApi …) live in src/core/protocol.ts.
+ * (ScaleWorkerApi …) live in bench/host/benchProtocol.ts.
  */
-import type { MemoryEngine } from '../core/engine/MemoryEngine';
-import { RecollectError } from '../core/base/errors';
-import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
-import type { RetrievalResult } from '../core/recall/Retriever';
+import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import { RecollectError } from '../../src/core/base/errors';
+import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
+import type { RetrievalResult } from '../../src/core/recall/Retriever';
 import type {
   BenchCorpusInput, BenchIngestTiming, ColdOpenResult, ScaleMeasureOptions, ScaleMeasurement, ScaleQuestionInput, ScaleSystemResult, ScaleWorkerApi,
-} from '../core/protocol';
+} from './benchProtocol';
 import { BenchEngineHost, createBenchEngine, ingestCorpus, warmUpEmbedder, type BenchEngineHostDeps } from './BenchEngineHost';
 
 async function countTurns(store: SqliteMemoryStore): Promise<number> {

@@ -1,6 +1,6 @@
 /**
  * The recall benchmark's engine side, shared by both runtimes: the browser's benchmark worker
- * (workers/bench.worker.ts, OPFS) runs `BenchEngineHost.recallCorpus`, and the Node runner
+ * (bench/page/bench.worker.ts, OPFS) runs `BenchEngineHost.recallCorpus`, and the Node runner
  * (bench/recall.ts, in-memory) builds its engine with `createBenchEngine` and ingests with
  * `ingestCorpus` — so both runtimes write through the same code: MemoryEngine.appendTurns, one
  * transaction per session, with the session's timestamp.
@@ -10,18 +10,17 @@
  * is closed and deleted when the corpus is done, whether it succeeded or not. Retrieval latency is
  * measured here, around `MemoryEngine.recall`, so it excludes the worker round trip.
  *
- * Its wire types (BenchCorpusInput …) live in src/core/protocol.ts.
+ * Its wire types (BenchCorpusInput …) live in bench/host/benchProtocol.ts.
  */
-import type { VectorIndexFactory } from '../core/capture/vectorIndex';
-import type { MemoryEngine } from '../core/engine/MemoryEngine';
-import { RecollectError } from '../core/base/errors';
-import type { EmbedderProvider } from '../core/base/ports';
-import type {
-  BenchCorpusInput, BenchCorpusResult, BenchIngestTiming, BenchRecallOptions, BenchWorkerApi, MessagePortLike,
-} from '../core/protocol';
-import type { NewTurn } from '../core/base/types';
-import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
-import { createEngine } from './createEngine';
+import type { VectorIndexFactory } from '../../src/core/capture/vectorIndex';
+import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import { RecollectError } from '../../src/core/base/errors';
+import type { EmbedderProvider } from '../../src/core/base/ports';
+import type { MessagePortLike } from '../../src/core/protocol';
+import type { BenchCorpusInput, BenchCorpusResult, BenchIngestTiming, BenchRecallOptions, BenchWorkerApi } from './benchProtocol';
+import type { NewTurn } from '../../src/core/base/types';
+import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
+import { createEngine } from '../../src/host/createEngine';
 
 /** A turn with no text is stored as its caption (or a marker): the write path rejects empty turns. */
 export function turnContent(text: string, caption: string | undefined): string {

@@ -1,15 +1,14 @@
 /**
  * The benchmark page (bench.html): exposes measurement functions on `window.recollectBench` for
  * the headless benchmark runners in bench/ (driven by Playwright). It uses the app's model worker and a
- * benchmark worker (workers/bench.worker.ts, its own `bench-*.sqlite` OPFS files, never the app's
+ * benchmark worker (bench/page/bench.worker.ts, its own `bench-*.sqlite` OPFS files, never the app's
  * database); nothing here is reachable from the app's UI.
  */
 import * as Comlink from 'comlink';
-import {
-  MODEL_PORT_MESSAGE, unwrapRemote, type BenchCorpusInput, type BenchCorpusResult, type BenchRecallOptions, type BenchWorkerApi,
-  type DevicePreference, type ModelWorkerApi, type Unwrapped,
-} from '../../core/protocol';
-import type { ColdOpenResult, ScaleQuestionInput, ScaleWorkerApi } from '../../core/protocol';
+import { MODEL_PORT_MESSAGE, unwrapRemote, type DevicePreference, type ModelWorkerApi, type Unwrapped } from '../../src/core/protocol';
+import type {
+  BenchCorpusInput, BenchCorpusResult, BenchRecallOptions, BenchWorkerApi, ColdOpenResult, ScaleQuestionInput, ScaleWorkerApi,
+} from '../host/benchProtocol';
 
 export interface RateSummary {
   readonly median: number;
@@ -38,7 +37,7 @@ async function rate(items: number, reps: number, run: () => Promise<unknown>): P
 let models: { worker: Worker; remote: Unwrapped<ModelWorkerApi> } | null = null;
 function modelWorker(): { worker: Worker; remote: Unwrapped<ModelWorkerApi> } {
   if (!models) {
-    const worker = new Worker(new URL('../../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
+    const worker = new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
     models = { worker, remote: unwrapRemote<ModelWorkerApi>(Comlink.wrap(worker)) };
   }
   return models;
@@ -53,7 +52,7 @@ let benchWorker: Promise<Unwrapped<BenchWorkerApi & ScaleWorkerApi>> | null = nu
  */
 function benchEngine(): Promise<Unwrapped<BenchWorkerApi & ScaleWorkerApi>> {
   benchWorker ??= (async () => {
-    const worker = new Worker(new URL('../../../workers/bench.worker.ts', import.meta.url), { type: 'module', name: 'recollect-bench' });
+    const worker = new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module', name: 'recollect-bench' });
     const bench = unwrapRemote<BenchWorkerApi & ScaleWorkerApi>(Comlink.wrap(worker));
     const channel = new MessageChannel();
     modelWorker().worker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);

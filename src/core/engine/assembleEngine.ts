@@ -1,0 +1,257 @@
+/**
+ * The one assembly of a MemoryEngine's parts, in dependency order: the indexes, the LLM choice and
+ * settings, the write path (capture → episodes → synthesis), the writer of conversations, history
+ * imports, upkeep, the memory reader, answering, saved memories and the explorer. MemoryEngine
+ * holds what this returns and only delegates to it.
+ *
+ * Stages switch on with their capabilities (engineDeps.ts). Episodes and synthesis that are off
+ * are null objects (writePath.ts); capture, the reader, the explorer and history imports are null
+ * when off, because the engine reports their absence to its caller (a null status, an error that
+ * names what is missing) instead of doing nothing.
+ *
+ * Parts reach each other through closures that run after assembly (a part built early may call
+ * one built later, never during construction).
+ */
+import { readGlobalMemory, switchedAnswerSource } from './globalMemory';
+import type { ConsolidationStatus, EngineEvent } from '../protocol';
+import type { MemoryStore, VectorStore } from '../base/store';
+import { systemClock, type Embedder, type Llm, type LlmCallSink } from '../base/ports';
+import { newId } from '../base/ids';
+import { platformTimer, type JobStore, type Timer } from '../base/jobs';
+import type { EmbeddingIndexer } from '../capture/EmbeddingIndexer';
+import { SemanticIndex } from '../capture/SemanticIndex';
+import type { ActiveVectors } from '../episodes/Lifecycle';
+import type { EpisodeStore } from '../episodes/episodes';
+import { MemoryReader } from '../recall/MemoryReader';
+import { ExplorerService } from '../explorer/ExplorerService';
+import { SavedMemories } from './savedMemories';
+import { ConversationMemorySwitches } from './conversationMemory';
+import { Conversations } from './Conversations';
+import { EngineSettings, withAnsweredHook } from './EngineSettings';
+import { AnswerService } from './AnswerService';
+import { buildWritePath, NO_SYNTHESIS, type EpisodeStage, type SynthesisStage } from './writePath';
+import { EngineUpkeep } from './EngineUpkeep';
+import { HistoryImports } from './historyImport';
+import type { MemoryEngineDeps } from './engineDeps';
+
+/**
+ * Which LLM answers, titles and synthesises: a model on this device when one is chosen, else the
+ * endpoint's client (or none). Every change tells synthesis, whose paused work may resume.
+ */
+export class LlmChoice {
+  #endpoint: Llm | null;
+  #device: Llm | null = null;
+  readonly #sink: LlmCallSink | null;
+  readonly #changed: () => void;
+
+  constructor(endpoint: Llm | null, sink: LlmCallSink | null, changed: () => void) {
+    this.#endpoint = endpoint;
+    this.#sink = sink;
+    this.#changed = changed;
+  }
+
+  get current(): Llm | null {
+    return this.#device ?? this.#endpoint;
+  }
+
+  useEndpoint(llm: Llm | null): void {
+    this.#endpoint = llm;
+    this.#changed();
+  }
+
+  /** `make` gets the engine's ledger, so the device model's calls are counted like the endpoint's. */
+  useDevice(make: ((sink: LlmCallSink | null) => Llm) | null): void {
+    this.#device = make ? make(this.#sink) : null;
+    this.#changed();
+  }
+}
+
+/** What the assembled parts need from the engine facade itself. */
+export interface EngineFacade {
+  readonly emit: (event: EngineEvent) => void;
+}
+
+export interface EngineParts {
+  readonly store: MemoryStore & VectorStore;
+  readonly episodes: EpisodeStore | null;
+  readonly jobs: JobStore | null;
+  readonly timer: Timer;
+  /** Turns, facts and episodes by meaning (the engine resets them when memory changes). */
+  readonly semantic: SemanticIndex;
+  readonly factIndex: SemanticIndex;
+  readonly cellIndex: SemanticIndex;
+  readonly llm: LlmChoice;
+  readonly settings: EngineSettings;
+  readonly indexer: EmbeddingIndexer | null;
+  readonly lifecycle: EpisodeStage;
+  readonly consolidator: SynthesisStage;
+  readonly conversations: Conversations;
+  readonly history: HistoryImports | null;
+  readonly upkeep: EngineUpkeep;
+  readonly reader: MemoryReader | null;
+  readonly answers: AnswerService;
+  readonly saved: SavedMemories;
+  readonly explorer: ExplorerService | null;
+  readonly consolidationStatus: () => Promise<ConsolidationStatus>;
+}
+
+const NO_JOBS = { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
+
+export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): EngineParts {
+  const { store } = deps;
+  const clock = deps.clock ?? systemClock;
+  const makeId = deps.newId ?? newId;
+  const timer = deps.timer ?? platformTimer;
+  const emit = facade.emit;
+  const semantic = new SemanticIndex(store, 'message', deps.vectorIndex);
+  const factIndex = new SemanticIndex(store, 'fact', deps.vectorIndex);
+  const cellIndex = new SemanticIndex(store, 'memcell', deps.vectorIndex);
+
+  // A successful call means the endpoint works again: synthesis that failed meanwhile resumes.
+  const llmSink = deps.llmSink ? withAnsweredHook(deps.llmSink, () => void consolidator.endpointAnswered().catch(() => undefined)) : null;
+  const llm = new LlmChoice(deps.llm ?? null, llmSink, () => consolidator.endpointChanged());
+  const settings = new EngineSettings({
+    meta: store,
+    settings: deps.settings ?? null,
+    llmFactory: deps.llmFactory ?? null,
+    llmSink,
+    onLlm: (client) => llm.useEndpoint(client),
+    onChange: () => emit({ type: 'settings-changed' }),
+    contextTokens: () => llm.current?.contextTokens,
+    onPolicyChanged: (name) => upkeep.policyChanged(name), ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),
+  });
+
+  // The embedders as the read and write paths see them (capture may be off, failing or warming up).
+  /** The active embedder, or null when there is none (no model worker, a model id we don't know). */
+  const activeEmbedder = (): Embedder | null => {
+    try {
+      return indexer?.activeEmbedder() ?? null;
+    } catch {
+      return null;
+    }
+  };
+  /** The active embedder for reading, or null while embedding is failing (callers fall back to text). */
+  const embedderOrNull = (): Embedder | null => (indexer?.status().state === 'error' ? null : activeEmbedder());
+  /** The embedder for answering, or null while it warms up after open (recall is lexical meanwhile). */
+  const recallEmbedder = (): Embedder | null => (indexer && !indexer.vectorsReady() ? null : embedderOrNull());
+  const activeVectors = (): ActiveVectors | null => {
+    const e = embedderOrNull();
+    return e ? { id: e.id, dim: e.dim } : null;
+  };
+
+  const { indexer, lifecycle, consolidator } = buildWritePath({
+    ...deps, clock, timer, newId: makeId, semantic,
+  }, {
+    llm: () => llm.current,
+    policy: () => settings.policy,
+    llmBoundaryCheck: () => settings.llmBoundaryCheck,
+    timeZone: () => settings.timeZone,
+    activeVectors,
+    activeEmbedder,
+    onEmbeddingStatus: (status) => emit({ type: 'embedding-status', status }),
+    onMemoryChanged: () => emit({ type: 'memory-changed' }),
+  });
+
+  const switches = new ConversationMemorySwitches({
+    store, meta: store, onRemembered: () => lifecycle.kick(), changed: () => emit({ type: 'conversations-changed' }),
+  });
+  const conversations = new Conversations({
+    store,
+    switches,
+    semantic,
+    written: () => (indexer ? indexer.kick() : lifecycle.kick()),
+    emptied: async (conversationId) => { await explorer?.dropEmptyEpisodes(conversationId); },
+    conversationDeleted: () => lifecycle.reset(),
+    // What a deleted turn's episode derived went with it (storage); the policy decides when to derive it again.
+    turnsDeleted: () => {
+      lifecycle.reevaluate();
+      emit({ type: 'memory-changed' });
+    },
+    llm: () => llm.current,
+    emit,
+  });
+  const history = deps.historyReader
+    ? new HistoryImports({
+        reader: deps.historyReader, clock,
+        sink: {
+          createConversations: (c) => store.createConversations(c), appendTurns: (t) => conversations.append(t), setConsolidationPolicy: (p) => settings.setPolicy(p),
+          storedTurnIds: async (id) => (await store.getConversation(id)) ? new Set((await store.listMessages(id)).map((m) => m.id)) : null,
+          discardConversation: (id) => store.deleteConversation(id),
+        },
+      })
+    : null;
+  const upkeep = new EngineUpkeep({ lifecycle, consolidator, jobs: deps.jobs ?? null, episodes: deps.episodes ?? null, clock, ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}) });
+
+  const reader = deps.retrievalSource
+    ? new MemoryReader({
+        source: deps.retrievalSource((model, query, k) => semantic.search(model, query.length, query, k)),
+        knowledge: deps.knowledgeSource ?? null,
+        indexes: { fact: factIndex, episode: cellIndex },
+        embedder: recallEmbedder,
+        reranker: async () => (await deps.embedders?.activeReranker?.()) ?? null,
+        speakers: async () => (await deps.speakers?.()) ?? [],
+        notRemembered: () => store.conversationsNotRemembered(),
+        clock,
+        timeZone: () => settings.timeZone,
+      })
+    : null;
+  const recallSource = reader?.answerSource() ?? null;
+  const source = recallSource ? switchedAnswerSource(recallSource, () => readGlobalMemory(store)) : null;
+  const answers = new AnswerService({
+    llm: () => llm.current, source, clock, timeZone: () => settings.timeZone, settings: () => settings.answerSettings(),
+    listMessages: (id) => store.listMessages(id), appendTurn: (turn) => conversations.appendOne(turn), retrieved: (ids) => lifecycle.onRetrieved(ids),
+    usesMemory: (id) => switches.usesMemory(id),
+    answered: (id) => conversations.answered(id),
+    vectorsReady: () => indexer?.vectorsReady() ?? true,
+  });
+  const saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => emit({ type: 'memory-changed' }) });
+
+  const jobs = deps.jobs ?? null;
+  const consolidationStatus = async (): Promise<ConsolidationStatus> => {
+    const runner = consolidator.runner.status();
+    return {
+      policy: settings.policy,
+      llmBoundaryCheck: settings.llmBoundaryCheck,
+      endpointConfigured: llm.current !== null,
+      jobs: jobs ? await jobs.counts() : NO_JOBS,
+      pausedReason: runner.pausedUntil ? runner.pauseReason : null,
+      lastError: runner.lastError ? `${runner.lastError.code}: ${runner.lastError.message}` : null,
+      backgroundErrors: [
+        ...(lifecycle.lastError ? [`Organising episodes: ${lifecycle.lastError.message}`] : []),
+        ...(upkeep.lastError ? [`Closing idle episodes and expiring plans: ${upkeep.lastError.message}`] : []),
+      ],
+    };
+  };
+
+  const explorer = deps.explorer
+    ? new ExplorerService({
+        explorer: deps.explorer,
+        vectors: store,
+        indexes: { turn: semantic, fact: factIndex, episode: cellIndex },
+        embedder: embedderOrNull,
+        embeddingStatus: () => indexer?.status() ?? null,
+        jobs,
+        episodes: deps.episodes ?? null,
+        // The explorer tells "no synthesis queue" apart (resynthesise is refused), so the null object maps to null.
+        kickSynthesis: consolidator === NO_SYNTHESIS ? null : (options) => consolidator.runner.kick(options),
+        resetLifecycle: () => lifecycle.reset(),
+        consolidation: consolidationStatus,
+        databaseBytes: async () => (await store.stats()).databaseBytes,
+        clock,
+        newId: makeId,
+        changed: (options) => {
+          if (options?.turns) {
+            lifecycle.reevaluate(); // episodes that lost turns are raw again: the policy re-derives them
+            emit({ type: 'messages-changed', conversationId: null });
+            emit({ type: 'conversations-changed' });
+          }
+          emit({ type: 'memory-changed' });
+        },
+      })
+    : null;
+
+  return {
+    store, episodes: deps.episodes ?? null, jobs, timer, semantic, factIndex, cellIndex, llm, settings,
+    indexer, lifecycle, consolidator, conversations, history, upkeep, reader, answers, saved, explorer, consolidationStatus,
+  };
+}
