@@ -41,3 +41,26 @@ export async function markedMemoryV10File(): Promise<Uint8Array> {
     await db.close();
   }
 }
+
+/** A time with microseconds, as ChatGPT exports write them (2024-11-19T07:06:40.000777Z in ms, fractional). */
+export const FRACTIONAL_T = (1_732_000_000 + 0.000_777) * 1000;
+
+/**
+ * A schema-7 memory as a ChatGPT import before v8 left it: times stored with a fraction of a ms
+ * in a conversation, its two turns, a job and an LLM call, exported as a file (an old backup).
+ */
+export async function fractionalMemoryV7File(): Promise<Uint8Array> {
+  const db = await openMemoryDatabase({ migrateSchema: false });
+  try {
+    await migrate(db, MIGRATIONS, 7);
+    const t = FRACTIONAL_T;
+    await db.exec('INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', ['chatgpt:conv-micro', 'Microsecond times', t, t + 60_000.5]);
+    await db.exec("INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('chatgpt:m1', 'chatgpt:conv-micro', 1, 'user', 'User', 'When was the treaty of Tordesillas signed?', ?, ?, 11)", [t, t + 0.25]);
+    await db.exec("INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('chatgpt:m2', 'chatgpt:conv-micro', 2, 'assistant', 'ChatGPT', 'The treaty of Tordesillas was signed on 7 June 1494.', ?, ?, 13)", [t + 60_000.5, t + 0.25]);
+    await db.exec("INSERT INTO jobs (kind, payload, run_after, created_at, updated_at) VALUES ('embed', '{}', ?, ?, ?)", [t, t, t]);
+    await db.exec("INSERT INTO llm_calls (stage, model, latency_ms, outcome, created_at) VALUES ('answer', 'm', 12.5, 'ok', ?)", [t]);
+    return await new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) }).exportDatabase();
+  } finally {
+    await db.close();
+  }
+}
