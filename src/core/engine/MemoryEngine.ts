@@ -9,7 +9,7 @@ import { readGlobalMemory, switchedAnswerSource, writeGlobalMemory, type GlobalM
 import { dominantLanguage, LANGUAGE_NAMES, type WritingLanguage } from '../base/language';
 import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, SendRequest, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { MemoryStore, SearchOptions, VectorStore } from '../base/store';
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats } from '../base/types';
 import { systemClock, type Embedder, type Llm, type LlmCallSink, type LlmConnectionTest } from '../base/ports';
 import { RecollectError } from '../base/errors';
 import { newId } from '../base/ids';
@@ -421,6 +421,7 @@ export class MemoryEngine implements EngineApi {
   appendTurn(turn: NewTurn): Promise<AppendResult> { return this.#conversations.appendOne(turn); }
   send(request: SendRequest): Promise<Message> { return this.#conversations.send(request); }
   listMessages(conversationId: string): Promise<Message[]> { return this.#conversations.messages(conversationId); }
+  listMessageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow> { return this.#conversations.messageWindow(conversationId, request); }
   deleteMessage(id: string): Promise<boolean> { return this.#conversations.deleteMessage(id); }
   /** "Use saved memories" and "use chat history" for every answer (globalMemory.ts). */
   globalMemory(): Promise<GlobalMemory> { return readGlobalMemory(this.#store); }
