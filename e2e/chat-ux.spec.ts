@@ -44,7 +44,7 @@ test('a long conversation opens at its newest message, and streaming, finished a
   await page.goto('/');
   await replaceMemory(page, FILE, `Imported ${TURNS} messages`);
   await configure(page);
-  await page.getByRole('button', { name: /A long conversation/ }).click();
+  await page.getByRole('button', { name: /A long conversation/ }).first().click();
   await expect(page.getByTestId('message')).toHaveCount(TURNS);
   await expect(page.getByTestId('message').last()).toContainText(`Note number ${TURNS}:`);
   await expect(page.getByTestId('message').last()).toBeInViewport();
@@ -77,7 +77,7 @@ test('↑ edits the last message without deleting anything until the new text is
   await box(page).press('Enter');
   await expect(page.getByTestId('message')).toHaveCount(2, { timeout: 30_000 });
   // The conversation took its title from the first message.
-  await expect(page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /My cat is named Tom/ })).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /My cat is named Tom/ }).first()).toBeVisible();
 
   await box(page).press('ArrowUp');
   await expect(page.getByTestId('editing-note')).toBeVisible();
@@ -86,7 +86,7 @@ test('↑ edits the last message without deleting anything until the new text is
 
   // Leaving the conversation while editing loses nothing.
   await page.getByRole('button', { name: '+ New conversation' }).click();
-  await page.getByRole('button', { name: /My cat is named Tom/ }).click();
+  await page.getByRole('button', { name: /My cat is named Tom/ }).first().click();
   await expect(page.getByTestId('message')).toHaveCount(2);
   await expect(page.getByTestId('message').first()).toContainText('My cat is named Tom.');
 
@@ -104,7 +104,7 @@ test('↑ edits the last message without deleting anything until the new text is
   await expect(page.getByTestId('message')).toHaveCount(2);
   await expect(page.getByTestId('message').first()).toContainText('My cat is named Tim.');
   await page.reload();
-  await page.getByRole('button', { name: /My cat is named Tom/ }).click();
+  await page.getByRole('button', { name: /My cat is named Tom/ }).first().click();
   await expect(page.getByTestId('message').filter({ hasText: 'named Tom' })).toHaveCount(0);
   await expect(page.getByTestId('message').filter({ hasText: 'named Tim' })).toHaveCount(1);
 });
