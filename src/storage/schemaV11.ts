@@ -25,6 +25,7 @@ const CANDIDATES = `FROM messages WHERE id LIKE 'chatgpt:%' AND content GLOB '*[
 export async function stripStoredChatGptMarkup(tx: Sql, onProgress?: MigrationProgress): Promise<void> {
   const [count] = await tx.query<{ n: number }>(`SELECT count(*) AS n ${CANDIDATES}`);
   const total = Number(count?.n ?? 0);
+  if (total === 0) return; // nothing to report either: most memories hold no markup
   onProgress?.(0, total);
   let done = 0;
   for (let after = 0; done < total;) {
