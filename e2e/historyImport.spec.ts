@@ -2,7 +2,8 @@ import { expect, test, type Page } from '@playwright/test';
 import { replaceMemory } from './appSteps';
 import { strToU8, zipSync } from 'fflate';
 import {
-  T0, ambiguousTranscript, chatGptBranchCopies, chatGptConversations, chatGptMicroseconds, claudeBranchedConversations, headingTranscript,
+  T0, ambiguousTranscript, boldLabelTranscript, chatGptBranchCopies, chatGptConversations, chatGptMicroseconds, claudeBranchedConversations, headingTranscript,
+  nameLineTranscript,
 } from '../test/import/historyFixtures';
 
 /** The hand-written ChatGPT fixture plus enough filler conversations that the import takes a moment. */
@@ -121,4 +122,52 @@ test('transcripts: the dialog shows how the speakers were read, and asks before 
   await dialog.getByRole('radio', { name: /Off/ }).check();
   await importButton.click();
   await expect(dialog.getByTestId('history-report')).toHaveText(/^1 conversation, 4 turns imported/, { timeout: 60_000 });
+});
+
+/** Imports a clear transcript through the dialog: the preview's roles first, then the stored turns' roles and speakers. */
+async function importTranscript(page: Page, name: string, text: string, speakers: readonly (readonly [string, 'user' | 'assistant'])[], searchFor: string) {
+  await page.getByLabel('Import chat history file').setInputFiles({ name, mimeType: 'text/markdown', buffer: Buffer.from(text) });
+  const dialog = page.getByRole('dialog', { name: 'Import chat history' });
+  await expect(dialog.getByTestId('transcript-reading')).toContainText('The first turns read as:', { timeout: 60_000 });
+  await expect(dialog.getByTestId('transcript-reading')).not.toContainText('not sure who is speaking');
+  const preview = dialog.getByTestId('transcript-turn');
+  await expect(preview).toHaveCount(speakers.length);
+  for (const [i, [speaker, role]] of speakers.entries()) {
+    await expect(preview.nth(i)).toHaveAttribute('data-role', role);
+    await expect(preview.nth(i)).toContainText(`${role === 'assistant' ? 'Assistant' : 'User'} (${speaker}):`);
+  }
+  await dialog.getByRole('radio', { name: /Off/ }).check();
+  await dialog.getByRole('button', { name: `Import ${speakers.length} turns` }).click();
+  await expect(dialog.getByTestId('history-report')).toHaveText(new RegExp(`^1 conversation, ${speakers.length} turns imported`), { timeout: 60_000 });
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+
+  await page.getByLabel('Search memory').fill(searchFor);
+  await page.getByTestId('search-hit').first().click();
+  const messages = page.getByTestId('message');
+  await expect(messages).toHaveCount(speakers.length);
+  for (const [i, [speaker, role]] of speakers.entries()) {
+    await expect(messages.nth(i)).toHaveClass(new RegExp(`\\bmessage ${role}\\b`));
+    await expect(messages.nth(i).locator('.message-head strong')).toHaveText(speaker);
+  }
+  return messages;
+}
+
+test('transcripts with bold labels (**Human**: / **GPT**:) and Name: lines import through the dialog with the right roles and speakers', async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.goto('/');
+  await expect(page.getByTestId('status')).toBeVisible();
+
+  // The answer's own bullets (- **Headers**: …) stay in the answer: no speaker "Headers" or "Emphasis".
+  const bold = await importTranscript(page, 'markdown-chat.md', boldLabelTranscript,
+    [['Human', 'user'], ['GPT', 'assistant'], ['Human', 'user'], ['GPT', 'assistant']], 'Emphasis asterisks');
+  await expect(bold.nth(1)).toContainText('Headers');
+  await expect(bold.nth(1)).toContainText('Emphasis');
+  await expect(bold.nth(3)).toContainText('¥300');
+
+  // A code block's "# comment" and "key: value" lines and a "Note:" line are part of the answer.
+  const lines = await importTranscript(page, 'compose-chat.txt', nameLineTranscript,
+    [['User', 'user'], ['ChatGPT', 'assistant'], ['User', 'user'], ['ChatGPT', 'assistant']], 'pgadmin');
+  await expect(lines.nth(1)).toContainText('image: postgres:16');
+  await expect(lines.nth(1)).toContainText('Note: change the password before you deploy.');
+  await expect(page.getByTestId('message').filter({ hasText: /^\s*(Note|services|Headers|Emphasis)\b/ })).toHaveCount(0);
 });

@@ -5,13 +5,14 @@
  * the reader and the invalidator. Keys are hierarchical: invalidating ['explorer'] refetches every
  * explorer view.
  */
-import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { EngineClient } from './engineClient';
 import type { FactQuery, ForesightQuery, MemCellQuery, MemorySearchFilters } from '../core/explorer/explorer';
 
 export const queryKeys = {
   conversations: ['conversations'] as const,
   messages: (id: string | null) => ['messages', id] as const,
+  messageWindow: (id: string, limit: number, around: string | null) => ['messages', id, 'window', limit, around] as const,
   allMessages: ['messages'] as const,
   search: (q: string) => ['search', q] as const,
   allSearch: ['search'] as const,
@@ -61,7 +62,10 @@ export function engineQueries(client: EngineClient) {
     deviceChoice: () => queryOptions({ queryKey: queryKeys.deviceChoice, queryFn: () => client.deviceChoice(), staleTime: 0, meta: { ownerFree: true } }),
     builtIn: () => queryOptions({ queryKey: queryKeys.builtIn, queryFn: () => client.builtInAvailability(), meta: { ownerFree: true } }),
     conversations: () => queryOptions({ queryKey: queryKeys.conversations, queryFn: () => engine.listConversations() }),
-    messages: (id: string) => queryOptions({ queryKey: queryKeys.messages(id), queryFn: () => engine.listMessages(id) }),
+    // The previous window stays on screen while a larger one or one around a turn is read.
+    messageWindow: (id: string, limit: number, around: string | null = null) => queryOptions({
+      queryKey: queryKeys.messageWindow(id, limit, around), queryFn: () => engine.listMessageWindow(id, { limit, ...(around ? { around } : {}) }), placeholderData: keepPreviousData,
+    }),
     search: (q: string) => queryOptions({ queryKey: queryKeys.search(q), queryFn: () => engine.searchMessages(q, { limit: 30 }), enabled: q.length > 0 }),
     vectorSearch: (q: string) => queryOptions({ queryKey: queryKeys.vectorSearch(q), queryFn: () => engine.vectorSearch(q, { limit: 10 }), enabled: q.length > 0 }),
     stats: () => queryOptions({ queryKey: queryKeys.stats, queryFn: () => engine.stats() }),

@@ -24,7 +24,7 @@ import type {
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
 
 export type { StageUsage };
 
@@ -132,6 +132,8 @@ export interface EngineApi {
   /** The user's message (an edit of the last one included), stored in one transaction; answer it with ask(). */
   send(request: SendRequest): Promise<Message>;
   listMessages(conversationId: string): Promise<Message[]>;
+  /** A window of a conversation's turns: what the chat shows (a long conversation is never sent whole). */
+  listMessageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow>;
   deleteMessage(id: string): Promise<boolean>;
   searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]>;
   stats(): Promise<StorageStats>;

@@ -17,6 +17,7 @@
 import type { ImportedConversation, ImportedTurn } from '../core/base/historyImport';
 import { SkipEntry, asRecord, secondsToMs, text, titleOf } from './parseHelpers';
 import { DocumentLog, type DocumentWrite } from './documents';
+import { stripChatGptMarkup } from '../core/base/chatgptMarkup';
 
 interface Node {
   readonly message?: unknown;
@@ -67,28 +68,8 @@ function partText(part: unknown): string {
   return type ? `[${type.replace(/_/g, ' ')}]` : '';
 }
 
-/**
- * ChatGPT's inline markup uses private-use characters: `\ue200cite\ue202turn0search19\ue201`,
- * `\ue200filecite\ue202…\ue201`, `\ue200image_group\ue202{…}\ue201` (markers for the app to draw
- * citations and image strips) and `\ue200entity\ue202["kind","Name",…]\ue201` (a name shown as
- * a link); older answers cite with `【8†source】`. Markers go; an entity keeps its name.
- */
-const INLINE_MARKUP = /([ \t]*)\ue200([a-z_]*)\ue202([^\ue200\ue201]*)\ue201/g;
-export function stripCitations(value: string): string {
-  if (!/[\ue200-\ue2ff【]/.test(value)) return value;
-  return value
-    .replace(INLINE_MARKUP, (_, space: string, kind: string, args: string) => {
-      if (kind !== 'entity') return '';
-      try {
-        const parsed: unknown = JSON.parse(args);
-        return Array.isArray(parsed) && typeof parsed[1] === 'string' ? `${space}${parsed[1]}` : '';
-      } catch {
-        return '';
-      }
-    })
-    .replace(/[ \t]*【[^】\n]{0,200}?†[^】\n]{0,200}?】/g, '')
-    .replace(/[\ue200-\ue2ff]/g, '');
-}
+/** ChatGPT's private-use citation and entity markup (core/base/chatgptMarkup), stripped as turns are read. */
+export { stripChatGptMarkup as stripCitations } from '../core/base/chatgptMarkup';
 
 const IMAGE_FILE = /\.(png|jpe?g|gif|webp|heic|bmp|tiff?)$/i;
 
@@ -119,7 +100,7 @@ export function chatgptContentText(content: unknown, metadata: unknown): string 
     }
     files.push(`[file: ${name || 'attachment'}]`);
   }
-  return [stripCitations(body).trim(), ...files].filter((s) => s.length > 0).join('\n');
+  return [stripChatGptMarkup(body).trim(), ...files].filter((s) => s.length > 0).join('\n');
 }
 
 /** The document a Canvas write carries (the write is a JSON message to the canmore tool). */

@@ -3,7 +3,7 @@
  * Same code in the browser worker (OPFS) and in Node (memory).
  */
 import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../core/base/store';
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats, TitleSource } from '../core/base/types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats, TitleSource } from '../core/base/types';
 import { systemClock, type Clock } from '../core/base/ports';
 import type { Sql } from '../core/base/sql';
 import * as conversations from './conversationRepo';
@@ -158,6 +158,10 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
 
   listMessages(conversationId: string): Promise<Message[]> {
     return messages.listMessages(this.db, conversationId);
+  }
+
+  listMessageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow> {
+    return messages.listMessageWindow(this.db, conversationId, request);
   }
 
   getMessage(id: string): Promise<Message | null> {

@@ -1,6 +1,6 @@
 /** SQL for messages: append (idempotent), list, get, delete, and BM25 full-text search. */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
-import type { Message, NewTurn, SearchHit } from '../core/base/types';
+import type { Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit } from '../core/base/types';
 import { highlightSnippet } from '../core/base/highlight';
 import { RecollectError } from '../core/base/errors';
 import { validateNewTurn } from '../core/base/limits';
@@ -54,6 +54,35 @@ export async function getMessage(sql: Sql, id: string): Promise<Message | null> 
 export async function listMessages(sql: Sql, conversationId: string): Promise<Message[]> {
   const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.seq`, [conversationId]);
   return rows.map(toMessage);
+}
+
+/** Turns shown before the one a window is opened around (it sits near the top, with its lead-in). */
+export const WINDOW_LEAD = 10;
+const MAX_WINDOW = 5_000;
+
+/**
+ * A window of a conversation's turns (MessageWindowRequest), read through the (conversation_id,
+ * seq) index: the cost follows the window, not the conversation (counting its turns is an index
+ * scan).
+ */
+export async function listMessageWindow(sql: Sql, conversationId: string, request: MessageWindowRequest): Promise<MessageWindow> {
+  const limit = Math.max(1, Math.min(MAX_WINDOW, Math.floor(request.limit)));
+  const [count] = await sql.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE conversation_id = ?', [conversationId]);
+  const total = Number(count?.n ?? 0);
+  const [anchor] = request.around === undefined ? [] : await sql.query<{ seq: number }>('SELECT seq FROM messages WHERE id = ? AND conversation_id = ?', [request.around, conversationId]);
+  if (anchor) {
+    // The window starts WINDOW_LEAD turns before the anchor (fewer near the start).
+    const [start] = await sql.query<{ seq: number | null; before: number }>(
+      `SELECT (SELECT seq FROM messages WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1 OFFSET ${WINDOW_LEAD - 1}) AS seq,
+        (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND seq < ?2) AS before`, [conversationId, anchor.seq]);
+    const before = Number(start?.before ?? 0);
+    const from = start?.seq ?? null;
+    const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? AND m.seq >= ? ORDER BY m.seq LIMIT ?`,
+      [conversationId, from ?? Number.MIN_SAFE_INTEGER, limit]);
+    return { messages: rows.map(toMessage), total, offset: from === null ? 0 : before - WINDOW_LEAD };
+  }
+  const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.seq DESC LIMIT ?`, [conversationId, limit]);
+  return { messages: rows.reverse().map(toMessage), total, offset: total - rows.length };
 }
 
 const INSERT_RETURNING = `INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count, metadata)

@@ -15,6 +15,7 @@ import { v8 } from './schemaV8';
 import { reindexLexical, v9, type MigrationProgress } from './schemaV9';
 import type { Sql } from '../core/base/sql';
 import { v10 } from './schemaV10';
+import { stripStoredChatGptMarkup, v11 } from './schemaV11';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -347,6 +348,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'whole-ms times (repairs fractional times from history imports)', sql: v8(TURNS_FTS_UPDATE) },
   { version: 9, name: 'lexical text in every FTS index: scripts without spaces, combining marks', sql: v9, run: reindexLexical },
   { version: 10, name: 'deleted means gone: FTS secure-delete, date foresight goes with its turn', sql: v10 },
+  { version: 11, name: 'no raw ChatGPT citation markup in stored turns', sql: v11, run: stripStoredChatGptMarkup },
 ];
 
 /** The queued turns' neighbours (within the window) that are not queued themselves. */

@@ -6,7 +6,7 @@
  */
 import { RecollectError } from '../../src/core/base/errors';
 import { isSaneTime, MAX_TITLE_CHARS, validateNewTurn } from '../../src/core/base/limits';
-import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, NewTurn, SearchHit, StorageStats, TitleSource } from '../../src/core/base/types';
+import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats, TitleSource } from '../../src/core/base/types';
 import { UNTITLED } from '../../src/core/base/titles';
 import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../../src/core/base/store';
 import { systemClock, type Clock } from '../../src/core/base/ports';
@@ -142,6 +142,14 @@ export class InMemoryStore implements MemoryStore, VectorStore {
 
   async listMessages(conversationId: string): Promise<Message[]> {
     return [...this.#turns.values()].map((t) => t.message).filter((m) => m.conversationId === conversationId).sort((a, b) => a.seq - b.seq);
+  }
+
+  async listMessageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow> {
+    const all = await this.listMessages(conversationId);
+    const limit = Math.max(1, Math.floor(request.limit));
+    const at = request.around === undefined ? -1 : all.findIndex((m) => m.id === request.around);
+    const offset = at >= 0 ? Math.max(0, at - 10) /* WINDOW_LEAD, as SQLite's store */ : Math.max(0, all.length - limit);
+    return { messages: all.slice(offset, offset + limit), total: all.length, offset };
   }
 
   async getMessage(id: string): Promise<Message | null> {

@@ -67,6 +67,24 @@ export function describeStore(name: string, open: StoreFactory): void {
       expect((await store.stats()).messageCount).toBe(2);
     });
 
+    it('reads a window of a conversation: the newest turns, or a few turns before one far back', async () => {
+      const store = await setup();
+      await store.createConversation({ id: 'w', title: 'Long' });
+      await store.appendTurns(Array.from({ length: 60 }, (_, i) => ({ id: `w${i}`, conversationId: 'w', role: i % 2 ? 'assistant' as const : 'user' as const, content: `turn ${i}` })));
+      const ids = (w: { messages: readonly { id: string }[] }) => w.messages.map((m) => m.id);
+      const newest = await store.listMessageWindow('w', { limit: 20 });
+      expect(newest).toMatchObject({ total: 60, offset: 40 });
+      expect(ids(newest)).toEqual(Array.from({ length: 20 }, (_, i) => `w${40 + i}`));
+      const around = await store.listMessageWindow('w', { limit: 20, around: 'w25' });
+      expect(around).toMatchObject({ total: 60, offset: 15 });
+      expect(ids(around)[10]).toBe('w25');
+      expect(ids(await store.listMessageWindow('w', { limit: 20, around: 'w3' }))).toEqual(Array.from({ length: 20 }, (_, i) => `w${i}`));
+      // A turn of another conversation (or none) reads the newest.
+      expect((await store.listMessageWindow('w', { limit: 5, around: 'nope' })).offset).toBe(55);
+      expect(await store.listMessageWindow('missing', { limit: 5 })).toEqual({ messages: [], total: 0, offset: 0 });
+      expect((await store.listMessageWindow('w', { limit: 100 })).messages).toHaveLength(60);
+    });
+
     it('finds turns by their words, within a conversation when asked', async () => {
       const store = await setup();
       await store.createConversation({ id: 'd', title: 'Other' });

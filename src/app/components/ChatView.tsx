@@ -43,12 +43,12 @@ function tokensOf(meta: AnswerMeta): number {
 const FOLLOW_SLACK = 80;
 /**
  * Turns drawn at once: the newest ones, with "Show earlier" adding a page. A 100,000-turn
- * conversation once put every turn in the page (minutes to open); the page now holds a window.
+ * conversation once put every turn in the page and read all of them from the engine (minutes to
+ * open); the engine now sends a window (listMessageWindow) and the page holds only that.
  */
 const WINDOW = 200;
 
 export function ChatView({ conversationId }: { conversationId: string }) {
-  const messages = useEngineQuery((q) => q.messages(conversationId));
   const conversations = useEngineQuery((q) => q.conversations());
   const settings = useEngineQuery((q) => q.llmSettings());
   const sendTurn = useEngineMutation((c, request: SendRequest) => c.engine.send(request), { report: false });
@@ -73,14 +73,19 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const stream = answers.stream;
   const conversation = conversations.data?.find((c) => c.id === conversationId);
 
-  const list = messages.data ?? [];
   const [windowSize, setWindowSize] = useState(WINDOW);
-  // A turn to show (a citation, a search hit) further back than the window: a window around it.
-  const wanted = highlight ? list.findIndex((m) => m.id === highlight) : -1;
-  const anchored = wanted >= 0 && wanted < list.length - windowSize;
-  const from = anchored ? Math.max(0, wanted - 10) : Math.max(0, list.length - windowSize);
-  const to = anchored ? Math.min(list.length, from + WINDOW) : list.length;
-  const visible = from > 0 || to < list.length ? list.slice(from, to) : list;
+  // The newest turns; editing, retrying and following new turns act on these.
+  const newest = useEngineQuery((q) => q.messageWindow(conversationId, windowSize));
+  const list = newest.data?.messages ?? [];
+  const total = newest.data?.total ?? 0;
+  // A turn to show (a citation, a search hit) further back than the newest window: a window around it.
+  const wantedFarBack = highlight !== null && newest.isSuccess && !newest.isPlaceholderData && !list.some((m) => m.id === highlight);
+  const around = useEngineQuery((q) => ({ ...q.messageWindow(conversationId, WINDOW, highlight), enabled: wantedFarBack }));
+  const anchored = wantedFarBack && (around.data?.messages.some((m) => m.id === highlight) ?? false);
+  const onScreen = anchored ? around.data! : newest.data;
+  const visible = onScreen?.messages ?? [];
+  const from = onScreen?.offset ?? 0;
+  const to = from + visible.length;
   const fromBottom = useRef<number | null>(null);
   const lastUser = [...list].reverse().find((m) => m.role === 'user');
   const lastAnswer = list.length > 0 && list[list.length - 1]!.role === 'assistant' ? list[list.length - 1]! : null;
@@ -93,20 +98,22 @@ export function ChatView({ conversationId }: { conversationId: string }) {
     following.current = true;
   };
   useLayoutEffect(() => {
-    if (highlight && list.some((m) => m.id === highlight)) {
+    if (highlight && visible.some((m) => m.id === highlight)) {
       document.querySelector(`[data-message-id="${CSS.escape(highlight)}"]`)?.scrollIntoView({ block: 'center' });
       return;
     }
     toBottom();
-  }, [list.length, stream?.answerId, stream?.error, anchored]);
+  }, [total, stream?.answerId, stream?.error, anchored]);
   useLayoutEffect(() => {
     if (following.current) toBottom();
   }, [stream?.text]);
+  // Earlier turns arrived above: keep the reader's place (once the larger window is on screen).
   useLayoutEffect(() => {
     const el = listRef.current;
-    if (el && fromBottom.current !== null) el.scrollTop = el.scrollHeight - fromBottom.current;
+    if (newest.isPlaceholderData || fromBottom.current === null) return;
+    if (el) el.scrollTop = el.scrollHeight - fromBottom.current;
     fromBottom.current = null;
-  }, [windowSize]);
+  }, [newest.data, newest.isPlaceholderData]);
 
   const answer = async (userMessageId: string) => {
     await answers.ask({ conversationId, userMessageId });
@@ -151,10 +158,11 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const openCitation = (meta: AnswerMeta, n: number) => {
     const c = meta.citations?.find((x) => x.id === n);
     if (!c) return;
-    if (c.kind === 'turn' && list.some((m) => m.id === c.ref)) {
+    if (c.kind === 'turn' && visible.some((m) => m.id === c.ref)) {
       setHighlight(c.ref);
       document.querySelector(`[data-message-id="${CSS.escape(c.ref)}"]`)?.scrollIntoView({ block: 'center' });
-    } else if (c.kind === 'turn' && c.conversationId && c.conversationId !== conversationId) selectConversation(c.conversationId, c.ref);
+    } else if (c.kind === 'turn' && c.conversationId === conversationId) setHighlight(c.ref); // further back: a window around it
+    else if (c.kind === 'turn' && c.conversationId && c.conversationId !== conversationId) selectConversation(c.conversationId, c.ref);
     else if (c.kind === 'episode' || c.kind === 'fact') openExplorer('memcells', { kind: c.kind, id: c.ref });
     else if (c.kind === 'profile') openExplorer('profile', { kind: 'profile', id: c.ref });
     else if (c.kind === 'foresight') openExplorer('foresight', { kind: 'foresight', id: c.ref });
@@ -184,14 +192,14 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           const el = e.currentTarget;
           following.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK;
         }}>
-        {list.length === 0 && !stream && <li className="empty">No messages yet. Type below; every message is stored on this device.</li>}
+        {newest.isSuccess && total === 0 && !stream && <li className="empty">No messages yet. Type below; every message is stored on this device.</li>}
         {from > 0 && !anchored && (
           <li className="earlier">
             <button type="button" className="link-button" data-testid="show-earlier" onClick={() => {
               // Keep the reader's place: earlier turns appear above what they were looking at.
               const el = listRef.current;
               fromBottom.current = el ? el.scrollHeight - el.scrollTop : null;
-              setWindowSize(list.length - from + WINDOW);
+              setWindowSize(total - from + WINDOW);
             }}>
               Show {Math.min(WINDOW, from).toLocaleString()} earlier messages ({from.toLocaleString()} not shown)
             </button>
@@ -237,7 +245,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         {anchored && (
           <li className="earlier">
             <button type="button" className="link-button" data-testid="show-newest" onClick={() => setHighlight(null)}>
-              Back to the newest messages ({(list.length - to).toLocaleString()} later messages not shown)
+              Back to the newest messages ({(total - to).toLocaleString()} later messages not shown)
             </button>
           </li>
         )}

@@ -2,7 +2,7 @@
  * What the engine needs from persistent storage. Implemented by src/storage/SqliteMemoryStore
  * (wa-sqlite on OPFS in the browser, in memory in Node); core never sees SQL dialect details.
  */
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats, TitleSource } from './types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats, TitleSource } from './types';
 
 export interface SearchOptions {
   readonly limit?: number;
@@ -34,6 +34,8 @@ export interface MemoryStore {
    */
   sendTurn(turn: NewTurn, options?: { readonly replaces?: readonly string[]; readonly title?: string }): Promise<AppendResult>;
   listMessages(conversationId: string): Promise<Message[]>;
+  /** A window of the conversation's turns (MessageWindowRequest); `around` not in it reads the newest. */
+  listMessageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow>;
   getMessage(id: string): Promise<Message | null>;
   /** Removes the turn, its full-text row and its vectors in one transaction. Returns false if absent. */
   deleteMessage(id: string): Promise<boolean>;

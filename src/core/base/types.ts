@@ -42,6 +42,25 @@ export interface Message {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Which turns of a conversation to read at once: the newest `limit`, or `limit` starting a few
+ * turns before the turn `around` (a search hit or citation far back). A long conversation is never
+ * read whole to be shown: a 100,000-turn one once took minutes to open.
+ */
+export interface MessageWindowRequest {
+  readonly limit: number;
+  readonly around?: string;
+}
+
+/** Turns of a conversation in order, with where they sit in it. */
+export interface MessageWindow {
+  readonly messages: readonly Message[];
+  /** How many turns the conversation has. */
+  readonly total: number;
+  /** How many of its turns come before `messages[0]`. */
+  readonly offset: number;
+}
+
 export interface NewTurn {
   /** Client-generated id; appending the same id twice stores the turn once. */
   readonly id: string;

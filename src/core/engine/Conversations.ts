@@ -11,7 +11,7 @@
 import { RecollectError } from '../base/errors';
 import type { Llm } from '../base/ports';
 import type { MemoryStore } from '../base/store';
-import type { AppendResult, Conversation, ConversationMemory, Message, NewTurn } from '../base/types';
+import type { AppendResult, Conversation, ConversationMemory, Message, MessageWindow, MessageWindowRequest, NewTurn } from '../base/types';
 import { titleFrom } from '../base/titles';
 import type { SemanticIndex } from '../capture/SemanticIndex';
 import type { EngineEvent, SendRequest } from '../protocol';
@@ -44,6 +44,7 @@ export class Conversations {
 
   list(): Promise<Conversation[]> { return this.#d.store.listConversations(); }
   messages(conversationId: string): Promise<Message[]> { return this.#d.store.listMessages(conversationId); }
+  messageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow> { return this.#d.store.listMessageWindow(conversationId, request); }
 
   create(input: { readonly id?: string; readonly title: string } & Partial<ConversationMemory>): Promise<Conversation> { return this.#d.switches.create(input); }
   setMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> { return this.#d.switches.set(id, patch); }

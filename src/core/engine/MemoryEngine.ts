@@ -9,7 +9,7 @@ import { readGlobalMemory, writeGlobalMemory, type GlobalMemory } from './global
 import { dominantLanguage, LANGUAGE_NAMES, type WritingLanguage } from '../base/language';
 import type { TimeZoneSetting, AnswerSettings, AskEvent, AskRequest, AskResult, SendRequest, ConsolidationStatus, EngineApi, EngineEvent, RecallOptions, StageUsage } from '../protocol';
 import type { SearchOptions } from '../base/store';
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, NewTurn, SearchHit, StorageStats } from '../base/types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats } from '../base/types';
 import type { Llm, LlmCallSink, LlmConnectionTest } from '../base/ports';
 import { RecollectError } from '../base/errors';
 import type { LlmSettingsInput, LlmSettingsView } from '../base/settings';
@@ -233,6 +233,7 @@ export class MemoryEngine implements EngineApi {
   appendTurn(turn: NewTurn): Promise<AppendResult> { return this.#p.conversations.appendOne(turn); }
   send(request: SendRequest): Promise<Message> { return this.#p.conversations.send(request); }
   listMessages(conversationId: string): Promise<Message[]> { return this.#p.conversations.messages(conversationId); }
+  listMessageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow> { return this.#p.conversations.messageWindow(conversationId, request); }
   deleteMessage(id: string): Promise<boolean> { return this.#p.conversations.deleteMessage(id); }
   /** "Use saved memories" and "use chat history" for every answer (globalMemory.ts). */
   globalMemory(): Promise<GlobalMemory> { return readGlobalMemory(this.#p.store); }
