@@ -121,14 +121,15 @@ async function recall(argv: string[]): Promise<void> {
     ...Object.entries(report.variants ?? {}),
   ];
   process.stdout.write(`${report.dataset}: ${report.questions} headline questions; recall.turn@k (%)\n`);
-  process.stdout.write(`${'system'.padEnd(22)}${ks.map((k) => `@${k}`.padStart(7)).join('')}    mrr  p50ms  p95ms  any@5  context\n`);
+  const width = Math.max(22, ...rows.map(([name]) => name.length + 2));
+  process.stdout.write(`${'system'.padEnd(width)}${ks.map((k) => `@${k}`.padStart(7)).join('')}    mrr  p50ms  p95ms  any@5  context\n`);
   for (const [name, s] of rows) {
     const any5 = s.recallAny?.session[5];
     const context = s.contextRecall ?? null;
-    process.stdout.write(`${name.padEnd(22)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)} ${any5 === undefined ? '     –' : pct(any5).padStart(6)} ${context === null ? '      –' : pct(context).padStart(7)}\n`);
+    process.stdout.write(`${name.padEnd(width)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)} ${any5 === undefined ? '     –' : pct(any5).padStart(6)} ${context === null ? '      –' : pct(context).padStart(7)}\n`);
   }
   if (report.contextRecall !== null) process.stdout.write(`context recall (${report.contextBudgetTokens} tokens): ${pct(report.contextRecall)}\n`);
-  if (report.rerank) process.stdout.write(`rerank: ${report.rerank.pairsPerSecond.toFixed(0)} pairs/s, +${report.rerank.addedMs.p50.toFixed(1)} ms p50 / +${report.rerank.addedMs.p95.toFixed(1)} ms p95 per question\n`);
+  if (report.rerank) process.stdout.write(`rerank (trust ${report.rerank.trust}): ${report.rerank.pairsPerSecond.toFixed(0)} pairs/s, +${report.rerank.addedMs.p50.toFixed(1)} ms p50 / +${report.rerank.addedMs.p95.toFixed(1)} ms p95 per question\n`);
   process.stdout.write(`ingest (${report.runtime}): ${report.ingest.turns} turns, ${report.ingest.captureTurnsPerSecond.toFixed(0)} turns/s capture (${report.ingest.captureSeconds.toFixed(2)} s), embedding caught up ${report.ingest.embedSeconds.toFixed(2)} s later, ${report.ingest.turnsPerSecond.toFixed(0)} turns/s end to end; db ${report.dbBytesPerTurn.toFixed(0)} B/turn\n`);
   for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
   if (out) {

@@ -41,6 +41,11 @@ export interface CatalogEntry {
   readonly languageCodes: readonly string[];
   /** The model's licence (SPDX id). */
   readonly licence: string;
+  /**
+   * Rerankers only: how far recall lets the model's verdicts move the fused order, 0..1
+   * (Reranker.trust, recall/rerankOrder.ts). 0 for a model measured not to help.
+   */
+  readonly rerankTrust?: number;
 }
 
 export const BUNDLED_MODEL_ID = 'recollect/glove-100d-sif';
@@ -145,6 +150,9 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     languages: 'English',
     languageCodes: ['en'],
     licence: 'MIT',
+    // Trust 0 (README, Models: it cannot help): recall still shows its scores on each turn, so the
+    // reranking path stays real offline, but the order stays exactly the fused one.
+    rerankTrust: 0,
   },
   {
     id: 'Xenova/ms-marco-MiniLM-L-6-v2',
@@ -164,6 +172,8 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     languages: 'English',
     languageCodes: ['en'],
     licence: 'Apache-2.0',
+    // A cross-encoder's relevant hits stand far out of its scores; what does not stand out keeps the fused order.
+    rerankTrust: 1,
   },
   {
     id: 'mixedbread-ai/mxbai-rerank-xsmall-v1',
@@ -183,6 +193,8 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     languages: 'English',
     languageCodes: ['en'],
     licence: 'Apache-2.0',
+    // A cross-encoder's relevant hits stand far out of its scores; what does not stand out keeps the fused order.
+    rerankTrust: 1,
   },
 ];
 

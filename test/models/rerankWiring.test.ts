@@ -55,6 +55,8 @@ describe('reranker chosen in Models', () => {
     await service.loadReranker(BUNDLED_MODEL_ID); // what the Models panel's "Use" does
     const after = await engine.recall('What is my cat called?', { limit: 5 });
     expect(after.turns.length).toBe(before.turns.length);
+    // The stand-in's catalog trust is 0: its scores are shown, the order stays the fused one.
+    expect(after.turns.map((t) => t.message.id)).toEqual(before.turns.map((t) => t.message.id));
     for (const t of after.turns) {
       expect(t.reasons).toContain('rerank');
       expect(typeof t.rerankScore).toBe('number');
