@@ -2,7 +2,7 @@
  * Benchmark entry:
  *   npm run bench -- recall --data <LoCoMo json | LongMemEval json file or folder>
  *       [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors]
- *       [--set weights.vector=0.3 ...] [--sweep variants.json] [--rerank [model id]] [--no-build]
+ *       [--set weights.vector=0.3 ...] [--sweep variants.json] [--rerank [spec,spec,…]] [--no-build]
  *
  * --runtime browser runs `npm run build` (skip with --no-build when dist/ is current), then drives
  * bench.html in headless Chromium: the same engine in a worker on OPFS, the default retrieval
@@ -11,7 +11,9 @@
  * --set overrides one RETRIEVAL_CONFIG knob (src/core/fusion.ts) for this run; --sweep evaluates
  * several named configs over one ingest ({"name": {"weights": {"vector": 0.3}}, ...}) and prints
  * their recall.turn@k — tune on the dev split only. --rerank adds the rerank stage with the
- * bundled stand-in reranker (or the named local reranker model).
+ * bundled stand-in reranker, or with each reranker of a comma-separated list over one ingest: a
+ * local catalog model id, `oracle` or `random`, each optionally `=trust` (0..1); the first is
+ * "ours", the others are reported as "reranked <spec>", all beside "fused" (the rerank stage off).
  *   npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]
  * times ingest alone (capture and end to end), with a warm-up and repetitions (bench/ingest.ts).
  *   npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]

@@ -150,8 +150,8 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     languages: 'English',
     languageCodes: ['en'],
     licence: 'MIT',
-    // Trust 0 (README, Models: it cannot help): recall still shows its scores on each turn, so the
-    // reranking path stays real offline, but the order stays exactly the fused one.
+    // Trust 0 (README, Models: it cannot help): choosing it keeps the fused order exactly, and
+    // recall does not spend time asking it.
     rerankTrust: 0,
   },
   {

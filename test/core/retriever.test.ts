@@ -175,15 +175,21 @@ describe('Retriever', () => {
     expect(r.turns[0]!.reasons).toContain('rerank');
     expect(r.turns[0]!.rerankScore).toBe(5);
     expect(r.turns.map((t) => t.score)).toEqual([...r.turns.map((t) => t.score)].sort((a, b) => b - a)); // scores follow the order
-    // rerank: false skips the stage; a reranker of trust 0 is asked (its scores show) but moves nothing.
+    // rerank: false skips the stage; a reranker of trust 0 is not even asked (it could move nothing).
     calls = 0;
     expect(ids(await strong.retrieve('garden', { rerank: false }))).toEqual(fused);
-    expect(calls).toBe(0);
     const { retriever: untrusted } = await setUp(turns, { reranker: scoring(0) });
     const u = await untrusted.retrieve('garden');
     expect(ids(u)).toEqual(fused);
-    expect(calls).toBe(1);
-    expect(u.turns.find((t) => t.message.id === 't5')!.rerankScore).toBe(5);
+    expect(u.turns.every((t) => t.rerankScore === undefined)).toBe(true);
+    expect(calls).toBe(0);
+    // The rerank pool reaches below the boosted candidates (depth.fused): a turn fused at rank 6 is
+    // still scored and lifted; without a reranker only depth.fused candidates are read.
+    const shallow = { depth: { fused: 1 }, rerank: { candidates: 10 } };
+    const { retriever: noRerank } = await setUp(turns, { config: shallow });
+    expect(ids(await noRerank.retrieve('garden'))).toEqual([fused[0]]);
+    const { retriever: deep } = await setUp(turns, { reranker: scoring(), config: shallow });
+    expect(ids(await deep.retrieve('garden'))[0]).toBe('t5');
   });
 
   it('respects the limit and a conversation scope, and never returns deleted turns', async () => {

@@ -201,8 +201,16 @@ export class Retriever {
     // Boosts multiply a fused score by a bounded factor, so what they can lift sits near the top:
     // only the best `depth.fused` candidates are read and rescored (a cost that does not grow
     // with the memory).
-    const fused = reciprocalRankFusion(lists, cfg.rrfK).slice(0, cfg.depth.fused);
-    const messages = new Map((await this.#source.turns(fused.map((f) => f.id))).map((m) => [m.id, m]));
+    const all = reciprocalRankFusion(lists, cfg.rrfK);
+    const fused = all.slice(0, cfg.depth.fused);
+    // With a reranker the pool goes deeper than what is boosted: the next fused candidates, in
+    // fused order below the boosted ones, so a reranker can lift evidence the fusion placed low.
+    // A reranker of trust 0 (the bundled stand-in) is not asked at all: it could change nothing.
+    // Absent trust = 1 (test fakes, the bench's oracle and random).
+    const trust = this.#reranker?.trust ?? 1;
+    const reranking = this.#reranker !== undefined && trust > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
+    const deeper = reranking ? all.slice(cfg.depth.fused, cfg.rerank.candidates) : [];
+    const messages = new Map((await this.#source.turns([...fused, ...deeper].map((f) => f.id))).map((m) => [m.id, m]));
     const facts = new Map<string, BoostFacts>();
     for (const [id, m] of messages) {
       facts.set(id, {
@@ -220,11 +228,9 @@ export class Retriever {
     }, cfg.boosts), facts, cfg);
 
     let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
-    // Absent trust = 1 (test fakes, the bench's oracle). A reranker of trust 0 (the bundled
-    // stand-in) is still asked, so its scores show on the turns and the path stays real offline,
-    // but it changes nothing.
-    if (this.#reranker && options.rerank !== false && ranked.length > 1 && cfg.rerank.candidates > 1) {
-      const trust = this.#reranker.trust ?? 1;
+    const floor = ranked.length ? ranked[ranked.length - 1]!.score : Infinity;
+    for (const item of deeper) if (messages.has(item.id)) ranked.push({ item: { ...item, boosts: {} }, score: Math.min(item.score, floor) });
+    if (this.#reranker && reranking && ranked.length > 1) {
       // Bounded depth: only the top `candidates` are scored (a known cost per question); they are
       // reordered among themselves, everything below keeps its fused order.
       const head = ranked.slice(0, cfg.rerank.candidates);

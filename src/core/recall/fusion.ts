@@ -185,12 +185,15 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // 35), longmemeval-more 33 of 34 (head cut 32). A real app also spends budget on facts and
   // episodes first; the composer keeps whatever of the 40 still fits.
   context: { turns: 40, turnChars: 1200, focus: true },
-  // Used only when a reranker is picked in Models (none by default). candidates = depth.fused:
-  // the reranker sees every candidate that was read, so it can lift evidence the fused order put
-  // anywhere in them (LongMemEval dev: evidence within the fused top 50 / 100 = see README). The
-  // outlier threshold is the textbook one, not tuned here. Measured with
-  // `npm run bench -- recall --data <LoCoMo | LongMemEval dev> --no-baselines --rerank oracle|random|<model>`.
-  rerank: { candidates: 100, outlierZ: 3.5 },
+  // Used only when a reranker of trust > 0 is picked in Models (none by default). candidates: the
+  // pool reaches below the boosted depth.fused, as deep as each candidate list (200), so a reranker
+  // can lift evidence the fusion placed low. Oracle reranker (1 for evidence, else 0) on
+  // LongMemEval dev, recall.turn@10 (fused 91.1): pool 100 → 97.4, 200 → 98.7, 300 → 99.0, 600
+  // (every fused candidate) → 99.0: the last 1% is in no candidate list, so no reranker gets it.
+  // 300 would cost 1.5× the pairs of 200 for 0.3 points (a quarter of a question). outlierZ is
+  // the textbook threshold (rerankOrder.ts), not tuned here. Measured with
+  // `npm run bench -- recall --data <LoCoMo | LongMemEval dev> --no-baselines --rerank oracle,random,<model>`.
+  rerank: { candidates: 200, outlierZ: 3.5 },
 };
 
 /** Deep-merges a partial config over the defaults (one level of nesting, as the config has). */
