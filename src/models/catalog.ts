@@ -146,7 +146,7 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     documentPrefix: '',
     vectorId: `${BUNDLED_MODEL_ID}@1`,
     devices: ['cpu'],
-    note: 'Cosine of the averaged word vectors of query and document; a placeholder, not a cross-encoder.',
+    note: 'Cosine of the averaged word vectors of query and document; a placeholder, not a cross-encoder: recall keeps its own order with it.',
     languages: 'English',
     languageCodes: ['en'],
     licence: 'MIT',
