@@ -2,7 +2,7 @@
  * Benchmark entry:
  *   npm run bench -- recall --data <LoCoMo json | LongMemEval json file or folder>
  *       [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors]
- *       [--set weights.vector=0.3 ...] [--sweep variants.json] [--rerank [model id]] [--no-build]
+ *       [--set weights.vector=0.3 ...] [--sweep variants.json] [--rerank [spec,spec,…]] [--no-build]
  *
  * --runtime browser runs `npm run build` (skip with --no-build when dist/ is current), then drives
  * bench.html in headless Chromium: the same engine in a worker on OPFS, the default retrieval
@@ -11,7 +11,9 @@
  * --set overrides one RETRIEVAL_CONFIG knob (src/core/fusion.ts) for this run; --sweep evaluates
  * several named configs over one ingest ({"name": {"weights": {"vector": 0.3}}, ...}) and prints
  * their recall.turn@k — tune on the dev split only. --rerank adds the rerank stage with the
- * bundled stand-in reranker (or the named local reranker model).
+ * bundled stand-in reranker, or with each reranker of a comma-separated list over one ingest: a
+ * local catalog model id, `oracle` or `random`, each optionally `=trust` (0..1); the first is
+ * "ours", the others are reported as "reranked <spec>", all beside "fused" (the rerank stage off).
  *   npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]
  * times ingest alone (capture and end to end), with a warm-up and repetitions (bench/ingest.ts).
  *   npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]
@@ -121,14 +123,15 @@ async function recall(argv: string[]): Promise<void> {
     ...Object.entries(report.variants ?? {}),
   ];
   process.stdout.write(`${report.dataset}: ${report.questions} headline questions; recall.turn@k (%)\n`);
-  process.stdout.write(`${'system'.padEnd(22)}${ks.map((k) => `@${k}`.padStart(7)).join('')}    mrr  p50ms  p95ms  any@5  context\n`);
+  const width = Math.max(22, ...rows.map(([name]) => name.length + 2));
+  process.stdout.write(`${'system'.padEnd(width)}${ks.map((k) => `@${k}`.padStart(7)).join('')}    mrr  p50ms  p95ms  any@5  context\n`);
   for (const [name, s] of rows) {
     const any5 = s.recallAny?.session[5];
     const context = s.contextRecall ?? null;
-    process.stdout.write(`${name.padEnd(22)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)} ${any5 === undefined ? '     –' : pct(any5).padStart(6)} ${context === null ? '      –' : pct(context).padStart(7)}\n`);
+    process.stdout.write(`${name.padEnd(width)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)} ${any5 === undefined ? '     –' : pct(any5).padStart(6)} ${context === null ? '      –' : pct(context).padStart(7)}\n`);
   }
   if (report.contextRecall !== null) process.stdout.write(`context recall (${report.contextBudgetTokens} tokens): ${pct(report.contextRecall)}\n`);
-  if (report.rerank) process.stdout.write(`rerank: ${report.rerank.pairsPerSecond.toFixed(0)} pairs/s, +${report.rerank.addedMs.p50.toFixed(1)} ms p50 / +${report.rerank.addedMs.p95.toFixed(1)} ms p95 per question\n`);
+  if (report.rerank) process.stdout.write(`rerank (trust ${report.rerank.trust}): ${report.rerank.pairsPerSecond.toFixed(0)} pairs/s, +${report.rerank.addedMs.p50.toFixed(1)} ms p50 / +${report.rerank.addedMs.p95.toFixed(1)} ms p95 per question\n`);
   process.stdout.write(`ingest (${report.runtime}): ${report.ingest.turns} turns, ${report.ingest.captureTurnsPerSecond.toFixed(0)} turns/s capture (${report.ingest.captureSeconds.toFixed(2)} s), embedding caught up ${report.ingest.embedSeconds.toFixed(2)} s later, ${report.ingest.turnsPerSecond.toFixed(0)} turns/s end to end; db ${report.dbBytesPerTurn.toFixed(0)} B/turn\n`);
   for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
   if (out) {

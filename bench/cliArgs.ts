@@ -13,7 +13,7 @@ export class BenchUsageError extends Error {
 }
 
 export const USAGE = [
-  'usage: npm run bench -- recall --data <file|folder> [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [model id]] [--no-build]',
+  'usage: npm run bench -- recall --data <file|folder> [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [oracle|random|model id[=trust],…]] [--no-build]',
   '       npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]',
   '       npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build]',
   '       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]',
@@ -100,7 +100,7 @@ export interface RecallArgs {
   readonly build: boolean;
 }
 
-/** `--rerank` takes an optional model id: a bare `--rerank` means the bundled stand-in. */
+/** `--rerank` takes an optional list of rerankers (bench/recall.ts): a bare `--rerank` means the bundled stand-in. */
 export function parseRecallArgs(argv: readonly string[], bundledReranker: string): RecallArgs {
   const args = [...argv];
   const r = args.indexOf('--rerank');

@@ -45,9 +45,11 @@ export interface RecallRunOptions {
   /** Use the embedder (vectors) at all; false gives a lexical-only run. */
   readonly vectors: boolean;
   /**
-   * Catalog id of a reranker to load (e.g. the bundled stand-in), "random" (scores from a hash) or
-   * "oracle" (1 for the question's evidence turns, 0 otherwise: the best any reranker could do);
-   * none when absent.
+   * Rerankers, comma-separated: a catalog id (e.g. the bundled stand-in), "random" (scores from a
+   * hash) or "oracle" (1 for the question's evidence turns, 0 otherwise: the best any reranker
+   * could do), each optionally `=trust` (0..1; default the catalog entry's, 1 for oracle and
+   * random). The first is "ours"; each other one is one more system ("reranked <spec>") over the
+   * same ingest. None when absent.
    */
   readonly reranker?: string;
   /** Compose the answer context for each question of the first variant (context recall); default true. */
@@ -78,6 +80,8 @@ export interface RecallRun {
 }
 
 export interface RerankCost {
+  /** The reranker's trust in this run (Reranker.trust; absent = 1). */
+  readonly trust: number;
   readonly pairs: number;
   readonly calls: number;
   /** Pairs scored per second of reranker time. */
@@ -87,9 +91,10 @@ export interface RerankCost {
 }
 
 /** Wraps a reranker to count pairs and time each call (one call per question). */
-function timedReranker(inner: Reranker, log: { pairs: number; ms: number[] }): Reranker {
+function timedReranker(inner: Reranker, log: { pairs: number; ms: number[] }, trust: number | undefined = inner.trust): Reranker {
   return {
     id: inner.id,
+    ...(trust !== undefined ? { trust } : {}),
     async rerank(query, docs) {
       const start = performance.now();
       const scores = await inner.rerank(query, docs);
@@ -131,7 +136,13 @@ async function oracleReranker(corpus: BenchCorpus, store: Awaited<ReturnType<typ
   return { id: 'oracle', rerank: async (query, docs) => docs.map((d) => (evidence.get(query)?.has(d) ? 1 : 0)) };
 }
 
-async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedders: ReturnType<typeof localEmbedderProvider> | null, given: Reranker | null, run: { systems: Record<string, SystemResult>; ingest: RecallRun['ingest']; dbBytes: number }, label: string): Promise<void> {
+interface NamedReranker {
+  readonly name: string;
+  readonly reranker: Reranker;
+  readonly log: { pairs: number; ms: number[] };
+}
+
+async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedders: ReturnType<typeof localEmbedderProvider> | null, given: readonly NamedReranker[], run: { systems: Record<string, SystemResult>; ingest: RecallRun['ingest']; dbBytes: number }, label: string): Promise<void> {
   const depth = options.depth ?? 100;
   const store = await openNodeStore();
   // Same engine and write path as the browser's benchmark worker (bench/host/BenchEngineHost.ts).
@@ -143,7 +154,9 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   run.ingest.captureSeconds += timing.captureMs / 1000;
   run.ingest.embedSeconds += timing.embedMs / 1000;
   run.dbBytes += (await store.stats()).databaseBytes;
-  const reranker = given?.id === 'oracle' ? timedReranker(await oracleReranker(corpus, store), { pairs: 0, ms: [] }) : given;
+  const oracle = given.some((g) => g.reranker.id === 'oracle') ? await oracleReranker(corpus, store) : null;
+  const rerankers = given.map((g) => (g.reranker.id === 'oracle' ? { ...g, reranker: timedReranker(oracle!, g.log, g.reranker.trust) } : g));
+  const reranker = rerankers[0]?.reranker ?? null;
 
   const embedder: Embedder | null = embedders ? embedders.embedder(BUNDLED_MODEL_ID) : null;
   const semantic = new SemanticIndex(store, 'message');
@@ -169,6 +182,9 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   const citedTurns = new Map(retrievers.map(({ name, retriever }) => [name, contextOf(retriever)]));
   // What answers would see without the rerank stage, to compare with the reranked context.
   if (reranker) citedTurns.set('fused', contextOf(new Retriever({ source, ...(embedder ? { embedder } : {}), config: first.config })));
+  // Further rerankers: the first variant's config with that reranker, context recall included.
+  const others = rerankers.slice(1).map((r) => ({ name: r.name, retriever: new Retriever({ source, ...(embedder ? { embedder } : {}), reranker: r.reranker, config: first.config }) }));
+  for (const o of others) citedTurns.set(o.name, contextOf(o.retriever));
   const baselines: Baseline[] = [];
   if (options.baselines) {
     baselines.push(bm25Baseline(store));
@@ -189,6 +205,11 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
             (await first.retrieve(q.text, { limit: depth, speakers: corpus.speakers, now: q.askedAt, rerank: false })).turns.map((t) => t.message.id),
         }]
       : []),
+    ...others.map(({ name, retriever }) => ({
+      name,
+      rank: async (q: (typeof corpus.questions)[number]) =>
+        (await retriever.retrieve(q.text, { limit: depth, speakers: corpus.speakers, now: q.askedAt })).turns.map((t) => t.message.id),
+    })),
     ...baselines.map((b) => ({ name: b.name, rank: (q: (typeof corpus.questions)[number]) => b.rank(q.text, depth) })),
   ];
   // Scored by the dataset's session id (a repeated LongMemEval session counts as its original).
@@ -216,11 +237,20 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
   let embedders: ReturnType<typeof localEmbedderProvider> | null = null;
   const platform = configureNodeEnv();
   if (options.vectors) embedders = localEmbedderProvider(platform);
-  const rerankLog = { pairs: 0, ms: [] as number[] };
-  const loaded = options.reranker === 'random' ? randomReranker()
-    : options.reranker === 'oracle' ? { id: 'oracle', rerank: async (_q: string, docs: readonly string[]) => docs.map(() => 0) } // replaced per corpus
-    : options.reranker ? await TransformersReranker.create(options.reranker, { platform }) : null;
-  const reranker = loaded ? timedReranker(loaded, rerankLog) : null;
+  const rerankers: NamedReranker[] = [];
+  for (const spec of (options.reranker ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
+    const eq = spec.lastIndexOf('=');
+    const id = eq > 0 ? spec.slice(0, eq) : spec;
+    const trust = eq > 0 ? Number(spec.slice(eq + 1)) : undefined;
+    if (trust !== undefined && !(trust >= 0 && trust <= 1)) throw new Error(`--rerank ${spec}: trust is a number from 0 to 1`);
+    const loaded = id === 'random' ? randomReranker()
+      : id === 'oracle' ? { id: 'oracle', rerank: async (_q: string, docs: readonly string[]) => docs.map(() => 0) } as Reranker // replaced per corpus
+      : await TransformersReranker.create(id, { platform });
+    const log = { pairs: 0, ms: [] as number[] };
+    rerankers.push({ name: rerankers.length === 0 ? 'ours' : `reranked ${spec}`, reranker: timedReranker(loaded, log, trust ?? loaded.trust), log });
+  }
+  const reranker = rerankers[0]?.reranker ?? null;
+  const rerankLog = rerankers[0]?.log ?? { pairs: 0, ms: [] };
   const run = {
     systems: {} as Record<string, SystemResult>,
     ingest: { turns: 0, captureSeconds: 0, embedSeconds: 0 },
@@ -229,7 +259,7 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
   for (const [i, corpus] of dataset.corpora.entries()) {
     const label = `[${dataset.name} ${i + 1}/${dataset.corpora.length} ${corpus.id}]`;
     options.progress?.(`${label} ingesting ${corpus.sessions.reduce((n, s) => n + s.turns.length, 0)} turns`);
-    await runCorpus(corpus, options, embedders, reranker, run, label);
+    await runCorpus(corpus, options, embedders, rerankers, run, label);
   }
   return {
     dataset,
@@ -240,13 +270,14 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
     dbBytes: run.dbBytes,
     invalidEvidence: dataset.corpora.reduce((n, c) => n + c.questions.reduce((m, q) => m + q.invalidEvidence.length, 0), 0),
     questionsTotal: dataset.corpora.reduce((n, c) => n + c.questions.length, 0),
-    ...(reranker ? { rerank: rerankCost(rerankLog) } : {}),
+    ...(reranker ? { rerank: rerankCost(rerankLog, reranker.trust ?? 1) } : {}),
   };
 }
 
-function rerankCost(log: { pairs: number; ms: number[] }): RerankCost {
+function rerankCost(log: { pairs: number; ms: number[] }, trust: number): RerankCost {
   const total = log.ms.reduce((a, b) => a + b, 0);
   return {
+    trust,
     pairs: log.pairs,
     calls: log.ms.length,
     pairsPerSecond: total > 0 ? log.pairs / (total / 1000) : 0,

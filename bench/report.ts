@@ -54,6 +54,18 @@ export interface RecallReport {
   readonly notes: readonly string[];
   /** Cost of the rerank stage (pairs/s, time added per question), when a reranker ran. */
   readonly rerank?: RerankCost;
+  /**
+   * With a reranker: the same run's ranking without the rerank stage ("fused") and with it
+   * ("reranked"), recall.turn@k and context recall (evidence turns in the composed answer context)
+   * side by side, so reranking's effect on what answers see is visible.
+   */
+  readonly rerankEffect?: { readonly fused: RankingFigures; readonly reranked: RankingFigures; readonly others?: Record<string, RankingFigures> };
+}
+
+export interface RankingFigures {
+  readonly recallTurn: Record<string, number>;
+  readonly mrr: number;
+  readonly contextRecall: number | null;
 }
 
 /** Issue 4: browser ingest ≥ 1,000 turns/s (capture), retrieval p95 ≤ 50 ms per question. */
@@ -111,7 +123,20 @@ export function buildReport(run: RecallRun, args: { runtime: 'node' | 'browser';
     },
     notes: run.notes ?? [],
     ...(run.rerank ? { rerank: run.rerank } : {}),
+    ...(run.rerank && baselines.fused
+      ? { rerankEffect: { fused: figures(baselines.fused), reranked: figures(ours), ...(othersOf(baselines)) } }
+      : {}),
   };
+}
+
+/** Further rerankers of the same run (`--rerank a,b,…`): systems named "reranked <spec>". */
+function othersOf(baselines: Record<string, SystemSummary>): { others?: Record<string, RankingFigures> } {
+  const others = Object.entries(baselines).filter(([n]) => n.startsWith('reranked '));
+  return others.length ? { others: Object.fromEntries(others.map(([n, b]) => [n.slice('reranked '.length), figures(b)])) } : {};
+}
+
+function figures(s: SystemSummary): RankingFigures {
+  return { recallTurn: { ...s.recall.turn }, mrr: s.mrr, contextRecall: s.contextRecall };
 }
 
 const pct = (x: number | undefined) => (x === undefined ? '–' : (x * 100).toFixed(1));
@@ -162,7 +187,21 @@ export function markdownSummary(r: RecallReport, chartFile: string): string {
     }
   }
   if (r.rerank) {
-    lines.push('', `## Rerank stage (${r.reranker ?? 'reranker'})`, '');
+    lines.push('', `## Rerank stage (${r.reranker ?? 'reranker'}, trust ${r.rerank.trust})`, '');
+    if (r.rerankEffect) {
+      const { fused, reranked } = r.rerankEffect;
+      const delta = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null ? '–' : `${b - a >= 0 ? '+' : ''}${((b - a) * 100).toFixed(1)}`);
+      lines.push(`| ranking | ${ks.map((k) => `@${k}`).join(' | ')} | MRR | context |`);
+      lines.push(`|---|${ks.map(() => '---:').join('|')}|---:|---:|`);
+      const rows: [string, RankingFigures][] = [['fused (rerank off)', fused], [`reranked ${r.reranker ?? ''} (ours)`, reranked], ...Object.entries(r.rerankEffect.others ?? {}).map(([n, f]): [string, RankingFigures] => [`reranked ${n}`, f])];
+      for (const [name, f] of rows) {
+        lines.push(`| ${name} | ${ks.map((k) => pct(f.recallTurn[k])).join(' | ')} | ${f.mrr.toFixed(3)} | ${f.contextRecall === null ? '–' : pct(f.contextRecall)} |`);
+      }
+      for (const [name, f] of rows.slice(1)) {
+        lines.push(`| change, ${name} (points) | ${ks.map((k) => delta(fused.recallTurn[k], f.recallTurn[k])).join(' | ')} | ${f.mrr - fused.mrr >= 0 ? '+' : ''}${(f.mrr - fused.mrr).toFixed(3)} | ${delta(fused.contextRecall, f.contextRecall)} |`);
+      }
+      lines.push('');
+    }
     lines.push(`${r.rerank.pairs} pairs in ${r.rerank.calls} calls: ${r.rerank.pairsPerSecond.toFixed(0)} pairs/s; added per question ` +
       `p50 ${r.rerank.addedMs.p50.toFixed(1)} ms, p95 ${r.rerank.addedMs.p95.toFixed(1)} ms (mean ${r.rerank.addedMs.mean.toFixed(1)}). ` +
       "'fused' is the same ranking with the rerank stage off, in the same run.");

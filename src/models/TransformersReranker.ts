@@ -19,6 +19,7 @@ import type { Device } from './transformersEnv';
 
 export class TransformersReranker implements Reranker {
   readonly id: string;
+  readonly trust: number;
   readonly entry: CatalogEntry;
   readonly device: Device | undefined;
   private readonly tokenizer: PreTrainedTokenizer;
@@ -28,6 +29,7 @@ export class TransformersReranker implements Reranker {
   private constructor(entry: CatalogEntry, tokenizer: PreTrainedTokenizer, model: PreTrainedModel, device: Device | undefined, batchSize: number) {
     this.entry = entry;
     this.id = entry.vectorId;
+    this.trust = entry.rerankTrust ?? 0;
     this.tokenizer = tokenizer;
     this.model = model;
     this.device = device;

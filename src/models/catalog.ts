@@ -41,6 +41,11 @@ export interface CatalogEntry {
   readonly languageCodes: readonly string[];
   /** The model's licence (SPDX id). */
   readonly licence: string;
+  /**
+   * Rerankers only: how far recall lets the model's verdicts move the fused order, 0..1
+   * (Reranker.trust, recall/rerankOrder.ts). 0 for a model measured not to help.
+   */
+  readonly rerankTrust?: number;
 }
 
 export const BUNDLED_MODEL_ID = 'recollect/glove-100d-sif';
@@ -141,10 +146,13 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     documentPrefix: '',
     vectorId: `${BUNDLED_MODEL_ID}@1`,
     devices: ['cpu'],
-    note: 'Cosine of the averaged word vectors of query and document; a placeholder, not a cross-encoder.',
+    note: 'Cosine of the averaged word vectors of query and document; a placeholder, not a cross-encoder: recall keeps its own order with it.',
     languages: 'English',
     languageCodes: ['en'],
     licence: 'MIT',
+    // Trust 0 (README, Models: it cannot help): choosing it keeps the fused order exactly, and
+    // recall does not spend time asking it.
+    rerankTrust: 0,
   },
   {
     id: 'Xenova/ms-marco-MiniLM-L-6-v2',
@@ -164,6 +172,8 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     languages: 'English',
     languageCodes: ['en'],
     licence: 'Apache-2.0',
+    // A cross-encoder's relevant hits stand far out of its scores; what does not stand out keeps the fused order.
+    rerankTrust: 1,
   },
   {
     id: 'mixedbread-ai/mxbai-rerank-xsmall-v1',
@@ -183,6 +193,8 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     languages: 'English',
     languageCodes: ['en'],
     licence: 'Apache-2.0',
+    // A cross-encoder's relevant hits stand far out of its scores; what does not stand out keeps the fused order.
+    rerankTrust: 1,
   },
 ];
 

@@ -31,7 +31,9 @@ export function remoteEmbedderProvider(remote: RemoteEmbedding): EmbedderProvide
       const slot = (await remote.status()).reranker;
       if (slot.modelId === null || slot.state === 'error') return null;
       const rerank = remote.rerank;
-      return { id: slot.modelId, rerank: (query, docs) => rerank(query, [...docs]) };
+      // Trust comes from the catalog (a model it does not list is not trusted to move anything).
+      const trust = findModel(slot.modelId, 'reranker')?.rerankTrust ?? 0;
+      return { id: slot.modelId, trust, rerank: (query, docs) => rerank(query, [...docs]) };
     },
     // The model worker keeps the active model as its embedder, so Models and the overview report
     // the model (and device) whose vectors search uses.

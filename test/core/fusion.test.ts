@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyBoosts, blendScores, diversify, minMax, reciprocalRankFusion, RETRIEVAL_CONFIG, withConfig, type BoostFacts, type RetrievalConfig } from '../../src/core/recall/fusion';
-import { standouts } from '../../src/core/recall/fusion';
+import { applyBoosts, diversify, reciprocalRankFusion, RETRIEVAL_CONFIG, withConfig, type BoostFacts, type RetrievalConfig } from '../../src/core/recall/fusion';
 
 const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0, roleUser: 0, roleAssistant: 0, adviceAboutUser: false, preference: 0, recency: 0 };
 
@@ -111,13 +110,7 @@ describe('applyBoosts', () => {
   });
 });
 
-describe('score blending and config', () => {
-  it('min-max normalises and blends', () => {
-    expect(minMax([2, 4, 3])).toEqual([0, 1, 0.5]);
-    expect(minMax([5, 5])).toEqual([1, 1]);
-    expect(blendScores([1, 0], [0, 1], 0.25)).toEqual([0.75, 0.25]);
-  });
-
+describe('config', () => {
   it('merges partial overrides over the defaults without touching them', () => {
     const c = withConfig({ weights: { vector: 0.9 } });
     expect(c.weights).toEqual({ ...RETRIEVAL_CONFIG.weights, vector: 0.9 });
@@ -171,23 +164,5 @@ describe('diversify', () => {
     expect(diversify(ranked, facts, cfg({})).map((x) => x.id)).toEqual(['x', 'y', 'z']);
     // By time runs instead, the second turn of the first day's session yields to the other day's.
     expect(diversify([item('x', 1), item('z', 0.9), item('y', 0.8)], facts, cfg({ byConversation: false })).map((x) => x.id)).toEqual(['x', 'y', 'z']);
-  });
-});
-
-describe('standouts (rerank promotion)', () => {
-  it('never singles out scores unrelated to relevance: uniform noise stays within √3 of its mean', () => {
-    let seed = 7;
-    const next = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
-    for (let trial = 0; trial < 200; trial++) {
-      const noise = Array.from({ length: 50 }, next);
-      expect(standouts(noise, 2.5).size).toBe(0);
-    }
-  });
-
-  it('singles out the few candidates a decisive reranker scores far above the rest', () => {
-    const oracle = Array.from({ length: 50 }, (_, i) => (i === 7 || i === 31 ? 1 : 0));
-    expect([...standouts(oracle, 2.5)].sort((a, b) => a - b)).toEqual([7, 31]);
-    expect(standouts(oracle, 0).size).toBe(0); // switched off
-    expect(standouts(new Array(50).fill(0.3), 2.5).size).toBe(0); // all equal: nothing stands out
   });
 });

@@ -148,23 +148,48 @@ describe('Retriever', () => {
     expect(ids(await lexicalOnly.retrieve('dog', {}))).toEqual([]);
   });
 
-  it('blends a reranker with the fused score', async () => {
+  it('lets a trusted reranker lift the turn it singles out, and an untrusted one change nothing', async () => {
     const turns: Turn[] = [
       { speaker: 'Ann', content: 'The garden party was lovely, the garden looked great.', at: MAY_8 },
+      { speaker: 'Ann', content: 'The garden gnome fell over in the garden.', at: MAY_8 },
+      { speaker: 'Ann', content: 'I painted the garden shed.', at: MAY_8 },
+      { speaker: 'Ann', content: 'Garden birds were singing.', at: MAY_8 },
+      { speaker: 'Ann', content: 'A garden hose leaked.', at: MAY_8 },
       { speaker: 'Bob', content: 'Our garden has tomatoes now.', at: SEP_1 },
     ];
-    const reranker: Reranker = { id: 'fake-rerank', rerank: (_q, docs) => Promise.resolve(docs.map((d) => (d.includes('tomatoes') ? 5 : -5))) };
+    let calls = 0;
+    const scoring = (trust?: number): Reranker => ({
+      id: 'fake-rerank',
+      ...(trust !== undefined ? { trust } : {}),
+      rerank: (_q, docs) => {
+        calls++;
+        return Promise.resolve(docs.map((d) => (d.includes('tomatoes') ? 5 : -5)));
+      },
+    });
     const { retriever: plain } = await setUp(turns);
-    expect(ids(await plain.retrieve('garden'))[0]).toBe('t0');
-    const { retriever: strong } = await setUp(turns, { reranker, config: { rerank: { blend: 0.9 } } });
+    const fused = ids(await plain.retrieve('garden'));
+    expect(fused[0]).not.toBe('t5');
+    const { retriever: strong } = await setUp(turns, { reranker: scoring() });
     const r = await strong.retrieve('garden');
-    expect(ids(r)[0]).toBe('t1');
+    expect(ids(r)[0]).toBe('t5');
     expect(r.turns[0]!.reasons).toContain('rerank');
     expect(r.turns[0]!.rerankScore).toBe(5);
-    // Blend 0 keeps the fused order even with a reranker; rerank: false skips it.
-    const { retriever: weak } = await setUp(turns, { reranker, config: { rerank: { blend: 0 } } });
-    expect(ids(await weak.retrieve('garden'))[0]).toBe('t0');
-    expect(ids(await strong.retrieve('garden', { rerank: false }))[0]).toBe('t0');
+    expect(r.turns.map((t) => t.score)).toEqual([...r.turns.map((t) => t.score)].sort((a, b) => b - a)); // scores follow the order
+    // rerank: false skips the stage; a reranker of trust 0 is not even asked (it could move nothing).
+    calls = 0;
+    expect(ids(await strong.retrieve('garden', { rerank: false }))).toEqual(fused);
+    const { retriever: untrusted } = await setUp(turns, { reranker: scoring(0) });
+    const u = await untrusted.retrieve('garden');
+    expect(ids(u)).toEqual(fused);
+    expect(u.turns.every((t) => t.rerankScore === undefined)).toBe(true);
+    expect(calls).toBe(0);
+    // The rerank pool reaches below the boosted candidates (depth.fused): a turn fused at rank 6 is
+    // still scored and lifted; without a reranker only depth.fused candidates are read.
+    const shallow = { depth: { fused: 1 }, rerank: { candidates: 10 } };
+    const { retriever: noRerank } = await setUp(turns, { config: shallow });
+    expect(ids(await noRerank.retrieve('garden'))).toEqual([fused[0]]);
+    const { retriever: deep } = await setUp(turns, { reranker: scoring(), config: shallow });
+    expect(ids(await deep.retrieve('garden'))[0]).toBe('t5');
   });
 
   it('respects the limit and a conversation scope, and never returns deleted turns', async () => {

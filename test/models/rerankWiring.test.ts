@@ -53,12 +53,26 @@ describe('reranker chosen in Models', () => {
     expect(before.turns.every((t) => t.rerankScore === undefined && !t.reasons.includes('rerank'))).toBe(true);
 
     await service.loadReranker(BUNDLED_MODEL_ID); // what the Models panel's "Use" does
+    // The engine's provider hands recall the chosen model with its catalog trust, scoring over the port.
+    const chosen = await provider.activeReranker!();
+    expect(chosen?.id).toBe(BUNDLED_MODEL_ID);
+    expect(chosen?.trust).toBe(0);
+    const scores = await chosen!.rerank('cat name', ['Miso the cat', 'the weather']);
+    expect(scores).toHaveLength(2);
+    expect(scores.every(Number.isFinite)).toBe(true);
+    // Trust 0 (the stand-in cannot help): recall keeps the fused order and does not ask it.
     const after = await engine.recall('What is my cat called?', { limit: 5 });
-    expect(after.turns.length).toBe(before.turns.length);
-    for (const t of after.turns) {
+    expect(after.turns.map((t) => t.message.id)).toEqual(before.turns.map((t) => t.message.id));
+    expect(after.turns.some((t) => t.rerankScore !== undefined)).toBe(false);
+    // The same port with a trusted reranker (as a cross-encoder's catalog entry gives) reranks.
+    const trusted = createEngine(store, { only: ['recall'], embedders: { ...provider, activeReranker: async () => ({ ...chosen!, trust: 1 }) } });
+    await trusted.start();
+    const reranked = await trusted.recall('What is my cat called?', { limit: 5 });
+    for (const t of reranked.turns) {
       expect(t.reasons).toContain('rerank');
       expect(typeof t.rerankScore).toBe('number');
     }
+    trusted.stop();
 
     await service.loadReranker(null); // "None"
     const off = await engine.recall('What is my cat called?', { limit: 5 });

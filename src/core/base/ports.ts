@@ -36,6 +36,12 @@ export interface EmbedderProvider {
 /** Scores (query, document) pairs; higher is more relevant. One score per document, in order. */
 export interface Reranker {
   readonly id: string;
+  /**
+   * How far recall lets this model's verdicts move the fused order, 0..1 (the catalog entry's
+   * `rerankTrust`; recall/rerankOrder.ts): 0 = not at all (recall does not ask it), 1 = what
+   * it singles out goes to the top. Absent = 1 (a test fake, the recall bench's oracle and random).
+   */
+  readonly trust?: number;
   rerank(query: string, docs: readonly string[]): Promise<number[]>;
 }
 

@@ -3,7 +3,8 @@
  * index (BM25 over turn + speaker + caption + neighbour context) and, with an embedder, vector
  * candidates → pseudo-relevance feedback (a second lexical query from the top hits' words) →
  * weighted RRF → boosts (speaker, dates, time expressions, session aggregation) → optional
- * rerank blended with the fused score → ranked turns, each with the signals that retrieved it.
+ * rerank (rerankOrder.ts: what the reranker singles out is fused in at the model's trust) →
+ * ranked turns, each with the signals that retrieved it.
  *
  * Data access goes through RetrievalSource (implemented over SQL in src/storage), so the same
  * code runs in the browser worker, in Node tests and in the benchmark.
@@ -14,8 +15,6 @@ import { analyzeQuery, FRAMING_WORDS, STATES_PREFERENCE, TIME_EXPRESSION, type Q
 import { STOP_WORDS, letterWords as words, terms as lowerTerms } from '../base/text';
 import {
   applyBoosts,
-  blendScores,
-  standouts,
   diversify,
   reciprocalRankFusion,
   type BoostFacts,
@@ -24,6 +23,7 @@ import {
   type RetrievalConfig,
   RETRIEVAL_CONFIG,
 } from './fusion';
+import { rerankOrder } from './rerankOrder';
 
 /** Restricts a search. Omitted fields do not restrict. */
 export interface RetrievalScope {
@@ -201,8 +201,16 @@ export class Retriever {
     // Boosts multiply a fused score by a bounded factor, so what they can lift sits near the top:
     // only the best `depth.fused` candidates are read and rescored (a cost that does not grow
     // with the memory).
-    const fused = reciprocalRankFusion(lists, cfg.rrfK).slice(0, cfg.depth.fused);
-    const messages = new Map((await this.#source.turns(fused.map((f) => f.id))).map((m) => [m.id, m]));
+    const all = reciprocalRankFusion(lists, cfg.rrfK);
+    const fused = all.slice(0, cfg.depth.fused);
+    // With a reranker the pool goes deeper than what is boosted: the next fused candidates, in
+    // fused order below the boosted ones, so a reranker can lift evidence the fusion placed low.
+    // A reranker of trust 0 (the bundled stand-in) is not asked at all: it could change nothing.
+    // Absent trust = 1 (test fakes, the bench's oracle and random).
+    const trust = this.#reranker?.trust ?? 1;
+    const reranking = this.#reranker !== undefined && trust > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
+    const deeper = reranking ? all.slice(cfg.depth.fused, cfg.rerank.candidates) : [];
+    const messages = new Map((await this.#source.turns([...fused, ...deeper].map((f) => f.id))).map((m) => [m.id, m]));
     const facts = new Map<string, BoostFacts>();
     for (const [id, m] of messages) {
       facts.set(id, {
@@ -220,20 +228,20 @@ export class Retriever {
     }, cfg.boosts), facts, cfg);
 
     let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
-    if (this.#reranker && options.rerank !== false && ranked.length > 1 && cfg.rerank.candidates > 1 && cfg.rerank.blend > 0) {
+    const floor = ranked.length ? ranked[ranked.length - 1]!.score : Infinity;
+    for (const item of deeper) if (messages.has(item.id)) ranked.push({ item: { ...item, boosts: {} }, score: Math.min(item.score, floor) });
+    if (this.#reranker && reranking && ranked.length > 1) {
       // Bounded depth: only the top `candidates` are scored (a known cost per question); they are
       // reordered among themselves, everything below keeps its fused order.
       const head = ranked.slice(0, cfg.rerank.candidates);
       const docs = head.map(({ item }) => turnText(messages.get(item.id)!));
       const scores = await this.#reranker.rerank(question, docs).catch(() => null); // an optional stage: fall back to the fused order
       if (scores && scores.length === head.length) {
-        const blended = blendScores(head.map((h) => h.score), scores, cfg.rerank.blend);
-        // Candidates the reranker singles out go first (best rerank score first); the rest keep
-        // the blended order, where a weak or random reranker moves little.
-        const promoted = standouts(scores, cfg.rerank.promoteZ);
-        const reranked = head.map((h, i) => ({ item: h.item, score: blended[i]!, rerankScore: scores[i]!, top: promoted.has(i) }));
-        reranked.sort((a, b) => (a.top !== b.top ? (a.top ? -1 : 1) : a.top ? b.rerankScore - a.rerankScore || b.score - a.score : b.score - a.score));
-        ranked = [...reranked.map(({ top: _top, ...r }) => r), ...ranked.slice(head.length).map((r) => ({ ...r, score: Math.min(r.score, -1) }))];
+        const order = rerankOrder(scores, { trust, outlierZ: cfg.rerank.outlierZ, k: cfg.rrfK });
+        // The p-th turn of the new order takes the p-th best fused score: scores stay sorted, and
+        // everything below the head stays below it.
+        const reranked = order.map((i, p) => ({ item: head[i]!.item, score: head[p]!.score, rerankScore: scores[i]! }));
+        ranked = [...reranked, ...ranked.slice(head.length)];
       }
     }
 

@@ -85,18 +85,12 @@ export interface RetrievalConfig {
    * characters, around the question's words when `focus` is set (from the head otherwise).
    */
   readonly context: { readonly turns: number; readonly turnChars: number; readonly focus: boolean };
-  /** Rerank stage (only with a Reranker): the top `candidates` are rescored, final = (1-blend)·fused + blend·rerank (both min-max normalised). */
-  readonly rerank: {
-    readonly candidates: number;
-    readonly blend: number;
-    /**
-     * A candidate whose rerank score stands this many standard deviations above the candidates'
-     * mean goes to the top, whatever its fused rank (0 = never). Only a decisive reranker does
-     * that: scores unrelated to relevance (uniform noise) never stand more than √3 ≈ 1.73 above
-     * their mean, while a cross-encoder's (or an oracle's) hits do.
-     */
-    readonly promoteZ: number;
-  };
+  /**
+   * Rerank stage (only with a Reranker whose trust is above 0; rerankOrder.ts): the top
+   * `candidates` are scored, the ones whose score is a robust outlier (modified z ≥ `outlierZ`)
+   * are fused into the order with the reranker's trust as their list's weight.
+   */
+  readonly rerank: { readonly candidates: number; readonly outlierZ: number };
 }
 
 /*
@@ -191,13 +185,15 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // 35), longmemeval-more 33 of 34 (head cut 32). A real app also spends budget on facts and
   // episodes first; the composer keeps whatever of the 40 still fits.
   context: { turns: 40, turnChars: 1200, focus: true },
-  // Used only when a reranker is picked in Models (none by default). Set so a weak reranker cannot
-  // pull recall below the fused ranking, LoCoMo conv-26 (150 q; one question ≈ 0.7 points), fused
-  // @1/@10 40.5/79.4: blend 0.5 → stand-in 36.7/77.6, random-score reranker 20.0/60.9; 0.3 →
-  // 38.4/78.1, 28.5/77.3; 0.15 → 40.1/79.1, 37.7/78.6; 0.05 → 40.8/78.8, 40.0/79.3 (noise).
-  // `npm run bench -- recall --data <conv-26> --no-baselines --rerank [random] --sweep`. Raise it
-  // only with a real cross-encoder measured to help.
-  rerank: { candidates: 50, blend: 0.05, promoteZ: 2.5 },
+  // Used only when a reranker of trust > 0 is picked in Models (none by default). candidates: the
+  // pool reaches below the boosted depth.fused, as deep as each candidate list (200), so a reranker
+  // can lift evidence the fusion placed low. Oracle reranker (1 for evidence, else 0) on
+  // LongMemEval dev, recall.turn@10 (fused 91.1): pool 100 → 97.4, 200 → 98.7, 300 → 99.0, 600
+  // (every fused candidate) → 99.0: the last 1% is in no candidate list, so no reranker gets it.
+  // 300 would cost 1.5× the pairs of 200 for 0.3 points (a quarter of a question). outlierZ is
+  // the textbook threshold (rerankOrder.ts), not tuned here. Measured with
+  // `npm run bench -- recall --data <LoCoMo | LongMemEval dev> --no-baselines --rerank oracle,random,<model>`.
+  rerank: { candidates: 200, outlierZ: 3.5 },
 };
 
 /** Deep-merges a partial config over the defaults (one level of nesting, as the config has). */
@@ -434,37 +430,4 @@ export function diversify(items: readonly BoostedItem[], facts: ReadonlyMap<stri
   const floor = out.length ? out[out.length - 1]!.score : Infinity;
   for (const x of items.slice(out.length)) out.push(x.score > floor ? { ...x, score: floor } : x);
   return out;
-}
-
-/** Min-max to [0, 1]; a constant list maps to all ones (nothing to tell apart). */
-export function minMax(values: readonly number[]): number[] {
-  if (values.length === 0) return [];
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const v of values) {
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-  }
-  return hi > lo ? values.map((v) => (v - lo) / (hi - lo)) : values.map(() => 1);
-}
-
-/** Indices of the scores at least `z` standard deviations above their mean (none when z ≤ 0 or all equal). */
-export function standouts(scores: readonly number[], z: number): Set<number> {
-  const out = new Set<number>();
-  const finite = scores.filter(Number.isFinite);
-  if (z <= 0 || finite.length < 3) return out;
-  const mean = finite.reduce((a, b) => a + b, 0) / finite.length;
-  const sd = Math.sqrt(finite.reduce((a, b) => a + (b - mean) ** 2, 0) / finite.length);
-  if (sd === 0) return out;
-  scores.forEach((s, i) => {
-    if (Number.isFinite(s) && (s - mean) / sd >= z) out.add(i);
-  });
-  return out;
-}
-
-/** (1 - blend)·minmax(fused) + blend·minmax(rerank), per item, in input order. */
-export function blendScores(fused: readonly number[], rerank: readonly number[], blend: number): number[] {
-  const a = minMax(fused);
-  const b = minMax(rerank);
-  return a.map((x, i) => (1 - blend) * x + blend * (b[i] ?? 0));
 }
