@@ -40,6 +40,7 @@ import { buildWritePath } from './writePath';
 import { EngineUpkeep } from './EngineUpkeep';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from '../base/historyImport';
 import { HistoryImports } from './historyImport';
+import { TrailingIndex, type IndexingStatus } from './trailingIndex';
 import { importMemory } from './importMemory';
 import type { EngineListener, MemoryEngineDeps } from './engineDeps';
 
@@ -79,6 +80,8 @@ export class MemoryEngine implements EngineApi {
   #deviceLlm: Llm | null = null;
   readonly #llmSink: LlmCallSink | null;
   readonly #history: HistoryImports | null;
+  /** The indexing a history import leaves to trail it (turn index, vectors, episodes), with one progress figure. */
+  readonly #trailing: TrailingIndex;
 
   constructor(deps: MemoryEngineDeps) {
     this.#episodes = deps.episodes ?? null;
@@ -113,9 +116,22 @@ export class MemoryEngine implements EngineApi {
       timeZone: () => this.#settings.timeZone,
       activeVectors: () => this.#activeVectors(),
       activeEmbedder: () => this.#activeEmbedder(),
-      onEmbeddingStatus: (status) => this.#emit({ type: 'embedding-status', status }),
+      onEmbeddingStatus: (status) => {
+        this.#emit({ type: 'embedding-status', status });
+        this.#trailing?.noteEmbedding();
+      },
       onMemoryChanged: () => this.#emit({ type: 'memory-changed' }),
     }));
+    this.#trailing = new TrailingIndex({
+      backlog: () => deps.store.turnIndexBacklog?.() ?? Promise.resolve(0),
+      indexSome: (max) => deps.store.indexQueuedTurns?.(max) ?? Promise.resolve(0),
+      countTurns: () => deps.store.countItems('message'),
+      embedding: () => this.#indexer?.status() ?? null,
+      pauseEmbedding: () => this.#indexer?.pause() ?? (() => undefined),
+      kickEmbedding: () => (this.#indexer ? this.#indexer.kick() : this.#lifecycle?.kick()),
+      episodesBusy: () => this.#lifecycle?.busy ?? false,
+      onStatus: (status) => this.#emit({ type: 'indexing-status', status }),
+    });
     const switches = new ConversationMemorySwitches({
       store: deps.store, meta: deps.store, onRemembered: () => this.#lifecycle?.kick(), changed: () => this.#emit({ type: 'conversations-changed' }),
     });
@@ -123,7 +139,8 @@ export class MemoryEngine implements EngineApi {
       store: deps.store,
       switches,
       semantic: this.#semantic,
-      written: () => (this.#indexer ? this.#indexer.kick() : this.#lifecycle?.kick()),
+      // During a history import episodes wait for it (the trailing index kicks them after).
+      written: () => (this.#indexer ? this.#indexer.kick() : this.#trailing.importing ? undefined : this.#lifecycle?.kick()),
       emptied: async (conversationId) => { await this.#explorer?.dropEmptyEpisodes(conversationId); },
       conversationDeleted: () => this.#lifecycle?.reset(),
       // What a deleted turn's episode derived went with it (storage); the policy decides when to derive it again.
@@ -138,7 +155,7 @@ export class MemoryEngine implements EngineApi {
       ? new HistoryImports({
           reader: deps.historyReader, clock,
           sink: {
-            createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.#conversations.append(t), setConsolidationPolicy: (p) => this.#settings.setPolicy(p),
+            createConversations: (c) => deps.store.createConversations(c), appendTurns: (t) => this.#conversations.append(t, { deferTurnIndex: true }), setConsolidationPolicy: (p) => this.#settings.setPolicy(p),
             storedTurnIds: async (id) => (await deps.store.getConversation(id)) ? new Set((await deps.store.listMessages(id)).map((m) => m.id)) : null,
             discardConversation: (id) => deps.store.deleteConversation(id),
           },
@@ -348,6 +365,7 @@ export class MemoryEngine implements EngineApi {
       void this.#indexer.warmUp();
       this.#indexer.kick();
     } else this.#lifecycle?.kick();
+    this.#trailing.kick(); // an import cut short by a reload left turns waiting for the turn index
     await this.#consolidator?.start();
     this.#upkeep.start();
   }
@@ -363,6 +381,7 @@ export class MemoryEngine implements EngineApi {
     this.#holdTimeout?.cancel();
     this.#holdTimeout = null;
     this.#indexer?.stop();
+    this.#trailing.stop();
     this.#lifecycle?.stop();
     this.#consolidator?.runner.stop();
     this.#upkeep.stop();
@@ -377,6 +396,7 @@ export class MemoryEngine implements EngineApi {
     for (let round = 0; round < 100; round++) {
       await this.#answers.idle();
       await this.#upkeep.idle();
+      await this.#trailing.idle();
       await this.#indexer?.idle();
       await this.#lifecycle?.idle();
       await this.#consolidator?.runner.idle();
@@ -503,7 +523,12 @@ export class MemoryEngine implements EngineApi {
 
   // History import (historyImport.ts): a dry run with the synthesis estimate per policy, the import, cancel.
   scanHistory(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan> { return this.#historyImports().scan(file, request, onProgress); }
-  importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport> { return this.#historyImports().import(file, request, onProgress); }
+  importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport> {
+    const imports = this.#historyImports();
+    return this.#trailing.during(() => imports.import(file, request, onProgress));
+  }
+  /** The trailing indexing's progress (turn index, vectors, episodes): "Indexing 4,200 of 17,000 turns…". */
+  indexingStatus(): Promise<IndexingStatus> { return this.#trailing.status(); }
   async cancelHistoryImport(importId: string): Promise<void> { this.#history?.cancel(importId); }
   #historyImports(): HistoryImports {
     if (!this.#history) throw new RecollectError('INVALID_INPUT', 'Importing chat history is not available here.');
