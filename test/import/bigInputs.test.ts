@@ -46,8 +46,8 @@ describe('big inputs (issue 29, item 8)', () => {
     const e = await engine();
     const progress: HistoryProgress[] = [];
     const bytes = new Uint8Array(await longConversation(300, 1_000).arrayBuffer());
-    // A slow disk: the one conversation arrives in pieces 250 ms apart (over the progress interval).
-    const piece = Math.ceil(bytes.length / 4);
+    // A slow disk: the one conversation arrives in pieces 250 ms apart (2.5 s in all: progress on bytes comes every second).
+    const piece = Math.ceil(bytes.length / 10);
     let at = 0;
     const file: HistoryFile = {
       size: bytes.length, name: 'conversations.json',

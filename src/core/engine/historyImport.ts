@@ -52,6 +52,8 @@ function fileKey(file: HistoryFile): string | null {
 /** Turns per write transaction: large enough to amortise the commit, small enough for smooth progress. */
 const BATCH_TURNS = 1_000;
 const PROGRESS_EVERY_MS = 200;
+/** Progress on bytes alone (no conversation finished meanwhile: one huge entry being read) this often. */
+const BYTES_PROGRESS_MS = 1_000;
 /**
  * In the app's worker, file chunks, parsing and SQLite calls all settle as microtasks, so the
  * import never gave the worker's message queue a turn and "Stop import" (a message) waited for the
@@ -250,6 +252,7 @@ export class HistoryImports {
     let turns = 0;
     let lastReport = 0;
     let lastYield = this.#d.clock.now();
+    const passStarted = lastYield;
     const cancelled = () => this.#cancelled.has(request.importId);
     const report = (force = false) => {
       const now = this.#d.clock.now();
@@ -268,7 +271,8 @@ export class HistoryImports {
           // Progress through the bytes too: one huge conversation is read for minutes before it is counted.
           onBytes: (b) => {
             bytesRead = b;
-            report();
+            const now = this.#d.clock.now();
+            if (now - lastReport >= BYTES_PROGRESS_MS && now - passStarted >= BYTES_PROGRESS_MS) report();
           },
         });
       const step = async (k: number) => {
