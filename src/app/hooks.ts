@@ -86,6 +86,9 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           void queryClient.invalidateQueries({ queryKey: queryKeys.consolidation });
           void queryClient.invalidateQueries({ queryKey: queryKeys.explorer });
           return;
+        case 'indexing-status':
+          queryClient.setQueryData(queryKeys.indexing, event.status);
+          return;
         case 'embedding-status':
           queryClient.setQueryData(queryKeys.embedding, event.status);
           if (event.status.state === 'idle') void queryClient.invalidateQueries({ queryKey: queryKeys.allVectorSearch });

@@ -21,6 +21,7 @@ export const queryKeys = {
   stats: ['stats'] as const,
   writingLanguage: ['writing-language'] as const,
   embedding: ['embedding-status'] as const,
+  indexing: ['indexing-status'] as const,
   models: ['models'] as const,
   modelStatus: ['model-status'] as const,
   llmSettings: ['llm-settings'] as const,
@@ -71,6 +72,9 @@ export function engineQueries(client: EngineClient) {
     stats: () => queryOptions({ queryKey: queryKeys.stats, queryFn: () => engine.stats() }),
     writingLanguage: () => queryOptions({ queryKey: queryKeys.writingLanguage, queryFn: () => engine.writingLanguage(), staleTime: 0 }),
     embedding: () => queryOptions({ queryKey: queryKeys.embedding, queryFn: () => engine.embeddingStatus() }),
+    // Events bring most updates; the episodes that follow the vectors send none when they finish, so
+    // while it runs the status is also read every 2 s.
+    indexing: () => queryOptions({ queryKey: queryKeys.indexing, queryFn: () => engine.indexingStatus(), refetchInterval: (q) => (q.state.data?.state === 'running' ? 2_000 : false) }),
     // The model catalog lives in the model worker, which needs no database: no owner gate.
     models: () => queryOptions({ queryKey: queryKeys.models, queryFn: () => models.listModels(), staleTime: 0, meta: { ownerFree: true } }),
     modelStatus: (pollMs?: number) =>

@@ -11,6 +11,7 @@
 import { RecollectError, toErrorInfo, type ErrorInfo } from './base/errors';
 import type { SearchOptions } from './base/store';
 import type { EmbeddingStatus } from './capture/EmbeddingIndexer';
+import type { IndexingStatus } from './engine/trailingIndex';
 import type { PolicyName } from './episodes/consolidationPolicy';
 import type { AnswerResult } from './recall/answer';
 import type { JobCounts } from './base/jobs';
@@ -147,6 +148,8 @@ export interface EngineApi {
   cancelHistoryImport(importId: string): Promise<void>;
   vectorSearch(query: string, options?: SearchOptions): Promise<SearchHit[]>;
   embeddingStatus(): Promise<EmbeddingStatus | null>;
+  /** The indexing that trails a history import (turn index with context, vectors, episodes); resumes after a reload. */
+  indexingStatus(): Promise<IndexingStatus>;
   setEmbedder(modelId: string): Promise<EmbeddingStatus>;
   consolidationPolicy(): Promise<PolicyName>;
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
@@ -393,7 +396,8 @@ export type EngineEvent =
   | { readonly type: 'database-replaced' }
   | { readonly type: 'memory-changed' }
   | { readonly type: 'settings-changed' }
-  | { readonly type: 'embedding-status'; readonly status: EmbeddingStatus };
+  | { readonly type: 'embedding-status'; readonly status: EmbeddingStatus }
+  | { readonly type: 'indexing-status'; readonly status: IndexingStatus };
 
 /** Who owns the database: this tab, or another one (then this tab waits or asks to take over). */
 export type Ownership =

@@ -100,7 +100,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   }
 
   /** Appends several turns (e.g. an imported session) in one transaction: all or none. */
-  appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]> {
+  appendTurns(turns: readonly NewTurn[], options: { readonly deferTurnIndex?: boolean } = {}): Promise<AppendResult[]> {
     return this.db.transaction(async (tx) => {
       const out: AppendResult[] = [];
       const checked = new Set<string>();
@@ -119,8 +119,20 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
         out.push(result);
       }
       for (const [id, at] of touched) await conversations.touchConversation(tx, id, at);
-      if (touched.size > 0) await this.#indexTurns(tx);
+      if (touched.size > 0 && !options.deferTurnIndex) await this.#indexTurns(tx);
       return out;
+    });
+  }
+
+  async turnIndexBacklog(): Promise<number> {
+    if (this.#turnIndexUpTo >= 0 && (await messages.maxTurnKey(this.db)) > this.#turnIndexUpTo) return 0;
+    return messages.queuedTurnIndex(this.db);
+  }
+
+  indexQueuedTurns(max: number): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      if (this.#turnIndexUpTo >= 0 && (await messages.maxTurnKey(tx)) > this.#turnIndexUpTo) return 0;
+      return messages.flushTurnIndexPart(tx, max);
     });
   }
 

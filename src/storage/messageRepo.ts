@@ -95,6 +95,26 @@ export async function flushTurnIndex(tx: Sql): Promise<void> {
   for (const statement of TURN_INDEX_FLUSH) await tx.exec(statement);
 }
 
+/** Turns queued for the turn index (appended with the index deferred, or in a large memory). */
+export async function queuedTurnIndex(sql: Sql): Promise<number> {
+  const [row] = await sql.query<{ n: number }>('SELECT count(*) AS n FROM turn_index_queue');
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Indexes the `max` oldest queued turns (a trailing indexer's step, so one step stays short):
+ * the rest of the queue is set aside, the flush runs on what is left, and the rest goes back.
+ * Neighbours of the indexed turns that are still queued get a row now with their context so far
+ * and their final one when their own step comes. Run in one transaction; returns the turns still queued.
+ */
+export async function flushTurnIndexPart(tx: Sql, max: number): Promise<number> {
+  const rest = await tx.query<{ pk: number }>(
+    'DELETE FROM turn_index_queue WHERE pk > (SELECT pk FROM turn_index_queue ORDER BY pk LIMIT 1 OFFSET ?) RETURNING pk', [Math.max(0, max - 1)]);
+  await flushTurnIndex(tx);
+  if (rest.length) await tx.exec('INSERT INTO turn_index_queue (pk) SELECT value FROM json_each(?)', [JSON.stringify(rest.map((r) => Number(r.pk)))]);
+  return rest.length;
+}
+
 /** The highest turn key: the number of turns the memory has held (an upper bound of what it holds). */
 export async function maxTurnKey(sql: Sql): Promise<number> {
   const [row] = await sql.query<{ n: number | null }>('SELECT max(pk) AS n FROM messages');

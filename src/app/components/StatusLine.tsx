@@ -1,5 +1,6 @@
 import { useEngineQuery } from '../hooks';
 import { formatBytes, plural } from '../format';
+import { IndexingProgress } from '../history/IndexingProgress';
 
 export function StatusLine() {
   const stats = useEngineQuery((q) => q.stats());
@@ -9,6 +10,8 @@ export function StatusLine() {
     <footer className="status" aria-live="polite" data-testid="status">
       Stored on this device · {formatBytes(s.databaseBytes)} · <span data-testid="message-count">{s.messageCount}</span> {s.messageCount === 1 ? 'message' : 'messages'} ·{' '}
       {plural(s.conversationCount, 'conversation')}
+      {/* After a history import (and after a reload that interrupted its indexing). */}
+      <IndexingProgress prefix=" · " minBacklog={50} />
     </footer>
   );
 }

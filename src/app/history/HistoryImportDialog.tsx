@@ -8,6 +8,7 @@ import { HISTORY_FORMATS, type HistoryFormat, type HistoryProgress, type Synthes
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import { useEngineQuery } from '../hooks';
 import { formatBytes } from '../format';
+import { IndexingProgress } from './IndexingProgress';
 import { useHistoryImport } from './useHistoryImport';
 import { PartialImportNotice } from './PartialImportNotice';
 import { Dialog } from '../components/Dialog';
@@ -143,6 +144,8 @@ export function HistoryImportButton() {
           {state.step === 'done' && (
             <>
               <p role="status" data-testid="history-report" data-seconds={state.report.seconds} data-turns={state.report.turns}>{state.report.summary}</p>
+              {/* Found by their words at once; the turn index with context, vectors and episodes trail. */}
+              <p className="hint"><IndexingProgress showDone /></p>
               <div className="buttons"><button type="button" onClick={close}>Close</button></div>
             </>
           )}

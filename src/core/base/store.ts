@@ -25,8 +25,20 @@ export interface MemoryStore {
   listConversations(): Promise<Conversation[]>;
 
   appendTurn(turn: NewTurn): Promise<AppendResult>;
-  /** Several turns in one transaction (all or none), e.g. a session being imported. */
-  appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]>;
+  /**
+   * Several turns in one transaction (all or none), e.g. a session being imported. With
+   * `deferTurnIndex` the turns and their own full-text rows (keyword search) are written, but the
+   * turn index with neighbour context is left queued for `indexQueuedTurns` (a history import).
+   */
+  appendTurns(turns: readonly NewTurn[], options?: { readonly deferTurnIndex?: boolean }): Promise<AppendResult[]>;
+  /**
+   * Turns waiting for the turn index (neighbour context) that this memory still writes: 0 when
+   * none wait, or when the memory is too large for recall to read that index (the queue then stays
+   * as it is, by design). Stores without a turn index leave it out.
+   */
+  turnIndexBacklog?(): Promise<number>;
+  /** Indexes up to `max` queued turns (oldest first) in one transaction; returns how many wait after it. */
+  indexQueuedTurns?(max: number): Promise<number>;
   /**
    * A turn the user sent, in one transaction: the turns in `replaces` (an edited last message and
    * what followed it) are deleted, the turn is stored, and a conversation nobody has titled yet takes

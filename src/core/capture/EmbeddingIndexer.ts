@@ -86,6 +86,8 @@ export class EmbeddingIndexer {
    */
   #held = false;
   #onRelease: (() => void)[] = [];
+  /** Set while something asked embedding to wait (a history import: it stores first, see pause()). */
+  #paused: { promise: Promise<void>; resume: () => void; count: number } | null = null;
   readonly #loopRunner = new BackgroundLoop(() => this.#loop(), () => this.#state !== 'error');
 
   constructor(deps: EmbeddingIndexerDeps) {
@@ -125,6 +127,34 @@ export class EmbeddingIndexer {
    */
   hold(): void {
     this.#held = true;
+  }
+
+  /**
+   * Makes embedding wait between batches until the returned function is called (every caller's,
+   * when several paused it). A history import stores turns first: on two cores the model worker
+   * embedding alongside, and its vectors written on the same connection, halved the import's pace.
+   * Progress is kept: the pass resumes where it stopped.
+   */
+  pause(): () => void {
+    if (!this.#paused) {
+      let resume = () => undefined as void;
+      const promise = new Promise<void>((r) => (resume = r));
+      this.#paused = { promise, resume, count: 0 };
+    }
+    const paused = this.#paused;
+    paused.count++;
+    let once = false;
+    return () => {
+      if (once) return;
+      once = true;
+      if (--paused.count > 0) return;
+      if (this.#paused === paused) this.#paused = null;
+      paused.resume();
+    };
+  }
+
+  async #whilePaused(): Promise<void> {
+    while (this.#paused) await this.#paused.promise;
   }
 
   /** Starts what hold() kept back (once; later calls do nothing). */
@@ -383,11 +413,13 @@ export class EmbeddingIndexer {
       return vectors;
     };
     const forTarget = model === target;
+    await this.#whilePaused();
     let batch = await read();
     let embedding = batch.length > 0 ? embed(batch) : null;
     while (batch.length > 0 && embedding) {
       const vectors = await embedding;
       if (this.#loopRunner.stopped || target !== this.#target) return false;
+      await this.#whilePaused();
       after = batch[batch.length - 1]!.key;
       const next = await read();
       embedding = next.length > 0 ? embed(next) : null;

@@ -58,8 +58,9 @@ export class Conversations {
     return renamed;
   }
 
-  async append(turns: readonly NewTurn[]): Promise<AppendResult[]> {
-    const results = await this.#d.store.appendTurns(turns);
+  /** `deferTurnIndex`: a history import's batch, whose turn index trails it (trailingIndex.ts). */
+  async append(turns: readonly NewTurn[], options: { readonly deferTurnIndex?: boolean } = {}): Promise<AppendResult[]> {
+    const results = await this.#d.store.appendTurns(turns, options);
     this.#written(results);
     return results;
   }

@@ -28,6 +28,7 @@ import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest,
 import type { HistoryImports } from './historyImport';
 import { importMemory } from './importMemory';
 import { assembleEngine, type EngineParts } from './assembleEngine';
+import type { IndexingStatus } from './trailingIndex';
 import type { EngineListener, MemoryEngineDeps } from './engineDeps';
 
 export type { EngineListener, MemoryEngineDeps, VectorSearch } from './engineDeps';
@@ -157,6 +158,7 @@ export class MemoryEngine implements EngineApi {
       void this.#p.indexer.warmUp();
       this.#p.indexer.kick();
     } else this.#p.lifecycle.kick();
+    this.#p.trailing.kick(); // an import cut short by a reload left turns waiting for the turn index
     await this.#p.consolidator.start();
     this.#p.upkeep.start();
   }
@@ -172,6 +174,7 @@ export class MemoryEngine implements EngineApi {
     this.#holdTimeout?.cancel();
     this.#holdTimeout = null;
     this.#p.indexer?.stop();
+    this.#p.trailing.stop();
     this.#p.lifecycle.stop();
     this.#p.consolidator.runner.stop();
     this.#p.upkeep.stop();
@@ -186,6 +189,7 @@ export class MemoryEngine implements EngineApi {
     for (let round = 0; round < 100; round++) {
       await this.#p.answers.idle();
       await this.#p.upkeep.idle();
+      await this.#p.trailing.idle();
       await this.#p.indexer?.idle();
       await this.#p.lifecycle.idle();
       await this.#p.consolidator.runner.idle();
@@ -316,7 +320,12 @@ export class MemoryEngine implements EngineApi {
 
   // History import (historyImport.ts): a dry run with the synthesis estimate per policy, the import, cancel.
   scanHistory(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan> { return this.#historyImports().scan(file, request, onProgress); }
-  importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport> { return this.#historyImports().import(file, request, onProgress); }
+  importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport> {
+    const imports = this.#historyImports();
+    return this.#p.trailing.during(() => imports.import(file, request, onProgress));
+  }
+  /** The trailing indexing's progress (turn index, vectors, episodes): "Indexing 4,200 of 17,000 turns…". */
+  indexingStatus(): Promise<IndexingStatus> { return this.#p.trailing.status(); }
   async cancelHistoryImport(importId: string): Promise<void> { this.#p.history?.cancel(importId); }
   #historyImports(): HistoryImports {
     if (!this.#p.history) throw new RecollectError('INVALID_INPUT', 'Importing chat history is not available here.');

@@ -32,6 +32,7 @@ import { AnswerService } from './AnswerService';
 import { buildWritePath, NO_SYNTHESIS, type EpisodeStage, type SynthesisStage } from './writePath';
 import { EngineUpkeep } from './EngineUpkeep';
 import { HistoryImports } from './historyImport';
+import { TrailingIndex } from './trailingIndex';
 import type { MemoryEngineDeps } from './engineDeps';
 
 /**
@@ -87,6 +88,8 @@ export interface EngineParts {
   readonly consolidator: SynthesisStage;
   readonly conversations: Conversations;
   readonly history: HistoryImports | null;
+  /** The indexing a history import leaves to trail it (turn index, vectors, episodes), with one progress figure. */
+  readonly trailing: TrailingIndex;
   readonly upkeep: EngineUpkeep;
   readonly reader: MemoryReader | null;
   readonly answers: AnswerService;
@@ -148,8 +151,21 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     timeZone: () => settings.timeZone,
     activeVectors,
     activeEmbedder,
-    onEmbeddingStatus: (status) => emit({ type: 'embedding-status', status }),
+    onEmbeddingStatus: (status) => {
+      emit({ type: 'embedding-status', status });
+      trailing.noteEmbedding();
+    },
     onMemoryChanged: () => emit({ type: 'memory-changed' }),
+  });
+  const trailing = new TrailingIndex({
+    backlog: () => store.turnIndexBacklog?.() ?? Promise.resolve(0),
+    indexSome: (max) => store.indexQueuedTurns?.(max) ?? Promise.resolve(0),
+    countTurns: () => store.countItems('message'),
+    embedding: () => indexer?.status() ?? null,
+    pauseEmbedding: () => indexer?.pause() ?? (() => undefined),
+    kickEmbedding: () => (indexer ? indexer.kick() : lifecycle.kick()),
+    episodesBusy: () => lifecycle.busy,
+    onStatus: (status) => emit({ type: 'indexing-status', status }),
   });
 
   const switches = new ConversationMemorySwitches({
@@ -159,7 +175,8 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     store,
     switches,
     semantic,
-    written: () => (indexer ? indexer.kick() : lifecycle.kick()),
+    // During a history import episodes wait for it (the trailing index kicks them after).
+    written: () => (indexer ? indexer.kick() : trailing.importing ? undefined : lifecycle.kick()),
     emptied: async (conversationId) => { await explorer?.dropEmptyEpisodes(conversationId); },
     conversationDeleted: () => lifecycle.reset(),
     // What a deleted turn's episode derived went with it (storage); the policy decides when to derive it again.
@@ -174,7 +191,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     ? new HistoryImports({
         reader: deps.historyReader, clock,
         sink: {
-          createConversations: (c) => store.createConversations(c), appendTurns: (t) => conversations.append(t), setConsolidationPolicy: (p) => settings.setPolicy(p),
+          createConversations: (c) => store.createConversations(c), appendTurns: (t) => conversations.append(t, { deferTurnIndex: true }), setConsolidationPolicy: (p) => settings.setPolicy(p),
           storedTurnIds: async (id) => (await store.getConversation(id)) ? new Set((await store.listMessages(id)).map((m) => m.id)) : null,
           discardConversation: (id) => store.deleteConversation(id),
         },
@@ -252,6 +269,6 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
 
   return {
     store, episodes: deps.episodes ?? null, jobs, timer, semantic, factIndex, cellIndex, llm, settings,
-    indexer, lifecycle, consolidator, conversations, history, upkeep, reader, answers, saved, explorer, consolidationStatus,
+    indexer, lifecycle, consolidator, conversations, history, trailing, upkeep, reader, answers, saved, explorer, consolidationStatus,
   };
 }

@@ -52,6 +52,8 @@ function fileKey(file: HistoryFile): string | null {
 /** Turns per write transaction: large enough to amortise the commit, small enough for smooth progress. */
 const BATCH_TURNS = 1_000;
 const PROGRESS_EVERY_MS = 200;
+/** Progress on bytes alone (no conversation finished meanwhile: one huge entry being read) this often. */
+const BYTES_PROGRESS_MS = 1_000;
 /**
  * In the app's worker, file chunks, parsing and SQLite calls all settle as microtasks, so the
  * import never gave the worker's message queue a turn and "Stop import" (a message) waited for the
@@ -142,8 +144,10 @@ export class HistoryImports {
     let conversations = 0;
     let turnsAdded = 0;
     let alreadyPresent = 0;
-    let batch: { conversation: ImportedConversation; turns: NewTurn[]; formerIds: (string | undefined)[] }[] = [];
+    // `known`: a slice of a long conversation after its first, whose stored turns were looked up once.
+    let batch: { conversation: ImportedConversation; turns: NewTurn[]; formerIds: (string | undefined)[]; known?: ReadonlySet<string> }[] = [];
     let batchTurns = 0;
+    const counted = new Set<string>();
     const flush = async (skips: Skips) => {
       if (batch.length === 0) return;
       const groups = batch;
@@ -152,7 +156,7 @@ export class HistoryImports {
       // A conversation already in memory sends only turns it does not hold, under either id scheme.
       const isNew: boolean[] = [];
       for (const g of groups) {
-        const stored = await this.#d.sink.storedTurnIds(g.conversation.id);
+        const stored = g.known ?? await this.#d.sink.storedTurnIds(g.conversation.id);
         isNew.push(stored === null);
         if (!stored) continue;
         const before = g.turns.length;
@@ -181,14 +185,34 @@ export class HistoryImports {
           }
         }
       }
-      for (const r of results) {
+      for (const [k, r] of results.entries()) {
         const created = r.filter((x) => x.created).length;
-        if (created > 0) conversations++;
+        const id = groups[k]!.conversation.id;
+        if (created > 0 && !counted.has(id)) {
+          counted.add(id);
+          conversations++;
+        }
         turnsAdded += created;
         alreadyPresent += r.length - created;
       }
     };
-    const result = await this.#pass(file, request, 'importing', onProgress, async (conversation, turns, skips) => {
+    const result = await this.#pass(file, request, 'importing', onProgress, async (conversation, turns, skips, step) => {
+      if (turns.length > BATCH_TURNS) {
+        // A long conversation (a 200 MB chat) goes in slices: a transaction and a progress report
+        // each, instead of one transaction holding the connection for minutes with nothing shown.
+        await flush(skips);
+        const stored = await this.#d.sink.storedTurnIds(conversation.id);
+        for (let at = 0; at < turns.length; at += BATCH_TURNS) {
+          const slice = turns.slice(at, at + BATCH_TURNS);
+          batch.push({
+            conversation, formerIds: slice.map((t) => t.formerId), ...(at > 0 ? { known: stored ?? new Set<string>() } : {}),
+            turns: slice.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })),
+          });
+          await flush(skips);
+          if (!(await step(slice.length))) break;
+        }
+        return 0;
+      }
       batch.push({
         conversation, formerIds: turns.map((t) => t.formerId),
         turns: turns.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })),
@@ -213,7 +237,8 @@ export class HistoryImports {
     request: HistoryRequest,
     phase: HistoryProgress['phase'],
     onProgress: ((p: HistoryProgress) => void) | undefined,
-    use: (c: ImportedConversation, turns: ImportedConversation['turns'], skips: Skips) => Promise<number>,
+    /** Returns the turns it took that it did not count with `step` (which reports progress, and says false once cancelled). */
+    use: (c: ImportedConversation, turns: ImportedConversation['turns'], skips: Skips, step: (turns: number) => Promise<boolean>) => Promise<number>,
     end?: (skips: Skips) => Promise<void>,
     seen?: (item: HistoryItem) => void,
   ): Promise<{ format: HistoryFormat | null; skips: Skips; cancelled: boolean; layout: TranscriptLayout | null }> {
@@ -227,6 +252,7 @@ export class HistoryImports {
     let turns = 0;
     let lastReport = 0;
     let lastYield = this.#d.clock.now();
+    const passStarted = lastYield;
     const cancelled = () => this.#cancelled.has(request.importId);
     const report = (force = false) => {
       const now = this.#d.clock.now();
@@ -240,7 +266,24 @@ export class HistoryImports {
       const scanned = key && cache?.key === key && (request.format === 'auto' || request.format === cache.format) ? cache.items : null;
       this.#scanned = null;
       const items = scanned ? replay(scanned, file.size, (b) => (bytesRead = b))
-        : this.#d.reader(file, { format: request.format, now: this.#d.clock.now(), cancelled, onBytes: (b) => (bytesRead = b) });
+        : this.#d.reader(file, {
+          format: request.format, now: this.#d.clock.now(), cancelled,
+          // Progress through the bytes too: one huge conversation is read for minutes before it is counted.
+          onBytes: (b) => {
+            bytesRead = b;
+            const now = this.#d.clock.now();
+            if (now - lastReport >= BYTES_PROGRESS_MS && now - passStarted >= BYTES_PROGRESS_MS) report();
+          },
+        });
+      const step = async (k: number) => {
+        turns += k;
+        report();
+        if (this.#d.clock.now() - lastYield >= YIELD_EVERY_MS) {
+          await yieldToEvents();
+          lastYield = this.#d.clock.now();
+        }
+        return !cancelled();
+      };
       for await (const item of items) {
         seen?.(item);
         if (item.kind === 'format') {
@@ -274,7 +317,7 @@ export class HistoryImports {
           continue;
         }
         const conversation = isSaneTime(item.conversation.createdAt) ? item.conversation : { ...item.conversation, createdAt: valid[0]!.occurredAt };
-        turns += await use(conversation, valid, skips);
+        turns += await use(conversation, valid, skips, step);
         conversations++;
         report();
         if (this.#d.clock.now() - lastYield >= YIELD_EVERY_MS) {

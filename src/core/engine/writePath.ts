@@ -48,7 +48,7 @@ export interface WritePathHooks {
 
 /** The episode stage as the engine uses it: the Lifecycle, or NO_EPISODES. */
 export type EpisodeStage = Pick<Lifecycle,
-  'lastError' | 'kick' | 'idle' | 'stop' | 'reset' | 'reevaluate' | 'onRetrieved' | 'closeIdle' | 'cellVector' | 'recentreScenes'>;
+  'lastError' | 'busy' | 'kick' | 'idle' | 'stop' | 'reset' | 'reevaluate' | 'onRetrieved' | 'closeIdle' | 'cellVector' | 'recentreScenes'>;
 
 /** The synthesis stage as the engine uses it: the Consolidator, or NO_SYNTHESIS. */
 export type SynthesisStage = Pick<Consolidator, 'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered'> & {
@@ -58,6 +58,7 @@ export type SynthesisStage = Pick<Consolidator, 'start' | 'expireForesight' | 'e
 /** Episodes off (no episode store or job queue): turns are stored and searched, never segmented. */
 export const NO_EPISODES: EpisodeStage = {
   lastError: null,
+  busy: false,
   kick: () => undefined,
   idle: async () => undefined,
   stop: () => undefined,

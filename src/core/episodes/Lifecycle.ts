@@ -86,6 +86,11 @@ export class Lifecycle {
     this.#loop.kick();
   }
 
+  /** Whether a pass is under way (the trailing indexing's progress counts episodes as work). */
+  get busy(): boolean {
+    return this.#loop.running;
+  }
+
   async idle(): Promise<void> {
     await this.#loop.idle();
   }
