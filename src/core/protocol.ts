@@ -11,7 +11,6 @@
 import { RecollectError, toErrorInfo, type ErrorInfo } from './base/errors';
 import type { SearchOptions } from './base/store';
 import type { EmbeddingStatus } from './capture/EmbeddingIndexer';
-import type { IndexingStatus } from './engine/trailingIndex';
 import type { PolicyName } from './episodes/consolidationPolicy';
 import type { AnswerResult } from './recall/answer';
 import type { JobCounts } from './base/jobs';
@@ -390,6 +389,17 @@ export interface MessagePortLike {
 }
 
 /** Engine events, so the UI can invalidate cached queries. */
+/** The indexing that trails a history import (turn index, vectors, episodes) as one progress figure. */
+export interface IndexingStatus {
+  /** 'running' while any trailing work (turn index, embedding, episodes) is under way. */
+  readonly state: 'idle' | 'running';
+  /** Turns whose trailing indexes are all written, and all turns. */
+  readonly indexed: number;
+  readonly total: number;
+  /** A history import is storing turns: trailing work waits for it. */
+  readonly importing: boolean;
+}
+
 export type EngineEvent =
   | { readonly type: 'conversations-changed' }
   | { readonly type: 'messages-changed'; readonly conversationId: string | null }

@@ -1,5 +1,6 @@
 /**
- * The indexing that trails a history import (issue 22, "Speed at the length people write").
+ * The indexing that trails a history import, so a large archive is stored (and found by its words)
+ * at the pace of storing alone.
  *
  * An import stores each batch of turns with their own full-text rows in one transaction, so a
  * turn is found by its words as soon as the import counts it stored. What can wait is left for
@@ -16,16 +17,9 @@
  */
 import { BackgroundLoop } from '../base/backgroundLoop';
 import type { EmbeddingStatus } from '../capture/EmbeddingIndexer';
+import type { IndexingStatus } from '../protocol';
 
-export interface IndexingStatus {
-  /** 'running' while any trailing work (turn index, embedding, episodes) is under way. */
-  readonly state: 'idle' | 'running';
-  /** Turns whose trailing indexes are all written, and all turns. */
-  readonly indexed: number;
-  readonly total: number;
-  /** A history import is storing turns: trailing work waits for it. */
-  readonly importing: boolean;
-}
+export type { IndexingStatus };
 
 export interface TrailingIndexDeps {
   /** Turns still waiting for the turn index (0 when the memory does not keep it). */
