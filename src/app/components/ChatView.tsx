@@ -18,22 +18,11 @@ import { BrokenTextMark, CutOffMark, PartialMark } from './AnswerCutMarks';
 import type { Message } from '../../core/base/types';
 import type { SendRequest } from '../../core/protocol';
 import type { Citation } from '../../core/recall/answerContext';
-import type { SentRequest } from '../../core/recall/answer';
+import type { AnswerMetadata, SentRequest } from '../../core/recall/answer';
 import { ConfirmButton } from './ConfirmButton';
 
-interface AnswerMeta {
-  readonly citations?: readonly Citation[];
-  readonly requests?: readonly SentRequest[];
-  readonly usage?: Readonly<Record<string, { promptTokens: number; completionTokens: number }>>;
-  readonly stopped?: boolean;
-  readonly answerTo?: string | null;
-  /** "Use memory in answers" was off for this answer. */
-  readonly memoryOff?: boolean;
-  /** A model on this device answered (what and where); absent for the endpoint. */
-  readonly onDevice?: string;
-  /** Recall read by keywords only: the embedding model was still loading when it was asked. */
-  readonly recall?: 'keywords';
-}
+/** An answer's metadata as read back from storage: any field may be missing (older or imported memories). */
+type AnswerMeta = Partial<AnswerMetadata>;
 
 function tokensOf(meta: AnswerMeta): number {
   return Object.values(meta.usage ?? {}).reduce((a, u) => a + u.promptTokens + u.completionTokens, 0);

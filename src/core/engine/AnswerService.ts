@@ -10,7 +10,7 @@ import { RecollectError } from '../base/errors';
 import { cleanModelPiece, cleanModelText } from '../base/modelText';
 import type { Clock, Llm, LlmAbortSignal, LlmMessage } from '../base/ports';
 import type { AppendResult, Message, NewTurn } from '../base/types';
-import { ANSWER_SIZE_LIMIT, answerQuestion, type AnswerResult } from '../recall/answer';
+import { ANSWER_SIZE_LIMIT, answerQuestion, type AnswerMetadata, type AnswerResult } from '../recall/answer';
 import type { AnswerSource } from '../recall/answerContext';
 import { EMPTY_ANSWER_SOURCE } from '../recall/answerSource';
 import type { AnswerSettings, AskEvent, AskRequest, AskResult } from '../protocol';
@@ -122,27 +122,28 @@ export class AnswerService {
       const what = cleaned.dropped > 0 ? 'an answer of broken characters only' : 'an empty answer';
       throw new RecollectError('LLM_BAD_OUTPUT', `The model ${llm.onDevice ? 'on this device' : 'at the endpoint'} sent ${what}${result.finishReason === 'length' ? ' (it hit its token limit before writing anything)' : ''}. Try again, or check the model in Settings. Your message is stored.`);
     }
+    const metadata: AnswerMetadata = {
+      answerTo: request.userMessageId ?? null,
+      model: result.model,
+      // Shown in "What was sent": a model on this device got these requests, nothing left it.
+      ...(llm.onDevice ? { onDevice: llm.onDevice } : {}),
+      stopped: result.stopped,
+      // The token limit ended it, or Recollect's own size limit (both shown as cut off).
+      ...(result.finishReason === 'length' ? { cutOff: 'length' } : result.finishReason === ANSWER_SIZE_LIMIT ? { cutOff: 'size' } : {}),
+      ...(memoryOff ? { memoryOff: true } : {}),
+      ...(keywordsOnly ? { recall: 'keywords' } : {}),
+      ...(cleaned.dropped > 0 ? { brokenChars: cleaned.dropped } : {}),
+      citations: result.citations,
+      requests: result.requests,
+      usage: result.usage,
+    };
     const stored = await this.#d.appendTurn({
       id: request.answerId,
       conversationId: request.conversationId,
       role: 'assistant',
       speaker: 'Assistant',
       content: result.answer.trim(),
-      metadata: {
-        answerTo: request.userMessageId ?? null,
-        model: result.model,
-        // Shown in "What was sent": a model on this device got these requests, nothing left it.
-        ...(llm.onDevice ? { onDevice: llm.onDevice } : {}),
-        stopped: result.stopped,
-        // The token limit ended it, or Recollect's own size limit (both shown as cut off).
-        ...(result.finishReason === 'length' ? { cutOff: 'length' } : result.finishReason === ANSWER_SIZE_LIMIT ? { cutOff: 'size' } : {}),
-        ...(memoryOff ? { memoryOff: true } : {}),
-        ...(keywordsOnly ? { recall: 'keywords' } : {}),
-        ...(cleaned.dropped > 0 ? { brokenChars: cleaned.dropped } : {}),
-        citations: result.citations,
-        requests: result.requests,
-        usage: result.usage,
-      },
+      metadata,
     });
     // After the answer is stored, without holding it up: a title, and the visits of what it used.
     // Neither may fail the answer; a failing title call keeps the first message's title.

@@ -69,6 +69,32 @@ export interface SentRequest {
   readonly json: boolean;
 }
 
+/**
+ * What a stored answer keeps beside its text (the metadata of an assistant turn the engine wrote):
+ * "What was sent", citations, token counts and the marks for a cut, stopped or keyword-only answer.
+ * Read back from storage it may hold anything (an imported file): readers check before use.
+ */
+// A type, not an interface: it is stored as a message's Record<string, unknown> metadata.
+export type AnswerMetadata = {
+  /** The user turn it answers. */
+  readonly answerTo: string | null;
+  readonly model: string | null;
+  /** A model on this device answered (what and where); absent for the endpoint. */
+  readonly onDevice?: string;
+  readonly stopped: boolean;
+  /** The token limit ended it, or Recollect's own size limit. */
+  readonly cutOff?: 'length' | 'size';
+  /** "Use memory in answers" was off for this answer. */
+  readonly memoryOff?: true;
+  /** Recall read by keywords only: the embedding model was still loading when it was asked. */
+  readonly recall?: 'keywords';
+  /** The model's broken characters left out of the stored text. */
+  readonly brokenChars?: number;
+  readonly citations: readonly Citation[];
+  readonly requests: readonly SentRequest[];
+  readonly usage: Readonly<Record<AnswerStage, StageUsage>>;
+};
+
 export interface SufficiencyOutcome {
   readonly checked: boolean;
   /** null when not checked or when the reply could not be read. */
