@@ -1,5 +1,5 @@
 /** Steps through the running app that many browser tests take: the message box, and connecting an endpoint. */
-import { expect, type Page } from '@playwright/test';
+import { expect, type BrowserContext, type Page } from '@playwright/test';
 
 type ImportFile = Parameters<Page['setInputFiles']>[1];
 
@@ -22,10 +22,15 @@ export async function connectEndpoint(page: Page, url: string, options: { keepOp
 export const conversationRow = (page: Page, title: string | RegExp) =>
   page.getByRole('navigation', { name: 'Conversations' }).locator('button.conversation').filter({ hasText: title });
 
-/** Sends `text` from the message box and waits until it shows in the chat. */
-export async function sendMessage(page: Page, text: string): Promise<void> {
+/** Types `text` into the message box and presses Enter, waiting for nothing. */
+export async function typeAndSend(page: Page, text: string): Promise<void> {
   await messageBox(page).fill(text);
   await messageBox(page).press('Enter');
+}
+
+/** Sends `text` from the message box and waits until it shows in the chat. */
+export async function sendMessage(page: Page, text: string): Promise<void> {
+  await typeAndSend(page, text);
   await expect(page.getByTestId('message').filter({ hasText: text.slice(0, 60) })).toHaveCount(1);
 }
 
@@ -65,4 +70,14 @@ export async function replaceMemory(page: Page, file: ImportFile, imported: stri
     await question.getByRole('button', { name: 'Close and keep synthesis off' }).click();
     await expect(question).toBeHidden();
   }
+}
+
+/**
+ * Opens the app with models downloading from the local test hub at `hubUrl`, and every request
+ * to anywhere but this machine refused (nothing may reach the real hub).
+ */
+export async function openWithModelHub(page: Page, context: BrowserContext, hubUrl: string): Promise<void> {
+  await context.addInitScript((url) => localStorage.setItem('recollect.model-hub', url), hubUrl);
+  await context.route((url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url.href), (route) => route.abort());
+  await page.goto('/');
 }

@@ -5,9 +5,9 @@
  * connection; a runaway streamed answer (3 MB) is cut at the limit, shown cut, and the tab stays
  * responsive enough to keep chatting.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { defaultResponder, startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
-import { connectEndpoint, messageBox as box } from './appSteps';
+import { connectEndpoint, typeAndSend as ask } from './appSteps';
 
 let mock: MockLlmServer;
 let answerText = 'Basil likes warm sun and steady water.';
@@ -20,10 +20,6 @@ test.beforeEach(() => {
   mock.setBehaviour({ htmlNext: 0, emptyNext: 0, badFrameNext: 0, errorFrameNext: 0, ignoreMaxTokens: false });
 });
 
-async function ask(page: Page, text: string) {
-  await box(page).fill(text);
-  await box(page).press('Enter');
-}
 
 test('a web page, an empty reply, a malformed and an error frame are each named, and nothing is stored as an answer', async ({ page }) => {
   test.setTimeout(180_000);

@@ -11,7 +11,7 @@
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { buildTestHub, buildTestLlms, startModelHub, type ModelHub } from '../test/support/modelHub';
-import { messageBox } from './appSteps';
+import { openWithModelHub, typeAndSend as ask } from './appSteps';
 
 const SMOL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
 const QWEN = 'onnx-community/Qwen2.5-0.5B-Instruct';
@@ -24,16 +24,8 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => hub?.close());
 
-async function openWithHub(page: Page, context: BrowserContext) {
-  await context.addInitScript((url) => localStorage.setItem('recollect.model-hub', url), hub.url);
-  await context.route((url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url.href), (route) => route.abort());
-  await page.goto('/');
-}
+const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(page, context, hub.url);
 
-async function ask(page: Page, text: string) {
-  await messageBox(page).fill(text);
-  await messageBox(page).press('Enter');
-}
 
 test('a model on this device: download, choose, stream, stop, ledger, what was sent, reload keeps the choice, answers offline', async ({ page, context }) => {
   test.setTimeout(420_000);

@@ -7,7 +7,7 @@
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { buildTestHub, buildTestLlms, startModelHub, type ModelHub } from '../test/support/modelHub';
-import { messageBox } from './appSteps';
+import { openWithModelHub, typeAndSend as ask } from './appSteps';
 import { CHROMIUM_ARGS, chromiumExecutable } from './browser';
 
 const SMOL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
@@ -25,16 +25,8 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => hub?.close());
 
-async function openWithHub(page: Page, context: BrowserContext) {
-  await context.addInitScript((url) => localStorage.setItem('recollect.model-hub', url), hub.url);
-  await context.route((url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url.href), (route) => route.abort());
-  await page.goto('/');
-}
+const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(page, context, hub.url);
 
-async function ask(page: Page, text: string) {
-  await messageBox(page).fill(text);
-  await messageBox(page).press('Enter');
-}
 
 test('a model on this device, on WebGPU (SwiftShader): download, choose, stream, stop, what was sent', async ({ page, context }) => {
   test.setTimeout(420_000);

@@ -7,7 +7,7 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { loadDatabaseFile } from '../src/storage/openNodeDatabase';
 import { buildTestHub, startModelHub, type ModelHub } from '../test/support/modelHub';
-import { messageBox } from './appSteps';
+import { messageBox, openWithModelHub } from './appSteps';
 
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
 const MSMARCO = 'Xenova/ms-marco-MiniLM-L-6-v2';
@@ -24,11 +24,7 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => hub?.close());
 
-async function openWithHub(page: Page, context: BrowserContext) {
-  await context.addInitScript((url) => localStorage.setItem('recollect.model-hub', url), hub.url);
-  await context.route((url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url.href), (route) => route.abort());
-  await page.goto('/');
-}
+const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(page, context, hub.url);
 
 async function send(page: Page, text: string, count: number) {
   await messageBox(page).fill(text);

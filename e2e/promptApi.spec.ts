@@ -7,7 +7,7 @@
  * counted in the ledger and named in "What was sent". No real Gemini Nano ran here (README).
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { messageBox } from './appSteps';
+import { typeAndSend as ask } from './appSteps';
 import { installLanguageModelStub, type LanguageModelStubLog, type LanguageModelStubOptions } from './promptApiStub';
 
 async function openWith(page: Page, context: BrowserContext, options: LanguageModelStubOptions) {
@@ -21,10 +21,6 @@ async function openWith(page: Page, context: BrowserContext, options: LanguageMo
 const stubLog = (page: Page) => page.evaluate(() => (window as unknown as { __languageModelStub: LanguageModelStubLog }).__languageModelStub);
 const builtInRadio = (page: Page) => page.getByRole('region', { name: 'This device' }).getByRole('radio', { name: 'Built-in model (Chrome)' });
 
-async function ask(page: Page, text: string) {
-  await messageBox(page).fill(text);
-  await messageBox(page).press('Enter');
-}
 
 test('"unavailable": the built-in model is not offered, and Settings says what to do instead', async ({ page, context }) => {
   const section = await openWith(page, context, { availability: 'unavailable', pieceMs: 100, pieces: 5 });
