@@ -15,7 +15,7 @@ export class BenchUsageError extends Error {
 export const USAGE = [
   'usage: npm run bench -- recall --data <file|folder> [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [oracle|random|model id[=trust],…]] [--no-build]',
   '       npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]',
-  '       npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build]',
+  '       npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build] [--profile <dir>] [--port N]',
   '       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]',
   '       npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]',
 ].join('\n');
@@ -156,12 +156,15 @@ export interface ScaleArgs {
   readonly build: boolean;
   /** Browser: keep this profile (and the grown database in its OPFS) for `cold-open`. */
   readonly profile?: string;
+  /** Browser: serve on this port (OPFS belongs to the origin, port included: cold-open needs the same one). */
+  readonly port?: number;
 }
 
 export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
   const v = parse(argv, {
     data: { type: 'string', multiple: true }, sizes: { type: 'string' }, runtime: { type: 'string' }, questions: { type: 'string' },
     out: { type: 'string' }, 'no-vectors': { type: 'boolean' }, 'no-build': { type: 'boolean' }, profile: { type: 'string' },
+    port: { type: 'string' },
   });
   const data = (v.data as string[] | undefined) ?? [];
   if (data.length === 0) throw new BenchUsageError('--data is required (a file or folder; repeat it to append more corpora)');
@@ -171,8 +174,10 @@ export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
   const runtime = runtimeOf(v.runtime);
   if (runtime === 'browser' && v['no-vectors']) throw new BenchUsageError('--no-vectors is only available with --runtime node');
   if (runtime !== 'browser' && v.profile) throw new BenchUsageError('--profile is only available with --runtime browser');
+  if (runtime !== 'browser' && v.port) throw new BenchUsageError('--port is only available with --runtime browser');
   return {
     ...(v.profile ? { profile: v.profile as string } : {}),
+    ...(v.port ? { port: positiveInt('--port', v.port, 0) } : {}),
     data, sizes: [...new Set(sizes)].sort((a, b) => a - b), runtime, questions: positiveInt('--questions', v.questions, 150),
     vectors: !v['no-vectors'], build: !v['no-build'], ...(v.out ? { out: v.out as string } : {}),
   };

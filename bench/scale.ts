@@ -212,11 +212,11 @@ export async function nodeDriver(options: { vectors: boolean }): Promise<ScaleDr
  * Browser: the benchmark page's worker on OPFS; the file is deleted at the end, unless `profileDir`
  * names a browser profile to keep it in (for `npm run bench -- cold-open` on the grown database).
  */
-export async function browserDriver(progress: (line: string) => void, options: { profileDir?: string } = {}): Promise<ScaleDriver> {
+export async function browserDriver(progress: (line: string) => void, options: { profileDir?: string; port?: number } = {}): Promise<ScaleDriver> {
   const f = (x: number) => Math.round(x).toLocaleString('en');
   const { openBenchPage } = await import('./browserHarness');
   const { workerHeapBytes, measureColdOpen, describeColdOpen } = await import('./scaleBrowser');
-  const bench = await openBenchPage({ onProgress: progress, ...(options.profileDir ? { profileDir: options.profileDir } : {}) });
+  const bench = await openBenchPage({ onProgress: progress, ...(options.profileDir ? { profileDir: options.profileDir } : {}), ...(options.port ? { port: options.port } : {}) });
   const file = 'bench-scale.sqlite';
   const page = bench.page;
   return {
