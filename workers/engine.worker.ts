@@ -2,7 +2,7 @@
 import * as Comlink from 'comlink';
 import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
 import { EngineHost } from '../src/host/EngineHost';
-import { openOpfsStore } from '../src/storage/openOpfsStore';
+import { openOpfsStore, preloadSqlite } from '../src/storage/openOpfsStore';
 import { IdbSettingsStore } from '../src/storage/idbSettingsStore';
 import { remoteEmbedderProvider } from '../src/models/embedderProviders';
 import { unwrapRemote, type ModelWorkerApi } from '../src/core/protocol';
@@ -11,6 +11,7 @@ import kernelUrl from '../src/wasm/int8Dot.wasm?url&no-inline';
 import { fetchedVectorIndex } from '../src/wasm/vectorKernel';
 import { remoteTextGenerator } from '../src/llm/remoteTextGenerator';
 
+preloadSqlite(wasmUrl);
 Comlink.expose(
   new EngineHost({
     openStore: (onProgress) => openOpfsStore(wasmUrl, undefined, onProgress),

@@ -4,13 +4,14 @@ import * as Comlink from 'comlink';
 import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
 import { deleteOpfsFile } from '../host/BenchEngineHost';
 import { ScaleBenchHost } from '../host/ScaleBenchHost';
-import { openOpfsStore } from '../../src/storage/openOpfsStore';
+import { openOpfsStore, preloadSqlite } from '../../src/storage/openOpfsStore';
 import { remoteEmbedderProvider } from '../../src/models/embedderProviders';
 import { resultify, unwrapRemote, type ModelWorkerApi } from '../../src/core/protocol';
 // no-inline: a data: URL would be refused by the CSP's connect-src; a file is also cached by the service worker.
 import kernelUrl from '../../src/wasm/int8Dot.wasm?url&no-inline';
 import { fetchedVectorIndex } from '../../src/wasm/vectorKernel';
 
+preloadSqlite(wasmUrl);
 Comlink.expose(resultify(
   new ScaleBenchHost({
     openStore: (fileName) => openOpfsStore(wasmUrl, fileName),

@@ -34,6 +34,15 @@ function browserRuntime(wasmUrl: string): Promise<SqliteRuntime> {
 }
 
 /**
+ * Starts fetching and compiling SQLite's WebAssembly (streaming) as soon as the worker runs, so it
+ * overlaps the page's handshake with the worker instead of following it; openOpfsStore then finds
+ * it under way or done. A failure surfaces in openOpfsStore, where it always did.
+ */
+export function preloadSqlite(wasmUrl: string): void {
+  browserRuntime(wasmUrl).catch(() => undefined);
+}
+
+/**
  * The VFS creates a temporary directory with a few files when it starts, which a full quota
  * refuses (QuotaExceededError; more likely just after a reload, while the previous worker's
  * directory is still locked and cannot be removed yet). That must not keep the user out of their

@@ -4,7 +4,7 @@
  * for idle(), or the hold's timer fires. The timer here is a manual one, fired only by the test, so
  * nothing depends on how long anything takes.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { createEngine } from '../../src/host/createEngine';
 import { START_HOLD_MS } from '../../src/core/engine/MemoryEngine';
@@ -100,6 +100,48 @@ describe('opening a memory', () => {
     expect(await store.countVectors('message', topicEmbedder(TOPICS).id)).toBe(2); // held
     await engine.idle(); // ends the hold
     expect(await store.countVectors('message', topicEmbedder(TOPICS).id)).toBe(3);
+    engine.stop();
+  });
+
+  it('asks the model worker for the reranker only once the vectors have joined', async () => {
+    const store = await storedMemory();
+    const clock = manualTimer();
+    const activeReranker = vi.fn(async () => null);
+    const engine = createEngine(store, { only: ['recall'], embedders: { ...embedders, activeReranker }, timer: clock.timer });
+    await engine.start();
+    await engine.recall('my dog Biscuit');
+    expect(activeReranker).not.toHaveBeenCalled(); // a busy model worker cannot hold up the first result
+    await engine.idle();
+    await engine.recall('my dog');
+    expect(activeReranker).toHaveBeenCalledTimes(1);
+    engine.stop();
+  });
+
+  it('looks at the turn-index queue (counting every turn) only after the first search', async () => {
+    const store = await storedMemory();
+    const clock = manualTimer();
+    const counts = vi.spyOn(store, 'countItems');
+    const engine = createEngine(store, { only: ['recall'], embedders, timer: clock.timer });
+    await engine.start();
+    await settle();
+    expect(counts.mock.calls.filter(([kind]) => kind === 'message')).toHaveLength(0);
+    await engine.recall('my dog Biscuit');
+    await engine.idle();
+    expect(counts.mock.calls.filter(([kind]) => kind === 'message').length).toBeGreaterThan(0);
+    engine.stop();
+  });
+
+  it('looks at the turn-index queue after the hold times out when no search comes', async () => {
+    const store = await storedMemory();
+    const clock = manualTimer();
+    const counts = vi.spyOn(store, 'countItems');
+    const engine = createEngine(store, { only: ['recall'], embedders, timer: clock.timer });
+    await engine.start();
+    await settle();
+    expect(counts.mock.calls.filter(([kind]) => kind === 'message')).toHaveLength(0);
+    clock.fire();
+    for (let i = 0; i < 50 && !counts.mock.calls.some(([kind]) => kind === 'message'); i++) await settle();
+    expect(counts.mock.calls.filter(([kind]) => kind === 'message').length).toBeGreaterThan(0);
     engine.stop();
   });
 });

@@ -45,6 +45,8 @@ export class MemoryEngine implements EngineApi {
   readonly #listeners = new Set<EngineListener>();
   /** Ends the open's hold on background reads if no search came first (see #start). */
   #holdTimeout: { cancel(): void } | null = null;
+  /** The turn-index queue's first look (it counts every turn) waits for the hold too. */
+  #trailingHeld = false;
   #indexerReady: Promise<void> | null = null;
 
   constructor(deps: MemoryEngineDeps) {
@@ -145,6 +147,7 @@ export class MemoryEngine implements EngineApi {
     // search has answered, when someone waits for idle(), or after START_HOLD_MS without a search.
     this.#holdTimeout?.cancel();
     this.#holdTimeout = null;
+    this.#trailingHeld = holdReads;
     if (indexer && holdReads) {
       indexer.hold();
       this.#holdTimeout = this.#p.timer(() => this.#releaseHold(), START_HOLD_MS);
@@ -158,7 +161,10 @@ export class MemoryEngine implements EngineApi {
       void this.#p.indexer.warmUp();
       this.#p.indexer.kick();
     } else this.#p.lifecycle.kick();
-    this.#p.trailing.kick(); // an import cut short by a reload left turns waiting for the turn index
+    // An import cut short by a reload left turns waiting for the turn index; looking counts every
+    // turn (≈ 0.1 s on a cold 100k-turn file), so while held it waits for the first search too.
+    if (!this.#trailingHeld) this.#p.trailing.kick();
+    else if (!this.#holdTimeout) this.#holdTimeout = this.#p.timer(() => this.#releaseHold(), START_HOLD_MS);
     await this.#p.consolidator.start();
     this.#p.upkeep.start();
   }
@@ -167,12 +173,17 @@ export class MemoryEngine implements EngineApi {
     this.#holdTimeout?.cancel();
     this.#holdTimeout = null;
     this.#p.indexer?.release();
+    if (this.#trailingHeld) {
+      this.#trailingHeld = false;
+      this.#p.trailing.kick();
+    }
   }
 
   /** Stops background work (the database is about to close). */
   stop(): void {
     this.#holdTimeout?.cancel();
     this.#holdTimeout = null;
+    this.#trailingHeld = false;
     this.#p.indexer?.stop();
     this.#p.trailing.stop();
     this.#p.lifecycle.stop();
@@ -186,6 +197,7 @@ export class MemoryEngine implements EngineApi {
    */
   idle(): Promise<void> { return this.#idle(); }
   async #idle(): Promise<void> {
+    this.#releaseHold(); // whoever waits for idle waits for the held reads too
     for (let round = 0; round < 100; round++) {
       await this.#p.answers.idle();
       await this.#p.upkeep.idle();

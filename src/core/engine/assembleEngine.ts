@@ -205,7 +205,10 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
         knowledge: deps.knowledgeSource ?? null,
         indexes: { fact: factIndex, episode: cellIndex },
         embedder: recallEmbedder,
-        reranker: async () => (await deps.embedders?.activeReranker?.()) ?? null,
+        // Joins with the vectors: asking the model worker which reranker is active waits behind its
+        // start-up (0.3–0.6 s of a cold open's first search at 100k), and the first keyword result
+        // after open should not (the same rule as recallEmbedder).
+        reranker: async () => (indexer && !indexer.vectorsReady() ? null : (await deps.embedders?.activeReranker?.()) ?? null),
         speakers: async () => (await deps.speakers?.()) ?? [],
         notRemembered: () => store.conversationsNotRemembered(),
         clock,
