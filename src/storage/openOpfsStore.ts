@@ -33,14 +33,6 @@ function browserRuntime(wasmUrl: string): Promise<SqliteRuntime> {
   return runtime;
 }
 
-/**
- * Starts fetching and compiling SQLite's WebAssembly (streaming) as soon as the worker runs, so it
- * overlaps the page's handshake with the worker instead of following it; openOpfsStore then finds
- * it under way or done. A failure surfaces in openOpfsStore, where it always did.
- */
-export function preloadSqlite(wasmUrl: string): void {
-  browserRuntime(wasmUrl).catch(() => undefined);
-}
 
 /**
  * The VFS creates a temporary directory with a few files when it starts, which a full quota
@@ -59,6 +51,16 @@ async function registerVfs(rt: SqliteRuntime): Promise<void> {
     vfsRegistered = undefined;
     throw err;
   }
+}
+
+/**
+ * Starts fetching and compiling SQLite's WebAssembly (streaming) and setting up the VFS (its OPFS
+ * directory) as soon as the worker runs, so they overlap the page's handshake with the worker
+ * instead of following it; openOpfsStore then finds them under way or done. A failure surfaces in
+ * openOpfsStore, where it always did (registerVfs forgets a failed attempt and tries again there).
+ */
+export function preloadSqlite(wasmUrl: string): void {
+  browserRuntime(wasmUrl).then(registerVfs).catch(() => undefined);
 }
 
 /**

@@ -67,6 +67,7 @@ describe('reranker chosen in Models', () => {
     // The same port with a trusted reranker (as a cross-encoder's catalog entry gives) reranks.
     const trusted = createEngine(store, { only: ['recall'], embedders: { ...provider, activeReranker: async () => ({ ...chosen!, trust: 1 }) } });
     await trusted.start();
+    await trusted.idle(); // the reranker joins recall with the vectors, after the open's warm-up
     const reranked = await trusted.recall('What is my cat called?', { limit: 5 });
     for (const t of reranked.turns) {
       expect(t.reasons).toContain('rerank');
