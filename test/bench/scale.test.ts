@@ -97,6 +97,10 @@ describe('bench arguments (node:util parseArgs)', () => {
     expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10', '--bogus'])).toThrow(/bogus/);
     expect(() => parseScaleArgs(['--sizes', '10'])).toThrow(/--data is required/);
     expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10', '--runtime', 'deno'])).toThrow(/node or browser/);
+    expect(parseScaleArgs(['--data', 'a', '--sizes', '10', '--runtime', 'browser', '--profile', 'p', '--port', '4324'])).toMatchObject({ profile: 'p', port: 4324 });
+    expect(parseScaleArgs(['--data', 'a', '--sizes', '10', '--runtime', 'browser']).port).toBeUndefined();
+    expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10', '--port', '4324'])).toThrow(/--port is only available with --runtime browser/);
+    expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10', '--runtime', 'browser', '--port', 'x'])).toThrow(BenchUsageError);
   });
 
   it('--set takes only knobs the retrieval config has, with their type', () => {
