@@ -9,9 +9,8 @@
  * vectors go with the rows (schema triggers).
  */
 import type { ForesightItem, ProfileHistoryEntry, ProfileItem } from '../synthesis/knowledge';
-import type { MemCellStatus } from '../episodes/episodes';
 import type { EncodingScore } from '../episodes/encodingScore';
-import type { Role } from '../base/types';
+import type { Fact, MemCell, MemCellStatus, Message } from '../base/types';
 import type { JobCounts } from '../base/jobs';
 
 export type MemoryKind = 'turn' | 'fact' | 'episode' | 'scene';
@@ -101,17 +100,10 @@ export interface SearchCandidate extends MemoryItemRef {
   readonly fields: Readonly<Record<string, string>>;
 }
 
-export interface MemCellSummary {
-  readonly id: string;
-  readonly conversationId: string;
+export interface MemCellSummary
+  extends Pick<MemCell, 'id' | 'conversationId' | 'startAt' | 'endAt' | 'title' | 'narrative' | 'status' | 'sceneId'> {
   readonly conversationTitle: string;
-  readonly startAt: number;
-  readonly endAt: number;
-  readonly title: string | null;
-  readonly narrative: string | null;
-  readonly status: MemCellStatus;
   readonly open: boolean;
-  readonly sceneId: string | null;
   readonly sceneTitle: string | null;
   readonly factCount: number;
   readonly turnCount: number;
@@ -120,26 +112,10 @@ export interface MemCellSummary {
   readonly lostTurns: number;
 }
 
-export interface FactView {
-  readonly id: string;
-  readonly memcellId: string;
-  readonly speaker: string;
-  readonly content: string;
-  readonly occurredAt: number | null;
-  readonly validFrom: number | null;
-  readonly validTo: number | null;
-  readonly confidence: number;
-  readonly supersededBy: string | null;
-  readonly editedByUser: boolean;
-}
+/** The explorer shows a fact whole. */
+export type FactView = Fact;
 
-export interface TurnView {
-  readonly id: string;
-  readonly seq: number;
-  readonly role: Role;
-  readonly speaker: string;
-  readonly content: string;
-  readonly occurredAt: number;
+export interface TurnView extends Pick<Message, 'id' | 'seq' | 'role' | 'speaker' | 'content' | 'occurredAt'> {
   /** The turn's encoding score (novelty, salience, prediction error, speech act), once scored. */
   readonly encoding: EncodingScore | null;
 }
