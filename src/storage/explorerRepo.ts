@@ -92,7 +92,7 @@ export class SqlExplorerStore implements ExplorerStore {
       try {
         const p = JSON.parse(str(r.payload)) as { memcellId?: unknown; sceneId?: unknown };
         subject = typeof p.memcellId === 'string' ? p.memcellId : typeof p.sceneId === 'string' ? p.sceneId : null;
-      } catch {
+      } catch { // a payload that is not JSON names no subject
         subject = null;
       }
       return { id: num(r.id), kind: str(r.kind), status: str(r.status) as JobView['status'], attempts: num(r.attempts), lastError: strOrNull(r.last_error), updatedAt: num(r.updated_at), subject };
