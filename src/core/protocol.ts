@@ -19,7 +19,7 @@ import type { EmbedRole, LlmConnectionTest, LlmMessage } from './base/ports';
 import type { RetrievalResult } from './recall/Retriever';
 import type { WritingLanguage } from './base/language';
 import type {
-  FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
+  FactEdit, FactPage, FactQuery, FactView, ForesightEdit, ForgetCandidate, MemCellEdit, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
   ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
@@ -173,8 +173,8 @@ export interface EngineApi {
   listMemCells(query: MemCellQuery): Promise<MemCellPage>;
   listFacts(query: FactQuery): Promise<FactPage>;
   memCell(id: string): Promise<MemCellDetail | null>;
-  editMemCell(id: string, patch: { readonly title?: string; readonly narrative?: string }): Promise<MemCellDetail>;
-  editFact(id: string, patch: { readonly content?: string; readonly validFrom?: number | null; readonly validTo?: number | null }): Promise<FactView>;
+  editMemCell(id: string, patch: MemCellEdit): Promise<MemCellDetail>;
+  editFact(id: string, patch: FactEdit): Promise<FactView>;
   deleteFact(id: string): Promise<boolean>;
   deleteMemCell(id: string, options?: { readonly turns?: boolean }): Promise<boolean>;
   resynthesiseMemCell(id: string): Promise<void>;
@@ -193,7 +193,7 @@ export interface EngineApi {
   /** Every foresight item (tests and tools); the app reads pages. */
   listForesight(): Promise<ForesightItem[]>;
   listForesightPage(query: ForesightQuery): Promise<ForesightPage>;
-  editForesight(id: string, patch: { readonly startAt: number | null; readonly endAt: number | null; readonly content?: string }): Promise<void>;
+  editForesight(id: string, patch: ForesightEdit): Promise<void>;
   dismissForesight(id: string): Promise<void>;
   forgetPreview(query: string): Promise<ForgetCandidate[]>;
   forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[]): Promise<ForgetResult>;

@@ -115,6 +115,15 @@ export interface MemCellSummary
 /** The explorer shows a fact whole. */
 export type FactView = Fact;
 
+/** What a person may change of a fact: its words and when it held. */
+export type FactEdit = Partial<Pick<Fact, 'content' | 'validFrom' | 'validTo'>>;
+
+/** What a person may change of an episode: its title and narrative (never back to none). */
+export type MemCellEdit = Partial<{ readonly [K in 'title' | 'narrative']: NonNullable<MemCell[K]> }>;
+
+/** What a person may change of a plan: when it happens (both always given) and, optionally, its words. */
+export type ForesightEdit = Pick<ForesightItem, 'startAt' | 'endAt'> & Partial<Pick<ForesightItem, 'content'>>;
+
 export interface TurnView extends Pick<Message, 'id' | 'seq' | 'role' | 'speaker' | 'content' | 'occurredAt'> {
   /** The turn's encoding score (novelty, salience, prediction error, speech act), once scored. */
   readonly encoding: EncodingScore | null;
@@ -265,8 +274,8 @@ export interface ExplorerStore {
   listMemCells(options: MemCellQuery): Promise<MemCellPage>;
   listFacts(query: FactQuery): Promise<FactPage>;
   memCell(id: string): Promise<MemCellDetail | null>;
-  editMemCell(id: string, patch: { title?: string; narrative?: string }, now: number): Promise<void>;
-  editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }, now: number): Promise<FactView>;
+  editMemCell(id: string, patch: MemCellEdit, now: number): Promise<void>;
+  editFact(id: string, patch: FactEdit, now: number): Promise<FactView>;
   deleteFact(id: string, now: number): Promise<boolean>;
   /** Deletes the episode, its facts and foresight (tombstoned), and with `turns` its source turns too. */
   deleteMemCell(id: string, options: { turns: boolean }, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null>;
@@ -286,7 +295,7 @@ export interface ExplorerStore {
   resolveProfileConflict(id: string, choice: 'keep' | 'accept', now: number): Promise<void>;
   deleteProfileItem(id: string, now: number): Promise<void>;
   listForesight(query: ForesightQuery): Promise<ForesightPage>;
-  editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }, now: number): Promise<void>;
+  editForesight(id: string, patch: ForesightEdit, now: number): Promise<void>;
   dismissForesight(id: string, now: number): Promise<void>;
   forgetCandidates(query: string, limit: number): Promise<ForgetCandidate[]>;
   /** Deletes every listed item in ONE transaction (tombstoned like the single deletes). */
