@@ -1,6 +1,5 @@
 /**
- * Crash-safety benchmark (issue 12 item 8, issue 26 defect 8; DESIGN §8 "a killed worker or
- * closed tab loses no acknowledged turn"):
+ * Crash-safety benchmark: a killed worker or closed tab loses no acknowledged turn.
  *   npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]
  *
  * Drives the built app (dist/, served by Vite's preview server) in headless Chromium with one

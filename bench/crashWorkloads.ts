@@ -86,7 +86,7 @@ async function appendLoop(page: Page, conversationId: string, name: (i: number) 
     try {
       await engineCall(page, 'appendTurn', [{ id: `${conversationId}-l${lane}-${i}`, conversationId, role: i % 2 ? 'assistant' : 'user', content }]);
       (stop.now ? state.unacked : state.acked).push(content);
-    } catch {
+    } catch { // the call failed or the page died mid-call: not acknowledged
       state.unacked.push(content);
       return;
     }
@@ -115,7 +115,7 @@ async function typeLoop(page: Page, trial: number, state: WorkloadState, stop: S
       await box.press('Enter', { timeout: 5_000 });
       await page.getByTestId('message').filter({ hasText: content }).waitFor({ timeout: 10_000 });
       (stop.now ? state.unacked : state.acked).push(content);
-    } catch {
+    } catch { // the page died or stalled mid-send: not acknowledged
       state.unacked.push(content);
       return;
     }

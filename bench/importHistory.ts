@@ -1,5 +1,5 @@
 /**
- * History import benchmark (issue 15): how fast an export's turns are captured (parsed from the
+ * History import benchmark: how fast an export's turns are captured (parsed from the
  * streamed file and stored through appendTurns), in Node and in the browser app.
  *
  *   npx tsx bench/importHistory.ts [--runtime node|cli|browser] [--conversations 400] [--turns 20] [--reps 5] [--out bench/results/import-node.md]
@@ -205,7 +205,7 @@ function treeCpuSeconds(rootPid: number): number | null {
   let entries: string[];
   try {
     entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
-  } catch {
+  } catch { // no /proc (not Linux)
     return null;
   }
   const stat = new Map<number, { ppid: number; ticks: number }>();

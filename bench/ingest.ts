@@ -11,7 +11,7 @@
  * (warm-up); then `--reps` timed repetitions. Per repetition: capture turns/s (appendTurns until
  * the last session is committed) and end-to-end turns/s (until every turn also has its vector).
  * Reported: median and p95 over repetitions (p95 of a rate = the slow end, the rate 95% of
- * repetitions beat), against issue 4's target of 1,000 turns/s in the browser.
+ * repetitions beat), against the target of 1,000 turns/s in the browser.
  */
 import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Answer accuracy (issue 6): per LoCoMo conversation / LongMemEval question, build memory through
+ * Answer accuracy: per LoCoMo conversation / LongMemEval question, build memory through
  * the app's engine (bundled embedder, consolidation policy off unless asked), answer each question
  * with answerQuestion against a real OpenAI-compatible endpoint, and grade each answer with a
  * judge model three times (majority of CORRECT/WRONG). Reports accuracy per category (LoCoMo
@@ -13,7 +13,8 @@
  *
  * The API key is read from the named environment variable, handed to the LLM client and nowhere
  * else: it is never printed and never written to the report. Against the mock server this checks
- * bookkeeping only — a mock's "accuracy" means nothing (DESIGN §6).
+ * bookkeeping only — a mock's "accuracy" means nothing (its answers are
+ * derived mechanically from the prompt).
  *
  * Majority rule: an answer is correct when more than half of the judge runs say CORRECT; a run
  * whose reply cannot be read (even after the structured-output retry) counts as not CORRECT.
@@ -189,7 +190,7 @@ async function judge(client: LlmClient, runs: number, question: string, gold: st
     try {
       const r = await client.completeJson({ stage: 'judge', messages: judgeMessages(question, gold, answer), schema: JudgeSchema, maxTokens: 300 });
       verdicts.push(r.value.label);
-    } catch {
+    } catch { // a failed or unreadable judge call is an ERROR verdict, counted apart
       verdicts.push('ERROR');
     }
   }

@@ -1,5 +1,5 @@
 /**
- * The recall report: JSON (the fields issue 4 lists; fractions 0..1, times in ms), a Markdown
+ * The recall report: JSON (fractions 0..1, times in ms), a Markdown
  * summary and an SVG chart (recall.turn@k overall, and recall.turn@10 per category), ours vs
  * baselines, written next to each other.
  */
@@ -45,7 +45,7 @@ export interface RecallReport {
   readonly gain: Record<string, Record<string, number>>;
   /** Other configs evaluated in the same run (tuning), name → summary. */
   readonly variants?: Record<string, SystemSummary>;
-  /** Issue 4's speed targets (set for the browser runtime) against this run's measurements. */
+  /** The speed targets (set for the browser runtime) against this run's measurements. */
   readonly targets: {
     readonly captureTurnsPerSecond: { readonly target: number; readonly measured: number; readonly met: boolean };
     readonly latencyP95Ms: { readonly target: number; readonly measured: number; readonly met: boolean };
@@ -68,7 +68,7 @@ export interface RankingFigures {
   readonly contextRecall: number | null;
 }
 
-/** Issue 4: browser ingest ≥ 1,000 turns/s (capture), retrieval p95 ≤ 50 ms per question. */
+/** Speed targets: browser ingest ≥ 1,000 turns/s (capture), retrieval p95 ≤ 50 ms per question. */
 export const TARGETS = { captureTurnsPerSecond: 1000, latencyP95Ms: 50 } as const;
 
 export function buildReport(run: RecallRun, args: { runtime: 'node' | 'browser'; ks: readonly number[]; commit: string | null; config: RetrievalConfig; ours: string; baselineNames: readonly string[]; variantNames: readonly string[] }): RecallReport {
@@ -214,7 +214,7 @@ export function markdownSummary(r: RecallReport, chartFile: string): string {
     `${r.ingest.turnsPerSecond.toFixed(0)} turns/s end to end (${r.ingest.captureTurnsPerSecond.toFixed(0)} turns/s capture only). ` +
     `Database ${(r.dbBytes / 1024).toFixed(0)} KiB in total, ${r.dbBytesPerTurn.toFixed(0)} bytes per turn.`, '');
   const t = r.targets;
-  lines.push(`Targets (issue 4, browser runtime): capture ≥ ${t.captureTurnsPerSecond.target} turns/s — ${t.captureTurnsPerSecond.measured.toFixed(0)} (${t.captureTurnsPerSecond.met ? 'met' : 'not met'}); ` +
+  lines.push(`Targets (browser runtime): capture ≥ ${t.captureTurnsPerSecond.target} turns/s — ${t.captureTurnsPerSecond.measured.toFixed(0)} (${t.captureTurnsPerSecond.met ? 'met' : 'not met'}); ` +
     `retrieval p95 ≤ ${t.latencyP95Ms.target} ms — ${t.latencyP95Ms.measured.toFixed(1)} ms (${t.latencyP95Ms.met ? 'met' : 'not met'}).`, '');
   if (r.notes.length) {
     lines.push('## Notes', '');

@@ -250,7 +250,7 @@ export async function browserDriver(progress: (line: string) => void, options: {
 export function gitCommit(): string | null {
   try {
     return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  } catch {
+  } catch { // not a git checkout, or no git on PATH
     return null;
   }
 }

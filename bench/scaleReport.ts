@@ -1,5 +1,5 @@
 /**
- * The scale benchmark's report (bench/scale.ts): JSON in the contract of issue 14 (fractions
+ * The scale benchmark's report (bench/scale.ts): JSON (fractions
  * 0..1, times in ms, sizes in bytes), a Markdown summary and an SVG chart (retrieval p50/p95 and
  * recall.turn@10 against database size, ours and FTS5 BM25 alone), written next to each other.
  */
@@ -39,7 +39,7 @@ export interface ScaleReport {
   readonly notes: readonly string[];
 }
 
-/** Issue 14's targets (browser runtime, bundled model). */
+/** The scale targets (browser runtime, bundled model). */
 export const SCALE_TARGETS = { p95At10kMs: 50, p95At100kMs: 100, coldOpenMs: 1500, heapBytes: 400 * 1024 * 1024, ingestTurnsPerSecond: 1000 } as const;
 
 const int = (x: number) => Math.round(x).toLocaleString('en');

@@ -1,5 +1,5 @@
 /**
- * Accessibility at the size of daily use (issues 17 and 27): axe-core over every view of the app
+ * Accessibility at the size of daily use: axe-core over every view of the app
  * holding the fixture memory (470 conversations, 4,700 long turns, ≈ 940 episodes, e2e/
  * fixtureMemory.ts), in light and dark, on a desktop (1280×800) and a phone (390×844). Every dialog
  * is opened — Import memory, the restore prompt, Import chat history, What was sent, Settings,

@@ -1,5 +1,5 @@
 /**
- * The answer path says what happened (issue 12 item 7), in the browser: a stream whose connection
+ * The answer path says what happened, in the browser: a stream whose connection
  * breaks mid-answer is reported as cut (not "could not reach … CORS"), its text stays visible
  * marked as partial with Try again; an answer ended by the token limit is stored and shown as cut off.
  */

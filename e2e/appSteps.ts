@@ -81,3 +81,15 @@ export async function openWithModelHub(page: Page, context: BrowserContext, hubU
   await context.route((url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url.href), (route) => route.abort());
   await page.goto('/');
 }
+
+/** The app's SQLite page size (PRAGMA page_size): database sizes are whole pages of it. */
+export const PAGE_BYTES = 4096;
+
+/**
+ * A database size read with page_count × page_size is whole pages, and even an empty memory holds a
+ * page for each table and index of the schema (55 at schema v11, so well over 40).
+ */
+export function expectDatabaseBytes(bytes: number): void {
+  expect(bytes % PAGE_BYTES).toBe(0);
+  expect(bytes / PAGE_BYTES).toBeGreaterThanOrEqual(40);
+}

@@ -5,6 +5,7 @@
  */
 import { expect, test } from '@playwright/test';
 import type { BenchCorpusInput } from '../bench/host/benchProtocol';
+import { expectDatabaseBytes, PAGE_BYTES } from './appSteps';
 
 const day = (d: number, h = 18) => Date.UTC(2023, 4, d, h);
 
@@ -65,7 +66,11 @@ test('the benchmark page ranks the evidence turn in the top k on OPFS and cleans
   await page.goto('/bench.html');
   await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
   const appFile = async () => (await page.evaluate(() => window.recollectBench!.opfsFiles())).find((f) => f.name === 'recollect.sqlite');
-  await expect.poll(async () => (await appFile())?.size ?? 0).toBeGreaterThan(0);
+  // The app's file is written: a whole number of database pages.
+  await expect.poll(async () => {
+    const size = (await appFile())?.size ?? 0;
+    return size > 0 && size % PAGE_BYTES === 0 ? 'whole pages' : `${size} bytes`;
+  }).toBe('whole pages');
   const filesBefore = await page.evaluate(() => window.recollectBench!.opfsFiles());
   const digestBefore = await page.evaluate(() => window.recollectBench!.opfsDigest('recollect.sqlite'));
 
@@ -74,7 +79,7 @@ test('the benchmark page ranks the evidence turn in the top k on OPFS and cleans
   expect(result.fileName).toBe('bench-e2e-tiny.sqlite');
   expect(result.ingest.turns).toBe(20);
   expect(result.embedderId).not.toBeNull();
-  expect(result.dbBytes).toBeGreaterThan(0);
+  expectDatabaseBytes(result.dbBytes);
   expect(result.ranked).toHaveLength(CORPUS.questions.length);
   expect(result.latenciesMs).toHaveLength(CORPUS.questions.length);
   EVIDENCE.forEach((turnId, i) => expect(result.ranked[i]!.slice(0, K), `question ${CORPUS.questions[i]!.id}`).toContain(turnId));

@@ -1,5 +1,5 @@
 /**
- * The memory switches of a conversation (issue 17), through the running app with the mock LLM
+ * The memory switches of a conversation, through the running app with the mock LLM
  * server: a conversation that is not remembered never reaches another conversation's answer, a
  * conversation with "use memory in answers" off sends no memory (and "What was sent" says so),
  * the switches persist, and Settings sets them for new conversations; with an endpoint set, the

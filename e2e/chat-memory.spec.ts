@@ -1,5 +1,5 @@
 /**
- * Memory made visible in the chat (issue 17): the "Memory updated" line after synthesis (mock
+ * Memory made visible in the chat: the "Memory updated" line after synthesis (mock
  * server; this checks the pipeline reaches the UI, not what the model writes), and Saved memories
  * with add, edit, search and delete.
  */

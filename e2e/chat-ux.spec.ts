@@ -1,5 +1,5 @@
 /**
- * The chat's major usability fixes (issue 17), end to end in the built app:
+ * The chat's major usability fixes, end to end in the built app:
  * scroll to the newest message, ↑-edit that deletes nothing until the new text is sent,
  * "List models" with no model typed, and dialogs that are modal for the keyboard.
  */

@@ -1,5 +1,5 @@
 /**
- * A plan outlives nothing it came from (issue 26, defect 4): a date plan taken from a user's
+ * A plan outlives nothing it came from: a date plan taken from a user's
  * message ("I am flying to Lisbon next Friday", rule-based date foresight, no LLM needed) is listed
  * under Saved memories → Plans ahead and sent with later answers; deleting the message, or editing
  * it so the date is gone, removes the plan from both, and the episode in the explorer says that

@@ -1,7 +1,7 @@
 /**
  * The same "This device" path as e2e/deviceLlm.spec.ts — download, choose, stream, stop, "What was
  * sent" — with a WebGPU adapter: headless Debian Chromium's SwiftShader (software Vulkan, the flags
- * of e2e/webgpu.spec.ts, DESIGN §9). The random-weight SmolLM2-shaped stand-in
+ * of e2e/webgpu.spec.ts). The random-weight SmolLM2-shaped stand-in
  * (scripts/build-test-llm.mjs) is served by the local model hub; with an adapter the catalog runs
  * it on WebGPU, and the WebGPU-only models are offered. Answers are gibberish by construction.
  */

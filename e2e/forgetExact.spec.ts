@@ -1,5 +1,5 @@
 /**
- * Forget deletes exactly what it listed (issue 26, defect 5): "Forget everything about Ana" lists
+ * Forget deletes exactly what it listed: "Forget everything about Ana" lists
  * N items; confirming deletes those N, the report counts exactly N with the right plural for each
  * kind, and the plan and fact of the same episode that do not mention Ana stay. The memory is
  * synthesised in Node through the engine (mock endpoint) and imported in the app, as

@@ -1,5 +1,5 @@
 /**
- * Issue 22: a history import stores turns with their words first and indexes the rest after (the
+ * A history import stores turns with their words first and indexes the rest after (the
  * turn index with neighbour context, vectors, episodes). Right after the import's report every
  * turn is found by its words, and the indexing shows its progress until done — also after a
  * reload in the middle of it.

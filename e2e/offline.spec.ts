@@ -1,5 +1,5 @@
 /**
- * Recollect as an installable, offline PWA (issue 8): the service worker (workers/sw.ts) precaches
+ * Recollect as an installable, offline PWA: the service worker (workers/sw.ts) precaches
  * the app shell, the WASM and the bundled model; the manifest makes it installable; a new version
  * is offered, never forced.
  *

@@ -56,7 +56,10 @@ test('a schema-7 backup with fractional times restores, and its Export imports a
   } finally {
     await exported.close();
   }
-  expect((await readFile(path)).byteLength).toBeGreaterThan(0);
+  // The export is a SQLite file of whole pages.
+  const file = await readFile(path);
+  expect(file.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0');
+  expect(file.byteLength % file.readUInt16BE(16)).toBe(0);
 
   // The export restores in turn.
   await replaceMemory(page, path, /Imported 2 messages in 1 conversation from export\.sqlite/, 90_000);

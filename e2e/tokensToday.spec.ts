@@ -1,6 +1,6 @@
 /**
  * Tokens spent "today" (Settings → Tokens spent) counts from midnight in the user's time zone, not
- * the page's (issue 26, defect 7). The browser reports UTC; the memory holds ledger rows placed
+ * the page's. The browser reports UTC; the memory holds ledger rows placed
  * around the two midnights (UTC's and Kiritimati's, UTC+14), so the "today" figure differs by zone.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

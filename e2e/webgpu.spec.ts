@@ -1,6 +1,6 @@
 /**
  * WebGPU, proven: headless Debian Chromium exposes a SwiftShader WebGPU adapter on a localhost page
- * when launched with these flags (DESIGN §9). The bundled embedder runs on it through the app's
+ * when launched with the flags below. The bundled embedder runs on it through the app's
  * model worker and must give the same vectors as WASM; the app shows which device runs it and which
  * vector index the engine uses. The fallback without a GPU: e2e/webgpuFallback.spec.ts.
  */

@@ -83,7 +83,7 @@ function upToDate(expected) {
     const info = JSON.parse(readFileSync(join(outDir, 'build-info.json'), 'utf8'));
     const { builtAt: _b, files: _f, ...rest } = info;
     return JSON.stringify(rest) === JSON.stringify(expected) && OUTPUT_FILES.every((f) => existsSync(join(outDir, f)));
-  } catch {
+  } catch { // no build info yet, or unreadable: build again
     return false;
   }
 }

@@ -148,7 +148,7 @@ function byteLevelBpe(limit) {
     try {
       const piece = decoder.decode(bytes);
       ok = !hasControl(piece) && !piece.includes('\ufffd');
-    } catch {
+    } catch { // the fatal decoder throws on bytes that are not UTF-8
       ok = false;
     }
     if (!ok) notText.push(r);

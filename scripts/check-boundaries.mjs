@@ -9,7 +9,8 @@
 //     and no benchmark runner lives in src/ or workers/: no bench/ folder, no bench host, page or worker file
 //     (BenchEngineHost.ts, benchPage.ts, bench.worker.ts …), no Bench… class or wire type, and bench.html's
 //     script is not under src/ (src/import/benchmarkCorpora.ts is a product reader and is allowed);
-//  6. comments cite only documents in this repository (no "DESIGN §n" or "issue n": a reader cannot follow them);
+//  6. comments cite only documents in this repository (no "DESIGN §n" or "issue n": a reader cannot follow them),
+//     in src/ and in the tests, benchmarks and scripts beside it;
 //  7. MemoryEngine only delegates: it never calls one of its own public methods (`this.name(`).
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
@@ -22,6 +23,15 @@ function* files(dir) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) yield* files(p);
     else if (/\.(ts|tsx)$/.test(name) && !name.endsWith('.d.ts')) yield p;
+  }
+}
+
+const problems = [];
+const CITATION = /DESIGN(\.md)?\s*§|CONVENTIONS(\.md)?\s*§|\bissues?[ -]#?\d+/i;
+/** Rule 6: a line citing a document outside the repository. */
+function citations(where, text) {
+  for (const [n, line] of text.split('\n').entries()) {
+    if (CITATION.test(line)) problems.push(`${where}:${n + 1}: cites a document that is not in the repository — say the reason, or link docs/architecture.md`);
   }
 }
 
@@ -43,7 +53,6 @@ function coreRoom(abs) {
   return ROOMS.includes(first) ? first : `?${first}`;
 }
 
-const problems = [];
 const graph = new Map();
 for (const file of files(join(root, 'src'))) {
   const text = readFileSync(file, 'utf8');
@@ -71,9 +80,7 @@ for (const file of files(join(root, 'src'))) {
   }
   const where = relative(root, file);
   for (const m of text.matchAll(/\b(?:class|interface|type)\s+(\w*Bench(?!mark)\w*)/g)) problems.push(`${where}: declares ${m[1]} — benchmark runners and their wire types live in bench/, not src/`);
-  for (const [n, line] of text.split('\n').entries()) {
-    if (/DESIGN(\.md)?\s*§|\bissue[ -]\d+/i.test(line)) problems.push(`${where}:${n + 1}: cites a document that is not in the repository — say the reason, or link docs/architecture.md`);
-  }
+  citations(where, text);
   if (where.endsWith('src/core/engine/MemoryEngine.ts')) {
     for (const m of text.matchAll(/\bthis\.([a-zA-Z]\w*)\(/g)) problems.push(`${where}: calls its own method this.${m[1]}() — the engine only delegates`);
   }
@@ -96,6 +103,16 @@ for (const dir of ['src', 'workers']) {
     if (BENCH_RUNNER_NAME.test(name)) problems.push(`${relative(root, p)}: benchmark runner code lives in bench/, not ${dir}/`);
   }
 }
+// Rule 6 beyond src/: the tests, benchmarks and scripts are read too (this file names the pattern).
+const SELF = resolve(new URL(import.meta.url).pathname);
+for (const dir of ['test', 'bench', 'e2e', 'scripts', 'workers']) {
+  if (!existsSync(join(root, dir))) continue;
+  for (const p of entries(join(root, dir))) {
+    if (p === SELF || !/\.(ts|tsx|mjs)$/.test(p)) continue;
+    citations(relative(root, p), readFileSync(p, 'utf8'));
+  }
+}
+
 const benchHtml = join(root, 'bench.html');
 if (existsSync(benchHtml)) {
   for (const m of readFileSync(benchHtml, 'utf8').matchAll(/<script[^>]*\ssrc="\/?([^"]+)"/g)) {

@@ -85,7 +85,7 @@ async function opfsDigest(name: string): Promise<string | null> {
   let file: File;
   try {
     file = await (await root.getFileHandle(name)).getFile();
-  } catch {
+  } catch { // NotFoundError: there is no such file
     return null;
   }
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()));

@@ -24,7 +24,13 @@ export type Route =
   | { readonly kind: 'memory'; readonly tab: ExplorerTab; readonly episode: string | null };
 
 export function parseRoute(hash: string): Route | null {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map((p) => { try { return decodeURIComponent(p); } catch { return p; } });
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch { // a stray % typed into the address: take the part as written
+      return p;
+    }
+  });
   if (parts.length === 0) return { kind: 'home' };
   if (parts[0] === 'c' && parts[1]) return { kind: 'conversation', id: parts[1] };
   if (parts[0] === 'memory') {

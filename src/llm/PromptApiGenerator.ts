@@ -71,7 +71,7 @@ export async function builtInAvailability(api: LanguageModelApi | null): Promise
   try {
     const state = await api.availability();
     return state === 'available' || state === 'downloadable' || state === 'downloading' ? state : 'unavailable';
-  } catch {
+  } catch { // availability() can throw (a flag, a policy): read as unavailable, as the doc says
     return 'unavailable';
   }
 }

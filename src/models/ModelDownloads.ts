@@ -150,7 +150,7 @@ function fileOf(detail: string): string {
 function hubHost(): string {
   try {
     return new URL(env.remoteHost).host;
-  } catch {
+  } catch { // not an absolute URL: name it as configured
     return env.remoteHost;
   }
 }

@@ -25,7 +25,7 @@ export async function gpuCapabilities(): Promise<GpuCapabilities | null> {
       maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
       f16: adapter.features.has('shader-f16'),
     };
-  } catch {
+  } catch { // requestAdapter can throw (blocked by policy, a lost device): no WebGPU then
     return null;
   }
 }

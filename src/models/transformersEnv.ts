@@ -135,7 +135,7 @@ function pathOf(url: string): string {
   try {
     const u = new URL(url);
     return typeof location !== 'undefined' && u.origin === location.origin ? u.pathname : url;
-  } catch {
+  } catch { // not an absolute URL: keep it as given
     return url;
   }
 }
@@ -218,7 +218,7 @@ async function existsOnOrigin(url: string): Promise<boolean> {
     const res = await fetch(url, { method: 'HEAD' });
     // A dev server's SPA fallback answers 200 text/html for missing files.
     return res.ok && !(res.headers.get('content-type') ?? '').includes('text/html');
-  } catch {
+  } catch { // offline or blocked: the file is not there for us
     return false;
   }
 }

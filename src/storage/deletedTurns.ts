@@ -93,7 +93,7 @@ export async function redactStoredCopies(tx: Sql, contents: readonly string[], s
     let parsed: unknown;
     try {
       parsed = JSON.parse(r.metadata);
-    } catch {
+    } catch { // metadata that is not JSON holds no quoted text to redact
       continue;
     }
     const out = redactValue(parsed, texts);

@@ -10,7 +10,7 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type {
-  ExplorerStore, FactPage, FactQuery, ForesightPage, ForesightQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery,
+  ExplorerStore, FactEdit, FactPage, ForesightEdit, MemCellEdit, FactQuery, ForesightPage, ForesightQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery,
   MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
 } from '../core/explorer/explorer';
 import type { ProfileHistoryEntry } from '../core/synthesis/knowledge';
@@ -92,7 +92,7 @@ export class SqlExplorerStore implements ExplorerStore {
       try {
         const p = JSON.parse(str(r.payload)) as { memcellId?: unknown; sceneId?: unknown };
         subject = typeof p.memcellId === 'string' ? p.memcellId : typeof p.sceneId === 'string' ? p.sceneId : null;
-      } catch {
+      } catch { // a payload that is not JSON names no subject
         subject = null;
       }
       return { id: num(r.id), kind: str(r.kind), status: str(r.status) as JobView['status'], attempts: num(r.attempts), lastError: strOrNull(r.last_error), updatedAt: num(r.updated_at), subject };
@@ -160,13 +160,13 @@ export class SqlExplorerStore implements ExplorerStore {
     };
   }
 
-  async editMemCell(id: string, patch: { title?: string; narrative?: string }, now: number): Promise<void> {
+  async editMemCell(id: string, patch: MemCellEdit, now: number): Promise<void> {
     await this.#sql.exec(`UPDATE memcells SET title = coalesce(?, title), narrative = coalesce(?, narrative), edited_by_user = 1, updated_at = ? WHERE id = ?`,
       [patch.title?.trim() ?? null, patch.narrative?.trim() ?? null, now, id]);
     if (this.#sql.changes() === 0) throw new RecollectError('NOT_FOUND', 'This episode no longer exists.');
   }
 
-  editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }, now: number): Promise<FactView> {
+  editFact(id: string, patch: FactEdit, now: number): Promise<FactView> {
     return this.#sql.transaction(async (tx) => {
       const [old] = await tx.query(`${FACT_VIEW} WHERE id = ?`, [id]);
       if (!old) throw new RecollectError('NOT_FOUND', 'This fact no longer exists.');
@@ -418,7 +418,7 @@ export class SqlExplorerStore implements ExplorerStore {
     return { total: num(t?.n), items: items.map(toForesight), nextCursor: rows.length > q.limit && last ? `${num(last.at)}:${str(last.id)}` : null };
   }
 
-  editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }, now: number): Promise<void> {
+  editForesight(id: string, patch: ForesightEdit, now: number): Promise<void> {
     return this.#sql.transaction(async (tx) => {
       const [r] = await tx.query('SELECT content, memcell_id, source, status FROM foresights WHERE id = ?', [id]);
       if (!r) throw new RecollectError('NOT_FOUND', 'This foresight item no longer exists.');

@@ -20,7 +20,7 @@ export function jsonList(text: SqlValue | undefined): string[] {
   try {
     const v: unknown = JSON.parse(text);
     return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
+  } catch { // a damaged column reads as an empty list, not a failed page
     return [];
   }
 }
@@ -66,7 +66,7 @@ export function parseEncoding(raw: unknown): EncodingScore | null {
   if (typeof raw !== 'string') return null;
   try {
     return JSON.parse(raw) as EncodingScore;
-  } catch {
+  } catch { // an unreadable score shows as not yet scored
     return null;
   }
 }

@@ -221,7 +221,7 @@ function keptSpeakers(value: string | undefined, newest: number): string[] | nul
     const kept = JSON.parse(value) as { newest?: unknown; names?: unknown };
     if (kept.newest !== newest || !Array.isArray(kept.names) || !kept.names.every((n) => typeof n === 'string')) return null;
     return kept.names as string[];
-  } catch {
+  } catch { // a damaged cache is as good as none: the caller counts again
     return null;
   }
 }

@@ -128,7 +128,7 @@ async function readOpfsFile(name: string): Promise<Uint8Array | null> {
   try {
     const handle = await root.getFileHandle(name);
     return new Uint8Array(await (await handle.getFile()).arrayBuffer());
-  } catch {
+  } catch { // NotFoundError: there is no such file
     return null;
   }
 }

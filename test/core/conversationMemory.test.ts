@@ -92,7 +92,9 @@ describe('"Remember this conversation"', () => {
     // Turned on later: the whole conversation becomes memory, earlier turns included.
     await engine.setConversationMemory('secret', { remember: true });
     await engine.idle();
-    expect(await cellsOf(store, 'secret')).toBeGreaterThan(0);
+    // Its episodes cover it from the first turn to the last.
+    const [span] = await store.db.query<{ lo: number; hi: number }>('SELECT min(first_seq) AS lo, max(last_seq) AS hi FROM memcells WHERE conversation_id = ?', ['secret']);
+    expect([Number(span!.lo), Number(span!.hi)]).toEqual([1, (await engine.listMessages('secret')).length]);
     await ask(engine, 'pets', 'q2', 'What is my cat Zorblax called?');
     expect((await sent(store, 'q2-a')).text).toContain('My cat is called Zorblax.');
   });

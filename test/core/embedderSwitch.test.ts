@@ -1,5 +1,5 @@
 /**
- * An embedder switch re-embeds every kind with vectors (issue 18): turns, facts and episodes get
+ * An embedder switch re-embeds every kind with vectors: turns, facts and episodes get
  * the new model's vectors before it becomes active, themes' centroids follow it, and
  * turns written during the switch get the old model's vector first.
  */

@@ -1,5 +1,5 @@
 /**
- * Memory that keeps its promises over time (issue 18), through the real engine, SQLite and the
+ * Memory that keeps its promises over time, through the real engine, SQLite and the
  * mock endpoint, with a fake clock and a fake upkeep timer: idle episodes close on the timer and at
  * start, a policy change applies to queued and raw work at once, foresight expires while the app
  * is open.

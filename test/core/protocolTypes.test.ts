@@ -11,6 +11,15 @@ import type { EngineApi, EngineEvent, ModelWorkerApi, RemoteEngine, Result } fro
 import type { BenchWorkerApi, ScaleWorkerApi } from '../../bench/host/benchProtocol';
 import type { ERROR_CODES } from '../../src/core/base/errors';
 import { errorCode, RecollectError, type ErrorInfo } from '../../src/core/base/errors';
+import type { ChatRole, Fact, MemCell, Message, NewTurn, Role } from '../../src/core/base/types';
+import type { ImportedTurn } from '../../src/core/base/historyImport';
+import type { LlmMessage } from '../../src/core/base/ports';
+import type { LifecycleTurn, MemCellRecord } from '../../src/core/episodes/episodes';
+import type { FactEdit, FactView, MemCellSummary, TurnView } from '../../src/core/explorer/explorer';
+import type { CellForSynthesis, CellTurn, KnownFact, NewFact, SceneMember } from '../../src/core/synthesis/knowledge';
+import type { PromptEpisode, PromptKnownFact, PromptTurn } from '../../src/core/synthesis/synthesisPrompts';
+import type { ContextEpisode, ContextFact } from '../../src/core/recall/answerContext';
+import type { SendRequest } from '../../src/core/protocol';
 
 /** True when T, anywhere inside, holds something structured cloning would drop or refuse. */
 type Unclonable<T> = T extends (...args: never[]) => unknown
@@ -29,6 +38,49 @@ type Unclonable<T> = T extends (...args: never[]) => unknown
 type UnclonableResults<Api> = {
   [K in keyof Api]-?: Api[K] extends (...a: never[]) => infer R ? (Unclonable<Awaited<R>> extends true ? K : never) : never;
 }[keyof Api];
+
+/**
+ * True when every field D shares with the noun N has N's type or a narrower one (a derived shape
+ * may require a narrative or a chat role, or leave a field out, but never widen or change a field of the noun).
+ */
+type Agrees<D, N> = false extends { [K in keyof D & keyof N]-?: [Exclude<D[K], undefined>] extends [N[K]] ? true : false }[keyof D & keyof N] ? false : true;
+/** The fields D shares with N (a derivation that renamed every field would share none). */
+type Shared<D, N> = keyof D & keyof N;
+
+describe('each noun declared once', () => {
+  it('every shape of a turn, a fact and an episode agrees with its noun, field by field', () => {
+    // Turns: the stored Message is the noun.
+    expectTypeOf<Agrees<NewTurn, Message>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<LifecycleTurn, Message>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<TurnView, Message>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<CellTurn, Message>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<PromptTurn, Message>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<ImportedTurn, Message>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<LlmMessage, Message>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<SendRequest, Message>>().toEqualTypeOf<true>();
+    expectTypeOf<Shared<LifecycleTurn, Message>>().toEqualTypeOf<'id' | 'conversationId' | 'seq' | 'role' | 'speaker' | 'content' | 'occurredAt' | 'tokenCount'>();
+    expectTypeOf<ImportedTurn['role']>().toEqualTypeOf<ChatRole>();
+    expectTypeOf<LlmMessage['role']>().toEqualTypeOf<Role>();
+    // Facts.
+    expectTypeOf<FactView>().toEqualTypeOf<Fact>();
+    expectTypeOf<Agrees<ContextFact, Fact>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<KnownFact, Fact>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<NewFact, Fact>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<PromptKnownFact, Fact>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<Required<FactEdit>, Fact>>().toEqualTypeOf<true>();
+    // Episodes.
+    expectTypeOf<MemCellRecord>().toMatchTypeOf<MemCell>();
+    expectTypeOf<Agrees<MemCellSummary, MemCell>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<ContextEpisode, MemCell>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<CellForSynthesis, MemCell>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<SceneMember, MemCell>>().toEqualTypeOf<true>();
+    expectTypeOf<Agrees<PromptEpisode, MemCell>>().toEqualTypeOf<true>();
+    // The check can fail: a turn whose time is text, or a fact whose id may be missing.
+    expectTypeOf<Agrees<{ readonly occurredAt: string }, Message>>().toEqualTypeOf<false>();
+    expectTypeOf<Agrees<{ readonly id: string | null }, Fact>>().toEqualTypeOf<false>();
+    expect(true).toBe(true);
+  });
+});
 
 describe('worker wire types', () => {
   it('every engine, model-worker and benchmark result survives structured cloning', () => {

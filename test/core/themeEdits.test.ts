@@ -1,5 +1,5 @@
 /**
- * Theme (MemScene) edits keep their promise (issue 18): a renamed theme keeps the user's title and
+ * Theme (MemScene) edits keep their promise: a renamed theme keeps the user's title and
  * still gets summaries, also when renamed before its first synthesis; a forgotten theme summary
  * does not come back with the next synthesis.
  */

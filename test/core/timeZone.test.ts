@@ -1,6 +1,6 @@
 /**
  * The user's time zone drives day boundaries, date foresight and the answer prompt's dates
- * (issue 18): checked in Tokyo, New York and Berlin, both of the latter across a DST change.
+ *: checked in Tokyo, New York and Berlin, both of the latter across a DST change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dayKey, offsetMinutes, startOfDay } from '../../src/core/base/timeZone';

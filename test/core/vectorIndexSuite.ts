@@ -1,5 +1,5 @@
 /**
- * One behaviour suite for every VectorSearchIndex (CONVENTIONS §5): each implementation's test
+ * One behaviour suite for every VectorSearchIndex (one interface, one suite over all): each implementation's test
  * file is two lines. Exact indexes must reproduce a naive full sort; approximate (quantised) ones
  * must return a valid top-k within a score tolerance, agree with exact search on realistic shapes,
  * and keep their vectors in at most a third of float32's bytes.

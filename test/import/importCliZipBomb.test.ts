@@ -1,5 +1,5 @@
 /**
- * `npm run import` on a zip bomb (issue 29: it once gave a misleading reason at a 3.5 GB peak):
+ * `npm run import` on a zip bomb (it once gave a misleading reason at a 3.5 GB peak):
  * a ≈1 MB zip whose one member inflates to more than 1 GB is refused with a reason that says what
  * it is, and the CLI process's peak memory stays far below what inflating it would take.
  *
@@ -149,7 +149,8 @@ describe('npm run import on a zip bomb', () => {
     expect(stderr).toMatch(/looks like a zip bomb, so it was not imported/);
     expect(existsSync(out)).toBe(false);
     const peakKb = Number(/peak-rss-kb=(\d+)/.exec(stderr)?.[1]);
-    expect(peakKb).toBeGreaterThan(0);
+    // The child's own report was read (Node with tsx and SQLite cannot run in under 30 MB).
+    expect(peakKb / 1024).toBeGreaterThan(30);
     // Refused at 64 MB inflated, the CLI peaked at ≈335 MB here (Node, tsx, SQLite); with the bomb
     // check taken out it buffered the never-ending title to 2.4 GB and failed with "Invalid string length".
     expect(peakKb / 1024).toBeLessThan(600);

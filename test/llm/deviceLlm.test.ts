@@ -37,6 +37,8 @@ interface Provider {
   generator(): TextGenerator;
   /** Exact counts from the provider (not estimates). */
   readonly exactTokens: boolean;
+  /** The completion tokens the provider reports for a reply that ended at its token limit. */
+  completionTokens(text: string, maxTokens: number): number;
 }
 
 let transformers: TransformersTextGenerator;
@@ -56,9 +58,13 @@ afterAll(async () => {
 });
 
 const providers: Provider[] = [
-  { name: 'transformers.js (random-weight Qwen2 stand-in)', model: QWEN, device: 'cpu', generator: () => transformers, exactTokens: true },
+  { name: 'transformers.js (random-weight Qwen2 stand-in)', model: QWEN, device: 'cpu', generator: () => transformers, exactTokens: true,
+    // The model stopped at the limit, so it generated exactly that many tokens.
+    completionTokens: (_text, maxTokens) => maxTokens },
   {
     name: 'Prompt API (stub LanguageModel)', model: BUILT_IN_MODEL_ID, device: 'built-in', exactTokens: true,
+    // The stub's sessions count words (test/support/stubLanguageModel.ts).
+    completionTokens: (text) => text.split(/\s+/).filter(Boolean).length,
     generator: () => {
       const stub = stubLanguageModel();
       stub.replies = [Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ')];
@@ -86,7 +92,7 @@ describe.each(providers)('DeviceLlm over $name', (p) => {
     const call = ledger.calls[0]!;
     expect(call).toMatchObject({ stage: 'answer', model: p.model, outcome: 'ok', error: null, attempt: 1, tokensEstimated: !p.exactTokens });
     expect(call.promptTokens).toBeGreaterThan(5);
-    expect(call.completionTokens).toBeGreaterThan(0);
+    expect(call.completionTokens).toBe(p.completionTokens(done.result.text, 16));
   });
 
   it('stops when the signal aborts mid-stream: LLM_CANCELLED, the partial call counted as cancelled', async () => {
@@ -120,7 +126,9 @@ describe.each(providers)('DeviceLlm over $name', (p) => {
     }
     expect(ledger.calls.map((c) => c.outcome)).toEqual(['cancelled']);
     const next = await llm.complete({ stage: 'title', messages: ask, maxTokens: 6 });
-    expect(next.text.length).toBeGreaterThan(0);
+    // A full run: it ends by its own token limit, not by the earlier cancellation.
+    expect(next.finishReason).toBe('length');
+    expect(ledger.calls.at(-1)!.completionTokens).toBe(p.completionTokens(next.text, 6));
     expect(ledger.calls.map((c) => c.outcome)).toEqual(['cancelled', 'ok']);
   });
 

@@ -1,6 +1,6 @@
 /**
  * A deterministic OpenAI-compatible server for pipeline tests and the construction-cost benchmark
- * (DESIGN.md §6). It must never be used to claim answer accuracy: its answers are derived
+ * It must never be used to claim answer accuracy: its answers are derived
  * mechanically from the prompt (see `defaultResponder`) or supplied by the test.
  *
  * Speaks POST /v1/chat/completions (JSON and SSE streaming, with usage in a final chunk when
@@ -190,7 +190,7 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown> |
   if (chunks.length === 0) return undefined;
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-  } catch {
+  } catch { // a body that is not JSON is recorded as none
     return undefined;
   }
 }

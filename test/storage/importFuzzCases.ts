@@ -1,5 +1,5 @@
 /**
- * Hostile and broken .sqlite files for the import trust boundary (issue 12), built in Node on the
+ * Hostile and broken .sqlite files for the import trust boundary, built in Node on the
  * same wa-sqlite the app uses. Each case names its class and its expected verdict: refused with a
  * code, or accepted (then the app's next writes must behave as on a fresh database). Used by the
  * unit fuzz suite (test/storage/importFuzz.test.ts) and a handful by the browser e2e.

@@ -1,5 +1,5 @@
 /**
- * Import is all or nothing (issue 12 item 3, issue 18 item 7): every step after the swap that can
+ * Import is all or nothing: every step after the swap that can
  * fail is made to fail once, and the previous memory must be back byte for byte, started again,
  * with an error that says so. Also: a successful import restarts the settings readers and the
  * job queue, and an unknown embedder falls back to the bundled model with a notice.

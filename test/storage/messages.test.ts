@@ -3,6 +3,7 @@ import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { HIGHLIGHT_END, HIGHLIGHT_START } from '../../src/core/base/types';
 import { MAX_TURN_CHARS } from '../../src/core/base/limits';
+import { charsOverFour } from '../../src/core/base/tokens';
 
 let store: SqliteMemoryStore;
 let t = 1_700_000_000_000;
@@ -28,7 +29,9 @@ describe('conversations and turns', () => {
       ['m1', 1, 'user', 'Ana'],
       ['m2', 2, 'assistant', 'Assistant'],
     ]);
-    expect(msgs[0]!.tokenCount).toBeGreaterThan(0);
+    // Each turn stores its token estimate (a quarter of its characters, rounded up), not a placeholder.
+    expect(msgs.map((m) => m.tokenCount)).toEqual(msgs.map((m) => charsOverFour(m.content)));
+    expect(msgs[0]!.tokenCount).toBe(Math.ceil('I adopted a puppy named Biscuit last week.'.length / 4));
     const convs = await store.listConversations();
     expect(convs.map((c) => [c.id, c.messageCount])).toEqual([['c2', 1], ['c1', 2]]);
   });

@@ -1,5 +1,5 @@
 /**
- * The read path's scale measures (issue 14): lexical term selection by document frequency under
+ * The read path's scale measures: lexical term selection by document frequency under
  * a postings budget, ranking inside the FTS table before the join (same order as the joined
  * query), BM25 search with snippets for its top rows only, and the cached speaker list.
  */

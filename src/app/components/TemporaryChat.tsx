@@ -3,10 +3,11 @@ import { useEngineQuery } from '../hooks';
 import { useAnswerStream } from '../useAnswerStream';
 import { useUi } from '../uiStore';
 import { Markdown } from './Markdown';
+import type { ChatRole, Message } from '../../core/base/types';
 
-interface TempTurn {
-  readonly role: 'user' | 'assistant';
-  readonly content: string;
+/** What a temporary chat keeps of a turn, in memory only. */
+interface TempTurn extends Pick<Message, 'content'> {
+  readonly role: ChatRole;
 }
 
 /** Temporary chat: nothing is stored, and memory is neither read nor written. Closing it forgets it. */

@@ -35,7 +35,7 @@ function interruptedImport(): RunningImport | null {
     const raw = localStorage.getItem(KEY);
     const value = raw ? (JSON.parse(raw) as Partial<RunningImport>) : null;
     return value && typeof value.name === 'string' && typeof value.startedAt === 'number' ? { name: value.name, startedAt: value.startedAt } : null;
-  } catch {
+  } catch { // storage blocked (private mode) or a value this version cannot read: no notice
     return null;
   }
 }

@@ -21,7 +21,7 @@ export function stripChatGptMarkup(value: string): string {
       try {
         const parsed: unknown = JSON.parse(args);
         return Array.isArray(parsed) && typeof parsed[1] === 'string' ? `${space}${parsed[1]}` : '';
-      } catch {
+      } catch { // not the JSON an entity carries: drop the markup, keep the text around it
         return '';
       }
     })

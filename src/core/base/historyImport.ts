@@ -6,6 +6,11 @@
  * Invariants: every conversation and turn carries an id derived from the source's own ids, so
  * importing the same export twice stores nothing new; times are ms since epoch (the source's).
  */
+import type { ChatRole, Message, SynthesisEstimate } from './types';
+
+// Declared with the other nouns in types.ts (an import summary carries them too); re-exported for
+// the import code that reads them here.
+export type { Range, SynthesisEstimate } from './types';
 
 export type HistoryFormat = 'chatgpt' | 'claude' | 'locomo' | 'longmemeval' | 'text';
 export const HISTORY_FORMATS: readonly HistoryFormat[] = ['chatgpt', 'claude', 'locomo', 'longmemeval', 'text'];
@@ -26,15 +31,11 @@ export interface HistoryFile {
   stream(): { getReader(): ByteStreamReader };
 }
 
-export interface ImportedTurn {
-  /** Stable id for the stored turn (derived from the source's message id). */
-  readonly id: string;
+/** A turn read from a history file; its id is stable (derived from the source's message id). */
+export interface ImportedTurn extends Pick<Message, 'id' | 'content' | 'occurredAt'>, Partial<Pick<Message, 'speaker'>> {
   /** The id an earlier version of the importer stored this turn under: a re-import must not add it again. */
   readonly formerId?: string;
-  readonly role: 'user' | 'assistant';
-  readonly speaker?: string;
-  readonly content: string;
-  readonly occurredAt: number;
+  readonly role: ChatRole;
 }
 
 export interface ImportedConversation {
@@ -94,19 +95,6 @@ export interface HistoryProgress {
 export interface SkipCount {
   readonly reason: string;
   readonly count: number;
-}
-
-export interface Range {
-  readonly low: number;
-  readonly high: number;
-}
-
-/** Expected synthesis cost of an import under one consolidation policy (see synthesisEstimate.ts). */
-export interface SynthesisEstimate {
-  readonly policy: 'eager' | 'recurrence' | 'off';
-  readonly calls: Range;
-  readonly promptTokens: Range;
-  readonly completionTokens: Range;
 }
 
 export interface HistoryRequest {

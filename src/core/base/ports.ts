@@ -3,6 +3,7 @@
  * src/llm and test fakes; core never imports them directly.
  */
 import type { ErrorCode } from './errors';
+import type { Message, Role } from './types';
 
 /** Queries and documents may be embedded differently (e.g. bge's instruction prefix on queries). */
 export type EmbedRole = 'query' | 'document';
@@ -67,12 +68,10 @@ export interface LlmAbortSignal {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
-export type LlmRole = 'system' | 'user' | 'assistant';
+export type LlmRole = Role;
 
-export interface LlmMessage {
-  readonly role: LlmRole;
-  readonly content: string;
-}
+/** A message sent to a model: what of a turn the model reads. */
+export type LlmMessage = Pick<Message, 'role' | 'content'>;
 
 export interface LlmRequest {
   /** What the call is for ('answer', 'synthesis', 'profile', …): the key usage is reported under. */

@@ -25,7 +25,7 @@ export function isTimeZone(zone: unknown): zone is string {
   try {
     formatter(zone);
     return true;
-  } catch {
+  } catch { // Intl throws a RangeError for a zone it does not know
     return false;
   }
 }

@@ -254,7 +254,7 @@ export class EmbeddingIndexer {
     try {
       this.#deps.embedders.embedder(modelId);
       return true;
-    } catch {
+    } catch { // the provider throws for a model id it does not know
       return false;
     }
   }

@@ -14,8 +14,8 @@ export interface VectorHit {
 }
 
 /**
- * What SemanticIndex needs from a vector index: the strategy interface of CONVENTIONS §5, with
- * one behaviour suite (test/core/vectorIndexSuite.ts) run over every implementation.
+ * What SemanticIndex needs from a vector index: a strategy interface (int8 WASM or
+ * float32 JS, chosen at run time), with one behaviour suite (test/core/vectorIndexSuite.ts) run over every implementation.
  */
 export interface VectorSearchIndex {
   readonly dim: number;

@@ -1,7 +1,8 @@
 /**
  * Quantised vector index: each vector stored as int8 with one float scale per row (a quarter of
  * float32's bytes), scored by a WASM SIMD kernel (src/wasm/int8Dot.wat) that the platform injects
- * through `Int8DotKernel` — core itself never touches WebAssembly (CONVENTIONS §4).
+ * through `Int8DotKernel` — core itself never touches WebAssembly: the
+ * kernel is injected, so core runs in Node and tests swap in a JS kernel.
  *
  * Scores are estimates (int8 × int8 dot products): `exact` is false, so SemanticIndex over-fetches
  * and rescores the candidates from the stored float vectors. Measured on 100k × 384 random unit

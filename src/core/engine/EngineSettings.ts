@@ -44,7 +44,7 @@ export function platformTimeZone(): string {
   try {
     const zone = new Intl.DateTimeFormat().resolvedOptions().timeZone;
     return isTimeZone(zone) ? zone : DEFAULT_TIME_ZONE;
-  } catch {
+  } catch { // a platform without Intl time-zone data: fall back to UTC
     return DEFAULT_TIME_ZONE;
   }
 }

@@ -18,7 +18,7 @@ import type { PolicyName } from '../episodes/consolidationPolicy';
 import type { RetrievalResult } from '../recall/Retriever';
 import { nearestTurns } from '../recall/nearestTurns';
 import type {
-  FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
+  FactEdit, FactPage, FactQuery, FactView, ForesightEdit, ForgetCandidate, MemCellEdit, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
   MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
 } from '../explorer/explorer';
 import type { ExplorerService } from '../explorer/ExplorerService';
@@ -78,8 +78,8 @@ export class MemoryEngine implements EngineApi {
   listMemCells(query: MemCellQuery): Promise<MemCellPage> { return this.#ex().listMemCells(query); }
   memCell(id: string): Promise<MemCellDetail | null> { return this.#ex().memCell(id); }
   listFacts(query: FactQuery): Promise<FactPage> { return this.#ex().listFacts(query); }
-  editMemCell(id: string, patch: { title?: string; narrative?: string }): Promise<MemCellDetail> { return this.#ex().editMemCell(id, patch); }
-  editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }): Promise<FactView> { return this.#ex().editFact(id, patch); }
+  editMemCell(id: string, patch: MemCellEdit): Promise<MemCellDetail> { return this.#ex().editMemCell(id, patch); }
+  editFact(id: string, patch: FactEdit): Promise<FactView> { return this.#ex().editFact(id, patch); }
   deleteFact(id: string): Promise<boolean> { return this.#ex().deleteFact(id); }
   deleteMemCell(id: string, options?: { turns?: boolean }): Promise<boolean> { return this.#ex().deleteMemCell(id, options); }
   resynthesiseMemCell(id: string): Promise<void> { return this.#ex().resynthesiseMemCell(id); }
@@ -96,7 +96,7 @@ export class MemoryEngine implements EngineApi {
   addMemory(text: string): Promise<ProfileItem> { return this.#p.saved.add(text); }
   listForesight(): Promise<ForesightItem[]> { return this.#ex().listForesight(); }
   listForesightPage(query: ForesightQuery): Promise<ForesightPage> { return this.#ex().listForesightPage(query); }
-  editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }): Promise<void> { return this.#ex().editForesight(id, patch); }
+  editForesight(id: string, patch: ForesightEdit): Promise<void> { return this.#ex().editForesight(id, patch); }
   dismissForesight(id: string): Promise<void> { return this.#ex().dismissForesight(id); }
   forgetPreview(query: string): Promise<ForgetCandidate[]> { return this.#ex().forgetPreview(query); }
   forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[]): Promise<ForgetResult> { return this.#ex().forget(items); }

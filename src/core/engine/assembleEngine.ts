@@ -129,7 +129,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   const activeEmbedder = (): Embedder | null => {
     try {
       return indexer?.activeEmbedder() ?? null;
-    } catch {
+    } catch { // an unknown model id throws: answer without vectors
       return null;
     }
   };

@@ -36,7 +36,7 @@ export async function importMemory(steps: ImportSteps, bytes: Uint8Array, option
     let restarted = true;
     try {
       await steps.restart();
-    } catch {
+    } catch { // the import's own error below is what the person needs; this only changes its advice
       restarted = false;
     }
     throw new RecollectError('IMPORT_ROLLED_BACK',

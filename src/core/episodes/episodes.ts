@@ -4,37 +4,22 @@
  */
 import type { BoundaryReason } from './segmenter';
 import type { EncodingScore } from './encodingScore';
-import type { Role } from '../base/types';
+import type { MemCell, MemCellStatus, Message } from '../base/types';
 
-export type MemCellStatus = 'raw' | 'queued' | 'synthesised' | 'failed';
+export type { MemCellStatus } from '../base/types';
 
-export interface MemCellRecord {
-  readonly id: string;
-  readonly conversationId: string;
-  readonly firstSeq: number;
-  readonly lastSeq: number;
-  readonly startAt: number;
-  readonly endAt: number;
-  readonly status: MemCellStatus;
-  readonly sceneId: string | null;
+/** An episode with what only the lifecycle reads: why it closed, its salience, its last write. */
+export interface MemCellRecord extends MemCell {
   readonly closedBy: BoundaryReason | null;
   readonly salience: number;
-  readonly title: string | null;
-  readonly narrative: string | null;
   /** When the cell was last written (a turn placed, a status change); the idle close reads it. */
   readonly touchedAt?: number;
 }
 
-export interface LifecycleTurn {
-  readonly id: string;
-  readonly conversationId: string;
-  readonly seq: number;
-  readonly role: Role;
-  readonly speaker: string;
-  readonly content: string;
-  readonly occurredAt: number;
-  readonly tokenCount: number;
-}
+export type LifecycleTurn = Pick<
+  Message,
+  'id' | 'conversationId' | 'seq' | 'role' | 'speaker' | 'content' | 'occurredAt' | 'tokenCount'
+>;
 
 export interface MemSceneRecord {
   readonly id: string;

@@ -20,7 +20,7 @@ import { hybridSearch, type HybridHit } from '../recall/hybridSearch';
 import {
   MEMORY_KINDS, type ExplorerStore, type FactPage, type FactQuery, type FactView, type ForgetCandidate, type ForgetKind, type ForgetResult, type MemCellDetail, type MemCellPage,
   type MemCellQuery, type MemoryOverview, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMap, SCENE_MAP_BOUND, FORGET_PREVIEW_LIMIT,
-  type ForesightPage, type ForesightQuery,
+  type ForesightPage, type ForesightQuery, type FactEdit, type ForesightEdit, type MemCellEdit,
   type SceneView, type SearchCandidate,
 } from './explorer';
 import { matchReasons, pca2d, queryTerms } from './explorerText';
@@ -142,7 +142,7 @@ export class ExplorerService {
   }
 
   /** Edits an episode's title/narrative; marked edited by the user, so synthesis keeps them. */
-  async editMemCell(id: string, patch: { title?: string; narrative?: string }): Promise<MemCellDetail> {
+  async editMemCell(id: string, patch: MemCellEdit): Promise<MemCellDetail> {
     await this.#ex.editMemCell(id, patch, this.#now());
     const cell = await this.#ex.memCell(id);
     if (!cell) throw new RecollectError('NOT_FOUND', 'This episode no longer exists.');
@@ -152,7 +152,7 @@ export class ExplorerService {
   }
 
   /** Corrects a fact; the correction survives re-synthesis and the old wording is not written again. */
-  async editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }): Promise<FactView> {
+  async editFact(id: string, patch: FactEdit): Promise<FactView> {
     const fact = await this.#ex.editFact(id, patch, this.#now());
     await this.#embedItem('fact', id, fact.content);
     this.#d.changed();
@@ -329,7 +329,7 @@ export class ExplorerService {
     return all;
   }
 
-  async editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }): Promise<void> {
+  async editForesight(id: string, patch: ForesightEdit): Promise<void> {
     await this.#ex.editForesight(id, patch, this.#now());
     this.#d.changed();
   }

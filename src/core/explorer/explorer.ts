@@ -9,9 +9,8 @@
  * vectors go with the rows (schema triggers).
  */
 import type { ForesightItem, ProfileHistoryEntry, ProfileItem } from '../synthesis/knowledge';
-import type { MemCellStatus } from '../episodes/episodes';
 import type { EncodingScore } from '../episodes/encodingScore';
-import type { Role } from '../base/types';
+import type { Fact, MemCell, MemCellStatus, Message } from '../base/types';
 import type { JobCounts } from '../base/jobs';
 
 export type MemoryKind = 'turn' | 'fact' | 'episode' | 'scene';
@@ -101,17 +100,10 @@ export interface SearchCandidate extends MemoryItemRef {
   readonly fields: Readonly<Record<string, string>>;
 }
 
-export interface MemCellSummary {
-  readonly id: string;
-  readonly conversationId: string;
+export interface MemCellSummary
+  extends Pick<MemCell, 'id' | 'conversationId' | 'startAt' | 'endAt' | 'title' | 'narrative' | 'status' | 'sceneId'> {
   readonly conversationTitle: string;
-  readonly startAt: number;
-  readonly endAt: number;
-  readonly title: string | null;
-  readonly narrative: string | null;
-  readonly status: MemCellStatus;
   readonly open: boolean;
-  readonly sceneId: string | null;
   readonly sceneTitle: string | null;
   readonly factCount: number;
   readonly turnCount: number;
@@ -120,26 +112,19 @@ export interface MemCellSummary {
   readonly lostTurns: number;
 }
 
-export interface FactView {
-  readonly id: string;
-  readonly memcellId: string;
-  readonly speaker: string;
-  readonly content: string;
-  readonly occurredAt: number | null;
-  readonly validFrom: number | null;
-  readonly validTo: number | null;
-  readonly confidence: number;
-  readonly supersededBy: string | null;
-  readonly editedByUser: boolean;
-}
+/** The explorer shows a fact whole. */
+export type FactView = Fact;
 
-export interface TurnView {
-  readonly id: string;
-  readonly seq: number;
-  readonly role: Role;
-  readonly speaker: string;
-  readonly content: string;
-  readonly occurredAt: number;
+/** What a person may change of a fact: its words and when it held. */
+export type FactEdit = Partial<Pick<Fact, 'content' | 'validFrom' | 'validTo'>>;
+
+/** What a person may change of an episode: its title and narrative (never back to none). */
+export type MemCellEdit = Partial<{ readonly [K in 'title' | 'narrative']: NonNullable<MemCell[K]> }>;
+
+/** What a person may change of a plan: when it happens (both always given) and, optionally, its words. */
+export type ForesightEdit = Pick<ForesightItem, 'startAt' | 'endAt'> & Partial<Pick<ForesightItem, 'content'>>;
+
+export interface TurnView extends Pick<Message, 'id' | 'seq' | 'role' | 'speaker' | 'content' | 'occurredAt'> {
   /** The turn's encoding score (novelty, salience, prediction error, speech act), once scored. */
   readonly encoding: EncodingScore | null;
 }
@@ -289,8 +274,8 @@ export interface ExplorerStore {
   listMemCells(options: MemCellQuery): Promise<MemCellPage>;
   listFacts(query: FactQuery): Promise<FactPage>;
   memCell(id: string): Promise<MemCellDetail | null>;
-  editMemCell(id: string, patch: { title?: string; narrative?: string }, now: number): Promise<void>;
-  editFact(id: string, patch: { content?: string; validFrom?: number | null; validTo?: number | null }, now: number): Promise<FactView>;
+  editMemCell(id: string, patch: MemCellEdit, now: number): Promise<void>;
+  editFact(id: string, patch: FactEdit, now: number): Promise<FactView>;
   deleteFact(id: string, now: number): Promise<boolean>;
   /** Deletes the episode, its facts and foresight (tombstoned), and with `turns` its source turns too. */
   deleteMemCell(id: string, options: { turns: boolean }, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null>;
@@ -310,7 +295,7 @@ export interface ExplorerStore {
   resolveProfileConflict(id: string, choice: 'keep' | 'accept', now: number): Promise<void>;
   deleteProfileItem(id: string, now: number): Promise<void>;
   listForesight(query: ForesightQuery): Promise<ForesightPage>;
-  editForesight(id: string, patch: { startAt: number | null; endAt: number | null; content?: string }, now: number): Promise<void>;
+  editForesight(id: string, patch: ForesightEdit, now: number): Promise<void>;
   dismissForesight(id: string, now: number): Promise<void>;
   forgetCandidates(query: string, limit: number): Promise<ForgetCandidate[]>;
   /** Deletes every listed item in ONE transaction (tombstoned like the single deletes). */

@@ -15,7 +15,7 @@
  * and each number maps to exactly one citation.
  */
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
-import type { Message } from '../base/types';
+import type { Fact, MemCell, Message } from '../base/types';
 import { reciprocalRankFusion, RETRIEVAL_CONFIG } from './fusion';
 import { focusClip, focusTerms } from './snippet';
 import { charsOverFour, type TokenCounter } from '../base/tokens';
@@ -24,25 +24,13 @@ import { charsOverFour, type TokenCounter } from '../base/tokens';
 // What the answer pipeline reads
 // ---------------------------------------------------------------------------------------------
 
-export interface ContextEpisode {
-  /** MemCell id. */
-  readonly id: string;
-  readonly conversationId: string;
-  readonly sceneId: string | null;
-  readonly title: string | null;
+/** A synthesised episode as an answer reads it (only synthesised ones have a narrative). */
+export interface ContextEpisode extends Pick<MemCell, 'id' | 'conversationId' | 'sceneId' | 'title' | 'startAt' | 'endAt'> {
   readonly narrative: string;
-  readonly startAt: number;
-  readonly endAt: number;
 }
 
-export interface ContextFact {
-  readonly id: string;
-  readonly memcellId: string;
-  readonly speaker: string;
-  readonly content: string;
-  readonly occurredAt: number | null;
-  readonly validFrom: number | null;
-  readonly validTo: number | null;
+export interface ContextFact
+  extends Pick<Fact, 'id' | 'memcellId' | 'speaker' | 'content' | 'occurredAt' | 'validFrom' | 'validTo'> {
   /** False when a later fact superseded this one (kept: "where did she live in 2022?"). */
   readonly current: boolean;
 }

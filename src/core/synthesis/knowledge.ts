@@ -11,49 +11,27 @@
  *                  that the world changed. (Nothing lists contradictions apart yet: an unused
  *                  reader was removed; a dedicated `facts.relation` column would make it explicit.)
  */
-import type { Role } from '../base/types';
+import type { Fact, MemCell, Message } from '../base/types';
 
 export const CONTRADICTED_CONFIDENCE = 0.5;
 
-export interface CellTurn {
+export interface CellTurn extends Pick<Message, 'seq' | 'role' | 'speaker' | 'content' | 'occurredAt'> {
   readonly messageId: string;
-  readonly seq: number;
-  readonly role: Role;
-  readonly speaker: string;
-  readonly content: string;
-  readonly occurredAt: number;
 }
 
-export interface CellForSynthesis {
-  readonly id: string;
-  readonly conversationId: string;
-  readonly sceneId: string | null;
-  readonly startAt: number;
-  readonly endAt: number;
-  readonly title: string | null;
-  readonly narrative: string | null;
+export interface CellForSynthesis
+  extends Pick<MemCell, 'id' | 'conversationId' | 'sceneId' | 'startAt' | 'endAt' | 'title' | 'narrative'> {
   /** A user-edited title/narrative is kept; facts and foresight are still refreshed. */
   readonly editedByUser: boolean;
   readonly turns: readonly CellTurn[];
 }
 
 /** A fact already known, shown to the model so it returns only what is new (predict-calibrate). */
-export interface KnownFact {
-  readonly id: string;
-  readonly memcellId: string;
-  readonly speaker: string;
-  readonly content: string;
-}
+export type KnownFact = Pick<Fact, 'id' | 'memcellId' | 'speaker' | 'content'>;
 
 export type FactRelation = 'new' | 'update' | 'contradiction';
 
-export interface NewFact {
-  readonly speaker: string;
-  readonly content: string;
-  readonly occurredAt: number | null;
-  readonly validFrom: number | null;
-  readonly validTo: number | null;
-  readonly confidence: number;
+export interface NewFact extends Pick<Fact, 'speaker' | 'content' | 'occurredAt' | 'validFrom' | 'validTo' | 'confidence'> {
   readonly relation: FactRelation;
   /** The known fact this one updates or contradicts (relation !== 'new'). */
   readonly replaces: string | null;
@@ -86,13 +64,7 @@ export interface SavedSynthesis {
   readonly removedFactIds: readonly string[];
 }
 
-export interface SceneMember {
-  readonly id: string;
-  readonly title: string | null;
-  readonly narrative: string | null;
-  readonly startAt: number;
-  readonly endAt: number;
-}
+export type SceneMember = Pick<MemCell, 'id' | 'title' | 'narrative' | 'startAt' | 'endAt'>;
 
 /**
  * memscenes.edited_by_user = 1: the user named the theme (its title is kept, summaries still come).

@@ -16,7 +16,7 @@
 import { DEFAULT_TIME_ZONE, offsetMinutes } from '../base/timeZone';
 import { z } from 'zod';
 import type { LlmMessage } from '../base/ports';
-import type { Role } from '../base/types';
+import type { Fact, MemCell, Message, Role } from '../base/types';
 
 export const SYNTHESIS_STAGES = { memcell: 'memcell', scene: 'scene', profile: 'profile' } as const;
 
@@ -129,18 +129,11 @@ export type FactOutput = z.output<typeof factOutputSchema>;
 export type ForesightOutput = z.output<typeof foresightOutputSchema>;
 export type MemCellOutput = z.output<typeof memcellOutputSchema>;
 
-export interface PromptTurn {
-  readonly speaker: string;
-  readonly role: Role;
-  readonly occurredAt: number;
-  readonly content: string;
-}
+export type PromptTurn = Pick<Message, 'speaker' | 'role' | 'occurredAt' | 'content'>;
 
-export interface PromptKnownFact {
+export interface PromptKnownFact extends Pick<Fact, 'speaker' | 'content'> {
   /** "K1", "K2", … */
   readonly label: string;
-  readonly speaker: string;
-  readonly content: string;
 }
 
 const MEMCELL_SYSTEM = `You turn one conversation episode into memory records.
@@ -210,11 +203,9 @@ export const sceneOutputSchema = z.object({
 });
 export type SceneOutput = z.output<typeof sceneOutputSchema>;
 
-export interface PromptEpisode {
+export interface PromptEpisode extends Pick<MemCell, 'startAt' | 'title'> {
   /** "E1", "E2", … */
   readonly label: string;
-  readonly startAt: number;
-  readonly title: string | null;
   readonly narrative: string;
 }
 
