@@ -13,7 +13,7 @@ import { RecollectError } from '../core/base/errors';
 import type { ImportOptions, StagedImport } from '../core/base/store';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
 import { countMessages } from './messageRepo';
-import { rebuildFromFile, type Rebuilt } from './importRebuild';
+import { rebuildFromFile, type RebuildOptions, type Rebuilt } from './importRebuild';
 
 /** Every refusal before the swap says that nothing changed; an unexpected error gets a sentence, not SQLite's text. */
 function refusal(err: unknown): RecollectError {
@@ -93,7 +93,7 @@ export function checkSqliteHeader(bytes: Uint8Array, maxBytes = MAX_IMPORT_BYTES
  * `openTemp` must open an empty in-memory connection in the same SQLite module as `live`.
  */
 export async function stageImport(live: WaSqliteDatabase, bytes: Uint8Array, openTemp: () => Promise<WaSqliteDatabase>,
-  options: ImportOptions = {}): Promise<StagedImport> {
+  options: ImportOptions & RebuildOptions = {}): Promise<StagedImport> {
   let rebuilt: Rebuilt;
   try {
     checkSqliteHeader(bytes, options.maxBytes);

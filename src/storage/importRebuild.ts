@@ -37,6 +37,12 @@ const PAGE_ROWS = 1_000;
 export interface RebuildOptions {
   /** Whether this build has an embedding model (unknown ones are replaced by the bundled one). */
   readonly knownEmbedder?: (modelId: string) => boolean;
+  /**
+   * The store's turnIndexUpTo (SqliteMemoryStore): a file holding more turns than this (its highest
+   * turn key) is restored with its turns queued for the turn index instead of indexed, as a history
+   * import into such a memory leaves them; −1 or absent = always index them here.
+   */
+  readonly turnIndexUpTo?: number;
 }
 
 export interface Rebuilt {
@@ -150,6 +156,19 @@ async function copyTable(file: WaSqliteDatabase, fresh: Sql, table: string, colu
 }
 
 /**
+ * Whether the copied turns are too many for the turn index to be built during the restore. Recall
+ * above RETRIEVAL_CONFIG.large.above turns reads the message full-text index (written by the copy's
+ * own trigger) and not the turn index, so building the latter for every turn of a 100,000-turn file
+ * was most of a 15-minute restore spent on an index nothing read. The turns stay in
+ * turn_index_queue, exactly as after a history import into a memory that size.
+ */
+async function turnIndexTrails(tx: Sql, upTo: number | undefined): Promise<boolean> {
+  if (upTo === undefined || upTo < 0) return false;
+  const [row] = await tx.query<{ pk: number | null }>('SELECT max(pk) AS pk FROM messages');
+  return Number(row?.pk ?? 0) > upTo;
+}
+
+/**
  * Validates `bytes` and rebuilds them into a fresh database (see the module header). `openTemp`
  * opens an empty in-memory connection in the live database's SQLite module. Throws a
  * RecollectError with an IMPORT_* / SCHEMA_TOO_NEW code for every refusal.
@@ -181,7 +200,9 @@ export async function rebuildFromFile(bytes: Uint8Array, openTemp: () => Promise
             ? (row: Record<string, SqlValue>) => meta.unknownModels.has(String(row.model_id))
             : () => false;
           await copyTable(file, tx, table, specs.get(table)!, skip, version);
-          if (table === 'messages' && version >= 6) for (const statement of TURN_INDEX_FLUSH) await tx.exec(statement);
+          if (table === 'messages' && version >= 6 && !(await turnIndexTrails(tx, options.turnIndexUpTo))) {
+            for (const statement of TURN_INDEX_FLUSH) await tx.exec(statement);
+          }
         }
       });
       const broken = await fresh.query('PRAGMA foreign_key_check');

@@ -71,15 +71,16 @@ export async function listMessageWindow(sql: Sql, conversationId: string, reques
   const total = Number(count?.n ?? 0);
   const [anchor] = request.around === undefined ? [] : await sql.query<{ seq: number }>('SELECT seq FROM messages WHERE id = ? AND conversation_id = ?', [request.around, conversationId]);
   if (anchor) {
-    // The window starts WINDOW_LEAD turns before the anchor (fewer near the start).
+    // The window starts `lead` turns before the anchor (fewer near the start).
+    const lead = Math.max(0, Math.min(MAX_WINDOW, Math.floor(request.lead ?? WINDOW_LEAD)));
     const [start] = await sql.query<{ seq: number | null; before: number }>(
-      `SELECT (SELECT seq FROM messages WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1 OFFSET ${WINDOW_LEAD - 1}) AS seq,
+      `SELECT ${lead === 0 ? '?2' : `(SELECT seq FROM messages WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1 OFFSET ${lead - 1})`} AS seq,
         (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND seq < ?2) AS before`, [conversationId, anchor.seq]);
     const before = Number(start?.before ?? 0);
     const from = start?.seq ?? null;
     const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? AND m.seq >= ? ORDER BY m.seq LIMIT ?`,
       [conversationId, from ?? Number.MIN_SAFE_INTEGER, limit]);
-    return { messages: rows.map(toMessage), total, offset: from === null ? 0 : before - WINDOW_LEAD };
+    return { messages: rows.map(toMessage), total, offset: from === null ? 0 : before - lead };
   }
   const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.seq DESC LIMIT ?`, [conversationId, limit]);
   return { messages: rows.reverse().map(toMessage), total, offset: total - rows.length };

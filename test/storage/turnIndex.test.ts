@@ -191,4 +191,40 @@ describe('turn index of a large memory', () => {
     expect(await matches(db, 'after: yak')).toEqual([await pkOf(db, 'z')]);
     await db.close();
   });
+
+  it('a restored file larger than the limit keeps its turns, vectors and keyword index, and leaves the turn index queued; a small one is indexed at once', async () => {
+    const { SqliteMemoryStore } = await import('../../src/storage/SqliteMemoryStore');
+    const source = await openNodeStore();
+    await source.createConversation({ id: 'c', title: 'chat' });
+    const turns = Array.from({ length: 30 }, (_, i) => ({ id: `t${i}`, conversationId: 'c', role: i % 2 ? 'assistant' as const : 'user' as const,
+      content: i === 7 ? 'the zeppelin museum' : `turn ${i} about bread`, occurredAt: Date.UTC(2023, 0, 1) + i * 60_000 }));
+    await source.appendTurns(turns);
+    await source.db.exec("INSERT INTO vectors VALUES ('message', 't7', 'glove', 2, 'f32', x'0000803f00000000', 1)");
+    const bytes = await source.exportDatabase();
+    const restore = async (turnIndexUpTo: number) => {
+      const db = await openMemoryDatabase();
+      const store = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }), turnIndexUpTo });
+      expect((await store.importDatabase(bytes)).messageCount).toBe(30);
+      const count = async (table: string) => Number((await db.query<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]?.n);
+      return { db, store, count };
+    };
+
+    const large = await restore(20);
+    expect(await large.count('turns_fts')).toBe(0);
+    expect(await large.count('turn_index_queue')).toBe(30);
+    expect(await large.count('vectors')).toBe(1);
+    expect((await large.store.searchMessages('zeppelin')).map((h) => h.message.id)).toEqual(['t7']);
+    expect((await large.store.searchMessages('bread', { limit: 100 })).length).toBe(29);
+    // A store allowed the turn index drains the queue (the trailing indexer's step).
+    const roomier = new SqliteMemoryStore(large.db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }), turnIndexUpTo: 100 });
+    expect(await roomier.indexQueuedTurns(1_000)).toBe(0);
+    expect(await matches(large.db, 'content: zeppelin')).toEqual([await pkOf(large.db, 't7')]);
+    expect(await matches(large.db, 'before: zeppelin')).toContain(await pkOf(large.db, 't8'));
+
+    const small = await restore(100);
+    expect(await small.count('turns_fts')).toBe(30);
+    expect(await small.count('turn_index_queue')).toBe(0);
+    await large.db.close();
+    await small.db.close();
+  });
 });

@@ -148,7 +148,7 @@ export class InMemoryStore implements MemoryStore, VectorStore {
     const all = await this.listMessages(conversationId);
     const limit = Math.max(1, Math.floor(request.limit));
     const at = request.around === undefined ? -1 : all.findIndex((m) => m.id === request.around);
-    const offset = at >= 0 ? Math.max(0, at - 10) /* WINDOW_LEAD, as SQLite's store */ : Math.max(0, all.length - limit);
+    const offset = at >= 0 ? Math.max(0, at - (request.lead ?? 10)) /* WINDOW_LEAD, as SQLite's store */ : Math.max(0, all.length - limit);
     return { messages: all.slice(offset, offset + limit), total: all.length, offset };
   }
 

@@ -54,6 +54,8 @@ export interface Message {
 export interface MessageWindowRequest {
   readonly limit: number;
   readonly around?: string;
+  /** Turns before `around` the window starts with (default 10; fewer near the start). */
+  readonly lead?: number;
 }
 
 /** Turns of a conversation in order, with where they sit in it. */

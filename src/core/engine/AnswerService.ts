@@ -9,7 +9,7 @@
 import { RecollectError } from '../base/errors';
 import { cleanModelPiece, cleanModelText } from '../base/modelText';
 import type { Clock, Llm, LlmAbortSignal, LlmMessage } from '../base/ports';
-import type { AppendResult, Message, NewTurn } from '../base/types';
+import type { AppendResult, MessageWindow, MessageWindowRequest, NewTurn } from '../base/types';
 import { ANSWER_SIZE_LIMIT, answerQuestion, type AnswerMetadata, type AnswerResult } from '../recall/answer';
 import type { AnswerSource } from '../recall/answerContext';
 import { EMPTY_ANSWER_SOURCE } from '../recall/answerSource';
@@ -22,7 +22,8 @@ export interface AnswerServiceDeps {
   readonly llm: () => Llm | null;
   /** Memory as answers read it; null when the engine was built without one. */
   readonly source: AnswerSource | null;
-  readonly listMessages: (conversationId: string) => Promise<Message[]>;
+  /** A window of the conversation's turns (the answer reads the question and the turns just before it, never the whole conversation). */
+  readonly messageWindow: (conversationId: string, request: MessageWindowRequest) => Promise<MessageWindow>;
   readonly appendTurn: (turn: NewTurn) => Promise<AppendResult>;
   readonly settings: () => Promise<AnswerSettings>;
   /** An answer used these turns (visits, heat, synthesis of raw episodes per the policy). */
@@ -56,7 +57,8 @@ export class AnswerService {
       if (!question) throw new RecollectError('INVALID_INPUT', 'Ask something first.');
       return { question, history: (request.history ?? []).slice(-HISTORY_TURNS).map((t) => ({ role: t.role, content: t.content })) };
     }
-    const turns = await this.#d.listMessages(request.conversationId);
+    const { messages: turns } = await this.#d.messageWindow(request.conversationId,
+      { around: request.userMessageId, lead: HISTORY_TURNS, limit: HISTORY_TURNS + 1 });
     const index = turns.findIndex((t) => t.id === request.userMessageId);
     if (index < 0) throw new RecollectError('NOT_FOUND', 'The message to answer is no longer stored.');
     const history = turns.slice(Math.max(0, index - HISTORY_TURNS), index)

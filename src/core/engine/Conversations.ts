@@ -120,7 +120,7 @@ export class Conversations {
     const title = await titleByEndpoint({
       llm: this.#d.llm(),
       getConversation: (c) => this.#d.store.getConversation(c),
-      listMessages: (c) => this.#d.store.listMessages(c),
+      messageWindow: (c, request) => this.#d.store.listMessageWindow(c, request),
     }, conversationId);
     if (title === null) return;
     await this.#d.store.renameConversation(conversationId, title, 'endpoint');

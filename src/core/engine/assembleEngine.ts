@@ -219,7 +219,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   const source = recallSource ? switchedAnswerSource(recallSource, () => readGlobalMemory(store)) : null;
   const answers = new AnswerService({
     llm: () => llm.current, source, clock, timeZone: () => settings.timeZone, settings: () => settings.answerSettings(),
-    listMessages: (id) => store.listMessages(id), appendTurn: (turn) => conversations.appendOne(turn), retrieved: (ids) => lifecycle.onRetrieved(ids),
+    messageWindow: (id, request) => store.listMessageWindow(id, request), appendTurn: (turn) => conversations.appendOne(turn), retrieved: (ids) => lifecycle.onRetrieved(ids),
     usesMemory: (id) => switches.usesMemory(id),
     answered: (id) => conversations.answered(id),
     vectorsReady: () => indexer?.vectorsReady() ?? true,

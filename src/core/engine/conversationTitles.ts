@@ -6,20 +6,25 @@
  */
 import { cleanModelText } from '../base/modelText';
 import type { Llm } from '../base/ports';
-import type { Conversation, Message } from '../base/types';
+import type { Conversation, MessageWindow, MessageWindowRequest } from '../base/types';
 
 export const TITLE_STAGE = 'title';
 const TITLE_MAX_TOKENS = 24;
 const TITLE_MAX_CHARS = 60;
 /** Enough of each turn to see what the conversation is about. */
 const EXCERPT_CHARS = 1_500;
+/**
+ * Turns read to decide whether this was the first exchange: a longer conversation is not titled
+ * (reading it whole after every answer cost seconds at 100,000 turns).
+ */
+const TITLE_WINDOW = 40;
 
 const TITLE_SYSTEM = 'You name conversations. Reply with a short title for this conversation: at most six words, no quotes, no full stop, nothing else.';
 
 export interface TitleDeps {
   readonly llm: Llm | null;
   readonly getConversation: (id: string) => Promise<Conversation | null>;
-  readonly listMessages: (conversationId: string) => Promise<Message[]>;
+  readonly messageWindow: (conversationId: string, request: MessageWindowRequest) => Promise<MessageWindow>;
 }
 
 /** The model's reply as a title: first line, no "Title:" label, quotes or trailing stop; null when empty. */
@@ -36,7 +41,9 @@ export function cleanTitleReply(reply: string): string | null {
  */
 export async function titleByEndpoint(deps: TitleDeps, conversationId: string): Promise<string | null> {
   if (!deps.llm) return null;
-  const turns = await deps.listMessages(conversationId);
+  const window = await deps.messageWindow(conversationId, { limit: TITLE_WINDOW });
+  if (window.total > window.messages.length) return null;
+  const turns = window.messages;
   const first = turns.find((t) => t.role === 'user');
   const answer = turns.find((t) => t.role === 'assistant');
   if (!first || !answer || turns.filter((t) => t.role === 'assistant').length !== 1) return null;
