@@ -1,5 +1,5 @@
 /**
- * A 200 MB history import, the two shapes that once stalled the app (issue 29): an export of many
+ * A 200 MB history import, the two shapes that once stalled the app: an export of many
  * conversations, and ONE conversation of ≈140,000 turns. Generates the ChatGPT export (the turn
  * lengths of bench/importHistory.ts) into .cache/, then imports it through the engine in Node
  * (stream + parse + store, in-memory database) and reports the progress timeline: when the first

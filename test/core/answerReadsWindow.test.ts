@@ -1,6 +1,6 @@
 /**
  * An answer and the endpoint's title read a bounded window of the conversation, never all of it
- * (issue 29: both once read every turn of the conversation per answer, seconds at 100,000 turns).
+ * (both once read every turn of the conversation per answer, seconds at 100,000 turns).
  * Rows are counted at the database: in a 3,000-turn conversation an answer reads a handful of rows,
  * and what goes with the question is still exactly the turns just before it.
  */
