@@ -55,7 +55,7 @@ test('"available": chosen, an answer streams through it, Stop aborts it, the led
   await expect(section.getByTestId('built-in-state')).toContainText('Ready. Recollect downloads nothing');
   await builtInRadio(page).click();
   await expect(builtInRadio(page)).toBeChecked();
-  await expect(section.getByTestId('device-llm-state')).toHaveText('Answers come from the browser’s built-in model, on this device.');
+  await expect(section.getByTestId('device-llm-state')).toHaveText('Answers come from the browser’s built-in model, on this device (it reports a window of 6,144 tokens; prompts are sized for it).');
   // What to expect, and less memory per question by default for a small window.
   await expect(section.getByTestId('device-quality-notice')).toContainText('Answers are short and sometimes wrong');
   await expect(page.locator('#answer-budget')).toHaveValue('1000');
