@@ -75,7 +75,9 @@ test('"available": chosen, an answer streams through it, Stop aborts it, the led
   // The question (with what memory recalled) reached the model as its prompt; the instructions went first.
   let log = await stubLog(page);
   expect(log.prompts[0]).toContain('Question: I adopted a beagle mix puppy named Biscuit.');
-  expect(log.creates[0]!.initialPrompts[0]!.role).toBe('system');
+  // The first session only read the window when the model was chosen (no prompts, let go); answers come after.
+  expect(log.creates[0]).toEqual({ initialPrompts: [], monitored: false });
+  expect(log.creates[1]!.initialPrompts[0]!.role).toBe('system');
   const abortedBefore = log.aborted;
 
   // Stop: the AbortSignal reaches promptStreaming, and what was written so far is kept.
