@@ -55,7 +55,7 @@ test('"available": chosen, an answer streams through it, Stop aborts it, the led
   await expect(section.getByTestId('built-in-state')).toContainText('Ready. Recollect downloads nothing');
   await builtInRadio(page).click();
   await expect(builtInRadio(page)).toBeChecked();
-  await expect(section.getByTestId('device-llm-state')).toHaveText('Answers come from the browser’s built-in model, on this device.');
+  await expect(section.getByTestId('device-llm-state')).toHaveText('Answers come from the browser’s built-in model, on this device (it reports a window of 6,144 tokens; prompts are sized for it).');
   // What to expect, and less memory per question by default for a small window.
   await expect(section.getByTestId('device-quality-notice')).toContainText('Answers are short and sometimes wrong');
   await expect(page.locator('#answer-budget')).toHaveValue('1000');
@@ -75,7 +75,9 @@ test('"available": chosen, an answer streams through it, Stop aborts it, the led
   // The question (with what memory recalled) reached the model as its prompt; the instructions went first.
   let log = await stubLog(page);
   expect(log.prompts[0]).toContain('Question: I adopted a beagle mix puppy named Biscuit.');
-  expect(log.creates[0]!.initialPrompts[0]!.role).toBe('system');
+  // The first session only read the window when the model was chosen (no prompts, let go); answers come after.
+  expect(log.creates[0]).toEqual({ initialPrompts: [], monitored: false });
+  expect(log.creates[1]!.initialPrompts[0]!.role).toBe('system');
   const abortedBefore = log.aborted;
 
   // Stop: the AbortSignal reaches promptStreaming, and what was written so far is kept.

@@ -8,7 +8,10 @@
  * with `promptStreaming(input, { signal })` returning a ReadableStream of text pieces that errors
  * with an AbortError DOMException when the signal aborts, `measureContextUsage()`, `contextUsage`,
  * `contextWindow` and `destroy()`. No model behind it: it writes numbered words, slowly enough to
- * be stopped. What the app did with it is kept on `window.__languageModelStub` for the test.
+ * be stopped, or, with `synthesis`, a minimal valid JSON reply to each synthesis stage (recognised
+ * by the prompt's headings, like test/support/synthesisResponder.ts). Like Chrome, a prompt that
+ * would take the session past its `contextWindow` is refused with a QuotaExceededError (tokens
+ * counted as characters / 4). What the app did with it is kept on `window.__languageModelStub`.
  */
 export interface LanguageModelStubOptions {
   /** What availability() says until a create() (with a monitor) has "downloaded" the model. */
@@ -17,6 +20,10 @@ export interface LanguageModelStubOptions {
   readonly pieceMs: number;
   /** Pieces per answer before the stream closes on its own. */
   readonly pieces: number;
+  /** The window sessions report (default 6,144). */
+  readonly contextWindow?: number;
+  /** Answer synthesis prompts (episode, theme, profile) with valid JSON. */
+  readonly synthesis?: boolean;
 }
 
 export interface LanguageModelStubLog {
@@ -26,18 +33,35 @@ export interface LanguageModelStubLog {
   aborted: number;
   destroyed: number;
   downloadEvents: number[];
+  /** Per prompt: its stage ('memcell', 'scene', 'profile' or 'other') and the session's tokens with it. */
+  usage: { stage: string; tokens: number }[];
+  /** Prompts refused as over the window. */
+  overflows: number;
 }
 
 /** Runs in the page (serialised by Playwright): no imports, no closures over module scope. */
 export function installLanguageModelStub(options: LanguageModelStubOptions): void {
-  const log: LanguageModelStubLog = { availabilityCalls: 0, creates: [], prompts: [], aborted: 0, destroyed: 0, downloadEvents: [] };
+  const log: LanguageModelStubLog = { availabilityCalls: 0, creates: [], prompts: [], aborted: 0, destroyed: 0, downloadEvents: [], usage: [], overflows: 0 };
+  const stageOf = (input: string) => (/^TURNS[ :]/m.test(input) ? 'memcell' : input.includes('NEW EPISODES:') ? 'scene' : input.includes('CURRENT PROFILE:') ? 'profile' : 'other');
+  /** The JSON a synthesis stage needs, from what the prompt shows (a fact per user turn, a summary naming the episodes, a profile item per scene). */
+  const synthesisReply = (stage: string, input: string): string | null => {
+    if (stage === 'memcell') {
+      const facts = [...input.matchAll(/^\[(\d+)\] .*? \| (.+?) \(user\): (.*)$/gm)].map((m) => ({ text: `${m[2]} said: ${m[3]!.slice(0, 80)}`, speaker: m[2], kind: 'new', turns: [Number(m[1])] }));
+      return JSON.stringify({ title: 'Stub episode', narrative: `The user talked: ${facts.map((f) => f.text).join(' ')}`.slice(0, 600), facts, foresight: [] });
+    }
+    if (stage === 'scene') return JSON.stringify({ title: 'Stub theme', summary: `Stub theme summary of ${[...input.matchAll(/^(E\d+) \| /gm)].map((m) => m[1]).join(', ')}.` });
+    if (stage === 'profile') {
+      return JSON.stringify({ operations: [...input.matchAll(/^(S\d+) \(episodes/gm)].map((m) => ({ op: 'add', kind: 'explicit', key: `stub topic ${m[1]}`, value: 'talked about on this device', confidence: 0.9, evidence: [m[1]] })) });
+    }
+    return null;
+  };
   let state: string = options.availability;
   const abortError = () => new DOMException('The operation was aborted.', 'AbortError');
   const tokens = (text: string) => Math.ceil(text.length / 4);
 
   class StubSession {
     contextUsage: number;
-    readonly contextWindow = 6_144;
+    readonly contextWindow = options.contextWindow ?? 6_144;
     #destroyed = false;
 
     constructor(initial: { content: string }[]) {
@@ -51,7 +75,14 @@ export function installLanguageModelStub(options: LanguageModelStubOptions): voi
     promptStreaming(input: string, opts: { signal?: AbortSignal } = {}): ReadableStream<string> {
       if (this.#destroyed) throw new DOMException('The session was destroyed.', 'InvalidStateError');
       log.prompts.push(input);
+      const stage = stageOf(input);
+      if (this.contextUsage + tokens(input) > this.contextWindow) {
+        log.overflows++;
+        throw new DOMException('The input is too large.', 'QuotaExceededError');
+      }
       this.contextUsage += tokens(input);
+      log.usage.push({ stage, tokens: this.contextUsage });
+      const json = options.synthesis ? synthesisReply(stage, input) : null;
       const signal = opts.signal;
       let timer: ReturnType<typeof setTimeout> | undefined;
       let sent = 0;
@@ -70,6 +101,12 @@ export function installLanguageModelStub(options: LanguageModelStubOptions): voi
           signal?.addEventListener('abort', stop, { once: true });
           const next = () => {
             if (signal?.aborted) return;
+            if (json !== null) {
+              signal?.removeEventListener('abort', stop);
+              controller.enqueue(json);
+              controller.close();
+              return;
+            }
             if (sent >= options.pieces) {
               signal?.removeEventListener('abort', stop);
               controller.close();

@@ -5,7 +5,7 @@
  * worker then uses like any other model on this device.
  */
 import * as Comlink from 'comlink';
-import { PromptApiGenerator, builtInAvailability, downloadBuiltInModel, findLanguageModel, BUILT_IN_MODEL_ID } from '../src/llm/PromptApiGenerator';
+import { PromptApiGenerator, builtInAvailability, builtInContextWindow, downloadBuiltInModel, findLanguageModel, BUILT_IN_MODEL_ID } from '../src/llm/PromptApiGenerator';
 import { LlmError } from '../src/llm/llmErrors';
 import { resultify, type BuiltInAvailability, type TextGenerator } from '../src/core/protocol';
 
@@ -13,6 +13,12 @@ export { BUILT_IN_MODEL_ID };
 
 export function builtInModelAvailability(): Promise<BuiltInAvailability> {
   return builtInAvailability(findLanguageModel());
+}
+
+/** The context window the browser's model reports, or null (see builtInContextWindow). */
+export async function builtInModelWindow(): Promise<number | null> {
+  const api = findLanguageModel();
+  return api ? builtInContextWindow(api) : null;
 }
 
 /** Asks the browser to download its model (from a click: Chrome needs a user gesture). */

@@ -5,7 +5,8 @@
  */
 export type DeviceChoice =
   | { readonly provider: 'transformers'; readonly modelId: string; readonly label: string }
-  | { readonly provider: 'prompt-api' }
+  /** `contextTokens`: the window the browser reported for its model when it was chosen (prompts are sized for it). */
+  | { readonly provider: 'prompt-api'; readonly contextTokens?: number }
   | null;
 
 const KEY = 'recollect.device-llm';
@@ -14,8 +15,11 @@ export function readDeviceChoice(): DeviceChoice {
   try {
     const raw = localStorage.getItem(KEY);
     if (!raw) return null;
-    const v = JSON.parse(raw) as { provider?: unknown; modelId?: unknown; label?: unknown };
-    if (v.provider === 'prompt-api') return { provider: 'prompt-api' };
+    const v = JSON.parse(raw) as { provider?: unknown; modelId?: unknown; label?: unknown; contextTokens?: unknown };
+    if (v.provider === 'prompt-api') {
+      const window = v.contextTokens;
+      return typeof window === 'number' && Number.isInteger(window) && window > 0 ? { provider: 'prompt-api', contextTokens: window } : { provider: 'prompt-api' };
+    }
     if (v.provider === 'transformers' && typeof v.modelId === 'string') {
       return { provider: 'transformers', modelId: v.modelId, label: typeof v.label === 'string' ? v.label : v.modelId };
     }

@@ -20,7 +20,7 @@ import { RecollectError } from '../core/base/errors';
 import { readDevicePreference } from './devicePreference';
 import { applyModelChoices, readModelHub } from './modelChoices';
 import { readDeviceChoice, saveDeviceChoice, type DeviceChoice } from './deviceChoice';
-import { BUILT_IN_MODEL_ID, builtInModelAvailability, exposeBuiltInModel, startBuiltInDownload } from '../../workers/builtInModel.page';
+import { BUILT_IN_MODEL_ID, builtInModelAvailability, builtInModelWindow, exposeBuiltInModel, startBuiltInDownload } from '../../workers/builtInModel.page';
 
 export type ClientEvent =
   | EngineEvent
@@ -87,7 +87,7 @@ async function applyDeviceChoice(remote: Comlink.Remote<EngineWorkerApi>, choice
   const channel = new MessageChannel();
   if (choice.provider === 'prompt-api') {
     exposeBuiltInModel(channel.port1);
-    return remote.useDeviceLlm(Comlink.transfer(channel.port2, [channel.port2]), BUILT_IN_MODEL_ID, 'Built-in model (Chrome)');
+    return remote.useDeviceLlm(Comlink.transfer(channel.port2, [channel.port2]), BUILT_IN_MODEL_ID, 'Built-in model (Chrome)', choice.contextTokens);
   }
   const { worker, api } = deviceLlmWorker();
   // Not awaited: generations wait in the worker until the load has finished (or say why it failed).
@@ -191,7 +191,11 @@ export function createEngineClient(): EngineClient {
     builtInAvailability: () => builtInModelAvailability(),
     downloadBuiltIn: (onProgress) => startBuiltInDownload(onProgress),
     deviceChoice: () => readDeviceChoice(),
-    async setDeviceChoice(choice) {
+    async setDeviceChoice(picked) {
+      // The built-in model's window is read from the browser once, when chosen, and kept with the
+      // choice: a page load then needs no session before answers can start.
+      const window = picked?.provider === 'prompt-api' ? await builtInModelWindow().catch(() => null) : null;
+      const choice: DeviceChoice = picked?.provider === 'prompt-api' ? { provider: 'prompt-api', ...(window ? { contextTokens: window } : {}) } : picked;
       saveDeviceChoice(choice);
       await applyDeviceChoice(current.remote, choice, choice?.provider === 'transformers' ? choice.label : null);
       emit({ type: 'settings-changed' });

@@ -433,9 +433,11 @@ export interface EngineWorkerApi {
   /**
    * Answers with a model on this device instead of the endpoint: `port` reaches a TextGenerator
    * (the device-LLM worker, or the page's built-in model), `model` is its catalog id for the
-   * ledger. null, null: back to the endpoint. Kept across database hand-overs.
+   * ledger. null, null: back to the endpoint. Kept across database hand-overs. `contextTokens`:
+   * the window the model reported (the browser's built-in model); else the catalog's, or the
+   * built-in model's usual one.
    */
-  useDeviceLlm(port: MessagePortLike | null, model: string | null, label?: string): Promise<void>;
+  useDeviceLlm(port: MessagePortLike | null, model: string | null, label?: string, contextTokens?: number): Promise<void>;
   /** Registers a listener for engine events and for losing ownership to another tab. */
   subscribe(listener: (event: EngineEvent | MemoryUpgradeEvent | { readonly type: 'ownership-lost' }) => void): Promise<void>;
   /**

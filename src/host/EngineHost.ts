@@ -46,7 +46,7 @@ export class EngineHost implements EngineWorkerApi {
   engine: RemoteEngine = closedEngine();
   readonly #deps: EngineHostDeps;
   #embedders: EmbedderProvider | undefined;
-  #device: { readonly generator: TextGenerator; readonly model: string; readonly label: string } | null = null;
+  #device: { readonly generator: TextGenerator; readonly model: string; readonly label: string; readonly contextTokens?: number } | null = null;
   #engine: MemoryEngine | null = null;
   readonly #listeners = new Set<(e: HostEvent) => void>();
   #store: SqliteMemoryStore | null = null;
@@ -100,15 +100,16 @@ export class EngineHost implements EngineWorkerApi {
     this.#embedders = this.#deps.connectModels?.(port);
   }
 
-  async useDeviceLlm(port: MessagePortLike | null, model: string | null, label?: string): Promise<void> {
+  async useDeviceLlm(port: MessagePortLike | null, model: string | null, label?: string, contextTokens?: number): Promise<void> {
     const connect = this.#deps.connectDeviceLlm;
-    this.#device = port && model && connect ? { generator: connect(port), model, label: label ?? model } : null;
+    const reported = contextTokens !== undefined && Number.isFinite(contextTokens) && contextTokens > 0 ? contextTokens : undefined;
+    this.#device = port && model && connect ? { generator: connect(port), model, label: label ?? model, ...(reported ? { contextTokens: reported } : {}) } : null;
     this.#applyDevice();
   }
 
   #applyDevice(): void {
     const device = this.#device;
-    const contextTokens = device ? (device.model === BUILT_IN_MODEL_ID ? BUILT_IN_CONTEXT_TOKENS : findDeviceLlm(device.model)?.contextTokens) : undefined;
+    const contextTokens = device ? device.contextTokens ?? (device.model === BUILT_IN_MODEL_ID ? BUILT_IN_CONTEXT_TOKENS : findDeviceLlm(device.model)?.contextTokens) : undefined;
     this.#engine?.useDeviceLlm(device ? (sink) => new DeviceLlm(device.generator, {
       model: device.model, label: device.label, ...(contextTokens ? { contextTokens } : {}), ...(sink ? { sink } : {}),
     }) : null);

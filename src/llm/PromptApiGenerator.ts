@@ -21,9 +21,9 @@ import { LlmError } from './llmErrors';
 export const BUILT_IN_MODEL_ID = 'chrome-built-in';
 
 /**
- * The window prompts are sized for with the built-in model: Gemini Nano's session quota as Chrome
- * has reported it (`inputQuota`, now `contextWindow`: 6,144 tokens) — the session's own figure is
- * only known once one is created, and synthesis is planned before that.
+ * The window assumed for the built-in model when the browser did not say: Gemini Nano's session
+ * quota as Chrome has reported it (`inputQuota`, now `contextWindow`: 6,144 tokens). The session's
+ * own figure is read when the model is chosen (builtInContextWindow) and used instead.
  */
 export const BUILT_IN_CONTEXT_TOKENS = 6_144;
 
@@ -189,6 +189,26 @@ export async function downloadBuiltInModel(api: LanguageModelApi, onProgress: (f
     session.destroy();
   } catch (err) {
     throw toPromptApiError(err);
+  }
+}
+
+/**
+ * The context window the browser's model reports for a session (`contextWindow`, or Chrome's
+ * older `inputQuota`), read from a session made for the purpose and let go; null when it says
+ * nothing usable (no figure, or Infinity: "no hard limit") or the model is not 'available' —
+ * create() would then start a download of several GB, which only a click may do.
+ */
+export async function builtInContextWindow(api: LanguageModelApi): Promise<number | null> {
+  if ((await builtInAvailability(api)) !== 'available') return null;
+  let session: PromptApiSession | null = null;
+  try {
+    session = await api.create();
+    const reported = session.contextWindow ?? session.inputQuota;
+    return typeof reported === 'number' && Number.isFinite(reported) && reported > 0 ? Math.floor(reported) : null;
+  } catch {
+    return null;
+  } finally {
+    session?.destroy();
   }
 }
 

@@ -6,6 +6,7 @@ import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { immediateTimer, topicProvider } from '../support/topicEmbedder';
 import { createEngine } from '../../src/host/createEngine';
+import type { Timer } from '../../src/core/base/jobs';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 2, 10, 9);
@@ -97,5 +98,34 @@ describe('consolidation through the job queue', () => {
     expect(dupes).toEqual([]);
     const errors = await store.db.query<{ outcome: string }>("SELECT outcome FROM llm_calls WHERE outcome = 'error'");
     expect(errors).toHaveLength(2); // the two 429s were recorded in the ledger
+  });
+});
+
+describe('the debounced profile update', () => {
+  it('runs when its debounce is over, without waiting for another episode to close', async () => {
+    const store = await openNodeStore();
+    const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
+    // Timers held until the test fires them: nothing else may wake the queue.
+    const waiting: { fn: () => void; ms: number }[] = [];
+    const heldTimer: Timer = (fn, ms) => {
+      waiting.push({ fn, ms });
+      return { cancel: () => undefined };
+    };
+    // A clock that stands still until the test moves it: the debounce cannot pass during ingest.
+    let now = Date.now();
+    const engine = createEngine(store, { only: ['episodes', 'synthesis'], embedders: provider, llm, timer: heldTimer, clock: { now: () => now }, profileDebounceMs: 1000 });
+    await engine.start();
+    await engine.setConsolidationPolicy('eager');
+    await store.createConversation({ id: 'c', title: 't' });
+    mock.setBehaviour({ rateLimitNext: 0, malformedNext: 0 });
+    await ingest(engine);
+    expect(await store.db.query('SELECT id FROM memscenes WHERE summary IS NOT NULL')).not.toHaveLength(0);
+    expect(await store.db.query('SELECT id FROM profile_items')).toHaveLength(0); // debounced
+    now += 1100;
+    for (const t of waiting.splice(0).filter((t) => t.ms >= 1000)) t.fn();
+    await engine.idle();
+    expect(await store.db.query('SELECT id FROM profile_items')).not.toHaveLength(0);
+    engine.stop();
+    await store.db.close();
   });
 });

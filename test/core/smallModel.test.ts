@@ -9,8 +9,9 @@ import type { Sql } from '../../src/core/base/sql';
 import type { Llm, LlmRequest, LlmResult } from '../../src/core/base/ports';
 import { ANSWER_BUDGET, DEVICE_ANSWER_BUDGET, answerBudgetOf, defaultAnswerBudget } from '../../src/core/base/settings';
 import { loadTokenCounter } from '../../src/core/base/tokens';
-import { memCellBudget, synthesisBatches } from '../../src/core/synthesis/smallModel';
-import { synthesiseMemCell } from '../../src/core/synthesis/synthesis';
+import { clipToTokens, memCellBudget, synthesisBatches } from '../../src/core/synthesis/smallModel';
+import { summariseScene, synthesiseMemCell } from '../../src/core/synthesis/synthesis';
+import { updateProfile } from '../../src/core/synthesis/profileUpdate';
 import { completeJson } from '../../src/llm/structured';
 import { SqlKnowledgeStore } from '../../src/storage/knowledgeRepo';
 import { openMemoryDatabase, openNodeStore } from '../../src/storage/openNodeDatabase';
@@ -143,5 +144,118 @@ describe('synthesiseMemCell with a small context window', () => {
     expect(prompts).toHaveLength(1);
     expect(prompts[0]!.maxTokens).toBe(1500);
     expect(prompts[0]!.text).toContain('TURNS:');
+  });
+});
+
+/**
+ * A model that records every prompt (with its reply cap) and answers the scene and profile stages:
+ * the scene's summary names the episodes it was shown; the profile adds one item per scene shown.
+ */
+function recordingLlm(contextTokens: number | undefined) {
+  const prompts: { text: string; maxTokens: number | undefined }[] = [];
+  const llm: Llm & { contextTokens?: number } = {
+    ...(contextTokens !== undefined ? { contextTokens } : {}),
+    async complete(req: LlmRequest): Promise<LlmResult> {
+      const text = req.messages.map((m) => m.content).join('\n');
+      prompts.push({ text, maxTokens: req.maxTokens });
+      const reply = text.includes('NEW EPISODES:')
+        ? { title: `Trip ${prompts.length}`, summary: `Summary ${prompts.length} covers ${labels(text, /^(E\d+) \| /gm).join(' ')}.` }
+        : { operations: labels(text, /^(S\d+) \(episodes/gm).map((s) => ({ op: 'add', kind: 'explicit', key: `visited ${s}`, value: 'yes', confidence: 0.9, evidence: [s] })) };
+      return { text: JSON.stringify(reply), model: 'm', usage: { promptTokens: 10, completionTokens: 10, estimated: false }, finishReason: 'stop' };
+    },
+    stream: () => { throw new Error('not used'); },
+    completeJson: (req) => completeJson(llm, req),
+  };
+  return { llm, prompts };
+}
+
+const labels = (text: string, re: RegExp): string[] => [...text.matchAll(re)].map((m) => m[1]!);
+
+/** ~2,000 characters (the prompts' clip for one narrative or summary) ≈ 450 tokens. */
+const longText = (n: number) => `Episode ${n}: Ana walked through Lisbon ${'and described the tiled streets, the trams and the river at length '.repeat(30)}`;
+
+describe('theme and profile synthesis with a small context window', () => {
+  const WINDOW = 2048;
+  let db: Sql;
+  let store: SqlKnowledgeStore;
+  beforeEach(async () => {
+    db = await openMemoryDatabase();
+    store = new SqlKnowledgeStore(db);
+    await db.exec("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Chat', 0, 0)");
+    await db.exec("INSERT INTO memscenes (id, title, summary, created_at, updated_at) VALUES ('s0', 'Lisbon', NULL, 0, 0)");
+    // Twelve synthesised episodes in one theme: ≈ 5,500 tokens of narratives, over a 2k window.
+    for (let i = 1; i <= 12; i++) {
+      await db.exec("INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES (?, 'c1', ?, 'user', 'Ana', 'hi', ?, ?, 1)",
+        [`m${i}`, i, T0 + i * 60_000, T0]);
+      await db.exec(`INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, scene_id, status, title, narrative, created_at, updated_at)
+        VALUES (?, 'c1', ?, ?, ?, ?, 's0', 'synthesised', ?, ?, 0, 0)`, [`cell${i}`, i, i, T0 + i * 60_000, T0 + i * 60_000, `Walk ${i}`, longText(i)]);
+    }
+  });
+
+  async function expectEveryPromptFits(prompts: readonly { text: string; maxTokens: number | undefined }[]) {
+    const count = await loadTokenCounter();
+    // Each message adds a few tokens of framing; the budget keeps 15% free for tokenizer differences.
+    for (const p of prompts) expect(count(p.text) + 16 + p.maxTokens!).toBeLessThanOrEqual(WINDOW);
+  }
+
+  it('a theme folds its episodes into the summary in batches that each fit, every episode shown once, the last summary saved', async () => {
+    const { llm, prompts } = recordingLlm(WINDOW);
+    const result = await summariseScene({ llm, store, clock: { now: () => T0 } }, 's0');
+    expect(prompts.length).toBeGreaterThan(1);
+    expect(result).toMatchObject({ calls: prompts.length, clippedEpisodes: 0 });
+    await expectEveryPromptFits(prompts);
+    const shown = prompts.flatMap((p) => labels(p.text, /^(E\d+) \| /gm));
+    expect(shown).toEqual(Array.from({ length: 12 }, (_, i) => `E${i + 1}`));
+    // Each batch after the first carries the summary the one before returned.
+    for (let i = 1; i < prompts.length; i++) expect(prompts[i]!.text).toContain(`CURRENT SUMMARY:\nSummary ${i} covers`);
+    const [scene] = await db.query<{ title: string; summary: string }>("SELECT title, summary FROM memscenes WHERE id = 's0'");
+    expect(scene).toEqual({ title: `Trip ${prompts.length}`, summary: expect.stringMatching(new RegExp(`^Summary ${prompts.length} covers .*E12\\.$`)) });
+  });
+
+  it('an episode too long for the window alone is shortened and counted, not left out', async () => {
+    const { llm, prompts } = recordingLlm(1024);
+    const result = await summariseScene({ llm, store, clock: { now: () => T0 } }, 's0');
+    expect(result!.clippedEpisodes).toBe(12);
+    const count = await loadTokenCounter();
+    for (const p of prompts) expect(count(p.text) + 16 + p.maxTokens!).toBeLessThanOrEqual(1024);
+    expect(prompts.flatMap((p) => labels(p.text, /^(E\d+) \| /gm))).toHaveLength(12);
+  });
+
+  it('the profile sees every scene in batches that fit, with the whole profile each time, and applies all batches together', async () => {
+    for (let s = 1; s <= 8; s++) {
+      await db.exec("INSERT INTO memscenes (id, title, summary, created_at, updated_at) VALUES (?, ?, ?, 0, 0)", [`s${s}`, `Theme ${s}`, longText(100 + s)]);
+      await db.exec("UPDATE memcells SET scene_id = ? WHERE id = ?", [`s${s}`, `cell${s}`]);
+    }
+    await db.exec("INSERT INTO profile_items (id, kind, key, value, confidence, evidence, status, created_at, updated_at) VALUES ('p0', 'explicit', 'home city', 'Lisbon', 0.9, '[]', 'active', 0, 0)");
+    const { llm, prompts } = recordingLlm(WINDOW);
+    const result = await updateProfile({ llm, store, clock: { now: () => T0 }, newId: (() => { let n = 0; return () => `new${++n}`; })() }, { sceneLimit: 8 });
+    expect(prompts.length).toBeGreaterThan(1);
+    expect(result).toMatchObject({ calls: prompts.length, clippedScenes: 0, hiddenItems: 0 });
+    await expectEveryPromptFits(prompts);
+    expect(prompts.flatMap((p) => labels(p.text, /^(S\d+) \(episodes/gm)).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `S${i + 1}`).sort());
+    for (const p of prompts) expect(p.text).toContain('P1 | explicit | home city = Lisbon');
+    const items = await store.profileItems();
+    expect(items.filter((i) => i.key.startsWith('visited '))).toHaveLength(8);
+  });
+
+  it('an endpoint (no declared window) gets one call for the theme and one for the profile, as before', async () => {
+    const { llm, prompts } = recordingLlm(undefined);
+    expect(await summariseScene({ llm, store, clock: { now: () => T0 } }, 's0')).toMatchObject({ calls: 1 });
+    expect(prompts[0]!.maxTokens).toBe(500);
+    expect(labels(prompts[0]!.text, /^(E\d+) \| /gm)).toHaveLength(12);
+    expect(await updateProfile({ llm, store, clock: { now: () => T0 } })).toMatchObject({ calls: 1 });
+    expect(prompts[1]!.maxTokens).toBe(1200);
+  });
+});
+
+describe('clipToTokens', () => {
+  it('keeps the start within the limit and leaves text that fits alone', async () => {
+    const count = await loadTokenCounter();
+    const text = longText(1);
+    expect(clipToTokens('short', 10, count)).toBe('short');
+    const clipped = clipToTokens(text, 50, count);
+    expect(count(clipped)).toBeLessThanOrEqual(50);
+    expect(count(clipped)).toBeGreaterThan(30);
+    expect(text.startsWith(clipped.slice(0, -1))).toBe(true);
   });
 });

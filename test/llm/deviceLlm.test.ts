@@ -13,7 +13,7 @@ import type { DeviceGenerationRequest, DeviceGenerationResult, TextGenerator } f
 import { DeviceLlm } from '../../src/llm/DeviceLlm';
 import { LlmError } from '../../src/llm/llmErrors';
 import {
-  BUILT_IN_MODEL_ID, PromptApiGenerator, builtInAdvice, builtInAvailability, findLanguageModel,
+  BUILT_IN_MODEL_ID, PromptApiGenerator, builtInAdvice, builtInAvailability, builtInContextWindow, findLanguageModel,
 } from '../../src/llm/PromptApiGenerator';
 import { TransformersTextGenerator } from '../../src/models/TransformersTextGenerator';
 import { buildTestLlms } from '../support/modelHub';
@@ -226,6 +226,22 @@ describe('Prompt API provider', () => {
     const llm = new DeviceLlm(new PromptApiGenerator(stub), { model: BUILT_IN_MODEL_ID });
     await expect(llm.complete({ stage: 'answer', messages: ask })).rejects.toMatchObject({ code: 'LLM_REJECTED', message: expect.stringContaining('too long') });
     expect(stub.live).toBe(0);
+  });
+
+  it('reads the window the session reports (contextWindow, else the older inputQuota), never downloads to find out', async () => {
+    const stub = stubLanguageModel();
+    expect(await builtInContextWindow(stub)).toBe(4096);
+    stub.reports = { contextWindow: 3000, inputQuota: 9999 };
+    expect(await builtInContextWindow(stub)).toBe(3000);
+    stub.reports = { contextWindow: Infinity };
+    expect(await builtInContextWindow(stub)).toBeNull();
+    stub.reports = {};
+    expect(await builtInContextWindow(stub)).toBeNull();
+    expect(stub.live).toBe(0); // every session made to ask is let go
+    const made = stub.created.length;
+    stub.state = 'downloadable'; // create() would start a download of several GB: not asked
+    expect(await builtInContextWindow(stub)).toBeNull();
+    expect(stub.created).toHaveLength(made);
   });
 
   it('a cancel that arrives before the generation starts returns at once with nothing', async () => {

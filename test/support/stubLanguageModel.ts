@@ -19,6 +19,8 @@ export interface StubLanguageModel extends LanguageModelApi {
   live: number;
   /** Throw this from promptStreaming instead of answering (e.g. a QuotaExceededError). */
   failWith: Error | null;
+  /** The window sessions report: Chrome's older `inputQuota` (4,096 here) and/or the spec's `contextWindow`. */
+  reports: { inputQuota?: number; contextWindow?: number };
 }
 
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
@@ -31,6 +33,7 @@ export function stubLanguageModel(state = 'available'): StubLanguageModel {
     prompts: [],
     live: 0,
     failWith: null,
+    reports: { inputQuota: 4096 },
     async availability() {
       return stub.state;
     },
@@ -44,7 +47,7 @@ export function stubLanguageModel(state = 'available'): StubLanguageModel {
         get inputUsage() {
           return usage;
         },
-        inputQuota: 4096,
+        ...stub.reports,
         async measureInputUsage(input: string) {
           return words(input);
         },

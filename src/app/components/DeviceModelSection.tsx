@@ -118,7 +118,8 @@ export function DeviceModelSection() {
       {error && <p className="error" role="alert">{error}</p>}
       <p className="muted" data-testid="device-llm-state">
         {chosen === null ? 'Answers come from the endpoint above.'
-          : chosen.provider === 'prompt-api' ? 'Answers come from the browser’s built-in model, on this device.'
+          : chosen.provider === 'prompt-api'
+            ? `Answers come from the browser’s built-in model, on this device${chosen.contextTokens ? ` (it reports a window of ${chosen.contextTokens.toLocaleString('en')} tokens; prompts are sized for it)` : ''}.`
             : s?.state === 'ready' && s.modelId === chosen.modelId ? `In use: ${chosen.label} on this device (${s.device === 'webgpu' ? 'WebGPU' : 'WASM'}).${s.notice ? ` ${s.notice}` : ''}`
               : s?.state === 'error' ? '' : `Loading ${chosen.label}…`}
       </p>

@@ -192,8 +192,12 @@ export class Consolidator {
     // No vector for the summary: nothing searched theme summaries by meaning (themes are reached
     // through their episodes' vectors and centroids), so the vectors were written and never read.
     if (!result) return;
-    await this.#d.jobs.enqueue(UPDATE_PROFILE, {}, { dedupeKey: 'profile', runAfter: this.#d.clock.now() + (this.#d.profileDebounceMs ?? 30_000) });
+    const debounce = this.#d.profileDebounceMs ?? 30_000;
+    await this.#d.jobs.enqueue(UPDATE_PROFILE, {}, { dedupeKey: 'profile', runAfter: this.#d.clock.now() + debounce });
     this.runner.kick();
+    // The runner only wakes for a future run_after after a start or a back-off, so a debounced
+    // profile update waited for the next unrelated kick (a closed episode): wake when it is due.
+    this.#d.timer(() => this.runner.kick(), debounce + 50);
   }
 
   async #profile(job: Job): Promise<void> {

@@ -8,14 +8,24 @@ import type { LlmUsage } from '../base/ports';
 import { normaliseText } from '../base/text';
 import { newId } from '../base/ids';
 import type { ProfileChange, ProfileItem, ProfileKind } from './knowledge';
-import { buildProfilePrompt, MAX_TOKENS, profileOutputSchema, SYNTHESIS_STAGES, type ProfileOperation } from './synthesisPrompts';
-import { DEFAULT_PROFILE_CAP, type SynthesisCallOptions, type SynthesisDeps } from './synthesis';
+import { loadTokenCounter, type TokenCounter } from '../base/tokens';
+import {
+  buildProfilePrompt, MAX_TOKENS, profileItemLine, profileOutputSchema, profileSceneLine, SYNTHESIS_STAGES, type ProfileOperation, type PromptProfileItem, type PromptScene,
+} from './synthesisPrompts';
+import { addUsage, DEFAULT_PROFILE_CAP, type SynthesisCallOptions, type SynthesisDeps } from './synthesis';
+import { callBudget, clipToTokens, fitLines, messageTokens, synthesisBatches } from './smallModel';
 
 export interface ProfileUpdateResult {
   readonly changes: readonly ProfileChange[];
   /** Operations that named an unknown item or lacked a key/value. */
   readonly skipped: number;
   readonly usage: LlmUsage | null;
+  /** Model calls made: more than one when a small context window took the scenes in batches. */
+  readonly calls: number;
+  /** Scenes whose summary alone did not fit a small window and was shortened (none is left out). */
+  readonly clippedScenes: number;
+  /** Profile items not shown to a small model (the profile did not fit half its window); still kept and matched by key. */
+  readonly hiddenItems: number;
 }
 
 /** An operation with labels resolved to ids. */
@@ -36,7 +46,7 @@ export async function updateProfile(
   options: SynthesisCallOptions & { sceneIds?: readonly string[]; sceneLimit?: number; cap?: number } = {},
 ): Promise<ProfileUpdateResult> {
   const scenes = await deps.store.sceneDigests({ ...(options.sceneIds ? { sceneIds: options.sceneIds } : {}), limit: options.sceneLimit ?? 8 });
-  if (scenes.length === 0) return { changes: [], skipped: 0, usage: null };
+  if (scenes.length === 0) return { changes: [], skipped: 0, usage: null, calls: 0, clippedScenes: 0, hiddenItems: 0 };
   const [items, subjects] = await Promise.all([deps.store.profileItems(), deps.store.profileSubjects(4)]);
   const sorted = [...items].sort((a, b) => a.key.localeCompare(b.key));
   const itemByLabel = new Map<string, string>();
@@ -54,19 +64,42 @@ export async function updateProfile(
     }
   }
   scenes.forEach((s, i) => evidenceByLabel.set(`s${i + 1}`, s.memberIds));
-  const messages = buildProfilePrompt({
-    subjects,
-    items: sorted.map((p, i) => ({ label: `P${i + 1}`, kind: p.kind, key: p.key, value: p.value, confidence: p.confidence, status: p.status })),
-    scenes: scenes.map((s, i) => ({ label: `S${i + 1}`, title: s.title, summary: s.summary, episodes: s.memberIds.map((id) => episodeLabel.get(id)!) })),
-  });
-  const result = await deps.llm.completeJson({
-    stage: SYNTHESIS_STAGES.profile, messages, schema: profileOutputSchema, maxTokens: MAX_TOKENS.profile,
-    ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  let promptItems: PromptProfileItem[] = sorted.map((p, i) => ({ label: `P${i + 1}`, kind: p.kind, key: p.key, value: p.value, confidence: p.confidence, status: p.status }));
+  let promptScenes: PromptScene[] = scenes.map((s, i) => ({ label: `S${i + 1}`, title: s.title, summary: s.summary, episodes: s.memberIds.map((id) => episodeLabel.get(id)!) }));
+  let batches: Array<readonly [number, number]> = [[0, promptScenes.length]];
+  let clippedScenes = 0;
+  let hiddenItems = 0;
+  const budget = callBudget(deps.llm.contextTokens, MAX_TOKENS.profile);
+  if (budget) {
+    const count = await loadTokenCounter();
+    const fixed = messageTokens(buildProfilePrompt({ subjects, items: [], scenes: [] }), count);
+    // The current profile goes whole into every batch, within half the room; past that the
+    // items the model is least likely to need to see go unshown (counted), never the scenes.
+    const shown = itemsThatFit(promptItems, sorted, Math.floor((budget.promptTokens - fixed) / 2), count);
+    hiddenItems = promptItems.length - shown.length;
+    promptItems = shown;
+    const room = Math.max(64, budget.promptTokens - fixed - promptItems.reduce((n, p) => n + count(profileItemLine(p)) + 1, 0));
+    const fitted = fitLines(promptScenes, profileSceneLine, room, count, (sc, max) => ({ ...sc, summary: clipToTokens(sc.summary, max, count) }), (sc) => count(sc.summary));
+    promptScenes = fitted.items;
+    clippedScenes = fitted.clipped;
+    batches = synthesisBatches(fitted.costs, room);
+  }
+  // Every batch sees the same profile and labels; nothing is written until all have answered.
+  const operations: ProfileOperation[] = [];
+  const usage = { promptTokens: 0, completionTokens: 0, estimated: false };
+  for (const [start, end] of batches) {
+    const result = await deps.llm.completeJson({
+      stage: SYNTHESIS_STAGES.profile, messages: buildProfilePrompt({ subjects, items: promptItems, scenes: promptScenes.slice(start, end) }), schema: profileOutputSchema,
+      maxTokens: budget?.outputTokens ?? MAX_TOKENS.profile,
+      ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    operations.push(...result.value.operations);
+    addUsage(usage, result.usage);
+  }
   let skipped = 0;
   const ops: ResolvedProfileOp[] = [];
-  for (const op of result.value.operations) {
+  for (const op of operations) {
     const resolved = resolveOp(op, itemByLabel, evidenceByLabel);
     if (resolved) ops.push(resolved);
     else skipped++;
@@ -77,7 +110,29 @@ export async function updateProfile(
   const times = await deps.store.memcellEndTimes([...evidenceIds]);
   const now = deps.clock.now();
   const changes = await deps.store.updateProfileItems((current) => planProfileChanges(current, ops, { times, now, cap: options.cap ?? DEFAULT_PROFILE_CAP, newId: deps.newId ?? newId }), now);
-  return { changes, skipped, usage: result.usage };
+  return { changes, skipped, usage, calls: batches.length, clippedScenes, hiddenItems };
+}
+
+/**
+ * The prompt's profile items that fit `room` tokens, in label order: all when they fit; else those
+ * a model most needs to see first — disputed and user-edited, then explicit, then by confidence.
+ */
+function itemsThatFit(items: readonly PromptProfileItem[], source: readonly ProfileItem[], room: number, count: TokenCounter): PromptProfileItem[] {
+  const costs = items.map((p) => count(profileItemLine(p)) + 1);
+  if (costs.reduce((a, b) => a + b, 0) <= room) return [...items];
+  const rank = (i: number): number => {
+    const p = source[i]!;
+    return (p.status === 'conflict' || p.editedByUser ? 2 : 0) + (p.kind === 'explicit' ? 1 : 0) + p.confidence / 2;
+  };
+  const order = items.map((_, i) => i).sort((a, b) => rank(b) - rank(a));
+  const keep = new Set<number>();
+  let used = 0;
+  for (const i of order) {
+    if (used + costs[i]! > room) continue;
+    keep.add(i);
+    used += costs[i]!;
+  }
+  return items.filter((_, i) => keep.has(i));
 }
 
 function resolveOp(op: ProfileOperation, items: Map<string, string>, evidence: Map<string, readonly string[]>): ResolvedProfileOp | null {

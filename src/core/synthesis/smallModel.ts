@@ -7,7 +7,14 @@
  * the turns are split into consecutive batches that each fit; each batch is one call, numbered
  * with the episode's own turn numbers so the facts' sources stay right. A model with no declared
  * window (an endpoint) gets the whole episode in one call, as before.
+ *
+ * Themes and the profile follow the same rule (callBudget, synthesisBatches): a theme's new
+ * episodes are folded into its summary in consecutive calls, each carrying the summary so far; the
+ * profile's scenes are shown in batches, each with the current profile, and the operations of all
+ * batches are planned together. Every input goes into some call; one too long to fit alone is
+ * clipped (clipToTokens) and counted in the result, never left out.
  */
+import type { TokenCounter } from '../base/tokens';
 
 /** Kept free for the tokenizer gap: the estimate counts cl100k tokens, small models' tokenizers differ by 10–20%. */
 const SAFETY = 0.15;
@@ -21,17 +28,45 @@ export interface MemCellBudget {
   turnTokens(fixedPromptTokens: number): number;
 }
 
-/** How an episode's synthesis fits `contextTokens`; null for a model with no declared window. */
-export function memCellBudget(contextTokens: number | undefined, maxOutputTokens: number, knownFactLimit: number): MemCellBudget | null {
+/** One call in a small window: the reply's cap and the tokens left for the whole prompt. */
+export interface CallBudget {
+  readonly outputTokens: number;
+  readonly promptTokens: number;
+}
+
+/** How one call with a reply of up to `maxOutputTokens` fits `contextTokens`; null for a model with no declared window. */
+export function callBudget(contextTokens: number | undefined, maxOutputTokens: number): CallBudget | null {
   if (contextTokens === undefined || !Number.isFinite(contextTokens) || contextTokens <= 0) return null;
   const outputTokens = Math.min(maxOutputTokens, Math.max(256, Math.floor(contextTokens / 4)));
-  const usable = Math.floor(contextTokens * (1 - SAFETY));
+  return { outputTokens, promptTokens: Math.floor(contextTokens * (1 - SAFETY)) - outputTokens };
+}
+
+/** How an episode's synthesis fits `contextTokens`; null for a model with no declared window. */
+export function memCellBudget(contextTokens: number | undefined, maxOutputTokens: number, knownFactLimit: number): MemCellBudget | null {
+  const call = callBudget(contextTokens, maxOutputTokens);
+  if (!call || contextTokens === undefined) return null;
   return {
-    outputTokens,
+    outputTokens: call.outputTokens,
     knownFactLimit: contextTokens < 16_384 ? Math.min(knownFactLimit, 8) : knownFactLimit,
     // At least a little room: a single turn always goes, alone, in its own batch.
-    turnTokens: (fixed) => Math.max(128, usable - outputTokens - fixed),
+    turnTokens: (fixed) => Math.max(128, call.promptTokens - fixed),
   };
+}
+
+/** The tokens of a prompt's messages (each message's framing counted as 4). */
+export function messageTokens(messages: readonly { readonly content: string }[], count: TokenCounter): number {
+  return messages.reduce((n, m) => n + count(m.content) + 4, 0);
+}
+
+/** `text` cut to at most `maxTokens` (its start kept, "…" marking the cut); unchanged when it fits. */
+export function clipToTokens(text: string, maxTokens: number, count: TokenCounter): string {
+  let clipped = text;
+  // Shrinks by the measured ratio: two or three rounds, as tokens per character vary little within one text.
+  while (clipped.length > 0 && count(clipped) > maxTokens) {
+    const keep = Math.floor(clipped.length * Math.max(0, maxTokens - 1) / count(clipped) * 0.95);
+    clipped = keep > 0 ? `${clipped.slice(0, keep).trimEnd()}…` : '';
+  }
+  return clipped;
 }
 
 /**
@@ -53,4 +88,30 @@ export function synthesisBatches(costs: readonly number[], budget: number): Arra
   });
   if (costs.length > start) batches.push([start, costs.length]);
   return batches;
+}
+
+/**
+ * Each item's prompt line cost for batching in `room` tokens; an item whose line alone exceeds the
+ * room is shortened with `clip` (given the tokens its text may keep) and counted.
+ */
+export function fitLines<T>(
+  items: readonly T[], line: (item: T) => string, room: number, count: TokenCounter,
+  clip: (item: T, maxTokens: number) => T, textTokens: (item: T) => number,
+): { items: T[]; costs: number[]; clipped: number } {
+  let clipped = 0;
+  const out = items.map((item) => {
+    let cost = count(line(item)) + 1;
+    if (cost <= room) return item;
+    clipped++;
+    let kept = item;
+    let max = textTokens(item);
+    // A few rounds: the line shows a clipped, one-line form of the text, so the first cut may not be enough.
+    for (let round = 0; cost > room && max > 0 && round < 6; round++) {
+      max = Math.max(0, max - (cost - room) - 2);
+      kept = clip(item, max);
+      cost = count(line(kept)) + 1;
+    }
+    return kept;
+  });
+  return { items: out, costs: out.map((item) => count(line(item)) + 1), clipped };
 }

@@ -21,9 +21,10 @@ import { DEFAULT_TIME_ZONE, startOfDay } from '../base/timeZone';
 import type { Clock, Llm, LlmAbortSignal, LlmUsage } from '../base/ports';
 import type { CellForSynthesis, CellTurn, FactRelation, ForesightItem, KnowledgeStore, KnownFact, NewFact, NewForesight } from './knowledge';
 import {
-  buildMemCellPrompt, buildScenePrompt, MAX_TOKENS, memCellTurnLine, memcellOutputSchema, sceneOutputSchema, SYNTHESIS_STAGES, type FactOutput, type MemCellOutput,
+  buildMemCellPrompt, buildScenePrompt, MAX_TOKENS, memCellTurnLine, memcellOutputSchema, sceneEpisodeLine, sceneOutputSchema, SYNTHESIS_STAGES,
+  type FactOutput, type MemCellOutput, type PromptEpisode,
 } from './synthesisPrompts';
-import { memCellBudget, synthesisBatches } from './smallModel';
+import { callBudget, clipToTokens, fitLines, memCellBudget, messageTokens, synthesisBatches } from './smallModel';
 import { loadTokenCounter } from '../base/tokens';
 import { STOP_WORDS, normaliseText, terms } from '../base/text';
 
@@ -83,8 +84,7 @@ export async function synthesiseMemCell(deps: SynthesisDeps, memcellId: string, 
   let batches: Array<readonly [number, number]> = [[0, turns.length]];
   if (budget) {
     const count = await loadTokenCounter();
-    const tokensOf = (messages: { content: string }[]) => messages.reduce((n, m) => n + count(m.content) + 4, 0);
-    const fixed = tokensOf(buildMemCellPrompt({ ...base, turns: [], part: { index: 99, of: 99 } }));
+    const fixed = messageTokens(buildMemCellPrompt({ ...base, turns: [], part: { index: 99, of: 99 } }), count);
     batches = synthesisBatches(turns.map((t, i) => count(memCellTurnLine(t, i + 1, deps.timeZone)) + 1), budget.turnTokens(fixed));
   }
   // Throws on transport failure or unusable output: nothing has been written yet.
@@ -100,9 +100,7 @@ export async function synthesiseMemCell(deps: SynthesisDeps, memcellId: string, 
       ...(options.signal ? { signal: options.signal } : {}),
     });
     outputs.push(result.value);
-    usage.promptTokens += result.usage.promptTokens;
-    usage.completionTokens += result.usage.completionTokens;
-    usage.estimated ||= result.usage.estimated;
+    addUsage(usage, result.usage);
   }
   const interpreted = interpretMemCell(mergeMemCellOutputs(outputs), { ...cell, turns }, known, deps.timeZone);
   const saved = await deps.store.saveSynthesis({ memcellId, ...interpreted, now: deps.clock.now() });
@@ -291,17 +289,27 @@ export interface SceneSummaryResult {
   readonly summary: string;
   /** Null when no LLM call was needed (user-edited scene). */
   readonly usage: LlmUsage | null;
+  /** Model calls made: more than one when a small context window took the episodes in batches. */
+  readonly calls: number;
+  /** Episodes whose narrative alone did not fit a small window and was shortened (none is left out). */
+  readonly clippedEpisodes: number;
 }
 
 /** Members folded in per call when the scene already has a summary and no ids are given. */
 const SCENE_RECENT_MEMBERS = 3;
 const SCENE_MAX_MEMBERS = 12;
+/** Room kept for the title a batch's reply carries into the next batch's prompt. */
+const SCENE_TITLE_TOKENS = 60;
 
 /**
  * Folds new members' narratives into the scene's summary. `newMemberIds` names the members that
  * joined since the last summary; without it, a scene with no summary gets its (latest 12)
  * synthesised members and one with a summary its latest 3. A user-edited scene is not rewritten
  * (only marked fresh). Returns null when there is nothing to summarise.
+ *
+ * With a small context window (smallModel.ts) the episodes go in consecutive batches that fit,
+ * each folded into the summary the previous batch returned; only the last summary is saved, so
+ * a failure in any batch writes nothing.
  */
 export async function summariseScene(deps: SynthesisDeps, sceneId: string, options: SynthesisCallOptions & { newMemberIds?: readonly string[] } = {}): Promise<SceneSummaryResult | null> {
   const scene = await deps.store.loadScene(sceneId);
@@ -314,21 +322,50 @@ export async function summariseScene(deps: SynthesisDeps, sceneId: string, optio
     ? withText.filter((m) => wanted.has(m.id)).slice(-SCENE_MAX_MEMBERS)
     : withText.slice(scene.summary ? -SCENE_RECENT_MEMBERS : -SCENE_MAX_MEMBERS);
   if (members.length === 0) return null;
-  const messages = buildScenePrompt({
-    title: scene.title,
-    summary: scene.summary,
-    episodes: members.map((m, i) => ({ label: `E${i + 1}`, startAt: m.startAt, title: m.title, narrative: m.narrative! })),
-  });
-  const result = await deps.llm.completeJson({
-    stage: SYNTHESIS_STAGES.scene, messages, schema: sceneOutputSchema, maxTokens: MAX_TOKENS.scene,
-    ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  let episodes: PromptEpisode[] = members.map((m, i) => ({ label: `E${i + 1}`, startAt: m.startAt, title: m.title, narrative: m.narrative! }));
+  let batches: Array<readonly [number, number]> = [[0, episodes.length]];
+  let clippedEpisodes = 0;
+  const budget = callBudget(deps.llm.contextTokens, MAX_TOKENS.scene);
+  // The summary each call carries: the scene's own, then the previous batch's reply, both kept to `summaryRoom`.
+  let carry = (text: string | null): string | null => text;
+  if (budget) {
+    const count = await loadTokenCounter();
+    const current = scene.summary ? count(scene.summary) : 0;
+    const summaryRoom = Math.min(Math.max(current, budget.outputTokens), Math.floor(budget.promptTokens / 3));
+    carry = (text) => (text === null ? null : clipToTokens(text, summaryRoom, count));
+    const fixed = messageTokens(buildScenePrompt({ title: null, summary: null, episodes: [] }), count) + summaryRoom + SCENE_TITLE_TOKENS;
+    const room = Math.max(64, budget.promptTokens - fixed);
+    const fitted = fitLines(episodes, (e) => sceneEpisodeLine(e), room, count, (e, max) => ({ ...e, narrative: clipToTokens(e.narrative, max, count) }), (e) => count(e.narrative));
+    episodes = fitted.items;
+    clippedEpisodes = fitted.clipped;
+    batches = synthesisBatches(fitted.costs, room);
+  }
+  let title = scene.title;
+  let summary = carry(scene.summary);
+  const usage = { promptTokens: 0, completionTokens: 0, estimated: false };
+  for (const [start, end] of batches) {
+    const result = await deps.llm.completeJson({
+      stage: SYNTHESIS_STAGES.scene, messages: buildScenePrompt({ title, summary, episodes: episodes.slice(start, end) }), schema: sceneOutputSchema,
+      maxTokens: budget?.outputTokens ?? MAX_TOKENS.scene,
+      ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    title = result.value.title;
+    summary = end < episodes.length ? carry(result.value.summary) : result.value.summary;
+    addUsage(usage, result.usage);
+  }
   // A theme the user named keeps its name; its summary still follows its episodes.
-  const title = scene.editedByUser && scene.title ? scene.title : result.value.title.slice(0, 200);
-  const summary = result.value.summary.slice(0, 4000);
-  await deps.store.saveSceneSummary(sceneId, title, summary, deps.clock.now());
-  return { sceneId, title, summary, usage: result.usage };
+  const savedTitle = scene.editedByUser && scene.title ? scene.title : (title ?? '').slice(0, 200);
+  const savedSummary = (summary ?? '').slice(0, 4000);
+  await deps.store.saveSceneSummary(sceneId, savedTitle, savedSummary, deps.clock.now());
+  return { sceneId, title: savedTitle, summary: savedSummary, usage, calls: batches.length, clippedEpisodes };
+}
+
+/** Adds one call's token counts to a running total. */
+export function addUsage(total: { promptTokens: number; completionTokens: number; estimated: boolean }, usage: LlmUsage): void {
+  total.promptTokens += usage.promptTokens;
+  total.completionTokens += usage.completionTokens;
+  total.estimated ||= usage.estimated;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -219,6 +219,11 @@ Rules:
 JSON shape:
 {"title": "Alice's move to Lisbon", "summary": "In May 2023 Alice moved from Porto to Lisbon ..."}`;
 
+/** One new episode as the scene prompt shows it (smallModel.ts sizes batches by these lines). */
+export function sceneEpisodeLine(e: PromptEpisode): string {
+  return `${e.label} | ${formatDay(e.startAt)} | ${e.title ? oneLine(e.title, 200) : 'untitled'}: ${oneLine(e.narrative, 2000)}`;
+}
+
 export function buildScenePrompt(input: {
   readonly title: string | null;
   readonly summary: string | null;
@@ -230,7 +235,7 @@ export function buildScenePrompt(input: {
     input.summary ? oneLine(input.summary, 3000) : 'none',
     '',
     'NEW EPISODES:',
-    ...input.episodes.map((e) => `${e.label} | ${formatDay(e.startAt)} | ${e.title ? oneLine(e.title, 200) : 'untitled'}: ${oneLine(e.narrative, 2000)}`),
+    ...input.episodes.map(sceneEpisodeLine),
   ];
   return [
     { role: 'system', content: SCENE_SYSTEM },
@@ -291,6 +296,16 @@ Rules:
 JSON shape:
 {"operations": [{"op": "add", "id": null, "kind": "explicit", "key": "home city", "value": "Lisbon (since May 2023)", "confidence": 0.9, "evidence": ["E2"], "reason": "moved from Porto"}]}`;
 
+/** One profile item as the profile prompt shows it. */
+export function profileItemLine(p: PromptProfileItem): string {
+  return `${p.label} | ${p.kind} | ${oneLine(p.key, 100)} = ${oneLine(p.value, 300)} | confidence ${p.confidence.toFixed(2)}${p.status === 'conflict' ? ' | disputed' : ''}`;
+}
+
+/** One scene as the profile prompt shows it. */
+export function profileSceneLine(s: PromptScene): string {
+  return `${s.label} (episodes ${s.episodes.join(', ') || 'none'}) | ${s.title ? oneLine(s.title, 200) : 'untitled'}: ${oneLine(s.summary, 2000)}`;
+}
+
 export function buildProfilePrompt(input: {
   readonly subjects: readonly string[];
   readonly items: readonly PromptProfileItem[];
@@ -302,10 +317,10 @@ export function buildProfilePrompt(input: {
     'CURRENT PROFILE:',
     ...(input.items.length === 0
       ? ['none']
-      : input.items.map((p) => `${p.label} | ${p.kind} | ${oneLine(p.key, 100)} = ${oneLine(p.value, 300)} | confidence ${p.confidence.toFixed(2)}${p.status === 'conflict' ? ' | disputed' : ''}`)),
+      : input.items.map(profileItemLine)),
     '',
     'SCENES:',
-    ...input.scenes.map((s) => `${s.label} (episodes ${s.episodes.join(', ') || 'none'}) | ${s.title ? oneLine(s.title, 200) : 'untitled'}: ${oneLine(s.summary, 2000)}`),
+    ...input.scenes.map(profileSceneLine),
   ];
   return [
     { role: 'system', content: PROFILE_SYSTEM },
