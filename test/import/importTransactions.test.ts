@@ -22,8 +22,10 @@ function conversation(id: string, lengths: number[]): HistoryItem {
 
 function recordingSink(log: string[], sizes: number[][]): HistorySink {
   return {
-    createConversations: async () => undefined,
-    appendTurns: async (turns: readonly NewTurn[]) => {
+    appendTurns: async (turns: readonly NewTurn[], create) => {
+      // One transaction creates the batch's conversations and stores its turns (one commit).
+      const created = new Set(create.map((c) => c.id));
+      if (turns.some((t) => !created.has(t.conversationId))) throw new Error('a turn of a conversation the batch does not create');
       log.push('append');
       sizes.push(turns.map((t) => t.content.length));
       return turns.map((t) => ({ created: true, message: { ...t } }) as unknown as AppendResult);
@@ -68,13 +70,13 @@ describe('history import transactions', () => {
     const sink = recordingSink(log, sizes);
     const append = sink.appendTurns;
     let sent = false;
-    sink.appendTurns = async (turns) => {
+    sink.appendTurns = async (turns, create) => {
       // A search arrives (a worker message is a macrotask) while the first transaction runs.
       if (!sent) {
         sent = true;
         setTimeout(() => log.push('search'), 0);
       }
-      return append(turns);
+      return append(turns, create);
     };
     // The clock stands still, so the import's own time-based yield never fires: only the one after each transaction can let the search in.
     const imports = new HistoryImports({ reader, sink, clock: { now: () => 0 } });

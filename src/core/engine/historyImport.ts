@@ -10,6 +10,7 @@
  * entry or turn is skipped and counted, never fatal; a cancelled run keeps what it committed.
  */
 import type { AppendResult, NewTurn } from '../base/types';
+import type { NewConversation } from '../base/store';
 import type { Clock } from '../base/ports';
 import type {
   HistoryFile, HistoryFormat, HistoryImportReport, HistoryItem, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount,
@@ -22,9 +23,8 @@ import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate'
 
 /** What the importer writes through (the engine: its appendTurns kicks embedding and the lifecycle). */
 export interface HistorySink {
-  /** Creates the conversations of a batch in one transaction (one commit, not one per conversation). */
-  createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<unknown>;
-  appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]>;
+  /** Creates the batch's conversations (existing ones stay as they are) and stores its turns, in one transaction: one commit a batch. */
+  appendTurns(turns: readonly NewTurn[], create: readonly NewConversation[]): Promise<AppendResult[]>;
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
   /** Ids of the turns stored in the conversation, or null when it does not exist yet. */
   storedTurnIds(conversationId: string): Promise<ReadonlySet<string> | null>;
@@ -187,9 +187,9 @@ export class HistoryImports {
         alreadyPresent += before - g.turns.length;
       }
       let results: AppendResult[][];
-      await this.#d.sink.createConversations(groups.map(({ conversation: c }) => ({ id: c.id, title: c.title, createdAt: c.createdAt })));
+      const create = (g: (typeof groups)[number]): NewConversation => ({ id: g.conversation.id, title: g.conversation.title, createdAt: g.conversation.createdAt });
       try {
-        const flat = await this.#d.sink.appendTurns(groups.flatMap((g) => g.turns));
+        const flat = await this.#d.sink.appendTurns(groups.flatMap((g) => g.turns), groups.map(create));
         let i = 0;
         results = groups.map((g) => flat.slice(i, (i += g.turns.length)));
       } catch (err) {
@@ -199,7 +199,7 @@ export class HistoryImports {
         results = [];
         for (const [k, g] of groups.entries()) {
           try {
-            results.push(await this.#d.sink.appendTurns(g.turns));
+            results.push(await this.#d.sink.appendTurns(g.turns, [create(g)]));
           } catch (err) {
             if (err instanceof RecollectError && err.code === 'STORAGE_FULL') throw err;
             skips.add(`conversation${err instanceof RecollectError ? ` refused (${err.message})` : 's that failed to store'}`);
