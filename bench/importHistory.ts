@@ -245,11 +245,15 @@ interface Probe { search: number[]; recall: number[] }
  * "The app stays usable while it runs": during the import, a keyword search (the search box's
  * call) and a recall (what a chat message retrieves from memory) are sent to the app's engine one
  * after the other, each timed from the page (round trip through the worker), until the import ends.
+ * One pair starts every 2 s (or as soon as the last one answered, when it took longer): a fixed
+ * pace, so a build that answers faster is not also asked more often (each recall embeds its query,
+ * CPU the import then lacks, which made the faster build look slower).
  */
 async function probeWhileImporting(page: Page, done: () => boolean): Promise<Probe> {
   const words = ['sourdough starter', 'ferry Hydra', 'mortgage pension', 'derailleur chain', 'Dolomites trail headlamp', 'kitchen tile grout'];
   const probe: Probe = { search: [], recall: [] };
   for (let i = 0; !done(); i++) {
+    const started = Date.now();
     const q = words[i % words.length]!;
     const timed = await page.evaluate(async (query) => {
       const engine = (window as unknown as { recollectEngine?: { searchMessages(q: string, o: object): Promise<unknown>; recall(q: string): Promise<unknown> } }).recollectEngine;
@@ -263,7 +267,7 @@ async function probeWhileImporting(page: Page, done: () => boolean): Promise<Pro
     if (!timed) break;
     probe.search.push(timed.search);
     probe.recall.push(timed.recall);
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, Math.max(0, started + 2_000 - Date.now())));
   }
   return probe;
 }

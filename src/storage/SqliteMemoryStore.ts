@@ -2,7 +2,7 @@
  * MemoryStore over one wa-sqlite connection: the repositories composed with transactions.
  * Same code in the browser worker (OPFS) and in Node (memory).
  */
-import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../core/base/store';
+import type { AppendOptions, ImportOptions, ItemKind, NewConversation, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../core/base/store';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats, TitleSource } from '../core/base/types';
 import { systemClock, type Clock } from '../core/base/ports';
 import type { Sql } from '../core/base/sql';
@@ -80,11 +80,13 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return conversations.conversationsNotRemembered(this.db);
   }
 
-  createConversations(inputs: readonly { id: string; title: string; createdAt?: number }[]): Promise<void> {
+  createConversations(inputs: readonly NewConversation[]): Promise<void> {
+    return this.db.transaction((tx) => this.#insertConversations(tx, inputs));
+  }
+
+  async #insertConversations(tx: Sql, inputs: readonly NewConversation[]): Promise<void> {
     const now = this.#clock.now();
-    return this.db.transaction(async (tx) => {
-      for (const c of inputs) await conversations.insertConversation(tx, c.id, c.title, isSaneTime(c.createdAt) ? c.createdAt : now);
-    });
+    for (const c of inputs) await conversations.insertConversation(tx, c.id, c.title, isSaneTime(c.createdAt) ? c.createdAt : now);
   }
 
   renameConversation(id: string, title: string, by?: TitleSource): Promise<Conversation> {
@@ -100,8 +102,9 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   }
 
   /** Appends several turns (e.g. an imported session) in one transaction: all or none. */
-  appendTurns(turns: readonly NewTurn[], options: { readonly deferTurnIndex?: boolean } = {}): Promise<AppendResult[]> {
+  appendTurns(turns: readonly NewTurn[], options: AppendOptions = {}): Promise<AppendResult[]> {
     return this.db.transaction(async (tx) => {
+      if (options.create) await this.#insertConversations(tx, options.create);
       const out: AppendResult[] = [];
       const checked = new Set<string>();
       // A conversation was last updated when its newest turn happened: now for a typed turn, the

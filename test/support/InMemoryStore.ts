@@ -8,7 +8,7 @@ import { RecollectError } from '../../src/core/base/errors';
 import { isSaneTime, MAX_TITLE_CHARS, validateNewTurn } from '../../src/core/base/limits';
 import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats, TitleSource } from '../../src/core/base/types';
 import { UNTITLED } from '../../src/core/base/titles';
-import type { ImportOptions, ItemKind, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../../src/core/base/store';
+import type { AppendOptions, ImportOptions, ItemKind, NewConversation, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../../src/core/base/store';
 import { systemClock, type Clock } from '../../src/core/base/ports';
 import { newId } from '../../src/core/base/ids';
 import { STOP_WORDS, terms } from '../../src/core/base/text';
@@ -71,7 +71,7 @@ export class InMemoryStore implements MemoryStore, VectorStore {
   }
 
   /** Several at once, all or none (existing ids are kept as they are). */
-  async createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<void> {
+  async createConversations(inputs: readonly NewConversation[]): Promise<void> {
     for (const input of inputs) cleanTitle(input.title);
     for (const input of inputs) await this.createConversation(input);
   }
@@ -107,8 +107,20 @@ export class InMemoryStore implements MemoryStore, VectorStore {
     return result!;
   }
 
-  /** All or none: every turn is validated before any is stored. */
-  async appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]> {
+  /** All or none: every turn is validated before any is stored (conversations `create` made are removed again on a failure). */
+  async appendTurns(turns: readonly NewTurn[], options: AppendOptions = {}): Promise<AppendResult[]> {
+    const created = (options.create ?? []).filter((c) => !this.#conversations.has(c.id)).map((c) => c.id);
+    if (options.create) await this.createConversations(options.create);
+    try {
+      this.#validateAppend(turns);
+    } catch (err) {
+      for (const id of created) this.#conversations.delete(id);
+      throw err;
+    }
+    return this.#append(turns);
+  }
+
+  #validateAppend(turns: readonly NewTurn[]): void {
     for (const turn of turns) {
       if (typeof turn.id !== 'string' || turn.id.length === 0 || turn.id.length > 200) throw new RecollectError('INVALID_INPUT', 'A message needs an id (1–200 characters).');
       this.#conversation(turn.conversationId);
@@ -118,6 +130,9 @@ export class InMemoryStore implements MemoryStore, VectorStore {
       }
       if (!existing) validateNewTurn(turn, 0);
     }
+  }
+
+  #append(turns: readonly NewTurn[]): AppendResult[] {
     const now = this.#clock.now();
     const out: AppendResult[] = [];
     for (const turn of turns) {

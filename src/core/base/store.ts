@@ -4,6 +4,18 @@
  */
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats, TitleSource } from './types';
 
+/** A conversation an import batch creates (existing ids are left as they are). */
+export interface NewConversation {
+  readonly id: string;
+  readonly title: string;
+  readonly createdAt?: number;
+}
+
+export interface AppendOptions {
+  readonly deferTurnIndex?: boolean;
+  readonly create?: readonly NewConversation[];
+}
+
 export interface SearchOptions {
   readonly limit?: number;
   readonly conversationId?: string;
@@ -20,7 +32,7 @@ export interface MemoryStore {
   /** Renames a conversation; `by` records who named it (default the user, whose title is never replaced). */
   renameConversation(id: string, title: string, by?: TitleSource): Promise<Conversation>;
   /** Several conversations in one transaction (an import batch); existing ids are left as they are. */
-  createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<void>;
+  createConversations(inputs: readonly NewConversation[]): Promise<void>;
   deleteConversation(id: string): Promise<void>;
   listConversations(): Promise<Conversation[]>;
 
@@ -29,8 +41,10 @@ export interface MemoryStore {
    * Several turns in one transaction (all or none), e.g. a session being imported. With
    * `deferTurnIndex` the turns and their own full-text rows (keyword search) are written, but the
    * turn index with neighbour context is left queued for `indexQueuedTurns` (a history import).
+   * `create`: conversations to create first (existing ids are left as they are), in the same
+   * transaction, so an import batch costs one commit.
    */
-  appendTurns(turns: readonly NewTurn[], options?: { readonly deferTurnIndex?: boolean }): Promise<AppendResult[]>;
+  appendTurns(turns: readonly NewTurn[], options?: AppendOptions): Promise<AppendResult[]>;
   /**
    * Turns waiting for the turn index (neighbour context) that this memory still writes: 0 when
    * none wait, or when the memory is too large for recall to read that index (the queue then stays

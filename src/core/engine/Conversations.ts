@@ -10,7 +10,7 @@
  */
 import { RecollectError } from '../base/errors';
 import type { Llm } from '../base/ports';
-import type { MemoryStore } from '../base/store';
+import type { AppendOptions, MemoryStore } from '../base/store';
 import type { AppendResult, Conversation, ConversationMemory, Message, MessageWindow, MessageWindowRequest, NewTurn } from '../base/types';
 import { titleFrom } from '../base/titles';
 import type { SemanticIndex } from '../capture/SemanticIndex';
@@ -58,8 +58,8 @@ export class Conversations {
     return renamed;
   }
 
-  /** `deferTurnIndex`: a history import's batch, whose turn index trails it (trailingIndex.ts). */
-  async append(turns: readonly NewTurn[], options: { readonly deferTurnIndex?: boolean } = {}): Promise<AppendResult[]> {
+  /** `deferTurnIndex`: a history import's batch, whose turn index trails it (trailingIndex.ts); `create`: its new conversations, in the same transaction. */
+  async append(turns: readonly NewTurn[], options: AppendOptions = {}): Promise<AppendResult[]> {
     const results = await this.#d.store.appendTurns(turns, options);
     this.#written(results);
     return results;

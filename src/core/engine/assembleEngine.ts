@@ -191,7 +191,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     ? new HistoryImports({
         reader: deps.historyReader, clock,
         sink: {
-          createConversations: (c) => store.createConversations(c), appendTurns: (t) => conversations.append(t, { deferTurnIndex: true }), setConsolidationPolicy: (p) => settings.setPolicy(p),
+          appendTurns: (t, create) => conversations.append(t, { deferTurnIndex: true, create }), setConsolidationPolicy: (p) => settings.setPolicy(p),
           storedTurnIds: async (id) => (await store.getConversation(id)) ? new Set((await store.listMessages(id)).map((m) => m.id)) : null,
           discardConversation: (id) => store.deleteConversation(id),
         },

@@ -10,6 +10,7 @@
  * entry or turn is skipped and counted, never fatal; a cancelled run keeps what it committed.
  */
 import type { AppendResult, NewTurn } from '../base/types';
+import type { NewConversation } from '../base/store';
 import type { Clock } from '../base/ports';
 import type {
   HistoryFile, HistoryFormat, HistoryImportReport, HistoryItem, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount,
@@ -22,9 +23,8 @@ import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate'
 
 /** What the importer writes through (the engine: its appendTurns kicks embedding and the lifecycle). */
 export interface HistorySink {
-  /** Creates the conversations of a batch in one transaction (one commit, not one per conversation). */
-  createConversations(inputs: readonly { readonly id: string; readonly title: string; readonly createdAt?: number }[]): Promise<unknown>;
-  appendTurns(turns: readonly NewTurn[]): Promise<AppendResult[]>;
+  /** Creates the batch's conversations (existing ones stay as they are) and stores its turns, in one transaction: one commit a batch. */
+  appendTurns(turns: readonly NewTurn[], create: readonly NewConversation[]): Promise<AppendResult[]>;
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
   /** Ids of the turns stored in the conversation, or null when it does not exist yet. */
   storedTurnIds(conversationId: string): Promise<ReadonlySet<string> | null>;
@@ -49,8 +49,15 @@ function fileKey(file: HistoryFile): string | null {
   return file.lastModified === undefined ? null : `${file.name ?? ''}\u0000${file.size}\u0000${file.lastModified}`;
 }
 
-/** Turns per write transaction: large enough to amortise the commit, small enough for smooth progress. */
+/**
+ * A write transaction's size: at most this many turns and (at least one turn) this many characters
+ * of turn text. The database has one connection, so a search or a chat message sent during an
+ * import waits for the transaction that holds it; its time grows with the text it indexes (≈1.5 MB
+ * of text a second on OPFS), so ≈150 KB keeps that wait near 100 ms. Smaller transactions cost
+ * little: the commit is cheap next to the full-text rows.
+ */
 const BATCH_TURNS = 1_000;
+const BATCH_CHARS = 150_000;
 const PROGRESS_EVERY_MS = 200;
 /** Progress on bytes alone (no conversation finished meanwhile: one huge entry being read) this often. */
 const BYTES_PROGRESS_MS = 1_000;
@@ -60,6 +67,20 @@ const BYTES_PROGRESS_MS = 1_000;
  * end. A macrotask break this often lets it in.
  */
 const YIELD_EVERY_MS = 50;
+
+/** `turns` in slices within the transaction budget (a slice holds at least one turn). */
+function slices<T extends { readonly content: string }>(turns: readonly T[]): T[][] {
+  const out: T[][] = [];
+  let at = 0;
+  while (at < turns.length) {
+    let end = at;
+    let chars = 0;
+    while (end < turns.length && end - at < BATCH_TURNS && (end === at || chars + turns[end]!.content.length <= BATCH_CHARS)) chars += turns[end++]!.content.length;
+    out.push(turns.slice(at, end));
+    at = end;
+  }
+  return out;
+}
 
 function yieldToEvents(): Promise<void> {
   const g = globalThis as unknown as { setTimeout(f: () => void, ms: number): unknown };
@@ -147,12 +168,14 @@ export class HistoryImports {
     // `known`: a slice of a long conversation after its first, whose stored turns were looked up once.
     let batch: { conversation: ImportedConversation; turns: NewTurn[]; formerIds: (string | undefined)[]; known?: ReadonlySet<string> }[] = [];
     let batchTurns = 0;
+    let batchChars = 0;
     const counted = new Set<string>();
     const flush = async (skips: Skips) => {
       if (batch.length === 0) return;
       const groups = batch;
       batch = [];
       batchTurns = 0;
+      batchChars = 0;
       // A conversation already in memory sends only turns it does not hold, under either id scheme.
       const isNew: boolean[] = [];
       for (const g of groups) {
@@ -164,9 +187,9 @@ export class HistoryImports {
         alreadyPresent += before - g.turns.length;
       }
       let results: AppendResult[][];
-      await this.#d.sink.createConversations(groups.map(({ conversation: c }) => ({ id: c.id, title: c.title, createdAt: c.createdAt })));
+      const create = (g: (typeof groups)[number]): NewConversation => ({ id: g.conversation.id, title: g.conversation.title, createdAt: g.conversation.createdAt });
       try {
-        const flat = await this.#d.sink.appendTurns(groups.flatMap((g) => g.turns));
+        const flat = await this.#d.sink.appendTurns(groups.flatMap((g) => g.turns), groups.map(create));
         let i = 0;
         results = groups.map((g) => flat.slice(i, (i += g.turns.length)));
       } catch (err) {
@@ -176,7 +199,7 @@ export class HistoryImports {
         results = [];
         for (const [k, g] of groups.entries()) {
           try {
-            results.push(await this.#d.sink.appendTurns(g.turns));
+            results.push(await this.#d.sink.appendTurns(g.turns, [create(g)]));
           } catch (err) {
             if (err instanceof RecollectError && err.code === 'STORAGE_FULL') throw err;
             skips.add(`conversation${err instanceof RecollectError ? ` refused (${err.message})` : 's that failed to store'}`);
@@ -195,17 +218,20 @@ export class HistoryImports {
         turnsAdded += created;
         alreadyPresent += r.length - created;
       }
+      // A search or a chat message sent meanwhile is a worker message: let it in (and onto the
+      // connection) before the next transaction is queued.
+      await yieldToEvents();
     };
     const result = await this.#pass(file, request, 'importing', onProgress, async (conversation, turns, skips, step) => {
-      if (turns.length > BATCH_TURNS) {
+      const chars = turns.reduce((sum, t) => sum + t.content.length, 0);
+      if (turns.length > BATCH_TURNS || chars > BATCH_CHARS) {
         // A long conversation (a 200 MB chat) goes in slices: a transaction and a progress report
         // each, instead of one transaction holding the connection for minutes with nothing shown.
         await flush(skips);
         const stored = await this.#d.sink.storedTurnIds(conversation.id);
-        for (let at = 0; at < turns.length; at += BATCH_TURNS) {
-          const slice = turns.slice(at, at + BATCH_TURNS);
+        for (const [k, slice] of slices(turns).entries()) {
           batch.push({
-            conversation, formerIds: slice.map((t) => t.formerId), ...(at > 0 ? { known: stored ?? new Set<string>() } : {}),
+            conversation, formerIds: slice.map((t) => t.formerId), ...(k > 0 ? { known: stored ?? new Set<string>() } : {}),
             turns: slice.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })),
           });
           await flush(skips);
@@ -218,7 +244,8 @@ export class HistoryImports {
         turns: turns.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })),
       });
       batchTurns += turns.length;
-      if (batchTurns >= BATCH_TURNS) await flush(skips);
+      batchChars += chars;
+      if (batchTurns >= BATCH_TURNS || batchChars >= BATCH_CHARS) await flush(skips);
       return turns.length;
     }, flush);
     const report = {
