@@ -330,6 +330,9 @@ export class EmbeddingIndexer {
       this.#state = 'idle';
     } catch (err) {
       this.#swept = false;
+      // Stopped (the engine closes or restarts): a call cut off by that is no verdict on the model,
+      // and abandoning here would write the old model back as the target and lose the switch.
+      if (this.#loopRunner.stopped) return;
       if (targetFailed && this.#target !== this.#active) {
         await this.#abandonSwitch(err).catch(() => undefined);
       } else {
