@@ -27,6 +27,7 @@ import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest,
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
 
 export type { StageUsage };
+export type { SwitchProgress } from './capture/EmbeddingIndexer';
 
 export interface AskRequest {
   readonly conversationId: string;

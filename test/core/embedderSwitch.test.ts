@@ -12,6 +12,9 @@ import { synthesisResponder } from '../support/synthesisResponder';
 import { immediateTimer } from '../support/topicEmbedder';
 import { createEngine } from '../../src/host/createEngine';
 import { META_ACTIVE } from '../../src/core/capture/EmbeddingIndexer';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { SwitchProgress } from '../../src/app/components/SwitchProgress';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 2, 10, 9);
@@ -259,5 +262,49 @@ describe('embedder switch across a reopen', () => {
     // The fact about the puppy written during the switch is found by meaning with the new model.
     expect((await reopened.searchMemory('puppy', { kinds: ['fact'] })).map((h) => h.text).join(' ')).toMatch(/puppy/);
     reopened.stop();
+  });
+});
+
+describe('switch progress by kind', () => {
+  it('the Models panel shows the engine\'s per-kind counts, which match the database mid-switch', async () => {
+    let letFinish!: () => void;
+    const finish = new Promise<void>((r) => { letFinish = r; });
+    let bCalls = 0;
+    // Model b embeds the first batch of turns, then waits: the switch is half done.
+    const gate = async (call: number) => {
+      bCalls = call;
+      if (call >= 2) await finish;
+    };
+    const { store, engine } = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent'], gate));
+    for (let i = 0; i < 40; i++) await engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
+    await engine.idle();
+    await engine.setEmbedder('b');
+    for (let i = 0; i < 1000 && !(bCalls === 2 && (await count(store, 'message', 'b@1')) > 0); i++) await new Promise((r) => setTimeout(r, 10));
+
+    const status = (await engine.embeddingStatus())!;
+    const n = async (sql: string) => Number((await store.db.query<{ n: number }>(sql))[0]!.n);
+    const expected = {
+      turns: { done: await count(store, 'message', 'b@1'), total: await n('SELECT count(*) AS n FROM messages') },
+      facts: { done: await count(store, 'fact', 'b@1'), total: await count(store, 'fact', 'a@1') },
+      episodes: { done: await count(store, 'memcell', 'b@1'), total: await count(store, 'memcell', 'a@1') },
+      themes: { done: await n("SELECT count(*) AS n FROM memscenes WHERE centroid_model = 'b@1'"), total: await n('SELECT count(*) AS n FROM memscenes WHERE centroid IS NOT NULL') },
+    };
+    expect(expected.turns).toEqual({ done: 32, total: 43 }); // one batch of 32 of the 43 turns
+    expect(expected.facts.total).toBeGreaterThan(0);
+    expect(expected.themes.total).toBeGreaterThan(0);
+    expect(status.kinds).toEqual(expected);
+
+    // What the panel renders is those numbers, row by row.
+    const html = renderToStaticMarkup(createElement(SwitchProgress, { kinds: status.kinds! }));
+    for (const [key, k] of Object.entries(expected)) {
+      const row = new RegExp(`data-testid="switch-${key}".*?data-testid="done">(\\d+)<.*?data-testid="total">(\\d+)<`).exec(html);
+      expect(row?.slice(1).map(Number), key).toEqual([k.done, k.total]);
+    }
+
+    letFinish();
+    await engine.idle();
+    const done = (await engine.embeddingStatus())!;
+    expect(done).toMatchObject({ activeModel: 'b', kinds: null });
+    engine.stop();
   });
 });
