@@ -311,3 +311,32 @@ test('Compute and the Memory overview name the embedder that embeds (id, dimensi
   await page.getByLabel('Search memory').fill('');
   await expectOverview();
 });
+
+test('a model file only onnxruntime finds broken does not keep the next model from loading in the tab', async ({ page, context }) => {
+  test.setTimeout(240_000);
+  await openWithHub(page, context);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, PUPPY, 1);
+  await send(page, EARNINGS, 2);
+  await page.getByRole('button', { name: 'Models' }).click();
+  // The weights pass the download's shape check, but their graph does not parse: onnxruntime
+  // rejects the session, which in transformers.js 4.3.1 fails every later session in that worker.
+  hub.fault(`${MINILM}/onnx/model_quantized.onnx`, 'graph');
+  const row = await download(page, 'embedder', MINILM);
+  await expect(page.getByRole('alert').filter({ hasText: 'Downloading "all-MiniLM-L6-v2" failed' })).toBeVisible({ timeout: 60_000 });
+  await expect(row.getByRole('button', { name: /^Download/ })).toBeVisible();
+  hub.fault(`${MINILM}/onnx/model_quantized.onnx`, null);
+
+  // Healed on the hub, the same tab downloads, loads and embeds with it (a fresh model worker).
+  await row.getByRole('button', { name: /^Download/ }).click();
+  await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 90_000 });
+  await row.getByRole('button', { name: 'Use' }).click();
+  const status = page.getByTestId('embedding-status');
+  await expect(status).toContainText('uses all-MiniLM-L6-v2', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('2');
+  await expect(status).not.toContainText('Switching to');
+  await expect(page.getByTestId('embedder-model')).toHaveText(MINILM);
+  await expect(page.getByTestId('embedder-dim')).toHaveText('384');
+  await page.getByRole('button', { name: 'Close models' }).click();
+  await expectMeaningHits(page, 2);
+});
