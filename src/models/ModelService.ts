@@ -59,6 +59,8 @@ export class ModelService implements ModelWorkerApi {
   private devicePreference: DevicePreference = 'auto';
   private readonly downloads = new ModelDownloads();
   private readonly onRuntimeBroken: (() => void) | undefined;
+  /** A download's session failed in onnxruntime; reported once the download has answered. */
+  private downloadBrokeRuntime = false;
 
   constructor(options: ModelServiceOptions) {
     this.platform = options.platform;
@@ -219,7 +221,20 @@ export class ModelService implements ModelWorkerApi {
       downloadProgress(entry.id, 0, onProgress).finish();
       return this.listModels();
     }
-    await this.downloads.run({
+    try {
+      await this.downloadFiles(entry, onProgress);
+    } finally {
+      // After the download's own cleanup (forgetting the files), so the caller hears why first.
+      if (this.downloadBrokeRuntime) {
+        this.downloadBrokeRuntime = false;
+        this.runtimeBroken();
+      }
+    }
+    return this.listModels();
+  }
+
+  private downloadFiles(entry: CatalogEntry, onProgress: ProgressListener | undefined): Promise<void> {
+    return this.downloads.run({
       modelId: entry.id,
       label: entry.label,
       expectedBytes: entry.approxBytes,
@@ -239,13 +254,12 @@ export class ModelService implements ModelWorkerApi {
           }).catch((err: unknown) => {
             // Not a fetch, a cancel or the shape check (onnxCheck.ts): onnxruntime refused the file.
             const message = err instanceof Error ? err.message : String(err);
-            if (downloadFailure(err, false) === 'invalid' && !/not an ONNX model/.test(message)) this.runtimeBroken();
+            if (downloadFailure(err, false) === 'invalid' && !/not an ONNX model/.test(message)) this.downloadBrokeRuntime = true;
             throw err;
           });
           await model.dispose();
         }),
     });
-    return this.listModels();
   }
 
   /** Stops the running download; files that arrived whole are kept for the next try. */
@@ -326,9 +340,13 @@ export class ModelService implements ModelWorkerApi {
         ),
       );
     } catch (err) {
-      if (!isMissingModelFile(err) && !isBackendUnavailable(err) && (err as { code?: unknown }).code !== 'MODEL_UNAVAILABLE') this.runtimeBroken();
-      if (entry.bundled || !cached || !isDamagedModelFile(err)) throw err;
-      throw await this.dropDamaged(entry, (err as { detail?: string }).detail ?? (err instanceof Error ? err.message : String(err)));
+      const broken = !isMissingModelFile(err) && !isBackendUnavailable(err) && (err as { code?: unknown }).code !== 'MODEL_UNAVAILABLE';
+      try {
+        if (entry.bundled || !cached || !isDamagedModelFile(err)) throw err;
+        throw await this.dropDamaged(entry, (err as { detail?: string }).detail ?? (err instanceof Error ? err.message : String(err)));
+      } finally {
+        if (broken) this.runtimeBroken(); // after dropping the files: the caller hears why first
+      }
     }
   }
 
