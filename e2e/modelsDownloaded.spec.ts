@@ -255,3 +255,88 @@ test('a downloaded model whose file is damaged: Use keeps the last working model
   await page.getByRole('button', { name: 'Close models' }).click();
   await expectMeaningHits(page, 2);
 });
+
+test('Compute and the Memory overview name the embedder that embeds (id, dimension, device) after a switch, and the reranker in use after a reload', async ({ page, context }, info) => {
+  test.setTimeout(240_000);
+  await openWithHub(page, context);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, PUPPY, 1);
+  await send(page, EARNINGS, 2);
+  await page.getByRole('button', { name: 'Models' }).click();
+  // Before: the bundled model, 100-dimensional, and no reranker.
+  await expect(page.getByTestId('embedder-dim')).toHaveText('100', { timeout: 60_000 });
+  await expect(page.getByTestId('reranker-model')).toHaveCount(0);
+  const row = await download(page, 'embedder', MINILM);
+  await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
+  await row.getByRole('button', { name: 'Use' }).click();
+  await expect(page.getByTestId('embedding-status')).toContainText('uses all-MiniLM-L6-v2', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('2');
+  const reranker = await download(page, 'reranker', MSMARCO);
+  await expect(reranker.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
+  await reranker.getByRole('button', { name: 'Use' }).click();
+  await expect(reranker.getByRole('button', { name: 'In use' })).toBeVisible({ timeout: 60_000 });
+  // Compute: the model worker's loaded embedder, with the dimension of the vectors it produces.
+  await expect(page.getByTestId('embedder-model')).toHaveText(MINILM);
+  await expect(page.getByTestId('embedder-dim')).toHaveText('384');
+  await expect(page.getByTestId('embedder-device')).toHaveText('WASM');
+  await expect(page.getByTestId('reranker-model')).toHaveText(MSMARCO);
+  await page.getByRole('button', { name: 'Close models' }).click();
+
+  // The stored vectors are that model's, of that dimension: what Compute and the overview say is what embeds.
+  const [stored] = await storedVectors(page, info.outputPath('switched.sqlite'));
+  expect(stored).toEqual({ model_id: `${MINILM}@q8`, dim: 384, n: 2 });
+  const expectOverview = async () => {
+    // The explorer may be open already (a search opens it): then only its Overview tab is needed.
+    const overviewTab = page.getByRole('tab', { name: 'Overview', exact: true });
+    if (!(await overviewTab.isVisible())) await page.getByRole('button', { name: 'Memory', exact: true }).click();
+    await overviewTab.click();
+    const overview = page.getByTestId('explorer-overview');
+    await expect(overview.getByTestId('overview-embedder-model')).toHaveText(MINILM, { timeout: 30_000 });
+    await expect(overview.getByTestId('overview-embedder-dim')).toHaveText(String(stored!.dim));
+    await expect(overview.getByTestId('overview-backends')).toContainText('Embedder runs on WASM');
+    await expect(overview.getByTestId('overview-reranker-model')).toHaveText(MSMARCO, { timeout: 30_000 });
+    await expect(overview.getByTestId('overview-reranker')).toContainText(/on (WASM|not loaded yet)/);
+  };
+  await expectOverview();
+
+  // After a reload: the same embedder (loaded from the cache) and the reranker choice kept.
+  await page.reload();
+  await page.getByRole('button', { name: 'Models' }).click();
+  await expect(page.getByTestId(`model-reranker-${MSMARCO}`).getByRole('button', { name: 'In use' })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('reranker-model')).toHaveText(MSMARCO);
+  await expect(page.getByTestId('embedder-model')).toHaveText(MINILM, { timeout: 30_000 });
+  await page.getByRole('button', { name: 'Close models' }).click();
+  await page.getByLabel('Search memory').fill('qzxvbw'); // a search loads the embedder (lazily, after a reload)
+  await expect(page.getByTestId('semantic-hit')).toHaveCount(2, { timeout: 60_000 });
+  await page.getByLabel('Search memory').fill('');
+  await expectOverview();
+});
+
+test('a model file only onnxruntime finds broken does not keep the next model from loading in the tab', async ({ page, context }) => {
+  test.setTimeout(240_000);
+  await openWithHub(page, context);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, PUPPY, 1);
+  await send(page, EARNINGS, 2);
+  await page.getByRole('button', { name: 'Models' }).click();
+  // The weights pass the download's shape check, but their graph does not parse: onnxruntime
+  // rejects the session, which in transformers.js 4.3.1 fails every later session in that worker.
+  hub.fault(`${MINILM}/onnx/model_quantized.onnx`, 'graph');
+  const row = await download(page, 'embedder', MINILM);
+  await expect(page.getByRole('alert').filter({ hasText: 'Downloading "all-MiniLM-L6-v2" failed' })).toBeVisible({ timeout: 60_000 });
+  await expect(row.getByRole('button', { name: /^Download/ })).toBeVisible();
+  hub.fault(`${MINILM}/onnx/model_quantized.onnx`, null);
+
+  // Healed on the hub, the same tab downloads, loads and embeds with it (a fresh model worker).
+  await row.getByRole('button', { name: /^Download/ }).click();
+  await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 90_000 });
+  await row.getByRole('button', { name: 'Use' }).click();
+  const status = page.getByTestId('embedding-status');
+  await expect(status).toContainText('uses all-MiniLM-L6-v2', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('2');
+  await expect(status).not.toContainText('Switching to');
+  await expect(page.getByTestId('embedder-model')).toHaveText(MINILM);
+  await expect(page.getByTestId('embedder-dim')).toHaveText('384');
+  await page.getByRole('button', { name: 'Close models' }).click();
+  await expectMeaningHits(page, 2);
+});

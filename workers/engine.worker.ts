@@ -4,7 +4,7 @@ import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
 import { EngineHost } from '../src/host/EngineHost';
 import { openOpfsStore, preloadSqlite } from '../src/storage/openOpfsStore';
 import { IdbSettingsStore } from '../src/storage/idbSettingsStore';
-import { remoteEmbedderProvider } from '../src/models/embedderProviders';
+import { modelWorkerLink } from '../src/models/embedderProviders';
 import { unwrapRemote, type ModelWorkerApi } from '../src/core/protocol';
 // no-inline: a data: URL would be refused by the CSP's connect-src; a file is also cached by the service worker.
 import kernelUrl from '../src/wasm/int8Dot.wasm?url&no-inline';
@@ -12,11 +12,16 @@ import { fetchedVectorIndex } from '../src/wasm/vectorKernel';
 import { remoteTextGenerator } from '../src/llm/remoteTextGenerator';
 
 preloadSqlite(wasmUrl);
+// One link for the worker's life: the page hands over a new port when it restarts the model worker.
+const models = modelWorkerLink();
 Comlink.expose(
   new EngineHost({
     openStore: (onProgress) => openOpfsStore(wasmUrl, undefined, onProgress),
     settings: new IdbSettingsStore(),
-    connectModels: (port) => remoteEmbedderProvider(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort))),
+    connectModels: (port) => {
+      models.connect(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort)));
+      return models.provider;
+    },
     vectorIndex: () => fetchedVectorIndex(kernelUrl),
     connectDeviceLlm: remoteTextGenerator,
   }),

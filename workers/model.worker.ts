@@ -6,11 +6,18 @@
 import * as Comlink from 'comlink';
 import { ModelService } from '../src/models/ModelService';
 import { configureBrowserEnv } from '../src/models/transformersEnv';
-import { MODEL_PORT_MESSAGE, resultify } from '../src/core/protocol';
+import { MODEL_PORT_MESSAGE, MODEL_RESTART_MESSAGE, resultify } from '../src/core/protocol';
 
 const base = import.meta.env.BASE_URL;
 const platform = configureBrowserEnv({ modelBaseUrl: `${base}models/`, wasmBaseUrl: `${base}ort/` });
-const service = resultify(new ModelService({ platform }));
+// Asked once the failed call has answered (a macrotask after its rejection), so the caller hears why first.
+let restartAsked = false;
+const onRuntimeBroken = () => {
+  if (restartAsked) return;
+  restartAsked = true;
+  setTimeout(() => self.postMessage({ type: MODEL_RESTART_MESSAGE }), 0);
+};
+const service = resultify(new ModelService({ platform, onRuntimeBroken }));
 Comlink.expose(service);
 self.addEventListener('message', (e: MessageEvent<{ type?: string; port?: MessagePort }>) => {
   if (e.data?.type === MODEL_PORT_MESSAGE && e.data.port) Comlink.expose(service, e.data.port);

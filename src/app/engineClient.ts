@@ -13,10 +13,11 @@
  */
 import * as Comlink from 'comlink';
 import {
-  DEVICE_LLM_PORT_MESSAGE, MODEL_PORT_MESSAGE, unwrapRemote, type BuiltInAvailability, type DeviceLlmWorkerApi, type EngineApi, type EngineEvent, type EngineWorkerApi,
+  DEVICE_LLM_PORT_MESSAGE, MODEL_PORT_MESSAGE, MODEL_RESTART_MESSAGE, unwrapRemote, type BuiltInAvailability, type DeviceLlmWorkerApi, type EngineApi, type EngineEvent, type EngineWorkerApi,
   type MemoryUpgradeEvent, type ModelWorkerApi, type Ownership, type Unwrapped,
 } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
+import { swappableRemote } from '../core/base/swappableRemote';
 import { readDevicePreference } from './devicePreference';
 import { applyModelChoices, readModelHub } from './modelChoices';
 import { readDeviceChoice, saveDeviceChoice, type DeviceChoice } from './deviceChoice';
@@ -143,13 +144,38 @@ function connect(modelWorker: Worker, emit: (event: ClientEvent) => void, onDeat
 }
 
 export function createEngineClient(): EngineClient {
-  const modelWorker = new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
-  const models = unwrapRemote<ModelWorkerApi>(Comlink.wrap(modelWorker));
-  // Failures show in the model status (Settings → Models).
-  void applyModelChoices(models);
-  const device = readDevicePreference();
-  // A failure shows in the model status (Settings → Models); nothing to do here.
-  if (device !== 'auto') void models.setDevicePreference(device).catch(() => undefined);
+  /**
+   * The model worker asks to be replaced when a model broke its ONNX runtime (no other model could
+   * load in it again, ModelService.onRuntimeBroken): a fresh one takes its place for the page (the
+   * same `models` object) and for the engine (a new port), with the saved choices applied again.
+   */
+  const startModelWorker = () => {
+    const worker = new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
+    worker.addEventListener('message', (e: MessageEvent<{ type?: string }>) => {
+      if (e.data?.type === MODEL_RESTART_MESSAGE && worker === modelWorker) restartModelWorker();
+    });
+    const api = unwrapRemote<ModelWorkerApi>(Comlink.wrap(worker));
+    // Failures show in the model status (Settings → Models).
+    void applyModelChoices(api);
+    const device = readDevicePreference();
+    // A failure shows in the model status (Settings → Models); nothing to do here.
+    if (device !== 'auto') void api.setDevicePreference(device).catch(() => undefined);
+    return { worker, api };
+  };
+  const restartModelWorker = () => {
+    const old = modelWorker;
+    const next = startModelWorker();
+    modelWorker = next.worker;
+    link.swap(next.api);
+    old.terminate();
+    const channel = new MessageChannel();
+    modelWorker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
+    void Promise.race([current.remote.connectModels(Comlink.transfer(channel.port2, [channel.port2])), current.dead]).catch(() => undefined);
+  };
+  const first = startModelWorker();
+  let modelWorker = first.worker;
+  const link = swappableRemote(first.api, () => new RecollectError('MODEL_ERROR', 'The model worker was restarted after a model failed to load; try again.'));
+  const models = link.remote;
 
   const listeners = new Set<(event: ClientEvent) => void>();
   const emit = (event: ClientEvent) => {

@@ -27,6 +27,7 @@ import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest,
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
 
 export type { StageUsage };
+export type { SwitchProgress } from './capture/EmbeddingIndexer';
 
 export interface AskRequest {
   readonly conversationId: string;
@@ -380,6 +381,8 @@ export const DEVICE_LLM_PORT_MESSAGE = 'recollect:connect-device-llm';
 
 /** Message the page posts to the model worker to hand it a port for the engine worker. */
 export const MODEL_PORT_MESSAGE = 'recollect:connect-port';
+/** The model worker to the page: restart me (a model broke this worker's ONNX runtime; ModelService.onRuntimeBroken). */
+export const MODEL_RESTART_MESSAGE = 'recollect:restart-model-worker';
 
 /** A MessagePort, typed structurally so this file compiles without the DOM library. */
 export interface MessagePortLike {

@@ -15,8 +15,8 @@ import { RecollectError, type ErrorInfo, toErrorInfo } from '../core/base/errors
 import type { DevicePreference, ModelInfo, ModelStatus, ModelWorkerApi, ProgressListener, SlotState, SlotStatus } from '../core/protocol';
 import { BUNDLED_MODEL_ID, MODEL_CATALOG, type CatalogEntry, type ModelKind } from './catalog';
 import type { ModelLoadOptions } from './loadOptions';
-import { isDamagedModelFile, unavailable } from './modelErrors';
-import { ModelDownloads, downloadProgress } from './ModelDownloads';
+import { isBackendUnavailable, isDamagedModelFile, isMissingModelFile, unavailable } from './modelErrors';
+import { ModelDownloads, downloadFailure, downloadProgress } from './ModelDownloads';
 import { StaticEmbedder } from './StaticEmbedder';
 import { TransformersEmbedder, type EmbedRole } from './TransformersEmbedder';
 import { TransformersReranker } from './TransformersReranker';
@@ -32,6 +32,13 @@ export interface ModelServiceOptions {
   readonly embedderId?: string;
   readonly rerankerId?: string | null;
   readonly batchSize?: number;
+  /**
+   * A model failed inside onnxruntime after its files passed every check (browser only). In a
+   * browser transformers.js 4.3.1 chains every session creation on one module-level promise and
+   * never clears a rejection (src/backends/onnx.js, `webInitChain`; see onnxCheck.ts), so no other
+   * model can load in this worker again: the page restarts it (workers/model.worker.ts).
+   */
+  readonly onRuntimeBroken?: () => void;
 }
 
 interface Slot<T> {
@@ -51,11 +58,15 @@ export class ModelService implements ModelWorkerApi {
   private readonly extraEmbedders = new Map<string, Promise<LoadedEmbedder>>();
   private devicePreference: DevicePreference = 'auto';
   private readonly downloads = new ModelDownloads();
+  private readonly onRuntimeBroken: (() => void) | undefined;
+  /** A download's session failed in onnxruntime; reported once the download has answered. */
+  private downloadBrokeRuntime = false;
 
   constructor(options: ModelServiceOptions) {
     this.platform = options.platform;
     this.catalog = options.catalog ?? MODEL_CATALOG;
     this.batchSize = options.batchSize;
+    this.onRuntimeBroken = options.onRuntimeBroken;
     this.embedder = { id: options.embedderId ?? BUNDLED_MODEL_ID, model: null, loading: null, error: null };
     this.reranker = { id: options.rerankerId ?? null, model: null, loading: null, error: null };
   }
@@ -210,7 +221,20 @@ export class ModelService implements ModelWorkerApi {
       downloadProgress(entry.id, 0, onProgress).finish();
       return this.listModels();
     }
-    await this.downloads.run({
+    try {
+      await this.downloadFiles(entry, onProgress);
+    } finally {
+      // After the download's own cleanup (forgetting the files), so the caller hears why first.
+      if (this.downloadBrokeRuntime) {
+        this.downloadBrokeRuntime = false;
+        this.runtimeBroken();
+      }
+    }
+    return this.listModels();
+  }
+
+  private downloadFiles(entry: CatalogEntry, onProgress: ProgressListener | undefined): Promise<void> {
+    return this.downloads.run({
       modelId: entry.id,
       label: entry.label,
       expectedBytes: entry.approxBytes,
@@ -227,11 +251,15 @@ export class ModelService implements ModelWorkerApi {
             dtype: entry.dtype,
             // The platform's most compatible device (WASM in a browser): checking the file, not speed.
             ...(this.platform.name === 'browser' ? { device: this.platform.devices(entry).at(-1) ?? 'wasm' } : {}),
+          }).catch((err: unknown) => {
+            // Not a fetch, a cancel or the shape check (onnxCheck.ts): onnxruntime refused the file.
+            const message = err instanceof Error ? err.message : String(err);
+            if (downloadFailure(err, false) === 'invalid' && !/not an ONNX model/.test(message)) this.downloadBrokeRuntime = true;
+            throw err;
           });
           await model.dispose();
         }),
     });
-    return this.listModels();
   }
 
   /** Stops the running download; files that arrived whole are kept for the next try. */
@@ -312,8 +340,13 @@ export class ModelService implements ModelWorkerApi {
         ),
       );
     } catch (err) {
-      if (entry.bundled || !cached || !isDamagedModelFile(err)) throw err;
-      throw await this.dropDamaged(entry, (err as { detail?: string }).detail ?? (err instanceof Error ? err.message : String(err)));
+      const broken = !isMissingModelFile(err) && !isBackendUnavailable(err) && (err as { code?: unknown }).code !== 'MODEL_UNAVAILABLE';
+      try {
+        if (entry.bundled || !cached || !isDamagedModelFile(err)) throw err;
+        throw await this.dropDamaged(entry, (err as { detail?: string }).detail ?? (err instanceof Error ? err.message : String(err)));
+      } finally {
+        if (broken) this.runtimeBroken(); // after dropping the files: the caller hears why first
+      }
     }
   }
 
@@ -325,6 +358,11 @@ export class ModelService implements ModelWorkerApi {
     await this.platform.forget?.(entry).catch(() => undefined);
     const short = detail.length > 160 ? `${detail.slice(0, 160)}…` : detail;
     return new RecollectError('MODEL_ERROR', `The downloaded files of "${entry.label}" are damaged (${short}), so they were removed. Download it again in Settings → Models.`, detail);
+  }
+
+  /** See ModelServiceOptions.onRuntimeBroken; only a browser's runtime keeps the failure. */
+  private runtimeBroken(): void {
+    if (this.platform.name === 'browser') this.onRuntimeBroken?.();
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {

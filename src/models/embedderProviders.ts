@@ -6,6 +6,7 @@
 import type { Embedder, EmbedderProvider, Reranker } from '../core/base/ports';
 import type { ModelWorkerApi, Unwrapped } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
+import { swappableRemote, type Swappable } from '../core/base/swappableRemote';
 import { BUNDLED_MODEL_ID, findModel } from './catalog';
 
 export function entryFor(modelId: string) {
@@ -39,6 +40,41 @@ export function remoteEmbedderProvider(remote: RemoteEmbedding): EmbedderProvide
     // the model (and device) whose vectors search uses.
     async activate(modelId: string): Promise<void> {
       await remote.loadEmbedder?.(modelId);
+    },
+  };
+}
+
+/**
+ * The engine's link to the model worker, which the page may replace (a model that broke the ONNX
+ * runtime of its worker, see ModelService's onRuntimeBroken): one provider for the engine's whole
+ * life, its calls going to the newest worker; calls left waiting on the old one fail (the indexer
+ * then retries), and the model the engine last activated is loaded in the new one.
+ */
+export function modelWorkerLink(): { readonly provider: EmbedderProvider; connect(remote: RemoteEmbedding): void } {
+  let link: Swappable<RemoteEmbedding> | null = null;
+  let active: string | null = null;
+  const current = () => {
+    if (!link) throw new RecollectError('MODEL_UNAVAILABLE', 'The model worker is not connected yet.');
+    return link.remote;
+  };
+  const provider = remoteEmbedderProvider({
+    embedWith: (modelId, texts, role) => current().embedWith(modelId, texts, role),
+    rerank: (query, docs) => current().rerank!(query, docs),
+    status: () => current().status!(),
+    loadEmbedder: (modelId) => {
+      active = modelId;
+      return current().loadEmbedder!(modelId);
+    },
+  });
+  return {
+    provider,
+    connect(remote) {
+      if (!link) {
+        link = swappableRemote(remote, () => new RecollectError('MODEL_ERROR', 'The model worker was restarted after a model failed to load; try again.'));
+        return;
+      }
+      link.swap(remote);
+      if (active) void remote.loadEmbedder?.(active).catch(() => undefined);
     },
   };
 }

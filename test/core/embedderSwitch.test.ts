@@ -12,6 +12,9 @@ import { synthesisResponder } from '../support/synthesisResponder';
 import { immediateTimer } from '../support/topicEmbedder';
 import { createEngine } from '../../src/host/createEngine';
 import { META_ACTIVE } from '../../src/core/capture/EmbeddingIndexer';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { SwitchProgress } from '../../src/app/components/SwitchProgress';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 2, 10, 9);
@@ -159,6 +162,149 @@ describe('embedder switch', () => {
     expect(await count(store, 'fact', 'a@1')).toBe(0);
     const facts = Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM facts'))[0]!.n);
     expect(await count(store, 'fact', 'b@1')).toBe(facts);
+    engine.stop();
+  });
+});
+
+describe('embedder switch across a reopen', () => {
+  it('resumes where it stopped, searches the old vectors until complete, and leaves nothing written meanwhile without a vector', async () => {
+    const topics = ['dog|puppy', 'flight', 'rent'];
+    const waitFor = async (what: string, ok: () => Promise<boolean>) => {
+      for (let i = 0; i < 1000; i++) {
+        if (await ok()) return;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error(`timed out waiting for ${what}`);
+    };
+    // Before the reopen, model b embeds two batches (the second only once the test has written a
+    // turn during the switch), then hangs on the third as the tab closes.
+    let letSecondBatchEnd!: () => void;
+    const secondBatch = new Promise<void>((r) => { letSecondBatchEnd = r; });
+    let closeTab!: () => void;
+    const closed = new Promise<void>((r) => { closeTab = r; });
+    let bCalls = 0;
+    const gate = async (call: number) => {
+      bCalls = call;
+      if (call === 2) await secondBatch;
+      if (call >= 3) {
+        await closed;
+        throw new Error('the tab closed');
+      }
+    };
+    const { store, engine } = await setup(synonymEmbedder('b@1', topics, gate));
+    for (let i = 0; i < 40; i++) await engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
+    await engine.idle();
+    const cellsBefore = (await store.db.query('SELECT id FROM memcells')).length;
+    const factsBefore = (await store.db.query('SELECT id FROM facts')).length;
+
+    await engine.setEmbedder('b');
+    await waitFor('the second batch of model b', async () => bCalls === 2);
+    // A turn a day later: once it has the old model's vector it closes the rent episode, which gets
+    // an old-model vector and a theme and is synthesised into facts with old-model vectors.
+    await engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My puppy chewed the rent receipt.', occurredAt: T0 + 80 * H });
+    letSecondBatchEnd();
+    await waitFor('the episode and facts written during the switch', async () =>
+      (await store.db.query('SELECT id FROM memcells')).length > cellsBefore
+      && (await store.db.query('SELECT id FROM facts')).length > factsBefore
+      && (await store.db.query("SELECT status FROM memcells WHERE status IN ('queued', 'synthesising')")).length === 0);
+    expect(await count(store, 'message', 'b@1')).toBe(43); // half done: two batches of the 44 turns
+    expect((await store.getVectors('message', ['during'], 'a@1'))).toHaveLength(1);
+    const embeddedBeforeClose = (await engine.embeddingStatus())!.embedded;
+
+    // The tab closes mid-switch; the same database opens again.
+    engine.stop();
+    closeTab();
+    await engine.idle();
+    let letReopenedFinish!: () => void;
+    const reopenedGate = new Promise<void>((r) => { letReopenedFinish = r; });
+    const reopenedTexts: string[] = [];
+    const b = synonymEmbedder('b@1', topics, () => reopenedGate);
+    const models: Record<string, Embedder> = { a: synonymEmbedder('a@1', ['dog', 'flight', 'rent']), b: { ...b, embed: (texts, role) => { reopenedTexts.push(...texts); return b.embed(texts, role); } } };
+    const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 1 });
+    const reopened = createEngine(store, { embedders: { defaultModelId: 'a', embedder: (id) => models[id]! }, llm, timer: immediateTimer, profileDebounceMs: 0 });
+    await reopened.start();
+    // Until the switch completes, search uses model a's vectors: "puppy" means nothing to a.
+    expect(await reopened.searchMemory('puppy', { kinds: ['fact'] })).toEqual([]);
+    expect(await store.getMeta(META_ACTIVE)).toBe('a');
+    // The counts wait for the first search (the open's hold), then read back the progress.
+    await waitFor('the progress counts', async () => (await reopened.embeddingStatus())!.total > 0);
+    const resumed = (await reopened.embeddingStatus())!;
+    expect(resumed).toMatchObject({ activeModel: 'a', targetModel: 'b' });
+    expect(resumed.embedded).toBe(embeddedBeforeClose); // progress read back, not restarted
+    expect(resumed.embedded).toBeLessThan(resumed.total);
+    expect(await reopened.searchMemory('puppy', { kinds: ['fact'] })).toEqual([]);
+
+    letReopenedFinish();
+    await reopened.idle();
+    await reopened.closeOpenCells();
+    await reopened.idle();
+    const done = (await reopened.embeddingStatus())!;
+    expect(done).toMatchObject({ activeModel: 'b', targetModel: 'b', state: 'idle' });
+    expect(done.embedded).toBe(done.total);
+    // Resumed, not restarted: the 43 turns model b embedded before the close were not embedded again.
+    const rentNotesAgain = reopenedTexts.filter((t) => /^Rent note \d+\.$/.test(t)).length;
+    const rentFacts = (await store.db.query("SELECT id FROM facts WHERE content LIKE 'Rent note %'")).length;
+    expect(rentNotesAgain).toBeLessThanOrEqual(rentFacts);
+    // Nothing is left without a vector of the new model, and no old vector remains.
+    const items = async (sql: string) => (await store.db.query<{ id: string }>(sql)).map((r) => r.id);
+    for (const [kind, ids] of [
+      ['message', await items('SELECT id FROM messages')],
+      ['fact', await items('SELECT id FROM facts')],
+      ['memcell', await items('SELECT id FROM memcells')],
+    ] as const) {
+      expect(ids.length).toBeGreaterThan(0);
+      const have = new Set((await store.getVectors(kind, ids, 'b@1')).map((v) => v.itemId));
+      expect(ids.filter((id) => !have.has(id)), `${kind} without a b@1 vector`).toEqual([]);
+      expect(await count(store, kind, 'a@1')).toBe(0);
+    }
+    expect((await store.db.query('SELECT id FROM memcells')).length).toBeGreaterThan(cellsBefore);
+    expect(await store.db.query('SELECT DISTINCT centroid_model FROM memscenes WHERE centroid IS NOT NULL')).toEqual([{ centroid_model: 'b@1' }]);
+    // The fact about the puppy written during the switch is found by meaning with the new model.
+    expect((await reopened.searchMemory('puppy', { kinds: ['fact'] })).map((h) => h.text).join(' ')).toMatch(/puppy/);
+    reopened.stop();
+  });
+});
+
+describe('switch progress by kind', () => {
+  it('the Models panel shows the engine\'s per-kind counts, which match the database mid-switch', async () => {
+    let letFinish!: () => void;
+    const finish = new Promise<void>((r) => { letFinish = r; });
+    let bCalls = 0;
+    // Model b embeds the first batch of turns, then waits: the switch is half done.
+    const gate = async (call: number) => {
+      bCalls = call;
+      if (call >= 2) await finish;
+    };
+    const { store, engine } = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent'], gate));
+    for (let i = 0; i < 40; i++) await engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
+    await engine.idle();
+    await engine.setEmbedder('b');
+    for (let i = 0; i < 1000 && !(bCalls === 2 && (await count(store, 'message', 'b@1')) > 0); i++) await new Promise((r) => setTimeout(r, 10));
+
+    const status = (await engine.embeddingStatus())!;
+    const n = async (sql: string) => Number((await store.db.query<{ n: number }>(sql))[0]!.n);
+    const expected = {
+      turns: { done: await count(store, 'message', 'b@1'), total: await n('SELECT count(*) AS n FROM messages') },
+      facts: { done: await count(store, 'fact', 'b@1'), total: await count(store, 'fact', 'a@1') },
+      episodes: { done: await count(store, 'memcell', 'b@1'), total: await count(store, 'memcell', 'a@1') },
+      themes: { done: await n("SELECT count(*) AS n FROM memscenes WHERE centroid_model = 'b@1'"), total: await n('SELECT count(*) AS n FROM memscenes WHERE centroid IS NOT NULL') },
+    };
+    expect(expected.turns).toEqual({ done: 32, total: 43 }); // one batch of 32 of the 43 turns
+    expect(expected.facts.total).toBeGreaterThan(0);
+    expect(expected.themes.total).toBeGreaterThan(0);
+    expect(status.kinds).toEqual(expected);
+
+    // What the panel renders is those numbers, row by row.
+    const html = renderToStaticMarkup(createElement(SwitchProgress, { kinds: status.kinds! }));
+    for (const [key, k] of Object.entries(expected)) {
+      const row = new RegExp(`data-testid="switch-${key}".*?data-testid="done">(\\d+)<.*?data-testid="total">(\\d+)<`).exec(html);
+      expect(row?.slice(1).map(Number), key).toEqual([k.done, k.total]);
+    }
+
+    letFinish();
+    await engine.idle();
+    const done = (await engine.embeddingStatus())!;
+    expect(done).toMatchObject({ activeModel: 'b', kinds: null });
     engine.stop();
   });
 });

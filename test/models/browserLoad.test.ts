@@ -193,6 +193,28 @@ describe('download failures', () => {
   }, 60_000);
 });
 
+describe('a failure inside onnxruntime', () => {
+  it('asks for a fresh model worker after the failed download cleaned up (the worker entry sends it after the answer); shape-check and 404 failures do not', async () => {
+    const events: string[] = [];
+    const service = new ModelService({ platform, onRuntimeBroken: () => events.push('restart') });
+    const file = `${MSMARCO}/onnx/model_quantized.onnx`;
+    const cache = await caches.open(env.cacheKey);
+    await cache.delete(remoteUrl(MSMARCO, 'onnx/model_quantized.onnx'));
+    hub.fault(file, 'corrupt'); // caught by the shape check: the runtime never saw it
+    await expect(service.downloadModel(MSMARCO)).rejects.toMatchObject({ message: expect.stringMatching(/not an ONNX model/) });
+    hub.fault(file, '404');
+    await expect(service.downloadModel(MSMARCO)).rejects.toMatchObject({ message: expect.stringMatching(/HTTP 404/) });
+    expect(events).toEqual([]);
+    hub.fault(file, 'graph'); // passes the shape check, fails in onnxruntime
+    try {
+      await service.downloadModel(MSMARCO).catch((err: unknown) => events.push(`rejected: ${(err as Error).message.slice(0, 40)}`));
+    } finally {
+      hub.fault(file, null); // the next tests download this model
+    }
+    expect(events).toEqual(['restart', expect.stringMatching(/^rejected: Downloading "ms-marco MiniLM-L-6/)]);
+  }, 60_000);
+});
+
 describe('cancel, resume, a hub that cannot be reached', () => {
   async function forgetAll(id: string) {
     const cache = await caches.open(env.cacheKey);

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OnnxShapeCheck, checkOnnxStream, onnxCheckingStream } from '../../src/models/onnxCheck';
-import { TEST_HUB_DIR, buildTestHub } from '../support/modelHub';
+import { TEST_HUB_DIR, buildTestHub, unparsableGraph } from '../support/modelHub';
+import { InferenceSession } from 'onnxruntime-node';
 
 const bundled = fileURLToPath(new URL('../../public/models/recollect/glove-100d-sif/onnx/model_quantized.onnx', import.meta.url));
 let files: Uint8Array<ArrayBuffer>[];
@@ -55,5 +56,16 @@ describe('streams', () => {
     const good = await new Response(stream(files[1]!).pipeThrough(onnxCheckingStream())).arrayBuffer();
     expect(Buffer.compare(Buffer.from(good), Buffer.from(files[1]!))).toBe(0); // same bytes (toEqual is slow on megabytes)
     await expect(new Response(stream(new Uint8Array(4096).fill(0x5a)).pipeThrough(onnxCheckingStream())).arrayBuffer()).rejects.toThrow(/not an ONNX model/);
+  });
+});
+
+describe('the hub fixture for a failure only onnxruntime finds', () => {
+  it('passes the shape check, yet onnxruntime cannot create a session from it', async () => {
+    for (const size of [100, 5_000, 300_000]) {
+      const bytes = unparsableGraph(size);
+      expect(check(bytes), `size ${size}`).toBeNull();
+      expect(check(bytes, 7)).toBeNull();
+    }
+    await expect(InferenceSession.create(unparsableGraph(5_000))).rejects.toThrow(/protobuf parsing failed|Failed to load model/i);
   });
 });

@@ -2,7 +2,7 @@
  * A local stand-in for the Hugging Face Hub (tests only): serves the random-weight models built by
  * scripts/build-test-models.mjs in hub layout (`/<repo>/resolve/main/<file>`) on 127.0.0.1, port 0,
  * with CORS for the app's origin. Failures can be injected per file: a 404, a response cut off
- * half-way, or corrupt bytes.
+ * half-way, corrupt bytes, or a file shaped like a model whose graph onnxruntime cannot parse.
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -10,7 +10,23 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 
-export type HubFault = '404' | 'cut' | 'corrupt';
+export type HubFault = '404' | 'cut' | 'corrupt' | 'graph';
+
+/**
+ * `size` bytes that pass the download's ONNX shape check (src/models/onnxCheck.ts: top-level
+ * fields well formed, a graph present) but whose graph is zeros, which no protobuf parser accepts:
+ * the failure only onnxruntime finds.
+ */
+export function unparsableGraph(size: number): Buffer {
+  const body = Math.max(16, size - 16);
+  const length: number[] = [];
+  for (let n = body; ; n = Math.floor(n / 128)) {
+    if (n < 128) { length.push(n); break; }
+    length.push((n % 128) | 0x80);
+  }
+  // ir_version = 8 (field 1, varint), then graph (field 7, length-delimited) of `body` zero bytes.
+  return Buffer.concat([Buffer.from([0x08, 0x08, 0x3a, ...length]), Buffer.alloc(body, 0)]);
+}
 
 export interface ModelHub {
   /** Base URL ending in '/', for env.remoteHost / the app's model-hub setting. */
@@ -69,6 +85,11 @@ export async function startModelHub(dir: string = TEST_HUB_DIR): Promise<ModelHu
     const send = () => {
       // A held response whose client went away (a cancel, a reload) has nobody to answer.
       if (res.destroyed || req.socket.destroyed) return;
+      if (fault === 'graph') {
+        const bytes = unparsableGraph(size);
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) });
+        return void res.end(bytes);
+      }
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(size) });
       if (fault === 'corrupt') return void res.end(Buffer.alloc(size, 0x5a));
       if (fault === 'cut') {

@@ -31,7 +31,8 @@ export function ComputeBackend() {
         </select>
       </label>
       <p>
-        <span data-testid="embedder-model">{s?.embedder.modelId ?? 'No embedder'}</span> runs on{' '}
+        <span data-testid="embedder-model">{s?.embedder.modelId ?? 'No embedder'}</span>
+        {s?.embedder.dim ? <> (<span data-testid="embedder-dim">{s.embedder.dim}</span> dimensions)</> : null} runs on{' '}
         <strong data-testid="embedder-device">{setDevice.isPending ? 'switching…' : backendLabel(s?.embedder.device)}</strong>
         {s?.reranker.modelId && s.reranker.state !== 'error' ? <>; reranker <span data-testid="reranker-model">{s.reranker.modelId}</span> on {backendLabel(s.reranker.device)}</> : null}
       </p>

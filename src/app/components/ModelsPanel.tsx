@@ -3,6 +3,7 @@ import { queryKeys } from '../queries';
 import { formatBytes } from '../format';
 import { Dialog } from './Dialog';
 import { ComputeBackend } from './ComputeBackend';
+import { SwitchProgress } from './SwitchProgress';
 import { languageNotice } from '../../core/base/language';
 import { saveReranker } from '../modelChoices';
 
@@ -43,12 +44,13 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
               <p>
                 Search by meaning uses <strong>{label(status.activeModel)}</strong>.{' '}
                 {switching ? `Re-embedding with ${label(status.targetModel)}: ` : 'Embedded: '}
-                <span data-testid="embedded-count">{status.embedded}</span> / {status.total} turns
+                <span data-testid="embedded-count">{status.embedded}</span> / {status.total} {switching ? 'items' : 'turns'}
                 {status.state === 'running' ? ' (working…)' : ''}
               </p>
               {(switching || status.state === 'running') && status.total > 0 && (
                 <progress max={status.total} value={status.embedded} aria-label="Embedding progress" />
               )}
+              {switching && status.kinds && <SwitchProgress kinds={status.kinds} />}
               {status.error && <p className="error" role="alert">{status.state === 'error' ? 'Embedding stopped: ' : ''}{status.error.message}</p>}
             </>
           )}

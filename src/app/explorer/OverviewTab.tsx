@@ -46,7 +46,17 @@ export function OverviewTab() {
         <section>
           <h3>Models</h3>
           <p>Embedder: {o.embedder ? `${o.embedder.modelId} (${o.embedder.state}, ${o.embedder.embedded}/${o.embedder.total} turns)` : 'none'}</p>
-          <p data-testid="overview-backends">Embedder runs on {backendLabel(models.data?.embedder.device)} · vector index: {vectorIndexLabel(o.vectorIndex)}</p>
+          {/* What the model worker has loaded and runs: the model, its vectors' dimension, the device. */}
+          <p data-testid="overview-backends">
+            Embedder runs on {backendLabel(models.data?.embedder.device)}
+            {models.data?.embedder.modelId ? <> (<span data-testid="overview-embedder-model">{models.data.embedder.modelId}</span>{models.data.embedder.dim ? <>, <span data-testid="overview-embedder-dim">{models.data.embedder.dim}</span> dimensions</> : null})</> : null}
+            {' '}· vector index: {vectorIndexLabel(o.vectorIndex)}
+          </p>
+          <p data-testid="overview-reranker">
+            Reranker: {models.data?.reranker.modelId && models.data.reranker.state !== 'error'
+              ? <><span data-testid="overview-reranker-model">{models.data.reranker.modelId}</span> on {backendLabel(models.data.reranker.device)}</>
+              : 'none'}
+          </p>
           <p>LLM endpoint: {o.endpointConfigured ? 'configured' : 'not configured'} · policy: {o.policy}</p>
         </section>
         <section>

@@ -31,6 +31,22 @@ import type { ItemKind, PendingEmbedding, VectorStore } from '../base/store';
  * themes have no vectors of their own, their centroids are rebuilt by `onTargetComplete`. */
 const DERIVED_KINDS: readonly ItemKind[] = ['fact', 'memcell'];
 
+/** One kind's share of a switch: items with the new model's vector (or centroid), of all. */
+export interface KindProgress {
+  readonly done: number;
+  readonly total: number;
+}
+
+/** A switch's progress by kind, as the Models panel lists it. */
+export interface SwitchProgress {
+  readonly turns: KindProgress;
+  readonly facts: KindProgress;
+  readonly episodes: KindProgress;
+  readonly themes: KindProgress;
+}
+
+const KIND_NAMES = { message: 'turns', fact: 'facts', memcell: 'episodes' } as const;
+
 export interface EmbeddingStatus {
   /** Catalog id of the model whose vectors retrieval uses. */
   readonly activeModel: string;
@@ -41,6 +57,8 @@ export interface EmbeddingStatus {
   readonly total: number;
   readonly state: 'idle' | 'running' | 'error';
   readonly error: ErrorInfo | null;
+  /** During a switch, its progress by kind (turns, facts, episodes: vectors; themes: centroids); else null. */
+  readonly kinds: SwitchProgress | null;
 }
 
 export const META_ACTIVE = 'embedder.active';
@@ -58,6 +76,8 @@ export interface EmbeddingIndexerDeps {
   readonly onTargetComplete?: (vectorModelId: string, dim: number) => Promise<void>;
   /** New turns got the active model's vector during a switch (segmentation may go on). */
   readonly onActiveCaughtUp?: () => void;
+  /** How many themes have a centroid of `vectorModelId` (a switch's theme progress); none without. */
+  readonly themesWith?: (vectorModelId: string) => Promise<number>;
 }
 
 export class EmbeddingIndexer {
@@ -67,6 +87,8 @@ export class EmbeddingIndexer {
   #target: string;
   #embedded = 0;
   #total = 0;
+  /** During a switch, progress by kind (see SwitchProgress); null otherwise. */
+  #kinds: { turns: KindProgress; facts: KindProgress; episodes: KindProgress; themes: KindProgress } | null = null;
   #state: EmbeddingStatus['state'] = 'idle';
   #error: ErrorInfo | null = null;
   /** Why the last switch was abandoned; shown until the next switch (embedding itself goes on). */
@@ -172,7 +194,10 @@ export class EmbeddingIndexer {
   }
 
   status(): EmbeddingStatus {
-    return { activeModel: this.#active, targetModel: this.#target, embedded: this.#embedded, total: this.#total, state: this.#state, error: this.#error ?? this.#switchError };
+    return {
+      activeModel: this.#active, targetModel: this.#target, embedded: this.#embedded, total: this.#total, state: this.#state,
+      error: this.#error ?? this.#switchError, kinds: this.#kinds && this.#target !== this.#active ? { ...this.#kinds } : null,
+    };
   }
 
   /** The embedder whose vectors retrieval uses now. */
@@ -264,13 +289,34 @@ export class EmbeddingIndexer {
     const target = embedders.embedder(this.#target).id;
     this.#total = await store.countItems('message');
     this.#embedded = await store.countVectors('message', target);
-    if (this.#target === this.#active) return;
+    if (this.#target === this.#active) {
+      this.#kinds = null;
+      return;
+    }
     // During a switch the bar also counts the other kinds: those the active model has vectors for.
     const active = embedders.embedder(this.#active).id;
+    const kinds = { turns: { done: this.#embedded, total: this.#total }, facts: { done: 0, total: 0 }, episodes: { done: 0, total: 0 }, themes: { done: 0, total: 0 } };
     for (const kind of DERIVED_KINDS) {
       const have = await store.countVectors(kind, active);
+      const done = Math.min(have, await store.countVectors(kind, target));
+      kinds[KIND_NAMES[kind as 'fact' | 'memcell']] = { done, total: have };
       this.#total += have;
-      this.#embedded += Math.min(have, await store.countVectors(kind, target));
+      this.#embedded += done;
+    }
+    if (this.#deps.themesWith) {
+      const done = await this.#deps.themesWith(target);
+      kinds.themes = { done, total: done + (await this.#deps.themesWith(active)) };
+    }
+    this.#kinds = kinds;
+  }
+
+  /** Counts `n` more items of `kind` done for the target (during a switch). */
+  #advance(kind: ItemKind, n: number): void {
+    this.#embedded += n;
+    const name = KIND_NAMES[kind as keyof typeof KIND_NAMES];
+    if (this.#kinds && name) {
+      const k = this.#kinds[name];
+      this.#kinds[name] = { done: k.done + n, total: Math.max(k.total, k.done + n) };
     }
   }
 
@@ -306,6 +352,7 @@ export class EmbeddingIndexer {
         if (!(await this.#reembedKinds(embedder, target, embedders.embedder(this.#active).id))) return;
         await this.#deps.onTargetComplete?.(embedder.id, embedder.dim);
         previous = embedders.embedder(this.#active).id;
+        if (this.#kinds) this.#kinds.themes = { done: this.#kinds.themes.total, total: this.#kinds.themes.total };
       }
       if (target !== this.#target) return; // switched meanwhile: setTarget kicked a pass for the new one
       this.#swept = true;
@@ -330,6 +377,9 @@ export class EmbeddingIndexer {
       this.#state = 'idle';
     } catch (err) {
       this.#swept = false;
+      // Stopped (the engine closes or restarts): a call cut off by that is no verdict on the model,
+      // and abandoning here would write the old model back as the target and lose the switch.
+      if (this.#loopRunner.stopped) return;
       if (targetFailed && this.#target !== this.#active) {
         await this.#abandonSwitch(err).catch(() => undefined);
       } else {
@@ -382,7 +432,7 @@ export class EmbeddingIndexer {
         }
         await store.putVectors(kind, embedder.id, items);
         if (this.#target !== this.#active) {
-          this.#embedded += items.length;
+          this.#advance(kind, items.length);
           this.#emit();
         }
       }
@@ -427,7 +477,7 @@ export class EmbeddingIndexer {
       await store.putVectors('message', embedder.id, items);
       if (model === this.#active) await index.add(embedder.id, items);
       if (forTarget) {
-        this.#embedded += items.length;
+        this.#advance('message', items.length);
         this.#total = Math.max(this.#total, this.#embedded);
         this.#emit();
         // A long switch: turns written meanwhile get the active model's vector between batches.

@@ -100,6 +100,7 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
       derived: async (kind, id, model, dim) => (kind === 'memcell' ? path.lifecycle.cellVector(id, model, dim) : null),
       onTargetComplete: async (model, dim) => { await path.lifecycle.recentreScenes(model, dim); },
       onActiveCaughtUp: () => path.lifecycle.kick(),
+      ...(deps.episodes ? { themesWith: async (model: string) => (await deps.episodes!.scenes(model)).filter((t) => t.centroid !== null).length } : {}),
       onStatus: (status) => {
         hooks.onEmbeddingStatus(status);
         // Segmentation and scenes want the turn's vector: run them once embedding settles.
