@@ -17,7 +17,7 @@
  *   npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]
  * times ingest alone (capture and end to end), with a warm-up and repetitions (bench/ingest.ts).
  *   npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]
- *   npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json]
+ *   npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--db kept.sqlite]
  * grows one database by appending corpora and measures it at each size (bench/scale.ts).
  * Arguments are parsed strictly by bench/cliArgs.ts (node:util parseArgs); --set refuses unknown knobs.
  *   npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]
@@ -166,7 +166,7 @@ async function scale(argv: string[]): Promise<void> {
   const progress = progressLine();
   const corpora = await loadScaleCorpora(a.data);
   if (a.runtime === 'browser') buildApp(a.build, progress);
-  const driver = a.runtime === 'browser' ? await browserDriver(progress, a.profile ? { profileDir: a.profile } : {}) : await nodeDriver({ vectors: a.vectors });
+  const driver = a.runtime === 'browser' ? await browserDriver(progress, a.profile ? { profileDir: a.profile } : {}) : await nodeDriver({ vectors: a.vectors, ...(a.db ? { db: a.db } : {}) });
   const report = await runScale(corpora, driver, { sizes: a.sizes, questions: a.questions, commit: commit(), sources: a.data, progress });
   if (process.stderr.isTTY) process.stderr.write('\n');
   process.stdout.write(`${scaleSummary(report)}\n`);
