@@ -128,7 +128,10 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
     added.push(corpus);
     for (const [t, s] of corpus.sessionOf) sessionOf.set(t, s);
   }
-  if (turns !== kept) throw new Error(`The kept database holds ${kept} turns, not a whole number of the given corpora (${turns} at a corpus boundary): give the same --data in the same order.`);
+  if (turns !== kept) {
+    await driver.close();
+    throw new Error(`The kept database holds ${kept} turns, not a whole number of the given corpora (${turns} at a corpus boundary): give the same --data in the same order.`);
+  }
   if (kept > 0) progress(`kept database: ${kept.toLocaleString('en')} turns (${next} corpora) already in it`);
   try {
     for (const size of sizes) {
