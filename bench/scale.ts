@@ -72,6 +72,16 @@ export async function loadScaleCorpora(paths: readonly string[]): Promise<ScaleC
   return out;
 }
 
+/** Up to `n` scorable questions of the corpora added so far, the most recently added first. */
+export function newestQuestions(added: readonly ScaleCorpus[], n: number): BenchQuestion[] {
+  const questions: BenchQuestion[] = [];
+  for (let i = added.length - 1; i >= 0 && questions.length < n; i--) {
+    const qs = added[i]!.questions;
+    for (let j = qs.length - 1; j >= 0 && questions.length < n; j--) questions.push(qs[j]!);
+  }
+  return questions;
+}
+
 /** The measured engine, whichever runtime hosts it. */
 export interface ScaleDriver {
   readonly runtime: 'node' | 'browser';
@@ -154,12 +164,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
         const rate = segment.turns / Math.max(1e-9, (segment.captureMs + segment.embedMs) / 1000);
         progress(`${turns.toLocaleString('en')}/${size.toLocaleString('en')} turns (${next}/${corpora.length} corpora, ${rate.toFixed(0)} turns/s end to end)`);
       }
-      // Most recently added first.
-      const questions: BenchQuestion[] = [];
-      for (let i = added.length - 1; i >= 0 && questions.length < options.questions; i--) {
-        const qs = added[i]!.questions;
-        for (let j = qs.length - 1; j >= 0 && questions.length < options.questions; j--) questions.push(qs[j]!);
-      }
+      const questions = newestQuestions(added, options.questions);
       progress(`${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours, then BM25)`);
       const inputs = questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt }));
       const m = await driver.measure(inputs);

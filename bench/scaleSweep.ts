@@ -20,7 +20,7 @@ import { withConfig, type DeepPartial, type RetrievalConfig } from '../src/core/
 import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import { configureNodeEnv } from '../src/models/nodeEnv';
 import { nodeVectorIndex } from '../src/wasm/nodeVectorKernel';
-import { loadScaleCorpora, SCALE_KS } from './scale';
+import { loadScaleCorpora, newestQuestions, SCALE_KS, type ScaleCorpus } from './scale';
 import { aggregate, percentile, scoreQuestion } from './scoring';
 import { setKnob } from './cliArgs';
 import type { BenchQuestion } from './datasets';
@@ -53,7 +53,7 @@ export async function scaleSweepCommand(argv: readonly string[], progress: (line
   // The corpora the kept database holds (appended in order) and their questions, newest first.
   const corpora = await loadScaleCorpora(v.data);
   const sessionOf = new Map<string, string>();
-  const added = [];
+  const added: ScaleCorpus[] = [];
   let n = 0;
   for (const c of corpora) {
     if (n + c.turns > turns) break;
@@ -61,12 +61,7 @@ export async function scaleSweepCommand(argv: readonly string[], progress: (line
     added.push(c);
     for (const [t, s] of c.sessionOf) sessionOf.set(t, s);
   }
-  const questions: BenchQuestion[] = [];
-  const want = Number(v.questions ?? 150);
-  for (let i = added.length - 1; i >= 0 && questions.length < want; i--) {
-    const qs = added[i]!.questions;
-    for (let j = qs.length - 1; j >= 0 && questions.length < want; j--) questions.push(qs[j]!);
-  }
+  const questions = newestQuestions(added, Number(v.questions ?? 150));
   progress(`${turns} turns, ${questions.length} questions, ${variants.length} variants`);
 
   const embedders = localEmbedderProvider(configureNodeEnv());
