@@ -17,8 +17,11 @@
  *   npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]
  * times ingest alone (capture and end to end), with a warm-up and repetitions (bench/ingest.ts).
  *   npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]
- *   npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json]
- * grows one database by appending corpora and measures it at each size (bench/scale.ts).
+ *   npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--db kept.sqlite]
+ * grows one database by appending corpora and measures it at each size (bench/scale.ts); with --db
+ * (Node) in that file, kept, continued by the next run and copied at each checkpoint.
+ *   npm run bench -- scale-sweep --db <kept.sqlite> --data … [--questions 150] [--sweep variants.json] [--set path=value …]
+ * ranks the scale run's questions on a kept database by read-path variants and BM25 alone (bench/scaleSweep.ts).
  * Arguments are parsed strictly by bench/cliArgs.ts (node:util parseArgs); --set refuses unknown knobs.
  *   npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]
  * kills the renderer, the engine worker or the browser while turns are appended, a history or memory
@@ -166,7 +169,7 @@ async function scale(argv: string[]): Promise<void> {
   const progress = progressLine();
   const corpora = await loadScaleCorpora(a.data);
   if (a.runtime === 'browser') buildApp(a.build, progress);
-  const driver = a.runtime === 'browser' ? await browserDriver(progress, { ...(a.profile ? { profileDir: a.profile } : {}), ...(a.port ? { port: a.port } : {}) }) : await nodeDriver({ vectors: a.vectors });
+  const driver = a.runtime === 'browser' ? await browserDriver(progress, { ...(a.profile ? { profileDir: a.profile } : {}), ...(a.port ? { port: a.port } : {}) }) : await nodeDriver({ vectors: a.vectors, ...(a.db ? { db: a.db } : {}) });
   const report = await runScale(corpora, driver, { sizes: a.sizes, questions: a.questions, commit: commit(), sources: a.data, progress });
   if (process.stderr.isTTY) process.stderr.write('\n');
   process.stdout.write(`${scaleSummary(report)}\n`);
@@ -186,4 +189,5 @@ else if (command === 'vectors') await vectorsCommand(rest);
 else if (command === 'crash') await crashCommand(rest, usage);
 else if (command === 'multilingual') await multilingualCommand(rest, progressLine());
 else if (command === 'cold-open') await coldOpenCommand(rest, progressLine(), usage);
+else if (command === 'scale-sweep') await (await import('./scaleSweep')).scaleSweepCommand(rest, progressLine());
 else usage(command ? `unknown command ${command}` : undefined);

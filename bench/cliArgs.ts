@@ -158,12 +158,14 @@ export interface ScaleArgs {
   readonly profile?: string;
   /** Browser: serve on this port (OPFS belongs to the origin, port included: cold-open needs the same one). */
   readonly port?: number;
+  /** Node: grow (or continue) this database file instead of one in memory; checkpoints are copied beside it. */
+  readonly db?: string;
 }
 
 export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
   const v = parse(argv, {
     data: { type: 'string', multiple: true }, sizes: { type: 'string' }, runtime: { type: 'string' }, questions: { type: 'string' },
-    out: { type: 'string' }, 'no-vectors': { type: 'boolean' }, 'no-build': { type: 'boolean' }, profile: { type: 'string' },
+    out: { type: 'string' }, 'no-vectors': { type: 'boolean' }, 'no-build': { type: 'boolean' }, profile: { type: 'string' }, db: { type: 'string' },
     port: { type: 'string' },
   });
   const data = (v.data as string[] | undefined) ?? [];
@@ -175,9 +177,11 @@ export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
   if (runtime === 'browser' && v['no-vectors']) throw new BenchUsageError('--no-vectors is only available with --runtime node');
   if (runtime !== 'browser' && v.profile) throw new BenchUsageError('--profile is only available with --runtime browser');
   if (runtime !== 'browser' && v.port) throw new BenchUsageError('--port is only available with --runtime browser');
+  if (runtime === 'browser' && v.db) throw new BenchUsageError('--db is only available with --runtime node (the browser keeps its database with --profile)');
   return {
     ...(v.profile ? { profile: v.profile as string } : {}),
     ...(v.port ? { port: positiveInt('--port', v.port, 0) } : {}),
+    ...(v.db ? { db: v.db as string } : {}),
     data, sizes: [...new Set(sizes)].sort((a, b) => a - b), runtime, questions: positiveInt('--questions', v.questions, 150),
     vectors: !v['no-vectors'], build: !v['no-build'], ...(v.out ? { out: v.out as string } : {}),
   };

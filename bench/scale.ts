@@ -4,6 +4,7 @@
  *
  *   npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000
  *       [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build]
+ *       [--db kept.sqlite (Node) | --profile <dir> (browser)]
  *
  * Corpora are appended whole, in the order given (files in order, corpora in file order), each
  * with its ids prefixed by its corpus id so ids stay unique when haystacks share filler sessions;
@@ -71,16 +72,29 @@ export async function loadScaleCorpora(paths: readonly string[]): Promise<ScaleC
   return out;
 }
 
+/** Up to `n` scorable questions of the corpora added so far, the most recently added first. */
+export function newestQuestions(added: readonly ScaleCorpus[], n: number): BenchQuestion[] {
+  const questions: BenchQuestion[] = [];
+  for (let i = added.length - 1; i >= 0 && questions.length < n; i--) {
+    const qs = added[i]!.questions;
+    for (let j = qs.length - 1; j >= 0 && questions.length < n; j--) questions.push(qs[j]!);
+  }
+  return questions;
+}
+
 /** The measured engine, whichever runtime hosts it. */
 export interface ScaleDriver {
   readonly runtime: 'node' | 'browser';
-  open(): Promise<{ embedderId: string | null }>;
+  /** Opens the database; `turns` > 0 when it already holds the first corpora (a kept Node database, `--db`). */
+  open(): Promise<{ embedderId: string | null; turns?: number }>;
   append(corpus: BenchCorpusInput): Promise<BenchIngestTiming>;
   measure(questions: readonly ScaleQuestionInput[]): Promise<ScaleMeasurement>;
   /** Engine memory in bytes after `m` (Node: the process's JS heap + external; browser: the benchmark worker's heap + SQLite's WebAssembly memory). */
   memory(m: ScaleMeasurement): Promise<number>;
   /** Browser: ms from a new page's navigation to its first search result on this database; Node: null. */
   coldOpen(question: ScaleQuestionInput): Promise<number | null>;
+  /** After each checkpoint: a kept Node database (`--db`) copies itself beside the file, named by its turns. */
+  checkpoint?(turns: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -109,11 +123,26 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
   const available = corpora.reduce((n, c) => n + c.turns, 0);
   const notes: string[] = [];
   const points: ScalePoint[] = [];
-  const { embedderId } = await driver.open();
+  const opened = await driver.open();
+  const { embedderId } = opened;
   const sessionOf = new Map<string, string>();
   const added: ScaleCorpus[] = [];
   let next = 0;
   let turns = 0;
+  // A kept database already holds the first corpora (appended in this same order): take them as
+  // added without appending them again.
+  const kept = opened.turns ?? 0;
+  while (kept > 0 && next < corpora.length && turns + corpora[next]!.turns <= kept) {
+    const corpus = corpora[next++]!;
+    turns += corpus.turns;
+    added.push(corpus);
+    for (const [t, s] of corpus.sessionOf) sessionOf.set(t, s);
+  }
+  if (turns !== kept) {
+    await driver.close();
+    throw new Error(`The kept database holds ${kept} turns, not a whole number of the given corpora (${turns} at a corpus boundary): give the same --data in the same order.`);
+  }
+  if (kept > 0) progress(`kept database: ${kept.toLocaleString('en')} turns (${next} corpora) already in it`);
   try {
     for (const size of sizes) {
       if (size > available) {
@@ -135,12 +164,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
         const rate = segment.turns / Math.max(1e-9, (segment.captureMs + segment.embedMs) / 1000);
         progress(`${turns.toLocaleString('en')}/${size.toLocaleString('en')} turns (${next}/${corpora.length} corpora, ${rate.toFixed(0)} turns/s end to end)`);
       }
-      // Most recently added first.
-      const questions: BenchQuestion[] = [];
-      for (let i = added.length - 1; i >= 0 && questions.length < options.questions; i--) {
-        const qs = added[i]!.questions;
-        for (let j = qs.length - 1; j >= 0 && questions.length < options.questions; j--) questions.push(qs[j]!);
-      }
+      const questions = newestQuestions(added, options.questions);
       progress(`${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours, then BM25)`);
       const inputs = questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt }));
       const m = await driver.measure(inputs);
@@ -166,6 +190,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
         heapBytes,
         coldOpenMs,
       });
+      await driver.checkpoint?.(m.turns);
       const last = points[points.length - 1]!;
       progress(`${m.turns.toLocaleString('en')} turns: ours p95 ${last.latencyMs.p95.toFixed(0)} ms @10 ${(last.recall.turn['10']! * 100).toFixed(1)}%, bm25 p95 ${bm25.latencyMs.p95.toFixed(0)} ms @10 ${(bm25.recall.turn['10']! * 100).toFixed(1)}%`);
     }
@@ -184,18 +209,36 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
   };
 }
 
-/** Node: an in-memory database in this process with the bundled embedder (or none). */
-export async function nodeDriver(options: { vectors: boolean }): Promise<ScaleDriver> {
+/**
+ * Node: the bundled embedder (or none) in this process, and an in-memory database — or, with `db`,
+ * that database file itself (kept: a second run with the same --data continues from the turns it
+ * holds, and each checkpoint copies it to `<db>.<turns>.sqlite`, so the read path can be measured
+ * again at any size without growing the database anew).
+ */
+export async function nodeDriver(options: { vectors: boolean; db?: string }): Promise<ScaleDriver> {
   const { ScaleBenchHost } = await import('./host/ScaleBenchHost');
-  const { openNodeStore } = await import('../src/storage/openNodeDatabase');
+  const { openNodeStore, openFileStore } = await import('../src/storage/openNodeDatabase');
   const { localEmbedderProvider } = await import('../src/models/localEmbedderProvider');
   const { configureNodeEnv } = await import('../src/models/nodeEnv');
+  const { copyFile } = await import('node:fs/promises');
   const embedders = options.vectors ? localEmbedderProvider(configureNodeEnv()) : undefined;
-  const host = new ScaleBenchHost({ openStore: () => openNodeStore(), deleteStore: async () => undefined, ...(embedders ? { embedders } : {}) });
+  const db = options.db;
+  // A kept file gets a page cache big enough for the whole database (as the in-memory one is), so
+  // read times compare with in-memory runs rather than measuring the file system.
+  const openKept = async (path: string) => {
+    const store = await openFileStore(path);
+    await store.db.query('PRAGMA cache_size = -1048576');
+    return store;
+  };
+  const host = new ScaleBenchHost({ openStore: () => (db ? openKept(db) : openNodeStore()), deleteStore: async () => undefined, ...(embedders ? { embedders } : {}) });
   const file = 'bench-scale.sqlite';
   return {
     runtime: 'node',
-    open: () => host.scaleOpen(file),
+    open: async () => {
+      const opened = await host.scaleOpen(file, { reuse: db !== undefined });
+      return { ...opened, turns: await host.scaleTurns() };
+    },
+    ...(db ? { checkpoint: (turns: number) => copyFile(db, `${db.replace(/\.sqlite$/, '')}.${turns}.sqlite`) } : {}),
     append: (c) => host.scaleAppend(c),
     measure: (q) => host.scaleMeasure(q),
     async memory() {

@@ -62,6 +62,11 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
     return { embedderId: this.embedders ? this.embedders.embedder(this.embedders.defaultModelId).id : null };
   }
 
+  /** Turns the open database holds (a kept one may already hold some). */
+  async scaleTurns(): Promise<number> {
+    return countTurns(this.#current().store);
+  }
+
   async scaleAppend(corpus: BenchCorpusInput): Promise<BenchIngestTiming> {
     return (await ingestCorpus(this.#current().engine, corpus)).timing;
   }

@@ -113,6 +113,12 @@ export async function loadDatabaseFile(path: string, options: { migrateSchema?: 
   return db;
 }
 
+/** A MemoryStore on the database file at `path` itself (openFileDatabase; the scale benchmark's kept database). */
+export async function openFileStore(path: string, options: { clock?: Clock; newId?: () => string } = {}): Promise<SqliteMemoryStore> {
+  const db = await openFileDatabase(path);
+  return new SqliteMemoryStore(db, { ...options, openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
+}
+
 /** A MemoryStore on a fresh in-memory database (tests, benchmark runner). */
 export async function openNodeStore(options: { clock?: Clock; newId?: () => string } = {}): Promise<SqliteMemoryStore> {
   const db = await openMemoryDatabase();

@@ -22,6 +22,7 @@ import type { ContextLink, LexicalOptions, OwnWordsOptions, RetrievalScope, Retr
 import { maxTurnKey, toMessage } from './messageRepo';
 import { TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE, TURN_CONTEXT_GAP_MS, TURNS_FTS_COLUMNS } from './schema';
 import { ftsOperand } from '../core/base/lexicalUnits';
+import type { TermStats } from '../core/recall/fullQueryScore';
 
 /** Nearest message vectors of one vector model (e.g. the engine's SemanticIndex over `vectors`). */
 export type MessageVectorSearch = (vectorModelId: string, query: Float32Array, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>;
@@ -98,6 +99,8 @@ export class SqlRetrievalSource implements RetrievalSource {
   readonly #df = new Map<string, readonly [number, number]>();
 
   readonly #budget: number;
+  /** messages_fts's row count and mean content length, with the index size (max pk) when read. */
+  #averages: { docs: number; avgLength: number; at: number } | null = null;
 
   /** Without `vectors`, vector candidates are always empty (lexical-only retrieval). */
   constructor(sql: Sql, options: { vectors?: MessageVectorSearch; postingsBudget?: number } = {}) {
@@ -133,6 +136,43 @@ export class SqlRetrievalSource implements RetrievalSource {
             WHERE messages_fts MATCH ? ORDER BY score, rowid LIMIT ?) f
           JOIN messages m ON m.pk = f.pk ORDER BY f.score, f.pk`, params);
     return rows.map((r) => ({ id: r.id, score: -Number(r.score) }));
+  }
+
+  async termStats(terms: readonly string[]): Promise<TermStats> {
+    const rows = await this.size();
+    const clean = cleanTerms(terms);
+    const df = clean.length ? await this.#documentFrequencies('messages_fts', clean, rows) : new Map<string, number>();
+    if (!this.#averages || rows > this.#averages.at * DF_REFRESH_GROWTH || rows < this.#averages.at) {
+      this.#averages = { ...(await this.#ftsAverages()), at: rows };
+    }
+    return { docs: this.#averages.docs, avgLength: this.#averages.avgLength, df };
+  }
+
+  /**
+   * FTS5's own totals: the averages record (rowid 1 of messages_fts_data) is the row count then
+   * each column's token total, as SQLite varints. Falls back to the turn count and a 20-word mean.
+   */
+  async #ftsAverages(): Promise<{ docs: number; avgLength: number }> {
+    const [row] = await this.#sql.query<{ block: Uint8Array | null }>('SELECT block FROM messages_fts_data WHERE id = 1');
+    const block = row?.block;
+    if (block instanceof Uint8Array && block.length > 0) {
+      let at = 0;
+      const varint = (): number => {
+        let v = 0;
+        for (let i = 0; i < 9 && at < block.length; i++) {
+          const byte = block[at++]!;
+          if (i === 8) return v * 256 + byte;
+          v = v * 128 + (byte & 0x7f);
+          if (!(byte & 0x80)) return v;
+        }
+        return v;
+      };
+      const docs = varint();
+      const contentTokens = varint();
+      if (docs > 0) return { docs, avgLength: contentTokens / docs };
+    }
+    const [count] = await this.#sql.query<{ n: number }>('SELECT count(*) AS n FROM messages');
+    return { docs: Number(count?.n ?? 0), avgLength: 20 };
   }
 
   async contextLinks(ids: readonly string[], scope?: RetrievalScope): Promise<ContextLink[]> {

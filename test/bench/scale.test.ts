@@ -96,6 +96,22 @@ describe('scale benchmark (smoke)', () => {
     expect(await readFile(paths.md, 'utf8')).toMatch(/\| 90 \| 4 \|/);
     expect(await readFile(paths.svg, 'utf8')).toMatch(/^<svg[\s\S]*polyline[\s\S]*<\/svg>/);
   });
+
+  it('keeps its database in a file with --db: copies it at each checkpoint and a second run continues from the turns it holds', async () => {
+    const corpora = await loadScaleCorpora([join(dir, 'a.json'), join(dir, 'a.json')]);
+    const db = join(dir, 'kept.sqlite');
+    const first = await runScale(corpora, await nodeDriver({ vectors: false, db }), { sizes: [50], questions: 4 });
+    expect(first.points.map((p) => p.turns)).toEqual([60]);
+    expect((await readFile(join(dir, 'kept.60.sqlite'))).byteLength).toBeGreaterThan(0);
+    const lines: string[] = [];
+    const second = await runScale(corpora, await nodeDriver({ vectors: false, db }), { sizes: [50, 70], questions: 4, progress: (l) => lines.push(l) });
+    // The 60 turns are not appended again: the first checkpoint is measured as it is, then one corpus more.
+    expect(second.points.map((p) => p.turns)).toEqual([60, 90]);
+    expect(lines[0]).toMatch(/kept database: 60 turns \(2 corpora\)/);
+    expect(second.points[0]!.recall.turn['10']).toBe(first.points[0]!.recall.turn['10']);
+    // A file the given data does not account for (here: fewer turns than it holds) is refused.
+    await expect(runScale(corpora.slice(0, 2), await nodeDriver({ vectors: false, db }), { sizes: [50], questions: 4 })).rejects.toThrow(/not a whole number of the given corpora/);
+  });
 });
 
 describe('bench arguments (node:util parseArgs)', () => {

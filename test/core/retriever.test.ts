@@ -235,6 +235,28 @@ describe('Retriever', () => {
     expect(rare.map((h) => h.id).sort()).toEqual(['t0', 't3']);
     await store.db.close();
   });
+
+  it("reads the index's own statistics for full-query scoring: turns, mean length, each term's turns (source)", async () => {
+    const { source, store } = await setUp(['red apple pie', 'red car', 'red hat', 'green apple'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 })));
+    const stats = await source.termStats(['red', 'apple', 'blue']);
+    expect(stats.docs).toBe(4);
+    expect(stats.avgLength).toBeCloseTo(9 / 4, 5);
+    expect(Object.fromEntries(stats.df)).toEqual({ red: 3, apple: 2, blue: 0 });
+    await store.db.close();
+  });
+
+  it('ranks a large memory by every query word again when rescoring, though its candidates came from the rarest words only', async () => {
+    // 'trip' is in two turns, 'paris' in three: a budget of 2 postings queries 'trip' alone, so
+    // both candidates tie on it (pk breaks the tie); the whole question puts t1 first only when rescored.
+    const turns = ['my trip', 'paris trip', 'paris', 'paris again', 'nothing', 'other', 'more', 'stuff'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 }));
+    const large = (rescore: number) => ({ config: { large: { above: 0, context: 0, contextHits: 10, postings: 2, prf: false, rescore, rescoreVector: 0 }, weights: { lexical: 1, prf: 0, vector: 0 } } });
+    const { retriever: on } = await setUp(turns, large(200));
+    const ranked = ids(await on.retrieve('trip paris', { rerank: false }));
+    expect(ranked[0]).toBe('t1');
+    expect(ranked).toEqual(['t1', 't0']);
+    const { retriever: off } = await setUp(turns, large(0));
+    expect(ids(await off.retrieve('trip paris', { rerank: false }))[0]).toBe('t0');
+  });
 });
 
 describe('requests for advice', () => {
@@ -278,6 +300,7 @@ describe('lexical query terms', () => {
       turnIndexCurrent: () => Promise.resolve(true),
       ownWords: () => Promise.resolve([]),
       contextLinks: () => Promise.resolve([]),
+      termStats: () => Promise.resolve({ docs: 0, avgLength: 1, df: new Map() }),
     };
     return { queries, fields, source };
   };

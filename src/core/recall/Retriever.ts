@@ -24,6 +24,7 @@ import {
   RETRIEVAL_CONFIG,
 } from './fusion';
 import { rerankOrder } from './rerankOrder';
+import { fullQueryScores, type TermStats } from './fullQueryScore';
 
 /** Restricts a search. Omitted fields do not restrict. */
 export interface RetrievalScope {
@@ -85,6 +86,8 @@ export interface RetrievalSource {
    * many, only the rarest terms are queried (the source's budget), so the cost stays bounded.
    */
   ownWords(terms: readonly string[], options: OwnWordsOptions): Promise<ScoredTurn[]>;
+  /** Index-wide statistics of the turns' own words for `terms` (full-query BM25 of candidates, fullQueryScore.ts). */
+  termStats(terms: readonly string[]): Promise<TermStats>;
   /** The turns (in scope) whose neighbour context holds each of `ids` (the turn index's window). */
   contextLinks(ids: readonly string[], scope?: RetrievalScope): Promise<ContextLink[]>;
   /** BM25 over the turn index with OR semantics over `terms` (plain words; the source quotes them). */
@@ -176,12 +179,14 @@ export class Retriever {
     // (#propagated); a small one by the turn index, which holds the neighbour text itself.
     // A turn not yet in the turn index is still found by its own words: the own-words path then.
     const large = cfg.large.above >= 0 && ((await this.#source.size()) > cfg.large.above || !(await this.#source.turnIndexCurrent()));
+    // Turns read on the way (a large memory's rescored pool), kept for the fused read below.
+    const loaded = new Map<string, Message>();
+    const vectorP = this.#vectorCandidates(question, options.queryVector, scope);
     const lexicalP = !terms.length
       ? Promise.resolve<string[]>([])
       : large
-        ? this.#propagated(terms, fields, scope)
+        ? this.#propagated(terms, fields, scope, vectorP, loaded)
         : this.#source.lexical(terms, { limit: cfg.depth.lexical, fields, ...(scope ? { scope } : {}) });
-    const vectorP = this.#vectorCandidates(question, options.queryVector, scope);
     const [lexical, vector] = await Promise.all([lexicalP, vectorP]);
 
     const lists: RankedList[] = [
@@ -192,7 +197,7 @@ export class Retriever {
       const expansion = await this.#feedbackTerms(lexical.slice(0, cfg.prf.docs), new Set([...terms, ...analysis.speakers.flatMap(words)]));
       if (expansion.length > 0) {
         const prf = large
-          ? await this.#propagated([...terms, ...expansion], fields, scope)
+          ? await this.#propagated([...terms, ...expansion], fields, scope, vectorP, loaded)
           : await this.#source.lexical([...terms, ...expansion], { limit: cfg.depth.prf, fields, ...(scope ? { scope } : {}) });
         lists.push({ name: 'prf', weight: cfg.weights.prf, ids: prf });
       }
@@ -210,7 +215,9 @@ export class Retriever {
     const trust = this.#reranker?.trust ?? 1;
     const reranking = this.#reranker !== undefined && trust > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
     const deeper = reranking ? all.slice(cfg.depth.fused, cfg.rerank.candidates) : [];
-    const messages = new Map((await this.#source.turns([...fused, ...deeper].map((f) => f.id))).map((m) => [m.id, m]));
+    const wanted = [...fused, ...deeper].map((f) => f.id);
+    const messages = new Map(wanted.flatMap((id) => (loaded.has(id) ? [[id, loaded.get(id)!] as const] : [])));
+    for (const m of await this.#source.turns(wanted.filter((id) => !loaded.has(id)))) messages.set(m.id, m);
     const facts = new Map<string, BoostFacts>();
     for (const [id, m] of messages) {
       facts.set(id, {
@@ -267,9 +274,13 @@ export class Retriever {
    * turn index would through its neighbour-context columns — a reply ("Yes, last Friday!") found by
    * the question it answers — weighted by `fields.before` / `fields.after` × `large.context`.
    */
-  async #propagated(terms: readonly string[], fields: RetrievalConfig['fields'], scope: RetrievalScope | undefined): Promise<string[]> {
+  async #propagated(
+    terms: readonly string[], fields: RetrievalConfig['fields'], scope: RetrievalScope | undefined,
+    vectorP: Promise<string[]>, loaded: Map<string, Message>,
+  ): Promise<string[]> {
     const cfg = this.config;
-    const hits = await this.#source.ownWords(terms, { limit: cfg.depth.lexical, content: fields.content, speaker: fields.speaker, postings: cfg.large.postings, ...(scope ? { scope } : {}) });
+    let hits = await this.#source.ownWords(terms, { limit: cfg.depth.lexical, content: fields.content, speaker: fields.speaker, postings: cfg.large.postings, ...(scope ? { scope } : {}) });
+    if (cfg.large.rescore > 0 && hits.length > 0) hits = await this.#rescored(terms, hits, vectorP, loaded);
     const score = new Map(hits.map((h) => [h.id, h.score]));
     const own = new Map(score);
     const weight = { before: fields.before * cfg.large.context, after: fields.after * cfg.large.context };
@@ -281,6 +292,23 @@ export class Retriever {
       }
     }
     return [...score].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, cfg.depth.lexical).map(([id]) => id);
+  }
+
+  /**
+   * The rarest-terms hits (and the best vector candidates) scored again by BM25 of every query
+   * term (fullQueryScore.ts): the lexical order full BM25 would give this pool, best first.
+   */
+  async #rescored(terms: readonly string[], hits: readonly ScoredTurn[], vectorP: Promise<string[]>, loaded: Map<string, Message>): Promise<ScoredTurn[]> {
+    const { rescore, rescoreVector } = this.config.large;
+    const pool = new Set(hits.slice(0, rescore).map((h) => h.id));
+    if (rescoreVector > 0) for (const id of (await vectorP).slice(0, rescoreVector)) pool.add(id);
+    const [stats, turns] = await Promise.all([this.#source.termStats(terms), this.#source.turns([...pool])]);
+    for (const m of turns) loaded.set(m.id, m);
+    const scores = fullQueryScores(terms, new Map(turns.map((m) => [m.id, turnText(m)])), stats);
+    return [...scores]
+      .filter(([, v]) => v > 0)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([id, score]) => ({ id, score }));
   }
 
   async #vectorCandidates(question: string, given: QueryVector | null | undefined, scope: RetrievalScope | undefined): Promise<string[]> {

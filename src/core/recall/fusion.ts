@@ -22,7 +22,12 @@ export interface RetrievalConfig {
    * neighbour context added by score (Retriever #propagated), and without the feedback query:
    * `context` scales the neighbour weights, the neighbours of the best `contextHits` hits count.
    */
-  readonly large: { readonly above: number; readonly context: number; readonly contextHits: number; readonly postings: number; readonly prf: boolean };
+  readonly large: {
+    readonly above: number; readonly context: number; readonly contextHits: number; readonly postings: number; readonly prf: boolean;
+    /** The best `rescore` rarest-terms hits, with the best `rescoreVector` vector candidates, are ranked again by BM25 of the whole question (0: off). */
+    readonly rescore: number;
+    readonly rescoreVector: number;
+  };
   /** bm25() column weights of the turn index (schema v2 turns_fts). */
   readonly fields: {
     readonly speaker: number;
@@ -114,7 +119,10 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // (30k): +0.7 at twice the time. prf (a second own-words query) true → 52.6 at 30k (50 hits).
   // On the dev sets (one conversation, ≈ 600 turns) the turn index is what ranks: the own-words
   // path everywhere (above 0) gives LoCoMo @10 78.5 → 75.7, so small memories keep it.
-  large: { above: 5_000, context: 1, contextHits: 10, postings: 4_000, prf: false },
+  // rescore 200 (full-query BM25 of the best 200 hits + 50 vector candidates; kept scale databases,
+  // bench/results/scale-node-s7-sweep.md): @10 10k 71.2 → 71.9, 30k 59.3 → 57.4, 100k 44.7 → 52.0
+  // (BM25 alone 47.4), ≈ 1.3–2× the read time. Off until it can be switched on by memory size.
+  large: { above: 5_000, context: 1, contextHits: 10, postings: 4_000, prf: false, rescore: 0, rescoreVector: 50 },
   // Neighbour context before/after 0 → −8.0 (the biggest single gain); 0.4 → −0.5; 0.7 → +0.3
   // (noise; MRR −0.002). caption 0 → −0.6. speaker 0 → 0.0. timeline 0 → −0.2, 0.2 → 0.0.
   fields: { speaker: 0.2, content: 1, caption: 0.6, before: 0.5, after: 0.5, timeline: 0.1 },
