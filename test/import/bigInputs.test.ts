@@ -35,8 +35,8 @@ describe('big inputs', () => {
     expect(report.summary).toBe('1 conversation, 2,100 turns imported.');
     // Progress while the one conversation was stored (each slice reports; the connection was free between them).
     const during = progress.filter((p) => p.phase === 'importing' && p.turns > 0 && p.turns < 2_100);
-    // Slices of 1,000 turns: a report after the first and the second (2,100 = 1,000 + 1,000 + 100).
-    expect([...new Set(during.map((p) => p.turns))]).toEqual([1_000, 2_000]);
+    // Slices of 150,000 characters (750 turns of 200): a report after each (2,100 = 750 + 750 + 600).
+    expect([...new Set(during.map((p) => p.turns))]).toEqual([750, 1_500]);
     expect(commits.length).toBeGreaterThanOrEqual(3);
     expect((await e.listMessages('chatgpt:long')).map((m) => m.seq)).toEqual(Array.from({ length: 2_100 }, (_, i) => i + 1));
     // Re-importing adds nothing, slice by slice.

@@ -235,7 +235,7 @@ export class HistoryImports {
             turns: slice.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })),
           });
           await flush(skips);
-          if (!(await step(slice.length))) break;
+          if (!(await step(slice.length, true))) break;
         }
         return 0;
       }
@@ -265,7 +265,7 @@ export class HistoryImports {
     phase: HistoryProgress['phase'],
     onProgress: ((p: HistoryProgress) => void) | undefined,
     /** Returns the turns it took that it did not count with `step` (which reports progress, and says false once cancelled). */
-    use: (c: ImportedConversation, turns: ImportedConversation['turns'], skips: Skips, step: (turns: number) => Promise<boolean>) => Promise<number>,
+    use: (c: ImportedConversation, turns: ImportedConversation['turns'], skips: Skips, step: (turns: number, report?: boolean) => Promise<boolean>) => Promise<number>,
     end?: (skips: Skips) => Promise<void>,
     seen?: (item: HistoryItem) => void,
   ): Promise<{ format: HistoryFormat | null; skips: Skips; cancelled: boolean; layout: TranscriptLayout | null }> {
@@ -302,9 +302,10 @@ export class HistoryImports {
             if (now - lastReport >= BYTES_PROGRESS_MS && now - passStarted >= BYTES_PROGRESS_MS) report();
           },
         });
-      const step = async (k: number) => {
+      // `always`: a slice of one long conversation reports each time (its commit is the progress a person waits for).
+      const step = async (k: number, always = false) => {
         turns += k;
-        report();
+        report(always);
         if (this.#d.clock.now() - lastYield >= YIELD_EVERY_MS) {
           await yieldToEvents();
           lastYield = this.#d.clock.now();
