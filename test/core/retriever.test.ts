@@ -249,13 +249,18 @@ describe('Retriever', () => {
     // 'trip' is in two turns, 'paris' in three: a budget of 2 postings queries 'trip' alone, so
     // both candidates tie on it (pk breaks the tie); the whole question puts t1 first only when rescored.
     const turns = ['my trip', 'paris trip', 'paris', 'paris again', 'nothing', 'other', 'more', 'stuff'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 }));
-    const large = (rescore: number) => ({ config: { large: { above: 0, context: 0, contextHits: 10, postings: 2, prf: false, rescore, rescoreVector: 0 }, weights: { lexical: 1, prf: 0, vector: 0 } } });
+    const large = (rescore: number, rescoreAbove = 0) => ({ config: { large: { above: 0, context: 0, contextHits: 10, postings: 2, prf: false, rescore, rescoreVector: 0, rescoreAbove, rescoreContext: 1 }, weights: { lexical: 1, prf: 0, vector: 0 } } });
     const { retriever: on } = await setUp(turns, large(200));
     const ranked = ids(await on.retrieve('trip paris', { rerank: false }));
     expect(ranked[0]).toBe('t1');
     expect(ranked).toEqual(['t1', 't0']);
     const { retriever: off } = await setUp(turns, large(0));
     expect(ids(await off.retrieve('trip paris', { rerank: false }))[0]).toBe('t0');
+    // Rescoring waits for a memory of more than `rescoreAbove` turns: 8 turns is not, 7 is.
+    const { retriever: small } = await setUp(turns, large(200, 8));
+    expect(ids(await small.retrieve('trip paris', { rerank: false }))[0]).toBe('t0');
+    const { retriever: big } = await setUp(turns, large(200, 7));
+    expect(ids(await big.retrieve('trip paris', { rerank: false }))[0]).toBe('t1');
   });
 });
 

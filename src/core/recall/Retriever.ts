@@ -178,14 +178,15 @@ export class Retriever {
     // A large memory is searched by the turns' own words, neighbour context added by score
     // (#propagated); a small one by the turn index, which holds the neighbour text itself.
     // A turn not yet in the turn index is still found by its own words: the own-words path then.
-    const large = cfg.large.above >= 0 && ((await this.#source.size()) > cfg.large.above || !(await this.#source.turnIndexCurrent()));
+    const size = await this.#source.size();
+    const large = cfg.large.above >= 0 && (size > cfg.large.above || !(await this.#source.turnIndexCurrent()));
     // Turns read on the way (a large memory's rescored pool), kept for the fused read below.
     const loaded = new Map<string, Message>();
     const vectorP = this.#vectorCandidates(question, options.queryVector, scope);
     const lexicalP = !terms.length
       ? Promise.resolve<string[]>([])
       : large
-        ? this.#propagated(terms, fields, scope, vectorP, loaded)
+        ? this.#propagated(terms, fields, scope, vectorP, loaded, size)
         : this.#source.lexical(terms, { limit: cfg.depth.lexical, fields, ...(scope ? { scope } : {}) });
     const [lexical, vector] = await Promise.all([lexicalP, vectorP]);
 
@@ -197,7 +198,7 @@ export class Retriever {
       const expansion = await this.#feedbackTerms(lexical.slice(0, cfg.prf.docs), new Set([...terms, ...analysis.speakers.flatMap(words)]));
       if (expansion.length > 0) {
         const prf = large
-          ? await this.#propagated([...terms, ...expansion], fields, scope, vectorP, loaded)
+          ? await this.#propagated([...terms, ...expansion], fields, scope, vectorP, loaded, size)
           : await this.#source.lexical([...terms, ...expansion], { limit: cfg.depth.prf, fields, ...(scope ? { scope } : {}) });
         lists.push({ name: 'prf', weight: cfg.weights.prf, ids: prf });
       }
@@ -276,14 +277,17 @@ export class Retriever {
    */
   async #propagated(
     terms: readonly string[], fields: RetrievalConfig['fields'], scope: RetrievalScope | undefined,
-    vectorP: Promise<string[]>, loaded: Map<string, Message>,
+    vectorP: Promise<string[]>, loaded: Map<string, Message>, size: number,
   ): Promise<string[]> {
     const cfg = this.config;
     let hits = await this.#source.ownWords(terms, { limit: cfg.depth.lexical, content: fields.content, speaker: fields.speaker, postings: cfg.large.postings, ...(scope ? { scope } : {}) });
-    if (cfg.large.rescore > 0 && hits.length > 0) hits = await this.#rescored(terms, hits, vectorP, loaded);
+    const rescore = cfg.large.rescore > 0 && size > cfg.large.rescoreAbove && hits.length > 0;
+    if (rescore) hits = await this.#rescored(terms, hits, vectorP, loaded);
     const score = new Map(hits.map((h) => [h.id, h.score]));
     const own = new Map(score);
-    const weight = { before: fields.before * cfg.large.context, after: fields.after * cfg.large.context };
+    // A rescored hit's score sums every word of the question, not only the rarest: it lends a smaller share.
+    const context = cfg.large.context * (rescore ? cfg.large.rescoreContext : 1);
+    const weight = { before: fields.before * context, after: fields.after * context };
     if (weight.before > 0 || weight.after > 0) {
       const links = await this.#source.contextLinks(hits.slice(0, cfg.large.contextHits).map((h) => h.id), scope);
       for (const l of links) {

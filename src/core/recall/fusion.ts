@@ -27,6 +27,10 @@ export interface RetrievalConfig {
     /** The best `rescore` rarest-terms hits, with the best `rescoreVector` vector candidates, are ranked again by BM25 of the whole question (0: off). */
     readonly rescore: number;
     readonly rescoreVector: number;
+    /** Rescoring runs only in a memory of more than this many turns. */
+    readonly rescoreAbove: number;
+    /** Neighbour context's weight is multiplied by this when the hits were rescored. */
+    readonly rescoreContext: number;
   };
   /** bm25() column weights of the turn index (schema v2 turns_fts). */
   readonly fields: {
@@ -121,8 +125,14 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // path everywhere (above 0) gives LoCoMo @10 78.5 → 75.7, so small memories keep it.
   // rescore 200 (full-query BM25 of the best 200 hits + 50 vector candidates; kept scale databases,
   // bench/results/scale-node-s7-sweep.md): @10 10k 71.2 → 71.9, 30k 59.3 → 57.4, 100k 44.7 → 52.0
-  // (BM25 alone 47.4), ≈ 1.3–2× the read time. Off until it can be switched on by memory size.
-  large: { above: 5_000, context: 1, contextHits: 10, postings: 4_000, prf: false, rescore: 0, rescoreVector: 50 },
+  // (BM25 alone 47.4), ≈ 1.3–2× the read time. So it runs above 50,000 turns only (rescoreAbove:
+  // between the two measured sizes where it hurt and helped; sizes in between are not measured).
+  // Rescored scores sum every question word, so neighbours lend a smaller share: rescoreContext at
+  // 100k (`scale-sweep`, bench/results/scale-node-s7-default.md) 1 → @1 / @5 / @10 15.8 / 40.7 / 52.0,
+  // 0.7 → 16.4 / 42.4 / 52.9, 0.5 → 17.8 / 43.9 / 53.1, 0.3 → 18.1 / 45.8 / 53.4 (BM25 alone
+  // 17.4 / 38.3 / 47.4). rescore 400 = 200 (the lexical list is 200 deep); postings 8,000 +1.3 @10
+  // at 1.1× the time (not taken).
+  large: { above: 5_000, context: 1, contextHits: 10, postings: 4_000, prf: false, rescore: 200, rescoreVector: 50, rescoreAbove: 50_000, rescoreContext: 0.3 },
   // Neighbour context before/after 0 → −8.0 (the biggest single gain); 0.4 → −0.5; 0.7 → +0.3
   // (noise; MRR −0.002). caption 0 → −0.6. speaker 0 → 0.0. timeline 0 → −0.2, 0.2 → 0.0.
   fields: { speaker: 0.2, content: 1, caption: 0.6, before: 0.5, after: 0.5, timeline: 0.1 },
