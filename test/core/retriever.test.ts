@@ -262,6 +262,19 @@ describe('Retriever', () => {
     const { retriever: big } = await setUp(turns, large(200, 7));
     expect(ids(await big.retrieve('trip paris', { rerank: false }))[0]).toBe('t1');
   });
+
+  it("lends a rescored hit's neighbours the share rescoreContext sets", async () => {
+    // t1 holds no question word: only its neighbour t0's hit lends it a score (context), which
+    // rescoreContext scales once the hits were rescored; at 0 it lends nothing.
+    const turns = ['did you finish the marathon', 'yes last friday', 'nothing', 'other', 'more', 'stuff'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 }));
+    const large = (rescoreContext: number) => ({ config: { large: { above: 0, context: 1, contextHits: 10, postings: 100, prf: false, rescore: 200, rescoreVector: 0, rescoreAbove: 0, rescoreContext }, weights: { lexical: 1, prf: 0, vector: 0 } } });
+    const { retriever: lends } = await setUp(turns, large(0.3));
+    const lent = ids(await lends.retrieve('marathon finish', { rerank: false }));
+    expect(lent[0]).toBe('t0');
+    expect(lent).toContain('t1');
+    const { retriever: none } = await setUp(turns, large(0));
+    expect(ids(await none.retrieve('marathon finish', { rerank: false }))).toEqual(['t0']);
+  });
 });
 
 describe('requests for advice', () => {
