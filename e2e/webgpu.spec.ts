@@ -57,7 +57,7 @@ test.describe('with a WebGPU adapter (SwiftShader)', () => {
     await expect(page.getByTestId('semantic-hit').first()).toContainText('adopted a puppy', { timeout: 60_000 });
 
     await page.getByRole('button', { name: 'Memory', exact: true }).click();
-    await expect(page.getByTestId('overview-backends')).toHaveText('Embedder runs on WebGPU · vector index: WASM SIMD, int8');
+    await expect(page.getByTestId('overview-backends')).toHaveText('Embedder runs on WebGPU (recollect/glove-100d-sif, 100 dimensions) · vector index: WASM SIMD, int8');
 
     // The choice is this browser's: it survives a reload.
     await page.reload();
