@@ -117,31 +117,33 @@ describe('opening a memory', () => {
     engine.stop();
   });
 
-  it('looks at the turn-index queue (counting every turn) only after the first search', async () => {
+  /** A started engine whose store counts how often the turn-index queue counted every turn. */
+  async function startedWithQueueLooks() {
     const store = await storedMemory();
     const clock = manualTimer();
     const counts = vi.spyOn(store, 'countItems');
     const engine = createEngine(store, { only: ['recall'], embedders, timer: clock.timer });
     await engine.start();
     await settle();
-    expect(counts.mock.calls.filter(([kind]) => kind === 'message')).toHaveLength(0);
+    const looks = () => counts.mock.calls.filter(([kind]) => kind === 'message').length;
+    return { engine, clock, looks };
+  }
+
+  it('looks at the turn-index queue (counting every turn) only after the first search', async () => {
+    const { engine, looks } = await startedWithQueueLooks();
+    expect(looks()).toBe(0);
     await engine.recall('my dog Biscuit');
     await engine.idle();
-    expect(counts.mock.calls.filter(([kind]) => kind === 'message').length).toBeGreaterThan(0);
+    expect(looks()).toBeGreaterThan(0);
     engine.stop();
   });
 
   it('looks at the turn-index queue after the hold times out when no search comes', async () => {
-    const store = await storedMemory();
-    const clock = manualTimer();
-    const counts = vi.spyOn(store, 'countItems');
-    const engine = createEngine(store, { only: ['recall'], embedders, timer: clock.timer });
-    await engine.start();
-    await settle();
-    expect(counts.mock.calls.filter(([kind]) => kind === 'message')).toHaveLength(0);
+    const { engine, clock, looks } = await startedWithQueueLooks();
+    expect(looks()).toBe(0);
     clock.fire();
-    for (let i = 0; i < 50 && !counts.mock.calls.some(([kind]) => kind === 'message'); i++) await settle();
-    expect(counts.mock.calls.filter(([kind]) => kind === 'message').length).toBeGreaterThan(0);
+    for (let i = 0; i < 50 && looks() === 0; i++) await settle();
+    expect(looks()).toBeGreaterThan(0);
     engine.stop();
   });
 });

@@ -75,27 +75,33 @@ describe('the default memory budget', () => {
 
 const T0 = Date.UTC(2023, 4, 8, 14, 0);
 
-/** A model that reports one fact per turn it is shown, citing the turn by the number it saw. */
-function factPerTurnLlm(contextTokens: number | undefined) {
+/** A model that records every prompt (with its reply cap) and answers with `reply(prompt text, prompts so far)`. */
+function recordingLlm(contextTokens: number | undefined, reply: (text: string, seen: number) => unknown) {
   const prompts: { text: string; maxTokens: number | undefined }[] = [];
   const llm: Llm & { contextTokens?: number } = {
     ...(contextTokens !== undefined ? { contextTokens } : {}),
     async complete(req: LlmRequest): Promise<LlmResult> {
       const text = req.messages.map((m) => m.content).join('\n');
       prompts.push({ text, maxTokens: req.maxTokens });
-      const numbers = [...text.matchAll(/^\[(\d+)\] .*?: Ana said fact number (\d+)\b/gm)].map((m) => ({ turn: Number(m[1]), fact: Number(m[2]) }));
-      const reply = {
-        title: `Facts ${numbers[0]?.fact}`,
-        narrative: `Ana listed facts ${numbers.map((n) => n.fact).join(', ')}.`,
-        facts: numbers.map((n) => ({ text: `Ana's fact number ${n.fact} is true.`, speaker: 'Ana', kind: 'new', turns: [n.turn] })),
-        foresight: [],
-      };
-      return { text: JSON.stringify(reply), model: 'm', usage: { promptTokens: 10, completionTokens: 10, estimated: false }, finishReason: 'stop' };
+      return { text: JSON.stringify(reply(text, prompts.length)), model: 'm', usage: { promptTokens: 10, completionTokens: 10, estimated: false }, finishReason: 'stop' };
     },
     stream: () => { throw new Error('not used'); },
     completeJson: (req) => completeJson(llm, req),
   };
   return { llm, prompts };
+}
+
+/** A model that reports one fact per turn it is shown, citing the turn by the number it saw. */
+function factPerTurnLlm(contextTokens: number | undefined) {
+  return recordingLlm(contextTokens, (text) => {
+    const numbers = [...text.matchAll(/^\[(\d+)\] .*?: Ana said fact number (\d+)\b/gm)].map((m) => ({ turn: Number(m[1]), fact: Number(m[2]) }));
+    return {
+      title: `Facts ${numbers[0]?.fact}`,
+      narrative: `Ana listed facts ${numbers.map((n) => n.fact).join(', ')}.`,
+      facts: numbers.map((n) => ({ text: `Ana's fact number ${n.fact} is true.`, speaker: 'Ana', kind: 'new', turns: [n.turn] })),
+      foresight: [],
+    };
+  });
 }
 
 describe('synthesiseMemCell with a small context window', () => {
@@ -148,25 +154,13 @@ describe('synthesiseMemCell with a small context window', () => {
 });
 
 /**
- * A model that records every prompt (with its reply cap) and answers the scene and profile stages:
- * the scene's summary names the episodes it was shown; the profile adds one item per scene shown.
+ * A model that answers the scene and profile stages: the scene's summary names the episodes it
+ * was shown; the profile adds one item per scene shown.
  */
-function recordingLlm(contextTokens: number | undefined) {
-  const prompts: { text: string; maxTokens: number | undefined }[] = [];
-  const llm: Llm & { contextTokens?: number } = {
-    ...(contextTokens !== undefined ? { contextTokens } : {}),
-    async complete(req: LlmRequest): Promise<LlmResult> {
-      const text = req.messages.map((m) => m.content).join('\n');
-      prompts.push({ text, maxTokens: req.maxTokens });
-      const reply = text.includes('NEW EPISODES:')
-        ? { title: `Trip ${prompts.length}`, summary: `Summary ${prompts.length} covers ${labels(text, /^(E\d+) \| /gm).join(' ')}.` }
-        : { operations: labels(text, /^(S\d+) \(episodes/gm).map((s) => ({ op: 'add', kind: 'explicit', key: `visited ${s}`, value: 'yes', confidence: 0.9, evidence: [s] })) };
-      return { text: JSON.stringify(reply), model: 'm', usage: { promptTokens: 10, completionTokens: 10, estimated: false }, finishReason: 'stop' };
-    },
-    stream: () => { throw new Error('not used'); },
-    completeJson: (req) => completeJson(llm, req),
-  };
-  return { llm, prompts };
+function sceneProfileLlm(contextTokens: number | undefined) {
+  return recordingLlm(contextTokens, (text, seen) => text.includes('NEW EPISODES:')
+    ? { title: `Trip ${seen}`, summary: `Summary ${seen} covers ${labels(text, /^(E\d+) \| /gm).join(' ')}.` }
+    : { operations: labels(text, /^(S\d+) \(episodes/gm).map((s) => ({ op: 'add', kind: 'explicit', key: `visited ${s}`, value: 'yes', confidence: 0.9, evidence: [s] })) });
 }
 
 const labels = (text: string, re: RegExp): string[] => [...text.matchAll(re)].map((m) => m[1]!);
@@ -199,7 +193,7 @@ describe('theme and profile synthesis with a small context window', () => {
   }
 
   it('a theme folds its episodes into the summary in batches that each fit, every episode shown once, the last summary saved', async () => {
-    const { llm, prompts } = recordingLlm(WINDOW);
+    const { llm, prompts } = sceneProfileLlm(WINDOW);
     const result = await summariseScene({ llm, store, clock: { now: () => T0 } }, 's0');
     expect(prompts.length).toBeGreaterThan(1);
     expect(result).toMatchObject({ calls: prompts.length, clippedEpisodes: 0 });
@@ -213,7 +207,7 @@ describe('theme and profile synthesis with a small context window', () => {
   });
 
   it('an episode too long for the window alone is shortened and counted, not left out', async () => {
-    const { llm, prompts } = recordingLlm(1024);
+    const { llm, prompts } = sceneProfileLlm(1024);
     const result = await summariseScene({ llm, store, clock: { now: () => T0 } }, 's0');
     expect(result!.clippedEpisodes).toBe(12);
     const count = await loadTokenCounter();
@@ -227,7 +221,7 @@ describe('theme and profile synthesis with a small context window', () => {
       await db.exec("UPDATE memcells SET scene_id = ? WHERE id = ?", [`s${s}`, `cell${s}`]);
     }
     await db.exec("INSERT INTO profile_items (id, kind, key, value, confidence, evidence, status, created_at, updated_at) VALUES ('p0', 'explicit', 'home city', 'Lisbon', 0.9, '[]', 'active', 0, 0)");
-    const { llm, prompts } = recordingLlm(WINDOW);
+    const { llm, prompts } = sceneProfileLlm(WINDOW);
     const result = await updateProfile({ llm, store, clock: { now: () => T0 }, newId: (() => { let n = 0; return () => `new${++n}`; })() }, { sceneLimit: 8 });
     expect(prompts.length).toBeGreaterThan(1);
     expect(result).toMatchObject({ calls: prompts.length, clippedScenes: 0, hiddenItems: 0 });
@@ -239,7 +233,7 @@ describe('theme and profile synthesis with a small context window', () => {
   });
 
   it('an endpoint (no declared window) gets one call for the theme and one for the profile, as before', async () => {
-    const { llm, prompts } = recordingLlm(undefined);
+    const { llm, prompts } = sceneProfileLlm(undefined);
     expect(await summariseScene({ llm, store, clock: { now: () => T0 } }, 's0')).toMatchObject({ calls: 1 });
     expect(prompts[0]!.maxTokens).toBe(500);
     expect(labels(prompts[0]!.text, /^(E\d+) \| /gm)).toHaveLength(12);
