@@ -178,7 +178,7 @@ export class Retriever {
     // A large memory is searched by the turns' own words, neighbour context added by score
     // (#propagated); a small one by the turn index, which holds the neighbour text itself.
     // A turn not yet in the turn index is still found by its own words: the own-words path then.
-    const size = await this.#source.size();
+    const size = cfg.large.above >= 0 ? await this.#source.size() : 0; // read only when the large path is on, as before
     const large = cfg.large.above >= 0 && (size > cfg.large.above || !(await this.#source.turnIndexCurrent()));
     // Turns read on the way (a large memory's rescored pool), kept for the fused read below.
     const loaded = new Map<string, Message>();
