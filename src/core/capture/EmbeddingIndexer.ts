@@ -26,6 +26,7 @@ import { BackgroundLoop } from '../base/backgroundLoop';
 import type { Embedder, EmbedderProvider } from '../base/ports';
 import type { SemanticIndex } from './SemanticIndex';
 import type { ItemKind, PendingEmbedding, VectorStore } from '../base/store';
+import { yieldToEvents } from '../base/yieldToEvents';
 
 /** Kinds besides turns whose vectors a switch rebuilds (the ones the consolidator and lifecycle embed);
  * themes have no vectors of their own, their centroids are rebuilt by `onTargetComplete`. */
@@ -418,6 +419,7 @@ export class EmbeddingIndexer {
     for (const kind of DERIVED_KINDS) {
       let after: number | undefined;
       for (;;) {
+        await yieldToEvents(); // one batch per slice
         if (this.#loopRunner.stopped || target !== this.#target) return false;
         const batch = await store.pendingReembed(kind, from, embedder.id, this.#batchSize, after);
         if (batch.length === 0) break;
@@ -468,6 +470,8 @@ export class EmbeddingIndexer {
     let embedding = batch.length > 0 ? embed(batch) : null;
     while (batch.length > 0 && embedding) {
       const vectors = await embedding;
+      // A model in this thread (or one that answered already) settles as a microtask: one batch per slice.
+      await yieldToEvents();
       if (this.#loopRunner.stopped || target !== this.#target) return false;
       await this.#whilePaused();
       after = batch[batch.length - 1]!.key;

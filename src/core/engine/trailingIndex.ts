@@ -16,6 +16,7 @@
  * its own turn index at once (and flushes what is queued with it).
  */
 import { BackgroundLoop } from '../base/backgroundLoop';
+import { yieldToEvents } from '../base/yieldToEvents';
 import type { EmbeddingStatus } from '../capture/EmbeddingIndexer';
 import type { IndexingStatus } from '../protocol';
 
@@ -38,11 +39,6 @@ export interface TrailingIndexDeps {
   readonly onStatus: (status: IndexingStatus) => void;
   /** Turns per turn-index transaction (default 500: a step stays well under a chat's 200 ms). */
   readonly step?: number;
-}
-
-function pause(): Promise<void> {
-  const g = globalThis as unknown as { setTimeout(f: () => void, ms: number): unknown };
-  return new Promise((resolve) => g.setTimeout(resolve, 0));
 }
 
 export class TrailingIndex {
@@ -141,7 +137,7 @@ export class TrailingIndex {
       while (this.#backlog > 0 && this.#imports === 0 && !this.#loop.stopped) {
         this.#backlog = await this.#d.indexSome(this.#d.step ?? 500);
         this.#emit(false);
-        await pause(); // a chat append or a search gets the connection between steps
+        await yieldToEvents(); // a chat append or a search gets the connection between steps
       }
       this.#lastError = null;
     } catch (err) {

@@ -21,6 +21,7 @@ import { findDateForesight } from './dateForesight';
 import { toErrorInfo, type ErrorInfo } from '../base/errors';
 import { sceneHeat } from './heat';
 import { BackgroundLoop } from '../base/backgroundLoop';
+import { yieldToEvents } from '../base/yieldToEvents';
 import type { BoundaryJudge } from './boundaryCheck';
 import { idleCloseReason } from './idleClose';
 import { centred, recentreScenes, turnMean } from './modelSwitch';
@@ -138,6 +139,7 @@ export class Lifecycle {
     if (policy.name === 'off') return;
     const queued = new Set<string>();
     for (const cell of await this.#d.episodes.unsynthesisedCells(100_000)) {
+      await yieldToEvents(); // one cell per slice: a search or a send gets in between
       if (this.#loop.stopped) return;
       if (queued.has(cell.id)) continue;
       const sceneCells = cell.sceneId ? (await this.#d.episodes.cellsInScene(cell.sceneId)).filter((c) => c.closedBy !== null) : [cell];
@@ -161,6 +163,7 @@ export class Lifecycle {
       if (this.#loop.stopped) return;
       const reason = all ? 'time-gap' : idleCloseReason(cell, now, rule);
       if (!reason) continue;
+      await yieldToEvents(); // one cell per slice
       await this.#d.episodes.closeCell(cell.id, reason, now);
       this.#open.delete(cell.conversationId);
       await this.#afterClose(cell.id);
@@ -196,6 +199,9 @@ export class Lifecycle {
         const closed: string[] = [];
         let waiting = false;
         for (const turn of turns) {
+          // One turn per slice: every await below settles as a microtask on a synchronous
+          // database, so without this a search waits for the whole batch (yieldToEvents.ts).
+          await yieldToEvents();
           if (this.#loop.stopped) return;
           const c = await this.#place(turn);
           if (c === WAIT_FOR_VECTOR) {
@@ -204,7 +210,10 @@ export class Lifecycle {
           }
           if (c) closed.push(c);
         }
-        for (const id of closed) await this.#afterClose(id);
+        for (const id of closed) {
+          await yieldToEvents();
+          await this.#afterClose(id);
+        }
         if (closed.length > 0 || !waiting) this.#d.onChange?.();
         // The embedder has not reached this turn yet: the next kick (when embedding settles) resumes.
         if (waiting) break;
