@@ -50,9 +50,9 @@ test('after a history import the words are searchable at once and the indexing p
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   for (const marker of ['zq0k0', 'zq31k6', 'zq59k9']) {
     await page.getByLabel('Search memory').fill(marker);
-    // The first search after the indexing finishes shares the worker with the episodes it now
-    // builds: in a full CI run on 2 cores it once stayed "Searching…" beyond the default 15 s.
-    await expect(page.getByTestId('search-hit')).toHaveCount(1, { timeout: 60_000 });
+    // The episodes are still being built from the imported turns: the search is answered between
+    // two of their slices, within the default wait.
+    await expect(page.getByTestId('search-hit')).toHaveCount(1);
     await expect(page.getByTestId('search-hit').first()).toContainText(marker);
   }
 });

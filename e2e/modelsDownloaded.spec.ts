@@ -29,9 +29,7 @@ const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(pa
 async function send(page: Page, text: string, count: number) {
   await messageBox(page).fill(text);
   await messageBox(page).press('Enter');
-  // Right after a reload the worker also loads the downloaded model on WASM and warms its vectors:
-  // in a full CI run on 2 cores the first send once waited longer than the default 15 s.
-  await expect(page.getByTestId('message')).toHaveCount(count, { timeout: 60_000 });
+  await expect(page.getByTestId('message')).toHaveCount(count);
 }
 
 async function download(page: Page, kind: 'embedder' | 'reranker', id: string) {
