@@ -28,20 +28,39 @@ export class SqlEpisodeStore implements EpisodeStore {
     this.#sql = sql;
   }
 
+  /**
+   * Turns not yet in any cell, in (conversation, seq) order. Read conversation by conversation:
+   * where its cells end (the cell that starts last ends last: a conversation's turns are placed in
+   * seq order, so cells never overlap) and the turns after that, through the (conversation_id, seq)
+   * index. One query over every message, asking each row for its conversation's cells, read the
+   * placed turns again on every call and made segmenting one long conversation cubic.
+   */
   async unplacedTurns(limit: number): Promise<LifecycleTurn[]> {
-    const rows = await this.#sql.query<{ id: string; conversation_id: string; seq: number; role: string; speaker: string; content: string; occurred_at: number; token_count: number }>(
-      `SELECT m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.token_count
-         FROM messages m
-        WHERE m.seq > coalesce((SELECT max(c.last_seq) FROM memcells c WHERE c.conversation_id = m.conversation_id), 0)
-          -- A conversation the user chose not to remember is not segmented (schema v7); its turns
-          -- wait here, and are placed if the switch is turned back on.
-          AND m.conversation_id NOT IN (SELECT id FROM conversations WHERE remember = 0)
-          -- A deleted episode's kept turns are not segmented again (tombstone, schema v5); turns
-          -- stored after the deletion are new even if they reuse a seq.
-          AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.kind = 'memcell' AND t.conversation_id = m.conversation_id
-                           AND m.seq BETWEEN t.first_seq AND t.last_seq AND m.ingested_at <= t.created_at)
-        ORDER BY m.conversation_id, m.seq LIMIT ?`, [limit]);
-    return rows.map((r) => ({ id: r.id, conversationId: r.conversation_id, seq: Number(r.seq), role: r.role as Role, speaker: r.speaker, content: r.content, occurredAt: Number(r.occurred_at), tokenCount: Number(r.token_count) }));
+    // A conversation the user chose not to remember is not segmented (schema v7); its turns
+    // wait, and are placed if the switch is turned back on.
+    const pending = await this.#sql.query<{ id: string; placed: number }>(
+      `SELECT cv.id, coalesce((SELECT c.last_seq FROM memcells c WHERE c.conversation_id = cv.id ORDER BY c.first_seq DESC LIMIT 1), 0) AS placed
+         FROM conversations cv
+        WHERE cv.remember = 1
+          AND (SELECT m.seq FROM messages m WHERE m.conversation_id = cv.id ORDER BY m.seq DESC LIMIT 1) > placed
+        ORDER BY cv.id`);
+    const out: LifecycleTurn[] = [];
+    for (const conversation of pending) {
+      if (out.length >= limit) break;
+      const rows = await this.#sql.query<{ id: string; conversation_id: string; seq: number; role: string; speaker: string; content: string; occurred_at: number; token_count: number }>(
+        `SELECT m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.token_count
+           FROM messages m
+          WHERE m.conversation_id = ? AND m.seq > ?
+            -- A deleted episode's kept turns are not segmented again (tombstone, schema v5); turns
+            -- stored after the deletion are new even if they reuse a seq.
+            AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.kind = 'memcell' AND t.conversation_id = m.conversation_id
+                             AND m.seq BETWEEN t.first_seq AND t.last_seq AND m.ingested_at <= t.created_at)
+          ORDER BY m.seq LIMIT ?`, [conversation.id, Number(conversation.placed), limit - out.length]);
+      for (const r of rows) {
+        out.push({ id: r.id, conversationId: r.conversation_id, seq: Number(r.seq), role: r.role as Role, speaker: r.speaker, content: r.content, occurredAt: Number(r.occurred_at), tokenCount: Number(r.token_count) });
+      }
+    }
+    return out;
   }
 
   async openCell(conversationId: string): Promise<{ cell: MemCellRecord; memberIds: string[] } | null> {

@@ -30,6 +30,23 @@ describe('time zone arithmetic', () => {
   });
 });
 
+describe('offsets remembered by the hour', () => {
+  it('stay exact in an hour that holds a change: Lord Howe moves by 30 minutes at 15:30 UTC', () => {
+    const at = (iso: string) => offsetMinutes('Australia/Lord_Howe', Date.parse(iso));
+    // The hour's ends disagree, so no instant of it may take a remembered offset; asked twice, in both orders.
+    for (let pass = 0; pass < 2; pass++) {
+      expect(at('2026-10-03T15:59:59Z')).toBe(660);
+      expect(at('2026-10-03T15:00:00Z')).toBe(630);
+      expect(at('2026-10-03T15:29:59Z')).toBe(630);
+      expect(at('2026-10-03T15:30:00Z')).toBe(660);
+    }
+    // An hour without a change shares one offset, at any instant of it.
+    expect(at('2026-10-03T14:10:00Z')).toBe(630);
+    expect(at('2026-10-03T14:59:59.999Z')).toBe(630);
+    expect(offsetMinutes('UTC', Date.parse('2026-10-03T15:30:00Z'))).toBe(0);
+  });
+});
+
 describe('the segmenter splits at the user\'s midnight', () => {
   const turn = (id: string, t: number) => ({ id, seq: 0, occurredAt: t, tokenCount: 5 });
   const split = (timeZone: string, a: number, b: number) =>

@@ -36,11 +36,31 @@ export function checkTimeZone(zone: unknown): string {
   return zone;
 }
 
-/** The zone's offset from UTC at instant `t`, in minutes east (Berlin in summer: 120). */
-export function offsetMinutes(zone: string, t: number): number {
+function offsetAt(zone: string, t: number): number {
   const parts = Object.fromEntries(formatter(zone).formatToParts(new Date(t)).map((p) => [p.type, p.value]));
   const asUtc = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
   return Math.round((asUtc - Math.floor(t / 1000) * 1000) / 60_000);
+}
+
+const HOUR = 3_600_000;
+/** Offsets by (zone, hour): a history import asks for every turn's day, and formatToParts is slow. */
+const hourOffsets = new Map<string, number | null>();
+
+/** The zone's offset from UTC at instant `t`, in minutes east (Berlin in summer: 120). */
+export function offsetMinutes(zone: string, t: number): number {
+  if (zone === 'UTC') return 0;
+  const hour = Math.floor(t / HOUR);
+  const key = `${zone}\u0000${hour}`;
+  let cached = hourOffsets.get(key);
+  if (cached === undefined) {
+    // The same offset at the hour's first and last millisecond: no change inside it (a zone changes
+    // its offset at most once within any hour), so every instant of the hour shares it.
+    const first = offsetAt(zone, hour * HOUR);
+    cached = first === offsetAt(zone, hour * HOUR + HOUR - 1) ? first : null;
+    if (hourOffsets.size >= 50_000) hourOffsets.clear();
+    hourOffsets.set(key, cached);
+  }
+  return cached ?? offsetAt(zone, t);
 }
 
 /** A number naming the calendar day of instant `t` in `zone` (equal for two instants on the same local day). */

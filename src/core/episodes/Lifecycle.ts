@@ -254,9 +254,11 @@ export class Lifecycle {
     if (active && !vector) return WAIT_FOR_VECTOR;
     const open = await this.#openState(turn.conversationId, active);
     const segTurn = { id: turn.id, seq: turn.seq, occurredAt: turn.occurredAt, tokenCount: turn.tokenCount, vector: vector ?? null };
-    let reason = boundaryBefore(open?.segment ?? null, segTurn, this.#segmenter());
+    // Read once a turn: the platform's zone is an Intl lookup, costly at a history import's pace.
+    const rule = this.#segmenter();
+    let reason = boundaryBefore(open?.segment ?? null, segTurn, rule);
     const judge = d.boundaryJudge?.();
-    if (!reason && open && judge && open.segment.turns >= this.#segmenter().minTurnsForDrift) {
+    if (!reason && open && judge && open.segment.turns >= rule.minTurnsForDrift) {
       const recent = await this.#recentTurns(turn.conversationId, turn.seq, 6);
       if (await judge(recent, { speaker: turn.speaker, text: turn.content })) reason = 'topic-drift';
     }
@@ -274,7 +276,7 @@ export class Lifecycle {
     const startsNew = !open || reason !== null;
     const cellId = startsNew ? d.newId() : open.cellId;
     const foresight = turn.role !== 'system'
-      ? findDateForesight(turn.content, turn.occurredAt, this.#segmenter().timeZone, turn.role).map((f) => ({ ...f, id: d.newId(), memcellId: cellId, sourceMessageId: turn.id }))
+      ? findDateForesight(turn.content, turn.occurredAt, rule.timeZone, turn.role).map((f) => ({ ...f, id: d.newId(), memcellId: cellId, sourceMessageId: turn.id }))
       : [];
     await d.episodes.placeTurn({
       turn,
