@@ -130,8 +130,15 @@ export class JsonArraySplitter {
 
   #finish(out: (string | StreamedElement)[], text: string, start: number, end: number): void {
     const mode = this.#mode;
-    if (mode === 'keep') out.push(this.#take(text, start, end));
-    else if (mode !== 'skip') {
+    if (mode === 'keep') {
+      const whole = this.#take(text, start, end);
+      const large = this.#options.largeChars;
+      // A huge element that arrived within one chunk goes to the sink all the same.
+      if (large !== undefined && whole.length > large && this.#options.onLarge) {
+        this.#options.onLarge(this.#index - 1).write(whole);
+        out.push({ streamed: this.#index - 1 });
+      } else out.push(whole);
+    } else if (mode !== 'skip') {
       mode.write(text.slice(start, end));
       out.push({ streamed: this.#index - 1 });
     }
