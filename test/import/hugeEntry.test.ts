@@ -141,9 +141,14 @@ describe('importing a huge conversation in pieces', () => {
     const scan = await engine.scanHistory(f, { format: 'auto', importId: 'scan' });
     expect([scan.conversations, scan.turns]).toEqual([1, 2_000]);
     const storedEarly: number[] = [];
+    const counts: number[] = [];
     const report = await engine.importHistory(f, { format: 'auto', importId: 'one' }, (p) => {
+      counts.push(p.turns);
       if (p.turns > 0 && f.reads.at(-1)! < f.size) storedEarly.push(p.turns);
     });
+    // The progress count of stored turns only grows, and ends at the total.
+    expect(counts.every((c, i) => i === 0 || c >= counts[i - 1]!)).toBe(true);
+    expect(counts.at(-1)).toBe(2_000);
     expect([report.conversations, report.turns]).toEqual([1, 2_000]);
     expect(storedEarly.length).toBeGreaterThan(0);
     const again = await engine.importHistory(f, { format: 'auto', importId: 'two' });

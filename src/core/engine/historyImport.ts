@@ -364,7 +364,10 @@ export class HistoryImports {
         const part = item.part ? { first: splitTurns === 0, last: item.part.last } : undefined;
         if (item.part) splitTurns += valid.length;
         const conversation = isSaneTime(item.conversation.createdAt) ? item.conversation : { ...item.conversation, createdAt: valid[0]!.occurredAt };
-        turns += await use(conversation, valid, skips, step, part);
+        // Not `turns += await use(…)`: that reads `turns` before the await and so would drop what
+        // `step` counted meanwhile (a long conversation's slices).
+        const taken = await use(conversation, valid, skips, step, part);
+        turns += taken;
         if (!part || part.first) conversations++;
         report();
         if (this.#d.clock.now() - lastYield >= YIELD_EVERY_MS) {
