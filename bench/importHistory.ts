@@ -201,7 +201,7 @@ async function nodeBaseline(data: unknown[]): Promise<Run> {
 }
 
 /** CPU seconds (user + system) of a process and all its descendants, from /proc (Linux); null elsewhere. */
-function treeCpuSeconds(rootPid: number): number | null {
+export function treeCpuSeconds(rootPid: number): number | null {
   let entries: string[];
   try {
     entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
@@ -229,7 +229,7 @@ function treeCpuSeconds(rootPid: number): number | null {
 }
 
 /** The Chromium browser process using `profile` (its --user-data-dir). */
-function browserPid(profile: string): number | null {
+export function browserPid(profile: string): number | null {
   for (const e of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
     try {
       const cmd = readFileSync(`/proc/${e}/cmdline`, 'utf8');

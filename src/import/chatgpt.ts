@@ -19,36 +19,47 @@ import { SkipEntry, asRecord, secondsToMs, text, titleOf } from './parseHelpers'
 import { DocumentLog, type DocumentWrite } from './documents';
 import { stripChatGptMarkup } from '../core/base/chatgptMarkup';
 
-interface Node {
+export interface Node {
   readonly message?: unknown;
   readonly parent?: unknown;
   readonly children?: unknown;
 }
 
 /** Node ids from the root to `leaf`, following parent links (cycle-safe). */
-function branchTo(mapping: Record<string, Node>, leaf: string): string[] {
+export function branchTo(parentOf: (id: string) => unknown, has: (id: string) => boolean, leaf: string): string[] {
   const path: string[] = [];
   const seen = new Set<string>();
   let id: string | null = leaf;
-  while (id && mapping[id] && !seen.has(id)) {
+  while (id && has(id) && !seen.has(id)) {
     seen.add(id);
     path.push(id);
-    const parent: unknown = mapping[id]!.parent;
+    const parent: unknown = parentOf(id);
     id = typeof parent === 'string' ? parent : null;
   }
   return path.reverse();
 }
 
+/** What choosing the branch needs of a node: its parent, whether it is a leaf, and its time. */
+export interface NodeLink {
+  readonly parent: unknown;
+  readonly leaf: boolean;
+  readonly time: number;
+}
+
+export function nodeLink(value: unknown): NodeLink {
+  const node = asRecord(value) ?? {};
+  return { parent: node.parent, leaf: !(Array.isArray(node.children) && node.children.length > 0), time: Number(asRecord(node.message)?.create_time ?? 0) };
+}
+
 /** Without a usable current_node: the newest leaf (what the user most likely saw last). */
-function newestLeaf(mapping: Record<string, Node>): string | null {
+export function newestLeaf(nodes: Iterable<readonly [string, NodeLink]>): string | null {
   let best: string | null = null;
   let bestTime = -Infinity;
-  for (const [id, node] of Object.entries(mapping)) {
-    if (Array.isArray(node.children) && node.children.length > 0) continue;
-    const t = Number(asRecord(node.message)?.create_time ?? 0);
-    if (best === null || t > bestTime) {
+  for (const [id, node] of nodes) {
+    if (!node.leaf) continue;
+    if (best === null || node.time > bestTime) {
       best = id;
-      bestTime = t;
+      bestTime = node.time;
     }
   }
   return best;
@@ -103,10 +114,20 @@ export function chatgptContentText(content: unknown, metadata: unknown): string 
   return [stripChatGptMarkup(body).trim(), ...files].filter((s) => s.length > 0).join('\n');
 }
 
-/** The document a Canvas write carries (the write is a JSON message to the canmore tool). */
-function canvasWrite(recipient: string, content: unknown): { title: string; write: DocumentWrite[] } | null {
+/** A Canvas write: the document it creates or patches (the write is a JSON message to the canmore tool). */
+export interface CanvasWrite {
+  readonly create: boolean;
+  readonly title: string;
+  readonly writes: readonly DocumentWrite[];
+}
+
+/** The Canvas write an assistant message carries, or null. */
+export function canvasWriteOf(message: unknown): CanvasWrite | null {
+  const msg = asRecord(message);
+  if (!msg || text(asRecord(msg.author)?.role) !== 'assistant') return null;
+  const recipient = text(msg.recipient);
   if (recipient !== 'canmore.create_textdoc' && recipient !== 'canmore.update_textdoc') return null;
-  const c = asRecord(content);
+  const c = asRecord(msg.content);
   const raw = typeof c?.text === 'string' ? c.text : Array.isArray(c?.parts) ? c.parts.filter((p) => typeof p === 'string').join('') : '';
   let json: Record<string, unknown> | null;
   try {
@@ -115,9 +136,22 @@ function canvasWrite(recipient: string, content: unknown): { title: string; writ
     return null;
   }
   if (!json) return null;
-  if (recipient === 'canmore.create_textdoc') return { title: text(json.name), write: [{ kind: 'set', text: text(json.content) }] };
+  if (recipient === 'canmore.create_textdoc') return { create: true, title: text(json.name), writes: [{ kind: 'set', text: text(json.content) }] };
   const updates = Array.isArray(json.updates) ? json.updates.map(asRecord).filter((u): u is Record<string, unknown> => u !== null) : [];
-  return { title: '', write: updates.map((u) => ({ kind: 'pattern', pattern: text(u.pattern), replace: text(u.replacement), all: u.multiple === true })) };
+  return { create: false, title: '', writes: updates.map((u) => ({ kind: 'pattern', pattern: text(u.pattern), replace: text(u.replacement), all: u.multiple === true })) };
+}
+
+/** Canvas documents: every write on the branch is replayed; the final text is stored once, at the last write. */
+export function replayCanvas(branch: readonly string[], writeAt: (nodeId: string) => CanvasWrite | null | undefined): DocumentLog {
+  const docs = new DocumentLog();
+  let canvas = 0;
+  for (const nodeId of branch) {
+    const w = writeAt(nodeId);
+    if (!w) continue;
+    if (w.create) canvas++;
+    for (const write of w.writes) docs.write(`canvas-${canvas}`, w.title, write, nodeId);
+  }
+  return docs;
 }
 
 /** Images a tool made (DALL·E, image generation): tool messages whose parts are image pointers. */
@@ -126,69 +160,93 @@ function generatedImages(msg: Record<string, unknown>): number {
   return Array.isArray(parts) ? parts.filter((p) => text(asRecord(p)?.content_type) === 'image_asset_pointer').length : 0;
 }
 
-export function parseChatGptConversation(raw: unknown): ImportedConversation {
-  const conv = asRecord(raw);
-  if (!conv) throw new SkipEntry('entries that are not conversations');
-  const id = text(conv.id) || text(conv.conversation_id);
-  const mapping = asRecord(conv.mapping) as Record<string, Node> | null;
-  if (!id || !mapping) throw new SkipEntry('conversations without an id or message tree');
-  const convTime = secondsToMs(conv.create_time);
-  const createdAt = Number.isFinite(convTime) && convTime > 0 ? convTime : 0;
-  const current = text(conv.current_node);
-  const leaf = current && mapping[current] ? current : newestLeaf(mapping);
-  const branch = leaf ? branchTo(mapping, leaf) : [];
-  // Canvas documents: every write is replayed; the final text is stored once, at the last write.
-  const docs = new DocumentLog();
-  let canvas = 0;
-  for (const nodeId of branch) {
-    const msg = asRecord(mapping[nodeId]!.message);
-    const w = msg && text(asRecord(msg.author)?.role) === 'assistant' ? canvasWrite(text(msg.recipient), msg.content) : null;
-    if (!w) continue;
-    if (text(msg!.recipient) === 'canmore.create_textdoc') canvas++;
-    for (const write of w.write) docs.write(`canvas-${canvas}`, w.title, write, nodeId);
+/**
+ * The turns of a visible branch, built node by node in branch order (the whole-entry parser and
+ * the streamed reader of a huge entry share it): times, Canvas documents, tool images.
+ */
+export class ChatGptTurns {
+  readonly #conversationId: string;
+  readonly #docs: DocumentLog;
+  #last: number;
+  #pendingImages = 0;
+  #lastNode = '';
+
+  constructor(conversationId: string, createdAt: number, docs: DocumentLog) {
+    this.#conversationId = conversationId;
+    this.#docs = docs;
+    this.#last = createdAt;
   }
-  const turns: ImportedTurn[] = [];
-  let last = createdAt;
-  let pendingImages = 0;
-  const push = (nodeId: string, msg: Record<string, unknown>, role: 'user' | 'assistant', content: string) => {
+
+  /** The turn node `nodeId` of the branch adds, if any. */
+  add(nodeId: string, message: unknown): ImportedTurn | null {
+    this.#lastNode = nodeId;
+    const msg = asRecord(message);
+    if (!msg) return null;
+    const role = text(asRecord(msg.author)?.role);
+    if (role === 'tool') {
+      this.#pendingImages += generatedImages(msg);
+      return null;
+    }
+    if (role !== 'user' && role !== 'assistant') return null;
+    const meta = asRecord(msg.metadata);
+    if (meta?.is_visually_hidden_from_conversation === true) return null;
+    const recipient = text(msg.recipient);
+    if (recipient && recipient !== 'all') {
+      const documents = this.#docs.finalAt(nodeId);
+      return documents.length > 0 ? this.#turn(nodeId, msg, 'assistant', documents.join('\n\n')) : null;
+    }
+    let content = chatgptContentText(msg.content, meta);
+    if (role === 'assistant' && this.#pendingImages > 0) {
+      content = [Array.from({ length: this.#pendingImages }, () => '[image]').join('\n'), content].filter((s) => s).join('\n');
+      this.#pendingImages = 0;
+    }
+    return content ? this.#turn(nodeId, msg, role, content) : null;
+  }
+
+  /** Images made at the very end (no answer after them) are a turn of their own. */
+  end(): ImportedTurn | null {
+    if (this.#pendingImages === 0) return null;
+    return this.#turn(`${this.#lastNode}:images`, { create_time: Number.NaN }, 'assistant', Array.from({ length: this.#pendingImages }, () => '[image]').join('\n'));
+  }
+
+  #turn(nodeId: string, msg: Record<string, unknown>, role: 'user' | 'assistant', content: string): ImportedTurn {
     const t = secondsToMs(msg.create_time);
     // Some exported messages carry no time: keep them in order just after the previous one.
-    const occurredAt = Number.isFinite(t) && t > 0 ? t : last + 1;
-    last = occurredAt;
+    const occurredAt = Number.isFinite(t) && t > 0 ? t : this.#last + 1;
+    this.#last = occurredAt;
     // "Branch in new chat" copies the shared messages, ids included, into the new conversation:
     // a message id is unique only within its conversation.
     const messageId = text(msg.id) || nodeId;
-    turns.push({ id: `chatgpt:${id}:${messageId}`, formerId: `chatgpt:${messageId}`, role, content, occurredAt });
-  };
+    return { id: `chatgpt:${this.#conversationId}:${messageId}`, formerId: `chatgpt:${messageId}`, role, content, occurredAt };
+  }
+}
+
+/** The conversation's id and creation time from its top-level fields; SkipEntry without an id. */
+export function chatgptHeader(conv: Record<string, unknown>): { id: string; createdAt: number } {
+  const id = text(conv.id) || text(conv.conversation_id);
+  if (!id) throw new SkipEntry('conversations without an id or message tree');
+  const convTime = secondsToMs(conv.create_time);
+  return { id, createdAt: Number.isFinite(convTime) && convTime > 0 ? convTime : 0 };
+}
+
+export function parseChatGptConversation(raw: unknown): ImportedConversation {
+  const conv = asRecord(raw);
+  if (!conv) throw new SkipEntry('entries that are not conversations');
+  const mapping = asRecord(conv.mapping) as Record<string, Node> | null;
+  if (!mapping) throw new SkipEntry('conversations without an id or message tree');
+  const { id, createdAt } = chatgptHeader(conv);
+  const has = (nodeId: string) => Object.hasOwn(mapping, nodeId) && asRecord(mapping[nodeId]) !== null;
+  const current = text(conv.current_node);
+  const leaf = current && has(current) ? current : newestLeaf(Object.entries(mapping).map(([k, node]) => [k, nodeLink(node)] as const));
+  const branch = leaf ? branchTo((nodeId) => mapping[nodeId]!.parent, has, leaf) : [];
+  const docs = replayCanvas(branch, (nodeId) => canvasWriteOf(mapping[nodeId]!.message));
+  const builder = new ChatGptTurns(id, createdAt, docs);
+  const turns: ImportedTurn[] = [];
   for (const nodeId of branch) {
-    const msg = asRecord(mapping[nodeId]!.message);
-    if (!msg) continue;
-    const role = text(asRecord(msg.author)?.role);
-    if (role === 'tool') {
-      pendingImages += generatedImages(msg);
-      continue;
-    }
-    if (role !== 'user' && role !== 'assistant') continue;
-    const meta = asRecord(msg.metadata);
-    if (meta?.is_visually_hidden_from_conversation === true) continue;
-    const recipient = text(msg.recipient);
-    if (recipient && recipient !== 'all') {
-      const documents = docs.finalAt(nodeId);
-      if (documents.length > 0) push(nodeId, msg, 'assistant', documents.join('\n\n'));
-      continue;
-    }
-    let content = chatgptContentText(msg.content, meta);
-    if (role === 'assistant' && pendingImages > 0) {
-      content = [Array.from({ length: pendingImages }, () => '[image]').join('\n'), content].filter((s) => s).join('\n');
-      pendingImages = 0;
-    }
-    if (!content) continue;
-    push(nodeId, msg, role, content);
+    const turn = builder.add(nodeId, mapping[nodeId]!.message);
+    if (turn) turns.push(turn);
   }
-  if (pendingImages > 0) {
-    // Images made at the very end (no answer after them) are a turn of their own.
-    const lastNode = branch.at(-1)!;
-    push(`${lastNode}:images`, { create_time: Number.NaN }, 'assistant', Array.from({ length: pendingImages }, () => '[image]').join('\n'));
-  }
+  const images = builder.end();
+  if (images) turns.push(images);
   return { id: `chatgpt:${id}`, title: titleOf(conv.title, turns), createdAt: createdAt || turns[0]?.occurredAt || 0, turns };
 }

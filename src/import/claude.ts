@@ -63,31 +63,100 @@ export function claudeMessageText(msg: Record<string, unknown>, docs = new Docum
   return [body.trim(), ...attached, ...files].filter((s) => s.length > 0).join('\n');
 }
 
+/** What choosing the branch needs of a message. */
+export interface MessageLink {
+  readonly uuid: string;
+  readonly parent: unknown;
+  readonly createdAt: unknown;
+}
+
+export function messageLink(msg: Record<string, unknown>): MessageLink {
+  return { uuid: text(msg.uuid), parent: msg.parent_message_uuid, createdAt: msg.created_at };
+}
+
 /**
- * The messages of the branch the user last saw: from the newest message (or the export's
- * current leaf) back through `parent_message_uuid`. Without parent links, all messages in order.
+ * Positions (in `links`) of the messages of the branch the user last saw: from the newest message
+ * (or the export's current leaf) back through `parent_message_uuid`. Without parent links, all
+ * messages in order.
  */
-function visibleBranch(conv: Record<string, unknown>, messages: Record<string, unknown>[]): Record<string, unknown>[] {
-  if (messages.length === 0 || !messages.every((m) => typeof m.parent_message_uuid === 'string' && text(m.uuid))) return messages;
-  const byId = new Map(messages.map((m) => [text(m.uuid), m]));
-  let leaf = byId.get(text(conv.current_leaf_message_uuid));
-  if (!leaf) {
+export function visibleBranch(currentLeaf: unknown, links: readonly MessageLink[]): number[] {
+  const all = links.map((_, i) => i);
+  if (links.length === 0 || !links.every((m) => typeof m.parent === 'string' && m.uuid)) return all;
+  const byId = new Map(links.map((m, i) => [m.uuid, i]));
+  let leaf = byId.get(text(currentLeaf));
+  if (leaf === undefined) {
     let bestTime = -Infinity;
-    for (const m of messages) {
-      const t = toMs(m.created_at);
-      if (!leaf || (Number.isFinite(t) ? t : bestTime) >= bestTime) {
-        leaf = m;
+    for (const i of all) {
+      const t = toMs(links[i]!.createdAt);
+      if (leaf === undefined || (Number.isFinite(t) ? t : bestTime) >= bestTime) {
+        leaf = i;
         if (Number.isFinite(t)) bestTime = t;
       }
     }
   }
-  const path: Record<string, unknown>[] = [];
+  const path: number[] = [];
   const seen = new Set<string>();
-  for (let m = leaf; m && !seen.has(text(m.uuid)); m = byId.get(text(m.parent_message_uuid))) {
-    seen.add(text(m.uuid));
+  for (let m = leaf; m !== undefined && !seen.has(links[m]!.uuid); m = byId.get(text(links[m]!.parent))) {
+    seen.add(links[m]!.uuid);
     path.push(m);
   }
   return path.reverse();
+}
+
+/** An artifact write in block `block` of a message. */
+export interface ArtifactWrite {
+  readonly block: number;
+  readonly id: string;
+  readonly title: string;
+  readonly write: DocumentWrite;
+}
+
+export function artifactWritesOf(msg: Record<string, unknown>): ArtifactWrite[] {
+  if (!Array.isArray(msg.content)) return [];
+  const out: ArtifactWrite[] = [];
+  msg.content.forEach((block, k) => {
+    const b = asRecord(block);
+    const input = asRecord(b?.input);
+    if (text(b?.type) !== 'tool_use' || text(b?.name) !== 'artifacts' || !input) return;
+    const write = artifactWrite(input);
+    if (write) out.push({ block: k, id: text(input.id) || 'artifact', title: text(input.title), write });
+  });
+  return out;
+}
+
+/** Replays every artifact write of the branch (in order): each document's final text goes where it was last written. */
+export function replayArtifacts(branch: readonly number[], writesAt: (index: number) => readonly ArtifactWrite[] | undefined): DocumentLog {
+  const docs = new DocumentLog();
+  branch.forEach((index, i) => {
+    for (const w of writesAt(index) ?? []) docs.write(w.id, w.title, w.write, `${i}:${w.block}`);
+  });
+  return docs;
+}
+
+/** The turns of the branch, message by message in branch order (shared with the streamed reader of a huge entry). */
+export class ClaudeTurns {
+  readonly #conversationId: string;
+  readonly #docs: DocumentLog;
+  #last: number;
+
+  constructor(conversationId: string, created: number, docs: DocumentLog) {
+    this.#conversationId = conversationId;
+    this.#docs = docs;
+    this.#last = Number.isFinite(created) ? created : 0;
+  }
+
+  /** The turn the message at branch position `i` adds, if any. */
+  add(i: number, msg: Record<string, unknown>): ImportedTurn | null {
+    const sender = text(msg.sender);
+    const role = sender === 'human' || sender === 'user' ? 'user' : sender === 'assistant' ? 'assistant' : null;
+    if (!role) return null;
+    const content = claudeMessageText(msg, this.#docs, String(i));
+    if (!content) return null;
+    const t = toMs(msg.created_at);
+    const occurredAt = Number.isFinite(t) ? t : this.#last + 1;
+    this.#last = occurredAt;
+    return { id: `claude:${text(msg.uuid) || `${this.#conversationId}:${i}`}`, role, content, occurredAt };
+  }
 }
 
 export function parseClaudeConversation(raw: unknown): ImportedConversation {
@@ -95,31 +164,14 @@ export function parseClaudeConversation(raw: unknown): ImportedConversation {
   const id = text(conv?.uuid);
   if (!conv || !id || !Array.isArray(conv.chat_messages)) throw new SkipEntry('conversations without an id or messages');
   const created = toMs(conv.created_at);
-  const messages = visibleBranch(conv, conv.chat_messages.map(asRecord).filter((m): m is Record<string, unknown> => m !== null));
-  // Replay every artifact write first: each document's final text goes where it was last written.
-  const docs = new DocumentLog();
-  messages.forEach((msg, i) => {
-    if (!Array.isArray(msg.content)) return;
-    msg.content.forEach((block, k) => {
-      const b = asRecord(block);
-      const input = asRecord(b?.input);
-      if (text(b?.type) !== 'tool_use' || text(b?.name) !== 'artifacts' || !input) return;
-      const write = artifactWrite(input);
-      if (write) docs.write(text(input.id) || 'artifact', text(input.title), write, `${i}:${k}`);
-    });
-  });
+  const all = conv.chat_messages.map(asRecord).filter((m): m is Record<string, unknown> => m !== null);
+  const branch = visibleBranch(conv.current_leaf_message_uuid, all.map(messageLink));
+  const docs = replayArtifacts(branch, (index) => artifactWritesOf(all[index]!));
+  const builder = new ClaudeTurns(id, created, docs);
   const turns: ImportedTurn[] = [];
-  let last = Number.isFinite(created) ? created : 0;
-  messages.forEach((msg, i) => {
-    const sender = text(msg.sender);
-    const role = sender === 'human' || sender === 'user' ? 'user' : sender === 'assistant' ? 'assistant' : null;
-    if (!role) return;
-    const content = claudeMessageText(msg, docs, String(i));
-    if (!content) return;
-    const t = toMs(msg.created_at);
-    const occurredAt = Number.isFinite(t) ? t : last + 1;
-    last = occurredAt;
-    turns.push({ id: `claude:${text(msg.uuid) || `${id}:${i}`}`, role, content, occurredAt });
+  branch.forEach((index, i) => {
+    const turn = builder.add(i, all[index]!);
+    if (turn) turns.push(turn);
   });
   return { id: `claude:${id}`, title: titleOf(conv.name, turns), createdAt: Number.isFinite(created) ? created : turns[0]?.occurredAt ?? 0, turns };
 }

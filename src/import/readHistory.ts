@@ -11,7 +11,9 @@
 import type { HistoryFormat, HistoryItem, HistoryReadOptions, HistoryReader, HistoryFile, ImportedConversation } from '../core/base/historyImport';
 import { RecollectError } from '../core/base/errors';
 import { fileChunks, isZip, zipEntries } from './byteStreams';
-import { JsonArraySplitter } from './jsonArraySplitter';
+import { JsonArraySplitter, type ElementSink } from './jsonArraySplitter';
+import { JsonEntryStream } from './jsonEntryStream';
+import { EntrySkeleton, planStream, streamConversation } from './hugeEntry';
 import { parseChatGptConversation } from './chatgpt';
 import { parseClaudeConversation } from './claude';
 import { parseLocomoSample, parseLongMemEvalQuestion } from './benchmarkCorpora';
@@ -38,6 +40,8 @@ export function detectJsonFormat(entry: unknown): JsonFormat | null {
   return null;
 }
 
+const REPEATED = 'repeated conversations (same id; stored once)';
+
 const FORMAT_NAMES: Record<HistoryFormat, string> = {
   chatgpt: 'a ChatGPT export', claude: 'a Claude export', locomo: 'a LoCoMo file', longmemeval: 'a LongMemEval file', text: 'a transcript',
 };
@@ -54,7 +58,24 @@ async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): Asy
   for (let r = await rest.next(); !r.done; r = await rest.next()) yield r.value;
 }
 
-export const readHistory: HistoryReader = async function* (file: HistoryFile, options: HistoryReadOptions): AsyncGenerator<HistoryItem> {
+/**
+ * An entry (one conversation) longer than this many characters is not parsed whole: it is read in
+ * two passes and its turns come in parts (hugeEntry). Below it, JSON.parse of the entry is faster.
+ */
+const HUGE_ENTRY_CHARS = 16_000_000;
+
+export interface ReaderOptions {
+  readonly hugeEntryChars?: number;
+}
+
+/** A HistoryReader; `hugeEntryChars` lets tests reach the streamed path with small files. */
+export function historyReader(reader: ReaderOptions = {}): HistoryReader {
+  return (file, options) => read(file, options, reader.hugeEntryChars ?? HUGE_ENTRY_CHARS);
+}
+
+export const readHistory: HistoryReader = historyReader();
+
+async function* read(file: HistoryFile, options: HistoryReadOptions, hugeEntryChars: number): AsyncGenerator<HistoryItem> {
   const chunks = fileChunks(file, options);
   const first = await chunks.next();
   if (first.done) {
@@ -82,20 +103,63 @@ export const readHistory: HistoryReader = async function* (file: HistoryFile, op
   }
   const missing = 'This zip has no conversations.json. Choose the export .zip from ChatGPT or Claude, or the conversations.json inside it.';
   const entries = zip ? zipEntries(bytes, (n) => CONVERSATIONS_MEMBER.test(n), missing) : singleEntry(bytes, name);
-  yield* jsonItems(entries, options);
-};
+  // A huge entry is read again from the file: the member of the zip it is in, or the file itself.
+  const again = (member: string, index: number) => entryText(file, zip ? member : null, index, missing, options);
+  yield* jsonItems(entries, options, hugeEntryChars, again);
+}
+
+/** The text of element `index` of the JSON array in `member` (null: the file itself), read again from the file. */
+async function* entryText(file: HistoryFile, member: string | null, index: number, missing: string, options: HistoryReadOptions): AsyncGenerator<string> {
+  const chunks = fileChunks(file, { ...(options.cancelled ? { cancelled: options.cancelled } : {}) });
+  const source = member === null ? singleEntry(chunks, '') : zipEntries(chunks, (n) => n === member, missing);
+  let pieces: string[] = [];
+  const splitter = new JsonArraySplitter({ route: (i) => (i === index ? { write: (t) => pieces.push(t) } : 'skip') });
+  const decoder = new TextDecoder();
+  for await (const entry of source) {
+    const ended = splitter.push(entry.final ? decoder.decode(entry.data) : decoder.decode(entry.data, { stream: true })).length > 0;
+    if (pieces.length > 0) yield pieces.join('');
+    pieces = [];
+    if (ended || entry.final) return;
+  }
+}
 
 async function* singleEntry(bytes: AsyncIterable<Uint8Array>, name: string): AsyncGenerator<{ name: string; data: Uint8Array; final: boolean }> {
   for await (const data of bytes) yield { name, data, final: false };
   yield { name, data: new Uint8Array(0), final: true };
 }
 
-async function* jsonItems(entries: AsyncIterable<{ name: string; data: Uint8Array; final: boolean }>, options: HistoryReadOptions): AsyncGenerator<HistoryItem> {
+async function* jsonItems(
+  entries: AsyncIterable<{ name: string; data: Uint8Array; final: boolean }>, options: HistoryReadOptions, hugeEntryChars: number,
+  again: (member: string, index: number) => AsyncIterable<string>,
+): AsyncGenerator<HistoryItem> {
   let format: JsonFormat | null = options.format === 'auto' || options.format === 'text' ? null : options.format;
   let announced = false;
   const seen = new Set<string>();
+  const repeated = (id: string) => {
+    if (seen.has(id)) return true;
+    seen.add(id);
+    return false;
+  };
   let index = 0;
-  let splitter = new JsonArraySplitter();
+  // The huge entry being read (its first pass) and where it is.
+  const huge = new Map<number, EntrySkeleton>();
+  const onLarge = (at: number): ElementSink => {
+    const skeleton = new EntrySkeleton();
+    const reader = new JsonEntryStream(skeleton);
+    huge.set(at, skeleton);
+    return {
+      write: (t) => {
+        if (skeleton.damaged) return;
+        try {
+          reader.push(t);
+        } catch {
+          skeleton.damaged = true;
+        }
+      },
+    };
+  };
+  const newSplitter = () => new JsonArraySplitter({ largeChars: hugeEntryChars, onLarge });
+  let splitter = newSplitter();
   let decoder = new TextDecoder();
   let current: string | null = null;
   let sawAny = false;
@@ -111,11 +175,12 @@ async function* jsonItems(entries: AsyncIterable<{ name: string; data: Uint8Arra
       if (current !== null && !closed) yield* finish();
       current = entry.name;
       closed = false;
-      splitter = new JsonArraySplitter();
+      splitter = newSplitter();
+      huge.clear();
       decoder = new TextDecoder();
     }
     const text = entry.final ? decoder.decode(entry.data) : decoder.decode(entry.data, { stream: true });
-    let elements: string[];
+    let elements: ReturnType<JsonArraySplitter['push']>;
     try {
       elements = splitter.push(text);
     } catch (err) {
@@ -127,11 +192,25 @@ async function* jsonItems(entries: AsyncIterable<{ name: string; data: Uint8Arra
     for (const source of elements) {
       if (options.cancelled?.()) return;
       let raw: unknown;
-      try {
-        raw = JSON.parse(source);
-      } catch {
-        yield { kind: 'skipped', reason: 'malformed entries' };
-        continue;
+      let skeleton: EntrySkeleton | null = null;
+      if (typeof source !== 'string') {
+        skeleton = huge.get(source.streamed)!;
+        huge.delete(source.streamed);
+        if (skeleton.damaged) {
+          yield { kind: 'skipped', reason: 'malformed entries' };
+          index++;
+          continue;
+        }
+        // Not a chat (no message collection): its fields are the whole entry.
+        raw = skeleton.stub();
+        if (!skeleton.found) skeleton = null;
+      } else {
+        try {
+          raw = JSON.parse(source);
+        } catch {
+          yield { kind: 'skipped', reason: 'malformed entries' };
+          continue;
+        }
       }
       if (!format) {
         format = detectJsonFormat(raw);
@@ -151,14 +230,21 @@ async function* jsonItems(entries: AsyncIterable<{ name: string; data: Uint8Arra
       const detected = detectJsonFormat(raw);
       if (detected && detected !== format) throw new RecollectError('INVALID_INPUT', `This file looks like ${FORMAT_NAMES[detected]}, not ${FORMAT_NAMES[format]}. Choose that format (or "detect").`);
       try {
-        for (const conversation of PARSERS[format](raw, index)) {
-          if (seen.has(conversation.id)) {
-            // Benchmark files share sessions between questions by design; in an export a repeat is news.
-            if (format === 'chatgpt' || format === 'claude') yield { kind: 'skipped', reason: 'repeated conversations (same id; stored once)' };
-            continue;
+        if (skeleton && typeof source !== 'string') {
+          const plan = planStream(skeleton);
+          if (repeated(plan.id)) yield { kind: 'skipped', reason: REPEATED };
+          else {
+            for await (const part of streamConversation(plan, again(current!, source.streamed))) {
+              if (options.cancelled?.()) return;
+              yield { kind: 'conversation', conversation: part.conversation, part: { first: part.first, last: part.last } };
+            }
           }
-          seen.add(conversation.id);
-          yield { kind: 'conversation', conversation };
+        } else {
+          for (const conversation of PARSERS[format](raw, index)) {
+            if (!repeated(conversation.id)) yield { kind: 'conversation', conversation };
+            // Benchmark files share sessions between questions by design; in an export a repeat is news.
+            else if (format === 'chatgpt' || format === 'claude') yield { kind: 'skipped', reason: REPEATED };
+          }
         }
       } catch (err) {
         if (!(err instanceof SkipEntry)) throw err;

@@ -39,9 +39,9 @@ describe('JsonArraySplitter', () => {
     const json = JSON.stringify([{ a: 'x],{"y' }, [1, [2]], 'q\\"', 3, { b: { c: '}' } }]);
     for (const size of [1, 3, 1000]) {
       const s = new JsonArraySplitter();
-      const out: string[] = [];
+      const out: ReturnType<JsonArraySplitter['push']> = [];
       for (let i = 0; i < json.length; i += size) out.push(...s.push(json.slice(i, i + size)));
-      expect(out.map((e) => JSON.parse(e))).toEqual(JSON.parse(json));
+      expect(out.map((e) => JSON.parse(e as string))).toEqual(JSON.parse(json));
       expect(s.end()).toEqual({ complete: true, cutOff: false });
     }
   });
@@ -51,7 +51,7 @@ describe('JsonArraySplitter', () => {
     expect(s.push('[{"a":1},{"b":')).toEqual(['{"a":1}']);
     expect(s.end()).toEqual({ complete: false, cutOff: true });
     expect(() => new JsonArraySplitter().push('"hello"')).toThrow(RecollectError);
-    expect(new JsonArraySplitter().push(' {"one": [1]} ').map((e) => JSON.parse(e))).toEqual([{ one: [1] }]);
+    expect(new JsonArraySplitter().push(' {"one": [1]} ').map((e) => JSON.parse(e as string))).toEqual([{ one: [1] }]);
   });
 });
 

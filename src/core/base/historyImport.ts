@@ -63,7 +63,11 @@ export interface TranscriptLayout {
 export type HistoryItem =
   | { readonly kind: 'format'; readonly format: HistoryFormat }
   | { readonly kind: 'layout'; readonly layout: TranscriptLayout }
-  | { readonly kind: 'conversation'; readonly conversation: ImportedConversation }
+  /**
+   * A conversation, or with `part` one piece of a conversation too big to hold (its turns come in
+   * several items, in order, with the same id): `first` and `last` mark the ends.
+   */
+  | { readonly kind: 'conversation'; readonly conversation: ImportedConversation; readonly part?: { readonly first: boolean; readonly last: boolean } }
   | { readonly kind: 'skipped'; readonly reason: string };
 
 export interface HistoryReadOptions {

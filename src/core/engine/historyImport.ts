@@ -87,6 +87,15 @@ function yieldToEvents(): Promise<void> {
   return new Promise((resolve) => g.setTimeout(resolve, 0));
 }
 
+/**
+ * A piece of a conversation the reader yields in several items: `first` when it is the first piece
+ * that holds turns, `last` for the reader's final piece.
+ */
+interface Part {
+  readonly first: boolean;
+  readonly last: boolean;
+}
+
 class Skips {
   readonly #counts = new Map<string, number>();
   total = 0;
@@ -141,8 +150,8 @@ export class HistoryImports {
     const key = fileKey(file);
     let kept: HistoryItem[] | null = key ? [] : null;
     let keptChars = 0;
-    const result = await this.#pass(file, request, 'scanning', onProgress, async (c, turns) => {
-      conversations++;
+    const result = await this.#pass(file, request, 'scanning', onProgress, async (c, turns, _skips, _step, part) => {
+      if (!part || part.first) conversations++;
       tally.addConversation(turns);
       return turns.length;
     }, undefined, (item) => {
@@ -222,16 +231,20 @@ export class HistoryImports {
       // connection) before the next transaction is queued.
       await yieldToEvents();
     };
-    const result = await this.#pass(file, request, 'importing', onProgress, async (conversation, turns, skips, step) => {
+    // The turns already stored of the conversation that comes in pieces, looked up at its first piece.
+    let splitStored: ReadonlySet<string> | null = null;
+    const result = await this.#pass(file, request, 'importing', onProgress, async (conversation, turns, skips, step, part) => {
       const chars = turns.reduce((sum, t) => sum + t.content.length, 0);
-      if (turns.length > BATCH_TURNS || chars > BATCH_CHARS) {
+      if (part || turns.length > BATCH_TURNS || chars > BATCH_CHARS) {
         // A long conversation (a 200 MB chat) goes in slices: a transaction and a progress report
         // each, instead of one transaction holding the connection for minutes with nothing shown.
         await flush(skips);
-        const stored = await this.#d.sink.storedTurnIds(conversation.id);
+        const first = !part || part.first;
+        const stored = first ? await this.#d.sink.storedTurnIds(conversation.id) : splitStored;
+        if (part) splitStored = stored ?? new Set<string>();
         for (const [k, slice] of slices(turns).entries()) {
           batch.push({
-            conversation, formerIds: slice.map((t) => t.formerId), ...(k > 0 ? { known: stored ?? new Set<string>() } : {}),
+            conversation, formerIds: slice.map((t) => t.formerId), ...(k > 0 || !first ? { known: stored ?? new Set<string>() } : {}),
             turns: slice.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })),
           });
           await flush(skips);
@@ -265,7 +278,7 @@ export class HistoryImports {
     phase: HistoryProgress['phase'],
     onProgress: ((p: HistoryProgress) => void) | undefined,
     /** Returns the turns it took that it did not count with `step` (which reports progress, and says false once cancelled). */
-    use: (c: ImportedConversation, turns: ImportedConversation['turns'], skips: Skips, step: (turns: number, report?: boolean) => Promise<boolean>) => Promise<number>,
+    use: (c: ImportedConversation, turns: ImportedConversation['turns'], skips: Skips, step: (turns: number, report?: boolean) => Promise<boolean>, part?: Part) => Promise<number>,
     end?: (skips: Skips) => Promise<void>,
     seen?: (item: HistoryItem) => void,
   ): Promise<{ format: HistoryFormat | null; skips: Skips; cancelled: boolean; layout: TranscriptLayout | null }> {
@@ -278,6 +291,8 @@ export class HistoryImports {
     let conversations = 0;
     let turns = 0;
     let lastReport = 0;
+    /** Valid turns so far of the conversation that comes in pieces. */
+    let splitTurns = 0;
     let lastYield = this.#d.clock.now();
     const passStarted = lastYield;
     const cancelled = () => this.#cancelled.has(request.importId);
@@ -340,13 +355,20 @@ export class HistoryImports {
             return false;
           }
         });
+        if (item.part?.first) splitTurns = 0;
         if (valid.length === 0) {
-          skips.add('empty conversations');
+          // A conversation in pieces is empty only when none of its pieces held a turn.
+          if (!item.part || (item.part.last && splitTurns === 0)) skips.add('empty conversations');
           continue;
         }
+        const part = item.part ? { first: splitTurns === 0, last: item.part.last } : undefined;
+        if (item.part) splitTurns += valid.length;
         const conversation = isSaneTime(item.conversation.createdAt) ? item.conversation : { ...item.conversation, createdAt: valid[0]!.occurredAt };
-        turns += await use(conversation, valid, skips, step);
-        conversations++;
+        // Not `turns += await use(…)`: that reads `turns` before the await and so would drop what
+        // `step` counted meanwhile (a long conversation's slices).
+        const taken = await use(conversation, valid, skips, step, part);
+        turns += taken;
+        if (!part || part.first) conversations++;
         report();
         if (this.#d.clock.now() - lastYield >= YIELD_EVERY_MS) {
           await yieldToEvents();
