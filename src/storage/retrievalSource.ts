@@ -25,7 +25,9 @@ import { ftsOperand } from '../core/base/lexicalUnits';
 import type { TermStats } from '../core/recall/fullQueryScore';
 
 /** Nearest message vectors of one vector model (e.g. the engine's SemanticIndex over `vectors`). */
-export type MessageVectorSearch = (vectorModelId: string, query: Float32Array, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>;
+export type MessageVectorSearch = (
+  vectorModelId: string, query: Float32Array, k: number, options?: { readonly approximate?: boolean },
+) => Promise<readonly { readonly id: string; readonly score: number }[]>;
 
 const COLUMNS = 'm.pk, m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.ingested_at, m.token_count, m.metadata';
 const MAX_TERMS = 64;
@@ -256,13 +258,28 @@ export class SqlRetrievalSource implements RetrievalSource {
 
   async vector(vector: Float32Array, modelId: string, options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<string[]> {
     if (!this.#vectors) return [];
-    // Non-positive cosine carries no evidence of relatedness.
-    const search = async (k: number) => (await this.#vectors!(modelId, vector, k)).filter((h) => h.score > 0).map((h) => h.id);
+    // Non-positive cosine carries no evidence of relatedness. The list is fused by rank only, so a
+    // quantised index's own order is enough: rescoring it exactly read a stored vector per
+    // candidate (≈ 250 rows for 200 candidates), the largest cost of a recall at 10k turns.
+    const search = async (k: number) => (await this.#vectors!(modelId, vector, k, { approximate: true })).filter((h) => h.score > 0).map((h) => h.id);
     if (!options.scope) return search(options.limit);
-    // Scoped: over-fetch, then keep the ids inside the scope.
+    // Scoped: over-fetch, then keep the ids inside the scope (ids only: no turn is read).
     const hits = await search(options.limit * 4);
-    const inScope = new Set((await this.turnsInScope(hits, options.scope)).map((m) => m.id));
+    const inScope = await this.#idsInScope(hits, options.scope);
     return hits.filter((id) => inScope.has(id)).slice(0, options.limit);
+  }
+
+  async #idsInScope(ids: readonly string[], scope: RetrievalScope): Promise<Set<string>> {
+    const out = new Set<string>();
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += ID_CHUNK) {
+      const chunk = unique.slice(i, i + ID_CHUNK);
+      const params: SqlValue[] = [...chunk];
+      const where = scopeSql(scope, params);
+      const rows = await this.#sql.query<{ id: string }>(`SELECT m.id AS id FROM messages m WHERE m.id IN (${chunk.map(() => '?').join(', ')})${where}`, params);
+      for (const r of rows) out.add(r.id);
+    }
+    return out;
   }
 
   turns(ids: readonly string[]): Promise<Message[]> {

@@ -18,7 +18,10 @@ import type { EngineEvent } from '../protocol';
 import type { UsageLedger } from './EngineSettings';
 
 /** Nearest message vectors of one model (the engine's SemanticIndex). */
-export type VectorSearch = (vectorModelId: string, query: Float32Array, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>;
+/** `approximate`: a quantised index's own order will do (no exact rescoring; SemanticIndex.search). */
+export type VectorSearch = (
+  vectorModelId: string, query: Float32Array, k: number, options?: { readonly approximate?: boolean },
+) => Promise<readonly { readonly id: string; readonly score: number }[]>;
 
 export interface MemoryEngineDeps {
   readonly store: MemoryStore & VectorStore;
