@@ -18,15 +18,21 @@ function storeOf(rows: Map<string, Float32Array>) {
   return { store, reads };
 }
 
+/** 3,000 random unit vectors, searched by the WASM int8 index and by the exact JS one over one store. */
+async function indexes(seed: number) {
+  const rand = rng(seed);
+  const dim = 64;
+  const rows = new Map<string, Float32Array>();
+  for (let i = 0; i < 3000; i++) rows.set(`t${i}`, unitVector(dim, rand));
+  const { store, reads } = storeOf(rows);
+  const wasm = new SemanticIndex(store, 'message', (await nodeVectorIndex()).factory);
+  const exact = new SemanticIndex(store, 'message', jsVectorIndex);
+  return { rand, dim, rows, reads, wasm, exact };
+}
+
 describe('SemanticIndex over the WASM int8 index', () => {
   it('returns the exact top k with exact cosines: quantised candidates rescored from the store', async () => {
-    const rand = rng(9);
-    const dim = 64;
-    const rows = new Map<string, Float32Array>();
-    for (let i = 0; i < 3000; i++) rows.set(`t${i}`, unitVector(dim, rand));
-    const { store, reads } = storeOf(rows);
-    const wasm = new SemanticIndex(store, 'message', (await nodeVectorIndex()).factory);
-    const exact = new SemanticIndex(store, 'message', jsVectorIndex);
+    const { rand, dim, rows, reads, wasm, exact } = await indexes(9);
     expect(wasm.implementation).toBe('wasm-simd-int8');
     expect(exact.implementation).toBe('js-float32');
     for (let t = 0; t < 20; t++) {
@@ -49,13 +55,7 @@ describe('SemanticIndex over the WASM int8 index', () => {
   });
 
   it('approximate: the quantised order as it is, without reading a stored vector, close to the exact top k', async () => {
-    const rand = rng(21);
-    const dim = 64;
-    const rows = new Map<string, Float32Array>();
-    for (let i = 0; i < 3000; i++) rows.set(`t${i}`, unitVector(dim, rand));
-    const { store, reads } = storeOf(rows);
-    const wasm = new SemanticIndex(store, 'message', (await nodeVectorIndex()).factory);
-    const exact = new SemanticIndex(store, 'message', jsVectorIndex);
+    const { rand, dim, reads, wasm, exact } = await indexes(21);
     let shared = 0;
     for (let t = 0; t < 20; t++) {
       const q = unitVector(dim, rand);
