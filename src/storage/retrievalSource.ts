@@ -16,7 +16,7 @@
  * postings, the rarest terms within the caller's budget) and `contextLinks` (which turns hold a hit
  * in their neighbour context, the turn index's window), so the Retriever can add context by score.
  */
-import type { Sql, SqlValue } from '../core/base/sql';
+import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { Message } from '../core/base/types';
 import type { ContextLink, LexicalOptions, OwnWordsOptions, RetrievalScope, RetrievalSource, ScoredTurn } from '../core/recall/Retriever';
 import { maxTurnKey, toMessage } from './messageRepo';
@@ -270,20 +270,24 @@ export class SqlRetrievalSource implements RetrievalSource {
   }
 
   async #idsInScope(ids: readonly string[], scope: RetrievalScope): Promise<Set<string>> {
-    const out = new Set<string>();
+    return new Set((await this.#rowsInScope<{ id: string }>('m.id AS id', ids, scope)).map((r) => r.id));
+  }
+
+  /** `columns` of the messages with these ids (in scope), in chunks under the bound-parameter limit. */
+  async #rowsInScope<T extends SqlRow>(columns: string, ids: readonly string[], scope: RetrievalScope | undefined): Promise<T[]> {
+    const out: T[] = [];
     const unique = [...new Set(ids)];
     for (let i = 0; i < unique.length; i += ID_CHUNK) {
       const chunk = unique.slice(i, i + ID_CHUNK);
       const params: SqlValue[] = [...chunk];
       const where = scopeSql(scope, params);
-      const rows = await this.#sql.query<{ id: string }>(`SELECT m.id AS id FROM messages m WHERE m.id IN (${chunk.map(() => '?').join(', ')})${where}`, params);
-      for (const r of rows) out.add(r.id);
+      out.push(...await this.#sql.query<T>(`SELECT ${columns} FROM messages m WHERE m.id IN (${chunk.map(() => '?').join(', ')})${where}`, params));
     }
     return out;
   }
 
-  turns(ids: readonly string[]): Promise<Message[]> {
-    return this.turnsInScope(ids, undefined);
+  async turns(ids: readonly string[]): Promise<Message[]> {
+    return (await this.#rowsInScope<Parameters<typeof toMessage>[0]>(COLUMNS, ids, undefined)).map(toMessage);
   }
 
   async neighbours(id: string, before: number, after: number): Promise<Message[]> {
@@ -295,21 +299,5 @@ export class SqlRetrievalSource implements RetrievalSource {
       [id, Math.max(0, before), Math.max(0, after)],
     );
     return rows.map(toMessage).sort((a, b) => a.seq - b.seq);
-  }
-
-  private async turnsInScope(ids: readonly string[], scope: RetrievalScope | undefined): Promise<Message[]> {
-    const out: Message[] = [];
-    const unique = [...new Set(ids)];
-    for (let i = 0; i < unique.length; i += ID_CHUNK) {
-      const chunk = unique.slice(i, i + ID_CHUNK);
-      const params: SqlValue[] = [...chunk];
-      const where = scopeSql(scope, params);
-      const rows = await this.#sql.query<Parameters<typeof toMessage>[0]>(
-        `SELECT ${COLUMNS} FROM messages m WHERE m.id IN (${chunk.map(() => '?').join(', ')})${where}`,
-        params,
-      );
-      out.push(...rows.map(toMessage));
-    }
-    return out;
   }
 }
