@@ -161,7 +161,7 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   const embedder: Embedder | null = embedders ? embedders.embedder(BUNDLED_MODEL_ID) : null;
   const semantic = new SemanticIndex(store, 'message');
   const source = new SqlRetrievalSource(store.db, {
-    vectors: (model, query, k) => semantic.search(model, query.length, query, k),
+    vectors: (model, query, k, options) => semantic.search(model, query.length, query, k, options),
   });
   const retrievers = options.variants.map((v) => ({ name: v.name, retriever: new Retriever({ source, ...(embedder ? { embedder } : {}), ...(reranker ? { reranker } : {}), config: v.config }) }));
   const first = retrievers[0]!.retriever;

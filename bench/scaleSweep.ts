@@ -24,13 +24,48 @@ import { loadScaleCorpora, newestQuestions, SCALE_KS, type ScaleCorpus } from '.
 import { aggregate, percentile, scoreQuestion } from './scoring';
 import { setKnob } from './cliArgs';
 import type { BenchQuestion } from './datasets';
+import type { Embedder } from '../src/core/base/ports';
+import { recordingDeps, replay } from './recallStages';
+
+/**
+ * The first variant's recall of every question, stage by stage (recallStages.ts): each call the
+ * Retriever makes replayed alone, and the Retriever's own work over the recorded answers.
+ */
+async function stageProfile(
+  source: SqlRetrievalSource, embedder: Embedder, config: RetrievalConfig, questions: readonly BenchQuestion[], speakers: readonly string[],
+): Promise<string> {
+  const rec = recordingDeps(source, embedder);
+  const retriever = new Retriever({ source: rec.source, embedder: rec.embedder, config });
+  const per = new Map<string, number[]>();
+  const add = (stage: string, ms: number) => per.set(stage, [...(per.get(stage) ?? []), ms]);
+  for (const q of questions) {
+    const opts = { limit: 10, speakers, now: q.askedAt };
+    const t0 = performance.now();
+    await retriever.retrieve(q.text, opts);
+    add('recall (wall)', performance.now() - t0);
+    const calls = rec.take();
+    const stages = await replay(calls);
+    for (const [stage, ms] of stages) add(stage, ms);
+    rec.answerFrom(calls);
+    const t1 = performance.now();
+    await retriever.retrieve(q.text, opts);
+    add('in the Retriever', performance.now() - t1);
+    rec.live();
+  }
+  const lines = ['| stage | questions | mean / p50 / p95 ms |', '|---|---:|---:|'];
+  for (const [stage, t] of per) {
+    const mean = t.reduce((a, b) => a + b, 0) / questions.length;
+    lines.push(`| ${stage} | ${t.length} | ${mean.toFixed(2)} / ${percentile(t, 50).toFixed(2)} / ${percentile(t, 95).toFixed(2)} |`);
+  }
+  return lines.join('\n');
+}
 
 export async function scaleSweepCommand(argv: readonly string[], progress: (line: string) => void): Promise<void> {
   const { values: v } = parseArgs({
     args: [...argv], strict: true,
-    options: { db: { type: 'string' }, data: { type: 'string', multiple: true }, questions: { type: 'string' }, sweep: { type: 'string' }, set: { type: 'string', multiple: true }, reps: { type: 'string' } },
+    options: { db: { type: 'string' }, data: { type: 'string', multiple: true }, questions: { type: 'string' }, sweep: { type: 'string' }, set: { type: 'string', multiple: true }, reps: { type: 'string' }, stages: { type: 'boolean' } },
   });
-  if (!v.db || !v.data?.length) throw new Error('usage: npm run bench -- scale-sweep --db <kept.sqlite> --data <file|folder> [--data …] [--questions 150] [--sweep variants.json] [--set path=value …] [--reps 1]');
+  if (!v.db || !v.data?.length) throw new Error('usage: npm run bench -- scale-sweep --db <kept.sqlite> --data <file|folder> [--data …] [--questions 150] [--sweep variants.json] [--set path=value …] [--reps 1] [--stages]');
   const base: Record<string, unknown> = {};
   for (const s of v.set ?? []) setKnob(base, s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1));
   const variants: { name: string; config: RetrievalConfig }[] = [{ name: 'ours', config: withConfig(base as DeepPartial<RetrievalConfig>) }];
@@ -67,7 +102,7 @@ export async function scaleSweepCommand(argv: readonly string[], progress: (line
   const embedders = localEmbedderProvider(configureNodeEnv());
   const embedder = embedders.embedder(embedders.defaultModelId);
   const semantic = new SemanticIndex(store, 'message', (await nodeVectorIndex()).factory);
-  const source = new SqlRetrievalSource(store.db, { vectors: (model, query, k) => semantic.search(model, query.length, query, k) });
+  const source = new SqlRetrievalSource(store.db, { vectors: (model, query, k, options) => semantic.search(model, query.length, query, k, options) });
   const speakers = await store.speakers();
   const systems = [
     ...variants.map(({ name, config }) => {
@@ -102,5 +137,6 @@ export async function scaleSweepCommand(argv: readonly string[], progress: (line
     lines.push(`| ${s.name} | ${percentile(t, 50).toFixed(0)} / ${percentile(t, 95).toFixed(0)} | ${SCALE_KS.map((k) => ((agg.recall.turn[k] ?? 0) * 100).toFixed(1)).join(' / ')} |`);
   }
   process.stdout.write(`${turns.toLocaleString('en')} turns, ${questions.length} questions\n${lines.join('\n')}\n`);
+  if (v.stages) process.stdout.write(`\n${await stageProfile(source, embedder, variants[0]!.config, questions, speakers)}\n`);
   await store.db.close();
 }

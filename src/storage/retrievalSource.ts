@@ -16,7 +16,7 @@
  * postings, the rarest terms within the caller's budget) and `contextLinks` (which turns hold a hit
  * in their neighbour context, the turn index's window), so the Retriever can add context by score.
  */
-import type { Sql, SqlValue } from '../core/base/sql';
+import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { Message } from '../core/base/types';
 import type { ContextLink, LexicalOptions, OwnWordsOptions, RetrievalScope, RetrievalSource, ScoredTurn } from '../core/recall/Retriever';
 import { maxTurnKey, toMessage } from './messageRepo';
@@ -25,7 +25,9 @@ import { ftsOperand } from '../core/base/lexicalUnits';
 import type { TermStats } from '../core/recall/fullQueryScore';
 
 /** Nearest message vectors of one vector model (e.g. the engine's SemanticIndex over `vectors`). */
-export type MessageVectorSearch = (vectorModelId: string, query: Float32Array, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>;
+export type MessageVectorSearch = (
+  vectorModelId: string, query: Float32Array, k: number, options?: { readonly approximate?: boolean },
+) => Promise<readonly { readonly id: string; readonly score: number }[]>;
 
 const COLUMNS = 'm.pk, m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.ingested_at, m.token_count, m.metadata';
 const MAX_TERMS = 64;
@@ -256,17 +258,36 @@ export class SqlRetrievalSource implements RetrievalSource {
 
   async vector(vector: Float32Array, modelId: string, options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<string[]> {
     if (!this.#vectors) return [];
-    // Non-positive cosine carries no evidence of relatedness.
-    const search = async (k: number) => (await this.#vectors!(modelId, vector, k)).filter((h) => h.score > 0).map((h) => h.id);
+    // Non-positive cosine carries no evidence of relatedness. The list is fused by rank only, so a
+    // quantised index's own order is enough: rescoring it exactly read a stored vector per
+    // candidate (≈ 250 rows for 200 candidates), the largest cost of a recall at 10k turns.
+    const search = async (k: number) => (await this.#vectors!(modelId, vector, k, { approximate: true })).filter((h) => h.score > 0).map((h) => h.id);
     if (!options.scope) return search(options.limit);
-    // Scoped: over-fetch, then keep the ids inside the scope.
+    // Scoped: over-fetch, then keep the ids inside the scope (ids only: no turn is read).
     const hits = await search(options.limit * 4);
-    const inScope = new Set((await this.turnsInScope(hits, options.scope)).map((m) => m.id));
+    const inScope = await this.#idsInScope(hits, options.scope);
     return hits.filter((id) => inScope.has(id)).slice(0, options.limit);
   }
 
-  turns(ids: readonly string[]): Promise<Message[]> {
-    return this.turnsInScope(ids, undefined);
+  async #idsInScope(ids: readonly string[], scope: RetrievalScope): Promise<Set<string>> {
+    return new Set((await this.#rowsInScope<{ id: string }>('m.id AS id', ids, scope)).map((r) => r.id));
+  }
+
+  /** `columns` of the messages with these ids (in scope), in chunks under the bound-parameter limit. */
+  async #rowsInScope<T extends SqlRow>(columns: string, ids: readonly string[], scope: RetrievalScope | undefined): Promise<T[]> {
+    const out: T[] = [];
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += ID_CHUNK) {
+      const chunk = unique.slice(i, i + ID_CHUNK);
+      const params: SqlValue[] = [...chunk];
+      const where = scopeSql(scope, params);
+      out.push(...await this.#sql.query<T>(`SELECT ${columns} FROM messages m WHERE m.id IN (${chunk.map(() => '?').join(', ')})${where}`, params));
+    }
+    return out;
+  }
+
+  async turns(ids: readonly string[]): Promise<Message[]> {
+    return (await this.#rowsInScope<Parameters<typeof toMessage>[0]>(COLUMNS, ids, undefined)).map(toMessage);
   }
 
   async neighbours(id: string, before: number, after: number): Promise<Message[]> {
@@ -278,21 +299,5 @@ export class SqlRetrievalSource implements RetrievalSource {
       [id, Math.max(0, before), Math.max(0, after)],
     );
     return rows.map(toMessage).sort((a, b) => a.seq - b.seq);
-  }
-
-  private async turnsInScope(ids: readonly string[], scope: RetrievalScope | undefined): Promise<Message[]> {
-    const out: Message[] = [];
-    const unique = [...new Set(ids)];
-    for (let i = 0; i < unique.length; i += ID_CHUNK) {
-      const chunk = unique.slice(i, i + ID_CHUNK);
-      const params: SqlValue[] = [...chunk];
-      const where = scopeSql(scope, params);
-      const rows = await this.#sql.query<Parameters<typeof toMessage>[0]>(
-        `SELECT ${COLUMNS} FROM messages m WHERE m.id IN (${chunk.map(() => '?').join(', ')})${where}`,
-        params,
-      );
-      out.push(...rows.map(toMessage));
-    }
-    return out;
   }
 }

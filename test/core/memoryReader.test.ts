@@ -10,6 +10,9 @@ import { LlmClient } from '../../src/llm/LlmClient';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { topicEmbedder } from '../support/topicEmbedder';
+import { MemoryReader } from '../../src/core/recall/MemoryReader';
+import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
+import type { SemanticIndex } from '../../src/core/capture/SemanticIndex';
 
 let mock: MockLlmServer;
 beforeAll(async () => {
@@ -68,5 +71,31 @@ describe('MemoryReader', () => {
     expect(sent).not.toContain('secret');
     const remembered = new Set(sent.match(/Note \d+ about/g) ?? []);
     expect(remembered.size).toBeGreaterThanOrEqual(10);
+  });
+
+  it('asks for the embedding, the reranker and the speakers together, not one after another', async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 'c' });
+    await store.appendTurns([{ id: 't', conversationId: 'c', role: 'user', speaker: 'Ann', content: 'Biscuit dug up the garden', occurredAt: 1 }]);
+    const asked: string[] = [];
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // The embedding is slow (a model worker busy elsewhere): the other reads must not wait behind it.
+    const embedder = { id: 'e', dim: 2, embed: async () => { asked.push('embed'); await gate; return [new Float32Array([1, 0])]; } };
+    const reader = new MemoryReader({
+      source: new SqlRetrievalSource(store.db),
+      knowledge: null,
+      indexes: { fact: {} as SemanticIndex, episode: {} as SemanticIndex },
+      embedder: () => embedder,
+      reranker: async () => { asked.push('reranker'); return null; },
+      speakers: async () => { asked.push('speakers'); return ['Ann']; },
+      notRemembered: async () => [],
+      clock: { now: () => 2 },
+    });
+    const recalled = reader.recall('what did Biscuit dig up?');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([...asked].sort()).toEqual(['embed', 'reranker', 'speakers']);
+    release();
+    expect((await recalled).turns.map((t) => t.message.id)).toEqual(['t']);
   });
 });

@@ -18,15 +18,21 @@ function storeOf(rows: Map<string, Float32Array>) {
   return { store, reads };
 }
 
+/** 3,000 random unit vectors, searched by the WASM int8 index and by the exact JS one over one store. */
+async function indexes(seed: number) {
+  const rand = rng(seed);
+  const dim = 64;
+  const rows = new Map<string, Float32Array>();
+  for (let i = 0; i < 3000; i++) rows.set(`t${i}`, unitVector(dim, rand));
+  const { store, reads } = storeOf(rows);
+  const wasm = new SemanticIndex(store, 'message', (await nodeVectorIndex()).factory);
+  const exact = new SemanticIndex(store, 'message', jsVectorIndex);
+  return { rand, dim, rows, reads, wasm, exact };
+}
+
 describe('SemanticIndex over the WASM int8 index', () => {
   it('returns the exact top k with exact cosines: quantised candidates rescored from the store', async () => {
-    const rand = rng(9);
-    const dim = 64;
-    const rows = new Map<string, Float32Array>();
-    for (let i = 0; i < 3000; i++) rows.set(`t${i}`, unitVector(dim, rand));
-    const { store, reads } = storeOf(rows);
-    const wasm = new SemanticIndex(store, 'message', (await nodeVectorIndex()).factory);
-    const exact = new SemanticIndex(store, 'message', jsVectorIndex);
+    const { rand, dim, rows, reads, wasm, exact } = await indexes(9);
     expect(wasm.implementation).toBe('wasm-simd-int8');
     expect(exact.implementation).toBe('js-float32');
     for (let t = 0; t < 20; t++) {
@@ -46,5 +52,22 @@ describe('SemanticIndex over the WASM int8 index', () => {
     rows.delete('fresh');
     expect((await wasm.search('m', dim, q, 3)).map((h) => h.id)).not.toContain('fresh');
     expect(await wasm.size()).toBe(3000);
+  });
+
+  it('approximate: the quantised order as it is, without reading a stored vector, close to the exact top k', async () => {
+    const { rand, dim, reads, wasm, exact } = await indexes(21);
+    let shared = 0;
+    for (let t = 0; t < 20; t++) {
+      const q = unitVector(dim, rand);
+      const [got, want] = await Promise.all([wasm.search('m', dim, q, 50, { approximate: true }), exact.search('m', dim, q, 50)]);
+      expect(got).toHaveLength(50);
+      for (let i = 1; i < got.length; i++) expect(got[i]!.score).toBeLessThanOrEqual(got[i - 1]!.score);
+      const wanted = new Set(want.map((h) => h.id));
+      shared += got.filter((h) => wanted.has(h.id)).length;
+      expect(got[0]!.score).toBeCloseTo(want[0]!.score, 1);
+    }
+    expect(reads.get).toBe(0);
+    // Quantisation moves only near-ties across the boundary of the top 50.
+    expect(shared / (20 * 50)).toBeGreaterThan(0.9);
   });
 });

@@ -66,6 +66,29 @@ describe('SqlRetrievalSource at scale', () => {
   });
 });
 
+describe('SqlRetrievalSource vector candidates', () => {
+  it('asks the vector search for its approximate order, and keeps a scoped list to ids in scope', async () => {
+    await seed();
+    await store.createConversation({ id: 'd', title: 'd' });
+    await store.appendTurns([{ id: 'u0', conversationId: 'd', role: 'user', speaker: 'Ann', content: 'elsewhere', occurredAt: 1_700_000_000_000 }]);
+    const asked: { k: number; approximate: boolean | undefined }[] = [];
+    const hits = [{ id: 'u0', score: 0.9 }, { id: 't3', score: 0.8 }, { id: 'gone', score: 0.7 }, { id: 't5', score: 0.6 }, { id: 't7', score: -0.1 }];
+    const source = new SqlRetrievalSource(store.db, {
+      vectors: async (_model, _query, k, options) => {
+        asked.push({ k, approximate: options?.approximate });
+        return hits.slice(0, k);
+      },
+    });
+    const q = new Float32Array([1, 0]);
+    // Non-positive cosines are dropped; unscoped, ids are not checked.
+    expect(await source.vector(q, 'm', { limit: 5 })).toEqual(['u0', 't3', 'gone', 't5']);
+    // Scoped: over-fetched, then only turns of the conversation that exist.
+    expect(await source.vector(q, 'm', { limit: 2, scope: { conversationIds: ['c'] } })).toEqual(['t3', 't5']);
+    expect(await source.vector(q, 'm', { limit: 5, scope: { excludeConversationIds: ['c'] } })).toEqual(['u0']);
+    expect(asked).toEqual([{ k: 5, approximate: true }, { k: 8, approximate: true }, { k: 20, approximate: true }]);
+  });
+});
+
 describe('store search and speakers', () => {
   it('BM25 search returns its top rows best first with snippets, the same as within the conversation', async () => {
     await seed();

@@ -14,6 +14,15 @@ export function rescoreDepth(k: number): number {
   return k + Math.max(16, Math.ceil(k / 4));
 }
 
+export interface SearchOptions {
+  /**
+   * Take a quantised index's order and estimated scores as they are: no over-fetch, no exact
+   * rescoring from the stored vectors (reading those rows costs more than the search itself). For
+   * callers that only use the ranks, such as a candidate list fused by rank.
+   */
+  readonly approximate?: boolean;
+}
+
 export class SemanticIndex {
   readonly #store: VectorStore;
   readonly #kind: ItemKind;
@@ -56,9 +65,9 @@ export class SemanticIndex {
     await this.#load(vectorModelId, dim);
   }
 
-  async search(vectorModelId: string, dim: number, query: Float32Array, k: number): Promise<VectorHit[]> {
+  async search(vectorModelId: string, dim: number, query: Float32Array, k: number, options: SearchOptions = {}): Promise<VectorHit[]> {
     const index = await this.#load(vectorModelId, dim);
-    if (index.exact) return index.search(query, k);
+    if (index.exact || options.approximate) return index.search(query, k);
     const candidates = index.search(query, rescoreDepth(k));
     if (candidates.length === 0) return [];
     const stored = await this.#store.getVectors(this.#kind, candidates.map((c) => c.id), vectorModelId);

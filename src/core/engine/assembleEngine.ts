@@ -201,7 +201,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
 
   const reader = deps.retrievalSource
     ? new MemoryReader({
-        source: deps.retrievalSource((model, query, k) => semantic.search(model, query.length, query, k)),
+        source: deps.retrievalSource((model, query, k, options) => semantic.search(model, query.length, query, k, options)),
         knowledge: deps.knowledgeSource ?? null,
         indexes: { fact: factIndex, episode: cellIndex },
         embedder: recallEmbedder,

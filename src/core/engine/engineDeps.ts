@@ -17,8 +17,13 @@ import type { ExplorerStore } from '../explorer/explorer';
 import type { EngineEvent } from '../protocol';
 import type { UsageLedger } from './EngineSettings';
 
-/** Nearest message vectors of one model (the engine's SemanticIndex). */
-export type VectorSearch = (vectorModelId: string, query: Float32Array, k: number) => Promise<readonly { readonly id: string; readonly score: number }[]>;
+/**
+ * Nearest message vectors of one model (the engine's SemanticIndex). `approximate`: a quantised
+ * index's own order will do (no exact rescoring; SemanticIndex.search).
+ */
+export type VectorSearch = (
+  vectorModelId: string, query: Float32Array, k: number, options?: { readonly approximate?: boolean },
+) => Promise<readonly { readonly id: string; readonly score: number }[]>;
 
 export interface MemoryEngineDeps {
   readonly store: MemoryStore & VectorStore;

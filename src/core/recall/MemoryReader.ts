@@ -65,13 +65,18 @@ export class MemoryReader {
 
   /** Ranked turns for a question; `queryVector` skips embedding it again (undefined = embed here). */
   async recall(question: string, request: RecallRequest = {}, queryVector?: QueryVector | null): Promise<RetrievalResult> {
-    const vector = queryVector === undefined ? await this.embed(question) : queryVector;
-    const reranker = await this.#d.reranker().catch(() => null); // a failing model worker means no rerank stage
+    // Independent reads (the embedding and the reranker may each be a model-worker round trip):
+    // asked together, so a recall waits for the slowest of them, not for their sum.
+    const [vector, reranker, scope, speakers] = await Promise.all([
+      queryVector === undefined ? this.embed(question) : queryVector,
+      this.#d.reranker().catch(() => null), // a failing model worker means no rerank stage
+      this.#scope(request),
+      this.#d.speakers(),
+    ]);
     const retriever = new Retriever({ source: this.#d.source, ...(reranker ? { reranker } : {}) });
-    const scope = await this.#scope(request);
     return retriever.retrieve(question, {
       limit: request.limit ?? 10,
-      speakers: await this.#d.speakers(),
+      speakers,
       now: request.now ?? this.#d.clock.now(),
       queryVector: vector,
       ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}),
