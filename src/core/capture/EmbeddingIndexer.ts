@@ -19,10 +19,13 @@
  *
  * A target model that fails (not downloaded, a broken file, an ONNX error) ends the switch: the
  * target goes back to the active model, which keeps working, and the status says why; the failed
- * choice is not retried on the next pass or the next open.
+ * choice is not retried on the next pass or the next open. A call cut off because the model worker
+ * was replaced (another model broke its runtime) is no such failure: the pass runs again on the new
+ * worker, a switch goes on (a few times in a row at most, then it counts as a failure).
  */
 import { RecollectError, toErrorInfo, type ErrorInfo } from '../base/errors';
 import { BackgroundLoop } from '../base/backgroundLoop';
+import { isWorkerReplaced } from '../base/swappableRemote';
 import type { Embedder, EmbedderProvider } from '../base/ports';
 import type { SemanticIndex } from './SemanticIndex';
 import type { ItemKind, PendingEmbedding, VectorStore } from '../base/store';
@@ -44,6 +47,9 @@ export interface SwitchProgress {
   readonly episodes: KindProgress;
   readonly themes: KindProgress;
 }
+
+/** Passes in a row that a model-worker replacement may cut off before the failure counts. */
+const REPLACED_RETRIES = 3;
 
 const KIND_NAMES = { message: 'turns', fact: 'facts', memcell: 'episodes' } as const;
 
@@ -99,6 +105,8 @@ export class EmbeddingIndexer {
   #swept = false;
   /** Turns arrived since the last pass looked (during a switch they get an active vector first). */
   #fresh = false;
+  /** Passes cut off by a model-worker replacement since the last pass that ended well. */
+  #replaced = 0;
   /** The warm-up under way after open, or null; until it ends, reads skip vectors (see vectorsReady). */
   #warming: Promise<void> | null = null;
   /**
@@ -257,6 +265,7 @@ export class EmbeddingIndexer {
     this.#target = modelId;
     this.#swept = false;
     this.#switchError = null;
+    this.#replaced = 0;
     await this.#deps.store.setMeta(META_TARGET, modelId);
     this.#error = null;
     if (this.#state === 'error') this.#state = 'idle';
@@ -375,11 +384,20 @@ export class EmbeddingIndexer {
         await this.#recount();
       }
       this.#state = 'idle';
+      this.#replaced = 0;
     } catch (err) {
       this.#swept = false;
       // Stopped (the engine closes or restarts): a call cut off by that is no verdict on the model,
       // and abandoning here would write the old model back as the target and lose the switch.
       if (this.#loopRunner.stopped) return;
+      if (isWorkerReplaced(err) && this.#replaced < REPLACED_RETRIES) {
+        // The model worker was replaced under this pass: ask the new one (the loop runs it again).
+        this.#replaced++;
+        this.#state = 'idle';
+        this.#emit();
+        this.#loopRunner.kick();
+        return;
+      }
       if (targetFailed && this.#target !== this.#active) {
         await this.#abandonSwitch(err).catch(() => undefined);
       } else {
