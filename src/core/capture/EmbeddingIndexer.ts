@@ -14,8 +14,9 @@
  * Turns written during a switch first get the active model's vector, so they are searchable by
  * meaning (and segmented) at once. Facts and episodes written during the switch get the active
  * model's vector too; a second pass right after the target becomes active gives the ones the first
- * pass missed a target vector before the old model's vectors are deleted. Progress counts all
- * kinds in one bar.
+ * pass missed a target vector before the old model's vectors are deleted, and themes whose
+ * centroid an episode closing meanwhile wrote with the old model are rebuilt (`onTargetActive`).
+ * Progress counts all kinds in one bar.
  *
  * A target model that fails (not downloaded, a broken file, an ONNX error) ends the switch: the
  * target goes back to the active model, which keeps working, and the status says why; the failed
@@ -80,6 +81,11 @@ export interface EmbeddingIndexerDeps {
   readonly derived?: (kind: ItemKind, itemId: string, vectorModelId: string, dim: number) => Promise<Float32Array | null>;
   /** Every item has a target vector; runs before the target becomes active (themes' centroids). */
   readonly onTargetComplete?: (vectorModelId: string, dim: number) => Promise<void>;
+  /**
+   * The target has become active (after the last pass over facts and episodes): themes whose
+   * centroid an episode wrote with the old model after `onTargetComplete` rebuilt them.
+   */
+  readonly onTargetActive?: (vectorModelId: string, dim: number) => Promise<void>;
   /** New turns got the active model's vector during a switch (segmentation may go on). */
   readonly onActiveCaughtUp?: () => void;
   /** How many themes have a centroid of `vectorModelId` (a switch's theme progress); none without. */
@@ -374,6 +380,7 @@ export class EmbeddingIndexer {
         // Facts and episodes written with the old model after the pass above looked at them: from
         // here on writers use the new model, so one more pass leaves none behind.
         if (previous && !(await this.#reembedKinds(embedder, target, previous))) return;
+        await this.#deps.onTargetActive?.(embedder.id, embedder.dim);
       }
       // Another model's vectors (and vectors of items that no longer exist) go once per switch and
       // once per open: the delete reads every vector row, too costly for every pass.
