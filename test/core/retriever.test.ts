@@ -219,8 +219,8 @@ describe('Retriever', () => {
     };
     expect(await asked({})).toEqual([]); // one candidate: nothing to reorder, the reranker is not asked
     // neighbours: the turns just before and after the best one (the first), same conversation and session.
-    expect(await asked({ neighbours: 1 })).toEqual([turns[0]!.content, turns[1]!.content]);
-    expect(await asked({ neighbours: 3 })).toEqual([turns[0]!.content, turns[1]!.content]); // the sea is another session
+    expect(await asked({ neighbours: 1, window: 1 })).toEqual([turns[0]!.content, turns[1]!.content]);
+    expect(await asked({ neighbours: 1, window: 3 })).toEqual([turns[0]!.content, turns[1]!.content, turns[2]!.content]); // the puppy is another session
     // vectorDepth: the vector list read deeper for the pool (the fused lists keep depth.vector).
     expect(await asked({ vectorDepth: 5 })).toEqual([turns[0]!.content, turns[5]!.content]); // extras after the fused candidates
     // A reranker of trust 0 is asked about nothing, however the pool is configured.

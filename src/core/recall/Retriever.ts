@@ -221,7 +221,8 @@ export class Retriever {
     const deeper = reranking ? all.slice(cfg.depth.fused, cfg.rerank.candidates) : [];
     // Plus turns the fused order holds low or not at all where evidence is likely (rerankPool.ts).
     const extras = reranking
-      ? await rerankPoolExtras(all.slice(0, cfg.rerank.candidates).map((f) => f.id), lists, await deepVectorP, this.#source, cfg.rerank, scope)
+      ? await rerankPoolExtras(all.slice(0, cfg.rerank.candidates).map((f) => f.id), lists, await deepVectorP, this.#source,
+        { ...cfg.rerank, gapMs: cfg.boosts.sessionGapMs, ...(scope?.until !== undefined ? { until: scope.until } : {}) })
       : [];
     const wanted = [...fused, ...deeper].map((f) => f.id).concat(extras);
     const messages = new Map(wanted.flatMap((id) => (loaded.has(id) ? [[id, loaded.get(id)!] as const] : [])));

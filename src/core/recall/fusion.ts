@@ -98,11 +98,11 @@ export interface RetrievalConfig {
    * Rerank stage (only with a Reranker whose trust is above 0; rerankOrder.ts): the top
    * `candidates` are scored, the ones whose score is a robust outlier (modified z ≥ `outlierZ`)
    * are fused into the order with the reranker's trust as their list's weight. The pool also
-   * holds what `neighbours`, `listTop` and `vectorDepth` add (rerankPool.ts).
+   * holds what `neighbours` × `window`, `listTop` and `vectorDepth` add (rerankPool.ts).
    */
   readonly rerank: {
     readonly candidates: number; readonly outlierZ: number;
-    readonly neighbours: number; readonly listTop: number; readonly vectorDepth: number;
+    readonly neighbours: number; readonly window: number; readonly listTop: number; readonly vectorDepth: number;
   };
 }
 
@@ -215,7 +215,7 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // 300 would cost 1.5× the pairs of 200 for 0.3 points (a quarter of a question). outlierZ is
   // the textbook threshold (rerankOrder.ts), not tuned here. Measured with
   // `npm run bench -- recall --data <LoCoMo | LongMemEval dev> --no-baselines --rerank oracle,random,<model>`.
-  rerank: { candidates: 200, outlierZ: 3.5, neighbours: 0, listTop: 0, vectorDepth: 0 },
+  rerank: { candidates: 200, outlierZ: 3.5, neighbours: 10, window: 3, listTop: 0, vectorDepth: 0 },
 };
 
 /** Deep-merges a partial config over the defaults (one level of nesting, as the config has). */
