@@ -213,7 +213,7 @@ describe('Retriever', () => {
     const narrow = { depth: { lexical: 1, prf: 1, vector: 1, fused: 1 }, prf: { enabled: false } };
     const asked = async (rerank: Record<string, number>, trust?: number) => {
       seen = [];
-      const { retriever } = await setUp(turns, { embedder: true, reranker: recording(trust), config: { ...narrow, rerank: { candidates: 2, ...rerank } } });
+      const { retriever } = await setUp(turns, { embedder: true, reranker: recording(trust), config: { ...narrow, rerank: { candidates: 2, neighbours: 0, window: 0, vectorDepth: 0, ...rerank } } });
       await retriever.retrieve('marathon expo');
       return seen.map((d) => turns.find((t) => d.includes(t.content))?.content);
     };
