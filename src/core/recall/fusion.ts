@@ -215,7 +215,7 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // 300 would cost 1.5× the pairs of 200 for 0.3 points (a quarter of a question). outlierZ is
   // the textbook threshold (rerankOrder.ts), not tuned here. Measured with
   // `npm run bench -- recall --data <LoCoMo | LongMemEval dev> --no-baselines --rerank oracle,random,<model>`.
-  rerank: { candidates: 200, outlierZ: 3.5, neighbours: 10, window: 3, listTop: 0, vectorDepth: 0 },
+  rerank: { candidates: 200, outlierZ: 3.5, neighbours: 0, window: 0, listTop: 0, vectorDepth: 400 },
 };
 
 /** Deep-merges a partial config over the defaults (one level of nesting, as the config has). */
