@@ -213,7 +213,8 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // are not among them (rerankPool.ts). Oracle reranker (1 for evidence, else 0), recall.turn@10,
   // LongMemEval dev (fused 91.1) / LoCoMo dev conv-26 + conv-30 (231 q, fused 79.9), pairs per
   // question in brackets: 200 fused → 98.7 (200) / 97.5 (204); + vector 300 → 99.0 (357) / 99.5
-  // (334); + vector 400 → 100.0 (424) / 99.8 (393); 150 or 100 fused + vector 400 → the same at
+  // (334); + vector 400 → 100.0 (424) / 99.8 (393; full LoCoMo dev 98.8 at 434, fused 78.5); 150
+  // or 100 fused + vector 400 → the same at
   // 417 / 411 pairs (LME). Every fused candidate (≈ 600) reaches only 99.0: the last point is in
   // no list at depth 200. neighbours × window (turns around the best hits, same session): 10 × 3
   // and 20 × 2 add < 1 pair and nothing else (the turn index's neighbour context already ranks
