@@ -133,6 +133,7 @@ async function recall(argv: string[]): Promise<void> {
     const context = s.contextRecall ?? null;
     process.stdout.write(`${name.padEnd(width)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)} ${any5 === undefined ? '     –' : pct(any5).padStart(6)} ${context === null ? '      –' : pct(context).padStart(7)}\n`);
   }
+  if (run.poolPairs) process.stdout.write(`rerank pool (pairs per question): ${Object.entries(run.poolPairs).map(([n, p]) => `${n} ${p.toFixed(1)}`).join(', ')}\n`);
   if (report.contextRecall !== null) process.stdout.write(`context recall (${report.contextBudgetTokens} tokens): ${pct(report.contextRecall)}\n`);
   if (report.rerank) process.stdout.write(`rerank (trust ${report.rerank.trust}): ${report.rerank.pairsPerSecond.toFixed(0)} pairs/s, +${report.rerank.addedMs.p50.toFixed(1)} ms p50 / +${report.rerank.addedMs.p95.toFixed(1)} ms p95 per question\n`);
   process.stdout.write(`ingest (${report.runtime}): ${report.ingest.turns} turns, ${report.ingest.captureTurnsPerSecond.toFixed(0)} turns/s capture (${report.ingest.captureSeconds.toFixed(2)} s), embedding caught up ${report.ingest.embedSeconds.toFixed(2)} s later, ${report.ingest.turnsPerSecond.toFixed(0)} turns/s end to end; db ${report.dbBytesPerTurn.toFixed(0)} B/turn\n`);

@@ -77,6 +77,8 @@ export interface RecallRun {
   readonly notes?: readonly string[];
   /** Cost of the rerank stage, when a reranker ran. */
   readonly rerank?: RerankCost;
+  /** Pairs the first reranker scored per question, by variant (the rerank pool's size). */
+  readonly poolPairs?: Record<string, number>;
 }
 
 export interface RerankCost {
@@ -142,7 +144,7 @@ interface NamedReranker {
   readonly log: { pairs: number; ms: number[] };
 }
 
-async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedders: ReturnType<typeof localEmbedderProvider> | null, given: readonly NamedReranker[], run: { systems: Record<string, SystemResult>; ingest: RecallRun['ingest']; dbBytes: number }, label: string): Promise<void> {
+async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedders: ReturnType<typeof localEmbedderProvider> | null, given: readonly NamedReranker[], run: { systems: Record<string, SystemResult>; ingest: RecallRun['ingest']; dbBytes: number; pool: Record<string, { pairs: number; ms: number[] }> }, label: string): Promise<void> {
   const depth = options.depth ?? 100;
   const store = await openNodeStore();
   // Same engine and write path as the browser's benchmark worker (bench/host/BenchEngineHost.ts).
@@ -163,7 +165,9 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   const source = new SqlRetrievalSource(store.db, {
     vectors: (model, query, k, options) => semantic.search(model, query.length, query, k, options),
   });
-  const retrievers = options.variants.map((v) => ({ name: v.name, retriever: new Retriever({ source, ...(embedder ? { embedder } : {}), ...(reranker ? { reranker } : {}), config: v.config }) }));
+  // Each variant's pool size: its own count of the pairs it asks the (shared) first reranker for.
+  const pooled = (name: string): Reranker | null => reranker && timedReranker(reranker, (run.pool[name] ??= { pairs: 0, ms: [] }));
+  const retrievers = options.variants.map((v) => ({ name: v.name, retriever: new Retriever({ source, ...(embedder ? { embedder } : {}), ...(reranker ? { reranker: pooled(v.name)! } : {}), config: v.config }) }));
   const first = retrievers[0]!.retriever;
   // The answer pipeline's own source (storage candidates + the variant's retriever as turn recall);
   // the bench ingests no episodes or facts (no LLM), so the context holds ranked turns within the
@@ -255,6 +259,7 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
     systems: {} as Record<string, SystemResult>,
     ingest: { turns: 0, captureSeconds: 0, embedSeconds: 0 },
     dbBytes: 0,
+    pool: {} as Record<string, { pairs: number; ms: number[] }>,
   };
   for (const [i, corpus] of dataset.corpora.entries()) {
     const label = `[${dataset.name} ${i + 1}/${dataset.corpora.length} ${corpus.id}]`;
@@ -271,6 +276,7 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
     invalidEvidence: dataset.corpora.reduce((n, c) => n + c.questions.reduce((m, q) => m + q.invalidEvidence.length, 0), 0),
     questionsTotal: dataset.corpora.reduce((n, c) => n + c.questions.length, 0),
     ...(reranker ? { rerank: rerankCost(rerankLog, reranker.trust ?? 1) } : {}),
+    ...(reranker ? { poolPairs: Object.fromEntries(Object.entries(run.pool).map(([name, log]) => [name, log.ms.length ? log.pairs / log.ms.length : 0])) } : {}),
   };
 }
 

@@ -6,7 +6,7 @@
 import type { Embedder, EmbedderProvider, Reranker } from '../core/base/ports';
 import type { ModelWorkerApi, Unwrapped } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
-import { swappableRemote, type Swappable } from '../core/base/swappableRemote';
+import { swappableRemote, WorkerReplacedError, type Swappable } from '../core/base/swappableRemote';
 import { BUNDLED_MODEL_ID, findModel } from './catalog';
 
 export function entryFor(modelId: string) {
@@ -47,8 +47,8 @@ export function remoteEmbedderProvider(remote: RemoteEmbedding): EmbedderProvide
 /**
  * The engine's link to the model worker, which the page may replace (a model that broke the ONNX
  * runtime of its worker, see ModelService's onRuntimeBroken): one provider for the engine's whole
- * life, its calls going to the newest worker; calls left waiting on the old one fail (the indexer
- * then retries), and the model the engine last activated is loaded in the new one.
+ * life, its calls going to the newest worker; calls left waiting on the old one fail with
+ * WorkerReplacedError (the indexer then asks the new worker again, a switch goes on), and the model the engine last activated is loaded in the new one.
  */
 export function modelWorkerLink(): { readonly provider: EmbedderProvider; connect(remote: RemoteEmbedding): void } {
   let link: Swappable<RemoteEmbedding> | null = null;
@@ -70,7 +70,7 @@ export function modelWorkerLink(): { readonly provider: EmbedderProvider; connec
     provider,
     connect(remote) {
       if (!link) {
-        link = swappableRemote(remote, () => new RecollectError('MODEL_ERROR', 'The model worker was restarted after a model failed to load; try again.'));
+        link = swappableRemote(remote, () => new WorkerReplacedError('The model worker was restarted after a model failed to load; try again.'));
         return;
       }
       link.swap(remote);

@@ -166,6 +166,39 @@ describe('embedder switch', () => {
   });
 });
 
+describe('themes at the end of a switch', () => {
+  it('a theme founded with the old model after the centroids were rebuilt gets the new model\'s centroid', async () => {
+    const { store, engine } = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent']));
+    // A later episode, its turn embedded with model a, still open when the switch starts.
+    await engine.appendTurn({ id: 'late', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The rent went up again.', occurredAt: T0 + 200 * H });
+    await engine.idle();
+    const [cell] = await store.db.query<{ memcell_id: string }>(
+      "SELECT c.id AS memcell_id FROM memcells c JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq WHERE m.id = 'late'");
+    expect(cell?.memcell_id).toBeTruthy();
+    const setMeta = store.setMeta.bind(store);
+    let wrote = false;
+    // The centroids were rebuilt for model b a moment ago; the episode closes now, while model a is
+    // still active, and founds a theme with a's centroid (as Lifecycle's close does).
+    store.setMeta = async (key: string, value: string) => {
+      if (key === META_ACTIVE && value === 'b' && !wrote) {
+        wrote = true;
+        await store.episodes.assignScene(cell!.memcell_id, { id: 'late-theme', centroid: Float32Array.of(0, 0, 1, 0), centroidModel: 'a@1', memberCount: 1, lastActivityAt: T0 + 200 * H }, true, T0 + 200 * H);
+      }
+      return setMeta(key, value);
+    };
+    await engine.setEmbedder('b');
+    await engine.idle();
+    expect(wrote).toBe(true);
+    expect((await engine.embeddingStatus())!).toMatchObject({ activeModel: 'b', state: 'idle' });
+    const themes = await store.db.query<{ id: string; centroid_model: string | null }>('SELECT id, centroid_model FROM memscenes ORDER BY id');
+    expect(themes.map((t) => t.id)).toContain('late-theme');
+    expect(themes.filter((t) => t.centroid_model !== 'b@1')).toEqual([]);
+    // Clustering with model b compares new episodes with it again.
+    expect((await store.episodes.scenes('b@1')).map((t) => t.id)).toContain('late-theme');
+    engine.stop();
+  });
+});
+
 describe('embedder switch across a reopen', () => {
   it('resumes where it stopped, searches the old vectors until complete, and leaves nothing written meanwhile without a vector', async () => {
     const topics = ['dog|puppy', 'flight', 'rent'];

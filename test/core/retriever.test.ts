@@ -192,6 +192,41 @@ describe('Retriever', () => {
     expect(ids(await deep.retrieve('garden'))[0]).toBe('t5');
   });
 
+  it('asks a trusted reranker also about the neighbours of the best turns and the deeper vector list, never a stand-in', async () => {
+    const turns: Turn[] = [
+      { speaker: 'Ann', content: 'We went to the marathon expo.', at: MAY_8 },
+      { speaker: 'Bob', content: 'Which shoes did you buy there?', at: MAY_8 + 60_000 },
+      { speaker: 'Ann', content: 'The blue ones with thick soles.', at: MAY_8 + 120_000 },
+      { speaker: 'Ann', content: 'My puppy chewed a sock.', at: SEP_1 },
+      { speaker: 'Ann', content: 'The sea was calm.', at: SEP_1 + DAY },
+      { speaker: 'Ann', content: 'I run every morning.', at: SEP_1 + 2 * DAY },
+    ];
+    let seen: string[] = [];
+    const recording = (trust?: number): Reranker => ({
+      id: 'recording', ...(trust !== undefined ? { trust } : {}),
+      rerank: (_q, docs) => {
+        seen = [...docs];
+        return Promise.resolve(docs.map(() => 0));
+      },
+    });
+    // One candidate per list: the pool is the best turn alone, plus what the pool options add.
+    const narrow = { depth: { lexical: 1, prf: 1, vector: 1, fused: 1 }, prf: { enabled: false } };
+    const asked = async (rerank: Record<string, number>, trust?: number) => {
+      seen = [];
+      const { retriever } = await setUp(turns, { embedder: true, reranker: recording(trust), config: { ...narrow, rerank: { candidates: 2, neighbours: 0, window: 0, vectorDepth: 0, ...rerank } } });
+      await retriever.retrieve('marathon expo');
+      return seen.map((d) => turns.find((t) => d.includes(t.content))?.content);
+    };
+    expect(await asked({})).toEqual([]); // one candidate: nothing to reorder, the reranker is not asked
+    // neighbours: the turns just before and after the best one (the first), same conversation and session.
+    expect(await asked({ neighbours: 1, window: 1 })).toEqual([turns[0]!.content, turns[1]!.content]);
+    expect(await asked({ neighbours: 1, window: 3 })).toEqual([turns[0]!.content, turns[1]!.content, turns[2]!.content]); // the puppy is another session
+    // vectorDepth: the vector list read deeper for the pool (the fused lists keep depth.vector).
+    expect(await asked({ vectorDepth: 5 })).toEqual([turns[0]!.content, turns[5]!.content]); // extras after the fused candidates
+    // A reranker of trust 0 is asked about nothing, however the pool is configured.
+    expect(await asked({ neighbours: 5, vectorDepth: 5 }, 0)).toEqual([]);
+  });
+
   it('respects the limit and a conversation scope, and never returns deleted turns', async () => {
     const { retriever, store } = await setUp([
       { speaker: 'Ann', content: 'pottery class on Monday', at: MAY_8 },

@@ -4,6 +4,24 @@
  * instead of hanging (a terminated worker answers nothing, so its Comlink calls never settle).
  * The model worker is restarted this way after a model breaks its ONNX runtime (see ModelService).
  */
+import { RecollectError } from './errors';
+
+/**
+ * The failure of a call cut off because its worker was replaced: no verdict on what the call
+ * asked for (the model it named may be fine; another model broke the old worker), so a caller
+ * that can simply ask again, on the new worker, should (see EmbeddingIndexer).
+ */
+export class WorkerReplacedError extends RecollectError {
+  constructor(message: string) {
+    super('MODEL_ERROR', message);
+    this.name = 'WorkerReplacedError';
+  }
+}
+
+/** Whether `err` is a call cut off by a worker swap (see WorkerReplacedError). */
+export function isWorkerReplaced(err: unknown): boolean {
+  return err instanceof WorkerReplacedError;
+}
 export interface Swappable<T> {
   /** Forwards each method call to the current target. */
   readonly remote: T;

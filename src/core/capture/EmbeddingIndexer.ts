@@ -14,15 +14,19 @@
  * Turns written during a switch first get the active model's vector, so they are searchable by
  * meaning (and segmented) at once. Facts and episodes written during the switch get the active
  * model's vector too; a second pass right after the target becomes active gives the ones the first
- * pass missed a target vector before the old model's vectors are deleted. Progress counts all
- * kinds in one bar.
+ * pass missed a target vector before the old model's vectors are deleted, and themes whose
+ * centroid an episode closing meanwhile wrote with the old model are rebuilt (`onTargetActive`).
+ * Progress counts all kinds in one bar.
  *
  * A target model that fails (not downloaded, a broken file, an ONNX error) ends the switch: the
  * target goes back to the active model, which keeps working, and the status says why; the failed
- * choice is not retried on the next pass or the next open.
+ * choice is not retried on the next pass or the next open. A call cut off because the model worker
+ * was replaced (another model broke its runtime) is no such failure: the pass runs again on the new
+ * worker, a switch goes on (a few times in a row at most, then it counts as a failure).
  */
 import { RecollectError, toErrorInfo, type ErrorInfo } from '../base/errors';
 import { BackgroundLoop } from '../base/backgroundLoop';
+import { isWorkerReplaced } from '../base/swappableRemote';
 import type { Embedder, EmbedderProvider } from '../base/ports';
 import type { SemanticIndex } from './SemanticIndex';
 import type { ItemKind, PendingEmbedding, VectorStore } from '../base/store';
@@ -45,6 +49,9 @@ export interface SwitchProgress {
   readonly episodes: KindProgress;
   readonly themes: KindProgress;
 }
+
+/** Passes in a row that a model-worker replacement may cut off before the failure counts. */
+const REPLACED_RETRIES = 3;
 
 const KIND_NAMES = { message: 'turns', fact: 'facts', memcell: 'episodes' } as const;
 
@@ -75,6 +82,11 @@ export interface EmbeddingIndexerDeps {
   readonly derived?: (kind: ItemKind, itemId: string, vectorModelId: string, dim: number) => Promise<Float32Array | null>;
   /** Every item has a target vector; runs before the target becomes active (themes' centroids). */
   readonly onTargetComplete?: (vectorModelId: string, dim: number) => Promise<void>;
+  /**
+   * The target has become active (after the last pass over facts and episodes): themes whose
+   * centroid an episode wrote with the old model after `onTargetComplete` rebuilt them.
+   */
+  readonly onTargetActive?: (vectorModelId: string, dim: number) => Promise<void>;
   /** New turns got the active model's vector during a switch (segmentation may go on). */
   readonly onActiveCaughtUp?: () => void;
   /** How many themes have a centroid of `vectorModelId` (a switch's theme progress); none without. */
@@ -100,6 +112,8 @@ export class EmbeddingIndexer {
   #swept = false;
   /** Turns arrived since the last pass looked (during a switch they get an active vector first). */
   #fresh = false;
+  /** Passes cut off by a model-worker replacement since the last pass that ended well. */
+  #replaced = 0;
   /** The warm-up under way after open, or null; until it ends, reads skip vectors (see vectorsReady). */
   #warming: Promise<void> | null = null;
   /**
@@ -258,6 +272,7 @@ export class EmbeddingIndexer {
     this.#target = modelId;
     this.#swept = false;
     this.#switchError = null;
+    this.#replaced = 0;
     await this.#deps.store.setMeta(META_TARGET, modelId);
     this.#error = null;
     if (this.#state === 'error') this.#state = 'idle';
@@ -366,6 +381,7 @@ export class EmbeddingIndexer {
         // Facts and episodes written with the old model after the pass above looked at them: from
         // here on writers use the new model, so one more pass leaves none behind.
         if (previous && !(await this.#reembedKinds(embedder, target, previous))) return;
+        await this.#deps.onTargetActive?.(embedder.id, embedder.dim);
       }
       // Another model's vectors (and vectors of items that no longer exist) go once per switch and
       // once per open: the delete reads every vector row, too costly for every pass.
@@ -376,11 +392,20 @@ export class EmbeddingIndexer {
         await this.#recount();
       }
       this.#state = 'idle';
+      this.#replaced = 0;
     } catch (err) {
       this.#swept = false;
       // Stopped (the engine closes or restarts): a call cut off by that is no verdict on the model,
       // and abandoning here would write the old model back as the target and lose the switch.
       if (this.#loopRunner.stopped) return;
+      if (isWorkerReplaced(err) && this.#replaced < REPLACED_RETRIES) {
+        // The model worker was replaced under this pass: ask the new one (the loop runs it again).
+        this.#replaced++;
+        this.#state = 'idle';
+        this.#emit();
+        this.#loopRunner.kick();
+        return;
+      }
       if (targetFailed && this.#target !== this.#active) {
         await this.#abandonSwitch(err).catch(() => undefined);
       } else {

@@ -99,6 +99,7 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
       // A switch: a raw episode's vector is its turns' mean; themes' centroids follow the new model.
       derived: async (kind, id, model, dim) => (kind === 'memcell' ? path.lifecycle.cellVector(id, model, dim) : null),
       onTargetComplete: async (model, dim) => { await path.lifecycle.recentreScenes(model, dim); },
+      onTargetActive: async (model, dim) => { await path.lifecycle.recentreScenes(model, dim, true); },
       onActiveCaughtUp: () => path.lifecycle.kick(),
       ...(deps.episodes ? { themesWith: async (model: string) => (await deps.episodes!.scenes(model)).filter((t) => t.centroid !== null).length } : {}),
       onStatus: (status) => {

@@ -182,8 +182,8 @@ export class Lifecycle {
     return cell ? turnMean(this.#d, cell, model, dim) : null;
   }
 
-  recentreScenes(model: string, dim: number): Promise<number> {
-    return recentreScenes(this.#d, model, dim);
+  recentreScenes(model: string, dim: number, onlyStale = false): Promise<number> {
+    return recentreScenes(this.#d, model, dim, onlyStale);
   }
 
   #segmenter(): SegmenterConfig {
@@ -319,6 +319,14 @@ export class Lifecycle {
           await d.episodes.assignScene(cell.id, { id: d.newId(), centroid: centredVector, centroidModel: active.id, memberCount: 1, lastActivityAt: cell.endAt }, true, now);
         }
       }
+    }
+    // The embedder switch ended while this episode closed: what was written above for the old model
+    // would go with its vectors (the episode's) or stay behind (the theme's centroid).
+    const now = d.activeVectors();
+    if (active && now && now.id !== active.id) {
+      const mean = await turnMean(d, cell, now.id, now.dim);
+      if (mean) await d.store.putVectors('memcell', now.id, [{ itemId: cell.id, vector: mean }]);
+      if ((await d.episodes.getCell(cell.id))?.sceneId) await recentreScenes(d, now.id, now.dim, true);
     }
     const fresh = (await d.episodes.getCell(cell.id)) ?? cell;
     const heat = fresh.sceneId ? await this.#refreshHeat(fresh.sceneId) : 0;

@@ -35,11 +35,18 @@ export function centred(v: Float32Array, common: Float32Array): Float32Array {
   return out;
 }
 
-/** Rebuilds every theme's centroid from its members' turn vectors of `model`; returns how many. */
-export async function recentreScenes(d: ModelSwitchDeps, model: string, dim: number): Promise<number> {
+/**
+ * Rebuilds every theme's centroid from its members' turn vectors of `model`; returns how many.
+ * `onlyStale`: only the themes whose centroid is not of `model` (after the switch: one an episode
+ * joined or founded with the old model while the centroids were being rebuilt).
+ */
+export async function recentreScenes(d: ModelSwitchDeps, model: string, dim: number, onlyStale = false): Promise<number> {
+  const current = onlyStale ? new Set((await d.episodes.scenes(model)).filter((s) => s.centroid !== null).map((s) => s.id)) : new Set<string>();
+  const ids = (await d.episodes.sceneIds()).filter((id) => !current.has(id));
+  if (ids.length === 0) return 0;
   const common = await d.semantic.meanVector(model, dim);
   let done = 0;
-  for (const sceneId of await d.episodes.sceneIds()) {
+  for (const sceneId of ids) {
     const sum = new Float32Array(dim);
     let n = 0;
     for (const cell of await d.episodes.cellsInScene(sceneId)) {

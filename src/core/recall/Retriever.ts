@@ -24,6 +24,7 @@ import {
   RETRIEVAL_CONFIG,
 } from './fusion';
 import { rerankOrder } from './rerankOrder';
+import { rerankPoolExtras } from './rerankPool';
 import { fullQueryScores, type TermStats } from './fullQueryScore';
 
 /** Restricts a search. Omitted fields do not restrict. */
@@ -182,7 +183,13 @@ export class Retriever {
     const large = cfg.large.above >= 0 && (size > cfg.large.above || !(await this.#source.turnIndexCurrent()));
     // Turns read on the way (a large memory's rescored pool), kept for the fused read below.
     const loaded = new Map<string, Message>();
-    const vectorP = this.#vectorCandidates(question, options.queryVector, scope);
+    // A reranker of trust 0 (the bundled stand-in) is not asked at all: it could change nothing.
+    // Absent trust = 1 (test fakes, the bench's oracle and random).
+    const trust = this.#reranker?.trust ?? 1;
+    const reranking = this.#reranker !== undefined && trust > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
+    // The rerank pool may read the vector list deeper (rerankPool.ts); fusion keeps depth.vector.
+    const deepVectorP = this.#vectorCandidates(question, options.queryVector, scope, reranking ? cfg.rerank.vectorDepth : 0);
+    const vectorP = deepVectorP.then((ids) => ids.slice(0, cfg.depth.vector));
     const lexicalP = !terms.length
       ? Promise.resolve<string[]>([])
       : large
@@ -211,12 +218,13 @@ export class Retriever {
     const fused = all.slice(0, cfg.depth.fused);
     // With a reranker the pool goes deeper than what is boosted: the next fused candidates, in
     // fused order below the boosted ones, so a reranker can lift evidence the fusion placed low.
-    // A reranker of trust 0 (the bundled stand-in) is not asked at all: it could change nothing.
-    // Absent trust = 1 (test fakes, the bench's oracle and random).
-    const trust = this.#reranker?.trust ?? 1;
-    const reranking = this.#reranker !== undefined && trust > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
     const deeper = reranking ? all.slice(cfg.depth.fused, cfg.rerank.candidates) : [];
-    const wanted = [...fused, ...deeper].map((f) => f.id);
+    // Plus turns the fused order holds low or not at all where evidence is likely (rerankPool.ts).
+    const extras = reranking
+      ? await rerankPoolExtras(all.slice(0, cfg.rerank.candidates).map((f) => f.id), lists, await deepVectorP, this.#source,
+        { ...cfg.rerank, gapMs: cfg.boosts.sessionGapMs, ...(scope?.until !== undefined ? { until: scope.until } : {}) })
+      : [];
+    const wanted = [...fused, ...deeper].map((f) => f.id).concat(extras);
     const messages = new Map(wanted.flatMap((id) => (loaded.has(id) ? [[id, loaded.get(id)!] as const] : [])));
     for (const m of await this.#source.turns(wanted.filter((id) => !loaded.has(id)))) messages.set(m.id, m);
     const facts = new Map<string, BoostFacts>();
@@ -238,10 +246,12 @@ export class Retriever {
     let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
     const floor = ranked.length ? ranked[ranked.length - 1]!.score : Infinity;
     for (const item of deeper) if (messages.has(item.id)) ranked.push({ item: { ...item, boosts: {} }, score: Math.min(item.score, floor) });
+    const byId = new Map(all.map((f) => [f.id, f]));
+    for (const id of extras) if (messages.has(id)) ranked.push({ item: { ...(byId.get(id) ?? { id, score: 0, ranks: {} }), boosts: {} }, score: Math.min(byId.get(id)?.score ?? 0, floor) });
     if (this.#reranker && reranking && ranked.length > 1) {
       // Bounded depth: only the top `candidates` are scored (a known cost per question); they are
       // reordered among themselves, everything below keeps its fused order.
-      const head = ranked.slice(0, cfg.rerank.candidates);
+      const head = ranked.slice(0, cfg.rerank.candidates + extras.length);
       const docs = head.map(({ item }) => turnText(messages.get(item.id)!));
       const scores = await this.#reranker.rerank(question, docs).catch(() => null); // an optional stage: fall back to the fused order
       if (scores && scores.length === head.length) {
@@ -315,11 +325,11 @@ export class Retriever {
       .map(([id, score]) => ({ id, score }));
   }
 
-  async #vectorCandidates(question: string, given: QueryVector | null | undefined, scope: RetrievalScope | undefined): Promise<string[]> {
+  async #vectorCandidates(question: string, given: QueryVector | null | undefined, scope: RetrievalScope | undefined, deeper = 0): Promise<string[]> {
     if (!(this.config.weights.vector > 0)) return [];
     const q = given === undefined ? await this.#embed(question) : given;
     if (!q || !q.vector.some((x) => x !== 0)) return [];
-    return this.#source.vector(q.vector, q.modelId, { limit: this.config.depth.vector, ...(scope ? { scope } : {}) });
+    return this.#source.vector(q.vector, q.modelId, { limit: Math.max(this.config.depth.vector, deeper), ...(scope ? { scope } : {}) });
   }
 
   async #embed(question: string): Promise<QueryVector | null> {

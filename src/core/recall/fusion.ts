@@ -97,9 +97,13 @@ export interface RetrievalConfig {
   /**
    * Rerank stage (only with a Reranker whose trust is above 0; rerankOrder.ts): the top
    * `candidates` are scored, the ones whose score is a robust outlier (modified z ≥ `outlierZ`)
-   * are fused into the order with the reranker's trust as their list's weight.
+   * are fused into the order with the reranker's trust as their list's weight. The pool also
+   * holds what `neighbours` × `window`, `listTop` and `vectorDepth` add (rerankPool.ts).
    */
-  readonly rerank: { readonly candidates: number; readonly outlierZ: number };
+  readonly rerank: {
+    readonly candidates: number; readonly outlierZ: number;
+    readonly neighbours: number; readonly window: number; readonly listTop: number; readonly vectorDepth: number;
+  };
 }
 
 /*
@@ -205,13 +209,20 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   context: { turns: 40, turnChars: 1200, focus: true },
   // Used only when a reranker of trust > 0 is picked in Models (none by default). candidates: the
   // pool reaches below the boosted depth.fused, as deep as each candidate list (200), so a reranker
-  // can lift evidence the fusion placed low. Oracle reranker (1 for evidence, else 0) on
-  // LongMemEval dev, recall.turn@10 (fused 91.1): pool 100 → 97.4, 200 → 98.7, 300 → 99.0, 600
-  // (every fused candidate) → 99.0: the last 1% is in no candidate list, so no reranker gets it.
-  // 300 would cost 1.5× the pairs of 200 for 0.3 points (a quarter of a question). outlierZ is
-  // the textbook threshold (rerankOrder.ts), not tuned here. Measured with
-  // `npm run bench -- recall --data <LoCoMo | LongMemEval dev> --no-baselines --rerank oracle,random,<model>`.
-  rerank: { candidates: 200, outlierZ: 3.5 },
+  // can lift evidence the fusion placed low; vectorDepth adds the best 400 of the vector list that
+  // are not among them (rerankPool.ts). Oracle reranker (1 for evidence, else 0), recall.turn@10,
+  // LongMemEval dev (fused 91.1) / LoCoMo dev conv-26 + conv-30 (231 q, fused 79.9), pairs per
+  // question in brackets: 200 fused → 98.7 (200) / 97.5 (204); + vector 300 → 99.0 (357) / 99.5
+  // (334); + vector 400 → 100.0 (424) / 99.8 (393; full LoCoMo dev 98.8 at 434, fused 78.5); 150
+  // or 100 fused + vector 400 → the same at
+  // 417 / 411 pairs (LME). Every fused candidate (≈ 600) reaches only 99.0: the last point is in
+  // no list at depth 200. neighbours × window (turns around the best hits, same session): 10 × 3
+  // and 20 × 2 add < 1 pair and nothing else (the turn index's neighbour context already ranks
+  // them); listTop unmeasured. A random reranker and the trust-0 stand-in change nothing at any k
+  // with this pool (bench/results/*-rerank-pool*.md). outlierZ is the textbook threshold
+  // (rerankOrder.ts), not tuned here. Measured with `npm run bench -- recall --data <LoCoMo |
+  // LongMemEval dev> --no-baselines --rerank oracle,random,<model> --sweep bench/sweeps/rerank-pool.json`.
+  rerank: { candidates: 200, outlierZ: 3.5, neighbours: 0, window: 0, listTop: 0, vectorDepth: 400 },
 };
 
 /** Deep-merges a partial config over the defaults (one level of nesting, as the config has). */
