@@ -9,13 +9,7 @@
  */
 import { RecollectError } from '../core/base/errors';
 
-const QUOTE = 34;
-const BACKSLASH = 92;
-const COMMA = 44;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './jsonChars';
 
 /** Top-level members whose value is streamed member by member. */
 export const MESSAGE_COLLECTIONS = ['mapping', 'chat_messages'] as const;
