@@ -50,6 +50,32 @@ describe('endpoint settings', () => {
     await expect(engine.saveLlmSettings({ baseUrl: 'file:///etc/passwd', model: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
+  it('an answer asked before the saved endpoint is read waits for it (a restarted engine\'s Try again)', async () => {
+    const settings = new MemorySettingsStore();
+    await settings.saveLlm({ baseUrl: mock.url, model: 'm', apiKey: 'k-123' });
+    // The app reads the endpoint from IndexedDB at start: hold that read until the answer is asked.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const slow = Object.assign(Object.create(settings) as MemorySettingsStore, {
+      loadLlm: async () => { await gate; return settings.loadLlm(); },
+    });
+    const store = await openNodeStore();
+    const engine = createEngine(store, {
+      only: ['episodes', 'synthesis'], settings: slow,
+      llmFactory: (s, sink) => new LlmClient({ baseUrl: s.baseUrl, model: s.model, apiKey: s.apiKey ?? undefined }, { ...(sink ? { sink } : {}), maxAttempts: 1 }),
+    });
+    const started = engine.start();
+    await engine.createConversation({ id: 'c', title: 'Garden' });
+    await engine.send({ id: 'u1', conversationId: 'c', content: 'What grows well with tomatoes?' });
+    const answer = engine.ask({ conversationId: 'c', userMessageId: 'u1', answerId: 'u1-a' }, () => undefined);
+    release();
+    // Before the fix this failed with LLM_NOT_CONFIGURED; now the endpoint answers and it is stored.
+    const result = await answer;
+    expect(result.messageId).toBe('u1-a');
+    expect((await engine.listMessages('c')).map((m) => m.role)).toEqual(['user', 'assistant']);
+    await started;
+  });
+
   it('restores the saved endpoint on start', async () => {
     const settings = new MemorySettingsStore();
     await settings.saveLlm({ baseUrl: mock.url, model: 'm', apiKey: 'k-123' });

@@ -48,6 +48,8 @@ export class MemoryEngine implements EngineApi {
   /** The turn-index queue's first look (it counts every turn) waits for the hold too. */
   #trailingHeld = false;
   #indexerReady: Promise<void> | null = null;
+  /** The saved endpoint read at start (answers wait for it). */
+  #llmReady: Promise<void> | null = null;
 
   constructor(deps: MemoryEngineDeps) {
     this.#p = assembleEngine(deps, { emit: (event) => this.#emit(event) });
@@ -113,7 +115,10 @@ export class MemoryEngine implements EngineApi {
   setTimeZone(zone: string | null): Promise<TimeZoneSetting> { return this.#p.settings.setTimeZone(zone); }
   async consolidationPolicy(): Promise<PolicyName> { return this.#p.settings.policy; }
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName> { return this.#p.settings.setPolicy(name); }
-  ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult> {
+  async ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult> {
+    // The saved endpoint is read at start: an answer asked at once (a restarted engine's "Try
+    // again") would otherwise find no endpoint and fail with "not configured".
+    await this.#llmReady?.catch(() => undefined);
     return this.#p.answers.ask(request, onEvent).finally(() => this.#releaseHold());
   }
   /** Stops a streaming answer; what was said so far is kept. */
@@ -152,7 +157,8 @@ export class MemoryEngine implements EngineApi {
       indexer.hold();
       this.#holdTimeout = this.#p.timer(() => this.#releaseHold(), START_HOLD_MS);
     } else indexer?.release();
-    this.#indexerReady = this.#p.settings.loadLlm().then(() => this.#p.settings.load()).then(async () => {
+    this.#llmReady = this.#p.settings.loadLlm();
+    this.#indexerReady = this.#llmReady.then(() => this.#p.settings.load()).then(async () => {
       if (beforeWork) await beforeWork();
       await indexer?.init();
     });
