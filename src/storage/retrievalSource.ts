@@ -23,11 +23,8 @@ import { maxTurnKey, toMessage } from './messageRepo';
 import { TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE, TURN_CONTEXT_GAP_MS, TURNS_FTS_COLUMNS } from './schema';
 import { ftsOperand } from '../core/base/lexicalUnits';
 import type { TermStats } from '../core/recall/fullQueryScore';
+import type { VectorSearch } from '../core/engine/engineDeps';
 
-/** Nearest message vectors of one vector model (e.g. the engine's SemanticIndex over `vectors`). */
-export type MessageVectorSearch = (
-  vectorModelId: string, query: Float32Array, k: number, options?: { readonly approximate?: boolean },
-) => Promise<readonly { readonly id: string; readonly score: number }[]>;
 
 const COLUMNS = 'm.pk, m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.ingested_at, m.token_count, m.metadata';
 const MAX_TERMS = 64;
@@ -96,7 +93,7 @@ function scopeSql(scope: RetrievalScope | undefined, params: SqlValue[]): string
 
 export class SqlRetrievalSource implements RetrievalSource {
   readonly #sql: Sql;
-  readonly #vectors: MessageVectorSearch | null;
+  readonly #vectors: VectorSearch | null;
   /** table + term → [document frequency, index size (max pk) when counted]; approximate is enough. */
   readonly #df = new Map<string, readonly [number, number]>();
 
@@ -105,7 +102,7 @@ export class SqlRetrievalSource implements RetrievalSource {
   #averages: { docs: number; avgLength: number; at: number } | null = null;
 
   /** Without `vectors`, vector candidates are always empty (lexical-only retrieval). */
-  constructor(sql: Sql, options: { vectors?: MessageVectorSearch; postingsBudget?: number } = {}) {
+  constructor(sql: Sql, options: { vectors?: VectorSearch; postingsBudget?: number } = {}) {
     this.#sql = sql;
     this.#vectors = options.vectors ?? null;
     this.#budget = options.postingsBudget ?? LEXICAL_POSTINGS_BUDGET;

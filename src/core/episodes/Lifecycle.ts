@@ -322,13 +322,14 @@ export class Lifecycle {
     }
     // The embedder switch ended while this episode closed: what was written above for the old model
     // would go with its vectors (the episode's) or stay behind (the theme's centroid).
+    // Nothing below changes the episode's own row (vectors and theme centroids only): read it once.
+    const fresh = (await d.episodes.getCell(cell.id)) ?? cell;
     const now = d.activeVectors();
     if (active && now && now.id !== active.id) {
       const mean = await turnMean(d, cell, now.id, now.dim);
       if (mean) await d.store.putVectors('memcell', now.id, [{ itemId: cell.id, vector: mean }]);
-      if ((await d.episodes.getCell(cell.id))?.sceneId) await recentreScenes(d, now.id, now.dim, true);
+      if (fresh.sceneId) await recentreScenes(d, now.id, now.dim, true);
     }
-    const fresh = (await d.episodes.getCell(cell.id)) ?? cell;
     const heat = fresh.sceneId ? await this.#refreshHeat(fresh.sceneId) : 0;
     await this.#queue(d.policy().onCellClosed(fresh, sceneCells.map((c) => (c.id === fresh.id ? fresh : c))), heat);
   }
