@@ -1,5 +1,5 @@
 /** Steps through the running app that many browser tests take: the message box, and connecting an endpoint. */
-import { expect, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 
 type ImportFile = Parameters<Page['setInputFiles']>[1];
 
@@ -92,4 +92,28 @@ export const PAGE_BYTES = 4096;
 export function expectDatabaseBytes(bytes: number): void {
   expect(bytes % PAGE_BYTES).toBe(0);
   expect(bytes / PAGE_BYTES).toBeGreaterThanOrEqual(40);
+}
+
+/**
+ * For a test that failed only in full CI runs: prints what the page said (alerts, status lines,
+ * notices) and the console of the page and its workers, so the CI log shows why without the trace.
+ */
+export function printPageOnFailure(): void {
+  const logs = new WeakMap<Page, string[]>();
+  test.beforeEach(({ page }) => {
+    const lines: string[] = [];
+    logs.set(page, lines);
+    const keep = (line: string) => lines.push(`${new Date().toISOString().slice(11, 23)} ${line}`.slice(0, 400));
+    page.on('console', (m) => keep(`console.${m.type()}: ${m.text()}`));
+    page.on('pageerror', (e) => keep(`pageerror: ${e.message}`));
+    page.on('worker', (w) => {
+      keep(`worker started: ${w.url()}`);
+      w.on('close', () => keep(`worker closed: ${w.url()}`));
+    });
+  });
+  test.afterEach(async ({ page }, info) => {
+    if (info.status === info.expectedStatus) return;
+    const said = await page.locator('[role=alert], [role=status], .notice, .banner').allInnerTexts().catch((e: unknown) => [`(page unreadable: ${String(e)})`]);
+    console.log(`--- ${info.title}: the page said\n${said.join('\n')}\n--- console (last 60)\n${(logs.get(page) ?? []).slice(-60).join('\n')}`);
+  });
 }

@@ -5,7 +5,7 @@
  */
 import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
-import { connectEndpoint, messageBox as box } from './appSteps';
+import { connectEndpoint, messageBox as box, printPageOnFailure } from './appSteps';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -19,6 +19,8 @@ async function killEngine(page: Page): Promise<void> {
   if (!worker) throw new Error('no engine worker');
   await worker.evaluate(() => (self as unknown as { close(): void }).close()).catch(() => undefined);
 }
+
+printPageOnFailure();
 
 test('a dead engine worker is detected and restarted; the draft stays and is sent afterwards', async ({ page }) => {
   await page.goto('/');

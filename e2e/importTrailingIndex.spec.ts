@@ -6,6 +6,7 @@
  */
 import { expect, test, type Page } from '@playwright/test';
 import { strToU8, zipSync } from 'fflate';
+import { printPageOnFailure } from './appSteps';
 
 const T0 = Date.UTC(2023, 2, 1) / 1000;
 
@@ -33,6 +34,8 @@ async function importZip(page: Page, zip: Buffer, turns: string) {
   await expect(dialog.getByTestId('history-report')).toBeVisible({ timeout: 120_000 });
   return dialog;
 }
+
+printPageOnFailure();
 
 test('after a history import the words are searchable at once and the indexing progress reaches done', async ({ page }) => {
   test.setTimeout(300_000); // shared machine; nothing here is timed
