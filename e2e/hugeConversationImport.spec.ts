@@ -193,11 +193,18 @@ test('one ChatGPT conversation over the huge-entry threshold: streamed with prog
   test.setTimeout(240_000); // the machine running e2e may be shared; nothing here is timed
   const size = statSync(files.chatgpt).size;
   test.info().annotations.push({ type: 'file', description: `${(size / 1e6).toFixed(1)} MB, ${num(TURNS)} turns on the visible branch` });
+  // How long each step took, for the report of a run (nothing here is timed against a limit).
+  let mark = Date.now();
+  const took = (step: string) => {
+    test.info().annotations.push({ type: 'time', description: `${step}: ${((Date.now() - mark) / 1000).toFixed(1)} s` });
+    mark = Date.now();
+  };
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
   await recordProgress(page);
 
   let dialog = await scanFile(page, files.chatgpt, TURNS);
+  took('scan');
   expectStreamedScan(await progressSeen(page), TURNS);
   await dialog.getByRole('radio', { name: /Off/ }).check();
   await dialog.getByRole('button', { name: `Import ${num(TURNS)} turns` }).click();
@@ -208,6 +215,7 @@ test('one ChatGPT conversation over the huge-entry threshold: streamed with prog
   await dialog.getByRole('button', { name: 'Stop import' }).click();
   const report = dialog.getByTestId('history-report');
   await expect(report).toHaveText(/^Cancelled\. 1 conversation, [\d,]+ turns imported\.$/, { timeout: 60_000 });
+  took('import until stopped');
   const kept = Number(await report.getAttribute('data-turns'));
   expect(kept).toBeGreaterThanOrEqual(2_000);
   expect(kept).toBeLessThan(TURNS);
@@ -226,11 +234,14 @@ test('one ChatGPT conversation over the huge-entry threshold: streamed with prog
   await expect(page.getByText('Nothing stored matches these words.')).toBeVisible();
 
   // Importing the same file again stores the rest and nothing twice.
+  took('checks after the stop');
   dialog = await scanFile(page, files.chatgpt, TURNS);
+  took('second scan');
   expectStreamedScan(await progressSeen(page), TURNS);
   await dialog.getByRole('radio', { name: /Off/ }).check();
   await dialog.getByRole('button', { name: `Import ${num(TURNS)} turns` }).click();
   await expect(report).toHaveText(`1 conversation, ${num(TURNS - kept)} turns imported; ${num(kept)} turns were already in memory.`, { timeout: 120_000 });
+  took(`second import (${num(TURNS - kept)} turns)`);
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   await expect(page.getByTestId('message-count')).toHaveText(String(TURNS));
 
@@ -249,6 +260,8 @@ test('one ChatGPT conversation over the huge-entry threshold: streamed with prog
   const messages = page.getByTestId('message');
   await expect(messages.last()).toContainText(LAST_WORD, { timeout: 60_000 });
   await expect(messages.last()).toContainText(`Turn ${TURNS - 1}.`);
+  took('searches and opening');
+  console.log(test.info().annotations.map((a) => `${a.type}: ${a.description}`).join('\n'));
 });
 
 test('one Claude conversation over the huge-entry threshold: the scan streams it and counts only the visible branch', async ({ page }) => {
