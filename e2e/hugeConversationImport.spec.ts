@@ -90,22 +90,33 @@ function chatGptExport(): string {
 }
 
 /** Messages on the visible branch of the Claude conversation. */
-const CLAUDE_TURNS = 8_000;
+const CLAUDE_TURNS = 3_000;
+const CLAUDE_TITLE = 'A very long Claude chat';
 
-/** A Claude conversations.json of one conversation: a retried answer in the middle is off the branch. */
+/**
+ * A Claude conversations.json of one conversation: each message's text twice (`text` and a text
+ * block, as Claude writes it), each answer after a long extended-thinking block (not imported: it
+ * makes the entry huge with fewer turns to store, which keeps this test short), and a retried
+ * answer in the middle, off the branch.
+ */
 function claudeExport(): string {
   const at = (k: number) => new Date(Date.UTC(2025, 5, 1) + k * 41_000).toISOString().replace('Z', '000Z');
   const say = (uuid: string, parent: string, sender: string, text: string, k: number) => ({
-    uuid, parent_message_uuid: parent, sender, text, content: [{ type: 'text', text }], created_at: at(k), updated_at: at(k), attachments: [], files: [],
+    uuid, parent_message_uuid: parent, sender, text, created_at: at(k), updated_at: at(k), attachments: [], files: [],
+    content: [
+      ...(sender === 'assistant' ? [{ type: 'thinking', thinking: [1, 2, 3, 4].map((d) => `Draft ${d}: ${text}`).join('\n\n'), start_timestamp: at(k), stop_timestamp: at(k) }] : []),
+      { type: 'text', text, start_timestamp: at(k), stop_timestamp: at(k), citations: [] },
+    ],
   });
   const messages = [];
   for (let k = 0; k < CLAUDE_TURNS; k++) {
     const parent = k ? `c${k - 1}` : '00000000-0000-4000-8000-000000000000';
     if (k === 101) messages.push(say('retried', parent, 'assistant', `${DROPPED_WORD} ${body(k)}`, k));
-    messages.push(say(`c${k}`, parent, k % 2 ? 'assistant' : 'human', body(k), k + 1));
+    const text = k === 0 ? `${FIRST_WORD}: ${body(k)}` : k === CLAUDE_TURNS - 1 ? `${body(k)} ${LAST_WORD}` : body(k);
+    messages.push(say(`c${k}`, parent, k % 2 ? 'assistant' : 'human', text, k + 1));
   }
   return JSON.stringify([{
-    uuid: 'huge-claude', name: 'A very long Claude chat', created_at: at(0), updated_at: at(CLAUDE_TURNS), chat_messages: messages,
+    uuid: 'huge-claude', name: CLAUDE_TITLE, created_at: at(0), updated_at: at(CLAUDE_TURNS), chat_messages: messages,
     current_leaf_message_uuid: `c${CLAUDE_TURNS - 1}`,
   }]);
 }
@@ -185,20 +196,44 @@ function expectStreamedScan(seen: readonly Seen[], turns: number) {
   expect(reading.filter((s) => s.turns > 0 && s.turns < turns), JSON.stringify(reading)).not.toHaveLength(0);
 }
 
+/** Notes how long each step took in the run's annotations, for its report (nothing here is timed against a limit). */
+function stepTimer(): (step: string) => void {
+  let mark = Date.now();
+  return (step) => {
+    test.info().annotations.push({ type: 'time', description: `${step}: ${((Date.now() - mark) / 1000).toFixed(1)} s` });
+    mark = Date.now();
+  };
+}
+
 async function search(page: Page, words: string) {
   await page.getByLabel('Search memory').fill(words);
+}
+
+/**
+ * All `turns` stored and nothing else: the dropped branches' word is not found, the first and the
+ * last turn's words are, and the conversation opens at its newest turn.
+ */
+async function expectVisibleBranchStored(page: Page, title: string, turns: number) {
+  await expect(page.getByTestId('message-count')).toHaveText(String(turns));
+  await search(page, DROPPED_WORD);
+  await expect(page.getByText('Nothing stored matches these words.')).toBeVisible();
+  await search(page, FIRST_WORD);
+  await expect(page.getByTestId('search-hit')).toHaveCount(1);
+  await search(page, LAST_WORD);
+  await expect(page.getByTestId('search-hit')).toHaveCount(1);
+  await expect(page.getByTestId('search-hit').first()).toContainText(LAST_WORD);
+  await search(page, '');
+  await conversationRow(page, title).click();
+  const messages = page.getByTestId('message');
+  await expect(messages.last()).toContainText(LAST_WORD, { timeout: 60_000 });
+  await expect(messages.last()).toContainText(`Turn ${turns - 1}.`);
 }
 
 test('one ChatGPT conversation over the huge-entry threshold: streamed with progress, Stop keeps what was stored, importing again completes it, only the visible branch', async ({ page }) => {
   test.setTimeout(240_000); // the machine running e2e may be shared; nothing here is timed
   const size = statSync(files.chatgpt).size;
   test.info().annotations.push({ type: 'file', description: `${(size / 1e6).toFixed(1)} MB, ${num(TURNS)} turns on the visible branch` });
-  // How long each step took, for the report of a run (nothing here is timed against a limit).
-  let mark = Date.now();
-  const took = (step: string) => {
-    test.info().annotations.push({ type: 'time', description: `${step}: ${((Date.now() - mark) / 1000).toFixed(1)} s` });
-    mark = Date.now();
-  };
+  const took = stepTimer();
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
   await recordProgress(page);
@@ -243,35 +278,27 @@ test('one ChatGPT conversation over the huge-entry threshold: streamed with prog
   await expect(report).toHaveText(`1 conversation, ${num(TURNS - kept)} turns imported; ${num(kept)} turns were already in memory.`, { timeout: 120_000 });
   took(`second import (${num(TURNS - kept)} turns)`);
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
-  await expect(page.getByTestId('message-count')).toHaveText(String(TURNS));
-
-  // Only the branch the user saw: the edited prompt's first version and the regenerated answer are not stored.
-  await search(page, DROPPED_WORD);
-  await expect(page.getByText('Nothing stored matches these words.')).toBeVisible();
-  await search(page, FIRST_WORD);
-  await expect(page.getByTestId('search-hit')).toHaveCount(1);
-  await search(page, LAST_WORD);
-  await expect(page.getByTestId('search-hit')).toHaveCount(1);
-  await expect(page.getByTestId('search-hit').first()).toContainText(LAST_WORD);
-
-  // The conversation opens at its newest turn.
-  await search(page, '');
-  await conversationRow(page, TITLE).click();
-  const messages = page.getByTestId('message');
-  await expect(messages.last()).toContainText(LAST_WORD, { timeout: 60_000 });
-  await expect(messages.last()).toContainText(`Turn ${TURNS - 1}.`);
+  // Only the branch the user saw (not the edited prompt's first version, not the regenerated answer), opened at its newest turn.
+  await expectVisibleBranchStored(page, TITLE, TURNS);
   took('searches and opening');
   console.log(test.info().annotations.map((a) => `${a.type}: ${a.description}`).join('\n'));
 });
 
-test('one Claude conversation over the huge-entry threshold: the scan streams it and counts only the visible branch', async ({ page }) => {
-  test.setTimeout(120_000);
+test('one Claude conversation over the huge-entry threshold: streamed, only the visible branch stored, opens at its newest turn', async ({ page }) => {
+  test.setTimeout(180_000);
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
   await recordProgress(page);
+  const took = stepTimer();
   const dialog = await scanFile(page, files.claude, CLAUDE_TURNS);
+  took('scan');
   expectStreamedScan(await progressSeen(page), CLAUDE_TURNS);
-  await dialog.getByRole('button', { name: 'Cancel' }).click();
-  await expect(dialog).toBeHidden();
-  await expect(page.getByTestId('message-count')).toHaveText('0');
+  await dialog.getByRole('radio', { name: /Off/ }).check();
+  await dialog.getByRole('button', { name: `Import ${num(CLAUDE_TURNS)} turns` }).click();
+  await expect(dialog.getByTestId('history-report')).toHaveText(`1 conversation, ${num(CLAUDE_TURNS)} turns imported.`, { timeout: 120_000 });
+  took(`import (${num(CLAUDE_TURNS)} turns)`);
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+  await expectVisibleBranchStored(page, CLAUDE_TITLE, CLAUDE_TURNS);
+  took('searches and opening');
+  console.log(test.info().annotations.map((a) => `${a.type}: ${a.description}`).join('\n'));
 });
