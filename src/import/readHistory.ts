@@ -62,7 +62,7 @@ async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): Asy
  * An entry (one conversation) longer than this many characters is not parsed whole: it is read in
  * two passes and its turns come in parts (hugeEntry). Below it, JSON.parse of the entry is faster.
  */
-const HUGE_ENTRY_CHARS = 16_000_000;
+export const HUGE_ENTRY_CHARS = 16_000_000;
 
 export interface ReaderOptions {
   readonly hugeEntryChars?: number;
