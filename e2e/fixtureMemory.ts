@@ -8,7 +8,7 @@ import { replaceMemory } from './appSteps';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { buildFixtureMemory, type FixtureSummary } from '../scripts/build-fixture-memory';
-import { openNodeStore } from '../src/storage/openNodeDatabase';
+import { loadDatabaseFile, openNodeStore } from '../src/storage/openNodeDatabase';
 import type { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 import { createEngine } from '../src/host/createEngine';
 
@@ -20,6 +20,17 @@ export const FIXTURE = { conversations: 470, turns: 4_700 } as const;
 export async function ensureFixtureMemory(): Promise<FixtureSummary | null> {
   if (existsSync(FIXTURE_FILE) && Date.now() - statSync(FIXTURE_FILE).mtimeMs < 12 * 3_600_000) return null;
   return buildFixtureMemory(FIXTURE_FILE);
+}
+
+/**
+ * How many episodes (or facts: two per episode) the fixture holds. The segmenter's count depends on
+ * the day the file was built (its times are relative to then), so tests read it from the file.
+ */
+export async function fixtureCount(table: 'memcells' | 'facts'): Promise<number> {
+  const db = await loadDatabaseFile(FIXTURE_FILE, { migrateSchema: false });
+  const [row] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
+  await db.close();
+  return Number(row?.n);
 }
 
 /** Replaces the page's memory with the fixture through Import… → Replace memory. */
