@@ -51,6 +51,26 @@ describe('foreground reads go before background writes', () => {
     expect(reads.busy).toBe(false);
   });
 
+  it('a read that follows another within the linger (the page searches, then recalls) keeps the writer waiting for both', async () => {
+    const reads = new ForegroundReads({ lingerMs: 200 });
+    const order: string[] = [];
+    await reads.run(async () => { order.push('search'); });
+    // The search has answered; the page's recall is on its way: a writer asking now must not slip in between.
+    expect(reads.busy).toBe(true);
+    const writer = reads.whenIdle().then(() => order.push('write'));
+    await turns(1);
+    let answer!: () => void;
+    const recall = reads.run(() => new Promise<void>((r) => (answer = r)));
+    await turns(20);
+    expect(order).toEqual(['search']);
+    order.push('recall answers');
+    answer();
+    await recall;
+    await writer;
+    expect(order).toEqual(['search', 'recall answers', 'write']);
+    expect(reads.busy).toBe(false);
+  });
+
   it('a read that fails still lets the writers go', async () => {
     const reads = new ForegroundReads();
     let fail!: (e: Error) => void;
