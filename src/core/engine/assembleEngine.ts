@@ -33,6 +33,7 @@ import { buildWritePath, NO_SYNTHESIS, type EpisodeStage, type SynthesisStage } 
 import { EngineUpkeep } from './EngineUpkeep';
 import { HistoryImports } from './historyImport';
 import { TrailingIndex } from './trailingIndex';
+import { speakersDuringImport } from './speakersDuringImport';
 import { ForegroundReads } from '../base/foregroundReads';
 import type { AnswerSource } from '../recall/answerContext';
 import type { MemoryEngineDeps } from './engineDeps';
@@ -215,7 +216,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
         // start-up (0.3–0.6 s of a cold open's first search at 100k), and the first keyword result
         // after open should not (the same rule as recallEmbedder).
         reranker: async () => (indexer && !indexer.vectorsReady() ? null : (await deps.embedders?.activeReranker?.()) ?? null),
-        speakers: async () => (await deps.speakers?.()) ?? [],
+        speakers: speakersDuringImport(async () => (await deps.speakers?.()) ?? [], () => trailing.importing),
         notRemembered: () => store.conversationsNotRemembered(),
         clock,
         timeZone: () => settings.timeZone,
