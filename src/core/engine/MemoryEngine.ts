@@ -62,7 +62,8 @@ export class MemoryEngine implements EngineApi {
   async recall(query: string, options: RecallOptions = {}): Promise<RetrievalResult> {
     if (!this.#p.reader) throw new RecollectError('INTERNAL', 'This engine was built without a retrieval source.');
     try {
-      return await this.#p.reader.recall(query, options);
+      const reader = this.#p.reader;
+      return await this.#p.foreground.run(() => reader.recall(query, options));
     } finally {
       this.#releaseHold();
     }
@@ -265,7 +266,7 @@ export class MemoryEngine implements EngineApi {
     return after;
   }
 
-  searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> { return this.#p.store.searchMessages(query, options); }
+  searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> { return this.#p.foreground.run(() => this.#p.store.searchMessages(query, options)); }
   stats(): Promise<StorageStats> { return this.#p.store.stats(); }
 
   /** The language of the user's recent turns (up to 200, newest conversations first). */

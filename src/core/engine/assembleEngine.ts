@@ -33,6 +33,9 @@ import { buildWritePath, NO_SYNTHESIS, type EpisodeStage, type SynthesisStage } 
 import { EngineUpkeep } from './EngineUpkeep';
 import { HistoryImports } from './historyImport';
 import { TrailingIndex } from './trailingIndex';
+import { speakersDuringImport } from './speakersDuringImport';
+import { ForegroundReads } from '../base/foregroundReads';
+import type { AnswerSource } from '../recall/answerContext';
 import type { MemoryEngineDeps } from './engineDeps';
 
 /**
@@ -90,6 +93,8 @@ export interface EngineParts {
   readonly history: HistoryImports | null;
   /** The indexing a history import leaves to trail it (turn index, vectors, episodes), with one progress figure. */
   readonly trailing: TrailingIndex;
+  /** Recalls and searches in flight: the import's and the trailing index's write transactions wait for them. */
+  readonly foreground: ForegroundReads;
   readonly upkeep: EngineUpkeep;
   readonly reader: MemoryReader | null;
   readonly answers: AnswerService;
@@ -109,6 +114,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   const semantic = new SemanticIndex(store, 'message', deps.vectorIndex);
   const factIndex = new SemanticIndex(store, 'fact', deps.vectorIndex);
   const cellIndex = new SemanticIndex(store, 'memcell', deps.vectorIndex);
+  const foreground = new ForegroundReads();
 
   // A successful call means the endpoint works again: synthesis that failed meanwhile resumes.
   const llmSink = deps.llmSink ? withAnsweredHook(deps.llmSink, () => void consolidator.endpointAnswered().catch(() => undefined)) : null;
@@ -166,6 +172,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     kickEmbedding: () => (indexer ? indexer.kick() : lifecycle.kick()),
     episodesBusy: () => lifecycle.busy,
     onStatus: (status) => emit({ type: 'indexing-status', status }),
+    readsFirst: () => foreground.whenIdle(),
   });
 
   const switches = new ConversationMemorySwitches({
@@ -189,7 +196,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   });
   const history = deps.historyReader
     ? new HistoryImports({
-        reader: deps.historyReader, clock,
+        reader: deps.historyReader, clock, readsFirst: () => foreground.whenIdle(),
         sink: {
           appendTurns: (t, create) => conversations.append(t, { deferTurnIndex: true, create }), setConsolidationPolicy: (p) => settings.setPolicy(p),
           storedTurnIds: async (id) => (await store.getConversation(id)) ? new Set((await store.listMessages(id)).map((m) => m.id)) : null,
@@ -209,14 +216,15 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
         // start-up (0.3–0.6 s of a cold open's first search at 100k), and the first keyword result
         // after open should not (the same rule as recallEmbedder).
         reranker: async () => (indexer && !indexer.vectorsReady() ? null : (await deps.embedders?.activeReranker?.()) ?? null),
-        speakers: async () => (await deps.speakers?.()) ?? [],
+        speakers: speakersDuringImport(async () => (await deps.speakers?.()) ?? [], () => trailing.importing),
         notRemembered: () => store.conversationsNotRemembered(),
         clock,
         timeZone: () => settings.timeZone,
       })
     : null;
   const recallSource = reader?.answerSource() ?? null;
-  const source = recallSource ? switchedAnswerSource(recallSource, () => readGlobalMemory(store)) : null;
+  // What an answer reads is a foreground read too (the person waits for the reply).
+  const source = recallSource ? foregroundAnswerSource(switchedAnswerSource(recallSource, () => readGlobalMemory(store)), foreground) : null;
   const answers = new AnswerService({
     llm: () => llm.current, source, clock, timeZone: () => settings.timeZone, settings: () => settings.answerSettings(),
     messageWindow: (id, request) => store.listMessageWindow(id, request), appendTurn: (turn) => conversations.appendOne(turn), retrieved: (ids) => lifecycle.onRetrieved(ids),
@@ -272,6 +280,20 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
 
   return {
     store, episodes: deps.episodes ?? null, jobs, timer, semantic, factIndex, cellIndex, llm, settings,
-    indexer, lifecycle, consolidator, conversations, history, trailing, upkeep, reader, answers, saved, explorer, consolidationStatus,
+    indexer, lifecycle, consolidator, conversations, history, trailing, foreground, upkeep, reader, answers, saved, explorer, consolidationStatus,
+  };
+}
+
+/** `source` with every read counted as a foreground read (background writers wait for it). */
+function foregroundAnswerSource(source: AnswerSource, foreground: ForegroundReads): AnswerSource {
+  return {
+    turns: (q, o) => foreground.run(() => source.turns(q, o)),
+    facts: (q, o) => foreground.run(() => source.facts(q, o)),
+    episodes: (q, o) => foreground.run(() => source.episodes(q, o)),
+    episodesByIds: (ids) => foreground.run(() => source.episodesByIds(ids)),
+    episodesOfTurns: (ids) => foreground.run(() => source.episodesOfTurns(ids)),
+    sceneMembers: (ids, n) => foreground.run(() => source.sceneMembers(ids, n)),
+    profile: () => foreground.run(() => source.profile()),
+    foresight: (now) => foreground.run(() => source.foresight(now)),
   };
 }

@@ -36,6 +36,12 @@ export interface HistoryImportsDeps {
   readonly reader: HistoryReader;
   readonly sink: HistorySink;
   readonly clock: Clock;
+  /**
+   * Resolves when no recall or search is in flight (engine: ForegroundReads.whenIdle). Each write
+   * transaction waits for it, so a recall's statements are not queued behind the next batch on
+   * the one connection while its question is being embedded.
+   */
+  readonly readsFirst?: () => Promise<void>;
 }
 
 /**
@@ -197,6 +203,7 @@ export class HistoryImports {
       }
       let results: AppendResult[][];
       const create = (g: (typeof groups)[number]): NewConversation => ({ id: g.conversation.id, title: g.conversation.title, createdAt: g.conversation.createdAt });
+      await this.#d.readsFirst?.();
       try {
         const flat = await this.#d.sink.appendTurns(groups.flatMap((g) => g.turns), groups.map(create));
         let i = 0;

@@ -37,6 +37,8 @@ export interface TrailingIndexDeps {
   /** Whether the episode lifecycle is still working through the turns. */
   readonly episodesBusy: () => boolean;
   readonly onStatus: (status: IndexingStatus) => void;
+  /** Resolves when no recall or search is in flight: each turn-index transaction waits for it. */
+  readonly readsFirst?: () => Promise<void>;
   /** Turns per turn-index transaction (default 500: a step stays well under a chat's 200 ms). */
   readonly step?: number;
 }
@@ -135,6 +137,7 @@ export class TrailingIndex {
       this.#backlog = await this.#d.backlog();
       this.#total = await this.#d.countTurns();
       while (this.#backlog > 0 && this.#imports === 0 && !this.#loop.stopped) {
+        await this.#d.readsFirst?.();
         this.#backlog = await this.#d.indexSome(this.#d.step ?? 500);
         this.#emit(false);
         await yieldToEvents(); // a chat append or a search gets the connection between steps
