@@ -348,6 +348,7 @@ describe('lexical query terms', () => {
       },
       vector: () => Promise.resolve([]),
       turns: () => Promise.resolve([]),
+      facts: () => Promise.resolve([]),
       neighbours: () => Promise.resolve([]),
       size: () => Promise.resolve(100),
       turnIndexCurrent: () => Promise.resolve(true),

@@ -76,6 +76,19 @@ export interface ContextLink {
   readonly distance: number;
 }
 
+/**
+ * What ranking needs of a candidate turn: no metadata, and its text only when asked for (the
+ * boosts read it only for a question about time or advice).
+ */
+export interface TurnFacts {
+  readonly id: string;
+  readonly conversationId: string;
+  readonly occurredAt: number;
+  readonly speaker: string;
+  readonly role: Message['role'];
+  readonly content?: string;
+}
+
 /** What retrieval reads. Ranked lists are message ids, best first. */
 export interface RetrievalSource {
   /** How many turns the memory holds (approximately: the highest turn key). */
@@ -97,6 +110,8 @@ export interface RetrievalSource {
   vector(vector: Float32Array, modelId: string, options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<string[]>;
   /** The turns with these ids that still exist (any order). */
   turns(ids: readonly string[]): Promise<Message[]>;
+  /** What ranking needs of the turns with these ids that still exist (any order); `content` adds their text. */
+  facts(ids: readonly string[], options: { readonly content: boolean }): Promise<TurnFacts[]>;
   /** Up to `before` turns before and `after` turns after `id` in its conversation, in order. */
   neighbours(id: string, before: number, after: number): Promise<Message[]>;
 }
@@ -226,16 +241,29 @@ export class Retriever {
       : [];
     const wanted = [...fused, ...deeper].map((f) => f.id).concat(extras);
     const messages = new Map(wanted.flatMap((id) => (loaded.has(id) ? [[id, loaded.get(id)!] as const] : [])));
-    for (const m of await this.#source.turns(wanted.filter((id) => !loaded.has(id)))) messages.set(m.id, m);
+    const preference = analysis.asksForAdvice && cfg.boosts.preference > 0;
+    const known: TurnFacts[] = [...messages.values()];
+    const missing = wanted.filter((id) => !loaded.has(id));
+    if (reranking) {
+      // The reranker reads every pooled turn's text: read them whole at once.
+      for (const m of await this.#source.turns(missing)) {
+        messages.set(m.id, m);
+        known.push(m);
+      }
+    } else {
+      // Only the `limit` best are returned: the candidates are read without metadata (and without
+      // their text unless a boost needs it), and the returned turns whole once ranked.
+      known.push(...await this.#source.facts(missing, { content: analysis.temporal.asksForTime || preference }));
+    }
     const facts = new Map<string, BoostFacts>();
-    for (const [id, m] of messages) {
-      facts.set(id, {
+    for (const m of known) {
+      facts.set(m.id, {
         conversationId: m.conversationId,
         occurredAt: m.occurredAt,
         speaker: m.speaker,
         role: m.role === 'assistant' ? 'assistant' : 'user',
-        hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content),
-        statesPreference: analysis.asksForAdvice && cfg.boosts.preference > 0 && m.role !== 'assistant' && STATES_PREFERENCE.test(m.content),
+        hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content ?? ''),
+        statesPreference: preference && m.role !== 'assistant' && STATES_PREFERENCE.test(m.content ?? ''),
       });
     }
     const boosted = diversify(applyBoosts(fused, facts, {
@@ -246,7 +274,7 @@ export class Retriever {
     let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
     const floor = ranked.length ? ranked[ranked.length - 1]!.score : Infinity;
     for (const item of deeper) if (messages.has(item.id)) ranked.push({ item: { ...item, boosts: {} }, score: Math.min(item.score, floor) });
-    const byId = new Map(all.map((f) => [f.id, f]));
+    const byId = new Map(extras.length ? all.map((f) => [f.id, f]) : []);
     for (const id of extras) if (messages.has(id)) ranked.push({ item: { ...(byId.get(id) ?? { id, score: 0, ranks: {} }), boosts: {} }, score: Math.min(byId.get(id)?.score ?? 0, floor) });
     if (this.#reranker && reranking && ranked.length > 1) {
       // Bounded depth: only the top `candidates` are scored (a known cost per question); they are
@@ -263,7 +291,11 @@ export class Retriever {
       }
     }
 
-    const turns = ranked.slice(0, limit).map(({ item, score, rerankScore }): RetrievedTurn => {
+    const top = ranked.slice(0, limit);
+    const unread = top.filter(({ item }) => !messages.has(item.id)).map(({ item }) => item.id);
+    if (unread.length) for (const m of await this.#source.turns(unread)) messages.set(m.id, m);
+    // A turn deleted since its facts were read is left out.
+    const turns = top.filter(({ item }) => messages.has(item.id)).map(({ item, score, rerankScore }): RetrievedTurn => {
       const reasons: RetrievalSignal[] = (Object.keys(item.ranks) as RetrievalSignal[]).sort((a, b) => item.ranks[a]! - item.ranks[b]!);
       for (const b of Object.keys(item.boosts) as BoostSignal[]) reasons.push(b);
       if (rerankScore !== undefined) reasons.push('rerank');
