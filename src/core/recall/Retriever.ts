@@ -141,10 +141,10 @@ export interface RetrieveOptions {
   /** Skip the reranker for this call even when one is configured. */
   readonly rerank?: boolean;
   /**
-   * The question's vector when the caller embedded it already (null: no vector list). Omitted, the
-   * Retriever embeds the question with its own embedder, if it has one.
+   * The question's vector when the caller embedded it already or is embedding it (null: no vector
+   * list). Omitted, the Retriever embeds the question with its own embedder, if it has one.
    */
-  readonly queryVector?: QueryVector | null;
+  readonly queryVector?: QueryVector | null | Promise<QueryVector | null>;
 }
 
 export interface RetrievalResult {
@@ -155,14 +155,15 @@ export interface RetrievalResult {
 export interface RetrieverDeps {
   readonly source: RetrievalSource;
   readonly embedder?: Embedder;
-  readonly reranker?: Reranker;
+  /** A promise when the reranker is still being looked up: the keyword query does not wait for it. */
+  readonly reranker?: Reranker | Promise<Reranker | null>;
   readonly config?: RetrievalConfig;
 }
 
 export class Retriever {
   readonly #source: RetrievalSource;
   readonly #embedder: Embedder | undefined;
-  readonly #reranker: Reranker | undefined;
+  readonly #reranker: Reranker | Promise<Reranker | null> | undefined;
   readonly config: RetrievalConfig;
 
   constructor(deps: RetrieverDeps) {
@@ -200,17 +201,19 @@ export class Retriever {
     const loaded = new Map<string, Message>();
     // A reranker of trust 0 (the bundled stand-in) is not asked at all: it could change nothing.
     // Absent trust = 1 (test fakes, the bench's oracle and random).
-    const trust = this.#reranker?.trust ?? 1;
-    const reranking = this.#reranker !== undefined && trust > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
+    const rerankerP = Promise.resolve(this.#reranker ?? null);
+    const reranks = (r: Reranker | null): r is Reranker => r !== null && (r.trust ?? 1) > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
     // The rerank pool may read the vector list deeper (rerankPool.ts); fusion keeps depth.vector.
-    const deepVectorP = this.#vectorCandidates(question, options.queryVector, scope, reranking ? cfg.rerank.vectorDepth : 0);
+    const deepVectorP = rerankerP.then((r) => this.#vectorCandidates(question, options.queryVector, scope, reranks(r) ? cfg.rerank.vectorDepth : 0));
     const vectorP = deepVectorP.then((ids) => ids.slice(0, cfg.depth.vector));
     const lexicalP = !terms.length
       ? Promise.resolve<string[]>([])
       : large
         ? this.#propagated(terms, fields, scope, vectorP, loaded, size)
         : this.#source.lexical(terms, { limit: cfg.depth.lexical, fields, ...(scope ? { scope } : {}) });
-    const [lexical, vector] = await Promise.all([lexicalP, vectorP]);
+    const [lexical, vector, reranker] = await Promise.all([lexicalP, vectorP, rerankerP]);
+    const trust = reranker?.trust ?? 1;
+    const reranking = reranks(reranker);
 
     const lists: RankedList[] = [
       { name: 'lexical', weight: cfg.weights.lexical, ids: lexical },
@@ -276,12 +279,12 @@ export class Retriever {
     for (const item of deeper) if (messages.has(item.id)) ranked.push({ item: { ...item, boosts: {} }, score: Math.min(item.score, floor) });
     const byId = new Map(extras.length ? all.map((f) => [f.id, f]) : []);
     for (const id of extras) if (messages.has(id)) ranked.push({ item: { ...(byId.get(id) ?? { id, score: 0, ranks: {} }), boosts: {} }, score: Math.min(byId.get(id)?.score ?? 0, floor) });
-    if (this.#reranker && reranking && ranked.length > 1) {
+    if (reranking && ranked.length > 1) {
       // Bounded depth: only the top `candidates` are scored (a known cost per question); they are
       // reordered among themselves, everything below keeps its fused order.
       const head = ranked.slice(0, cfg.rerank.candidates + extras.length);
       const docs = head.map(({ item }) => turnText(messages.get(item.id)!));
-      const scores = await this.#reranker.rerank(question, docs).catch(() => null); // an optional stage: fall back to the fused order
+      const scores = await reranker.rerank(question, docs).catch(() => null); // an optional stage: fall back to the fused order
       if (scores && scores.length === head.length) {
         const order = rerankOrder(scores, { trust, outlierZ: cfg.rerank.outlierZ, k: cfg.rrfK });
         // The p-th turn of the new order takes the p-th best fused score: scores stay sorted, and
@@ -357,9 +360,11 @@ export class Retriever {
       .map(([id, score]) => ({ id, score }));
   }
 
-  async #vectorCandidates(question: string, given: QueryVector | null | undefined, scope: RetrievalScope | undefined, deeper = 0): Promise<string[]> {
+  async #vectorCandidates(
+    question: string, given: QueryVector | null | Promise<QueryVector | null> | undefined, scope: RetrievalScope | undefined, deeper = 0,
+  ): Promise<string[]> {
     if (!(this.config.weights.vector > 0)) return [];
-    const q = given === undefined ? await this.#embed(question) : given;
+    const q = given === undefined ? await this.#embed(question) : await given;
     if (!q || !q.vector.some((x) => x !== 0)) return [];
     return this.#source.vector(q.vector, q.modelId, { limit: Math.max(this.config.depth.vector, deeper), ...(scope ? { scope } : {}) });
   }
