@@ -12,7 +12,7 @@ import type { RetrievalSource } from '../src/core/recall/Retriever';
 interface Call { readonly stage: string; readonly run: () => Promise<unknown>; result?: Promise<unknown> }
 
 const STAGES: Record<string, string> = {
-  turns: 'read turns', ownWords: 'lexical (own words)', lexical: 'lexical (turn index)', contextLinks: 'neighbour links',
+  turns: 'read turns', facts: 'read candidate facts', ownWords: 'lexical (own words)', lexical: 'lexical (turn index)', contextLinks: 'neighbour links',
   vector: 'vector top-k', termStats: 'term stats', size: 'memory size', turnIndexCurrent: 'turn index current',
 };
 

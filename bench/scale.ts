@@ -165,7 +165,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
         progress(`${turns.toLocaleString('en')}/${size.toLocaleString('en')} turns (${next}/${corpora.length} corpora, ${rate.toFixed(0)} turns/s end to end)`);
       }
       const questions = newestQuestions(added, options.questions);
-      progress(`${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours, then BM25)`);
+      progress(`${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours and BM25 in turn on each)`);
       const inputs = questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt }));
       const m = await driver.measure(inputs);
       const heapBytes = await driver.memory(m);

@@ -24,16 +24,26 @@ async function countTurns(store: SqliteMemoryStore): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-async function timed(questions: readonly ScaleQuestionInput[], warmup: number, rank: (q: ScaleQuestionInput) => Promise<string[]>): Promise<ScaleSystemResult> {
-  for (const q of questions.slice(0, warmup)) await rank(q);
-  const ranked: string[][] = [];
-  const latenciesMs: number[] = [];
-  for (const q of questions) {
-    const start = performance.now();
-    ranked.push(await rank(q));
-    latenciesMs.push(performance.now() - start);
+type Rank = (q: ScaleQuestionInput) => Promise<string[]>;
+
+/**
+ * Both systems on each question in turn (which goes first alternates, so neither always finds the
+ * other's pages cached): on a machine shared with other jobs, load that drifts during the run then
+ * touches both alike, and their ratio stays meaningful.
+ */
+async function timedPair(questions: readonly ScaleQuestionInput[], warmup: number, systems: readonly [Rank, Rank]): Promise<[ScaleSystemResult, ScaleSystemResult]> {
+  for (const q of questions.slice(0, warmup)) for (const rank of systems) await rank(q);
+  const ranked: [string[][], string[][]] = [[], []];
+  const latenciesMs: [number[], number[]] = [[], []];
+  for (const [i, q] of questions.entries()) {
+    for (const s of i % 2 ? [1, 0] as const : [0, 1] as const) {
+      const start = performance.now();
+      const ids = await systems[s](q);
+      latenciesMs[s].push(performance.now() - start);
+      ranked[s].push(ids);
+    }
   }
-  return { ranked, latenciesMs };
+  return [{ ranked: ranked[0], latenciesMs: latenciesMs[0] }, { ranked: ranked[1], latenciesMs: latenciesMs[1] }];
 }
 
 /** The benchmark worker's API with the scale methods added (one worker, one set of embedders). */
@@ -75,8 +85,10 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
     const { store, engine } = this.#current();
     const depth = options.depth ?? 10;
     const warmup = options.warmup ?? 3;
-    const ours = await timed(questions, warmup, async (q) => (await engine.recall(q.text, { limit: depth, now: q.askedAt })).turns.map((t) => t.message.id));
-    const bm25 = await timed(questions, warmup, async (q) => (await store.searchMessages(q.text, { limit: depth })).map((h) => h.message.id));
+    const [ours, bm25] = await timedPair(questions, warmup, [
+      async (q) => (await engine.recall(q.text, { limit: depth, now: q.askedAt })).turns.map((t) => t.message.id),
+      async (q) => (await store.searchMessages(q.text, { limit: depth })).map((h) => h.message.id),
+    ]);
     const wasmBytes = (store.db as { module?: { HEAPU8?: Uint8Array } }).module?.HEAPU8?.byteLength ?? 0;
     return { turns: await countTurns(store), dbBytes: (await store.stats()).databaseBytes, wasmBytes, ours, bm25 };
   }

@@ -18,7 +18,7 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { Message } from '../core/base/types';
-import type { ContextLink, LexicalOptions, OwnWordsOptions, RetrievalScope, RetrievalSource, ScoredTurn } from '../core/recall/Retriever';
+import type { ContextLink, LexicalOptions, OwnWordsOptions, RetrievalScope, RetrievalSource, ScoredTurn, TurnFacts } from '../core/recall/Retriever';
 import { maxTurnKey, toMessage } from './messageRepo';
 import { TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE, TURN_CONTEXT_GAP_MS, TURNS_FTS_COLUMNS } from './schema';
 import { ftsOperand } from '../core/base/lexicalUnits';
@@ -27,6 +27,8 @@ import type { VectorSearch } from '../core/engine/engineDeps';
 
 
 const COLUMNS = 'm.pk, m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.ingested_at, m.token_count, m.metadata';
+/** What ranking reads of a candidate (TurnFacts): no text, no metadata to parse. */
+const FACT_COLUMNS = 'm.id, m.conversation_id, m.occurred_at, m.speaker, m.role';
 const MAX_TERMS = 64;
 /** SQLite's default limit on bound parameters is 32766; stay well under it per statement. */
 const ID_CHUNK = 500;
@@ -285,6 +287,15 @@ export class SqlRetrievalSource implements RetrievalSource {
 
   async turns(ids: readonly string[]): Promise<Message[]> {
     return (await this.#rowsInScope<Parameters<typeof toMessage>[0]>(COLUMNS, ids, undefined)).map(toMessage);
+  }
+
+  async facts(ids: readonly string[], options: { readonly content: boolean }): Promise<TurnFacts[]> {
+    const rows = await this.#rowsInScope<{ id: string; conversation_id: string; occurred_at: number; speaker: string; role: string; content?: string }>(
+      options.content ? `${FACT_COLUMNS}, m.content` : FACT_COLUMNS, ids, undefined);
+    return rows.map((r) => ({
+      id: r.id, conversationId: r.conversation_id, occurredAt: Number(r.occurred_at), speaker: r.speaker, role: r.role as Message['role'],
+      ...(r.content !== undefined ? { content: r.content } : {}),
+    }));
   }
 
   async neighbours(id: string, before: number, after: number): Promise<Message[]> {

@@ -12,6 +12,8 @@ import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { topicEmbedder } from '../support/topicEmbedder';
 import { MemoryReader } from '../../src/core/recall/MemoryReader';
 import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
+import { boundSource as bound } from '../support/boundSource';
+import type { RetrievalSource } from '../../src/core/recall/Retriever';
 import type { SemanticIndex } from '../../src/core/capture/SemanticIndex';
 
 let mock: MockLlmServer;
@@ -73,7 +75,7 @@ describe('MemoryReader', () => {
     expect(remembered.size).toBeGreaterThanOrEqual(10);
   });
 
-  it('asks for the embedding, the reranker and the speakers together, not one after another', async () => {
+  it('asks for the embedding, the reranker and the speakers together, and runs the keyword query before the embedding arrives', async () => {
     const store = await openNodeStore();
     await store.createConversation({ id: 'c', title: 'c' });
     await store.appendTurns([{ id: 't', conversationId: 'c', role: 'user', speaker: 'Ann', content: 'Biscuit dug up the garden', occurredAt: 1 }]);
@@ -82,8 +84,11 @@ describe('MemoryReader', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     // The embedding is slow (a model worker busy elsewhere): the other reads must not wait behind it.
     const embedder = { id: 'e', dim: 2, embed: async () => { asked.push('embed'); await gate; return [new Float32Array([1, 0])]; } };
+    // The keyword query does not wait for the embedding either: it runs while the model works.
+    const sql = new SqlRetrievalSource(store.db);
+    const source: RetrievalSource = { ...bound(sql), lexical: (...a) => { asked.push('keyword query'); return sql.lexical(...a); } };
     const reader = new MemoryReader({
-      source: new SqlRetrievalSource(store.db),
+      source,
       knowledge: null,
       indexes: { fact: {} as SemanticIndex, episode: {} as SemanticIndex },
       embedder: () => embedder,
@@ -94,7 +99,7 @@ describe('MemoryReader', () => {
     });
     const recalled = reader.recall('what did Biscuit dig up?');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect([...asked].sort()).toEqual(['embed', 'reranker', 'speakers']);
+    expect([...asked].sort()).toEqual(['embed', 'keyword query', 'reranker', 'speakers']);
     release();
     expect((await recalled).turns.map((t) => t.message.id)).toEqual(['t']);
   });

@@ -3,12 +3,13 @@
  * hand-made conversations where the right order is known, with a fake embedder and reranker.
  */
 import { describe, expect, it } from 'vitest';
-import { Retriever } from '../../src/core/recall/Retriever';
+import { Retriever, type RetrievalSource } from '../../src/core/recall/Retriever';
 import { withConfig } from '../../src/core/recall/fusion';
 import { VectorIndex } from '../../src/core/capture/vectorIndex';
 import type { Embedder, Reranker } from '../../src/core/base/ports';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlRetrievalSource } from '../../src/storage/retrievalSource';
+import { boundSource as bound } from '../support/boundSource';
 
 const DAY = 86_400_000;
 const MAY_8 = Date.UTC(2023, 4, 8, 13, 56);
@@ -241,6 +242,32 @@ describe('Retriever', () => {
     expect(after).toHaveLength(2);
   });
 
+  it('reads whole only the turns it returns: the other candidates by their ranking facts, text only when a boost reads it', async () => {
+    const { source, store } = await setUp(Array.from({ length: 12 }, (_, i) => ({ speaker: 'Ann', content: `pottery class number ${i} on Monday`, at: MAY_8 + i, caption: `kiln ${i}` })));
+    const whole: string[] = [];
+    const facts: { ids: string[]; content: boolean }[] = [];
+    const recording: RetrievalSource = {
+      ...bound(source),
+      turns: (ids) => { whole.push(...ids); return source.turns(ids); },
+      facts: (ids, o) => { facts.push({ ids: [...ids], content: o.content }); return source.facts(ids, o); },
+    };
+    // Feedback off: it reads the best few lexical hits whole for their words.
+    const retriever = new Retriever({ source: recording, config: withConfig({ prf: { enabled: false } }) });
+    const r = await retriever.retrieve('pottery class', { limit: 3, now: SEP_1 });
+    expect(ids(r)).toHaveLength(3);
+    expect([...whole].sort()).toEqual([...ids(r)].sort());
+    expect(r.turns.every((t) => t.message.metadata.caption !== undefined)).toBe(true);
+    expect(facts).toHaveLength(1);
+    expect(facts[0]!.ids.length).toBe(12);
+    expect(facts[0]!.content).toBe(false);
+    await retriever.retrieve('When was the pottery class?', { limit: 3, now: SEP_1 });
+    expect(facts[1]!.content).toBe(true);
+    const [fact] = await source.facts(['t3', 'missing'], { content: true });
+    expect(fact).toEqual({ id: 't3', conversationId: 'c', occurredAt: MAY_8 + 3, speaker: 'Ann', role: 'user', content: 'pottery class number 3 on Monday' });
+    expect((await source.facts(['t3'], { content: false }))[0]!.content).toBeUndefined();
+    await store.db.close();
+  });
+
   it('gives a turn\'s neighbours in conversation order (source)', async () => {
     const { source } = await setUp(['one', 'two', 'three', 'four', 'five'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 })));
     expect((await source.neighbours('t2', 1, 2)).map((m) => m.content)).toEqual(['two', 'four', 'five']);
@@ -348,6 +375,7 @@ describe('lexical query terms', () => {
       },
       vector: () => Promise.resolve([]),
       turns: () => Promise.resolve([]),
+      facts: () => Promise.resolve([]),
       neighbours: () => Promise.resolve([]),
       size: () => Promise.resolve(100),
       turnIndexCurrent: () => Promise.resolve(true),

@@ -64,16 +64,14 @@ export class MemoryReader {
   }
 
   /** Ranked turns for a question; `queryVector` skips embedding it again (undefined = embed here). */
-  async recall(question: string, request: RecallRequest = {}, queryVector?: QueryVector | null): Promise<RetrievalResult> {
-    // Independent reads (the embedding and the reranker may each be a model-worker round trip):
-    // asked together, so a recall waits for the slowest of them, not for their sum.
-    const [vector, reranker, scope, speakers] = await Promise.all([
-      queryVector === undefined ? this.embed(question) : queryVector,
-      this.#d.reranker().catch(() => null), // a failing model worker means no rerank stage
-      this.#scope(request),
-      this.#d.speakers(),
-    ]);
-    const retriever = new Retriever({ source: this.#d.source, ...(reranker ? { reranker } : {}) });
+  async recall(question: string, request: RecallRequest = {}, queryVector?: QueryVector | null | Promise<QueryVector | null>): Promise<RetrievalResult> {
+    // Independent reads, asked together. The embedding and the reranker may each be a model-worker
+    // round trip: the Retriever takes them as promises and runs its keyword query meanwhile, so a
+    // recall does not wait for them before it starts reading the database.
+    const vector = queryVector === undefined ? this.embed(question) : queryVector;
+    const reranker = this.#d.reranker().catch(() => null); // a failing model worker means no rerank stage
+    const [scope, speakers] = await Promise.all([this.#scope(request), this.#d.speakers()]);
+    const retriever = new Retriever({ source: this.#d.source, reranker });
     return retriever.retrieve(question, {
       limit: request.limit ?? 10,
       speakers,
@@ -110,7 +108,7 @@ export class MemoryReader {
       if (!q) return [];
       return (kind === 'fact' ? this.#d.indexes.fact : this.#d.indexes.episode).search(q.modelId, q.dim, q.vector, k);
     };
-    return answerSourceOf(knowledge, async (question, options) =>
-      this.recall(question, { ...options, rememberedOnly: true }, await vectorOf(question)), nearest);
+    return answerSourceOf(knowledge, (question, options) =>
+      this.recall(question, { ...options, rememberedOnly: true }, vectorOf(question)), nearest);
   }
 }

@@ -76,6 +76,19 @@ export interface ContextLink {
   readonly distance: number;
 }
 
+/**
+ * What ranking needs of a candidate turn: no metadata, and its text only when asked for (the
+ * boosts read it only for a question about time or advice).
+ */
+export interface TurnFacts {
+  readonly id: string;
+  readonly conversationId: string;
+  readonly occurredAt: number;
+  readonly speaker: string;
+  readonly role: Message['role'];
+  readonly content?: string;
+}
+
 /** What retrieval reads. Ranked lists are message ids, best first. */
 export interface RetrievalSource {
   /** How many turns the memory holds (approximately: the highest turn key). */
@@ -97,6 +110,8 @@ export interface RetrievalSource {
   vector(vector: Float32Array, modelId: string, options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<string[]>;
   /** The turns with these ids that still exist (any order). */
   turns(ids: readonly string[]): Promise<Message[]>;
+  /** What ranking needs of the turns with these ids that still exist (any order); `content` adds their text. */
+  facts(ids: readonly string[], options: { readonly content: boolean }): Promise<TurnFacts[]>;
   /** Up to `before` turns before and `after` turns after `id` in its conversation, in order. */
   neighbours(id: string, before: number, after: number): Promise<Message[]>;
 }
@@ -126,10 +141,10 @@ export interface RetrieveOptions {
   /** Skip the reranker for this call even when one is configured. */
   readonly rerank?: boolean;
   /**
-   * The question's vector when the caller embedded it already (null: no vector list). Omitted, the
-   * Retriever embeds the question with its own embedder, if it has one.
+   * The question's vector when the caller embedded it already or is embedding it (null: no vector
+   * list). Omitted, the Retriever embeds the question with its own embedder, if it has one.
    */
-  readonly queryVector?: QueryVector | null;
+  readonly queryVector?: QueryVector | null | Promise<QueryVector | null>;
 }
 
 export interface RetrievalResult {
@@ -140,14 +155,15 @@ export interface RetrievalResult {
 export interface RetrieverDeps {
   readonly source: RetrievalSource;
   readonly embedder?: Embedder;
-  readonly reranker?: Reranker;
+  /** A promise when the reranker is still being looked up: the keyword query does not wait for it. */
+  readonly reranker?: Reranker | Promise<Reranker | null>;
   readonly config?: RetrievalConfig;
 }
 
 export class Retriever {
   readonly #source: RetrievalSource;
   readonly #embedder: Embedder | undefined;
-  readonly #reranker: Reranker | undefined;
+  readonly #reranker: Reranker | Promise<Reranker | null> | undefined;
   readonly config: RetrievalConfig;
 
   constructor(deps: RetrieverDeps) {
@@ -185,17 +201,19 @@ export class Retriever {
     const loaded = new Map<string, Message>();
     // A reranker of trust 0 (the bundled stand-in) is not asked at all: it could change nothing.
     // Absent trust = 1 (test fakes, the bench's oracle and random).
-    const trust = this.#reranker?.trust ?? 1;
-    const reranking = this.#reranker !== undefined && trust > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
+    const rerankerP = Promise.resolve(this.#reranker ?? null);
+    const reranks = (r: Reranker | null): r is Reranker => r !== null && (r.trust ?? 1) > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
     // The rerank pool may read the vector list deeper (rerankPool.ts); fusion keeps depth.vector.
-    const deepVectorP = this.#vectorCandidates(question, options.queryVector, scope, reranking ? cfg.rerank.vectorDepth : 0);
+    const deepVectorP = rerankerP.then((r) => this.#vectorCandidates(question, options.queryVector, scope, reranks(r) ? cfg.rerank.vectorDepth : 0));
     const vectorP = deepVectorP.then((ids) => ids.slice(0, cfg.depth.vector));
     const lexicalP = !terms.length
       ? Promise.resolve<string[]>([])
       : large
         ? this.#propagated(terms, fields, scope, vectorP, loaded, size)
         : this.#source.lexical(terms, { limit: cfg.depth.lexical, fields, ...(scope ? { scope } : {}) });
-    const [lexical, vector] = await Promise.all([lexicalP, vectorP]);
+    const [lexical, vector, reranker] = await Promise.all([lexicalP, vectorP, rerankerP]);
+    const trust = reranker?.trust ?? 1;
+    const reranking = reranks(reranker);
 
     const lists: RankedList[] = [
       { name: 'lexical', weight: cfg.weights.lexical, ids: lexical },
@@ -226,16 +244,29 @@ export class Retriever {
       : [];
     const wanted = [...fused, ...deeper].map((f) => f.id).concat(extras);
     const messages = new Map(wanted.flatMap((id) => (loaded.has(id) ? [[id, loaded.get(id)!] as const] : [])));
-    for (const m of await this.#source.turns(wanted.filter((id) => !loaded.has(id)))) messages.set(m.id, m);
+    const preference = analysis.asksForAdvice && cfg.boosts.preference > 0;
+    const known: TurnFacts[] = [...messages.values()];
+    const missing = wanted.filter((id) => !loaded.has(id));
+    if (reranking) {
+      // The reranker reads every pooled turn's text: read them whole at once.
+      for (const m of await this.#source.turns(missing)) {
+        messages.set(m.id, m);
+        known.push(m);
+      }
+    } else {
+      // Only the `limit` best are returned: the candidates are read without metadata (and without
+      // their text unless a boost needs it), and the returned turns whole once ranked.
+      known.push(...await this.#source.facts(missing, { content: analysis.temporal.asksForTime || preference }));
+    }
     const facts = new Map<string, BoostFacts>();
-    for (const [id, m] of messages) {
-      facts.set(id, {
+    for (const m of known) {
+      facts.set(m.id, {
         conversationId: m.conversationId,
         occurredAt: m.occurredAt,
         speaker: m.speaker,
         role: m.role === 'assistant' ? 'assistant' : 'user',
-        hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content),
-        statesPreference: analysis.asksForAdvice && cfg.boosts.preference > 0 && m.role !== 'assistant' && STATES_PREFERENCE.test(m.content),
+        hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content ?? ''),
+        statesPreference: preference && m.role !== 'assistant' && STATES_PREFERENCE.test(m.content ?? ''),
       });
     }
     const boosted = diversify(applyBoosts(fused, facts, {
@@ -246,14 +277,14 @@ export class Retriever {
     let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
     const floor = ranked.length ? ranked[ranked.length - 1]!.score : Infinity;
     for (const item of deeper) if (messages.has(item.id)) ranked.push({ item: { ...item, boosts: {} }, score: Math.min(item.score, floor) });
-    const byId = new Map(all.map((f) => [f.id, f]));
+    const byId = new Map(extras.length ? all.map((f) => [f.id, f]) : []);
     for (const id of extras) if (messages.has(id)) ranked.push({ item: { ...(byId.get(id) ?? { id, score: 0, ranks: {} }), boosts: {} }, score: Math.min(byId.get(id)?.score ?? 0, floor) });
-    if (this.#reranker && reranking && ranked.length > 1) {
+    if (reranking && ranked.length > 1) {
       // Bounded depth: only the top `candidates` are scored (a known cost per question); they are
       // reordered among themselves, everything below keeps its fused order.
       const head = ranked.slice(0, cfg.rerank.candidates + extras.length);
       const docs = head.map(({ item }) => turnText(messages.get(item.id)!));
-      const scores = await this.#reranker.rerank(question, docs).catch(() => null); // an optional stage: fall back to the fused order
+      const scores = await reranker.rerank(question, docs).catch(() => null); // an optional stage: fall back to the fused order
       if (scores && scores.length === head.length) {
         const order = rerankOrder(scores, { trust, outlierZ: cfg.rerank.outlierZ, k: cfg.rrfK });
         // The p-th turn of the new order takes the p-th best fused score: scores stay sorted, and
@@ -263,7 +294,11 @@ export class Retriever {
       }
     }
 
-    const turns = ranked.slice(0, limit).map(({ item, score, rerankScore }): RetrievedTurn => {
+    const top = ranked.slice(0, limit);
+    const unread = top.filter(({ item }) => !messages.has(item.id)).map(({ item }) => item.id);
+    if (unread.length) for (const m of await this.#source.turns(unread)) messages.set(m.id, m);
+    // A turn deleted since its facts were read is left out.
+    const turns = top.filter(({ item }) => messages.has(item.id)).map(({ item, score, rerankScore }): RetrievedTurn => {
       const reasons: RetrievalSignal[] = (Object.keys(item.ranks) as RetrievalSignal[]).sort((a, b) => item.ranks[a]! - item.ranks[b]!);
       for (const b of Object.keys(item.boosts) as BoostSignal[]) reasons.push(b);
       if (rerankScore !== undefined) reasons.push('rerank');
@@ -325,9 +360,11 @@ export class Retriever {
       .map(([id, score]) => ({ id, score }));
   }
 
-  async #vectorCandidates(question: string, given: QueryVector | null | undefined, scope: RetrievalScope | undefined, deeper = 0): Promise<string[]> {
+  async #vectorCandidates(
+    question: string, given: QueryVector | null | Promise<QueryVector | null> | undefined, scope: RetrievalScope | undefined, deeper = 0,
+  ): Promise<string[]> {
     if (!(this.config.weights.vector > 0)) return [];
-    const q = given === undefined ? await this.#embed(question) : given;
+    const q = given === undefined ? await this.#embed(question) : await given;
     if (!q || !q.vector.some((x) => x !== 0)) return [];
     return this.#source.vector(q.vector, q.modelId, { limit: Math.max(this.config.depth.vector, deeper), ...(scope ? { scope } : {}) });
   }
