@@ -2,29 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ForegroundReads } from '../../src/core/base/foregroundReads';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { createEngine } from '../../src/host/createEngine';
+import { longTurnExport } from '../support/longTurnExport';
 import type { Embedder, EmbedderProvider } from '../../src/core/base/ports';
 import { TrailingIndex } from '../../src/core/engine/trailingIndex';
 
 /** Lets the event loop run `n` times (the import yields a macrotask after each transaction). */
 async function turns(n: number): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
-}
-
-/** A ChatGPT export of `conversations` × 10 turns of about 20,000 characters (one write transaction every 7–8 turns). */
-function exportFile(conversations: number): File {
-  const t0 = Date.UTC(2024, 0, 1) / 1000;
-  const data = Array.from({ length: conversations }, (_, c) => {
-    const mapping: Record<string, unknown> = { root: { id: 'root', parent: null, children: [`c${c}m0`], message: null } };
-    for (let k = 0; k < 10; k++) {
-      const id = `c${c}m${k}`;
-      mapping[id] = {
-        id, parent: k ? `c${c}m${k - 1}` : 'root', children: k < 9 ? [`c${c}m${k + 1}`] : [],
-        message: { id, author: { role: k % 2 ? 'assistant' : 'user' }, create_time: t0 + c * 86_400 + k * 30, content: { content_type: 'text', parts: [`turn w${c}x${k} about the garden `.repeat(600)] }, metadata: {} },
-      };
-    }
-    return { id: `conv-${c}`, title: `Chat ${c}`, create_time: t0 + c * 86_400, current_node: `c${c}m9`, mapping };
-  });
-  return new File([JSON.stringify(data)], 'conversations.json');
 }
 
 describe('foreground reads go before background writes', () => {
@@ -117,7 +101,7 @@ describe('foreground reads go before background writes', () => {
     const order: string[] = [];
     const stored = async () => Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM messages'))[0]?.n ?? 0);
 
-    const importing = engine.importHistory(exportFile(6), { format: 'chatgpt', importId: 'i', policy: 'off' }).then((r) => {
+    const importing = engine.importHistory(longTurnExport(6), { format: 'chatgpt', importId: 'i', policy: 'off' }).then((r) => {
       order.push('import done');
       return r;
     });

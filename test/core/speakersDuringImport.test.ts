@@ -2,23 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { speakersDuringImport } from '../../src/core/engine/speakersDuringImport';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { createEngine } from '../../src/host/createEngine';
-
-/** A ChatGPT export of `conversations` × 10 turns of about 17,000 characters (a write transaction every 8–9 turns). */
-function exportFile(conversations: number): File {
-  const t0 = Date.UTC(2024, 0, 1) / 1000;
-  const data = Array.from({ length: conversations }, (_, c) => {
-    const mapping: Record<string, unknown> = { root: { id: 'root', parent: null, children: [`c${c}m0`], message: null } };
-    for (let k = 0; k < 10; k++) {
-      const id = `c${c}m${k}`;
-      mapping[id] = {
-        id, parent: k ? `c${c}m${k - 1}` : 'root', children: k < 9 ? [`c${c}m${k + 1}`] : [],
-        message: { id, author: { role: k % 2 ? 'assistant' : 'user' }, create_time: t0 + c * 86_400 + k * 30, content: { content_type: 'text', parts: [`turn w${c}x${k} about the garden `.repeat(600)] }, metadata: {} },
-      };
-    }
-    return { id: `conv-${c}`, title: `Chat ${c}`, create_time: t0 + c * 86_400, current_node: `c${c}m9`, mapping };
-  });
-  return new File([JSON.stringify(data)], 'conversations.json');
-}
+import { longTurnExport } from '../support/longTurnExport';
 
 describe('speaker names while a history import stores turns', () => {
   it('reads them for every call when no import runs, once while one runs, and afresh after it', async () => {
@@ -54,7 +38,7 @@ describe('speaker names while a history import stores turns', () => {
     await engine.start();
     await engine.idle();
     const stored = async () => Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM messages'))[0]?.n ?? 0);
-    const importing = engine.importHistory(exportFile(8), { format: 'chatgpt', importId: 'i', policy: 'off' });
+    const importing = engine.importHistory(longTurnExport(8), { format: 'chatgpt', importId: 'i', policy: 'off' });
     while ((await stored()) === 0) await new Promise((r) => setImmediate(r));
     const before = scans;
     for (let i = 0; i < 3; i++) await engine.recall(`garden w0x${i}`);
