@@ -415,17 +415,21 @@ async function main() {
   try {
     for (let r = 1 - warmups; r <= reps; r++) {
       loads.push(loadavg()[0]!);
-      if (runtime === 'browser' && compare) {
+      // The two builds take turns going first, so load that drifts during a run touches both alike.
+      const compareRun = async () => {
         const b = await browserImport(zip, total, compare, trailCapMs);
         if (r > 0) before.push(b);
         process.stderr.write(`${r <= 0 ? 'warm-up' : `repetition ${r}/${reps}`} (${compare}): ${Math.round(b.turns / b.seconds).toLocaleString('en')} turns/s, scan ${b.scanSeconds!.toFixed(1)} s\n`);
-      }
+      };
+      const comparing = runtime === 'browser' && compare !== '';
+      if (comparing && r % 2 === 0) await compareRun();
       const run = runtime === 'node' ? await nodeImport(json) : runtime === 'cli' ? await cliImport(jsonPath) : await browserImport(zip, total, 'dist', trailCapMs);
       if (run.turns !== total) throw new Error(`Imported ${run.turns} turns, expected ${total}.`);
       if (runtime === 'node') baseline.push(await nodeBaseline(data));
       if (r > 0) runs.push(run);
       else baseline.length = 0; // warm-ups
       process.stderr.write(`${r <= 0 ? 'warm-up' : `repetition ${r}/${reps}`}: ${Math.round(run.turns / run.seconds).toLocaleString('en')} turns/s${run.cpuSeconds ? `, ${Math.round(run.turns / run.cpuSeconds).toLocaleString('en')} per CPU-second` : ''}${run.scanSeconds ? `, scan ${run.scanSeconds.toFixed(1)} s` : ''}${run.peakRss ? `, peak RSS ${Math.round(run.peakRss / 1048576)} MB` : ''}\n`);
+      if (comparing && r % 2 !== 0) await compareRun();
     }
   } finally {
     await rm(workDir, { recursive: true, force: true });
