@@ -79,3 +79,36 @@ test('an endpoint error shows a clear message and keeps the user turn', async ({
   await page.getByLabel('Search memory').fill('passport');
   await expect(page.getByTestId('search-hit')).toHaveCount(1);
 });
+
+test('a message typed the moment "+ New conversation" is clicked goes to the new conversation, never the one on screen', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  for (const [i, text] of ['The plumber comes on Tuesday.', 'The boiler is in the attic.'].entries()) {
+    await box(page).fill(text);
+    await box(page).press('Enter');
+    await expect(page.getByTestId('message')).toHaveCount(i + 1);
+  }
+  const first = page.getByRole('navigation', { name: 'Conversations' }).locator('li.active');
+  await expect(first).toHaveCount(1);
+  // In one task: click, let React render, then type into whatever message box is on screen and
+  // press Enter — before the engine can have answered the click (a reply from the worker is a
+  // separate task). A person typing fast after a reload, when the engine is slow to answer, does
+  // the same.
+  const typedInto = await page.evaluate(async () => {
+    const button = [...document.querySelectorAll('button')].find((b) => b.textContent?.includes('+ New conversation'))!;
+    button.click();
+    await Promise.resolve();
+    const box = document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]');
+    if (!box) return 'no message box';
+    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(box, 'Where is the boiler?');
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    return 'the box on screen';
+  });
+  expect(typedInto).toBe('no message box');
+  // The new conversation opens empty, and the first one still holds its two messages.
+  await expect(page.getByTestId('message')).toHaveCount(0);
+  await expect(box(page)).toHaveValue('');
+  await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /The plumber comes on Tuesday/ }).first().click();
+  await expect(page.getByTestId('message')).toHaveCount(2);
+});

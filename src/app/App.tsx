@@ -25,6 +25,7 @@ export function App() {
   useEngineLifecycle(queryClient);
   useHashRoute();
   const selected = useUi((s) => s.selectedConversationId);
+  const startingConversation = useUi((s) => s.startingConversation);
   const searchText = useUi((s) => s.searchText);
   const setSearchText = useUi((s) => s.setSearchText);
   const searchRef = useRef<HTMLInputElement>(null);
@@ -78,6 +79,8 @@ export function App() {
           <MemoryExplorer />
         ) : temporaryChat ? (
           <ViewBoundary name="The temporary chat"><TemporaryChat /></ViewBoundary>
+        ) : startingConversation ? (
+          <p className="muted" role="status" data-testid="starting-conversation">Starting a new conversation…</p>
         ) : selected ? (
           <ViewBoundary name="This conversation" resetKey={selected}><ChatView key={selected} conversationId={selected} /></ViewBoundary>
         ) : (

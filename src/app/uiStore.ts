@@ -49,6 +49,9 @@ interface UiState {
   upgrade: { readonly done: number; readonly total: number } | null;
   setUpgrade(upgrade: { readonly done: number; readonly total: number } | null): void;
   selectedConversationId: string | null;
+  /** "+ New conversation" is waiting for the engine to create it: no conversation is shown meanwhile. */
+  startingConversation: boolean;
+  setStartingConversation(on: boolean): void;
   searchText: string;
   notices: readonly Notice[];
   setOwnership(state: OwnershipState, error?: ErrorInfo | null): void;
@@ -90,11 +93,13 @@ export const useUi = create<UiState>((set) => ({
   upgrade: null,
   setUpgrade: (upgrade) => set({ upgrade }),
   selectedConversationId: null,
+  startingConversation: false,
+  setStartingConversation: (startingConversation) => set({ startingConversation }),
   searchText: '',
   notices: [],
   setOwnership: (ownership, error = null) => set({ ownership, ownershipError: error }),
   selectConversation: (selectedConversationId, focusMessageId = null) =>
-    set({ selectedConversationId, focusMessageId, temporaryChat: false, view: 'chat', explorerReturnTo: null, sidebarOpen: false }),
+    set({ selectedConversationId, focusMessageId, startingConversation: false, temporaryChat: false, view: 'chat', explorerReturnTo: null, sidebarOpen: false }),
   setSearchText: (searchText) => set({ searchText }),
   notify: (kind, text) => set((s) => ({ notices: [...s.notices.slice(-4), { id: nextNotice++, kind, text }] })),
   dismiss: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),

@@ -11,6 +11,7 @@ export function useStartConversation() {
   const create = useEngineMutation((c, title: string) => c.engine.createConversation({ title }));
   const select = useUi((s) => s.selectConversation);
   const setSearchText = useUi((s) => s.setSearchText);
+  const setStarting = useUi((s) => s.setStartingConversation);
   return async () => {
     setSearchText('');
     const empty = conversations.data?.find((c) => c.messageCount === 0);
@@ -18,8 +19,16 @@ export function useStartConversation() {
       select(empty.id);
       return;
     }
-    const c = await create.mutateAsync(UNTITLED);
-    select(c.id);
+    // The conversation on screen goes at once: words typed while the engine creates the new one
+    // must not land in the old one (right after a start the engine can take seconds to answer).
+    setStarting(true);
+    try {
+      select((await create.mutateAsync(UNTITLED)).id);
+    } catch {
+      // The mutation reported why; the user is left where they were.
+    } finally {
+      setStarting(false);
+    }
   };
 }
 
