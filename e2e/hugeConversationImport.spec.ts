@@ -192,7 +192,9 @@ async function scanFile(page: Page, path: string, turns: number) {
  */
 function expectStreamedScan(seen: readonly Seen[], turns: number) {
   const reading = seen.filter((s) => s.label === 'Reading file');
-  expect(distinct(reading.map((s) => `${s.turns} ${s.bytes}`)), JSON.stringify(reading)).toBeGreaterThanOrEqual(3);
+  // The start and at least one more: on a quiet machine the file is read between two progress ticks
+  // (seen: "0 turns, 0 B" then "1,077 turns, 17 MB" of 3,000), so the proof is the part-way count.
+  expect(distinct(reading.map((s) => `${s.turns} ${s.bytes}`)), JSON.stringify(reading)).toBeGreaterThanOrEqual(2);
   expect(reading.filter((s) => s.turns > 0 && s.turns < turns), JSON.stringify(reading)).not.toHaveLength(0);
 }
 
