@@ -30,11 +30,7 @@ const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(pa
 async function send(page: Page, text: string, count: number) {
   await messageBox(page).fill(text);
   await messageBox(page).press('Enter');
-  // Right after a reload the worker also loads the downloaded model from the cache on WASM: in full
-  // CI runs on 2 cores the first send twice waited longer than 15 s (never in runs of this file
-  // alone, loaded or not, where it takes 0.2-0.7 s). The page's notices and console are printed
-  // when it fails.
-  await expect(page.getByTestId('message')).toHaveCount(count, { timeout: 60_000 });
+  await expect(page.getByTestId('message')).toHaveCount(count);
 }
 
 async function download(page: Page, kind: 'embedder' | 'reranker', id: string) {
