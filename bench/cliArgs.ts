@@ -151,6 +151,8 @@ export interface ScaleArgs {
   readonly sizes: number[];
   readonly runtime: 'node' | 'browser';
   readonly questions: number;
+  /** Timed passes over the questions at each size, every one counted (default 3). */
+  readonly reps: number;
   readonly out?: string;
   readonly vectors: boolean;
   readonly build: boolean;
@@ -166,7 +168,7 @@ export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
   const v = parse(argv, {
     data: { type: 'string', multiple: true }, sizes: { type: 'string' }, runtime: { type: 'string' }, questions: { type: 'string' },
     out: { type: 'string' }, 'no-vectors': { type: 'boolean' }, 'no-build': { type: 'boolean' }, profile: { type: 'string' }, db: { type: 'string' },
-    port: { type: 'string' },
+    port: { type: 'string' }, reps: { type: 'string' },
   });
   const data = (v.data as string[] | undefined) ?? [];
   if (data.length === 0) throw new BenchUsageError('--data is required (a file or folder; repeat it to append more corpora)');
@@ -182,7 +184,7 @@ export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
     ...(v.profile ? { profile: v.profile as string } : {}),
     ...(v.port ? { port: positiveInt('--port', v.port, 0) } : {}),
     ...(v.db ? { db: v.db as string } : {}),
-    data, sizes: [...new Set(sizes)].sort((a, b) => a - b), runtime, questions: positiveInt('--questions', v.questions, 150),
+    data, sizes: [...new Set(sizes)].sort((a, b) => a - b), runtime, questions: positiveInt('--questions', v.questions, 150), reps: positiveInt('--reps', v.reps, 3),
     vectors: !v['no-vectors'], build: !v['no-build'], ...(v.out ? { out: v.out as string } : {}),
   };
 }

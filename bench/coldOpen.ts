@@ -92,7 +92,7 @@ export async function coldOpenCommand(argv: string[], progress: (line: string) =
     }
     turns = await bench.page.evaluate(async (f) => {
       const opened = await window.recollectBench!.scale.open(f, true);
-      const m = await window.recollectBench!.scale.measure([], 10);
+      const m = await window.recollectBench!.scale.measure([], { depth: 10 });
       await window.recollectBench!.scale.close();
       return opened ? m.turns : 0;
     }, file);

@@ -3,7 +3,7 @@
  * haystacks) through the real write path, measured at each size in `sizes`:
  *
  *   npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000
- *       [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build]
+ *       [--runtime node|browser] [--questions 150] [--reps 3] [--out report.json] [--no-vectors] [--no-build]
  *       [--db kept.sqlite (Node) | --profile <dir> (browser)]
  *
  * Corpora are appended whole, in the order given (files in order, corpora in file order), each
@@ -17,7 +17,7 @@
  * Chromium, embedder in the model worker), where each checkpoint also times a cold open.
  */
 import { execFileSync } from 'node:child_process';
-import type { BenchCorpusInput, BenchIngestTiming, ScaleMeasurement, ScaleQuestionInput } from './host/benchProtocol';
+import type { BenchCorpusInput, BenchIngestTiming, ScaleMeasureOptions, ScaleMeasurement, ScaleQuestionInput } from './host/benchProtocol';
 import { loadDataset, type BenchCorpus, type BenchQuestion } from './datasets';
 import { benchPageInput } from './recall';
 import { aggregate, percentile, scoreQuestion } from './scoring';
@@ -88,7 +88,7 @@ export interface ScaleDriver {
   /** Opens the database; `turns` > 0 when it already holds the first corpora (a kept Node database, `--db`). */
   open(): Promise<{ embedderId: string | null; turns?: number }>;
   append(corpus: BenchCorpusInput): Promise<BenchIngestTiming>;
-  measure(questions: readonly ScaleQuestionInput[]): Promise<ScaleMeasurement>;
+  measure(questions: readonly ScaleQuestionInput[], options: ScaleMeasureOptions): Promise<ScaleMeasurement>;
   /** Engine memory in bytes after `m` (Node: the process's JS heap + external; browser: the benchmark worker's heap + SQLite's WebAssembly memory). */
   memory(m: ScaleMeasurement): Promise<number>;
   /** Browser: ms from a new page's navigation to its first search result on this database; Node: null. */
@@ -101,6 +101,8 @@ export interface ScaleDriver {
 export interface ScaleOptions {
   readonly sizes: readonly number[];
   readonly questions: number;
+  /** Timed passes over the questions at each size (every pass counts; ScaleMeasureOptions.reps). */
+  readonly reps?: number;
   readonly commit?: string | null;
   readonly sources?: readonly string[];
   readonly progress?: (line: string) => void;
@@ -167,7 +169,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
       const questions = newestQuestions(added, options.questions);
       progress(`${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours and BM25 in turn on each)`);
       const inputs = questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt }));
-      const m = await driver.measure(inputs);
+      const m = await driver.measure(inputs, { reps: options.reps ?? 3 });
       const heapBytes = await driver.memory(m);
       let coldOpenMs: number | null = null;
       if (driver.runtime === 'browser' && inputs[0]) {
@@ -204,6 +206,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
     createdAt: new Date().toISOString(),
     sources: options.sources ?? [],
     availableTurns: available,
+    reps: options.reps ?? 3,
     points,
     notes,
   };
@@ -230,7 +233,13 @@ export async function nodeDriver(options: { vectors: boolean; db?: string }): Pr
     await store.db.query('PRAGMA cache_size = -1048576');
     return store;
   };
-  const host = new ScaleBenchHost({ openStore: () => (db ? openKept(db) : openNodeStore()), deleteStore: async () => undefined, ...(embedders ? { embedders } : {}) });
+  const { nodeVectorIndex } = await import('../src/wasm/nodeVectorKernel');
+  // The same int8 WebAssembly kernel as the app's workers (without it the index falls back to plain
+  // JavaScript, ≈ 3 ms of every recall at 10,000 turns that the browser does not pay).
+  const host = new ScaleBenchHost({
+    openStore: () => (db ? openKept(db) : openNodeStore()), deleteStore: async () => undefined, ...(embedders ? { embedders } : {}),
+    vectorIndex: async () => (await nodeVectorIndex()).factory,
+  });
   const file = 'bench-scale.sqlite';
   return {
     runtime: 'node',
@@ -240,7 +249,7 @@ export async function nodeDriver(options: { vectors: boolean; db?: string }): Pr
     },
     ...(db ? { checkpoint: (turns: number) => copyFile(db, `${db.replace(/\.sqlite$/, '')}.${turns}.sqlite`) } : {}),
     append: (c) => host.scaleAppend(c),
-    measure: (q) => host.scaleMeasure(q),
+    measure: (q, o) => host.scaleMeasure(q, o),
     async memory() {
       (globalThis as { gc?: () => void }).gc?.();
       const m = process.memoryUsage();
@@ -266,7 +275,7 @@ export async function browserDriver(progress: (line: string) => void, options: {
     runtime: 'browser',
     open: () => page.evaluate((f) => window.recollectBench!.scale.open(f), file),
     append: (c) => page.evaluate((corpus) => window.recollectBench!.scale.append(corpus), c),
-    measure: (q) => page.evaluate((qs) => window.recollectBench!.scale.measure(qs), [...q]),
+    measure: (q, o) => page.evaluate(([qs, opts]) => window.recollectBench!.scale.measure([...qs], opts), [q, o] as const),
     // The CDP figure may or may not include WebAssembly memories: adding SQLite's heap gives an upper bound.
     memory: async (m) => (await workerHeapBytes(page, 'bench.worker')) + m.wasmBytes,
     async coldOpen(question) {

@@ -35,6 +35,8 @@ export interface ScaleReport {
   readonly createdAt: string;
   readonly sources: readonly string[];
   readonly availableTurns: number;
+  /** Timed passes over the questions at each size, every sample counted (absent in older reports: 1). */
+  readonly reps?: number;
   readonly points: readonly ScalePoint[];
   readonly notes: readonly string[];
 }
@@ -61,7 +63,7 @@ export function scaleSummary(r: ScaleReport): string {
       `| ${int(p.turns)} | ${p.questions} | ${p.latencyMs.p50.toFixed(0)} / ${p.latencyMs.p95.toFixed(0)} | ${pct(p.recall.turn['1'])} / ${pct(p.recall.turn['5'])} / ${pct(p.recall.turn['10'])} | ${b.latencyMs.p50.toFixed(0)} / ${b.latencyMs.p95.toFixed(0)} | ${pct(b.recall.turn['1'])} / ${pct(b.recall.turn['5'])} / ${pct(b.recall.turn['10'])} | ${pct(p.recall.session['10'])} / ${pct(b.recall.session['10'])} | ${int(p.ingestTurnsPerSecond)} / ${int(p.captureTurnsPerSecond)} | ${p.meanTurnChars === undefined ? '—' : int(p.meanTurnChars)} | ${int(p.bytesPerTurn)} | ${mb(p.heapBytes)} | ${p.coldOpenMs === null ? '—' : `${int(p.coldOpenMs)} ms`} |`,
     );
   }
-  lines.push('', `Questions at each size: scorable questions (turn evidence) whose corpus is in the database, the most recently added first. Latency is retrieval of 10 turns (ours: MemoryEngine.recall; BM25: FTS5 over messages alone), both systems on each question in turn (alternating which goes first), after 3 untimed warm-up questions. Engine memory: ${r.runtime === 'browser' ? "the benchmark worker's JS heap and array buffers (CDP Runtime.getHeapUsage) plus SQLite's WebAssembly heap — an upper bound; the embedder runs in the model worker and is not counted" : 'this Node process (JS heap + external memory, which includes the embedding model)'}.`);
+  lines.push('', `Questions at each size: scorable questions (turn evidence) whose corpus is in the database, the most recently added first. Latency is retrieval of 10 turns (ours: MemoryEngine.recall; BM25: FTS5 over messages alone), both systems on each question in turn (alternating which goes first), after 3 untimed warm-up questions; ${r.reps ?? 1} timed pass${(r.reps ?? 1) === 1 ? '' : 'es'} over the questions, every pass's times counted in p50 / p95. Engine memory: ${r.runtime === 'browser' ? "the benchmark worker's JS heap and array buffers (CDP Runtime.getHeapUsage) plus SQLite's WebAssembly heap — an upper bound; the embedder runs in the model worker and is not counted" : 'this Node process (JS heap + external memory, which includes the embedding model)'}.`);
   if (r.runtime === 'browser') {
     const t = SCALE_TARGETS;
     const at = (n: number) => r.points.find((p) => p.turns >= n * 0.95 && p.turns <= n * 1.2);

@@ -31,16 +31,19 @@ type Rank = (q: ScaleQuestionInput) => Promise<string[]>;
  * other's pages cached): on a machine shared with other jobs, load that drifts during the run then
  * touches both alike, and their ratio stays meaningful.
  */
-async function timedPair(questions: readonly ScaleQuestionInput[], warmup: number, systems: readonly [Rank, Rank]): Promise<[ScaleSystemResult, ScaleSystemResult]> {
+export async function timedPair(questions: readonly ScaleQuestionInput[], warmup: number, reps: number, systems: readonly [Rank, Rank]): Promise<[ScaleSystemResult, ScaleSystemResult]> {
   for (const q of questions.slice(0, warmup)) for (const rank of systems) await rank(q);
   const ranked: [string[][], string[][]] = [[], []];
   const latenciesMs: [number[], number[]] = [[], []];
-  for (const [i, q] of questions.entries()) {
-    for (const s of i % 2 ? [1, 0] as const : [0, 1] as const) {
-      const start = performance.now();
-      const ids = await systems[s](q);
-      latenciesMs[s].push(performance.now() - start);
-      ranked[s].push(ids);
+  for (let rep = 0; rep < reps; rep++) {
+    for (const [i, q] of questions.entries()) {
+      for (const s of (i + rep) % 2 ? [1, 0] as const : [0, 1] as const) {
+        const start = performance.now();
+        const ids = await systems[s](q);
+        latenciesMs[s].push(performance.now() - start);
+        // The ranking is the same on every pass (nothing is written between them): scored once.
+        if (rep === 0) ranked[s].push(ids);
+      }
     }
   }
   return [{ ranked: ranked[0], latenciesMs: latenciesMs[0] }, { ranked: ranked[1], latenciesMs: latenciesMs[1] }];
@@ -85,7 +88,7 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
     const { store, engine } = this.#current();
     const depth = options.depth ?? 10;
     const warmup = options.warmup ?? 3;
-    const [ours, bm25] = await timedPair(questions, warmup, [
+    const [ours, bm25] = await timedPair(questions, warmup, options.reps ?? 3, [
       async (q) => (await engine.recall(q.text, { limit: depth, now: q.askedAt })).turns.map((t) => t.message.id),
       async (q) => (await store.searchMessages(q.text, { limit: depth })).map((h) => h.message.id),
     ]);

@@ -89,8 +89,14 @@ export interface ScaleMeasurement {
 export interface ScaleMeasureOptions {
   /** Turns ranked per question (default 10, what the app's recall asks for). */
   readonly depth?: number;
-  /** Untimed warm-up questions per system before the timed pass (default 3). */
+  /** Untimed warm-up questions per system before the timed passes (default 3). */
   readonly warmup?: number;
+  /**
+   * Timed passes over all the questions (default 3). Every pass's time counts in the percentiles (no
+   * best-of): the first pass keeps the cold costs a user's first searches pay, the others measure the
+   * steady state, and a p95 over 150 single samples is too few to be stable.
+   */
+  readonly reps?: number;
 }
 
 export interface ColdOpenResult {

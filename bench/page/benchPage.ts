@@ -7,7 +7,7 @@
 import * as Comlink from 'comlink';
 import { MODEL_PORT_MESSAGE, unwrapRemote, type DevicePreference, type ModelWorkerApi, type Unwrapped } from '../../src/core/protocol';
 import type {
-  BenchCorpusInput, BenchCorpusResult, BenchRecallOptions, BenchWorkerApi, ColdOpenResult, ScaleQuestionInput, ScaleWorkerApi,
+  BenchCorpusInput, BenchCorpusResult, BenchRecallOptions, BenchWorkerApi, ColdOpenResult, ScaleMeasureOptions, ScaleQuestionInput, ScaleWorkerApi,
 } from '../host/benchProtocol';
 
 export interface RateSummary {
@@ -122,7 +122,7 @@ const api = {
   scale: {
     open: async (fileName: string, reuse = false) => (await benchEngine()).scaleOpen(fileName, { reuse }),
     append: async (corpus: BenchCorpusInput) => (await benchEngine()).scaleAppend(corpus),
-    measure: async (questions: ScaleQuestionInput[], depth?: number) => (await benchEngine()).scaleMeasure(questions, depth ? { depth } : {}),
+    measure: async (questions: ScaleQuestionInput[], options: ScaleMeasureOptions = {}) => (await benchEngine()).scaleMeasure(questions, options),
     close: async () => (await benchEngine()).scaleClose(),
     delete: async (fileName: string) => (await benchEngine()).scaleDelete(fileName),
   },

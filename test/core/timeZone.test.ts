@@ -14,6 +14,7 @@ import { META_KEYS } from '../../src/core/base/settings';
 import { buildMemCellPrompt, formatDateTime } from '../../src/core/synthesis/synthesisPrompts';
 import { parseDate } from '../../src/core/synthesis/synthesis';
 import { parseDateRanges } from '../../src/core/recall/queryAnalysis';
+import { cachedTimeZone } from '../../src/core/engine/EngineSettings';
 
 const H = 3_600_000;
 const iso = (t: number) => new Date(t).toISOString();
@@ -151,5 +152,21 @@ describe('synthesis and query analysis read the user\'s calendar', () => {
     expect(range).toMatchObject({ start: Date.UTC(2026, 2, 9, 7), end: Date.UTC(2026, 2, 10, 7) });
     const [utc] = parseDateRanges('what did I eat yesterday?', evening);
     expect(utc).toMatchObject({ start: Date.UTC(2026, 2, 10), end: Date.UTC(2026, 2, 11) });
+  });
+});
+
+describe('the platform zone read once a minute', () => {
+  it('reads the zone again only when the last read is a minute old', () => {
+    let t = 0;
+    const reads: string[] = [];
+    const zones = ['Europe/Berlin', 'Asia/Tokyo'];
+    const zone = cachedTimeZone(() => { reads.push('read'); return zones[Math.min(reads.length - 1, 1)]!; }, 60_000, () => t);
+    expect([zone(), zone(), zone()]).toEqual(['Europe/Berlin', 'Europe/Berlin', 'Europe/Berlin']);
+    expect(reads).toHaveLength(1);
+    t = 59_999;
+    expect(zone()).toBe('Europe/Berlin');
+    t = 60_000;
+    expect(zone()).toBe('Asia/Tokyo');
+    expect(reads).toHaveLength(2);
   });
 });
