@@ -208,13 +208,10 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   }
 
   async importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
-    // The backup API replaces pages without counting changes: drop the cached speaker list.
-    messages.forgetSpeakers(this.db);
     return (await stageImport(this.db, bytes, this.#openTemp, { turnIndexUpTo: this.#turnIndexUpTo })).summary;
   }
 
   stageImport(bytes: Uint8Array, options?: ImportOptions): Promise<StagedImport> {
-    messages.forgetSpeakers(this.db);
     return stageImport(this.db, bytes, this.#openTemp, { turnIndexUpTo: this.#turnIndexUpTo, ...options });
   }
 

@@ -12,7 +12,7 @@
 import { RecollectError } from '../core/base/errors';
 import type { ImportOptions, StagedImport } from '../core/base/store';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
-import { countMessages } from './messageRepo';
+import { countMessages, forgetSpeakers } from './messageRepo';
 import { rebuildFromFile, type RebuildOptions, type Rebuilt } from './importRebuild';
 
 /** Every refusal before the swap says that nothing changed; an unexpected error gets a sentence, not SQLite's text. */
@@ -108,6 +108,7 @@ export async function stageImport(live: WaSqliteDatabase, bytes: Uint8Array, ope
     try {
       previous = await live.serialize();
       await live.replaceWith(rebuilt.db);
+      forgetSpeakers(live); // the backup API replaced the pages: no trigger counted them
     } catch (err) {
       // The backup is one write transaction on the live database: when it fails, nothing changed.
       throw new RecollectError('IMPORT_WRITE_FAILED',
@@ -127,6 +128,7 @@ export async function stageImport(live: WaSqliteDatabase, bytes: Uint8Array, ope
         try {
           await temp.deserialize(previous);
           await live.replaceWith(temp);
+          forgetSpeakers(live);
         } finally {
           await temp.close();
         }

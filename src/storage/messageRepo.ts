@@ -178,41 +178,67 @@ export async function countMessages(sql: Sql): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-const speakerCache = new WeakMap<Sql, { readonly key: string; readonly speakers: string[] }>();
+/** Connections whose temporary speaker counts are built (since their last page replacement). */
+const countsBuilt = new WeakSet<Sql>();
+
+/**
+ * Each speaker's number of turns, kept by the connection itself: a TEMP table and TEMP triggers
+ * (connection-local, never part of the file or of an export) that every insert and delete of a
+ * turn updates, so the list stays exact through sends, imports and deletions without a scan.
+ */
+const SPEAKER_COUNTS = `
+CREATE TEMP TABLE IF NOT EXISTS speaker_counts (speaker TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL);
+CREATE TEMP TRIGGER IF NOT EXISTS speaker_counts_insert AFTER INSERT ON main.messages BEGIN
+  INSERT OR IGNORE INTO speaker_counts (speaker, n) VALUES (new.speaker, 0);
+  UPDATE speaker_counts SET n = n + 1 WHERE speaker = new.speaker;
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS speaker_counts_delete AFTER DELETE ON main.messages BEGIN
+  UPDATE speaker_counts SET n = n - 1 WHERE speaker = old.speaker;
+END;
+CREATE TEMP TRIGGER IF NOT EXISTS speaker_counts_update AFTER UPDATE OF speaker ON main.messages BEGIN
+  UPDATE speaker_counts SET n = n - 1 WHERE speaker = old.speaker;
+  INSERT OR IGNORE INTO speaker_counts (speaker, n) VALUES (new.speaker, 0);
+  UPDATE speaker_counts SET n = n + 1 WHERE speaker = new.speaker;
+END;`;
+
+const TOP_SPEAKERS = 'SELECT speaker FROM temp.speaker_counts WHERE n > 0 ORDER BY n DESC, speaker LIMIT 50';
 
 /**
  * Distinct speaker names of stored turns, most frequent first (at most 50). Counting them scans
- * every turn (≈40 ms at 30k turns warm, 0.4–1.1 s on a cold 100k-turn file: the largest part of a
- * cold open's first search), so the answer is kept twice:
- * - in memory until the connection changes a row (total_changes()) or the newest turn changes; an
- *   import, which replaces pages without counting changes, calls forgetSpeakers;
- * - in `meta` with the newest turn it saw, for the next open: valid while no turn was added since
- *   (every deletion drops it, deletedTurns.ts). Keeping it is best effort: a database that cannot
- *   be written (storage full) still answers.
+ * every turn (≈ 290 ms at 100k turns warm, 0.4–1.1 s on a cold 100k-turn file), and every recall
+ * asks — the recall of each answer right after its question was stored. So it is counted once
+ * per connection and then kept by the connection's own triggers (SPEAKER_COUNTS); and the list is
+ * kept in `meta` with the newest turn it saw, for a cold open's first search: valid while no turn
+ * was added since (every deletion drops it, deletedTurns.ts). Keeping it there is best effort: a
+ * database that cannot be written (storage full) still answers.
  */
 export async function speakers(sql: Sql): Promise<string[]> {
-  const state = async () => {
-    const [row] = await sql.query<{ changes: number; newest: number | null }>('SELECT total_changes() AS changes, (SELECT max(pk) FROM messages) AS newest');
-    return { changes: Number(row?.changes ?? 0), newest: Number(row?.newest ?? 0) };
-  };
-  let now = await state();
-  const cached = speakerCache.get(sql);
-  if (cached?.key === `${now.changes}:${now.newest}`) return [...cached.speakers];
+  if (countsBuilt.has(sql)) return (await sql.query<{ speaker: string }>(TOP_SPEAKERS)).map((r) => r.speaker);
+  const [row] = await sql.query<{ newest: number | null }>('SELECT max(pk) AS newest FROM messages');
+  const newest = Number(row?.newest ?? 0);
   const [kept] = await sql.query<{ value: string }>('SELECT value FROM meta WHERE key = ?', [SPEAKERS_META_KEY]);
-  let names = keptSpeakers(kept?.value, now.newest);
-  if (!names) {
-    const rows = await sql.query<{ speaker: string }>('SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC LIMIT 50');
-    names = rows.map((r) => r.speaker);
-    try {
-      await sql.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-        [SPEAKERS_META_KEY, JSON.stringify({ newest: now.newest, names })]);
-      now = await state(); // the write is a change of its own
-    } catch {
-      // Not kept for the next open; this answer is still right.
-    }
+  const names = keptSpeakers(kept?.value, newest);
+  if (names) return names;
+  try {
+    // One transaction: no turn may be written between the count and the triggers taking over.
+    await sql.transaction(async (tx) => {
+      await tx.exec(SPEAKER_COUNTS);
+      await tx.exec('DELETE FROM temp.speaker_counts');
+      await tx.exec('INSERT INTO temp.speaker_counts (speaker, n) SELECT speaker, count(*) FROM messages GROUP BY speaker');
+    });
+    countsBuilt.add(sql);
+  } catch {
+    // A connection that cannot take a write transaction (the disk is full) still answers, by scanning.
+    return (await sql.query<{ speaker: string }>('SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC, speaker LIMIT 50')).map((r) => r.speaker);
   }
-  speakerCache.set(sql, { key: `${now.changes}:${now.newest}`, speakers: names });
-  return [...names];
+  const counted = (await sql.query<{ speaker: string }>(TOP_SPEAKERS)).map((r) => r.speaker);
+  try {
+    await sql.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      [SPEAKERS_META_KEY, JSON.stringify({ newest, names: counted })]);
+  } catch {
+    // Not kept for the next open; this answer is still right.
+  }
+  return counted;
 }
 
 /** The kept list when it was counted with `newest` as the newest turn; otherwise null. */
@@ -227,8 +253,9 @@ function keptSpeakers(value: string | undefined, newest: number): string[] | nul
   }
 }
 
+/** After the connection's pages were replaced (a restored memory file): count again on the next call. */
 export function forgetSpeakers(sql: Sql): void {
-  speakerCache.delete(sql);
+  countsBuilt.delete(sql);
 }
 
 /**
