@@ -207,24 +207,33 @@ const TOP_SPEAKERS = 'SELECT speaker FROM temp.speaker_counts WHERE n > 0 ORDER 
  * Distinct speaker names of stored turns, most frequent first (at most 50). Counting them scans
  * every turn (≈ 290 ms at 100k turns warm, 0.4–1.1 s on a cold 100k-turn file), and every recall
  * asks — the recall of each answer right after its question was stored. So it is counted once
- * per connection and then kept by the connection's own triggers (SPEAKER_COUNTS); and the list is
- * kept in `meta` with the newest turn it saw, for a cold open's first search: valid while no turn
- * was added since (every deletion drops it, deletedTurns.ts). Keeping it there is best effort: a
- * database that cannot be written (storage full) still answers.
+ * per connection and then kept by the connection's own triggers (SPEAKER_COUNTS). The list and
+ * every speaker's count are also kept in `meta` with the newest turn they include, for the next
+ * open: its first search takes the list as it is while no turn was added since, and counting again
+ * reads only the turns added since (every deletion drops what is kept, deletedTurns.ts). Keeping
+ * it there is best effort: a database that cannot be written (storage full) still answers.
  */
 export async function speakers(sql: Sql): Promise<string[]> {
   if (countsBuilt.has(sql)) return (await sql.query<{ speaker: string }>(TOP_SPEAKERS)).map((r) => r.speaker);
   const [row] = await sql.query<{ newest: number | null }>('SELECT max(pk) AS newest FROM messages');
   const newest = Number(row?.newest ?? 0);
-  const [kept] = await sql.query<{ value: string }>('SELECT value FROM meta WHERE key = ?', [SPEAKERS_META_KEY]);
-  const names = keptSpeakers(kept?.value, newest);
-  if (names) return names;
+  const [value] = await sql.query<{ value: string }>('SELECT value FROM meta WHERE key = ?', [SPEAKERS_META_KEY]);
+  const kept = keptSpeakers(value?.value);
+  if (kept?.newest === newest) return [...kept.names];
   try {
     // One transaction: no turn may be written between the count and the triggers taking over.
     await sql.transaction(async (tx) => {
       await tx.exec(SPEAKER_COUNTS);
       await tx.exec('DELETE FROM temp.speaker_counts');
-      await tx.exec('INSERT INTO temp.speaker_counts (speaker, n) SELECT speaker, count(*) FROM messages GROUP BY speaker');
+      // Kept counts (exact up to their newest turn: every deletion drops them) plus the turns
+      // added since, which are read by key; otherwise every turn.
+      const base = kept?.counts && kept.newest < newest ? kept : null;
+      const rows = await tx.query<{ speaker: string; n: number }>(base
+        ? 'SELECT speaker, count(*) AS n FROM messages WHERE pk > ? GROUP BY speaker'
+        : 'SELECT speaker, count(*) AS n FROM messages GROUP BY speaker', base ? [base.newest] : []);
+      const counts = new Map(Object.entries(base?.counts ?? {}));
+      for (const r of rows) counts.set(r.speaker, (counts.get(r.speaker) ?? 0) + Number(r.n));
+      await tx.exec('INSERT INTO temp.speaker_counts (speaker, n) SELECT key, value FROM json_each(?)', [JSON.stringify(Object.fromEntries(counts))]);
     });
     countsBuilt.add(sql);
   } catch {
@@ -233,21 +242,42 @@ export async function speakers(sql: Sql): Promise<string[]> {
   }
   const counted = (await sql.query<{ speaker: string }>(TOP_SPEAKERS)).map((r) => r.speaker);
   try {
-    await sql.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-      [SPEAKERS_META_KEY, JSON.stringify({ newest, names: counted })]);
+    // The counts and the newest turn read together: a turn stored between them would be counted
+    // twice by the next open.
+    await sql.transaction(async (tx) => {
+      const [last] = await tx.query<{ newest: number | null }>('SELECT max(pk) AS newest FROM messages');
+      const all = await tx.query<{ speaker: string; n: number }>('SELECT speaker, n FROM temp.speaker_counts WHERE n > 0 ORDER BY n DESC, speaker');
+      const counts = all.length <= MAX_KEPT_COUNTS ? Object.fromEntries(all.map((r) => [r.speaker, Number(r.n)])) : undefined;
+      await tx.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+        [SPEAKERS_META_KEY, JSON.stringify({ newest: Number(last?.newest ?? 0), names: all.slice(0, 50).map((r) => r.speaker), ...(counts ? { counts } : {}) })]);
+    });
   } catch {
     // Not kept for the next open; this answer is still right.
   }
   return counted;
 }
 
-/** The kept list when it was counted with `newest` as the newest turn; otherwise null. */
-function keptSpeakers(value: string | undefined, newest: number): string[] | null {
+/** More distinct speakers than this are not kept with their counts (the next open counts them all). */
+const MAX_KEPT_COUNTS = 5_000;
+
+interface KeptSpeakers {
+  /** The newest turn when they were counted. */
+  readonly newest: number;
+  /** The 50 most frequent then, most frequent first. */
+  readonly names: readonly string[];
+  /** Every speaker's number of turns then (absent in lists kept by older versions). */
+  readonly counts?: Readonly<Record<string, number>>;
+}
+
+/** The list kept in `meta`, or null when there is none or it is damaged. */
+function keptSpeakers(value: string | undefined): KeptSpeakers | null {
   if (!value) return null;
   try {
-    const kept = JSON.parse(value) as { newest?: unknown; names?: unknown };
-    if (kept.newest !== newest || !Array.isArray(kept.names) || !kept.names.every((n) => typeof n === 'string')) return null;
-    return kept.names as string[];
+    const kept = JSON.parse(value) as { newest?: unknown; names?: unknown; counts?: unknown };
+    if (typeof kept.newest !== 'number' || !Array.isArray(kept.names) || !kept.names.every((n) => typeof n === 'string')) return null;
+    const counts = kept.counts !== null && typeof kept.counts === 'object' && !Array.isArray(kept.counts)
+      && Object.values(kept.counts).every((n) => Number.isInteger(n) && (n as number) > 0) ? kept.counts as Record<string, number> : undefined;
+    return { newest: kept.newest, names: kept.names as string[], ...(counts ? { counts } : {}) };
   } catch { // a damaged cache is as good as none: the caller counts again
     return null;
   }

@@ -10,12 +10,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Sql } from '../../src/core/base/sql';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { forgetSpeakers, speakers } from '../../src/storage/messageRepo';
+import { SPEAKERS_META_KEY } from '../../src/storage/deletedTurns';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 
 let store: SqliteMemoryStore;
 
 /** The store's connection, recording every statement; a fresh wrapper is a fresh cache key. */
-function recording(sql: Sql): { sql: Sql; scans: () => number } {
+function recording(sql: Sql): { sql: Sql; scans: () => number; deltas: () => number } {
   const seen: string[] = [];
   const wrap = (inner: Sql): Sql => ({
     exec: (s, p) => { seen.push(s); return inner.exec(s, p); },
@@ -23,7 +24,9 @@ function recording(sql: Sql): { sql: Sql; scans: () => number } {
     transaction: (fn) => inner.transaction((tx) => fn(wrap(tx))),
     changes: () => inner.changes(),
   });
-  return { sql: wrap(sql), scans: () => seen.filter((s) => s.includes('GROUP BY speaker')).length };
+  // A full count groups every turn; counting from the kept counts reads only turns past a key.
+  const counts = () => seen.filter((s) => s.includes('GROUP BY speaker'));
+  return { sql: wrap(sql), scans: () => counts().filter((s) => !s.includes('pk >')).length, deltas: () => counts().filter((s) => s.includes('pk >')).length };
 }
 
 const turn = (id: string, speaker: string, i: number) =>
@@ -46,13 +49,25 @@ describe('the kept speaker list', () => {
     expect(reopened.scans()).toBe(0);
   });
 
-  it('counts again after a turn was added', async () => {
+  it('after turns were added, the next open counts only those turns on top of the kept counts', async () => {
     await speakers(store.db);
-    await store.appendTurns([{ id: 't9', conversationId: 'c', role: 'user', speaker: 'Cleo', content: 'hello', occurredAt: 1_700_000_100_000 }]);
+    await store.appendTurns([turn('t8', 'Cleo', 8), turn('t9', 'Cleo', 9), turn('t10', 'Cleo', 10)]);
     forgetSpeakers(store.db);
+    const after = recording(store.db); // as after a reload
+    expect(await speakers(after.sql)).toEqual(['Cleo', 'Ann', 'Bob']);
+    expect([after.scans(), after.deltas()]).toEqual([0, 1]);
+    // and what it keeps then is exact for the open after that
+    await store.appendTurns([turn('t11', 'Bob', 11), turn('t12', 'Bob', 12), turn('t13', 'Bob', 13)]);
+    const later = recording(store.db);
+    expect(await speakers(later.sql)).toEqual(['Bob', 'Cleo', 'Ann']);
+    expect([later.scans(), later.deltas()]).toEqual([0, 1]);
+  });
+
+  it('a list kept by an older version (names only) is counted again in full once turns were added', async () => {
+    await store.db.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [SPEAKERS_META_KEY, JSON.stringify({ newest: 1, names: ['Ann'] })]);
     const after = recording(store.db);
-    expect(await speakers(after.sql)).toContain('Cleo');
-    expect(after.scans()).toBe(1);
+    expect(await speakers(after.sql)).toEqual(['Ann', 'Bob']);
+    expect([after.scans(), after.deltas()]).toEqual([1, 0]);
   });
 
   it('counts again after a turn was deleted (the kept list may name someone who is gone)', async () => {
