@@ -8,25 +8,25 @@
  * confirming button deletes. No `window.confirm` is left: a native dialog fails the test.
  */
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { ensureFixtureMemory, FIXTURE_FILE, importFixtureMemory } from './fixtureMemory';
+import { FIXTURE_FILE, shareFixturePage } from './fixtureMemory';
+import { backToChat } from './appSteps';
 import { confirmIn, expectModalThenEscape } from './modal';
 
-test.beforeAll(async () => {
-  await ensureFixtureMemory();
-});
+// One import serves both tests: the first only opens and closes dialogs (it saves an endpoint the
+// second never calls), the second deletes.
+const sharedPage = shareFixturePage();
 
 async function expectModal(page: Page, name: string) {
   await expectModalThenEscape(page, page.getByRole(name === 'Delete episode' ? 'alertdialog' : 'dialog', { name }));
 }
 
-test('every dialog is modal, traps Tab, closes on Escape, at scale', async ({ page }) => {
+test('every dialog is modal, traps Tab, closes on Escape, at scale', async () => {
   test.setTimeout(180_000);
-  await page.goto('/');
+  const page = sharedPage();
 
-  // Import memory: the confirmation before replacing everything.
+  // Import memory: the confirmation before replacing everything (Escape keeps the memory).
   await page.getByLabel('Import database file').setInputFiles(FIXTURE_FILE);
   await expectModal(page, 'Import memory');
-  await importFixtureMemory(page);
 
   // Settings from the first-run checklist's Other…: Base URL has focus.
   await page.getByRole('button', { name: 'Other…' }).click();
@@ -79,11 +79,11 @@ async function cancelThenConfirm(page: Page, opener: Locator, title: string, con
   await expect(count).toHaveCount(before - 1);
 }
 
-test('every delete asks in the app: modal, Escape cancels and focus returns, confirm deletes', async ({ page }) => {
+test('every delete asks in the app: modal, Escape cancels and focus returns, confirm deletes', async () => {
   test.setTimeout(480_000);
+  const page = sharedPage();
   page.on('dialog', (d) => { throw new Error(`a native ${d.type()} dialog opened: ${d.message()}`); });
-  await page.goto('/');
-  await importFixtureMemory(page);
+  await backToChat(page);
 
   // A conversation, from the list of 470 (its row's actions show while it holds focus).
   const rows = page.locator('button.conversation');

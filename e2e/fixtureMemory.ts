@@ -1,9 +1,10 @@
 /**
- * The memory at daily-use scale (scripts/build-fixture-memory.ts) for browser tests: built once
- * per day into test-results/ and imported through the app's own "Import…" control.
+ * The memory at daily-use scale (scripts/build-fixture-memory.ts) for browser tests: built in Node,
+ * kept in .cache/ under a hash of its builder and the source it is written through (fileCache.ts),
+ * rebuilt when it is 12 hours old (its times are relative to the build), and imported through the
+ * app's own "Import…" control.
  */
-import { existsSync, statSync } from 'node:fs';
-import { type Page } from '@playwright/test';
+import { test, type BrowserContext, type Page } from '@playwright/test';
 import { replaceMemory } from './appSteps';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -11,15 +12,17 @@ import { buildFixtureMemory, type FixtureSummary } from '../scripts/build-fixtur
 import { loadDatabaseFile, openNodeStore } from '../src/storage/openNodeDatabase';
 import type { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 import { createEngine } from '../src/host/createEngine';
+import { buildOnce, cachedPath } from './fileCache';
 
-export const FIXTURE_FILE = 'test-results/fixture-memory.sqlite';
+export const FIXTURE_FILE = cachedPath('fixture-memory', 'sqlite', ['scripts/build-fixture-memory.ts', 'src']);
 /** What the builder writes with its defaults (pinned here so a changed builder shows up in the tests). */
 export const FIXTURE = { conversations: 470, turns: 4_700 } as const;
 
 /** Builds the file unless one from the last 12 hours exists (its "now" is the build time). */
 export async function ensureFixtureMemory(): Promise<FixtureSummary | null> {
-  if (existsSync(FIXTURE_FILE) && Date.now() - statSync(FIXTURE_FILE).mtimeMs < 12 * 3_600_000) return null;
-  return buildFixtureMemory(FIXTURE_FILE);
+  let summary: FixtureSummary | null = null;
+  await buildOnce(FIXTURE_FILE, async (file) => { summary = await buildFixtureMemory(file); }, 12 * 3_600_000);
+  return summary;
 }
 
 /**
@@ -37,6 +40,28 @@ export async function fixtureCount(table: 'memcells' | 'facts'): Promise<number>
 export async function importFixtureMemory(page: Page): Promise<void> {
   // 18 MB checked and swapped in: minutes on a busy machine.
   await replaceMemory(page, FIXTURE_FILE, `Imported ${FIXTURE.turns.toLocaleString('en-US')} messages in ${FIXTURE.conversations} conversations`, 180_000);
+}
+
+/**
+ * One page holding the fixture memory, imported once before a file's tests and shared by them in
+ * order (serial mode), for a file whose tests only read the memory or change parts of it the later
+ * tests do not count on. Each import through the app takes half a minute or more on a 2-core
+ * machine, and the import itself is tested where it is the subject. Returns the page's getter.
+ */
+export function shareFixturePage(): () => Page {
+  test.describe.configure({ mode: 'serial' });
+  let context: BrowserContext | undefined;
+  let page: Page | undefined;
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(300_000); // building the fixture memory takes a minute or more on a busy machine
+    await ensureFixtureMemory();
+    context = await browser.newContext();
+    page = await context.newPage();
+    await page.goto('/');
+    await importFixtureMemory(page);
+  });
+  test.afterAll(async () => context?.close());
+  return () => page!;
 }
 
 /**

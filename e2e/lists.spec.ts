@@ -3,19 +3,23 @@
  * its true end, and the timeline opens on now and zooms and pans over the years; Forget says when a
  * kind reaches its review limit; Foresight pages by cursor to its end.
  */
-import { expect, test } from '@playwright/test';
-import { ensureFixtureMemory, fixtureCount, importFixtureMemory } from './fixtureMemory';
+import { expect, test, type Page } from '@playwright/test';
+import { fixtureCount, shareFixturePage } from './fixtureMemory';
 
-test.beforeAll(async () => {
-  test.setTimeout(300_000); // building the fixture memory takes a minute or more on a busy machine
-  await ensureFixtureMemory();
-});
+// Both tests only read the memory: one import serves them.
+const sharedPage = shareFixturePage();
 
-test('the Episodes list reaches its last episode and the timeline opens on now and zooms out to the years', async ({ page }) => {
+/** The memory explorer, from wherever the page is. */
+async function openExplorer(page: Page) {
+  const memory = page.getByRole('button', { name: 'Memory', exact: true });
+  if ((await memory.getAttribute('aria-pressed')) !== 'true') await memory.click();
+  await expect(memory).toHaveAttribute('aria-pressed', 'true');
+}
+
+test('the Episodes list reaches its last episode and the timeline opens on now and zooms out to the years', async () => {
   test.setTimeout(240_000);
-  await page.goto('/');
-  await importFixtureMemory(page);
-  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  const page = sharedPage();
+  await openExplorer(page);
 
   await page.getByRole('tab', { name: 'Episodes', exact: true }).click();
   const count = page.getByTestId('episode-count');
@@ -23,10 +27,12 @@ test('the Episodes list reaches its last episode and the timeline opens on now a
   expect(total).toBeGreaterThan(500);
   await expect(count).toHaveText(`${total.toLocaleString('en-US')} episodes · 200 loaded`);
   const list = page.getByRole('list', { name: 'Episodes' });
-  // Scroll to the bottom until every page is in: the count stops saying "loaded".
+  // Scroll to the bottom until every page is in: the count stops saying "loaded". Each scroll
+  // waits for the next page to arrive (the count changes) rather than for a fixed time.
   for (let i = 0; i < 20 && /loaded/.test((await count.textContent()) ?? ''); i++) {
+    const before = await count.textContent();
     await list.evaluate((el) => el.scrollTo(0, el.scrollHeight));
-    await page.waitForTimeout(300);
+    await expect(count).not.toHaveText(before!);
   }
   await expect(count).toHaveText(`${total} episodes`);
   await list.evaluate((el) => el.scrollTo(0, el.scrollHeight));
@@ -54,11 +60,10 @@ test('the Episodes list reaches its last episode and the timeline opens on now a
   await expect.poll(inView).toBe(recent);
 });
 
-test('Forget says when a kind reaches its review limit, and Foresight pages to its end', async ({ page }) => {
+test('Forget says when a kind reaches its review limit, and Foresight pages to its end', async () => {
   test.setTimeout(240_000);
-  await page.goto('/');
-  await importFixtureMemory(page);
-  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  const page = sharedPage();
+  await openExplorer(page);
 
   // "raised beds" is in hundreds of the fixture's turns: more than one review's worth.
   await page.getByRole('tab', { name: 'Forget', exact: true }).click();

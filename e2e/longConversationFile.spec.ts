@@ -8,11 +8,12 @@
  * The suite runs it at 10,000 turns (a smoke test, ≈28 MB). The full size is a command, since
  * restoring the ≈150 MB file takes well over the suite's budget on a 2-core machine:
  *   npm run bench:long-conversation        (100,000 turns of ≈800 characters; prints the times)
- * Files are kept in .cache/ (Playwright empties test-results/ at each run).
+ * Files are kept in .cache/ under a hash of their builder and src/ (fileCache.ts: Playwright
+ * empties test-results/ at each run, and a file from an older schema must not be reused).
  */
-import { existsSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { replaceMemory } from './appSteps';
+import { buildOnce, cachedPath } from './fileCache';
 import { buildLongConversation, LONG_CONVERSATION } from '../scripts/build-long-conversation';
 
 const TURNS = Number(process.env.LONG_CONVERSATION_TURNS ?? 10_000);
@@ -21,7 +22,7 @@ const TURNS = Number(process.env.LONG_CONVERSATION_TURNS ?? 10_000);
  * of ≈800 characters keep it near 150 MB.
  */
 const CHARS = 800;
-const FILE = `.cache/long-conversation-${TURNS}x${CHARS}.sqlite`;
+const FILE = cachedPath(`long-conversation-${TURNS}x${CHARS}`, 'sqlite', ['scripts/build-long-conversation.ts', 'src']);
 /** Turns the chat draws at once (ChatView's WINDOW). */
 const WINDOW = 200;
 const full = TURNS > 20_000;
@@ -29,7 +30,7 @@ const seconds = (t0: number) => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
 
 test.beforeAll(async () => {
   test.setTimeout(full ? 1_800_000 : 300_000);
-  if (!existsSync(FILE)) await buildLongConversation(FILE, { turns: TURNS, chars: CHARS });
+  await buildOnce(FILE, (file) => buildLongConversation(file, { turns: TURNS, chars: CHARS }));
 });
 
 test(`a ${TURNS.toLocaleString('en-US')}-turn conversation opens at its newest turn with a bounded page, pages back, and search jumps far back`, async ({ page }) => {
