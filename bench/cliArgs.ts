@@ -7,6 +7,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { RETRIEVAL_CONFIG } from '../src/core/recall/fusion';
 import type { PolicyName } from '../src/core/episodes/consolidationPolicy';
+import { DEFAULT_SCALE_REPS } from './host/benchProtocol';
 
 export class BenchUsageError extends Error {
   override readonly name = 'BenchUsageError';
@@ -184,7 +185,7 @@ export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
     ...(v.profile ? { profile: v.profile as string } : {}),
     ...(v.port ? { port: positiveInt('--port', v.port, 0) } : {}),
     ...(v.db ? { db: v.db as string } : {}),
-    data, sizes: [...new Set(sizes)].sort((a, b) => a - b), runtime, questions: positiveInt('--questions', v.questions, 150), reps: positiveInt('--reps', v.reps, 3),
+    data, sizes: [...new Set(sizes)].sort((a, b) => a - b), runtime, questions: positiveInt('--questions', v.questions, 150), reps: positiveInt('--reps', v.reps, DEFAULT_SCALE_REPS),
     vectors: !v['no-vectors'], build: !v['no-build'], ...(v.out ? { out: v.out as string } : {}),
   };
 }

@@ -17,7 +17,7 @@
  * Chromium, embedder in the model worker), where each checkpoint also times a cold open.
  */
 import { execFileSync } from 'node:child_process';
-import type { BenchCorpusInput, BenchIngestTiming, ScaleMeasureOptions, ScaleMeasurement, ScaleQuestionInput } from './host/benchProtocol';
+import { DEFAULT_SCALE_REPS, type BenchCorpusInput, type BenchIngestTiming, type ScaleMeasureOptions, type ScaleMeasurement, type ScaleQuestionInput } from './host/benchProtocol';
 import { loadDataset, type BenchCorpus, type BenchQuestion } from './datasets';
 import { benchPageInput } from './recall';
 import { aggregate, percentile, scoreQuestion } from './scoring';
@@ -121,6 +121,7 @@ function systemPoint(m: ScaleMeasurement['ours'], questions: readonly BenchQuest
 /** Grows the database through `driver` and measures it at each size. */
 export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDriver, options: ScaleOptions): Promise<ScaleReport> {
   const progress = options.progress ?? (() => undefined);
+  const reps = options.reps ?? DEFAULT_SCALE_REPS;
   const sizes = [...new Set(options.sizes)].sort((a, b) => a - b);
   const available = corpora.reduce((n, c) => n + c.turns, 0);
   const notes: string[] = [];
@@ -169,7 +170,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
       const questions = newestQuestions(added, options.questions);
       progress(`${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours and BM25 in turn on each)`);
       const inputs = questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt }));
-      const m = await driver.measure(inputs, { reps: options.reps ?? 3 });
+      const m = await driver.measure(inputs, { reps });
       const heapBytes = await driver.memory(m);
       let coldOpenMs: number | null = null;
       if (driver.runtime === 'browser' && inputs[0]) {
@@ -206,7 +207,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
     createdAt: new Date().toISOString(),
     sources: options.sources ?? [],
     availableTurns: available,
-    reps: options.reps ?? 3,
+    reps,
     points,
     notes,
   };

@@ -14,8 +14,10 @@ import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { RecollectError } from '../../src/core/base/errors';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import type { RetrievalResult } from '../../src/core/recall/Retriever';
-import type {
-  BenchCorpusInput, BenchIngestTiming, ColdOpenResult, ScaleMeasureOptions, ScaleMeasurement, ScaleQuestionInput, ScaleSystemResult, ScaleWorkerApi,
+import {
+  DEFAULT_SCALE_REPS,
+  type BenchCorpusInput, type BenchIngestTiming, type ColdOpenResult, type ScaleMeasureOptions, type ScaleMeasurement, type ScaleQuestionInput,
+  type ScaleSystemResult, type ScaleWorkerApi,
 } from './benchProtocol';
 import { BenchEngineHost, createBenchEngine, ingestCorpus, warmUpEmbedder, type BenchEngineHostDeps } from './BenchEngineHost';
 
@@ -31,7 +33,7 @@ type Rank = (q: ScaleQuestionInput) => Promise<string[]>;
  * other's pages cached): on a machine shared with other jobs, load that drifts during the run then
  * touches both alike, and their ratio stays meaningful.
  */
-export async function timedPair(questions: readonly ScaleQuestionInput[], warmup: number, reps: number, systems: readonly [Rank, Rank]): Promise<[ScaleSystemResult, ScaleSystemResult]> {
+async function timedPair(questions: readonly ScaleQuestionInput[], warmup: number, reps: number, systems: readonly [Rank, Rank]): Promise<[ScaleSystemResult, ScaleSystemResult]> {
   for (const q of questions.slice(0, warmup)) for (const rank of systems) await rank(q);
   const ranked: [string[][], string[][]] = [[], []];
   const latenciesMs: [number[], number[]] = [[], []];
@@ -88,7 +90,7 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
     const { store, engine } = this.#current();
     const depth = options.depth ?? 10;
     const warmup = options.warmup ?? 3;
-    const [ours, bm25] = await timedPair(questions, warmup, options.reps ?? 3, [
+    const [ours, bm25] = await timedPair(questions, warmup, options.reps ?? DEFAULT_SCALE_REPS, [
       async (q) => (await engine.recall(q.text, { limit: depth, now: q.askedAt })).turns.map((t) => t.message.id),
       async (q) => (await store.searchMessages(q.text, { limit: depth })).map((h) => h.message.id),
     ]);

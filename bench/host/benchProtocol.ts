@@ -99,6 +99,9 @@ export interface ScaleMeasureOptions {
   readonly reps?: number;
 }
 
+/** Timed passes of the scale benchmark when none is asked for (ScaleMeasureOptions.reps). */
+export const DEFAULT_SCALE_REPS = 3;
+
 export interface ColdOpenResult {
   readonly turns: number;
   /** Turn ids of the first search, best first (proves it searched the grown database). */
