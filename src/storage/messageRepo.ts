@@ -201,7 +201,9 @@ CREATE TEMP TRIGGER IF NOT EXISTS speaker_counts_update AFTER UPDATE OF speaker 
   UPDATE speaker_counts SET n = n + 1 WHERE speaker = new.speaker;
 END;`;
 
-const TOP_SPEAKERS = 'SELECT speaker FROM temp.speaker_counts WHERE n > 0 ORDER BY n DESC, speaker LIMIT 50';
+/** How many names recall is given: the most frequent speakers. */
+const TOP_SPEAKER_NAMES = 50;
+const TOP_SPEAKERS = `SELECT speaker FROM temp.speaker_counts WHERE n > 0 ORDER BY n DESC, speaker LIMIT ${TOP_SPEAKER_NAMES}`;
 
 /**
  * Distinct speaker names of stored turns, most frequent first (at most 50). Counting them scans
@@ -238,7 +240,7 @@ export async function speakers(sql: Sql): Promise<string[]> {
     countsBuilt.add(sql);
   } catch {
     // A connection that cannot take a write transaction (the disk is full) still answers, by scanning.
-    return (await sql.query<{ speaker: string }>('SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC, speaker LIMIT 50')).map((r) => r.speaker);
+    return (await sql.query<{ speaker: string }>(`SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC, speaker LIMIT ${TOP_SPEAKER_NAMES}`)).map((r) => r.speaker);
   }
   const counted = (await sql.query<{ speaker: string }>(TOP_SPEAKERS)).map((r) => r.speaker);
   try {
@@ -249,7 +251,7 @@ export async function speakers(sql: Sql): Promise<string[]> {
       const all = await tx.query<{ speaker: string; n: number }>('SELECT speaker, n FROM temp.speaker_counts WHERE n > 0 ORDER BY n DESC, speaker');
       const counts = all.length <= MAX_KEPT_COUNTS ? Object.fromEntries(all.map((r) => [r.speaker, Number(r.n)])) : undefined;
       await tx.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-        [SPEAKERS_META_KEY, JSON.stringify({ newest: Number(last?.newest ?? 0), names: all.slice(0, 50).map((r) => r.speaker), ...(counts ? { counts } : {}) })]);
+        [SPEAKERS_META_KEY, JSON.stringify({ newest: Number(last?.newest ?? 0), names: all.slice(0, TOP_SPEAKER_NAMES).map((r) => r.speaker), ...(counts ? { counts } : {}) })]);
     });
   } catch {
     // Not kept for the next open; this answer is still right.
@@ -263,7 +265,7 @@ const MAX_KEPT_COUNTS = 5_000;
 interface KeptSpeakers {
   /** The newest turn when they were counted. */
   readonly newest: number;
-  /** The 50 most frequent then, most frequent first. */
+  /** The TOP_SPEAKER_NAMES most frequent then, most frequent first. */
   readonly names: readonly string[];
   /** Every speaker's number of turns then (absent in lists kept by older versions). */
   readonly counts?: Readonly<Record<string, number>>;
