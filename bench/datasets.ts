@@ -1,15 +1,17 @@
 /**
- * Benchmark dataset loaders: LoCoMo (one JSON array of conversations) and LongMemEval (one
- * question object per file, or an array) into one shape the recall runner ingests and scores.
+ * Benchmark dataset loaders: LoCoMo (one JSON array of conversations), LongMemEval (one
+ * question object per file, or an array) and BEAM (a folder per chat) into one shape the recall
+ * runner ingests and scores.
  *
  * Invariants: every turn id is unique within its corpus; question evidence only names turns or
  * sessions that exist in that corpus (malformed or dangling ids are dropped and counted, never
  * guessed at); sessions are listed in the order they are ingested (chronological).
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 
-export type DatasetName = 'locomo' | 'longmemeval' | 'multilingual';
+export type DatasetName = 'locomo' | 'longmemeval' | 'beam' | 'multilingual';
 
 export interface BenchTurn {
   /** Unique within the corpus, e.g. "D3:7" (LoCoMo) or "<session key>:4" (LongMemEval). */
@@ -40,9 +42,9 @@ export interface BenchQuestion {
   readonly text: string;
   /** When the question is asked (ms); the last session's date when the dataset gives none. */
   readonly askedAt: number;
-  /** LoCoMo: "1".."5"; LongMemEval: the question type. */
+  /** LoCoMo: "1".."5"; LongMemEval: the question type; BEAM: the ability probed. */
   readonly category: string;
-  /** false for questions reported apart (LoCoMo category 5, LongMemEval `_abs`). */
+  /** false for questions reported apart (LoCoMo category 5, LongMemEval `_abs`, BEAM abstention). */
   readonly headline: boolean;
   readonly evidenceTurns: readonly string[];
   readonly evidenceSessions: readonly string[];
@@ -50,7 +52,7 @@ export interface BenchQuestion {
   readonly invalidEvidence: readonly string[];
 }
 
-/** One unit that gets its own fresh database: a LoCoMo conversation or a LongMemEval question. */
+/** One unit that gets its own fresh database: a LoCoMo conversation, a LongMemEval question or a BEAM chat. */
 export interface BenchCorpus {
   readonly id: string;
   /** Names of the people talking (LoCoMo speakers; "User"/"Assistant" for LongMemEval). */
@@ -248,10 +250,119 @@ export function loadLongMemEval(items: readonly unknown[], source = 'longmemeval
   return { name: 'longmemeval', source, corpora };
 }
 
-/** Reads a LoCoMo file, a LongMemEval file (object or array) or a folder of LongMemEval files. */
+/** BEAM's time anchor "March-15-2024" → ms (UTC, noon). Returns NaN when the text is not of that shape. */
+export function parseBeamDate(text: string): number {
+  const m = new RegExp(`^\\s*(${MONTHS.join('|')})[-\\s]+(\\d{1,2})[-,\\s]+(\\d{4})\\s*$`, 'i').exec(text);
+  if (!m) return Number.NaN;
+  return Date.UTC(Number(m[3]), MONTHS.indexOf(m[1]!.toLowerCase()), Number(m[2]), 12);
+}
+
+/** The generator's index marker at the end of a BEAM message (mostly the user's) (" ->-> 1,1"): not part of what the person wrote. */
+const BEAM_MARKER = /\s*->->[^\n]*\s*$/;
+
+interface BeamMessageJson {
+  role?: string;
+  id?: number;
+  content?: string;
+  time_anchor?: string;
+}
+
+interface BeamBatchJson {
+  batch_number?: number;
+  time_anchor?: string;
+  turns?: BeamMessageJson[][];
+}
+
+/** The turn id of BEAM message `id` (message ids are numbered across the whole chat). */
+export const beamTurnId = (id: number): string => `M${id}`;
+
+/**
+ * Evidence message ids of a BEAM question: a list, a list of lists (event ordering) or an object of
+ * lists. For a knowledge update only `updated_info` counts: a current answer needs the new value.
+ */
+export function beamEvidenceIds(ability: string, raw: unknown): number[] {
+  const flat = (x: unknown): unknown[] => (Array.isArray(x) ? x.flatMap(flat) : [x]);
+  let items: unknown[];
+  if (raw === null || raw === undefined) items = [];
+  else if (Array.isArray(raw)) items = flat(raw);
+  else if (typeof raw === 'object') {
+    const o = raw as Record<string, unknown>;
+    items = ability === 'knowledge_update' && 'updated_info' in o ? flat(o.updated_info) : Object.values(o).flatMap(flat);
+  } else items = [raw];
+  return [...new Set(items.filter((x): x is number => typeof x === 'number' && Number.isInteger(x)))];
+}
+
+/**
+ * One BEAM chat (`chat.json` + `probing_questions.json`) → one corpus: each batch is a session
+ * (its own conversation, as a person's separate chats with an assistant), dated by the time anchor
+ * its messages carry (undated batches inherit the previous date, a day later); every question is
+ * asked a day after the last session. Abstention questions (no evidence) are reported apart.
+ */
+export function loadBeamChat(id: string, chat: unknown, probing: unknown): BenchCorpus {
+  if (!Array.isArray(chat)) throw new Error(`BEAM chat ${id}: chat.json must be a JSON array of batches.`);
+  const sessions: BenchSession[] = [];
+  let lastDate = Number.NaN;
+  for (const [bi, batch] of (chat as BeamBatchJson[]).entries()) {
+    const messages = (batch.turns ?? []).flat().filter((m): m is BeamMessageJson => m !== null && typeof m === 'object');
+    const anchor = [batch.time_anchor, ...messages.map((m) => m.time_anchor)].find((a): a is string => typeof a === 'string' && Number.isFinite(parseBeamDate(a)));
+    const date = anchor ? parseBeamDate(anchor) : Number.isFinite(lastDate) ? lastDate + 86_400_000 : Date.UTC(2024, 0, 1, 12);
+    lastDate = date;
+    const key = `B${batch.batch_number ?? bi + 1}`;
+    const turns = messages
+      .filter((m) => typeof m.id === 'number')
+      .map((m): BenchTurn => {
+        const role = m.role === 'assistant' ? 'assistant' : 'user';
+        const text = String(m.content ?? '');
+        return { id: beamTurnId(m.id!), sessionId: key, role, speaker: role === 'user' ? 'User' : 'Assistant', text: text.replace(BEAM_MARKER, '') };
+      });
+    sessions.push({ id: key, date, turns });
+  }
+  const sessionOf = new Map(sessions.flatMap((s) => s.turns.map((t) => [t.id, s.id] as const)));
+  const askedAt = (Number.isFinite(lastDate) ? lastDate : Date.UTC(2024, 0, 1)) + 86_400_000;
+  const questions: BenchQuestion[] = [];
+  const abilities = probing !== null && typeof probing === 'object' && !Array.isArray(probing) ? Object.entries(probing as Record<string, unknown>) : [];
+  for (const [ability, list] of abilities) {
+    if (!Array.isArray(list)) continue;
+    for (const [qi, raw] of list.entries()) {
+      const q = (raw ?? {}) as { question?: unknown; source_chat_ids?: unknown };
+      const ids = beamEvidenceIds(ability, q.source_chat_ids).map(beamTurnId);
+      const valid = ids.filter((x) => sessionOf.has(x));
+      questions.push({
+        id: `${id}#${ability}#${qi}`,
+        text: String(q.question ?? ''),
+        askedAt,
+        category: ability,
+        headline: ability !== 'abstention',
+        evidenceTurns: valid,
+        evidenceSessions: [...new Set(valid.map((x) => sessionOf.get(x)!))],
+        invalidEvidence: ids.filter((x) => !sessionOf.has(x)),
+      });
+    }
+  }
+  return { id: `beam-${id}`, speakers: ['User', 'Assistant'], sessions, questions };
+}
+
+/** BEAM chats: one chat's folder (`chat.json`, `probing_questions.json`) or a folder of them (`<n>/`), in numeric order. */
+async function loadBeam(path: string, folders: readonly string[]): Promise<BenchDataset> {
+  const sorted = [...folders].sort((a, b) => Number(basename(a)) - Number(basename(b)) || a.localeCompare(b));
+  const corpora: BenchCorpus[] = [];
+  for (const dir of sorted) {
+    const chat = JSON.parse(await readFile(join(dir, 'chat.json'), 'utf8')) as unknown;
+    const probingPath = join(dir, 'probing_questions.json');
+    const probing = existsSync(probingPath) ? (JSON.parse(await readFile(probingPath, 'utf8')) as unknown) : {};
+    corpora.push(loadBeamChat(basename(dir), chat, probing));
+  }
+  return { name: 'beam', source: path, corpora };
+}
+
+/** Reads a LoCoMo file, a LongMemEval file (object or array), a folder of LongMemEval files or a folder of BEAM chats. */
 export async function loadDataset(path: string): Promise<BenchDataset> {
   if ((await stat(path)).isDirectory()) {
-    const names = (await readdir(path)).filter((n) => n.endsWith('.json')).sort();
+    const entries = await readdir(path);
+    if (existsSync(join(path, 'chat.json'))) return loadBeam(path, [path]);
+    const chats = entries.map((n) => join(path, n)).filter((d) => existsSync(join(d, 'chat.json')));
+    if (chats.length > 0) return loadBeam(path, chats);
+    const names = entries.filter((n) => n.endsWith('.json')).sort();
     const items: unknown[] = [];
     for (const n of names) {
       const json = JSON.parse(await readFile(join(path, n), 'utf8')) as unknown;

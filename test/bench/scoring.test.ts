@@ -1,6 +1,6 @@
 /** Benchmark loaders and scoring on toy datasets whose answers are known by hand. */
 import { describe, expect, it } from 'vitest';
-import { loadLocomo, loadLongMemEval, parseLocomoDate, parseLocomoEvidence, parseLongMemEvalDate } from '../../bench/datasets';
+import { loadBeamChat, loadDataset, loadLocomo, loadLongMemEval, parseBeamDate, parseLocomoDate, parseLocomoEvidence, parseLongMemEvalDate } from '../../bench/datasets';
 import { aggregate, byCategory, contextRecall, percentile, scoreQuestion } from '../../bench/scoring';
 
 const turn = (speaker: string, dia_id: string, text: string, extra: Record<string, unknown> = {}) => ({ speaker, dia_id, text, ...extra });
@@ -168,5 +168,74 @@ describe('LongMemEval loading', () => {
     expect(new Set(turnIds).size).toBe(turnIds.length);
     expect(c.sessions[2]!.turns.map((t) => t.sessionId)).toEqual(['filler', 'filler']);
     expect(c.questions[0]!.evidenceTurns).toEqual(['answer:0']);
+  });
+});
+
+describe('BEAM loading', () => {
+  const message = (role: string, id: number, content: string, extra: Record<string, unknown> = {}) => ({ role, id, content, ...extra });
+  const chat = [
+    {
+      batch_number: 1,
+      time_anchor: null,
+      turns: [
+        [message('user', 0, 'I am building a Flask budget app ->-> 1,1', { time_anchor: 'March-15-2024', index: '1,1' }), message('assistant', 1, 'Great, start with the routes.')],
+        [message('user', 2, 'The first sprint ends on March 29 ->-> 1,2'), message('assistant', 3, 'Noted.')],
+      ],
+    },
+    {
+      batch_number: 2,
+      time_anchor: null,
+      turns: [[message('user', 4, 'My API now answers in 250ms ->-> 2,1', { time_anchor: 'April-05-2024' }), message('assistant', 5, 'Caching helped.')]],
+    },
+  ];
+  const probing = {
+    information_extraction: [{ question: 'When does my first sprint end?', source_chat_ids: [2] }],
+    knowledge_update: [
+      { question: 'How fast is the API?', source_chat_ids: { original_info: [0], updated_info: [4] } },
+      { question: 'Nothing updated', source_chat_ids: { original_info: [0], updated_info: [] } },
+    ],
+    temporal_reasoning: [{ question: 'Days between?', source_chat_ids: { first_event: [2], second_event: [4, 99] } }],
+    event_ordering: [{ question: 'In what order?', source_chat_ids: [[0], [2, 4]] }],
+    abstention: [{ question: 'What is my background?', source_chat_ids: null }],
+  };
+
+  it('dates batches by their time anchor, strips the generator marker and keeps message ids as turn ids', () => {
+    expect(parseBeamDate('March-15-2024')).toBe(Date.UTC(2024, 2, 15, 12));
+    expect(parseBeamDate('15/03/2024')).toBeNaN();
+    const c = loadBeamChat('7', chat, probing);
+    expect(c.id).toBe('beam-7');
+    expect(c.speakers).toEqual(['User', 'Assistant']);
+    expect(c.sessions.map((s) => [s.id, s.date])).toEqual([['B1', Date.UTC(2024, 2, 15, 12)], ['B2', Date.UTC(2024, 3, 5, 12)]]);
+    expect(c.sessions[0]!.turns.map((t) => [t.id, t.role, t.text])).toEqual([
+      ['M0', 'user', 'I am building a Flask budget app'],
+      ['M1', 'assistant', 'Great, start with the routes.'],
+      ['M2', 'user', 'The first sprint ends on March 29'],
+      ['M3', 'assistant', 'Noted.'],
+    ]);
+  });
+
+  it('asks every question after the last session; a knowledge update counts the updated statement; abstention is apart', () => {
+    const c = loadBeamChat('7', chat, probing);
+    const by = Object.fromEntries(c.questions.map((q) => [q.text, q]));
+    expect(c.questions.every((q) => q.askedAt === Date.UTC(2024, 3, 6, 12))).toBe(true);
+    expect(by['When does my first sprint end?']).toMatchObject({ category: 'information_extraction', headline: true, evidenceTurns: ['M2'], evidenceSessions: ['B1'] });
+    expect(by['How fast is the API?']).toMatchObject({ evidenceTurns: ['M4'], evidenceSessions: ['B2'] });
+    expect(by['Nothing updated']!.evidenceTurns).toEqual([]);
+    expect(by['Days between?']).toMatchObject({ evidenceTurns: ['M2', 'M4'], invalidEvidence: ['M99'] });
+    expect(by['In what order?']!.evidenceTurns).toEqual(['M0', 'M2', 'M4']);
+    expect(by['What is my background?']).toMatchObject({ headline: false, category: 'abstention', evidenceTurns: [] });
+  });
+
+  it('reads the shared BEAM-100K folder: 20 chats, 400 questions, 354 with evidence that exists', async () => {
+    const ds = await loadDataset(new URL('../../../shared/data/beam-100k', import.meta.url).pathname);
+    expect(ds.name).toBe('beam');
+    expect(ds.corpora.map((c) => c.id).slice(0, 3)).toEqual(['beam-1', 'beam-2', 'beam-3']);
+    const questions = ds.corpora.flatMap((c) => c.questions);
+    expect(questions).toHaveLength(400);
+    expect(questions.filter((q) => q.headline && q.evidenceTurns.length > 0)).toHaveLength(354);
+    expect(questions.reduce((n, q) => n + q.invalidEvidence.length, 0)).toBe(0);
+    const turns = ds.corpora.flatMap((c) => c.sessions.flatMap((s) => s.turns));
+    expect(turns).toHaveLength(5094);
+    expect(turns.some((t) => t.text.includes('->->'))).toBe(false);
   });
 });
