@@ -120,18 +120,18 @@ async function recall(argv: string[]): Promise<void> {
   const report = buildReport(run, { runtime, ks, commit: commit(), config, ours: 'ours', baselineNames, variantNames: variants.map((v) => v.name) });
 
   const pct = (x: number | undefined) => ((x ?? 0) * 100).toFixed(1).padStart(5);
-  const rows: [string, { recall: { turn: Record<string, number>; }; recallAny?: { session: Record<string, number> }; contextRecall?: number | null; mrr: number; latencyMs: { p50: number; p95: number } }][] = [
+  const rows: [string, { recall: { turn: Record<string, number>; session?: Record<string, number> }; recallAny?: { session: Record<string, number> }; contextRecall?: number | null; mrr: number; latencyMs: { p50: number; p95: number } }][] = [
     ['ours', report],
     ...Object.entries(report.baselines),
     ...Object.entries(report.variants ?? {}),
   ];
   process.stdout.write(`${report.dataset}: ${report.questions} headline questions; recall.turn@k (%)\n`);
   const width = Math.max(22, ...rows.map(([name]) => name.length + 2));
-  process.stdout.write(`${'system'.padEnd(width)}${ks.map((k) => `@${k}`.padStart(7)).join('')}    mrr  p50ms  p95ms  any@5  context\n`);
+  process.stdout.write(`${'system'.padEnd(width)}${ks.map((k) => `@${k}`.padStart(7)).join('')}    mrr  p50ms  p95ms  any@5  s@10  context\n`);
   for (const [name, s] of rows) {
     const any5 = s.recallAny?.session[5];
     const context = s.contextRecall ?? null;
-    process.stdout.write(`${name.padEnd(width)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)} ${any5 === undefined ? '     –' : pct(any5).padStart(6)} ${context === null ? '      –' : pct(context).padStart(7)}\n`);
+    process.stdout.write(`${name.padEnd(width)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)} ${any5 === undefined ? '     –' : pct(any5).padStart(6)} ${pct(s.recall.session?.[10])} ${context === null ? '      –' : pct(context).padStart(7)}\n`);
   }
   if (run.poolPairs) process.stdout.write(`rerank pool (pairs per question): ${Object.entries(run.poolPairs).map(([n, p]) => `${n} ${p.toFixed(1)}`).join(', ')}\n`);
   if (report.contextRecall !== null) process.stdout.write(`context recall (${report.contextBudgetTokens} tokens): ${pct(report.contextRecall)}\n`);
