@@ -22,7 +22,7 @@ import type { ContextLink, LexicalOptions, OwnWordsOptions, RetrievalScope, Retr
 import { maxTurnKey, toMessage } from './messageRepo';
 import { TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE, TURN_CONTEXT_GAP_MS, TURNS_FTS_COLUMNS } from './schema';
 import { ftsOperand } from '../core/base/lexicalUnits';
-import type { TermStats } from '../core/recall/fullQueryScore';
+import type { ContextWindows, TermStats } from '../core/recall/fullQueryScore';
 import type { VectorSearch } from '../core/engine/engineDeps';
 
 
@@ -92,6 +92,8 @@ function scopeSql(scope: RetrievalScope | undefined, params: SqlValue[]): string
   }
   return where;
 }
+
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 export class SqlRetrievalSource implements RetrievalSource {
   readonly #sql: Sql;
@@ -174,6 +176,47 @@ export class SqlRetrievalSource implements RetrievalSource {
     }
     const [count] = await this.#sql.query<{ n: number }>('SELECT count(*) AS n FROM messages');
     return { docs: Number(count?.n ?? 0), avgLength: 20 };
+  }
+
+  async contextWindows(ids: readonly string[]): Promise<ContextWindows> {
+    const texts = new Map<string, string>();
+    const windows: { id: string; before: string[]; after: string[]; timeline: string }[] = [];
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += ID_CHUNK) {
+      const chunk = unique.slice(i, i + ID_CHUNK);
+      // The turn index's window (as contextLinks), by a self-join; each turn's text read once.
+      const rows = await this.#sql.query<{ id: string; n: string; d: number; at: number }>(
+        `SELECT h.id AS id, n.id AS n, n.seq - h.seq AS d, h.occurred_at AS at FROM messages h
+           JOIN messages n ON n.conversation_id = h.conversation_id
+            AND n.seq BETWEEN h.seq - ${TURN_CONTEXT_BEFORE} AND h.seq + ${TURN_CONTEXT_AFTER}
+            AND abs(n.occurred_at - h.occurred_at) <= ${TURN_CONTEXT_GAP_MS}
+          WHERE h.id IN (${chunk.map(() => '?').join(', ')})
+          ORDER BY h.id, abs(n.seq - h.seq)`,
+        chunk,
+      );
+      const byId = new Map<string, { id: string; before: string[]; after: string[]; timeline: string }>();
+      for (const r of rows) {
+        let win = byId.get(r.id);
+        if (!win) {
+          // The turn index's timeline column: the month and year in words (UTC, as its strftime).
+          const at = new Date(Number(r.at));
+          win = { id: r.id, before: [], after: [], timeline: `${MONTH_NAMES[at.getUTCMonth()]} ${at.getUTCFullYear()}` };
+          byId.set(r.id, win);
+          windows.push(win);
+        }
+        const d = Number(r.d);
+        if (d !== 0) (d < 0 ? win.before : win.after).push(r.n);
+        texts.set(r.n, '');
+      }
+    }
+    const wanted = [...texts.keys()];
+    for (let i = 0; i < wanted.length; i += ID_CHUNK) {
+      const chunk = wanted.slice(i, i + ID_CHUNK);
+      const rows = await this.#sql.query<{ id: string; content: string; caption: string | null }>(
+        `SELECT id, content, json_extract(metadata, '$.caption') AS caption FROM messages WHERE id IN (${chunk.map(() => '?').join(', ')})`, chunk);
+      for (const r of rows) texts.set(r.id, typeof r.caption === 'string' && r.caption ? `${r.content} ${r.caption}` : String(r.content ?? ''));
+    }
+    return { texts, windows };
   }
 
   async contextLinks(ids: readonly string[], scope?: RetrievalScope): Promise<ContextLink[]> {

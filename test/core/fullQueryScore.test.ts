@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullQueryScores, stemKey } from '../../src/core/recall/fullQueryScore';
+import { fieldedScores, fullQueryScores, stemKey } from '../../src/core/recall/fullQueryScore';
 
 describe('fullQueryScores', () => {
   it('stems plurals, -ing, -ed and -ly alike and leaves short or non-ASCII words alone', () => {
@@ -27,5 +27,61 @@ describe('fullQueryScores', () => {
     expect(s.get('long')!).toBeLessThan(s.get('rare')!);
     // A word the index holds in nearly every turn still counts a little, never negatively.
     expect(s.get('common')!).toBeGreaterThan(0);
+  });
+});
+
+describe('fieldedScores (BM25F)', () => {
+  const stats = { docs: 1000, avgLength: 20, df: new Map([['sprint', 5], ['ends', 50]]) };
+  const long = 'word '.repeat(400);
+  const options = { weights: { own: 1, before: 0.5, after: 0.5 }, b: 0.75, delta: 0 };
+  /** Windows from [id, own text, before texts, after texts]. */
+  const pool = (rows: [string, string, string[], string[]][]) => {
+    const texts = new Map<string, string>();
+    const windows = rows.map(([id, own, before, after]) => {
+      texts.set(id, own);
+      const ids = (side: string, list: string[]) => list.map((text, i) => {
+        texts.set(`${id}-${side}${i}`, text);
+        return `${id}-${side}${i}`;
+      });
+      return { id, before: ids('b', before), after: ids('a', after) };
+    });
+    return { texts, windows };
+  };
+
+  it("judges a turn's own words by its own length, not its neighbours' (FTS5's bm25 counts the whole row)", () => {
+    const s = fieldedScores(['sprint', 'ends'], pool([
+      // The same short turn, once beside short turns and once beside long replies.
+      ['quiet', 'my first sprint ends on March 29', ['ok'], ['noted']],
+      ['busy', 'my first sprint ends on March 29', [long, long], [long]],
+      ['rambling', `the sprint ${long}`, ['ok'], ['noted']],
+    ]), stats, options);
+    expect(s.get('busy')!).toBeCloseTo(s.get('quiet')!, 1);
+    expect(s.get('rambling')!).toBeLessThan(s.get('quiet')! / 2);
+  });
+
+  it('counts neighbour context at its weight, never above the same words in the turn itself; a turn is counted once', () => {
+    const docs = pool([
+      ['own', 'the sprint ends soon', ['hello there'], ['fine']],
+      ['neighbour', 'yes, on Friday', ['when does the sprint end'], ['fine']],
+      ['none', 'nothing here', ['or here'], ['fine']],
+    ]);
+    const s = fieldedScores(['sprint'], docs, stats, options);
+    expect(s.get('none')).toBe(0);
+    expect(s.get('neighbour')!).toBeGreaterThan(0);
+    expect(s.get('own')!).toBeGreaterThan(s.get('neighbour')!);
+    const without = fieldedScores(['sprint'], docs, stats, { ...options, weights: { own: 1, before: 0, after: 0 } });
+    expect(without.get('neighbour')).toBe(0);
+    // A window naming the same turn twice (its text shared) scores as if named once per side.
+    const shared = { texts: new Map([['a', 'sprint'], ['b', 'the sprint']]), windows: [{ id: 'a', before: ['b'], after: [] }, { id: 'b', before: [], after: ['a'] }] };
+    const both = fieldedScores(['sprint'], shared, stats, options);
+    expect(both.get('a')!).toBeGreaterThan(0);
+    expect(both.get('b')!).toBeGreaterThan(0);
+  });
+
+  it('with a BM25+ floor, a long turn matching a term still scores at least idf · delta for it', () => {
+    const docs = pool([['long', `sprint ${long}${long}`, [], []], ['short', 'a b c', [], []]]);
+    const plain = fieldedScores(['sprint'], docs, stats, options).get('long')!;
+    const floored = fieldedScores(['sprint'], docs, stats, { ...options, delta: 0.5 }).get('long')!;
+    expect(floored - plain).toBeCloseTo(0.5 * Math.log((1000 - 5 + 0.5) / 5.5), 6);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyBoosts, diversify, reciprocalRankFusion, RETRIEVAL_CONFIG, withConfig, type BoostFacts, type RetrievalConfig } from '../../src/core/recall/fusion';
 
-const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0, roleUser: 0, roleAssistant: 0, adviceAboutUser: false, preference: 0, recency: 0 };
+const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0, roleUser: 0, roleAssistant: 0, adviceAboutUser: false, preference: 0, requests: false, instructions: false, recency: 0 };
 
 describe('reciprocalRankFusion', () => {
   it('sums w / (k + rank) over lists', () => {

@@ -99,6 +99,27 @@ describe('advice, current state and stated preferences', () => {
     expect(analyzeQuery('Where did I buy my new tennis racket from?').asksForCurrent).toBe(false);
   });
 
+  it('tells a request for help now (wider than advice) from a question about earlier replies', async () => {
+    const { asksForHelp } = await import('../../src/core/recall/queryAnalysis');
+    expect(asksForHelp('Could you show me how to implement a login feature?')).toBe(true);
+    expect(asksForHelp('How should I list the sources I used in my paper?')).toBe(true);
+    expect(asksForHelp('Which libraries are used in this project?')).toBe(true);
+    expect(asksForHelp('Can you suggest a hotel for my upcoming trip to Miami?')).toBe(true);
+    expect(asksForHelp('What hotel did you recommend for Miami?')).toBe(false);
+    expect(asksForHelp('How many commits have been merged into the main branch?')).toBe(false);
+    expect(asksForHelp('When did Caroline go to the LGBTQ support group?')).toBe(false);
+  });
+
+  it("finds a user's standing instructions to the assistant in a turn", async () => {
+    const { STATES_INSTRUCTION } = await import('../../src/core/recall/queryAnalysis');
+    expect(STATES_INSTRUCTION.test('Always format all code snippets with syntax highlighting when I ask about implementation details.')).toBe(true);
+    expect(STATES_INSTRUCTION.test('Always include version numbers when I ask about software dependencies.')).toBe(true);
+    expect(STATES_INSTRUCTION.test('From now on, answer in French.')).toBe(true);
+    expect(STATES_INSTRUCTION.test('I want you to keep answers short.')).toBe(true);
+    expect(STATES_INSTRUCTION.test('The build always fails on Mondays.')).toBe(false);
+    expect(STATES_INSTRUCTION.test('I never liked that restaurant.')).toBe(false);
+  });
+
   it('finds first-person statements of taste in a turn', async () => {
     const { STATES_PREFERENCE } = await import('../../src/core/recall/queryAnalysis');
     expect(STATES_PREFERENCE.test('I prefer winding down by 9:30 pm.')).toBe(true);

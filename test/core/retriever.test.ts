@@ -362,6 +362,65 @@ describe('requests for advice', () => {
   });
 });
 
+describe('standing instructions', () => {
+  it("rank the user's standing instruction first for a request it covers, which it shares one word with (and did not without the knobs)", async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 'app' });
+    const turns = [
+      { role: 'user' as const, content: 'Always format code snippets with syntax highlighting when I ask about implementation details.' },
+      { role: 'assistant' as const, content: 'Understood, every code snippet will come with syntax highlighting.' },
+      { role: 'user' as const, content: 'The login feature should use the session table, and the login page needs a feature flag for login by email.' },
+      { role: 'assistant' as const, content: 'A login feature usually needs a login form, a login route and a session.' },
+    ];
+    for (const [i, t] of turns.entries()) {
+      await store.appendTurn({ id: `t${i}`, conversationId: 'c', role: t.role, speaker: t.role === 'user' ? 'User' : 'Assistant', content: t.content, occurredAt: MAY_8 + i, metadata: {} });
+    }
+    const source = new SqlRetrievalSource(store.db);
+    const question = 'Could you show me the implementation of a login feature?';
+    const now = await new Retriever({ source }).retrieve(question, { now: SEP_1 });
+    expect(ids(now)[0]).toBe('t0');
+    expect(now.turns[0]!.reasons).toEqual(expect.arrayContaining(['preference']));
+    const before = await new Retriever({ source, config: withConfig({ boosts: { requests: false, instructions: false } }) }).retrieve(question, { now: SEP_1 });
+    expect(ids(before)[0]).not.toBe('t0');
+    await store.db.close();
+  });
+});
+
+describe('BM25F candidates (fielded)', () => {
+  it("give a turn with its neighbours, in the turn index's window, and each text once (source)", async () => {
+    const at = [MAY_8, MAY_8, MAY_8, MAY_8, SEP_1];
+    const { source, store } = await setUp(['one', 'two', 'three', 'four', 'five'].map((content, i) => ({ speaker: 'Ann', content, at: at[i]!, ...(i === 2 ? { caption: 'a cat' } : {}) })));
+    const { texts, windows } = await source.contextWindows(['t3', 't0', 't4']);
+    const by = Object.fromEntries(windows.map((w) => [w.id, w]));
+    // Two turns before (nearest first) and one after, same conversation, within the time gap.
+    expect(by.t3).toEqual({ id: 't3', before: ['t2', 't1'], after: [], timeline: 'May 2023' });
+    expect(by.t0).toMatchObject({ before: [], after: ['t1'] });
+    expect(by.t4).toMatchObject({ before: [], after: [], timeline: 'September 2023' });
+    expect(texts.get('t2')).toBe('three a cat');
+    expect(new Set(texts.keys())).toEqual(new Set(['t0', 't1', 't2', 't3', 't4']));
+    await store.db.close();
+  });
+
+  it("rank a short turn beside long replies by its own length when fielded is on (FTS5's row length buries it)", async () => {
+    const long = (topic: string) => `${topic} ${'and here is a very long explanation of many other things '.repeat(30)}`;
+    const turns = [
+      { speaker: 'Ann', content: long('setup'), at: MAY_8 },
+      { speaker: 'Ann', content: 'the sprint deadline is March 29', at: MAY_8 },
+      { speaker: 'Ann', content: long('reply'), at: MAY_8 },
+      // Longer than t1 itself, but alone in its session (a short row).
+      { speaker: 'Ann', content: 'we talked about the sprint and the deadline of the project plan last week', at: SEP_1 },
+    ];
+    // Ranks alone decide: no session aggregation (it lends t1 its neighbours' scores).
+    const { retriever: plain, store } = await setUp(turns, { config: { weights: { lexical: 1, prf: 0, vector: 0, own: 0 }, boosts: { session: 0 } } });
+    const { retriever: fielded, store: store2 } = await setUp(turns, { config: { weights: { lexical: 1, prf: 0, vector: 0, own: 0 }, boosts: { session: 0 }, fielded: { pool: 200 } } });
+    const q = 'sprint deadline';
+    expect(ids(await fielded.retrieve(q, { rerank: false }))[0]).toBe('t1');
+    expect(ids(await plain.retrieve(q, { rerank: false }))[0]).toBe('t3');
+    await store.db.close();
+    await store2.db.close();
+  });
+});
+
 describe('lexical query terms', () => {
   /** A source that records the terms of each lexical query and finds nothing. */
   const recording = () => {
@@ -380,6 +439,7 @@ describe('lexical query terms', () => {
       size: () => Promise.resolve(100),
       turnIndexCurrent: () => Promise.resolve(true),
       ownWords: () => Promise.resolve([]),
+      contextWindows: () => Promise.resolve({ texts: new Map(), windows: [] }),
       contextLinks: () => Promise.resolve([]),
       termStats: () => Promise.resolve({ docs: 0, avgLength: 1, df: new Map() }),
     };

@@ -11,7 +11,7 @@
  */
 import type { Embedder, Reranker } from '../base/ports';
 import type { Message } from '../base/types';
-import { analyzeQuery, FRAMING_WORDS, STATES_PREFERENCE, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
+import { analyzeQuery, FRAMING_WORDS, STATES_INSTRUCTION, STATES_PREFERENCE, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
 import { STOP_WORDS, letterWords as words, terms as lowerTerms } from '../base/text';
 import {
   applyBoosts,
@@ -25,7 +25,7 @@ import {
 } from './fusion';
 import { rerankOrder } from './rerankOrder';
 import { rerankPoolExtras } from './rerankPool';
-import { fullQueryScores, type TermStats } from './fullQueryScore';
+import { fieldedScores, fullQueryScores, type ContextWindows, type TermStats } from './fullQueryScore';
 
 /** Restricts a search. Omitted fields do not restrict. */
 export interface RetrievalScope {
@@ -102,6 +102,8 @@ export interface RetrievalSource {
   ownWords(terms: readonly string[], options: OwnWordsOptions): Promise<ScoredTurn[]>;
   /** Index-wide statistics of the turns' own words for `terms` (full-query BM25 of candidates, fullQueryScore.ts). */
   termStats(terms: readonly string[]): Promise<TermStats>;
+  /** Each turn with the turns of its neighbour context (the turn index's window), and their texts. */
+  contextWindows(ids: readonly string[]): Promise<ContextWindows>;
   /** The turns (in scope) whose neighbour context holds each of `ids` (the turn index's window). */
   contextLinks(ids: readonly string[], scope?: RetrievalScope): Promise<ContextLink[]>;
   /** BM25 over the turn index with OR semantics over `terms` (plain words; the source quotes them). */
@@ -116,7 +118,7 @@ export interface RetrievalSource {
   neighbours(id: string, before: number, after: number): Promise<Message[]>;
 }
 
-export type RetrievalSignal = 'lexical' | 'prf' | 'vector' | 'rerank' | BoostSignal;
+export type RetrievalSignal = 'lexical' | 'own' | 'fielded' | 'prf' | 'vector' | 'rerank' | BoostSignal;
 
 export interface RetrievedTurn {
   readonly message: Message;
@@ -190,7 +192,9 @@ export class Retriever {
     if (terms.length === 0) terms.push(...analysis.terms);
     if (terms.length === 0) terms.push(...analysis.speakers.map((s) => s.toLowerCase()));
 
-    const aboutUser = analysis.about === 'user' || (analysis.asksForAdvice && cfg.boosts.adviceAboutUser);
+    // A request for advice (or, with boosts.requests, for any help now) is fitted to the user's own words.
+    const advice = analysis.asksForAdvice || (cfg.boosts.requests && analysis.asksForHelp);
+    const aboutUser = analysis.about === 'user' || (advice && cfg.boosts.adviceAboutUser);
     const fields = aboutUser ? { ...cfg.fields, ...cfg.userFields } : cfg.fields;
     // A large memory is searched by the turns' own words, neighbour context added by score
     // (#propagated); a small one by the turn index, which holds the neighbour text itself.
@@ -210,21 +214,31 @@ export class Retriever {
       ? Promise.resolve<string[]>([])
       : large
         ? this.#propagated(terms, fields, scope, vectorP, loaded, size)
-        : this.#source.lexical(terms, { limit: cfg.depth.lexical, fields, ...(scope ? { scope } : {}) });
-    const [lexical, vector, reranker] = await Promise.all([lexicalP, vectorP, rerankerP]);
+        : cfg.fielded.pool > 0 && !(cfg.fielded.weight > 0)
+          ? this.#fielded(terms, fields, scope)
+          : this.#source.lexical(terms, { limit: cfg.depth.lexical, fields, ...(scope ? { scope } : {}) });
+    // A small memory's turn index also gets the large path's list (own words, neighbour context by score).
+    const ownP = !large && terms.length && cfg.weights.own > 0 ? this.#propagated(terms, fields, scope, vectorP, loaded, size) : Promise.resolve<string[]>([]);
+    // With fielded.weight, the BM25F order is a list of its own beside the turn index's.
+    const fieldedP = !large && terms.length && cfg.fielded.pool > 0 && cfg.fielded.weight > 0 ? this.#fielded(terms, fields, scope) : Promise.resolve<string[]>([]);
+    const [lexical, vector, reranker, own, fieldedList] = await Promise.all([lexicalP, vectorP, rerankerP, ownP, fieldedP]);
     const trust = reranker?.trust ?? 1;
     const reranking = reranks(reranker);
 
     const lists: RankedList[] = [
       { name: 'lexical', weight: cfg.weights.lexical, ids: lexical },
       { name: 'vector', weight: cfg.weights.vector, ids: vector },
+      { name: 'own', weight: cfg.weights.own, ids: own },
+      { name: 'fielded', weight: cfg.fielded.weight, ids: fieldedList },
     ];
     if (cfg.prf.enabled && cfg.weights.prf > 0 && lexical.length > 0 && (!large || cfg.large.prf)) {
       const expansion = await this.#feedbackTerms(lexical.slice(0, cfg.prf.docs), new Set([...terms, ...analysis.speakers.flatMap(words)]));
       if (expansion.length > 0) {
         const prf = large
           ? await this.#propagated([...terms, ...expansion], fields, scope, vectorP, loaded, size)
-          : await this.#source.lexical([...terms, ...expansion], { limit: cfg.depth.prf, fields, ...(scope ? { scope } : {}) });
+          : cfg.fielded.pool > 0 && cfg.fielded.prf
+            ? await this.#fielded([...terms, ...expansion], fields, scope)
+            : await this.#source.lexical([...terms, ...expansion], { limit: cfg.depth.prf, fields, ...(scope ? { scope } : {}) });
         lists.push({ name: 'prf', weight: cfg.weights.prf, ids: prf });
       }
     }
@@ -244,7 +258,7 @@ export class Retriever {
       : [];
     const wanted = [...fused, ...deeper].map((f) => f.id).concat(extras);
     const messages = new Map(wanted.flatMap((id) => (loaded.has(id) ? [[id, loaded.get(id)!] as const] : [])));
-    const preference = analysis.asksForAdvice && cfg.boosts.preference > 0;
+    const preference = advice && cfg.boosts.preference > 0;
     const known: TurnFacts[] = [...messages.values()];
     const missing = wanted.filter((id) => !loaded.has(id));
     if (reranking) {
@@ -266,12 +280,12 @@ export class Retriever {
         speaker: m.speaker,
         role: m.role === 'assistant' ? 'assistant' : 'user',
         hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content ?? ''),
-        statesPreference: preference && m.role !== 'assistant' && STATES_PREFERENCE.test(m.content ?? ''),
+        statesPreference: preference && m.role !== 'assistant' && (STATES_PREFERENCE.test(m.content ?? '') || (cfg.boosts.instructions && STATES_INSTRUCTION.test(m.content ?? ''))),
       });
     }
     const boosted = diversify(applyBoosts(fused, facts, {
       speakers: analysis.speakers, asksForTime: analysis.temporal.asksForTime, ranges: analysis.temporal.ranges, about: analysis.about,
-      asksForAdvice: analysis.asksForAdvice, asksForCurrent: analysis.asksForCurrent,
+      asksForAdvice: advice, asksForCurrent: analysis.asksForCurrent,
     }, cfg.boosts), facts, cfg);
 
     let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
@@ -341,6 +355,31 @@ export class Retriever {
       }
     }
     return [...score].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, cfg.depth.lexical).map(([id]) => id);
+  }
+
+  /**
+   * Lexical candidates of a small memory in BM25F order (fullQueryScore.fieldedScores): the turn
+   * index's best `fielded.pool` and the best `fielded.ownPool` by the turns' own words, each scored
+   * with its own words and its neighbour context normalised field by field.
+   */
+  async #fielded(terms: readonly string[], fields: RetrievalConfig['fields'], scope: RetrievalScope | undefined): Promise<string[]> {
+    const cfg = this.config;
+    const [index, own, stats] = await Promise.all([
+      this.#source.lexical(terms, { limit: cfg.fielded.pool, fields, ...(scope ? { scope } : {}) }),
+      cfg.fielded.ownPool > 0
+        ? this.#source.ownWords(terms, { limit: cfg.fielded.ownPool, content: fields.content, speaker: fields.speaker, postings: cfg.large.postings, ...(scope ? { scope } : {}) })
+        : Promise.resolve([]),
+      this.#source.termStats(terms),
+    ]);
+    const pool = [...new Set([...index, ...own.map((h) => h.id)])];
+    const scores = fieldedScores(terms, await this.#source.contextWindows(pool), stats, {
+      weights: { own: fields.content, before: fields.before, after: fields.after, timeline: fields.timeline }, b: cfg.fielded.b, delta: cfg.fielded.delta,
+    });
+    const order = new Map(pool.map((id, i) => [id, i]));
+    return pool
+      .filter((id) => (scores.get(id) ?? 0) > 0)
+      .sort((a, b) => scores.get(b)! - scores.get(a)! || order.get(a)! - order.get(b)!)
+      .slice(0, cfg.depth.lexical);
   }
 
   /**

@@ -32,6 +32,13 @@ export interface RetrievalConfig {
     /** Neighbour context's weight is multiplied by this when the hits were rescored. */
     readonly rescoreContext: number;
   };
+  /**
+   * A small memory's lexical list in BM25F order (Retriever #fielded): the turn index's best `pool`
+   * (0: off, FTS5's order) and the turns' own words' best `ownPool`, each field length-normalised
+   * on its own (`b`), BM25+ floor `delta`; `prf`: the feedback query too. With `weight` > 0 it is
+   * a list of its own at that RRF weight, beside the turn index's, instead of replacing it.
+   */
+  readonly fielded: { readonly pool: number; readonly ownPool: number; readonly b: number; readonly delta: number; readonly prf: boolean; readonly weight: number };
   /** bm25() column weights of the turn index (schema v2 turns_fts). */
   readonly fields: {
     readonly speaker: number;
@@ -56,8 +63,8 @@ export interface RetrievalConfig {
   /** Pseudo-relevance feedback: content words of the top `docs` lexical hits form a second lexical query. */
   readonly prf: { readonly enabled: boolean; readonly docs: number; readonly terms: number; readonly minTermLength: number };
   readonly rrfK: number;
-  /** RRF weight of each candidate list. */
-  readonly weights: { readonly lexical: number; readonly prf: number; readonly vector: number };
+  /** RRF weight of each candidate list (`own`: a small memory also ranked as a large one is, Retriever #propagated; 0 = off). */
+  readonly weights: { readonly lexical: number; readonly prf: number; readonly vector: number; readonly own: number };
   readonly boosts: {
     /** × (1 + value) when the turn speaker is a speaker the question names. */
     readonly speaker: number;
@@ -78,6 +85,10 @@ export interface RetrievalConfig {
     readonly adviceAboutUser: boolean;
     /** × (1 + value) for the user's turns stating a preference ("I prefer…", "I'm vegetarian") when the question asks for advice. */
     readonly preference: number;
+    /** Any request for help now (queryAnalysis.asksForHelp) counts as a request for advice (user's words, preference boost). */
+    readonly requests: boolean;
+    /** A user's standing instruction ("always … when I ask …", queryAnalysis.STATES_INSTRUCTION) counts as a stated preference. */
+    readonly instructions: boolean;
     /** × (1 + value · age rank) when the question asks for the current state: 0 for the oldest candidate, 1 for the newest. */
     readonly recency: number;
   };
@@ -137,6 +148,16 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // 17.4 / 38.3 / 47.4). rescore 400 = 200 (the lexical list is 200 deep); postings 8,000 +1.3 @10
   // at 1.1× the time (not taken).
   large: { above: 5_000, context: 1, contextHits: 10, postings: 4_000, prf: false, rescore: 200, rescoreVector: 50, rescoreAbove: 50_000, rescoreContext: 0.3 },
+  // BM25F (BEAM round, @10 BEAM / LoCoMo / LME dev, same runs): in place of the turn index's order,
+  // pool 200 → 51.2 / 77.7 / 86.9 (from 44.1 / 78.5 / 91.1; BEAM @5 34.6 → 44.0); + ownPool 200 →
+  // 51.0 / 76.9 / 86.9; delta 0.5 → 49.5 / 77.6 / 86.3; b 0.5 → 49.7 / 77.1 / 86.4; b 0.9 → 51.6 /
+  // 76.7 / 86.2; prf too → 51.3 / 75.7 / 85.6. As a list beside the turn index's: weight 0.5 →
+  // 46.8 / 78.2 / 89.8, 1 → 48.0 / 78.3 / 87.0, 1 with lexical 0.5 → 50.3 / 78.4 / 88.5. Truncating
+  // the turn index's neighbour columns to 400 / 800 characters (a schema change, measured on a
+  // patched view): 50.8 / 79.0 / 88.0 and 49.5 / 78.5 / 88.5. So the turn index's row-length
+  // normalisation is what loses BEAM, and LongMemEval's @10 leans on it: off until a ranking
+  // keeps both (LME @10 must not fall). Costs ≈ 15 ms per recall at pool 200 (BEAM, Node).
+  fielded: { pool: 0, ownPool: 0, b: 0.75, delta: 0, prf: false, weight: 0 },
   // Neighbour context before/after 0 → −8.0 (the biggest single gain); 0.4 → −0.5; 0.7 → +0.3
   // (noise; MRR −0.002). caption 0 → −0.6. speaker 0 → 0.0. timeline 0 → −0.2, 0.2 → 0.0.
   fields: { speaker: 0.2, content: 1, caption: 0.6, before: 0.5, after: 0.5, timeline: 0.1 },
@@ -162,7 +183,11 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // 30 → −1.1.
   rrfK: 60,
   // vector 0 → −1.0, 0.3 → −0.1 (equal weights lose; docs/architecture.md, Measured facts); prf 0.3 / 0.7 → ±0.1 (v2 index).
-  weights: { lexical: 1, prf: 0.5, vector: 0.2 },
+  // BEAM round, @10 BEAM / LoCoMo / LME: vector 0.5 → BEAM 47.1, 1 → 49.3 (LoCoMo with the large
+  // path 74.5 / 68.9). own (the large path's own-words list fused in a small memory) 0.5 → 47.7 /
+  // 77.6 / 90.6, 1 → 49.4 / 77.2 / 88.4, 1 with vector 0.5 → 52.6 / 78.4 / 90.3: LME falls, off.
+  // The large path everywhere (large.above 0) → 54.9 / 75.7 / 85.9.
+  weights: { lexical: 1, prf: 0.5, vector: 0.2, own: 0 },
   boosts: {
     // 0 → −2.8 (@1 −5.9): most LoCoMo questions name the speaker of the evidence.
     speaker: 0.3,
@@ -188,6 +213,12 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
     // With adviceAboutUser: 0.3 → LME @1 31.2 → 31.6, @3 59.1 → 60.5, @5 71.1 → 72.2, @10 87.9
     // (MRR 0.656 → 0.663); 0.6 → same recall, MRR −0.002. LoCoMo unchanged.
     preference: 0.3,
+    // BEAM round (three dev sets, `--sweep`, Node, bundled embedder; @10 BEAM-100K 354 q / LoCoMo 760 /
+    // LME 97): requests and instructions together 44.1 → 44.8 / 78.5 = / 91.1 = (@5 34.6 → 34.8);
+    // each alone +0.2 / +0.0 on BEAM. With preference 0.6 / 1: BEAM 44.8 / 45.4 but LME @5 76.4 →
+    // 75.3 / 74.3: kept at 0.3. Neither fires on LoCoMo's third-person questions.
+    requests: true,
+    instructions: true,
     // 0.2 and 0.5 → LME 86.9 (−0.3: multi-session "how many … do I currently have" 80.3 → 79.1;
     // knowledge-update unchanged at 92.3, its evidence is both the old and the new value); LoCoMo
     // @1 −0.1 / −0.2. Not kept.

@@ -39,6 +39,12 @@ export interface QueryAnalysis {
   readonly about: 'user' | 'assistant' | null;
   /** The question asks for advice now ("can you suggest…", "any tips?"): the user's stated preferences matter. */
   readonly asksForAdvice: boolean;
+  /**
+   * The question asks the assistant to do something now ("could you show me how…", "how should I…",
+   * "which libraries are used…"): a wider net than asksForAdvice, for the user's standing
+   * instructions ("always include version numbers when I ask about libraries").
+   */
+  readonly asksForHelp: boolean;
   /** The question asks for the current or latest state ("currently", "most recently", "so far"). */
   readonly asksForCurrent: boolean;
   readonly temporal: {
@@ -183,6 +189,22 @@ export const STATES_PREFERENCE =
   /\b(I\s+(really\s+|also\s+|usually\s+|generally\s+)?(prefer|love|like|enjoy|hate|dislike|avoid|can't\s+stand|am\s+(into|a\s+(big\s+)?fan|allergic|vegetarian|vegan))|I'm\s+(into|a\s+(big\s+)?fan|allergic|vegetarian|vegan|trying\s+to)|I'd\s+(love|like|prefer)|my\s+(favou?rite|preference|go-to))\b/i;
 
 /**
+ * A standing instruction to the assistant in a user's turn ("Always format code with syntax
+ * highlighting when I ask…", "never use…", "from now on…", "I want you to…"): it applies to every
+ * later request it covers, however few words it shares with the request. Run over candidates only.
+ */
+export const STATES_INSTRUCTION =
+  /\b((always|never)\s+(use|include|format|provide|give|mention|add|show|write|answer|respond|reply|keep|start|end|put|list|cite|explain|suggest|recommend|remind|avoid|ask)|when(ever)?\s+I\s+ask|from\s+now\s+on|(I\s+want|I'd\s+like|I\s+would\s+like)\s+you\s+to|please\s+(always|never|don't|do\s+not))\b/i;
+
+/**
+ * A request to the assistant now, beyond advice: "could you show me…", "how should I…", "what steps
+ * would you…", "where do you think I should…". Questions about earlier replies are excluded as for
+ * asksForAdvice.
+ */
+const ASKS_FOR_HELP =
+  /\b((can|could|would|will)\s+you\s+(please\s+)?(show|tell|explain|walk|write|help|list|give|suggest|recommend|provide|draft|outline|plan|create)|how\s+(should|can|could|do|would)\s+I|what\s+(steps|tools|libraries|options)|would\s+you\s+(suggest|recommend)|do\s+you\s+think\s+I\s+should|which\s+\w+(\s+\w+)?\s+(are|is)\s+used)\b/i;
+
+/**
  * Words that frame a question to an assistant rather than name its topic ("I wanted to follow up
  * on our previous conversation … can you remind me …"). In a chat with an assistant they match a
  * large share of the turns; the Retriever leaves them out of the lexical query when
@@ -196,8 +218,14 @@ export const FRAMING_WORDS: ReadonlySet<string> = new Set(
 /** Asking for the present or latest state of something that may have changed. */
 const ASKS_FOR_CURRENT = /\b(currently|current|now|most\s+recent(ly)?|latest|so\s+far|still|these\s+days|at\s+the\s+moment|anymore|nowadays)\b/i;
 
+const ABOUT_EARLIER_REPLY = /\b(you\s+(recommended|suggested|gave|told|said)|did\s+you|previous\s+(conversation|chat))\b/i;
+
 export function asksForAdvice(text: string): boolean {
-  return ASKS_FOR_ADVICE.test(text) && !/\b(you\s+(recommended|suggested|gave|told|said)|did\s+you|previous\s+(conversation|chat))\b/i.test(text);
+  return ASKS_FOR_ADVICE.test(text) && !ABOUT_EARLIER_REPLY.test(text);
+}
+
+export function asksForHelp(text: string): boolean {
+  return (ASKS_FOR_ADVICE.test(text) || ASKS_FOR_HELP.test(text)) && !ABOUT_EARLIER_REPLY.test(text);
 }
 
 export function whoseWords(text: string): 'user' | 'assistant' | null {
@@ -222,6 +250,7 @@ export function analyzeQuery(text: string, options: AnalyzeOptions = {}): QueryA
     questionType: questionType(text),
     about: whoseWords(text),
     asksForAdvice: asksForAdvice(text),
+    asksForHelp: asksForHelp(text),
     asksForCurrent: ASKS_FOR_CURRENT.test(text),
     temporal: {
       asksForTime: ASKS_FOR_TIME.test(text),
