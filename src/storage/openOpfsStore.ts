@@ -102,7 +102,9 @@ async function useWriteAheadLog(db: WaSqliteDatabase): Promise<void> {
  * opened.
  */
 export function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE, onProgress?: (step: string, done: number, total: number) => void): Promise<SqliteMemoryStore> {
-  return openWhenReleased(() => openOnce(wasmUrl, fileName, onProgress), { beforeRetry: () => releaseStrayHandles(fileName) }).finally(() => retiredFileStates.clear());
+  // The files' states this open's retries dropped: a handle still being created then lands there.
+  const retired = new Set<VfsFileState>();
+  return openWhenReleased(() => openOnce(wasmUrl, fileName, onProgress), { beforeRetry: () => releaseStrayHandles(fileName, retired) });
 }
 
 /** What OPFSCoopSyncVFS (2.0.6, pinned) keeps per file: public fields of its PersistentFile. */
@@ -112,9 +114,6 @@ interface VfsFileState {
   handleRequestChannel?: { close(): void };
 }
 
-/** The files' states dropped by this open's retries: a handle still being created then lands there. */
-const retiredFileStates = new Set<VfsFileState>();
-
 /**
  * Closes the access handles a failed open left open in this worker. OPFSCoopSyncVFS takes the
  * handles of the database, its journal and its log together (Promise.all): when one fails it closes
@@ -123,7 +122,7 @@ const retiredFileStates = new Set<VfsFileState>();
  * never recovered, although the other tab had long let the file go. Before each retry those handles
  * are closed and the file's entries dropped, so the VFS starts the file afresh.
  */
-function releaseStrayHandles(fileName: string): void {
+function releaseStrayHandles(fileName: string, retired: Set<VfsFileState>): void {
   const files = (coopVfs as { persistentFiles?: Map<string, VfsFileState> } | null)?.persistentFiles;
   if (!files) return;
   for (const suffix of ['', '-journal', '-wal']) {
@@ -132,9 +131,9 @@ function releaseStrayHandles(fileName: string): void {
     if (!state) continue;
     files.delete(path);
     state.handleRequestChannel?.close();
-    retiredFileStates.add(state);
+    retired.add(state);
   }
-  for (const state of retiredFileStates) {
+  for (const state of retired) {
     try {
       state.accessHandle?.close();
     } catch { /* already closed */ }
