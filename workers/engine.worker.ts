@@ -1,4 +1,5 @@
 // Engine worker entry: wiring only (see src/host/EngineHost.ts).
+import '../src/core/base/zodJitless'; // first: before any schema is built (see the module)
 import * as Comlink from 'comlink';
 import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
 import { EngineHost } from '../src/host/EngineHost';

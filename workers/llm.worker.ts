@@ -3,6 +3,7 @@
  * (src/models/DeviceLlmService.ts) in its own thread, so generation never blocks the engine or the
  * page; exposes it to the page and, through a port the page hands over, to the engine worker.
  */
+import '../src/core/base/zodJitless'; // first: before any schema is built (see the module)
 import * as Comlink from 'comlink';
 import { DeviceLlmService } from '../src/models/DeviceLlmService';
 import { browserDeviceLlmPlatform } from '../src/models/deviceLlmPlatform';

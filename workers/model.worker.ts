@@ -3,6 +3,7 @@
  * under /models/, ONNX Runtime WASM under /ort/) and exposes a ModelService over Comlink, to the
  * page and, through a port the page hands over, to the engine worker.
  */
+import '../src/core/base/zodJitless'; // first: before any schema is built (see the module)
 import * as Comlink from 'comlink';
 import { ModelService } from '../src/models/ModelService';
 import { configureBrowserEnv } from '../src/models/transformersEnv';

@@ -10,6 +10,7 @@
  * Only GET and HEAD requests for precached URLs are answered; everything else (the LLM endpoint,
  * model downloads, bench.html) goes to the network untouched.
  */
+import '../src/core/base/zodJitless'; // first: before any schema is built (see the module)
 import { clientsClaim } from 'workbox-core';
 import { cleanupOutdatedCaches, getCacheKeyForURL, matchPrecache, precacheAndRoute } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';

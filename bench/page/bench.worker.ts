@@ -1,5 +1,6 @@
 // Benchmark worker entry (bench.html only): wiring only (see bench/host/BenchEngineHost.ts).
 // Its databases are `bench-*.sqlite` files in OPFS, never the app's recollect.sqlite.
+import '../../src/core/base/zodJitless'; // first: before any schema is built (see the module)
 import * as Comlink from 'comlink';
 import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
 import { deleteOpfsFile } from '../host/BenchEngineHost';

@@ -4,6 +4,7 @@
  * benchmark worker (bench/page/bench.worker.ts, its own `bench-*.sqlite` OPFS files, never the app's
  * database); nothing here is reachable from the app's UI.
  */
+import '../../src/core/base/zodJitless'; // first: before any schema is built (see the module)
 import * as Comlink from 'comlink';
 import { MODEL_PORT_MESSAGE, unwrapRemote, type DevicePreference, type ModelWorkerApi, type Unwrapped } from '../../src/core/protocol';
 import type {

@@ -10,6 +10,13 @@
  * waiting fails with ENGINE_STOPPED, listeners hear 'engine-stopped', and a fresh worker is
  * started ('engine-restarted'); the UI re-acquires the database and refetches. `engine` stays the
  * same object across restarts, so components keep their state (a draft survives).
+ *
+ * Every worker, the first one too, holds engine calls back until its first `acquire` has answered:
+ * until then it does not own the database and would refuse each call as "open in another tab".
+ * On a page load the last conversation's box takes typing while the memory is still opening, and
+ * a message sent then must simply go through. Once the answer is in, calls pass: to the open
+ * engine, or to a refusal that is true (DB_BUSY: another tab owns the memory) or says why the
+ * open failed.
  */
 import * as Comlink from 'comlink';
 import {
@@ -60,7 +67,7 @@ interface Connection {
   readonly connected: Promise<void>;
   /** Rejects with ENGINE_STOPPED when the worker is gone (never resolves). */
   readonly dead: Promise<never>;
-  /** Calls wait for this: a restarted worker first has to take the database again (see acquire). */
+  /** Calls wait for this: the worker's first acquire must have answered (see the header). */
   readonly opened: Promise<void>;
   open(): void;
 }
@@ -97,7 +104,7 @@ async function applyDeviceChoice(remote: Comlink.Remote<EngineWorkerApi>, choice
   return remote.useDeviceLlm(Comlink.transfer(channel.port2, [channel.port2]), choice.modelId, label ?? choice.modelId);
 }
 
-function connect(modelWorker: Worker, emit: (event: ClientEvent) => void, onDeath: () => void, restarted: boolean): Connection {
+function connect(modelWorker: Worker, emit: (event: ClientEvent) => void, onDeath: () => void): Connection {
   const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'recollect-engine' });
   const remote = Comlink.wrap<EngineWorkerApi>(worker);
   let die!: (err: Error) => void;
@@ -129,10 +136,10 @@ function connect(modelWorker: Worker, emit: (event: ClientEvent) => void, onDeat
     void navigator.locks.request(lifeline, () => fail());
   }, () => undefined);
 
-  let open = () => undefined as void;
-  // Without the gate, a message sent during the restart would reach a worker that does not own
-  // the database yet and be refused as "open in another tab".
-  const opened = restarted ? new Promise<void>((resolve) => (open = resolve)) : Promise.resolve();
+  let open!: () => void;
+  // Without the gate, a message sent while the memory opens (a page load, a restart) would reach a
+  // worker that does not own the database yet and be refused as "open in another tab".
+  const opened = new Promise<void>((resolve) => (open = resolve));
   const inner = unwrapRemote<EngineApi>(remote.engine) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   const engine = new Proxy({} as EngineApi, {
     get(_target, method) {
@@ -189,10 +196,10 @@ export function createEngineClient(): EngineClient {
     const restarting = deaths.length <= MAX_RESTARTS;
     emit({ type: 'engine-stopped', restarting });
     if (!restarting) return;
-    current = connect(modelWorker, emit, onDeath, true);
+    current = connect(modelWorker, emit, onDeath);
     emit({ type: 'engine-restarted' });
   };
-  let current = connect(modelWorker, emit, onDeath, false);
+  let current = connect(modelWorker, emit, onDeath);
 
   // One object for the page's whole life: calls go to whichever worker is current.
   const engine = new Proxy({} as EngineApi, {
@@ -209,7 +216,9 @@ export function createEngineClient(): EngineClient {
       const c = current;
       await c.connected;
       const result = await Promise.race([c.remote.acquire({ wait }), c.dead]);
-      if (result.state !== 'elsewhere') c.open(); // owner, or failed (calls then report why)
+      // Owner: calls reach the engine. Elsewhere: another tab really holds the memory (DB_BUSY).
+      // Failed: calls report why the open failed.
+      c.open();
       return result;
     },
     requestTakeover: () => current.remote.requestTakeover(),

@@ -131,6 +131,36 @@ export function useEngineQuery<TQueryFnData, TData = TQueryFnData, TKey extends 
   return useQuery({ ...options, enabled: allowed && ((options.enabled as boolean | undefined) ?? true) });
 }
 
+export interface Answerer {
+  /** False until the settings have been read: before that nothing may claim "no endpoint". */
+  readonly known: boolean;
+  /** An endpoint is set, or a model on this device is chosen (false while not known). */
+  readonly configured: boolean;
+  /** Reads the settings, waiting for the database if need be: for a message sent while it opens. */
+  whenKnown(): Promise<boolean>;
+}
+
+/**
+ * Whether anything can answer: the endpoint (its settings are read from the engine, so only once
+ * this tab owns the database) or a model on this device. While the memory opens this is not known
+ * yet — the "No AI endpoint is connected" banner once showed then, although one was set.
+ */
+export function useAnswerer(): Answerer {
+  const client = useEngineClient();
+  const queryClient = useQueryClient();
+  const queries = useMemo(() => engineQueries(client), [client]);
+  const settings = useEngineQuery((q) => q.llmSettings());
+  const onDevice = useEngineQuery((q) => q.deviceChoice());
+  return {
+    known: settings.isSuccess && onDevice.isSuccess,
+    configured: (settings.data?.configured ?? false) || (onDevice.data ?? null) !== null,
+    whenKnown: async () => {
+      const [saved, device] = await Promise.all([queryClient.ensureQueryData(queries.llmSettings()), queryClient.ensureQueryData(queries.deviceChoice())]);
+      return saved.configured || device !== null;
+    },
+  };
+}
+
 /** The Episodes list, read in pages by cursor to its true end; gated like useEngineQuery. */
 export function useMemCellPages(query: Omit<MemCellQuery, 'cursor'>) {
   const client = useEngineClient();

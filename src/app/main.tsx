@@ -1,3 +1,4 @@
+import '../core/base/zodJitless'; // first: before any schema is built (see the module)
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';

@@ -3,12 +3,14 @@
  *   idle → streaming(stage, text) → idle            (the answer is stored; the message list refetches)
  *                                 → failed(error)   → streaming again on retry, or idle on dismiss
  * Escape (or stop()) asks the engine to stop the current answer; whatever arrived is kept by the engine.
+ * An Escape that closes a dialog, or that a handler took, does not (keyboard.ts escapeStopsAnswer).
  * Used by the memory chat (answers a stored user turn) and the temporary chat (answers a question
  * with its in-memory history; nothing is stored).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import * as Comlink from 'comlink';
 import { useEngineClient } from './hooks';
+import { escapeStopsAnswer } from './keyboard';
 import type { AskEvent, AskRequest, AskResult } from '../core/protocol';
 
 export interface AnswerStream {
@@ -101,7 +103,7 @@ export function useAnswerStream(): AnswerStreamControls {
   useEffect(() => {
     if (!busy) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape' && !e.defaultPrevented) stop();
+      if (escapeStopsAnswer(e)) stop();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);

@@ -3,7 +3,7 @@
  * engine. Ownership is a Web Lock held for as long as this worker has the database open; other
  * tabs wait in the lock queue, and may ask the owner (over a BroadcastChannel) to hand over.
  */
-import { RecollectError, toErrorInfo } from '../core/base/errors';
+import { RecollectError, toErrorInfo, type ErrorInfo } from '../core/base/errors';
 import { MemoryEngine } from '../core/engine/MemoryEngine';
 import { resultify, type EngineEvent, type EngineWorkerApi, type MemoryUpgradeEvent, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
 import type { EmbedderProvider } from '../core/base/ports';
@@ -23,9 +23,15 @@ type HostEvent = EngineEvent | MemoryUpgradeEvent | { readonly type: 'ownership-
 
 const ENGINE_METHODS = Object.getOwnPropertyNames(MemoryEngine.prototype).filter((n) => n !== 'constructor' && n !== 'on');
 
-/** Until this tab owns the database every engine call fails with DB_BUSY (nothing is written). */
-function closedEngine(): RemoteEngine {
-  const error = new RecollectError('DB_BUSY', 'Recollect is open in another tab. Use it there, or take it over here.').toInfo();
+const DB_BUSY = new RecollectError('DB_BUSY', 'Recollect is open in another tab. Use it there, or take it over here.').toInfo();
+
+/**
+ * While this tab does not own the database every engine call fails (nothing is written): with
+ * DB_BUSY while another tab holds it, or with the reason the open failed. The page holds calls back
+ * until its first acquire has answered (src/app/engineClient.ts), so DB_BUSY is never what a call
+ * made while the memory is still opening hears.
+ */
+function closedEngine(error: ErrorInfo = DB_BUSY): RemoteEngine {
   return Object.fromEntries(ENGINE_METHODS.map((n) => [n, async () => ({ ok: false, error })])) as unknown as RemoteEngine;
 }
 
@@ -78,7 +84,9 @@ export class EngineHost implements EngineWorkerApi {
           try {
             await this.#open();
           } catch (err) {
-            resolve({ state: 'failed', error: toErrorInfo(err) });
+            const error = toErrorInfo(err);
+            this.engine = closedEngine(error);
+            resolve({ state: 'failed', error });
             return;
           }
           resolve({ state: 'owner' });

@@ -125,14 +125,22 @@ export class WaSqliteDatabase implements Sql {
   static async open(module: WaSqliteModule, sqlite3: SQLiteAPI, filename: string, vfs?: string): Promise<WaSqliteDatabase> {
     const db = await sqlite3.open_v2(filename, SQLite.SQLITE_OPEN_CREATE | SQLite.SQLITE_OPEN_READWRITE, vfs);
     const conn = new WaSqliteDatabase(module, sqlite3, db);
-    await conn.exec('PRAGMA foreign_keys = ON');
-    // Deleted content is overwritten with zeros, so a freed page or cell never carries a deleted
-    // turn into the file, its write-ahead log or an export.
-    await conn.exec('PRAGMA secure_delete = ON');
-    // Statement journals and sort spills go to memory: on OPFS each would otherwise be a temp
-    // file (sync access handle create/write/delete), measured at 3.6× the OPFS writes of ingest.
-    await conn.exec('PRAGMA temp_store = MEMORY');
-    registerLexicalText(module, sqlite3, db);
+    try {
+      await conn.exec('PRAGMA foreign_keys = ON');
+      // Deleted content is overwritten with zeros, so a freed page or cell never carries a deleted
+      // turn into the file, its write-ahead log or an export.
+      await conn.exec('PRAGMA secure_delete = ON');
+      // Statement journals and sort spills go to memory: on OPFS each would otherwise be a temp
+      // file (sync access handle create/write/delete), measured at 3.6× the OPFS writes of ingest.
+      await conn.exec('PRAGMA temp_store = MEMORY');
+      registerLexicalText(module, sqlite3, db);
+    } catch (err) {
+      // The first statement is where the OPFS VFS takes the file's access handles; when that fails
+      // (a closing tab still holds them) the connection is half open. Close it, or every retried
+      // open would leak one.
+      await conn.close().catch(() => undefined);
+      throw err;
+    }
     return conn;
   }
 
@@ -304,7 +312,9 @@ export class WaSqliteDatabase implements Sql {
       if (isStorageFull(err) || (this.openedReadOnlyBecauseFull && ((err as { code?: number }).code ?? 0) % 256 === SQLite.SQLITE_READONLY)) {
         throw new RecollectError('STORAGE_FULL', STORAGE_FULL_MESSAGE, `${message}: ${sql.trim().slice(0, 300)}`);
       }
-      throw new RecollectError('SQL_ERROR', `Database error: ${message}`, sql.trim().slice(0, 500));
+      // The cause stays attached: opening tells a file still held by a closing tab (a DOMException
+      // from the VFS) from other failures (openWhenReleased).
+      throw new RecollectError('SQL_ERROR', `Database error: ${message}`, sql.trim().slice(0, 500), { cause: err });
     }
   }
 

@@ -12,6 +12,7 @@
  * a power cut as well as a killed tab. Measured on the LoCoMo dev split's browser ingest
  * (bench/results/locomo-dev-browser.md): capture 814 → 1,141 turns/s.
  */
+import * as SQLite from '@journeyapps/wa-sqlite';
 import { OPFSCoopSyncVFS } from '@journeyapps/wa-sqlite/src/examples/OPFSCoopSyncVFS.js';
 import { loadSqlite, type SqliteRuntime } from './sqliteModule';
 import { WaSqliteDatabase } from './WaSqliteDatabase';
@@ -21,12 +22,15 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './schema';
 import { applyWal } from './walImage';
 import { RecollectError } from '../core/base/errors';
 import { STORAGE_FULL_MESSAGE } from './WaSqliteDatabase';
+import { openWhenReleased } from './openWhenReleased';
 
 export const DATABASE_FILE = 'recollect.sqlite';
 const VFS_NAME = 'recollect-opfs';
 
 let runtime: Promise<SqliteRuntime> | undefined;
 let vfsRegistered: Promise<void> | undefined;
+/** The registered VFS, for releaseStrayHandles. */
+let coopVfs: unknown = null;
 
 function browserRuntime(wasmUrl: string): Promise<SqliteRuntime> {
   runtime ??= loadSqlite({ wasmUrl });
@@ -44,6 +48,7 @@ async function registerVfs(rt: SqliteRuntime): Promise<void> {
   vfsRegistered ??= (async () => {
     const vfs = await OPFSCoopSyncVFS.create(VFS_NAME, rt.module);
     rt.sqlite3.vfs_register(vfs, false);
+    coopVfs = vfs;
   })();
   try {
     await vfsRegistered;
@@ -92,8 +97,53 @@ async function useWriteAheadLog(db: WaSqliteDatabase): Promise<void> {
 /**
  * Opens (creating and migrating if needed) a persistent database: the app's `recollect.sqlite`
  * by default; the benchmark page passes its own file names so it never touches the user's memory.
+ * A tab that has just closed may still hold the files for a moment after handing over its lock:
+ * the open is tried again until they are free (openWhenReleased), each failed try closing what it
+ * opened.
  */
-export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE, onProgress?: (step: string, done: number, total: number) => void): Promise<SqliteMemoryStore> {
+export function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE, onProgress?: (step: string, done: number, total: number) => void): Promise<SqliteMemoryStore> {
+  // The files' states this open's retries dropped: a handle still being created then lands there.
+  const retired = new Set<VfsFileState>();
+  return openWhenReleased(() => openOnce(wasmUrl, fileName, onProgress), { beforeRetry: () => releaseStrayHandles(fileName, retired) });
+}
+
+/** What OPFSCoopSyncVFS (2.0.6, pinned) keeps per file: public fields of its PersistentFile. */
+interface VfsFileState {
+  accessHandle: { close(): void } | null;
+  handleLockReleaser: (() => void) | null;
+  handleRequestChannel?: { close(): void };
+}
+
+/**
+ * Closes the access handles a failed open left open in this worker. OPFSCoopSyncVFS takes the
+ * handles of the database, its journal and its log together (Promise.all): when one fails it closes
+ * those it already has and gives up, but the others are still being created and arrive afterwards,
+ * held by nobody. Every later try then failed on this worker's own handles — in Chromium the open
+ * never recovered, although the other tab had long let the file go. Before each retry those handles
+ * are closed and the file's entries dropped, so the VFS starts the file afresh.
+ */
+function releaseStrayHandles(fileName: string, retired: Set<VfsFileState>): void {
+  const files = (coopVfs as { persistentFiles?: Map<string, VfsFileState> } | null)?.persistentFiles;
+  if (!files) return;
+  for (const suffix of ['', '-journal', '-wal']) {
+    const path = `/${fileName}${suffix}`;
+    const state = files.get(path);
+    if (!state) continue;
+    files.delete(path);
+    state.handleRequestChannel?.close();
+    retired.add(state);
+  }
+  for (const state of retired) {
+    try {
+      state.accessHandle?.close();
+    } catch { /* already closed */ }
+    state.accessHandle = null;
+    state.handleLockReleaser?.();
+    state.handleLockReleaser = null;
+  }
+}
+
+async function openOnce(wasmUrl: string, fileName: string, onProgress?: (step: string, done: number, total: number) => void): Promise<SqliteMemoryStore> {
   const rt = await browserRuntime(wasmUrl);
   const { module, sqlite3 } = rt;
   let db: WaSqliteDatabase | null = null;
@@ -109,8 +159,9 @@ export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE, o
       },
     });
   } catch (err) {
+    // Never leave a half-open connection behind: the open may be tried again at once.
     await db?.close().catch(() => undefined);
-    if (!isQuotaError(err)) throw err;
+    if (!isQuotaError(err)) throw (await heldElsewhere(err, fileName)) ?? err;
     // Too full for the VFS to start or for SQLite to open the file (its log and temporary files
     // need room): open a read-only copy in memory, so the memory can still be read, searched and
     // exported.
@@ -120,6 +171,25 @@ export async function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE, o
     // Imports are validated in memory before anything touches the OPFS file.
     openTemp: () => WaSqliteDatabase.open(module, sqlite3, ':memory:'),
   });
+}
+
+/**
+ * OPFSCoopSyncVFS catches the error of a first open's access handles itself (it only logs it), and
+ * SQLite then says no more than "unable to open database file" (SQLITE_CANTOPEN), which has other
+ * causes too. So the file is asked: when an access handle on it cannot be created either
+ * (NoModificationAllowedError), that DOMException is the real reason — the file is still held, and
+ * openWhenReleased tries again — else the SQLite error stands, at once. Null when it stands.
+ */
+async function heldElsewhere(err: unknown, fileName: string): Promise<unknown> {
+  const code = err instanceof SQLite.SQLiteError ? Number(err.code) : NaN;
+  if ((code & 0xff) !== SQLite.SQLITE_CANTOPEN) return null;
+  try {
+    const file = await (await navigator.storage.getDirectory()).getFileHandle(fileName);
+    (await file.createSyncAccessHandle()).close();
+    return null;
+  } catch (probe) {
+    return (probe as { name?: unknown } | null)?.name === 'NoModificationAllowedError' ? probe : null;
+  }
 }
 
 function isQuotaError(err: unknown): boolean {

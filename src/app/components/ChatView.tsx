@@ -4,7 +4,7 @@
  * the new text is sent: the old turn and its answer go only after the replacement is stored.
  */
 import { useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
-import { useEngineMutation, useEngineQuery } from '../hooks';
+import { useAnswerer, useEngineMutation, useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
 import { formatTime, isoTime } from '../format';
 import { STAGE_LABEL, useAnswerStream } from '../useAnswerStream';
@@ -39,7 +39,8 @@ const WINDOW = 200;
 
 export function ChatView({ conversationId }: { conversationId: string }) {
   const conversations = useEngineQuery((q) => q.conversations());
-  const settings = useEngineQuery((q) => q.llmSettings());
+  // An endpoint, or a model on this device (Settings → This device), answers; unknown while the memory opens.
+  const answerer = useAnswerer();
   const sendTurn = useEngineMutation((c, request: SendRequest) => c.engine.send(request), { report: false });
   const remove = useEngineMutation((c, id: string) => c.engine.deleteMessage(id));
   const answers = useAnswerStream();
@@ -56,9 +57,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const listRef = useRef<HTMLOListElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const following = useRef(true);
-  // A model on this device (Settings → This device) answers as an endpoint would.
-  const onDevice = useEngineQuery((q) => q.deviceChoice());
-  const configured = (settings.data?.configured ?? false) || (onDevice.data ?? null) !== null;
+  const configured = answerer.configured;
   const stream = answers.stream;
   const conversation = conversations.data?.find((c) => c.id === conversationId);
 
@@ -125,7 +124,9 @@ export function ChatView({ conversationId }: { conversationId: string }) {
       return;
     }
     if (answers.stream?.error) answers.dismiss();
-    if (configured) await answer(stored.id);
+    // Read now, not from this render: a message sent while the memory opened was stored only once
+    // it was open, and the settings were not known when Enter was pressed.
+    if (await answerer.whenKnown().catch(() => false)) await answer(stored.id);
   };
 
   const retry = async () => {
@@ -170,7 +171,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           <ConversationMemorySwitches conversation={conversation} />
         </div>
       )}
-      {!configured && (
+      {answerer.known && !configured && (
         <div className="banner" role="status" data-testid="no-endpoint">
           No AI endpoint is connected: your messages are stored, organised and searchable, but nobody answers yet.{' '}
           <button type="button" className="link-button" onClick={() => openSettings('settings')}>Connect one</button>
@@ -269,7 +270,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           ref={inputRef}
           autoFocus
           aria-label="Message"
-          placeholder={configured ? 'Ask or tell me something… (Enter sends, Shift+Enter new line, ↑ edits your last message)' : 'Write a message… it is stored and searchable (Enter sends)'}
+          placeholder={configured || !answerer.known ? 'Ask or tell me something… (Enter sends, Shift+Enter new line, ↑ edits your last message)' : 'Write a message… it is stored and searchable (Enter sends)'}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => {

@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef, useState, type FormEvent } from 'react';
-import { useEngineQuery } from '../hooks';
+import { useAnswerer } from '../hooks';
 import { useAnswerStream } from '../useAnswerStream';
 import { useUi } from '../uiStore';
 import { Markdown } from './Markdown';
@@ -13,8 +13,7 @@ interface TempTurn extends Pick<Message, 'content'> {
 /** Temporary chat: nothing is stored, and memory is neither read nor written. Closing it forgets it. */
 export function TemporaryChat() {
   const answers = useAnswerStream();
-  const settings = useEngineQuery((q) => q.llmSettings());
-  const onDevice = useEngineQuery((q) => q.deviceChoice());
+  const answerer = useAnswerer();
   const setPanel = useUi((s) => s.setPanel);
   const setTemporaryChat = useUi((s) => s.setTemporaryChat);
   const temporaryAt = useUi((s) => s.temporaryChatAt);
@@ -49,7 +48,7 @@ export function TemporaryChat() {
         Temporary chat: nothing here is stored, and your memory is not used. It is gone when you leave.{' '}
         <button type="button" className="link-button" onClick={() => setTemporaryChat(false)}>Leave</button>
       </div>
-      {!settings.data?.configured && onDevice.data == null && (
+      {answerer.known && !answerer.configured && (
         <div className="banner">A temporary chat needs an LLM endpoint. <button type="button" className="link-button" onClick={() => setPanel('settings')}>Open settings</button></div>
       )}
       <ol className="messages">

@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'IMPORT_WRITE_FAILED',
   'IMPORT_RESTORE_FAILED',
   'DB_BUSY',
+  'DB_LOCKED',
   'STORAGE_FULL',
   'ENGINE_STOPPED',
   'MODEL_UNAVAILABLE',
@@ -45,8 +46,9 @@ export interface ErrorInfo {
 export class RecollectError extends Error {
   readonly code: ErrorCode;
   readonly detail: string | undefined;
-  constructor(code: ErrorCode, message: string, detail?: string) {
-    super(message);
+  /** `cause`: the underlying error, for code that must tell failures apart (it never crosses a worker). */
+  constructor(code: ErrorCode, message: string, detail?: string, options?: { readonly cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RecollectError';
     this.code = code;
     this.detail = detail;
