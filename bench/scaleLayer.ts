@@ -20,7 +20,7 @@
  * episode, valid 1–16 weeks; a profile item is keyed by a sentence's first content words.
  *
  * It is written through the storage methods the write path uses: placeTurn and closeCell (the
- * episode lifecycle), saveSynthesis (the consolidator's narrative, facts and foresight, with a few
+ * episode lifecycle; each turn's encoding score without its novelty), saveSynthesis (the consolidator's narrative, facts and foresight, with a few
  * facts updating earlier ones), updateProfileItems (the profile update), putVectors for raw
  * episodes (their turns' mean, as the lifecycle does at close), facts and narratives (as the
  * consolidator embeds them), and assignScene with the lifecycle's own clustering. Not written: the
@@ -30,7 +30,7 @@
 import type { Embedder } from '../src/core/base/ports';
 import type { Sql } from '../src/core/base/sql';
 import type { LifecycleTurn, MemSceneRecord } from '../src/core/episodes/episodes';
-import { consolidationPriority, encodingScore } from '../src/core/episodes/encodingScore';
+import { consolidationPriority, ENCODING_WEIGHTS, salience, type EncodingScore } from '../src/core/episodes/encodingScore';
 import { assignScene, DEFAULT_SCENE_CONFIG, type SceneState } from '../src/core/episodes/sceneClusterer';
 import { centred } from '../src/core/episodes/modelSwitch';
 import { STOP_WORDS } from '../src/core/base/text';
@@ -233,6 +233,16 @@ export interface LayerResult extends LayerCounts {
   readonly ms: number;
 }
 
+/**
+ * A turn's encoding score with the novelty of a turn in an empty memory (1): the novelty's gzip
+ * comparisons with neighbouring turns cost more than the rest of the layer, and no read uses them.
+ */
+function encodingOf(text: string): EncodingScore {
+  const s = salience(text);
+  const w = ENCODING_WEIGHTS;
+  return { novelty: 1, salience: s.score, score: (w.novelty + w.salience * s.score) / (w.novelty + w.salience), act: s.act, signals: s.signals };
+}
+
 /** Turns read per batch; a batch ends at a conversation boundary. */
 const BATCH = 4_000;
 
@@ -243,7 +253,7 @@ async function writeCells(store: SqliteMemoryStore, planned: readonly PlannedCel
     const factIds: string[][] = [];
     for (const cell of planned) {
       for (const [i, t] of cell.turns.entries()) {
-        const encoding = encodingScore({ text: t.content, neighbours: cell.turns.slice(Math.max(0, i - 3), i).map((n) => n.content) });
+        const encoding = encodingOf(t.content);
         await episodes.placeTurn({
           turn: { tokenCount: 0, ...t }, encoding, priority: consolidationPriority(encoding), close: null,
           newCellId: i === 0 ? cell.id : null, extendCellId: i === 0 ? null : cell.id, foresight: [],
