@@ -9,19 +9,24 @@
  * Corpora are appended whole, in the order given (files in order, corpora in file order), each
  * with its ids prefixed by its corpus id so ids stay unique when haystacks share filler sessions;
  * a checkpoint is taken at the first corpus boundary at or past each size. At a checkpoint, the
- * questions whose evidence is in the database — the most recently added first, `questions` of
- * them — are ranked by our recall and by FTS5 BM25 alone over the same database (same run), and
- * scored (recall@1/5/10, turn and session). When the data runs out before a size, the run says
+ * synthesised layer is added for the turns appended since the last one (episodes, facts, themes,
+ * profile, plans made from the turns' own text: bench/scaleLayer.ts), then the questions whose
+ * evidence is in the database — the most recently added first, `questions` of them — are ranked
+ * by our recall and by FTS5 BM25 alone over the same database (same run), and scored
+ * (recall@1/5/10, turn and session); the answer's whole memory read (turns, facts, episodes,
+ * profile, plans: MemoryEngine.answerContext) is timed in turn with them on each question. When the data runs out before a size, the run says
  * so and stops there. The engine side is bench/host/ScaleBenchHost.ts, the same in both runtimes:
  * Node (in-memory database, one process) or the browser (the benchmark worker on OPFS in headless
  * Chromium, embedder in the model worker), where each checkpoint also times a cold open.
  */
 import { execFileSync } from 'node:child_process';
-import { DEFAULT_SCALE_REPS, type BenchCorpusInput, type BenchIngestTiming, type ScaleMeasureOptions, type ScaleMeasurement, type ScaleQuestionInput } from './host/benchProtocol';
+import {
+  DEFAULT_SCALE_REPS, type BenchCorpusInput, type BenchIngestTiming, type ScaleLayerResult, type ScaleMeasureOptions, type ScaleMeasurement, type ScaleQuestionInput,
+} from './host/benchProtocol';
 import { loadDataset, type BenchCorpus, type BenchQuestion } from './datasets';
 import { benchPageInput } from './recall';
 import { aggregate, percentile, scoreQuestion } from './scoring';
-import type { ScalePoint, ScaleReport, ScaleSystemPoint } from './scaleReport';
+import type { ScaleAnswerPoint, ScalePoint, ScaleReport, ScaleSystemPoint } from './scaleReport';
 
 export const SCALE_KS = [1, 5, 10] as const;
 
@@ -88,6 +93,8 @@ export interface ScaleDriver {
   /** Opens the database; `turns` > 0 when it already holds the first corpora (a kept Node database, `--db`). */
   open(): Promise<{ embedderId: string | null; turns?: number }>;
   append(corpus: BenchCorpusInput): Promise<BenchIngestTiming>;
+  /** Writes the synthesised layer (bench/scaleLayer.ts) for the turns not yet in an episode; returns what the database then holds. */
+  addLayer(): Promise<ScaleLayerResult>;
   measure(questions: readonly ScaleQuestionInput[], options: ScaleMeasureOptions): Promise<ScaleMeasurement>;
   /** Engine memory in bytes after `m` (Node: the process's JS heap + external; browser: the benchmark worker's heap + SQLite's WebAssembly memory). */
   memory(m: ScaleMeasurement): Promise<number>;
@@ -115,6 +122,16 @@ function systemPoint(m: ScaleMeasurement['ours'], questions: readonly BenchQuest
   return {
     latencyMs: { p50: percentile(m.latenciesMs, 50), p95: percentile(m.latenciesMs, 95) },
     recall: { turn: pick(agg.recall.turn), session: pick(agg.recall.session) },
+  };
+}
+
+/** The answer read's latency and the mean number of items it got back per question. */
+export function answerPoint(m: ScaleMeasurement['answer']): ScaleAnswerPoint {
+  const n = Math.max(1, m.items.length);
+  const mean = (pick: (i: ScaleMeasurement['answer']['items'][number]) => number) => m.items.reduce((k, i) => k + pick(i), 0) / n;
+  return {
+    latencyMs: { p50: percentile(m.latenciesMs, 50), p95: percentile(m.latenciesMs, 95) },
+    meanItems: { turns: mean((i) => i.turns), facts: mean((i) => i.facts), episodes: mean((i) => i.episodes), profile: mean((i) => i.profile), plans: mean((i) => i.plans) },
   };
 }
 
@@ -167,8 +184,10 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
         const rate = segment.turns / Math.max(1e-9, (segment.captureMs + segment.embedMs) / 1000);
         progress(`${turns.toLocaleString('en')}/${size.toLocaleString('en')} turns (${next}/${corpora.length} corpora, ${rate.toFixed(0)} turns/s end to end)`);
       }
+      const layer = await driver.addLayer();
+      progress(`${turns.toLocaleString('en')} turns: synthesised layer written in ${(layer.ms / 1000).toFixed(1)} s (${layer.episodes.toLocaleString('en')} of ${layer.cells.toLocaleString('en')} episodes synthesised, ${layer.facts.toLocaleString('en')} facts, ${layer.scenes.toLocaleString('en')} themes, ${layer.profile} profile items, ${layer.plans} plans)`);
       const questions = newestQuestions(added, options.questions);
-      progress(`${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours and BM25 in turn on each)`);
+      progress(`${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours, BM25 and the answer's memory read in turn on each)`);
       const inputs = questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt }));
       const m = await driver.measure(inputs, { reps });
       const heapBytes = await driver.memory(m);
@@ -185,6 +204,8 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
         questions: questions.length,
         ...ours,
         baselines: { bm25 },
+        answerRead: answerPoint(m.answer),
+        layer,
         ingestTurnsPerSecond: segment.turns / Math.max(1e-9, (segment.captureMs + segment.embedMs) / 1000),
         captureTurnsPerSecond: segment.turns / Math.max(1e-9, segment.captureMs / 1000),
         meanTurnChars: segment.turns ? segment.chars / segment.turns : 0,
@@ -195,7 +216,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
       });
       await driver.checkpoint?.(m.turns);
       const last = points[points.length - 1]!;
-      progress(`${m.turns.toLocaleString('en')} turns: ours p95 ${last.latencyMs.p95.toFixed(0)} ms @10 ${(last.recall.turn['10']! * 100).toFixed(1)}%, bm25 p95 ${bm25.latencyMs.p95.toFixed(0)} ms @10 ${(bm25.recall.turn['10']! * 100).toFixed(1)}%`);
+      progress(`${m.turns.toLocaleString('en')} turns: ours p95 ${last.latencyMs.p95.toFixed(0)} ms @10 ${(last.recall.turn['10']! * 100).toFixed(1)}%, bm25 p95 ${bm25.latencyMs.p95.toFixed(0)} ms @10 ${(bm25.recall.turn['10']! * 100).toFixed(1)}%, answer read p95 ${last.answerRead!.latencyMs.p95.toFixed(0)} ms`);
     }
   } finally {
     await driver.close();
@@ -250,6 +271,7 @@ export async function nodeDriver(options: { vectors: boolean; db?: string }): Pr
     },
     ...(db ? { checkpoint: (turns: number) => copyFile(db, `${db.replace(/\.sqlite$/, '')}.${turns}.sqlite`) } : {}),
     append: (c) => host.scaleAppend(c),
+    addLayer: () => host.scaleAddLayer(),
     measure: (q, o) => host.scaleMeasure(q, o),
     async memory() {
       (globalThis as { gc?: () => void }).gc?.();
@@ -276,6 +298,7 @@ export async function browserDriver(progress: (line: string) => void, options: {
     runtime: 'browser',
     open: () => page.evaluate((f) => window.recollectBench!.scale.open(f), file),
     append: (c) => page.evaluate((corpus) => window.recollectBench!.scale.append(corpus), c),
+    addLayer: () => page.evaluate(() => window.recollectBench!.scale.addLayer()),
     measure: (q, o) => page.evaluate(([qs, opts]) => window.recollectBench!.scale.measure([...qs], opts), [q, o] as const),
     // The CDP figure may or may not include WebAssembly memories: adding SQLite's heap gives an upper bound.
     memory: async (m) => (await workerHeapBytes(page, 'bench.worker')) + m.wasmBytes,

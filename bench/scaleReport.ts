@@ -1,7 +1,8 @@
 /**
  * The scale benchmark's report (bench/scale.ts): JSON (fractions
  * 0..1, times in ms, sizes in bytes), a Markdown summary and an SVG chart (retrieval p50/p95 and
- * recall.turn@10 against database size, ours and FTS5 BM25 alone), written next to each other.
+ * recall.turn@10 against database size, ours and FTS5 BM25 alone, and the answer's whole memory
+ * read p95), written next to each other.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
@@ -12,10 +13,32 @@ export interface ScaleSystemPoint {
   readonly recall: { readonly turn: Record<string, number>; readonly session: Record<string, number> };
 }
 
+/** The answer's whole memory read (turns, facts, episodes and their themes, profile, plans) at one size. */
+export interface ScaleAnswerPoint {
+  readonly latencyMs: { readonly p50: number; readonly p95: number };
+  /** Items per question it got back, mean over the questions (after the answer's limits). */
+  readonly meanItems: { readonly turns: number; readonly facts: number; readonly episodes: number; readonly profile: number; readonly plans: number };
+}
+
+/** What the synthesised layer (bench/scaleLayer.ts) holds at one size, and the time to write its new part. */
+export interface ScaleLayerPoint {
+  readonly turns: number;
+  readonly cells: number;
+  readonly episodes: number;
+  readonly facts: number;
+  readonly scenes: number;
+  readonly profile: number;
+  readonly plans: number;
+  readonly ms: number;
+}
+
 export interface ScalePoint extends ScaleSystemPoint {
   readonly turns: number;
   readonly questions: number;
   readonly baselines: { readonly bm25: ScaleSystemPoint };
+  /** Absent in reports made before the answer read was timed. */
+  readonly answerRead?: ScaleAnswerPoint;
+  readonly layer?: ScaleLayerPoint;
   /** End to end (capture + embedding) over the turns appended since the previous checkpoint. */
   readonly ingestTurnsPerSecond: number;
   readonly captureTurnsPerSecond: number;
@@ -54,16 +77,38 @@ export function scaleSummary(r: ScaleReport): string {
     '',
     `Embedder ${r.embedder ?? 'none (lexical only)'}; commit ${r.commit ?? 'unknown'}, ${r.createdAt}. Data: ${r.sources.join(', ') || '—'} (${int(r.availableTurns)} turns available).`,
     '',
-    '| turns | questions | ours p50 / p95 ms | ours recall.turn @1 / @5 / @10 | BM25 p50 / p95 ms | BM25 recall.turn @1 / @5 / @10 | ours / BM25 session @10 | ingest turns/s (e2e / capture) | chars/turn appended | bytes/turn | engine memory | cold open |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| turns | questions | ours p50 / p95 ms | answer read p50 / p95 ms | ours recall.turn @1 / @5 / @10 | BM25 p50 / p95 ms | BM25 recall.turn @1 / @5 / @10 | ours / BM25 session @10 | ingest turns/s (e2e / capture) | chars/turn appended | bytes/turn | engine memory | cold open |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const p of r.points) {
     const b = p.baselines.bm25;
+    const a = p.answerRead;
     lines.push(
-      `| ${int(p.turns)} | ${p.questions} | ${p.latencyMs.p50.toFixed(0)} / ${p.latencyMs.p95.toFixed(0)} | ${pct(p.recall.turn['1'])} / ${pct(p.recall.turn['5'])} / ${pct(p.recall.turn['10'])} | ${b.latencyMs.p50.toFixed(0)} / ${b.latencyMs.p95.toFixed(0)} | ${pct(b.recall.turn['1'])} / ${pct(b.recall.turn['5'])} / ${pct(b.recall.turn['10'])} | ${pct(p.recall.session['10'])} / ${pct(b.recall.session['10'])} | ${int(p.ingestTurnsPerSecond)} / ${int(p.captureTurnsPerSecond)} | ${p.meanTurnChars === undefined ? '—' : int(p.meanTurnChars)} | ${int(p.bytesPerTurn)} | ${mb(p.heapBytes)} | ${p.coldOpenMs === null ? '—' : `${int(p.coldOpenMs)} ms`} |`,
+      `| ${int(p.turns)} | ${p.questions} | ${p.latencyMs.p50.toFixed(0)} / ${p.latencyMs.p95.toFixed(0)} | ${a ? `${a.latencyMs.p50.toFixed(0)} / ${a.latencyMs.p95.toFixed(0)}` : '—'} | ${pct(p.recall.turn['1'])} / ${pct(p.recall.turn['5'])} / ${pct(p.recall.turn['10'])} | ${b.latencyMs.p50.toFixed(0)} / ${b.latencyMs.p95.toFixed(0)} | ${pct(b.recall.turn['1'])} / ${pct(b.recall.turn['5'])} / ${pct(b.recall.turn['10'])} | ${pct(p.recall.session['10'])} / ${pct(b.recall.session['10'])} | ${int(p.ingestTurnsPerSecond)} / ${int(p.captureTurnsPerSecond)} | ${p.meanTurnChars === undefined ? '—' : int(p.meanTurnChars)} | ${int(p.bytesPerTurn)} | ${mb(p.heapBytes)} | ${p.coldOpenMs === null ? '—' : `${int(p.coldOpenMs)} ms`} |`,
     );
   }
-  lines.push('', `Questions at each size: scorable questions (turn evidence) whose corpus is in the database, the most recently added first. Latency is retrieval of 10 turns (ours: MemoryEngine.recall; BM25: FTS5 over messages alone), both systems on each question in turn (alternating which goes first), after 3 untimed warm-up questions; ${r.reps ?? 1} timed pass${(r.reps ?? 1) === 1 ? '' : 'es'} over the questions, every pass's times counted in p50 / p95. Engine memory: ${r.runtime === 'browser' ? "the benchmark worker's JS heap and array buffers (CDP Runtime.getHeapUsage) plus SQLite's WebAssembly heap — an upper bound; the embedder runs in the model worker and is not counted" : 'this Node process (JS heap + external memory, which includes the embedding model)'}.`);
+  lines.push('', `Questions at each size: scorable questions (turn evidence) whose corpus is in the database, the most recently added first. Latency is retrieval of 10 turns (ours: MemoryEngine.recall; BM25: FTS5 over messages alone) and the answer read (below), the systems on each question in turn (the order reversed on every other question), after 3 untimed warm-up questions; ${r.reps ?? 1} timed pass${(r.reps ?? 1) === 1 ? '' : 'es'} over the questions, every pass's times counted in p50 / p95. Engine memory: ${r.runtime === 'browser' ? "the benchmark worker's JS heap and array buffers (CDP Runtime.getHeapUsage) plus SQLite's WebAssembly heap — an upper bound; the embedder runs in the model worker and is not counted" : 'this Node process (JS heap + external memory, which includes the embedding model)'}.`);
+  const layered = r.points.filter((p) => p.answerRead && p.layer);
+  if (layered.length) {
+    lines.push(
+      '',
+      '**Answer read**: everything an answer reads from memory for the question (MemoryEngine.answerContext, the retrieval round of `ask` without the endpoint): its turns (our recall), facts and episodes (full text and vectors, fused), the themes of the best episodes, the profile and the plans still valid — over a synthesised layer written at each size from the turns\' own text (bench/scaleLayer.ts).',
+      '',
+      '| turns | answer read p50 / p95 ms | answer read p95 / BM25 p95 | answer read p95 / ours p95 | items read per question (turns / facts / episodes / profile / plans) | episodes synthesised / all | facts | themes | profile items | plans | layer written in |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const p of layered) {
+      const a = p.answerRead!;
+      const l = p.layer!;
+      const m = a.meanItems;
+      const ratio = (x: number, y: number) => (y > 0 ? `${(x / y).toFixed(2)}×` : '—');
+      lines.push(`| ${int(p.turns)} | ${a.latencyMs.p50.toFixed(1)} / ${a.latencyMs.p95.toFixed(1)} | ${ratio(a.latencyMs.p95, p.baselines.bm25.latencyMs.p95)} | ${ratio(a.latencyMs.p95, p.latencyMs.p95)} | ${[m.turns, m.facts, m.episodes, m.profile, m.plans].map((x) => x.toFixed(1)).join(' / ')} | ${int(l.episodes)} / ${int(l.cells)} | ${int(l.facts)} | ${int(l.scenes)} | ${int(l.profile)} | ${int(l.plans)} | ${(l.ms / 1000).toFixed(1)} s |`);
+    }
+    const t = SCALE_TARGETS;
+    const at = (n: number) => layered.find((p) => p.turns >= n * 0.95 && p.turns <= n * 1.2);
+    const verdict = (p: ScalePoint | undefined, limit: number) => (p ? (p.answerRead!.latencyMs.p95 <= limit ? 'met' : 'not met') : 'not measured');
+    lines.push('', `Answer read against the recall targets (${r.runtime}): p95 ≤ ${t.p95At10kMs} ms at 10k ${verdict(at(10_000), t.p95At10kMs)}; p95 ≤ ${t.p95At100kMs} ms at 100k ${verdict(at(100_000), t.p95At100kMs)}.`);
+  }
   if (r.runtime === 'browser') {
     const t = SCALE_TARGETS;
     const at = (n: number) => r.points.find((p) => p.turns >= n * 0.95 && p.turns <= n * 1.2);
@@ -101,10 +146,12 @@ export function scaleSvg(r: ScaleReport): string {
     out.push('</g>');
     return out.join('');
   };
-  const lat = r.points.flatMap((p) => [p.latencyMs.p95, p.baselines.bm25.latencyMs.p95]);
+  const lat = r.points.flatMap((p) => [p.latencyMs.p95, p.baselines.bm25.latencyMs.p95, p.answerRead?.latencyMs.p95 ?? 0]);
+  const answered = r.points.every((p) => p.answerRead);
   const yLat = Math.max(10, ...lat) * 1.1;
   const ours = '#1f6feb';
   const bm25 = '#d1242f';
+  const answer = '#8250df';
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W * 2}" height="${H}" font-family="sans-serif">`,
     `<rect width="${W * 2}" height="${H}" fill="white"/>`,
@@ -113,6 +160,7 @@ export function scaleSvg(r: ScaleReport): string {
       { name: 'ours p50', colour: ours, dash: true, values: r.points.map((p) => p.latencyMs.p50) },
       { name: 'BM25 p95', colour: bm25, values: r.points.map((p) => p.baselines.bm25.latencyMs.p95) },
       { name: 'BM25 p50', colour: bm25, dash: true, values: r.points.map((p) => p.baselines.bm25.latencyMs.p50) },
+      ...(answered ? [{ name: 'answer read p95', colour: answer, values: r.points.map((p) => p.answerRead!.latencyMs.p95) }] : []),
     ]),
     panel(W, 'recall.turn@10', 1, (v) => `${(v * 100).toFixed(0)}%`, [
       { name: 'ours', colour: ours, values: r.points.map((p) => p.recall.turn['10'] ?? 0) },

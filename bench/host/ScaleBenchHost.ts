@@ -1,12 +1,14 @@
 /**
  * The scale benchmark's engine side (bench/scale.ts), shared by both runtimes: ONE database grown
  * by appending corpora through the real write path (BenchEngineHost's `ingestCorpus`), measured at
- * checkpoints — our recall (MemoryEngine.recall) and FTS5 BM25 alone (store.searchMessages) over
- * the same questions, database bytes, turns — and, in the browser, reopened cold by a fresh worker
+ * checkpoints — our recall (MemoryEngine.recall), FTS5 BM25 alone (store.searchMessages) and the
+ * answer's whole memory read (MemoryEngine.answerContext) over the same questions, database bytes,
+ * turns — after `scaleAddLayer` has written the synthesised layer for the new turns (episodes,
+ * facts, themes, profile, plans: bench/scaleLayer.ts) — and, in the browser, reopened cold by a fresh worker
  * (`coldOpen`) to time a new page's first search.
  *
- * Unlike `recallCorpus`, the file outlives each call: `scaleOpen` creates it, `scaleAppend` and
- * `scaleMeasure` grow and read it, `scaleClose` releases it (so another worker can open it) and
+ * Unlike `recallCorpus`, the file outlives each call: `scaleOpen` creates it, `scaleAppend`,
+ * `scaleAddLayer` and `scaleMeasure` grow and read it, `scaleClose` releases it (so another worker can open it) and
  * `scaleOpen(…, { reuse: true })` takes it back; `scaleDelete` removes it. Its wire types
  * (ScaleWorkerApi …) live in bench/host/benchProtocol.ts.
  */
@@ -16,9 +18,10 @@ import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import type { RetrievalResult } from '../../src/core/recall/Retriever';
 import {
   DEFAULT_SCALE_REPS,
-  type BenchCorpusInput, type BenchIngestTiming, type ColdOpenResult, type ScaleMeasureOptions, type ScaleMeasurement, type ScaleQuestionInput,
-  type ScaleSystemResult, type ScaleWorkerApi,
+  type BenchCorpusInput, type BenchIngestTiming, type ColdOpenResult, type ScaleAnswerItems, type ScaleLayerResult, type ScaleMeasureOptions, type ScaleMeasurement,
+  type ScaleQuestionInput, type ScaleSystemResult, type ScaleWorkerApi,
 } from './benchProtocol';
+import { addScaleLayer } from '../scaleLayer';
 import { BenchEngineHost, createBenchEngine, ingestCorpus, warmUpEmbedder, type BenchEngineHostDeps } from './BenchEngineHost';
 
 async function countTurns(store: SqliteMemoryStore): Promise<number> {
@@ -26,29 +29,38 @@ async function countTurns(store: SqliteMemoryStore): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-type Rank = (q: ScaleQuestionInput) => Promise<string[]>;
+/** One system timed by the scale benchmark: the turn ids it ranks (empty when it ranks none) and what it read. */
+type Timed = (q: ScaleQuestionInput) => Promise<{ ids: string[]; items?: ScaleAnswerItems }>;
+
+interface TimedResult extends ScaleSystemResult {
+  readonly items: readonly ScaleAnswerItems[];
+}
 
 /**
- * Both systems on each question in turn (which goes first alternates, so neither always finds the
- * other's pages cached): on a machine shared with other jobs, load that drifts during the run then
- * touches both alike, and their ratio stays meaningful.
+ * The systems on each question in turn, in the given order and reversed on every other question
+ * (so none always finds the others' pages cached, and each pair swaps places as often as not): on
+ * a machine shared with other jobs, load that drifts during the run then touches them all alike,
+ * and their ratios stay meaningful.
  */
-async function timedPair(questions: readonly ScaleQuestionInput[], warmup: number, reps: number, systems: readonly [Rank, Rank]): Promise<[ScaleSystemResult, ScaleSystemResult]> {
-  for (const q of questions.slice(0, warmup)) for (const rank of systems) await rank(q);
-  const ranked: [string[][], string[][]] = [[], []];
-  const latenciesMs: [number[], number[]] = [[], []];
+async function timedInTurn(questions: readonly ScaleQuestionInput[], warmup: number, reps: number, systems: readonly Timed[]): Promise<TimedResult[]> {
+  for (const q of questions.slice(0, warmup)) for (const run of systems) await run(q);
+  const out = systems.map(() => ({ ranked: [] as string[][], latenciesMs: [] as number[], items: [] as ScaleAnswerItems[] }));
   for (let rep = 0; rep < reps; rep++) {
     for (const [i, q] of questions.entries()) {
-      for (const s of (i + rep) % 2 ? [1, 0] as const : [0, 1] as const) {
+      for (let k = 0; k < systems.length; k++) {
+        const s = (i + rep) % 2 ? systems.length - 1 - k : k;
         const start = performance.now();
-        const ids = await systems[s](q);
-        latenciesMs[s].push(performance.now() - start);
-        // The ranking is the same on every pass (nothing is written between them): scored once.
-        if (rep === 0) ranked[s].push(ids);
+        const result = await systems[s]!(q);
+        out[s]!.latenciesMs.push(performance.now() - start);
+        // The result is the same on every pass (nothing is written between them): kept once.
+        if (rep === 0) {
+          out[s]!.ranked.push(result.ids);
+          if (result.items) out[s]!.items.push(result.items);
+        }
       }
     }
   }
-  return [{ ranked: ranked[0], latenciesMs: latenciesMs[0] }, { ranked: ranked[1], latenciesMs: latenciesMs[1] }];
+  return out;
 }
 
 /** The benchmark worker's API with the scale methods added (one worker, one set of embedders). */
@@ -90,12 +102,42 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
     const { store, engine } = this.#current();
     const depth = options.depth ?? 10;
     const warmup = options.warmup ?? 3;
-    const [ours, bm25] = await timedPair(questions, warmup, options.reps ?? DEFAULT_SCALE_REPS, [
-      async (q) => (await engine.recall(q.text, { limit: depth, now: q.askedAt })).turns.map((t) => t.message.id),
-      async (q) => (await store.searchMessages(q.text, { limit: depth })).map((h) => h.message.id),
+    const [ours, bm25, answer] = await timedInTurn(questions, warmup, options.reps ?? DEFAULT_SCALE_REPS, [
+      async (q) => ({ ids: (await engine.recall(q.text, { limit: depth, now: q.askedAt })).turns.map((t) => t.message.id) }),
+      async (q) => ({ ids: (await store.searchMessages(q.text, { limit: depth })).map((h) => h.message.id) }),
+      // Everything an answer reads (MemoryEngine.answerContext: the app's own answer source).
+      async (q) => {
+        const parts = await engine.answerContext(q.text, { now: q.askedAt });
+        return {
+          ids: parts.turns.map((t) => t.id),
+          items: { turns: parts.turns.length, facts: parts.facts.length, episodes: parts.episodes.length, profile: parts.profile.length, plans: parts.foresight.length },
+        };
+      },
     ]);
     const wasmBytes = (store.db as { module?: { HEAPU8?: Uint8Array } }).module?.HEAPU8?.byteLength ?? 0;
-    return { turns: await countTurns(store), dbBytes: (await store.stats()).databaseBytes, wasmBytes, ours, bm25 };
+    const system = (r: TimedResult): ScaleSystemResult => ({ ranked: r.ranked, latenciesMs: r.latenciesMs });
+    return {
+      turns: await countTurns(store), dbBytes: (await store.stats()).databaseBytes, wasmBytes,
+      ours: system(ours!), bm25: system(bm25!), answer: { latenciesMs: answer!.latenciesMs, items: answer!.items },
+    };
+  }
+
+  /**
+   * The synthesised layer (bench/scaleLayer.ts) for every turn not yet in an episode, written
+   * beside the engine as consolidation would have written it; the engine then starts again on the
+   * same file (as after a reopen), so its fact and episode vector indexes hold the new items.
+   */
+  async scaleAddLayer(): Promise<ScaleLayerResult> {
+    const { store, engine } = this.#current();
+    await engine.idle();
+    const embedder = this.embedders ? this.embedders.embedder(this.embedders.defaultModelId) : null;
+    const layer = await addScaleLayer(store, embedder);
+    engine.stop();
+    const restarted = createBenchEngine(store, this.embedders, await this.#scaleDeps.vectorIndex?.());
+    await restarted.start();
+    await restarted.idle();
+    this.#open = { ...this.#open!, engine: restarted };
+    return layer;
   }
 
   async scaleClose(): Promise<void> {

@@ -84,6 +84,38 @@ export interface ScaleMeasurement {
   readonly wasmBytes: number;
   readonly ours: ScaleSystemResult;
   readonly bm25: ScaleSystemResult;
+  /** The answer's whole memory read (MemoryEngine.answerContext), timed in turn with the two. */
+  readonly answer: ScaleAnswerResult;
+}
+
+/** Items one answer read got back (after gatherContext's limits). */
+export interface ScaleAnswerItems {
+  readonly turns: number;
+  readonly facts: number;
+  readonly episodes: number;
+  readonly profile: number;
+  readonly plans: number;
+}
+
+export interface ScaleAnswerResult {
+  readonly latenciesMs: readonly number[];
+  /** Per question, in input order. */
+  readonly items: readonly ScaleAnswerItems[];
+}
+
+/** What the database's synthesised layer holds after `scaleAddLayer` (bench/scaleLayer.ts), and the time this call took. */
+export interface ScaleLayerResult {
+  /** Turns placed in episodes. */
+  readonly turns: number;
+  /** Synthesised episodes. */
+  readonly episodes: number;
+  readonly facts: number;
+  readonly profile: number;
+  readonly plans: number;
+  readonly scenes: number;
+  /** Episodes, raw and synthesised. */
+  readonly cells: number;
+  readonly ms: number;
 }
 
 export interface ScaleMeasureOptions {
@@ -134,6 +166,7 @@ export interface ScaleWorkerApi {
   scaleOpen(fileName: string, options?: { reuse?: boolean }): Promise<{ embedderId: string | null }>;
   scaleAppend(corpus: BenchCorpusInput): Promise<BenchIngestTiming>;
   scaleMeasure(questions: readonly ScaleQuestionInput[], options?: ScaleMeasureOptions): Promise<ScaleMeasurement>;
+  scaleAddLayer(): Promise<ScaleLayerResult>;
   scaleClose(): Promise<void>;
   scaleDelete(fileName: string): Promise<void>;
   coldOpen(fileName: string, question: ScaleQuestionInput): Promise<ColdOpenResult>;

@@ -123,6 +123,7 @@ const api = {
   scale: {
     open: async (fileName: string, reuse = false) => (await benchEngine()).scaleOpen(fileName, { reuse }),
     append: async (corpus: BenchCorpusInput) => (await benchEngine()).scaleAppend(corpus),
+    addLayer: async () => (await benchEngine()).scaleAddLayer(),
     measure: async (questions: ScaleQuestionInput[], options: ScaleMeasureOptions = {}) => (await benchEngine()).scaleMeasure(questions, options),
     close: async () => (await benchEngine()).scaleClose(),
     delete: async (fileName: string) => (await benchEngine()).scaleDelete(fileName),

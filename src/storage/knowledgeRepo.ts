@@ -27,7 +27,7 @@ interface FactRow extends SqlRow {
   content: string;
 }
 
-interface ProfileRow extends SqlRow {
+export interface ProfileRow extends SqlRow {
   id: string;
   kind: string;
   key: string;
@@ -68,7 +68,7 @@ function toKnownFact(r: FactRow): KnownFact {
   return { id: r.id, memcellId: r.memcell_id, speaker: r.speaker, content: r.content };
 }
 
-function toProfileItem(r: ProfileRow): ProfileItem {
+export function toProfileItem(r: ProfileRow): ProfileItem {
   return {
     id: r.id,
     kind: r.kind as ProfileItem['kind'],
@@ -101,7 +101,7 @@ const marks = (n: number): string => Array.from({ length: n }, () => '?').join('
 const IN_CHUNK = 500;
 
 const FACT_COLUMNS = 'f.id, f.memcell_id, f.speaker, f.content';
-const PROFILE_COLUMNS = 'id, kind, key, value, confidence, evidence, status, edited_by_user, created_at, updated_at';
+export const PROFILE_COLUMNS = 'id, kind, key, value, confidence, evidence, status, edited_by_user, created_at, updated_at';
 const FORESIGHT_COLUMNS = 'id, memcell_id, content, start_at, end_at, evidence, status, source';
 
 export class SqlKnowledgeStore implements KnowledgeStore {

@@ -21,15 +21,16 @@ import type { Message } from '../core/base/types';
 import type { ContextLink, LexicalOptions, OwnWordsOptions, RetrievalScope, RetrievalSource, ScoredTurn, TurnFacts } from '../core/recall/Retriever';
 import { maxTurnKey, toMessage } from './messageRepo';
 import { TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE, TURN_CONTEXT_GAP_MS, TURNS_FTS_COLUMNS } from './schema';
-import { ftsOperand } from '../core/base/lexicalUnits';
 import type { ContextWindows, TermStats } from '../core/recall/fullQueryScore';
 import type { VectorSearch } from '../core/engine/engineDeps';
+import { cleanTerms, orMatch, TermFrequencies } from './termBudget';
+
+export { orMatch, selectTerms } from './termBudget';
 
 
 const COLUMNS = 'm.pk, m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.ingested_at, m.token_count, m.metadata';
 /** What ranking reads of a candidate (TurnFacts): no text, no metadata to parse. */
 const FACT_COLUMNS = 'm.id, m.conversation_id, m.occurred_at, m.speaker, m.role';
-const MAX_TERMS = 64;
 /** SQLite's default limit on bound parameters is 32766; stay well under it per statement. */
 const ID_CHUNK = 500;
 /**
@@ -38,43 +39,8 @@ const ID_CHUNK = 500;
  * per database) never reaches it.
  */
 export const LEXICAL_POSTINGS_BUDGET = 12_000;
-
-type FtsTable = 'turns_fts' | 'messages_fts';
-/** A cached document frequency is reused until the index has grown by this factor. */
-const DF_REFRESH_GROWTH = 1.25;
-
-/**
- * The terms to query: all of them when their postings fit `budget`; otherwise the rarest first
- * while the running sum of document frequencies stays within it, always at least the rarest one.
- * Terms keep their input order. A term with no postings costs nothing and is kept.
- */
-export function selectTerms(terms: readonly string[], df: ReadonlyMap<string, number>, budget: number): string[] {
-  const total = terms.reduce((n, t) => n + (df.get(t) ?? 0), 0);
-  if (total <= budget) return [...terms];
-  const byRarity = [...terms].sort((a, b) => (df.get(a) ?? 0) - (df.get(b) ?? 0));
-  const keep = new Set<string>();
-  let sum = 0;
-  for (const t of byRarity) {
-    const d = df.get(t) ?? 0;
-    if (keep.size > 0 && sum + d > budget) break;
-    keep.add(t);
-    sum += d;
-  }
-  return terms.filter((t) => keep.has(t));
-}
-
-/**
- * `"a" OR "b"` from plain words; embedded quotes are doubled so nothing is FTS5 syntax, and a lone
- * character of a script without spaces is a prefix query (lexicalUnits.ftsOperand).
- */
-export function orMatch(terms: readonly string[]): string | null {
-  const clean = [...new Set(terms.map((t) => t.trim()).filter((t) => t.length > 0 && t.length <= 64))].slice(0, MAX_TERMS);
-  return clean.length ? clean.map(ftsOperand).join(' OR ') : null;
-}
-
-function cleanTerms(terms: readonly string[]): string[] {
-  return [...new Set(terms.map((t) => t.trim()).filter((t) => t.length > 0 && t.length <= 64))].slice(0, MAX_TERMS);
-}
+/** A cached average is reused until the index has grown by this factor. */
+const AVERAGES_REFRESH_GROWTH = 1.25;
 
 function scopeSql(scope: RetrievalScope | undefined, params: SqlValue[]): string {
   let where = '';
@@ -98,8 +64,7 @@ const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'Ju
 export class SqlRetrievalSource implements RetrievalSource {
   readonly #sql: Sql;
   readonly #vectors: VectorSearch | null;
-  /** table + term → [document frequency, index size (max pk) when counted]; approximate is enough. */
-  readonly #df = new Map<string, readonly [number, number]>();
+  readonly #df: TermFrequencies;
 
   readonly #budget: number;
   /** messages_fts's row count and mean content length, with the index size (max pk) when read. */
@@ -110,6 +75,7 @@ export class SqlRetrievalSource implements RetrievalSource {
     this.#sql = sql;
     this.#vectors = options.vectors ?? null;
     this.#budget = options.postingsBudget ?? LEXICAL_POSTINGS_BUDGET;
+    this.#df = new TermFrequencies(sql);
   }
 
   size(): Promise<number> {
@@ -144,8 +110,8 @@ export class SqlRetrievalSource implements RetrievalSource {
   async termStats(terms: readonly string[]): Promise<TermStats> {
     const rows = await this.size();
     const clean = cleanTerms(terms);
-    const df = clean.length ? await this.#documentFrequencies('messages_fts', clean, rows) : new Map<string, number>();
-    if (!this.#averages || rows > this.#averages.at * DF_REFRESH_GROWTH || rows < this.#averages.at) {
+    const df = clean.length ? await this.#df.frequencies('messages_fts', clean, rows) : new Map<string, number>();
+    if (!this.#averages || rows > this.#averages.at * AVERAGES_REFRESH_GROWTH || rows < this.#averages.at) {
       this.#averages = { ...(await this.#ftsAverages()), at: rows };
     }
     return { docs: this.#averages.docs, avgLength: this.#averages.avgLength, df };
@@ -270,32 +236,9 @@ export class SqlRetrievalSource implements RetrievalSource {
     return rows.map((r) => r.id);
   }
 
-  /** `terms` cut to the postings budget by document frequency in `table` (selectTerms). */
-  async #withinBudget(table: FtsTable, terms: readonly string[], budget: number): Promise<string[]> {
-    if (terms.length < 2) return [...terms];
-    const rows = await this.size();
-    // A database smaller than the budget cannot exceed it with one term; skip the look-ups.
-    if (rows * terms.length <= budget) return [...terms];
-    return selectTerms(terms, await this.#documentFrequencies(table, terms, rows), budget);
-  }
-
-  /**
-   * Document frequencies in turns_fts, counted by MATCH on each quoted term (so the index's own
-   * tokenizer and porter stemming apply: a vocabulary look-up would need the stem), cached.
-   */
-  async #documentFrequencies(table: FtsTable, terms: readonly string[], rows: number): Promise<Map<string, number>> {
-    const key = (t: string) => `${table}\u0000${t}`;
-    const stale = terms.filter((t) => {
-      const hit = this.#df.get(key(t));
-      return !hit || rows > hit[1] * DF_REFRESH_GROWTH || rows < hit[1];
-    });
-    if (stale.length) {
-      const columns = stale.map((_, i) => `(SELECT count(*) FROM ${table} WHERE ${table} MATCH ?) AS c${i}`).join(', ');
-      const [counts] = await this.#sql.query<Record<string, number>>(`SELECT ${columns}`, stale.map((t) => orMatch([t])!));
-      if (this.#df.size > 50_000) this.#df.clear();
-      stale.forEach((t, i) => this.#df.set(key(t), [Number(counts?.[`c${i}`] ?? 0), rows]));
-    }
-    return new Map(terms.map((t) => [t, this.#df.get(key(t))![0]]));
+  /** `terms` cut to the postings budget by document frequency in `table` (termBudget.ts). */
+  #withinBudget(table: 'turns_fts' | 'messages_fts', terms: readonly string[], budget: number): Promise<string[]> {
+    return this.#df.withinBudget(table, terms, budget, () => this.size());
   }
 
   async vector(vector: Float32Array, modelId: string, options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<string[]> {

@@ -1,7 +1,8 @@
 /**
  * The scale benchmark in miniature (CI's smoke run): corpora appended to one database with ids
- * made unique, checkpoints at corpus boundaries, questions newest first, our recall vs BM25 scored
- * on the same questions, the report's JSON/Markdown/SVG, and the stop when the data runs out.
+ * made unique, checkpoints at corpus boundaries, the synthesised layer growing with them,
+ * questions newest first, our recall vs BM25 scored on the same questions, the answer's memory read
+ * timed beside them, the report's JSON/Markdown/SVG, and the stop when the data runs out.
  * Also the strict argument parsing every bench command now uses.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -89,11 +90,29 @@ describe('scale benchmark (smoke)', () => {
     expect(second!.meanTurnChars).toBeCloseTo(meanChars(2, 3));
     expect(report.runtime).toBe('node');
     expect(lines.some((l) => l.includes('ranking 4 questions'))).toBe(true);
+    // The synthesised layer grows with the turns (an episode per 20, a fact per 5: 60 turns of
+    // 10-turn sessions hold 6 episodes, 3 synthesised; facts come with synthesised episodes, so the
+    // 2 due for the last session wait for the next one), and the answer's memory read is timed and
+    // reads it: facts and episodes come back beside the turns.
+    expect(first!.layer).toMatchObject({ turns: 60, cells: 6, episodes: 3, facts: 12 });
+    expect(second!.layer).toMatchObject({ turns: 90, cells: 9, episodes: 4, facts: 16 });
+    for (const p of report.points) {
+      expect(p.answerRead!.latencyMs.p50).toBeGreaterThan(0.001);
+      expect(p.answerRead!.meanItems.facts).toBeGreaterThan(0);
+      expect(p.answerRead!.meanItems.episodes).toBeGreaterThan(0);
+      expect(p.answerRead!.meanItems.turns).toBeGreaterThan(0);
+    }
+    expect(lines.some((l) => /synthesised layer written/.test(l))).toBe(true);
 
     const paths = await writeScaleReport(report, join(dir, 'out', 'scale.json'));
     const json = JSON.parse(await readFile(paths.json, 'utf8')) as typeof report;
     expect(Object.keys(json.points[0]!.recall.turn)).toEqual(['1', '5', '10']);
-    expect(await readFile(paths.md, 'utf8')).toMatch(/\| 90 \| 4 \|/);
+    expect(json.points[1]!.answerRead).toEqual(second!.answerRead);
+    const md = await readFile(paths.md, 'utf8');
+    expect(md).toMatch(/\| 90 \| 4 \|/);
+    expect(md).toMatch(/answer read p50 \/ p95 ms/);
+    const a = second!.answerRead!.latencyMs;
+    expect(md).toContain(`| 90 | ${a.p50.toFixed(1)} / ${a.p95.toFixed(1)} | ${(a.p95 / second!.baselines.bm25.latencyMs.p95).toFixed(2)}× |`);
     expect(await readFile(paths.svg, 'utf8')).toMatch(/^<svg[\s\S]*polyline[\s\S]*<\/svg>/);
   });
 

@@ -1,6 +1,7 @@
 /**
  * The switches over every answer: "use saved memories" off sends no profile, fact or plan; "use
  * chat history" off sends no past turn or episode; both survive in the database and come back on.
+ * What an answer reads (MemoryEngine.answerContext, the scale benchmark's answer read) follows them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
@@ -50,5 +51,29 @@ describe('use saved memories / use chat history', () => {
     await expect(engine.setGlobalMemory({ useChatHistory: 'no' as unknown as boolean })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await engine.setGlobalMemory({ useChatHistory: true });
     expect(await sent(question)).toContain('beagle mix');
+  });
+
+  it('answerContext reads what an answer reads, under the same switches, and writes nothing', async () => {
+    const { store, engine } = await answeringEngine(mock.url);
+    await engine.createConversation({ id: 'pets', title: 'pets' });
+    await engine.appendTurn({ id: 'p1', conversationId: 'pets', role: 'user', content: 'My dog Biscuit is a beagle mix.', occurredAt: T0 });
+    await engine.addMemory('I am vegetarian and cook lentils every Sunday.');
+    await engine.idle();
+    const question = 'What does my dog Biscuit eat, and what do I cook on Sunday?';
+    const calls = () => engine.llmUsage();
+    const before = { turns: (await store.listMessages('pets')).length, usage: await calls() };
+
+    const all = await engine.answerContext(question, { now: T0 + 86_400_000 });
+    expect(all.turns.map((t) => t.id)).toContain('p1');
+    expect(all.profile.map((p) => p.value).join(' ')).toContain('vegetarian');
+    await engine.setGlobalMemory({ useSavedMemories: false });
+    const noSaved = await engine.answerContext(question, { now: T0 + 86_400_000 });
+    expect(noSaved.profile).toEqual([]);
+    expect(noSaved.turns.map((t) => t.id)).toContain('p1');
+    await engine.setGlobalMemory({ useSavedMemories: true, useChatHistory: false });
+    expect((await engine.answerContext(question, { now: T0 + 86_400_000 })).turns).toEqual([]);
+
+    expect((await store.listMessages('pets')).length).toBe(before.turns);
+    expect(await calls()).toEqual(before.usage);
   });
 });

@@ -11,7 +11,7 @@ import { cleanModelPiece, cleanModelText } from '../base/modelText';
 import type { Clock, Llm, LlmAbortSignal, LlmMessage } from '../base/ports';
 import type { AppendResult, MessageWindow, MessageWindowRequest, NewTurn } from '../base/types';
 import { ANSWER_SIZE_LIMIT, answerQuestion, type AnswerMetadata, type AnswerResult } from '../recall/answer';
-import type { AnswerSource } from '../recall/answerContext';
+import { gatherContext, type AnswerSource, type ContextParts } from '../recall/answerContext';
 import { EMPTY_ANSWER_SOURCE } from '../recall/answerSource';
 import type { AnswerSettings, AskEvent, AskRequest, AskResult } from '../protocol';
 
@@ -153,6 +153,16 @@ export class AnswerService {
     const used = result.contextCitations.filter((c) => c.kind === 'turn').map((c) => c.ref);
     if (used.length > 0) this.#after(this.#d.retrieved(used));
     return { answer: result, messageId: stored.message.id };
+  }
+
+  /**
+   * What an answer to `question` reads from memory: the retrieval round `ask` runs first (turns,
+   * facts, episodes and their themes, profile, plans ahead), over the same source, without calling
+   * the endpoint and without writing. `now` is the question's time (default: the clock). The scale
+   * benchmark times it.
+   */
+  context(question: string, options: { readonly now?: number } = {}): Promise<ContextParts> {
+    return gatherContext(this.#d.source ?? EMPTY_ANSWER_SOURCE, question, { now: options.now ?? this.#d.clock.now() });
   }
 
   /** Stops a streaming answer; what was said so far is kept. */

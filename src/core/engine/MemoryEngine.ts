@@ -16,6 +16,7 @@ import type { LlmSettingsInput, LlmSettingsView } from '../base/settings';
 import type { EmbeddingStatus } from '../capture/EmbeddingIndexer';
 import type { PolicyName } from '../episodes/consolidationPolicy';
 import type { RetrievalResult } from '../recall/Retriever';
+import type { ContextParts } from '../recall/answerContext';
 import { nearestTurns } from '../recall/nearestTurns';
 import type {
   FactEdit, FactPage, FactQuery, FactView, ForesightEdit, ForgetCandidate, MemCellEdit, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
@@ -121,6 +122,10 @@ export class MemoryEngine implements EngineApi {
     // again") would otherwise find no endpoint and fail with "not configured".
     await this.#llmReady?.catch(() => undefined);
     return this.#p.answers.ask(request, onEvent).finally(() => this.#releaseHold());
+  }
+  /** What an answer to `question` reads from memory, without asking the endpoint (AnswerService.context). */
+  answerContext(question: string, options: { readonly now?: number } = {}): Promise<ContextParts> {
+    return this.#p.answers.context(question, options).finally(() => this.#releaseHold());
   }
   /** Stops a streaming answer; what was said so far is kept. */
   stopAnswer(answerId: string): Promise<void> { return this.#p.answers.stop(answerId); }

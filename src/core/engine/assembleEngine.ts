@@ -293,7 +293,7 @@ function foregroundAnswerSource(source: AnswerSource, foreground: ForegroundRead
     episodesByIds: (ids) => foreground.run(() => source.episodesByIds(ids)),
     episodesOfTurns: (ids) => foreground.run(() => source.episodesOfTurns(ids)),
     sceneMembers: (ids, n) => foreground.run(() => source.sceneMembers(ids, n)),
-    profile: () => foreground.run(() => source.profile()),
+    profile: (limit) => foreground.run(() => source.profile(limit)),
     foresight: (now) => foreground.run(() => source.foresight(now)),
   };
 }

@@ -44,7 +44,7 @@ export function switchedAnswerSource(source: AnswerSource, switches: () => Promi
     episodesOfTurns: (ids) => history(() => source.episodesOfTurns(ids), new Map()),
     sceneMembers: (ids, n) => history(() => source.sceneMembers(ids, n), []),
     facts: (q, o) => saved(() => source.facts(q, o), []),
-    profile: () => saved(() => source.profile(), []),
+    profile: (limit) => saved(() => source.profile(limit), []),
     foresight: (now) => saved(() => source.foresight(now), []),
   };
 }

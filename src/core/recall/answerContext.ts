@@ -58,8 +58,8 @@ export interface AnswerSource {
   episodesOfTurns(messageIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /** Synthesised members of these scenes, most recent first, at most `limitPerScene` each. */
   sceneMembers(sceneIds: readonly string[], limitPerScene: number): Promise<readonly ContextEpisode[]>;
-  /** Active profile items (not conflicts, not deleted). */
-  profile(): Promise<readonly ProfileItem[]>;
+  /** Active profile items (not conflicts, not deleted), most confident first; at most `limit` when given. */
+  profile(limit?: number): Promise<readonly ProfileItem[]>;
   /** Active foresight not yet over at `now` (current and upcoming). */
   foresight(now: number): Promise<readonly ForesightItem[]>;
 }
@@ -108,7 +108,7 @@ export async function gatherContext(source: AnswerSource, query: string, options
     source.turns(query, { limit: limits.turns, now: options.now, ...scope }),
     source.facts(query, { limit: limits.facts, ...scope }),
     source.episodes(query, { limit: limits.episodes * 2, ...scope }),
-    source.profile(),
+    source.profile(limits.profile),
     source.foresight(options.now),
   ]);
   const episodes = await rankEpisodes(source, turns, facts, searched, limits);

@@ -26,8 +26,11 @@ export interface KnowledgeSource {
   episodesOfTurns(messageIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /** Synthesised members of these scenes, most recent first, at most `limitPerScene` each. */
   sceneMembers(sceneIds: readonly string[], limitPerScene: number): Promise<readonly ContextEpisode[]>;
-  /** Active profile items, any order. */
-  profile(): Promise<readonly ProfileItem[]>;
+  /**
+   * Active profile items; with `limit`, the `limit` most confident (then most recently updated,
+   * then by id), else all in any order.
+   */
+  profile(limit?: number): Promise<readonly ProfileItem[]>;
   /** Active foresight not yet over at `now` (current and upcoming). */
   foresight(now: number): Promise<readonly ForesightItem[]>;
 }
@@ -87,11 +90,13 @@ export function answerSourceOf(knowledge: KnowledgeSource, recall: TurnRecall, v
     episodesByIds: (ids) => knowledge.episodesByIds(ids),
     episodesOfTurns: (ids) => knowledge.episodesOfTurns(ids),
     sceneMembers: (ids, limit) => knowledge.sceneMembers(ids, limit),
-    async profile() {
-      // Most confident first, so a tight budget keeps the surest items.
-      return [...(await knowledge.profile())]
+    async profile(limit) {
+      // Most confident first, so a tight budget keeps the surest items (ids in code-unit order, as
+      // storage's ORDER BY id picks them under a limit).
+      const items = [...(await knowledge.profile(limit))]
         .filter((p) => p.status === 'active')
-        .sort((a, b) => b.confidence - a.confidence || b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
+        .sort((a, b) => b.confidence - a.confidence || b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return limit === undefined ? items : items.slice(0, limit);
     },
     foresight: (now) => knowledge.foresight(now),
   };
