@@ -180,8 +180,13 @@ export function markdownSummary(r: RecallReport, chartFile: string): string {
     lines.push(`| ${c} | ${a.questions} | ${ks.map((k) => pct(a.recall.turn[k])).join(' | ')} | ${pct(a.recallAny.session[5])} | ${a.contextRecall === null ? '–' : pct(a.contextRecall)} |`);
   }
   if (Object.keys(r.apart).length) {
-    lines.push('', '## Reported apart (not in the headline: LoCoMo adversarial, LongMemEval abstention)', '');
+    lines.push('', '## Reported apart (not in the headline: LoCoMo adversarial, LongMemEval and BEAM abstention)', '');
     for (const [c, a] of Object.entries(r.apart)) {
+      // BEAM's abstention questions name no evidence: nothing for retrieval to find, so nothing scored.
+      if (a.questions === 0) {
+        lines.push(`- ${c}: no evidence to retrieve (the answer should say the memory does not hold it); not scored here`);
+        continue;
+      }
       lines.push(`- ${c}: ${a.questions} questions, recall.turn@10 ${pct(a.recall.turn[10])}, any-session@5 ${pct(a.recallAny.session[5])}` +
         `${a.contextRecall === null ? '' : `, context recall ${pct(a.contextRecall)}`}`);
     }
