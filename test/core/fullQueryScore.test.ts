@@ -78,6 +78,17 @@ describe('fieldedScores (BM25F)', () => {
     expect(both.get('b')!).toBeGreaterThan(0);
   });
 
+  it('normalises the neighbour fields by bContext: at 0 their length no longer matters', () => {
+    const docs = pool([
+      ['short', 'yes', ['the sprint ends'], []],
+      ['long', 'yes', [`the sprint ends ${long}`], []],
+    ]);
+    const full = fieldedScores(['sprint'], docs, stats, options);
+    expect(full.get('long')!).toBeLessThan(full.get('short')!);
+    const none = fieldedScores(['sprint'], docs, stats, { ...options, bContext: 0 });
+    expect(none.get('long')!).toBeCloseTo(none.get('short')!, 12);
+  });
+
   it('with a BM25+ floor, a long turn matching a term still scores at least idf · delta for it', () => {
     const docs = pool([['long', `sprint ${long}${long}`, [], []], ['short', 'a b c', [], []]]);
     const plain = fieldedScores(['sprint'], docs, stats, options).get('long')!;

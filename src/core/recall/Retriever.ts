@@ -373,7 +373,7 @@ export class Retriever {
     ]);
     const pool = [...new Set([...index, ...own.map((h) => h.id)])];
     const scores = fieldedScores(terms, await this.#source.contextWindows(pool), stats, {
-      weights: { own: fields.content, before: fields.before, after: fields.after, timeline: fields.timeline }, b: cfg.fielded.b, delta: cfg.fielded.delta,
+      weights: { own: fields.content, before: fields.before, after: fields.after, timeline: fields.timeline }, b: cfg.fielded.b, bContext: cfg.fielded.bContext, delta: cfg.fielded.delta,
     });
     const order = new Map(pool.map((id, i) => [id, i]));
     return pool

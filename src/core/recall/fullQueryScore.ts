@@ -112,6 +112,8 @@ export interface FieldedOptions {
   readonly weights: { readonly own: number; readonly before: number; readonly after: number; readonly timeline?: number };
   /** Length normalisation per field (0: none, 1: full). */
   readonly b: number;
+  /** The neighbour-context fields' own length normalisation (default `b`). */
+  readonly bContext?: number;
   /** BM25+ floor: each matched term adds at least idf · delta, however long the turn (0: Okapi). */
   readonly delta: number;
 }
@@ -194,7 +196,10 @@ export function fieldedScores(queryTerms: readonly string[], pool: ContextWindow
   const idfs = keys.map((k) => weights.get(k)!);
   const out = new Map<string, number>();
   pool.windows.forEach((win, d) => {
-    const norm = lengths[d]!.map((l, i) => 1 - options.b + (options.b * l) / avg[i]!);
+    const norm = lengths[d]!.map((l, i) => {
+      const b = i === 1 || i === 2 ? options.bContext ?? options.b : options.b;
+      return 1 - b + (b * l) / avg[i]!;
+    });
     let score = 0;
     for (let k = 0; k < keys.length; k++) {
       let f = 0;

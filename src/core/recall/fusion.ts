@@ -35,10 +35,10 @@ export interface RetrievalConfig {
   /**
    * A small memory's lexical list in BM25F order (Retriever #fielded): the turn index's best `pool`
    * (0: off, FTS5's order) and the turns' own words' best `ownPool`, each field length-normalised
-   * on its own (`b`), BM25+ floor `delta`; `prf`: the feedback query too. With `weight` > 0 it is
+   * on its own (`b`; the neighbour fields `bContext`), BM25+ floor `delta`; `prf`: the feedback query too. With `weight` > 0 it is
    * a list of its own at that RRF weight, beside the turn index's, instead of replacing it.
    */
-  readonly fielded: { readonly pool: number; readonly ownPool: number; readonly b: number; readonly delta: number; readonly prf: boolean; readonly weight: number };
+  readonly fielded: { readonly pool: number; readonly ownPool: number; readonly b: number; readonly bContext: number; readonly delta: number; readonly prf: boolean; readonly weight: number };
   /** bm25() column weights of the turn index (schema v2 turns_fts). */
   readonly fields: {
     readonly speaker: number;
@@ -157,7 +157,10 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // patched view): 50.8 / 79.0 / 88.0 and 49.5 / 78.5 / 88.5. So the turn index's row-length
   // normalisation is what loses BEAM, and LongMemEval's @10 leans on it: off until a ranking
   // keeps both (LME @10 must not fall). Costs ≈ 15 ms per recall at pool 200 (BEAM, Node).
-  fielded: { pool: 0, ownPool: 0, b: 0.75, delta: 0, prf: false, weight: 0 },
+  // bContext 0 → 51.3 / 77.6 / 87.7, 0.3 → 51.8 / 77.4 / 87.4; 0 with neighbour weights 0.3 (user
+  // 0.2) → 52.3 / 77.2 / 88.2; 0 as a list of weight 1 → 48.9 / 77.8 / 89.7. LME per type (pool 200
+  // vs off): single-session-preference 100 → 71.4, multi-session 84.9 → 80.8, temporal 86.8 → 83.1.
+  fielded: { pool: 0, ownPool: 0, b: 0.75, bContext: 0.75, delta: 0, prf: false, weight: 0 },
   // Neighbour context before/after 0 → −8.0 (the biggest single gain); 0.4 → −0.5; 0.7 → +0.3
   // (noise; MRR −0.002). caption 0 → −0.6. speaker 0 → 0.0. timeline 0 → −0.2, 0.2 → 0.0.
   fields: { speaker: 0.2, content: 1, caption: 0.6, before: 0.5, after: 0.5, timeline: 0.1 },
