@@ -20,7 +20,7 @@ import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { Message } from '../core/base/types';
 import type { ContextLink, LexicalOptions, OwnWordsOptions, RetrievalScope, RetrievalSource, ScoredTurn, TurnFacts } from '../core/recall/Retriever';
 import { maxTurnKey, toMessage } from './messageRepo';
-import { TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE, TURN_CONTEXT_GAP_MS, TURNS_FTS_COLUMNS } from './schema';
+import { TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE, TURN_TIMELINE, TURNS_FTS_COLUMNS, turnWindowJoin } from './schema';
 import type { ContextWindows, TermStats } from '../core/recall/fullQueryScore';
 import type { VectorSearch } from '../core/engine/engineDeps';
 import { cleanTerms, orMatch, TermFrequencies } from './termBudget';
@@ -58,8 +58,6 @@ function scopeSql(scope: RetrievalScope | undefined, params: SqlValue[]): string
   }
   return where;
 }
-
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 export class SqlRetrievalSource implements RetrievalSource {
   readonly #sql: Sql;
@@ -151,22 +149,18 @@ export class SqlRetrievalSource implements RetrievalSource {
     for (let i = 0; i < unique.length; i += ID_CHUNK) {
       const chunk = unique.slice(i, i + ID_CHUNK);
       // The turn index's window (as contextLinks), by a self-join; each turn's text read once.
-      const rows = await this.#sql.query<{ id: string; n: string; d: number; at: number }>(
-        `SELECT h.id AS id, n.id AS n, n.seq - h.seq AS d, h.occurred_at AS at FROM messages h
-           JOIN messages n ON n.conversation_id = h.conversation_id
-            AND n.seq BETWEEN h.seq - ${TURN_CONTEXT_BEFORE} AND h.seq + ${TURN_CONTEXT_AFTER}
-            AND abs(n.occurred_at - h.occurred_at) <= ${TURN_CONTEXT_GAP_MS}
-          WHERE h.id IN (${chunk.map(() => '?').join(', ')})
-          ORDER BY h.id, abs(n.seq - h.seq)`,
+      const rows = await this.#sql.query<{ id: string; n: string; d: number; timeline: string }>(
+        `SELECT m.id AS id, n.id AS n, n.seq - m.seq AS d, ${TURN_TIMELINE} AS timeline FROM messages m
+           JOIN messages n ON ${turnWindowJoin('n', 'm', TURN_CONTEXT_BEFORE, TURN_CONTEXT_AFTER)}
+          WHERE m.id IN (${chunk.map(() => '?').join(', ')})
+          ORDER BY m.id, abs(n.seq - m.seq)`,
         chunk,
       );
       const byId = new Map<string, { id: string; before: string[]; after: string[]; timeline: string }>();
       for (const r of rows) {
         let win = byId.get(r.id);
         if (!win) {
-          // The turn index's timeline column: the month and year in words (UTC, as its strftime).
-          const at = new Date(Number(r.at));
-          win = { id: r.id, before: [], after: [], timeline: `${MONTH_NAMES[at.getUTCMonth()]} ${at.getUTCFullYear()}` };
+          win = { id: r.id, before: [], after: [], timeline: String(r.timeline) };
           byId.set(r.id, win);
           windows.push(win);
         }
@@ -198,9 +192,7 @@ export class SqlRetrievalSource implements RetrievalSource {
       // turns just after it and "after" context of the turns just before it.
       const rows = await this.#sql.query<{ hit: string; id: string; d: number }>(
         `SELECT h.id AS hit, m.id AS id, m.seq - h.seq AS d FROM messages h
-           JOIN messages m ON m.conversation_id = h.conversation_id
-            AND m.seq BETWEEN h.seq - ${TURN_CONTEXT_AFTER} AND h.seq + ${TURN_CONTEXT_BEFORE} AND m.seq <> h.seq
-            AND abs(m.occurred_at - h.occurred_at) <= ${TURN_CONTEXT_GAP_MS}
+           JOIN messages m ON ${turnWindowJoin('m', 'h', TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE)} AND m.seq <> h.seq
           WHERE h.id IN (${chunk.map(() => '?').join(', ')})${where}`,
         params,
       );

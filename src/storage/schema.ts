@@ -282,6 +282,18 @@ const MONTH_NAME = `CASE strftime('%m', m.occurred_at / 1000, 'unixepoch')
     WHEN '01' THEN 'January' WHEN '02' THEN 'February' WHEN '03' THEN 'March' WHEN '04' THEN 'April'
     WHEN '05' THEN 'May' WHEN '06' THEN 'June' WHEN '07' THEN 'July' WHEN '08' THEN 'August'
     WHEN '09' THEN 'September' WHEN '10' THEN 'October' WHEN '11' THEN 'November' ELSE 'December' END`;
+/** The turn index's timeline column of message `m`: its month and year in words (UTC), "May 2023". */
+export const TURN_TIMELINE = `${MONTH_NAME} || ' ' || strftime('%Y', m.occurred_at / 1000, 'unixepoch')`;
+
+/**
+ * The turn index's window as a join condition: message `n` is within `before` turns before and
+ * `after` turns after message `h` in its conversation, no more than TURN_CONTEXT_GAP_MS apart.
+ */
+export function turnWindowJoin(n: string, h: string, before: number, after: number): string {
+  return `${n}.conversation_id = ${h}.conversation_id
+            AND ${n}.seq BETWEEN ${h}.seq - ${before} AND ${h}.seq + ${after}
+            AND abs(${n}.occurred_at - ${h}.occurred_at) <= ${TURN_CONTEXT_GAP_MS}`;
+}
 
 /** Turns of the same conversation on one side of `ref`, nearest first (SQL for a pk list). */
 function neighbourPks(ref: 'new' | 'old', side: 'before' | 'after', n: number): string {
@@ -315,7 +327,7 @@ SELECT m.pk AS pk,
     SELECT p.content FROM messages p
      WHERE p.conversation_id = m.conversation_id AND p.seq > m.seq AND p.occurred_at <= m.occurred_at + ${TURN_CONTEXT_GAP_MS}
      ORDER BY p.seq ASC LIMIT ${TURN_CONTEXT_AFTER}) x), '') AS after,
-  ${MONTH_NAME} || ' ' || strftime('%Y', m.occurred_at / 1000, 'unixepoch') AS timeline
+  ${TURN_TIMELINE} AS timeline
 FROM messages m;
 
 CREATE VIRTUAL TABLE turns_fts USING fts5(

@@ -61,6 +61,16 @@ function countWords(lower: string): number {
   return n;
 }
 
+/** Each query term's stem key with its idf (terms sharing a key add up; repeats count once). */
+function keyWeights(queryTerms: readonly string[], stats: TermStats): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const t of new Set(queryTerms)) {
+    const key = stemKey(t);
+    weights.set(key, (weights.get(key) ?? 0) + idf(stats.docs, stats.df.get(t) ?? 0));
+  }
+  return weights;
+}
+
 function idf(docs: number, n: number): number {
   const v = Math.log((docs - n + 0.5) / (n + 0.5));
   return v > 0 ? v : 1e-6;
@@ -71,11 +81,7 @@ function idf(docs: number, n: number): number {
  * Repeated query terms count once, as in an OR query.
  */
 export function fullQueryScores(queryTerms: readonly string[], texts: ReadonlyMap<string, string>, stats: TermStats): Map<string, number> {
-  const weights = new Map<string, number>();
-  for (const t of new Set(queryTerms)) {
-    const key = stemKey(t);
-    weights.set(key, (weights.get(key) ?? 0) + idf(stats.docs, stats.df.get(t) ?? 0));
-  }
+  const weights = keyWeights(queryTerms, stats);
   const avg = stats.avgLength > 0 ? stats.avgLength : 1;
   const out = new Map<string, number>();
   // A word can only match a key it shares its first three characters with: most words skip the stem.
@@ -127,11 +133,7 @@ export interface FieldedOptions {
  * order fell below BM25 of each turn alone.
  */
 export function fieldedScores(queryTerms: readonly string[], pool: ContextWindows, stats: TermStats, options: FieldedOptions): Map<string, number> {
-  const weights = new Map<string, number>();
-  for (const t of new Set(queryTerms)) {
-    const key = stemKey(t);
-    weights.set(key, (weights.get(key) ?? 0) + idf(stats.docs, stats.df.get(t) ?? 0));
-  }
+  const weights = keyWeights(queryTerms, stats);
   const keys = [...weights.keys()];
   const slot = new Map(keys.map((k, i) => [k, i]));
   const heads = new Set(keys.map((k) => k.slice(0, 3)));
@@ -139,53 +141,39 @@ export function fieldedScores(queryTerms: readonly string[], pool: ContextWindow
   // words counted without splitting (≈ 10× faster than a word list on 2,000-character turns).
   const headList = [...heads].filter((h) => /^[a-z0-9]+$/.test(h));
   const candidates = headList.length === heads.size && heads.size > 0 ? new RegExp(`(?<![a-z0-9])(?:${headList.join('|')})[a-z0-9]*`, 'g') : null;
-  // Each text's length and count of each query key, counted once.
-  const counted = new Map<string, { len: number; tf: Float64Array }>();
-  const count = (id: string) => {
-    let c = counted.get(id);
-    if (!c) {
-      const text = pool.texts.get(id) ?? '';
-      const tf = new Float64Array(keys.length);
-      let len = 0;
-      if (candidates && PLAIN.test(text)) {
-        const lower = text.toLowerCase();
-        len = countWords(lower);
-        for (const m of lower.matchAll(candidates)) {
-          const i = slot.get(stemKey(m[0]));
-          if (i !== undefined) tf[i]!++;
-        }
-      } else {
-        const words = wordsOf(text);
-        len = words.length;
-        for (const w of words) {
-          if (!heads.has(w.slice(0, 3))) continue;
-          const i = slot.get(stemKey(w));
-          if (i !== undefined) tf[i]!++;
-        }
+  type Counted = { len: number; tf: Float64Array };
+  /** A text's length in words and its count of each query key. */
+  const countText = (text: string): Counted => {
+    const tf = new Float64Array(keys.length);
+    if (candidates && PLAIN.test(text)) {
+      const lower = text.toLowerCase();
+      for (const m of lower.matchAll(candidates)) {
+        const i = slot.get(stemKey(m[0]));
+        if (i !== undefined) tf[i]!++;
       }
-      c = { len, tf };
-      counted.set(id, c);
+      return { len: countWords(lower), tf };
+    }
+    const words = wordsOf(text);
+    for (const w of words) {
+      if (!heads.has(w.slice(0, 3))) continue;
+      const i = slot.get(stemKey(w));
+      if (i !== undefined) tf[i]!++;
+    }
+    return { len: words.length, tf };
+  };
+  /** Counted once per key however many windows hold it: turns by id, timelines ("May 2023") by text. */
+  const cached = (cache: Map<string, Counted>, key: string, text: () => string): Counted => {
+    let c = cache.get(key);
+    if (!c) {
+      c = countText(text());
+      cache.set(key, c);
     }
     return c;
   };
-  type Counted = { len: number; tf: Float64Array };
-  // The turn's date in words ("May 2023"), as the turn index's timeline column holds it.
-  const dated = new Map<string, Counted>();
-  const timeline = (text: string | undefined): Counted[] => {
-    if (!text) return [];
-    let c = dated.get(text);
-    if (!c) {
-      const tf = new Float64Array(keys.length);
-      const words = wordsOf(text);
-      for (const w of words) {
-        const i = slot.get(stemKey(w));
-        if (i !== undefined) tf[i]!++;
-      }
-      c = { len: words.length, tf };
-      dated.set(text, c);
-    }
-    return [c];
-  };
+  const turns = new Map<string, Counted>();
+  const dates = new Map<string, Counted>();
+  const count = (id: string) => cached(turns, id, () => pool.texts.get(id) ?? '');
+  const timeline = (text: string | undefined): Counted[] => (text ? [cached(dates, text, () => text)] : []);
   const fields: Counted[][][] = pool.windows.map((w) => [[count(w.id)], w.before.map(count), w.after.map(count), timeline(w.timeline)]);
   const lengths = fields.map((f) => f.map((parts) => parts.reduce((n, p) => n + p.len, 0)));
   const avg = [0, 1, 2, 3].map((i) => {
