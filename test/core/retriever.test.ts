@@ -339,19 +339,23 @@ describe('Retriever', () => {
   });
 });
 
+/** One chat between a user and an assistant, turns t0, t1, … a millisecond apart, and a source over it. */
+async function chat(turns: readonly { role: 'user' | 'assistant'; content: string }[]) {
+  const store = await openNodeStore();
+  await store.createConversation({ id: 'c', title: 'chat' });
+  for (const [i, t] of turns.entries()) {
+    await store.appendTurn({ id: `t${i}`, conversationId: 'c', role: t.role, speaker: t.role === 'user' ? 'User' : 'Assistant', content: t.content, occurredAt: MAY_8 + i, metadata: {} });
+  }
+  return { store, source: new SqlRetrievalSource(store.db) };
+}
+
 describe('requests for advice', () => {
   it("rank the user's own stated preference above the assistant's old suggestions (and did not before the knobs)", async () => {
-    const store = await openNodeStore();
-    await store.createConversation({ id: 'c', title: 'trip' });
-    const turns = [
-      { role: 'assistant' as const, content: 'Here are some hotel options for your trip: the Grand and the Palm, both near the beach.' },
-      { role: 'user' as const, content: 'Besides great views, I also like hotels with a rooftop pool.' },
-      { role: 'user' as const, content: 'We booked the flights for the trip last month.' },
-    ];
-    for (const [i, t] of turns.entries()) {
-      await store.appendTurn({ id: `t${i}`, conversationId: 'c', role: t.role, speaker: t.role === 'user' ? 'User' : 'Assistant', content: t.content, occurredAt: MAY_8 + i, metadata: {} });
-    }
-    const source = new SqlRetrievalSource(store.db);
+    const { store, source } = await chat([
+      { role: 'assistant', content: 'Here are some hotel options for your trip: the Grand and the Palm, both near the beach.' },
+      { role: 'user', content: 'Besides great views, I also like hotels with a rooftop pool.' },
+      { role: 'user', content: 'We booked the flights for the trip last month.' },
+    ]);
     const question = 'Can you recommend a hotel for my trip to Miami?';
     const now = await new Retriever({ source }).retrieve(question, { now: SEP_1 });
     expect(ids(now)[0]).toBe('t1');
@@ -364,18 +368,12 @@ describe('requests for advice', () => {
 
 describe('standing instructions', () => {
   it("rank the user's standing instruction first for a request it covers, which it shares one word with (and did not without the knobs)", async () => {
-    const store = await openNodeStore();
-    await store.createConversation({ id: 'c', title: 'app' });
-    const turns = [
-      { role: 'user' as const, content: 'Always format code snippets with syntax highlighting when I ask about implementation details.' },
-      { role: 'assistant' as const, content: 'Understood, every code snippet will come with syntax highlighting.' },
-      { role: 'user' as const, content: 'The login feature should use the session table, and the login page needs a feature flag for login by email.' },
-      { role: 'assistant' as const, content: 'A login feature usually needs a login form, a login route and a session.' },
-    ];
-    for (const [i, t] of turns.entries()) {
-      await store.appendTurn({ id: `t${i}`, conversationId: 'c', role: t.role, speaker: t.role === 'user' ? 'User' : 'Assistant', content: t.content, occurredAt: MAY_8 + i, metadata: {} });
-    }
-    const source = new SqlRetrievalSource(store.db);
+    const { store, source } = await chat([
+      { role: 'user', content: 'Always format code snippets with syntax highlighting when I ask about implementation details.' },
+      { role: 'assistant', content: 'Understood, every code snippet will come with syntax highlighting.' },
+      { role: 'user', content: 'The login feature should use the session table, and the login page needs a feature flag for login by email.' },
+      { role: 'assistant', content: 'A login feature usually needs a login form, a login route and a session.' },
+    ]);
     const question = 'Could you show me the implementation of a login feature?';
     const now = await new Retriever({ source }).retrieve(question, { now: SEP_1 });
     expect(ids(now)[0]).toBe('t0');
