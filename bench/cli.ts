@@ -10,7 +10,8 @@
  * --no-vectors are node-only.
  * --set overrides one RETRIEVAL_CONFIG knob (src/core/fusion.ts) for this run; --sweep evaluates
  * several named configs over one ingest ({"name": {"weights": {"vector": 0.3}}, ...}) and prints
- * their recall.turn@k — tune on the dev split only. --rerank adds the rerank stage with the
+ * their recall.turn@k — tune on the dev split only. RECALL_DUMP=<file> appends one JSON line per
+ * system (and variant) and question: recall@10, the top 10 and the evidence ids. --rerank adds the rerank stage with the
  * bundled stand-in reranker, or with each reranker of a comma-separated list over one ingest: a
  * local catalog model id, `oracle` or `random`, each optionally `=trust` (0..1); the first is
  * "ours", the others are reported as "reranked <spec>", all beside "fused" (the rerank stage off).

@@ -75,8 +75,10 @@ export function setKnob(target: Record<string, unknown>, path: string, raw: stri
   if (base === undefined || (base !== null && typeof base === 'object')) {
     throw new BenchUsageError(`--set: unknown knob "${path}"; knobs are ${knobPaths().join(', ')}`);
   }
-  let value: number | boolean;
-  if (typeof base === 'boolean') {
+  let value: number | boolean | string;
+  if (typeof base === 'string') {
+    value = raw;
+  } else if (typeof base === 'boolean') {
     if (raw !== 'true' && raw !== 'false') throw new BenchUsageError(`--set ${path} is true or false, not "${raw}"`);
     value = raw === 'true';
   } else {

@@ -15,6 +15,7 @@
  * model would actually see. With a reranker, the first variant is also run with the rerank stage
  * off ("fused"), and the reranker's pairs/s and added time per question are measured.
  */
+import { appendFileSync } from 'node:fs';
 import { SemanticIndex } from '../src/core/capture/SemanticIndex';
 import { Retriever, turnText } from '../src/core/recall/Retriever';
 import type { RetrievalConfig } from '../src/core/recall/fusion';
@@ -228,6 +229,8 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
       const ranked = await system.rank(q);
       result.latenciesMs.push(performance.now() - start);
       const score = scoreQuestion(q, ranked, sessionOf, options.ks);
+      // RECALL_DUMP=<file>: one JSON line per system and question (recall@10, top 10, evidence), to compare variants question by question.
+      if (process.env.RECALL_DUMP) appendFileSync(process.env.RECALL_DUMP, `${JSON.stringify({ system: system.name, question: q.id, category: q.category, recall10: score.recallTurn[10], top: ranked.slice(0, 10), evidence: q.evidenceTurns, text: q.text })}\n`);
       const cited = options.context !== false ? citedTurns.get(system.name) : undefined;
       result.scores.push(cited ? { ...score, contextRecall: contextRecall(q, await cited(q)) } : score);
       if (i % 25 === 0) options.progress?.(`${label} ${system.name}: question ${i + 1}/${corpus.questions.length}`);

@@ -150,7 +150,8 @@ describe('bench arguments (node:util parseArgs)', () => {
     const o: Record<string, unknown> = {};
     setKnob(o, 'weights.vector', '0.3');
     setKnob(o, 'prf.enabled', 'false');
-    expect(o).toEqual({ weights: { vector: 0.3 }, prf: { enabled: false } });
+    setKnob(o, 'fielded.mode', 'bm25f');
+    expect(o).toEqual({ weights: { vector: 0.3 }, prf: { enabled: false }, fielded: { mode: 'bm25f' } });
     expect(() => setKnob({}, 'weights.vectr', '1')).toThrow(/unknown knob "weights.vectr"/);
     expect(() => setKnob({}, 'weights', '1')).toThrow(/unknown knob/);
     expect(() => setKnob({}, 'weights.vector', 'lots')).toThrow(/needs a number/);

@@ -95,4 +95,22 @@ describe('fieldedScores (BM25F)', () => {
     const floored = fieldedScores(['sprint'], docs, stats, { ...options, delta: 0.5 }).get('long')!;
     expect(floored - plain).toBeCloseTo(0.5 * Math.log((1000 - 5 + 0.5) / 5.5), 6);
   });
+
+  it("relative mode: a short turn saying several of the question's words outranks a long reply repeating them, and a word in most turns still counts", () => {
+    const words = { docs: 300, avgLength: 100, df: new Map([['budget', 20], ['keywords', 12], ['resume', 250]]) };
+    const reply = `Here is how to use keywords in your resume. ${'Keywords matter for the resume, and a resume with keywords passes the scan. '.repeat(30)}`;
+    const docs = pool([
+      ['user', 'I found that keywords like budget oversight raise my resume score', [], []],
+      ['reply', reply, [], []],
+      ['other', `${'filler words about nothing at all '.repeat(20)}`, [], []],
+    ]);
+    const relative = { ...options, delta: 0.5, mode: 'relative' as const };
+    const r = fieldedScores(['keywords', 'budget', 'resume'], docs, words, relative);
+    expect(r.get('user')!).toBeGreaterThan(r.get('reply')!);
+    expect(r.get('other')).toBe(0);
+    // "resume" is in 250 of 300 turns: FTS5's idf drops it to ≈ 0, Lucene's keeps it.
+    const common = fieldedScores(['resume'], docs, words, relative);
+    expect(common.get('user')!).toBeGreaterThan(0.1);
+    expect(fieldedScores(['resume'], docs, words, options).get('user')!).toBeLessThan(1e-5);
+  });
 });

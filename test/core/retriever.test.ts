@@ -409,8 +409,8 @@ describe('BM25F candidates (fielded)', () => {
       { speaker: 'Ann', content: 'we talked about the sprint and the deadline of the project plan last week', at: SEP_1 },
     ];
     // Ranks alone decide: no session aggregation (it lends t1 its neighbours' scores).
-    const { retriever: plain, store } = await setUp(turns, { config: { weights: { lexical: 1, prf: 0, vector: 0, own: 0 }, boosts: { session: 0 } } });
-    const { retriever: fielded, store: store2 } = await setUp(turns, { config: { weights: { lexical: 1, prf: 0, vector: 0, own: 0 }, boosts: { session: 0 }, fielded: { pool: 200 } } });
+    const { retriever: plain, store } = await setUp(turns, { config: { weights: { lexical: 1, prf: 0, vector: 0, own: 0 }, boosts: { session: 0 }, fielded: { pool: 0 } } });
+    const { retriever: fielded, store: store2 } = await setUp(turns, { config: { weights: { lexical: 1, prf: 0, vector: 0, own: 0 }, boosts: { session: 0 }, fielded: { pool: 200, weight: 0, mode: 'bm25f' } } });
     const q = 'sprint deadline';
     expect(ids(await fielded.retrieve(q, { rerank: false }))[0]).toBe('t1');
     expect(ids(await plain.retrieve(q, { rerank: false }))[0]).toBe('t3');

@@ -220,7 +220,10 @@ export class Retriever {
     // A small memory's turn index also gets the large path's list (own words, neighbour context by score).
     const ownP = !large && terms.length && cfg.weights.own > 0 ? this.#propagated(terms, fields, scope, vectorP, loaded, size) : Promise.resolve<string[]>([]);
     // With fielded.weight, the BM25F order is a list of its own beside the turn index's.
-    const fieldedP = !large && terms.length && cfg.fielded.pool > 0 && cfg.fielded.weight > 0 ? this.#fielded(terms, fields, scope) : Promise.resolve<string[]>([]);
+    // Its pool is the turn index's list when that is as deep (one keyword query, not two).
+    const fieldedP = !large && terms.length && cfg.fielded.pool > 0 && cfg.fielded.weight > 0
+      ? this.#fielded(terms, fields, scope, cfg.fielded.pool <= cfg.depth.lexical ? lexicalP.then((ids) => ids.slice(0, cfg.fielded.pool)) : undefined)
+      : Promise.resolve<string[]>([]);
     const [lexical, vector, reranker, own, fieldedList] = await Promise.all([lexicalP, vectorP, rerankerP, ownP, fieldedP]);
     const trust = reranker?.trust ?? 1;
     const reranking = reranks(reranker);
@@ -362,10 +365,10 @@ export class Retriever {
    * index's best `fielded.pool` and the best `fielded.ownPool` by the turns' own words, each scored
    * with its own words and its neighbour context normalised field by field.
    */
-  async #fielded(terms: readonly string[], fields: RetrievalConfig['fields'], scope: RetrievalScope | undefined): Promise<string[]> {
+  async #fielded(terms: readonly string[], fields: RetrievalConfig['fields'], scope: RetrievalScope | undefined, indexList?: Promise<string[]>): Promise<string[]> {
     const cfg = this.config;
     const [index, own, stats] = await Promise.all([
-      this.#source.lexical(terms, { limit: cfg.fielded.pool, fields, ...(scope ? { scope } : {}) }),
+      indexList ?? this.#source.lexical(terms, { limit: cfg.fielded.pool, fields, ...(scope ? { scope } : {}) }),
       cfg.fielded.ownPool > 0
         ? this.#source.ownWords(terms, { limit: cfg.fielded.ownPool, content: fields.content, speaker: fields.speaker, postings: cfg.large.postings, ...(scope ? { scope } : {}) })
         : Promise.resolve([]),
@@ -373,7 +376,7 @@ export class Retriever {
     ]);
     const pool = [...new Set([...index, ...own.map((h) => h.id)])];
     const scores = fieldedScores(terms, await this.#source.contextWindows(pool), stats, {
-      weights: { own: fields.content, before: fields.before, after: fields.after, timeline: fields.timeline }, b: cfg.fielded.b, bContext: cfg.fielded.bContext, delta: cfg.fielded.delta,
+      weights: { own: fields.content, before: fields.before, after: fields.after, timeline: fields.timeline }, b: cfg.fielded.b, bContext: cfg.fielded.bContext, delta: cfg.fielded.delta, mode: cfg.fielded.mode,
     });
     const order = new Map(pool.map((id, i) => [id, i]));
     return pool

@@ -62,18 +62,24 @@ function countWords(lower: string): number {
 }
 
 /** Each query term's stem key with its idf (terms sharing a key add up; repeats count once). */
-function keyWeights(queryTerms: readonly string[], stats: TermStats): Map<string, number> {
+function keyWeights(queryTerms: readonly string[], stats: TermStats, idfOf: (docs: number, n: number) => number = idf): Map<string, number> {
   const weights = new Map<string, number>();
   for (const t of new Set(queryTerms)) {
     const key = stemKey(t);
-    weights.set(key, (weights.get(key) ?? 0) + idf(stats.docs, stats.df.get(t) ?? 0));
+    weights.set(key, (weights.get(key) ?? 0) + idfOf(stats.docs, stats.df.get(t) ?? 0));
   }
   return weights;
 }
 
+/** FTS5's idf, floored just above 0. */
 function idf(docs: number, n: number): number {
   const v = Math.log((docs - n + 0.5) / (n + 0.5));
   return v > 0 ? v : 1e-6;
+}
+
+/** Lucene's idf: never below 0, so a word in most turns still counts a little. */
+function idfPlus(docs: number, n: number): number {
+  return Math.log(1 + (docs - n + 0.5) / (n + 0.5));
 }
 
 /**
@@ -122,6 +128,23 @@ export interface FieldedOptions {
   readonly bContext?: number;
   /** BM25+ floor: each matched term adds at least idf · delta, however long the turn (0: Okapi). */
   readonly delta: number;
+  /** 'relative': relativeFieldScore below, in place of BM25F's saturation of raw counts. */
+  readonly mode?: 'bm25f' | 'relative';
+}
+
+/**
+ * One field's score for one term in 'relative' mode: the term's share of the field's words (not its
+ * count) saturated with `delta` inside, so a matched term counts about `delta` / norm however often
+ * it is repeated, and the field's length norm divides it whole. A turn that says several of the
+ * question's words in a few sentences then outranks a long reply that repeats them: on a person's
+ * chats with an assistant (BEAM) the evidence is the person's short turn 3 times in 4, the replies
+ * beside it are 17× longer. The scorer of Orama, a JS search library (BM25 over term frequencies
+ * divided by length), which led our BM25 of raw counts by 11 points @10 there; its idf never reaches
+ * 0 (log(1 + …), Lucene's), where FTS5's drops a word found in half the turns of one long project.
+ */
+function relativeFieldScore(idf: number, count: number, length: number, norm: number, delta: number): number {
+  const share = count / length;
+  return (idf * (delta + share * (K1 + 1))) / (share + K1 * norm);
 }
 
 /**
@@ -133,7 +156,8 @@ export interface FieldedOptions {
  * order fell below BM25 of each turn alone.
  */
 export function fieldedScores(queryTerms: readonly string[], pool: ContextWindows, stats: TermStats, options: FieldedOptions): Map<string, number> {
-  const weights = keyWeights(queryTerms, stats);
+  const relative = options.mode === 'relative';
+  const weights = keyWeights(queryTerms, stats, relative ? idfPlus : idf);
   const keys = [...weights.keys()];
   const slot = new Map(keys.map((k, i) => [k, i]));
   const heads = new Set(keys.map((k) => k.slice(0, 3)));
@@ -190,12 +214,16 @@ export function fieldedScores(queryTerms: readonly string[], pool: ContextWindow
     });
     let score = 0;
     for (let k = 0; k < keys.length; k++) {
+      // BM25F: the fields' normalised counts are summed, then saturated once; 'relative': each
+      // field is scored on its own and the scores are summed.
       let f = 0;
       for (let i = 0; i < 4; i++) {
         if (!(w[i]! > 0)) continue;
         let n = 0;
         for (const part of fields[d]![i]!) n += part.tf[k]!;
-        if (n) f += (w[i]! * n) / norm[i]!;
+        if (!n) continue;
+        if (relative) score += w[i]! * relativeFieldScore(idfs[k]!, n, lengths[d]![i]!, norm[i]!, options.delta);
+        else f += (w[i]! * n) / norm[i]!;
       }
       if (f > 0) score += idfs[k]! * ((f * (K1 + 1)) / (K1 + f) + options.delta);
     }

@@ -36,9 +36,10 @@ export interface RetrievalConfig {
    * A small memory's lexical list in BM25F order (Retriever #fielded): the turn index's best `pool`
    * (0: off, FTS5's order) and the turns' own words' best `ownPool`, each field length-normalised
    * on its own (`b`; the neighbour fields `bContext`), BM25+ floor `delta`; `prf`: the feedback query too. With `weight` > 0 it is
-   * a list of its own at that RRF weight, beside the turn index's, instead of replacing it.
+   * a list of its own at that RRF weight, beside the turn index's, instead of replacing it. `mode`
+   * 'relative' scores each field by the query words' share of it (fullQueryScore.relativeFieldScore).
    */
-  readonly fielded: { readonly pool: number; readonly ownPool: number; readonly b: number; readonly bContext: number; readonly delta: number; readonly prf: boolean; readonly weight: number };
+  readonly fielded: { readonly pool: number; readonly ownPool: number; readonly b: number; readonly bContext: number; readonly delta: number; readonly prf: boolean; readonly weight: number; readonly mode: 'bm25f' | 'relative' };
   /** bm25() column weights of the turn index (schema v2 turns_fts). */
   readonly fields: {
     readonly speaker: number;
@@ -160,7 +161,19 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // bContext 0 → 51.3 / 77.6 / 87.7, 0.3 → 51.8 / 77.4 / 87.4; 0 with neighbour weights 0.3 (user
   // 0.2) → 52.3 / 77.2 / 88.2; 0 as a list of weight 1 → 48.9 / 77.8 / 89.7. LME per type (pool 200
   // vs off): single-session-preference 100 → 71.4, multi-session 84.9 → 80.8, temporal 86.8 → 83.1.
-  fielded: { pool: 0, ownPool: 0, b: 0.75, bContext: 0.75, delta: 0, prf: false, weight: 0 },
+  // Relative mode (a term's share of each field, delta inside the saturation, Lucene's idf: the shape
+  // of Orama's BM25, which led on BEAM): in place of the turn index's order, delta 0.5 → 57.0 / 75.8 /
+  // 89.2 (BEAM s@10 87.4 → 93.6); delta 0 → 59.1 / 71.7 / 86.0, 0.25 → 57.9 / 75.4 / –, 2 → 56.9 /
+  // 76.2 / 89.2; FTS5's idf instead of Lucene's → 55.6 / 75.9 / 89.2; b 0.5 / 0.9 → 56.0 / 76.5 and
+  // 57.5 / 75.2; the length norm floored at 0.5 / 0.7 / 0.9 → 55.4 / 75.9, 55.7 / 76.1, 54.5 / 76.4;
+  // no neighbour fields → 57.4 / 68.2 / 88.1. LoCoMo's few-word turns ("Enjoy it! Have a good day.")
+  // rise on one word, so it keeps the turn index's list beside this one: weight 1 with lexical 1 →
+  // 54.1 / 78.1 / 89.2; lexical 0.5 → 55.6 / 78.3 / 89.1, 0.7 → 54.8 / 78.4 / 89.8, 0.3 → 56.1 /
+  // 78.1 / 89.1; lexical 0.5 with vector 0.4 / 0.5 / 0.6 → 56.4 / 78.2 / 90.5, 56.2 / 78.5 / 90.8,
+  // 56.4 / 78.3 / 89.8 (taken: 0.5); + prf off → 55.9 / 76.5 / 87.3; prf 0.3 → 56.3 / 77.9 / 89.5;
+  // bContext 0.3 → 56.4 / 78.0 / 90.5. Session s@10 with it: 93.6 / 88.5 / 93.9 (from 87.4 / 87.2 /
+  // 94.6). Costs ≈ 20 ms per recall on BEAM's long turns (Node).
+  fielded: { pool: 200, ownPool: 0, b: 0.75, bContext: 0.75, delta: 0.5, prf: false, weight: 1, mode: 'relative' },
   // Neighbour context before/after 0 → −8.0 (the biggest single gain); 0.4 → −0.5; 0.7 → +0.3
   // (noise; MRR −0.002). caption 0 → −0.6. speaker 0 → 0.0. timeline 0 → −0.2, 0.2 → 0.0.
   fields: { speaker: 0.2, content: 1, caption: 0.6, before: 0.5, after: 0.5, timeline: 0.1 },
@@ -190,7 +203,8 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // path 74.5 / 68.9). own (the large path's own-words list fused in a small memory) 0.5 → 47.7 /
   // 77.6 / 90.6, 1 → 49.4 / 77.2 / 88.4, 1 with vector 0.5 → 52.6 / 78.4 / 90.3: LME falls, off.
   // The large path everywhere (large.above 0) → 54.9 / 75.7 / 85.9.
-  weights: { lexical: 1, prf: 0.5, vector: 0.2, own: 0 },
+  // With the relative-BM25 list (fielded above): lexical 0.5, vector 0.5.
+  weights: { lexical: 0.5, prf: 0.5, vector: 0.5, own: 0 },
   boosts: {
     // 0 → −2.8 (@1 −5.9): most LoCoMo questions name the speaker of the evidence.
     speaker: 0.3,
