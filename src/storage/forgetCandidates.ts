@@ -7,8 +7,9 @@
  * list shows. The FTS stemmer and LIKE match inside and around words ("Ana" → "Nirvana",
  * "analysis"), so proposals are read in pages until `limit` real matches or the end: a page of
  * near misses never hides the matches after it. The scan stops after SCAN_LIMIT proposals of a
- * kind, a bound no real word reaches (it would take thousands of items holding a longer word
- * with the same stem or letters), so one query costs at most a few hundred milliseconds.
+ * kind, so one query costs at most a few hundred milliseconds: far above daily use (≈ 500
+ * conversations, 250 plans) and reached only by thousands of near misses, or by a word with
+ * non-ASCII capitals in a memory of more than SCAN_LIMIT plans or conversations (no prefilter).
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { ForgetCandidate } from '../core/explorer/explorer';
@@ -38,11 +39,12 @@ async function collect(sql: Sql, select: string, args: readonly SqlValue[], keep
 }
 
 /**
- * A LIKE prefilter on `cols` for the matcher's words, when they are all ASCII: SQLite's lower()
- * and LIKE fold ASCII case only, so a word with other letters is left to the matcher (no prefilter).
+ * A LIKE prefilter on `cols` for the matcher's words. SQLite's lower() and LIKE fold ASCII case
+ * only, which is enough for an ASCII word and for a word without case (Chinese, Thai…); a word
+ * with other cased letters (Ärger, Москва) gets no prefilter, and the matcher reads every row.
  */
 function likeAny(m: ForgetMatcher, cols: readonly string[]): { sql: string; args: string[] } {
-  if (!m.words.every((w) => /^[\p{ASCII}]*$/u.test(w))) return { sql: '1', args: [] };
+  if (!m.words.every((w) => /^[\p{ASCII}]*$/u.test(w) || w.toUpperCase() === w)) return { sql: '1', args: [] };
   return {
     // A word is letters, digits and marks only: nothing in it is a LIKE wildcard.
     sql: m.words.map(() => `(${cols.map((c) => `lower(coalesce(${c}, '')) LIKE ?`).join(' OR ')})`).join(' OR '),
