@@ -79,7 +79,11 @@ test('forgetting "Ana" deletes exactly the listed items, reports that count with
   expect(kinds.filter((k) => k === 'turn')).toHaveLength(2);
   expect(kinds.length).toBeGreaterThan(2);
   for (const text of await listed.allTextContents()) if (!/Ana/i.test(text)) expect(text).not.toMatch(/Porto/);
-  await expect(page.getByText(`${n} of ${n} items will be deleted for good.`)).toBeVisible();
+  await expect(page.getByTestId('forget-found')).toContainText(`Found ${n} items`);
+  // Nothing starts ticked: the person ticks what goes (here all of it, with the count in the button).
+  await expect(listed.getByRole('checkbox', { checked: true })).toHaveCount(0);
+  await page.getByRole('button', { name: `Tick all ${n}` }).click();
+  await expect(page.getByTestId('forget-chosen')).toContainText(`${n} of ${n} ticked, to be deleted for good`);
 
   await page.getByRole('button', { name: `Forget ${n} items` }).click();
   const report = page.getByRole('status').filter({ hasText: 'Forgotten:' });

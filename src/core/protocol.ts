@@ -197,7 +197,8 @@ export interface EngineApi {
   editForesight(id: string, patch: ForesightEdit): Promise<void>;
   dismissForesight(id: string): Promise<void>;
   forgetPreview(query: string): Promise<ForgetCandidate[]>;
-  forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[]): Promise<ForgetResult>;
+  /** Deletes the items (from forgetPreview or single deletes); a `title` item loses the words of `about`, the preview's query. */
+  forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[], about?: string): Promise<ForgetResult>;
 }
 
 

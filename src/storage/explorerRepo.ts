@@ -20,12 +20,13 @@ import type { Role } from '../core/base/types';
 import { RecollectError } from '../core/base/errors';
 import { tombstoneHash } from '../core/explorer/explorerText';
 import { searchKind, candidatesByIds } from './explorerSearch';
-import { toFtsQuery } from './ftsQuery';
-import { terms as lexicalTerms } from '../core/base/text';
+import { forgetMatcher } from '../core/explorer/forgetMatch';
+import { forgetCandidates, forgottenTitle } from './forgetCandidates';
+import { renameConversation } from './conversationRepo';
 import { deleteTurnsWhere } from './deletedTurns';
 import {
   emptyEpisodeIds,
-  CELL_SUMMARY, FACT_VIEW, FORESIGHT_VIEW, clip, jsonList, marks, num, numOrNull, parseEncoding, str, strOrNull, toCellSummary, toFact, toForesight,
+  CELL_SUMMARY, FACT_VIEW, FORESIGHT_VIEW, jsonList, marks, num, numOrNull, parseEncoding, str, strOrNull, toCellSummary, toFact, toForesight,
 } from './explorerRows';
 import { encodeVector } from './vectorRepo';
 
@@ -444,43 +445,20 @@ export class SqlExplorerStore implements ExplorerStore {
 
   // ---- forget --------------------------------------------------------------------------------
 
-  async forgetCandidates(query: string, limit: number): Promise<ForgetCandidate[]> {
-    const match = toFtsQuery(query);
-    // The same words as search (bigrams for scripts without spaces), for the tables without FTS.
-    const terms = [...new Set(lexicalTerms(query).filter((t) => t.length >= 2))].slice(0, 8);
-    if (match === null || terms.length === 0) return [];
-    const like = (cols: string[]): { sql: string; args: string[] } => ({
-      sql: terms.map(() => `(${cols.map((c) => `lower(coalesce(${c}, '')) LIKE ?`).join(' OR ')})`).join(' OR '),
-      args: terms.flatMap((t) => cols.map(() => `%${t}%`)),
-    });
-    const out: ForgetCandidate[] = [];
-    const facts = await this.#sql.query(`SELECT f.id, f.content, f.occurred_at FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ? ORDER BY bm25(facts_fts) LIMIT ?`, [match, limit]);
-    out.push(...facts.map((r) => ({ kind: 'fact' as const, id: str(r.id), text: str(r.content), occurredAt: numOrNull(r.occurred_at) })));
-    const cells = await this.#sql.query(`SELECT c.id, c.title, c.narrative, c.start_at FROM memcells_fts JOIN memcells c ON c.rowid = memcells_fts.rowid WHERE memcells_fts MATCH ? ORDER BY bm25(memcells_fts) LIMIT ?`, [match, limit]);
-    out.push(...cells.map((r) => ({ kind: 'episode' as const, id: str(r.id), text: `${str(r.title) || 'Untitled episode'}: ${clip(str(r.narrative), 200)}`, occurredAt: num(r.start_at) })));
-    const turns = await this.#sql.query(`SELECT m.id, m.speaker, m.content, m.occurred_at FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT ?`, [match, limit]);
-    out.push(...turns.map((r) => ({ kind: 'turn' as const, id: str(r.id), text: `${str(r.speaker)}: ${clip(str(r.content), 200)}`, occurredAt: num(r.occurred_at) })));
-    const fs = like(['content']);
-    const foresight = await this.#sql.query(`SELECT id, content, start_at FROM foresights WHERE status <> 'dismissed' AND (${fs.sql}) LIMIT ?`, [...fs.args, limit]);
-    out.push(...foresight.map((r) => ({ kind: 'foresight' as const, id: str(r.id), text: str(r.content), occurredAt: numOrNull(r.start_at) })));
-    const pr = like(['key', 'value']);
-    const profile = await this.#sql.query(`SELECT id, key, value, updated_at FROM profile_items WHERE status IN ('active', 'conflict') AND (${pr.sql}) LIMIT ?`, [...pr.args, limit]);
-    out.push(...profile.map((r) => ({ kind: 'profile' as const, id: str(r.id), text: `${str(r.key)}: ${str(r.value)}`, occurredAt: num(r.updated_at) })));
-    const sc = like(['title', 'summary']);
-    const scenes = await this.#sql.query(`SELECT id, title, summary, last_activity_at FROM memscenes WHERE ${sc.sql} LIMIT ?`, [...sc.args, limit]);
-    out.push(...scenes.map((r) => ({ kind: 'scene' as const, id: str(r.id), text: `Scene summary — ${str(r.title) || 'untitled'}: ${clip(str(r.summary), 200)}`, occurredAt: numOrNull(r.last_activity_at) })));
-    return out;
+  forgetCandidates(query: string, limit: number): Promise<ForgetCandidate[]> {
+    return forgetCandidates(this.#sql, query, limit);
   }
 
-  forget(items: readonly { kind: ForgetKind; id: string }[], now: number): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }> {
+  forget(items: readonly { kind: ForgetKind; id: string }[], now: number, about?: string): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }> {
+    const matcher = about === undefined ? null : forgetMatcher(about);
     return this.#sql.transaction(async (tx) => {
-      const deleted: Record<ForgetKind, number> = { fact: 0, episode: 0, turn: 0, foresight: 0, profile: 0, scene: 0 };
+      const deleted: Record<ForgetKind, number> = { fact: 0, episode: 0, turn: 0, foresight: 0, profile: 0, scene: 0, title: 0 };
       const sceneIds = new Set<string>();
       const deletedTurnIds: string[] = [];
       // Exactly the listed items, each counted once: items that others would take along (an
       // episode's facts and plans, a message's date plan) go first under their own kind, and an
       // episode or message then takes nothing that was not listed.
-      const order: Record<ForgetKind, number> = { fact: 0, foresight: 0, profile: 0, scene: 0, episode: 1, turn: 2 };
+      const order: Record<ForgetKind, number> = { fact: 0, foresight: 0, profile: 0, scene: 0, title: 0, episode: 1, turn: 2 };
       const sorted = [...new Map(items.map((i) => [`${i.kind}:${i.id}`, i])).values()].sort((a, b) => order[a.kind] - order[b.kind]);
       for (const { kind, id } of sorted) {
         switch (kind) {
@@ -528,6 +506,15 @@ export class SqlExplorerStore implements ExplorerStore {
               deleted.scene++;
               sceneIds.add(id);
             }
+            break;
+          }
+          case 'title': {
+            // Renamed as the user's own title, so neither the first message nor the endpoint
+            // names the conversation again (either could bring the word back).
+            const [r] = await tx.query('SELECT title FROM conversations WHERE id = ?', [id]);
+            if (!r) break;
+            await renameConversation(tx, id, forgottenTitle(matcher, str(r.title)), now, 'user');
+            deleted.title++;
             break;
           }
         }

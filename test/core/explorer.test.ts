@@ -234,6 +234,39 @@ describe('memory explorer', () => {
     expect(`${again.narrative} ${again.facts.map((f) => f.content).join(' ')}`).not.toMatch(/flying/);
   });
 
+  it('forgets whole words only, and renames a conversation title that holds the word', async () => {
+    const { engine, store } = await setup();
+    await store.createConversation({ id: 'sis', title: 'New conversation' });
+    const texts = ['My sister Ana is allergic to peanuts.', 'We listened to Nirvana all evening.', 'Time management is hard this month.',
+      'The analysis of the panade recipe is done.', 'Nirvana tribute concert next Friday.'];
+    for (const [i, content] of texts.entries()) {
+      await engine.send({ id: `sis${i}`, conversationId: 'sis', content });
+      await engine.idle();
+    }
+    await engine.closeOpenCells();
+    await engine.idle();
+    expect((await store.getConversation('sis'))!.title).toMatch(/^My sister Ana is allergic/);
+    expect((await engine.listForesight()).some((f) => /Nirvana/.test(f.content))).toBe(true); // a plan the LIKE scan used to propose
+
+    const preview = await engine.forgetPreview('ana');
+    const word = /(^|[^\p{L}\p{N}])Ana([^\p{L}\p{N}]|$)/iu;
+    for (const p of preview) expect(p.text, `${p.kind}: ${p.text}`).toMatch(word);
+    // (the setup's messages are said by "Ana": they are listed as "Ana: …", and count)
+    expect(preview.filter((p) => p.kind === 'turn' && p.id.startsWith('sis')).map((p) => p.id)).toEqual(['sis0']);
+    const title = preview.find((p) => p.kind === 'title' && p.id === 'sis');
+    expect(title?.text).toContain('becomes “My sister … is allergic to');
+
+    const result = await engine.forget(preview.map(({ kind, id }) => ({ kind, id })), 'ana');
+    expect(result.deleted.title).toBe(1);
+    expect(forgetSummary(result.deleted)).toMatch(/1 conversation title/);
+    const renamed = (await store.getConversation('sis'))!;
+    expect(renamed.title).toMatch(/^My sister … is allergic/);
+    expect(renamed.titledBy).toBe('user'); // no later titling brings the word back
+    expect(await engine.forgetPreview('Ana')).toEqual([]);
+    // The word-internal mentions stay.
+    expect((await engine.listMessages('sis')).map((m) => m.id)).toEqual(['sis1', 'sis2', 'sis3', 'sis4']);
+  });
+
   it('names what was forgotten with correct plurals', () => {
     expect(forgetSummary({ fact: 2, episode: 1, turn: 3, foresight: 1, profile: 0, scene: 0 })).toBe('2 facts, 1 episode, 3 messages, 1 plan');
     expect(forgetSummary({ fact: 0, episode: 0, turn: 0, foresight: 0, profile: 1, scene: 2 })).toBe('1 profile item, 2 theme summaries');

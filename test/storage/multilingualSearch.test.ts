@@ -83,6 +83,24 @@ describe('search in scripts without spaces', () => {
     expect(forget.map((c) => `${c.kind}:${c.id}`).sort()).toEqual(['fact:f1', 'turn:zh']);
   });
 
+  it('Forget finds a word in titles and plans in every script, in any case, and renames the title', async () => {
+    await seed(store);
+    await store.createConversation({ id: 'trip', title: '北京出差的计划' });
+    await store.createConversation({ id: 'de', title: 'ÄRGER mit dem Vermieter' });
+    await store.createConversation({ id: 'near', title: 'Ärgerlich: der Zug' });
+    await store.db.exec(`INSERT INTO foresights (id, content, start_at, end_at, source, status, created_at, updated_at) VALUES
+      ('p1', '下个月去北京', 1, NULL, 'user', 'active', 1, 1), ('p2', 'Viel Ärger am Freitag', 1, NULL, 'user', 'active', 1, 1)`);
+    const explorer = new SqlExplorerStore(store.db);
+    const keys = async (q: string) => (await explorer.forgetCandidates(q, 10)).map((c) => `${c.kind}:${c.id}`).sort();
+    expect(await keys('北京')).toEqual(['foresight:p1', 'title:trip', 'turn:zh']);
+    expect(await keys('ärger')).toEqual(['foresight:p2', 'title:de']);
+    const result = await explorer.forget([{ kind: 'title', id: 'trip' }, { kind: 'title', id: 'de' }], 2, '北京 Ärger');
+    expect(result.deleted.title).toBe(2);
+    expect((await store.getConversation('trip'))!.title).toBe('…出差的计划');
+    expect((await store.getConversation('de'))!.title).toBe('… mit dem Vermieter');
+    expect((await store.getConversation('near'))!.title).toBe('Ärgerlich: der Zug');
+  });
+
   it('removes a deleted turn\'s words from every index (the delete passes the indexed form)', async () => {
     await seed(store);
     await store.db.exec("DELETE FROM messages WHERE id = 'zh'");

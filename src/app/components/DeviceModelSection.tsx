@@ -84,24 +84,19 @@ export function DeviceModelSection() {
           <button type="button" onClick={() => downloadBuiltIn.mutate()}>Ask the browser to download its model</button>
         ))}
       </div>
-      <table className="usage" aria-label="Models to download">
-        <thead><tr><th>model</th><th>size</th><th>languages</th><th>licence</th><th>speed</th><th>download</th></tr></thead>
-        <tbody>
-          {(models.data ?? []).map((m) => (
-            <tr key={m.id} data-testid={`device-model-${m.id}`}>
-              <td>
-                <label>
-                  <input type="radio" name="answers-by" checked={chosen?.provider === 'transformers' && chosen.modelId === m.id} disabled={!m.cached || m.unusable !== null}
-                    onChange={() => choose.mutate({ provider: 'transformers', modelId: m.id, label: m.label })} />{' '}
-                  {m.label}
-                </label>
-                <div className="muted">{m.unusable ?? m.note}</div>
-              </td>
-              <td>{formatBytes(m.approxBytes)}</td>
-              <td>{m.languages}</td>
-              <td>{m.licence}</td>
-              <td>{m.speed}</td>
-              <td>
+      {/* One card per model, not a table row: the notes, languages and speed are sentences, and six
+          columns of them did not fit a 640 px dialog (let alone a phone's), which pushed Download
+          off-screen. Here the facts wrap under the name and Download sits beside it, or below on a phone. */}
+      <ul className="device-models" aria-label="Models to download">
+        {(models.data ?? []).map((m) => (
+          <li key={m.id} data-testid={`device-model-${m.id}`}>
+            <div className="device-model-head">
+              <label>
+                <input type="radio" name="answers-by" checked={chosen?.provider === 'transformers' && chosen.modelId === m.id} disabled={!m.cached || m.unusable !== null}
+                  onChange={() => choose.mutate({ provider: 'transformers', modelId: m.id, label: m.label })} />{' '}
+                <strong>{m.label}</strong> <span className="muted device-model-size">· {formatBytes(m.approxBytes)}</span>
+              </label>
+              <div className="device-model-download">
                 {m.cached ? <span className="muted">Downloaded</span> : download.isPending && download.variables === m.id ? (
                   <>
                     <progress max={progress?.total ?? 1} value={progress?.loaded ?? 0} aria-label={`Downloading ${m.label}`} />
@@ -110,11 +105,17 @@ export function DeviceModelSection() {
                 ) : (
                   <button type="button" disabled={m.unusable !== null || download.isPending} onClick={() => void start(m)}>Download {m.label}</button>
                 )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </div>
+            </div>
+            <div className="muted">{m.unusable ?? m.note}</div>
+            <dl className="device-model-facts">
+              <div><dt>Languages</dt><dd>{m.languages}</dd></div>
+              <div><dt>Licence</dt><dd>{m.licence}</dd></div>
+              <div><dt>Speed</dt><dd>{m.speed}</dd></div>
+            </dl>
+          </li>
+        ))}
+      </ul>
       {error && <p className="error" role="alert">{error}</p>}
       <p className="muted" data-testid="device-llm-state">
         {chosen === null ? 'Answers come from the endpoint above.'

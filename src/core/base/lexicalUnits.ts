@@ -19,9 +19,11 @@
  * Burmese signs), so a bigram never splits a mark from its letter.
  */
 
+/** A regex class of the characters of scripts without spaces (for other modules' regexes, flag `u`). */
+export const NO_SPACE_SCRIPT_CLASS =
+  String.raw`[\p{scx=Han}\p{scx=Hira}\p{scx=Kana}\p{scx=Hang}\p{scx=Thai}\p{scx=Laoo}\p{scx=Khmr}\p{scx=Mymr}]`;
 /** A letter or digit of a script without spaces, with its combining marks. */
-const UNIT_SOURCE =
-  String.raw`(?=[\p{L}\p{N}])[\p{scx=Han}\p{scx=Hira}\p{scx=Kana}\p{scx=Hang}\p{scx=Thai}\p{scx=Laoo}\p{scx=Khmr}\p{scx=Mymr}]\p{M}*`;
+const UNIT_SOURCE = String.raw`(?=[\p{L}\p{N}])${NO_SPACE_SCRIPT_CLASS}\p{M}*`;
 /** A run of such units. */
 const RUN = new RegExp(`(?:${UNIT_SOURCE})+`, 'gu');
 const UNIT = new RegExp(UNIT_SOURCE, 'gu');

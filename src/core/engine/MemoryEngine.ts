@@ -103,7 +103,7 @@ export class MemoryEngine implements EngineApi {
   editForesight(id: string, patch: ForesightEdit): Promise<void> { return this.#ex().editForesight(id, patch); }
   dismissForesight(id: string): Promise<void> { return this.#ex().dismissForesight(id); }
   forgetPreview(query: string): Promise<ForgetCandidate[]> { return this.#ex().forgetPreview(query); }
-  forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[]): Promise<ForgetResult> { return this.#ex().forget(items); }
+  forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[], about?: string): Promise<ForgetResult> { return this.#ex().forget(items, about); }
 
   llmSettings(): Promise<LlmSettingsView> { return this.#p.settings.llmSettings(); }
   saveLlmSettings(input: LlmSettingsInput): Promise<LlmSettingsView> { return this.#p.settings.saveLlmSettings(input); }

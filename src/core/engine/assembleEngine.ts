@@ -272,7 +272,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
             lifecycle.reevaluate(); // episodes that lost turns are raw again: the policy re-derives them
             emit({ type: 'messages-changed', conversationId: null });
             emit({ type: 'conversations-changed' });
-          }
+          } else if (options?.conversations) emit({ type: 'conversations-changed' });
           emit({ type: 'memory-changed' });
         },
       })

@@ -52,8 +52,11 @@ export interface ExplorerServiceDeps {
   readonly databaseBytes: () => Promise<number>;
   readonly clock: Clock;
   readonly newId: () => string;
-  /** Memory changed (indexes reload, the UI refetches); with `turns`, stored turns were deleted too. */
-  readonly changed: (options?: { readonly turns?: boolean }) => void;
+  /**
+   * Memory changed (indexes reload, the UI refetches); with `turns`, stored turns were deleted too;
+   * with `conversations`, a conversation was renamed.
+   */
+  readonly changed: (options?: { readonly turns?: boolean; readonly conversations?: boolean }) => void;
 }
 
 export class ExplorerService {
@@ -344,13 +347,16 @@ export class ExplorerService {
     return this.#ex.forgetCandidates(query, FORGET_PREVIEW_LIMIT);
   }
 
-  /** Step 2: deletes the confirmed items in one transaction, each tombstoned. */
-  async forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[]): Promise<ForgetResult> {
-    const result = await this.#ex.forget(items, this.#now());
+  /**
+   * Step 2: deletes the confirmed items in one transaction, each tombstoned; a confirmed
+   * conversation title loses the words of `about`, the query of step 1.
+   */
+  async forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[], about?: string): Promise<ForgetResult> {
+    const result = await this.#ex.forget(items, this.#now(), about);
     this.#d.resetLifecycle();
     await this.#turnsDeleted(result.deletedTurnIds);
     await this.#resummarise(result.sceneIds);
-    this.#d.changed({ turns: result.deletedTurnIds.length > 0 });
+    this.#d.changed({ turns: result.deletedTurnIds.length > 0, conversations: result.deleted.title > 0 });
     return { deleted: result.deleted };
   }
 }

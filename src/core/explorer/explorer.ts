@@ -243,7 +243,8 @@ export interface ProfileItemView extends ProfileItem {
   readonly pinned: boolean;
 }
 
-export type ForgetKind = 'fact' | 'episode' | 'turn' | 'foresight' | 'profile' | 'scene';
+/** What Forget can remove; a `title` is a conversation's title, renamed without the forgotten words. */
+export type ForgetKind = 'fact' | 'episode' | 'turn' | 'foresight' | 'profile' | 'scene' | 'title';
 
 export interface ForgetCandidate {
   readonly kind: ForgetKind;
@@ -297,7 +298,11 @@ export interface ExplorerStore {
   listForesight(query: ForesightQuery): Promise<ForesightPage>;
   editForesight(id: string, patch: ForesightEdit, now: number): Promise<void>;
   dismissForesight(id: string, now: number): Promise<void>;
+  /** What mentions a word of `query` as a whole word (core/explorer/forgetMatch), at most `limit` of each kind. */
   forgetCandidates(query: string, limit: number): Promise<ForgetCandidate[]>;
-  /** Deletes every listed item in ONE transaction (tombstoned like the single deletes). */
-  forget(items: readonly { kind: ForgetKind; id: string }[], now: number): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }>;
+  /**
+   * Deletes every listed item in ONE transaction (tombstoned like the single deletes); a listed
+   * title loses the words of `about` (the query the list came from) — no query, it is cleared.
+   */
+  forget(items: readonly { kind: ForgetKind; id: string }[], now: number, about?: string): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }>;
 }

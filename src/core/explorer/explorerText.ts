@@ -103,6 +103,7 @@ const FORGET_NOUNS: Readonly<Record<string, readonly [string, string]>> = {
   foresight: ['plan', 'plans'],
   profile: ['profile item', 'profile items'],
   scene: ['theme summary', 'theme summaries'],
+  title: ['conversation title', 'conversation titles'],
 };
 
 /** "3 messages, 1 fact, 2 plans" — what Forget deleted, in the order of `counts`, zero counts left out. */
