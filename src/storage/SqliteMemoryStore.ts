@@ -141,8 +141,9 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
 
   sendTurn(turn: NewTurn, options: { readonly replaces?: readonly string[]; readonly title?: string } = {}): Promise<AppendResult> {
     return this.db.transaction(async (tx) => {
-      const conversation = await conversations.requireConversation(tx, turn.conversationId);
+      // Read after the replaced turns went: a title made from them was remade or cleared with them.
       for (const id of options.replaces ?? []) await messages.deleteMessage(tx, id);
+      const conversation = await conversations.requireConversation(tx, turn.conversationId);
       const now = this.#clock.now();
       const result = await messages.insertMessage(tx, turn, now);
       if (result.created) {

@@ -1,7 +1,7 @@
 /** SQL for conversations. Every function takes the `Sql` to run on, so callers choose the transaction. */
 import type { Sql } from '../core/base/sql';
 import type { Conversation, ConversationMemory, TitleSource } from '../core/base/types';
-import { UNTITLED } from '../core/base/titles';
+import { titleSourceOf } from '../core/base/titles';
 import { RecollectError } from '../core/base/errors';
 import { MAX_TITLE_CHARS } from '../core/base/limits';
 import { deleteTurnsWhere } from './deletedTurns';
@@ -18,22 +18,13 @@ interface ConversationRow {
   titled_by: string | null;
 }
 
-const TITLE_SOURCES: readonly TitleSource[] = ['none', 'message', 'endpoint', 'user'];
-
 const SELECT = `SELECT c.id, c.title, c.created_at, c.updated_at, c.use_memory, c.remember, json_extract(c.metadata, '$.titledBy') AS titled_by,
   (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count
   FROM conversations c`;
 
 function toConversation(r: ConversationRow): Conversation {
   return { id: r.id, title: r.title, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at), messageCount: Number(r.message_count),
-    useMemory: Number(r.use_memory) !== 0, remember: Number(r.remember) !== 0, titledBy: titleSourceOf(r) };
-}
-
-/** Conversations from before titles were tracked: a title other than the placeholder counts as the user's. */
-function titleSourceOf(r: ConversationRow): TitleSource {
-  const stored = TITLE_SOURCES.find((s) => s === r.titled_by);
-  if (stored) return stored;
-  return r.title === UNTITLED ? 'none' : 'user';
+    useMemory: Number(r.use_memory) !== 0, remember: Number(r.remember) !== 0, titledBy: titleSourceOf(r.titled_by, r.title).titledBy };
 }
 
 export function cleanTitle(title: string): string {

@@ -2,11 +2,13 @@
  * Every deletion of turns goes through here, so a deleted turn leaves nothing derived from it that
  * is kept: its FTS rows and vectors go by trigger (schema.ts), its date foresight by trigger
  * (schemaV10.ts), and the copies stored answers keep of it — the exact requests sent ("what was
- * sent") and citation labels in their metadata — are redacted in the same transaction. With
+ * sent") and citation labels in their metadata — are redacted in the same transaction, and a
+ * conversation title made from them is remade from the turns that remain (deletedTitles.ts). With
  * `PRAGMA secure_delete` on every connection (WaSqliteDatabase.open), the freed bytes are zeroed.
  */
 import type { Sql, SqlValue } from '../core/base/sql';
 import { deletedText, probes, redactValue, type DeletedText } from '../core/base/redaction';
+import { retitleAfterDeletion } from './deletedTitles';
 
 /** meta key of the speaker list as last counted, with the newest turn it saw (messageRepo.speakers). */
 export const SPEAKERS_META_KEY = 'speakers.top';
@@ -16,12 +18,13 @@ export const SPEAKERS_META_KEY = 'speakers.top';
  * ids. `keepDerived`: Forget, where the user chose item by item what of the episode goes.
  */
 export async function deleteTurnsWhere(tx: Sql, where: string, params: readonly SqlValue[], options: { keepDerived?: boolean } = {}): Promise<string[]> {
-  const rows = await tx.query<{ id: string; pk: number; content: string; conversation_id: string; seq: number }>(
-    `DELETE FROM messages WHERE ${where} RETURNING id, pk, content, conversation_id, seq`, params);
+  const rows = await tx.query<{ id: string; pk: number; content: string; conversation_id: string; seq: number; role: string }>(
+    `DELETE FROM messages WHERE ${where} RETURNING id, pk, content, conversation_id, seq, role`, params);
   if (rows.length === 0) return [];
   // The speaker list kept for the next open may name someone whose turns are gone now.
   await tx.exec('DELETE FROM meta WHERE key = ?', [SPEAKERS_META_KEY]);
   await redactStoredCopies(tx, rows.map((r) => r.content), Math.min(...rows.map((r) => Number(r.pk))));
+  await retitleAfterDeletion(tx, rows.map((r) => ({ conversationId: String(r.conversation_id), role: String(r.role), seq: Number(r.seq), content: String(r.content) })));
   if (!options.keepDerived) await dropDerived(tx, rows.map((r) => ({ id: String(r.id), conversationId: String(r.conversation_id), seq: Number(r.seq) })));
   return rows.map((r) => String(r.id));
 }

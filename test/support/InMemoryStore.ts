@@ -7,7 +7,7 @@
 import { RecollectError } from '../../src/core/base/errors';
 import { isSaneTime, MAX_TITLE_CHARS, validateNewTurn } from '../../src/core/base/limits';
 import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats, TitleSource } from '../../src/core/base/types';
-import { UNTITLED } from '../../src/core/base/titles';
+import { titleAfterDeletion, UNTITLED } from '../../src/core/base/titles';
 import type { AppendOptions, ImportOptions, ItemKind, NewConversation, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../../src/core/base/store';
 import { systemClock, type Clock } from '../../src/core/base/ports';
 import { newId } from '../../src/core/base/ids';
@@ -85,9 +85,10 @@ export class InMemoryStore implements MemoryStore, VectorStore {
 
   /** Checks everything first, so a failure changes nothing (the transaction of the SQLite store). */
   async sendTurn(turn: NewTurn, options: { readonly replaces?: readonly string[]; readonly title?: string } = {}): Promise<AppendResult> {
-    const conversation = this.#conversation(turn.conversationId);
+    this.#conversation(turn.conversationId);
     if (!this.#turns.has(turn.id)) validateNewTurn(turn, 0);
     for (const id of options.replaces ?? []) this.#forget(id);
+    const conversation = this.#conversation(turn.conversationId); // a title made from a replaced turn went with it
     const [result] = await this.appendTurns([turn]);
     if (options.title && conversation.titledBy === 'none') await this.renameConversation(turn.conversationId, options.title, 'message');
     return result!;
@@ -172,8 +173,17 @@ export class InMemoryStore implements MemoryStore, VectorStore {
   }
 
   #forget(id: string): void {
+    const gone = this.#turns.get(id)?.message;
     this.#turns.delete(id);
     for (const [key, items] of this.#vectors) if (key.startsWith('message:')) items.delete(id);
+    const c = gone && this.#conversations.get(gone.conversationId);
+    if (!gone || !c) return;
+    const left = [...this.#turns.values()].map((t) => t.message).filter((m) => m.conversationId === c.id).sort((a, b) => a.seq - b.seq);
+    const firstUser = left.find((m) => m.role === 'user') ?? null;
+    const next = titleAfterDeletion({ title: c.title, titledBy: c.titledBy, recorded: true }, [gone], {
+      firstUser, firstAssistantSeq: left.find((m) => m.role === 'assistant')?.seq ?? null,
+    });
+    if (next) this.#conversations.set(c.id, { ...c, ...next });
   }
 
   async deleteMessage(id: string): Promise<boolean> {

@@ -2,11 +2,13 @@
  * One behaviour suite for every MemoryStore + VectorStore implementation (PGlite-style): each
  * implementation runs it from a two-line test file. What it pins is the contract the engine relies
  * on — conversations, idempotent and all-or-nothing appends, typed-input limits, search, deletes
- * that take their vectors along, pending embeddings read from a cursor, meta.
+ * that take their vectors along (and a title made from a deleted turn), pending embeddings read
+ * from a cursor, meta.
  */
 import { describe, expect, it } from 'vitest';
 import type { MemoryStore, VectorStore } from '../../src/core/base/store';
 import type { Clock } from '../../src/core/base/ports';
+import { UNTITLED } from '../../src/core/base/titles';
 
 export type StoreFactory = (options: { clock: Clock }) => Promise<MemoryStore & VectorStore>;
 
@@ -117,6 +119,29 @@ export function describeStore(name: string, open: StoreFactory): void {
       await store.putVectors('message', 'old@1', [{ itemId: 'p0', vector: new Float32Array([1, 1]) }]);
       expect(await store.deleteOtherVectors('message', 'm@1')).toBe(1);
       expect(await store.loadVectors('message', 'old@1')).toEqual([]);
+    });
+
+    it('remakes a title made from a deleted turn from what remains, and keeps a title the user typed', async () => {
+      const store = await setup();
+      const send = (id: string, role: 'user' | 'assistant', content: string) => store.sendTurn({ id, conversationId: 'n', role, content }, { title: content });
+      const title = async () => { const c = (await store.getConversation('n'))!; return [c.title, c.titledBy]; };
+      await store.createConversation({ id: 'n', title: UNTITLED });
+      await send('n1', 'user', 'First words');
+      await send('n1a', 'assistant', 'An answer');
+      await send('n2', 'user', 'Second words');
+      expect(await title()).toEqual(['First words', 'message']);
+      await store.deleteMessage('n2');
+      expect(await title()).toEqual(['First words', 'message']);
+      await store.renameConversation('n', 'Named by the endpoint', 'endpoint');
+      await store.deleteMessage('n1a'); // the first answer: the endpoint's title was made from it
+      expect(await title()).toEqual(['First words', 'message']);
+      await store.deleteMessage('n1');
+      expect(await title()).toEqual([UNTITLED, 'none']);
+      await send('n3', 'user', 'Third words');
+      await send('n4', 'user', 'Fourth words');
+      await store.renameConversation('n', 'Third words, typed');
+      await store.deleteMessage('n3');
+      expect(await title()).toEqual(['Third words, typed', 'user']);
     });
 
     it('keeps settings in meta', async () => {

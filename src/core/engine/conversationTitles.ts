@@ -2,7 +2,8 @@
  * Titles by the endpoint: after a conversation's first exchange, when an endpoint is set, one small
  * call ('title' stage, counted in token accounting like every call) asks for a short title. The
  * title taken from the first message stays when the call fails, returns nothing usable, or the
- * user renamed the conversation meanwhile; a conversation is titled this way once.
+ * user renamed the conversation meanwhile; a conversation is titled this way once. A title made
+ * from turns deleted while the call ran is dropped (deleting them remade the title already).
  */
 import { cleanModelText } from '../base/modelText';
 import type { Llm } from '../base/ports';
@@ -66,5 +67,8 @@ export async function titleByEndpoint(deps: TitleDeps, conversationId: string): 
   if (!title) return null;
   const now = await deps.getConversation(conversationId);
   if (!now || now.titledBy === 'user') return null; // the user renamed it while we asked
+  // A turn it was made from was deleted while we asked: the title may quote it (deletedTitles.ts).
+  const after = await deps.messageWindow(conversationId, { limit: TITLE_WINDOW });
+  if (!after.messages.some((t) => t.id === first.id) || !after.messages.some((t) => t.id === answer.id)) return null;
   return title;
 }
