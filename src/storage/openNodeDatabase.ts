@@ -14,6 +14,7 @@ import { SqliteMemoryStore } from './SqliteMemoryStore';
 import { compactedCopy } from './databaseTransfer';
 import type { Clock } from '../core/base/ports';
 import { NodeFileVfs } from './nodeFileVfs';
+import { useWriteAheadLog } from './writeAheadLog';
 
 let runtime: Promise<SqliteRuntime> | undefined;
 
@@ -43,9 +44,10 @@ let fileVfs: Promise<void> | undefined;
  * memory: writes go to disk as they commit and memory stays at SQLite's page cache. Exclusive
  * locking (one writer: this process); the rollback journal is kept in memory, so a transaction
  * can still roll back, but a crash mid-write can damage the file — callers write to a copy,
- * sync it and rename it when done (syncFile).
+ * sync it and rename it when done (syncFile). `journal: 'wal'`: the browser's journal instead
+ * (writeAheadLog.ts), with the log next to the file, for tests of what the log keeps.
  */
-export async function openFileDatabase(path: string): Promise<WaSqliteDatabase> {
+export async function openFileDatabase(path: string, options: { journal?: 'memory' | 'wal' } = {}): Promise<WaSqliteDatabase> {
   const { module, sqlite3 } = await nodeSqliteRuntime();
   fileVfs ??= NodeFileVfs.create(FILE_VFS, module).then((vfs) => {
     sqlite3.vfs_register(vfs as unknown as SQLiteVFS, false);
@@ -53,12 +55,16 @@ export async function openFileDatabase(path: string): Promise<WaSqliteDatabase> 
   await fileVfs;
   const db = await WaSqliteDatabase.open(module, sqlite3, path, FILE_VFS);
   try {
-    await db.query('PRAGMA locking_mode = EXCLUSIVE');
-    await db.query('PRAGMA journal_mode = MEMORY');
-    // The caller syncs once when done (a copy renamed into place), not at every commit; a bounded
-    // 32 MB page cache keeps the index pages a batch touches out of the file.
-    await db.query('PRAGMA synchronous = OFF');
-    await db.query('PRAGMA cache_size = -32768');
+    if (options.journal === 'wal') {
+      await useWriteAheadLog(db);
+    } else {
+      await db.query('PRAGMA locking_mode = EXCLUSIVE');
+      await db.query('PRAGMA journal_mode = MEMORY');
+      // The caller syncs once when done (a copy renamed into place), not at every commit; a bounded
+      // 32 MB page cache keeps the index pages a batch touches out of the file.
+      await db.query('PRAGMA synchronous = OFF');
+      await db.query('PRAGMA cache_size = -32768');
+    }
     await migrate(db);
   } catch (err) {
     await db.close();
@@ -114,8 +120,8 @@ export async function loadDatabaseFile(path: string, options: { migrateSchema?: 
 }
 
 /** A MemoryStore on the database file at `path` itself (openFileDatabase; the scale benchmark's kept database). */
-export async function openFileStore(path: string, options: { clock?: Clock; newId?: () => string } = {}): Promise<SqliteMemoryStore> {
-  const db = await openFileDatabase(path);
+export async function openFileStore(path: string, options: { clock?: Clock; newId?: () => string; journal?: 'memory' | 'wal' } = {}): Promise<SqliteMemoryStore> {
+  const db = await openFileDatabase(path, { journal: options.journal });
   return new SqliteMemoryStore(db, { ...options, openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
 }
 
