@@ -127,8 +127,10 @@ export class WaSqliteDatabase implements Sql {
     const conn = new WaSqliteDatabase(module, sqlite3, db);
     try {
       await conn.exec('PRAGMA foreign_keys = ON');
-      // Deleted content is overwritten with zeros, so a freed page or cell never carries a deleted
-      // turn into the file, its write-ahead log or an export.
+      // Deleted content is overwritten with zeros, so a freed page or cell no longer holds it from
+      // the commit on. That covers the file and an export, not the write-ahead log: its earlier
+      // frames still hold the pages as they were until the log is reset, which a transaction that
+      // removed content does by a truncating checkpoint after it commits (contentRemoved).
       await conn.exec('PRAGMA secure_delete = ON');
       // Statement journals and sort spills go to memory: on OPFS each would otherwise be a temp
       // file (sync access handle create/write/delete), measured at 3.6× the OPFS writes of ingest.
@@ -158,14 +160,22 @@ export class WaSqliteDatabase implements Sql {
     return this.sqlite3.changes(this.db);
   }
 
+  /** Outside a transaction: the statement just run removed content; the log is cleared next. */
+  contentRemoved(): void {
+    this.#serial(() => this.#truncateLog()).catch(() => undefined); // closed meanwhile: nothing left to clear
+  }
+
   async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
     // The callback gets a handle that bypasses the queue (the transaction holds it), so nested
     // work through `tx` cannot deadlock, and unrelated callers wait until COMMIT/ROLLBACK.
     return this.#serial(async () => {
       await this.#run('BEGIN IMMEDIATE', undefined, false);
+      this.#removedContent = false;
       try {
         const result = await fn(this.#inner);
         await this.#run('COMMIT', undefined, false);
+        // Before the caller hears that the deletion is done, so "deleted" is true of the files too.
+        if (this.#removedContent) await this.#truncateLog();
         return result;
       } catch (err) {
         try {
@@ -186,7 +196,31 @@ export class WaSqliteDatabase implements Sql {
     query: async <T extends SqlRow>(sql: string, params?: readonly SqlValue[]) => (await this.#run(sql, params, true)) as T[],
     transaction: (fn) => fn(this.#inner),
     changes: () => this.changes(),
+    contentRemoved: () => {
+      this.#removedContent = true;
+    },
   };
+
+  /** Set by `contentRemoved` inside the running transaction; read after its COMMIT. */
+  #removedContent = false;
+
+  /**
+   * Copies the write-ahead log into the database file and truncates the log to zero bytes
+   * (sqlite.org/pragma.html#pragma_wal_checkpoint), so no frame of a page as it was before a
+   * deletion is left in the `-wal` file; with secure_delete the pages copied back hold zeros where
+   * the content was. Without a log (rollback journal, memory) SQLite does nothing. A checkpoint that
+   * fails (a full disk: the file may need to grow) leaves the deletion committed and the log as it
+   * was, to be cleared by the next deletion or automatic checkpoint: the deletion must not be
+   * reported as failed, and must work when storage is full.
+   */
+  async #truncateLog(): Promise<void> {
+    try {
+      const [r] = await this.#run('PRAGMA wal_checkpoint(TRUNCATE)', undefined, true);
+      if (Number(r?.busy ?? 0) !== 0) console.warn('Recollect: the write-ahead log could not be cleared after a deletion (busy).');
+    } catch (err) {
+      console.warn('Recollect: the write-ahead log could not be cleared after a deletion.', err);
+    }
+  }
 
   // ---- whole-database operations ---------------------------------------------------------------
 

@@ -83,4 +83,5 @@ export async function deleteConversation(sql: Sql, id: string): Promise<void> {
   // but being explicit keeps this correct even if foreign_keys were ever off on a connection).
   await deleteTurnsWhere(sql, 'conversation_id = ?', [id]);
   await sql.exec('DELETE FROM conversations WHERE id = ?', [id]);
+  if (sql.changes() > 0) sql.contentRemoved?.(); // its title, even with no turn left
 }

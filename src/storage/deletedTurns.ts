@@ -1,10 +1,14 @@
 /**
  * Every deletion of turns goes through here, so a deleted turn leaves nothing derived from it that
- * is kept: its FTS rows and vectors go by trigger (schema.ts), its date foresight by trigger
+ * is kept: its FTS rows (deleted for search at once; their terms leave the file when the segment
+ * is merged, see schemaV10.ts) and vectors go by trigger (schema.ts), its date foresight by trigger
  * (schemaV10.ts), and the copies stored answers keep of it — the exact requests sent ("what was
  * sent") and citation labels in their metadata — are redacted in the same transaction, and a
  * conversation title made from them is remade from the turns that remain (deletedTitles.ts). With
- * `PRAGMA secure_delete` on every connection (WaSqliteDatabase.open), the freed bytes are zeroed.
+ * `PRAGMA secure_delete` on every connection (WaSqliteDatabase.open), the freed bytes are zeroed,
+ * and the transaction is marked as one that removed content (Sql.contentRemoved), so the
+ * write-ahead log's older frames, which still hold the pages as they were, are cleared after it
+ * commits.
  */
 import type { Sql, SqlValue } from '../core/base/sql';
 import { deletedText, probes, redactValue, type DeletedText } from '../core/base/redaction';
@@ -21,6 +25,7 @@ export async function deleteTurnsWhere(tx: Sql, where: string, params: readonly 
   const rows = await tx.query<{ id: string; pk: number; content: string; conversation_id: string; seq: number; role: string }>(
     `DELETE FROM messages WHERE ${where} RETURNING id, pk, content, conversation_id, seq, role`, params);
   if (rows.length === 0) return [];
+  tx.contentRemoved?.();
   // The speaker list kept for the next open may name someone whose turns are gone now.
   await tx.exec('DELETE FROM meta WHERE key = ?', [SPEAKERS_META_KEY]);
   await redactStoredCopies(tx, rows.map((r) => r.content), Math.min(...rows.map((r) => Number(r.pk))));

@@ -196,6 +196,7 @@ export class SqlExplorerStore implements ExplorerStore {
     if (!f) return false;
     await tombstone(tx, { kind: 'fact', itemId: id, text: str(f.content), memcellId: str(f.memcell_id) }, now);
     await tx.exec('DELETE FROM facts WHERE id = ?', [id]);
+    tx.contentRemoved?.();
     return true;
   }
 
@@ -209,6 +210,7 @@ export class SqlExplorerStore implements ExplorerStore {
     if (!left || num(left.n) === 0) return false;
     await tx.exec('UPDATE memcells SET title = NULL, narrative = NULL, edited_by_user = 1, updated_at = ? WHERE id = ?', [now, id]);
     await tx.exec("DELETE FROM vectors WHERE item_kind = 'memcell' AND item_id = ?", [id]);
+    tx.contentRemoved?.();
     return true;
   }
 
@@ -220,6 +222,7 @@ export class SqlExplorerStore implements ExplorerStore {
   async #deleteCellTx(tx: Sql, id: string, turns: boolean, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
     const [c] = await tx.query('SELECT id, conversation_id, first_seq, last_seq, scene_id FROM memcells WHERE id = ?', [id]);
     if (!c) return null;
+    tx.contentRemoved?.();
     for (const f of await tx.query('SELECT id, content FROM facts WHERE memcell_id = ?', [id])) {
       await tombstone(tx, { kind: 'fact', itemId: str(f.id), text: str(f.content), memcellId: id }, now);
     }
@@ -393,6 +396,7 @@ export class SqlExplorerStore implements ExplorerStore {
     // Forgotten for good: the row and its history go; the tombstone blocks the key from coming back.
     await tombstone(tx, { kind: 'profile', itemId: id, text: str(r.key) }, now);
     await tx.exec('DELETE FROM profile_items WHERE id = ?', [id]);
+    tx.contentRemoved?.();
     return true;
   }
 
@@ -490,6 +494,7 @@ export class SqlExplorerStore implements ExplorerStore {
             if (!r) break;
             await tombstone(tx, { kind: 'foresight', itemId: id, text: str(r.content), memcellId: strOrNull(r.memcell_id) }, now);
             await tx.exec('DELETE FROM foresights WHERE id = ?', [id]);
+            tx.contentRemoved?.();
             deleted.foresight++;
             break;
           }
@@ -503,6 +508,7 @@ export class SqlExplorerStore implements ExplorerStore {
             const found = tx.changes() > 0; // counted by the scene row, not by whether it had a vector
             await tx.exec("DELETE FROM vectors WHERE item_kind = 'memscene' AND item_id = ?", [id]);
             if (found) {
+              tx.contentRemoved?.();
               deleted.scene++;
               sceneIds.add(id);
             }

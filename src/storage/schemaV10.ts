@@ -1,10 +1,13 @@
 /**
  * v10: deleted means gone.
  *
- * - FTS5 `secure-delete` on every full-text index: deleting a row removes its terms from the index
- *   b-tree at once, instead of adding a delete marker and leaving the terms in place until some
- *   later merge (SQLite ≥ 3.44). Together with `PRAGMA secure_delete` (set on every connection,
- *   WaSqliteDatabase.open) the freed bytes are zeroed.
+ * - FTS5 `secure-delete` on every full-text index, meant to remove a deleted row's terms from the
+ *   index b-tree at once (SQLite ≥ 3.44). Correction, measured on this build (3.53): it does not
+ *   apply to these indexes, which are contentless with contentless_delete since v9 — a deletion
+ *   there records the row as deleted in its segment, and its terms (single words, not the text)
+ *   stay in the database file until that segment is merged. The export merges every index
+ *   (databaseTransfer.compactedCopy); the live file does not yet.
+ *   `PRAGMA secure_delete` (set on every connection, WaSqliteDatabase.open) zeroes freed bytes.
  * - A date foresight is a verbatim sentence of the turn it came from (source_message_id): it goes
  *   with that turn.
  * - memcells.lost_turns: how many of the episode's messages were deleted (or replaced by an edit)

@@ -8,6 +8,11 @@
  * and flushing again; `synchronous` stays FULL, so a committed turn survives a power cut as well as
  * a killed tab. Measured on the LoCoMo dev split's browser ingest
  * (bench/results/locomo-dev-browser.md): capture 814 → 1,141 turns/s.
+ *
+ * What the log keeps: every committed page is appended, so its frames hold pages as they were
+ * before later commits, deletions included, until a checkpoint resets it. A transaction that
+ * removes the person's content therefore ends with a truncating checkpoint
+ * (WaSqliteDatabase.contentRemoved), and `journal_size_limit` bounds what a reset log keeps.
  */
 import type { Sql } from '../core/base/sql';
 
@@ -21,4 +26,12 @@ export async function useWriteAheadLog(db: Sql): Promise<void> {
   // full-text indexes' b-tree pages, and each page that fell out of a small cache is read back
   // from OPFS (a synchronous read on the worker) before it is changed.
   await db.query('PRAGMA cache_size = -16384');
+  // The log is reused from its start after each checkpoint, but keeps its largest size, and the
+  // frames past the reused part — pages as they once were — stay in the file. Cut back to 4 MiB
+  // when it is reset (a large import can grow it far beyond the ~4 MB the automatic checkpoint at
+  // 1,000 pages keeps it to). Deletions clear it entirely (WaSqliteDatabase.contentRemoved).
+  await db.query(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
 }
+
+/** Bytes the write-ahead log is cut back to when it is reset. */
+export const JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024;

@@ -15,4 +15,11 @@ export interface Sql {
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   /** Rows changed by the last INSERT/UPDATE/DELETE. */
   changes(): number;
+  /**
+   * Says that the running transaction (outside one: the statement just run) deleted or redacted
+   * the person's content, so copies kept outside the live rows must go once it commits — for a
+   * database with a write-ahead log, the log's frames of the pages as they were before. Optional:
+   * a store that keeps no such copies (memory) has nothing to do.
+   */
+  contentRemoved?(): void;
 }
