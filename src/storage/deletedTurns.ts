@@ -11,7 +11,7 @@
  * commits.
  */
 import type { Sql, SqlValue } from '../core/base/sql';
-import { deletedText, probes, redactValue, type DeletedText } from '../core/base/redaction';
+import { itemTexts, redactDeletedItems, redactStoredCopies, type DeletedItem } from './storedCopies';
 import { retitleAfterDeletion } from './deletedTitles';
 
 /** meta key of the speaker list as last counted, with the newest turn it saw (messageRepo.speakers). */
@@ -30,7 +30,7 @@ export async function deleteTurnsWhere(tx: Sql, where: string, params: readonly 
   await tx.exec('DELETE FROM meta WHERE key = ?', [SPEAKERS_META_KEY]);
   await redactStoredCopies(tx, rows.map((r) => r.content), Math.min(...rows.map((r) => Number(r.pk))));
   await retitleAfterDeletion(tx, rows.map((r) => ({ conversationId: String(r.conversation_id), role: String(r.role), seq: Number(r.seq), content: String(r.content) })));
-  if (!options.keepDerived) await dropDerived(tx, rows.map((r) => ({ id: String(r.id), conversationId: String(r.conversation_id), seq: Number(r.seq) })));
+  if (!options.keepDerived) await redactDeletedItems(tx, await dropDerived(tx, rows.map((r) => ({ id: String(r.id), conversationId: String(r.conversation_id), seq: Number(r.seq) }))));
   return rows.map((r) => String(r.id));
 }
 
@@ -41,9 +41,10 @@ export async function deleteTurnsWhere(tx: Sql, where: string, params: readonly 
  * every turn it cites was deleted (or it cites none). The episode becomes raw again, so the
  * consolidation policy re-derives it from the remaining turns, and `lost_turns` tells the explorer
  * why. Its theme's title and summary, which may quote the turn too, are cleared for rewriting
- * (a title the user gave stays).
+ * (a title the user gave stays). Returns what went, for redacting stored answers (storedCopies.ts).
  */
-async function dropDerived(tx: Sql, turns: readonly { id: string; conversationId: string; seq: number }[]): Promise<void> {
+async function dropDerived(tx: Sql, turns: readonly { id: string; conversationId: string; seq: number }[]): Promise<DeletedItem[]> {
+  const gone: DeletedItem[] = [];
   const byCell = new Map<string, { ids: Set<string>; sceneId: string | null; edited: boolean }>();
   for (const t of turns) {
     const cells = await tx.query<{ id: string; scene_id: string | null; edited_by_user: number }>(
@@ -55,7 +56,7 @@ async function dropDerived(tx: Sql, turns: readonly { id: string; conversationId
     }
   }
   for (const [cellId, { ids, sceneId, edited }] of byCell) {
-    const plans = await tx.query<{ id: string; evidence: string }>("SELECT id, evidence FROM foresights WHERE memcell_id = ? AND source = 'llm'", [cellId]);
+    const plans = await tx.query<{ id: string; evidence: string; content: string }>("SELECT id, evidence, content FROM foresights WHERE memcell_id = ? AND source = 'llm'", [cellId]);
     for (const p of plans) {
       let evidence: string[] = [];
       try {
@@ -65,10 +66,18 @@ async function dropDerived(tx: Sql, turns: readonly { id: string; conversationId
         /* no readable evidence: treated as resting on the whole episode */
       }
       const left = evidence.filter((e) => !ids.has(e));
-      if (left.length === 0) await tx.exec('DELETE FROM foresights WHERE id = ?', [p.id]);
-      else if (left.length < evidence.length) await tx.exec('UPDATE foresights SET evidence = ? WHERE id = ?', [JSON.stringify(left), p.id]);
+      if (left.length === 0) {
+        await tx.exec('DELETE FROM foresights WHERE id = ?', [p.id]);
+        gone.push({ kind: 'foresight', id: String(p.id), texts: itemTexts.foresight(String(p.content)) });
+      } else if (left.length < evidence.length) await tx.exec('UPDATE foresights SET evidence = ? WHERE id = ?', [JSON.stringify(left), p.id]);
     }
-    await tx.exec('DELETE FROM facts WHERE memcell_id = ? AND edited_by_user = 0', [cellId]);
+    const facts = await tx.query<{ id: string; content: string }>('DELETE FROM facts WHERE memcell_id = ? AND edited_by_user = 0 RETURNING id, content', [cellId]);
+    for (const f of facts) gone.push({ kind: 'fact', id: String(f.id), texts: itemTexts.fact(String(f.content)) });
+    if (!edited) {
+      const [cell] = await tx.query<{ title: string | null; narrative: string | null }>('SELECT title, narrative FROM memcells WHERE id = ?', [cellId]);
+      // A raw episode (no title, no narrative: synthesis off) was never sent as more than its turns.
+      if (cell && (cell.title || cell.narrative)) gone.push({ kind: 'episode', id: cellId, texts: itemTexts.episode(cell.title, cell.narrative) });
+    }
     await tx.exec(`UPDATE memcells SET status = 'raw', lost_turns = lost_turns + ?,
         title = CASE WHEN edited_by_user = 1 THEN title ELSE NULL END, narrative = CASE WHEN edited_by_user = 1 THEN narrative ELSE NULL END
       WHERE id = ?`, [ids.size, cellId]);
@@ -80,34 +89,5 @@ async function dropDerived(tx: Sql, turns: readonly { id: string; conversationId
       await tx.exec("DELETE FROM vectors WHERE item_kind = 'memscene' AND item_id = ?", [sceneId]);
     }
   }
-}
-
-/**
- * Redacts `contents` from the metadata of stored answers. Only answers stored after the oldest
- * deleted turn (pk order is insertion order) can hold a copy of it, and only answers with requests
- * or citations hold copies at all; rows are parsed only when the metadata contains a probe.
- */
-export async function redactStoredCopies(tx: Sql, contents: readonly string[], sincePk: number): Promise<number> {
-  const texts: DeletedText[] = contents.map(deletedText).filter((d) => d.collapsed.length > 0);
-  if (texts.length === 0) return 0;
-  const probeList = [...new Set(texts.flatMap(probes))];
-  const rows = await tx.query<{ pk: number; metadata: string }>(
-    `SELECT pk, metadata FROM messages
-      WHERE pk > ? AND role = 'assistant' AND metadata <> '{}'
-        AND EXISTS (SELECT 1 FROM json_each(?) p WHERE instr(messages.metadata, p.value) > 0)`,
-    [sincePk, JSON.stringify(probeList)]);
-  let changed = 0;
-  for (const r of rows) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(r.metadata);
-    } catch { // metadata that is not JSON holds no quoted text to redact
-      continue;
-    }
-    const out = redactValue(parsed, texts);
-    if (!out.changed) continue;
-    await tx.exec('UPDATE messages SET metadata = ? WHERE pk = ?', [JSON.stringify(out.value), r.pk]);
-    changed++;
-  }
-  return changed;
+  return gone;
 }

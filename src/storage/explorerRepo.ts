@@ -24,6 +24,7 @@ import { forgetMatcher } from '../core/explorer/forgetMatch';
 import { forgetCandidates, forgottenTitle } from './forgetCandidates';
 import { renameConversation } from './conversationRepo';
 import { deleteTurnsWhere } from './deletedTurns';
+import { itemTexts, redactDeletedItems, type DeletedItem } from './storedCopies';
 import {
   emptyEpisodeIds,
   CELL_SUMMARY, FACT_VIEW, FORESIGHT_VIEW, jsonList, marks, num, numOrNull, parseEncoding, str, strOrNull, toCellSummary, toFact, toForesight,
@@ -188,14 +189,21 @@ export class SqlExplorerStore implements ExplorerStore {
   }
 
   deleteFact(id: string, now: number): Promise<boolean> {
-    return this.#sql.transaction(async (tx) => this.#deleteFactTx(tx, id, now));
+    return this.#sql.transaction(async (tx) => {
+      const gone: DeletedItem[] = [];
+      const deleted = await this.#deleteFactTx(tx, id, now, gone);
+      await redactDeletedItems(tx, gone);
+      return deleted;
+    });
   }
 
-  async #deleteFactTx(tx: Sql, id: string, now: number): Promise<boolean> {
+  /** The *Tx deletions add what they removed to `gone`; their transaction redacts it from stored answers once (storedCopies.ts). */
+  async #deleteFactTx(tx: Sql, id: string, now: number, gone: DeletedItem[]): Promise<boolean> {
     const [f] = await tx.query('SELECT content, memcell_id FROM facts WHERE id = ?', [id]);
     if (!f) return false;
     await tombstone(tx, { kind: 'fact', itemId: id, text: str(f.content), memcellId: str(f.memcell_id) }, now);
     await tx.exec('DELETE FROM facts WHERE id = ?', [id]);
+    gone.push({ kind: 'fact', id, texts: itemTexts.fact(str(f.content)) });
     tx.contentRemoved?.();
     return true;
   }
@@ -205,9 +213,11 @@ export class SqlExplorerStore implements ExplorerStore {
    * goes (title, narrative and their vector), and it is marked edited so re-synthesis does not
    * write a narrative again. Returns false when nothing else hangs on it (delete it whole).
    */
-  async #forgetNarrativeTx(tx: Sql, id: string, now: number): Promise<boolean> {
+  async #forgetNarrativeTx(tx: Sql, id: string, now: number, gone: DeletedItem[]): Promise<boolean> {
     const [left] = await tx.query('SELECT (SELECT count(*) FROM facts WHERE memcell_id = ?1) + (SELECT count(*) FROM foresights WHERE memcell_id = ?1) AS n', [id]);
     if (!left || num(left.n) === 0) return false;
+    const [cell] = await tx.query('SELECT title, narrative FROM memcells WHERE id = ?', [id]);
+    gone.push({ kind: 'episode', id, texts: itemTexts.episode(strOrNull(cell?.title), strOrNull(cell?.narrative)) });
     await tx.exec('UPDATE memcells SET title = NULL, narrative = NULL, edited_by_user = 1, updated_at = ? WHERE id = ?', [now, id]);
     await tx.exec("DELETE FROM vectors WHERE item_kind = 'memcell' AND item_id = ?", [id]);
     tx.contentRemoved?.();
@@ -216,18 +226,26 @@ export class SqlExplorerStore implements ExplorerStore {
 
   emptyEpisodes(conversationId: string): Promise<string[]> { return emptyEpisodeIds(this.#sql, conversationId); }
   deleteMemCell(id: string, options: { turns: boolean }, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
-    return this.#sql.transaction((tx) => this.#deleteCellTx(tx, id, options.turns, now));
+    return this.#sql.transaction(async (tx) => {
+      const gone: DeletedItem[] = [];
+      const result = await this.#deleteCellTx(tx, id, options.turns, now, gone);
+      await redactDeletedItems(tx, gone);
+      return result;
+    });
   }
 
-  async #deleteCellTx(tx: Sql, id: string, turns: boolean, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
-    const [c] = await tx.query('SELECT id, conversation_id, first_seq, last_seq, scene_id FROM memcells WHERE id = ?', [id]);
+  async #deleteCellTx(tx: Sql, id: string, turns: boolean, now: number, gone: DeletedItem[]): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
+    const [c] = await tx.query('SELECT id, conversation_id, first_seq, last_seq, scene_id, title, narrative FROM memcells WHERE id = ?', [id]);
     if (!c) return null;
     tx.contentRemoved?.();
+    gone.push({ kind: 'episode', id, texts: itemTexts.episode(strOrNull(c.title), strOrNull(c.narrative)) });
     for (const f of await tx.query('SELECT id, content FROM facts WHERE memcell_id = ?', [id])) {
       await tombstone(tx, { kind: 'fact', itemId: str(f.id), text: str(f.content), memcellId: id }, now);
+      gone.push({ kind: 'fact', id: str(f.id), texts: itemTexts.fact(str(f.content)) });
     }
     for (const f of await tx.query('SELECT id, content FROM foresights WHERE memcell_id = ?', [id])) {
       await tombstone(tx, { kind: 'foresight', itemId: str(f.id), text: str(f.content), memcellId: id }, now);
+      gone.push({ kind: 'foresight', id: str(f.id), texts: itemTexts.foresight(str(f.content)) });
     }
     const range = { conversationId: str(c.conversation_id), firstSeq: num(c.first_seq), lastSeq: num(c.last_seq) };
     let deletedTurnIds: string[] = [];
@@ -386,13 +404,18 @@ export class SqlExplorerStore implements ExplorerStore {
 
   deleteProfileItem(id: string, now: number): Promise<void> {
     return this.#sql.transaction(async (tx) => {
-      if (!(await this.#deleteProfileTx(tx, id, now))) throw new RecollectError('NOT_FOUND', 'This profile item no longer exists.');
+      const gone: DeletedItem[] = [];
+      if (!(await this.#deleteProfileTx(tx, id, now, gone))) throw new RecollectError('NOT_FOUND', 'This profile item no longer exists.');
+      await redactDeletedItems(tx, gone);
     });
   }
 
-  async #deleteProfileTx(tx: Sql, id: string, now: number): Promise<boolean> {
-    const [r] = await tx.query('SELECT key FROM profile_items WHERE id = ?', [id]);
+  async #deleteProfileTx(tx: Sql, id: string, now: number, gone: DeletedItem[]): Promise<boolean> {
+    const [r] = await tx.query('SELECT key, value FROM profile_items WHERE id = ?', [id]);
     if (!r) return false;
+    // Every value it had may have been sent: the history keeps the earlier ones.
+    const earlier = await tx.query('SELECT value FROM profile_item_history WHERE profile_item_id = ? AND value IS NOT NULL', [id]);
+    gone.push({ kind: 'profile', id, texts: itemTexts.profile(str(r.key), [str(r.value), ...earlier.map((h) => str(h.value))]) });
     // Forgotten for good: the row and its history go; the tombstone blocks the key from coming back.
     await tombstone(tx, { kind: 'profile', itemId: id, text: str(r.key) }, now);
     await tx.exec('DELETE FROM profile_items WHERE id = ?', [id]);
@@ -459,6 +482,7 @@ export class SqlExplorerStore implements ExplorerStore {
       const deleted: Record<ForgetKind, number> = { fact: 0, episode: 0, turn: 0, foresight: 0, profile: 0, scene: 0, title: 0 };
       const sceneIds = new Set<string>();
       const deletedTurnIds: string[] = [];
+      const gone: DeletedItem[] = [];
       // Exactly the listed items, each counted once: items that others would take along (an
       // episode's facts and plans, a message's date plan) go first under their own kind, and an
       // episode or message then takes nothing that was not listed.
@@ -467,14 +491,14 @@ export class SqlExplorerStore implements ExplorerStore {
       for (const { kind, id } of sorted) {
         switch (kind) {
           case 'fact':
-            if (await this.#deleteFactTx(tx, id, now)) deleted.fact++;
+            if (await this.#deleteFactTx(tx, id, now, gone)) deleted.fact++;
             break;
           case 'episode': {
-            if (await this.#forgetNarrativeTx(tx, id, now)) {
+            if (await this.#forgetNarrativeTx(tx, id, now, gone)) {
               deleted.episode++;
               break;
             }
-            const r = await this.#deleteCellTx(tx, id, false, now);
+            const r = await this.#deleteCellTx(tx, id, false, now, gone);
             if (r) {
               deleted.episode++;
               if (r.sceneId) sceneIds.add(r.sceneId);
@@ -494,12 +518,13 @@ export class SqlExplorerStore implements ExplorerStore {
             if (!r) break;
             await tombstone(tx, { kind: 'foresight', itemId: id, text: str(r.content), memcellId: strOrNull(r.memcell_id) }, now);
             await tx.exec('DELETE FROM foresights WHERE id = ?', [id]);
+            gone.push({ kind: 'foresight', id, texts: itemTexts.foresight(str(r.content)) });
             tx.contentRemoved?.();
             deleted.foresight++;
             break;
           }
           case 'profile':
-            if (await this.#deleteProfileTx(tx, id, now)) deleted.profile++;
+            if (await this.#deleteProfileTx(tx, id, now, gone)) deleted.profile++;
             break;
           case 'scene': {
             // A scene is a grouping; forgetting it clears the text the model wrote about it and
@@ -525,6 +550,7 @@ export class SqlExplorerStore implements ExplorerStore {
           }
         }
       }
+      await redactDeletedItems(tx, gone);
       return { deleted, sceneIds: [...sceneIds], deletedTurnIds };
     });
   }
