@@ -7,7 +7,7 @@
  * label of every citation of the item, found by its id.
  */
 import type { Sql } from '../core/base/sql';
-import { deletedText, probes, REDACTED, redactValue, type DeletedText } from '../core/base/redaction';
+import { deletedText, probes, REDACTED, redactor, type DeletedText } from '../core/base/redaction';
 import type { CitationKind } from '../core/recall/answerContext';
 
 /** A deleted item as answers may hold it: the citation that names it, and the texts its context line printed. */
@@ -19,8 +19,8 @@ export interface DeletedItem {
 
 /**
  * Redacts `contents` from the metadata of stored answers, and blanks the labels of citations of
- * `refs`. Only answers stored after `sincePk` (pk order is insertion order) are read, and only
- * answers whose metadata contains a probe of a text or a ref are parsed.
+ * `refs`. Only answers stored after `sincePk` (pk order is insertion order) are read (answersToRead
+ * narrows that further), and each string in them is scanned once for all texts (redaction.ts).
  */
 export async function redactStoredCopies(tx: Sql, contents: readonly string[], sincePk: number,
   refs: readonly { readonly kind: CitationKind; readonly id: string }[] = []): Promise<number> {
@@ -28,26 +28,51 @@ export async function redactStoredCopies(tx: Sql, contents: readonly string[], s
   if (texts.length === 0 && refs.length === 0) return 0;
   const cited = new Set(refs.map((r) => `${r.kind}\u0000${r.id}`));
   const probeList = [...new Set([...texts.flatMap(probes), ...refs.map((r) => `"ref":${JSON.stringify(r.id)}`)])];
-  const rows = await tx.query<{ pk: number; metadata: string }>(
-    `SELECT pk, metadata FROM messages
-      WHERE pk > ? AND role = 'assistant' AND metadata <> '{}'
-        AND EXISTS (SELECT 1 FROM json_each(?) p WHERE instr(messages.metadata, p.value) > 0)`,
-    [sincePk, JSON.stringify(probeList)]);
+  const redact = redactor(texts);
   let changed = 0;
-  for (const r of rows) {
+  for await (const r of answersToRead(tx, sincePk, probeList)) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(r.metadata);
     } catch { // metadata that is not JSON holds no quoted text to redact
       continue;
     }
-    const out = redactValue(parsed, texts);
+    const out = redact(parsed);
     const labels = cited.size > 0 && blankCitations(out.value, cited);
     if (!out.changed && !labels) continue;
     await tx.exec('UPDATE messages SET metadata = ? WHERE pk = ?', [JSON.stringify(out.value), r.pk]);
     changed++;
   }
   return changed;
+}
+
+/** Above this many probes, SQLite's instr over every probe costs more than reading every answer. */
+const MAX_SQL_PROBES = 64;
+const PAGE = 200;
+
+/**
+ * The stored answers after `sincePk` that may hold a copy. Few probes: those whose metadata contains
+ * one (a prefilter in SQL, so a memory of thousands of answers is not parsed for one deleted turn).
+ * Many (a conversation or 500 saved memories deleted at once): every answer with metadata, a page
+ * at a time, left to the one-pass redactor.
+ */
+async function* answersToRead(tx: Sql, sincePk: number, probeList: readonly string[]): AsyncGenerator<{ pk: number; metadata: string }> {
+  if (probeList.length <= MAX_SQL_PROBES) {
+    yield* await tx.query<{ pk: number; metadata: string }>(
+      `SELECT pk, metadata FROM messages
+        WHERE pk > ? AND role = 'assistant' AND metadata <> '{}'
+          AND EXISTS (SELECT 1 FROM json_each(?) p WHERE instr(messages.metadata, p.value) > 0)`,
+      [sincePk, JSON.stringify(probeList)]);
+    return;
+  }
+  let after = sincePk;
+  for (;;) {
+    const page = await tx.query<{ pk: number; metadata: string }>(
+      `SELECT pk, metadata FROM messages WHERE pk > ? AND role = 'assistant' AND metadata <> '{}' ORDER BY pk LIMIT ${PAGE}`, [after]);
+    yield* page;
+    if (page.length < PAGE) return;
+    after = Number(page[page.length - 1]!.pk);
+  }
 }
 
 /** Sets the label of every citation of a `cited` item to REDACTED, in place; true when one was. */

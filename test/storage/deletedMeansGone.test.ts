@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { answeringEngine } from '../support/answeringEngine';
-import { deletedText, redactString, REDACTED } from '../../src/core/base/redaction';
+import { deletedText, redactString, redactValue, REDACTED } from '../../src/core/base/redaction';
 import { focusClip } from '../../src/core/recall/snippet';
 
 let mock: MockLlmServer;
@@ -93,5 +93,26 @@ describe('redactString', () => {
     expect(out).not.toContain('deadlines');
     expect(redactString('What do you think about the weather in Lisbon this week?', d)).toBe('What do you think about the weather in Lisbon this week?');
     expect(redactString('He said "ok" twice.', deletedText('ok'))).toBe(`He said "${REDACTED}" twice.`);
+  });
+});
+
+describe('redactValue over many deleted texts', () => {
+  it('changes exactly what redacting them one at a time changes, though they share their first words', () => {
+    const facts = Array.from({ length: 40 }, (_, i) => `The user said something about item ${i}: ${['the blue kettle', 'a trip to Porto', 'her sister Lena', 'the night shift'][i % 4]} and note ${i * 7}.`);
+    const texts = [...facts, 'ok', 'Ana said: short one', `A narrative\n\nwith a blank line and enough words to be shingled, number ${42}.`].map(deletedText);
+    const value = {
+      requests: [{ messages: [
+        { role: 'system', content: `[1] ${facts[3]}\n[2] The user said something about the weather only.\n[3] ${facts[17]!.slice(5, 60)}…\n[4] He said "ok".` },
+        { role: 'user', content: `Ana said: short one. A narrative\n\nwith a blank line and enough words to be shingled, number 42. ${focusClip(facts[29]!, 40, new Set())}` },
+        { role: 'user', content: 'Nothing deleted here, though it starts: The user said something about' },
+      ] }],
+      citations: [{ id: 1, kind: 'fact', label: facts[3]!.slice(0, 59), ref: 'f3' }],
+    };
+    const oneAtATime = JSON.parse(JSON.stringify(value), (_k, v: unknown) => (typeof v === 'string' ? texts.reduce((s, d) => redactString(s, d), v) : v)) as unknown;
+    const out = redactValue(value, texts);
+    expect(out.value).toEqual(oneAtATime);
+    expect(out.changed).toBe(true);
+    expect(JSON.stringify(out.value)).toContain('Nothing deleted here, though it starts: The user said something about');
+    expect(redactValue({ a: 'The user said something about nothing at all.' }, texts).changed).toBe(false);
   });
 });
