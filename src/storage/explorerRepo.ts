@@ -545,6 +545,7 @@ export class SqlExplorerStore implements ExplorerStore {
             const [r] = await tx.query('SELECT title FROM conversations WHERE id = ?', [id]);
             if (!r) break;
             await renameConversation(tx, id, forgottenTitle(matcher, str(r.title)), now, 'user');
+            tx.contentRemoved?.(); // the old title stays in the write-ahead log until it is cleared
             deleted.title++;
             break;
           }

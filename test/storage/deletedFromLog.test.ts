@@ -76,6 +76,17 @@ describe('a deletion on the live files', () => {
     await store.db.close();
   });
 
+  it('leaves a title forgotten by Forget in neither file', async () => {
+    const { store, found } = await fileStore();
+    await store.createConversation({ id: 't', title: `Trip with ${MARKER} in May` });
+    await store.appendTurns(turns('t').slice(1));
+    expect(found()).toContain('wal');
+    await new SqlExplorerStore(store.db).forget([{ kind: 'title', id: 't' }], 1, MARKER);
+    expect((await store.getConversation('t'))!.title).not.toContain(MARKER);
+    expect(found()).toEqual([]);
+    await store.db.close();
+  });
+
   it('leaves a deleted fact in neither file', async () => {
     const { store, found } = await fileStore();
     await store.createConversation({ id: 'e', title: 'Notes' });
