@@ -246,6 +246,11 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // questions lose the 2nd–3rd turn of their one session). Off. byConversation is exactly neutral
   // on LoCoMo (one conversation per corpus); not measured on LME beyond the runs above (LongMemEval
   // stores each session as its own conversation, so the runs above are the same ranking there).
+  // With the relative-BM25 list (BEAM / LoCoMo / LME @10, s@10 in brackets; default 56.2 [93.6] /
+  // 78.5 [88.5] / 90.8 [93.9]): 3 × 0.15 → 55.1 [97.5] / 78.5 / 85.9; 4 × 0.3 → 55.2 [97.1] / 78.5 /
+  // 86.3 (LongMemEval's sessions are conversations: its single-session questions lose their 2nd–4th
+  // turn); with session 0 and 4 × 0.2 → 55.8 [97.4] / 78.1 / 87.3. session 0 alone → 56.2 [95.1] /
+  // 78.1 [89.4] / 90.2 [94.6].
   diversity: { perSession: 2, penalty: 0, depth: 200, byConversation: true },
   // Context recall at the default 2,500-token budget (LoCoMo / LME; recall@k unchanged by design):
   // turns 12 → 80.5 / 89.6; 20 → 84.1 / 91.6; 30 → 86.2 / 93.2; 40 → 87.5 / 93.2. turnChars 800
