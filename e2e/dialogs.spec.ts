@@ -59,7 +59,7 @@ test('every dialog is modal, traps Tab, closes on Escape, at scale', async () =>
   await page.getByRole('tab', { name: 'Episodes', exact: true }).click();
   await page.getByTestId('memcell-row').first().click();
   await page.getByRole('button', { name: 'Delete episode' }).click();
-  await expect(page.getByRole('button', { name: 'Delete for good' })).toBeFocused();
+  await expect(page.getByRole('button', { name: 'Cancel', exact: true })).toBeFocused();
   await expectModal(page, 'Delete episode');
   await expect(page.getByRole('button', { name: 'Delete episode' })).toBeFocused();
 });

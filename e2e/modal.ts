@@ -35,14 +35,15 @@ export async function expectModalThenEscape(page: Page, dialog: Locator): Promis
 
 /**
  * Answers one of the app's in-app confirmations (an alertdialog on the platform's modal <dialog>,
- * never `window.confirm`): checks it is modal and has focus on its confirming button, then clicks it.
+ * never `window.confirm`): checks it is modal and has focus on Cancel (the safe choice), then clicks
+ * its confirming button.
  */
 export async function confirmIn(page: Page, title: string, confirmLabel: string): Promise<void> {
   const dialog = page.getByRole('alertdialog', { name: title });
   await expect(dialog).toBeVisible();
   expect(await dialog.evaluate((d) => d.matches(':modal'))).toBe(true);
   const confirm = dialog.getByRole('button', { name: confirmLabel, exact: true });
-  await expect(confirm).toBeFocused();
+  await expect(dialog.getByRole('button', { name: 'Cancel', exact: true })).toBeFocused();
   await confirm.click();
   await expect(dialog).toBeHidden();
 }

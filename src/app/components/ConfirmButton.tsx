@@ -4,8 +4,8 @@
  * instead of `window.confirm`, which blocks the page, cannot be styled or themed, and which the
  * browser may suppress ("prevent this page from creating additional dialogs").
  *
- * The confirming button has focus when the dialog opens, as in every other confirmation of the app
- * (Delete episode, Delete all). The dialog closes before `onConfirm` runs, so an action that removes
+ * Cancel has focus when the dialog opens, as in every other destructive confirmation of the app
+ * (Delete episode, Delete all): an Enter or a stray tap meant for something else deletes nothing. The dialog closes before `onConfirm` runs, so an action that removes
  * this button (deleting its own row) cannot leave an orphaned dialog behind.
  */
 import { useState, type ReactNode } from 'react';
@@ -38,8 +38,8 @@ export function ConfirmButton({ title, message, confirmLabel, onConfirm, classNa
         <Dialog title={title} role="alertdialog" onClose={() => setOpen(false)}>
           <p>{message}</p>
           <div className="buttons">
-            <button type="button" className="danger" data-autofocus onClick={() => { setOpen(false); onConfirm(); }}>{confirmLabel}</button>
-            <button type="button" onClick={() => setOpen(false)}>Cancel</button>
+            <button type="button" className="danger" onClick={() => { setOpen(false); onConfirm(); }}>{confirmLabel}</button>
+            <button type="button" data-autofocus onClick={() => setOpen(false)}>Cancel</button>
           </div>
         </Dialog>
       )}

@@ -87,8 +87,8 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
           <p>Forget this episode: its narrative, {cell.facts.length} facts and {cell.foresight.length} foresight items are deleted and will not be recreated.</p>
           {cell.turns.length > 0 && <label><input type="checkbox" checked={withTurns} onChange={(e) => setWithTurns(e.target.checked)} /> Also delete its {plural(cell.turns.length, 'message')} from the conversation</label>}
           <div className="buttons">
-            <button type="button" className="danger" data-autofocus onClick={() => remove.mutate(withTurns, { onSuccess: onGone })}>Delete for good</button>
-            <button type="button" onClick={() => setConfirmDelete(false)}>Cancel</button>
+            <button type="button" className="danger" onClick={() => remove.mutate(withTurns, { onSuccess: onGone })}>Delete for good</button>
+            <button type="button" data-autofocus onClick={() => setConfirmDelete(false)}>Cancel</button>
           </div>
         </Dialog>
       )}

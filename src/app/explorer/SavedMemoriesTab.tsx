@@ -216,8 +216,8 @@ function DeleteAllDialog(props: { q: string; kind: Kind; source: Source; about: 
         and {factCount.toLocaleString()} facts. They are not recreated from your conversations, which stay as they are. This cannot be undone.
       </p>
       <div className="buttons">
-        <button type="button" className="danger" data-autofocus onClick={() => void run()} disabled={busy || total === 0 || (props.plansAt !== null && !plans.data)}>{busy ? 'Deleting…' : `Delete ${total.toLocaleString()}`}</button>
-        <button type="button" onClick={props.onClose}>Cancel</button>
+        <button type="button" className="danger" onClick={() => void run()} disabled={busy || total === 0 || (props.plansAt !== null && !plans.data)}>{busy ? 'Deleting…' : `Delete ${total.toLocaleString()}`}</button>
+        <button type="button" data-autofocus onClick={props.onClose}>Cancel</button>
       </div>
     </Dialog>
   );
