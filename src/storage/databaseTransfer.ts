@@ -54,10 +54,19 @@ export async function compactedCopy(live: WaSqliteDatabase, openTemp: () => Prom
 /** wa-sqlite's heap holds the file, the rebuilt copy and the previous memory at once. */
 export const MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
 
+/** A zip archive (ChatGPT's and Claude's exports) or JSON text: what Import chats… reads. */
+function looksLikeChatExport(bytes: Uint8Array): boolean {
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04) return true;
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 64)).replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart();
+  return head.startsWith('{') || head.startsWith('[');
+}
+
 /** Checks the 100-byte SQLite header, the text encoding and that the file holds every page the header promises. */
 export function checkSqliteHeader(bytes: Uint8Array, maxBytes = MAX_IMPORT_BYTES): void {
   if (bytes.byteLength < 100 || new TextDecoder('latin1').decode(bytes.subarray(0, 16)) !== HEADER) {
-    throw new RecollectError('IMPORT_NOT_SQLITE', 'This file is not a SQLite database. Choose a .sqlite file exported from Recollect.');
+    throw new RecollectError('IMPORT_NOT_SQLITE', looksLikeChatExport(bytes)
+      ? 'This looks like a chat export from another service (a .zip or .json file), not a Recollect memory. To add its conversations, use Import chats…; Import… only restores a .sqlite file exported from Recollect. Your current memory is unchanged.'
+      : 'This file is not a SQLite database. Choose a .sqlite file exported from Recollect.');
   }
   if (bytes.byteLength > maxBytes) {
     throw new RecollectError('IMPORT_TOO_LARGE',

@@ -144,7 +144,7 @@ describe('export and import', () => {
   });
 
   it('rejects a file that is not SQLite', async () => {
-    await expectRejected(new TextEncoder().encode('{"hello": "this is json, not a database"}'), 'IMPORT_NOT_SQLITE', /not a SQLite database/);
+    await expectRejected(new TextEncoder().encode('{"hello": "this is json, not a database"}'), 'IMPORT_NOT_SQLITE', /not a Recollect memory. To add its conversations, use Import chats…/);
     await expectRejected(new Uint8Array(0), 'IMPORT_NOT_SQLITE', /not a SQLite database/);
   });
 
