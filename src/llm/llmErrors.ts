@@ -121,9 +121,25 @@ function unreachable(ctx: ErrorContext, err: Error): LlmError {
   // message names both causes.
   const cause = (err as { cause?: unknown }).cause;
   const detail = redact([err.message, cause instanceof Error ? cause.message : ''].filter(Boolean).join(': '), ctx.apiKey);
+  // The browser knows it has no network: say that, unless the endpoint is on this machine (a local
+  // server answers offline, so its failure is the server's).
+  if (globalThis.navigator?.onLine === false && !onThisMachine(ctx.baseUrl)) {
+    return new LlmError('LLM_UNAVAILABLE',
+      `You are offline, so ${ctx.baseUrl} could not be reached. Your message is kept: send it again when you are back online, or answer on this device (Settings).`,
+      { detail });
+  }
   return new LlmError('LLM_UNAVAILABLE',
     `Could not reach ${ctx.baseUrl}. Check that the server is running and the URL is right; a server on another origin must also allow this app's origin (CORS — e.g. OLLAMA_ORIGINS for Ollama).`,
     { detail });
+}
+
+function onThisMachine(baseUrl: string): boolean {
+  try {
+    const host = new URL(baseUrl).hostname;
+    return host === 'localhost' || host === '[::1]' || host.startsWith('127.') || host.endsWith('.localhost');
+  } catch {
+    return false;
+  }
 }
 
 /**
