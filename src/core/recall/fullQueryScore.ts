@@ -88,24 +88,55 @@ function idfPlus(docs: number, n: number): number {
  */
 export function fullQueryScores(queryTerms: readonly string[], texts: ReadonlyMap<string, string>, stats: TermStats): Map<string, number> {
   const weights = keyWeights(queryTerms, stats);
+  const keys = [...weights.keys()];
+  const count = termCounter(keys);
   const avg = stats.avgLength > 0 ? stats.avgLength : 1;
   const out = new Map<string, number>();
-  // A word can only match a key it shares its first three characters with: most words skip the stem.
-  const heads = new Set([...weights.keys()].map((k) => k.slice(0, 3)));
   for (const [id, text] of texts) {
-    const words = wordsOf(text);
-    const tf = new Map<string, number>();
-    for (const w of words) {
-      if (!heads.has(w.slice(0, 3))) continue;
-      const key = stemKey(w);
-      if (weights.has(key)) tf.set(key, (tf.get(key) ?? 0) + 1);
-    }
+    const { len, tf } = count(text);
     let score = 0;
-    const norm = K1 * (1 - B + (B * words.length) / avg);
-    for (const [key, f] of tf) score += weights.get(key)! * ((f * (K1 + 1)) / (f + norm));
+    const norm = K1 * (1 - B + (B * len) / avg);
+    for (let k = 0; k < keys.length; k++) if (tf[k]) score += weights.get(keys[k]!)! * ((tf[k]! * (K1 + 1)) / (tf[k]! + norm));
     out.set(id, score);
   }
   return out;
+}
+
+/** A text's length in words and its count of each query key (by slot). */
+interface Counted {
+  readonly len: number;
+  readonly tf: Float64Array;
+}
+
+/**
+ * Counts `keys` (stem keys) in texts as the index counts words. A word can only match a key it
+ * shares its first three characters with, so most words skip the stem; in plain text those words
+ * are found by one native regex scan and the words counted without splitting (≈ 10× faster than a
+ * word list on 2,000-character turns).
+ */
+function termCounter(keys: readonly string[]): (text: string) => Counted {
+  const slot = new Map(keys.map((k, i) => [k, i]));
+  const heads = new Set(keys.map((k) => k.slice(0, 3)));
+  const headList = [...heads].filter((h) => /^[a-z0-9]+$/.test(h));
+  const candidates = headList.length === heads.size && heads.size > 0 ? new RegExp(`(?<![a-z0-9])(?:${headList.join('|')})[a-z0-9]*`, 'g') : null;
+  return (text) => {
+    const tf = new Float64Array(keys.length);
+    if (candidates && PLAIN.test(text)) {
+      const lower = text.toLowerCase();
+      for (const m of lower.matchAll(candidates)) {
+        const i = slot.get(stemKey(m[0]));
+        if (i !== undefined) tf[i]!++;
+      }
+      return { len: countWords(lower), tf };
+    }
+    const words = wordsOf(text);
+    for (const w of words) {
+      if (!heads.has(w.slice(0, 3))) continue;
+      const i = slot.get(stemKey(w));
+      if (i !== undefined) tf[i]!++;
+    }
+    return { len: words.length, tf };
+  };
 }
 
 /**
@@ -159,32 +190,7 @@ export function fieldedScores(queryTerms: readonly string[], pool: ContextWindow
   const relative = options.mode === 'relative';
   const weights = keyWeights(queryTerms, stats, relative ? idfPlus : idf);
   const keys = [...weights.keys()];
-  const slot = new Map(keys.map((k, i) => [k, i]));
-  const heads = new Set(keys.map((k) => k.slice(0, 3)));
-  // Plain text: the words starting like a query key are found by one native regex scan and the
-  // words counted without splitting (≈ 10× faster than a word list on 2,000-character turns).
-  const headList = [...heads].filter((h) => /^[a-z0-9]+$/.test(h));
-  const candidates = headList.length === heads.size && heads.size > 0 ? new RegExp(`(?<![a-z0-9])(?:${headList.join('|')})[a-z0-9]*`, 'g') : null;
-  type Counted = { len: number; tf: Float64Array };
-  /** A text's length in words and its count of each query key. */
-  const countText = (text: string): Counted => {
-    const tf = new Float64Array(keys.length);
-    if (candidates && PLAIN.test(text)) {
-      const lower = text.toLowerCase();
-      for (const m of lower.matchAll(candidates)) {
-        const i = slot.get(stemKey(m[0]));
-        if (i !== undefined) tf[i]!++;
-      }
-      return { len: countWords(lower), tf };
-    }
-    const words = wordsOf(text);
-    for (const w of words) {
-      if (!heads.has(w.slice(0, 3))) continue;
-      const i = slot.get(stemKey(w));
-      if (i !== undefined) tf[i]!++;
-    }
-    return { len: words.length, tf };
-  };
+  const countText = termCounter(keys);
   /** Counted once per key however many windows hold it: turns by id, timelines ("May 2023") by text. */
   const cached = (cache: Map<string, Counted>, key: string, text: () => string): Counted => {
     let c = cache.get(key);
