@@ -5,6 +5,7 @@ import { titleSourceOf } from '../core/base/titles';
 import { RecollectError } from '../core/base/errors';
 import { MAX_TITLE_CHARS } from '../core/base/limits';
 import { deleteTurnsWhere } from './deletedTurns';
+import { writeTitle } from './titleRepo';
 
 interface ConversationRow {
   [key: string]: string | number | null;
@@ -68,8 +69,7 @@ export async function conversationsNotRemembered(sql: Sql): Promise<string[]> {
 }
 
 export async function renameConversation(sql: Sql, id: string, title: string, now: number, by: TitleSource = 'user'): Promise<Conversation> {
-  await sql.exec(`UPDATE conversations SET title = ?, updated_at = ?, metadata = json_set(CASE WHEN json_valid(metadata) THEN metadata ELSE '{}' END, '$.titledBy', ?) WHERE id = ?`,
-    [cleanTitle(title), now, by, id]);
+  await writeTitle(sql, id, cleanTitle(title), by, now);
   return requireConversation(sql, id);
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Sql } from '../core/base/sql';
 import { titleAfterDeletion, titleSourceOf, type TitleTurn } from '../core/base/titles';
+import { CONVERSATION_METADATA, writeTitle } from './titleRepo';
 
 /** Remakes the titles of the conversations `deleted` turns left, where they were made from them. */
 export async function retitleAfterDeletion(tx: Sql, deleted: readonly (TitleTurn & { readonly conversationId: string })[]): Promise<void> {
@@ -13,7 +14,7 @@ export async function retitleAfterDeletion(tx: Sql, deleted: readonly (TitleTurn
   for (const t of deleted) byConversation.set(t.conversationId, [...(byConversation.get(t.conversationId) ?? []), t]);
   for (const [conversationId, turns] of byConversation) {
     const [row] = await tx.query<{ title: string; titled_by: string | null }>(
-      `SELECT title, json_extract(CASE WHEN json_valid(metadata) THEN metadata ELSE '{}' END, '$.titledBy') AS titled_by
+      `SELECT title, json_extract(${CONVERSATION_METADATA}, '$.titledBy') AS titled_by
          FROM conversations WHERE id = ?`, [conversationId]);
     if (!row) continue;
     const source = titleSourceOf(row.titled_by, row.title);
@@ -27,7 +28,6 @@ export async function retitleAfterDeletion(tx: Sql, deleted: readonly (TitleTurn
       firstAssistantSeq: firstAssistant ? Number(firstAssistant.seq) : null,
     });
     if (!next) continue;
-    await tx.exec(`UPDATE conversations SET title = ?, metadata = json_set(CASE WHEN json_valid(metadata) THEN metadata ELSE '{}' END, '$.titledBy', ?) WHERE id = ?`,
-      [next.title, next.titledBy, conversationId]);
+    await writeTitle(tx, conversationId, next.title, next.titledBy);
   }
 }
