@@ -189,15 +189,23 @@ export class SqlExplorerStore implements ExplorerStore {
   }
 
   deleteFact(id: string, now: number): Promise<boolean> {
+    return this.#deleting((tx, gone) => this.#deleteFactTx(tx, id, now, gone));
+  }
+
+  /**
+   * A transaction of deletions: `fn` adds what it removed to `gone`, which is then redacted from
+   * stored answers once (storedCopies.ts).
+   */
+  #deleting<T>(fn: (tx: Sql, gone: DeletedItem[]) => Promise<T>): Promise<T> {
     return this.#sql.transaction(async (tx) => {
       const gone: DeletedItem[] = [];
-      const deleted = await this.#deleteFactTx(tx, id, now, gone);
+      const result = await fn(tx, gone);
       await redactDeletedItems(tx, gone);
-      return deleted;
+      return result;
     });
   }
 
-  /** The *Tx deletions add what they removed to `gone`; their transaction redacts it from stored answers once (storedCopies.ts). */
+  /** The *Tx deletions add what they removed to `gone`; their transaction (#deleting) redacts it from stored answers once. */
   async #deleteFactTx(tx: Sql, id: string, now: number, gone: DeletedItem[]): Promise<boolean> {
     const [f] = await tx.query('SELECT content, memcell_id FROM facts WHERE id = ?', [id]);
     if (!f) return false;
@@ -226,12 +234,7 @@ export class SqlExplorerStore implements ExplorerStore {
 
   emptyEpisodes(conversationId: string): Promise<string[]> { return emptyEpisodeIds(this.#sql, conversationId); }
   deleteMemCell(id: string, options: { turns: boolean }, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
-    return this.#sql.transaction(async (tx) => {
-      const gone: DeletedItem[] = [];
-      const result = await this.#deleteCellTx(tx, id, options.turns, now, gone);
-      await redactDeletedItems(tx, gone);
-      return result;
-    });
+    return this.#deleting((tx, gone) => this.#deleteCellTx(tx, id, options.turns, now, gone));
   }
 
   async #deleteCellTx(tx: Sql, id: string, turns: boolean, now: number, gone: DeletedItem[]): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
@@ -403,10 +406,8 @@ export class SqlExplorerStore implements ExplorerStore {
   }
 
   deleteProfileItem(id: string, now: number): Promise<void> {
-    return this.#sql.transaction(async (tx) => {
-      const gone: DeletedItem[] = [];
+    return this.#deleting(async (tx, gone) => {
       if (!(await this.#deleteProfileTx(tx, id, now, gone))) throw new RecollectError('NOT_FOUND', 'This profile item no longer exists.');
-      await redactDeletedItems(tx, gone);
     });
   }
 
@@ -478,11 +479,10 @@ export class SqlExplorerStore implements ExplorerStore {
 
   forget(items: readonly { kind: ForgetKind; id: string }[], now: number, about?: string): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }> {
     const matcher = about === undefined ? null : forgetMatcher(about);
-    return this.#sql.transaction(async (tx) => {
+    return this.#deleting(async (tx, gone) => {
       const deleted: Record<ForgetKind, number> = { fact: 0, episode: 0, turn: 0, foresight: 0, profile: 0, scene: 0, title: 0 };
       const sceneIds = new Set<string>();
       const deletedTurnIds: string[] = [];
-      const gone: DeletedItem[] = [];
       // Exactly the listed items, each counted once: items that others would take along (an
       // episode's facts and plans, a message's date plan) go first under their own kind, and an
       // episode or message then takes nothing that was not listed.
@@ -551,7 +551,6 @@ export class SqlExplorerStore implements ExplorerStore {
           }
         }
       }
-      await redactDeletedItems(tx, gone);
       return { deleted, sceneIds: [...sceneIds], deletedTurnIds };
     });
   }
