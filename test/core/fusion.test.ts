@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyBoosts, diversify, reciprocalRankFusion, RETRIEVAL_CONFIG, withConfig, type BoostFacts, type RetrievalConfig } from '../../src/core/recall/fusion';
 
-const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0, roleUser: 0, roleAssistant: 0, adviceAboutUser: false, preference: 0, requests: false, instructions: false, recency: 0 };
+const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0, roleUser: 0, roleAssistant: 0, adviceAboutUser: false, preference: 0, requests: false, instructions: false, instruction: 0, instructionTop: 0, instructionSecond: false, recency: 0 };
 
 describe('reciprocalRankFusion', () => {
   it('sums w / (k + rank) over lists', () => {
@@ -141,6 +141,37 @@ describe('advice, preference and recency boosts', () => {
     expect(now[0]!.boosts.recency).toBeCloseTo(0.2, 12);
     const then = applyBoosts(fused, facts, { speakers: [], asksForTime: false, ranges: [], asksForCurrent: false }, { ...NO_BOOSTS, recency: 0.2 });
     expect(then.map((x) => x.id)).toEqual(['old', 'mid', 'new']);
+  });
+});
+
+describe('applyBoosts: standing instructions', () => {
+  const base = (id: string, score: number) => ({ id, score, ranks: { lexical: 1 } });
+  const fact = (over: Partial<BoostFacts> = {}): BoostFacts => ({ conversationId: 'c', occurredAt: 0, speaker: 'User', role: 'user', hasTimeExpression: false, ...over });
+  const facts = new Map([
+    ['best', fact()],
+    ['mid', fact({ role: 'assistant' })],
+    ['rule1', fact({ statesInstruction: true })],
+    ['rule2', fact({ statesInstruction: true })],
+    ['said', fact({ role: 'assistant', statesInstruction: true })],
+  ]);
+  const fused = [base('best', 1), base('mid', 0.8), base('said', 0.7), base('rule1', 0.6), base('rule2', 0.5)];
+  const query = { speakers: [], asksForTime: false, ranges: [] };
+
+  it("lifts the user's standing instructions whatever the question, never the assistant's words", () => {
+    const out = applyBoosts(fused, facts, query, { ...NO_BOOSTS, instruction: 1 });
+    expect(out.map((x) => x.id)).toEqual(['rule1', 'best', 'rule2', 'mid', 'said']);
+    expect(out[0]!.boosts).toEqual({ instruction: 1 });
+    expect(applyBoosts(fused, facts, query, NO_BOOSTS).map((x) => x.id)).toEqual(fused.map((x) => x.id));
+  });
+
+  it('lifts only the best instructionTop of them, and with instructionSecond never above the best other match', () => {
+    const top1 = applyBoosts(fused, facts, query, { ...NO_BOOSTS, instruction: 1, instructionTop: 1 });
+    expect(top1.map((x) => x.id)).toEqual(['rule1', 'best', 'mid', 'said', 'rule2']);
+    const second = applyBoosts(fused, facts, query, { ...NO_BOOSTS, instruction: 1, instructionSecond: true });
+    expect(second.map((x) => x.id)).toEqual(['best', 'rule1', 'rule2', 'mid', 'said']);
+    // An instruction that ranks first by its own score keeps first place.
+    const own = applyBoosts([base('rule1', 1.2), ...fused], facts, query, { ...NO_BOOSTS, instruction: 1, instructionSecond: true });
+    expect(own[0]!.id).toBe('rule1');
   });
 });
 

@@ -11,7 +11,7 @@
  */
 import type { Embedder, Reranker } from '../base/ports';
 import type { Message } from '../base/types';
-import { analyzeQuery, FRAMING_WORDS, STATES_INSTRUCTION, STATES_PREFERENCE, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
+import { analyzeQuery, FRAMING_WORDS, STANDING_INSTRUCTION, STATES_INSTRUCTION, STATES_PREFERENCE, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
 import { STOP_WORDS, letterWords as words, terms as lowerTerms } from '../base/text';
 import {
   applyBoosts,
@@ -162,6 +162,9 @@ export interface RetrieverDeps {
   readonly config?: RetrievalConfig;
 }
 
+/** `config` with its session diversity off. */
+const withoutDiversity = (config: RetrievalConfig): RetrievalConfig => ({ ...config, diversity: { ...config.diversity, penalty: 0 } });
+
 export class Retriever {
   readonly #source: RetrievalSource;
   readonly #embedder: Embedder | undefined;
@@ -262,6 +265,7 @@ export class Retriever {
     const wanted = [...fused, ...deeper].map((f) => f.id).concat(extras);
     const messages = new Map(wanted.flatMap((id) => (loaded.has(id) ? [[id, loaded.get(id)!] as const] : [])));
     const preference = advice && cfg.boosts.preference > 0;
+    const instruction = cfg.boosts.instruction > 0;
     const known: TurnFacts[] = [...messages.values()];
     const missing = wanted.filter((id) => !loaded.has(id));
     if (reranking) {
@@ -273,7 +277,7 @@ export class Retriever {
     } else {
       // Only the `limit` best are returned: the candidates are read without metadata (and without
       // their text unless a boost needs it), and the returned turns whole once ranked.
-      known.push(...await this.#source.facts(missing, { content: analysis.temporal.asksForTime || preference }));
+      known.push(...await this.#source.facts(missing, { content: analysis.temporal.asksForTime || preference || instruction }));
     }
     const facts = new Map<string, BoostFacts>();
     for (const m of known) {
@@ -283,13 +287,14 @@ export class Retriever {
         speaker: m.speaker,
         role: m.role === 'assistant' ? 'assistant' : 'user',
         hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content ?? ''),
+        statesInstruction: instruction && m.role !== 'assistant' && STANDING_INSTRUCTION.test(m.content ?? ''),
         statesPreference: preference && m.role !== 'assistant' && (STATES_PREFERENCE.test(m.content ?? '') || (cfg.boosts.instructions && STATES_INSTRUCTION.test(m.content ?? ''))),
       });
     }
     const boosted = diversify(applyBoosts(fused, facts, {
       speakers: analysis.speakers, asksForTime: analysis.temporal.asksForTime, ranges: analysis.temporal.ranges, about: analysis.about,
       asksForAdvice: advice, asksForCurrent: analysis.asksForCurrent,
-    }, cfg.boosts), facts, cfg);
+    }, cfg.boosts), facts, cfg.diversity.acrossOnly && !analysis.asksAcrossTime ? withoutDiversity(cfg) : cfg);
 
     let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
     const floor = ranked.length ? ranked[ranked.length - 1]!.score : Infinity;
