@@ -94,7 +94,7 @@ export function problemsIn(file: string, text: string, root: string, read: (path
 }
 
 describe('README and docs', () => {
-  it('has the pages it links to', () => {
+  it('finds the README and the pages under docs/', () => {
     expect(pages()).toContain('README.md');
     expect(pages().length).toBeGreaterThan(5);
   });
