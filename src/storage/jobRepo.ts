@@ -110,14 +110,14 @@ export class SqlJobStore implements JobStore {
     return row?.at === null || row?.at === undefined ? null : Number(row.at);
   }
 
-  reviveFailed(codes: readonly string[], now: number, options: { readonly maxRevivals: number; readonly limit?: number }): Promise<Job[]> {
+  reviveFailed(codes: readonly string[], now: number, options: { readonly maxRevivals: number; readonly limit?: number; readonly attemptsUsed?: number }): Promise<Job[]> {
     if (codes.length === 0 || options.maxRevivals <= 0) return Promise.resolve([]);
     return this.#sql.transaction(async (tx) => {
       const rows = await tx.query<JobRow>(
-        `UPDATE jobs SET status = 'pending', attempts = 0, revivals = revivals + 1, run_after = ?, updated_at = ?
+        `UPDATE jobs SET status = 'pending', attempts = ?, revivals = revivals + 1, run_after = ?, updated_at = ?
          WHERE id IN (SELECT id FROM jobs WHERE status = 'failed' AND revivals < ? AND (${codes.map(() => 'last_error LIKE ?').join(' OR ')})
                       ORDER BY priority DESC, id LIMIT ?)
-         RETURNING id, kind, payload, attempts, dedupe_key`, [now, now, options.maxRevivals, ...codes.map((c) => `${c}:%`), options.limit ?? -1]);
+         RETURNING id, kind, payload, attempts, dedupe_key`, [options.attemptsUsed ?? 0, now, now, options.maxRevivals, ...codes.map((c) => `${c}:%`), options.limit ?? -1]);
       return rows.map(toJob);
     });
   }

@@ -46,11 +46,12 @@ export interface JobStore {
   nextDue(): Promise<number | null>;
   /**
    * Failed jobs whose last error began with one of `codes` and that were revived fewer than
-   * `maxRevivals` times go back to pending (attempts reset, revivals + 1), due at once, highest
-   * priority first, at most `limit` of them; returns them. Used when the endpoint that failed them
-   * has proved healthy again (core/synthesis/synthesisRecovery.ts).
+   * `maxRevivals` times go back to pending (revivals + 1), due at once, highest priority first, at
+   * most `limit` of them; returns them. Their attempts are set to `attemptsUsed` (default 0), so
+   * the runner allows only the rest of its maxAttempts. Used when the endpoint that failed them has
+   * proved healthy again (core/synthesis/synthesisRecovery.ts).
    */
-  reviveFailed(codes: readonly string[], now: number, options: { readonly maxRevivals: number; readonly limit?: number }): Promise<Job[]>;
+  reviveFailed(codes: readonly string[], now: number, options: { readonly maxRevivals: number; readonly limit?: number; readonly attemptsUsed?: number }): Promise<Job[]>;
   /** The person's Retry: every failed job of these kinds goes back to pending, attempts and revivals reset; returns them. */
   retryFailed(kinds: readonly string[], now: number): Promise<Job[]>;
   /**

@@ -16,7 +16,7 @@ import type { Clock, Embedder, Llm } from '../base/ports';
 import type { EpisodeStore } from '../episodes/episodes';
 import type { KnowledgeStore } from './knowledge';
 import type { VectorStore } from '../base/store';
-import { CancelJob, JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
+import { CancelJob, DEFAULT_JOB_RUNNER_CONFIG, JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
 import { expireForesight, summariseScene, synthesiseMemCell } from './synthesis';
 import { updateProfile } from './profileUpdate';
 import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
@@ -72,6 +72,7 @@ export class Consolidator {
         return status.running || (status.pausedUntil !== null && status.pausedUntil > deps.clock.now());
       },
       revived: (jobs) => this.#revived(jobs),
+      maxAttempts: DEFAULT_JOB_RUNNER_CONFIG.maxAttempts,
       clock: deps.clock,
       timer: deps.timer,
     });

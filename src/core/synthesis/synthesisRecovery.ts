@@ -18,7 +18,9 @@
  *
  * Bounds, so a model that always returns garbage does not loop paying:
  * - MAX_REVIVALS automatic revivals per job, stored in the database (jobs.revivals), so reloads do
- *   not reset them; after that the job stays failed until the person's Retry.
+ *   not reset them; after that the job stays failed until the person's Retry. A revived job gets
+ *   REVIVED_ATTEMPTS attempts, so one episode costs at most 5 + 3 × 2 attempts in all (each
+ *   attempt is one call, or two when the structured-output layer asks again).
  * - MAX_FAILED_CANARIES canaries in a row may fail in one session; then only a synthesis success,
  *   an endpoint change, Retry or a new session starts checking again.
  * Work that succeeded is never revived: only failed jobs are, and a job is one atomic write.
@@ -40,6 +42,12 @@ export const RECOVERY_CODES: readonly ErrorCode[] = ['LLM_UNAVAILABLE', 'LLM_TIM
  * waiting, and the person can still Retry it.
  */
 export const MAX_REVIVALS = 3;
+/**
+ * Attempts a revived job gets (of the runner's usual five): it runs only after a proof of health,
+ * so its first attempt normally succeeds; if the endpoint garbles again it is parked again soon,
+ * costing two attempts rather than five.
+ */
+export const REVIVED_ATTEMPTS = 2;
 /** Canaries in a row that may fail before checks stop for this session (see the module comment). */
 export const MAX_FAILED_CANARIES = 3;
 export const FIRST_CHECK_MS = 30_000;
@@ -83,6 +91,8 @@ export interface SynthesisRecoveryDeps {
   readonly queueBusy: () => boolean;
   /** Jobs went back to pending: mark their episodes queued and run the queue. */
   readonly revived: (jobs: readonly Job[]) => Promise<void>;
+  /** The runner's attempts per job (a revived job gets the last REVIVED_ATTEMPTS of them). */
+  readonly maxAttempts: number;
   readonly clock: Clock;
   readonly timer: Timer;
 }
@@ -151,7 +161,7 @@ export class SynthesisRecovery {
     this.#canary = null;
     if (!this.#maybeParked) return;
     await this.#track(async () => {
-      const jobs = await this.#d.jobs.reviveFailed(RECOVERY_CODES, this.#d.clock.now(), { maxRevivals: MAX_REVIVALS });
+      const jobs = await this.#d.jobs.reviveFailed(RECOVERY_CODES, this.#d.clock.now(), this.#revival());
       // Jobs that failed for other reasons or ran out of revivals are not parked: nothing to look for until the next failure.
       this.#maybeParked = false;
       if (jobs.length > 0) await this.#d.revived(jobs);
@@ -205,6 +215,10 @@ export class SynthesisRecovery {
     return [this.#d.kinds.episode, this.#d.kinds.theme, this.#d.kinds.profile];
   }
 
+  #revival(): { maxRevivals: number; attemptsUsed: number } {
+    return { maxRevivals: MAX_REVIVALS, attemptsUsed: Math.max(0, this.#d.maxAttempts - REVIVED_ATTEMPTS) };
+  }
+
   #backoff(): number {
     return Math.min(MAX_CHECK_MS, FIRST_CHECK_MS * 2 ** this.#misses);
   }
@@ -256,7 +270,7 @@ export class SynthesisRecovery {
       return;
     }
     // Healthy: one job first. Its success revives the rest (jobSucceeded); its failure counts as a miss.
-    const [canary] = await this.#d.jobs.reviveFailed(RECOVERY_CODES, this.#d.clock.now(), { maxRevivals: MAX_REVIVALS, limit: 1 });
+    const [canary] = await this.#d.jobs.reviveFailed(RECOVERY_CODES, this.#d.clock.now(), { ...this.#revival(), limit: 1 });
     if (!canary) return;
     this.#canary = canary.id;
     await this.#d.revived([canary]);
