@@ -37,9 +37,9 @@ import type { Job, JobStore, Timer } from '../base/jobs';
 export const RECOVERY_CODES: readonly ErrorCode[] = ['LLM_UNAVAILABLE', 'LLM_TIMEOUT', 'LLM_RATE_LIMITED', 'LLM_STREAM_CUT', 'LLM_BAD_OUTPUT', 'LLM_REJECTED'];
 /**
  * Automatic revivals per job. Three covers a proxy or a small model that misbehaves for a minute
- * on three separate occasions while this episode waits; a job that failed four full runs (each up
- * to 5 attempts) on an endpoint that passed the check in between is not going to succeed by
- * waiting, and the person can still Retry it.
+ * on three separate occasions while this episode waits; a job that failed its first run and three
+ * more, each after the endpoint had proved healthy, is not going to succeed by waiting, and the
+ * person can still Retry it.
  */
 export const MAX_REVIVALS = 3;
 /**
@@ -108,7 +108,9 @@ export class SynthesisRecovery {
   #wake: { cancel(): void } | null = null;
   #wakeAt: number | null = null;
   #lastCheck = Number.NEGATIVE_INFINITY;
-  #work: Promise<void> | null = null;
+  /** Checks and revivals under way (idle() waits for them). */
+  readonly #work = new Set<Promise<void>>();
+  #checking = false;
   #stopped = false;
 
   constructor(deps: SynthesisRecoveryDeps) {
@@ -131,12 +133,12 @@ export class SynthesisRecovery {
 
   /** True while a check or a revival is under way. */
   get busy(): boolean {
-    return this.#work !== null;
+    return this.#work.size > 0;
   }
 
   /** Resolves when no check or revival is under way (checks waiting for their back-off are not waited for). */
   async idle(): Promise<void> {
-    while (this.#work) await this.#work;
+    while (this.#work.size > 0) await Promise.all([...this.#work]);
   }
 
   get nextCheckAt(): number | null {
@@ -170,7 +172,7 @@ export class SynthesisRecovery {
 
   /** A call to the endpoint succeeded (an answer, a title): check soon if work is parked. */
   endpointAnswered(): void {
-    if (!this.#maybeParked || this.#work) return;
+    if (!this.#maybeParked || this.#checking) return;
     this.#schedule(Math.max(0, this.#lastCheck + MIN_CHECK_GAP_MS - this.#d.clock.now()));
   }
 
@@ -237,23 +239,40 @@ export class SynthesisRecovery {
     }, ms);
   }
 
-  /** Runs `fn` as this object's work (one at a time; idle() waits for it); errors are swallowed. */
+  /**
+   * Runs `fn` as this object's work (idle() waits for it); errors are swallowed. A revival does
+   * not wait for a check in flight: a job's success must not hold the queue for a slow check.
+   */
   async #track(fn: () => Promise<void>): Promise<void> {
-    while (this.#work) await this.#work;
-    const work = fn().catch(() => undefined).finally(() => {
-      if (this.#work === work) this.#work = null;
-    });
-    this.#work = work;
-    await work;
+    const work = fn().catch(() => undefined);
+    this.#work.add(work);
+    try {
+      await work;
+    } finally {
+      this.#work.delete(work);
+    }
   }
 
   async #check(): Promise<void> {
+    if (this.#checking) return;
+    this.#checking = true;
+    try {
+      await this.#checkOnce();
+    } finally {
+      this.#checking = false;
+    }
+  }
+
+  async #checkOnce(): Promise<void> {
     if (this.#stopped || this.#failedCanaries >= MAX_FAILED_CANARIES) return;
     const llm = this.#d.llm();
     if (!llm) return; // endpointChanged() calls again when one is set
-    if (!this.#d.allowed() || this.#d.queueBusy() || this.#canary !== null) {
-      // Under `off` nothing may be spent; a busy queue's (or a canary's) own results decide. Look again later.
-      this.#schedule(this.#backoff());
+    if (!this.#d.allowed()) {
+      this.#schedule(MAX_CHECK_MS); // under `off` nothing may be spent: look again later
+      return;
+    }
+    if (this.#d.queueBusy() || this.#canary !== null) {
+      this.#schedule(this.#backoff()); // a busy queue's (or a canary's) own results decide
       return;
     }
     const failed = await this.#d.jobs.failedJobs(this.#kinds(), RECOVERY_CODES, MAX_REVIVALS);
