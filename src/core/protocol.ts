@@ -23,11 +23,13 @@ import type {
   ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
+import type { SynthesisFailures } from './synthesis/synthesisRecovery';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
 
 export type { StageUsage };
 export type { SwitchProgress } from './capture/EmbeddingIndexer';
+export type { SynthesisFailures } from './synthesis/synthesisRecovery';
 
 export interface AskRequest {
   readonly conversationId: string;
@@ -153,6 +155,10 @@ export interface EngineApi {
   consolidationPolicy(): Promise<PolicyName>;
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
   consolidationStatus(): Promise<ConsolidationStatus>;
+  /** Synthesis that failed ("3 episodes could not be summarised"), and how much of it comes back by itself. */
+  synthesisFailures(): Promise<SynthesisFailures>;
+  /** The person's Retry: every failed synthesis job goes back in the queue now; returns how many. */
+  retryFailedSynthesis(): Promise<number>;
   setLlmBoundaryCheck(enabled: boolean): Promise<boolean>;
   /** The user's time zone (day boundaries, date foresight, answer dates); null follows the browser. */
   timeZone(): Promise<TimeZoneSetting>;

@@ -116,8 +116,8 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   const cellIndex = new SemanticIndex(store, 'memcell', deps.vectorIndex);
   const foreground = new ForegroundReads();
 
-  // A successful call means the endpoint works again: synthesis that failed meanwhile resumes.
-  const llmSink = deps.llmSink ? withAnsweredHook(deps.llmSink, () => void consolidator.endpointAnswered().catch(() => undefined)) : null;
+  // A successful call means the endpoint may work again: synthesis that failed meanwhile gets a check soon.
+  const llmSink = deps.llmSink ? withAnsweredHook(deps.llmSink, () => consolidator.endpointAnswered()) : null;
   const llm = new LlmChoice(deps.llm ?? null, llmSink, () => consolidator.endpointChanged());
   const settings = new EngineSettings({
     meta: store,
