@@ -164,21 +164,21 @@ describe('applyBoosts: standing instructions', () => {
     expect(applyBoosts(fused, facts, query, NO_BOOSTS).map((x) => x.id)).toEqual(fused.map((x) => x.id));
   });
 
-  it('lifts only the best instructionTop of them, and with instructionSecond never above the best other match', () => {
+  it('lifts only the best instructionTop of them, and with instructionSecond ranks none above the best other match', () => {
     const top1 = applyBoosts(fused, facts, query, { ...NO_BOOSTS, instruction: 1, instructionTop: 1 });
     expect(top1.map((x) => x.id)).toEqual(['rule1', 'best', 'mid', 'said', 'rule2']);
     const second = applyBoosts(fused, facts, query, { ...NO_BOOSTS, instruction: 1, instructionSecond: true });
     expect(second.map((x) => x.id)).toEqual(['best', 'rule1', 'rule2', 'mid', 'said']);
-    // An instruction that ranks first by its own score keeps first place.
-    const own = applyBoosts([base('rule1', 1.2), ...fused], facts, query, { ...NO_BOOSTS, instruction: 1, instructionSecond: true });
-    expect(own[0]!.id).toBe('rule1');
+    // Even an instruction that ranks first unboosted yields the first place to the best other match.
+    const own = applyBoosts([base('rule1', 1.2), base('best', 1), base('mid', 0.8)], facts, query, { ...NO_BOOSTS, instructionSecond: true });
+    expect(own.map((x) => x.id)).toEqual(['best', 'rule1', 'mid']);
   });
 });
 
 describe('diversify', () => {
   const item = (id: string, score: number) => ({ id, score, ranks: { lexical: 1 }, boosts: {} });
   const fact = (conversationId: string, occurredAt = 0): BoostFacts => ({ conversationId, occurredAt, speaker: 'User', hasTimeExpression: false });
-  const cfg = (diversity: Partial<RetrievalConfig['diversity']>) => withConfig({ diversity: { perSession: 1, penalty: 0.5, depth: 10, byConversation: true, ...diversity } });
+  const cfg = (diversity: Partial<RetrievalConfig['diversity']>) => withConfig({ diversity: { perSession: 1, penalty: 0.5, depth: 10, byConversation: true, acrossOnly: false, ...diversity } });
 
   it('lets one turn per conversation through before the second of any, when the penalty outweighs the gap', () => {
     const facts = new Map([['a1', fact('A')], ['a2', fact('A')], ['a3', fact('A')], ['b1', fact('B')], ['c1', fact('C')]]);
@@ -187,6 +187,13 @@ describe('diversify', () => {
     expect(out.map((x) => x.id)).toEqual(['a1', 'b1', 'a2', 'c1', 'a3']);
     expect(out[2]!.boosts).toEqual({ diversity: 0.5 });
     expect(diversify(ranked, facts, cfg({ penalty: 0 })).map((x) => x.id)).toEqual(['a1', 'a2', 'a3', 'b1', 'c1']);
+  });
+
+  it('with acrossOnly, spreads only the top of a question about many occasions over time', () => {
+    const facts = new Map([['a1', fact('A')], ['a2', fact('A')], ['b1', fact('B')]]);
+    const ranked = [item('a1', 1), item('a2', 0.9), item('b1', 0.6)];
+    expect(diversify(ranked, facts, cfg({ acrossOnly: true })).map((x) => x.id)).toEqual(['a1', 'a2', 'b1']);
+    expect(diversify(ranked, facts, cfg({ acrossOnly: true }), true).map((x) => x.id)).toEqual(['a1', 'b1', 'a2']);
   });
 
   it('changes nothing when every candidate is in one conversation and sessions are whole conversations', () => {
