@@ -1,6 +1,6 @@
 /**
- * The model worker dies — closed from inside, or crashed by running out of memory, as loading a
- * large model on a phone may end it — while an answer is under way: the app notices, says so in
+ * The model worker dies — closed from inside, as running out of memory while loading a large model
+ * on a phone ends it — while an answer is under way: the app notices, says so in
  * plain words, starts a new model worker, keeps what the person typed, and the next question is
  * answered (its embedding comes from the new worker). The device-LLM worker's death:
  * e2e/deviceLlmDeath.spec.ts; the engine worker's: e2e/engineRestart.spec.ts.
@@ -17,27 +17,22 @@ test.afterAll(async () => mock.close());
 
 printPageOnFailure();
 
-type Death = 'close' | 'crash';
-
-/** Ends the worker whose script is `script` from inside; the page gets no message for this. */
-async function kill(page: Page, script: string, how: Death): Promise<void> {
+/**
+ * Ends the worker whose script is `script` from inside; the page gets no message for this. (A real
+ * out-of-memory in a dedicated worker is not reproducible here: Chromium takes the whole renderer
+ * down with it — "Target crashed" — so the page has nothing left to notice with. Closing from
+ * inside ends the worker the same way for the page: its lock is released, nothing is said.)
+ */
+async function kill(page: Page, script: string): Promise<void> {
   const worker = page.workers().find((w) => w.url().includes(script));
   if (!worker) throw new Error(`no ${script}`);
-  if (how === 'close') {
-    await worker.evaluate(() => (self as unknown as { close(): void }).close()).catch(() => undefined);
-    return;
-  }
-  // Out of memory: allocate until the worker's heap limit ends it (never answers; not awaited).
-  void worker.evaluate(() => {
-    const hoard: unknown[] = [];
-    for (;;) hoard.push(new Array<number>(1 << 24).fill(0.5));
-  }).catch(() => undefined);
+  await worker.evaluate(() => (self as unknown as { close(): void }).close()).catch(() => undefined);
 }
 
 const stoppedNotice = (page: Page) => page.getByRole('alert').filter({ hasText: 'The model worker (search and embedding models) stopped unexpectedly' });
 
-for (const how of ['close', 'crash'] as const) {
-  test(`the model worker dies (${how}) during an answer: said in plain words, restarted, the draft kept, the next question answered`, async ({ page }) => {
+{
+  test('the model worker dies during an answer: said in plain words, restarted, the draft kept, the next question answered', async ({ page }) => {
     test.setTimeout(180_000); // the first answer may wait for the embedding model on a loaded machine
     await page.goto('/');
     await page.getByRole('button', { name: '+ New conversation' }).click();
@@ -48,7 +43,7 @@ for (const how of ['close', 'crash'] as const) {
     await expect(streaming).toContainText('Tomatoes', { timeout: 60_000 });
 
     await box(page).fill('This draft must survive.');
-    await kill(page, 'model.worker', how);
+    await kill(page, 'model.worker');
     await expect(stoppedNotice(page)).toBeVisible();
     // The answer came from the endpoint and goes on; nothing typed is lost.
     await expect(streaming).toBeHidden({ timeout: 60_000 });
