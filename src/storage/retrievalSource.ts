@@ -271,12 +271,13 @@ export class SqlRetrievalSource implements RetrievalSource {
     return (await this.#rowsInScope<Parameters<typeof toMessage>[0]>(COLUMNS, ids, undefined)).map(toMessage);
   }
 
-  async facts(ids: readonly string[], options: { readonly content: boolean }): Promise<TurnFacts[]> {
-    const rows = await this.#rowsInScope<{ id: string; conversation_id: string; occurred_at: number; speaker: string; role: string; content?: string }>(
-      options.content ? `${FACT_COLUMNS}, m.content` : FACT_COLUMNS, ids, undefined);
+  async facts(ids: readonly string[], options: { readonly content: boolean | 'user' }): Promise<TurnFacts[]> {
+    const content = options.content === 'user' ? `, CASE WHEN m.role = 'user' THEN m.content END AS content` : options.content ? ', m.content' : '';
+    const rows = await this.#rowsInScope<{ id: string; conversation_id: string; occurred_at: number; speaker: string; role: string; content?: string | null }>(
+      FACT_COLUMNS + content, ids, undefined);
     return rows.map((r) => ({
       id: r.id, conversationId: r.conversation_id, occurredAt: Number(r.occurred_at), speaker: r.speaker, role: r.role as Message['role'],
-      ...(r.content !== undefined ? { content: r.content } : {}),
+      ...(typeof r.content === 'string' ? { content: r.content } : {}),
     }));
   }
 
@@ -284,9 +285,12 @@ export class SqlRetrievalSource implements RetrievalSource {
     const params: SqlValue[] = [RULE_MATCH];
     const where = scopeSql(options.scope, params);
     params.push(Math.max(1, Math.floor(options.limit)));
+    // Newest first inside the FTS table (its rowid order, stopped by the LIMIT), then joined: the
+    // cost is bounded by `limit` × 4 rows however large the memory.
+    params.splice(1, 0, Math.max(1, Math.floor(options.limit)) * 4);
     return this.#sql.query<{ id: string; content: string }>(
-      `SELECT m.id AS id, m.content AS content FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
-        WHERE messages_fts MATCH ? AND m.role = 'user'${where} ORDER BY m.pk DESC LIMIT ?`, params);
+      `SELECT m.id AS id, m.content AS content FROM (SELECT rowid AS pk FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?) f
+        JOIN messages m ON m.pk = f.pk WHERE m.role = 'user'${where} ORDER BY m.pk DESC LIMIT ?`, params);
   }
 
   async similarities(ids: readonly string[], vector: Float32Array, modelId: string): Promise<Map<string, number>> {

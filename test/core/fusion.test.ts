@@ -178,7 +178,7 @@ describe('applyBoosts: standing instructions', () => {
 describe('diversify', () => {
   const item = (id: string, score: number) => ({ id, score, ranks: { lexical: 1 }, boosts: {} });
   const fact = (conversationId: string, occurredAt = 0): BoostFacts => ({ conversationId, occurredAt, speaker: 'User', hasTimeExpression: false });
-  const cfg = (diversity: Partial<RetrievalConfig['diversity']>) => withConfig({ diversity: { perSession: 1, penalty: 0.5, depth: 10, byConversation: true, acrossOnly: false, ...diversity } });
+  const cfg = (diversity: Partial<RetrievalConfig['diversity']>) => withConfig({ diversity: { perSession: 1, penalty: 0.5, depth: 10, byConversation: true, acrossOnly: false, flat: false, ...diversity } });
 
   it('lets one turn per conversation through before the second of any, when the penalty outweighs the gap', () => {
     const facts = new Map([['a1', fact('A')], ['a2', fact('A')], ['a3', fact('A')], ['b1', fact('B')], ['c1', fact('C')]]);

@@ -245,7 +245,7 @@ describe('Retriever', () => {
   it('reads whole only the turns it returns: the other candidates by their ranking facts, text only when a boost reads it', async () => {
     const { source, store } = await setUp(Array.from({ length: 12 }, (_, i) => ({ speaker: 'Ann', content: `pottery class number ${i} on Monday`, at: MAY_8 + i, caption: `kiln ${i}` })));
     const whole: string[] = [];
-    const facts: { ids: string[]; content: boolean }[] = [];
+    const facts: { ids: string[]; content: boolean | 'user' }[] = [];
     const recording: RetrievalSource = {
       ...bound(source),
       turns: (ids) => { whole.push(...ids); return source.turns(ids); },
@@ -259,9 +259,13 @@ describe('Retriever', () => {
     expect(r.turns.every((t) => t.message.metadata.caption !== undefined)).toBe(true);
     expect(facts).toHaveLength(1);
     expect(facts[0]!.ids.length).toBe(12);
-    expect(facts[0]!.content).toBe(false);
+    // The user's turns' text only, for the standing-instruction boost.
+    expect(facts[0]!.content).toBe('user');
     await retriever.retrieve('When was the pottery class?', { limit: 3, now: SEP_1 });
     expect(facts[1]!.content).toBe(true);
+    const off = new Retriever({ source: recording, config: withConfig({ prf: { enabled: false }, boosts: { instruction: 0 } }) });
+    await off.retrieve('pottery class', { limit: 3, now: SEP_1 });
+    expect(facts[2]!.content).toBe(false);
     const [fact] = await source.facts(['t3', 'missing'], { content: true });
     expect(fact).toEqual({ id: 't3', conversationId: 'c', occurredAt: MAY_8 + 3, speaker: 'Ann', role: 'user', content: 'pottery class number 3 on Monday' });
     expect((await source.facts(['t3'], { content: false }))[0]!.content).toBeUndefined();
@@ -367,7 +371,7 @@ describe('requests for advice', () => {
 });
 
 describe('standing instructions', () => {
-  it("rank the user's standing instruction first for a request it covers, which it shares one word with (and did not without the knobs)", async () => {
+  it("rank the user's standing instruction second for a request it covers, which it shares one word with (and unboosted without the knobs)", async () => {
     const { store, source } = await chat([
       { role: 'user', content: 'Always format code snippets with syntax highlighting when I ask about implementation details.' },
       { role: 'assistant', content: 'Understood, every code snippet will come with syntax highlighting.' },
@@ -376,10 +380,14 @@ describe('standing instructions', () => {
     ]);
     const question = 'Could you show me the implementation of a login feature?';
     const now = await new Retriever({ source }).retrieve(question, { now: SEP_1 });
-    expect(ids(now)[0]).toBe('t0');
-    expect(now.turns[0]!.reasons).toEqual(expect.arrayContaining(['preference']));
-    const before = await new Retriever({ source, config: withConfig({ boosts: { requests: false, instructions: false } }) }).retrieve(question, { now: SEP_1 });
-    expect(ids(before)[0]).not.toBe('t0');
+    // Second: the best other match keeps the first place (boosts.instructionSecond).
+    expect(ids(now)[1]).toBe('t0');
+    expect(now.turns[1]!.reasons).toEqual(expect.arrayContaining(['preference', 'instruction']));
+    const before = await new Retriever({ source, config: withConfig({ boosts: { requests: false, instructions: false, instruction: 0, instructionSecond: false }, rules: { weight: 0 } }) })
+      .retrieve(question, { now: SEP_1 });
+    const t0 = before.turns.find((t) => t.message.id === 't0');
+    expect(t0?.reasons ?? []).not.toContain('instruction');
+    expect(t0?.reasons ?? []).not.toContain('preference');
     await store.db.close();
   });
 });

@@ -112,8 +112,8 @@ export interface RetrievalSource {
   vector(vector: Float32Array, modelId: string, options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<string[]>;
   /** The turns with these ids that still exist (any order). */
   turns(ids: readonly string[]): Promise<Message[]>;
-  /** What ranking needs of the turns with these ids that still exist (any order); `content` adds their text. */
-  facts(ids: readonly string[], options: { readonly content: boolean }): Promise<TurnFacts[]>;
+  /** What ranking needs of the turns with these ids that still exist (any order); `content` adds their text ('user': of the user's turns only). */
+  facts(ids: readonly string[], options: { readonly content: boolean | 'user' }): Promise<TurnFacts[]>;
   /** Up to `before` turns before and `after` turns after `id` in its conversation, in order. */
   neighbours(id: string, before: number, after: number): Promise<Message[]>;
   /**
@@ -287,7 +287,7 @@ export class Retriever {
     } else {
       // Only the `limit` best are returned: the candidates are read without metadata (and without
       // their text unless a boost needs it), and the returned turns whole once ranked.
-      known.push(...await this.#source.facts(missing, { content: analysis.temporal.asksForTime || preference || instruction }));
+      known.push(...await this.#source.facts(missing, { content: analysis.temporal.asksForTime || preference || (instruction && 'user') }));
     }
     const facts = new Map<string, BoostFacts>();
     for (const m of known) {
