@@ -122,6 +122,7 @@ export const MARKDOWN_FIXTURES = {
   'long code block': LONG_CODE_BLOCK,
   'wide table': WIDE_TABLE,
   'deep list': DEEP_LIST,
+  'deep list, one line': DEEP_LIST_ONE_LINE,
 } as const;
 
 /** Beside them in the benchmark: a conversation of ordinary answers, and the slowest text still formatted. */
@@ -133,7 +134,7 @@ export const REFERENCE_MESSAGES = {
 export type MarkdownFixtureName = keyof typeof MARKDOWN_FIXTURES | keyof typeof REFERENCE_MESSAGES;
 
 /** Conversation ids in the memory file buildMarkdownMemory writes. */
-export const fixtureConversationId = (name: MarkdownFixtureName) => `md-${name.replace(/\s+/g, '-')}`;
+export const fixtureConversationId = (name: MarkdownFixtureName) => `md-${name.replace(/[\s,]+/g, '-')}`;
 export const ALL_FIXTURES_CONVERSATION = 'md-all';
 export const FIXTURE_TITLE_PREFIX = 'Markdown fixture';
 
