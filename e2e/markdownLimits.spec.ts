@@ -7,6 +7,7 @@
  * bench/markdownLimits.ts.
  */
 import { expect, test, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +68,10 @@ test('a conversation of pathological messages opens readable, and the page keeps
   expect(await answer(page, '*a*a*a').locator('pre.plain-message').textContent()).toBe(EMPHASIS_OPENERS);
   const long = answer(page, PLAIN_100K.slice(0, 40));
   expect(await long.locator('pre.plain-message').textContent()).toBe(PLAIN_100K);
+
+  // The plain notes, their buttons and the scrolling table pass axe (as every view does in a11y.spec.ts).
+  const axe = await new AxeBuilder({ page }).include('[data-testid="messages"]').analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.nodes.length}`)).toEqual([]);
 
   // The page answers: typing shows in the message box.
   await messageBox(page).click();
