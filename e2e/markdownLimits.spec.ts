@@ -11,30 +11,44 @@ import AxeBuilder from '@axe-core/playwright';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { conversationRow, messageBox, replaceMemory } from './appSteps';
+import { connectEndpoint, conversationRow, messageBox, replaceMemory } from './appSteps';
+import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
+import { synthesisResponder } from '../test/support/synthesisResponder';
 import { EMPHASIS_OPENERS, FIXTURE_TITLE_PREFIX, NESTED_QUOTES, PLAIN_100K, buildMarkdownMemory } from '../test/support/markdownFixtures';
 
 let dir: string;
 let file: string;
 let turns: number;
 let conversations: number;
+let mock: MockLlmServer;
 test.beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'recollect-markdown-'));
   file = join(dir, 'markdown-fixtures.sqlite');
   ({ turns, conversations } = await buildMarkdownMemory(file));
+  // Answers say how much of the message reached the model.
+  mock = await startMockLlmServer({
+    responder: (req) => (req.stream ? `I read all **${req.messages.at(-1)!.content.length.toLocaleString('en')}** characters of the request.` : synthesisResponder(req)),
+  });
 });
-test.afterAll(async () => rm(dir, { recursive: true, force: true }));
+test.afterAll(async () => {
+  await mock?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function openAllFixtures(page: Page): Promise<void> {
+  await page.goto('/');
+  await expect(page.getByTestId('status')).toBeVisible();
+  await replaceMemory(page, file, `Imported ${turns} messages in ${conversations} conversations`, 120_000);
+  await conversationRow(page, `${FIXTURE_TITLE_PREFIX}: all of them`).click();
+  await expect(page.getByTestId('message')).toHaveCount(18, { timeout: 60_000 });
+}
 
 /** The assistant message (in the open conversation) whose text starts with `start`. */
 const answer = (page: Page, start: string) => page.getByTestId('message').filter({ has: page.getByTestId('markdown').filter({ hasText: start }) });
 
 test('a conversation of pathological messages opens readable, and the page keeps answering', async ({ page }) => {
   test.setTimeout(240_000); // a shared 2-core machine; nothing here is timed
-  await page.goto('/');
-  await expect(page.getByTestId('status')).toBeVisible();
-  await replaceMemory(page, file, `Imported ${turns} messages in ${conversations} conversations`, 120_000);
-  await conversationRow(page, `${FIXTURE_TITLE_PREFIX}: all of them`).click();
-  await expect(page.getByTestId('message')).toHaveCount(18, { timeout: 60_000 });
+  await openAllFixtures(page);
   // Nothing blanked the conversation.
   await expect(page.getByTestId('view-error')).toHaveCount(0);
 
@@ -107,5 +121,23 @@ test('a conversation of pathological messages opens readable, and the page keeps
   await expect(deep.locator('ul')).toHaveCount(16);
   await expect(deep).toContainText('bottom of the list');
   await expect(deep).toContainText('nested more than 16 levels deep are shown as their text');
+  await expect(page.getByTestId('view-error')).toHaveCount(0);
+});
+
+test('a plain 100,000-character message sent in that conversation is answered, and the model receives all of it', async ({ page }) => {
+  test.setTimeout(240_000);
+  await openAllFixtures(page);
+  await connectEndpoint(page, mock.url);
+  const message = `${PLAIN_100K}\n\nWhat is this text about?`;
+  await messageBox(page).fill(message);
+  await messageBox(page).press('Enter');
+  await expect(page.getByTestId('message')).toHaveCount(20, { timeout: 120_000 });
+  await expect(page.getByTestId('streaming-answer')).toBeHidden({ timeout: 120_000 });
+  const sent = page.getByTestId('message').nth(18);
+  await expect(sent).toContainText('What is this text about?');
+  const reply = page.getByTestId('message').last();
+  await expect(reply.getByTestId('markdown').locator('strong')).toHaveText(/^\d{3},\d{3}$/);
+  const received = Number((await reply.getByTestId('markdown').locator('strong').textContent())!.replace(/,/g, ''));
+  expect(received).toBeGreaterThan(message.length);
   await expect(page.getByTestId('view-error')).toHaveCount(0);
 });
