@@ -3,6 +3,7 @@
  * (src/app/markdown/markdownTree.ts) off the page's thread; the page terminates it at a deadline
  * (src/app/markdown/formatOffThread.ts).
  */
+import '../src/core/base/zodJitless'; // first: before any schema is built (see the module)
 import * as Comlink from 'comlink';
 import { markdownTree } from '../src/app/markdown/markdownTree';
 import { resultify, type MarkdownWorkerApi } from '../src/core/protocol';

@@ -25,7 +25,7 @@ describe('assessMarkdown: what is formatted on the page', () => {
   it('formats a message just within every limit at once (the benchmark\'s slowest formatted text)', () => {
     expect(reason(EDGE_OF_LIMITS)).toBe('formatted');
     // …and it is near each of them, so a lower limit would send it to plain view.
-    const tight = { chars: 18_000, nesting: 15, emphasisRuns: 900, brackets: 400, pipes: 1_300 };
+    const tight = { chars: EDGE_OF_LIMITS.length - 1, nesting: 15, emphasisRuns: 580, brackets: 280, pipes: 760 };
     for (const key of Object.keys(tight) as (keyof typeof tight)[]) {
       expect(assessMarkdown(EDGE_OF_LIMITS, { ...MARKDOWN_LIMITS, [key]: tight[key] }).formatted, key).toBe(false);
     }

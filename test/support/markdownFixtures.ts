@@ -58,13 +58,13 @@ export const LONG_CODE_BLOCK = [
   '```',
 ].join('\n');
 
-/** A table of 40 columns and 30 rows (within the limits: drawn formatted, scrolls sideways inside its message). */
+/** A table of 40 columns and 16 rows (within the limits: drawn formatted, scrolls sideways inside its message). */
 export const WIDE_TABLE = [
   'Measurements by column:',
   '',
   `| ${Array.from({ length: 40 }, (_, c) => `col ${c + 1}`).join(' | ')} |`,
   `|${' --- |'.repeat(40)}`,
-  ...Array.from({ length: 30 }, (_, r) => `| ${Array.from({ length: 40 }, (_, c) => `r${r + 1}c${c + 1}`).join(' | ')} |`),
+  ...Array.from({ length: 16 }, (_, r) => `| ${Array.from({ length: 40 }, (_, c) => `r${r + 1}c${c + 1}`).join(' | ')} |`),
 ].join('\n');
 
 /** A list nested 200 levels deep, each level indented under the last (≈42 KB). */
@@ -99,7 +99,7 @@ export const NORMAL_ANSWER = [
 
 /**
  * One message just within every limit of markdownBudget.ts at once (a 16-deep list, a 40-column
- * table of 30 rows, 490 links, 990 emphasis marks, ≈19,000 characters): the slowest kind of text still formatted on
+ * table of 17 rows, 290 links, 590 emphasis marks): the slowest kind of text still formatted on
  * the page, for the benchmark.
  */
 export const EDGE_OF_LIMITS = [
@@ -107,11 +107,11 @@ export const EDGE_OF_LIMITS = [
   '',
   `| ${Array.from({ length: 40 }, (_, c) => `c${c + 1}`).join(' | ')} |`,
   `|${' --- |'.repeat(40)}`,
-  ...Array.from({ length: 30 }, (_, r) => `| ${Array.from({ length: 40 }, (_, c) => `${r}.${c}`).join(' | ')} |`),
+  ...Array.from({ length: 17 }, (_, r) => `| ${Array.from({ length: 40 }, (_, c) => `${r}.${c}`).join(' | ')} |`),
   '',
-  Array.from({ length: 490 }, (_, i) => `[${i}](/${i})`).join(' '),
+  Array.from({ length: 290 }, (_, i) => `[link ${i}](https://example.com/${i})`).join(' '),
   '',
-  Array.from({ length: 495 }, (_, i) => `*w${i}*`).join(' '),
+  Array.from({ length: 295 }, (_, i) => `*w${i}*`).join(' '),
 ].join('\n');
 
 /** The pathological and the large messages, by name (all stored as the assistant's turns). */
@@ -122,7 +122,7 @@ export const MARKDOWN_FIXTURES = {
   'long code block': LONG_CODE_BLOCK,
   'wide table': WIDE_TABLE,
   'deep list': DEEP_LIST,
-  'deep list, one line': DEEP_LIST_ONE_LINE,
+  'one-line deep list': DEEP_LIST_ONE_LINE,
 } as const;
 
 /** Beside them in the benchmark: a conversation of ordinary answers, and the slowest text still formatted. */

@@ -8,8 +8,9 @@
  * 5,000 nested `>` overflowed the stack and blanked the whole conversation.
  *
  * The limits sit well above what people and models write (an answer is ≈1–3k characters; nesting
- * past six levels is rare). The costliest texts within them (a 40-column table of 30 rows, 20,000
- * characters of prose, 250 reference links) parse in 60–110 ms of CPU in Node on that machine. A
+ * past six levels is rare). The costliest texts within them (a 40-column table of 17 rows, 20,000
+ * characters of prose, 150 reference links) parse in about 30–80 ms of CPU in Node on that machine,
+ * and bench/markdownLimits.ts measures the longest task of drawing them in the browser. A
  * message past one of them is shown as plain text, with "Show formatted" parsing it in a worker
  * under a deadline (formatOffThread.ts). The counts only ever over-estimate, so a text they pass
  * is within the limits.
@@ -20,12 +21,12 @@ export const MARKDOWN_LIMITS = {
   chars: 20_000,
   /** Blockquote and list levels, as written at the start of lines (`> > -`, indented markers). */
   nesting: 16,
-  /** Runs of `*` and `~`, and of `_` where it can open or close emphasis (not inside snake_case). */
-  emphasisRuns: 1_000,
+  /** Runs of `*` and `~`, and of `_` where it can open or close emphasis (not inside snake_case): 300 bold phrases. */
+  emphasisRuns: 600,
   /** `[`: link, image, footnote and reference labels are resolved by looking back over open ones. */
-  brackets: 500,
-  /** `|`: every one may be a table cell boundary (a 40-column table of 35 rows has ≈1,500). */
-  pipes: 1_500,
+  brackets: 300,
+  /** `|`: every one may be a table cell boundary (a 40-column table of 17 rows has ≈780). */
+  pipes: 800,
 } as const;
 
 export type PlainReason = 'long' | 'nested' | 'emphasis' | 'brackets' | 'pipes';
