@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { createEngine } from '../../src/host/createEngine';
+import { MARKDOWN_LIMITS, assessMarkdown } from '../../src/app/markdown/markdownBudget';
 
 /** 5,000 nested quotes (5 KB): overflowed the stack while the conversation was drawn. */
 export const NESTED_QUOTES = `${'>'.repeat(5_000)} The innermost quote says hello.`;
@@ -98,21 +99,28 @@ export const NORMAL_ANSWER = [
 ].join('\n');
 
 /**
- * One message just within every limit of markdownBudget.ts at once (a 16-deep list, a 40-column
- * table of 17 rows, 290 links, 590 emphasis marks): the slowest kind of text still formatted on
- * the page, for the benchmark.
+ * One message at the edge of the limits of markdownBudget.ts: a 16-deep list, a 40-column table,
+ * links, emphasis and prose whose weighted cost is just under the total allowed: the slowest kind
+ * of text still formatted on the page, for the benchmark.
  */
-export const EDGE_OF_LIMITS = [
-  Array.from({ length: 16 }, (_, i) => `${'  '.repeat(i)}- level ${i + 1}`).join('\n'),
-  '',
-  `| ${Array.from({ length: 40 }, (_, c) => `c${c + 1}`).join(' | ')} |`,
-  `|${' --- |'.repeat(40)}`,
-  ...Array.from({ length: 17 }, (_, r) => `| ${Array.from({ length: 40 }, (_, c) => `${r}.${c}`).join(' | ')} |`),
-  '',
-  Array.from({ length: 290 }, (_, i) => `[link ${i}](https://example.com/${i})`).join(' '),
-  '',
-  Array.from({ length: 295 }, (_, i) => `*w${i}*`).join(' '),
-].join('\n');
+export const EDGE_OF_LIMITS = (() => {
+  const parts = [
+    Array.from({ length: 16 }, (_, i) => `${'  '.repeat(i)}- level ${i + 1}`).join('\n'),
+    '',
+    `| ${Array.from({ length: 40 }, (_, c) => `c${c + 1}`).join(' | ')} |`,
+    `|${' --- |'.repeat(40)}`,
+    ...Array.from({ length: 10 }, (_, r) => `| ${Array.from({ length: 40 }, (_, c) => `${r}.${c}`).join(' | ')} |`),
+    '',
+    Array.from({ length: 80 }, (_, i) => `[link ${i}](https://example.com/${i})`).join(' '),
+    '',
+    Array.from({ length: 150 }, (_, i) => `*w${i}*`).join(' '),
+    '',
+  ].join('\n');
+  const verdict = assessMarkdown(parts);
+  if (!verdict.formatted) throw new Error('EDGE_OF_LIMITS: the structured part alone is past the limits');
+  // Prose up to just under the total.
+  return parts + plainProse(MARKDOWN_LIMITS.cost - verdict.cost - 20);
+})();
 
 /** The pathological and the large messages, by name (all stored as the assistant's turns). */
 export const MARKDOWN_FIXTURES = {

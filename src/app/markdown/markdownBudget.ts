@@ -8,12 +8,11 @@
  * 5,000 nested `>` overflowed the stack and blanked the whole conversation.
  *
  * The limits sit well above what people and models write (an answer is ≈1–3k characters; nesting
- * past six levels is rare). The costliest texts within them (a 40-column table of 17 rows, 20,000
- * characters of prose, 150 reference links) parse in about 30–80 ms of CPU in Node on that machine,
- * and bench/markdownLimits.ts measures the longest task of drawing them in the browser. A
- * message past one of them is shown as plain text, with "Show formatted" parsing it in a worker
- * under a deadline (formatOffThread.ts). The counts only ever over-estimate, so a text they pass
- * is within the limits.
+ * past six levels is rare), and a weighted total bounds them together; bench/markdownLimits.ts
+ * measures the longest task of drawing the costliest text within them in the browser. A message
+ * past one of them is shown as plain text, with "Show formatted" parsing it in a worker under a
+ * deadline (formatOffThread.ts). The counts only ever over-estimate, so a text they pass is within
+ * the limits.
  */
 
 export const MARKDOWN_LIMITS = {
@@ -27,12 +26,25 @@ export const MARKDOWN_LIMITS = {
   brackets: 300,
   /** `|`: every one may be a table cell boundary (a 40-column table of 17 rows has ≈780). */
   pipes: 800,
+  /**
+   * All of it together, in characters of plain prose: the length plus each mark weighted by what
+   * it costs to parse and draw (MARK_COST). Each limit above alone stays near 100–200 ms in
+   * Chromium here; a message at all of them at once held the page ≈0.5 s (bench/markdownLimits.ts).
+   */
+  cost: 25_000,
 } as const;
 
-export type PlainReason = 'long' | 'nested' | 'emphasis' | 'brackets' | 'pipes';
+/**
+ * What one mark costs, in characters of prose, from the browser benchmark: 20,000 characters of
+ * prose or of a code block draw in well under 100 ms, a 40-column table of 16 rows (≈740 `|`,
+ * 5,900 characters) in ≈180 ms; a link or an emphasis pair costs several words.
+ */
+export const MARK_COST = { emphasisRuns: 10, brackets: 30, pipes: 20 } as const;
+
+export type PlainReason = 'long' | 'nested' | 'emphasis' | 'brackets' | 'pipes' | 'dense';
 
 export type MarkdownVerdict =
-  | { readonly formatted: true }
+  | { readonly formatted: true; readonly cost: number }
   | { readonly formatted: false; readonly reason: PlainReason; readonly count: number; readonly limit: number };
 
 type Limits = { readonly [K in keyof typeof MARKDOWN_LIMITS]: number };
@@ -151,7 +163,9 @@ export function assessMarkdown(text: string, limits: Limits = MARKDOWN_LIMITS): 
   if (counts.emphasisRuns > limits.emphasisRuns) return plain('emphasis', counts.emphasisRuns, limits.emphasisRuns);
   if (counts.brackets > limits.brackets) return plain('brackets', counts.brackets, limits.brackets);
   if (counts.pipes > limits.pipes) return plain('pipes', counts.pipes, limits.pipes);
-  return { formatted: true };
+  const cost = text.length + MARK_COST.emphasisRuns * counts.emphasisRuns + MARK_COST.brackets * counts.brackets + MARK_COST.pipes * counts.pipes;
+  if (cost > limits.cost) return plain('dense', cost, limits.cost);
+  return { formatted: true, cost };
 }
 
 /** Why a message is plain text, in words a person reading the chat can follow. */
@@ -164,5 +178,6 @@ export function plainReasonText(verdict: Extract<MarkdownVerdict, { formatted: f
     case 'emphasis': return `it has ${n} emphasis marks (* _ ~; formatting is automatic up to ${limit})`;
     case 'brackets': return `it has ${n} link brackets ([; formatting is automatic up to ${limit})`;
     case 'pipes': return `it has ${n} table separators (|; formatting is automatic up to ${limit})`;
+    case 'dense': return 'it is long and densely formatted (tables, links and emphasis together)';
   }
 }
