@@ -11,7 +11,7 @@
  * (SIGKILL). The app is then reopened (a new page, or a new browser on the same profile), the
  * memory exported through the engine (what the Export button writes) and checked in Node:
  * acknowledged turns missing, turns stored twice, `PRAGMA integrity_check`, and for the import
- * trials what the README promises — a killed history import leaves a part of the file, stored
+ * trials what docs/importing.md and docs/privacy.md promise — a killed history import leaves a part of the file, stored
  * once, and importing it again completes it without duplicates; a killed memory import leaves the
  * old memory or the new one, never a mix.
  */
@@ -65,7 +65,7 @@ export interface WorkloadSummary {
   readonly lostAcknowledged: number;
   /** Import trials killed before the operation finished; switch trials still re-embedding on reopen. */
   readonly killedMidOperation: number;
-  /** Import trials whose state after the kill (or after importing again) broke the README's promise. */
+  /** Import trials whose state after the kill (or after importing again) broke what the docs promise. */
   readonly inconsistent: number;
 }
 

@@ -6,7 +6,7 @@
  *   node scripts/build-offline-model.mjs && npx tsx bench/embed-throughput.ts [--reps 7] [--n 2048] [--out file.json]
  * With `--runtime browser` the same measurement runs in the app's model worker in headless
  * Chromium (WASM backend), after `npm run build`. `--out` writes the medians and p95s as JSON
- * (bench/results/embed-throughput-*.json): the README quotes its figures from those files only.
+ * (bench/results/embed-throughput-*.json): docs/models.md quotes its figures from those files only.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -55,7 +55,7 @@ function stats(rates: number[]): Rate {
 
 const fmt = (x: Rate) => `median ${x.median.toFixed(0)}/s, p95 ${x.p95.toFixed(0)}/s (${x.reps} reps)`;
 
-/** Writes the run's figures for the README (rounded to whole items per second). */
+/** Writes the run's figures for the docs (rounded to whole items per second). */
 function save(runtime: string, extra: Record<string, unknown>, embed: Rate, rerank: Rate): void {
   if (!args.out) return;
   const round = (x: Rate) => ({ median: Math.round(x.median), p95: Math.round(x.p95), reps: x.reps });

@@ -1,12 +1,19 @@
 /**
- * Accessibility at the size of daily use: axe-core over every view of the app
- * holding the fixture memory (470 conversations, 4,700 long turns, ≈ 940 episodes, e2e/
- * fixtureMemory.ts), in light and dark, on a desktop (1280×800) and a phone (390×844). Every dialog
- * is opened — Import memory, the restore prompt, Import chat history, What was sent, Settings,
- * Models with a download in progress (the local model hub holds the model file until the audits
- * are done), each delete confirmation and Delete all — and an episode's detail, and the explorer's
- * long lists are scrolled to their end. No violation of any impact is allowed (critical, serious,
- * moderate or minor).
+ * Accessibility of every view: axe-core over the app holding a fixture memory (e2e/fixtureMemory.ts:
+ * conversations of 10 long turns, ≈ 2 episodes each, facts, plans, saved memories and a cost
+ * ledger), in light and dark, on a desktop (1280×800) and a phone (390×844). Every dialog is opened
+ * — Import memory, the restore prompt, Import chat history, What was sent, Settings, Models with a
+ * download in progress (the local model hub holds the model file until the audits are done), each
+ * delete confirmation and Delete all — and an episode's detail, and the explorer's long lists are
+ * scrolled to their end. No violation of any impact is allowed (critical, serious, moderate or
+ * minor).
+ *
+ * Two sizes of memory, the same views and checks:
+ * - in `npm test`, 120 conversations (1,200 turns, ≈ 250 episodes, ≈ 500 facts): enough for every
+ *   list to page (the episode list past its first 200, a second page of facts);
+ * - `npm run test:a11y-full` (A11Y_FULL=1), the memory at the size of daily use: 470 conversations,
+ *   4,700 turns, ≈ 940 episodes. Most of an audit's time is the colour-contrast rule over large
+ *   lists, so this run takes several times as long.
  *
  * Every view is audited in both themes and at both sizes, but not in all four combinations: at
  * one size a view is audited in one theme and at the other size in the other theme, the theme
@@ -17,8 +24,7 @@
  * properties (styles.css), and names, roles, regions and focus order do not depend on the theme.
  * The conversation list, which each size shows on its own background (the desktop's sidebar on
  * the page colour, the phone's drawer on the panel colour), is audited in both themes at each size:
- * in the desktop's chat view and in the phone's drawer. The full cross product took 6.5–8 min of the
- * suite on a 2-core machine; most of an audit's time is the colour-contrast rule over large lists.
+ * in the desktop's chat view and in the phone's drawer.
  */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
@@ -26,15 +32,18 @@ import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServe
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { buildTestHub, startModelHub, type ModelHub } from '../test/support/modelHub';
 import { connectEndpoint, messageBox as box } from './appSteps';
-import { ensureFixtureMemory, FIXTURE, FIXTURE_FILE, writeUnsynthesisedMemory } from './fixtureMemory';
+import { sizedFixture, writeUnsynthesisedMemory } from './fixtureMemory';
 
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
+
+/** The memory audited: small in `npm test`, the daily-use size with A11Y_FULL=1 (`npm run test:a11y-full`). */
+const MEMORY = sizedFixture(process.env.A11Y_FULL ? 470 : 120);
 
 let mock: MockLlmServer;
 let hub: ModelHub;
 test.beforeAll(async () => {
   test.setTimeout(300_000); // building the fixture memory takes a minute or more on a busy machine
-  await ensureFixtureMemory();
+  await MEMORY.ensure();
   await buildTestHub();
   hub = await startModelHub();
   mock = await startMockLlmServer({ responder: (req) => (req.stream ? 'You planned to start with the **raised beds** [1].' : synthesisResponder(req)) });
@@ -45,8 +54,8 @@ test.afterAll(async () => {
 });
 
 /**
- * axe over the page. The 470-row conversation list is most of the DOM and the same in every view:
- * it is audited in the views that are about it (first run, chat, the phone's drawer) and left out of
+ * axe over the page. The conversation list (470 rows at full size) is most of the DOM and the same
+ * in every view: it is audited in the views that are about it (first run, chat, the phone's drawer) and left out of
  * the others, which keeps the sweep to minutes rather than most of an hour.
  */
 async function audit(page: Page, view: string, withList: boolean): Promise<string[]> {
@@ -73,8 +82,9 @@ function themeAt(view: string, sizeIndex: number): (typeof THEMES)[number] {
 }
 
 for (const [sizeIndex, size] of SIZES.entries()) {
-  test(`every view and dialog over 470 conversations has no axe violations, light and dark, ${size.name}`, async ({ page, context }, info) => {
-    test.setTimeout(1_800_000); // ≈ 30 axe runs over a 470-conversation DOM: 10+ minutes on a busy 2-core machine
+  test(`every view and dialog over ${MEMORY.conversations} conversations has no axe violations, light and dark, ${size.name}`, async ({ page, context }, info) => {
+    // ≈ 30 axe runs: over a 470-conversation DOM, 10+ minutes on a busy 2-core machine.
+    test.setTimeout(MEMORY.conversations > 200 ? 1_800_000 : 600_000);
     await page.setViewportSize({ width: size.width, height: size.height });
     await context.addInitScript((url) => localStorage.setItem('recollect.model-hub', url), hub.url);
     const problems: string[] = [];
@@ -116,18 +126,18 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await escape(restore);
 
     // Import memory: the confirmation before the fixture replaces it.
-    await page.getByLabel('Import database file').setInputFiles(FIXTURE_FILE);
+    await page.getByLabel('Import database file').setInputFiles(MEMORY.file);
     const importDialog = page.getByRole('dialog', { name: 'Import memory' });
     await expect(importDialog).toBeVisible();
     await check('import memory');
     await importDialog.getByRole('button', { name: 'Replace memory' }).click();
-    await expect(page.getByText(`Imported ${FIXTURE.turns.toLocaleString('en-US')} messages in ${FIXTURE.conversations} conversations`)).toBeVisible({ timeout: 120_000 });
+    await expect(page.getByText(`Imported ${MEMORY.turns.toLocaleString('en-US')} messages in ${MEMORY.conversations} conversations`)).toBeVisible({ timeout: 120_000 });
 
     // The chat: the newest conversation, a question answered from memory.
     await connectEndpoint(page, mock.url);
     await openChats();
     const rows = page.locator('button.conversation');
-    await expect(rows).toHaveCount(FIXTURE.conversations);
+    await expect(rows).toHaveCount(MEMORY.conversations);
     if (phone) {
       await page.locator('#conversation-list').evaluate((el) => el.closest('.sidebar')?.scrollTo(0, 1e9));
       await check('conversation drawer, scrolled to its end', true, true);

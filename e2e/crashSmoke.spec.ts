@@ -3,8 +3,8 @@
  * `npm run bench -- crash --trials N`): one kill during each workload — turns appended at the
  * engine's pace, a history import, an embedder switch, a memory import, turns typed in the chat —
  * then no acknowledged turn lost, none stored twice, integrity ok, and each import left what the
- * README promises. It must also have put turns at risk: a run that acknowledged (almost) nothing
- * proves nothing, so a floor on acknowledged turns makes it fail.
+ * docs promise (docs/importing.md, docs/privacy.md). It must also have put turns at risk: a run
+ * that acknowledged (almost) nothing proves nothing, so a floor on acknowledged turns makes it fail.
  */
 import { expect, test } from '@playwright/test';
 import { IMPORTED_TURNS, runCrash } from '../bench/crash';

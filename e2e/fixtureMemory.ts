@@ -25,6 +25,28 @@ export async function ensureFixtureMemory(): Promise<FixtureSummary | null> {
   return summary;
 }
 
+/** A fixture memory of a given size: its file, what it holds, and how to build it once. */
+export interface SizedFixture {
+  readonly file: string;
+  readonly conversations: number;
+  readonly turns: number;
+  readonly ensure: () => Promise<unknown>;
+}
+
+/**
+ * The same memory with `conversations` conversations of 10 turns (the builder's shape, fewer of
+ * them): the daily-use fixture above at 470, a smaller one for a quick pass over the same views.
+ * A smaller one is kept in .cache/ under its own name, so building one never removes the other.
+ */
+export function sizedFixture(conversations: number): SizedFixture {
+  if (conversations === FIXTURE.conversations) return { file: FIXTURE_FILE, ...FIXTURE, ensure: ensureFixtureMemory };
+  const file = cachedPath(`fixture${conversations}-memory`, 'sqlite', ['scripts/build-fixture-memory.ts', 'src']);
+  return {
+    file, conversations, turns: conversations * 10,
+    ensure: () => buildOnce(file, (out) => buildFixtureMemory(out, { conversations }), 12 * 3_600_000),
+  };
+}
+
 /**
  * How many episodes (or facts: two per episode) the fixture holds. The segmenter's count depends on
  * the day the file was built (its times are relative to then), so tests read it from the file.

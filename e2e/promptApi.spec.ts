@@ -4,7 +4,7 @@
  * the app loads: Settings offers it only when it says 'available', explains 'unavailable' and
  * 'downloadable' (and lets the browser download from a click, with progress), and a chosen
  * built-in model streams answers, stops on Stop (the AbortSignal reaches promptStreaming), is
- * counted in the ledger and named in "What was sent". No real Gemini Nano ran here (README).
+ * counted in the ledger and named in "What was sent". No real Gemini Nano ran here (docs/answers.md).
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { typeAndSend as ask } from './appSteps';

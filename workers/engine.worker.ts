@@ -19,8 +19,8 @@ Comlink.expose(
   new EngineHost({
     openStore: (onProgress) => openOpfsStore(wasmUrl, undefined, onProgress),
     settings: new IdbSettingsStore(),
-    connectModels: (port) => {
-      models.connect(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort)));
+    connectModels: (port, reason) => {
+      models.connect(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort)), reason);
       return models.provider;
     },
     vectorIndex: () => fetchedVectorIndex(kernelUrl),

@@ -5,6 +5,7 @@
  */
 import '../src/core/base/zodJitless'; // first: before any schema is built (see the module)
 import * as Comlink from 'comlink';
+import { answerLifelines } from '../src/host/lifeline';
 import { ModelService } from '../src/models/ModelService';
 import { configureBrowserEnv } from '../src/models/transformersEnv';
 import { MODEL_PORT_MESSAGE, MODEL_RESTART_MESSAGE, resultify } from '../src/core/protocol';
@@ -20,6 +21,7 @@ const onRuntimeBroken = () => {
 };
 const service = resultify(new ModelService({ platform, onRuntimeBroken }));
 Comlink.expose(service);
+answerLifelines(self);
 self.addEventListener('message', (e: MessageEvent<{ type?: string; port?: MessagePort }>) => {
   if (e.data?.type === MODEL_PORT_MESSAGE && e.data.port) Comlink.expose(service, e.data.port);
 });

@@ -67,11 +67,11 @@ export function App() {
           onKeyDown={(e) => e.key === 'Escape' && setSearchText('')}
         />
         <button type="button" aria-pressed={view === 'memory'} onClick={() => setView(view === 'memory' ? 'chat' : 'memory')}>Memory</button>
-        <DataActions />
+        <ViewBoundary name="Data"><DataActions /></ViewBoundary>
         <button type="button" onClick={() => setPanel('models')}>Models</button>
         <button type="button" onClick={() => setPanel('settings')}>Settings</button>
       </header>
-      <ConversationList />
+      <ViewBoundary name="The conversation list"><ConversationList /></ViewBoundary>
       <main id="main" tabIndex={-1}>
         {searchText.trim() ? (
           <ViewBoundary name="The search results" resetKey={searchText}><SearchResults text={searchText} /></ViewBoundary>
@@ -84,15 +84,15 @@ export function App() {
         ) : selected ? (
           <ViewBoundary name="This conversation" resetKey={selected}><ChatView key={selected} conversationId={selected} /></ViewBoundary>
         ) : (
-          <FirstRun onStart={() => void startConversation()} />
+          <ViewBoundary name="The first steps"><FirstRun onStart={() => void startConversation()} /></ViewBoundary>
         )}
       </main>
-      <StatusLine />
-      <OwnershipBanner />
+      <ViewBoundary name="The status line"><StatusLine /></ViewBoundary>
+      <ViewBoundary name="The memory’s state" advice="Your memory is unchanged. Reload the page."><OwnershipBanner /></ViewBoundary>
       {/* Panels wait for the database: a modal <dialog> sits above the "Opening your memory…" overlay. */}
       {panel === 'models' && ownership !== 'connecting' && <ViewBoundary name="Models" onDismiss={() => setPanel(null)}><ModelsPanel onClose={() => setPanel(null)} /></ViewBoundary>}
       {panel === 'settings' && ownership !== 'connecting' && <ViewBoundary name="Settings" onDismiss={() => setPanel(null)}><SettingsPanel onClose={() => setPanel(null)} onOpenModels={() => setPanel('models')} /></ViewBoundary>}
-      <Notices />
+      <ViewBoundary name="The notices"><Notices /></ViewBoundary>
     </div>
   );
 }

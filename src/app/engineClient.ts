@@ -4,12 +4,14 @@
  * the model worker directly through a MessageChannel, not through this thread.
  *
  * A worker that dies (out of memory, a crash, closed) sends nothing: Comlink calls to it simply
- * never settle, which once left the app hanging silently. So each engine worker holds a Web Lock
- * of its own for its whole life (the browser releases a dead worker's locks); this thread asks
- * for the same lock and is granted it exactly when the worker is gone. Then every call still
- * waiting fails with ENGINE_STOPPED, listeners hear 'engine-stopped', and a fresh worker is
- * started ('engine-restarted'); the UI re-acquires the database and refetches. `engine` stays the
- * same object across restarts, so components keep their state (a draft survives).
+ * never settle, which once left the app hanging silently. So every worker of the tab (engine,
+ * models, device LLM) is watched the same way, by its lifeline (core/base/workerWatch.ts): when the
+ * engine dies, every call still waiting fails with ENGINE_STOPPED, listeners hear 'engine-stopped',
+ * and a fresh worker is started ('engine-restarted'); the UI re-acquires the database and
+ * refetches. `engine` stays the same object across restarts, so components keep their state (a
+ * draft survives). When the model or device-LLM worker dies, the calls waiting on it fail (on the
+ * page and in the engine, which reaches both through ports), listeners hear 'worker-stopped', and
+ * a fresh one is started and handed to the engine again with the saved choices.
  *
  * Every worker, the first one too, holds engine calls back until its first `acquire` has answered:
  * until then it does not own the database and would refuse each call as "open in another tab".
@@ -20,11 +22,13 @@
  */
 import * as Comlink from 'comlink';
 import {
-  DEVICE_LLM_PORT_MESSAGE, MODEL_PORT_MESSAGE, MODEL_RESTART_MESSAGE, unwrapRemote, type BuiltInAvailability, type DeviceLlmWorkerApi, type EngineApi, type EngineEvent, type EngineWorkerApi,
+  DEVICE_LLM_PORT_MESSAGE, DEVICE_LLM_STOPPED_MESSAGE, MODEL_WORKER_STOPPED_MESSAGE, MODEL_PORT_MESSAGE, MODEL_RESTART_MESSAGE, unwrapRemote, type BuiltInAvailability, type DeviceLlmWorkerApi, type EngineApi, type EngineEvent, type EngineWorkerApi,
   type MemoryUpgradeEvent, type ModelWorkerApi, type Ownership, type Unwrapped,
 } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
-import { swappableRemote } from '../core/base/swappableRemote';
+import { WorkerReplacedError } from '../core/base/swappableRemote';
+import { watchedWorker, watchLifeline, lifelineName, type WatchedWorker } from '../core/base/workerWatch';
+import { startPageWorker, type PageWorker } from './workerStart';
 import { readDevicePreference } from './devicePreference';
 import { applyModelChoices, readModelHub } from './modelChoices';
 import { readDeviceChoice, saveDeviceChoice, type DeviceChoice } from './deviceChoice';
@@ -36,7 +40,9 @@ export type ClientEvent =
   | { readonly type: 'ownership-lost' }
   /** The engine worker died; `restarting` is false once it has died too often to try again. */
   | { readonly type: 'engine-stopped'; readonly restarting: boolean }
-  | { readonly type: 'engine-restarted' };
+  | { readonly type: 'engine-restarted' }
+  /** The model worker or the device-LLM worker died; `restarting` as for the engine. */
+  | { readonly type: 'worker-stopped'; readonly worker: 'models' | 'device-llm'; readonly restarting: boolean };
 
 export interface EngineClient {
   readonly engine: EngineApi;
@@ -72,55 +78,34 @@ interface Connection {
   open(): void;
 }
 
-/** The device-LLM worker, started once, on first use. */
-function deviceLlmWorker(): { worker: Worker; api: Unwrapped<DeviceLlmWorkerApi> } {
-  if (!llmWorker) {
-    const worker = new Worker(new URL('../../workers/llm.worker.ts', import.meta.url), { type: 'module', name: 'recollect-device-llm' });
-    const api = unwrapRemote<DeviceLlmWorkerApi>(Comlink.wrap(worker));
-    const hub = readModelHub();
-    if (hub) void api.setModelHub(hub).catch(() => undefined);
-    llmWorker = { worker, api };
-  }
-  return llmWorker;
-}
-let llmWorker: { worker: Worker; api: Unwrapped<DeviceLlmWorkerApi> } | null = null;
-
+type DeviceLlmWorker = WatchedWorker<Unwrapped<DeviceLlmWorkerApi>, PageWorker<DeviceLlmWorkerApi>>;
 /**
  * Points the engine at the chosen model on this device: loads it in the device-LLM worker (a
  * failure is kept there and reported by every answer, so answers stop with the reason instead of
  * going elsewhere) and hands the engine a port to it; or the page's built-in model; or nothing.
  */
-async function applyDeviceChoice(remote: Comlink.Remote<EngineWorkerApi>, choice: DeviceChoice, label: string | null): Promise<void> {
+async function applyDeviceChoice(remote: Comlink.Remote<EngineWorkerApi>, llm: DeviceLlmWorker, choice: DeviceChoice, label: string | null): Promise<void> {
   if (!choice) return remote.useDeviceLlm(null, null);
   const channel = new MessageChannel();
   if (choice.provider === 'prompt-api') {
     exposeBuiltInModel(channel.port1);
     return remote.useDeviceLlm(Comlink.transfer(channel.port2, [channel.port2]), BUILT_IN_MODEL_ID, 'Built-in model (Chrome)', choice.contextTokens);
   }
-  const { worker, api } = deviceLlmWorker();
+  const { worker, api } = llm.current();
   // Not awaited: generations wait in the worker until the load has finished (or say why it failed).
   void api.load(choice.modelId).catch(() => undefined);
   worker.postMessage({ type: DEVICE_LLM_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
   return remote.useDeviceLlm(Comlink.transfer(channel.port2, [channel.port2]), choice.modelId, label ?? choice.modelId);
 }
 
-function connect(modelWorker: Worker, emit: (event: ClientEvent) => void, onDeath: () => void): Connection {
+function connect(modelWorker: Worker, llm: DeviceLlmWorker, emit: (event: ClientEvent) => void, onDeath: () => void): Connection {
   const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'recollect-engine' });
   const remote = Comlink.wrap<EngineWorkerApi>(worker);
-  let die!: (err: Error) => void;
-  const dead = new Promise<never>((_, reject) => (die = reject));
-  dead.catch(() => undefined);
-  let gone = false;
-  let alive = false;
-  const fail = () => {
-    if (gone) return;
-    gone = true;
-    die(new RecollectError('ENGINE_STOPPED', ENGINE_STOPPED_MESSAGE));
-    worker.terminate();
-    onDeath();
-  };
-  // A script that fails to load or throws at start-up never holds its lifeline.
-  worker.addEventListener('error', () => alive || fail());
+  const { dead } = watchLifeline({
+    holdLifeline: (name) => remote.holdLifeline(name),
+    onError: (listener) => worker.addEventListener('error', listener),
+    terminate: () => worker.terminate(),
+  }, { locks: navigator.locks, name: lifelineName('engine'), stopped: () => new RecollectError('ENGINE_STOPPED', ENGINE_STOPPED_MESSAGE), onDeath });
 
   const channel = new MessageChannel();
   modelWorker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
@@ -128,13 +113,8 @@ function connect(modelWorker: Worker, emit: (event: ClientEvent) => void, onDeat
   const connected = remote.connectModels(Comlink.transfer(channel.port2, [channel.port2]));
   // A saved "This device" choice applies from the start (and again after a restart), without
   // holding up the database: until the model is loaded, answers wait for it in its worker.
-  if (choice) void connected.then(() => applyDeviceChoice(remote, choice, choice.provider === 'transformers' ? choice.label : null)).catch(() => undefined);
+  if (choice) void connected.then(() => applyDeviceChoice(remote, llm, choice, choice.provider === 'transformers' ? choice.label : null)).catch(() => undefined);
   void remote.subscribe(Comlink.proxy(emit));
-  const lifeline = `recollect:engine-alive:${crypto.randomUUID()}`;
-  void Promise.race([remote.holdLifeline(lifeline), dead]).then(() => {
-    alive = true;
-    void navigator.locks.request(lifeline, () => fail());
-  }, () => undefined);
 
   let open!: () => void;
   // Without the gate, a message sent while the memory opens (a page load, a restart) would reach a
@@ -151,43 +131,73 @@ function connect(modelWorker: Worker, emit: (event: ClientEvent) => void, onDeat
 }
 
 export function createEngineClient(): EngineClient {
-  /**
-   * The model worker asks to be replaced when a model broke its ONNX runtime (no other model could
-   * load in it again, ModelService.onRuntimeBroken): a fresh one takes its place for the page (the
-   * same `models` object) and for the engine (a new port), with the saved choices applied again.
-   */
-  const startModelWorker = () => {
-    const worker = new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' });
-    worker.addEventListener('message', (e: MessageEvent<{ type?: string }>) => {
-      if (e.data?.type === MODEL_RESTART_MESSAGE && worker === modelWorker) restartModelWorker();
-    });
-    const api = unwrapRemote<ModelWorkerApi>(Comlink.wrap(worker));
-    // Failures show in the model status (Settings → Models).
-    void applyModelChoices(api);
-    const device = readDevicePreference();
-    // A failure shows in the model status (Settings → Models); nothing to do here.
-    if (device !== 'auto') void api.setDevicePreference(device).catch(() => undefined);
-    return { worker, api };
-  };
-  const restartModelWorker = () => {
-    const old = modelWorker;
-    const next = startModelWorker();
-    modelWorker = next.worker;
-    link.swap(next.api);
-    old.terminate();
-    const channel = new MessageChannel();
-    modelWorker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
-    void Promise.race([current.remote.connectModels(Comlink.transfer(channel.port2, [channel.port2])), current.dead]).catch(() => undefined);
-  };
-  const first = startModelWorker();
-  let modelWorker = first.worker;
-  const link = swappableRemote(first.api, () => new RecollectError('MODEL_ERROR', 'The model worker was restarted after a model failed to load; try again.'));
-  const models = link.remote;
-
   const listeners = new Set<(event: ClientEvent) => void>();
   const emit = (event: ClientEvent) => {
     for (const l of listeners) l(event);
   };
+
+  /**
+   * The model worker. It also asks to be replaced when a model broke its ONNX runtime (no other
+   * model could load in it again, ModelService.onRuntimeBroken). Either way a fresh one takes its
+   * place for the page (the same `models` object) and for the engine (a new port, saying why, so
+   * the engine's calls cut off say it too), with the saved choices applied again.
+   */
+  let modelChange: 'replaced' | 'stopped' = 'replaced';
+  const modelWorker = watchedWorker<Unwrapped<ModelWorkerApi>, PageWorker<ModelWorkerApi>>({
+    kind: 'models',
+    locks: navigator.locks,
+    now: () => Date.now(),
+    start: () => {
+      const started = startPageWorker<ModelWorkerApi>(new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' }));
+      started.worker.addEventListener('message', (e: MessageEvent<{ type?: string }>) => {
+        if (e.data?.type !== MODEL_RESTART_MESSAGE || !modelWorker.running() || modelWorker.current() !== started) return;
+        modelChange = 'replaced';
+        modelWorker.replace();
+      });
+      return started;
+    },
+    stopped: () => new RecollectError('WORKER_STOPPED', MODEL_WORKER_STOPPED_MESSAGE),
+    replaced: () => new WorkerReplacedError('The model worker was restarted after a model failed to load; try again.'),
+    onStopped: (restarting) => {
+      modelChange = 'stopped';
+      emit({ type: 'worker-stopped', worker: 'models', restarting });
+    },
+    onStarted: ({ worker, api }, restart) => {
+      // Failures show in the model status (Settings → Models).
+      void applyModelChoices(api);
+      const device = readDevicePreference();
+      // A failure shows in the model status (Settings → Models); nothing to do here.
+      if (device !== 'auto') void api.setDevicePreference(device).catch(() => undefined);
+      if (!restart) return; // the first one is handed to the engine by connect()
+      const channel = new MessageChannel();
+      worker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
+      void Promise.race([current.remote.connectModels(Comlink.transfer(channel.port2, [channel.port2]), modelChange), current.dead]).catch(() => undefined);
+    },
+  });
+  const models = modelWorker.remote;
+
+  /** The device-LLM worker: started on first use (nobody pays for it who does not choose it). */
+  const llm: DeviceLlmWorker = watchedWorker<Unwrapped<DeviceLlmWorkerApi>, PageWorker<DeviceLlmWorkerApi>>({
+    kind: 'device-llm',
+    locks: navigator.locks,
+    now: () => Date.now(),
+    start: () => startPageWorker<DeviceLlmWorkerApi>(new Worker(new URL('../../workers/llm.worker.ts', import.meta.url), { type: 'module', name: 'recollect-device-llm' })),
+    stopped: () => new RecollectError('WORKER_STOPPED', DEVICE_LLM_STOPPED_MESSAGE),
+    replaced: () => new RecollectError('WORKER_STOPPED', DEVICE_LLM_STOPPED_MESSAGE),
+    onStopped: (restarting) => {
+      // Before the new worker's port (posted in order): the engine's generations in flight fail now.
+      void Promise.race([current.remote.deviceLlmStopped(), current.dead]).catch(() => undefined);
+      emit({ type: 'worker-stopped', worker: 'device-llm', restarting });
+    },
+    onStarted: ({ api }, restart) => {
+      const hub = readModelHub();
+      if (hub) void api.setModelHub(hub).catch(() => undefined);
+      // A restart after a death: the engine gets the chosen model again, in the new worker.
+      const choice = readDeviceChoice();
+      if (restart && choice?.provider === 'transformers') void applyDeviceChoice(current.remote, llm, choice, choice.label).catch(() => undefined);
+    },
+  });
+
   const deaths: number[] = [];
   const onDeath = () => {
     const now = Date.now();
@@ -196,10 +206,10 @@ export function createEngineClient(): EngineClient {
     const restarting = deaths.length <= MAX_RESTARTS;
     emit({ type: 'engine-stopped', restarting });
     if (!restarting) return;
-    current = connect(modelWorker, emit, onDeath);
+    current = connect(modelWorker.current().worker, llm, emit, onDeath);
     emit({ type: 'engine-restarted' });
   };
-  let current = connect(modelWorker, emit, onDeath);
+  let current = connect(modelWorker.current().worker, llm, emit, onDeath);
 
   // One object for the page's whole life: calls go to whichever worker is current.
   const engine = new Proxy({} as EngineApi, {
@@ -222,7 +232,7 @@ export function createEngineClient(): EngineClient {
       return result;
     },
     requestTakeover: () => current.remote.requestTakeover(),
-    deviceLlm: () => deviceLlmWorker().api,
+    deviceLlm: () => llm.remote,
     builtInAvailability: () => builtInModelAvailability(),
     downloadBuiltIn: (onProgress) => startBuiltInDownload(onProgress),
     deviceChoice: () => readDeviceChoice(),
@@ -232,7 +242,7 @@ export function createEngineClient(): EngineClient {
       const window = picked?.provider === 'prompt-api' ? await builtInModelWindow().catch(() => null) : null;
       const choice: DeviceChoice = picked?.provider === 'prompt-api' ? { provider: 'prompt-api', ...(window ? { contextTokens: window } : {}) } : picked;
       saveDeviceChoice(choice);
-      await applyDeviceChoice(current.remote, choice, choice?.provider === 'transformers' ? choice.label : null);
+      await applyDeviceChoice(current.remote, llm, choice, choice?.provider === 'transformers' ? choice.label : null);
       emit({ type: 'settings-changed' });
     },
     onEvent(listener) {

@@ -22,6 +22,14 @@ export function useEngineClient(): EngineClient {
   return client;
 }
 
+/** What a person is told when the model or device-LLM worker died (the likely cause: memory). */
+export function workerStoppedNotice(worker: 'models' | 'device-llm', restarting: boolean): string {
+  const what = worker === 'models' ? 'The model worker (search and embedding models)' : 'The model on this device';
+  return restarting
+    ? `${what} stopped unexpectedly; it may have run out of memory. Recollect restarted it. Anything that was waiting on it did not finish: try again. Everything already stored is safe; a message you had not sent is still in the message box.`
+    : `${what} stopped several times in a row (it may not fit in this device's memory), so Recollect stopped restarting it. Everything already stored is safe. Choose a smaller model in Settings, or reload the page.`;
+}
+
 /** Becomes the database owner (or waits for it) and keeps cached queries in step with engine events. */
 export function useEngineLifecycle(queryClient: QueryClient): void {
   const client = useEngineClient();
@@ -70,6 +78,11 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           return;
         case 'engine-restarted':
           void become(false);
+          return;
+        case 'worker-stopped':
+          notify('error', workerStoppedNotice(event.worker, event.restarting));
+          // The model status (Settings → Models, the status line) is the new worker's now.
+          void queryClient.invalidateQueries();
           return;
         case 'database-replaced':
           void queryClient.invalidateQueries();

@@ -7,6 +7,7 @@ import { EngineContext } from './hooks';
 import { createEngineClient } from './engineClient';
 import { noServiceWorker, registerServiceWorker } from './serviceWorkerUpdates';
 import { UpdateBanner } from './components/UpdateBanner';
+import { ViewBoundary } from './components/ViewBoundary';
 import './styles.css';
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false, refetchOnWindowFocus: false } } });
@@ -22,8 +23,11 @@ createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <EngineContext.Provider value={engineClient}>
       <QueryClientProvider client={queryClient}>
-        <App />
-        <UpdateBanner updates={updates} />
+        {/* The last line of defence: React unmounts the whole tree when a render error reaches the root. */}
+        <ViewBoundary name="Recollect" advice="Your memory is unchanged. Reload the page; if this keeps happening, download your memory from a working tab.">
+          <App />
+        </ViewBoundary>
+        <ViewBoundary name="The update notice"><UpdateBanner updates={updates} /></ViewBoundary>
       </QueryClientProvider>
     </EngineContext.Provider>
   </StrictMode>,

@@ -30,6 +30,7 @@ export const queryKeys = {
   deviceChoice: ['device-llm', 'choice'] as const,
   builtIn: ['device-llm', 'built-in'] as const,
   consolidation: ['consolidation'] as const,
+  synthesisFailures: ['consolidation', 'failures'] as const,
   timeZone: ['time-zone'] as const,
   llmUsage: (since: number) => ['llm-usage', since] as const,
   answerSettings: ['answer-settings'] as const,
@@ -82,6 +83,8 @@ export function engineQueries(client: EngineClient) {
     llmSettings: () => queryOptions({ queryKey: queryKeys.llmSettings, queryFn: () => engine.llmSettings() }),
     timeZone: () => queryOptions({ queryKey: queryKeys.timeZone, queryFn: () => engine.timeZone() }),
     consolidation: () => queryOptions({ queryKey: queryKeys.consolidation, queryFn: () => engine.consolidationStatus(), refetchInterval: 5_000 }),
+    // memory-changed refetches it (a job failed, work came back); the interval catches a check's verdict.
+    synthesisFailures: () => queryOptions({ queryKey: queryKeys.synthesisFailures, queryFn: () => engine.synthesisFailures(), refetchInterval: 30_000 }),
     llmUsage: (since: number) => queryOptions({ queryKey: queryKeys.llmUsage(since), queryFn: () => engine.llmUsage(since), staleTime: 0 }),
     answerSettings: () => queryOptions({ queryKey: queryKeys.answerSettings, queryFn: () => engine.answerSettings() }),
     // The memory switches of each conversation travel with it in conversations(); these are the defaults for new ones.

@@ -24,12 +24,14 @@ import type {
   ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
+import type { SynthesisFailures } from './synthesis/synthesisRecovery';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
 import type { Root as HastRoot } from 'hast';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
 
 export type { StageUsage };
 export type { SwitchProgress } from './capture/EmbeddingIndexer';
+export type { SynthesisFailures } from './synthesis/synthesisRecovery';
 
 export interface AskRequest {
   readonly conversationId: string;
@@ -155,6 +157,10 @@ export interface EngineApi {
   consolidationPolicy(): Promise<PolicyName>;
   setConsolidationPolicy(name: PolicyName): Promise<PolicyName>;
   consolidationStatus(): Promise<ConsolidationStatus>;
+  /** Synthesis that failed ("3 episodes could not be summarised"), and how much of it comes back by itself. */
+  synthesisFailures(): Promise<SynthesisFailures>;
+  /** The person's Retry: every failed synthesis job goes back in the queue now; returns how many. */
+  retryFailedSynthesis(): Promise<number>;
   setLlmBoundaryCheck(enabled: boolean): Promise<boolean>;
   /** The user's time zone (day boundaries, date foresight, answer dates); null follows the browser. */
   timeZone(): Promise<TimeZoneSetting>;
@@ -387,6 +393,21 @@ export const MODEL_PORT_MESSAGE = 'recollect:connect-port';
 /** The model worker to the page: restart me (a model broke this worker's ONNX runtime; ModelService.onRuntimeBroken). */
 export const MODEL_RESTART_MESSAGE = 'recollect:restart-model-worker';
 
+/**
+ * The page to the model and device-LLM workers: hold the Web Lock `name` for your whole life, and
+ * answer LIFELINE_HELD_MESSAGE with the same name once you do (see core/base/workerWatch.ts). The
+ * engine worker is asked the same through `holdLifeline`.
+ */
+export const LIFELINE_MESSAGE = 'recollect:hold-lifeline';
+export const LIFELINE_HELD_MESSAGE = 'recollect:lifeline-held';
+
+/** What calls cut off by a dead model worker say (on the page and in the engine). */
+export const MODEL_WORKER_STOPPED_MESSAGE =
+  'The model worker stopped (it may have run out of memory), so this did not finish. Recollect restarted it; try again.';
+/** What generations cut off by a dead device-LLM worker say. */
+export const DEVICE_LLM_STOPPED_MESSAGE =
+  'The model on this device stopped (it may have run out of memory), so this did not finish. Recollect restarted it; try again.';
+
 /** A MessagePort, typed structurally so this file compiles without the DOM library. */
 /**
  * A message's Markdown as an element tree (hast, plain data), made safe and bounded by
@@ -443,6 +464,12 @@ export type Ownership =
 
 export type RemoteEngine = Resultified<EngineApi>;
 
+/**
+ * Why the page hands the engine a port to a new model worker: the old one broke its ONNX runtime
+ * and was replaced ('replaced'), or it died ('stopped'); calls left waiting on it fail saying so.
+ */
+export type ModelWorkerChange = 'replaced' | 'stopped';
+
 /** The object the engine worker exposes. */
 export interface EngineWorkerApi {
   /**
@@ -456,7 +483,7 @@ export interface EngineWorkerApi {
    * Connects the engine to the model worker through a MessagePort (the UI creates both workers
    * and a MessageChannel between them). Call before `acquire`.
    */
-  connectModels(port: MessagePortLike): Promise<void>;
+  connectModels(port: MessagePortLike, reason?: ModelWorkerChange): Promise<void>;
   /**
    * Answers with a model on this device instead of the endpoint: `port` reaches a TextGenerator
    * (the device-LLM worker, or the page's built-in model), `model` is its catalog id for the
@@ -465,6 +492,11 @@ export interface EngineWorkerApi {
    * built-in model's usual one.
    */
   useDeviceLlm(port: MessagePortLike | null, model: string | null, label?: string, contextTokens?: number): Promise<void>;
+  /**
+   * The device-LLM worker died: generations waiting on it fail now with WORKER_STOPPED (the page
+   * then starts a new worker and hands its port over with `useDeviceLlm`).
+   */
+  deviceLlmStopped(): Promise<void>;
   /** Registers a listener for engine events and for losing ownership to another tab. */
   subscribe(listener: (event: EngineEvent | MemoryUpgradeEvent | { readonly type: 'ownership-lost' }) => void): Promise<void>;
   /**

@@ -5,7 +5,7 @@
  */
 import { RecollectError, toErrorInfo, type ErrorInfo } from '../core/base/errors';
 import { MemoryEngine } from '../core/engine/MemoryEngine';
-import { resultify, type EngineEvent, type EngineWorkerApi, type MemoryUpgradeEvent, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
+import { DEVICE_LLM_STOPPED_MESSAGE, resultify, type EngineEvent, type ModelWorkerChange, type EngineWorkerApi, type MemoryUpgradeEvent, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
 import type { EmbedderProvider } from '../core/base/ports';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
 import type { SettingsStore } from '../core/base/settings';
@@ -15,6 +15,8 @@ import type { TextGenerator } from '../core/protocol';
 import { DeviceLlm } from '../llm/DeviceLlm';
 import { BUILT_IN_CONTEXT_TOKENS, BUILT_IN_MODEL_ID } from '../llm/PromptApiGenerator';
 import { findDeviceLlm } from '../models/deviceLlmCatalog';
+import { holdLifeline } from './lifeline';
+import { LlmError } from '../llm/llmErrors';
 
 export const OWNER_LOCK = 'recollect:database-owner';
 const CHANNEL = 'recollect:ownership';
@@ -41,9 +43,9 @@ export interface EngineHostDeps {
   /** Endpoint settings, kept outside the database (IndexedDB in the browser). */
   readonly settings: SettingsStore;
   /** Builds the embedder provider over a port to the model worker. */
-  readonly connectModels?: (port: MessagePortLike) => EmbedderProvider;
-  /** Reaches a TextGenerator (a model on this device) through a port. */
-  readonly connectDeviceLlm?: (port: MessagePortLike) => TextGenerator;
+  readonly connectModels?: (port: MessagePortLike, reason?: ModelWorkerChange) => EmbedderProvider;
+  /** Reaches a TextGenerator (a model on this device) through a port; `stop` fails its calls in flight. */
+  readonly connectDeviceLlm?: (port: MessagePortLike) => TextGenerator & { stop?(err: Error): void };
   /** The vector index implementation (the WASM SIMD kernel where it loads; see src/wasm/vectorKernel.ts). */
   readonly vectorIndex?: () => Promise<VectorIndexFactory>;
 }
@@ -52,7 +54,7 @@ export class EngineHost implements EngineWorkerApi {
   engine: RemoteEngine = closedEngine();
   readonly #deps: EngineHostDeps;
   #embedders: EmbedderProvider | undefined;
-  #device: { readonly generator: TextGenerator; readonly model: string; readonly label: string; readonly contextTokens?: number } | null = null;
+  #device: { readonly generator: TextGenerator & { stop?(err: Error): void }; readonly model: string; readonly label: string; readonly contextTokens?: number } | null = null;
   #engine: MemoryEngine | null = null;
   readonly #listeners = new Set<(e: HostEvent) => void>();
   #store: SqliteMemoryStore | null = null;
@@ -104,8 +106,8 @@ export class EngineHost implements EngineWorkerApi {
     this.#channel.postMessage({ type: 'takeover' });
   }
 
-  async connectModels(port: MessagePortLike): Promise<void> {
-    this.#embedders = this.#deps.connectModels?.(port);
+  async connectModels(port: MessagePortLike, reason?: ModelWorkerChange): Promise<void> {
+    this.#embedders = this.#deps.connectModels?.(port, reason);
   }
 
   async useDeviceLlm(port: MessagePortLike | null, model: string | null, label?: string, contextTokens?: number): Promise<void> {
@@ -128,13 +130,13 @@ export class EngineHost implements EngineWorkerApi {
   }
 
   holdLifeline(name: string): Promise<void> {
-    return new Promise<void>((held, fail) => {
-      // Never released while this worker lives: the page is granted it only once the worker is gone.
-      navigator.locks.request(name, () => {
-        held();
-        return new Promise<void>(() => undefined);
-      }).catch(fail);
-    });
+    return holdLifeline(name);
+  }
+
+  async deviceLlmStopped(): Promise<void> {
+    // LLM_UNAVAILABLE: an answer says why and offers Try again; synthesis parks the job and resumes it
+    // once the model answers again (synthesisRecovery), as after an endpoint outage.
+    this.#device?.generator.stop?.(new LlmError('LLM_UNAVAILABLE', DEVICE_LLM_STOPPED_MESSAGE));
   }
 
   async #open(): Promise<void> {

@@ -150,7 +150,7 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     languages: 'English',
     languageCodes: ['en'],
     licence: 'MIT',
-    // Trust 0 (README, Models: it cannot help): choosing it keeps the fused order exactly, and
+    // Trust 0 (docs/retrieval.md, Reranking: it cannot help): choosing it keeps the fused order exactly, and
     // recall does not spend time asking it.
     rerankTrust: 0,
   },

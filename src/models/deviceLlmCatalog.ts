@@ -2,7 +2,7 @@
  * The language models Recollect can download and run on this device, and the honest check of
  * whether this device can run one. File names and sizes are the Hub's (onnx-community /
  * HuggingFaceTB repositories, `onnx/model_q4f16.onnx` and `onnx/model_q4.onnx`); speeds are
- * independent desktop measurements of transformers.js v4 on WebGPU, not ours (docs: README,
+ * independent desktop measurements of transformers.js v4 on WebGPU, not ours (docs/answers.md,
  * "Answers on this device").
  *
  * Rules: WebGPU is required except for the tiny model, which may run on WASM (on WASM only

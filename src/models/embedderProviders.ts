@@ -4,7 +4,7 @@
  * model is loaded. (This file must not import transformers.js: it is bundled into the engine worker.)
  */
 import type { Embedder, EmbedderProvider, Reranker } from '../core/base/ports';
-import type { ModelWorkerApi, Unwrapped } from '../core/protocol';
+import { MODEL_WORKER_STOPPED_MESSAGE, type ModelWorkerApi, type ModelWorkerChange, type Unwrapped } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
 import { swappableRemote, WorkerReplacedError, type Swappable } from '../core/base/swappableRemote';
 import { BUNDLED_MODEL_ID, findModel } from './catalog';
@@ -50,8 +50,11 @@ export function remoteEmbedderProvider(remote: RemoteEmbedding): EmbedderProvide
  * life, its calls going to the newest worker; calls left waiting on the old one fail with
  * WorkerReplacedError (the indexer then asks the new worker again, a switch goes on), and the model the engine last activated is loaded in the new one.
  */
-export function modelWorkerLink(): { readonly provider: EmbedderProvider; connect(remote: RemoteEmbedding): void } {
+const MODEL_WORKER_REPLACED_MESSAGE = 'The model worker was restarted after a model failed to load; try again.';
+
+export function modelWorkerLink(): { readonly provider: EmbedderProvider; connect(remote: RemoteEmbedding, reason?: ModelWorkerChange): void } {
   let link: Swappable<RemoteEmbedding> | null = null;
+  let change: ModelWorkerChange = 'replaced';
   let active: string | null = null;
   const current = () => {
     if (!link) throw new RecollectError('MODEL_UNAVAILABLE', 'The model worker is not connected yet.');
@@ -68,11 +71,12 @@ export function modelWorkerLink(): { readonly provider: EmbedderProvider; connec
   });
   return {
     provider,
-    connect(remote) {
+    connect(remote, reason = 'replaced') {
       if (!link) {
-        link = swappableRemote(remote, () => new WorkerReplacedError('The model worker was restarted after a model failed to load; try again.'));
+        link = swappableRemote(remote, () => new WorkerReplacedError(change === 'stopped' ? MODEL_WORKER_STOPPED_MESSAGE : MODEL_WORKER_REPLACED_MESSAGE));
         return;
       }
+      change = reason;
       link.swap(remote);
       if (active) void remote.loadEmbedder?.(active).catch(() => undefined);
     },

@@ -1,6 +1,6 @@
 /** SQL for the durable job queue (`jobs`). Implements core's JobStore. */
 import type { Sql } from '../core/base/sql';
-import type { Job, JobCounts, JobStore } from '../core/base/jobs';
+import type { FailedJobs, Job, JobCounts, JobStore } from '../core/base/jobs';
 import { systemClock, type Clock } from '../core/base/ports';
 
 interface JobRow {
@@ -110,15 +110,43 @@ export class SqlJobStore implements JobStore {
     return row?.at === null || row?.at === undefined ? null : Number(row.at);
   }
 
-  reviveFailed(codes: readonly string[], now: number): Promise<Job[]> {
-    if (codes.length === 0) return Promise.resolve([]);
+  reviveFailed(codes: readonly string[], now: number, options: { readonly maxRevivals: number; readonly limit?: number; readonly attemptsUsed?: number }): Promise<Job[]> {
+    if (codes.length === 0 || options.maxRevivals <= 0) return Promise.resolve([]);
     return this.#sql.transaction(async (tx) => {
       const rows = await tx.query<JobRow>(
-        `UPDATE jobs SET status = 'pending', attempts = 0, run_after = ?, updated_at = ?
-         WHERE status = 'failed' AND (${codes.map(() => 'last_error LIKE ?').join(' OR ')})
-         RETURNING id, kind, payload, attempts, dedupe_key`, [now, now, ...codes.map((c) => `${c}:%`)]);
+        `UPDATE jobs SET status = 'pending', attempts = ?, revivals = revivals + 1, run_after = ?, updated_at = ?
+         WHERE id IN (SELECT id FROM jobs WHERE status = 'failed' AND revivals < ? AND (${codes.map(() => 'last_error LIKE ?').join(' OR ')})
+                      ORDER BY priority DESC, id LIMIT ?)
+         RETURNING id, kind, payload, attempts, dedupe_key`, [options.attemptsUsed ?? 0, now, now, options.maxRevivals, ...codes.map((c) => `${c}:%`), options.limit ?? -1]);
       return rows.map(toJob);
     });
+  }
+
+  retryFailed(kinds: readonly string[], now: number): Promise<Job[]> {
+    if (kinds.length === 0) return Promise.resolve([]);
+    return this.#sql.transaction(async (tx) => {
+      const rows = await tx.query<JobRow>(
+        `UPDATE jobs SET status = 'pending', attempts = 0, revivals = 0, run_after = 0, updated_at = ?
+         WHERE status = 'failed' AND kind IN (${kinds.map(() => '?').join(', ')})
+         RETURNING id, kind, payload, attempts, dedupe_key`, [now, ...kinds]);
+      return rows.map(toJob);
+    });
+  }
+
+  async failedJobs(kinds: readonly string[], codes: readonly string[], maxRevivals: number): Promise<FailedJobs> {
+    if (kinds.length === 0) return { byKind: {}, revivable: 0 };
+    const trouble = codes.length > 0 ? `revivals < ? AND (${codes.map(() => 'last_error LIKE ?').join(' OR ')})` : '0';
+    const rows = await this.#sql.query<{ kind: string; n: number; revivable: number }>(
+      `SELECT kind, count(*) AS n, sum(${trouble}) AS revivable FROM jobs
+        WHERE status = 'failed' AND kind IN (${kinds.map(() => '?').join(', ')}) GROUP BY kind`,
+      [...(codes.length > 0 ? [maxRevivals, ...codes.map((c) => `${c}:%`)] : []), ...kinds]);
+    const byKind: Record<string, number> = {};
+    let revivable = 0;
+    for (const r of rows) {
+      byKind[r.kind] = Number(r.n);
+      revivable += Number(r.revivable ?? 0);
+    }
+    return { byKind, revivable };
   }
 
   async counts(): Promise<JobCounts> {

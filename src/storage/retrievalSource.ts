@@ -24,6 +24,8 @@ import { TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE, TURN_TIMELINE, TURNS_FTS_COLUM
 import type { ContextWindows, TermStats } from '../core/recall/fullQueryScore';
 import type { VectorSearch } from '../core/engine/engineDeps';
 import { cleanTerms, orMatch, TermFrequencies } from './termBudget';
+import { getVectors } from './vectorRepo';
+import { cosine } from '../core/base/vectorMath';
 
 export { orMatch, selectTerms } from './termBudget';
 
@@ -39,6 +41,8 @@ const ID_CHUNK = 500;
  * per database) never reaches it.
  */
 export const LEXICAL_POSTINGS_BUDGET = 12_000;
+/** The words a standing instruction opens or ends with (queryAnalysis.STANDING_INSTRUCTION decides). */
+const RULE_MATCH = 'always OR never OR whenever OR "from now on" OR "going forward" OR "when i ask"';
 /** A cached average is reused until the index has grown by this factor. */
 const AVERAGES_REFRESH_GROWTH = 1.25;
 
@@ -274,6 +278,21 @@ export class SqlRetrievalSource implements RetrievalSource {
       id: r.id, conversationId: r.conversation_id, occurredAt: Number(r.occurred_at), speaker: r.speaker, role: r.role as Message['role'],
       ...(r.content !== undefined ? { content: r.content } : {}),
     }));
+  }
+
+  async ruleCandidates(options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<{ id: string; content: string }[]> {
+    const params: SqlValue[] = [RULE_MATCH];
+    const where = scopeSql(options.scope, params);
+    params.push(Math.max(1, Math.floor(options.limit)));
+    return this.#sql.query<{ id: string; content: string }>(
+      `SELECT m.id AS id, m.content AS content FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
+        WHERE messages_fts MATCH ? AND m.role = 'user'${where} ORDER BY m.pk DESC LIMIT ?`, params);
+  }
+
+  async similarities(ids: readonly string[], vector: Float32Array, modelId: string): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const { itemId, vector: v } of await getVectors(this.#sql, 'message', ids, modelId)) out.set(itemId, cosine(vector, v));
+    return out;
   }
 
   async neighbours(id: string, before: number, after: number): Promise<Message[]> {

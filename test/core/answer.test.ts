@@ -205,6 +205,21 @@ describe('answerQuestion', () => {
     await expect(collectAnswer(answerQuestion({ llm, source, clock }, 'Where?', { signal: already.signal }))).rejects.toMatchObject({ code: 'LLM_CANCELLED' });
   });
 
+  it('Stop ends a recall stuck waiting (a dead model worker never answers the question embedding)', async () => {
+    const stuck = new Proxy(source, {
+      get: (target, key) => {
+        const value = (target as unknown as Record<PropertyKey, unknown>)[key];
+        return typeof value === 'function' ? () => new Promise(() => undefined) : value;
+      },
+    });
+    const controller = new AbortController();
+    const run = answerQuestion({ llm, source: stuck, clock }, 'Where did Ana run her marathon?', { signal: controller.signal });
+    await expect(run.next()).resolves.toMatchObject({ value: { type: 'status', stage: 'retrieval' } });
+    const next = run.next();
+    controller.abort();
+    await expect(next).rejects.toMatchObject({ code: 'LLM_CANCELLED' });
+  });
+
   it('surfaces endpoint errors of the answer call with their code', async () => {
     mock.setBehaviour({ apiKey: 'another-key' });
     await expect(collectAnswer(answerQuestion({ llm, source, clock }, 'Where did Ana run?'))).rejects.toMatchObject({ code: 'LLM_UNAUTHORIZED' });

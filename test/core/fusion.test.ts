@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyBoosts, diversify, reciprocalRankFusion, RETRIEVAL_CONFIG, withConfig, type BoostFacts, type RetrievalConfig } from '../../src/core/recall/fusion';
 
-const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0, roleUser: 0, roleAssistant: 0, adviceAboutUser: false, preference: 0, requests: false, instructions: false, recency: 0 };
+const NO_BOOSTS = { speaker: 0, dateRange: 0, dateRangeSlackMs: 0, timeExpression: 0, session: 0, sessionTop: 0, sessionGapMs: 0, roleUser: 0, roleAssistant: 0, adviceAboutUser: false, preference: 0, requests: false, instructions: false, instruction: 0, instructionTop: 0, instructionSecond: false, recency: 0 };
 
 describe('reciprocalRankFusion', () => {
   it('sums w / (k + rank) over lists', () => {
@@ -144,10 +144,41 @@ describe('advice, preference and recency boosts', () => {
   });
 });
 
+describe('applyBoosts: standing instructions', () => {
+  const base = (id: string, score: number) => ({ id, score, ranks: { lexical: 1 } });
+  const fact = (over: Partial<BoostFacts> = {}): BoostFacts => ({ conversationId: 'c', occurredAt: 0, speaker: 'User', role: 'user', hasTimeExpression: false, ...over });
+  const facts = new Map([
+    ['best', fact()],
+    ['mid', fact({ role: 'assistant' })],
+    ['rule1', fact({ statesInstruction: true })],
+    ['rule2', fact({ statesInstruction: true })],
+    ['said', fact({ role: 'assistant', statesInstruction: true })],
+  ]);
+  const fused = [base('best', 1), base('mid', 0.8), base('said', 0.7), base('rule1', 0.6), base('rule2', 0.5)];
+  const query = { speakers: [], asksForTime: false, ranges: [] };
+
+  it("lifts the user's standing instructions whatever the question, never the assistant's words", () => {
+    const out = applyBoosts(fused, facts, query, { ...NO_BOOSTS, instruction: 1 });
+    expect(out.map((x) => x.id)).toEqual(['rule1', 'best', 'rule2', 'mid', 'said']);
+    expect(out[0]!.boosts).toEqual({ instruction: 1 });
+    expect(applyBoosts(fused, facts, query, NO_BOOSTS).map((x) => x.id)).toEqual(fused.map((x) => x.id));
+  });
+
+  it('lifts only the best instructionTop of them, and with instructionSecond ranks none above the best other match', () => {
+    const top1 = applyBoosts(fused, facts, query, { ...NO_BOOSTS, instruction: 1, instructionTop: 1 });
+    expect(top1.map((x) => x.id)).toEqual(['rule1', 'best', 'mid', 'said', 'rule2']);
+    const second = applyBoosts(fused, facts, query, { ...NO_BOOSTS, instruction: 1, instructionSecond: true });
+    expect(second.map((x) => x.id)).toEqual(['best', 'rule1', 'rule2', 'mid', 'said']);
+    // Even an instruction that ranks first unboosted yields the first place to the best other match.
+    const own = applyBoosts([base('rule1', 1.2), base('best', 1), base('mid', 0.8)], facts, query, { ...NO_BOOSTS, instructionSecond: true });
+    expect(own.map((x) => x.id)).toEqual(['best', 'rule1', 'mid']);
+  });
+});
+
 describe('diversify', () => {
   const item = (id: string, score: number) => ({ id, score, ranks: { lexical: 1 }, boosts: {} });
   const fact = (conversationId: string, occurredAt = 0): BoostFacts => ({ conversationId, occurredAt, speaker: 'User', hasTimeExpression: false });
-  const cfg = (diversity: Partial<RetrievalConfig['diversity']>) => withConfig({ diversity: { perSession: 1, penalty: 0.5, depth: 10, byConversation: true, ...diversity } });
+  const cfg = (diversity: Partial<RetrievalConfig['diversity']>) => withConfig({ diversity: { perSession: 1, penalty: 0.5, depth: 10, byConversation: true, acrossOnly: false, ...diversity } });
 
   it('lets one turn per conversation through before the second of any, when the penalty outweighs the gap', () => {
     const facts = new Map([['a1', fact('A')], ['a2', fact('A')], ['a3', fact('A')], ['b1', fact('B')], ['c1', fact('C')]]);
@@ -156,6 +187,13 @@ describe('diversify', () => {
     expect(out.map((x) => x.id)).toEqual(['a1', 'b1', 'a2', 'c1', 'a3']);
     expect(out[2]!.boosts).toEqual({ diversity: 0.5 });
     expect(diversify(ranked, facts, cfg({ penalty: 0 })).map((x) => x.id)).toEqual(['a1', 'a2', 'a3', 'b1', 'c1']);
+  });
+
+  it('with acrossOnly, spreads only the top of a question about many occasions over time', () => {
+    const facts = new Map([['a1', fact('A')], ['a2', fact('A')], ['b1', fact('B')]]);
+    const ranked = [item('a1', 1), item('a2', 0.9), item('b1', 0.6)];
+    expect(diversify(ranked, facts, cfg({ acrossOnly: true })).map((x) => x.id)).toEqual(['a1', 'a2', 'b1']);
+    expect(diversify(ranked, facts, cfg({ acrossOnly: true }), true).map((x) => x.id)).toEqual(['a1', 'b1', 'a2']);
   });
 
   it('changes nothing when every candidate is in one conversation and sessions are whole conversations', () => {

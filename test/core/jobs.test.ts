@@ -125,4 +125,38 @@ describe('durable job queue', () => {
     expect(seen).toEqual(['x']);
     expect(await store.counts()).toMatchObject({ done: 1, running: 0, pending: 0 });
   });
+
+  it('revives failed jobs for the endpoint\'s sake a bounded number of times, highest priority first; Retry takes back every failed job', async () => {
+    const db = await openMemoryDatabase();
+    const h = harness();
+    const store = new SqlJobStore(db, h.clock);
+    const now = h.clock.now();
+    const low = await store.enqueue('synth', { n: 'low' });
+    const high = await store.enqueue('synth', { n: 'high' }, { priority: 5 });
+    const broken = await store.enqueue('scene', { n: 'broken' });
+    const failWith = async (id: number, error: string) => {
+      await db.exec("UPDATE jobs SET status = 'failed', attempts = 5, last_error = ? WHERE id = ?", [error, id]);
+    };
+    await failWith(low, 'LLM_BAD_OUTPUT: garbled');
+    await failWith(high, 'LLM_TIMEOUT: hung');
+    await failWith(broken, 'INTERNAL: a bug');
+    expect(await store.failedJobs(['synth', 'scene'], ['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], 2)).toEqual({ byKind: { synth: 2, scene: 1 }, revivable: 2 });
+
+    const [first, ...none] = await store.reviveFailed(['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], now, { maxRevivals: 2, limit: 1, attemptsUsed: 3 });
+    expect(none).toEqual([]);
+    expect(first).toMatchObject({ id: high, attempts: 3 });
+    await failWith(high, 'LLM_TIMEOUT: hung again');
+    expect((await store.reviveFailed(['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], now, { maxRevivals: 2 })).map((j) => j.id).sort()).toEqual([low, high]);
+    await failWith(low, 'LLM_BAD_OUTPUT: garbled');
+    await failWith(high, 'LLM_TIMEOUT: hung');
+    // `high` was revived twice: only `low` has a revival left; the bug is never revived automatically.
+    expect((await store.reviveFailed(['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], now, { maxRevivals: 2 })).map((j) => j.id)).toEqual([low]);
+    await failWith(low, 'LLM_BAD_OUTPUT: garbled');
+    expect(await store.failedJobs(['synth', 'scene'], ['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], 2)).toEqual({ byKind: { synth: 2, scene: 1 }, revivable: 0 });
+    expect(await store.reviveFailed(['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], now, { maxRevivals: 2 })).toEqual([]);
+
+    expect((await store.retryFailed(['synth', 'scene'], now)).map((j) => j.id).sort()).toEqual([low, high, broken]);
+    const rows = await db.query<{ status: string; attempts: number; revivals: number }>('SELECT status, attempts, revivals FROM jobs');
+    expect(rows.every((r) => r.status === 'pending' && Number(r.attempts) === 0 && Number(r.revivals) === 0)).toBe(true);
+  });
 });

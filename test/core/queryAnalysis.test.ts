@@ -120,6 +120,38 @@ describe('advice, current state and stated preferences', () => {
     expect(STATES_INSTRUCTION.test('I never liked that restaurant.')).toBe(false);
   });
 
+  it('tells a standing instruction (an imperative rule, a rule for later questions) from a one-off request or a remark', async () => {
+    const { STANDING_INSTRUCTION } = await import('../../src/core/recall/queryAnalysis');
+    const rules = [
+      'Always format all code snippets with syntax highlighting when I ask about implementation details.',
+      'Thanks. Never use semicolons in JavaScript examples.',
+      'From now on, answer everything in British English',
+      'going forward please be more decisive and concise in your responses.',
+      'Include the error status codes whenever I ask about API error handling.',
+    ];
+    for (const t of rules) expect(STANDING_INSTRUCTION.test(t), t).toBe(true);
+    const others = [
+      'I want you to keep this answer short.',
+      'The build always fails on Mondays.',
+      "I'll make sure to be polite when I ask her about the earrings.",
+      'I never liked that restaurant.',
+      "I'll track my social media usage from now on.",
+    ];
+    for (const t of others) expect(STANDING_INSTRUCTION.test(t), t).toBe(false);
+  });
+
+  it('marks questions about many occasions over time', () => {
+    for (const q of [
+      'Can you list the order in which I brought up different aspects of my app throughout our conversations?',
+      'Can you summarize how my reading goals have developed over time?',
+      'How many different shoe sizes have I mentioned across my messages?',
+      'How many hours did I spend on the course in total?',
+    ]) expect(analyzeQuery(q).asksAcrossTime, q).toBe(true);
+    for (const q of ['Where did I buy my new tennis racket from?', 'What did Caroline paint last week?', 'How many cats does Melanie have?']) {
+      expect(analyzeQuery(q).asksAcrossTime, q).toBe(false);
+    }
+  });
+
   it('finds first-person statements of taste in a turn', async () => {
     const { STATES_PREFERENCE } = await import('../../src/core/recall/queryAnalysis');
     expect(STATES_PREFERENCE.test('I prefer winding down by 9:30 pm.')).toBe(true);

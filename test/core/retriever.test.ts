@@ -465,3 +465,34 @@ describe('lexical query terms', () => {
     expect(off.queries[0]).toEqual(['business', 'milestone', 'four', 'weeks', 'ago']);
   });
 });
+
+describe('Retriever: standing instructions', () => {
+  it("finds the user's standing instruction nearest the question in meaning, though it shares none of its words", async () => {
+    const store = await openNodeStore();
+    await store.createConversation({ id: 'c', title: 'chat' });
+    const turns = [
+      'Always mention the breed when I ask about my pet.',
+      'I walked to the beach and swam in the sea.',
+      'My bike has a flat tyre again.',
+      'We ate too much cake on Sunday.',
+      'I never liked running on the treadmill.',
+      'What should I feed my puppy tonight? It is eight weeks old.',
+    ];
+    for (const [i, content] of turns.entries()) {
+      await store.appendTurn({ id: `t${i}`, conversationId: 'c', role: 'user', speaker: 'User', content, occurredAt: MAY_8 + i * 60_000, metadata: {} });
+    }
+    await store.putVectors('message', fakeEmbedder.id, await Promise.all(turns.map(async (t, i) => ({ itemId: `t${i}`, vector: (await fakeEmbedder.embed([t]))[0]! }))));
+    // No vector list: only the rules list can reach the instruction.
+    const source = new SqlRetrievalSource(store.db, { vectors: () => Promise.resolve([]) });
+    const ask = (rules: number) => new Retriever({ source, embedder: fakeEmbedder, config: withConfig({ rules: { weight: rules, scan: 50, top: 2 }, boosts: { instruction: 1, instructionTop: 2, instructionSecond: true } }) })
+      .retrieve('How much food does a puppy need?', { now: MAY_8 + DAY });
+    expect(ids(await ask(0))).not.toContain('t0');
+    const found = await ask(1);
+    expect(ids(found)).toContain('t0');
+    const rule = found.turns.find((t) => t.message.id === 't0')!;
+    expect(rule.reasons).toContain('rules');
+    expect(rule.reasons).toContain('instruction');
+    // "I never liked running…" holds a trigger word but is no instruction: never in the rules list.
+    expect(found.turns.find((t) => t.message.id === 't4')?.reasons ?? []).not.toContain('rules');
+  });
+});

@@ -10,7 +10,8 @@
  * Switches (setBehaviour) — "Next" counters apply to the next N chat requests, then run out:
  * latencyMs, chunkDelayMs, rateLimitNext (+ retryAfter), serverErrorNext, hangNext, malformedNext,
  * truncateNext, dropStreamNext (a stream's connection is cut after its second chunk), htmlNext and emptyNext (a 200 that is a web
- * page or empty), ignoreMaxTokens, badFrameNext and errorFrameNext (a stream whose third frame is not JSON, or is an error), omitUsage, apiKey (401 for any other bearer token), modelsRoute,
+ * page or empty), malformedJsonNext, emptyChoicesNext, errorObjectNext and mislabelledNext (a 200 whose JSON body is cut off,
+ * has no choices, is an error object, or is not JSON at all though labelled so), ignoreMaxTokens, badFrameNext and errorFrameNext (a stream whose third frame is not JSON, or is an error), omitUsage, apiKey (401 for any other bearer token), modelsRoute,
  * rejectUnknownModels, rejectResponseFormat, responder. A max_tokens limit cuts the reply to that
  * many words (finish_reason 'length'), so benchmarks should pass generous limits.
  */
@@ -58,6 +59,14 @@ export interface MockBehaviour {
   htmlNext: number;
   /** Answer the next N chat requests with 200 and an empty body. */
   emptyNext: number;
+  /** Answer the next N chat requests with 200 and a JSON body cut off in the middle (malformed JSON). */
+  malformedJsonNext: number;
+  /** Answer the next N chat requests with 200 and a completion whose `choices` is empty. */
+  emptyChoicesNext: number;
+  /** Answer the next N chat requests with 200 and an error object (`{"error": …}`) instead of a completion. */
+  errorObjectNext: number;
+  /** Answer the next N chat requests with 200, Content-Type application/json, and a body that is plain text. */
+  mislabelledNext: number;
   /** In the next N streamed replies, send a frame that is not JSON after two content chunks, then end. */
   badFrameNext: number;
   /** In the next N streamed replies, send an error frame (`data: {"error": …}`) after two content chunks, then end. */
@@ -146,6 +155,10 @@ const DEFAULTS: MockBehaviour = {
   dropStreamNext: 0,
   htmlNext: 0,
   emptyNext: 0,
+  malformedJsonNext: 0,
+  emptyChoicesNext: 0,
+  errorObjectNext: 0,
+  mislabelledNext: 0,
   badFrameNext: 0,
   errorFrameNext: 0,
   ignoreMaxTokens: false,
@@ -248,6 +261,26 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
       state.emptyNext--;
       res.writeHead(200);
       res.end();
+      return;
+    }
+    if (state.malformedJsonNext > 0) {
+      state.malformedJsonNext--;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{"id": "chatcmpl-mock-cut", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\\"title');
+      return;
+    }
+    if (state.emptyChoicesNext > 0) {
+      state.emptyChoicesNext--;
+      return sendJson(res, 200, { id: 'chatcmpl-mock-empty', object: 'chat.completion', created: 1_700_000_000, model: String(body.model ?? ''), choices: [] });
+    }
+    if (state.errorObjectNext > 0) {
+      state.errorObjectNext--;
+      return sendJson(res, 200, { error: { message: 'The upstream model is overloaded.', type: 'server_error', code: null, param: null } });
+    }
+    if (state.mislabelledNext > 0) {
+      state.mislabelledNext--;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('upstream connect error or disconnect/reset before headers. reset reason: connection termination');
       return;
     }
     if (state.rejectResponseFormat && body.response_format !== undefined) {

@@ -1,6 +1,7 @@
 import { useEngineQuery } from '../hooks';
 import { formatBytes, plural } from '../format';
 import { IndexingProgress } from '../history/IndexingProgress';
+import { FailedSynthesis } from './FailedSynthesis';
 
 export function StatusLine() {
   const stats = useEngineQuery((q) => q.stats());
@@ -12,6 +13,7 @@ export function StatusLine() {
       {plural(s.conversationCount, 'conversation')}
       {/* After a history import (and after a reload that interrupted its indexing). */}
       <IndexingProgress prefix=" · " minBacklog={50} />
+      <FailedSynthesis place="status" />
     </footer>
   );
 }

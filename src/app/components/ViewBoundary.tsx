@@ -5,6 +5,10 @@
  * tree when a render error reaches the root). Stored memory is untouched: only drawing failed.
  *
  * Reset by changing `resetKey` (another conversation, another tab) or with "Try again".
+ *
+ * The same boundary wraps the whole app (main.tsx) and each piece outside the views (the
+ * conversation list, the status line, notices, first run, the ownership overlays, Data's dialogs),
+ * so no render error anywhere leaves a blank page.
  */
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 
@@ -15,6 +19,8 @@ interface Props {
   readonly resetKey?: unknown;
   /** For a view drawn over the app (a dialog): closes it, since "Try again" would draw the same data. */
   readonly onDismiss?: () => void;
+  /** What to do instead; default: open another conversation or view. */
+  readonly advice?: string;
   readonly children: ReactNode;
 }
 
@@ -45,8 +51,7 @@ export class ViewBoundary extends Component<Props, State> {
     return (
       <div className="view-error" role="alert" data-testid="view-error">
         <p>
-          <strong>{this.props.name} could not be shown.</strong> Something in it could not be drawn ({error.message.slice(0, 200)}).
-          Your memory is unchanged, and the rest of Recollect works: open another conversation or view, or download your memory from Data.
+          <strong>{this.props.name} could not be shown.</strong> Something in it could not be drawn ({error.message.slice(0, 200)}).          {' '}{this.props.advice ?? 'Your memory is unchanged, and the rest of Recollect works: open another conversation or view, or download your memory from Data.'}
         </p>
         <div className="buttons">
           <button type="button" onClick={() => this.setState({ error: null })}>Try again</button>

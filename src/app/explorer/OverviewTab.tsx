@@ -2,6 +2,7 @@ import { useEngineQuery } from '../hooks';
 import { backendLabel, vectorIndexLabel } from '../components/ComputeBackend';
 import { formatBytes, formatTime, plural } from '../format';
 import { DataActions } from '../components/DataActions';
+import { FailedSynthesis } from '../components/FailedSynthesis';
 import { useUi } from '../uiStore';
 
 export function OverviewTab() {
@@ -70,6 +71,7 @@ export function OverviewTab() {
         <section>
           <h3>Jobs</h3>
           <p data-testid="jobs-summary">{o.jobs.pending} pending · {o.jobs.running} running · {o.jobs.done} done · {o.jobs.failed} failed{o.jobs.scheduled > 0 ? ` · ${o.jobs.scheduled} scheduled for later` : ''}</p>
+          <FailedSynthesis place="overview" />
           <ul className="plain">{o.recentJobs.map((j) => (
             <li key={j.id} className={`job ${j.status}`}><span>{j.kind}</span> <span className="muted">{j.status}{j.attempts > 1 ? `, ${j.attempts} attempts` : ''} · {formatTime(j.updatedAt)}</span>
               {j.lastError && <div className="error">{j.lastError}</div>}</li>))}</ul>

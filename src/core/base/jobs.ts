@@ -45,10 +45,26 @@ export interface JobStore {
   /** The earliest run_after of a pending job (so a restarted runner wakes for a back-off in progress), or null. */
   nextDue(): Promise<number | null>;
   /**
-   * Failed jobs whose last error began with one of `codes` go back to pending (attempts reset),
-   * due at once; returns them. Used when the endpoint that failed them answers again.
+   * Failed jobs whose last error began with one of `codes` and that were revived fewer than
+   * `maxRevivals` times go back to pending (revivals + 1), due at once, highest priority first, at
+   * most `limit` of them; returns them. Their attempts are set to `attemptsUsed` (default 0), so
+   * the runner allows only the rest of its maxAttempts. Used when the endpoint that failed them has
+   * proved healthy again (core/synthesis/synthesisRecovery.ts).
    */
-  reviveFailed(codes: readonly string[], now: number): Promise<Job[]>;
+  reviveFailed(codes: readonly string[], now: number, options: { readonly maxRevivals: number; readonly limit?: number; readonly attemptsUsed?: number }): Promise<Job[]>;
+  /** The person's Retry: every failed job of these kinds goes back to pending, attempts and revivals reset; returns them. */
+  retryFailed(kinds: readonly string[], now: number): Promise<Job[]>;
+  /**
+   * Failed jobs of these kinds, by kind, and how many of them reviveFailed(codes, …, maxRevivals)
+   * would take back (the ones waiting for the endpoint to heal).
+   */
+  failedJobs(kinds: readonly string[], codes: readonly string[], maxRevivals: number): Promise<FailedJobs>;
+}
+
+export interface FailedJobs {
+  readonly byKind: Readonly<Record<string, number>>;
+  /** Failed for the endpoint's sake, with automatic revivals left. */
+  readonly revivable: number;
 }
 
 /** What a handler may say besides success: try later without it counting as a failure. */

@@ -478,7 +478,7 @@ export class EmbeddingIndexer {
   /**
    * Embeds the missing messages after `after` (all when undefined), reading on from a cursor,
    * and keeps the model busy: while it embeds one batch, the previous batch's vectors are written
-   * and the next batch is read (README "Results"). False when stopped or switched meanwhile (the
+   * and the next batch is read (docs/benchmarks.md, "Ingest"). False when stopped or switched meanwhile (the
    * switch kicks a new pass for the new target).
    */
   async #sweep(embedder: Embedder, model: string, target: string, after: number | undefined): Promise<boolean> {

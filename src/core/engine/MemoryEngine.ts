@@ -24,6 +24,7 @@ import type {
 } from '../explorer/explorer';
 import type { ExplorerService } from '../explorer/ExplorerService';
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
+import type { SynthesisFailures } from '../synthesis/synthesisRecovery';
 import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from '../base/historyImport';
 import type { HistoryImports } from './historyImport';
@@ -142,6 +143,10 @@ export class MemoryEngine implements EngineApi {
   useDeviceLlm(make: ((sink: LlmCallSink | null) => Llm) | null): void { this.#p.llm.useDevice(make); }
 
   consolidationStatus(): Promise<ConsolidationStatus> { return this.#p.consolidationStatus(); }
+  /** Synthesis that failed ("3 episodes could not be summarised"), and what will come back by itself. */
+  synthesisFailures(): Promise<SynthesisFailures> { return this.#p.consolidator.failures(); }
+  /** Puts every failed synthesis job back in the queue now; returns how many. */
+  retryFailedSynthesis(): Promise<number> { return this.#p.consolidator.retryFailed(); }
 
   // ---- background work ------------------------------------------------------------------------
 
@@ -200,6 +205,7 @@ export class MemoryEngine implements EngineApi {
     this.#p.trailing.stop();
     this.#p.lifecycle.stop();
     this.#p.consolidator.runner.stop();
+    this.#p.consolidator.recovery.stop();
     this.#p.upkeep.stop();
   }
 
@@ -216,8 +222,9 @@ export class MemoryEngine implements EngineApi {
       await this.#p.trailing.idle();
       await this.#p.indexer?.idle();
       await this.#p.lifecycle.idle();
+      await this.#p.consolidator.recovery.idle();
       await this.#p.consolidator.runner.idle();
-      const busy = (this.#p.indexer?.status().state === 'running') || this.#p.consolidator.runner.status().running;
+      const busy = (this.#p.indexer?.status().state === 'running') || this.#p.consolidator.runner.status().running || this.#p.consolidator.recovery.busy;
       if (!busy) return;
     }
   }

@@ -35,6 +35,7 @@ import { HistoryImports } from './historyImport';
 import { TrailingIndex } from './trailingIndex';
 import { speakersDuringImport } from './speakersDuringImport';
 import { ForegroundReads } from '../base/foregroundReads';
+import { withDeadline } from '../base/llmDeadline';
 import type { AnswerSource } from '../recall/answerContext';
 import type { MemoryEngineDeps } from './engineDeps';
 
@@ -48,8 +49,11 @@ export class LlmChoice {
   readonly #sink: LlmCallSink | null;
   readonly #changed: () => void;
 
-  constructor(endpoint: Llm | null, sink: LlmCallSink | null, changed: () => void) {
-    this.#endpoint = endpoint;
+  readonly #timer: Timer;
+
+  constructor(endpoint: Llm | null, sink: LlmCallSink | null, changed: () => void, timer: Timer = platformTimer) {
+    this.#timer = timer;
+    this.#endpoint = endpoint ? withDeadline(endpoint, timer) : null;
     this.#sink = sink;
     this.#changed = changed;
   }
@@ -58,14 +62,15 @@ export class LlmChoice {
     return this.#device ?? this.#endpoint;
   }
 
+  /** Every call through either carries an abort signal and a deadline (core/base/llmDeadline.ts). */
   useEndpoint(llm: Llm | null): void {
-    this.#endpoint = llm;
+    this.#endpoint = llm ? withDeadline(llm, this.#timer) : null;
     this.#changed();
   }
 
   /** `make` gets the engine's ledger, so the device model's calls are counted like the endpoint's. */
   useDevice(make: ((sink: LlmCallSink | null) => Llm) | null): void {
-    this.#device = make ? make(this.#sink) : null;
+    this.#device = make ? withDeadline(make(this.#sink), this.#timer) : null;
     this.#changed();
   }
 }
@@ -116,8 +121,8 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   const cellIndex = new SemanticIndex(store, 'memcell', deps.vectorIndex);
   const foreground = new ForegroundReads();
 
-  // A successful call means the endpoint works again: synthesis that failed meanwhile resumes.
-  const llmSink = deps.llmSink ? withAnsweredHook(deps.llmSink, () => void consolidator.endpointAnswered().catch(() => undefined)) : null;
+  // A successful call means the endpoint may work again: synthesis that failed meanwhile gets a check soon.
+  const llmSink = deps.llmSink ? withAnsweredHook(deps.llmSink, () => consolidator.endpointAnswered()) : null;
   const llm = new LlmChoice(deps.llm ?? null, llmSink, () => consolidator.endpointChanged());
   const settings = new EngineSettings({
     meta: store,

@@ -18,6 +18,7 @@ import { policyByName, type PolicyName } from '../episodes/consolidationPolicy';
 import { llmBoundaryJudge } from '../episodes/boundaryCheck';
 import type { KnowledgeStore } from '../synthesis/knowledge';
 import { Consolidator } from '../synthesis/Consolidator';
+import type { SynthesisRecovery } from '../synthesis/synthesisRecovery';
 
 export interface WritePathDeps {
   readonly store: MemoryStore & VectorStore;
@@ -51,8 +52,9 @@ export type EpisodeStage = Pick<Lifecycle,
   'lastError' | 'busy' | 'kick' | 'idle' | 'stop' | 'reset' | 'reevaluate' | 'onRetrieved' | 'closeIdle' | 'cellVector' | 'recentreScenes'>;
 
 /** The synthesis stage as the engine uses it: the Consolidator, or NO_SYNTHESIS. */
-export type SynthesisStage = Pick<Consolidator, 'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered'> & {
+export type SynthesisStage = Pick<Consolidator, 'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered' | 'retryFailed' | 'failures'> & {
   readonly runner: Pick<JobRunner, 'stop' | 'idle' | 'kick' | 'status'>;
+  readonly recovery: Pick<SynthesisRecovery, 'stop' | 'idle' | 'busy'>;
 };
 
 /** Episodes off (no episode store or job queue): turns are stored and searched, never segmented. */
@@ -77,8 +79,11 @@ export const NO_SYNTHESIS: SynthesisStage = {
   start: async () => undefined,
   expireForesight: async () => 0,
   endpointChanged: () => undefined,
-  endpointAnswered: async () => undefined,
+  endpointAnswered: () => undefined,
+  retryFailed: async () => 0,
+  failures: async () => ({ episodes: 0, themes: 0, profileUpdates: 0, retryingByThemselves: 0, nextCheckAt: null, canRetry: false }),
   runner: { stop: () => undefined, idle: async () => undefined, kick: () => undefined, status: () => IDLE_RUNNER },
+  recovery: { stop: () => undefined, idle: async () => undefined, busy: false },
 };
 
 export interface WritePath {

@@ -11,7 +11,7 @@
  */
 import type { Embedder, Reranker } from '../base/ports';
 import type { Message } from '../base/types';
-import { analyzeQuery, FRAMING_WORDS, STATES_INSTRUCTION, STATES_PREFERENCE, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
+import { analyzeQuery, FRAMING_WORDS, STANDING_INSTRUCTION, STATES_INSTRUCTION, STATES_PREFERENCE, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
 import { STOP_WORDS, letterWords as words, terms as lowerTerms } from '../base/text';
 import {
   applyBoosts,
@@ -116,9 +116,16 @@ export interface RetrievalSource {
   facts(ids: readonly string[], options: { readonly content: boolean }): Promise<TurnFacts[]>;
   /** Up to `before` turns before and `after` turns after `id` in its conversation, in order. */
   neighbours(id: string, before: number, after: number): Promise<Message[]>;
+  /**
+   * The user's turns (in scope) that may state a standing instruction (they hold "always", "never",
+   * "whenever", "from now on", "going forward" or "when I ask"), newest first, at most `limit`, with their text.
+   */
+  ruleCandidates?(options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<{ readonly id: string; readonly content: string }[]>;
+  /** Cosine of `vector` with each of `ids`' stored vectors of `modelId` (ids without one are left out). */
+  similarities?(ids: readonly string[], vector: Float32Array, modelId: string): Promise<Map<string, number>>;
 }
 
-export type RetrievalSignal = 'lexical' | 'own' | 'fielded' | 'prf' | 'vector' | 'rerank' | BoostSignal;
+export type RetrievalSignal = 'lexical' | 'own' | 'fielded' | 'rules' | 'prf' | 'vector' | 'rerank' | BoostSignal;
 
 export interface RetrievedTurn {
   readonly message: Message;
@@ -208,7 +215,12 @@ export class Retriever {
     const rerankerP = Promise.resolve(this.#reranker ?? null);
     const reranks = (r: Reranker | null): r is Reranker => r !== null && (r.trust ?? 1) > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
     // The rerank pool may read the vector list deeper (rerankPool.ts); fusion keeps depth.vector.
-    const deepVectorP = rerankerP.then((r) => this.#vectorCandidates(question, options.queryVector, scope, reranks(r) ? cfg.rerank.vectorDepth : 0));
+    // The question embedded once, for the vector list and the standing instructions' list.
+    const queryVectorP = cfg.weights.vector > 0 || cfg.rules.weight > 0
+      ? Promise.resolve(options.queryVector === undefined ? this.#embed(question) : options.queryVector)
+      : Promise.resolve(null);
+    const deepVectorP = rerankerP.then((r) => this.#vectorCandidates(question, queryVectorP, scope, reranks(r) ? cfg.rerank.vectorDepth : 0));
+    const rulesP = this.#rules(queryVectorP, scope);
     const vectorP = deepVectorP.then((ids) => ids.slice(0, cfg.depth.vector));
     const lexicalP = !terms.length
       ? Promise.resolve<string[]>([])
@@ -224,7 +236,7 @@ export class Retriever {
     const fieldedP = !large && terms.length && cfg.fielded.pool > 0 && cfg.fielded.weight > 0
       ? this.#fielded(terms, fields, scope, cfg.fielded.pool <= cfg.depth.lexical ? lexicalP.then((ids) => ids.slice(0, cfg.fielded.pool)) : undefined)
       : Promise.resolve<string[]>([]);
-    const [lexical, vector, reranker, own, fieldedList] = await Promise.all([lexicalP, vectorP, rerankerP, ownP, fieldedP]);
+    const [lexical, vector, reranker, own, fieldedList, rules] = await Promise.all([lexicalP, vectorP, rerankerP, ownP, fieldedP, rulesP]);
     const trust = reranker?.trust ?? 1;
     const reranking = reranks(reranker);
 
@@ -233,6 +245,7 @@ export class Retriever {
       { name: 'vector', weight: cfg.weights.vector, ids: vector },
       { name: 'own', weight: cfg.weights.own, ids: own },
       { name: 'fielded', weight: cfg.fielded.weight, ids: fieldedList },
+      { name: 'rules', weight: cfg.rules.weight, ids: rules },
     ];
     if (cfg.prf.enabled && cfg.weights.prf > 0 && lexical.length > 0 && (!large || cfg.large.prf)) {
       const expansion = await this.#feedbackTerms(lexical.slice(0, cfg.prf.docs), new Set([...terms, ...analysis.speakers.flatMap(words)]));
@@ -262,6 +275,7 @@ export class Retriever {
     const wanted = [...fused, ...deeper].map((f) => f.id).concat(extras);
     const messages = new Map(wanted.flatMap((id) => (loaded.has(id) ? [[id, loaded.get(id)!] as const] : [])));
     const preference = advice && cfg.boosts.preference > 0;
+    const instruction = cfg.boosts.instruction > 0;
     const known: TurnFacts[] = [...messages.values()];
     const missing = wanted.filter((id) => !loaded.has(id));
     if (reranking) {
@@ -273,7 +287,7 @@ export class Retriever {
     } else {
       // Only the `limit` best are returned: the candidates are read without metadata (and without
       // their text unless a boost needs it), and the returned turns whole once ranked.
-      known.push(...await this.#source.facts(missing, { content: analysis.temporal.asksForTime || preference }));
+      known.push(...await this.#source.facts(missing, { content: analysis.temporal.asksForTime || preference || instruction }));
     }
     const facts = new Map<string, BoostFacts>();
     for (const m of known) {
@@ -283,13 +297,14 @@ export class Retriever {
         speaker: m.speaker,
         role: m.role === 'assistant' ? 'assistant' : 'user',
         hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content ?? ''),
+        statesInstruction: instruction && m.role !== 'assistant' && STANDING_INSTRUCTION.test(m.content ?? ''),
         statesPreference: preference && m.role !== 'assistant' && (STATES_PREFERENCE.test(m.content ?? '') || (cfg.boosts.instructions && STATES_INSTRUCTION.test(m.content ?? ''))),
       });
     }
     const boosted = diversify(applyBoosts(fused, facts, {
       speakers: analysis.speakers, asksForTime: analysis.temporal.asksForTime, ranges: analysis.temporal.ranges, about: analysis.about,
       asksForAdvice: advice, asksForCurrent: analysis.asksForCurrent,
-    }, cfg.boosts), facts, cfg);
+    }, cfg.boosts), facts, cfg, analysis.asksAcrossTime);
 
     let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
     const floor = ranked.length ? ranked[ranked.length - 1]!.score : Infinity;
@@ -409,6 +424,20 @@ export class Retriever {
     const q = given === undefined ? await this.#embed(question) : await given;
     if (!q || !q.vector.some((x) => x !== 0)) return [];
     return this.#source.vector(q.vector, q.modelId, { limit: Math.max(this.config.depth.vector, deeper), ...(scope ? { scope } : {}) });
+  }
+
+  /**
+   * The user's standing instructions nearest the question in meaning, best first: a rule ("always
+   * give timelines when I ask about patents") governs a request that shares few of its words.
+   */
+  async #rules(queryVectorP: Promise<QueryVector | null>, scope: RetrievalScope | undefined): Promise<string[]> {
+    const { weight, scan, top } = this.config.rules;
+    if (!(weight > 0) || !this.#source.ruleCandidates || !this.#source.similarities) return [];
+    const rules = (await this.#source.ruleCandidates({ limit: scan, ...(scope ? { scope } : {}) })).filter((c) => STANDING_INSTRUCTION.test(c.content));
+    const q = rules.length ? await queryVectorP : null;
+    if (!q) return [];
+    const similarity = await this.#source.similarities(rules.map((r) => r.id), q.vector, q.modelId);
+    return [...similarity].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top).map(([id]) => id);
   }
 
   async #embed(question: string): Promise<QueryVector | null> {

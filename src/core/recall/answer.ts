@@ -19,6 +19,7 @@ import { z } from 'zod';
 import type { Clock, Llm, LlmAbortSignal, LlmMessage, LlmUsage } from '../base/ports';
 import type { ErrorCode } from '../base/errors';
 import { errorCode, RecollectError } from '../base/errors';
+import { untilAborted } from '../base/abortable';
 import { ANSWER_BUDGET } from '../base/settings';
 import { loadTokenCounter } from '../base/tokens';
 import { recallQuery } from './recallQuery';
@@ -242,8 +243,10 @@ function addUsage(a: StageUsage, u: LlmUsage, calls = 1): StageUsage {
 export const MAX_ANSWER_CHARS = 100_000;
 export const ANSWER_SIZE_LIMIT = 'size_limit';
 
+const stoppedError = () => new RecollectError('LLM_CANCELLED', 'The answer was stopped.');
+
 function throwIfAborted(signal: LlmAbortSignal | undefined): void {
-  if (signal?.aborted) throw new RecollectError('LLM_CANCELLED', 'The answer was stopped.');
+  if (signal?.aborted) throw stoppedError();
 }
 
 function cleanFollowUps(raw: readonly string[], question: string): string[] {
@@ -268,9 +271,11 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
   const budgetTokens = Math.max(0, options.budgetTokens ?? ANSWER_BUDGET.default);
   const count = deps.countTokens ?? await loadTokenCounter();
   const signal = options.signal;
-  const gather = (query: string): Promise<ContextParts> => gatherContext(deps.source, query, {
+  // Stop/Esc ends recall itself, not only the stream after it: the wait for the question's
+  // embedding (a model-worker round trip) and the reads give way to the abort at once.
+  const gather = (query: string): Promise<ContextParts> => untilAborted(gatherContext(deps.source, query, {
     now, ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(options.limits ? { limits: options.limits } : {}),
-  });
+  }), signal, stoppedError);
   // Excerpts are cut around the words recall searched with (recallQuery.ts), not every word of a long paste.
   const compose = (parts: ContextParts): ComposedContext => composeContext(parts, { budgetTokens, now, countTokens: count, timeZone, query: recallQuery(question) });
 

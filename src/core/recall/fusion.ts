@@ -90,6 +90,12 @@ export interface RetrievalConfig {
     readonly requests: boolean;
     /** A user's standing instruction ("always … when I ask …", queryAnalysis.STATES_INSTRUCTION) counts as a stated preference. */
     readonly instructions: boolean;
+    /** × (1 + value) for a user's standing instruction (queryAnalysis.STATES_INSTRUCTION) whatever the question: it governs every later request it covers. */
+    readonly instruction: number;
+    /** Only the best `instructionTop` standing instructions among the candidates get `instruction` (0: all). */
+    readonly instructionTop: number;
+    /** A standing instruction ranks at best second: the best other match of the question keeps the first. */
+    readonly instructionSecond: boolean;
     /** × (1 + value · age rank) when the question asks for the current state: 0 for the oldest candidate, 1 for the newest. */
     readonly recency: number;
   };
@@ -99,7 +105,12 @@ export interface RetrievalConfig {
    * `depth`). Sessions are whole conversations with `byConversation`, else runs of a conversation's
    * candidates no more than `boosts.sessionGapMs` apart.
    */
-  readonly diversity: { readonly perSession: number; readonly penalty: number; readonly depth: number; readonly byConversation: boolean };
+  /**
+   * The user's standing instructions (queryAnalysis.STANDING_INSTRUCTION) as a list of their own:
+   * the newest `scan` turns that may hold one, the `top` nearest the question by vector, fused at `weight` (0: off).
+   */
+  readonly rules: { readonly weight: number; readonly scan: number; readonly top: number };
+  readonly diversity: { readonly perSession: number; readonly penalty: number; readonly depth: number; readonly byConversation: boolean; readonly acrossOnly: boolean; readonly flat: boolean };
   /**
    * The answer context (answerContext.ts): up to `turns` ranked turns are offered to the composer,
    * which keeps what fits the memory budget; a turn longer than `turnChars` is cut to that many
@@ -236,6 +247,9 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
     // 75.3 / 74.3: kept at 0.3. Neither fires on LoCoMo's third-person questions.
     requests: true,
     instructions: true,
+    instruction: 0,
+    instructionTop: 0,
+    instructionSecond: false,
     // 0.2 and 0.5 → LME 86.9 (−0.3: multi-session "how many … do I currently have" 80.3 → 79.1;
     // knowledge-update unchanged at 92.3, its evidence is both the old and the new value); LoCoMo
     // @1 −0.1 / −0.2. Not kept.
@@ -251,7 +265,8 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // 86.3 (LongMemEval's sessions are conversations: its single-session questions lose their 2nd–4th
   // turn); with session 0 and 4 × 0.2 → 55.8 [97.4] / 78.1 / 87.3. session 0 alone → 56.2 [95.1] /
   // 78.1 [89.4] / 90.2 [94.6].
-  diversity: { perSession: 2, penalty: 0, depth: 200, byConversation: true },
+  rules: { weight: 0, scan: 300, top: 2 },
+  diversity: { perSession: 2, penalty: 0, depth: 200, byConversation: true, acrossOnly: false, flat: false },
   // Context recall at the default 2,500-token budget (LoCoMo / LME; recall@k unchanged by design):
   // turns 12 → 80.5 / 89.6; 20 → 84.1 / 91.6; 30 → 86.2 / 93.2; 40 → 87.5 / 93.2. turnChars 800
   // with focus (30 turns) → 86.2 / 93.5; 600 with focus (40) → 87.5 / 92.5 (long assistant turns
@@ -353,6 +368,8 @@ export interface BoostFacts {
   readonly hasTimeExpression: boolean;
   /** Does the turn state a preference of its speaker (queryAnalysis.STATES_PREFERENCE)? Absent = no. */
   readonly statesPreference?: boolean;
+  /** Does the turn give a standing instruction (queryAnalysis.STATES_INSTRUCTION)? Absent = no. */
+  readonly statesInstruction?: boolean;
 }
 
 export interface BoostQuery {
@@ -367,7 +384,7 @@ export interface BoostQuery {
   readonly asksForCurrent?: boolean;
 }
 
-export type BoostSignal = 'speaker' | 'role' | 'preference' | 'recency' | 'dateRange' | 'timeExpression' | 'session' | 'diversity';
+export type BoostSignal = 'speaker' | 'role' | 'preference' | 'instruction' | 'recency' | 'dateRange' | 'timeExpression' | 'session' | 'diversity';
 
 export interface BoostedItem extends FusedItem {
   readonly boosts: Partial<Record<BoostSignal, number>>;
@@ -392,6 +409,7 @@ export function applyBoosts(fused: readonly FusedItem[], facts: ReadonlyMap<stri
   }
   const timeSpan = newest - oldest;
   const out: BoostedItem[] = [];
+  let instructions = 0;
   for (const item of fused) {
     const f = facts.get(item.id);
     if (!f) continue;
@@ -411,6 +429,10 @@ export function applyBoosts(fused: readonly FusedItem[], facts: ReadonlyMap<stri
       boosts.preference = config.preference;
       factor *= 1 + config.preference;
     }
+    if (config.instruction && f.role === 'user' && f.statesInstruction && (!config.instructionTop || instructions++ < config.instructionTop)) {
+      boosts.instruction = config.instruction;
+      factor *= 1 + config.instruction;
+    }
     if (config.recency && query.asksForCurrent && timeSpan > 0) {
       const gain = config.recency * (f.occurredAt - oldest) / timeSpan;
       if (gain > 0) {
@@ -427,6 +449,13 @@ export function applyBoosts(fused: readonly FusedItem[], facts: ReadonlyMap<stri
       factor *= 1 + config.timeExpression;
     }
     out.push({ id: item.id, ranks: item.ranks, score: item.score * factor, boosts });
+  }
+  if (config.instructionSecond) {
+    // A standing instruction stays just under the best turn that is not one.
+    const rule = (x: BoostedItem) => facts.get(x.id)!.role === 'user' && facts.get(x.id)!.statesInstruction === true;
+    let top = -Infinity;
+    for (const x of out) if (!rule(x)) top = Math.max(top, x.score);
+    for (const x of out) if (rule(x) && x.score >= top) x.score = top * (1 - 1e-9);
   }
   if (config.session > 0 && config.sessionTop > 0) {
     const byConversation = new Map<string, BoostedItem[]>();
@@ -488,9 +517,9 @@ export function sessionKeys(ids: readonly string[], facts: ReadonlyMap<string, B
  * this, one matching session's neighbouring turns fill the top. Items below `depth` keep their
  * order, scored no higher than the last placed item.
  */
-export function diversify(items: readonly BoostedItem[], facts: ReadonlyMap<string, BoostFacts>, config: RetrievalConfig): BoostedItem[] {
-  const { perSession, penalty, depth } = config.diversity;
-  if (!(penalty > 0) || perSession < 1 || items.length < 2) return [...items];
+export function diversify(items: readonly BoostedItem[], facts: ReadonlyMap<string, BoostFacts>, config: RetrievalConfig, asksAcrossTime = false): BoostedItem[] {
+  const { perSession, penalty, depth, acrossOnly, flat } = config.diversity;
+  if (!(penalty > 0) || perSession < 1 || items.length < 2 || (acrossOnly && !asksAcrossTime)) return [...items];
   const pool = items.slice(0, Math.max(1, depth));
   const session = config.diversity.byConversation
     ? new Map(pool.map((x) => [x.id, facts.get(x.id)?.conversationId ?? x.id]))
@@ -499,7 +528,7 @@ export function diversify(items: readonly BoostedItem[], facts: ReadonlyMap<stri
   const out: BoostedItem[] = [];
   const adjusted = (x: BoostedItem) => {
     const extra = (placed.get(session.get(x.id) ?? x.id) ?? 0) - perSession + 1;
-    return extra > 0 ? x.score * (1 - penalty) ** extra : x.score;
+    return extra > 0 ? x.score * (1 - penalty) ** (flat ? 1 : extra) : x.score;
   };
   while (pool.length) {
     let best = 0;

@@ -47,6 +47,11 @@ export interface QueryAnalysis {
   readonly asksForHelp: boolean;
   /** The question asks for the current or latest state ("currently", "most recently", "so far"). */
   readonly asksForCurrent: boolean;
+  /**
+   * The question asks about many occasions over time ("throughout our conversations", "in order",
+   * "summarise how … developed", "how many … in total"): its evidence is spread over sessions.
+   */
+  readonly asksAcrossTime: boolean;
   readonly temporal: {
     /** The question asks for a time or date ("when", "what year", "how long ago"). */
     readonly asksForTime: boolean;
@@ -196,6 +201,22 @@ export const STATES_PREFERENCE =
 export const STATES_INSTRUCTION =
   /\b((always|never)\s+(use|include|format|provide|give|mention|add|show|write|answer|respond|reply|keep|start|end|put|list|cite|explain|suggest|recommend|remind|avoid|ask)|when(ever)?\s+I\s+ask|from\s+now\s+on|(I\s+want|I'd\s+like|I\s+would\s+like)\s+you\s+to|please\s+(always|never|don't|do\s+not))\b/i;
 
+/** Verbs of a standing instruction's imperative ("always include…", "never use…"). */
+const INSTRUCTION_VERBS =
+  'use|include|format|provide|give|mention|add|show|write|answer|respond|reply|keep|start|end|put|list|cite|explain|suggest|recommend|remind|avoid|ask|break|highlight|offer|focus|emphasi[sz]e|present|compare|walk|structure|label|number|limit|check|clarify|reference|note|consider|be|make|stick|prioriti[sz]e|assume|stay';
+
+/**
+ * A standing instruction to the assistant, in the strict sense: a sentence that opens with an
+ * imperative "always …" / "never …" (or "from now on, …"), or a rule for "when I ask about …". The
+ * wider STATES_INSTRUCTION also fires on "I'd like you to…" (one request) and on friends' talk.
+ */
+export const STANDING_INSTRUCTION = new RegExp(
+  `(?:^|[.!?]\\s+|\\n\\s*)(?:please\\s+|and\\s+)?(?:always|never)\\s+(?:${INSTRUCTION_VERBS})\\b`
+  + `|\\bwhen(?:ever)?\\s+I\\s+ask\\s+(?:you\\b|about\\b|for\\b|questions?\\b|how\\b|what\\b|to\\b)`
+  + `|(?:^|[.!?]\\s+)(?:from\\s+now\\s+on|going\\s+forward),?\\s+(?:please\\s+)?(?:always|never|don't|do\\s+not|${INSTRUCTION_VERBS})\\b`,
+  'i',
+);
+
 /**
  * A request to the assistant now, beyond advice: "could you show me…", "how should I…", "what steps
  * would you…", "where do you think I should…". Questions about earlier replies are excluded as for
@@ -217,6 +238,9 @@ export const FRAMING_WORDS: ReadonlySet<string> = new Set(
 
 /** Asking for the present or latest state of something that may have changed. */
 const ASKS_FOR_CURRENT = /\b(currently|current|now|most\s+recent(ly)?|latest|so\s+far|still|these\s+days|at\s+the\s+moment|anymore|nowadays)\b/i;
+
+const ASKS_ACROSS_TIME =
+  /\b(throughout|across)\s+(our|my|all|the|these|those|every)?\s*(\w+\s+){0,2}(conversations?|sessions?|chats?|discussions?|messages?|requests?|questions?|talks?|exchanges?)\b|\bover\s+(time|the\s+(past|last)\s+(few\s+|several\s+)?(days|weeks|months|years|sessions|conversations))\b|\bsummar(y|ise|ize|ising|izing)\b|\b(in\s+(chronological\s+)?order|order\s+in\s+which)\b|\b(evolved|developed|progressed)\s+(over|throughout|across|since|from)\b|\bin\s+total\b|\bhow\s+many\s+(different|times|total)\b/i;
 
 const ABOUT_EARLIER_REPLY = /\b(you\s+(recommended|suggested|gave|told|said)|did\s+you|previous\s+(conversation|chat))\b/i;
 
@@ -252,6 +276,7 @@ export function analyzeQuery(text: string, options: AnalyzeOptions = {}): QueryA
     asksForAdvice: asksForAdvice(text),
     asksForHelp: asksForHelp(text),
     asksForCurrent: ASKS_FOR_CURRENT.test(text),
+    asksAcrossTime: ASKS_ACROSS_TIME.test(text),
     temporal: {
       asksForTime: ASKS_FOR_TIME.test(text),
       ranges: options.now === undefined ? [] : parseDateRanges(text, options.now, options.timeZone),

@@ -7,17 +7,20 @@
  *
  * New facts, narratives and summaries are embedded with the active embedder so retrieval can
  * search every level. Endpoint trouble pauses the queue instead of burning attempts: nothing is
- * lost and the turns are never touched; a job that keeps failing marks its cell 'failed'.
+ * lost and the turns are never touched; a job that keeps failing marks its cell 'failed', and
+ * comes back by itself once the endpoint proves healthy again (synthesisRecovery.ts) or when the
+ * person retries it.
  */
 import { errorCode, RecollectError, type ErrorCode } from '../base/errors';
 import type { Clock, Embedder, Llm } from '../base/ports';
 import type { EpisodeStore } from '../episodes/episodes';
 import type { KnowledgeStore } from './knowledge';
 import type { VectorStore } from '../base/store';
-import { CancelJob, JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
+import { CancelJob, DEFAULT_JOB_RUNNER_CONFIG, JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
 import { expireForesight, summariseScene, synthesiseMemCell } from './synthesis';
 import { updateProfile } from './profileUpdate';
 import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
+import { SynthesisRecovery, type SynthesisFailures } from './synthesisRecovery';
 
 export const SUMMARISE_SCENE = 'summarise-scene';
 export const UPDATE_PROFILE = 'update-profile';
@@ -30,14 +33,6 @@ const PAUSE_MS = 60_000;
  * for the hour. Past this, the next job asks again (and is told to wait again if it must).
  */
 export const MAX_RATE_LIMIT_PAUSE_MS = 2 * 60_000;
-/**
- * Failures that say the endpoint was in trouble (down, hung, rate-limiting, cutting or garbling its
- * replies) rather than that the job is wrong. Jobs that failed with these are revived when the
- * endpoint answers again or its settings change.
- */
-const ENDPOINT_TROUBLE: readonly ErrorCode[] = ['LLM_UNAVAILABLE', 'LLM_TIMEOUT', 'LLM_RATE_LIMITED', 'LLM_STREAM_CUT', 'LLM_BAD_OUTPUT', 'LLM_REJECTED'];
-/** At most one revival per this interval, so a job that fails on every endpoint cannot loop. */
-const REVIVE_EVERY_MS = 10 * 60_000;
 
 export interface ConsolidatorDeps {
   readonly jobs: JobStore;
@@ -62,9 +57,25 @@ export interface ConsolidatorDeps {
 export class Consolidator {
   readonly #d: ConsolidatorDeps;
   readonly runner: JobRunner;
+  /** Brings back work that failed while the endpoint misbehaved. */
+  readonly recovery: SynthesisRecovery;
 
   constructor(deps: ConsolidatorDeps) {
     this.#d = deps;
+    this.recovery = new SynthesisRecovery({
+      jobs: deps.jobs,
+      kinds: { episode: SYNTHESISE_MEMCELL, theme: SUMMARISE_SCENE, profile: UPDATE_PROFILE },
+      llm: deps.llm,
+      allowed: () => !deps.allowed || deps.allowed(),
+      queueBusy: () => {
+        const status = this.runner.status();
+        return status.running || (status.pausedUntil !== null && status.pausedUntil > deps.clock.now());
+      },
+      revived: (jobs) => this.#revived(jobs),
+      maxAttempts: DEFAULT_JOB_RUNNER_CONFIG.maxAttempts,
+      clock: deps.clock,
+      timer: deps.timer,
+    });
     this.runner = new JobRunner({
       store: deps.jobs,
       clock: deps.clock,
@@ -75,16 +86,18 @@ export class Consolidator {
         [UPDATE_PROFILE]: (job) => this.#guard(job, () => this.#profile(job)),
       },
       onFailed: async (job) => {
+        this.recovery.jobFailed(job);
         if (job.kind === SYNTHESISE_MEMCELL && typeof job.payload.memcellId === 'string') {
           await deps.episodes.setCellStatus(job.payload.memcellId, 'failed', deps.clock.now());
-          deps.onChange?.();
         }
+        deps.onChange?.();
       },
     });
   }
 
   async start(): Promise<void> {
     await this.runner.start();
+    this.recovery.start();
   }
 
   /** Marks foresight whose end has passed as expired (the engine runs this at start and on a timer). */
@@ -94,33 +107,37 @@ export class Consolidator {
     return n;
   }
 
-  /** Call when the endpoint settings change: paused work resumes at once, failed work is retried. */
+  /** Call when the endpoint settings change: paused work resumes at once, failed work gets a check at once. */
   endpointChanged(): void {
-    this.#lastRevival = Number.NEGATIVE_INFINITY;
-    void this.endpointAnswered();
+    this.recovery.endpointChanged();
     this.runner.kick({ resume: true });
   }
 
-  #lastRevival = Number.NEGATIVE_INFINITY;
+  /** An LLM call succeeded (an answer, a title): work parked by endpoint trouble gets a check soon. */
+  endpointAnswered(): void {
+    this.recovery.endpointAnswered();
+  }
 
-  /**
-   * An LLM call succeeded: the endpoint works again, so work that failed while it was in trouble
-   * goes back in the queue (its episodes from 'failed' to 'queued'), and a pause ends.
-   */
-  async endpointAnswered(): Promise<void> {
+  /** The person's Retry: every failed synthesis job goes back in the queue now; returns how many. */
+  retryFailed(): Promise<number> {
+    return this.recovery.retryAll();
+  }
+
+  /** What failed, and what will come back by itself. */
+  failures(): Promise<SynthesisFailures> {
+    return this.recovery.failures();
+  }
+
+  /** Failed jobs went back to pending: their episodes are queued again and the queue runs. */
+  async #revived(jobs: readonly Job[]): Promise<void> {
     const now = this.#d.clock.now();
-    if (now - this.#lastRevival < REVIVE_EVERY_MS) return;
-    this.#lastRevival = now;
-    const revived = await this.#d.jobs.reviveFailed(ENDPOINT_TROUBLE, now);
-    for (const job of revived) {
+    for (const job of jobs) {
       if (job.kind === SYNTHESISE_MEMCELL && typeof job.payload.memcellId === 'string') {
         await this.#d.episodes.setCellStatus(job.payload.memcellId, 'queued', now);
       }
     }
-    if (revived.length > 0) {
-      this.#d.onChange?.();
-      this.runner.kick({ resume: true });
-    }
+    this.#d.onChange?.();
+    this.runner.kick({ resume: true });
   }
 
   #llm(): Llm {
@@ -129,16 +146,17 @@ export class Consolidator {
     return llm;
   }
 
-  async #guard(job: Job, run: () => Promise<void>): Promise<void> {
+  /** `run` resolves true when a reply of the model was used (false: nothing was left to do). */
+  async #guard(job: Job, run: () => Promise<boolean>): Promise<void> {
     if (this.#d.allowed && !this.#d.allowed()) {
       if (job.kind === SYNTHESISE_MEMCELL && typeof job.payload.memcellId === 'string') {
         await this.#d.episodes.setCellStatus(job.payload.memcellId, 'raw', this.#d.clock.now());
       }
       throw new CancelJob('the consolidation policy is off');
     }
+    let answered: boolean;
     try {
-      await run();
-      this.#d.onChange?.();
+      answered = await run();
     } catch (err) {
       const code = errorCode(err);
       if (code && PAUSE_CODES.has(code)) {
@@ -150,6 +168,9 @@ export class Consolidator {
       }
       throw err;
     }
+    this.#d.onChange?.();
+    // A validated reply proves the endpoint healthy: work it failed earlier comes back (never fails this job).
+    if (answered) await this.recovery.jobSucceeded();
   }
 
   async #embed(kind: 'fact' | 'memcell', items: { id: string; text: string }[]): Promise<void> {
@@ -164,12 +185,12 @@ export class Consolidator {
     }
   }
 
-  async #synthesise(job: Job): Promise<void> {
+  async #synthesise(job: Job): Promise<boolean> {
     const memcellId = String(job.payload.memcellId ?? '');
     if (!memcellId) throw new RecollectError('INVALID_INPUT', 'A synthesis job without a MemCell id.');
     const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock, ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}) };
     const result = await synthesiseMemCell(deps, memcellId, { jobId: job.id });
-    if (!result) return; // the cell was deleted meanwhile
+    if (!result) return false; // the cell was deleted meanwhile
     const embedder = this.#d.embedder();
     if (embedder && result.factIds.length > 0) {
       // Every fact still without a vector from the active model (this cell's, and any a failed run left).
@@ -182,26 +203,28 @@ export class Consolidator {
       await this.#d.jobs.enqueue(SUMMARISE_SCENE, { sceneId: cell.sceneId, newMemberIds: [memcellId] }, { dedupeKey: `scene:${cell.sceneId}` });
       this.runner.kick();
     }
+    return true;
   }
 
-  async #summarise(job: Job): Promise<void> {
+  async #summarise(job: Job): Promise<boolean> {
     const sceneId = String(job.payload.sceneId ?? '');
     const newMemberIds = Array.isArray(job.payload.newMemberIds) ? job.payload.newMemberIds.map(String) : undefined;
     const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock };
     const result = await summariseScene(deps, sceneId, { jobId: job.id, ...(newMemberIds ? { newMemberIds } : {}) });
     // No vector for the summary: nothing searched theme summaries by meaning (themes are reached
     // through their episodes' vectors and centroids), so the vectors were written and never read.
-    if (!result) return;
+    if (!result) return false;
     const debounce = this.#d.profileDebounceMs ?? 30_000;
     await this.#d.jobs.enqueue(UPDATE_PROFILE, {}, { dedupeKey: 'profile', runAfter: this.#d.clock.now() + debounce });
     this.runner.kick();
     // The runner only wakes for a future run_after after a start or a back-off, so a debounced
     // profile update waited for the next unrelated kick (a closed episode): wake when it is due.
     this.#d.timer(() => this.runner.kick(), debounce + 50);
+    return true;
   }
 
-  async #profile(job: Job): Promise<void> {
+  async #profile(job: Job): Promise<boolean> {
     const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock };
-    await updateProfile(deps, { jobId: job.id });
+    return (await updateProfile(deps, { jobId: job.id })).calls > 0;
   }
 }
