@@ -1,8 +1,21 @@
 import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { VitePWA } from 'vite-plugin-pwa';
+
+/**
+ * Inside workers, these packages resolve to their DOM-free build: decode-named-character-reference
+ * (under the Markdown parser) has a "browser" build that decodes entities through `document`, which
+ * a worker does not have, so the Markdown worker failed with "document is not defined". Node's
+ * resolution picks the build with its own entity table.
+ */
+function domFreeInWorkers(): Plugin {
+  const require = createRequire(import.meta.url);
+  const plain = new Map(['decode-named-character-reference'].map((name) => [name, require.resolve(name)]));
+  return { name: 'recollect:dom-free-in-workers', enforce: 'pre', resolveId: (source) => plain.get(source) ?? null };
+}
 
 /**
  * onnxruntime-web references its WASM with `new URL(..., import.meta.url)`, so Vite emits a hashed
@@ -125,7 +138,7 @@ function progressiveWebApp() {
 
 export default defineConfig({
   plugins: [react(), dropUnusedHeavyAssets(), contentSecurityPolicyMeta(), progressiveWebApp()],
-  worker: { format: 'es', plugins: () => [dropUnusedHeavyAssets()] },
+  worker: { format: 'es', plugins: () => [domFreeInWorkers(), dropUnusedHeavyAssets()] },
   optimizeDeps: { exclude: ['@journeyapps/wa-sqlite'] },
   build: {
     target: 'es2022',

@@ -31,6 +31,8 @@
  * times the WASM SIMD int8 vector index against the JS brute force in the same run (bench/vector-index.ts).
  *   npm run bench -- cold-open --profile <dir> [--dist <dir>] [--reps 5] [--question text] [--out report.json]
  * times a new page's cold open of a database a `scale --profile <dir>` run kept (bench/coldOpen.ts).
+ *   npm run bench -- markdown-limits [--reps 5] [--dist dist] [--before <dist>] [--before-reps 2] [--cap 120] [--out bench/results/markdown-limits.md]
+ * the longest main-thread task while a conversation holding one Markdown fixture opens, and while a key is typed (bench/markdownLimits.ts).
  *   npm run bench -- multilingual [--data bench/data/multilingual] [--out report.json]
  * known-item recall per language for message search and recall, and a tokenizer comparison (bench/multilingual.ts).
  * A progress line goes to stderr; the summary table to stdout.
@@ -53,6 +55,7 @@ import { scaleSummary, writeScaleReport } from './scaleReport';
 import { crashCommand } from './crash';
 import { MULTILINGUAL_USAGE, multilingualCommand } from './multilingual';
 import { COLD_OPEN_USAGE, coldOpenCommand } from './coldOpen';
+import { MARKDOWN_LIMITS_USAGE, markdownLimitsCommand } from './markdownLimits';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
@@ -61,6 +64,7 @@ function usage(message?: string): never {
   process.stderr.write(`       ${VECTORS_USAGE.replace(/^usage: /, '')}\n`);
   process.stderr.write(`       ${MULTILINGUAL_USAGE.replace(/^usage: /, '')}\n`);
   process.stderr.write(`       ${COLD_OPEN_USAGE.replace(/^usage: /, '')}\n`);
+  process.stderr.write(`       ${MARKDOWN_LIMITS_USAGE.replace(/^usage: /, '')}\n`);
   process.exit(2);
 }
 
@@ -191,5 +195,6 @@ else if (command === 'vectors') await vectorsCommand(rest);
 else if (command === 'crash') await crashCommand(rest, usage);
 else if (command === 'multilingual') await multilingualCommand(rest, progressLine());
 else if (command === 'cold-open') await coldOpenCommand(rest, progressLine(), usage);
+else if (command === 'markdown-limits') await markdownLimitsCommand(rest, progressLine(), usage);
 else if (command === 'scale-sweep') await (await import('./scaleSweep')).scaleSweepCommand(rest, progressLine());
 else usage(command ? `unknown command ${command}` : undefined);

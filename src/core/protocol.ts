@@ -1,6 +1,7 @@
 /**
  * The one protocol file: everything that crosses a worker boundary — the engine worker
- * (EngineWorkerApi) and the model worker (ModelWorkerApi). The benchmark worker's wire types are
+ * (EngineWorkerApi), the model worker (ModelWorkerApi), the device-LLM worker and the page's
+ * Markdown worker (MarkdownWorkerApi). The benchmark worker's wire types are
  * not the product's and live in bench/host/benchProtocol.ts, built on this file's transport.
  *
  * One error transport: a worker exposes its API `resultify`-ed, so no method throws across the
@@ -25,6 +26,7 @@ import type {
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
 import type { SynthesisFailures } from './synthesis/synthesisRecovery';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
+import type { Root as HastRoot } from 'hast';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
 
 export type { StageUsage };
@@ -407,6 +409,27 @@ export const DEVICE_LLM_STOPPED_MESSAGE =
   'The model on this device stopped (it may have run out of memory), so this did not finish. Recollect restarted it; try again.';
 
 /** A MessagePort, typed structurally so this file compiles without the DOM library. */
+/**
+ * A message's Markdown as an element tree (hast, plain data), made safe and bounded by
+ * src/app/markdown/markdownTree.ts on the page or in the Markdown worker.
+ */
+export interface MarkdownTree {
+  readonly root: HastRoot;
+  /** Nodes in the tree (elements and text), after flattening. */
+  readonly nodes: number;
+  /** Something was nested too deeply and is shown as its text. */
+  readonly flattened: boolean;
+}
+
+/**
+ * The Markdown worker (workers/markdown.worker.ts): parses one message the page would not parse on
+ * its own thread ("Show formatted" on a long or pathological message). The page starts one worker
+ * per request and terminates it at a deadline, so a parse that never ends costs nothing but that.
+ */
+export interface MarkdownWorkerApi {
+  format(text: string, options: { readonly citations: boolean }): MarkdownTree;
+}
+
 export interface MessagePortLike {
   postMessage(message: unknown, transfer?: unknown[]): void;
   close(): void;

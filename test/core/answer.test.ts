@@ -9,6 +9,8 @@ import type { AnswerSource } from '../../src/core/recall/answerContext';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { countWords, startMockLlmServer, type MockChatRequest, type MockLlmServer } from '../llm/mockLlmServer';
 import { createEngine } from '../../src/host/createEngine';
+import { RECALL_QUERY_CHARS } from '../../src/core/recall/recallQuery';
+import { plainProse } from '../support/markdownFixtures';
 
 const KEY = 'sk-test-secret-7f3a9';
 const NOW = Date.UTC(2024, 5, 1, 9, 0);
@@ -120,6 +122,17 @@ describe('answerQuestion', () => {
     expect(sufficiencyRequests()).toHaveLength(0);
     expect(result.rounds).toBe(1);
     expect(recallQueries).toEqual(['Where did Ana run her marathon?']);
+  });
+
+  it('a 100,000-character message: recall searches its head and tail, the model receives all of it', async () => {
+    const message = `${plainProse(100_000)}\n\nWhere did Ana run her marathon?`;
+    const { result } = await run(message);
+    expect(recallQueries).toHaveLength(1);
+    expect(recallQueries[0]!.length).toBeLessThanOrEqual(RECALL_QUERY_CHARS + 3);
+    expect(recallQueries[0]!.endsWith('Where did Ana run her marathon?')).toBe(true);
+    // The question at its end still finds the turn, and the request holds the whole message.
+    expect(result.citations[0]).toMatchObject({ kind: 'turn', ref: 't0' });
+    expect(result.requests.at(-1)!.messages.at(-1)!.content).toContain(message);
   });
 
   it('says so when memory is empty and cites nothing', async () => {

@@ -242,7 +242,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         {stream && (
           <li className="message assistant pending" data-testid="streaming-answer" aria-live="polite">
             <div className="message-head"><strong>Assistant</strong> <span className="muted">{stream.error ? 'failed' : STAGE_LABEL[stream.stage] ?? 'Answering…'}</span></div>
-            {stream.text && <Markdown text={stream.text} />}
+            {stream.text && <Markdown text={stream.text} live />}
             <PartialMark text={stream.text} error={stream.error} />
             {stream.error ? (
               <div className="error" role="alert">

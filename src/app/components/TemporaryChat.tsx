@@ -61,7 +61,7 @@ export function TemporaryChat() {
         {stream && !stream.error && (
           <li className="message assistant pending" data-testid="streaming-answer">
             <div className="message-head"><strong>Assistant</strong></div>
-            <Markdown text={stream.text || '…'} />
+            <Markdown text={stream.text || '…'} live />
             <button type="button" onClick={answers.stop}>Stop (Esc)</button>
           </li>
         )}

@@ -16,6 +16,7 @@ import type { AnswerSource } from './answerContext';
 import { answerSourceOf, type KnowledgeSource } from './answerSource';
 import type { VectorHit } from './hybridSearch';
 import { Retriever, type QueryVector, type RetrievalResult, type RetrievalScope, type RetrievalSource } from './Retriever';
+import { recallQuery } from './recallQuery';
 
 export interface RecallRequest {
   readonly limit?: number;
@@ -64,7 +65,8 @@ export class MemoryReader {
   }
 
   /** Ranked turns for a question; `queryVector` skips embedding it again (undefined = embed here). */
-  async recall(question: string, request: RecallRequest = {}, queryVector?: QueryVector | null | Promise<QueryVector | null>): Promise<RetrievalResult> {
+  async recall(message: string, request: RecallRequest = {}, queryVector?: QueryVector | null | Promise<QueryVector | null>): Promise<RetrievalResult> {
+    const question = recallQuery(message); // a long paste is searched by its head and tail
     // Independent reads, asked together. The embedding and the reranker may each be a model-worker
     // round trip: the Retriever takes them as promises and runs its keyword query meanwhile, so a
     // recall does not wait for them before it starts reading the database.

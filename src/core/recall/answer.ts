@@ -22,6 +22,7 @@ import { errorCode, RecollectError } from '../base/errors';
 import { untilAborted } from '../base/abortable';
 import { ANSWER_BUDGET } from '../base/settings';
 import { loadTokenCounter } from '../base/tokens';
+import { recallQuery } from './recallQuery';
 import type { StageUsage } from '../base/types';
 import {
   composeContext, gatherContext, mergeParts,
@@ -275,7 +276,8 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
   const gather = (query: string): Promise<ContextParts> => untilAborted(gatherContext(deps.source, query, {
     now, ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(options.limits ? { limits: options.limits } : {}),
   }), signal, stoppedError);
-  const compose = (parts: ContextParts): ComposedContext => composeContext(parts, { budgetTokens, now, countTokens: count, timeZone, query: question });
+  // Excerpts are cut around the words recall searched with (recallQuery.ts), not every word of a long paste.
+  const compose = (parts: ContextParts): ComposedContext => composeContext(parts, { budgetTokens, now, countTokens: count, timeZone, query: recallQuery(question) });
 
   throwIfAborted(signal);
   yield { type: 'status', stage: 'retrieval' };

@@ -18,6 +18,7 @@ import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
 import type { Fact, MemCell, Message } from '../base/types';
 import { reciprocalRankFusion, RETRIEVAL_CONFIG } from './fusion';
 import { focusClip, focusTerms } from './snippet';
+import { recallQuery } from './recallQuery';
 import { charsOverFour, type TokenCounter } from '../base/tokens';
 
 // ---------------------------------------------------------------------------------------------
@@ -99,9 +100,11 @@ export interface GatherOptions {
 
 /**
  * Retrieval for one query: turns, facts and episodes in parallel, episode fusion, then
- * scene-guided expansion. Profile and foresight do not depend on the query.
+ * scene-guided expansion. Profile and foresight do not depend on the query. A long query (a
+ * pasted document) is searched by its head and tail (recallQuery.ts).
  */
-export async function gatherContext(source: AnswerSource, query: string, options: GatherOptions): Promise<ContextParts> {
+export async function gatherContext(source: AnswerSource, message: string, options: GatherOptions): Promise<ContextParts> {
+  const query = recallQuery(message);
   const limits = { ...DEFAULT_GATHER_LIMITS, ...options.limits };
   const scope = options.conversationId !== undefined ? { conversationId: options.conversationId } : {};
   const [turns, facts, searched, profile, foresight] = await Promise.all([
