@@ -33,7 +33,8 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
     const become = async (wait: boolean) => {
       let result;
       try {
-        result = await client.acquire(wait);
+        // A temporary session restarted with its worker starts empty again: nothing was kept.
+        result = await (useUi.getState().temporarySession ? client.openTemporary() : client.acquire(wait));
       } catch (err) {
         // The worker died while acquiring: 'engine-stopped' follows and a restarted worker tries again.
         if (toErrorInfo(err).code === 'ENGINE_STOPPED') return;
@@ -41,7 +42,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
       }
       if (cancelled) return;
       if (result.state === 'owner') {
-        setOwnership('owner');
+        setOwnership('owner', null, result.temporary === true);
         await queryClient.invalidateQueries();
       } else if (result.state === 'failed') {
         setOwnership('failed', result.error);
@@ -110,6 +111,26 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
       off();
     };
   }, [client, queryClient, setOwnership, notify, setUpgrade]);
+}
+
+/**
+ * Starts a session that keeps nothing (the memory in the engine worker's memory), offered when this
+ * window cannot keep files at all (STORAGE_UNAVAILABLE: a Firefox private window).
+ */
+export function useStartTemporarySession(): () => Promise<void> {
+  const client = useEngineClient();
+  const queryClient = useQueryClient();
+  const setOwnership = useUi((s) => s.setOwnership);
+  return async () => {
+    setOwnership('connecting');
+    const result = await client.openTemporary();
+    if (result.state === 'owner') {
+      setOwnership('owner', null, true);
+      await queryClient.invalidateQueries();
+    } else {
+      setOwnership('failed', result.state === 'failed' ? result.error : null);
+    }
+  };
 }
 
 function useOwner(): boolean {
