@@ -1,5 +1,5 @@
 /**
- * Search results show an assistant turn's words, not its Markdown (issue 37 item 5): "similar in
+ * Search results show an assistant turn's words, not its Markdown: "similar in
  * meaning" and the word matches both read "Biscuit", never `**Biscuit**`. User turns are shown as
  * written (the chat does not render them as Markdown either).
  */
