@@ -1,8 +1,26 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { VitePWA } from 'vite-plugin-pwa';
+
+/**
+ * Workers have no `document`: the Markdown parser's entity decoder (decode-named-character-reference)
+ * resolves to a DOM build under the "browser" condition, which calls document.createElement when the
+ * module loads and so kills the engine worker at start-up (markdownText.ts runs there). Workers take
+ * its plain-JS build, which the package itself exports for the "worker" condition.
+ */
+function workerSafeEntityDecoder(): Plugin {
+  const plain = fileURLToPath(new URL('./node_modules/decode-named-character-reference/index.js', import.meta.url));
+  return {
+    name: 'recollect:worker-safe-entity-decoder',
+    enforce: 'pre',
+    resolveId(id) {
+      return id === 'decode-named-character-reference' ? plain : null;
+    },
+  };
+}
 
 /**
  * onnxruntime-web references its WASM with `new URL(..., import.meta.url)`, so Vite emits a hashed
@@ -125,7 +143,7 @@ function progressiveWebApp() {
 
 export default defineConfig({
   plugins: [react(), dropUnusedHeavyAssets(), contentSecurityPolicyMeta(), progressiveWebApp()],
-  worker: { format: 'es', plugins: () => [dropUnusedHeavyAssets()] },
+  worker: { format: 'es', plugins: () => [workerSafeEntityDecoder(), dropUnusedHeavyAssets()] },
   optimizeDeps: { exclude: ['@journeyapps/wa-sqlite'] },
   build: {
     target: 'es2022',

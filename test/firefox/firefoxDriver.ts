@@ -35,8 +35,12 @@ export interface FirefoxSession {
   close(): Promise<void>;
 }
 
-/** Serves dist/ (built by `npm run build`) and launches Firefox with downloads going to a temp folder. */
-export async function startFirefox(): Promise<FirefoxSession> {
+/**
+ * Serves dist/ (built by `npm run build`) and launches Firefox with downloads going to a temp
+ * folder. `privateWindows`: every window is private (Firefox's own autostart pref), as a person's
+ * private window is — OPFS is refused there.
+ */
+export async function startFirefox(options: { readonly privateWindows?: boolean } = {}): Promise<FirefoxSession> {
   if (!existsSync('dist/index.html')) throw new Error('dist/ is missing: run `npm run build` first (npm test builds it in test:e2e).');
   const server: PreviewServer = await preview({ logLevel: 'warn', preview: { host: '127.0.0.1', port: 0, strictPort: false } });
   const address = server.httpServer.address();
@@ -53,6 +57,7 @@ export async function startFirefox(): Promise<FirefoxSession> {
       'browser.download.useDownloadDir': true,
       'browser.download.always_ask_before_handling_new_types': false,
       'browser.download.start_downloads_in_tmp_dir': false,
+      ...(options.privateWindows ? { 'browser.privatebrowsing.autostart': true } : {}),
     },
   });
   return {
@@ -121,5 +126,8 @@ export async function connectEndpoint(page: Page, url: string): Promise<void> {
 /** Opens the app in `page` and waits for the memory to be open (the status line shows). */
 export async function openApp(page: Page, baseUrl: string): Promise<void> {
   await page.goto(baseUrl);
-  await page.waitForSelector('[data-testid="status"]', { timeout: 30_000 });
+  await page.waitForSelector('[data-testid="status"]', { timeout: 30_000 }).catch(async (err: unknown) => {
+    const shown = await page.evaluate(() => document.querySelector('.overlay')?.textContent ?? document.body.textContent?.slice(0, 300) ?? '');
+    throw new Error(`the memory did not open: the page shows "${shown}"`, { cause: err });
+  });
 }

@@ -107,6 +107,34 @@ describe.skipIf(!firefoxAvailable())('Firefox ESR', () => {
   }, 60_000 + HANDBACK_RUNS * 30_000);
 });
 
+describe.skipIf(ONLY_HANDBACK || !firefoxAvailable())('Firefox ESR, private windows', () => {
+  let ff: FirefoxSession;
+  beforeAll(async () => {
+    ff = await startFirefox({ privateWindows: true });
+  });
+  afterAll(async () => ff?.close());
+
+  it('say that they cannot keep a memory and offer a temporary session that stores, finds and exports', async () => {
+    const page = await ff.browser.newPage();
+    await page.goto(ff.baseUrl);
+    await page.waitForSelector('[data-testid="storage-unavailable"]', { timeout: 30_000 });
+    expect(await text(page, '[data-testid="storage-unavailable"]')).toContain('Private windows in Firefox cannot keep a memory; open Recollect in a normal window');
+    await clickButton(page, 'Use a temporary session');
+    await page.waitForSelector('[data-testid="temporary-session"]');
+    expect(await text(page, '[data-testid="temporary-session"]')).toContain('Temporary session — nothing is kept after this window closes');
+    await clickButton(page, '+ New conversation');
+    await page.waitForSelector(MESSAGE_BOX, { visible: true });
+    await send(page, 'The spare key is under the blue flowerpot.', 1);
+    await fill(page, SEARCH_BOX, 'flowerpot');
+    await until(page, () => (document.querySelector('[data-testid="search-hit"]')?.textContent ?? '').includes('spare key'), null);
+    await fill(page, SEARCH_BOX, '');
+    await clickButton(page, 'Export', '[data-testid="temporary-session"]');
+    const bytes = await readFile(await waitForDownload(ff.downloads, /^recollect-\d{4}-\d{2}-\d{2}\.sqlite$/));
+    expect(bytes.includes(Buffer.from('The spare key is under the blue flowerpot.'))).toBe(true);
+    await page.close();
+  });
+});
+
 /**
  * One hand-back: `owner` holds the memory; a second tab opens and waits ("open in another tab"),
  * takes over, writes, and is closed; the first tab must get the memory back and see the turn.
