@@ -17,8 +17,12 @@ async function refuseOpfs(context: BrowserContext): Promise<void> {
   await context.addInitScript(REFUSE_OPFS);
   // A bundled worker is one file without imports: a statement put first runs before its code.
   await context.route('**/assets/*.worker-*.js', async (route) => {
-    const response = await route.fetch();
-    await route.fulfill({ response, body: REFUSE_OPFS + (await response.text()) });
+    try {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: REFUSE_OPFS + (await response.text()) });
+    } catch {
+      // The test ended (context closed) while a worker script was still on its way: nothing to do.
+    }
   });
 }
 
