@@ -40,6 +40,24 @@ try {
     if (i === 29) console.log('app after 30 s', state);
     await sleep(1000);
   }
+  // Where the memory cannot open, the temporary session (SQLite in memory) shows whether the rest
+  // runs: module workers, WASM, storing and searching.
+  const offered = await run(`const b = [...document.querySelectorAll('button')].find((x) => x.textContent.trim() === 'Use a temporary session'); if (b) b.click(); arguments[0](!!b)`);
+  if (offered) {
+    await sleep(3000);
+    console.log('after Use a temporary session', await run(`arguments[0]({ banner: document.querySelector('[data-testid="temporary-session"]')?.innerText ?? null, overlay: document.querySelector('.overlay')?.innerText ?? null, status: document.querySelector('[data-testid="status"]')?.innerText ?? null })`));
+    await run(`[...document.querySelectorAll('button')].find((x) => x.textContent.trim() === '+ New conversation')?.click(); arguments[0]()`);
+    await sleep(1500);
+    const box = await wd('POST', `${s}/element`, { using: 'css selector', value: 'textarea[aria-label="Message"]' });
+    const id = box['element-6066-11e4-a52e-4f735466cecf'];
+    if (!id) throw new Error(`no message box: ${JSON.stringify(box)}`);
+    await wd('POST', `${s}/element/${id}/value`, { text: 'The spare key is under the blue flowerpot.\uE007' });
+    await sleep(3000);
+    const search = await wd('POST', `${s}/element`, { using: 'css selector', value: 'input[aria-label="Search memory"]' });
+    await wd('POST', `${s}/element/${search['element-6066-11e4-a52e-4f735466cecf']}/value`, { text: 'flowerpot' });
+    await sleep(3000);
+    console.log('temporary session', await run(`arguments[0]({ banner: document.querySelector('[data-testid="temporary-session"]')?.innerText ?? null, overlay: document.querySelector('.overlay')?.innerText ?? null, count: document.querySelector('[data-testid="message-count"]')?.innerText ?? null, hits: [...document.querySelectorAll('[data-testid="search-hit"]')].map((h) => h.innerText), semantic: document.querySelector('.search-results')?.innerText?.slice(0, 400) ?? null, notices: document.querySelector('.notices')?.innerText ?? null })`));
+  }
   await wd('DELETE', s);
 } finally {
   driver.kill();

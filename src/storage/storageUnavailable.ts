@@ -10,9 +10,11 @@
  */
 import { RecollectError } from '../core/base/errors';
 
-export const STORAGE_UNAVAILABLE_MESSAGE =
-  'Private windows in Firefox cannot keep a memory; open Recollect in a normal window. ' +
-  'You can also use a temporary session here: nothing is kept after this window closes, but you can export it.';
+/** A window that refuses OPFS (SecurityError): in practice a Firefox private window. */
+export const STORAGE_UNAVAILABLE_MESSAGE = 'Private windows in Firefox cannot keep a memory; open Recollect in a normal window.';
+/** A browser without the API at all (WebKitGTK with its Storage API off, an old browser). */
+export const NO_OPFS_MESSAGE =
+  'This browser does not offer the file storage Recollect keeps its memory in (the Origin Private File System); open Recollect in a current Chrome, Edge, Firefox or Safari.';
 
 /** The part of `navigator.storage` this decision looks at. */
 export interface StorageLike {
@@ -35,5 +37,7 @@ export function isStorageUnavailable(err: unknown, storage: StorageLike | undefi
 
 /** The error a failed open reports: STORAGE_UNAVAILABLE when this window has no OPFS, else `err` itself. */
 export function explainOpenFailure(err: unknown, storage: StorageLike | undefined): unknown {
-  return isStorageUnavailable(err, storage) ? new RecollectError('STORAGE_UNAVAILABLE', STORAGE_UNAVAILABLE_MESSAGE, undefined, { cause: err }) : err;
+  if (!isStorageUnavailable(err, storage)) return err;
+  const message = typeof storage?.getDirectory === 'function' ? STORAGE_UNAVAILABLE_MESSAGE : NO_OPFS_MESSAGE;
+  return new RecollectError('STORAGE_UNAVAILABLE', message, undefined, { cause: err });
 }

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RecollectError } from '../../src/core/base/errors';
-import { STORAGE_UNAVAILABLE_MESSAGE, explainOpenFailure, isStorageUnavailable } from '../../src/storage/storageUnavailable';
+import { NO_OPFS_MESSAGE, STORAGE_UNAVAILABLE_MESSAGE, explainOpenFailure, isStorageUnavailable } from '../../src/storage/storageUnavailable';
 import { EngineHost } from '../../src/host/EngineHost';
 import { openMemoryDatabase, nodeSqliteRuntime } from '../../src/storage/openNodeDatabase';
 import { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
@@ -39,6 +39,9 @@ describe('isStorageUnavailable', () => {
     expect(explained).toBeInstanceOf(RecollectError);
     expect((explained as RecollectError).code).toBe('STORAGE_UNAVAILABLE');
     expect(STORAGE_UNAVAILABLE_MESSAGE).toContain('Private windows in Firefox cannot keep a memory; open Recollect in a normal window');
+    // Without the API the message does not blame private windows.
+    expect((explainOpenFailure(new TypeError('no getDirectory'), {}) as RecollectError).message).toBe(NO_OPFS_MESSAGE);
+    expect(NO_OPFS_MESSAGE).not.toContain('Private windows');
     const other = new Error('file is not a database');
     expect(explainOpenFailure(other, withOpfs)).toBe(other);
   });

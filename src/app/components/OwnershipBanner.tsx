@@ -25,12 +25,13 @@ export function OwnershipBanner() {
     );
   }
   if (ownership === 'failed' && error?.code === 'STORAGE_UNAVAILABLE') {
-    // Reloading or exporting cannot help here: this window keeps no files (a Firefox private window).
+    // Reloading or exporting cannot help here: this window keeps no files (a Firefox private window,
+    // or a browser without OPFS); the message says which.
     return (
       <div className="overlay" role="alert" data-testid="storage-unavailable">
         <div className="card">
           <h2>This window cannot keep a memory</h2>
-          <p>Private windows in Firefox cannot keep a memory; open Recollect in a normal window.</p>
+          <p>{error.message}</p>
           <p>Or use a temporary session here: everything works, nothing is kept after this window closes, and Export saves a copy you can import in a normal window.</p>
           <button type="button" className="primary" onClick={() => void startTemporary()}>Use a temporary session</button>
         </div>
