@@ -64,7 +64,10 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
         case 'engine-stopped':
           if (event.restarting) {
             setOwnership('connecting');
-            notify('error', 'The memory engine stopped unexpectedly and was restarted. Everything already stored is safe; a message you had not sent is still in the message box.');
+            notify('error', useUi.getState().temporarySession
+              // A temporary session lived in the worker that stopped: nothing of it is left to keep.
+              ? 'The memory engine stopped unexpectedly and was restarted. This temporary session kept nothing, so it starts empty again; a message you had not sent is still in the message box.'
+              : 'The memory engine stopped unexpectedly and was restarted. Everything already stored is safe; a message you had not sent is still in the message box.');
           } else {
             setOwnership('failed', { code: 'ENGINE_STOPPED', message: 'The memory engine stopped several times in a row, so Recollect stopped restarting it. Everything already stored is safe. Reload the page.' });
           }
