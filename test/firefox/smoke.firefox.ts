@@ -1,7 +1,7 @@
 /**
  * Firefox smoke run, part of `npm test` (npm run test:firefox): what a person does first, in
  * Firefox ESR over WebDriver BiDi (firefoxDriver.ts). First run memory-only, turns stored and found
- * (Chinese too), a streamed answer from the mock endpoint with a citation, Export, the two-tab
+ * (Chinese too), a streamed answer from the mock endpoint with a citation, Export and Import, the two-tab
  * hand-back, and no console error on load. HANDBACK_RUNS=20 makes the hand-back test a loop that
  * counts its passes (npm run test:handback-firefox).
  */
@@ -33,7 +33,7 @@ describe.skipIf(!firefoxAvailable())('Firefox ESR', () => {
     await mock?.close();
   });
 
-  it.skipIf(ONLY_HANDBACK)('first run memory-only, search (Chinese too), a cited answer from the endpoint, Export, no console error on load', async () => {
+  it.skipIf(ONLY_HANDBACK)('first run memory-only, search (Chinese too), a cited answer from the endpoint, Export and Import, no console error on load', async () => {
     const page = await ff.browser.newPage();
     try {
       await firstRun(page, ff);
@@ -82,6 +82,13 @@ describe.skipIf(!firefoxAvailable())('Firefox ESR', () => {
     const bytes = await readFile(file);
     expect(bytes.subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
     expect(bytes.includes(Buffer.from('我的猫叫小白'))).toBe(true);
+
+    // Import… → Replace memory with that export: the same four turns come back.
+    const input = await page.$('input[aria-label="Import database file"]');
+    await (input as unknown as { uploadFile(path: string): Promise<void> }).uploadFile(file);
+    await clickButton(page, 'Replace memory');
+    await until(page, () => (document.body.textContent ?? '').includes('Imported 4 messages'), null);
+    expect(await text(page, '[data-testid="message-count"]')).toBe('4');
     expect(errors, 'console errors during the run').toEqual([]);
   }
 
