@@ -8,7 +8,8 @@ import { VitePWA } from 'vite-plugin-pwa';
 /**
  * Inside workers, these packages resolve to their DOM-free build: decode-named-character-reference
  * (under the Markdown parser) has a "browser" build that decodes entities through `document`, which
- * a worker does not have, so the Markdown worker failed with "document is not defined". Node's
+ * a worker does not have: the Markdown worker failed with "document is not defined", and the engine
+ * worker (markdownText.ts turns search snippets into plain words there) died at start-up. Node's
  * resolution picks the build with its own entity table.
  */
 function domFreeInWorkers(): Plugin {

@@ -3,7 +3,8 @@ import '../src/core/base/zodJitless'; // first: before any schema is built (see 
 import * as Comlink from 'comlink';
 import wasmUrl from '@journeyapps/wa-sqlite/dist/wa-sqlite.wasm?url';
 import { EngineHost } from '../src/host/EngineHost';
-import { openOpfsStore, preloadSqlite } from '../src/storage/openOpfsStore';
+import { openOpfsStore, openTemporaryStore, preloadSqlite } from '../src/storage/openOpfsStore';
+import { explainOpenFailure } from '../src/storage/storageUnavailable';
 import { IdbSettingsStore } from '../src/storage/idbSettingsStore';
 import { modelWorkerLink } from '../src/models/embedderProviders';
 import { unwrapRemote, type ModelWorkerApi } from '../src/core/protocol';
@@ -18,6 +19,8 @@ const models = modelWorkerLink();
 Comlink.expose(
   new EngineHost({
     openStore: (onProgress) => openOpfsStore(wasmUrl, undefined, onProgress),
+    openTemporaryStore: () => openTemporaryStore(wasmUrl),
+    explainOpenFailure: (err) => explainOpenFailure(err, navigator.storage),
     settings: new IdbSettingsStore(),
     connectModels: (port, reason) => {
       models.connect(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort)), reason);

@@ -9,6 +9,7 @@ import { SearchResults } from './components/SearchResults';
 import { DataActions } from './components/DataActions';
 import { StatusLine } from './components/StatusLine';
 import { OwnershipBanner } from './components/OwnershipBanner';
+import { TemporarySessionBanner } from './components/TemporarySessionBanner';
 import { Notices } from './components/Notices';
 import { ModelsPanel } from './components/ModelsPanel';
 import { SettingsPanel } from './components/SettingsPanel';
@@ -37,6 +38,7 @@ export function App() {
   const setView = useUi((s) => s.setView);
   const sidebarOpen = useUi((s) => s.sidebarOpen);
   const setSidebarOpen = useUi((s) => s.setSidebarOpen);
+  const temporarySession = useUi((s) => s.temporarySession);
 
   useEffect(() => {
     // "/" or Ctrl/Cmd+K focuses search (Escape clears it); Alt+M the message box.
@@ -51,8 +53,9 @@ export function App() {
   }, []);
 
   return (
-    <div className={`app${sidebarOpen ? ' sidebar-open' : ''}`}>
+    <div className={`app${sidebarOpen ? ' sidebar-open' : ''}${temporarySession ? ' with-session-note' : ''}`}>
       <a className="skip-link" href="#main" onClick={(e) => { if (focusMessageBox()) e.preventDefault(); }}>Skip to the message box</a>
+      <TemporarySessionBanner />
       <header className="topbar">
         <button type="button" className="phone-only" aria-expanded={sidebarOpen} aria-controls="conversation-list" onClick={() => setSidebarOpen(!sidebarOpen)}>Chats</button>
         <h1>Recollect</h1>

@@ -56,6 +56,8 @@ export interface EngineClient {
   setDeviceChoice(choice: DeviceChoice): Promise<void>;
   deviceChoice(): DeviceChoice;
   acquire(wait: boolean): Promise<Ownership>;
+  /** A memory that keeps nothing, in the engine worker's memory (a window without OPFS). */
+  openTemporary(): Promise<Ownership>;
   requestTakeover(): Promise<void>;
   onEvent(listener: (event: ClientEvent) => void): () => void;
 }
@@ -228,6 +230,13 @@ export function createEngineClient(): EngineClient {
       const result = await Promise.race([c.remote.acquire({ wait }), c.dead]);
       // Owner: calls reach the engine. Elsewhere: another tab really holds the memory (DB_BUSY).
       // Failed: calls report why the open failed.
+      c.open();
+      return result;
+    },
+    openTemporary: async () => {
+      const c = current;
+      await c.connected;
+      const result = await Promise.race([c.remote.openTemporary(), c.dead]);
       c.open();
       return result;
     },

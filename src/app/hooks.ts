@@ -41,7 +41,8 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
     const become = async (wait: boolean) => {
       let result;
       try {
-        result = await client.acquire(wait);
+        // A temporary session restarted with its worker starts empty again: nothing was kept.
+        result = await (useUi.getState().temporarySession ? client.openTemporary() : client.acquire(wait));
       } catch (err) {
         // The worker died while acquiring: 'engine-stopped' follows and a restarted worker tries again.
         if (toErrorInfo(err).code === 'ENGINE_STOPPED') return;
@@ -49,7 +50,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
       }
       if (cancelled) return;
       if (result.state === 'owner') {
-        setOwnership('owner');
+        setOwnership('owner', null, result.temporary === true);
         await queryClient.invalidateQueries();
       } else if (result.state === 'failed') {
         setOwnership('failed', result.error);
@@ -71,7 +72,10 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
         case 'engine-stopped':
           if (event.restarting) {
             setOwnership('connecting');
-            notify('error', 'The memory engine stopped unexpectedly and was restarted. Everything already stored is safe; a message you had not sent is still in the message box.');
+            notify('error', useUi.getState().temporarySession
+              // A temporary session lived in the worker that stopped: nothing of it is left to keep.
+              ? 'The memory engine stopped unexpectedly and was restarted. This temporary session kept nothing, so it starts empty again; a message you had not sent is still in the message box.'
+              : 'The memory engine stopped unexpectedly and was restarted. Everything already stored is safe; a message you had not sent is still in the message box.');
           } else {
             setOwnership('failed', { code: 'ENGINE_STOPPED', message: 'The memory engine stopped several times in a row, so Recollect stopped restarting it. Everything already stored is safe. Reload the page.' });
           }
@@ -123,6 +127,26 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
       off();
     };
   }, [client, queryClient, setOwnership, notify, setUpgrade]);
+}
+
+/**
+ * Starts a session that keeps nothing (the memory in the engine worker's memory), offered when this
+ * window cannot keep files at all (STORAGE_UNAVAILABLE: a Firefox private window).
+ */
+export function useStartTemporarySession(): () => Promise<void> {
+  const client = useEngineClient();
+  const queryClient = useQueryClient();
+  const setOwnership = useUi((s) => s.setOwnership);
+  return async () => {
+    setOwnership('connecting');
+    const result = await client.openTemporary();
+    if (result.state === 'owner') {
+      setOwnership('owner', null, true);
+      await queryClient.invalidateQueries();
+    } else {
+      setOwnership('failed', result.state === 'failed' ? result.error : null);
+    }
+  };
 }
 
 function useOwner(): boolean {

@@ -45,6 +45,8 @@ interface UiState {
   setTemporaryChat(on: boolean): void;
   ownership: OwnershipState;
   ownershipError: ErrorInfo | null;
+  /** The open memory keeps nothing (a window without OPFS chose a temporary session). */
+  temporarySession: boolean;
   /** A migration rebuilding data while the memory opens (e.g. re-indexing for search), or null. */
   upgrade: { readonly done: number; readonly total: number } | null;
   setUpgrade(upgrade: { readonly done: number; readonly total: number } | null): void;
@@ -54,7 +56,7 @@ interface UiState {
   setStartingConversation(on: boolean): void;
   searchText: string;
   notices: readonly Notice[];
-  setOwnership(state: OwnershipState, error?: ErrorInfo | null): void;
+  setOwnership(state: OwnershipState, error?: ErrorInfo | null, temporary?: boolean): void;
   selectConversation(id: string | null, focusMessageId?: string | null): void;
   setSearchText(text: string): void;
   notify(kind: Notice['kind'], text: string): void;
@@ -90,6 +92,7 @@ export const useUi = create<UiState>((set) => ({
   setTemporaryChat: (temporaryChat) => set((s) => ({ temporaryChat, temporaryChatAt: temporaryChat ? s.temporaryChatAt + 1 : s.temporaryChatAt, searchText: '', view: 'chat', sidebarOpen: false })),
   ownership: 'connecting',
   ownershipError: null,
+  temporarySession: false,
   upgrade: null,
   setUpgrade: (upgrade) => set({ upgrade }),
   selectedConversationId: null,
@@ -97,7 +100,7 @@ export const useUi = create<UiState>((set) => ({
   setStartingConversation: (startingConversation) => set({ startingConversation }),
   searchText: '',
   notices: [],
-  setOwnership: (ownership, error = null) => set({ ownership, ownershipError: error }),
+  setOwnership: (ownership, error = null, temporary) => set({ ownership, ownershipError: error, ...(temporary === undefined ? {} : { temporarySession: temporary }) }),
   selectConversation: (selectedConversationId, focusMessageId = null) =>
     set({ selectedConversationId, focusMessageId, startingConversation: false, temporaryChat: false, view: 'chat', explorerReturnTo: null, sidebarOpen: false }),
   setSearchText: (searchText) => set({ searchText }),

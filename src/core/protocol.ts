@@ -458,7 +458,8 @@ export type EngineEvent =
 
 /** Who owns the database: this tab, or another one (then this tab waits or asks to take over). */
 export type Ownership =
-  | { readonly state: 'owner' }
+  /** `temporary`: the memory is in this worker's memory only (openTemporary), and nothing is kept. */
+  | { readonly state: 'owner'; readonly temporary?: boolean }
   | { readonly state: 'elsewhere' }
   | { readonly state: 'failed'; readonly error: ErrorInfo };
 
@@ -479,6 +480,11 @@ export interface EngineWorkerApi {
   acquire(options: { readonly wait: boolean }): Promise<Ownership>;
   /** Asks the tab that owns the database to hand it over; resolves when the request was sent. */
   requestTakeover(): Promise<void>;
+  /**
+   * Opens a memory that keeps nothing (in memory, no lock, never handed over), for a window that
+   * cannot keep files: after `acquire` failed with STORAGE_UNAVAILABLE (a Firefox private window).
+   */
+  openTemporary(): Promise<Ownership>;
   /**
    * Connects the engine to the model worker through a MessagePort (the UI creates both workers
    * and a MessageChannel between them). Call before `acquire`.

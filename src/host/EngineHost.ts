@@ -40,6 +40,10 @@ function closedEngine(error: ErrorInfo = DB_BUSY): RemoteEngine {
 export interface EngineHostDeps {
   /** Opens (and migrates) the database; `onProgress` hears migrations that rebuild data. */
   readonly openStore: (onProgress?: (step: string, done: number, total: number) => void) => Promise<SqliteMemoryStore>;
+  /** Opens a memory that keeps nothing (SQLite in memory), for a window without OPFS. */
+  readonly openTemporaryStore?: () => Promise<SqliteMemoryStore>;
+  /** Tells "this window cannot keep files" from other failed opens (storageUnavailable.ts). */
+  readonly explainOpenFailure?: (err: unknown) => unknown;
   /** Endpoint settings, kept outside the database (IndexedDB in the browser). */
   readonly settings: SettingsStore;
   /** Builds the embedder provider over a port to the model worker. */
@@ -60,17 +64,20 @@ export class EngineHost implements EngineWorkerApi {
   #store: SqliteMemoryStore | null = null;
   #release: (() => void) | null = null;
   #attempt: Promise<Ownership> | null = null;
+  /** The open memory keeps nothing (openTemporary): it is never handed to another tab. */
+  #temporary = false;
   readonly #channel = new BroadcastChannel(CHANNEL);
 
   constructor(deps: EngineHostDeps) {
     this.#deps = deps;
     this.#channel.onmessage = (e: MessageEvent<{ type?: string }>) => {
-      if (e.data?.type === 'takeover' && this.#store) void this.#handOver();
+      // A temporary memory exists only here: handing it over would lose it, and no tab can take it.
+      if (e.data?.type === 'takeover' && this.#store && !this.#temporary) void this.#handOver();
     };
   }
 
   acquire(options: { wait: boolean }): Promise<Ownership> {
-    if (this.#store) return Promise.resolve({ state: 'owner' });
+    if (this.#store) return Promise.resolve(this.#temporary ? { state: 'owner', temporary: true } : { state: 'owner' });
     // One attempt at a time: a second caller shares the running attempt's answer (and queues for
     // the lock itself if it wants to wait and that answer was "elsewhere").
     if (this.#attempt) {
@@ -84,9 +91,9 @@ export class EngineHost implements EngineWorkerApi {
             return;
           }
           try {
-            await this.#open();
+            await this.#open(this.#deps.openStore);
           } catch (err) {
-            const error = toErrorInfo(err);
+            const error = toErrorInfo(this.#deps.explainOpenFailure?.(err) ?? err);
             this.engine = closedEngine(error);
             resolve({ state: 'failed', error });
             return;
@@ -100,6 +107,23 @@ export class EngineHost implements EngineWorkerApi {
     this.#attempt = attempt;
     void attempt.finally(() => (this.#attempt = null));
     return attempt;
+  }
+
+  async openTemporary(): Promise<Ownership> {
+    if (this.#store) return this.acquire({ wait: false });
+    const open = this.#deps.openTemporaryStore;
+    if (!open) return { state: 'failed', error: new RecollectError('STORAGE_UNAVAILABLE', 'This build cannot open a temporary memory.').toInfo() };
+    this.#temporary = true;
+    try {
+      // No owner lock: the memory is this worker's alone, and another tab could never open it.
+      await this.#open(() => open());
+    } catch (err) {
+      this.#temporary = false;
+      const error = toErrorInfo(err);
+      this.engine = closedEngine(error);
+      return { state: 'failed', error };
+    }
+    return { state: 'owner', temporary: true };
   }
 
   async requestTakeover(): Promise<void> {
@@ -139,8 +163,8 @@ export class EngineHost implements EngineWorkerApi {
     this.#device?.generator.stop?.(new LlmError('LLM_UNAVAILABLE', DEVICE_LLM_STOPPED_MESSAGE));
   }
 
-  async #open(): Promise<void> {
-    const store = await this.#deps.openStore((step, done, total) => this.#emit({ type: 'memory-upgrade', step, done, total }));
+  async #open(openStore: EngineHostDeps['openStore']): Promise<void> {
+    const store = await openStore((step, done, total) => this.#emit({ type: 'memory-upgrade', step, done, total }));
     const vectorIndex = await this.#deps.vectorIndex?.();
     const engine = createEngine(store, { settings: this.#deps.settings, ...(this.#embedders ? { embedders: this.#embedders } : {}), ...(vectorIndex ? { vectorIndex } : {}) });
     engine.on((event) => this.#emit(event));

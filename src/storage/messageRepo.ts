@@ -2,6 +2,7 @@
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit } from '../core/base/types';
 import { highlightSnippet } from '../core/base/highlight';
+import { markdownText } from '../core/base/markdownText';
 import { RecollectError } from '../core/base/errors';
 import { validateNewTurn } from '../core/base/limits';
 import { charsOverFour } from '../core/base/tokens';
@@ -317,6 +318,9 @@ export async function searchMessages(sql: Sql, text: string, options: { limit?: 
   const byPk = new Map(rows.map((r) => [Number(r.pk), r]));
   return top.flatMap((t) => {
     const r = byPk.get(Number(t.pk));
-    return r ? [{ message: toMessage(r), score: -Number(t.rank), snippet: highlightSnippet(String(r.content), terms) }] : [];
+    if (!r) return [];
+    const message = toMessage(r);
+    // Assistant turns are Markdown: the snippet is cut from their words, without the markup.
+    return [{ message, score: -Number(t.rank), snippet: highlightSnippet(message.role === 'assistant' ? markdownText(message.content) : message.content, terms) }];
   });
 }

@@ -89,6 +89,24 @@ export function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE, onProgr
   return openWhenReleased(() => openOnce(wasmUrl, fileName, onProgress), { beforeRetry: () => releaseStrayHandles(fileName, retired) });
 }
 
+/**
+ * A memory that keeps nothing: the same schema on SQLite's in-memory database, for a window that has
+ * no OPFS (a Firefox private window, storageUnavailable.ts). Everything works as usual — storing,
+ * search, answers, export (sqlite3_serialize), import (deserialize into it) — and all of it is gone
+ * when the worker ends. The engine host reports such an open as temporary, and the UI says so.
+ */
+export async function openTemporaryStore(wasmUrl: string): Promise<SqliteMemoryStore> {
+  const { module, sqlite3 } = await browserRuntime(wasmUrl);
+  const db = await WaSqliteDatabase.open(module, sqlite3, ':memory:');
+  try {
+    await migrate(db, MIGRATIONS, LATEST_SCHEMA_VERSION);
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+  return new SqliteMemoryStore(db, { openTemp: () => WaSqliteDatabase.open(module, sqlite3, ':memory:') });
+}
+
 /** What OPFSCoopSyncVFS (2.0.6, pinned) keeps per file: public fields of its PersistentFile. */
 interface VfsFileState {
   accessHandle: { close(): void } | null;

@@ -22,9 +22,24 @@ export function importFailureText(err: unknown): string {
   return `The import stopped on an unexpected error (${info.code}). Reload the page to see which memory is loaded; if it is not yours, import your latest export.`;
 }
 
+/** Export: the whole memory, downloaded as a dated .sqlite file. `pending` while it is being read. */
+export function useExportDownload(): { readonly download: () => Promise<void>; readonly pending: boolean } {
+  const exporter = useExportDatabase();
+  const download = async () => {
+    const bytes = await exporter.mutateAsync();
+    const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/vnd.sqlite3' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = exportFileName(new Date());
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  return { download, pending: exporter.isPending };
+}
+
 /** Export the whole memory as a .sqlite file, or replace it with one (after validation and a confirmation). */
 export function DataActions() {
-  const exporter = useExportDatabase();
+  const exporter = useExportDownload();
   const importer = useImportDatabase();
   const stats = useStats();
   const notify = useUi((s) => s.notify);
@@ -36,16 +51,6 @@ export function DataActions() {
   const [held, setHeld] = useState<NonNullable<ImportSummary['pendingSynthesis']> | null>(null);
   const [choice, setChoice] = useState<PolicyName>('off');
   const setPolicy = useEngineMutation((c, name: PolicyName) => c.engine.setConsolidationPolicy(name), { invalidate: [queryKeys.consolidation] });
-
-  const download = async () => {
-    const bytes = await exporter.mutateAsync();
-    const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/vnd.sqlite3' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = exportFileName(new Date());
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  };
 
   const confirmImport = async () => {
     if (!pending) return;
@@ -66,7 +71,7 @@ export function DataActions() {
 
   return (
     <div className="data-actions">
-      <button type="button" onClick={() => void download()} disabled={exporter.isPending}>{exporter.isPending ? 'Exporting…' : 'Export'}</button>
+      <button type="button" onClick={() => void exporter.download()} disabled={exporter.pending}>{exporter.pending ? 'Exporting…' : 'Export'}</button>
       <button type="button" onClick={() => fileInput.current?.click()}>Import…</button>
       <HistoryImportButton />
       <input ref={fileInput} type="file" accept=".sqlite,.db,.sqlite3,application/vnd.sqlite3" hidden aria-label="Import database file"

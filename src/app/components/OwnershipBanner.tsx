@@ -1,4 +1,4 @@
-import { useEngineClient } from '../hooks';
+import { useEngineClient, useStartTemporarySession } from '../hooks';
 import { useUi } from '../uiStore';
 
 /** Shown while another tab owns the database: this tab never opens a second writer. */
@@ -7,6 +7,7 @@ export function OwnershipBanner() {
   const error = useUi((s) => s.ownershipError);
   const upgrade = useUi((s) => s.upgrade);
   const client = useEngineClient();
+  const startTemporary = useStartTemporarySession();
   if (ownership === 'owner') return null;
   if (ownership === 'connecting') {
     return (
@@ -19,6 +20,20 @@ export function OwnershipBanner() {
               <progress max={upgrade.total} value={upgrade.done} aria-label="Search index update" />
             </p>
           )}
+        </div>
+      </div>
+    );
+  }
+  if (ownership === 'failed' && error?.code === 'STORAGE_UNAVAILABLE') {
+    // Reloading or exporting cannot help here: this window keeps no files (a Firefox private window,
+    // or a browser without OPFS); the message says which.
+    return (
+      <div className="overlay" role="alert" data-testid="storage-unavailable">
+        <div className="card">
+          <h2>This window cannot keep a memory</h2>
+          <p>{error.message}</p>
+          <p>Or use a temporary session here: everything works, nothing is kept after this window closes, and Export saves a copy you can import in a normal window.</p>
+          <button type="button" className="primary" onClick={() => void startTemporary()}>Use a temporary session</button>
         </div>
       </div>
     );

@@ -5,9 +5,22 @@ import { formatBytes } from '../format';
  * The "Storage" section: asks the browser to keep Recollect's data (navigator.storage.persist()),
  * shows whether it agreed, and shows space used / available where the browser reports it.
  * Browsers decide persistence themselves (Chromium grants it to installed or often-used sites
- * without a prompt; Firefox asks), and estimate() is approximate — headless Chromium reports
+ * without a prompt; Firefox shows a permission prompt, and has no install on the desktop), and estimate() is approximate — headless Chromium reports
  * unreliable numbers — so nothing here is a promise, only what the browser says.
  */
+/**
+ * What persistence is, said for every browser: Firefox shows the person a permission prompt;
+ * Chromium decides by itself (installed or often-used sites) and never asks; Firefox on the desktop
+ * cannot install a web app at all, so "install it" is no advice there.
+ */
+export const PERSISTENCE_HELP =
+  'Your memory lives only in this browser. Unless storage is persistent, the browser may delete it when the disk runs low. ' +
+  'Firefox asks you whether to allow it; Chrome and Edge decide by themselves, usually yes for an installed app or a site you use often. ' +
+  'Export a backup from time to time either way.';
+export const PERSISTENCE_REFUSED =
+  'The browser declined for now. In Firefox, allow persistent storage in the site\'s permissions (the icon left of the address); ' +
+  'Chrome and Edge may agree once Recollect is installed or used more.';
+
 export interface StorageStatus {
   /** false where navigator.storage (or persist()) is missing, e.g. an insecure origin. */
   readonly supported: boolean;
@@ -56,17 +69,14 @@ export function StorageInfo() {
         <p className="muted">This browser does not let Recollect ask to keep its data (a secure origin is required).</p>
       ) : (
         <>
-          <p className="muted">
-            Your memory lives only in this browser. Unless storage is persistent, the browser may delete it when the disk runs low.
-            Installing Recollect as an app usually makes it persistent; export a backup from time to time either way.
-          </p>
+          <p className="muted">{PERSISTENCE_HELP}</p>
           <p data-testid="storage-persisted">
             {status.persisted === null ? 'Checking whether storage is persistent…' : status.persisted ? '✓ Persistent: the browser will not clear your memory on its own.' : 'Not persistent: the browser may clear your memory under storage pressure.'}
           </p>
           {status.persisted === false && (
             <p>
               <button type="button" onClick={() => void requestPersistence()}>Keep my memory (ask for persistent storage)</button>
-              {status.refused && <span className="muted"> The browser declined for now; it may agree after you install Recollect or use it more.</span>}
+              {status.refused && <span className="muted"> {PERSISTENCE_REFUSED}</span>}
             </p>
           )}
           <p className="muted" data-testid="storage-estimate">

@@ -7,6 +7,7 @@ import type { Embedder } from '../base/ports';
 import type { MemoryStore, SearchOptions } from '../base/store';
 import type { SearchHit } from '../base/types';
 import type { SemanticIndex } from '../capture/SemanticIndex';
+import { markdownText } from '../base/markdownText';
 
 const SNIPPET_CHARS = 240;
 /** Hits over-fetched per wanted result when a conversation filter will drop the others. */
@@ -28,7 +29,9 @@ export async function nearestTurns(
     if (hit.score <= 0) continue;
     const message = await deps.store.getMessage(hit.id);
     if (!message || (options.conversationId && message.conversationId !== options.conversationId)) continue;
-    const snippet = message.content.length > SNIPPET_CHARS ? `${message.content.slice(0, SNIPPET_CHARS)}…` : message.content;
+    // Assistant turns are Markdown (the chat renders them): the snippet shows their words, not `**`.
+    const text = message.role === 'assistant' ? markdownText(message.content) : message.content;
+    const snippet = text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text;
     out.push({ message, score: hit.score, snippet });
     if (out.length >= limit) break;
   }
