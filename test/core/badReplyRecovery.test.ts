@@ -10,7 +10,6 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import type { Timer } from '../../src/core/base/jobs';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { createEngine } from '../../src/host/createEngine';
@@ -20,6 +19,7 @@ import { FIRST_CHECK_MS, MAX_CHECK_MS, MAX_FAILED_CANARIES, MAX_REVIVALS, RECOVE
 import { startMockLlmServer, type MockBehaviour, type MockLlmServer } from '../llm/mockLlmServer';
 import { createSynthesisResponder, synthesisResponder } from '../support/synthesisResponder';
 import { topicProvider } from '../support/topicEmbedder';
+import { fakeTime } from '../support/fakeTime';
 
 const provider = topicProvider(['dog', 'flight', 'piano']);
 const DAY = 86_400_000;
@@ -44,26 +44,6 @@ beforeAll(async () => {
 afterAll(async () => mock.close());
 afterEach(() => mock.setBehaviour(HEALTHY));
 
-function fakeTime(start: number) {
-  let now = start;
-  const timers: { at: number; fn: () => void }[] = [];
-  const timer: Timer = (fn, ms) => {
-    const t = { at: now + ms, fn };
-    timers.push(t);
-    return { cancel: () => void (timers.includes(t) && timers.splice(timers.indexOf(t), 1)) };
-  };
-  return {
-    clock: { now: () => now },
-    timer,
-    advance(ms: number) {
-      now += ms;
-      for (const t of timers.filter((x) => x.at <= now)) {
-        timers.splice(timers.indexOf(t), 1);
-        t.fn();
-      }
-    },
-  };
-}
 
 type Time = ReturnType<typeof fakeTime>;
 

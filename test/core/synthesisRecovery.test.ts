@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openMemoryDatabase, openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlJobStore } from '../../src/storage/jobRepo';
-import { JobRunner, type Timer } from '../../src/core/base/jobs';
+import { JobRunner } from '../../src/core/base/jobs';
 import { RecollectError } from '../../src/core/base/errors';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
 import { LlmClient } from '../../src/llm/LlmClient';
@@ -18,6 +18,7 @@ import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/core/synthesis/Consolidator';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { topicProvider } from '../support/topicEmbedder';
+import { fakeTime as fakeTimeFrom } from '../support/fakeTime';
 
 const T0 = Date.UTC(2026, 2, 10, 9);
 const provider = topicProvider(['dog', 'flight']);
@@ -29,26 +30,7 @@ beforeAll(async () => {
 afterAll(async () => mock.close());
 afterEach(() => mock.setBehaviour({ hangNext: 0, rateLimitNext: 0, retryAfter: '0', truncateNext: 0 }));
 
-function fakeTime(start = T0) {
-  let now = start;
-  const timers: { at: number; fn: () => void }[] = [];
-  const timer: Timer = (fn, ms) => {
-    const t = { at: now + ms, fn };
-    timers.push(t);
-    return { cancel: () => void (timers.includes(t) && timers.splice(timers.indexOf(t), 1)) };
-  };
-  return {
-    clock: { now: () => now },
-    timer,
-    advance(ms: number) {
-      now += ms;
-      for (const t of timers.filter((x) => x.at <= now)) {
-        timers.splice(timers.indexOf(t), 1);
-        t.fn();
-      }
-    },
-  };
-}
+const fakeTime = (start = T0) => fakeTimeFrom(start);
 
 async function twoEpisodes(engine: ReturnType<typeof createEngine>) {
   await engine.appendTurn({ id: 'm1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: T0 });
