@@ -504,3 +504,20 @@ describe('Retriever: standing instructions', () => {
     expect(found.turns.find((t) => t.message.id === 't4')?.reasons ?? []).not.toContain('rules');
   });
 });
+
+describe('Retriever: a large memory fuses with its own list weights', () => {
+  it("uses large.lexical, not weights.lexical, on the large path (the small memory's weights were chosen beside the relative-BM25 list)", async () => {
+    const turns: Turn[] = [
+      { speaker: 'Ann', content: 'The kiln reached 1200 degrees today.', at: MAY_8 },
+      { speaker: 'Ann', content: 'We bought bread on the way home.', at: MAY_8 },
+    ];
+    const run = async (large: { lexical: number }) => {
+      const { retriever, store } = await setUp(turns, { config: { weights: { lexical: 0, prf: 0 }, large: { above: 0, ...large } } });
+      const r = await retriever.retrieve('How hot was the kiln?', { now: SEP_1 });
+      await store.db.close();
+      return ids(r);
+    };
+    expect(await run({ lexical: 1 })).toContain('t0');
+    expect(await run({ lexical: 0 })).not.toContain('t0');
+  });
+});

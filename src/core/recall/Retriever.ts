@@ -241,8 +241,8 @@ export class Retriever {
     const reranking = reranks(reranker);
 
     const lists: RankedList[] = [
-      { name: 'lexical', weight: cfg.weights.lexical, ids: lexical },
-      { name: 'vector', weight: cfg.weights.vector, ids: vector },
+      { name: 'lexical', weight: large ? cfg.large.lexical : cfg.weights.lexical, ids: lexical },
+      { name: 'vector', weight: large ? cfg.large.vector : cfg.weights.vector, ids: vector },
       { name: 'own', weight: cfg.weights.own, ids: own },
       { name: 'fielded', weight: cfg.fielded.weight, ids: fieldedList },
       { name: 'rules', weight: cfg.rules.weight, ids: rules },

@@ -26,6 +26,11 @@ export interface RetrievalConfig {
     readonly above: number; readonly context: number; readonly contextHits: number; readonly postings: number; readonly prf: boolean;
     /** The best `rescore` rarest-terms hits, with the best `rescoreVector` vector candidates, are ranked again by BM25 of the whole question (0: off). */
     readonly rescore: number;
+    /**
+     * The lexical and vector lists' weights in a large memory, where the relative-BM25 list does not
+     * run (the small memory's weights were chosen beside it).
+     */
+    readonly lexical: number; readonly vector: number;
     readonly rescoreVector: number;
     /** Rescoring runs only in a memory of more than this many turns. */
     readonly rescoreAbove: number;
@@ -160,7 +165,10 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // 0.7 → 16.4 / 42.4 / 52.9, 0.5 → 17.8 / 43.9 / 53.1, 0.3 → 18.1 / 45.8 / 53.4 (BM25 alone
   // 17.4 / 38.3 / 47.4). rescore 400 = 200 (the lexical list is 200 deep); postings 8,000 +1.3 @10
   // at 1.1× the time (not taken).
-  large: { above: 5_000, context: 1, contextHits: 10, postings: 4_000, prf: false, rescore: 200, rescoreVector: 50, rescoreAbove: 50_000, rescoreContext: 0.3 },
+  // lexical / vector: the weights before the relative-BM25 list (1 / 0.2). With the small memory's
+  // 0.5 / 0.5 the scale run at 10,162 turns fell from @1 / @5 / @10 38.0 / 63.4 / 71.2 to 29.0 / 51.0
+  // / 66.1 (BM25 alone 35.1 / 51.8 / 56.0; bisected to that change).
+  large: { above: 5_000, context: 1, contextHits: 10, postings: 4_000, prf: false, rescore: 200, rescoreVector: 50, rescoreAbove: 50_000, rescoreContext: 0.3, lexical: 1, vector: 0.2 },
   // BM25F (BEAM round, @10 BEAM / LoCoMo / LME dev, same runs): in place of the turn index's order,
   // pool 200 → 51.2 / 77.7 / 86.9 (from 44.1 / 78.5 / 91.1; BEAM @5 34.6 → 44.0); + ownPool 200 →
   // 51.0 / 76.9 / 86.9; delta 0.5 → 49.5 / 77.6 / 86.3; b 0.5 → 49.7 / 77.1 / 86.4; b 0.9 → 51.6 /
