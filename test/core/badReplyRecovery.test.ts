@@ -65,6 +65,14 @@ async function session(store: SqliteMemoryStore, settings: MemorySettingsStore, 
 const cellStatuses = (store: SqliteMemoryStore) => async () =>
   (await store.db.query<{ status: string }>('SELECT status FROM memcells ORDER BY start_at')).map((r) => r.status);
 
+/** Moves the clock past every retry back-off, letting the queue run after each step. */
+async function pastEveryBackoff(engine: MemoryEngine, t: Time) {
+  for (let i = 0; i < 6; i++) {
+    t.advance(16 * 60_000);
+    await engine.idle();
+  }
+}
+
 /** Two episodes (dog, flight) closed while the endpoint is bad, run until they failed for good. */
 async function twoFailedEpisodes(engine: MemoryEngine, t: Time) {
   const t0 = t.clock.now() - 10 * DAY;
@@ -73,10 +81,7 @@ async function twoFailedEpisodes(engine: MemoryEngine, t: Time) {
   await engine.idle();
   await engine.closeOpenCells();
   await engine.idle();
-  for (let i = 0; i < 6; i++) {
-    t.advance(16 * 60_000); // past every retry back-off
-    await engine.idle();
-  }
+  await pastEveryBackoff(engine, t);
 }
 
 /** The chat requests the mock received since `from`, as the first user message's text. */
@@ -108,10 +113,7 @@ describe('synthesis recovers after bad replies once the endpoint heals', () => {
     await engine.idle();
     await engine.closeOpenCells();
     await engine.idle();
-    for (let i = 0; i < 6; i++) {
-      t.advance(16 * 60_000); // past every retry back-off
-      await engine.idle();
-    }
+    await pastEveryBackoff(engine, t);
     expect(await statuses()).toEqual(['synthesised', 'failed', 'failed']);
     const errors = await store.db.query<{ last_error: string }>("SELECT last_error FROM jobs WHERE status = 'failed'");
     expect(errors.map((e) => e.last_error.split(':')[0])).toEqual(['LLM_BAD_OUTPUT', 'LLM_BAD_OUTPUT']);

@@ -1,30 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { openMemoryDatabase } from '../../src/storage/openNodeDatabase';
 import { SqlJobStore } from '../../src/storage/jobRepo';
-import { JobRunner, PauseQueue, type Job, type Timer } from '../../src/core/base/jobs';
+import { JobRunner, PauseQueue, type Job } from '../../src/core/base/jobs';
+import { fakeTime } from '../support/fakeTime';
 import { RecollectError } from '../../src/core/base/errors';
 
-function harness() {
-  let now = 1_000_000;
-  const timers: { at: number; fn: () => void }[] = [];
-  const clock = { now: () => now };
-  const timer: Timer = (fn, ms) => {
-    const t = { at: now + ms, fn };
-    timers.push(t);
-    return { cancel: () => timers.splice(timers.indexOf(t), 1) };
-  };
-  return {
-    clock,
-    timer,
-    advance(ms: number) {
-      now += ms;
-      for (const t of timers.filter((x) => x.at <= now)) {
-        timers.splice(timers.indexOf(t), 1);
-        t.fn();
-      }
-    },
-  };
-}
+const harness = () => fakeTime(1_000_000);
 
 describe('durable job queue', () => {
   it('runs jobs, dedupes by key and records completion', async () => {
