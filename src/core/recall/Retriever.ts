@@ -219,7 +219,7 @@ export class Retriever {
     const queryVectorP = cfg.weights.vector > 0 || cfg.rules.weight > 0
       ? Promise.resolve(options.queryVector === undefined ? this.#embed(question) : options.queryVector)
       : Promise.resolve(null);
-    const deepVectorP = rerankerP.then((r) => this.#vectorCandidates(question, queryVectorP, scope, reranks(r) ? cfg.rerank.vectorDepth : 0));
+    const deepVectorP = rerankerP.then((r) => this.#vectorCandidates(queryVectorP, scope, reranks(r) ? cfg.rerank.vectorDepth : 0));
     const rulesP = this.#rules(queryVectorP, scope);
     const vectorP = deepVectorP.then((ids) => ids.slice(0, cfg.depth.vector));
     const lexicalP = !terms.length
@@ -417,11 +417,9 @@ export class Retriever {
       .map(([id, score]) => ({ id, score }));
   }
 
-  async #vectorCandidates(
-    question: string, given: QueryVector | null | Promise<QueryVector | null> | undefined, scope: RetrievalScope | undefined, deeper = 0,
-  ): Promise<string[]> {
+  async #vectorCandidates(queryVectorP: Promise<QueryVector | null>, scope: RetrievalScope | undefined, deeper = 0): Promise<string[]> {
     if (!(this.config.weights.vector > 0)) return [];
-    const q = given === undefined ? await this.#embed(question) : await given;
+    const q = await queryVectorP;
     if (!q || !q.vector.some((x) => x !== 0)) return [];
     return this.#source.vector(q.vector, q.modelId, { limit: Math.max(this.config.depth.vector, deeper), ...(scope ? { scope } : {}) });
   }
