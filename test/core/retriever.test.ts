@@ -520,4 +520,23 @@ describe('Retriever: a large memory fuses with its own list weights', () => {
     expect(await run({ lexical: 1 })).toContain('t0');
     expect(await run({ lexical: 0 })).not.toContain('t0');
   });
+
+  it('asks for the vector list on the large path when large.vector is above 0, though weights.vector is 0', async () => {
+    const turns: Turn[] = [
+      { speaker: 'Ann', content: 'We took the puppy along the shore.', at: MAY_8 },
+      { speaker: 'Ann', content: 'We bought bread on the way home.', at: MAY_8 },
+    ];
+    const run = async (vector: number) => {
+      const { retriever, store } = await setUp(turns, {
+        embedder: true,
+        config: { weights: { lexical: 0, prf: 0, vector: 0 }, rules: { weight: 0 }, large: { above: 0, lexical: 0, vector, rescoreVector: 0 } },
+      });
+      // Shares no word with t0, only its meaning (dog ~ puppy).
+      const r = await retriever.retrieve('Where did I walk the dog?', { now: SEP_1 });
+      await store.db.close();
+      return ids(r);
+    };
+    expect(await run(1)).toContain('t0');
+    expect(await run(0)).not.toContain('t0');
+  });
 });

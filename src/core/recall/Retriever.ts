@@ -216,10 +216,14 @@ export class Retriever {
     const reranks = (r: Reranker | null): r is Reranker => r !== null && (r.trust ?? 1) > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
     // The rerank pool may read the vector list deeper (rerankPool.ts); fusion keeps depth.vector.
     // The question embedded once, for the vector list and the standing instructions' list.
-    const queryVectorP = cfg.weights.vector > 0 || cfg.rules.weight > 0
+    // The vector list is wanted when its weight for this memory's size is above 0, or when a large
+    // memory's rescored pool takes vector candidates.
+    const vectorWeight = large ? cfg.large.vector : cfg.weights.vector;
+    const wantsVector = vectorWeight > 0 || (large && cfg.large.rescoreVector > 0);
+    const queryVectorP = wantsVector || cfg.rules.weight > 0
       ? Promise.resolve(options.queryVector === undefined ? this.#embed(question) : options.queryVector)
       : Promise.resolve(null);
-    const deepVectorP = rerankerP.then((r) => this.#vectorCandidates(queryVectorP, scope, reranks(r) ? cfg.rerank.vectorDepth : 0));
+    const deepVectorP = rerankerP.then((r) => wantsVector ? this.#vectorCandidates(queryVectorP, scope, reranks(r) ? cfg.rerank.vectorDepth : 0) : Promise.resolve<string[]>([]));
     const rulesP = this.#rules(queryVectorP, scope);
     const vectorP = deepVectorP.then((ids) => ids.slice(0, cfg.depth.vector));
     const lexicalP = !terms.length
@@ -242,7 +246,7 @@ export class Retriever {
 
     const lists: RankedList[] = [
       { name: 'lexical', weight: large ? cfg.large.lexical : cfg.weights.lexical, ids: lexical },
-      { name: 'vector', weight: large ? cfg.large.vector : cfg.weights.vector, ids: vector },
+      { name: 'vector', weight: vectorWeight, ids: vector },
       { name: 'own', weight: cfg.weights.own, ids: own },
       { name: 'fielded', weight: cfg.fielded.weight, ids: fieldedList },
       { name: 'rules', weight: cfg.rules.weight, ids: rules },
@@ -418,7 +422,6 @@ export class Retriever {
   }
 
   async #vectorCandidates(queryVectorP: Promise<QueryVector | null>, scope: RetrievalScope | undefined, deeper = 0): Promise<string[]> {
-    if (!(this.config.weights.vector > 0)) return [];
     const q = await queryVectorP;
     if (!q || !q.vector.some((x) => x !== 0)) return [];
     return this.#source.vector(q.vector, q.modelId, { limit: Math.max(this.config.depth.vector, deeper), ...(scope ? { scope } : {}) });
