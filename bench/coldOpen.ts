@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import type { Page } from '@playwright/test';
 import { openBenchPage } from './browserHarness';
 import { describeColdOpen, measureColdOpen, type ColdOpenPhases, type ColdOpenTiming } from './scaleBrowser';
+import { median } from './stats';
 
 export const COLD_OPEN_USAGE =
   'usage: npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5] [--question "…"] [--out report.json] [--port 4179]';
@@ -44,11 +45,6 @@ async function appShell(page: Page): Promise<{ interactiveMs: number; memoryOpen
   } finally {
     await app.close();
   }
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
 export async function coldOpenCommand(argv: string[], progress: (line: string) => void, usage: (message?: string) => never): Promise<void> {

@@ -17,6 +17,7 @@ import { configureNodeEnv, nodeStaticReader } from '../src/models/nodeEnv';
 import { StaticEmbedder } from '../src/models/StaticEmbedder';
 import { TransformersEmbedder } from '../src/models/TransformersEmbedder';
 import { TransformersReranker } from '../src/models/TransformersReranker';
+import { rateStats } from './stats';
 
 const { values: args } = parseArgs({ options: { reps: { type: 'string' }, n: { type: 'string' }, runtime: { type: 'string' }, out: { type: 'string' } }, strict: true });
 const positive = (name: string, raw: string | undefined, fallback: number) => {
@@ -47,10 +48,10 @@ function sentences(n: number, seed = 1): string[] {
 
 interface Rate { readonly median: number; readonly p95: number; readonly reps: number }
 
+/** Median and slow-end p95 (the rate 95% of runs beat) of the per-repetition rates. */
 function stats(rates: number[]): Rate {
-  const sorted = [...rates].sort((a, b) => a - b);
-  // p95 of the per-repetition rate, from the slow end (the rate 95% of runs beat).
-  return { median: sorted[Math.floor(sorted.length / 2)]!, p95: sorted[Math.floor(sorted.length * 0.05)]!, reps: rates.length };
+  const { median, p95 } = rateStats(rates);
+  return { median, p95, reps: rates.length };
 }
 
 const fmt = (x: Rate) => `median ${x.median.toFixed(0)}/s, p95 ${x.p95.toFixed(0)}/s (${x.reps} reps)`;

@@ -18,6 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hugeExportFile } from './hugeHistory';
 import { browserPid, treeCpuSeconds } from './importHistory';
+import { median } from './stats';
 
 /** Resident memory (bytes) of `rootPid` and its descendants: Chromium's browser, renderer and GPU processes. */
 function treeRss(rootPid: number): number {
@@ -136,11 +137,6 @@ async function run(path: string, dist: string, capSeconds: number): Promise<Run>
     await server.close();
     await rm(profile, { recursive: true, force: true });
   }
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
 if (process.argv[1]?.endsWith('hugeHistoryBrowser.ts')) {

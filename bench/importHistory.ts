@@ -28,6 +28,7 @@ import { openNodeStore } from '../src/storage/openNodeDatabase';
 import type { NewTurn } from '../src/core/base/types';
 import type { Page } from '@playwright/test';
 import { seededRandom } from './seededRandom';
+import { percentile, rateStats } from './stats';
 
 const COMMON = 'the of and to a in is that for it as with on be this are you can or by not your from at an have will if but more about which one so use also when there their what some may like into than these then other only time how should make each most would any could them way first well because need'.split(' ');
 const TOPIC = 'garden plan trip budget recipe coffee meeting train Lisbon doctor sister project deadline music running weekend book database index query cache latency deploy migration schema server browser worker memory export import sourdough starter ferry Hydra Porto bridge inspection letter chartered engineer headlamp trail Dolomites ticket salary mortgage pension invoice tax kitchen renovation tile grout cabinet paint primer bicycle chain derailleur marathon tempo interval protein lentil quinoa chickpea'.split(' ');
@@ -96,15 +97,8 @@ function cpuSeconds(start: NodeJS.CpuUsage): number {
   return (d.user + d.system) / 1e6;
 }
 
-interface Stats { median: number; p95: number; min: number; max: number }
-function stats(rates: number[]): Stats {
-  const s = [...rates].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  const median = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-  // p95 of a rate = the slow end: the rate 95% of repetitions beat (nearest rank).
-  const p95 = s[Math.max(0, Math.ceil(0.05 * s.length) - 1)]!;
-  return { median, p95, min: s[0]!, max: s[s.length - 1]! };
-}
+/** Median and slow-end p95 of per-repetition rates (bench/stats.ts). */
+const stats = rateStats;
 
 interface Run {
   turns: number;
@@ -335,9 +329,7 @@ async function browserImport(zip: Uint8Array, expectedTurns: number, distDir = '
 
 const ms = (xs: number[]) => {
   if (!xs.length) return 'n/a';
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-  return `${Math.round(at(0.5))} / ${Math.round(at(0.95))} ms (${xs.length} calls)`;
+  return `${Math.round(percentile(xs, 50))} / ${Math.round(percentile(xs, 95))} ms (${xs.length} calls)`;
 };
 
 /** The browser's CPU-second rates, the same-run comparison, the trailing indexing and the probe. */

@@ -24,7 +24,7 @@ import { configureNodeEnv } from '../src/models/nodeEnv';
 import type { BenchDataset } from './datasets';
 import { TARGETS } from './report';
 import { benchPageInput } from './recall';
-import { percentile } from './scoring';
+import { rateStats, type RateStats } from './stats';
 
 export interface IngestRep {
   readonly turns: number;
@@ -32,13 +32,6 @@ export interface IngestRep {
   readonly seconds: number;
   readonly captureTurnsPerSecond: number;
   readonly turnsPerSecond: number;
-}
-
-export interface RateStats {
-  readonly median: number;
-  readonly p95: number;
-  readonly min: number;
-  readonly max: number;
 }
 
 export interface IngestReport {
@@ -55,15 +48,6 @@ export interface IngestReport {
   readonly target: { readonly turnsPerSecond: number; readonly metByMedianEndToEnd: boolean; readonly metByMedianCapture: boolean };
 }
 
-/** Median and slow-end p95 of per-repetition rates. */
-export function rateStats(rates: readonly number[]): RateStats {
-  if (rates.length === 0) return { median: 0, p95: 0, min: 0, max: 0 };
-  const sorted = [...rates].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  // The slow end of a rate is its 5th percentile.
-  return { median, p95: percentile(sorted, 5), min: sorted[0]!, max: sorted[sorted.length - 1]! };
-}
 
 /** One repetition's totals from its corpora's timings. */
 export function repFromTimings(timings: readonly BenchIngestTiming[]): IngestRep {

@@ -24,6 +24,7 @@ import type { Page } from '@playwright/test';
 import {
   FIXTURE_TITLE_PREFIX, MARKDOWN_FIXTURES, REFERENCE_MESSAGES, buildMarkdownMemory, type MarkdownFixtureName,
 } from '../test/support/markdownFixtures';
+import { median, percentile } from './stats';
 
 export const MARKDOWN_LIMITS_USAGE =
   'usage: npm run bench -- markdown-limits [--reps 5] [--dist dist] [--before <dist>] [--before-reps 2] [--cap 120] [--out bench/results/markdown-limits.md]';
@@ -47,12 +48,6 @@ interface Sample {
 const FIXTURES: readonly MarkdownFixtureName[] = [...Object.keys(REFERENCE_MESSAGES), ...Object.keys(MARKDOWN_FIXTURES)] as MarkdownFixtureName[];
 const ALL_TEXTS: Record<string, string> = { ...REFERENCE_MESSAGES, ...MARKDOWN_FIXTURES };
 
-function quantile(xs: readonly number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  if (s.length === 0) return Number.NaN;
-  // Nearest rank: with 5 samples the p95 is the largest.
-  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-}
 
 /** Records long tasks from now on in window.__longTasks (durations, ms). */
 async function watchLongTasks(page: Page): Promise<void> {
@@ -189,9 +184,10 @@ function table(label: string, samples: Map<MarkdownFixtureName, Sample[]>, reps:
   ];
   for (const [name, xs] of samples) {
     const shown = [...new Set(xs.map((x) => (x.cut ? `${x.shown} (cut)` : x.shown)))].join(', ');
-    const f = (get: (s: Sample) => number, q: number) => {
+    // Nearest rank (bench/stats.ts): with 5 samples the p95 is the largest.
+    const f = (get: (s: Sample) => number, q: 0.5 | 0.95) => {
       const v = xs.map(get).filter((x) => !Number.isNaN(x));
-      return v.length === 0 ? Number.NaN : quantile(v, q);
+      return q === 0.5 ? median(v) : percentile(v, 95);
     };
     const cutMark = xs.some((x) => x.cut) ? '> ' : '';
     lines.push(`| ${name} | ${ALL_TEXTS[name]!.length.toLocaleString('en')} chars | ${shown} | ${cutMark}${ms(f((s) => s.openLongest, 0.5))} / ${cutMark}${ms(f((s) => s.openLongest, 0.95))} | ${plainMs(f((s) => s.openBlocking, 0.5))} | ${cutMark}${plainMs(f((s) => s.openMs, 0.5))} | ${ms(f((s) => s.keyLongest, 0.5))} / ${ms(f((s) => s.keyLongest, 0.95))} | ${plainMs(f((s) => s.keyMs, 0.5))} |`);

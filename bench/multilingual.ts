@@ -21,7 +21,7 @@ import { openMemoryDatabase } from '../src/storage/openNodeDatabase';
 import { lexicalText } from '../src/core/base/lexicalUnits';
 import { terms } from '../src/core/base/text';
 import { orMatch } from '../src/storage/retrievalSource';
-import { percentile } from './scoring';
+import { median, percentile } from './stats';
 
 interface FileTurn { readonly speaker: 'user' | 'assistant'; readonly text: string; readonly query?: string }
 interface FileData { readonly language: string; readonly conversations: readonly { readonly id: string; readonly turns: readonly FileTurn[] }[] }
@@ -118,7 +118,7 @@ async function runMethod(m: Method, corpus: BenchCorpus, reps: number): Promise<
   }
   await db.close();
   for (const [lang, byK] of Object.entries(hits)) for (const k of KS) byK[k] = byK[k]! / counts[lang]!;
-  return { name: m.name, byLanguage: hits, indexBytes: Number(size?.n ?? 0), buildMs: percentile(buildTimes, 50), queryP50Ms: percentile(queryMs, 50) };
+  return { name: m.name, byLanguage: hits, indexBytes: Number(size?.n ?? 0), buildMs: median(buildTimes), queryP50Ms: percentile(queryMs, 50) };
 }
 
 // ---- command -------------------------------------------------------------------------------

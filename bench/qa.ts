@@ -23,7 +23,7 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { loadDataset, LOCOMO_CATEGORY_NAMES, type BenchCorpus, type BenchQuestion, type DatasetName } from './datasets';
-import { percentile } from './scoring';
+import { percentile } from './stats';
 import { answerQuestion, collectAnswer, type AnswerResult } from '../src/core/recall/answer';
 import type { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import { SemanticIndex } from '../src/core/capture/SemanticIndex';

@@ -36,7 +36,8 @@ import { ANSWER_BUDGET } from '../src/core/base/settings';
 import { SqlKnowledgeSource } from '../src/storage/knowledgeSource';
 import { LOCOMO_CATEGORY_NAMES, type BenchCorpus, type BenchDataset } from './datasets';
 import { bm25Baseline, oramaBaselines, type Baseline } from './baselines';
-import { aggregate, byCategory, contextRecall, percentile, scoreQuestion, type AggregateScore, type QuestionScore } from './scoring';
+import { aggregate, byCategory, contextRecall, scoreQuestion, type AggregateScore, type QuestionScore } from './scoring';
+import { percentile } from './stats';
 
 export interface RecallRunOptions {
   readonly ks: readonly number[];
@@ -290,7 +291,8 @@ function rerankCost(log: { pairs: number; ms: number[] }, trust: number): Rerank
     pairs: log.pairs,
     calls: log.ms.length,
     pairsPerSecond: total > 0 ? log.pairs / (total / 1000) : 0,
-    addedMs: { p50: percentile(log.ms, 50), p95: percentile(log.ms, 95), mean: log.ms.length ? total / log.ms.length : 0 },
+    // A reranker never asked (trust 0) added no time: 0, not the NaN of no samples.
+    addedMs: log.ms.length ? { p50: percentile(log.ms, 50), p95: percentile(log.ms, 95), mean: total / log.ms.length } : { p50: 0, p95: 0, mean: 0 },
   };
 }
 

@@ -15,6 +15,7 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { openMemoryDatabase } from '../src/storage/openNodeDatabase';
 import { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
+import { median, percentile } from './stats';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -46,10 +47,6 @@ async function once(mode: Mode): Promise<{ wallMs: number; cpuMs: number; messag
   return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, messages: summary.messageCount, queued: Number(q?.n ?? 0) };
 }
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-};
 
 console.log(`${file}: ${(bytes.length / 1e6).toFixed(1)} MB, ${warmups} warm-up, ${reps} reps per mode, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 for (let i = 0; i < warmups; i++) for (const m of modes) await once(m);
@@ -63,9 +60,9 @@ for (let r = 0; r < reps; r++) {
   }
 }
 for (const [name, r] of results) {
-  console.log(`${name}: wall median ${(quantile(r.wall, 0.5) / 1000).toFixed(1)} s, p95 ${(quantile(r.wall, 0.95) / 1000).toFixed(1)} s; CPU median ${(quantile(r.cpu, 0.5) / 1000).toFixed(1)} s`);
+  console.log(`${name}: wall median ${(median(r.wall) / 1000).toFixed(1)} s, p95 ${(percentile(r.wall, 95) / 1000).toFixed(1)} s; CPU median ${(median(r.cpu) / 1000).toFixed(1)} s`);
 }
 if (modes.length === 2) {
   const [a, b] = modes.map((m) => results.get(m.name)!);
-  console.log(`speed-up (baseline / restore, median): wall ${(quantile(b!.wall, 0.5) / quantile(a!.wall, 0.5)).toFixed(2)}×, CPU ${(quantile(b!.cpu, 0.5) / quantile(a!.cpu, 0.5)).toFixed(2)}×`);
+  console.log(`speed-up (baseline / restore, median): wall ${(median(b!.wall) / median(a!.wall)).toFixed(2)}×, CPU ${(median(b!.cpu) / median(a!.cpu)).toFixed(2)}×`);
 }

@@ -25,7 +25,8 @@ import {
 } from './host/benchProtocol';
 import { loadDataset, type BenchCorpus, type BenchQuestion } from './datasets';
 import { benchPageInput } from './recall';
-import { aggregate, percentile, scoreQuestion } from './scoring';
+import { aggregate, scoreQuestion } from './scoring';
+import { percentile } from './stats';
 import type { ScaleAnswerPoint, ScalePoint, ScaleReport, ScaleSystemPoint } from './scaleReport';
 
 export const SCALE_KS = [1, 5, 10] as const;

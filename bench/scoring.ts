@@ -137,11 +137,3 @@ export function byCategory(scores: readonly QuestionScore[], ks: readonly number
   }
   return Object.fromEntries([...groups].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, aggregate(v, ks)]));
 }
-
-/** Nearest-rank percentile of `values` (p in 0..100). */
-export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
-}

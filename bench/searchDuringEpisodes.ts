@@ -19,7 +19,7 @@ import { localEmbedderProvider } from '../src/models/localEmbedderProvider';
 import { configureNodeEnv } from '../src/models/nodeEnv';
 import { nodeVectorIndex } from '../src/wasm/nodeVectorKernel';
 import { createBenchEngine, warmUpEmbedder } from './host/BenchEngineHost';
-import { percentile } from './scoring';
+import { median, percentile } from './stats';
 
 const { values } = parseArgs({
   options: {
@@ -60,7 +60,7 @@ let pick = 0;
 /** Markers spread over the memory, the same sequence in both phases. */
 const nextQuery = () => marker((pick++ * 7919) % TURNS);
 
-const summary = (ms: readonly number[]) => `median ${percentile(ms, 50).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} searches)`;
+const summary = (ms: readonly number[]) => `median ${median(ms).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} searches)`;
 
 const embedders = localEmbedderProvider(configureNodeEnv());
 await warmUpEmbedder(embedders);

@@ -8,6 +8,7 @@
 import { rescoreDepth } from '../src/core/capture/SemanticIndex';
 import type { VectorHit, VectorIndexFactory, VectorSearchIndex } from '../src/core/capture/vectorIndex';
 import { seededRandom } from './seededRandom';
+import { percentile } from './stats';
 
 export interface VectorBenchOptions {
   readonly n: number;
@@ -61,13 +62,8 @@ function randomUnitVectors(n: number, dim: number, rand: () => number): Float32A
   return out;
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-}
-
 function latency(samples: number[]): LatencyMs {
-  const s = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(s, 0.5), p95: percentile(s, 0.95), mean: s.reduce((a, b) => a + b, 0) / s.length };
+  return { p50: percentile(samples, 50), p95: percentile(samples, 95), mean: samples.reduce((a, b) => a + b, 0) / samples.length };
 }
 
 function rescore(hits: readonly VectorHit[], data: Float32Array, dim: number, q: Float32Array, k: number): VectorHit[] {

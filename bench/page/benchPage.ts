@@ -10,6 +10,7 @@ import { MODEL_PORT_MESSAGE, unwrapRemote, type DevicePreference, type ModelWork
 import type {
   BenchCorpusInput, BenchCorpusResult, BenchRecallOptions, BenchWorkerApi, ColdOpenResult, ScaleMeasureOptions, ScaleQuestionInput, ScaleWorkerApi,
 } from '../host/benchProtocol';
+import { rateStats } from '../stats';
 
 export interface RateSummary {
   readonly median: number;
@@ -17,10 +18,10 @@ export interface RateSummary {
   readonly reps: number;
 }
 
+/** Median and slow-end p95 (the rate 95% of repetitions beat) of the per-repetition rates. */
 function summarise(rates: number[]): RateSummary {
-  const sorted = [...rates].sort((a, b) => a - b);
-  // p95 of a rate is the slow end: the rate 95% of repetitions beat.
-  return { median: sorted[Math.floor(sorted.length / 2)]!, p95: sorted[Math.floor(sorted.length * 0.05)]!, reps: rates.length };
+  const { median, p95 } = rateStats(rates);
+  return { median, p95, reps: rates.length };
 }
 
 async function rate(items: number, reps: number, run: () => Promise<unknown>): Promise<RateSummary> {

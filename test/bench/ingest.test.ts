@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ingestInputs, rateStats, repFromTimings } from '../../bench/ingest';
+import { ingestInputs, repFromTimings } from '../../bench/ingest';
 import { loadLocomo } from '../../bench/datasets';
 
 describe('ingest benchmark arithmetic', () => {
-  it('takes the median and the slow-end p95 of per-repetition rates', () => {
-    expect(rateStats([900, 1100, 1000])).toEqual({ median: 1000, p95: 900, min: 900, max: 1100 });
-    expect(rateStats([4, 1, 3, 2])).toMatchObject({ median: 2.5, p95: 1 });
-    const twenty = Array.from({ length: 20 }, (_, i) => (i + 1) * 100);
-    expect(rateStats(twenty).p95).toBe(100); // the rate 95 % of 20 repetitions beat
-    expect(rateStats([])).toEqual({ median: 0, p95: 0, min: 0, max: 0 });
-  });
-
   it('sums a repetition over its corpora: capture alone, and capture plus embedding', () => {
     const rep = repFromTimings([
       { turns: 600, captureMs: 400, embedMs: 200 },

@@ -1,7 +1,7 @@
 /** Benchmark loaders and scoring on toy datasets whose answers are known by hand. */
 import { describe, expect, it } from 'vitest';
 import { loadBeamChat, loadDataset, loadLocomo, loadLongMemEval, parseBeamDate, parseLocomoDate, parseLocomoEvidence, parseLongMemEvalDate } from '../../bench/datasets';
-import { aggregate, byCategory, contextRecall, percentile, scoreQuestion } from '../../bench/scoring';
+import { aggregate, byCategory, contextRecall, scoreQuestion } from '../../bench/scoring';
 
 const turn = (speaker: string, dia_id: string, text: string, extra: Record<string, unknown> = {}) => ({ speaker, dia_id, text, ...extra });
 
@@ -106,12 +106,6 @@ describe('scoring', () => {
     ];
     expect(aggregate(scores, ks).contextRecall).toBeCloseTo(0.75, 12);
     expect(aggregate([scoreQuestion(c.questions[0]!, ['D1:2'], sessionOf, ks)], ks).contextRecall).toBeNull();
-  });
-
-  it('computes nearest-rank percentiles', () => {
-    expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
-    expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 95)).toBe(95);
-    expect(percentile([], 95)).toBe(0);
   });
 });
 

@@ -105,6 +105,22 @@ describe('README and docs', () => {
     });
   }
 
+  it('every docs/ page (and #anchor) that source code comments point to exists', () => {
+    const problems: string[] = [];
+    for (const folder of ['src', 'workers', 'bench', 'scripts']) {
+      for (const name of readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })) {
+        if (!/\.(ts|tsx|mjs)$/.test(name)) continue;
+        const file = join(folder, name);
+        for (const m of readFileSync(join(ROOT, file), 'utf8').matchAll(/\bdocs\/([\w/-]+\.md)(?:#([\w-]+))?/g)) {
+          const page = join('docs', m[1]!);
+          if (!existsSync(join(ROOT, page))) problems.push(`${file}: ${m[0]} — no such page`);
+          else if (m[2] && !headingAnchors(readFileSync(join(ROOT, page), 'utf8')).has(m[2])) problems.push(`${file}: ${m[0]} — no such heading`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('README stays a page for people (at most 250 lines)', () => {
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(250);
   });

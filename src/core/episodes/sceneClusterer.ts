@@ -23,14 +23,8 @@ export interface SceneClustererConfig {
 }
 
 /**
- * Calibrated on the LoCoMo dev split with the bundled GloVe-SIF model, on *centred* cell vectors
- * (the corpus mean subtracted, see SemanticIndex.meanVector): 292 MemCells →
- *   τ 0.35 / 30 d: 134 scenes (2.2 cells/scene) · τ 0.45 / 14 d: 230 scenes (1.27/scene, 44 cells in
- *   scenes of ≥ 3) · τ 0.5 / 7 d: 263 scenes (1.11/scene).
- * Uncentred, every threshold up to 0.96 gave the same time-gap-only grouping (cosines > 0.96).
- * 0.45 / 14 days keeps scenes tight (precision matters with a weak embedder) and makes a recurring
- * topic a meaningful signal for the recurrence policy. Downloaded models use the same values
- * until calibrated (they could not be downloaded here).
+ * Calibrated on centred cell vectors (SemanticIndex.meanVector), LoCoMo dev, bundled model: 230 scenes
+ * of 292 cells, tight enough for the recurrence policy; see docs/retrieval-tuning.md#scene-clustering.
  */
 export const DEFAULT_SCENE_CONFIG: SceneClustererConfig = { threshold: 0.45, maxGapMs: 14 * 86_400_000 };
 
