@@ -1,7 +1,7 @@
 /**
  * Every deletion of turns goes through here, so a deleted turn leaves nothing derived from it that
- * is kept: its FTS rows (deleted for search at once; their terms leave the file when the segment
- * is merged, see schemaV10.ts) and vectors go by trigger (schema.ts), its date foresight by trigger
+ * is kept: its FTS rows (deleted for search at once; their terms leave the file when the index is
+ * merged before the transaction commits, deletedTerms.ts) and vectors go by trigger (schema.ts), its date foresight by trigger
  * (schemaV10.ts), and the copies stored answers keep of it — the exact requests sent ("what was
  * sent") and citation labels in their metadata — are redacted in the same transaction, and a
  * conversation title made from them is remade from the turns that remain (deletedTitles.ts). With
