@@ -14,7 +14,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { buildTestHub, startModelHub, type ModelHub } from '../test/support/modelHub';
-import { connectEndpoint, messageBox as box, openWithModelHub, printPageOnFailure } from './appSteps';
+import { connectEndpoint, firstLongTurnEveryEpisode, messageBox as box, openWithModelHub, printPageOnFailure } from './appSteps';
 
 let mock: MockLlmServer;
 const isSynthesis = (content: string) => content.includes('\nTURNS:\n');
@@ -76,21 +76,14 @@ test('the engine worker dies while an episode is being synthesised: said, restar
   test.setTimeout(300_000);
   mock.setBehaviour({ chunkDelayMs: 0 });
   await page.goto('/');
-  await connectEndpoint(page, mock.url, { keepOpen: true });
-  await page.getByRole('radio', { name: /Every episode/ }).click();
-  await expect(page.getByRole('radio', { name: /Every episode/ })).toBeChecked();
-  await page.getByRole('button', { name: 'Close settings' }).click();
-  await page.getByRole('button', { name: '+ New conversation' }).click();
-  await box(page).fill('I will fly to Lisbon next week for the architecture conference. '.repeat(110));
-  await box(page).press('Enter');
-  await expect(page.getByTestId('message')).toHaveCount(2, { timeout: 60_000 });
+  const secondTurn = await firstLongTurnEveryEpisode(page, mock.url);
   await expect(page.getByTestId('streaming-answer')).toBeHidden({ timeout: 60_000 });
 
   // Every reply now waits, so the synthesis request is still out when the engine dies.
   mock.setBehaviour({ latencyMs: 20_000 });
   const before = synthesisRequests();
   // The second long turn overflows the episode's size cap: the first episode closes and goes to synthesis.
-  await box(page).fill('My sister Lena lives in Porto and keeps two cats. '.repeat(110));
+  await box(page).fill(secondTurn);
   await box(page).press('Enter');
   await expect.poll(synthesisRequests, { timeout: 120_000 }).toBeGreaterThan(before);
   await box(page).fill('This draft must survive.');
