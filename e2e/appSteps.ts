@@ -18,6 +18,23 @@ export async function connectEndpoint(page: Page, url: string, options: { keepOp
   if (!options.keepOpen) await page.getByRole('button', { name: 'Close settings' }).click();
 }
 
+/**
+ * The endpoint at `url` with synthesis policy "Every episode", then a new conversation whose first
+ * turn is long (≈7,000 characters), answered: the next long turn overflows the episode's size cap,
+ * so this episode closes and goes to synthesis. Returns that next turn's text.
+ */
+export async function firstLongTurnEveryEpisode(page: Page, url: string): Promise<string> {
+  await connectEndpoint(page, url, { keepOpen: true });
+  await page.getByRole('radio', { name: /Every episode/ }).click();
+  await expect(page.getByRole('radio', { name: /Every episode/ })).toBeChecked();
+  await page.getByRole('button', { name: 'Close settings' }).click();
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await messageBox(page).fill('I will fly to Lisbon next week for the architecture conference. '.repeat(110));
+  await messageBox(page).press('Enter');
+  await expect(page.getByTestId('message')).toHaveCount(2, { timeout: 60_000 });
+  return 'My sister Lena lives in Porto and keeps two cats. '.repeat(110);
+}
+
 /** The sidebar row of the conversation whose title holds `title` (not the row's Rename or Delete button). */
 export const conversationRow = (page: Page, title: string | RegExp) =>
   page.getByRole('navigation', { name: 'Conversations' }).locator('button.conversation').filter({ hasText: title });

@@ -9,7 +9,7 @@
 import { expect, test } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
-import { connectEndpoint, messageBox as box } from './appSteps';
+import { firstLongTurnEveryEpisode, messageBox as box } from './appSteps';
 
 let mock: MockLlmServer;
 let synthesisWorks = false;
@@ -37,18 +37,9 @@ const synthesisRequests = () => mock.requests.filter((r) => {
 test('an episode that could not be summarised is shown with Retry, and Retry gets it summarised', async ({ page }) => {
   test.setTimeout(300_000); // the episode's five attempts wait 5 + 10 + 20 + 40 s between them
   await page.goto('/');
-  await connectEndpoint(page, mock.url, { keepOpen: true });
-  await page.getByRole('radio', { name: /Every episode/ }).click();
-  await expect(page.getByRole('radio', { name: /Every episode/ })).toBeChecked();
-  await page.getByRole('button', { name: 'Close settings' }).click();
-  await page.getByRole('button', { name: '+ New conversation' }).click();
-
   // Two long turns: the second overflows the episode's size cap, so the first episode closes and
   // (policy "Every episode") goes to synthesis, which gets prose back every time.
-  await box(page).fill('I will fly to Lisbon next week for the architecture conference. '.repeat(110));
-  await box(page).press('Enter');
-  await expect(page.getByTestId('message')).toHaveCount(2, { timeout: 60_000 });
-  await box(page).fill('My sister Lena lives in Porto and keeps two cats. '.repeat(110));
+  await box(page).fill(await firstLongTurnEveryEpisode(page, mock.url));
   await box(page).press('Enter');
 
   const failed = page.getByTestId('status').getByTestId('failed-synthesis');

@@ -23,6 +23,7 @@ import * as SQLite from '@journeyapps/wa-sqlite';
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import { RecollectError } from '../core/base/errors';
 import { lexicalText } from '../core/base/lexicalUnits';
+import { mergeDeletedTerms } from './deletedTerms';
 
 /** The parts of the Emscripten module we call directly (exports present in every wa-sqlite build). */
 export interface WaSqliteModule {
@@ -160,9 +161,19 @@ export class WaSqliteDatabase implements Sql {
     return this.sqlite3.changes(this.db);
   }
 
-  /** Outside a transaction: the statement just run removed content; the log is cleared next. */
+  /** Outside a transaction: the statement just run removed content; its index terms and the log are cleared next. */
   contentRemoved(): void {
-    this.#serial(() => this.#truncateLog()).catch(() => undefined); // closed meanwhile: nothing left to clear
+    this.#serial(async () => {
+      await this.#run('BEGIN IMMEDIATE', undefined, false);
+      try {
+        await mergeDeletedTerms(this.#inner);
+        await this.#run('COMMIT', undefined, false);
+      } catch (err) {
+        if (!this.sqlite3.get_autocommit(this.db)) await this.#run('ROLLBACK', undefined, false).catch(() => undefined);
+        throw err;
+      }
+      await this.#truncateLog();
+    }).catch(() => undefined); // closed meanwhile: nothing left to clear
   }
 
   async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
@@ -173,6 +184,8 @@ export class WaSqliteDatabase implements Sql {
       this.#removedContent = false;
       try {
         const result = await fn(this.#inner);
+        // The deleted rows' words leave the full-text indexes' pages with this commit (deletedTerms.ts).
+        if (this.#removedContent) await mergeDeletedTerms(this.#inner);
         await this.#run('COMMIT', undefined, false);
         // Before the caller hears that the deletion is done, so "deleted" is true of the files too.
         if (this.#removedContent) await this.#truncateLog();

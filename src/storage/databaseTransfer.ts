@@ -13,6 +13,7 @@ import { RecollectError } from '../core/base/errors';
 import type { ImportOptions, StagedImport } from '../core/base/store';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
 import { countMessages, forgetSpeakers } from './messageRepo';
+import { FTS_TABLES } from './deletedTerms';
 import { rebuildFromFile, type RebuildOptions, type Rebuilt } from './importRebuild';
 
 /** Every refusal before the swap says that nothing changed; an unexpected error gets a sentence, not SQLite's text. */
@@ -26,9 +27,6 @@ function refusal(err: unknown): RecollectError {
 }
 
 const HEADER = 'SQLite format 3\u0000';
-
-/** Full-text indexes whose segments may still hold terms of rows deleted before secure-delete was on. */
-const FTS_TABLES = ['messages_fts', 'turns_fts', 'facts_fts', 'memcells_fts'] as const;
 
 /**
  * The export: a copy of `live` that carries only live data. A serialized database is its pages as

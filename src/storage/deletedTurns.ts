@@ -1,7 +1,7 @@
 /**
  * Every deletion of turns goes through here, so a deleted turn leaves nothing derived from it that
- * is kept: its FTS rows (deleted for search at once; their terms leave the file when the segment
- * is merged, see schemaV10.ts) and vectors go by trigger (schema.ts), its date foresight by trigger
+ * is kept: its FTS rows (deleted for search at once; their terms leave the file when the index is
+ * merged before the transaction commits, deletedTerms.ts) and vectors go by trigger (schema.ts), its date foresight by trigger
  * (schemaV10.ts), and the copies stored answers keep of it — the exact requests sent ("what was
  * sent") and citation labels in their metadata — are redacted in the same transaction, and a
  * conversation title made from them is remade from the turns that remain (deletedTitles.ts). With
@@ -58,13 +58,7 @@ async function dropDerived(tx: Sql, turns: readonly { id: string; conversationId
   for (const [cellId, { ids, sceneId, edited }] of byCell) {
     const plans = await tx.query<{ id: string; evidence: string; content: string }>("SELECT id, evidence, content FROM foresights WHERE memcell_id = ? AND source = 'llm'", [cellId]);
     for (const p of plans) {
-      let evidence: string[] = [];
-      try {
-        const parsed: unknown = JSON.parse(p.evidence);
-        if (Array.isArray(parsed)) evidence = parsed.map(String);
-      } catch {
-        /* no readable evidence: treated as resting on the whole episode */
-      }
+      const evidence = evidenceList(p.evidence); // none readable: it rests on the whole episode
       const left = evidence.filter((e) => !ids.has(e));
       if (left.length === 0) {
         await tx.exec('DELETE FROM foresights WHERE id = ?', [p.id]);
@@ -89,5 +83,51 @@ async function dropDerived(tx: Sql, turns: readonly { id: string; conversationId
       await tx.exec("DELETE FROM vectors WHERE item_kind = 'memscene' AND item_id = ?", [sceneId]);
     }
   }
+  gone.push(...await dropProfileFrom(tx, [...byCell.keys()]));
   return gone;
+}
+
+/**
+ * Profile items the pipeline drew from an episode that lost turns go with them, with their history:
+ * they were written from its theme's summary, which may quote the deleted words (and is cleared
+ * above), and their evidence names the episode. No tombstone: the profile update puts back what
+ * the remaining memory still supports once the episode and its theme are synthesised again. An
+ * item the user edited or wrote keeps its value (their words) but loses the link to the episode
+ * and every earlier version its history kept from the pipeline; a conflict it held, which came
+ * from the pipeline, is dropped with them.
+ */
+async function dropProfileFrom(tx: Sql, cellIds: readonly string[]): Promise<DeletedItem[]> {
+  const gone: DeletedItem[] = [];
+  const cells = new Set(cellIds);
+  const seen = new Set<string>();
+  for (const cellId of cellIds) {
+    const items = await tx.query<{ id: string; key: string; value: string; evidence: string; edited_by_user: number }>(
+      'SELECT id, key, value, evidence, edited_by_user FROM profile_items WHERE instr(evidence, ?) > 0', [JSON.stringify(cellId)]);
+    for (const item of items) {
+      if (seen.has(item.id)) continue;
+      seen.add(item.id);
+      const evidence = evidenceList(item.evidence);
+      if (!evidence.some((e) => cells.has(e))) continue;
+      const earlier = await tx.query<{ value: string }>('SELECT value FROM profile_item_history WHERE profile_item_id = ? AND value IS NOT NULL AND value <> ?', [item.id, item.value]);
+      if (Number(item.edited_by_user) !== 1) {
+        gone.push({ kind: 'profile', id: item.id, texts: itemTexts.profile(item.key, [item.value, ...earlier.map((h) => h.value)]) });
+        await tx.exec('DELETE FROM profile_items WHERE id = ?', [item.id]); // its history cascades
+        continue;
+      }
+      if (earlier.length) gone.push({ kind: 'profile', id: item.id, texts: itemTexts.profile(item.key, earlier.map((h) => h.value)) });
+      await tx.exec('DELETE FROM profile_item_history WHERE profile_item_id = ? AND value IS NOT NULL AND value <> ?', [item.id, item.value]);
+      await tx.exec("UPDATE profile_items SET evidence = ?, status = CASE WHEN status = 'conflict' THEN 'active' ELSE status END WHERE id = ?",
+        [JSON.stringify(evidence.filter((e) => !cells.has(e))), item.id]);
+    }
+  }
+  return gone;
+}
+
+function evidenceList(json: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed) ? parsed.map(String) : [];
+  } catch {
+    return [];
+  }
 }

@@ -6,7 +6,7 @@
  *   apply to these indexes, which are contentless with contentless_delete since v9 — a deletion
  *   there records the row as deleted in its segment, and its terms (single words, not the text)
  *   stay in the database file until that segment is merged. The export merges every index
- *   (databaseTransfer.compactedCopy); the live file does not yet.
+ *   (databaseTransfer.compactedCopy), and so does every deletion before it commits (deletedTerms.ts).
  *   `PRAGMA secure_delete` (set on every connection, WaSqliteDatabase.open) zeroes freed bytes.
  * - A date foresight is a verbatim sentence of the turn it came from (source_message_id): it goes
  *   with that turn.

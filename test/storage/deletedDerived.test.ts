@@ -94,16 +94,46 @@ describe('deleting a derived item', () => {
     });
   }
 
-  it("removes what the episode derived from a turn when the turn is deleted (the profile item stays)", async () => {
-    const { store, engine, stored } = await answeredWithEverything();
+  /** Narrows episode m1 to turn o1, so deleting o1 is deleting a turn the episode was made from. */
+  async function episodeOfO1(store: Awaited<ReturnType<typeof answeredWithEverything>>['store']) {
     const [cell] = await store.db.query<{ seq: number }>("SELECT seq FROM messages WHERE id = 'o1'");
     await store.db.exec("UPDATE memcells SET first_seq = ?, last_seq = ? WHERE id = 'm1'", [cell!.seq, cell!.seq]);
+  }
+
+  it('removes what the episode derived from a turn when the turn is deleted, the profile item drawn from it and its history included', async () => {
+    const { store, engine, stored } = await answeredWithEverything();
+    await episodeOfO1(store);
+    await store.db.exec("INSERT INTO profile_item_history (profile_item_id, op, value, confidence, reason, changed_at) VALUES ('r1', 'update', 'her first pottery teacher was Kestrafune senior', 0.7, 'older', 1)");
     await engine.deleteMessage('o1');
     const after = await stored();
-    for (const kind of ['fact', 'plan', 'episode'] as const) expect(after, kind).not.toContain(UNIQUE[kind]);
-    expect(after).toContain(UNIQUE.profile);
+    for (const kind of ['fact', 'plan', 'episode', 'profile'] as const) expect(after, kind).not.toContain(UNIQUE[kind]);
+    expect(after).toContain('What do you remember about my pottery?');
+    expect(await store.db.query("SELECT id FROM profile_items WHERE id = 'r1'")).toEqual([]);
+    expect(await store.db.query("SELECT id FROM profile_item_history WHERE profile_item_id = 'r1'")).toEqual([]);
+    // Not forgotten for good: the profile update may add the key again from what remains.
+    expect(await store.db.query("SELECT id FROM tombstones WHERE kind = 'profile'")).toEqual([]);
     const exported = await engine.exportDatabase();
-    for (const kind of ['fact', 'plan', 'episode'] as const) expect(bytesContain(exported, UNIQUE[kind]), kind).toBe(false);
+    for (const kind of ['fact', 'plan', 'episode', 'profile'] as const) expect(bytesContain(exported, UNIQUE[kind]), kind).toBe(false);
+  });
+
+  it('removes the profile item drawn from a deleted conversation', async () => {
+    const { store, engine, stored } = await answeredWithEverything();
+    await engine.deleteConversation('old');
+    expect(await stored()).not.toContain(UNIQUE.profile);
+    expect(await store.db.query("SELECT id FROM profile_items WHERE id = 'r1'")).toEqual([]);
+    expect(bytesContain(await engine.exportDatabase(), UNIQUE.profile)).toBe(false);
+  });
+
+  it("keeps a profile item the user edited, without the episode's evidence or the pipeline's earlier values", async () => {
+    const { store, engine } = await answeredWithEverything();
+    await episodeOfO1(store);
+    await engine.editProfileItem('r1', 'I learn pottery from a teacher at the studio');
+    await engine.deleteMessage('o1');
+    const [item] = await store.db.query<{ value: string; evidence: string }>("SELECT value, evidence FROM profile_items WHERE id = 'r1'");
+    expect(item).toEqual({ value: 'I learn pottery from a teacher at the studio', evidence: '[]' });
+    const history = await store.db.query<{ value: string | null }>("SELECT value FROM profile_item_history WHERE profile_item_id = 'r1'");
+    expect(history.map((h) => h.value)).not.toContain(PROFILE_VALUE);
+    expect(bytesContain(await engine.exportDatabase(), UNIQUE.profile)).toBe(false);
   });
 
   it('removes the episode, its fact and its plan when the episode is deleted whole', async () => {

@@ -6,10 +6,10 @@
  * every page as it was written until a checkpoint copies it back and the log is reset, so a frame
  * written before the deletion still holds the turn unless the deletion truncates the log.
  *
- * In the log nothing of it may stay, not even a word. In the database file the text itself may not
- * stay; single index terms still can, because the full-text indexes are contentless with
- * contentless_delete, where a deletion only marks the row deleted and its terms go at the next merge
- * of that segment (FTS5 `secure-delete` does not apply to such tables) — a known gap, not tested here.
+ * Nothing of it may stay in either file, not even a word: the full-text indexes are contentless
+ * with contentless_delete, where a deletion only marks the row deleted in its segment (FTS5
+ * `secure-delete` does not apply to such tables), so a deletion merges the indexes before it
+ * commits (deletedTerms.ts) and the lowercased index term is searched for as well as the text.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/storage/openNodeDatabase';
 import { SqlExplorerStore } from '../../src/storage/explorerRepo';
 import { JOURNAL_SIZE_LIMIT } from '../../src/storage/writeAheadLog';
+import { FTS_TABLES } from '../../src/storage/deletedTerms';
 
 const MARKER = 'Quorvandel';
 const dirs: string[] = [];
@@ -34,18 +35,20 @@ async function fileStore() {
   expect(mode!.journal_mode).toBe('wal');
   const [limit] = await store.db.query<{ journal_size_limit: number }>('PRAGMA journal_size_limit');
   expect(Number(limit!.journal_size_limit)).toBe(JOURNAL_SIZE_LIMIT);
-  /**
-   * Where in the live files the deleted text is: its words as written, in the log also as an index
-   * term (lowercased); the database file is searched for the text, not for a term (see above).
-   */
+  /** Where in the live files the deleted text is: its words as written, or as an index term (lowercased). */
+  const holds = (bytes: Buffer) => bytes.includes(MARKER) || bytes.includes(MARKER.toLowerCase());
   const found = () => {
     const where: string[] = [];
-    const wal = existsSync(`${path}-wal`) ? readFileSync(`${path}-wal`) : Buffer.alloc(0);
-    if (wal.includes(MARKER) || wal.includes(MARKER.toLowerCase())) where.push('wal');
-    if (readFileSync(path).includes(MARKER)) where.push('database');
+    if (holds(existsSync(`${path}-wal`) ? readFileSync(`${path}-wal`) : Buffer.alloc(0))) where.push('wal');
+    if (holds(readFileSync(path))) where.push('database');
     return where;
   };
-  return { store, path, found };
+  /** After a checkpoint: the committed turn's term is in the database file's index pages (the search is real). */
+  const checkpointed = async () => {
+    await store.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    return holds(readFileSync(path));
+  };
+  return { store, path, found, checkpointed };
 }
 
 const turns = (conversationId: string) => [
@@ -64,6 +67,41 @@ describe('a deletion on the live files', () => {
     expect(statSync(`${path}-wal`).size).toBe(0); // truncated, not only overwritten in part
     // The database is whole and still holds the rest.
     expect((await store.listMessages('c')).map((m) => m.id)).toEqual(['c2']);
+    await store.db.close();
+  });
+
+  it('leaves no index term of a deleted turn in the database file, among many turns checkpointed before', async () => {
+    const { store, found, checkpointed } = await fileStore();
+    await store.createConversation({ id: 'm', title: 'Notes' });
+    const filler = (i: number) => `Entry ${i}: the ferns by the north window need water twice a week, and the basil wants the afternoon sun. `.repeat(11);
+    const many = Array.from({ length: 60 }, (_, i) => ({ id: `m${i}`, conversationId: 'm', role: 'user' as const, speaker: 'You',
+      content: i === 30 ? `My ${MARKER} account number is on the card in the blue drawer. ${filler(i)}` : filler(i) }));
+    for (let i = 0; i < many.length; i += 20) await store.appendTurns(many.slice(i, i + 20));
+    expect(await checkpointed()).toBe(true); // the term is in the file's index pages, not only in the log
+    expect(await store.deleteMessage('m30')).toBe(true);
+    expect(found()).toEqual([]);
+    // Search still works on what is left.
+    expect((await store.db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH 'ferns'"))[0]!.n).toBe(59);
+    await store.db.close();
+  });
+
+  it("leaves an edited turn's old words in neither file", async () => {
+    const { store, found, checkpointed } = await fileStore();
+    await store.createConversation({ id: 'e', title: 'Notes' });
+    await store.appendTurns(turns('e'));
+    expect(await checkpointed()).toBe(true);
+    await store.sendTurn({ id: 'e1b', conversationId: 'e', role: 'user', speaker: 'You', content: 'My account number is on the card in the blue drawer.' }, { replaces: ['e1', 'e2'] });
+    expect(found()).toEqual([]);
+    expect((await store.listMessages('e')).map((m) => m.content)).toEqual(['My account number is on the card in the blue drawer.']);
+    await store.db.close();
+  });
+
+  it('has secure-delete set on every full-text index', async () => {
+    const { store } = await fileStore();
+    for (const t of FTS_TABLES) {
+      const rows = await store.db.query<{ v: number }>(`SELECT v FROM ${t}_config WHERE k = 'secure-delete'`);
+      expect(rows.map((r) => Number(r.v)), t).toEqual([1]);
+    }
     await store.db.close();
   });
 

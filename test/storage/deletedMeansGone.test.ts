@@ -67,6 +67,21 @@ describe('deleting a turn', () => {
     expect(view.getUint32(36)).toBe(0); // header: total freelist pages
   });
 
+  it('redacts an edited turn\'s old text as a deletion does (an edit replaces it and what followed it)', async () => {
+    const { store, engine } = await chatWithSecret();
+    expect(JSON.stringify((await store.getMessage('b1'))!.metadata)).toContain('thinking of quitting my job');
+    await engine.send({ id: 'u1b', conversationId: 'c', content: 'Work is fine; the spring review went well.', replaces: 'u1' });
+    expect((await store.listMessages('c')).map((m) => m.id)).toEqual(['u1b']);
+    const meta = JSON.stringify((await store.getMessage('b1'))!.metadata);
+    expect(meta).not.toContain('thinking of quitting');
+    expect(meta).toContain(REDACTED);
+    expect(meta).toContain('What did I say about Quillfeather and quitting?');
+    expect((await engine.searchMessages('commute manager deadlines')).map((h) => h.message.id)).toEqual([]);
+    const exported = await engine.exportDatabase();
+    for (const needle of ['thinking of quitting', 'wearing me down', 'commute']) expect(contains(exported, needle), needle).toBe(false);
+    expect(contains(exported, 'the spring review went well')).toBe(true);
+  });
+
   it('takes a date foresight written from the turn with it', async () => {
     const { store, engine } = await answeringEngine(mock.url, { withLlm: false });
     await store.createConversation({ id: 'c', title: 'plans' });
