@@ -224,8 +224,8 @@ export class Retriever {
       ? Promise.resolve(options.queryVector === undefined ? this.#embed(question) : options.queryVector)
       : Promise.resolve(null);
     const deepVectorP = rerankerP.then((r) => wantsVector ? this.#vectorCandidates(queryVectorP, scope, reranks(r) ? cfg.rerank.vectorDepth : 0) : Promise.resolve<string[]>([]));
+    const rulesP = this.#rules(queryVectorP, scope);
     const vectorP = deepVectorP.then((ids) => ids.slice(0, cfg.depth.vector));
-    const rulesP = this.#rules(queryVectorP, vectorP, scope);
     const lexicalP = !terms.length
       ? Promise.resolve<string[]>([])
       : large
@@ -431,21 +431,14 @@ export class Retriever {
    * The user's standing instructions nearest the question in meaning, best first: a rule ("always
    * give timelines when I ask about patents") governs a request that shares few of its words.
    */
-  async #rules(queryVectorP: Promise<QueryVector | null>, vectorP: Promise<string[]>, scope: RetrievalScope | undefined): Promise<string[]> {
-    const { weight, scan, top, relative } = this.config.rules;
+  async #rules(queryVectorP: Promise<QueryVector | null>, scope: RetrievalScope | undefined): Promise<string[]> {
+    const { weight, scan, top } = this.config.rules;
     if (!(weight > 0) || !this.#source.ruleCandidates || !this.#source.similarities) return [];
     const rules = (await this.#source.ruleCandidates({ limit: scan, ...(scope ? { scope } : {}) })).filter((c) => STANDING_INSTRUCTION.test(c.content));
     const q = rules.length ? await queryVectorP : null;
     if (!q) return [];
-    // The floor: a share of the nearest turn's similarity (the vector list's first), so a rule
-    // joins only when it is about as near the question as the best match of any kind.
-    const best = relative > 0 ? (await vectorP)[0] : undefined;
-    const ids = rules.map((r) => r.id);
-    const similarity = await this.#source.similarities(best !== undefined && !ids.includes(best) ? [...ids, best] : ids, q.vector, q.modelId);
-    const floor = best !== undefined ? relative * (similarity.get(best) ?? 0) : 0;
-    return ids
-      .flatMap((id) => { const v = similarity.get(id); return v !== undefined && v > 0 && v >= floor ? [[id, v] as const] : []; })
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top).map(([id]) => id);
+    const similarity = await this.#source.similarities(rules.map((r) => r.id), q.vector, q.modelId);
+    return [...similarity].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top).map(([id]) => id);
   }
 
   async #embed(question: string): Promise<QueryVector | null> {

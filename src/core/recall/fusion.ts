@@ -102,10 +102,8 @@ export interface RetrievalConfig {
   /**
    * The user's standing instructions (queryAnalysis.STANDING_INSTRUCTION) as a list of their own:
    * the newest `scan` turns that may hold one, the `top` nearest the question by vector, fused at `weight` (0: off).
-   * With `relative` > 0 a rule joins only when its similarity to the question is at least that share
-   * of the nearest turn's (the vector list's first).
    */
-  readonly rules: { readonly weight: number; readonly scan: number; readonly top: number; readonly relative: number };
+  readonly rules: { readonly weight: number; readonly scan: number; readonly top: number };
   /**
    * Session diversity: walking the ranking best first, a turn whose session already placed
    * `perSession` turns above it is scored × (1 − penalty) per extra turn (once with `flat`; greedy,
@@ -186,7 +184,7 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
     recency: 0,
   },
   // weight 1: BEAM 59.6 → 60.3 (instruction_following 26.9 → 77.7), LoCoMo / LongMemEval unchanged; see docs/retrieval-tuning.md#standing-instruction-list
-  rules: { weight: 1, scan: 300, top: 2, relative: 0 },
+  rules: { weight: 1, scan: 300, top: 2 },
   // questions about many occasions only, 1 × 0.3 flat: BEAM session@10 97.6, others unchanged; see docs/retrieval-tuning.md#session-diversity
   diversity: { perSession: 1, penalty: 0.3, depth: 200, byConversation: true, acrossOnly: true, flat: true },
   // 40 turns: context recall 87.5 / 93.2 (LoCoMo / LongMemEval) against 80.5 / 89.6 at 12; see docs/retrieval-tuning.md#answer-context
