@@ -183,8 +183,8 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
     // 0.2 / 0.5 → LongMemEval −0.3: not kept; see docs/retrieval-tuning.md#recency
     recency: 0,
   },
-  // weight 1: BEAM 59.6 → 60.3 (instruction_following 26.9 → 77.7), LoCoMo / LongMemEval unchanged; see docs/retrieval-tuning.md#standing-instruction-list
-  rules: { weight: 1, scan: 300, top: 2 },
+  // weight 0 (off): at 1, BEAM @10 60.3 (59.6 without) but @1 / @5 −1.8 / −2.4 and the 30k scale run @5 / @10 −6.2 / −2.0 (many people's rules in one memory); see docs/retrieval-tuning.md#standing-instruction-list
+  rules: { weight: 0, scan: 300, top: 2 },
   // questions about many occasions only, 1 × 0.3 flat: BEAM session@10 97.6, others unchanged; see docs/retrieval-tuning.md#session-diversity
   diversity: { perSession: 1, penalty: 0.3, depth: 200, byConversation: true, acrossOnly: true, flat: true },
   // 40 turns: context recall 87.5 / 93.2 (LoCoMo / LongMemEval) against 80.5 / 89.6 at 12; see docs/retrieval-tuning.md#answer-context
