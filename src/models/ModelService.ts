@@ -53,7 +53,7 @@ export class ModelService implements ModelWorkerApi {
   private readonly catalog: readonly CatalogEntry[];
   private readonly batchSize: number | undefined;
   private readonly embedder: Slot<LoadedEmbedder>;
-  private readonly reranker: Slot<TransformersReranker>;
+  private readonly reranker: Slot<LoadedReranker>;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly extraEmbedders = new Map<string, Promise<LoadedEmbedder>>();
   private devicePreference: DevicePreference = 'auto';
@@ -309,6 +309,15 @@ export class ModelService implements ModelWorkerApi {
   private async load<K extends ModelKind>(kind: K, id: string): Promise<SlotModel<K>> {
     const entry = this.catalog.find((m) => m.id === id && m.kind === kind);
     if (!entry) throw new RecollectError('INVALID_INPUT', `"${id}" is not a known ${kind}.`);
+    // A reranker of trust 0 (the bundled stand-in) cannot change a ranking, and recall never asks
+    // it: choosing it loads nothing (no inference runtime at start); a direct rerank call loads it.
+    if (kind === 'reranker' && !((entry.rerankTrust ?? 0) > 0)) {
+      return new DeferredReranker(entry, () => this.loadNow('reranker', id, entry) as Promise<TransformersReranker>) as unknown as SlotModel<K>;
+    }
+    return this.loadNow(kind, id, entry);
+  }
+
+  private async loadNow<K extends ModelKind>(kind: K, id: string, entry: CatalogEntry): Promise<SlotModel<K>> {
     // The bundled embedder is a word-vector lookup: in 'auto' it never loads an inference runtime
     // (onnxruntime-web's 26.8 MB WebAssembly was most of a cold open). A device the user picked
     // explicitly still runs the ONNX graph there (same vectors; the Compute panel's choice holds).
@@ -380,9 +389,50 @@ export function loadFlags(platform: Pick<ModelPlatform, 'name'>, entry: Pick<Cat
 
 /** An embedder the worker holds: the runtime-free lookup of the bundled model, or a transformers.js pipeline. */
 type LoadedEmbedder = TransformersEmbedder | StaticEmbedder;
-type SlotModel<K extends ModelKind> = K extends 'embedder' ? LoadedEmbedder : TransformersReranker;
+/** A reranker the worker holds: a transformers.js cross-encoder, or one loaded when first asked. */
+type LoadedReranker = Pick<TransformersReranker, 'id' | 'trust' | 'entry' | 'device' | 'rerank' | 'dispose'>;
+type SlotModel<K extends ModelKind> = K extends 'embedder' ? LoadedEmbedder : LoadedReranker;
 
-function slotStatus(slot: Slot<LoadedEmbedder> | Slot<TransformersReranker>): SlotStatus {
+/** Holds a reranker's place in its slot and loads it on the first rerank call. */
+class DeferredReranker implements LoadedReranker {
+  readonly id: string;
+  readonly trust: number;
+  readonly entry: CatalogEntry;
+  #model: Promise<TransformersReranker> | null = null;
+  readonly #create: () => Promise<TransformersReranker>;
+
+  constructor(entry: CatalogEntry, create: () => Promise<TransformersReranker>) {
+    this.entry = entry;
+    this.id = entry.vectorId;
+    this.trust = entry.rerankTrust ?? 0;
+    this.#create = create;
+  }
+
+  get device(): TransformersReranker['device'] {
+    return undefined;
+  }
+
+  /** Whether the model behind it has been loaded (tests; the runtime is not started before). */
+  get loaded(): boolean {
+    return this.#model !== null;
+  }
+
+  rerank(query: string, docs: readonly string[]): Promise<number[]> {
+    this.#model ??= this.#create().catch((err: unknown) => {
+      this.#model = null;
+      throw err;
+    });
+    return this.#model.then((m) => m.rerank(query, docs));
+  }
+
+  async dispose(): Promise<void> {
+    const model = this.#model;
+    this.#model = null;
+    await (await model?.catch(() => null))?.dispose();
+  }
+}
+
+function slotStatus(slot: Slot<LoadedEmbedder> | Slot<LoadedReranker>): SlotStatus {
   const model = slot.model;
   const state: SlotState = slot.loading ? 'loading' : model ? 'ready' : slot.error ? 'error' : 'none';
   return {

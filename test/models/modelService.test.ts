@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { RecollectError } from '../../src/core/base/errors';
 import { BUNDLED_MODEL_ID, MODEL_CATALOG, modelFiles } from '../../src/models/catalog';
 import { ModelService } from '../../src/models/ModelService';
@@ -86,6 +86,23 @@ describe('ModelService', () => {
     expect(service.status().reranker).toMatchObject({ modelId: BUNDLED_MODEL_ID, state: 'ready' });
     await service.loadReranker(null);
     expect(service.status().reranker.state).toBe('none');
+  });
+
+  it('loads nothing when a reranker that cannot change a ranking (trust 0) is chosen, and loads it once when it is asked', async () => {
+    const create = vi.spyOn(TransformersReranker, 'create');
+    try {
+      const service = new ModelService({ platform });
+      await service.loadReranker(BUNDLED_MODEL_ID);
+      expect(service.status().reranker).toMatchObject({ modelId: BUNDLED_MODEL_ID, state: 'ready' });
+      expect(create).not.toHaveBeenCalled();
+      const scores = await service.rerank('puppy', ['dog', 'stock market']);
+      await service.rerank('puppy', ['dog']);
+      expect(scores[0]).toBeGreaterThan(scores[1]!);
+      expect(create).toHaveBeenCalledTimes(1);
+      await service.loadReranker(null);
+    } finally {
+      create.mockRestore();
+    }
   });
 
   it('lists which models are available', async () => {
