@@ -13,6 +13,7 @@ import { SqlEpisodeStore } from './episodeRepo';
 import { SqlJobStore } from './jobRepo';
 import { SqlKnowledgeStore } from './knowledgeRepo';
 import { SqlLlmCallLog } from './llmCallRepo';
+import { SqlProjectStore } from './projectRepo';
 import { compactedCopy, stageImport } from './databaseTransfer';
 import { schemaVersion } from './migrate';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
@@ -47,6 +48,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   readonly jobs: SqlJobStore;
   readonly knowledge: SqlKnowledgeStore;
   readonly llmCalls: SqlLlmCallLog;
+  readonly projects: SqlProjectStore;
 
   constructor(db: WaSqliteDatabase, options: SqliteMemoryStoreOptions) {
     this.db = db;
@@ -58,6 +60,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     this.jobs = new SqlJobStore(db, this.#clock);
     this.knowledge = new SqlKnowledgeStore(db);
     this.llmCalls = new SqlLlmCallLog(db);
+    this.projects = new SqlProjectStore(db, this.#clock);
     this.#openTemp = options.openTemp;
     this.#newId = options.newId ?? newId;
     this.#turnIndexUpTo = options.turnIndexUpTo ?? RETRIEVAL_CONFIG.large.above;

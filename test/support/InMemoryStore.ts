@@ -42,7 +42,7 @@ export class InMemoryStore implements MemoryStore, VectorStore {
   #conversation(id: string): Conversation {
     const c = this.#conversations.get(id);
     if (!c) throw new RecollectError('NOT_FOUND', 'That conversation no longer exists.');
-    return { ...c, messageCount: [...this.#turns.values()].filter((t) => t.message.conversationId === id).length };
+    return { ...c, projectId: null, messageCount: [...this.#turns.values()].filter((t) => t.message.conversationId === id).length };
   }
 
   async createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number } & Partial<ConversationMemory>): Promise<Conversation> {

@@ -17,6 +17,29 @@ export interface Conversation {
   readonly remember: boolean;
   /** Who gave the title: nobody yet, the first message, the endpoint, or the user (never replaced). */
   readonly titledBy: TitleSource;
+  /** The project the conversation belongs to, or null (no project). */
+  readonly projectId: string | null;
+}
+
+/**
+ * How a project's chats share memory, chosen once at creation: 'shared' chats use and feed all of
+ * memory; 'project-only' chats recall only the project's own memory, and nothing of it is recalled
+ * outside the project.
+ */
+export type ProjectMemoryMode = 'shared' | 'project-only';
+
+export interface Project {
+  readonly id: string;
+  readonly name: string;
+  /** Sent with every answer in the project, as part of the system prompt ('' = none). */
+  readonly instructions: string;
+  readonly memory: ProjectMemoryMode;
+  /** Project-only projects: answers may also use the profile (what is known about the person). */
+  readonly useProfile: boolean;
+  readonly archived: boolean;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly conversationCount: number;
 }
 
 export type TitleSource = 'none' | 'message' | 'endpoint' | 'user';
