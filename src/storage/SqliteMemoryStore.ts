@@ -13,7 +13,7 @@ import { SqlEpisodeStore } from './episodeRepo';
 import { SqlJobStore } from './jobRepo';
 import { SqlKnowledgeStore } from './knowledgeRepo';
 import { SqlLlmCallLog } from './llmCallRepo';
-import { SqlProjectStore } from './projectRepo';
+import { moveToProject, SqlProjectStore } from './projectRepo';
 import { compactedCopy, stageImport } from './databaseTransfer';
 import { schemaVersion } from './migrate';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
@@ -66,9 +66,14 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     this.#turnIndexUpTo = options.turnIndexUpTo ?? RETRIEVAL_CONFIG.large.above;
   }
 
-  createConversation(input: { id?: string; title: string; createdAt?: number } & Partial<ConversationMemory>): Promise<Conversation> {
+  createConversation(input: { id?: string; title: string; createdAt?: number; projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation> {
     const at = isSaneTime(input.createdAt) ? input.createdAt : this.#clock.now();
-    return this.db.transaction((tx) => conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, at, input));
+    return this.db.transaction(async (tx) => {
+      const created = await conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, at, input);
+      if (typeof input.projectId !== 'string') return created;
+      await moveToProject(tx, created.id, input.projectId);
+      return conversations.requireConversation(tx, created.id);
+    });
   }
 
   getConversation(id: string): Promise<Conversation | null> {

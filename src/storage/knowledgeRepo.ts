@@ -40,7 +40,7 @@ export interface ProfileRow extends SqlRow {
   updated_at: number;
 }
 
-interface ForesightRow extends SqlRow {
+export interface ForesightRow extends SqlRow {
   id: string;
   memcell_id: string | null;
   content: string;
@@ -83,7 +83,7 @@ export function toProfileItem(r: ProfileRow): ProfileItem {
   };
 }
 
-function toForesight(r: ForesightRow): ForesightItem {
+export function toForesight(r: ForesightRow): ForesightItem {
   return {
     id: r.id,
     memcellId: r.memcell_id,
@@ -102,7 +102,7 @@ const IN_CHUNK = 500;
 
 const FACT_COLUMNS = 'f.id, f.memcell_id, f.speaker, f.content';
 export const PROFILE_COLUMNS = 'id, kind, key, value, confidence, evidence, status, edited_by_user, created_at, updated_at';
-const FORESIGHT_COLUMNS = 'id, memcell_id, content, start_at, end_at, evidence, status, source';
+export const FORESIGHT_COLUMNS = 'id, memcell_id, content, start_at, end_at, evidence, status, source';
 
 export class SqlKnowledgeStore implements KnowledgeStore {
   readonly #sql: Sql;

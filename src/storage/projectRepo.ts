@@ -32,6 +32,13 @@ async function requireProject(sql: Sql, id: string): Promise<Project> {
   return toProject(row);
 }
 
+/** Puts a conversation in a project (null: in none), in the caller's transaction. */
+export async function moveToProject(sql: Sql, conversationId: string, projectId: string | null): Promise<void> {
+  await requireConversation(sql, conversationId);
+  if (projectId !== null) await requireProject(sql, projectId);
+  await sql.exec('UPDATE conversations SET project_id = ? WHERE id = ?', [projectId, conversationId]);
+}
+
 export class SqlProjectStore implements ProjectStore {
   readonly #db: WaSqliteDatabase;
   readonly #clock: Clock;
@@ -85,11 +92,7 @@ export class SqlProjectStore implements ProjectStore {
   }
 
   moveConversation(conversationId: string, projectId: string | null): Promise<void> {
-    return this.#db.transaction(async (tx) => {
-      await requireConversation(tx, conversationId);
-      if (projectId !== null) await requireProject(tx, projectId);
-      await tx.exec('UPDATE conversations SET project_id = ? WHERE id = ?', [projectId, conversationId]);
-    });
+    return this.#db.transaction((tx) => moveToProject(tx, conversationId, projectId));
   }
 
   async projectOf(conversationId: string): Promise<Project | null> {
