@@ -27,8 +27,7 @@ import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
 import type { SynthesisFailures } from './synthesis/synthesisRecovery';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
 import type { Root as HastRoot } from 'hast';
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, Project, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
-import type { ProjectEdit, ProjectInput } from './engine/Projects';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, Project, ProjectEdit, ProjectInput, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
 
 export type { StageUsage };
 export type { SwitchProgress } from './capture/EmbeddingIndexer';

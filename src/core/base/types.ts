@@ -42,6 +42,30 @@ export interface Project {
   readonly conversationCount: number;
 }
 
+/** A new project as the person describes it (the memory mode is chosen here, once). */
+export interface ProjectInput {
+  readonly name: string;
+  readonly instructions?: string;
+  readonly memory: ProjectMemoryMode;
+  /** Project-only: may answers also use the profile? (default yes) */
+  readonly useProfile?: boolean;
+}
+
+/** What can change of a project after creation (never its memory mode). */
+export interface ProjectEdit {
+  readonly name?: string;
+  readonly instructions?: string;
+  readonly useProfile?: boolean;
+  readonly archived?: boolean;
+}
+
+/** The chats of one project-only project: the walls memory scopes are built from. */
+export interface WalledProject {
+  readonly projectId: string;
+  readonly useProfile: boolean;
+  readonly conversationIds: readonly string[];
+}
+
 export type TitleSource = 'none' | 'message' | 'endpoint' | 'user';
 
 /** The two memory switches of a conversation; a patch leaves out what it does not change. */

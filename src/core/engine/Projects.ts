@@ -9,28 +9,15 @@
  */
 import { RecollectError } from '../base/errors';
 import { MAX_TITLE_CHARS } from '../base/limits';
-import type { Project, ProjectMemoryMode } from '../base/types';
+import type { Project, ProjectEdit, ProjectInput } from '../base/types';
+
+export type { ProjectEdit, ProjectInput };
 import type { EngineEvent } from '../protocol';
 import { answerScopeOf, type AnswerScope } from '../recall/memoryScope';
 import type { ProjectStore } from './projectStore';
 
 /** Instructions are a few paragraphs; a pasted book is a mistake. */
 export const MAX_PROJECT_INSTRUCTIONS = 8_000;
-
-export interface ProjectInput {
-  readonly name: string;
-  readonly instructions?: string;
-  readonly memory: ProjectMemoryMode;
-  /** Project-only: may answers also use the profile? (default yes) */
-  readonly useProfile?: boolean;
-}
-
-export interface ProjectEdit {
-  readonly name?: string;
-  readonly instructions?: string;
-  readonly useProfile?: boolean;
-  readonly archived?: boolean;
-}
 
 export interface ProjectsDeps {
   readonly store: ProjectStore;

@@ -3,7 +3,9 @@
  * A project's memory mode is set once, at creation: changing it later would silently expose a
  * project-only project's memory everywhere (or wall off what shared chats already used).
  */
-import type { Project, ProjectMemoryMode } from '../base/types';
+import type { Project, ProjectMemoryMode, WalledProject } from '../base/types';
+
+export type { WalledProject };
 
 export interface NewProject {
   readonly id: string;
@@ -18,13 +20,6 @@ export interface ProjectPatch {
   readonly instructions?: string;
   readonly useProfile?: boolean;
   readonly archived?: boolean;
-}
-
-/** The chats of one project-only project: the walls memory scopes are built from. */
-export interface WalledProject {
-  readonly projectId: string;
-  readonly useProfile: boolean;
-  readonly conversationIds: readonly string[];
 }
 
 export interface ProjectStore {

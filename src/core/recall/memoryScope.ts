@@ -11,8 +11,7 @@
  * - No project-only project exists: no scope at all (undefined), and every read is exactly the
  *   query it was before projects existed (the recall benchmark pins this).
  */
-import type { Project } from '../base/types';
-import type { WalledProject } from '../engine/projectStore';
+import type { Project, WalledProject } from '../base/types';
 
 export interface MemoryScope {
   /** Only memory from these conversations (a project-only project's chats). */
