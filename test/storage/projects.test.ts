@@ -80,4 +80,25 @@ describe('projects in the database (schema v13)', () => {
     await expect(target.importDatabase(bytes)).rejects.toMatchObject({ code: 'IMPORT_CORRUPT' });
     expect((await target.listConversations()).map((c) => c.id)).toEqual(['mine']);
   });
+
+  it('synthesis is shown related facts only from its own side of a project-only wall', async () => {
+    const store = await openNodeStore();
+    await store.projects.createProject({ id: 'p1', name: 'Thesis', instructions: '', memory: 'project-only', useProfile: true });
+    await store.createConversation({ id: 'in', title: 'In', projectId: 'p1' });
+    await store.createConversation({ id: 'out', title: 'Out' });
+    const now = 1_700_000_000_000;
+    await store.db.exec(`INSERT INTO memscenes (id, created_at, updated_at) VALUES ('s', ${now}, ${now})`);
+    for (const [cell, conversation] of [['cin', 'in'], ['cin2', 'in'], ['cout', 'out'], ['cout2', 'out']] as const) {
+      await store.db.exec(`INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, scene_id, created_at, updated_at) VALUES (?, ?, 0, 0, ${now}, ${now}, 's', ${now}, ${now})`, [cell, conversation]);
+    }
+    await store.db.exec(`INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES
+      ('fin', 'cin', 'You', 'The quokka colony logger reads humidity.', ${now}, ${now}),
+      ('fout', 'cout2', 'You', 'The quokka poster hangs in the hall.', ${now}, ${now})`);
+    const cell = (id: string, conversationId: string) => ({ id, conversationId, sceneId: 's', startAt: now, endAt: now, title: null, narrative: null, editedByUser: false, turns: [] });
+    const ids = async (id: string, conversationId: string) => (await store.knowledge.relatedFacts(cell(id, conversationId), 'quokka humidity', 10)).map((f) => f.id).sort();
+    expect(await ids('cout', 'out')).toEqual(['fout']);
+    expect(await ids('cin2', 'in')).toEqual(['fin']);
+    await store.projects.moveConversation('in', null);
+    expect(await ids('cout', 'out')).toEqual(['fin', 'fout']);
+  });
 });
