@@ -4,6 +4,7 @@ import { useEngineLifecycle } from './hooks';
 import { useUi } from './uiStore';
 import { ConversationList } from './components/ConversationList';
 import { ChatView } from './components/ChatView';
+import { ProjectView } from './components/ProjectView';
 import { TemporaryChat } from './components/TemporaryChat';
 import { SearchResults } from './components/SearchResults';
 import { DataActions } from './components/DataActions';
@@ -26,6 +27,7 @@ export function App() {
   useEngineLifecycle(queryClient);
   useHashRoute();
   const selected = useUi((s) => s.selectedConversationId);
+  const selectedProject = useUi((s) => s.selectedProjectId);
   const startingConversation = useUi((s) => s.startingConversation);
   const searchText = useUi((s) => s.searchText);
   const setSearchText = useUi((s) => s.setSearchText);
@@ -86,6 +88,8 @@ export function App() {
           <p className="muted" role="status" data-testid="starting-conversation">Starting a new conversation…</p>
         ) : selected ? (
           <ViewBoundary name="This conversation" resetKey={selected}><ChatView key={selected} conversationId={selected} /></ViewBoundary>
+        ) : selectedProject ? (
+          <ViewBoundary name="This project" resetKey={selectedProject}><ProjectView projectId={selectedProject} /></ViewBoundary>
         ) : (
           <ViewBoundary name="The first steps"><FirstRun onStart={() => void startConversation()} /></ViewBoundary>
         )}

@@ -93,6 +93,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           return;
         case 'conversations-changed':
           void queryClient.invalidateQueries({ queryKey: queryKeys.conversations });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
           void queryClient.invalidateQueries({ queryKey: queryKeys.stats });
           return;
         case 'settings-changed':

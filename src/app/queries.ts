@@ -11,6 +11,7 @@ import type { FactQuery, ForesightQuery, MemCellQuery, MemorySearchFilters } fro
 
 export const queryKeys = {
   conversations: ['conversations'] as const,
+  projects: ['projects'] as const,
   messages: (id: string | null) => ['messages', id] as const,
   messageWindow: (id: string, limit: number, around: string | null) => ['messages', id, 'window', limit, around] as const,
   allMessages: ['messages'] as const,
@@ -64,6 +65,7 @@ export function engineQueries(client: EngineClient) {
     deviceChoice: () => queryOptions({ queryKey: queryKeys.deviceChoice, queryFn: () => client.deviceChoice(), staleTime: 0, meta: { ownerFree: true } }),
     builtIn: () => queryOptions({ queryKey: queryKeys.builtIn, queryFn: () => client.builtInAvailability(), meta: { ownerFree: true } }),
     conversations: () => queryOptions({ queryKey: queryKeys.conversations, queryFn: () => engine.listConversations() }),
+    projects: () => queryOptions({ queryKey: queryKeys.projects, queryFn: () => engine.listProjects() }),
     // The previous window stays on screen while a larger one or one around a turn is read.
     messageWindow: (id: string, limit: number, around: string | null = null) => queryOptions({
       queryKey: queryKeys.messageWindow(id, limit, around), queryFn: () => engine.listMessageWindow(id, { limit, ...(around ? { around } : {}) }), placeholderData: keepPreviousData,

@@ -3,6 +3,7 @@
  * worker serves the same app shell whatever the hash, and nothing is asked of a server):
  *
  *   #/c/<conversation>            a conversation
+ *   #/p/<project>                 a project's page (its chats, instructions and memory mode)
  *   #/memory/<tab>                a tab of the memory explorer
  *   #/memory/memcells/<episode>   an opened episode
  *   #/                            the start screen
@@ -21,6 +22,7 @@ const TABS: readonly ExplorerTab[] = ['saved', 'overview', 'timeline', 'search',
 export type Route =
   | { readonly kind: 'home' }
   | { readonly kind: 'conversation'; readonly id: string }
+  | { readonly kind: 'project'; readonly id: string }
   | { readonly kind: 'memory'; readonly tab: ExplorerTab; readonly episode: string | null };
 
 export function parseRoute(hash: string): Route | null {
@@ -33,6 +35,7 @@ export function parseRoute(hash: string): Route | null {
   });
   if (parts.length === 0) return { kind: 'home' };
   if (parts[0] === 'c' && parts[1]) return { kind: 'conversation', id: parts[1] };
+  if (parts[0] === 'p' && parts[1]) return { kind: 'project', id: parts[1] };
   if (parts[0] === 'memory') {
     const tab = TABS.find((t) => t === parts[1]) ?? 'overview';
     return { kind: 'memory', tab, episode: tab === 'memcells' && parts[2] ? parts[2] : null };
@@ -44,6 +47,7 @@ export function formatRoute(route: Route): string {
   switch (route.kind) {
     case 'home': return '#/';
     case 'conversation': return `#/c/${encodeURIComponent(route.id)}`;
+    case 'project': return `#/p/${encodeURIComponent(route.id)}`;
     case 'memory': return `#/memory/${route.tab}${route.episode ? `/${encodeURIComponent(route.episode)}` : ''}`;
   }
 }
@@ -51,18 +55,20 @@ export function formatRoute(route: Route): string {
 type UiSnapshot = ReturnType<typeof useUi.getState>;
 
 /** The address of what the store shows (search and the temporary chat have none: they are transient). */
-export function routeOfState(s: Pick<UiSnapshot, 'view' | 'explorerTab' | 'explorerFocus' | 'selectedConversationId'>): Route {
+export function routeOfState(s: Pick<UiSnapshot, 'view' | 'explorerTab' | 'explorerFocus' | 'selectedConversationId' | 'selectedProjectId'>): Route {
   if (s.view === 'memory') {
     const episode = s.explorerTab === 'memcells' && s.explorerFocus?.kind === 'episode' ? s.explorerFocus.id : null;
     return { kind: 'memory', tab: s.explorerTab, episode };
   }
-  return s.selectedConversationId ? { kind: 'conversation', id: s.selectedConversationId } : { kind: 'home' };
+  if (s.selectedConversationId) return { kind: 'conversation', id: s.selectedConversationId };
+  return s.selectedProjectId ? { kind: 'project', id: s.selectedProjectId } : { kind: 'home' };
 }
 
 function applyRoute(route: Route): void {
   const ui = useUi.getState();
   if (route.kind === 'home') ui.selectConversation(null);
   else if (route.kind === 'conversation') ui.selectConversation(route.id);
+  else if (route.kind === 'project') ui.selectProject(route.id);
   else ui.openExplorer(route.tab, route.episode ? { kind: 'episode', id: route.episode } : null);
 }
 

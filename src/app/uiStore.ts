@@ -51,6 +51,9 @@ interface UiState {
   upgrade: { readonly done: number; readonly total: number } | null;
   setUpgrade(upgrade: { readonly done: number; readonly total: number } | null): void;
   selectedConversationId: string | null;
+  /** A project's page (#/p/<id>) when no conversation is open. */
+  selectedProjectId: string | null;
+  selectProject(id: string | null): void;
   /** "+ New conversation" is waiting for the engine to create it: no conversation is shown meanwhile. */
   startingConversation: boolean;
   setStartingConversation(on: boolean): void;
@@ -96,13 +99,16 @@ export const useUi = create<UiState>((set) => ({
   upgrade: null,
   setUpgrade: (upgrade) => set({ upgrade }),
   selectedConversationId: null,
+  selectedProjectId: null,
+  selectProject: (selectedProjectId) =>
+    set({ selectedProjectId, selectedConversationId: null, focusMessageId: null, startingConversation: false, temporaryChat: false, view: 'chat', explorerReturnTo: null, sidebarOpen: false, searchText: '' }),
   startingConversation: false,
   setStartingConversation: (startingConversation) => set({ startingConversation }),
   searchText: '',
   notices: [],
   setOwnership: (ownership, error = null, temporary) => set({ ownership, ownershipError: error, ...(temporary === undefined ? {} : { temporarySession: temporary }) }),
   selectConversation: (selectedConversationId, focusMessageId = null) =>
-    set({ selectedConversationId, focusMessageId, startingConversation: false, temporaryChat: false, view: 'chat', explorerReturnTo: null, sidebarOpen: false }),
+    set({ selectedConversationId, selectedProjectId: null, focusMessageId, startingConversation: false, temporaryChat: false, view: 'chat', explorerReturnTo: null, sidebarOpen: false }),
   setSearchText: (searchText) => set({ searchText }),
   notify: (kind, text) => set((s) => ({ notices: [...s.notices.slice(-4), { id: nextNotice++, kind, text }] })),
   dismiss: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),

@@ -27,7 +27,7 @@ import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
 import type { SynthesisFailures } from './synthesis/synthesisRecovery';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
 import type { Root as HastRoot } from 'hast';
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
+import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, Project, ProjectEdit, ProjectInput, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
 
 export type { StageUsage };
 export type { SwitchProgress } from './capture/EmbeddingIndexer';
@@ -115,8 +115,18 @@ export interface MemoryUpgradeEvent {
 }
 
 export interface EngineApi {
-  /** A new conversation; its memory switches follow memoryDefaults() unless the input sets them. */
-  createConversation(input: { readonly id?: string; readonly title: string } & Partial<ConversationMemory>): Promise<Conversation>;
+  /** A new conversation; its memory switches follow memoryDefaults() unless the input sets them; `projectId` puts it in a project. */
+  createConversation(input: { readonly id?: string; readonly title: string; readonly projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation>;
+  /** Projects, archived last (core/engine/Projects.ts). Changes emit conversations-changed. */
+  listProjects(): Promise<Project[]>;
+  /** A new project; its memory mode is chosen here, once. */
+  createProject(input: ProjectInput): Promise<Project>;
+  /** Rename, instructions, the profile switch of a project-only project, archive / unarchive. */
+  editProject(id: string, patch: ProjectEdit): Promise<Project>;
+  /** Deletes a project: its chats go to no project ('keep') or are deleted with it ('delete'). */
+  deleteProject(id: string, chats: 'keep' | 'delete'): Promise<{ readonly deletedConversations: number }>;
+  /** Moves a chat into a project, or out of any (null); its memory follows it. */
+  moveConversation(conversationId: string, projectId: string | null): Promise<void>;
   /**
    * A conversation's memory switches: "use memory in answers" and "remember this conversation"
    * (semantics in core/engine/conversationMemory.ts). Emits conversations-changed.

@@ -66,6 +66,7 @@ export function createEngine(store: SqliteMemoryStore, options: EngineOptions = 
     llmFactory: options.llmFactory ?? defaultLlmFactory,
     llmSink: store.llmCalls,
     historyReader: readHistory,
+    projects: store.projects,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.timer ? { timer: options.timer } : {}),
     ...(options.upkeepTimer ? { upkeepTimer: options.upkeepTimer } : {}),

@@ -13,6 +13,7 @@ import { SqlEpisodeStore } from './episodeRepo';
 import { SqlJobStore } from './jobRepo';
 import { SqlKnowledgeStore } from './knowledgeRepo';
 import { SqlLlmCallLog } from './llmCallRepo';
+import { moveToProject, SqlProjectStore } from './projectRepo';
 import { compactedCopy, stageImport } from './databaseTransfer';
 import { schemaVersion } from './migrate';
 import type { WaSqliteDatabase } from './WaSqliteDatabase';
@@ -47,6 +48,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   readonly jobs: SqlJobStore;
   readonly knowledge: SqlKnowledgeStore;
   readonly llmCalls: SqlLlmCallLog;
+  readonly projects: SqlProjectStore;
 
   constructor(db: WaSqliteDatabase, options: SqliteMemoryStoreOptions) {
     this.db = db;
@@ -58,14 +60,20 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     this.jobs = new SqlJobStore(db, this.#clock);
     this.knowledge = new SqlKnowledgeStore(db);
     this.llmCalls = new SqlLlmCallLog(db);
+    this.projects = new SqlProjectStore(db, this.#clock);
     this.#openTemp = options.openTemp;
     this.#newId = options.newId ?? newId;
     this.#turnIndexUpTo = options.turnIndexUpTo ?? RETRIEVAL_CONFIG.large.above;
   }
 
-  createConversation(input: { id?: string; title: string; createdAt?: number } & Partial<ConversationMemory>): Promise<Conversation> {
+  createConversation(input: { id?: string; title: string; createdAt?: number; projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation> {
     const at = isSaneTime(input.createdAt) ? input.createdAt : this.#clock.now();
-    return this.db.transaction((tx) => conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, at, input));
+    return this.db.transaction(async (tx) => {
+      const created = await conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, at, input);
+      if (typeof input.projectId !== 'string') return created;
+      await moveToProject(tx, created.id, input.projectId);
+      return conversations.requireConversation(tx, created.id);
+    });
   }
 
   getConversation(id: string): Promise<Conversation | null> {

@@ -17,15 +17,17 @@ interface ConversationRow {
   use_memory: number;
   remember: number;
   titled_by: string | null;
+  project_id: string | null;
 }
 
-const SELECT = `SELECT c.id, c.title, c.created_at, c.updated_at, c.use_memory, c.remember, json_extract(c.metadata, '$.titledBy') AS titled_by,
+const SELECT = `SELECT c.id, c.title, c.created_at, c.updated_at, c.use_memory, c.remember, c.project_id, json_extract(c.metadata, '$.titledBy') AS titled_by,
   (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count
   FROM conversations c`;
 
 function toConversation(r: ConversationRow): Conversation {
   return { id: r.id, title: r.title, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at), messageCount: Number(r.message_count),
-    useMemory: Number(r.use_memory) !== 0, remember: Number(r.remember) !== 0, titledBy: titleSourceOf(r.titled_by, r.title).titledBy };
+    useMemory: Number(r.use_memory) !== 0, remember: Number(r.remember) !== 0, titledBy: titleSourceOf(r.titled_by, r.title).titledBy,
+    projectId: typeof r.project_id === 'string' ? r.project_id : null };
 }
 
 export function cleanTitle(title: string): string {

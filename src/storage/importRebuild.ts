@@ -26,7 +26,7 @@ import { checkRow, checkValue, cleanMeta, type ColumnSpec } from './importRows';
 
 /** Tables holding memory, in the order they are copied; the FTS tables and queues are derived. */
 function dataTables(version: number): string[] {
-  const tables = ['meta', 'conversations', 'messages', 'memscenes', 'memcells', 'facts', 'foresights', 'profile_items',
+  const tables = ['meta', ...(version >= 13 ? ['projects'] : []), 'conversations', 'messages', 'memscenes', 'memcells', 'facts', 'foresights', 'profile_items',
     'profile_item_history', 'jobs', 'llm_calls', 'vectors'];
   if (version >= 5) tables.push('tombstones');
   return tables;

@@ -40,7 +40,7 @@ export interface ProfileRow extends SqlRow {
   updated_at: number;
 }
 
-interface ForesightRow extends SqlRow {
+export interface ForesightRow extends SqlRow {
   id: string;
   memcell_id: string | null;
   content: string;
@@ -83,7 +83,7 @@ export function toProfileItem(r: ProfileRow): ProfileItem {
   };
 }
 
-function toForesight(r: ForesightRow): ForesightItem {
+export function toForesight(r: ForesightRow): ForesightItem {
   return {
     id: r.id,
     memcellId: r.memcell_id,
@@ -102,7 +102,11 @@ const IN_CHUNK = 500;
 
 const FACT_COLUMNS = 'f.id, f.memcell_id, f.speaker, f.content';
 export const PROFILE_COLUMNS = 'id, kind, key, value, confidence, evidence, status, edited_by_user, created_at, updated_at';
-const FORESIGHT_COLUMNS = 'id, memcell_id, content, start_at, end_at, evidence, status, source';
+export const FORESIGHT_COLUMNS = 'id, memcell_id, content, start_at, end_at, evidence, status, source';
+
+/** The project-only project whose wall memcell `alias` lies behind, or '' (shared memory). */
+const WALL_OF = (alias: string) => `coalesce((SELECT p.id FROM conversations cv JOIN projects p ON p.id = cv.project_id
+  WHERE cv.id = ${alias}.conversation_id AND p.memory = 'project-only'), '')`;
 
 export class SqlKnowledgeStore implements KnowledgeStore {
   readonly #sql: Sql;
@@ -143,15 +147,19 @@ export class SqlKnowledgeStore implements KnowledgeStore {
    */
   async relatedFacts(cell: CellForSynthesis, text: string, limit: number): Promise<KnownFact[]> {
     if (limit <= 0) return [];
+    // Facts shown to the model come from the cell's own side of a project-only project's wall
+    // (core/recall/memoryScope.ts): synthesis of a chat outside it never sees its facts, and back.
+    const [own] = await this.#sql.query<{ wall: string }>(`SELECT ${WALL_OF('c')} AS wall FROM memcells c WHERE c.id = ?`, [cell.id]);
+    const wall = own?.wall ?? '';
     const scene = cell.sceneId === null ? [] : await this.#sql.query<FactRow>(
       `SELECT ${FACT_COLUMNS} FROM facts f JOIN memcells c ON c.id = f.memcell_id
-        WHERE c.scene_id = ? AND f.superseded_by IS NULL AND (f.memcell_id <> ? OR f.edited_by_user = 1)
-        ORDER BY coalesce(f.occurred_at, f.created_at) DESC, f.id LIMIT ?`, [cell.sceneId, cell.id, limit]);
+        WHERE c.scene_id = ? AND f.superseded_by IS NULL AND (f.memcell_id <> ? OR f.edited_by_user = 1) AND ${WALL_OF('c')} = ?
+        ORDER BY coalesce(f.occurred_at, f.created_at) DESC, f.id LIMIT ?`, [cell.sceneId, cell.id, wall, limit]);
     const match = toFtsQuery(text);
     const lexical = match === null ? [] : await this.#sql.query<FactRow>(
-      `SELECT ${FACT_COLUMNS} FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid
-        WHERE facts_fts MATCH ? AND f.superseded_by IS NULL AND (f.memcell_id <> ? OR f.edited_by_user = 1)
-        ORDER BY bm25(facts_fts) LIMIT ?`, [match, cell.id, limit]);
+      `SELECT ${FACT_COLUMNS} FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid JOIN memcells c ON c.id = f.memcell_id
+        WHERE facts_fts MATCH ? AND f.superseded_by IS NULL AND (f.memcell_id <> ? OR f.edited_by_user = 1) AND ${WALL_OF('c')} = ?
+        ORDER BY bm25(facts_fts) LIMIT ?`, [match, cell.id, wall, limit]);
     const out = new Map<string, KnownFact>();
     const add = (rows: readonly FactRow[], max: number): void => {
       for (const r of rows) {

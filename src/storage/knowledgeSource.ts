@@ -19,7 +19,8 @@ import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { ForesightItem, ProfileItem } from '../core/synthesis/knowledge';
 import type { ContextEpisode, ContextFact, KnowledgeQueryOptions } from '../core/recall/answerContext';
 import type { KnowledgeSource } from '../core/recall/answerSource';
-import { PROFILE_COLUMNS, SqlKnowledgeStore, toProfileItem, type ProfileRow } from './knowledgeRepo';
+import { FORESIGHT_COLUMNS, PROFILE_COLUMNS, SqlKnowledgeStore, toForesight, toProfileItem, type ForesightRow, type ProfileRow } from './knowledgeRepo';
+import type { MemoryScope } from '../core/recall/memoryScope';
 import { ftsTerms } from './ftsQuery';
 import { orMatch, TermFrequencies } from './termBudget';
 
@@ -60,6 +61,28 @@ function toEpisode(r: CellRow): ContextEpisode {
   };
 }
 
+/**
+ * The SQL condition keeping memory of `column`'s conversation inside a project scope
+ * (core/recall/memoryScope.ts), with its parameters; '' without a scope.
+ */
+export function scopeCondition(scope: MemoryScope | undefined, column: string): { sql: string; params: string[] } {
+  if (!scope) return { sql: '', params: [] };
+  let sql = '';
+  const params: string[] = [];
+  if (scope.only) {
+    sql += scope.only.length ? ` AND ${column} IN (${scope.only.map(() => '?').join(', ')})` : ' AND 0';
+    params.push(...scope.only);
+  }
+  if (scope.without?.length) {
+    sql += ` AND ${column} NOT IN (${scope.without.map(() => '?').join(', ')})`;
+    params.push(...scope.without);
+  }
+  return { sql, params };
+}
+
+/** A scope that restricts anything (a scope of only the profile switch restricts no conversation). */
+const restricts = (scope: MemoryScope | undefined): boolean => scope !== undefined && (scope.only !== undefined || (scope.without?.length ?? 0) > 0);
+
 export class SqlKnowledgeSource implements KnowledgeSource {
   readonly #sql: Sql;
   readonly #knowledge: SqlKnowledgeStore;
@@ -84,7 +107,7 @@ export class SqlKnowledgeSource implements KnowledgeSource {
   async lexicalFacts(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextFact[]> {
     const match = await this.#match('facts_fts', query);
     if (match === null) return [];
-    if (options.conversationId === undefined) {
+    if (options.conversationId === undefined && !restricts(options.scope)) {
       // Ranked inside the FTS table, only the top rows joined: the same rows in the same order as
       // joining every match first (a fact always has its episode; equal scores go oldest first).
       const rows = await this.#sql.query<FactRow>(
@@ -92,22 +115,25 @@ export class SqlKnowledgeSource implements KnowledgeSource {
            JOIN facts f ON f.rowid = x.pk ORDER BY x.score, x.pk`, [match, options.limit]);
       return rows.map(toFact);
     }
+    const one = options.conversationId !== undefined ? ' AND c.conversation_id = ?' : '';
+    const scope = scopeCondition(options.scope, 'c.conversation_id');
     const rows = await this.#sql.query<FactRow>(
       `SELECT ${FACT_COLUMNS} FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid JOIN memcells c ON c.id = f.memcell_id
-        WHERE facts_fts MATCH ? AND c.conversation_id = ? ORDER BY bm25(facts_fts), f.rowid LIMIT ?`,
-      [match, options.conversationId, options.limit]);
+        WHERE facts_fts MATCH ?${one}${scope.sql} ORDER BY bm25(facts_fts), f.rowid LIMIT ?`,
+      [match, ...(options.conversationId !== undefined ? [options.conversationId] : []), ...scope.params, options.limit]);
     return rows.map(toFact);
   }
 
-  async factsByIds(ids: readonly string[], options: { readonly conversationId?: string }): Promise<readonly ContextFact[]> {
-    const scope = options.conversationId !== undefined ? ' AND c.conversation_id = ?' : '';
+  async factsByIds(ids: readonly string[], options: { readonly conversationId?: string; readonly scope?: MemoryScope }): Promise<readonly ContextFact[]> {
+    const inScope = scopeCondition(options.scope, 'c.conversation_id');
+    const scope = (options.conversationId !== undefined ? ' AND c.conversation_id = ?' : '') + inScope.sql;
     const out: ContextFact[] = [];
     const unique = [...new Set(ids)];
     for (let i = 0; i < unique.length; i += ID_CHUNK) {
       const chunk = unique.slice(i, i + ID_CHUNK);
       const rows = await this.#sql.query<FactRow>(
         `SELECT ${FACT_COLUMNS} FROM facts f JOIN memcells c ON c.id = f.memcell_id WHERE f.id IN (${chunk.map(() => '?').join(', ')})${scope}`,
-        [...chunk, ...(options.conversationId !== undefined ? [options.conversationId] : [])]);
+        [...chunk, ...(options.conversationId !== undefined ? [options.conversationId] : []), ...inScope.params]);
       out.push(...rows.map(toFact));
     }
     return out;
@@ -116,7 +142,7 @@ export class SqlKnowledgeSource implements KnowledgeSource {
   async lexicalEpisodes(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextEpisode[]> {
     const match = await this.#match('memcells_fts', query);
     if (match === null) return [];
-    if (options.conversationId === undefined) {
+    if (options.conversationId === undefined && !restricts(options.scope)) {
       // Ranked inside the FTS table, only the top rows joined (equal scores oldest first, as below).
       // Only a titled episode without a narrative (a raw one the user named) matches and is not
       // synthesised: when one is among the top rows, the joined query below fills the limit instead.
@@ -126,21 +152,23 @@ export class SqlKnowledgeSource implements KnowledgeSource {
       const synthesised = top.filter((r) => typeof r.narrative === 'string' && r.narrative !== '');
       if (synthesised.length === top.length) return synthesised.map(toEpisode);
     }
-    const scope = options.conversationId !== undefined ? ' AND c.conversation_id = ?' : '';
+    const inScope = scopeCondition(options.scope, 'c.conversation_id');
+    const scope = (options.conversationId !== undefined ? ' AND c.conversation_id = ?' : '') + inScope.sql;
     const rows = await this.#sql.query<CellRow>(
       `SELECT ${CELL_COLUMNS} FROM memcells_fts JOIN memcells c ON c.rowid = memcells_fts.rowid
         WHERE memcells_fts MATCH ? AND ${SYNTHESISED}${scope} ORDER BY bm25(memcells_fts), c.rowid LIMIT ?`,
-      [match, ...(options.conversationId !== undefined ? [options.conversationId] : []), options.limit]);
+      [match, ...(options.conversationId !== undefined ? [options.conversationId] : []), ...inScope.params, options.limit]);
     return rows.map(toEpisode);
   }
 
-  async episodesByIds(ids: readonly string[]): Promise<readonly ContextEpisode[]> {
+  async episodesByIds(ids: readonly string[], scope?: MemoryScope): Promise<readonly ContextEpisode[]> {
+    const inScope = scopeCondition(scope, 'c.conversation_id');
     const out: ContextEpisode[] = [];
     const unique = [...new Set(ids)];
     for (let i = 0; i < unique.length; i += ID_CHUNK) {
       const chunk = unique.slice(i, i + ID_CHUNK);
       const rows = await this.#sql.query<CellRow>(
-        `SELECT ${CELL_COLUMNS} FROM memcells c WHERE c.id IN (${chunk.map(() => '?').join(', ')}) AND ${SYNTHESISED}`, chunk);
+        `SELECT ${CELL_COLUMNS} FROM memcells c WHERE c.id IN (${chunk.map(() => '?').join(', ')}) AND ${SYNTHESISED}${inScope.sql}`, [...chunk, ...inScope.params]);
       out.push(...rows.map(toEpisode));
     }
     return out;
@@ -160,17 +188,28 @@ export class SqlKnowledgeSource implements KnowledgeSource {
     return out;
   }
 
-  async sceneMembers(sceneIds: readonly string[], limitPerScene: number): Promise<readonly ContextEpisode[]> {
+  async sceneMembers(sceneIds: readonly string[], limitPerScene: number, scope?: MemoryScope): Promise<readonly ContextEpisode[]> {
+    const inScope = scopeCondition(scope, 'c.conversation_id');
     const out: ContextEpisode[] = [];
     for (const sceneId of new Set(sceneIds)) {
       const rows = await this.#sql.query<CellRow>(
-        `SELECT ${CELL_COLUMNS} FROM memcells c WHERE c.scene_id = ? AND ${SYNTHESISED} ORDER BY c.end_at DESC, c.id LIMIT ?`, [sceneId, limitPerScene]);
+        `SELECT ${CELL_COLUMNS} FROM memcells c WHERE c.scene_id = ? AND ${SYNTHESISED}${inScope.sql} ORDER BY c.end_at DESC, c.id LIMIT ?`, [sceneId, ...inScope.params, limitPerScene]);
       out.push(...rows.map(toEpisode));
     }
     return out;
   }
 
-  async profile(limit?: number): Promise<readonly ProfileItem[]> {
+  async profile(limit?: number, scope?: MemoryScope): Promise<readonly ProfileItem[]> {
+    if (scope && !scope.profile) return [];
+    if (scope?.without?.length) {
+      // Not an item any of whose evidence episodes lies behind a project's wall.
+      const rows = await this.#sql.query<ProfileRow>(
+        `SELECT ${PROFILE_COLUMNS} FROM profile_items p WHERE status = 'active'
+           AND NOT EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(p.evidence) THEN p.evidence ELSE '[]' END) e JOIN memcells c ON c.id = e.value
+                            WHERE c.conversation_id IN (${scope.without.map(() => '?').join(', ')}))
+         ORDER BY confidence DESC, updated_at DESC, id LIMIT ?`, [...scope.without, limit === undefined ? -1 : Math.max(0, Math.floor(limit))]);
+      return rows.map(toProfileItem);
+    }
     if (limit === undefined) return (await this.#knowledge.profileItems()).filter((p) => p.status === 'active');
     // The answer's few: reading every item costs ≈ 7 µs a row (≈ 2.3 ms for 330 items at 100,000 turns).
     const rows = await this.#sql.query<ProfileRow>(
@@ -178,7 +217,16 @@ export class SqlKnowledgeSource implements KnowledgeSource {
     return rows.map(toProfileItem);
   }
 
-  foresight(now: number): Promise<readonly ForesightItem[]> {
-    return this.#knowledge.activeForesight(now, { includeUpcoming: true, limit: 50 });
+  async foresight(now: number, scope?: MemoryScope): Promise<readonly ForesightItem[]> {
+    if (!restricts(scope) && scope?.profile !== false) return this.#knowledge.activeForesight(now, { includeUpcoming: true, limit: 50 });
+    // A plan belongs to the episode it came from; one made by the person (no episode) goes with the profile.
+    const inScope = scopeCondition(scope, 'c.conversation_id');
+    const columns = FORESIGHT_COLUMNS.split(', ').map((c) => `f.${c}`).join(', ');
+    const rows = await this.#sql.query<ForesightRow>(
+      `SELECT ${columns} FROM foresights f LEFT JOIN memcells c ON c.id = f.memcell_id
+        WHERE f.status = 'active' AND (f.end_at IS NULL OR f.end_at >= ?)
+          AND ((f.memcell_id IS NULL AND ?) OR (f.memcell_id IS NOT NULL${inScope.sql}))
+        ORDER BY coalesce(f.end_at, 9007199254740991), f.start_at, f.id LIMIT 50`, [now, scope?.profile === false ? 0 : 1, ...inScope.params]);
+    return rows.map(toForesight);
   }
 }

@@ -17,6 +17,7 @@ import type { Sql } from '../core/base/sql';
 import { v10 } from './schemaV10';
 import { stripStoredChatGptMarkup, v11 } from './schemaV11';
 import { v12 } from './schemaV12';
+import { v13 } from './schemaV13';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -363,6 +364,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'deleted means gone: FTS secure-delete, date foresight goes with its turn', sql: v10 },
   { version: 11, name: 'no raw ChatGPT citation markup in stored turns', sql: v11, run: stripStoredChatGptMarkup },
   { version: 12, name: 'failed synthesis jobs count their automatic revivals', sql: v12 },
+  { version: 13, name: 'projects: conversations grouped with instructions and a memory mode', sql: v13 },
 ];
 
 /** The queued turns' neighbours (within the window) that are not queued themselves. */

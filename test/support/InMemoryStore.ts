@@ -42,10 +42,11 @@ export class InMemoryStore implements MemoryStore, VectorStore {
   #conversation(id: string): Conversation {
     const c = this.#conversations.get(id);
     if (!c) throw new RecollectError('NOT_FOUND', 'That conversation no longer exists.');
-    return { ...c, messageCount: [...this.#turns.values()].filter((t) => t.message.conversationId === id).length };
+    return { ...c, projectId: null, messageCount: [...this.#turns.values()].filter((t) => t.message.conversationId === id).length };
   }
 
-  async createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number } & Partial<ConversationMemory>): Promise<Conversation> {
+  async createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number; readonly projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation> {
+    if (typeof input.projectId === 'string') throw new Error('InMemoryStore has no projects');
     const id = input.id ?? this.#newId();
     const title = cleanTitle(input.title);
     if (!this.#conversations.has(id)) {

@@ -9,7 +9,7 @@ import { useUi } from '../uiStore';
 import { formatTime, isoTime } from '../format';
 import { STAGE_LABEL, useAnswerStream } from '../useAnswerStream';
 import { Markdown } from './Markdown';
-import { SentRequestView } from './SentRequestView';
+import { SentRequestView, sentProjectOf, type SentProject } from './SentRequestView';
 import { ViewBoundary } from './ViewBoundary';
 import { Dialog } from './Dialog';
 import { MemoryActivity } from './MemoryActivity';
@@ -51,7 +51,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const focusMessageId = useUi((s) => s.focusMessageId);
   const [draft, setDraft] = useState('');
   const [editing, setEditing] = useState<Message | null>(null);
-  const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean; onDevice: string | null; keywordsOnly: boolean } | null>(null);
+  const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean; onDevice: string | null; keywordsOnly: boolean; project: SentProject | null } | null>(null);
   const [highlight, setHighlight] = useState<string | null>(focusMessageId);
   const [shown, setShown] = useState<Citation | null>(null);
   const listRef = useRef<HTMLOListElement>(null);
@@ -225,7 +225,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   {meta.usage && <span className="muted" data-testid="answer-tokens">{tokensOf(meta).toLocaleString()} tokens</span>}
                   <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
                   {meta.memoryOff && <span className="muted" data-testid="memory-off-mark">memory off</span>}
-                  {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true, onDevice: meta.onDevice ?? null, keywordsOnly: meta.recall === 'keywords' })}>what was sent</button>}
+                  {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true, onDevice: meta.onDevice ?? null, keywordsOnly: meta.recall === 'keywords', project: sentProjectOf(meta.project) })}>what was sent</button>}
                   {m.id === lastAnswer?.id && configured && !answers.busy && <button type="button" className="link" onClick={() => void retry()}>retry</button>}
                 </div>
               )}
@@ -288,7 +288,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         />
         <button type="submit" className="primary" disabled={!draft.trim() || sendTurn.isPending || answers.busy}>{editing ? 'Send edit' : 'Send'}</button>
       </form>
-      {sent && <ViewBoundary name="What was sent" resetKey={sent} onDismiss={() => setSent(null)}><SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onDevice={sent.onDevice} keywordsOnly={sent.keywordsOnly} onClose={() => setSent(null)} /></ViewBoundary>}
+      {sent && <ViewBoundary name="What was sent" resetKey={sent} onDismiss={() => setSent(null)}><SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onDevice={sent.onDevice} keywordsOnly={sent.keywordsOnly} project={sent.project} onClose={() => setSent(null)} /></ViewBoundary>}
       {shown && (
         <Dialog title={`Cited ${shown.kind}`} onClose={() => setShown(null)}>
           <p>{shown.label}</p>

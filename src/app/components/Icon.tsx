@@ -6,6 +6,8 @@
 const PATHS = {
   edit: 'M4 20h4L19 9l-4-4L4 16v4zM14 6l4 4',
   delete: 'M5 7h14M10 7V4h4v3M7 7l1 13h8l1-13M10 11v6M14 11v6',
+  move: 'M4 7h11l-3-3M15 7l-3 3M20 17H9l3-3M9 17l3 3',
+  plus: 'M12 5v14M5 12h14',
 } as const;
 
 export function Icon({ name }: { name: keyof typeof PATHS }) {

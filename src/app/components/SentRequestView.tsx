@@ -1,9 +1,21 @@
 import { Dialog } from './Dialog';
 import type { SentRequest } from '../../core/recall/answer';
 
+export interface SentProject {
+  readonly name: string;
+  readonly memory: 'shared' | 'project-only';
+}
+
+/** The project a stored answer names (stored metadata may hold anything: an imported file). */
+export function sentProjectOf(value: unknown): SentProject | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { name, memory } = value as Record<string, unknown>;
+  return typeof name === 'string' && (memory === 'shared' || memory === 'project-only') ? { name, memory } : null;
+}
+
 /** "What was sent": the exact messages of every LLM call behind an answer (never the API key). */
-export function SentRequestView({ requests, memoryOff = false, onDevice = null, keywordsOnly = false, onClose }: {
-  requests: readonly SentRequest[]; memoryOff?: boolean; onDevice?: string | null; keywordsOnly?: boolean; onClose: () => void;
+export function SentRequestView({ requests, memoryOff = false, onDevice = null, keywordsOnly = false, project = null, onClose }: {
+  requests: readonly SentRequest[]; memoryOff?: boolean; onDevice?: string | null; keywordsOnly?: boolean; project?: SentProject | null; onClose: () => void;
 }) {
   return (
     <Dialog title="What was sent" onClose={onClose} wide>
@@ -19,6 +31,13 @@ export function SentRequestView({ requests, memoryOff = false, onDevice = null, 
           </>
         ) : (
           <p className="muted">The exact requests made to your endpoint for this answer. The API key is sent as a header and is never shown or stored.</p>
+        )}
+        {project && (
+          <p className="note" data-testid="project-scope-note">
+            Asked in the project “{project.name}”. {project.memory === 'project-only'
+              ? 'Its memory is project-only: every recalled item below comes from this project’s chats (and your profile, if the project allows it).'
+              : 'Its memory is shared: recalled items come from all chats outside project-only projects.'}
+          </p>
         )}
         {memoryOff && (
           <p className="note" data-testid="memory-off-note">

@@ -22,8 +22,11 @@ export interface SearchOptions {
 }
 
 export interface MemoryStore {
-  /** `createdAt` (default now) keeps an imported conversation's original start; both memory switches default to on. */
-  createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number } & Partial<ConversationMemory>): Promise<Conversation>;
+  /**
+   * `createdAt` (default now) keeps an imported conversation's original start; both memory switches
+   * default to on; `projectId` puts it in a project in the same transaction (NOT_FOUND if none).
+   */
+  createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number; readonly projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation>;
   getConversation(id: string): Promise<Conversation | null>;
   /** Sets either memory switch; NOT_FOUND when the conversation is gone. */
   setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation>;

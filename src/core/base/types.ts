@@ -17,6 +17,53 @@ export interface Conversation {
   readonly remember: boolean;
   /** Who gave the title: nobody yet, the first message, the endpoint, or the user (never replaced). */
   readonly titledBy: TitleSource;
+  /** The project the conversation belongs to, or null (no project). */
+  readonly projectId: string | null;
+}
+
+/**
+ * How a project's chats share memory, chosen once at creation: 'shared' chats use and feed all of
+ * memory; 'project-only' chats recall only the project's own memory, and nothing of it is recalled
+ * outside the project.
+ */
+export type ProjectMemoryMode = 'shared' | 'project-only';
+
+export interface Project {
+  readonly id: string;
+  readonly name: string;
+  /** Sent with every answer in the project, as part of the system prompt ('' = none). */
+  readonly instructions: string;
+  readonly memory: ProjectMemoryMode;
+  /** Project-only projects: answers may also use the profile (what is known about the person). */
+  readonly useProfile: boolean;
+  readonly archived: boolean;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly conversationCount: number;
+}
+
+/** A new project as the person describes it (the memory mode is chosen here, once). */
+export interface ProjectInput {
+  readonly name: string;
+  readonly instructions?: string;
+  readonly memory: ProjectMemoryMode;
+  /** Project-only: may answers also use the profile? (default yes) */
+  readonly useProfile?: boolean;
+}
+
+/** What can change of a project after creation (never its memory mode). */
+export interface ProjectEdit {
+  readonly name?: string;
+  readonly instructions?: string;
+  readonly useProfile?: boolean;
+  readonly archived?: boolean;
+}
+
+/** The chats of one project-only project: the walls memory scopes are built from. */
+export interface WalledProject {
+  readonly projectId: string;
+  readonly useProfile: boolean;
+  readonly conversationIds: readonly string[];
 }
 
 export type TitleSource = 'none' | 'message' | 'endpoint' | 'user';

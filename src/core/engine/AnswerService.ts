@@ -14,6 +14,7 @@ import { ANSWER_SIZE_LIMIT, answerQuestion, type AnswerMetadata, type AnswerResu
 import { gatherContext, type AnswerSource, type ContextParts } from '../recall/answerContext';
 import { EMPTY_ANSWER_SOURCE } from '../recall/answerSource';
 import type { AnswerSettings, AskEvent, AskRequest, AskResult } from '../protocol';
+import type { AnswerScope } from '../recall/memoryScope';
 
 /** How many earlier turns of the chat go with the question. */
 const HISTORY_TURNS = 8;
@@ -40,6 +41,8 @@ export interface AnswerServiceDeps {
    * then reads by keywords only (MemoryEngine's recall embedder), and the answer says so.
    */
   readonly vectorsReady?: () => boolean;
+  /** The conversation's project: the scope its answers recall from and the instructions they are sent with. */
+  readonly answerScope?: (conversationId: string) => Promise<AnswerScope>;
 }
 
 export class AnswerService {
@@ -78,6 +81,8 @@ export class AnswerService {
     const { question, history } = await this.#question(request);
     const memoryOff = !temporary && this.#d.usesMemory !== undefined && !(await this.#d.usesMemory(request.conversationId));
     const source = temporary || memoryOff || !this.#d.source ? EMPTY_ANSWER_SOURCE : this.#d.source;
+    // Read per answer, never cached: a chat moved a moment ago answers from its new project's memory.
+    const { scope, project } = !temporary && this.#d.answerScope ? await this.#d.answerScope(request.conversationId) : {};
     const defaults = await this.#d.settings();
     // Not ready when asked and still not ready once answered: every recall of this answer read by
     // keywords (readiness only goes from false to true during a warm-up). Otherwise say nothing.
@@ -93,6 +98,8 @@ export class AnswerService {
         // With memory off there is nothing to check: no extra call.
         sufficiencyCheck: !memoryOff && (request.sufficiencyCheck ?? defaults.sufficiencyCheck),
         ...(memoryOff ? { memoryOff: true } : {}),
+        ...(scope ? { scope } : {}),
+        ...(project ? { project } : {}),
         budgetTokens: request.budgetTokens ?? defaults.budgetTokens,
         ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}),
       });
@@ -135,6 +142,7 @@ export class AnswerService {
       ...(memoryOff ? { memoryOff: true } : {}),
       ...(keywordsOnly ? { recall: 'keywords' } : {}),
       ...(cleaned.dropped > 0 ? { brokenChars: cleaned.dropped } : {}),
+      ...(project ? { project: { id: project.id, name: project.name, memory: project.memory } } : {}),
       citations: result.citations,
       requests: result.requests,
       usage: result.usage,

@@ -46,7 +46,7 @@ export class Conversations {
   messages(conversationId: string): Promise<Message[]> { return this.#d.store.listMessages(conversationId); }
   messageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow> { return this.#d.store.listMessageWindow(conversationId, request); }
 
-  create(input: { readonly id?: string; readonly title: string } & Partial<ConversationMemory>): Promise<Conversation> { return this.#d.switches.create(input); }
+  create(input: { readonly id?: string; readonly title: string; readonly projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation> { return this.#d.switches.create(input); }
   setMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> { return this.#d.switches.set(id, patch); }
   memoryDefaults(): Promise<ConversationMemory> { return this.#d.switches.defaults(); }
   setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory> { return this.#d.switches.setDefaults(patch); }

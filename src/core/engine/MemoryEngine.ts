@@ -32,6 +32,8 @@ import { importMemory } from './importMemory';
 import { assembleEngine, type EngineParts } from './assembleEngine';
 import type { IndexingStatus } from './trailingIndex';
 import type { EngineListener, MemoryEngineDeps } from './engineDeps';
+import type { Projects, ProjectEdit, ProjectInput } from './Projects';
+import type { Project } from '../base/types';
 
 export type { EngineListener, MemoryEngineDeps, VectorSearch } from './engineDeps';
 
@@ -257,7 +259,18 @@ export class MemoryEngine implements EngineApi {
   }
 
   // Conversations and turns: the Conversations service is their only writer.
-  createConversation(input: { id?: string; title: string } & Partial<ConversationMemory>): Promise<Conversation> { return this.#p.conversations.create(input); }
+  createConversation(input: { id?: string; title: string; projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation> { return this.#p.conversations.create(input); }
+
+  // Projects (Projects.ts): grouping, instructions and the memory walls of project-only projects.
+  #projects(): Projects {
+    if (!this.#p.projects) throw new RecollectError('INVALID_INPUT', 'Projects are not available here.');
+    return this.#p.projects;
+  }
+  async listProjects(): Promise<Project[]> { return this.#p.projects ? this.#p.projects.list() : []; }
+  createProject(input: ProjectInput): Promise<Project> { return this.#projects().create(input); }
+  editProject(id: string, patch: ProjectEdit): Promise<Project> { return this.#projects().edit(id, patch); }
+  deleteProject(id: string, chats: 'keep' | 'delete'): Promise<{ readonly deletedConversations: number }> { return this.#projects().delete(id, chats); }
+  moveConversation(conversationId: string, projectId: string | null): Promise<void> { return this.#projects().move(conversationId, projectId); }
   setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> { return this.#p.conversations.setMemory(id, patch); }
   memoryDefaults(): Promise<ConversationMemory> { return this.#p.conversations.memoryDefaults(); }
   setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory> { return this.#p.conversations.setMemoryDefaults(patch); }

@@ -27,6 +27,7 @@ import { ExplorerService } from '../explorer/ExplorerService';
 import { SavedMemories } from './savedMemories';
 import { ConversationMemorySwitches } from './conversationMemory';
 import { Conversations } from './Conversations';
+import { Projects } from './Projects';
 import { EngineSettings, withAnsweredHook } from './EngineSettings';
 import { AnswerService } from './AnswerService';
 import { buildWritePath, NO_SYNTHESIS, type EpisodeStage, type SynthesisStage } from './writePath';
@@ -95,6 +96,8 @@ export interface EngineParts {
   readonly lifecycle: EpisodeStage;
   readonly consolidator: SynthesisStage;
   readonly conversations: Conversations;
+  /** Null when the engine was built without a project store. */
+  readonly projects: Projects | null;
   readonly history: HistoryImports | null;
   /** The indexing a history import leaves to trail it (turn index, vectors, episodes), with one progress figure. */
   readonly trailing: TrailingIndex;
@@ -199,6 +202,15 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     llm: () => llm.current,
     emit,
   });
+  const projects = deps.projects
+    ? new Projects({
+        store: deps.projects, newId: makeId, emit,
+        conversationsDeleted: () => {
+          semantic.reset();
+          lifecycle.reset();
+        },
+      })
+    : null;
   const history = deps.historyReader
     ? new HistoryImports({
         reader: deps.historyReader, clock, readsFirst: () => foreground.whenIdle(),
@@ -236,6 +248,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     usesMemory: (id) => switches.usesMemory(id),
     answered: (id) => conversations.answered(id),
     vectorsReady: () => indexer?.vectorsReady() ?? true,
+    ...(projects ? { answerScope: (id: string) => projects.answerScope(id) } : {}),
   });
   const saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => emit({ type: 'memory-changed' }) });
 
@@ -285,7 +298,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
 
   return {
     store, episodes: deps.episodes ?? null, jobs, timer, semantic, factIndex, cellIndex, llm, settings,
-    indexer, lifecycle, consolidator, conversations, history, trailing, foreground, upkeep, reader, answers, saved, explorer, consolidationStatus,
+    indexer, lifecycle, consolidator, conversations, projects, history, trailing, foreground, upkeep, reader, answers, saved, explorer, consolidationStatus,
   };
 }
 
@@ -295,10 +308,10 @@ function foregroundAnswerSource(source: AnswerSource, foreground: ForegroundRead
     turns: (q, o) => foreground.run(() => source.turns(q, o)),
     facts: (q, o) => foreground.run(() => source.facts(q, o)),
     episodes: (q, o) => foreground.run(() => source.episodes(q, o)),
-    episodesByIds: (ids) => foreground.run(() => source.episodesByIds(ids)),
+    episodesByIds: (ids, scope) => foreground.run(() => source.episodesByIds(ids, scope)),
     episodesOfTurns: (ids) => foreground.run(() => source.episodesOfTurns(ids)),
-    sceneMembers: (ids, n) => foreground.run(() => source.sceneMembers(ids, n)),
-    profile: (limit) => foreground.run(() => source.profile(limit)),
-    foresight: (now) => foreground.run(() => source.foresight(now)),
+    sceneMembers: (ids, n, scope) => foreground.run(() => source.sceneMembers(ids, n, scope)),
+    profile: (limit, scope) => foreground.run(() => source.profile(limit, scope)),
+    foresight: (now, scope) => foreground.run(() => source.foresight(now, scope)),
   };
 }

@@ -64,8 +64,9 @@ export class ConversationMemorySwitches {
   }
 
   /** A new conversation with the switches of the defaults unless the input sets them. */
-  async create(input: { readonly id?: string; readonly title: string } & Partial<ConversationMemory>): Promise<Conversation> {
+  async create(input: { readonly id?: string; readonly title: string; readonly projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation> {
     const defaults = await this.defaults();
+    if (input.projectId !== undefined && input.projectId !== null && typeof input.projectId !== 'string') throw new RecollectError('INVALID_INPUT', 'Choose a project, or none.');
     const created = await this.#d.store.createConversation({ ...input, ...defaults, ...checkPatch(input) });
     this.#d.changed();
     return created;

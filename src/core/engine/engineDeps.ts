@@ -16,6 +16,7 @@ import type { KnowledgeSource } from '../recall/answerSource';
 import type { ExplorerStore } from '../explorer/explorer';
 import type { EngineEvent } from '../protocol';
 import type { UsageLedger } from './EngineSettings';
+import type { ProjectStore } from './projectStore';
 
 /**
  * Nearest message vectors of one model (the engine's SemanticIndex). `approximate`: a quantised
@@ -60,6 +61,8 @@ export interface MemoryEngineDeps {
   readonly vectorIndex?: VectorIndexFactory;
   /** Reads other services' chat exports (src/import/readHistory.ts); without it history import is unavailable. */
   readonly historyReader?: HistoryReader;
+  /** Projects (src/storage/projectRepo.ts); without it there are none and answers read all of memory. */
+  readonly projects?: ProjectStore;
 }
 
 export type EngineListener = (event: EngineEvent) => void;

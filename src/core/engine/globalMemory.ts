@@ -40,11 +40,11 @@ export function switchedAnswerSource(source: AnswerSource, switches: () => Promi
   return {
     turns: (q, o) => history(() => source.turns(q, o), []),
     episodes: (q, o) => history(() => source.episodes(q, o), []),
-    episodesByIds: (ids) => history(() => source.episodesByIds(ids), []),
+    episodesByIds: (ids, scope) => history(() => source.episodesByIds(ids, scope), []),
     episodesOfTurns: (ids) => history(() => source.episodesOfTurns(ids), new Map()),
-    sceneMembers: (ids, n) => history(() => source.sceneMembers(ids, n), []),
+    sceneMembers: (ids, n, scope) => history(() => source.sceneMembers(ids, n, scope), []),
     facts: (q, o) => saved(() => source.facts(q, o), []),
-    profile: (limit) => saved(() => source.profile(limit), []),
-    foresight: (now) => saved(() => source.foresight(now), []),
+    profile: (limit, scope) => saved(() => source.profile(limit, scope), []),
+    foresight: (now, scope) => saved(() => source.foresight(now, scope), []),
   };
 }

@@ -17,6 +17,7 @@ import { answerSourceOf, type KnowledgeSource } from './answerSource';
 import type { VectorHit } from './hybridSearch';
 import { Retriever, type QueryVector, type RetrievalResult, type RetrievalScope, type RetrievalSource } from './Retriever';
 import { recallQuery } from './recallQuery';
+import { inMemoryScope, type MemoryScope } from './memoryScope';
 
 export interface RecallRequest {
   readonly limit?: number;
@@ -25,6 +26,8 @@ export interface RecallRequest {
   readonly conversationId?: string;
   /** Leave out conversations whose "Remember this conversation" is off (answers do; search does not). */
   readonly rememberedOnly?: boolean;
+  /** The answer's project scope (memoryScope.ts): turns outside it are never candidates. */
+  readonly scope?: MemoryScope;
 }
 
 export interface MemoryReaderDeps {
@@ -74,7 +77,7 @@ export class MemoryReader {
     const reranker = this.#d.reranker().catch(() => null); // a failing model worker means no rerank stage
     const [scope, speakers] = await Promise.all([this.#scope(request), this.#d.speakers()]);
     const retriever = new Retriever({ source: this.#d.source, reranker });
-    return retriever.retrieve(question, {
+    const result = await retriever.retrieve(question, {
       limit: request.limit ?? 10,
       speakers,
       now: request.now ?? this.#d.clock.now(),
@@ -82,13 +85,21 @@ export class MemoryReader {
       ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}),
       ...(scope ? { scope } : {}),
     });
+    // The candidate queries already keep to the project scope; this is the wall's second check.
+    const memory = request.scope;
+    return memory ? { ...result, turns: result.turns.filter((t) => inMemoryScope(memory, t.message.conversationId)) } : result;
   }
 
   async #scope(request: RecallRequest): Promise<RetrievalScope | undefined> {
-    const excluded = request.rememberedOnly ? await this.#d.notRemembered() : [];
-    if (request.conversationId === undefined && excluded.length === 0) return undefined;
+    const excluded = request.rememberedOnly ? [...await this.#d.notRemembered()] : [];
+    const memory = request.scope;
+    let only = request.conversationId !== undefined ? [request.conversationId] : undefined;
+    if (memory?.only) only = only ? only.filter((id) => memory.only!.includes(id)) : [...memory.only];
+    // Inside a project-only scope the walls of other projects are already outside `only`.
+    if (!memory?.only && memory?.without?.length) excluded.push(...memory.without);
+    if (only === undefined && excluded.length === 0) return undefined;
     return {
-      ...(request.conversationId !== undefined ? { conversationIds: [request.conversationId] } : {}),
+      ...(only !== undefined ? { conversationIds: only } : {}),
       ...(excluded.length ? { excludeConversationIds: excluded } : {}),
     };
   }

@@ -28,6 +28,7 @@ import {
   composeContext, gatherContext, mergeParts,
   type AnswerSource, type Citation, type ComposedContext, type ContextParts, type GatherLimits, type TokenCounter,
 } from './answerContext';
+import type { MemoryScope } from './memoryScope';
 
 export type AnswerStage = 'sufficiency' | 'answer';
 
@@ -59,6 +60,18 @@ export interface AnswerOptions {
   readonly timeZone?: string;
   /** Memory is switched off for this conversation: the prompt says so instead of "none found". */
   readonly memoryOff?: boolean;
+  /** The project scope of every memory read (memoryScope.ts); default all of memory. */
+  readonly scope?: MemoryScope;
+  /** The project the conversation is in: its instructions join the system prompt. */
+  readonly project?: AnswerProject;
+}
+
+/** The project an answer is given in, as the prompt and "What was sent" name it. */
+export interface AnswerProject {
+  readonly id: string;
+  readonly name: string;
+  readonly memory: 'shared' | 'project-only';
+  readonly instructions: string;
 }
 
 
@@ -92,6 +105,8 @@ export type AnswerMetadata = {
   readonly recall?: 'keywords';
   /** The model's broken characters left out of the stored text. */
   readonly brokenChars?: number;
+  /** The project the answer was given in, and so the scope its memories were recalled from. */
+  readonly project?: { readonly id: string; readonly name: string; readonly memory: 'shared' | 'project-only' };
   readonly citations: readonly Citation[];
   readonly requests: readonly SentRequest[];
   readonly usage: Readonly<Record<AnswerStage, StageUsage>>;
@@ -171,10 +186,19 @@ function memoryBlock(context: ComposedContext, memoryOff = false): string {
   return memoryOff ? MEMORY_OFF_NOTE : context.text || '(no relevant memories were found)';
 }
 
+/**
+ * The system prompt: Recollect's rules, then the project's instructions (the person's own words,
+ * for every answer in the project) when it has any.
+ */
+export function answerSystem(project?: Pick<AnswerProject, 'name' | 'instructions'>): string {
+  const instructions = project?.instructions.trim();
+  return instructions ? `${ANSWER_SYSTEM}\n\nInstructions for the project "${project!.name}" (from the user; follow them in every answer here):\n${instructions}` : ANSWER_SYSTEM;
+}
+
 /** The answer call's messages: instructions, recent chat turns, then date + memories + question. */
-export function answerMessages(question: string, context: ComposedContext, options: { now: number; timeZone: string; history?: readonly LlmMessage[]; memoryOff?: boolean }): LlmMessage[] {
+export function answerMessages(question: string, context: ComposedContext, options: { now: number; timeZone: string; history?: readonly LlmMessage[]; memoryOff?: boolean; project?: AnswerProject }): LlmMessage[] {
   return [
-    { role: 'system', content: ANSWER_SYSTEM },
+    { role: 'system', content: answerSystem(options.project) },
     ...(options.history ?? []),
     { role: 'user', content: `Current date: ${formatNow(options.now, options.timeZone)}\n\nMemories:\n${memoryBlock(context, options.memoryOff)}\n\nQuestion: ${question}` },
   ];
@@ -275,6 +299,7 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
   // embedding (a model-worker round trip) and the reads give way to the abort at once.
   const gather = (query: string): Promise<ContextParts> => untilAborted(gatherContext(deps.source, query, {
     now, ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.scope ? { scope: options.scope } : {}),
   }), signal, stoppedError);
   // Excerpts are cut around the words recall searched with (recallQuery.ts), not every word of a long paste.
   const compose = (parts: ContextParts): ComposedContext => composeContext(parts, { budgetTokens, now, countTokens: count, timeZone, query: recallQuery(question) });
@@ -324,7 +349,9 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
   }
 
   yield { type: 'status', stage: 'answer' };
-  const messages = answerMessages(question, context, { now, timeZone, ...(options.history ? { history: options.history } : {}), ...(options.memoryOff ? { memoryOff: true } : {}) });
+  const messages = answerMessages(question, context, {
+    now, timeZone, ...(options.history ? { history: options.history } : {}), ...(options.memoryOff ? { memoryOff: true } : {}), ...(options.project ? { project: options.project } : {}),
+  });
   const maxTokens = options.maxAnswerTokens ?? 1024;
   requests.push({ stage: 'answer', messages, maxTokens, ...(options.temperature !== undefined ? { temperature: options.temperature } : {}), json: false });
   let text = '';

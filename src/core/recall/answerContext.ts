@@ -20,6 +20,7 @@ import { reciprocalRankFusion, RETRIEVAL_CONFIG } from './fusion';
 import { focusClip, focusTerms } from './snippet';
 import { recallQuery } from './recallQuery';
 import { charsOverFour, type TokenCounter } from '../base/tokens';
+import type { MemoryScope } from './memoryScope';
 
 // ---------------------------------------------------------------------------------------------
 // What the answer pipeline reads
@@ -40,6 +41,8 @@ export interface KnowledgeQueryOptions {
   readonly limit: number;
   /** Restrict to one conversation; omitted = all of memory. */
   readonly conversationId?: string;
+  /** The project scope of the answer (memoryScope.ts); omitted = all of memory. */
+  readonly scope?: MemoryScope;
 }
 
 /**
@@ -53,16 +56,16 @@ export interface AnswerSource {
   facts(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextFact[]>;
   /** Synthesised episodes (title/narrative) matching the query. */
   episodes(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextEpisode[]>;
-  /** The synthesised episodes with these ids (any order; missing ones are skipped). */
-  episodesByIds(ids: readonly string[]): Promise<readonly ContextEpisode[]>;
+  /** The synthesised episodes with these ids (any order; missing ones and ones outside `scope` are skipped). */
+  episodesByIds(ids: readonly string[], scope?: MemoryScope): Promise<readonly ContextEpisode[]>;
   /** For each message id, the synthesised episode holding that turn (absent when none). */
   episodesOfTurns(messageIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
-  /** Synthesised members of these scenes, most recent first, at most `limitPerScene` each. */
-  sceneMembers(sceneIds: readonly string[], limitPerScene: number): Promise<readonly ContextEpisode[]>;
-  /** Active profile items (not conflicts, not deleted), most confident first; at most `limit` when given. */
-  profile(limit?: number): Promise<readonly ProfileItem[]>;
-  /** Active foresight not yet over at `now` (current and upcoming). */
-  foresight(now: number): Promise<readonly ForesightItem[]>;
+  /** Synthesised members of these scenes (inside `scope`), most recent first, at most `limitPerScene` each. */
+  sceneMembers(sceneIds: readonly string[], limitPerScene: number, scope?: MemoryScope): Promise<readonly ContextEpisode[]>;
+  /** Active profile items (not conflicts, not deleted) `scope` allows, most confident first; at most `limit` when given. */
+  profile(limit?: number, scope?: MemoryScope): Promise<readonly ProfileItem[]>;
+  /** Active foresight inside `scope` not yet over at `now` (current and upcoming). */
+  foresight(now: number, scope?: MemoryScope): Promise<readonly ForesightItem[]>;
 }
 
 export interface ContextParts {
@@ -95,6 +98,8 @@ export const DEFAULT_GATHER_LIMITS: GatherLimits = {
 export interface GatherOptions {
   readonly now: number;
   readonly conversationId?: string;
+  /** The answer's project scope: every read below is kept inside it. */
+  readonly scope?: MemoryScope;
   readonly limits?: Partial<GatherLimits>;
 }
 
@@ -106,15 +111,16 @@ export interface GatherOptions {
 export async function gatherContext(source: AnswerSource, message: string, options: GatherOptions): Promise<ContextParts> {
   const query = recallQuery(message);
   const limits = { ...DEFAULT_GATHER_LIMITS, ...options.limits };
-  const scope = options.conversationId !== undefined ? { conversationId: options.conversationId } : {};
+  const memory = options.scope;
+  const scope = { ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(memory ? { scope: memory } : {}) };
   const [turns, facts, searched, profile, foresight] = await Promise.all([
     source.turns(query, { limit: limits.turns, now: options.now, ...scope }),
     source.facts(query, { limit: limits.facts, ...scope }),
     source.episodes(query, { limit: limits.episodes * 2, ...scope }),
-    source.profile(limits.profile),
-    source.foresight(options.now),
+    memory ? source.profile(limits.profile, memory) : source.profile(limits.profile),
+    memory ? source.foresight(options.now, memory) : source.foresight(options.now),
   ]);
-  const episodes = await rankEpisodes(source, turns, facts, searched, limits);
+  const episodes = await rankEpisodes(source, turns, facts, searched, limits, memory);
   return {
     profile: profile.slice(0, limits.profile),
     foresight: foresight.filter((f) => isTimeValid(f, options.now)).slice(0, limits.foresight),
@@ -126,6 +132,7 @@ export async function gatherContext(source: AnswerSource, message: string, optio
 
 async function rankEpisodes(
   source: AnswerSource, turns: readonly Message[], facts: readonly ContextFact[], searched: readonly ContextEpisode[], limits: GatherLimits,
+  scope: MemoryScope | undefined,
 ): Promise<ContextEpisode[]> {
   const cellOfTurn = turns.length ? await source.episodesOfTurns(turns.map((t) => t.id)) : new Map<string, string>();
   const viaTurns = turns.map((t) => cellOfTurn.get(t.id)).filter((id): id is string => id !== undefined);
@@ -140,7 +147,7 @@ async function rankEpisodes(
 
   const known = new Map(searched.map((e) => [e.id, e]));
   const missing = [...scores.keys()].filter((id) => !known.has(id));
-  if (missing.length) for (const e of await source.episodesByIds(missing)) known.set(e.id, e);
+  if (missing.length) for (const e of await (scope ? source.episodesByIds(missing, scope) : source.episodesByIds(missing))) known.set(e.id, e);
   const direct = fused.filter((f) => known.has(f.id)).map((f) => [f.id, f.score] as const);
 
   // A scene scores as its best member (EverMemOS §3.5); walk the ranking until N scenes are seen.
@@ -152,7 +159,7 @@ async function rankEpisodes(
   }
   const out = direct.slice(0, limits.episodes).map(([id]) => known.get(id)!);
   if (topScenes.length && out.length < limits.episodes) {
-    const members = await source.sceneMembers(topScenes, limits.membersPerScene);
+    const members = await (scope ? source.sceneMembers(topScenes, limits.membersPerScene, scope) : source.sceneMembers(topScenes, limits.membersPerScene));
     // Siblings rank after every direct hit, in the order of their scene's score.
     const sceneRank = new Map(topScenes.map((s, i) => [s, i]));
     const siblings = members

@@ -11,32 +11,33 @@ import type { Message } from '../base/types';
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
 import type { AnswerSource, ContextEpisode, ContextFact, KnowledgeQueryOptions } from './answerContext';
 import { hybridSearch, type VectorHit } from './hybridSearch';
+import { inMemoryScope, type MemoryScope } from './memoryScope';
 
 /** Storage's side of answering: candidates and look-ups; every statement a SELECT. */
 export interface KnowledgeSource {
   /** Facts whose words match the query, BM25 order, at most `limit`. */
   lexicalFacts(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextFact[]>;
-  /** The facts with these ids (any order), within the conversation when one is given. */
-  factsByIds(ids: readonly string[], options: { readonly conversationId?: string }): Promise<readonly ContextFact[]>;
+  /** The facts with these ids (any order), within the conversation and the scope when given. */
+  factsByIds(ids: readonly string[], options: { readonly conversationId?: string; readonly scope?: MemoryScope }): Promise<readonly ContextFact[]>;
   /** Synthesised episodes whose title or narrative match the query, BM25 order, at most `limit`. */
   lexicalEpisodes(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextEpisode[]>;
-  /** The synthesised episodes with these ids (any order; missing ones are skipped). */
-  episodesByIds(ids: readonly string[]): Promise<readonly ContextEpisode[]>;
+  /** The synthesised episodes with these ids (any order; missing ones and ones outside `scope` are skipped). */
+  episodesByIds(ids: readonly string[], scope?: MemoryScope): Promise<readonly ContextEpisode[]>;
   /** For each message id, the synthesised episode holding that turn (absent when none). */
   episodesOfTurns(messageIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
-  /** Synthesised members of these scenes, most recent first, at most `limitPerScene` each. */
-  sceneMembers(sceneIds: readonly string[], limitPerScene: number): Promise<readonly ContextEpisode[]>;
+  /** Synthesised members of these scenes inside `scope`, most recent first, at most `limitPerScene` each. */
+  sceneMembers(sceneIds: readonly string[], limitPerScene: number, scope?: MemoryScope): Promise<readonly ContextEpisode[]>;
   /**
-   * Active profile items; with `limit`, the `limit` most confident (then most recently updated,
-   * then by id), else all in any order.
+   * Active profile items `scope` allows; with `limit`, the `limit` most confident (then most
+   * recently updated, then by id), else all in any order.
    */
-  profile(limit?: number): Promise<readonly ProfileItem[]>;
-  /** Active foresight not yet over at `now` (current and upcoming). */
-  foresight(now: number): Promise<readonly ForesightItem[]>;
+  profile(limit?: number, scope?: MemoryScope): Promise<readonly ProfileItem[]>;
+  /** Active foresight inside `scope` not yet over at `now` (current and upcoming). */
+  foresight(now: number, scope?: MemoryScope): Promise<readonly ForesightItem[]>;
 }
 
 /** The engine's recall, narrowed to what answering uses. */
-export type TurnRecall = (query: string, options: { limit?: number; now?: number; conversationId?: string }) =>
+export type TurnRecall = (query: string, options: { limit?: number; now?: number; conversationId?: string; scope?: MemoryScope }) =>
   Promise<{ readonly turns: readonly { readonly message: Message }[] }>;
 
 /** Nearest facts or episodes to the query text, best first (cosine). */
@@ -63,19 +64,21 @@ export function answerSourceOf(knowledge: KnowledgeSource, recall: TurnRecall, v
       return []; // vectors are an index: a missing model must not stop a lexical answer
     }
   };
-  const inScope = (conversationId: string | undefined) => (e: ContextEpisode) => conversationId === undefined || e.conversationId === conversationId;
+  const inScope = (conversationId: string | undefined, scope?: MemoryScope) => (e: ContextEpisode) =>
+    (conversationId === undefined || e.conversationId === conversationId) && inMemoryScope(scope, e.conversationId);
 
   return {
     async turns(query, options) {
       const result = await recall(query, {
         limit: options.limit, now: options.now, ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}),
+        ...(options.scope ? { scope: options.scope } : {}),
       });
       return result.turns.map((t) => t.message);
     },
     async facts(query, options) {
       const depth = options.limit * 2;
       const [lexical, vector] = await Promise.all([knowledge.lexicalFacts(query, { ...options, limit: depth }), nearest('fact', query, depth)]);
-      const scope = options.conversationId !== undefined ? { conversationId: options.conversationId } : {};
+      const scope = { ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(options.scope ? { scope: options.scope } : {}) };
       const hits = await hybridSearch({ lexical, vector, fetch: (ids) => knowledge.factsByIds(ids, scope) });
       return hits.slice(0, options.limit).map((h) => h.item);
     },
@@ -83,21 +86,22 @@ export function answerSourceOf(knowledge: KnowledgeSource, recall: TurnRecall, v
       const depth = options.limit * 2;
       const [lexical, vector] = await Promise.all([knowledge.lexicalEpisodes(query, { ...options, limit: depth }), nearest('memcell', query, depth)]);
       const hits = await hybridSearch({
-        lexical, vector, fetch: async (ids) => (await knowledge.episodesByIds(ids)).filter(inScope(options.conversationId)),
+        lexical, vector, fetch: async (ids) => (await (options.scope ? knowledge.episodesByIds(ids, options.scope) : knowledge.episodesByIds(ids)))
+          .filter(inScope(options.conversationId, options.scope)),
       });
       return hits.slice(0, options.limit).map((h) => h.item);
     },
-    episodesByIds: (ids) => knowledge.episodesByIds(ids),
+    episodesByIds: async (ids, scope) => (scope ? (await knowledge.episodesByIds(ids, scope)).filter(inScope(undefined, scope)) : knowledge.episodesByIds(ids)),
     episodesOfTurns: (ids) => knowledge.episodesOfTurns(ids),
-    sceneMembers: (ids, limit) => knowledge.sceneMembers(ids, limit),
-    async profile(limit) {
+    sceneMembers: async (ids, limit, scope) => (scope ? (await knowledge.sceneMembers(ids, limit, scope)).filter(inScope(undefined, scope)) : knowledge.sceneMembers(ids, limit)),
+    async profile(limit, scope) {
       // Most confident first, so a tight budget keeps the surest items (ids in code-unit order, as
       // storage's ORDER BY id picks them under a limit).
-      const items = [...(await knowledge.profile(limit))]
+      const items = [...(await (scope ? knowledge.profile(limit, scope) : knowledge.profile(limit)))]
         .filter((p) => p.status === 'active')
         .sort((a, b) => b.confidence - a.confidence || b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return limit === undefined ? items : items.slice(0, limit);
     },
-    foresight: (now) => knowledge.foresight(now),
+    foresight: (now, scope) => (scope ? knowledge.foresight(now, scope) : knowledge.foresight(now)),
   };
 }

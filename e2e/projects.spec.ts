@@ -1,0 +1,128 @@
+/**
+ * Projects through the running app, checked by the requests the mock endpoint actually received:
+ * - a project-only project's chats are never sent to an answer outside it, and answers inside it
+ *   carry only its memory plus its instructions in the system prompt; a chat moved in with the row
+ *   menu follows the project's scope at its next answer; the project has its own address;
+ * - a shared project's chats are recalled in any chat, like chats in no project.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
+import { synthesisResponder } from '../test/support/synthesisResponder';
+import { connectEndpoint, sendMessage, waitForMessages } from './appSteps';
+
+let mock: MockLlmServer;
+test.beforeAll(async () => {
+  mock = await startMockLlmServer({
+    responder: (req) => (req.stream ? 'Noted, here is what I remember [1].' : synthesisResponder(req)),
+  });
+});
+test.afterAll(async () => mock.close());
+
+/** Real-length turns (≈1,100 characters) with a table and a code block. */
+const longTurn = (lead: string) => `${lead}
+${'I keep a running log of every change, who made it and why, because last time the details got lost between meetings and we had to redo a week of work. '.repeat(5)}
+| step | owner | when |
+|---|---|---|
+| check | me | Friday |
+
+\`\`\`text
+status: in progress
+\`\`\``;
+const WALLED = longTurn('Thesis notes: the quokka colony on plot seven needs its humidity logger recalibrated before the committee meeting.');
+const OUTSIDE = longTurn('Home notes: my dog Biscuit is a beagle mix who only eats salmon kibble.');
+const SHARED = longTurn('Moving notes: the removal van for the grand piano comes on the ninth of March.');
+
+/** The streamed answer requests the mock received from index `from` on, as one string. */
+function answersSince(from: number): string {
+  return JSON.stringify(mock.requests.slice(from).filter((r) => r.path.endsWith('/chat/completions') && r.body?.stream === true).map((r) => r.body?.messages));
+}
+
+async function createProject(page: Page, name: string, memory: 'Shared memory' | 'Project-only memory', instructions = ''): Promise<string> {
+  await page.getByRole('button', { name: '+ New project' }).click();
+  const dialog = page.getByTestId('project-dialog');
+  await dialog.getByLabel('Name').fill(name);
+  if (instructions) await dialog.getByLabel(/Instructions/).fill(instructions);
+  await dialog.getByRole('radio', { name: new RegExp(`^${memory}`) }).check();
+  await dialog.getByRole('button', { name: 'Create project' }).click();
+  await expect(page.getByTestId('project-view').getByRole('heading', { name })).toBeVisible();
+  const hash = await page.evaluate(() => location.hash);
+  expect(hash).toMatch(/^#\/p\/.+/);
+  return hash;
+}
+
+test('a project-only project\'s memory stays inside it; a moved chat follows; the project has an address', async ({ page }) => {
+  test.setTimeout(180_000);
+  await page.goto('/');
+  await connectEndpoint(page, mock.url);
+
+  // A chat in no project, remembered as usual.
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await sendMessage(page, OUTSIDE);
+  await waitForMessages(page, 2);
+
+  const address = await createProject(page, 'Thesis', 'Project-only memory', 'Answer in British English and cite the lab notebook.');
+  await page.getByRole('button', { name: 'New chat in Thesis' }).first().click();
+  await sendMessage(page, WALLED);
+  await waitForMessages(page, 2);
+  const thesis = page.getByRole('region', { name: 'Project Thesis' });
+  await expect(thesis.locator('button.conversation')).toHaveCount(1);
+
+  // Outside the project: the walled turn is never sent, the chat's own memory is.
+  const before = mock.requests.length;
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await sendMessage(page, 'What do you remember about the quokka colony humidity logger and my dog Biscuit?');
+  await waitForMessages(page, 2);
+  const outside = answersSince(before);
+  expect(outside).toContain('beagle mix');
+  expect(outside).not.toMatch(/plot seven|recalibrated|committee meeting/);
+  expect(outside).not.toContain('British English');
+
+  // Inside the project: its memory and instructions, nothing from outside.
+  const inBefore = mock.requests.length;
+  await thesis.getByRole('button', { name: 'New chat in Thesis' }).click();
+  await sendMessage(page, 'What do you remember about the quokka colony humidity logger and my dog Biscuit?');
+  await waitForMessages(page, 2);
+  const inside = answersSince(inBefore);
+  expect(inside).toContain('plot seven needs its humidity logger recalibrated');
+  expect(inside).toContain('Answer in British English and cite the lab notebook.');
+  expect(inside).not.toContain('beagle mix');
+
+  // Move the first outside chat into the project with its row menu: its memory goes behind the wall.
+  // (Its title may be the endpoint's by now: it is the oldest chat in no project, the list's last row.)
+  const first = page.getByRole('list', { name: 'Chats in no project' }).locator('li').last();
+  await first.hover();
+  await first.getByTitle('Move to a project').click();
+  const move = page.getByTestId('move-dialog');
+  await move.getByLabel('Project').selectOption({ label: 'Thesis (project-only memory)' });
+  await expect(move.getByTestId('move-consequence')).toContainText('recalled only inside “Thesis”');
+  await move.getByRole('button', { name: 'Move', exact: true }).click();
+  await expect(thesis.locator('button.conversation')).toHaveCount(3);
+  const afterMove = mock.requests.length;
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await sendMessage(page, 'Tell me about my dog Biscuit and what he eats.');
+  await waitForMessages(page, 2);
+  expect(answersSince(afterMove)).not.toContain('beagle mix');
+
+  // The project's address opens its page, also after a reload.
+  await page.goto(`/${address}`);
+  await expect(page.getByTestId('project-view').getByRole('heading', { name: 'Thesis' })).toBeVisible();
+  await expect(page.getByTestId('project-memory')).toContainText('Project-only memory');
+});
+
+test('a shared project\'s chats are recalled everywhere, like chats in no project', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/');
+  await connectEndpoint(page, mock.url);
+  await createProject(page, 'House move', 'Shared memory', 'Answer with a packing checklist.');
+  await page.getByTestId('project-view').getByRole('button', { name: 'New chat in House move' }).click();
+  await sendMessage(page, SHARED);
+  await waitForMessages(page, 2);
+
+  const before = mock.requests.length;
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await sendMessage(page, 'When does the removal van for the grand piano come?');
+  await waitForMessages(page, 2);
+  const outside = answersSince(before);
+  expect(outside).toContain('removal van for the grand piano comes on the ninth of March');
+  expect(outside).not.toContain('packing checklist');
+});

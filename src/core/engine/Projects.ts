@@ -1,0 +1,119 @@
+/**
+ * Projects as the engine offers them: create (the memory mode is chosen here, once), rename, set
+ * instructions, the profile switch of a project-only project, archive and unarchive, delete (the
+ * person chooses whether its chats go to no project or are deleted with it), move a chat into or
+ * out of a project, and the memory an answer in a given chat may read (memoryScope.ts).
+ *
+ * Moving a chat moves its memory with it: its turns, episodes and facts are read by the scope of
+ * wherever the chat is now, at the next answer (scopes are computed per answer, never cached).
+ */
+import { RecollectError } from '../base/errors';
+import { MAX_TITLE_CHARS } from '../base/limits';
+import type { Project, ProjectEdit, ProjectInput } from '../base/types';
+
+export type { ProjectEdit, ProjectInput };
+import type { EngineEvent } from '../protocol';
+import { answerScopeOf, type AnswerScope } from '../recall/memoryScope';
+import type { ProjectStore } from './projectStore';
+
+/** Instructions are a few paragraphs; a pasted book is a mistake. */
+export const MAX_PROJECT_INSTRUCTIONS = 8_000;
+
+export interface ProjectsDeps {
+  readonly store: ProjectStore;
+  readonly newId: () => string;
+  readonly emit: (event: EngineEvent) => void;
+  /** Conversations were deleted with their project: indexes and open episodes forget them. */
+  readonly conversationsDeleted: (ids: readonly string[]) => void;
+}
+
+function cleanName(name: unknown): string {
+  if (typeof name !== 'string') throw new RecollectError('INVALID_INPUT', 'A project needs a name.');
+  const t = name.replace(/\s+/g, ' ').trim();
+  if (!t) throw new RecollectError('INVALID_INPUT', 'A project needs a name.');
+  if (t.length > MAX_TITLE_CHARS) throw new RecollectError('INVALID_INPUT', `A project name is at most ${MAX_TITLE_CHARS} characters (this one has ${t.length}).`);
+  return t;
+}
+
+function cleanInstructions(text: unknown): string {
+  if (text === undefined) return '';
+  if (typeof text !== 'string') throw new RecollectError('INVALID_INPUT', 'Project instructions must be text.');
+  const t = text.trim();
+  if (t.length > MAX_PROJECT_INSTRUCTIONS) {
+    throw new RecollectError('INVALID_INPUT', `Project instructions are at most ${MAX_PROJECT_INSTRUCTIONS.toLocaleString('en')} characters (these have ${t.length.toLocaleString('en')}); shorten them, they are sent with every answer.`);
+  }
+  return t;
+}
+
+function flag(value: unknown, what: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw new RecollectError('INVALID_INPUT', `${what} must be on or off.`);
+  return value;
+}
+
+export class Projects {
+  readonly #d: ProjectsDeps;
+
+  constructor(deps: ProjectsDeps) {
+    this.#d = deps;
+  }
+
+  list(): Promise<Project[]> { return this.#d.store.listProjects(); }
+  get(id: string): Promise<Project | null> { return this.#d.store.getProject(id); }
+
+  async create(input: ProjectInput): Promise<Project> {
+    const memory = input?.memory;
+    if (memory !== 'shared' && memory !== 'project-only') throw new RecollectError('INVALID_INPUT', 'Choose how the project uses memory: shared or project-only.');
+    const created = await this.#d.store.createProject({
+      id: this.#d.newId(), name: cleanName(input.name), instructions: cleanInstructions(input.instructions), memory,
+      useProfile: flag(input.useProfile, 'Use the profile') ?? true,
+    });
+    this.#changed();
+    return created;
+  }
+
+  async edit(id: string, patch: ProjectEdit): Promise<Project> {
+    if ((patch as { memory?: unknown }).memory !== undefined) {
+      throw new RecollectError('INVALID_INPUT', 'A project\'s memory mode is chosen when it is created and cannot be changed; create a new project and move the chats.');
+    }
+    const useProfile = flag(patch.useProfile, 'Use the profile');
+    const archived = flag(patch.archived, 'Archived');
+    const updated = await this.#d.store.updateProject(id, {
+      ...(patch.name !== undefined ? { name: cleanName(patch.name) } : {}),
+      ...(patch.instructions !== undefined ? { instructions: cleanInstructions(patch.instructions) } : {}),
+      ...(useProfile !== undefined ? { useProfile } : {}),
+      ...(archived !== undefined ? { archived } : {}),
+    });
+    this.#changed();
+    return updated;
+  }
+
+  /** 'keep': the chats go to no project (a project-only project's memory becomes shared); 'delete': they are deleted too. */
+  async delete(id: string, chats: 'keep' | 'delete'): Promise<{ readonly deletedConversations: number }> {
+    if (chats !== 'keep' && chats !== 'delete') throw new RecollectError('INVALID_INPUT', 'Say what happens to the project\'s chats: keep them (in no project) or delete them.');
+    const deleted = await this.#d.store.deleteProject(id, chats);
+    if (deleted.length) {
+      this.#d.conversationsDeleted(deleted);
+      for (const c of deleted) this.#d.emit({ type: 'messages-changed', conversationId: c });
+      this.#d.emit({ type: 'memory-changed' });
+    }
+    this.#changed();
+    return { deletedConversations: deleted.length };
+  }
+
+  async move(conversationId: string, projectId: string | null): Promise<void> {
+    if (projectId !== null && typeof projectId !== 'string') throw new RecollectError('INVALID_INPUT', 'Choose a project, or none.');
+    await this.#d.store.moveConversation(conversationId, projectId);
+    this.#changed();
+  }
+
+  /** What an answer in this conversation may read, and the project instructions it is sent with. */
+  async answerScope(conversationId: string): Promise<AnswerScope> {
+    const [project, walled] = await Promise.all([this.#d.store.projectOf(conversationId), this.#d.store.walledProjects()]);
+    return answerScopeOf(project, walled);
+  }
+
+  #changed(): void {
+    this.#d.emit({ type: 'conversations-changed' });
+  }
+}
