@@ -45,12 +45,17 @@ async function dieBeforeAcknowledging(page: Page, content: string): Promise<void
   }, content);
 }
 
-test('a dead engine worker is detected and restarted; the draft stays and is sent afterwards', async ({ page }) => {
+/** A new conversation holding one stored turn: the engine is up and has written. */
+async function newConversationWithOneTurn(page: Page): Promise<void> {
   await page.goto('/');
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await box(page).fill('The first turn is stored.');
   await box(page).press('Enter');
   await expect(page.getByTestId('message-count')).toHaveText('1');
+}
+
+test('a dead engine worker is detected and restarted; the draft stays and is sent afterwards', async ({ page }) => {
+  await newConversationWithOneTurn(page);
 
   await box(page).fill('This draft must survive.');
   await killEngine(page);
@@ -84,11 +89,7 @@ test('an answer streaming when the engine dies fails with that reason, and the n
 });
 
 test('the engine dies after storing a message and before acknowledging it: Enter again, as invited, stores it once', async ({ page }) => {
-  await page.goto('/');
-  await page.getByRole('button', { name: '+ New conversation' }).click();
-  await box(page).fill('The first turn is stored.');
-  await box(page).press('Enter');
-  await expect(page.getByTestId('message-count')).toHaveText('1');
+  await newConversationWithOneTurn(page);
 
   // A real-length message (≈1,100 characters, with a code block), as people send.
   const content = [
