@@ -63,6 +63,7 @@ export interface CrashTrial {
   /** ui-typing after an engine-worker kill: the unsent message was re-sent with Enter; it had been stored before the kill (its acknowledgement lost). */
   readonly resent?: boolean;
   readonly resentAlreadyStored?: boolean;
+  readonly resendSkipped?: string;
   /** embedder-switch: what the reopened app reports ("active → target, embedded/total"). */
   readonly embedderAfterKill?: string;
   /** embedder-switch: the reopened app still re-embedding (so the kill came mid-switch). */
@@ -265,6 +266,7 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
       last = contents;
       const inFlightStored = state.unacked.filter((t) => t.startsWith('crash-t') && present.has(t)).length;
       if (state.resent) Object.assign(extra, { resent: true, resentAlreadyStored: state.resent.alreadyStored });
+      if (state.resendSkipped) extra.resendSkipped = state.resendSkipped;
       const killedMidOperation = workload === 'engine-appends' || workload === 'ui-typing' ? inFlight > 0
         : workload === 'history-import' ? !state.operationDone && (extra.importedAfterKill ?? 0) > 0 && (extra.importedAfterKill ?? total) < total
           : workload === 'embedder-switch' ? (extra.progressBeforeKill ?? 0) > 0 && extra.switchUnderWay === true
@@ -363,7 +365,7 @@ export function crashMarkdown(r: CrashReport, meta: { readonly seed: number; rea
     '## Evidence',
     '',
     `- Appends and typing: ${turns.filter((t) => t.inFlight > 0).length} of ${turns.length} kills came with turns in flight (${turns.reduce((a, t) => a + t.inFlight, 0)} turns); found stored after the kill (once each): ${inFlightStored}.`,
-    `- Typing: ${typing.length} trials, ${r.byWorkload['ui-typing'].acknowledgedTurns} turns typed and acknowledged; after ${typing.filter((t) => t.mode === 'engine-worker').length} engine-worker kills the unsent message was re-sent with Enter ${resent.length}×, ${resent.filter((t) => t.resentAlreadyStored).length} of them already stored before the kill (acknowledgement lost); stored twice: ${r.byWorkload['ui-typing'].duplicates}.`,
+    `- Typing: ${typing.length} trials, ${r.byWorkload['ui-typing'].acknowledgedTurns} turns typed and acknowledged; after ${typing.filter((t) => t.mode === 'engine-worker').length} engine-worker kills the unsent message was re-sent with Enter ${resent.length}×, ${resent.filter((t) => t.resentAlreadyStored).length} of them already stored before the kill (acknowledgement lost); not re-sent: ${list(typing.filter((t) => t.resendSkipped).map((t) => `trial ${t.trial}, ${t.resendSkipped}`))}; stored twice: ${r.byWorkload['ui-typing'].duplicates}.`,
     `- History imports (${r.historyTurns}-turn file, ≈150 KB a transaction): ${history.length} killed; turns of the file seen stored at the last poll before the kill → stored after the kill: ${list(history.map((t) => `${t.progressBeforeKill ?? '?'} → ${t.importedAfterKill ?? '?'}`))}; after importing again: ${history.filter((t) => t.importedAfterRetry === r.historyTurns && t.importedDistinct === r.historyTurns).length} of ${history.length} complete, each turn once.`,
     `- Memory imports: ${memory.length} killed, ${held.length} held at a write of the swap (write drawn / snapshot pages, syncs before it → memory after): ${list(held.map((t) => `${t.swapHit!.target}/${t.swapPages ?? '?'}, ${t.swapHit!.flushes} → ${t.memoryAfterKill}`))}; the reopened app had the old memory ${memory.filter((t) => t.memoryAfterKill === 'old').length}×, the new one ${memory.filter((t) => t.memoryAfterKill === 'new').length}×, a mix ${memory.filter((t) => t.memoryAfterKill === 'mixed').length}×.`,
     `- Embedder switches: ${switches.length} killed; turns re-embedded at the last poll before the kill: ${list(switches.map((t) => t.progressBeforeKill ?? '?'))}; still re-embedding on reopen ${switches.filter((t) => t.switchUnderWay).length}×; building the embedder the switch had stored ${switches.filter((t) => t.embedderConsistent).length} of ${switches.length}.`,

@@ -61,10 +61,12 @@ export interface WorkloadState {
   swapPages: number | null;
   /** ui-typing after an engine-worker kill: the unsent draft re-sent with Enter, and whether it was already shown stored. */
   resent: { readonly content: string; readonly alreadyStored: boolean } | null;
+  /** ui-typing after an engine-worker kill: why nothing was re-sent (the box was emptied: the send had been acknowledged to the app). */
+  resendSkipped: string | null;
 }
 
 export const newState = (): WorkloadState => ({
-  acked: [], unacked: [], sending: new Set(), operationDone: false, operationMs: null, operationError: null, target: null, progressBeforeKill: null, swapHit: null, swapPages: null, resent: null,
+  acked: [], unacked: [], sending: new Set(), operationDone: false, operationMs: null, operationError: null, target: null, progressBeforeKill: null, swapHit: null, swapPages: null, resent: null, resendSkipped: null,
 });
 
 /** The head that names a turn (the checks find turns by it); the rest of the turn is generated text. */
@@ -185,7 +187,11 @@ export async function resendAfterRestart(page: Page, state: WorkloadState): Prom
   if (!draft) return;
   await page.getByRole('alert').filter({ hasText: 'The memory engine stopped unexpectedly and was restarted' }).waitFor({ timeout: 60_000 });
   const box = messageBox(page);
-  if ((await box.inputValue({ timeout: 10_000 })) !== draft) return;
+  const value = await box.inputValue({ timeout: 10_000 });
+  if (value !== draft) {
+    state.resendSkipped = value === '' ? 'the box was empty (the app had its acknowledgement)' : `the box held other text (${value.length} characters)`;
+    return;
+  }
   // The restarted engine's list is read again: give it the time to show a turn stored before the kill.
   await page.waitForTimeout(1_500);
   const alreadyStored = (await shown(page, draft).count()) > 0;
