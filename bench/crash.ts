@@ -347,7 +347,8 @@ export function crashMarkdown(r: CrashReport, meta: { readonly seed: number; rea
   const switches = of('embedder-switch');
   const typing = of('ui-typing');
   const turns = [...of('engine-appends'), ...typing];
-  const inFlightStored = r.perTrial.reduce((a, t) => a + t.inFlightStored, 0);
+  const inFlightStored = turns.reduce((a, t) => a + t.inFlightStored, 0);
+  const besideStored = [...history, ...switches].reduce((a, t) => a + t.inFlightStored, 0);
   const held = memory.filter((t) => t.swapHit);
   const resent = typing.filter((t) => t.resent);
   return [
@@ -364,7 +365,7 @@ export function crashMarkdown(r: CrashReport, meta: { readonly seed: number; rea
     '',
     '## Evidence',
     '',
-    `- Appends and typing: ${turns.filter((t) => t.inFlight > 0).length} of ${turns.length} kills came with turns in flight (${turns.reduce((a, t) => a + t.inFlight, 0)} turns); found stored after the kill (once each): ${inFlightStored}.`,
+    `- Appends and typing: ${turns.filter((t) => t.inFlight > 0).length} of ${turns.length} kills came with turns in flight (${turns.reduce((a, t) => a + t.inFlight, 0)} turns); found stored after the kill (once each): ${inFlightStored} (turns in flight are counted when the kill is ordered, found stored when reopened: a call answered after the order is among the latter). Appends beside imports and switches: ${besideStored} more found stored.`,
     `- Typing: ${typing.length} trials, ${r.byWorkload['ui-typing'].acknowledgedTurns} turns typed and acknowledged; after ${typing.filter((t) => t.mode === 'engine-worker').length} engine-worker kills the unsent message was re-sent with Enter ${resent.length}×, ${resent.filter((t) => t.resentAlreadyStored).length} of them already stored before the kill (acknowledgement lost); not re-sent: ${list(typing.filter((t) => t.resendSkipped).map((t) => `trial ${t.trial}, ${t.resendSkipped}`))}; stored twice: ${r.byWorkload['ui-typing'].duplicates}.`,
     `- History imports (${r.historyTurns}-turn file, ≈150 KB a transaction): ${history.length} killed; turns of the file seen stored at the last poll before the kill → stored after the kill: ${list(history.map((t) => `${t.progressBeforeKill ?? '?'} → ${t.importedAfterKill ?? '?'}`))}; after importing again: ${history.filter((t) => t.importedAfterRetry === r.historyTurns && t.importedDistinct === r.historyTurns).length} of ${history.length} complete, each turn once.`,
     `- Memory imports: ${memory.length} killed, ${held.length} held at a write of the swap (write drawn / snapshot pages, syncs before it → memory after): ${list(held.map((t) => `${t.swapHit!.target}/${t.swapPages ?? '?'}, ${t.swapHit!.flushes} → ${t.memoryAfterKill}`))}; the reopened app had the old memory ${memory.filter((t) => t.memoryAfterKill === 'old').length}×, the new one ${memory.filter((t) => t.memoryAfterKill === 'new').length}×, a mix ${memory.filter((t) => t.memoryAfterKill === 'mixed').length}×.`,
