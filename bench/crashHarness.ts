@@ -44,6 +44,9 @@ const PAGE_HOOKS = `(() => {
     rec.worker.addEventListener('message', onMessage);
     rec.worker.postMessage({ id, type: 'APPLY', path: models ? [method] : ['engine', method], argumentList: args.map((value) => ({ type: 'RAW', value })) });
   });
+  // The engine worker's I/O hook (armSwapKill) says here where it holds the worker for the kill.
+  window.__crashIoHit = null;
+  new BroadcastChannel('recollect-crash-bench').onmessage = (event) => { window.__crashIoHit = event.data; };
   window.__crashFile = (name, text) => new File([text], name, { type: 'application/json' });
   window.__crashToBase64 = (bytes) => { let s = ''; for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000)); return btoa(s); };
   window.__crashFromBase64 = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -123,6 +126,81 @@ export async function openApp(context: BrowserContext, url: string): Promise<Pag
       await page.waitForTimeout(200);
     }
   }
+}
+
+/**
+ * Where the engine worker was held for a kill inside the memory swap: the target write (the kill
+ * lands before it), the writes and flushes (fsyncs) its OPFS files had had since the hook was armed.
+ */
+export interface SwapHit { readonly target: number; readonly writes: number; readonly flushes: number }
+
+/**
+ * The engine worker's hands on its own storage: wraps `FileSystemSyncAccessHandle.write` and
+ * `flush` (what the OPFS VFS calls for every page it writes and every sync) to count them. Once
+ * armed with a target, the target-th write after arming posts where it is (BroadcastChannel, to the
+ * page) and holds the worker there — a busy wait of up to 20 s — so the kill ordered meanwhile ends
+ * the worker at exactly that point of the write sequence. Nothing else changes: every write is
+ * passed through unaltered.
+ */
+const IO_HOOK = () => {
+  type IoState = { writes: number; armed: { target: number; writes: number; flushes: number } | null };
+  const g = self as unknown as { __crashIo?: IoState };
+  if (g.__crashIo !== undefined) return;
+  const io: IoState = { writes: 0, armed: null };
+  g.__crashIo = io;
+  const proto = (self as unknown as { FileSystemSyncAccessHandle: { prototype: { write(...a: unknown[]): number; flush(): void } } }).FileSystemSyncAccessHandle.prototype;
+  const write = proto.write;
+  const flush = proto.flush;
+  const channel = new BroadcastChannel('recollect-crash-bench');
+  proto.write = function (this: unknown, ...args: unknown[]) {
+    io.writes++;
+    const armed = io.armed;
+    if (armed && ++armed.writes === armed.target) {
+      io.armed = null;
+      channel.postMessage({ target: armed.target, writes: armed.writes - 1, flushes: armed.flushes });
+      const until = performance.now() + 20_000;
+      while (performance.now() < until) { /* held for the kill */ }
+    }
+    return write.apply(this, args);
+  };
+  proto.flush = function (this: unknown) {
+    if (io.armed) io.armed.flushes++;
+    return flush.apply(this);
+  };
+};
+
+function engineWorker(page: Page) {
+  const worker = page.workers().filter((w) => w.url().includes('engine.worker')).at(-1);
+  if (!worker) throw new Error('no engine worker');
+  return worker;
+}
+
+/** Installs the I/O hook and waits until the engine has written nothing for a second (background work after the last append), at most 15 s. */
+export async function waitForQuietStorage(page: Page): Promise<void> {
+  const worker = engineWorker(page);
+  await worker.evaluate(IO_HOOK);
+  const writes = () => worker.evaluate(() => (self as unknown as { __crashIo: { writes: number } }).__crashIo.writes);
+  let last = await writes();
+  let quiet = 0;
+  for (const until = Date.now() + 15_000; quiet < 4 && Date.now() < until;) {
+    await page.waitForTimeout(250);
+    const now = await writes();
+    quiet = now === last ? quiet + 1 : 0;
+    last = now;
+  }
+}
+
+/** Arms the hook: the `target`-th OPFS write from now holds the engine worker for the kill. */
+export async function armSwapKill(page: Page, target: number): Promise<void> {
+  await page.evaluate(() => { (window as unknown as { __crashIoHit: unknown }).__crashIoHit = null; });
+  await engineWorker(page).evaluate((t) => {
+    (self as unknown as { __crashIo: { armed: unknown } }).__crashIo.armed = { target: t, writes: 0, flushes: 0 };
+  }, target);
+}
+
+/** Where the armed hook holds the engine worker, once it does. */
+export function swapHit(page: Page): Promise<SwapHit | null> {
+  return page.evaluate(() => (window as unknown as { __crashIoHit: SwapHit | null }).__crashIoHit);
 }
 
 /** The memory as the Export button would write it, read into Node. */

@@ -29,34 +29,7 @@ import type { NewTurn } from '../src/core/base/types';
 import type { Page } from '@playwright/test';
 import { seededRandom } from './seededRandom';
 import { percentile, rateStats } from './stats';
-
-const COMMON = 'the of and to a in is that for it as with on be this are you can or by not your from at an have will if but more about which one so use also when there their what some may like into than these then other only time how should make each most would any could them way first well because need'.split(' ');
-const TOPIC = 'garden plan trip budget recipe coffee meeting train Lisbon doctor sister project deadline music running weekend book database index query cache latency deploy migration schema server browser worker memory export import sourdough starter ferry Hydra Porto bridge inspection letter chartered engineer headlamp trail Dolomites ticket salary mortgage pension invoice tax kitchen renovation tile grout cabinet paint primer bicycle chain derailleur marathon tempo interval protein lentil quinoa chickpea'.split(' ');
-const SYLLABLES = 'ka ri to mu sel ven dor lin pra quo zet ham bri cus tal ne os fi gu lo'.split(' ');
-
-/**
- * Text of `chars` characters shaped like chat prose: common words, topic words and rarer made-up
- * words (names, terms: real text has a long tail of distinct tokens, which is what costs the
- * full-text index), in sentences and paragraphs.
- */
-function prose(chars: number, rnd: () => number): string {
-  const out: string[] = [];
-  let length = 0;
-  let sentence = 0;
-  while (length < chars) {
-    const r = rnd();
-    let w = r < 0.6 ? COMMON[Math.floor(rnd() * COMMON.length)]! : r < 0.9 ? TOPIC[Math.floor(rnd() * TOPIC.length)]!
-      : Array.from({ length: 2 + Math.floor(rnd() * 3) }, () => SYLLABLES[Math.floor(rnd() * SYLLABLES.length)]).join('');
-    if (sentence === 0) w = w[0]!.toUpperCase() + w.slice(1);
-    sentence++;
-    const end = sentence > 8 && rnd() < 0.12;
-    if (end) sentence = 0;
-    const piece = end ? `${w}.${rnd() < 0.2 ? '\n\n' : ' '}` : `${w} `;
-    out.push(piece);
-    length += piece.length;
-  }
-  return out.join('').trim();
-}
+import { prose } from './chatProse';
 
 /**
  * Turn lengths as people write them (real ChatGPT archives average ≈1,150 characters a turn):

@@ -7,12 +7,13 @@
  * that acknowledged (almost) nothing proves nothing, so a floor on acknowledged turns makes it fail.
  */
 import { expect, test } from '@playwright/test';
-import { IMPORTED_TURNS, runCrash } from '../bench/crash';
+import { runCrash } from '../bench/crash';
+import { SMOKE_HISTORY, historyTurns } from '../bench/crashWorkloads';
 
 test('crash smoke: a kill during each workload loses no acknowledged turn and leaves imports whole or resumable', async () => {
   test.setTimeout(600_000);
   const workloads = ['engine-appends', 'history-import', 'embedder-switch', 'memory-import', 'ui-typing'] as const;
-  const report = await runCrash({ trials: workloads.length, seed: 7, workloads });
+  const report = await runCrash({ trials: workloads.length, seed: 7, workloads, history: SMOKE_HISTORY });
 
   expect(report.perTrial.map((t) => t.workload)).toEqual(workloads);
   expect(report.perTrial.filter((t) => t.error !== undefined)).toEqual([]);
@@ -24,7 +25,8 @@ test('crash smoke: a kill during each workload loses no acknowledged turn and le
   expect(report.byWorkload['engine-appends'].acknowledgedTurns).toBeGreaterThanOrEqual(5);
   expect(report.acknowledgedTurns).toBeGreaterThanOrEqual(10);
   const history = report.perTrial.find((t) => t.workload === 'history-import')!;
-  expect(history.importedAfterRetry).toBe(IMPORTED_TURNS);
+  expect(history.importedAfterRetry).toBe(historyTurns(SMOKE_HISTORY));
+  expect(history.importedDistinct).toBe(historyTurns(SMOKE_HISTORY));
   const memory = report.perTrial.find((t) => t.workload === 'memory-import')!;
   expect(['old', 'new']).toContain(memory.memoryAfterKill);
   expect(report.perTrial.find((t) => t.workload === 'embedder-switch')!.embedderConsistent).toBe(true);

@@ -22,12 +22,40 @@ async function killEngine(page: Page): Promise<void> {
 
 printPageOnFailure();
 
-test('a dead engine worker is detected and restarted; the draft stays and is sent afterwards', async ({ page }) => {
+/**
+ * Arms the engine worker to end itself instead of replying to the send that stored `content`: the
+ * turn is committed (the send's transaction finished before its reply is posted) and the page never
+ * hears so — the engine died between the commit and the acknowledgement.
+ */
+async function dieBeforeAcknowledging(page: Page, content: string): Promise<void> {
+  const worker = page.workers().find((w) => w.url().includes('engine.worker'));
+  if (!worker) throw new Error('no engine worker');
+  await worker.evaluate((marker) => {
+    const scope = self as unknown as { postMessage(data: unknown, transfer?: Transferable[]): void; close(): void };
+    const post = scope.postMessage.bind(scope);
+    // Comlink replies with { id, type: 'RAW', value: Result } through the worker's own postMessage.
+    scope.postMessage = (data, transfer) => {
+      const reply = data as { type?: string; value?: { ok?: boolean; value?: { content?: unknown } } } | null;
+      if (reply?.type === 'RAW' && reply.value?.ok === true && reply.value.value?.content === marker) {
+        scope.close();
+        return;
+      }
+      post(data, transfer);
+    };
+  }, content);
+}
+
+/** A new conversation holding one stored turn: the engine is up and has written. */
+async function newConversationWithOneTurn(page: Page): Promise<void> {
   await page.goto('/');
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await box(page).fill('The first turn is stored.');
   await box(page).press('Enter');
   await expect(page.getByTestId('message-count')).toHaveText('1');
+}
+
+test('a dead engine worker is detected and restarted; the draft stays and is sent afterwards', async ({ page }) => {
+  await newConversationWithOneTurn(page);
 
   await box(page).fill('This draft must survive.');
   await killEngine(page);
@@ -58,4 +86,32 @@ test('an answer streaming when the engine dies fails with that reason, and the n
   await streaming.getByRole('button', { name: 'Try again' }).click();
   await expect(streaming).toBeHidden({ timeout: 60_000 });
   await expect(page.getByTestId('message').last()).toContainText('cabbage in the same bed');
+});
+
+test('the engine dies after storing a message and before acknowledging it: Enter again, as invited, stores it once', async ({ page }) => {
+  await newConversationWithOneTurn(page);
+
+  // A real-length message (≈1,100 characters, with a code block), as people send.
+  const content = [
+    'I keep losing track of which backups ran, so here is the script my laptop runs every night at 02:00:',
+    '',
+    '```sh',
+    'rsync -a --delete ~/notes/ /mnt/backup/notes/',
+    'date >> ~/backup.log',
+    '```',
+    '',
+    'It copies the notes folder to the external disk and appends the date to a log file. '.repeat(11).trim(),
+  ].join('\n');
+  await box(page).fill(content);
+  await dieBeforeAcknowledging(page, content);
+  await box(page).press('Enter');
+  await expect(page.getByRole('alert').filter({ hasText: 'The memory engine stopped unexpectedly and was restarted' })).toBeVisible();
+  // The reply was lost, so the message is still in the box, as the notice says.
+  await expect(box(page)).toHaveValue(content);
+  await box(page).press('Enter');
+  await expect(box(page)).toHaveValue('');
+  await expect(page.getByTestId('message-count')).toHaveText('2');
+  await page.reload();
+  await expect(page.getByTestId('message-count')).toHaveText('2');
+  await expect(page.getByTestId('message').filter({ hasText: 'appends the date to a log file' })).toHaveCount(1);
 });

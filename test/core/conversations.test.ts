@@ -42,6 +42,26 @@ describe('Conversations.send', () => {
     expect(await engine.searchMessages('typo')).toEqual([]);
   });
 
+  it('a re-send under a stored id (its reply was lost) stores nothing and returns the stored turn, an edit included', async () => {
+    const { engine } = await setup();
+    const content = `Here is the script I run every night:\n\n\`\`\`sh\nrsync -a ~/notes /mnt/backup\n\`\`\`\n\n${'It copies the notes folder and keeps the older copies. '.repeat(20)}`;
+    await engine.send({ id: 'u1', conversationId: 'c', content: 'First question' });
+    await engine.appendTurn({ id: 'a1', conversationId: 'c', role: 'assistant', speaker: 'Assistant', content: 'First answer' });
+    const first = await engine.send({ id: 'u2', conversationId: 'c', content });
+    const again = await engine.send({ id: 'u2', conversationId: 'c', content });
+    expect(again).toEqual(first);
+    // An edit whose reply was lost: the first send replaced u2; the second must not fail on the gone turn nor replace anything.
+    const edited = await engine.send({ id: 'u3', conversationId: 'c', content: `${content} (edited)`, replaces: 'u2' });
+    const editedAgain = await engine.send({ id: 'u3', conversationId: 'c', content: `${content} (edited)`, replaces: 'u2' });
+    expect(editedAgain).toEqual(edited);
+    expect(await contents(engine)).toEqual(['user:First question', 'assistant:First answer', `user:${content} (edited)`]);
+    // The id of an answer, or of a turn in another conversation, is not a user message to return.
+    await expect(engine.send({ id: 'a1', conversationId: 'c', content: 'First answer' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await engine.createConversation({ id: 'd', title: UNTITLED });
+    await expect(engine.send({ id: 'u3', conversationId: 'd', content: 'Elsewhere' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await engine.listMessages('d')).toEqual([]);
+  });
+
   it('a replacement that cannot be stored leaves the edited message and its answer in place', async () => {
     const { engine } = await setup();
     await engine.send({ id: 'u1', conversationId: 'c', content: 'A question' });

@@ -50,6 +50,13 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const selectConversation = useUi((s) => s.selectConversation);
   const focusMessageId = useUi((s) => s.focusMessageId);
   const [draft, setDraft] = useState('');
+  /**
+   * The id of a send whose reply never came (the engine died after storing it, or before): pressing
+   * Enter again on the same draft re-sends under the same id, and the engine's send is idempotent by
+   * id, so a message stored before its reply was lost is not stored twice. Cleared once a send is
+   * acknowledged; a changed draft, edit or conversation gets a new id.
+   */
+  const unacknowledged = useRef<{ readonly id: string; readonly content: string; readonly conversationId: string; readonly replaces: string | null } | null>(null);
   const [editing, setEditing] = useState<Message | null>(null);
   const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean; onDevice: string | null; keywordsOnly: boolean; project: SentProject | null } | null>(null);
   const [highlight, setHighlight] = useState<string | null>(focusMessageId);
@@ -112,11 +119,17 @@ export function ChatView({ conversationId }: { conversationId: string }) {
     const content = draft;
     if (!content.trim() || sendTurn.isPending || answers.busy) return;
     let stored: Message;
+    const replaces = editing?.id ?? null;
+    const prior = unacknowledged.current;
+    const same = prior !== null && prior.content === content && prior.conversationId === conversationId && prior.replaces === replaces;
+    const id = same ? prior.id : crypto.randomUUID();
+    unacknowledged.current = { id, content, conversationId, replaces };
     try {
       // One engine call stores the message, replaces an edited one and what followed it, and titles
-      // a new conversation, all in one transaction. The id is generated here, so a retry after a
-      // lost reply cannot store the message twice.
-      stored = await sendTurn.mutateAsync({ id: crypto.randomUUID(), conversationId, content, ...(editing ? { replaces: editing.id } : {}) });
+      // a new conversation, all in one transaction. The id is generated here and kept with the
+      // draft until acknowledged, so a retry after a lost reply cannot store the message twice.
+      stored = await sendTurn.mutateAsync({ id, conversationId, content, ...(replaces !== null ? { replaces } : {}) });
+      if (unacknowledged.current?.id === id) unacknowledged.current = null;
       setDraft((d) => (d === content ? '' : d));
       setEditing(null);
     } catch (err) {

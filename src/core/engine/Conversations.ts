@@ -71,10 +71,22 @@ export class Conversations {
    * The user's message, stored in one transaction with what it implies: an edit replaces the
    * edited message and everything after it, and an untitled conversation takes its title. The id
    * comes from the caller, so a retry after a lost reply cannot store the message twice.
+   *
+   * Idempotent by id: a message already stored under `request.id` (the engine died after the commit
+   * and before its reply, and the person pressed Enter again) is returned as it is and nothing else
+   * happens — in particular an edit is not applied a second time (the edited turn went with the
+   * first send, so looking it up again would fail).
    */
   async send(request: SendRequest): Promise<Message> {
     const content = typeof request.content === 'string' ? request.content : '';
     if (!content.trim()) throw new RecollectError('INVALID_INPUT', 'Write something first.');
+    const already = typeof request.id === 'string' && request.id ? await this.#d.store.getMessage(request.id) : null;
+    if (already) {
+      if (already.conversationId !== request.conversationId || already.role !== 'user') {
+        throw new RecollectError('INVALID_INPUT', 'A different message with this id is already stored.');
+      }
+      return already;
+    }
     let replaces: string[] = [];
     if (request.replaces !== undefined) {
       const turns = await this.#d.store.listMessages(request.conversationId);
