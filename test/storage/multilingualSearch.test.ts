@@ -116,7 +116,11 @@ describe('schema v9', () => {
     const db = await openMemoryDatabase({ migrateSchema: false });
     await migrate(db, MIGRATIONS, 7);
     const old = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
+    // Today's store reads conversations' project (schema v13): lend the v7 table that column while
+    // seeding through it, and take it back so the migrations add it as they would.
+    await db.exec('ALTER TABLE conversations ADD COLUMN project_id TEXT');
     await seed(old);
+    await db.exec('ALTER TABLE conversations DROP COLUMN project_id');
     expect(await old.db.query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH '\"北京\"'")).toEqual([]);
     const progress: [number, number][] = [];
     await migrate(db, MIGRATIONS, LATEST_SCHEMA_VERSION, { onProgress: (_m, done, total) => progress.push([done, total]) });
