@@ -475,9 +475,11 @@ export type ModelWorkerChange = 'replaced' | 'stopped';
 export interface EngineWorkerApi {
   /**
    * Tries to become the single writer of the database (Web Locks). With `wait`, resolves only once
-   * ownership is obtained (another tab closed or handed over).
+   * ownership is obtained (another tab closed or handed over). Without it, answers 'elsewhere' if
+   * the lock is still held after `graceMs` (0: at once): on a reload the previous page's worker
+   * can hold it for a few seconds more, and that is not another tab.
    */
-  acquire(options: { readonly wait: boolean }): Promise<Ownership>;
+  acquire(options: { readonly wait: boolean; readonly graceMs?: number }): Promise<Ownership>;
   /** Asks the tab that owns the database to hand it over; resolves when the request was sent. */
   requestTakeover(): Promise<void>;
   /**
