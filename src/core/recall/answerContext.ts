@@ -96,6 +96,12 @@ export interface GatherOptions {
   readonly now: number;
   readonly conversationId?: string;
   readonly limits?: Partial<GatherLimits>;
+  /**
+   * Turns the model already reads elsewhere in the request — the question itself and the recent
+   * chat history — are not recalled again as excerpts (they were sent twice, and the first
+   * answer cited the message just sent).
+   */
+  readonly excludeTurnIds?: ReadonlySet<string>;
 }
 
 /**
@@ -107,13 +113,16 @@ export async function gatherContext(source: AnswerSource, message: string, optio
   const query = recallQuery(message);
   const limits = { ...DEFAULT_GATHER_LIMITS, ...options.limits };
   const scope = options.conversationId !== undefined ? { conversationId: options.conversationId } : {};
-  const [turns, facts, searched, profile, foresight] = await Promise.all([
-    source.turns(query, { limit: limits.turns, now: options.now, ...scope }),
+  const excluded = options.excludeTurnIds ?? new Set<string>();
+  const [recalled, facts, searched, profile, foresight] = await Promise.all([
+    // As many more as may be left out, so the excerpts keep their number.
+    source.turns(query, { limit: limits.turns + excluded.size, now: options.now, ...scope }),
     source.facts(query, { limit: limits.facts, ...scope }),
     source.episodes(query, { limit: limits.episodes * 2, ...scope }),
     source.profile(limits.profile),
     source.foresight(options.now),
   ]);
+  const turns = excluded.size > 0 ? recalled.filter((t) => !excluded.has(t.id)) : recalled;
   const episodes = await rankEpisodes(source, turns, facts, searched, limits);
   return {
     profile: profile.slice(0, limits.profile),
