@@ -260,6 +260,16 @@ export interface ComposeOptions {
 }
 
 /** Foresight that still holds or is upcoming at `now`; expired and dismissed items never are. */
+/**
+ * A profile item as the context prints it: "key: value", or the value alone when the key is only
+ * the value's first words — a memory added by hand is keyed so (savedMemories.memoryKey), and was
+ * sent as "I am vegetarian and I prefer: I am vegetarian and I prefer quick meals".
+ */
+export function profileLine(key: string, value: string): string {
+  const head = key.replace(/…$/, '').trim().toLowerCase();
+  return head !== '' && value.toLowerCase().startsWith(head) ? value : `${key}: ${value}`;
+}
+
 export function isTimeValid(f: ForesightItem, now: number): boolean {
   return f.status === 'active' && (f.endAt === null || f.endAt >= now);
 }
@@ -314,7 +324,7 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
     {
       heading: 'Profile (what is known about the user)',
       items: parts.profile.filter((p) => p.status === 'active').map((p, i) => ({
-        kind: 'profile', ref: p.id, label: p.key, body: clip(`${p.key}: ${p.value}`, maxChars), order: i,
+        kind: 'profile', ref: p.id, label: p.key, body: clip(profileLine(p.key, p.value), maxChars), order: i,
       })),
     },
     {
