@@ -20,7 +20,7 @@ import type { EmbedRole, LlmConnectionTest, LlmMessage } from './base/ports';
 import type { RetrievalResult } from './recall/Retriever';
 import type { WritingLanguage } from './base/language';
 import type {
-  FactEdit, FactPage, FactQuery, FactView, ForesightEdit, ForgetCandidate, MemCellEdit, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
+  FactEdit, FactPage, FactQuery, FactView, ForesightEdit, ForgetCandidate, MemCellEdit, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, ConversationMemoryCounts, MemorySearchFilters, MemorySearchHit,
   ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
@@ -178,6 +178,8 @@ export interface EngineApi {
 
   // Memory explorer: see, search, edit and forget memory. Deletions are tombstoned.
   memoryOverview(): Promise<MemoryOverview>;
+  /** Facts and plans synthesis wrote from one conversation (the chat's "Memory updated" line). */
+  conversationMemoryCounts(conversationId: string): Promise<ConversationMemoryCounts>;
   searchMemory(query: string, filters?: MemorySearchFilters): Promise<MemorySearchHit[]>;
   listMemCells(query: MemCellQuery): Promise<MemCellPage>;
   listFacts(query: FactQuery): Promise<FactPage>;

@@ -11,7 +11,7 @@
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type {
   ExplorerStore, FactEdit, FactPage, ForesightEdit, MemCellEdit, FactQuery, ForesightPage, ForesightQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery,
-  MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
+  MemoryCounts, ConversationMemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
 } from '../core/explorer/explorer';
 import type { ProfileHistoryEntry } from '../core/synthesis/knowledge';
 import { SCENE_USER_TITLE } from '../core/synthesis/knowledge';
@@ -72,6 +72,13 @@ export class SqlExplorerStore implements ExplorerStore {
       conversations: num(r?.conversations), turns: num(r?.turns), memcells: num(r?.memcells), rawMemcells: num(r?.raw), scenes: num(r?.scenes),
       facts: num(r?.facts), foresight: num(r?.foresight), profileItems: num(r?.profile), profileConflicts: num(r?.conflicts), tombstones: num(r?.tombstones),
     };
+  }
+
+  async conversationCounts(conversationId: string): Promise<ConversationMemoryCounts> {
+    const [r] = await this.#sql.query(`SELECT
+      (SELECT count(*) FROM facts f JOIN memcells c ON c.id = f.memcell_id WHERE c.conversation_id = ?1) AS facts,
+      (SELECT count(*) FROM foresights s JOIN memcells c ON c.id = s.memcell_id WHERE c.conversation_id = ?1 AND s.status <> 'dismissed') AS foresight`, [conversationId]);
+    return { facts: num(r?.facts), foresight: num(r?.foresight) };
   }
 
   async llmSpend(): Promise<LlmSpend> {

@@ -257,7 +257,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             )}
           </li>
         )}
-        <MemoryActivity />
+        <MemoryActivity conversationId={conversationId} />
       </ol>
       {editing && (
         <div className="editing-note" role="status" data-testid="editing-note">

@@ -264,8 +264,16 @@ export interface SceneVectorInput {
   readonly startAt: number;
 }
 
+/** What synthesis has written from one conversation's turns: for "Memory updated" under it. */
+export interface ConversationMemoryCounts {
+  readonly facts: number;
+  readonly foresight: number;
+}
+
 export interface ExplorerStore {
   counts(): Promise<MemoryCounts>;
+  /** Facts and plans (not dismissed) of the conversation's episodes. */
+  conversationCounts(conversationId: string): Promise<ConversationMemoryCounts>;
   llmSpend(): Promise<LlmSpend>;
   recentJobs(limit: number): Promise<JobView[]>;
   /** FTS candidates of one kind matching `query` (OR of its words), filtered; BM25 order. */
