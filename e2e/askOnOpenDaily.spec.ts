@@ -70,6 +70,11 @@ test(`at ≈5,000 turns, a message sent in the first second of each of ${RELOADS
         const text = el.textContent ?? '';
         if (!w.seenNotices.includes(text)) w.seenNotices.push(text);
       }
+      // "Indexing 0 of 4,704 turns…" once showed at every open, though every turn had its vector.
+      for (const el of document.querySelectorAll('[data-testid="indexing-status"]')) {
+        const text = el.textContent ?? '';
+        if (/Indexing 0 of/.test(text) && !w.seenNotices.includes(text)) w.seenNotices.push(text);
+      }
     }).observe(document, { childList: true, subtree: true, characterData: true });
     document.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && w.openingAtEnter === null) w.openingAtEnter = document.body.innerText.includes(opening);
