@@ -5,7 +5,7 @@ import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { LlmClient } from '../src/llm/LlmClient';
 import { immediateTimer, topicProvider } from '../test/support/topicEmbedder';
 import { createEngine } from '../src/host/createEngine';
-import { connectEndpoint, replaceMemory } from './appSteps';
+import { connectEndpoint, replaceMemory, typeAndSend } from './appSteps';
 import { saveWithoutVectors } from './fixtureMemory';
 
 const H = 3_600_000;
@@ -164,4 +164,26 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await page.setViewportSize({ width: 390, height: 800 });
   await tab(page, 'Episodes').click();
   await page.screenshot({ path: 'test-results/explorer-episodes-phone.png', fullPage: true });
+});
+
+test('an episode without a title is named by its first words, and where it stands is said in plain words', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/'); // no endpoint: nothing is summarised, the episode keeps no title
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  const text = '**Garden plan** for spring: tomatoes along the south fence, beans by the shed, and the compost moved behind the raised beds before April.';
+  await typeAndSend(page, text);
+  await expect(page.getByTestId('message')).toHaveCount(1);
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  await tab(page, 'Episodes').click();
+  const row = page.getByTestId('memcell-row').first();
+  await expect(row).toContainText('Garden plan for spring: tomatoes along the south fence', { timeout: 60_000 });
+  await expect(row).not.toContainText('Untitled');
+  await expect(row).not.toContainText('**');
+  await expect(row).not.toContainText(/\braw\b|\(open\)/);
+  await expect(row).toContainText('still growing');
+  await row.click();
+  const detail = page.getByTestId('memcell-detail');
+  await expect(detail.getByRole('heading', { level: 2 })).toContainText('Garden plan for spring');
+  await expect(detail).toContainText('not in a theme yet');
+  await expect(detail).not.toContainText(/scene:|\braw\b/);
 });

@@ -3,6 +3,7 @@ import { useEngineQuery, useMemCellPages, useMemoryMutation } from '../hooks';
 import { formatTime, plural } from '../format';
 import { useUi } from '../uiStore';
 import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
+import { episodeName, episodeState } from '../../core/explorer/episodeLabel';
 import { VirtualList } from './VirtualList';
 import { Dialog } from '../components/Dialog';
 import { ConfirmButton } from '../components/ConfirmButton';
@@ -31,8 +32,8 @@ export function MemCellsTab() {
           onEndReached={() => pages.hasNextPage && !pages.isFetchingNextPage && void pages.fetchNextPage()}
           render={(c: MemCellSummary) => (
             <button type="button" className={`cell-row${selected === c.id ? ' active' : ''}`} data-testid="memcell-row" aria-current={selected === c.id} onClick={() => open('memcells', { kind: 'episode', id: c.id })}>
-              <strong>{c.title ?? 'Untitled episode'}</strong>
-              <span className="muted">{formatTime(c.startAt)} · {c.turnCount === 0 ? 'its messages were deleted' : plural(c.turnCount, 'message')} · {plural(c.factCount, 'fact')} · {c.status}{c.open ? ' (open)' : ''}</span>
+              <strong>{episodeName(c)}</strong>
+              <span className="muted">{formatTime(c.startAt)} · {c.turnCount === 0 ? 'its messages were deleted' : plural(c.turnCount, 'message')} · {plural(c.factCount, 'fact')} · {episodeState(c.status, c.open)}</span>
             </button>
           )} />
       </div>
@@ -57,7 +58,7 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
   if (isLoading) return <p className="muted">Loading…</p>;
   if (!cell) return <p className="muted">This episode no longer exists.</p>;
   return (
-    <article className="memcell-detail" data-testid="memcell-detail" aria-label={`Episode ${cell.title ?? ''}`}>
+    <article className="memcell-detail" data-testid="memcell-detail" aria-label={`Episode ${episodeName(cell)}`}>
       {editing ? (
         <form onSubmit={(e) => { e.preventDefault(); save.mutate({ title, narrative }, { onSuccess: () => setEditing(false) }); }}>
           <label className="stack">Title <input value={title} onChange={(e) => setTitle(e.target.value)} /></label>
@@ -66,8 +67,8 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
         </form>
       ) : (
         <>
-          <h2>{cell.title ?? 'Untitled episode'}</h2>
-          <p className="muted">{formatTime(cell.startAt)} – {formatTime(cell.endAt)} · {cell.status}{cell.editedByUser ? ' · edited by you' : ''} · scene: {cell.sceneTitle ?? (cell.sceneId ? 'untitled' : 'none')}</p>
+          <h2>{episodeName(cell)}</h2>
+          <p className="muted">{formatTime(cell.startAt)} – {formatTime(cell.endAt)} · {episodeState(cell.status, cell.open)}{cell.editedByUser ? ' · edited by you' : ''} · {cell.sceneId ? `theme: ${cell.sceneTitle ?? 'not named yet'}` : 'not in a theme yet'}</p>
           {cell.lostTurns > 0 && (
             <p className="muted" data-testid="lost-turns">
               {cell.lostTurns === 1 ? '1 message' : `${cell.lostTurns} messages`} of this episode {cell.lostTurns === 1 ? 'was' : 'were'} deleted or edited: the narrative, facts and plans derived from {cell.lostTurns === 1 ? 'it' : 'them'} were removed; the episode is synthesised again from the remaining messages when your synthesis policy allows.

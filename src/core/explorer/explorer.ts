@@ -110,6 +110,8 @@ export interface MemCellSummary
   readonly editedByUser: boolean;
   /** Messages of the episode deleted (or replaced by an edit) since it was last synthesised; what was derived from them is gone. */
   readonly lostTurns: number;
+  /** The start of its first turn (the person's, if any): its name while it has no title (episodeLabel.ts). */
+  readonly opening: string | null;
 }
 
 /** The explorer shows a fact whole. */
