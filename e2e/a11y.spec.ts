@@ -250,9 +250,9 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await tab('Saved memories');
     const saved = page.getByTestId('saved-item');
     await expect(saved.first()).toBeVisible();
-    await page.getByRole('button', { name: /^Show more facts/ }).click();
-    await expect(page.getByTestId('fact-count')).toHaveText(/^\(200 of /);
-    await page.getByRole('button', { name: /^Show more facts/ }).scrollIntoViewIfNeeded();
+    await page.getByRole('button', { name: /^Show [\d,]+ more facts/ }).click();
+    await expect(page.getByTestId('fact-count')).toHaveText(/^\(500 of /);
+    await page.getByRole('button', { name: /^Show [\d,]+ more facts/ }).scrollIntoViewIfNeeded();
     await check('explorer Saved memories, two pages of facts');
     await saved.first().getByRole('button', { name: /^Delete “/ }).click();
     const deleteSaved = page.getByRole('alertdialog', { name: 'Delete saved memory' });

@@ -186,4 +186,11 @@ test('an episode without a title is named by its first words, and where it stand
   await expect(detail.getByRole('heading', { level: 2 })).toContainText('Garden plan for spring');
   await expect(detail).toContainText('not in a theme yet');
   await expect(detail).not.toContainText(/scene:|\braw\b/);
+
+  // The empty Profile says an endpoint is missing only while none is set.
+  await tab(page, 'Profile').click();
+  await expect(page.getByTestId('profile-empty')).toContainText('once an AI endpoint is connected');
+  await configure(page);
+  await expect(page.getByTestId('profile-empty')).toContainText('as your conversations are summarised');
+  await expect(page.getByTestId('profile-empty')).not.toContainText('endpoint');
 });

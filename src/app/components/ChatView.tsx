@@ -20,6 +20,7 @@ import type { SendRequest } from '../../core/protocol';
 import type { Citation } from '../../core/recall/answerContext';
 import type { AnswerMetadata, SentRequest } from '../../core/recall/answer';
 import { ConfirmButton } from './ConfirmButton';
+import { formatCount } from '../../core/base/numbers';
 
 /** An answer's metadata as read back from storage: any field may be missing (older or imported memories). */
 type AnswerMeta = Partial<AnswerMetadata>;
@@ -191,7 +192,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
               fromBottom.current = el ? el.scrollHeight - el.scrollTop : null;
               setWindowSize(total - from + WINDOW);
             }}>
-              Show {Math.min(WINDOW, from).toLocaleString()} earlier messages ({from.toLocaleString()} not shown)
+              Show {formatCount(Math.min(WINDOW, from))} earlier messages ({formatCount(from)} not shown)
             </button>
           </li>
         )}
@@ -222,7 +223,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   {meta.stopped && <span className="muted">stopped</span>}
                   <CutOffMark metadata={m.metadata} />
                   <BrokenTextMark metadata={m.metadata} />
-                  {meta.usage && <span className="muted" data-testid="answer-tokens">{tokensOf(meta).toLocaleString()} tokens</span>}
+                  {meta.usage && <span className="muted" data-testid="answer-tokens">{formatCount(tokensOf(meta))} tokens</span>}
                   <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
                   {meta.memoryOff && <span className="muted" data-testid="memory-off-mark">memory off</span>}
                   {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true, onDevice: meta.onDevice ?? null, keywordsOnly: meta.recall === 'keywords' })}>what was sent</button>}
@@ -235,7 +236,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         {anchored && (
           <li className="earlier">
             <button type="button" className="link-button" data-testid="show-newest" onClick={() => setHighlight(null)}>
-              Back to the newest messages ({(total - to).toLocaleString()} later messages not shown)
+              Back to the newest messages ({formatCount(total - to)} later messages not shown)
             </button>
           </li>
         )}

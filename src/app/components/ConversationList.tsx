@@ -4,6 +4,7 @@ import { useUi } from '../uiStore';
 import { UNTITLED } from '../titles';
 import { Icon } from './Icon';
 import { ConfirmButton } from './ConfirmButton';
+import { formatCount } from '../../core/base/numbers';
 
 /** "+ New conversation": reuses an empty conversation rather than stacking identical empty ones. */
 export function useStartConversation() {
@@ -104,7 +105,7 @@ export function ConversationList() {
               <button type="button" tabIndex={c.id === current ? 0 : -1} title="Rename" aria-label={`Rename ${c.title}`} onClick={() => { setEditing(c.id); setDraftTitle(c.title); }}><Icon name="edit" /></button>
               <ConfirmButton tabIndex={c.id === current ? 0 : -1} buttonTitle="Delete" aria-label={`Delete ${c.title}`}
                 title="Delete conversation" confirmLabel="Delete conversation"
-                message={<>Delete “{c.title}” and its {c.messageCount.toLocaleString()} {c.messageCount === 1 ? 'message' : 'messages'}? This cannot be undone.</>}
+                message={<>Delete “{c.title}” and its {formatCount(c.messageCount)} {c.messageCount === 1 ? 'message' : 'messages'}? This cannot be undone.</>}
                 onConfirm={() => void remove.mutateAsync(c.id).then(() => selected === c.id && select(null))}><Icon name="delete" /></ConfirmButton>
             </span>
           </li>

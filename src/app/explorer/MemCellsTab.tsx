@@ -7,6 +7,7 @@ import { episodeName, episodeState } from '../../core/explorer/episodeLabel';
 import { VirtualList } from './VirtualList';
 import { Dialog } from '../components/Dialog';
 import { ConfirmButton } from '../components/ConfirmButton';
+import { formatCount } from '../../core/base/numbers';
 
 const PAGE = 200;
 
@@ -25,7 +26,7 @@ export function MemCellsTab() {
     <div className="split-view">
       <div className="list-pane">
         <div className="row">
-          <span className="muted" data-testid="episode-count">{plural(total, 'episode')}{items.length < total ? ` · ${items.length.toLocaleString()} loaded` : ''}</span>
+          <span className="muted" data-testid="episode-count">{plural(total, 'episode')}{items.length < total ? ` · ${formatCount(items.length)} loaded` : ''}</span>
           <button type="button" className="link" onClick={() => setOrder(order === 'desc' ? 'asc' : 'desc')}>{order === 'desc' ? 'newest first' : 'oldest first'}</button>
         </div>
         <VirtualList label="Episodes" items={items} rowHeight={64} height="calc(100vh - 220px)"
