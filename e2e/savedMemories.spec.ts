@@ -7,6 +7,7 @@ import { expect, test } from '@playwright/test';
 import { ensureFixtureMemory, fixtureCount, importFixtureMemory } from './fixtureMemory';
 
 test.beforeAll(async () => {
+  test.setTimeout(300_000); // building the fixture memory takes a minute or more on a busy machine
   await ensureFixtureMemory();
 });
 
