@@ -13,6 +13,7 @@ import { SentRequestView } from './SentRequestView';
 import { ViewBoundary } from './ViewBoundary';
 import { Dialog } from './Dialog';
 import { MemoryActivity } from './MemoryActivity';
+import { useNarrowScreen } from '../useNarrowScreen';
 import { ConversationMemorySwitches } from './MemorySwitches';
 import { BrokenTextMark, CutOffMark, PartialMark } from './AnswerCutMarks';
 import type { Message } from '../../core/base/types';
@@ -59,6 +60,12 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const following = useRef(true);
   const configured = answerer.configured;
+  // On a phone the keyboard hints go (no Shift+Enter or ↑ there): the long text wrapped to three lines.
+  const narrow = useNarrowScreen();
+  const willAnswer = configured || !answerer.known;
+  const placeholder = narrow
+    ? (willAnswer ? 'Ask or tell me something…' : 'Write a message…')
+    : (willAnswer ? 'Ask or tell me something… (Enter sends, Shift+Enter new line, ↑ edits your last message)' : 'Write a message… it is stored and searchable (Enter sends)');
   const stream = answers.stream;
   const conversation = conversations.data?.find((c) => c.id === conversationId);
 
@@ -271,7 +278,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           ref={inputRef}
           autoFocus
           aria-label="Message"
-          placeholder={configured || !answerer.known ? 'Ask or tell me something… (Enter sends, Shift+Enter new line, ↑ edits your last message)' : 'Write a message… it is stored and searchable (Enter sends)'}
+          placeholder={placeholder}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => {
