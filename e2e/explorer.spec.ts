@@ -129,6 +129,9 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await tab(page, 'Foresight').click();
   const items = page.getByTestId('foresight-item');
   await expect(items.first()).toBeVisible();
+  // Said in plain words, not the code's "active · llm".
+  await expect(items.first()).toContainText(/ahead or under way · from (a conversation|a date you mentioned)/);
+  await expect(items.first()).not.toContainText(/\b(llm|date-parser|active)\b/);
   const before = await items.count();
   await page.screenshot({ path: 'test-results/explorer-foresight.png', fullPage: true });
   await items.first().getByRole('button', { name: 'dismiss' }).click();

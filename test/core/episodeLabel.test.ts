@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { episodeName, episodeState, firstWords } from '../../src/core/explorer/episodeLabel';
+import { episodeName, episodeState, firstWords, planState } from '../../src/core/explorer/episodeLabel';
 
 describe('an episode\'s name and state in plain words', () => {
   it('keeps a title, else takes the narrative\'s, else the first turn\'s first words', () => {
@@ -23,5 +23,7 @@ describe('an episode\'s name and state in plain words', () => {
     const said = [episodeState('raw'), episodeState('queued'), episodeState('synthesised'), episodeState('failed'), episodeState('raw', true)];
     for (const s of said) expect(s).not.toMatch(/\braw\b|queued|synthesised|\(open\)/);
     expect(new Set(said).size).toBe(said.length);
+    expect(planState('active', 'date-parser')).toBe('ahead or under way · from a date you mentioned');
+    expect(planState('dismissed', 'llm')).not.toMatch(/llm|parser/);
   });
 });

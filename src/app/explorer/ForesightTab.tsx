@@ -4,6 +4,7 @@ import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { ForesightItem } from '../../core/synthesis/knowledge';
 import { formatCount } from '../../core/base/numbers';
+import { planState } from '../../core/explorer/episodeLabel';
 
 const DAY = 86_400_000;
 const toInput = (ms: number | null): string => (ms === null ? '' : new Date(ms).toISOString().slice(0, 10));
@@ -66,7 +67,7 @@ function ForesightRow({ item }: { item: ForesightItem }) {
   return (
     <li className={`foresight-item ${item.status}${focus?.kind === 'foresight' && focus.id === item.id ? ' highlight' : ''}`} data-testid="foresight-item" data-status={item.status}>
       <span className="grow">{item.content}</span>{' '}
-      <span className="muted">{item.startAt ? formatTime(item.startAt) : '…'} – {item.endAt ? formatTime(item.endAt) : '…'} · {item.status} · {item.source}</span>
+      <span className="muted">{item.startAt ? formatTime(item.startAt) : '…'} – {item.endAt ? formatTime(item.endAt) : '…'} · {planState(item.status, item.source)}</span>
       {editing ? (
         <form className="inline-form" onSubmit={(e) => { e.preventDefault(); edit.mutate({ startAt: fromInput(start, false), endAt: fromInput(end, true) }, { onSuccess: () => setEditing(false) }); }}>
           <label>From <input type="date" value={start} onChange={(e) => setStart(e.target.value)} /></label>

@@ -3,7 +3,7 @@ import { useEngineQuery, useMemCellPages, useMemoryMutation } from '../hooks';
 import { formatTime, plural } from '../format';
 import { useUi } from '../uiStore';
 import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
-import { episodeName, episodeState } from '../../core/explorer/episodeLabel';
+import { episodeName, episodeState, planState } from '../../core/explorer/episodeLabel';
 import { VirtualList } from './VirtualList';
 import { Dialog } from '../components/Dialog';
 import { ConfirmButton } from '../components/ConfirmButton';
@@ -99,7 +99,7 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
       <ul className="plain">{cell.facts.map((f) => <FactRow key={f.id} fact={f} focused={f.id === focusFact} />)}</ul>
       <h3>Foresight</h3>
       {cell.foresight.length === 0 ? <p className="muted">None.</p> : (
-        <ul className="plain">{cell.foresight.map((f) => <li key={f.id} className={f.status}>{f.content} <span className="muted">{f.startAt ? formatTime(f.startAt) : '…'} – {f.endAt ? formatTime(f.endAt) : '…'} · {f.status}</span></li>)}</ul>
+        <ul className="plain">{cell.foresight.map((f) => <li key={f.id} className={f.status}>{f.content} <span className="muted">{f.startAt ? formatTime(f.startAt) : '…'} – {f.endAt ? formatTime(f.endAt) : '…'} · {planState(f.status, f.source)}</span></li>)}</ul>
       )}
       <h3>Source turns</h3>
       {cell.turns.length === 0 && <p className="muted">Its messages were deleted from the conversation; the narrative and facts above stay until you delete the episode.</p>}

@@ -51,3 +51,10 @@ export function episodeState(status: MemCellStatus, open = false): string {
     case 'failed': return 'summarising failed';
   }
 }
+
+/** A plan's state and origin in plain words (never "active · date-parser"). */
+export function planState(status: 'active' | 'expired' | 'dismissed', source: 'llm' | 'date-parser' | 'user'): string {
+  const state = status === 'active' ? 'ahead or under way' : status === 'expired' ? 'past' : 'dismissed';
+  const from = source === 'user' ? 'written by you' : source === 'date-parser' ? 'from a date you mentioned' : 'from a conversation';
+  return `${state} · ${from}`;
+}
