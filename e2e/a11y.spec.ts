@@ -1,7 +1,8 @@
 /**
  * Accessibility of every view: axe-core over the app holding a fixture memory (e2e/fixtureMemory.ts:
  * conversations of 10 long turns, ≈ 2 episodes each, facts, plans, saved memories and a cost
- * ledger), in light and dark, on a desktop (1280×800) and a phone (390×844). Every dialog is opened
+ * ledger) and a chat answer with a long code block, a wide table and a nested list under a long
+ * pasted question, in light and dark, on a desktop (1280×800) and a phone (390×844). Every dialog is opened
  * — Import memory, the restore prompt, Import chat history, What was sent, Settings, Models with a
  * download in progress (the local model hub holds the model file until the audits are done), each
  * delete confirmation and Delete all — and an episode's detail, and the explorer's long lists are
@@ -36,6 +37,39 @@ import { sizedFixture, writeUnsynthesisedMemory } from './fixtureMemory';
 
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
 
+/**
+ * The answer in the chat holds what answers hold and a phone cannot show in its width: a long code
+ * block and a wide table (both scroll sideways inside the message, so both must be focusable), and
+ * a nested list; the question is a long paste of real length.
+ */
+const WIDE_ROW = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+const ANSWER = [
+  'You planned to start with the **raised beds** [1]. Your watering script, tidied so each bed gets its share:',
+  '',
+  '```python',
+  'def water(beds: list[str], litres_per_bed: float = 12.0, days: tuple[str, ...] = ("monday", "wednesday", "friday", "sunday"), start_hour: int = 6) -> dict[str, float]:',
+  '    # Spread the week of water over the beds on the given days, starting early before the sun is on the south fence.',
+  '    per_day = {day: {bed: litres_per_bed / len(days) for bed in beds} for day in days}  # the same share every watering day, whatever the forecast says',
+  '    return {bed: sum(per_day[day][bed] for day in days) for bed in beds}',
+  '```',
+  '',
+  WIDE_ROW(['Bed', 'Crop', 'Sown', 'Transplanted', 'First harvest', 'Water (l/week)', 'Compost', 'Companion', 'Pests seen', 'Notes']),
+  WIDE_ROW(Array.from({ length: 10 }, () => '---')),
+  WIDE_ROW(['South fence', 'Tomatoes (San Marzano)', '12 March', '20 April', 'mid July', '12', 'two buckets', 'basil', 'aphids once', 'stake them before the first truss']),
+  WIDE_ROW(['By the shed', 'Runner beans', '1 May', 'sown in place', 'early August', '10', 'one bucket', 'sweetcorn', 'none yet', 'canes up before sowing']),
+  WIDE_ROW(['Raised bed 3', 'Lettuce and rocket', 'every two weeks', 'sown in place', 'June onward', '8', 'half a bucket', 'radish', 'slugs', 'shade cloth in August']),
+  '',
+  '1. Move the compost behind the raised beds before April.',
+  '2. Sow the tomatoes indoors in March:',
+  '   - keep the seedlings on the south window sill;',
+  '   - harden them off for a week before planting out.',
+  '3. Put the canes up by the shed before the beans go in.',
+].join('\n');
+
+/** A question pasted from a notes file, ≈1,100 characters, as people ask. */
+const LONG_QUESTION = `What did I decide about the raised beds? Here are my notes from the weekend:\n\n${
+  'The south fence gets sun from ten until four, so the tomatoes go there again this year, with basil between them. The shed side is shadier in the morning, which suited the beans last summer, and the compost heap can move behind the raised beds once the ground is dry enough to wheel the barrow across. '.repeat(3)}`;
+
 /** The memory audited: small in `npm test`, the daily-use size with A11Y_FULL=1 (`npm run test:a11y-full`). */
 const MEMORY = sizedFixture(process.env.A11Y_FULL ? 470 : 120);
 
@@ -46,7 +80,7 @@ test.beforeAll(async () => {
   await MEMORY.ensure();
   await buildTestHub();
   hub = await startModelHub();
-  mock = await startMockLlmServer({ responder: (req) => (req.stream ? 'You planned to start with the **raised beds** [1].' : synthesisResponder(req)) });
+  mock = await startMockLlmServer({ responder: (req) => (req.stream ? ANSWER : synthesisResponder(req)) });
 });
 test.afterAll(async () => {
   await mock?.close();
@@ -144,12 +178,16 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     }
     await rows.first().click();
     await expect(page.getByTestId('message')).toHaveCount(10);
-    await box(page).fill('What did I decide about the raised beds?');
+    await box(page).fill(LONG_QUESTION);
     await box(page).press('Enter');
     await expect(page.getByTestId('message')).toHaveCount(12, { timeout: 60_000 });
     await expect(page.getByTestId('streaming-answer')).toBeHidden({ timeout: 60_000 });
     // The desktop's sidebar list sits on the page's colour, the phone's drawer on the panel's: each
     // size's list is audited in both themes (here on the desktop, in the drawer above on the phone).
+    // The answer's code block and table are there, each a focusable region that scrolls sideways.
+    const answer = page.getByTestId('message').last();
+    await expect(answer.getByRole('region', { name: 'Code block' })).toHaveAttribute('tabindex', '0');
+    await expect(answer.getByRole('region', { name: 'Table' })).toBeVisible();
     await check('chat', true, !phone);
 
     await page.getByTestId('message').last().getByRole('button', { name: 'what was sent' }).click();
@@ -250,9 +288,10 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await tab('Saved memories');
     const saved = page.getByTestId('saved-item');
     await expect(saved.first()).toBeVisible();
-    await page.getByRole('button', { name: /^Show more facts/ }).click();
-    await expect(page.getByTestId('fact-count')).toHaveText(/^\(200 of /);
-    await page.getByRole('button', { name: /^Show more facts/ }).scrollIntoViewIfNeeded();
+    await page.getByRole('button', { name: /^Show [\d,]+ more facts/ }).click();
+    // Pages of 250: the second page, or the end of a smaller memory's facts.
+    await expect(page.getByTestId('fact-count')).toHaveText(/^\(500 of |^\((\d[\d,]*) of \1\)$/);
+    await saved.last().scrollIntoViewIfNeeded();
     await check('explorer Saved memories, two pages of facts');
     await saved.first().getByRole('button', { name: /^Delete “/ }).click();
     const deleteSaved = page.getByRole('alertdialog', { name: 'Delete saved memory' });

@@ -46,6 +46,43 @@ test('after synthesis the chat says "Memory updated" and the line opens the save
   await expect(page.getByTestId('saved-memories')).toContainText('Lisbon');
 });
 
+test('"Memory updated" shows under the conversation whose turns were synthesised, not under another one open meanwhile', async ({ page }) => {
+  await page.goto('/');
+  await configure(page);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await box(page).fill('A quiet conversation about nothing in particular.');
+  await box(page).press('Enter');
+  await expect(page.getByTestId('message')).toHaveCount(2, { timeout: 60_000 });
+  const quiet = page.url();
+
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await box(page).fill('I will fly to Lisbon next week for the architecture conference. '.repeat(110));
+  await box(page).press('Enter');
+  await expect(page.getByTestId('message')).toHaveCount(2, { timeout: 60_000 });
+  const busy = page.url();
+  // Synthesis of this conversation's first episode answers slowly, while the quiet one is open.
+  mock.setBehaviour({ latencyMs: 4_000 });
+  const synthesised = () => mock.requests.filter((r) => r.body?.stream !== true && JSON.stringify(r.body ?? {}).includes('TURNS:')).length;
+  const before = synthesised();
+  await box(page).fill('My sister Lena lives in Porto and keeps two cats. '.repeat(110));
+  await box(page).press('Enter');
+  await expect(page.getByTestId('message')).toHaveCount(3, { timeout: 60_000 });
+  await page.goto(quiet);
+  await expect(page.getByTestId('message')).toHaveCount(2);
+  await expect.poll(synthesised, { timeout: 90_000 }).toBeGreaterThan(before);
+  mock.setBehaviour({ latencyMs: 0 });
+  // The counts refetch on every memory change: give them time to arrive (the whole-memory count
+  // this line once used showed "Memory updated" here within a few seconds).
+  await page.waitForTimeout(8_000);
+  await expect(page.getByTestId('memory-activity')).toHaveCount(0);
+  // The episode's facts are there: the busy conversation holds them.
+  await page.goto(busy);
+  await expect(page.getByTestId('message')).toHaveCount(4, { timeout: 60_000 });
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  await page.getByRole('tab', { name: 'Saved memories' }).click();
+  await expect(page.getByTestId('saved-memories')).toContainText('Lisbon', { timeout: 30_000 });
+});
+
 test('Saved memories: add by hand, edit, search and delete, and it persists', async ({ page }) => {
   await page.goto('/');
   await page.getByRole('button', { name: 'Memory', exact: true }).click();

@@ -27,6 +27,9 @@ test('chat answers from memory with a streamed, cited answer and shows what was 
 
   await configure(page);
   await expect(page.getByTestId('no-endpoint')).toBeHidden();
+  // Asked in another conversation: the asking one's recent turns go to the model as history and
+  // are not recalled (or cited) again.
+  await page.getByRole('button', { name: '+ New conversation' }).click();
   await box(page).fill('What is the name of my dog?');
   await box(page).press('Enter');
   const streaming = page.getByTestId('streaming-answer');
@@ -37,19 +40,19 @@ test('chat answers from memory with a streamed, cited answer and shows what was 
   await expect(answer.getByTestId('citations')).toContainText('[1]');
   await expect(answer.getByTestId('answer-tokens')).toContainText('tokens');
 
-  // The citation points at the earlier turn.
-  await answer.getByRole('button', { name: 'Source 1' }).click();
-  await expect(page.locator('.message.highlight')).toContainText('named Biscuit');
-
   await answer.getByRole('button', { name: 'what was sent' }).click();
   const dialog = page.getByRole('dialog', { name: 'What was sent' });
   await expect(dialog.getByTestId('sent-content').filter({ hasText: 'I adopted a beagle mix puppy named Biscuit.' }).first()).toBeVisible();
   await dialog.getByRole('button', { name: 'Close what was sent' }).click();
 
+  // The citation points at the earlier turn, in the other conversation.
+  await answer.getByRole('button', { name: 'Source 1' }).click();
+  await expect(page.locator('.message.highlight')).toContainText('named Biscuit');
+
   // Stored and survives a reload.
   await page.reload();
-  await page.locator('button.conversation').first().click();
-  await expect(page.getByTestId('message')).toHaveCount(3);
+  await page.locator('button.conversation').filter({ hasText: 'What is the name' }).click();
+  await expect(page.getByTestId('message')).toHaveCount(2);
 });
 
 test('temporary chat stores nothing', async ({ page }) => {

@@ -5,7 +5,7 @@ import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { LlmClient } from '../src/llm/LlmClient';
 import { immediateTimer, topicProvider } from '../test/support/topicEmbedder';
 import { createEngine } from '../src/host/createEngine';
-import { connectEndpoint, replaceMemory } from './appSteps';
+import { connectEndpoint, replaceMemory, typeAndSend } from './appSteps';
 import { saveWithoutVectors } from './fixtureMemory';
 
 const H = 3_600_000;
@@ -129,6 +129,9 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await tab(page, 'Foresight').click();
   const items = page.getByTestId('foresight-item');
   await expect(items.first()).toBeVisible();
+  // Said in plain words, not the code's "active · llm".
+  await expect(items.first()).toContainText(/ahead or under way · from (a conversation|a date you mentioned)/);
+  await expect(items.first()).not.toContainText(/\b(llm|date-parser|active)\b/);
   const before = await items.count();
   await page.screenshot({ path: 'test-results/explorer-foresight.png', fullPage: true });
   await items.first().getByRole('button', { name: 'dismiss' }).click();
@@ -164,4 +167,33 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await page.setViewportSize({ width: 390, height: 800 });
   await tab(page, 'Episodes').click();
   await page.screenshot({ path: 'test-results/explorer-episodes-phone.png', fullPage: true });
+});
+
+test('an episode without a title is named by its first words, and where it stands is said in plain words', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/'); // no endpoint: nothing is summarised, the episode keeps no title
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  const text = '**Garden plan** for spring: tomatoes along the south fence, beans by the shed, and the compost moved behind the raised beds before April.';
+  await typeAndSend(page, text);
+  await expect(page.getByTestId('message')).toHaveCount(1);
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  await tab(page, 'Episodes').click();
+  const row = page.getByTestId('memcell-row').first();
+  await expect(row).toContainText('Garden plan for spring: tomatoes along the south fence', { timeout: 60_000 });
+  await expect(row).not.toContainText('Untitled');
+  await expect(row).not.toContainText('**');
+  await expect(row).not.toContainText(/\braw\b|\(open\)/);
+  await expect(row).toContainText('still growing');
+  await row.click();
+  const detail = page.getByTestId('memcell-detail');
+  await expect(detail.getByRole('heading', { level: 2 })).toContainText('Garden plan for spring');
+  await expect(detail).toContainText('not in a theme yet');
+  await expect(detail).not.toContainText(/scene:|\braw\b/);
+
+  // The empty Profile says an endpoint is missing only while none is set.
+  await tab(page, 'Profile').click();
+  await expect(page.getByTestId('profile-empty')).toContainText('once an AI endpoint is connected');
+  await configure(page);
+  await expect(page.getByTestId('profile-empty')).toContainText('as your conversations are summarised');
+  await expect(page.getByTestId('profile-empty')).not.toContainText('endpoint');
 });

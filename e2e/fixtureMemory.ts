@@ -65,6 +65,31 @@ export async function importFixtureMemory(page: Page): Promise<void> {
 }
 
 /**
+ * Puts the fixture file in place as this origin's memory (the OPFS file the app opens,
+ * `recollect.sqlite`, storage/openOpfsStore.ts) before the app first runs, from a blank page of the
+ * same origin: seconds, where Import… checks and swaps 18 MB in for most of a minute on a 2-core
+ * machine. For tests about what happens with a memory of this size, not about importing it
+ * (import.spec and the shareFixturePage users go through Import…). Leaves the page on the blank
+ * page: the test opens the app next.
+ */
+export async function seedFixtureMemory(page: Page, file = FIXTURE_FILE): Promise<void> {
+  const blank = '**/__seed-memory';
+  const bytes = '**/__seed-memory.sqlite';
+  await page.route(blank, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>seeding</title>' }));
+  await page.route(bytes, (route) => route.fulfill({ path: file, contentType: 'application/octet-stream' }));
+  await page.goto('/__seed-memory');
+  await page.evaluate(async (name) => {
+    const data = await (await fetch('/__seed-memory.sqlite')).arrayBuffer();
+    const root = await navigator.storage.getDirectory();
+    const writable = await (await root.getFileHandle(name, { create: true })).createWritable();
+    await writable.write(data);
+    await writable.close();
+  }, 'recollect.sqlite');
+  await page.unroute(blank);
+  await page.unroute(bytes);
+}
+
+/**
  * One page holding the fixture memory, imported once before a file's tests and shared by them in
  * order (serial mode), for a file whose tests only read the memory or change parts of it the later
  * tests do not count on. Each import through the app takes half a minute or more on a 2-core

@@ -36,9 +36,12 @@ test('stored turns survive a reload and are found by search (OPFS)', async ({ pa
 
   await page.reload();
   await expect(page.getByTestId('message-count')).toHaveText('2');
+  const title = (await page.locator('button.conversation .title').first().textContent())!.trim();
   await page.getByLabel('Search memory').fill('where did priya move');
   const hit = page.getByTestId('search-hit').first();
   await expect(hit).toContainText('Lisbon');
+  // Each hit says which conversation it is in, by name.
+  await expect(hit.getByTestId('hit-conversation')).toHaveText(`“${title}”`);
   await expect(hit.locator('mark').first()).toHaveText(/priya/i);
   // hostile search input is harmless
   await page.getByLabel('Search memory').fill('"NEAR( -* OR');

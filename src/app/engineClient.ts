@@ -19,6 +19,12 @@
  * a message sent then must simply go through. Once the answer is in, calls pass: to the open
  * engine, or to a refusal that is true (DB_BUSY: another tab owns the memory) or says why the
  * open failed.
+ *
+ * A reload is not another tab: the page that was there a moment ago has a worker that may still
+ * hold the database's lock for a second or more on a busy machine (measured at ≈5,000 turns,
+ * e2e/askOnOpenDaily.spec.ts: a send in the first seconds came back as "open in another tab" in
+ * about 1 of 10 reloads). So a first acquire waits up to HANDOVER_GRACE_MS for the lock, still
+ * showing "Opening your memory…" and holding calls, before it says another tab has the memory.
  */
 import * as Comlink from 'comlink';
 import {
@@ -33,6 +39,9 @@ import { readDevicePreference } from './devicePreference';
 import { applyModelChoices, readModelHub } from './modelChoices';
 import { readDeviceChoice, saveDeviceChoice, type DeviceChoice } from './deviceChoice';
 import { BUILT_IN_MODEL_ID, builtInModelAvailability, builtInModelWindow, exposeBuiltInModel, startBuiltInDownload } from '../../workers/builtInModel.page';
+
+/** How long a first acquire waits for a lock that may be this tab's previous page letting go. */
+export const HANDOVER_GRACE_MS = 5_000;
 
 export type ClientEvent =
   | EngineEvent
@@ -227,7 +236,7 @@ export function createEngineClient(): EngineClient {
     acquire: async (wait) => {
       const c = current;
       await c.connected;
-      const result = await Promise.race([c.remote.acquire({ wait }), c.dead]);
+      const result = await Promise.race([c.remote.acquire(wait ? { wait } : { wait, graceMs: HANDOVER_GRACE_MS }), c.dead]);
       // Owner: calls reach the engine. Elsewhere: another tab really holds the memory (DB_BUSY).
       // Failed: calls report why the open failed.
       c.open();

@@ -1,5 +1,6 @@
 /** Small display helpers (pure). */
 import { HIGHLIGHT_END, HIGHLIGHT_START } from '../core/base/types';
+import { formatCount } from '../core/base/numbers';
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -43,5 +44,5 @@ export function snippetParts(snippet: string): { text: string; mark: boolean }[]
 
 /** "1 episode", "3 episodes". */
 export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
 }

@@ -40,6 +40,7 @@ export const queryKeys = {
   factPages: (query: Omit<FactQuery, 'cursor'>) => ['explorer', 'fact-pages', query] as const,
   explorer: ['explorer'] as const,
   overview: ['explorer', 'overview'] as const,
+  conversationCounts: (id: string) => ['explorer', 'conversation-counts', id] as const,
   memorySearch: (q: string, filters: MemorySearchFilters) => ['explorer', 'search', q, filters] as const,
   memCells: (query: MemCellQuery) => ['explorer', 'memcells', query] as const,
   memCellPages: (query: Omit<MemCellQuery, 'cursor'>) => ['explorer', 'memcell-pages', query] as const,
@@ -100,6 +101,7 @@ export function engineQueries(client: EngineClient) {
       }),
     memoryDefaults: () => queryOptions({ queryKey: queryKeys.memoryDefaults, queryFn: () => engine.memoryDefaults() }),
     overview: () => queryOptions({ queryKey: queryKeys.overview, queryFn: () => engine.memoryOverview(), refetchInterval: 5_000 }),
+    conversationCounts: (id: string) => queryOptions({ queryKey: queryKeys.conversationCounts(id), queryFn: () => engine.conversationMemoryCounts(id) }),
     memorySearch: (q: string, filters: MemorySearchFilters) =>
       queryOptions({ queryKey: queryKeys.memorySearch(q, filters), queryFn: () => engine.searchMemory(q, filters), enabled: q.length > 0 }),
     memCells: (query: MemCellQuery) => queryOptions({ queryKey: queryKeys.memCells(query), queryFn: () => engine.listMemCells(query), placeholderData: (prev) => prev }),

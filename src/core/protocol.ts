@@ -20,7 +20,7 @@ import type { EmbedRole, LlmConnectionTest, LlmMessage } from './base/ports';
 import type { RetrievalResult } from './recall/Retriever';
 import type { WritingLanguage } from './base/language';
 import type {
-  FactEdit, FactPage, FactQuery, FactView, ForesightEdit, ForgetCandidate, MemCellEdit, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit,
+  FactEdit, FactPage, FactQuery, FactView, ForesightEdit, ForgetCandidate, MemCellEdit, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, ConversationMemoryCounts, MemorySearchFilters, MemorySearchHit,
   ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
@@ -188,6 +188,8 @@ export interface EngineApi {
 
   // Memory explorer: see, search, edit and forget memory. Deletions are tombstoned.
   memoryOverview(): Promise<MemoryOverview>;
+  /** Facts and plans synthesis wrote from one conversation (the chat's "Memory updated" line). */
+  conversationMemoryCounts(conversationId: string): Promise<ConversationMemoryCounts>;
   searchMemory(query: string, filters?: MemorySearchFilters): Promise<MemorySearchHit[]>;
   listMemCells(query: MemCellQuery): Promise<MemCellPage>;
   listFacts(query: FactQuery): Promise<FactPage>;
@@ -485,9 +487,11 @@ export type ModelWorkerChange = 'replaced' | 'stopped';
 export interface EngineWorkerApi {
   /**
    * Tries to become the single writer of the database (Web Locks). With `wait`, resolves only once
-   * ownership is obtained (another tab closed or handed over).
+   * ownership is obtained (another tab closed or handed over). Without it, answers 'elsewhere' if
+   * the lock is still held after `graceMs` (0: at once): on a reload the previous page's worker
+   * can hold it for a few seconds more, and that is not another tab.
    */
-  acquire(options: { readonly wait: boolean }): Promise<Ownership>;
+  acquire(options: { readonly wait: boolean; readonly graceMs?: number }): Promise<Ownership>;
   /** Asks the tab that owns the database to hand it over; resolves when the request was sent. */
   requestTakeover(): Promise<void>;
   /**

@@ -37,6 +37,12 @@ function closedEngine(error: ErrorInfo = DB_BUSY): RemoteEngine {
   return Object.fromEntries(ENGINE_METHODS.map((n) => [n, async () => ({ ok: false, error })])) as unknown as RemoteEngine;
 }
 
+/** A lock request given up by its signal (AbortSignal.timeout rejects with a TimeoutError). */
+function isTimeout(err: unknown): boolean {
+  const name = (err as { name?: unknown } | null)?.name;
+  return name === 'TimeoutError' || name === 'AbortError';
+}
+
 export interface EngineHostDeps {
   /** Opens (and migrates) the database; `onProgress` hears migrations that rebuild data. */
   readonly openStore: (onProgress?: (step: string, done: number, total: number) => void) => Promise<SqliteMemoryStore>;
@@ -76,16 +82,20 @@ export class EngineHost implements EngineWorkerApi {
     };
   }
 
-  acquire(options: { wait: boolean }): Promise<Ownership> {
+  acquire(options: { wait: boolean; graceMs?: number }): Promise<Ownership> {
     if (this.#store) return Promise.resolve(this.#temporary ? { state: 'owner', temporary: true } : { state: 'owner' });
     // One attempt at a time: a second caller shares the running attempt's answer (and queues for
     // the lock itself if it wants to wait and that answer was "elsewhere").
     if (this.#attempt) {
       return this.#attempt.then((r) => (r.state === 'elsewhere' && options.wait ? this.acquire(options) : r));
     }
+    // Without `wait`, a lock still held after `graceMs` means another tab: until then it may be
+    // this tab's previous page letting go (a reload, a restarted worker).
+    const grace = !options.wait && options.graceMs !== undefined && options.graceMs > 0 ? options.graceMs : 0;
+    const lockOptions: LockOptions = options.wait ? {} : grace > 0 ? { signal: AbortSignal.timeout(grace) } : { ifAvailable: true };
     const attempt = new Promise<Ownership>((resolve) => {
       void navigator.locks
-        .request(OWNER_LOCK, options.wait ? {} : { ifAvailable: true }, async (lock) => {
+        .request(OWNER_LOCK, lockOptions, async (lock) => {
           if (!lock) {
             resolve({ state: 'elsewhere' });
             return;
@@ -102,7 +112,8 @@ export class EngineHost implements EngineWorkerApi {
           // Hold the lock until we hand over or the worker dies (the browser then releases it).
           await new Promise<void>((release) => (this.#release = release));
         })
-        .catch((err: unknown) => resolve({ state: 'failed', error: toErrorInfo(err) }));
+        // The grace ran out in the lock's queue: another tab holds the memory.
+        .catch((err: unknown) => resolve(isTimeout(err) ? { state: 'elsewhere' } : { state: 'failed', error: toErrorInfo(err) }));
     });
     this.#attempt = attempt;
     void attempt.finally(() => (this.#attempt = null));

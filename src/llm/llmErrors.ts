@@ -6,6 +6,7 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { RecollectError, type ErrorCode } from '../core/base/errors';
+import { formatCount } from '../core/base/numbers';
 
 export class LlmError extends RecollectError {
   /** HTTP status when the server answered. */
@@ -148,7 +149,7 @@ function onThisMachine(baseUrl: string): boolean {
  */
 export function streamCut(ctx: Pick<ErrorContext, 'baseUrl' | 'apiKey'>, received: number, cause: LlmError): LlmError {
   return new LlmError('LLM_STREAM_CUT',
-    `The answer was cut off: the connection to ${ctx.baseUrl} broke after ${received.toLocaleString('en')} characters had arrived. What arrived is kept and marked as partial; Try again to ask once more.`,
+    `The answer was cut off: the connection to ${ctx.baseUrl} broke after ${formatCount(received)} characters had arrived. What arrived is kept and marked as partial; Try again to ask once more.`,
     { detail: redact(cause.detail ?? cause.message, ctx.apiKey) });
 }
 
@@ -167,6 +168,6 @@ export function notACompletion(baseUrl: string, body: unknown, contentType = '')
 /** An error that ended a stream after `received` characters had been shown. */
 export function failedMidStream(error: LlmError, received: number): LlmError {
   return new LlmError(error.code,
-    `${error.message} It happened after ${received.toLocaleString('en')} characters had arrived; they stay on screen marked as partial. Try again to ask once more.`,
+    `${error.message} It happened after ${formatCount(received)} characters had arrived; they stay on screen marked as partial. Try again to ask once more.`,
     { ...(error.detail !== undefined ? { detail: error.detail } : {}), ...(error.status !== undefined ? { status: error.status } : {}) });
 }

@@ -15,6 +15,7 @@ import type { WaSqliteDatabase } from './WaSqliteDatabase';
 import { countMessages, forgetSpeakers } from './messageRepo';
 import { FTS_TABLES } from './deletedTerms';
 import { rebuildFromFile, type RebuildOptions, type Rebuilt } from './importRebuild';
+import { formatCount } from '../core/base/numbers';
 
 /** Every refusal before the swap says that nothing changed; an unexpected error gets a sentence, not SQLite's text. */
 function refusal(err: unknown): RecollectError {
@@ -90,7 +91,7 @@ export function checkSqliteHeader(bytes: Uint8Array, maxBytes = MAX_IMPORT_BYTES
   // The in-header size is trustworthy only when "version-valid-for" matches the change counter.
   if (bytes.byteLength % pageSize !== 0 || (validFor === changeCounter && pageCount > 0 && bytes.byteLength < expected)) {
     throw new RecollectError('IMPORT_CORRUPT',
-      `This SQLite file is incomplete (${bytes.byteLength.toLocaleString('en')} bytes; expected ${expected.toLocaleString('en')}). It may have been truncated while copying; try the original file.`);
+      `This SQLite file is incomplete (${formatCount(bytes.byteLength)} bytes; expected ${formatCount(expected)}). It may have been truncated while copying; try the original file.`);
   }
 }
 

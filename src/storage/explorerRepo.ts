@@ -11,7 +11,7 @@
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type {
   ExplorerStore, FactEdit, FactPage, ForesightEdit, MemCellEdit, FactQuery, ForesightPage, ForesightQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, JobView, LlmSpend, MemCellDetail, MemCellPage, MemCellQuery,
-  MemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
+  MemoryCounts, ConversationMemoryCounts, MemoryKind, MemorySearchFilters, ProfileItemView, SceneVectorInput, SceneView, SearchCandidate,
 } from '../core/explorer/explorer';
 import type { ProfileHistoryEntry } from '../core/synthesis/knowledge';
 import { SCENE_USER_TITLE } from '../core/synthesis/knowledge';
@@ -72,6 +72,13 @@ export class SqlExplorerStore implements ExplorerStore {
       conversations: num(r?.conversations), turns: num(r?.turns), memcells: num(r?.memcells), rawMemcells: num(r?.raw), scenes: num(r?.scenes),
       facts: num(r?.facts), foresight: num(r?.foresight), profileItems: num(r?.profile), profileConflicts: num(r?.conflicts), tombstones: num(r?.tombstones),
     };
+  }
+
+  async conversationCounts(conversationId: string): Promise<ConversationMemoryCounts> {
+    const [r] = await this.#sql.query(`SELECT
+      (SELECT count(*) FROM facts f JOIN memcells c ON c.id = f.memcell_id WHERE c.conversation_id = ?1) AS facts,
+      (SELECT count(*) FROM foresights s JOIN memcells c ON c.id = s.memcell_id WHERE c.conversation_id = ?1 AND s.status <> 'dismissed') AS foresight`, [conversationId]);
+    return { facts: num(r?.facts), foresight: num(r?.foresight) };
   }
 
   async llmSpend(): Promise<LlmSpend> {
@@ -139,14 +146,17 @@ export class SqlExplorerStore implements ExplorerStore {
   async listFacts(q: FactQuery): Promise<FactPage> {
     const where = q.source === 'user' ? ['edited_by_user = 1'] : q.source === 'conversations' ? ['edited_by_user = 0'] : [];
     const [t] = await this.#sql.query(`SELECT count(*) AS n FROM facts${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`);
-    // Keyset on (created_at, id), newest first, like the episode pages.
+    // Newest first by the date the list shows (when it happened; when it was written for a fact
+    // without one), keyset on (that date, id) like the episode pages. Ordered by when it was
+    // written, a 2023 fact synthesised today sat above last week's.
+    const shown = 'coalesce(occurred_at, created_at)';
     const after = parseCursor(q.cursor);
-    const page = [...where, ...(after ? ['(created_at < ? OR (created_at = ? AND id < ?))'] : [])];
-    const rows = await this.#sql.query(`${FACT_VIEW.replace('SELECT ', 'SELECT created_at, ')}${page.length ? ` WHERE ${page.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    const page = [...where, ...(after ? [`(${shown} < ? OR (${shown} = ? AND id < ?))`] : [])];
+    const rows = await this.#sql.query(`${FACT_VIEW.replace('SELECT ', `SELECT ${shown} AS shown_at, `)}${page.length ? ` WHERE ${page.join(' AND ')}` : ''} ORDER BY ${shown} DESC, id DESC LIMIT ?`,
       [...(after ? [after.startAt, after.startAt, after.id] : []), q.limit + 1]);
     const items = rows.slice(0, q.limit);
     const last = items[items.length - 1];
-    return { total: num(t?.n), items: items.map(toFact), nextCursor: rows.length > q.limit && last ? `${num(last.created_at)}:${str(last.id)}` : null };
+    return { total: num(t?.n), items: items.map(toFact), nextCursor: rows.length > q.limit && last ? `${num(last.shown_at)}:${str(last.id)}` : null };
   }
 
   async memCell(id: string): Promise<MemCellDetail | null> {

@@ -33,7 +33,9 @@ export function clip(text: string, n = 280): string {
 export const CELL_SUMMARY = `SELECT c.id, c.conversation_id, cv.title AS conversation_title, c.start_at, c.end_at, c.title, c.narrative, c.status, c.closed_by,
     c.scene_id, s.title AS scene_title, c.edited_by_user, c.first_seq, c.last_seq, c.lost_turns,
     (SELECT count(*) FROM facts f WHERE f.memcell_id = c.id) AS fact_count,
-    (SELECT count(*) FROM messages x WHERE x.conversation_id = c.conversation_id AND x.seq BETWEEN c.first_seq AND c.last_seq) AS turn_count
+    (SELECT count(*) FROM messages x WHERE x.conversation_id = c.conversation_id AND x.seq BETWEEN c.first_seq AND c.last_seq) AS turn_count,
+    (SELECT substr(x.content, 1, 300) FROM messages x WHERE x.conversation_id = c.conversation_id AND x.seq BETWEEN c.first_seq AND c.last_seq
+      ORDER BY x.role <> 'user', x.seq LIMIT 1) AS opening
   FROM memcells c JOIN conversations cv ON cv.id = c.conversation_id LEFT JOIN memscenes s ON s.id = c.scene_id`;
 
 export function toCellSummary(r: SqlRow, narrativeChars = 240): MemCellSummary {
@@ -42,6 +44,7 @@ export function toCellSummary(r: SqlRow, narrativeChars = 240): MemCellSummary {
     title: strOrNull(r.title), narrative: r.narrative === null ? null : clip(str(r.narrative), narrativeChars), status: str(r.status) as MemCellStatus,
     open: r.closed_by === null, sceneId: strOrNull(r.scene_id), sceneTitle: strOrNull(r.scene_title), factCount: num(r.fact_count),
     turnCount: num(r.turn_count), editedByUser: num(r.edited_by_user) === 1, lostTurns: num(r.lost_turns ?? 0),
+    opening: strOrNull(r.opening),
   };
 }
 

@@ -8,6 +8,7 @@ import type { MemoryKind, MemorySearchFilters, SearchCandidate } from '../core/e
 import { terms } from '../core/base/text';
 import { toFtsQuery } from './ftsQuery';
 import { IN_CHUNK, marks, num, numOrNull, str, strOrNull, clip } from './explorerRows';
+import { episodeName } from '../core/explorer/episodeLabel';
 
 function filterSql(kind: MemoryKind, f: MemorySearchFilters): { where: string[]; params: SqlValue[] } {
   const where: string[] = [];
@@ -48,7 +49,7 @@ function toCandidate(kind: MemoryKind, r: SqlRow): SearchCandidate {
       return { kind, id: str(r.id), title: str(r.speaker), text: str(r.content), occurredAt: numOrNull(r.occurred_at), conversationId: str(r.conversation_id),
         memcellId: str(r.memcell_id), speaker: str(r.speaker), fields: { fact: str(r.content), speaker: str(r.speaker) } };
     case 'episode':
-      return { kind, id: str(r.id), title: str(r.title) || 'Untitled episode', text: clip(str(r.narrative)), occurredAt: num(r.start_at), conversationId: str(r.conversation_id),
+      return { kind, id: str(r.id), title: episodeName({ title: strOrNull(r.title), narrative: strOrNull(r.narrative) }), text: clip(str(r.narrative)), occurredAt: num(r.start_at), conversationId: str(r.conversation_id),
         memcellId: str(r.id), speaker: null, fields: { title: str(r.title), narrative: str(r.narrative) } };
     case 'scene':
       return { kind, id: str(r.id), title: str(r.title) || 'Untitled scene', text: clip(str(r.summary)), occurredAt: numOrNull(r.last_activity_at), conversationId: null,

@@ -23,6 +23,7 @@ import type { WaSqliteDatabase } from './WaSqliteDatabase';
 import { applicationId, migrate, schemaVersion } from './migrate';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, RECOLLECT_APPLICATION_ID, TURN_INDEX_FLUSH } from './schema';
 import { checkRow, checkValue, cleanMeta, type ColumnSpec } from './importRows';
+import { formatCount } from '../core/base/numbers';
 
 /** Tables holding memory, in the order they are copied; the FTS tables and queues are derived. */
 function dataTables(version: number): string[] {
@@ -137,7 +138,7 @@ async function copyTable(file: WaSqliteDatabase, fresh: Sql, table: string, colu
     const rows = await file.query(`SELECT ${names}${nul} FROM main.${quoteId(table)} LIMIT ${PAGE_ROWS} OFFSET ${offset}`);
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
-      const where = `row ${(offset + i + 1).toLocaleString('en')} of table "${table}"`;
+      const where = `row ${formatCount(offset + i + 1)} of table "${table}"`;
       if (row.__nul) throw nulInText(where);
       const values = columns.map((c) => checkValue(table, c, row[c.name] ?? null, where, version));
       checkRow(table, row, where);

@@ -17,6 +17,7 @@ import { ANSWER_BUDGET, META_KEYS } from '../core/base/settings';
 import { isTimeZone } from '../core/base/timeZone';
 import { LATEST_SCHEMA_VERSION } from './schema';
 import { isRepairedTimeColumn } from './schemaV8';
+import { formatCount } from '../core/base/numbers';
 
 export interface ColumnSpec {
   readonly name: string;
@@ -74,7 +75,7 @@ export function checkValue(table: string, column: ColumnSpec, value: SqlValue, w
   }
   if (type === 'BLOB') {
     if (!(value instanceof Uint8Array)) throw invalid(at, 'should hold binary data.');
-    if (value.byteLength > MAX_BLOB_BYTES) throw invalid(at, `holds ${value.byteLength.toLocaleString('en')} bytes; a vector is at most ${MAX_BLOB_BYTES.toLocaleString('en')}.`);
+    if (value.byteLength > MAX_BLOB_BYTES) throw invalid(at, `holds ${formatCount(value.byteLength)} bytes; a vector is at most ${formatCount(MAX_BLOB_BYTES)}.`);
     return value;
   }
   // TEXT (and untyped) columns.
@@ -92,7 +93,7 @@ export function checkValue(table: string, column: ColumnSpec, value: SqlValue, w
     return value.replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_CHARS) || 'Imported conversation';
   }
   const limit = textLimit(table, column.name);
-  if (value.length > limit) throw invalid(at, `is ${value.length.toLocaleString('en')} characters long; the limit is ${limit.toLocaleString('en')}.`);
+  if (value.length > limit) throw invalid(at, `is ${formatCount(value.length)} characters long; the limit is ${formatCount(limit)}.`);
   if (value.length > 0 && looksBinary(value)) throw invalid(at, 'looks like binary data, not text.');
   if (JSON_COLUMNS.has(column.name)) {
     try {

@@ -8,7 +8,7 @@
  */
 import type { Sql } from '../core/base/sql';
 import { deletedText, probes, REDACTED, redactor, type DeletedText } from '../core/base/redaction';
-import type { CitationKind } from '../core/recall/answerContext';
+import { profileLine, type CitationKind } from '../core/recall/answerContext';
 
 /** A deleted item as answers may hold it: the citation that names it, and the texts its context line printed. */
 export interface DeletedItem {
@@ -105,8 +105,11 @@ export async function redactDeletedItems(tx: Sql, items: readonly DeletedItem[])
 export const itemTexts = {
   fact: (content: string): string[] => [content],
   foresight: (content: string): string[] => [content],
-  /** Its value now and every earlier value its history keeps, each as printed: "key: value". */
-  profile: (key: string, values: readonly string[]): string[] => [...new Set(values)].map((v) => `${key}: ${v}`),
+  /**
+   * Its value now and every earlier value its history keeps, each as printed (profileLine) and as
+   * answers sent before that printed it: "key: value".
+   */
+  profile: (key: string, values: readonly string[]): string[] => [...new Set(values.flatMap((v) => [`${key}: ${v}`, profileLine(key, v)]))],
   /** "<span> — <title>: <narrative>": the title with its dash and colon, so a short title is not cut from unrelated text. */
   episode: (title: string | null, narrative: string | null): string[] => [...(title ? [`— ${title}:`] : []), ...(narrative ? [narrative] : [])],
 };

@@ -12,7 +12,9 @@ afterAll(async () => mock.close());
 async function setup(withLlm = true) {
   const { store, engine } = await answeringEngine(mock.url, { withLlm });
   await store.createConversation({ id: 'c', title: 'pets' });
-  await engine.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) });
+  // An earlier conversation: a turn of this one's recent history is sent as history, not recalled.
+  await store.createConversation({ id: 'b', title: 'the dog' });
+  await engine.appendTurn({ id: 'u1', conversationId: 'b', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) });
   await engine.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'What breed is my dog Biscuit?' });
   await engine.idle();
   return { store, engine };
@@ -48,6 +50,29 @@ describe('MemoryEngine.ask', () => {
     const { store, engine } = await setup(false);
     await expect(engine.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a2' }, () => undefined)).rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED' });
     expect(await store.getMessage('u2')).not.toBeNull();
+  });
+});
+
+describe('what an answer recalls', () => {
+  it('never recalls the question itself, nor the turns the history already carries', async () => {
+    const { store, engine } = await answeringEngine(mock.url);
+    await store.createConversation({ id: 'old', title: 'an older chat' });
+    await store.createConversation({ id: 'now', title: 'today' });
+    await engine.appendTurn({ id: 'old1', conversationId: 'old', role: 'user', content: 'My dog Biscuit is a beagle mix, adopted in 2021.', occurredAt: Date.UTC(2025, 0, 3) });
+    await engine.appendTurn({ id: 'h1', conversationId: 'now', role: 'user', content: 'Biscuit the dog had his vet check today.' });
+    await engine.appendTurn({ id: 'h2', conversationId: 'now', role: 'assistant', content: 'Good to hear Biscuit the dog is well.' });
+    await engine.appendTurn({ id: 'q', conversationId: 'now', role: 'user', content: 'What breed is my dog Biscuit?' });
+    await engine.idle();
+    const result = await engine.ask({ conversationId: 'now', userMessageId: 'q', answerId: 'a' }, () => undefined);
+    const recalled = result.answer.contextCitations.filter((c) => c.kind === 'turn').map((c) => c.ref);
+    expect(recalled).toContain('old1');
+    expect(recalled).not.toContain('q');
+    expect(recalled).not.toContain('h1');
+    expect(recalled).not.toContain('h2');
+    // The history still goes, once, as chat turns before the question.
+    const sent = result.answer.requests.at(-1)!.messages;
+    expect(sent.filter((m) => m.content.includes('had his vet check today'))).toHaveLength(1);
+    expect(sent.filter((m) => m.content.includes('What breed is my dog Biscuit?'))).toHaveLength(1);
   });
 });
 

@@ -37,10 +37,12 @@ describe('the first answer after opening', () => {
     // Yesterday's session: turns stored and embedded.
     const before = createEngine(store, { only: ['recall'], llm: null, embedders: { defaultModelId: 'topic', embedder: () => topicEmbedder(TOPICS) } });
     await before.start();
-    await before.createConversation({ id: 'c', title: 'Pets' });
+    await before.createConversation({ id: 'y', title: 'Pets' });
+    await before.createConversation({ id: 'c', title: 'Today' });
+    // Another conversation: turns of the asking one's recent history are sent as history, not recalled.
     await before.appendTurns([
-      { id: 'u1', conversationId: 'c', role: 'user', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) },
-      { id: 'u2', conversationId: 'c', role: 'user', content: 'The flight to Lisbon leaves at noon.', occurredAt: Date.UTC(2026, 0, 3, 1) },
+      { id: 'u1', conversationId: 'y', role: 'user', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) },
+      { id: 'u2', conversationId: 'y', role: 'user', content: 'The flight to Lisbon leaves at noon.', occurredAt: Date.UTC(2026, 0, 3, 1) },
     ]);
     await before.idle();
     before.stop();

@@ -4,6 +4,7 @@ import { SqlExplorerStore } from '../../src/storage/explorerRepo';
 import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { MAX_MEMORY_CHARS, memoryKey } from '../../src/core/engine/savedMemories';
 import { RecollectError } from '../../src/core/base/errors';
+import { composeContext, profileLine } from '../../src/core/recall/answerContext';
 import { immediateTimer, topicProvider } from '../support/topicEmbedder';
 
 async function setup() {
@@ -42,6 +43,19 @@ describe('Add a memory by hand', () => {
       expect((err as RecollectError).code).toBe('INVALID_INPUT');
     }
     expect(await engine.listProfile()).toEqual([]);
+  });
+
+  it('reaches an answer as the sentence written, once (not "its first words: the sentence")', async () => {
+    const { engine } = await setup();
+    const written = 'I am vegetarian and I prefer quick meals on weekdays, under thirty minutes.';
+    const item = await engine.addMemory(written);
+    const ctx = composeContext({ profile: [{ ...item, history: [] } as never], foresight: [], episodes: [], facts: [], turns: [] }, { budgetTokens: 10_000, now: Date.now() });
+    expect(ctx.text).toContain(`[1] ${written}`);
+    expect(ctx.text.split('I am vegetarian and I prefer')).toHaveLength(2);
+    // A synthesised item keeps its key as a label.
+    expect(profileLine('diet', 'vegetarian')).toBe('diet: vegetarian');
+    // An edit that no longer starts with the key's words is printed with the key, as any other item.
+    expect(profileLine(item.key, 'I eat fish now.')).toBe(`${item.key}: I eat fish now.`);
   });
 
   it('keys an item by its first words', () => {

@@ -3,7 +3,8 @@ import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { createEngine } from '../../src/host/createEngine';
 import type { Embedder, EmbedderProvider } from '../../src/core/base/ports';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
-import type { IndexingStatus } from '../../src/core/engine/trailingIndex';
+import { TrailingIndex, type IndexingStatus } from '../../src/core/engine/trailingIndex';
+import type { EmbeddingStatus } from '../../src/core/capture/EmbeddingIndexer';
 
 /** A ChatGPT export of `conversations` × `turns` turns, each with a word of its own (`w<c>x<k>`). */
 function exportFile(conversations: number, turns: number): File {
@@ -137,5 +138,26 @@ describe('the indexing that trails a history import', () => {
     }
     await direct.db.close();
     await stepped.db.close();
+  });
+});
+
+describe('the indexing status at open', () => {
+  it('does not say "Indexing 0 of N" while the embedder has not counted yet, and shows the real backlog once it has', async () => {
+    let embedding: EmbeddingStatus = { activeModel: 'a', targetModel: 'a', embedded: 0, total: 0, state: 'running', error: null, kinds: null };
+    const statuses: IndexingStatus[] = [];
+    const trailing = new TrailingIndex({
+      backlog: async () => 0, indexSome: async () => 0, countTurns: async () => 5_048,
+      embedding: () => embedding, pauseEmbedding: () => () => undefined, kickEmbedding: () => undefined,
+      episodesBusy: () => false, onStatus: (s) => statuses.push(s),
+    });
+    // Just opened: the turns are counted, the embedder's count is still held back.
+    expect(await trailing.status()).toMatchObject({ indexed: 5_048, total: 5_048 });
+    // Counted: every turn has its vector.
+    embedding = { ...embedding, embedded: 5_048, total: 5_048, state: 'idle' };
+    expect(await trailing.status()).toEqual({ state: 'idle', indexed: 5_048, total: 5_048, importing: false });
+    // Counted, with 48 turns still waiting for their vector: that is what it says.
+    embedding = { ...embedding, embedded: 5_000, state: 'running' };
+    expect(await trailing.status()).toEqual({ state: 'running', indexed: 5_000, total: 5_048, importing: false });
+    expect(statuses).toEqual([]);
   });
 });

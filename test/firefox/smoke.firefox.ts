@@ -64,10 +64,13 @@ describe.skipIf(!firefoxAvailable())('Firefox ESR', () => {
     await fill(page, SEARCH_BOX, '');
 
     await connectEndpoint(page, mock.url);
+    // Asked in a new conversation: turns of the asking one's recent history go to the model as
+    // history and are not recalled (or cited) again, so the cited turn is the other conversation's.
+    await clickButton(page, '+ New conversation');
     await send(page, 'What is my cat called?', 3);
     await until(page, () => {
       const messages = document.querySelectorAll('[data-testid="message"]');
-      return messages.length === 4 && !document.querySelector('[data-testid="streaming-answer"]');
+      return messages.length === 2 && !document.querySelector('[data-testid="streaming-answer"]');
     }, null, 60_000);
     const answer = '[data-testid="message"]:last-of-type';
     await until(page, (s) => (document.querySelector(s)?.textContent ?? '').includes('Your cat is called Xiaobai'), answer);

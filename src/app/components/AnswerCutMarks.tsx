@@ -5,10 +5,11 @@
  * refactored without touching this.
  */
 import { MAX_ANSWER_CHARS } from '../../core/recall/answer';
+import { formatCount } from '../../core/base/numbers';
 
 export function CutOffMark({ metadata }: { readonly metadata: Readonly<Record<string, unknown>> }) {
   if (metadata.cutOff === 'size') {
-    return <span className="muted warning" data-testid="answer-cut-off" title="The reply was longer than Recollect keeps; the rest was not received or stored.">cut off (longer than {MAX_ANSWER_CHARS.toLocaleString()} characters)</span>;
+    return <span className="muted warning" data-testid="answer-cut-off" title="The reply was longer than Recollect keeps; the rest was not received or stored.">cut off (longer than {formatCount(MAX_ANSWER_CHARS)} characters)</span>;
   }
   if (metadata.cutOff !== 'length') return null;
   return <span className="muted warning" data-testid="answer-cut-off" title="The endpoint stopped at its token limit; the answer is incomplete.">cut off (token limit)</span>;
@@ -25,7 +26,7 @@ export function BrokenTextMark({ metadata }: { readonly metadata: Readonly<Recor
   if (typeof n !== 'number' || n <= 0) return null;
   return (
     <span className="muted" data-testid="answer-broken-chars" title="The model wrote bytes that are not text (small models often do). They were left out of its answer; your own messages are always stored exactly as you wrote them.">
-      {n.toLocaleString()} broken character{n === 1 ? '' : 's'} left out
+      {formatCount(n)} broken character{n === 1 ? '' : 's'} left out
     </span>
   );
 }

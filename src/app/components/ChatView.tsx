@@ -13,6 +13,7 @@ import { SentRequestView, sentProjectOf, type SentProject } from './SentRequestV
 import { ViewBoundary } from './ViewBoundary';
 import { Dialog } from './Dialog';
 import { MemoryActivity } from './MemoryActivity';
+import { useNarrowScreen } from '../useNarrowScreen';
 import { ConversationMemorySwitches } from './MemorySwitches';
 import { BrokenTextMark, CutOffMark, PartialMark } from './AnswerCutMarks';
 import type { Message } from '../../core/base/types';
@@ -20,6 +21,7 @@ import type { SendRequest } from '../../core/protocol';
 import type { Citation } from '../../core/recall/answerContext';
 import type { AnswerMetadata, SentRequest } from '../../core/recall/answer';
 import { ConfirmButton } from './ConfirmButton';
+import { formatCount } from '../../core/base/numbers';
 
 /** An answer's metadata as read back from storage: any field may be missing (older or imported memories). */
 type AnswerMeta = Partial<AnswerMetadata>;
@@ -65,6 +67,12 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const following = useRef(true);
   const configured = answerer.configured;
+  // On a phone the keyboard hints go (no Shift+Enter or ↑ there): the long text wrapped to three lines.
+  const narrow = useNarrowScreen();
+  const willAnswer = configured || !answerer.known;
+  const placeholder = narrow
+    ? (willAnswer ? 'Ask or tell me something…' : 'Write a message…')
+    : (willAnswer ? 'Ask or tell me something… (Enter sends, Shift+Enter new line, ↑ edits your last message)' : 'Write a message… it is stored and searchable (Enter sends)');
   const stream = answers.stream;
   const conversation = conversations.data?.find((c) => c.id === conversationId);
 
@@ -204,7 +212,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
               fromBottom.current = el ? el.scrollHeight - el.scrollTop : null;
               setWindowSize(total - from + WINDOW);
             }}>
-              Show {Math.min(WINDOW, from).toLocaleString()} earlier messages ({from.toLocaleString()} not shown)
+              Show {formatCount(Math.min(WINDOW, from))} earlier messages ({formatCount(from)} not shown)
             </button>
           </li>
         )}
@@ -235,7 +243,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   {meta.stopped && <span className="muted">stopped</span>}
                   <CutOffMark metadata={m.metadata} />
                   <BrokenTextMark metadata={m.metadata} />
-                  {meta.usage && <span className="muted" data-testid="answer-tokens">{tokensOf(meta).toLocaleString()} tokens</span>}
+                  {meta.usage && <span className="muted" data-testid="answer-tokens">{formatCount(tokensOf(meta))} tokens</span>}
                   <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
                   {meta.memoryOff && <span className="muted" data-testid="memory-off-mark">memory off</span>}
                   {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true, onDevice: meta.onDevice ?? null, keywordsOnly: meta.recall === 'keywords', project: sentProjectOf(meta.project) })}>what was sent</button>}
@@ -248,7 +256,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         {anchored && (
           <li className="earlier">
             <button type="button" className="link-button" data-testid="show-newest" onClick={() => setHighlight(null)}>
-              Back to the newest messages ({(total - to).toLocaleString()} later messages not shown)
+              Back to the newest messages ({formatCount(total - to)} later messages not shown)
             </button>
           </li>
         )}
@@ -270,7 +278,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             )}
           </li>
         )}
-        <MemoryActivity />
+        <MemoryActivity conversationId={conversationId} />
       </ol>
       {editing && (
         <div className="editing-note" role="status" data-testid="editing-note">
@@ -283,7 +291,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           ref={inputRef}
           autoFocus
           aria-label="Message"
-          placeholder={configured || !answerer.known ? 'Ask or tell me something… (Enter sends, Shift+Enter new line, ↑ edits your last message)' : 'Write a message… it is stored and searchable (Enter sends)'}
+          placeholder={placeholder}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={(e) => {

@@ -5,6 +5,7 @@ import { useUi } from '../uiStore';
 import { UNTITLED } from '../titles';
 import { Icon } from './Icon';
 import { ConfirmButton } from './ConfirmButton';
+import { formatCount } from '../../core/base/numbers';
 import { MoveConversationDialog, ProjectDialog } from './ProjectDialog';
 
 /**
@@ -155,7 +156,7 @@ function ConversationRow({ conversation: c, active, tabbable, onFocus, onMove }:
         <button type="button" tabIndex={tab} title="Rename" aria-label={`Rename ${c.title}`} onClick={() => { setEditing(true); setDraftTitle(c.title); }}><Icon name="edit" /></button>
         <ConfirmButton tabIndex={tab} buttonTitle="Delete" aria-label={`Delete ${c.title}`}
           title="Delete conversation" confirmLabel="Delete conversation"
-          message={<>Delete “{c.title}” and its {c.messageCount.toLocaleString()} {c.messageCount === 1 ? 'message' : 'messages'}? This cannot be undone.</>}
+          message={<>Delete “{c.title}” and its {formatCount(c.messageCount)} {c.messageCount === 1 ? 'message' : 'messages'}? This cannot be undone.</>}
           onConfirm={() => void remove.mutateAsync(c.id).then(() => selected === c.id && select(null))}><Icon name="delete" /></ConfirmButton>
         {/* After Delete: Rename, Delete stay the first two Tab stops after a row, as before projects. */}
         <button type="button" tabIndex={tab} title="Move to a project" aria-label={`Move ${c.title}`} onClick={onMove}><Icon name="move" /></button>

@@ -5,6 +5,7 @@ import { queryKeys } from '../queries';
 import { formatBytes } from '../format';
 import type { BuiltInAvailability, DeviceLlmInfo, ModelProgress } from '../../core/protocol';
 import type { DeviceChoice } from '../deviceChoice';
+import { formatCount } from '../../core/base/numbers';
 
 const BUILT_IN_ADVICE: Record<BuiltInAvailability, string> = {
   available: 'Ready. Recollect downloads nothing; the browser runs its own model.',
@@ -120,7 +121,7 @@ export function DeviceModelSection() {
       <p className="muted" data-testid="device-llm-state">
         {chosen === null ? 'Answers come from the endpoint above.'
           : chosen.provider === 'prompt-api'
-            ? `Answers come from the browser’s built-in model, on this device${chosen.contextTokens ? ` (it reports a window of ${chosen.contextTokens.toLocaleString('en')} tokens; prompts are sized for it)` : ''}.`
+            ? `Answers come from the browser’s built-in model, on this device${chosen.contextTokens ? ` (it reports a window of ${formatCount(chosen.contextTokens)} tokens; prompts are sized for it)` : ''}.`
             : s?.state === 'ready' && s.modelId === chosen.modelId ? `In use: ${chosen.label} on this device (${s.device === 'webgpu' ? 'WebGPU' : 'WASM'}).${s.notice ? ` ${s.notice}` : ''}`
               : s?.state === 'error' ? '' : `Loading ${chosen.label}…`}
       </p>

@@ -1,33 +1,31 @@
 /**
  * The quiet line in the chat that says memory changed: "Memory updated · 3 facts, 1 plan". It
- * compares the memory counts with those seen when the conversation was opened (the counts refetch
- * on every memory-changed event), so it appears when synthesis writes something, and opens Saved
- * memories, where the new items are.
+ * compares what synthesis has written from this conversation's turns — the facts and plans of its
+ * own episodes — with what there was when the conversation was opened (the counts refetch on every
+ * memory-changed event), so it appears under the turns that caused it, and opens Saved memories,
+ * where the new items are. Memory written from other conversations (an import's hundreds of
+ * episodes being organised meanwhile) is not news here; the profile ("things about you") belongs to
+ * no conversation and is shown in Memory → Profile.
  */
 import { useEffect, useRef } from 'react';
 import { useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
 import { plural } from '../format';
-import type { MemoryCounts } from '../../core/explorer/explorer';
+import type { ConversationMemoryCounts } from '../../core/explorer/explorer';
 
-type Tracked = Pick<MemoryCounts, 'facts' | 'foresight' | 'profileItems'>;
-
-export function activitySummary(before: Tracked, after: Tracked): string | null {
+export function activitySummary(before: ConversationMemoryCounts, after: ConversationMemoryCounts): string | null {
   const parts: string[] = [];
   const facts = after.facts - before.facts;
   const plans = after.foresight - before.foresight;
-  const about = after.profileItems - before.profileItems;
   if (facts > 0) parts.push(plural(facts, 'fact'));
   if (plans > 0) parts.push(plural(plans, 'plan'));
-  if (about > 0) parts.push(plural(about, 'thing about you', 'things about you'));
   return parts.length > 0 ? parts.join(', ') : null;
 }
 
-export function MemoryActivity() {
-  const overview = useEngineQuery((q) => q.overview());
+export function MemoryActivity({ conversationId }: { readonly conversationId: string }) {
+  const counts = useEngineQuery((q) => q.conversationCounts(conversationId)).data ?? null;
   const open = useUi((s) => s.openExplorer);
-  const baseline = useRef<Tracked | null>(null);
-  const counts = overview.data?.counts ?? null;
+  const baseline = useRef<ConversationMemoryCounts | null>(null);
   useEffect(() => {
     if (counts && !baseline.current) baseline.current = counts;
   }, [counts]);

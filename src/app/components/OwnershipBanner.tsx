@@ -1,5 +1,6 @@
 import { useEngineClient, useStartTemporarySession } from '../hooks';
 import { useUi } from '../uiStore';
+import { formatCount } from '../../core/base/numbers';
 
 /** Shown while another tab owns the database: this tab never opens a second writer. */
 export function OwnershipBanner() {
@@ -16,7 +17,7 @@ export function OwnershipBanner() {
           Opening your memory…
           {upgrade && (
             <p data-testid="memory-upgrade">
-              Updating the search index for this version: {upgrade.done.toLocaleString()} / {upgrade.total.toLocaleString()}
+              Updating the search index for this version: {formatCount(upgrade.done)} / {formatCount(upgrade.total)}
               <progress max={upgrade.total} value={upgrade.done} aria-label="Search index update" />
             </p>
           )}

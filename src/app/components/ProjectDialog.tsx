@@ -5,6 +5,7 @@
  * out to no project (a project-only project's memory then joins shared memory), or delete them.
  * Also the move dialog of a conversation's row, which says what moving does to its memory.
  */
+import { formatCount } from '../../core/base/numbers';
 import { useState } from 'react';
 import type { Conversation, Project, ProjectMemoryMode } from '../../core/base/types';
 import { useEngineMutation, useEngineQuery } from '../hooks';
@@ -44,7 +45,7 @@ export function ProjectDialog({ project, onClose }: { readonly project: Project 
     }
   };
   const n = project?.conversationCount ?? 0;
-  const chatsWord = `${n.toLocaleString()} ${n === 1 ? 'chat' : 'chats'}`;
+  const chatsWord = `${formatCount(n)} ${n === 1 ? 'chat' : 'chats'}`;
 
   return (
     <Dialog title={project ? `Project “${project.name}”` : 'New project'} onClose={onClose} closeLabel="Close project dialog" testId="project-dialog">

@@ -1,4 +1,5 @@
 /** A project's page (#/p/<id>): its memory mode, instructions and chats, and "New chat" in it. */
+import { formatCount } from '../../core/base/numbers';
 import { useState } from 'react';
 import { useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
@@ -27,7 +28,7 @@ export function ProjectView({ projectId }: { readonly projectId: string }) {
       <h3>Chats</h3>
       {chats.length === 0 ? <p className="muted">No chats yet.</p> : (
         <ul className="project-chats">
-          {chats.map((c) => <li key={c.id}><button type="button" className="link" onClick={() => select(c.id)}>{c.title}</button> <span className="muted">{c.messageCount.toLocaleString()} messages</span></li>)}
+          {chats.map((c) => <li key={c.id}><button type="button" className="link" onClick={() => select(c.id)}>{c.title}</button> <span className="muted">{formatCount(c.messageCount)} messages</span></li>)}
         </ul>
       )}
       {editing && <ProjectDialog project={project} onClose={() => setEditing(false)} />}

@@ -6,6 +6,13 @@ export function SearchResults({ text }: { text: string }) {
   const search = useEngineQuery((q) => q.search(text.trim()));
   const semantic = useEngineQuery((q) => q.vectorSearch(text.trim()));
   const lexicalIds = new Set(search.data?.map((h) => h.message.id));
+  // Which conversation each hit is in, by name (the list the sidebar already holds).
+  const conversations = useEngineQuery((q) => q.conversations());
+  const titles = new Map(conversations.data?.map((c) => [c.id, c.title]));
+  const where = (id: string) => {
+    const title = titles.get(id);
+    return title ? <> · in <span className="hit-conversation" data-testid="hit-conversation">“{title}”</span></> : null;
+  };
   const select = useUi((s) => s.selectConversation);
   const setSearchText = useUi((s) => s.setSearchText);
   return (
@@ -17,7 +24,7 @@ export function SearchResults({ text }: { text: string }) {
         {search.data?.map((hit) => (
           <li key={hit.message.id} data-testid="search-hit">
             <button type="button" className="hit" onClick={() => { select(hit.message.conversationId, hit.message.id); setSearchText(''); }}>
-              <span className="meta"><strong>{hit.message.speaker}</strong> · {formatTime(hit.message.occurredAt)}</span>
+              <span className="meta"><strong>{hit.message.speaker}</strong>{where(hit.message.conversationId)} · {formatTime(hit.message.occurredAt)}</span>
               <span className="snippet">
                 {snippetParts(hit.snippet).map((p, i) => (p.mark ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
               </span>
@@ -32,7 +39,7 @@ export function SearchResults({ text }: { text: string }) {
         {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).map((hit) => (
           <li key={hit.message.id} data-testid="semantic-hit">
             <button type="button" className="hit" onClick={() => { select(hit.message.conversationId, hit.message.id); setSearchText(''); }}>
-              <span className="meta"><strong>{hit.message.speaker}</strong> · {formatTime(hit.message.occurredAt)}</span>
+              <span className="meta"><strong>{hit.message.speaker}</strong>{where(hit.message.conversationId)} · {formatTime(hit.message.occurredAt)}</span>
               <span className="snippet">{hit.snippet}</span>
             </button>
           </li>

@@ -12,6 +12,7 @@ import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import type { LlmSettingsInput } from '../../core/base/settings';
 import type { LlmConnectionTest } from '../../core/base/ports';
 import { ANSWER_BUDGET } from '../../core/base/settings';
+import { formatCount } from '../../core/base/numbers';
 
 const POLICIES: { id: PolicyName; label: string; note: string }[] = [
   { id: 'recurrence', label: 'When a topic recurs (default)', note: 'Episodes are synthesised when their theme comes back, or at once when they hold something important. Fewest tokens for a useful memory.' },
@@ -159,12 +160,12 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
             <div className="row">
               <select id="answer-budget" value={answerSettings.data?.budgetTokens ?? ANSWER_BUDGET.default} onChange={(e) => setAnswerSettings.mutate({ budgetTokens: Number(e.target.value) })}>
                 {[...new Set([answerSettings.data?.budgetTokens ?? ANSWER_BUDGET.default, 1000, ANSWER_BUDGET.default, 4000, 8000, 16000])].sort((a, b) => a - b)
-                  .map((n) => <option key={n} value={n}>{n.toLocaleString()} tokens{n === (answerSettings.data?.defaultBudgetTokens ?? ANSWER_BUDGET.default) ? ' (default)' : ''}</option>)}
+                  .map((n) => <option key={n} value={n}>{formatCount(n)} tokens{n === (answerSettings.data?.defaultBudgetTokens ?? ANSWER_BUDGET.default) ? ' (default)' : ''}</option>)}
               </select>
               <span className="muted" data-testid="budget-note">
                 How much remembered context goes with each question. Larger budgets recall more and cost more.
                 {(answerSettings.data?.defaultBudgetTokens ?? ANSWER_BUDGET.default) < ANSWER_BUDGET.default
-                  && ` With the small model on this device the default is ${answerSettings.data!.defaultBudgetTokens.toLocaleString()} tokens: its context window is small, and small models answer better from fewer memories.`}
+                  && ` With the small model on this device the default is ${formatCount(answerSettings.data!.defaultBudgetTokens)} tokens: its context window is small, and small models answer better from fewer memories.`}
               </span>
             </div>
           </div>
@@ -219,8 +220,8 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
               <tbody>
                 {stages.map(([stage, u]) => (
                   <tr key={stage}>
-                    <td>{stage}</td><td>{u.calls}</td><td>{u.promptTokens.toLocaleString()}</td><td>{u.completionTokens.toLocaleString()}</td>
-                    <td>{((usageToday.data?.[stage]?.promptTokens ?? 0) + (usageToday.data?.[stage]?.completionTokens ?? 0)).toLocaleString()}</td>
+                    <td>{stage}</td><td>{u.calls}</td><td>{formatCount(u.promptTokens)}</td><td>{formatCount(u.completionTokens)}</td>
+                    <td>{formatCount((usageToday.data?.[stage]?.promptTokens ?? 0) + (usageToday.data?.[stage]?.completionTokens ?? 0))}</td>
                   </tr>
                 ))}
               </tbody>

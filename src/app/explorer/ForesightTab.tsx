@@ -3,6 +3,8 @@ import { useForesightPages, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { ForesightItem } from '../../core/synthesis/knowledge';
+import { formatCount } from '../../core/base/numbers';
+import { planState } from '../../core/explorer/episodeLabel';
 
 const DAY = 86_400_000;
 const toInput = (ms: number | null): string => (ms === null ? '' : new Date(ms).toISOString().slice(0, 10));
@@ -45,10 +47,10 @@ export function ForesightTab() {
       <label><input type="checkbox" checked={showDismissed} onChange={(e) => setShowDismissed(e.target.checked)} /> Show dismissed</label>
       {items.length === 0 && <p className="muted">Nothing ahead. Plans mentioned in chat ("next Friday", "in March") appear here.</p>}
       <ul className="plain" aria-label="Foresight">{items.map((f) => <ForesightRow key={f.id} item={f} />)}</ul>
-      <p className="muted" data-testid="foresight-count">{items.length < total ? `${items.length.toLocaleString()} of ${total.toLocaleString()} items` : `${total.toLocaleString()} items`}</p>
+      <p className="muted" data-testid="foresight-count">{items.length < total ? `${formatCount(items.length)} of ${formatCount(total)} items` : `${formatCount(total)} items`}</p>
       {pages.hasNextPage && (
         <button type="button" onClick={() => void pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
-          {pages.isFetchingNextPage ? 'Loading…' : `Show more (${(total - items.length).toLocaleString()} more)`}
+          {pages.isFetchingNextPage ? 'Loading…' : `Show more (${formatCount(total - items.length)} more)`}
         </button>
       )}
     </div>
@@ -65,7 +67,7 @@ function ForesightRow({ item }: { item: ForesightItem }) {
   return (
     <li className={`foresight-item ${item.status}${focus?.kind === 'foresight' && focus.id === item.id ? ' highlight' : ''}`} data-testid="foresight-item" data-status={item.status}>
       <span className="grow">{item.content}</span>{' '}
-      <span className="muted">{item.startAt ? formatTime(item.startAt) : '…'} – {item.endAt ? formatTime(item.endAt) : '…'} · {item.status} · {item.source}</span>
+      <span className="muted">{item.startAt ? formatTime(item.startAt) : '…'} – {item.endAt ? formatTime(item.endAt) : '…'} · {planState(item.status, item.source)}</span>
       {editing ? (
         <form className="inline-form" onSubmit={(e) => { e.preventDefault(); edit.mutate({ startAt: fromInput(start, false), endAt: fromInput(end, true) }, { onSuccess: () => setEditing(false) }); }}>
           <label>From <input type="date" value={start} onChange={(e) => setStart(e.target.value)} /></label>

@@ -3,9 +3,11 @@ import { useEngineQuery, useMemCellPages, useMemoryMutation } from '../hooks';
 import { formatTime, plural } from '../format';
 import { useUi } from '../uiStore';
 import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
+import { episodeName, episodeState, planState } from '../../core/explorer/episodeLabel';
 import { VirtualList } from './VirtualList';
 import { Dialog } from '../components/Dialog';
 import { ConfirmButton } from '../components/ConfirmButton';
+import { formatCount } from '../../core/base/numbers';
 
 const PAGE = 200;
 
@@ -24,15 +26,15 @@ export function MemCellsTab() {
     <div className="split-view">
       <div className="list-pane">
         <div className="row">
-          <span className="muted" data-testid="episode-count">{plural(total, 'episode')}{items.length < total ? ` · ${items.length.toLocaleString()} loaded` : ''}</span>
+          <span className="muted" data-testid="episode-count">{plural(total, 'episode')}{items.length < total ? ` · ${formatCount(items.length)} loaded` : ''}</span>
           <button type="button" className="link" onClick={() => setOrder(order === 'desc' ? 'asc' : 'desc')}>{order === 'desc' ? 'newest first' : 'oldest first'}</button>
         </div>
         <VirtualList label="Episodes" items={items} rowHeight={64} height="calc(100vh - 220px)"
           onEndReached={() => pages.hasNextPage && !pages.isFetchingNextPage && void pages.fetchNextPage()}
           render={(c: MemCellSummary) => (
             <button type="button" className={`cell-row${selected === c.id ? ' active' : ''}`} data-testid="memcell-row" aria-current={selected === c.id} onClick={() => open('memcells', { kind: 'episode', id: c.id })}>
-              <strong>{c.title ?? 'Untitled episode'}</strong>
-              <span className="muted">{formatTime(c.startAt)} · {c.turnCount === 0 ? 'its messages were deleted' : plural(c.turnCount, 'message')} · {plural(c.factCount, 'fact')} · {c.status}{c.open ? ' (open)' : ''}</span>
+              <strong>{episodeName(c)}</strong>
+              <span className="muted">{formatTime(c.startAt)} · {c.turnCount === 0 ? 'its messages were deleted' : plural(c.turnCount, 'message')} · {plural(c.factCount, 'fact')} · {episodeState(c.status, c.open)}</span>
             </button>
           )} />
       </div>
@@ -57,7 +59,7 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
   if (isLoading) return <p className="muted">Loading…</p>;
   if (!cell) return <p className="muted">This episode no longer exists.</p>;
   return (
-    <article className="memcell-detail" data-testid="memcell-detail" aria-label={`Episode ${cell.title ?? ''}`}>
+    <article className="memcell-detail" data-testid="memcell-detail" aria-label={`Episode ${episodeName(cell)}`}>
       {editing ? (
         <form onSubmit={(e) => { e.preventDefault(); save.mutate({ title, narrative }, { onSuccess: () => setEditing(false) }); }}>
           <label className="stack">Title <input value={title} onChange={(e) => setTitle(e.target.value)} /></label>
@@ -66,8 +68,8 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
         </form>
       ) : (
         <>
-          <h2>{cell.title ?? 'Untitled episode'}</h2>
-          <p className="muted">{formatTime(cell.startAt)} – {formatTime(cell.endAt)} · {cell.status}{cell.editedByUser ? ' · edited by you' : ''} · scene: {cell.sceneTitle ?? (cell.sceneId ? 'untitled' : 'none')}</p>
+          <h2>{episodeName(cell)}</h2>
+          <p className="muted">{formatTime(cell.startAt)} – {formatTime(cell.endAt)} · {episodeState(cell.status, cell.open)}{cell.editedByUser ? ' · edited by you' : ''} · {cell.sceneId ? `theme: ${cell.sceneTitle ?? 'not named yet'}` : 'not in a theme yet'}</p>
           {cell.lostTurns > 0 && (
             <p className="muted" data-testid="lost-turns">
               {cell.lostTurns === 1 ? '1 message' : `${cell.lostTurns} messages`} of this episode {cell.lostTurns === 1 ? 'was' : 'were'} deleted or edited: the narrative, facts and plans derived from {cell.lostTurns === 1 ? 'it' : 'them'} were removed; the episode is synthesised again from the remaining messages when your synthesis policy allows.
@@ -97,7 +99,7 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
       <ul className="plain">{cell.facts.map((f) => <FactRow key={f.id} fact={f} focused={f.id === focusFact} />)}</ul>
       <h3>Foresight</h3>
       {cell.foresight.length === 0 ? <p className="muted">None.</p> : (
-        <ul className="plain">{cell.foresight.map((f) => <li key={f.id} className={f.status}>{f.content} <span className="muted">{f.startAt ? formatTime(f.startAt) : '…'} – {f.endAt ? formatTime(f.endAt) : '…'} · {f.status}</span></li>)}</ul>
+        <ul className="plain">{cell.foresight.map((f) => <li key={f.id} className={f.status}>{f.content} <span className="muted">{f.startAt ? formatTime(f.startAt) : '…'} – {f.endAt ? formatTime(f.endAt) : '…'} · {planState(f.status, f.source)}</span></li>)}</ul>
       )}
       <h3>Source turns</h3>
       {cell.turns.length === 0 && <p className="muted">Its messages were deleted from the conversation; the narrative and facts above stay until you delete the episode.</p>}

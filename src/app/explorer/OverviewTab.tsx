@@ -4,6 +4,7 @@ import { formatBytes, formatTime, plural } from '../format';
 import { DataActions } from '../components/DataActions';
 import { FailedSynthesis } from '../components/FailedSynthesis';
 import { useUi } from '../uiStore';
+import { formatCount } from '../../core/base/numbers';
 
 export function OverviewTab() {
   const { data: o, error } = useEngineQuery((q) => q.overview());
@@ -28,8 +29,8 @@ export function OverviewTab() {
       <ul className="tiles">
         {tiles.map(([label, n, go]) => (
           <li key={label}>
-            {go ? <button type="button" className="tile" onClick={go}><strong>{n.toLocaleString()}</strong><span>{label}</span></button>
-              : <div className="tile"><strong>{n.toLocaleString()}</strong><span>{label}</span></div>}
+            {go ? <button type="button" className="tile" onClick={go}><strong>{formatCount(n)}</strong><span>{label}</span></button>
+              : <div className="tile"><strong>{formatCount(n)}</strong><span>{label}</span></div>}
           </li>
         ))}
       </ul>
@@ -62,10 +63,10 @@ export function OverviewTab() {
         </section>
         <section>
           <h3>LLM spend</h3>
-          <p>{o.llm.calls} calls ({o.llm.failedCalls} failed), {(o.llm.promptTokens + o.llm.completionTokens).toLocaleString()} tokens</p>
+          <p>{o.llm.calls} calls ({o.llm.failedCalls} failed), {formatCount(o.llm.promptTokens + o.llm.completionTokens)} tokens</p>
           <div className="table-scroll" tabIndex={0} role="region" aria-label="LLM spend by stage"><table className="usage"><thead><tr><th>Stage</th><th>Calls</th><th>Prompt</th><th>Completion</th></tr></thead>
             <tbody>{Object.entries(o.llm.byStage).map(([stage, u]) => (
-              <tr key={stage}><td>{stage}</td><td>{u.calls}</td><td>{u.promptTokens.toLocaleString()}</td><td>{u.completionTokens.toLocaleString()}</td></tr>))}</tbody>
+              <tr key={stage}><td>{stage}</td><td>{u.calls}</td><td>{formatCount(u.promptTokens)}</td><td>{formatCount(u.completionTokens)}</td></tr>))}</tbody>
           </table></div>
         </section>
         <section>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useEngineQuery, useMemoryMutation } from '../hooks';
+import { useAnswerer, useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { ProfileItemView } from '../../core/explorer/explorer';
@@ -7,12 +7,20 @@ import { ConfirmButton } from '../components/ConfirmButton';
 
 export function ProfileTab() {
   const profile = useEngineQuery((q) => q.profile());
+  // Whether anything can write the profile: the empty list says why it is empty.
+  const answerer = useAnswerer();
   const items = profile.data ?? [];
   const conflicts = items.filter((i) => i.status === 'conflict');
   return (
     <div className="profile" data-testid="explorer-profile">
       {conflicts.length > 0 && <p className="banner" role="status">{conflicts.length} conflict{conflicts.length > 1 ? 's' : ''} to resolve: the pipeline proposed a different value than the one kept.</p>}
-      {items.length === 0 && <p className="muted">No profile yet: it is built from scene summaries once an LLM endpoint is set.</p>}
+      {items.length === 0 && profile.isSuccess && answerer.known && (
+        <p className="muted" data-testid="profile-empty">
+          {answerer.configured
+            ? 'No profile yet: it is written from the summaries of your themes, as your conversations are summarised (Settings → Memory consolidation says when that happens).'
+            : 'No profile yet: it is written from the summaries of your themes once an AI endpoint is connected (Settings).'}
+        </p>
+      )}
       {(['explicit', 'implicit'] as const).map((kind) => {
         const list = items.filter((i) => i.kind === kind);
         return list.length === 0 ? null : (

@@ -11,6 +11,7 @@ import type { ForgetKind } from '../../core/explorer/explorer';
 import { queryKeys } from '../queries';
 import { formatTime } from '../format';
 import { ConfirmButton } from '../components/ConfirmButton';
+import { formatCount } from '../../core/base/numbers';
 
 /**
  * What stays in the "Add a memory" box once `sent` is stored: only the sent text goes, so anything
@@ -39,7 +40,17 @@ export function SavedMemoriesTab() {
   const [openedAt] = useState(() => Date.now());
   const planPages = useForesightPages({ limit: 100, activeAt: openedAt });
   const facts = useEngineQuery((x) => x.memorySearch(q, { kinds: ['fact'] }));
-  const factPages = useFactPages(source === 'all' ? { limit: 100 } : { limit: 100, source });
+  const factPages = useFactPages(source === 'all' ? { limit: FACT_PAGE } : { limit: FACT_PAGE, source });
+  const [loadingAll, setLoadingAll] = useState(false);
+  // "Show all": every page to the end (1,467 facts were 14 clicks of 100).
+  const showAllFacts = async () => {
+    setLoadingAll(true);
+    try {
+      for (let more = factPages.hasNextPage; more; ) more = (await factPages.fetchNextPage()).hasNextPage;
+    } finally {
+      setLoadingAll(false);
+    }
+  };
   const show = (k: Kind) => kind === 'all' || kind === k;
   const bySource = (byUser: boolean) => source === 'all' || (source === 'user') === byUser;
   const [draft, setDraft] = useState('');
@@ -103,7 +114,7 @@ export function SavedMemoriesTab() {
 
       </>}
       {show('plans') && <>
-      <h3>Plans ahead <span className="muted" data-testid="plan-count">({q || !plansShown ? ahead.length : `${loadedPlans.length.toLocaleString()} of ${planTotal.toLocaleString()}`})</span></h3>
+      <h3>Plans ahead <span className="muted" data-testid="plan-count">({q || !plansShown ? ahead.length : `${formatCount(loadedPlans.length)} of ${formatCount(planTotal)}`})</span></h3>
       {ahead.length === 0 && <p className="muted">No upcoming plans remembered.</p>}
       <ul className="plain">{ahead.map((f) => (
         <SavedItem key={f.id} text={f.content} note={f.startAt ? formatTime(f.startAt) : null}
@@ -111,27 +122,35 @@ export function SavedMemoriesTab() {
       ))}</ul>
       {plansShown && planPages.hasNextPage && (
         <button type="button" onClick={() => void planPages.fetchNextPage()} disabled={planPages.isFetchingNextPage}>
-          {planPages.isFetchingNextPage ? 'Loading…' : `Show more plans (${(planTotal - loadedPlans.length).toLocaleString()} more)`}
+          {planPages.isFetchingNextPage ? 'Loading…' : `Show more plans (${formatCount(planTotal - loadedPlans.length)} more)`}
         </button>
       )}
 
       </>}
       {show('facts') && <>
-      <h3>Facts <span className="muted" data-testid="fact-count">({q ? shownFacts.length : `${listedFacts.length.toLocaleString()} of ${factTotal.toLocaleString()}`})</span></h3>
+      <h3>Facts <span className="muted" data-testid="fact-count">({q ? shownFacts.length : `${formatCount(listedFacts.length)} of ${formatCount(factTotal)}`})</span></h3>
       {shownFacts.length === 0 && <p className="muted">{q ? 'No fact matches.' : 'No facts yet: they are taken from your conversations as episodes are synthesised.'}</p>}
       <ul className="plain">{shownFacts.map((f) => (
         <SavedItem key={f.id} text={f.text} note={f.at ? formatTime(f.at) : null}
           save={(e, v) => e.editFact(f.id, { content: v })} remove={(e) => e.deleteFact(f.id)} />
       ))}</ul>
       {!q && factPages.hasNextPage && (
-        <button type="button" onClick={() => void factPages.fetchNextPage()} disabled={factPages.isFetchingNextPage}>
-          {factPages.isFetchingNextPage ? 'Loading…' : `Show more facts (${(factTotal - listedFacts.length).toLocaleString()} more)`}
-        </button>
+        <div className="buttons">
+          <button type="button" onClick={() => void factPages.fetchNextPage()} disabled={factPages.isFetchingNextPage || loadingAll}>
+            {factPages.isFetchingNextPage && !loadingAll ? 'Loading…' : `Show ${formatCount(Math.min(FACT_PAGE, factTotal - listedFacts.length))} more facts`}
+          </button>
+          <button type="button" onClick={() => void showAllFacts()} disabled={factPages.isFetchingNextPage || loadingAll}>
+            {loadingAll ? 'Loading…' : `Show all ${formatCount(factTotal)}`}
+          </button>
+        </div>
       )}
       </>}
     </div>
   );
 }
+
+/** Facts per page: a day's reading, and few clicks to the end of a large memory ("Show all" for the rest). */
+const FACT_PAGE = 250;
 
 type Engine = Parameters<Parameters<typeof useMemoryMutation>[0]>[0];
 
@@ -212,11 +231,11 @@ function DeleteAllDialog(props: { q: string; kind: Kind; source: Source; about: 
   return (
     <Dialog title="Delete all saved memories" role="alertdialog" onClose={props.onClose}>
       <p data-testid="delete-all-summary">
-        Forget {total.toLocaleString()} saved {total === 1 ? 'memory' : 'memories'}{props.q ? ` matching “${props.q}”` : ''}: {props.about.length} about you, {ahead.length} plans ahead
-        and {factCount.toLocaleString()} facts. They are not recreated from your conversations, which stay as they are. This cannot be undone.
+        Forget {formatCount(total)} saved {total === 1 ? 'memory' : 'memories'}{props.q ? ` matching “${props.q}”` : ''}: {props.about.length} about you, {ahead.length} plans ahead
+        and {formatCount(factCount)} facts. They are not recreated from your conversations, which stay as they are. This cannot be undone.
       </p>
       <div className="buttons">
-        <button type="button" className="danger" onClick={() => void run()} disabled={busy || total === 0 || (props.plansAt !== null && !plans.data)}>{busy ? 'Deleting…' : `Delete ${total.toLocaleString()}`}</button>
+        <button type="button" className="danger" onClick={() => void run()} disabled={busy || total === 0 || (props.plansAt !== null && !plans.data)}>{busy ? 'Deleting…' : `Delete ${formatCount(total)}`}</button>
         <button type="button" data-autofocus onClick={props.onClose}>Cancel</button>
       </div>
     </Dialog>

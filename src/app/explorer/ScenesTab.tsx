@@ -3,6 +3,7 @@ import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import { SCENE_MAP_BOUND, type SceneView } from '../../core/explorer/explorer';
+import { formatCount } from '../../core/base/numbers';
 
 const COLOURS = ['#3856d8', '#d8572a', '#2a9d8f', '#c2185b', '#8e6c00', '#6a4c93', '#1b998b', '#e76f51', '#457b9d', '#9c6644'];
 
@@ -34,7 +35,7 @@ export function ScenesTab() {
         {/* The map is bounded (SCENE_MAP_BOUND says why): say so when the memory has more episodes. */}
         {map.data && points.length < map.data.episodes && points.length >= SCENE_MAP_BOUND && (
           <p className="notice" role="note" data-testid="scene-map-bound">
-            The map shows the newest {points.length.toLocaleString()} of {map.data.episodes.toLocaleString()} episodes; older ones are in Episodes, the Timeline and each theme’s members.
+            The map shows the newest {formatCount(points.length)} of {formatCount(map.data.episodes)} episodes; older ones are in Episodes, the Timeline and each theme’s members.
           </p>
         )}
       </figure>

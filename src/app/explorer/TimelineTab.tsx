@@ -7,6 +7,7 @@
  */
 import { useState } from 'react';
 import { useEngineQuery } from '../hooks';
+import { episodeName } from '../../core/explorer/episodeLabel';
 import { useUi } from '../uiStore';
 import { formatTime, plural } from '../format';
 
@@ -88,7 +89,7 @@ export function TimelineTab() {
           return (
             <circle key={c.id} cx={x(c.startAt)} cy={lane * LANE_H + LANE_H / 2} r={Math.min(9, 3 + Math.sqrt(c.turnCount))} fill={lane < lanes.length ? COLOURS[lane % COLOURS.length] : '#888'}
               opacity={0.8} className="episode-dot" onClick={() => open('memcells', { kind: 'episode', id: c.id })}>
-              <title>{`${c.title ?? 'Untitled episode'} · ${formatTime(c.startAt)} · ${plural(c.turnCount, 'message')}`}</title>
+              <title>{`${episodeName(c)} · ${formatTime(c.startAt)} · ${plural(c.turnCount, 'message')}`}</title>
             </circle>
           );
         })}

@@ -12,6 +12,7 @@ import { IndexingProgress } from './IndexingProgress';
 import { useHistoryImport } from './useHistoryImport';
 import { PartialImportNotice } from './PartialImportNotice';
 import { Dialog } from '../components/Dialog';
+import { formatCount } from '../../core/base/numbers';
 
 const FORMAT_LABELS: Record<HistoryFormat | 'auto', string> = {
   auto: 'Detect automatically', chatgpt: 'ChatGPT export (.zip or conversations.json)', claude: 'Claude export (.zip or conversations.json)',
@@ -24,7 +25,7 @@ export const POLICY_LABELS: Record<PolicyName, string> = {
   off: 'Off — keep verbatim turns only, no calls',
 };
 
-const n = (x: number) => Math.round(x).toLocaleString('en');
+const n = (x: number) => formatCount(Math.round(x));
 export const range = (r: { low: number; high: number }) => (r.low === r.high ? n(r.low) : `${n(r.low)}–${n(r.high)}`);
 export const tokens = (e: SynthesisEstimate) => range({ low: e.promptTokens.low + e.completionTokens.low, high: e.promptTokens.high + e.completionTokens.high });
 

@@ -5,8 +5,9 @@
  * the status line shows it too; the import dialog shows the same line, and says when it is done.
  */
 import { useEngineQuery } from '../hooks';
+import { formatCount } from '../../core/base/numbers';
 
-const n = (x: number) => x.toLocaleString('en');
+const n = (x: number) => formatCount(x);
 
 /** `minBacklog`: stay silent while fewer turns wait (a typed turn's own vector takes a moment; that is no news). */
 export function IndexingProgress({ showDone = false, prefix = '', minBacklog = 0 }: { readonly showDone?: boolean; readonly prefix?: string; readonly minBacklog?: number }) {

@@ -6,6 +6,7 @@
  */
 import * as Comlink from 'comlink';
 import { unwrapRemote, type MarkdownTree, type MarkdownWorkerApi, type Unwrapped } from '../../core/protocol';
+import { formatCount } from '../../core/base/numbers';
 
 /** How long a parse may take before the message stays plain. */
 export const FORMAT_DEADLINE_MS = 10_000;
@@ -48,7 +49,7 @@ export async function formatOffThread(text: string, options: FormatOptions): Pro
     handle = (options.start ?? startMarkdownWorker)();
     const parsed = handle.api.format(text, { citations: options.citations }).then(
       (tree): FormatOutcome => tree.nodes > maxNodes
-        ? { ok: false, reason: 'too-large', message: `formatted, it would be ${tree.nodes.toLocaleString('en')} elements, too many to draw at once` }
+        ? { ok: false, reason: 'too-large', message: `formatted, it would be ${formatCount(tree.nodes)} elements, too many to draw at once` }
         : { ok: true, tree },
       (err: unknown): FormatOutcome => ({ ok: false, reason: 'failed', message: `it could not be formatted (${err instanceof Error ? err.message : String(err)})` }),
     );

@@ -14,6 +14,7 @@
  * deadline (formatOffThread.ts). The counts only ever over-estimate, so a text they pass is within
  * the limits.
  */
+import { formatCount } from '../../core/base/numbers';
 
 export const MARKDOWN_LIMITS = {
   /** Characters: a long text's parse time grows with it, whatever it holds. */
@@ -170,8 +171,8 @@ export function assessMarkdown(text: string, limits: Limits = MARKDOWN_LIMITS): 
 
 /** Why a message is plain text, in words a person reading the chat can follow. */
 export function plainReasonText(verdict: Extract<MarkdownVerdict, { formatted: false }>): string {
-  const n = verdict.count.toLocaleString('en');
-  const limit = verdict.limit.toLocaleString('en');
+  const n = formatCount(verdict.count);
+  const limit = formatCount(verdict.limit);
   switch (verdict.reason) {
     case 'long': return `it is ${n} characters long (formatting is automatic up to ${limit})`;
     case 'nested': return `it nests quotes or lists more than ${limit} levels deep`;

@@ -3,6 +3,7 @@
  * INVALID_INPUT error before anything is written, so nothing already stored is affected.
  */
 import { RecollectError } from './errors';
+import { formatCount } from './numbers';
 
 /** ~1 MB of text per turn: far above any chat message, small enough to index and embed. */
 export const MAX_TURN_CHARS = 1_000_000;
@@ -29,7 +30,7 @@ export function validateTurnContent(content: unknown): string {
   if (content.trim().length === 0) throw new RecollectError('INVALID_INPUT', 'A message cannot be empty.');
   if (content.length > MAX_TURN_CHARS) {
     throw new RecollectError('INVALID_INPUT',
-      `This message is too long to store (${content.length.toLocaleString('en')} characters; the limit is ${MAX_TURN_CHARS.toLocaleString('en')}). Split it or attach less text.`);
+      `This message is too long to store (${formatCount(content.length)} characters; the limit is ${formatCount(MAX_TURN_CHARS)}). Split it or attach less text.`);
   }
   if (looksBinary(content)) {
     throw new RecollectError('INVALID_INPUT', 'This message looks like binary data, not text, so it was not stored.');

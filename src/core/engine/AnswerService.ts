@@ -54,20 +54,20 @@ export class AnswerService {
     this.#d = deps;
   }
 
-  async #question(request: AskRequest): Promise<{ question: string; history: LlmMessage[] }> {
+  /** The question, the history sent before it, and the stored turns the request carries (both). */
+  async #question(request: AskRequest): Promise<{ question: string; history: LlmMessage[]; carried: ReadonlySet<string> }> {
     if (request.temporary === true) {
       const question = (request.question ?? '').trim();
       if (!question) throw new RecollectError('INVALID_INPUT', 'Ask something first.');
-      return { question, history: (request.history ?? []).slice(-HISTORY_TURNS).map((t) => ({ role: t.role, content: t.content })) };
+      return { question, history: (request.history ?? []).slice(-HISTORY_TURNS).map((t) => ({ role: t.role, content: t.content })), carried: new Set() };
     }
     const { messages: turns } = await this.#d.messageWindow(request.conversationId,
       { around: request.userMessageId, lead: HISTORY_TURNS, limit: HISTORY_TURNS + 1 });
     const index = turns.findIndex((t) => t.id === request.userMessageId);
     if (index < 0) throw new RecollectError('NOT_FOUND', 'The message to answer is no longer stored.');
-    const history = turns.slice(Math.max(0, index - HISTORY_TURNS), index)
-      .filter((t) => t.role !== 'system')
-      .map((t): LlmMessage => ({ role: t.role === 'assistant' ? 'assistant' : 'user', content: t.content }));
-    return { question: turns[index]!.content, history };
+    const recent = turns.slice(Math.max(0, index - HISTORY_TURNS), index).filter((t) => t.role !== 'system');
+    const history = recent.map((t): LlmMessage => ({ role: t.role === 'assistant' ? 'assistant' : 'user', content: t.content }));
+    return { question: turns[index]!.content, history, carried: new Set([...recent.map((t) => t.id), turns[index]!.id]) };
   }
 
   /**
@@ -78,7 +78,7 @@ export class AnswerService {
     const llm = this.#d.llm();
     if (!llm) throw new RecollectError('LLM_NOT_CONFIGURED', 'No LLM endpoint is configured. Open Settings to add one; your messages are still stored and searchable.');
     const temporary = request.temporary === true;
-    const { question, history } = await this.#question(request);
+    const { question, history, carried } = await this.#question(request);
     const memoryOff = !temporary && this.#d.usesMemory !== undefined && !(await this.#d.usesMemory(request.conversationId));
     const source = temporary || memoryOff || !this.#d.source ? EMPTY_ANSWER_SOURCE : this.#d.source;
     // Read per answer, never cached: a chat moved a moment ago answers from its new project's memory.
@@ -94,6 +94,7 @@ export class AnswerService {
     try {
       const run = answerQuestion({ llm, source, clock: this.#d.clock }, question, {
         history,
+        excludeTurnIds: carried,
         signal: controller.signal,
         // With memory off there is nothing to check: no extra call.
         sufficiencyCheck: !memoryOff && (request.sufficiencyCheck ?? defaults.sufficiencyCheck),

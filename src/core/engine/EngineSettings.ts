@@ -14,6 +14,7 @@ import type { MetaStore } from '../base/store';
 import { DEFAULT_TIME_ZONE, checkTimeZone, isTimeZone } from '../base/timeZone';
 import type { PolicyName } from '../episodes/consolidationPolicy';
 import type { AnswerSettings, StageUsage, TimeZoneSetting } from '../protocol';
+import { formatCount } from '../base/numbers';
 
 export const DEFAULT_POLICY: PolicyName = 'recurrence';
 
@@ -139,7 +140,7 @@ export class EngineSettings {
     if (settings.budgetTokens !== undefined) {
       const b = Math.round(settings.budgetTokens);
       if (!Number.isFinite(b) || b < ANSWER_BUDGET.min || b > ANSWER_BUDGET.max) {
-        throw new RecollectError('INVALID_INPUT', `The memory budget must be between ${ANSWER_BUDGET.min.toLocaleString('en')} and ${ANSWER_BUDGET.max.toLocaleString('en')} tokens.`);
+        throw new RecollectError('INVALID_INPUT', `The memory budget must be between ${formatCount(ANSWER_BUDGET.min)} and ${formatCount(ANSWER_BUDGET.max)} tokens.`);
       }
       await meta.setMeta(META_KEYS.answerBudget, String(b));
     }

@@ -19,7 +19,7 @@ import type { RetrievalResult } from '../recall/Retriever';
 import type { ContextParts } from '../recall/answerContext';
 import { nearestTurns } from '../recall/nearestTurns';
 import type {
-  FactEdit, FactPage, FactQuery, FactView, ForesightEdit, ForgetCandidate, MemCellEdit, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview,
+  FactEdit, FactPage, FactQuery, FactView, ForesightEdit, ForgetCandidate, MemCellEdit, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, ConversationMemoryCounts,
   MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
 } from '../explorer/explorer';
 import type { ExplorerService } from '../explorer/ExplorerService';
@@ -81,6 +81,7 @@ export class MemoryEngine implements EngineApi {
   }
 
   memoryOverview(): Promise<MemoryOverview> { return this.#ex().memoryOverview(); }
+  conversationMemoryCounts(conversationId: string): Promise<ConversationMemoryCounts> { return this.#ex().conversationMemoryCounts(conversationId); }
   searchMemory(query: string, filters?: MemorySearchFilters): Promise<MemorySearchHit[]> { return this.#ex().searchMemory(query, filters); }
   listMemCells(query: MemCellQuery): Promise<MemCellPage> { return this.#ex().listMemCells(query); }
   memCell(id: string): Promise<MemCellDetail | null> { return this.#ex().memCell(id); }

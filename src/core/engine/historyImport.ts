@@ -20,6 +20,7 @@ import { EARLIEST_YEAR, isSaneTime, LATEST_YEAR, validateTurnContent } from '../
 import { RecollectError } from '../base/errors';
 import type { PolicyName } from '../episodes/consolidationPolicy';
 import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate';
+import { formatCount } from '../base/numbers';
 
 /** What the importer writes through (the engine: its appendTurns kicks embedding and the lifecycle). */
 export interface HistorySink {
@@ -114,7 +115,7 @@ class Skips {
   }
 }
 
-const n = (x: number) => x.toLocaleString('en');
+const n = (x: number) => formatCount(x);
 
 export function importSummary(r: Omit<HistoryImportReport, 'summary'>): string {
   const skipped = r.skipped.reduce((s, x) => s + x.count, 0);

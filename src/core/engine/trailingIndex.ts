@@ -105,7 +105,11 @@ export class TrailingIndex {
   #snapshot(): IndexingStatus {
     const embedding = this.#d.embedding();
     const total = Math.max(this.#total, embedding?.total ?? 0);
-    const embedded = embedding ? Math.min(embedding.embedded, total) : total;
+    // An embedder that has not counted yet (total 0: its count waits for the first search after
+    // open, EmbeddingIndexer's hold) knows nothing missing: "Indexing 0 of 5,048 turns…" once
+    // showed at every open, for seconds, and never moved.
+    const counted = embedding !== null && embedding.total > 0;
+    const embedded = counted ? Math.min(embedding.embedded, total) : total;
     const indexed = Math.max(0, Math.min(total - this.#backlog, embedded));
     const running = this.#imports > 0 || this.#loop.running || embedding?.state === 'running' || indexed < total || this.#d.episodesBusy();
     return { state: running && embedding?.state !== 'error' ? 'running' : 'idle', indexed, total, importing: this.#imports > 0 };

@@ -19,7 +19,7 @@ import { SUMMARISE_SCENE } from '../synthesis/Consolidator';
 import { hybridSearch, type HybridHit } from '../recall/hybridSearch';
 import {
   MEMORY_KINDS, type ExplorerStore, type FactPage, type FactQuery, type FactView, type ForgetCandidate, type ForgetKind, type ForgetResult, type MemCellDetail, type MemCellPage,
-  type MemCellQuery, type MemoryOverview, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMap, SCENE_MAP_BOUND, FORGET_PREVIEW_LIMIT,
+  type MemCellQuery, type MemoryOverview, type ConversationMemoryCounts, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMap, SCENE_MAP_BOUND, FORGET_PREVIEW_LIMIT,
   type ForesightPage, type ForesightQuery, type FactEdit, type ForesightEdit, type MemCellEdit,
   type SceneView, type SearchCandidate,
 } from './explorer';
@@ -72,6 +72,10 @@ export class ExplorerService {
 
   #now(): number {
     return this.#d.clock.now();
+  }
+
+  conversationMemoryCounts(conversationId: string): Promise<ConversationMemoryCounts> {
+    return this.#ex.conversationCounts(conversationId);
   }
 
   async memoryOverview(): Promise<MemoryOverview> {

@@ -110,6 +110,8 @@ export interface MemCellSummary
   readonly editedByUser: boolean;
   /** Messages of the episode deleted (or replaced by an edit) since it was last synthesised; what was derived from them is gone. */
   readonly lostTurns: number;
+  /** The start of its first turn (the person's, if any): its name while it has no title (episodeLabel.ts). */
+  readonly opening: string | null;
 }
 
 /** The explorer shows a fact whole. */
@@ -264,8 +266,16 @@ export interface SceneVectorInput {
   readonly startAt: number;
 }
 
+/** What synthesis has written from one conversation's turns: for "Memory updated" under it. */
+export interface ConversationMemoryCounts {
+  readonly facts: number;
+  readonly foresight: number;
+}
+
 export interface ExplorerStore {
   counts(): Promise<MemoryCounts>;
+  /** Facts and plans (not dismissed) of the conversation's episodes. */
+  conversationCounts(conversationId: string): Promise<ConversationMemoryCounts>;
   llmSpend(): Promise<LlmSpend>;
   recentJobs(limit: number): Promise<JobView[]>;
   /** FTS candidates of one kind matching `query` (OR of its words), filtered; BM25 order. */

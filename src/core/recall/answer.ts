@@ -51,6 +51,8 @@ export interface AnswerOptions {
   readonly sufficiencyCheck?: boolean;
   /** Recent turns of the current chat, oldest first, placed before the question. */
   readonly history?: readonly LlmMessage[];
+  /** Stored turns the request already carries (the question, the history): not recalled as excerpts. */
+  readonly excludeTurnIds?: ReadonlySet<string>;
   readonly limits?: Partial<GatherLimits>;
   readonly signal?: LlmAbortSignal;
   /** Default 1,024. */
@@ -300,6 +302,7 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
   const gather = (query: string): Promise<ContextParts> => untilAborted(gatherContext(deps.source, query, {
     now, ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(options.limits ? { limits: options.limits } : {}),
     ...(options.scope ? { scope: options.scope } : {}),
+    ...(options.excludeTurnIds ? { excludeTurnIds: options.excludeTurnIds } : {}),
   }), signal, stoppedError);
   // Excerpts are cut around the words recall searched with (recallQuery.ts), not every word of a long paste.
   const compose = (parts: ContextParts): ComposedContext => composeContext(parts, { budgetTokens, now, countTokens: count, timeZone, query: recallQuery(question) });

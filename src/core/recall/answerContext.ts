@@ -101,6 +101,12 @@ export interface GatherOptions {
   /** The answer's project scope: every read below is kept inside it. */
   readonly scope?: MemoryScope;
   readonly limits?: Partial<GatherLimits>;
+  /**
+   * Turns the model already reads elsewhere in the request — the question itself and the recent
+   * chat history — are not recalled again as excerpts (they were sent twice, and the first
+   * answer cited the message just sent).
+   */
+  readonly excludeTurnIds?: ReadonlySet<string>;
 }
 
 /**
@@ -113,13 +119,16 @@ export async function gatherContext(source: AnswerSource, message: string, optio
   const limits = { ...DEFAULT_GATHER_LIMITS, ...options.limits };
   const memory = options.scope;
   const scope = { ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(memory ? { scope: memory } : {}) };
-  const [turns, facts, searched, profile, foresight] = await Promise.all([
-    source.turns(query, { limit: limits.turns, now: options.now, ...scope }),
+  const excluded = options.excludeTurnIds ?? new Set<string>();
+  const [recalled, facts, searched, profile, foresight] = await Promise.all([
+    // As many more as may be left out, so the excerpts keep their number.
+    source.turns(query, { limit: limits.turns + excluded.size, now: options.now, ...scope }),
     source.facts(query, { limit: limits.facts, ...scope }),
     source.episodes(query, { limit: limits.episodes * 2, ...scope }),
     memory ? source.profile(limits.profile, memory) : source.profile(limits.profile),
     memory ? source.foresight(options.now, memory) : source.foresight(options.now),
   ]);
+  const turns = excluded.size > 0 ? recalled.filter((t) => !excluded.has(t.id)) : recalled;
   const episodes = await rankEpisodes(source, turns, facts, searched, limits, memory);
   return {
     profile: profile.slice(0, limits.profile),
@@ -258,6 +267,16 @@ export interface ComposeOptions {
 }
 
 /** Foresight that still holds or is upcoming at `now`; expired and dismissed items never are. */
+/**
+ * A profile item as the context prints it: "key: value", or the value alone when the key is only
+ * the value's first words — a memory added by hand is keyed so (savedMemories.memoryKey), and was
+ * sent as "I am vegetarian and I prefer: I am vegetarian and I prefer quick meals".
+ */
+export function profileLine(key: string, value: string): string {
+  const head = key.replace(/…$/, '').trim().toLowerCase();
+  return head !== '' && value.toLowerCase().startsWith(head) ? value : `${key}: ${value}`;
+}
+
 export function isTimeValid(f: ForesightItem, now: number): boolean {
   return f.status === 'active' && (f.endAt === null || f.endAt >= now);
 }
@@ -312,7 +331,7 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
     {
       heading: 'Profile (what is known about the user)',
       items: parts.profile.filter((p) => p.status === 'active').map((p, i) => ({
-        kind: 'profile', ref: p.id, label: p.key, body: clip(`${p.key}: ${p.value}`, maxChars), order: i,
+        kind: 'profile', ref: p.id, label: p.key, body: clip(profileLine(p.key, p.value), maxChars), order: i,
       })),
     },
     {
