@@ -9,6 +9,7 @@
  */
 import { RecollectError } from '../base/errors';
 import { MAX_TITLE_CHARS } from '../base/limits';
+import { formatCount } from '../base/numbers';
 import type { Project, ProjectEdit, ProjectInput } from '../base/types';
 
 export type { ProjectEdit, ProjectInput };
@@ -40,7 +41,7 @@ function cleanInstructions(text: unknown): string {
   if (typeof text !== 'string') throw new RecollectError('INVALID_INPUT', 'Project instructions must be text.');
   const t = text.trim();
   if (t.length > MAX_PROJECT_INSTRUCTIONS) {
-    throw new RecollectError('INVALID_INPUT', `Project instructions are at most ${MAX_PROJECT_INSTRUCTIONS.toLocaleString('en')} characters (these have ${t.length.toLocaleString('en')}); shorten them, they are sent with every answer.`);
+    throw new RecollectError('INVALID_INPUT', `Project instructions are at most ${formatCount(MAX_PROJECT_INSTRUCTIONS)} characters (these have ${formatCount(t.length)}); shorten them, they are sent with every answer.`);
   }
   return t;
 }
