@@ -60,7 +60,8 @@ describe('Markdown within bounded time and depth', () => {
   it('a long code block, a 40-column table and a 6-deep list are formatted', () => {
     const code = render(LONG_CODE_BLOCK);
     expect(code).toContain('data-shown="formatted"');
-    expect(code).toContain('<pre><code class="language-ts">');
+    // A focusable region, so a keyboard can scroll a long line sideways (as a table).
+    expect(code).toContain('<pre tabindex="0" role="region" aria-label="Code block"><code class="language-ts">');
     const table = render(WIDE_TABLE);
     expect(table).toContain('<div class="table-scroll" tabindex="0" role="region" aria-label="Table"><table>');
     expect(table.match(/<th>/g)).toHaveLength(40);
