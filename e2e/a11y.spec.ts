@@ -186,8 +186,8 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     // size's list is audited in both themes (here on the desktop, in the drawer above on the phone).
     // The answer's code block and table are there, each a focusable region that scrolls sideways.
     const answer = page.getByTestId('message').last();
-    await expect(answer.getByRole('region', { name: 'Code block' })).toHaveAttribute('tabindex', '0');
-    await expect(answer.getByRole('region', { name: 'Table' })).toBeVisible();
+    await expect(answer.getByRole('group', { name: 'Code block' })).toHaveAttribute('tabindex', '0');
+    await expect(answer.getByRole('group', { name: 'Table' })).toBeVisible();
     await check('chat', true, !phone);
 
     await page.getByTestId('message').last().getByRole('button', { name: 'what was sent' }).click();

@@ -47,7 +47,7 @@ test('skip link, one Tab stop for 470 conversations with arrow keys inside, and 
   }
   expect(presses).toBeLessThan(40);
 
-  // Inside the list: arrows, Home and End move; Enter opens; Tab leaves after the row's actions.
+  // Inside the list: arrows, Home and End move; Enter opens; Tab leaves after the row's actions (Rename, Delete, Move).
   const second = await conversations.nth(1).locator('.title').textContent();
   await conversations.first().focus();
   await page.keyboard.press('ArrowDown');
@@ -63,6 +63,8 @@ test('skip link, one Tab stop for 470 conversations with arrow keys inside, and 
   expect(await focusedName(page)).toMatch(/^Rename /);
   await page.keyboard.press('Tab');
   expect(await focusedName(page)).toMatch(/^Delete /);
+  await page.keyboard.press('Tab');
+  expect(await focusedName(page)).toMatch(/^Move /);
   await page.keyboard.press('Tab');
   await expect(page.locator('nav button.conversation:focus')).toHaveCount(0);
   expect(await page.evaluate(() => document.activeElement?.closest('nav') === null)).toBe(true);

@@ -64,7 +64,7 @@ test('a conversation of pathological messages opens readable, and the page keeps
   await expect(code.getByTestId('markdown')).toHaveAttribute('data-shown', 'formatted');
   await expect(code.locator('pre code.language-ts')).toContainText('const value_299 = compute_step(299, "step 299");');
   const table = answer(page, 'Measurements by column:');
-  const region = table.getByRole('region', { name: 'Table' });
+  const region = table.getByRole('group', { name: 'Table' });
   await expect(region.getByRole('columnheader')).toHaveCount(40);
   const widths = await region.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, message: el.closest('li')!.getBoundingClientRect().width }));
   expect(widths.scroll).toBeGreaterThan(widths.client);

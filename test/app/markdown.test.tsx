@@ -60,9 +60,9 @@ describe('Markdown within bounded time and depth', () => {
   it('a long code block, a 40-column table and a 6-deep list are formatted', () => {
     const code = render(LONG_CODE_BLOCK);
     expect(code).toContain('data-shown="formatted"');
-    expect(code).toContain('<pre tabindex="0" role="region" aria-label="Code block"><code class="language-ts">');
+    expect(code).toContain('<pre tabindex="0" role="group" aria-label="Code block"><code class="language-ts">');
     const table = render(WIDE_TABLE);
-    expect(table).toContain('<div class="table-scroll" tabindex="0" role="region" aria-label="Table"><table>');
+    expect(table).toContain('<div class="table-scroll" tabindex="0" role="group" aria-label="Table"><table>');
     expect(table.match(/<th>/g)).toHaveLength(40);
     const list = render(NESTED_LIST_6);
     expect(list.match(/<ul>/g)).toHaveLength(6);

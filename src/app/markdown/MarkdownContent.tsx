@@ -27,9 +27,9 @@ function components(onCite: CiteHandler): Partial<Components> {
     img: ({ alt }) => <span className="muted">[image: {alt || 'not shown'}]</span>,
     // Focusable so a keyboard can scroll it; labelled so the stop says what it is.
     // A code block scrolls sideways inside its message: focusable for the same reason as a table.
-    pre: ({ children }) => <pre tabIndex={0} role="region" aria-label="Code block">{children}</pre>,
+    pre: ({ children }) => <pre tabIndex={0} role="group" aria-label="Code block">{children}</pre>,
     table: ({ children }) => (
-      <div className="table-scroll" tabIndex={0} role="region" aria-label="Table">
+      <div className="table-scroll" tabIndex={0} role="group" aria-label="Table">
         <table>{children}</table>
       </div>
     ),
