@@ -26,6 +26,7 @@ import { synthesisResponder } from '../test/support/synthesisResponder';
 import type { MockResponder } from '../test/llm/mockLlmServer';
 import { immediateTimer, topicProvider } from '../test/support/topicEmbedder';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
+import type { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 import { LlmClient } from '../src/llm/LlmClient';
 import { createEngine } from '../src/host/createEngine';
 import { backToChat, connectEndpoint, conversationRow, messageBox, openSavedMemories, replaceMemory, sendMessage } from './appSteps';
@@ -147,6 +148,25 @@ async function chatWithMarker(page: Page) {
   await expect.poll(() => opfsFilesHolding(page)).not.toEqual([]);
 }
 
+/** Saved memories → the item holding `marker` (a fact or a plan) → delete → Forget for good. */
+function savedItemRow(what: string, marker: string): Row {
+  return {
+    path: `delete ${what} (Saved memories)`,
+    endpoint: true,
+    markers: [marker],
+    sent: true,
+    run: async (page) => {
+      await openDerivedMemory(page, [marker]);
+      const saved = await openSavedMemories(page);
+      const item = saved.getByTestId('saved-item').filter({ hasText: marker });
+      await expect(item).toHaveCount(1);
+      await item.getByRole('button', { name: /^Delete “/ }).click();
+      await confirmIn(page, 'Delete saved memory', 'Forget for good');
+      await expect(saved.getByTestId('saved-item').filter({ hasText: marker })).toHaveCount(0);
+    },
+  };
+}
+
 interface Row {
   readonly path: string;
   readonly endpoint: boolean;
@@ -222,26 +242,8 @@ const rows: Row[] = [
     },
     sent: true,
   },
-  {
-    path: 'delete a fact (Saved memories)',
-    endpoint: true,
-    markers: [FACT_MARK],
-    sent: true,
-    run: async (page) => {
-      await openDerivedMemory(page, [FACT_MARK]);
-      await deleteSavedItem(page, FACT_MARK);
-    },
-  },
-  {
-    path: 'delete a plan (Saved memories)',
-    endpoint: true,
-    markers: [PLAN_MARK],
-    sent: true,
-    run: async (page) => {
-      await openDerivedMemory(page, [PLAN_MARK]);
-      await deleteSavedItem(page, PLAN_MARK);
-    },
-  },
+  savedItemRow('a fact', FACT_MARK),
+  savedItemRow('a plan', PLAN_MARK),
   {
     path: 'delete a profile item (Profile)',
     endpoint: true,
@@ -318,16 +320,6 @@ const rows: Row[] = [
   },
 ];
 
-/** Saved memories → the item holding `marker` → delete → Forget for good. */
-async function deleteSavedItem(page: Page, marker: string): Promise<void> {
-  const saved = await openSavedMemories(page);
-  const item = saved.getByTestId('saved-item').filter({ hasText: marker });
-  await expect(item).toHaveCount(1);
-  await item.getByRole('button', { name: /^Delete “/ }).click();
-  await confirmIn(page, 'Delete saved memory', 'Forget for good');
-  await expect(saved.getByTestId('saved-item').filter({ hasText: marker })).toHaveCount(0);
-}
-
 const dayFromNow = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
@@ -360,11 +352,12 @@ const derivedResponder: MockResponder = (req) => {
 let derived = false;
 
 /**
- * The profile row's memory: the marker turn synthesised (eager) into an episode, a theme and a
- * profile item whose value quotes it, then a question in another conversation answered with that
- * profile, so a stored request carries it too.
+ * A memory synthesised in Node through the engine with the mock endpoint: `first` then OTHER in
+ * "Kitchen", closed and synthesised (eager), then QUESTION asked in "Later" and answered, so its
+ * stored request carries what answering was sent. `check` says why the file is fit for its rows;
+ * the file is saved without vectors to `path`.
  */
-async function prefill(): Promise<void> {
+async function synthesiseAndAsk(first: string, path: string, check: (store: SqliteMemoryStore, sent: string, engine: ReturnType<typeof createEngine>) => Promise<void>): Promise<void> {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
   const engine = createEngine(store, { embedders: topicProvider(['sourdough', 'ferns']), llm, timer: immediateTimer, profileDebounceMs: 0 });
@@ -372,52 +365,39 @@ async function prefill(): Promise<void> {
   await engine.setConsolidationPolicy('eager');
   const t0 = Date.now() - 3 * 86_400_000;
   await store.createConversation({ id: 'kitchen', title: 'Kitchen' });
-  await engine.appendTurn({ id: 'k1', conversationId: 'kitchen', role: 'user', speaker: 'You', content: SECRET, occurredAt: t0 });
+  await engine.appendTurn({ id: 'k1', conversationId: 'kitchen', role: 'user', speaker: 'You', content: first, occurredAt: t0 });
   await engine.appendTurn({ id: 'k2', conversationId: 'kitchen', role: 'user', speaker: 'You', content: OTHER, occurredAt: t0 + 60_000 });
   await engine.idle();
   await engine.closeOpenCells();
   await engine.idle();
-  const profile = await engine.listProfile();
-  if (!profile.some((p) => p.value.includes(MARKER))) throw new Error(`the prefill should give a profile item quoting the marker: ${JSON.stringify(profile)}`);
   await store.createConversation({ id: 'later', title: 'Later' });
   await engine.appendTurn({ id: 'q1', conversationId: 'later', role: 'user', speaker: 'You', content: QUESTION, occurredAt: t0 + 86_400_000 });
   await engine.idle();
   await engine.ask({ conversationId: 'later', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
-  if (!JSON.stringify((await store.getMessage('a1'))!.metadata).includes(MARKER)) throw new Error('the stored request should carry the marker');
-  await saveWithoutVectors(store, PREFILL);
+  await check(store, JSON.stringify((await store.getMessage('a1'))!.metadata), engine);
+  await saveWithoutVectors(store, path);
   engine.stop();
 }
 
+/** The profile row's memory: the marker turn gives an episode, a theme and a profile item quoting it, all sent with the answer. */
+const prefill = () => synthesiseAndAsk(SECRET, PREFILL, async (_store, sent, engine) => {
+  const profile = await engine.listProfile();
+  if (!profile.some((p) => p.value.includes(MARKER))) throw new Error(`the prefill should give a profile item quoting the marker: ${JSON.stringify(profile)}`);
+  if (!sent.includes(MARKER)) throw new Error('the stored request should carry the marker');
+});
+
 /**
- * The derived rows' memory: turns with no marker, synthesised (eager) with `derivedResponder`, then
- * the question asked in another conversation, so its stored request carries the fact, the plan,
- * the profile item and the episode.
+ * The derived rows' memory: turns with no marker, synthesised with `derivedResponder`; the
+ * answer's stored request carries the fact, the plan, the profile item and the episode.
  */
 async function prefillDerived(): Promise<void> {
   derived = true;
   try {
-    const store = await openNodeStore();
-    const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
-    const engine = createEngine(store, { embedders: topicProvider(['sourdough', 'ferns']), llm, timer: immediateTimer, profileDebounceMs: 0 });
-    await engine.start();
-    await engine.setConsolidationPolicy('eager');
-    const t0 = Date.now() - 3 * 86_400_000;
-    await store.createConversation({ id: 'kitchen', title: 'Kitchen' });
-    await engine.appendTurn({ id: 'k1', conversationId: 'kitchen', role: 'user', speaker: 'You', content: PLAIN, occurredAt: t0 });
-    await engine.appendTurn({ id: 'k2', conversationId: 'kitchen', role: 'user', speaker: 'You', content: OTHER, occurredAt: t0 + 60_000 });
-    await engine.idle();
-    await engine.closeOpenCells();
-    await engine.idle();
-    await store.createConversation({ id: 'later', title: 'Later' });
-    await engine.appendTurn({ id: 'q1', conversationId: 'later', role: 'user', speaker: 'You', content: QUESTION, occurredAt: t0 + 86_400_000 });
-    await engine.idle();
-    await engine.ask({ conversationId: 'later', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
-    const sent = JSON.stringify((await store.getMessage('a1'))!.metadata);
-    for (const m of [FACT_MARK, PLAN_MARK, PROFILE_MARK, EPISODE_MARK]) if (!sent.includes(m)) throw new Error(`the stored request should carry ${m}: ${sent.slice(0, 3000)}`);
-    const [theme] = await store.db.query<{ n: number }>('SELECT count(*) AS n FROM memscenes WHERE summary LIKE ?', [`%${THEME_MARK}%`]);
-    if (Number(theme?.n) !== 1) throw new Error('the prefill should give a theme whose summary holds its marker');
-    await saveWithoutVectors(store, PREFILL_DERIVED);
-    engine.stop();
+    await synthesiseAndAsk(PLAIN, PREFILL_DERIVED, async (store, sent) => {
+      for (const m of [FACT_MARK, PLAN_MARK, PROFILE_MARK, EPISODE_MARK]) if (!sent.includes(m)) throw new Error(`the stored request should carry ${m}: ${sent.slice(0, 3000)}`);
+      const [theme] = await store.db.query<{ n: number }>('SELECT count(*) AS n FROM memscenes WHERE summary LIKE ?', [`%${THEME_MARK}%`]);
+      if (Number(theme?.n) !== 1) throw new Error('the prefill should give a theme whose summary holds its marker');
+    });
   } finally {
     derived = false;
   }
