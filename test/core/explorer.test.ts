@@ -267,6 +267,27 @@ describe('memory explorer', () => {
     expect((await engine.listMessages('sis')).map((m) => m.id)).toEqual(['sis1', 'sis2', 'sis3', 'sis4']);
   });
 
+  it('says stored answers changed after each deletion that redacts them, so a chat on screen reads them again', async () => {
+    const { engine, cellOf } = await setup();
+    const events: string[] = [];
+    engine.on((e) => events.push(e.type));
+    const deletes: [string, () => Promise<unknown>][] = [
+      ['a fact', async () => engine.deleteFact((await engine.searchMemory('beagle', { kinds: ['fact'] }))[0]!.id)],
+      ['a profile item', async () => engine.deleteProfileItem((await engine.listProfile())[0]!.id)],
+      ['a plan (Forget)', async () => engine.forget([{ kind: 'foresight', id: (await engine.listForesight())[0]!.id }])],
+      ['an episode', async () => engine.deleteMemCell(await cellOf('sit'))],
+    ];
+    for (const [what, run] of deletes) {
+      events.length = 0;
+      await run();
+      expect(events, what).toContain('messages-changed');
+    }
+    // An edit redacts nothing: no chat is told to read its messages again.
+    events.length = 0;
+    await engine.renameScene((await engine.listScenes())[0]!.id, 'Pets');
+    expect(events).not.toContain('messages-changed');
+  });
+
   it('names what was forgotten with correct plurals', () => {
     expect(forgetSummary({ fact: 2, episode: 1, turn: 3, foresight: 1, profile: 0, scene: 0 })).toBe('2 facts, 1 episode, 3 messages, 1 plan');
     expect(forgetSummary({ fact: 0, episode: 0, turn: 0, foresight: 0, profile: 1, scene: 2 })).toBe('1 profile item, 2 theme summaries');

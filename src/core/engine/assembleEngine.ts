@@ -290,7 +290,11 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
             lifecycle.reevaluate(); // episodes that lost turns are raw again: the policy re-derives them
             emit({ type: 'messages-changed', conversationId: null });
             emit({ type: 'conversations-changed' });
-          } else if (options?.conversations) emit({ type: 'conversations-changed' });
+          } else {
+            // Stored answers were redacted: a chat on screen still holds their old metadata.
+            if (options?.answers) emit({ type: 'messages-changed', conversationId: null });
+            if (options?.conversations) emit({ type: 'conversations-changed' });
+          }
           emit({ type: 'memory-changed' });
         },
       })

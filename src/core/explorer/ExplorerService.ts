@@ -54,9 +54,11 @@ export interface ExplorerServiceDeps {
   readonly newId: () => string;
   /**
    * Memory changed (indexes reload, the UI refetches); with `turns`, stored turns were deleted too;
-   * with `conversations`, a conversation was renamed.
+   * with `answers`, a deleted item was redacted from stored answers ("what was sent", citation
+   * labels), so a chat already on screen must read them again; with `conversations`, a
+   * conversation was renamed.
    */
-  readonly changed: (options?: { readonly turns?: boolean; readonly conversations?: boolean }) => void;
+  readonly changed: (options?: { readonly turns?: boolean; readonly answers?: boolean; readonly conversations?: boolean }) => void;
 }
 
 export class ExplorerService {
@@ -168,7 +170,7 @@ export class ExplorerService {
 
   async deleteFact(id: string): Promise<boolean> {
     const deleted = await this.#ex.deleteFact(id, this.#now());
-    if (deleted) this.#d.changed();
+    if (deleted) this.#d.changed({ answers: true });
     return deleted;
   }
 
@@ -194,7 +196,7 @@ export class ExplorerService {
     this.#d.resetLifecycle(); // it may have been a conversation's open cell
     await this.#turnsDeleted(result.deletedTurnIds);
     await this.#resummarise(result.sceneId ? [result.sceneId] : []);
-    this.#d.changed({ turns: result.deletedTurnIds.length > 0 });
+    this.#d.changed({ turns: result.deletedTurnIds.length > 0, answers: true });
     return true;
   }
 
@@ -316,7 +318,7 @@ export class ExplorerService {
 
   async deleteProfileItem(id: string): Promise<void> {
     await this.#ex.deleteProfileItem(id, this.#now());
-    this.#d.changed();
+    this.#d.changed({ answers: true });
   }
 
   /** A page of foresight (the app reads these). */
@@ -360,7 +362,7 @@ export class ExplorerService {
     this.#d.resetLifecycle();
     await this.#turnsDeleted(result.deletedTurnIds);
     await this.#resummarise(result.sceneIds);
-    this.#d.changed({ turns: result.deletedTurnIds.length > 0, conversations: result.deleted.title > 0 });
+    this.#d.changed({ turns: result.deletedTurnIds.length > 0, answers: true, conversations: result.deleted.title > 0 });
     return { deleted: result.deleted };
   }
 }
