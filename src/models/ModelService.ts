@@ -412,11 +412,6 @@ class DeferredReranker implements LoadedReranker {
     return undefined;
   }
 
-  /** Whether the model behind it has been loaded (tests; the runtime is not started before). */
-  get loaded(): boolean {
-    return this.#model !== null;
-  }
-
   rerank(query: string, docs: readonly string[]): Promise<number[]> {
     this.#model ??= this.#create().catch((err: unknown) => {
       this.#model = null;
