@@ -6,20 +6,13 @@
  * download again (also after a reload), and the browser's storage estimate drops.
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { buildTestHub, buildTestLlms, startModelHub, type ModelHub } from '../test/support/modelHub';
-import { openWithModelHub, printPageOnFailure } from './appSteps';
+import { openWithModelHub, printPageOnFailure, useModelHub } from './appSteps';
 
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
 const MSMARCO = 'Xenova/ms-marco-MiniLM-L-6-v2';
 const SMOL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
 
-let hub: ModelHub;
-test.beforeAll(async () => {
-  await buildTestHub();
-  await buildTestLlms('hub');
-  hub = await startModelHub();
-});
-test.afterAll(async () => hub?.close());
+const hub = useModelHub({ llms: true });
 printPageOnFailure();
 
 const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(page, context, hub.url);
