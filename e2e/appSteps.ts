@@ -91,10 +91,6 @@ export async function replaceMemory(page: Page, file: ImportFile, imported: stri
 }
 
 /**
- * Opens the app with models downloading from the local test hub at `hubUrl`, and every request
- * to anywhere but this machine refused (nothing may reach the real hub).
- */
-/**
  * The local model hub for a spec (random-weight models, test/support/modelHub.ts): built and
  * started before its tests, closed after. The returned object stands for the started hub.
  */
@@ -116,6 +112,10 @@ export function useModelHub(options: { readonly llms?: boolean } = {}): ModelHub
   });
 }
 
+/**
+ * Opens the app with models downloading from the local test hub at `hubUrl`, and every request
+ * to anywhere but this machine refused (nothing may reach the real hub).
+ */
 export async function openWithModelHub(page: Page, context: BrowserContext, hubUrl: string): Promise<void> {
   await context.addInitScript((url) => localStorage.setItem('recollect.model-hub', url), hubUrl);
   await context.route((url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url.href), (route) => route.abort());
