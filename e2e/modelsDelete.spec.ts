@@ -3,7 +3,7 @@
  * on 127.0.0.1 (scripts/build-test-models.mjs, build-test-llm.mjs) stand in for the Hugging Face
  * Hub. A downloaded model in use cannot be deleted and says why; once another model is chosen, the
  * confirmation says the size it frees, the files leave the browser cache, the row offers the
- * download again (also after a reload), and the browser's storage estimate drops.
+ * download again (also after a reload), and the space freed is what the cached files held.
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { openWithModelHub, printPageOnFailure, useModelHub } from './appSteps';
@@ -23,7 +23,21 @@ const cachedFiles = (page: Page, repo: string) => page.evaluate(async (r) => {
   return (await cache.keys()).map((req) => req.url).filter((u) => u.includes(`/${r}/`));
 }, repo);
 
-const storedBytes = (page: Page) => page.evaluate(async () => (await navigator.storage.estimate()).usage ?? 0);
+/**
+ * The bytes `repo`'s cached files hold (their Content-Length), shown as the app formats sizes. The
+ * browser's storage estimate is not checked: headless Chromium's stayed the same after the files
+ * were deleted, even across a reload (the design notes call it unreliable there).
+ */
+const cachedSize = (page: Page, repo: string) => page.evaluate(async (r) => {
+  const cache = await caches.open('transformers-cache');
+  let n = 0;
+  for (const req of await cache.keys()) if (req.url.includes(`/${r}/`)) n += Number((await cache.match(req))?.headers.get('content-length') ?? 0);
+  const units = ['KB', 'MB', 'GB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return n < 1024 ? `${n} B` : `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}, repo);
 
 test('an embedder and a reranker: in use they cannot be deleted; chosen away, Delete download frees their files and offers the download again', async ({ page, context }) => {
   test.setTimeout(240_000);
@@ -66,20 +80,19 @@ test('an embedder and a reranker: in use they cannot be deleted; chosen away, De
   await expect(del).toBeEnabled();
   await expect(row.getByTestId('delete-blocked')).toHaveCount(0);
 
-  const before = await storedBytes(page);
+  const freed = await cachedSize(page, MINILM);
   await del.click();
   const confirm = page.getByRole('alertdialog', { name: 'Delete all-MiniLM-L6-v2' });
   await expect(confirm).toContainText(`This frees about ${size}.`);
   await expect(confirm.getByRole('button', { name: 'Cancel' })).toBeFocused(); // the safe button
   await confirm.getByRole('button', { name: `Delete download (${size})` }).click();
 
-  await expect(row.getByTestId('download-deleted')).toContainText(/Deleted the download of all-MiniLM-L6-v2: [\d.,]+ [KMG]?B freed\./, { timeout: 30_000 });
+  await expect(row.getByTestId('download-deleted')).toContainText(`Deleted the download of all-MiniLM-L6-v2: ${freed} freed.`, { timeout: 30_000 });
   await expect(row).toContainText(`${size} download`);
   await expect(row.getByRole('button', { name: `Download (${size})` })).toBeVisible();
   await expect(row.getByRole('button', { name: 'Use' })).toHaveCount(0);
   expect(await cachedFiles(page, MINILM)).toEqual([]);
   expect((await cachedFiles(page, MSMARCO)).length).toBe(4); // only the model asked for
-  await expect.poll(() => storedBytes(page), { timeout: 30_000 }).toBeLessThan(before);
 
   // After a reload it is still a download to make; downloading again works.
   await page.reload();
@@ -106,14 +119,13 @@ test('a model on this device: chosen it cannot be deleted; with the endpoint cho
   await section.getByRole('radio', { name: 'The endpoint above' }).click();
   await expect(del).toBeEnabled({ timeout: 30_000 });
   expect((await cachedFiles(page, SMOL)).length).toBeGreaterThan(0);
-  const before = await storedBytes(page);
+  const freed = await cachedSize(page, SMOL);
   await del.click();
   const confirm = page.getByRole('alertdialog', { name: 'Delete SmolLM2 135M Instruct' });
   await expect(confirm).toContainText(/This frees about [\d.,]+ MB\./);
   await confirm.getByRole('button', { name: /^Delete download/ }).click();
-  await expect(smol.getByTestId('download-deleted')).toContainText(/Deleted the download of SmolLM2 135M Instruct: [\d.,]+ [KMG]?B freed\./, { timeout: 30_000 });
+  await expect(smol.getByTestId('download-deleted')).toContainText(`Deleted the download of SmolLM2 135M Instruct: ${freed} freed.`, { timeout: 30_000 });
   await expect(smol.getByRole('button', { name: 'Download SmolLM2 135M Instruct' })).toBeVisible();
   await expect(smol.getByRole('radio', { name: /SmolLM2 135M Instruct/ })).toBeDisabled();
   expect(await cachedFiles(page, SMOL)).toEqual([]);
-  await expect.poll(() => storedBytes(page), { timeout: 30_000 }).toBeLessThan(before);
 });

@@ -42,6 +42,8 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
   #generator: TransformersTextGenerator | null = null;
   #loading: Promise<DeviceLlmStatus> | null = null;
   readonly #downloads = new ModelDownloads();
+  /** Generations running now: their model's files must not go from under them. */
+  #generating = 0;
 
   constructor(platform: DeviceLlmPlatform, catalog: readonly DeviceLlmEntry[] = DEVICE_LLM_CATALOG) {
     this.#platform = platform;
@@ -107,13 +109,20 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
 
   /**
    * The person's "Delete download": removes every precision's files of `id` from the cache (a
-   * model downloaded on one adapter may have been fetched in the other precision elsewhere). The
-   * loaded or loading model is refused; the page disables the control for the chosen one.
+   * model downloaded on one adapter may have been fetched in the other precision elsewhere). This
+   * worker does not know which model the person chose: the page disables the control for the
+   * chosen one, and a model still loaded after the choice moved away is unloaded first. A model
+   * that is loading or generating is refused.
    */
   async deleteDownload(id: string): Promise<DeletedDownload<DeviceLlmInfo>> {
     const entry = this.#entry(id);
-    if (this.#status.modelId === id && (this.#status.state === 'ready' || this.#status.state === 'loading')) {
-      throw new RecollectError('MODEL_IN_USE', `${entry.label} is in use: it answers on this device. Choose another way to answer first, then delete it.`);
+    const busy = this.#status.modelId === id && (this.#status.state === 'loading' || this.#generating > 0);
+    if (busy) throw new RecollectError('MODEL_IN_USE', `${entry.label} is in use: it is answering on this device. Choose another way to answer first, then delete it.`);
+    if (this.#status.modelId === id) {
+      const generator = this.#generator;
+      this.#generator = null;
+      this.#status = NONE;
+      await generator?.dispose().catch(() => undefined);
     }
     if (this.#downloads.current === id) throw new RecollectError('MODEL_IN_USE', `${entry.label} is downloading: cancel the download first.`);
     const dtypes = Object.keys(entry.bytes) as DeviceLlmDtype[];
@@ -180,7 +189,12 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
       const why = this.#status.error?.message ?? 'No model on this device is loaded. Choose one in Settings.';
       throw new LlmError('LLM_NOT_CONFIGURED', why);
     }
-    return generator.generate(request, onText);
+    this.#generating++;
+    try {
+      return await generator.generate(request, onText);
+    } finally {
+      this.#generating--;
+    }
   }
 
   cancel(requestId: string): void {

@@ -163,13 +163,21 @@ describe('DeviceLlmService.deleteDownload', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('refuses the loaded model, saying why, and keeps its files', async () => {
+  it('refuses a model that is answering, saying why, and keeps its files; once idle it is unloaded and deleted', async () => {
     const { root, p, forgot } = copyOf(SMOL);
     const service = new DeviceLlmService(p);
     expect((await service.load(SMOL)).state).toBe('ready');
-    await expect(service.deleteDownload(SMOL)).rejects.toMatchObject({ code: 'MODEL_IN_USE', message: expect.stringMatching(/is in use: it answers on this device/) });
+    let refused: unknown = null;
+    await service.generate({ requestId: 'r', messages: [{ role: 'user', content: 'Hi' }], maxNewTokens: 4 }, () => {
+      refused ??= service.deleteDownload(SMOL).then(() => 'deleted', (e: unknown) => e);
+    });
+    await expect(refused).resolves.toMatchObject({ code: 'MODEL_IN_USE', message: expect.stringMatching(/is in use: it is answering on this device/) });
     expect(forgot).toEqual([]);
     expect((await service.listModels()).find((m) => m.id === SMOL)?.cached).toBe(true);
+    // Idle (the person chose another way to answer): unloaded, then deleted.
+    expect((await service.deleteDownload(SMOL)).freedBytes).toBeGreaterThan(0);
+    expect(service.status()).toMatchObject({ modelId: null, state: 'none' });
+    await expect(service.generate({ requestId: 's', messages: [{ role: 'user', content: 'Hi' }], maxNewTokens: 4 })).rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED' });
     rmSync(root, { recursive: true, force: true });
   });
 });
