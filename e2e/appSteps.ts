@@ -1,5 +1,6 @@
 /** Steps through the running app that many browser tests take: the message box, and connecting an endpoint. */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { buildTestHub, buildTestLlms, startModelHub, type ModelHub } from '../test/support/modelHub';
 
 type ImportFile = Parameters<Page['setInputFiles']>[1];
 
@@ -87,6 +88,28 @@ export async function replaceMemory(page: Page, file: ImportFile, imported: stri
     await question.getByRole('button', { name: 'Close and keep synthesis off' }).click();
     await expect(question).toBeHidden();
   }
+}
+
+/**
+ * The local model hub for a spec (random-weight models, test/support/modelHub.ts): built and
+ * started before its tests, closed after. The returned object stands for the started hub.
+ */
+export function useModelHub(options: { readonly llms?: boolean } = {}): ModelHub {
+  let started: ModelHub | null = null;
+  test.beforeAll(async () => {
+    await buildTestHub();
+    if (options.llms) await buildTestLlms('hub');
+    started = await startModelHub();
+  });
+  test.afterAll(async () => started?.close());
+  const live = () => {
+    if (!started) throw new Error('the model hub is used before it started (only inside tests)');
+    return started;
+  };
+  return new Proxy({} as ModelHub, {
+    get: (_, key) => Reflect.get(live(), key),
+    set: (_, key, value) => Reflect.set(live(), key, value),
+  });
 }
 
 /**

@@ -10,19 +10,12 @@
  * path on WebGPU (SwiftShader): e2e/deviceLlmWebgpu.spec.ts.
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { buildTestHub, buildTestLlms, startModelHub, type ModelHub } from '../test/support/modelHub';
-import { openWithModelHub, typeAndSend as ask } from './appSteps';
+import { openWithModelHub, typeAndSend as ask, useModelHub } from './appSteps';
 
 const SMOL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
 const QWEN = 'onnx-community/Qwen2.5-0.5B-Instruct';
 
-let hub: ModelHub;
-test.beforeAll(async () => {
-  await buildTestHub();
-  await buildTestLlms('hub');
-  hub = await startModelHub();
-});
-test.afterAll(async () => hub?.close());
+const hub = useModelHub({ llms: true });
 
 const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(page, context, hub.url);
 

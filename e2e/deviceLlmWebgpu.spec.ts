@@ -6,8 +6,7 @@
  * it on WebGPU, and the WebGPU-only models are offered. Answers are gibberish by construction.
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { buildTestHub, buildTestLlms, startModelHub, type ModelHub } from '../test/support/modelHub';
-import { openWithModelHub, typeAndSend as ask } from './appSteps';
+import { openWithModelHub, typeAndSend as ask, useModelHub } from './appSteps';
 import { CHROMIUM_ARGS, chromiumExecutable } from './browser';
 
 const SMOL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
@@ -17,13 +16,7 @@ const executablePath = chromiumExecutable();
 const WEBGPU_ARGS = [...CHROMIUM_ARGS.filter((a) => a !== '--disable-gpu'), '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader'];
 test.use({ launchOptions: { ...(executablePath ? { executablePath } : {}), args: WEBGPU_ARGS } });
 
-let hub: ModelHub;
-test.beforeAll(async () => {
-  await buildTestHub();
-  await buildTestLlms('hub');
-  hub = await startModelHub();
-});
-test.afterAll(async () => hub?.close());
+const hub = useModelHub({ llms: true });
 
 const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(page, context, hub.url);
 

@@ -6,8 +6,7 @@
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { loadDatabaseFile } from '../src/storage/openNodeDatabase';
-import { buildTestHub, startModelHub, type ModelHub } from '../test/support/modelHub';
-import { messageBox, openWithModelHub, printPageOnFailure } from './appSteps';
+import { messageBox, openWithModelHub, printPageOnFailure, useModelHub } from './appSteps';
 
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
 const MSMARCO = 'Xenova/ms-marco-MiniLM-L-6-v2';
@@ -17,12 +16,7 @@ const E5 = 'Xenova/multilingual-e5-small';
 const PUPPY = 'I adopted a puppy from the shelter last weekend and named him Biscuit.';
 const EARNINGS = 'The quarterly earnings report shows revenue fell sharply in the north.';
 
-let hub: ModelHub;
-test.beforeAll(async () => {
-  await buildTestHub();
-  hub = await startModelHub();
-});
-test.afterAll(async () => hub?.close());
+const hub = useModelHub();
 printPageOnFailure();
 
 const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(page, context, hub.url);

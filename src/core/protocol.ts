@@ -306,6 +306,20 @@ export interface ModelWorkerApi {
   cancelDownload(): void;
   /** Where downloads come from: a mirror of the Hub in `<repo>/resolve/main/<file>` layout (null: the Hub). */
   setModelHub(url: string | null): Promise<string>;
+  /**
+   * The person's "Delete download": drops a downloaded model's files from the cache. Refused
+   * (MODEL_IN_USE) for the embedder or reranker in use or a switch's target, (INVALID_INPUT) for
+   * a bundled model, and while that model is downloading.
+   */
+  deleteDownload(id: string): Promise<DeletedDownload<ModelInfo>>;
+}
+
+/** What "Delete download" did: the space it freed and the model list after it. */
+export interface DeletedDownload<M> {
+  readonly modelId: string;
+  /** Bytes removed from the cache (the files' own sizes, or the catalog's size where a file did not say). */
+  readonly freedBytes: number;
+  readonly models: readonly M[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -395,6 +409,8 @@ export interface DeviceLlmWorkerApi extends TextGenerator {
   load(id: string): Promise<DeviceLlmStatus>;
   status(): DeviceLlmStatus;
   setModelHub(url: string | null): Promise<string>;
+  /** Drops a downloaded model's files (every precision of it); refused (MODEL_IN_USE) for the loaded model. */
+  deleteDownload(id: string): Promise<DeletedDownload<DeviceLlmInfo>>;
 }
 
 /** Message the page posts to the device-LLM worker to hand it a port for the engine worker. */

@@ -11,11 +11,11 @@
  */
 import { RecollectError, toErrorInfo } from '../core/base/errors';
 import type {
-  DeviceGenerationRequest, DeviceGenerationResult, DeviceLlmInfo, DeviceLlmStatus, DeviceLlmWorkerApi, ProgressListener, TextListener,
+  DeletedDownload, DeviceGenerationRequest, DeviceGenerationResult, DeviceLlmInfo, DeviceLlmStatus, DeviceLlmWorkerApi, ProgressListener, TextListener,
 } from '../core/protocol';
 import { LlmError } from '../llm/llmErrors';
 import {
-  DEVICE_LLM_CATALOG, chooseRuntime, deviceLlmFiles, type DeviceLlmEntry, type GpuCapabilities, type Runtime,
+  DEVICE_LLM_CATALOG, chooseRuntime, deviceLlmFiles, type DeviceLlmDtype, type DeviceLlmEntry, type GpuCapabilities, type Runtime,
 } from './deviceLlmCatalog';
 import { TransformersTextGenerator, type TextGeneratorLoadOptions } from './TransformersTextGenerator';
 import { ModelDownloads } from './ModelDownloads';
@@ -26,8 +26,8 @@ export interface DeviceLlmPlatform {
   gpu(): Promise<GpuCapabilities | null>;
   /** Every file of `id` is in the browser cache. */
   cached(id: string, files: readonly string[]): Promise<boolean>;
-  /** Drops a failed download's files. */
-  forget?(id: string, files: readonly string[]): Promise<void>;
+  /** Drops a model's cached files (a failed download's, or one the person deletes); resolves to the bytes removed, where known. */
+  forget?(id: string, files: readonly string[]): Promise<number>;
   setModelHub?(url: string | null): string;
   /** Loads a model (tests pass a counting or failing loader). */
   load?(id: string, options: TextGeneratorLoadOptions): Promise<TransformersTextGenerator>;
@@ -42,6 +42,8 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
   #generator: TransformersTextGenerator | null = null;
   #loading: Promise<DeviceLlmStatus> | null = null;
   readonly #downloads = new ModelDownloads();
+  /** Generations running now: their model's files must not go from under them. */
+  #generating = 0;
 
   constructor(platform: DeviceLlmPlatform, catalog: readonly DeviceLlmEntry[] = DEVICE_LLM_CATALOG) {
     this.#platform = platform;
@@ -90,7 +92,7 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
       label: entry.label,
       expectedBytes: entry.bytes[runtime.dtype],
       onProgress,
-      forget: async () => this.#platform.forget?.(entry.id, files),
+      forget: async () => void (await this.#platform.forget?.(entry.id, files)),
       fetchFiles: (onInfo) =>
         withEnv({ allowRemoteModels: true, allowLocalModels: false }, async () => {
           // Loading is the library's way to fetch (and cache) every file; WASM checks the files, not speed.
@@ -103,6 +105,33 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
 
   cancelDownload(): void {
     this.#downloads.cancel();
+  }
+
+  /**
+   * The person's "Delete download": removes every precision's files of `id` from the cache (a
+   * model downloaded on one adapter may have been fetched in the other precision elsewhere). This
+   * worker does not know which model the person chose: the page disables the control for the
+   * chosen one, and a model still loaded after the choice moved away is unloaded first. A model
+   * that is loading or generating is refused.
+   */
+  async deleteDownload(id: string): Promise<DeletedDownload<DeviceLlmInfo>> {
+    const entry = this.#entry(id);
+    const busy = this.#status.modelId === id && (this.#status.state === 'loading' || this.#generating > 0);
+    if (busy) throw new RecollectError('MODEL_IN_USE', `${entry.label} is in use: it is answering on this device. Choose another way to answer first, then delete it.`);
+    if (this.#status.modelId === id) {
+      const generator = this.#generator;
+      this.#generator = null;
+      this.#status = NONE;
+      await generator?.dispose().catch(() => undefined);
+    }
+    if (this.#downloads.current === id) throw new RecollectError('MODEL_IN_USE', `${entry.label} is downloading: cancel the download first.`);
+    const dtypes = Object.keys(entry.bytes) as DeviceLlmDtype[];
+    const cached = (await Promise.all(dtypes.map(async (d) => ((await this.#platform.cached(id, deviceLlmFiles(d))) ? entry.bytes[d] : 0))));
+    const files = [...new Set(dtypes.flatMap((d) => deviceLlmFiles(d)))];
+    const removed = (await this.#platform.forget?.(id, files)) ?? 0;
+    const expected = cached.reduce((a, b) => a + b, 0);
+    if (removed === 0 && expected === 0) throw new RecollectError('NOT_FOUND', `${entry.label} is not downloaded on this device.`);
+    return { modelId: id, freedBytes: removed > 0 ? removed : expected, models: await this.listModels() };
   }
 
   /** Loads `id` from the cache (never the network) on the best device it can run on here. */
@@ -160,7 +189,12 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
       const why = this.#status.error?.message ?? 'No model on this device is loaded. Choose one in Settings.';
       throw new LlmError('LLM_NOT_CONFIGURED', why);
     }
-    return generator.generate(request, onText);
+    this.#generating++;
+    try {
+      return await generator.generate(request, onText);
+    } finally {
+      this.#generating--;
+    }
   }
 
   cancel(requestId: string): void {

@@ -12,7 +12,7 @@
  */
 import { AutoModel, AutoTokenizer } from '@huggingface/transformers';
 import { RecollectError, type ErrorInfo, toErrorInfo } from '../core/base/errors';
-import type { DevicePreference, ModelInfo, ModelStatus, ModelWorkerApi, ProgressListener, SlotState, SlotStatus } from '../core/protocol';
+import type { DeletedDownload, DevicePreference, ModelInfo, ModelStatus, ModelWorkerApi, ProgressListener, SlotState, SlotStatus } from '../core/protocol';
 import { BUNDLED_MODEL_ID, MODEL_CATALOG, type CatalogEntry, type ModelKind } from './catalog';
 import type { ModelLoadOptions } from './loadOptions';
 import { isBackendUnavailable, isDamagedModelFile, isMissingModelFile, unavailable } from './modelErrors';
@@ -240,7 +240,7 @@ export class ModelService implements ModelWorkerApi {
       expectedBytes: entry.approxBytes,
       onProgress,
       serialise: (fn) => this.exclusive(fn),
-      forget: async () => this.platform.forget?.(entry),
+      forget: async () => void (await this.platform.forget?.(entry)),
       fetchFiles: (onInfo) =>
         withEnv({ allowRemoteModels: true, allowLocalModels: false }, async () => {
           const options = { progress_callback: onInfo };
@@ -265,6 +265,30 @@ export class ModelService implements ModelWorkerApi {
   /** Stops the running download; files that arrived whole are kept for the next try. */
   cancelDownload(): void {
     this.downloads.cancel();
+  }
+
+  /**
+   * The person's "Delete download": removes a downloaded model's files from the cache, so it lists
+   * as "N MB download" again. A model this worker uses (the embedder, a switch's target, the
+   * reranker) is refused rather than pulled from under a search; the page disables the control
+   * for the same models and says why.
+   */
+  async deleteDownload(id: string): Promise<DeletedDownload<ModelInfo>> {
+    const entry = this.catalog.find((m) => m.id === id);
+    if (!entry) throw new RecollectError('INVALID_INPUT', `"${id}" is not in the model catalog.`);
+    if (entry.bundled) throw new RecollectError('INVALID_INPUT', `${entry.label} comes with Recollect: there is no download to delete.`);
+    // A slot whose model failed to load holds nothing of it (its files may be what failed).
+    const use = this.embedder.id === id && !this.embedder.error ? 'searches by meaning with it'
+      : this.extraEmbedders.has(id) ? 'is re-embedding your memory with it'
+        : this.reranker.id === id && !this.reranker.error ? 'reranks with it' : null;
+    if (use) throw new RecollectError('MODEL_IN_USE', `${entry.label} is in use: Recollect ${use}. Choose another model first, then delete it.`);
+    if (this.downloads.current === id) throw new RecollectError('MODEL_IN_USE', `${entry.label} is downloading: cancel the download first.`);
+    const { cached, partial = false } = await this.platform.availability(entry);
+    // In the load/download queue: no load of this model reads files while they go.
+    const removed = await this.exclusive(async () => (await this.platform.forget?.(entry)) ?? 0);
+    const freedBytes = removed > 0 ? removed : cached ? entry.approxBytes : 0;
+    if (!cached && !partial && removed === 0) throw new RecollectError('NOT_FOUND', `${entry.label} is not downloaded on this device.`);
+    return { modelId: id, freedBytes, models: await this.listModels() };
   }
 
   // -------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 import { env } from '@huggingface/transformers';
 import type { GpuCapabilities } from './deviceLlmCatalog';
 import type { DeviceLlmPlatform } from './DeviceLlmService';
-import { remoteUrl, setModelHub } from './transformersEnv';
+import { dropCachedFiles, remoteUrl, setModelHub } from './transformersEnv';
 
 interface GpuAdapterLike {
   readonly limits: { readonly maxBufferSize: number; readonly maxStorageBufferBindingSize: number };
@@ -41,9 +41,8 @@ export function browserDeviceLlmPlatform(): DeviceLlmPlatform {
       return hits.every((h) => h !== undefined);
     },
     async forget(id, files) {
-      if (typeof caches === 'undefined') return;
-      const cache = await caches.open(env.cacheKey);
-      await Promise.all(files.map((f) => cache.delete(remoteUrl(id, f))));
+      if (typeof caches === 'undefined') return 0;
+      return dropCachedFiles(id, files);
     },
   };
 }

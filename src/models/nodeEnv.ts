@@ -4,7 +4,7 @@
  * downloads off and onnxruntime-node's CPU backend. Never imported by the browser worker.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { env } from '@huggingface/transformers';
@@ -35,6 +35,20 @@ export function configureNodeEnv(options: NodeEnvOptions = {}): ModelPlatform {
       const cacheDir = env.cacheDir;
       const cached = !!cacheDir && files.every((f) => existsSync(join(cacheDir, entry.id, f)));
       return { local, cached };
+    },
+    // The Node FS cache's files of a downloaded model (never the local model folder's).
+    async forget(entry) {
+      const cacheDir = env.cacheDir;
+      if (entry.bundled || !cacheDir) return 0;
+      let freed = 0;
+      for (const f of modelFiles(entry)) {
+        const path = join(cacheDir, entry.id, f);
+        const size = await stat(path).then((s) => s.size, () => null);
+        if (size === null) continue;
+        await rm(path);
+        freed += size;
+      }
+      return freed;
     },
   };
 }

@@ -37,8 +37,11 @@ export interface ModelPlatform {
   unusable?(device: Device): Promise<string | null>;
   /** Points downloads at a mirror of the Hub; null restores the Hugging Face Hub. */
   setModelHub?(url: string | null): string;
-  /** Drops whatever a failed download left in the cache, so a retry fetches every file again. */
-  forget?(entry: CatalogEntry): Promise<void>;
+  /**
+   * Drops a model's files from the cache (a failed download's leftovers, so a retry fetches every
+   * file again, or a download the person deletes); resolves to the bytes removed, where known.
+   */
+  forget?(entry: CatalogEntry): Promise<number>;
   /**
    * What is wrong with a downloaded model's cached weights, or null (src/models/onnxCheck.ts):
    * asked before loading, since a file onnxruntime cannot parse breaks every later load in the
@@ -186,9 +189,8 @@ function browserPlatform(modelBaseUrl: string): ModelPlatform {
       return res.arrayBuffer();
     },
     async forget(entry) {
-      if (entry.bundled || typeof caches === 'undefined') return;
-      const cache = await caches.open(env.cacheKey);
-      await Promise.all(modelFiles(entry).map((f) => cache.delete(remoteUrl(entry.id, f))));
+      if (entry.bundled || typeof caches === 'undefined') return 0;
+      return dropCachedFiles(entry.id, modelFiles(entry));
     },
     async damaged(entry) {
       if (entry.bundled || typeof caches === 'undefined') return null;
@@ -211,6 +213,23 @@ function browserPlatform(modelBaseUrl: string): ModelPlatform {
       return { local: false, cached: found === files.length, partial: found > 0 && found < files.length };
     },
   };
+}
+
+/**
+ * Deletes `files` of `modelId` from the transformers.js browser cache; returns the bytes removed,
+ * from each cached response's Content-Length (reading the bodies would mean reading hundreds of
+ * MB); a file without one counts 0.
+ */
+export async function dropCachedFiles(modelId: string, files: readonly string[]): Promise<number> {
+  const cache = await caches.open(env.cacheKey);
+  const sizes = await Promise.all(files.map(async (f) => {
+    const url = remoteUrl(modelId, f);
+    const hit = await cache.match(url);
+    if (!hit) return 0;
+    await cache.delete(url);
+    return Number(hit.headers.get('content-length')) || 0;
+  }));
+  return sizes.reduce((a, b) => a + b, 0);
 }
 
 async function existsOnOrigin(url: string): Promise<boolean> {

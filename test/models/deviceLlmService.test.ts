@@ -4,11 +4,12 @@
  * a reason every generation then reports (answers fall back to "no answers", saying why).
  * Models: the random-weight stand-ins (scripts/build-test-llm.mjs) on onnxruntime-node's CPU.
  */
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { env } from '@huggingface/transformers';
-import { DEVICE_LLM_CATALOG, chooseRuntime, findDeviceLlm, type GpuCapabilities } from '../../src/models/deviceLlmCatalog';
+import { DEVICE_LLM_CATALOG, chooseRuntime, deviceLlmFiles, findDeviceLlm, type GpuCapabilities } from '../../src/models/deviceLlmCatalog';
 import { DeviceLlmService, type DeviceLlmPlatform } from '../../src/models/DeviceLlmService';
 import { TransformersTextGenerator } from '../../src/models/TransformersTextGenerator';
 import { buildTestLlms } from '../support/modelHub';
@@ -120,5 +121,63 @@ describe('DeviceLlmService', () => {
     expect(status.state).toBe('error');
     expect(status.error?.message).toMatch(/not downloaded/);
     expect(p.loads).toEqual([]);
+  });
+});
+
+describe('DeviceLlmService.deleteDownload', () => {
+  /** A copy of the downloaded model, with a forget that removes files from it (the browser's does the same in the Cache API). */
+  function copyOf(id: string) {
+    const root = mkdtempSync(join(tmpdir(), 'recollect-llm-cache-'));
+    cpSync(join(dir, id), join(root, id), { recursive: true });
+    const forgot: string[] = [];
+    const p = platform({
+      gpuCaps: null,
+      cached: async (i, files) => files.every((f) => existsSync(join(root, i, f))),
+      load: async (i, o) => TransformersTextGenerator.load(i, { dtype: o.dtype, device: 'cpu' }),
+    });
+    p.forget = async (i, files) => {
+      let freed = 0;
+      for (const f of files) {
+        const path = join(root, i, f);
+        if (!existsSync(path)) continue;
+        freed += statSync(path).size;
+        rmSync(path);
+        forgot.push(f);
+      }
+      return freed;
+    };
+    return { root, p, forgot };
+  }
+
+  it('removes the files of every precision, reports the bytes, and lists the model as not downloaded', async () => {
+    const { root, p, forgot } = copyOf(SMOL);
+    const files = [...new Set([...deviceLlmFiles('q4'), ...deviceLlmFiles('q4f16')])].filter((f) => existsSync(join(root, SMOL, f)));
+    const bytes = files.reduce((sum, f) => sum + statSync(join(root, SMOL, f)).size, 0);
+    const service = new DeviceLlmService(p);
+    expect((await service.listModels()).find((m) => m.id === SMOL)?.cached).toBe(true);
+    const result = await service.deleteDownload(SMOL);
+    expect(result.freedBytes).toBe(bytes);
+    expect(forgot.sort()).toEqual(files.sort());
+    expect(result.models.find((m) => m.id === SMOL)?.cached).toBe(false);
+    expect((await service.load(SMOL)).error?.message).toMatch(/not downloaded/);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('refuses a model that is answering, saying why, and keeps its files; once idle it is unloaded and deleted', async () => {
+    const { root, p, forgot } = copyOf(SMOL);
+    const service = new DeviceLlmService(p);
+    expect((await service.load(SMOL)).state).toBe('ready');
+    let refused: unknown = null;
+    await service.generate({ requestId: 'r', messages: [{ role: 'user', content: 'Hi' }], maxNewTokens: 4 }, () => {
+      refused ??= service.deleteDownload(SMOL).then(() => 'deleted', (e: unknown) => e);
+    });
+    await expect(refused).resolves.toMatchObject({ code: 'MODEL_IN_USE', message: expect.stringMatching(/is in use: it is answering on this device/) });
+    expect(forgot).toEqual([]);
+    expect((await service.listModels()).find((m) => m.id === SMOL)?.cached).toBe(true);
+    // Idle (the person chose another way to answer): unloaded, then deleted.
+    expect((await service.deleteDownload(SMOL)).freedBytes).toBeGreaterThan(0);
+    expect(service.status()).toMatchObject({ modelId: null, state: 'none' });
+    await expect(service.generate({ requestId: 's', messages: [{ role: 'user', content: 'Hi' }], maxNewTokens: 4 })).rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED' });
+    rmSync(root, { recursive: true, force: true });
   });
 });

@@ -6,6 +6,7 @@ import { formatBytes } from '../format';
 import type { BuiltInAvailability, DeviceLlmInfo, ModelProgress } from '../../core/protocol';
 import type { DeviceChoice } from '../deviceChoice';
 import { formatCount } from '../../core/base/numbers';
+import { DeleteDownloadButton, DeletedDownloadNotice, useDeleteDownload } from './DeleteDownload';
 
 const BUILT_IN_ADVICE: Record<BuiltInAvailability, string> = {
   available: 'Ready. Recollect downloads nothing; the browser runs its own model.',
@@ -42,6 +43,7 @@ export function DeviceModelSection() {
     invalidate: [queryKeys.builtIn],
     onSuccess: () => setBuiltInProgress(null),
   });
+  const remove = useDeleteDownload((c, id) => c.deviceLlm().deleteDownload(id), queryKeys.deviceModels, (id) => models.data?.find((m) => m.id === id)?.label ?? id);
   const start = async (m: DeviceLlmInfo) => {
     setError(null);
     setProgress(null);
@@ -98,7 +100,13 @@ export function DeviceModelSection() {
                 <strong>{m.label}</strong> <span className="muted device-model-size">· {formatBytes(m.approxBytes)}</span>
               </label>
               <div className="device-model-download">
-                {m.cached ? <span className="muted">Downloaded</span> : download.isPending && download.variables === m.id ? (
+                {m.cached ? (
+                  <>
+                    <span className="muted">Downloaded</span>
+                    <DeleteDownloadButton label={m.label} bytes={m.approxBytes} pending={remove.pendingId === m.id} onConfirm={() => remove.remove(m.id)}
+                      blocked={chosen?.provider === 'transformers' && chosen.modelId === m.id ? 'In use: answers come from it. Choose another way to answer before deleting its download.' : null} />
+                  </>
+                ) : download.isPending && download.variables === m.id ? (
                   <>
                     <progress max={progress?.total ?? 1} value={progress?.loaded ?? 0} aria-label={`Downloading ${m.label}`} />
                     <button type="button" onClick={() => cancel.mutate()}>Cancel</button>
@@ -109,6 +117,7 @@ export function DeviceModelSection() {
               </div>
             </div>
             <div className="muted">{m.unusable ?? m.note}</div>
+            <DeletedDownloadNotice notice={remove.deleted} modelId={m.id} />
             <dl className="device-model-facts">
               <div><dt>Languages</dt><dd>{m.languages}</dd></div>
               <div><dt>Licence</dt><dd>{m.licence}</dd></div>

@@ -6,6 +6,7 @@ import { ComputeBackend } from './ComputeBackend';
 import { SwitchProgress } from './SwitchProgress';
 import { languageNotice } from '../../core/base/language';
 import { saveReranker } from '../modelChoices';
+import { DeleteDownloadButton, DeletedDownloadNotice, useDeleteDownload } from './DeleteDownload';
 
 /** Settings → Models: what embeds and reranks, explicit downloads with progress, re-embedding progress. */
 export function ModelsPanel({ onClose }: { onClose: () => void }) {
@@ -31,6 +32,7 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
   const writing = useEngineQuery((q) => q.writingLanguage());
   const active = status ? list.data?.find((m) => m.kind === 'embedder' && m.id === status.targetModel) : undefined;
   const notice = languageNotice(writing.data ?? null, active, list.data ?? []);
+  const remove = useDeleteDownload((c, id) => c.models.deleteDownload(id), queryKeys.models, (id) => list.data?.find((m) => m.id === id)?.label ?? id);
 
   return (
     <Dialog title="Models" onClose={onClose} wide>
@@ -86,6 +88,9 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
               {list.data?.filter((m) => m.kind === kind).map((m) => {
                 const reranker = modelStatus.data?.reranker;
                 const inUse = kind === 'embedder' ? status?.targetModel === m.id : reranker?.modelId === m.id && reranker.state !== 'error';
+                // During a switch both the old and the new embedder are in use (search reads the old vectors).
+                const blocked = inUse || (kind === 'embedder' && status?.activeModel === m.id)
+                  ? `In use: choose another ${kind === 'embedder' ? 'embedding model' : 'reranker'} before deleting its download.` : null;
                 const downloading = download.modelId === m.id;
                 const stopped = download.stopped?.modelId === m.id ? download.stopped : null;
                 return (
@@ -102,14 +107,20 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
                       {!downloading && m.partial && !m.available && (
                         <div className="muted" data-testid="download-partial">Partly downloaded: the download stopped before it finished. Finishing it fetches only the rest.</div>
                       )}
+                      <DeletedDownloadNotice notice={remove.deleted} modelId={m.id} />
                       {stopped && (
                         <div className={stopped.cancelled ? 'muted' : 'error'} role={stopped.cancelled ? 'status' : 'alert'} data-testid="download-stopped">{stopped.message}</div>
                       )}
                     </div>
                     {m.available ? (
-                      <button type="button" disabled={inUse} onClick={() => (kind === 'embedder' ? setEmbedder.mutate(m.id) : setReranker.mutate(m.id))}>
-                        {inUse ? 'In use' : 'Use'}
-                      </button>
+                      <span className="download-actions">
+                        <button type="button" disabled={inUse} onClick={() => (kind === 'embedder' ? setEmbedder.mutate(m.id) : setReranker.mutate(m.id))}>
+                          {inUse ? 'In use' : 'Use'}
+                        </button>
+                        {!m.bundled && (
+                          <DeleteDownloadButton label={m.label} bytes={m.approxBytes} blocked={blocked} pending={remove.pendingId === m.id} onConfirm={() => remove.remove(m.id)} />
+                        )}
+                      </span>
                     ) : downloading ? (
                       <span className="download-actions">
                         <span className="muted" data-testid="download-percent">{progress ? Math.round((100 * progress.loaded) / Math.max(progress.total, 1)) : 0}%</span>{' '}

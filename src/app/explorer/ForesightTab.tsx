@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useForesightPages, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
@@ -21,6 +21,7 @@ export function ForesightTab() {
   const now = Date.now();
   const items = pages.data?.pages.flatMap((p) => p.items) ?? [];
   const total = pages.data?.pages[0]?.total ?? 0;
+  const cited = useCitedItem(items, pages, showDismissed, setShowDismissed);
   const onAxis = items.filter((f) => f.status !== 'dismissed');
   const times = onAxis.flatMap((f) => [f.startAt ?? f.endAt, f.endAt ?? f.startAt]).filter((t): t is number => t !== null);
   const min = Math.min(now - 7 * DAY, ...times);
@@ -35,7 +36,7 @@ export function ForesightTab() {
           const a = x(f.startAt ?? f.endAt ?? now);
           const b = x(f.endAt ?? max);
           return (
-            <rect key={f.id} x={a} y={i * rowH + 2} width={Math.max(0.8, b - a)} height={rowH - 2} rx="0.6" className={`interval ${f.status}`}>
+            <rect key={f.id} x={a} y={i * rowH + 2} width={Math.max(0.8, b - a)} height={rowH - 2} rx="0.6" className={`interval ${f.status}${f.id === cited.id ? ' cited' : ''}`}>
               <title>{f.content}</title>
             </rect>
           );
@@ -45,8 +46,9 @@ export function ForesightTab() {
       {/* "now" is placed where the line is drawn (same x), not centred between the ends. */}
       <p className="muted axis-labels"><span>{formatTime(min)}</span><span className="now-label" style={{ left: `${x(now)}%` }}>now</span><span>{formatTime(max)}</span></p>
       <label><input type="checkbox" checked={showDismissed} onChange={(e) => setShowDismissed(e.target.checked)} /> Show dismissed</label>
+      {cited.missing && <p className="notice" role="status" data-testid="foresight-cited-missing">The cited plan is no longer in memory (it was deleted, or the message it came from was).</p>}
       {items.length === 0 && <p className="muted">Nothing ahead. Plans mentioned in chat ("next Friday", "in March") appear here.</p>}
-      <ul className="plain" aria-label="Foresight">{items.map((f) => <ForesightRow key={f.id} item={f} />)}</ul>
+      <ul className="plain" aria-label="Foresight" ref={cited.listRef}>{items.map((f) => <ForesightRow key={f.id} item={f} cited={f.id === cited.id} />)}</ul>
       <p className="muted" data-testid="foresight-count">{items.length < total ? `${formatCount(items.length)} of ${formatCount(total)} items` : `${formatCount(total)} items`}</p>
       {pages.hasNextPage && (
         <button type="button" onClick={() => void pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
@@ -57,15 +59,42 @@ export function ForesightTab() {
   );
 }
 
-function ForesightRow({ item }: { item: ForesightItem }) {
+/**
+ * A citation of a plan opens this tab with the plan as the explorer's focus: its row may be pages
+ * down the list (200 per page) and below a chart 22 px per item tall, so the pages are read until
+ * it is loaded (a dismissed plan shows the dismissed ones), then its row is scrolled to the middle
+ * and focused. A plan no longer in memory says so.
+ */
+function useCitedItem(items: readonly ForesightItem[], pages: ReturnType<typeof useForesightPages>, showDismissed: boolean, setShowDismissed: (on: boolean) => void) {
   const focus = useUi((s) => s.explorerFocus);
+  const id = focus?.kind === 'foresight' ? focus.id : null;
+  const found = id !== null && items.some((f) => f.id === id);
+  const listRef = useRef<HTMLUListElement>(null);
+  const exhausted = pages.isSuccess && !pages.hasNextPage && !pages.isFetchingNextPage;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = pages;
+  useEffect(() => {
+    if (id === null || found) return;
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+    else if (exhausted && !showDismissed) setShowDismissed(true);
+  }, [id, found, hasNextPage, isFetchingNextPage, fetchNextPage, exhausted, showDismissed, setShowDismissed]);
+  useEffect(() => {
+    if (!found || id === null) return;
+    const row = listRef.current?.querySelector<HTMLElement>(`[data-foresight-id="${CSS.escape(id)}"]`);
+    row?.scrollIntoView({ block: 'center' });
+    row?.focus({ preventScroll: true });
+  }, [focus, found, id]);
+  return { id, listRef, missing: id !== null && !found && exhausted && showDismissed };
+}
+
+function ForesightRow({ item, cited }: { item: ForesightItem; cited: boolean }) {
   const [editing, setEditing] = useState(false);
   const [start, setStart] = useState(toInput(item.startAt));
   const [end, setEnd] = useState(toInput(item.endAt));
   const edit = useMemoryMutation((e, v: { startAt: number | null; endAt: number | null }) => e.editForesight(item.id, v));
   const dismiss = useMemoryMutation((e, _: void) => e.dismissForesight(item.id));
   return (
-    <li className={`foresight-item ${item.status}${focus?.kind === 'foresight' && focus.id === item.id ? ' highlight' : ''}`} data-testid="foresight-item" data-status={item.status}>
+    <li className={`foresight-item ${item.status}${cited ? ' highlight' : ''}`} data-testid="foresight-item" data-status={item.status} data-foresight-id={item.id}
+      tabIndex={cited ? -1 : undefined} aria-current={cited ? 'true' : undefined}>
       <span className="grow">{item.content}</span>{' '}
       <span className="muted">{item.startAt ? formatTime(item.startAt) : '…'} – {item.endAt ? formatTime(item.endAt) : '…'} · {planState(item.status, item.source)}</span>
       {editing ? (
