@@ -125,7 +125,7 @@ describe('sync spike: encrypted capture log through a relay started from npm', (
     const other = await deriveSyncKeys(PHRASE.replace('orbit', 'planet'));
     await expect(openEvent(other, sealed)).rejects.toThrow(/could not be decrypted/);
     const bytes = Buffer.from(sealed.ct, 'base64');
-    bytes[10] ^= 1;
+    bytes.writeUInt8(bytes.readUInt8(10) ^ 1, 10);
     await expect(openEvent(keys, { ...sealed, ct: bytes.toString('base64') })).rejects.toThrow(/could not be decrypted/);
     await expect(openEvent(keys, { ...sealed, id: 'evt-3' })).rejects.toThrow(/could not be decrypted/);
     await expect(deriveSyncKeys('too short a phrase')).rejects.toThrow(/at least 12 words/);

@@ -37,7 +37,7 @@ export interface SealedEvent {
 }
 
 /** Pads to the next power of two (≥ 2 KiB) so a 1,100-character turn and a 1,900-character one look alike. */
-function pad(bytes: Uint8Array): Uint8Array {
+function pad(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   let size = 2048;
   while (size < bytes.length + 4) size *= 2;
   const out = new Uint8Array(size);
