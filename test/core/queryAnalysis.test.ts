@@ -49,6 +49,19 @@ describe('temporal analysis', () => {
     expect(parseDateRanges('What did Melanie paint in 2022?', NOW)).toMatchObject([{ start: day(2022, 1, 1), end: day(2023, 1, 1), text: '2022' }]);
   });
 
+  it('reads "the past N weeks / months" as the span up to now, in four languages; "last month" stays the calendar month', () => {
+    const span = (q: string) => parseDateRanges(q, NOW).map((r) => [new Date(r.start).toISOString().slice(0, 10), new Date(r.end).toISOString().slice(0, 10)]);
+    // Chrono alone read this as the week two weeks ago (29 Jul – 4 Aug), leaving out the last ten days.
+    expect(span('How many times did I bake something in the past two weeks?')).toEqual([['2023-08-01', '2023-08-16']]);
+    expect(span('Which store did I spend the most at in the past month?')).toEqual([['2023-07-15', '2023-08-16']]);
+    expect(span('What have I cooked over the last 3 months?')).toEqual([['2023-05-15', '2023-08-16']]);
+    expect(span('What did I try in the past few days?')).toEqual([['2023-08-12', '2023-08-16']]);
+    expect(span('Was habe ich in den letzten zwei Wochen gekocht?')).toEqual([['2023-08-01', '2023-08-16']]);
+    expect(span("Qu'ai-je lu ces trois derniers mois ?")).toEqual([['2023-05-15', '2023-08-16']]);
+    expect(span('¿Qué compré en las últimas dos semanas?')).toEqual([['2023-08-01', '2023-08-16']]);
+    expect(span('What did I do last month?')).toEqual([['2023-07-01', '2023-08-01']]);
+  });
+
   it('resolves relative dates against the question time', () => {
     expect(parseDateRanges('What did we eat yesterday?', NOW)).toMatchObject([{ start: day(2023, 8, 14), end: day(2023, 8, 15) }]);
     const week = parseDateRanges('What did I buy last week?', NOW)[0]!;

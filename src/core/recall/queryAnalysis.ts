@@ -124,8 +124,12 @@ export function parseDateRanges(text: string, now: number, zone = DEFAULT_TIME_Z
   // past the month's end roll over as Date.UTC does.
   const day0 = (y: number, m: number, d: number): number => startOfDay(zone, Date.UTC(y, m, d, 12));
   const localYear = new Date(now + offsetMinutes(zone, now) * 60_000).getUTCFullYear();
-  const ranges: DateRange[] = [];
+  const ranges: Window[] = rollingWindows(text, now, zone);
+  const inWindow = (r: { index: number; text: string }) =>
+    ranges.some((w) => r.index < w.at + w.text.length && w.at < r.index + r.text.length);
   for (const r of results) {
+    // "the past two weeks" is the fortnight up to now; chrono reads it as the week two weeks ago.
+    if (inWindow(r)) continue;
     const s = r.start;
     const certainDay = s.isCertain('day');
     const certainMonth = s.isCertain('month');
@@ -161,16 +165,77 @@ export function parseDateRanges(text: string, now: number, zone = DEFAULT_TIME_Z
       const endDay = day0(e.get('year') ?? year, (e.get('month') ?? 12) - 1, (e.get('day') ?? 1) + 1);
       if (endDay > start) end = Math.max(end, endDay);
     }
-    if (Number.isFinite(start) && Number.isFinite(end)) ranges.push({ start, end, text: r.text });
+    if (Number.isFinite(start) && Number.isFinite(end)) ranges.push({ start, end, text: r.text, at: r.index });
   }
   // chrono leaves bare years alone ("in 2022"); a year not inside a date it parsed is a year range.
   for (const m of text.matchAll(/\b(19\d\d|20\d\d)\b/g)) {
     const at = m.index;
     if (results.some((r) => at >= r.index && at < r.index + r.text.length)) continue;
     const y = Number(m[1]);
-    ranges.push({ start: day0(y, 0, 1), end: day0(y + 1, 0, 1), text: m[0] });
+    ranges.push({ start: day0(y, 0, 1), end: day0(y + 1, 0, 1), text: m[0], at });
   }
-  return ranges;
+  return ranges.map(({ start, end, text: words }) => ({ start, end, text: words }));
+}
+
+const COUNT_WORDS: Readonly<Record<string, number>> = {
+  a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
+  couple: 2, 'couple of': 2, few: 3, several: 4,
+  ein: 1, eine: 1, einen: 1, zwei: 2, drei: 3, vier: 4, 'fünf': 5, sechs: 6, sieben: 7, acht: 8, neun: 9, zehn: 10, paar: 2, 'ein paar': 2, einige: 3,
+  un: 1, une: 1, deux: 2, trois: 3, quatre: 4, cinq: 5, sept: 7, huit: 8, neuf: 9, dix: 10, quelques: 3,
+  uno: 1, una: 1, dos: 2, tres: 3, cuatro: 4, cinco: 5, seis: 6, siete: 7, ocho: 8, nueve: 9, diez: 10, algunos: 3, algunas: 3,
+};
+const UNIT_OF: Readonly<Record<string, 'day' | 'week' | 'month' | 'year'>> = {
+  day: 'day', days: 'day', week: 'week', weeks: 'week', fortnight: 'week', month: 'month', months: 'month', year: 'year', years: 'year',
+  tag: 'day', tage: 'day', tagen: 'day', woche: 'week', wochen: 'week', monat: 'month', monate: 'month', monaten: 'month', jahr: 'year', jahre: 'year', jahren: 'year',
+  jour: 'day', jours: 'day', semaine: 'week', semaines: 'week', mois: 'month', an: 'year', ans: 'year', 'année': 'year', 'années': 'year',
+  'día': 'day', 'días': 'day', semana: 'week', semanas: 'week', mes: 'month', meses: 'month', 'año': 'year', 'años': 'year',
+};
+const COUNT = `(\\d{1,3}|${Object.keys(COUNT_WORDS).sort((a, b) => b.length - a.length).join('|')})`;
+const UNIT = `(${Object.keys(UNIT_OF).sort((a, b) => b.length - a.length).join('|')})`;
+/**
+ * A span of time that ends now: "in the past two weeks", "over the last 3 months", "the past
+ * month", "the last few days"; "in den letzten zwei Wochen", "ces trois derniers mois", "las
+ * últimas dos semanas". "last week" / "last month" alone stay the calendar week or month before
+ * (chrono's reading); "past" always means up to now.
+ */
+const ROLLING = [
+  // English: past N units, last N units (a count is needed after "last"), the past unit.
+  new RegExp(`\\b(?:past|last|previous)\\s+(?:${COUNT}\\s+)${UNIT}\\b`, 'giu'),
+  new RegExp(`\\b(?:past)\\s+()${UNIT}\\b`, 'giu'),
+  // German: (in den) letzten / vergangenen N Einheiten ("letzten Monat" alone is the calendar month).
+  new RegExp(`\\b(?:letzten|vergangenen)\\s+${COUNT}\\s+${UNIT}(?![\\p{L}])`, 'giu'),
+  // French: ces / les N derniers/dernières unités; au cours du dernier mois.
+  new RegExp(`\\b(?:ces|les)\\s+${COUNT}\\s+(?:derni[eè]re?s?)\\s+${UNIT}(?![\\p{L}])`, 'giu'),
+  new RegExp(`\\b(?:ces|les|du|le|la)\\s+()(?:derni[eè]re?s?)\\s+${UNIT}(?![\\p{L}])`, 'giu'),
+  // Spanish: (en) los/las últimos/últimas N unidades; el último mes.
+  new RegExp(`(?<![\\p{L}])(?:los|las|el|la)\\s+(?:[uú]ltim[oa]s?|pasad[oa]s?)\\s+(?:${COUNT}\\s+)?${UNIT}(?![\\p{L}])`, 'giu'),
+];
+
+interface Window extends DateRange { readonly at: number }
+
+function rollingWindows(text: string, now: number, zone: string): Window[] {
+  const out: Window[] = [];
+  const local = new Date(now + offsetMinutes(zone, now) * 60_000);
+  const [y, m, d] = [local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate()];
+  const day0 = (yy: number, mm: number, dd: number): number => startOfDay(zone, Date.UTC(yy, mm, dd, 12));
+  for (const re of ROLLING) {
+    for (const match of text.matchAll(re)) {
+      const at = match.index;
+      if (out.some((w) => at < w.at + w.text.length && w.at < at + match[0].length)) continue;
+      const word = (match[1] ?? '').toLowerCase();
+      const n = word === '' ? 1 : /^\d+$/.test(word) ? Number(word) : COUNT_WORDS[word] ?? NaN;
+      const unitWord = (match[2] ?? '').toLowerCase();
+      const unit = UNIT_OF[unitWord];
+      if (!unit || !Number.isFinite(n) || n < 1) continue;
+      const amount = unitWord === 'fortnight' ? 2 * n : n;
+      const start = unit === 'day' ? day0(y, m, d - amount)
+        : unit === 'week' ? day0(y, m, d - 7 * amount)
+        : unit === 'month' ? day0(y, m - amount, d)
+        : day0(y - amount, m, d);
+      out.push({ start, end: day0(y, m, d + 1), text: match[0], at });
+    }
+  }
+  return out;
 }
 
 const ASKS_ABOUT_ASSISTANT =
