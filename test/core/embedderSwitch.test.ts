@@ -12,6 +12,7 @@ import { synthesisResponder } from '../support/synthesisResponder';
 import { immediateTimer } from '../support/topicEmbedder';
 import { createEngine } from '../../src/host/createEngine';
 import { META_ACTIVE } from '../../src/core/capture/EmbeddingIndexer';
+import { RecollectError } from '../../src/core/base/errors';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { SwitchProgress } from '../../src/app/components/SwitchProgress';
@@ -339,5 +340,91 @@ describe('switch progress by kind', () => {
     const done = (await engine.embeddingStatus())!;
     expect(done).toMatchObject({ activeModel: 'b', kinds: null });
     engine.stop();
+  });
+});
+
+describe('an active model that stops loading', () => {
+  /** Model b, downloaded and in use, whose files go bad later: every call after that fails. */
+  function breakable(topics: readonly string[]) {
+    const base = synonymEmbedder('b@1', topics);
+    const state = { broken: false, failedCalls: 0 };
+    const embedder: Embedder = {
+      id: base.id,
+      dim: base.dim,
+      embed: async (texts, role) => {
+        if (!state.broken) return base.embed(texts, role);
+        state.failedCalls++;
+        throw new RecollectError('MODEL_ERROR', 'The downloaded files of "b" are damaged, so they were removed. Download it again.');
+      },
+    };
+    return { embedder, state };
+  }
+
+  it('switching back to the bundled model does not load the broken one first, and vectors and themes come back with it', async () => {
+    const b = breakable(['dog|puppy', 'flight', 'rent']);
+    const { store, engine } = await setup(b.embedder);
+    await engine.setEmbedder('b');
+    await engine.idle();
+    expect((await engine.embeddingStatus())!).toMatchObject({ activeModel: 'b', targetModel: 'b', state: 'idle' });
+
+    // The files of b go bad: new turns get no vector, search by meaning and themes are off.
+    b.state.broken = true;
+    await engine.appendTurn({ id: 'broken1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The rent for the flat is due on the first.', occurredAt: T0 + 120 * H });
+    await engine.idle();
+    expect(b.state.failedCalls).toBeGreaterThan(0);
+    expect((await engine.embeddingStatus())!).toMatchObject({ activeModel: 'b', state: 'error', error: { code: 'MODEL_ERROR' } });
+
+    // The person picks the bundled model again: the broken one is not asked for anything.
+    const failedBefore = b.state.failedCalls;
+    await engine.setEmbedder('a');
+    await engine.idle();
+    expect(b.state.failedCalls).toBe(failedBefore);
+    const status = (await engine.embeddingStatus())!;
+    expect(status).toMatchObject({ activeModel: 'a', targetModel: 'a', state: 'idle', error: null, kinds: null });
+    expect(status.embedded).toBe(status.total);
+    expect(await store.getMeta(META_ACTIVE)).toBe('a');
+    const turns = Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM messages'))[0]!.n);
+    expect(await count(store, 'message', 'a@1')).toBe(turns); // the turn written while broken too
+    expect(await count(store, 'message', 'b@1')).toBe(0);
+
+    // Vectors are on: a search by meaning answers from model a.
+    expect((await engine.vectorSearch('dog')).map((h) => h.message.id)).toContain('t1');
+    // Themes are on: a new dog episode gets model a's vector and joins the dog theme.
+    const scenes = await engine.listScenes();
+    await engine.appendTurn({ id: 'after', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The dog chased a ball in the park.', occurredAt: T0 + 240 * H });
+    await engine.idle();
+    await engine.closeOpenCells();
+    await engine.idle();
+    const [cell] = await store.db.query<{ id: string; scene_id: string | null }>(
+      "SELECT c.id AS id, c.scene_id AS scene_id FROM memcells c JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq WHERE m.id = 'after'");
+    expect((await store.getVectors('memcell', [cell!.id], 'a@1'))).toHaveLength(1);
+    expect(scenes.map((s) => s.id)).toContain(cell!.scene_id);
+    expect(await store.db.query('SELECT DISTINCT centroid_model FROM memscenes WHERE centroid IS NOT NULL')).toEqual([{ centroid_model: 'a@1' }]);
+    expect(b.state.failedCalls).toBe(failedBefore);
+    engine.stop();
+  });
+
+  it('an active model that breaks during a switch does not stop the switch', async () => {
+    const b = breakable(['dog|puppy', 'flight', 'rent']);
+    const { store, engine } = await setup(b.embedder);
+    await engine.setEmbedder('b');
+    await engine.idle();
+    // Reopened with b's files gone bad, and the person switches back to a at once: the indexer
+    // has not yet learned that b fails, so a turn written now is first offered to b.
+    b.state.broken = true;
+    engine.stop();
+    await engine.idle();
+    const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 1 });
+    const models: Record<string, Embedder> = { a: synonymEmbedder('a@1', ['dog', 'flight', 'rent']), b: b.embedder };
+    const reopened = createEngine(store, { embedders: { defaultModelId: 'a', embedder: (id) => models[id]! }, llm, timer: immediateTimer, profileDebounceMs: 0 });
+    await reopened.start();
+    await reopened.appendTurn({ id: 'new', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight home is on Sunday.', occurredAt: T0 + 120 * H });
+    await reopened.setEmbedder('a');
+    await reopened.idle();
+    expect((await reopened.embeddingStatus())!).toMatchObject({ activeModel: 'a', targetModel: 'a', state: 'idle', error: null });
+    const turns = Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM messages'))[0]!.n);
+    expect(await count(store, 'message', 'a@1')).toBe(turns);
+    expect((await reopened.vectorSearch('flight')).map((h) => h.message.id)).toContain('new');
+    reopened.stop();
   });
 });
