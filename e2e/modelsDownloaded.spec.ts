@@ -335,3 +335,38 @@ test('a model file only onnxruntime finds broken does not keep the next model fr
   await page.getByRole('button', { name: 'Close models' }).click();
   await expectMeaningHits(page, 2);
 });
+
+test('the downloaded model in use gets damaged: Use on the bundled model brings search by meaning back with it', async ({ page, context }, info) => {
+  test.setTimeout(240_000);
+  await openWithHub(page, context);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, PUPPY, 1);
+  await send(page, EARNINGS, 2);
+  await page.getByRole('button', { name: 'Models' }).click();
+  const status = page.getByTestId('embedding-status');
+  const row = await download(page, 'embedder', MINILM);
+  await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
+  await row.getByRole('button', { name: 'Use' }).click();
+  await expect(status).toContainText('uses all-MiniLM-L6-v2', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('2');
+
+  // The weights of the model in use get damaged; after a reload it no longer loads.
+  await page.evaluate(async (url) => {
+    const cache = await caches.open('transformers-cache');
+    await cache.put(url, new Response(new Uint8Array(4096).fill(0x5a), { headers: { 'content-length': '4096' } }));
+  }, `${hub.url}${MINILM}/resolve/main/onnx/model_quantized.onnx`);
+  await page.reload();
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, 'My sister Priya moved to Lisbon in March.', 1);
+
+  // Use on the bundled model: every turn is embedded with it, and search by meaning answers from it.
+  await page.getByRole('button', { name: 'Models' }).click();
+  await page.getByTestId('model-embedder-recollect/glove-100d-sif').getByRole('button', { name: 'Use' }).click();
+  await expect(status).toContainText('uses Offline GloVe 100-d', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('3', { timeout: 60_000 });
+  await expect(status).not.toContainText('Switching to');
+  await expect(page.getByTestId('embedder-model')).toHaveText('recollect/glove-100d-sif');
+  await page.getByRole('button', { name: 'Close models' }).click();
+  await expectMeaningHits(page, 0);
+  expect(await storedVectors(page, info.outputPath('back-to-bundled.sqlite'))).toEqual([{ model_id: 'recollect/glove-100d-sif@1', dim: 100, n: 3 }]);
+});
