@@ -64,6 +64,25 @@ async function setup(b: Embedder, a: Embedder = synonymEmbedder('a@1', ['dog', '
   return { store, engine };
 }
 
+/** Forty short turns a day after the first ones: enough for two batches of a switch. */
+async function addRentNotes(engine: Awaited<ReturnType<typeof setup>>['engine']) {
+  for (let i = 0; i < 40; i++) await engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
+  await engine.idle();
+}
+
+/**
+ * Switches to model b with forty turns to embed (`arm` first lets b's gate act); once `midway`
+ * resolves, a turn 'during' is written; then waits until the indexer is idle.
+ */
+async function switchWithTurnDuring(s: Awaited<ReturnType<typeof setup>>, arm: () => void, midway: Promise<void>, content: string) {
+  await addRentNotes(s.engine);
+  arm();
+  await s.engine.setEmbedder('b');
+  await midway;
+  await s.engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + 51 * H });
+  await s.engine.idle();
+}
+
 const count = async (store: Awaited<ReturnType<typeof openNodeStore>>, kind: string, model: string) =>
   Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM vectors WHERE item_kind = ? AND model_id = ?', [kind, model]))[0]!.n);
 
@@ -125,14 +144,7 @@ describe('embedder switch', () => {
       }
     };
     const s = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent'], gate));
-    // Enough turns for two batches of the switch.
-    for (let i = 0; i < 40; i++) await s.engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
-    await s.engine.idle();
-    engineRef = s;
-    await s.engine.setEmbedder('b');
-    await written;
-    await s.engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dog sleeps a lot.', occurredAt: T0 + 51 * H });
-    await s.engine.idle();
+    await switchWithTurnDuring(s, () => { engineRef = s; }, written, 'My dog sleeps a lot.');
     expect((await s.engine.embeddingStatus())!.activeModel).toBe('b');
     expect((await s.store.getVectors('message', ['during'], 'b@1')).length).toBe(1);
     s.engine.stop();
@@ -226,8 +238,7 @@ describe('embedder switch across a reopen', () => {
       }
     };
     const { store, engine } = await setup(synonymEmbedder('b@1', topics, gate));
-    for (let i = 0; i < 40; i++) await engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
-    await engine.idle();
+    await addRentNotes(engine);
     const cellsBefore = (await store.db.query('SELECT id FROM memcells')).length;
     const factsBefore = (await store.db.query('SELECT id FROM facts')).length;
 
@@ -310,8 +321,7 @@ describe('switch progress by kind', () => {
       if (call >= 2) await finish;
     };
     const { store, engine } = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent'], gate));
-    for (let i = 0; i < 40; i++) await engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
-    await engine.idle();
+    await addRentNotes(engine);
     await engine.setEmbedder('b');
     for (let i = 0; i < 1000 && !(bCalls === 2 && (await count(store, 'message', 'b@1')) > 0); i++) await new Promise((r) => setTimeout(r, 10));
 
@@ -445,13 +455,7 @@ describe('an active model that stops loading', () => {
       for (let i = 0; i < 500 && !(await engineRef.store.getMessage('during')); i++) await new Promise((r) => setTimeout(r, 10));
     };
     const s = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent'], gate), a.embedder);
-    for (let i = 0; i < 40; i++) await s.engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
-    await s.engine.idle();
-    engineRef = s;
-    await s.engine.setEmbedder('b');
-    await brokeNow;
-    await s.engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My puppy sleeps a lot.', occurredAt: T0 + 51 * H });
-    await s.engine.idle();
+    await switchWithTurnDuring(s, () => { engineRef = s; }, brokeNow, 'My puppy sleeps a lot.');
     expect(a.state.failedCalls).toBeGreaterThan(0); // the catch-up asked a, which failed
     expect((await s.engine.embeddingStatus())!).toMatchObject({ activeModel: 'b', targetModel: 'b', state: 'idle', error: null });
     expect(await count(s.store, 'message', 'b@1')).toBe(await turnCount(s.store));
