@@ -62,6 +62,37 @@ describe('StaticEmbedder (bundled model, no inference runtime)', () => {
     expect(lookup.tokenIds(longText)).toHaveLength(512);
   });
 
+  it('gives the token ids of transformers.js AutoTokenizer on text in many languages', () => {
+    // Real-length turns: a German one with ß and umlauts, an Arabic one, a 3,000-character one.
+    const german = 'Straße, Größe, Übermaß und Fußgängerzone: Jürgen aß in München Käsespätzle. '.repeat(4);
+    const arabic = 'ذهبت إلى السوق يوم الجمعة واشتريت الخبز والزيتون، ثم عدت إلى البيت.';
+    const long = Array.from({ length: 60 }, (_, i) => `Turn ${i}: the meeting about the budget moved to Thursday; [CLS] see the table |a|b| and \`code()\`.`).join(' ');
+    expect(long.length).toBeGreaterThan(3_000);
+    const texts = [
+      'I moved to Lisbon in March and my flight leaves Friday at 9:45.',
+      german,
+      'GROSSBUCHSTABEN: STRASSE ẞ — Ärger, Öl, Übel',
+      '我上周去了北京，和朋友一起吃了烤鸭。',
+      '先週、東京で友達と寿司を食べました。カタカナとひらがな。',
+      arabic,
+      'Party 🎉🥳 with the 👩‍👩‍👧 family, flags 🇵🇹 and skin tones 👍🏽',
+      'She typed [CLS] and [SEP] literally, then [UNK][PAD] and [cls].',
+      'Mixed: dog Hund 狗 犬 كلب 🐕',
+      long,
+    ];
+    for (const text of texts) {
+      const expected = (tokenizer(text, { truncation: true, return_tensor: false }) as unknown as { input_ids: number[] }).input_ids;
+      expect(lookup.tokenIds(text), text.slice(0, 60)).toEqual(expected);
+    }
+    // The long turn is cut where transformers.js cuts it: 512 ids, the first [CLS], no [SEP].
+    const cut = lookup.tokenIds(long);
+    expect(cut).toHaveLength(512);
+    expect(cut[0]).toBe(2);
+    expect(cut[511]).not.toBe(3);
+    // Known words are found in every script the vocabulary has (German and English here), not [UNK].
+    expect(lookup.tokenIds(german).filter((id) => id > 3).length).toBeGreaterThan(10);
+  });
+
   it('gives the same vectors as the ONNX model, one text at a time and in batches', async () => {
     const expected = await onnx.embed(TEXTS, 'document');
     const got = await lookup.embed(TEXTS, 'document');
@@ -87,13 +118,20 @@ describe('StaticEmbedder (bundled model, no inference runtime)', () => {
   });
 
   it('refuses files that do not belong together', () => {
-    const dir = join(REPO_MODELS_DIR, BUNDLED_MODEL_ID, 'static');
-    const manifest = JSON.parse(readFileSync(join(dir, 'static.json'), 'utf8')) as StaticManifest;
-    const vocab = readFileSync(join(dir, manifest.vocab), 'utf8');
+    const dir = join(REPO_MODELS_DIR, BUNDLED_MODEL_ID);
+    const read = (file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
+    const manifest = read('static/static.json') as unknown as StaticManifest;
+    const tokenizer = read('tokenizer.json');
+    const config = read('tokenizer_config.json');
     const table = new ArrayBuffer(manifest.rows * (4 + manifest.dim));
-    expect(() => StaticEmbedder.fromFiles(entry, { manifest, vocab, table: new ArrayBuffer(10) })).toThrow(/inconsistent/);
-    expect(() => StaticEmbedder.fromFiles(entry, { manifest, vocab: 'a\nb', table })).toThrow(/vocabulary lines/);
-    expect(() => StaticEmbedder.fromFiles(entry, { manifest: { ...manifest, format: 'other@9' }, vocab, table })).toThrow(/format/);
-    expect(() => StaticEmbedder.fromFiles(entry, { manifest, vocab, table })).not.toThrow();
+    const files = { manifest, tokenizer, config, table };
+    expect(() => StaticEmbedder.fromFiles(entry, { ...files, table: new ArrayBuffer(10) })).toThrow(/inconsistent/);
+    // A tokenizer of another model: ids the table has no row for.
+    const model = tokenizer.model as { vocab: Record<string, number> };
+    const fewer = { ...tokenizer, model: { ...model, vocab: Object.fromEntries(Object.entries(model.vocab).slice(0, 1000)) } };
+    expect(() => StaticEmbedder.fromFiles(entry, { ...files, tokenizer: fewer })).toThrow(/1000 tokens in tokenizer.json for 50004 rows/);
+    expect(() => StaticEmbedder.fromFiles(entry, { ...files, tokenizer: { ...tokenizer, model: { type: 'NoSuchModel' } } })).toThrow(/inconsistent \(tokenizer.json/);
+    expect(() => StaticEmbedder.fromFiles(entry, { ...files, manifest: { ...manifest, format: 'other@9' } })).toThrow(/format/);
+    expect(() => StaticEmbedder.fromFiles(entry, files)).not.toThrow();
   });
 });
