@@ -118,20 +118,13 @@ describe('StaticEmbedder (bundled model, no inference runtime)', () => {
   });
 
   it('refuses files that do not belong together', () => {
-    const dir = join(REPO_MODELS_DIR, BUNDLED_MODEL_ID);
-    const read = (file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
-    const manifest = read('static/static.json') as unknown as StaticManifest;
-    const tokenizer = read('tokenizer.json');
-    const config = read('tokenizer_config.json');
+    const dir = join(REPO_MODELS_DIR, BUNDLED_MODEL_ID, 'static');
+    const manifest = JSON.parse(readFileSync(join(dir, 'static.json'), 'utf8')) as StaticManifest;
+    const vocab = readFileSync(join(dir, manifest.vocab), 'utf8');
     const table = new ArrayBuffer(manifest.rows * (4 + manifest.dim));
-    const files = { manifest, tokenizer, config, table };
-    expect(() => StaticEmbedder.fromFiles(entry, { ...files, table: new ArrayBuffer(10) })).toThrow(/inconsistent/);
-    // A tokenizer of another model: ids the table has no row for.
-    const model = tokenizer.model as { vocab: Record<string, number> };
-    const fewer = { ...tokenizer, model: { ...model, vocab: Object.fromEntries(Object.entries(model.vocab).slice(0, 1000)) } };
-    expect(() => StaticEmbedder.fromFiles(entry, { ...files, tokenizer: fewer })).toThrow(/1000 tokens in tokenizer.json for 50004 rows/);
-    expect(() => StaticEmbedder.fromFiles(entry, { ...files, tokenizer: { ...tokenizer, model: { type: 'NoSuchModel' } } })).toThrow(/inconsistent \(tokenizer.json/);
-    expect(() => StaticEmbedder.fromFiles(entry, { ...files, manifest: { ...manifest, format: 'other@9' } })).toThrow(/format/);
-    expect(() => StaticEmbedder.fromFiles(entry, files)).not.toThrow();
+    expect(() => StaticEmbedder.fromFiles(entry, { manifest, vocab, table: new ArrayBuffer(10) })).toThrow(/inconsistent/);
+    expect(() => StaticEmbedder.fromFiles(entry, { manifest, vocab: 'a\nb', table })).toThrow(/vocabulary lines/);
+    expect(() => StaticEmbedder.fromFiles(entry, { manifest: { ...manifest, format: 'other@9' }, vocab, table })).toThrow(/format/);
+    expect(() => StaticEmbedder.fromFiles(entry, { manifest, vocab, table })).not.toThrow();
   });
 });
