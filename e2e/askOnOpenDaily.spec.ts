@@ -54,6 +54,9 @@ test(`at ≈5,000 turns, a message sent in the first second of each of ${RELOADS
   test.setTimeout(480_000); // ≈10 s a reload on a busy 2-core machine, and the first open embeds 4,700 turns
   await seedFixtureMemory(page);
   await page.goto('/');
+  // The fixture's first open (an 18 MB file put in place before the app ran) can take a while on a
+  // busy machine; the endpoint is saved once the memory is open, not raced against it.
+  await expect(page.getByText(OPENING)).toBeHidden({ timeout: 120_000 });
   await connectEndpoint(page, mock.url);
   // The newest conversation, which every reload reopens.
   await page.getByRole('navigation', { name: 'Conversations' }).locator('button.conversation').first().click();
