@@ -23,7 +23,7 @@ import * as SQLite from '@journeyapps/wa-sqlite';
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import { RecollectError } from '../core/base/errors';
 import { lexicalText } from '../core/base/lexicalUnits';
-import { indexesWithDeletedTerms, mergeStep } from './deletedTerms';
+import { mergeDeletedTerms } from './deletedTerms';
 
 /** The parts of the Emscripten module we call directly (exports present in every wa-sqlite build). */
 export interface WaSqliteModule {
@@ -163,42 +163,17 @@ export class WaSqliteDatabase implements Sql {
 
   /** Outside a transaction: the statement just run removed content; its index terms and the log are cleared next. */
   contentRemoved(): void {
-    this.clearDeletedContent().catch(() => undefined); // closed meanwhile: nothing left to clear
-  }
-
-  /**
-   * Merges the deleted rows' words out of the full-text indexes (deletedTerms.ts), one short write
-   * transaction per step so queued reads and writes run between the steps, then clears the
-   * write-ahead log. Callers that overlap share one run. Also run after an open, for a deletion a
-   * crash interrupted. Resolves when no index holds a deleted row's terms (or a step could not run:
-   * storage full; the next deletion or open tries again).
-   */
-  clearDeletedContent(): Promise<void> {
-    this.#clearing ??= this.#clearDeletedContent().finally(() => (this.#clearing = null));
-    return this.#clearing;
-  }
-
-  #clearing: Promise<void> | null = null;
-
-  async #clearDeletedContent(): Promise<void> {
-    for (;;) {
-      const progressed = await this.#serial(async () => {
-        const tables = await indexesWithDeletedTerms(this.#inner);
-        if (tables.length === 0) return false;
-        await this.#run('BEGIN IMMEDIATE', undefined, false);
-        try {
-          const ran = await mergeStep(this.#inner, tables[0]!);
-          await this.#run('COMMIT', undefined, false);
-          return ran;
-        } catch (err) {
-          if (!this.sqlite3.get_autocommit(this.db)) await this.#run('ROLLBACK', undefined, false).catch(() => undefined);
-          throw err;
-        }
-      });
-      if (!progressed) break;
-    }
-    // Before the caller hears that the deletion is done, so "deleted" is true of the files too.
-    await this.#serial(() => this.#truncateLog());
+    this.#serial(async () => {
+      await this.#run('BEGIN IMMEDIATE', undefined, false);
+      try {
+        await mergeDeletedTerms(this.#inner);
+        await this.#run('COMMIT', undefined, false);
+      } catch (err) {
+        if (!this.sqlite3.get_autocommit(this.db)) await this.#run('ROLLBACK', undefined, false).catch(() => undefined);
+        throw err;
+      }
+      await this.#truncateLog();
+    }).catch(() => undefined); // closed meanwhile: nothing left to clear
   }
 
   async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
@@ -209,8 +184,12 @@ export class WaSqliteDatabase implements Sql {
       this.#removedContent = false;
       try {
         const result = await fn(this.#inner);
+        // The deleted rows' words leave the full-text indexes' pages with this commit (deletedTerms.ts).
+        if (this.#removedContent) await mergeDeletedTerms(this.#inner);
         await this.#run('COMMIT', undefined, false);
-        return { result, removed: this.#removedContent };
+        // Before the caller hears that the deletion is done, so "deleted" is true of the files too.
+        if (this.#removedContent) await this.#truncateLog();
+        return result;
       } catch (err) {
         try {
           if (!this.sqlite3.get_autocommit(this.db)) await this.#run('ROLLBACK', undefined, false);
@@ -219,11 +198,6 @@ export class WaSqliteDatabase implements Sql {
         }
         throw err;
       }
-    }).then(async ({ result, removed }) => {
-      // The deleted rows' words leave the full-text indexes' pages and the log before the caller
-      // hears the deletion is done (deletedTerms.ts); other work runs between the merge's steps.
-      if (removed) await this.clearDeletedContent();
-      return result;
     });
   }
 

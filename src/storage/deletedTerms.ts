@@ -9,18 +9,17 @@
  * 'delete' command, which contentless_delete tables refuse), so it does nothing here — measured on
  * this build (SQLite 3.53): a marker word deleted from a turn was still in the file's bytes.
  *
- * So after a transaction that removed the person's content (Sql.contentRemoved) commits, every
- * index that holds a tombstone page is merged into one segment without the tombstoned rows, and
- * with `PRAGMA secure_delete` the pages it frees are zeroed; the deletion's promise resolves only
- * then. Its cost grows with the index, not with what was deleted (≈1.2–1.7 s at 30,000 turns of
- * ≈1,000 characters, Node), so the merge runs in steps of MERGE_STEP_PAGES pages, each its own
- * short write transaction, and other reads and writes run between the steps (a recall during a
- * deletion waits ≈50 ms, not the whole merge). A crash between the deletion's commit and the
- * merge's end leaves tombstones; the next open finishes the merge.
+ * So a transaction that removed the person's content (Sql.contentRemoved) merges, before it
+ * commits, every index that holds a tombstone page: `optimize` rewrites the index into one segment
+ * without the tombstoned rows, and with `PRAGMA secure_delete` the pages it frees are zeroed. Its
+ * cost grows with the index, not with what was deleted: measured in Node on a file database of
+ * 10,000 turns of ≈1,300 characters (28 MB), 0.7–0.9 s per deletion for the message and turn
+ * indexes together, a few ms for facts and episodes (the probe in test/storage/deletedFromLog.test.ts
+ * shows the effect, not the time).
  *
- * Each step runs under a savepoint: if it fails (storage full — the merged segment needs room
- * before the old ones are freed), it is undone and the deletion stays committed; the terms then
- * leave with the next deletion's or open's merge. A deletion must work when storage is full.
+ * The merge runs under a savepoint: if it fails (storage full — the merged segment needs room
+ * before the old ones are freed), it is undone and the deletion still commits; the terms then
+ * leave with the next deletion's merge. A deletion must work when storage is full.
  */
 import type { Sql } from '../core/base/sql';
 
@@ -47,35 +46,23 @@ export async function indexesWithDeletedTerms(sql: Sql): Promise<string[]> {
   return out;
 }
 
-/** Index pages one merge step rewrites: ≈50 ms a step on a 30,000-turn memory (Node). */
-export const MERGE_STEP_PAGES = 100;
-
 /**
- * One step of the merge of `table` (FTS5's incremental 'merge' with a negative page count works
- * toward one segment as 'optimize' does, `pages` at a time), inside a write transaction; a step
- * that failed (storage full) is undone. Returns whether merging may go on (false: the step failed,
- * or found nothing to do though a tombstone is left).
+ * Inside a write transaction: merges every index holding deleted terms, so they leave the file with
+ * this commit. Returns the indexes merged; a merge that failed is undone and reported, never thrown.
  */
-export async function mergeStep(tx: Sql, table: string, pages = MERGE_STEP_PAGES): Promise<boolean> {
-  // The index's structure record (rowid 10 of %_data) changes with every step that did work.
-  const structure = async () => (await tx.query<{ s: string }>(`SELECT hex(block) AS s FROM ${table}_data WHERE id = 10`))[0]?.s ?? '';
-  await tx.exec('SAVEPOINT merge_deleted_terms');
-  try {
-    const before = await structure();
-    await tx.exec(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', ?)`, [-pages]);
-    let cleared = true;
-    // A step that found nothing to merge while a tombstone is left: the whole merge, at once (and
-    // if even that leaves one, stop rather than loop).
-    if ((await structure()) === before) {
-      await tx.exec(`INSERT INTO ${table}(${table}) VALUES ('optimize')`);
-      cleared = !(await indexesWithDeletedTerms(tx)).includes(table);
+export async function mergeDeletedTerms(tx: Sql): Promise<string[]> {
+  const merged: string[] = [];
+  for (const t of await indexesWithDeletedTerms(tx)) {
+    await tx.exec('SAVEPOINT merge_deleted_terms');
+    try {
+      await tx.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`);
+      await tx.exec('RELEASE merge_deleted_terms');
+      merged.push(t);
+    } catch (err) {
+      await tx.exec('ROLLBACK TO merge_deleted_terms').catch(() => undefined);
+      await tx.exec('RELEASE merge_deleted_terms').catch(() => undefined);
+      console.warn(`Recollect: the words of deleted text could not be merged out of ${t} yet; the next deletion tries again.`, err);
     }
-    await tx.exec('RELEASE merge_deleted_terms');
-    return cleared;
-  } catch (err) {
-    await tx.exec('ROLLBACK TO merge_deleted_terms').catch(() => undefined);
-    await tx.exec('RELEASE merge_deleted_terms').catch(() => undefined);
-    console.warn(`Recollect: the words of deleted text could not be merged out of ${table} yet; the next deletion or open tries again.`, err);
-    return false;
   }
+  return merged;
 }

@@ -167,8 +167,6 @@ async function openOnce(wasmUrl: string, fileName: string, onProgress?: (step: s
     // exported.
     db = await openReadOnlyCopy(module, sqlite3, fileName);
   }
-  // A deletion that a closed tab or a crash interrupted before its words left the indexes.
-  if (!db.openedReadOnlyBecauseFull) void db.clearDeletedContent().catch(() => undefined);
   return new SqliteMemoryStore(db, {
     // Imports are validated in memory before anything touches the OPFS file.
     openTemp: () => WaSqliteDatabase.open(module, sqlite3, ':memory:'),

@@ -85,25 +85,6 @@ describe('a deletion on the live files', () => {
     await store.db.close();
   });
 
-  it('lets other reads run while the deleted words are merged out, and answers the deletion only after', async () => {
-    const { store, found, checkpointed } = await fileStore();
-    await store.createConversation({ id: 'r', title: 'Notes' });
-    const filler = (i: number) => `Entry ${i}: the ferns by the north window need water twice a week, and the basil wants the afternoon sun. `.repeat(11);
-    const many = Array.from({ length: 200 }, (_, i) => ({ id: `r${i}`, conversationId: 'r', role: 'user' as const, speaker: 'You',
-      content: i === 5 ? `My ${MARKER} account number is on the card in the blue drawer. ${filler(i)}` : filler(i) }));
-    for (let i = 0; i < many.length; i += 20) await store.appendTurns(many.slice(i, i + 20));
-    expect(await checkpointed()).toBe(true);
-    const order: string[] = [];
-    // The deletion's transaction is queued first, the read right after it.
-    const deletion = store.deleteMessage('r5').then(() => order.push('deletion answered'));
-    const read = store.db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH 'basil'").then(() => order.push('read answered'));
-    await Promise.all([deletion, read]);
-    // Before, the merge ran inside the deletion's transaction and the read waited for all of it.
-    expect(order).toEqual(['read answered', 'deletion answered']);
-    expect(found()).toEqual([]);
-    await store.db.close();
-  });
-
   it("leaves an edited turn's old words in neither file", async () => {
     const { store, found, checkpointed } = await fileStore();
     await store.createConversation({ id: 'e', title: 'Notes' });
