@@ -1,7 +1,7 @@
 /**
  * The model worker's service runs the bundled embedder as its runtime-free lookup in 'auto': the
- * model folder here holds ONLY what the lookup reads (static/ and the tokenizer files, no ONNX graph
- * or config.json), so any attempt to start an inference session would fail. An explicitly chosen device runs the ONNX graph again,
+ * model folder here holds ONLY the lookup files (no ONNX graph, no tokenizer.json), so any attempt
+ * to start an inference session would fail. An explicitly chosen device runs the ONNX graph again,
  * with the same vectors.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +18,6 @@ beforeAll(() => {
   setUpOfflineModels();
   lookupOnly = mkdtempSync(join(tmpdir(), 'recollect-lookup-only-'));
   cpSync(join(REPO_MODELS_DIR, BUNDLED_MODEL_ID, 'static'), join(lookupOnly, BUNDLED_MODEL_ID, 'static'), { recursive: true });
-  for (const file of ['tokenizer.json', 'tokenizer_config.json']) cpSync(join(REPO_MODELS_DIR, BUNDLED_MODEL_ID, file), join(lookupOnly, BUNDLED_MODEL_ID, file));
 }, 60_000);
 
 afterAll(() => {

@@ -10,8 +10,7 @@
 import type { Clock, Embedder, EmbedderProvider, Llm } from '../base/ports';
 import type { MemoryStore, VectorStore } from '../base/store';
 import type { JobRunner, JobRunnerStatus, JobStore, Timer } from '../base/jobs';
-import { EmbeddingIndexer } from '../capture/EmbeddingIndexer';
-import type { EmbeddingStatus } from '../capture/embeddingStatus';
+import { EmbeddingIndexer, type EmbeddingStatus } from '../capture/EmbeddingIndexer';
 import type { SemanticIndex } from '../capture/SemanticIndex';
 import type { EpisodeStore } from '../episodes/episodes';
 import { Lifecycle, type ActiveVectors } from '../episodes/Lifecycle';
