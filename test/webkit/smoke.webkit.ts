@@ -25,7 +25,8 @@ describe.skipIf(!webkitAvailable())('WebKitGTK', () => {
   it('loads without console errors, says why it cannot keep a memory, and the temporary session stores and finds', async () => {
     await wk.go(wk.baseUrl);
     const screen = await wk.until<string>(
-      `return document.querySelector('[data-testid="storage-unavailable"]') ? 'unavailable' : document.querySelector('[data-testid="status"]') ? 'memory' : ''`,
+      `return document.querySelector('[data-testid="storage-unavailable"]') ? 'unavailable' : document.querySelector('[data-testid="status"]') ? 'memory'
+        : document.querySelector('.overlay[role="alert"]') ? 'failed: ' + document.querySelector('.overlay[role="alert"]').innerText : ''`,
       'the memory to open or the storage notice',
     );
     // Give late load-time errors (CSP reports, worker start-up) a moment to arrive.
