@@ -64,8 +64,8 @@ const CONTENT_SECURITY_POLICY = [
   "img-src 'self' data: blob:",
   "style-src 'self'",
   "font-src 'self'",
-  // No manifest-src: default-src already limits the manifest to 'self', and WebKit (Safari too)
-  // does not know the directive and logs a console error for it on every load, twice.
+  // No manifest-src: default-src already limits the manifest to 'self', and WebKit does not know
+  // the directive: WebKitGTK 2.50 logged a console error for it on every load (header and <meta>).
   "object-src 'none'",
   "base-uri 'self'",
   "form-action 'self'",
