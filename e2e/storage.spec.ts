@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { replaceMemory } from './appSteps';
+import { closeAndHandBack, openWaitingTab, takeOver } from './handBack';
 import { readFile } from 'node:fs/promises';
 
 async function openApp(page: Page) {
@@ -94,21 +95,14 @@ test('a second tab never opens a second writer', async ({ page, context }) => {
   await newConversation(page);
   await send(page, 'Written from the first tab.');
 
-  const second = await context.newPage();
-  await second.goto('/');
-  await expect(second.getByTestId('open-elsewhere')).toBeVisible();
-  await expect(second.getByText('Recollect is open in another tab')).toBeVisible();
+  const second = await openWaitingTab(context);
   // The first tab keeps working.
   await send(page, 'Still writing from the first tab.');
 
   // Taking over moves the single writer to the second tab; the first now shows the notice.
-  await second.getByRole('button', { name: 'Use Recollect here' }).click();
-  await expect(second.getByTestId('open-elsewhere')).toBeHidden();
+  await takeOver(second, page);
   await expect(second.getByTestId('message-count')).toHaveText('2');
-  await expect(page.getByTestId('open-elsewhere')).toBeVisible();
 
   // Closing the owner hands the database back to the waiting tab automatically.
-  await second.close();
-  await expect(page.getByTestId('open-elsewhere')).toBeHidden();
-  await expect(page.getByTestId('message-count')).toHaveText('2');
+  await closeAndHandBack(second, page, 2);
 });

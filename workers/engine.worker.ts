@@ -20,7 +20,7 @@ Comlink.expose(
   new EngineHost({
     openStore: (onProgress) => openOpfsStore(wasmUrl, undefined, onProgress),
     openTemporaryStore: () => openTemporaryStore(wasmUrl),
-    explainOpenFailure: (err) => explainOpenFailure(err, navigator.storage),
+    explainOpenFailure: (err) => explainOpenFailure(err, navigator.storage, globalThis.FileSystemFileHandle?.prototype),
     settings: new IdbSettingsStore(),
     connectModels: (port, reason) => {
       models.connect(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort)), reason);

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RecollectError } from '../../src/core/base/errors';
-import { NO_OPFS_MESSAGE, STORAGE_UNAVAILABLE_MESSAGE, explainOpenFailure, isStorageUnavailable } from '../../src/storage/storageUnavailable';
+import { NO_OPFS_MESSAGE, NO_SYNC_ACCESS_MESSAGE, STORAGE_UNAVAILABLE_MESSAGE, explainOpenFailure, isStorageUnavailable } from '../../src/storage/storageUnavailable';
 import { EngineHost } from '../../src/host/EngineHost';
 import { openMemoryDatabase, nodeSqliteRuntime } from '../../src/storage/openNodeDatabase';
 import { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
@@ -32,6 +32,24 @@ describe('isStorageUnavailable', () => {
     expect(isStorageUnavailable(new DOMException('full', 'QuotaExceededError'), withOpfs)).toBe(false);
     expect(isStorageUnavailable(new RecollectError('DB_LOCKED', 'held'), withOpfs)).toBe(false);
     expect(isStorageUnavailable(new Error('file is not a database'), withOpfs)).toBe(false);
+  });
+
+  it('is true where OPFS has no sync access handles for the engine worker (WebKitGTK 2.50)', () => {
+    // Its File System API is there but createSyncAccessHandle() rejects: the IPC file-handle
+    // transfer it needs exists only in Apple's ports.
+    const unsupported = new DOMException('Backend does not support this operation', 'NotSupportedError');
+    expect(isStorageUnavailable(unsupported, withOpfs)).toBe(true);
+    expect(isStorageUnavailable(new Error('open failed', { cause: unsupported }), withOpfs)).toBe(true);
+    // Its "AccessHandle" feature switched off: the method is missing, the VFS calls it anyway.
+    const noMethod = new TypeError('createSyncAccessHandle is not a function');
+    expect(isStorageUnavailable(noMethod, withOpfs, {})).toBe(true);
+    expect(isStorageUnavailable(noMethod, withOpfs, { createSyncAccessHandle: () => undefined })).toBe(false);
+    for (const err of [unsupported, noMethod]) {
+      const explained = explainOpenFailure(err, withOpfs, {}) as RecollectError;
+      expect(explained.code).toBe('STORAGE_UNAVAILABLE');
+      expect(explained.message).toBe(NO_SYNC_ACCESS_MESSAGE);
+    }
+    expect(NO_SYNC_ACCESS_MESSAGE).not.toContain('Private windows');
   });
 
   it('explainOpenFailure turns only the unavailable case into STORAGE_UNAVAILABLE, with the truth about private windows', () => {
