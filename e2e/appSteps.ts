@@ -122,6 +122,25 @@ export async function openWithModelHub(page: Page, context: BrowserContext, hubU
   await page.goto('/');
 }
 
+/** The random-weight SmolLM2 stand-in the local model hub serves (scripts/build-test-llm.mjs). */
+export const DEVICE_TEST_LLM = { id: 'HuggingFaceTB/SmolLM2-135M-Instruct', label: 'SmolLM2 135M Instruct' } as const;
+
+/**
+ * Settings → This device: downloads the test model from the hub (useModelHub({ llms: true })),
+ * chooses it, and waits until it is in use (loaded in the device-LLM worker); Settings closes again.
+ */
+export async function answerOnThisDevice(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const section = page.getByRole('region', { name: 'This device' });
+  const row = section.getByTestId(`device-model-${DEVICE_TEST_LLM.id}`);
+  await row.getByRole('button', { name: `Download ${DEVICE_TEST_LLM.label}` }).click();
+  await expect(row).toContainText('Downloaded', { timeout: 90_000 });
+  await row.getByRole('radio', { name: new RegExp(DEVICE_TEST_LLM.label) }).click();
+  await expect(row.getByRole('radio', { name: new RegExp(DEVICE_TEST_LLM.label) })).toBeChecked();
+  await expect(section.getByTestId('device-llm-state')).toContainText(`In use: ${DEVICE_TEST_LLM.label} on this device`, { timeout: 90_000 });
+  await page.getByRole('button', { name: 'Close settings' }).click();
+}
+
 /** The app's SQLite page size (PRAGMA page_size): database sizes are whole pages of it. */
 export const PAGE_BYTES = 4096;
 
