@@ -141,6 +141,27 @@ export async function answerOnThisDevice(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Close settings' }).click();
 }
 
+const REFUSE_OPFS = `StorageManager.prototype.getDirectory = function () {
+  return Promise.reject(new DOMException('The operation is insecure.', 'SecurityError'));
+};\n`;
+
+/**
+ * The window cannot keep files, as a Firefox private window: `navigator.storage.getDirectory()`
+ * rejects with SecurityError, in the page and in every worker of the app.
+ */
+export async function refuseOpfs(context: BrowserContext): Promise<void> {
+  await context.addInitScript(REFUSE_OPFS);
+  // A bundled worker is one file without imports: a statement put first runs before its code.
+  await context.route('**/assets/*.worker-*.js', async (route) => {
+    try {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: REFUSE_OPFS + (await response.text()) });
+    } catch {
+      // The test ended (context closed) while a worker script was still on its way: nothing to do.
+    }
+  });
+}
+
 /** The app's SQLite page size (PRAGMA page_size): database sizes are whole pages of it. */
 export const PAGE_BYTES = 4096;
 
