@@ -1,0 +1,104 @@
+/**
+ * A piece of the app that cannot be drawn never blanks the page. Every part outside the views —
+ * the conversation list, the status line, notices, first run, the memory's state screens, Data's
+ * dialogs — has its own error boundary, and one wraps the whole app (main.tsx). Here the engine
+ * worker's replies are made the wrong shape (a title or a count that is an object, as a worker of
+ * another version could send), which makes React throw while drawing that piece: the piece shows
+ * "… could not be shown" with Try again, the rest of the app keeps working (a message is sent and
+ * stored), and Try again draws it once the replies are right again and fetched anew. (badRows.spec.ts: a damaged
+ * row inside a view.)
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { messageBox as box, printPageOnFailure, sendMessage } from './appSteps';
+
+printPageOnFailure();
+
+type Fault = 'conversation titles' | 'message count';
+
+/**
+ * From now on the engine worker's replies carry `fault`: the list of conversations with each title
+ * an object, or the memory's stats with the message count an object. Comlink replies with
+ * { type: 'RAW', value: Result } through the worker's own postMessage; `healReplies` undoes it.
+ */
+async function breakReplies(page: Page, fault: Fault): Promise<void> {
+  const worker = page.workers().find((w) => w.url().includes('engine.worker'));
+  if (!worker) throw new Error('no engine worker');
+  await worker.evaluate((which) => {
+    type Reply = { type?: string; value?: { ok?: boolean; value?: unknown } } | null;
+    const scope = self as unknown as { postMessage(data: unknown, transfer?: Transferable[]): void; healReplies?: () => void };
+    const post = scope.postMessage.bind(scope);
+    const broken = (value: unknown): unknown => {
+      if (which === 'conversation titles' && Array.isArray(value) && value.length > 0 && value.every((c) => typeof (c as { title?: unknown })?.title === 'string' && 'updatedAt' in (c as object))) {
+        return value.map((c: object) => ({ ...c, title: { broken: true } }));
+      }
+      if (which === 'message count' && value && typeof value === 'object' && 'databaseBytes' in value && 'messageCount' in value) {
+        return { ...value, messageCount: { broken: true } };
+      }
+      return value;
+    };
+    scope.postMessage = (data, transfer) => {
+      const reply = data as Reply;
+      if (reply?.type === 'RAW' && reply.value?.ok === true) data = { ...reply, value: { ...reply.value, value: broken(reply.value.value) } };
+      post(data, transfer);
+    };
+    scope.healReplies = () => { scope.postMessage = post; };
+  }, fault);
+}
+
+async function healReplies(page: Page): Promise<void> {
+  const worker = page.workers().find((w) => w.url().includes('engine.worker'))!;
+  await worker.evaluate(() => (self as unknown as { healReplies(): void }).healReplies());
+}
+
+test('the conversation list cannot be drawn: it says so in its place, the chat still works, Try again draws it', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto('/');
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await sendMessage(page, 'The spare key is under the blue flower pot by the back door.');
+
+  await breakReplies(page, 'conversation titles');
+  // The next message changes the list, which is fetched again: its titles cannot be drawn.
+  await sendMessage(page, 'The neighbour at number 12 has the other spare key.');
+  const notice = page.getByTestId('view-error').filter({ hasText: 'The conversation list could not be shown.' });
+  await expect(notice).toBeVisible();
+  await expect(notice).toContainText('Your memory is unchanged');
+  // Not a blank page: the rest of the app is there and works.
+  await expect(page.getByTestId('view-error')).toHaveCount(1);
+  await expect(page.getByRole('heading', { name: 'Recollect', level: 1 })).toBeVisible();
+  await sendMessage(page, 'The alarm code is written inside the fuse box.');
+  await expect(page.getByTestId('message')).toHaveCount(3);
+  await expect(page.getByTestId('message-count')).toHaveText('3');
+
+  // Replies right again; the next message fetches the list again, and Try again draws it.
+  await healReplies(page);
+  await sendMessage(page, 'The gas meter is in the cupboard under the stairs.');
+  await notice.getByRole('button', { name: 'Try again' }).click();
+  await expect(page.getByTestId('view-error')).toHaveCount(0);
+  await expect(page.getByRole('navigation', { name: 'Conversations' }).locator('button.conversation')).toHaveCount(1);
+  expect(errors).toEqual([]);
+});
+
+test('the status line cannot be drawn: it says so in its place, the chat still works, Try again draws it', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await sendMessage(page, 'The boiler service is booked for the first Monday of March.');
+  await expect(page.getByTestId('message-count')).toHaveText('1');
+
+  await breakReplies(page, 'message count');
+  await sendMessage(page, 'The engineer asked for the side gate to be left open.');
+  const notice = page.getByTestId('view-error').filter({ hasText: 'The status line could not be shown.' });
+  await expect(notice).toBeVisible();
+  await expect(page.getByTestId('view-error')).toHaveCount(1);
+  await expect(page.getByRole('navigation', { name: 'Conversations' }).locator('button.conversation')).toHaveCount(1);
+  await box(page).fill('Still typing while the status line is broken.');
+  await expect(box(page)).toHaveValue('Still typing while the status line is broken.');
+
+  // Replies right again; the next message fetches the stats again, and Try again draws them.
+  await healReplies(page);
+  await box(page).press('Enter');
+  await expect(page.getByTestId('message')).toHaveCount(3);
+  await notice.getByRole('button', { name: 'Try again' }).click();
+  await expect(page.getByTestId('view-error')).toHaveCount(0);
+  await expect(page.getByTestId('message-count')).toHaveText('3');
+});
