@@ -162,6 +162,20 @@ export async function refuseOpfs(context: BrowserContext): Promise<void> {
   });
 }
 
+/** + New project → `name` with `memory`, created; returns the project's address (its #/p/… hash). */
+export async function createProject(page: Page, name: string, memory: 'Shared memory' | 'Project-only memory', instructions = ''): Promise<string> {
+  await page.getByRole('button', { name: '+ New project' }).click();
+  const dialog = page.getByTestId('project-dialog');
+  await dialog.getByLabel('Name').fill(name);
+  if (instructions) await dialog.getByLabel(/Instructions/).fill(instructions);
+  await dialog.getByRole('radio', { name: new RegExp(`^${memory}`) }).check();
+  await dialog.getByRole('button', { name: 'Create project' }).click();
+  await expect(page.getByTestId('project-view').getByRole('heading', { name })).toBeVisible();
+  const hash = await page.evaluate(() => location.hash);
+  expect(hash).toMatch(/^#\/p\/.+/);
+  return hash;
+}
+
 /** The app's SQLite page size (PRAGMA page_size): database sizes are whole pages of it. */
 export const PAGE_BYTES = 4096;
 

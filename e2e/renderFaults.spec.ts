@@ -2,22 +2,22 @@
  * A piece of the app that cannot be drawn never blanks the page. Every part outside the views —
  * the conversation list, the status line, notices, first run, the memory's state screens, Data's
  * dialogs — has its own error boundary, and one wraps the whole app (main.tsx). Here the engine
- * worker's replies are made the wrong shape (a title or a count that is an object, as a worker of
+ * worker's replies are made the wrong shape (a name or a count that is an object, as a worker of
  * another version could send), which makes React throw while drawing that piece: the piece shows
  * "… could not be shown" with Try again, the rest of the app keeps working (a message is sent and
- * stored), and Try again draws it once the replies are right again and fetched anew. (badRows.spec.ts: a damaged
+ * stored), and once the replies are right again Try again fetches the data anew and draws it. (badRows.spec.ts: a damaged
  * row inside a view.)
  */
 import { expect, test, type Page } from '@playwright/test';
-import { messageBox as box, printPageOnFailure, sendMessage } from './appSteps';
+import { createProject, messageBox as box, printPageOnFailure, sendMessage } from './appSteps';
 
 printPageOnFailure();
 
-type Fault = 'conversation titles' | 'message count';
+type Fault = 'project names' | 'message count';
 
 /**
- * From now on the engine worker's replies carry `fault`: the list of conversations with each title
- * an object, or the memory's stats with the message count an object. Comlink replies with
+ * From now on the engine worker's replies carry `fault`: the list of projects with each name an
+ * object (only the conversation list draws it), or the memory's stats with the message count an object. Comlink replies with
  * { type: 'RAW', value: Result } through the worker's own postMessage; `healReplies` undoes it.
  */
 async function breakReplies(page: Page, fault: Fault): Promise<void> {
@@ -28,8 +28,8 @@ async function breakReplies(page: Page, fault: Fault): Promise<void> {
     const scope = self as unknown as { postMessage(data: unknown, transfer?: Transferable[]): void; healReplies?: () => void };
     const post = scope.postMessage.bind(scope);
     const broken = (value: unknown): unknown => {
-      if (which === 'conversation titles' && Array.isArray(value) && value.length > 0 && value.every((c) => typeof (c as { title?: unknown })?.title === 'string' && 'updatedAt' in (c as object))) {
-        return value.map((c: object) => ({ ...c, title: { broken: true } }));
+      if (which === 'project names' && Array.isArray(value) && value.length > 0 && value.every((p) => typeof (p as { name?: unknown })?.name === 'string' && 'archived' in (p as object))) {
+        return value.map((p: object) => ({ ...p, name: { broken: true } }));
       }
       if (which === 'message count' && value && typeof value === 'object' && 'databaseBytes' in value && 'messageCount' in value) {
         return { ...value, messageCount: { broken: true } };
@@ -54,11 +54,12 @@ test('the conversation list cannot be drawn: it says so in its place, the chat s
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto('/');
+  await createProject(page, 'House', 'Shared memory');
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await sendMessage(page, 'The spare key is under the blue flower pot by the back door.');
 
-  await breakReplies(page, 'conversation titles');
-  // The next message changes the list, which is fetched again: its titles cannot be drawn.
+  await breakReplies(page, 'project names');
+  // The next message changes the list, which fetches its projects again: their names cannot be drawn.
   await sendMessage(page, 'The neighbour at number 12 has the other spare key.');
   const notice = page.getByTestId('view-error').filter({ hasText: 'The conversation list could not be shown.' });
   await expect(notice).toBeVisible();
@@ -70,12 +71,13 @@ test('the conversation list cannot be drawn: it says so in its place, the chat s
   await expect(page.getByTestId('message')).toHaveCount(3);
   await expect(page.getByTestId('message-count')).toHaveText('3');
 
-  // Replies right again; the next message fetches the list again, and Try again draws it.
+  // Replies right again: Try again fetches the list's data anew (not the bad copy kept in the
+  // cache) and draws it.
   await healReplies(page);
-  await sendMessage(page, 'The gas meter is in the cupboard under the stairs.');
   await notice.getByRole('button', { name: 'Try again' }).click();
   await expect(page.getByTestId('view-error')).toHaveCount(0);
   await expect(page.getByRole('navigation', { name: 'Conversations' }).locator('button.conversation')).toHaveCount(1);
+  await expect(page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'House', exact: true })).toBeVisible();
   expect(errors).toEqual([]);
 });
 
