@@ -84,22 +84,25 @@ export function App() {
         <button type="button" inert={opening} onClick={() => setPanel('settings')}>Settings</button>
       </header>
       <ViewBoundary name="The conversation list"><ConversationList /></ViewBoundary>
-      <main id="main" tabIndex={-1} inert={opening && !chatShown}>
-        {searchText.trim() ? (
-          <ViewBoundary name="The search results" resetKey={searchText}><SearchResults text={searchText} /></ViewBoundary>
-        ) : view === 'memory' ? (
-          <MemoryExplorer />
-        ) : temporaryChat ? (
-          <ViewBoundary name="The temporary chat"><TemporaryChat /></ViewBoundary>
-        ) : startingConversation ? (
-          <p className="muted" role="status" data-testid="starting-conversation">Starting a new conversation…</p>
-        ) : selected ? (
-          <ViewBoundary name="This conversation" resetKey={selected}><ChatView key={selected} conversationId={selected} /></ViewBoundary>
-        ) : selectedProject ? (
-          <ViewBoundary name="This project" resetKey={selectedProject}><ProjectView projectId={selectedProject} /></ViewBoundary>
-        ) : (
-          <ViewBoundary name="The first steps"><FirstRun onStart={() => void startConversation()} /></ViewBoundary>
-        )}
+      <main id="main" tabIndex={-1}>
+        {/* Its content, not the landmark itself: the page keeps its main region while the memory opens. */}
+        <div className="contents" inert={opening && !chatShown}>
+          {searchText.trim() ? (
+            <ViewBoundary name="The search results" resetKey={searchText}><SearchResults text={searchText} /></ViewBoundary>
+          ) : view === 'memory' ? (
+            <MemoryExplorer />
+          ) : temporaryChat ? (
+            <ViewBoundary name="The temporary chat"><TemporaryChat /></ViewBoundary>
+          ) : startingConversation ? (
+            <p className="muted" role="status" data-testid="starting-conversation">Starting a new conversation…</p>
+          ) : selected ? (
+            <ViewBoundary name="This conversation" resetKey={selected}><ChatView key={selected} conversationId={selected} /></ViewBoundary>
+          ) : selectedProject ? (
+            <ViewBoundary name="This project" resetKey={selectedProject}><ProjectView projectId={selectedProject} /></ViewBoundary>
+          ) : (
+            <ViewBoundary name="The first steps"><FirstRun onStart={() => void startConversation()} /></ViewBoundary>
+          )}
+        </div>
       </main>
       <ViewBoundary name="The status line"><StatusLine /></ViewBoundary>
       <ViewBoundary name="The memory’s state" advice="Your memory is unchanged. Reload the page."><OwnershipBanner /></ViewBoundary>
