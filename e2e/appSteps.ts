@@ -122,6 +122,60 @@ export async function openWithModelHub(page: Page, context: BrowserContext, hubU
   await page.goto('/');
 }
 
+/** The random-weight SmolLM2 stand-in the local model hub serves (scripts/build-test-llm.mjs). */
+export const DEVICE_TEST_LLM = { id: 'HuggingFaceTB/SmolLM2-135M-Instruct', label: 'SmolLM2 135M Instruct' } as const;
+
+/**
+ * Settings → This device: downloads the test model from the hub (useModelHub({ llms: true })),
+ * chooses it, and waits until it is in use (loaded in the device-LLM worker); Settings closes again.
+ */
+export async function answerOnThisDevice(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const section = page.getByRole('region', { name: 'This device' });
+  const row = section.getByTestId(`device-model-${DEVICE_TEST_LLM.id}`);
+  await row.getByRole('button', { name: `Download ${DEVICE_TEST_LLM.label}` }).click();
+  await expect(row).toContainText('Downloaded', { timeout: 90_000 });
+  await row.getByRole('radio', { name: new RegExp(DEVICE_TEST_LLM.label) }).click();
+  await expect(row.getByRole('radio', { name: new RegExp(DEVICE_TEST_LLM.label) })).toBeChecked();
+  await expect(section.getByTestId('device-llm-state')).toContainText(`In use: ${DEVICE_TEST_LLM.label} on this device`, { timeout: 90_000 });
+  await page.getByRole('button', { name: 'Close settings' }).click();
+}
+
+const REFUSE_OPFS = `StorageManager.prototype.getDirectory = function () {
+  return Promise.reject(new DOMException('The operation is insecure.', 'SecurityError'));
+};\n`;
+
+/**
+ * The window cannot keep files, as a Firefox private window: `navigator.storage.getDirectory()`
+ * rejects with SecurityError, in the page and in every worker of the app.
+ */
+export async function refuseOpfs(context: BrowserContext): Promise<void> {
+  await context.addInitScript(REFUSE_OPFS);
+  // A bundled worker is one file without imports: a statement put first runs before its code.
+  await context.route('**/assets/*.worker-*.js', async (route) => {
+    try {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: REFUSE_OPFS + (await response.text()) });
+    } catch {
+      // The test ended (context closed) while a worker script was still on its way: nothing to do.
+    }
+  });
+}
+
+/** + New project → `name` with `memory`, created; returns the project's address (its #/p/… hash). */
+export async function createProject(page: Page, name: string, memory: 'Shared memory' | 'Project-only memory', instructions = ''): Promise<string> {
+  await page.getByRole('button', { name: '+ New project' }).click();
+  const dialog = page.getByTestId('project-dialog');
+  await dialog.getByLabel('Name').fill(name);
+  if (instructions) await dialog.getByLabel(/Instructions/).fill(instructions);
+  await dialog.getByRole('radio', { name: new RegExp(`^${memory}`) }).check();
+  await dialog.getByRole('button', { name: 'Create project' }).click();
+  await expect(page.getByTestId('project-view').getByRole('heading', { name })).toBeVisible();
+  const hash = await page.evaluate(() => location.hash);
+  expect(hash).toMatch(/^#\/p\/.+/);
+  return hash;
+}
+
 /** The app's SQLite page size (PRAGMA page_size): database sizes are whole pages of it. */
 export const PAGE_BYTES = 4096;
 

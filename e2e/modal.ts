@@ -16,7 +16,11 @@ async function pressesIntoApp(page: Page, key: 'Tab' | 'Shift+Tab', n: number): 
   return behind;
 }
 
-export async function expectModalThenEscape(page: Page, dialog: Locator): Promise<void> {
+/**
+ * `dialog` is modal: the platform's modal <dialog>, focus inside it, Tab and Shift+Tab never land on
+ * the app behind it, and the app's controls cannot take focus.
+ */
+export async function expectModal(page: Page, dialog: Locator): Promise<void> {
   await expect(dialog).toBeVisible();
   expect(await dialog.evaluate((d) => d.tagName === 'DIALOG' && d.matches(':modal'))).toBe(true);
   expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
@@ -27,6 +31,10 @@ export async function expectModalThenEscape(page: Page, dialog: Locator): Promis
     behind?.focus();
     return behind !== null && document.activeElement === behind;
   })).toBe(false);
+}
+
+export async function expectModalThenEscape(page: Page, dialog: Locator): Promise<void> {
+  await expectModal(page, dialog);
   // Focus back inside before Escape (it may sit in the browser's UI after the last Tab).
   await dialog.locator('button').first().focus();
   await page.keyboard.press('Escape');

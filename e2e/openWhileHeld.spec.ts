@@ -77,7 +77,7 @@ test('a file held for longer than the retries says so, and opens after a reload 
   const holder = await holdTheFile(page, context);
   const app = await context.newPage();
   await app.goto('/');
-  const failed = app.getByRole('alert').filter({ hasText: 'Recollect could not open its memory' });
+  const failed = app.getByRole('alertdialog', { name: 'Recollect could not open its memory' });
   await expect(failed).toContainText('still held by another Recollect tab', { timeout: 20_000 });
   await ask(holder, 'release');
   await failed.getByRole('button', { name: 'Reload' }).click();

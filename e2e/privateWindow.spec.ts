@@ -6,25 +6,8 @@
  * on screen, and Export downloads the memory.
  */
 import { readFile } from 'node:fs/promises';
-import { expect, test, type BrowserContext } from '@playwright/test';
-import { sendMessage } from './appSteps';
-
-const REFUSE_OPFS = `StorageManager.prototype.getDirectory = function () {
-  return Promise.reject(new DOMException('The operation is insecure.', 'SecurityError'));
-};\n`;
-
-async function refuseOpfs(context: BrowserContext): Promise<void> {
-  await context.addInitScript(REFUSE_OPFS);
-  // A bundled worker is one file without imports: a statement put first runs before its code.
-  await context.route('**/assets/*.worker-*.js', async (route) => {
-    try {
-      const response = await route.fetch();
-      await route.fulfill({ response, body: REFUSE_OPFS + (await response.text()) });
-    } catch {
-      // The test ended (context closed) while a worker script was still on its way: nothing to do.
-    }
-  });
-}
+import { expect, test } from '@playwright/test';
+import { refuseOpfs, sendMessage } from './appSteps';
 
 test('without OPFS the app says private windows cannot keep a memory and offers a temporary session that works', async ({ page, context }, info) => {
   await refuseOpfs(context);

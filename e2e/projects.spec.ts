@@ -8,7 +8,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
-import { connectEndpoint, sendMessage, waitForMessages } from './appSteps';
+import { connectEndpoint, createProject, sendMessage, waitForMessages } from './appSteps';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -44,19 +44,6 @@ async function askInNewChat(page: Page, newChat: Locator, question: string): Pro
   await sendMessage(page, question);
   await waitForMessages(page, 2);
   return answersSince(from);
-}
-
-async function createProject(page: Page, name: string, memory: 'Shared memory' | 'Project-only memory', instructions = ''): Promise<string> {
-  await page.getByRole('button', { name: '+ New project' }).click();
-  const dialog = page.getByTestId('project-dialog');
-  await dialog.getByLabel('Name').fill(name);
-  if (instructions) await dialog.getByLabel(/Instructions/).fill(instructions);
-  await dialog.getByRole('radio', { name: new RegExp(`^${memory}`) }).check();
-  await dialog.getByRole('button', { name: 'Create project' }).click();
-  await expect(page.getByTestId('project-view').getByRole('heading', { name })).toBeVisible();
-  const hash = await page.evaluate(() => location.hash);
-  expect(hash).toMatch(/^#\/p\/.+/);
-  return hash;
 }
 
 test('a project-only project\'s memory stays inside it; a moved chat follows; the project has an address', async ({ page }) => {

@@ -18,6 +18,7 @@ import { MemoryExplorer } from './explorer/MemoryExplorer';
 import { FirstRun } from './components/FirstRun';
 import { useStartConversation } from './components/ConversationList';
 import { ViewBoundary } from './components/ViewBoundary';
+import { useOpening } from './components/OwnershipBanner';
 import { focusMessageBox, isMessageBoxShortcut, isSearchShortcut } from './keyboard';
 import { useHashRoute } from './router';
 
@@ -41,6 +42,10 @@ export function App() {
   const sidebarOpen = useUi((s) => s.sidebarOpen);
   const setSidebarOpen = useUi((s) => s.setSidebarOpen);
   const temporarySession = useUi((s) => s.temporarySession);
+  // While the memory opens, everything but the open conversation's message box is inert
+  // (OwnershipBanner.tsx says why); the other states' dialogs are modal and make all of it inert.
+  const opening = useOpening();
+  const chatShown = !searchText.trim() && view !== 'memory' && !temporaryChat && !startingConversation && selected !== null;
 
   useEffect(() => {
     // "/" or Ctrl/Cmd+K focuses search (Escape clears it); Alt+M the message box.
@@ -56,43 +61,48 @@ export function App() {
 
   return (
     <div className={`app${sidebarOpen ? ' sidebar-open' : ''}${temporarySession ? ' with-session-note' : ''}`}>
-      <a className="skip-link" href="#main" onClick={(e) => { if (focusMessageBox()) e.preventDefault(); }}>Skip to the message box</a>
+      <a className="skip-link" href="#main" inert={opening} onClick={(e) => { if (focusMessageBox()) e.preventDefault(); }}>Skip to the message box</a>
       <TemporarySessionBanner />
+      {/* Each control, not the header: the page keeps its heading while the memory opens. */}
       <header className="topbar">
-        <button type="button" className="phone-only" aria-expanded={sidebarOpen} aria-controls="conversation-list" onClick={() => setSidebarOpen(!sidebarOpen)}>Chats</button>
+        <button type="button" className="phone-only" inert={opening} aria-expanded={sidebarOpen} aria-controls="conversation-list" onClick={() => setSidebarOpen(!sidebarOpen)}>Chats</button>
         <h1>Recollect</h1>
         <input
           ref={searchRef}
           type="search"
           className="search"
+          inert={opening}
           aria-label="Search memory"
           placeholder="Search everything you have said (/)"
           value={searchText}
           onChange={(e) => setSearchText(e.target.value)}
           onKeyDown={(e) => e.key === 'Escape' && setSearchText('')}
         />
-        <button type="button" aria-pressed={view === 'memory'} onClick={() => setView(view === 'memory' ? 'chat' : 'memory')}>Memory</button>
+        <button type="button" inert={opening} aria-pressed={view === 'memory'} onClick={() => setView(view === 'memory' ? 'chat' : 'memory')}>Memory</button>
         <ViewBoundary name="Data"><DataActions /></ViewBoundary>
-        <button type="button" onClick={() => setPanel('models')}>Models</button>
-        <button type="button" onClick={() => setPanel('settings')}>Settings</button>
+        <button type="button" inert={opening} onClick={() => setPanel('models')}>Models</button>
+        <button type="button" inert={opening} onClick={() => setPanel('settings')}>Settings</button>
       </header>
       <ViewBoundary name="The conversation list"><ConversationList /></ViewBoundary>
       <main id="main" tabIndex={-1}>
-        {searchText.trim() ? (
-          <ViewBoundary name="The search results" resetKey={searchText}><SearchResults text={searchText} /></ViewBoundary>
-        ) : view === 'memory' ? (
-          <MemoryExplorer />
-        ) : temporaryChat ? (
-          <ViewBoundary name="The temporary chat"><TemporaryChat /></ViewBoundary>
-        ) : startingConversation ? (
-          <p className="muted" role="status" data-testid="starting-conversation">Starting a new conversation…</p>
-        ) : selected ? (
-          <ViewBoundary name="This conversation" resetKey={selected}><ChatView key={selected} conversationId={selected} /></ViewBoundary>
-        ) : selectedProject ? (
-          <ViewBoundary name="This project" resetKey={selectedProject}><ProjectView projectId={selectedProject} /></ViewBoundary>
-        ) : (
-          <ViewBoundary name="The first steps"><FirstRun onStart={() => void startConversation()} /></ViewBoundary>
-        )}
+        {/* Its content, not the landmark itself: the page keeps its main region while the memory opens. */}
+        <div className="contents" inert={opening && !chatShown}>
+          {searchText.trim() ? (
+            <ViewBoundary name="The search results" resetKey={searchText}><SearchResults text={searchText} /></ViewBoundary>
+          ) : view === 'memory' ? (
+            <MemoryExplorer />
+          ) : temporaryChat ? (
+            <ViewBoundary name="The temporary chat"><TemporaryChat /></ViewBoundary>
+          ) : startingConversation ? (
+            <p className="muted" role="status" data-testid="starting-conversation">Starting a new conversation…</p>
+          ) : selected ? (
+            <ViewBoundary name="This conversation" resetKey={selected}><ChatView key={selected} conversationId={selected} /></ViewBoundary>
+          ) : selectedProject ? (
+            <ViewBoundary name="This project" resetKey={selectedProject}><ProjectView projectId={selectedProject} /></ViewBoundary>
+          ) : (
+            <ViewBoundary name="The first steps"><FirstRun onStart={() => void startConversation()} /></ViewBoundary>
+          )}
+        </div>
       </main>
       <ViewBoundary name="The status line"><StatusLine /></ViewBoundary>
       <ViewBoundary name="The memory’s state" advice="Your memory is unchanged. Reload the page."><OwnershipBanner /></ViewBoundary>

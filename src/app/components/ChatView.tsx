@@ -6,6 +6,7 @@
 import { useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import { useAnswerer, useEngineMutation, useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
+import { useOpening } from './OwnershipBanner';
 import { formatTime, isoTime } from '../format';
 import { STAGE_LABEL, useAnswerStream } from '../useAnswerStream';
 import { Markdown } from './Markdown';
@@ -47,6 +48,9 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const remove = useEngineMutation((c, id: string) => c.engine.deleteMessage(id));
   const answers = useAnswerStream();
   const notify = useUi((s) => s.notify);
+  // While the memory opens only the composer is usable (OwnershipBanner.tsx): a message typed
+  // then waits for the open and goes through; the rest of the view is inert.
+  const opening = useOpening();
   const openSettings = useUi((s) => s.setPanel);
   const openExplorer = useUi((s) => s.openExplorer);
   const selectConversation = useUi((s) => s.selectConversation);
@@ -187,18 +191,18 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   return (
     <section className="conversation-view" aria-label="Conversation">
       {conversation && (
-        <div className="conversation-head">
+        <div className="conversation-head" inert={opening}>
           <h2>{conversation.title}</h2>
           <ConversationMemorySwitches conversation={conversation} />
         </div>
       )}
       {answerer.known && !configured && (
-        <div className="banner" role="status" data-testid="no-endpoint">
+        <div className="banner" role="status" data-testid="no-endpoint" inert={opening}>
           No AI endpoint is connected: your messages are stored, organised and searchable, but nobody answers yet.{' '}
           <button type="button" className="link-button" onClick={() => openSettings('settings')}>Connect one</button>
         </div>
       )}
-      <ol className="messages" ref={listRef} tabIndex={0} aria-label="Messages" data-testid="messages"
+      <ol className="messages" ref={listRef} tabIndex={0} aria-label="Messages" data-testid="messages" inert={opening}
         onScroll={(e) => {
           const el = e.currentTarget;
           following.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK;
@@ -281,7 +285,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         <MemoryActivity conversationId={conversationId} />
       </ol>
       {editing && (
-        <div className="editing-note" role="status" data-testid="editing-note">
+        <div className="editing-note" role="status" data-testid="editing-note" inert={opening}>
           Editing your last message. Send stores the new text and then removes the old message and its answer; until then nothing changes.{' '}
           <button type="button" className="link-button" onClick={() => { cancelEdit(); inputRef.current?.focus(); }}>Cancel edit</button>
         </div>

@@ -7,6 +7,7 @@ import { Icon } from './Icon';
 import { ConfirmButton } from './ConfirmButton';
 import { formatCount } from '../../core/base/numbers';
 import { MoveConversationDialog, ProjectDialog } from './ProjectDialog';
+import { useOpening } from './OwnershipBanner';
 
 /**
  * "+ New conversation" (or "New chat" inside a project, which then belongs to it): reuses an empty
@@ -47,6 +48,7 @@ export function ConversationList() {
   const selectProject = useUi((s) => s.selectProject);
   const temporaryChat = useUi((s) => s.temporaryChat);
   const setTemporaryChat = useUi((s) => s.setTemporaryChat);
+  const opening = useOpening();
   // One Tab stop for the whole list (roving tabindex): the current row's buttons are in the Tab
   // order, the others are reached with the arrow keys, Home and End (across project groups).
   const [roving, setRoving] = useState<string | null>(null);
@@ -75,7 +77,8 @@ export function ConversationList() {
   );
 
   return (
-    <nav className="sidebar" id="conversation-list" aria-label="Conversations">
+    // Inert while the memory opens: only the message box is usable then (OwnershipBanner.tsx).
+    <nav className="sidebar" id="conversation-list" aria-label="Conversations" inert={opening}>
       <button type="button" className="primary" onClick={() => void startNew()} >
         + New conversation
       </button>

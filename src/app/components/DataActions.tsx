@@ -1,6 +1,7 @@
 import { useRef, useState } from 'react';
 import { useExportDatabase, useImportDatabase, useStats } from '../hooks';
 import { useUi } from '../uiStore';
+import { useOpening } from './OwnershipBanner';
 import { formatBytes, plural } from '../format';
 import { exportFileName } from '../../core/base/exportFileName';
 import { HistoryImportButton, POLICY_LABELS, range, tokens } from '../history/HistoryImportDialog';
@@ -45,6 +46,8 @@ export function DataActions() {
   const notify = useUi((s) => s.notify);
   // The dialog sits above the "Opening your memory…" overlay: replacing waits until this tab owns the database.
   const owner = useUi((s) => s.ownership === 'owner');
+  // Inert while the memory opens: only the message box is usable then (OwnershipBanner.tsx).
+  const opening = useOpening();
   const fileInput = useRef<HTMLInputElement>(null);
   const [pending, setPending] = useState<File | null>(null);
   const [importError, setImportError] = useState<string | null>(null);
@@ -70,7 +73,7 @@ export function DataActions() {
   };
 
   return (
-    <div className="data-actions">
+    <div className="data-actions" inert={opening}>
       <button type="button" onClick={() => void exporter.download()} disabled={exporter.pending}>{exporter.pending ? 'Exporting…' : 'Export'}</button>
       <button type="button" onClick={() => fileInput.current?.click()}>Import…</button>
       <HistoryImportButton />

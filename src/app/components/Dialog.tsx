@@ -8,6 +8,10 @@
  * unmounts. When the platform closes it first (Escape, or Chromium's close watcher forcing a
  * close), the `close` event asks the owner to unmount it; an owner that keeps it gets it shown
  * again, so the two never disagree.
+ *
+ * Without `onClose` a dialog cannot be dismissed (the memory's state screens: there is nothing
+ * behind them to go back to): no close button, Escape's `cancel` is refused, a backdrop click does
+ * nothing, and a close Chromium forces anyway (a second Escape with no click between) is undone.
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
@@ -16,7 +20,8 @@ export interface DialogProps {
   readonly title: string;
   /** The title stays available to assistive technology but is not drawn (the body has its own heading). */
   readonly hideTitle?: boolean;
-  readonly onClose: () => void;
+  /** Absent: the dialog cannot be dismissed; only its owner removes it. */
+  readonly onClose?: () => void;
   readonly wide?: boolean;
   /** The close button's accessible name (e2e specs and screen readers rely on it). */
   readonly closeLabel?: string;
@@ -33,6 +38,7 @@ export function Dialog({ title, hideTitle, onClose, wide, closeLabel, role, clas
   const ref = useRef<HTMLDialogElement>(null);
   const closeRef = useRef(onClose);
   closeRef.current = onClose;
+  const dismissible = onClose !== undefined;
 
   useEffect(() => {
     const node = ref.current;
@@ -41,19 +47,25 @@ export function Dialog({ title, hideTitle, onClose, wide, closeLabel, role, clas
     let unmounting = false;
     const onPlatformClose = () => {
       if (unmounting) return;
-      closeRef.current();
+      closeRef.current?.();
       // An owner may refuse (an import that must be stopped with its own button): show it again.
       setTimeout(() => {
         if (!unmounting && node.isConnected && !node.open) node.showModal();
       }, 0);
     };
+    // Escape asks first (`cancel`); a dialog without onClose says no.
+    const onCancel = (e: Event) => {
+      if (!closeRef.current) e.preventDefault();
+    };
     node.addEventListener('close', onPlatformClose);
+    node.addEventListener('cancel', onCancel);
     if (!node.open) node.showModal();
     // An element marked data-autofocus wins over the platform's choice (the first focusable one).
     node.querySelector<HTMLElement>('[data-autofocus]')?.focus();
     return () => {
       unmounting = true;
       node.removeEventListener('close', onPlatformClose);
+      node.removeEventListener('cancel', onCancel);
       if (node.open) node.close();
       if (previous?.isConnected) previous.focus();
     };
@@ -67,11 +79,11 @@ export function Dialog({ title, hideTitle, onClose, wide, closeLabel, role, clas
         if (e.target !== e.currentTarget) return;
         const r = e.currentTarget.getBoundingClientRect();
         const inside = e.clientX >= r.left && e.clientX <= r.right && e.clientY >= r.top && e.clientY <= r.bottom;
-        if (!inside) closeRef.current();
+        if (!inside) closeRef.current?.();
       }}>
       <div className="card-header">
         <h2 id={titleId} className={hideTitle ? 'visually-hidden' : undefined}>{title}</h2>
-        <button type="button" className="close" aria-label={closeLabel ?? `Close ${title.toLowerCase()}`} onClick={() => closeRef.current()}>×</button>
+        {dismissible && <button type="button" className="close" aria-label={closeLabel ?? `Close ${title.toLowerCase()}`} onClick={() => closeRef.current?.()}>×</button>}
       </div>
       {children}
     </dialog>,

@@ -2,13 +2,16 @@ import { useEngineQuery } from '../hooks';
 import { formatBytes, plural } from '../format';
 import { IndexingProgress } from '../history/IndexingProgress';
 import { FailedSynthesis } from './FailedSynthesis';
+import { useOpening } from './OwnershipBanner';
 
 export function StatusLine() {
   const stats = useEngineQuery((q) => q.stats());
-  if (!stats.data) return <footer className="status" aria-live="polite">Opening memory…</footer>;
+  // Inert while the memory opens: only the message box is usable then (OwnershipBanner.tsx).
+  const opening = useOpening();
+  if (!stats.data) return <footer className="status" aria-live="polite" inert={opening}>Opening memory…</footer>;
   const s = stats.data;
   return (
-    <footer className="status" aria-live="polite" data-testid="status">
+    <footer className="status" aria-live="polite" data-testid="status" inert={opening}>
       Stored on this device · {formatBytes(s.databaseBytes)} · <span data-testid="message-count">{s.messageCount}</span> {s.messageCount === 1 ? 'message' : 'messages'} ·{' '}
       {plural(s.conversationCount, 'conversation')}
       {/* After a history import (and after a reload that interrupted its indexing). */}
