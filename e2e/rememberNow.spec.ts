@@ -9,7 +9,7 @@ import { expect, test, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
-import { backToChat, connectEndpoint, openSavedMemories, sendMessage, waitForMessages } from './appSteps';
+import { answersSince, askInNewChat, backToChat, connectEndpoint, openSavedMemories, sendMessage, waitForMessages } from './appSteps';
 import { confirmIn } from './modal';
 
 let mock: MockLlmServer;
@@ -20,40 +20,25 @@ test.afterAll(async () => mock.close());
 
 const ASK = "Remember that I'm vegetarian and allergic to peanuts.";
 const SAVED = "I'm vegetarian and allergic to peanuts";
-/** How the context prints the saved memory in a request: a numbered line of the profile section. */
-const PROFILE_LINE = `] ${SAVED}\n`;
+/** How the context prints the saved memory in a request (JSON): a numbered line of the profile section. */
+const PROFILE_LINE = `] ${SAVED}\\n`;
 
-/** The text of every message of the last answer request the endpoint received (streamed: an answer, not synthesis). */
-function lastAnswerRequest(): string {
-  const answers = mock.requests.filter((r) => r.method === 'POST' && r.body?.stream === true);
-  expect(answers.length).toBeGreaterThan(0);
-  const messages = (answers[answers.length - 1]!.body!.messages ?? []) as { content: string }[];
-  return messages.map((m) => m.content).join('\n');
-}
-
-async function askInNewChat(page: Page, question: string): Promise<string> {
-  const before = mock.requests.length;
-  await page.getByRole('button', { name: '+ New conversation' }).click();
-  await sendMessage(page, question);
-  await waitForMessages(page, 2);
-  expect(mock.requests.length).toBeGreaterThan(before);
-  return lastAnswerRequest();
-}
-
+const newChat = (page: Page) => page.getByRole('button', { name: '+ New conversation' });
 const savedAbout = (page: Page) => page.getByTestId('saved-memories').getByTestId('saved-item').filter({ hasText: SAVED });
 
 test('an explicit "remember" is saved at once: notice and Undo under the message, Saved memories, the next requests', async ({ page }) => {
   test.setTimeout(120_000);
   await page.goto('/');
   await connectEndpoint(page, mock.url);
-  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await newChat(page).click();
+  const from = mock.requests.length;
   await sendMessage(page, ASK);
   const asked = page.getByTestId('message').filter({ hasText: ASK });
   const notice = asked.getByTestId('memory-saved');
   await expect(notice).toContainText(`Memory updated · saved “${SAVED}”`);
   await waitForMessages(page, 2);
   // The answer to that very message already had it in its memory.
-  expect(lastAnswerRequest()).toContain(PROFILE_LINE);
+  expect(answersSince(mock, from)).toContain(PROFILE_LINE);
 
   // Axe over the chat with the notice in it.
   const axe = await new AxeBuilder({ page }).exclude('#conversation-list').analyze();
@@ -66,7 +51,7 @@ test('an explicit "remember" is saved at once: notice and Undo under the message
   await backToChat(page);
 
   // A question in another chat carries it to the endpoint.
-  expect(await askInNewChat(page, 'What could I cook for dinner tonight with lentils and rice?')).toContain(PROFILE_LINE);
+  expect(await askInNewChat(page, mock, newChat(page), 'What could I cook for dinner tonight with lentils and rice?')).toContain(PROFILE_LINE);
 
   // Back to the first chat: Undo, by keyboard (one Tab after the message's Delete button).
   await page.getByRole('navigation', { name: 'Conversations' }).locator('button.conversation').filter({ hasText: 'Remember that' }).click();
@@ -85,7 +70,7 @@ test('an explicit "remember" is saved at once: notice and Undo under the message
   await expect(page.getByTestId('saved-memories').getByRole('heading', { name: /About you \(0\)/ })).toBeVisible();
   await expect(savedAbout(page)).toHaveCount(0);
   await backToChat(page);
-  expect(await askInNewChat(page, 'Any ideas for a quick lunch tomorrow?')).not.toContain(PROFILE_LINE);
+  expect(await askInNewChat(page, mock, newChat(page), 'Any ideas for a quick lunch tomorrow?')).not.toContain(PROFILE_LINE);
 });
 
 test('memory only (no endpoint): still saved; deleting the message deletes the memory', async ({ page }) => {
