@@ -81,6 +81,8 @@ const NOT_SAVED: Record<(typeof DATE_LANGUAGES)[number], readonly string[]> = {
     "Je ne me souviens pas où j'ai mis mes clés.",
     'Souviens-toi quand on est allés à Rome.',
     "N'oublie pas de prendre le pain.",
+    // "Note que…" is how French technical prose says "note that": not a request to us.
+    'Note que la fonction renvoie null si la liste est vide.',
   ],
   es: [
     '¿Recuerdas cuando fuimos a Roma?',

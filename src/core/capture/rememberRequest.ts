@@ -91,7 +91,7 @@ const DE_SUBJECT = /^(?:(?:ich|du|er|sie|es|wir|ihr|man)|(?:mein|meine|unser|uns
 
 const FR_LEAD = String.raw`(?:(?:ok|d['’]accord|alors|aussi|et|au fait|désormais|dorénavant|à partir de maintenant|à l['’]avenir|pour info|pour la suite)\s*[,:]?\s+)*`;
 const FR_PLEASE = String.raw`(?:s['’]il (?:te|vous) pla[iî]t|stp|svp)`;
-const FR_VERB = String.raw`(?:souviens[- ]toi|souvenez[- ]vous|rappelle[- ]toi|rappelez[- ]vous|n['’]oublie pas|n['’]oubliez pas|retiens|retenez|garde(?:z)? (?:bien )?en (?:t[eê]te|m[ée]moire)|note(?:z)?|m[ée]morise(?:z)?|prends note|prenez note)`;
+const FR_VERB = String.raw`(?:souviens[- ]toi|souvenez[- ]vous|rappelle[- ]toi|rappelez[- ]vous|n['’]oublie pas|n['’]oubliez pas|retiens|retenez|garde(?:z)? (?:bien )?en (?:t[eê]te|m[ée]moire)|m[ée]morise(?:z)?|prends note|prenez note)`;
 const FR_FILL = String.raw`(?:\s+(?:bien|ceci|cela|[çc]a|${FR_PLEASE}|pour la suite|pour plus tard))*`;
 const FR_WH = /^(?:quand|comment|où|ce que|qui|pourquoi|si|lorsque|la fois)\b/i;
 
