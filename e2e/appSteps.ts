@@ -1,6 +1,7 @@
 /** Steps through the running app that many browser tests take: the message box, and connecting an endpoint. */
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type BrowserContext, type Locator, type Page } from '@playwright/test';
 import { buildTestHub, buildTestLlms, startModelHub, type ModelHub } from '../test/support/modelHub';
+import type { MockLlmServer } from '../test/llm/mockLlmServer';
 
 type ImportFile = Parameters<Page['setInputFiles']>[1];
 
@@ -56,6 +57,20 @@ export async function sendMessage(page: Page, text: string): Promise<void> {
 export async function waitForMessages(page: Page, count: number): Promise<void> {
   await expect(page.getByTestId('message')).toHaveCount(count, { timeout: 30_000 });
   await expect(page.getByTestId('streaming-answer')).toBeHidden({ timeout: 30_000 });
+}
+
+/** The messages of the streamed answer requests `mock` received from index `from` on, as one JSON string. */
+export function answersSince(mock: MockLlmServer, from: number): string {
+  return JSON.stringify(mock.requests.slice(from).filter((r) => r.path.endsWith('/chat/completions') && r.body?.stream === true).map((r) => r.body?.messages));
+}
+
+/** Starts a chat with `newChat`, asks `question` and returns the answer requests it sent (answersSince). */
+export async function askInNewChat(page: Page, mock: MockLlmServer, newChat: Locator, question: string): Promise<string> {
+  const from = mock.requests.length;
+  await newChat.click();
+  await sendMessage(page, question);
+  await waitForMessages(page, 2);
+  return answersSince(mock, from);
 }
 
 /** Memory → Saved memories; returns the tab's panel. */

@@ -5,10 +5,10 @@
  *   menu follows the project's scope at its next answer; the project has its own address;
  * - a shared project's chats are recalled in any chat, like chats in no project.
  */
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
-import { connectEndpoint, createProject, sendMessage, waitForMessages } from './appSteps';
+import { askInNewChat, connectEndpoint, createProject, sendMessage, waitForMessages } from './appSteps';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -32,20 +32,6 @@ const WALLED = longTurn('Thesis notes: the quokka colony on plot seven needs its
 const OUTSIDE = longTurn('Home notes: my dog Biscuit is a beagle mix who only eats salmon kibble.');
 const SHARED = longTurn('Moving notes: the removal van for the grand piano comes on the ninth of March.');
 
-/** The streamed answer requests the mock received from index `from` on, as one string. */
-function answersSince(from: number): string {
-  return JSON.stringify(mock.requests.slice(from).filter((r) => r.path.endsWith('/chat/completions') && r.body?.stream === true).map((r) => r.body?.messages));
-}
-
-/** Starts a chat with `newChat`, asks `question` and returns the answer requests it sent (answersSince). */
-async function askInNewChat(page: Page, newChat: Locator, question: string): Promise<string> {
-  const from = mock.requests.length;
-  await newChat.click();
-  await sendMessage(page, question);
-  await waitForMessages(page, 2);
-  return answersSince(from);
-}
-
 test('a project-only project\'s memory stays inside it; a moved chat follows; the project has an address', async ({ page }) => {
   test.setTimeout(180_000);
   await page.goto('/');
@@ -64,13 +50,13 @@ test('a project-only project\'s memory stays inside it; a moved chat follows; th
   await expect(thesis.locator('button.conversation')).toHaveCount(1);
 
   // Outside the project: the walled turn is never sent, the chat's own memory is.
-  const outside = await askInNewChat(page, page.getByRole('button', { name: '+ New conversation' }), 'What do you remember about the quokka colony humidity logger and my dog Biscuit?');
+  const outside = await askInNewChat(page, mock, page.getByRole('button', { name: '+ New conversation' }), 'What do you remember about the quokka colony humidity logger and my dog Biscuit?');
   expect(outside).toContain('beagle mix');
   expect(outside).not.toMatch(/plot seven|recalibrated|committee meeting/);
   expect(outside).not.toContain('British English');
 
   // Inside the project: its memory and instructions, nothing from outside.
-  const inside = await askInNewChat(page, thesis.getByRole('button', { name: 'New chat in Thesis' }), 'What do you remember about the quokka colony humidity logger and my dog Biscuit?');
+  const inside = await askInNewChat(page, mock, thesis.getByRole('button', { name: 'New chat in Thesis' }), 'What do you remember about the quokka colony humidity logger and my dog Biscuit?');
   expect(inside).toContain('plot seven needs its humidity logger recalibrated');
   expect(inside).toContain('Answer in British English and cite the lab notebook.');
   expect(inside).not.toContain('beagle mix');
@@ -85,7 +71,7 @@ test('a project-only project\'s memory stays inside it; a moved chat follows; th
   await expect(move.getByTestId('move-consequence')).toContainText('recalled only inside “Thesis”');
   await move.getByRole('button', { name: 'Move', exact: true }).click();
   await expect(thesis.locator('button.conversation')).toHaveCount(3);
-  expect(await askInNewChat(page, page.getByRole('button', { name: '+ New conversation' }), 'Tell me about my dog Biscuit and what he eats.')).not.toContain('beagle mix');
+  expect(await askInNewChat(page, mock, page.getByRole('button', { name: '+ New conversation' }), 'Tell me about my dog Biscuit and what he eats.')).not.toContain('beagle mix');
 
   // The project's address opens its page, also after a reload.
   await page.goto(`/${address}`);
@@ -102,7 +88,7 @@ test('a shared project\'s chats are recalled everywhere, like chats in no projec
   await sendMessage(page, SHARED);
   await waitForMessages(page, 2);
 
-  const outside = await askInNewChat(page, page.getByRole('button', { name: '+ New conversation' }), 'When does the removal van for the grand piano come?');
+  const outside = await askInNewChat(page, mock, page.getByRole('button', { name: '+ New conversation' }), 'When does the removal van for the grand piano come?');
   expect(outside).toContain('removal van for the grand piano comes on the ninth of March');
   expect(outside).not.toContain('packing checklist');
 });

@@ -53,6 +53,7 @@ export const queryKeys = {
   foresightAll: (query: Omit<ForesightQuery, 'cursor' | 'limit'>) => ['explorer', 'foresight-all', query] as const,
   forgetPreview: (q: string) => ['explorer', 'forget-preview', q] as const,
   savedMemories: (q: string) => ['explorer', 'saved', q] as const,
+  messageMemories: ['explorer', 'from-messages'] as const,
 };
 
 /** The query option factories over one engine client. */
@@ -134,6 +135,8 @@ export function engineQueries(client: EngineClient) {
     scenes: () => queryOptions({ queryKey: queryKeys.scenes, queryFn: () => engine.listScenes() }),
     sceneMap: () => queryOptions({ queryKey: queryKeys.sceneMap, queryFn: () => engine.sceneMap() }),
     profile: () => queryOptions({ queryKey: queryKeys.profile, queryFn: () => engine.listProfile() }),
+    /** Memories saved from messages that asked for them: the chat's notice under each. */
+    messageMemories: () => queryOptions({ queryKey: queryKeys.messageMemories, queryFn: () => engine.memoriesFromMessages() }),
     foresightPages: (query: Omit<ForesightQuery, 'cursor'>) =>
       infiniteQueryOptions({
         queryKey: queryKeys.foresightPages(query),

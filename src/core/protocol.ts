@@ -21,7 +21,7 @@ import type { RetrievalResult } from './recall/Retriever';
 import type { WritingLanguage } from './base/language';
 import type {
   FactEdit, FactPage, FactQuery, FactView, ForesightEdit, ForgetCandidate, MemCellEdit, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, ConversationMemoryCounts, MemorySearchFilters, MemorySearchHit,
-  ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
+  ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery, MessageMemory,
 } from './explorer/explorer';
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
 import type { SynthesisFailures } from './synthesis/synthesisRecovery';
@@ -211,6 +211,12 @@ export interface EngineApi {
   deleteProfileItem(id: string): Promise<void>;
   /** Saved memories: a sentence written by the user, kept as an explicit profile item. */
   addMemory(text: string): Promise<ProfileItem>;
+  /**
+   * Memories saved at once from messages that asked for them ("remember that I'm vegetarian",
+   * capture/rememberRequest.ts), each tied to its message: the chat shows "Memory updated" under it
+   * with Undo (deleteProfileItem). Deleting the message deletes the memory.
+   */
+  memoriesFromMessages(): Promise<MessageMemory[]>;
   /** Every foresight item (tests and tools); the app reads pages. */
   listForesight(): Promise<ForesightItem[]>;
   listForesightPage(query: ForesightQuery): Promise<ForesightPage>;

@@ -13,6 +13,7 @@
 import type { Sql, SqlValue } from '../core/base/sql';
 import { itemTexts, redactDeletedItems, redactStoredCopies, type DeletedItem } from './storedCopies';
 import { retitleAfterDeletion } from './deletedTitles';
+import { ASKED_IN_MESSAGE, messageEvidence, MESSAGE_EVIDENCE } from '../core/synthesis/knowledge';
 
 /** meta key of the speaker list as last counted, with the newest turn it saw (messageRepo.speakers). */
 export const SPEAKERS_META_KEY = 'speakers.top';
@@ -30,7 +31,11 @@ export async function deleteTurnsWhere(tx: Sql, where: string, params: readonly 
   await tx.exec('DELETE FROM meta WHERE key = ?', [SPEAKERS_META_KEY]);
   await redactStoredCopies(tx, rows.map((r) => r.content), Math.min(...rows.map((r) => Number(r.pk))));
   await retitleAfterDeletion(tx, rows.map((r) => ({ conversationId: String(r.conversation_id), role: String(r.role), seq: Number(r.seq), content: String(r.content) })));
-  if (!options.keepDerived) await redactDeletedItems(tx, await dropDerived(tx, rows.map((r) => ({ id: String(r.id), conversationId: String(r.conversation_id), seq: Number(r.seq) }))));
+  if (!options.keepDerived) {
+    const gone = await dropDerived(tx, rows.map((r) => ({ id: String(r.id), conversationId: String(r.conversation_id), seq: Number(r.seq) })));
+    gone.push(...await dropAskedIn(tx, rows.map((r) => String(r.id))));
+    await redactDeletedItems(tx, gone);
+  }
   return rows.map((r) => String(r.id));
 }
 
@@ -118,6 +123,31 @@ async function dropProfileFrom(tx: Sql, cellIds: readonly string[]): Promise<Del
       await tx.exec('DELETE FROM profile_item_history WHERE profile_item_id = ? AND value IS NOT NULL AND value <> ?', [item.id, item.value]);
       await tx.exec("UPDATE profile_items SET evidence = ?, status = CASE WHEN status = 'conflict' THEN 'active' ELSE status END WHERE id = ?",
         [JSON.stringify(evidence.filter((e) => !cells.has(e))), item.id]);
+    }
+  }
+  return gone;
+}
+
+/**
+ * Memories a message asked for ("remember that…", core/engine/savedMemories.ts) go with it: they
+ * are its words. An item named by several messages loses only the deleted ones' links, and goes
+ * when none is left; an item written by hand that a message later repeated keeps its value (only
+ * the link goes). Returns what went, for redacting stored answers.
+ */
+async function dropAskedIn(tx: Sql, turnIds: readonly string[]): Promise<DeletedItem[]> {
+  const gone: DeletedItem[] = [];
+  for (const turnId of turnIds) {
+    const link = messageEvidence(turnId);
+    const items = await tx.query<{ id: string; key: string; value: string; evidence: string }>(
+      'SELECT id, key, value, evidence FROM profile_items WHERE instr(evidence, ?) > 0', [JSON.stringify(link)]);
+    for (const item of items) {
+      const evidence = evidenceList(item.evidence).filter((e) => e !== link);
+      const [asked] = await tx.query<{ x: number }>("SELECT 1 AS x FROM profile_item_history WHERE profile_item_id = ? AND op = 'add' AND reason = ? LIMIT 1", [item.id, ASKED_IN_MESSAGE]);
+      if (asked && !evidence.some((e) => e.startsWith(MESSAGE_EVIDENCE))) {
+        const values = await tx.query<{ value: string }>('SELECT value FROM profile_item_history WHERE profile_item_id = ? AND value IS NOT NULL', [item.id]);
+        gone.push({ kind: 'profile', id: item.id, texts: itemTexts.profile(item.key, [item.value, ...values.map((h) => h.value)]) });
+        await tx.exec('DELETE FROM profile_items WHERE id = ?', [item.id]); // its history cascades
+      } else await tx.exec('UPDATE profile_items SET evidence = ? WHERE id = ?', [JSON.stringify(evidence), item.id]);
     }
   }
   return gone;

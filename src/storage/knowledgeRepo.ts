@@ -306,9 +306,10 @@ export class SqlKnowledgeStore implements KnowledgeStore {
   updateProfileItems(plan: (current: readonly ProfileItem[]) => readonly ProfileChange[], now: number): Promise<ProfileChange[]> {
     return this.#sql.transaction(async (tx) => {
       const current = (await tx.query<ProfileRow>(`SELECT ${PROFILE_COLUMNS} FROM profile_items WHERE status IN ('active', 'conflict') ORDER BY key, id`)).map(toProfileItem);
-      // A profile key the user deleted is never added back (tombstone on the normalised key).
+      // A profile key the user deleted is never added back by synthesis (tombstone on the normalised
+      // key); the person writing it again (by hand, or asking in a message) is their own choice.
       const blocked = new Set((await tx.query<{ h: string }>("SELECT text_hash AS h FROM tombstones WHERE kind = 'profile'")).map((r) => r.h));
-      const changes = plan(current).filter((c) => !(c.insert && blocked.has(tombstoneHash(c.item.key))));
+      const changes = plan(current).filter((c) => !(c.insert && !c.item.editedByUser && blocked.has(tombstoneHash(c.item.key))));
       for (const { item, history, insert } of changes) {
         if (insert) {
           await tx.exec(`INSERT INTO profile_items (${PROFILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [item.id, item.kind, item.key, item.value,

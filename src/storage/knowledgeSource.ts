@@ -16,7 +16,7 @@
  * (termBudget.ts). Under the budget — every memory of a few thousand turns — the terms are all kept.
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
-import type { ForesightItem, ProfileItem } from '../core/synthesis/knowledge';
+import { MESSAGE_EVIDENCE, type ForesightItem, type ProfileItem } from '../core/synthesis/knowledge';
 import type { ContextEpisode, ContextFact, KnowledgeQueryOptions } from '../core/recall/answerContext';
 import type { KnowledgeSource } from '../core/recall/answerSource';
 import { FORESIGHT_COLUMNS, PROFILE_COLUMNS, SqlKnowledgeStore, toForesight, toProfileItem, type ForesightRow, type ProfileRow } from './knowledgeRepo';
@@ -202,12 +202,16 @@ export class SqlKnowledgeSource implements KnowledgeSource {
   async profile(limit?: number, scope?: MemoryScope): Promise<readonly ProfileItem[]> {
     if (scope && !scope.profile) return [];
     if (scope?.without?.length) {
-      // Not an item any of whose evidence episodes lies behind a project's wall.
+      // Not an item any of whose evidence episodes — or messages that asked for it ("remember
+      // that…", evidence `message:<id>`) — lies behind a project's wall.
+      const walled = scope.without.map(() => '?').join(', ');
       const rows = await this.#sql.query<ProfileRow>(
         `SELECT ${PROFILE_COLUMNS} FROM profile_items p WHERE status = 'active'
            AND NOT EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(p.evidence) THEN p.evidence ELSE '[]' END) e JOIN memcells c ON c.id = e.value
-                            WHERE c.conversation_id IN (${scope.without.map(() => '?').join(', ')}))
-         ORDER BY confidence DESC, updated_at DESC, id LIMIT ?`, [...scope.without, limit === undefined ? -1 : Math.max(0, Math.floor(limit))]);
+                            WHERE c.conversation_id IN (${walled}))
+           AND NOT EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(p.evidence) THEN p.evidence ELSE '[]' END) e
+                            JOIN messages m ON m.id = substr(e.value, ?) WHERE substr(e.value, 1, ?) = ? AND m.conversation_id IN (${walled}))
+         ORDER BY confidence DESC, updated_at DESC, id LIMIT ?`, [...scope.without, MESSAGE_EVIDENCE.length + 1, MESSAGE_EVIDENCE.length, MESSAGE_EVIDENCE, ...scope.without, limit === undefined ? -1 : Math.max(0, Math.floor(limit))]);
       return rows.map(toProfileItem);
     }
     if (limit === undefined) return (await this.#knowledge.profileItems()).filter((p) => p.status === 'active');

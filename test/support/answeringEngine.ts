@@ -7,10 +7,11 @@ import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { createEngine } from '../../src/host/createEngine';
 
-export async function answeringEngine(mockUrl: string, options: { withLlm?: boolean } = {}) {
+/** `explorer`: the memory explorer too (profile list and deletes, as the app has them). */
+export async function answeringEngine(mockUrl: string, options: { withLlm?: boolean; explorer?: boolean } = {}) {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: mockUrl, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
-  const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], llm: options.withLlm === false ? null : llm });
+  const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall', ...(options.explorer ? ['explorer' as const] : [])], llm: options.withLlm === false ? null : llm });
   await engine.start();
   await engine.setConsolidationPolicy('off');
   return { store, engine };

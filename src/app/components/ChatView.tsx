@@ -13,7 +13,7 @@ import { Markdown } from './Markdown';
 import { SentRequestView, sentProjectOf, type SentProject } from './SentRequestView';
 import { ViewBoundary } from './ViewBoundary';
 import { Dialog } from './Dialog';
-import { MemoryActivity } from './MemoryActivity';
+import { MemoryActivity, SavedFromMessage } from './MemoryActivity';
 import { useNarrowScreen } from '../useNarrowScreen';
 import { ConversationMemorySwitches } from './MemorySwitches';
 import { BrokenTextMark, CutOffMark, PartialMark } from './AnswerCutMarks';
@@ -66,6 +66,10 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const [editing, setEditing] = useState<Message | null>(null);
   const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean; onDevice: string | null; keywordsOnly: boolean; project: SentProject | null } | null>(null);
   const [highlight, setHighlight] = useState<string | null>(focusMessageId);
+  // Memories saved from messages that asked for them, by message; and what Undo removed here.
+  const fromMessages = useEngineQuery((q) => q.messageMemories()).data;
+  const savedBy = new Map((fromMessages ?? []).map((x) => [x.messageId, x]));
+  const [undone, setUndone] = useState<ReadonlyMap<string, string>>(new Map());
   const [shown, setShown] = useState<Citation | null>(null);
   const listRef = useRef<HTMLOListElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
@@ -232,6 +236,8 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   onConfirm={() => remove.mutate(m.id)}>delete</ConfirmButton>
               </div>
               {m.role === 'assistant' ? <Markdown text={m.content} onCite={(n) => openCitation(meta, n)} /> : <p>{m.content}</p>}
+              {m.role === 'user' && <SavedFromMessage memory={savedBy.get(m.id)} undone={undone.get(m.id)}
+                onUndone={(value) => setUndone((u) => new Map(u).set(m.id, value))} />}
               {m.role === 'assistant' && (
                 <div className="answer-meta">
                   {meta.citations && meta.citations.length > 0 && (

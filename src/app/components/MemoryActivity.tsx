@@ -1,5 +1,12 @@
 /**
- * The quiet line in the chat that says memory changed: "Memory updated · 3 facts, 1 plan". It
+ * The quiet lines in the chat that say memory changed.
+ *
+ * Under a message that asked to be remembered ("remember that I'm vegetarian"), saved the moment it
+ * was sent: "Memory updated · saved “I'm vegetarian”", with Undo (the profile delete: the memory
+ * goes and stored answers' copies of it are redacted) and a link to Saved memories. After Undo the
+ * line says so and takes the focus, so a keyboard user is not left on a button that went away.
+ *
+ * At the end of the chat: "Memory updated · 3 facts, 1 plan". It
  * compares what synthesis has written from this conversation's turns — the facts and plans of its
  * own episodes — with what there was when the conversation was opened (the counts refetch on every
  * memory-changed event), so it appears under the turns that caused it, and opens Saved memories,
@@ -8,10 +15,43 @@
  * no conversation and is shown in Memory → Profile.
  */
 import { useEffect, useRef } from 'react';
-import { useEngineQuery } from '../hooks';
+import { useEngineMutation, useEngineQuery } from '../hooks';
+import { queryKeys } from '../queries';
 import { useUi } from '../uiStore';
 import { plural } from '../format';
-import type { ConversationMemoryCounts } from '../../core/explorer/explorer';
+import type { ConversationMemoryCounts, MessageMemory } from '../../core/explorer/explorer';
+
+export function SavedFromMessage({ memory, undone, onUndone }: {
+  readonly memory: MessageMemory | undefined;
+  /** What Undo removed from this message, if it was pressed. */
+  readonly undone: string | undefined;
+  readonly onUndone: (value: string) => void;
+}) {
+  const open = useUi((s) => s.openExplorer);
+  const undo = useEngineMutation((c, m: MessageMemory) => c.engine.deleteProfileItem(m.profileItemId), {
+    invalidate: [queryKeys.explorer],
+  });
+  const undoneRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (!memory && undone !== undefined) undoneRef.current?.focus();
+  }, [memory, undone]);
+  if (memory) {
+    return (
+      <p className="memory-saved" data-testid="memory-saved">
+        <span>Memory updated · saved “{memory.value}”</span>
+        <button type="button" className="link-button" aria-label={`Undo: forget “${memory.value}”`} disabled={undo.isPending}
+          onClick={() => undo.mutate(memory, { onSuccess: () => onUndone(memory.value) })}>Undo</button>
+        <button type="button" className="link-button" onClick={() => open('saved')}>Saved memories</button>
+      </p>
+    );
+  }
+  if (undone === undefined) return null;
+  return (
+    <p className="memory-saved muted" data-testid="memory-undone" role="status" tabIndex={-1} ref={undoneRef}>
+      Not kept · “{undone}” was removed from memory
+    </p>
+  );
+}
 
 export function activitySummary(before: ConversationMemoryCounts, after: ConversationMemoryCounts): string | null {
   const parts: string[] = [];

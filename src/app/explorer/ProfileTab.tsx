@@ -4,6 +4,7 @@ import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { ProfileItemView } from '../../core/explorer/explorer';
 import { ConfirmButton } from '../components/ConfirmButton';
+import { MESSAGE_EVIDENCE } from '../../core/synthesis/knowledge';
 
 export function ProfileTab() {
   const profile = useEngineQuery((q) => q.profile());
@@ -40,6 +41,8 @@ function ProfileRow({ item }: { item: ProfileItemView }) {
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState(item.value);
   const [showHistory, setShowHistory] = useState(false);
+  // Evidence is episode ids, and the messages that asked for the item ("remember that…").
+  const episodes = item.evidence.filter((e) => !e.startsWith(MESSAGE_EVIDENCE));
   const edit = useMemoryMutation((e, v: string) => e.editProfileItem(item.id, v));
   const pin = useMemoryMutation((e, p: boolean) => e.pinProfileItem(item.id, p));
   const resolve = useMemoryMutation((e, c: 'keep' | 'accept') => e.resolveProfileConflict(item.id, c));
@@ -70,8 +73,9 @@ function ProfileRow({ item }: { item: ProfileItemView }) {
         <button type="button" className="link" aria-expanded={showHistory} onClick={() => setShowHistory(!showHistory)}>history ({item.history.length})</button>
         <ConfirmButton className="link" aria-label={`Delete ${item.key}`} title="Delete profile item" confirmLabel="Forget for good"
           message={<>Forget “{item.key}” for good? It is not learned again from your conversations.</>} onConfirm={() => remove.mutate()}>delete</ConfirmButton>
-        {item.evidence.length > 0 && <span className="muted">evidence: {item.evidence.slice(0, 5).map((id, n) => (
+        {episodes.length > 0 && <span className="muted">evidence: {episodes.slice(0, 5).map((id, n) => (
           <button key={id} type="button" className="link-button" onClick={() => open('memcells', { kind: 'episode', id })}>#{n + 1}</button>))}</span>}
+        {episodes.length < item.evidence.length && <span className="muted">asked for in a chat message</span>}
       </div>
       {showHistory && (
         <ol className="plain history">{item.history.map((h, n) => (

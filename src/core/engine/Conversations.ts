@@ -33,6 +33,11 @@ export interface ConversationsDeps {
   readonly conversationDeleted: () => void;
   readonly llm: () => Llm | null;
   readonly emit: (event: EngineEvent) => void;
+  /**
+   * A sent message that explicitly asks to be remembered is saved as a memory before send returns,
+   * so the answer to it already has it (savedMemories.ts rememberFrom; idempotent per message).
+   */
+  readonly remember?: (message: Message) => Promise<unknown>;
 }
 
 export class Conversations {
@@ -85,6 +90,8 @@ export class Conversations {
       if (already.conversationId !== request.conversationId || already.role !== 'user') {
         throw new RecollectError('INVALID_INPUT', 'A different message with this id is already stored.');
       }
+      // The engine may have died between storing the message and saving what it asked to remember.
+      await this.#remember(already);
       return already;
     }
     let replaces: string[] = [];
@@ -103,8 +110,25 @@ export class Conversations {
       await this.#d.emptied(request.conversationId);
       this.#d.turnsDeleted();
     }
+    await this.#remember(result.message);
     this.#written([result], replaces.length > 0);
     return result.message;
+  }
+
+  /**
+   * "Remember that…" in a conversation that is memory. One whose "remember this conversation" is
+   * off is not memory, so nothing is saved from it. The message is stored already: a failure to
+   * save the memory must not fail the send (the chat then shows no "Memory updated" line).
+   */
+  async #remember(message: Message): Promise<void> {
+    if (!this.#d.remember) return;
+    try {
+      const conversation = await this.#d.store.getConversation(message.conversationId);
+      if (conversation && !conversation.remember) return;
+      await this.#d.remember(message);
+    } catch {
+      /* the turn is kept; its memory can still be added by hand in Saved memories */
+    }
   }
 
   async deleteMessage(id: string): Promise<boolean> {

@@ -20,7 +20,7 @@ import type { ContextParts } from '../recall/answerContext';
 import { nearestTurns } from '../recall/nearestTurns';
 import type {
   FactEdit, FactPage, FactQuery, FactView, ForesightEdit, ForgetCandidate, MemCellEdit, ForgetKind, ForgetResult, MemCellDetail, MemCellPage, MemCellQuery, MemoryOverview, ConversationMemoryCounts,
-  MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery,
+  MemorySearchFilters, MemorySearchHit, ProfileItemView, SceneMap, SceneView, ForesightPage, ForesightQuery, MessageMemory,
 } from '../explorer/explorer';
 import type { ExplorerService } from '../explorer/ExplorerService';
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
@@ -102,6 +102,7 @@ export class MemoryEngine implements EngineApi {
   resolveProfileConflict(id: string, choice: 'keep' | 'accept'): Promise<void> { return this.#ex().resolveProfileConflict(id, choice); }
   deleteProfileItem(id: string): Promise<void> { return this.#ex().deleteProfileItem(id); }
   addMemory(text: string): Promise<ProfileItem> { return this.#p.saved.add(text); }
+  memoriesFromMessages(): Promise<MessageMemory[]> { return this.#p.saved.fromMessages(); }
   listForesight(): Promise<ForesightItem[]> { return this.#ex().listForesight(); }
   listForesightPage(query: ForesightQuery): Promise<ForesightPage> { return this.#ex().listForesightPage(query); }
   editForesight(id: string, patch: ForesightEdit): Promise<void> { return this.#ex().editForesight(id, patch); }

@@ -186,6 +186,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   const switches = new ConversationMemorySwitches({
     store, meta: store, onRemembered: () => lifecycle.kick(), changed: () => emit({ type: 'conversations-changed' }),
   });
+  const saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => emit({ type: 'memory-changed' }) });
   const conversations = new Conversations({
     store,
     switches,
@@ -201,6 +202,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     },
     llm: () => llm.current,
     emit,
+    remember: (message) => saved.rememberFrom(message),
   });
   const projects = deps.projects
     ? new Projects({
@@ -250,7 +252,6 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     vectorsReady: () => indexer?.vectorsReady() ?? true,
     ...(projects ? { answerScope: (id: string) => projects.answerScope(id) } : {}),
   });
-  const saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => emit({ type: 'memory-changed' }) });
 
   const jobs = deps.jobs ?? null;
   const consolidationStatus = async (): Promise<ConsolidationStatus> => {

@@ -316,3 +316,11 @@ export interface ExplorerStore {
    */
   forget(items: readonly { kind: ForgetKind; id: string }[], now: number, about?: string): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }>;
 }
+
+/** A memory saved from a message that asked for it ("remember that…"): the chat's notice under that message. */
+export interface MessageMemory {
+  readonly messageId: string;
+  readonly profileItemId: string;
+  /** What was saved, as it is now (an edit in Saved memories shows here too). */
+  readonly value: string;
+}

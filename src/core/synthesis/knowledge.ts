@@ -114,6 +114,15 @@ export interface ProfileItem {
  * One change to the profile plus its history row. `item` is the row as it must be after the
  * change (for a 'conflict' the stored value is unchanged; the history row carries the proposal).
  */
+/**
+ * Evidence entry naming the chat message a memory was asked for in ("remember that…",
+ * engine/savedMemories.ts); other evidence entries are episode ids.
+ */
+export const MESSAGE_EVIDENCE = 'message:';
+export const messageEvidence = (messageId: string): string => `${MESSAGE_EVIDENCE}${messageId}`;
+/** The history reason of a memory asked for in a message: deleting its last message deletes it. */
+export const ASKED_IN_MESSAGE = 'asked to remember in a message';
+
 export interface ProfileChange {
   readonly item: ProfileItem;
   readonly history: {

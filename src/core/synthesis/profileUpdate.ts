@@ -7,7 +7,7 @@
 import type { LlmUsage } from '../base/ports';
 import { normaliseText } from '../base/text';
 import { newId } from '../base/ids';
-import type { ProfileChange, ProfileItem, ProfileKind } from './knowledge';
+import { MESSAGE_EVIDENCE, type ProfileChange, type ProfileItem, type ProfileKind } from './knowledge';
 import { loadTokenCounter, type TokenCounter } from '../base/tokens';
 import {
   buildProfilePrompt, MAX_TOKENS, profileItemLine, profileOutputSchema, profileSceneLine, SYNTHESIS_STAGES, type ProfileOperation, type PromptProfileItem, type PromptScene,
@@ -224,7 +224,9 @@ export function planProfileChanges(
       continue;
     }
     const value = op.value ?? target.value;
-    const evidence = [...new Set([...op.evidence, ...target.evidence])].slice(0, 20);
+    // The messages that asked for the item (savedMemories.ts) stay linked whatever the episodes say.
+    const asked = target.evidence.filter((e) => e.startsWith(MESSAGE_EVIDENCE));
+    const evidence = [...asked, ...[...new Set([...op.evidence, ...target.evidence])].filter((e) => !asked.includes(e)).slice(0, 20)];
     if (normValue(value) === normValue(target.value)) {
       if (op.confidence === target.confidence && evidence.length === target.evidence.length) continue;
       push({ ...target, confidence: op.confidence, evidence, updatedAt: ctx.now },
