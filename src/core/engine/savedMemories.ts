@@ -5,11 +5,11 @@
  * has none, which is why it lives in the profile.
  */
 import { RecollectError } from '../base/errors';
+import { MAX_MEMORY_CHARS } from '../base/limits';
 import type { Clock } from '../base/ports';
 import type { KnowledgeStore, ProfileItem } from '../synthesis/knowledge';
 
-/** Long enough for a paragraph about oneself, short enough to stay a single memory. */
-export const MAX_MEMORY_CHARS = 600;
+export { MAX_MEMORY_CHARS };
 
 export interface SavedMemoriesDeps {
   readonly knowledge: KnowledgeStore | null;
