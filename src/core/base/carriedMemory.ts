@@ -46,6 +46,25 @@ export interface CarriedMemory {
   readonly problem: string | null;
 }
 
+/** One memory to import, as the person kept it in the preview. */
+export interface ImportedMemory {
+  readonly text: string;
+  readonly kind: CarriedKind;
+  /** When the other assistant saved it (ms), if known. */
+  readonly at: number | null;
+}
+
+export interface MemoryImportRequest {
+  /** Where it comes from, as the person named it: "ChatGPT", "Claude", "another assistant". */
+  readonly source: string;
+  readonly items: readonly ImportedMemory[];
+}
+
+export interface MemoryImportResult {
+  readonly added: number;
+  readonly alreadyKnown: number;
+}
+
 export interface CarriedSkip {
   readonly count: number;
   readonly reason: string;
