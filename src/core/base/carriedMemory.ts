@@ -158,14 +158,22 @@ export function parseCarriedMemory(input: string, options: CarryOptions): CarryP
   if (utf8Bytes(input, MAX_CARRY_BYTES) > MAX_CARRY_BYTES) return fail('TOO_LARGE', TOO_LARGE_MESSAGE);
   let text = input.replace(/^\uFEFF/, '').trim();
   if (!text) return fail('EMPTY', 'Nothing to import yet: paste what the other assistant wrote, or choose a file.');
-  // One code block around everything (the form Claude's prompt asks for): its inside.
-  const fenced = /^```[\w-]*\n([\s\S]*?)\n?```$/.exec(text);
-  if (fenced) text = fenced[1]!.trim();
-  if (/^[[{]/.test(text) && !/^\[[^\]\n]{0,40}\]\s*[-–—:]/.test(text)) return parseJson(text, options);
+  if (!looksLikeJson(text) && looksLikeChat(text.split(/\r?\n/))) return fail('CHAT', `This looks like a chat, not a list of memories. ${CHAT_ADVICE}`);
+  // The memories in a code block (the form Claude's prompt asks for), with the assistant's own
+  // sentences around it: the longest block's inside.
+  const blocks = [...text.matchAll(/^```[\w-]*[ \t]*\n([\s\S]*?)^```[ \t]*$/gm)].map((m) => m[1]!.trim());
+  if (blocks.length) text = blocks.reduce((a, b) => (b.length > a.length ? b : a));
+  if (!text) return fail('EMPTY', 'The code block is empty: nothing to import.');
+  if (looksLikeJson(text)) return parseJson(text, options);
   return parseLines(text, options);
 }
 
 // ---- JSON ----------------------------------------------------------------------------------
+
+/** An object, or an array of objects, strings or arrays — not a line starting "[2025-03-14]". */
+function looksLikeJson(text: string): boolean {
+  return /^\{/.test(text) || /^\[\s*(?:[[{"\]]|$)/.test(text);
+}
 
 const PAM_ABOUT = new Set(['preference', 'identity', 'skill', 'instruction', 'relationship', 'environment']);
 const PAM_PLAN = new Set(['goal', 'project']);
@@ -248,25 +256,26 @@ function item(raw: string, kind: CarriedKind, at: number | null): CarriedMemory 
   return { text, kind, at, problem };
 }
 
-function parseLines(text: string, options: CarryOptions): CarryParse {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !/^```/.test(l));
-  // A transcript pasted by mistake: lines starting with a person's and an assistant's role.
+/** A transcript pasted by mistake: lines starting with a person's role and with an assistant's. */
+function looksLikeChat(lines: readonly string[]): boolean {
   const roles = new Set<string>();
   let roleLines = 0;
   for (const line of lines) {
-    const m = ROLE.exec(line.replace(HEADING, '$1'));
+    const m = ROLE.exec(line.trim().replace(HEADING, '$1'));
     if (m) { roles.add(m[1]!.toLowerCase()); roleLines++; }
   }
-  if (roleLines >= 2 && [...roles].some((r) => HUMAN.has(r)) && [...roles].some((r) => !HUMAN.has(r))) {
-    return fail('CHAT', `This looks like a chat, not a list of memories. ${CHAT_ADVICE}`);
-  }
+  return roleLines >= 2 && [...roles].some((r) => HUMAN.has(r)) && [...roles].some((r) => !HUMAN.has(r));
+}
+
+function parseLines(text: string, options: CarryOptions): CarryParse {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !/^```/.test(l));
   const context = lines.filter((l) => CONTEXT.test(l)).length;
   const dated = lines.filter((l) => DATED.test(l)).length;
   const headings = lines.filter((l) => HEADING.test(l) && sectionKind(l) !== null).length;
   const content = lines.filter((l) => !HEADING.test(l) && !/:$/.test(l));
   const format: CarriedFormat = context * 2 >= content.length && context > 0 ? 'chatgpt-context'
-    : dated * 2 >= content.length && dated > 0 ? 'dated-lines'
     : headings > 0 ? 'markdown'
+    : dated * 2 >= content.length && dated > 0 ? 'dated-lines'
     : content.filter((l) => THIRD_PERSON.test(l.replace(BULLET, ''))).length * 5 >= content.length * 3 ? 'chatgpt-list'
     : 'lines';
 
