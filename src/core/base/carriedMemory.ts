@@ -65,6 +65,19 @@ export interface MemoryImportResult {
   readonly alreadyKnown: number;
 }
 
+/** The history reason of an imported memory; importedFrom reads it back. */
+export function importReason(source: string, kind: CarriedKind): string {
+  return `imported from ${source}${kind === 'about' ? '' : ` (${KIND_LABELS[kind]})`}`;
+}
+
+const IMPORTED = /^imported from (.+?)(?: \((plan|fact)\))?$/;
+
+/** Where an imported memory came from and the kind it was imported as, or null for any other reason. */
+export function importedFrom(reason: string | null): { readonly source: string; readonly kind: CarriedKind } | null {
+  const m = reason ? IMPORTED.exec(reason) : null;
+  return m ? { source: m[1]!, kind: (m[2] as CarriedKind | undefined) ?? 'about' } : null;
+}
+
 export interface CarriedSkip {
   readonly count: number;
   readonly reason: string;
@@ -164,7 +177,7 @@ export function parseCarriedMemory(input: string, options: CarryOptions): CarryP
   const blocks = [...text.matchAll(/^```[\w-]*[ \t]*\n([\s\S]*?)^```[ \t]*$/gm)].map((m) => m[1]!.trim());
   if (blocks.length) text = blocks.reduce((a, b) => (b.length > a.length ? b : a));
   if (!text) return fail('EMPTY', 'The code block is empty: nothing to import.');
-  if (looksLikeJson(text)) return parseJson(text, options);
+  if (looksLikeJson(text)) return parseJson(text);
   return parseLines(text, options);
 }
 
@@ -183,7 +196,7 @@ export function platformName(platform: string): string {
   return PLATFORM_NAMES[platform.toLowerCase()] ?? platform;
 }
 
-function parseJson(text: string, options: CarryOptions): CarryParse {
+function parseJson(text: string): CarryParse {
   let data: unknown;
   try {
     data = JSON.parse(text);

@@ -5,7 +5,7 @@
  * by memoryIdentity — so a second paste adds nothing. Export reads the profile, the plans still
  * ahead and the current facts (never turns) and writes them with base/memoryExport.ts.
  */
-import { memoryIdentity, type CarriedKind } from '../base/carriedMemory';
+import { importedFrom, memoryIdentity, type CarriedKind } from '../base/carriedMemory';
 import { newId } from '../base/ids';
 import { formatMemoryExport, type ExportedMemory, type MemoryExportFile, type MemoryExportFormat, MEMORY_EXPORT_FORMATS } from '../base/memoryExport';
 import { RecollectError } from '../base/errors';
@@ -13,7 +13,7 @@ import type { Clock } from '../base/ports';
 import type { ExplorerService } from '../explorer/ExplorerService';
 import { profileLine } from '../recall/answerContext';
 import type { KnowledgeStore } from '../synthesis/knowledge';
-import { importedFrom, type MemoryImportRequest, type MemoryImportResult, type SavedMemories } from './savedMemories';
+import type { MemoryImportRequest, MemoryImportResult, SavedMemories } from './savedMemories';
 
 export interface MemoryCarryDeps {
   readonly saved: SavedMemories;

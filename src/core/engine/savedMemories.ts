@@ -10,7 +10,7 @@
  * the free-form field a source needs, so no column is added. A memory already known (the same
  * words, compared by memoryIdentity) is not written again.
  */
-import { KIND_LABELS, memoryIdentity, type CarriedKind, type MemoryImportRequest, type MemoryImportResult } from '../base/carriedMemory';
+import { importReason, memoryIdentity, type CarriedKind, type MemoryImportRequest, type MemoryImportResult } from '../base/carriedMemory';
 import { RecollectError } from '../base/errors';
 import { isSaneTime, MAX_MEMORY_CHARS } from '../base/limits';
 import type { Clock } from '../base/ports';
@@ -18,6 +18,7 @@ import type { KnowledgeStore, ProfileChange, ProfileItem } from '../synthesis/kn
 
 export { MAX_MEMORY_CHARS };
 export type { ImportedMemory, MemoryImportRequest, MemoryImportResult } from '../base/carriedMemory';
+export { importedFrom, importReason } from '../base/carriedMemory';
 
 /** More than anyone's memory list; a bigger paste is almost certainly something else. */
 export const MAX_IMPORTED_MEMORIES = 5_000;
@@ -34,19 +35,6 @@ export interface SavedMemoriesDeps {
 export function memoryKey(text: string): string {
   const words = text.split(/\s+/).slice(0, 6).join(' ');
   return words.length > 48 ? `${words.slice(0, 47)}…` : words;
-}
-
-/** The history reason of an imported memory; importedFrom reads it back. */
-export function importReason(source: string, kind: CarriedKind): string {
-  return `imported from ${source}${kind === 'about' ? '' : ` (${KIND_LABELS[kind]})`}`;
-}
-
-const IMPORTED = /^imported from (.+?)(?: \((plan|fact)\))?$/;
-
-/** Where an imported memory came from and the kind it was imported as, or null for any other reason. */
-export function importedFrom(reason: string | null): { readonly source: string; readonly kind: CarriedKind } | null {
-  const m = reason ? IMPORTED.exec(reason) : null;
-  return m ? { source: m[1]!, kind: (m[2] as CarriedKind | undefined) ?? 'about' } : null;
 }
 
 function cleanMemory(text: unknown): string {
