@@ -153,11 +153,10 @@ export function ImportMemoryDialog({ onClose }: { onClose: () => void }) {
             {knownCount ? `; ${knownCount} already known` : ''}
             {preview.parse.skipped.map((s) => `; ${s.count} skipped: ${s.reason}`).join('')}.
           </p>
-          <label>From{' '}
-            <select value={source} onChange={(e) => setSource(e.target.value)}>
-              {[...new Set([...SOURCES, source])].map((s) => <option key={s} value={s}>{s}</option>)}
-            </select>
-          </label>
+          <label htmlFor={`${ids}-source`}>Where they come from</label>{' '}
+          <select id={`${ids}-source`} value={source} onChange={(e) => setSource(e.target.value)}>
+            {[...new Set([...SOURCES, source])].map((s) => <option key={s} value={s}>{s}</option>)}
+          </select>
           <ul className="plain carry-preview" aria-label="Memories found">
             {preview.parse.items.map((m, i) => (
               <PreviewRow key={i} memory={m} known={preview.known[i] ?? false} zone={zone} checked={chosen.has(i)} onChange={(on) => toggle(i, on)} />
