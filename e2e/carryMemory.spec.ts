@@ -8,7 +8,7 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import { readFile } from 'node:fs/promises';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { openSavedMemories } from './appSteps';
 
 const PASTE = `Here is everything I have stored about you:
@@ -24,7 +24,7 @@ const PASTE = `Here is everything I have stored about you:
 const TRANSCRIPT = `User: My migration fails with "relation does not exist" since I renamed the schema from app to billing. I have tried reconnecting and running it twice; it is PostgreSQL 16 in Docker and the same script worked last week before the rename. What is going on?
 Assistant: The rename moved every table into billing, but your session's search_path still lists app, so unqualified names no longer resolve. Qualify the names or run SET search_path TO billing, public; at the start of the script.`;
 
-async function axe(page: import('@playwright/test').Page, dialog: string): Promise<string[]> {
+async function axe(page: Page, dialog: string): Promise<string[]> {
   const result = await new AxeBuilder({ page }).include(`[data-testid="${dialog}"]`).analyze();
   return result.violations.map((v) => `${dialog}: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
 }
