@@ -3,8 +3,8 @@
  * conversations of 10 long turns, ≈ 2 episodes each, facts, plans, saved memories and a cost
  * ledger) and a chat answer with a long code block, a wide table and a nested list under a long
  * pasted question, in light and dark, on a desktop (1280×800) and a phone (390×844). Every dialog is opened
- * — Import memory, the restore prompt, Import chat history, What was sent, Settings, Models with a
- * download in progress (the local model hub holds the model file until the audits are done), each
+ * — Import memory, the restore prompt, Import chat history, Import memory… at its preview, Export
+ * memory…, What was sent, Settings, Models with a download in progress (the local model hub holds the model file until the audits are done), each
  * delete confirmation and Delete all — and an episode's detail, and the explorer's long lists are
  * scrolled to their end. No violation of any impact is allowed (critical, serious, moderate or
  * minor).
@@ -303,6 +303,20 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await expect(deleteAll.getByTestId('delete-all-summary')).toBeVisible();
     await check('delete all saved memories');
     await escape(deleteAll);
+
+    // Import memory…, at its preview of a pasted list; Export memory….
+    await page.getByTestId('saved-memories').getByRole('button', { name: 'Import memory…' }).click();
+    const carryIn = page.getByRole('dialog', { name: 'Import memories from another assistant' });
+    await carryIn.getByLabel('Memories to import').fill('[2025-01-14] - Prefers metric units.\n[unknown] - Plans to repaint the shed next spring.\n[2025-02-02] - The allotment is plot 14.');
+    await carryIn.getByRole('button', { name: 'Preview' }).click();
+    await expect(carryIn.getByTestId('carry-item')).toHaveCount(3);
+    await check('import memories preview');
+    await escape(carryIn);
+    await page.getByTestId('saved-memories').getByRole('button', { name: 'Export memory…' }).click();
+    const carryOut = page.getByRole('dialog', { name: 'Export memories' });
+    await expect(carryOut).toBeVisible();
+    await check('export memories');
+    await escape(carryOut);
 
     await tab('Profile');
     const profile = page.getByTestId('profile-item');

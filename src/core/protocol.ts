@@ -26,6 +26,8 @@ import type {
 import type { ForesightItem, ProfileItem } from './synthesis/knowledge';
 import type { SynthesisFailures } from './synthesis/synthesisRecovery';
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from './base/historyImport';
+import type { MemoryImportRequest, MemoryImportResult } from './base/carriedMemory';
+import type { MemoryExportFile, MemoryExportFormat } from './base/memoryExport';
 import type { Root as HastRoot } from 'hast';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, Project, ProjectEdit, ProjectInput, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
 
@@ -217,6 +219,12 @@ export interface EngineApi {
    * with Undo (deleteProfileItem). Deleting the message deletes the memory.
    */
   memoriesFromMessages(): Promise<MessageMemory[]>;
+  /** Import memory…'s preview: which of these memories Recollect already knows (same words). */
+  knownMemories(texts: readonly string[]): Promise<boolean[]>;
+  /** Import memory…: stores the chosen memories as saved memories marked with their source, skipping known ones. */
+  importMemories(request: MemoryImportRequest): Promise<MemoryImportResult>;
+  /** Export memory…: profile, plans ahead and facts (not turns) in one of the carry formats, secrets redacted. */
+  exportMemories(format: MemoryExportFormat): Promise<MemoryExportFile>;
   /** Every foresight item (tests and tools); the app reads pages. */
   listForesight(): Promise<ForesightItem[]>;
   listForesightPage(query: ForesightQuery): Promise<ForesightPage>;

@@ -7,6 +7,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { RecollectError, type ErrorCode } from '../core/base/errors';
 import { formatCount } from '../core/base/numbers';
+import { redactSecrets } from '../core/base/secrets';
 
 export class LlmError extends RecollectError {
   /** HTTP status when the server answered. */
@@ -27,14 +28,9 @@ export function isRetryable(code: ErrorCode): boolean {
   return code === 'LLM_RATE_LIMITED' || code === 'LLM_UNAVAILABLE';
 }
 
-const KEY_LIKE = /\b(?:sk|pk|rk|key)-[A-Za-z0-9_*.-]{6,}/g;
-const BEARER = /Bearer\s+[^\s"',]+/gi;
-
 /** Removes the key (and anything shaped like a bearer token or provider key) from text. */
 export function redact(text: string, apiKey: string | undefined): string {
-  let out = text;
-  if (apiKey) out = out.split(apiKey).join('[redacted]');
-  return out.replace(BEARER, 'Bearer [redacted]').replace(KEY_LIKE, '[redacted]');
+  return redactSecrets(text, apiKey);
 }
 
 /**

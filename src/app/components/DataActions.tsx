@@ -11,6 +11,7 @@ import type { ImportSummary } from '../../core/base/types';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import { toErrorInfo } from '../../core/base/errors';
 import { Dialog } from './Dialog';
+import { CarryMemoryButtons } from '../explorer/CarryMemory';
 
 /**
  * The sentence shown for a failed import. Import errors carry their own truth (refused and
@@ -77,6 +78,7 @@ export function DataActions() {
       <button type="button" onClick={() => void exporter.download()} disabled={exporter.pending}>{exporter.pending ? 'Exporting…' : 'Export'}</button>
       <button type="button" onClick={() => fileInput.current?.click()}>Import…</button>
       <HistoryImportButton />
+      <CarryMemoryButtons />
       <input ref={fileInput} type="file" accept=".sqlite,.db,.sqlite3,application/vnd.sqlite3" hidden aria-label="Import database file"
         onChange={(e) => {
           setPending(e.target.files?.[0] ?? null);

@@ -7,11 +7,13 @@
 import { useDeferredValue, useState, type FormEvent } from 'react';
 import { useEngineClient, useEngineMutation, useEngineQuery, useFactPages, useForesightPages, useMemoryMutation } from '../hooks';
 import { Dialog } from '../components/Dialog';
-import type { ForgetKind } from '../../core/explorer/explorer';
+import type { ForgetKind, ProfileItemView } from '../../core/explorer/explorer';
+import { importedFrom } from '../../core/base/carriedMemory';
 import { queryKeys } from '../queries';
 import { formatTime } from '../format';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { formatCount } from '../../core/base/numbers';
+import { CarryMemoryButtons } from './CarryMemory';
 
 /**
  * What stays in the "Add a memory" box once `sent` is stored: only the sent text goes, so anything
@@ -20,6 +22,13 @@ import { formatCount } from '../../core/base/numbers';
 export function remainingDraft(current: string, sent: string): string {
   if (current === sent) return '';
   return current.startsWith(sent) ? current.slice(sent.length).trimStart() : current;
+}
+
+/** "imported from Claude · 14 Mar 2025" for an imported memory, "written by you" for a typed one. */
+function savedNote(p: ProfileItemView): string | null {
+  if (!p.editedByUser) return null;
+  const from = importedFrom(p.history.find((h) => h.op === 'add')?.reason ?? null);
+  return from ? `imported from ${from.source} · ${formatTime(p.createdAt)}` : 'written by you';
 }
 
 function matches(text: string, q: string): boolean {
@@ -86,6 +95,7 @@ export function SavedMemoriesTab() {
         <button type="submit" className="primary" disabled={add.isPending || !draft.trim()}>Save memory</button>
         {error && <p className="error" role="alert">{error}</p>}
       </form>
+      <div className="buttons carry-buttons"><CarryMemoryButtons /></div>
       <GlobalSwitches />
       <div className="saved-filters">
         <input type="search" className="saved-search" aria-label="Search saved memories" placeholder="Search saved memories" value={text} onChange={(e) => setText(e.target.value)} />
@@ -108,7 +118,7 @@ export function SavedMemoriesTab() {
       <h3>About you <span className="muted">({about.length})</span></h3>
       {about.length === 0 && <p className="muted">{q ? 'Nothing about you matches.' : 'Nothing yet. It is learned from your conversations, or add it above.'}</p>}
       <ul className="plain">{about.map((p) => (
-        <SavedItem key={p.id} text={p.value} note={p.editedByUser ? 'written by you' : null}
+        <SavedItem key={p.id} text={p.value} note={savedNote(p)}
           save={(e, v) => e.editProfileItem(p.id, v)} remove={(e) => e.deleteProfileItem(p.id)} />
       ))}</ul>
 

@@ -8,6 +8,8 @@ import { formatCount } from './numbers';
 /** ~1 MB of text per turn: far above any chat message, small enough to index and embed. */
 export const MAX_TURN_CHARS = 1_000_000;
 export const MAX_TITLE_CHARS = 200;
+/** A saved memory: long enough for a paragraph about oneself, short enough to stay a single memory. */
+export const MAX_MEMORY_CHARS = 600;
 
 /**
  * Times Recollect stores are ms since the epoch within these years. JavaScript dates end at

@@ -29,6 +29,8 @@ import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate'
 import type { HistoryFile, HistoryImportReport, HistoryProgress, HistoryRequest, HistoryScan } from '../base/historyImport';
 import type { HistoryImports } from './historyImport';
 import { importMemory } from './importMemory';
+import type { MemoryImportRequest, MemoryImportResult } from '../base/carriedMemory';
+import type { MemoryExportFile, MemoryExportFormat } from '../base/memoryExport';
 import { assembleEngine, type EngineParts } from './assembleEngine';
 import type { IndexingStatus } from './trailingIndex';
 import type { EngineListener, MemoryEngineDeps } from './engineDeps';
@@ -103,6 +105,9 @@ export class MemoryEngine implements EngineApi {
   deleteProfileItem(id: string): Promise<void> { return this.#ex().deleteProfileItem(id); }
   addMemory(text: string): Promise<ProfileItem> { return this.#p.saved.add(text); }
   memoriesFromMessages(): Promise<MessageMemory[]> { return this.#p.saved.fromMessages(); }
+  knownMemories(texts: readonly string[]): Promise<boolean[]> { return this.#p.carry.known(texts); }
+  importMemories(request: MemoryImportRequest): Promise<MemoryImportResult> { return this.#p.carry.import(request); }
+  exportMemories(format: MemoryExportFormat): Promise<MemoryExportFile> { return this.#p.carry.export(format); }
   listForesight(): Promise<ForesightItem[]> { return this.#ex().listForesight(); }
   listForesightPage(query: ForesightQuery): Promise<ForesightPage> { return this.#ex().listForesightPage(query); }
   editForesight(id: string, patch: ForesightEdit): Promise<void> { return this.#ex().editForesight(id, patch); }

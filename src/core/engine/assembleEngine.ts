@@ -25,6 +25,7 @@ import type { EpisodeStore } from '../episodes/episodes';
 import { MemoryReader } from '../recall/MemoryReader';
 import { ExplorerService } from '../explorer/ExplorerService';
 import { SavedMemories } from './savedMemories';
+import { MemoryCarry } from './memoryCarry';
 import { ConversationMemorySwitches } from './conversationMemory';
 import { Conversations } from './Conversations';
 import { Projects } from './Projects';
@@ -107,6 +108,7 @@ export interface EngineParts {
   readonly reader: MemoryReader | null;
   readonly answers: AnswerService;
   readonly saved: SavedMemories;
+  readonly carry: MemoryCarry;
   readonly explorer: ExplorerService | null;
   readonly consolidationStatus: () => Promise<ConsolidationStatus>;
 }
@@ -301,9 +303,14 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
       })
     : null;
 
+  const carry = new MemoryCarry({
+    saved, explorer, knowledge: deps.knowledge ?? null, clock, zone: () => settings.timeZone,
+    apiKey: async () => (await deps.settings?.loadLlm())?.apiKey ?? null,
+  });
+
   return {
     store, episodes: deps.episodes ?? null, jobs, timer, semantic, factIndex, cellIndex, llm, settings,
-    indexer, lifecycle, consolidator, conversations, projects, history, trailing, foreground, upkeep, reader, answers, saved, explorer, consolidationStatus,
+    indexer, lifecycle, consolidator, conversations, projects, history, trailing, foreground, upkeep, reader, answers, saved, carry, explorer, consolidationStatus,
   };
 }
 

@@ -9,16 +9,29 @@
  * A memory asked for in a message is tied to it by an evidence entry `message:<id>` (no schema
  * change: evidence is a JSON list, elsewhere of episode ids), so deleting the message deletes the
  * memory (storage/deletedTurns.ts) and the chat shows "Memory updated" under that message.
+ *
+ * Import memory… writes through the same path: each memory the person kept from another assistant
+ * is a saved memory like one typed here, dated when the other assistant saved it, and its history
+ * row's reason says where it came from ("imported from ChatGPT", "imported from Claude (plan)") —
+ * the free-form field a source needs, so no column is added. A memory already known (the same
+ * words, compared by memoryIdentity) is not written again.
  */
+import { importReason, memoryIdentity, type CarriedKind, type MemoryImportRequest, type MemoryImportResult } from '../base/carriedMemory';
 import { RecollectError } from '../base/errors';
+import { isSaneTime, MAX_MEMORY_CHARS } from '../base/limits';
 import type { Clock } from '../base/ports';
 import type { Message } from '../base/types';
-import { ASKED_IN_MESSAGE, MESSAGE_EVIDENCE, messageEvidence, type KnowledgeStore, type ProfileItem } from '../synthesis/knowledge';
+import { ASKED_IN_MESSAGE, MESSAGE_EVIDENCE, messageEvidence, type KnowledgeStore, type ProfileChange, type ProfileItem } from '../synthesis/knowledge';
 import { rememberRequest } from '../capture/rememberRequest';
 import type { MessageMemory } from '../explorer/explorer';
 
-/** Long enough for a paragraph about oneself, short enough to stay a single memory. */
-export const MAX_MEMORY_CHARS = 600;
+export { MAX_MEMORY_CHARS };
+export type { ImportedMemory, MemoryImportRequest, MemoryImportResult } from '../base/carriedMemory';
+export { importedFrom, importReason } from '../base/carriedMemory';
+
+/** More than anyone's memory list; a bigger paste is almost certainly something else. */
+export const MAX_IMPORTED_MEMORIES = 5_000;
+const MAX_SOURCE_CHARS = 60;
 
 export interface SavedMemoriesDeps {
   readonly knowledge: KnowledgeStore | null;
@@ -33,11 +46,33 @@ export function memoryKey(text: string): string {
   return words.length > 48 ? `${words.slice(0, 47)}…` : words;
 }
 
+function cleanMemory(text: unknown): string {
+  const value = typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : '';
+  if (!value) throw new RecollectError('INVALID_INPUT', 'Write the memory first.');
+  if (value.length > MAX_MEMORY_CHARS) throw new RecollectError('INVALID_INPUT', `A memory holds at most ${MAX_MEMORY_CHARS} characters; this one has ${value.length}. Split it in two.`);
+  return value;
+}
+
 export class SavedMemories {
   readonly #deps: SavedMemoriesDeps;
 
   constructor(deps: SavedMemoriesDeps) {
     this.#deps = deps;
+  }
+
+  #knowledge(): KnowledgeStore {
+    if (!this.#deps.knowledge) throw new RecollectError('INTERNAL', 'This engine was built without a knowledge store.');
+    return this.#deps.knowledge;
+  }
+
+  /** A saved memory's row and its 'add' history, dated `at`. */
+  #change(value: string, at: number, reason: string, evidence: readonly string[] = []): ProfileChange {
+    const now = this.#deps.clock.now();
+    const item: ProfileItem = {
+      id: this.#deps.newId(), kind: 'explicit', key: memoryKey(value), value, confidence: 1, evidence,
+      status: 'active', editedByUser: true, createdAt: at, updatedAt: now,
+    };
+    return { item, insert: true, history: { op: 'add', value, confidence: 1, evidence, reason } };
   }
 
   async add(text: string): Promise<ProfileItem> {
@@ -72,19 +107,51 @@ export class SavedMemories {
   }
 
   async #save(text: string, evidence: readonly string[], reason: string): Promise<ProfileItem> {
-    const { knowledge, clock, newId, changed } = this.#deps;
-    if (!knowledge) throw new RecollectError('INTERNAL', 'This engine was built without a knowledge store.');
-    const value = typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : '';
-    if (!value) throw new RecollectError('INVALID_INPUT', 'Write the memory first.');
-    if (value.length > MAX_MEMORY_CHARS) throw new RecollectError('INVALID_INPUT', `A memory holds at most ${MAX_MEMORY_CHARS} characters; this one has ${value.length}. Split it in two.`);
-    const now = clock.now();
-    const item: ProfileItem = {
-      id: newId(), kind: 'explicit', key: memoryKey(value), value, confidence: 1, evidence,
-      status: 'active', editedByUser: true, createdAt: now, updatedAt: now,
-    };
-    const written = await knowledge.updateProfileItems(() => [{ item, insert: true, history: { op: 'add', value, confidence: 1, evidence, reason } }], now);
+    const knowledge = this.#knowledge();
+    const value = cleanMemory(text);
+    const now = this.#deps.clock.now();
+    const change = this.#change(value, now, reason, evidence);
+    const written = await knowledge.updateProfileItems(() => [change], now);
     if (written.length === 0) throw new RecollectError('INTERNAL', 'The memory was not stored.');
-    changed();
-    return item;
+    this.#deps.changed();
+    return change.item;
+  }
+
+  /**
+   * Stores the memories not already known — not in the profile (read in the same transaction) nor
+   * in `known` (facts and plans, as memoryIdentity) nor earlier in `items` — all or nothing: one
+   * bad memory refuses the whole request before anything is written.
+   */
+  async importMany(request: MemoryImportRequest, known: ReadonlySet<string>): Promise<MemoryImportResult> {
+    const knowledge = this.#knowledge();
+    const source = typeof request.source === 'string' ? request.source.replace(/\s+/g, ' ').trim() : '';
+    if (!source || source.length > MAX_SOURCE_CHARS) throw new RecollectError('INVALID_INPUT', `Say where the memories come from (at most ${MAX_SOURCE_CHARS} characters).`);
+    if (!Array.isArray(request.items) || request.items.length === 0) throw new RecollectError('INVALID_INPUT', 'Choose at least one memory to import.');
+    if (request.items.length > MAX_IMPORTED_MEMORIES) throw new RecollectError('INVALID_INPUT', `At most ${MAX_IMPORTED_MEMORIES} memories can be imported at once; this has ${request.items.length}.`);
+    const now = this.#deps.clock.now();
+    const clean = request.items.map((m, i) => {
+      try {
+        const kind: CarriedKind = m.kind === 'plan' || m.kind === 'fact' ? m.kind : 'about';
+        return { value: cleanMemory(m.text), kind, at: isSaneTime(m.at) ? m.at : now };
+      } catch (err) {
+        throw new RecollectError('INVALID_INPUT', `Memory ${i + 1}: ${(err as Error).message} Nothing was imported.`);
+      }
+    });
+    let alreadyKnown = 0;
+    const written = await knowledge.updateProfileItems((current) => {
+      const have = new Set(known);
+      for (const p of current) have.add(memoryIdentity(p.value));
+      const changes: ProfileChange[] = [];
+      alreadyKnown = 0;
+      for (const m of clean) {
+        const id = memoryIdentity(m.value);
+        if (have.has(id)) { alreadyKnown++; continue; }
+        have.add(id);
+        changes.push(this.#change(m.value, m.at, importReason(source, m.kind)));
+      }
+      return changes;
+    }, now);
+    if (written.length) this.#deps.changed();
+    return { added: written.length, alreadyKnown };
   }
 }
