@@ -5,7 +5,7 @@
  *   menu follows the project's scope at its next answer; the project has its own address;
  * - a shared project's chats are recalled in any chat, like chats in no project.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { askInNewChat, connectEndpoint, createProject, sendMessage, waitForMessages } from './appSteps';
