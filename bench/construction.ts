@@ -47,12 +47,12 @@ async function buildOne(corpus: BenchCorpus, policy: PolicyName, llmUrl: string,
   const llm = new LlmClient({ baseUrl: llmUrl, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 30_000, baseDelayMs: 1, maxDelayMs: 10 });
   const engine = createEngine(store, { only: ['episodes', 'synthesis'], ...(embedders ? { embedders } : {}), llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
-  await engine.setConsolidationPolicy(policy);
+  await engine.synthesis.setPolicy(policy);
   await store.createConversation({ id: corpus.id, title: corpus.id });
   let n = 0;
   for (const session of corpus.sessions) {
     for (const [i, turn] of session.turns.entries()) {
-      await engine.appendTurn({
+      await engine.conversations.appendTurn({
         id: turn.id, conversationId: corpus.id, role: turn.role, speaker: turn.speaker, content: turn.text,
         occurredAt: session.date + i * 30_000, ...(turn.caption ? { metadata: { caption: turn.caption } } : {}),
       });
@@ -77,7 +77,7 @@ async function buildOne(corpus: BenchCorpus, policy: PolicyName, llmUrl: string,
     const hits = await store.searchMessages(m.content, { limit: 50 });
     if (hits.some((h) => h.message.id === m.id)) retrievable++;
   }
-  const status = await engine.embeddingStatus();
+  const status = await engine.indexing.embeddingStatus();
   engine.stop();
   return {
     id: corpus.id,

@@ -145,7 +145,7 @@ function duplicatesIn(contents: readonly string[]): number {
 async function importHistoryAgain(page: Page, trial: number, shape: HistoryShape): Promise<void> {
   await page.evaluate(([t, id]) => {
     const w = window as unknown as { __crashCall(m: string, a: unknown[]): Promise<{ ok: boolean; error?: { message: string } }>; __crashFile(n: string, t: string): File };
-    return w.__crashCall('importHistory', [w.__crashFile('conversations.json', t), { format: 'chatgpt', importId: id, policy: 'off' }]).then((r) => {
+    return w.__crashCall('data.importHistory', [w.__crashFile('conversations.json', t), { format: 'chatgpt', importId: id, policy: 'off' }]).then((r) => {
       if (!r.ok) throw new Error(r.error!.message);
     });
   }, [chatGptExport(trial, shape), `crash-import-${trial}-again`] as const);
@@ -156,8 +156,8 @@ async function importHistoryAgain(page: Page, trial: number, shape: HistoryShape
  * exports, snapshots and restores stays the size of what was typed and appended.
  */
 async function deleteImported(page: Page, trial: number): Promise<void> {
-  const list = await engineCall<Conversation[]>(page, 'listConversations');
-  for (const c of list) if (c.title.startsWith(importTitle(trial))) await engineCall(page, 'deleteConversation', [c.id]);
+  const list = await engineCall<Conversation[]>(page, 'conversations.list');
+  for (const c of list) if (c.title.startsWith(importTitle(trial))) await engineCall(page, 'conversations.delete', [c.id]);
 }
 
 export interface CrashOptions {

@@ -42,7 +42,7 @@ const PAGE_HOOKS = `(() => {
       else resolve({ ok: false, error: { code: 'THROWN', message: String(data.value && data.value.value && data.value.value.message) } });
     };
     rec.worker.addEventListener('message', onMessage);
-    rec.worker.postMessage({ id, type: 'APPLY', path: models ? [method] : ['engine', method], argumentList: args.map((value) => ({ type: 'RAW', value })) });
+    rec.worker.postMessage({ id, type: 'APPLY', path: models ? [method] : ['engine', ...method.split('.')], argumentList: args.map((value) => ({ type: 'RAW', value })) });
   });
   // The engine worker's I/O hook (armSwapKill) says here where it holds the worker for the kill.
   window.__crashIoHit = null;
@@ -60,7 +60,7 @@ export class EngineCallError extends Error {
   }
 }
 
-/** One EngineApi call in the page; resolves with its value once the engine has answered. */
+/** One EngineApi call in the page (`method` as '<group>.<method>', e.g. 'conversations.list'); resolves with its value once the engine has answered. */
 export async function engineCall<T>(page: Page, method: string, args: readonly unknown[] = [], worker: 'engine' | 'models' = 'engine'): Promise<T> {
   const result = await page.evaluate(([m, a, models]) => (window as unknown as { __crashCall(m: string, a: readonly unknown[], models: boolean): Promise<CallResult> }).__crashCall(m, a, models), [method, [...args], worker === 'models'] as const);
   if (!result.ok) throw new EngineCallError(result.error.code, result.error.message);
@@ -118,7 +118,7 @@ export async function openApp(context: BrowserContext, url: string): Promise<Pag
   await page.getByTestId('status').waitFor({ timeout: 120_000 });
   for (let attempt = 0; ; attempt++) {
     try {
-      await engineCall(page, 'stats');
+      await engineCall(page, 'data.stats');
       return page;
     } catch (err) {
       // DB_BUSY until the app's acquire() has opened the database in this worker.
@@ -207,7 +207,7 @@ export function swapHit(page: Page): Promise<SwapHit | null> {
 export async function exportMemory(page: Page): Promise<Uint8Array> {
   const b64 = await page.evaluate(async () => {
     const w = window as unknown as { __crashCall(m: string, a: unknown[]): Promise<CallResult>; __crashToBase64(b: Uint8Array): string };
-    const r = await w.__crashCall('exportDatabase', []);
+    const r = await w.__crashCall('data.exportDatabase', []);
     if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
     return w.__crashToBase64(r.value as Uint8Array);
   });

@@ -105,7 +105,7 @@ export function chatGptExport(trial: number, shape: HistoryShape): string {
 
 /** Turns the trial's imported conversations hold (their own count, as the sidebar shows it). */
 export async function importedSoFar(page: Page, trial: number): Promise<number> {
-  const list = await engineCall<Conversation[]>(page, 'listConversations');
+  const list = await engineCall<Conversation[]>(page, 'conversations.list');
   return list.filter((c) => c.title.startsWith(importTitle(trial))).reduce((a, c) => a + c.messageCount, 0);
 }
 
@@ -121,7 +121,7 @@ async function appendLoop(page: Page, conversationId: string, name: (i: number) 
     const content = name(i);
     state.sending.add(content);
     try {
-      await engineCall(page, 'appendTurn', [{ id: `${conversationId}-l${lane}-${i}`, conversationId, role: i % 2 ? 'assistant' : 'user', content }]);
+      await engineCall(page, 'conversations.appendTurn', [{ id: `${conversationId}-l${lane}-${i}`, conversationId, role: i % 2 ? 'assistant' : 'user', content }]);
       (stop.now ? state.unacked : state.acked).push(content);
     } catch { // the call failed or the page died mid-call: not acknowledged
       state.unacked.push(content);
@@ -133,7 +133,7 @@ async function appendLoop(page: Page, conversationId: string, name: (i: number) 
 }
 
 async function newConversation(page: Page, trial: number): Promise<string> {
-  return (await engineCall<{ id: string }>(page, 'createConversation', [{ id: `crash-conv-${trial}`, title: `Crash trial ${trial}` }])).id;
+  return (await engineCall<{ id: string }>(page, 'conversations.create', [{ id: `crash-conv-${trial}`, title: `Crash trial ${trial}` }])).id;
 }
 
 const messageBox = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
@@ -262,7 +262,7 @@ export async function startWorkload(workload: Workload, page: Page, trial: numbe
       const share = 0.05 + options.random() * 0.85;
       const run = operation(state, stop, () => page.evaluate(([t, id]) => {
         const w = window as unknown as { __crashCall(m: string, a: unknown[]): Promise<{ ok: boolean; error?: { message: string } }>; __crashFile(n: string, t: string): File };
-        return w.__crashCall('importHistory', [w.__crashFile('conversations.json', t), { format: 'chatgpt', importId: id, policy: 'off' }]).then((r) => {
+        return w.__crashCall('data.importHistory', [w.__crashFile('conversations.json', t), { format: 'chatgpt', importId: id, policy: 'off' }]).then((r) => {
           if (!r.ok) throw new Error(r.error!.message);
         });
       }, [text, `crash-import-${trial}`] as const));
@@ -271,7 +271,7 @@ export async function startWorkload(workload: Workload, page: Page, trial: numbe
       return { running: Promise.all([run, appends()]), killWhen };
     }
     case 'embedder-switch': {
-      const status = await engineCall<EmbeddingStatus | null>(page, 'embeddingStatus');
+      const status = await engineCall<EmbeddingStatus | null>(page, 'indexing.embeddingStatus');
       const target = status?.targetModel === SECOND_EMBEDDER ? BUNDLED_MODEL_ID : SECOND_EMBEDDER;
       state.target = target;
       // As the Models panel does: a catalog embedder is downloaded (here: from the stand-in hub) before use.
@@ -279,12 +279,12 @@ export async function startWorkload(workload: Workload, page: Page, trial: numbe
       const share = 0.05 + options.random() * 0.85;
       let finished = false;
       const killWhen = whenProgress(page, 0, async () => {
-        const s = await engineCall<EmbeddingStatus | null>(page, 'embeddingStatus');
+        const s = await engineCall<EmbeddingStatus | null>(page, 'indexing.embeddingStatus');
         if (!s || s.targetModel !== target) return null; // the switch is not stored yet
         if (s.activeModel === target) finished = true;
         return s.embedded >= share * s.total ? s.embedded : null;
       }, () => finished, (n) => { state.progressBeforeKill = n; });
-      return { running: Promise.all([operation(state, stop, () => engineCall(page, 'setEmbedder', [target])), appends()]), killWhen };
+      return { running: Promise.all([operation(state, stop, () => engineCall(page, 'indexing.setEmbedder', [target])), appends()]), killWhen };
     }
     case 'memory-import': {
       const bytes = await options.snapshot();
@@ -298,7 +298,7 @@ export async function startWorkload(workload: Workload, page: Page, trial: numbe
       await armSwapKill(page, 1 + Math.floor(options.random() * 2.2 * state.swapPages));
       const run = operation(state, stop, () => page.evaluate(async (b64) => {
         const w = window as unknown as { __crashCall(m: string, a: unknown[]): Promise<{ ok: boolean; error?: { message: string } }>; __crashFromBase64(s: string): Uint8Array };
-        const r = await w.__crashCall('importDatabase', [w.__crashFromBase64(b64)]);
+        const r = await w.__crashCall('data.importDatabase', [w.__crashFromBase64(b64)]);
         if (!r.ok) throw new Error(r.error!.message);
       }, Buffer.from(bytes).toString('base64')));
       const killWhen = (async () => {

@@ -50,7 +50,7 @@ if (process.argv[1]?.endsWith('hugeHistory.ts')) {
   const events: { at: number; p: HistoryProgress }[] = [];
   const start = performance.now();
   const cpu = process.cpuUsage();
-  const report = await engine.importHistory({ name: 'conversations.json', size, stream: () => blob.stream() }, { format: 'chatgpt', importId: 'huge' },
+  const report = await engine.data.importHistory({ name: 'conversations.json', size, stream: () => blob.stream() }, { format: 'chatgpt', importId: 'huge' },
     (p) => events.push({ at: performance.now() - start, p }));
   const total = (performance.now() - start) / 1000;
   clearInterval(sampler);

@@ -127,7 +127,7 @@ async function nodeImport(json: string): Promise<Run> {
     const engine = new MemoryEngine({ store, historyReader: readHistory });
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const report = await engine.importHistory(new File([json], 'conversations.json'), { format: 'chatgpt', importId: 'bench' });
+    const report = await engine.data.importHistory(new File([json], 'conversations.json'), { format: 'chatgpt', importId: 'bench' });
     return { turns: report.turns, seconds: (performance.now() - started) / 1000, cpuSeconds: cpuSeconds(cpu) };
   } finally {
     await store.db.close();
@@ -147,7 +147,7 @@ async function nodeBaseline(data: unknown[]): Promise<Run> {
     let turns = 0;
     const flush = async () => {
       await store.createConversations(pending);
-      await engine.appendTurns(batch);
+      await engine.conversations.appendTurns(batch);
       turns += batch.length;
       batch = [];
       pending = [];

@@ -154,10 +154,10 @@ async function buildMemory(
   const llm = new LlmClient(endpoint, { sink: store.llmCalls, timeoutMs });
   const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], ...(embedders ? { embedders } : {}), llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
-  await engine.setConsolidationPolicy(policy);
+  await engine.synthesis.setPolicy(policy);
   await store.createConversation({ id: corpus.id, title: corpus.id });
   for (const session of corpus.sessions) {
-    await engine.appendTurns(session.turns.map((turn, i) => ({
+    await engine.conversations.appendTurns(session.turns.map((turn, i) => ({
       id: turn.id, conversationId: corpus.id, role: turn.role, speaker: turn.speaker, content: turn.text,
       occurredAt: session.date + i * 30_000, ...(turn.caption ? { metadata: { caption: turn.caption } } : {}),
     })));
@@ -179,7 +179,7 @@ async function buildMemory(
       return vector ? indexes[kind].search(embedder.id, embedder.dim, vector, k) : [];
     };
   }
-  const source = answerSourceOf(new SqlKnowledgeSource(store.db), (q, o) => engine.recall(q, o), vectors);
+  const source = answerSourceOf(new SqlKnowledgeSource(store.db), (q, o) => engine.answers.recall(q, o), vectors);
   return { store, engine, source };
 }
 

@@ -47,7 +47,7 @@ function postedSearch(engine: MemoryEngine, query: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const posted = performance.now();
     setImmediate(() => {
-      engine.searchMessages(query, { limit: 30 }).then((hits) => {
+      engine.conversations.search(query, { limit: 30 }).then((hits) => {
         if (hits.length === 0) reject(new Error(`no hit for ${query}`));
         else resolve(performance.now() - posted);
       }, reject);
@@ -69,8 +69,8 @@ const store = await openNodeStore();
 const writer = createBenchEngine(store, embedders, vectorIndex);
 await writer.start();
 for (let c = 0; c * PER_CHAT < TURNS; c++) {
-  await writer.createConversation({ id: `chat-${c}`, title: `Chat ${c}` });
-  await writer.appendTurns(Array.from({ length: Math.min(PER_CHAT, TURNS - c * PER_CHAT) }, (_, k) => ({
+  await writer.conversations.create({ id: `chat-${c}`, title: `Chat ${c}` });
+  await writer.conversations.appendTurns(Array.from({ length: Math.min(PER_CHAT, TURNS - c * PER_CHAT) }, (_, k) => ({
     id: `t${c}-${k}`, conversationId: `chat-${c}`, role: k % 2 ? 'assistant' as const : 'user' as const,
     content: `Turn ${k} of chat ${c}: the marker ${marker(c * PER_CHAT + k)} and a word about ${WORDS[(c + k) % WORDS.length]} and ${WORDS[(c * 3 + k) % WORDS.length]}.`,
     occurredAt: T0 + c * DAY + k * 30_000,

@@ -34,7 +34,7 @@ async function run(n: number, stages: EngineStage[]) {
     const t0 = performance.now();
     const cpu = process.cpuUsage();
     const turns = longConversation('c', n);
-    for (let at = 0; at < n; at += 1000) await engine.appendTurns(turns.slice(at, at + 1000));
+    for (let at = 0; at < n; at += 1000) await engine.conversations.appendTurns(turns.slice(at, at + 1000));
     await engine.idle();
     const c = process.cpuUsage(cpu);
     const result = { wall: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6, steps: steps.stop() };

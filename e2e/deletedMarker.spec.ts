@@ -79,7 +79,7 @@ async function opfsFilesHolding(page: Page, markers: readonly string[] = [MARKER
 
 async function exportHolds(page: Page, path: string, markers: readonly string[] = [MARKER]): Promise<boolean> {
   const download = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export' }).click();
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
   await (await download).saveAs(path);
   const bytes = await readFile(path);
   expect(bytes.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');
@@ -362,18 +362,18 @@ async function synthesiseAndAsk(first: string, path: string, check: (store: Sqli
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
   const engine = createEngine(store, { embedders: topicProvider(['sourdough', 'ferns']), llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
-  await engine.setConsolidationPolicy('eager');
+  await engine.synthesis.setPolicy('eager');
   const t0 = Date.now() - 3 * 86_400_000;
   await store.createConversation({ id: 'kitchen', title: 'Kitchen' });
-  await engine.appendTurn({ id: 'k1', conversationId: 'kitchen', role: 'user', speaker: 'You', content: first, occurredAt: t0 });
-  await engine.appendTurn({ id: 'k2', conversationId: 'kitchen', role: 'user', speaker: 'You', content: OTHER, occurredAt: t0 + 60_000 });
+  await engine.conversations.appendTurn({ id: 'k1', conversationId: 'kitchen', role: 'user', speaker: 'You', content: first, occurredAt: t0 });
+  await engine.conversations.appendTurn({ id: 'k2', conversationId: 'kitchen', role: 'user', speaker: 'You', content: OTHER, occurredAt: t0 + 60_000 });
   await engine.idle();
   await engine.closeOpenCells();
   await engine.idle();
   await store.createConversation({ id: 'later', title: 'Later' });
-  await engine.appendTurn({ id: 'q1', conversationId: 'later', role: 'user', speaker: 'You', content: QUESTION, occurredAt: t0 + 86_400_000 });
+  await engine.conversations.appendTurn({ id: 'q1', conversationId: 'later', role: 'user', speaker: 'You', content: QUESTION, occurredAt: t0 + 86_400_000 });
   await engine.idle();
-  await engine.ask({ conversationId: 'later', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
+  await engine.answers.ask({ conversationId: 'later', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
   await check(store, JSON.stringify((await store.getMessage('a1'))!.metadata), engine);
   await saveWithoutVectors(store, path);
   engine.stop();
@@ -381,7 +381,7 @@ async function synthesiseAndAsk(first: string, path: string, check: (store: Sqli
 
 /** The profile row's memory: the marker turn gives an episode, a theme and a profile item quoting it, all sent with the answer. */
 const prefill = () => synthesiseAndAsk(SECRET, PREFILL, async (_store, sent, engine) => {
-  const profile = await engine.listProfile();
+  const profile = await engine.profile.list();
   if (!profile.some((p) => p.value.includes(MARKER))) throw new Error(`the prefill should give a profile item quoting the marker: ${JSON.stringify(profile)}`);
   if (!sent.includes(MARKER)) throw new Error('the stored request should carry the marker');
 });

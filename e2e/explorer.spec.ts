@@ -26,11 +26,11 @@ async function prefill(): Promise<void> {
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
   const engine = createEngine(store, { embedders: provider, llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
-  await engine.setConsolidationPolicy('eager');
+  await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'life', title: 'Life updates' });
   let n = 0;
   const say = async (at: number, texts: string[]) => {
-    for (const [i, content] of texts.entries()) await engine.appendTurn({ id: `m${++n}`, conversationId: 'life', role: 'user', speaker: 'Ana', content, occurredAt: at + i * 60_000 });
+    for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `m${++n}`, conversationId: 'life', role: 'user', speaker: 'Ana', content, occurredAt: at + i * 60_000 });
     await engine.idle();
     await engine.closeOpenCells();
     await engine.idle();
@@ -39,10 +39,10 @@ async function prefill(): Promise<void> {
   await say(T0 + DAY, ['I am going to Lisbon next week, the flight leaves at noon.']);
   await say(T0 + 2 * DAY, ['The dog learned to sit today.']);
   await say(T0 + 3 * DAY, ['I will pay the rent tomorrow, it went up again.']);
-  const [item] = await engine.listProfile();
-  await engine.editProfileItem(item!.id, 'Has a beagle called Biscuit');
+  const [item] = await engine.profile.list();
+  await engine.profile.edit(item!.id, 'Has a beagle called Biscuit');
   await say(T0 + 4 * DAY, ['The dog chewed my slipper.']);
-  if (!(await engine.listProfile()).some((p) => p.status === 'conflict')) throw new Error('the prefill should leave a profile conflict');
+  if (!(await engine.profile.list()).some((p) => p.status === 'conflict')) throw new Error('the prefill should leave a profile conflict');
   await saveWithoutVectors(store, FILE);
   engine.stop();
 }

@@ -122,7 +122,7 @@ export async function writeUnsynthesisedMemory(path: string): Promise<void> {
   await store.createConversation({ id: 'c', title: 'cello practice' });
   for (let d = 0; d < 5; d++) {
     for (let i = 0; i < 3; i++) {
-      await engine.appendTurn({ id: `t${d}-${i}`, conversationId: 'c', role: 'user', content: `Day ${d}: I practised the cello and worked on the Bach suite, part ${i}.`, occurredAt: Date.UTC(2023, 4, 1) + d * 86_400_000 + i * 60_000 });
+      await engine.conversations.appendTurn({ id: `t${d}-${i}`, conversationId: 'c', role: 'user', content: `Day ${d}: I practised the cello and worked on the Bach suite, part ${i}.`, occurredAt: Date.UTC(2023, 4, 1) + d * 86_400_000 + i * 60_000 });
     }
   }
   await engine.idle();

@@ -27,11 +27,11 @@ async function prefill(): Promise<void> {
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
   const engine = createEngine(store, { embedders: topicProvider(['hiking', 'flight', 'food']), llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
-  await engine.setConsolidationPolicy('eager');
+  await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'week', title: 'This week' });
   let n = 0;
   const say = async (at: number, texts: string[]) => {
-    for (const [i, content] of texts.entries()) await engine.appendTurn({ id: `m${++n}`, conversationId: 'week', role: 'user', content, occurredAt: at + i * 60_000 });
+    for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `m${++n}`, conversationId: 'week', role: 'user', content, occurredAt: at + i * 60_000 });
     await engine.idle();
     await engine.closeOpenCells();
     await engine.idle();

@@ -65,7 +65,7 @@ test('a ChatGPT import with microsecond times exports a memory that imports agai
   await expect(page.getByTestId('status')).toBeVisible();
   expect(await importThroughDialog(page, 'conversations.json', 'application/json', Buffer.from(JSON.stringify(chatGptMicroseconds)), '2')).toMatch(/^1 conversation, 2 turns imported/);
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export' }).click();
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
   const path = info.outputPath('after-chatgpt.sqlite');
   await (await downloadPromise).saveAs(path);
   await replaceMemory(page, path, /Imported 2 messages/);

@@ -49,7 +49,7 @@ async function expectMeaningHits(page: Page, count: number) {
 
 async function storedVectors(page: Page, path: string) {
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export' }).click();
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
   await (await downloadPromise).saveAs(path);
   const db = await loadDatabaseFile(path, { migrateSchema: false });
   return db.query<{ model_id: string; dim: number; n: number }>("SELECT model_id, dim, count(*) AS n FROM vectors WHERE item_kind = 'message' GROUP BY model_id, dim");

@@ -66,7 +66,7 @@ test('after one visit the app opens and works offline: search, the bundled model
 
   // Export needs no network either.
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export' }).click();
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
   const path = info.outputPath('offline-export.sqlite');
   await (await downloadPromise).saveAs(path);
   expect((await readFile(path)).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');

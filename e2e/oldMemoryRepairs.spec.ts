@@ -42,7 +42,7 @@ test('a schema-7 backup with fractional times restores, and its Export imports a
   await expect(page.getByTestId('messages')).toContainText('signed on 7 June 1494');
 
   const downloading = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export' }).click();
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
   const path = info.outputPath('export.sqlite');
   await (await downloading).saveAs(path);
   // Every time in the exported file is a whole number of ms.

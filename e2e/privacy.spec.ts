@@ -57,7 +57,7 @@ test('a deleted message is gone from what was sent and from the exported file', 
   await dialog.getByRole('button', { name: 'Close what was sent' }).click();
 
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export' }).click();
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
   const path = info.outputPath('export.sqlite');
   await (await downloadPromise).saveAs(path);
   const bytes = await readFile(path);

@@ -29,7 +29,7 @@ test('without OPFS the app says private windows cannot keep a memory and offers 
   await expect(banner).toBeVisible();
 
   const downloading = page.waitForEvent('download');
-  await banner.getByRole('button', { name: 'Export' }).click();
+  await banner.getByRole('button', { name: 'Export', exact: true }).click();
   const download = await downloading;
   expect(download.suggestedFilename()).toMatch(/^recollect-\d{4}-\d{2}-\d{2}\.sqlite$/);
   const path = info.outputPath('temporary.sqlite');

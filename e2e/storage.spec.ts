@@ -57,7 +57,7 @@ test('export downloads a valid SQLite file and importing it restores the memory'
   await newConversation(page);
   await send(page, 'The wifi password for the cabin is juniper-42.');
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export' }).click();
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
   const download = await downloadPromise;
   expect(download.suggestedFilename()).toMatch(/^recollect-\d{4}-\d{2}-\d{2}\.sqlite$/);
   const path = info.outputPath('export.sqlite');

@@ -101,7 +101,7 @@ export async function buildFixtureMemory(file: string, options: { conversations?
   // No embedder: the browser embeds the imported turns itself (the vectors are its own model's).
   const engine = createEngine(store, { only: ['episodes', 'synthesis', 'explorer'], llm: null, clock });
   await engine.start();
-  await engine.setConsolidationPolicy('off');
+  await engine.synthesis.setPolicy('off');
   const rnd = random(7);
   const span = now - clockNow;
   let turns = 0;
@@ -111,7 +111,7 @@ export async function buildFixtureMemory(file: string, options: { conversations?
     clockNow = start;
     const topic = TOPICS[c % TOPICS.length]!;
     const id = `conv-${String(c).padStart(4, '0')}`;
-    await engine.createConversation({ id, title: `${topic[0]![0]!.toUpperCase()}${topic[0]!.slice(1)}: ${pick(rnd, topic)} and ${pick(rnd, topic)} (${c + 1})` });
+    await engine.conversations.create({ id, title: `${topic[0]![0]!.toUpperCase()}${topic[0]!.slice(1)}: ${pick(rnd, topic)} and ${pick(rnd, topic)} (${c + 1})` });
     const batch: NewTurn[] = [];
     for (let t = 0; t < 10; t++) {
       const user = t % 2 === 0;
@@ -121,7 +121,7 @@ export async function buildFixtureMemory(file: string, options: { conversations?
       batch.push({ id: `${id}-t${t}`, conversationId: id, role: user ? 'user' : 'assistant', speaker: user ? 'Sam' : 'Assistant', content, occurredAt: start + t * 4 * 60_000 });
     }
     clockNow = start + 40 * 60_000;
-    await engine.appendTurns(batch);
+    await engine.conversations.appendTurns(batch);
     turns += batch.length;
     if (c % 20 === 19) await engine.idle();
   }
@@ -170,7 +170,7 @@ export async function buildFixtureMemory(file: string, options: { conversations?
 
   const savedMemories = 60;
   for (let i = 0; i < savedMemories; i++) {
-    await engine.addMemory(`${pick(rnd, ['I prefer', 'I am allergic to', 'My favourite is', 'I never want', 'Remember that I like'])} ${pick(rnd, pick(rnd, TOPICS))} (${i + 1}).`);
+    await engine.profile.addMemory(`${pick(rnd, ['I prefer', 'I am allergic to', 'My favourite is', 'I never want', 'Remember that I like'])} ${pick(rnd, pick(rnd, TOPICS))} (${i + 1}).`);
   }
 
   // The cost ledger: every stage, a few models, over the three years.

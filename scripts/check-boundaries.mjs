@@ -74,6 +74,12 @@ for (const file of files(join(root, 'src'))) {
       }
     }
     if (target && /^(test|bench)[\\/]/.test(relative(root, target))) problems.push(`${where}: imports "${spec}" — src/ may not import test doubles or benchmark code`);
+    // The engine's API groups (src/core/protocol/*.ts) are declarations only: no code to import.
+    if (where.startsWith('src/core/protocol/') && !m[1]) problems.push(`${where}: imports "${spec}" as a value — the API's groups declare types only (import type)`);
+    // The page reaches the engine through the worker protocol only, never its implementation.
+    if (where.startsWith('src/app/') && target && /src\/core\/engine\//.test(target)) {
+      problems.push(`${where}: imports "${spec}" — the page reaches the engine through its API (src/core/protocol), not src/core/engine`);
+    }
     if (where.startsWith('src/app/') && target && /src\/(storage|models|llm|host)\//.test(`${target}/`) && !m[1]) {
       problems.push(`${where}: imports "${spec}" — src/app talks to storage/models/llm/host only through the worker protocol (src/core/protocol.ts)`);
     }
@@ -84,6 +90,10 @@ for (const file of files(join(root, 'src'))) {
   if (where.endsWith('src/core/engine/MemoryEngine.ts')) {
     for (const m of text.matchAll(/\bthis\.([a-zA-Z]\w*)\(/g)) problems.push(`${where}: calls its own method this.${m[1]}() — the engine only delegates`);
   }
+  // Each API group and the facade that composes them stay short enough to read in one go.
+  const limit = where.endsWith('src/core/engine/MemoryEngine.ts') ? 250 : where.startsWith('src/core/protocol/') ? 80 : null;
+  const lineCount = text.split('\n').length;
+  if (limit && lineCount > limit) problems.push(`${where}: ${lineCount} lines — at most ${limit} (split it by what its callers do)`);
   graph.set(file, edges);
 }
 

@@ -76,7 +76,7 @@ export async function importHistoryFile(parsed: ReturnType<typeof parseArgs>, lo
   // Store only: embedding and episodes happen in the app, which picks up every turn without them.
   const engine = createEngine(store, { only: [] });
   try {
-    const report = await engine.importHistory(file, { format: args.format, importId: 'cli', ...(args.policy ? { policy: args.policy } : {}) }, (p) => {
+    const report = await engine.data.importHistory(file, { format: args.format, importId: 'cli', ...(args.policy ? { policy: args.policy } : {}) }, (p) => {
       log(`${p.conversations.toLocaleString('en')} conversations, ${p.turns.toLocaleString('en')} turns, ${Math.round((100 * p.bytesRead) / Math.max(1, p.bytesTotal))}% read`);
     });
     await db.close();
@@ -99,7 +99,7 @@ export async function importHistoryFile(parsed: ReturnType<typeof parseArgs>, lo
 async function refuseUncertainTranscript(file: HistoryFile, args: ImportArgs): Promise<void> {
   const store = new SqliteMemoryStore(await openMemoryDatabase(), { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
   try {
-    const scan = await createEngine(store, { only: [] }).scanHistory(file, { format: args.format, importId: 'cli-scan' });
+    const scan = await createEngine(store, { only: [] }).data.scanHistory(file, { format: args.format, importId: 'cli-scan' });
     const layout = scan.transcript;
     if (!layout?.ambiguous) return;
     const preview = layout.preview.map((p) => `  ${p.role === 'user' ? 'you' : 'assistant'} (${p.speaker}): ${p.excerpt}`).join('\n');

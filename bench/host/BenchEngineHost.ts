@@ -56,7 +56,7 @@ export async function ingestCorpus(engine: MemoryEngine, corpus: BenchCorpusInpu
   let t0 = performance.now();
   for (const [i, session] of corpus.sessions.entries()) {
     const conversationId = perSessionConversations ? session.id : corpus.id;
-    if (perSessionConversations || i === 0) await engine.createConversation({ id: conversationId, title: conversationId });
+    if (perSessionConversations || i === 0) await engine.conversations.create({ id: conversationId, title: conversationId });
     const turns: NewTurn[] = session.turns.map((turn) => {
       sessionOfTurn.set(turn.id, session.id);
       return {
@@ -69,7 +69,7 @@ export async function ingestCorpus(engine: MemoryEngine, corpus: BenchCorpusInpu
         metadata: turn.caption ? { caption: turn.caption } : {},
       };
     });
-    if (turns.length) await engine.appendTurns(turns);
+    if (turns.length) await engine.conversations.appendTurns(turns);
   }
   const captureMs = performance.now() - t0;
   t0 = performance.now();
@@ -133,7 +133,7 @@ export class BenchEngineHost implements BenchWorkerApi {
       const { timing } = await ingestCorpus(engine, corpus);
       const dbBytes = (await store.stats()).databaseBytes;
       const embedderId = this.#embedders ? this.#embedders.embedder(this.#embedders.defaultModelId).id : null;
-      const recall = (text: string, now: number) => engine.recall(text, { limit: depth, now });
+      const recall = (text: string, now: number) => engine.answers.recall(text, { limit: depth, now });
       // Warm-up (untimed): loads the vector index, JIT-compiles the hot paths.
       for (const q of corpus.questions.slice(0, warmup)) await recall(q.text, q.askedAt);
       const ranked: string[][] = [];

@@ -103,7 +103,7 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
     const depth = options.depth ?? 10;
     const warmup = options.warmup ?? 3;
     const [ours, bm25, answer] = await timedInTurn(questions, warmup, options.reps ?? DEFAULT_SCALE_REPS, [
-      async (q) => ({ ids: (await engine.recall(q.text, { limit: depth, now: q.askedAt })).turns.map((t) => t.message.id) }),
+      async (q) => ({ ids: (await engine.answers.recall(q.text, { limit: depth, now: q.askedAt })).turns.map((t) => t.message.id) }),
       async (q) => ({ ids: (await store.searchMessages(q.text, { limit: depth })).map((h) => h.message.id) }),
       // Everything an answer reads (MemoryEngine.answerContext: the app's own answer source).
       async (q) => {
@@ -174,12 +174,12 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
       // it scans every turn.
       await store.speakers();
       const speakersAt = at();
-      const result = await engine.recall(question.text, { limit: 10, now: question.askedAt });
+      const result = await engine.answers.recall(question.text, { limit: 10, now: question.askedAt });
       const firstResultAt = at();
       const t2 = performance.now();
       await engine.idle();
       const vectorsReadyAt = at();
-      const second = await engine.recall(question.text, { limit: 10, now: question.askedAt });
+      const second = await engine.answers.recall(question.text, { limit: 10, now: question.askedAt });
       const secondResultAt = at();
       return {
         turns: await countTurns(store), ranked: result.turns.map((t) => t.message.id), openMs: t1 - t0, firstRecallMs: t2 - t1,

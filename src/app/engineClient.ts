@@ -28,7 +28,7 @@
  */
 import * as Comlink from 'comlink';
 import {
-  DEVICE_LLM_PORT_MESSAGE, DEVICE_LLM_STOPPED_MESSAGE, MODEL_WORKER_STOPPED_MESSAGE, MODEL_PORT_MESSAGE, MODEL_RESTART_MESSAGE, unwrapRemote, type BuiltInAvailability, type DeviceLlmWorkerApi, type EngineApi, type EngineEvent, type EngineWorkerApi,
+  DEVICE_LLM_PORT_MESSAGE, DEVICE_LLM_STOPPED_MESSAGE, MODEL_WORKER_STOPPED_MESSAGE, MODEL_PORT_MESSAGE, MODEL_RESTART_MESSAGE, ENGINE_GROUPS, unwrapEngine, unwrapRemote, type BuiltInAvailability, type DeviceLlmWorkerApi, type EngineApi, type EngineEvent, type EngineGroup, type EngineWorkerApi,
   type MemoryUpgradeEvent, type ModelWorkerApi, type Ownership, type Unwrapped,
 } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
@@ -109,6 +109,24 @@ async function applyDeviceChoice(remote: Comlink.Remote<EngineWorkerApi>, llm: D
   return remote.useDeviceLlm(Comlink.transfer(channel.port2, [channel.port2]), choice.modelId, label ?? choice.modelId);
 }
 
+type Call = (...args: unknown[]) => Promise<unknown>;
+
+/** `engine.<group>.<method>` of an EngineApi object, as a plain function. */
+function callOf(engine: EngineApi, group: EngineGroup, method: string): Call {
+  return (engine[group] as unknown as Record<string, Call>)[method]!;
+}
+
+/** An EngineApi whose every `engine.<group>.<method>(…)` goes through `call`. */
+function engineProxy(call: (group: EngineGroup, method: string, args: unknown[]) => Promise<unknown>): EngineApi {
+  const group = (g: EngineGroup) => new Proxy({}, {
+    get(_target, method) {
+      if (typeof method !== 'string' || method === 'then') return undefined; // not a thenable
+      return (...args: unknown[]) => call(g, method, args);
+    },
+  });
+  return Object.fromEntries(ENGINE_GROUPS.map((g) => [g, group(g)])) as unknown as EngineApi;
+}
+
 function connect(modelWorker: Worker, llm: DeviceLlmWorker, emit: (event: ClientEvent) => void, onDeath: () => void): Connection {
   const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'recollect-engine' });
   const remote = Comlink.wrap<EngineWorkerApi>(worker);
@@ -131,13 +149,8 @@ function connect(modelWorker: Worker, llm: DeviceLlmWorker, emit: (event: Client
   // Without the gate, a message sent while the memory opens (a page load, a restart) would reach a
   // worker that does not own the database yet and be refused as "open in another tab".
   const opened = new Promise<void>((resolve) => (open = resolve));
-  const inner = unwrapRemote<EngineApi>(remote.engine) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  const engine = new Proxy({} as EngineApi, {
-    get(_target, method) {
-      if (typeof method !== 'string' || method === 'then') return undefined;
-      return (...args: unknown[]) => Promise.race([opened.then(() => inner[method]!(...args)), dead]);
-    },
-  });
+  const inner = unwrapEngine(remote.engine);
+  const engine = engineProxy((group, method, args) => Promise.race([opened.then(() => callOf(inner, group, method)(...args)), dead]));
   return { remote, engine, connected: Promise.race([connected, dead]), dead, opened, open: () => open() };
 }
 
@@ -223,12 +236,7 @@ export function createEngineClient(): EngineClient {
   let current = connect(modelWorker.current().worker, llm, emit, onDeath);
 
   // One object for the page's whole life: calls go to whichever worker is current.
-  const engine = new Proxy({} as EngineApi, {
-    get(_target, method) {
-      if (typeof method !== 'string' || method === 'then') return undefined;
-      return (...args: unknown[]) => (current.engine as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args);
-    },
-  });
+  const engine = engineProxy((group, method, args) => callOf(current.engine, group, method)(...args));
 
   return {
     engine,

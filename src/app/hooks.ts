@@ -258,8 +258,8 @@ export function useMemoryMutation<A, R>(run: (engine: EngineClient['engine'], ar
 
 // Named for the import/export controls (DataActions), which other work also edits.
 export const useStats = () => useEngineQuery((q) => q.stats());
-export const useExportDatabase = () => useEngineMutation((c, _: void) => c.engine.exportDatabase());
-export const useImportDatabase = () => useEngineMutation((c, bytes: Uint8Array) => c.engine.importDatabase(bytes), { report: false });
+export const useExportDatabase = () => useEngineMutation((c, _: void) => c.engine.data.exportDatabase());
+export const useImportDatabase = () => useEngineMutation((c, bytes: Uint8Array) => c.engine.data.importDatabase(bytes), { report: false });
 
 /**
  * A model download from Settings → Models: progress, cancel, and why the last one stopped. The

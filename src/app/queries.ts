@@ -66,51 +66,51 @@ export function engineQueries(client: EngineClient) {
       queryOptions({ queryKey: queryKeys.deviceStatus, queryFn: () => client.deviceLlm().status(), staleTime: 0, meta: { ownerFree: true }, ...(pollMs ? { refetchInterval: pollMs } : {}) }),
     deviceChoice: () => queryOptions({ queryKey: queryKeys.deviceChoice, queryFn: () => client.deviceChoice(), staleTime: 0, meta: { ownerFree: true } }),
     builtIn: () => queryOptions({ queryKey: queryKeys.builtIn, queryFn: () => client.builtInAvailability(), meta: { ownerFree: true } }),
-    conversations: () => queryOptions({ queryKey: queryKeys.conversations, queryFn: () => engine.listConversations() }),
-    projects: () => queryOptions({ queryKey: queryKeys.projects, queryFn: () => engine.listProjects() }),
+    conversations: () => queryOptions({ queryKey: queryKeys.conversations, queryFn: () => engine.conversations.list() }),
+    projects: () => queryOptions({ queryKey: queryKeys.projects, queryFn: () => engine.projects.list() }),
     // The previous window stays on screen while a larger one or one around a turn is read.
     messageWindow: (id: string, limit: number, around: string | null = null) => queryOptions({
-      queryKey: queryKeys.messageWindow(id, limit, around), queryFn: () => engine.listMessageWindow(id, { limit, ...(around ? { around } : {}) }), placeholderData: keepPreviousData,
+      queryKey: queryKeys.messageWindow(id, limit, around), queryFn: () => engine.conversations.messageWindow(id, { limit, ...(around ? { around } : {}) }), placeholderData: keepPreviousData,
     }),
-    search: (q: string) => queryOptions({ queryKey: queryKeys.search(q), queryFn: () => engine.searchMessages(q, { limit: 30 }), enabled: q.length > 0 }),
-    vectorSearch: (q: string) => queryOptions({ queryKey: queryKeys.vectorSearch(q), queryFn: () => engine.vectorSearch(q, { limit: 10 }), enabled: q.length > 0 }),
-    stats: () => queryOptions({ queryKey: queryKeys.stats, queryFn: () => engine.stats() }),
-    writingLanguage: () => queryOptions({ queryKey: queryKeys.writingLanguage, queryFn: () => engine.writingLanguage(), staleTime: 0 }),
-    embedding: () => queryOptions({ queryKey: queryKeys.embedding, queryFn: () => engine.embeddingStatus() }),
+    search: (q: string) => queryOptions({ queryKey: queryKeys.search(q), queryFn: () => engine.conversations.search(q, { limit: 30 }), enabled: q.length > 0 }),
+    vectorSearch: (q: string) => queryOptions({ queryKey: queryKeys.vectorSearch(q), queryFn: () => engine.answers.vectorSearch(q, { limit: 10 }), enabled: q.length > 0 }),
+    stats: () => queryOptions({ queryKey: queryKeys.stats, queryFn: () => engine.data.stats() }),
+    writingLanguage: () => queryOptions({ queryKey: queryKeys.writingLanguage, queryFn: () => engine.conversations.writingLanguage(), staleTime: 0 }),
+    embedding: () => queryOptions({ queryKey: queryKeys.embedding, queryFn: () => engine.indexing.embeddingStatus() }),
     // Events bring most updates; the episodes that follow the vectors send none when they finish, so
     // while it runs the status is also read every 2 s.
-    indexing: () => queryOptions({ queryKey: queryKeys.indexing, queryFn: () => engine.indexingStatus(), refetchInterval: (q) => (q.state.data?.state === 'running' ? 2_000 : false) }),
+    indexing: () => queryOptions({ queryKey: queryKeys.indexing, queryFn: () => engine.indexing.status(), refetchInterval: (q) => (q.state.data?.state === 'running' ? 2_000 : false) }),
     // The model catalog lives in the model worker, which needs no database: no owner gate.
     models: () => queryOptions({ queryKey: queryKeys.models, queryFn: () => models.listModels(), staleTime: 0, meta: { ownerFree: true } }),
     modelStatus: (pollMs?: number) =>
       queryOptions({ queryKey: queryKeys.modelStatus, queryFn: () => models.status(), staleTime: 0, meta: { ownerFree: true }, ...(pollMs ? { refetchInterval: pollMs } : {}) }),
-    llmSettings: () => queryOptions({ queryKey: queryKeys.llmSettings, queryFn: () => engine.llmSettings() }),
-    timeZone: () => queryOptions({ queryKey: queryKeys.timeZone, queryFn: () => engine.timeZone() }),
-    consolidation: () => queryOptions({ queryKey: queryKeys.consolidation, queryFn: () => engine.consolidationStatus(), refetchInterval: 5_000 }),
+    llmSettings: () => queryOptions({ queryKey: queryKeys.llmSettings, queryFn: () => engine.settings.llm() }),
+    timeZone: () => queryOptions({ queryKey: queryKeys.timeZone, queryFn: () => engine.settings.timeZone() }),
+    consolidation: () => queryOptions({ queryKey: queryKeys.consolidation, queryFn: () => engine.synthesis.status(), refetchInterval: 5_000 }),
     // memory-changed refetches it (a job failed, work came back); the interval catches a check's verdict.
-    synthesisFailures: () => queryOptions({ queryKey: queryKeys.synthesisFailures, queryFn: () => engine.synthesisFailures(), refetchInterval: 30_000 }),
-    llmUsage: (since: number) => queryOptions({ queryKey: queryKeys.llmUsage(since), queryFn: () => engine.llmUsage(since), staleTime: 0 }),
-    answerSettings: () => queryOptions({ queryKey: queryKeys.answerSettings, queryFn: () => engine.answerSettings() }),
+    synthesisFailures: () => queryOptions({ queryKey: queryKeys.synthesisFailures, queryFn: () => engine.synthesis.failures(), refetchInterval: 30_000 }),
+    llmUsage: (since: number) => queryOptions({ queryKey: queryKeys.llmUsage(since), queryFn: () => engine.settings.llmUsage(since), staleTime: 0 }),
+    answerSettings: () => queryOptions({ queryKey: queryKeys.answerSettings, queryFn: () => engine.settings.answerSettings() }),
     // The memory switches of each conversation travel with it in conversations(); these are the defaults for new ones.
-    globalMemory: () => queryOptions({ queryKey: queryKeys.globalMemory, queryFn: () => engine.globalMemory() }),
+    globalMemory: () => queryOptions({ queryKey: queryKeys.globalMemory, queryFn: () => engine.settings.globalMemory() }),
     factPages: (query: Omit<FactQuery, 'cursor'>) =>
       infiniteQueryOptions({
         queryKey: queryKeys.factPages(query),
-        queryFn: ({ pageParam }) => engine.listFacts({ ...query, cursor: pageParam }),
+        queryFn: ({ pageParam }) => engine.memory.listFacts({ ...query, cursor: pageParam }),
         initialPageParam: null as string | null,
         getNextPageParam: (last) => last.nextCursor,
       }),
-    memoryDefaults: () => queryOptions({ queryKey: queryKeys.memoryDefaults, queryFn: () => engine.memoryDefaults() }),
-    overview: () => queryOptions({ queryKey: queryKeys.overview, queryFn: () => engine.memoryOverview(), refetchInterval: 5_000 }),
-    conversationCounts: (id: string) => queryOptions({ queryKey: queryKeys.conversationCounts(id), queryFn: () => engine.conversationMemoryCounts(id) }),
+    memoryDefaults: () => queryOptions({ queryKey: queryKeys.memoryDefaults, queryFn: () => engine.settings.memoryDefaults() }),
+    overview: () => queryOptions({ queryKey: queryKeys.overview, queryFn: () => engine.memory.overview(), refetchInterval: 5_000 }),
+    conversationCounts: (id: string) => queryOptions({ queryKey: queryKeys.conversationCounts(id), queryFn: () => engine.memory.conversationCounts(id) }),
     memorySearch: (q: string, filters: MemorySearchFilters) =>
-      queryOptions({ queryKey: queryKeys.memorySearch(q, filters), queryFn: () => engine.searchMemory(q, filters), enabled: q.length > 0 }),
-    memCells: (query: MemCellQuery) => queryOptions({ queryKey: queryKeys.memCells(query), queryFn: () => engine.listMemCells(query), placeholderData: (prev) => prev }),
+      queryOptions({ queryKey: queryKeys.memorySearch(q, filters), queryFn: () => engine.memory.search(q, filters), enabled: q.length > 0 }),
+    memCells: (query: MemCellQuery) => queryOptions({ queryKey: queryKeys.memCells(query), queryFn: () => engine.memory.listMemCells(query), placeholderData: (prev) => prev }),
     // Every list pages by cursor to its true end: react-query keeps the pages, the list asks for the next.
     memCellPages: (query: Omit<MemCellQuery, 'cursor'>) =>
       infiniteQueryOptions({
         queryKey: queryKeys.memCellPages(query),
-        queryFn: ({ pageParam }) => engine.listMemCells({ ...query, cursor: pageParam }),
+        queryFn: ({ pageParam }) => engine.memory.listMemCells({ ...query, cursor: pageParam }),
         initialPageParam: null as string | null,
         getNextPageParam: (last) => last.nextCursor,
       }),
@@ -122,7 +122,7 @@ export function engineQueries(client: EngineClient) {
           const items = [];
           let cursor: string | null = null;
           do {
-            const page = await engine.listMemCells({ limit: 500, from, to, order: 'asc', cursor });
+            const page = await engine.memory.listMemCells({ limit: 500, from, to, order: 'asc', cursor });
             items.push(...page.items);
             cursor = page.nextCursor;
           } while (cursor);
@@ -131,16 +131,16 @@ export function engineQueries(client: EngineClient) {
         placeholderData: (prev) => prev,
       }),
     memCell: (id: string | null) =>
-      queryOptions({ queryKey: queryKeys.memCell(id), queryFn: () => (id ? engine.memCell(id) : Promise.resolve(null)), enabled: id !== null }),
-    scenes: () => queryOptions({ queryKey: queryKeys.scenes, queryFn: () => engine.listScenes() }),
-    sceneMap: () => queryOptions({ queryKey: queryKeys.sceneMap, queryFn: () => engine.sceneMap() }),
-    profile: () => queryOptions({ queryKey: queryKeys.profile, queryFn: () => engine.listProfile() }),
+      queryOptions({ queryKey: queryKeys.memCell(id), queryFn: () => (id ? engine.memory.memCell(id) : Promise.resolve(null)), enabled: id !== null }),
+    scenes: () => queryOptions({ queryKey: queryKeys.scenes, queryFn: () => engine.memory.listScenes() }),
+    sceneMap: () => queryOptions({ queryKey: queryKeys.sceneMap, queryFn: () => engine.memory.sceneMap() }),
+    profile: () => queryOptions({ queryKey: queryKeys.profile, queryFn: () => engine.profile.list() }),
     /** Memories saved from messages that asked for them: the chat's notice under each. */
-    messageMemories: () => queryOptions({ queryKey: queryKeys.messageMemories, queryFn: () => engine.memoriesFromMessages() }),
+    messageMemories: () => queryOptions({ queryKey: queryKeys.messageMemories, queryFn: () => engine.profile.fromMessages() }),
     foresightPages: (query: Omit<ForesightQuery, 'cursor'>) =>
       infiniteQueryOptions({
         queryKey: queryKeys.foresightPages(query),
-        queryFn: ({ pageParam }) => engine.listForesightPage({ ...query, cursor: pageParam }),
+        queryFn: ({ pageParam }) => engine.plans.page({ ...query, cursor: pageParam }),
         initialPageParam: null as string | null,
         getNextPageParam: (last) => last.nextCursor,
       }),
@@ -153,7 +153,7 @@ export function engineQueries(client: EngineClient) {
           const items = [];
           let cursor: string | null = null;
           do {
-            const page = await engine.listForesightPage({ ...query, limit: 500, cursor });
+            const page = await engine.plans.page({ ...query, limit: 500, cursor });
             items.push(...page.items);
             cursor = page.nextCursor;
           } while (cursor);
@@ -161,7 +161,7 @@ export function engineQueries(client: EngineClient) {
         },
         placeholderData: (prev) => prev,
       }),
-    forgetPreview: (q: string) => queryOptions({ queryKey: queryKeys.forgetPreview(q), queryFn: () => engine.forgetPreview(q), enabled: q.length > 0 }),
+    forgetPreview: (q: string) => queryOptions({ queryKey: queryKeys.forgetPreview(q), queryFn: () => engine.memory.forgetPreview(q), enabled: q.length > 0 }),
   };
 }
 

@@ -76,7 +76,7 @@ export function useAnswerStream(): AnswerStreamControls {
       flush();
     };
     try {
-      const result = await engine.ask({ ...request, answerId }, Comlink.proxy(onEvent) as unknown as (e: AskEvent) => void);
+      const result = await engine.answers.ask({ ...request, answerId }, Comlink.proxy(onEvent) as unknown as (e: AskEvent) => void);
       settle();
       setStream((s) => (mine(s) ? null : s));
       return result;
@@ -90,7 +90,7 @@ export function useAnswerStream(): AnswerStreamControls {
 
   const stop = useCallback(() => {
     const s = current.current;
-    if (s && !s.error) void engine.stopAnswer(s.answerId);
+    if (s && !s.error) void engine.answers.stop(s.answerId);
   }, [engine]);
 
   const retry = useCallback(async () => {

@@ -4,8 +4,8 @@
  * tabs wait in the lock queue, and may ask the owner (over a BroadcastChannel) to hand over.
  */
 import { RecollectError, toErrorInfo, type ErrorInfo } from '../core/base/errors';
-import { MemoryEngine } from '../core/engine/MemoryEngine';
-import { DEVICE_LLM_STOPPED_MESSAGE, resultify, type EngineEvent, type ModelWorkerChange, type EngineWorkerApi, type MemoryUpgradeEvent, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
+import type { MemoryEngine } from '../core/engine/MemoryEngine';
+import { DEVICE_LLM_STOPPED_MESSAGE, ENGINE_GROUPS, resultifyEngine, type EngineEvent, type ModelWorkerChange, type EngineWorkerApi, type MemoryUpgradeEvent, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
 import type { EmbedderProvider } from '../core/base/ports';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
 import type { SettingsStore } from '../core/base/settings';
@@ -23,7 +23,6 @@ const CHANNEL = 'recollect:ownership';
 
 type HostEvent = EngineEvent | MemoryUpgradeEvent | { readonly type: 'ownership-lost' };
 
-const ENGINE_METHODS = Object.getOwnPropertyNames(MemoryEngine.prototype).filter((n) => n !== 'constructor' && n !== 'on');
 
 const DB_BUSY = new RecollectError('DB_BUSY', 'Recollect is open in another tab. Use it there, or take it over here.').toInfo();
 
@@ -34,7 +33,8 @@ const DB_BUSY = new RecollectError('DB_BUSY', 'Recollect is open in another tab.
  * made while the memory is still opening hears.
  */
 function closedEngine(error: ErrorInfo = DB_BUSY): RemoteEngine {
-  return Object.fromEntries(ENGINE_METHODS.map((n) => [n, async () => ({ ok: false, error })])) as unknown as RemoteEngine;
+  const refuse = new Proxy({}, { get: (_target, method) => (typeof method === 'string' && method !== 'then' ? async () => ({ ok: false, error }) : undefined) });
+  return Object.fromEntries(ENGINE_GROUPS.map((g) => [g, refuse])) as unknown as RemoteEngine;
 }
 
 /** A lock request given up by its signal (AbortSignal.timeout rejects with a TimeoutError). */
@@ -181,7 +181,7 @@ export class EngineHost implements EngineWorkerApi {
     engine.on((event) => this.#emit(event));
     this.#store = store;
     this.#engine = engine;
-    this.engine = resultify(engine) as unknown as RemoteEngine;
+    this.engine = resultifyEngine(engine);
     this.#applyDevice();
     // Resume embedding left over from an earlier session; failures show in embeddingStatus().
     void engine.start().catch(() => undefined);

@@ -65,13 +65,13 @@ beforeEach(async () => {
     ['Ana', 'My sister Clara moved to Porto last spring.'],
   ];
   for (const [i, [speaker, content]] of turns.entries()) {
-    await engine.appendTurn({ id: `t${i}`, conversationId: 'c', role: speaker === 'Ana' ? 'user' : 'assistant', speaker, content, occurredAt: Date.UTC(2024, 4, 8, 10, i) });
+    await engine.conversations.appendTurn({ id: `t${i}`, conversationId: 'c', role: speaker === 'Ana' ? 'user' : 'assistant', speaker, content, occurredAt: Date.UTC(2024, 4, 8, 10, i) });
   }
   await engine.idle();
   recallQueries = [];
   source = answerSourceOf(new SqlKnowledgeSource(store.db), (query, options) => {
     recallQueries.push(query);
-    return engine.recall(query, options);
+    return engine.answers.recall(query, options);
   });
   llm = new LlmClient({ baseUrl: mock.url, apiKey: KEY, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
 });

@@ -25,8 +25,8 @@ async function unplacedMemory(): Promise<SqliteMemoryStore> {
   const store = await openNodeStore();
   const writer = createEngine(store, { only: ['recall'], embedders: topicProvider(TOPICS), timer: neverTimer });
   await writer.start();
-  await writer.createConversation({ id: 'c', title: 'Imported' });
-  await writer.appendTurns(Array.from({ length: TURNS }, (_, i) => ({
+  await writer.conversations.create({ id: 'c', title: 'Imported' });
+  await writer.conversations.appendTurns(Array.from({ length: TURNS }, (_, i) => ({
     id: `t${i}`, conversationId: 'c', role: i % 2 ? 'assistant' as const : 'user' as const,
     content: `Turn ${i} about the ${TOPICS[i % TOPICS.length]} and the marker zq${i}.`, occurredAt: T0 + i * 60_000,
   })));
@@ -55,7 +55,7 @@ describe('background work yields between slices', () => {
       await place(p, now);
       placed++;
       // The first turn is placed: the page asks for a search now.
-      if (placed === 1) answered = requestDuring(() => placed, () => engine.searchMessages('zq7'));
+      if (placed === 1) answered = requestDuring(() => placed, () => engine.conversations.search('zq7'));
     };
     const engine = createEngine(store, { only: ['episodes'], embedders: topicProvider(TOPICS), timer: neverTimer });
     await engine.start();
@@ -65,7 +65,7 @@ describe('background work yields between slices', () => {
     const { atRequest, atAnswer } = await answered!;
     expect(atRequest).toBeLessThanOrEqual(2);
     expect(atAnswer - atRequest).toBeLessThanOrEqual(1);
-    expect((await engine.searchMessages('zq7')).map((h) => h.message.id)).toEqual(['t7']);
+    expect((await engine.conversations.search('zq7')).map((h) => h.message.id)).toEqual(['t7']);
     engine.stop();
   });
 
@@ -80,7 +80,7 @@ describe('background work yields between slices', () => {
       embed: async (texts: readonly string[], role: 'query' | 'document') => {
         const vectors = await base.embed(texts, role);
         if (role === 'document') batches++;
-        if (batches === 1 && role === 'document' && !answered) answered = requestDuring(() => batches, () => engine.searchMessages('zq7'));
+        if (batches === 1 && role === 'document' && !answered) answered = requestDuring(() => batches, () => engine.conversations.search('zq7'));
         return vectors;
       },
     };
@@ -89,7 +89,7 @@ describe('background work yields between slices', () => {
     const engine = createEngine(store, { only: ['recall'], embedders, timer: neverTimer });
     await engine.start();
     await engine.idle();
-    await engine.setEmbedder('other');
+    await engine.indexing.setEmbedder('other');
     await engine.idle();
     const slices = Math.ceil(TURNS / 32);
     expect(batches).toBeGreaterThanOrEqual(slices);

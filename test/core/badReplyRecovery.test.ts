@@ -54,9 +54,9 @@ async function session(store: SqliteMemoryStore, settings: MemorySettingsStore, 
     llmFactory: (s, sink) => new LlmClient({ baseUrl: s.baseUrl, model: s.model }, { ...(sink ? { sink } : {}), timeoutMs: 5_000, maxAttempts: 1 }),
   });
   await engine.start();
-  if (!(await engine.llmSettings()).baseUrl) {
-    await engine.saveLlmSettings({ baseUrl: mock.url, model: 'mock-model' });
-    await engine.setConsolidationPolicy('eager');
+  if (!(await engine.settings.llm()).baseUrl) {
+    await engine.settings.saveLlm({ baseUrl: mock.url, model: 'mock-model' });
+    await engine.synthesis.setPolicy('eager');
     await store.createConversation({ id: 'c', title: 't' });
   }
   return engine;
@@ -76,8 +76,8 @@ async function pastEveryBackoff(engine: MemoryEngine, t: Time) {
 /** Two episodes (dog, flight) closed while the endpoint is bad, run until they failed for good. */
 async function twoFailedEpisodes(engine: MemoryEngine, t: Time) {
   const t0 = t.clock.now() - 10 * DAY;
-  await engine.appendTurn({ id: 'm1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: t0 });
-  await engine.appendTurn({ id: 'm2', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: t0 + 2 * DAY });
+  await engine.conversations.appendTurn({ id: 'm1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: t0 });
+  await engine.conversations.appendTurn({ id: 'm2', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: t0 + 2 * DAY });
   await engine.idle();
   await engine.closeOpenCells();
   await engine.idle();
@@ -102,14 +102,14 @@ describe('synthesis recovers after bad replies once the endpoint heals', () => {
 
     // Healthy: the first episode closes when the next turn comes two days later, and is synthesised.
     const t0 = t.clock.now() - 10 * DAY;
-    await engine.appendTurn({ id: 'm1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: t0 });
-    await engine.appendTurn({ id: 'm2', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: t0 + 2 * DAY });
+    await engine.conversations.appendTurn({ id: 'm1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: t0 });
+    await engine.conversations.appendTurn({ id: 'm2', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: t0 + 2 * DAY });
     await engine.idle();
     expect(await statuses()).toEqual(['synthesised', 'raw']);
 
     // The endpoint goes bad: the next two episodes fail after their attempts.
     mock.setBehaviour({ [fault]: ALWAYS });
-    await engine.appendTurn({ id: 'm3', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I started piano lessons on Tuesdays.', occurredAt: t0 + 4 * DAY });
+    await engine.conversations.appendTurn({ id: 'm3', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I started piano lessons on Tuesdays.', occurredAt: t0 + 4 * DAY });
     await engine.idle();
     await engine.closeOpenCells();
     await engine.idle();
@@ -117,7 +117,7 @@ describe('synthesis recovers after bad replies once the endpoint heals', () => {
     expect(await statuses()).toEqual(['synthesised', 'failed', 'failed']);
     const errors = await store.db.query<{ last_error: string }>("SELECT last_error FROM jobs WHERE status = 'failed'");
     expect(errors.map((e) => e.last_error.split(':')[0])).toEqual(['LLM_BAD_OUTPUT', 'LLM_BAD_OUTPUT']);
-    expect(await engine.synthesisFailures()).toMatchObject({ episodes: 2, retryingByThemselves: 2, canRetry: true });
+    expect(await engine.synthesis.failures()).toMatchObject({ episodes: 2, retryingByThemselves: 2, canRetry: true });
 
     // Still bad: only the small check goes out, with a back-off; the episodes are not asked for again.
     const stillBad = mock.requests.length;
@@ -143,7 +143,7 @@ describe('synthesis recovers after bad replies once the endpoint heals', () => {
     expect(episodePrompts(healed, 'piano')).toBe(1);
     expect(episodePrompts(start, 'Biscuit')).toBe(1);
     expect(checks(healed)).toBe(1);
-    expect(await engine.synthesisFailures()).toMatchObject({ episodes: 0, themes: 0, profileUpdates: 0, retryingByThemselves: 0 });
+    expect(await engine.synthesis.failures()).toMatchObject({ episodes: 0, themes: 0, profileUpdates: 0, retryingByThemselves: 0 });
     const [checked] = await store.db.query<{ n: number }>('SELECT count(*) AS n FROM llm_calls WHERE stage = ?', [RECOVERY_CHECK_STAGE]);
     expect(Number(checked!.n)).toBeGreaterThan(0); // the check is in the ledger like any call
     engine.stop();
@@ -182,7 +182,7 @@ describe('automatic recovery is bounded, survives a reload, and Retry brings bac
     expect(spent).toBeGreaterThan(0);
     expect(spent).toBeLessThanOrEqual(MAX_FAILED_CANARIES * REVIVED_ATTEMPTS * 2);
     expect(await statuses()).toEqual(['failed', 'failed']);
-    expect((await engine.synthesisFailures()).retryingByThemselves).toBe(0); // given up for this session
+    expect((await engine.synthesis.failures()).retryingByThemselves).toBe(0); // given up for this session
     engine.stop();
 
     // Reloads start checking again, but each job's revivals are counted in the database: after a
@@ -206,11 +206,11 @@ describe('automatic recovery is bounded, survives a reload, and Retry brings bac
       await engine.idle();
     }
     expect(mock.requests.length).toBe(quiet);
-    expect(await engine.synthesisFailures()).toMatchObject({ episodes: 2, retryingByThemselves: 0, canRetry: true });
+    expect(await engine.synthesis.failures()).toMatchObject({ episodes: 2, retryingByThemselves: 0, canRetry: true });
 
     // The person's Retry brings them back at once, whatever their count (the model writes JSON again).
     mock.setBehaviour({ responder: synthesisResponder });
-    expect(await engine.retryFailedSynthesis()).toBe(2);
+    expect(await engine.synthesis.retryFailed()).toBe(2);
     await engine.idle();
     expect(await statuses()).toEqual(['synthesised', 'synthesised']);
     const reset = await store.db.query<{ revivals: number }>("SELECT revivals FROM jobs WHERE kind = 'synthesise-memcell'");

@@ -25,11 +25,11 @@ async function cellsWith(check: boolean, llmUp = true) {
   const llm = new LlmClient({ baseUrl: llmUp ? mock.url : 'http://127.0.0.1:9/v1', model: 'm' }, { maxAttempts: 1, timeoutMs: 2_000 });
   const engine = createEngine(store, { only: ['episodes'], llm });
   await engine.start();
-  await engine.setConsolidationPolicy('off');
-  await engine.setLlmBoundaryCheck(check);
+  await engine.synthesis.setPolicy('off');
+  await engine.synthesis.setBoundaryCheck(check);
   await store.createConversation({ id: 'c', title: 't' });
   const texts = ['We went hiking on Sunday.', 'The trail was steep.', 'We saw a deer.', 'It rained at the top.', 'I started piano lessons.', 'My teacher is patient.'];
-  for (const [i, content] of texts.entries()) await engine.appendTurn({ id: `t${i}`, conversationId: 'c', role: 'user', content, occurredAt: Date.UTC(2026, 0, 5, 10, i) });
+  for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `t${i}`, conversationId: 'c', role: 'user', content, occurredAt: Date.UTC(2026, 0, 5, 10, i) });
   await engine.idle();
   return (await store.db.query<{ first_seq: number; last_seq: number }>('SELECT first_seq, last_seq FROM memcells ORDER BY first_seq')).map((r) => [r.first_seq, r.last_seq]);
 }

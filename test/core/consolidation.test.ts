@@ -25,7 +25,7 @@ async function setup(withEndpoint: boolean) {
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
   const engine = createEngine(store, { only: ['episodes', 'synthesis'], embedders: provider, llm: withEndpoint ? llm : null, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
-  await engine.setConsolidationPolicy('eager');
+  await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'c', title: 't' });
   return { store, engine, llm };
 }
@@ -38,7 +38,7 @@ async function ingest(engine: MemoryEngine) {
   ];
   let n = 0;
   for (const [h, texts] of sessions) {
-    for (const [i, content] of texts.entries()) await engine.appendTurn({ id: `m${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H + i * 60_000 });
+    for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `m${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H + i * 60_000 });
   }
   await engine.idle();
   await engine.closeOpenCells();
@@ -64,18 +64,18 @@ describe('consolidation through the job queue', () => {
     // Every summarised theme and every profile item cost at least one logged call.
     expect(calls.scene?.calls).toBeGreaterThanOrEqual(scenes.length);
     expect(calls.profile?.calls).toBeGreaterThanOrEqual(1);
-    expect((await engine.consolidationStatus()).jobs).toMatchObject({ pending: 0, failed: 0 });
+    expect((await engine.synthesis.status()).jobs).toMatchObject({ pending: 0, failed: 0 });
   });
 
   it('keeps episodes raw and turns searchable with no endpoint, then catches up when one is set', async () => {
     const { store, engine, llm } = await setup(false);
     await ingest(engine);
-    const status = await engine.consolidationStatus();
+    const status = await engine.synthesis.status();
     expect(status.endpointConfigured).toBe(false);
     expect(status.jobs.pending).toBe(3);
     expect(status.pausedReason).toContain('No LLM endpoint');
     expect((await store.db.query("SELECT id FROM memcells WHERE status = 'queued'")).length).toBe(3);
-    expect((await engine.searchMessages('Biscuit')).length).toBe(1);
+    expect((await engine.conversations.search('Biscuit')).length).toBe(1);
     const attempts = await store.db.query<{ attempts: number }>('SELECT attempts FROM jobs');
     expect(attempts.every((a) => a.attempts === 0)).toBe(true);
 
@@ -115,7 +115,7 @@ describe('the debounced profile update', () => {
     let now = Date.now();
     const engine = createEngine(store, { only: ['episodes', 'synthesis'], embedders: provider, llm, timer: heldTimer, clock: { now: () => now }, profileDebounceMs: 1000 });
     await engine.start();
-    await engine.setConsolidationPolicy('eager');
+    await engine.synthesis.setPolicy('eager');
     await store.createConversation({ id: 'c', title: 't' });
     mock.setBehaviour({ rateLimitNext: 0, malformedNext: 0 });
     await ingest(engine);

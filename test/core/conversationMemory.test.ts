@@ -22,8 +22,8 @@ const T0 = Date.UTC(2026, 0, 3);
 
 async function setup() {
   const { store, engine } = await answeringEngine(mock.url);
-  await engine.createConversation({ id: 'pets', title: 'pets' });
-  await engine.appendTurn({ id: 'p1', conversationId: 'pets', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.', occurredAt: T0 });
+  await engine.conversations.create({ id: 'pets', title: 'pets' });
+  await engine.conversations.appendTurn({ id: 'p1', conversationId: 'pets', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.', occurredAt: T0 });
   await engine.idle();
   return { store, engine };
 }
@@ -41,16 +41,16 @@ async function cellsOf(store: Awaited<ReturnType<typeof openNodeStore>>, convers
 }
 
 async function ask(engine: MemoryEngine, conversationId: string, id: string, question: string): Promise<void> {
-  await engine.appendTurn({ id, conversationId, role: 'user', speaker: 'You', content: question, occurredAt: T0 + 2 * DAY });
-  await engine.ask({ conversationId, userMessageId: id, answerId: `${id}-a` }, () => undefined);
+  await engine.conversations.appendTurn({ id, conversationId, role: 'user', speaker: 'You', content: question, occurredAt: T0 + 2 * DAY });
+  await engine.answers.ask({ conversationId, userMessageId: id, answerId: `${id}-a` }, () => undefined);
 }
 
 describe('"Use memory in answers"', () => {
   it('off: the answer gets no memory, only the conversation\'s own recent turns, and says memory was off', async () => {
     const { store, engine } = await setup();
-    await engine.setAnswerSettings({ sufficiencyCheck: true });
-    await engine.createConversation({ id: 'plain', title: 'plain', useMemory: false });
-    await engine.appendTurn({ id: 'x1', conversationId: 'plain', role: 'user', speaker: 'You', content: 'We are planning a garden.', occurredAt: T0 + DAY });
+    await engine.settings.setAnswerSettings({ sufficiencyCheck: true });
+    await engine.conversations.create({ id: 'plain', title: 'plain', useMemory: false });
+    await engine.conversations.appendTurn({ id: 'x1', conversationId: 'plain', role: 'user', speaker: 'You', content: 'We are planning a garden.', occurredAt: T0 + DAY });
     await ask(engine, 'plain', 'x2', 'What breed is my dog Biscuit?');
     const off = await sent(store, 'x2-a');
     expect(off.meta.memoryOff).toBe(true);
@@ -60,7 +60,7 @@ describe('"Use memory in answers"', () => {
     expect((off.meta.requests as unknown[]).length).toBe(1); // no sufficiency call either
 
     // Switched on, the same question reaches the other conversation's turn.
-    await engine.setConversationMemory('plain', { useMemory: true });
+    await engine.conversations.setMemory('plain', { useMemory: true });
     await ask(engine, 'plain', 'x3', 'What breed is my dog Biscuit?');
     const on = await sent(store, 'x3-a');
     expect(on.meta.memoryOff).toBeUndefined();
@@ -72,29 +72,29 @@ describe('"Use memory in answers"', () => {
 describe('"Remember this conversation"', () => {
   it('off: turns are stored and searchable but not segmented and never retrieved, here or elsewhere', async () => {
     const { store, engine } = await setup();
-    await engine.createConversation({ id: 'secret', title: 'secret', remember: false });
-    await engine.appendTurn({ id: 's1', conversationId: 'secret', role: 'user', speaker: 'You', content: 'My cat is called Zorblax.', occurredAt: T0 });
+    await engine.conversations.create({ id: 'secret', title: 'secret', remember: false });
+    await engine.conversations.appendTurn({ id: 's1', conversationId: 'secret', role: 'user', speaker: 'You', content: 'My cat is called Zorblax.', occurredAt: T0 });
     await engine.idle();
     expect(await cellsOf(store, 'secret')).toBe(0);
     expect(await cellsOf(store, 'pets')).toBe(1);
-    expect((await engine.searchMessages('Zorblax')).map((h) => h.message.id)).toEqual(['s1']);
-    expect((await engine.listMessages('secret')).map((m) => m.id)).toEqual(['s1']);
+    expect((await engine.conversations.search('Zorblax')).map((h) => h.message.id)).toEqual(['s1']);
+    expect((await engine.conversations.messages('secret')).map((m) => m.id)).toEqual(['s1']);
 
     await ask(engine, 'pets', 'q1', 'What is my cat Zorblax called?');
     expect((await sent(store, 'q1-a')).text).not.toContain('My cat is called Zorblax.');
     // Nor in its own memory block: only as a recent turn of the chat itself.
-    await engine.appendTurns(['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'].map((w, i) => ({
+    await engine.conversations.appendTurns(['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'].map((w, i) => ({
       id: `f${i}`, conversationId: 'secret', role: 'user' as const, speaker: 'You', content: `Filler ${w}.`, occurredAt: T0 + DAY,
     })));
     await ask(engine, 'secret', 's2', 'What is my cat Zorblax called?');
     expect((await sent(store, 's2-a')).text).not.toContain('My cat is called Zorblax.');
 
     // Turned on later: the whole conversation becomes memory, earlier turns included.
-    await engine.setConversationMemory('secret', { remember: true });
+    await engine.conversations.setMemory('secret', { remember: true });
     await engine.idle();
     // Its episodes cover it from the first turn to the last.
     const [span] = await store.db.query<{ lo: number; hi: number }>('SELECT min(first_seq) AS lo, max(last_seq) AS hi FROM memcells WHERE conversation_id = ?', ['secret']);
-    expect([Number(span!.lo), Number(span!.hi)]).toEqual([1, (await engine.listMessages('secret')).length]);
+    expect([Number(span!.lo), Number(span!.hi)]).toEqual([1, (await engine.conversations.messages('secret')).length]);
     await ask(engine, 'pets', 'q2', 'What is my cat Zorblax called?');
     expect((await sent(store, 'q2-a')).text).toContain('My cat is called Zorblax.');
   });
@@ -102,12 +102,12 @@ describe('"Remember this conversation"', () => {
   it('turned off after turns were remembered: episodes stay, its turns stop reaching answers, new turns are not segmented', async () => {
     const { store, engine } = await setup();
     expect(await cellsOf(store, 'pets')).toBe(1);
-    await engine.createConversation({ id: 'other', title: 'other' });
+    await engine.conversations.create({ id: 'other', title: 'other' });
     await ask(engine, 'other', 'o1', 'What breed is my dog Biscuit?');
     expect((await sent(store, 'o1-a')).text).toContain('beagle mix');
 
-    await engine.setConversationMemory('pets', { remember: false });
-    await engine.appendTurn({ id: 'p2', conversationId: 'pets', role: 'user', speaker: 'You', content: 'Biscuit now weighs twelve kilos.', occurredAt: T0 + 5 * DAY });
+    await engine.conversations.setMemory('pets', { remember: false });
+    await engine.conversations.appendTurn({ id: 'p2', conversationId: 'pets', role: 'user', speaker: 'You', content: 'Biscuit now weighs twelve kilos.', occurredAt: T0 + 5 * DAY });
     await engine.idle();
     const [row] = await store.db.query<{ last_seq: number }>("SELECT max(last_seq) AS last_seq FROM memcells WHERE conversation_id = 'pets'");
     expect(Number(row?.last_seq)).toBe(1); // p2 (seq 2) was not placed
@@ -122,13 +122,13 @@ describe('"Remember this conversation"', () => {
 describe('defaults for new conversations', () => {
   it('are both on, can be changed, apply to new conversations only, and refuse non-boolean values', async () => {
     const { engine } = await setup();
-    expect(await engine.memoryDefaults()).toEqual({ useMemory: true, remember: true });
-    expect(await engine.setMemoryDefaults({ remember: false })).toEqual({ useMemory: true, remember: false });
-    expect(await engine.createConversation({ title: 'new' })).toMatchObject({ useMemory: true, remember: false });
-    expect(await engine.createConversation({ title: 'chosen', remember: true })).toMatchObject({ remember: true });
-    expect((await engine.listConversations()).find((c) => c.id === 'pets')).toMatchObject({ remember: true });
-    await expect(engine.setMemoryDefaults({ useMemory: 'no' as unknown as boolean })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(engine.setConversationMemory('missing', { useMemory: false })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await engine.settings.memoryDefaults()).toEqual({ useMemory: true, remember: true });
+    expect(await engine.settings.setMemoryDefaults({ remember: false })).toEqual({ useMemory: true, remember: false });
+    expect(await engine.conversations.create({ title: 'new' })).toMatchObject({ useMemory: true, remember: false });
+    expect(await engine.conversations.create({ title: 'chosen', remember: true })).toMatchObject({ remember: true });
+    expect((await engine.conversations.list()).find((c) => c.id === 'pets')).toMatchObject({ remember: true });
+    await expect(engine.settings.setMemoryDefaults({ useMemory: 'no' as unknown as boolean })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(engine.conversations.setMemory('missing', { useMemory: false })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('work the same on an engine over the in-memory store, with conversations-changed events', async () => {
@@ -136,10 +136,10 @@ describe('defaults for new conversations', () => {
     const engine = new MemoryEngine({ store });
     const events: string[] = [];
     engine.on((e) => events.push(e.type));
-    await engine.setMemoryDefaults({ useMemory: false });
-    const c = await engine.createConversation({ title: 'x' });
+    await engine.settings.setMemoryDefaults({ useMemory: false });
+    const c = await engine.conversations.create({ title: 'x' });
     expect(c).toMatchObject({ useMemory: false, remember: true });
-    expect(await engine.setConversationMemory(c.id, { useMemory: true, remember: false })).toMatchObject({ useMemory: true, remember: false });
+    expect(await engine.conversations.setMemory(c.id, { useMemory: true, remember: false })).toMatchObject({ useMemory: true, remember: false });
     expect(await store.conversationsNotRemembered()).toEqual([c.id]);
     expect(events.filter((e) => e === 'conversations-changed').length).toBe(2);
   });

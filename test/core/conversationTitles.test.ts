@@ -23,16 +23,16 @@ const FIRST = 'My dog Biscuit is a beagle mix. What should I feed him?';
 
 async function setup() {
   const { store, engine } = await answeringEngine(mock.url);
-  await engine.createConversation({ id: 'c', title: UNTITLED }); // what "New chat" creates
+  await engine.conversations.create({ id: 'c', title: UNTITLED }); // what "New chat" creates
   let n = 0;
   // What the app's Send does: two engine calls.
   const ask = async (content: string) => {
     const id = `u${++n}`;
-    await engine.send({ id, conversationId: 'c', content });
-    await engine.ask({ conversationId: 'c', userMessageId: id, answerId: `${id}-a` }, () => undefined);
+    await engine.conversations.send({ id, conversationId: 'c', content });
+    await engine.answers.ask({ conversationId: 'c', userMessageId: id, answerId: `${id}-a` }, () => undefined);
     await engine.idle();
   };
-  const title = async () => (await engine.listConversations()).find((c) => c.id === 'c')!.title;
+  const title = async () => (await engine.conversations.list()).find((c) => c.id === 'c')!.title;
   const titleCalls = async () => (await store.llmCalls.byStage()).title?.calls ?? 0;
   return { engine, ask, title, titleCalls };
 }
@@ -40,9 +40,9 @@ async function setup() {
 describe('titles by the endpoint', () => {
   it('names the conversation after the first exchange, once, with the call counted', async () => {
     const { engine, ask, title, titleCalls } = await setup();
-    await engine.send({ id: 'first', conversationId: 'c', content: FIRST });
+    await engine.conversations.send({ id: 'first', conversationId: 'c', content: FIRST });
     expect(await title()).toBe(titleFrom(FIRST)); // the first message's, stored with it
-    await engine.ask({ conversationId: 'c', userMessageId: 'first', answerId: 'first-a' }, () => undefined);
+    await engine.answers.ask({ conversationId: 'c', userMessageId: 'first', answerId: 'first-a' }, () => undefined);
     await engine.idle();
     expect(await title()).toBe('Biscuit the beagle');
     expect(await titleCalls()).toBe(1);
@@ -80,13 +80,13 @@ describe('titles by the endpoint', () => {
 
   it('never replaces a title the user chose', async () => {
     const { engine, ask, title, titleCalls } = await setup();
-    await engine.renameConversation('c', 'Dog food');
+    await engine.conversations.rename('c', 'Dog food');
     await ask(FIRST);
     expect(await title()).toBe('Dog food');
     expect(await titleCalls()).toBe(0);
     // Renamed by the user to the very words the first message would give: still the user's.
     const again = await setup();
-    await again.engine.renameConversation('c', titleFrom(FIRST));
+    await again.engine.conversations.rename('c', titleFrom(FIRST));
     await again.ask(FIRST);
     expect(await again.titleCalls()).toBe(0);
   });

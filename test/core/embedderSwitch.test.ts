@@ -51,11 +51,11 @@ async function setup(b: Embedder) {
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 1 });
   const engine = createEngine(store, { embedders: provider, llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
-  await engine.setConsolidationPolicy('eager');
+  await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'c', title: 'Chat' });
   let n = 0;
   for (const [h, content] of [[0, 'I adopted a dog named Biscuit.'], [24, 'My flight to Lisbon is on Friday.'], [48, 'The dog learned to sit today.']] as const) {
-    await engine.appendTurn({ id: `t${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H });
+    await engine.conversations.appendTurn({ id: `t${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H });
     await engine.idle();
   }
   await engine.closeOpenCells();
@@ -74,11 +74,11 @@ describe('embedder switch', () => {
     expect(before.memcell).toBe(3);
     expect(await store.db.query("SELECT id FROM memscenes WHERE summary <> ''")).toHaveLength(2); // the dog and flight themes
     expect(await count(store, 'memscene', 'a@1')).toBe(0); // theme summaries have no vectors (unread, removed)
-    expect(await engine.searchMemory('puppy', { kinds: ['fact'] })).toEqual([]); // model a: no such meaning
+    expect(await engine.memory.search('puppy', { kinds: ['fact'] })).toEqual([]); // model a: no such meaning
 
-    await engine.setEmbedder('b');
+    await engine.indexing.setEmbedder('b');
     await engine.idle();
-    const status = (await engine.embeddingStatus())!;
+    const status = (await engine.indexing.embeddingStatus())!;
     expect(status).toMatchObject({ activeModel: 'b', targetModel: 'b', state: 'idle' });
     expect(status.embedded).toBe(status.total);
     for (const kind of ['fact', 'memcell'] as const) {
@@ -88,18 +88,18 @@ describe('embedder switch', () => {
     const models = await store.db.query<{ centroid_model: string }>('SELECT DISTINCT centroid_model FROM memscenes WHERE centroid IS NOT NULL');
     expect(models).toEqual([{ centroid_model: 'b@1' }]);
 
-    const hits = await engine.searchMemory('puppy', { kinds: ['fact'] });
+    const hits = await engine.memory.search('puppy', { kinds: ['fact'] });
     // Both dog facts, and nothing else, mean "puppy" to model b.
     expect(hits).toHaveLength(2);
     for (const hit of hits) expect(hit.text).toMatch(/dog/);
 
     // A new dog episode joins the existing dog theme under the new model (no new theme).
-    const scenes = (await engine.listScenes()).length;
-    await engine.appendTurn({ id: 't9', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The dog chased a ball.', occurredAt: T0 + 96 * H });
+    const scenes = (await engine.memory.listScenes()).length;
+    await engine.conversations.appendTurn({ id: 't9', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The dog chased a ball.', occurredAt: T0 + 96 * H });
     await engine.idle();
     await engine.closeOpenCells();
     await engine.idle();
-    expect((await engine.listScenes()).length).toBe(scenes);
+    expect((await engine.memory.listScenes()).length).toBe(scenes);
     engine.stop();
   });
 
@@ -125,14 +125,14 @@ describe('embedder switch', () => {
     };
     const s = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent'], gate));
     // Enough turns for two batches of the switch.
-    for (let i = 0; i < 40; i++) await s.engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
+    for (let i = 0; i < 40; i++) await s.engine.conversations.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
     await s.engine.idle();
     engineRef = s;
-    await s.engine.setEmbedder('b');
+    await s.engine.indexing.setEmbedder('b');
     await written;
-    await s.engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dog sleeps a lot.', occurredAt: T0 + 51 * H });
+    await s.engine.conversations.appendTurn({ id: 'during', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dog sleeps a lot.', occurredAt: T0 + 51 * H });
     await s.engine.idle();
-    expect((await s.engine.embeddingStatus())!.activeModel).toBe('b');
+    expect((await s.engine.indexing.embeddingStatus())!.activeModel).toBe('b');
     expect((await s.store.getVectors('message', ['during'], 'b@1')).length).toBe(1);
     s.engine.stop();
   });
@@ -153,10 +153,10 @@ describe('embedder switch', () => {
       }
       return setMeta(key, value);
     };
-    await engine.setEmbedder('b');
+    await engine.indexing.setEmbedder('b');
     await engine.idle();
     expect(wrote).toBe(true);
-    expect((await engine.embeddingStatus())!).toMatchObject({ activeModel: 'b', state: 'idle' });
+    expect((await engine.indexing.embeddingStatus())!).toMatchObject({ activeModel: 'b', state: 'idle' });
     expect((await store.getVectors('fact', ['late-fact'], 'b@1')).length).toBe(1);
     expect((await store.getVectors('fact', ['late-fact'], 'a@1')).length).toBe(0);
     expect(await count(store, 'fact', 'a@1')).toBe(0);
@@ -170,7 +170,7 @@ describe('themes at the end of a switch', () => {
   it('a theme founded with the old model after the centroids were rebuilt gets the new model\'s centroid', async () => {
     const { store, engine } = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent']));
     // A later episode, its turn embedded with model a, still open when the switch starts.
-    await engine.appendTurn({ id: 'late', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The rent went up again.', occurredAt: T0 + 200 * H });
+    await engine.conversations.appendTurn({ id: 'late', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The rent went up again.', occurredAt: T0 + 200 * H });
     await engine.idle();
     const [cell] = await store.db.query<{ memcell_id: string }>(
       "SELECT c.id AS memcell_id FROM memcells c JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq WHERE m.id = 'late'");
@@ -186,10 +186,10 @@ describe('themes at the end of a switch', () => {
       }
       return setMeta(key, value);
     };
-    await engine.setEmbedder('b');
+    await engine.indexing.setEmbedder('b');
     await engine.idle();
     expect(wrote).toBe(true);
-    expect((await engine.embeddingStatus())!).toMatchObject({ activeModel: 'b', state: 'idle' });
+    expect((await engine.indexing.embeddingStatus())!).toMatchObject({ activeModel: 'b', state: 'idle' });
     const themes = await store.db.query<{ id: string; centroid_model: string | null }>('SELECT id, centroid_model FROM memscenes ORDER BY id');
     expect(themes.map((t) => t.id)).toContain('late-theme');
     expect(themes.filter((t) => t.centroid_model !== 'b@1')).toEqual([]);
@@ -225,16 +225,16 @@ describe('embedder switch across a reopen', () => {
       }
     };
     const { store, engine } = await setup(synonymEmbedder('b@1', topics, gate));
-    for (let i = 0; i < 40; i++) await engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
+    for (let i = 0; i < 40; i++) await engine.conversations.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
     await engine.idle();
     const cellsBefore = (await store.db.query('SELECT id FROM memcells')).length;
     const factsBefore = (await store.db.query('SELECT id FROM facts')).length;
 
-    await engine.setEmbedder('b');
+    await engine.indexing.setEmbedder('b');
     await waitFor('the second batch of model b', async () => bCalls === 2);
     // A turn a day later: once it has the old model's vector it closes the rent episode, which gets
     // an old-model vector and a theme and is synthesised into facts with old-model vectors.
-    await engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My puppy chewed the rent receipt.', occurredAt: T0 + 80 * H });
+    await engine.conversations.appendTurn({ id: 'during', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My puppy chewed the rent receipt.', occurredAt: T0 + 80 * H });
     letSecondBatchEnd();
     await waitFor('the episode and facts written during the switch', async () =>
       (await store.db.query('SELECT id FROM memcells')).length > cellsBefore
@@ -242,7 +242,7 @@ describe('embedder switch across a reopen', () => {
       && (await store.db.query("SELECT status FROM memcells WHERE status IN ('queued', 'synthesising')")).length === 0);
     expect(await count(store, 'message', 'b@1')).toBe(43); // half done: two batches of the 44 turns
     expect((await store.getVectors('message', ['during'], 'a@1'))).toHaveLength(1);
-    const embeddedBeforeClose = (await engine.embeddingStatus())!.embedded;
+    const embeddedBeforeClose = (await engine.indexing.embeddingStatus())!.embedded;
 
     // The tab closes mid-switch; the same database opens again.
     engine.stop();
@@ -257,21 +257,21 @@ describe('embedder switch across a reopen', () => {
     const reopened = createEngine(store, { embedders: { defaultModelId: 'a', embedder: (id) => models[id]! }, llm, timer: immediateTimer, profileDebounceMs: 0 });
     await reopened.start();
     // Until the switch completes, search uses model a's vectors: "puppy" means nothing to a.
-    expect(await reopened.searchMemory('puppy', { kinds: ['fact'] })).toEqual([]);
+    expect(await reopened.memory.search('puppy', { kinds: ['fact'] })).toEqual([]);
     expect(await store.getMeta(META_ACTIVE)).toBe('a');
     // The counts wait for the first search (the open's hold), then read back the progress.
-    await waitFor('the progress counts', async () => (await reopened.embeddingStatus())!.total > 0);
-    const resumed = (await reopened.embeddingStatus())!;
+    await waitFor('the progress counts', async () => (await reopened.indexing.embeddingStatus())!.total > 0);
+    const resumed = (await reopened.indexing.embeddingStatus())!;
     expect(resumed).toMatchObject({ activeModel: 'a', targetModel: 'b' });
     expect(resumed.embedded).toBe(embeddedBeforeClose); // progress read back, not restarted
     expect(resumed.embedded).toBeLessThan(resumed.total);
-    expect(await reopened.searchMemory('puppy', { kinds: ['fact'] })).toEqual([]);
+    expect(await reopened.memory.search('puppy', { kinds: ['fact'] })).toEqual([]);
 
     letReopenedFinish();
     await reopened.idle();
     await reopened.closeOpenCells();
     await reopened.idle();
-    const done = (await reopened.embeddingStatus())!;
+    const done = (await reopened.indexing.embeddingStatus())!;
     expect(done).toMatchObject({ activeModel: 'b', targetModel: 'b', state: 'idle' });
     expect(done.embedded).toBe(done.total);
     // Resumed, not restarted: the 43 turns model b embedded before the close were not embedded again.
@@ -293,7 +293,7 @@ describe('embedder switch across a reopen', () => {
     expect((await store.db.query('SELECT id FROM memcells')).length).toBeGreaterThan(cellsBefore);
     expect(await store.db.query('SELECT DISTINCT centroid_model FROM memscenes WHERE centroid IS NOT NULL')).toEqual([{ centroid_model: 'b@1' }]);
     // The fact about the puppy written during the switch is found by meaning with the new model.
-    expect((await reopened.searchMemory('puppy', { kinds: ['fact'] })).map((h) => h.text).join(' ')).toMatch(/puppy/);
+    expect((await reopened.memory.search('puppy', { kinds: ['fact'] })).map((h) => h.text).join(' ')).toMatch(/puppy/);
     reopened.stop();
   });
 });
@@ -309,12 +309,12 @@ describe('switch progress by kind', () => {
       if (call >= 2) await finish;
     };
     const { store, engine } = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent'], gate));
-    for (let i = 0; i < 40; i++) await engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
+    for (let i = 0; i < 40; i++) await engine.conversations.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
     await engine.idle();
-    await engine.setEmbedder('b');
+    await engine.indexing.setEmbedder('b');
     for (let i = 0; i < 1000 && !(bCalls === 2 && (await count(store, 'message', 'b@1')) > 0); i++) await new Promise((r) => setTimeout(r, 10));
 
-    const status = (await engine.embeddingStatus())!;
+    const status = (await engine.indexing.embeddingStatus())!;
     const n = async (sql: string) => Number((await store.db.query<{ n: number }>(sql))[0]!.n);
     const expected = {
       turns: { done: await count(store, 'message', 'b@1'), total: await n('SELECT count(*) AS n FROM messages') },
@@ -336,7 +336,7 @@ describe('switch progress by kind', () => {
 
     letFinish();
     await engine.idle();
-    const done = (await engine.embeddingStatus())!;
+    const done = (await engine.indexing.embeddingStatus())!;
     expect(done).toMatchObject({ activeModel: 'b', kinds: null });
     engine.stop();
   });

@@ -43,7 +43,7 @@ async function setup(models: Record<string, Embedder>) {
 }
 
 async function addTurns(engine: MemoryEngine, texts: string[]) {
-  for (const [i, content] of texts.entries()) await engine.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', content });
+  for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', content });
 }
 
 describe('EmbeddingIndexer via MemoryEngine', () => {
@@ -54,13 +54,13 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     await addTurns(engine, ['zzz zebra', 'apple banana', 'quick quiz']);
     await engine.idle();
     expect(await store.countVectors('message', 'a@1')).toBe(3);
-    expect(await engine.embeddingStatus()).toMatchObject({ activeModel: 'a', targetModel: 'a', embedded: 3, total: 3, state: 'idle' });
-    const hits = await engine.vectorSearch('zebra zoo');
+    expect(await engine.indexing.embeddingStatus()).toMatchObject({ activeModel: 'a', targetModel: 'a', embedded: 3, total: 3, state: 'idle' });
+    const hits = await engine.answers.vectorSearch('zebra zoo');
     expect(hits[0]!.message.content).toBe('zzz zebra');
     expect(hits[0]!.score).toBeGreaterThan(hits[1]?.score ?? 0);
     // Deleted turns leave the index at once.
-    await engine.deleteMessage('m0');
-    expect((await engine.vectorSearch('zebra zoo')).map((h) => h.message.id)).not.toContain('m0');
+    await engine.conversations.deleteMessage('m0');
+    expect((await engine.answers.vectorSearch('zebra zoo')).map((h) => h.message.id)).not.toContain('m0');
     expect(await store.countVectors('message', 'a@1')).toBe(2);
   });
 
@@ -72,22 +72,22 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     await addTurns(engine, Array.from({ length: 70 }, (_, i) => `turn ${i} ${'xyz'.repeat(i % 3)}`));
     await engine.idle();
 
-    const status = await engine.setEmbedder('b');
+    const status = await engine.indexing.setEmbedder('b');
     expect(status).toMatchObject({ activeModel: 'a', targetModel: 'b', embedded: 0, total: 70 });
     expect(await store.getMeta(META_TARGET)).toBe('b');
     // While b is blocked, retrieval still answers from a's vectors.
-    expect(await engine.vectorSearch('turn xyz')).toHaveLength(20); // a full default page of the 70 turns
+    expect(await engine.answers.vectorSearch('turn xyz')).toHaveLength(20); // a full default page of the 70 turns
     expect(await store.getMeta(META_ACTIVE)).toBe('a');
 
     release();
     await engine.idle();
-    expect(await engine.embeddingStatus()).toMatchObject({ activeModel: 'b', targetModel: 'b', embedded: 70, total: 70, state: 'idle' });
+    expect(await engine.indexing.embeddingStatus()).toMatchObject({ activeModel: 'b', targetModel: 'b', embedded: 70, total: 70, state: 'idle' });
     expect(await store.getMeta(META_ACTIVE)).toBe('b');
     expect(await store.countVectors('message', 'b@1')).toBe(70);
     expect(await store.countVectors('message', 'a@1')).toBe(0);
     const ids = new Set((await store.loadVectors('message', 'b@1')).map((v) => v.itemId));
     for (let i = 0; i < 70; i++) expect(ids.has(`m${i}`)).toBe(true);
-    expect(await engine.vectorSearch('turn xyz')).toHaveLength(20); // a full default page of the 70 turns
+    expect(await engine.answers.vectorSearch('turn xyz')).toHaveLength(20); // a full default page of the 70 turns
   });
 
   it('resumes unfinished embedding when the engine is reopened', async () => {
@@ -114,7 +114,7 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     await engine.start();
     await addTurns(engine, ['hello there']);
     await engine.idle();
-    await expect(engine.setEmbedder('missing')).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE' });
+    await expect(engine.indexing.setEmbedder('missing')).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE' });
     expect(await store.getMeta(META_TARGET)).toBe('a');
 
     // A known model whose files are not on this device fails while embedding: the switch is
@@ -125,35 +125,35 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
       id: 'missing@1', dim: 8,
       embed: async () => { failedCalls++; throw new RecollectError('MODEL_UNAVAILABLE', 'not downloaded'); },
     };
-    await engine.setEmbedder('missing');
+    await engine.indexing.setEmbedder('missing');
     await engine.idle();
-    const failed = await engine.embeddingStatus();
+    const failed = await engine.indexing.embeddingStatus();
     expect(failed).toMatchObject({ activeModel: 'a', targetModel: 'a', state: 'idle', error: { code: 'MODEL_UNAVAILABLE' } });
     expect(failed!.error!.message).toMatch(/Switching to "missing" failed, so search keeps using "a"/);
     expect(await store.getMeta(META_TARGET)).toBe('a');
     const callsAfterFailure = failedCalls;
-    await engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', content: 'written while broken' });
+    await engine.conversations.appendTurn({ id: 'during', conversationId: 'c', role: 'user', content: 'written while broken' });
     await engine.idle();
     expect(failedCalls).toBe(callsAfterFailure); // not retried
     expect(await store.countVectors('message', 'a@1')).toBe(2); // the new turn has a vector
     expect(await store.countVectors('message', 'missing@1')).toBe(0);
-    expect((await engine.vectorSearch('hello')).map((h) => h.message.id)).toContain('m0');
+    expect((await engine.answers.vectorSearch('hello')).map((h) => h.message.id)).toContain('m0');
 
     // A reopened database does not retry the failed model either.
     const reopened = createEngine(store, { only: [], embedders: provider(models) });
     await reopened.start();
     await reopened.idle();
     expect(failedCalls).toBe(callsAfterFailure);
-    expect(await reopened.embeddingStatus()).toMatchObject({ activeModel: 'a', targetModel: 'a', state: 'idle', error: null });
+    expect(await reopened.indexing.embeddingStatus()).toMatchObject({ activeModel: 'a', targetModel: 'a', state: 'idle', error: null });
     reopened.stop();
 
     // Once the model is there, switching again completes.
     models.missing = letterEmbedder('missing@1', 8, []);
-    await engine.setEmbedder('missing');
-    await engine.appendTurn({ id: 'late', conversationId: 'c', role: 'user', content: 'late turn' });
+    await engine.indexing.setEmbedder('missing');
+    await engine.conversations.appendTurn({ id: 'late', conversationId: 'c', role: 'user', content: 'late turn' });
     await engine.idle();
     expect(await store.countVectors('message', 'missing@1')).toBe(3);
-    expect(await engine.embeddingStatus()).toMatchObject({ activeModel: 'missing', state: 'idle', error: null });
+    expect(await engine.indexing.embeddingStatus()).toMatchObject({ activeModel: 'missing', state: 'idle', error: null });
   });
 
   it('loads the model and the vector index at start, before any search asks for them', async () => {
@@ -190,7 +190,7 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     };
     const engine = createEngine(store, { only: [], embedders: provider({ a: model }) });
     await store.createConversation({ id: 'c', title: 't' });
-    await engine.appendTurns(Array.from({ length: 70 }, (_, i) => ({ id: `m${i}`, conversationId: 'c', role: 'user' as const, content: `turn number ${i}` })));
+    await engine.conversations.appendTurns(Array.from({ length: 70 }, (_, i) => ({ id: `m${i}`, conversationId: 'c', role: 'user' as const, content: `turn number ${i}` })));
     await engine.start();
     await engine.idle();
     expect(await store.countVectors('message', 'a@1')).toBe(70);
@@ -216,7 +216,7 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     // …but not on every pass: one written after the open survives the passes that follow.
     await store.putVectors('message', 'gone@1', [{ itemId: 'x2', vector: new Float32Array([1, 0]) }]);
     for (let i = 0; i < 3; i++) {
-      await engine.appendTurn({ id: `later${i}`, conversationId: 'c', role: 'user', content: 'another pass' });
+      await engine.conversations.appendTurn({ id: `later${i}`, conversationId: 'c', role: 'user', content: 'another pass' });
       await engine.idle();
     }
     expect(await store.countVectors('message', 'a@1')).toBe(6);
@@ -235,27 +235,27 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     await engine.start();
     await engine.idle();
     expect(await store.newestPendingKey('message', 'a@1', 5)).toBe(Number.MAX_SAFE_INTEGER);
-    await engine.appendTurn({ id: 'new1', conversationId: 'c', role: 'user', content: 'a new turn' });
+    await engine.conversations.appendTurn({ id: 'new1', conversationId: 'c', role: 'user', content: 'a new turn' });
     await engine.idle();
     expect(await store.countVectors('message', 'a@1')).toBe(41);
-    expect(await engine.embeddingStatus()).toMatchObject({ embedded: 41, total: 41, state: 'idle' });
+    expect(await engine.indexing.embeddingStatus()).toMatchObject({ embedded: 41, total: 41, state: 'idle' });
 
     // A vector lost behind the indexer's back (an old turn) counts as missing: the next pass finds it.
     await store.db.exec("DELETE FROM vectors WHERE item_id = 'old5'");
-    await engine.appendTurn({ id: 'new2', conversationId: 'c', role: 'user', content: 'another new turn' });
+    await engine.conversations.appendTurn({ id: 'new2', conversationId: 'c', role: 'user', content: 'another new turn' });
     await engine.idle();
     expect(await store.countVectors('message', 'a@1')).toBe(42);
     expect((await store.pendingEmbeddings('message', 'a@1', 10)).map((p) => p.itemId)).toEqual([]);
-    expect(await engine.embeddingStatus()).toMatchObject({ embedded: 42, total: 42, state: 'idle' });
+    expect(await engine.indexing.embeddingStatus()).toMatchObject({ embedded: 42, total: 42, state: 'idle' });
 
     // If the counts still disagree after the tail (say a turn arrived meanwhile), everything is swept once more.
     await store.db.exec("DELETE FROM vectors WHERE item_id IN ('old1', 'old2')");
     const countItems = store.countItems.bind(store);
     vi.spyOn(store, 'countItems').mockImplementationOnce(countItems).mockImplementationOnce(async (kind) => (await countItems(kind)) + 1);
-    await engine.appendTurn({ id: 'new3', conversationId: 'c', role: 'user', content: 'third new turn' });
+    await engine.conversations.appendTurn({ id: 'new3', conversationId: 'c', role: 'user', content: 'third new turn' });
     await engine.idle();
     expect(await store.countVectors('message', 'a@1')).toBe(43);
-    expect(await engine.embeddingStatus()).toMatchObject({ embedded: 43, total: 43, state: 'idle' });
+    expect(await engine.indexing.embeddingStatus()).toMatchObject({ embedded: 43, total: 43, state: 'idle' });
   });
 
   it('stores no vector for a turn deleted while it was being embedded, and drops such vectors from imported files', async () => {
@@ -265,8 +265,8 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     await store.createConversation({ id: 'c', title: 't' });
     const engine = createEngine(store, { only: [], embedders: provider({ a: letterEmbedder('a@1', 26, [], () => gate) }) });
     await engine.start();
-    await engine.appendTurns([{ id: 'keep', conversationId: 'c', role: 'user', content: 'keep me' }, { id: 'gone', conversationId: 'c', role: 'user', content: 'delete me' }]);
-    await engine.deleteMessage('gone'); // while its batch is in the model
+    await engine.conversations.appendTurns([{ id: 'keep', conversationId: 'c', role: 'user', content: 'keep me' }, { id: 'gone', conversationId: 'c', role: 'user', content: 'delete me' }]);
+    await engine.conversations.deleteMessage('gone'); // while its batch is in the model
     release();
     await engine.idle();
     expect(await store.db.query("SELECT item_id FROM vectors WHERE item_kind = 'message'")).toEqual([{ item_id: 'keep' }]);

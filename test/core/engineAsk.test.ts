@@ -14,8 +14,8 @@ async function setup(withLlm = true) {
   await store.createConversation({ id: 'c', title: 'pets' });
   // An earlier conversation: a turn of this one's recent history is sent as history, not recalled.
   await store.createConversation({ id: 'b', title: 'the dog' });
-  await engine.appendTurn({ id: 'u1', conversationId: 'b', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) });
-  await engine.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'What breed is my dog Biscuit?' });
+  await engine.conversations.appendTurn({ id: 'u1', conversationId: 'b', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) });
+  await engine.conversations.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'What breed is my dog Biscuit?' });
   await engine.idle();
   return { store, engine };
 }
@@ -24,7 +24,7 @@ describe('MemoryEngine.ask', () => {
   it('streams a cited answer from memory and stores it with what was sent', async () => {
     const { store, engine } = await setup();
     const events: AskEvent[] = [];
-    const result = await engine.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a1' }, (e) => events.push(e));
+    const result = await engine.answers.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a1' }, (e) => events.push(e));
     expect(events.filter((e) => e.type === 'delta').length).toBeGreaterThan(1);
     expect(result.answer.answer).toContain('beagle');
     expect(result.answer.citations[0]).toMatchObject({ kind: 'turn', ref: 'u1' });
@@ -39,7 +39,7 @@ describe('MemoryEngine.ask', () => {
   it('temporary chat stores nothing and consults no memory', async () => {
     const { store, engine } = await setup();
     const before = (await store.stats()).messageCount;
-    const result = await engine.ask({ conversationId: 'c', question: 'What breed is my dog?', temporary: true, answerId: 't1' }, () => undefined);
+    const result = await engine.answers.ask({ conversationId: 'c', question: 'What breed is my dog?', temporary: true, answerId: 't1' }, () => undefined);
     expect(result.messageId).toBeNull();
     expect(result.answer.contextCitations).toEqual([]);
     expect(JSON.stringify(result.answer.requests)).not.toContain('beagle mix.');
@@ -48,7 +48,7 @@ describe('MemoryEngine.ask', () => {
 
   it('fails clearly without an endpoint and keeps the user turn', async () => {
     const { store, engine } = await setup(false);
-    await expect(engine.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a2' }, () => undefined)).rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED' });
+    await expect(engine.answers.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a2' }, () => undefined)).rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED' });
     expect(await store.getMessage('u2')).not.toBeNull();
   });
 });
@@ -58,12 +58,12 @@ describe('what an answer recalls', () => {
     const { store, engine } = await answeringEngine(mock.url);
     await store.createConversation({ id: 'old', title: 'an older chat' });
     await store.createConversation({ id: 'now', title: 'today' });
-    await engine.appendTurn({ id: 'old1', conversationId: 'old', role: 'user', content: 'My dog Biscuit is a beagle mix, adopted in 2021.', occurredAt: Date.UTC(2025, 0, 3) });
-    await engine.appendTurn({ id: 'h1', conversationId: 'now', role: 'user', content: 'Biscuit the dog had his vet check today.' });
-    await engine.appendTurn({ id: 'h2', conversationId: 'now', role: 'assistant', content: 'Good to hear Biscuit the dog is well.' });
-    await engine.appendTurn({ id: 'q', conversationId: 'now', role: 'user', content: 'What breed is my dog Biscuit?' });
+    await engine.conversations.appendTurn({ id: 'old1', conversationId: 'old', role: 'user', content: 'My dog Biscuit is a beagle mix, adopted in 2021.', occurredAt: Date.UTC(2025, 0, 3) });
+    await engine.conversations.appendTurn({ id: 'h1', conversationId: 'now', role: 'user', content: 'Biscuit the dog had his vet check today.' });
+    await engine.conversations.appendTurn({ id: 'h2', conversationId: 'now', role: 'assistant', content: 'Good to hear Biscuit the dog is well.' });
+    await engine.conversations.appendTurn({ id: 'q', conversationId: 'now', role: 'user', content: 'What breed is my dog Biscuit?' });
     await engine.idle();
-    const result = await engine.ask({ conversationId: 'now', userMessageId: 'q', answerId: 'a' }, () => undefined);
+    const result = await engine.answers.ask({ conversationId: 'now', userMessageId: 'q', answerId: 'a' }, () => undefined);
     const recalled = result.answer.contextCitations.filter((c) => c.kind === 'turn').map((c) => c.ref);
     expect(recalled).toContain('old1');
     expect(recalled).not.toContain('q');
@@ -79,10 +79,10 @@ describe('what an answer recalls', () => {
 describe('answer settings', () => {
   it('stores the memory budget and the sufficiency check, and answers use them', async () => {
     const { engine } = await setup();
-    expect(await engine.answerSettings()).toEqual({ budgetTokens: 2500, defaultBudgetTokens: 2500, sufficiencyCheck: false });
-    expect(await engine.setAnswerSettings({ budgetTokens: 1000, sufficiencyCheck: true })).toEqual({ budgetTokens: 1000, defaultBudgetTokens: 2500, sufficiencyCheck: true });
-    await expect(engine.setAnswerSettings({ budgetTokens: 10 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    const result = await engine.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a9' }, () => undefined);
+    expect(await engine.settings.answerSettings()).toEqual({ budgetTokens: 2500, defaultBudgetTokens: 2500, sufficiencyCheck: false });
+    expect(await engine.settings.setAnswerSettings({ budgetTokens: 1000, sufficiencyCheck: true })).toEqual({ budgetTokens: 1000, defaultBudgetTokens: 2500, sufficiencyCheck: true });
+    await expect(engine.settings.setAnswerSettings({ budgetTokens: 10 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    const result = await engine.answers.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a9' }, () => undefined);
     expect(result.answer.context.budgetTokens).toBe(1000);
     expect(result.answer.sufficiency.checked).toBe(true);
   });

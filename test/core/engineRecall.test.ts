@@ -16,15 +16,15 @@ describe('MemoryEngine.recall', () => {
       ['Ana', 'Which brand did you get?'],
     ];
     for (const [i, [speaker, content]] of turns.entries()) {
-      await engine.appendTurn({ id: `t${i}`, conversationId: 'c', role: speaker === 'Ana' ? 'user' : 'assistant', speaker, content, occurredAt: Date.UTC(2024, 4, 8, 10, i) });
+      await engine.conversations.appendTurn({ id: `t${i}`, conversationId: 'c', role: speaker === 'Ana' ? 'user' : 'assistant', speaker, content, occurredAt: Date.UTC(2024, 4, 8, 10, i) });
     }
     await engine.idle();
-    const result = await engine.recall('Where did Ana run her marathon?', { limit: 3 });
+    const result = await engine.answers.recall('Where did Ana run her marathon?', { limit: 3 });
     expect(result.turns[0]!.message.id).toBe('t0');
     expect(result.turns[0]!.reasons).toContain('lexical');
     expect(result.analysis.speakers).toEqual(['Ana']);
-    const guitar = await engine.recall('Which guitar does Ben have?', { limit: 2 });
+    const guitar = await engine.answers.recall('Which guitar does Ben have?', { limit: 2 });
     expect(guitar.turns[0]!.message.id).toBe('t3');
-    expect(await engine.recall('  ', { limit: 3 }).then((r) => r.turns)).toEqual([]);
+    expect(await engine.answers.recall('  ', { limit: 3 }).then((r) => r.turns)).toEqual([]);
   });
 });

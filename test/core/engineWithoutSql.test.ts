@@ -13,19 +13,19 @@ describe('MemoryEngine over InMemoryStore', () => {
     const store = new InMemoryStore();
     const engine = new MemoryEngine({ store, embedders: topicProvider(['dog', 'guitar', 'flight']) });
     await engine.start();
-    await engine.createConversation({ id: 'c', title: 'Life' });
-    await engine.appendTurns([
+    await engine.conversations.create({ id: 'c', title: 'Life' });
+    await engine.conversations.appendTurns([
       { id: 'a', conversationId: 'c', role: 'user', content: 'My dog Biscuit loves the beach.' },
       { id: 'b', conversationId: 'c', role: 'user', content: 'I bought a new guitar today.' },
       { id: 'f', conversationId: 'c', role: 'user', content: 'My flight leaves on Tuesday.' },
     ]);
     await engine.idle();
-    expect(await engine.embeddingStatus()).toMatchObject({ embedded: 3, total: 3, state: 'idle' });
-    expect((await engine.vectorSearch('walking the dog'))[0]?.message.id).toBe('a');
-    expect((await engine.searchMessages('guitar')).map((h) => h.message.id)).toEqual(['b']);
+    expect(await engine.indexing.embeddingStatus()).toMatchObject({ embedded: 3, total: 3, state: 'idle' });
+    expect((await engine.answers.vectorSearch('walking the dog'))[0]?.message.id).toBe('a');
+    expect((await engine.conversations.search('guitar')).map((h) => h.message.id)).toEqual(['b']);
 
-    expect(await engine.deleteMessage('a')).toBe(true);
-    expect((await engine.vectorSearch('walking the dog')).map((h) => h.message.id)).not.toContain('a');
+    expect(await engine.conversations.deleteMessage('a')).toBe(true);
+    expect((await engine.answers.vectorSearch('walking the dog')).map((h) => h.message.id)).not.toContain('a');
     expect(await store.countVectors('message', 'topic@1')).toBe(2);
   });
 });

@@ -25,10 +25,10 @@ async function setup() {
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
   const engine = createEngine(store, { embedders: provider, llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
-  await engine.setConsolidationPolicy('eager');
+  await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'c', title: 'Chat' });
   const say = async (h: number, texts: string[]) => {
-    for (const [i, content] of texts.entries()) await engine.appendTurn({ id: `m${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H + i * 60_000 });
+    for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `m${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H + i * 60_000 });
     await engine.idle();
   };
   const settle = async () => {
@@ -39,7 +39,7 @@ async function setup() {
   await say(24, ['I am going to Lisbon next week, the flight leaves at noon.']);
   await say(48, ['The dog learned to sit today.']);
   await settle();
-  const cellOf = async (text: string) => (await engine.searchMemory(text, { kinds: ['fact'] }))[0]!.memcellId!;
+  const cellOf = async (text: string) => (await engine.memory.search(text, { kinds: ['fact'] }))[0]!.memcellId!;
   return { store, engine, say, settle, cellOf };
 }
 
@@ -57,23 +57,23 @@ describe('explorer text helpers', () => {
 describe('memory explorer', () => {
   it('gives an overview and searches every level with filters and reasons', async () => {
     const { engine, store } = await setup();
-    const o = await engine.memoryOverview();
+    const o = await engine.memory.overview();
     expect(o.counts).toMatchObject({ turns: 4, memcells: 3 });
     expect(o.counts.facts).toBe(4); // one per user turn (the mock synthesiser's rule)
     // Every logged call is counted: at least the three episodes' syntheses.
     expect(o.llm.calls).toBe(Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM llm_calls'))[0]!.n));
     expect(o.llm.calls).toBeGreaterThanOrEqual(3);
     expect(o.embedder?.modelId).toBe('topic');
-    const hits = await engine.searchMemory('Biscuit');
+    const hits = await engine.memory.search('Biscuit');
     expect(new Set(hits.map((h) => h.kind))).toEqual(new Set(['turn', 'fact', 'episode', 'scene']));
     expect(hits.find((h) => h.kind === 'fact')!.reasons.join(' ')).toContain('“biscuit” in the fact');
-    expect((await engine.searchMemory('Biscuit', { kinds: ['turn'] })).every((h) => h.kind === 'turn')).toBe(true);
-    expect(await engine.searchMemory('Biscuit', { kinds: ['turn'], speaker: 'Bob' })).toEqual([]);
-    expect(await engine.searchMemory('Biscuit', { kinds: ['turn'], from: T0 + 30 * H })).toEqual([]);
-    const page = await engine.listMemCells({ offset: 0, limit: 2 });
+    expect((await engine.memory.search('Biscuit', { kinds: ['turn'] })).every((h) => h.kind === 'turn')).toBe(true);
+    expect(await engine.memory.search('Biscuit', { kinds: ['turn'], speaker: 'Bob' })).toEqual([]);
+    expect(await engine.memory.search('Biscuit', { kinds: ['turn'], from: T0 + 30 * H })).toEqual([]);
+    const page = await engine.memory.listMemCells({ offset: 0, limit: 2 });
     expect(page.total).toBe(3);
     expect(page.items).toHaveLength(2);
-    const detail = await engine.memCell(page.items[0]!.id);
+    const detail = await engine.memory.memCell(page.items[0]!.id);
     expect(detail?.turns).toHaveLength(page.items[0]!.turnCount);
     expect(page.items[0]!.turnCount).toBeGreaterThanOrEqual(1);
     // Each source turn shows its encoding score.
@@ -83,14 +83,14 @@ describe('memory explorer', () => {
   it('keeps an edited fact through re-synthesis and never writes a deleted one back', async () => {
     const { store, engine, cellOf } = await setup();
     const cell = await cellOf('Biscuit');
-    const detail = (await engine.memCell(cell))!;
+    const detail = (await engine.memory.memCell(cell))!;
     const [first, second] = detail.facts;
-    await engine.editFact(first!.id, { content: 'Ana adopted a beagle called Biscuit in March.' });
-    expect((await engine.searchMemory('beagle called', { kinds: ['fact'] }))[0]?.id).toBe(first!.id);
-    await engine.deleteFact(second!.id);
-    await engine.resynthesiseMemCell(cell);
+    await engine.memory.editFact(first!.id, { content: 'Ana adopted a beagle called Biscuit in March.' });
+    expect((await engine.memory.search('beagle called', { kinds: ['fact'] }))[0]?.id).toBe(first!.id);
+    await engine.memory.deleteFact(second!.id);
+    await engine.memory.resynthesiseMemCell(cell);
     await engine.idle();
-    const after = (await engine.memCell(cell))!;
+    const after = (await engine.memory.memCell(cell))!;
     expect(after.status).toBe('synthesised');
     const contents = after.facts.map((f) => f.content);
     expect(contents).toContain('Ana adopted a beagle called Biscuit in March.');
@@ -103,16 +103,16 @@ describe('memory explorer', () => {
   it('deletes a MemCell for good: not re-segmented, not re-synthesised, gone from search', async () => {
     const { store, engine, say, settle, cellOf } = await setup();
     const cell = await cellOf('sit today'); // the conversation's last episode
-    expect(await engine.deleteMemCell(cell)).toBe(true);
-    expect(await engine.memCell(cell)).toBeNull();
-    expect(await engine.searchMemory('sit today', { kinds: ['fact', 'episode'] })).toEqual([]);
-    expect((await engine.searchMessages('sit today')).length).toBe(1); // the turn itself is kept
+    expect(await engine.memory.deleteMemCell(cell)).toBe(true);
+    expect(await engine.memory.memCell(cell)).toBeNull();
+    expect(await engine.memory.search('sit today', { kinds: ['fact', 'episode'] })).toEqual([]);
+    expect((await engine.conversations.search('sit today')).length).toBe(1); // the turn itself is kept
     // A later consolidation: new turns, closing, synthesis of everything queued.
     await say(96, ['Paid the rent for April.']);
     await settle();
     const cells = await store.db.query<{ first_seq: number; last_seq: number }>('SELECT first_seq, last_seq FROM memcells ORDER BY first_seq');
     expect(cells.map((c) => [c.first_seq, c.last_seq])).toEqual([[1, 2], [3, 3], [5, 5]]); // seq 4 stays out
-    expect(await engine.searchMemory('sit today', { kinds: ['fact', 'episode'] })).toEqual([]);
+    expect(await engine.memory.search('sit today', { kinds: ['fact', 'episode'] })).toEqual([]);
     const jobs = await store.db.query("SELECT id FROM jobs WHERE dedupe_key = ?", [`memcell:${cell}`]);
     expect(jobs).toEqual([]);
   });
@@ -120,64 +120,64 @@ describe('memory explorer', () => {
   it('can delete a MemCell with its turns, and the next turns still become episodes', async () => {
     const { store, engine, say, settle, cellOf } = await setup();
     const cell = await cellOf('sit today');
-    await engine.deleteMemCell(cell, { turns: true });
-    expect(await engine.searchMessages('sit today')).toEqual([]);
+    await engine.memory.deleteMemCell(cell, { turns: true });
+    expect(await engine.conversations.search('sit today')).toEqual([]);
     await say(96, ['Paid the rent for April.']);
     await settle();
-    expect((await engine.searchMemory('rent April', { kinds: ['episode'] })).length).toBe(1);
+    expect((await engine.memory.search('rent April', { kinds: ['episode'] })).length).toBe(1);
     expect((await store.db.query("SELECT id FROM memcells WHERE status = 'synthesised'")).length).toBe(3);
   });
 
   it('keeps a dismissed or re-timed foresight through re-synthesis', async () => {
     const { engine, cellOf } = await setup();
-    const items = await engine.listForesight();
+    const items = await engine.plans.list();
     const llmItem = items.find((f) => f.source === 'llm')!;
     expect(llmItem).toBeDefined();
-    await engine.dismissForesight(llmItem.id);
-    await engine.resynthesiseMemCell(llmItem.memcellId!);
+    await engine.plans.dismiss(llmItem.id);
+    await engine.memory.resynthesiseMemCell(llmItem.memcellId!);
     await engine.idle();
-    const after = (await engine.listForesight()).filter((f) => f.memcellId === llmItem.memcellId && f.source === 'llm');
+    const after = (await engine.plans.list()).filter((f) => f.memcellId === llmItem.memcellId && f.source === 'llm');
     expect(after.map((f) => [f.id, f.status])).toEqual([[llmItem.id, 'dismissed']]);
-    const dated = (await engine.listForesight()).find((f) => f.source === 'date-parser')!;
-    await engine.editForesight(dated.id, { startAt: T0, endAt: T0 + 40 * 24 * H });
-    expect((await engine.listForesight()).find((f) => f.id === dated.id)).toMatchObject({ endAt: T0 + 40 * 24 * H, source: 'user' });
+    const dated = (await engine.plans.list()).find((f) => f.source === 'date-parser')!;
+    await engine.plans.edit(dated.id, { startAt: T0, endAt: T0 + 40 * 24 * H });
+    expect((await engine.plans.list()).find((f) => f.id === dated.id)).toMatchObject({ endAt: T0 + 40 * 24 * H, source: 'user' });
     expect(await cellOf('Lisbon')).toBe(llmItem.memcellId);
   });
 
   it('turns a pipeline proposal on a pinned profile item into a conflict the user resolves, and never re-adds a deleted key', async () => {
     const { engine, say, settle } = await setup();
-    const [item] = await engine.listProfile();
+    const [item] = await engine.profile.list();
     expect(item).toBeDefined();
-    await engine.editProfileItem(item!.id, 'My own words');
+    await engine.profile.edit(item!.id, 'My own words');
     // Another episode of the same scene: a new scene summary, then a profile update proposing the model's value.
     await say(72, ['The dog chewed my slipper.']);
     await settle();
-    const conflicted = (await engine.listProfile()).find((p) => p.id === item!.id)!;
+    const conflicted = (await engine.profile.list()).find((p) => p.id === item!.id)!;
     expect(conflicted.status).toBe('conflict');
     expect(conflicted.proposedValue).not.toBeNull();
-    await engine.resolveProfileConflict(item!.id, 'keep');
-    const kept = (await engine.listProfile()).find((p) => p.id === item!.id)!;
+    await engine.profile.resolveConflict(item!.id, 'keep');
+    const kept = (await engine.profile.list()).find((p) => p.id === item!.id)!;
     expect(kept).toMatchObject({ status: 'active', value: 'My own words', pinned: true });
     expect(kept.history.map((h) => h.op)).toEqual(expect.arrayContaining(['add', 'update', 'conflict', 'resolve']));
 
-    const others = (await engine.listProfile()).filter((p) => p.id !== item!.id);
-    for (const p of others) await engine.deleteProfileItem(p.id);
-    await engine.deleteProfileItem(item!.id);
+    const others = (await engine.profile.list()).filter((p) => p.id !== item!.id);
+    for (const p of others) await engine.profile.delete(p.id);
+    await engine.profile.delete(item!.id);
     await say(120, ['The dog has a vet visit soon.', 'I moved my flight.', 'The rent went up.']);
     await settle();
     const keys = new Set([...others, item!].map((p) => normaliseText(p.key)));
-    expect((await engine.listProfile()).filter((p) => keys.has(normaliseText(p.key)))).toEqual([]);
+    expect((await engine.profile.list()).filter((p) => keys.has(normaliseText(p.key)))).toEqual([]);
   });
 
   it('forgets everything about a topic in one go after showing it', async () => {
     const { engine } = await setup();
-    const preview = await engine.forgetPreview('Biscuit');
+    const preview = await engine.memory.forgetPreview('Biscuit');
     expect(new Set(preview.map((p) => p.kind))).toEqual(new Set(['fact', 'episode', 'turn', 'scene', 'profile']));
-    const result = await engine.forget(preview.map(({ kind, id }) => ({ kind, id })));
+    const result = await engine.memory.forget(preview.map(({ kind, id }) => ({ kind, id })));
     expect(result.deleted.turn).toBe(1);
     await engine.idle(); // the scene is re-summarised from what remains
-    expect(await engine.searchMemory('Biscuit')).toEqual([]);
-    expect(await engine.forgetPreview('Biscuit')).toEqual([]);
+    expect(await engine.memory.search('Biscuit')).toEqual([]);
+    expect(await engine.memory.forgetPreview('Biscuit')).toEqual([]);
   });
 
   it('forgets exactly what the user confirmed and reports exactly that', async () => {
@@ -185,26 +185,26 @@ describe('memory explorer', () => {
     // One episode mentions Ana, and holds a plan and a fact that do not.
     await say(72, ['Ana and I went hiking on Mount Tam.', 'I am flying to Porto next week for the conference.']);
     await settle();
-    const preview = await engine.forgetPreview('Ana hiking');
+    const preview = await engine.memory.forgetPreview('Ana hiking');
     const episode = preview.find((p) => p.kind === 'episode' && /hiking/i.test(p.text));
     expect(episode).toBeDefined();
-    const detail = (await engine.memCell(episode!.id))!;
+    const detail = (await engine.memory.memCell(episode!.id))!;
     const porto = detail.facts.find((f) => /Porto/.test(f.content));
-    const plan = (await engine.listForesight()).find((f) => f.memcellId === episode!.id && /Porto/.test(f.content));
+    const plan = (await engine.plans.list()).find((f) => f.memcellId === episode!.id && /Porto/.test(f.content));
     expect(porto).toBeDefined();
     expect(plan).toBeDefined();
     // The user keeps everything about Porto: unticked, or never listed.
     const chosen = preview.filter((p) => p.id !== porto!.id && p.id !== plan!.id && (p.kind === 'episode' || !/Porto/.test(p.text)));
     expect(chosen.map((c) => c.id)).toContain(episode!.id);
-    const result = await engine.forget(chosen.map(({ kind, id }) => ({ kind, id })));
+    const result = await engine.memory.forget(chosen.map(({ kind, id }) => ({ kind, id })));
     const reported = Object.values(result.deleted).reduce((a, b) => a + b, 0);
     expect(reported).toBe(chosen.length);
     for (const kind of ['fact', 'episode', 'turn', 'foresight', 'profile', 'scene'] as const) {
       expect(result.deleted[kind], kind).toBe(chosen.filter((c) => c.kind === kind).length);
     }
-    expect((await engine.memCell(episode!.id))?.facts.map((f) => f.id)).toContain(porto!.id);
-    expect((await engine.listForesight()).map((f) => f.id)).toContain(plan!.id);
-    expect(await engine.forgetPreview('hiking')).toEqual([]);
+    expect((await engine.memory.memCell(episode!.id))?.facts.map((f) => f.id)).toContain(porto!.id);
+    expect((await engine.plans.list()).map((f) => f.id)).toContain(plan!.id);
+    expect(await engine.memory.forgetPreview('hiking')).toEqual([]);
     expect(forgetSummary(result.deleted)).not.toMatch(/\b1 (facts|messages|plans|episodes)\b|\b(?:[02-9]|\d\d+) (fact|message|plan|episode)\b/);
   });
 
@@ -212,23 +212,23 @@ describe('memory explorer', () => {
     const { engine, say, settle } = await setup();
     await say(72, ['I am flying to Porto next week for the conference.', 'The hotel in Porto has a rooftop pool.']);
     await settle();
-    const plansAbout = async (re: RegExp) => (await engine.listForesight()).filter((f) => re.test(f.content));
+    const plansAbout = async (re: RegExp) => (await engine.plans.list()).filter((f) => re.test(f.content));
     expect(await plansAbout(/flying to Porto/)).toHaveLength(2);
-    const cellId = (await engine.searchMemory('rooftop pool', { kinds: ['fact'] }))[0]!.memcellId!;
-    const flying = (await engine.memCell(cellId))!.turns.find((t) => /flying/.test(t.content))!;
+    const cellId = (await engine.memory.search('rooftop pool', { kinds: ['fact'] }))[0]!.memcellId!;
+    const flying = (await engine.memory.memCell(cellId))!.turns.find((t) => /flying/.test(t.content))!;
 
-    await engine.setConsolidationPolicy('off'); // nothing re-derives yet: what is left is visible
-    await engine.deleteMessage(flying.id);
+    await engine.synthesis.setPolicy('off'); // nothing re-derives yet: what is left is visible
+    await engine.conversations.deleteMessage(flying.id);
     await engine.idle();
     expect(await plansAbout(/flying to Porto/)).toEqual([]);
-    const after = (await engine.memCell(cellId))!;
+    const after = (await engine.memory.memCell(cellId))!;
     expect(after).toMatchObject({ status: 'raw', lostTurns: 1, narrative: null });
     expect(after.facts).toEqual([]);
-    expect(JSON.stringify(await engine.searchMemory('flying Porto conference'))).not.toMatch(/flying/);
+    expect(JSON.stringify(await engine.memory.search('flying Porto conference'))).not.toMatch(/flying/);
 
-    await engine.setConsolidationPolicy('eager');
+    await engine.synthesis.setPolicy('eager');
     await engine.idle();
-    const again = (await engine.memCell(cellId))!;
+    const again = (await engine.memory.memCell(cellId))!;
     expect(again).toMatchObject({ status: 'synthesised', lostTurns: 0 });
     expect(again.facts.map((f) => f.content).join(' ')).toMatch(/rooftop pool/);
     expect(`${again.narrative} ${again.facts.map((f) => f.content).join(' ')}`).not.toMatch(/flying/);
@@ -240,15 +240,15 @@ describe('memory explorer', () => {
     const texts = ['My sister Ana is allergic to peanuts.', 'We listened to Nirvana all evening.', 'Time management is hard this month.',
       'The analysis of the panade recipe is done.', 'Nirvana tribute concert next Friday.'];
     for (const [i, content] of texts.entries()) {
-      await engine.send({ id: `sis${i}`, conversationId: 'sis', content });
+      await engine.conversations.send({ id: `sis${i}`, conversationId: 'sis', content });
       await engine.idle();
     }
     await engine.closeOpenCells();
     await engine.idle();
     expect((await store.getConversation('sis'))!.title).toMatch(/^My sister Ana is allergic/);
-    expect((await engine.listForesight()).some((f) => /Nirvana/.test(f.content))).toBe(true); // a plan the LIKE scan used to propose
+    expect((await engine.plans.list()).some((f) => /Nirvana/.test(f.content))).toBe(true); // a plan the LIKE scan used to propose
 
-    const preview = await engine.forgetPreview('ana');
+    const preview = await engine.memory.forgetPreview('ana');
     const word = /(^|[^\p{L}\p{N}])Ana([^\p{L}\p{N}]|$)/iu;
     for (const p of preview) expect(p.text, `${p.kind}: ${p.text}`).toMatch(word);
     // (the setup's messages are said by "Ana": they are listed as "Ana: …", and count)
@@ -256,15 +256,15 @@ describe('memory explorer', () => {
     const title = preview.find((p) => p.kind === 'title' && p.id === 'sis');
     expect(title?.text).toContain('becomes “My sister … is allergic to');
 
-    const result = await engine.forget(preview.map(({ kind, id }) => ({ kind, id })), 'ana');
+    const result = await engine.memory.forget(preview.map(({ kind, id }) => ({ kind, id })), 'ana');
     expect(result.deleted.title).toBe(1);
     expect(forgetSummary(result.deleted)).toMatch(/1 conversation title/);
     const renamed = (await store.getConversation('sis'))!;
     expect(renamed.title).toMatch(/^My sister … is allergic/);
     expect(renamed.titledBy).toBe('user'); // no later titling brings the word back
-    expect(await engine.forgetPreview('Ana')).toEqual([]);
+    expect(await engine.memory.forgetPreview('Ana')).toEqual([]);
     // The word-internal mentions stay.
-    expect((await engine.listMessages('sis')).map((m) => m.id)).toEqual(['sis1', 'sis2', 'sis3', 'sis4']);
+    expect((await engine.conversations.messages('sis')).map((m) => m.id)).toEqual(['sis1', 'sis2', 'sis3', 'sis4']);
   });
 
   it('says stored answers changed after each deletion that redacts them, so a chat on screen reads them again', async () => {
@@ -272,10 +272,10 @@ describe('memory explorer', () => {
     const events: string[] = [];
     engine.on((e) => events.push(e.type));
     const deletes: [string, () => Promise<unknown>][] = [
-      ['a fact', async () => engine.deleteFact((await engine.searchMemory('beagle', { kinds: ['fact'] }))[0]!.id)],
-      ['a profile item', async () => engine.deleteProfileItem((await engine.listProfile())[0]!.id)],
-      ['a plan (Forget)', async () => engine.forget([{ kind: 'foresight', id: (await engine.listForesight())[0]!.id }])],
-      ['an episode', async () => engine.deleteMemCell(await cellOf('sit'))],
+      ['a fact', async () => engine.memory.deleteFact((await engine.memory.search('beagle', { kinds: ['fact'] }))[0]!.id)],
+      ['a profile item', async () => engine.profile.delete((await engine.profile.list())[0]!.id)],
+      ['a plan (Forget)', async () => engine.memory.forget([{ kind: 'foresight', id: (await engine.plans.list())[0]!.id }])],
+      ['an episode', async () => engine.memory.deleteMemCell(await cellOf('sit'))],
     ];
     for (const [what, run] of deletes) {
       events.length = 0;
@@ -284,7 +284,7 @@ describe('memory explorer', () => {
     }
     // An edit redacts nothing: no chat is told to read its messages again.
     events.length = 0;
-    await engine.renameScene((await engine.listScenes())[0]!.id, 'Pets');
+    await engine.memory.renameScene((await engine.memory.listScenes())[0]!.id, 'Pets');
     expect(events).not.toContain('messages-changed');
   });
 
@@ -296,20 +296,20 @@ describe('memory explorer', () => {
 
   it('renames, merges, splits scenes and maps episodes', async () => {
     const { engine } = await setup();
-    const scenes = await engine.listScenes();
+    const scenes = await engine.memory.listScenes();
     expect(scenes.length).toBeGreaterThanOrEqual(2);
     const dog = scenes.find((s) => s.members.length === 2)!;
     const other = scenes.find((s) => s.id !== dog.id)!;
-    await engine.renameScene(dog.id, 'Biscuit the dog');
-    expect((await engine.listScenes()).find((s) => s.id === dog.id)).toMatchObject({ title: 'Biscuit the dog', editedByUser: true });
-    await engine.mergeScenes(dog.id, [other.id]);
-    const merged = (await engine.listScenes()).find((s) => s.id === dog.id)!;
+    await engine.memory.renameScene(dog.id, 'Biscuit the dog');
+    expect((await engine.memory.listScenes()).find((s) => s.id === dog.id)).toMatchObject({ title: 'Biscuit the dog', editedByUser: true });
+    await engine.memory.mergeScenes(dog.id, [other.id]);
+    const merged = (await engine.memory.listScenes()).find((s) => s.id === dog.id)!;
     expect(merged.memberCount).toBe(3);
-    const newId = await engine.splitScene(dog.id, [other.members[0]!.id], 'Travel');
-    const after = await engine.listScenes();
+    const newId = await engine.memory.splitScene(dog.id, [other.members[0]!.id], 'Travel');
+    const after = await engine.memory.listScenes();
     expect(after.find((s) => s.id === newId)).toMatchObject({ title: 'Travel', memberCount: 1 });
     expect(after.find((s) => s.id === dog.id)?.memberCount).toBe(2);
-    const map = await engine.sceneMap();
+    const map = await engine.memory.sceneMap();
     expect(map.points).toHaveLength(3);
     expect(map.episodes).toBe(3);
     expect(map.points.every((p) => Math.abs(p.x) <= 1 && Math.abs(p.y) <= 1)).toBe(true);

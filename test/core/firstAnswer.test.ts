@@ -37,10 +37,10 @@ describe('the first answer after opening', () => {
     // Yesterday's session: turns stored and embedded.
     const before = createEngine(store, { only: ['recall'], llm: null, embedders: { defaultModelId: 'topic', embedder: () => topicEmbedder(TOPICS) } });
     await before.start();
-    await before.createConversation({ id: 'y', title: 'Pets' });
-    await before.createConversation({ id: 'c', title: 'Today' });
+    await before.conversations.create({ id: 'y', title: 'Pets' });
+    await before.conversations.create({ id: 'c', title: 'Today' });
     // Another conversation: turns of the asking one's recent history are sent as history, not recalled.
-    await before.appendTurns([
+    await before.conversations.appendTurns([
       { id: 'u1', conversationId: 'y', role: 'user', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) },
       { id: 'u2', conversationId: 'y', role: 'user', content: 'The flight to Lisbon leaves at noon.', occurredAt: Date.UTC(2026, 0, 3, 1) },
     ]);
@@ -52,12 +52,12 @@ describe('the first answer after opening', () => {
     const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
     const engine = createEngine(store, { only: ['recall'], llm, embedders: gated.provider });
     await engine.start();
-    await engine.appendTurn({ id: 'q1', conversationId: 'c', role: 'user', content: 'What breed is my dog Biscuit?' });
-    const result = await engine.ask({ conversationId: 'c', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
+    await engine.conversations.appendTurn({ id: 'q1', conversationId: 'c', role: 'user', content: 'What breed is my dog Biscuit?' });
+    const result = await engine.answers.ask({ conversationId: 'c', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
     expect(result.answer.citations[0]).toMatchObject({ kind: 'turn', ref: 'u1' });
     const stored = async (id: string) => (await store.listMessages('c')).find((m) => m.id === id)?.metadata as { recall?: string } | undefined;
     expect((await stored('a1'))?.recall).toBe('keywords'); // the answer says how memory was read
-    const early = await engine.recall('my pet');
+    const early = await engine.answers.recall('my pet');
     expect(early.turns.flatMap((t) => t.reasons)).not.toContain('vector');
     // The only query the model was given is the warm-up, still held: neither question waited for it
     // (the new turns themselves may be queued for their vectors meanwhile).
@@ -65,10 +65,10 @@ describe('the first answer after opening', () => {
 
     gated.open();
     await engine.idle();
-    const later = await engine.recall('my dog');
+    const later = await engine.answers.recall('my dog');
     expect(later.turns.find((t) => t.message.id === 'u1')?.reasons).toContain('vector');
-    await engine.appendTurn({ id: 'q2', conversationId: 'c', role: 'user', content: 'And where does my flight go?' });
-    await engine.ask({ conversationId: 'c', userMessageId: 'q2', answerId: 'a2' }, () => undefined);
+    await engine.conversations.appendTurn({ id: 'q2', conversationId: 'c', role: 'user', content: 'And where does my flight go?' });
+    await engine.answers.ask({ conversationId: 'c', userMessageId: 'q2', answerId: 'a2' }, () => undefined);
     expect(await stored('a2')).toBeDefined();
     expect((await stored('a2'))?.recall).toBeUndefined();
     engine.stop();

@@ -101,13 +101,13 @@ describe('foreground reads go before background writes', () => {
     const order: string[] = [];
     const stored = async () => Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM messages'))[0]?.n ?? 0);
 
-    const importing = engine.importHistory(longTurnExport(6), { format: 'chatgpt', importId: 'i', policy: 'off' }).then((r) => {
+    const importing = engine.data.importHistory(longTurnExport(6), { format: 'chatgpt', importId: 'i', policy: 'off' }).then((r) => {
       order.push('import done');
       return r;
     });
     // Let the import store its first batches, then ask a question while it runs.
     while ((await stored()) === 0) await turns(1);
-    const recalling = engine.recall('garden question').then(() => order.push('recall answered'));
+    const recalling = engine.answers.recall('garden question').then(() => order.push('recall answered'));
     await asked;
     const before = await stored();
     // Many turns of the event loop: before, the import queued its next transactions meanwhile.

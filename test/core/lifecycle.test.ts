@@ -17,7 +17,7 @@ async function engineWith(policy: PolicyName) {
   let id = 0;
   const engine = createEngine(store, { only: ['episodes'], embedders: provider, newId: () => `id${++id}` });
   await engine.start();
-  await engine.setConsolidationPolicy(policy);
+  await engine.synthesis.setPolicy(policy);
   await store.createConversation({ id: 'c', title: 't' });
   return { store, engine };
 }
@@ -35,7 +35,7 @@ async function ingest(engine: MemoryEngine) {
   let n = 0;
   for (const [hours, role, texts] of SESSIONS) {
     for (const [i, content] of texts.entries()) {
-      await engine.appendTurn({ id: `m${++n}`, conversationId: 'c', role: role as 'user', content, occurredAt: T0 + hours * H + i * 60_000 });
+      await engine.conversations.appendTurn({ id: `m${++n}`, conversationId: 'c', role: role as 'user', content, occurredAt: T0 + hours * H + i * 60_000 });
     }
   }
   await engine.idle();
@@ -63,13 +63,13 @@ describe('episode lifecycle (no LLM)', () => {
   it('derives foresight from future statements: the user\'s plans and the assistant\'s own commitments', async () => {
     const { store, engine } = await engineWith('off');
     const now = Date.now();
-    await engine.appendTurn({ id: 'f1', conversationId: 'c', role: 'user', content: 'My dog has a vet appointment next Friday.', occurredAt: now });
-    await engine.appendTurn({ id: 'f2', conversationId: 'c', role: 'assistant', content: 'I will remind you next Friday.', occurredAt: now + 1000 });
+    await engine.conversations.appendTurn({ id: 'f1', conversationId: 'c', role: 'user', content: 'My dog has a vet appointment next Friday.', occurredAt: now });
+    await engine.conversations.appendTurn({ id: 'f2', conversationId: 'c', role: 'assistant', content: 'I will remind you next Friday.', occurredAt: now + 1000 });
     // Advice is not a plan, and neither is a question.
-    await engine.appendTurn({ id: 'f4', conversationId: 'c', role: 'assistant', content: 'You could also book a grooming session next Friday.', occurredAt: now + 2000 });
-    await engine.appendTurn({ id: 'f5', conversationId: 'c', role: 'user', content: 'What should I bring to the vet next Friday?', occurredAt: now + 3000 });
+    await engine.conversations.appendTurn({ id: 'f4', conversationId: 'c', role: 'assistant', content: 'You could also book a grooming session next Friday.', occurredAt: now + 2000 });
+    await engine.conversations.appendTurn({ id: 'f5', conversationId: 'c', role: 'user', content: 'What should I bring to the vet next Friday?', occurredAt: now + 3000 });
     // A date that has already passed by now is kept, but marked expired.
-    await engine.appendTurn({ id: 'f3', conversationId: 'c', role: 'user', content: 'The dog show is on Saturday.', occurredAt: T0 });
+    await engine.conversations.appendTurn({ id: 'f3', conversationId: 'c', role: 'user', content: 'The dog show is on Saturday.', occurredAt: T0 });
     await engine.idle();
     const rows = await store.db.query<{ content: string; source: string; status: string; source_message_id: string }>('SELECT content, source, status, source_message_id FROM foresights ORDER BY source_message_id');
     expect(rows).toEqual([
@@ -81,12 +81,12 @@ describe('episode lifecycle (no LLM)', () => {
 
   it('places every turn exactly once, also across a restart', async () => {
     const { store, engine } = await engineWith('off');
-    await engine.appendTurn({ id: 'a', conversationId: 'c', role: 'user', content: 'dog one', occurredAt: T0 });
+    await engine.conversations.appendTurn({ id: 'a', conversationId: 'c', role: 'user', content: 'dog one', occurredAt: T0 });
     await engine.idle();
     engine.stop();
     const again = createEngine(store, { only: ['episodes'], embedders: provider });
     await again.start();
-    await again.appendTurn({ id: 'b', conversationId: 'c', role: 'user', content: 'dog two', occurredAt: T0 + 1000 });
+    await again.conversations.appendTurn({ id: 'b', conversationId: 'c', role: 'user', content: 'dog two', occurredAt: T0 + 1000 });
     await again.idle();
     const cells = await store.db.query<{ first_seq: number; last_seq: number }>('SELECT first_seq, last_seq FROM memcells');
     expect(cells).toEqual([{ first_seq: 1, last_seq: 2 }]); // the resumed open cell grew
@@ -106,7 +106,7 @@ describe.each(['eager', 'recurrence', 'off'] as const)('consolidation policy %s'
     if (policy === 'off') expect(queued).toEqual([]);
     expect(jobs.pending).toBe(queued.length);
     // Every turn stays searchable, whatever the policy did with its episode.
-    const found = async (q: string) => (await engine.searchMessages(q)).map((h) => h.message.id).sort();
+    const found = async (q: string) => (await engine.conversations.search(q)).map((h) => h.message.id).sort();
     expect(await found('dog')).toEqual(['m1', 'm2', 'm5', 'm6', 'm7', 'm8']);
     expect(await found('flight')).toEqual(['m3', 'm4']);
     expect(await found('rent')).toEqual(['m10', 'm9']);

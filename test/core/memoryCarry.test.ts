@@ -35,14 +35,14 @@ async function knowingEngine(apiKey: string | null = null) {
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
   const engine = createEngine(store, { embedders: topicProvider(['dog', 'flight']), llm, settings, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
-  await engine.setTimeZone('Europe/Lisbon');
-  await engine.setConsolidationPolicy('eager');
+  await engine.settings.setTimeZone('Europe/Lisbon');
+  await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'c', title: 'Chat' });
   const turns = ['I adopted a dog named Biscuit, a beagle mix from the shelter in Porto.', 'I am going to Lisbon next week, the flight leaves at noon.'];
-  for (const [i, content] of turns.entries()) await engine.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + i * 24 * H });
+  for (const [i, content] of turns.entries()) await engine.conversations.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + i * 24 * H });
   await engine.closeOpenCells();
   await engine.idle();
-  await engine.addMemory('I am vegetarian and cook lentils every Sunday.');
+  await engine.profile.addMemory('I am vegetarian and cook lentils every Sunday.');
   return engine;
 }
 
@@ -53,7 +53,7 @@ async function freshEngine() {
     explorer: new SqlExplorerStore(store.db), timer: immediateTimer,
   });
   await engine.start();
-  await engine.setTimeZone('Europe/Lisbon');
+  await engine.settings.setTimeZone('Europe/Lisbon');
   return engine;
 }
 
@@ -74,17 +74,17 @@ function parsed(text: string) {
 describe('Import memory…', () => {
   it('stores new memories as saved memories from their source, dated, and skips what is known', async () => {
     const engine = await knowingEngine();
-    const facts = (await engine.listFacts({ limit: 50 })).items.map((f) => f.content);
-    const plans = (await engine.listForesight()).map((f) => f.content);
+    const facts = (await engine.memory.listFacts({ limit: 50 })).items.map((f) => f.content);
+    const plans = (await engine.plans.list()).map((f) => f.content);
     expect(facts.length).toBeGreaterThan(0);
     expect(plans.length).toBeGreaterThan(0);
     // A fact and a plan already known, in other capitals and spacing, are not written again.
     const items = [...parsed(PASTE), { text: `  ${facts[0]!.toUpperCase()} `, kind: 'fact' as const, at: null }, { text: plans[0]!, kind: 'plan' as const, at: null }];
-    expect(await engine.knownMemories(items.map((m) => m.text))).toEqual([false, false, false, false, true, true, true]);
+    expect(await engine.profile.knownMemories(items.map((m) => m.text))).toEqual([false, false, false, false, true, true, true]);
 
-    const before = (await engine.listProfile()).length;
-    expect(await engine.importMemories({ source: 'ChatGPT', items })).toEqual({ added: 4, alreadyKnown: 3 });
-    const profile = await engine.listProfile();
+    const before = (await engine.profile.list()).length;
+    expect(await engine.profile.importMemories({ source: 'ChatGPT', items })).toEqual({ added: 4, alreadyKnown: 3 });
+    const profile = await engine.profile.list();
     expect(profile).toHaveLength(before + 4);
     const trip = profile.find((p) => p.value.startsWith('Is planning a two-week cycling trip'))!;
     expect(trip).toMatchObject({ kind: 'explicit', editedByUser: true, status: 'active' });
@@ -95,8 +95,8 @@ describe('Import memory…', () => {
     expect(Date.now() - miso.createdAt).toBeLessThan(600_000); // undated: dated when imported
 
     // The same paste again adds nothing.
-    expect(await engine.importMemories({ source: 'ChatGPT', items })).toEqual({ added: 0, alreadyKnown: 7 });
-    expect(await engine.listProfile()).toHaveLength(before + 4);
+    expect(await engine.profile.importMemories({ source: 'ChatGPT', items })).toEqual({ added: 0, alreadyKnown: 7 });
+    expect(await engine.profile.list()).toHaveLength(before + 4);
   });
 
   it('refuses a bad request whole, storing nothing', async () => {
@@ -108,22 +108,22 @@ describe('Import memory…', () => {
       { source: '  ', items: [good] },
       { source: 'Claude', items: [] },
     ]) {
-      const err = await engine.importMemories(request).catch((e: unknown) => e);
+      const err = await engine.profile.importMemories(request).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RecollectError);
       expect((err as RecollectError).code).toBe('INVALID_INPUT');
     }
-    expect(await engine.listProfile()).toEqual([]);
+    expect(await engine.profile.list()).toEqual([]);
   });
 });
 
 describe('Export memory…', () => {
   it('writes profile, plans and facts — not turns — and an export imported into a fresh memory keeps each item once with its date', async () => {
     const source = await knowingEngine('proj_SECRET-0123456789');
-    await source.importMemories({ source: 'Claude', items: parsed(PASTE) });
-    await source.addMemory('The lab endpoint key proj_SECRET-0123456789 was pasted here by mistake, and so was sk-live-4f9a8b7c6d5e.');
+    await source.profile.importMemories({ source: 'Claude', items: parsed(PASTE) });
+    await source.profile.addMemory('The lab endpoint key proj_SECRET-0123456789 was pasted here by mistake, and so was sk-live-4f9a8b7c6d5e.');
 
     for (const format of ['dated-lines', 'pam', 'markdown'] as const) {
-      const file = await source.exportMemories(format);
+      const file = await source.profile.exportMemories(format);
       expect(file.text).not.toContain('SECRET-0123456789');
       expect(file.text).not.toContain('4f9a8b7c6d5e');
       expect(file.text).toContain('The lab endpoint key [redacted] was pasted here by mistake, and so was [redacted]');
@@ -137,8 +137,8 @@ describe('Export memory…', () => {
 
       const target = await freshEngine();
       const items = exported.items.map(({ text, kind, at }) => ({ text, kind, at }));
-      expect(await target.importMemories({ source: 'Recollect', items })).toEqual({ added: items.length, alreadyKnown: 0 });
-      const profile = await target.listProfile();
+      expect(await target.profile.importMemories({ source: 'Recollect', items })).toEqual({ added: items.length, alreadyKnown: 0 });
+      const profile = await target.profile.list();
       // Every item once, with its day.
       const day = (at: number | null, fallback: number) => dayString('Europe/Lisbon', at ?? fallback);
       const got = profile.map((p) => `${dayString('Europe/Lisbon', p.createdAt)} ${p.value}`).sort();
@@ -150,9 +150,9 @@ describe('Export memory…', () => {
       }
       expect(dayString('Europe/Lisbon', profile.find((p) => p.value.startsWith('Is planning a two-week'))!.createdAt)).toBe('2025-03-22');
       // A second import of the same export adds nothing.
-      expect(await target.importMemories({ source: 'Recollect', items }), format).toEqual({ added: 0, alreadyKnown: items.length });
+      expect(await target.profile.importMemories({ source: 'Recollect', items }), format).toEqual({ added: 0, alreadyKnown: items.length });
       // A kind survives the trip: an imported plan is exported as a plan again.
-      const again = await target.exportMemories('pam');
+      const again = await target.profile.exportMemories('pam');
       const trip = JSON.parse(again.text).memories.find((m: { content: string }) => m.content.startsWith('Is planning a two-week'));
       expect(trip.metadata.recollect_kind).toBe('plan');
     }

@@ -47,7 +47,7 @@ async function setup(options: { policy?: PolicyName; endpoint?: boolean; zone?: 
     timer: immediateTimer, upkeepTimer: upkeep.timer, clock, profileDebounceMs: 0, platformTimeZone: () => options.zone ?? 'UTC',
   });
   await engine.start();
-  if (options.policy) await engine.setConsolidationPolicy(options.policy);
+  if (options.policy) await engine.synthesis.setPolicy(options.policy);
   if (!options.store) await store.createConversation({ id: 'c', title: 't' });
   return { store, engine, clock, upkeep, llm };
 }
@@ -58,8 +58,8 @@ const cells = (store: SqliteMemoryStore) =>
 describe('idle episodes close on their own', () => {
   it('a conversation left alone for a day gets its episode closed and synthesised on the upkeep timer', async () => {
     const { store, engine, clock, upkeep } = await setup({ policy: 'eager' });
-    await engine.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: T0 });
-    await engine.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The dog is a beagle mix.', occurredAt: T0 + 60_000 });
+    await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: T0 });
+    await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The dog is a beagle mix.', occurredAt: T0 + 60_000 });
     await engine.idle();
     expect(await cells(store)).toMatchObject([{ status: 'raw', closed_by: null }]);
     expect(upkeep.size()).toBe(1); // the next check is scheduled
@@ -83,7 +83,7 @@ describe('idle episodes close on their own', () => {
 
   it('closes what an earlier session left open when the engine starts again (through start())', async () => {
     const first = await setup({ policy: 'eager' });
-    await first.engine.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: T0 });
+    await first.engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: T0 });
     await first.engine.idle();
     first.engine.stop();
     expect(await cells(first.store)).toMatchObject([{ closed_by: null }]);
@@ -99,7 +99,7 @@ describe('idle episodes close on their own', () => {
     const at = Date.UTC(2026, 2, 10, 13);
     for (const [zone, closedBy] of [['Asia/Tokyo', 'day-change'], ['UTC', null]] as const) {
       const { store, engine, clock, upkeep } = await setup({ zone, at, endpoint: false });
-      await engine.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'Rent is due soon.', occurredAt: at });
+      await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'Rent is due soon.', occurredAt: at });
       await engine.idle();
       clock.t = at + 2.5 * H;
       upkeep.fire();
@@ -111,7 +111,7 @@ describe('idle episodes close on their own', () => {
 
   it('does not close an episode of old turns imported just now (last activity, not the turn dates)', async () => {
     const { store, engine, clock, upkeep } = await setup({ at: Date.UTC(2026, 5, 1, 12), endpoint: false });
-    await engine.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dog chewed a shoe.', occurredAt: Date.UTC(2023, 4, 2, 10) });
+    await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dog chewed a shoe.', occurredAt: Date.UTC(2023, 4, 2, 10) });
     await engine.idle();
     clock.t += 60_000;
     upkeep.fire();
@@ -124,17 +124,17 @@ describe('idle episodes close on their own', () => {
 describe('an import restarts the upkeep and the time zone', () => {
   it('a file with an open episode and a chosen zone: after the import the zone applies and the episode closes', async () => {
     const source = await setup({ endpoint: false });
-    await source.engine.setTimeZone('Asia/Tokyo');
-    await source.engine.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'Rent is due soon.', occurredAt: T0 });
+    await source.engine.settings.setTimeZone('Asia/Tokyo');
+    await source.engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'Rent is due soon.', occurredAt: T0 });
     await source.engine.idle();
-    const bytes = await source.engine.exportDatabase();
+    const bytes = await source.engine.data.exportDatabase();
     source.engine.stop();
 
     const target = await setup({ endpoint: false, at: T0 + 30 * H });
-    expect((await target.engine.timeZone()).source).toBe('browser');
-    await target.engine.importDatabase(bytes);
+    expect((await target.engine.settings.timeZone()).source).toBe('browser');
+    await target.engine.data.importDatabase(bytes);
     await target.engine.idle();
-    expect(await target.engine.timeZone()).toEqual({ timeZone: 'Asia/Tokyo', source: 'user' });
+    expect(await target.engine.settings.timeZone()).toEqual({ timeZone: 'Asia/Tokyo', source: 'user' });
     expect((await cells(target.store))[0]!.closed_by).toBe('time-gap');
     expect(target.upkeep.size()).toBe(1); // the timer runs again on the new memory
     target.engine.stop();
@@ -145,7 +145,7 @@ describe('a consolidation policy change applies at once', () => {
   async function threeQueued() {
     const s = await setup({ policy: 'eager', endpoint: false });
     const days = ['I adopted a dog named Biscuit.', 'My flight to Lisbon is on Friday.', 'The rent went up again.'];
-    for (const [i, content] of days.entries()) await s.engine.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + i * 24 * H });
+    for (const [i, content] of days.entries()) await s.engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + i * 24 * H });
     await s.engine.idle();
     await s.engine.closeOpenCells();
     await s.engine.idle();
@@ -154,32 +154,32 @@ describe('a consolidation policy change applies at once', () => {
 
   it('off cancels queued synthesis (kept, no call made) and eager revives it', async () => {
     const { store, engine, llm } = await threeQueued();
-    expect((await engine.consolidationStatus()).jobs.pending).toBe(3);
-    await engine.setConsolidationPolicy('off');
-    expect((await engine.consolidationStatus()).jobs).toMatchObject({ pending: 0, cancelled: 3, failed: 0 });
+    expect((await engine.synthesis.status()).jobs.pending).toBe(3);
+    await engine.synthesis.setPolicy('off');
+    expect((await engine.synthesis.status()).jobs).toMatchObject({ pending: 0, cancelled: 3, failed: 0 });
     expect((await cells(store)).every((c) => c.status === 'raw')).toBe(true);
 
     engine.setLlm(llm); // an endpoint appears: still nothing may run under `off`
     await engine.idle();
     expect((await store.llmCalls.byStage()).memcell?.calls ?? 0).toBe(0);
 
-    await engine.setConsolidationPolicy('eager');
+    await engine.synthesis.setPolicy('eager');
     await engine.idle();
     expect((await cells(store)).every((c) => c.status === 'synthesised')).toBe(true);
     expect((await store.llmCalls.byStage()).memcell?.calls).toBe(3);
-    expect((await engine.consolidationStatus()).jobs.cancelled).toBe(0);
+    expect((await engine.synthesis.status()).jobs.cancelled).toBe(0);
     engine.stop();
   });
 
   it('switching recurrence → eager synthesises the episodes recurrence left raw', async () => {
     const { store, engine } = await setup({ policy: 'recurrence' });
     const days = ['I adopted a dog named Biscuit.', 'My flight to Lisbon is on Friday.'];
-    for (const [i, content] of days.entries()) await engine.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + i * 24 * H });
+    for (const [i, content] of days.entries()) await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + i * 24 * H });
     await engine.idle();
     await engine.closeOpenCells();
     await engine.idle();
     expect((await cells(store)).map((c) => c.status)).toEqual(['raw', 'raw']);
-    await engine.setConsolidationPolicy('eager');
+    await engine.synthesis.setPolicy('eager');
     await engine.idle();
     expect((await cells(store)).map((c) => c.status)).toEqual(['synthesised', 'synthesised']);
     engine.stop();
@@ -189,13 +189,13 @@ describe('a consolidation policy change applies at once', () => {
 describe('foresight expires while the app is open', () => {
   it('a past plan turns expired on the upkeep timer, without a restart', async () => {
     const { engine, clock, upkeep } = await setup({ endpoint: false });
-    await engine.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dentist appointment is tomorrow.', occurredAt: T0 });
+    await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dentist appointment is tomorrow.', occurredAt: T0 });
     await engine.idle();
-    expect(await engine.listForesight()).toMatchObject([{ status: 'active' }]);
+    expect(await engine.plans.list()).toMatchObject([{ status: 'active' }]);
     clock.t = T0 + 3 * 24 * H;
     upkeep.fire();
     await engine.idle();
-    expect(await engine.listForesight()).toMatchObject([{ status: 'expired' }]);
+    expect(await engine.plans.list()).toMatchObject([{ status: 'expired' }]);
     engine.stop();
   });
 });

@@ -36,39 +36,39 @@ async function setup() {
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
   const engine = createEngine(store, { embedders, llm });
   await engine.start();
-  await engine.setConsolidationPolicy('off');
+  await engine.synthesis.setPolicy('off');
   return { store, engine, embedders };
 }
 
 describe('MemoryReader', () => {
   it('embeds the question once per answer, for turns, facts and episodes together', async () => {
     const { engine, embedders } = await setup();
-    await engine.createConversation({ id: 'c', title: 'pets' });
-    await engine.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.' });
-    await engine.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'What breed is my dog Biscuit?' });
+    await engine.conversations.create({ id: 'c', title: 'pets' });
+    await engine.conversations.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.' });
+    await engine.conversations.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'What breed is my dog Biscuit?' });
     await engine.idle();
     embedders.calls.length = 0;
-    await engine.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a1' }, () => undefined);
+    await engine.answers.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a1' }, () => undefined);
     const queries = embedders.calls.filter((c) => c.role === 'query');
     expect(queries).toEqual([{ role: 'query', texts: ['What breed is my dog Biscuit?'] }]);
   });
 
   it('leaves conversations that are not remembered out of the candidates, so the budget is filled with remembered turns', async () => {
     const { store, engine } = await setup();
-    await engine.createConversation({ id: 'secret', title: 'secret', remember: false });
-    await engine.createConversation({ id: 'pets', title: 'pets' });
+    await engine.conversations.create({ id: 'secret', title: 'secret', remember: false });
+    await engine.conversations.create({ id: 'pets', title: 'pets' });
     // Short, dense turns that out-rank the remembered ones by far: filtering after recall would
     // leave no remembered turn in the top of the list.
-    await engine.appendTurns(Array.from({ length: 150 }, (_, i) => ({
+    await engine.conversations.appendTurns(Array.from({ length: 150 }, (_, i) => ({
       id: `s${i}`, conversationId: 'secret', role: 'user' as const, speaker: 'You', content: `Biscuit biscuit secret ${i}`,
     })));
-    await engine.appendTurns(Array.from({ length: 30 }, (_, i) => ({
+    await engine.conversations.appendTurns(Array.from({ length: 30 }, (_, i) => ({
       id: `p${i}`, conversationId: 'pets', role: 'user' as const, speaker: 'You',
       content: `Note ${i} about the long walk in the park, the weather, the neighbours and what Biscuit found there.`,
     })));
-    await engine.appendTurn({ id: 'q', conversationId: 'pets', role: 'user', speaker: 'You', content: 'Tell me about Biscuit' });
+    await engine.conversations.appendTurn({ id: 'q', conversationId: 'pets', role: 'user', speaker: 'You', content: 'Tell me about Biscuit' });
     await engine.idle();
-    await engine.ask({ conversationId: 'pets', userMessageId: 'q', answerId: 'a' }, () => undefined);
+    await engine.answers.ask({ conversationId: 'pets', userMessageId: 'q', answerId: 'a' }, () => undefined);
     const sent = JSON.stringify((await store.getMessage('a'))!.metadata.requests);
     expect(sent).not.toContain('secret');
     const remembered = new Set(sent.match(/Note \d+ about/g) ?? []);

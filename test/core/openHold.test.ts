@@ -21,8 +21,8 @@ async function storedMemory(): Promise<SqliteMemoryStore> {
   const store = await openNodeStore();
   const before = createEngine(store, { only: ['recall'], embedders });
   await before.start();
-  await before.createConversation({ id: 'c', title: 'Pets' });
-  await before.appendTurns([
+  await before.conversations.create({ id: 'c', title: 'Pets' });
+  await before.conversations.appendTurns([
     { id: 'u1', conversationId: 'c', role: 'user', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) },
     { id: 'u2', conversationId: 'c', role: 'user', content: 'The flight to Lisbon leaves at noon.', occurredAt: Date.UTC(2026, 0, 3, 1) },
   ]);
@@ -65,13 +65,13 @@ describe('opening a memory', () => {
     expect(index.builds()).toBe(0); // held: nothing read every vector yet
     expect(clock.delays).toContain(START_HOLD_MS);
 
-    const first = await engine.recall('my dog Biscuit');
+    const first = await engine.answers.recall('my dog Biscuit');
     expect(first.turns[0]?.message.id).toBe('u1');
     expect(first.turns.flatMap((t) => t.reasons)).not.toContain('vector');
 
     await engine.idle();
     expect(index.builds()).toBe(1); // released by the search
-    const later = await engine.recall('my dog');
+    const later = await engine.answers.recall('my dog');
     expect(later.turns.find((t) => t.message.id === 'u1')?.reasons).toContain('vector');
     engine.stop();
   });
@@ -95,7 +95,7 @@ describe('opening a memory', () => {
     const clock = manualTimer();
     const engine = createEngine(store, { only: ['recall'], embedders, timer: clock.timer });
     await engine.start();
-    await engine.appendTurns([{ id: 'u3', conversationId: 'c', role: 'user', content: 'Rent is due on the first.', occurredAt: Date.UTC(2026, 0, 4) }]);
+    await engine.conversations.appendTurns([{ id: 'u3', conversationId: 'c', role: 'user', content: 'Rent is due on the first.', occurredAt: Date.UTC(2026, 0, 4) }]);
     await settle();
     expect(await store.countVectors('message', topicEmbedder(TOPICS).id)).toBe(2); // held
     await engine.idle(); // ends the hold
@@ -109,10 +109,10 @@ describe('opening a memory', () => {
     const activeReranker = vi.fn(async () => null);
     const engine = createEngine(store, { only: ['recall'], embedders: { ...embedders, activeReranker }, timer: clock.timer });
     await engine.start();
-    await engine.recall('my dog Biscuit');
+    await engine.answers.recall('my dog Biscuit');
     expect(activeReranker).not.toHaveBeenCalled(); // a busy model worker cannot hold up the first result
     await engine.idle();
-    await engine.recall('my dog');
+    await engine.answers.recall('my dog');
     expect(activeReranker).toHaveBeenCalledTimes(1);
     engine.stop();
   });
@@ -132,7 +132,7 @@ describe('opening a memory', () => {
   it('looks at the turn-index queue (counting every turn) only after the first search', async () => {
     const { engine, looks } = await startedWithQueueLooks();
     expect(looks()).toBe(0);
-    await engine.recall('my dog Biscuit');
+    await engine.answers.recall('my dog Biscuit');
     await engine.idle();
     expect(looks()).toBeGreaterThan(0);
     engine.stop();

@@ -37,15 +37,15 @@ status: ${topic} in progress
 
 async function setUp() {
   const { store, engine } = await answeringEngine(mock.url);
-  const thesis = await engine.createProject({ name: 'Thesis', memory: 'project-only', useProfile: false, instructions: 'Always answer in British English and cite the lab notebook.' });
-  const house = await engine.createProject({ name: 'House move', memory: 'shared' });
-  await engine.createConversation({ id: 'lab', title: 'Lab notes', projectId: thesis.id });
-  await engine.appendTurn({ id: 'lab1', conversationId: 'lab', role: 'user', content: turn('the quokka experiment', 'the quokka colony on plot seven needs the humidity logger fixed'), occurredAt: T0 });
-  await engine.createConversation({ id: 'pets', title: 'Pets' });
-  await engine.appendTurn({ id: 'pets1', conversationId: 'pets', role: 'user', content: turn('my dog Biscuit', 'Biscuit is a beagle mix and eats salmon kibble'), occurredAt: T0 });
-  await engine.createConversation({ id: 'boxes', title: 'Boxes', projectId: house.id });
-  await engine.appendTurn({ id: 'box1', conversationId: 'boxes', role: 'user', content: turn('the removal van', 'the removal van for the piano comes on the ninth'), occurredAt: T0 });
-  await engine.addMemory('I am vegetarian and cook lentils every Sunday.');
+  const thesis = await engine.projects.create({ name: 'Thesis', memory: 'project-only', useProfile: false, instructions: 'Always answer in British English and cite the lab notebook.' });
+  const house = await engine.projects.create({ name: 'House move', memory: 'shared' });
+  await engine.conversations.create({ id: 'lab', title: 'Lab notes', projectId: thesis.id });
+  await engine.conversations.appendTurn({ id: 'lab1', conversationId: 'lab', role: 'user', content: turn('the quokka experiment', 'the quokka colony on plot seven needs the humidity logger fixed'), occurredAt: T0 });
+  await engine.conversations.create({ id: 'pets', title: 'Pets' });
+  await engine.conversations.appendTurn({ id: 'pets1', conversationId: 'pets', role: 'user', content: turn('my dog Biscuit', 'Biscuit is a beagle mix and eats salmon kibble'), occurredAt: T0 });
+  await engine.conversations.create({ id: 'boxes', title: 'Boxes', projectId: house.id });
+  await engine.conversations.appendTurn({ id: 'box1', conversationId: 'boxes', role: 'user', content: turn('the removal van', 'the removal van for the piano comes on the ninth'), occurredAt: T0 });
+  await engine.profile.addMemory('I am vegetarian and cook lentils every Sunday.');
   // What synthesis would have derived from the thesis chat: an episode, a fact, a plan, a profile item.
   const db = store.db;
   await db.exec(`INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, title, narrative, status, created_at, updated_at)
@@ -58,8 +58,8 @@ async function setUp() {
   /** The answer request for `question` asked in `conversationId`, as stored in "What was sent". */
   const sent = async (conversationId: string, question: string) => {
     const id = `q${++n}`;
-    await engine.appendTurn({ id, conversationId, role: 'user', content: question, occurredAt: T0 + 86_400_000 });
-    await engine.ask({ conversationId, userMessageId: id, answerId: `${id}-a` }, () => undefined);
+    await engine.conversations.appendTurn({ id, conversationId, role: 'user', content: question, occurredAt: T0 + 86_400_000 });
+    await engine.answers.ask({ conversationId, userMessageId: id, answerId: `${id}-a` }, () => undefined);
     const metadata = (await store.getMessage(`${id}-a`))!.metadata;
     return { text: JSON.stringify(metadata.requests), metadata };
   };
@@ -71,7 +71,7 @@ const QUESTION = 'What is going on with the quokka colony logger, my dog Biscuit
 describe('projects: memory walls in answers', () => {
   it('a project-only project\'s memory never reaches a request outside it; inside, only its own memory does', async () => {
     const { engine, thesis, sent } = await setUp();
-    await engine.createConversation({ id: 'outside', title: 'Outside' });
+    await engine.conversations.create({ id: 'outside', title: 'Outside' });
     const outside = await sent('outside', QUESTION);
     expect(outside.text).toContain('beagle mix');
     expect(outside.text).toContain('removal van for the piano');
@@ -80,7 +80,7 @@ describe('projects: memory walls in answers', () => {
     expect(outside.text).not.toContain('British English');
     expect(outside.metadata.project).toBeUndefined();
 
-    await engine.createConversation({ id: 'lab2', title: 'More lab', projectId: thesis.id });
+    await engine.conversations.create({ id: 'lab2', title: 'More lab', projectId: thesis.id });
     const inside = await sent('lab2', QUESTION);
     expect(inside.text).toContain('quokka colony on plot seven'); // the turn
     expect(inside.text).toContain('repairing the humidity logger'); // the episode
@@ -94,7 +94,7 @@ describe('projects: memory walls in answers', () => {
     expect(system.content).toContain('Always answer in British English and cite the lab notebook.');
 
     // The person allows the profile: the saved memory and the project's own profile item come in.
-    await engine.editProject(thesis.id, { useProfile: true });
+    await engine.projects.edit(thesis.id, { useProfile: true });
     const withProfile = await sent('lab2', QUESTION);
     expect(withProfile.text).toContain('vegetarian');
     expect(withProfile.text).toContain('studies quokka colonies');
@@ -103,8 +103,8 @@ describe('projects: memory walls in answers', () => {
 
   it('a shared project reads and feeds all memory, and its instructions go with its answers only', async () => {
     const { engine, house, sent } = await setUp();
-    await engine.editProject(house.id, { instructions: 'Answer with a packing checklist.' });
-    await engine.createConversation({ id: 'boxes2', title: 'More boxes', projectId: house.id });
+    await engine.projects.edit(house.id, { instructions: 'Answer with a packing checklist.' });
+    await engine.conversations.create({ id: 'boxes2', title: 'More boxes', projectId: house.id });
     const inShared = await sent('boxes2', QUESTION);
     expect(inShared.text).toContain('beagle mix');
     expect(inShared.text).toContain('removal van for the piano');
@@ -118,18 +118,18 @@ describe('projects: memory walls in answers', () => {
 
   it('a moved conversation follows its new scope at the next answer', async () => {
     const { engine, thesis, sent } = await setUp();
-    await engine.createConversation({ id: 'outside', title: 'Outside' });
+    await engine.conversations.create({ id: 'outside', title: 'Outside' });
     expect((await sent('outside', QUESTION)).text).not.toContain('plot seven');
-    await engine.moveConversation('lab', null); // out of the wall: its memory becomes shared
+    await engine.projects.move('lab', null); // out of the wall: its memory becomes shared
     const after = await sent('outside', QUESTION);
     expect(after.text).toContain('quokka colony on plot seven');
     expect(after.text).toContain('lives on plot seven');
     expect(after.text).toContain('studies quokka colonies');
 
-    await engine.moveConversation('pets', thesis.id); // into the wall: gone from outside, seen inside
+    await engine.projects.move('pets', thesis.id); // into the wall: gone from outside, seen inside
     expect((await sent('outside', QUESTION)).text).not.toContain('beagle mix');
     expect((await sent('pets', QUESTION)).text).toContain('beagle mix');
-    await engine.moveConversation('outside', thesis.id);
+    await engine.projects.move('outside', thesis.id);
     const moved = await sent('outside', QUESTION);
     expect(moved.text).toContain('beagle mix');
     expect(moved.text).not.toContain('removal van for the piano');
@@ -137,26 +137,26 @@ describe('projects: memory walls in answers', () => {
 
   it('deleting a project says what happens to its chats: kept in no project, or deleted', async () => {
     const { engine, store, thesis, house } = await setUp();
-    expect(await engine.deleteProject(house.id, 'keep')).toEqual({ deletedConversations: 0 });
+    expect(await engine.projects.delete(house.id, 'keep')).toEqual({ deletedConversations: 0 });
     expect((await store.getConversation('boxes'))?.projectId).toBeNull();
-    expect(await engine.deleteProject(thesis.id, 'delete')).toEqual({ deletedConversations: 1 });
+    expect(await engine.projects.delete(thesis.id, 'delete')).toEqual({ deletedConversations: 1 });
     expect(await store.getConversation('lab')).toBeNull();
     expect(await store.db.query("SELECT id FROM facts WHERE id = 'fact-lab'")).toEqual([]);
-    expect(await engine.listProjects()).toEqual([]);
-    await expect(engine.deleteProject('gone', 'keep')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await engine.projects.list()).toEqual([]);
+    await expect(engine.projects.delete('gone', 'keep')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('refuses bad input with a clear error and changes nothing', async () => {
     const { engine, thesis } = await setUp();
-    await expect(engine.createProject({ name: '   ', memory: 'shared' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(engine.createProject({ name: 'X', memory: 'private' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(engine.createProject({ name: 'X', memory: 'shared', instructions: 'x'.repeat(9_000) })).rejects.toMatchObject({ message: expect.stringContaining('8,000') });
-    await expect(engine.editProject(thesis.id, { memory: 'shared' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(engine.deleteProject(thesis.id, 'maybe' as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(engine.createConversation({ title: 'Lost', projectId: 'no-such-project' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect((await engine.listProjects()).map((p) => p.name)).toEqual(['House move', 'Thesis']);
-    expect((await engine.listConversations()).map((c) => c.title)).not.toContain('Lost');
-    const archived = await engine.editProject(thesis.id, { archived: true, name: '  Thesis   2026 ' });
+    await expect(engine.projects.create({ name: '   ', memory: 'shared' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(engine.projects.create({ name: 'X', memory: 'private' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(engine.projects.create({ name: 'X', memory: 'shared', instructions: 'x'.repeat(9_000) })).rejects.toMatchObject({ message: expect.stringContaining('8,000') });
+    await expect(engine.projects.edit(thesis.id, { memory: 'shared' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(engine.projects.delete(thesis.id, 'maybe' as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(engine.conversations.create({ title: 'Lost', projectId: 'no-such-project' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect((await engine.projects.list()).map((p) => p.name)).toEqual(['House move', 'Thesis']);
+    expect((await engine.conversations.list()).map((c) => c.title)).not.toContain('Lost');
+    const archived = await engine.projects.edit(thesis.id, { archived: true, name: '  Thesis   2026 ' });
     expect(archived).toMatchObject({ archived: true, name: 'Thesis 2026', memory: 'project-only' });
   });
 });

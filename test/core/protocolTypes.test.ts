@@ -7,7 +7,7 @@
  * or a Map would fail the compile, not this test's run.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { EngineApi, EngineEvent, ModelWorkerApi, RemoteEngine, Result } from '../../src/core/protocol';
+import type { EngineApi, EngineEvent, EngineGroup, ModelWorkerApi, RemoteEngine, Result } from '../../src/core/protocol';
 import type { BenchWorkerApi, ScaleWorkerApi } from '../../bench/host/benchProtocol';
 import type { ERROR_CODES } from '../../src/core/base/errors';
 import { errorCode, RecollectError, type ErrorInfo } from '../../src/core/base/errors';
@@ -38,6 +38,8 @@ type Unclonable<T> = T extends (...args: never[]) => unknown
 type UnclonableResults<Api> = {
   [K in keyof Api]-?: Api[K] extends (...a: never[]) => infer R ? (Unclonable<Awaited<R>> extends true ? K : never) : never;
 }[keyof Api];
+/** The same over every group of the engine's API ('group.method' names). */
+type UnclonableEngineResults = { [G in keyof EngineApi]-?: `${G & string}.${UnclonableResults<EngineApi[G]> & string}` }[keyof EngineApi];
 
 /**
  * True when every field D shares with the noun N has N's type or a narrower one (a derived shape
@@ -84,7 +86,7 @@ describe('each noun declared once', () => {
 
 describe('worker wire types', () => {
   it('every engine, model-worker and benchmark result survives structured cloning', () => {
-    expectTypeOf<UnclonableResults<EngineApi>>().toEqualTypeOf<never>();
+    expectTypeOf<UnclonableEngineResults>().toEqualTypeOf<never>();
     expectTypeOf<UnclonableResults<ModelWorkerApi>>().toEqualTypeOf<never>();
     expectTypeOf<UnclonableResults<BenchWorkerApi>>().toEqualTypeOf<never>();
     expectTypeOf<UnclonableResults<ScaleWorkerApi>>().toEqualTypeOf<never>();
@@ -96,10 +98,12 @@ describe('worker wire types', () => {
     expect(true).toBe(true);
   });
 
-  it('the remote engine has every EngineApi method, each answering with a Result of its value', () => {
+  it('the remote engine has every EngineApi group and method, each answering with a Result of its value', () => {
     expectTypeOf<keyof RemoteEngine>().toEqualTypeOf<keyof EngineApi>();
-    expectTypeOf<ReturnType<RemoteEngine['stats']>>().toEqualTypeOf<Promise<Result<Awaited<ReturnType<EngineApi['stats']>>>>>();
-    expectTypeOf<Parameters<RemoteEngine['send']>>().toEqualTypeOf<Parameters<EngineApi['send']>>();
+    expectTypeOf<EngineGroup>().toEqualTypeOf<keyof EngineApi>();
+    expectTypeOf<keyof RemoteEngine['memory']>().toEqualTypeOf<keyof EngineApi['memory']>();
+    expectTypeOf<ReturnType<RemoteEngine['data']['stats']>>().toEqualTypeOf<Promise<Result<Awaited<ReturnType<EngineApi['data']['stats']>>>>>();
+    expectTypeOf<Parameters<RemoteEngine['conversations']['send']>>().toEqualTypeOf<Parameters<EngineApi['conversations']['send']>>();
     expect(true).toBe(true);
   });
 

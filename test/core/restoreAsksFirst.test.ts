@@ -29,11 +29,11 @@ describe('restoring a memory with unsynthesised episodes', () => {
     // A file like `npm run import` writes: turns over several days, saved with the eager policy.
     const source = await openNodeStore();
     const maker = await engineOn(source);
-    await maker.setConsolidationPolicy('off');
+    await maker.synthesis.setPolicy('off');
     await source.createConversation({ id: 'c', title: 'history' });
     for (let d = 0; d < 4; d++) {
       for (let i = 0; i < 3; i++) {
-        await maker.appendTurn({ id: `t${d}-${i}`, conversationId: 'c', role: 'user', content: `Day ${d}: I practised the cello for an hour and worked on the Bach suite, part ${i}.`, occurredAt: Date.UTC(2023, 4, 1) + d * DAY + i * 60_000 });
+        await maker.conversations.appendTurn({ id: `t${d}-${i}`, conversationId: 'c', role: 'user', content: `Day ${d}: I practised the cello for an hour and worked on the Bach suite, part ${i}.`, occurredAt: Date.UTC(2023, 4, 1) + d * DAY + i * 60_000 });
       }
     }
     await maker.idle();
@@ -43,17 +43,17 @@ describe('restoring a memory with unsynthesised episodes', () => {
     const target = await openNodeStore();
     const engine = await engineOn(target);
     const before = mock.requests.length;
-    const summary = await engine.importDatabase(file);
+    const summary = await engine.data.importDatabase(file);
     await engine.idle();
     expect(summary.pendingSynthesis).toMatchObject({ turns: 12, policyInFile: 'eager' });
     expect(summary.pendingSynthesis!.episodes).toBeGreaterThanOrEqual(3);
     expect(summary.pendingSynthesis!.estimates.map((e) => e.policy)).toEqual(['eager', 'recurrence', 'off']);
     // Eager synthesises every episode: at least one call each.
     expect(summary.pendingSynthesis!.estimates[0]!.calls.low).toBeGreaterThanOrEqual(summary.pendingSynthesis!.episodes);
-    expect((await engine.consolidationStatus()).policy).toBe('off');
+    expect((await engine.synthesis.status()).policy).toBe('off');
     expect(mock.requests.length).toBe(before); // nothing was spent
 
-    await engine.setConsolidationPolicy('eager');
+    await engine.synthesis.setPolicy('eager');
     await engine.closeOpenCells();
     await engine.idle();
     expect(mock.requests.length).toBeGreaterThan(before);
@@ -64,6 +64,6 @@ describe('restoring a memory with unsynthesised episodes', () => {
     await source.createConversation({ id: 'c', title: 'empty' });
     const target = await openNodeStore();
     const engine = await engineOn(target);
-    expect((await engine.importDatabase(await source.exportDatabase())).pendingSynthesis).toBeUndefined();
+    expect((await engine.data.importDatabase(await source.exportDatabase())).pendingSynthesis).toBeUndefined();
   });
 });

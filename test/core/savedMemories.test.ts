@@ -22,33 +22,33 @@ async function setup() {
 describe('Add a memory by hand', () => {
   it('stores the sentence as a user-written profile item with history, and says memory changed', async () => {
     const { engine, events } = await setup();
-    const item = await engine.addMemory('  I am   allergic to peanuts.  ');
+    const item = await engine.profile.addMemory('  I am   allergic to peanuts.  ');
     expect(item).toMatchObject({ kind: 'explicit', value: 'I am allergic to peanuts.', editedByUser: true, status: 'active' });
-    const profile = await engine.listProfile();
+    const profile = await engine.profile.list();
     expect(profile.map((p) => p.value)).toEqual(['I am allergic to peanuts.']);
     expect(profile[0]!.history.map((h) => h.op)).toEqual(['add']);
     expect(events).toContain('memory-changed');
     // Edit and delete go through the same profile paths.
-    await engine.editProfileItem(item.id, 'I am allergic to peanuts and cashews.');
-    expect((await engine.listProfile())[0]!.value).toBe('I am allergic to peanuts and cashews.');
-    await engine.deleteProfileItem(item.id);
-    expect(await engine.listProfile()).toEqual([]);
+    await engine.profile.edit(item.id, 'I am allergic to peanuts and cashews.');
+    expect((await engine.profile.list())[0]!.value).toBe('I am allergic to peanuts and cashews.');
+    await engine.profile.delete(item.id);
+    expect(await engine.profile.list()).toEqual([]);
   });
 
   it('refuses empty and over-long text with INVALID_INPUT and stores nothing', async () => {
     const { engine } = await setup();
     for (const bad of ['   ', 'x'.repeat(MAX_MEMORY_CHARS + 1)]) {
-      const err = await engine.addMemory(bad).catch((e: unknown) => e);
+      const err = await engine.profile.addMemory(bad).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RecollectError);
       expect((err as RecollectError).code).toBe('INVALID_INPUT');
     }
-    expect(await engine.listProfile()).toEqual([]);
+    expect(await engine.profile.list()).toEqual([]);
   });
 
   it('reaches an answer as the sentence written, once (not "its first words: the sentence")', async () => {
     const { engine } = await setup();
     const written = 'I am vegetarian and I prefer quick meals on weekdays, under thirty minutes.';
-    const item = await engine.addMemory(written);
+    const item = await engine.profile.addMemory(written);
     const ctx = composeContext({ profile: [{ ...item, history: [] } as never], foresight: [], episodes: [], facts: [], turns: [] }, { budgetTokens: 10_000, now: Date.now() });
     expect(ctx.text).toContain(`[1] ${written}`);
     expect(ctx.text.split('I am vegetarian and I prefer')).toHaveLength(2);

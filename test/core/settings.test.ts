@@ -24,30 +24,30 @@ async function engineWith(settings = new MemorySettingsStore()) {
 describe('endpoint settings', () => {
   it('saves, keeps and clears the key without ever returning it', async () => {
     const { engine, settings, store } = await engineWith();
-    expect(await engine.llmSettings()).toEqual({ baseUrl: '', model: '', hasKey: false, configured: false });
-    const view = await engine.saveLlmSettings({ baseUrl: mock.url, model: 'm', apiKey: 'k-123' });
+    expect(await engine.settings.llm()).toEqual({ baseUrl: '', model: '', hasKey: false, configured: false });
+    const view = await engine.settings.saveLlm({ baseUrl: mock.url, model: 'm', apiKey: 'k-123' });
     expect(view).toEqual({ baseUrl: mock.url, model: 'm', hasKey: true, configured: true });
     expect(JSON.stringify(view)).not.toContain('k-123');
     // Leaving the key out keeps it; null clears it.
-    await engine.saveLlmSettings({ baseUrl: mock.url, model: 'm2' });
+    await engine.settings.saveLlm({ baseUrl: mock.url, model: 'm2' });
     expect((await settings.loadLlm())?.apiKey).toBe('k-123');
-    expect((await engine.consolidationStatus()).endpointConfigured).toBe(true);
-    expect((await engine.testLlmConnection({ baseUrl: mock.url, model: 'm2' })).status).toBe('ok');
-    await engine.saveLlmSettings({ baseUrl: mock.url, model: 'm2', apiKey: null });
-    expect((await engine.llmSettings()).hasKey).toBe(false);
-    expect((await engine.testLlmConnection({ baseUrl: mock.url, model: 'm2' })).status).toBe('unauthorized');
+    expect((await engine.synthesis.status()).endpointConfigured).toBe(true);
+    expect((await engine.settings.testLlm({ baseUrl: mock.url, model: 'm2' })).status).toBe('ok');
+    await engine.settings.saveLlm({ baseUrl: mock.url, model: 'm2', apiKey: null });
+    expect((await engine.settings.llm()).hasKey).toBe(false);
+    expect((await engine.settings.testLlm({ baseUrl: mock.url, model: 'm2' })).status).toBe('unauthorized');
     // The memory database never holds the key.
     const bytes = await store.exportDatabase();
     expect(Buffer.from(bytes).includes(Buffer.from('k-123'))).toBe(false);
     // Clearing the URL removes the endpoint.
-    expect(await engine.saveLlmSettings({ baseUrl: '', model: '' })).toMatchObject({ configured: false });
-    expect((await engine.consolidationStatus()).endpointConfigured).toBe(false);
+    expect(await engine.settings.saveLlm({ baseUrl: '', model: '' })).toMatchObject({ configured: false });
+    expect((await engine.synthesis.status()).endpointConfigured).toBe(false);
   });
 
   it('refuses an address that is not http(s) with a clear error', async () => {
     const { engine } = await engineWith();
-    await expect(engine.saveLlmSettings({ baseUrl: 'localhost:11434', model: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('http') });
-    await expect(engine.saveLlmSettings({ baseUrl: 'file:///etc/passwd', model: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(engine.settings.saveLlm({ baseUrl: 'localhost:11434', model: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('http') });
+    await expect(engine.settings.saveLlm({ baseUrl: 'file:///etc/passwd', model: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
   it('an answer asked before the saved endpoint is read waits for it (a restarted engine\'s Try again)', async () => {
@@ -65,14 +65,14 @@ describe('endpoint settings', () => {
       llmFactory: (s, sink) => new LlmClient({ baseUrl: s.baseUrl, model: s.model, apiKey: s.apiKey ?? undefined }, { ...(sink ? { sink } : {}), maxAttempts: 1 }),
     });
     const started = engine.start();
-    await engine.createConversation({ id: 'c', title: 'Garden' });
-    await engine.send({ id: 'u1', conversationId: 'c', content: 'What grows well with tomatoes?' });
-    const answer = engine.ask({ conversationId: 'c', userMessageId: 'u1', answerId: 'u1-a' }, () => undefined);
+    await engine.conversations.create({ id: 'c', title: 'Garden' });
+    await engine.conversations.send({ id: 'u1', conversationId: 'c', content: 'What grows well with tomatoes?' });
+    const answer = engine.answers.ask({ conversationId: 'c', userMessageId: 'u1', answerId: 'u1-a' }, () => undefined);
     release();
     // Before the fix this failed with LLM_NOT_CONFIGURED; now the endpoint answers and it is stored.
     const result = await answer;
     expect(result.messageId).toBe('u1-a');
-    expect((await engine.listMessages('c')).map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect((await engine.conversations.messages('c')).map((m) => m.role)).toEqual(['user', 'assistant']);
     await started;
   });
 
@@ -80,6 +80,6 @@ describe('endpoint settings', () => {
     const settings = new MemorySettingsStore();
     await settings.saveLlm({ baseUrl: mock.url, model: 'm', apiKey: 'k-123' });
     const { engine } = await engineWith(settings);
-    expect((await engine.consolidationStatus()).endpointConfigured).toBe(true);
+    expect((await engine.synthesis.status()).endpointConfigured).toBe(true);
   });
 });

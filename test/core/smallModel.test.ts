@@ -62,13 +62,13 @@ describe('the default memory budget', () => {
     const store = await openNodeStore();
     const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], llm: null });
     await engine.start();
-    expect(await engine.answerSettings()).toMatchObject({ budgetTokens: 2500, defaultBudgetTokens: 2500 });
+    expect(await engine.settings.answerSettings()).toMatchObject({ budgetTokens: 2500, defaultBudgetTokens: 2500 });
     engine.useDeviceLlm((sink) => new DeviceLlm(new PromptApiGenerator(stubLanguageModel()), { model: 'chrome-built-in', contextTokens: 6144, ...(sink ? { sink } : {}) }));
-    expect(await engine.answerSettings()).toMatchObject({ budgetTokens: 1000, defaultBudgetTokens: 1000 });
-    await engine.setAnswerSettings({ budgetTokens: 4000 });
-    expect(await engine.answerSettings()).toMatchObject({ budgetTokens: 4000, defaultBudgetTokens: 1000 });
+    expect(await engine.settings.answerSettings()).toMatchObject({ budgetTokens: 1000, defaultBudgetTokens: 1000 });
+    await engine.settings.setAnswerSettings({ budgetTokens: 4000 });
+    expect(await engine.settings.answerSettings()).toMatchObject({ budgetTokens: 4000, defaultBudgetTokens: 1000 });
     engine.useDeviceLlm(null);
-    expect(await engine.answerSettings()).toMatchObject({ budgetTokens: 4000, defaultBudgetTokens: 2500 });
+    expect(await engine.settings.answerSettings()).toMatchObject({ budgetTokens: 4000, defaultBudgetTokens: 2500 });
     await store.db.close();
   });
 });

@@ -38,15 +38,15 @@ describe('speaker names while a history import stores turns', () => {
     await engine.start();
     await engine.idle();
     const stored = async () => Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM messages'))[0]?.n ?? 0);
-    const importing = engine.importHistory(longTurnExport(8), { format: 'chatgpt', importId: 'i', policy: 'off' });
+    const importing = engine.data.importHistory(longTurnExport(8), { format: 'chatgpt', importId: 'i', policy: 'off' });
     while ((await stored()) === 0) await new Promise((r) => setImmediate(r));
     const before = scans;
-    for (let i = 0; i < 3; i++) await engine.recall(`garden w0x${i}`);
-    expect((await engine.indexingStatus()).importing).toBe(true);
+    for (let i = 0; i < 3; i++) await engine.answers.recall(`garden w0x${i}`);
+    expect((await engine.indexing.status()).importing).toBe(true);
     expect(scans - before).toBeLessThanOrEqual(1);
     expect((await importing).turns).toBe(80);
     const afterImport = scans;
-    await engine.recall('garden w7x9');
+    await engine.answers.recall('garden w7x9');
     expect(scans).toBe(afterImport + 1); // the import has ended: the names are read again
     await engine.idle();
     await store.db.close();

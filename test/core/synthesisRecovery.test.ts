@@ -33,8 +33,8 @@ afterEach(() => mock.setBehaviour({ hangNext: 0, rateLimitNext: 0, retryAfter: '
 const fakeTime = (start = T0) => fakeTimeFrom(start);
 
 async function twoEpisodes(engine: ReturnType<typeof createEngine>) {
-  await engine.appendTurn({ id: 'm1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: T0 });
-  await engine.appendTurn({ id: 'm2', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: T0 + 48 * 3_600_000 });
+  await engine.conversations.appendTurn({ id: 'm1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: T0 });
+  await engine.conversations.appendTurn({ id: 'm2', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: T0 + 48 * 3_600_000 });
   await engine.idle();
   await engine.closeOpenCells();
   await engine.idle();
@@ -69,8 +69,8 @@ describe('synthesis recovery', () => {
       llmFactory: (s, sink) => new LlmClient({ baseUrl: s.baseUrl, model: s.model }, { ...(sink ? { sink } : {}), timeoutMs: 250, maxAttempts: 1 }),
     });
     await engine.start();
-    await engine.saveLlmSettings({ baseUrl: mock.url, model: 'mock-model' });
-    await engine.setConsolidationPolicy('eager');
+    await engine.settings.saveLlm({ baseUrl: mock.url, model: 'mock-model' });
+    await engine.synthesis.setPolicy('eager');
     await store.createConversation({ id: 'c', title: 't' });
     mock.setBehaviour({ hangNext: 1_000 });
     await twoEpisodes(engine);
@@ -83,7 +83,7 @@ describe('synthesis recovery', () => {
 
     mock.setBehaviour({ hangNext: 0 });
     // Any successful call shows the endpoint is back: here, an answer.
-    await engine.ask({ conversationId: 'c', question: 'Where do I fly?', temporary: true, answerId: 'q' }, () => undefined);
+    await engine.answers.ask({ conversationId: 'c', question: 'Where do I fly?', temporary: true, answerId: 'q' }, () => undefined);
     // The revival runs after the ledger records the answer's call: give it a few rounds.
     for (let i = 0; i < 20 && (await statuses()).some((x) => x !== 'synthesised'); i++) {
       await new Promise((r) => setTimeout(r, 50));
@@ -100,11 +100,11 @@ describe('synthesis recovery', () => {
     const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, maxAttempts: 1, clock: t.clock });
     const engine = createEngine(store, { only: ['episodes', 'synthesis'], embedders: provider, llm, clock: t.clock, timer: t.timer, profileDebounceMs: 0 });
     await engine.start();
-    await engine.setConsolidationPolicy('eager');
+    await engine.synthesis.setPolicy('eager');
     await store.createConversation({ id: 'c', title: 't' });
     mock.setBehaviour({ rateLimitNext: 1, retryAfter: '3600' });
     await twoEpisodes(engine);
-    expect((await engine.consolidationStatus()).pausedReason).toContain('slow down');
+    expect((await engine.synthesis.status()).pausedReason).toContain('slow down');
     t.advance(MAX_RATE_LIMIT_PAUSE_MS);
     await engine.idle();
     const done = await store.db.query("SELECT id FROM memcells WHERE status = 'synthesised'");

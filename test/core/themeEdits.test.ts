@@ -27,17 +27,17 @@ async function setup(withEndpoint: boolean) {
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 1 });
   const engine = createEngine(store, { embedders: provider, llm: withEndpoint ? llm : null, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
-  await engine.setConsolidationPolicy('eager');
+  await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'c', title: 'Chat' });
   const say = async (h: number, content: string) => {
-    await engine.appendTurn({ id: `t${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H });
+    await engine.conversations.appendTurn({ id: `t${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H });
     await engine.idle();
   };
   const settle = async () => {
     await engine.closeOpenCells();
     await engine.idle();
   };
-  const dogScene = async () => (await engine.listScenes()).find((s) => s.id === dogSceneId)!;
+  const dogScene = async () => (await engine.memory.listScenes()).find((s) => s.id === dogSceneId)!;
   let dogSceneId = '';
   const remember = async () => {
     dogSceneId = (await store.db.query<{ scene_id: string }>("SELECT c.scene_id FROM memcells c JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq WHERE m.content LIKE '%dog%' LIMIT 1"))[0]!.scene_id;
@@ -58,7 +58,7 @@ describe('theme edits', () => {
     await start();
     const scene = await dogScene();
     expect(scene.summary ?? '').toBe('');
-    await engine.renameScene(scene.id, 'Biscuit');
+    await engine.memory.renameScene(scene.id, 'Biscuit');
     engine.setLlm(llm);
     await engine.idle();
     const [row] = await store.db.query<{ title: string; summary: string | null }>('SELECT title, summary FROM memscenes WHERE id = ?', [scene.id]);
@@ -77,7 +77,7 @@ describe('theme edits', () => {
     await start();
     const scene = await dogScene();
     expect(scene.summary).toBeTruthy();
-    await engine.forget([{ kind: 'scene', id: scene.id }]);
+    await engine.memory.forget([{ kind: 'scene', id: scene.id }]);
     await engine.idle();
     await say(48, 'The dog learned to sit today.');
     await settle();

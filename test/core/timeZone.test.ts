@@ -107,21 +107,21 @@ describe('the engine keeps the zone and uses it', () => {
     const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
     const engine = createEngine(store, { only: ['episodes', 'recall'], llm, platformTimeZone: () => 'America/New_York', clock: { now: () => Date.UTC(2026, 2, 10, 14, 30) } });
     await engine.start();
-    expect(await engine.timeZone()).toEqual({ timeZone: 'America/New_York', source: 'browser' });
-    await expect(engine.setTimeZone('Mars/Olympus')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    expect(await engine.setTimeZone('Asia/Tokyo')).toEqual({ timeZone: 'Asia/Tokyo', source: 'user' });
+    expect(await engine.settings.timeZone()).toEqual({ timeZone: 'America/New_York', source: 'browser' });
+    await expect(engine.settings.setTimeZone('Mars/Olympus')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await engine.settings.setTimeZone('Asia/Tokyo')).toEqual({ timeZone: 'Asia/Tokyo', source: 'user' });
     expect(await store.getMeta(META_KEYS.timeZone)).toBe('Asia/Tokyo');
 
     await store.createConversation({ id: 'c', title: 't' });
-    await engine.appendTurn({ id: 'q', conversationId: 'c', role: 'user', speaker: 'You', content: 'What day is it?' });
-    await engine.ask({ conversationId: 'c', userMessageId: 'q', answerId: 'a' }, () => undefined);
+    await engine.conversations.appendTurn({ id: 'q', conversationId: 'c', role: 'user', speaker: 'You', content: 'What day is it?' });
+    await engine.answers.ask({ conversationId: 'c', userMessageId: 'q', answerId: 'a' }, () => undefined);
     const body = JSON.stringify(mock.requests.at(-1)!.body);
     expect(body).toContain('Tuesday, 10 March 2026 at 23:30 (Asia/Tokyo)');
 
     const again = createEngine(store, { only: ['episodes'], platformTimeZone: () => 'America/New_York' });
     await again.start();
-    expect((await again.timeZone()).timeZone).toBe('Asia/Tokyo'); // survives a restart
-    expect(await again.setTimeZone(null)).toEqual({ timeZone: 'America/New_York', source: 'browser' });
+    expect((await again.settings.timeZone()).timeZone).toBe('Asia/Tokyo'); // survives a restart
+    expect(await again.settings.setTimeZone(null)).toEqual({ timeZone: 'America/New_York', source: 'browser' });
     engine.stop();
     again.stop();
   });

@@ -60,27 +60,27 @@ describe('the indexing that trails a history import', () => {
     await engine.start();
     await engine.idle();
     const before = calls.length;
-    const report = await engine.importHistory(exportFile(12, 10), { format: 'chatgpt', importId: 'i', policy: 'off' });
+    const report = await engine.data.importHistory(exportFile(12, 10), { format: 'chatgpt', importId: 'i', policy: 'off' });
     expect(report.turns).toBe(120);
     // Embedding waited for the import (the model would have competed with it for the cores).
     expect(calls.length).toBe(before);
     // Every turn is found by its own words as soon as the import has reported it stored.
     for (const [c, k] of [[0, 0], [5, 7], [11, 9]] as const) {
-      const [hit] = await engine.searchMessages(`w${c}x${k}`);
+      const [hit] = await engine.conversations.search(`w${c}x${k}`);
       expect(hit?.message.id).toBe(`chatgpt:conv-${c}:c${c}m${k}`);
     }
     // The turn index with neighbour context and the vectors trail the import.
-    expect((await engine.indexingStatus()).state).toBe('running');
+    expect((await engine.indexing.status()).state).toBe('running');
 
     await engine.idle();
     expect(await queued(store)).toBe(0);
     expect(await turnIndexRows(store)).toBe(120);
     expect(await store.countVectors('message', 'a@1')).toBe(120);
-    expect(await engine.indexingStatus()).toMatchObject({ state: 'idle', indexed: 120, total: 120, importing: false });
+    expect(await engine.indexing.status()).toMatchObject({ state: 'idle', indexed: 120, total: 120, importing: false });
     expect(statuses.some((s) => s.importing)).toBe(true);
     expect(statuses.some((s) => s.state === 'running' && s.indexed < s.total && !s.importing)).toBe(true);
     // Recall reads the turn index again once nothing is queued: a neighbour's word finds the turn.
-    const recalled = await engine.recall('w3x4');
+    const recalled = await engine.answers.recall('w3x4');
     expect(recalled.turns.map((t) => t.message.id)).toContain('chatgpt:conv-3:c3m4');
     await store.db.close();
   });
@@ -89,7 +89,7 @@ describe('the indexing that trails a history import', () => {
     const store = await openNodeStore();
     const first = createEngine(store, { only: ['episodes', 'recall'], embedders: provider([]) });
     await first.start();
-    await first.importHistory(exportFile(8, 10), { format: 'chatgpt', importId: 'i', policy: 'off' });
+    await first.data.importHistory(exportFile(8, 10), { format: 'chatgpt', importId: 'i', policy: 'off' });
     first.stop(); // the tab closes right after the import's report
     await first.idle();
     // Every imported turn is either indexed or still queued, and the stop left some queued.
@@ -104,7 +104,7 @@ describe('the indexing that trails a history import', () => {
     expect(await queued(store)).toBe(0);
     expect(await turnIndexRows(store)).toBe(80);
     expect(await store.countVectors('message', 'a@1')).toBe(80);
-    expect(await reopened.indexingStatus()).toMatchObject({ state: 'idle', indexed: 80, total: 80 });
+    expect(await reopened.indexing.status()).toMatchObject({ state: 'idle', indexed: 80, total: 80 });
     // Episodes followed the vectors: every turn belongs to one.
     const [row] = await store.db.query<{ n: number }>(`SELECT count(*) AS n FROM messages m WHERE NOT EXISTS (
       SELECT 1 FROM memcells c WHERE c.conversation_id = m.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq)`);

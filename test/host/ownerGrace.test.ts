@@ -71,7 +71,7 @@ describe('EngineHost.acquire with a grace for the previous page', () => {
     const owner = h.acquire({ wait: false, graceMs: 2_000 });
     setTimeout(releasePrevious, 100);
     expect(await owner).toEqual({ state: 'owner' });
-    const created = await h.engine.createConversation({ title: 'after the reload' });
+    const created = await h.engine.conversations.create({ title: 'after the reload' });
     expect(created.ok).toBe(true);
   });
 
@@ -79,7 +79,7 @@ describe('EngineHost.acquire with a grace for the previous page', () => {
     const releaseOther = locks.holdElsewhere();
     const h = host();
     expect(await h.acquire({ wait: false, graceMs: 150 })).toEqual({ state: 'elsewhere' });
-    const refused = await h.engine.listConversations();
+    const refused = await h.engine.conversations.list();
     expect(refused).toMatchObject({ ok: false, error: { code: 'DB_BUSY' } });
     releaseOther();
   });

@@ -98,14 +98,14 @@ describe('EngineHost in a window without OPFS', () => {
     // Asking again (the page after an engine event) still says temporary.
     expect(await h.acquire({ wait: false })).toEqual({ state: 'owner', temporary: true });
 
-    const conversation = await h.engine.createConversation({ title: 'Private' });
+    const conversation = await h.engine.conversations.create({ title: 'Private' });
     expect(conversation.ok).toBe(true);
     if (!conversation.ok) return;
-    const sent = await h.engine.send({ conversationId: conversation.value.id, id: 'm1', content: 'The spare key is under the blue flowerpot.' });
+    const sent = await h.engine.conversations.send({ conversationId: conversation.value.id, id: 'm1', content: 'The spare key is under the blue flowerpot.' });
     expect(sent.ok).toBe(true);
-    const hits = await h.engine.searchMessages('flowerpot');
+    const hits = await h.engine.conversations.search('flowerpot');
     expect(hits.ok && hits.value.map((hit) => hit.message.content)).toEqual(['The spare key is under the blue flowerpot.']);
-    const exported = await h.engine.exportDatabase();
+    const exported = await h.engine.data.exportDatabase();
     expect(exported.ok && new TextDecoder().decode(exported.value.slice(0, 15))).toBe('SQLite format 3');
   });
 
@@ -119,6 +119,6 @@ describe('EngineHost in a window without OPFS', () => {
     await new Promise((r) => setTimeout(r, 50));
     other.close();
     expect(lost).not.toContain('ownership-lost');
-    expect((await h.engine.listConversations()).ok).toBe(true);
+    expect((await h.engine.conversations.list()).ok).toBe(true);
   });
 });

@@ -30,7 +30,7 @@ describe('big inputs', () => {
     })) as typeof db.transaction;
     const progress: HistoryProgress[] = [];
     const file = longConversation(2_100, 200);
-    const report = await e.importHistory(file, { format: 'chatgpt', importId: 'long' }, (p) => progress.push(p));
+    const report = await e.data.importHistory(file, { format: 'chatgpt', importId: 'long' }, (p) => progress.push(p));
     expect(report).toMatchObject({ conversations: 1, turns: 2_100, alreadyPresent: 0, cancelled: false });
     expect(report.summary).toBe('1 conversation, 2,100 turns imported.');
     // Progress while the one conversation was stored (each slice reports; the connection was free between them).
@@ -38,9 +38,9 @@ describe('big inputs', () => {
     // Slices of 150,000 characters (750 turns of 200): a report after each (2,100 = 750 + 750 + 600).
     expect([...new Set(during.map((p) => p.turns))]).toEqual([750, 1_500]);
     expect(commits.length).toBeGreaterThanOrEqual(3);
-    expect((await e.listMessages('chatgpt:long')).map((m) => m.seq)).toEqual(Array.from({ length: 2_100 }, (_, i) => i + 1));
+    expect((await e.conversations.messages('chatgpt:long')).map((m) => m.seq)).toEqual(Array.from({ length: 2_100 }, (_, i) => i + 1));
     // Re-importing adds nothing, slice by slice.
-    expect(await e.importHistory(file, { format: 'chatgpt', importId: 'again' })).toMatchObject({ conversations: 0, turns: 0, alreadyPresent: 2_100 });
+    expect(await e.data.importHistory(file, { format: 'chatgpt', importId: 'again' })).toMatchObject({ conversations: 0, turns: 0, alreadyPresent: 2_100 });
   });
 
   it('reports progress through the bytes while one large entry is read', async () => {
@@ -64,7 +64,7 @@ describe('big inputs', () => {
         }),
       }),
     };
-    await e.scanHistory(file, { format: 'chatgpt', importId: 'scan' }, (p) => progress.push(p));
+    await e.data.scanHistory(file, { format: 'chatgpt', importId: 'scan' }, (p) => progress.push(p));
     const reading = progress.filter((p) => p.turns === 0 && p.bytesRead > 0 && p.bytesRead < bytes.length);
     // Reading takes at least 2.5 s and bytes are reported each second: two reports at least, each at
     // a whole number of the disk's pieces and moving forward.

@@ -27,26 +27,26 @@ const file = () => new File([JSON.stringify(chatGptBranchCopies)], 'conversation
 describe('ChatGPT "Branch in new chat" copies', () => {
   it('keeps both the copy and the original whole, leaves no empty shell for a refused conversation, and adds nothing the second time', async () => {
     const e = await engine();
-    const report = await e.importHistory(file(), { format: 'auto', importId: 'b1' });
+    const report = await e.data.importHistory(file(), { format: 'auto', importId: 'b1' });
     expect(report).toMatchObject({ conversations: 2, turns: 7, alreadyPresent: 0 });
     expect(report.summary).toMatch(/^2 conversations, 7 turns imported; 1 skipped: 1 conversation refused/);
-    const list = await e.listConversations();
+    const list = await e.conversations.list();
     // The summary counts what is in memory, and every conversation in the sidebar has turns.
     expect(list.map((c) => [c.id, c.messageCount])).toEqual([['chatgpt:conv-branch', 3], ['chatgpt:conv-original', 4]]);
-    expect((await e.stats()).messageCount).toBe(report.turns);
-    expect((await e.listMessages('chatgpt:conv-original')).map((m) => m.content)).toEqual([
+    expect((await e.data.stats()).messageCount).toBe(report.turns);
+    expect((await e.conversations.messages('chatgpt:conv-original')).map((m) => m.content)).toEqual([
       'Draft a packing list for a week of hiking in the Dolomites.', 'Boots, layers, rain shell, map, headlamp, first-aid kit.',
       'Add snacks for the huts.', 'Trail mix, cheese, speck and dark chocolate.',
     ]);
-    const again = await e.importHistory(file(), { format: 'auto', importId: 'b2' });
+    const again = await e.data.importHistory(file(), { format: 'auto', importId: 'b2' });
     expect(again).toMatchObject({ conversations: 0, turns: 0, alreadyPresent: 7 });
-    expect((await e.listConversations()).length).toBe(2);
+    expect((await e.conversations.list()).length).toBe(2);
   });
 
   it('the sidebar keeps the export order (newest conversation first), not the import order', async () => {
     const e = await engine();
-    await e.importHistory(file(), { format: 'auto', importId: 'o' });
-    const [branch, original] = await e.listConversations();
+    await e.data.importHistory(file(), { format: 'auto', importId: 'o' });
+    const [branch, original] = await e.conversations.list();
     expect(branch!.updatedAt).toBe((T0 + 5_050) * 1000);
     expect(original!.updatedAt).toBe((T0 + 160) * 1000);
   });
@@ -58,9 +58,9 @@ describe('ChatGPT "Branch in new chat" copies', () => {
       { id: 'chatgpt:s1', conversationId: 'chatgpt:conv-original', role: 'user', content: 'Draft a packing list for a week of hiking in the Dolomites.', occurredAt: (T0 + 100) * 1000 },
       { id: 'chatgpt:s2', conversationId: 'chatgpt:conv-original', role: 'assistant', content: 'Boots, layers, rain shell, map, headlamp, first-aid kit.', occurredAt: (T0 + 110) * 1000 },
     ]);
-    const report = await e.importHistory(file(), { format: 'auto', importId: 'l' });
+    const report = await e.data.importHistory(file(), { format: 'auto', importId: 'l' });
     expect(report).toMatchObject({ conversations: 2, turns: 5, alreadyPresent: 2 });
-    expect((await e.listMessages('chatgpt:conv-original')).length).toBe(4);
+    expect((await e.conversations.messages('chatgpt:conv-original')).length).toBe(4);
   });
 
   it('npm run import stores both conversations whole', async () => {

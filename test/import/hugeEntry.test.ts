@@ -138,11 +138,11 @@ describe('importing a huge conversation in pieces', () => {
     const json = JSON.stringify([longChat(2_000)]);
     const f = countingFile(json, 4_096);
     const engine = await engines.engine(historyReader({ hugeEntryChars: 100_000 }));
-    const scan = await engine.scanHistory(f, { format: 'auto', importId: 'scan' });
+    const scan = await engine.data.scanHistory(f, { format: 'auto', importId: 'scan' });
     expect([scan.conversations, scan.turns]).toEqual([1, 2_000]);
     const storedEarly: number[] = [];
     const counts: number[] = [];
-    const report = await engine.importHistory(f, { format: 'auto', importId: 'one' }, (p) => {
+    const report = await engine.data.importHistory(f, { format: 'auto', importId: 'one' }, (p) => {
       counts.push(p.turns);
       if (p.turns > 0 && f.reads.at(-1)! < f.size) storedEarly.push(p.turns);
     });
@@ -151,16 +151,16 @@ describe('importing a huge conversation in pieces', () => {
     expect(counts.at(-1)).toBe(2_000);
     expect([report.conversations, report.turns]).toEqual([1, 2_000]);
     expect(storedEarly.length).toBeGreaterThan(0);
-    const again = await engine.importHistory(f, { format: 'auto', importId: 'two' });
+    const again = await engine.data.importHistory(f, { format: 'auto', importId: 'two' });
     expect([again.conversations, again.turns, again.alreadyPresent]).toEqual([0, 0, 2_000]);
   });
 
   it('imports the pieces a scan kept (the same file chosen again) as one conversation', async () => {
     const f = { ...countingFile(JSON.stringify([longChat(1_200)]), 4_096), lastModified: 1 };
     const engine = await engines.engine(historyReader({ hugeEntryChars: 50_000 }));
-    const scan = await engine.scanHistory(f, { format: 'auto', importId: 'scan' });
+    const scan = await engine.data.scanHistory(f, { format: 'auto', importId: 'scan' });
     const readsAfterScan = f.reads.length;
-    const report = await engine.importHistory(f, { format: 'auto', importId: 'one' });
+    const report = await engine.data.importHistory(f, { format: 'auto', importId: 'one' });
     expect(f.reads.length).toBe(readsAfterScan);
     expect([scan.conversations, scan.turns, report.conversations, report.turns]).toEqual([1, 1_200, 1, 1_200]);
   });

@@ -64,7 +64,7 @@ describe('transcript layouts', () => {
     const store = await openNodeStore();
     try {
       const engine = new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, historyReader: readHistory });
-      const scan = await engine.scanHistory(new File([ambiguousTranscript], 'hydra.txt'), { format: 'auto', importId: 's' });
+      const scan = await engine.data.scanHistory(new File([ambiguousTranscript], 'hydra.txt'), { format: 'auto', importId: 's' });
       expect(scan).toMatchObject({ format: 'text', turns: 4, transcript: { ambiguous: true } });
     } finally {
       await store.db.close();

@@ -46,9 +46,9 @@ describe('times are whole ms everywhere', () => {
     const engine = new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, historyReader: readHistory });
     const target = await openNodeStore();
     try {
-      await engine.importHistory(new File([JSON.stringify(chatGptMicroseconds)], 'conversations.json'), { format: 'auto', importId: 'm' });
+      await engine.data.importHistory(new File([JSON.stringify(chatGptMicroseconds)], 'conversations.json'), { format: 'auto', importId: 'm' });
       expect(await fractionalTimes(store)).toEqual([]);
-      expect(await target.importDatabase(await engine.exportDatabase())).toMatchObject({ messageCount: 2 });
+      expect(await target.importDatabase(await engine.data.exportDatabase())).toMatchObject({ messageCount: 2 });
     } finally {
       await store.db.close();
       await target.db.close();

@@ -98,25 +98,25 @@ describe('answers through the engine', () => {
   it('an empty answer is an error, not a stored "(no answer)"; the user turn stays', async () => {
     const { store, engine } = await answeringEngine(mock.url);
     await store.createConversation({ id: 'c', title: 'garden' });
-    await engine.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', content: 'What grows with basil?' });
+    await engine.conversations.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', content: 'What grows with basil?' });
     answerText = '';
-    const err = await failure(() => engine.ask({ conversationId: 'c', userMessageId: 'u1', answerId: 'a1' }, () => undefined));
+    const err = await failure(() => engine.answers.ask({ conversationId: 'c', userMessageId: 'u1', answerId: 'a1' }, () => undefined));
     expect(err.code).toBe('LLM_BAD_OUTPUT');
     expect(err.message).toContain('empty answer');
     mock.setBehaviour({ htmlNext: 1 });
     answerText = 'fine';
-    expect((await failure(() => engine.ask({ conversationId: 'c', userMessageId: 'u1', answerId: 'a2' }, () => undefined))).code).toBe('LLM_BAD_OUTPUT');
+    expect((await failure(() => engine.answers.ask({ conversationId: 'c', userMessageId: 'u1', answerId: 'a2' }, () => undefined))).code).toBe('LLM_BAD_OUTPUT');
     expect((await store.listMessages('c')).map((m) => m.id)).toEqual(['u1']);
   });
 
   it('a runaway streamed answer (3 MB) is cut at the limit, stored cut and marked', async () => {
     const { store, engine } = await answeringEngine(mock.url);
     await store.createConversation({ id: 'c', title: 'garden' });
-    await engine.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', content: 'Tell me everything.' });
+    await engine.conversations.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', content: 'Tell me everything.' });
     answerText = 'Tomatoes need sun and steady water. '.repeat(85_000);
     mock.setBehaviour({ ignoreMaxTokens: true });
     let streamed = 0;
-    const result = await engine.ask({ conversationId: 'c', userMessageId: 'u1', answerId: 'a1' }, (e) => {
+    const result = await engine.answers.ask({ conversationId: 'c', userMessageId: 'u1', answerId: 'a1' }, (e) => {
       if (e.type === 'delta') streamed += e.text.length;
     });
     expect(streamed).toBe(MAX_ANSWER_CHARS);

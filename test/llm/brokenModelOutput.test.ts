@@ -43,13 +43,13 @@ async function engineWith(reply: string) {
   const store = await openNodeStore();
   const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], llm: null });
   await engine.start();
-  await engine.setConsolidationPolicy('off');
+  await engine.synthesis.setPolicy('off');
   const stub = stubLanguageModel();
   stub.replies = [reply];
   engine.useDeviceLlm((sink) => new DeviceLlm(new PromptApiGenerator(stub), { model: BUILT_IN_MODEL_ID, label: 'Built-in model (Chrome)', ...(sink ? { sink } : {}) }));
-  const conversation = await engine.createConversation({ title: 'Dogs' });
+  const conversation = await engine.conversations.create({ title: 'Dogs' });
   const question = `My dog is called Biscuit ${F} (the user's own ${F} stays).`;
-  const turn = await engine.appendTurn({ id: 'u1', conversationId: conversation.id, role: 'user', speaker: 'User', content: question });
+  const turn = await engine.conversations.appendTurn({ id: 'u1', conversationId: conversation.id, role: 'user', speaker: 'User', content: question });
   return { store, engine, conversationId: conversation.id, userMessageId: turn.message.id, question };
 }
 
@@ -57,11 +57,11 @@ describe('an answer with broken characters', () => {
   it('is stored without them, says how many were left out, and the user’s message is untouched', async () => {
     const { store, engine, conversationId, userMessageId, question } = await engineWith(BROKEN_REPLY);
     const deltas: string[] = [];
-    const result = await engine.ask({ conversationId, userMessageId, answerId: 'a1' }, (e) => {
+    const result = await engine.answers.ask({ conversationId, userMessageId, answerId: 'a1' }, (e) => {
       if (e.type === 'delta') deltas.push(e.text);
     });
     expect(result.messageId).toBe('a1');
-    const messages = await engine.listMessages(conversationId);
+    const messages = await engine.conversations.messages(conversationId);
     const answer = messages.find((m) => m.id === 'a1')!;
     expect(answer.content).toBe('Your dog is called Biscuit  and he is a beagle.');
     expect(answer.metadata).toMatchObject({ brokenChars: 14 });
@@ -73,9 +73,9 @@ describe('an answer with broken characters', () => {
 
   it('of broken characters only: a clear error, nothing stored for it, the user’s message kept', async () => {
     const { store, engine, conversationId, userMessageId } = await engineWith(`${F}${F}${F} ${F}${F}`);
-    await expect(engine.ask({ conversationId, userMessageId, answerId: 'a1' }, () => undefined))
+    await expect(engine.answers.ask({ conversationId, userMessageId, answerId: 'a1' }, () => undefined))
       .rejects.toMatchObject({ code: 'LLM_BAD_OUTPUT', message: expect.stringContaining('broken characters only') });
-    const messages = await engine.listMessages(conversationId);
+    const messages = await engine.conversations.messages(conversationId);
     expect(messages.map((m) => m.id)).toEqual([userMessageId]);
     await store.db.close();
   });

@@ -15,21 +15,21 @@ describe('engine with a model on this device', () => {
     const store = await openNodeStore();
     const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], llm: null });
     await engine.start();
-    await engine.setConsolidationPolicy('off');
+    await engine.synthesis.setPolicy('off');
     const stub = stubLanguageModel();
     stub.replies = [Array.from({ length: 400 }, (_, i) => `w${i}`).join(' ')];
     engine.useDeviceLlm((sink) => new DeviceLlm(new PromptApiGenerator(stub), { model: BUILT_IN_MODEL_ID, label: 'Built-in model (Chrome)', ...(sink ? { sink } : {}) }));
-    const conversation = await engine.createConversation({ title: 'Dogs' });
-    const turn = await engine.appendTurn({ id: 'u1', conversationId: conversation.id, role: 'user', speaker: 'User', content: 'My dog is called Biscuit.' });
+    const conversation = await engine.conversations.create({ title: 'Dogs' });
+    const turn = await engine.conversations.appendTurn({ id: 'u1', conversationId: conversation.id, role: 'user', speaker: 'User', content: 'My dog is called Biscuit.' });
     let deltas = 0;
-    const result = await engine.ask({ conversationId: conversation.id, userMessageId: turn.message.id, answerId: 'a1' }, (e) => {
-      if (e.type === 'delta' && ++deltas === 3) void engine.stopAnswer('a1');
+    const result = await engine.answers.ask({ conversationId: conversation.id, userMessageId: turn.message.id, answerId: 'a1' }, (e) => {
+      if (e.type === 'delta' && ++deltas === 3) void engine.answers.stop('a1');
     });
     expect(result.answer.stopped).toBe(true);
     expect(result.messageId).toBe('a1');
-    const stored = (await engine.listMessages(conversation.id)).find((m) => m.id === 'a1')!;
+    const stored = (await engine.conversations.messages(conversation.id)).find((m) => m.id === 'a1')!;
     expect(stored.metadata).toMatchObject({ stopped: true, onDevice: expect.stringContaining('Built-in model (Chrome)') });
-    const usage = await engine.llmUsage(0);
+    const usage = await engine.settings.llmUsage(0);
     expect(usage.answer?.calls).toBe(1);
     await store.db.close();
   });

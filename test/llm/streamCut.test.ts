@@ -21,8 +21,8 @@ async function engine() {
   const store = await openNodeStore();
   const e = new MemoryEngine({ store, llm: client() });
   await e.start();
-  await e.createConversation({ id: 'c', title: 'Garden' });
-  await e.appendTurn({ id: 'q', conversationId: 'c', role: 'user', content: 'What grows with basil?' });
+  await e.conversations.create({ id: 'c', title: 'Garden' });
+  await e.conversations.appendTurn({ id: 'q', conversationId: 'c', role: 'user', content: 'What grows with basil?' });
   return e;
 }
 
@@ -45,24 +45,24 @@ describe('a cut answer is reported as cut', () => {
     const e = await engine();
     mock.setBehaviour({ dropStreamNext: 1, chunkDelayMs: 5 });
     const partial: string[] = [];
-    const err = await e.ask({ conversationId: 'c', userMessageId: 'q', answerId: 'a1' }, (ev) => { if (ev.type === 'delta') partial.push(ev.text); })
+    const err = await e.answers.ask({ conversationId: 'c', userMessageId: 'q', answerId: 'a1' }, (ev) => { if (ev.type === 'delta') partial.push(ev.text); })
       .then(() => null, (x: unknown) => x as { code: string });
     expect(err?.code).toBe('LLM_STREAM_CUT');
     // The mock cuts the connection after its second chunk: both reached the page before the error.
     expect(partial).toHaveLength(2);
     expect(partial.every((piece) => piece.length > 0)).toBe(true);
-    expect((await e.listMessages('c')).map((m) => m.id)).toEqual(['q']);
+    expect((await e.conversations.messages('c')).map((m) => m.id)).toEqual(['q']);
   });
 
   it('an answer ended by the token limit is stored marked as cut off', async () => {
     const e = await engine();
     mock.setBehaviour({ truncateNext: 1, dropStreamNext: 0 });
-    const { answer, messageId } = await e.ask({ conversationId: 'c', userMessageId: 'q', answerId: 'a2' }, () => undefined);
+    const { answer, messageId } = await e.answers.ask({ conversationId: 'c', userMessageId: 'q', answerId: 'a2' }, () => undefined);
     expect(answer.finishReason).toBe('length');
-    const stored = (await e.listMessages('c')).find((m) => m.id === messageId);
+    const stored = (await e.conversations.messages('c')).find((m) => m.id === messageId);
     expect(stored?.metadata).toMatchObject({ cutOff: 'length' });
     // a complete answer carries no such mark
-    const full = await e.ask({ conversationId: 'c', userMessageId: 'q', answerId: 'a3' }, () => undefined);
-    expect((await e.listMessages('c')).find((m) => m.id === full.messageId)?.metadata).not.toHaveProperty('cutOff');
+    const full = await e.answers.ask({ conversationId: 'c', userMessageId: 'q', answerId: 'a3' }, () => undefined);
+    expect((await e.conversations.messages('c')).find((m) => m.id === full.messageId)?.metadata).not.toHaveProperty('cutOff');
   });
 });

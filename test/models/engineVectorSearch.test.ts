@@ -22,16 +22,16 @@ describe('engine + bundled offline embedder (Node, onnxruntime-node)', () => {
       'We are repainting the kitchen a pale green colour.',
       'My flight to Tokyo leaves on Tuesday morning.',
     ];
-    for (const [i, content] of turns.entries()) await engine.appendTurn({ id: `t${i}`, conversationId: 'c', role: 'user', content });
+    for (const [i, content] of turns.entries()) await engine.conversations.appendTurn({ id: `t${i}`, conversationId: 'c', role: 'user', content });
     await engine.idle();
-    expect(await engine.embeddingStatus()).toMatchObject({ activeModel: 'recollect/glove-100d-sif', embedded: 4, total: 4, state: 'idle' });
+    expect(await engine.indexing.embeddingStatus()).toMatchObject({ activeModel: 'recollect/glove-100d-sif', embedded: 4, total: 4, state: 'idle' });
 
-    const dog = await engine.vectorSearch('my new dog');
+    const dog = await engine.answers.vectorSearch('my new dog');
     expect(dog[0]!.message.id).toBe('t0');
-    const travel = await engine.vectorSearch('airplane trip to Japan');
+    const travel = await engine.answers.vectorSearch('airplane trip to Japan');
     expect(travel[0]!.message.id).toBe('t3');
     // No known word: no NaN, no crash, no results.
-    expect(await engine.vectorSearch('qwxzzy blorf')).toEqual([]);
+    expect(await engine.answers.vectorSearch('qwxzzy blorf')).toEqual([]);
     expect(fetchCalls).toEqual([]);
   });
 });

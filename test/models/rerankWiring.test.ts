@@ -37,7 +37,7 @@ describe('reranker chosen in Models', () => {
     const store = await openNodeStore();
     const engine = createEngine(store, { only: ['recall'], embedders: provider });
     await engine.start();
-    await engine.createConversation({ id: 'c', title: 't' });
+    await engine.conversations.create({ id: 'c', title: 't' });
     const lines = [
       'I adopted a grey cat called Miso last spring.',
       'The cat sleeps on the radiator all winter.',
@@ -45,10 +45,10 @@ describe('reranker chosen in Models', () => {
       'My sister has a dog, not a cat.',
       'Weather was cold, the cat hid under the bed.',
     ];
-    await engine.appendTurns(lines.map((content, i) => ({ id: `t${i}`, conversationId: 'c', role: 'user' as const, speaker: 'User', content, occurredAt: Date.UTC(2024, 0, 1, 10, i) })));
+    await engine.conversations.appendTurns(lines.map((content, i) => ({ id: `t${i}`, conversationId: 'c', role: 'user' as const, speaker: 'User', content, occurredAt: Date.UTC(2024, 0, 1, 10, i) })));
     await engine.idle();
 
-    const before = await engine.recall('What is my cat called?', { limit: 5 });
+    const before = await engine.answers.recall('What is my cat called?', { limit: 5 });
     expect(before.turns.length).toBeGreaterThan(1);
     expect(before.turns.every((t) => t.rerankScore === undefined && !t.reasons.includes('rerank'))).toBe(true);
 
@@ -61,14 +61,14 @@ describe('reranker chosen in Models', () => {
     expect(scores).toHaveLength(2);
     expect(scores.every(Number.isFinite)).toBe(true);
     // Trust 0 (the stand-in cannot help): recall keeps the fused order and does not ask it.
-    const after = await engine.recall('What is my cat called?', { limit: 5 });
+    const after = await engine.answers.recall('What is my cat called?', { limit: 5 });
     expect(after.turns.map((t) => t.message.id)).toEqual(before.turns.map((t) => t.message.id));
     expect(after.turns.some((t) => t.rerankScore !== undefined)).toBe(false);
     // The same port with a trusted reranker (as a cross-encoder's catalog entry gives) reranks.
     const trusted = createEngine(store, { only: ['recall'], embedders: { ...provider, activeReranker: async () => ({ ...chosen!, trust: 1 }) } });
     await trusted.start();
     await trusted.idle(); // the reranker joins recall with the vectors, after the open's warm-up
-    const reranked = await trusted.recall('What is my cat called?', { limit: 5 });
+    const reranked = await trusted.answers.recall('What is my cat called?', { limit: 5 });
     for (const t of reranked.turns) {
       expect(t.reasons).toContain('rerank');
       expect(typeof t.rerankScore).toBe('number');
@@ -76,7 +76,7 @@ describe('reranker chosen in Models', () => {
     trusted.stop();
 
     await service.loadReranker(null); // "None"
-    const off = await engine.recall('What is my cat called?', { limit: 5 });
+    const off = await engine.answers.recall('What is my cat called?', { limit: 5 });
     expect(off.turns.map((t) => t.message.id)).toEqual(before.turns.map((t) => t.message.id));
     expect(off.turns.some((t) => t.rerankScore !== undefined)).toBe(false);
     engine.stop();

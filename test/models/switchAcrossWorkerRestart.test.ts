@@ -44,16 +44,16 @@ describe('embedder switch across a model-worker restart', () => {
     const engine = createEngine(store, { only: [], embedders: link.provider });
     await engine.start();
     await store.createConversation({ id: 'c', title: 't' });
-    for (let i = 0; i < 5; i++) await engine.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', content: `turn number ${i} ${'x'.repeat(i)}` });
+    for (let i = 0; i < 5; i++) await engine.conversations.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', content: `turn number ${i} ${'x'.repeat(i)}` });
     await engine.idle();
     expect(await countVectors(store, BUNDLED_MODEL_ID)).toBe(5);
 
-    await engine.setEmbedder(TARGET);
+    await engine.indexing.setEmbedder(TARGET);
     await targetCalled; // the target's first batch is in the old worker
     link.connect(fakeWorker()); // another model broke the old worker: the page replaced it
     await engine.idle();
 
-    const status = await engine.embeddingStatus();
+    const status = await engine.indexing.embeddingStatus();
     expect(status).toMatchObject({ activeModel: TARGET, targetModel: TARGET, state: 'idle', error: null });
     expect(await countVectors(store, TARGET)).toBe(5);
     expect(await countVectors(store, BUNDLED_MODEL_ID)).toBe(0); // the old model's vectors went once the switch completed
@@ -70,15 +70,15 @@ describe('embedder switch across a model-worker restart', () => {
     const engine = createEngine(store, { only: [], embedders: link.provider });
     await engine.start();
     await store.createConversation({ id: 'c', title: 't' });
-    await engine.appendTurn({ id: 'm0', conversationId: 'c', role: 'user', content: 'one turn' });
+    await engine.conversations.appendTurn({ id: 'm0', conversationId: 'c', role: 'user', content: 'one turn' });
     await engine.idle();
 
     // Every worker the target's call reaches is replaced while the call waits: no pass can finish.
     cut = () => link.connect(stalling());
-    await engine.setEmbedder(TARGET);
+    await engine.indexing.setEmbedder(TARGET);
     await engine.idle();
 
-    const status = await engine.embeddingStatus();
+    const status = await engine.indexing.embeddingStatus();
     expect(calls).toBe(4); // the first pass and three more, then the failure counts
     expect(status).toMatchObject({ activeModel: BUNDLED_MODEL_ID, targetModel: BUNDLED_MODEL_ID });
     expect(status!.error!.message).toMatch(/Switching to "Xenova\/all-MiniLM-L6-v2" failed/);

@@ -37,7 +37,7 @@ async function answeredWithEverything() {
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
   const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall', 'explorer'], llm });
   await engine.start();
-  await engine.setConsolidationPolicy('off');
+  await engine.synthesis.setPolicy('off');
   const now = Date.now();
   await store.createConversation({ id: 'old', title: 'Weekend' });
   await store.appendTurns([{ id: 'o1', conversationId: 'old', role: 'user', speaker: 'You', content: 'Back from the studio, my hands are covered in clay.', occurredAt: now - 10 * DAY }]);
@@ -53,23 +53,23 @@ async function answeredWithEverything() {
     [PROFILE_VALUE, now - 10 * DAY]);
 
   await store.createConversation({ id: 'c', title: 'Hobbies' });
-  await engine.appendTurn({ id: 'q1', conversationId: 'c', role: 'user', speaker: 'You', content: 'What do you remember about my pottery?', occurredAt: now });
+  await engine.conversations.appendTurn({ id: 'q1', conversationId: 'c', role: 'user', speaker: 'You', content: 'What do you remember about my pottery?', occurredAt: now });
   await engine.idle();
-  await engine.ask({ conversationId: 'c', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
+  await engine.answers.ask({ conversationId: 'c', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
   const stored = async () => JSON.stringify((await store.getMessage('a1'))!.metadata);
   const sent = await stored();
   for (const word of Object.values(UNIQUE)) expect(sent, word).toContain(word); // the request really carried each item
-  for (const word of Object.values(UNIQUE)) expect(bytesContain(await engine.exportDatabase(), word), word).toBe(true);
+  for (const word of Object.values(UNIQUE)) expect(bytesContain(await engine.data.exportDatabase(), word), word).toBe(true);
   return { store, engine, stored };
 }
 
 describe('deleting a derived item', () => {
   const paths = [
-    { kind: 'fact', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.deleteFact('f1') },
-    { kind: 'plan', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.forget([{ kind: 'foresight', id: 'p1' }]) },
-    { kind: 'profile', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.deleteProfileItem('r1') },
+    { kind: 'fact', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.memory.deleteFact('f1') },
+    { kind: 'plan', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.memory.forget([{ kind: 'foresight', id: 'p1' }]) },
+    { kind: 'profile', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.profile.delete('r1') },
     // Forget of an episode whose fact and plan stay: only its title and narrative go.
-    { kind: 'episode', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.forget([{ kind: 'episode', id: 'm1' }]) },
+    { kind: 'episode', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.memory.forget([{ kind: 'episode', id: 'm1' }]) },
   ] as const;
 
   for (const path of paths) {
@@ -83,7 +83,7 @@ describe('deleting a derived item', () => {
       // The request keeps its shape and everything else it held.
       expect(after).toContain('What do you remember about my pottery?');
       for (const [other, w] of Object.entries(UNIQUE)) if (other !== path.kind) expect(after, w).toContain(w);
-      expect(bytesContain(await engine.exportDatabase(), word)).toBe(false);
+      expect(bytesContain(await engine.data.exportDatabase(), word)).toBe(false);
       // Its citation is kept (the answer's [n] still points somewhere) with its label blanked.
       const cited = CITED[path.kind];
       const citations = ((await store.getMessage('a1'))!.metadata as { citations: { kind: string; ref: string; label: string }[] }).citations;
@@ -104,7 +104,7 @@ describe('deleting a derived item', () => {
     const { store, engine, stored } = await answeredWithEverything();
     await episodeOfO1(store);
     await store.db.exec("INSERT INTO profile_item_history (profile_item_id, op, value, confidence, reason, changed_at) VALUES ('r1', 'update', 'her first pottery teacher was Kestrafune senior', 0.7, 'older', 1)");
-    await engine.deleteMessage('o1');
+    await engine.conversations.deleteMessage('o1');
     const after = await stored();
     for (const kind of ['fact', 'plan', 'episode', 'profile'] as const) expect(after, kind).not.toContain(UNIQUE[kind]);
     expect(after).toContain('What do you remember about my pottery?');
@@ -112,37 +112,37 @@ describe('deleting a derived item', () => {
     expect(await store.db.query("SELECT id FROM profile_item_history WHERE profile_item_id = 'r1'")).toEqual([]);
     // Not forgotten for good: the profile update may add the key again from what remains.
     expect(await store.db.query("SELECT id FROM tombstones WHERE kind = 'profile'")).toEqual([]);
-    const exported = await engine.exportDatabase();
+    const exported = await engine.data.exportDatabase();
     for (const kind of ['fact', 'plan', 'episode', 'profile'] as const) expect(bytesContain(exported, UNIQUE[kind]), kind).toBe(false);
   });
 
   it('removes the profile item drawn from a deleted conversation', async () => {
     const { store, engine, stored } = await answeredWithEverything();
-    await engine.deleteConversation('old');
+    await engine.conversations.delete('old');
     expect(await stored()).not.toContain(UNIQUE.profile);
     expect(await store.db.query("SELECT id FROM profile_items WHERE id = 'r1'")).toEqual([]);
-    expect(bytesContain(await engine.exportDatabase(), UNIQUE.profile)).toBe(false);
+    expect(bytesContain(await engine.data.exportDatabase(), UNIQUE.profile)).toBe(false);
   });
 
   it("keeps a profile item the user edited, without the episode's evidence or the pipeline's earlier values", async () => {
     const { store, engine } = await answeredWithEverything();
     await episodeOfO1(store);
-    await engine.editProfileItem('r1', 'I learn pottery from a teacher at the studio');
-    await engine.deleteMessage('o1');
+    await engine.profile.edit('r1', 'I learn pottery from a teacher at the studio');
+    await engine.conversations.deleteMessage('o1');
     const [item] = await store.db.query<{ value: string; evidence: string }>("SELECT value, evidence FROM profile_items WHERE id = 'r1'");
     expect(item).toEqual({ value: 'I learn pottery from a teacher at the studio', evidence: '[]' });
     const history = await store.db.query<{ value: string | null }>("SELECT value FROM profile_item_history WHERE profile_item_id = 'r1'");
     expect(history.map((h) => h.value)).not.toContain(PROFILE_VALUE);
-    expect(bytesContain(await engine.exportDatabase(), UNIQUE.profile)).toBe(false);
+    expect(bytesContain(await engine.data.exportDatabase(), UNIQUE.profile)).toBe(false);
   });
 
   it('removes the episode, its fact and its plan when the episode is deleted whole', async () => {
     const { engine, stored } = await answeredWithEverything();
-    await engine.deleteMemCell('m1');
+    await engine.memory.deleteMemCell('m1');
     const after = await stored();
     for (const kind of ['fact', 'plan', 'episode'] as const) expect(after, kind).not.toContain(UNIQUE[kind]);
     expect(after).toContain(UNIQUE.profile);
-    const exported = await engine.exportDatabase();
+    const exported = await engine.data.exportDatabase();
     for (const kind of ['fact', 'plan', 'episode'] as const) expect(bytesContain(exported, UNIQUE[kind]), kind).toBe(false);
   });
 });

@@ -25,14 +25,14 @@ async function chatWithSecret() {
   const { store, engine } = await answeringEngine(mock.url);
   await store.createConversation({ id: 'c', title: 'work' });
   const t0 = Date.UTC(2026, 2, 2, 9);
-  await engine.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', speaker: 'You', content: LONG_SECRET, occurredAt: t0 });
-  await engine.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'Should I tell anyone at Quillfeather about quitting?', occurredAt: t0 + 60_000 });
+  await engine.conversations.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', speaker: 'You', content: LONG_SECRET, occurredAt: t0 });
+  await engine.conversations.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'Should I tell anyone at Quillfeather about quitting?', occurredAt: t0 + 60_000 });
   await engine.idle();
-  await engine.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a1' }, () => undefined);
+  await engine.answers.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a1' }, () => undefined);
   await store.createConversation({ id: 'd', title: 'later' });
-  await engine.appendTurn({ id: 'v1', conversationId: 'd', role: 'user', speaker: 'You', content: 'What did I say about Quillfeather and quitting?', occurredAt: t0 + 86_400_000 });
+  await engine.conversations.appendTurn({ id: 'v1', conversationId: 'd', role: 'user', speaker: 'You', content: 'What did I say about Quillfeather and quitting?', occurredAt: t0 + 86_400_000 });
   await engine.idle();
-  await engine.ask({ conversationId: 'd', userMessageId: 'v1', answerId: 'b1' }, () => undefined);
+  await engine.answers.ask({ conversationId: 'd', userMessageId: 'v1', answerId: 'b1' }, () => undefined);
   return { store, engine };
 }
 
@@ -41,9 +41,9 @@ describe('deleting a turn', () => {
     const { store, engine } = await chatWithSecret();
     const before = JSON.stringify([(await store.getMessage('a1'))!.metadata, (await store.getMessage('b1'))!.metadata]);
     expect(before).toContain('thinking of quitting my job');
-    expect(contains(await engine.exportDatabase(), 'thinking of quitting my job')).toBe(true);
+    expect(contains(await engine.data.exportDatabase(), 'thinking of quitting my job')).toBe(true);
 
-    expect(await engine.deleteMessage('u1')).toBe(true);
+    expect(await engine.conversations.deleteMessage('u1')).toBe(true);
 
     for (const id of ['a1', 'b1']) {
       const meta = JSON.stringify((await store.getMessage(id))!.metadata);
@@ -53,11 +53,11 @@ describe('deleting a turn', () => {
       // The rest of what was sent stays: the question that was answered.
       expect(meta).toContain(id === 'a1' ? 'Should I tell anyone at Quillfeather about quitting?' : 'What did I say about Quillfeather and quitting?');
     }
-    expect((await engine.searchMessages('commute manager deadlines')).map((h) => h.message.id)).toEqual([]);
+    expect((await engine.conversations.search('commute manager deadlines')).map((h) => h.message.id)).toEqual([]);
     const [vec] = await store.db.query<{ n: number }>("SELECT count(*) AS n FROM vectors WHERE item_kind = 'message' AND item_id = 'u1'");
     expect(Number(vec!.n)).toBe(0);
 
-    const exported = await engine.exportDatabase();
+    const exported = await engine.data.exportDatabase();
     for (const needle of ['thinking of quitting', 'wearing me down', 'Nobody at Quillfeather knows yet', 'commute']) {
       expect(contains(exported, needle), needle).toBe(false);
     }
@@ -70,14 +70,14 @@ describe('deleting a turn', () => {
   it('redacts an edited turn\'s old text as a deletion does (an edit replaces it and what followed it)', async () => {
     const { store, engine } = await chatWithSecret();
     expect(JSON.stringify((await store.getMessage('b1'))!.metadata)).toContain('thinking of quitting my job');
-    await engine.send({ id: 'u1b', conversationId: 'c', content: 'Work is fine; the spring review went well.', replaces: 'u1' });
+    await engine.conversations.send({ id: 'u1b', conversationId: 'c', content: 'Work is fine; the spring review went well.', replaces: 'u1' });
     expect((await store.listMessages('c')).map((m) => m.id)).toEqual(['u1b']);
     const meta = JSON.stringify((await store.getMessage('b1'))!.metadata);
     expect(meta).not.toContain('thinking of quitting');
     expect(meta).toContain(REDACTED);
     expect(meta).toContain('What did I say about Quillfeather and quitting?');
-    expect((await engine.searchMessages('commute manager deadlines')).map((h) => h.message.id)).toEqual([]);
-    const exported = await engine.exportDatabase();
+    expect((await engine.conversations.search('commute manager deadlines')).map((h) => h.message.id)).toEqual([]);
+    const exported = await engine.data.exportDatabase();
     for (const needle of ['thinking of quitting', 'wearing me down', 'commute']) expect(contains(exported, needle), needle).toBe(false);
     expect(contains(exported, 'the spring review went well')).toBe(true);
   });
@@ -85,14 +85,14 @@ describe('deleting a turn', () => {
   it('takes a date foresight written from the turn with it', async () => {
     const { store, engine } = await answeringEngine(mock.url, { withLlm: false });
     await store.createConversation({ id: 'c', title: 'plans' });
-    await engine.appendTurn({ id: 'p1', conversationId: 'c', role: 'user', speaker: 'You', content: 'I will hand in my resignation at Quillfeather next Friday.', occurredAt: Date.UTC(2026, 2, 2, 9) });
+    await engine.conversations.appendTurn({ id: 'p1', conversationId: 'c', role: 'user', speaker: 'You', content: 'I will hand in my resignation at Quillfeather next Friday.', occurredAt: Date.UTC(2026, 2, 2, 9) });
     await engine.idle();
     const [made] = await store.db.query<{ n: number }>("SELECT count(*) AS n FROM foresights WHERE source = 'date-parser'");
     expect(Number(made!.n)).toBe(1);
-    await engine.deleteMessage('p1');
+    await engine.conversations.deleteMessage('p1');
     const [left] = await store.db.query<{ n: number }>('SELECT count(*) AS n FROM foresights');
     expect(Number(left!.n)).toBe(0);
-    expect(contains(await engine.exportDatabase(), 'resignation')).toBe(false);
+    expect(contains(await engine.data.exportDatabase(), 'resignation')).toBe(false);
   });
 });
 

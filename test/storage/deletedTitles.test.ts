@@ -30,11 +30,11 @@ const bytesContain = (bytes: Uint8Array, text: string): boolean => Buffer.from(b
 
 async function chat(withLlm: boolean) {
   const { store, engine } = await answeringEngine(mock.url, { withLlm });
-  await engine.createConversation({ id: 'c', title: UNTITLED }); // what "New chat" creates
-  const conversation = async () => (await engine.listConversations()).find((c) => c.id === 'c')!;
+  await engine.conversations.create({ id: 'c', title: UNTITLED }); // what "New chat" creates
+  const conversation = async () => (await engine.conversations.list()).find((c) => c.id === 'c')!;
   const ask = async (id: string, content: string) => {
-    await engine.send({ id, conversationId: 'c', content });
-    await engine.ask({ conversationId: 'c', userMessageId: id, answerId: `${id}-a` }, () => undefined);
+    await engine.conversations.send({ id, conversationId: 'c', content });
+    await engine.answers.ask({ conversationId: 'c', userMessageId: id, answerId: `${id}-a` }, () => undefined);
     await engine.idle();
   };
   return { store, engine, conversation, ask };
@@ -43,54 +43,54 @@ async function chat(withLlm: boolean) {
 describe('a title made from a deleted message', () => {
   it('is remade from the first remaining message, memory-only, and leaves the exported bytes', async () => {
     const { engine, conversation } = await chat(false);
-    await engine.send({ id: 'u1', conversationId: 'c', content: FIRST });
-    await engine.send({ id: 'u2', conversationId: 'c', content: SECOND });
+    await engine.conversations.send({ id: 'u1', conversationId: 'c', content: FIRST });
+    await engine.conversations.send({ id: 'u2', conversationId: 'c', content: SECOND });
     await engine.idle();
     expect((await conversation()).title).toContain(MARKER);
-    expect(bytesContain(await engine.exportDatabase(), MARKER)).toBe(true);
+    expect(bytesContain(await engine.data.exportDatabase(), MARKER)).toBe(true);
 
-    expect(await engine.deleteMessage('u1')).toBe(true);
+    expect(await engine.conversations.deleteMessage('u1')).toBe(true);
 
     const after = await conversation();
     expect(after.title).not.toContain(MARKER);
     expect(after.title).toBe(titleFrom(SECOND));
     expect(after.titledBy).toBe('message');
-    expect(bytesContain(await engine.exportDatabase(), MARKER)).toBe(false);
+    expect(bytesContain(await engine.data.exportDatabase(), MARKER)).toBe(false);
   });
 
   it('becomes the placeholder when no message of the person remains, and the next message titles it again', async () => {
     const { engine, conversation } = await chat(false);
-    await engine.send({ id: 'u1', conversationId: 'c', content: FIRST });
-    await engine.deleteMessage('u1');
+    await engine.conversations.send({ id: 'u1', conversationId: 'c', content: FIRST });
+    await engine.conversations.deleteMessage('u1');
     expect((await conversation()).title).toBe(UNTITLED);
     expect((await conversation()).titledBy).toBe('none');
-    expect(bytesContain(await engine.exportDatabase(), MARKER)).toBe(false);
-    await engine.send({ id: 'u2', conversationId: 'c', content: SECOND });
+    expect(bytesContain(await engine.data.exportDatabase(), MARKER)).toBe(false);
+    await engine.conversations.send({ id: 'u2', conversationId: 'c', content: SECOND });
     expect((await conversation()).title).toBe(titleFrom(SECOND));
   });
 
   it('follows an edit of the first message (the edited message is replaced)', async () => {
     const { engine, conversation } = await chat(false);
-    await engine.send({ id: 'u1', conversationId: 'c', content: FIRST });
-    await engine.send({ id: 'u1b', conversationId: 'c', content: SECOND, replaces: 'u1' });
+    await engine.conversations.send({ id: 'u1', conversationId: 'c', content: FIRST });
+    await engine.conversations.send({ id: 'u1b', conversationId: 'c', content: SECOND, replaces: 'u1' });
     expect((await conversation()).title).toBe(titleFrom(SECOND));
-    expect(bytesContain(await engine.exportDatabase(), MARKER)).toBe(false);
+    expect(bytesContain(await engine.data.exportDatabase(), MARKER)).toBe(false);
   });
 
   it('stays when a later message is deleted', async () => {
     const { engine, conversation } = await chat(false);
-    await engine.send({ id: 'u1', conversationId: 'c', content: FIRST });
-    await engine.send({ id: 'u2', conversationId: 'c', content: SECOND });
-    await engine.deleteMessage('u2');
+    await engine.conversations.send({ id: 'u1', conversationId: 'c', content: FIRST });
+    await engine.conversations.send({ id: 'u2', conversationId: 'c', content: SECOND });
+    await engine.conversations.deleteMessage('u2');
     expect((await conversation()).title).toBe(titleFrom(FIRST));
   });
 
   it('stays when the person typed it, even with the deleted words in it', async () => {
     const { engine, conversation } = await chat(false);
-    await engine.send({ id: 'u1', conversationId: 'c', content: FIRST });
-    await engine.send({ id: 'u2', conversationId: 'c', content: SECOND });
-    await engine.renameConversation('c', `${MARKER} party`);
-    await engine.deleteMessage('u1');
+    await engine.conversations.send({ id: 'u1', conversationId: 'c', content: FIRST });
+    await engine.conversations.send({ id: 'u2', conversationId: 'c', content: SECOND });
+    await engine.conversations.rename('c', `${MARKER} party`);
+    await engine.conversations.deleteMessage('u1');
     expect((await conversation()).title).toBe(`${MARKER} party`);
     expect((await conversation()).titledBy).toBe('user');
   });
@@ -102,12 +102,12 @@ describe('a title made from a deleted message', () => {
       expect((await conversation()).title).toBe(`${MARKER} lakeside party planning`);
       expect((await conversation()).titledBy).toBe('endpoint');
       await ask('u2', SECOND);
-      await engine.deleteMessage(deleted);
+      await engine.conversations.deleteMessage(deleted);
       const after = await conversation();
       // When only the answer went, the first message (marker included) is still there to title it.
       expect(after.title, deleted).toBe(titleFrom(deleted === 'u1' ? SECOND : FIRST));
       expect(after.titledBy, deleted).toBe('message');
-      const exported = await engine.exportDatabase();
+      const exported = await engine.data.exportDatabase();
       expect(bytesContain(exported, 'lakeside party planning'), deleted).toBe(false);
       if (deleted === 'u1') expect(bytesContain(exported, MARKER)).toBe(false);
     }
@@ -117,8 +117,8 @@ describe('a title made from a deleted message', () => {
     const { engine, conversation, ask } = await chat(true);
     await ask('u1', FIRST);
     await ask('u2', SECOND);
-    await engine.deleteMessage('u2');
-    await engine.deleteMessage('u2-a');
+    await engine.conversations.deleteMessage('u2');
+    await engine.conversations.deleteMessage('u2-a');
     expect((await conversation()).title).toBe(`${MARKER} lakeside party planning`);
   });
 });

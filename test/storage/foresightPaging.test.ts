@@ -37,7 +37,7 @@ async function readAll(engine: Awaited<ReturnType<typeof engineWithForesight>>, 
   let pages = 0;
   let total = -1;
   do {
-    const page = await engine.listForesightPage({ ...query, cursor });
+    const page = await engine.plans.page({ ...query, cursor });
     seen.push(...page.items);
     total = page.total;
     cursor = page.nextCursor;
@@ -49,7 +49,7 @@ async function readAll(engine: Awaited<ReturnType<typeof engineWithForesight>>, 
 describe('foresight pages', () => {
   it('page by cursor to the true end past the old 5,000 cap, in time order, dismissed only when asked', async () => {
     const engine = await engineWithForesight();
-    const first = await engine.listForesightPage({ limit: 10_000, dismissed: true });
+    const first = await engine.plans.page({ limit: 10_000, dismissed: true });
     expect(first.total).toBe(ITEMS);
     expect(first.items).toHaveLength(500); // one request returns at most 500
     const all = await readAll(engine, { limit: 500, dismissed: true });
@@ -58,7 +58,7 @@ describe('foresight pages', () => {
     expect(all.pages).toBe(11);
     const times = all.seen.map((f) => f.startAt ?? f.endAt ?? 0).filter((t) => t > 0);
     expect(times).toEqual([...times].sort((a, b) => a - b));
-    expect(await engine.listForesight()).toHaveLength(ITEMS); // the whole list, read page by page
+    expect(await engine.plans.list()).toHaveLength(ITEMS); // the whole list, read page by page
 
     const shown = await readAll(engine, { limit: 300 });
     const dismissed = all.seen.filter((f) => f.status === 'dismissed').length;

@@ -57,9 +57,9 @@ async function setup(faults: Faults = {}) {
   const jobs = faulty<JobStore>(store.jobs, faults.jobs ?? [], () => armed);
   const engine = new MemoryEngine({ store: wrapped, embedders: provider, episodes: store.episodes, jobs, knowledge: store.knowledge });
   await engine.start();
-  await engine.createConversation({ id: 'mine', title: 'My own memory' });
-  await engine.appendTurn({ id: 'own0', conversationId: 'mine', role: 'user', content: 'I keep bees on the roof.' });
-  await engine.setConsolidationPolicy('eager');
+  await engine.conversations.create({ id: 'mine', title: 'My own memory' });
+  await engine.conversations.appendTurn({ id: 'own0', conversationId: 'mine', role: 'user', content: 'I keep bees on the roof.' });
+  await engine.synthesis.setPolicy('eager');
   await engine.idle();
   return { store, engine };
 }
@@ -93,17 +93,17 @@ describe('import is all or nothing', () => {
         await s.db.exec("INSERT OR REPLACE INTO meta VALUES ('embedder.active', 'gone/model')");
         return s.db.serialize();
       })();
-      const err = await engine.importDatabase(file).then(() => null, (e: unknown) => e as { code: string; message: string; detail?: string });
+      const err = await engine.data.importDatabase(file).then(() => null, (e: unknown) => e as { code: string; message: string; detail?: string });
       expect(err?.code).toBe('IMPORT_ROLLED_BACK');
       expect(err?.message).toMatch(/previous memory was put back unchanged/);
       expect(err?.detail).toMatch(/injected failure/);
       expect(sameBytes(await store.db.serialize(), before)).toBe(true);
       // and it runs again: new turns are stored and embedded, the policy was re-read
-      await engine.appendTurn({ id: 'own1', conversationId: 'mine', role: 'user', content: 'The bees swarmed.' });
+      await engine.conversations.appendTurn({ id: 'own1', conversationId: 'mine', role: 'user', content: 'The bees swarmed.' });
       await engine.idle();
-      expect((await engine.listMessages('mine')).map((m) => m.id)).toEqual(['own0', 'own1']);
-      expect((await engine.embeddingStatus())?.embedded).toBe(2);
-      expect(await engine.consolidationPolicy()).toBe('eager');
+      expect((await engine.conversations.messages('mine')).map((m) => m.id)).toEqual(['own0', 'own1']);
+      expect((await engine.indexing.embeddingStatus())?.embedded).toBe(2);
+      expect(await engine.synthesis.policy()).toBe('eager');
     });
   }
 
@@ -111,13 +111,13 @@ describe('import is all or nothing', () => {
     const { store, engine } = await setup();
     const before = await store.db.serialize();
     vi.spyOn(store.db, 'replaceWith').mockRejectedValueOnce(new Error('disk full'));
-    await expect(engine.importDatabase(await base())).rejects.toMatchObject({ code: 'IMPORT_WRITE_FAILED', message: expect.stringMatching(/current memory is unchanged/) });
+    await expect(engine.data.importDatabase(await base())).rejects.toMatchObject({ code: 'IMPORT_WRITE_FAILED', message: expect.stringMatching(/current memory is unchanged/) });
     expect(sameBytes(await store.db.serialize(), before)).toBe(true);
   });
 
   it('when putting the previous memory back fails too, the message says that', async () => {
     const { engine } = await setup({ store: ['countItems'], rollback: true });
-    await expect(engine.importDatabase(await base())).rejects.toMatchObject({ code: 'IMPORT_RESTORE_FAILED', message: expect.stringMatching(/putting your previous memory back failed/) });
+    await expect(engine.data.importDatabase(await base())).rejects.toMatchObject({ code: 'IMPORT_RESTORE_FAILED', message: expect.stringMatching(/putting your previous memory back failed/) });
   });
 
   it('a successful import restarts the settings readers and the job queue, and replaces an unknown embedder', async () => {
@@ -126,17 +126,17 @@ describe('import is all or nothing', () => {
     await s.db.deserialize(await base());
     await s.db.exec("INSERT OR REPLACE INTO meta VALUES ('embedder.active', 'gone/model'), ('answer.budget_tokens', '1000000000000000'), ('llm.base_url', 'https://attacker.example')");
     const recover = vi.spyOn(store.jobs, 'recoverInterrupted');
-    const summary = await engine.importDatabase(await s.db.serialize());
+    const summary = await engine.data.importDatabase(await s.db.serialize());
     expect(summary.messageCount).toBe(12);
     expect(summary.notices.join(' ')).toMatch(/"gone\/model".*re-indexed with the bundled model/);
     expect(summary.notices.join(' ')).toMatch(/reset to their defaults: answer.budget_tokens/);
     expect(summary.notices.join(' ')).toMatch(/1 setting this version does not use was ignored/);
     expect(recover).toHaveBeenCalled();
     // The file set the policy to 'off' and the budget is back to the default.
-    expect(await engine.consolidationPolicy()).toBe('off');
-    expect((await engine.answerSettings()).budgetTokens).toBe(2500);
+    expect(await engine.synthesis.policy()).toBe('off');
+    expect((await engine.settings.answerSettings()).budgetTokens).toBe(2500);
     await engine.idle();
-    const status = await engine.embeddingStatus();
+    const status = await engine.indexing.embeddingStatus();
     expect(status).toMatchObject({ activeModel: embedder.id, embedded: 12, total: 12 });
     expect(await store.getMeta('llm.base_url')).toBeNull();
   });

@@ -16,10 +16,10 @@ async function engineWithCells() {
   const store = await openNodeStore();
   const engine = createEngine(store, { only: ['episodes', 'explorer'], llm: null });
   await engine.start();
-  await engine.setConsolidationPolicy('off');
-  await engine.createConversation({ id: 'c', title: 'Daily notes' });
+  await engine.synthesis.setPolicy('off');
+  await engine.conversations.create({ id: 'c', title: 'Daily notes' });
   // One turn a day: the day change closes each episode.
-  await engine.appendTurns(Array.from({ length: CELLS }, (_, i) => ({ id: `t${i}`, conversationId: 'c', role: 'user' as const, content: `Note of day ${i}.`, occurredAt: T0 + i * DAY })));
+  await engine.conversations.appendTurns(Array.from({ length: CELLS }, (_, i) => ({ id: `t${i}`, conversationId: 'c', role: 'user' as const, content: `Note of day ${i}.`, occurredAt: T0 + i * DAY })));
   await engine.closeOpenCells();
   await engine.idle();
   return engine;
@@ -30,7 +30,7 @@ async function readAll(engine: Awaited<ReturnType<typeof engineWithCells>>, quer
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const page = await engine.listMemCells({ ...query, cursor });
+    const page = await engine.memory.listMemCells({ ...query, cursor });
     seen.push(...page.items);
     cursor = page.nextCursor;
     pages++;
@@ -42,7 +42,7 @@ async function readAll(engine: Awaited<ReturnType<typeof engineWithCells>>, quer
 describe('episode pages', () => {
   it('page by cursor to the true end, newest or oldest first, past the 500-row cap', async () => {
     const engine = await engineWithCells();
-    const first = await engine.listMemCells({ limit: 10_000 });
+    const first = await engine.memory.listMemCells({ limit: 10_000 });
     expect(first.total).toBe(CELLS);
     expect(first.items).toHaveLength(500); // one request returns at most 500
     const desc = await readAll(engine, { limit: 500 });
@@ -57,8 +57,8 @@ describe('episode pages', () => {
 
   it('does not skip an episode when one before the cursor is deleted, and filters a time window', async () => {
     const engine = await engineWithCells();
-    const newest = (await engine.listMemCells({ limit: 1 })).items[0]!;
-    const all = await readAll(engine, { limit: 100 }, async () => void await engine.deleteMemCell(newest.id, { turns: false }));
+    const newest = (await engine.memory.listMemCells({ limit: 1 })).items[0]!;
+    const all = await readAll(engine, { limit: 100 }, async () => void await engine.memory.deleteMemCell(newest.id, { turns: false }));
     expect(all.seen).toHaveLength(CELLS);
     const window = await readAll(engine, { limit: 7, from: T0 + 10 * DAY, to: T0 + 39 * DAY, order: 'asc' });
     expect(window.seen.map((c) => c.startAt)).toEqual(Array.from({ length: 30 }, (_, i) => T0 + (10 + i) * DAY));

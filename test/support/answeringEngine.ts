@@ -13,6 +13,6 @@ export async function answeringEngine(mockUrl: string, options: { withLlm?: bool
   const llm = new LlmClient({ baseUrl: mockUrl, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
   const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall', ...(options.explorer ? ['explorer' as const] : [])], llm: options.withLlm === false ? null : llm });
   await engine.start();
-  await engine.setConsolidationPolicy('off');
+  await engine.synthesis.setPolicy('off');
   return { store, engine };
 }

@@ -159,8 +159,8 @@ export async function buildMarkdownMemory(file: string): Promise<{ conversations
   await engine.start();
   let turns = 0;
   const write = async (conversationId: string, title: string, contents: readonly { role: 'user' | 'assistant'; content: string }[]) => {
-    await engine.createConversation({ id: conversationId, title });
-    await engine.appendTurns(contents.map((c, k) => ({ id: `${conversationId}-t${k}`, conversationId, role: c.role, content: c.content, occurredAt: now + k * 60_000 })));
+    await engine.conversations.create({ id: conversationId, title });
+    await engine.conversations.appendTurns(contents.map((c, k) => ({ id: `${conversationId}-t${k}`, conversationId, role: c.role, content: c.content, occurredAt: now + k * 60_000 })));
     turns += contents.length;
     now += 3_600_000;
   };

@@ -44,8 +44,8 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const conversations = useEngineQuery((q) => q.conversations());
   // An endpoint, or a model on this device (Settings → This device), answers; unknown while the memory opens.
   const answerer = useAnswerer();
-  const sendTurn = useEngineMutation((c, request: SendRequest) => c.engine.send(request), { report: false });
-  const remove = useEngineMutation((c, id: string) => c.engine.deleteMessage(id));
+  const sendTurn = useEngineMutation((c, request: SendRequest) => c.engine.conversations.send(request), { report: false });
+  const remove = useEngineMutation((c, id: string) => c.engine.conversations.deleteMessage(id));
   const answers = useAnswerStream();
   const notify = useUi((s) => s.notify);
   // While the memory opens only the composer is usable (OwnershipBanner.tsx): a message typed

@@ -15,7 +15,7 @@ import { useOpening } from './OwnershipBanner';
  */
 export function useStartConversation() {
   const conversations = useEngineQuery((q) => q.conversations());
-  const create = useEngineMutation((c, v: { title: string; projectId: string | null }) => c.engine.createConversation(v));
+  const create = useEngineMutation((c, v: { title: string; projectId: string | null }) => c.engine.conversations.create(v));
   const select = useUi((s) => s.selectConversation);
   const setSearchText = useUi((s) => s.setSearchText);
   const setStarting = useUi((s) => s.setStartingConversation);
@@ -122,8 +122,8 @@ export function ConversationList() {
 function ConversationRow({ conversation: c, active, tabbable, onFocus, onMove }: {
   readonly conversation: Conversation; readonly active: boolean; readonly tabbable: boolean; readonly onFocus: () => void; readonly onMove: () => void;
 }) {
-  const rename = useEngineMutation((cl, v: { id: string; title: string }) => cl.engine.renameConversation(v.id, v.title));
-  const remove = useEngineMutation((cl, id: string) => cl.engine.deleteConversation(id));
+  const rename = useEngineMutation((cl, v: { id: string; title: string }) => cl.engine.conversations.rename(v.id, v.title));
+  const remove = useEngineMutation((cl, id: string) => cl.engine.conversations.delete(id));
   const selected = useUi((s) => s.selectedConversationId);
   const select = useUi((s) => s.selectConversation);
   const setSearchText = useUi((s) => s.setSearchText);

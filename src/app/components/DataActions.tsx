@@ -54,7 +54,7 @@ export function DataActions() {
   const [importError, setImportError] = useState<string | null>(null);
   const [held, setHeld] = useState<NonNullable<ImportSummary['pendingSynthesis']> | null>(null);
   const [choice, setChoice] = useState<PolicyName>('off');
-  const setPolicy = useEngineMutation((c, name: PolicyName) => c.engine.setConsolidationPolicy(name), { invalidate: [queryKeys.consolidation] });
+  const setPolicy = useEngineMutation((c, name: PolicyName) => c.engine.synthesis.setPolicy(name), { invalidate: [queryKeys.consolidation] });
 
   const confirmImport = async () => {
     if (!pending) return;

@@ -23,7 +23,7 @@ export function failedSynthesisText(f: Pick<SynthesisFailures, 'episodes' | 'the
 
 function useRetryFailedSynthesis() {
   const notify = useUi((s) => s.notify);
-  return useEngineMutation((c, _: void) => c.engine.retryFailedSynthesis(), {
+  return useEngineMutation((c, _: void) => c.engine.synthesis.retryFailed(), {
     invalidate: [queryKeys.consolidation, queryKeys.explorer],
     onSuccess: (n) => notify('info', n > 0 ? `Trying again: ${plural(n, 'summary', 'summaries')} back in the queue.` : 'Nothing left to retry.'),
   });

@@ -28,7 +28,7 @@ export function SavedFromMessage({ memory, undone, onUndone }: {
   readonly onUndone: (value: string) => void;
 }) {
   const open = useUi((s) => s.openExplorer);
-  const undo = useEngineMutation((c, m: MessageMemory) => c.engine.deleteProfileItem(m.profileItemId), {
+  const undo = useEngineMutation((c, m: MessageMemory) => c.engine.profile.delete(m.profileItemId), {
     invalidate: [queryKeys.explorer],
   });
   const undoneRef = useRef<HTMLParagraphElement>(null);

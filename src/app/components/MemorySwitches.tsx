@@ -27,7 +27,7 @@ function rememberHelp(on: boolean): string {
 /** The switches in a conversation's header: keyboard reachable checkboxes, each with its help line. */
 export function ConversationMemorySwitches({ conversation }: { conversation: Conversation }) {
   const qc = useQueryClient();
-  const mutation = useEngineMutation((c, patch: Partial<ConversationMemory>) => c.engine.setConversationMemory(conversation.id, patch), {
+  const mutation = useEngineMutation((c, patch: Partial<ConversationMemory>) => c.engine.conversations.setMemory(conversation.id, patch), {
     invalidate: [queryKeys.conversations],
   });
   // The box follows the click at once; the engine's answer (or a failure) refetches the list.
@@ -62,7 +62,7 @@ export function ConversationMemorySwitches({ conversation }: { conversation: Con
 export function MemoryDefaultsSection() {
   const qc = useQueryClient();
   const defaults = useEngineQuery((q) => q.memoryDefaults());
-  const mutation = useEngineMutation((c, patch: Partial<ConversationMemory>) => c.engine.setMemoryDefaults(patch), {
+  const mutation = useEngineMutation((c, patch: Partial<ConversationMemory>) => c.engine.settings.setMemoryDefaults(patch), {
     onSuccess: (v) => qc.setQueryData(queryKeys.memoryDefaults, v),
   });
   const set = {

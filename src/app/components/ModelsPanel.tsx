@@ -14,7 +14,7 @@ export function ModelsPanel({ onClose }: { onClose: () => void }) {
   // Polled: models load lazily in their worker, which sends no events.
   const modelStatus = useModelStatus(1_000);
   const embedding = useEngineQuery((q) => q.embedding());
-  const setEmbedder = useEngineMutation((c, id: string) => c.engine.setEmbedder(id));
+  const setEmbedder = useEngineMutation((c, id: string) => c.engine.indexing.setEmbedder(id));
   const setReranker = useEngineMutation(async (c, id: string | null) => {
     // Kept before the load finishes, so a reload right after still applies it; a choice that
     // fails to load is forgotten.

@@ -26,9 +26,9 @@ export function ProjectDialog({ project, onClose }: { readonly project: Project 
   const [confirmDelete, setConfirmDelete] = useState(false);
   const selectProject = useUi((s) => s.selectProject);
   const selectedProject = useUi((s) => s.selectedProjectId);
-  const create = useEngineMutation((c, v: { name: string; instructions: string; memory: ProjectMemoryMode; useProfile: boolean }) => c.engine.createProject(v));
-  const edit = useEngineMutation((c, v: { id: string; patch: { name?: string; instructions?: string; useProfile?: boolean; archived?: boolean } }) => c.engine.editProject(v.id, v.patch));
-  const remove = useEngineMutation((c, v: { id: string; chats: 'keep' | 'delete' }) => c.engine.deleteProject(v.id, v.chats));
+  const create = useEngineMutation((c, v: { name: string; instructions: string; memory: ProjectMemoryMode; useProfile: boolean }) => c.engine.projects.create(v));
+  const edit = useEngineMutation((c, v: { id: string; patch: { name?: string; instructions?: string; useProfile?: boolean; archived?: boolean } }) => c.engine.projects.edit(v.id, v.patch));
+  const remove = useEngineMutation((c, v: { id: string; chats: 'keep' | 'delete' }) => c.engine.projects.delete(v.id, v.chats));
   const busy = create.isPending || edit.isPending || remove.isPending;
 
   const save = async () => {
@@ -122,7 +122,7 @@ export function MoveConversationDialog({ conversation, onClose }: { readonly con
   const projects = useEngineQuery((q) => q.projects());
   const list = projects.data ?? [];
   const [target, setTarget] = useState<string>(conversation.projectId ?? '');
-  const move = useEngineMutation((c, v: { id: string; projectId: string | null }) => c.engine.moveConversation(v.id, v.projectId));
+  const move = useEngineMutation((c, v: { id: string; projectId: string | null }) => c.engine.projects.move(v.id, v.projectId));
   const from = list.find((p) => p.id === conversation.projectId) ?? null;
   const to = list.find((p) => p.id === target) ?? null;
   return (

@@ -35,20 +35,20 @@ function dayStart(zone: string): number {
 /** Settings: the LLM endpoint (with presets and CORS notes), consolidation policy and spend. */
 export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; onOpenModels: () => void }) {
   const saved = useEngineQuery((q) => q.llmSettings());
-  const save = useEngineMutation((c, input: LlmSettingsInput) => c.engine.saveLlmSettings(input), {
+  const save = useEngineMutation((c, input: LlmSettingsInput) => c.engine.settings.saveLlm(input), {
     report: false,
     invalidate: [queryKeys.consolidation],
     onSuccess: (view, qc) => qc.setQueryData(queryKeys.llmSettings, view),
   });
-  const test = useEngineMutation((c, input: LlmSettingsInput) => c.engine.testLlmConnection(input), { report: false });
-  const list = useEngineMutation((c, input: LlmSettingsInput) => c.engine.listLlmModels(input), { report: false });
+  const test = useEngineMutation((c, input: LlmSettingsInput) => c.engine.settings.testLlm(input), { report: false });
+  const list = useEngineMutation((c, input: LlmSettingsInput) => c.engine.settings.llmModels(input), { report: false });
   const status = useEngineQuery((q) => q.consolidation());
-  const setPolicy = useEngineMutation((c, name: PolicyName) => c.engine.setConsolidationPolicy(name), { invalidate: [queryKeys.consolidation] });
-  const setBoundaryCheck = useEngineMutation((c, on: boolean) => c.engine.setLlmBoundaryCheck(on), { invalidate: [queryKeys.consolidation] });
+  const setPolicy = useEngineMutation((c, name: PolicyName) => c.engine.synthesis.setPolicy(name), { invalidate: [queryKeys.consolidation] });
+  const setBoundaryCheck = useEngineMutation((c, on: boolean) => c.engine.synthesis.setBoundaryCheck(on), { invalidate: [queryKeys.consolidation] });
   const timeZone = useEngineQuery((q) => q.timeZone());
-  const setTimeZone = useEngineMutation((c, zone: string | null) => c.engine.setTimeZone(zone), { invalidate: [queryKeys.timeZone] });
+  const setTimeZone = useEngineMutation((c, zone: string | null) => c.engine.settings.setTimeZone(zone), { invalidate: [queryKeys.timeZone] });
   const answerSettings = useEngineQuery((q) => q.answerSettings());
-  const setAnswerSettings = useEngineMutation((c, s: { budgetTokens?: number; sufficiencyCheck?: boolean }) => c.engine.setAnswerSettings(s), {
+  const setAnswerSettings = useEngineMutation((c, s: { budgetTokens?: number; sufficiencyCheck?: boolean }) => c.engine.settings.setAnswerSettings(s), {
     onSuccess: (v, qc) => qc.setQueryData(queryKeys.answerSettings, v),
   });
   const usageToday = useEngineQuery((q) => q.llmUsage(dayStart(timeZone.data?.timeZone ?? browserZone)));

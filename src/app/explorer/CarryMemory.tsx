@@ -57,7 +57,7 @@ export function ImportMemoryDialog({ onClose }: { onClose: () => void }) {
   const [reading, setReading] = useState(false);
   const file = useRef<HTMLInputElement>(null);
   const ids = useId();
-  const store = useEngineMutation((c, request: Parameters<typeof c.engine.importMemories>[0]) => c.engine.importMemories(request), { report: false, invalidate: [queryKeys.explorer] });
+  const store = useEngineMutation((c, request: Parameters<typeof c.engine.profile.importMemories>[0]) => c.engine.profile.importMemories(request), { report: false, invalidate: [queryKeys.explorer] });
 
   const read = async (input: string) => {
     setError(null);
@@ -70,7 +70,7 @@ export function ImportMemoryDialog({ onClose }: { onClose: () => void }) {
     }
     setReading(true);
     try {
-      const known = await client.engine.knownMemories(parsed.items.map((m) => m.text));
+      const known = await client.engine.profile.knownMemories(parsed.items.map((m) => m.text));
       setPreview({ parse: parsed, known });
       setChosen(new Set(parsed.items.flatMap((m, i) => (known[i] || m.problem ? [] : [i]))));
       if (parsed.source) setSource(parsed.source);
@@ -191,7 +191,7 @@ export function ExportMemoryDialog({ onClose }: { onClose: () => void }) {
   const [format, setFormat] = useState<MemoryExportFormat>('dated-lines');
   const [status, setStatus] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const exporter = useEngineMutation((c, f: MemoryExportFormat) => c.engine.exportMemories(f), { report: false });
+  const exporter = useEngineMutation((c, f: MemoryExportFormat) => c.engine.profile.exportMemories(f), { report: false });
   const run = async (to: 'clipboard' | 'file') => {
     setError(null);
     setStatus('');

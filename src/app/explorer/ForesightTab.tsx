@@ -90,8 +90,8 @@ function ForesightRow({ item, cited }: { item: ForesightItem; cited: boolean }) 
   const [editing, setEditing] = useState(false);
   const [start, setStart] = useState(toInput(item.startAt));
   const [end, setEnd] = useState(toInput(item.endAt));
-  const edit = useMemoryMutation((e, v: { startAt: number | null; endAt: number | null }) => e.editForesight(item.id, v));
-  const dismiss = useMemoryMutation((e, _: void) => e.dismissForesight(item.id));
+  const edit = useMemoryMutation((e, v: { startAt: number | null; endAt: number | null }) => e.plans.edit(item.id, v));
+  const dismiss = useMemoryMutation((e, _: void) => e.plans.dismiss(item.id));
   return (
     <li className={`foresight-item ${item.status}${cited ? ' highlight' : ''}`} data-testid="foresight-item" data-status={item.status} data-foresight-id={item.id}
       tabIndex={cited ? -1 : undefined} aria-current={cited ? 'true' : undefined}>

@@ -21,7 +21,7 @@ export function ForgetTab() {
   const preview = useEngineQuery((q) => q.forgetPreview(query.trim()));
   const [ticked, setTicked] = useState<Set<string>>(new Set());
   const [done, setDone] = useState<ForgetResult | null>(null);
-  const forget = useMemoryMutation((e, v: { items: { kind: ForgetKind; id: string }[]; about: string }) => e.forget(v.items, v.about));
+  const forget = useMemoryMutation((e, v: { items: { kind: ForgetKind; id: string }[]; about: string }) => e.memory.forget(v.items, v.about));
   useEffect(() => setTicked(new Set()), [query]);
   const items = preview.data ?? [];
   const keyOf = (i: { kind: string; id: string }) => `${i.kind}:${i.id}`;

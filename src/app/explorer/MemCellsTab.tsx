@@ -53,9 +53,9 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
   const [narrative, setNarrative] = useState('');
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [withTurns, setWithTurns] = useState(false);
-  const save = useMemoryMutation((e, v: { title: string; narrative: string }) => e.editMemCell(id, v));
-  const remove = useMemoryMutation((e, turns: boolean) => e.deleteMemCell(id, { turns }));
-  const resynth = useMemoryMutation((e, _: void) => e.resynthesiseMemCell(id));
+  const save = useMemoryMutation((e, v: { title: string; narrative: string }) => e.memory.editMemCell(id, v));
+  const remove = useMemoryMutation((e, turns: boolean) => e.memory.deleteMemCell(id, { turns }));
+  const resynth = useMemoryMutation((e, _: void) => e.memory.resynthesiseMemCell(id));
   if (isLoading) return <p className="muted">Loading…</p>;
   if (!cell) return <p className="muted">This episode no longer exists.</p>;
   return (
@@ -121,8 +121,8 @@ function MemCellDetailView({ id, focusFact, onGone }: { id: string; focusFact: s
 function FactRow({ fact, focused }: { fact: FactView; focused: boolean }) {
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(fact.content);
-  const save = useMemoryMutation((e, content: string) => e.editFact(fact.id, { content }));
-  const remove = useMemoryMutation((e, _: void) => e.deleteFact(fact.id));
+  const save = useMemoryMutation((e, content: string) => e.memory.editFact(fact.id, { content }));
+  const remove = useMemoryMutation((e, _: void) => e.memory.deleteFact(fact.id));
   return (
     <li className={`fact-row${focused ? ' highlight' : ''}${fact.supersededBy ? ' superseded' : ''}`} data-testid="fact">
       {editing ? (

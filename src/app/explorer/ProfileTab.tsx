@@ -43,10 +43,10 @@ function ProfileRow({ item }: { item: ProfileItemView }) {
   const [showHistory, setShowHistory] = useState(false);
   // Evidence is episode ids, and the messages that asked for the item ("remember that…").
   const episodes = item.evidence.filter((e) => !e.startsWith(MESSAGE_EVIDENCE));
-  const edit = useMemoryMutation((e, v: string) => e.editProfileItem(item.id, v));
-  const pin = useMemoryMutation((e, p: boolean) => e.pinProfileItem(item.id, p));
-  const resolve = useMemoryMutation((e, c: 'keep' | 'accept') => e.resolveProfileConflict(item.id, c));
-  const remove = useMemoryMutation((e, _: void) => e.deleteProfileItem(item.id));
+  const edit = useMemoryMutation((e, v: string) => e.profile.edit(item.id, v));
+  const pin = useMemoryMutation((e, p: boolean) => e.profile.pin(item.id, p));
+  const resolve = useMemoryMutation((e, c: 'keep' | 'accept') => e.profile.resolveConflict(item.id, c));
+  const remove = useMemoryMutation((e, _: void) => e.profile.delete(item.id));
   const focused = focus?.kind === 'profile' && focus.id === item.id;
   return (
     <li className={`profile-item ${item.status}${focused ? ' highlight' : ''}`} data-testid="profile-item" data-status={item.status}>

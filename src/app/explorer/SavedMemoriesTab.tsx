@@ -64,7 +64,7 @@ export function SavedMemoriesTab() {
   const bySource = (byUser: boolean) => source === 'all' || (source === 'user') === byUser;
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const add = useEngineMutation((c, value: string) => c.engine.addMemory(value), { report: false, invalidate: [queryKeys.explorer] });
+  const add = useEngineMutation((c, value: string) => c.engine.profile.addMemory(value), { report: false, invalidate: [queryKeys.explorer] });
   const about = show('about') ? (profile.data ?? []).filter((p) => bySource(p.editedByUser) && matches(`${p.key} ${p.value}`, q)) : [];
   const loadedPlans = planPages.data?.pages.flatMap((p) => p.items) ?? [];
   const planTotal = planPages.data?.pages[0]?.total ?? 0;
@@ -119,7 +119,7 @@ export function SavedMemoriesTab() {
       {about.length === 0 && <p className="muted">{q ? 'Nothing about you matches.' : 'Nothing yet. It is learned from your conversations, or add it above.'}</p>}
       <ul className="plain">{about.map((p) => (
         <SavedItem key={p.id} text={p.value} note={savedNote(p)}
-          save={(e, v) => e.editProfileItem(p.id, v)} remove={(e) => e.deleteProfileItem(p.id)} />
+          save={(e, v) => e.profile.edit(p.id, v)} remove={(e) => e.profile.delete(p.id)} />
       ))}</ul>
 
       </>}
@@ -128,7 +128,7 @@ export function SavedMemoriesTab() {
       {ahead.length === 0 && <p className="muted">No upcoming plans remembered.</p>}
       <ul className="plain">{ahead.map((f) => (
         <SavedItem key={f.id} text={f.content} note={f.startAt ? formatTime(f.startAt) : null}
-          save={(e, v) => e.editForesight(f.id, { startAt: f.startAt, endAt: f.endAt, content: v })} remove={(e) => e.forget([{ kind: 'foresight', id: f.id }])} />
+          save={(e, v) => e.plans.edit(f.id, { startAt: f.startAt, endAt: f.endAt, content: v })} remove={(e) => e.memory.forget([{ kind: 'foresight', id: f.id }])} />
       ))}</ul>
       {plansShown && planPages.hasNextPage && (
         <button type="button" onClick={() => void planPages.fetchNextPage()} disabled={planPages.isFetchingNextPage}>
@@ -142,7 +142,7 @@ export function SavedMemoriesTab() {
       {shownFacts.length === 0 && <p className="muted">{q ? 'No fact matches.' : 'No facts yet: they are taken from your conversations as episodes are synthesised.'}</p>}
       <ul className="plain">{shownFacts.map((f) => (
         <SavedItem key={f.id} text={f.text} note={f.at ? formatTime(f.at) : null}
-          save={(e, v) => e.editFact(f.id, { content: v })} remove={(e) => e.deleteFact(f.id)} />
+          save={(e, v) => e.memory.editFact(f.id, { content: v })} remove={(e) => e.memory.deleteFact(f.id)} />
       ))}</ul>
       {!q && factPages.hasNextPage && (
         <div className="buttons">
@@ -195,7 +195,7 @@ function SavedItem({ text, note, save, remove }: { text: string; note: string | 
 /** "Use saved memories" and "use chat history": what every answer may draw on. */
 function GlobalSwitches() {
   const switches = useEngineQuery((x) => x.globalMemory());
-  const set = useEngineMutation((c, patch: { useSavedMemories?: boolean; useChatHistory?: boolean }) => c.engine.setGlobalMemory(patch), {
+  const set = useEngineMutation((c, patch: { useSavedMemories?: boolean; useChatHistory?: boolean }) => c.engine.settings.setGlobalMemory(patch), {
     onSuccess: (v, qc) => qc.setQueryData(queryKeys.globalMemory, v),
   });
   const v = switches.data;
@@ -215,7 +215,7 @@ function DeleteAllDialog(props: { q: string; kind: Kind; source: Source; about: 
   // Every plan the filters show, not just the loaded pages: the count below is what is deleted.
   const plans = useEngineQuery((x) => x.foresightAll({ activeAt: props.plansAt ?? 0 }));
   const ahead = props.plansAt === null ? [] : (plans.data ?? []).filter((f) => matches(f.content, props.q)).map((f) => f.id);
-  const forget = useMemoryMutation((e, items: { kind: ForgetKind; id: string }[]) => e.forget(items));
+  const forget = useMemoryMutation((e, items: { kind: ForgetKind; id: string }[]) => e.memory.forget(items));
   const [busy, setBusy] = useState(false);
   const factCount = props.searchedFacts?.length ?? props.factTotal;
   const total = props.about.length + ahead.length + factCount;
@@ -227,7 +227,7 @@ function DeleteAllDialog(props: { q: string; kind: Kind; source: Source; about: 
       else if (props.factTotal > 0) {
         let cursor: string | null = null;
         do {
-          const page = await engine.listFacts({ limit: 500, cursor, ...(props.source === 'all' ? {} : { source: props.source }) });
+          const page = await engine.memory.listFacts({ limit: 500, cursor, ...(props.source === 'all' ? {} : { source: props.source }) });
           items.push(...page.items.map((f) => ({ kind: 'fact' as const, id: f.id })));
           cursor = page.nextCursor;
         } while (cursor);

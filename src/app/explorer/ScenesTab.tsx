@@ -64,9 +64,9 @@ function SceneDetail({ scene, others, onGone }: { scene: SceneView; others: read
   const [title, setTitle] = useState(scene.title ?? '');
   const [mergeIds, setMergeIds] = useState<string[]>([]);
   const [splitIds, setSplitIds] = useState<string[]>([]);
-  const rename = useMemoryMutation((e, t: string) => e.renameScene(scene.id, t));
-  const merge = useMemoryMutation((e, ids: string[]) => e.mergeScenes(scene.id, ids));
-  const split = useMemoryMutation((e, ids: string[]) => e.splitScene(scene.id, ids));
+  const rename = useMemoryMutation((e, t: string) => e.memory.renameScene(scene.id, t));
+  const merge = useMemoryMutation((e, ids: string[]) => e.memory.mergeScenes(scene.id, ids));
+  const split = useMemoryMutation((e, ids: string[]) => e.memory.splitScene(scene.id, ids));
   const first = scene.members[0]?.startAt ?? 0;
   const last = scene.members[scene.members.length - 1]?.endAt ?? first;
   const span = Math.max(1, last - first);

@@ -51,7 +51,7 @@ export function useHistoryImport() {
       if (run.current === importId) setState((s) => (s.step === 'scanning' ? { step: 'scanning', progress } : s));
     });
     try {
-      const result = await engine.scanHistory(file, { format, importId }, onProgress);
+      const result = await engine.data.scanHistory(file, { format, importId }, onProgress);
       if (run.current === importId) setState(result.cancelled ? { step: 'idle' } : { step: 'scanned', scan: result });
     } catch (err) {
       if (run.current === importId) setState({ step: 'failed', message: err instanceof Error ? err.message : String(err) });
@@ -72,7 +72,7 @@ export function useHistoryImport() {
     }
     markImportRunning(file.name, Date.now());
     try {
-      const report = await engine.importHistory(file, { format, importId, policy }, onProgress);
+      const report = await engine.data.importHistory(file, { format, importId, policy }, onProgress);
       clearImportRunning();
       // The chosen policy is now the engine's (the engine sends no event for it).
       void queryClient.invalidateQueries({ queryKey: ['consolidation'] });
@@ -87,12 +87,12 @@ export function useHistoryImport() {
     const id = run.current;
     if (!id) return;
     setState((s) => (s.step === 'importing' ? { ...s, cancelling: true } : s));
-    void engine.cancelHistoryImport(id);
+    void engine.data.cancelHistoryImport(id);
   };
 
   /** Forgets the current run (its late progress is ignored) and cancels it if still going. */
   const reset = () => {
-    if (run.current && (state.step === 'scanning' || state.step === 'importing')) void engine.cancelHistoryImport(run.current);
+    if (run.current && (state.step === 'scanning' || state.step === 'importing')) void engine.data.cancelHistoryImport(run.current);
     run.current = null;
     setState({ step: 'idle' });
   };

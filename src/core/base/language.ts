@@ -84,7 +84,7 @@ export function dominantLanguage(texts: readonly string[]): { language: Language
   return { language, share: w / total };
 }
 
-/** What the user writes in, from their recent turns (EngineApi.writingLanguage). */
+/** What the user writes in, from their recent turns (engine.conversations.writingLanguage). */
 export interface WritingLanguage {
   readonly language: LanguageCode;
   readonly name: string;
