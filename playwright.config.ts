@@ -8,8 +8,11 @@ export default defineConfig({
   testDir: 'e2e',
   timeout: 60_000,
   expect: { timeout: 15_000 },
+  // Spec files run two at a time (tests inside a file stay in order): many specs spend their time
+  // waiting (back-offs, reloads, streamed answers), so two overlap well on two cores. E2E_WORKERS=1
+  // runs them one at a time. Files built for the tests are built once (e2e/fileCache.ts locks).
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   reporter: process.env.CI ? [['list']] : [['list']],
   use: {

@@ -28,7 +28,7 @@
  */
 import * as Comlink from 'comlink';
 import {
-  DEVICE_LLM_PORT_MESSAGE, DEVICE_LLM_STOPPED_MESSAGE, MODEL_WORKER_STOPPED_MESSAGE, MODEL_PORT_MESSAGE, MODEL_RESTART_MESSAGE, ENGINE_GROUPS, unwrapEngine, unwrapRemote, type BuiltInAvailability, type DeviceLlmWorkerApi, type EngineApi, type EngineEvent, type EngineGroup, type EngineWorkerApi,
+  DEVICE_LLM_PORT_MESSAGE, DEVICE_LLM_STOPPED_MESSAGE, MODEL_WORKER_STOPPED_MESSAGE, MODEL_PORT_MESSAGE, MODEL_RESTART_MESSAGE, ENGINE_GROUPS, unwrapEngine, type BuiltInAvailability, type DeviceLlmWorkerApi, type EngineApi, type EngineEvent, type EngineGroup, type EngineWorkerApi,
   type MemoryUpgradeEvent, type ModelWorkerApi, type Ownership, type Unwrapped,
 } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
