@@ -10,7 +10,7 @@
  * RecollectErrors back.
  */
 import { RecollectError, toErrorInfo, type ErrorInfo } from './base/errors';
-import type { EmbeddingStatus } from './capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from './capture/embeddingStatus';
 import type { EmbedRole, LlmMessage } from './base/ports';
 import type { Root as HastRoot } from 'hast';
 import type { StageUsage } from './base/types';
@@ -32,7 +32,7 @@ export type { AskRequest, AskEvent, AskResult, RecallOptions } from './protocol/
 export type { TimeZoneSetting, AnswerSettings } from './protocol/settings';
 export type { ConsolidationStatus } from './protocol/synthesis';
 export type { IndexingStatus };
-export type { SwitchProgress } from './capture/EmbeddingIndexer';
+export type { SwitchProgress } from './capture/embeddingStatus';
 export type { SynthesisFailures } from './synthesis/synthesisRecovery';
 
 
