@@ -11,9 +11,14 @@ import { join } from 'node:path';
 import { preview } from 'vite';
 import { existsSync } from 'node:fs';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
+import { browserPidForProfile, describeSlowdown, startCpuSlowdown } from './cpuSlowdown';
 
 export interface BenchBrowser {
   readonly page: Page;
+  /** The slowdown `slowed` applies (BenchPageOptions.slowdown), null without one. */
+  readonly slowdown: { readonly factor: number; readonly covers: string } | null;
+  /** Runs `work` with the page and its workers slowed (a no-op wrapper without a slowdown). */
+  slowed<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -28,6 +33,12 @@ export interface BenchPageOptions {
    * is found again only on the same port (default with `profileDir`: KEPT_PROFILE_PORT; else any free port).
    */
   readonly port?: number;
+  /**
+   * CPU slowdown factor for `slowed` work (a phone: 4): the renderer processes, which run the page
+   * and every worker, are duty-cycled (bench/cpuSlowdown.ts). Page loads and growth outside
+   * `slowed` run at full speed.
+   */
+  readonly slowdown?: number;
 }
 
 export const KEPT_PROFILE_PORT = 4179;
@@ -53,8 +64,20 @@ export async function openBenchPage(options: BenchPageOptions = {}): Promise<Ben
   if (onProgress) await page.exposeFunction('recollectBenchProgress', (line: string) => onProgress(line));
   await page.goto(new URL('bench.html', address).href);
   await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
+  const factor = options.slowdown ?? 1;
+  const browserPid = factor > 1 ? browserPidForProfile(profile) : null;
   return {
     page,
+    slowdown: browserPid ? { factor, covers: describeSlowdown(factor) } : null,
+    async slowed(work) {
+      if (!browserPid) return work();
+      const cycle = startCpuSlowdown(browserPid, factor);
+      try {
+        return await work();
+      } finally {
+        await cycle.stop();
+      }
+    },
     async close() {
       await context.close();
       await server.close();

@@ -101,6 +101,8 @@ export interface ScaleDriver {
   memory(m: ScaleMeasurement): Promise<number>;
   /** Browser: ms from a new page's navigation to its first search result on this database; Node: null. */
   coldOpen(question: ScaleQuestionInput): Promise<number | null>;
+  /** Browser with --slowdown: what the measurements (not the growth) ran under. */
+  readonly slowdown?: { readonly factor: number; readonly covers: string } | null;
   /** After each checkpoint: a kept Node database (`--db`) copies itself beside the file, named by its turns. */
   checkpoint?(turns: number): Promise<void>;
   close(): Promise<void>;
@@ -230,6 +232,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
     sources: options.sources ?? [],
     availableTurns: available,
     reps,
+    ...(driver.slowdown ? { slowdown: driver.slowdown } : {}),
     points,
     notes,
   };
@@ -288,25 +291,27 @@ export async function nodeDriver(options: { vectors: boolean; db?: string }): Pr
  * Browser: the benchmark page's worker on OPFS; the file is deleted at the end, unless `profileDir`
  * names a browser profile to keep it in (for `npm run bench -- cold-open` on the grown database).
  */
-export async function browserDriver(progress: (line: string) => void, options: { profileDir?: string; port?: number } = {}): Promise<ScaleDriver> {
+export async function browserDriver(progress: (line: string) => void, options: { profileDir?: string; port?: number; slowdown?: number } = {}): Promise<ScaleDriver> {
   const f = (x: number) => Math.round(x).toLocaleString('en');
   const { openBenchPage } = await import('./browserHarness');
   const { workerHeapBytes, measureColdOpen, describeColdOpen } = await import('./scaleBrowser');
-  const bench = await openBenchPage({ onProgress: progress, ...(options.profileDir ? { profileDir: options.profileDir } : {}), ...(options.port ? { port: options.port } : {}) });
+  const bench = await openBenchPage({ onProgress: progress, ...(options.profileDir ? { profileDir: options.profileDir } : {}), ...(options.port ? { port: options.port } : {}), ...(options.slowdown ? { slowdown: options.slowdown } : {}) });
   const file = 'bench-scale.sqlite';
   const page = bench.page;
   return {
     runtime: 'browser',
+    slowdown: bench.slowdown,
     open: () => page.evaluate((f) => window.recollectBench!.scale.open(f), file),
     append: (c) => page.evaluate((corpus) => window.recollectBench!.scale.append(corpus), c),
     addLayer: () => page.evaluate(() => window.recollectBench!.scale.addLayer()),
-    measure: (q, o) => page.evaluate(([qs, opts]) => window.recollectBench!.scale.measure([...qs], opts), [q, o] as const),
+    // Growth runs at full speed; what a person waits for (search, the answer read, the cold open) is measured slowed.
+    measure: (q, o) => bench.slowed(() => page.evaluate(([qs, opts]) => window.recollectBench!.scale.measure([...qs], opts), [q, o] as const)),
     // The CDP figure may or may not include WebAssembly memories: adding SQLite's heap gives an upper bound.
     memory: async (m) => (await workerHeapBytes(page, 'bench.worker')) + m.wasmBytes,
     async coldOpen(question) {
       await page.evaluate(() => window.recollectBench!.scale.close());
       try {
-        const t = await measureColdOpen(page, file, question);
+        const t = await bench.slowed(() => measureColdOpen(page, file, question));
         progress(`cold open ${f(t.navigationToResultMs)} ms from navigation (in the worker: open + engine start ${f(t.openMs)} ms, first recall ${f(t.firstRecallMs)} ms; ${describeColdOpen(t)})`);
         return t.navigationToResultMs;
       } finally {

@@ -58,11 +58,16 @@ export interface ScaleReport {
   readonly createdAt: string;
   readonly sources: readonly string[];
   readonly availableTurns: number;
+  /** Measured with the page and its workers slowed (`--slowdown`, bench/cpuSlowdown.ts); absent = full speed. */
+  readonly slowdown?: { readonly factor: number; readonly covers: string };
   /** Timed passes over the questions at each size, every sample counted (absent in older reports: 1). */
   readonly reps?: number;
   readonly points: readonly ScalePoint[];
   readonly notes: readonly string[];
 }
+
+/** A mid-range phone, measured at 4× slower (browser, `--slowdown 4`). */
+export const PHONE_TARGETS = { p95At100kMs: 100, coldOpenMs: 3000, answerReadP95Ms: 300 } as const;
 
 /** The scale targets (browser runtime, bundled model). */
 export const SCALE_TARGETS = { p95At10kMs: 50, p95At100kMs: 100, coldOpenMs: 1500, heapBytes: 400 * 1024 * 1024, ingestTurnsPerSecond: 1000 } as const;
@@ -77,6 +82,7 @@ export function scaleSummary(r: ScaleReport): string {
     '',
     `Embedder ${r.embedder ?? 'none (lexical only)'}; commit ${r.commit ?? 'unknown'}, ${r.createdAt}. Data: ${r.sources.join(', ') || '—'} (${int(r.availableTurns)} turns available).`,
     '',
+    ...(r.slowdown ? [`**Slowed ${r.slowdown.factor}×** while measuring (growth ran at full speed): ${r.slowdown.covers}.`, ''] : []),
     '| turns | questions | ours p50 / p95 ms | answer read p50 / p95 ms | ours recall.turn @1 / @5 / @10 | BM25 p50 / p95 ms | BM25 recall.turn @1 / @5 / @10 | ours / BM25 session @10 | ingest turns/s (e2e / capture) | chars/turn appended | bytes/turn | engine memory | cold open |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
@@ -115,6 +121,16 @@ export function scaleSummary(r: ScaleReport): string {
     const p10 = at(10_000);
     const p100 = at(100_000);
     lines.push('', `Targets (browser): p95 ≤ ${t.p95At10kMs} ms at 10k ${p10 ? (p10.latencyMs.p95 <= t.p95At10kMs ? 'met' : 'not met') : 'not measured'}; p95 ≤ ${t.p95At100kMs} ms at 100k ${p100 ? (p100.latencyMs.p95 <= t.p95At100kMs ? 'met' : 'not met') : 'not measured'}; cold open ≤ ${int(t.coldOpenMs)} ms at 100k ${p100 ? ((p100.coldOpenMs ?? Infinity) <= t.coldOpenMs ? 'met' : 'not met') : 'not measured'}; worker memory ≤ ${mb(t.heapBytes)} at 100k ${p100 ? (p100.heapBytes <= t.heapBytes ? 'met' : 'not met') : 'not measured'}.`);
+  }
+  if (r.runtime === 'browser' && r.slowdown) {
+    const t = PHONE_TARGETS;
+    const p100 = r.points.find((p) => p.turns >= 95_000 && p.turns <= 120_000);
+    const worst = r.points.reduce<ScalePoint | undefined>((w, p) => (!w || (p.answerRead?.latencyMs.p95 ?? 0) > (w.answerRead?.latencyMs.p95 ?? 0) ? p : w), undefined);
+    const coldWorst = Math.max(...r.points.map((p) => p.coldOpenMs ?? 0));
+    const v = (ok: boolean | null) => (ok === null ? 'not measured' : ok ? 'met' : 'not met');
+    lines.push('', `Phone targets (${r.slowdown.factor}× slower): recall p95 ≤ ${t.p95At100kMs} ms at 100k ${v(p100 ? p100.latencyMs.p95 <= t.p95At100kMs : null)}; ` +
+      `cold open ≤ ${int(t.coldOpenMs)} ms ${v(coldWorst > 0 ? coldWorst <= t.coldOpenMs : null)} (worst size ${int(coldWorst)} ms); ` +
+      `answer read p95 ≤ ${t.answerReadP95Ms} ms ${v(worst?.answerRead ? worst.answerRead.latencyMs.p95 <= t.answerReadP95Ms : null)} (worst size ${worst?.answerRead ? worst.answerRead.latencyMs.p95.toFixed(0) : '—'} ms).`);
   }
   for (const n of r.notes) lines.push('', `Note: ${n}`);
   return lines.join('\n');
