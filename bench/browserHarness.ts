@@ -11,14 +11,32 @@ import { join } from 'node:path';
 import { preview } from 'vite';
 import { existsSync } from 'node:fs';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
-import { browserPidForProfile, describeSlowdown, startCpuSlowdown } from './cpuSlowdown';
+import { browserPidForProfile, describeSlowdown, startCpuSlowdown, type CpuSlowdown } from './cpuSlowdown';
+import { closeEnough, nextDuty } from './dutyCycle';
+
+/** One slowed stretch of work: the duty factor used and the slowdown a fixed loop measured before and after it. */
+export interface SlowdownCalibration {
+  readonly label: string;
+  /** Stopped:running + 1 of the cycle (4 = stopped three times as long as running). */
+  readonly duty: number;
+  readonly loopMs: number;
+  readonly before: number;
+  readonly after: number;
+}
+
+export interface BenchSlowdown {
+  readonly factor: number;
+  readonly covers: string;
+  /** Every `slowed` call's calibration, in order (JSON reports keep them). */
+  readonly calibrations: SlowdownCalibration[];
+}
 
 export interface BenchBrowser {
   readonly page: Page;
   /** The slowdown `slowed` applies (BenchPageOptions.slowdown), null without one. */
-  readonly slowdown: { readonly factor: number; readonly covers: string } | null;
+  readonly slowdown: BenchSlowdown | null;
   /** Runs `work` with the page and its workers slowed (a no-op wrapper without a slowdown). */
-  slowed<T>(work: () => Promise<T>): Promise<T>;
+  slowed<T>(work: () => Promise<T>, label?: string): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -43,6 +61,20 @@ export interface BenchPageOptions {
 
 export const KEPT_PROFILE_PORT = 4179;
 
+/** Median of 5 runs of a fixed integer loop in the page's main thread, ms. */
+async function fixedLoopMs(page: Page): Promise<number> {
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    runs.push(await page.evaluate(() => {
+      const t = performance.now();
+      let x = 0;
+      for (let k = 0; k < 2e7; k++) x = (x + k * 7) % 1000003;
+      return performance.now() - t + x * 0;
+    }));
+  }
+  return runs.sort((a, b) => a - b)[2]!;
+}
+
 export async function openBenchPage(options: BenchPageOptions = {}): Promise<BenchBrowser> {
   const distDir = options.distDir ?? 'dist';
   if (!existsSync(join(distDir, 'bench.html'))) throw new Error(`${distDir}/bench.html is missing: run \`npm run build\` first.`);
@@ -66,16 +98,37 @@ export async function openBenchPage(options: BenchPageOptions = {}): Promise<Ben
   await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
   const factor = options.slowdown ?? 1;
   const browserPid = factor > 1 ? browserPidForProfile(profile) : null;
+  const slowdown: BenchSlowdown | null = browserPid ? { factor, covers: describeSlowdown(factor), calibrations: [] } : null;
+  let duty = factor;
   return {
     page,
-    slowdown: browserPid ? { factor, covers: describeSlowdown(factor) } : null,
-    async slowed(work) {
-      if (!browserPid) return work();
-      const cycle = startCpuSlowdown(browserPid, factor);
+    slowdown,
+    async slowed(work, label = 'work') {
+      if (!browserPid || !slowdown) return work();
+      // Calibrate on a fixed loop in the page (same renderer process as the workers): the duty
+      // factor that makes it `factor`× slower now, on this machine's current load.
+      const base = await fixedLoopMs(page);
+      let cycle: CpuSlowdown = startCpuSlowdown(browserPid, duty);
+      let before = (await fixedLoopMs(page)) / base;
+      for (let round = 0; round < 3 && !closeEnough(factor, before); round++) {
+        await cycle.stop();
+        duty = nextDuty(duty, factor, before);
+        cycle = startCpuSlowdown(browserPid, duty);
+        before = (await fixedLoopMs(page)) / base;
+      }
       try {
         return await work();
       } finally {
+        let after = Number.NaN;
+        try {
+          after = (await fixedLoopMs(page)) / base;
+        } catch {
+          // the page is navigating (a cold open left it mid-load): no after-figure
+        }
         await cycle.stop();
+        const c = { label, duty, loopMs: base, before, after };
+        slowdown.calibrations.push(c);
+        options.onProgress?.(`slowdown (${label}): duty ${duty.toFixed(1)} gave ${before.toFixed(1)}× before, ${after.toFixed(1)}× after, on a ${base.toFixed(0)} ms loop`);
       }
     },
     async close() {

@@ -16,96 +16,30 @@
  * process, the network service or the disk (OPFS writes finish at desktop speed once issued).
  * Latencies gain up to one stopped slice (period − period/factor) of jitter, so short operations
  * are measured over many repetitions. The loop runs in a Node worker thread so the benchmark's own
- * event loop cannot stretch the slices; the renderer set is re-read in every stopped slice (new
- * pages start new renderers).
+ * event loop cannot stretch the slices (bench/cpuSlowdownCycle.ts); the renderer set is re-read in
+ * every stopped slice (new pages start new renderers). The loop and its arithmetic are in
+ * bench/dutyCycle.ts, tested on a fake clock.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { browserPidIn, dutySlices, renderersOf, type DutyCycleResult } from './dutyCycle';
+import { readProcessTable, signalAll } from './cpuSlowdownCycle';
 
 export interface CpuSlowdown {
   readonly factor: number;
   readonly periodMs: number;
   /** One sentence for reports: what is slowed and how. */
   readonly covers: string;
-  /** Resumes every process it stopped and ends the cycle. */
-  stop(): Promise<void>;
+  /** Resumes every process it stopped and ends the cycle; returns the measured running/stopped time. */
+  stop(): Promise<DutyCycleResult | null>;
 }
 
 /** The Chromium browser process using `profileDir` (Playwright passes `--user-data-dir=<dir>`). */
 export function browserPidForProfile(profileDir: string): number {
-  for (const pid of listPids()) {
-    const cmd = cmdline(pid);
-    if (cmd.some((a) => a === `--user-data-dir=${profileDir}`) && !cmd.some((a) => a.startsWith('--type='))) return pid;
-  }
-  throw new Error(`No Chromium browser process with --user-data-dir=${profileDir}.`);
+  const pid = browserPidIn(readProcessTable(), profileDir);
+  if (pid === null) throw new Error(`No Chromium browser process with --user-data-dir=${profileDir}.`);
+  return pid;
 }
-
-function listPids(): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
-}
-
-function cmdline(pid: number): string[] {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  } catch {
-    return []; // exited
-  }
-}
-
-function parentOf(pid: number): number | null {
-  try {
-    // "pid (comm) state ppid …": comm may hold spaces or parentheses, so read after the last ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return null;
-  }
-}
-
-/** Renderer processes descending from `browserPid` (renderers are children of Chromium's zygote). */
-export function rendererPids(browserPid: number): number[] {
-  const pids = listPids();
-  const parent = new Map(pids.map((p) => [p, parentOf(p)]));
-  const descends = (pid: number): boolean => {
-    for (let p: number | null | undefined = parent.get(pid), hops = 0; p && hops < 8; p = parent.get(p), hops++) if (p === browserPid) return true;
-    return false;
-  };
-  // Zygote-forked children rewrite their title: the arguments become one space-separated string.
-  return pids.filter((p) => descends(p) && cmdline(p).join(' ').includes('--type=renderer'));
-}
-
-// The cycle itself, run as a worker thread (eval'd: this file is loaded by tsx, the worker is plain JS).
-const CYCLE = `
-const { workerData } = require('node:worker_threads');
-const { readdirSync, readFileSync } = require('node:fs');
-const { browserPid, onMs, offMs, shared } = workerData;
-const flag = new Int32Array(shared);
-const sleep = (ms) => Atomics.wait(flag, 0, 0, ms);
-const parentOf = (pid) => { try { const s = readFileSync('/proc/' + pid + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]); } catch { return null; } };
-const isRenderer = (pid) => { try { return readFileSync('/proc/' + pid + '/cmdline', 'utf8').includes('--type=renderer'); } catch { return false; } };
-const renderers = () => {
-  const pids = readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).map(Number);
-  const parent = new Map(pids.map((p) => [p, parentOf(p)]));
-  return pids.filter((pid) => { for (let p = parent.get(pid), h = 0; p && h < 8; p = parent.get(p), h++) if (p === browserPid) return isRenderer(pid); return false; });
-};
-const signal = (pids, sig) => { for (const p of pids) { try { process.kill(p, sig); } catch {} } };
-let pids = renderers();
-while (Atomics.load(flag, 0) === 0) {
-  signal(pids, 'SIGCONT');
-  sleep(onMs);
-  if (Atomics.load(flag, 0) !== 0) break;
-  signal(pids, 'SIGSTOP');
-  // Re-read the renderers while they are stopped (≈ 2 ms), so a new page's renderer is caught
-  // within one period; the time spent reading counts towards the stopped slice.
-  const t = performance.now();
-  const next = renderers();
-  signal(next.filter((p) => !pids.includes(p)), 'SIGSTOP');
-  pids = next;
-  sleep(Math.max(0, offMs - (performance.now() - t)));
-}
-signal(pids, 'SIGCONT');
-signal(renderers(), 'SIGCONT');
-`;
 
 export const SLOWDOWN_PERIOD_MS = 20;
 
@@ -116,17 +50,24 @@ export function describeSlowdown(factor: number, periodMs = SLOWDOWN_PERIOD_MS):
     "with SIGSTOP/SIGCONT, since CDP CPU throttling does not reach dedicated workers); the browser process, network service and disk run at full speed";
 }
 
+const CYCLE_FILE = fileURLToPath(new URL('./cpuSlowdownCycle.ts', import.meta.url));
+
 /** Slows the renderers of the browser `browserPid` `factor`× (factor ≥ 1; 1 = a no-op). */
 export function startCpuSlowdown(browserPid: number, factor: number, periodMs = SLOWDOWN_PERIOD_MS): CpuSlowdown {
-  if (!(factor >= 1)) throw new Error(`A slowdown is a factor ≥ 1, not ${factor}.`);
+  dutySlices(factor, periodMs); // validates
   const covers = describeSlowdown(factor, periodMs);
-  if (factor === 1) return { factor, periodMs, covers, stop: async () => undefined };
+  if (factor === 1) return { factor, periodMs, covers, stop: async () => null };
   const shared = new SharedArrayBuffer(4);
-  const onMs = periodMs / factor;
-  const worker = new Worker(CYCLE, { eval: true, workerData: { browserPid, onMs, offMs: periodMs - onMs, shared } });
+  // The bench runs under tsx; a worker thread does not inherit its loader, so register it first.
+  const worker = new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(CYCLE_FILE)});`, {
+    eval: true, workerData: { dutyCycle: { browserPid, factor, periodMs, shared } },
+  });
+  let result: DutyCycleResult | null = null;
+  worker.once('message', (r: DutyCycleResult) => { result = r; });
   const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.on('error', (e) => process.stderr.write(`[cpu slowdown] ${e.message}\n`));
   // A benchmark that dies must not leave Chromium stopped.
-  const resumeOnExit = () => { for (const p of rendererPids(browserPid)) try { process.kill(p, 'SIGCONT'); } catch { /* exited */ } };
+  const resumeOnExit = () => signalAll(renderersOf(readProcessTable(), browserPid), 'SIGCONT');
   process.once('exit', resumeOnExit);
   return {
     factor, periodMs, covers,
@@ -135,7 +76,9 @@ export function startCpuSlowdown(browserPid: number, factor: number, periodMs = 
       Atomics.store(flag, 0, 1);
       Atomics.notify(flag, 0);
       await ended;
+      resumeOnExit();
       process.off('exit', resumeOnExit);
+      return result;
     },
   };
 }

@@ -49,6 +49,16 @@ export interface ScalePoint extends ScaleSystemPoint {
   readonly heapBytes: number;
   /** Browser only: navigation of a new page to its first search result; null in Node. */
   readonly coldOpenMs: number | null;
+  /** With a slowdown: the same questions and cold open at full speed in the same run, measured just before. */
+  readonly fullSpeed?: ScaleFullSpeedPoint;
+}
+
+/** The baseline of a slowed run (`--slowdown`): latencies at full speed, same database, same questions. */
+export interface ScaleFullSpeedPoint {
+  readonly latencyMs: { readonly p50: number; readonly p95: number };
+  readonly bm25LatencyMs: { readonly p50: number; readonly p95: number };
+  readonly answerReadLatencyMs: { readonly p50: number; readonly p95: number };
+  readonly coldOpenMs: number | null;
 }
 
 export interface ScaleReport {
@@ -59,7 +69,12 @@ export interface ScaleReport {
   readonly sources: readonly string[];
   readonly availableTurns: number;
   /** Measured with the page and its workers slowed (`--slowdown`, bench/cpuSlowdown.ts); absent = full speed. */
-  readonly slowdown?: { readonly factor: number; readonly covers: string };
+  readonly slowdown?: {
+    readonly factor: number;
+    readonly covers: string;
+    /** Each slowed stretch: the duty factor used and the slowdown a fixed loop in the page measured before and after (bench/browserHarness.ts). */
+    readonly calibrations?: readonly { readonly label: string; readonly duty: number; readonly loopMs: number; readonly before: number; readonly after: number }[];
+  };
   /** Timed passes over the questions at each size, every sample counted (absent in older reports: 1). */
   readonly reps?: number;
   readonly points: readonly ScalePoint[];
@@ -122,6 +137,11 @@ export function scaleSummary(r: ScaleReport): string {
     const p100 = at(100_000);
     lines.push('', `Targets (browser): p95 ≤ ${t.p95At10kMs} ms at 10k ${p10 ? (p10.latencyMs.p95 <= t.p95At10kMs ? 'met' : 'not met') : 'not measured'}; p95 ≤ ${t.p95At100kMs} ms at 100k ${p100 ? (p100.latencyMs.p95 <= t.p95At100kMs ? 'met' : 'not met') : 'not measured'}; cold open ≤ ${int(t.coldOpenMs)} ms at 100k ${p100 ? ((p100.coldOpenMs ?? Infinity) <= t.coldOpenMs ? 'met' : 'not met') : 'not measured'}; worker memory ≤ ${mb(t.heapBytes)} at 100k ${p100 ? (p100.heapBytes <= t.heapBytes ? 'met' : 'not met') : 'not measured'}.`);
   }
+  if (r.slowdown && r.points.some((p) => p.fullSpeed)) lines.push('', ...slowdownTable(r.slowdown.factor, r.points));
+  if (r.slowdown?.calibrations?.length) {
+    lines.push('', `Calibration (a fixed loop in the page, full speed against slowed, just before and after each slowed stretch; the duty factor is raised until the loop is ${r.slowdown.factor}× ± 15 % slower, at most 3 tries): ` +
+      r.slowdown.calibrations.map((c) => `${c.label}: duty ${c.duty.toFixed(1)}, ${c.before.toFixed(1)}× / ${Number.isFinite(c.after) ? `${c.after.toFixed(1)}×` : '—'}`).join('; ') + '.');
+  }
   if (r.runtime === 'browser' && r.slowdown) {
     const t = PHONE_TARGETS;
     const p100 = r.points.find((p) => p.turns >= 95_000 && p.turns <= 120_000);
@@ -134,6 +154,24 @@ export function scaleSummary(r: ScaleReport): string {
   }
   for (const n of r.notes) lines.push('', `Note: ${n}`);
   return lines.join('\n');
+}
+
+/** Slowed against full speed in the same run, p95 (ms) and the ratio, for each size. */
+export function slowdownTable(factor: number, points: readonly ScalePoint[]): string[] {
+  const cell = (slow: number | null | undefined, full: number | null | undefined) =>
+    slow == null || full == null ? '—' : `${int(full)} → ${int(slow)} (${full > 0 ? (slow / full).toFixed(1) : '—'}×)`;
+  const out = [
+    `**Full speed → ${factor}× slower**, same run, same database and questions (p95 ms; cold open: navigation to the first result):`,
+    '',
+    '| turns | our recall p95 | answer read p95 | BM25 alone p95 | cold open |',
+    '|---:|---:|---:|---:|---:|',
+  ];
+  for (const p of points) {
+    const f = p.fullSpeed;
+    if (!f) continue;
+    out.push(`| ${int(p.turns)} | ${cell(p.latencyMs.p95, f.latencyMs.p95)} | ${cell(p.answerRead?.latencyMs.p95, f.answerReadLatencyMs.p95)} | ${cell(p.baselines.bm25.latencyMs.p95, f.bm25LatencyMs.p95)} | ${cell(p.coldOpenMs, f.coldOpenMs)} |`);
+  }
+  return out;
 }
 
 /** Two panels side by side: latency (p50 dashed, p95 solid) and recall.turn@10, ours vs BM25. */
