@@ -11,17 +11,17 @@ import { join } from 'node:path';
 import { preview } from 'vite';
 import { existsSync } from 'node:fs';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
-import { browserPidForProfile, describeSlowdown, startCpuSlowdown, type CpuSlowdown } from './cpuSlowdown';
-import { closeEnough, nextDuty } from './dutyCycle';
+import { browserPidForProfile, describeSlowdown, startCpuSlowdown } from './cpuSlowdown';
 
-/** One slowed stretch of work: the duty factor used and the slowdown a fixed loop measured before and after it. */
+/** One slowed stretch of work: the slowdown a fixed loop in the page measured just before and after it. */
 export interface SlowdownCalibration {
   readonly label: string;
-  /** Stopped:running + 1 of the cycle (4 = stopped three times as long as running). */
-  readonly duty: number;
+  /** The loop at full speed, ms. */
   readonly loopMs: number;
   readonly before: number;
   readonly after: number;
+  /** Share of the stretch the renderers were stopped (1 − 1/factor when the cycle kept its ratio). */
+  readonly stoppedShare: number;
 }
 
 export interface BenchSlowdown {
@@ -99,23 +99,18 @@ export async function openBenchPage(options: BenchPageOptions = {}): Promise<Ben
   const factor = options.slowdown ?? 1;
   const browserPid = factor > 1 ? browserPidForProfile(profile) : null;
   const slowdown: BenchSlowdown | null = browserPid ? { factor, covers: describeSlowdown(factor), calibrations: [] } : null;
-  let duty = factor;
   return {
     page,
     slowdown,
     async slowed(work, label = 'work') {
       if (!browserPid || !slowdown) return work();
-      // Calibrate on a fixed loop in the page (same renderer process as the workers): the duty
-      // factor that makes it `factor`× slower now, on this machine's current load.
+      // A fixed loop in the page (the same renderer process as the workers), at full speed and then
+      // slowed, before and after the work: what the cycle really gave on this machine's load. It is
+      // reported, not corrected for (a longer stop to make the loop F× slower over-slows work that
+      // waits on other processes, such as a cold open: tried, 18× on one).
       const base = await fixedLoopMs(page);
-      let cycle: CpuSlowdown = startCpuSlowdown(browserPid, duty);
-      let before = (await fixedLoopMs(page)) / base;
-      for (let round = 0; round < 3 && !closeEnough(factor, before); round++) {
-        await cycle.stop();
-        duty = nextDuty(duty, factor, before);
-        cycle = startCpuSlowdown(browserPid, duty);
-        before = (await fixedLoopMs(page)) / base;
-      }
+      const cycle = startCpuSlowdown(browserPid, factor);
+      const before = (await fixedLoopMs(page)) / base;
       try {
         return await work();
       } finally {
@@ -125,10 +120,10 @@ export async function openBenchPage(options: BenchPageOptions = {}): Promise<Ben
         } catch {
           // the page is navigating (a cold open left it mid-load): no after-figure
         }
-        await cycle.stop();
-        const c = { label, duty, loopMs: base, before, after };
+        const run = await cycle.stop();
+        const c = { label, loopMs: base, before, after, stoppedShare: run ? run.stoppedMs / Math.max(1, run.runningMs + run.stoppedMs) : Number.NaN };
         slowdown.calibrations.push(c);
-        options.onProgress?.(`slowdown (${label}): duty ${duty.toFixed(1)} gave ${before.toFixed(1)}× before, ${after.toFixed(1)}× after, on a ${base.toFixed(0)} ms loop`);
+        options.onProgress?.(`slowdown (${label}): a fixed loop ran ${before.toFixed(1)}× slower before, ${after.toFixed(1)}× after (${base.toFixed(0)} ms at full speed); renderers stopped ${(100 * c.stoppedShare).toFixed(0)}% of the time`);
       }
     },
     async close() {

@@ -105,18 +105,3 @@ export function runDutyCycle(io: DutyCycleIo, factor: number, periodMs: number):
   return { periods, runningMs, stoppedMs };
 }
 
-/**
- * Calibration step: the duty factor to try next when `duty` gave a `measured` slowdown on a fixed
- * loop and `target` is wanted. A loaded machine gives a stopped process back part of the time it
- * missed (the scheduler owes it), so a measured slowdown below the target asks for a longer stop;
- * clamped to [target, 4 × target] so one noisy sample cannot run away.
- */
-export function nextDuty(duty: number, target: number, measured: number): number {
-  if (!(measured > 0)) return duty;
-  return Math.min(4 * target, Math.max(target, duty * (target / measured)));
-}
-
-/** A measured slowdown close enough to the target (±15 %: the loop's own noise on a shared machine). */
-export function closeEnough(target: number, measured: number): boolean {
-  return Math.abs(measured / target - 1) <= 0.15;
-}

@@ -73,7 +73,7 @@ export interface ScaleReport {
     readonly factor: number;
     readonly covers: string;
     /** Each slowed stretch: the duty factor used and the slowdown a fixed loop in the page measured before and after (bench/browserHarness.ts). */
-    readonly calibrations?: readonly { readonly label: string; readonly duty: number; readonly loopMs: number; readonly before: number; readonly after: number }[];
+    readonly calibrations?: readonly { readonly label: string; readonly loopMs: number; readonly before: number; readonly after: number; readonly stoppedShare: number }[];
   };
   /** Timed passes over the questions at each size, every sample counted (absent in older reports: 1). */
   readonly reps?: number;
@@ -139,8 +139,9 @@ export function scaleSummary(r: ScaleReport): string {
   }
   if (r.slowdown && r.points.some((p) => p.fullSpeed)) lines.push('', ...slowdownTable(r.slowdown.factor, r.points));
   if (r.slowdown?.calibrations?.length) {
-    lines.push('', `Calibration (a fixed loop in the page, full speed against slowed, just before and after each slowed stretch; the duty factor is raised until the loop is ${r.slowdown.factor}× ± 15 % slower, at most 3 tries): ` +
-      r.slowdown.calibrations.map((c) => `${c.label}: duty ${c.duty.toFixed(1)}, ${c.before.toFixed(1)}× / ${Number.isFinite(c.after) ? `${c.after.toFixed(1)}×` : '—'}`).join('; ') + '.');
+    const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)}×` : '—');
+    lines.push('', `What the slowdown really gave (a fixed loop in the page, slowed against full speed, just before / after each slowed stretch; on a loaded machine the scheduler gives a stopped process back part of the time it missed, so the loop slows less than ${r.slowdown.factor}×): ` +
+      r.slowdown.calibrations.map((c) => `${c.label} ${x(c.before)} / ${x(c.after)} (stopped ${Number.isFinite(c.stoppedShare) ? (100 * c.stoppedShare).toFixed(0) : '—'}%)`).join('; ') + '.');
   }
   if (r.runtime === 'browser' && r.slowdown) {
     const t = PHONE_TARGETS;
