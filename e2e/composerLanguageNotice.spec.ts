@@ -21,6 +21,8 @@ const hub = useModelHub();
 printPageOnFailure();
 
 const notice = (page: Page) => page.getByTestId('composer-language-notice');
+/** Requests for the multilingual model since `from` (the hub is shared by the tests of a file). */
+const e5Requests = (from: number) => hub.requests.slice(from).filter((r) => r.startsWith(E5));
 
 async function newConversation(page: Page) {
   await page.getByRole('button', { name: '+ New conversation' }).click();
@@ -30,6 +32,7 @@ async function newConversation(page: Page) {
 test.beforeEach(() => test.setTimeout(180_000)); // shared 2-core machine; nothing here is timed
 
 test('Chinese in the message box: the notice offers the model that covers it, one click downloads and uses it, then it is gone', async ({ page, context }) => {
+  const from = hub.requests.length;
   await openWithModelHub(page, context, hub.url);
   await newConversation(page);
 
@@ -50,13 +53,13 @@ test('Chinese in the message box: the notice offers the model that covers it, on
   await expect(page.getByTestId('message')).toHaveCount(1, { timeout: 60_000 });
   await expect(notice(page)).toBeVisible();
 
-  expect(hub.requests.filter((r) => r.startsWith(E5))).toEqual([]); // nothing until asked
+  expect(e5Requests(from)).toEqual([]); // nothing until asked
   hub.slowOnnxMs = 1_500;
   await notice(page).getByRole('button', { name: 'Download multilingual-e5-small and use it' }).click();
   await expect(notice(page).getByRole('progressbar', { name: 'Downloading multilingual-e5-small' })).toBeVisible();
   hub.slowOnnxMs = 0;
   await expect(notice(page)).toHaveCount(0, { timeout: 120_000 });
-  expect(hub.requests.some((r) => r.startsWith(`${E5}/resolve/main/onnx/`))).toBe(true);
+  expect(e5Requests(from).some((r) => r.startsWith(`${E5}/resolve/main/onnx/`))).toBe(true);
 
   // The model is the one in use: Models says so, and what was written is embedded with it.
   await page.getByRole('button', { name: 'Models' }).click();
@@ -72,6 +75,7 @@ test('Chinese in the message box: the notice offers the model that covers it, on
 });
 
 test('dismissed by keyboard, remembered for that language across a reload, still shown for another', async ({ page, context }) => {
+  const from = hub.requests.length;
   await openWithModelHub(page, context, hub.url);
   await newConversation(page);
   await messageBox(page).fill(CHINESE);
@@ -92,10 +96,11 @@ test('dismissed by keyboard, remembered for that language across a reload, still
 
   await messageBox(page).fill(JAPANESE);
   await expect(notice(page)).toContainText('You are writing in Japanese');
-  expect(hub.requests.filter((r) => r.startsWith(E5))).toEqual([]);
+  expect(e5Requests(from)).toEqual([]);
 });
 
 test('offline, with the model not downloaded: the notice says so and offers no download', async ({ page, context }) => {
+  const from = hub.requests.length;
   await openWithModelHub(page, context, hub.url);
   await newConversation(page);
   await context.setOffline(true);
@@ -104,5 +109,5 @@ test('offline, with the model not downloaded: the notice says so and offers no d
   await expect(notice(page).getByRole('button', { name: /Download/ })).toHaveCount(0);
   await context.setOffline(false);
   await expect(notice(page).getByRole('button', { name: 'Download multilingual-e5-small and use it' })).toBeVisible();
-  expect(hub.requests.filter((r) => r.startsWith(E5))).toEqual([]);
+  expect(e5Requests(from)).toEqual([]);
 });
