@@ -12,6 +12,7 @@ import { preview } from 'vite';
 import { existsSync } from 'node:fs';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
 import { browserPidForProfile, describeSlowdown, startCpuSlowdown } from './cpuSlowdown';
+import { setTreePriority } from './cpuSlowdownCycle';
 
 /** One slowed stretch of work: the slowdown a fixed loop in the page measured just before and after it. */
 export interface SlowdownCalibration {
@@ -29,6 +30,8 @@ export interface BenchSlowdown {
   readonly covers: string;
   /** Every `slowed` call's calibration, in order (JSON reports keep them). */
   readonly calibrations: SlowdownCalibration[];
+  /** The nice value measured stretches ran at (BenchPageOptions.nice); absent = the default 0. */
+  readonly nice?: number;
 }
 
 export interface BenchBrowser {
@@ -37,6 +40,8 @@ export interface BenchBrowser {
   readonly slowdown: BenchSlowdown | null;
   /** Runs `work` with the page and its workers slowed (a no-op wrapper without a slowdown). */
   slowed<T>(work: () => Promise<T>, label?: string): Promise<T>;
+  /** Runs `work` at full speed, with the same scheduling priority as `slowed` (BenchPageOptions.nice). */
+  fullSpeed<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -57,6 +62,12 @@ export interface BenchPageOptions {
    * `slowed` run at full speed.
    */
   readonly slowdown?: number;
+  /**
+   * Nice value (−20…19) for the browser's threads while `slowed` or `fullSpeed` work runs, back to
+   * 0 after: on a machine loaded by other work, −10 keeps the measured processes from waiting
+   * behind it, so both speeds are measured as on a quiet machine. Needs root for values below 0.
+   */
+  readonly nice?: number;
 }
 
 export const KEPT_PROFILE_PORT = 4179;
@@ -97,12 +108,22 @@ export async function openBenchPage(options: BenchPageOptions = {}): Promise<Ben
   await page.goto(new URL('bench.html', address).href);
   await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
   const factor = options.slowdown ?? 1;
-  const browserPid = factor > 1 ? browserPidForProfile(profile) : null;
-  const slowdown: BenchSlowdown | null = browserPid ? { factor, covers: describeSlowdown(factor), calibrations: [] } : null;
+  const browserPid = factor > 1 || options.nice !== undefined ? browserPidForProfile(profile) : null;
+  const slowdown: BenchSlowdown | null = browserPid && factor > 1 ? { factor, covers: describeSlowdown(factor), calibrations: [], ...(options.nice !== undefined ? { nice: options.nice } : {}) } : null;
+  const prioritised = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (options.nice === undefined || !browserPid) return work();
+    if (setTreePriority(browserPid, options.nice) === 0) throw new Error(`Could not set nice ${options.nice} on the browser's threads (lowering a nice value needs root).`);
+    try {
+      return await work();
+    } finally {
+      setTreePriority(browserPid, 0);
+    }
+  };
   return {
     page,
     slowdown,
-    async slowed(work, label = 'work') {
+    fullSpeed: (work) => prioritised(work),
+    slowed: (work, label = 'work') => prioritised(async () => {
       if (!browserPid || !slowdown) return work();
       // A fixed loop in the page (the same renderer process as the workers), at full speed and then
       // slowed, before and after the work: what the cycle really gave on this machine's load. It is
@@ -125,7 +146,7 @@ export async function openBenchPage(options: BenchPageOptions = {}): Promise<Ben
         slowdown.calibrations.push(c);
         options.onProgress?.(`slowdown (${label}): a fixed loop ran ${before.toFixed(1)}× slower before, ${after.toFixed(1)}× after (${base.toFixed(0)} ms at full speed); renderers stopped ${(100 * c.stoppedShare).toFixed(0)}% of the time`);
       }
-    },
+    }),
     async close() {
       await context.close();
       await server.close();

@@ -4,7 +4,7 @@
  * can be timed many times, and two builds compared on the same file in the same minutes:
  *
  *   npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5]
- *       [--question "…"] [--out report.json] [--port 4179] [--slowdown 4]
+ *       [--question "…"] [--out report.json] [--port 4179] [--slowdown 4] [--nice -10]
  *
  * OPFS belongs to the origin, port included: both commands serve a kept profile on port 4179
  * unless --port says otherwise.
@@ -21,10 +21,10 @@ import type { Page } from '@playwright/test';
 import { openBenchPage } from './browserHarness';
 import { describeColdOpen, measureColdOpen, type ColdOpenPhases, type ColdOpenTiming } from './scaleBrowser';
 import { median } from './stats';
-import { slowdownFactor } from './cliArgs';
+import { niceValue, slowdownFactor } from './cliArgs';
 
 export const COLD_OPEN_USAGE =
-  'usage: npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5] [--question "…"] [--out report.json] [--port 4179] [--slowdown 4]';
+  'usage: npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5] [--question "…"] [--out report.json] [--port 4179] [--slowdown 4] [--nice -10]';
 
 const DEFAULT_QUESTION = 'What did I say about the trip to Lisbon and my sister?';
 
@@ -54,7 +54,7 @@ export async function coldOpenCommand(argv: string[], progress: (line: string) =
   try {
     v = parseArgs({
       args: argv, strict: true, allowPositionals: false,
-      options: { profile: { type: 'string' }, dist: { type: 'string' }, file: { type: 'string' }, reps: { type: 'string' }, question: { type: 'string' }, out: { type: 'string' }, port: { type: 'string' }, slowdown: { type: 'string' } },
+      options: { profile: { type: 'string' }, dist: { type: 'string' }, file: { type: 'string' }, reps: { type: 'string' }, question: { type: 'string' }, out: { type: 'string' }, port: { type: 'string' }, slowdown: { type: 'string' }, nice: { type: 'string' } },
     }).values;
   } catch (err) {
     usage(err instanceof Error ? err.message : String(err));
@@ -70,12 +70,14 @@ export async function coldOpenCommand(argv: string[], progress: (line: string) =
   const port = v.port === undefined ? undefined : Number(v.port);
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) usage(`--port needs a port number, not ${String(v.port)}`);
   let slowdown: number | undefined;
+  let nice: number | undefined;
   try {
     slowdown = slowdownFactor(v.slowdown);
+    nice = niceValue(v.nice);
   } catch (err) {
     usage(err instanceof Error ? err.message : String(err));
   }
-  const bench = await openBenchPage({ onProgress: progress, profileDir: profile, distDir: dist, ...(port ? { port } : {}), ...(slowdown ? { slowdown } : {}) });
+  const bench = await openBenchPage({ onProgress: progress, profileDir: profile, distDir: dist, ...(port ? { port } : {}), ...(slowdown ? { slowdown } : {}), ...(nice !== undefined ? { nice } : {}) });
   const runs: ColdOpenTiming[] = [];
   // With --slowdown: the same cold open at full speed first, in the same minutes (the ratio's baseline).
   const fullSpeed: ColdOpenTiming[] = [];
@@ -87,7 +89,7 @@ export async function coldOpenCommand(argv: string[], progress: (line: string) =
     if (!found) throw new Error(`No ${file} in this profile's OPFS (found: ${files.map((f) => f.name).join(', ') || 'nothing'}).`);
     progress(`${file}: ${(found.size / 1e6).toFixed(0)} MB, serving ${dist}${bench.slowdown ? `; timed ${bench.slowdown.covers}` : ''}`);
     for (let r = 0; bench.slowdown && r < reps; r++) {
-      const t = await measureColdOpen(bench.page, file, question);
+      const t = await bench.fullSpeed(() => measureColdOpen(bench.page, file, question));
       fullSpeed.push(t);
       progress(`cold open at full speed ${r + 1}/${reps}: ${Math.round(t.navigationToResultMs)} ms to the first result`);
     }

@@ -6,7 +6,7 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { renderersOf, runDutyCycle, type ProcessEntry } from './dutyCycle';
+import { processTree, renderersOf, runDutyCycle, type ProcessEntry } from './dutyCycle';
 
 /** The process table from /proc (processes that exit while it is read are left out). */
 export function readProcessTable(): ProcessEntry[] {
@@ -35,6 +35,33 @@ export function signalAll(pids: readonly number[], sig: 'SIGSTOP' | 'SIGCONT'): 
       // exited
     }
   }
+}
+
+/**
+ * Sets the scheduling priority (nice, −20…19) of every thread of `rootPid`'s process tree. On Linux
+ * a nice value belongs to a thread, and new threads and forked processes inherit their creator's,
+ * so a browser's zygote and renderers passed on to the workers and pages they start later.
+ * Returns the number of threads changed (0 when not permitted).
+ */
+export function setTreePriority(rootPid: number, nice: number): number {
+  let changed = 0;
+  for (const pid of processTree(readProcessTable(), rootPid)) {
+    let tids: string[] = [];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // exited
+    }
+    for (const tid of tids) {
+      try {
+        setPriority(Number(tid), nice);
+        changed++;
+      } catch {
+        // exited, or not permitted
+      }
+    }
+  }
+  return changed;
 }
 
 if (!isMainThread && workerData?.dutyCycle) {

@@ -46,6 +46,16 @@ export function renderersOf(table: readonly ProcessEntry[], browserPid: number):
   return table.filter((p) => p.cmdline.includes('--type=renderer') && descends(p.pid)).map((p) => p.pid);
 }
 
+/** `rootPid` and every process descending from it (a browser and all its helpers: zygote, renderers, GPU, network). */
+export function processTree(table: readonly ProcessEntry[], rootPid: number): number[] {
+  const parent = new Map(table.map((p) => [p.pid, p.ppid]));
+  const under = (pid: number): boolean => {
+    for (let p: number | null | undefined = pid, hops = 0; p != null && hops < 16; p = parent.get(p), hops++) if (p === rootPid) return true;
+    return false;
+  };
+  return table.filter((p) => under(p.pid)).map((p) => p.pid);
+}
+
 /** What the loop needs from the machine. */
 export interface DutyCycleIo {
   now(): number;

@@ -310,23 +310,32 @@ export async function nodeDriver(options: { vectors: boolean; db?: string }): Pr
  * Browser: the benchmark page's worker on OPFS; the file is deleted at the end, unless `profileDir`
  * names a browser profile to keep it in (for `npm run bench -- cold-open` on the grown database).
  */
-export async function browserDriver(progress: (line: string) => void, options: { profileDir?: string; port?: number; slowdown?: number } = {}): Promise<ScaleDriver> {
+export async function browserDriver(progress: (line: string) => void, options: { profileDir?: string; port?: number; slowdown?: number; nice?: number } = {}): Promise<ScaleDriver> {
   const f = (x: number) => Math.round(x).toLocaleString('en');
   const { openBenchPage } = await import('./browserHarness');
   const { workerHeapBytes, measureColdOpen, describeColdOpen } = await import('./scaleBrowser');
-  const bench = await openBenchPage({ onProgress: progress, ...(options.profileDir ? { profileDir: options.profileDir } : {}), ...(options.port ? { port: options.port } : {}), ...(options.slowdown ? { slowdown: options.slowdown } : {}) });
+  const bench = await openBenchPage({ onProgress: progress, ...(options.profileDir ? { profileDir: options.profileDir } : {}), ...(options.port ? { port: options.port } : {}), ...(options.slowdown ? { slowdown: options.slowdown } : {}), ...(options.nice !== undefined ? { nice: options.nice } : {}) });
   const file = 'bench-scale.sqlite';
   const page = bench.page;
   return {
     runtime: 'browser',
     slowdown: bench.slowdown,
-    open: () => page.evaluate((f) => window.recollectBench!.scale.open(f), file),
+    // A kept profile that already holds the file continues from it (as Node's --db): the read path
+    // can be measured again at its size without growing the database anew.
+    async open() {
+      const kept = options.profileDir !== undefined && (await page.evaluate(() => window.recollectBench!.opfsFiles())).some((f) => f.name === file);
+      const opened = await page.evaluate(([f, reuse]) => window.recollectBench!.scale.open(f, reuse), [file, kept] as const);
+      if (!kept) return opened;
+      const turns = (await page.evaluate(() => window.recollectBench!.scale.measure([], { depth: 10 }))).turns;
+      progress(`kept profile: ${f(turns)} turns already in ${file}`);
+      return { ...opened, turns };
+    },
     append: (c) => page.evaluate((corpus) => window.recollectBench!.scale.append(corpus), c),
     addLayer: () => page.evaluate(() => window.recollectBench!.scale.addLayer()),
     // Growth runs at full speed; what a person waits for (search, the answer read, the cold open) is measured slowed.
     measure: (q, o, speed = 'slowed') => {
       const run = () => page.evaluate(([qs, opts]) => window.recollectBench!.scale.measure([...qs], opts), [q, o] as const);
-      return speed === 'full' ? run() : bench.slowed(run, `${q.length} questions`);
+      return speed === 'full' ? bench.fullSpeed(run) : bench.slowed(run, `${q.length} questions`);
     },
     // The CDP figure may or may not include WebAssembly memories: adding SQLite's heap gives an upper bound.
     memory: async (m) => (await workerHeapBytes(page, 'bench.worker')) + m.wasmBytes,
@@ -334,7 +343,7 @@ export async function browserDriver(progress: (line: string) => void, options: {
       await page.evaluate(() => window.recollectBench!.scale.close());
       try {
         const open = () => measureColdOpen(page, file, question);
-        const t = speed === 'full' ? await open() : await bench.slowed(open, 'cold open');
+        const t = speed === 'full' ? await bench.fullSpeed(open) : await bench.slowed(open, 'cold open');
         progress(`cold open${bench.slowdown ? (speed === 'full' ? ' (full speed)' : ` (${bench.slowdown.factor}× slower)`) : ''} ${f(t.navigationToResultMs)} ms from navigation (in the worker: open + engine start ${f(t.openMs)} ms, first recall ${f(t.firstRecallMs)} ms; ${describeColdOpen(t)})`);
         return t.navigationToResultMs;
       } finally {

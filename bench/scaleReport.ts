@@ -73,6 +73,8 @@ export interface ScaleReport {
     readonly factor: number;
     readonly covers: string;
     /** Each slowed stretch: the duty factor used and the slowdown a fixed loop in the page measured before and after (bench/browserHarness.ts). */
+    /** Nice value of the browser's threads while measuring (`--nice`), both speeds. */
+    readonly nice?: number;
     readonly calibrations?: readonly { readonly label: string; readonly loopMs: number; readonly before: number; readonly after: number; readonly stoppedShare: number }[];
   };
   /** Timed passes over the questions at each size, every sample counted (absent in older reports: 1). */
@@ -97,7 +99,7 @@ export function scaleSummary(r: ScaleReport): string {
     '',
     `Embedder ${r.embedder ?? 'none (lexical only)'}; commit ${r.commit ?? 'unknown'}, ${r.createdAt}. Data: ${r.sources.join(', ') || '—'} (${int(r.availableTurns)} turns available).`,
     '',
-    ...(r.slowdown ? [`**Slowed ${r.slowdown.factor}×** while measuring (growth ran at full speed): ${r.slowdown.covers}.`, ''] : []),
+    ...(r.slowdown ? [`**Slowed ${r.slowdown.factor}×** while measuring (growth ran at full speed): ${r.slowdown.covers}.${r.slowdown.nice !== undefined ? ` Both speeds measured with the browser at nice ${r.slowdown.nice}, so other work on the machine does not queue ahead of it.` : ''}`, ''] : []),
     '| turns | questions | ours p50 / p95 ms | answer read p50 / p95 ms | ours recall.turn @1 / @5 / @10 | BM25 p50 / p95 ms | BM25 recall.turn @1 / @5 / @10 | ours / BM25 session @10 | ingest turns/s (e2e / capture) | chars/turn appended | bytes/turn | engine memory | cold open |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
