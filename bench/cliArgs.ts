@@ -16,7 +16,7 @@ export class BenchUsageError extends Error {
 export const USAGE = [
   'usage: npm run bench -- recall --data <file|folder> [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [oracle|random|model id[=trust],…]] [--no-build]',
   '       npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]',
-  '       npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build] [--profile <dir>] [--port N] [--slowdown 4] [--nice -10]',
+  '       npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build] [--profile <dir>] [--port N] [--slowdown 4] [--nice=-10]',
   '       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]',
   '       npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]',
 ].join('\n');

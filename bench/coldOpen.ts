@@ -4,7 +4,7 @@
  * can be timed many times, and two builds compared on the same file in the same minutes:
  *
  *   npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5]
- *       [--question "…"] [--out report.json] [--port 4179] [--slowdown 4] [--nice -10]
+ *       [--question "…"] [--out report.json] [--port 4179] [--slowdown 4] [--nice=-10]
  *
  * OPFS belongs to the origin, port included: both commands serve a kept profile on port 4179
  * unless --port says otherwise.
@@ -24,7 +24,7 @@ import { median } from './stats';
 import { niceValue, slowdownFactor } from './cliArgs';
 
 export const COLD_OPEN_USAGE =
-  'usage: npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5] [--question "…"] [--out report.json] [--port 4179] [--slowdown 4] [--nice -10]';
+  'usage: npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5] [--question "…"] [--out report.json] [--port 4179] [--slowdown 4] [--nice=-10]';
 
 const DEFAULT_QUESTION = 'What did I say about the trip to Lisbon and my sister?';
 
