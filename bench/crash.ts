@@ -253,7 +253,7 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
           extra.swapHit = state.swapHit;
           if (state.swapPages !== null) extra.swapPages = state.swapPages;
         } else if (workload === 'embedder-switch') {
-          const s = await engineCall<EmbeddingStatus | null>(check, 'embeddingStatus');
+          const s = await engineCall<EmbeddingStatus | null>(check, 'indexing.embeddingStatus');
           extra.embedderAfterKill = s ? `${s.activeModel} → ${s.targetModel}, ${s.embedded}/${s.total} ${s.state}${s.error ? ` (${s.error.code})` : ''}` : 'none';
           extra.switchUnderWay = s !== null && s.activeModel !== s.targetModel;
           // Once setEmbedder resolved the switch is stored: the reopened app builds the new target.

@@ -12,6 +12,7 @@
 import { chromium, type BrowserContext, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
+import type { EngineApi, ModelWorkerApi } from '../src/core/protocol';
 
 export type KillMode = 'renderer' | 'engine-worker' | 'browser';
 export const KILL_MODES: readonly KillMode[] = ['renderer', 'engine-worker', 'browser'];
@@ -60,7 +61,12 @@ export class EngineCallError extends Error {
   }
 }
 
-/** One EngineApi call in the page (`method` as '<group>.<method>', e.g. 'conversations.list'); resolves with its value once the engine has answered. */
+/** An engine method as '<group>.<method>' (e.g. 'conversations.list'): a misspelt one does not compile. */
+export type EngineCallName = { [G in keyof EngineApi]: `${G}.${keyof EngineApi[G] & string}` }[keyof EngineApi];
+
+/** One EngineApi call in the page (or one model-worker call); resolves with its value once the worker has answered. */
+export async function engineCall<T>(page: Page, method: EngineCallName, args?: readonly unknown[]): Promise<T>;
+export async function engineCall<T>(page: Page, method: keyof ModelWorkerApi & string, args: readonly unknown[], worker: 'models'): Promise<T>;
 export async function engineCall<T>(page: Page, method: string, args: readonly unknown[] = [], worker: 'engine' | 'models' = 'engine'): Promise<T> {
   const result = await page.evaluate(([m, a, models]) => (window as unknown as { __crashCall(m: string, a: readonly unknown[], models: boolean): Promise<CallResult> }).__crashCall(m, a, models), [method, [...args], worker === 'models'] as const);
   if (!result.ok) throw new EngineCallError(result.error.code, result.error.message);
