@@ -15,6 +15,7 @@
  * real), driving the Import chats… dialog; the time is the engine's own (report.seconds), while
  * the model worker embeds alongside as it does for a user. Reported: median and p95 (slow end).
  */
+import type { EngineApi } from '../src/core/protocol';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -223,12 +224,12 @@ async function probeWhileImporting(page: Page, done: () => boolean): Promise<Pro
     const started = Date.now();
     const q = words[i % words.length]!;
     const timed = await page.evaluate(async (query) => {
-      const engine = (window as unknown as { recollectEngine?: { searchMessages(q: string, o: object): Promise<unknown>; recall(q: string): Promise<unknown> } }).recollectEngine;
+      const engine = (window as unknown as { recollectEngine?: EngineApi }).recollectEngine;
       if (!engine) return null;
       const t0 = performance.now();
-      await engine.searchMessages(query, { limit: 30 });
+      await engine.conversations.search(query, { limit: 30 });
       const t1 = performance.now();
-      await engine.recall(query);
+      await engine.answers.recall(query);
       return { search: t1 - t0, recall: performance.now() - t1 };
     }, q).catch(() => null);
     if (!timed) break;
@@ -278,7 +279,7 @@ async function browserImport(zip: Uint8Array, expectedTurns: number, distDir = '
     let trailingSeconds: number | undefined;
     let trailingLast: { state: string; indexed: number; total: number } | null = null;
     // (A build from before the trailing indexing has no indexingStatus: the call fails, nothing trails.)
-    const indexing = () => page.evaluate(() => (window as unknown as { recollectEngine: { indexingStatus(): Promise<{ state: string; indexed: number; total: number }> } }).recollectEngine.indexingStatus()).catch(() => null);
+    const indexing = () => page.evaluate(() => (window as unknown as { recollectEngine: EngineApi }).recollectEngine.indexing.status()).catch(() => null);
     if (await indexing()) {
       for (;;) {
         const s = await indexing();

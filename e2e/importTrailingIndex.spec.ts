@@ -4,6 +4,7 @@
  * turn is found by its words, and the indexing shows its progress until done — also after a
  * reload in the middle of it.
  */
+import type { EngineApi } from '../src/core/protocol';
 import { expect, test, type Page } from '@playwright/test';
 import { strToU8, zipSync } from 'fflate';
 import { printPageOnFailure } from './appSteps';
@@ -68,8 +69,8 @@ test('words are found while the indexing still trails, and a reload resumes it t
   // Right after the report, before the trailing indexing is done: searched through the engine the
   // UI uses (the dialog is modal), a turn is found by its words.
   const found = await page.evaluate(async () => {
-    const engine = (window as unknown as { recollectEngine: { searchMessages(q: string): Promise<{ message: { content: string } }[]>; indexingStatus(): Promise<{ state: string; indexed: number; total: number }> } }).recollectEngine;
-    const [status, hits] = await Promise.all([engine.indexingStatus(), engine.searchMessages('zq149k9')]);
+    const engine = (window as unknown as { recollectEngine: EngineApi }).recollectEngine;
+    const [status, hits] = await Promise.all([engine.indexing.status(), engine.conversations.search('zq149k9')]);
     return { status, hits: hits.map((h) => h.message.content) };
   });
   expect(found.hits).toHaveLength(1);
@@ -81,7 +82,7 @@ test('words are found while the indexing still trails, and a reload resumes it t
   await page.reload();
   await expect(page.getByTestId('status')).toBeVisible({ timeout: 60_000 });
   await expect.poll(async () => page.evaluate(async () => {
-    const s = await (window as unknown as { recollectEngine: { indexingStatus(): Promise<{ state: string; indexed: number; total: number }> } }).recollectEngine.indexingStatus();
+    const s = await (window as unknown as { recollectEngine: EngineApi }).recollectEngine.indexing.status();
     return `${s.state} ${s.indexed}/${s.total}`;
   }), { timeout: 240_000, intervals: [1_000] }).toBe('idle 1500/1500');
   await expect(page.getByTestId('indexing-status')).toHaveCount(0);
