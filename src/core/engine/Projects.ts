@@ -47,6 +47,11 @@ function cleanInstructions(text: unknown): string {
   return t;
 }
 
+/** A source's project name as a name here: spaces collapsed, cut to the limit (an import does not fail on a long name). */
+function importedName(name: string): string {
+  return name.replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_CHARS).trim() || 'Imported project';
+}
+
 function flag(value: unknown, what: string): boolean | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'boolean') throw new RecollectError('INVALID_INPUT', `${what} must be on or off.`);
@@ -99,7 +104,7 @@ export class Projects {
   async fromSource(source: ImportedProject, memory: ProjectMemoryMode): Promise<{ project: Project; created: boolean; instructionsLeftOut: boolean }> {
     const existing = await this.#d.store.projectBySource(source.sourceId);
     if (existing) return { project: existing, created: false, instructionsLeftOut: false };
-    const name = source.name.replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_CHARS).trim() || 'Imported project';
+    const name = importedName(source.name);
     const instructions = (source.instructions ?? '').trim();
     const fits = instructions.length <= MAX_PROJECT_INSTRUCTIONS;
     const project = await this.#d.store.createProject({
@@ -107,6 +112,15 @@ export class Projects {
     });
     this.#changed();
     return { project, created: true, instructionsLeftOut: !fits };
+  }
+
+  /** An imported project's name and instructions from the export's own list (instructions too long are left out). */
+  async describeImported(id: string, source: ImportedProject): Promise<{ instructionsLeftOut: boolean }> {
+    const instructions = (source.instructions ?? '').trim();
+    const fits = instructions.length <= MAX_PROJECT_INSTRUCTIONS;
+    await this.#d.store.updateProject(id, { name: importedName(source.name), ...(fits && instructions ? { instructions } : {}) });
+    this.#changed();
+    return { instructionsLeftOut: !fits };
   }
 
   /** 'keep': the chats go to no project (a project-only project's memory becomes shared); 'delete': they are deleted too. */

@@ -229,6 +229,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
           ...(projects && deps.projects ? {
             projectBySource: (sourceId: string) => deps.projects!.projectBySource(sourceId),
             importProject: (source: ImportedProject, memory: ProjectMemoryMode) => projects.fromSource(source, memory),
+            describeProject: (id: string, source: ImportedProject) => projects.describeImported(id, source),
           } : {}),
         },
       })

@@ -36,6 +36,8 @@ export interface HistorySink {
   projectBySource?(sourceId: string): Promise<{ readonly name: string } | null>;
   /** That project, or a new one with `memory` (Projects.fromSource). */
   importProject?(source: ImportedProject, memory: ProjectMemoryMode): Promise<{ readonly project: { readonly id: string }; readonly created: boolean; readonly instructionsLeftOut: boolean }>;
+  /** Gives a project this run made from a chat's reference the name and instructions the export's list has for it. */
+  describeProject?(projectId: string, source: ImportedProject): Promise<{ readonly instructionsLeftOut: boolean }>;
 }
 
 export interface HistoryImportsDeps {
@@ -209,12 +211,22 @@ export class HistoryImports {
     const memory: ProjectMemoryMode = request.projectMemory === 'project-only' ? 'project-only' : 'shared';
     /** Source project id → our project id, for this run. */
     const projectIds = new Map<string, string>();
-    const projectFor = async (source: ImportedProject | undefined, skips: Skips): Promise<void> => {
-      if (!source || projectIds.has(source.sourceId) || !this.#d.sink.importProject) return;
+    /** Projects this run made from a chat's reference alone (named from the id until the export's list names them). */
+    const unnamed = new Set<string>();
+    const tooLong = 'project instructions too long to keep (the project was made without them)';
+    const projectFor = async (source: ImportedProject | undefined, skips: Skips, listed = false): Promise<void> => {
+      if (!source || !this.#d.sink.importProject) return;
+      const known = projectIds.get(source.sourceId);
+      if (known !== undefined) {
+        // The list came after the chats that named the project (a zip's members come in any order).
+        if (listed && unnamed.delete(source.sourceId) && (await this.#d.sink.describeProject?.(known, source))?.instructionsLeftOut) skips.add(tooLong);
+        return;
+      }
       const r = await this.#d.sink.importProject(source, memory);
       projectIds.set(source.sourceId, r.project.id);
       if (r.created) projectsCreated++;
-      if (r.instructionsLeftOut) skips.add('project instructions too long to keep (the project was made without them)');
+      if (r.created && !listed) unnamed.add(source.sourceId);
+      if (r.instructionsLeftOut) skips.add(tooLong);
     };
     // `known`: a slice of a long conversation after its first, whose stored turns were looked up once.
     let batch: { conversation: ImportedConversation; turns: NewTurn[]; formerIds: (string | undefined)[]; known?: ReadonlySet<string> }[] = [];
@@ -307,7 +319,7 @@ export class HistoryImports {
       batchChars += chars;
       if (batchTurns >= BATCH_TURNS || batchChars >= BATCH_CHARS) await flush(skips);
       return turns.length;
-    }, flush, undefined, (project, skips) => projectFor(project, skips));
+    }, flush, undefined, (project, skips) => projectFor(project, skips, true));
     const report = {
       format: result.format, conversations, turns: turnsAdded, alreadyPresent, projectsCreated, skipped: result.skips.list(), cancelled: result.cancelled,
       seconds: (this.#d.clock.now() - started) / 1000,
