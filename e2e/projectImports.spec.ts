@@ -37,7 +37,8 @@ test('a ChatGPT export with project chats and a Claude export with projects.json
   await expect(dialog.getByTestId('history-projects')).toContainText('House move — no chats in this file (new)');
   await dialog.getByRole('checkbox', { name: /Keep imported projects' memory inside them/ }).check();
   await dialog.getByRole('button', { name: 'Import 4 turns' }).click();
-  await expect(dialog.getByTestId('history-report')).toContainText('2 conversations, 4 turns imported; 2 projects created', { timeout: 60_000 });
+  await expect(dialog.getByTestId('history-report')).toHaveText(
+    '2 conversations, 4 turns imported; 1 skipped: 1 Claude\'s example project (not imported); 2 projects created.', { timeout: 60_000 });
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 
   const thesis = sidebar.getByRole('region', { name: 'Project Thesis — soil moisture' });
