@@ -14,7 +14,7 @@
  * 2026 exports may split conversations.json into conversations-000.json, -001.json… (readHistory
  * reads every member).
  */
-import type { ImportedConversation, ImportedTurn } from '../core/base/historyImport';
+import type { ImportedConversation, ImportedProject, ImportedTurn } from '../core/base/historyImport';
 import { SkipEntry, asRecord, secondsToMs, text, titleOf } from './parseHelpers';
 import { DocumentLog, type DocumentWrite } from './documents';
 import { stripChatGptMarkup } from '../core/base/chatgptMarkup';
@@ -221,6 +221,19 @@ export class ChatGptTurns {
   }
 }
 
+/**
+ * The ChatGPT project a conversation is in. A project chat carries its project's id as `gizmo_id`
+ * (`g-p-` and 32 hex digits; `gizmo_type` "snorlax", and the same id as `conversation_template_id`);
+ * a custom GPT's chat has a `g-` id without the `p-`, and is not a project. The export holds no
+ * project names, so the project is named from its id ("ChatGPT project 685bb5"), to be renamed.
+ */
+export function chatgptProjectOf(conv: Record<string, unknown>): ImportedProject | undefined {
+  const id = [conv.gizmo_id, conv.conversation_template_id].map(text).find((g) => g.startsWith('g-p-'));
+  if (!id) return undefined;
+  const tail = id.slice(4);
+  return { sourceId: `chatgpt:${id}`, name: `ChatGPT project ${tail.match(/^[0-9a-f]{6}/i)?.[0] ?? (tail.slice(0, 12) || id)}` };
+}
+
 /** The conversation's id and creation time from its top-level fields; SkipEntry without an id. */
 export function chatgptHeader(conv: Record<string, unknown>): { id: string; createdAt: number } {
   const id = text(conv.id) || text(conv.conversation_id);
@@ -248,5 +261,6 @@ export function parseChatGptConversation(raw: unknown): ImportedConversation {
   }
   const images = builder.end();
   if (images) turns.push(images);
-  return { id: `chatgpt:${id}`, title: titleOf(conv.title, turns), createdAt: createdAt || turns[0]?.occurredAt || 0, turns };
+  const project = chatgptProjectOf(conv);
+  return { id: `chatgpt:${id}`, title: titleOf(conv.title, turns), createdAt: createdAt || turns[0]?.occurredAt || 0, turns, ...(project ? { project } : {}) };
 }

@@ -15,7 +15,7 @@ import { JsonArraySplitter, type ElementSink } from './jsonArraySplitter';
 import { JsonEntryStream } from './jsonEntryStream';
 import { EntrySkeleton, planStream, streamConversation } from './hugeEntry';
 import { parseChatGptConversation } from './chatgpt';
-import { parseClaudeConversation } from './claude';
+import { parseClaudeConversation, parseClaudeProject } from './claude';
 import { parseLocomoSample, parseLongMemEvalQuestion } from './benchmarkCorpora';
 import { TranscriptParser } from './transcript';
 import { SkipEntry, asRecord } from './parseHelpers';
@@ -52,6 +52,8 @@ const MAX_UNRECOGNISED_LEAD = 20;
 
 /** Members of an export .zip that hold the conversations (ChatGPT and Claude both use this name). */
 const CONVERSATIONS_MEMBER = /(^|\/)conversations(-\d+)?\.json$/i;
+/** Claude's projects: one projects.json array, or (later exports) one projects/<uuid>.json per project. */
+const PROJECTS_MEMBER = /(^|\/)projects(\.json|\/[^/]+\.json)$/i;
 
 async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
   yield first;
@@ -102,10 +104,67 @@ async function* read(file: HistoryFile, options: HistoryReadOptions, hugeEntryCh
     return;
   }
   const missing = 'This zip has no conversations.json. Choose the export .zip from ChatGPT or Claude, or the conversations.json inside it.';
-  const entries = zip ? zipEntries(bytes, (n) => CONVERSATIONS_MEMBER.test(n), missing) : singleEntry(bytes, name);
+  const entries = zip ? zipEntries(bytes, (n) => CONVERSATIONS_MEMBER.test(n) || PROJECTS_MEMBER.test(n), missing) : singleEntry(bytes, name);
   // A huge entry is read again from the file: the member of the zip it is in, or the file itself.
   const again = (member: string, index: number) => entryText(file, zip ? member : null, index, missing, options);
-  yield* jsonItems(entries, options, hugeEntryChars, again);
+  let sawConversations = !zip;
+  const projects = new ProjectMembers();
+  for await (const item of jsonItems(projects.divert(entries, () => (sawConversations = true)), options, hugeEntryChars, again)) {
+    yield* projects.take();
+    yield item;
+  }
+  yield* projects.take();
+  if (!sawConversations) throw new RecollectError('INVALID_INPUT', missing);
+}
+
+/**
+ * Takes the projects members out of a zip's stream (they are read here, element by element, and
+ * come out as project items); the conversations members go on to `jsonItems`.
+ */
+class ProjectMembers {
+  #ready: HistoryItem[] = [];
+  #splitter: JsonArraySplitter | null = null;
+  #member = '';
+  #decoder = new TextDecoder();
+
+  async *divert(
+    entries: AsyncIterable<{ name: string; data: Uint8Array; final: boolean }>, conversations: () => void,
+  ): AsyncGenerator<{ name: string; data: Uint8Array; final: boolean }> {
+    for await (const entry of entries) {
+      if (!PROJECTS_MEMBER.test(entry.name)) {
+        conversations();
+        yield entry;
+        continue;
+      }
+      if (this.#member !== entry.name) {
+        this.#member = entry.name;
+        this.#splitter = new JsonArraySplitter();
+        this.#decoder = new TextDecoder();
+      }
+      let elements: ReturnType<JsonArraySplitter['push']> = [];
+      try {
+        elements = this.#splitter!.push(entry.final ? this.#decoder.decode(entry.data) : this.#decoder.decode(entry.data, { stream: true }));
+      } catch {
+        this.#ready.push({ kind: 'skipped', reason: 'project lists that could not be read' });
+        this.#splitter = new JsonArraySplitter({ route: () => 'skip' });
+      }
+      for (const source of elements) {
+        if (typeof source !== 'string') continue;
+        try {
+          this.#ready.push({ kind: 'project', project: parseClaudeProject(JSON.parse(source)) });
+        } catch (err) {
+          this.#ready.push({ kind: 'skipped', reason: err instanceof SkipEntry ? err.reason : 'malformed projects' });
+        }
+      }
+    }
+  }
+
+  /** The project items read so far. */
+  *take(): Generator<HistoryItem> {
+    const ready = this.#ready;
+    this.#ready = [];
+    yield* ready;
+  }
 }
 
 /** The text of element `index` of the JSON array in `member` (null: the file itself), read again from the file. */

@@ -94,7 +94,7 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
 
   async #insertConversations(tx: Sql, inputs: readonly NewConversation[]): Promise<void> {
     const now = this.#clock.now();
-    for (const c of inputs) await conversations.insertConversation(tx, c.id, c.title, isSaneTime(c.createdAt) ? c.createdAt : now);
+    for (const c of inputs) await conversations.insertConversation(tx, c.id, c.title, isSaneTime(c.createdAt) ? c.createdAt : now, {}, c.projectId ?? null);
   }
 
   renameConversation(id: string, title: string, by?: TitleSource): Promise<Conversation> {

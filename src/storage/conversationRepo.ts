@@ -52,9 +52,10 @@ export async function listConversations(sql: Sql): Promise<Conversation[]> {
   return rows.map(toConversation);
 }
 
-export async function insertConversation(sql: Sql, id: string, title: string, now: number, memory: Partial<ConversationMemory> = {}): Promise<Conversation> {
-  await sql.exec('INSERT INTO conversations (id, title, created_at, updated_at, use_memory, remember) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
-    [id, cleanTitle(title), Math.round(now), Math.round(now), memory.useMemory === false ? 0 : 1, memory.remember === false ? 0 : 1]);
+/** Creates the conversation (in `projectId` when given); one that exists stays as it is, project included. */
+export async function insertConversation(sql: Sql, id: string, title: string, now: number, memory: Partial<ConversationMemory> = {}, projectId: string | null = null): Promise<Conversation> {
+  await sql.exec('INSERT INTO conversations (id, title, created_at, updated_at, use_memory, remember, project_id) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
+    [id, cleanTitle(title), Math.round(now), Math.round(now), memory.useMemory === false ? 0 : 1, memory.remember === false ? 0 : 1, projectId]);
   return requireConversation(sql, id);
 }
 

@@ -30,7 +30,7 @@ const MAX_ID_CHARS = 512;
 const MAX_SHORT_CHARS = 1_000;
 const MAX_BLOB_BYTES = 4 + 8192 * 4;
 const ID_COLUMNS = new Set(['id', 'conversation_id', 'memcell_id', 'scene_id', 'superseded_by', 'profile_item_id', 'item_id', 'model_id',
-  'centroid_model', 'source_message_id', 'dedupe_key', 'project_id']);
+  'centroid_model', 'source_message_id', 'dedupe_key', 'project_id', 'source_id']);
 const SHORT_COLUMNS = new Set(['speaker', 'role', 'status', 'kind', 'op', 'source', 'format', 'stage', 'model', 'outcome', 'closed_by', 'reason', 'text_hash', 'name', 'memory']);
 const JSON_COLUMNS = new Set(['metadata', 'evidence', 'payload', 'encoding']);
 /** Columns holding ms since the epoch: typed input keeps them in a sane range, and so must a file. */

@@ -1,4 +1,4 @@
-/** SQL for projects (schema v13) and for which project a conversation belongs to. */
+/** SQL for projects (schema v13; source ids v14) and for which project a conversation belongs to. */
 import type { Sql, SqlRow } from '../core/base/sql';
 import type { Project } from '../core/base/types';
 import type { NewProject, ProjectPatch, ProjectStore, WalledProject } from '../core/engine/projectStore';
@@ -57,11 +57,16 @@ export class SqlProjectStore implements ProjectStore {
     return row ? toProject(row) : null;
   }
 
+  async projectBySource(sourceId: string): Promise<Project | null> {
+    const [row] = await this.#db.query<ProjectRow>(`${SELECT} WHERE p.source_id = ?`, [sourceId]);
+    return row ? toProject(row) : null;
+  }
+
   createProject(input: NewProject): Promise<Project> {
     const now = this.#clock.now();
     return this.#db.transaction(async (tx) => {
-      await tx.exec('INSERT INTO projects (id, name, instructions, memory, use_profile, archived, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)',
-        [input.id, input.name, input.instructions, input.memory, input.useProfile ? 1 : 0, now, now]);
+      await tx.exec('INSERT INTO projects (id, name, instructions, memory, use_profile, archived, created_at, updated_at, source_id) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)',
+        [input.id, input.name, input.instructions, input.memory, input.useProfile ? 1 : 0, now, now, input.sourceId ?? null]);
       return requireProject(tx, input.id);
     });
   }

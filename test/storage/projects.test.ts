@@ -13,7 +13,7 @@ def offset(raw, ref):
     return raw - ref
 \`\`\``;
 
-describe('projects in the database (schema v13)', () => {
+describe('projects in the database (schema v13, v14)', () => {
   it('v13 adds the projects table; existing conversations are in no project', async () => {
     const db = await openMemoryDatabase({ migrateSchema: false });
     await migrate(db, MIGRATIONS, 12);
@@ -22,6 +22,27 @@ describe('projects in the database (schema v13)', () => {
     expect(await schemaVersion(db)).toBe(LATEST_SCHEMA_VERSION);
     expect(await db.query('SELECT id, project_id FROM conversations')).toEqual([{ id: 'old', project_id: null }]);
     await expect(db.exec("INSERT INTO projects (id, name, memory, created_at, updated_at) VALUES ('p', 'x', 'secret', 1, 1)")).rejects.toMatchObject({ code: 'SQL_ERROR' });
+  });
+
+  it('v14 adds source ids: projects made before have none, one project per source id, and found by it', async () => {
+    const db = await openMemoryDatabase({ migrateSchema: false });
+    await migrate(db, MIGRATIONS, 13);
+    await db.exec("INSERT INTO projects (id, name, created_at, updated_at) VALUES ('before', 'Made in the app', 1700000000000, 1700000000000)");
+    await migrate(db, MIGRATIONS, 14);
+    expect(await db.query('SELECT id, source_id FROM projects')).toEqual([{ id: 'before', source_id: null }]);
+    await db.exec("INSERT INTO projects (id, name, created_at, updated_at, source_id) VALUES ('a', 'Thesis', 1, 1, 'chatgpt:g-p-1')");
+    await expect(db.exec("INSERT INTO projects (id, name, created_at, updated_at, source_id) VALUES ('b', 'Again', 1, 1, 'chatgpt:g-p-1')")).rejects.toMatchObject({ code: 'SQL_ERROR' });
+    // Many projects without a source are fine.
+    await db.exec("INSERT INTO projects (id, name, created_at, updated_at) VALUES ('c', 'Another', 1, 1)");
+
+    const store = await openNodeStore();
+    await store.projects.createProject({ id: 'p1', name: 'Thesis', instructions: '', memory: 'shared', useProfile: true, sourceId: 'claude:project:u1' });
+    await store.projects.createProject({ id: 'p2', name: 'Typed here', instructions: '', memory: 'shared', useProfile: true });
+    expect((await store.projects.projectBySource('claude:project:u1'))?.id).toBe('p1');
+    expect(await store.projects.projectBySource('claude:project:u2')).toBeNull();
+    // A renamed project is still found by where it came from.
+    await store.projects.updateProject('p1', { name: 'Thesis 2026' });
+    expect((await store.projects.projectBySource('claude:project:u1'))?.name).toBe('Thesis 2026');
   });
 
   it('the store creates, renames, archives, moves chats and deletes keeping or deleting the chats', async () => {
@@ -54,6 +75,7 @@ describe('projects in the database (schema v13)', () => {
   it('export and import keep projects and which chats are in them', async () => {
     const source = await openNodeStore();
     await source.projects.createProject({ id: 'p1', name: 'Client: Acme', instructions: 'Use metric units.', memory: 'project-only', useProfile: true });
+    await source.projects.createProject({ id: 'p2', name: 'Imported', instructions: '', memory: 'shared', useProfile: true, sourceId: 'chatgpt:g-p-685bb57d' });
     await source.createConversation({ id: 'c1', title: 'Kick-off' });
     await source.appendTurn({ id: 'm1', conversationId: 'c1', role: 'user', content: LONG_TURN });
     await source.projects.moveConversation('c1', 'p1');
@@ -63,6 +85,8 @@ describe('projects in the database (schema v13)', () => {
     await target.importDatabase(bytes);
     expect(await target.projects.listProjects()).toEqual(await source.projects.listProjects());
     expect((await target.getConversation('c1'))?.projectId).toBe('p1');
+    // An imported project is still found by its source after a restore (a later history import reuses it).
+    expect((await target.projects.projectBySource('chatgpt:g-p-685bb57d'))?.id).toBe('p2');
   });
 
   it('an imported file with a bad project row is refused and the memory is unchanged', async () => {

@@ -4,7 +4,7 @@
  * anything is written, then progress (conversations, turns, bytes) with Cancel, then the report.
  */
 import { useRef, useState } from 'react';
-import { HISTORY_FORMATS, type HistoryFormat, type HistoryProgress, type SynthesisEstimate, type TranscriptLayout } from '../../core/base/historyImport';
+import { HISTORY_FORMATS, type HistoryFormat, type HistoryProgress, type ScannedProject, type SynthesisEstimate, type TranscriptLayout } from '../../core/base/historyImport';
 import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import { useEngineQuery } from '../hooks';
 import { formatBytes } from '../format';
@@ -63,12 +63,38 @@ function TranscriptReading({ layout, confirmed, onConfirm }: { layout: Transcrip
   );
 }
 
+/** The source's projects the import will create (or fill again), and the memory mode of the new ones. */
+function ImportedProjects({ projects, projectOnly, onProjectOnly }: { projects: readonly ScannedProject[]; projectOnly: boolean; onProjectOnly: (on: boolean) => void }) {
+  const fresh = projects.filter((p) => !p.existingName).length;
+  return (
+    <div data-testid="history-projects">
+      <p>Projects:</p>
+      <ul>
+        {projects.map((p) => (
+          <li key={p.sourceId}>
+            <strong>{p.existingName ?? p.name}</strong> — {p.chats === 0 ? 'no chats in this file' : `${n(p.chats)} chat${p.chats === 1 ? '' : 's'}`}
+            {p.hasInstructions ? ', with its instructions' : ''}
+            {p.existingName ? ' (already here from an earlier import: reused)' : ' (new)'}
+          </li>
+        ))}
+      </ul>
+      {fresh > 0 && (
+        <label>
+          <input type="checkbox" checked={projectOnly} onChange={(e) => onProjectOnly(e.target.checked)} />
+          {' '}Keep imported projects' memory inside them (project-only: their chats recall only the project, and nothing of them is recalled outside it)
+        </label>
+      )}
+    </div>
+  );
+}
+
 export function HistoryImportButton() {
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
   const [format, setFormat] = useState<HistoryFormat | 'auto'>('auto');
   const [policy, setPolicy] = useState<PolicyName | null>(null);
   const [rolesConfirmed, setRolesConfirmed] = useState(false);
+  const [projectOnly, setProjectOnly] = useState(false);
   const consolidation = useEngineQuery((q) => q.consolidation());
   const { state, scan, start, cancel, reset } = useHistoryImport();
   const chosenPolicy = policy ?? consolidation.data?.policy ?? 'recurrence';
@@ -78,6 +104,7 @@ export function HistoryImportButton() {
     setFile(null);
     setPolicy(null);
     setRolesConfirmed(false);
+    setProjectOnly(false);
   };
 
   return (
@@ -115,6 +142,7 @@ export function HistoryImportButton() {
                 {state.scan.skipped.length > 0 ? `; will skip ${state.scan.skipped.map((s) => `${n(s.count)} ${s.reason}`).join(', ')}` : ''}.
               </p>
               {state.scan.transcript && <TranscriptReading layout={state.scan.transcript} confirmed={rolesConfirmed} onConfirm={setRolesConfirmed} />}
+              {state.scan.projects.length > 0 && <ImportedProjects projects={state.scan.projects} projectOnly={projectOnly} onProjectOnly={setProjectOnly} />}
               <fieldset>
                 <legend>Synthesis on your endpoint (estimate)</legend>
                 {state.scan.estimates.map((e) => (
@@ -127,7 +155,7 @@ export function HistoryImportButton() {
               </fieldset>
               <div className="buttons">
                 <button type="button" disabled={state.scan.turns === 0 || !state.scan.format || (state.scan.transcript?.ambiguous === true && !rolesConfirmed)}
-                  onClick={() => state.scan.format && void start(file, state.scan.format, chosenPolicy)}>
+                  onClick={() => state.scan.format && void start(file, state.scan.format, chosenPolicy, projectOnly ? 'project-only' : 'shared')}>
                   Import {n(state.scan.turns)} turns
                 </button>
                 <button type="button" onClick={close}>Cancel</button>

@@ -58,7 +58,7 @@ export function useHistoryImport() {
     }
   };
 
-  const start = async (file: File, format: HistoryFormat, policy: PolicyName) => {
+  const start = async (file: File, format: HistoryFormat, policy: PolicyName, projectMemory: 'shared' | 'project-only' = 'shared') => {
     const importId = crypto.randomUUID();
     run.current = importId;
     setState({ step: 'importing', progress: null, cancelling: false });
@@ -72,7 +72,7 @@ export function useHistoryImport() {
     }
     markImportRunning(file.name, Date.now());
     try {
-      const report = await engine.data.importHistory(file, { format, importId, policy }, onProgress);
+      const report = await engine.data.importHistory(file, { format, importId, policy, projectMemory }, onProgress);
       clearImportRunning();
       // The chosen policy is now the engine's (the engine sends no event for it).
       void queryClient.invalidateQueries({ queryKey: ['consolidation'] });

@@ -9,6 +9,8 @@ export interface NewConversation {
   readonly id: string;
   readonly title: string;
   readonly createdAt?: number;
+  /** The project a new conversation goes in (an existing one is not moved). */
+  readonly projectId?: string;
 }
 
 export interface AppendOptions {

@@ -10,7 +10,8 @@
 import { RecollectError } from '../base/errors';
 import { MAX_TITLE_CHARS } from '../base/limits';
 import { formatCount } from '../base/numbers';
-import type { Project, ProjectEdit, ProjectInput } from '../base/types';
+import type { Project, ProjectEdit, ProjectInput, ProjectMemoryMode } from '../base/types';
+import type { ImportedProject } from '../base/historyImport';
 
 export type { ProjectEdit, ProjectInput };
 import type { EngineEvent } from '../protocol';
@@ -44,6 +45,11 @@ function cleanInstructions(text: unknown): string {
     throw new RecollectError('INVALID_INPUT', `Project instructions are at most ${formatCount(MAX_PROJECT_INSTRUCTIONS)} characters (these have ${formatCount(t.length)}); shorten them, they are sent with every answer.`);
   }
   return t;
+}
+
+/** A source's project name as a name here: spaces collapsed, cut to the limit (an import does not fail on a long name). */
+function importedName(name: string): string {
+  return name.replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_CHARS).trim() || 'Imported project';
 }
 
 function flag(value: unknown, what: string): boolean | undefined {
@@ -87,6 +93,34 @@ export class Projects {
     });
     this.#changed();
     return updated;
+  }
+
+  /**
+   * The project a history import puts a source project's chats in: the one an earlier import made
+   * from the same source project (found by its source id, kept as the person may have renamed it),
+   * or a new one with `memory`. A name too long is cut; instructions too long are left out (said
+   * in `instructionsLeftOut`) rather than failing the import.
+   */
+  async fromSource(source: ImportedProject, memory: ProjectMemoryMode): Promise<{ project: Project; created: boolean; instructionsLeftOut: boolean }> {
+    const existing = await this.#d.store.projectBySource(source.sourceId);
+    if (existing) return { project: existing, created: false, instructionsLeftOut: false };
+    const name = importedName(source.name);
+    const instructions = (source.instructions ?? '').trim();
+    const fits = instructions.length <= MAX_PROJECT_INSTRUCTIONS;
+    const project = await this.#d.store.createProject({
+      id: this.#d.newId(), name, instructions: fits ? instructions : '', memory: memory === 'project-only' ? 'project-only' : 'shared', useProfile: true, sourceId: source.sourceId,
+    });
+    this.#changed();
+    return { project, created: true, instructionsLeftOut: !fits };
+  }
+
+  /** An imported project's name and instructions from the export's own list (instructions too long are left out). */
+  async describeImported(id: string, source: ImportedProject): Promise<{ instructionsLeftOut: boolean }> {
+    const instructions = (source.instructions ?? '').trim();
+    const fits = instructions.length <= MAX_PROJECT_INSTRUCTIONS;
+    await this.#d.store.updateProject(id, { name: importedName(source.name), ...(fits && instructions ? { instructions } : {}) });
+    this.#changed();
+    return { instructionsLeftOut: !fits };
   }
 
   /** 'keep': the chats go to no project (a project-only project's memory becomes shared); 'delete': they are deleted too. */

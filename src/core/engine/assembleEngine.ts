@@ -34,6 +34,8 @@ import { AnswerService } from './AnswerService';
 import { buildWritePath, NO_SYNTHESIS, type EpisodeStage, type SynthesisStage } from './writePath';
 import { EngineUpkeep } from './EngineUpkeep';
 import { HistoryImports } from './historyImport';
+import type { ImportedProject } from '../base/historyImport';
+import type { ProjectMemoryMode } from '../base/types';
 import { TrailingIndex } from './trailingIndex';
 import { speakersDuringImport } from './speakersDuringImport';
 import { ForegroundReads } from '../base/foregroundReads';
@@ -224,6 +226,11 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
           appendTurns: (t, create) => conversations.append(t, { deferTurnIndex: true, create }), setConsolidationPolicy: (p) => settings.setPolicy(p),
           storedTurnIds: async (id) => (await store.getConversation(id)) ? new Set((await store.listMessages(id)).map((m) => m.id)) : null,
           discardConversation: (id) => store.deleteConversation(id),
+          ...(projects && deps.projects ? {
+            projectBySource: (sourceId: string) => deps.projects!.projectBySource(sourceId),
+            importProject: (source: ImportedProject, memory: ProjectMemoryMode) => projects.fromSource(source, memory),
+            describeProject: (id: string, source: ImportedProject) => projects.describeImported(id, source),
+          } : {}),
         },
       })
     : null;
