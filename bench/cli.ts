@@ -175,7 +175,7 @@ async function scale(argv: string[]): Promise<void> {
   const progress = progressLine();
   const corpora = await loadScaleCorpora(a.data);
   if (a.runtime === 'browser') buildApp(a.build, progress);
-  const driver = a.runtime === 'browser' ? await browserDriver(progress, { ...(a.profile ? { profileDir: a.profile } : {}), ...(a.port ? { port: a.port } : {}) }) : await nodeDriver({ vectors: a.vectors, ...(a.db ? { db: a.db } : {}) });
+  const driver = a.runtime === 'browser' ? await browserDriver(progress, { ...(a.profile ? { profileDir: a.profile } : {}), ...(a.port ? { port: a.port } : {}), ...(a.slowdown ? { slowdown: a.slowdown } : {}), ...(a.nice !== undefined ? { nice: a.nice } : {}) }) : await nodeDriver({ vectors: a.vectors, ...(a.db ? { db: a.db } : {}) });
   const report = await runScale(corpora, driver, { sizes: a.sizes, questions: a.questions, reps: a.reps, commit: commit(), sources: a.data, progress });
   if (process.stderr.isTTY) process.stderr.write('\n');
   process.stdout.write(`${scaleSummary(report)}\n`);

@@ -16,7 +16,7 @@ export class BenchUsageError extends Error {
 export const USAGE = [
   'usage: npm run bench -- recall --data <file|folder> [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [oracle|random|model id[=trust],…]] [--no-build]',
   '       npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]',
-  '       npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build] [--profile <dir>] [--port N]',
+  '       npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build] [--profile <dir>] [--port N] [--slowdown 4] [--nice=-10]',
   '       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]',
   '       npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]',
 ].join('\n');
@@ -42,6 +42,22 @@ function positiveInt(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new BenchUsageError(`${name} needs a positive integer, not ${String(value)}`);
+  return n;
+}
+
+/** `--slowdown F`: a CPU slowdown factor ≥ 1 (bench/cpuSlowdown.ts); absent = none. */
+export function slowdownFactor(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 1 || n > 20) throw new BenchUsageError(`--slowdown needs a factor from 1 to 20 (4 = a phone four times slower), not ${String(value)}`);
+  return n;
+}
+
+/** `--nice N`: a scheduling priority from −20 to 19 for the measured browser; absent = unchanged. */
+export function niceValue(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < -20 || n > 19) throw new BenchUsageError(`--nice needs a whole number from -20 to 19, not ${String(value)}`);
   return n;
 }
 
@@ -165,13 +181,17 @@ export interface ScaleArgs {
   readonly port?: number;
   /** Node: grow (or continue) this database file instead of one in memory; checkpoints are copied beside it. */
   readonly db?: string;
+  /** Browser: measure (not grow) with the page and its workers this many times slower (bench/cpuSlowdown.ts). */
+  readonly slowdown?: number;
+  /** Browser: nice value of the browser's threads while measuring (bench/browserHarness.ts BenchPageOptions.nice). */
+  readonly nice?: number;
 }
 
 export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
   const v = parse(argv, {
     data: { type: 'string', multiple: true }, sizes: { type: 'string' }, runtime: { type: 'string' }, questions: { type: 'string' },
     out: { type: 'string' }, 'no-vectors': { type: 'boolean' }, 'no-build': { type: 'boolean' }, profile: { type: 'string' }, db: { type: 'string' },
-    port: { type: 'string' }, reps: { type: 'string' },
+    port: { type: 'string' }, reps: { type: 'string' }, slowdown: { type: 'string' }, nice: { type: 'string' },
   });
   const data = (v.data as string[] | undefined) ?? [];
   if (data.length === 0) throw new BenchUsageError('--data is required (a file or folder; repeat it to append more corpora)');
@@ -182,11 +202,17 @@ export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
   if (runtime === 'browser' && v['no-vectors']) throw new BenchUsageError('--no-vectors is only available with --runtime node');
   if (runtime !== 'browser' && v.profile) throw new BenchUsageError('--profile is only available with --runtime browser');
   if (runtime !== 'browser' && v.port) throw new BenchUsageError('--port is only available with --runtime browser');
+  if (runtime !== 'browser' && v.slowdown) throw new BenchUsageError('--slowdown is only available with --runtime browser');
+  const slowdown = slowdownFactor(v.slowdown);
+  if (runtime !== 'browser' && v.nice !== undefined) throw new BenchUsageError('--nice is only available with --runtime browser');
+  const nice = niceValue(v.nice);
   if (runtime === 'browser' && v.db) throw new BenchUsageError('--db is only available with --runtime node (the browser keeps its database with --profile)');
   return {
     ...(v.profile ? { profile: v.profile as string } : {}),
     ...(v.port ? { port: positiveInt('--port', v.port, 0) } : {}),
     ...(v.db ? { db: v.db as string } : {}),
+    ...(slowdown ? { slowdown } : {}),
+    ...(nice !== undefined ? { nice } : {}),
     data, sizes: [...new Set(sizes)].sort((a, b) => a - b), runtime, questions: positiveInt('--questions', v.questions, 150), reps: positiveInt('--reps', v.reps, DEFAULT_SCALE_REPS),
     vectors: !v['no-vectors'], build: !v['no-build'], ...(v.out ? { out: v.out as string } : {}),
   };

@@ -49,6 +49,16 @@ export interface ScalePoint extends ScaleSystemPoint {
   readonly heapBytes: number;
   /** Browser only: navigation of a new page to its first search result; null in Node. */
   readonly coldOpenMs: number | null;
+  /** With a slowdown: the same questions and cold open at full speed in the same run, measured just before. */
+  readonly fullSpeed?: ScaleFullSpeedPoint;
+}
+
+/** The baseline of a slowed run (`--slowdown`): latencies at full speed, same database, same questions. */
+export interface ScaleFullSpeedPoint {
+  readonly latencyMs: { readonly p50: number; readonly p95: number };
+  readonly bm25LatencyMs: { readonly p50: number; readonly p95: number };
+  readonly answerReadLatencyMs: { readonly p50: number; readonly p95: number };
+  readonly coldOpenMs: number | null;
 }
 
 export interface ScaleReport {
@@ -58,11 +68,23 @@ export interface ScaleReport {
   readonly createdAt: string;
   readonly sources: readonly string[];
   readonly availableTurns: number;
+  /** Measured with the page and its workers slowed (`--slowdown`, bench/cpuSlowdown.ts); absent = full speed. */
+  readonly slowdown?: {
+    readonly factor: number;
+    readonly covers: string;
+    /** Each slowed stretch: the duty factor used and the slowdown a fixed loop in the page measured before and after (bench/browserHarness.ts). */
+    /** Nice value of the browser's threads while measuring (`--nice`), both speeds. */
+    readonly nice?: number;
+    readonly calibrations?: readonly { readonly label: string; readonly loopMs: number; readonly before: number; readonly after: number; readonly stoppedShare: number }[];
+  };
   /** Timed passes over the questions at each size, every sample counted (absent in older reports: 1). */
   readonly reps?: number;
   readonly points: readonly ScalePoint[];
   readonly notes: readonly string[];
 }
+
+/** A mid-range phone, measured at 4× slower (browser, `--slowdown 4`). */
+export const PHONE_TARGETS = { p95At100kMs: 100, coldOpenMs: 3000, answerReadP95Ms: 300 } as const;
 
 /** The scale targets (browser runtime, bundled model). */
 export const SCALE_TARGETS = { p95At10kMs: 50, p95At100kMs: 100, coldOpenMs: 1500, heapBytes: 400 * 1024 * 1024, ingestTurnsPerSecond: 1000 } as const;
@@ -77,6 +99,7 @@ export function scaleSummary(r: ScaleReport): string {
     '',
     `Embedder ${r.embedder ?? 'none (lexical only)'}; commit ${r.commit ?? 'unknown'}, ${r.createdAt}. Data: ${r.sources.join(', ') || '—'} (${int(r.availableTurns)} turns available).`,
     '',
+    ...(r.slowdown ? [`**Slowed ${r.slowdown.factor}×** while measuring (growth ran at full speed): ${r.slowdown.covers}.${r.slowdown.nice !== undefined ? ` Both speeds measured with the browser at nice ${r.slowdown.nice}, so other work on the machine does not queue ahead of it.` : ''}`, ''] : []),
     '| turns | questions | ours p50 / p95 ms | answer read p50 / p95 ms | ours recall.turn @1 / @5 / @10 | BM25 p50 / p95 ms | BM25 recall.turn @1 / @5 / @10 | ours / BM25 session @10 | ingest turns/s (e2e / capture) | chars/turn appended | bytes/turn | engine memory | cold open |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
@@ -116,8 +139,42 @@ export function scaleSummary(r: ScaleReport): string {
     const p100 = at(100_000);
     lines.push('', `Targets (browser): p95 ≤ ${t.p95At10kMs} ms at 10k ${p10 ? (p10.latencyMs.p95 <= t.p95At10kMs ? 'met' : 'not met') : 'not measured'}; p95 ≤ ${t.p95At100kMs} ms at 100k ${p100 ? (p100.latencyMs.p95 <= t.p95At100kMs ? 'met' : 'not met') : 'not measured'}; cold open ≤ ${int(t.coldOpenMs)} ms at 100k ${p100 ? ((p100.coldOpenMs ?? Infinity) <= t.coldOpenMs ? 'met' : 'not met') : 'not measured'}; worker memory ≤ ${mb(t.heapBytes)} at 100k ${p100 ? (p100.heapBytes <= t.heapBytes ? 'met' : 'not met') : 'not measured'}.`);
   }
+  if (r.slowdown && r.points.some((p) => p.fullSpeed)) lines.push('', ...slowdownTable(r.slowdown.factor, r.points));
+  if (r.slowdown?.calibrations?.length) {
+    const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)}×` : '—');
+    lines.push('', `What the slowdown really gave (a fixed loop in the page, slowed against full speed, just before / after each slowed stretch; on a loaded machine the scheduler gives a stopped process back part of the time it missed, so the loop slows less than ${r.slowdown.factor}×): ` +
+      r.slowdown.calibrations.map((c) => `${c.label} ${x(c.before)} / ${x(c.after)} (stopped ${Number.isFinite(c.stoppedShare) ? (100 * c.stoppedShare).toFixed(0) : '—'}%)`).join('; ') + '.');
+  }
+  if (r.runtime === 'browser' && r.slowdown) {
+    const t = PHONE_TARGETS;
+    const p100 = r.points.find((p) => p.turns >= 95_000 && p.turns <= 120_000);
+    const worst = r.points.reduce<ScalePoint | undefined>((w, p) => (!w || (p.answerRead?.latencyMs.p95 ?? 0) > (w.answerRead?.latencyMs.p95 ?? 0) ? p : w), undefined);
+    const coldWorst = Math.max(...r.points.map((p) => p.coldOpenMs ?? 0));
+    const v = (ok: boolean | null) => (ok === null ? 'not measured' : ok ? 'met' : 'not met');
+    lines.push('', `Phone targets (${r.slowdown.factor}× slower): recall p95 ≤ ${t.p95At100kMs} ms at 100k ${v(p100 ? p100.latencyMs.p95 <= t.p95At100kMs : null)}; ` +
+      `cold open ≤ ${int(t.coldOpenMs)} ms ${v(coldWorst > 0 ? coldWorst <= t.coldOpenMs : null)} (worst size ${int(coldWorst)} ms); ` +
+      `answer read p95 ≤ ${t.answerReadP95Ms} ms ${v(worst?.answerRead ? worst.answerRead.latencyMs.p95 <= t.answerReadP95Ms : null)} (worst size ${worst?.answerRead ? worst.answerRead.latencyMs.p95.toFixed(0) : '—'} ms).`);
+  }
   for (const n of r.notes) lines.push('', `Note: ${n}`);
   return lines.join('\n');
+}
+
+/** Slowed against full speed in the same run, p95 (ms) and the ratio, for each size. */
+export function slowdownTable(factor: number, points: readonly ScalePoint[]): string[] {
+  const cell = (slow: number | null | undefined, full: number | null | undefined) =>
+    slow == null || full == null ? '—' : `${int(full)} → ${int(slow)} (${full > 0 ? (slow / full).toFixed(1) : '—'}×)`;
+  const out = [
+    `**Full speed → ${factor}× slower**, same run, same database and questions (p95 ms; cold open: navigation to the first result):`,
+    '',
+    '| turns | our recall p95 | answer read p95 | BM25 alone p95 | cold open |',
+    '|---:|---:|---:|---:|---:|',
+  ];
+  for (const p of points) {
+    const f = p.fullSpeed;
+    if (!f) continue;
+    out.push(`| ${int(p.turns)} | ${cell(p.latencyMs.p95, f.latencyMs.p95)} | ${cell(p.answerRead?.latencyMs.p95, f.answerReadLatencyMs.p95)} | ${cell(p.baselines.bm25.latencyMs.p95, f.bm25LatencyMs.p95)} | ${cell(p.coldOpenMs, f.coldOpenMs)} |`);
+  }
+  return out;
 }
 
 /** Two panels side by side: latency (p50 dashed, p95 solid) and recall.turn@10, ours vs BM25. */

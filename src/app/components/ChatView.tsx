@@ -22,6 +22,7 @@ import type { SendRequest } from '../../core/protocol';
 import type { Citation } from '../../core/recall/answerContext';
 import type { AnswerMetadata, SentRequest } from '../../core/recall/answer';
 import { ConfirmButton } from './ConfirmButton';
+import { LanguageNotice } from './LanguageNotice';
 import { formatCount } from '../../core/base/numbers';
 
 /** An answer's metadata as read back from storage: any field may be missing (older or imported memories). */
@@ -296,6 +297,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           <button type="button" className="link-button" onClick={() => { cancelEdit(); inputRef.current?.focus(); }}>Cancel edit</button>
         </div>
       )}
+      <LanguageNotice draft={draft} />
       <form className="composer" onSubmit={(e) => void send(e)}>
         <textarea
           ref={inputRef}

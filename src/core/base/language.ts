@@ -124,3 +124,39 @@ export function languageNotice(writing: WritingLanguage | null, active: ModelLan
   const suggestions = models.filter((m) => m.kind === 'embedder' && m.id !== active.id && m.languageCodes != null && coversLanguage(m, writing.language));
   return { language: writing.name, suggestions };
 }
+
+/** Letters of a non-Latin script, or words of a Latin-script text, before a draft's language counts (a few keystrokes decide nothing). */
+const DRAFT_MIN_SCRIPT_LETTERS = 4;
+const DRAFT_MIN_LATIN_WORDS = 6;
+
+/**
+ * The language of what is being typed, or null until there is enough of it to tell: a script
+ * language after a few of its letters, a Latin-script language after a few words.
+ */
+export function draftLanguage(text: string): LanguageCode | null {
+  const language = detectLanguage(text);
+  if (!language) return null;
+  const latin = language === 'en' || language === 'de' || language === 'fr' || language === 'es' || language === 'it' || language === 'pt' || language === 'nl';
+  if (latin) return (text.match(/\p{L}+/gu) ?? []).length >= DRAFT_MIN_LATIN_WORDS ? language : null;
+  return (text.match(/\p{L}/gu) ?? []).length >= DRAFT_MIN_SCRIPT_LETTERS ? language : null;
+}
+
+/** What the composer's notice needs of a catalog model. */
+export interface DownloadableModel extends ModelLanguages {
+  /** Loadable without the network (bundled or downloaded). */
+  readonly available: boolean;
+}
+
+/**
+ * The composer's notice: the person is writing in `language`, which the active embedder does not
+ * cover; `model` is the catalog embedder that does (a downloaded one first), null when none does.
+ * Null when no notice is due: nothing detected yet, the active model covers it, or the person
+ * dismissed the notice for that language.
+ */
+export function composerLanguageNotice<M extends DownloadableModel>(language: LanguageCode | null, active: ModelLanguages | undefined, models: readonly M[], dismissed: ReadonlySet<string>):
+  { readonly language: LanguageCode; readonly name: string; readonly model: M | null } | null {
+  if (!language || !active || dismissed.has(language) || coversLanguage(active, language)) return null;
+  const covering = models.filter((m) => m.kind === 'embedder' && m.id !== active.id && m.languageCodes != null && coversLanguage(m, language));
+  const model = covering.find((m) => m.available) ?? covering[0] ?? null;
+  return { language, name: LANGUAGE_NAMES[language], model };
+}
