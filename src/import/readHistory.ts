@@ -1,6 +1,7 @@
 /**
  * The HistoryReader the engine imports through: streams a file (a .zip export, a JSON array, or
- * a text transcript), recognises its format when asked to, and yields one conversation at a time.
+ * a text transcript), recognises its format when asked to, and yields one conversation at a time
+ * (and, from a Claude export zip, the projects its projects.json or projects/<uuid>.json list).
  * Runs in the engine worker in the app and in Node for the command line — the same code.
  *
  * Invariants: no whole-file parse (JSON is split element by element, zips inflate as they
@@ -114,7 +115,7 @@ async function* read(file: HistoryFile, options: HistoryReadOptions, hugeEntryCh
     yield item;
   }
   yield* projects.take();
-  if (!sawConversations) throw new RecollectError('INVALID_INPUT', missing);
+  if (!sawConversations && !options.cancelled?.()) throw new RecollectError('INVALID_INPUT', missing);
 }
 
 /**
