@@ -48,7 +48,11 @@ export interface NodeLink {
 
 export function nodeLink(value: unknown): NodeLink {
   const node = asRecord(value) ?? {};
-  return { parent: node.parent, leaf: !(Array.isArray(node.children) && node.children.length > 0), time: Number(asRecord(node.message)?.create_time ?? 0) };
+  return {
+    parent: node.parent,
+    leaf: !(Array.isArray(node.children) && node.children.length > 0),
+    time: Number(asRecord(node.message)?.create_time ?? 0),
+  };
 }
 
 /** Without a usable current_node: the newest leaf (what the user most likely saw last). */
@@ -65,7 +69,15 @@ export function newestLeaf(nodes: Iterable<readonly [string, NodeLink]>): string
   return best;
 }
 
-const HIDDEN_TYPES = new Set(['thoughts', 'reasoning_recap', 'user_editable_context', 'model_editable_context', 'system_error', 'tether_browsing_display', 'execution_output']);
+const HIDDEN_TYPES = new Set([
+  'thoughts',
+  'reasoning_recap',
+  'user_editable_context',
+  'model_editable_context',
+  'system_error',
+  'tether_browsing_display',
+  'execution_output',
+]);
 
 function partText(part: unknown): string {
   if (typeof part === 'string') return part;
@@ -136,9 +148,14 @@ export function canvasWriteOf(message: unknown): CanvasWrite | null {
     return null;
   }
   if (!json) return null;
-  if (recipient === 'canmore.create_textdoc') return { create: true, title: text(json.name), writes: [{ kind: 'set', text: text(json.content) }] };
+  if (recipient === 'canmore.create_textdoc')
+    return { create: true, title: text(json.name), writes: [{ kind: 'set', text: text(json.content) }] };
   const updates = Array.isArray(json.updates) ? json.updates.map(asRecord).filter((u): u is Record<string, unknown> => u !== null) : [];
-  return { create: false, title: '', writes: updates.map((u) => ({ kind: 'pattern', pattern: text(u.pattern), replace: text(u.replacement), all: u.multiple === true })) };
+  return {
+    create: false,
+    title: '',
+    writes: updates.map((u) => ({ kind: 'pattern', pattern: text(u.pattern), replace: text(u.replacement), all: u.multiple === true })),
+  };
 }
 
 /** Canvas documents: every write on the branch is replayed; the final text is stored once, at the last write. */
@@ -206,7 +223,12 @@ export class ChatGptTurns {
   /** Images made at the very end (no answer after them) are a turn of their own. */
   end(): ImportedTurn | null {
     if (this.#pendingImages === 0) return null;
-    return this.#turn(`${this.#lastNode}:images`, { create_time: Number.NaN }, 'assistant', Array.from({ length: this.#pendingImages }, () => '[image]').join('\n'));
+    return this.#turn(
+      `${this.#lastNode}:images`,
+      { create_time: Number.NaN },
+      'assistant',
+      Array.from({ length: this.#pendingImages }, () => '[image]').join('\n'),
+    );
   }
 
   #turn(nodeId: string, msg: Record<string, unknown>, role: 'user' | 'assistant', content: string): ImportedTurn {
@@ -262,5 +284,11 @@ export function parseChatGptConversation(raw: unknown): ImportedConversation {
   const images = builder.end();
   if (images) turns.push(images);
   const project = chatgptProjectOf(conv);
-  return { id: `chatgpt:${id}`, title: titleOf(conv.title, turns), createdAt: createdAt || turns[0]?.occurredAt || 0, turns, ...(project ? { project } : {}) };
+  return {
+    id: `chatgpt:${id}`,
+    title: titleOf(conv.title, turns),
+    createdAt: createdAt || turns[0]?.occurredAt || 0,
+    turns,
+    ...(project ? { project } : {}),
+  };
 }

@@ -55,7 +55,9 @@ function fileNames(list: unknown): string[] {
 }
 
 export function claudeMessageText(msg: Record<string, unknown>, docs = new DocumentLog(), key = ''): string {
-  const blocks = Array.isArray(msg.content) ? msg.content.map((b, i) => blockText(b, docs, `${key}:${i}`)).filter((s) => s.trim().length > 0) : [];
+  const blocks = Array.isArray(msg.content)
+    ? msg.content.map((b, i) => blockText(b, docs, `${key}:${i}`)).filter((s) => s.trim().length > 0)
+    : [];
   const body = blocks.length > 0 ? blocks.join('\n\n') : text(msg.text);
   // An attachment that is also listed in `files` is named once.
   const attached = attachmentText(msg.attachments);
@@ -170,9 +172,13 @@ export function parseClaudeProject(raw: unknown): ImportedProject {
   const p = asRecord(raw);
   const uuid = text(p?.uuid);
   if (!p || !uuid) throw new SkipEntry('projects without an id');
-  if (p.is_starter_project === true) throw new SkipEntry('Claude\'s example project (not imported)');
+  if (p.is_starter_project === true) throw new SkipEntry("Claude's example project (not imported)");
   const instructions = text(p.prompt_template).trim();
-  return { sourceId: `claude:project:${uuid}`, name: text(p.name).trim() || `Claude project ${uuid.slice(0, 8)}`, ...(instructions ? { instructions } : {}) };
+  return {
+    sourceId: `claude:project:${uuid}`,
+    name: text(p.name).trim() || `Claude project ${uuid.slice(0, 8)}`,
+    ...(instructions ? { instructions } : {}),
+  };
 }
 
 /**
@@ -202,5 +208,11 @@ export function parseClaudeConversation(raw: unknown): ImportedConversation {
     if (turn) turns.push(turn);
   });
   const project = claudeProjectRef(conv);
-  return { id: `claude:${id}`, title: titleOf(conv.name, turns), createdAt: Number.isFinite(created) ? created : turns[0]?.occurredAt ?? 0, turns, ...(project ? { project } : {}) };
+  return {
+    id: `claude:${id}`,
+    title: titleOf(conv.name, turns),
+    createdAt: Number.isFinite(created) ? created : (turns[0]?.occurredAt ?? 0),
+    turns,
+    ...(project ? { project } : {}),
+  };
 }

@@ -373,9 +373,12 @@ export const MIGRATIONS: readonly Migration[] = [
 function queuedNeighbours(side: 'before' | 'after', n: number): string {
   const cmp = side === 'before' ? '<' : '>';
   const order = side === 'before' ? 'DESC' : 'ASC';
-  return Array.from({ length: n }, (_, i) =>
-    `SELECT (SELECT p.pk FROM messages p WHERE p.conversation_id = m.conversation_id AND p.seq ${cmp} m.seq ORDER BY p.seq ${order} LIMIT 1 OFFSET ${i})
-       FROM turn_index_queue q JOIN messages m ON m.pk = q.pk`).join(' UNION ');
+  return Array.from(
+    { length: n },
+    (_, i) =>
+      `SELECT (SELECT p.pk FROM messages p WHERE p.conversation_id = m.conversation_id AND p.seq ${cmp} m.seq ORDER BY p.seq ${order} LIMIT 1 OFFSET ${i})
+       FROM turn_index_queue q JOIN messages m ON m.pk = q.pk`,
+  ).join(' UNION ');
 }
 
 /**

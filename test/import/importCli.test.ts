@@ -58,7 +58,9 @@ describe('npm run import', () => {
     const input = join(dir, 'hydra.txt');
     const out = join(dir, 'recollect.sqlite');
     await writeFile(input, ambiguousTranscript);
-    await expect(importHistoryFile(parseArgs([input, '--out', out]))).rejects.toThrow(/could not be read with certainty[\s\S]*you \(Mira\): Did you book the ferry[\s\S]*Nothing was stored[\s\S]*--yes/);
+    await expect(importHistoryFile(parseArgs([input, '--out', out]))).rejects.toThrow(
+      /could not be read with certainty[\s\S]*you \(Mira\): Did you book the ferry[\s\S]*Nothing was stored[\s\S]*--yes/,
+    );
     expect(existsSync(out)).toBe(false);
     expect(existsSync(`${out}.importing`)).toBe(false);
     expect((await importHistoryFile(parseArgs([input, '--out', out, '--yes']))).summary).toMatch(/^1 conversation, 4 turns imported/);
@@ -78,7 +80,9 @@ describe('npm run import -- --help', () => {
   it('prints the usage and exits 0', async () => {
     const { execFile } = await import('node:child_process');
     const { promisify } = await import('node:util');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/import-history.ts', '--help'], { timeout: 60_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/import-history.ts', '--help'], {
+      timeout: 60_000,
+    });
     expect(stdout).toMatch(/^Usage: npm run import -- --format/);
     expect(stdout).toContain('--out <path>');
     expect(parseArgs(['-h'])).toEqual({ help: true });
@@ -86,7 +90,7 @@ describe('npm run import -- --help', () => {
 });
 
 describe('npm run import with projects', () => {
-  it('--project-only makes the export\'s projects project-only; the chats are in them in the file the app restores', async () => {
+  it("--project-only makes the export's projects project-only; the chats are in them in the file the app restores", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'recollect-import-cli-'));
     dirs.push(dir);
     const input = join(dir, 'chatgpt-export.zip');

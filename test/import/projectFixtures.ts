@@ -168,38 +168,110 @@ ESTAR = how something is now:        Está calor hoje.  Estou cansado depois de 
 A rule of thumb that covers most travel sentences: if it would still be true next month, ser; if it is about today, estar.`;
 
 function chain(prefix: string, at: number, turns: readonly (readonly [string, string])[]) {
-  const mapping: Record<string, unknown> = { [`${prefix}-root`]: { id: `${prefix}-root`, parent: null, children: [`${prefix}-0`], message: null } };
+  const mapping: Record<string, unknown> = {
+    [`${prefix}-root`]: { id: `${prefix}-root`, parent: null, children: [`${prefix}-0`], message: null },
+  };
   turns.forEach(([role, text], i) => {
     const id = `${prefix}-${i}`;
     mapping[id] = {
-      id, parent: i ? `${prefix}-${i - 1}` : `${prefix}-root`, children: i < turns.length - 1 ? [`${prefix}-${i + 1}`] : [],
+      id,
+      parent: i ? `${prefix}-${i - 1}` : `${prefix}-root`,
+      children: i < turns.length - 1 ? [`${prefix}-${i + 1}`] : [],
       message: {
-        id, author: { role, name: null, metadata: {} }, create_time: at + i * 60 + 0.123456, update_time: null,
-        content: { content_type: 'text', parts: [text] }, status: 'finished_successfully', end_turn: role === 'assistant' ? true : null, weight: 1,
-        metadata: role === 'assistant' ? { model_slug: 'gpt-5', default_model_slug: 'gpt-5' } : {}, recipient: 'all', channel: null,
+        id,
+        author: { role, name: null, metadata: {} },
+        create_time: at + i * 60 + 0.123456,
+        update_time: null,
+        content: { content_type: 'text', parts: [text] },
+        status: 'finished_successfully',
+        end_turn: role === 'assistant' ? true : null,
+        weight: 1,
+        metadata: role === 'assistant' ? { model_slug: 'gpt-5', default_model_slug: 'gpt-5' } : {},
+        recipient: 'all',
+        channel: null,
       },
     };
   });
   return { mapping, current_node: `${prefix}-${turns.length - 1}` };
 }
 
-function chatGptConversation(id: string, title: string, at: number, turns: readonly (readonly [string, string])[], gizmo: { id: string; type: 'snorlax' | 'gpt' } | null) {
+function chatGptConversation(
+  id: string,
+  title: string,
+  at: number,
+  turns: readonly (readonly [string, string])[],
+  gizmo: { id: string; type: 'snorlax' | 'gpt' } | null,
+) {
   return {
-    title, create_time: at, update_time: at + turns.length * 60, ...chain(id, at, turns),
-    plugin_ids: null, conversation_id: id, conversation_template_id: gizmo?.id ?? null, gizmo_id: gizmo?.id ?? null, gizmo_type: gizmo?.type ?? null,
-    is_archived: false, is_starred: null, safe_urls: [], blocked_urls: [], default_model_slug: 'gpt-5', conversation_origin: null,
-    voice: null, async_status: null, disabled_tool_ids: [], is_do_not_remember: false, memory_scope: gizmo?.type === 'snorlax' ? 'project_enabled' : 'global_enabled',
-    sugar_item_id: null, id,
+    title,
+    create_time: at,
+    update_time: at + turns.length * 60,
+    ...chain(id, at, turns),
+    plugin_ids: null,
+    conversation_id: id,
+    conversation_template_id: gizmo?.id ?? null,
+    gizmo_id: gizmo?.id ?? null,
+    gizmo_type: gizmo?.type ?? null,
+    is_archived: false,
+    is_starred: null,
+    safe_urls: [],
+    blocked_urls: [],
+    default_model_slug: 'gpt-5',
+    conversation_origin: null,
+    voice: null,
+    async_status: null,
+    disabled_tool_ids: [],
+    is_do_not_remember: false,
+    memory_scope: gizmo?.type === 'snorlax' ? 'project_enabled' : 'global_enabled',
+    sugar_item_id: null,
+    id,
   };
 }
 
 /** Two chats in one ChatGPT project, one with a custom GPT (not a project), one plain chat. */
 export const chatGptProjectConversations = [
-  chatGptConversation('68c1a2b3-0001-8012-9a1b-1c2d3e4f5a01', 'Calibration after storms', P0, [['user', THESIS_ASK], ['assistant', THESIS_ANSWER], ['user', THESIS_FOLLOW], ['assistant', THESIS_FOLLOW_ANSWER]],
-    { id: THESIS_PROJECT, type: 'snorlax' }),
-  chatGptConversation('68c1a2b3-0002-8012-9a1b-1c2d3e4f5a02', 'Grant data management section', P0 + 86_400, [['user', GRANT_ASK], ['assistant', GRANT_ANSWER]], { id: THESIS_PROJECT, type: 'snorlax' }),
-  chatGptConversation('68c1a2b3-0003-8012-9a1b-1c2d3e4f5a03', 'Moving day checklist', P0 + 2 * 86_400, [['user', GPT_ASK], ['assistant', GPT_ANSWER]], { id: CUSTOM_GPT, type: 'gpt' }),
-  chatGptConversation('68c1a2b3-0004-8012-9a1b-1c2d3e4f5a04', 'Irregular Portuguese verbs', P0 + 3 * 86_400, [['user', PLAIN_ASK], ['assistant', PLAIN_ANSWER]], null),
+  chatGptConversation(
+    '68c1a2b3-0001-8012-9a1b-1c2d3e4f5a01',
+    'Calibration after storms',
+    P0,
+    [
+      ['user', THESIS_ASK],
+      ['assistant', THESIS_ANSWER],
+      ['user', THESIS_FOLLOW],
+      ['assistant', THESIS_FOLLOW_ANSWER],
+    ],
+    { id: THESIS_PROJECT, type: 'snorlax' },
+  ),
+  chatGptConversation(
+    '68c1a2b3-0002-8012-9a1b-1c2d3e4f5a02',
+    'Grant data management section',
+    P0 + 86_400,
+    [
+      ['user', GRANT_ASK],
+      ['assistant', GRANT_ANSWER],
+    ],
+    { id: THESIS_PROJECT, type: 'snorlax' },
+  ),
+  chatGptConversation(
+    '68c1a2b3-0003-8012-9a1b-1c2d3e4f5a03',
+    'Moving day checklist',
+    P0 + 2 * 86_400,
+    [
+      ['user', GPT_ASK],
+      ['assistant', GPT_ANSWER],
+    ],
+    { id: CUSTOM_GPT, type: 'gpt' },
+  ),
+  chatGptConversation(
+    '68c1a2b3-0004-8012-9a1b-1c2d3e4f5a04',
+    'Irregular Portuguese verbs',
+    P0 + 3 * 86_400,
+    [
+      ['user', PLAIN_ASK],
+      ['assistant', PLAIN_ANSWER],
+    ],
+    null,
+  ),
 ];
 
 /** The ChatGPT export zip: conversations.json beside the files every export has. */
@@ -216,31 +288,75 @@ export const CLAUDE_THESIS_UUID = '0b5e8a7c-2f1d-4c3b-9e8a-7d6c5b4a3f21';
 export const CLAUDE_MOVE_UUID = '4d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a';
 export const CLAUDE_STARTER_UUID = 'e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b';
 
-export const THESIS_PROMPT = 'You are helping with a soil physics PhD thesis. Use SI units, British spelling, and say when a claim needs a citation. Prefer short paragraphs and tables over long lists.';
+export const THESIS_PROMPT =
+  'You are helping with a soil physics PhD thesis. Use SI units, British spelling, and say when a claim needs a citation. Prefer short paragraphs and tables over long lists.';
 
 const creator = { uuid: '9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d', full_name: 'Sam Rivera' };
 
 export const claudeProjects = [
   {
-    uuid: CLAUDE_STARTER_UUID, name: 'How to use Claude', description: 'An example project that also doubles as a how-to guide for using Claude.',
-    is_private: false, is_starter_project: true, prompt_template: '', created_at: '2025-01-10T08:00:00.000000+00:00', updated_at: '2025-01-10T08:00:00.000000+00:00',
-    creator, docs: [{ uuid: 'd0c00001-0000-4000-8000-000000000001', filename: 'Claude prompting guide.md', content: '# Prompting guide\n\nBe clear and direct.', created_at: '2025-01-10T08:00:00.000000+00:00' }],
+    uuid: CLAUDE_STARTER_UUID,
+    name: 'How to use Claude',
+    description: 'An example project that also doubles as a how-to guide for using Claude.',
+    is_private: false,
+    is_starter_project: true,
+    prompt_template: '',
+    created_at: '2025-01-10T08:00:00.000000+00:00',
+    updated_at: '2025-01-10T08:00:00.000000+00:00',
+    creator,
+    docs: [
+      {
+        uuid: 'd0c00001-0000-4000-8000-000000000001',
+        filename: 'Claude prompting guide.md',
+        content: '# Prompting guide\n\nBe clear and direct.',
+        created_at: '2025-01-10T08:00:00.000000+00:00',
+      },
+    ],
   },
   {
-    uuid: CLAUDE_THESIS_UUID, name: 'Thesis — soil moisture', description: 'Chapter drafts, calibration, methods.',
-    is_private: true, is_starter_project: false, prompt_template: THESIS_PROMPT, created_at: '2025-03-01T10:12:44.118211+00:00', updated_at: '2025-03-20T16:40:02.551093+00:00',
-    creator, docs: [{ uuid: 'd0c00002-0000-4000-8000-000000000002', filename: 'chapter3-outline.md', content: `# Chapter 3\n\n${THESIS_ASK}`, created_at: '2025-03-01T10:15:00.000000+00:00' }],
+    uuid: CLAUDE_THESIS_UUID,
+    name: 'Thesis — soil moisture',
+    description: 'Chapter drafts, calibration, methods.',
+    is_private: true,
+    is_starter_project: false,
+    prompt_template: THESIS_PROMPT,
+    created_at: '2025-03-01T10:12:44.118211+00:00',
+    updated_at: '2025-03-20T16:40:02.551093+00:00',
+    creator,
+    docs: [
+      {
+        uuid: 'd0c00002-0000-4000-8000-000000000002',
+        filename: 'chapter3-outline.md',
+        content: `# Chapter 3\n\n${THESIS_ASK}`,
+        created_at: '2025-03-01T10:15:00.000000+00:00',
+      },
+    ],
   },
   {
-    uuid: CLAUDE_MOVE_UUID, name: 'House move', description: '', is_private: true, is_starter_project: false, prompt_template: '',
-    created_at: '2025-04-02T19:01:10.000000+00:00', updated_at: '2025-04-02T19:01:10.000000+00:00', creator, docs: [],
+    uuid: CLAUDE_MOVE_UUID,
+    name: 'House move',
+    description: '',
+    is_private: true,
+    is_starter_project: false,
+    prompt_template: '',
+    created_at: '2025-04-02T19:01:10.000000+00:00',
+    updated_at: '2025-04-02T19:01:10.000000+00:00',
+    creator,
+    docs: [],
   },
 ];
 
 function claudeMessage(uuid: string, parent: string, sender: 'human' | 'assistant', text: string, at: string) {
   return {
-    uuid, text, content: [{ start_timestamp: at, stop_timestamp: at, type: 'text', text, citations: [] }], sender,
-    created_at: at, updated_at: at, attachments: [], files: [], parent_message_uuid: parent,
+    uuid,
+    text,
+    content: [{ start_timestamp: at, stop_timestamp: at, type: 'text', text, citations: [] }],
+    sender,
+    created_at: at,
+    updated_at: at,
+    attachments: [],
+    files: [],
+    parent_message_uuid: parent,
   };
 }
 
@@ -250,19 +366,39 @@ const account = { uuid: creator.uuid };
 /** As Claude exports them: no conversation says which project it was in. */
 export const claudeProjectConversations = [
   {
-    uuid: '7f3e2d1c-0b0a-4988-8776-655443322110', name: 'Storm drift in capacitive sensors', summary: '',
-    created_at: '2025-03-04T09:00:00.000000+00:00', updated_at: '2025-03-04T09:05:00.000000+00:00', account,
+    uuid: '7f3e2d1c-0b0a-4988-8776-655443322110',
+    name: 'Storm drift in capacitive sensors',
+    summary: '',
+    created_at: '2025-03-04T09:00:00.000000+00:00',
+    updated_at: '2025-03-04T09:05:00.000000+00:00',
+    account,
     chat_messages: [
       claudeMessage('c1000001-0000-4000-8000-000000000001', ROOT, 'human', THESIS_ASK, '2025-03-04T09:00:00.000000+00:00'),
-      claudeMessage('c1000002-0000-4000-8000-000000000002', 'c1000001-0000-4000-8000-000000000001', 'assistant', THESIS_ANSWER, '2025-03-04T09:01:00.000000+00:00'),
+      claudeMessage(
+        'c1000002-0000-4000-8000-000000000002',
+        'c1000001-0000-4000-8000-000000000001',
+        'assistant',
+        THESIS_ANSWER,
+        '2025-03-04T09:01:00.000000+00:00',
+      ),
     ],
   },
   {
-    uuid: '8a4f3e2d-1c0b-4a99-8887-766554433221', name: 'Portuguese verbs', summary: '',
-    created_at: '2025-03-06T18:00:00.000000+00:00', updated_at: '2025-03-06T18:02:00.000000+00:00', account,
+    uuid: '8a4f3e2d-1c0b-4a99-8887-766554433221',
+    name: 'Portuguese verbs',
+    summary: '',
+    created_at: '2025-03-06T18:00:00.000000+00:00',
+    updated_at: '2025-03-06T18:02:00.000000+00:00',
+    account,
     chat_messages: [
       claudeMessage('c2000001-0000-4000-8000-000000000001', ROOT, 'human', PLAIN_ASK, '2025-03-06T18:00:00.000000+00:00'),
-      claudeMessage('c2000002-0000-4000-8000-000000000002', 'c2000001-0000-4000-8000-000000000001', 'assistant', PLAIN_ANSWER, '2025-03-06T18:01:00.000000+00:00'),
+      claudeMessage(
+        'c2000002-0000-4000-8000-000000000002',
+        'c2000001-0000-4000-8000-000000000001',
+        'assistant',
+        PLAIN_ANSWER,
+        '2025-03-06T18:01:00.000000+00:00',
+      ),
     ],
   },
 ];

@@ -5,7 +5,14 @@ import { chatgptProjectOf, parseChatGptConversation } from '../../src/import/cha
 import { claudeProjectRef, parseClaudeProject } from '../../src/import/claude';
 import type { HistoryItem } from '../../src/core/base/historyImport';
 import {
-  CLAUDE_THESIS_UUID, THESIS_PROJECT, THESIS_PROMPT, chatGptProjectConversations, chatGptProjectZip, claudeProjectConversations, claudeProjectFilesZip, claudeProjectZip,
+  CLAUDE_THESIS_UUID,
+  THESIS_PROJECT,
+  THESIS_PROMPT,
+  chatGptProjectConversations,
+  chatGptProjectZip,
+  claudeProjectConversations,
+  claudeProjectFilesZip,
+  claudeProjectZip,
   claudeProjects,
 } from './projectFixtures';
 
@@ -42,7 +49,7 @@ describe('projects in Claude exports', () => {
       { sourceId: `claude:project:${CLAUDE_THESIS_UUID}`, name: 'Thesis — soil moisture', instructions: THESIS_PROMPT },
       { sourceId: 'claude:project:4d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a', name: 'House move' },
     ]);
-    expect(read).toContainEqual({ kind: 'skipped', reason: 'Claude\'s example project (not imported)' });
+    expect(read).toContainEqual({ kind: 'skipped', reason: "Claude's example project (not imported)" });
     const conversations = read.flatMap((i) => (i.kind === 'conversation' ? [i.conversation] : []));
     expect(conversations).toHaveLength(2);
     expect(conversations.every((c) => c.project === undefined)).toBe(true);
@@ -60,7 +67,9 @@ describe('projects in Claude exports', () => {
 
   it('a zip with projects.json but no conversations.json is refused with the usual message', async () => {
     const { zipSync, strToU8 } = await import('fflate');
-    await expect(items(zipSync({ 'projects.json': strToU8(JSON.stringify(claudeProjects)) }), 'x.zip')).rejects.toThrow(/no conversations\.json/);
+    await expect(items(zipSync({ 'projects.json': strToU8(JSON.stringify(claudeProjects)) }), 'x.zip')).rejects.toThrow(
+      /no conversations\.json/,
+    );
   });
 });
 
@@ -68,7 +77,9 @@ describe('imported chats land in their projects', () => {
   it('scan lists the project with its chat count; import creates it once (shared), puts its chats in it, and a re-import reuses it', async () => {
     const e = await engine();
     const scan = await e.data.scanHistory(file(chatGptProjectZip(), 'chatgpt.zip'), { format: 'auto', importId: 's1' });
-    expect(scan.projects).toEqual([{ sourceId: `chatgpt:${THESIS_PROJECT}`, name: 'ChatGPT project 685bb5', chats: 2, hasInstructions: false }]);
+    expect(scan.projects).toEqual([
+      { sourceId: `chatgpt:${THESIS_PROJECT}`, name: 'ChatGPT project 685bb5', chats: 2, hasInstructions: false },
+    ]);
     expect(await e.projects.list()).toEqual([]); // a scan writes nothing
 
     const report = await e.data.importHistory(file(chatGptProjectZip(), 'chatgpt.zip'), { format: 'auto', importId: 'i1' });
@@ -95,14 +106,26 @@ describe('imported chats land in their projects', () => {
   it('Claude projects come with their instructions and the memory mode the person chose; chats stay in no project', async () => {
     const e = await engine();
     const scan = await e.data.scanHistory(file(claudeProjectZip(), 'claude.zip'), { format: 'auto', importId: 's1' });
-    expect(scan.projects.map((p) => [p.name, p.chats, p.hasInstructions])).toEqual([['Thesis — soil moisture', 0, true], ['House move', 0, false]]);
-    const report = await e.data.importHistory(file(claudeProjectZip(), 'claude.zip'), { format: 'auto', importId: 'i1', projectMemory: 'project-only' });
+    expect(scan.projects.map((p) => [p.name, p.chats, p.hasInstructions])).toEqual([
+      ['Thesis — soil moisture', 0, true],
+      ['House move', 0, false],
+    ]);
+    const report = await e.data.importHistory(file(claudeProjectZip(), 'claude.zip'), {
+      format: 'auto',
+      importId: 'i1',
+      projectMemory: 'project-only',
+    });
     expect(report).toMatchObject({ conversations: 2, projectsCreated: 2 });
     const projects = await e.projects.list();
-    expect(projects.map((p) => [p.name, p.memory, p.conversationCount])).toEqual([['House move', 'project-only', 0], ['Thesis — soil moisture', 'project-only', 0]]);
+    expect(projects.map((p) => [p.name, p.memory, p.conversationCount])).toEqual([
+      ['House move', 'project-only', 0],
+      ['Thesis — soil moisture', 'project-only', 0],
+    ]);
     expect(projects.find((p) => p.name.startsWith('Thesis'))!.instructions).toBe(THESIS_PROMPT);
     expect((await e.conversations.list()).every((c) => c.projectId === null)).toBe(true);
-    expect((await e.data.importHistory(file(claudeProjectZip(), 'claude.zip'), { format: 'auto', importId: 'i2' })).projectsCreated).toBe(0);
+    expect((await e.data.importHistory(file(claudeProjectZip(), 'claude.zip'), { format: 'auto', importId: 'i2' })).projectsCreated).toBe(
+      0,
+    );
     expect(await e.projects.list()).toHaveLength(2);
   });
 
@@ -111,6 +134,8 @@ describe('imported chats land in their projects', () => {
     await e.data.importHistory(file(claudeProjectFilesZip(), 'claude.zip'), { format: 'auto', importId: 'i1' });
     const thesis = (await e.projects.list()).find((p) => p.conversationCount === 1);
     expect(thesis).toMatchObject({ name: 'Thesis — soil moisture', instructions: THESIS_PROMPT, memory: 'shared' });
-    expect((await e.conversations.list()).find((c) => c.id === `claude:${claudeProjectConversations[0]!.uuid}`)?.projectId).toBe(thesis!.id);
+    expect((await e.conversations.list()).find((c) => c.id === `claude:${claudeProjectConversations[0]!.uuid}`)?.projectId).toBe(
+      thesis!.id,
+    );
   });
 });

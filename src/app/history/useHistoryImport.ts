@@ -32,8 +32,10 @@ async function storageShortfall(fileBytes: number): Promise<string | null> {
   const free = Math.max(0, estimate.quota - estimate.usage);
   const needed = fileBytes * 2;
   if (free >= needed) return null;
-  return `This import needs about ${formatBytes(needed)} of storage, and this browser has ${formatBytes(free)} left for Recollect, so nothing was imported. ` +
-    'Free space (delete conversations you do not need, or other sites\' data, or files on the disk) and try again.';
+  return (
+    `This import needs about ${formatBytes(needed)} of storage, and this browser has ${formatBytes(free)} left for Recollect, so nothing was imported. ` +
+    "Free space (delete conversations you do not need, or other sites' data, or files on the disk) and try again."
+  );
 }
 
 export function useHistoryImport() {

@@ -82,7 +82,11 @@ export type HistoryItem =
    * A conversation, or with `part` one piece of a conversation too big to hold (its turns come in
    * several items, in order, with the same id): `first` and `last` mark the ends.
    */
-  | { readonly kind: 'conversation'; readonly conversation: ImportedConversation; readonly part?: { readonly first: boolean; readonly last: boolean } }
+  | {
+      readonly kind: 'conversation';
+      readonly conversation: ImportedConversation;
+      readonly part?: { readonly first: boolean; readonly last: boolean };
+    }
   | { readonly kind: 'skipped'; readonly reason: string }
   /** A project listed by the export (Claude's projects.json), with or without chats in this file. */
   | { readonly kind: 'project'; readonly project: ImportedProject };
