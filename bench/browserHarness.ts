@@ -76,12 +76,14 @@ export const KEPT_PROFILE_PORT = 4179;
 async function fixedLoopMs(page: Page): Promise<number> {
   const runs: number[] = [];
   for (let i = 0; i < 5; i++) {
-    runs.push(await page.evaluate(() => {
-      const t = performance.now();
-      let x = 0;
-      for (let k = 0; k < 2e7; k++) x = (x + k * 7) % 1000003;
-      return performance.now() - t + x * 0;
-    }));
+    runs.push(
+      await page.evaluate(() => {
+        const t = performance.now();
+        let x = 0;
+        for (let k = 0; k < 2e7; k++) x = (x + k * 7) % 1000003;
+        return performance.now() - t + x * 0;
+      }),
+    );
   }
   return runs.sort((a, b) => a - b)[2]!;
 }
@@ -90,7 +92,11 @@ export async function openBenchPage(options: BenchPageOptions = {}): Promise<Ben
   const distDir = options.distDir ?? 'dist';
   if (!existsSync(join(distDir, 'bench.html'))) throw new Error(`${distDir}/bench.html is missing: run \`npm run build\` first.`);
   const port = options.port ?? (options.profileDir !== undefined ? KEPT_PROFILE_PORT : 0);
-  const server = await preview({ preview: { host: '127.0.0.1', port, strictPort: port !== 0 }, build: { outDir: distDir }, logLevel: 'error' });
+  const server = await preview({
+    preview: { host: '127.0.0.1', port, strictPort: port !== 0 },
+    build: { outDir: distDir },
+    logLevel: 'error',
+  });
   const address = server.resolvedUrls?.local[0];
   if (!address) throw new Error('The preview server did not report its URL.');
   const executablePath = chromiumExecutable();
@@ -100,7 +106,10 @@ export async function openBenchPage(options: BenchPageOptions = {}): Promise<Ben
   const keepProfile = options.profileDir !== undefined;
   const profile = options.profileDir ?? (await mkdtemp(join(tmpdir(), 'recollect-bench-profile-')));
   if (keepProfile) await mkdir(profile, { recursive: true });
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, { ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS });
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
+    ...(executablePath ? { executablePath } : {}),
+    args: CHROMIUM_ARGS,
+  });
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('pageerror', (e) => process.stderr.write(`[page error] ${e.message}\n`));
   const onProgress = options.onProgress;
@@ -109,10 +118,14 @@ export async function openBenchPage(options: BenchPageOptions = {}): Promise<Ben
   await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
   const factor = options.slowdown ?? 1;
   const browserPid = factor > 1 || options.nice !== undefined ? browserPidForProfile(profile) : null;
-  const slowdown: BenchSlowdown | null = browserPid && factor > 1 ? { factor, covers: describeSlowdown(factor), calibrations: [], ...(options.nice !== undefined ? { nice: options.nice } : {}) } : null;
+  const slowdown: BenchSlowdown | null =
+    browserPid && factor > 1
+      ? { factor, covers: describeSlowdown(factor), calibrations: [], ...(options.nice !== undefined ? { nice: options.nice } : {}) }
+      : null;
   const prioritised = async <T>(work: () => Promise<T>): Promise<T> => {
     if (options.nice === undefined || !browserPid) return work();
-    if (setTreePriority(browserPid, options.nice) === 0) throw new Error(`Could not set nice ${options.nice} on the browser's threads (lowering a nice value needs root).`);
+    if (setTreePriority(browserPid, options.nice) === 0)
+      throw new Error(`Could not set nice ${options.nice} on the browser's threads (lowering a nice value needs root).`);
     try {
       return await work();
     } finally {
@@ -123,30 +136,39 @@ export async function openBenchPage(options: BenchPageOptions = {}): Promise<Ben
     page,
     slowdown,
     fullSpeed: (work) => prioritised(work),
-    slowed: (work, label = 'work') => prioritised(async () => {
-      if (!browserPid || !slowdown) return work();
-      // A fixed loop in the page (the same renderer process as the workers), at full speed and then
-      // slowed, before and after the work: what the cycle really gave on this machine's load. It is
-      // reported, not corrected for (a longer stop to make the loop F× slower over-slows work that
-      // waits on other processes, such as a cold open: tried, 18× on one).
-      const base = await fixedLoopMs(page);
-      const cycle = startCpuSlowdown(browserPid, factor);
-      const before = (await fixedLoopMs(page)) / base;
-      try {
-        return await work();
-      } finally {
-        let after = Number.NaN;
+    slowed: (work, label = 'work') =>
+      prioritised(async () => {
+        if (!browserPid || !slowdown) return work();
+        // A fixed loop in the page (the same renderer process as the workers), at full speed and then
+        // slowed, before and after the work: what the cycle really gave on this machine's load. It is
+        // reported, not corrected for (a longer stop to make the loop F× slower over-slows work that
+        // waits on other processes, such as a cold open: tried, 18× on one).
+        const base = await fixedLoopMs(page);
+        const cycle = startCpuSlowdown(browserPid, factor);
+        const before = (await fixedLoopMs(page)) / base;
         try {
-          after = (await fixedLoopMs(page)) / base;
-        } catch {
-          // the page is navigating (a cold open left it mid-load): no after-figure
+          return await work();
+        } finally {
+          let after = Number.NaN;
+          try {
+            after = (await fixedLoopMs(page)) / base;
+          } catch {
+            // the page is navigating (a cold open left it mid-load): no after-figure
+          }
+          const run = await cycle.stop();
+          const c = {
+            label,
+            loopMs: base,
+            before,
+            after,
+            stoppedShare: run ? run.stoppedMs / Math.max(1, run.runningMs + run.stoppedMs) : Number.NaN,
+          };
+          slowdown.calibrations.push(c);
+          options.onProgress?.(
+            `slowdown (${label}): a fixed loop ran ${before.toFixed(1)}× slower before, ${after.toFixed(1)}× after (${base.toFixed(0)} ms at full speed); renderers stopped ${(100 * c.stoppedShare).toFixed(0)}% of the time`,
+          );
         }
-        const run = await cycle.stop();
-        const c = { label, loopMs: base, before, after, stoppedShare: run ? run.stoppedMs / Math.max(1, run.runningMs + run.stoppedMs) : Number.NaN };
-        slowdown.calibrations.push(c);
-        options.onProgress?.(`slowdown (${label}): a fixed loop ran ${before.toFixed(1)}× slower before, ${after.toFixed(1)}× after (${base.toFixed(0)} ms at full speed); renderers stopped ${(100 * c.stoppedShare).toFixed(0)}% of the time`);
-      }
-    }),
+      }),
     async close() {
       await context.close();
       await server.close();

@@ -46,8 +46,10 @@ export const SLOWDOWN_PERIOD_MS = 20;
 /** What a slowdown of `factor` covers, for reports. */
 export function describeSlowdown(factor: number, periodMs = SLOWDOWN_PERIOD_MS): string {
   if (factor === 1) return 'no slowdown';
-  return `${factor}× slower CPU for the page and all its workers (Chromium's renderer processes paused ${Math.round(100 * (1 - 1 / factor))}% of every ${periodMs} ms ` +
-    "with SIGSTOP/SIGCONT, since CDP CPU throttling does not reach dedicated workers); the browser process, network service and disk run at full speed";
+  return (
+    `${factor}× slower CPU for the page and all its workers (Chromium's renderer processes paused ${Math.round(100 * (1 - 1 / factor))}% of every ${periodMs} ms ` +
+    'with SIGSTOP/SIGCONT, since CDP CPU throttling does not reach dedicated workers); the browser process, network service and disk run at full speed'
+  );
 }
 
 const CYCLE_FILE = fileURLToPath(new URL('./cpuSlowdownCycle.ts', import.meta.url));
@@ -60,17 +62,22 @@ export function startCpuSlowdown(browserPid: number, factor: number, periodMs = 
   const shared = new SharedArrayBuffer(4);
   // The bench runs under tsx; a worker thread does not inherit its loader, so register it first.
   const worker = new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(CYCLE_FILE)});`, {
-    eval: true, workerData: { dutyCycle: { browserPid, factor, periodMs, shared } },
+    eval: true,
+    workerData: { dutyCycle: { browserPid, factor, periodMs, shared } },
   });
   let result: DutyCycleResult | null = null;
-  worker.once('message', (r: DutyCycleResult) => { result = r; });
+  worker.once('message', (r: DutyCycleResult) => {
+    result = r;
+  });
   const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.on('error', (e) => process.stderr.write(`[cpu slowdown] ${e.message}\n`));
   // A benchmark that dies must not leave Chromium stopped.
   const resumeOnExit = () => signalAll(renderersOf(readProcessTable(), browserPid), 'SIGCONT');
   process.once('exit', resumeOnExit);
   return {
-    factor, periodMs, covers,
+    factor,
+    periodMs,
+    covers,
     async stop() {
       const flag = new Int32Array(shared);
       Atomics.store(flag, 0, 1);

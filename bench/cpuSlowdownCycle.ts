@@ -65,16 +65,25 @@ export function setTreePriority(rootPid: number, nice: number): number {
 }
 
 if (!isMainThread && workerData?.dutyCycle) {
-  const { browserPid, factor, periodMs, shared } = workerData.dutyCycle as { browserPid: number; factor: number; periodMs: number; shared: SharedArrayBuffer };
+  const { browserPid, factor, periodMs, shared } = workerData.dutyCycle as {
+    browserPid: number;
+    factor: number;
+    periodMs: number;
+    shared: SharedArrayBuffer;
+  };
   raiseThisThread();
   const flag = new Int32Array(shared);
-  const result = runDutyCycle({
-    now: () => performance.now(),
-    sleep: (ms) => void Atomics.wait(flag, 0, 0, ms),
-    ended: () => Atomics.load(flag, 0) !== 0,
-    renderers: () => renderersOf(readProcessTable(), browserPid),
-    signal: signalAll,
-  }, factor, periodMs);
+  const result = runDutyCycle(
+    {
+      now: () => performance.now(),
+      sleep: (ms) => void Atomics.wait(flag, 0, 0, ms),
+      ended: () => Atomics.load(flag, 0) !== 0,
+      renderers: () => renderersOf(readProcessTable(), browserPid),
+      signal: signalAll,
+    },
+    factor,
+    periodMs,
+  );
   parentPort?.postMessage(result);
 }
 

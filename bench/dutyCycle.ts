@@ -50,7 +50,8 @@ export function renderersOf(table: readonly ProcessEntry[], browserPid: number):
 export function processTree(table: readonly ProcessEntry[], rootPid: number): number[] {
   const parent = new Map(table.map((p) => [p.pid, p.ppid]));
   const under = (pid: number): boolean => {
-    for (let p: number | null | undefined = pid, hops = 0; p != null && hops < 16; p = parent.get(p), hops++) if (p === rootPid) return true;
+    for (let p: number | null | undefined = pid, hops = 0; p != null && hops < 16; p = parent.get(p), hops++)
+      if (p === rootPid) return true;
     return false;
   };
   return table.filter((p) => under(p.pid)).map((p) => p.pid);
@@ -100,7 +101,10 @@ export function runDutyCycle(io: DutyCycleIo, factor: number, periodMs: number):
       // Re-read the renderers while stopped, so a new page's renderer is caught within one period;
       // the time spent reading counts towards the stopped time.
       const next = io.renderers();
-      io.signal(next.filter((p) => !pids.includes(p)), 'SIGSTOP');
+      io.signal(
+        next.filter((p) => !pids.includes(p)),
+        'SIGSTOP',
+      );
       pids = next;
       const owed = (factor - 1) * runningMs - stoppedMs - (io.now() - stoppedAt);
       io.sleep(Math.max(0, owed));
@@ -114,4 +118,3 @@ export function runDutyCycle(io: DutyCycleIo, factor: number, periodMs: number):
   }
   return { periods, runningMs, stoppedMs };
 }
-

@@ -11,9 +11,11 @@ import { messageBox, openWithModelHub, printPageOnFailure, useModelHub } from '.
 
 const E5 = 'Xenova/multilingual-e5-small';
 // A real-length turn (≈ 1,100 characters of a person's Chinese writing), not a keyword.
-const CHINESE = ('我最近开始学钢琴，每天晚上练习半个小时。老师说我的左手还不够稳，所以周末我会多练音阶。' +
+const CHINESE = (
+  '我最近开始学钢琴，每天晚上练习半个小时。老师说我的左手还不够稳，所以周末我会多练音阶。' +
   '上个月我和妹妹一起去了杭州，在西湖边走了一整天，吃了很多小笼包，还买了龙井茶送给妈妈。' +
-  '下个月公司要派我去北京出差，我想顺便去看看大学时的室友，她现在在一家设计公司工作。').repeat(6);
+  '下个月公司要派我去北京出差，我想顺便去看看大学时的室友，她现在在一家设计公司工作。'
+).repeat(6);
 const JAPANESE = '来週、東京で友達とピーナッツバターのお店に行きます。そのあとで美術館にも行く予定です。';
 const ENGLISH = 'I started piano lessons last month and practise every evening for half an hour before dinner. '.repeat(10);
 
@@ -31,7 +33,10 @@ async function newConversation(page: Page) {
 
 test.beforeEach(() => test.setTimeout(180_000)); // shared 2-core machine; nothing here is timed
 
-test('Chinese in the message box: the notice offers the model that covers it, one click downloads and uses it, then it is gone', async ({ page, context }) => {
+test('Chinese in the message box: the notice offers the model that covers it, one click downloads and uses it, then it is gone', async ({
+  page,
+  context,
+}) => {
   const from = hub.requests.length;
   await openWithModelHub(page, context, hub.url);
   await newConversation(page);

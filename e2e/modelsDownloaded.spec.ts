@@ -73,10 +73,15 @@ async function storedVectors(page: Page, path: string) {
   await page.getByRole('button', { name: 'Export', exact: true }).click();
   await (await downloadPromise).saveAs(path);
   const db = await loadDatabaseFile(path, { migrateSchema: false });
-  return db.query<{ model_id: string; dim: number; n: number }>("SELECT model_id, dim, count(*) AS n FROM vectors WHERE item_kind = 'message' GROUP BY model_id, dim");
+  return db.query<{ model_id: string; dim: number; n: number }>(
+    "SELECT model_id, dim, count(*) AS n FROM vectors WHERE item_kind = 'message' GROUP BY model_id, dim",
+  );
 }
 
-test('an embedder: download with progress, use, search by meaning, reload, offline reload, switch back', async ({ page, context }, info) => {
+test('an embedder: download with progress, use, search by meaning, reload, offline reload, switch back', async ({
+  page,
+  context,
+}, info) => {
   test.setTimeout(180_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: '+ New conversation' }).click();
@@ -138,10 +143,15 @@ test('an embedder: download with progress, use, search by meaning, reload, offli
   await page.getByRole('button', { name: 'Close models' }).click();
   await expectMeaningHits(page, 0);
   await context.setOffline(false);
-  expect(await storedVectors(page, info.outputPath('switched-back.sqlite'))).toEqual([{ model_id: 'recollect/glove-100d-sif@1', dim: 100, n: 3 }]);
+  expect(await storedVectors(page, info.outputPath('switched-back.sqlite'))).toEqual([
+    { model_id: 'recollect/glove-100d-sif@1', dim: 100, n: 3 },
+  ]);
 });
 
-test('a reranker: download, use, kept across a reload; a broken download says why and is not offered for use', async ({ page, context }) => {
+test('a reranker: download, use, kept across a reload; a broken download says why and is not offered for use', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(120_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: 'Models' }).click();
@@ -159,7 +169,10 @@ test('a reranker: download, use, kept across a reload; a broken download says wh
   // A file that is missing on the hub (404 part-way through the files): a clear error, no "Use".
   hub.fault(`${BGE}/onnx/model_quantized.onnx`, '404');
   const bge = await download(page, 'embedder', BGE);
-  await expect(page.getByRole('alert').filter({ hasText: 'Downloading "BGE small en v1.5" failed' })).toContainText('the model hub has no file "onnx/model_quantized.onnx" for it (HTTP 404)', { timeout: 30_000 });
+  await expect(page.getByRole('alert').filter({ hasText: 'Downloading "BGE small en v1.5" failed' })).toContainText(
+    'the model hub has no file "onnx/model_quantized.onnx" for it (HTTP 404)',
+    { timeout: 30_000 },
+  );
   await expect(bge.getByRole('button', { name: /Download/ })).toBeVisible();
   hub.fault(`${BGE}/onnx/model_quantized.onnx`, null);
   // Healed on the hub: a retry fetches every file again (nothing half-downloaded was kept) and works.
@@ -177,10 +190,15 @@ test('a reranker: download, use, kept across a reload; a broken download says wh
 
 /** Waits until the hub has been asked for `repo`'s weights (held by holdOnnx: the download is under way). */
 async function weightsRequested(repo: string, since: number) {
-  await expect.poll(() => hub.requests.slice(since).some((r) => r.startsWith(`${repo}/`) && r.endsWith('.onnx')), { timeout: 60_000 }).toBe(true);
+  await expect
+    .poll(() => hub.requests.slice(since).some((r) => r.startsWith(`${repo}/`) && r.endsWith('.onnx')), { timeout: 60_000 })
+    .toBe(true);
 }
 
-test('a download: cancel half-way and start again; a reload mid-download offers to finish; offline says so and the model in use stays', async ({ page, context }) => {
+test('a download: cancel half-way and start again; a reload mid-download offers to finish; offline says so and the model in use stays', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(240_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: 'Models' }).click();
@@ -234,14 +252,19 @@ test('a download: cancel half-way and start again; a reload mid-download offers 
   await context.setOffline(false);
 });
 
-test('a downloaded model whose file is damaged: Use keeps the last working model and says why; downloaded again, it loads in the same tab', async ({ page, context }) => {
+test('a downloaded model whose file is damaged: Use keeps the last working model and says why; downloaded again, it loads in the same tab', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(240_000);
   const { status, row } = await twoTurnsAndMiniLm(page, context);
 
   await damageMiniLm(page);
   await row.getByRole('button', { name: 'Use' }).click();
   await expect(status).toContainText('Switching to', { timeout: 90_000 });
-  await expect(status).toContainText(/all-MiniLM-L6-v2" are damaged \(onnx\/model_quantized\.onnx is not an ONNX model: .*so they were removed\. Download it again/);
+  await expect(status).toContainText(
+    /all-MiniLM-L6-v2" are damaged \(onnx\/model_quantized\.onnx is not an ONNX model: .*so they were removed\. Download it again/,
+  );
   await expect(status).toContainText('uses Offline GloVe 100-d');
   await expect(page.getByTestId('embedded-count')).toHaveText('2');
   await expect(page.getByTestId('embedder-model')).toHaveText('recollect/glove-100d-sif');
@@ -261,7 +284,10 @@ test('a downloaded model whose file is damaged: Use keeps the last working model
   await expectMeaningHits(page, 2);
 });
 
-test('Compute and the Memory overview name the embedder that embeds (id, dimension, device) after a switch, and the reranker in use after a reload', async ({ page, context }, info) => {
+test('Compute and the Memory overview name the embedder that embeds (id, dimension, device) after a switch, and the reranker in use after a reload', async ({
+  page,
+  context,
+}, info) => {
   test.setTimeout(240_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: '+ New conversation' }).click();
@@ -346,7 +372,10 @@ test('a model file only onnxruntime finds broken does not keep the next model fr
   await expectMeaningHits(page, 2);
 });
 
-test('the downloaded model in use gets damaged: Use on the bundled model brings search by meaning back with it', async ({ page, context }, info) => {
+test('the downloaded model in use gets damaged: Use on the bundled model brings search by meaning back with it', async ({
+  page,
+  context,
+}, info) => {
   test.setTimeout(240_000);
   const { status, row } = await twoTurnsAndMiniLm(page, context);
   await row.getByRole('button', { name: 'Use' }).click();
@@ -368,5 +397,7 @@ test('the downloaded model in use gets damaged: Use on the bundled model brings 
   await expect(page.getByTestId('embedder-model')).toHaveText('recollect/glove-100d-sif');
   await page.getByRole('button', { name: 'Close models' }).click();
   await expectMeaningHits(page, 0);
-  expect(await storedVectors(page, info.outputPath('back-to-bundled.sqlite'))).toEqual([{ model_id: 'recollect/glove-100d-sif@1', dim: 100, n: 3 }]);
+  expect(await storedVectors(page, info.outputPath('back-to-bundled.sqlite'))).toEqual([
+    { model_id: 'recollect/glove-100d-sif@1', dim: 100, n: 3 },
+  ]);
 });

@@ -35,15 +35,6 @@ export type { IndexingStatus };
 export type { SwitchProgress } from './capture/embeddingStatus';
 export type { SynthesisFailures } from './synthesis/synthesisRecovery';
 
-
-
-
-
-
-
-
-
-
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorInfo };
 
 /** What the UI can ask of the memory engine. */
@@ -77,9 +68,19 @@ export interface EngineApi {
 }
 
 /** The groups of EngineApi, in one list (the worker and the page build their proxies from it). */
-export const ENGINE_GROUPS = ['conversations', 'projects', 'answers', 'memory', 'profile', 'plans', 'synthesis', 'indexing', 'data', 'settings'] as const satisfies readonly (keyof EngineApi)[];
+export const ENGINE_GROUPS = [
+  'conversations',
+  'projects',
+  'answers',
+  'memory',
+  'profile',
+  'plans',
+  'synthesis',
+  'indexing',
+  'data',
+  'settings',
+] as const satisfies readonly (keyof EngineApi)[];
 export type EngineGroup = (typeof ENGINE_GROUPS)[number];
-
 
 // ---------------------------------------------------------------------------------------------
 // The model worker

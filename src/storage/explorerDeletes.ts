@@ -19,11 +19,32 @@ import { deleteTurnsWhere } from './deletedTurns';
 import { itemTexts, redactDeletedItems, type DeletedItem } from './storedCopies';
 import { jsonList, num, str, strOrNull } from './explorerRows';
 
-export async function tombstone(tx: Sql, t: { kind: 'fact' | 'foresight' | 'profile' | 'memcell'; itemId: string; text?: string; memcellId?: string | null; range?: { conversationId: string; firstSeq: number; lastSeq: number }; reason?: 'deleted' | 'edited' | 'dismissed' }, now: number): Promise<void> {
+export async function tombstone(
+  tx: Sql,
+  t: {
+    kind: 'fact' | 'foresight' | 'profile' | 'memcell';
+    itemId: string;
+    text?: string;
+    memcellId?: string | null;
+    range?: { conversationId: string; firstSeq: number; lastSeq: number };
+    reason?: 'deleted' | 'edited' | 'dismissed';
+  },
+  now: number,
+): Promise<void> {
   await tx.exec(
     `INSERT INTO tombstones (kind, item_id, text_hash, memcell_id, conversation_id, first_seq, last_seq, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [t.kind, t.itemId, t.text === undefined ? null : tombstoneHash(t.text), t.memcellId ?? null, t.range?.conversationId ?? null, t.range?.firstSeq ?? null,
-      t.range?.lastSeq ?? null, t.reason ?? 'deleted', now]);
+    [
+      t.kind,
+      t.itemId,
+      t.text === undefined ? null : tombstoneHash(t.text),
+      t.memcellId ?? null,
+      t.range?.conversationId ?? null,
+      t.range?.firstSeq ?? null,
+      t.range?.lastSeq ?? null,
+      t.reason ?? 'deleted',
+      now,
+    ],
+  );
 }
 
 /** After a scene lost members: recount, drop it when empty, else clear an LLM title and summary (they may quote what was forgotten). */
@@ -33,9 +54,12 @@ export async function sceneLostMembers(tx: Sql, sceneId: string, now: number): P
     await tx.exec('DELETE FROM memscenes WHERE id = ?', [sceneId]);
     return false;
   }
-  await tx.exec(`UPDATE memscenes SET member_count = ?, last_activity_at = ?, summary_stale = 1,
+  await tx.exec(
+    `UPDATE memscenes SET member_count = ?, last_activity_at = ?, summary_stale = 1,
       summary = CASE WHEN edited_by_user = 1 THEN summary ELSE NULL END, title = CASE WHEN edited_by_user = 1 THEN title ELSE NULL END,
-      updated_at = ? WHERE id = ?`, [num(r?.n), num(r?.last), now, sceneId]);
+      updated_at = ? WHERE id = ?`,
+    [num(r?.n), num(r?.last), now, sceneId],
+  );
   return true;
 }
 
@@ -73,7 +97,10 @@ async function deleteFactTx(tx: Sql, id: string, now: number, gone: DeletedItem[
  * write a narrative again. Returns false when nothing else hangs on it (delete it whole).
  */
 async function forgetNarrativeTx(tx: Sql, id: string, now: number, gone: DeletedItem[]): Promise<boolean> {
-  const [left] = await tx.query('SELECT (SELECT count(*) FROM facts WHERE memcell_id = ?1) + (SELECT count(*) FROM foresights WHERE memcell_id = ?1) AS n', [id]);
+  const [left] = await tx.query(
+    'SELECT (SELECT count(*) FROM facts WHERE memcell_id = ?1) + (SELECT count(*) FROM foresights WHERE memcell_id = ?1) AS n',
+    [id],
+  );
   if (!left || num(left.n) === 0) return false;
   const [cell] = await tx.query('SELECT title, narrative FROM memcells WHERE id = ?', [id]);
   gone.push({ kind: 'episode', id, texts: itemTexts.episode(strOrNull(cell?.title), strOrNull(cell?.narrative)) });
@@ -83,12 +110,25 @@ async function forgetNarrativeTx(tx: Sql, id: string, now: number, gone: Deleted
   return true;
 }
 
-export function deleteMemCell(sql: Sql, id: string, options: { turns: boolean }, now: number): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
+export function deleteMemCell(
+  sql: Sql,
+  id: string,
+  options: { turns: boolean },
+  now: number,
+): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
   return deleting(sql, (tx, gone) => deleteCellTx(tx, id, options.turns, now, gone));
 }
 
-async function deleteCellTx(tx: Sql, id: string, turns: boolean, now: number, gone: DeletedItem[]): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
-  const [c] = await tx.query('SELECT id, conversation_id, first_seq, last_seq, scene_id, title, narrative FROM memcells WHERE id = ?', [id]);
+async function deleteCellTx(
+  tx: Sql,
+  id: string,
+  turns: boolean,
+  now: number,
+  gone: DeletedItem[],
+): Promise<{ sceneId: string | null; deletedTurnIds: string[] } | null> {
+  const [c] = await tx.query('SELECT id, conversation_id, first_seq, last_seq, scene_id, title, narrative FROM memcells WHERE id = ?', [
+    id,
+  ]);
   if (!c) return null;
   tx.contentRemoved?.();
   gone.push({ kind: 'episode', id, texts: itemTexts.episode(strOrNull(c.title), strOrNull(c.narrative)) });
@@ -103,7 +143,11 @@ async function deleteCellTx(tx: Sql, id: string, turns: boolean, now: number, go
   const range = { conversationId: str(c.conversation_id), firstSeq: num(c.first_seq), lastSeq: num(c.last_seq) };
   let deletedTurnIds: string[] = [];
   if (turns) {
-    deletedTurnIds = await deleteTurnsWhere(tx, 'conversation_id = ? AND seq BETWEEN ? AND ?', [range.conversationId, range.firstSeq, range.lastSeq]);
+    deletedTurnIds = await deleteTurnsWhere(tx, 'conversation_id = ? AND seq BETWEEN ? AND ?', [
+      range.conversationId,
+      range.firstSeq,
+      range.lastSeq,
+    ]);
   } else {
     // The turns stay (verbatim chat history), but their range must not become an episode again.
     await tombstone(tx, { kind: 'memcell', itemId: id, memcellId: id, range }, now);
@@ -114,7 +158,10 @@ async function deleteCellTx(tx: Sql, id: string, turns: boolean, now: number, go
   await tx.exec('DELETE FROM memcells WHERE id = ?', [id]);
   // Evidence links to the episode go too; the items themselves stay (they rest on scene summaries).
   for (const p of await tx.query('SELECT id, evidence FROM profile_items WHERE evidence LIKE ?', [`%${id}%`])) {
-    await tx.exec('UPDATE profile_items SET evidence = ? WHERE id = ?', [JSON.stringify(jsonList(p.evidence).filter((e) => e !== id)), str(p.id)]);
+    await tx.exec('UPDATE profile_items SET evidence = ? WHERE id = ?', [
+      JSON.stringify(jsonList(p.evidence).filter((e) => e !== id)),
+      str(p.id),
+    ]);
   }
   const sceneId = strOrNull(c.scene_id);
   const sceneKept = sceneId ? await sceneLostMembers(tx, sceneId, now) : false;
@@ -140,7 +187,12 @@ async function deleteProfileTx(tx: Sql, id: string, now: number, gone: DeletedIt
   return true;
 }
 
-export function forget(sql: Sql, items: readonly { kind: ForgetKind; id: string }[], now: number, about?: string): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }> {
+export function forget(
+  sql: Sql,
+  items: readonly { kind: ForgetKind; id: string }[],
+  now: number,
+  about?: string,
+): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }> {
   const matcher = about === undefined ? null : forgetMatcher(about);
   return deleting(sql, async (tx, gone) => {
     const deleted: Record<ForgetKind, number> = { fact: 0, episode: 0, turn: 0, foresight: 0, profile: 0, scene: 0, title: 0 };
@@ -192,7 +244,10 @@ export function forget(sql: Sql, items: readonly { kind: ForgetKind; id: string 
         case 'scene': {
           // A scene is a grouping; forgetting it clears the text the model wrote about it and
           // marks the summary forgotten (its tombstone), so no later synthesis writes one again.
-          await tx.exec('UPDATE memscenes SET title = NULL, summary = NULL, summary_stale = 0, edited_by_user = 0, summary_forgotten = 1, updated_at = ? WHERE id = ?', [now, id]);
+          await tx.exec(
+            'UPDATE memscenes SET title = NULL, summary = NULL, summary_stale = 0, edited_by_user = 0, summary_forgotten = 1, updated_at = ? WHERE id = ?',
+            [now, id],
+          );
           const found = tx.changes() > 0; // counted by the scene row, not by whether it had a vector
           await tx.exec("DELETE FROM vectors WHERE item_kind = 'memscene' AND item_id = ?", [id]);
           if (found) {

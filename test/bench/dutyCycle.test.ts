@@ -32,7 +32,15 @@ describe('the slowdown duty cycle: pure parts', () => {
     expect(renderersOf(TABLE, 100)).toEqual([120, 121]);
     expect(renderersOf(TABLE, 200)).toEqual([220]);
     // A cycle in a damaged table ends the walk instead of hanging.
-    expect(renderersOf([{ pid: 1, ppid: 2, cmdline: '--type=renderer' }, { pid: 2, ppid: 1, cmdline: '' }], 100)).toEqual([]);
+    expect(
+      renderersOf(
+        [
+          { pid: 1, ppid: 2, cmdline: '--type=renderer' },
+          { pid: 2, ppid: 1, cmdline: '' },
+        ],
+        100,
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -48,7 +56,7 @@ function fakeIo(options: { periods: number; lateMs?: number; renderers?: (t: num
     now: () => now,
     sleep: (ms) => {
       sleeps++;
-      now += ms + (ms > 0 ? options.lateMs ?? 0 : 0);
+      now += ms + (ms > 0 ? (options.lateMs ?? 0) : 0);
     },
     ended: () => sleeps >= options.periods * 2,
     renderers: () => (options.renderers ?? (() => [120, 121]))(now),

@@ -1,20 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { composerLanguageNotice, coversLanguage, detectLanguage, draftLanguage, dominantLanguage, languageNotice } from '../../src/core/base/language';
+import {
+  composerLanguageNotice,
+  coversLanguage,
+  detectLanguage,
+  draftLanguage,
+  dominantLanguage,
+  languageNotice,
+} from '../../src/core/base/language';
 
 describe('language detection', () => {
   it('tells languages apart by script, and Latin ones by function words', () => {
     const cases: [string, string][] = [
-      ['我下个月要去北京出差。', 'zh'], ['来週、東京で友達と会います。', 'ja'], ['다음 주에 부산에 가요.', 'ko'],
-      ['พรุ่งนี้ฉันจะไปเชียงใหม่', 'th'], ['Мы поедем на дачу.', 'ru'], ['سأسافر إلى القاهرة غدا', 'ar'],
-      ['I adopted a puppy and we named it Biscuit.', 'en'], ['Ich habe einen Hund und wir wohnen in Berlin.', 'de'],
-      ['Je suis allé au marché avec ma sœur.', 'fr'], ['Mi hermana y yo vamos a la playa en verano.', 'es'],
+      ['我下个月要去北京出差。', 'zh'],
+      ['来週、東京で友達と会います。', 'ja'],
+      ['다음 주에 부산에 가요.', 'ko'],
+      ['พรุ่งนี้ฉันจะไปเชียงใหม่', 'th'],
+      ['Мы поедем на дачу.', 'ru'],
+      ['سأسافر إلى القاهرة غدا', 'ar'],
+      ['I adopted a puppy and we named it Biscuit.', 'en'],
+      ['Ich habe einen Hund und wir wohnen in Berlin.', 'de'],
+      ['Je suis allé au marché avec ma sœur.', 'fr'],
+      ['Mi hermana y yo vamos a la playa en verano.', 'es'],
     ];
     for (const [text, lang] of cases) expect(detectLanguage(text), text).toBe(lang);
     expect(detectLanguage('1234 !!')).toBeNull();
   });
 
   it('finds the language most of the text is in, by length', () => {
-    expect(dominantLanguage(['我昨天去了北京，吃了烤鸭，还买了很多花生糖。', 'ok', '今天天气很好，我们去公园散步吧。'])).toMatchObject({ language: 'zh' });
+    expect(dominantLanguage(['我昨天去了北京，吃了烤鸭，还买了很多花生糖。', 'ok', '今天天气很好，我们去公园散步吧。'])).toMatchObject({
+      language: 'zh',
+    });
     expect(dominantLanguage([])).toBeNull();
   });
 });

@@ -67,8 +67,8 @@ export function LanguageNotice({ draft }: { draft: string }) {
   return (
     <div className="composer-notice" role="note" aria-label={`${notice.name} and search by meaning`} data-testid="composer-language-notice">
       <p>
-        You are writing in {notice.name}. Search by meaning uses {active?.label ?? 'a model'}, which does not cover it: memories in {notice.name} are
-        found by their words only.{' '}
+        You are writing in {notice.name}. Search by meaning uses {active?.label ?? 'a model'}, which does not cover it: memories in{' '}
+        {notice.name} are found by their words only.{' '}
         {!model
           ? 'No model in Settings → Models covers it yet.'
           : model.available
@@ -85,12 +85,29 @@ export function LanguageNotice({ draft }: { draft: string }) {
           </span>
         </p>
       )}
-      {useModel.isPending && <p className="muted" role="status">Switching to {model?.label}…</p>}
-      {stopped && <p className={stopped.cancelled ? 'muted' : 'error'} role={stopped.cancelled ? 'status' : 'alert'}>{stopped.message}</p>}
+      {useModel.isPending && (
+        <p className="muted" role="status">
+          Switching to {model?.label}…
+        </p>
+      )}
+      {stopped && (
+        <p className={stopped.cancelled ? 'muted' : 'error'} role={stopped.cancelled ? 'status' : 'alert'}>
+          {stopped.message}
+        </p>
+      )}
       <div className="buttons">
-        {model && downloading && <button type="button" onClick={download.cancel}>Cancel download</button>}
+        {model && downloading && (
+          <button type="button" onClick={download.cancel}>
+            Cancel download
+          </button>
+        )}
         {model && !downloading && (model.available || online) && (
-          <button type="button" className="primary" disabled={download.modelId !== null || useModel.isPending} onClick={() => void downloadAndUse(model)}>
+          <button
+            type="button"
+            className="primary"
+            disabled={download.modelId !== null || useModel.isPending}
+            onClick={() => void downloadAndUse(model)}
+          >
             {model.available ? `Use ${model.label}` : `Download ${model.label} and use it`}
           </button>
         )}

@@ -127,7 +127,8 @@ export class EmbedderSwitch {
     try {
       this.#deps.embedders.embedder(modelId);
       return true;
-    } catch { // the provider throws for a model id it does not know
+    } catch {
+      // the provider throws for a model id it does not know
       return false;
     }
   }
@@ -191,7 +192,9 @@ export class EmbedderSwitch {
     this.#fresh = false;
     if (this.#activeFails) return true;
     let failed = false;
-    const active = watched(this.#deps.embedders.embedder(this.#active), () => { failed = true; });
+    const active = watched(this.#deps.embedders.embedder(this.#active), () => {
+      failed = true;
+    });
     try {
       const ok = await this.#runner.sweep(active, this.#active, target, await this.#runner.tailStart(active.id));
       if (ok) this.#deps.onActiveCaughtUp?.();
@@ -245,7 +248,13 @@ export class EmbedderSwitch {
     const info = toErrorInfo(err);
     this.#target = this.#active;
     await this.#deps.store.setMeta(META_TARGET, this.#active);
-    this.#error = toErrorInfo(new RecollectError(info.code, `Switching to "${failed}" failed, so search keeps using "${this.#active}". ${info.message}`, info.detail));
+    this.#error = toErrorInfo(
+      new RecollectError(
+        info.code,
+        `Switching to "${failed}" failed, so search keeps using "${this.#active}". ${info.message}`,
+        info.detail,
+      ),
+    );
   }
 
   #activeVectorId(): string {
@@ -264,7 +273,12 @@ export class EmbedderSwitch {
         if (batch.length === 0) break;
         after = batch[batch.length - 1]!.key;
         const withText = batch.filter((b) => b.text.trim());
-        const vectors = withText.length ? await embedder.embed(withText.map((b) => b.text), 'document') : [];
+        const vectors = withText.length
+          ? await embedder.embed(
+              withText.map((b) => b.text),
+              'document',
+            )
+          : [];
         const items = withText.map((b, i) => ({ itemId: b.itemId, vector: vectors[i]! }));
         for (const b of batch) {
           if (b.text.trim() || !derived) continue;
@@ -284,9 +298,10 @@ export function watched(embedder: Embedder, onFailure: () => void): Embedder {
   return {
     id: embedder.id,
     dim: embedder.dim,
-    embed: (texts, role) => embedder.embed(texts, role).catch((err: unknown) => {
-      onFailure();
-      throw err;
-    }),
+    embed: (texts, role) =>
+      embedder.embed(texts, role).catch((err: unknown) => {
+        onFailure();
+        throw err;
+      }),
   };
 }

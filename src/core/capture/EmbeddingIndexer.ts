@@ -55,20 +55,26 @@ export class EmbeddingIndexer {
   readonly #hold = new HoldGate();
   /** Holds embedding between batches while something asked it to wait (a history import, see pause()). */
   readonly #pause = new PauseGate();
-  readonly #loopRunner = new BackgroundLoop(() => this.#loop(), () => this.#state !== 'error');
+  readonly #loopRunner = new BackgroundLoop(
+    () => this.#loop(),
+    () => this.#state !== 'error',
+  );
 
   constructor(deps: EmbeddingIndexerDeps) {
     this.#deps = deps;
     this.#batchSize = deps.batchSize ?? 32;
-    this.#switch = new EmbedderSwitch({ ...deps, batchSize: this.#batchSize }, {
-      sweep: (embedder, model, target, after) => this.#sweep(embedder, model, target, after),
-      tailStart: (vectorModelId) => tailStart(this.#deps.store, vectorModelId),
-      advance: (kind, n) => {
-        this.#advance(kind, n);
-        this.#emit();
+    this.#switch = new EmbedderSwitch(
+      { ...deps, batchSize: this.#batchSize },
+      {
+        sweep: (embedder, model, target, after) => this.#sweep(embedder, model, target, after),
+        tailStart: (vectorModelId) => tailStart(this.#deps.store, vectorModelId),
+        advance: (kind, n) => {
+          this.#advance(kind, n);
+          this.#emit();
+        },
+        stopped: () => this.#loopRunner.stopped,
       },
-      stopped: () => this.#loopRunner.stopped,
-    });
+    );
   }
 
   /** Reads the models from `meta` (choosing the default for a new database) and counts progress. */
@@ -80,7 +86,13 @@ export class EmbeddingIndexer {
     this.#activate();
     // Counting reads an index over every turn and vector: after the first search when held.
     if (this.#hold.held) {
-      this.#hold.later(() => void this.#recount().then(() => this.#emit(), () => undefined)); // the first pass counts again
+      this.#hold.later(
+        () =>
+          void this.#recount().then(
+            () => this.#emit(),
+            () => undefined,
+          ),
+      ); // the first pass counts again
       return;
     }
     await this.#recount();
@@ -120,8 +132,13 @@ export class EmbeddingIndexer {
   status(): EmbeddingStatus {
     const sw = this.#switch;
     return {
-      activeModel: sw.active, targetModel: sw.target, embedded: this.#embedded, total: this.#total, state: this.#state,
-      error: this.#error ?? sw.error, kinds: sw.progress,
+      activeModel: sw.active,
+      targetModel: sw.target,
+      embedded: this.#embedded,
+      total: this.#total,
+      state: this.#state,
+      error: this.#error ?? sw.error,
+      kinds: sw.progress,
     };
   }
 
@@ -146,7 +163,10 @@ export class EmbeddingIndexer {
    */
   warmUp(): Promise<void> {
     const embedder = this.activeEmbedder();
-    const model = embedder.embed(['warm up'], 'query').then(() => undefined, () => undefined);
+    const model = embedder.embed(['warm up'], 'query').then(
+      () => undefined,
+      () => undefined,
+    );
     const preload = () => this.#deps.index.preload(embedder.id, embedder.dim).catch(() => undefined);
     const index = new Promise<void>((resolve) => this.#hold.later(() => void preload().then(resolve)));
     const warming = Promise.all([model, index]).then(() => {
@@ -238,7 +258,9 @@ export class EmbeddingIndexer {
     try {
       this.#state = 'running';
       this.#error = null;
-      const embedder = watched(this.#deps.embedders.embedder(target), () => { modelFailed = true; });
+      const embedder = watched(this.#deps.embedders.embedder(target), () => {
+        modelFailed = true;
+      });
       if (switching && !(await sw.catchUp(target))) return;
       const tail = this.#swept;
       if (!(await this.#sweep(embedder, target, target, tail ? await tailStart(this.#deps.store, embedder.id) : undefined))) return;
@@ -295,7 +317,8 @@ export class EmbeddingIndexer {
    */
   async #clean(vectorModelId: string): Promise<void> {
     // 'memscene': theme summary vectors of older versions, no longer written or read.
-    for (const kind of ['message', ...DERIVED_KINDS, 'memscene'] as const) await this.#deps.store.deleteOtherVectors(kind, kind === 'memscene' ? '' : vectorModelId);
+    for (const kind of ['message', ...DERIVED_KINDS, 'memscene'] as const)
+      await this.#deps.store.deleteOtherVectors(kind, kind === 'memscene' ? '' : vectorModelId);
     this.#cleaned = true;
     await this.#recount();
   }
@@ -320,14 +343,16 @@ export class EmbeddingIndexer {
     return sweepTurns({ store, index, batchSize: this.#batchSize, pause: this.#pause }, embedder, after, {
       cancelled: () => this.#loopRunner.stopped || target !== sw.target,
       indexed: () => model === sw.active,
-      ...(model === target ? {
-        stored: async (n: number) => {
-          this.#advance('message', n);
-          this.#total = Math.max(this.#total, this.#embedded);
-          this.#emit();
-          return model === sw.active || sw.catchUpIfFresh(target);
-        },
-      } : {}),
+      ...(model === target
+        ? {
+            stored: async (n: number) => {
+              this.#advance('message', n);
+              this.#total = Math.max(this.#total, this.#embedded);
+              this.#emit();
+              return model === sw.active || sw.catchUpIfFresh(target);
+            },
+          }
+        : {}),
     });
   }
 

@@ -33,7 +33,10 @@ export async function sweepTurns(d: SweepDeps, embedder: Embedder, after: number
   const { store, index } = d;
   const read = () => store.pendingEmbeddings('message', embedder.id, d.batchSize, after);
   const embed = (batch: readonly PendingEmbedding[]) => {
-    const vectors = embedder.embed(batch.map((b) => b.text), 'document');
+    const vectors = embedder.embed(
+      batch.map((b) => b.text),
+      'document',
+    );
     vectors.catch(() => undefined); // awaited below; meanwhile a rejection must not go unhandled
     return vectors;
   };

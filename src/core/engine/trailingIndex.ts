@@ -129,11 +129,14 @@ export class TrailingIndex {
       }
     };
     if (!refresh) return send();
-    void Promise.all([this.#d.countTurns(), this.#d.backlog()]).then(([total, backlog]) => {
-      this.#total = total;
-      this.#backlog = backlog;
-      send();
-    }, () => undefined);
+    void Promise.all([this.#d.countTurns(), this.#d.backlog()]).then(
+      ([total, backlog]) => {
+        this.#total = total;
+        this.#backlog = backlog;
+        send();
+      },
+      () => undefined,
+    );
   }
 
   async #drain(): Promise<void> {
