@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BenchUsageError, knobPaths, parseRecallArgs, parseScaleArgs, setKnob } from '../../bench/cliArgs';
-import { loadScaleCorpora, nodeDriver, runScale } from '../../bench/scale';
-import { writeScaleReport } from '../../bench/scaleReport';
+import { loadScaleCorpora, nodeDriver, runScale, type ScaleDriver } from '../../bench/scale';
+import { scaleSummary, writeScaleReport } from '../../bench/scaleReport';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 
 const FACTS = ['pottery', 'marathon', 'beagle', 'museum', 'violin', 'sourdough', 'kayak', 'orchid'];
@@ -58,6 +58,29 @@ describe('scale benchmark (smoke)', () => {
     expect(corpora[2]!.questions[0]!.evidenceTurns).toEqual(['conv-a~2/D1:4']);
     // Category 5 (reported apart) is not scored here.
     expect(corpora[0]!.questions).toHaveLength(3);
+  });
+
+  it('with a slowdown, measures the same questions at full speed first and reports both with their ratio', async () => {
+    const corpora = await loadScaleCorpora([join(dir, 'a.json')]);
+    const inner = await nodeDriver({ vectors: false });
+    const speeds: string[] = [];
+    const driver: ScaleDriver = {
+      ...inner,
+      slowdown: { factor: 4, covers: 'test slowdown' },
+      measure: (q, o, speed = 'slowed') => {
+        speeds.push(speed);
+        return inner.measure(q, o);
+      },
+    };
+    const report = await runScale(corpora, driver, { sizes: [50], questions: 4 });
+    expect(speeds).toEqual(['full', 'slowed']);
+    const point = report.points[0]!;
+    expect(point.fullSpeed?.latencyMs.p95).toBeGreaterThan(0);
+    expect(point.fullSpeed?.answerReadLatencyMs.p95).toBeGreaterThan(0);
+    const summary = scaleSummary(report);
+    expect(summary).toContain('**Slowed 4×** while measuring');
+    expect(summary).toMatch(/\*\*Full speed → 4× slower\*\*/);
+    expect(summary).toMatch(/\| 60 \| \d+ → \d+ \([\d.]+×\) \|/);
   });
 
   it('grows one database to each size, measures ours and BM25, and stops when the data runs out', async () => {
