@@ -32,7 +32,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { buildTestHub, startModelHub, type ModelHub } from '../test/support/modelHub';
-import { connectEndpoint, messageBox as box } from './appSteps';
+import { connectEndpoint, messageBox as box, scanTinyChatGptExport } from './appSteps';
 import { sizedFixture, writeUnsynthesisedMemory } from './fixtureMemory';
 
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
@@ -278,33 +278,7 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await escape(models);
 
     // Import chat history, at its scan of a small ChatGPT export.
-    const conversations = [
-      {
-        id: 'x',
-        title: 'Tiny',
-        create_time: 1_700_000_000,
-        current_node: 'm1',
-        mapping: {
-          root: { id: 'root', parent: null, children: ['m1'], message: null },
-          m1: {
-            id: 'm1',
-            parent: 'root',
-            children: [],
-            message: {
-              id: 'm1',
-              author: { role: 'user' },
-              create_time: 1_700_000_000,
-              content: { content_type: 'text', parts: ['Hello there.'] },
-              metadata: {},
-            },
-          },
-        },
-      },
-    ];
-    await page
-      .getByLabel('Import chat history file')
-      .setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(conversations)) });
-    await expect(page.getByTestId('history-scan')).toBeVisible();
+    await scanTinyChatGptExport(page);
     await check('import chat history');
     await escape(page.getByRole('dialog', { name: 'Import chat history' }));
 

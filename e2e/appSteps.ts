@@ -246,3 +246,37 @@ export function printPageOnFailure(): void {
     );
   });
 }
+
+/**
+ * Puts a one-turn ChatGPT export into the open Import chats… dialog and waits for its scan (the
+ * dialog at its preview, for the dialog and accessibility sweeps).
+ */
+export async function scanTinyChatGptExport(page: Page): Promise<void> {
+  const conversations = [
+    {
+      id: 'x',
+      title: 'Tiny',
+      create_time: 1_700_000_000,
+      current_node: 'm1',
+      mapping: {
+        root: { id: 'root', parent: null, children: ['m1'], message: null },
+        m1: {
+          id: 'm1',
+          parent: 'root',
+          children: [],
+          message: {
+            id: 'm1',
+            author: { role: 'user' },
+            create_time: 1_700_000_000,
+            content: { content_type: 'text', parts: ['Hello there.'] },
+            metadata: {},
+          },
+        },
+      },
+    },
+  ];
+  await page
+    .getByLabel('Import chat history file')
+    .setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(conversations)) });
+  await expect(page.getByTestId('history-scan')).toBeVisible();
+}

@@ -9,7 +9,7 @@
  */
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { FIXTURE_FILE, shareFixturePage } from './fixtureMemory';
-import { backToChat } from './appSteps';
+import { backToChat, scanTinyChatGptExport } from './appSteps';
 import { confirmIn, expectModalThenEscape } from './modal';
 
 // One import serves both tests: the first only opens and closes dialogs (it saves an endpoint the
@@ -46,33 +46,7 @@ test('every dialog is modal, traps Tab, closes on Escape, at scale', async () =>
   await expectModal(page, 'Models');
 
   // Import chat history: a small ChatGPT export.
-  const conversations = [
-    {
-      id: 'x',
-      title: 'Tiny',
-      create_time: 1_700_000_000,
-      current_node: 'm1',
-      mapping: {
-        root: { id: 'root', parent: null, children: ['m1'], message: null },
-        m1: {
-          id: 'm1',
-          parent: 'root',
-          children: [],
-          message: {
-            id: 'm1',
-            author: { role: 'user' },
-            create_time: 1_700_000_000,
-            content: { content_type: 'text', parts: ['Hello there.'] },
-            metadata: {},
-          },
-        },
-      },
-    },
-  ];
-  await page
-    .getByLabel('Import chat history file')
-    .setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(conversations)) });
-  await expect(page.getByTestId('history-scan')).toBeVisible();
+  await scanTinyChatGptExport(page);
   await expectModal(page, 'Import chat history');
 
   // The delete-episode confirmation, on the newest of ≈ 940 episodes.
