@@ -37,13 +37,11 @@
  * known-item recall per language for message search and recall, and a tokenizer comparison (bench/multilingual.ts).
  * A progress line goes to stderr; the summary table to stdout.
  */
-import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { withConfig, type DeepPartial, type RetrievalConfig } from '../src/core/recall/fusion';
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { loadDataset } from './datasets';
 import { runRecall, runRecallBrowser } from './recall';
-import { existsSync } from 'node:fs';
 import { buildReport, writeReport } from './report';
 import { printConstruction, runConstruction } from './construction';
 import { QA_USAGE, qaCommand } from './qa';
@@ -56,6 +54,7 @@ import { crashCommand } from './crash';
 import { MULTILINGUAL_USAGE, multilingualCommand } from './multilingual';
 import { COLD_OPEN_USAGE, coldOpenCommand } from './coldOpen';
 import { MARKDOWN_LIMITS_USAGE, markdownLimitsCommand } from './markdownLimits';
+import { ensureAppBuild, StaleBuildError } from './appBuild';
 
 function usage(message?: string): never {
   if (message) process.stderr.write(`${message}\n`);
@@ -79,10 +78,12 @@ function args<T>(parse: () => T): T {
 }
 
 function buildApp(build: boolean, progress: (line: string) => void): void {
-  if (build) {
-    progress('building the app (npm run build)');
-    execFileSync('npm', ['run', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  } else if (!existsSync('dist/bench.html')) usage('dist/bench.html is missing: run `npm run build` (or drop --no-build)');
+  try {
+    ensureAppBuild(build, progress);
+  } catch (err) {
+    if (err instanceof StaleBuildError) usage(err.message);
+    throw err;
+  }
 }
 
 function progressLine(): (line: string) => void {
