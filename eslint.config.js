@@ -18,16 +18,28 @@ export default tseslint.config(
     files: ['src/core/**'],
     languageOptions: { globals: { ...globals.es2021 } },
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['react', 'react-*', 'react/*', '@tanstack/*', 'zustand', 'zustand/*'], message: 'src/core must not depend on React or UI state.' },
-          { group: ['@journeyapps/wa-sqlite', '@journeyapps/wa-sqlite/*', 'wa-sqlite'], message: 'src/core receives Sql; wa-sqlite lives in src/storage.' },
-          { group: ['comlink', '**/workers/**', '../../workers/*'], message: 'src/core must not know about workers.' },
-          { group: ['@huggingface/*', 'onnxruntime-*'], message: 'src/core receives Embedder/Reranker; models live in src/models.' },
-          { group: ['node:*', 'fs', 'path', 'os'], message: 'src/core must run in the browser too.' },
-          { group: ['**/storage/**', '**/models/**', '**/llm/**', '**/app/**', '**/host/**'], message: 'Imports flow one way: other folders depend on core, not the reverse.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['react', 'react-*', 'react/*', '@tanstack/*', 'zustand', 'zustand/*'],
+              message: 'src/core must not depend on React or UI state.',
+            },
+            {
+              group: ['@journeyapps/wa-sqlite', '@journeyapps/wa-sqlite/*', 'wa-sqlite'],
+              message: 'src/core receives Sql; wa-sqlite lives in src/storage.',
+            },
+            { group: ['comlink', '**/workers/**', '../../workers/*'], message: 'src/core must not know about workers.' },
+            { group: ['@huggingface/*', 'onnxruntime-*'], message: 'src/core receives Embedder/Reranker; models live in src/models.' },
+            { group: ['node:*', 'fs', 'path', 'os'], message: 'src/core must run in the browser too.' },
+            {
+              group: ['**/storage/**', '**/models/**', '**/llm/**', '**/app/**', '**/host/**'],
+              message: 'Imports flow one way: other folders depend on core, not the reverse.',
+            },
+          ],
+        },
+      ],
       'no-restricted-globals': ['error', 'window', 'document', 'navigator', 'self', 'localStorage', 'indexedDB', 'Worker', 'postMessage'],
     },
   },

@@ -95,7 +95,9 @@ function progressLine(): (line: string) => void {
 }
 
 async function recall(argv: string[]): Promise<void> {
-  const { data, runtime, ks, out, baselines, vectors, overrides, sweep, reranker, build } = args(() => parseRecallArgs(argv, BUNDLED_MODEL_ID));
+  const { data, runtime, ks, out, baselines, vectors, overrides, sweep, reranker, build } = args(() =>
+    parseRecallArgs(argv, BUNDLED_MODEL_ID),
+  );
   const config = withConfig(overrides as DeepPartial<RetrievalConfig>);
   const variants = [{ name: 'ours', config }];
   if (sweep) {
@@ -103,7 +105,8 @@ async function recall(argv: string[]): Promise<void> {
     for (const [name, o] of Object.entries(spec)) {
       const merged: Record<string, unknown> = structuredClone(overrides);
       for (const [k, v] of Object.entries(o)) {
-        if (v !== null && typeof v === 'object') for (const [k2, v2] of Object.entries(v)) args(() => setKnob(merged, `${k}.${k2}`, String(v2)));
+        if (v !== null && typeof v === 'object')
+          for (const [k2, v2] of Object.entries(v)) args(() => setKnob(merged, `${k}.${k2}`, String(v2)));
         else args(() => setKnob(merged, k, String(v)));
       }
       variants.push({ name, config: withConfig(merged as DeepPartial<RetrievalConfig>) });
@@ -122,26 +125,54 @@ async function recall(argv: string[]): Promise<void> {
   }
   if (isTty) process.stderr.write('\n');
   const baselineNames = Object.keys(run.systems).filter((n) => !variants.some((v) => v.name === n));
-  const report = buildReport(run, { runtime, ks, commit: commit(), config, ours: 'ours', baselineNames, variantNames: variants.map((v) => v.name) });
+  const report = buildReport(run, {
+    runtime,
+    ks,
+    commit: commit(),
+    config,
+    ours: 'ours',
+    baselineNames,
+    variantNames: variants.map((v) => v.name),
+  });
 
   const pct = (x: number | undefined) => ((x ?? 0) * 100).toFixed(1).padStart(5);
-  const rows: [string, { recall: { turn: Record<string, number>; session?: Record<string, number> }; recallAny?: { session: Record<string, number> }; contextRecall?: number | null; mrr: number; latencyMs: { p50: number; p95: number } }][] = [
-    ['ours', report],
-    ...Object.entries(report.baselines),
-    ...Object.entries(report.variants ?? {}),
-  ];
+  const rows: [
+    string,
+    {
+      recall: { turn: Record<string, number>; session?: Record<string, number> };
+      recallAny?: { session: Record<string, number> };
+      contextRecall?: number | null;
+      mrr: number;
+      latencyMs: { p50: number; p95: number };
+    },
+  ][] = [['ours', report], ...Object.entries(report.baselines), ...Object.entries(report.variants ?? {})];
   process.stdout.write(`${report.dataset}: ${report.questions} headline questions; recall.turn@k (%)\n`);
   const width = Math.max(22, ...rows.map(([name]) => name.length + 2));
-  process.stdout.write(`${'system'.padEnd(width)}${ks.map((k) => `@${k}`.padStart(7)).join('')}    mrr  p50ms  p95ms  any@5  s@10  context\n`);
+  process.stdout.write(
+    `${'system'.padEnd(width)}${ks.map((k) => `@${k}`.padStart(7)).join('')}    mrr  p50ms  p95ms  any@5  s@10  context\n`,
+  );
   for (const [name, s] of rows) {
     const any5 = s.recallAny?.session[5];
     const context = s.contextRecall ?? null;
-    process.stdout.write(`${name.padEnd(width)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)} ${any5 === undefined ? '     –' : pct(any5).padStart(6)} ${pct(s.recall.session?.[10])} ${context === null ? '      –' : pct(context).padStart(7)}\n`);
+    process.stdout.write(
+      `${name.padEnd(width)}${ks.map((k) => pct(s.recall.turn[k]).padStart(7)).join('')}  ${s.mrr.toFixed(3)} ${s.latencyMs.p50.toFixed(1).padStart(6)} ${s.latencyMs.p95.toFixed(1).padStart(6)} ${any5 === undefined ? '     –' : pct(any5).padStart(6)} ${pct(s.recall.session?.[10])} ${context === null ? '      –' : pct(context).padStart(7)}\n`,
+    );
   }
-  if (run.poolPairs) process.stdout.write(`rerank pool (pairs per question): ${Object.entries(run.poolPairs).map(([n, p]) => `${n} ${p.toFixed(1)}`).join(', ')}\n`);
-  if (report.contextRecall !== null) process.stdout.write(`context recall (${report.contextBudgetTokens} tokens): ${pct(report.contextRecall)}\n`);
-  if (report.rerank) process.stdout.write(`rerank (trust ${report.rerank.trust}): ${report.rerank.pairsPerSecond.toFixed(0)} pairs/s, +${report.rerank.addedMs.p50.toFixed(1)} ms p50 / +${report.rerank.addedMs.p95.toFixed(1)} ms p95 per question\n`);
-  process.stdout.write(`ingest (${report.runtime}): ${report.ingest.turns} turns, ${report.ingest.captureTurnsPerSecond.toFixed(0)} turns/s capture (${report.ingest.captureSeconds.toFixed(2)} s), embedding caught up ${report.ingest.embedSeconds.toFixed(2)} s later, ${report.ingest.turnsPerSecond.toFixed(0)} turns/s end to end; db ${report.dbBytesPerTurn.toFixed(0)} B/turn\n`);
+  if (run.poolPairs)
+    process.stdout.write(
+      `rerank pool (pairs per question): ${Object.entries(run.poolPairs)
+        .map(([n, p]) => `${n} ${p.toFixed(1)}`)
+        .join(', ')}\n`,
+    );
+  if (report.contextRecall !== null)
+    process.stdout.write(`context recall (${report.contextBudgetTokens} tokens): ${pct(report.contextRecall)}\n`);
+  if (report.rerank)
+    process.stdout.write(
+      `rerank (trust ${report.rerank.trust}): ${report.rerank.pairsPerSecond.toFixed(0)} pairs/s, +${report.rerank.addedMs.p50.toFixed(1)} ms p50 / +${report.rerank.addedMs.p95.toFixed(1)} ms p95 per question\n`,
+    );
+  process.stdout.write(
+    `ingest (${report.runtime}): ${report.ingest.turns} turns, ${report.ingest.captureTurnsPerSecond.toFixed(0)} turns/s capture (${report.ingest.captureSeconds.toFixed(2)} s), embedding caught up ${report.ingest.embedSeconds.toFixed(2)} s later, ${report.ingest.turnsPerSecond.toFixed(0)} turns/s end to end; db ${report.dbBytesPerTurn.toFixed(0)} B/turn\n`,
+  );
   for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
   if (out) {
     const paths = await writeReport(report, out);
@@ -175,8 +206,23 @@ async function scale(argv: string[]): Promise<void> {
   const progress = progressLine();
   const corpora = await loadScaleCorpora(a.data);
   if (a.runtime === 'browser') buildApp(a.build, progress);
-  const driver = a.runtime === 'browser' ? await browserDriver(progress, { ...(a.profile ? { profileDir: a.profile } : {}), ...(a.port ? { port: a.port } : {}) }) : await nodeDriver({ vectors: a.vectors, ...(a.db ? { db: a.db } : {}) });
-  const report = await runScale(corpora, driver, { sizes: a.sizes, questions: a.questions, reps: a.reps, commit: commit(), sources: a.data, progress });
+  const driver =
+    a.runtime === 'browser'
+      ? await browserDriver(progress, {
+          ...(a.profile ? { profileDir: a.profile } : {}),
+          ...(a.port ? { port: a.port } : {}),
+          ...(a.slowdown ? { slowdown: a.slowdown } : {}),
+          ...(a.nice !== undefined ? { nice: a.nice } : {}),
+        })
+      : await nodeDriver({ vectors: a.vectors, ...(a.db ? { db: a.db } : {}) });
+  const report = await runScale(corpora, driver, {
+    sizes: a.sizes,
+    questions: a.questions,
+    reps: a.reps,
+    commit: commit(),
+    sources: a.data,
+    progress,
+  });
   if (process.stderr.isTTY) process.stderr.write('\n');
   process.stdout.write(`${scaleSummary(report)}\n`);
   if (a.out) {

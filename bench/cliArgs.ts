@@ -16,7 +16,7 @@ export class BenchUsageError extends Error {
 export const USAGE = [
   'usage: npm run bench -- recall --data <file|folder> [--runtime node|browser] [--k 1,3,5,10,20] [--out report.json] [--no-baselines] [--no-vectors] [--set path=value] [--sweep file.json] [--rerank [oracle|random|model id[=trust],…]] [--no-build]',
   '       npm run bench -- ingest --data <file|folder> [--runtime node|browser] [--reps 5] [--out report.json] [--no-build]',
-  '       npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build] [--profile <dir>] [--port N]',
+  '       npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build] [--profile <dir>] [--port N] [--slowdown 4] [--nice=-10]',
   '       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]',
   '       npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]',
 ].join('\n');
@@ -42,6 +42,24 @@ function positiveInt(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new BenchUsageError(`${name} needs a positive integer, not ${String(value)}`);
+  return n;
+}
+
+/** `--slowdown F`: a CPU slowdown factor ≥ 1 (bench/cpuSlowdown.ts); absent = none. */
+export function slowdownFactor(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 1 || n > 20)
+    throw new BenchUsageError(`--slowdown needs a factor from 1 to 20 (4 = a phone four times slower), not ${String(value)}`);
+  return n;
+}
+
+/** `--nice N`: a scheduling priority from −20 to 19 for the measured browser; absent = unchanged. */
+export function niceValue(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < -20 || n > 19)
+    throw new BenchUsageError(`--nice needs a whole number from -20 to 19, not ${String(value)}`);
   return n;
 }
 
@@ -71,7 +89,8 @@ export function knobPaths(config: object = RETRIEVAL_CONFIG): string[] {
 export function setKnob(target: Record<string, unknown>, path: string, raw: string): void {
   const keys = path.split('.');
   let base: unknown = RETRIEVAL_CONFIG;
-  for (const k of keys) base = base !== null && typeof base === 'object' && Object.hasOwn(base, k) ? (base as Record<string, unknown>)[k] : undefined;
+  for (const k of keys)
+    base = base !== null && typeof base === 'object' && Object.hasOwn(base, k) ? (base as Record<string, unknown>)[k] : undefined;
   if (base === undefined || (base !== null && typeof base === 'object')) {
     throw new BenchUsageError(`--set: unknown knob "${path}"; knobs are ${knobPaths().join(', ')}`);
   }
@@ -109,12 +128,25 @@ export function parseRecallArgs(argv: readonly string[], bundledReranker: string
   const r = args.indexOf('--rerank');
   if (r >= 0 && (args[r + 1] === undefined || args[r + 1]!.startsWith('--'))) args.splice(r + 1, 0, bundledReranker);
   const v = parse(args, {
-    data: { type: 'string' }, runtime: { type: 'string' }, k: { type: 'string' }, out: { type: 'string' },
-    'no-baselines': { type: 'boolean' }, 'no-vectors': { type: 'boolean' }, set: { type: 'string', multiple: true },
-    sweep: { type: 'string' }, rerank: { type: 'string' }, 'no-build': { type: 'boolean' },
+    data: { type: 'string' },
+    runtime: { type: 'string' },
+    k: { type: 'string' },
+    out: { type: 'string' },
+    'no-baselines': { type: 'boolean' },
+    'no-vectors': { type: 'boolean' },
+    set: { type: 'string', multiple: true },
+    sweep: { type: 'string' },
+    rerank: { type: 'string' },
+    'no-build': { type: 'boolean' },
   });
   const runtime = runtimeOf(v.runtime);
-  const ks = v.k === undefined ? [1, 3, 5, 10, 20] : String(v.k).split(',').map(Number).filter((k) => Number.isInteger(k) && k > 0);
+  const ks =
+    v.k === undefined
+      ? [1, 3, 5, 10, 20]
+      : String(v.k)
+          .split(',')
+          .map(Number)
+          .filter((k) => Number.isInteger(k) && k > 0);
   if (ks.length === 0) throw new BenchUsageError('--k needs positive integers');
   if (!ks.includes(10)) ks.push(10);
   ks.sort((a, b) => a - b);
@@ -131,8 +163,16 @@ export function parseRecallArgs(argv: readonly string[], bundledReranker: string
     throw new BenchUsageError('--set, --sweep, --rerank and --no-vectors are only available with --runtime node');
   }
   return {
-    data: required('--data', v.data), runtime, ks, baselines: !v['no-baselines'], vectors, overrides, build: !v['no-build'],
-    ...(v.out ? { out: v.out as string } : {}), ...(sweep ? { sweep } : {}), ...(reranker ? { reranker } : {}),
+    data: required('--data', v.data),
+    runtime,
+    ks,
+    baselines: !v['no-baselines'],
+    vectors,
+    overrides,
+    build: !v['no-build'],
+    ...(v.out ? { out: v.out as string } : {}),
+    ...(sweep ? { sweep } : {}),
+    ...(reranker ? { reranker } : {}),
   };
 }
 
@@ -145,8 +185,20 @@ export interface IngestArgs {
 }
 
 export function parseIngestArgs(argv: readonly string[]): IngestArgs {
-  const v = parse(argv, { data: { type: 'string' }, runtime: { type: 'string' }, reps: { type: 'string' }, out: { type: 'string' }, 'no-build': { type: 'boolean' } });
-  return { data: required('--data', v.data), runtime: runtimeOf(v.runtime), reps: positiveInt('--reps', v.reps, 5), build: !v['no-build'], ...(v.out ? { out: v.out as string } : {}) };
+  const v = parse(argv, {
+    data: { type: 'string' },
+    runtime: { type: 'string' },
+    reps: { type: 'string' },
+    out: { type: 'string' },
+    'no-build': { type: 'boolean' },
+  });
+  return {
+    data: required('--data', v.data),
+    runtime: runtimeOf(v.runtime),
+    reps: positiveInt('--reps', v.reps, 5),
+    build: !v['no-build'],
+    ...(v.out ? { out: v.out as string } : {}),
+  };
 }
 
 export interface ScaleArgs {
@@ -165,13 +217,27 @@ export interface ScaleArgs {
   readonly port?: number;
   /** Node: grow (or continue) this database file instead of one in memory; checkpoints are copied beside it. */
   readonly db?: string;
+  /** Browser: measure (not grow) with the page and its workers this many times slower (bench/cpuSlowdown.ts). */
+  readonly slowdown?: number;
+  /** Browser: nice value of the browser's threads while measuring (bench/browserHarness.ts BenchPageOptions.nice). */
+  readonly nice?: number;
 }
 
 export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
   const v = parse(argv, {
-    data: { type: 'string', multiple: true }, sizes: { type: 'string' }, runtime: { type: 'string' }, questions: { type: 'string' },
-    out: { type: 'string' }, 'no-vectors': { type: 'boolean' }, 'no-build': { type: 'boolean' }, profile: { type: 'string' }, db: { type: 'string' },
-    port: { type: 'string' }, reps: { type: 'string' },
+    data: { type: 'string', multiple: true },
+    sizes: { type: 'string' },
+    runtime: { type: 'string' },
+    questions: { type: 'string' },
+    out: { type: 'string' },
+    'no-vectors': { type: 'boolean' },
+    'no-build': { type: 'boolean' },
+    profile: { type: 'string' },
+    db: { type: 'string' },
+    port: { type: 'string' },
+    reps: { type: 'string' },
+    slowdown: { type: 'string' },
+    nice: { type: 'string' },
   });
   const data = (v.data as string[] | undefined) ?? [];
   if (data.length === 0) throw new BenchUsageError('--data is required (a file or folder; repeat it to append more corpora)');
@@ -182,13 +248,26 @@ export function parseScaleArgs(argv: readonly string[]): ScaleArgs {
   if (runtime === 'browser' && v['no-vectors']) throw new BenchUsageError('--no-vectors is only available with --runtime node');
   if (runtime !== 'browser' && v.profile) throw new BenchUsageError('--profile is only available with --runtime browser');
   if (runtime !== 'browser' && v.port) throw new BenchUsageError('--port is only available with --runtime browser');
-  if (runtime === 'browser' && v.db) throw new BenchUsageError('--db is only available with --runtime node (the browser keeps its database with --profile)');
+  if (runtime !== 'browser' && v.slowdown) throw new BenchUsageError('--slowdown is only available with --runtime browser');
+  const slowdown = slowdownFactor(v.slowdown);
+  if (runtime !== 'browser' && v.nice !== undefined) throw new BenchUsageError('--nice is only available with --runtime browser');
+  const nice = niceValue(v.nice);
+  if (runtime === 'browser' && v.db)
+    throw new BenchUsageError('--db is only available with --runtime node (the browser keeps its database with --profile)');
   return {
     ...(v.profile ? { profile: v.profile as string } : {}),
     ...(v.port ? { port: positiveInt('--port', v.port, 0) } : {}),
     ...(v.db ? { db: v.db as string } : {}),
-    data, sizes: [...new Set(sizes)].sort((a, b) => a - b), runtime, questions: positiveInt('--questions', v.questions, 150), reps: positiveInt('--reps', v.reps, DEFAULT_SCALE_REPS),
-    vectors: !v['no-vectors'], build: !v['no-build'], ...(v.out ? { out: v.out as string } : {}),
+    ...(slowdown ? { slowdown } : {}),
+    ...(nice !== undefined ? { nice } : {}),
+    data,
+    sizes: [...new Set(sizes)].sort((a, b) => a - b),
+    runtime,
+    questions: positiveInt('--questions', v.questions, 150),
+    reps: positiveInt('--reps', v.reps, DEFAULT_SCALE_REPS),
+    vectors: !v['no-vectors'],
+    build: !v['no-build'],
+    ...(v.out ? { out: v.out as string } : {}),
   };
 }
 
@@ -205,7 +284,12 @@ export function parseConstructionArgs(argv: readonly string[]): ConstructionArgs
   return { data: required('--data', v.data), policy, ...(v.out ? { out: v.out as string } : {}) };
 }
 
-export interface CrashArgs { readonly trials: number; readonly out: string | undefined; readonly seed: number; readonly build: boolean }
+export interface CrashArgs {
+  readonly trials: number;
+  readonly out: string | undefined;
+  readonly seed: number;
+  readonly build: boolean;
+}
 
 export function parseCrashArgs(argv: readonly string[]): CrashArgs {
   const v = parse(argv, { trials: { type: 'string' }, out: { type: 'string' }, seed: { type: 'string' }, 'no-build': { type: 'boolean' } });
@@ -225,10 +309,19 @@ export interface VectorsArgs {
 
 export function parseVectorsArgs(argv: readonly string[]): VectorsArgs {
   const v = parse(argv, {
-    runtime: { type: 'string' }, out: { type: 'string' }, n: { type: 'string' }, dim: { type: 'string' }, queries: { type: 'string' }, k: { type: 'string' },
+    runtime: { type: 'string' },
+    out: { type: 'string' },
+    n: { type: 'string' },
+    dim: { type: 'string' },
+    queries: { type: 'string' },
+    k: { type: 'string' },
   });
   return {
-    runtime: runtimeOf(v.runtime), out: v.out as string | undefined,
-    n: positiveInt('--n', v.n, 100_000), dim: positiveInt('--dim', v.dim, 384), queries: positiveInt('--queries', v.queries, 200), k: positiveInt('--k', v.k, 100),
+    runtime: runtimeOf(v.runtime),
+    out: v.out as string | undefined,
+    n: positiveInt('--n', v.n, 100_000),
+    dim: positiveInt('--dim', v.dim, 384),
+    queries: positiveInt('--queries', v.queries, 200),
+    k: positiveInt('--k', v.k, 100),
   };
 }

@@ -42,10 +42,25 @@ export interface ConstructionReport extends ConstructionTotals {
   readonly conversations: readonly ({ readonly id: string } & ConstructionTotals)[];
 }
 
-async function buildOne(corpus: BenchCorpus, policy: PolicyName, llmUrl: string, embedders: ReturnType<typeof localEmbedderProvider>, byStage: ConstructionReport['byStage']) {
+async function buildOne(
+  corpus: BenchCorpus,
+  policy: PolicyName,
+  llmUrl: string,
+  embedders: ReturnType<typeof localEmbedderProvider>,
+  byStage: ConstructionReport['byStage'],
+) {
   const store = await openNodeStore();
-  const llm = new LlmClient({ baseUrl: llmUrl, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 30_000, baseDelayMs: 1, maxDelayMs: 10 });
-  const engine = createEngine(store, { only: ['episodes', 'synthesis'], ...(embedders ? { embedders } : {}), llm, timer: immediateTimer, profileDebounceMs: 0 });
+  const llm = new LlmClient(
+    { baseUrl: llmUrl, model: 'mock-model' },
+    { sink: store.llmCalls, timeoutMs: 30_000, baseDelayMs: 1, maxDelayMs: 10 },
+  );
+  const engine = createEngine(store, {
+    only: ['episodes', 'synthesis'],
+    ...(embedders ? { embedders } : {}),
+    llm,
+    timer: immediateTimer,
+    profileDebounceMs: 0,
+  });
   await engine.start();
   await engine.synthesis.setPolicy(policy);
   await store.createConversation({ id: corpus.id, title: corpus.id });
@@ -53,8 +68,13 @@ async function buildOne(corpus: BenchCorpus, policy: PolicyName, llmUrl: string,
   for (const session of corpus.sessions) {
     for (const [i, turn] of session.turns.entries()) {
       await engine.conversations.appendTurn({
-        id: turn.id, conversationId: corpus.id, role: turn.role, speaker: turn.speaker, content: turn.text,
-        occurredAt: session.date + i * 30_000, ...(turn.caption ? { metadata: { caption: turn.caption } } : {}),
+        id: turn.id,
+        conversationId: corpus.id,
+        role: turn.role,
+        speaker: turn.speaker,
+        content: turn.text,
+        occurredAt: session.date + i * 30_000,
+        ...(turn.caption ? { metadata: { caption: turn.caption } } : {}),
       });
       n++;
     }
@@ -82,8 +102,13 @@ async function buildOne(corpus: BenchCorpus, policy: PolicyName, llmUrl: string,
   return {
     id: corpus.id,
     llm: { calls: totals.calls, promptTokens: totals.promptTokens, completionTokens: totals.completionTokens },
-    memcells: counts.memcells, memscenes: counts.memscenes, facts: counts.facts, foresights: counts.foresights,
-    turns: n, retrievableTurns: retrievable, embeddedTurns: status?.embedded ?? 0,
+    memcells: counts.memcells,
+    memscenes: counts.memscenes,
+    facts: counts.facts,
+    foresights: counts.foresights,
+    turns: n,
+    retrievableTurns: retrievable,
+    embeddedTurns: status?.embedded ?? 0,
   };
 }
 
@@ -107,19 +132,35 @@ export async function runConstruction(args: { data: string; policy: PolicyName; 
   }
   const sum = (f: (c: ConstructionTotals) => number) => conversations.reduce((a, c) => a + f(c), 0);
   const report: ConstructionReport = {
-    benchmark: 'construction', dataset: dataset.source, policy: args.policy, endpoint: 'mock', embedder: embedders.defaultModelId,
+    benchmark: 'construction',
+    dataset: dataset.source,
+    policy: args.policy,
+    endpoint: 'mock',
+    embedder: embedders.defaultModelId,
     seconds: (performance.now() - t0) / 1000,
-    llm: { calls: sum((c) => c.llm.calls), promptTokens: sum((c) => c.llm.promptTokens), completionTokens: sum((c) => c.llm.completionTokens) },
-    memcells: sum((c) => c.memcells), memscenes: sum((c) => c.memscenes), facts: sum((c) => c.facts), foresights: sum((c) => c.foresights),
-    turns: sum((c) => c.turns), retrievableTurns: sum((c) => c.retrievableTurns), embeddedTurns: sum((c) => c.embeddedTurns),
-    byStage, conversations,
+    llm: {
+      calls: sum((c) => c.llm.calls),
+      promptTokens: sum((c) => c.llm.promptTokens),
+      completionTokens: sum((c) => c.llm.completionTokens),
+    },
+    memcells: sum((c) => c.memcells),
+    memscenes: sum((c) => c.memscenes),
+    facts: sum((c) => c.facts),
+    foresights: sum((c) => c.foresights),
+    turns: sum((c) => c.turns),
+    retrievableTurns: sum((c) => c.retrievableTurns),
+    embeddedTurns: sum((c) => c.embeddedTurns),
+    byStage,
+    conversations,
   };
   if (args.out) await writeFile(args.out, `${JSON.stringify(report, null, 2)}\n`);
   return report;
 }
 
 export function printConstruction(r: ConstructionReport): void {
-  console.log(`policy ${r.policy}: ${r.llm.calls} LLM calls, ${r.llm.promptTokens} prompt + ${r.llm.completionTokens} completion tokens; ` +
-    `${r.memcells} memcells, ${r.memscenes} memscenes, ${r.facts} facts, ${r.foresights} foresights; ` +
-    `${r.retrievableTurns}/${r.turns} turns retrievable, ${r.embeddedTurns} embedded; ${r.seconds.toFixed(1)} s`);
+  console.log(
+    `policy ${r.policy}: ${r.llm.calls} LLM calls, ${r.llm.promptTokens} prompt + ${r.llm.completionTokens} completion tokens; ` +
+      `${r.memcells} memcells, ${r.memscenes} memscenes, ${r.facts} facts, ${r.foresights} foresights; ` +
+      `${r.retrievableTurns}/${r.turns} turns retrievable, ${r.embeddedTurns} embedded; ${r.seconds.toFixed(1)} s`,
+  );
 }

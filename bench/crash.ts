@@ -22,12 +22,21 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { preview } from 'vite';
-import type { EmbeddingStatus } from '../src/core/capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../src/core/capture/embeddingStatus';
 import { openMemoryDatabase } from '../src/storage/openNodeDatabase';
 import { parseCrashArgs, type CrashArgs } from './cliArgs';
 import { KILL_MODES, engineCall, exportMemory, kill, launch, openApp, type KillMode } from './crashHarness';
 import {
-  FULL_HISTORY, WORKLOAD_WEIGHTS, chatGptExport, historyTurns, importTitle, newState, resendAfterRestart, startWorkload, type HistoryShape, type Workload,
+  FULL_HISTORY,
+  WORKLOAD_WEIGHTS,
+  chatGptExport,
+  historyTurns,
+  importTitle,
+  newState,
+  resendAfterRestart,
+  startWorkload,
+  type HistoryShape,
+  type Workload,
 } from './crashWorkloads';
 import type { SwapHit } from './crashHarness';
 import type { Conversation } from '../src/core/base/types';
@@ -107,11 +116,16 @@ const WORKLOADS = WORKLOAD_WEIGHTS.map(([w]) => w);
 
 /** What "killed mid-operation" means for each workload, and the evidence the trial records for it. */
 export const MID_OPERATION: Record<Workload, string> = {
-  'engine-appends': 'at least one append had been called and not acknowledged when the kill was ordered (the in-flight turns are then found stored or not)',
-  'ui-typing': 'at least one typed message had been sent with Enter and not acknowledged (shown stored, box emptied) when the kill was ordered',
-  'history-import': 'the import call had not returned, and after the kill the memory held part of the file: more than none and fewer than all of its turns (counted in the export)',
-  'embedder-switch': 'the switch had been stored and part of the memory re-embedded (polled) when the kill was ordered, and the reopened app was still re-embedding',
-  'memory-import': 'the engine worker was held and killed at a write of the swap (the backup into the live file, drawn at random among its writes), and the reopened app had the old memory: the swap had begun and not committed',
+  'engine-appends':
+    'at least one append had been called and not acknowledged when the kill was ordered (the in-flight turns are then found stored or not)',
+  'ui-typing':
+    'at least one typed message had been sent with Enter and not acknowledged (shown stored, box emptied) when the kill was ordered',
+  'history-import':
+    'the import call had not returned, and after the kill the memory held part of the file: more than none and fewer than all of its turns (counted in the export)',
+  'embedder-switch':
+    'the switch had been stored and part of the memory re-embedded (polled) when the kill was ordered, and the reopened app was still re-embedding',
+  'memory-import':
+    'the engine worker was held and killed at a write of the swap (the backup into the live file, drawn at random among its writes), and the reopened app had the old memory: the swap had begun and not committed',
 };
 
 function pickWorkload(r: number, trial: number, cycle?: readonly Workload[]): Workload {
@@ -143,12 +157,20 @@ function duplicatesIn(contents: readonly string[]): number {
 }
 
 async function importHistoryAgain(page: Page, trial: number, shape: HistoryShape): Promise<void> {
-  await page.evaluate(([t, id]) => {
-    const w = window as unknown as { __crashCall(m: string, a: unknown[]): Promise<{ ok: boolean; error?: { message: string } }>; __crashFile(n: string, t: string): File };
-    return w.__crashCall('data.importHistory', [w.__crashFile('conversations.json', t), { format: 'chatgpt', importId: id, policy: 'off' }]).then((r) => {
-      if (!r.ok) throw new Error(r.error!.message);
-    });
-  }, [chatGptExport(trial, shape), `crash-import-${trial}-again`] as const);
+  await page.evaluate(
+    ([t, id]) => {
+      const w = window as unknown as {
+        __crashCall(m: string, a: unknown[]): Promise<{ ok: boolean; error?: { message: string } }>;
+        __crashFile(n: string, t: string): File;
+      };
+      return w
+        .__crashCall('data.importHistory', [w.__crashFile('conversations.json', t), { format: 'chatgpt', importId: id, policy: 'off' }])
+        .then((r) => {
+          if (!r.ok) throw new Error(r.error!.message);
+        });
+    },
+    [chatGptExport(trial, shape), `crash-import-${trial}-again`] as const,
+  );
 }
 
 /**
@@ -198,13 +220,18 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
       // Appends are killed 1–6 s in, typing 2–10 s in (a typed turn takes about a second through the
       // page); imports and switches when they reach a random point of their own progress
       // (crashWorkloads.ts), at the latest after 120 s.
-      const waitMs = workload === 'engine-appends' ? 1_000 + random() * 5_000 : workload === 'ui-typing' ? 2_000 + random() * 8_000 : 120_000;
+      const waitMs =
+        workload === 'engine-appends' ? 1_000 + random() * 5_000 : workload === 'ui-typing' ? 2_000 + random() * 8_000 : 120_000;
       const page = await openApp(context, url);
       const state = newState();
       const stop = { now: false };
       // A workload that cannot start is recorded as this trial's error; the kill and checks still run.
       const started = performance.now();
-      const { running, killWhen } = await startWorkload(workload, page, trial, state, stop, { history: shape, random, snapshot: () => exportMemory(page) }).catch((err: unknown) => {
+      const { running, killWhen } = await startWorkload(workload, page, trial, state, stop, {
+        history: shape,
+        random,
+        snapshot: () => exportMemory(page),
+      }).catch((err: unknown) => {
         state.operationError = `could not start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
         return { running: Promise.resolve(), killWhen: undefined };
       });
@@ -243,7 +270,11 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
           await importHistoryAgain(check, trial, shape);
           ({ contents, integrity } = await inspect(await exportMemory(check)));
           if (integrity !== 'ok') integrityFailures++;
-          Object.assign(extra, { importedAfterKill, importedAfterRetry: countPrefix(contents, prefix), importedDistinct: new Set(contents.filter((c) => c.startsWith(prefix))).size });
+          Object.assign(extra, {
+            importedAfterKill,
+            importedAfterRetry: countPrefix(contents, prefix),
+            importedDistinct: new Set(contents.filter((c) => c.startsWith(prefix))).size,
+          });
           await deleteImported(check, trial);
           ({ contents } = await inspect(await exportMemory(check)));
         } else if (workload === 'memory-import') {
@@ -253,8 +284,10 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
           extra.swapHit = state.swapHit;
           if (state.swapPages !== null) extra.swapPages = state.swapPages;
         } else if (workload === 'embedder-switch') {
-          const s = await engineCall<EmbeddingStatus | null>(check, 'embeddingStatus');
-          extra.embedderAfterKill = s ? `${s.activeModel} → ${s.targetModel}, ${s.embedded}/${s.total} ${s.state}${s.error ? ` (${s.error.code})` : ''}` : 'none';
+          const s = await engineCall<EmbeddingStatus | null>(check, 'indexing.embeddingStatus');
+          extra.embedderAfterKill = s
+            ? `${s.activeModel} → ${s.targetModel}, ${s.embedded}/${s.total} ${s.state}${s.error ? ` (${s.error.code})` : ''}`
+            : 'none';
           extra.switchUnderWay = s !== null && s.activeModel !== s.targetModel;
           // Once setEmbedder resolved the switch is stored: the reopened app builds the new target.
           extra.embedderConsistent = s !== null && (!state.operationDone || s.targetModel === state.target);
@@ -267,18 +300,32 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
       const inFlightStored = state.unacked.filter((t) => t.startsWith('crash-t') && present.has(t)).length;
       if (state.resent) Object.assign(extra, { resent: true, resentAlreadyStored: state.resent.alreadyStored });
       if (state.resendSkipped) extra.resendSkipped = state.resendSkipped;
-      const killedMidOperation = workload === 'engine-appends' || workload === 'ui-typing' ? inFlight > 0
-        : workload === 'history-import' ? !state.operationDone && (extra.importedAfterKill ?? 0) > 0 && (extra.importedAfterKill ?? total) < total
-          : workload === 'embedder-switch' ? (extra.progressBeforeKill ?? 0) > 0 && extra.switchUnderWay === true
-            : state.swapHit !== null && !state.operationDone && extra.memoryAfterKill === 'old';
+      const killedMidOperation =
+        workload === 'engine-appends' || workload === 'ui-typing'
+          ? inFlight > 0
+          : workload === 'history-import'
+            ? !state.operationDone && (extra.importedAfterKill ?? 0) > 0 && (extra.importedAfterKill ?? total) < total
+            : workload === 'embedder-switch'
+              ? (extra.progressBeforeKill ?? 0) > 0 && extra.switchUnderWay === true
+              : state.swapHit !== null && !state.operationDone && extra.memoryAfterKill === 'old';
       perTrial.push({
-        trial, workload, mode, killAfterMs, acknowledged: mine.length, inFlight, inFlightStored, killedMidOperation, ...extra,
+        trial,
+        workload,
+        mode,
+        killAfterMs,
+        acknowledged: mine.length,
+        inFlight,
+        inFlightStored,
+        killedMidOperation,
+        ...extra,
         ...(state.operationMs !== null ? { operationMs: Math.round(state.operationMs) } : {}),
         ...(state.operationError ? { error: state.operationError } : {}),
       });
       const now = new Set(contents);
       const lost = acked.filter((t) => !now.has(t)).length;
-      options.onProgress?.(`trial ${trial}/${options.trials} ${workload} / ${mode} at ${killAfterMs} ms: ${mine.length} acknowledged, ${inFlight} in flight, ${lost} lost so far, integrity ${integrity}, ${killedMidOperation ? 'mid-operation' : 'not mid-operation'}${extra.progressBeforeKill !== undefined ? `, progress ${extra.progressBeforeKill} before the kill` : ''}${extra.importedAfterKill !== undefined ? `, import ${extra.importedAfterKill} → ${extra.importedAfterRetry}/${total}` : ''}${extra.memoryAfterKill ? `, memory ${extra.memoryAfterKill}${extra.swapHit ? ` (killed before write ${extra.swapHit.target} of the swap, ${extra.swapHit.flushes} syncs before; ${extra.swapPages} pages)` : ' (the import ended first)'}` : ''}${extra.resent ? `, re-sent after the restart${extra.resentAlreadyStored ? ' (already stored)' : ''}` : ''}${extra.embedderAfterKill !== undefined ? `, embedder ${extra.embedderAfterKill}` : ''}${extra.error ? `, error ${extra.error}` : ''}`);
+      options.onProgress?.(
+        `trial ${trial}/${options.trials} ${workload} / ${mode} at ${killAfterMs} ms: ${mine.length} acknowledged, ${inFlight} in flight, ${lost} lost so far, integrity ${integrity}, ${killedMidOperation ? 'mid-operation' : 'not mid-operation'}${extra.progressBeforeKill !== undefined ? `, progress ${extra.progressBeforeKill} before the kill` : ''}${extra.importedAfterKill !== undefined ? `, import ${extra.importedAfterKill} → ${extra.importedAfterRetry}/${total}` : ''}${extra.memoryAfterKill ? `, memory ${extra.memoryAfterKill}${extra.swapHit ? ` (killed before write ${extra.swapHit.target} of the swap, ${extra.swapHit.flushes} syncs before; ${extra.swapPages} pages)` : ' (the import ended first)'}` : ''}${extra.resent ? `, re-sent after the restart${extra.resentAlreadyStored ? ' (already stored)' : ''}` : ''}${extra.embedderAfterKill !== undefined ? `, embedder ${extra.embedderAfterKill}` : ''}${extra.error ? `, error ${extra.error}` : ''}`,
+      );
       await options.onTrial?.(summarise());
     }
   } finally {
@@ -291,7 +338,9 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
 
   function inconsistent(t: CrashTrial): boolean {
     if (t.workload === 'history-import') {
-      return t.importedAfterKill === undefined || t.importedAfterKill > total || t.importedAfterRetry !== total || t.importedDistinct !== total;
+      return (
+        t.importedAfterKill === undefined || t.importedAfterKill > total || t.importedAfterRetry !== total || t.importedDistinct !== total
+      );
     }
     if (t.workload === 'memory-import') return t.memoryAfterKill !== 'old' && t.memoryAfterKill !== 'new';
     if (t.workload === 'embedder-switch') return t.embedderConsistent !== true;
@@ -301,22 +350,37 @@ export async function runCrash(options: CrashOptions): Promise<CrashReport> {
   function summarise(): CrashReport {
     const present = new Set(last);
     const lostTurns = acked.filter((t) => !present.has(t));
-    const byWorkload = Object.fromEntries(WORKLOADS.map((w) => {
-      const trials = perTrial.filter((t) => t.workload === w);
-      const ids = new Set(trials.map((t) => t.trial));
-      return [w, {
-        trials: trials.length,
-        acknowledgedTurns: trials.reduce((a, t) => a + t.acknowledged, 0),
-        lostAcknowledged: lostTurns.filter((c) => ids.has(ackedTrial.get(c) ?? -1)).length,
-        killedMidOperation: trials.filter((t) => t.killedMidOperation).length,
-        duplicates: duplicatesIn(last.filter((c) => ids.has(Number(/^crash-[tm](\d+)-/.exec(c)?.[1])))),
-        inconsistent: trials.filter(inconsistent).length,
-      } satisfies WorkloadSummary];
-    })) as Record<Workload, WorkloadSummary>;
+    const byWorkload = Object.fromEntries(
+      WORKLOADS.map((w) => {
+        const trials = perTrial.filter((t) => t.workload === w);
+        const ids = new Set(trials.map((t) => t.trial));
+        return [
+          w,
+          {
+            trials: trials.length,
+            acknowledgedTurns: trials.reduce((a, t) => a + t.acknowledged, 0),
+            lostAcknowledged: lostTurns.filter((c) => ids.has(ackedTrial.get(c) ?? -1)).length,
+            killedMidOperation: trials.filter((t) => t.killedMidOperation).length,
+            duplicates: duplicatesIn(last.filter((c) => ids.has(Number(/^crash-[tm](\d+)-/.exec(c)?.[1])))),
+            inconsistent: trials.filter(inconsistent).length,
+          } satisfies WorkloadSummary,
+        ];
+      }),
+    ) as Record<Workload, WorkloadSummary>;
     return {
-      trials: perTrial.length, historyTurns: total, byMode: { ...byMode }, byWorkload, acknowledgedTurns: acked.length, lostAcknowledged: lostTurns.length,
-      duplicates: duplicatesIn(last), integrityFailures, inconsistentImports: perTrial.filter(inconsistent).length,
-      storedTurns: countPrefix(last, 'crash-t'), seconds: Math.round((Date.now() - started) / 1000), perTrial: [...perTrial], lostTurns,
+      trials: perTrial.length,
+      historyTurns: total,
+      byMode: { ...byMode },
+      byWorkload,
+      acknowledgedTurns: acked.length,
+      lostAcknowledged: lostTurns.length,
+      duplicates: duplicatesIn(last),
+      integrityFailures,
+      inconsistentImports: perTrial.filter(inconsistent).length,
+      storedTurns: countPrefix(last, 'crash-t'),
+      seconds: Math.round((Date.now() - started) / 1000),
+      perTrial: [...perTrial],
+      lostTurns,
     };
   }
 }
@@ -340,7 +404,10 @@ export function crashSummary(r: CrashReport): string {
 const list = (values: readonly (string | number)[]) => values.join(', ') || '—';
 
 /** The Markdown summary written next to the JSON report. */
-export function crashMarkdown(r: CrashReport, meta: { readonly seed: number; readonly argv: readonly string[]; readonly preamble?: readonly string[] }): string {
+export function crashMarkdown(
+  r: CrashReport,
+  meta: { readonly seed: number; readonly argv: readonly string[]; readonly preamble?: readonly string[] },
+): string {
   const of = (w: Workload) => r.perTrial.filter((t) => t.workload === w);
   const history = of('history-import');
   const memory = of('memory-import');
@@ -370,7 +437,9 @@ export function crashMarkdown(r: CrashReport, meta: { readonly seed: number; rea
     `- History imports (${r.historyTurns}-turn file, ≈150 KB a transaction): ${history.length} killed; turns of the file seen stored at the last poll before the kill → stored after the kill: ${list(history.map((t) => `${t.progressBeforeKill ?? '?'} → ${t.importedAfterKill ?? '?'}`))}; after importing again: ${history.filter((t) => t.importedAfterRetry === r.historyTurns && t.importedDistinct === r.historyTurns).length} of ${history.length} complete, each turn once.`,
     `- Memory imports: ${memory.length} killed, ${held.length} held at a write of the swap (write drawn / snapshot pages, syncs before it → memory after): ${list(held.map((t) => `${t.swapHit!.target}/${t.swapPages ?? '?'}, ${t.swapHit!.flushes} → ${t.memoryAfterKill}`))}; the reopened app had the old memory ${memory.filter((t) => t.memoryAfterKill === 'old').length}×, the new one ${memory.filter((t) => t.memoryAfterKill === 'new').length}×, a mix ${memory.filter((t) => t.memoryAfterKill === 'mixed').length}×.`,
     `- Embedder switches: ${switches.length} killed; turns re-embedded at the last poll before the kill: ${list(switches.map((t) => t.progressBeforeKill ?? '?'))}; still re-embedding on reopen ${switches.filter((t) => t.switchUnderWay).length}×; building the embedder the switch had stored ${switches.filter((t) => t.embedderConsistent).length} of ${switches.length}.`,
-    ...(r.perTrial.some((t) => t.error) ? ['', `Trial errors: ${list(r.perTrial.filter((t) => t.error).map((t) => `${t.trial} (${t.workload}): ${t.error}`))}.`] : []),
+    ...(r.perTrial.some((t) => t.error)
+      ? ['', `Trial errors: ${list(r.perTrial.filter((t) => t.error).map((t) => `${t.trial} (${t.workload}): ${t.error}`))}.`]
+      : []),
     '',
   ].join('\n');
 }
@@ -388,14 +457,21 @@ export async function crashCommand(argv: string[], usage: (m?: string) => never)
     if (out) await writeFile(out, `${JSON.stringify({ ...r, seed, partial, at: new Date().toISOString() }, null, 2)}\n`);
   };
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ');
   const loadBefore = load();
   const startedAt = new Date().toISOString();
   // The report is rewritten after every trial, so an interrupted run still leaves its figures.
   const report = await runCrash({ trials, seed, onProgress: (line) => process.stderr.write(`${line}\n`), onTrial: (r) => save(r, true) });
   process.stdout.write(`${crashSummary(report)}\n`);
   await save(report, false);
-  const preamble = [`Run ${startedAt.slice(0, 16).replace('T', ' ')} UTC, commit ${commit}, ${cpus().length} cores, load average (1 / 5 / 15 min) ${loadBefore} at the start, ${load()} at the end.`, ''];
+  const preamble = [
+    `Run ${startedAt.slice(0, 16).replace('T', ' ')} UTC, commit ${commit}, ${cpus().length} cores, load average (1 / 5 / 15 min) ${loadBefore} at the start, ${load()} at the end.`,
+    '',
+  ];
   if (out) await writeFile(out.replace(/\.json$/, '') + '.md', crashMarkdown(report, { seed, argv, preamble }));
-  if (report.lostAcknowledged > 0 || report.duplicates > 0 || report.integrityFailures > 0 || report.inconsistentImports > 0) process.exitCode = 1;
+  if (report.lostAcknowledged > 0 || report.duplicates > 0 || report.integrityFailures > 0 || report.inconsistentImports > 0)
+    process.exitCode = 1;
 }

@@ -12,6 +12,7 @@
 import { chromium, type BrowserContext, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
+import type { EngineApi, ModelWorkerApi } from '../src/core/protocol';
 
 export type KillMode = 'renderer' | 'engine-worker' | 'browser';
 export const KILL_MODES: readonly KillMode[] = ['renderer', 'engine-worker', 'browser'];
@@ -55,21 +56,51 @@ const PAGE_HOOKS = `(() => {
 type CallResult = { ok: true; value: unknown } | { ok: false; error: { code: string; message: string } };
 
 export class EngineCallError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(`${code}: ${message}`);
   }
 }
 
-/** One EngineApi call in the page (`method` as '<group>.<method>', e.g. 'conversations.list'); resolves with its value once the engine has answered. */
-export async function engineCall<T>(page: Page, method: string, args: readonly unknown[] = [], worker: 'engine' | 'models' = 'engine'): Promise<T> {
-  const result = await page.evaluate(([m, a, models]) => (window as unknown as { __crashCall(m: string, a: readonly unknown[], models: boolean): Promise<CallResult> }).__crashCall(m, a, models), [method, [...args], worker === 'models'] as const);
+/** An engine method as '<group>.<method>' (e.g. 'conversations.list'): a misspelt one does not compile. */
+export type EngineCallName = { [G in keyof EngineApi]: `${G}.${keyof EngineApi[G] & string}` }[keyof EngineApi];
+
+/** One EngineApi call in the page (or one model-worker call); resolves with its value once the worker has answered. */
+export async function engineCall<T>(page: Page, method: EngineCallName, args?: readonly unknown[]): Promise<T>;
+export async function engineCall<T>(
+  page: Page,
+  method: keyof ModelWorkerApi & string,
+  args: readonly unknown[],
+  worker: 'models',
+): Promise<T>;
+export async function engineCall<T>(
+  page: Page,
+  method: string,
+  args: readonly unknown[] = [],
+  worker: 'engine' | 'models' = 'engine',
+): Promise<T> {
+  const result = await page.evaluate(
+    ([m, a, models]) =>
+      (window as unknown as { __crashCall(m: string, a: readonly unknown[], models: boolean): Promise<CallResult> }).__crashCall(
+        m,
+        a,
+        models,
+      ),
+    [method, [...args], worker === 'models'] as const,
+  );
   if (!result.ok) throw new EngineCallError(result.error.code, result.error.message);
   return result.value as T;
 }
 
 export async function launch(profile: string, appUrl: string): Promise<BrowserContext> {
   const executablePath = chromiumExecutable();
-  const context = await chromium.launchPersistentContext(profile, { ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS, acceptDownloads: true });
+  const context = await chromium.launchPersistentContext(profile, {
+    ...(executablePath ? { executablePath } : {}),
+    args: CHROMIUM_ARGS,
+    acceptDownloads: true,
+  });
   await context.addInitScript(PAGE_HOOKS);
   // Stand in for the Hugging Face Hub (as e2e/models.spec.ts does): the second embedder's files are
   // the bundled model's, so an embedder switch runs the real download and re-embedding offline.
@@ -77,7 +108,11 @@ export async function launch(profile: string, appUrl: string): Promise<BrowserCo
     const file = new URL(route.request().url()).pathname.split('/resolve/main/')[1]!;
     const local = await context.request.get(new URL(`models/recollect/glove-100d-sif/${file}`, appUrl).href).catch(() => null);
     if (!local?.ok()) return route.fulfill({ status: 404, body: 'not found' });
-    return route.fulfill({ status: 200, body: await local.body(), headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' } });
+    return route.fulfill({
+      status: 200,
+      body: await local.body(),
+      headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' },
+    });
   });
   return context;
 }
@@ -97,7 +132,8 @@ export async function kill(mode: KillMode, context: BrowserContext, page: Page, 
     void cdp.send('Page.crash').catch(() => undefined);
   } else if (mode === 'engine-worker') {
     await page.evaluate(() => {
-      const all = (window as unknown as { __crashWorkers: { name?: string; worker: Worker; dead: boolean; pending: Set<() => void> }[] }).__crashWorkers;
+      const all = (window as unknown as { __crashWorkers: { name?: string; worker: Worker; dead: boolean; pending: Set<() => void> }[] })
+        .__crashWorkers;
       const rec = all.filter((w) => w.name === 'recollect-engine' && !w.dead).at(-1);
       if (rec) {
         rec.dead = true;
@@ -132,7 +168,11 @@ export async function openApp(context: BrowserContext, url: string): Promise<Pag
  * Where the engine worker was held for a kill inside the memory swap: the target write (the kill
  * lands before it), the writes and flushes (fsyncs) its OPFS files had had since the hook was armed.
  */
-export interface SwapHit { readonly target: number; readonly writes: number; readonly flushes: number }
+export interface SwapHit {
+  readonly target: number;
+  readonly writes: number;
+  readonly flushes: number;
+}
 
 /**
  * The engine worker's hands on its own storage: wraps `FileSystemSyncAccessHandle.write` and
@@ -148,7 +188,8 @@ const IO_HOOK = () => {
   if (g.__crashIo !== undefined) return;
   const io: IoState = { writes: 0, armed: null };
   g.__crashIo = io;
-  const proto = (self as unknown as { FileSystemSyncAccessHandle: { prototype: { write(...a: unknown[]): number; flush(): void } } }).FileSystemSyncAccessHandle.prototype;
+  const proto = (self as unknown as { FileSystemSyncAccessHandle: { prototype: { write(...a: unknown[]): number; flush(): void } } })
+    .FileSystemSyncAccessHandle.prototype;
   const write = proto.write;
   const flush = proto.flush;
   const channel = new BroadcastChannel('recollect-crash-bench');
@@ -159,7 +200,9 @@ const IO_HOOK = () => {
       io.armed = null;
       channel.postMessage({ target: armed.target, writes: armed.writes - 1, flushes: armed.flushes });
       const until = performance.now() + 20_000;
-      while (performance.now() < until) { /* held for the kill */ }
+      while (performance.now() < until) {
+        /* held for the kill */
+      }
     }
     return write.apply(this, args);
   };
@@ -170,7 +213,10 @@ const IO_HOOK = () => {
 };
 
 function engineWorker(page: Page) {
-  const worker = page.workers().filter((w) => w.url().includes('engine.worker')).at(-1);
+  const worker = page
+    .workers()
+    .filter((w) => w.url().includes('engine.worker'))
+    .at(-1);
   if (!worker) throw new Error('no engine worker');
   return worker;
 }
@@ -192,7 +238,9 @@ export async function waitForQuietStorage(page: Page): Promise<void> {
 
 /** Arms the hook: the `target`-th OPFS write from now holds the engine worker for the kill. */
 export async function armSwapKill(page: Page, target: number): Promise<void> {
-  await page.evaluate(() => { (window as unknown as { __crashIoHit: unknown }).__crashIoHit = null; });
+  await page.evaluate(() => {
+    (window as unknown as { __crashIoHit: unknown }).__crashIoHit = null;
+  });
   await engineWorker(page).evaluate((t) => {
     (self as unknown as { __crashIo: { armed: unknown } }).__crashIo.armed = { target: t, writes: 0, flushes: 0 };
   }, target);

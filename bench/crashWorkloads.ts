@@ -23,7 +23,7 @@
  *   files after the import began (crashHarness.ts, armSwapKill) and kills it there.
  */
 import type { Page } from '@playwright/test';
-import type { EmbeddingStatus } from '../src/core/capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../src/core/capture/embeddingStatus';
 import type { Conversation } from '../src/core/base/types';
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { chatTurn } from './chatProse';
@@ -34,10 +34,16 @@ export type Workload = 'ui-typing' | 'engine-appends' | 'history-import' | 'embe
 
 /** Trial shares: appends at the engine's pace carry most acknowledged turns; every other kind has weight. */
 export const WORKLOAD_WEIGHTS: readonly (readonly [Workload, number])[] = [
-  ['engine-appends', 0.4], ['ui-typing', 0.2], ['history-import', 0.14], ['embedder-switch', 0.13], ['memory-import', 0.13],
+  ['engine-appends', 0.4],
+  ['ui-typing', 0.2],
+  ['history-import', 0.14],
+  ['embedder-switch', 0.13],
+  ['memory-import', 0.13],
 ];
 
-export interface Stop { now: boolean }
+export interface Stop {
+  now: boolean;
+}
 
 export interface WorkloadState {
   /** Turn contents acknowledged before the kill was ordered. */
@@ -66,18 +72,34 @@ export interface WorkloadState {
 }
 
 export const newState = (): WorkloadState => ({
-  acked: [], unacked: [], sending: new Set(), operationDone: false, operationMs: null, operationError: null, target: null, progressBeforeKill: null, swapHit: null, swapPages: null, resent: null, resendSkipped: null,
+  acked: [],
+  unacked: [],
+  sending: new Set(),
+  operationDone: false,
+  operationMs: null,
+  operationError: null,
+  target: null,
+  progressBeforeKill: null,
+  swapHit: null,
+  swapPages: null,
+  resent: null,
+  resendSkipped: null,
 });
 
 /** The head that names a turn (the checks find turns by it); the rest of the turn is generated text. */
 export const turnHead = (trial: number, i: number, lane = 0) => `crash-t${trial}-l${lane}-n${i}`;
 const turnSeed = (trial: number, i: number, lane: number) => trial * 1_000_003 + lane * 100_003 + i;
-export const turnContent = (trial: number, i: number, lane = 0) => chatTurn(turnHead(trial, i, lane), seededRandom(turnSeed(trial, i, lane)));
+export const turnContent = (trial: number, i: number, lane = 0) =>
+  chatTurn(turnHead(trial, i, lane), seededRandom(turnSeed(trial, i, lane)));
 export const markerContent = (trial: number, i: number) => chatTurn(`crash-m${trial}-n${i}`, seededRandom(trial * 31 + i));
-export const importedContent = (trial: number, c: number, k: number) => chatTurn(`crash-h${trial}-c${c}-k${k}`, seededRandom(trial * 7_919 + c * 101 + k));
+export const importedContent = (trial: number, c: number, k: number) =>
+  chatTurn(`crash-h${trial}-c${c}-k${k}`, seededRandom(trial * 7_919 + c * 101 + k));
 
 /** The generated history: many real-length turns, so its import takes many write transactions (≈150 KB each). */
-export interface HistoryShape { readonly conversations: number; readonly turnsPerConversation: number }
+export interface HistoryShape {
+  readonly conversations: number;
+  readonly turnsPerConversation: number;
+}
 /** ≈1,200 turns, ≈1.3 MB of text: ≈9 transactions. */
 export const FULL_HISTORY: HistoryShape = { conversations: 100, turnsPerConversation: 12 };
 /** The smoke test's: ≈360 turns, ≈400 KB: 3 transactions, still enough to be killed part-way. */
@@ -91,14 +113,29 @@ export function chatGptExport(trial: number, shape: HistoryShape): string {
   const conversations = Array.from({ length: shape.conversations }, (_, c) => {
     const node = (k: number) => `crash-h${trial}-c${c}-k${k}`;
     const last = shape.turnsPerConversation - 1;
-    const mapping = Object.fromEntries(Array.from({ length: shape.turnsPerConversation }, (__, k) => [node(k), {
-      id: node(k), parent: k ? node(k - 1) : null, children: k < last ? [node(k + 1)] : [],
-      message: {
-        id: node(k), author: { role: k % 2 ? 'assistant' : 'user' }, create_time: t0 + c * 600 + k * 30 + 0.123456,
-        content: { content_type: 'text', parts: [importedContent(trial, c, k)] },
-      },
-    }]));
-    return { id: `crash-h${trial}-c${c}`, title: `${importTitle(trial)}${c}`, create_time: t0 + c * 600, current_node: node(last), mapping };
+    const mapping = Object.fromEntries(
+      Array.from({ length: shape.turnsPerConversation }, (__, k) => [
+        node(k),
+        {
+          id: node(k),
+          parent: k ? node(k - 1) : null,
+          children: k < last ? [node(k + 1)] : [],
+          message: {
+            id: node(k),
+            author: { role: k % 2 ? 'assistant' : 'user' },
+            create_time: t0 + c * 600 + k * 30 + 0.123456,
+            content: { content_type: 'text', parts: [importedContent(trial, c, k)] },
+          },
+        },
+      ]),
+    );
+    return {
+      id: `crash-h${trial}-c${c}`,
+      title: `${importTitle(trial)}${c}`,
+      create_time: t0 + c * 600,
+      current_node: node(last),
+      mapping,
+    };
   });
   return JSON.stringify(conversations);
 }
@@ -116,14 +153,25 @@ export async function importedSoFar(page: Page, trial: number): Promise<number> 
 export const APPEND_LANES = 4;
 
 /** Appends turns back to back through the engine until stopped or the page dies. */
-async function appendLoop(page: Page, conversationId: string, name: (i: number) => string, state: WorkloadState, stop: Stop, max = Infinity, lane = 0): Promise<void> {
+async function appendLoop(
+  page: Page,
+  conversationId: string,
+  name: (i: number) => string,
+  state: WorkloadState,
+  stop: Stop,
+  max = Infinity,
+  lane = 0,
+): Promise<void> {
   for (let i = 0; !stop.now && i < max; i++) {
     const content = name(i);
     state.sending.add(content);
     try {
-      await engineCall(page, 'conversations.appendTurn', [{ id: `${conversationId}-l${lane}-${i}`, conversationId, role: i % 2 ? 'assistant' : 'user', content }]);
+      await engineCall(page, 'conversations.appendTurn', [
+        { id: `${conversationId}-l${lane}-${i}`, conversationId, role: i % 2 ? 'assistant' : 'user', content },
+      ]);
       (stop.now ? state.unacked : state.acked).push(content);
-    } catch { // the call failed or the page died mid-call: not acknowledged
+    } catch {
+      // the call failed or the page died mid-call: not acknowledged
       state.unacked.push(content);
       return;
     } finally {
@@ -133,7 +181,8 @@ async function appendLoop(page: Page, conversationId: string, name: (i: number) 
 }
 
 async function newConversation(page: Page, trial: number): Promise<string> {
-  return (await engineCall<{ id: string }>(page, 'conversations.create', [{ id: `crash-conv-${trial}`, title: `Crash trial ${trial}` }])).id;
+  return (await engineCall<{ id: string }>(page, 'conversations.create', [{ id: `crash-conv-${trial}`, title: `Crash trial ${trial}` }]))
+    .id;
 }
 
 const messageBox = (page: Page) => page.getByRole('textbox', { name: 'Message', exact: true });
@@ -143,7 +192,7 @@ const shown = (page: Page, content: string) => page.getByTestId('message').filte
 async function typeLoop(page: Page, trial: number, state: WorkloadState, stop: Stop): Promise<void> {
   try {
     // A dialog the last trial left (a restored memory asking before spending) would cover the chat.
-    if (await page.locator('dialog[open]').count() > 0) await page.keyboard.press('Escape');
+    if ((await page.locator('dialog[open]').count()) > 0) await page.keyboard.press('Escape');
     await page.getByRole('button', { name: '+ New conversation' }).click({ timeout: 30_000 });
   } catch (err) {
     state.operationError = `no conversation to type in: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
@@ -165,9 +214,14 @@ async function typeLoop(page: Page, trial: number, state: WorkloadState, stop: S
       pressed = true;
       await shown(page, content).waitFor({ timeout: 15_000 });
       // Acknowledged: shown stored and the box emptied (the send's reply came), as a person sees it.
-      await page.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.value === '', undefined, { timeout: 10_000 });
+      await page.waitForFunction(
+        () => document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.value === '',
+        undefined,
+        { timeout: 10_000 },
+      );
       (stop.now ? state.unacked : state.acked).push(content);
-    } catch { // the page died or stalled mid-send: not acknowledged (a turn never sent is not at risk)
+    } catch {
+      // the page died or stalled mid-send: not acknowledged (a turn never sent is not at risk)
       if (pressed) state.unacked.push(content);
       return;
     } finally {
@@ -185,11 +239,15 @@ async function typeLoop(page: Page, trial: number, state: WorkloadState, stop: S
 export async function resendAfterRestart(page: Page, state: WorkloadState): Promise<void> {
   const draft = state.unacked.at(-1);
   if (!draft) return;
-  await page.getByRole('alert').filter({ hasText: 'The memory engine stopped unexpectedly and was restarted' }).waitFor({ timeout: 60_000 });
+  await page
+    .getByRole('alert')
+    .filter({ hasText: 'The memory engine stopped unexpectedly and was restarted' })
+    .waitFor({ timeout: 60_000 });
   const box = messageBox(page);
   const value = await box.inputValue({ timeout: 10_000 });
   if (value !== draft) {
-    state.resendSkipped = value === '' ? 'the box was empty (the app had its acknowledgement)' : `the box held other text (${value.length} characters)`;
+    state.resendSkipped =
+      value === '' ? 'the box was empty (the app had its acknowledgement)' : `the box held other text (${value.length} characters)`;
     return;
   }
   // The restarted engine's list is read again: give it the time to show a turn stored before the kill.
@@ -217,7 +275,13 @@ async function operation(state: WorkloadState, stop: Stop, run: () => Promise<un
  * Resolves once `progress` reports at least `threshold` (polled), or once `done` is true or the
  * page stops answering. `onValue` sees every value read, so the last one before the kill is known.
  */
-async function whenProgress(page: Page, threshold: number, progress: () => Promise<number | null>, done: () => boolean, onValue: (n: number) => void): Promise<void> {
+async function whenProgress(
+  page: Page,
+  threshold: number,
+  progress: () => Promise<number | null>,
+  done: () => boolean,
+  onValue: (n: number) => void,
+): Promise<void> {
   for (;;) {
     if (done()) return;
     let value: number | null;
@@ -249,25 +313,57 @@ export interface WorkloadOptions {
 }
 
 /** Prepares a trial (anything that must finish before the kill window opens) and returns the running workload. */
-export async function startWorkload(workload: Workload, page: Page, trial: number, state: WorkloadState, stop: Stop, options: WorkloadOptions): Promise<RunningWorkload> {
+export async function startWorkload(
+  workload: Workload,
+  page: Page,
+  trial: number,
+  state: WorkloadState,
+  stop: Stop,
+  options: WorkloadOptions,
+): Promise<RunningWorkload> {
   // The running promise is returned wrapped: an async function returning it bare would wait for it.
   if (workload === 'ui-typing') return { running: typeLoop(page, trial, state, stop) };
   const conversationId = await newConversation(page, trial);
-  const appends = () => Promise.all(Array.from({ length: APPEND_LANES }, (_, lane) => appendLoop(page, conversationId, (i) => turnContent(trial, i, lane), state, stop, Infinity, lane)));
+  const appends = () =>
+    Promise.all(
+      Array.from({ length: APPEND_LANES }, (_, lane) =>
+        appendLoop(page, conversationId, (i) => turnContent(trial, i, lane), state, stop, Infinity, lane),
+      ),
+    );
   switch (workload) {
     case 'engine-appends':
       return { running: appends() };
     case 'history-import': {
       const text = chatGptExport(trial, options.history);
       const share = 0.05 + options.random() * 0.85;
-      const run = operation(state, stop, () => page.evaluate(([t, id]) => {
-        const w = window as unknown as { __crashCall(m: string, a: unknown[]): Promise<{ ok: boolean; error?: { message: string } }>; __crashFile(n: string, t: string): File };
-        return w.__crashCall('data.importHistory', [w.__crashFile('conversations.json', t), { format: 'chatgpt', importId: id, policy: 'off' }]).then((r) => {
-          if (!r.ok) throw new Error(r.error!.message);
-        });
-      }, [text, `crash-import-${trial}`] as const));
-      const killWhen = whenProgress(page, Math.ceil(share * historyTurns(options.history)), () => importedSoFar(page, trial),
-        () => state.operationDone || state.operationError !== null, (n) => { state.progressBeforeKill = n; });
+      const run = operation(state, stop, () =>
+        page.evaluate(
+          ([t, id]) => {
+            const w = window as unknown as {
+              __crashCall(m: string, a: unknown[]): Promise<{ ok: boolean; error?: { message: string } }>;
+              __crashFile(n: string, t: string): File;
+            };
+            return w
+              .__crashCall('data.importHistory', [
+                w.__crashFile('conversations.json', t),
+                { format: 'chatgpt', importId: id, policy: 'off' },
+              ])
+              .then((r) => {
+                if (!r.ok) throw new Error(r.error!.message);
+              });
+          },
+          [text, `crash-import-${trial}`] as const,
+        ),
+      );
+      const killWhen = whenProgress(
+        page,
+        Math.ceil(share * historyTurns(options.history)),
+        () => importedSoFar(page, trial),
+        () => state.operationDone || state.operationError !== null,
+        (n) => {
+          state.progressBeforeKill = n;
+        },
+      );
       return { running: Promise.all([run, appends()]), killWhen };
     }
     case 'embedder-switch': {
@@ -278,13 +374,24 @@ export async function startWorkload(workload: Workload, page: Page, trial: numbe
       if (target === SECOND_EMBEDDER) await engineCall(page, 'downloadModel', [target], 'models');
       const share = 0.05 + options.random() * 0.85;
       let finished = false;
-      const killWhen = whenProgress(page, 0, async () => {
-        const s = await engineCall<EmbeddingStatus | null>(page, 'indexing.embeddingStatus');
-        if (!s || s.targetModel !== target) return null; // the switch is not stored yet
-        if (s.activeModel === target) finished = true;
-        return s.embedded >= share * s.total ? s.embedded : null;
-      }, () => finished, (n) => { state.progressBeforeKill = n; });
-      return { running: Promise.all([operation(state, stop, () => engineCall(page, 'indexing.setEmbedder', [target])), appends()]), killWhen };
+      const killWhen = whenProgress(
+        page,
+        0,
+        async () => {
+          const s = await engineCall<EmbeddingStatus | null>(page, 'indexing.embeddingStatus');
+          if (!s || s.targetModel !== target) return null; // the switch is not stored yet
+          if (s.activeModel === target) finished = true;
+          return s.embedded >= share * s.total ? s.embedded : null;
+        },
+        () => finished,
+        (n) => {
+          state.progressBeforeKill = n;
+        },
+      );
+      return {
+        running: Promise.all([operation(state, stop, () => engineCall(page, 'indexing.setEmbedder', [target])), appends()]),
+        killWhen,
+      };
     }
     case 'memory-import': {
       const bytes = await options.snapshot();
@@ -296,14 +403,21 @@ export async function startWorkload(workload: Workload, page: Page, trial: numbe
       state.swapPages = Math.ceil(bytes.byteLength / 4096);
       await waitForQuietStorage(page);
       await armSwapKill(page, 1 + Math.floor(options.random() * 2.2 * state.swapPages));
-      const run = operation(state, stop, () => page.evaluate(async (b64) => {
-        const w = window as unknown as { __crashCall(m: string, a: unknown[]): Promise<{ ok: boolean; error?: { message: string } }>; __crashFromBase64(s: string): Uint8Array };
-        const r = await w.__crashCall('data.importDatabase', [w.__crashFromBase64(b64)]);
-        if (!r.ok) throw new Error(r.error!.message);
-      }, Buffer.from(bytes).toString('base64')));
+      const run = operation(state, stop, () =>
+        page.evaluate(async (b64) => {
+          const w = window as unknown as {
+            __crashCall(m: string, a: unknown[]): Promise<{ ok: boolean; error?: { message: string } }>;
+            __crashFromBase64(s: string): Uint8Array;
+          };
+          const r = await w.__crashCall('data.importDatabase', [w.__crashFromBase64(b64)]);
+          if (!r.ok) throw new Error(r.error!.message);
+        }, Buffer.from(bytes).toString('base64')),
+      );
       const killWhen = (async () => {
         let ended = false;
-        void run.finally(() => { ended = true; });
+        void run.finally(() => {
+          ended = true;
+        });
         for (;;) {
           const hit = await swapHit(page).catch(() => null);
           if (hit) {

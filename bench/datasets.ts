@@ -304,7 +304,9 @@ export function loadBeamChat(id: string, chat: unknown, probing: unknown): Bench
   let lastDate = Number.NaN;
   for (const [bi, batch] of (chat as BeamBatchJson[]).entries()) {
     const messages = (batch.turns ?? []).flat().filter((m): m is BeamMessageJson => m !== null && typeof m === 'object');
-    const anchor = [batch.time_anchor, ...messages.map((m) => m.time_anchor)].find((a): a is string => typeof a === 'string' && Number.isFinite(parseBeamDate(a)));
+    const anchor = [batch.time_anchor, ...messages.map((m) => m.time_anchor)].find(
+      (a): a is string => typeof a === 'string' && Number.isFinite(parseBeamDate(a)),
+    );
     const date = anchor ? parseBeamDate(anchor) : Number.isFinite(lastDate) ? lastDate + 86_400_000 : Date.UTC(2024, 0, 1, 12);
     lastDate = date;
     const key = `B${batch.batch_number ?? bi + 1}`;
@@ -313,14 +315,21 @@ export function loadBeamChat(id: string, chat: unknown, probing: unknown): Bench
       .map((m): BenchTurn => {
         const role = m.role === 'assistant' ? 'assistant' : 'user';
         const text = String(m.content ?? '');
-        return { id: beamTurnId(m.id!), sessionId: key, role, speaker: role === 'user' ? 'User' : 'Assistant', text: text.replace(BEAM_MARKER, '') };
+        return {
+          id: beamTurnId(m.id!),
+          sessionId: key,
+          role,
+          speaker: role === 'user' ? 'User' : 'Assistant',
+          text: text.replace(BEAM_MARKER, ''),
+        };
       });
     sessions.push({ id: key, date, turns });
   }
   const sessionOf = new Map(sessions.flatMap((s) => s.turns.map((t) => [t.id, s.id] as const)));
   const askedAt = (Number.isFinite(lastDate) ? lastDate : Date.UTC(2024, 0, 1)) + 86_400_000;
   const questions: BenchQuestion[] = [];
-  const abilities = probing !== null && typeof probing === 'object' && !Array.isArray(probing) ? Object.entries(probing as Record<string, unknown>) : [];
+  const abilities =
+    probing !== null && typeof probing === 'object' && !Array.isArray(probing) ? Object.entries(probing as Record<string, unknown>) : [];
   for (const [ability, list] of abilities) {
     if (!Array.isArray(list)) continue;
     for (const [qi, raw] of list.entries()) {

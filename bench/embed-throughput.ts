@@ -19,7 +19,10 @@ import { TransformersEmbedder } from '../src/models/TransformersEmbedder';
 import { TransformersReranker } from '../src/models/TransformersReranker';
 import { rateStats } from './stats';
 
-const { values: args } = parseArgs({ options: { reps: { type: 'string' }, n: { type: 'string' }, runtime: { type: 'string' }, out: { type: 'string' } }, strict: true });
+const { values: args } = parseArgs({
+  options: { reps: { type: 'string' }, n: { type: 'string' }, runtime: { type: 'string' }, out: { type: 'string' } },
+  strict: true,
+});
 const positive = (name: string, raw: string | undefined, fallback: number) => {
   const n = raw === undefined ? fallback : Number(raw);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer, not ${raw}`);
@@ -27,7 +30,8 @@ const positive = (name: string, raw: string | undefined, fallback: number) => {
 };
 const REPS = positive('reps', args.reps, 7);
 const N = positive('n', args.n, 2048);
-if (args.runtime !== undefined && args.runtime !== 'node' && args.runtime !== 'browser') throw new Error(`--runtime is node or browser, not ${args.runtime}`);
+if (args.runtime !== undefined && args.runtime !== 'node' && args.runtime !== 'browser')
+  throw new Error(`--runtime is node or browser, not ${args.runtime}`);
 const BATCH = 32;
 
 const WORDS = (
@@ -39,14 +43,18 @@ const WORDS = (
 
 function sentences(n: number, seed = 1): string[] {
   let s = seed;
-  const rand = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   return Array.from({ length: n }, () => {
     const len = 6 + Math.floor(rand() * 18);
     return Array.from({ length: len }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ') + '.';
   });
 }
 
-interface Rate { readonly median: number; readonly p95: number; readonly reps: number }
+interface Rate {
+  readonly median: number;
+  readonly p95: number;
+  readonly reps: number;
+}
 
 /** Median and slow-end p95 (the rate 95% of runs beat) of the per-repetition rates. */
 function stats(rates: number[]): Rate {
@@ -61,11 +69,25 @@ function save(runtime: string, extra: Record<string, unknown>, embed: Rate, rera
   if (!args.out) return;
   const round = (x: Rate) => ({ median: Math.round(x.median), p95: Math.round(x.p95), reps: x.reps });
   mkdirSync(dirname(args.out), { recursive: true });
-  writeFileSync(args.out, `${JSON.stringify({
-    bench: 'embed-throughput', runtime, date: new Date().toISOString(), n: N, batch: BATCH, cpus: cpus().length,
-    loadAverage1m: Math.round(loadavg()[0]! * 10) / 10, ...extra,
-    embedSentencesPerSecond: round(embed), rerankPairsPerSecond: round(rerank),
-  }, null, 2)}\n`);
+  writeFileSync(
+    args.out,
+    `${JSON.stringify(
+      {
+        bench: 'embed-throughput',
+        runtime,
+        date: new Date().toISOString(),
+        n: N,
+        batch: BATCH,
+        cpus: cpus().length,
+        loadAverage1m: Math.round(loadavg()[0]! * 10) / 10,
+        ...extra,
+        embedSentencesPerSecond: round(embed),
+        rerankPairsPerSecond: round(rerank),
+      },
+      null,
+      2,
+    )}\n`,
+  );
   console.log(`wrote ${args.out}`);
 }
 

@@ -35,23 +35,39 @@ export function hugeExportFile(shape: 'single' | 'many', mb: number): string {
 }
 
 if (process.argv[1]?.endsWith('hugeHistory.ts')) {
-  const { values } = parseArgs({ options: { shape: { type: 'string', default: 'single' }, mb: { type: 'string', default: '200' }, whole: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: {
+      shape: { type: 'string', default: 'single' },
+      mb: { type: 'string', default: '200' },
+      whole: { type: 'boolean', default: false },
+    },
+  });
   const shape = values.shape === 'many' ? 'many' : 'single';
   const t0 = performance.now();
   const file = hugeExportFile(shape, Number(values.mb));
   // Streamed from disk in chunks, as a browser File is (an in-memory Blob comes as one 200 MB chunk).
   const blob = await openAsBlob(file);
   const size = statSync(file).size;
-  console.log(`${file}: ${(size / 1e6).toFixed(1)} MB (ready in ${((performance.now() - t0) / 1000).toFixed(1)} s); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `${file}: ${(size / 1e6).toFixed(1)} MB (ready in ${((performance.now() - t0) / 1000).toFixed(1)} s); load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const store = await openNodeStore();
-  const engine = new MemoryEngine({ store, historyReader: values.whole ? historyReader({ hugeEntryChars: Number.POSITIVE_INFINITY }) : readHistory });
+  const engine = new MemoryEngine({
+    store,
+    historyReader: values.whole ? historyReader({ hugeEntryChars: Number.POSITIVE_INFINITY }) : readHistory,
+  });
   let peakRss = process.memoryUsage.rss();
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100);
   const events: { at: number; p: HistoryProgress }[] = [];
   const start = performance.now();
   const cpu = process.cpuUsage();
-  const report = await engine.data.importHistory({ name: 'conversations.json', size, stream: () => blob.stream() }, { format: 'chatgpt', importId: 'huge' },
-    (p) => events.push({ at: performance.now() - start, p }));
+  const report = await engine.data.importHistory(
+    { name: 'conversations.json', size, stream: () => blob.stream() },
+    { format: 'chatgpt', importId: 'huge' },
+    (p) => events.push({ at: performance.now() - start, p }),
+  );
   const total = (performance.now() - start) / 1000;
   clearInterval(sampler);
   const c = process.cpuUsage(cpu);
@@ -59,9 +75,13 @@ if (process.argv[1]?.endsWith('hugeHistory.ts')) {
   let gap = events[0]?.at ?? 0;
   for (let i = 1; i < events.length; i++) gap = Math.max(gap, events[i]!.at - events[i - 1]!.at);
   console.log(report.summary);
-  console.log(`total ${total.toFixed(1)} s wall, ${((c.user + c.system) / 1e6).toFixed(1)} s CPU; ${events.length} progress reports, first at ${((events[0]?.at ?? 0) / 1000).toFixed(1)} s, first turns stored at ${((firstStored?.at ?? 0) / 1000).toFixed(1)} s, longest gap ${(gap / 1000).toFixed(1)} s; peak RSS ${(peakRss / 1e6).toFixed(0)} MB${values.whole ? ' (whole-entry parse)' : ''}; load average ${loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `total ${total.toFixed(1)} s wall, ${((c.user + c.system) / 1e6).toFixed(1)} s CPU; ${events.length} progress reports, first at ${((events[0]?.at ?? 0) / 1000).toFixed(1)} s, first turns stored at ${((firstStored?.at ?? 0) / 1000).toFixed(1)} s, longest gap ${(gap / 1000).toFixed(1)} s; peak RSS ${(peakRss / 1e6).toFixed(0)} MB${values.whole ? ' (whole-entry parse)' : ''}; load average ${loadavg()[0]!.toFixed(1)}`,
+  );
   for (const e of events.filter((_, i) => i % Math.max(1, Math.floor(events.length / 12)) === 0)) {
-    console.log(`  ${(e.at / 1000).toFixed(1)} s: ${(e.p.bytesRead / 1e6).toFixed(0)} of ${(e.p.bytesTotal / 1e6).toFixed(0)} MB read, ${e.p.turns.toLocaleString('en')} turns stored`);
+    console.log(
+      `  ${(e.at / 1000).toFixed(1)} s: ${(e.p.bytesRead / 1e6).toFixed(0)} of ${(e.p.bytesTotal / 1e6).toFixed(0)} MB read, ${e.p.turns.toLocaleString('en')} turns stored`,
+    );
   }
   await store.db.close();
 }

@@ -29,7 +29,9 @@ function treeRss(rootPid: number): number {
       const status = readFileSync(`/proc/${e}/status`, 'utf8');
       parent.set(Number(e), Number(/PPid:\s+(\d+)/.exec(status)?.[1] ?? 0));
       rss.set(Number(e), Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024);
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   let sum = 0;
   for (const [pid, bytes] of rss) {
@@ -85,13 +87,31 @@ async function run(path: string, dist: string, capSeconds: number): Promise<Run>
     // A path, not a buffer: Chromium reads the file from disk as a File, as when a person picks it.
     await page.getByLabel('Import chat history file').setInputFiles(path);
     const dialog = page.getByRole('dialog', { name: 'Import chat history' });
-    const scanned = await dialog.getByTestId('history-scan').waitFor({ timeout: capSeconds * 1000 }).then(() => true, () => false);
+    const scanned = await dialog
+      .getByTestId('history-scan')
+      .waitFor({ timeout: capSeconds * 1000 })
+      .then(
+        () => true,
+        () => false,
+      );
     const scanSeconds = (performance.now() - scanStarted) / 1000;
     if (!scanned) {
-      const text = (await dialog.getByTestId('history-progress').textContent().catch(() => null)) ?? '';
+      const text =
+        (await dialog
+          .getByTestId('history-progress')
+          .textContent()
+          .catch(() => null)) ?? '';
       return {
-        scanSeconds, firstTurnSeconds: null, importSeconds: 0, changes: 0, longestGapSeconds: 0, peakRssMb: peak / 1e6, cpuSeconds: null,
-        turns: 0, summary: `Cut at ${capSeconds} s, still scanning: ${text}`, cut: true,
+        scanSeconds,
+        firstTurnSeconds: null,
+        importSeconds: 0,
+        changes: 0,
+        longestGapSeconds: 0,
+        peakRssMb: peak / 1e6,
+        cpuSeconds: null,
+        turns: 0,
+        summary: `Cut at ${capSeconds} s, still scanning: ${text}`,
+        cut: true,
       };
     }
     await dialog.getByRole('radio', { name: /Off/ }).check();
@@ -126,10 +146,16 @@ async function run(path: string, dist: string, capSeconds: number): Promise<Run>
     gap = Math.max(gap, performance.now() - lastChange);
     const cpu1 = pid === null ? null : treeCpuSeconds(pid);
     return {
-      scanSeconds, firstTurnSeconds: firstTurn, importSeconds, changes, longestGapSeconds: gap / 1000, peakRssMb: peak / 1e6,
+      scanSeconds,
+      firstTurnSeconds: firstTurn,
+      importSeconds,
+      changes,
+      longestGapSeconds: gap / 1000,
+      peakRssMb: peak / 1e6,
       cpuSeconds: cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : null,
       turns: cut ? progressTurns(last) : Number(await report.getAttribute('data-turns')),
-      summary: cut ? `Cut at ${capSeconds} s: ${last}` : (await report.textContent()) ?? '', cut,
+      summary: cut ? `Cut at ${capSeconds} s: ${last}` : ((await report.textContent()) ?? ''),
+      cut,
     };
   } finally {
     clearInterval(sampler);
@@ -140,10 +166,16 @@ async function run(path: string, dist: string, capSeconds: number): Promise<Run>
 }
 
 if (process.argv[1]?.endsWith('hugeHistoryBrowser.ts')) {
-  const { values } = parseArgs({ options: {
-    shape: { type: 'string', default: 'single' }, mb: { type: 'string', default: '200' }, reps: { type: 'string', default: '1' },
-    out: { type: 'string', default: 'bench/results/huge-history-browser.md' }, dist: { type: 'string', default: 'dist' }, cap: { type: 'string', default: '3600' },
-  } });
+  const { values } = parseArgs({
+    options: {
+      shape: { type: 'string', default: 'single' },
+      mb: { type: 'string', default: '200' },
+      reps: { type: 'string', default: '1' },
+      out: { type: 'string', default: 'bench/results/huge-history-browser.md' },
+      dist: { type: 'string', default: 'dist' },
+      cap: { type: 'string', default: '3600' },
+    },
+  });
   const shape = values.shape === 'many' ? 'many' : 'single';
   const path = resolve(hugeExportFile(shape, Number(values.mb)));
   const size = statSync(path).size;
@@ -153,7 +185,9 @@ if (process.argv[1]?.endsWith('hugeHistoryBrowser.ts')) {
     loads.push(loadavg()[0]!);
     const x = await run(path, values.dist, Number(values.cap));
     runs.push(x);
-    console.error(`repetition ${r}: scan ${x.scanSeconds.toFixed(1)} s, first turns stored ${x.firstTurnSeconds?.toFixed(1) ?? '-'} s after Import, import ${x.importSeconds.toFixed(1)} s, ${x.changes} progress changes (longest gap ${x.longestGapSeconds.toFixed(1)} s), peak RSS ${x.peakRssMb.toFixed(0)} MB; ${x.summary}`);
+    console.error(
+      `repetition ${r}: scan ${x.scanSeconds.toFixed(1)} s, first turns stored ${x.firstTurnSeconds?.toFixed(1) ?? '-'} s after Import, import ${x.importSeconds.toFixed(1)} s, ${x.changes} progress changes (longest gap ${x.longestGapSeconds.toFixed(1)} s), peak RSS ${x.peakRssMb.toFixed(0)} MB; ${x.summary}`,
+    );
   }
   const m = (f: (x: Run) => number) => median(runs.map(f)).toFixed(1);
   const firsts = runs.map((x) => x.firstTurnSeconds).filter((x): x is number => x !== null);

@@ -48,7 +48,6 @@ export interface IngestReport {
   readonly target: { readonly turnsPerSecond: number; readonly metByMedianEndToEnd: boolean; readonly metByMedianCapture: boolean };
 }
 
-
 /** One repetition's totals from its corpora's timings. */
 export function repFromTimings(timings: readonly BenchIngestTiming[]): IngestRep {
   const turns = timings.reduce((n, t) => n + t.turns, 0);
@@ -75,7 +74,11 @@ export interface IngestOptions {
   readonly progress?: (line: string) => void;
 }
 
-async function nodeRepetitions(corpora: readonly BenchCorpusInput[], count: number, progress: (line: string) => void): Promise<BenchIngestTiming[][]> {
+async function nodeRepetitions(
+  corpora: readonly BenchCorpusInput[],
+  count: number,
+  progress: (line: string) => void,
+): Promise<BenchIngestTiming[][]> {
   const embedders = localEmbedderProvider(configureNodeEnv());
   await warmUpEmbedder(embedders);
   const reps: BenchIngestTiming[][] = [];
@@ -98,7 +101,11 @@ async function nodeRepetitions(corpora: readonly BenchCorpusInput[], count: numb
   return reps;
 }
 
-async function browserRepetitions(corpora: readonly BenchCorpusInput[], count: number, progress: (line: string) => void): Promise<BenchIngestTiming[][]> {
+async function browserRepetitions(
+  corpora: readonly BenchCorpusInput[],
+  count: number,
+  progress: (line: string) => void,
+): Promise<BenchIngestTiming[][]> {
   const { openBenchPage } = await import('./browserHarness');
   const bench = await openBenchPage();
   try {
@@ -159,7 +166,12 @@ export function ingestSummary(r: IngestReport): string {
     `| end to end (until every turn has its vector) | ${f(r.turnsPerSecond.median)} | ${f(r.turnsPerSecond.p95)} | ${f(r.turnsPerSecond.min)} | ${f(r.turnsPerSecond.max)} |`,
     '',
     `Target (browser runtime) ${f(r.target.turnsPerSecond)} turns/s: end to end ${r.target.metByMedianEndToEnd ? 'met' : 'not met'}, capture ${r.target.metByMedianCapture ? 'met' : 'not met'} (medians${r.runtime === 'browser' ? '' : '; this is the Node runtime'}).`,
-    ...(r.runtime === 'browser' ? ['', 'One benchmark worker serves every corpus (like the app\'s long-lived engine worker), each corpus in its own fresh OPFS file; the embedder runs in the model worker.'] : []),
+    ...(r.runtime === 'browser'
+      ? [
+          '',
+          "One benchmark worker serves every corpus (like the app's long-lived engine worker), each corpus in its own fresh OPFS file; the embedder runs in the model worker.",
+        ]
+      : []),
   ].join('\n');
 }
 

@@ -22,7 +22,11 @@ import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import type { Page } from '@playwright/test';
 import {
-  FIXTURE_TITLE_PREFIX, MARKDOWN_FIXTURES, REFERENCE_MESSAGES, buildMarkdownMemory, type MarkdownFixtureName,
+  FIXTURE_TITLE_PREFIX,
+  MARKDOWN_FIXTURES,
+  REFERENCE_MESSAGES,
+  buildMarkdownMemory,
+  type MarkdownFixtureName,
 } from '../test/support/markdownFixtures';
 import { median, percentile } from './stats';
 
@@ -45,9 +49,11 @@ interface Sample {
   readonly cut: boolean;
 }
 
-const FIXTURES: readonly MarkdownFixtureName[] = [...Object.keys(REFERENCE_MESSAGES), ...Object.keys(MARKDOWN_FIXTURES)] as MarkdownFixtureName[];
+const FIXTURES: readonly MarkdownFixtureName[] = [
+  ...Object.keys(REFERENCE_MESSAGES),
+  ...Object.keys(MARKDOWN_FIXTURES),
+] as MarkdownFixtureName[];
 const ALL_TEXTS: Record<string, string> = { ...REFERENCE_MESSAGES, ...MARKDOWN_FIXTURES };
-
 
 /** Records long tasks from now on in window.__longTasks (durations, ms). */
 async function watchLongTasks(page: Page): Promise<void> {
@@ -96,7 +102,10 @@ async function sample(page: Page, home: string, name: MarkdownFixtureName, capMs
   await page.goto(home);
   await page.getByTestId('status').waitFor({ timeout: capMs });
   // The row's text is the title and the message count ("Markdown fixture: deep list 6").
-  const row = page.getByRole('navigation', { name: 'Conversations' }).locator('button.conversation').filter({ hasText: new RegExp(`^${FIXTURE_TITLE_PREFIX}: ${name}\\s*\\d`) });
+  const row = page
+    .getByRole('navigation', { name: 'Conversations' })
+    .locator('button.conversation')
+    .filter({ hasText: new RegExp(`^${FIXTURE_TITLE_PREFIX}: ${name}\\s*\\d`) });
   await row.waitFor({ timeout: capMs });
   await watchLongTasks(page);
   const t0 = Date.now();
@@ -112,25 +121,59 @@ async function sample(page: Page, home: string, name: MarkdownFixtureName, capMs
   const openTasks = await settledLongTasks(page, 1_000, capMs);
   const fixture = page.getByTestId('message').nth(3);
   // Builds before the limits drew every answer formatted, without data-shown.
-  const shown = opened !== 'shown' ? opened
-    : (await fixture.locator('[data-shown]').count()) > 0 ? ((await fixture.locator('[data-shown]').getAttribute('data-shown')) ?? 'unknown')
-    : (await fixture.locator('.markdown').count()) > 0 ? 'formatted' : 'unknown';
+  const shown =
+    opened !== 'shown'
+      ? opened
+      : (await fixture.locator('[data-shown]').count()) > 0
+        ? ((await fixture.locator('[data-shown]').getAttribute('data-shown')) ?? 'unknown')
+        : (await fixture.locator('.markdown').count()) > 0
+          ? 'formatted'
+          : 'unknown';
   if (opened !== 'shown') {
-    return { openLongest: Math.max(0, ...openTasks), openBlocking: blocking(openTasks), openMs, keyLongest: Number.NaN, keyMs: Number.NaN, shown, cut: opened === 'cut' };
+    return {
+      openLongest: Math.max(0, ...openTasks),
+      openBlocking: blocking(openTasks),
+      openMs,
+      keyLongest: Number.NaN,
+      keyMs: Number.NaN,
+      shown,
+      cut: opened === 'cut',
+    };
   }
   const box = page.getByRole('textbox', { name: 'Message', exact: true });
   await box.focus();
   await watchLongTasks(page);
   const k0 = Date.now();
   await page.keyboard.press('a');
-  const typed = await page.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.value === 'a', undefined, { timeout: capMs })
-    .then(() => true, () => false);
+  const typed = await page
+    .waitForFunction(() => document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.value === 'a', undefined, {
+      timeout: capMs,
+    })
+    .then(
+      () => true,
+      () => false,
+    );
   const keyMs = Date.now() - k0;
   const keyTasks = await settledLongTasks(page, 500, capMs);
-  return { openLongest: Math.max(0, ...openTasks), openBlocking: blocking(openTasks), openMs, keyLongest: Math.max(0, ...keyTasks), keyMs, shown, cut: !typed };
+  return {
+    openLongest: Math.max(0, ...openTasks),
+    openBlocking: blocking(openTasks),
+    openMs,
+    keyLongest: Math.max(0, ...keyTasks),
+    keyMs,
+    shown,
+    cut: !typed,
+  };
 }
 
-async function measureBuild(dist: string, file: string, turns: number, reps: number, capMs: number, progress: (line: string) => void): Promise<Map<MarkdownFixtureName, Sample[]>> {
+async function measureBuild(
+  dist: string,
+  file: string,
+  turns: number,
+  reps: number,
+  capMs: number,
+  progress: (line: string) => void,
+): Promise<Map<MarkdownFixtureName, Sample[]>> {
   const { chromium } = await import('@playwright/test');
   const { preview } = await import('vite');
   const { CHROMIUM_ARGS, chromiumExecutable } = await import('../e2e/browser');
@@ -153,10 +196,20 @@ async function measureBuild(dist: string, file: string, turns: number, reps: num
       for (const name of FIXTURES) {
         const s = await sample(page, home, name, capMs).catch((err: unknown): Sample => {
           progress(`${dist} ${r}/${reps} ${name}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
-          return { openLongest: Number.NaN, openBlocking: Number.NaN, openMs: capMs, keyLongest: Number.NaN, keyMs: Number.NaN, shown: 'no answer', cut: true };
+          return {
+            openLongest: Number.NaN,
+            openBlocking: Number.NaN,
+            openMs: capMs,
+            keyLongest: Number.NaN,
+            keyMs: Number.NaN,
+            shown: 'no answer',
+            cut: true,
+          };
         });
         samples.get(name)!.push(s);
-        progress(`${dist} ${r}/${reps} ${name}: ${s.shown}, open ${s.openMs} ms (longest task ${Math.round(s.openLongest)} ms), key ${Number.isNaN(s.keyMs) ? '-' : `${s.keyMs} ms`} (longest task ${Number.isNaN(s.keyLongest) ? '-' : Math.round(s.keyLongest)} ms)${s.cut ? ', cut' : ''}`);
+        progress(
+          `${dist} ${r}/${reps} ${name}: ${s.shown}, open ${s.openMs} ms (longest task ${Math.round(s.openLongest)} ms), key ${Number.isNaN(s.keyMs) ? '-' : `${s.keyMs} ms`} (longest task ${Number.isNaN(s.keyLongest) ? '-' : Math.round(s.keyLongest)} ms)${s.cut ? ', cut' : ''}`,
+        );
       }
     }
   } finally {
@@ -190,7 +243,9 @@ function table(label: string, samples: Map<MarkdownFixtureName, Sample[]>, reps:
       return q === 0.5 ? median(v) : percentile(v, 95);
     };
     const cutMark = xs.some((x) => x.cut) ? '> ' : '';
-    lines.push(`| ${name} | ${ALL_TEXTS[name]!.length.toLocaleString('en')} chars | ${shown} | ${cutMark}${ms(f((s) => s.openLongest, 0.5))} / ${cutMark}${ms(f((s) => s.openLongest, 0.95))} | ${plainMs(f((s) => s.openBlocking, 0.5))} | ${cutMark}${plainMs(f((s) => s.openMs, 0.5))} | ${ms(f((s) => s.keyLongest, 0.5))} / ${ms(f((s) => s.keyLongest, 0.95))} | ${plainMs(f((s) => s.keyMs, 0.5))} |`);
+    lines.push(
+      `| ${name} | ${ALL_TEXTS[name]!.length.toLocaleString('en')} chars | ${shown} | ${cutMark}${ms(f((s) => s.openLongest, 0.5))} / ${cutMark}${ms(f((s) => s.openLongest, 0.95))} | ${plainMs(f((s) => s.openBlocking, 0.5))} | ${cutMark}${plainMs(f((s) => s.openMs, 0.5))} | ${ms(f((s) => s.keyLongest, 0.5))} / ${ms(f((s) => s.keyLongest, 0.95))} | ${plainMs(f((s) => s.keyMs, 0.5))} |`,
+    );
   }
   return lines;
 }
@@ -203,12 +258,25 @@ function gitCommit(): string {
   }
 }
 
-export async function markdownLimitsCommand(argv: string[], progress: (line: string) => void, usage: (message?: string) => never): Promise<void> {
+export async function markdownLimitsCommand(
+  argv: string[],
+  progress: (line: string) => void,
+  usage: (message?: string) => never,
+): Promise<void> {
   let v: Record<string, string | boolean | undefined>;
   try {
     v = parseArgs({
-      args: argv, strict: true, allowPositionals: false,
-      options: { reps: { type: 'string' }, dist: { type: 'string' }, before: { type: 'string' }, 'before-reps': { type: 'string' }, cap: { type: 'string' }, out: { type: 'string' } },
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        reps: { type: 'string' },
+        dist: { type: 'string' },
+        before: { type: 'string' },
+        'before-reps': { type: 'string' },
+        cap: { type: 'string' },
+        out: { type: 'string' },
+      },
     }).values;
   } catch (err) {
     usage(err instanceof Error ? err.message : String(err));

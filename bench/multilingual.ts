@@ -23,8 +23,15 @@ import { terms } from '../src/core/base/text';
 import { orMatch } from '../src/storage/retrievalSource';
 import { median, percentile } from './stats';
 
-interface FileTurn { readonly speaker: 'user' | 'assistant'; readonly text: string; readonly query?: string }
-interface FileData { readonly language: string; readonly conversations: readonly { readonly id: string; readonly turns: readonly FileTurn[] }[] }
+interface FileTurn {
+  readonly speaker: 'user' | 'assistant';
+  readonly text: string;
+  readonly query?: string;
+}
+interface FileData {
+  readonly language: string;
+  readonly conversations: readonly { readonly id: string; readonly turns: readonly FileTurn[] }[];
+}
 
 const KS = [1, 3, 10] as const;
 const DAY = 86_400_000;
@@ -39,12 +46,26 @@ export async function loadMultilingual(dir: string): Promise<BenchDataset> {
     const data = JSON.parse(await readFile(join(dir, name), 'utf8')) as FileData;
     for (const conv of data.conversations) {
       const date = START + sessions.length * DAY;
-      const turns = conv.turns.map((t, i) => ({ id: `${conv.id}:${i + 1}`, sessionId: conv.id, role: t.speaker, speaker: t.speaker === 'user' ? 'User' : 'Assistant', text: t.text }));
+      const turns = conv.turns.map((t, i) => ({
+        id: `${conv.id}:${i + 1}`,
+        sessionId: conv.id,
+        role: t.speaker,
+        speaker: t.speaker === 'user' ? 'User' : 'Assistant',
+        text: t.text,
+      }));
       sessions.push({ id: conv.id, date, turns });
       conv.turns.forEach((t, i) => {
         if (!t.query) return;
-        questions.push({ id: `${conv.id}:${i + 1}?`, text: t.query, askedAt: START + 60 * DAY, category: data.language, headline: true,
-          evidenceTurns: [`${conv.id}:${i + 1}`], evidenceSessions: [conv.id], invalidEvidence: [] });
+        questions.push({
+          id: `${conv.id}:${i + 1}?`,
+          text: t.query,
+          askedAt: START + 60 * DAY,
+          category: data.language,
+          headline: true,
+          evidenceTurns: [`${conv.id}:${i + 1}`],
+          evidenceSessions: [conv.id],
+          invalidEvidence: [],
+        });
       });
     }
   }
@@ -57,7 +78,8 @@ export async function loadMultilingual(dir: string): Promise<BenchDataset> {
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 const rawWords = (s: string) => [...s.normalize('NFKC').toLowerCase().matchAll(WORD)].map((m) => m[0]);
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
-const segmentWords = (s: string) => [...segmenter.segment(s.normalize('NFKC').toLowerCase())].filter((x) => x.isWordLike).map((x) => x.segment);
+const segmentWords = (s: string) =>
+  [...segmenter.segment(s.normalize('NFKC').toLowerCase())].filter((x) => x.isWordLike).map((x) => x.segment);
 
 interface Method {
   readonly name: string;
@@ -73,7 +95,8 @@ const METHODS: readonly Method[] = [
   { name: 'bigrams (ours)', tokenize: TOKENIZE, index: lexicalText, query: (q) => orMatch(terms(q)) },
   { name: 'Intl.Segmenter words', tokenize: TOKENIZE, index: (t) => segmentWords(t).join(' '), query: (q) => orMatch(segmentWords(q)) },
   {
-    name: 'bigrams + segmenter', tokenize: TOKENIZE,
+    name: 'bigrams + segmenter',
+    tokenize: TOKENIZE,
     index: (t) => `${lexicalText(t)} ${segmentWords(t).join(' ')}`,
     query: (q) => orMatch([...new Set([...terms(q), ...segmentWords(q)])]),
   },
@@ -118,7 +141,13 @@ async function runMethod(m: Method, corpus: BenchCorpus, reps: number): Promise<
   }
   await db.close();
   for (const [lang, byK] of Object.entries(hits)) for (const k of KS) byK[k] = byK[k]! / counts[lang]!;
-  return { name: m.name, byLanguage: hits, indexBytes: Number(size?.n ?? 0), buildMs: median(buildTimes), queryP50Ms: percentile(queryMs, 50) };
+  return {
+    name: m.name,
+    byLanguage: hits,
+    indexBytes: Number(size?.n ?? 0),
+    buildMs: median(buildTimes),
+    queryP50Ms: percentile(queryMs, 50),
+  };
 }
 
 // ---- command -------------------------------------------------------------------------------
@@ -126,7 +155,11 @@ async function runMethod(m: Method, corpus: BenchCorpus, reps: number): Promise<
 export const MULTILINGUAL_USAGE = 'usage: npm run bench -- multilingual [--data bench/data/multilingual] [--reps 5] [--out report.json]';
 
 export async function multilingualCommand(argv: string[], progress: (line: string) => void): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, out: { type: 'string' }, reps: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { data: { type: 'string' }, out: { type: 'string' }, reps: { type: 'string' } },
+    strict: true,
+  });
   const dataset = await loadMultilingual(values.data ?? 'bench/data/multilingual');
   const corpus = dataset.corpora[0]!;
   const reps = Math.max(1, Number(values.reps ?? 5));
@@ -137,29 +170,51 @@ export async function multilingualCommand(argv: string[], progress: (line: strin
   for (const m of METHODS) methods.push(await runMethod(m, corpus, reps));
 
   progress('engine: message search and recall');
-  const run = await runRecall(dataset, { ks: [...KS], variants: [{ name: 'recall', config: RETRIEVAL_CONFIG }], baselines: true, vectors: true, context: false, progress });
+  const run = await runRecall(dataset, {
+    ks: [...KS],
+    variants: [{ name: 'recall', config: RETRIEVAL_CONFIG }],
+    baselines: true,
+    vectors: true,
+    context: false,
+    progress,
+  });
   const recall = summarise(run, 'recall', KS);
   const search = summarise(run, 'bm25', KS);
 
   const pct = (x: number | undefined) => (x === undefined ? '–' : (x * 100).toFixed(0));
   const lines: string[] = [];
-  lines.push(`# Multilingual known-item recall`, '',
-    `Data \`${dataset.source}\`: ${corpus.sessions.reduce((n, s) => n + s.turns.length, 0)} turns in ${languages.length} languages in one memory, ${corpus.questions.length} queries (two or three words copied from a turn; that turn is the answer). Node, bundled embedder.`, '',
-    '## recall@10 per language (engine)', '',
-    `| path | ${languages.join(' | ')} |`, `|---|${languages.map(() => '---:').join('|')}|`,
+  lines.push(
+    `# Multilingual known-item recall`,
+    '',
+    `Data \`${dataset.source}\`: ${corpus.sessions.reduce((n, s) => n + s.turns.length, 0)} turns in ${languages.length} languages in one memory, ${corpus.questions.length} queries (two or three words copied from a turn; that turn is the answer). Node, bundled embedder.`,
+    '',
+    '## recall@10 per language (engine)',
+    '',
+    `| path | ${languages.join(' | ')} |`,
+    `|---|${languages.map(() => '---:').join('|')}|`,
     `| message search | ${languages.map((l) => pct(search.byCategory[l]?.recall.turn[10])).join(' | ')} |`,
     `| recall (Retriever) | ${languages.map((l) => pct(recall.byCategory[l]?.recall.turn[10])).join(' | ')} |`,
     `| recall@1 (Retriever) | ${languages.map((l) => pct(recall.byCategory[l]?.recall.turn[1])).join(' | ')} |`,
-    '', '## Tokenizer comparison (bare FTS5 table, recall@10 per language; @1 in brackets)', '',
+    '',
+    '## Tokenizer comparison (bare FTS5 table, recall@10 per language; @1 in brackets)',
+    '',
     `| method | ${languages.join(' | ')} | index bytes | build ms (median of ${reps}) | query p50 ms |`,
     `|---|${languages.map(() => '---:').join('|')}|---:|---:|---:|`,
-    ...methods.map((m) => `| ${m.name} | ${languages.map((l) => `${pct(m.byLanguage[l]?.[10])} (${pct(m.byLanguage[l]?.[1])})`).join(' | ')} | ${m.indexBytes} | ${m.buildMs.toFixed(1)} | ${m.queryP50Ms.toFixed(2)} |`));
+    ...methods.map(
+      (m) =>
+        `| ${m.name} | ${languages.map((l) => `${pct(m.byLanguage[l]?.[10])} (${pct(m.byLanguage[l]?.[1])})`).join(' | ')} | ${m.indexBytes} | ${m.buildMs.toFixed(1)} | ${m.queryP50Ms.toFixed(2)} |`,
+    ),
+  );
   const md = lines.join('\n');
   process.stdout.write(`\n${md}\n`);
   if (values.out) {
     const json = {
-      dataset: dataset.source, languages, queries: corpus.questions.length,
-      engine: Object.fromEntries(languages.map((l) => [l, { search: search.byCategory[l]?.recall.turn, recall: recall.byCategory[l]?.recall.turn }])),
+      dataset: dataset.source,
+      languages,
+      queries: corpus.questions.length,
+      engine: Object.fromEntries(
+        languages.map((l) => [l, { search: search.byCategory[l]?.recall.turn, recall: recall.byCategory[l]?.recall.turn }]),
+      ),
       methods,
     };
     await writeFile(values.out, `${JSON.stringify(json, null, 2)}\n`);

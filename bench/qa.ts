@@ -133,7 +133,10 @@ export interface QaReport {
 // ---------------------------------------------------------------------------------------------
 
 const ZERO: TokenCount = { promptTokens: 0, completionTokens: 0 };
-const plus = (a: TokenCount, u: TokenCount): TokenCount => ({ promptTokens: a.promptTokens + u.promptTokens, completionTokens: a.completionTokens + u.completionTokens });
+const plus = (a: TokenCount, u: TokenCount): TokenCount => ({
+  promptTokens: a.promptTokens + u.promptTokens,
+  completionTokens: a.completionTokens + u.completionTokens,
+});
 
 function group(rows: readonly QaRow[]): AccuracyGroup {
   const correct = rows.filter((r) => r.correct).length;
@@ -147,20 +150,37 @@ interface Built {
 }
 
 async function buildMemory(
-  corpus: BenchCorpus, endpoint: LlmEndpointConfig, timeoutMs: number, embedders: EmbedderProvider | null, policy: PolicyName,
+  corpus: BenchCorpus,
+  endpoint: LlmEndpointConfig,
+  timeoutMs: number,
+  embedders: EmbedderProvider | null,
+  policy: PolicyName,
 ): Promise<Built> {
   const store = await openNodeStore();
   // Synthesis (policy on) goes to the answer endpoint, logged in this corpus's llm_calls.
   const llm = new LlmClient(endpoint, { sink: store.llmCalls, timeoutMs });
-  const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], ...(embedders ? { embedders } : {}), llm, timer: immediateTimer, profileDebounceMs: 0 });
+  const engine = createEngine(store, {
+    only: ['episodes', 'synthesis', 'recall'],
+    ...(embedders ? { embedders } : {}),
+    llm,
+    timer: immediateTimer,
+    profileDebounceMs: 0,
+  });
   await engine.start();
   await engine.synthesis.setPolicy(policy);
   await store.createConversation({ id: corpus.id, title: corpus.id });
   for (const session of corpus.sessions) {
-    await engine.conversations.appendTurns(session.turns.map((turn, i) => ({
-      id: turn.id, conversationId: corpus.id, role: turn.role, speaker: turn.speaker, content: turn.text,
-      occurredAt: session.date + i * 30_000, ...(turn.caption ? { metadata: { caption: turn.caption } } : {}),
-    })));
+    await engine.conversations.appendTurns(
+      session.turns.map((turn, i) => ({
+        id: turn.id,
+        conversationId: corpus.id,
+        role: turn.role,
+        speaker: turn.speaker,
+        content: turn.text,
+        occurredAt: session.date + i * 30_000,
+        ...(turn.caption ? { metadata: { caption: turn.caption } } : {}),
+      })),
+    );
     await engine.idle();
   }
   await engine.closeOpenCells();
@@ -188,9 +208,15 @@ async function judge(client: LlmClient, runs: number, question: string, gold: st
   // Sequential on purpose: results stay in a deterministic order and rate limits stay polite.
   for (let i = 0; i < runs; i++) {
     try {
-      const r = await client.completeJson({ stage: 'judge', messages: judgeMessages(question, gold, answer), schema: JudgeSchema, maxTokens: 300 });
+      const r = await client.completeJson({
+        stage: 'judge',
+        messages: judgeMessages(question, gold, answer),
+        schema: JudgeSchema,
+        maxTokens: 300,
+      });
       verdicts.push(r.value.label);
-    } catch { // a failed or unreadable judge call is an ERROR verdict, counted apart
+    } catch {
+      // a failed or unreadable judge call is an ERROR verdict, counted apart
       verdicts.push('ERROR');
     }
   }
@@ -224,7 +250,10 @@ export async function runQa(args: QaArgs): Promise<QaReport> {
   let embedders: EmbedderProvider | null;
   if (args.embedders !== undefined) embedders = args.embedders;
   else {
-    const [{ configureNodeEnv }, { localEmbedderProvider }] = await Promise.all([import('../src/models/nodeEnv'), import('../src/models/localEmbedderProvider')]);
+    const [{ configureNodeEnv }, { localEmbedderProvider }] = await Promise.all([
+      import('../src/models/nodeEnv'),
+      import('../src/models/localEmbedderProvider'),
+    ]);
     embedders = localEmbedderProvider(configureNodeEnv());
   }
 
@@ -232,7 +261,10 @@ export async function runQa(args: QaArgs): Promise<QaReport> {
   const judgeBaseUrl = args.judgeBaseUrl ?? args.baseUrl;
   const judgeKey = args.judgeApiKey ?? (judgeBaseUrl === args.baseUrl ? args.apiKey : undefined);
   const meter = new UsageMeter();
-  const judgeClient = new LlmClient({ baseUrl: judgeBaseUrl, model: args.judgeModel, ...(judgeKey ? { apiKey: judgeKey } : {}) }, { timeoutMs, sink: meter });
+  const judgeClient = new LlmClient(
+    { baseUrl: judgeBaseUrl, model: args.judgeModel, ...(judgeKey ? { apiKey: judgeKey } : {}) },
+    { timeoutMs, sink: meter },
+  );
 
   const limit = args.limit ?? Number.POSITIVE_INFINITY;
   const rows: QaRow[] = [];
@@ -255,7 +287,13 @@ export async function runQa(args: QaArgs): Promise<QaReport> {
     const llm = new LlmClient(answerEndpoint, { timeoutMs, sink: meter });
     for (const [qi, q] of questions.entries()) {
       progress(`[qa] ${corpus.id}: question ${qi + 1}/${questions.length}`);
-      rows.push(await answerOne(q, corpus.id, golds.get(q.id)!, llm, judgeClient, built.source, meter, { runs, budgetTokens, sufficiency: args.sufficiency ?? false }));
+      rows.push(
+        await answerOne(q, corpus.id, golds.get(q.id)!, llm, judgeClient, built.source, meter, {
+          runs,
+          budgetTokens,
+          sufficiency: args.sufficiency ?? false,
+        }),
+      );
     }
     built.engine.stop();
   }
@@ -263,7 +301,8 @@ export async function runQa(args: QaArgs): Promise<QaReport> {
   const answered = rows.filter((r) => r.error === null);
   const total = (stage: QaStage) => rows.reduce((a, r) => plus(a, r.tokens[stage]), ZERO);
   const mean = (t: TokenCount): TokenCount => ({
-    promptTokens: answered.length ? t.promptTokens / answered.length : 0, completionTokens: answered.length ? t.completionTokens / answered.length : 0,
+    promptTokens: answered.length ? t.promptTokens / answered.length : 0,
+    completionTokens: answered.length ? t.completionTokens / answered.length : 0,
   });
   const totals = { sufficiency: total('sufficiency'), answer: total('answer'), judge: total('judge') };
   const headline = rows.filter((r) => r.headline);
@@ -299,21 +338,40 @@ export async function runQa(args: QaArgs): Promise<QaReport> {
 }
 
 async function answerOne(
-  q: BenchQuestion, corpus: string, gold: string, llm: LlmClient, judgeClient: LlmClient, source: AnswerSource, meter: UsageMeter,
+  q: BenchQuestion,
+  corpus: string,
+  gold: string,
+  llm: LlmClient,
+  judgeClient: LlmClient,
+  source: AnswerSource,
+  meter: UsageMeter,
   opts: { runs: number; budgetTokens: number; sufficiency: boolean },
 ): Promise<QaRow> {
   const base = { id: q.id, corpus, category: q.category, headline: q.headline, question: q.text, gold };
   const t0 = performance.now();
   let result: AnswerResult;
   try {
-    result = await collectAnswer(answerQuestion({ llm, source, clock: { now: () => q.askedAt }, countTokens }, q.text, {
-      now: q.askedAt, sufficiencyCheck: opts.sufficiency, budgetTokens: opts.budgetTokens, temperature: 0,
-    }));
+    result = await collectAnswer(
+      answerQuestion({ llm, source, clock: { now: () => q.askedAt }, countTokens }, q.text, {
+        now: q.askedAt,
+        sufficiencyCheck: opts.sufficiency,
+        budgetTokens: opts.budgetTokens,
+        temperature: 0,
+      }),
+    );
   } catch (err) {
     const info = toErrorInfo(err);
     return {
-      ...base, answer: '', verdicts: [], correct: false, tokens: { sufficiency: meter.take('sufficiency'), answer: meter.take('answer'), judge: ZERO },
-      latencyMs: performance.now() - t0, rounds: 0, citations: 0, contextTokens: 0, error: `${info.code}: ${info.message}`,
+      ...base,
+      answer: '',
+      verdicts: [],
+      correct: false,
+      tokens: { sufficiency: meter.take('sufficiency'), answer: meter.take('answer'), judge: ZERO },
+      latencyMs: performance.now() - t0,
+      rounds: 0,
+      citations: 0,
+      contextTokens: 0,
+      error: `${info.code}: ${info.message}`,
     };
   }
   const latencyMs = performance.now() - t0;
@@ -336,8 +394,12 @@ async function answerOne(
 
 export function printQa(r: QaReport, write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): void {
   const pct = (g: AccuracyGroup) => `${(g.accuracy * 100).toFixed(1).padStart(5)}%  (${g.correct}/${g.questions})`;
-  write(`${r.dataset} ${r.source}: ${r.questions} questions; answer ${r.endpoint.model}, judge ${r.judge.model} ×${r.judge.runs} (majority)`);
-  write(`policy ${r.policy}, sufficiency ${r.sufficiency ? 'on' : 'off'}, context budget ${r.budgetTokens} tokens, embedder ${r.embedder ?? 'none (lexical)'}`);
+  write(
+    `${r.dataset} ${r.source}: ${r.questions} questions; answer ${r.endpoint.model}, judge ${r.judge.model} ×${r.judge.runs} (majority)`,
+  );
+  write(
+    `policy ${r.policy}, sufficiency ${r.sufficiency ? 'on' : 'off'}, context budget ${r.budgetTokens} tokens, embedder ${r.embedder ?? 'none (lexical)'}`,
+  );
   write(`${'headline'.padEnd(22)}${pct(r.accuracy)}`);
   for (const [c, g] of Object.entries(r.byCategory)) write(`  ${c.padEnd(20)}${pct(g)}`);
   if (r.apart.questions) write(`${'apart (adversarial/abs)'.padEnd(22)}${pct(r.apart)}`);
@@ -354,18 +416,35 @@ export function printQa(r: QaReport, write: (line: string) => void = (l) => proc
 // CLI
 // ---------------------------------------------------------------------------------------------
 
-export const QA_USAGE = 'usage: npm run bench -- qa --data <file|folder> --base-url <url> --model <id> [--api-key-env NAME] --judge-model <id> ' +
+export const QA_USAGE =
+  'usage: npm run bench -- qa --data <file|folder> --base-url <url> --model <id> [--api-key-env NAME] --judge-model <id> ' +
   '[--judge-base-url <url>] [--judge-api-key-env NAME] [--limit N] [--policy off|recurrence|eager] [--sufficiency] [--budget N] [--judge-runs N] [--no-vectors] [--out report.json]';
 
 /** Parses the qa subcommand's arguments; keys come from the environment variables named. Throws on bad input. */
 export function parseQaArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): QaArgs {
   const flags = ['sufficiency', 'no-vectors'];
-  const known = ['data', 'base-url', 'model', 'api-key-env', 'judge-model', 'judge-base-url', 'judge-api-key-env', 'limit', 'policy', 'budget', 'judge-runs', 'out'];
+  const known = [
+    'data',
+    'base-url',
+    'model',
+    'api-key-env',
+    'judge-model',
+    'judge-base-url',
+    'judge-api-key-env',
+    'limit',
+    'policy',
+    'budget',
+    'judge-runs',
+    'out',
+  ];
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({
       args: [...argv],
-      options: Object.fromEntries([...flags.map((f) => [f, { type: 'boolean' as const }]), ...known.map((k) => [k, { type: 'string' as const }])]),
+      options: Object.fromEntries([
+        ...flags.map((f) => [f, { type: 'boolean' as const }]),
+        ...known.map((k) => [k, { type: 'string' as const }]),
+      ]),
       strict: true,
       allowPositionals: false,
     }).values as Record<string, string | boolean | undefined>;
@@ -406,10 +485,20 @@ export function parseQaArgs(argv: readonly string[], env: Readonly<Record<string
   const judgeBaseUrl = str('--judge-base-url');
   const out = str('--out');
   return {
-    data, baseUrl, model, judgeModel, policy,
-    ...(apiKey ? { apiKey } : {}), ...(judgeApiKey ? { judgeApiKey } : {}), ...(judgeBaseUrl ? { judgeBaseUrl } : {}),
-    ...(limit ? { limit } : {}), ...(budgetTokens ? { budgetTokens } : {}), ...(judgeRuns ? { judgeRuns } : {}), ...(out ? { out } : {}),
-    ...(o['--sufficiency'] ? { sufficiency: true } : {}), ...(o['--no-vectors'] ? { embedders: null } : {}),
+    data,
+    baseUrl,
+    model,
+    judgeModel,
+    policy,
+    ...(apiKey ? { apiKey } : {}),
+    ...(judgeApiKey ? { judgeApiKey } : {}),
+    ...(judgeBaseUrl ? { judgeBaseUrl } : {}),
+    ...(limit ? { limit } : {}),
+    ...(budgetTokens ? { budgetTokens } : {}),
+    ...(judgeRuns ? { judgeRuns } : {}),
+    ...(out ? { out } : {}),
+    ...(o['--sufficiency'] ? { sufficiency: true } : {}),
+    ...(o['--no-vectors'] ? { embedders: null } : {}),
   };
 }
 

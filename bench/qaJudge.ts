@@ -15,7 +15,8 @@ export type Verdict = 'CORRECT' | 'WRONG' | 'ERROR';
 // ---------------------------------------------------------------------------------------------
 
 /** What a correct reply to an unanswerable question says (LoCoMo category 5, LongMemEval _abs). */
-export const NOT_IN_MEMORY_GOLD = 'The conversations do not contain this information; a correct reply says it is not known or not mentioned.';
+export const NOT_IN_MEMORY_GOLD =
+  'The conversations do not contain this information; a correct reply says it is not known or not mentioned.';
 
 async function readJsonItems(path: string): Promise<unknown[]> {
   if ((await stat(path)).isDirectory()) {
@@ -61,7 +62,7 @@ export async function loadGoldAnswers(path: string, dataset: DatasetName): Promi
 // ---------------------------------------------------------------------------------------------
 
 const JUDGE_SYSTEM = [
-  'You grade an answer to a question about a person\'s past conversations, against a gold answer.',
+  "You grade an answer to a question about a person's past conversations, against a gold answer.",
   'CORRECT: the candidate gives the same information as the gold answer, even if worded differently, longer, or with extra details that do not contradict it. A date in another format, or a relative date that clearly resolves to the same time, counts as the same.',
   'WRONG: the candidate contradicts the gold answer, misses its key point, gives another date, number or name, or says it does not know when the gold answer has one.',
   'If the gold answer says the information is not in the conversations, the candidate is CORRECT only if it says it does not know or that this was not mentioned.',
@@ -70,7 +71,10 @@ const JUDGE_SYSTEM = [
 
 export const JudgeSchema = z.object({
   reasoning: z.string().optional(),
-  label: z.string().transform((s) => s.trim().toUpperCase()).pipe(z.enum(['CORRECT', 'WRONG'])),
+  label: z
+    .string()
+    .transform((s) => s.trim().toUpperCase())
+    .pipe(z.enum(['CORRECT', 'WRONG'])),
 });
 
 export function judgeMessages(question: string, gold: string, answer: string) {

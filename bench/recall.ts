@@ -146,7 +146,19 @@ interface NamedReranker {
   readonly log: { pairs: number; ms: number[] };
 }
 
-async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedders: ReturnType<typeof localEmbedderProvider> | null, given: readonly NamedReranker[], run: { systems: Record<string, SystemResult>; ingest: RecallRun['ingest']; dbBytes: number; pool: Record<string, { pairs: number; ms: number[] }> }, label: string): Promise<void> {
+async function runCorpus(
+  corpus: BenchCorpus,
+  options: RecallRunOptions,
+  embedders: ReturnType<typeof localEmbedderProvider> | null,
+  given: readonly NamedReranker[],
+  run: {
+    systems: Record<string, SystemResult>;
+    ingest: RecallRun['ingest'];
+    dbBytes: number;
+    pool: Record<string, { pairs: number; ms: number[] }>;
+  },
+  label: string,
+): Promise<void> {
   const depth = options.depth ?? 100;
   const store = await openNodeStore();
   // Same engine and write path as the browser's benchmark worker (bench/host/BenchEngineHost.ts).
@@ -159,7 +171,9 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   run.ingest.embedSeconds += timing.embedMs / 1000;
   run.dbBytes += (await store.stats()).databaseBytes;
   const oracle = given.some((g) => g.reranker.id === 'oracle') ? await oracleReranker(corpus, store) : null;
-  const rerankers = given.map((g) => (g.reranker.id === 'oracle' ? { ...g, reranker: timedReranker(oracle!, g.log, g.reranker.trust) } : g));
+  const rerankers = given.map((g) =>
+    g.reranker.id === 'oracle' ? { ...g, reranker: timedReranker(oracle!, g.log, g.reranker.trust) } : g,
+  );
   const reranker = rerankers[0]?.reranker ?? null;
 
   const embedder: Embedder | null = embedders ? embedders.embedder(BUNDLED_MODEL_ID) : null;
@@ -169,7 +183,15 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   });
   // Each variant's pool size: its own count of the pairs it asks the (shared) first reranker for.
   const pooled = (name: string): Reranker | null => reranker && timedReranker(reranker, (run.pool[name] ??= { pairs: 0, ms: [] }));
-  const retrievers = options.variants.map((v) => ({ name: v.name, retriever: new Retriever({ source, ...(embedder ? { embedder } : {}), ...(reranker ? { reranker: pooled(v.name)! } : {}), config: v.config }) }));
+  const retrievers = options.variants.map((v) => ({
+    name: v.name,
+    retriever: new Retriever({
+      source,
+      ...(embedder ? { embedder } : {}),
+      ...(reranker ? { reranker: pooled(v.name)! } : {}),
+      config: v.config,
+    }),
+  }));
   const first = retrievers[0]!.retriever;
   // The answer pipeline's own source (storage candidates + the variant's retriever as turn recall);
   // the bench ingests no episodes or facts (no LLM), so the context holds ranked turns within the
@@ -177,11 +199,23 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   const knowledge = new SqlKnowledgeSource(store.db);
   const contextOf = (retriever: Retriever) => {
     const answerSource = answerSourceOf(knowledge, (query, o) =>
-      retriever.retrieve(query, { limit: o.limit ?? 10, speakers: corpus.speakers, ...(o.now !== undefined ? { now: o.now } : {}), ...(o.conversationId ? { scope: { conversationIds: [o.conversationId] } } : {}) }));
+      retriever.retrieve(query, {
+        limit: o.limit ?? 10,
+        speakers: corpus.speakers,
+        ...(o.now !== undefined ? { now: o.now } : {}),
+        ...(o.conversationId ? { scope: { conversationIds: [o.conversationId] } } : {}),
+      }),
+    );
     const cfg = retriever.config.context;
     return async (q: (typeof corpus.questions)[number]): Promise<string[]> => {
       const parts = await gatherContext(answerSource, q.text, { now: q.askedAt, limits: { turns: cfg.turns } });
-      const composed = composeContext(parts, { budgetTokens: ANSWER_BUDGET.default, now: q.askedAt, query: q.text, maxTurnChars: cfg.turnChars, focus: cfg.focus });
+      const composed = composeContext(parts, {
+        budgetTokens: ANSWER_BUDGET.default,
+        now: q.askedAt,
+        query: q.text,
+        maxTurnChars: cfg.turnChars,
+        focus: cfg.focus,
+      });
       return composed.citations.filter((c) => c.kind === 'turn').map((c) => c.ref);
     };
   };
@@ -189,13 +223,20 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   // What answers would see without the rerank stage, to compare with the reranked context.
   if (reranker) citedTurns.set('fused', contextOf(new Retriever({ source, ...(embedder ? { embedder } : {}), config: first.config })));
   // Further rerankers: the first variant's config with that reranker, context recall included.
-  const others = rerankers.slice(1).map((r) => ({ name: r.name, retriever: new Retriever({ source, ...(embedder ? { embedder } : {}), reranker: r.reranker, config: first.config }) }));
+  const others = rerankers.slice(1).map((r) => ({
+    name: r.name,
+    retriever: new Retriever({ source, ...(embedder ? { embedder } : {}), reranker: r.reranker, config: first.config }),
+  }));
   for (const o of others) citedTurns.set(o.name, contextOf(o.retriever));
   const baselines: Baseline[] = [];
   if (options.baselines) {
     baselines.push(bm25Baseline(store));
-    const vectors = embedder ? new Map((await store.loadVectors('message', embedder.id)).map((v) => [v.itemId, v.vector])) : new Map<string, Float32Array>();
-    const docs = corpus.sessions.flatMap((s) => s.turns.map((t) => ({ id: t.id, text: [t.text, t.caption ?? ''].join(' ').trim() || '-', vector: vectors.get(t.id) ?? null })));
+    const vectors = embedder
+      ? new Map((await store.loadVectors('message', embedder.id)).map((v) => [v.itemId, v.vector]))
+      : new Map<string, Float32Array>();
+    const docs = corpus.sessions.flatMap((s) =>
+      s.turns.map((t) => ({ id: t.id, text: [t.text, t.caption ?? ''].join(' ').trim() || '-', vector: vectors.get(t.id) ?? null })),
+    );
     baselines.push(...(await oramaBaselines(docs, embedder)));
   }
   const lastTurns = new Map<string, readonly { message: { id: string }; score: number; ranks: object; boosts: object }[]>();
@@ -209,11 +250,15 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
       },
     })),
     ...(reranker
-      ? [{
-          name: 'fused',
-          rank: async (q: (typeof corpus.questions)[number]) =>
-            (await first.retrieve(q.text, { limit: depth, speakers: corpus.speakers, now: q.askedAt, rerank: false })).turns.map((t) => t.message.id),
-        }]
+      ? [
+          {
+            name: 'fused',
+            rank: async (q: (typeof corpus.questions)[number]) =>
+              (await first.retrieve(q.text, { limit: depth, speakers: corpus.speakers, now: q.askedAt, rerank: false })).turns.map(
+                (t) => t.message.id,
+              ),
+          },
+        ]
       : []),
     ...others.map(({ name, retriever }) => ({
       name,
@@ -235,7 +280,11 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
       result.latenciesMs.push(performance.now() - start);
       const score = scoreQuestion(q, ranked, sessionOf, options.ks);
       // RECALL_DUMP=<file>: one JSON line per system and question (recall@10, top 10, evidence), to compare variants question by question.
-      if (process.env.RECALL_DUMP) appendFileSync(process.env.RECALL_DUMP, `${JSON.stringify({ system: system.name, question: q.id, category: q.category, recall10: score.recallTurn[10], top: ranked.slice(0, 10), evidence: q.evidenceTurns, ranks: q.evidenceTurns.map((e) => ranked.indexOf(e) + 1), detail: detailOf(lastTurns.get(system.name), q.evidenceTurns), text: q.text })}\n`);
+      if (process.env.RECALL_DUMP)
+        appendFileSync(
+          process.env.RECALL_DUMP,
+          `${JSON.stringify({ system: system.name, question: q.id, category: q.category, recall10: score.recallTurn[10], top: ranked.slice(0, 10), evidence: q.evidenceTurns, ranks: q.evidenceTurns.map((e) => ranked.indexOf(e) + 1), detail: detailOf(lastTurns.get(system.name), q.evidenceTurns), text: q.text })}\n`,
+        );
       const cited = options.context !== false ? citedTurns.get(system.name) : undefined;
       result.scores.push(cited ? { ...score, contextRecall: contextRecall(q, await cited(q)) } : score);
       if (i % 25 === 0) options.progress?.(`${label} ${system.name}: question ${i + 1}/${corpus.questions.length}`);
@@ -245,10 +294,19 @@ async function runCorpus(corpus: BenchCorpus, options: RecallRunOptions, embedde
   await store.db.close();
 }
 
-function detailOf(turns: readonly { message: { id: string }; score: number; ranks: object; boosts: object }[] | undefined, evidence: readonly string[]) {
+function detailOf(
+  turns: readonly { message: { id: string }; score: number; ranks: object; boosts: object }[] | undefined,
+  evidence: readonly string[],
+) {
   if (!turns) return undefined;
   const tenth = turns[9];
-  return { tenth: tenth ? { id: tenth.message.id, score: tenth.score, ranks: tenth.ranks, boosts: tenth.boosts } : null, evidence: evidence.map((e) => { const t = turns.find((x) => x.message.id === e); return t ? { id: e, score: t.score, ranks: t.ranks, boosts: t.boosts } : { id: e }; }) };
+  return {
+    tenth: tenth ? { id: tenth.message.id, score: tenth.score, ranks: tenth.ranks, boosts: tenth.boosts } : null,
+    evidence: evidence.map((e) => {
+      const t = turns.find((x) => x.message.id === e);
+      return t ? { id: e, score: t.score, ranks: t.ranks, boosts: t.boosts } : { id: e };
+    }),
+  };
 }
 
 export async function runRecall(dataset: BenchDataset, options: RecallRunOptions): Promise<RecallRun> {
@@ -256,16 +314,26 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
   const platform = configureNodeEnv();
   if (options.vectors) embedders = localEmbedderProvider(platform);
   const rerankers: NamedReranker[] = [];
-  for (const spec of (options.reranker ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const spec of (options.reranker ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const eq = spec.lastIndexOf('=');
     const id = eq > 0 ? spec.slice(0, eq) : spec;
     const trust = eq > 0 ? Number(spec.slice(eq + 1)) : undefined;
     if (trust !== undefined && !(trust >= 0 && trust <= 1)) throw new Error(`--rerank ${spec}: trust is a number from 0 to 1`);
-    const loaded = id === 'random' ? randomReranker()
-      : id === 'oracle' ? { id: 'oracle', rerank: async (_q: string, docs: readonly string[]) => docs.map(() => 0) } as Reranker // replaced per corpus
-      : await TransformersReranker.create(id, { platform });
+    const loaded =
+      id === 'random'
+        ? randomReranker()
+        : id === 'oracle'
+          ? ({ id: 'oracle', rerank: async (_q: string, docs: readonly string[]) => docs.map(() => 0) } as Reranker) // replaced per corpus
+          : await TransformersReranker.create(id, { platform });
     const log = { pairs: 0, ms: [] as number[] };
-    rerankers.push({ name: rerankers.length === 0 ? 'ours' : `reranked ${spec}`, reranker: timedReranker(loaded, log, trust ?? loaded.trust), log });
+    rerankers.push({
+      name: rerankers.length === 0 ? 'ours' : `reranked ${spec}`,
+      reranker: timedReranker(loaded, log, trust ?? loaded.trust),
+      log,
+    });
   }
   const reranker = rerankers[0]?.reranker ?? null;
   const rerankLog = rerankers[0]?.log ?? { pairs: 0, ms: [] };
@@ -290,7 +358,13 @@ export async function runRecall(dataset: BenchDataset, options: RecallRunOptions
     invalidEvidence: dataset.corpora.reduce((n, c) => n + c.questions.reduce((m, q) => m + q.invalidEvidence.length, 0), 0),
     questionsTotal: dataset.corpora.reduce((n, c) => n + c.questions.length, 0),
     ...(reranker ? { rerank: rerankCost(rerankLog, reranker.trust ?? 1) } : {}),
-    ...(reranker ? { poolPairs: Object.fromEntries(Object.entries(run.pool).map(([name, log]) => [name, log.ms.length ? log.pairs / log.ms.length : 0])) } : {}),
+    ...(reranker
+      ? {
+          poolPairs: Object.fromEntries(
+            Object.entries(run.pool).map(([name, log]) => [name, log.ms.length ? log.pairs / log.ms.length : 0]),
+          ),
+        }
+      : {}),
   };
 }
 
@@ -302,7 +376,9 @@ function rerankCost(log: { pairs: number; ms: number[] }, trust: number): Rerank
     calls: log.ms.length,
     pairsPerSecond: total > 0 ? log.pairs / (total / 1000) : 0,
     // A reranker never asked (trust 0) added no time: 0, not the NaN of no samples.
-    addedMs: log.ms.length ? { p50: percentile(log.ms, 50), p95: percentile(log.ms, 95), mean: total / log.ms.length } : { p50: 0, p95: 0, mean: 0 },
+    addedMs: log.ms.length
+      ? { p50: percentile(log.ms, 50), p95: percentile(log.ms, 95), mean: total / log.ms.length }
+      : { p50: 0, p95: 0, mean: 0 },
   };
 }
 
@@ -311,7 +387,17 @@ export function benchPageInput(corpus: BenchCorpus): BenchCorpusInput {
   return {
     id: corpus.id,
     speakers: corpus.speakers,
-    sessions: corpus.sessions.map((s) => ({ id: s.id, date: s.date, turns: s.turns.map((t) => ({ id: t.id, role: t.role, speaker: t.speaker, text: t.text, ...(t.caption ? { caption: t.caption } : {}) })) })),
+    sessions: corpus.sessions.map((s) => ({
+      id: s.id,
+      date: s.date,
+      turns: s.turns.map((t) => ({
+        id: t.id,
+        role: t.role,
+        speaker: t.speaker,
+        text: t.text,
+        ...(t.caption ? { caption: t.caption } : {}),
+      })),
+    })),
     questions: corpus.questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt })),
   };
 }
@@ -323,7 +409,10 @@ export function benchPageInput(corpus: BenchCorpus): BenchCorpusInput {
  * Only the default retrieval config runs (MemoryEngine.recall); baselines are not run here —
  * they are the Node runtime's (same turns, same embedder; see the node report).
  */
-export async function runRecallBrowser(dataset: BenchDataset, options: Pick<RecallRunOptions, 'ks' | 'depth' | 'progress'>): Promise<RecallRun> {
+export async function runRecallBrowser(
+  dataset: BenchDataset,
+  options: Pick<RecallRunOptions, 'ks' | 'depth' | 'progress'>,
+): Promise<RecallRun> {
   const { openBenchPage } = await import('./browserHarness');
   let label = '';
   const bench = await openBenchPage({ onProgress: (line) => options.progress?.(`${label} ${line}`) });

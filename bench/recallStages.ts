@@ -9,11 +9,22 @@
 import type { Embedder } from '../src/core/base/ports';
 import type { RetrievalSource } from '../src/core/recall/Retriever';
 
-interface Call { readonly stage: string; readonly run: () => Promise<unknown>; result?: Promise<unknown> }
+interface Call {
+  readonly stage: string;
+  readonly run: () => Promise<unknown>;
+  result?: Promise<unknown>;
+}
 
 const STAGES: Record<string, string> = {
-  turns: 'read turns', facts: 'read candidate facts', ownWords: 'lexical (own words)', lexical: 'lexical (turn index)', contextLinks: 'neighbour links',
-  vector: 'vector top-k', termStats: 'term stats', size: 'memory size', turnIndexCurrent: 'turn index current',
+  turns: 'read turns',
+  facts: 'read candidate facts',
+  ownWords: 'lexical (own words)',
+  lexical: 'lexical (turn index)',
+  contextLinks: 'neighbour links',
+  vector: 'vector top-k',
+  termStats: 'term stats',
+  size: 'memory size',
+  turnIndexCurrent: 'turn index current',
 };
 
 export interface Recording {
@@ -42,20 +53,31 @@ export function recordingDeps(source: RetrievalSource, embedder: Embedder): Reco
     get(target, key, receiver) {
       const value = Reflect.get(target, key, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => call(STAGES[String(key)] ?? String(key), () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
+      return (...args: unknown[]) =>
+        call(STAGES[String(key)] ?? String(key), () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
     },
   });
   const recordingEmbedder = Object.create(embedder, {
-    embed: { value: (texts: readonly string[], role?: Parameters<Embedder['embed']>[1]) => call('embed question', () => embedder.embed(texts, role)) },
+    embed: {
+      value: (texts: readonly string[], role?: Parameters<Embedder['embed']>[1]) =>
+        call('embed question', () => embedder.embed(texts, role)),
+    },
   }) as Embedder;
   return {
-    source: wrapped, embedder: recordingEmbedder,
-    take: () => { const c = calls; calls = []; return c; },
+    source: wrapped,
+    embedder: recordingEmbedder,
+    take: () => {
+      const c = calls;
+      calls = [];
+      return c;
+    },
     answerFrom: (c) => {
       canned = new Map();
       for (const x of c) canned.set(x.stage, [...(canned.get(x.stage) ?? []), x]);
     },
-    live: () => { canned = null; },
+    live: () => {
+      canned = null;
+    },
   };
 }
 

@@ -19,7 +19,11 @@ import { median, percentile } from './stats';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { reps: { type: 'string', default: '2' }, warmups: { type: 'string', default: '0' }, 'no-compare': { type: 'boolean', default: false } },
+  options: {
+    reps: { type: 'string', default: '2' },
+    warmups: { type: 'string', default: '0' },
+    'no-compare': { type: 'boolean', default: false },
+  },
 });
 const file = positionals[0];
 if (!file) throw new Error('usage: npx tsx bench/restoreMemory.ts <file.sqlite> [--reps 2] [--warmups 0] [--no-compare]');
@@ -27,7 +31,10 @@ const reps = Number(values.reps);
 const warmups = Number(values.warmups);
 const bytes = new Uint8Array(readFileSync(file));
 
-interface Mode { readonly name: string; readonly turnIndexUpTo?: number }
+interface Mode {
+  readonly name: string;
+  readonly turnIndexUpTo?: number;
+}
 const modes: Mode[] = [{ name: 'restore (turn index trails above the large-memory size)' }];
 if (!values['no-compare']) modes.push({ name: 'baseline: restore building the whole turn index', turnIndexUpTo: -1 });
 
@@ -47,8 +54,11 @@ async function once(mode: Mode): Promise<{ wallMs: number; cpuMs: number; messag
   return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, messages: summary.messageCount, queued: Number(q?.n ?? 0) };
 }
 
-
-console.log(`${file}: ${(bytes.length / 1e6).toFixed(1)} MB, ${warmups} warm-up, ${reps} reps per mode, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `${file}: ${(bytes.length / 1e6).toFixed(1)} MB, ${warmups} warm-up, ${reps} reps per mode, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 for (let i = 0; i < warmups; i++) for (const m of modes) await once(m);
 const results = new Map<string, { wall: number[]; cpu: number[] }>(modes.map((m) => [m.name, { wall: [], cpu: [] }]));
 for (let r = 0; r < reps; r++) {
@@ -56,13 +66,19 @@ for (let r = 0; r < reps; r++) {
     const out = await once(m);
     results.get(m.name)!.wall.push(out.wallMs);
     results.get(m.name)!.cpu.push(out.cpuMs);
-    console.log(`  rep ${r + 1} ${m.name}: ${(out.wallMs / 1000).toFixed(1)} s wall, ${(out.cpuMs / 1000).toFixed(1)} s CPU, ${out.messages.toLocaleString('en')} turns, ${out.queued.toLocaleString('en')} queued for the turn index (load ${loadavg()[0]!.toFixed(1)})`);
+    console.log(
+      `  rep ${r + 1} ${m.name}: ${(out.wallMs / 1000).toFixed(1)} s wall, ${(out.cpuMs / 1000).toFixed(1)} s CPU, ${out.messages.toLocaleString('en')} turns, ${out.queued.toLocaleString('en')} queued for the turn index (load ${loadavg()[0]!.toFixed(1)})`,
+    );
   }
 }
 for (const [name, r] of results) {
-  console.log(`${name}: wall median ${(median(r.wall) / 1000).toFixed(1)} s, p95 ${(percentile(r.wall, 95) / 1000).toFixed(1)} s; CPU median ${(median(r.cpu) / 1000).toFixed(1)} s`);
+  console.log(
+    `${name}: wall median ${(median(r.wall) / 1000).toFixed(1)} s, p95 ${(percentile(r.wall, 95) / 1000).toFixed(1)} s; CPU median ${(median(r.cpu) / 1000).toFixed(1)} s`,
+  );
 }
 if (modes.length === 2) {
   const [a, b] = modes.map((m) => results.get(m.name)!);
-  console.log(`speed-up (baseline / restore, median): wall ${(median(b!.wall) / median(a!.wall)).toFixed(2)}×, CPU ${(median(b!.cpu) / median(a!.cpu)).toFixed(2)}×`);
+  console.log(
+    `speed-up (baseline / restore, median): wall ${(median(b!.wall) / median(a!.wall)).toFixed(2)}×, CPU ${(median(b!.cpu) / median(a!.cpu)).toFixed(2)}×`,
+  );
 }

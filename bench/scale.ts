@@ -21,13 +21,19 @@
  */
 import { execFileSync } from 'node:child_process';
 import {
-  DEFAULT_SCALE_REPS, type BenchCorpusInput, type BenchIngestTiming, type ScaleLayerResult, type ScaleMeasureOptions, type ScaleMeasurement, type ScaleQuestionInput,
+  DEFAULT_SCALE_REPS,
+  type BenchCorpusInput,
+  type BenchIngestTiming,
+  type ScaleLayerResult,
+  type ScaleMeasureOptions,
+  type ScaleMeasurement,
+  type ScaleQuestionInput,
 } from './host/benchProtocol';
 import { loadDataset, type BenchCorpus, type BenchQuestion } from './datasets';
 import { benchPageInput } from './recall';
 import { aggregate, scoreQuestion } from './scoring';
 import { percentile } from './stats';
-import type { ScaleAnswerPoint, ScalePoint, ScaleReport, ScaleSystemPoint } from './scaleReport';
+import type { ScaleAnswerPoint, ScaleFullSpeedPoint, ScalePoint, ScaleReport, ScaleSystemPoint } from './scaleReport';
 
 export const SCALE_KS = [1, 5, 10] as const;
 
@@ -48,8 +54,17 @@ export function prefixCorpus(corpus: BenchCorpus, prefix: string): BenchCorpus {
   return {
     id: prefix,
     speakers: corpus.speakers,
-    sessions: corpus.sessions.map((s) => ({ id: p(s.id), date: s.date, turns: s.turns.map((t) => ({ ...t, id: p(t.id), sessionId: p(t.sessionId) })) })),
-    questions: corpus.questions.map((q) => ({ ...q, id: p(q.id), evidenceTurns: q.evidenceTurns.map(p), evidenceSessions: q.evidenceSessions.map(p) })),
+    sessions: corpus.sessions.map((s) => ({
+      id: p(s.id),
+      date: s.date,
+      turns: s.turns.map((t) => ({ ...t, id: p(t.id), sessionId: p(t.sessionId) })),
+    })),
+    questions: corpus.questions.map((q) => ({
+      ...q,
+      id: p(q.id),
+      evidenceTurns: q.evidenceTurns.map(p),
+      evidenceSessions: q.evidenceSessions.map(p),
+    })),
   };
 }
 
@@ -88,6 +103,9 @@ export function newestQuestions(added: readonly ScaleCorpus[], n: number): Bench
   return questions;
 }
 
+/** Slowed (the driver's `--slowdown`, if any) or at full speed. */
+export type MeasureSpeed = 'slowed' | 'full';
+
 /** The measured engine, whichever runtime hosts it. */
 export interface ScaleDriver {
   readonly runtime: 'node' | 'browser';
@@ -96,11 +114,14 @@ export interface ScaleDriver {
   append(corpus: BenchCorpusInput): Promise<BenchIngestTiming>;
   /** Writes the synthesised layer (bench/scaleLayer.ts) for the turns not yet in an episode; returns what the database then holds. */
   addLayer(): Promise<ScaleLayerResult>;
-  measure(questions: readonly ScaleQuestionInput[], options: ScaleMeasureOptions): Promise<ScaleMeasurement>;
+  /** `speed` 'full': at full speed even when the driver has a slowdown (the same run's baseline). */
+  measure(questions: readonly ScaleQuestionInput[], options: ScaleMeasureOptions, speed?: MeasureSpeed): Promise<ScaleMeasurement>;
   /** Engine memory in bytes after `m` (Node: the process's JS heap + external; browser: the benchmark worker's heap + SQLite's WebAssembly memory). */
   memory(m: ScaleMeasurement): Promise<number>;
   /** Browser: ms from a new page's navigation to its first search result on this database; Node: null. */
-  coldOpen(question: ScaleQuestionInput): Promise<number | null>;
+  coldOpen(question: ScaleQuestionInput, speed?: MeasureSpeed): Promise<number | null>;
+  /** Browser with --slowdown: what the measurements (not the growth) ran under. */
+  readonly slowdown?: ScaleReport['slowdown'] | null;
   /** After each checkpoint: a kept Node database (`--db`) copies itself beside the file, named by its turns. */
   checkpoint?(turns: number): Promise<void>;
   close(): Promise<void>;
@@ -116,7 +137,11 @@ export interface ScaleOptions {
   readonly progress?: (line: string) => void;
 }
 
-function systemPoint(m: ScaleMeasurement['ours'], questions: readonly BenchQuestion[], sessionOf: (id: string) => string | undefined): ScaleSystemPoint {
+function systemPoint(
+  m: ScaleMeasurement['ours'],
+  questions: readonly BenchQuestion[],
+  sessionOf: (id: string) => string | undefined,
+): ScaleSystemPoint {
   const scores = questions.map((q, i) => scoreQuestion(q, m.ranked[i] ?? [], sessionOf, SCALE_KS));
   const agg = aggregate(scores, SCALE_KS);
   const pick = (map: Record<string, number>) => Object.fromEntries(SCALE_KS.map((k) => [String(k), map[k] ?? 0]));
@@ -132,7 +157,13 @@ export function answerPoint(m: ScaleMeasurement['answer']): ScaleAnswerPoint {
   const mean = (pick: (i: ScaleMeasurement['answer']['items'][number]) => number) => m.items.reduce((k, i) => k + pick(i), 0) / n;
   return {
     latencyMs: { p50: percentile(m.latenciesMs, 50), p95: percentile(m.latenciesMs, 95) },
-    meanItems: { turns: mean((i) => i.turns), facts: mean((i) => i.facts), episodes: mean((i) => i.episodes), profile: mean((i) => i.profile), plans: mean((i) => i.plans) },
+    meanItems: {
+      turns: mean((i) => i.turns),
+      facts: mean((i) => i.facts),
+      episodes: mean((i) => i.episodes),
+      profile: mean((i) => i.profile),
+      plans: mean((i) => i.plans),
+    },
   };
 }
 
@@ -161,13 +192,17 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
   }
   if (turns !== kept) {
     await driver.close();
-    throw new Error(`The kept database holds ${kept} turns, not a whole number of the given corpora (${turns} at a corpus boundary): give the same --data in the same order.`);
+    throw new Error(
+      `The kept database holds ${kept} turns, not a whole number of the given corpora (${turns} at a corpus boundary): give the same --data in the same order.`,
+    );
   }
   if (kept > 0) progress(`kept database: ${kept.toLocaleString('en')} turns (${next} corpora) already in it`);
   try {
     for (const size of sizes) {
       if (size > available) {
-        notes.push(`The data holds ${available.toLocaleString('en')} turns: not enough for ${size.toLocaleString('en')}; the run stops at ${turns.toLocaleString('en')}.`);
+        notes.push(
+          `The data holds ${available.toLocaleString('en')} turns: not enough for ${size.toLocaleString('en')}; the run stops at ${turns.toLocaleString('en')}.`,
+        );
         progress(`data runs out at ${available} turns: no checkpoint at ${size}`);
         break;
       }
@@ -183,13 +218,33 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
         added.push(corpus);
         for (const [t, s] of corpus.sessionOf) sessionOf.set(t, s);
         const rate = segment.turns / Math.max(1e-9, (segment.captureMs + segment.embedMs) / 1000);
-        progress(`${turns.toLocaleString('en')}/${size.toLocaleString('en')} turns (${next}/${corpora.length} corpora, ${rate.toFixed(0)} turns/s end to end)`);
+        progress(
+          `${turns.toLocaleString('en')}/${size.toLocaleString('en')} turns (${next}/${corpora.length} corpora, ${rate.toFixed(0)} turns/s end to end)`,
+        );
       }
       const layer = await driver.addLayer();
-      progress(`${turns.toLocaleString('en')} turns: synthesised layer written in ${(layer.ms / 1000).toFixed(1)} s (${layer.episodes.toLocaleString('en')} of ${layer.cells.toLocaleString('en')} episodes synthesised, ${layer.facts.toLocaleString('en')} facts, ${layer.scenes.toLocaleString('en')} themes, ${layer.profile} profile items, ${layer.plans} plans)`);
+      progress(
+        `${turns.toLocaleString('en')} turns: synthesised layer written in ${(layer.ms / 1000).toFixed(1)} s (${layer.episodes.toLocaleString('en')} of ${layer.cells.toLocaleString('en')} episodes synthesised, ${layer.facts.toLocaleString('en')} facts, ${layer.scenes.toLocaleString('en')} themes, ${layer.profile} profile items, ${layer.plans} plans)`,
+      );
       const questions = newestQuestions(added, options.questions);
-      progress(`${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours, BM25 and the answer's memory read in turn on each)`);
+      progress(
+        `${turns.toLocaleString('en')} turns: ranking ${questions.length} questions (ours, BM25 and the answer's memory read in turn on each)`,
+      );
       const inputs = questions.map((q) => ({ id: q.id, text: q.text, askedAt: q.askedAt }));
+      const lookup = (id: string) => sessionOf.get(id);
+      // With a slowdown, the same questions at full speed first: the baseline the slowed figures are a ratio of.
+      let fullSpeed: ScaleFullSpeedPoint | undefined;
+      if (driver.slowdown) {
+        progress(`${turns.toLocaleString('en')} turns: measuring at full speed (baseline), then ${driver.slowdown.factor}× slower`);
+        const base = await driver.measure(inputs, { reps }, 'full');
+        const baseCold = driver.runtime === 'browser' && inputs[0] ? await driver.coldOpen(inputs[0], 'full') : null;
+        fullSpeed = {
+          latencyMs: systemPoint(base.ours, questions, lookup).latencyMs,
+          bm25LatencyMs: systemPoint(base.bm25, questions, lookup).latencyMs,
+          answerReadLatencyMs: answerPoint(base.answer).latencyMs,
+          coldOpenMs: baseCold,
+        };
+      }
       const m = await driver.measure(inputs, { reps });
       const heapBytes = await driver.memory(m);
       let coldOpenMs: number | null = null;
@@ -197,7 +252,6 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
         progress(`${turns.toLocaleString('en')} turns: cold open`);
         coldOpenMs = await driver.coldOpen(inputs[0]);
       }
-      const lookup = (id: string) => sessionOf.get(id);
       const ours = systemPoint(m.ours, questions, lookup);
       const bm25 = systemPoint(m.bm25, questions, lookup);
       points.push({
@@ -214,10 +268,14 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
         bytesPerTurn: m.turns ? m.dbBytes / m.turns : 0,
         heapBytes,
         coldOpenMs,
+        ...(fullSpeed ? { fullSpeed } : {}),
       });
       await driver.checkpoint?.(m.turns);
       const last = points[points.length - 1]!;
-      progress(`${m.turns.toLocaleString('en')} turns: ours p95 ${last.latencyMs.p95.toFixed(0)} ms @10 ${(last.recall.turn['10']! * 100).toFixed(1)}%, bm25 p95 ${bm25.latencyMs.p95.toFixed(0)} ms @10 ${(bm25.recall.turn['10']! * 100).toFixed(1)}%, answer read p95 ${last.answerRead!.latencyMs.p95.toFixed(0)} ms`);
+      const was = (x: number | undefined) => (x === undefined ? '' : ` (full speed ${x.toFixed(0)})`);
+      progress(
+        `${m.turns.toLocaleString('en')} turns: ours p95 ${last.latencyMs.p95.toFixed(0)} ms${was(fullSpeed?.latencyMs.p95)} @10 ${(last.recall.turn['10']! * 100).toFixed(1)}%, bm25 p95 ${bm25.latencyMs.p95.toFixed(0)} ms @10 ${(bm25.recall.turn['10']! * 100).toFixed(1)}%, answer read p95 ${last.answerRead!.latencyMs.p95.toFixed(0)} ms${was(fullSpeed?.answerReadLatencyMs.p95)}`,
+      );
     }
   } finally {
     await driver.close();
@@ -230,6 +288,7 @@ export async function runScale(corpora: readonly ScaleCorpus[], driver: ScaleDri
     sources: options.sources ?? [],
     availableTurns: available,
     reps,
+    ...(driver.slowdown ? { slowdown: driver.slowdown } : {}),
     points,
     notes,
   };
@@ -260,7 +319,9 @@ export async function nodeDriver(options: { vectors: boolean; db?: string }): Pr
   // The same int8 WebAssembly kernel as the app's workers (without it the index falls back to plain
   // JavaScript, ≈ 3 ms of every recall at 10,000 turns that the browser does not pay).
   const host = new ScaleBenchHost({
-    openStore: () => (db ? openKept(db) : openNodeStore()), deleteStore: async () => undefined, ...(embedders ? { embedders } : {}),
+    openStore: () => (db ? openKept(db) : openNodeStore()),
+    deleteStore: async () => undefined,
+    ...(embedders ? { embedders } : {}),
     vectorIndex: async () => (await nodeVectorIndex()).factory,
   });
   const file = 'bench-scale.sqlite';
@@ -288,26 +349,53 @@ export async function nodeDriver(options: { vectors: boolean; db?: string }): Pr
  * Browser: the benchmark page's worker on OPFS; the file is deleted at the end, unless `profileDir`
  * names a browser profile to keep it in (for `npm run bench -- cold-open` on the grown database).
  */
-export async function browserDriver(progress: (line: string) => void, options: { profileDir?: string; port?: number } = {}): Promise<ScaleDriver> {
+export async function browserDriver(
+  progress: (line: string) => void,
+  options: { profileDir?: string; port?: number; slowdown?: number; nice?: number } = {},
+): Promise<ScaleDriver> {
   const f = (x: number) => Math.round(x).toLocaleString('en');
   const { openBenchPage } = await import('./browserHarness');
   const { workerHeapBytes, measureColdOpen, describeColdOpen } = await import('./scaleBrowser');
-  const bench = await openBenchPage({ onProgress: progress, ...(options.profileDir ? { profileDir: options.profileDir } : {}), ...(options.port ? { port: options.port } : {}) });
+  const bench = await openBenchPage({
+    onProgress: progress,
+    ...(options.profileDir ? { profileDir: options.profileDir } : {}),
+    ...(options.port ? { port: options.port } : {}),
+    ...(options.slowdown ? { slowdown: options.slowdown } : {}),
+    ...(options.nice !== undefined ? { nice: options.nice } : {}),
+  });
   const file = 'bench-scale.sqlite';
   const page = bench.page;
   return {
     runtime: 'browser',
-    open: () => page.evaluate((f) => window.recollectBench!.scale.open(f), file),
+    slowdown: bench.slowdown,
+    // A kept profile that already holds the file continues from it (as Node's --db): the read path
+    // can be measured again at its size without growing the database anew.
+    async open() {
+      const kept =
+        options.profileDir !== undefined && (await page.evaluate(() => window.recollectBench!.opfsFiles())).some((f) => f.name === file);
+      const opened = await page.evaluate(([f, reuse]) => window.recollectBench!.scale.open(f, reuse), [file, kept] as const);
+      if (!kept) return opened;
+      const turns = (await page.evaluate(() => window.recollectBench!.scale.measure([], { depth: 10 }))).turns;
+      progress(`kept profile: ${f(turns)} turns already in ${file}`);
+      return { ...opened, turns };
+    },
     append: (c) => page.evaluate((corpus) => window.recollectBench!.scale.append(corpus), c),
     addLayer: () => page.evaluate(() => window.recollectBench!.scale.addLayer()),
-    measure: (q, o) => page.evaluate(([qs, opts]) => window.recollectBench!.scale.measure([...qs], opts), [q, o] as const),
+    // Growth runs at full speed; what a person waits for (search, the answer read, the cold open) is measured slowed.
+    measure: (q, o, speed = 'slowed') => {
+      const run = () => page.evaluate(([qs, opts]) => window.recollectBench!.scale.measure([...qs], opts), [q, o] as const);
+      return speed === 'full' ? bench.fullSpeed(run) : bench.slowed(run, `${q.length} questions`);
+    },
     // The CDP figure may or may not include WebAssembly memories: adding SQLite's heap gives an upper bound.
     memory: async (m) => (await workerHeapBytes(page, 'bench.worker')) + m.wasmBytes,
-    async coldOpen(question) {
+    async coldOpen(question, speed = 'slowed') {
       await page.evaluate(() => window.recollectBench!.scale.close());
       try {
-        const t = await measureColdOpen(page, file, question);
-        progress(`cold open ${f(t.navigationToResultMs)} ms from navigation (in the worker: open + engine start ${f(t.openMs)} ms, first recall ${f(t.firstRecallMs)} ms; ${describeColdOpen(t)})`);
+        const open = () => measureColdOpen(page, file, question);
+        const t = speed === 'full' ? await bench.fullSpeed(open) : await bench.slowed(open, 'cold open');
+        progress(
+          `cold open${bench.slowdown ? (speed === 'full' ? ' (full speed)' : ` (${bench.slowdown.factor}× slower)`) : ''} ${f(t.navigationToResultMs)} ms from navigation (in the worker: open + engine start ${f(t.openMs)} ms, first recall ${f(t.firstRecallMs)} ms; ${describeColdOpen(t)})`,
+        );
         return t.navigationToResultMs;
       } finally {
         await page.evaluate((f) => window.recollectBench!.scale.open(f, true), file);
@@ -326,8 +414,11 @@ export async function browserDriver(progress: (line: string) => void, options: {
 
 export function gitCommit(): string | null {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-  } catch { // not a git checkout, or no git on PATH
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+  } catch {
+    // not a git checkout, or no git on PATH
     return null;
   }
 }

@@ -41,7 +41,8 @@ export async function workerHeapBytes(page: Page, urlPart: string): Promise<numb
     await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
     for (let i = 0; i < 50 && !targets.some((t) => t.targetInfo.url.includes(urlPart)); i++) await new Promise((r) => setTimeout(r, 100));
     const target = targets.find((t) => t.targetInfo.type === 'worker' && t.targetInfo.url.includes(urlPart));
-    if (!target) throw new Error(`No worker whose URL contains "${urlPart}" (saw ${targets.map((t) => t.targetInfo.url).join(', ') || 'none'}).`);
+    if (!target)
+      throw new Error(`No worker whose URL contains "${urlPart}" (saw ${targets.map((t) => t.targetInfo.url).join(', ') || 'none'}).`);
     await sendToTarget(cdp, target.sessionId, 'HeapProfiler.collectGarbage').catch(() => undefined);
     const usage = await sendToTarget<{ usedSize: number; backingStorageSize?: number }>(cdp, target.sessionId, 'Runtime.getHeapUsage');
     return usage.usedSize + (usage.backingStorageSize ?? 0);
@@ -90,14 +91,22 @@ export async function measureColdOpen(page: Page, fileName: string, question: Sc
     const p = result.phases;
     const phases = p
       ? {
-          workerReady: p.askedAt - origin, fileOpen: p.fileOpenAt - origin, engineStarted: p.engineStartedAt - origin,
+          workerReady: p.askedAt - origin,
+          fileOpen: p.fileOpenAt - origin,
+          engineStarted: p.engineStartedAt - origin,
           speakersRead: (p.speakersAt ?? Number.NaN) - origin,
-          firstResult: p.firstResultAt - origin, vectorsReady: p.vectorsReadyAt - origin, secondResult: p.secondResultAt - origin,
+          firstResult: p.firstResultAt - origin,
+          vectorsReady: p.vectorsReadyAt - origin,
+          secondResult: p.secondResultAt - origin,
         }
       : null;
     return {
-      navigationToResultMs: result.navigationToResultMs, openMs: result.openMs, firstRecallMs: result.firstRecallMs, phases,
-      firstUsedVectors: result.firstUsedVectors ?? null, secondUsedVectors: result.secondUsedVectors ?? null,
+      navigationToResultMs: result.navigationToResultMs,
+      openMs: result.openMs,
+      firstRecallMs: result.firstRecallMs,
+      phases,
+      firstUsedVectors: result.firstUsedVectors ?? null,
+      secondUsedVectors: result.secondUsedVectors ?? null,
     };
   } finally {
     await cold.close();
@@ -109,7 +118,9 @@ export function describeColdOpen(t: ColdOpenTiming): string {
   const p = t.phases;
   if (!p) return 'no phases';
   const f = (x: number) => Math.round(x).toLocaleString('en');
-  return `phases from navigation: workers ready ${f(p.workerReady)}, file open ${f(p.fileOpen)}, engine started ${f(p.engineStarted)}, speakers read ${f(p.speakersRead)}, ` +
+  return (
+    `phases from navigation: workers ready ${f(p.workerReady)}, file open ${f(p.fileOpen)}, engine started ${f(p.engineStarted)}, speakers read ${f(p.speakersRead)}, ` +
     `first result ${f(p.firstResult)} (${t.firstUsedVectors ? 'with' : 'without'} vectors), vectors ready ${f(p.vectorsReady)}, ` +
-    `second result ${f(p.secondResult)} (${t.secondUsedVectors ? 'with' : 'without'} vectors) ms`;
+    `second result ${f(p.secondResult)} (${t.secondUsedVectors ? 'with' : 'without'} vectors) ms`
+  );
 }

@@ -89,7 +89,12 @@ export interface PlannedCell {
     readonly facts: readonly PlannedFact[];
     readonly plans: readonly NewForesight[];
   } | null;
-  readonly profile: readonly { readonly key: string; readonly value: string; readonly kind: 'explicit' | 'implicit'; readonly confidence: number }[];
+  readonly profile: readonly {
+    readonly key: string;
+    readonly value: string;
+    readonly kind: 'explicit' | 'implicit';
+    readonly confidence: number;
+  }[];
 }
 
 /** A stable 32-bit hash of a string (FNV-1a): each episode's draws depend on its own id only. */
@@ -108,7 +113,10 @@ function clipWords(text: string, max: number): string {
 
 /** The turn's sentences (markup and line breaks flattened), each clipped, at most `n`. */
 export function sentences(text: string, n = 5): string[] {
-  const flat = text.replace(/[*#_`>|]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = text
+    .replace(/[*#_`>|]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const out: string[] = [];
   for (const m of flat.matchAll(/[^.!?]+[.!?]*/g)) {
     const s = m[0].trim();
@@ -129,7 +137,12 @@ function splitCells(turns: readonly LayerTurn[]): LayerTurn[][] {
   let cell: LayerTurn[] = [];
   for (const t of turns) {
     const last = cell[cell.length - 1];
-    if (last && (last.conversationId !== t.conversationId || t.occurredAt - last.occurredAt > LAYER_RATIOS.cellGapMs || cell.length >= LAYER_RATIOS.cellTurns)) {
+    if (
+      last &&
+      (last.conversationId !== t.conversationId ||
+        t.occurredAt - last.occurredAt > LAYER_RATIOS.cellGapMs ||
+        cell.length >= LAYER_RATIOS.cellTurns)
+    ) {
       cells.push(cell);
       cell = [];
     }
@@ -160,8 +173,11 @@ export function planLayer(turns: readonly LayerTurn[], before: LayerCounts, seed
     }
     episodes++;
     // Turns with something to say, in a seeded order.
-    const candidates = group.filter((t) => sentences(t.content, 1).length > 0)
-      .map((t) => ({ t, k: random() })).sort((a, b) => a.k - b.k).map((x) => x.t);
+    const candidates = group
+      .filter((t) => sentences(t.content, 1).length > 0)
+      .map((t) => ({ t, k: random() }))
+      .sort((a, b) => a.k - b.k)
+      .map((x) => x.t);
     const pick = (i: number) => candidates[i % Math.max(1, candidates.length)];
     const sentenceOf = (t: LayerTurn) => {
       const all = sentences(t.content, 3);
@@ -174,7 +190,12 @@ export function planLayer(turns: readonly LayerTurn[], before: LayerCounts, seed
     for (let i = 0; i < factsDue; i++) {
       const t = pick(i)!;
       const updates = own.length > 0 && random() < r.updateShare ? own[Math.floor(random() * own.length)]! : null;
-      cellFacts.push({ speaker: t.speaker, content: `${t.speaker} said: ${sentenceOf(t)}`, occurredAt: t.occurredAt, updates: updates ? { cell: updates[0], fact: updates[1] } : null });
+      cellFacts.push({
+        speaker: t.speaker,
+        content: `${t.speaker} said: ${sentenceOf(t)}`,
+        occurredAt: t.occurredAt,
+        updates: updates ? { cell: updates[0], fact: updates[1] } : null,
+      });
     }
     facts += cellFacts.length;
     cellFacts.forEach((_, i) => own.push([cells.length, i]));
@@ -185,7 +206,12 @@ export function planLayer(turns: readonly LayerTurn[], before: LayerCounts, seed
     for (let i = 0; i < Math.max(0, Math.floor(seen / r.turnsPerPlan) - plans) && candidates.length; i++) {
       const t = pick(factsDue + i)!;
       const startAt = endAt + Math.ceil(random() * 30) * DAY;
-      cellPlans.push({ content: `${t.speaker} plans: ${sentenceOf(t)}`, startAt, endAt: startAt + Math.ceil(random() * 16) * 7 * DAY, evidence: [t.id] });
+      cellPlans.push({
+        content: `${t.speaker} plans: ${sentenceOf(t)}`,
+        startAt,
+        endAt: startAt + Math.ceil(random() * 16) * 7 * DAY,
+        evidence: [t.id],
+      });
     }
     plans += cellPlans.length;
 
@@ -194,7 +220,12 @@ export function planLayer(turns: readonly LayerTurn[], before: LayerCounts, seed
       const t = pick(factsDue + cellPlans.length + i)!;
       const value = sentenceOf(t);
       const key = contentWords(value).slice(0, 3).join(' ') || `topic ${profile + i}`;
-      cellProfile.push({ key, value, kind: random() < 0.7 ? 'explicit' : 'implicit', confidence: Math.round((0.6 + random() * 0.35) * 100) / 100 });
+      cellProfile.push({
+        key,
+        value,
+        kind: random() < 0.7 ? 'explicit' : 'implicit',
+        confidence: Math.round((0.6 + random() * 0.35) * 100) / 100,
+      });
     }
     profile += cellProfile.length;
 
@@ -220,8 +251,15 @@ export async function layerCounts(sql: Sql): Promise<LayerCounts> {
             (SELECT count(*) FROM memcells WHERE status = 'synthesised') AS e,
             (SELECT count(*) FROM facts) AS f,
             (SELECT count(*) FROM profile_items) AS p,
-            (SELECT count(*) FROM foresights WHERE source = 'llm') AS s`);
-  return { turns: Number(row?.t ?? 0), episodes: Number(row?.e ?? 0), facts: Number(row?.f ?? 0), profile: Number(row?.p ?? 0), plans: Number(row?.s ?? 0) };
+            (SELECT count(*) FROM foresights WHERE source = 'llm') AS s`,
+  );
+  return {
+    turns: Number(row?.t ?? 0),
+    episodes: Number(row?.e ?? 0),
+    facts: Number(row?.f ?? 0),
+    profile: Number(row?.p ?? 0),
+    plans: Number(row?.s ?? 0),
+  };
 }
 
 export interface LayerResult extends LayerCounts {
@@ -240,7 +278,13 @@ export interface LayerResult extends LayerCounts {
 function encodingOf(text: string): EncodingScore {
   const s = salience(text);
   const w = ENCODING_WEIGHTS;
-  return { novelty: 1, salience: s.score, score: (w.novelty + w.salience * s.score) / (w.novelty + w.salience), act: s.act, signals: s.signals };
+  return {
+    novelty: 1,
+    salience: s.score,
+    score: (w.novelty + w.salience * s.score) / (w.novelty + w.salience),
+    act: s.act,
+    signals: s.signals,
+  };
 }
 
 /** Turns read per batch; a batch ends at a conversation boundary. */
@@ -254,10 +298,18 @@ async function writeCells(store: SqliteMemoryStore, planned: readonly PlannedCel
     for (const cell of planned) {
       for (const [i, t] of cell.turns.entries()) {
         const encoding = encodingOf(t.content);
-        await episodes.placeTurn({
-          turn: { tokenCount: 0, ...t }, encoding, priority: consolidationPriority(encoding), close: null,
-          newCellId: i === 0 ? cell.id : null, extendCellId: i === 0 ? null : cell.id, foresight: [],
-        }, now);
+        await episodes.placeTurn(
+          {
+            turn: { tokenCount: 0, ...t },
+            encoding,
+            priority: consolidationPriority(encoding),
+            close: null,
+            newCellId: i === 0 ? cell.id : null,
+            extendCellId: i === 0 ? null : cell.id,
+            foresight: [],
+          },
+          now,
+        );
       }
       await episodes.closeCell(cell.id, cell.turns.length >= LAYER_RATIOS.cellTurns ? 'size-cap' : 'time-gap', now);
       const s = cell.synthesis;
@@ -266,35 +318,80 @@ async function writeCells(store: SqliteMemoryStore, planned: readonly PlannedCel
         continue;
       }
       const facts: NewFact[] = s.facts.map((f) => {
-        const replaces = f.updates ? factIds[f.updates.cell]?.[f.updates.fact] ?? null : null;
-        return { speaker: f.speaker, content: f.content, occurredAt: f.occurredAt, validFrom: f.occurredAt, validTo: null, confidence: 0.8, relation: replaces ? 'update' : 'new', replaces };
+        const replaces = f.updates ? (factIds[f.updates.cell]?.[f.updates.fact] ?? null) : null;
+        return {
+          speaker: f.speaker,
+          content: f.content,
+          occurredAt: f.occurredAt,
+          validFrom: f.occurredAt,
+          validTo: null,
+          confidence: 0.8,
+          relation: replaces ? 'update' : 'new',
+          replaces,
+        };
       });
-      const saved = await knowledge.saveSynthesis({ memcellId: cell.id, title: s.title, narrative: s.narrative, facts, foresight: s.plans, now });
+      const saved = await knowledge.saveSynthesis({
+        memcellId: cell.id,
+        title: s.title,
+        narrative: s.narrative,
+        facts,
+        foresight: s.plans,
+        now,
+      });
       factIds.push([...saved.factIds]);
       if (cell.profile.length) {
-        await knowledge.updateProfileItems(() => cell.profile.map((p, i): ProfileChange => ({
-          item: {
-            id: `${cell.id}:p${i}`, kind: p.kind, key: p.key, value: p.value, confidence: p.confidence, evidence: [cell.id], status: 'active',
-            editedByUser: false, createdAt: now, updatedAt: now,
-          },
-          history: { op: 'add', value: p.value, confidence: p.confidence, evidence: [cell.id], reason: 'said in conversation' },
-          insert: true,
-        })), now);
+        await knowledge.updateProfileItems(
+          () =>
+            cell.profile.map((p, i): ProfileChange => ({
+              item: {
+                id: `${cell.id}:p${i}`,
+                kind: p.kind,
+                key: p.key,
+                value: p.value,
+                confidence: p.confidence,
+                evidence: [cell.id],
+                status: 'active',
+                editedByUser: false,
+                createdAt: now,
+                updatedAt: now,
+              },
+              history: { op: 'add', value: p.value, confidence: p.confidence, evidence: [cell.id], reason: 'said in conversation' },
+              insert: true,
+            })),
+          now,
+        );
       }
     }
   });
 }
 
 /** Raw episodes' turn means and themes (the lifecycle at close), then facts and narratives (the consolidator). */
-async function writeVectors(store: SqliteMemoryStore, embedder: Embedder, planned: readonly PlannedCell[], scenes: SceneState[], common: Float32Array, now: number): Promise<void> {
+async function writeVectors(
+  store: SqliteMemoryStore,
+  embedder: Embedder,
+  planned: readonly PlannedCell[],
+  scenes: SceneState[],
+  common: Float32Array,
+  now: number,
+): Promise<void> {
   const means: { id: string; mean: Float32Array; endAt: number }[] = [];
   for (const p of planned) {
-    const mean = await turnMean(store, p.turns.map((t) => t.id), embedder);
+    const mean = await turnMean(
+      store,
+      p.turns.map((t) => t.id),
+      embedder,
+    );
     if (mean) means.push({ id: p.id, mean, endAt: p.turns[p.turns.length - 1]!.occurredAt });
   }
   await store.db.transaction(async (tx) => {
     const episodes = new SqlEpisodeStore(tx);
-    await putVectors(tx, 'memcell', embedder.id, means.map((m) => ({ itemId: m.id, vector: m.mean })), now);
+    await putVectors(
+      tx,
+      'memcell',
+      embedder.id,
+      means.map((m) => ({ itemId: m.id, vector: m.mean })),
+      now,
+    );
     for (const { id, mean, endAt } of means) {
       const vector = centred(mean, common);
       const decision = assignScene(scenes, vector, endAt, DEFAULT_SCENE_CONFIG);
@@ -312,21 +409,36 @@ async function writeVectors(store: SqliteMemoryStore, embedder: Embedder, planne
   for (;;) {
     const pending = await store.pendingEmbeddings('fact', embedder.id, 500);
     if (pending.length === 0) break;
-    const vectors = await embedder.embed(pending.map((x) => x.text), 'document');
-    await store.putVectors('fact', embedder.id, pending.map((x, i) => ({ itemId: x.itemId, vector: vectors[i]! })));
+    const vectors = await embedder.embed(
+      pending.map((x) => x.text),
+      'document',
+    );
+    await store.putVectors(
+      'fact',
+      embedder.id,
+      pending.map((x, i) => ({ itemId: x.itemId, vector: vectors[i]! })),
+    );
   }
   const narrated = planned.filter((p) => p.synthesis);
   for (let i = 0; i < narrated.length; i += 256) {
     const chunk = narrated.slice(i, i + 256);
-    const vectors = await embedder.embed(chunk.map((p) => `${p.synthesis!.title}. ${p.synthesis!.narrative}`), 'document');
-    await store.putVectors('memcell', embedder.id, chunk.map((p, j) => ({ itemId: p.id, vector: vectors[j]! })));
+    const vectors = await embedder.embed(
+      chunk.map((p) => `${p.synthesis!.title}. ${p.synthesis!.narrative}`),
+      'document',
+    );
+    await store.putVectors(
+      'memcell',
+      embedder.id,
+      chunk.map((p, j) => ({ itemId: p.id, vector: vectors[j]! })),
+    );
   }
 }
 
 /** The unit mean of the turns' vectors, or null when none has one (the lifecycle's raw-episode vector, modelSwitch.turnMean). */
 async function turnMean(store: SqliteMemoryStore, ids: readonly string[], embedder: Embedder): Promise<Float32Array | null> {
   const mean = new Float32Array(embedder.dim);
-  for (const v of await store.getVectors('message', ids, embedder.id)) if (v.vector.length === embedder.dim) for (let i = 0; i < embedder.dim; i++) mean[i]! += v.vector[i]!;
+  for (const v of await store.getVectors('message', ids, embedder.id))
+    if (v.vector.length === embedder.dim) for (let i = 0; i < embedder.dim; i++) mean[i]! += v.vector[i]!;
   const norm = Math.hypot(...mean);
   if (norm === 0) return null;
   for (let i = 0; i < embedder.dim; i++) mean[i]! /= norm;
@@ -347,12 +459,18 @@ async function meanTurnVector(store: SqliteMemoryStore, embedder: Embedder): Pro
  * embeds what the app would embed and clusters episodes into themes; without one the layer is
  * full-text only, as an app without a model.
  */
-export async function addScaleLayer(store: SqliteMemoryStore, embedder: Embedder | null, options: { seed?: number; now?: number } = {}): Promise<LayerResult> {
+export async function addScaleLayer(
+  store: SqliteMemoryStore,
+  embedder: Embedder | null,
+  options: { seed?: number; now?: number } = {},
+): Promise<LayerResult> {
   const t0 = performance.now();
   const now = options.now ?? Date.now();
   let counts = await layerCounts(store.db);
   const scenes: SceneState[] = embedder
-    ? (await store.episodes.scenes(embedder.id)).filter((s) => s.centroid !== null).map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt }))
+    ? (await store.episodes.scenes(embedder.id))
+        .filter((s) => s.centroid !== null)
+        .map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt }))
     : [];
   let common: Float32Array | null = null;
   for (;;) {
@@ -360,12 +478,15 @@ export async function addScaleLayer(store: SqliteMemoryStore, embedder: Embedder
     if (turns.length === 0) break;
     // A full batch may end inside a conversation: leave that conversation to the next batch.
     const lastConversation = turns[turns.length - 1]!.conversationId;
-    if (turns.length === BATCH && turns[0]!.conversationId !== lastConversation) turns = turns.filter((t) => t.conversationId !== lastConversation);
+    if (turns.length === BATCH && turns[0]!.conversationId !== lastConversation)
+      turns = turns.filter((t) => t.conversationId !== lastConversation);
     const { cells, after } = planLayer(turns, counts, options.seed);
     await writeCells(store, cells, now);
     if (embedder) await writeVectors(store, embedder, cells, scenes, (common ??= await meanTurnVector(store, embedder)), now);
     counts = after;
   }
-  const [row] = await store.db.query<{ c: number; s: number }>('SELECT (SELECT count(*) FROM memcells) AS c, (SELECT count(*) FROM memscenes) AS s');
+  const [row] = await store.db.query<{ c: number; s: number }>(
+    'SELECT (SELECT count(*) FROM memcells) AS c, (SELECT count(*) FROM memscenes) AS s',
+  );
   return { ...(await layerCounts(store.db)), cells: Number(row?.c ?? 0), scenes: Number(row?.s ?? 0), ms: performance.now() - t0 };
 }

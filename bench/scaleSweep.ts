@@ -33,7 +33,11 @@ import { recordingDeps, replay } from './recallStages';
  * Retriever makes replayed alone, and the Retriever's own work over the recorded answers.
  */
 async function stageProfile(
-  source: SqlRetrievalSource, embedder: Embedder, config: RetrievalConfig, questions: readonly BenchQuestion[], speakers: readonly string[],
+  source: SqlRetrievalSource,
+  embedder: Embedder,
+  config: RetrievalConfig,
+  questions: readonly BenchQuestion[],
+  speakers: readonly string[],
 ): Promise<string> {
   const rec = recordingDeps(source, embedder);
   const retriever = new Retriever({ source: rec.source, embedder: rec.embedder, config });
@@ -63,13 +67,27 @@ async function stageProfile(
 
 export async function scaleSweepCommand(argv: readonly string[], progress: (line: string) => void): Promise<void> {
   const { values: v } = parseArgs({
-    args: [...argv], strict: true,
-    options: { db: { type: 'string' }, data: { type: 'string', multiple: true }, questions: { type: 'string' }, sweep: { type: 'string' }, set: { type: 'string', multiple: true }, reps: { type: 'string' }, stages: { type: 'boolean' } },
+    args: [...argv],
+    strict: true,
+    options: {
+      db: { type: 'string' },
+      data: { type: 'string', multiple: true },
+      questions: { type: 'string' },
+      sweep: { type: 'string' },
+      set: { type: 'string', multiple: true },
+      reps: { type: 'string' },
+      stages: { type: 'boolean' },
+    },
   });
-  if (!v.db || !v.data?.length) throw new Error('usage: npm run bench -- scale-sweep --db <kept.sqlite> --data <file|folder> [--data …] [--questions 150] [--sweep variants.json] [--set path=value …] [--reps 1] [--stages]');
+  if (!v.db || !v.data?.length)
+    throw new Error(
+      'usage: npm run bench -- scale-sweep --db <kept.sqlite> --data <file|folder> [--data …] [--questions 150] [--sweep variants.json] [--set path=value …] [--reps 1] [--stages]',
+    );
   const base: Record<string, unknown> = {};
   for (const s of v.set ?? []) setKnob(base, s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1));
-  const variants: { name: string; config: RetrievalConfig }[] = [{ name: 'ours', config: withConfig(base as DeepPartial<RetrievalConfig>) }];
+  const variants: { name: string; config: RetrievalConfig }[] = [
+    { name: 'ours', config: withConfig(base as DeepPartial<RetrievalConfig>) },
+  ];
   if (v.sweep) {
     for (const [name, o] of Object.entries(JSON.parse(await readFile(v.sweep, 'utf8')) as Record<string, Record<string, unknown>>)) {
       const merged: Record<string, unknown> = structuredClone(base);
@@ -103,12 +121,18 @@ export async function scaleSweepCommand(argv: readonly string[], progress: (line
   const embedders = localEmbedderProvider(configureNodeEnv());
   const embedder = embedders.embedder(embedders.defaultModelId);
   const semantic = new SemanticIndex(store, 'message', (await nodeVectorIndex()).factory);
-  const source = new SqlRetrievalSource(store.db, { vectors: (model, query, k, options) => semantic.search(model, query.length, query, k, options) });
+  const source = new SqlRetrievalSource(store.db, {
+    vectors: (model, query, k, options) => semantic.search(model, query.length, query, k, options),
+  });
   const speakers = await store.speakers();
   const systems = [
     ...variants.map(({ name, config }) => {
       const retriever = new Retriever({ source, embedder, config });
-      return { name, rank: async (q: BenchQuestion) => (await retriever.retrieve(q.text, { limit: 10, speakers, now: q.askedAt })).turns.map((t) => t.message.id) };
+      return {
+        name,
+        rank: async (q: BenchQuestion) =>
+          (await retriever.retrieve(q.text, { limit: 10, speakers, now: q.askedAt })).turns.map((t) => t.message.id),
+      };
     }),
     { name: 'bm25', rank: async (q: BenchQuestion) => (await store.searchMessages(q.text, { limit: 10 })).map((h) => h.message.id) },
   ];
@@ -141,10 +165,15 @@ export async function scaleSweepCommand(argv: readonly string[], progress: (line
   const lookup = (id: string) => sessionOf.get(id);
   const lines = ['| system | p50 / p95 ms | CPU p50 / p95 ms | recall.turn @1 / @5 / @10 |', '|---|---:|---:|---:|'];
   for (const s of systems) {
-    const agg = aggregate(questions.map((q, i) => scoreQuestion(q, ranked.get(s.name)![i] ?? [], lookup, SCALE_KS)), SCALE_KS);
+    const agg = aggregate(
+      questions.map((q, i) => scoreQuestion(q, ranked.get(s.name)![i] ?? [], lookup, SCALE_KS)),
+      SCALE_KS,
+    );
     const t = times.get(s.name)!;
     const c = cpu.get(s.name)!;
-    lines.push(`| ${s.name} | ${percentile(t, 50).toFixed(1)} / ${percentile(t, 95).toFixed(1)} | ${percentile(c, 50).toFixed(1)} / ${percentile(c, 95).toFixed(1)} | ${SCALE_KS.map((k) => ((agg.recall.turn[k] ?? 0) * 100).toFixed(1)).join(' / ')} |`);
+    lines.push(
+      `| ${s.name} | ${percentile(t, 50).toFixed(1)} / ${percentile(t, 95).toFixed(1)} | ${percentile(c, 50).toFixed(1)} / ${percentile(c, 95).toFixed(1)} | ${SCALE_KS.map((k) => ((agg.recall.turn[k] ?? 0) * 100).toFixed(1)).join(' / ')} |`,
+    );
   }
   process.stdout.write(`${turns.toLocaleString('en')} turns, ${questions.length} questions\n${lines.join('\n')}\n`);
   if (v.stages) process.stdout.write(`\n${await stageProfile(source, embedder, variants[0]!.config, questions, speakers)}\n`);

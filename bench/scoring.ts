@@ -41,7 +41,12 @@ export function contextRecall(q: BenchQuestion, citedTurnIds: Iterable<string>):
 }
 
 /** `ranked` is best first; `sessionOf` maps a turn id to its session id. */
-export function scoreQuestion(q: BenchQuestion, ranked: readonly string[], sessionOf: (turnId: string) => string | undefined, ks: readonly number[]): QuestionScore {
+export function scoreQuestion(
+  q: BenchQuestion,
+  ranked: readonly string[],
+  sessionOf: (turnId: string) => string | undefined,
+  ks: readonly number[],
+): QuestionScore {
   const evidence = new Set(q.evidenceTurns);
   const evidenceSessions = new Set(q.evidenceSessions);
   const recallTurn: KMap = {};
@@ -127,7 +132,11 @@ export function aggregate(scores: readonly QuestionScore[], ks: readonly number[
 }
 
 /** Groups by category (named with `names` when given). */
-export function byCategory(scores: readonly QuestionScore[], ks: readonly number[], names: Readonly<Record<string, string>> = {}): Record<string, AggregateScore> {
+export function byCategory(
+  scores: readonly QuestionScore[],
+  ks: readonly number[],
+  names: Readonly<Record<string, string>> = {},
+): Record<string, AggregateScore> {
   const groups = new Map<string, QuestionScore[]>();
   for (const s of scores) {
     const key = names[s.category] ?? s.category;

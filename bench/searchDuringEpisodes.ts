@@ -60,7 +60,8 @@ let pick = 0;
 /** Markers spread over the memory, the same sequence in both phases. */
 const nextQuery = () => marker((pick++ * 7919) % TURNS);
 
-const summary = (ms: readonly number[]) => `median ${median(ms).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} searches)`;
+const summary = (ms: readonly number[]) =>
+  `median ${median(ms).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (${ms.length} searches)`;
 
 const embedders = localEmbedderProvider(configureNodeEnv());
 await warmUpEmbedder(embedders);
@@ -70,15 +71,23 @@ const writer = createBenchEngine(store, embedders, vectorIndex);
 await writer.start();
 for (let c = 0; c * PER_CHAT < TURNS; c++) {
   await writer.conversations.create({ id: `chat-${c}`, title: `Chat ${c}` });
-  await writer.conversations.appendTurns(Array.from({ length: Math.min(PER_CHAT, TURNS - c * PER_CHAT) }, (_, k) => ({
-    id: `t${c}-${k}`, conversationId: `chat-${c}`, role: k % 2 ? 'assistant' as const : 'user' as const,
-    content: `Turn ${k} of chat ${c}: the marker ${marker(c * PER_CHAT + k)} and a word about ${WORDS[(c + k) % WORDS.length]} and ${WORDS[(c * 3 + k) % WORDS.length]}.`,
-    occurredAt: T0 + c * DAY + k * 30_000,
-  })));
+  await writer.conversations.appendTurns(
+    Array.from({ length: Math.min(PER_CHAT, TURNS - c * PER_CHAT) }, (_, k) => ({
+      id: `t${c}-${k}`,
+      conversationId: `chat-${c}`,
+      role: k % 2 ? ('assistant' as const) : ('user' as const),
+      content: `Turn ${k} of chat ${c}: the marker ${marker(c * PER_CHAT + k)} and a word about ${WORDS[(c + k) % WORDS.length]} and ${WORDS[(c * 3 + k) % WORDS.length]}.`,
+      occurredAt: T0 + c * DAY + k * 30_000,
+    })),
+  );
 }
 await writer.idle();
 
-console.log(`${TURNS} turns (embedded, no episodes yet); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `${TURNS} turns (embedded, no episodes yet); load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 for (let i = 0; i < WARMUPS; i++) await postedSearch(writer, nextQuery());
 const idle: number[] = [];
 for (let i = 0; i < SEARCHES; i++) {
@@ -92,7 +101,9 @@ const engine = createEngine(store, { only: ['episodes', 'recall'], embedders, ve
 await engine.start();
 const t0 = performance.now();
 let building = true;
-const built = engine.idle().then(() => { building = false; });
+const built = engine.idle().then(() => {
+  building = false;
+});
 const during: number[] = [];
 while (building) {
   during.push(await postedSearch(engine, nextQuery()));
@@ -102,6 +113,15 @@ await built;
 const buildMs = performance.now() - t0;
 const [cells] = await store.db.query<{ n: number }>('SELECT count(*) AS n FROM memcells');
 engine.stop();
-console.log(`first searches while building: ${during.slice(0, 6).map((m) => m.toFixed(0)).join(", ")} ms`);
+console.log(
+  `first searches while building: ${during
+    .slice(0, 6)
+    .map((m) => m.toFixed(0))
+    .join(', ')} ms`,
+);
 console.log(`while episodes build:   ${during.length ? summary(during) : 'no search got in before the work ended'}`);
-console.log(`episodes built: ${Number(cells?.n ?? 0)} in ${(buildMs / 1000).toFixed(1)} s; p95 during / idle: ${during.length ? (percentile(during, 95) / percentile(idle, 95)).toFixed(2) : 'n/a'}×; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `episodes built: ${Number(cells?.n ?? 0)} in ${(buildMs / 1000).toFixed(1)} s; p95 during / idle: ${during.length ? (percentile(during, 95) / percentile(idle, 95)).toFixed(2) : 'n/a'}×; load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);

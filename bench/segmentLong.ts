@@ -19,7 +19,9 @@ import { createEngine, type EngineStage } from '../src/host/createEngine';
 import { topicProvider } from '../test/support/topicEmbedder';
 import { countVmSteps, longConversation } from '../test/support/longConversation';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '2500,5000,10000,20000' }, reps: { type: 'string', default: '1' } } });
+const { values } = parseArgs({
+  options: { sizes: { type: 'string', default: '2500,5000,10000,20000' }, reps: { type: 'string', default: '1' } },
+});
 const sizes = values.sizes.split(',').map(Number);
 const reps = Number(values.reps);
 const provider = topicProvider(['dog', 'flight', 'guitar', 'rent']);
@@ -51,7 +53,13 @@ for (const n of sizes) {
   for (let r = 0; r < reps; r++) {
     const base = await run(n, []);
     const full = await run(n, ['episodes']);
-    console.log(`| ${n.toLocaleString('en')} | ${full.cpu.toFixed(1)} | ${base.cpu.toFixed(1)} | ${((1000 * (full.cpu - base.cpu)) / n).toFixed(2)} | ${Math.round((full.steps - base.steps) / n).toLocaleString('en')} | ${full.wall.toFixed(1)} |`);
+    console.log(
+      `| ${n.toLocaleString('en')} | ${full.cpu.toFixed(1)} | ${base.cpu.toFixed(1)} | ${((1000 * (full.cpu - base.cpu)) / n).toFixed(2)} | ${Math.round((full.steps - base.steps) / n).toLocaleString('en')} | ${full.wall.toFixed(1)} |`,
+    );
   }
 }
-console.log(`\nLoad average: ${loadavg().map((x) => x.toFixed(1)).join(' / ')}`);
+console.log(
+  `\nLoad average: ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ')}`,
+);

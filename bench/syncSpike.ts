@@ -40,7 +40,13 @@ try {
   for (let i = 0; i < turns; i++) {
     const text = `${i} ${para.repeat(11)}\n\n\`\`\`ts\nconst x${i} = sample(${i % 12});\n\`\`\``;
     plainChars += text.length;
-    const sealed = await sealEvent(keys, `evt-${i}`, { kind: 'turn.appended', conversationId: `c-${i >> 6}`, turnId: `t-${i}`, role: i % 2 ? 'assistant' : 'user', text });
+    const sealed = await sealEvent(keys, `evt-${i}`, {
+      kind: 'turn.appended',
+      conversationId: `c-${i >> 6}`,
+      turnId: `t-${i}`,
+      role: i % 2 ? 'assistant' : 'user',
+      text,
+    });
     last = writer.append(JSON.stringify(sealed));
   }
   await last;
@@ -50,14 +56,19 @@ try {
   const res = await stream<SealedEvent>({ url, live: false });
   const items = await res.json();
   const seen = new Set<string>();
-  for (const item of items) { await openEvent(keys, item); seen.add(item.id); }
+  for (const item of items) {
+    await openEvent(keys, item);
+    seen.add(item.id);
+  }
   const firstSync = performance.now() - t1;
   if (seen.size !== turns) throw new Error(`expected ${turns} events, got ${seen.size}`);
 
   const rtts: number[] = [];
   const tail = await stream<SealedEvent>({ url, live: 'long-poll', offset: res.offset });
   const arrivals: Array<() => void> = [];
-  tail.subscribeJson(async (batch) => { for (const _ of batch.items) arrivals.shift()?.(); });
+  tail.subscribeJson(async (batch) => {
+    for (const _ of batch.items) arrivals.shift()?.();
+  });
   for (let i = 0; i < 20; i++) {
     const seenBack = new Promise<void>((resolve) => arrivals.push(resolve));
     const s = performance.now();
@@ -68,13 +79,23 @@ try {
   tail.cancel();
   rtts.sort((a, b) => a - b);
   const disk = await bytesUnder(dataDir);
-  console.log(JSON.stringify({
-    turns, meanTurnChars: Math.round(plainChars / turns),
-    sealAndUploadMs: Math.round(upload), firstSyncDownloadAndOpenMs: Math.round(firstSync),
-    steadyRoundTripMs: { median: +(rtts[10] ?? NaN).toFixed(1), p95: +(rtts[18] ?? NaN).toFixed(1) },
-    relayBytesOnDisk: disk, relayBytesPerTurn: Math.round(disk / turns),
-    loadavg1m: +(loadavg()[0] ?? NaN).toFixed(2), node: process.version,
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        turns,
+        meanTurnChars: Math.round(plainChars / turns),
+        sealAndUploadMs: Math.round(upload),
+        firstSyncDownloadAndOpenMs: Math.round(firstSync),
+        steadyRoundTripMs: { median: +(rtts[10] ?? NaN).toFixed(1), p95: +(rtts[18] ?? NaN).toFixed(1) },
+        relayBytesOnDisk: disk,
+        relayBytesPerTurn: Math.round(disk / turns),
+        loadavg1m: +(loadavg()[0] ?? NaN).toFixed(2),
+        node: process.version,
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   await relay.stop();
   await rm(dataDir, { recursive: true, force: true });

@@ -19,7 +19,8 @@ import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
 import { runVectorBench, type VectorBenchOptions, type VectorBenchResult, type VectorIndexResult } from './vectorIndexRun';
 import { parseVectorsArgs, type VectorsArgs } from './cliArgs';
 
-export const VECTORS_USAGE = 'usage: npm run bench -- vectors [--runtime node|browser] [--n 100000] [--dim 384] [--queries 200] [--k 100] [--out report.json]';
+export const VECTORS_USAGE =
+  'usage: npm run bench -- vectors [--runtime node|browser] [--n 100000] [--dim 384] [--queries 200] [--k 100] [--out report.json]';
 
 type Report = VectorBenchResult & { runtime: string; fallbackReason: string | null };
 
@@ -27,15 +28,28 @@ async function runBrowser(options: VectorBenchOptions, progress: (line: string) 
   progress('bundling bench/vectorIndexPage.ts');
   const outDir = await mkdtemp(join(tmpdir(), 'recollect-vector-bench-'));
   await build({
-    configFile: false, logLevel: 'error',
-    build: { outDir, emptyOutDir: true, lib: { entry: join(import.meta.dirname, 'vectorIndexPage.ts'), formats: ['iife'], name: 'recollectVectorBenchPage', fileName: () => 'page.js' } },
+    configFile: false,
+    logLevel: 'error',
+    build: {
+      outDir,
+      emptyOutDir: true,
+      lib: {
+        entry: join(import.meta.dirname, 'vectorIndexPage.ts'),
+        formats: ['iife'],
+        name: 'recollectVectorBenchPage',
+        fileName: () => 'page.js',
+      },
+    },
   });
   const script = await readFile(join(outDir, 'page.js'), 'utf8');
   await rm(outDir, { recursive: true, force: true });
   // A localhost page (not about:blank) so the run sees the origin's usual capabilities.
   const server = createServer((req, res) => {
     if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(script);
-    else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>vector bench</title><script src="/page.js"></script>');
+    else
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><title>vector bench</title><script src="/page.js"></script>');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
@@ -48,7 +62,12 @@ async function runBrowser(options: VectorBenchOptions, progress: (line: string) 
     await page.goto(`http://127.0.0.1:${port}/`);
     const kernel = (await readFile(KERNEL_PATH)).toString('base64');
     const result = await page.evaluate(
-      ([k, o]) => (globalThis as unknown as { recollectVectorBench(k: string, o: VectorBenchOptions): Promise<VectorBenchResult & { fallbackReason: string | null }> }).recollectVectorBench(k, o),
+      ([k, o]) =>
+        (
+          globalThis as unknown as {
+            recollectVectorBench(k: string, o: VectorBenchOptions): Promise<VectorBenchResult & { fallbackReason: string | null }>;
+          }
+        ).recollectVectorBench(k, o),
       [kernel, options] as const,
     );
     return { runtime: 'browser', ...result };
@@ -92,7 +111,11 @@ export async function vectorsCommand(argv: string[]): Promise<void> {
   if (runtime === 'browser') report = await runBrowser(options, progress);
   else {
     const choice = await nodeVectorIndex();
-    report = { runtime: 'node', fallbackReason: choice.fallbackReason, ...runVectorBench({ baseline: jsVectorIndex, candidates: [choice.factory] }, options, progress) };
+    report = {
+      runtime: 'node',
+      fallbackReason: choice.fallbackReason,
+      ...runVectorBench({ baseline: jsVectorIndex, candidates: [choice.factory] }, options, progress),
+    };
   }
   process.stdout.write(`${vectorSummary(report)}\n`);
   if (out) {

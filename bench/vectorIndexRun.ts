@@ -82,7 +82,11 @@ function overlap(a: readonly VectorHit[], truth: ReadonlySet<string>): number {
   return a.filter((h) => truth.has(h.id)).length;
 }
 
-export function runVectorBench(factories: { baseline: VectorIndexFactory; candidates: readonly VectorIndexFactory[] }, options: VectorBenchOptions, progress: (line: string) => void = () => {}): VectorBenchResult {
+export function runVectorBench(
+  factories: { baseline: VectorIndexFactory; candidates: readonly VectorIndexFactory[] },
+  options: VectorBenchOptions,
+  progress: (line: string) => void = () => {},
+): VectorBenchResult {
   const { n, dim, k } = options;
   const rand = rng(options.seed);
   progress(`generating ${n} × ${dim} random unit vectors`);
@@ -108,8 +112,13 @@ export function runVectorBench(factories: { baseline: VectorIndexFactory; candid
     if (i >= options.warmup) truth10.push(new Set(base.index.search(query(i), 10).map((h) => h.id)));
   }
   const baseline: VectorIndexResult = {
-    kind: base.index.kind, buildMs: base.ms, vectorBytes: base.index.vectorBytes, latencyMs: latency(baseTimes),
-    rescoredLatencyMs: null, top10Agreement: 1, top10AgreementRescored: null,
+    kind: base.index.kind,
+    buildMs: base.ms,
+    vectorBytes: base.index.vectorBytes,
+    latencyMs: latency(baseTimes),
+    rescoredLatencyMs: null,
+    top10Agreement: 1,
+    top10AgreementRescored: null,
   };
   // Free the baseline before building the next index (the browser tab has one heap).
   base.index.clear();
@@ -138,7 +147,10 @@ export function runVectorBench(factories: { baseline: VectorIndexFactory; candid
       if (!index.exact) agreeRescored += overlap(rescore(index.search(q, rescoreDepth(10)), data, dim, q, 10), truth);
     }
     const result: VectorIndexResult = {
-      kind: index.kind, buildMs: ms, vectorBytes: index.vectorBytes, latencyMs: latency(times),
+      kind: index.kind,
+      buildMs: ms,
+      vectorBytes: index.vectorBytes,
+      latencyMs: latency(times),
       rescoredLatencyMs: index.exact ? null : latency(rescoredTimes),
       top10Agreement: agree / (10 * options.queries),
       top10AgreementRescored: index.exact ? null : agreeRescored / (10 * options.queries),

@@ -55,9 +55,42 @@ const ANSWER = [
   '',
   WIDE_ROW(['Bed', 'Crop', 'Sown', 'Transplanted', 'First harvest', 'Water (l/week)', 'Compost', 'Companion', 'Pests seen', 'Notes']),
   WIDE_ROW(Array.from({ length: 10 }, () => '---')),
-  WIDE_ROW(['South fence', 'Tomatoes (San Marzano)', '12 March', '20 April', 'mid July', '12', 'two buckets', 'basil', 'aphids once', 'stake them before the first truss']),
-  WIDE_ROW(['By the shed', 'Runner beans', '1 May', 'sown in place', 'early August', '10', 'one bucket', 'sweetcorn', 'none yet', 'canes up before sowing']),
-  WIDE_ROW(['Raised bed 3', 'Lettuce and rocket', 'every two weeks', 'sown in place', 'June onward', '8', 'half a bucket', 'radish', 'slugs', 'shade cloth in August']),
+  WIDE_ROW([
+    'South fence',
+    'Tomatoes (San Marzano)',
+    '12 March',
+    '20 April',
+    'mid July',
+    '12',
+    'two buckets',
+    'basil',
+    'aphids once',
+    'stake them before the first truss',
+  ]),
+  WIDE_ROW([
+    'By the shed',
+    'Runner beans',
+    '1 May',
+    'sown in place',
+    'early August',
+    '10',
+    'one bucket',
+    'sweetcorn',
+    'none yet',
+    'canes up before sowing',
+  ]),
+  WIDE_ROW([
+    'Raised bed 3',
+    'Lettuce and rocket',
+    'every two weeks',
+    'sown in place',
+    'June onward',
+    '8',
+    'half a bucket',
+    'radish',
+    'slugs',
+    'shade cloth in August',
+  ]),
   '',
   '1. Move the compost behind the raised beds before April.',
   '2. Sow the tomatoes indoors in March:',
@@ -67,8 +100,9 @@ const ANSWER = [
 ].join('\n');
 
 /** A question pasted from a notes file, ≈1,100 characters, as people ask. */
-const LONG_QUESTION = `What did I decide about the raised beds? Here are my notes from the weekend:\n\n${
-  'The south fence gets sun from ten until four, so the tomatoes go there again this year, with basil between them. The shed side is shadier in the morning, which suited the beans last summer, and the compost heap can move behind the raised beds once the ground is dry enough to wheel the barrow across. '.repeat(3)}`;
+const LONG_QUESTION = `What did I decide about the raised beds? Here are my notes from the weekend:\n\n${'The south fence gets sun from ten until four, so the tomatoes go there again this year, with basil between them. The shed side is shadier in the morning, which suited the beans last summer, and the compost heap can move behind the raised beds once the ground is dry enough to wheel the barrow across. '.repeat(
+  3,
+)}`;
 
 /** The memory audited: small in `npm test`, the daily-use size with A11Y_FULL=1 (`npm run test:a11y-full`). */
 const MEMORY = sizedFixture(process.env.A11Y_FULL ? 470 : 120);
@@ -95,7 +129,13 @@ test.afterAll(async () => {
 async function audit(page: Page, view: string, withList: boolean): Promise<string[]> {
   const builder = new AxeBuilder({ page });
   const result = await (withList ? builder : builder.exclude('#conversation-list')).analyze();
-  return result.violations.map((v) => `${view}: ${v.id} (${v.impact ?? 'no impact'}) ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  return result.violations.map(
+    (v) =>
+      `${view}: ${v.id} (${v.impact ?? 'no impact'}) ${v.nodes
+        .slice(0, 3)
+        .map((n) => n.target.join(' '))
+        .join(' | ')}`,
+  );
 }
 
 const SIZES = [
@@ -116,7 +156,10 @@ function themeAt(view: string, sizeIndex: number): (typeof THEMES)[number] {
 }
 
 for (const [sizeIndex, size] of SIZES.entries()) {
-  test(`every view and dialog over ${MEMORY.conversations} conversations has no axe violations, light and dark, ${size.name}`, async ({ page, context }, info) => {
+  test(`every view and dialog over ${MEMORY.conversations} conversations has no axe violations, light and dark, ${size.name}`, async ({
+    page,
+    context,
+  }, info) => {
     // ≈ 30 axe runs: over a 470-conversation DOM, 10+ minutes on a busy 2-core machine.
     test.setTimeout(MEMORY.conversations > 200 ? 1_800_000 : 600_000);
     await page.setViewportSize({ width: size.width, height: size.height });
@@ -139,7 +182,8 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     };
     const phone = size.name === 'phone';
     const openChats = async () => {
-      if (phone && await page.getByRole('button', { name: 'Chats' }).getAttribute('aria-expanded') !== 'true') await page.getByRole('button', { name: 'Chats' }).click();
+      if (phone && (await page.getByRole('button', { name: 'Chats' }).getAttribute('aria-expanded')) !== 'true')
+        await page.getByRole('button', { name: 'Chats' }).click();
     };
     const escape = async (dialog: ReturnType<Page['getByRole']>) => {
       await page.keyboard.press('Escape');
@@ -165,7 +209,9 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await expect(importDialog).toBeVisible();
     await check('import memory');
     await importDialog.getByRole('button', { name: 'Replace memory' }).click();
-    await expect(page.getByText(`Imported ${MEMORY.turns.toLocaleString('en-US')} messages in ${MEMORY.conversations} conversations`)).toBeVisible({ timeout: 120_000 });
+    await expect(
+      page.getByText(`Imported ${MEMORY.turns.toLocaleString('en-US')} messages in ${MEMORY.conversations} conversations`),
+    ).toBeVisible({ timeout: 120_000 });
 
     // The chat: the newest conversation, a question answered from memory.
     await connectEndpoint(page, mock.url);
@@ -232,11 +278,32 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await escape(models);
 
     // Import chat history, at its scan of a small ChatGPT export.
-    const conversations = [{ id: 'x', title: 'Tiny', create_time: 1_700_000_000, current_node: 'm1', mapping: {
-      root: { id: 'root', parent: null, children: ['m1'], message: null },
-      m1: { id: 'm1', parent: 'root', children: [], message: { id: 'm1', author: { role: 'user' }, create_time: 1_700_000_000, content: { content_type: 'text', parts: ['Hello there.'] }, metadata: {} } },
-    } }];
-    await page.getByLabel('Import chat history file').setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(conversations)) });
+    const conversations = [
+      {
+        id: 'x',
+        title: 'Tiny',
+        create_time: 1_700_000_000,
+        current_node: 'm1',
+        mapping: {
+          root: { id: 'root', parent: null, children: ['m1'], message: null },
+          m1: {
+            id: 'm1',
+            parent: 'root',
+            children: [],
+            message: {
+              id: 'm1',
+              author: { role: 'user' },
+              create_time: 1_700_000_000,
+              content: { content_type: 'text', parts: ['Hello there.'] },
+              metadata: {},
+            },
+          },
+        },
+      },
+    ];
+    await page
+      .getByLabel('Import chat history file')
+      .setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(conversations)) });
     await expect(page.getByTestId('history-scan')).toBeVisible();
     await check('import chat history');
     await escape(page.getByRole('dialog', { name: 'Import chat history' }));
@@ -293,7 +360,10 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await expect(page.getByTestId('fact-count')).toHaveText(/^\(500 of |^\((\d[\d,]*) of \1\)$/);
     await saved.last().scrollIntoViewIfNeeded();
     await check('explorer Saved memories, two pages of facts');
-    await saved.first().getByRole('button', { name: /^Delete “/ }).click();
+    await saved
+      .first()
+      .getByRole('button', { name: /^Delete “/ })
+      .click();
     const deleteSaved = page.getByRole('alertdialog', { name: 'Delete saved memory' });
     await expect(deleteSaved).toBeVisible();
     await check('delete saved memory');
@@ -307,7 +377,11 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     // Import memory…, at its preview of a pasted list; Export memory….
     await page.getByTestId('saved-memories').getByRole('button', { name: 'Import memory…' }).click();
     const carryIn = page.getByRole('dialog', { name: 'Import memories from another assistant' });
-    await carryIn.getByLabel('Memories to import').fill('[2025-01-14] - Prefers metric units.\n[unknown] - Plans to repaint the shed next spring.\n[2025-02-02] - The allotment is plot 14.');
+    await carryIn
+      .getByLabel('Memories to import')
+      .fill(
+        '[2025-01-14] - Prefers metric units.\n[unknown] - Plans to repaint the shed next spring.\n[2025-02-02] - The allotment is plot 14.',
+      );
     await carryIn.getByRole('button', { name: 'Preview' }).click();
     await expect(carryIn.getByTestId('carry-item')).toHaveCount(3);
     await check('import memories preview');
@@ -323,7 +397,10 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await expect(profile.first()).toBeVisible();
     await check('explorer Profile');
     const key = (await profile.first().locator('strong').first().textContent())!;
-    await profile.first().getByRole('button', { name: `Delete ${key}`, exact: true }).click();
+    await profile
+      .first()
+      .getByRole('button', { name: `Delete ${key}`, exact: true })
+      .click();
     const deleteProfile = page.getByRole('alertdialog', { name: 'Delete profile item' });
     await expect(deleteProfile).toBeVisible();
     await check('delete profile item');

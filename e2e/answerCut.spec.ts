@@ -9,10 +9,13 @@ import { connectEndpoint, messageBox as box } from './appSteps';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
-  mock = await startMockLlmServer({ chunkDelayMs: 150, responder: (req) => (req.stream ? 'Basil grows well next to tomatoes because both like warm sun and steady water in summer.' : defaultResponder(req)) });
+  mock = await startMockLlmServer({
+    chunkDelayMs: 150,
+    responder: (req) =>
+      req.stream ? 'Basil grows well next to tomatoes because both like warm sun and steady water in summer.' : defaultResponder(req),
+  });
 });
 test.afterAll(async () => mock.close());
-
 
 test('a cut stream is shown as partial with Try again; a length-limited answer is marked cut off', async ({ page }) => {
   await page.goto('/');
@@ -42,6 +45,9 @@ test('a cut stream is shown as partial with Try again; a length-limited answer i
   await expect(page.getByTestId('message').last().getByTestId('answer-cut-off')).toHaveText('cut off (token limit)');
   await page.reload();
   // The conversation is titled from its first message.
-  await page.getByRole('button', { name: /What grows with basil/ }).first().click();
+  await page
+    .getByRole('button', { name: /What grows with basil/ })
+    .first()
+    .click();
   await expect(page.getByTestId('message').last().getByTestId('answer-cut-off')).toBeVisible();
 });

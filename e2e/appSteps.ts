@@ -61,7 +61,12 @@ export async function waitForMessages(page: Page, count: number): Promise<void> 
 
 /** The messages of the streamed answer requests `mock` received from index `from` on, as one JSON string. */
 export function answersSince(mock: MockLlmServer, from: number): string {
-  return JSON.stringify(mock.requests.slice(from).filter((r) => r.path.endsWith('/chat/completions') && r.body?.stream === true).map((r) => r.body?.messages));
+  return JSON.stringify(
+    mock.requests
+      .slice(from)
+      .filter((r) => r.path.endsWith('/chat/completions') && r.body?.stream === true)
+      .map((r) => r.body?.messages),
+  );
 }
 
 /** Starts a chat with `newChat`, asks `question` and returns the answer requests it sent (answersSince). */
@@ -133,7 +138,10 @@ export function useModelHub(options: { readonly llms?: boolean } = {}): ModelHub
  */
 export async function openWithModelHub(page: Page, context: BrowserContext, hubUrl: string): Promise<void> {
   await context.addInitScript((url) => localStorage.setItem('recollect.model-hub', url), hubUrl);
-  await context.route((url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url.href), (route) => route.abort());
+  await context.route(
+    (url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url.href),
+    (route) => route.abort(),
+  );
   await page.goto('/');
 }
 
@@ -152,7 +160,9 @@ export async function answerOnThisDevice(page: Page): Promise<void> {
   await expect(row).toContainText('Downloaded', { timeout: 90_000 });
   await row.getByRole('radio', { name: new RegExp(DEVICE_TEST_LLM.label) }).click();
   await expect(row.getByRole('radio', { name: new RegExp(DEVICE_TEST_LLM.label) })).toBeChecked();
-  await expect(section.getByTestId('device-llm-state')).toContainText(`In use: ${DEVICE_TEST_LLM.label} on this device`, { timeout: 90_000 });
+  await expect(section.getByTestId('device-llm-state')).toContainText(`In use: ${DEVICE_TEST_LLM.label} on this device`, {
+    timeout: 90_000,
+  });
   await page.getByRole('button', { name: 'Close settings' }).click();
 }
 
@@ -178,7 +188,12 @@ export async function refuseOpfs(context: BrowserContext): Promise<void> {
 }
 
 /** + New project → `name` with `memory`, created; returns the project's address (its #/p/… hash). */
-export async function createProject(page: Page, name: string, memory: 'Shared memory' | 'Project-only memory', instructions = ''): Promise<string> {
+export async function createProject(
+  page: Page,
+  name: string,
+  memory: 'Shared memory' | 'Project-only memory',
+  instructions = '',
+): Promise<string> {
   await page.getByRole('button', { name: '+ New project' }).click();
   const dialog = page.getByTestId('project-dialog');
   await dialog.getByLabel('Name').fill(name);
@@ -222,7 +237,12 @@ export function printPageOnFailure(): void {
   });
   test.afterEach(async ({ page }, info) => {
     if (info.status === info.expectedStatus) return;
-    const said = await page.locator('[role=alert], [role=status], .notice, .banner').allInnerTexts().catch((e: unknown) => [`(page unreadable: ${String(e)})`]);
-    console.log(`--- ${info.title}: the page said\n${said.join('\n')}\n--- console (last 60)\n${(logs.get(page) ?? []).slice(-60).join('\n')}`);
+    const said = await page
+      .locator('[role=alert], [role=status], .notice, .banner')
+      .allInnerTexts()
+      .catch((e: unknown) => [`(page unreadable: ${String(e)})`]);
+    console.log(
+      `--- ${info.title}: the page said\n${said.join('\n')}\n--- console (last 60)\n${(logs.get(page) ?? []).slice(-60).join('\n')}`,
+    );
   });
 }

@@ -50,7 +50,10 @@ test.beforeAll(async () => {
 
 printPageOnFailure();
 
-test(`at ≈5,000 turns, a message sent in the first second of each of ${RELOADS} reloads is stored and answered`, async ({ page, context }) => {
+test(`at ≈5,000 turns, a message sent in the first second of each of ${RELOADS} reloads is stored and answered`, async ({
+  page,
+  context,
+}) => {
   test.setTimeout(480_000); // ≈10 s a reload on a busy 2-core machine, and the first open embeds 4,700 turns
   await seedFixtureMemory(page);
   await page.goto('/');
@@ -65,7 +68,7 @@ test(`at ≈5,000 turns, a message sent in the first second of each of ${RELOADS
   // turns…" in the status line). Let it finish: from here on every open finds every vector, and
   // a status line that starts again from 0 is the bug the notices below catch.
   const indexing = page.getByTestId('indexing-status');
-  await expect(indexing, 'the first open embeds the fixture\'s turns').toBeVisible({ timeout: 60_000 });
+  await expect(indexing, "the first open embeds the fixture's turns").toBeVisible({ timeout: 60_000 });
   await expect(indexing).toHaveCount(0, { timeout: 240_000 });
 
   // Every notice and banner the page shows from here on, kept even after it goes away, and
@@ -85,14 +88,19 @@ test(`at ≈5,000 turns, a message sent in the first second of each of ${RELOADS
         if (/Indexing 0 of/.test(text) && !w.seenNotices.includes(text)) w.seenNotices.push(text);
       }
     }).observe(document, { childList: true, subtree: true, characterData: true });
-    document.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' && w.openingAtEnter === null) w.openingAtEnter = document.body.innerText.includes(opening);
-    }, true);
+    document.addEventListener(
+      'keydown',
+      (e) => {
+        if (e.key === 'Enter' && w.openingAtEnter === null) w.openingAtEnter = document.body.innerText.includes(opening);
+      },
+      true,
+    );
   }, OPENING);
-  const pageState = () => page.evaluate(() => {
-    const w = window as unknown as { seenNotices: string[]; openingAtEnter: boolean | null };
-    return { notices: w.seenNotices, openingAtEnter: w.openingAtEnter };
-  });
+  const pageState = () =>
+    page.evaluate(() => {
+      const w = window as unknown as { seenNotices: string[]; openingAtEnter: boolean | null };
+      return { notices: w.seenNotices, openingAtEnter: w.openingAtEnter };
+    });
 
   // One gate per reload: every request for the WebAssembly waits on it while it is shut.
   let release: () => void = () => undefined;

@@ -20,7 +20,6 @@ test.beforeEach(() => {
   mock.setBehaviour({ htmlNext: 0, emptyNext: 0, badFrameNext: 0, errorFrameNext: 0, ignoreMaxTokens: false });
 });
 
-
 test('a web page, an empty reply, a malformed and an error frame are each named, and nothing is stored as an answer', async ({ page }) => {
   test.setTimeout(180_000);
   await page.goto('/');

@@ -10,11 +10,15 @@ import { FUZZ_CASES } from '../test/storage/importFuzzCases';
 async function importFile(page: Page, name: string) {
   const c = FUZZ_CASES.find((x) => x.name === name);
   if (!c) throw new Error(`no fuzz case ${name}`);
-  await page.getByLabel('Import database file').setInputFiles({ name: 'memory.sqlite', mimeType: 'application/octet-stream', buffer: Buffer.from(await c.build()) });
+  await page
+    .getByLabel('Import database file')
+    .setInputFiles({ name: 'memory.sqlite', mimeType: 'application/octet-stream', buffer: Buffer.from(await c.build()) });
   await page.getByRole('button', { name: 'Replace memory' }).click();
 }
 
-test('a memory file with an out-of-range date is refused with a reason; one with odd answer metadata opens with a notice', async ({ page }) => {
+test('a memory file with an out-of-range date is refused with a reason; one with odd answer metadata opens with a notice', async ({
+  page,
+}) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto('/');
@@ -28,7 +32,10 @@ test('a memory file with an out-of-range date is refused with a reason; one with
 
   await importFile(page, 'answer metadata whose requests is not a list');
   await expect(page.getByText(/Imported 12 messages in 1 conversation\b/)).toBeVisible();
-  await page.getByRole('button', { name: /Garden/ }).first().click();
+  await page
+    .getByRole('button', { name: /Garden/ })
+    .first()
+    .click();
   await expect(page.getByTestId('message')).toHaveCount(12);
   await page.getByTestId('message').nth(1).getByRole('button', { name: 'what was sent' }).click();
   const notice = page.getByTestId('view-error');

@@ -67,10 +67,12 @@ test('the benchmark page ranks the evidence turn in the top k on OPFS and cleans
   await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
   const appFile = async () => (await page.evaluate(() => window.recollectBench!.opfsFiles())).find((f) => f.name === 'recollect.sqlite');
   // The app's file is written: a whole number of database pages.
-  await expect.poll(async () => {
-    const size = (await appFile())?.size ?? 0;
-    return size > 0 && size % PAGE_BYTES === 0 ? 'whole pages' : `${size} bytes`;
-  }).toBe('whole pages');
+  await expect
+    .poll(async () => {
+      const size = (await appFile())?.size ?? 0;
+      return size > 0 && size % PAGE_BYTES === 0 ? 'whole pages' : `${size} bytes`;
+    })
+    .toBe('whole pages');
   const filesBefore = await page.evaluate(() => window.recollectBench!.opfsFiles());
   const digestBefore = await page.evaluate(() => window.recollectBench!.opfsDigest('recollect.sqlite'));
 

@@ -110,14 +110,19 @@ test('paste Claude-style lines, preview, import, paste again (nothing added), ex
   const doc = JSON.parse(await readFile((await download.path())!, 'utf8'));
   expect(doc.schema).toBe('portable-ai-memory');
   const byText = new Map<string, { type: string; temporal: { created_at: string }; metadata: { recollect_kind: string } }>(
-    doc.memories.map((m: { content: string }) => [m.content, m]));
+    doc.memories.map((m: { content: string }) => [m.content, m]),
+  );
   expect([...byText.keys()].sort()).toEqual([
     'Has a cat called Miso who is allergic to chicken.',
     'I am vegetarian and cook lentils every Sunday.',
     'Is planning a two-week cycling trip through the Loire valley in June 2026 with their partner, Sam.',
     'Works as a backend engineer at a logistics start-up in Rotterdam, mostly in Go and PostgreSQL; on call one week in four.',
   ]);
-  expect(byText.get('Works as a backend engineer at a logistics start-up in Rotterdam, mostly in Go and PostgreSQL; on call one week in four.')!.temporal.created_at.slice(0, 10)).toBe('2025-01-14');
+  expect(
+    byText
+      .get('Works as a backend engineer at a logistics start-up in Rotterdam, mostly in Go and PostgreSQL; on call one week in four.')!
+      .temporal.created_at.slice(0, 10),
+  ).toBe('2025-01-14');
   const planned = byText.get('Is planning a two-week cycling trip through the Loire valley in June 2026 with their partner, Sam.')!;
   expect(planned.temporal.created_at.slice(0, 10)).toBe('2025-03-22');
   expect(planned.metadata.recollect_kind).toBe('plan');

@@ -33,7 +33,7 @@ async function say(page: Page, text: string, messagesAfter: number): Promise<str
   await page.getByTestId('message').last().getByRole('button', { name: 'what was sent' }).click();
   const dialog = page.getByRole('dialog', { name: 'What was sent' });
   await expect(dialog).toBeVisible();
-  return (await dialog.innerText());
+  return await dialog.innerText();
 }
 
 async function closeSent(page: Page) {
@@ -80,7 +80,7 @@ test('a conversation that is not remembered stays out of other answers; memory o
   // check of uncheck(), so click and wait for the state instead.
   await switches(page).getByLabel('Use memory in answers').click();
   await expect(switches(page).getByLabel('Use memory in answers')).not.toBeChecked();
-  await expect(switches(page)).toContainText('only this conversation\'s recent messages');
+  await expect(switches(page)).toContainText("only this conversation's recent messages");
   const off = await say(page, 'And what breed is Biscuit?', 4);
   expect(off).toContain('Memory was off for this answer');
   expect(off).toContain('What do you know about Biscuit and Zorblax?'); // its own recent turn

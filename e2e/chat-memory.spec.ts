@@ -16,7 +16,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => mock.close());
 test.beforeEach(() => test.setTimeout(180_000)); // shared machine; nothing here is timed
 
-
 async function configure(page: Page) {
   await connectEndpoint(page, mock.url, { keepOpen: true });
   // The radio follows the saved policy, so it turns on once the engine has stored it.
@@ -46,7 +45,9 @@ test('after synthesis the chat says "Memory updated" and the line opens the save
   await expect(page.getByTestId('saved-memories')).toContainText('Lisbon');
 });
 
-test('"Memory updated" shows under the conversation whose turns were synthesised, not under another one open meanwhile', async ({ page }) => {
+test('"Memory updated" shows under the conversation whose turns were synthesised, not under another one open meanwhile', async ({
+  page,
+}) => {
   await page.goto('/');
   await configure(page);
   await page.getByRole('button', { name: '+ New conversation' }).click();
@@ -115,7 +116,10 @@ test('Saved memories: add by hand, edit, search and delete, and it persists', as
   await page.reload(); // reopens where it was: Memory → Saved memories
   await expect(page.getByRole('tab', { name: 'Saved memories' })).toHaveAttribute('aria-selected', 'true');
   await expect(items).toHaveCount(2);
-  await items.filter({ hasText: 'passport' }).getByRole('button', { name: /Delete/ }).click();
+  await items
+    .filter({ hasText: 'passport' })
+    .getByRole('button', { name: /Delete/ })
+    .click();
   await confirmIn(page, 'Delete saved memory', 'Forget for good');
   await expect(items).toHaveCount(1);
   await expect(items).toContainText('I am vegan.');

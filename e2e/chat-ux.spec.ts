@@ -19,16 +19,25 @@ test.beforeAll(async () => {
   mock = await startMockLlmServer({
     chunkDelayMs: 150,
     // A long streamed answer, so the streaming text itself overflows the view.
-    responder: (req) => (req.stream ? Array.from({ length: 12 }, (_, i) => `Line ${i + 1} of the answer about your notes.`).join('\n\n') : synthesisResponder(req)),
+    responder: (req) =>
+      req.stream
+        ? Array.from({ length: 12 }, (_, i) => `Line ${i + 1} of the answer about your notes.`).join('\n\n')
+        : synthesisResponder(req),
   });
   // A conversation of 120 turns, written in Node and imported through the UI.
   const store = await openNodeStore();
   await store.createConversation({ id: 'long', title: 'A long conversation' });
   const t0 = Date.now() - 3 * 3_600_000;
-  await store.appendTurns(Array.from({ length: TURNS }, (_, i) => ({
-    id: `t${i}`, conversationId: 'long', role: i % 2 === 0 ? 'user' as const : 'assistant' as const,
-    speaker: i % 2 === 0 ? 'You' : 'Assistant', content: `Note number ${i + 1}: something worth keeping.`, occurredAt: t0 + i * 60_000,
-  })));
+  await store.appendTurns(
+    Array.from({ length: TURNS }, (_, i) => ({
+      id: `t${i}`,
+      conversationId: 'long',
+      role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      speaker: i % 2 === 0 ? 'You' : 'Assistant',
+      content: `Note number ${i + 1}: something worth keeping.`,
+      occurredAt: t0 + i * 60_000,
+    })),
+  );
   mkdirSync('test-results', { recursive: true });
   writeFileSync(FILE, await store.exportDatabase());
 });
@@ -36,7 +45,6 @@ test.afterAll(async () => mock.close());
 
 // The machine is shared: give each flow room (no timing is asserted).
 test.beforeEach(() => test.setTimeout(180_000));
-
 
 const configure = (page: Page) => connectEndpoint(page, mock.url);
 

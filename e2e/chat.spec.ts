@@ -8,11 +8,11 @@ test.beforeAll(async () => {
   mock = await startMockLlmServer({
     chunkDelayMs: 400,
     // Answers (streamed) cite the first memory; synthesis stages get schema-valid JSON.
-    responder: (req) => (req.stream ? 'From what you told me, your dog is called **Biscuit** and is a beagle mix [1].' : synthesisResponder(req)),
+    responder: (req) =>
+      req.stream ? 'From what you told me, your dog is called **Biscuit** and is a beagle mix [1].' : synthesisResponder(req),
   });
 });
 test.afterAll(async () => mock.close());
-
 
 const configure = (page: Page, url = mock.url) => connectEndpoint(page, url);
 
@@ -83,7 +83,9 @@ test('an endpoint error shows a clear message and keeps the user turn', async ({
   await expect(page.getByTestId('search-hit')).toHaveCount(1);
 });
 
-test('a message typed the moment "+ New conversation" is clicked goes to the new conversation, never the one on screen', async ({ page }) => {
+test('a message typed the moment "+ New conversation" is clicked goes to the new conversation, never the one on screen', async ({
+  page,
+}) => {
   await page.goto('/');
   await page.getByRole('button', { name: '+ New conversation' }).click();
   for (const [i, text] of ['The plumber comes on Tuesday.', 'The boiler is in the attic.'].entries()) {
@@ -112,6 +114,10 @@ test('a message typed the moment "+ New conversation" is clicked goes to the new
   // The new conversation opens empty, and the first one still holds its two messages.
   await expect(page.getByTestId('message')).toHaveCount(0);
   await expect(box(page)).toHaveValue('');
-  await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: /The plumber comes on Tuesday/ }).first().click();
+  await page
+    .getByRole('navigation', { name: 'Conversations' })
+    .getByRole('button', { name: /The plumber comes on Tuesday/ })
+    .first()
+    .click();
   await expect(page.getByTestId('message')).toHaveCount(2);
 });

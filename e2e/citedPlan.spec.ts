@@ -58,7 +58,11 @@ test('a cited plan opens Foresight scrolled to it, highlighted and focused', asy
   await sendMessage(page, 'When do I fly to Lisbon?');
   await waitForMessages(page, 4);
   expect(citedPlan).toBeGreaterThan(0);
-  await page.getByTestId('message').last().getByRole('button', { name: `Source ${citedPlan}`, exact: true }).click();
+  await page
+    .getByTestId('message')
+    .last()
+    .getByRole('button', { name: `Source ${citedPlan}`, exact: true })
+    .click();
 
   await expect(page.getByRole('tab', { name: 'Foresight', exact: true })).toHaveAttribute('aria-selected', 'true');
   const chart = page.getByRole('img', { name: /^Timeline of \d+ foresight items/ });
@@ -70,7 +74,10 @@ test('a cited plan opens Foresight scrolled to it, highlighted and focused', asy
   await expect(cited).toHaveClass(/\bhighlight\b/);
   await expect(cited).toHaveAttribute('aria-current', 'true');
   // The highlight is visible: an outline and a tint other rows do not have.
-  const look = await cited.evaluate((el) => ({ outline: getComputedStyle(el).outlineStyle, background: getComputedStyle(el).backgroundColor }));
+  const look = await cited.evaluate((el) => ({
+    outline: getComputedStyle(el).outlineStyle,
+    background: getComputedStyle(el).backgroundColor,
+  }));
   const other = await items.first().evaluate((el) => getComputedStyle(el).backgroundColor);
   expect(look.outline).not.toBe('none');
   expect(look.background).not.toBe(other);

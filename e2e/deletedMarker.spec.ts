@@ -34,7 +34,10 @@ import { saveWithoutVectors } from './fixtureMemory';
 import { confirmIn } from './modal';
 
 const MARKER = 'Zorblequint';
-const FILLER = 'It lives in the blue jar on the kitchen shelf, next to the flour, and it doubles in size within six hours when the room is warm. '.repeat(7);
+const FILLER =
+  'It lives in the blue jar on the kitchen shelf, next to the flour, and it doubles in size within six hours when the room is warm. '.repeat(
+    7,
+  );
 /** A real-length first turn (≈1,100 characters) whose first words carry the marker, so the title made from it does too. */
 const SECRET = `${MARKER} is what I named my sourdough starter. ${FILLER}`;
 const OTHER = 'Remind me to water the ferns by the north window on Sunday morning.';
@@ -58,18 +61,20 @@ const QUESTION = 'What did I name my sourdough starter?';
 async function opfsFilesHolding(page: Page, markers: readonly string[] = [MARKER]): Promise<string[]> {
   return page.evaluate(async (marks) => {
     const needles = marks.flatMap((m) => [m, m.toLowerCase()]).map((m) => new TextEncoder().encode(m));
-    const holds = (bytes: Uint8Array) => needles.some((n) => {
-      outer: for (let i = bytes.indexOf(n[0]!); i >= 0 && i <= bytes.length - n.length; i = bytes.indexOf(n[0]!, i + 1)) {
-        for (let j = 1; j < n.length; j++) if (bytes[i + j] !== n[j]) continue outer;
-        return true;
-      }
-      return false;
-    });
+    const holds = (bytes: Uint8Array) =>
+      needles.some((n) => {
+        outer: for (let i = bytes.indexOf(n[0]!); i >= 0 && i <= bytes.length - n.length; i = bytes.indexOf(n[0]!, i + 1)) {
+          for (let j = 1; j < n.length; j++) if (bytes[i + j] !== n[j]) continue outer;
+          return true;
+        }
+        return false;
+      });
     const found: string[] = [];
     const walk = async (dir: FileSystemDirectoryHandle, prefix: string) => {
       for await (const [name, handle] of (dir as unknown as { entries(): AsyncIterable<[string, FileSystemHandle]> }).entries()) {
         if (handle.kind === 'directory') await walk(handle as FileSystemDirectoryHandle, `${prefix}${name}/`);
-        else if (holds(new Uint8Array(await (await (handle as FileSystemFileHandle).getFile()).arrayBuffer()))) found.push(`${prefix}${name}`);
+        else if (holds(new Uint8Array(await (await (handle as FileSystemFileHandle).getFile()).arrayBuffer())))
+          found.push(`${prefix}${name}`);
       }
     };
     await walk(await navigator.storage.getDirectory(), '');
@@ -110,7 +115,8 @@ async function openDerivedMemory(page: Page, sent: readonly string[]): Promise<v
   await connectEndpoint(page, mock.url);
   await replaceMemory(page, PREFILL_DERIVED, /Imported 4 messages/);
   // Every marker is in the live files before the deletion (each search below is able to fail).
-  for (const m of [FACT_MARK, PLAN_MARK, PROFILE_MARK, EPISODE_MARK, THEME_MARK]) await expect.poll(() => opfsFilesHolding(page, [m])).not.toEqual([]);
+  for (const m of [FACT_MARK, PLAN_MARK, PROFILE_MARK, EPISODE_MARK, THEME_MARK])
+    await expect.poll(() => opfsFilesHolding(page, [m])).not.toEqual([]);
   const text = await whatWasSent(page);
   for (const m of sent) expect(text, `"What was sent" holds ${m} before the deletion`).toContain(m);
 }
@@ -336,16 +342,41 @@ const derivedResponder: MockResponder = (req) => {
     return JSON.stringify({
       title: `Sourdough starter at ${EPISODE_MARK}`,
       narrative: `You talked about the sourdough starter you keep at ${EPISODE_MARK}.`,
-      facts: [{ text: `The sourdough starter jar is labelled ${FACT_MARK}.`, speaker: 'You', kind: 'new', replaces: null, turns, validFrom: null, validTo: null }],
-      foresight: [{ text: `Feed the sourdough starter at ${PLAN_MARK} on Sunday.`, start: dayFromNow(1), end: dayFromNow(6), evidence: turns }],
+      facts: [
+        {
+          text: `The sourdough starter jar is labelled ${FACT_MARK}.`,
+          speaker: 'You',
+          kind: 'new',
+          replaces: null,
+          turns,
+          validFrom: null,
+          validTo: null,
+        },
+      ],
+      foresight: [
+        { text: `Feed the sourdough starter at ${PLAN_MARK} on Sunday.`, start: dayFromNow(1), end: dayFromNow(6), evidence: turns },
+      ],
     });
   }
-  if (prompt.includes('\nNEW EPISODES:\n')) return JSON.stringify({ title: `Baking at ${THEME_MARK}`, summary: `Bread baking, kept under ${THEME_MARK}.` });
+  if (prompt.includes('\nNEW EPISODES:\n'))
+    return JSON.stringify({ title: `Baking at ${THEME_MARK}`, summary: `Bread baking, kept under ${THEME_MARK}.` });
   if (prompt.includes('CURRENT PROFILE:\n')) {
     const ops = (JSON.parse(out) as { operations: { evidence: string[] }[] }).operations;
     if (ops.length === 0 || prompt.includes(PROFILE_MARK)) return JSON.stringify({ operations: [] });
-    return JSON.stringify({ operations: [{ op: 'add', id: null, kind: 'explicit', key: 'sourdough starter', value: `Named after a grandmother, in the ${PROFILE_MARK} jar`,
-      confidence: 0.8, evidence: ops[0]!.evidence, reason: 'from scene summary' }] });
+    return JSON.stringify({
+      operations: [
+        {
+          op: 'add',
+          id: null,
+          kind: 'explicit',
+          key: 'sourdough starter',
+          value: `Named after a grandmother, in the ${PROFILE_MARK} jar`,
+          confidence: 0.8,
+          evidence: ops[0]!.evidence,
+          reason: 'from scene summary',
+        },
+      ],
+    });
   }
   return out;
 };
@@ -357,21 +388,54 @@ let derived = false;
  * stored request carries what answering was sent. `check` says why the file is fit for its rows;
  * the file is saved without vectors to `path`.
  */
-async function synthesiseAndAsk(first: string, path: string, check: (store: SqliteMemoryStore, sent: string, engine: ReturnType<typeof createEngine>) => Promise<void>): Promise<void> {
+async function synthesiseAndAsk(
+  first: string,
+  path: string,
+  check: (store: SqliteMemoryStore, sent: string, engine: ReturnType<typeof createEngine>) => Promise<void>,
+): Promise<void> {
   const store = await openNodeStore();
-  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
-  const engine = createEngine(store, { embedders: topicProvider(['sourdough', 'ferns']), llm, timer: immediateTimer, profileDebounceMs: 0 });
+  const llm = new LlmClient(
+    { baseUrl: mock.url, model: 'mock-model' },
+    { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+  );
+  const engine = createEngine(store, {
+    embedders: topicProvider(['sourdough', 'ferns']),
+    llm,
+    timer: immediateTimer,
+    profileDebounceMs: 0,
+  });
   await engine.start();
   await engine.synthesis.setPolicy('eager');
   const t0 = Date.now() - 3 * 86_400_000;
   await store.createConversation({ id: 'kitchen', title: 'Kitchen' });
-  await engine.conversations.appendTurn({ id: 'k1', conversationId: 'kitchen', role: 'user', speaker: 'You', content: first, occurredAt: t0 });
-  await engine.conversations.appendTurn({ id: 'k2', conversationId: 'kitchen', role: 'user', speaker: 'You', content: OTHER, occurredAt: t0 + 60_000 });
+  await engine.conversations.appendTurn({
+    id: 'k1',
+    conversationId: 'kitchen',
+    role: 'user',
+    speaker: 'You',
+    content: first,
+    occurredAt: t0,
+  });
+  await engine.conversations.appendTurn({
+    id: 'k2',
+    conversationId: 'kitchen',
+    role: 'user',
+    speaker: 'You',
+    content: OTHER,
+    occurredAt: t0 + 60_000,
+  });
   await engine.idle();
   await engine.closeOpenCells();
   await engine.idle();
   await store.createConversation({ id: 'later', title: 'Later' });
-  await engine.conversations.appendTurn({ id: 'q1', conversationId: 'later', role: 'user', speaker: 'You', content: QUESTION, occurredAt: t0 + 86_400_000 });
+  await engine.conversations.appendTurn({
+    id: 'q1',
+    conversationId: 'later',
+    role: 'user',
+    speaker: 'You',
+    content: QUESTION,
+    occurredAt: t0 + 86_400_000,
+  });
   await engine.idle();
   await engine.answers.ask({ conversationId: 'later', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
   await check(store, JSON.stringify((await store.getMessage('a1'))!.metadata), engine);
@@ -380,11 +444,13 @@ async function synthesiseAndAsk(first: string, path: string, check: (store: Sqli
 }
 
 /** The profile row's memory: the marker turn gives an episode, a theme and a profile item quoting it, all sent with the answer. */
-const prefill = () => synthesiseAndAsk(SECRET, PREFILL, async (_store, sent, engine) => {
-  const profile = await engine.profile.list();
-  if (!profile.some((p) => p.value.includes(MARKER))) throw new Error(`the prefill should give a profile item quoting the marker: ${JSON.stringify(profile)}`);
-  if (!sent.includes(MARKER)) throw new Error('the stored request should carry the marker');
-});
+const prefill = () =>
+  synthesiseAndAsk(SECRET, PREFILL, async (_store, sent, engine) => {
+    const profile = await engine.profile.list();
+    if (!profile.some((p) => p.value.includes(MARKER)))
+      throw new Error(`the prefill should give a profile item quoting the marker: ${JSON.stringify(profile)}`);
+    if (!sent.includes(MARKER)) throw new Error('the stored request should carry the marker');
+  });
 
 /**
  * The derived rows' memory: turns with no marker, synthesised with `derivedResponder`; the
@@ -394,7 +460,8 @@ async function prefillDerived(): Promise<void> {
   derived = true;
   try {
     await synthesiseAndAsk(PLAIN, PREFILL_DERIVED, async (store, sent) => {
-      for (const m of [FACT_MARK, PLAN_MARK, PROFILE_MARK, EPISODE_MARK]) if (!sent.includes(m)) throw new Error(`the stored request should carry ${m}: ${sent.slice(0, 3000)}`);
+      for (const m of [FACT_MARK, PLAN_MARK, PROFILE_MARK, EPISODE_MARK])
+        if (!sent.includes(m)) throw new Error(`the stored request should carry ${m}: ${sent.slice(0, 3000)}`);
       const [theme] = await store.db.query<{ n: number }>('SELECT count(*) AS n FROM memscenes WHERE summary LIKE ?', [`%${THEME_MARK}%`]);
       if (Number(theme?.n) !== 1) throw new Error('the prefill should give a theme whose summary holds its marker');
     });
@@ -404,14 +471,18 @@ async function prefillDerived(): Promise<void> {
 }
 
 test.beforeAll(async () => {
-  mock = await startMockLlmServer({ responder: (req) => (req.stream ? 'Your starter has a name [1].' : derived ? derivedResponder(req) : synthesisResponder(req)) });
+  mock = await startMockLlmServer({
+    responder: (req) => (req.stream ? 'Your starter has a name [1].' : derived ? derivedResponder(req) : synthesisResponder(req)),
+  });
   await prefill();
   await prefillDerived();
 });
 test.afterAll(async () => mock.close());
 
 for (const row of rows) {
-  test(`${row.path}${row.endpoint ? ' (with an endpoint)' : ' (memory only)'}: the marker is in no live file, export or title`, async ({ page }, info) => {
+  test(`${row.path}${row.endpoint ? ' (with an endpoint)' : ' (memory only)'}: the marker is in no live file, export or title`, async ({
+    page,
+  }, info) => {
     test.setTimeout(120_000);
     const markers = row.markers ?? [MARKER];
     await row.run(page);

@@ -49,7 +49,9 @@ async function lastSent(page: Page): Promise<string> {
   return text;
 }
 
-test('deleting the message a plan came from removes the plan from saved memories and later answers, and the episode says so', async ({ page }) => {
+test('deleting the message a plan came from removes the plan from saved memories and later answers, and the episode says so', async ({
+  page,
+}) => {
   await startWithPlan(page);
   // Listed (above), and sent with the next answer as a plan.
   await sendMessage(page, 'What should I pack for a long weekend?');

@@ -19,8 +19,10 @@ const hub = useModelHub({ llms: true });
 
 const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(page, context, hub.url);
 
-
-test('a model on this device: download, choose, stream, stop, ledger, what was sent, reload keeps the choice, answers offline', async ({ page, context }) => {
+test('a model on this device: download, choose, stream, stop, ledger, what was sent, reload keeps the choice, answers offline', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(420_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: '+ New conversation' }).click();
@@ -50,7 +52,9 @@ test('a model on this device: download, choose, stream, stop, ledger, what was s
   // The radio follows the saved choice, which lands after the engine has switched.
   await smol.getByRole('radio', { name: /SmolLM2 135M Instruct/ }).click();
   await expect(smol.getByRole('radio', { name: /SmolLM2 135M Instruct/ })).toBeChecked();
-  await expect(section.getByTestId('device-llm-state')).toContainText('In use: SmolLM2 135M Instruct on this device (WASM)', { timeout: 60_000 });
+  await expect(section.getByTestId('device-llm-state')).toContainText('In use: SmolLM2 135M Instruct on this device (WASM)', {
+    timeout: 60_000,
+  });
   await page.getByRole('button', { name: 'Close settings' }).click();
   await expect(page.getByTestId('no-endpoint')).toBeHidden();
   const requestsAfterDownload = hub.requests.length;
@@ -85,8 +89,10 @@ test('a model on this device: download, choose, stream, stop, ledger, what was s
   // A reload keeps the choice; the model loads from the browser cache, not the hub.
   await page.reload();
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await expect(page.getByRole('region', { name: 'This device' }).getByTestId('device-llm-state'))
-    .toContainText('In use: SmolLM2 135M Instruct on this device (WASM)', { timeout: 60_000 });
+  await expect(page.getByRole('region', { name: 'This device' }).getByTestId('device-llm-state')).toContainText(
+    'In use: SmolLM2 135M Instruct on this device (WASM)',
+    { timeout: 60_000 },
+  );
   await page.getByRole('button', { name: 'Close settings' }).click();
   await page.locator('button.conversation').first().click();
   await ask(page, 'And what breed is he?');
@@ -102,11 +108,20 @@ test('a model on this device: download, choose, stream, stop, ledger, what was s
   await page.waitForFunction(() => navigator.serviceWorker.controller?.state === 'activated', undefined, { timeout: 60_000 });
   const requestsBeforeOffline = hub.requests.length;
   await context.setOffline(true);
-  expect(await page.evaluate(() => fetch('/bench.html', { cache: 'no-store' }).then(() => 'online', () => 'offline'))).toBe('offline');
+  expect(
+    await page.evaluate(() =>
+      fetch('/bench.html', { cache: 'no-store' }).then(
+        () => 'online',
+        () => 'offline',
+      ),
+    ),
+  ).toBe('offline');
   await page.reload();
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await expect(page.getByRole('region', { name: 'This device' }).getByTestId('device-llm-state'))
-    .toContainText('In use: SmolLM2 135M Instruct on this device (WASM)', { timeout: 90_000 });
+  await expect(page.getByRole('region', { name: 'This device' }).getByTestId('device-llm-state')).toContainText(
+    'In use: SmolLM2 135M Instruct on this device (WASM)',
+    { timeout: 90_000 },
+  );
   await page.getByRole('button', { name: 'Close settings' }).click();
   await page.locator('button.conversation').first().click();
   await ask(page, 'Is he house-trained yet?');

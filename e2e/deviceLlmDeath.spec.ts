@@ -51,7 +51,9 @@ async function keepPageWorkers(context: BrowserContext): Promise<void> {
 /** Ends the device-LLM worker `how`; the page gets no message either way. */
 async function kill(page: Page, how: Death): Promise<void> {
   if (how === 'closed from inside') {
-    await deviceWorker(page).evaluate(() => (self as unknown as { close(): void }).close()).catch(() => undefined);
+    await deviceWorker(page)
+      .evaluate(() => (self as unknown as { close(): void }).close())
+      .catch(() => undefined);
     return;
   }
   // Crashed: terminated in the middle of its work (a generation step may be running), as the
@@ -64,11 +66,13 @@ async function kill(page: Page, how: Death): Promise<void> {
   expect(ended, 'the device-LLM worker was started through the page').toBe(true);
 }
 
-const stoppedNotice = (page: Page) =>
-  page.getByRole('alert').filter({ hasText: 'The model on this device stopped unexpectedly' });
+const stoppedNotice = (page: Page) => page.getByRole('alert').filter({ hasText: 'The model on this device stopped unexpectedly' });
 
 for (const how of ['closed from inside', 'crashed'] as const) {
-  test(`the device-LLM worker ${how} during an answer: said, the answer stops with the reason, the draft kept, the next question answered`, async ({ page, context }) => {
+  test(`the device-LLM worker ${how} during an answer: said, the answer stops with the reason, the draft kept, the next question answered`, async ({
+    page,
+    context,
+  }) => {
     test.setTimeout(420_000); // download, load and WASM generation on a busy 2-core machine
     await keepPageWorkers(context);
     await openWithModelHub(page, context, hub.url);

@@ -13,13 +13,17 @@ const SMOL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
 const QWEN = 'onnx-community/Qwen2.5-0.5B-Instruct';
 
 const executablePath = chromiumExecutable();
-const WEBGPU_ARGS = [...CHROMIUM_ARGS.filter((a) => a !== '--disable-gpu'), '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader'];
+const WEBGPU_ARGS = [
+  ...CHROMIUM_ARGS.filter((a) => a !== '--disable-gpu'),
+  '--enable-unsafe-webgpu',
+  '--enable-features=Vulkan',
+  '--use-webgpu-adapter=swiftshader',
+];
 test.use({ launchOptions: { ...(executablePath ? { executablePath } : {}), args: WEBGPU_ARGS } });
 
 const hub = useModelHub({ llms: true });
 
 const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(page, context, hub.url);
-
 
 test('a model on this device, on WebGPU (SwiftShader): download, choose, stream, stop, what was sent', async ({ page, context }) => {
   test.setTimeout(420_000);

@@ -12,14 +12,18 @@ async function sidewaysScrollers(page: Page): Promise<string[]> {
     const out: string[] = [];
     for (let el: Element | null = list; el; el = el.parentElement) {
       // One pixel of rounding is not a scroller.
-      if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.tagName.toLowerCase()}.${el.className}: ${el.scrollWidth} > ${el.clientWidth}`);
+      if (el.scrollWidth > el.clientWidth + 1)
+        out.push(`${el.tagName.toLowerCase()}.${el.className}: ${el.scrollWidth} > ${el.clientWidth}`);
       if (el.tagName === 'DIALOG') break;
     }
     return out;
   });
 }
 
-for (const [name, size] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]] as const) {
+for (const [name, size] of [
+  ['desktop', { width: 1280, height: 800 }],
+  ['phone', { width: 390, height: 844 }],
+] as const) {
   test(`the list of models fits the Settings dialog on a ${name}, Download buttons in view`, async ({ page }) => {
     await page.setViewportSize(size);
     await page.goto('/');
@@ -40,8 +44,8 @@ for (const [name, size] of [['desktop', { width: 1280, height: 800 }], ['phone',
       await button.evaluate((b) => b.scrollIntoView({ block: 'center', inline: 'nearest' }));
       expect(await dialog.evaluate((d) => d.scrollLeft)).toBe(0);
       const r = (await button.boundingBox())!;
-      expect(r.x, await button.textContent() ?? '').toBeGreaterThanOrEqual(box.left);
-      expect(r.x + r.width, await button.textContent() ?? '').toBeLessThanOrEqual(box.right);
+      expect(r.x, (await button.textContent()) ?? '').toBeGreaterThanOrEqual(box.left);
+      expect(r.x + r.width, (await button.textContent()) ?? '').toBeLessThanOrEqual(box.right);
       await expect(button).toBeInViewport();
     }
     // Each model still says its size, languages, licence and speed, inside the dialog's width.

@@ -46,11 +46,32 @@ test('every dialog is modal, traps Tab, closes on Escape, at scale', async () =>
   await expectModal(page, 'Models');
 
   // Import chat history: a small ChatGPT export.
-  const conversations = [{ id: 'x', title: 'Tiny', create_time: 1_700_000_000, current_node: 'm1', mapping: {
-    root: { id: 'root', parent: null, children: ['m1'], message: null },
-    m1: { id: 'm1', parent: 'root', children: [], message: { id: 'm1', author: { role: 'user' }, create_time: 1_700_000_000, content: { content_type: 'text', parts: ['Hello there.'] }, metadata: {} } },
-  } }];
-  await page.getByLabel('Import chat history file').setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(conversations)) });
+  const conversations = [
+    {
+      id: 'x',
+      title: 'Tiny',
+      create_time: 1_700_000_000,
+      current_node: 'm1',
+      mapping: {
+        root: { id: 'root', parent: null, children: ['m1'], message: null },
+        m1: {
+          id: 'm1',
+          parent: 'root',
+          children: [],
+          message: {
+            id: 'm1',
+            author: { role: 'user' },
+            create_time: 1_700_000_000,
+            content: { content_type: 'text', parts: ['Hello there.'] },
+            metadata: {},
+          },
+        },
+      },
+    },
+  ];
+  await page
+    .getByLabel('Import chat history file')
+    .setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(conversations)) });
   await expect(page.getByTestId('history-scan')).toBeVisible();
   await expectModal(page, 'Import chat history');
 
@@ -83,7 +104,9 @@ async function cancelThenConfirm(page: Page, opener: Locator, title: string, con
 test('every delete asks in the app: modal, Escape cancels and focus returns, confirm deletes', async () => {
   test.setTimeout(480_000);
   const page = sharedPage();
-  page.on('dialog', (d) => { throw new Error(`a native ${d.type()} dialog opened: ${d.message()}`); });
+  page.on('dialog', (d) => {
+    throw new Error(`a native ${d.type()} dialog opened: ${d.message()}`);
+  });
   await backToChat(page);
 
   // A conversation, from the list of 470 (its row's actions show while it holds focus).
@@ -91,13 +114,25 @@ test('every delete asks in the app: modal, Escape cancels and focus returns, con
   await expect(rows).toHaveCount(470);
   const title = (await rows.first().locator('.title').textContent())!;
   await rows.first().click();
-  await cancelThenConfirm(page, page.getByRole('button', { name: `Delete ${title}`, exact: true }), 'Delete conversation', 'Delete conversation', rows);
+  await cancelThenConfirm(
+    page,
+    page.getByRole('button', { name: `Delete ${title}`, exact: true }),
+    'Delete conversation',
+    'Delete conversation',
+    rows,
+  );
 
   // A message of the conversation now first in the list.
   await rows.first().click();
   const messages = page.getByTestId('message');
   await expect(messages).toHaveCount(10);
-  await cancelThenConfirm(page, messages.last().getByRole('button', { name: 'Delete message' }), 'Delete message', 'Delete message', messages);
+  await cancelThenConfirm(
+    page,
+    messages.last().getByRole('button', { name: 'Delete message' }),
+    'Delete message',
+    'Delete message',
+    messages,
+  );
 
   // A fact of an episode the deletes above did not touch (a deleted message takes its episode's facts).
   await page.getByRole('button', { name: 'Memory', exact: true }).click();
@@ -112,7 +147,13 @@ test('every delete asks in the app: modal, Escape cancels and focus returns, con
   const items = page.getByTestId('profile-item');
   await expect(items.first()).toBeVisible();
   const key = (await items.first().locator('strong').first().textContent())!;
-  await cancelThenConfirm(page, items.first().getByRole('button', { name: `Delete ${key}`, exact: true }), 'Delete profile item', 'Forget for good', items);
+  await cancelThenConfirm(
+    page,
+    items.first().getByRole('button', { name: `Delete ${key}`, exact: true }),
+    'Delete profile item',
+    'Forget for good',
+    items,
+  );
 
   // A saved memory.
   await page.getByRole('tab', { name: 'Saved memories', exact: true }).click();

@@ -9,7 +9,10 @@ import { connectEndpoint, messageBox as box, printPageOnFailure } from './appSte
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
-  mock = await startMockLlmServer({ chunkDelayMs: 400, responder: () => 'Tomatoes like basil, marigolds and borage; they dislike fennel and cabbage in the same bed.' });
+  mock = await startMockLlmServer({
+    chunkDelayMs: 400,
+    responder: () => 'Tomatoes like basil, marigolds and borage; they dislike fennel and cabbage in the same bed.',
+  });
 });
 test.afterAll(async () => mock.close());
 

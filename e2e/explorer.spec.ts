@@ -23,14 +23,25 @@ let mock: MockLlmServer;
  */
 async function prefill(): Promise<void> {
   const store = await openNodeStore();
-  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
+  const llm = new LlmClient(
+    { baseUrl: mock.url, model: 'mock-model' },
+    { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+  );
   const engine = createEngine(store, { embedders: provider, llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
   await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'life', title: 'Life updates' });
   let n = 0;
   const say = async (at: number, texts: string[]) => {
-    for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `m${++n}`, conversationId: 'life', role: 'user', speaker: 'Ana', content, occurredAt: at + i * 60_000 });
+    for (const [i, content] of texts.entries())
+      await engine.conversations.appendTurn({
+        id: `m${++n}`,
+        conversationId: 'life',
+        role: 'user',
+        speaker: 'Ana',
+        content,
+        occurredAt: at + i * 60_000,
+      });
     await engine.idle();
     await engine.closeOpenCells();
     await engine.idle();
@@ -59,7 +70,8 @@ const tab = (page: Page, name: string) => page.getByRole('tab', { name, exact: t
 
 async function searchMemory(page: Page, text: string, kinds: readonly string[]) {
   await tab(page, 'Search').click();
-  for (const k of ['Messages', 'Facts', 'Episodes', 'Themes']) await page.getByRole('checkbox', { name: k, exact: true }).setChecked(kinds.includes(k));
+  for (const k of ['Messages', 'Facts', 'Episodes', 'Themes'])
+    await page.getByRole('checkbox', { name: k, exact: true }).setChecked(kinds.includes(k));
   await page.getByLabel('Search all memory').fill(text);
 }
 
@@ -108,7 +120,9 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await detail.getByRole('button', { name: 'Re-synthesise' }).click();
   await tab(page, 'Overview').click();
   // Done when the scene summary has run: it re-arms the debounced profile update (30 s in the app).
-  await expect(page.getByTestId('jobs-summary')).toHaveText(/^0 pending · 0 running · \d+ done · 0 failed · 1 scheduled for later$/, { timeout: 30_000 });
+  await expect(page.getByTestId('jobs-summary')).toHaveText(/^0 pending · 0 running · \d+ done · 0 failed · 1 scheduled for later$/, {
+    timeout: 30_000,
+  });
   await page.reload(); // reopens where it was: the explorer's Overview
   await expect(page.getByTestId('explorer-overview').getByRole('button', { name: /Episodes/ })).toContainText('4');
   await searchMemory(page, 'learned sit', ['Facts', 'Episodes']);
@@ -123,7 +137,10 @@ test('the memory explorer shows, edits and forgets memory, and deletions stick',
   await page.screenshot({ path: 'test-results/explorer-profile.png', fullPage: true });
   await conflicted.getByRole('button', { name: 'Keep current' }).click();
   await expect(conflicted).toHaveCount(0);
-  await expect(page.getByTestId('profile-item').filter({ hasText: 'Has a beagle called Biscuit' })).toHaveAttribute('data-status', 'active');
+  await expect(page.getByTestId('profile-item').filter({ hasText: 'Has a beagle called Biscuit' })).toHaveAttribute(
+    'data-status',
+    'active',
+  );
 
   // Foresight: dismiss one item
   await tab(page, 'Foresight').click();
@@ -173,7 +190,8 @@ test('an episode without a title is named by its first words, and where it stand
   test.setTimeout(120_000);
   await page.goto('/'); // no endpoint: nothing is summarised, the episode keeps no title
   await page.getByRole('button', { name: '+ New conversation' }).click();
-  const text = '**Garden plan** for spring: tomatoes along the south fence, beans by the shed, and the compost moved behind the raised beds before April.';
+  const text =
+    '**Garden plan** for spring: tomatoes along the south fence, beans by the shed, and the compost moved behind the raised beds before April.';
   await typeAndSend(page, text);
   await expect(page.getByTestId('message')).toHaveCount(1);
   await page.getByRole('button', { name: 'Memory', exact: true }).click();

@@ -29,10 +29,11 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => mock.close());
 
-const synthesisRequests = () => mock.requests.filter((r) => {
-  const messages = (r.body?.messages ?? []) as { role: string; content: string }[];
-  return isSynthesis(messages.find((m) => m.role === 'user')?.content ?? '');
-}).length;
+const synthesisRequests = () =>
+  mock.requests.filter((r) => {
+    const messages = (r.body?.messages ?? []) as { role: string; content: string }[];
+    return isSynthesis(messages.find((m) => m.role === 'user')?.content ?? '');
+  }).length;
 
 test('an episode that could not be summarised is shown with Retry, and Retry gets it summarised', async ({ page }) => {
   test.setTimeout(300_000); // the episode's five attempts wait 5 + 10 + 20 + 40 s between them

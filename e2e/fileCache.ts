@@ -17,7 +17,9 @@ const CACHE_DIR = '.cache';
 /** Every file under `path` (or `path` itself), sorted, so the hash does not depend on listing order. */
 function filesUnder(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).sort().flatMap((name) => filesUnder(join(path, name)));
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => filesUnder(join(path, name)));
 }
 
 /** A short hash of the named files' paths and contents (directories are walked). */
@@ -51,7 +53,9 @@ async function withLock<T>(path: string, work: () => Promise<T>): Promise<T> {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       try {
         if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
-      } catch { /* released meanwhile */ }
+      } catch {
+        /* released meanwhile */
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
   }
@@ -79,7 +83,8 @@ export async function buildOnce(path: string, build: (file: string) => Promise<u
     // Older builds of the same file (other hashes): the name up to the hash is shared.
     const prefix = basename(path).replace(/-[0-9a-f]{16}\.[^.]+$/, '-');
     for (const name of readdirSync(dirname(path))) {
-      if (name !== basename(path) && name.startsWith(prefix) && /-[0-9a-f]{16}\.[^.]+$/.test(name)) rmSync(join(dirname(path), name), { force: true });
+      if (name !== basename(path) && name.startsWith(prefix) && /-[0-9a-f]{16}\.[^.]+$/.test(name))
+        rmSync(join(dirname(path), name), { force: true });
     }
     return true;
   });

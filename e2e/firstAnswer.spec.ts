@@ -18,14 +18,18 @@ let mock: MockLlmServer;
 test.beforeAll(async () => {
   test.setTimeout(300_000); // building the fixture memory takes a minute or more on a busy machine
   await ensureFixtureMemory();
-  mock = await startMockLlmServer({ responder: (req) => (req.stream ? 'You were weighing the hotel in Alfama [1].' : synthesisResponder(req)) });
+  mock = await startMockLlmServer({
+    responder: (req) => (req.stream ? 'You were weighing the hotel in Alfama [1].' : synthesisResponder(req)),
+  });
 });
 test.afterAll(async () => mock?.close());
 
 test('asking right after opening 470 conversations answers from keywords without waiting for the model', async ({ page, context }) => {
   test.setTimeout(240_000);
   let release!: () => void;
-  const modelLoads = new Promise<void>((resolve) => { release = resolve; });
+  const modelLoads = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const held: string[] = [];
   await context.route('**/models/recollect/**', async (route) => {
     held.push(route.request().url());

@@ -21,7 +21,13 @@ export const FIXTURE = { conversations: 470, turns: 4_700 } as const;
 /** Builds the file unless one from the last 12 hours exists (its "now" is the build time). */
 export async function ensureFixtureMemory(): Promise<FixtureSummary | null> {
   let summary: FixtureSummary | null = null;
-  await buildOnce(FIXTURE_FILE, async (file) => { summary = await buildFixtureMemory(file); }, 12 * 3_600_000);
+  await buildOnce(
+    FIXTURE_FILE,
+    async (file) => {
+      summary = await buildFixtureMemory(file);
+    },
+    12 * 3_600_000,
+  );
   return summary;
 }
 
@@ -42,7 +48,9 @@ export function sizedFixture(conversations: number): SizedFixture {
   if (conversations === FIXTURE.conversations) return { file: FIXTURE_FILE, ...FIXTURE, ensure: ensureFixtureMemory };
   const file = cachedPath(`fixture${conversations}-memory`, 'sqlite', ['scripts/build-fixture-memory.ts', 'src']);
   return {
-    file, conversations, turns: conversations * 10,
+    file,
+    conversations,
+    turns: conversations * 10,
     ensure: () => buildOnce(file, (out) => buildFixtureMemory(out, { conversations }), 12 * 3_600_000),
   };
 }
@@ -61,7 +69,12 @@ export async function fixtureCount(table: 'memcells' | 'facts'): Promise<number>
 /** Replaces the page's memory with the fixture through Import… → Replace memory. */
 export async function importFixtureMemory(page: Page): Promise<void> {
   // 18 MB checked and swapped in: minutes on a busy machine.
-  await replaceMemory(page, FIXTURE_FILE, `Imported ${FIXTURE.turns.toLocaleString('en-US')} messages in ${FIXTURE.conversations} conversations`, 180_000);
+  await replaceMemory(
+    page,
+    FIXTURE_FILE,
+    `Imported ${FIXTURE.turns.toLocaleString('en-US')} messages in ${FIXTURE.conversations} conversations`,
+    180_000,
+  );
 }
 
 /**
@@ -122,7 +135,13 @@ export async function writeUnsynthesisedMemory(path: string): Promise<void> {
   await store.createConversation({ id: 'c', title: 'cello practice' });
   for (let d = 0; d < 5; d++) {
     for (let i = 0; i < 3; i++) {
-      await engine.conversations.appendTurn({ id: `t${d}-${i}`, conversationId: 'c', role: 'user', content: `Day ${d}: I practised the cello and worked on the Bach suite, part ${i}.`, occurredAt: Date.UTC(2023, 4, 1) + d * 86_400_000 + i * 60_000 });
+      await engine.conversations.appendTurn({
+        id: `t${d}-${i}`,
+        conversationId: 'c',
+        role: 'user',
+        content: `Day ${d}: I practised the cello and worked on the Bach suite, part ${i}.`,
+        occurredAt: Date.UTC(2023, 4, 1) + d * 86_400_000 + i * 60_000,
+      });
     }
   }
   await engine.idle();

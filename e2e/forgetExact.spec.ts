@@ -24,14 +24,23 @@ let mock: MockLlmServer;
 /** Two synthesised episodes mentioning Ana; the first also holds a plan and a fact that do not. */
 async function prefill(): Promise<void> {
   const store = await openNodeStore();
-  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
-  const engine = createEngine(store, { embedders: topicProvider(['hiking', 'flight', 'food']), llm, timer: immediateTimer, profileDebounceMs: 0 });
+  const llm = new LlmClient(
+    { baseUrl: mock.url, model: 'mock-model' },
+    { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+  );
+  const engine = createEngine(store, {
+    embedders: topicProvider(['hiking', 'flight', 'food']),
+    llm,
+    timer: immediateTimer,
+    profileDebounceMs: 0,
+  });
   await engine.start();
   await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'week', title: 'This week' });
   let n = 0;
   const say = async (at: number, texts: string[]) => {
-    for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `m${++n}`, conversationId: 'week', role: 'user', content, occurredAt: at + i * 60_000 });
+    for (const [i, content] of texts.entries())
+      await engine.conversations.appendTurn({ id: `m${++n}`, conversationId: 'week', role: 'user', content, occurredAt: at + i * 60_000 });
     await engine.idle();
     await engine.closeOpenCells();
     await engine.idle();
@@ -50,11 +59,17 @@ test.afterAll(async () => mock.close());
 
 /** How the report names each kind, one and many (written out here, not taken from the app). */
 const NOUNS: Record<string, [string, string]> = {
-  turn: ['message', 'messages'], fact: ['fact', 'facts'], episode: ['episode', 'episodes'], foresight: ['plan', 'plans'],
-  profile: ['profile item', 'profile items'], scene: ['theme summary', 'theme summaries'],
+  turn: ['message', 'messages'],
+  fact: ['fact', 'facts'],
+  episode: ['episode', 'episodes'],
+  foresight: ['plan', 'plans'],
+  profile: ['profile item', 'profile items'],
+  scene: ['theme summary', 'theme summaries'],
 };
 
-test('forgetting "Ana" deletes exactly the listed items, reports that count with correct plurals, and keeps the unlisted plan and fact', async ({ page }) => {
+test('forgetting "Ana" deletes exactly the listed items, reports that count with correct plurals, and keeps the unlisted plan and fact', async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   await page.goto('/');
   await connectEndpoint(page, mock.url);

@@ -12,8 +12,16 @@ test('forgetting "Ana" lists whole-word mentions and the title, nothing ticked, 
   test.setTimeout(120_000);
   await page.goto('/');
   await page.getByRole('button', { name: '+ New conversation' }).click();
-  for (const text of ['My sister Ana is allergic to peanuts.', 'We listened to Nirvana all evening.', 'The Anas ducks were back at the pond.', 'Time management is hard this month.',
-    'The analysis of the panade recipe is done.', 'Nirvana tribute concert next Friday.', '我对花生过敏，妹妹也是。']) await sendMessage(page, text);
+  for (const text of [
+    'My sister Ana is allergic to peanuts.',
+    'We listened to Nirvana all evening.',
+    'The Anas ducks were back at the pond.',
+    'Time management is hard this month.',
+    'The analysis of the panade recipe is done.',
+    'Nirvana tribute concert next Friday.',
+    '我对花生过敏，妹妹也是。',
+  ])
+    await sendMessage(page, text);
   await expect(conversationRow(page, 'My sister Ana is allergic to peanuts.')).toBeVisible();
 
   // A memory added by hand (a profile item): the letters "ana" are in it, the word is not.
@@ -29,7 +37,9 @@ test('forgetting "Ana" lists whole-word mentions and the title, nothing ticked, 
   // Only whole words: the saved memory and the other messages hold the letters, not the word.
   await expect(listed.filter({ hasText: /Nirvana|management|analysis|panade|Anas/ })).toHaveCount(0);
   await expect(listed.filter({ has: page.locator('.kind.turn') })).toHaveText([/My sister Ana is allergic/]);
-  await expect(listed.filter({ has: page.locator('.kind.title') })).toHaveText([/“My sister Ana is allergic to peanuts\.” becomes “My sister … is allergic to peanuts\.”/]);
+  await expect(listed.filter({ has: page.locator('.kind.title') })).toHaveText([
+    /“My sister Ana is allergic to peanuts\.” becomes “My sister … is allergic to peanuts\.”/,
+  ]);
   await expect(listed).toHaveCount(2);
   await expect(page.getByTestId('forget-found')).toContainText('Found 2 items');
   await expect(page.getByTestId('forget-found')).toContainText('1 message, 1 conversation title');

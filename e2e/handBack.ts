@@ -34,7 +34,10 @@ export async function closeAndHandBack(tab: Page, waiting: Page, messages: numbe
     await expect(waiting.getByTestId('message-count')).toHaveText(String(messages));
     await expect(waiting.locator('.overlay')).toHaveCount(0);
   } catch (err) {
-    const shown = await waiting.locator('.overlay').allTextContents().catch(() => []);
+    const shown = await waiting
+      .locator('.overlay')
+      .allTextContents()
+      .catch(() => []);
     throw new Error(shown.length ? `the remaining tab shows: ${shown.join(' ')}` : String(err), { cause: err });
   }
 }

@@ -2,28 +2,55 @@ import { expect, test, type Page } from '@playwright/test';
 import { replaceMemory } from './appSteps';
 import { strToU8, zipSync } from 'fflate';
 import {
-  T0, ambiguousTranscript, boldLabelTranscript, chatGptBranchCopies, chatGptConversations, chatGptMicroseconds, claudeBranchedConversations, headingTranscript,
+  T0,
+  ambiguousTranscript,
+  boldLabelTranscript,
+  chatGptBranchCopies,
+  chatGptConversations,
+  chatGptMicroseconds,
+  claudeBranchedConversations,
+  headingTranscript,
   nameLineTranscript,
 } from '../test/import/historyFixtures';
 
 /** The hand-written ChatGPT fixture plus enough filler conversations that the import takes a moment. */
 function exportZip(): Buffer {
   const filler = Array.from({ length: 400 }, (_, i) => ({
-    id: `filler-${i}`, title: `Filler chat ${i}`, create_time: T0 - 86_400 * (i + 1), current_node: `f${i}-4`,
-    mapping: Object.fromEntries(Array.from({ length: 5 }, (__, k) => [`f${i}-${k}`, {
-      id: `f${i}-${k}`, parent: k ? `f${i}-${k - 1}` : null, children: k < 4 ? [`f${i}-${k + 1}`] : [],
-      message: { id: `f${i}-${k}`, author: { role: k % 2 ? 'assistant' : 'user' }, create_time: T0 - 86_400 * (i + 1) + k * 30,
-        content: { content_type: 'text', parts: [`Filler turn ${k} of chat ${i} about gardening, recipes and travel plans.`] } },
-    }])),
+    id: `filler-${i}`,
+    title: `Filler chat ${i}`,
+    create_time: T0 - 86_400 * (i + 1),
+    current_node: `f${i}-4`,
+    mapping: Object.fromEntries(
+      Array.from({ length: 5 }, (__, k) => [
+        `f${i}-${k}`,
+        {
+          id: `f${i}-${k}`,
+          parent: k ? `f${i}-${k - 1}` : null,
+          children: k < 4 ? [`f${i}-${k + 1}`] : [],
+          message: {
+            id: `f${i}-${k}`,
+            author: { role: k % 2 ? 'assistant' : 'user' },
+            create_time: T0 - 86_400 * (i + 1) + k * 30,
+            content: { content_type: 'text', parts: [`Filler turn ${k} of chat ${i} about gardening, recipes and travel plans.`] },
+          },
+        },
+      ]),
+    ),
   }));
-  return Buffer.from(zipSync({ 'conversations.json': strToU8(JSON.stringify([...chatGptConversations, ...filler])), 'user.json': strToU8('{}') }));
+  return Buffer.from(
+    zipSync({ 'conversations.json': strToU8(JSON.stringify([...chatGptConversations, ...filler])), 'user.json': strToU8('{}') }),
+  );
 }
 
-test('a ChatGPT export zip imports through the dialog with progress, and its turns are found with their original date', async ({ page }) => {
+test('a ChatGPT export zip imports through the dialog with progress, and its turns are found with their original date', async ({
+  page,
+}) => {
   test.setTimeout(240_000); // the machine running e2e may be shared; nothing here is timed
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
-  await page.getByLabel('Import chat history file').setInputFiles({ name: 'chatgpt-export.zip', mimeType: 'application/zip', buffer: exportZip() });
+  await page
+    .getByLabel('Import chat history file')
+    .setInputFiles({ name: 'chatgpt-export.zip', mimeType: 'application/zip', buffer: exportZip() });
   const dialog = page.getByRole('dialog', { name: 'Import chat history' });
   // The scan reports what the file holds and the cost per policy before anything is written.
   await expect(dialog.getByTestId('history-scan')).toContainText('Found 402 conversations with 2,008 turns');
@@ -34,7 +61,9 @@ test('a ChatGPT export zip imports through the dialog with progress, and its tur
   await dialog.getByRole('button', { name: 'Import 2,008 turns' }).click();
   await expect(dialog.getByRole('progressbar', { name: 'Import progress' })).toBeVisible();
   await expect(dialog.getByTestId('history-progress')).toContainText(/[1-9][\d,]* conversations · [1-9][\d,]* turns/);
-  await expect(dialog.getByTestId('history-report')).toHaveText(/^402 conversations, 2,008 turns imported; 2 skipped: /, { timeout: 60_000 });
+  await expect(dialog.getByTestId('history-report')).toHaveText(/^402 conversations, 2,008 turns imported; 2 skipped: /, {
+    timeout: 60_000,
+  });
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 
   await page.getByLabel('Search memory').fill('pastéis Belém');
@@ -63,7 +92,9 @@ test('a ChatGPT import with microsecond times exports a memory that imports agai
   test.setTimeout(240_000);
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
-  expect(await importThroughDialog(page, 'conversations.json', 'application/json', Buffer.from(JSON.stringify(chatGptMicroseconds)), '2')).toMatch(/^1 conversation, 2 turns imported/);
+  expect(
+    await importThroughDialog(page, 'conversations.json', 'application/json', Buffer.from(JSON.stringify(chatGptMicroseconds)), '2'),
+  ).toMatch(/^1 conversation, 2 turns imported/);
   const downloadPromise = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export', exact: true }).click();
   const path = info.outputPath('after-chatgpt.sqlite');
@@ -77,8 +108,9 @@ test('"Branch in new chat" copies keep the original whole, newest first in the s
   test.setTimeout(240_000);
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
-  expect(await importThroughDialog(page, 'conversations.json', 'application/json', Buffer.from(JSON.stringify(chatGptBranchCopies)), '8'))
-    .toMatch(/^2 conversations, 7 turns imported; 1 skipped: 1 conversation refused/);
+  expect(
+    await importThroughDialog(page, 'conversations.json', 'application/json', Buffer.from(JSON.stringify(chatGptBranchCopies)), '8'),
+  ).toMatch(/^2 conversations, 7 turns imported; 1 skipped: 1 conversation refused/);
   const sidebar = page.locator('button.conversation');
   await expect(sidebar).toHaveCount(2);
   await expect(sidebar.nth(0)).toContainText('Branch · Packing list');
@@ -91,7 +123,15 @@ test('a Claude export with edits and retries imports only the branch the user sa
   test.setTimeout(240_000);
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
-  expect(await importThroughDialog(page, 'conversations.json', 'application/json', Buffer.from(JSON.stringify(claudeBranchedConversations)), '8')).toMatch(/^2 conversations, 8 turns imported\.$/);
+  expect(
+    await importThroughDialog(
+      page,
+      'conversations.json',
+      'application/json',
+      Buffer.from(JSON.stringify(claudeBranchedConversations)),
+      '8',
+    ),
+  ).toMatch(/^2 conversations, 8 turns imported\.$/);
   await page.getByLabel('Search memory').fill('Gyllenhal');
   await expect(page.getByTestId('search-hit')).toHaveCount(1);
   await page.getByTestId('search-hit').first().click();
@@ -105,7 +145,9 @@ test('transcripts: the dialog shows how the speakers were read, and asks before 
   test.setTimeout(240_000);
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
-  await page.getByLabel('Import chat history file').setInputFiles({ name: 'claude-session.md', mimeType: 'text/markdown', buffer: Buffer.from(headingTranscript) });
+  await page
+    .getByLabel('Import chat history file')
+    .setInputFiles({ name: 'claude-session.md', mimeType: 'text/markdown', buffer: Buffer.from(headingTranscript) });
   const dialog = page.getByRole('dialog', { name: 'Import chat history' });
   const turns = dialog.getByTestId('transcript-turn');
   await expect(turns).toHaveCount(4);
@@ -114,8 +156,12 @@ test('transcripts: the dialog shows how the speakers were read, and asks before 
   await expect(turns.nth(1)).toContainText('Assistant (Claude): Sure. HTTP caching');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
 
-  await page.getByLabel('Import chat history file').setInputFiles({ name: 'hydra.txt', mimeType: 'text/plain', buffer: Buffer.from(ambiguousTranscript) });
-  await expect(dialog.getByTestId('transcript-reading')).toContainText('Recollect is not sure who is speaking (no speaker is recognised as the assistant)');
+  await page
+    .getByLabel('Import chat history file')
+    .setInputFiles({ name: 'hydra.txt', mimeType: 'text/plain', buffer: Buffer.from(ambiguousTranscript) });
+  await expect(dialog.getByTestId('transcript-reading')).toContainText(
+    'Recollect is not sure who is speaking (no speaker is recognised as the assistant)',
+  );
   const importButton = dialog.getByRole('button', { name: 'Import 4 turns' });
   await expect(importButton).toBeDisabled();
   await dialog.getByRole('checkbox', { name: 'These speakers and roles are right' }).check();
@@ -125,7 +171,13 @@ test('transcripts: the dialog shows how the speakers were read, and asks before 
 });
 
 /** Imports a clear transcript through the dialog: the preview's roles first, then the stored turns' roles and speakers. */
-async function importTranscript(page: Page, name: string, text: string, speakers: readonly (readonly [string, 'user' | 'assistant'])[], searchFor: string) {
+async function importTranscript(
+  page: Page,
+  name: string,
+  text: string,
+  speakers: readonly (readonly [string, 'user' | 'assistant'])[],
+  searchFor: string,
+) {
   await page.getByLabel('Import chat history file').setInputFiles({ name, mimeType: 'text/markdown', buffer: Buffer.from(text) });
   const dialog = page.getByRole('dialog', { name: 'Import chat history' });
   await expect(dialog.getByTestId('transcript-reading')).toContainText('The first turns read as:', { timeout: 60_000 });
@@ -138,7 +190,9 @@ async function importTranscript(page: Page, name: string, text: string, speakers
   }
   await dialog.getByRole('radio', { name: /Off/ }).check();
   await dialog.getByRole('button', { name: `Import ${speakers.length} turns` }).click();
-  await expect(dialog.getByTestId('history-report')).toHaveText(new RegExp(`^1 conversation, ${speakers.length} turns imported`), { timeout: 60_000 });
+  await expect(dialog.getByTestId('history-report')).toHaveText(new RegExp(`^1 conversation, ${speakers.length} turns imported`), {
+    timeout: 60_000,
+  });
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 
   await page.getByLabel('Search memory').fill(searchFor);
@@ -152,21 +206,43 @@ async function importTranscript(page: Page, name: string, text: string, speakers
   return messages;
 }
 
-test('transcripts with bold labels (**Human**: / **GPT**:) and Name: lines import through the dialog with the right roles and speakers', async ({ page }) => {
+test('transcripts with bold labels (**Human**: / **GPT**:) and Name: lines import through the dialog with the right roles and speakers', async ({
+  page,
+}) => {
   test.setTimeout(240_000);
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
 
   // The answer's own bullets (- **Headers**: …) stay in the answer: no speaker "Headers" or "Emphasis".
-  const bold = await importTranscript(page, 'markdown-chat.md', boldLabelTranscript,
-    [['Human', 'user'], ['GPT', 'assistant'], ['Human', 'user'], ['GPT', 'assistant']], 'Emphasis asterisks');
+  const bold = await importTranscript(
+    page,
+    'markdown-chat.md',
+    boldLabelTranscript,
+    [
+      ['Human', 'user'],
+      ['GPT', 'assistant'],
+      ['Human', 'user'],
+      ['GPT', 'assistant'],
+    ],
+    'Emphasis asterisks',
+  );
   await expect(bold.nth(1)).toContainText('Headers');
   await expect(bold.nth(1)).toContainText('Emphasis');
   await expect(bold.nth(3)).toContainText('¥300');
 
   // A code block's "# comment" and "key: value" lines and a "Note:" line are part of the answer.
-  const lines = await importTranscript(page, 'compose-chat.txt', nameLineTranscript,
-    [['User', 'user'], ['ChatGPT', 'assistant'], ['User', 'user'], ['ChatGPT', 'assistant']], 'pgadmin');
+  const lines = await importTranscript(
+    page,
+    'compose-chat.txt',
+    nameLineTranscript,
+    [
+      ['User', 'user'],
+      ['ChatGPT', 'assistant'],
+      ['User', 'user'],
+      ['ChatGPT', 'assistant'],
+    ],
+    'pgadmin',
+  );
   await expect(lines.nth(1)).toContainText('image: postgres:16');
   await expect(lines.nth(1)).toContainText('Note: change the password before you deploy.');
   await expect(page.getByTestId('message').filter({ hasText: /^\s*(Note|services|Headers|Emphasis)\b/ })).toHaveCount(0);

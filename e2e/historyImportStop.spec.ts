@@ -9,20 +9,35 @@ const CONVERSATIONS = 3_000;
 
 /** A Claude export: 3,000 conversations of 5 turns of real length (≈ 1,100 characters). */
 function claudeExport(): Buffer {
-  const body = 'We planned the allotment: which beds get tomatoes, where the beans climb, when to sow the second round of lettuce, and how to keep slugs off without pellets. '.repeat(7);
-  return Buffer.from(JSON.stringify(Array.from({ length: CONVERSATIONS }, (_, c) => ({
-    uuid: `conv-${c}`, name: `Garden chat ${c}`, created_at: new Date(Date.UTC(2024, 0, 1) + c * 3_600_000).toISOString(),
-    chat_messages: Array.from({ length: 5 }, (__, i) => ({
-      uuid: `conv-${c}-${i}`, sender: i % 2 ? 'assistant' : 'human', text: `${c}.${i} ${body}`,
-      created_at: new Date(Date.UTC(2024, 0, 1) + c * 3_600_000 + i * 60_000).toISOString(),
-    })),
-  }))));
+  const body =
+    'We planned the allotment: which beds get tomatoes, where the beans climb, when to sow the second round of lettuce, and how to keep slugs off without pellets. '.repeat(
+      7,
+    );
+  return Buffer.from(
+    JSON.stringify(
+      Array.from({ length: CONVERSATIONS }, (_, c) => ({
+        uuid: `conv-${c}`,
+        name: `Garden chat ${c}`,
+        created_at: new Date(Date.UTC(2024, 0, 1) + c * 3_600_000).toISOString(),
+        chat_messages: Array.from({ length: 5 }, (__, i) => ({
+          uuid: `conv-${c}-${i}`,
+          sender: i % 2 ? 'assistant' : 'human',
+          text: `${c}.${i} ${body}`,
+          created_at: new Date(Date.UTC(2024, 0, 1) + c * 3_600_000 + i * 60_000).toISOString(),
+        })),
+      })),
+    ),
+  );
 }
 
 async function startImport(page: Page, file: Buffer) {
-  await page.getByLabel('Import chat history file').setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: file });
+  await page
+    .getByLabel('Import chat history file')
+    .setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: file });
   const dialog = page.getByRole('dialog', { name: 'Import chat history' });
-  await expect(dialog.getByTestId('history-scan')).toContainText(`Found ${CONVERSATIONS.toLocaleString('en')} conversations`, { timeout: 120_000 });
+  await expect(dialog.getByTestId('history-scan')).toContainText(`Found ${CONVERSATIONS.toLocaleString('en')} conversations`, {
+    timeout: 120_000,
+  });
   await dialog.getByRole('radio', { name: /Off/ }).check();
   await dialog.getByRole('button', { name: /^Import [\d,]+ turns$/ }).click();
   await expect(dialog.getByTestId('history-progress')).toContainText(/[1-9][\d,]* conversations/, { timeout: 60_000 });

@@ -53,12 +53,25 @@ const seconds = (k: number) => Number((1_700_000_000 + k * 37 + ((k * 7_919) % 1
 
 function chatGptNode(id: string, parent: string | null, children: string[], role: string, text: string | null, at: number) {
   return {
-    id, parent, children,
-    message: text === null ? null : {
-      id, author: { role, name: null, metadata: {} }, create_time: at, update_time: null,
-      content: { content_type: 'text', parts: [text] }, status: 'finished_successfully', end_turn: role === 'assistant' ? true : null,
-      weight: 1.0, metadata: role === 'system' ? { is_visually_hidden_from_conversation: true } : {}, recipient: 'all', channel: null,
-    },
+    id,
+    parent,
+    children,
+    message:
+      text === null
+        ? null
+        : {
+            id,
+            author: { role, name: null, metadata: {} },
+            create_time: at,
+            update_time: null,
+            content: { content_type: 'text', parts: [text] },
+            status: 'finished_successfully',
+            end_turn: role === 'assistant' ? true : null,
+            weight: 1.0,
+            metadata: role === 'system' ? { is_visually_hidden_from_conversation: true } : {},
+            recipient: 'all',
+            channel: null,
+          },
   };
 }
 
@@ -73,7 +86,14 @@ function chatGptExport(): string {
   mapping.sys = chatGptNode('sys', 'root', ['m0'], 'system', '', seconds(0));
   for (let k = 0; k < TURNS; k++) {
     const text = k === 0 ? `${FIRST_WORD}: ${body(k)}` : k === TURNS - 1 ? `${body(k)} ${LAST_WORD}` : body(k);
-    mapping[`m${k}`] = chatGptNode(`m${k}`, k ? `m${k - 1}` : 'sys', k < TURNS - 1 ? [`m${k + 1}`] : [], k % 2 ? 'assistant' : 'user', text, seconds(k));
+    mapping[`m${k}`] = chatGptNode(
+      `m${k}`,
+      k ? `m${k - 1}` : 'sys',
+      k < TURNS - 1 ? [`m${k + 1}`] : [],
+      k % 2 ? 'assistant' : 'user',
+      text,
+      seconds(k),
+    );
   }
   // The edited prompt's first version came first, so ChatGPT lists it first among the children.
   mapping.m3!.children.unshift('e4');
@@ -81,12 +101,29 @@ function chatGptExport(): string {
   mapping.e5 = chatGptNode('e5', 'e4', [], 'assistant', `${DROPPED_WORD} answer to the first wording. ${body(5)}`, seconds(4) - 2);
   const lastUser = `m${TURNS - 2}`;
   mapping[lastUser]!.children.push('regen');
-  mapping.regen = chatGptNode('regen', lastUser, [], 'assistant', `${DROPPED_WORD} a regenerated answer. ${body(TURNS - 1)}`, seconds(TURNS) + 60);
+  mapping.regen = chatGptNode(
+    'regen',
+    lastUser,
+    [],
+    'assistant',
+    `${DROPPED_WORD} a regenerated answer. ${body(TURNS - 1)}`,
+    seconds(TURNS) + 60,
+  );
   // The service writes `current_node` after the mapping.
-  return JSON.stringify([{
-    title: TITLE, create_time: seconds(0), update_time: seconds(TURNS), mapping, moderation_results: [],
-    current_node: `m${TURNS - 1}`, plugin_ids: null, conversation_id: 'huge-1', conversation_template_id: null, id: 'huge-1',
-  }]);
+  return JSON.stringify([
+    {
+      title: TITLE,
+      create_time: seconds(0),
+      update_time: seconds(TURNS),
+      mapping,
+      moderation_results: [],
+      current_node: `m${TURNS - 1}`,
+      plugin_ids: null,
+      conversation_id: 'huge-1',
+      conversation_template_id: null,
+      id: 'huge-1',
+    },
+  ]);
 }
 
 /** Messages on the visible branch of the Claude conversation. */
@@ -102,9 +139,25 @@ const CLAUDE_TITLE = 'A very long Claude chat';
 function claudeExport(): string {
   const at = (k: number) => new Date(Date.UTC(2025, 5, 1) + k * 41_000).toISOString().replace('Z', '000Z');
   const say = (uuid: string, parent: string, sender: string, text: string, k: number) => ({
-    uuid, parent_message_uuid: parent, sender, text, created_at: at(k), updated_at: at(k), attachments: [], files: [],
+    uuid,
+    parent_message_uuid: parent,
+    sender,
+    text,
+    created_at: at(k),
+    updated_at: at(k),
+    attachments: [],
+    files: [],
     content: [
-      ...(sender === 'assistant' ? [{ type: 'thinking', thinking: [1, 2, 3, 4].map((d) => `Draft ${d}: ${text}`).join('\n\n'), start_timestamp: at(k), stop_timestamp: at(k) }] : []),
+      ...(sender === 'assistant'
+        ? [
+            {
+              type: 'thinking',
+              thinking: [1, 2, 3, 4].map((d) => `Draft ${d}: ${text}`).join('\n\n'),
+              start_timestamp: at(k),
+              stop_timestamp: at(k),
+            },
+          ]
+        : []),
       { type: 'text', text, start_timestamp: at(k), stop_timestamp: at(k), citations: [] },
     ],
   });
@@ -115,10 +168,16 @@ function claudeExport(): string {
     const text = k === 0 ? `${FIRST_WORD}: ${body(k)}` : k === CLAUDE_TURNS - 1 ? `${body(k)} ${LAST_WORD}` : body(k);
     messages.push(say(`c${k}`, parent, k % 2 ? 'assistant' : 'human', text, k + 1));
   }
-  return JSON.stringify([{
-    uuid: 'huge-claude', name: CLAUDE_TITLE, created_at: at(0), updated_at: at(CLAUDE_TURNS), chat_messages: messages,
-    current_leaf_message_uuid: `c${CLAUDE_TURNS - 1}`,
-  }]);
+  return JSON.stringify([
+    {
+      uuid: 'huge-claude',
+      name: CLAUDE_TITLE,
+      created_at: at(0),
+      updated_at: at(CLAUDE_TURNS),
+      chat_messages: messages,
+      current_leaf_message_uuid: `c${CLAUDE_TURNS - 1}`,
+    },
+  ]);
 }
 
 let folder = '';
@@ -126,7 +185,10 @@ const files = { chatgpt: '', claude: '' };
 
 test.beforeAll(() => {
   folder = mkdtempSync(join(tmpdir(), 'recollect-huge-conversation-'));
-  for (const [name, text] of [['chatgpt', chatGptExport()], ['claude', claudeExport()]] as const) {
+  for (const [name, text] of [
+    ['chatgpt', chatGptExport()],
+    ['claude', claudeExport()],
+  ] as const) {
     // One entry over the threshold: the streamed reading, not the whole-entry parse.
     expect(text.length).toBeGreaterThan(HUGE_ENTRY_CHARS);
     files[name] = join(folder, `${name}-conversations.json`);
@@ -170,7 +232,11 @@ async function progressSeen(page: Page): Promise<Seen[]> {
   const lines = await page.evaluate(() => (window as unknown as { progressSeen: string[] }).progressSeen.splice(0));
   return lines.map((l) => {
     const [label, text] = l.split('|') as [string, string];
-    return { label, turns: Number(/([\d,]+) turns/.exec(text)?.[1]?.replace(/,/g, '') ?? NaN), bytes: /· ([^·]+) of /.exec(text)?.[1] ?? '' };
+    return {
+      label,
+      turns: Number(/([\d,]+) turns/.exec(text)?.[1]?.replace(/,/g, '') ?? NaN),
+      bytes: /· ([^·]+) of /.exec(text)?.[1] ?? '',
+    };
   });
 }
 
@@ -181,7 +247,10 @@ const num = (x: number) => x.toLocaleString('en');
 async function scanFile(page: Page, path: string, turns: number) {
   await page.getByLabel('Import chat history file').setInputFiles(path);
   const dialog = page.getByRole('dialog', { name: 'Import chat history' });
-  await expect(dialog.getByTestId('history-scan')).toHaveText(new RegExp(`^Found 1 conversations with ${num(turns)} turns \\(about [\\d,]+ episodes\\)\\.$`), { timeout: 90_000 });
+  await expect(dialog.getByTestId('history-scan')).toHaveText(
+    new RegExp(`^Found 1 conversations with ${num(turns)} turns \\(about [\\d,]+ episodes\\)\\.$`),
+    { timeout: 90_000 },
+  );
   return dialog;
 }
 
@@ -195,7 +264,10 @@ function expectStreamedScan(seen: readonly Seen[], turns: number) {
   // The start and at least one more: on a quiet machine the file is read between two progress ticks
   // (seen: "0 turns, 0 B" then "1,077 turns, 17 MB" of 3,000), so the proof is the part-way count.
   expect(distinct(reading.map((s) => `${s.turns} ${s.bytes}`)), JSON.stringify(reading)).toBeGreaterThanOrEqual(2);
-  expect(reading.filter((s) => s.turns > 0 && s.turns < turns), JSON.stringify(reading)).not.toHaveLength(0);
+  expect(
+    reading.filter((s) => s.turns > 0 && s.turns < turns),
+    JSON.stringify(reading),
+  ).not.toHaveLength(0);
 }
 
 /** Notes how long each step took in the run's annotations, for its report (nothing here is timed against a limit). */
@@ -231,7 +303,9 @@ async function expectVisibleBranchStored(page: Page, title: string, turns: numbe
   await expect(messages.last()).toContainText(`Turn ${turns - 1}.`);
 }
 
-test('one ChatGPT conversation over the huge-entry threshold: streamed with progress, Stop keeps what was stored, importing again completes it, only the visible branch', async ({ page }) => {
+test('one ChatGPT conversation over the huge-entry threshold: streamed with progress, Stop keeps what was stored, importing again completes it, only the visible branch', async ({
+  page,
+}) => {
   test.setTimeout(240_000); // the machine running e2e may be shared; nothing here is timed
   const size = statSync(files.chatgpt).size;
   test.info().annotations.push({ type: 'file', description: `${(size / 1e6).toFixed(1)} MB, ${num(TURNS)} turns on the visible branch` });
@@ -247,7 +321,11 @@ test('one ChatGPT conversation over the huge-entry threshold: streamed with prog
   await dialog.getByRole('button', { name: `Import ${num(TURNS)} turns` }).click();
   const progress = dialog.getByTestId('history-progress');
   // Stop once a good part is stored, well before the end.
-  await expect.poll(async () => Number(/([\d,]+) turns/.exec((await progress.textContent()) ?? '')?.[1]?.replace(/,/g, '') ?? 0), { timeout: 90_000, intervals: [100] })
+  await expect
+    .poll(async () => Number(/([\d,]+) turns/.exec((await progress.textContent()) ?? '')?.[1]?.replace(/,/g, '') ?? 0), {
+      timeout: 90_000,
+      intervals: [100],
+    })
     .toBeGreaterThanOrEqual(2_000);
   await dialog.getByRole('button', { name: 'Stop import' }).click();
   const report = dialog.getByTestId('history-report');
@@ -260,7 +338,10 @@ test('one ChatGPT conversation over the huge-entry threshold: streamed with prog
   expect(distinct(importing.filter((t) => t > 0 && t <= kept)), JSON.stringify(importing)).toBeGreaterThanOrEqual(3);
   // The status line counted stored turns while the import was still running.
   const stored = await page.evaluate(() => (window as unknown as { storedWhileImporting: number[] }).storedWhileImporting);
-  expect(stored.some((c) => c > 0 && c < TURNS), JSON.stringify(stored)).toBe(true);
+  expect(
+    stored.some((c) => c > 0 && c < TURNS),
+    JSON.stringify(stored),
+  ).toBe(true);
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
 
   // What was stored stays, and is searchable: the first turn is there, the last is not yet.
@@ -277,16 +358,25 @@ test('one ChatGPT conversation over the huge-entry threshold: streamed with prog
   expectStreamedScan(await progressSeen(page), TURNS);
   await dialog.getByRole('radio', { name: /Off/ }).check();
   await dialog.getByRole('button', { name: `Import ${num(TURNS)} turns` }).click();
-  await expect(report).toHaveText(`1 conversation, ${num(TURNS - kept)} turns imported; ${num(kept)} turns were already in memory.`, { timeout: 120_000 });
+  await expect(report).toHaveText(`1 conversation, ${num(TURNS - kept)} turns imported; ${num(kept)} turns were already in memory.`, {
+    timeout: 120_000,
+  });
   took(`second import (${num(TURNS - kept)} turns)`);
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   // Only the branch the user saw (not the edited prompt's first version, not the regenerated answer), opened at its newest turn.
   await expectVisibleBranchStored(page, TITLE, TURNS);
   took('searches and opening');
-  console.log(test.info().annotations.map((a) => `${a.type}: ${a.description}`).join('\n'));
+  console.log(
+    test
+      .info()
+      .annotations.map((a) => `${a.type}: ${a.description}`)
+      .join('\n'),
+  );
 });
 
-test('one Claude conversation over the huge-entry threshold: streamed, only the visible branch stored, opens at its newest turn', async ({ page }) => {
+test('one Claude conversation over the huge-entry threshold: streamed, only the visible branch stored, opens at its newest turn', async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
@@ -297,10 +387,17 @@ test('one Claude conversation over the huge-entry threshold: streamed, only the 
   expectStreamedScan(await progressSeen(page), CLAUDE_TURNS);
   await dialog.getByRole('radio', { name: /Off/ }).check();
   await dialog.getByRole('button', { name: `Import ${num(CLAUDE_TURNS)} turns` }).click();
-  await expect(dialog.getByTestId('history-report')).toHaveText(`1 conversation, ${num(CLAUDE_TURNS)} turns imported.`, { timeout: 120_000 });
+  await expect(dialog.getByTestId('history-report')).toHaveText(`1 conversation, ${num(CLAUDE_TURNS)} turns imported.`, {
+    timeout: 120_000,
+  });
   took(`import (${num(CLAUDE_TURNS)} turns)`);
   await dialog.getByRole('button', { name: 'Close', exact: true }).click();
   await expectVisibleBranchStored(page, CLAUDE_TITLE, CLAUDE_TURNS);
   took('searches and opening');
-  console.log(test.info().annotations.map((a) => `${a.type}: ${a.description}`).join('\n'));
+  console.log(
+    test
+      .info()
+      .annotations.map((a) => `${a.type}: ${a.description}`)
+      .join('\n'),
+  );
 });

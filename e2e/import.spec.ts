@@ -25,7 +25,9 @@ async function openWithOneTurn(page: Page) {
 }
 
 async function choose(page: Page, name: string) {
-  await page.getByLabel('Import database file').setInputFiles({ name: 'shared.sqlite', mimeType: 'application/octet-stream', buffer: await fileOf(name) });
+  await page
+    .getByLabel('Import database file')
+    .setInputFiles({ name: 'shared.sqlite', mimeType: 'application/octet-stream', buffer: await fileOf(name) });
   await expect(page.getByRole('dialog', { name: 'Import memory' })).toBeVisible();
 }
 
@@ -59,7 +61,10 @@ test('a file whose trigger rewrites every new turn is imported without it', asyn
   await page.getByRole('button', { name: 'Replace memory' }).click();
   await expect(page.getByText(/Imported 12 messages in 1 conversation\b/)).toBeVisible();
   await expect(page.getByText(/left out; only its rows were imported/)).toBeVisible();
-  await page.getByRole('button', { name: /Garden/ }).first().click();
+  await page
+    .getByRole('button', { name: /Garden/ })
+    .first()
+    .click();
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Zucchini goes in the raised bed.');
   await page.getByRole('textbox', { name: 'Message', exact: true }).press('Enter');
   await expect(page.getByTestId('message').filter({ hasText: 'Zucchini goes in the raised bed.' })).toBeVisible();

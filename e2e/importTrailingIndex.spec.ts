@@ -4,6 +4,7 @@
  * turn is found by its words, and the indexing shows its progress until done — also after a
  * reload in the middle of it.
  */
+import type { EngineApi } from '../src/core/protocol';
 import { expect, test, type Page } from '@playwright/test';
 import { strToU8, zipSync } from 'fflate';
 import { printPageOnFailure } from './appSteps';
@@ -13,14 +14,29 @@ const T0 = Date.UTC(2023, 2, 1) / 1000;
 /** `conversations` chats of 10 turns; each turn has a word of its own (`zq<c>k<k>`). */
 function exportZip(conversations: number): Buffer {
   const data = Array.from({ length: conversations }, (_, c) => ({
-    id: `trail-${c}`, title: `Trailing chat ${c}`, create_time: T0 + c * 86_400, current_node: `t${c}-9`,
-    mapping: Object.fromEntries(Array.from({ length: 10 }, (__, k) => [`t${c}-${k}`, {
-      id: `t${c}-${k}`, parent: k ? `t${c}-${k - 1}` : null, children: k < 9 ? [`t${c}-${k + 1}`] : [],
-      message: {
-        id: `t${c}-${k}`, author: { role: k % 2 ? 'assistant' : 'user' }, create_time: T0 + c * 86_400 + k * 30,
-        content: { content_type: 'text', parts: [`Turn ${k} of chat ${c}: the marker zq${c}k${k} and some words about ferries, gardens and bread.`] },
-      },
-    }])),
+    id: `trail-${c}`,
+    title: `Trailing chat ${c}`,
+    create_time: T0 + c * 86_400,
+    current_node: `t${c}-9`,
+    mapping: Object.fromEntries(
+      Array.from({ length: 10 }, (__, k) => [
+        `t${c}-${k}`,
+        {
+          id: `t${c}-${k}`,
+          parent: k ? `t${c}-${k - 1}` : null,
+          children: k < 9 ? [`t${c}-${k + 1}`] : [],
+          message: {
+            id: `t${c}-${k}`,
+            author: { role: k % 2 ? 'assistant' : 'user' },
+            create_time: T0 + c * 86_400 + k * 30,
+            content: {
+              content_type: 'text',
+              parts: [`Turn ${k} of chat ${c}: the marker zq${c}k${k} and some words about ferries, gardens and bread.`],
+            },
+          },
+        },
+      ]),
+    ),
   }));
   return Buffer.from(zipSync({ 'conversations.json': strToU8(JSON.stringify(data)) }));
 }
@@ -68,8 +84,8 @@ test('words are found while the indexing still trails, and a reload resumes it t
   // Right after the report, before the trailing indexing is done: searched through the engine the
   // UI uses (the dialog is modal), a turn is found by its words.
   const found = await page.evaluate(async () => {
-    const engine = (window as unknown as { recollectEngine: { searchMessages(q: string): Promise<{ message: { content: string } }[]>; indexingStatus(): Promise<{ state: string; indexed: number; total: number }> } }).recollectEngine;
-    const [status, hits] = await Promise.all([engine.indexingStatus(), engine.searchMessages('zq149k9')]);
+    const engine = (window as unknown as { recollectEngine: EngineApi }).recollectEngine;
+    const [status, hits] = await Promise.all([engine.indexing.status(), engine.conversations.search('zq149k9')]);
     return { status, hits: hits.map((h) => h.message.content) };
   });
   expect(found.hits).toHaveLength(1);
@@ -80,10 +96,16 @@ test('words are found while the indexing still trails, and a reload resumes it t
   // and it ends with every turn indexed.
   await page.reload();
   await expect(page.getByTestId('status')).toBeVisible({ timeout: 60_000 });
-  await expect.poll(async () => page.evaluate(async () => {
-    const s = await (window as unknown as { recollectEngine: { indexingStatus(): Promise<{ state: string; indexed: number; total: number }> } }).recollectEngine.indexingStatus();
-    return `${s.state} ${s.indexed}/${s.total}`;
-  }), { timeout: 240_000, intervals: [1_000] }).toBe('idle 1500/1500');
+  await expect
+    .poll(
+      async () =>
+        page.evaluate(async () => {
+          const s = await (window as unknown as { recollectEngine: EngineApi }).recollectEngine.indexing.status();
+          return `${s.state} ${s.indexed}/${s.total}`;
+        }),
+      { timeout: 240_000, intervals: [1_000] },
+    )
+    .toBe('idle 1500/1500');
   await expect(page.getByTestId('indexing-status')).toHaveCount(0);
   await page.getByLabel('Search memory').fill('zq77k3');
   await expect(page.getByTestId('search-hit')).toHaveCount(1);

@@ -10,17 +10,19 @@ test.beforeAll(async () => {
   await ensureFixtureMemory();
 });
 
-const focusedName = (page: Page) => page.evaluate(() => {
-  const el = document.activeElement as HTMLElement | null;
-  return el?.getAttribute('aria-label') ?? el?.textContent ?? '';
-});
+const focusedName = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    return el?.getAttribute('aria-label') ?? el?.textContent ?? '';
+  });
 
 /** Moves the keyboard's starting point to the top of the app, as after a fresh load. */
-const fromTheTop = (page: Page) => page.locator('.app').evaluate((el) => {
-  el.setAttribute('tabindex', '-1');
-  (el as HTMLElement).focus();
-  el.removeAttribute('tabindex');
-});
+const fromTheTop = (page: Page) =>
+  page.locator('.app').evaluate((el) => {
+    el.setAttribute('tabindex', '-1');
+    (el as HTMLElement).focus();
+    el.removeAttribute('tabindex');
+  });
 
 test('skip link, one Tab stop for 470 conversations with arrow keys inside, and Alt+M reach the message box', async ({ page }) => {
   test.setTimeout(180_000);

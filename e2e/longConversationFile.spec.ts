@@ -33,7 +33,9 @@ test.beforeAll(async () => {
   await buildOnce(FILE, (file) => buildLongConversation(file, { turns: TURNS, chars: CHARS }));
 });
 
-test(`a ${TURNS.toLocaleString('en-US')}-turn conversation opens at its newest turn with a bounded page, pages back, and search jumps far back`, async ({ page }) => {
+test(`a ${TURNS.toLocaleString('en-US')}-turn conversation opens at its newest turn with a bounded page, pages back, and search jumps far back`, async ({
+  page,
+}) => {
   test.setTimeout(full ? 3_600_000 : 480_000);
   const log = (line: string) => test.info().annotations.push({ type: 'time', description: line });
   await page.goto('/');
@@ -43,7 +45,10 @@ test(`a ${TURNS.toLocaleString('en-US')}-turn conversation opens at its newest t
   log(`restore (Import… → Replace memory): ${seconds(t0)}`);
 
   t0 = Date.now();
-  await page.getByRole('button', { name: new RegExp(LONG_CONVERSATION.title) }).first().click();
+  await page
+    .getByRole('button', { name: new RegExp(LONG_CONVERSATION.title) })
+    .first()
+    .click();
   const messages = page.getByTestId('message');
   await expect(messages.last()).toContainText(`Turn ${TURNS - 1} `, { timeout: 300_000 });
   log(`open at the newest turn: ${seconds(t0)}`);
@@ -51,7 +56,9 @@ test(`a ${TURNS.toLocaleString('en-US')}-turn conversation opens at its newest t
   await expect(messages.first()).toContainText(`Turn ${TURNS - WINDOW} `);
 
   // Scrolled up to the top of the window, the reader asks for earlier turns; their place is kept.
-  await page.getByTestId('messages').evaluate((el) => { el.scrollTop = 0; });
+  await page.getByTestId('messages').evaluate((el) => {
+    el.scrollTop = 0;
+  });
   t0 = Date.now();
   await page.getByTestId('show-earlier').click();
   await expect(messages).toHaveCount(2 * WINDOW, { timeout: 120_000 });

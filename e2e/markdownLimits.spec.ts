@@ -27,7 +27,10 @@ test.beforeAll(async () => {
   ({ turns, conversations } = await buildMarkdownMemory(file));
   // Answers say how much of the message reached the model.
   mock = await startMockLlmServer({
-    responder: (req) => (req.stream ? `I read all **${req.messages.at(-1)!.content.length.toLocaleString('en')}** characters of the request.` : synthesisResponder(req)),
+    responder: (req) =>
+      req.stream
+        ? `I read all **${req.messages.at(-1)!.content.length.toLocaleString('en')}** characters of the request.`
+        : synthesisResponder(req),
   });
 });
 test.afterAll(async () => {
@@ -44,7 +47,8 @@ async function openAllFixtures(page: Page): Promise<void> {
 }
 
 /** The assistant message (in the open conversation) whose text starts with `start`. */
-const answer = (page: Page, start: string) => page.getByTestId('message').filter({ has: page.getByTestId('markdown').filter({ hasText: start }) });
+const answer = (page: Page, start: string) =>
+  page.getByTestId('message').filter({ has: page.getByTestId('markdown').filter({ hasText: start }) });
 
 test('a conversation of pathological messages opens readable, and the page keeps answering', async ({ page }) => {
   test.setTimeout(240_000); // a shared 2-core machine; nothing here is timed
@@ -66,7 +70,11 @@ test('a conversation of pathological messages opens readable, and the page keeps
   const table = answer(page, 'Measurements by column:');
   const region = table.getByRole('group', { name: 'Table' });
   await expect(region.getByRole('columnheader')).toHaveCount(40);
-  const widths = await region.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, message: el.closest('li')!.getBoundingClientRect().width }));
+  const widths = await region.evaluate((el) => ({
+    scroll: el.scrollWidth,
+    client: el.clientWidth,
+    message: el.closest('li')!.getBoundingClientRect().width,
+  }));
   expect(widths.scroll).toBeGreaterThan(widths.client);
   expect(widths.message).toBeLessThanOrEqual(760);
 

@@ -26,11 +26,13 @@ export async function expectModal(page: Page, dialog: Locator): Promise<void> {
   expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
   expect(await pressesIntoApp(page, 'Tab', 12)).toBe(0);
   expect(await pressesIntoApp(page, 'Shift+Tab', 5)).toBe(0);
-  expect(await page.evaluate(() => {
-    const behind = document.querySelector<HTMLElement>('#root button');
-    behind?.focus();
-    return behind !== null && document.activeElement === behind;
-  })).toBe(false);
+  expect(
+    await page.evaluate(() => {
+      const behind = document.querySelector<HTMLElement>('#root button');
+      behind?.focus();
+      return behind !== null && document.activeElement === behind;
+    }),
+  ).toBe(false);
 }
 
 export async function expectModalThenEscape(page: Page, dialog: Locator): Promise<void> {

@@ -39,9 +39,15 @@ test('downloading a model is an explicit action with progress, cached for offlin
     const local = await page.request.get(`/models/recollect/glove-100d-sif/${file}`);
     if (!local.ok()) return route.fulfill({ status: 404, body: 'not found' });
     if (file.endsWith('.onnx')) await new Promise((r) => setTimeout(r, 1500)); // long enough to see progress
-    return route.fulfill({ status: 200, body: await local.body(), headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' } });
+    return route.fulfill({
+      status: 200,
+      body: await local.body(),
+      headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' },
+    });
   });
-  await context.route(/^(?!http:\/\/(127\.0\.0\.1|localhost)[:/])(?!https:\/\/huggingface\.co\/Xenova\/all-MiniLM-L6-v2\/).*/, (route) => route.abort());
+  await context.route(/^(?!http:\/\/(127\.0\.0\.1|localhost)[:/])(?!https:\/\/huggingface\.co\/Xenova\/all-MiniLM-L6-v2\/).*/, (route) =>
+    route.abort(),
+  );
 
   await page.goto('/');
   await page.getByRole('button', { name: 'Models' }).click();

@@ -18,28 +18,37 @@ printPageOnFailure();
 const openWithHub = (page: Page, context: BrowserContext) => openWithModelHub(page, context, hub.url);
 
 /** The transformers.js browser cache's entries for `repo`. */
-const cachedFiles = (page: Page, repo: string) => page.evaluate(async (r) => {
-  const cache = await caches.open('transformers-cache');
-  return (await cache.keys()).map((req) => req.url).filter((u) => u.includes(`/${r}/`));
-}, repo);
+const cachedFiles = (page: Page, repo: string) =>
+  page.evaluate(async (r) => {
+    const cache = await caches.open('transformers-cache');
+    return (await cache.keys()).map((req) => req.url).filter((u) => u.includes(`/${r}/`));
+  }, repo);
 
 /**
  * The bytes `repo`'s cached files hold (their Content-Length), shown as the app formats sizes. The
  * browser's storage estimate is not checked: headless Chromium's stayed the same after the files
  * were deleted, even across a reload (the design notes call it unreliable there).
  */
-const cachedSize = (page: Page, repo: string) => page.evaluate(async (r) => {
-  const cache = await caches.open('transformers-cache');
-  let n = 0;
-  for (const req of await cache.keys()) if (req.url.includes(`/${r}/`)) n += Number((await cache.match(req))?.headers.get('content-length') ?? 0);
-  const units = ['KB', 'MB', 'GB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
-  return n < 1024 ? `${n} B` : `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
-}, repo);
+const cachedSize = (page: Page, repo: string) =>
+  page.evaluate(async (r) => {
+    const cache = await caches.open('transformers-cache');
+    let n = 0;
+    for (const req of await cache.keys())
+      if (req.url.includes(`/${r}/`)) n += Number((await cache.match(req))?.headers.get('content-length') ?? 0);
+    const units = ['KB', 'MB', 'GB'];
+    let v = n / 1024;
+    let i = 0;
+    while (v >= 1024 && i < units.length - 1) {
+      v /= 1024;
+      i++;
+    }
+    return n < 1024 ? `${n} B` : `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+  }, repo);
 
-test('an embedder and a reranker: in use they cannot be deleted; chosen away, Delete download frees their files and offers the download again', async ({ page, context }) => {
+test('an embedder and a reranker: in use they cannot be deleted; chosen away, Delete download frees their files and offers the download again', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(240_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: 'Models' }).click();
@@ -49,7 +58,9 @@ test('an embedder and a reranker: in use they cannot be deleted; chosen away, De
   const size = /([\d.,]+ [KMG]B) download/.exec(rowText)?.[1];
   expect(size, rowText).toBeTruthy();
   // Bundled models have nothing to delete.
-  await expect(page.getByTestId('model-embedder-recollect/glove-100d-sif').getByRole('button', { name: /Delete the download/ })).toHaveCount(0);
+  await expect(
+    page.getByTestId('model-embedder-recollect/glove-100d-sif').getByRole('button', { name: /Delete the download/ }),
+  ).toHaveCount(0);
 
   await row.getByRole('button', { name: /^Download/ }).click();
   await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
@@ -87,7 +98,9 @@ test('an embedder and a reranker: in use they cannot be deleted; chosen away, De
   await expect(confirm.getByRole('button', { name: 'Cancel' })).toBeFocused(); // the safe button
   await confirm.getByRole('button', { name: `Delete download (${size})` }).click();
 
-  await expect(row.getByTestId('download-deleted')).toContainText(`Deleted the download of all-MiniLM-L6-v2: ${freed} freed.`, { timeout: 30_000 });
+  await expect(row.getByTestId('download-deleted')).toContainText(`Deleted the download of all-MiniLM-L6-v2: ${freed} freed.`, {
+    timeout: 30_000,
+  });
   await expect(row).toContainText(`${size} download`);
   await expect(row.getByRole('button', { name: `Download (${size})` })).toBeVisible();
   await expect(row.getByRole('button', { name: 'Use' })).toHaveCount(0);
@@ -102,7 +115,10 @@ test('an embedder and a reranker: in use they cannot be deleted; chosen away, De
   await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
 });
 
-test('a model on this device: chosen it cannot be deleted; with the endpoint chosen, Delete download frees it', async ({ page, context }) => {
+test('a model on this device: chosen it cannot be deleted; with the endpoint chosen, Delete download frees it', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(240_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
@@ -124,7 +140,9 @@ test('a model on this device: chosen it cannot be deleted; with the endpoint cho
   const confirm = page.getByRole('alertdialog', { name: 'Delete SmolLM2 135M Instruct' });
   await expect(confirm).toContainText(/This frees about [\d.,]+ MB\./);
   await confirm.getByRole('button', { name: /^Delete download/ }).click();
-  await expect(smol.getByTestId('download-deleted')).toContainText(`Deleted the download of SmolLM2 135M Instruct: ${freed} freed.`, { timeout: 30_000 });
+  await expect(smol.getByTestId('download-deleted')).toContainText(`Deleted the download of SmolLM2 135M Instruct: ${freed} freed.`, {
+    timeout: 30_000,
+  });
   await expect(smol.getByRole('button', { name: 'Download SmolLM2 135M Instruct' })).toBeVisible();
   await expect(smol.getByRole('radio', { name: /SmolLM2 135M Instruct/ })).toBeDisabled();
   expect(await cachedFiles(page, SMOL)).toEqual([]);

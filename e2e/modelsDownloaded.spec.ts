@@ -47,15 +47,41 @@ async function expectMeaningHits(page: Page, count: number) {
   await page.getByLabel('Search memory').fill('');
 }
 
+/** Two turns in a new conversation, and MiniLM downloaded (not used yet), the Models panel open. */
+async function twoTurnsAndMiniLm(page: Page, context: BrowserContext) {
+  await openWithHub(page, context);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, PUPPY, 1);
+  await send(page, EARNINGS, 2);
+  await page.getByRole('button', { name: 'Models' }).click();
+  const status = page.getByTestId('embedding-status');
+  const row = await download(page, 'embedder', MINILM);
+  await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
+  return { status, row };
+}
+
+/** The browser's copy of MiniLM's weights gets damaged (a disk error, a bad copy): no longer a model. */
+async function damageMiniLm(page: Page) {
+  await page.evaluate(async (url) => {
+    const cache = await caches.open('transformers-cache');
+    await cache.put(url, new Response(new Uint8Array(4096).fill(0x5a), { headers: { 'content-length': '4096' } }));
+  }, `${hub.url}${MINILM}/resolve/main/onnx/model_quantized.onnx`);
+}
+
 async function storedVectors(page: Page, path: string) {
   const downloadPromise = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export', exact: true }).click();
   await (await downloadPromise).saveAs(path);
   const db = await loadDatabaseFile(path, { migrateSchema: false });
-  return db.query<{ model_id: string; dim: number; n: number }>("SELECT model_id, dim, count(*) AS n FROM vectors WHERE item_kind = 'message' GROUP BY model_id, dim");
+  return db.query<{ model_id: string; dim: number; n: number }>(
+    "SELECT model_id, dim, count(*) AS n FROM vectors WHERE item_kind = 'message' GROUP BY model_id, dim",
+  );
 }
 
-test('an embedder: download with progress, use, search by meaning, reload, offline reload, switch back', async ({ page, context }, info) => {
+test('an embedder: download with progress, use, search by meaning, reload, offline reload, switch back', async ({
+  page,
+  context,
+}, info) => {
   test.setTimeout(180_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: '+ New conversation' }).click();
@@ -117,10 +143,15 @@ test('an embedder: download with progress, use, search by meaning, reload, offli
   await page.getByRole('button', { name: 'Close models' }).click();
   await expectMeaningHits(page, 0);
   await context.setOffline(false);
-  expect(await storedVectors(page, info.outputPath('switched-back.sqlite'))).toEqual([{ model_id: 'recollect/glove-100d-sif@1', dim: 100, n: 3 }]);
+  expect(await storedVectors(page, info.outputPath('switched-back.sqlite'))).toEqual([
+    { model_id: 'recollect/glove-100d-sif@1', dim: 100, n: 3 },
+  ]);
 });
 
-test('a reranker: download, use, kept across a reload; a broken download says why and is not offered for use', async ({ page, context }) => {
+test('a reranker: download, use, kept across a reload; a broken download says why and is not offered for use', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(120_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: 'Models' }).click();
@@ -138,7 +169,10 @@ test('a reranker: download, use, kept across a reload; a broken download says wh
   // A file that is missing on the hub (404 part-way through the files): a clear error, no "Use".
   hub.fault(`${BGE}/onnx/model_quantized.onnx`, '404');
   const bge = await download(page, 'embedder', BGE);
-  await expect(page.getByRole('alert').filter({ hasText: 'Downloading "BGE small en v1.5" failed' })).toContainText('the model hub has no file "onnx/model_quantized.onnx" for it (HTTP 404)', { timeout: 30_000 });
+  await expect(page.getByRole('alert').filter({ hasText: 'Downloading "BGE small en v1.5" failed' })).toContainText(
+    'the model hub has no file "onnx/model_quantized.onnx" for it (HTTP 404)',
+    { timeout: 30_000 },
+  );
   await expect(bge.getByRole('button', { name: /Download/ })).toBeVisible();
   hub.fault(`${BGE}/onnx/model_quantized.onnx`, null);
   // Healed on the hub: a retry fetches every file again (nothing half-downloaded was kept) and works.
@@ -156,10 +190,15 @@ test('a reranker: download, use, kept across a reload; a broken download says wh
 
 /** Waits until the hub has been asked for `repo`'s weights (held by holdOnnx: the download is under way). */
 async function weightsRequested(repo: string, since: number) {
-  await expect.poll(() => hub.requests.slice(since).some((r) => r.startsWith(`${repo}/`) && r.endsWith('.onnx')), { timeout: 60_000 }).toBe(true);
+  await expect
+    .poll(() => hub.requests.slice(since).some((r) => r.startsWith(`${repo}/`) && r.endsWith('.onnx')), { timeout: 60_000 })
+    .toBe(true);
 }
 
-test('a download: cancel half-way and start again; a reload mid-download offers to finish; offline says so and the model in use stays', async ({ page, context }) => {
+test('a download: cancel half-way and start again; a reload mid-download offers to finish; offline says so and the model in use stays', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(240_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: 'Models' }).click();
@@ -213,25 +252,19 @@ test('a download: cancel half-way and start again; a reload mid-download offers 
   await context.setOffline(false);
 });
 
-test('a downloaded model whose file is damaged: Use keeps the last working model and says why; downloaded again, it loads in the same tab', async ({ page, context }) => {
+test('a downloaded model whose file is damaged: Use keeps the last working model and says why; downloaded again, it loads in the same tab', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(240_000);
-  await openWithHub(page, context);
-  await page.getByRole('button', { name: '+ New conversation' }).click();
-  await send(page, PUPPY, 1);
-  await send(page, EARNINGS, 2);
-  await page.getByRole('button', { name: 'Models' }).click();
-  const status = page.getByTestId('embedding-status');
-  const row = await download(page, 'embedder', MINILM);
-  await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
+  const { status, row } = await twoTurnsAndMiniLm(page, context);
 
-  // The browser's copy of the weights gets damaged (a disk error, a bad copy): no longer a model.
-  await page.evaluate(async (url) => {
-    const cache = await caches.open('transformers-cache');
-    await cache.put(url, new Response(new Uint8Array(4096).fill(0x5a), { headers: { 'content-length': '4096' } }));
-  }, `${hub.url}${MINILM}/resolve/main/onnx/model_quantized.onnx`);
+  await damageMiniLm(page);
   await row.getByRole('button', { name: 'Use' }).click();
   await expect(status).toContainText('Switching to', { timeout: 90_000 });
-  await expect(status).toContainText(/all-MiniLM-L6-v2" are damaged \(onnx\/model_quantized\.onnx is not an ONNX model: .*so they were removed\. Download it again/);
+  await expect(status).toContainText(
+    /all-MiniLM-L6-v2" are damaged \(onnx\/model_quantized\.onnx is not an ONNX model: .*so they were removed\. Download it again/,
+  );
   await expect(status).toContainText('uses Offline GloVe 100-d');
   await expect(page.getByTestId('embedded-count')).toHaveText('2');
   await expect(page.getByTestId('embedder-model')).toHaveText('recollect/glove-100d-sif');
@@ -251,7 +284,10 @@ test('a downloaded model whose file is damaged: Use keeps the last working model
   await expectMeaningHits(page, 2);
 });
 
-test('Compute and the Memory overview name the embedder that embeds (id, dimension, device) after a switch, and the reranker in use after a reload', async ({ page, context }, info) => {
+test('Compute and the Memory overview name the embedder that embeds (id, dimension, device) after a switch, and the reranker in use after a reload', async ({
+  page,
+  context,
+}, info) => {
   test.setTimeout(240_000);
   await openWithHub(page, context);
   await page.getByRole('button', { name: '+ New conversation' }).click();
@@ -334,4 +370,34 @@ test('a model file only onnxruntime finds broken does not keep the next model fr
   await expect(page.getByTestId('embedder-dim')).toHaveText('384');
   await page.getByRole('button', { name: 'Close models' }).click();
   await expectMeaningHits(page, 2);
+});
+
+test('the downloaded model in use gets damaged: Use on the bundled model brings search by meaning back with it', async ({
+  page,
+  context,
+}, info) => {
+  test.setTimeout(240_000);
+  const { status, row } = await twoTurnsAndMiniLm(page, context);
+  await row.getByRole('button', { name: 'Use' }).click();
+  await expect(status).toContainText('uses all-MiniLM-L6-v2', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('2');
+
+  // The weights of the model in use get damaged; after a reload it no longer loads.
+  await damageMiniLm(page);
+  await page.reload();
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, 'My sister Priya moved to Lisbon in March.', 1);
+
+  // Use on the bundled model: every turn is embedded with it, and search by meaning answers from it.
+  await page.getByRole('button', { name: 'Models' }).click();
+  await page.getByTestId('model-embedder-recollect/glove-100d-sif').getByRole('button', { name: 'Use' }).click();
+  await expect(status).toContainText('uses Offline GloVe 100-d', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('3', { timeout: 60_000 });
+  await expect(status).not.toContainText('Switching to');
+  await expect(page.getByTestId('embedder-model')).toHaveText('recollect/glove-100d-sif');
+  await page.getByRole('button', { name: 'Close models' }).click();
+  await expectMeaningHits(page, 0);
+  expect(await storedVectors(page, info.outputPath('back-to-bundled.sqlite'))).toEqual([
+    { model_id: 'recollect/glove-100d-sif@1', dim: 100, n: 3 },
+  ]);
 });

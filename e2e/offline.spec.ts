@@ -39,7 +39,14 @@ test('after one visit the app opens and works offline: search, the bundled model
 
   await context.setOffline(true);
   // Really offline: a file the service worker does not precache cannot be fetched.
-  expect(await page.evaluate(() => fetch('/bench.html', { cache: 'no-store' }).then(() => 'online', () => 'offline'))).toBe('offline');
+  expect(
+    await page.evaluate(() =>
+      fetch('/bench.html', { cache: 'no-store' }).then(
+        () => 'online',
+        () => 'offline',
+      ),
+    ),
+  ).toBe('offline');
   await page.reload();
 
   // The app opens from the precache and its memory is there.
@@ -109,8 +116,17 @@ test('the web app manifest is valid, its icons are real PNGs, and the service wo
     }
     return urls;
   });
-  for (const expected of ['/index.html', '/ort/ort-wasm-simd-threaded.asyncify.wasm', '/ort/ort-wasm-simd-threaded.asyncify.mjs', '/models/recollect/glove-100d-sif/onnx/model_quantized.onnx', '/models/recollect/glove-100d-sif/tokenizer.json', '/manifest.webmanifest',
-    '/models/recollect/glove-100d-sif/static/static.json', '/models/recollect/glove-100d-sif/static/vocab.txt', '/models/recollect/glove-100d-sif/static/embeddings.q8.bin']) {
+  for (const expected of [
+    '/index.html',
+    '/ort/ort-wasm-simd-threaded.asyncify.wasm',
+    '/ort/ort-wasm-simd-threaded.asyncify.mjs',
+    '/models/recollect/glove-100d-sif/onnx/model_quantized.onnx',
+    '/models/recollect/glove-100d-sif/tokenizer.json',
+    '/manifest.webmanifest',
+    '/models/recollect/glove-100d-sif/static/static.json',
+    '/models/recollect/glove-100d-sif/static/vocab.txt',
+    '/models/recollect/glove-100d-sif/static/embeddings.q8.bin',
+  ]) {
     expect(precached).toContain(expected);
   }
   expect(precached.some((p) => /^\/assets\/wa-sqlite-.*\.wasm$/.test(p))).toBe(true);
@@ -122,9 +138,17 @@ test('the web app manifest is valid, its icons are real PNGs, and the service wo
 // ---- update ----------------------------------------------------------------------------------------
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
-  '.wasm': 'application/wasm', '.json': 'application/json', '.webmanifest': 'application/manifest+json',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.onnx': 'application/octet-stream', '.map': 'application/json',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.onnx': 'application/octet-stream',
+  '.map': 'application/json',
 };
 
 interface Deployment {
@@ -187,23 +211,34 @@ test('a new version is detected and offered, and takes over only when the user c
     await expect(page.getByTestId('message')).toHaveCount(1);
 
     await banner.getByRole('button', { name: 'Reload' }).click();
-    await page.waitForFunction(() => !('stillTheSamePage' in window), null, { timeout: 30_000 }).catch(async (error: unknown) => {
-      const seen = await page.evaluate(async () => {
-        const r = await navigator.serviceWorker.getRegistration();
-        return { banner: document.querySelector('[data-testid="update-banner"]')?.textContent, waiting: r?.waiting?.state, active: r?.active?.state, controller: navigator.serviceWorker.controller?.state };
-      }).catch(() => 'page not reachable');
-      throw new Error(`The page did not reload after "Reload" was clicked; it shows ${JSON.stringify(seen)}. ${String(error)}`);
-    });
+    await page
+      .waitForFunction(() => !('stillTheSamePage' in window), null, { timeout: 30_000 })
+      .catch(async (error: unknown) => {
+        const seen = await page
+          .evaluate(async () => {
+            const r = await navigator.serviceWorker.getRegistration();
+            return {
+              banner: document.querySelector('[data-testid="update-banner"]')?.textContent,
+              waiting: r?.waiting?.state,
+              active: r?.active?.state,
+              controller: navigator.serviceWorker.controller?.state,
+            };
+          })
+          .catch(() => 'page not reachable');
+        throw new Error(`The page did not reload after "Reload" was clicked; it shows ${JSON.stringify(seen)}. ${String(error)}`);
+      });
     // The new service worker took over and served version 2's page from its precache.
     await expect(page.locator('meta[name="recollect-build"]')).toHaveAttribute('content', 'v2');
     expect(await page.evaluate(() => 'stillTheSamePage' in window)).toBe(false);
     await expect(page.getByTestId('status')).toBeVisible();
     await expect(page.getByTestId('message-count')).toHaveText('1');
     await expect(banner).toHaveCount(0);
-    expect(await page.evaluate(async () => {
-      const r = (await navigator.serviceWorker.getRegistration())!;
-      return { waiting: r.waiting !== null, active: r.active?.state, controlled: navigator.serviceWorker.controller !== null };
-    })).toEqual({ waiting: false, active: 'activated', controlled: true });
+    expect(
+      await page.evaluate(async () => {
+        const r = (await navigator.serviceWorker.getRegistration())!;
+        return { waiting: r.waiting !== null, active: r.active?.state, controlled: navigator.serviceWorker.controller !== null };
+      }),
+    ).toEqual({ waiting: false, active: 'activated', controlled: true });
   } finally {
     await deployment.close();
   }

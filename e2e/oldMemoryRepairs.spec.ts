@@ -18,8 +18,16 @@ test('a schema-10 backup with ChatGPT citation markup shows no raw markers once 
   test.setTimeout(180_000);
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
-  await replaceMemory(page, sqliteFile('recollect-old.sqlite', await markedMemoryV10File()), /Imported 5 messages in 2 conversations/, 90_000);
-  await page.getByRole('button', { name: /Trains to Lisbon/ }).first().click();
+  await replaceMemory(
+    page,
+    sqliteFile('recollect-old.sqlite', await markedMemoryV10File()),
+    /Imported 5 messages in 2 conversations/,
+    90_000,
+  );
+  await page
+    .getByRole('button', { name: /Trains to Lisbon/ })
+    .first()
+    .click();
   const messages = page.getByTestId('messages');
   await expect(page.getByTestId('message')).toHaveCount(4);
   await expect(messages).toContainText('The Alfa Pendular runs hourly on Sundays. The Intercidades is slower but cheaper.');
@@ -36,8 +44,16 @@ test('a schema-7 backup with fractional times restores, and its Export imports a
   test.setTimeout(180_000);
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible();
-  await replaceMemory(page, sqliteFile('recollect-2024.sqlite', await fractionalMemoryV7File()), /Imported 2 messages in 1 conversation/, 90_000);
-  await page.getByRole('button', { name: /Microsecond times/ }).first().click();
+  await replaceMemory(
+    page,
+    sqliteFile('recollect-2024.sqlite', await fractionalMemoryV7File()),
+    /Imported 2 messages in 1 conversation/,
+    90_000,
+  );
+  await page
+    .getByRole('button', { name: /Microsecond times/ })
+    .first()
+    .click();
   await expect(page.getByTestId('message')).toHaveCount(2);
   await expect(page.getByTestId('messages')).toContainText('signed on 7 June 1494');
 
@@ -63,6 +79,9 @@ test('a schema-7 backup with fractional times restores, and its Export imports a
 
   // The export restores in turn.
   await replaceMemory(page, path, /Imported 2 messages in 1 conversation from export\.sqlite/, 90_000);
-  await page.getByRole('button', { name: /Microsecond times/ }).first().click();
+  await page
+    .getByRole('button', { name: /Microsecond times/ })
+    .first()
+    .click();
   await expect(page.getByTestId('messages')).toContainText('signed on 7 June 1494');
 });

@@ -31,16 +31,22 @@ const WORKER_SOURCE = `
 printPageOnFailure();
 
 async function ask(holder: Page, message: 'hold' | 'release'): Promise<void> {
-  await holder.evaluate((m) => new Promise<void>((done) => {
-    const w = (window as unknown as { holder: Worker }).holder;
-    w.onmessage = () => done();
-    w.postMessage(m);
-  }), message);
+  await holder.evaluate(
+    (m) =>
+      new Promise<void>((done) => {
+        const w = (window as unknown as { holder: Worker }).holder;
+        w.onmessage = () => done();
+        w.postMessage(m);
+      }),
+    message,
+  );
 }
 
 /** Stores one turn, closes the app, and holds the database file from a worker of another page. */
 async function holdTheFile(page: Page, context: BrowserContext): Promise<Page> {
-  await context.route(`**${HOLDER_PAGE}`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>holder</title>' }));
+  await context.route(`**${HOLDER_PAGE}`, (route) =>
+    route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>holder</title>' }),
+  );
   await context.route(`**${HOLDER_WORKER}`, (route) => route.fulfill({ contentType: 'text/javascript', body: WORKER_SOURCE }));
   await page.goto('/');
   await page.getByRole('button', { name: '+ New conversation' }).click();
@@ -50,7 +56,9 @@ async function holdTheFile(page: Page, context: BrowserContext): Promise<Page> {
 
   const holder = await context.newPage();
   await holder.goto(HOLDER_PAGE);
-  await holder.evaluate((url) => { (window as unknown as { holder: Worker }).holder = new Worker(url); }, HOLDER_WORKER);
+  await holder.evaluate((url) => {
+    (window as unknown as { holder: Worker }).holder = new Worker(url);
+  }, HOLDER_WORKER);
   await ask(holder, 'hold');
   return holder;
 }

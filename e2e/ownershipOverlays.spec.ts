@@ -24,7 +24,15 @@ const SQLITE_WASM = /\/assets\/wa-sqlite[^/]*\.wasm$/;
 
 async function expectNoAxeViolations(page: Page): Promise<void> {
   const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`)).toEqual([]);
+  expect(
+    violations.map(
+      (v) =>
+        `${v.id}: ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(' | ')}`,
+    ),
+  ).toEqual([]);
 }
 
 /**
@@ -97,15 +105,19 @@ test('"this window cannot keep a memory" is modal, and its temporary session wor
 });
 
 /** Where focus is: the composer ('composer'), a notice, the browser's own UI ('body'), or elsewhere in the app. */
-const focusPlace = (page: Page) => page.evaluate(() => {
-  const el = document.activeElement;
-  if (!el || el === document.body) return 'body';
-  if (el.closest('form.composer')) return 'composer';
-  if (el.closest('.notices')) return 'notice';
-  return `app: ${el.tagName.toLowerCase()} ${el.getAttribute('aria-label') ?? el.textContent?.slice(0, 40) ?? ''}`;
-});
+const focusPlace = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return 'body';
+    if (el.closest('form.composer')) return 'composer';
+    if (el.closest('.notices')) return 'notice';
+    return `app: ${el.tagName.toLowerCase()} ${el.getAttribute('aria-label') ?? el.textContent?.slice(0, 40) ?? ''}`;
+  });
 
-test('"Opening your memory…" leaves only the message box usable: Tab stays in the composer, the rest is inert', async ({ page, context }) => {
+test('"Opening your memory…" leaves only the message box usable: Tab stays in the composer, the rest is inert', async ({
+  page,
+  context,
+}) => {
   await page.goto('/');
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await sendMessage(page, 'My bike is the blue one.');
@@ -134,10 +146,14 @@ test('"Opening your memory…" leaves only the message box usable: Tab stays in 
   }
   expect(places.filter((p) => p.startsWith('app:'))).toEqual([]);
   // The header's controls, the conversation list and the messages cannot take focus and are out of the accessibility tree.
-  expect(await page.evaluate(() => ['header.topbar .search', '.data-actions', '#conversation-list', 'ol.messages'].map((s) => {
-    const el = document.querySelector<HTMLElement>(s);
-    return el ? el.closest('[inert]') !== null : `${s} missing`;
-  }))).toEqual([true, true, true, true]);
+  expect(
+    await page.evaluate(() =>
+      ['header.topbar .search', '.data-actions', '#conversation-list', 'ol.messages'].map((s) => {
+        const el = document.querySelector<HTMLElement>(s);
+        return el ? el.closest('[inert]') !== null : `${s} missing`;
+      }),
+    ),
+  ).toEqual([true, true, true, true]);
   expect(await exposed(page, '+ New conversation')).toBe(false);
   expect(await exposed(page, 'Settings')).toBe(false);
   expect(await exposed(page, 'Message')).toBe(true);

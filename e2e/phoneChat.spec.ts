@@ -7,13 +7,14 @@ import { expect, test, type Page } from '@playwright/test';
 import { messageBox as box, sendMessage } from './appSteps';
 
 /** How many lines the box's placeholder needs at the box's width, in its own font. */
-const placeholderLines = (page: Page) => box(page).evaluate((el: HTMLTextAreaElement) => {
-  const style = getComputedStyle(el);
-  const context = document.createElement('canvas').getContext('2d')!;
-  context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-  const width = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-  return Math.ceil(context.measureText(el.placeholder).width / width);
-});
+const placeholderLines = (page: Page) =>
+  box(page).evaluate((el: HTMLTextAreaElement) => {
+    const style = getComputedStyle(el);
+    const context = document.createElement('canvas').getContext('2d')!;
+    context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const width = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return Math.ceil(context.measureText(el.placeholder).width / width);
+  });
 
 test.describe('on a phone', () => {
   test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });

@@ -9,7 +9,10 @@ import { readFile } from 'node:fs/promises';
 import { expect, test } from '@playwright/test';
 import { refuseOpfs, sendMessage } from './appSteps';
 
-test('without OPFS the app says private windows cannot keep a memory and offers a temporary session that works', async ({ page, context }, info) => {
+test('without OPFS the app says private windows cannot keep a memory and offers a temporary session that works', async ({
+  page,
+  context,
+}, info) => {
   await refuseOpfs(context);
   await page.goto('/');
   const screen = page.getByTestId('storage-unavailable');

@@ -28,11 +28,13 @@ ${'I keep a running log of every change, who made it and why, because last time 
 \`\`\`text
 status: in progress
 \`\`\``;
-const WALLED = longTurn('Thesis notes: the quokka colony on plot seven needs its humidity logger recalibrated before the committee meeting.');
+const WALLED = longTurn(
+  'Thesis notes: the quokka colony on plot seven needs its humidity logger recalibrated before the committee meeting.',
+);
 const OUTSIDE = longTurn('Home notes: my dog Biscuit is a beagle mix who only eats salmon kibble.');
 const SHARED = longTurn('Moving notes: the removal van for the grand piano comes on the ninth of March.');
 
-test('a project-only project\'s memory stays inside it; a moved chat follows; the project has an address', async ({ page }) => {
+test("a project-only project's memory stays inside it; a moved chat follows; the project has an address", async ({ page }) => {
   test.setTimeout(180_000);
   await page.goto('/');
   await connectEndpoint(page, mock.url);
@@ -50,13 +52,23 @@ test('a project-only project\'s memory stays inside it; a moved chat follows; th
   await expect(thesis.locator('button.conversation')).toHaveCount(1);
 
   // Outside the project: the walled turn is never sent, the chat's own memory is.
-  const outside = await askInNewChat(page, mock, page.getByRole('button', { name: '+ New conversation' }), 'What do you remember about the quokka colony humidity logger and my dog Biscuit?');
+  const outside = await askInNewChat(
+    page,
+    mock,
+    page.getByRole('button', { name: '+ New conversation' }),
+    'What do you remember about the quokka colony humidity logger and my dog Biscuit?',
+  );
   expect(outside).toContain('beagle mix');
   expect(outside).not.toMatch(/plot seven|recalibrated|committee meeting/);
   expect(outside).not.toContain('British English');
 
   // Inside the project: its memory and instructions, nothing from outside.
-  const inside = await askInNewChat(page, mock, thesis.getByRole('button', { name: 'New chat in Thesis' }), 'What do you remember about the quokka colony humidity logger and my dog Biscuit?');
+  const inside = await askInNewChat(
+    page,
+    mock,
+    thesis.getByRole('button', { name: 'New chat in Thesis' }),
+    'What do you remember about the quokka colony humidity logger and my dog Biscuit?',
+  );
   expect(inside).toContain('plot seven needs its humidity logger recalibrated');
   expect(inside).toContain('Answer in British English and cite the lab notebook.');
   expect(inside).not.toContain('beagle mix');
@@ -71,7 +83,14 @@ test('a project-only project\'s memory stays inside it; a moved chat follows; th
   await expect(move.getByTestId('move-consequence')).toContainText('recalled only inside “Thesis”');
   await move.getByRole('button', { name: 'Move', exact: true }).click();
   await expect(thesis.locator('button.conversation')).toHaveCount(3);
-  expect(await askInNewChat(page, mock, page.getByRole('button', { name: '+ New conversation' }), 'Tell me about my dog Biscuit and what he eats.')).not.toContain('beagle mix');
+  expect(
+    await askInNewChat(
+      page,
+      mock,
+      page.getByRole('button', { name: '+ New conversation' }),
+      'Tell me about my dog Biscuit and what he eats.',
+    ),
+  ).not.toContain('beagle mix');
 
   // The project's address opens its page, also after a reload.
   await page.goto(`/${address}`);
@@ -79,7 +98,7 @@ test('a project-only project\'s memory stays inside it; a moved chat follows; th
   await expect(page.getByTestId('project-memory')).toContainText('Project-only memory');
 });
 
-test('a shared project\'s chats are recalled everywhere, like chats in no project', async ({ page }) => {
+test("a shared project's chats are recalled everywhere, like chats in no project", async ({ page }) => {
   test.setTimeout(120_000);
   await page.goto('/');
   await connectEndpoint(page, mock.url);
@@ -88,7 +107,12 @@ test('a shared project\'s chats are recalled everywhere, like chats in no projec
   await sendMessage(page, SHARED);
   await waitForMessages(page, 2);
 
-  const outside = await askInNewChat(page, mock, page.getByRole('button', { name: '+ New conversation' }), 'When does the removal van for the grand piano come?');
+  const outside = await askInNewChat(
+    page,
+    mock,
+    page.getByRole('button', { name: '+ New conversation' }),
+    'When does the removal van for the grand piano come?',
+  );
   expect(outside).toContain('removal van for the grand piano comes on the ninth of March');
   expect(outside).not.toContain('packing checklist');
 });

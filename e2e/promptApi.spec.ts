@@ -12,19 +12,25 @@ import { installLanguageModelStub, type LanguageModelStubLog, type LanguageModel
 
 async function openWith(page: Page, context: BrowserContext, options: LanguageModelStubOptions) {
   await context.addInitScript(installLanguageModelStub, options);
-  await context.route((url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url.href), (route) => route.abort());
+  await context.route(
+    (url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url.href),
+    (route) => route.abort(),
+  );
   await page.goto('/');
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   return page.getByRole('region', { name: 'This device' });
 }
 
-const stubLog = (page: Page) => page.evaluate(() => (window as unknown as { __languageModelStub: LanguageModelStubLog }).__languageModelStub);
-const builtInRadio = (page: Page) => page.getByRole('region', { name: 'This device' }).getByRole('radio', { name: 'Built-in model (Chrome)' });
-
+const stubLog = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __languageModelStub: LanguageModelStubLog }).__languageModelStub);
+const builtInRadio = (page: Page) =>
+  page.getByRole('region', { name: 'This device' }).getByRole('radio', { name: 'Built-in model (Chrome)' });
 
 test('"unavailable": the built-in model is not offered, and Settings says what to do instead', async ({ page, context }) => {
   const section = await openWith(page, context, { availability: 'unavailable', pieceMs: 100, pieces: 5 });
-  await expect(section.getByTestId('built-in-state')).toContainText('This device cannot run the browser’s built-in model. Download a model below instead.');
+  await expect(section.getByTestId('built-in-state')).toContainText(
+    'This device cannot run the browser’s built-in model. Download a model below instead.',
+  );
   await expect(builtInRadio(page)).toBeDisabled();
   await expect(section.getByRole('button', { name: 'Ask the browser to download its model' })).toHaveCount(0);
   expect((await stubLog(page)).creates).toEqual([]);
@@ -49,13 +55,18 @@ test('"downloadable": not offered until the browser has downloaded its model, fr
   expect(log.destroyed).toBe(1); // the download's session is let go
 });
 
-test('"available": chosen, an answer streams through it, Stop aborts it, the ledger counts it, What was sent says it ran here', async ({ page, context }) => {
+test('"available": chosen, an answer streams through it, Stop aborts it, the ledger counts it, What was sent says it ran here', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(180_000);
   const section = await openWith(page, context, { availability: 'available', pieceMs: 150, pieces: 30 });
   await expect(section.getByTestId('built-in-state')).toContainText('Ready. Recollect downloads nothing');
   await builtInRadio(page).click();
   await expect(builtInRadio(page)).toBeChecked();
-  await expect(section.getByTestId('device-llm-state')).toHaveText('Answers come from the browser’s built-in model, on this device (it reports a window of 6,144 tokens; prompts are sized for it).');
+  await expect(section.getByTestId('device-llm-state')).toHaveText(
+    'Answers come from the browser’s built-in model, on this device (it reports a window of 6,144 tokens; prompts are sized for it).',
+  );
   // What to expect, and less memory per question by default for a small window.
   await expect(section.getByTestId('device-quality-notice')).toContainText('Answers are short and sometimes wrong');
   await expect(page.locator('#answer-budget')).toHaveValue('1000');
@@ -97,7 +108,9 @@ test('"available": chosen, an answer streams through it, Stop aborts it, the led
   // "What was sent" says where it ran.
   await answer.getByRole('button', { name: 'what was sent' }).click();
   const dialog = page.getByRole('dialog', { name: 'What was sent' });
-  await expect(dialog.getByTestId('on-device-note')).toContainText('a model running on this device: Built-in model (Chrome) (the browser’s built-in model)');
+  await expect(dialog.getByTestId('on-device-note')).toContainText(
+    'a model running on this device: Built-in model (Chrome) (the browser’s built-in model)',
+  );
   await expect(dialog.getByTestId('on-device-note')).toContainText('nothing was sent over the network');
   await expect(dialog.getByTestId('on-device-quality')).toContainText('answers less reliably than a large hosted one');
   await expect(dialog.getByTestId('sent-content').filter({ hasText: 'named Biscuit' }).first()).toBeVisible();
@@ -106,5 +119,11 @@ test('"available": chosen, an answer streams through it, Stop aborts it, the led
   // The ledger counted both answers (the stopped one too).
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const spend = page.getByRole('region', { name: 'Spend' });
-  await expect(spend.getByRole('row').filter({ hasText: /^answer/ }).getByRole('cell').nth(1)).toHaveText('2', { timeout: 30_000 });
+  await expect(
+    spend
+      .getByRole('row')
+      .filter({ hasText: /^answer/ })
+      .getByRole('cell')
+      .nth(1),
+  ).toHaveText('2', { timeout: 30_000 });
 });

@@ -41,17 +41,56 @@ export interface LanguageModelStubLog {
 
 /** Runs in the page (serialised by Playwright): no imports, no closures over module scope. */
 export function installLanguageModelStub(options: LanguageModelStubOptions): void {
-  const log: LanguageModelStubLog = { availabilityCalls: 0, creates: [], prompts: [], aborted: 0, destroyed: 0, downloadEvents: [], usage: [], overflows: 0 };
-  const stageOf = (input: string) => (/^TURNS[ :]/m.test(input) ? 'memcell' : input.includes('NEW EPISODES:') ? 'scene' : input.includes('CURRENT PROFILE:') ? 'profile' : 'other');
+  const log: LanguageModelStubLog = {
+    availabilityCalls: 0,
+    creates: [],
+    prompts: [],
+    aborted: 0,
+    destroyed: 0,
+    downloadEvents: [],
+    usage: [],
+    overflows: 0,
+  };
+  const stageOf = (input: string) =>
+    /^TURNS[ :]/m.test(input)
+      ? 'memcell'
+      : input.includes('NEW EPISODES:')
+        ? 'scene'
+        : input.includes('CURRENT PROFILE:')
+          ? 'profile'
+          : 'other';
   /** The JSON a synthesis stage needs, from what the prompt shows (a fact per user turn, a summary naming the episodes, a profile item per scene). */
   const synthesisReply = (stage: string, input: string): string | null => {
     if (stage === 'memcell') {
-      const facts = [...input.matchAll(/^\[(\d+)\] .*? \| (.+?) \(user\): (.*)$/gm)].map((m) => ({ text: `${m[2]} said: ${m[3]!.slice(0, 80)}`, speaker: m[2], kind: 'new', turns: [Number(m[1])] }));
-      return JSON.stringify({ title: 'Stub episode', narrative: `The user talked: ${facts.map((f) => f.text).join(' ')}`.slice(0, 600), facts, foresight: [] });
+      const facts = [...input.matchAll(/^\[(\d+)\] .*? \| (.+?) \(user\): (.*)$/gm)].map((m) => ({
+        text: `${m[2]} said: ${m[3]!.slice(0, 80)}`,
+        speaker: m[2],
+        kind: 'new',
+        turns: [Number(m[1])],
+      }));
+      return JSON.stringify({
+        title: 'Stub episode',
+        narrative: `The user talked: ${facts.map((f) => f.text).join(' ')}`.slice(0, 600),
+        facts,
+        foresight: [],
+      });
     }
-    if (stage === 'scene') return JSON.stringify({ title: 'Stub theme', summary: `Stub theme summary of ${[...input.matchAll(/^(E\d+) \| /gm)].map((m) => m[1]).join(', ')}.` });
+    if (stage === 'scene')
+      return JSON.stringify({
+        title: 'Stub theme',
+        summary: `Stub theme summary of ${[...input.matchAll(/^(E\d+) \| /gm)].map((m) => m[1]).join(', ')}.`,
+      });
     if (stage === 'profile') {
-      return JSON.stringify({ operations: [...input.matchAll(/^(S\d+) \(episodes/gm)].map((m) => ({ op: 'add', kind: 'explicit', key: `stub topic ${m[1]}`, value: 'talked about on this device', confidence: 0.9, evidence: [m[1]] })) });
+      return JSON.stringify({
+        operations: [...input.matchAll(/^(S\d+) \(episodes/gm)].map((m) => ({
+          op: 'add',
+          kind: 'explicit',
+          key: `stub topic ${m[1]}`,
+          value: 'talked about on this device',
+          confidence: 0.9,
+          evidence: [m[1]],
+        })),
+      });
     }
     return null;
   };
@@ -138,16 +177,21 @@ export function installLanguageModelStub(options: LanguageModelStubOptions): voi
     async params() {
       return { defaultTopK: 3, maxTopK: 128, defaultTemperature: 1, maxTemperature: 2 };
     },
-    async create(createOptions: {
-      initialPrompts?: { role: string; content: string }[];
-      signal?: AbortSignal;
-      monitor?: (m: EventTarget) => void;
-    } = {}): Promise<StubSession> {
+    async create(
+      createOptions: {
+        initialPrompts?: { role: string; content: string }[];
+        signal?: AbortSignal;
+        monitor?: (m: EventTarget) => void;
+      } = {},
+    ): Promise<StubSession> {
       if (state === 'unavailable') throw new DOMException('The model is not available on this device.', 'NotSupportedError');
       if (createOptions.signal?.aborted) throw abortError();
       const monitor = new EventTarget();
       createOptions.monitor?.(monitor);
-      log.creates.push({ initialPrompts: (createOptions.initialPrompts ?? []).map((m) => ({ role: m.role, content: m.content })), monitored: !!createOptions.monitor });
+      log.creates.push({
+        initialPrompts: (createOptions.initialPrompts ?? []).map((m) => ({ role: m.role, content: m.content })),
+        monitored: !!createOptions.monitor,
+      });
       if (state === 'downloadable' || state === 'downloading') {
         state = 'downloading';
         for (const loaded of [0, 0.25, 0.5, 0.75, 1]) {

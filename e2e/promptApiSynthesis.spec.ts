@@ -19,11 +19,21 @@ test.beforeAll(async () => {
 test.afterAll(async () => hub?.close());
 
 const WINDOW = 3072;
-const stubLog = (page: Page) => page.evaluate(() => (window as unknown as { __languageModelStub: LanguageModelStubLog }).__languageModelStub);
+const stubLog = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __languageModelStub: LanguageModelStubLog }).__languageModelStub);
 
-test('no endpoint: the built-in model with a small reported window answers and synthesises episodes, a theme and the profile, every prompt within its window', async ({ page, context }) => {
+test('no endpoint: the built-in model with a small reported window answers and synthesises episodes, a theme and the profile, every prompt within its window', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(300_000); // shared machine; the profile update waits 30 s after the theme's summary
-  await context.addInitScript(installLanguageModelStub, { availability: 'available' as const, pieceMs: 20, pieces: 6, contextWindow: WINDOW, synthesis: true });
+  await context.addInitScript(installLanguageModelStub, {
+    availability: 'available' as const,
+    pieceMs: 20,
+    pieces: 6,
+    contextWindow: WINDOW,
+    synthesis: true,
+  });
   await openWithModelHub(page, context, hub.url);
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const section = page.getByRole('region', { name: 'This device' });
@@ -56,7 +66,9 @@ test('no endpoint: the built-in model with a small reported window answers and s
   await expect(saved).toContainText('My sister Lena lives in Porto', { timeout: 30_000 });
 
   // The theme's summary and then (debounced 30 s) the profile are written by the same model.
-  await expect.poll(async () => (await stubLog(page)).usage.map((u) => u.stage), { timeout: 150_000 }).toEqual(expect.arrayContaining(['memcell', 'scene', 'profile']));
+  await expect
+    .poll(async () => (await stubLog(page)).usage.map((u) => u.stage), { timeout: 150_000 })
+    .toEqual(expect.arrayContaining(['memcell', 'scene', 'profile']));
   await page.getByRole('tab', { name: 'Themes' }).click();
   await expect(page.getByTestId('scene-row').filter({ hasText: 'Stub theme' }).first()).toBeVisible({ timeout: 30_000 });
   await page.getByRole('tab', { name: 'Profile' }).click();

@@ -51,7 +51,9 @@ test('an explicit "remember" is saved at once: notice and Undo under the message
   await backToChat(page);
 
   // A question in another chat carries it to the endpoint.
-  expect(await askInNewChat(page, mock, newChat(page), 'What could I cook for dinner tonight with lentils and rice?')).toContain(PROFILE_LINE);
+  expect(await askInNewChat(page, mock, newChat(page), 'What could I cook for dinner tonight with lentils and rice?')).toContain(
+    PROFILE_LINE,
+  );
 
   // Back to the first chat: Undo, by keyboard (one Tab after the message's Delete button).
   await page.getByRole('navigation', { name: 'Conversations' }).locator('button.conversation').filter({ hasText: 'Remember that' }).click();

@@ -28,7 +28,12 @@ async function breakReplies(page: Page, fault: Fault): Promise<void> {
     const scope = self as unknown as { postMessage(data: unknown, transfer?: Transferable[]): void; healReplies?: () => void };
     const post = scope.postMessage.bind(scope);
     const broken = (value: unknown): unknown => {
-      if (which === 'project names' && Array.isArray(value) && value.length > 0 && value.every((p) => typeof (p as { name?: unknown })?.name === 'string' && 'archived' in (p as object))) {
+      if (
+        which === 'project names' &&
+        Array.isArray(value) &&
+        value.length > 0 &&
+        value.every((p) => typeof (p as { name?: unknown })?.name === 'string' && 'archived' in (p as object))
+      ) {
         return value.map((p: object) => ({ ...p, name: { broken: true } }));
       }
       if (which === 'message count' && value && typeof value === 'object' && 'databaseBytes' in value && 'messageCount' in value) {
@@ -38,10 +43,13 @@ async function breakReplies(page: Page, fault: Fault): Promise<void> {
     };
     scope.postMessage = (data, transfer) => {
       const reply = data as Reply;
-      if (reply?.type === 'RAW' && reply.value?.ok === true) data = { ...reply, value: { ...reply.value, value: broken(reply.value.value) } };
+      if (reply?.type === 'RAW' && reply.value?.ok === true)
+        data = { ...reply, value: { ...reply.value, value: broken(reply.value.value) } };
       post(data, transfer);
     };
-    scope.healReplies = () => { scope.postMessage = post; };
+    scope.healReplies = () => {
+      scope.postMessage = post;
+    };
   }, fault);
 }
 

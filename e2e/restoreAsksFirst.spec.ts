@@ -33,5 +33,7 @@ test('restoring unsynthesised history shows the estimate and spends nothing unti
   await dialog.getByRole('radio', { name: /Eager/ }).check();
   await dialog.getByRole('button', { name: 'Use this policy' }).click();
   await expect(dialog).toBeHidden();
-  await expect.poll(() => mock.requests.filter((r) => r.path.endsWith('/chat/completions')).length, { timeout: 30_000 }).toBeGreaterThan(before);
+  await expect
+    .poll(() => mock.requests.filter((r) => r.path.endsWith('/chat/completions')).length, { timeout: 30_000 })
+    .toBeGreaterThan(before);
 });

@@ -40,7 +40,9 @@ test('saved memories at scale: paged to the end, filtered, deleted all after a c
   await saved.getByLabel('Kind').selectOption('about');
   await saved.getByRole('button', { name: 'Delete all…' }).click();
   const confirm = page.getByRole('alertdialog', { name: 'Delete all saved memories' });
-  await expect(confirm.getByTestId('delete-all-summary')).toContainText('Forget 60 saved memories: 60 about you, 0 plans ahead and 0 facts.');
+  await expect(confirm.getByTestId('delete-all-summary')).toContainText(
+    'Forget 60 saved memories: 60 about you, 0 plans ahead and 0 facts.',
+  );
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   await expect(saved.getByRole('heading', { name: /About you \(60\)/ })).toBeVisible();
   await saved.getByRole('button', { name: 'Delete all…' }).click();

@@ -17,7 +17,13 @@ function corpus(id: string, fact: string, d: number): BenchCorpusInput {
   return {
     id,
     speakers: ['Ann', 'Bob'],
-    sessions: [{ id: `${id}/S1`, date: day(d), turns: lines.map((text, i) => ({ id: `${id}/S1:${i + 1}`, role: 'user' as const, speaker: i % 2 ? 'Bob' : 'Ann', text })) }],
+    sessions: [
+      {
+        id: `${id}/S1`,
+        date: day(d),
+        turns: lines.map((text, i) => ({ id: `${id}/S1:${i + 1}`, role: 'user' as const, speaker: i % 2 ? 'Bob' : 'Ann', text })),
+      },
+    ],
     questions: [],
   };
 }

@@ -82,7 +82,9 @@ test('a broken import shows why and leaves the memory untouched', async ({ page 
   await openApp(page);
   await newConversation(page);
   await send(page, 'Keep this turn safe.');
-  await page.getByLabel('Import database file').setInputFiles({ name: 'notes.sqlite', mimeType: 'application/octet-stream', buffer: Buffer.from('not a database at all') });
+  await page
+    .getByLabel('Import database file')
+    .setInputFiles({ name: 'notes.sqlite', mimeType: 'application/octet-stream', buffer: Buffer.from('not a database at all') });
   await page.getByRole('button', { name: 'Replace memory' }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'not a SQLite database' })).toBeVisible();
   await expect(page.getByText('Your current memory is unchanged.')).toBeVisible();

@@ -32,16 +32,25 @@ test('at full quota the app says storage is full, keeps the draft, and the memor
     await box(page).fill(`${i} ${big}`);
     await box(page).press('Enter');
     const alert = page.getByRole('alert').filter({ hasText: /storage|disk|Database error/ });
-    full = await alert.first().isVisible({ timeout: 2_000 }).catch(() => false);
+    full = await alert
+      .first()
+      .isVisible({ timeout: 2_000 })
+      .catch(() => false);
   }
-  const alert = page.getByRole('alert').filter({ hasText: /storage|disk|Database error/ }).first();
+  const alert = page
+    .getByRole('alert')
+    .filter({ hasText: /storage|disk|Database error/ })
+    .first();
   await expect(alert).toContainText('storage this browser gives the site is full');
   await expect(alert).not.toContainText('disk I/O error');
   await expect(box(page)).not.toHaveValue('');
 
   await page.reload();
   await expect(page.getByTestId('status')).toBeVisible({ timeout: 30_000 });
-  await page.getByRole('button', { name: /Tomatoes go in the south bed/ }).first().click();
+  await page
+    .getByRole('button', { name: /Tomatoes go in the south bed/ })
+    .first()
+    .click();
   await expect(page.getByTestId('message').filter({ hasText: 'Basil next to the tomatoes.' })).toBeVisible();
   await setQuota(page, null);
 });
@@ -57,10 +66,21 @@ test('a history import larger than the storage left is refused before anything i
     navigator.storage.estimate = async () => ({ ...(await real()), quota });
   }, used + 200_000);
   const conversations = Array.from({ length: 300 }, (_, c) => ({
-    uuid: `c-${c}`, name: `Chat ${c}`, created_at: '2024-02-01T09:00:00.000Z',
-    chat_messages: [{ uuid: `c-${c}-0`, sender: 'human', text: `Question ${c}: ${'how do I keep the starter alive over the holidays? '.repeat(20)}`, created_at: '2024-02-01T09:00:00.000Z' }],
+    uuid: `c-${c}`,
+    name: `Chat ${c}`,
+    created_at: '2024-02-01T09:00:00.000Z',
+    chat_messages: [
+      {
+        uuid: `c-${c}-0`,
+        sender: 'human',
+        text: `Question ${c}: ${'how do I keep the starter alive over the holidays? '.repeat(20)}`,
+        created_at: '2024-02-01T09:00:00.000Z',
+      },
+    ],
   }));
-  await page.getByLabel('Import chat history file').setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(conversations)) });
+  await page
+    .getByLabel('Import chat history file')
+    .setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(conversations)) });
   const dialog = page.getByRole('dialog', { name: 'Import chat history' });
   await expect(dialog.getByTestId('history-scan')).toContainText('Found 300 conversations');
   await dialog.getByRole('radio', { name: /Off/ }).check();

@@ -32,7 +32,7 @@ test.describe('one time zone everywhere', () => {
   });
   test.afterAll(async () => mock.close());
 
-  test('the synthesis prompt shows a turn at the hour it was written in the user\'s zone', async ({ page }) => {
+  test("the synthesis prompt shows a turn at the hour it was written in the user's zone", async ({ page }) => {
     await page.goto('/');
     await connectEndpoint(page, mock.url, { keepOpen: true });
     await page.getByLabel('Your time zone').selectOption('Asia/Tokyo');
@@ -47,7 +47,9 @@ test.describe('one time zone everywhere', () => {
     await page.getByRole('tab', { name: 'Episodes', exact: true }).click();
     await page.getByTestId('memcell-row').first().click();
     await page.getByRole('button', { name: 'Re-synthesise' }).click();
-    await expect.poll(() => mock.requests.some((r) => JSON.stringify(r.body?.messages ?? '').includes('TURNS:')), { timeout: 30_000 }).toBe(true);
+    await expect
+      .poll(() => mock.requests.some((r) => JSON.stringify(r.body?.messages ?? '').includes('TURNS:')), { timeout: 30_000 })
+      .toBe(true);
     const prompt = mock.requests.map((r) => JSON.stringify(r.body?.messages ?? '')).find((m) => m.includes('TURNS:'))!;
     // The turn's time in Tokyo (the setting), not UTC and not the browser's New York.
     const tokyo = new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Tokyo', hour: '2-digit', hourCycle: 'h23' }).format(sentAt);

@@ -23,9 +23,20 @@ async function prefill(now: number): Promise<{ utc: number; zone: number }> {
   const utcStart = startOfDay('UTC', now);
   const zoneStart = startOfDay(ZONE, now);
   const [early, late] = utcStart < zoneStart ? [utcStart, zoneStart] : [zoneStart, utcStart];
-  const row = (createdAt: number, promptTokens: number) => store.llmCalls.record({
-    stage: 'answer', model: 'mock-model', promptTokens, completionTokens: 0, tokensEstimated: false, latencyMs: 10, outcome: 'ok', error: null, attempt: 1, jobId: null, createdAt,
-  });
+  const row = (createdAt: number, promptTokens: number) =>
+    store.llmCalls.record({
+      stage: 'answer',
+      model: 'mock-model',
+      promptTokens,
+      completionTokens: 0,
+      tokensEstimated: false,
+      latencyMs: 10,
+      outcome: 'ok',
+      error: null,
+      attempt: 1,
+      jobId: null,
+      createdAt,
+    });
   await row(early - H, 50_000); // yesterday in both zones
   await row(early + (late - early) / 2, 1_000); // today only in the zone whose day began first
   await row(Math.max(late, now - 60_000), 7); // today in both
@@ -41,7 +52,10 @@ test('Tokens spent today counts from midnight in the chosen time zone', async ({
   await replaceMemory(page, FILE, /Imported 1 message in 1 conversation/);
 
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const answerRow = page.getByRole('region', { name: 'Spend' }).getByRole('row').filter({ has: page.getByRole('cell', { name: 'answer', exact: true }) });
+  const answerRow = page
+    .getByRole('region', { name: 'Spend' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('cell', { name: 'answer', exact: true }) });
   // All three calls in total; "today" from the browser's (UTC) midnight while no zone is chosen.
   await expect(answerRow.getByRole('cell').nth(1)).toHaveText('3');
   await expect(answerRow.getByRole('cell').nth(4)).toHaveText(expected.utc.toLocaleString('en-US'));

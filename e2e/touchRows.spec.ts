@@ -8,7 +8,9 @@ import { conversationRow, sendMessage } from './appSteps';
 
 test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
 
-test('a tap on the right end of a row opens the conversation, never its Delete; the open row offers Rename and Delete', async ({ page }) => {
+test('a tap on the right end of a row opens the conversation, never its Delete; the open row offers Rename and Delete', async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   await page.goto('/');
   expect(await page.evaluate(() => matchMedia('(hover: none)').matches)).toBe(true);

@@ -9,7 +9,12 @@ import { CHROMIUM_ARGS, chromiumExecutable } from './browser';
 import { chooseDevice, cosine, SENTENCES } from './webgpuShared';
 
 const executablePath = chromiumExecutable();
-const WEBGPU_ARGS = [...CHROMIUM_ARGS.filter((a) => a !== '--disable-gpu'), '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader'];
+const WEBGPU_ARGS = [
+  ...CHROMIUM_ARGS.filter((a) => a !== '--disable-gpu'),
+  '--enable-unsafe-webgpu',
+  '--enable-features=Vulkan',
+  '--use-webgpu-adapter=swiftshader',
+];
 
 test.use({ launchOptions: { ...(executablePath ? { executablePath } : {}), args: WEBGPU_ARGS } });
 
@@ -19,7 +24,9 @@ test.describe('with a WebGPU adapter (SwiftShader)', () => {
     await page.goto('/bench.html');
     await page.waitForFunction(() => document.getElementById('status')?.dataset.ready === 'true');
     const adapter = await page.evaluate(async () => {
-      const gpu = (navigator as unknown as { gpu?: { requestAdapter(): Promise<{ info?: { vendor?: string; architecture?: string } } | null> } }).gpu;
+      const gpu = (
+        navigator as unknown as { gpu?: { requestAdapter(): Promise<{ info?: { vendor?: string; architecture?: string } } | null> } }
+      ).gpu;
       const a = await gpu?.requestAdapter();
       return a ? { vendor: a.info?.vendor ?? '', architecture: a.info?.architecture ?? '' } : null;
     });
@@ -57,7 +64,9 @@ test.describe('with a WebGPU adapter (SwiftShader)', () => {
     await expect(page.getByTestId('semantic-hit').first()).toContainText('adopted a puppy', { timeout: 60_000 });
 
     await page.getByRole('button', { name: 'Memory', exact: true }).click();
-    await expect(page.getByTestId('overview-backends')).toHaveText('Embedder runs on WebGPU (recollect/glove-100d-sif, 100 dimensions) · vector index: WASM SIMD, int8');
+    await expect(page.getByTestId('overview-backends')).toHaveText(
+      'Embedder runs on WebGPU (recollect/glove-100d-sif, 100 dimensions) · vector index: WASM SIMD, int8',
+    );
 
     // The choice is this browser's: it survives a reload.
     await page.reload();

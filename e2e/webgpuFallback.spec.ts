@@ -22,6 +22,8 @@ test.describe('without a GPU', () => {
     await page.getByLabel('Search memory').fill('my new dog');
     await expect(page.getByTestId('semantic-hit').first()).toContainText('adopted a puppy', { timeout: 60_000 });
     await page.getByRole('button', { name: 'Memory', exact: true }).click();
-    await expect(page.getByTestId('overview-backends')).toHaveText('Embedder runs on WASM (recollect/glove-100d-sif, 100 dimensions) · vector index: WASM SIMD, int8');
+    await expect(page.getByTestId('overview-backends')).toHaveText(
+      'Embedder runs on WASM (recollect/glove-100d-sif, 100 dimensions) · vector index: WASM SIMD, int8',
+    );
   });
 });

@@ -27,4 +27,3 @@ export async function chooseDevice(page: Page, label: string): Promise<void> {
   await compute.getByRole('combobox').selectOption({ label });
   await expect(compute.getByTestId('embedder-device')).not.toHaveText('switching…', { timeout: 90_000 });
 }
-

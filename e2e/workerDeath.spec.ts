@@ -18,14 +18,16 @@ import { connectEndpoint, firstLongTurnEveryEpisode, messageBox as box, openWith
 
 let mock: MockLlmServer;
 const isSynthesis = (content: string) => content.includes('\nTURNS:\n');
-const synthesisRequests = () => mock.requests.filter((r) => {
-  const messages = (r.body?.messages ?? []) as { role: string; content: string }[];
-  return isSynthesis(messages.find((m) => m.role === 'user')?.content ?? '');
-}).length;
+const synthesisRequests = () =>
+  mock.requests.filter((r) => {
+    const messages = (r.body?.messages ?? []) as { role: string; content: string }[];
+    return isSynthesis(messages.find((m) => m.role === 'user')?.content ?? '');
+  }).length;
 test.beforeAll(async () => {
   mock = await startMockLlmServer({
     chunkDelayMs: 300,
-    responder: (req) => (req.stream ? 'Tomatoes like basil, marigolds and borage; they dislike fennel and cabbage in the same bed.' : synthesisResponder(req)),
+    responder: (req) =>
+      req.stream ? 'Tomatoes like basil, marigolds and borage; they dislike fennel and cabbage in the same bed.' : synthesisResponder(req),
   });
 });
 test.afterAll(async () => mock.close());
@@ -44,10 +46,13 @@ async function kill(page: Page, script: string): Promise<void> {
   await worker.evaluate(() => (self as unknown as { close(): void }).close()).catch(() => undefined);
 }
 
-const stoppedNotice = (page: Page) => page.getByRole('alert').filter({ hasText: 'The model worker (search and embedding models) stopped unexpectedly' });
+const stoppedNotice = (page: Page) =>
+  page.getByRole('alert').filter({ hasText: 'The model worker (search and embedding models) stopped unexpectedly' });
 
 {
-  test('the model worker dies during an answer: said in plain words, restarted, the draft kept, the next question answered', async ({ page }) => {
+  test('the model worker dies during an answer: said in plain words, restarted, the draft kept, the next question answered', async ({
+    page,
+  }) => {
     test.setTimeout(180_000); // the first answer may wait for the embedding model on a loaded machine
     await page.goto('/');
     await page.getByRole('button', { name: '+ New conversation' }).click();
@@ -72,7 +77,9 @@ const stoppedNotice = (page: Page) => page.getByRole('alert').filter({ hasText: 
   });
 }
 
-test('the engine worker dies while an episode is being synthesised: said, restarted, the draft kept, the next question answered, the synthesis resumed', async ({ page }) => {
+test('the engine worker dies while an episode is being synthesised: said, restarted, the draft kept, the next question answered, the synthesis resumed', async ({
+  page,
+}) => {
   test.setTimeout(300_000);
   mock.setBehaviour({ chunkDelayMs: 0 });
   await page.goto('/');
@@ -102,14 +109,20 @@ test('the engine worker dies while an episode is being synthesised: said, restar
   await expect(page.getByTestId('message').last()).toContainText('cabbage in the same bed', { timeout: 60_000 });
 });
 
-test('the model worker dies during an embedder switch: said, restarted, the switch ends on a working model, the draft kept, the next turn embedded', async ({ page, context }) => {
+test('the model worker dies during an embedder switch: said, restarted, the switch ends on a working model, the draft kept, the next turn embedded', async ({
+  page,
+  context,
+}) => {
   test.setTimeout(300_000);
   await buildTestHub();
   const hub: ModelHub = await startModelHub();
   try {
     await openWithModelHub(page, context, hub.url);
     await page.getByRole('button', { name: '+ New conversation' }).click();
-    for (const [i, text] of ['I adopted a puppy from the shelter last weekend and named him Biscuit.', 'The quarterly report shows revenue fell sharply in the north.'].entries()) {
+    for (const [i, text] of [
+      'I adopted a puppy from the shelter last weekend and named him Biscuit.',
+      'The quarterly report shows revenue fell sharply in the north.',
+    ].entries()) {
       await box(page).fill(text);
       await box(page).press('Enter');
       await expect(page.getByTestId('message')).toHaveCount(i + 1);

@@ -10,8 +10,12 @@ import { synthesisResponder } from '../test/support/synthesisResponder';
 let mock: MockLlmServer;
 test.beforeAll(async () => {
   mock = await startMockLlmServer({
-    responder: (req) => (req.stream ? 'Biscuit, your beagle mix, has his vet appointment **next Tuesday at 10:00** [1]. You also mentioned he learned to sit last week.'
-      : req.messages[0]?.content.startsWith(TITLE_PROMPT_START) ? 'Biscuit the beagle' : synthesisResponder(req)),
+    responder: (req) =>
+      req.stream
+        ? 'Biscuit, your beagle mix, has his vet appointment **next Tuesday at 10:00** [1]. You also mentioned he learned to sit last week.'
+        : req.messages[0]?.content.startsWith(TITLE_PROMPT_START)
+          ? 'Biscuit the beagle'
+          : synthesisResponder(req),
   });
 });
 test.afterAll(async () => mock.close());
@@ -40,7 +44,7 @@ test('README screenshots', async ({ page }) => {
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await say(page, 'I adopted a beagle mix named Biscuit. The vet appointment is next Tuesday at 10:00.', 2);
   await say(page, `${'Biscuit learned to sit this week and he loves the park by the river. '.repeat(120)}`, 4);
-  await say(page, 'When is Biscuit\'s vet appointment?', 6);
+  await say(page, "When is Biscuit's vet appointment?", 6);
   await expect(page.getByTestId('memory-activity')).toBeVisible({ timeout: 90_000 });
   await page.screenshot({ path: 'docs/screenshots/chat.png' });
 

@@ -23,7 +23,7 @@ import type { NewTurn } from '../src/core/base/types';
 const DAY = 86_400_000;
 
 const TOPICS = [
-  ['garden', 'tomatoes', 'compost', 'raised beds', 'watering schedule', 'the neighbour\'s fence'],
+  ['garden', 'tomatoes', 'compost', 'raised beds', 'watering schedule', "the neighbour's fence"],
   ['Lisbon trip', 'flights', 'the hotel in Alfama', 'tram 28', 'pastéis de nata', 'the train to Sintra'],
   ['budget', 'rent', 'savings account', 'the electricity bill', 'insurance', 'a spreadsheet'],
   ['running', 'the half marathon', 'interval training', 'new shoes', 'a sore knee', 'the physio'],
@@ -46,7 +46,7 @@ const CJK = [
 /** A small deterministic generator (a linear congruential one is enough for text shapes). */
 function random(seed: number): () => number {
   let s = seed;
-  return () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  return () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 }
 
 function pick<T>(rnd: () => number, xs: readonly T[]): T {
@@ -74,8 +74,10 @@ function assistantTurn(rnd: () => number, topic: readonly string[]): string {
   for (let k = 1; k <= steps; k++) {
     const a = pick(rnd, topic);
     const b = pick(rnd, topic);
-    out.push(`${k}. **${a[0]!.toUpperCase()}${a.slice(1)}** — start with what you already know about ${a}, then check how it affects ${b}. ` +
-      `If it takes longer than a week, split it into smaller pieces and write down the first one you can finish tonight.`);
+    out.push(
+      `${k}. **${a[0]!.toUpperCase()}${a.slice(1)}** — start with what you already know about ${a}, then check how it affects ${b}. ` +
+        `If it takes longer than a week, split it into smaller pieces and write down the first one you can finish tonight.`,
+    );
   }
   out.push('If you tell me which of these matters most, I can go into more detail on that one.');
   return out.join('\n\n');
@@ -111,14 +113,22 @@ export async function buildFixtureMemory(file: string, options: { conversations?
     clockNow = start;
     const topic = TOPICS[c % TOPICS.length]!;
     const id = `conv-${String(c).padStart(4, '0')}`;
-    await engine.conversations.create({ id, title: `${topic[0]![0]!.toUpperCase()}${topic[0]!.slice(1)}: ${pick(rnd, topic)} and ${pick(rnd, topic)} (${c + 1})` });
+    await engine.conversations.create({
+      id,
+      title: `${topic[0]![0]!.toUpperCase()}${topic[0]!.slice(1)}: ${pick(rnd, topic)} and ${pick(rnd, topic)} (${c + 1})`,
+    });
     const batch: NewTurn[] = [];
     for (let t = 0; t < 10; t++) {
       const user = t % 2 === 0;
-      const content = user
-        ? (c % 37 === 5 && t === 0 ? pick(rnd, CJK) : userTurn(rnd, topic, t))
-        : assistantTurn(rnd, topic);
-      batch.push({ id: `${id}-t${t}`, conversationId: id, role: user ? 'user' : 'assistant', speaker: user ? 'Sam' : 'Assistant', content, occurredAt: start + t * 4 * 60_000 });
+      const content = user ? (c % 37 === 5 && t === 0 ? pick(rnd, CJK) : userTurn(rnd, topic, t)) : assistantTurn(rnd, topic);
+      batch.push({
+        id: `${id}-t${t}`,
+        conversationId: id,
+        role: user ? 'user' : 'assistant',
+        speaker: user ? 'Sam' : 'Assistant',
+        content,
+        occurredAt: start + t * 4 * 60_000,
+      });
     }
     clockNow = start + 40 * 60_000;
     await engine.conversations.appendTurns(batch);
@@ -131,7 +141,9 @@ export async function buildFixtureMemory(file: string, options: { conversations?
   await engine.idle();
 
   // A narrative, two facts and sometimes a plan for every episode, as synthesis would leave them.
-  const cells = await store.db.query('SELECT c.id, c.start_at, c.end_at, cv.title FROM memcells c JOIN conversations cv ON cv.id = c.conversation_id ORDER BY c.start_at');
+  const cells = await store.db.query(
+    'SELECT c.id, c.start_at, c.end_at, cv.title FROM memcells c JOIN conversations cv ON cv.id = c.conversation_id ORDER BY c.start_at',
+  );
   let facts = 0;
   for (const [k, row] of cells.entries()) {
     const cellId = String(row.id);
@@ -139,14 +151,34 @@ export async function buildFixtureMemory(file: string, options: { conversations?
     const title = String(row.title).replace(/ \(\d+\)$/, '');
     const written = await store.knowledge.saveSynthesis({
       memcellId: cellId,
-      title: `${title} — part ${k % 3 + 1}`,
-      narrative: `Sam talked about ${title.toLowerCase()}, weighed the options step by step and asked to be reminded of the decision later. ` +
+      title: `${title} — part ${(k % 3) + 1}`,
+      narrative:
+        `Sam talked about ${title.toLowerCase()}, weighed the options step by step and asked to be reminded of the decision later. ` +
         'The assistant laid out a plan with costs in time and money and suggested starting with the smallest piece.',
       facts: [0, 1].map((f) => ({
-        speaker: 'Sam', content: f === 0 ? `Sam is working on ${title.toLowerCase()}.` : `Sam usually has about an hour after work (noted ${new Date(startAt).toISOString().slice(0, 10)}).`,
-        occurredAt: startAt, validFrom: null, validTo: null, confidence: 0.8, relation: 'new' as const, replaces: null,
+        speaker: 'Sam',
+        content:
+          f === 0
+            ? `Sam is working on ${title.toLowerCase()}.`
+            : `Sam usually has about an hour after work (noted ${new Date(startAt).toISOString().slice(0, 10)}).`,
+        occurredAt: startAt,
+        validFrom: null,
+        validTo: null,
+        confidence: 0.8,
+        relation: 'new' as const,
+        replaces: null,
       })),
-      foresight: k % 9 === 0 ? [{ content: `Sam will come back to ${title.toLowerCase()}.`, startAt: startAt + 7 * DAY, endAt: startAt + 14 * DAY, evidence: [] }] : [],
+      foresight:
+        k % 9 === 0
+          ? [
+              {
+                content: `Sam will come back to ${title.toLowerCase()}.`,
+                startAt: startAt + 7 * DAY,
+                endAt: startAt + 14 * DAY,
+                evidence: [],
+              },
+            ]
+          : [],
       now: Number(row.end_at),
     });
     facts += written.factIds.length;
@@ -163,14 +195,27 @@ export async function buildFixtureMemory(file: string, options: { conversations?
     const last = Math.max(...members.map((row) => Number(row.end_at)));
     await store.db.exec(
       'INSERT INTO memscenes (id, title, summary, summary_stale, member_count, last_activity_at, heat, edited_by_user, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?, 0, 0, ?, ?)',
-      [sceneId, title, `Sam came back to ${topic[0]} again and again over three years: ${topic.slice(1, 4).join(', ')}.`, members.length, last, now, now],
+      [
+        sceneId,
+        title,
+        `Sam came back to ${topic[0]} again and again over three years: ${topic.slice(1, 4).join(', ')}.`,
+        members.length,
+        last,
+        now,
+        now,
+      ],
     );
-    await store.db.exec(`UPDATE memcells SET scene_id = ? WHERE id IN (${members.map(() => '?').join(', ')})`, [sceneId, ...members.map((row) => String(row.id))]);
+    await store.db.exec(`UPDATE memcells SET scene_id = ? WHERE id IN (${members.map(() => '?').join(', ')})`, [
+      sceneId,
+      ...members.map((row) => String(row.id)),
+    ]);
   }
 
   const savedMemories = 60;
   for (let i = 0; i < savedMemories; i++) {
-    await engine.profile.addMemory(`${pick(rnd, ['I prefer', 'I am allergic to', 'My favourite is', 'I never want', 'Remember that I like'])} ${pick(rnd, pick(rnd, TOPICS))} (${i + 1}).`);
+    await engine.profile.addMemory(
+      `${pick(rnd, ['I prefer', 'I am allergic to', 'My favourite is', 'I never want', 'Remember that I like'])} ${pick(rnd, pick(rnd, TOPICS))} (${i + 1}).`,
+    );
   }
 
   // The cost ledger: every stage, a few models, over the three years.
@@ -179,8 +224,16 @@ export async function buildFixtureMemory(file: string, options: { conversations?
   let llmCalls = 0;
   for (let i = 0; i < 3_000; i++) {
     await store.llmCalls.record({
-      stage: pick(rnd, stages), model: pick(rnd, models), promptTokens: 400 + Math.floor(rnd() * 6_000), completionTokens: 50 + Math.floor(rnd() * 900),
-      tokensEstimated: rnd() < 0.1, latencyMs: 300 + Math.floor(rnd() * 9_000), outcome: rnd() < 0.03 ? 'error' : 'ok', error: null, attempt: 1, jobId: null,
+      stage: pick(rnd, stages),
+      model: pick(rnd, models),
+      promptTokens: 400 + Math.floor(rnd() * 6_000),
+      completionTokens: 50 + Math.floor(rnd() * 900),
+      tokensEstimated: rnd() < 0.1,
+      latencyMs: 300 + Math.floor(rnd() * 9_000),
+      outcome: rnd() < 0.03 ? 'error' : 'ok',
+      error: null,
+      attempt: 1,
+      jobId: null,
       createdAt: now - span + Math.floor(rnd() * span),
     });
     llmCalls++;
@@ -199,7 +252,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values, positionals } = parseArgs({ strict: true, allowPositionals: true, options: { conversations: { type: 'string' } } });
   if (positionals.length > 1) throw new Error('usage: npx tsx scripts/build-fixture-memory.ts [out.sqlite] [--conversations 470]');
   const conversations = values.conversations === undefined ? undefined : Number(values.conversations);
-  if (conversations !== undefined && (!Number.isInteger(conversations) || conversations <= 0)) throw new Error(`--conversations needs a positive integer, not ${values.conversations}`);
+  if (conversations !== undefined && (!Number.isInteger(conversations) || conversations <= 0))
+    throw new Error(`--conversations needs a positive integer, not ${values.conversations}`);
   const out = positionals[0] ?? 'test-results/fixture-memory.sqlite';
   const t0 = performance.now();
   const summary = await buildFixtureMemory(out, conversations !== undefined ? { conversations } : {});

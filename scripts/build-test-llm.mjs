@@ -56,7 +56,14 @@ export const TEST_LLMS = [
   { id: 'HuggingFaceTB/SmolLM2-360M-Instruct', family: 'llama', hidden: 64, layers: 2, heads: 4, kvHeads: 2, intermediate: 128 },
   { id: 'onnx-community/Qwen2.5-0.5B-Instruct', family: 'qwen2', hidden: 64, layers: 2, heads: 4, kvHeads: 2, intermediate: 128 },
 ];
-export const TEST_LLM_FILES = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_q4.onnx', 'onnx/model_q4f16.onnx'];
+export const TEST_LLM_FILES = [
+  'config.json',
+  'generation_config.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'onnx/model_q4.onnx',
+  'onnx/model_q4f16.onnx',
+];
 const BASE_VOCAB = 6000;
 const MAX_POSITIONS = 2048;
 const ROPE_THETA = 10000;
@@ -66,7 +73,7 @@ const ROPE_THETA = 10000;
 function normalSource(text) {
   let s = 2166136261;
   for (const c of text) s = Math.imul(s ^ c.codePointAt(0), 16777619);
-  s = (s >>> 0) || 1;
+  s = s >>> 0 || 1;
   const uniform = () => {
     s ^= s << 13;
     s >>>= 0;
@@ -148,7 +155,8 @@ function byteLevelBpe(limit) {
     try {
       const piece = decoder.decode(bytes);
       ok = !hasControl(piece) && !piece.includes('\ufffd');
-    } catch { // the fatal decoder throws on bytes that are not UTF-8
+    } catch {
+      // the fatal decoder throws on bytes that are not UTF-8
       ok = false;
     }
     if (!ok) notText.push(r);
@@ -165,15 +173,16 @@ export function hasControl(text) {
 }
 
 // Qwen2's pre-tokenisation split (contractions, letters, single digits, punctuation runs, newlines).
-const QWEN2_SPLIT = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const QWEN2_SPLIT =
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 const SPECIALS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'];
 
 // ChatML, written for these stand-ins: a default system turn when the caller gives none.
 const CHAT_TEMPLATE = [
-  "{%- for message in messages -%}",
+  '{%- for message in messages -%}',
   "{%- if loop.first and message['role'] != 'system' -%}{{ '<|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n' }}{%- endif -%}",
   "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}",
-  "{%- endfor -%}",
+  '{%- endfor -%}',
   "{%- if add_generation_prompt -%}{{ '<|im_start|>assistant\\n' }}{%- endif -%}",
 ].join('');
 
@@ -181,21 +190,41 @@ function tokenizerFor(family, bpe) {
   const base = Object.keys(bpe.vocab).length;
   const ids = Object.fromEntries(SPECIALS.map((t, i) => [t, base + i]));
   const byteLevel = (useRegex) => ({ type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: useRegex });
-  const preTokenizer = family === 'qwen2'
-    ? { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: QWEN2_SPLIT }, behavior: 'Isolated', invert: false }, byteLevel(false)] }
-    : byteLevel(true);
+  const preTokenizer =
+    family === 'qwen2'
+      ? {
+          type: 'Sequence',
+          pretokenizers: [{ type: 'Split', pattern: { Regex: QWEN2_SPLIT }, behavior: 'Isolated', invert: false }, byteLevel(false)],
+        }
+      : byteLevel(true);
   const json = {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: SPECIALS.map((content) => ({ id: ids[content], content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    added_tokens: SPECIALS.map((content) => ({
+      id: ids[content],
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
     normalizer: family === 'qwen2' ? { type: 'NFC' } : null,
     pre_tokenizer: preTokenizer,
     post_processor: byteLevel(false),
     decoder: byteLevel(false),
     model: {
-      type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false,
-      byte_fallback: false, ignore_merges: false, vocab: bpe.vocab, merges: bpe.merges,
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: '',
+      end_of_word_suffix: '',
+      fuse_unk: false,
+      byte_fallback: false,
+      ignore_merges: false,
+      vocab: bpe.vocab,
+      merges: bpe.merges,
     },
   };
   const config = {
@@ -228,15 +257,29 @@ function decoderGraph(spec, tok) {
   const nodes = [];
   let n = 0;
   const fresh = (p) => `${p}_${n++}`;
-  const attr = (name, v) => Array.isArray(v) ? { name, type: A.INTS, ints: v }
-    : Number.isInteger(v) ? { name, type: A.INT, i: v } : { name, type: A.FLOAT, f: v };
+  const attr = (name, v) =>
+    Array.isArray(v) ? { name, type: A.INTS, ints: v } : Number.isInteger(v) ? { name, type: A.INT, i: v } : { name, type: A.FLOAT, f: v };
   const op = (type, inputs, attrs = {}, out = fresh(type.toLowerCase())) => {
-    nodes.push({ opType: type, input: inputs, output: [out], name: `${type}_${out}`, attribute: Object.entries(attrs).map(([k, v]) => attr(k, v)) });
+    nodes.push({
+      opType: type,
+      input: inputs,
+      output: [out],
+      name: `${type}_${out}`,
+      attribute: Object.entries(attrs).map(([k, v]) => attr(k, v)),
+    });
     return out;
   };
   const floats = (name, dims, values) => (init.push({ name, dataType: T.FLOAT, dims, rawData: bytesOf(Float32Array.from(values)) }), name);
-  const int64s = (name, values, dims = [values.length]) => (init.push({ name, dataType: T.INT64, dims, rawData: bytesOf(BigInt64Array.from(values.map(BigInt))) }), name);
-  const random = (name, dims, std) => floats(name, dims, Array.from({ length: dims.reduce((a, b) => a * b, 1) }, () => normal() * std));
+  const int64s = (name, values, dims = [values.length]) => (
+    init.push({ name, dataType: T.INT64, dims, rawData: bytesOf(BigInt64Array.from(values.map(BigInt))) }),
+    name
+  );
+  const random = (name, dims, std) =>
+    floats(
+      name,
+      dims,
+      Array.from({ length: dims.reduce((a, b) => a * b, 1) }, () => normal() * std),
+    );
   const ones = (name, size) => floats(name, [size], new Array(size).fill(1));
   const linear = (x, name, inDim, outDim, bias) => {
     const y = op('MatMul', [x, random(`${name}.weight`, [inDim, outDim], 1 / Math.sqrt(inDim))]);
@@ -255,7 +298,11 @@ function decoderGraph(spec, tok) {
   let x = op('Gather', [embed, 'input_ids'], { axis: 0 });
 
   // Rotary tables from position_ids: angle = position · θ^(-2j/D), duplicated for rotate-half.
-  const invFreq = floats('inv_freq', [D / 2], Array.from({ length: D / 2 }, (_, j) => ROPE_THETA ** (-(2 * j) / D)));
+  const invFreq = floats(
+    'inv_freq',
+    [D / 2],
+    Array.from({ length: D / 2 }, (_, j) => ROPE_THETA ** (-(2 * j) / D)),
+  );
   const angles = op('Mul', [op('Unsqueeze', [op('Cast', ['position_ids'], { to: T.FLOAT }), int64s('axis_last', [-1])]), invFreq]);
   const full = op('Concat', [angles, angles], { axis: -1 });
   const cos = op('Unsqueeze', [op('Cos', [full]), int64s('axis_1', [1])]); // [B,1,S,D]
@@ -271,7 +318,8 @@ function decoderGraph(spec, tok) {
   };
 
   // Mask [B,1,1,S,T]: key position ≤ query position (queries sit at T-S … T-1), and not padding.
-  const scalar = (shapeOf, index) => op('Squeeze', [op('Gather', [op('Shape', [shapeOf]), int64s(fresh('index'), [index])], { axis: 0 }), int64s(fresh('axes'), [0])]);
+  const scalar = (shapeOf, index) =>
+    op('Squeeze', [op('Gather', [op('Shape', [shapeOf]), int64s(fresh('index'), [index])], { axis: 0 }), int64s(fresh('axes'), [0])]);
   const total = scalar('attention_mask', 1);
   const newLen = scalar('input_ids', 1);
   int64s('zero', [0], []);
@@ -297,7 +345,10 @@ function decoderGraph(spec, tok) {
     const keysT = op('Transpose', [op('Unsqueeze', [keys, 'axis_2'])], { perm: [0, 1, 2, 4, 3] });
     const scores = op('Add', [op('Mul', [op('MatMul', [grouped, keysT]), floats(fresh('scale'), [], [1 / Math.sqrt(D)])]), bias]);
     const context = op('MatMul', [op('Softmax', [scores], { axis: -1 }), op('Unsqueeze', [values, 'axis_2'])]);
-    const merged = op('Reshape', [op('Transpose', [op('Reshape', [context, int64s(fresh('shape'), [0, NH, -1, D])])], { perm: [0, 2, 1, 3] }), int64s(fresh('shape'), [0, 0, H])]);
+    const merged = op('Reshape', [
+      op('Transpose', [op('Reshape', [context, int64s(fresh('shape'), [0, NH, -1, D])])], { perm: [0, 2, 1, 3] }),
+      int64s(fresh('shape'), [0, 0, H]),
+    ]);
     x = op('Add', [x, linear(merged, `${p}.o_proj`, H, H, false)]);
     const h2 = rmsNorm(x, `${p}.post_attention_layernorm`);
     const gate = linear(h2, `${p}.gate_proj`, H, I, false);
@@ -380,7 +431,11 @@ export async function buildTestLlms(dir, { layout = 'hub' } = {}) {
     const config = configJson(spec, tok);
     const files = {
       'config.json': JSON.stringify(config, null, 2),
-      'generation_config.json': JSON.stringify({ bos_token_id: config.bos_token_id, eos_token_id: config.eos_token_id, pad_token_id: config.pad_token_id, do_sample: false }, null, 2),
+      'generation_config.json': JSON.stringify(
+        { bos_token_id: config.bos_token_id, eos_token_id: config.eos_token_id, pad_token_id: config.pad_token_id, do_sample: false },
+        null,
+        2,
+      ),
       'tokenizer.json': JSON.stringify(tok.json),
       'tokenizer_config.json': JSON.stringify(tok.config, null, 2),
       'onnx/model_q4.onnx': graph,

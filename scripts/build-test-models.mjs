@@ -120,8 +120,16 @@ function buildGraph(spec, vocabSize) {
     nodes.push(node(type, inputs, [out], attrs));
     return out;
   };
-  const linear = (x, name, inDim, outDim) => op('Add', [op('MatMul', [x, weight(`${name}_w`, [inDim, outDim], 1 / Math.sqrt(inDim))]), constant(`${name}_b`, [outDim], new Array(outDim).fill(0))]);
-  const layerNorm = (x, name) => op('LayerNormalization', [x, constant(`${name}_g`, [H], new Array(H).fill(1)), constant(`${name}_beta`, [H], new Array(H).fill(0))], { axis: -1, epsilon: 1e-12 });
+  const linear = (x, name, inDim, outDim) =>
+    op('Add', [
+      op('MatMul', [x, weight(`${name}_w`, [inDim, outDim], 1 / Math.sqrt(inDim))]),
+      constant(`${name}_b`, [outDim], new Array(outDim).fill(0)),
+    ]);
+  const layerNorm = (x, name) =>
+    op('LayerNormalization', [x, constant(`${name}_g`, [H], new Array(H).fill(1)), constant(`${name}_beta`, [H], new Array(H).fill(0))], {
+      axis: -1,
+      epsilon: 1e-12,
+    });
 
   const hasTypes = family !== 'deberta';
   // Embeddings: word rows gathered first, then dequantised (only the rows used).
@@ -144,14 +152,20 @@ function buildGraph(spec, vocabSize) {
   const k = op('Transpose', [op('Reshape', [linear(x, 'k', H, H), ints(id('shape'), [0, 0, heads, d])])], { perm: [0, 2, 3, 1] });
   const v = split(linear(x, 'v', H, H));
   const mask = op('Cast', ['attention_mask'], { to: T.FLOAT });
-  const bias = op('Unsqueeze', [op('Mul', [op('Sub', [constant('one_f', [], [1]), mask]), constant('neg', [], [-10000])]), ints('axes_12', [1, 2])]);
+  const bias = op('Unsqueeze', [
+    op('Mul', [op('Sub', [constant('one_f', [], [1]), mask]), constant('neg', [], [-10000])]),
+    ints('axes_12', [1, 2]),
+  ]);
   const scores = op('Add', [op('Mul', [op('MatMul', [q, k]), constant('inv_sqrt_d', [], [1 / Math.sqrt(d)])]), bias]);
   const context = op('MatMul', [op('Softmax', [scores], { axis: -1 }), v]);
   const merged = op('Reshape', [op('Transpose', [context], { perm: [0, 2, 1, 3] }), ints('shape_merge', [0, 0, H])]);
   const h1 = layerNorm(op('Add', [linear(merged, 'o', H, H), x]), 'attn_ln');
   // Feed-forward with exact GELU: 0.5·u·(1 + erf(u/√2)).
   const u = linear(h1, 'ffn_in', H, I);
-  const gelu = op('Mul', [op('Mul', [u, constant('half', [], [0.5])]), op('Add', [op('Erf', [op('Mul', [u, constant('inv_sqrt2', [], [Math.SQRT1_2])])]), 'one_f'])]);
+  const gelu = op('Mul', [
+    op('Mul', [u, constant('half', [], [0.5])]),
+    op('Add', [op('Erf', [op('Mul', [u, constant('inv_sqrt2', [], [Math.SQRT1_2])])]), 'one_f']),
+  ]);
   const out = layerNorm(op('Add', [linear(gelu, 'ffn_out', I, H), h1]), 'ffn_ln');
   nodes.push(node('Identity', [out], ['last_hidden_state']));
 
@@ -193,7 +207,13 @@ const specialMap = (tokens, ids) => Object.fromEntries(tokens.map((t) => [t, { i
 function wordPieceTokenizer() {
   const specials = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
   const chars = 'abcdefghijklmnopqrstuvwxyz0123456789.,!?\'"-:;()'.split('');
-  const pieces = [...specials, ...chars, ...chars.map((c) => `##${c}`), ...['s', 'ed', 'ing', 'er', 'ly', 'es'].map((p) => `##${p}`), ...englishWords(3000)];
+  const pieces = [
+    ...specials,
+    ...chars,
+    ...chars.map((c) => `##${c}`),
+    ...['s', 'ed', 'ing', 'er', 'ly', 'es'].map((p) => `##${p}`),
+    ...englishWords(3000),
+  ];
   const vocab = {};
   for (const p of pieces) if (!(p in vocab)) vocab[p] = Object.keys(vocab).length;
   return {
@@ -214,14 +234,50 @@ function wordPieceTokenizer() {
       decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
       model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
     },
-    config: { tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 512, unk_token: '[UNK]', pad_token: '[PAD]', cls_token: '[CLS]', sep_token: '[SEP]', mask_token: '[MASK]', clean_up_tokenization_spaces: true },
+    config: {
+      tokenizer_class: 'BertTokenizer',
+      do_lower_case: true,
+      model_max_length: 512,
+      unk_token: '[UNK]',
+      pad_token: '[PAD]',
+      cls_token: '[CLS]',
+      sep_token: '[SEP]',
+      mask_token: '[MASK]',
+      clean_up_tokenization_spaces: true,
+    },
   };
 }
 
 /** Words and characters of several scripts, so Chinese, Japanese and Korean text tokenises. */
 function multilingualPieces() {
-  const european = ['le', 'la', 'les', 'et', 'est', 'chien', 'maison', 'der', 'die', 'das', 'und', 'ist', 'hund', 'haus', 'el', 'los', 'perro', 'casa', 'y', 'es'];
-  const ranges = [[0x4e00, 0x4fff], [0x3041, 0x3096], [0x30a1, 0x30fa], [0xac00, 0xac00 + 400]];
+  const european = [
+    'le',
+    'la',
+    'les',
+    'et',
+    'est',
+    'chien',
+    'maison',
+    'der',
+    'die',
+    'das',
+    'und',
+    'ist',
+    'hund',
+    'haus',
+    'el',
+    'los',
+    'perro',
+    'casa',
+    'y',
+    'es',
+  ];
+  const ranges = [
+    [0x4e00, 0x4fff],
+    [0x3041, 0x3096],
+    [0x30a1, 0x30fa],
+    [0xac00, 0xac00 + 400],
+  ];
   const cjk = ranges.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => String.fromCodePoint(a + i)));
   const latin = 'abcdefghijklmnopqrstuvwxyz0123456789.,!?\'"-:;()'.split('');
   const words = [...englishWords(2500), ...european];
@@ -243,9 +299,10 @@ function unigramTokenizer(family) {
   if (family === 'xlmr') vocab.push(['<mask>', 0]);
   else vocab.push(['[MASK]', 0]);
   const index = Object.fromEntries(vocab.map(([p], i) => [p, i]));
-  const pair = family === 'xlmr'
-    ? [special(cls, 0), seq('A', 0), special(sep, 0), special(sep, 0), seq('B', 0), special(sep, 0)]
-    : [special(cls, 0), seq('A', 0), special(sep, 0), seq('B', 1), special(sep, 1)];
+  const pair =
+    family === 'xlmr'
+      ? [special(cls, 0), seq('A', 0), special(sep, 0), special(sep, 0), seq('B', 0), special(sep, 0)]
+      : [special(cls, 0), seq('A', 0), special(sep, 0), seq('B', 1), special(sep, 1)];
   const mask = family === 'xlmr' ? '<mask>' : '[MASK]';
   return {
     vocabSize: vocab.length,
@@ -254,7 +311,10 @@ function unigramTokenizer(family) {
       truncation: null,
       padding: null,
       added_tokens: [...specials, mask].map((t) => addedToken(t, index[t])),
-      normalizer: { type: 'Sequence', normalizers: [{ type: 'NFKC' }, { type: 'Lowercase' }, { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }] },
+      normalizer: {
+        type: 'Sequence',
+        normalizers: [{ type: 'NFKC' }, { type: 'Lowercase' }, { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }],
+      },
       pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
       post_processor: {
         type: 'TemplateProcessing',
@@ -293,10 +353,23 @@ function configJson(spec, vocabSize) {
     recollect: { test_model: true, build_version: BUILD_VERSION, note: 'Random weights: tests the path, not quality.' },
   };
   if (spec.family === 'deberta') {
-    return { ...base, model_type: 'deberta-v2', architectures: ['DebertaV2ForSequenceClassification'], type_vocab_size: 0, id2label: { 0: 'LABEL_0' }, label2id: { LABEL_0: 0 } };
+    return {
+      ...base,
+      model_type: 'deberta-v2',
+      architectures: ['DebertaV2ForSequenceClassification'],
+      type_vocab_size: 0,
+      id2label: { 0: 'LABEL_0' },
+      label2id: { LABEL_0: 0 },
+    };
   }
   const arch = spec.kind === 'reranker' ? 'BertForSequenceClassification' : 'BertModel';
-  return { ...base, model_type: 'bert', architectures: [arch], type_vocab_size: 2, ...(spec.kind === 'reranker' ? { id2label: { 0: 'LABEL_0' }, label2id: { LABEL_0: 0 } } : {}) };
+  return {
+    ...base,
+    model_type: 'bert',
+    architectures: [arch],
+    type_vocab_size: 2,
+    ...(spec.kind === 'reranker' ? { id2label: { 0: 'LABEL_0' }, label2id: { LABEL_0: 0 } } : {}),
+  };
 }
 
 export async function buildTestHub(dir = outDir) {

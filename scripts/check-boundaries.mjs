@@ -31,7 +31,8 @@ const CITATION = /DESIGN(\.md)?\s*§|CONVENTIONS(\.md)?\s*§|\bissues?[ -]#?\d+/
 /** Rule 6: a line citing a document outside the repository. */
 function citations(where, text) {
   for (const [n, line] of text.split('\n').entries()) {
-    if (CITATION.test(line)) problems.push(`${where}:${n + 1}: cites a document that is not in the repository — say the reason, or link docs/architecture.md`);
+    if (CITATION.test(line))
+      problems.push(`${where}:${n + 1}: cites a document that is not in the repository — say the reason, or link docs/architecture.md`);
   }
 }
 
@@ -63,7 +64,8 @@ for (const file of files(join(root, 'src'))) {
     const where = relative(root, file);
     if (target) edges.push(target);
     if (where.startsWith('src/core/')) {
-      if (target && !target.startsWith(join(root, 'src/core'))) problems.push(`${where}: imports "${spec}" — src/core may import only other src/core modules`);
+      if (target && !target.startsWith(join(root, 'src/core')))
+        problems.push(`${where}: imports "${spec}" — src/core may import only other src/core modules`);
       if (target && target.startsWith(join(root, 'src/core'))) {
         const from = coreRoom(file);
         const to = coreRoom(target);
@@ -73,22 +75,28 @@ for (const file of files(join(root, 'src'))) {
         }
       }
     }
-    if (target && /^(test|bench)[\\/]/.test(relative(root, target))) problems.push(`${where}: imports "${spec}" — src/ may not import test doubles or benchmark code`);
+    if (target && /^(test|bench)[\\/]/.test(relative(root, target)))
+      problems.push(`${where}: imports "${spec}" — src/ may not import test doubles or benchmark code`);
     // The engine's API groups (src/core/protocol/*.ts) are declarations only: no code to import.
-    if (where.startsWith('src/core/protocol/') && !m[1]) problems.push(`${where}: imports "${spec}" as a value — the API's groups declare types only (import type)`);
+    if (where.startsWith('src/core/protocol/') && !m[1])
+      problems.push(`${where}: imports "${spec}" as a value — the API's groups declare types only (import type)`);
     // The page reaches the engine through the worker protocol only, never its implementation.
     if (where.startsWith('src/app/') && target && /src\/core\/engine\//.test(target)) {
       problems.push(`${where}: imports "${spec}" — the page reaches the engine through its API (src/core/protocol), not src/core/engine`);
     }
     if (where.startsWith('src/app/') && target && /src\/(storage|models|llm|host)\//.test(`${target}/`) && !m[1]) {
-      problems.push(`${where}: imports "${spec}" — src/app talks to storage/models/llm/host only through the worker protocol (src/core/protocol.ts)`);
+      problems.push(
+        `${where}: imports "${spec}" — src/app talks to storage/models/llm/host only through the worker protocol (src/core/protocol.ts)`,
+      );
     }
   }
   const where = relative(root, file);
-  for (const m of text.matchAll(/\b(?:class|interface|type)\s+(\w*Bench(?!mark)\w*)/g)) problems.push(`${where}: declares ${m[1]} — benchmark runners and their wire types live in bench/, not src/`);
+  for (const m of text.matchAll(/\b(?:class|interface|type)\s+(\w*Bench(?!mark)\w*)/g))
+    problems.push(`${where}: declares ${m[1]} — benchmark runners and their wire types live in bench/, not src/`);
   citations(where, text);
   if (where.endsWith('src/core/engine/MemoryEngine.ts')) {
-    for (const m of text.matchAll(/\bthis\.([a-zA-Z]\w*)\(/g)) problems.push(`${where}: calls its own method this.${m[1]}() — the engine only delegates`);
+    for (const m of text.matchAll(/\bthis\.([a-zA-Z]\w*)\(/g))
+      problems.push(`${where}: calls its own method this.${m[1]}() — the engine only delegates`);
   }
   // Each API group and the facade that composes them stay short enough to read in one go.
   const limit = where.endsWith('src/core/engine/MemoryEngine.ts') ? 250 : where.startsWith('src/core/protocol/') ? 80 : null;

@@ -2,7 +2,7 @@
  * Command line for big exports: builds (or adds to) a Recollect database from a chat export with
  * the same reader and write path the app uses, for files too large to pick in a browser tab.
  *
- *   npm run import -- --format chatgpt|claude|locomo|longmemeval|text|auto <file> --out recollect.sqlite [--policy off|recurrence|eager]
+ *   npm run import -- --format chatgpt|claude|locomo|longmemeval|text|auto <file> --out recollect.sqlite [--policy off|recurrence|eager] [--project-only]
  *
  * The output opens in the app with Import… (Replace memory); the app then embeds the turns and
  * segments them into episodes in the background, and synthesises per the chosen policy (stored
@@ -20,7 +20,8 @@ import { openFileDatabase, openMemoryDatabase, syncFile } from '../src/storage/o
 import { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 import { RecollectError } from '../src/core/base/errors';
 
-const USAGE = 'Usage: npm run import -- --format chatgpt|claude|locomo|longmemeval|text|auto <file> --out recollect.sqlite [--policy off|recurrence|eager] [--yes]';
+const USAGE =
+  'Usage: npm run import -- --format chatgpt|claude|locomo|longmemeval|text|auto <file> --out recollect.sqlite [--policy off|recurrence|eager] [--project-only] [--yes]';
 
 const HELP = `${USAGE}
 
@@ -32,6 +33,8 @@ Imports a chat export into a Recollect database file, which the app opens with I
   --out <path>      the database to create or extend (default: recollect.sqlite); a re-run adds only
                     what is new
   --policy <name>   synthesis policy stored in the file: off, recurrence or eager
+  --project-only    projects the export brings (ChatGPT and Claude projects) are made project-only:
+                    their chats recall only the project (default: shared memory)
   --yes             store a transcript whose speakers could not be read with certainty as read
                     (without it, such a file is shown and nothing is stored)
   -h, --help        print this help`;
@@ -41,8 +44,17 @@ function parseArgs(argv: readonly string[]) {
   let parsed;
   try {
     parsed = parseCliArgs({
-      args: [...argv], strict: true, allowPositionals: true,
-      options: { format: { type: 'string' }, out: { type: 'string' }, policy: { type: 'string' }, yes: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      args: [...argv],
+      strict: true,
+      allowPositionals: true,
+      options: {
+        format: { type: 'string' },
+        out: { type: 'string' },
+        policy: { type: 'string' },
+        'project-only': { type: 'boolean' },
+        yes: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (err) {
     throw new RecollectError('INVALID_INPUT', `${err instanceof Error ? err.message.split('\n')[0] : String(err)} ${USAGE}`);
@@ -52,9 +64,19 @@ function parseArgs(argv: readonly string[]) {
   const format = (values.format ?? 'auto') as HistoryFormat | 'auto';
   const policy = values.policy as PolicyName | undefined;
   if (positionals.length !== 1) throw new RecollectError('INVALID_INPUT', USAGE);
-  if (format !== 'auto' && !HISTORY_FORMATS.includes(format)) throw new RecollectError('INVALID_INPUT', `Unknown format "${format}" (${HISTORY_FORMATS.join(', ')} or auto).`);
-  if (policy !== undefined && policy !== 'off' && policy !== 'recurrence' && policy !== 'eager') throw new RecollectError('INVALID_INPUT', `Unknown policy "${policy}" (off, recurrence or eager).`);
-  return { help: false as const, format, file: positionals[0]!, out: values.out ?? 'recollect.sqlite', policy, yes: values.yes === true };
+  if (format !== 'auto' && !HISTORY_FORMATS.includes(format))
+    throw new RecollectError('INVALID_INPUT', `Unknown format "${format}" (${HISTORY_FORMATS.join(', ')} or auto).`);
+  if (policy !== undefined && policy !== 'off' && policy !== 'recurrence' && policy !== 'eager')
+    throw new RecollectError('INVALID_INPUT', `Unknown policy "${policy}" (off, recurrence or eager).`);
+  return {
+    help: false as const,
+    format,
+    file: positionals[0]!,
+    out: values.out ?? 'recollect.sqlite',
+    policy,
+    yes: values.yes === true,
+    projectMemory: values['project-only'] === true ? ('project-only' as const) : ('shared' as const),
+  };
 }
 
 type ImportArgs = Extract<ReturnType<typeof parseArgs>, { help: false }>;
@@ -63,8 +85,13 @@ export async function importHistoryFile(parsed: ReturnType<typeof parseArgs>, lo
   if (parsed.help) throw new RecollectError('INVALID_INPUT', USAGE);
   const args: ImportArgs = parsed;
   const blob = await openAsBlob(args.file!);
-  const file: HistoryFile = { name: basename(args.file!), size: blob.size, stream: () => blob.stream() as unknown as ReturnType<HistoryFile['stream']> };
-  if (!args.yes && (args.format === 'text' || (args.format === 'auto' && /\.(txt|md|markdown)$/i.test(args.file!)))) await refuseUncertainTranscript(file, args);
+  const file: HistoryFile = {
+    name: basename(args.file!),
+    size: blob.size,
+    stream: () => blob.stream() as unknown as ReturnType<HistoryFile['stream']>,
+  };
+  if (!args.yes && (args.format === 'text' || (args.format === 'auto' && /\.(txt|md|markdown)$/i.test(args.file!))))
+    await refuseUncertainTranscript(file, args);
   // Written to a copy as it goes (memory does not grow with the archive), renamed over --out at
   // the end: a run that fails or is interrupted leaves the previous file as it was.
   const work = `${args.out}.importing`;
@@ -76,9 +103,15 @@ export async function importHistoryFile(parsed: ReturnType<typeof parseArgs>, lo
   // Store only: embedding and episodes happen in the app, which picks up every turn without them.
   const engine = createEngine(store, { only: [] });
   try {
-    const report = await engine.data.importHistory(file, { format: args.format, importId: 'cli', ...(args.policy ? { policy: args.policy } : {}) }, (p) => {
-      log(`${p.conversations.toLocaleString('en')} conversations, ${p.turns.toLocaleString('en')} turns, ${Math.round((100 * p.bytesRead) / Math.max(1, p.bytesTotal))}% read`);
-    });
+    const report = await engine.data.importHistory(
+      file,
+      { format: args.format, importId: 'cli', projectMemory: args.projectMemory, ...(args.policy ? { policy: args.policy } : {}) },
+      (p) => {
+        log(
+          `${p.conversations.toLocaleString('en')} conversations, ${p.turns.toLocaleString('en')} turns, ${Math.round((100 * p.bytesRead) / Math.max(1, p.bytesTotal))}% read`,
+        );
+      },
+    );
     await db.close();
     syncFile(work);
     renameSync(work, args.out);

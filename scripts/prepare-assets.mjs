@@ -19,7 +19,13 @@ const kernel = spawnSync(process.execPath, [join(root, 'scripts/build-wasm-kerne
 if (kernel.status !== 0) process.exit(kernel.status ?? 1);
 
 // The package's exports map hides package.json; find its folder through node_modules instead.
-const ortDist = join(require.resolve.paths('onnxruntime-web').map((p) => join(p, 'onnxruntime-web')).find((p) => existsSync(join(p, 'package.json'))) ?? '', 'dist');
+const ortDist = join(
+  require.resolve
+    .paths('onnxruntime-web')
+    .map((p) => join(p, 'onnxruntime-web'))
+    .find((p) => existsSync(join(p, 'package.json'))) ?? '',
+  'dist',
+);
 const outDir = join(root, 'public/ort');
 mkdirSync(outDir, { recursive: true });
 let copied = 0;

@@ -5,7 +5,14 @@
  * worker then uses like any other model on this device.
  */
 import * as Comlink from 'comlink';
-import { PromptApiGenerator, builtInAvailability, builtInContextWindow, downloadBuiltInModel, findLanguageModel, BUILT_IN_MODEL_ID } from '../src/llm/PromptApiGenerator';
+import {
+  PromptApiGenerator,
+  builtInAvailability,
+  builtInContextWindow,
+  downloadBuiltInModel,
+  findLanguageModel,
+  BUILT_IN_MODEL_ID,
+} from '../src/llm/PromptApiGenerator';
 import { LlmError } from '../src/llm/llmErrors';
 import { resultify, type BuiltInAvailability, type TextGenerator } from '../src/core/protocol';
 
@@ -31,11 +38,16 @@ export async function startBuiltInDownload(onProgress: (fraction: number) => voi
 /** Exposes the built-in model on `port` (a generator that says why, when this browser has none). */
 export function exposeBuiltInModel(port: MessagePort): void {
   const api = findLanguageModel();
-  const generator: TextGenerator = api ? new PromptApiGenerator(api) : {
-    generate: async () => {
-      throw new LlmError('LLM_NOT_CONFIGURED', 'This browser has no built-in model (desktop Chrome 148 or later has one). Choose a model to download in Settings.');
-    },
-    cancel: () => undefined,
-  };
+  const generator: TextGenerator = api
+    ? new PromptApiGenerator(api)
+    : {
+        generate: async () => {
+          throw new LlmError(
+            'LLM_NOT_CONFIGURED',
+            'This browser has no built-in model (desktop Chrome 148 or later has one). Choose a model to download in Settings.',
+          );
+        },
+        cancel: () => undefined,
+      };
   Comlink.expose(resultify(generator), port);
 }

@@ -33,7 +33,11 @@ export function turnContent(text: string, caption: string | undefined): string {
  * source over the same connection, speakers from the store, the given embedders), without the
  * episode lifecycle and consolidation, which retrieval does not read.
  */
-export function createBenchEngine(store: SqliteMemoryStore, embedders: EmbedderProvider | undefined, vectorIndex?: VectorIndexFactory): MemoryEngine {
+export function createBenchEngine(
+  store: SqliteMemoryStore,
+  embedders: EmbedderProvider | undefined,
+  vectorIndex?: VectorIndexFactory,
+): MemoryEngine {
   return createEngine(store, { only: ['recall'], ...(embedders ? { embedders } : {}), ...(vectorIndex ? { vectorIndex } : {}) });
 }
 
@@ -50,7 +54,10 @@ export async function warmUpEmbedder(embedders: EmbedderProvider | undefined): P
  * LoCoMo is one conversation with many sessions; LongMemEval's haystack sessions (User/Assistant)
  * are each their own chat. Returns turn id → session id.
  */
-export async function ingestCorpus(engine: MemoryEngine, corpus: BenchCorpusInput): Promise<{ timing: BenchIngestTiming; sessionOfTurn: Map<string, string> }> {
+export async function ingestCorpus(
+  engine: MemoryEngine,
+  corpus: BenchCorpusInput,
+): Promise<{ timing: BenchIngestTiming; sessionOfTurn: Map<string, string> }> {
   const perSessionConversations = corpus.speakers.includes('Assistant');
   const sessionOfTurn = new Map<string, string>();
   let t0 = performance.now();
@@ -116,7 +123,11 @@ export class BenchEngineHost implements BenchWorkerApi {
     this.#embedders = this.#deps.connectModels?.(port);
   }
 
-  async recallCorpus(corpus: BenchCorpusInput, options: BenchRecallOptions = {}, onProgress?: (line: string) => void): Promise<BenchCorpusResult> {
+  async recallCorpus(
+    corpus: BenchCorpusInput,
+    options: BenchRecallOptions = {},
+    onProgress?: (line: string) => void,
+  ): Promise<BenchCorpusResult> {
     const depth = options.depth ?? 100;
     const warmup = options.warmup ?? 3;
     const run = (this.#runs.get(corpus.id) ?? 0) + 1;

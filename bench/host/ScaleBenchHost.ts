@@ -18,8 +18,16 @@ import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import type { RetrievalResult } from '../../src/core/recall/Retriever';
 import {
   DEFAULT_SCALE_REPS,
-  type BenchCorpusInput, type BenchIngestTiming, type ColdOpenResult, type ScaleAnswerItems, type ScaleLayerResult, type ScaleMeasureOptions, type ScaleMeasurement,
-  type ScaleQuestionInput, type ScaleSystemResult, type ScaleWorkerApi,
+  type BenchCorpusInput,
+  type BenchIngestTiming,
+  type ColdOpenResult,
+  type ScaleAnswerItems,
+  type ScaleLayerResult,
+  type ScaleMeasureOptions,
+  type ScaleMeasurement,
+  type ScaleQuestionInput,
+  type ScaleSystemResult,
+  type ScaleWorkerApi,
 } from './benchProtocol';
 import { addScaleLayer } from '../scaleLayer';
 import { BenchEngineHost, createBenchEngine, ingestCorpus, warmUpEmbedder, type BenchEngineHostDeps } from './BenchEngineHost';
@@ -42,7 +50,12 @@ interface TimedResult extends ScaleSystemResult {
  * a machine shared with other jobs, load that drifts during the run then touches them all alike,
  * and their ratios stay meaningful.
  */
-async function timedInTurn(questions: readonly ScaleQuestionInput[], warmup: number, reps: number, systems: readonly Timed[]): Promise<TimedResult[]> {
+async function timedInTurn(
+  questions: readonly ScaleQuestionInput[],
+  warmup: number,
+  reps: number,
+  systems: readonly Timed[],
+): Promise<TimedResult[]> {
   for (const q of questions.slice(0, warmup)) for (const run of systems) await run(q);
   const out = systems.map(() => ({ ranked: [] as string[][], latenciesMs: [] as number[], items: [] as ScaleAnswerItems[] }));
   for (let rep = 0; rep < reps; rep++) {
@@ -110,15 +123,25 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
         const parts = await engine.answerContext(q.text, { now: q.askedAt });
         return {
           ids: parts.turns.map((t) => t.id),
-          items: { turns: parts.turns.length, facts: parts.facts.length, episodes: parts.episodes.length, profile: parts.profile.length, plans: parts.foresight.length },
+          items: {
+            turns: parts.turns.length,
+            facts: parts.facts.length,
+            episodes: parts.episodes.length,
+            profile: parts.profile.length,
+            plans: parts.foresight.length,
+          },
         };
       },
     ]);
     const wasmBytes = (store.db as { module?: { HEAPU8?: Uint8Array } }).module?.HEAPU8?.byteLength ?? 0;
     const system = (r: TimedResult): ScaleSystemResult => ({ ranked: r.ranked, latenciesMs: r.latenciesMs });
     return {
-      turns: await countTurns(store), dbBytes: (await store.stats()).databaseBytes, wasmBytes,
-      ours: system(ours!), bm25: system(bm25!), answer: { latenciesMs: answer!.latenciesMs, items: answer!.items },
+      turns: await countTurns(store),
+      dbBytes: (await store.stats()).databaseBytes,
+      wasmBytes,
+      ours: system(ours!),
+      bm25: system(bm25!),
+      answer: { latenciesMs: answer!.latenciesMs, items: answer!.items },
     };
   }
 
@@ -182,9 +205,13 @@ export class ScaleBenchHost extends BenchEngineHost implements ScaleWorkerApi {
       const second = await engine.answers.recall(question.text, { limit: 10, now: question.askedAt });
       const secondResultAt = at();
       return {
-        turns: await countTurns(store), ranked: result.turns.map((t) => t.message.id), openMs: t1 - t0, firstRecallMs: t2 - t1,
+        turns: await countTurns(store),
+        ranked: result.turns.map((t) => t.message.id),
+        openMs: t1 - t0,
+        firstRecallMs: t2 - t1,
         phases: { askedAt, fileOpenAt, engineStartedAt, speakersAt, firstResultAt, vectorsReadyAt, secondResultAt },
-        firstUsedVectors: usedVectors(result), secondUsedVectors: usedVectors(second),
+        firstUsedVectors: usedVectors(result),
+        secondUsedVectors: usedVectors(second),
       };
     } finally {
       engine.stop();

@@ -7,7 +7,6 @@
  */
 import type { MessagePortLike } from '../../src/core/protocol';
 
-
 export interface BenchTurnInput {
   readonly id: string;
   readonly role: 'user' | 'assistant';
@@ -171,4 +170,3 @@ export interface ScaleWorkerApi {
   scaleDelete(fileName: string): Promise<void>;
   coldOpen(fileName: string, question: ScaleQuestionInput): Promise<ColdOpenResult>;
 }
-

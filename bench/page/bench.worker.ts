@@ -13,11 +13,13 @@ import kernelUrl from '../../src/wasm/int8Dot.wasm?url&no-inline';
 import { fetchedVectorIndex } from '../../src/wasm/vectorKernel';
 
 preloadSqlite(wasmUrl);
-Comlink.expose(resultify(
-  new ScaleBenchHost({
-    openStore: (fileName) => openOpfsStore(wasmUrl, fileName),
-    deleteStore: deleteOpfsFile,
-    connectModels: (port) => remoteEmbedderProvider(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort))),
-    vectorIndex: () => fetchedVectorIndex(kernelUrl),
-  }),
-));
+Comlink.expose(
+  resultify(
+    new ScaleBenchHost({
+      openStore: (fileName) => openOpfsStore(wasmUrl, fileName),
+      deleteStore: deleteOpfsFile,
+      connectModels: (port) => remoteEmbedderProvider(unwrapRemote<ModelWorkerApi>(Comlink.wrap(port as MessagePort))),
+      vectorIndex: () => fetchedVectorIndex(kernelUrl),
+    }),
+  ),
+);

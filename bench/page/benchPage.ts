@@ -8,7 +8,14 @@ import '../../src/core/base/zodJitless'; // first: before any schema is built (s
 import * as Comlink from 'comlink';
 import { MODEL_PORT_MESSAGE, unwrapRemote, type DevicePreference, type ModelWorkerApi, type Unwrapped } from '../../src/core/protocol';
 import type {
-  BenchCorpusInput, BenchCorpusResult, BenchRecallOptions, BenchWorkerApi, ColdOpenResult, ScaleMeasureOptions, ScaleQuestionInput, ScaleWorkerApi,
+  BenchCorpusInput,
+  BenchCorpusResult,
+  BenchRecallOptions,
+  BenchWorkerApi,
+  ColdOpenResult,
+  ScaleMeasureOptions,
+  ScaleQuestionInput,
+  ScaleWorkerApi,
 } from '../host/benchProtocol';
 import { rateStats } from '../stats';
 
@@ -87,7 +94,8 @@ async function opfsDigest(name: string): Promise<string | null> {
   let file: File;
   try {
     file = await (await root.getFileHandle(name)).getFile();
-  } catch { // NotFoundError: there is no such file
+  } catch {
+    // NotFoundError: there is no such file
     return null;
   }
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()));
@@ -96,7 +104,10 @@ async function opfsDigest(name: string): Promise<string | null> {
 
 const api = {
   /** Sentences/s of the selected embedder and pairs/s of the stand-in reranker in the model worker. */
-  async modelThroughput(texts: string[], reps = 7): Promise<{ embed: RateSummary; rerank: RateSummary; loadMs: number; device: string | null }> {
+  async modelThroughput(
+    texts: string[],
+    reps = 7,
+  ): Promise<{ embed: RateSummary; rerank: RateSummary; loadMs: number; device: string | null }> {
     const m = modelWorker().remote;
     const t0 = performance.now();
     await m.embed(['warm up']);
@@ -112,7 +123,10 @@ const api = {
    * The selected embedder's vectors for `texts` on a device preference (e2e/webgpu.spec.ts
    * compares WebGPU's against WASM's), with the device that actually ran and any fallback notice.
    */
-  async embedOn(preference: DevicePreference, texts: string[]): Promise<{ vectors: number[][]; device: string | null; notice: string | null }> {
+  async embedOn(
+    preference: DevicePreference,
+    texts: string[],
+  ): Promise<{ vectors: number[][]; device: string | null; notice: string | null }> {
     const m = modelWorker().remote;
     const status = await m.setDevicePreference(preference);
     const vectors = await m.embed(texts);
@@ -125,7 +139,8 @@ const api = {
     open: async (fileName: string, reuse = false) => (await benchEngine()).scaleOpen(fileName, { reuse }),
     append: async (corpus: BenchCorpusInput) => (await benchEngine()).scaleAppend(corpus),
     addLayer: async () => (await benchEngine()).scaleAddLayer(),
-    measure: async (questions: ScaleQuestionInput[], options: ScaleMeasureOptions = {}) => (await benchEngine()).scaleMeasure(questions, options),
+    measure: async (questions: ScaleQuestionInput[], options: ScaleMeasureOptions = {}) =>
+      (await benchEngine()).scaleMeasure(questions, options),
     close: async () => (await benchEngine()).scaleClose(),
     delete: async (fileName: string) => (await benchEngine()).scaleDelete(fileName),
   },
@@ -153,13 +168,21 @@ document.getElementById('status')!.dataset.ready = 'true';
 const coldParams = new URLSearchParams(location.search);
 const coldFile = coldParams.get('coldOpen');
 if (coldFile) {
-  const question: ScaleQuestionInput = { id: 'cold-open', text: coldParams.get('q') ?? '', askedAt: Number(coldParams.get('at') ?? Date.now()) };
+  const question: ScaleQuestionInput = {
+    id: 'cold-open',
+    text: coldParams.get('q') ?? '',
+    askedAt: Number(coldParams.get('at') ?? Date.now()),
+  };
   void benchEngine()
     .then((bench) => bench.coldOpen(coldFile, question))
     .then(
       // The first result's time comes from the worker (epoch ms): the call itself returns later,
       // after the vectors were ready and a second search ran.
-      (result) => (window.recollectColdOpen = { ...result, navigationToResultMs: result.phases ? result.phases.firstResultAt - performance.timeOrigin : performance.now() }),
+      (result) =>
+        (window.recollectColdOpen = {
+          ...result,
+          navigationToResultMs: result.phases ? result.phases.firstResultAt - performance.timeOrigin : performance.now(),
+        }),
       (err: unknown) => (window.recollectColdOpen = { error: err instanceof Error ? err.message : String(err) }),
     );
 }

@@ -61,11 +61,29 @@ export function App() {
 
   return (
     <div className={`app${sidebarOpen ? ' sidebar-open' : ''}${temporarySession ? ' with-session-note' : ''}`}>
-      <a className="skip-link" href="#main" inert={opening} onClick={(e) => { if (focusMessageBox()) e.preventDefault(); }}>Skip to the message box</a>
+      <a
+        className="skip-link"
+        href="#main"
+        inert={opening}
+        onClick={(e) => {
+          if (focusMessageBox()) e.preventDefault();
+        }}
+      >
+        Skip to the message box
+      </a>
       <TemporarySessionBanner />
       {/* Each control, not the header: the page keeps its heading while the memory opens. */}
       <header className="topbar">
-        <button type="button" className="phone-only" inert={opening} aria-expanded={sidebarOpen} aria-controls="conversation-list" onClick={() => setSidebarOpen(!sidebarOpen)}>Chats</button>
+        <button
+          type="button"
+          className="phone-only"
+          inert={opening}
+          aria-expanded={sidebarOpen}
+          aria-controls="conversation-list"
+          onClick={() => setSidebarOpen(!sidebarOpen)}
+        >
+          Chats
+        </button>
         <h1>Recollect</h1>
         <input
           ref={searchRef}
@@ -78,38 +96,79 @@ export function App() {
           onChange={(e) => setSearchText(e.target.value)}
           onKeyDown={(e) => e.key === 'Escape' && setSearchText('')}
         />
-        <button type="button" inert={opening} aria-pressed={view === 'memory'} onClick={() => setView(view === 'memory' ? 'chat' : 'memory')}>Memory</button>
-        <ViewBoundary name="Data"><DataActions /></ViewBoundary>
-        <button type="button" inert={opening} onClick={() => setPanel('models')}>Models</button>
-        <button type="button" inert={opening} onClick={() => setPanel('settings')}>Settings</button>
+        <button
+          type="button"
+          inert={opening}
+          aria-pressed={view === 'memory'}
+          onClick={() => setView(view === 'memory' ? 'chat' : 'memory')}
+        >
+          Memory
+        </button>
+        <ViewBoundary name="Data">
+          <DataActions />
+        </ViewBoundary>
+        <button type="button" inert={opening} onClick={() => setPanel('models')}>
+          Models
+        </button>
+        <button type="button" inert={opening} onClick={() => setPanel('settings')}>
+          Settings
+        </button>
       </header>
-      <ViewBoundary name="The conversation list"><ConversationList /></ViewBoundary>
+      <ViewBoundary name="The conversation list">
+        <ConversationList />
+      </ViewBoundary>
       <main id="main" tabIndex={-1}>
         {/* Its content, not the landmark itself: the page keeps its main region while the memory opens. */}
         <div className="contents" inert={opening && !chatShown}>
           {searchText.trim() ? (
-            <ViewBoundary name="The search results" resetKey={searchText}><SearchResults text={searchText} /></ViewBoundary>
+            <ViewBoundary name="The search results" resetKey={searchText}>
+              <SearchResults text={searchText} />
+            </ViewBoundary>
           ) : view === 'memory' ? (
             <MemoryExplorer />
           ) : temporaryChat ? (
-            <ViewBoundary name="The temporary chat"><TemporaryChat /></ViewBoundary>
+            <ViewBoundary name="The temporary chat">
+              <TemporaryChat />
+            </ViewBoundary>
           ) : startingConversation ? (
-            <p className="muted" role="status" data-testid="starting-conversation">Starting a new conversation…</p>
+            <p className="muted" role="status" data-testid="starting-conversation">
+              Starting a new conversation…
+            </p>
           ) : selected ? (
-            <ViewBoundary name="This conversation" resetKey={selected}><ChatView key={selected} conversationId={selected} /></ViewBoundary>
+            <ViewBoundary name="This conversation" resetKey={selected}>
+              <ChatView key={selected} conversationId={selected} />
+            </ViewBoundary>
           ) : selectedProject ? (
-            <ViewBoundary name="This project" resetKey={selectedProject}><ProjectView projectId={selectedProject} /></ViewBoundary>
+            <ViewBoundary name="This project" resetKey={selectedProject}>
+              <ProjectView projectId={selectedProject} />
+            </ViewBoundary>
           ) : (
-            <ViewBoundary name="The first steps"><FirstRun onStart={() => void startConversation()} /></ViewBoundary>
+            <ViewBoundary name="The first steps">
+              <FirstRun onStart={() => void startConversation()} />
+            </ViewBoundary>
           )}
         </div>
       </main>
-      <ViewBoundary name="The status line"><StatusLine /></ViewBoundary>
-      <ViewBoundary name="The memory’s state" advice="Your memory is unchanged. Reload the page."><OwnershipBanner /></ViewBoundary>
+      <ViewBoundary name="The status line">
+        <StatusLine />
+      </ViewBoundary>
+      <ViewBoundary name="The memory’s state" advice="Your memory is unchanged. Reload the page.">
+        <OwnershipBanner />
+      </ViewBoundary>
       {/* Panels wait for the database: a modal <dialog> sits above the "Opening your memory…" overlay. */}
-      {panel === 'models' && ownership !== 'connecting' && <ViewBoundary name="Models" onDismiss={() => setPanel(null)}><ModelsPanel onClose={() => setPanel(null)} /></ViewBoundary>}
-      {panel === 'settings' && ownership !== 'connecting' && <ViewBoundary name="Settings" onDismiss={() => setPanel(null)}><SettingsPanel onClose={() => setPanel(null)} onOpenModels={() => setPanel('models')} /></ViewBoundary>}
-      <ViewBoundary name="The notices"><Notices /></ViewBoundary>
+      {panel === 'models' && ownership !== 'connecting' && (
+        <ViewBoundary name="Models" onDismiss={() => setPanel(null)}>
+          <ModelsPanel onClose={() => setPanel(null)} />
+        </ViewBoundary>
+      )}
+      {panel === 'settings' && ownership !== 'connecting' && (
+        <ViewBoundary name="Settings" onDismiss={() => setPanel(null)}>
+          <SettingsPanel onClose={() => setPanel(null)} onOpenModels={() => setPanel('models')} />
+        </ViewBoundary>
+      )}
+      <ViewBoundary name="The notices">
+        <Notices />
+      </ViewBoundary>
     </div>
   );
 }

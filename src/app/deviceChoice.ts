@@ -18,7 +18,9 @@ export function readDeviceChoice(): DeviceChoice {
     const v = JSON.parse(raw) as { provider?: unknown; modelId?: unknown; label?: unknown; contextTokens?: unknown };
     if (v.provider === 'prompt-api') {
       const window = v.contextTokens;
-      return typeof window === 'number' && Number.isInteger(window) && window > 0 ? { provider: 'prompt-api', contextTokens: window } : { provider: 'prompt-api' };
+      return typeof window === 'number' && Number.isInteger(window) && window > 0
+        ? { provider: 'prompt-api', contextTokens: window }
+        : { provider: 'prompt-api' };
     }
     if (v.provider === 'transformers' && typeof v.modelId === 'string') {
       return { provider: 'transformers', modelId: v.modelId, label: typeof v.label === 'string' ? v.label : v.modelId };

@@ -28,8 +28,23 @@
  */
 import * as Comlink from 'comlink';
 import {
-  DEVICE_LLM_PORT_MESSAGE, DEVICE_LLM_STOPPED_MESSAGE, MODEL_WORKER_STOPPED_MESSAGE, MODEL_PORT_MESSAGE, MODEL_RESTART_MESSAGE, ENGINE_GROUPS, unwrapEngine, type BuiltInAvailability, type DeviceLlmWorkerApi, type EngineApi, type EngineEvent, type EngineGroup, type EngineWorkerApi,
-  type MemoryUpgradeEvent, type ModelWorkerApi, type Ownership, type Unwrapped,
+  DEVICE_LLM_PORT_MESSAGE,
+  DEVICE_LLM_STOPPED_MESSAGE,
+  MODEL_WORKER_STOPPED_MESSAGE,
+  MODEL_PORT_MESSAGE,
+  MODEL_RESTART_MESSAGE,
+  ENGINE_GROUPS,
+  unwrapEngine,
+  type BuiltInAvailability,
+  type DeviceLlmWorkerApi,
+  type EngineApi,
+  type EngineEvent,
+  type EngineGroup,
+  type EngineWorkerApi,
+  type MemoryUpgradeEvent,
+  type ModelWorkerApi,
+  type Ownership,
+  type Unwrapped,
 } from '../core/protocol';
 import { RecollectError } from '../core/base/errors';
 import { WorkerReplacedError } from '../core/base/swappableRemote';
@@ -38,7 +53,13 @@ import { startPageWorker, type PageWorker } from './workerStart';
 import { readDevicePreference } from './devicePreference';
 import { applyModelChoices, readModelHub } from './modelChoices';
 import { readDeviceChoice, saveDeviceChoice, type DeviceChoice } from './deviceChoice';
-import { BUILT_IN_MODEL_ID, builtInModelAvailability, builtInModelWindow, exposeBuiltInModel, startBuiltInDownload } from '../../workers/builtInModel.page';
+import {
+  BUILT_IN_MODEL_ID,
+  builtInModelAvailability,
+  builtInModelWindow,
+  exposeBuiltInModel,
+  startBuiltInDownload,
+} from '../../workers/builtInModel.page';
 
 /** How long a first acquire waits for a lock that may be this tab's previous page letting go. */
 export const HANDOVER_GRACE_MS = 5_000;
@@ -95,12 +116,22 @@ type DeviceLlmWorker = WatchedWorker<Unwrapped<DeviceLlmWorkerApi>, PageWorker<D
  * failure is kept there and reported by every answer, so answers stop with the reason instead of
  * going elsewhere) and hands the engine a port to it; or the page's built-in model; or nothing.
  */
-async function applyDeviceChoice(remote: Comlink.Remote<EngineWorkerApi>, llm: DeviceLlmWorker, choice: DeviceChoice, label: string | null): Promise<void> {
+async function applyDeviceChoice(
+  remote: Comlink.Remote<EngineWorkerApi>,
+  llm: DeviceLlmWorker,
+  choice: DeviceChoice,
+  label: string | null,
+): Promise<void> {
   if (!choice) return remote.useDeviceLlm(null, null);
   const channel = new MessageChannel();
   if (choice.provider === 'prompt-api') {
     exposeBuiltInModel(channel.port1);
-    return remote.useDeviceLlm(Comlink.transfer(channel.port2, [channel.port2]), BUILT_IN_MODEL_ID, 'Built-in model (Chrome)', choice.contextTokens);
+    return remote.useDeviceLlm(
+      Comlink.transfer(channel.port2, [channel.port2]),
+      BUILT_IN_MODEL_ID,
+      'Built-in model (Chrome)',
+      choice.contextTokens,
+    );
   }
   const { worker, api } = llm.current();
   // Not awaited: generations wait in the worker until the load has finished (or say why it failed).
@@ -118,23 +149,35 @@ function callOf(engine: EngineApi, group: EngineGroup, method: string): Call {
 
 /** An EngineApi whose every `engine.<group>.<method>(…)` goes through `call`. */
 function engineProxy(call: (group: EngineGroup, method: string, args: unknown[]) => Promise<unknown>): EngineApi {
-  const group = (g: EngineGroup) => new Proxy({}, {
-    get(_target, method) {
-      if (typeof method !== 'string' || method === 'then') return undefined; // not a thenable
-      return (...args: unknown[]) => call(g, method, args);
-    },
-  });
+  const group = (g: EngineGroup) =>
+    new Proxy(
+      {},
+      {
+        get(_target, method) {
+          if (typeof method !== 'string' || method === 'then') return undefined; // not a thenable
+          return (...args: unknown[]) => call(g, method, args);
+        },
+      },
+    );
   return Object.fromEntries(ENGINE_GROUPS.map((g) => [g, group(g)])) as unknown as EngineApi;
 }
 
 function connect(modelWorker: Worker, llm: DeviceLlmWorker, emit: (event: ClientEvent) => void, onDeath: () => void): Connection {
   const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'recollect-engine' });
   const remote = Comlink.wrap<EngineWorkerApi>(worker);
-  const { dead } = watchLifeline({
-    holdLifeline: (name) => remote.holdLifeline(name),
-    onError: (listener) => worker.addEventListener('error', listener),
-    terminate: () => worker.terminate(),
-  }, { locks: navigator.locks, name: lifelineName('engine'), stopped: () => new RecollectError('ENGINE_STOPPED', ENGINE_STOPPED_MESSAGE), onDeath });
+  const { dead } = watchLifeline(
+    {
+      holdLifeline: (name) => remote.holdLifeline(name),
+      onError: (listener) => worker.addEventListener('error', listener),
+      terminate: () => worker.terminate(),
+    },
+    {
+      locks: navigator.locks,
+      name: lifelineName('engine'),
+      stopped: () => new RecollectError('ENGINE_STOPPED', ENGINE_STOPPED_MESSAGE),
+      onDeath,
+    },
+  );
 
   const channel = new MessageChannel();
   modelWorker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
@@ -142,7 +185,10 @@ function connect(modelWorker: Worker, llm: DeviceLlmWorker, emit: (event: Client
   const connected = remote.connectModels(Comlink.transfer(channel.port2, [channel.port2]));
   // A saved "This device" choice applies from the start (and again after a restart), without
   // holding up the database: until the model is loaded, answers wait for it in its worker.
-  if (choice) void connected.then(() => applyDeviceChoice(remote, llm, choice, choice.provider === 'transformers' ? choice.label : null)).catch(() => undefined);
+  if (choice)
+    void connected
+      .then(() => applyDeviceChoice(remote, llm, choice, choice.provider === 'transformers' ? choice.label : null))
+      .catch(() => undefined);
   void remote.subscribe(Comlink.proxy(emit));
 
   let open!: () => void;
@@ -172,7 +218,9 @@ export function createEngineClient(): EngineClient {
     locks: navigator.locks,
     now: () => Date.now(),
     start: () => {
-      const started = startPageWorker<ModelWorkerApi>(new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' }));
+      const started = startPageWorker<ModelWorkerApi>(
+        new Worker(new URL('../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'recollect-models' }),
+      );
       started.worker.addEventListener('message', (e: MessageEvent<{ type?: string }>) => {
         if (e.data?.type !== MODEL_RESTART_MESSAGE || !modelWorker.running() || modelWorker.current() !== started) return;
         modelChange = 'replaced';
@@ -195,7 +243,9 @@ export function createEngineClient(): EngineClient {
       if (!restart) return; // the first one is handed to the engine by connect()
       const channel = new MessageChannel();
       worker.postMessage({ type: MODEL_PORT_MESSAGE, port: channel.port1 }, [channel.port1]);
-      void Promise.race([current.remote.connectModels(Comlink.transfer(channel.port2, [channel.port2]), modelChange), current.dead]).catch(() => undefined);
+      void Promise.race([current.remote.connectModels(Comlink.transfer(channel.port2, [channel.port2]), modelChange), current.dead]).catch(
+        () => undefined,
+      );
     },
   });
   const models = modelWorker.remote;
@@ -205,7 +255,10 @@ export function createEngineClient(): EngineClient {
     kind: 'device-llm',
     locks: navigator.locks,
     now: () => Date.now(),
-    start: () => startPageWorker<DeviceLlmWorkerApi>(new Worker(new URL('../../workers/llm.worker.ts', import.meta.url), { type: 'module', name: 'recollect-device-llm' })),
+    start: () =>
+      startPageWorker<DeviceLlmWorkerApi>(
+        new Worker(new URL('../../workers/llm.worker.ts', import.meta.url), { type: 'module', name: 'recollect-device-llm' }),
+      ),
     stopped: () => new RecollectError('WORKER_STOPPED', DEVICE_LLM_STOPPED_MESSAGE),
     replaced: () => new RecollectError('WORKER_STOPPED', DEVICE_LLM_STOPPED_MESSAGE),
     onStopped: (restarting) => {
@@ -218,7 +271,8 @@ export function createEngineClient(): EngineClient {
       if (hub) void api.setModelHub(hub).catch(() => undefined);
       // A restart after a death: the engine gets the chosen model again, in the new worker.
       const choice = readDeviceChoice();
-      if (restart && choice?.provider === 'transformers') void applyDeviceChoice(current.remote, llm, choice, choice.label).catch(() => undefined);
+      if (restart && choice?.provider === 'transformers')
+        void applyDeviceChoice(current.remote, llm, choice, choice.label).catch(() => undefined);
     },
   });
 
@@ -266,7 +320,8 @@ export function createEngineClient(): EngineClient {
       // The built-in model's window is read from the browser once, when chosen, and kept with the
       // choice: a page load then needs no session before answers can start.
       const window = picked?.provider === 'prompt-api' ? await builtInModelWindow().catch(() => null) : null;
-      const choice: DeviceChoice = picked?.provider === 'prompt-api' ? { provider: 'prompt-api', ...(window ? { contextTokens: window } : {}) } : picked;
+      const choice: DeviceChoice =
+        picked?.provider === 'prompt-api' ? { provider: 'prompt-api', ...(window ? { contextTokens: window } : {}) } : picked;
       saveDeviceChoice(choice);
       await applyDeviceChoice(current.remote, llm, choice, choice?.provider === 'transformers' ? choice.label : null);
       emit({ type: 'settings-changed' });

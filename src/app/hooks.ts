@@ -4,7 +4,15 @@
  * engine and report errors as notices.
  */
 import { createContext, useContext, useEffect, useMemo, useRef, useState } from 'react';
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClient, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
+import {
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+  type QueryKey,
+  type UseQueryOptions,
+} from '@tanstack/react-query';
 import type { FactQuery, ForesightQuery, MemCellQuery } from '../core/explorer/explorer';
 import * as Comlink from 'comlink';
 import type { DevicePreference, ModelProgress } from '../core/protocol';
@@ -72,12 +80,19 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
         case 'engine-stopped':
           if (event.restarting) {
             setOwnership('connecting');
-            notify('error', useUi.getState().temporarySession
-              // A temporary session lived in the worker that stopped: nothing of it is left to keep.
-              ? 'The memory engine stopped unexpectedly and was restarted. This temporary session kept nothing, so it starts empty again; a message you had not sent is still in the message box.'
-              : 'The memory engine stopped unexpectedly and was restarted. Everything already stored is safe; a message you had not sent is still in the message box.');
+            notify(
+              'error',
+              useUi.getState().temporarySession
+                ? // A temporary session lived in the worker that stopped: nothing of it is left to keep.
+                  'The memory engine stopped unexpectedly and was restarted. This temporary session kept nothing, so it starts empty again; a message you had not sent is still in the message box.'
+                : 'The memory engine stopped unexpectedly and was restarted. Everything already stored is safe; a message you had not sent is still in the message box.',
+            );
           } else {
-            setOwnership('failed', { code: 'ENGINE_STOPPED', message: 'The memory engine stopped several times in a row, so Recollect stopped restarting it. Everything already stored is safe. Reload the page.' });
+            setOwnership('failed', {
+              code: 'ENGINE_STOPPED',
+              message:
+                'The memory engine stopped several times in a row, so Recollect stopped restarting it. Everything already stored is safe. Reload the page.',
+            });
           }
           return;
         case 'engine-restarted':
@@ -193,7 +208,10 @@ export function useAnswerer(): Answerer {
     known: settings.isSuccess && onDevice.isSuccess,
     configured: (settings.data?.configured ?? false) || (onDevice.data ?? null) !== null,
     whenKnown: async () => {
-      const [saved, device] = await Promise.all([queryClient.ensureQueryData(queries.llmSettings()), queryClient.ensureQueryData(queries.deviceChoice())]);
+      const [saved, device] = await Promise.all([
+        queryClient.ensureQueryData(queries.llmSettings()),
+        queryClient.ensureQueryData(queries.deviceChoice()),
+      ]);
       return saved.configured || device !== null;
     },
   };
@@ -300,8 +318,11 @@ export const useModelStatus = (pollMs?: number) => useEngineQuery((q) => q.model
 
 /** Where the embedder runs (auto, WebGPU, WASM): applied in the model worker and kept for this browser. */
 export function useSetDevicePreference() {
-  return useEngineMutation(async (c, preference: DevicePreference) => {
-    saveDevicePreference(preference);
-    return c.models.setDevicePreference(preference);
-  }, { invalidate: [queryKeys.modelStatus] });
+  return useEngineMutation(
+    async (c, preference: DevicePreference) => {
+      saveDevicePreference(preference);
+      return c.models.setDevicePreference(preference);
+    },
+    { invalidate: [queryKeys.modelStatus] },
+  );
 }

@@ -20,7 +20,8 @@ export function isMessageBoxShortcut(e: KeyboardEvent): boolean {
 
 /** "/" outside a text field, or Ctrl/Cmd+K anywhere. */
 export function isSearchShortcut(e: KeyboardEvent): boolean {
-  const typing = e.target instanceof HTMLElement && (e.target.tagName === 'INPUT' || e.target.tagName === 'TEXTAREA' || e.target.isContentEditable);
+  const typing =
+    e.target instanceof HTMLElement && (e.target.tagName === 'INPUT' || e.target.tagName === 'TEXTAREA' || e.target.isContentEditable);
   return (e.key === '/' && !typing) || (e.key.toLowerCase() === 'k' && (e.ctrlKey || e.metaKey));
 }
 

@@ -24,10 +24,15 @@ createRoot(document.getElementById('root')!).render(
     <EngineContext.Provider value={engineClient}>
       <QueryClientProvider client={queryClient}>
         {/* The last line of defence: React unmounts the whole tree when a render error reaches the root. */}
-        <ViewBoundary name="Recollect" advice="Your memory is unchanged. Reload the page; if this keeps happening, download your memory from a working tab.">
+        <ViewBoundary
+          name="Recollect"
+          advice="Your memory is unchanged. Reload the page; if this keeps happening, download your memory from a working tab."
+        >
           <App />
         </ViewBoundary>
-        <ViewBoundary name="The update notice"><UpdateBanner updates={updates} /></ViewBoundary>
+        <ViewBoundary name="The update notice">
+          <UpdateBanner updates={updates} />
+        </ViewBoundary>
       </QueryClientProvider>
     </EngineContext.Provider>
   </StrictMode>,

@@ -61,35 +61,72 @@ export function engineQueries(client: EngineClient) {
   const { engine, models } = client;
   return {
     // Models on this device live in their own worker and the page: no database, no owner gate.
-    deviceModels: () => queryOptions({ queryKey: queryKeys.deviceModels, queryFn: () => client.deviceLlm().listModels(), staleTime: 0, meta: { ownerFree: true } }),
+    deviceModels: () =>
+      queryOptions({
+        queryKey: queryKeys.deviceModels,
+        queryFn: () => client.deviceLlm().listModels(),
+        staleTime: 0,
+        meta: { ownerFree: true },
+      }),
     deviceStatus: (pollMs?: number) =>
-      queryOptions({ queryKey: queryKeys.deviceStatus, queryFn: () => client.deviceLlm().status(), staleTime: 0, meta: { ownerFree: true }, ...(pollMs ? { refetchInterval: pollMs } : {}) }),
-    deviceChoice: () => queryOptions({ queryKey: queryKeys.deviceChoice, queryFn: () => client.deviceChoice(), staleTime: 0, meta: { ownerFree: true } }),
+      queryOptions({
+        queryKey: queryKeys.deviceStatus,
+        queryFn: () => client.deviceLlm().status(),
+        staleTime: 0,
+        meta: { ownerFree: true },
+        ...(pollMs ? { refetchInterval: pollMs } : {}),
+      }),
+    deviceChoice: () =>
+      queryOptions({ queryKey: queryKeys.deviceChoice, queryFn: () => client.deviceChoice(), staleTime: 0, meta: { ownerFree: true } }),
     builtIn: () => queryOptions({ queryKey: queryKeys.builtIn, queryFn: () => client.builtInAvailability(), meta: { ownerFree: true } }),
     conversations: () => queryOptions({ queryKey: queryKeys.conversations, queryFn: () => engine.conversations.list() }),
     projects: () => queryOptions({ queryKey: queryKeys.projects, queryFn: () => engine.projects.list() }),
     // The previous window stays on screen while a larger one or one around a turn is read.
-    messageWindow: (id: string, limit: number, around: string | null = null) => queryOptions({
-      queryKey: queryKeys.messageWindow(id, limit, around), queryFn: () => engine.conversations.messageWindow(id, { limit, ...(around ? { around } : {}) }), placeholderData: keepPreviousData,
-    }),
-    search: (q: string) => queryOptions({ queryKey: queryKeys.search(q), queryFn: () => engine.conversations.search(q, { limit: 30 }), enabled: q.length > 0 }),
-    vectorSearch: (q: string) => queryOptions({ queryKey: queryKeys.vectorSearch(q), queryFn: () => engine.answers.vectorSearch(q, { limit: 10 }), enabled: q.length > 0 }),
+    messageWindow: (id: string, limit: number, around: string | null = null) =>
+      queryOptions({
+        queryKey: queryKeys.messageWindow(id, limit, around),
+        queryFn: () => engine.conversations.messageWindow(id, { limit, ...(around ? { around } : {}) }),
+        placeholderData: keepPreviousData,
+      }),
+    search: (q: string) =>
+      queryOptions({ queryKey: queryKeys.search(q), queryFn: () => engine.conversations.search(q, { limit: 30 }), enabled: q.length > 0 }),
+    vectorSearch: (q: string) =>
+      queryOptions({
+        queryKey: queryKeys.vectorSearch(q),
+        queryFn: () => engine.answers.vectorSearch(q, { limit: 10 }),
+        enabled: q.length > 0,
+      }),
     stats: () => queryOptions({ queryKey: queryKeys.stats, queryFn: () => engine.data.stats() }),
-    writingLanguage: () => queryOptions({ queryKey: queryKeys.writingLanguage, queryFn: () => engine.conversations.writingLanguage(), staleTime: 0 }),
+    writingLanguage: () =>
+      queryOptions({ queryKey: queryKeys.writingLanguage, queryFn: () => engine.conversations.writingLanguage(), staleTime: 0 }),
     embedding: () => queryOptions({ queryKey: queryKeys.embedding, queryFn: () => engine.indexing.embeddingStatus() }),
     // Events bring most updates; the episodes that follow the vectors send none when they finish, so
     // while it runs the status is also read every 2 s.
-    indexing: () => queryOptions({ queryKey: queryKeys.indexing, queryFn: () => engine.indexing.status(), refetchInterval: (q) => (q.state.data?.state === 'running' ? 2_000 : false) }),
+    indexing: () =>
+      queryOptions({
+        queryKey: queryKeys.indexing,
+        queryFn: () => engine.indexing.status(),
+        refetchInterval: (q) => (q.state.data?.state === 'running' ? 2_000 : false),
+      }),
     // The model catalog lives in the model worker, which needs no database: no owner gate.
     models: () => queryOptions({ queryKey: queryKeys.models, queryFn: () => models.listModels(), staleTime: 0, meta: { ownerFree: true } }),
     modelStatus: (pollMs?: number) =>
-      queryOptions({ queryKey: queryKeys.modelStatus, queryFn: () => models.status(), staleTime: 0, meta: { ownerFree: true }, ...(pollMs ? { refetchInterval: pollMs } : {}) }),
+      queryOptions({
+        queryKey: queryKeys.modelStatus,
+        queryFn: () => models.status(),
+        staleTime: 0,
+        meta: { ownerFree: true },
+        ...(pollMs ? { refetchInterval: pollMs } : {}),
+      }),
     llmSettings: () => queryOptions({ queryKey: queryKeys.llmSettings, queryFn: () => engine.settings.llm() }),
     timeZone: () => queryOptions({ queryKey: queryKeys.timeZone, queryFn: () => engine.settings.timeZone() }),
-    consolidation: () => queryOptions({ queryKey: queryKeys.consolidation, queryFn: () => engine.synthesis.status(), refetchInterval: 5_000 }),
+    consolidation: () =>
+      queryOptions({ queryKey: queryKeys.consolidation, queryFn: () => engine.synthesis.status(), refetchInterval: 5_000 }),
     // memory-changed refetches it (a job failed, work came back); the interval catches a check's verdict.
-    synthesisFailures: () => queryOptions({ queryKey: queryKeys.synthesisFailures, queryFn: () => engine.synthesis.failures(), refetchInterval: 30_000 }),
-    llmUsage: (since: number) => queryOptions({ queryKey: queryKeys.llmUsage(since), queryFn: () => engine.settings.llmUsage(since), staleTime: 0 }),
+    synthesisFailures: () =>
+      queryOptions({ queryKey: queryKeys.synthesisFailures, queryFn: () => engine.synthesis.failures(), refetchInterval: 30_000 }),
+    llmUsage: (since: number) =>
+      queryOptions({ queryKey: queryKeys.llmUsage(since), queryFn: () => engine.settings.llmUsage(since), staleTime: 0 }),
     answerSettings: () => queryOptions({ queryKey: queryKeys.answerSettings, queryFn: () => engine.settings.answerSettings() }),
     // The memory switches of each conversation travel with it in conversations(); these are the defaults for new ones.
     globalMemory: () => queryOptions({ queryKey: queryKeys.globalMemory, queryFn: () => engine.settings.globalMemory() }),
@@ -102,10 +139,20 @@ export function engineQueries(client: EngineClient) {
       }),
     memoryDefaults: () => queryOptions({ queryKey: queryKeys.memoryDefaults, queryFn: () => engine.settings.memoryDefaults() }),
     overview: () => queryOptions({ queryKey: queryKeys.overview, queryFn: () => engine.memory.overview(), refetchInterval: 5_000 }),
-    conversationCounts: (id: string) => queryOptions({ queryKey: queryKeys.conversationCounts(id), queryFn: () => engine.memory.conversationCounts(id) }),
+    conversationCounts: (id: string) =>
+      queryOptions({ queryKey: queryKeys.conversationCounts(id), queryFn: () => engine.memory.conversationCounts(id) }),
     memorySearch: (q: string, filters: MemorySearchFilters) =>
-      queryOptions({ queryKey: queryKeys.memorySearch(q, filters), queryFn: () => engine.memory.search(q, filters), enabled: q.length > 0 }),
-    memCells: (query: MemCellQuery) => queryOptions({ queryKey: queryKeys.memCells(query), queryFn: () => engine.memory.listMemCells(query), placeholderData: (prev) => prev }),
+      queryOptions({
+        queryKey: queryKeys.memorySearch(q, filters),
+        queryFn: () => engine.memory.search(q, filters),
+        enabled: q.length > 0,
+      }),
+    memCells: (query: MemCellQuery) =>
+      queryOptions({
+        queryKey: queryKeys.memCells(query),
+        queryFn: () => engine.memory.listMemCells(query),
+        placeholderData: (prev) => prev,
+      }),
     // Every list pages by cursor to its true end: react-query keeps the pages, the list asks for the next.
     memCellPages: (query: Omit<MemCellQuery, 'cursor'>) =>
       infiniteQueryOptions({
@@ -131,7 +178,11 @@ export function engineQueries(client: EngineClient) {
         placeholderData: (prev) => prev,
       }),
     memCell: (id: string | null) =>
-      queryOptions({ queryKey: queryKeys.memCell(id), queryFn: () => (id ? engine.memory.memCell(id) : Promise.resolve(null)), enabled: id !== null }),
+      queryOptions({
+        queryKey: queryKeys.memCell(id),
+        queryFn: () => (id ? engine.memory.memCell(id) : Promise.resolve(null)),
+        enabled: id !== null,
+      }),
     scenes: () => queryOptions({ queryKey: queryKeys.scenes, queryFn: () => engine.memory.listScenes() }),
     sceneMap: () => queryOptions({ queryKey: queryKeys.sceneMap, queryFn: () => engine.memory.sceneMap() }),
     profile: () => queryOptions({ queryKey: queryKeys.profile, queryFn: () => engine.profile.list() }),
@@ -161,7 +212,8 @@ export function engineQueries(client: EngineClient) {
         },
         placeholderData: (prev) => prev,
       }),
-    forgetPreview: (q: string) => queryOptions({ queryKey: queryKeys.forgetPreview(q), queryFn: () => engine.memory.forgetPreview(q), enabled: q.length > 0 }),
+    forgetPreview: (q: string) =>
+      queryOptions({ queryKey: queryKeys.forgetPreview(q), queryFn: () => engine.memory.forgetPreview(q), enabled: q.length > 0 }),
   };
 }
 

@@ -26,13 +26,18 @@ export type Route =
   | { readonly kind: 'memory'; readonly tab: ExplorerTab; readonly episode: string | null };
 
 export function parseRoute(hash: string): Route | null {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map((p) => {
-    try {
-      return decodeURIComponent(p);
-    } catch { // a stray % typed into the address: take the part as written
-      return p;
-    }
-  });
+  const parts = hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        // a stray % typed into the address: take the part as written
+        return p;
+      }
+    });
   if (parts.length === 0) return { kind: 'home' };
   if (parts[0] === 'c' && parts[1]) return { kind: 'conversation', id: parts[1] };
   if (parts[0] === 'p' && parts[1]) return { kind: 'project', id: parts[1] };
@@ -45,17 +50,23 @@ export function parseRoute(hash: string): Route | null {
 
 export function formatRoute(route: Route): string {
   switch (route.kind) {
-    case 'home': return '#/';
-    case 'conversation': return `#/c/${encodeURIComponent(route.id)}`;
-    case 'project': return `#/p/${encodeURIComponent(route.id)}`;
-    case 'memory': return `#/memory/${route.tab}${route.episode ? `/${encodeURIComponent(route.episode)}` : ''}`;
+    case 'home':
+      return '#/';
+    case 'conversation':
+      return `#/c/${encodeURIComponent(route.id)}`;
+    case 'project':
+      return `#/p/${encodeURIComponent(route.id)}`;
+    case 'memory':
+      return `#/memory/${route.tab}${route.episode ? `/${encodeURIComponent(route.episode)}` : ''}`;
   }
 }
 
 type UiSnapshot = ReturnType<typeof useUi.getState>;
 
 /** The address of what the store shows (search and the temporary chat have none: they are transient). */
-export function routeOfState(s: Pick<UiSnapshot, 'view' | 'explorerTab' | 'explorerFocus' | 'selectedConversationId' | 'selectedProjectId'>): Route {
+export function routeOfState(
+  s: Pick<UiSnapshot, 'view' | 'explorerTab' | 'explorerFocus' | 'selectedConversationId' | 'selectedProjectId'>,
+): Route {
   if (s.view === 'memory') {
     const episode = s.explorerTab === 'memcells' && s.explorerFocus?.kind === 'episode' ? s.explorerFocus.id : null;
     return { kind: 'memory', tab: s.explorerTab, episode };

@@ -49,44 +49,47 @@ export function useAnswerStream(): AnswerStreamControls {
   current.current = stream;
   const busy = stream !== null && stream.error === null;
 
-  const ask = useCallback(async (request: Omit<AskRequest, 'answerId'>): Promise<AskResult | null> => {
-    const answerId = crypto.randomUUID();
-    const mine = (s: AnswerStream | null): s is AnswerStream => s !== null && s.answerId === answerId;
-    setStream({ answerId, text: '', stage: 'retrieval', error: null, request });
-    // Deltas are drawn at most every DRAW_EVERY_MS: one render (and Markdown parse of the whole
-    // text) per delta made a fast, long stream freeze the tab.
-    let pending = '';
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const flush = () => {
-      timer = null;
-      const text = pending;
-      pending = '';
-      if (text) setStream((s) => (mine(s) ? { ...s, text: s.text + text, stage: 'answer' } : s));
-    };
-    const onEvent = (e: AskEvent) => {
-      if (e.type !== 'delta') {
-        setStream((s) => (mine(s) ? { ...s, stage: e.stage } : s));
-        return;
+  const ask = useCallback(
+    async (request: Omit<AskRequest, 'answerId'>): Promise<AskResult | null> => {
+      const answerId = crypto.randomUUID();
+      const mine = (s: AnswerStream | null): s is AnswerStream => s !== null && s.answerId === answerId;
+      setStream({ answerId, text: '', stage: 'retrieval', error: null, request });
+      // Deltas are drawn at most every DRAW_EVERY_MS: one render (and Markdown parse of the whole
+      // text) per delta made a fast, long stream freeze the tab.
+      let pending = '';
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const flush = () => {
+        timer = null;
+        const text = pending;
+        pending = '';
+        if (text) setStream((s) => (mine(s) ? { ...s, text: s.text + text, stage: 'answer' } : s));
+      };
+      const onEvent = (e: AskEvent) => {
+        if (e.type !== 'delta') {
+          setStream((s) => (mine(s) ? { ...s, stage: e.stage } : s));
+          return;
+        }
+        pending += e.text;
+        timer ??= setTimeout(flush, DRAW_EVERY_MS);
+      };
+      const settle = () => {
+        if (timer) clearTimeout(timer);
+        flush();
+      };
+      try {
+        const result = await engine.answers.ask({ ...request, answerId }, Comlink.proxy(onEvent) as unknown as (e: AskEvent) => void);
+        settle();
+        setStream((s) => (mine(s) ? null : s));
+        return result;
+      } catch (err) {
+        settle();
+        const message = err instanceof Error ? err.message : String(err);
+        setStream((s) => (mine(s) ? { ...s, error: message } : s));
+        return null;
       }
-      pending += e.text;
-      timer ??= setTimeout(flush, DRAW_EVERY_MS);
-    };
-    const settle = () => {
-      if (timer) clearTimeout(timer);
-      flush();
-    };
-    try {
-      const result = await engine.answers.ask({ ...request, answerId }, Comlink.proxy(onEvent) as unknown as (e: AskEvent) => void);
-      settle();
-      setStream((s) => (mine(s) ? null : s));
-      return result;
-    } catch (err) {
-      settle();
-      const message = err instanceof Error ? err.message : String(err);
-      setStream((s) => (mine(s) ? { ...s, error: message } : s));
-      return null;
-    }
-  }, [engine]);
+    },
+    [engine],
+  );
 
   const stop = useCallback(() => {
     const s = current.current;

@@ -14,5 +14,9 @@ function subscribe(onChange: () => void): () => void {
 }
 
 export function useNarrowScreen(): boolean {
-  return useSyncExternalStore(subscribe, () => window.matchMedia(NARROW_QUERY).matches, () => false);
+  return useSyncExternalStore(
+    subscribe,
+    () => window.matchMedia(NARROW_QUERY).matches,
+    () => false,
+  );
 }

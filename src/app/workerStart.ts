@@ -15,15 +15,16 @@ export function startPageWorker<T>(worker: Worker): PageWorker<T> {
   return {
     worker,
     api: unwrapRemote<T>(Comlink.wrap(worker)),
-    holdLifeline: (name) => new Promise<void>((held) => {
-      const onMessage = (e: MessageEvent<{ type?: string; name?: string }>) => {
-        if (e.data?.type !== LIFELINE_HELD_MESSAGE || e.data.name !== name) return;
-        worker.removeEventListener('message', onMessage);
-        held();
-      };
-      worker.addEventListener('message', onMessage);
-      worker.postMessage({ type: LIFELINE_MESSAGE, name });
-    }),
+    holdLifeline: (name) =>
+      new Promise<void>((held) => {
+        const onMessage = (e: MessageEvent<{ type?: string; name?: string }>) => {
+          if (e.data?.type !== LIFELINE_HELD_MESSAGE || e.data.name !== name) return;
+          worker.removeEventListener('message', onMessage);
+          held();
+        };
+        worker.addEventListener('message', onMessage);
+        worker.postMessage({ type: LIFELINE_MESSAGE, name });
+      }),
     onError: (listener) => worker.addEventListener('error', listener),
     terminate: () => worker.terminate(),
   };

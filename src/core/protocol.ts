@@ -10,7 +10,7 @@
  * RecollectErrors back.
  */
 import { RecollectError, toErrorInfo, type ErrorInfo } from './base/errors';
-import type { EmbeddingStatus } from './capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from './capture/embeddingStatus';
 import type { EmbedRole, LlmMessage } from './base/ports';
 import type { Root as HastRoot } from 'hast';
 import type { StageUsage } from './base/types';
@@ -32,17 +32,8 @@ export type { AskRequest, AskEvent, AskResult, RecallOptions } from './protocol/
 export type { TimeZoneSetting, AnswerSettings } from './protocol/settings';
 export type { ConsolidationStatus } from './protocol/synthesis';
 export type { IndexingStatus };
-export type { SwitchProgress } from './capture/EmbeddingIndexer';
+export type { SwitchProgress } from './capture/embeddingStatus';
 export type { SynthesisFailures } from './synthesis/synthesisRecovery';
-
-
-
-
-
-
-
-
-
 
 export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ErrorInfo };
 
@@ -77,9 +68,19 @@ export interface EngineApi {
 }
 
 /** The groups of EngineApi, in one list (the worker and the page build their proxies from it). */
-export const ENGINE_GROUPS = ['conversations', 'projects', 'answers', 'memory', 'profile', 'plans', 'synthesis', 'indexing', 'data', 'settings'] as const satisfies readonly (keyof EngineApi)[];
+export const ENGINE_GROUPS = [
+  'conversations',
+  'projects',
+  'answers',
+  'memory',
+  'profile',
+  'plans',
+  'synthesis',
+  'indexing',
+  'data',
+  'settings',
+] as const satisfies readonly (keyof EngineApi)[];
 export type EngineGroup = (typeof ENGINE_GROUPS)[number];
-
 
 // ---------------------------------------------------------------------------------------------
 // The model worker

@@ -5,7 +5,18 @@
  */
 import { RecollectError, toErrorInfo, type ErrorInfo } from '../core/base/errors';
 import type { MemoryEngine } from '../core/engine/MemoryEngine';
-import { DEVICE_LLM_STOPPED_MESSAGE, ENGINE_GROUPS, resultifyEngine, type EngineEvent, type ModelWorkerChange, type EngineWorkerApi, type MemoryUpgradeEvent, type MessagePortLike, type Ownership, type RemoteEngine } from '../core/protocol';
+import {
+  DEVICE_LLM_STOPPED_MESSAGE,
+  ENGINE_GROUPS,
+  resultifyEngine,
+  type EngineEvent,
+  type ModelWorkerChange,
+  type EngineWorkerApi,
+  type MemoryUpgradeEvent,
+  type MessagePortLike,
+  type Ownership,
+  type RemoteEngine,
+} from '../core/protocol';
 import type { EmbedderProvider } from '../core/base/ports';
 import type { SqliteMemoryStore } from '../storage/SqliteMemoryStore';
 import type { SettingsStore } from '../core/base/settings';
@@ -23,7 +34,6 @@ const CHANNEL = 'recollect:ownership';
 
 type HostEvent = EngineEvent | MemoryUpgradeEvent | { readonly type: 'ownership-lost' };
 
-
 const DB_BUSY = new RecollectError('DB_BUSY', 'Recollect is open in another tab. Use it there, or take it over here.').toInfo();
 
 /**
@@ -33,7 +43,10 @@ const DB_BUSY = new RecollectError('DB_BUSY', 'Recollect is open in another tab.
  * made while the memory is still opening hears.
  */
 function closedEngine(error: ErrorInfo = DB_BUSY): RemoteEngine {
-  const refuse = new Proxy({}, { get: (_target, method) => (typeof method === 'string' && method !== 'then' ? async () => ({ ok: false, error }) : undefined) });
+  const refuse = new Proxy(
+    {},
+    { get: (_target, method) => (typeof method === 'string' && method !== 'then' ? async () => ({ ok: false, error }) : undefined) },
+  );
   return Object.fromEntries(ENGINE_GROUPS.map((g) => [g, refuse])) as unknown as RemoteEngine;
 }
 
@@ -64,7 +77,12 @@ export class EngineHost implements EngineWorkerApi {
   engine: RemoteEngine = closedEngine();
   readonly #deps: EngineHostDeps;
   #embedders: EmbedderProvider | undefined;
-  #device: { readonly generator: TextGenerator & { stop?(err: Error): void }; readonly model: string; readonly label: string; readonly contextTokens?: number } | null = null;
+  #device: {
+    readonly generator: TextGenerator & { stop?(err: Error): void };
+    readonly model: string;
+    readonly label: string;
+    readonly contextTokens?: number;
+  } | null = null;
   #engine: MemoryEngine | null = null;
   readonly #listeners = new Set<(e: HostEvent) => void>();
   #store: SqliteMemoryStore | null = null;
@@ -123,7 +141,8 @@ export class EngineHost implements EngineWorkerApi {
   async openTemporary(): Promise<Ownership> {
     if (this.#store) return this.acquire({ wait: false });
     const open = this.#deps.openTemporaryStore;
-    if (!open) return { state: 'failed', error: new RecollectError('STORAGE_UNAVAILABLE', 'This build cannot open a temporary memory.').toInfo() };
+    if (!open)
+      return { state: 'failed', error: new RecollectError('STORAGE_UNAVAILABLE', 'This build cannot open a temporary memory.').toInfo() };
     this.#temporary = true;
     try {
       // No owner lock: the memory is this worker's alone, and another tab could never open it.
@@ -148,16 +167,30 @@ export class EngineHost implements EngineWorkerApi {
   async useDeviceLlm(port: MessagePortLike | null, model: string | null, label?: string, contextTokens?: number): Promise<void> {
     const connect = this.#deps.connectDeviceLlm;
     const reported = contextTokens !== undefined && Number.isFinite(contextTokens) && contextTokens > 0 ? contextTokens : undefined;
-    this.#device = port && model && connect ? { generator: connect(port), model, label: label ?? model, ...(reported ? { contextTokens: reported } : {}) } : null;
+    this.#device =
+      port && model && connect
+        ? { generator: connect(port), model, label: label ?? model, ...(reported ? { contextTokens: reported } : {}) }
+        : null;
     this.#applyDevice();
   }
 
   #applyDevice(): void {
     const device = this.#device;
-    const contextTokens = device ? device.contextTokens ?? (device.model === BUILT_IN_MODEL_ID ? BUILT_IN_CONTEXT_TOKENS : findDeviceLlm(device.model)?.contextTokens) : undefined;
-    this.#engine?.useDeviceLlm(device ? (sink) => new DeviceLlm(device.generator, {
-      model: device.model, label: device.label, ...(contextTokens ? { contextTokens } : {}), ...(sink ? { sink } : {}),
-    }) : null);
+    const contextTokens = device
+      ? (device.contextTokens ??
+        (device.model === BUILT_IN_MODEL_ID ? BUILT_IN_CONTEXT_TOKENS : findDeviceLlm(device.model)?.contextTokens))
+      : undefined;
+    this.#engine?.useDeviceLlm(
+      device
+        ? (sink) =>
+            new DeviceLlm(device.generator, {
+              model: device.model,
+              label: device.label,
+              ...(contextTokens ? { contextTokens } : {}),
+              ...(sink ? { sink } : {}),
+            })
+        : null,
+    );
   }
 
   async subscribe(listener: (event: HostEvent) => void): Promise<void> {
@@ -177,7 +210,11 @@ export class EngineHost implements EngineWorkerApi {
   async #open(openStore: EngineHostDeps['openStore']): Promise<void> {
     const store = await openStore((step, done, total) => this.#emit({ type: 'memory-upgrade', step, done, total }));
     const vectorIndex = await this.#deps.vectorIndex?.();
-    const engine = createEngine(store, { settings: this.#deps.settings, ...(this.#embedders ? { embedders: this.#embedders } : {}), ...(vectorIndex ? { vectorIndex } : {}) });
+    const engine = createEngine(store, {
+      settings: this.#deps.settings,
+      ...(this.#embedders ? { embedders: this.#embedders } : {}),
+      ...(vectorIndex ? { vectorIndex } : {}),
+    });
     engine.on((event) => this.#emit(event));
     this.#store = store;
     this.#engine = engine;

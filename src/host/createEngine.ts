@@ -55,11 +55,13 @@ export function createEngine(store: SqliteMemoryStore, options: EngineOptions = 
     ...(options.embedders ? { embedders: options.embedders } : {}),
     ...(episodes ? { episodes: store.episodes, jobs: store.jobs } : {}),
     ...(episodes && runs('synthesis') ? { knowledge: store.knowledge } : {}),
-    ...(runs('recall') ? {
-      retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
-      knowledgeSource: new SqlKnowledgeSource(store.db),
-      speakers: () => store.speakers(),
-    } : {}),
+    ...(runs('recall')
+      ? {
+          retrievalSource: (vectors) => new SqlRetrievalSource(store.db, { vectors }),
+          knowledgeSource: new SqlKnowledgeSource(store.db),
+          speakers: () => store.speakers(),
+        }
+      : {}),
     ...(runs('explorer') ? { explorer: new SqlExplorerStore(store.db) } : {}),
     ...(options.llm !== undefined ? { llm: options.llm } : {}),
     ...(options.settings ? { settings: options.settings } : {}),

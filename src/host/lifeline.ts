@@ -9,10 +9,12 @@ import { LIFELINE_HELD_MESSAGE, LIFELINE_MESSAGE } from '../core/protocol';
 /** Takes the lock `name` for good; resolves once it is held. */
 export function holdLifeline(name: string): Promise<void> {
   return new Promise<void>((held, fail) => {
-    navigator.locks.request(name, () => {
-      held();
-      return new Promise<void>(() => undefined);
-    }).catch(fail);
+    navigator.locks
+      .request(name, () => {
+        held();
+        return new Promise<void>(() => undefined);
+      })
+      .catch(fail);
   });
 }
 
@@ -26,6 +28,9 @@ export function answerLifelines(scope: WorkerScope): void {
   scope.addEventListener('message', (e) => {
     const name = e.data?.name;
     if (e.data?.type !== LIFELINE_MESSAGE || typeof name !== 'string') return;
-    void holdLifeline(name).then(() => scope.postMessage({ type: LIFELINE_HELD_MESSAGE, name }), () => undefined);
+    void holdLifeline(name).then(
+      () => scope.postMessage({ type: LIFELINE_HELD_MESSAGE, name }),
+      () => undefined,
+    );
   });
 }

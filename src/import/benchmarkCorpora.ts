@@ -57,7 +57,13 @@ export function parseLocomoSample(raw: unknown, index: number): ImportedConversa
       const content = [text(turn.text).trim(), caption ? `[image: ${caption}]` : ''].filter(Boolean).join('\n');
       if (!content) return;
       const speaker = text(turn.speaker) || 'Unknown';
-      turns.push({ id: `locomo:${sampleId}:${text(turn.dia_id) || `D${n}:${i + 1}`}`, role: 'user', speaker, content, occurredAt: date + i * 1000 });
+      turns.push({
+        id: `locomo:${sampleId}:${text(turn.dia_id) || `D${n}:${i + 1}`}`,
+        role: 'user',
+        speaker,
+        content,
+        occurredAt: date + i * 1000,
+      });
     });
     return { id: `locomo:${sampleId}:session-${n}`, title: `${people} — session ${n}`, createdAt: date, turns };
   });

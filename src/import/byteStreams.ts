@@ -62,7 +62,11 @@ export interface EntryChunk {
  * INVALID_INPUT for damaged data or when no member matched; an archive that merely ends early
  * yields what it held.
  */
-export async function* zipEntries(chunks: AsyncIterable<Uint8Array>, pick: (name: string) => boolean, missing: string): AsyncGenerator<EntryChunk> {
+export async function* zipEntries(
+  chunks: AsyncIterable<Uint8Array>,
+  pick: (name: string) => boolean,
+  missing: string,
+): AsyncGenerator<EntryChunk> {
   const queue: EntryChunk[] = [];
   let failure: unknown = null;
   let matched = 0;
@@ -99,8 +103,10 @@ export async function* zipEntries(chunks: AsyncIterable<Uint8Array>, pick: (name
       compressed += slice.byteLength;
       push(slice, false);
       if (inflated > BOMB_FLOOR && inflated > compressed * BOMB_RATIO) {
-        throw new RecollectError('INVALID_INPUT',
-          `This zip expands to more than ${BOMB_RATIO} times its size (${mb(inflated)} from ${mb(compressed)} read so far), which chat exports never do: it looks like a zip bomb, so it was not imported.`);
+        throw new RecollectError(
+          'INVALID_INPUT',
+          `This zip expands to more than ${BOMB_RATIO} times its size (${mb(inflated)} from ${mb(compressed)} read so far), which chat exports never do: it looks like a zip bomb, so it was not imported.`,
+        );
       }
       while (queue.length) yield queue.shift()!;
     }

@@ -14,7 +14,7 @@
  * 2026 exports may split conversations.json into conversations-000.json, -001.json… (readHistory
  * reads every member).
  */
-import type { ImportedConversation, ImportedTurn } from '../core/base/historyImport';
+import type { ImportedConversation, ImportedProject, ImportedTurn } from '../core/base/historyImport';
 import { SkipEntry, asRecord, secondsToMs, text, titleOf } from './parseHelpers';
 import { DocumentLog, type DocumentWrite } from './documents';
 import { stripChatGptMarkup } from '../core/base/chatgptMarkup';
@@ -48,7 +48,11 @@ export interface NodeLink {
 
 export function nodeLink(value: unknown): NodeLink {
   const node = asRecord(value) ?? {};
-  return { parent: node.parent, leaf: !(Array.isArray(node.children) && node.children.length > 0), time: Number(asRecord(node.message)?.create_time ?? 0) };
+  return {
+    parent: node.parent,
+    leaf: !(Array.isArray(node.children) && node.children.length > 0),
+    time: Number(asRecord(node.message)?.create_time ?? 0),
+  };
 }
 
 /** Without a usable current_node: the newest leaf (what the user most likely saw last). */
@@ -65,7 +69,15 @@ export function newestLeaf(nodes: Iterable<readonly [string, NodeLink]>): string
   return best;
 }
 
-const HIDDEN_TYPES = new Set(['thoughts', 'reasoning_recap', 'user_editable_context', 'model_editable_context', 'system_error', 'tether_browsing_display', 'execution_output']);
+const HIDDEN_TYPES = new Set([
+  'thoughts',
+  'reasoning_recap',
+  'user_editable_context',
+  'model_editable_context',
+  'system_error',
+  'tether_browsing_display',
+  'execution_output',
+]);
 
 function partText(part: unknown): string {
   if (typeof part === 'string') return part;
@@ -136,9 +148,14 @@ export function canvasWriteOf(message: unknown): CanvasWrite | null {
     return null;
   }
   if (!json) return null;
-  if (recipient === 'canmore.create_textdoc') return { create: true, title: text(json.name), writes: [{ kind: 'set', text: text(json.content) }] };
+  if (recipient === 'canmore.create_textdoc')
+    return { create: true, title: text(json.name), writes: [{ kind: 'set', text: text(json.content) }] };
   const updates = Array.isArray(json.updates) ? json.updates.map(asRecord).filter((u): u is Record<string, unknown> => u !== null) : [];
-  return { create: false, title: '', writes: updates.map((u) => ({ kind: 'pattern', pattern: text(u.pattern), replace: text(u.replacement), all: u.multiple === true })) };
+  return {
+    create: false,
+    title: '',
+    writes: updates.map((u) => ({ kind: 'pattern', pattern: text(u.pattern), replace: text(u.replacement), all: u.multiple === true })),
+  };
 }
 
 /** Canvas documents: every write on the branch is replayed; the final text is stored once, at the last write. */
@@ -206,7 +223,12 @@ export class ChatGptTurns {
   /** Images made at the very end (no answer after them) are a turn of their own. */
   end(): ImportedTurn | null {
     if (this.#pendingImages === 0) return null;
-    return this.#turn(`${this.#lastNode}:images`, { create_time: Number.NaN }, 'assistant', Array.from({ length: this.#pendingImages }, () => '[image]').join('\n'));
+    return this.#turn(
+      `${this.#lastNode}:images`,
+      { create_time: Number.NaN },
+      'assistant',
+      Array.from({ length: this.#pendingImages }, () => '[image]').join('\n'),
+    );
   }
 
   #turn(nodeId: string, msg: Record<string, unknown>, role: 'user' | 'assistant', content: string): ImportedTurn {
@@ -219,6 +241,19 @@ export class ChatGptTurns {
     const messageId = text(msg.id) || nodeId;
     return { id: `chatgpt:${this.#conversationId}:${messageId}`, formerId: `chatgpt:${messageId}`, role, content, occurredAt };
   }
+}
+
+/**
+ * The ChatGPT project a conversation is in. A project chat carries its project's id as `gizmo_id`
+ * (`g-p-` and 32 hex digits; `gizmo_type` "snorlax", and the same id as `conversation_template_id`);
+ * a custom GPT's chat has a `g-` id without the `p-`, and is not a project. The export holds no
+ * project names, so the project is named from its id ("ChatGPT project 685bb5"), to be renamed.
+ */
+export function chatgptProjectOf(conv: Record<string, unknown>): ImportedProject | undefined {
+  const id = [conv.gizmo_id, conv.conversation_template_id].map(text).find((g) => g.startsWith('g-p-'));
+  if (!id) return undefined;
+  const tail = id.slice(4);
+  return { sourceId: `chatgpt:${id}`, name: `ChatGPT project ${tail.match(/^[0-9a-f]{6}/i)?.[0] ?? (tail.slice(0, 12) || id)}` };
 }
 
 /** The conversation's id and creation time from its top-level fields; SkipEntry without an id. */
@@ -248,5 +283,12 @@ export function parseChatGptConversation(raw: unknown): ImportedConversation {
   }
   const images = builder.end();
   if (images) turns.push(images);
-  return { id: `chatgpt:${id}`, title: titleOf(conv.title, turns), createdAt: createdAt || turns[0]?.occurredAt || 0, turns };
+  const project = chatgptProjectOf(conv);
+  return {
+    id: `chatgpt:${id}`,
+    title: titleOf(conv.title, turns),
+    createdAt: createdAt || turns[0]?.occurredAt || 0,
+    turns,
+    ...(project ? { project } : {}),
+  };
 }

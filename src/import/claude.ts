@@ -12,7 +12,7 @@
  * attachments (a long paste arrives as a `paste.txt` attachment: the user's own words).
  * Skipped: thinking and tool results. Other tool calls, images and files become placeholders.
  */
-import type { ImportedConversation, ImportedTurn } from '../core/base/historyImport';
+import type { ImportedConversation, ImportedProject, ImportedTurn } from '../core/base/historyImport';
 import { SkipEntry, asRecord, text, titleOf, toMs } from './parseHelpers';
 import { DocumentLog, type DocumentWrite } from './documents';
 
@@ -55,7 +55,9 @@ function fileNames(list: unknown): string[] {
 }
 
 export function claudeMessageText(msg: Record<string, unknown>, docs = new DocumentLog(), key = ''): string {
-  const blocks = Array.isArray(msg.content) ? msg.content.map((b, i) => blockText(b, docs, `${key}:${i}`)).filter((s) => s.trim().length > 0) : [];
+  const blocks = Array.isArray(msg.content)
+    ? msg.content.map((b, i) => blockText(b, docs, `${key}:${i}`)).filter((s) => s.trim().length > 0)
+    : [];
   const body = blocks.length > 0 ? blocks.join('\n\n') : text(msg.text);
   // An attachment that is also listed in `files` is named once.
   const attached = attachmentText(msg.attachments);
@@ -159,6 +161,38 @@ export class ClaudeTurns {
   }
 }
 
+/**
+ * A project from the export's projects.json (an array) or projects/<uuid>.json (one each):
+ * `{uuid, name, description, is_private, is_starter_project, prompt_template, created_at,
+ * updated_at, creator, docs: [{uuid, filename, content, created_at}]}`. The name and the
+ * instructions (`prompt_template`) are kept; knowledge docs are not imported. The example project
+ * every account starts with (`is_starter_project`) is left out. SkipEntry when it is not a project.
+ */
+export function parseClaudeProject(raw: unknown): ImportedProject {
+  const p = asRecord(raw);
+  const uuid = text(p?.uuid);
+  if (!p || !uuid) throw new SkipEntry('projects without an id');
+  if (p.is_starter_project === true) throw new SkipEntry("Claude's example project (not imported)");
+  const instructions = text(p.prompt_template).trim();
+  return {
+    sourceId: `claude:project:${uuid}`,
+    name: text(p.name).trim() || `Claude project ${uuid.slice(0, 8)}`,
+    ...(instructions ? { instructions } : {}),
+  };
+}
+
+/**
+ * The project a conversation names, if it names one. Claude exports up to mid-2026 carry no link
+ * from a conversation to its project (no `project_uuid`); a `project_uuid` or `project: {uuid, name}`
+ * is used when present.
+ */
+export function claudeProjectRef(conv: Record<string, unknown>): ImportedProject | undefined {
+  const nested = asRecord(conv.project);
+  const uuid = text(conv.project_uuid) || text(nested?.uuid);
+  if (!uuid) return undefined;
+  return { sourceId: `claude:project:${uuid}`, name: text(nested?.name).trim() || `Claude project ${uuid.slice(0, 8)}` };
+}
+
 export function parseClaudeConversation(raw: unknown): ImportedConversation {
   const conv = asRecord(raw);
   const id = text(conv?.uuid);
@@ -173,5 +207,12 @@ export function parseClaudeConversation(raw: unknown): ImportedConversation {
     const turn = builder.add(i, all[index]!);
     if (turn) turns.push(turn);
   });
-  return { id: `claude:${id}`, title: titleOf(conv.name, turns), createdAt: Number.isFinite(created) ? created : turns[0]?.occurredAt ?? 0, turns };
+  const project = claudeProjectRef(conv);
+  return {
+    id: `claude:${id}`,
+    title: titleOf(conv.name, turns),
+    createdAt: Number.isFinite(created) ? created : (turns[0]?.occurredAt ?? 0),
+    turns,
+    ...(project ? { project } : {}),
+  };
 }

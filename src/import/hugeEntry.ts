@@ -9,10 +9,30 @@
  * branch's messages become turns as they stream and are yielded in parts, so the first turns are
  * stored seconds after the first pass, and memory holds one part, never the entry.
  */
-import type { ImportedConversation, ImportedTurn } from '../core/base/historyImport';
+import type { ImportedConversation, ImportedProject, ImportedTurn } from '../core/base/historyImport';
 import { JsonEntryStream, type EntryPieces, type MessageCollection } from './jsonEntryStream';
-import { ChatGptTurns, branchTo, canvasWriteOf, chatgptHeader, newestLeaf, nodeLink, replayCanvas, type CanvasWrite, type NodeLink } from './chatgpt';
-import { ClaudeTurns, artifactWritesOf, messageLink, replayArtifacts, visibleBranch, type ArtifactWrite, type MessageLink } from './claude';
+import {
+  ChatGptTurns,
+  branchTo,
+  canvasWriteOf,
+  chatgptHeader,
+  chatgptProjectOf,
+  newestLeaf,
+  nodeLink,
+  replayCanvas,
+  type CanvasWrite,
+  type NodeLink,
+} from './chatgpt';
+import {
+  ClaudeTurns,
+  artifactWritesOf,
+  claudeProjectRef,
+  messageLink,
+  replayArtifacts,
+  visibleBranch,
+  type ArtifactWrite,
+  type MessageLink,
+} from './claude';
 import { SkipEntry, asRecord, text, titleOf, toMs } from './parseHelpers';
 
 /** A part of a streamed conversation holds up to this many turns or characters of text. */
@@ -82,6 +102,7 @@ export class EntrySkeleton implements EntryPieces {
 interface StreamPlan {
   readonly id: string;
   readonly title: unknown;
+  readonly project: ImportedProject | undefined;
   /** The conversation's own time (NaN or 0 when it has none: then its first turn's). */
   readonly created: number;
   /** Branch position of a member: ChatGPT by node id, Claude by position in `chat_messages`. */
@@ -98,11 +119,19 @@ function chatgptPlan(s: EntrySkeleton): StreamPlan {
   const leaf = current && has(current) ? current : newestLeaf(s.nodes);
   const branch = leaf ? branchTo((nodeId) => s.nodes.get(nodeId)?.parent, has, leaf) : [];
   const at = new Map(branch.map((nodeId, i) => [nodeId, i]));
-  const builder = new ChatGptTurns(id, createdAt, replayCanvas(branch, (nodeId) => s.canvas.get(nodeId)));
+  const builder = new ChatGptTurns(
+    id,
+    createdAt,
+    replayCanvas(branch, (nodeId) => s.canvas.get(nodeId)),
+  );
   s.nodes.clear();
   s.canvas.clear();
   return {
-    id: `chatgpt:${id}`, title: s.fields.title, created: createdAt, length: branch.length,
+    id: `chatgpt:${id}`,
+    title: s.fields.title,
+    project: chatgptProjectOf(s.fields),
+    created: createdAt,
+    length: branch.length,
     position: (key) => (key === null ? undefined : at.get(key)),
     add: (_, key, value) => builder.add(key!, asRecord(value)?.message),
     end: () => builder.end(),
@@ -115,9 +144,17 @@ function claudePlan(s: EntrySkeleton): StreamPlan {
   const created = toMs(s.fields.created_at);
   const branch = visibleBranch(s.fields.current_leaf_message_uuid, s.messages).map((i) => s.positions[i]!);
   const at = new Map(branch.map((position, i) => [position, i]));
-  const builder = new ClaudeTurns(id, created, replayArtifacts(branch, (position) => s.artifacts.get(position)));
+  const builder = new ClaudeTurns(
+    id,
+    created,
+    replayArtifacts(branch, (position) => s.artifacts.get(position)),
+  );
   return {
-    id: `claude:${id}`, title: s.fields.name, created, length: branch.length,
+    id: `claude:${id}`,
+    title: s.fields.name,
+    project: claudeProjectRef(s.fields),
+    created,
+    length: branch.length,
     position: (_, index) => at.get(index),
     add: (i, _, value) => builder.add(i, asRecord(value) ?? {}),
     end: () => null,
@@ -169,9 +206,9 @@ export async function* streamConversation(plan: StreamPlan, entryText: AsyncIter
   const part = (last: boolean): ConversationPart => {
     head ??= {
       title: titleOf(plan.title, pending),
-      createdAt: Number.isFinite(plan.created) && plan.created > 0 ? plan.created : pending[0]?.occurredAt ?? 0,
+      createdAt: Number.isFinite(plan.created) && plan.created > 0 ? plan.created : (pending[0]?.occurredAt ?? 0),
     };
-    const out = { conversation: { id: plan.id, ...head, turns: pending }, first, last };
+    const out = { conversation: { id: plan.id, ...head, turns: pending, ...(plan.project ? { project: plan.project } : {}) }, first, last };
     first = false;
     pending = [];
     chars = 0;
@@ -198,7 +235,8 @@ export async function* streamConversation(plan: StreamPlan, entryText: AsyncIter
     if (pending.length >= PART_TURNS || chars >= PART_CHARS) yield part(false);
     if (reader.done) break;
   }
-  for (const position of [...waiting.keys()].sort((a, b) => a - b)) take(position, waiting.get(position)!.key, waiting.get(position)!.source);
+  for (const position of [...waiting.keys()].sort((a, b) => a - b))
+    take(position, waiting.get(position)!.key, waiting.get(position)!.source);
   const images = plan.end();
   if (images) pending.push(images);
   yield part(true);

@@ -1,6 +1,7 @@
 /**
  * The HistoryReader the engine imports through: streams a file (a .zip export, a JSON array, or
- * a text transcript), recognises its format when asked to, and yields one conversation at a time.
+ * a text transcript), recognises its format when asked to, and yields one conversation at a time
+ * (and, from a Claude export zip, the projects its projects.json or projects/<uuid>.json list).
  * Runs in the engine worker in the app and in Node for the command line — the same code.
  *
  * Invariants: no whole-file parse (JSON is split element by element, zips inflate as they
@@ -8,14 +9,21 @@
  * everything before the cut and counts the cut entry; repeated conversations (LongMemEval shares
  * sessions between questions) are yielded once.
  */
-import type { HistoryFormat, HistoryItem, HistoryReadOptions, HistoryReader, HistoryFile, ImportedConversation } from '../core/base/historyImport';
+import type {
+  HistoryFormat,
+  HistoryItem,
+  HistoryReadOptions,
+  HistoryReader,
+  HistoryFile,
+  ImportedConversation,
+} from '../core/base/historyImport';
 import { RecollectError } from '../core/base/errors';
 import { fileChunks, isZip, zipEntries } from './byteStreams';
 import { JsonArraySplitter, type ElementSink } from './jsonArraySplitter';
 import { JsonEntryStream } from './jsonEntryStream';
 import { EntrySkeleton, planStream, streamConversation } from './hugeEntry';
 import { parseChatGptConversation } from './chatgpt';
-import { parseClaudeConversation } from './claude';
+import { parseClaudeConversation, parseClaudeProject } from './claude';
 import { parseLocomoSample, parseLongMemEvalQuestion } from './benchmarkCorpora';
 import { TranscriptParser } from './transcript';
 import { SkipEntry, asRecord } from './parseHelpers';
@@ -43,7 +51,11 @@ export function detectJsonFormat(entry: unknown): JsonFormat | null {
 const REPEATED = 'repeated conversations (same id; stored once)';
 
 const FORMAT_NAMES: Record<HistoryFormat, string> = {
-  chatgpt: 'a ChatGPT export', claude: 'a Claude export', locomo: 'a LoCoMo file', longmemeval: 'a LongMemEval file', text: 'a transcript',
+  chatgpt: 'a ChatGPT export',
+  claude: 'a Claude export',
+  locomo: 'a LoCoMo file',
+  longmemeval: 'a LongMemEval file',
+  text: 'a transcript',
 };
 
 const NOT_HISTORY = 'This file is not a ChatGPT or Claude export, LoCoMo or LongMemEval data, or a transcript.';
@@ -52,6 +64,8 @@ const MAX_UNRECOGNISED_LEAD = 20;
 
 /** Members of an export .zip that hold the conversations (ChatGPT and Claude both use this name). */
 const CONVERSATIONS_MEMBER = /(^|\/)conversations(-\d+)?\.json$/i;
+/** Claude's projects: one projects.json array, or (later exports) one projects/<uuid>.json per project. */
+const PROJECTS_MEMBER = /(^|\/)projects(\.json|\/[^/]+\.json)$/i;
 
 async function* prepend(first: Uint8Array, rest: AsyncIterator<Uint8Array>): AsyncGenerator<Uint8Array> {
   yield first;
@@ -86,7 +100,12 @@ async function* read(file: HistoryFile, options: HistoryReadOptions, hugeEntryCh
   const zip = isZip(first.value);
   const name = file.name ?? '';
   const textByName = /\.(txt|md|markdown)$/i.test(name);
-  const leading = zip ? '' : new TextDecoder().decode(first.value.subarray(0, 64)).replace(/^\uFEFF/, '').trimStart()[0] ?? '';
+  const leading = zip
+    ? ''
+    : (new TextDecoder()
+        .decode(first.value.subarray(0, 64))
+        .replace(/^\uFEFF/, '')
+        .trimStart()[0] ?? '');
   const asText = options.format === 'text' || (options.format === 'auto' && !zip && (textByName || (leading !== '[' && leading !== '{')));
   if (asText) {
     if (zip) throw new RecollectError('INVALID_INPUT', 'A transcript must be a .txt or .md file, not a zip archive.');
@@ -102,14 +121,87 @@ async function* read(file: HistoryFile, options: HistoryReadOptions, hugeEntryCh
     return;
   }
   const missing = 'This zip has no conversations.json. Choose the export .zip from ChatGPT or Claude, or the conversations.json inside it.';
-  const entries = zip ? zipEntries(bytes, (n) => CONVERSATIONS_MEMBER.test(n), missing) : singleEntry(bytes, name);
+  const entries = zip
+    ? zipEntries(bytes, (n) => CONVERSATIONS_MEMBER.test(n) || PROJECTS_MEMBER.test(n), missing)
+    : singleEntry(bytes, name);
   // A huge entry is read again from the file: the member of the zip it is in, or the file itself.
   const again = (member: string, index: number) => entryText(file, zip ? member : null, index, missing, options);
-  yield* jsonItems(entries, options, hugeEntryChars, again);
+  let sawConversations = !zip;
+  const projects = new ProjectMembers();
+  for await (const item of jsonItems(
+    projects.divert(entries, () => (sawConversations = true)),
+    options,
+    hugeEntryChars,
+    again,
+  )) {
+    yield* projects.take();
+    yield item;
+  }
+  yield* projects.take();
+  if (!sawConversations && !options.cancelled?.()) throw new RecollectError('INVALID_INPUT', missing);
+}
+
+/**
+ * Takes the projects members out of a zip's stream (they are read here, element by element, and
+ * come out as project items); the conversations members go on to `jsonItems`.
+ */
+class ProjectMembers {
+  #ready: HistoryItem[] = [];
+  #splitter: JsonArraySplitter | null = null;
+  #member = '';
+  #decoder = new TextDecoder();
+
+  async *divert(
+    entries: AsyncIterable<{ name: string; data: Uint8Array; final: boolean }>,
+    conversations: () => void,
+  ): AsyncGenerator<{ name: string; data: Uint8Array; final: boolean }> {
+    for await (const entry of entries) {
+      if (!PROJECTS_MEMBER.test(entry.name)) {
+        conversations();
+        yield entry;
+        continue;
+      }
+      if (this.#member !== entry.name) {
+        this.#member = entry.name;
+        this.#splitter = new JsonArraySplitter();
+        this.#decoder = new TextDecoder();
+      }
+      let elements: ReturnType<JsonArraySplitter['push']> = [];
+      try {
+        elements = this.#splitter!.push(
+          entry.final ? this.#decoder.decode(entry.data) : this.#decoder.decode(entry.data, { stream: true }),
+        );
+      } catch {
+        this.#ready.push({ kind: 'skipped', reason: 'project lists that could not be read' });
+        this.#splitter = new JsonArraySplitter({ route: () => 'skip' });
+      }
+      for (const source of elements) {
+        if (typeof source !== 'string') continue;
+        try {
+          this.#ready.push({ kind: 'project', project: parseClaudeProject(JSON.parse(source)) });
+        } catch (err) {
+          this.#ready.push({ kind: 'skipped', reason: err instanceof SkipEntry ? err.reason : 'malformed projects' });
+        }
+      }
+    }
+  }
+
+  /** The project items read so far. */
+  *take(): Generator<HistoryItem> {
+    const ready = this.#ready;
+    this.#ready = [];
+    yield* ready;
+  }
 }
 
 /** The text of element `index` of the JSON array in `member` (null: the file itself), read again from the file. */
-async function* entryText(file: HistoryFile, member: string | null, index: number, missing: string, options: HistoryReadOptions): AsyncGenerator<string> {
+async function* entryText(
+  file: HistoryFile,
+  member: string | null,
+  index: number,
+  missing: string,
+  options: HistoryReadOptions,
+): AsyncGenerator<string> {
   const chunks = fileChunks(file, { ...(options.cancelled ? { cancelled: options.cancelled } : {}) });
   const source = member === null ? singleEntry(chunks, '') : zipEntries(chunks, (n) => n === member, missing);
   let pieces: string[] = [];
@@ -123,13 +215,18 @@ async function* entryText(file: HistoryFile, member: string | null, index: numbe
   }
 }
 
-async function* singleEntry(bytes: AsyncIterable<Uint8Array>, name: string): AsyncGenerator<{ name: string; data: Uint8Array; final: boolean }> {
+async function* singleEntry(
+  bytes: AsyncIterable<Uint8Array>,
+  name: string,
+): AsyncGenerator<{ name: string; data: Uint8Array; final: boolean }> {
   for await (const data of bytes) yield { name, data, final: false };
   yield { name, data: new Uint8Array(0), final: true };
 }
 
 async function* jsonItems(
-  entries: AsyncIterable<{ name: string; data: Uint8Array; final: boolean }>, options: HistoryReadOptions, hugeEntryChars: number,
+  entries: AsyncIterable<{ name: string; data: Uint8Array; final: boolean }>,
+  options: HistoryReadOptions,
+  hugeEntryChars: number,
   again: (member: string, index: number) => AsyncIterable<string>,
 ): AsyncGenerator<HistoryItem> {
   let format: JsonFormat | null = options.format === 'auto' || options.format === 'text' ? null : options.format;
@@ -228,7 +325,11 @@ async function* jsonItems(
         yield { kind: 'format', format };
       }
       const detected = detectJsonFormat(raw);
-      if (detected && detected !== format) throw new RecollectError('INVALID_INPUT', `This file looks like ${FORMAT_NAMES[detected]}, not ${FORMAT_NAMES[format]}. Choose that format (or "detect").`);
+      if (detected && detected !== format)
+        throw new RecollectError(
+          'INVALID_INPUT',
+          `This file looks like ${FORMAT_NAMES[detected]}, not ${FORMAT_NAMES[format]}. Choose that format (or "detect").`,
+        );
       try {
         if (skeleton && typeof source !== 'string') {
           const plan = planStream(skeleton);

@@ -24,7 +24,8 @@ import * as chrono from 'chrono-node';
 import type { ImportedConversation, ImportedTurn, TranscriptLayout } from '../core/base/historyImport';
 import { stableHash, titleOf } from './parseHelpers';
 
-const ASSISTANT = /^(assistant|ai|bot|chatgpt|gpt(-?[\d.o]+.*)?|claude|gemini|copilot|llama|mistral|model|recollect|deepseek|grok|perplexity|bard|o\d.*)$/i;
+const ASSISTANT =
+  /^(assistant|ai|bot|chatgpt|gpt(-?[\d.o]+.*)?|claude|gemini|copilot|llama|mistral|model|recollect|deepseek|grok|perplexity|bard|o\d.*)$/i;
 const USER = /^(user|human|you|me|prompt|question|q)$/i;
 const ID_PREFIX_BYTES = 65_536;
 const PREVIEW_TURNS = 6;
@@ -34,7 +35,8 @@ const BOLD = /^(?:([-*+]|\d+[.)])\s+)?(?:\[([^\]]{1,40})\]\s*)?\*\*([^*\n]{1,40}
 const PLAIN = /^(?:([-*+>]|\d+[.)])\s+)?(?:\[([^\]]{1,40})\]\s*)?([\p{L}\p{N}][\p{L}\p{N} ._'’-]{0,39}?)\s*:(?:\s+|$)(.*)$/u;
 const FENCE = /^\s*(```|~~~)/;
 /** Labels that open a part of an answer or a metadata line, not a speaker (seen once they never start a turn). */
-const NOT_SPEAKERS = /^(note|notes|example|examples|tip|tips|warning|important|step|steps|answer|summary|result|results|output|input|error|source|sources|date|time|session id|session|title|model|url|link|file|path|pros|cons|why|how|what|usage|total|name|description|reason|conclusion|update|edit|ps|p\.s)$/i;
+const NOT_SPEAKERS =
+  /^(note|notes|example|examples|tip|tips|warning|important|step|steps|answer|summary|result|results|output|input|error|source|sources|date|time|session id|session|title|model|url|link|file|path|pros|cons|why|how|what|usage|total|name|description|reason|conclusion|update|edit|ps|p\.s)$/i;
 
 type Kind = 'heading' | 'label' | 'list';
 interface Candidate {
@@ -55,7 +57,10 @@ export function dateLine(line: string, reference: number): number {
 }
 
 function cleanName(raw: string): string {
-  return raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N})]+$/gu, '').replace(/\s+/g, ' ').trim();
+  return raw
+    .replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N})]+$/gu, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 const wordCount = (s: string) => s.split(/\s+/).length;
@@ -74,7 +79,8 @@ function candidates(line: string): Candidate[] {
   const bold = BOLD.exec(line);
   if (bold) {
     const name = cleanName(bold[3]!);
-    if (name && wordCount(name) <= 4) out.push({ kind: bold[1] ? 'list' : 'label', name, rest: bold[4] ?? '', ...(bold[2] ? { time: bold[2] } : {}) });
+    if (name && wordCount(name) <= 4)
+      out.push({ kind: bold[1] ? 'list' : 'label', name, rest: bold[4] ?? '', ...(bold[2] ? { time: bold[2] } : {}) });
     return out;
   }
   const plain = PLAIN.exec(line);
@@ -96,28 +102,38 @@ interface Choice {
 
 /** Picks the layout and its speakers from the label counts (see the module header). */
 function chooseLayout(counts: Map<Kind, Map<string, number>>, display: ReadonlyMap<string, string>): Choice {
-  const scored = (['heading', 'label', 'list'] as const).map((kind) => {
-    const labels = counts.get(kind) ?? new Map<string, number>();
-    const recurring = [...labels].filter(([name, n]) => isRole(name) || (n >= 2 && !NOT_SPEAKERS.test(name)));
-    const speakers = new Set(recurring.map(([name]) => name));
-    const once: string[] = [];
-    // A small transcript may name a participant only once; accepted with a question, never silently.
-    if (kind !== 'list' && labels.size <= 6) {
-      for (const [name, n] of labels) {
-        if (!speakers.has(name) && n === 1 && wordCount(name) <= 2 && /^\p{Lu}/u.test(display.get(name) ?? '') && !NOT_SPEAKERS.test(name) && speakers.size >= 1) {
-          speakers.add(name);
-          once.push(name);
+  const scored = (['heading', 'label', 'list'] as const)
+    .map((kind) => {
+      const labels = counts.get(kind) ?? new Map<string, number>();
+      const recurring = [...labels].filter(([name, n]) => isRole(name) || (n >= 2 && !NOT_SPEAKERS.test(name)));
+      const speakers = new Set(recurring.map(([name]) => name));
+      const once: string[] = [];
+      // A small transcript may name a participant only once; accepted with a question, never silently.
+      if (kind !== 'list' && labels.size <= 6) {
+        for (const [name, n] of labels) {
+          if (
+            !speakers.has(name) &&
+            n === 1 &&
+            wordCount(name) <= 2 &&
+            /^\p{Lu}/u.test(display.get(name) ?? '') &&
+            !NOT_SPEAKERS.test(name) &&
+            speakers.size >= 1
+          ) {
+            speakers.add(name);
+            once.push(name);
+          }
         }
       }
-    }
-    let score = 0;
-    for (const name of speakers) score += labels.get(name) ?? 0;
-    return { kind, speakers, once, score };
-  }).sort((a, b) => b.score - a.score);
+      let score = 0;
+      for (const name of speakers) score += labels.get(name) ?? 0;
+      return { kind, speakers, once, score };
+    })
+    .sort((a, b) => b.score - a.score);
   const [best, second] = scored;
   if (!best || best.score === 0) return { kind: null, speakers: new Set(), ambiguous: true, reasons: ['no speaker labels were found'] };
   const reasons: string[] = [];
-  if (best.once.length > 0) reasons.push(`${best.once.map((n) => display.get(n) ?? n).join(', ')} ${best.once.length === 1 ? 'speaks' : 'speak'} only once`);
+  if (best.once.length > 0)
+    reasons.push(`${best.once.map((n) => display.get(n) ?? n).join(', ')} ${best.once.length === 1 ? 'speaks' : 'speak'} only once`);
   if (second && second.score > 0 && second.score >= best.score * 0.5) reasons.push('the file mixes two ways of naming speakers');
   if (![...best.speakers].some((s) => ASSISTANT.test(s))) reasons.push('no speaker is recognised as the assistant');
   return { kind: best.kind, speakers: best.speakers, ambiguous: reasons.length > 0, reasons };
@@ -161,13 +177,23 @@ export class TranscriptParser {
     const choice = chooseLayout(this.#counts, this.#display);
     const id = `text:${stableHash(`${this.#size}\n${this.#prefix}`)}`;
     const parsed = this.#turns(choice);
-    const turns: ImportedTurn[] = parsed.turns.map((t, i) => ({
-      id: `${id}:${i + 1}`, role: t.role, speaker: t.speaker, content: t.lines.join('\n').trim(), occurredAt: t.occurredAt,
-    })).filter((t) => t.content.length > 0);
+    const turns: ImportedTurn[] = parsed.turns
+      .map((t, i) => ({
+        id: `${id}:${i + 1}`,
+        role: t.role,
+        speaker: t.speaker,
+        content: t.lines.join('\n').trim(),
+        occurredAt: t.occurredAt,
+      }))
+      .filter((t) => t.content.length > 0);
     this.#layout = {
-      layout: choice.kind ?? 'none', ambiguous: choice.ambiguous, reasons: choice.reasons,
+      layout: choice.kind ?? 'none',
+      ambiguous: choice.ambiguous,
+      reasons: choice.reasons,
       speakers: [...choice.speakers].map((s) => ({ name: this.#display.get(s) ?? s, role: this.#role(s) })),
-      preview: turns.slice(0, PREVIEW_TURNS).map((t) => ({ speaker: t.speaker ?? '', role: t.role, excerpt: t.content.replace(/\s+/g, ' ').slice(0, 160) })),
+      preview: turns
+        .slice(0, PREVIEW_TURNS)
+        .map((t) => ({ speaker: t.speaker ?? '', role: t.role, excerpt: t.content.replace(/\s+/g, ' ').slice(0, 160) })),
     };
     const fileTitle = this.#name.replace(/\.(txt|md|markdown)$/i, '').trim();
     return { id, title: titleOf(parsed.title || fileTitle, turns), createdAt: turns[0]?.occurredAt ?? this.#now, turns };

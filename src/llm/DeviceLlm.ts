@@ -14,8 +14,18 @@
  */
 import type { ErrorCode } from '../core/base/errors';
 import {
-  systemClock, type Clock, type Llm, type LlmCall, type LlmCallOutcome, type LlmCallSink, type LlmJsonRequest, type LlmJsonResult,
-  type LlmRequest, type LlmResult, type LlmStreamEvent, type LlmUsage,
+  systemClock,
+  type Clock,
+  type Llm,
+  type LlmCall,
+  type LlmCallOutcome,
+  type LlmCallSink,
+  type LlmJsonRequest,
+  type LlmJsonResult,
+  type LlmRequest,
+  type LlmResult,
+  type LlmStreamEvent,
+  type LlmUsage,
 } from '../core/base/ports';
 import type { DeviceGenerationResult, TextGenerator } from '../core/protocol';
 import { estimatePromptTokens, estimateTokens } from '../core/base/tokens';
@@ -120,15 +130,28 @@ export class DeviceLlm implements Llm {
         wake?.();
       };
       req.signal?.addEventListener('abort', stop, { once: true });
-      const onText = streaming ? (piece: string, device?: string): void => {
-        if (device) this.lastDevice = device;
-        pending.push(piece);
-        wake?.();
-      } : undefined;
+      const onText = streaming
+        ? (piece: string, device?: string): void => {
+            if (device) this.lastDevice = device;
+            pending.push(piece);
+            wake?.();
+          }
+        : undefined;
       let outcome: { result: DeviceGenerationResult } | { error: unknown } | null = null;
       const generation = this.#generator
-        .generate({ requestId, messages: req.messages, maxNewTokens: req.maxTokens ?? this.#defaultMaxTokens, ...(req.temperature !== undefined ? { temperature: req.temperature } : {}) }, onText)
-        .then((result) => (outcome = { result }), (error: unknown) => (outcome = { error }))
+        .generate(
+          {
+            requestId,
+            messages: req.messages,
+            maxNewTokens: req.maxTokens ?? this.#defaultMaxTokens,
+            ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+          },
+          onText,
+        )
+        .then(
+          (result) => (outcome = { result }),
+          (error: unknown) => (outcome = { error }),
+        )
         .finally(() => wake?.());
       try {
         for (;;) {
@@ -149,7 +172,11 @@ export class DeviceLlm implements Llm {
         const result = done.result;
         this.lastDevice = result.device;
         // Deltas queued after the last wake-up are already drained above; the result's text is whole.
-        const usage: LlmUsage = { promptTokens: result.promptTokens, completionTokens: result.completionTokens, estimated: result.tokensEstimated };
+        const usage: LlmUsage = {
+          promptTokens: result.promptTokens,
+          completionTokens: result.completionTokens,
+          estimated: result.tokensEstimated,
+        };
         if (result.finishReason === 'cancelled' || stopped) {
           settled = true;
           this.#report(req, attempt, createdAt, usage, 'cancelled', 'LLM_CANCELLED');

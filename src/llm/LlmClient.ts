@@ -65,12 +65,21 @@ export interface LlmClientOptions {
 // The SDK adds X-Stainless-* telemetry headers; in a browser each one must be allowed by the
 // server's CORS preflight, and several local servers allow only a fixed list. They carry nothing
 // the endpoint needs, so they are removed (a null header value deletes it in the SDK).
-const STRIP_HEADERS = ['X-Stainless-Arch', 'X-Stainless-Lang', 'X-Stainless-OS', 'X-Stainless-Package-Version', 'X-Stainless-Retry-Count',
-  'X-Stainless-Runtime', 'X-Stainless-Runtime-Version', 'X-Stainless-Timeout'];
+const STRIP_HEADERS = [
+  'X-Stainless-Arch',
+  'X-Stainless-Lang',
+  'X-Stainless-OS',
+  'X-Stainless-Package-Version',
+  'X-Stainless-Retry-Count',
+  'X-Stainless-Runtime',
+  'X-Stainless-Runtime-Version',
+  'X-Stainless-Timeout',
+];
 
 // How servers word "I don't know that parameter": OpenAI ("Unrecognized request argument"),
 // vLLM/pydantic ("Extra inputs are not permitted"), llama.cpp and others ("not supported").
-const FEATURE_REJECTION = /response_format|stream_options|json|unrecogni[sz]ed|unsupported|not supported|unknown (field|param|argument)|extra (inputs|fields)|not permitted/i;
+const FEATURE_REJECTION =
+  /response_format|stream_options|json|unrecogni[sz]ed|unsupported|not supported|unknown (field|param|argument)|extra (inputs|fields)|not permitted/i;
 
 /** Trims, drops trailing slashes, and appends /v1 when the URL is a bare origin. */
 export function normalizeBaseUrl(raw: string): string {
@@ -156,10 +165,12 @@ export class LlmClient implements Llm {
       let serverUsage: { prompt_tokens: number; completion_tokens: number } | undefined;
       const withUsage = this.streamUsageSupported;
       try {
-        const { data: chunks, response } = await this.sdk.chat.completions.create(
-          { ...this.body(req), stream: true, ...(withUsage ? { stream_options: { include_usage: true } } : {}) },
-          { signal: guard.signal },
-        ).withResponse();
+        const { data: chunks, response } = await this.sdk.chat.completions
+          .create(
+            { ...this.body(req), stream: true, ...(withUsage ? { stream_options: { include_usage: true } } : {}) },
+            { signal: guard.signal },
+          )
+          .withResponse();
         // Content-Type is readable across origins (a CORS-safelisted header): it tells a web page
         // from an empty body once the stream turns out to hold no events.
         const contentType = response.headers.get('content-type') ?? '';
@@ -194,7 +205,8 @@ export class LlmClient implements Llm {
       } catch (err) {
         guard.dispose();
         let error = this.toError(err, guard);
-        if (emitted && error.code === 'LLM_UNAVAILABLE') error = streamCut({ baseUrl: this.baseUrl, apiKey: this.apiKey }, text.length, error);
+        if (emitted && error.code === 'LLM_UNAVAILABLE')
+          error = streamCut({ baseUrl: this.baseUrl, apiKey: this.apiKey }, text.length, error);
         else if (emitted && error.code !== 'LLM_CANCELLED') error = failedMidStream(error, text.length);
         settled = true;
         await this.reportFailure(meta, error, req, emitted ? text : '');
@@ -241,13 +253,22 @@ export class LlmClient implements Llm {
     const started = this.clock.now();
     const elapsed = (): number => this.clock.now() - started;
     if (!this.isConfigured) {
-      return { status: 'other', code: 'LLM_NOT_CONFIGURED', message: 'Enter the endpoint URL and the model name first.', models: [], latencyMs: 0 };
+      return {
+        status: 'other',
+        code: 'LLM_NOT_CONFIGURED',
+        message: 'Enter the endpoint URL and the model name first.',
+        models: [],
+        latencyMs: 0,
+      };
     }
     let models: string[] = [];
     try {
       models = await this.listModels(opts.signal);
       if (opts.probe !== false) {
-        await this.completeWith({ stage: 'connection_test', messages: [{ role: 'user', content: 'Reply with the word OK.' }], maxTokens: 8, signal: opts.signal }, 1);
+        await this.completeWith(
+          { stage: 'connection_test', messages: [{ role: 'user', content: 'Reply with the word OK.' }], maxTokens: 8, signal: opts.signal },
+          1,
+        );
       }
     } catch (err) {
       const error = err instanceof LlmError ? err : toLlmError(err, this.errorContext(false, false));
@@ -265,7 +286,12 @@ export class LlmClient implements Llm {
       };
     }
     const listed = models.length === 0 || models.includes(this.model) ? '' : ` (the server does not list "${this.model}" but accepted it)`;
-    return { status: 'ok', message: `Connected to ${this.baseUrl}; model "${this.model}" answered${listed}.`, models, latencyMs: elapsed() };
+    return {
+      status: 'ok',
+      message: `Connected to ${this.baseUrl}; model "${this.model}" answered${listed}.`,
+      models,
+      latencyMs: elapsed(),
+    };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -341,7 +367,11 @@ export class LlmClient implements Llm {
     return toLlmError(err, this.errorContext(guard.timedOut, guard.cancelled));
   }
 
-  private async usageOf(server: { prompt_tokens: number; completion_tokens: number } | undefined, req: LlmRequest, text: string): Promise<LlmUsage> {
+  private async usageOf(
+    server: { prompt_tokens: number; completion_tokens: number } | undefined,
+    req: LlmRequest,
+    text: string,
+  ): Promise<LlmUsage> {
     if (server && Number.isFinite(server.prompt_tokens) && Number.isFinite(server.completion_tokens)) {
       return { promptTokens: server.prompt_tokens, completionTokens: server.completion_tokens, estimated: false };
     }
@@ -357,7 +387,9 @@ export class LlmClient implements Llm {
   private async reportFailure(meta: CallMeta, error: LlmError, req: LlmRequest, partialText: string): Promise<void> {
     const outcome: LlmCallOutcome = error.code === 'LLM_CANCELLED' ? 'cancelled' : 'error';
     const maybeProcessed = partialText !== '' || error.code === 'LLM_TIMEOUT' || error.code === 'LLM_CANCELLED';
-    const usage: LlmUsage = maybeProcessed ? await this.usageOf(undefined, req, partialText) : { promptTokens: 0, completionTokens: 0, estimated: false };
+    const usage: LlmUsage = maybeProcessed
+      ? await this.usageOf(undefined, req, partialText)
+      : { promptTokens: 0, completionTokens: 0, estimated: false };
     this.report(meta, this.model, usage, outcome, error.code);
   }
 
@@ -403,9 +435,13 @@ function connectionStatus(error: LlmError): LlmConnectionStatus {
 
 /** OpenAI's {data:[{id}]}, Ollama's native {models:[{name}]}, or a bare array. */
 export function parseModelList(body: unknown): string[] {
-  const list = Array.isArray(body) ? body
-    : Array.isArray((body as { data?: unknown })?.data) ? (body as { data: unknown[] }).data
-      : Array.isArray((body as { models?: unknown })?.models) ? (body as { models: unknown[] }).models : [];
+  const list = Array.isArray(body)
+    ? body
+    : Array.isArray((body as { data?: unknown })?.data)
+      ? (body as { data: unknown[] }).data
+      : Array.isArray((body as { models?: unknown })?.models)
+        ? (body as { models: unknown[] }).models
+        : [];
   const ids: string[] = [];
   for (const item of list) {
     if (typeof item === 'string') ids.push(item);

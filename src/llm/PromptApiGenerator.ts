@@ -62,7 +62,8 @@ export interface LanguageModelApi {
 export function findLanguageModel(scope: object = globalThis): LanguageModelApi | null {
   const api = (scope as { LanguageModel?: unknown }).LanguageModel;
   return api && typeof (api as LanguageModelApi).availability === 'function' && typeof (api as LanguageModelApi).create === 'function'
-    ? api as LanguageModelApi : null;
+    ? (api as LanguageModelApi)
+    : null;
 }
 
 /** `availability()` folded into the states the app explains; anything odd reads as unavailable. */
@@ -71,7 +72,8 @@ export async function builtInAvailability(api: LanguageModelApi | null): Promise
   try {
     const state = await api.availability();
     return state === 'available' || state === 'downloadable' || state === 'downloading' ? state : 'unavailable';
-  } catch { // availability() can throw (a flag, a policy): read as unavailable, as the doc says
+  } catch {
+    // availability() can throw (a flag, a policy): read as unavailable, as the doc says
     return 'unavailable';
   }
 }
@@ -164,10 +166,18 @@ export class PromptApiGenerator implements TextGenerator {
 
 function split(messages: readonly LlmMessage[]): { history: { role: LlmMessage['role']; content: string }[]; prompt: string } {
   const last = messages.at(-1);
-  if (!last || last.role !== 'user') throw new LlmError('LLM_REJECTED', 'The built-in model needs the conversation to end with a user message.');
+  if (!last || last.role !== 'user')
+    throw new LlmError('LLM_REJECTED', 'The built-in model needs the conversation to end with a user message.');
   // A system message is only accepted first; later ones (rare) are folded into it.
-  const system = messages.slice(0, -1).filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
-  const turns = messages.slice(0, -1).filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: m.content }));
+  const system = messages
+    .slice(0, -1)
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n');
+  const turns = messages
+    .slice(0, -1)
+    .filter((m) => m.role !== 'system')
+    .map((m) => ({ role: m.role, content: m.content }));
   return { history: [...(system ? [{ role: 'system' as const, content: system }] : []), ...turns], prompt: last.content };
 }
 
@@ -242,8 +252,11 @@ function toPromptApiError(err: unknown): LlmError {
   const name = (err as { name?: unknown } | null)?.name;
   const message = err instanceof Error ? err.message : String(err);
   // QuotaExceededError: the prompt does not fit the model's context window.
-  if (name === 'QuotaExceededError') return new LlmError('LLM_REJECTED', `The conversation is too long for the browser's built-in model: ${message}`);
-  if (name === 'NotSupportedError') return new LlmError('LLM_REJECTED', `The browser's built-in model cannot take this request: ${message}`);
-  if (name === 'NotAllowedError' || name === 'InvalidStateError') return new LlmError('LLM_NOT_CONFIGURED', `The browser's built-in model is not available: ${message}`);
+  if (name === 'QuotaExceededError')
+    return new LlmError('LLM_REJECTED', `The conversation is too long for the browser's built-in model: ${message}`);
+  if (name === 'NotSupportedError')
+    return new LlmError('LLM_REJECTED', `The browser's built-in model cannot take this request: ${message}`);
+  if (name === 'NotAllowedError' || name === 'InvalidStateError')
+    return new LlmError('LLM_NOT_CONFIGURED', `The browser's built-in model is not available: ${message}`);
   return new LlmError('LLM_UNAVAILABLE', `The browser's built-in model failed: ${message}`);
 }

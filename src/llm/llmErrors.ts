@@ -70,7 +70,10 @@ export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
   // Our flags first: an abort surfaces from the SDK as APIUserAbortError or a bare AbortError.
   if (ctx.cancelled) return new LlmError('LLM_CANCELLED', 'The request to the language model was cancelled.');
   if (ctx.timedOut || err instanceof APIConnectionTimeoutError) {
-    return new LlmError('LLM_TIMEOUT', `The language model at ${ctx.baseUrl} did not answer in time. It may be overloaded or still loading the model; try again in a moment.`);
+    return new LlmError(
+      'LLM_TIMEOUT',
+      `The language model at ${ctx.baseUrl} did not answer in time. It may be overloaded or still loading the model; try again in a moment.`,
+    );
   }
   if (err instanceof APIUserAbortError) return new LlmError('LLM_CANCELLED', 'The request to the language model was cancelled.');
   if (err instanceof APIConnectionError) return unreachable(ctx, err);
@@ -79,34 +82,53 @@ export function toLlmError(err: unknown, ctx: ErrorContext): LlmError {
     const said = serverMessage(err, ctx.apiKey);
     const base = { status, detail: said };
     if (status === 401 || status === 403) {
-      return new LlmError('LLM_UNAUTHORIZED', ctx.apiKey
-        ? `The endpoint ${ctx.baseUrl} refused the API key (HTTP ${status}). Check the key in Settings.`
-        : `The endpoint ${ctx.baseUrl} needs an API key (HTTP ${status}). Add one in Settings.`, base);
+      return new LlmError(
+        'LLM_UNAUTHORIZED',
+        ctx.apiKey
+          ? `The endpoint ${ctx.baseUrl} refused the API key (HTTP ${status}). Check the key in Settings.`
+          : `The endpoint ${ctx.baseUrl} needs an API key (HTTP ${status}). Add one in Settings.`,
+        base,
+      );
     }
     if (status === 404) {
-      return new LlmError('LLM_NOT_FOUND', `Not found at ${ctx.baseUrl} (HTTP 404): check the URL (it usually ends in /v1) and that the model "${ctx.model}" exists there. Server said: ${said}`, base);
+      return new LlmError(
+        'LLM_NOT_FOUND',
+        `Not found at ${ctx.baseUrl} (HTTP 404): check the URL (it usually ends in /v1) and that the model "${ctx.model}" exists there. Server said: ${said}`,
+        base,
+      );
     }
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(err.headers, ctx.now);
-      return new LlmError('LLM_RATE_LIMITED', `The endpoint is rate-limiting requests (HTTP 429); wait a little and try again. Server said: ${said}`,
-        retryAfterMs === undefined ? base : { ...base, retryAfterMs });
+      return new LlmError(
+        'LLM_RATE_LIMITED',
+        `The endpoint is rate-limiting requests (HTTP 429); wait a little and try again. Server said: ${said}`,
+        retryAfterMs === undefined ? base : { ...base, retryAfterMs },
+      );
     }
     if (status === 408) return new LlmError('LLM_TIMEOUT', `The endpoint timed out (HTTP 408). Server said: ${said}`, base);
     if (status === 409 || status >= 500) {
       const retryAfterMs = parseRetryAfter(err.headers, ctx.now);
-      return new LlmError('LLM_UNAVAILABLE', `The endpoint had a server error (HTTP ${status}). Server said: ${said}`,
-        retryAfterMs === undefined ? base : { ...base, retryAfterMs });
+      return new LlmError(
+        'LLM_UNAVAILABLE',
+        `The endpoint had a server error (HTTP ${status}). Server said: ${said}`,
+        retryAfterMs === undefined ? base : { ...base, retryAfterMs },
+      );
     }
     return new LlmError('LLM_REJECTED', `The endpoint rejected the request (HTTP ${status}): ${said}`, base);
   }
   if (err instanceof APIError && err.status === undefined && err.error !== undefined) {
     // An error frame inside a 200 stream (`data: {"error": …}`): the server answered and failed.
-    return new LlmError('LLM_REJECTED', `The endpoint reported an error while answering: ${serverMessage(err, ctx.apiKey)}`, { detail: serverMessage(err, ctx.apiKey) });
+    return new LlmError('LLM_REJECTED', `The endpoint reported an error while answering: ${serverMessage(err, ctx.apiKey)}`, {
+      detail: serverMessage(err, ctx.apiKey),
+    });
   }
   if (err instanceof SyntaxError) {
     // A reply or stream frame that is not JSON: the server was reached, the connection is fine.
-    return new LlmError('LLM_BAD_OUTPUT', `The endpoint at ${ctx.baseUrl} sent a malformed reply (not valid JSON), so it could not be read.`,
-      { detail: redact(err.message, ctx.apiKey).slice(0, 300) });
+    return new LlmError(
+      'LLM_BAD_OUTPUT',
+      `The endpoint at ${ctx.baseUrl} sent a malformed reply (not valid JSON), so it could not be read.`,
+      { detail: redact(err.message, ctx.apiKey).slice(0, 300) },
+    );
   }
   if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TypeError')) return unreachable(ctx, err);
   const detail = redact(err instanceof Error ? err.message : String(err), ctx.apiKey);
@@ -121,13 +143,17 @@ function unreachable(ctx: ErrorContext, err: Error): LlmError {
   // The browser knows it has no network: say that, unless the endpoint is on this machine (a local
   // server answers offline, so its failure is the server's).
   if (globalThis.navigator?.onLine === false && !onThisMachine(ctx.baseUrl)) {
-    return new LlmError('LLM_UNAVAILABLE',
+    return new LlmError(
+      'LLM_UNAVAILABLE',
       `You are offline, so ${ctx.baseUrl} could not be reached. Your message is kept: send it again when you are back online, or answer on this device (Settings).`,
-      { detail });
+      { detail },
+    );
   }
-  return new LlmError('LLM_UNAVAILABLE',
+  return new LlmError(
+    'LLM_UNAVAILABLE',
     `Could not reach ${ctx.baseUrl}. Check that the server is running and the URL is right; a server on another origin must also allow this app's origin (CORS — e.g. OLLAMA_ORIGINS for Ollama).`,
-    { detail });
+    { detail },
+  );
 }
 
 function onThisMachine(baseUrl: string): boolean {
@@ -144,26 +170,35 @@ function onThisMachine(baseUrl: string): boolean {
  * server was reached and sent part of the answer, which the caller keeps, marked as partial.
  */
 export function streamCut(ctx: Pick<ErrorContext, 'baseUrl' | 'apiKey'>, received: number, cause: LlmError): LlmError {
-  return new LlmError('LLM_STREAM_CUT',
+  return new LlmError(
+    'LLM_STREAM_CUT',
     `The answer was cut off: the connection to ${ctx.baseUrl} broke after ${formatCount(received)} characters had arrived. What arrived is kept and marked as partial; Try again to ask once more.`,
-    { detail: redact(cause.detail ?? cause.message, ctx.apiKey) });
+    { detail: redact(cause.detail ?? cause.message, ctx.apiKey) },
+  );
 }
 
 /** A 200 reply that is not a chat completion: an HTML page (wrong URL, a login wall), an empty body, other JSON. */
 export function notACompletion(baseUrl: string, body: unknown, contentType = ''): LlmError {
   const text = typeof body === 'string' ? body.trim() : null;
   // A stream's body is consumed by its parser, so a page that parsed as no events is told by its type.
-  const what = /html/i.test(contentType) || (text !== null && /^<(!doctype|html|head|body)/i.test(text)) ? 'a web page (HTML)'
-    : text === '' ? 'an empty reply'
-      : 'something that is not a chat completion';
-  return new LlmError('LLM_BAD_OUTPUT',
+  const what =
+    /html/i.test(contentType) || (text !== null && /^<(!doctype|html|head|body)/i.test(text))
+      ? 'a web page (HTML)'
+      : text === ''
+        ? 'an empty reply'
+        : 'something that is not a chat completion';
+  return new LlmError(
+    'LLM_BAD_OUTPUT',
     `The endpoint at ${baseUrl} answered with ${what} instead of a chat completion. Check the URL in Settings: it should be the API address, which usually ends in /v1.`,
-    { detail: text === null ? typeof body : text.slice(0, 200) });
+    { detail: text === null ? typeof body : text.slice(0, 200) },
+  );
 }
 
 /** An error that ended a stream after `received` characters had been shown. */
 export function failedMidStream(error: LlmError, received: number): LlmError {
-  return new LlmError(error.code,
+  return new LlmError(
+    error.code,
     `${error.message} It happened after ${formatCount(received)} characters had arrived; they stay on screen marked as partial. Try again to ask once more.`,
-    { ...(error.detail !== undefined ? { detail: error.detail } : {}), ...(error.status !== undefined ? { status: error.status } : {}) });
+    { ...(error.detail !== undefined ? { detail: error.detail } : {}), ...(error.status !== undefined ? { status: error.status } : {}) },
+  );
 }

@@ -57,7 +57,10 @@ export class AttemptGuard {
     this.controller.abort();
   };
 
-  constructor(private readonly outer: LlmAbortSignal | undefined, private readonly timeoutMs: number) {
+  constructor(
+    private readonly outer: LlmAbortSignal | undefined,
+    private readonly timeoutMs: number,
+  ) {
     if (outer?.aborted) this.onAbort();
     else outer?.addEventListener('abort', this.onAbort, { once: true });
     this.touch();

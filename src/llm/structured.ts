@@ -23,9 +23,14 @@ export class LlmBadOutputError extends RecollectError {
   /** Human-readable problems: the parse failure, or one zod prettifyError block per validation issue. */
   readonly issues: readonly string[];
   constructor(stage: string, raw: string, issues: readonly string[]) {
-    super('LLM_BAD_OUTPUT',
-      `The model's reply for "${stage}" was not in the expected format, even after a retry: ${issues.slice(0, 3).map((i) => i.replace(/\s*\n\s*/g, ' ')).join('; ')}`,
-      JSON.stringify({ issues, raw: raw.length > MAX_RAW_IN_DETAIL ? `${raw.slice(0, MAX_RAW_IN_DETAIL)}…` : raw }));
+    super(
+      'LLM_BAD_OUTPUT',
+      `The model's reply for "${stage}" was not in the expected format, even after a retry: ${issues
+        .slice(0, 3)
+        .map((i) => i.replace(/\s*\n\s*/g, ' '))
+        .join('; ')}`,
+      JSON.stringify({ issues, raw: raw.length > MAX_RAW_IN_DETAIL ? `${raw.slice(0, MAX_RAW_IN_DETAIL)}…` : raw }),
+    );
     this.name = 'LlmBadOutputError';
     this.raw = raw;
     this.issues = issues;
@@ -137,7 +142,8 @@ export async function completeJson<T>(llm: Pick<Llm, 'complete'>, req: LlmJsonRe
     const checked = check(raw, req);
     // A reply the token limit cut is incomplete even when what arrived parses (JSON repair closes
     // the brackets): accepting it would store half the facts as if they were all.
-    if (checked.ok && result.finishReason !== 'length') return { value: checked.value, raw, repaired: checked.repaired, attempts: attempt, usage };
+    if (checked.ok && result.finishReason !== 'length')
+      return { value: checked.value, raw, repaired: checked.repaired, attempts: attempt, usage };
     issues = checked.ok ? [] : checked.issues;
     if (result.finishReason === 'length') issues = [...issues, 'the reply was cut off by the token limit'];
     messages = [
@@ -145,7 +151,10 @@ export async function completeJson<T>(llm: Pick<Llm, 'complete'>, req: LlmJsonRe
       { role: 'assistant', content: raw },
       {
         role: 'user',
-        content: `That reply could not be used:\n${issues.slice(0, 10).map((i) => (i.startsWith('✖') ? i : `✖ ${i}`)).join('\n')}\nReply again with only the corrected JSON object${result.finishReason === 'length' ? ', shorter' : ''}.`,
+        content: `That reply could not be used:\n${issues
+          .slice(0, 10)
+          .map((i) => (i.startsWith('✖') ? i : `✖ ${i}`))
+          .join('\n')}\nReply again with only the corrected JSON object${result.finishReason === 'length' ? ', shorter' : ''}.`,
       },
     ];
   }

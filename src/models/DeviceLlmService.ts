@@ -11,11 +11,24 @@
  */
 import { RecollectError, toErrorInfo } from '../core/base/errors';
 import type {
-  DeletedDownload, DeviceGenerationRequest, DeviceGenerationResult, DeviceLlmInfo, DeviceLlmStatus, DeviceLlmWorkerApi, ProgressListener, TextListener,
+  DeletedDownload,
+  DeviceGenerationRequest,
+  DeviceGenerationResult,
+  DeviceLlmInfo,
+  DeviceLlmStatus,
+  DeviceLlmWorkerApi,
+  ProgressListener,
+  TextListener,
 } from '../core/protocol';
 import { LlmError } from '../llm/llmErrors';
 import {
-  DEVICE_LLM_CATALOG, chooseRuntime, deviceLlmFiles, type DeviceLlmDtype, type DeviceLlmEntry, type GpuCapabilities, type Runtime,
+  DEVICE_LLM_CATALOG,
+  chooseRuntime,
+  deviceLlmFiles,
+  type DeviceLlmDtype,
+  type DeviceLlmEntry,
+  type GpuCapabilities,
+  type Runtime,
 } from './deviceLlmCatalog';
 import { TransformersTextGenerator, type TextGeneratorLoadOptions } from './TransformersTextGenerator';
 import { ModelDownloads } from './ModelDownloads';
@@ -64,21 +77,23 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
 
   async listModels(): Promise<DeviceLlmInfo[]> {
     const gpu = await this.#platform.gpu();
-    return Promise.all(this.#catalog.map(async (entry) => {
-      const runtime = chooseRuntime(entry, gpu);
-      const dtype = runtime.ok ? runtime.dtype : 'q4';
-      return {
-        id: entry.id,
-        label: entry.label,
-        approxBytes: entry.bytes[dtype],
-        languages: entry.languages,
-        licence: entry.licence,
-        speed: entry.speed,
-        note: runtime.ok && runtime.notice ? `${entry.note} ${runtime.notice}` : entry.note,
-        cached: await this.#platform.cached(entry.id, deviceLlmFiles(dtype)),
-        unusable: runtime.ok ? null : runtime.reason,
-      };
-    }));
+    return Promise.all(
+      this.#catalog.map(async (entry) => {
+        const runtime = chooseRuntime(entry, gpu);
+        const dtype = runtime.ok ? runtime.dtype : 'q4';
+        return {
+          id: entry.id,
+          label: entry.label,
+          approxBytes: entry.bytes[dtype],
+          languages: entry.languages,
+          licence: entry.licence,
+          speed: entry.speed,
+          note: runtime.ok && runtime.notice ? `${entry.note} ${runtime.notice}` : entry.note,
+          cached: await this.#platform.cached(entry.id, deviceLlmFiles(dtype)),
+          unusable: runtime.ok ? null : runtime.reason,
+        };
+      }),
+    );
   }
 
   /** The person's download action: the files this device will load, into the browser cache (src/models/ModelDownloads.ts). */
@@ -117,16 +132,21 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
   async deleteDownload(id: string): Promise<DeletedDownload<DeviceLlmInfo>> {
     const entry = this.#entry(id);
     const busy = this.#status.modelId === id && (this.#status.state === 'loading' || this.#generating > 0);
-    if (busy) throw new RecollectError('MODEL_IN_USE', `${entry.label} is in use: it is answering on this device. Choose another way to answer first, then delete it.`);
+    if (busy)
+      throw new RecollectError(
+        'MODEL_IN_USE',
+        `${entry.label} is in use: it is answering on this device. Choose another way to answer first, then delete it.`,
+      );
     if (this.#status.modelId === id) {
       const generator = this.#generator;
       this.#generator = null;
       this.#status = NONE;
       await generator?.dispose().catch(() => undefined);
     }
-    if (this.#downloads.current === id) throw new RecollectError('MODEL_IN_USE', `${entry.label} is downloading: cancel the download first.`);
+    if (this.#downloads.current === id)
+      throw new RecollectError('MODEL_IN_USE', `${entry.label} is downloading: cancel the download first.`);
     const dtypes = Object.keys(entry.bytes) as DeviceLlmDtype[];
-    const cached = (await Promise.all(dtypes.map(async (d) => ((await this.#platform.cached(id, deviceLlmFiles(d))) ? entry.bytes[d] : 0))));
+    const cached = await Promise.all(dtypes.map(async (d) => ((await this.#platform.cached(id, deviceLlmFiles(d))) ? entry.bytes[d] : 0)));
     const files = [...new Set(dtypes.flatMap((d) => deviceLlmFiles(d)))];
     const removed = (await this.#platform.forget?.(id, files)) ?? 0;
     const expected = cached.reduce((a, b) => a + b, 0);
@@ -153,7 +173,10 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
     try {
       if (!runtime.ok) throw new RecollectError('MODEL_UNAVAILABLE', runtime.reason);
       if (!(await this.#platform.cached(entry.id, deviceLlmFiles(runtime.dtype)))) {
-        throw new RecollectError('MODEL_UNAVAILABLE', `${entry.label} is not downloaded on this device. Download it in Settings → Answers on this device.`);
+        throw new RecollectError(
+          'MODEL_UNAVAILABLE',
+          `${entry.label} is not downloaded on this device. Download it in Settings → Answers on this device.`,
+        );
       }
       let notice = runtime.notice;
       let generator: TransformersTextGenerator;
@@ -171,7 +194,10 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
       this.#status = { modelId: entry.id, state: 'ready', device: runtime.ok ? runtime.device : null, notice, error: null };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      const error = err instanceof RecollectError ? err : new RecollectError('MODEL_ERROR', `${entry.label} failed to load on this device: ${message.slice(0, 300)}`);
+      const error =
+        err instanceof RecollectError
+          ? err
+          : new RecollectError('MODEL_ERROR', `${entry.label} failed to load on this device: ${message.slice(0, 300)}`);
       this.#status = { modelId: entry.id, state: 'error', device: null, notice: null, error: toErrorInfo(error) };
     }
     return this.#status;
@@ -179,7 +205,9 @@ export class DeviceLlmService implements DeviceLlmWorkerApi {
 
   #loadFromCache(id: string, runtime: Extract<Runtime, { ok: true }>): Promise<TransformersTextGenerator> {
     // Cached files load with local models on and remote off (transformers.js refuses with both off).
-    return withEnv({ allowRemoteModels: false, allowLocalModels: true }, () => this.#loader(id, { device: runtime.device, dtype: runtime.dtype }));
+    return withEnv({ allowRemoteModels: false, allowLocalModels: true }, () =>
+      this.#loader(id, { device: runtime.device, dtype: runtime.dtype }),
+    );
   }
 
   async generate(request: DeviceGenerationRequest, onText?: TextListener): Promise<DeviceGenerationResult> {

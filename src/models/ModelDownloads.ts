@@ -99,7 +99,11 @@ function abortable(base: typeof env.fetch, signal: AbortSignal): typeof env.fetc
     // Not the size probe (a Range request for the first byte) and not an error page.
     const probe = new Headers(init?.headers).has('range');
     if (res.status !== 200 || !res.body || probe || !new URL(url, 'http://x/').pathname.endsWith('.onnx')) return res;
-    return new Response(res.body.pipeThrough(onnxCheckingStream()), { status: res.status, statusText: res.statusText, headers: res.headers });
+    return new Response(res.body.pipeThrough(onnxCheckingStream()), {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    });
   }) as typeof env.fetch;
 }
 
@@ -129,15 +133,31 @@ export function downloadError(kind: DownloadFailure, label: string, err: unknown
     case 'cancelled':
       return new RecollectError('MODEL_UNAVAILABLE', `Downloading "${label}" was cancelled. Press Download to continue: ${kept}`, detail);
     case 'offline':
-      return new RecollectError('MODEL_UNAVAILABLE', `${failed} this device is offline. Connect to the internet and press Download again; ${kept}`, detail);
+      return new RecollectError(
+        'MODEL_UNAVAILABLE',
+        `${failed} this device is offline. Connect to the internet and press Download again; ${kept}`,
+        detail,
+      );
     case 'unreachable':
-      return new RecollectError('MODEL_UNAVAILABLE', `${failed} the model hub (${hubHost()}) could not be reached, or the connection dropped; this device may be offline. Check the connection and press Download again; ${kept}`, detail);
+      return new RecollectError(
+        'MODEL_UNAVAILABLE',
+        `${failed} the model hub (${hubHost()}) could not be reached, or the connection dropped; this device may be offline. Check the connection and press Download again; ${kept}`,
+        detail,
+      );
     case 'missing':
-      return new RecollectError('MODEL_UNAVAILABLE', `${failed} the model hub has no file "${fileOf(detail)}" for it (HTTP 404). The model may have moved; try again later or pick another model.`, detail);
+      return new RecollectError(
+        'MODEL_UNAVAILABLE',
+        `${failed} the model hub has no file "${fileOf(detail)}" for it (HTTP 404). The model may have moved; try again later or pick another model.`,
+        detail,
+      );
     case 'refused':
       return new RecollectError('MODEL_UNAVAILABLE', `${failed} the model hub refused a file (${short}). Try again later.`, detail);
     case 'invalid':
-      return new RecollectError('MODEL_ERROR', `${failed} the downloaded files do not load as a model (${short}). They were removed; press Download to try again.`, detail);
+      return new RecollectError(
+        'MODEL_ERROR',
+        `${failed} the downloaded files do not load as a model (${short}). They were removed; press Download to try again.`,
+        detail,
+      );
   }
 }
 
@@ -150,7 +170,8 @@ function fileOf(detail: string): string {
 function hubHost(): string {
   try {
     return new URL(env.remoteHost).host;
-  } catch { // not an absolute URL: name it as configured
+  } catch {
+    // not an absolute URL: name it as configured
     return env.remoteHost;
   }
 }
@@ -174,7 +195,9 @@ export function downloadProgress(modelId: string, expectedBytes: number, listene
     }
     const progress: ModelProgress = { modelId, file: last, loaded, total: done ? total : Math.max(total, expectedBytes), done };
     // Fire and forget: a Comlink proxy returns a promise; a closed page must not break the download.
-    Promise.resolve().then(() => listener(progress)).catch(() => undefined);
+    Promise.resolve()
+      .then(() => listener(progress))
+      .catch(() => undefined);
   };
   return {
     onInfo: (info: ProgressInfo) => {

@@ -12,7 +12,16 @@
  */
 import { AutoModel, AutoTokenizer } from '@huggingface/transformers';
 import { RecollectError, type ErrorInfo, toErrorInfo } from '../core/base/errors';
-import type { DeletedDownload, DevicePreference, ModelInfo, ModelStatus, ModelWorkerApi, ProgressListener, SlotState, SlotStatus } from '../core/protocol';
+import type {
+  DeletedDownload,
+  DevicePreference,
+  ModelInfo,
+  ModelStatus,
+  ModelWorkerApi,
+  ProgressListener,
+  SlotState,
+  SlotStatus,
+} from '../core/protocol';
 import { BUNDLED_MODEL_ID, MODEL_CATALOG, type CatalogEntry, type ModelKind } from './catalog';
 import type { ModelLoadOptions } from './loadOptions';
 import { isBackendUnavailable, isDamagedModelFile, isMissingModelFile, unavailable } from './modelErrors';
@@ -144,7 +153,8 @@ export class ModelService implements ModelWorkerApi {
    * back to WASM, and the status says so (`notice`). If the reload fails, the loaded model stays.
    */
   async setDevicePreference(preference: DevicePreference): Promise<ModelStatus> {
-    if (!DEVICE_PREFERENCES.includes(preference)) throw new RecollectError('INVALID_INPUT', `"${String(preference)}" is not a device preference (${DEVICE_PREFERENCES.join(', ')}).`);
+    if (!DEVICE_PREFERENCES.includes(preference))
+      throw new RecollectError('INVALID_INPUT', `"${String(preference)}" is not a device preference (${DEVICE_PREFERENCES.join(', ')}).`);
     if (preference === this.devicePreference) return this.status();
     this.devicePreference = preference;
     const slot = this.embedder;
@@ -185,7 +195,11 @@ export class ModelService implements ModelWorkerApi {
   async listModels(): Promise<ModelInfo[]> {
     return Promise.all(
       this.catalog.map(async (entry) => {
-        const { local, cached, partial = false } = await this.platform.availability(entry).catch(() => ({ local: false, cached: false, partial: false }));
+        const {
+          local,
+          cached,
+          partial = false,
+        } = await this.platform.availability(entry).catch(() => ({ local: false, cached: false, partial: false }));
         const slot = entry.kind === 'embedder' ? this.embedder : this.reranker;
         return {
           id: entry.id,
@@ -278,11 +292,18 @@ export class ModelService implements ModelWorkerApi {
     if (!entry) throw new RecollectError('INVALID_INPUT', `"${id}" is not in the model catalog.`);
     if (entry.bundled) throw new RecollectError('INVALID_INPUT', `${entry.label} comes with Recollect: there is no download to delete.`);
     // A slot whose model failed to load holds nothing of it (its files may be what failed).
-    const use = this.embedder.id === id && !this.embedder.error ? 'searches by meaning with it'
-      : this.extraEmbedders.has(id) ? 'is re-embedding your memory with it'
-        : this.reranker.id === id && !this.reranker.error ? 'reranks with it' : null;
-    if (use) throw new RecollectError('MODEL_IN_USE', `${entry.label} is in use: Recollect ${use}. Choose another model first, then delete it.`);
-    if (this.downloads.current === id) throw new RecollectError('MODEL_IN_USE', `${entry.label} is downloading: cancel the download first.`);
+    const use =
+      this.embedder.id === id && !this.embedder.error
+        ? 'searches by meaning with it'
+        : this.extraEmbedders.has(id)
+          ? 'is re-embedding your memory with it'
+          : this.reranker.id === id && !this.reranker.error
+            ? 'reranks with it'
+            : null;
+    if (use)
+      throw new RecollectError('MODEL_IN_USE', `${entry.label} is in use: Recollect ${use}. Choose another model first, then delete it.`);
+    if (this.downloads.current === id)
+      throw new RecollectError('MODEL_IN_USE', `${entry.label} is downloading: cancel the download first.`);
     const { cached, partial = false } = await this.platform.availability(entry);
     // In the load/download queue: no load of this model reads files while they go.
     const removed = await this.exclusive(async () => (await this.platform.forget?.(entry)) ?? 0);
@@ -336,7 +357,10 @@ export class ModelService implements ModelWorkerApi {
     // A reranker of trust 0 (the bundled stand-in) cannot change a ranking, and recall never asks
     // it: choosing it loads nothing (no inference runtime at start); a direct rerank call loads it.
     if (kind === 'reranker' && !((entry.rerankTrust ?? 0) > 0)) {
-      return new DeferredReranker(entry, () => this.loadNow('reranker', id, entry) as Promise<TransformersReranker>) as unknown as SlotModel<K>;
+      return new DeferredReranker(
+        entry,
+        () => this.loadNow('reranker', id, entry) as Promise<TransformersReranker>,
+      ) as unknown as SlotModel<K>;
     }
     return this.loadNow(kind, id, entry);
   }
@@ -366,10 +390,12 @@ export class ModelService implements ModelWorkerApi {
     if (problem) throw await this.dropDamaged(entry, problem);
     try {
       return await this.exclusive(() =>
-        withEnv(flags, async () =>
-          (kind === 'embedder'
-            ? await TransformersEmbedder.create(id, options)
-            : await TransformersReranker.create(id, options)) as SlotModel<K>,
+        withEnv(
+          flags,
+          async () =>
+            (kind === 'embedder'
+              ? await TransformersEmbedder.create(id, options)
+              : await TransformersReranker.create(id, options)) as SlotModel<K>,
         ),
       );
     } catch (err) {
@@ -390,7 +416,11 @@ export class ModelService implements ModelWorkerApi {
   private async dropDamaged(entry: CatalogEntry, detail: string): Promise<RecollectError> {
     await this.platform.forget?.(entry).catch(() => undefined);
     const short = detail.length > 160 ? `${detail.slice(0, 160)}…` : detail;
-    return new RecollectError('MODEL_ERROR', `The downloaded files of "${entry.label}" are damaged (${short}), so they were removed. Download it again in Settings → Models.`, detail);
+    return new RecollectError(
+      'MODEL_ERROR',
+      `The downloaded files of "${entry.label}" are damaged (${short}), so they were removed. Download it again in Settings → Models.`,
+      detail,
+    );
   }
 
   /** See ModelServiceOptions.onRuntimeBroken; only a browser's runtime keeps the failure. */
@@ -406,7 +436,10 @@ export class ModelService implements ModelWorkerApi {
 }
 
 /** The transformers.js env flags a load runs with (exported for the browser-branch unit tests). */
-export function loadFlags(platform: Pick<ModelPlatform, 'name'>, entry: Pick<CatalogEntry, 'bundled'>): { useBrowserCache?: boolean; allowLocalModels?: boolean; allowRemoteModels?: boolean } {
+export function loadFlags(
+  platform: Pick<ModelPlatform, 'name'>,
+  entry: Pick<CatalogEntry, 'bundled'>,
+): { useBrowserCache?: boolean; allowLocalModels?: boolean; allowRemoteModels?: boolean } {
   if (platform.name !== 'browser') return {};
   return entry.bundled ? { useBrowserCache: false, allowRemoteModels: false } : { allowLocalModels: true, allowRemoteModels: false };
 }

@@ -95,7 +95,11 @@ export class StaticEmbedder implements Embedder {
   /** Checks the files against each other; a mismatch is a broken build, reported as MODEL_ERROR. */
   static fromFiles(entry: CatalogEntry, files: StaticModelFiles): StaticEmbedder {
     const m = files.manifest;
-    const problem = (what: string) => new RecollectError('MODEL_ERROR', `The bundled model's lookup files are inconsistent (${what}); rebuild them with scripts/build-offline-model.mjs.`);
+    const problem = (what: string) =>
+      new RecollectError(
+        'MODEL_ERROR',
+        `The bundled model's lookup files are inconsistent (${what}); rebuild them with scripts/build-offline-model.mjs.`,
+      );
     if (m.format !== STATIC_FORMAT) throw problem(`format "${m.format}", expected "${STATIC_FORMAT}"`);
     if (m.dim !== entry.dim) throw problem(`dimension ${m.dim}, the catalog says ${entry.dim}`);
     if (m.pooling !== 'mean' || m.preTokenizer !== 'BertPreTokenizer' || m.normalizer.join(',') !== 'NFKC,Lowercase') {
@@ -119,7 +123,10 @@ export class StaticEmbedder implements Embedder {
       const [vocab, table] = await Promise.all([text(manifest.vocab), read(manifest.table)]);
       files = { manifest, vocab, table };
     } catch (err) {
-      throw new RecollectError('MODEL_UNAVAILABLE', `The bundled model's lookup files could not be read: ${err instanceof Error ? err.message : String(err)}.`);
+      throw new RecollectError(
+        'MODEL_UNAVAILABLE',
+        `The bundled model's lookup files could not be read: ${err instanceof Error ? err.message : String(err)}.`,
+      );
     }
     return StaticEmbedder.fromFiles(entry, files);
   }

@@ -13,13 +13,7 @@
 import { pipeline, Tensor, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import type { Embedder } from '../core/base/ports';
 import type { CatalogEntry, Pooling } from './catalog';
-import {
-  clipText,
-  DEFAULT_BATCH_SIZE,
-  loadWithFallback,
-  resolveEntry,
-  type ModelLoadOptions,
-} from './loadOptions';
+import { clipText, DEFAULT_BATCH_SIZE, loadWithFallback, resolveEntry, type ModelLoadOptions } from './loadOptions';
 import { toModelError } from './modelErrors';
 import type { Device } from './transformersEnv';
 
@@ -41,7 +35,14 @@ export class TransformersEmbedder implements Embedder {
   private readonly pipe: FeatureExtractionPipeline;
   private readonly batchSize: number;
 
-  private constructor(entry: CatalogEntry, pipe: FeatureExtractionPipeline, dim: number, device: Device | undefined, batchSize: number, fallback: string | null) {
+  private constructor(
+    entry: CatalogEntry,
+    pipe: FeatureExtractionPipeline,
+    dim: number,
+    device: Device | undefined,
+    batchSize: number,
+    fallback: string | null,
+  ) {
     this.entry = entry;
     this.fallback = fallback;
     this.id = entry.vectorId;
@@ -54,7 +55,11 @@ export class TransformersEmbedder implements Embedder {
   /** Loads from the local model path / cache only; throws MODEL_UNAVAILABLE when files are missing. */
   static async create(modelId: string, options: ModelLoadOptions = {}): Promise<TransformersEmbedder> {
     const entry = resolveEntry(modelId, 'embedder', options);
-    const { value: pipe, device, fallback } = await loadWithFallback(entry, options, (device) =>
+    const {
+      value: pipe,
+      device,
+      fallback,
+    } = await loadWithFallback(entry, options, (device) =>
       pipeline('feature-extraction', entry.id, {
         dtype: entry.dtype,
         ...(device ? { device } : {}),
@@ -100,7 +105,8 @@ export class TransformersEmbedder implements Embedder {
     for (const [key, rows] of Object.entries(encoded)) inputs[key] = int64Tensor(rows);
     const outputs = (await this.pipe.model(inputs)) as Record<string, Tensor | undefined>;
     const hidden = outputs.last_hidden_state ?? outputs.logits ?? outputs.token_embeddings;
-    if (!hidden) throw new Error(`model returned none of last_hidden_state, logits, token_embeddings (got ${Object.keys(outputs).join(', ')})`);
+    if (!hidden)
+      throw new Error(`model returned none of last_hidden_state, logits, token_embeddings (got ${Object.keys(outputs).join(', ')})`);
     // Every catalog dtype (q8, fp32) yields float32 states; anything else needs its own pooling.
     if (hidden.type !== 'float32') throw new Error(`expected float32 token states, got ${hidden.type}`);
     return poolRows(hidden, encoded.attention_mask!, pooling);

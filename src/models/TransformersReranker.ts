@@ -26,7 +26,13 @@ export class TransformersReranker implements Reranker {
   private readonly model: PreTrainedModel;
   private readonly batchSize: number;
 
-  private constructor(entry: CatalogEntry, tokenizer: PreTrainedTokenizer, model: PreTrainedModel, device: Device | undefined, batchSize: number) {
+  private constructor(
+    entry: CatalogEntry,
+    tokenizer: PreTrainedTokenizer,
+    model: PreTrainedModel,
+    device: Device | undefined,
+    batchSize: number,
+  ) {
     this.entry = entry;
     this.id = entry.vectorId;
     this.trust = entry.rerankTrust ?? 0;

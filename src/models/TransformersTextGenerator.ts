@@ -8,8 +8,14 @@
  * token counts are the model tokenizer's, never estimates.
  */
 import {
-  AutoModelForCausalLM, AutoTokenizer, InterruptableStoppingCriteria, TextStreamer,
-  type PreTrainedModel, type ProgressInfo, type PreTrainedTokenizer, type Tensor,
+  AutoModelForCausalLM,
+  AutoTokenizer,
+  InterruptableStoppingCriteria,
+  TextStreamer,
+  type PreTrainedModel,
+  type ProgressInfo,
+  type PreTrainedTokenizer,
+  type Tensor,
 } from '@huggingface/transformers';
 import { LlmError } from '../llm/llmErrors';
 import type { DeviceGenerationRequest, DeviceGenerationResult, TextGenerator, TextListener } from '../core/protocol';
@@ -86,7 +92,10 @@ export class TransformersTextGenerator implements TextGenerator {
     try {
       prompt = tokenizer.apply_chat_template(messages, { tokenize: false, add_generation_prompt: true }) as string;
     } catch (err) {
-      throw new LlmError('LLM_REJECTED', `The model on this device cannot take this conversation: ${err instanceof Error ? err.message : String(err)}`);
+      throw new LlmError(
+        'LLM_REJECTED',
+        `The model on this device cannot take this conversation: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     // The template already wrote the special tokens; adding them again would double a BOS.
     const inputs = tokenizer(prompt, { add_special_tokens: false }) as { input_ids: Tensor; attention_mask: Tensor };
@@ -112,7 +121,8 @@ export class TransformersTextGenerator implements TextGenerator {
         last = ids.at(-1) ?? last;
       },
     });
-    const sampling = request.temperature && request.temperature > 0 ? { do_sample: true, temperature: request.temperature } : { do_sample: false };
+    const sampling =
+      request.temperature && request.temperature > 0 ? { do_sample: true, temperature: request.temperature } : { do_sample: false };
     try {
       await this.#model.generate({ ...inputs, ...sampling, max_new_tokens: request.maxNewTokens, streamer, stopping_criteria: [stop] });
     } finally {
@@ -120,7 +130,13 @@ export class TransformersTextGenerator implements TextGenerator {
     }
     const wasCancelled = this.#cancelled.delete(request.requestId) || stop.interrupted;
     const eos = this.#eosIds();
-    const finishReason = wasCancelled ? 'cancelled' : last !== null && eos.has(Number(last)) ? 'stop' : completionTokens >= request.maxNewTokens ? 'length' : 'stop';
+    const finishReason = wasCancelled
+      ? 'cancelled'
+      : last !== null && eos.has(Number(last))
+        ? 'stop'
+        : completionTokens >= request.maxNewTokens
+          ? 'length'
+          : 'stop';
     return { ...base, text, completionTokens, finishReason };
   }
 

@@ -96,9 +96,13 @@ export type Runtime =
  * processor (or WebGPU failed at load time and this is the retry).
  */
 export function chooseRuntime(entry: DeviceLlmEntry, gpu: GpuCapabilities | null, forceWasm = false): Runtime {
-  const onWasm = (why: string | null): Runtime => entry.wasm
-    ? { ok: true, device: 'wasm', dtype: 'q4', notice: why ? `${why}; running on the processor (WASM), which is slow.` : null }
-    : { ok: false, reason: `${entry.label} needs WebGPU${why ? `, and ${why.charAt(0).toLowerCase()}${why.slice(1)}` : ''}. Try the smallest model, or the browser's built-in one.` };
+  const onWasm = (why: string | null): Runtime =>
+    entry.wasm
+      ? { ok: true, device: 'wasm', dtype: 'q4', notice: why ? `${why}; running on the processor (WASM), which is slow.` : null }
+      : {
+          ok: false,
+          reason: `${entry.label} needs WebGPU${why ? `, and ${why.charAt(0).toLowerCase()}${why.slice(1)}` : ''}. Try the smallest model, or the browser's built-in one.`,
+        };
   if (forceWasm) return onWasm(null);
   if (!gpu) return onWasm('This browser offers no WebGPU adapter');
   const limit = Math.min(gpu.maxBufferSize, gpu.maxStorageBufferBindingSize);
@@ -107,7 +111,12 @@ export function chooseRuntime(entry: DeviceLlmEntry, gpu: GpuCapabilities | null
   }
   return gpu.f16
     ? { ok: true, device: 'webgpu', dtype: 'q4f16', notice: null }
-    : { ok: true, device: 'webgpu', dtype: 'q4', notice: 'The graphics adapter has no 16-bit float support (shader-f16): the larger q4 file is used.' };
+    : {
+        ok: true,
+        device: 'webgpu',
+        dtype: 'q4',
+        notice: 'The graphics adapter has no 16-bit float support (shader-f16): the larger q4 file is used.',
+      };
 }
 
 const mb = (bytes: number): string => `${Math.round(bytes / MB)} MB`;

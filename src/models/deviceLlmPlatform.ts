@@ -25,7 +25,8 @@ export async function gpuCapabilities(): Promise<GpuCapabilities | null> {
       maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
       f16: adapter.features.has('shader-f16'),
     };
-  } catch { // requestAdapter can throw (blocked by policy, a lost device): no WebGPU then
+  } catch {
+    // requestAdapter can throw (blocked by policy, a lost device): no WebGPU then
     return null;
   }
 }

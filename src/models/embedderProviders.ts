@@ -16,7 +16,8 @@ export function entryFor(modelId: string) {
 }
 
 /** The part of the model worker's API the engine needs. */
-export type RemoteEmbedding = Pick<Unwrapped<ModelWorkerApi>, 'embedWith'> & Partial<Pick<Unwrapped<ModelWorkerApi>, 'rerank' | 'status' | 'loadEmbedder'>>;
+export type RemoteEmbedding = Pick<Unwrapped<ModelWorkerApi>, 'embedWith'> &
+  Partial<Pick<Unwrapped<ModelWorkerApi>, 'rerank' | 'status' | 'loadEmbedder'>>;
 
 export function remoteEmbedderProvider(remote: RemoteEmbedding): EmbedderProvider {
   return {
@@ -52,7 +53,10 @@ export function remoteEmbedderProvider(remote: RemoteEmbedding): EmbedderProvide
  */
 const MODEL_WORKER_REPLACED_MESSAGE = 'The model worker was restarted after a model failed to load; try again.';
 
-export function modelWorkerLink(): { readonly provider: EmbedderProvider; connect(remote: RemoteEmbedding, reason?: ModelWorkerChange): void } {
+export function modelWorkerLink(): {
+  readonly provider: EmbedderProvider;
+  connect(remote: RemoteEmbedding, reason?: ModelWorkerChange): void;
+} {
   let link: Swappable<RemoteEmbedding> | null = null;
   let change: ModelWorkerChange = 'replaced';
   let active: string | null = null;
@@ -73,7 +77,10 @@ export function modelWorkerLink(): { readonly provider: EmbedderProvider; connec
     provider,
     connect(remote, reason = 'replaced') {
       if (!link) {
-        link = swappableRemote(remote, () => new WorkerReplacedError(change === 'stopped' ? MODEL_WORKER_STOPPED_MESSAGE : MODEL_WORKER_REPLACED_MESSAGE));
+        link = swappableRemote(
+          remote,
+          () => new WorkerReplacedError(change === 'stopped' ? MODEL_WORKER_STOPPED_MESSAGE : MODEL_WORKER_REPLACED_MESSAGE),
+        );
         return;
       }
       change = reason;

@@ -20,9 +20,10 @@ export function localEmbedderProvider(platform: ModelPlatform): EmbedderProvider
       const get = () => {
         let p = loaded.get(modelId);
         if (!p) {
-          p = entry.bundled && platform.staticFiles
-            ? StaticEmbedder.load(entry, platform.staticFiles(entry))
-            : TransformersEmbedder.create(modelId, { platform, entry });
+          p =
+            entry.bundled && platform.staticFiles
+              ? StaticEmbedder.load(entry, platform.staticFiles(entry))
+              : TransformersEmbedder.create(modelId, { platform, entry });
           loaded.set(modelId, p);
           p.catch(() => loaded.delete(modelId));
         }

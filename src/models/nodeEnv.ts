@@ -43,7 +43,10 @@ export function configureNodeEnv(options: NodeEnvOptions = {}): ModelPlatform {
       let freed = 0;
       for (const f of modelFiles(entry)) {
         const path = join(cacheDir, entry.id, f);
-        const size = await stat(path).then((s) => s.size, () => null);
+        const size = await stat(path).then(
+          (s) => s.size,
+          () => null,
+        );
         if (size === null) continue;
         await rm(path);
         freed += size;

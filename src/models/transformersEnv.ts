@@ -127,7 +127,8 @@ export function originFolderGuard(fetchFn: typeof fetch, modelBaseUrl: string, b
     const path = pathOf(url);
     if (path.startsWith(modelBaseUrl)) {
       const rest = path.slice(modelBaseUrl.length);
-      if (![...bundled].some((id) => rest.startsWith(`${id}/`))) return Promise.resolve(new Response('not a bundled model', { status: 404 }));
+      if (![...bundled].some((id) => rest.startsWith(`${id}/`)))
+        return Promise.resolve(new Response('not a bundled model', { status: 404 }));
     }
     return fetchFn(input, init);
   }) as typeof fetch;
@@ -138,7 +139,8 @@ function pathOf(url: string): string {
   try {
     const u = new URL(url);
     return typeof location !== 'undefined' && u.origin === location.origin ? u.pathname : url;
-  } catch { // not an absolute URL: keep it as given
+  } catch {
+    // not an absolute URL: keep it as given
     return url;
   }
 }
@@ -222,13 +224,15 @@ function browserPlatform(modelBaseUrl: string): ModelPlatform {
  */
 export async function dropCachedFiles(modelId: string, files: readonly string[]): Promise<number> {
   const cache = await caches.open(env.cacheKey);
-  const sizes = await Promise.all(files.map(async (f) => {
-    const url = remoteUrl(modelId, f);
-    const hit = await cache.match(url);
-    if (!hit) return 0;
-    await cache.delete(url);
-    return Number(hit.headers.get('content-length')) || 0;
-  }));
+  const sizes = await Promise.all(
+    files.map(async (f) => {
+      const url = remoteUrl(modelId, f);
+      const hit = await cache.match(url);
+      if (!hit) return 0;
+      await cache.delete(url);
+      return Number(hit.headers.get('content-length')) || 0;
+    }),
+  );
   return sizes.reduce((a, b) => a + b, 0);
 }
 
@@ -237,7 +241,8 @@ async function existsOnOrigin(url: string): Promise<boolean> {
     const res = await fetch(url, { method: 'HEAD' });
     // A dev server's SPA fallback answers 200 text/html for missing files.
     return res.ok && !(res.headers.get('content-type') ?? '').includes('text/html');
-  } catch { // offline or blocked: the file is not there for us
+  } catch {
+    // offline or blocked: the file is not there for us
     return false;
   }
 }

@@ -2,8 +2,31 @@
  * MemoryStore over one wa-sqlite connection: the repositories composed with transactions.
  * Same code in the browser worker (OPFS) and in Node (memory).
  */
-import type { AppendOptions, ImportOptions, ItemKind, NewConversation, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../core/base/store';
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats, TitleSource } from '../core/base/types';
+import type {
+  AppendOptions,
+  ImportOptions,
+  ItemKind,
+  NewConversation,
+  ItemVector,
+  MemoryStore,
+  PendingEmbedding,
+  SearchOptions,
+  StagedImport,
+  VectorStore,
+} from '../core/base/store';
+import type {
+  AppendResult,
+  Conversation,
+  ConversationMemory,
+  ImportSummary,
+  Message,
+  MessageWindow,
+  MessageWindowRequest,
+  NewTurn,
+  SearchHit,
+  StorageStats,
+  TitleSource,
+} from '../core/base/types';
 import { systemClock, type Clock } from '../core/base/ports';
 import type { Sql } from '../core/base/sql';
 import * as conversations from './conversationRepo';
@@ -66,7 +89,9 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     this.#turnIndexUpTo = options.turnIndexUpTo ?? RETRIEVAL_CONFIG.large.above;
   }
 
-  createConversation(input: { id?: string; title: string; createdAt?: number; projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation> {
+  createConversation(
+    input: { id?: string; title: string; createdAt?: number; projectId?: string | null } & Partial<ConversationMemory>,
+  ): Promise<Conversation> {
     const at = isSaneTime(input.createdAt) ? input.createdAt : this.#clock.now();
     return this.db.transaction(async (tx) => {
       const created = await conversations.insertConversation(tx, input.id ?? this.#newId(), input.title, at, input);
@@ -94,7 +119,8 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
 
   async #insertConversations(tx: Sql, inputs: readonly NewConversation[]): Promise<void> {
     const now = this.#clock.now();
-    for (const c of inputs) await conversations.insertConversation(tx, c.id, c.title, isSaneTime(c.createdAt) ? c.createdAt : now);
+    for (const c of inputs)
+      await conversations.insertConversation(tx, c.id, c.title, isSaneTime(c.createdAt) ? c.createdAt : now, {}, c.projectId ?? null);
   }
 
   renameConversation(id: string, title: string, by?: TitleSource): Promise<Conversation> {
@@ -158,7 +184,8 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
         await conversations.touchConversation(tx, turn.conversationId, now);
         await this.#indexTurns(tx);
       }
-      if (options.title && conversation.titledBy === 'none') await conversations.renameConversation(tx, turn.conversationId, options.title, now, 'message');
+      if (options.title && conversation.titledBy === 'none')
+        await conversations.renameConversation(tx, turn.conversationId, options.title, now, 'message');
       return result;
     });
   }
@@ -201,8 +228,12 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
   }
 
   async stats(): Promise<StorageStats> {
-    const [size] = await this.db.query<{ bytes: number }>('SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()');
-    const [counts] = await this.db.query<{ m: number; c: number }>('SELECT (SELECT count(*) FROM messages) AS m, (SELECT count(*) FROM conversations) AS c');
+    const [size] = await this.db.query<{ bytes: number }>(
+      'SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()',
+    );
+    const [counts] = await this.db.query<{ m: number; c: number }>(
+      'SELECT (SELECT count(*) FROM messages) AS m, (SELECT count(*) FROM conversations) AS c',
+    );
     return {
       databaseBytes: Number(size?.bytes ?? 0),
       messageCount: Number(counts?.m ?? 0),
@@ -259,7 +290,13 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return vectors.pendingEmbeddings(this.db, kind, vectorModelId, limit, after);
   }
 
-  pendingReembed(kind: ItemKind, fromVectorModelId: string, toVectorModelId: string, limit: number, after?: number): Promise<PendingEmbedding[]> {
+  pendingReembed(
+    kind: ItemKind,
+    fromVectorModelId: string,
+    toVectorModelId: string,
+    limit: number,
+    after?: number,
+  ): Promise<PendingEmbedding[]> {
     return vectors.pendingReembed(this.db, kind, fromVectorModelId, toVectorModelId, limit, after);
   }
 

@@ -34,7 +34,16 @@ export interface WaSqliteModule {
   _sqlite3_malloc64(lo: number, hi: number): number;
   _sqlite3_free(p: number): void;
   _sqlite3_serialize(db: number, zSchema: number, piSize: number, flags: number): number;
-  _sqlite3_deserialize(db: number, zSchema: number, pData: number, szLo: number, szHi: number, bufLo: number, bufHi: number, flags: number): number;
+  _sqlite3_deserialize(
+    db: number,
+    zSchema: number,
+    pData: number,
+    szLo: number,
+    szHi: number,
+    bufLo: number,
+    bufHi: number,
+    flags: number,
+  ): number;
   _sqlite3_backup_init(dest: number, zDest: number, src: number, zSrc: number): number;
   _sqlite3_backup_step(b: number, n: number): number | Promise<number>;
   _sqlite3_backup_finish(b: number): number;
@@ -94,12 +103,18 @@ function registerLexicalText(module: WaSqliteModule, sqlite3: SQLiteAPI, db: num
   const drop = callbacks.deleteCallback;
   callbacks.deleteCallback = () => undefined;
   try {
-    sqlite3.create_function(db, LEXICAL_TEXT_FUNCTION, 1, SQLite.SQLITE_UTF8 | SQLite.SQLITE_DETERMINISTIC | SQLite.SQLITE_INNOCUOUS, 0,
+    sqlite3.create_function(
+      db,
+      LEXICAL_TEXT_FUNCTION,
+      1,
+      SQLite.SQLITE_UTF8 | SQLite.SQLITE_DETERMINISTIC | SQLite.SQLITE_INNOCUOUS,
+      0,
       (context, values) => {
         const value = values[0]!;
         const text = sqlite3.value_type(value) === SQLite.SQLITE_NULL ? '' : sqlite3.value_text(value);
         sqlite3.result_text(context, lexicalText(text));
-      });
+      },
+    );
   } finally {
     callbacks.deleteCallback = drop;
   }
@@ -278,8 +293,16 @@ export class WaSqliteDatabase implements Sql {
       markRollbackJournal(m.HEAPU8.subarray(p, p + bytes.byteLength));
       const zMain = this.#cString('main');
       try {
-        const rc = m._sqlite3_deserialize(this.db, zMain, p, bytes.byteLength, 0, bytes.byteLength, 0,
-          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE);
+        const rc = m._sqlite3_deserialize(
+          this.db,
+          zMain,
+          p,
+          bytes.byteLength,
+          0,
+          bytes.byteLength,
+          0,
+          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE,
+        );
         if (rc !== SQLite.SQLITE_OK) throw new RecollectError('SQL_ERROR', `Could not load the database (sqlite3_deserialize rc=${rc}).`);
       } finally {
         m._free(zMain);
@@ -299,7 +322,11 @@ export class WaSqliteDatabase implements Sql {
       const zMain = this.#cString('main');
       try {
         const b = m._sqlite3_backup_init(this.db, zMain, source.db, zMain);
-        if (!b) throw new RecollectError('SQL_ERROR', `Could not start replacing the database (${m.ccall('sqlite3_errmsg', 'string', ['number'], [this.db])}).`);
+        if (!b)
+          throw new RecollectError(
+            'SQL_ERROR',
+            `Could not start replacing the database (${m.ccall('sqlite3_errmsg', 'string', ['number'], [this.db])}).`,
+          );
         const stepRc = await m._sqlite3_backup_step(b, -1);
         const finishRc = m._sqlite3_backup_finish(b);
         if (stepRc !== SQLite.SQLITE_DONE || finishRc !== SQLite.SQLITE_OK) {
@@ -356,7 +383,10 @@ export class WaSqliteDatabase implements Sql {
     } catch (err) {
       if (err instanceof RecollectError) throw err;
       const message = err instanceof Error ? err.message : String(err);
-      if (isStorageFull(err) || (this.openedReadOnlyBecauseFull && ((err as { code?: number }).code ?? 0) % 256 === SQLite.SQLITE_READONLY)) {
+      if (
+        isStorageFull(err) ||
+        (this.openedReadOnlyBecauseFull && ((err as { code?: number }).code ?? 0) % 256 === SQLite.SQLITE_READONLY)
+      ) {
         throw new RecollectError('STORAGE_FULL', STORAGE_FULL_MESSAGE, `${message}: ${sql.trim().slice(0, 300)}`);
       }
       // The cause stays attached: opening tells a file still held by a closing tab (a DOMException
@@ -464,7 +494,7 @@ export class WaSqliteDatabase implements Sql {
 
 export const STORAGE_FULL_MESSAGE =
   'Recollect could not save this: the storage this browser gives the site is full (or the disk is). Nothing stored before is lost, and your memory can still be read, searched and exported. ' +
-  'To make room, export your memory (Export), delete conversations you do not need, or free disk space or other sites\' data; then try again.';
+  "To make room, export your memory (Export), delete conversations you do not need, or free disk space or other sites' data; then try again.";
 
 /**
  * SQLITE_FULL, or an I/O error while writing: the OPFS file system reports an exhausted quota as a

@@ -25,9 +25,17 @@ const SELECT = `SELECT c.id, c.title, c.created_at, c.updated_at, c.use_memory, 
   FROM conversations c`;
 
 function toConversation(r: ConversationRow): Conversation {
-  return { id: r.id, title: r.title, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at), messageCount: Number(r.message_count),
-    useMemory: Number(r.use_memory) !== 0, remember: Number(r.remember) !== 0, titledBy: titleSourceOf(r.titled_by, r.title).titledBy,
-    projectId: typeof r.project_id === 'string' ? r.project_id : null };
+  return {
+    id: r.id,
+    title: r.title,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    messageCount: Number(r.message_count),
+    useMemory: Number(r.use_memory) !== 0,
+    remember: Number(r.remember) !== 0,
+    titledBy: titleSourceOf(r.titled_by, r.title).titledBy,
+    projectId: typeof r.project_id === 'string' ? r.project_id : null,
+  };
 }
 
 export function cleanTitle(title: string): string {
@@ -52,9 +60,27 @@ export async function listConversations(sql: Sql): Promise<Conversation[]> {
   return rows.map(toConversation);
 }
 
-export async function insertConversation(sql: Sql, id: string, title: string, now: number, memory: Partial<ConversationMemory> = {}): Promise<Conversation> {
-  await sql.exec('INSERT INTO conversations (id, title, created_at, updated_at, use_memory, remember) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
-    [id, cleanTitle(title), Math.round(now), Math.round(now), memory.useMemory === false ? 0 : 1, memory.remember === false ? 0 : 1]);
+/** Creates the conversation (in `projectId` when given); one that exists stays as it is, project included. */
+export async function insertConversation(
+  sql: Sql,
+  id: string,
+  title: string,
+  now: number,
+  memory: Partial<ConversationMemory> = {},
+  projectId: string | null = null,
+): Promise<Conversation> {
+  await sql.exec(
+    'INSERT INTO conversations (id, title, created_at, updated_at, use_memory, remember, project_id) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
+    [
+      id,
+      cleanTitle(title),
+      Math.round(now),
+      Math.round(now),
+      memory.useMemory === false ? 0 : 1,
+      memory.remember === false ? 0 : 1,
+      projectId,
+    ],
+  );
   return requireConversation(sql, id);
 }
 
@@ -70,7 +96,13 @@ export async function conversationsNotRemembered(sql: Sql): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-export async function renameConversation(sql: Sql, id: string, title: string, now: number, by: TitleSource = 'user'): Promise<Conversation> {
+export async function renameConversation(
+  sql: Sql,
+  id: string,
+  title: string,
+  now: number,
+  by: TitleSource = 'user',
+): Promise<Conversation> {
   await writeTitle(sql, id, cleanTitle(title), by, now);
   return requireConversation(sql, id);
 }

@@ -20,8 +20,11 @@ import { formatCount } from '../core/base/numbers';
 /** Every refusal before the swap says that nothing changed; an unexpected error gets a sentence, not SQLite's text. */
 function refusal(err: unknown): RecollectError {
   if (!(err instanceof RecollectError) || err.code === 'SQL_ERROR' || err.code === 'INTERNAL') {
-    return new RecollectError('IMPORT_CORRUPT', 'This file could not be read as a Recollect database, so it was not imported. Your current memory is unchanged.',
-      err instanceof Error ? err.message : String(err));
+    return new RecollectError(
+      'IMPORT_CORRUPT',
+      'This file could not be read as a Recollect database, so it was not imported. Your current memory is unchanged.',
+      err instanceof Error ? err.message : String(err),
+    );
   }
   if (/unchanged/.test(err.message)) return err;
   return new RecollectError(err.code, `${err.message} Your current memory is unchanged.`, err.detail);
@@ -56,42 +59,61 @@ export const MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
 /** A zip archive (ChatGPT's and Claude's exports) or JSON text: what Import chats… reads. */
 function looksLikeChatExport(bytes: Uint8Array): boolean {
   if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04) return true;
-  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 64)).replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart();
+  const head = new TextDecoder('latin1')
+    .decode(bytes.subarray(0, 64))
+    .replace(/^\uFEFF|^\xEF\xBB\xBF/, '')
+    .trimStart();
   return head.startsWith('{') || head.startsWith('[');
 }
 
 /** Checks the 100-byte SQLite header, the text encoding and that the file holds every page the header promises. */
 export function checkSqliteHeader(bytes: Uint8Array, maxBytes = MAX_IMPORT_BYTES): void {
   if (bytes.byteLength < 100 || new TextDecoder('latin1').decode(bytes.subarray(0, 16)) !== HEADER) {
-    throw new RecollectError('IMPORT_NOT_SQLITE', looksLikeChatExport(bytes)
-      ? 'This looks like a chat export from another service (a .zip or .json file), not a Recollect memory. To add its conversations, use Import chats…; Import… only restores a .sqlite file exported from Recollect. Your current memory is unchanged.'
-      : 'This file is not a SQLite database. Choose a .sqlite file exported from Recollect.');
+    throw new RecollectError(
+      'IMPORT_NOT_SQLITE',
+      looksLikeChatExport(bytes)
+        ? 'This looks like a chat export from another service (a .zip or .json file), not a Recollect memory. To add its conversations, use Import chats…; Import… only restores a .sqlite file exported from Recollect. Your current memory is unchanged.'
+        : 'This file is not a SQLite database. Choose a .sqlite file exported from Recollect.',
+    );
   }
   if (bytes.byteLength > maxBytes) {
-    throw new RecollectError('IMPORT_TOO_LARGE',
-      `This file is too large to import (${(bytes.byteLength / 1048576).toFixed(0)} MB; the limit is ${(maxBytes / 1048576).toFixed(0)} MB). Your current memory is unchanged.`);
+    throw new RecollectError(
+      'IMPORT_TOO_LARGE',
+      `This file is too large to import (${(bytes.byteLength / 1048576).toFixed(0)} MB; the limit is ${(maxBytes / 1048576).toFixed(0)} MB). Your current memory is unchanged.`,
+    );
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const rawPageSize = view.getUint16(16);
   const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
   if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
-    throw new RecollectError('IMPORT_CORRUPT', 'This SQLite file is damaged (invalid page size in its header). Your current memory is unchanged.');
+    throw new RecollectError(
+      'IMPORT_CORRUPT',
+      'This SQLite file is damaged (invalid page size in its header). Your current memory is unchanged.',
+    );
   }
   // Header offset 56: 1 = UTF-8, 2 / 3 = UTF-16le / be (0 only in a file with no schema yet).
   const encoding = view.getUint32(56);
   if (encoding === 2 || encoding === 3) {
-    throw new RecollectError('IMPORT_ENCODING',
-      'This database stores its text as UTF-16; Recollect databases use UTF-8. It was not imported. If it came from Recollect, export it again; another tool can convert it with the sqlite3 command ".dump" into a new UTF-8 database.');
+    throw new RecollectError(
+      'IMPORT_ENCODING',
+      'This database stores its text as UTF-16; Recollect databases use UTF-8. It was not imported. If it came from Recollect, export it again; another tool can convert it with the sqlite3 command ".dump" into a new UTF-8 database.',
+    );
   }
-  if (encoding > 3) throw new RecollectError('IMPORT_CORRUPT', 'This SQLite file is damaged (unknown text encoding in its header). Your current memory is unchanged.');
+  if (encoding > 3)
+    throw new RecollectError(
+      'IMPORT_CORRUPT',
+      'This SQLite file is damaged (unknown text encoding in its header). Your current memory is unchanged.',
+    );
   const pageCount = view.getUint32(28);
   const changeCounter = view.getUint32(24);
   const validFor = view.getUint32(92);
   const expected = pageCount * pageSize;
   // The in-header size is trustworthy only when "version-valid-for" matches the change counter.
   if (bytes.byteLength % pageSize !== 0 || (validFor === changeCounter && pageCount > 0 && bytes.byteLength < expected)) {
-    throw new RecollectError('IMPORT_CORRUPT',
-      `This SQLite file is incomplete (${formatCount(bytes.byteLength)} bytes; expected ${formatCount(expected)}). It may have been truncated while copying; try the original file.`);
+    throw new RecollectError(
+      'IMPORT_CORRUPT',
+      `This SQLite file is incomplete (${formatCount(bytes.byteLength)} bytes; expected ${formatCount(expected)}). It may have been truncated while copying; try the original file.`,
+    );
   }
 }
 
@@ -100,8 +122,12 @@ export function checkSqliteHeader(bytes: Uint8Array, maxBytes = MAX_IMPORT_BYTES
  * puts the previous memory back (the pages saved just before the swap).
  * `openTemp` must open an empty in-memory connection in the same SQLite module as `live`.
  */
-export async function stageImport(live: WaSqliteDatabase, bytes: Uint8Array, openTemp: () => Promise<WaSqliteDatabase>,
-  options: ImportOptions & RebuildOptions = {}): Promise<StagedImport> {
+export async function stageImport(
+  live: WaSqliteDatabase,
+  bytes: Uint8Array,
+  openTemp: () => Promise<WaSqliteDatabase>,
+  options: ImportOptions & RebuildOptions = {},
+): Promise<StagedImport> {
   let rebuilt: Rebuilt;
   try {
     checkSqliteHeader(bytes, options.maxBytes);
@@ -119,9 +145,11 @@ export async function stageImport(live: WaSqliteDatabase, bytes: Uint8Array, ope
       forgetSpeakers(live); // the backup API replaced the pages: no trigger counted them
     } catch (err) {
       // The backup is one write transaction on the live database: when it fails, nothing changed.
-      throw new RecollectError('IMPORT_WRITE_FAILED',
-        'The file is valid, but Recollect could not write it into your memory (the browser\'s storage refused the write; it may be full). Your current memory is unchanged; free some space and try again.',
-        err instanceof Error ? err.message : String(err));
+      throw new RecollectError(
+        'IMPORT_WRITE_FAILED',
+        "The file is valid, but Recollect could not write it into your memory (the browser's storage refused the write; it may be full). Your current memory is unchanged; free some space and try again.",
+        err instanceof Error ? err.message : String(err),
+      );
     }
     return {
       summary: {

@@ -35,8 +35,14 @@ const FIRST_TOMBSTONE_ROWID = '9007199254740992'; // 2^16 << 37 = 2^53
 
 /** The indexes that hold a tombstone, i.e. terms of a deleted row. */
 export async function indexesWithDeletedTerms(sql: Sql): Promise<string[]> {
-  const present = new Set((await sql.query<{ name: string }>(
-    `SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN (${FTS_TABLES.map(() => '?').join(', ')})`, [...FTS_TABLES])).map((r) => r.name));
+  const present = new Set(
+    (
+      await sql.query<{ name: string }>(
+        `SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN (${FTS_TABLES.map(() => '?').join(', ')})`,
+        [...FTS_TABLES],
+      )
+    ).map((r) => r.name),
+  );
   const out: string[] = [];
   for (const t of FTS_TABLES) {
     if (!present.has(t)) continue;

@@ -15,14 +15,20 @@ export async function retitleAfterDeletion(tx: Sql, deleted: readonly (TitleTurn
   for (const [conversationId, turns] of byConversation) {
     const [row] = await tx.query<{ title: string; titled_by: string | null }>(
       `SELECT title, json_extract(${CONVERSATION_METADATA}, '$.titledBy') AS titled_by
-         FROM conversations WHERE id = ?`, [conversationId]);
+         FROM conversations WHERE id = ?`,
+      [conversationId],
+    );
     if (!row) continue;
     const source = titleSourceOf(row.titled_by, row.title);
     if (source.titledBy === 'none') continue;
     const [firstUser] = await tx.query<{ seq: number; content: string }>(
-      "SELECT seq, content FROM messages WHERE conversation_id = ? AND role = 'user' ORDER BY seq LIMIT 1", [conversationId]);
+      "SELECT seq, content FROM messages WHERE conversation_id = ? AND role = 'user' ORDER BY seq LIMIT 1",
+      [conversationId],
+    );
     const [firstAssistant] = await tx.query<{ seq: number }>(
-      "SELECT seq FROM messages WHERE conversation_id = ? AND role = 'assistant' ORDER BY seq LIMIT 1", [conversationId]);
+      "SELECT seq FROM messages WHERE conversation_id = ? AND role = 'assistant' ORDER BY seq LIMIT 1",
+      [conversationId],
+    );
     const next = titleAfterDeletion({ title: row.title, ...source }, turns, {
       firstUser: firstUser ? { role: 'user', seq: Number(firstUser.seq), content: String(firstUser.content) } : null,
       firstAssistantSeq: firstAssistant ? Number(firstAssistant.seq) : null,

@@ -22,18 +22,40 @@ export const SPEAKERS_META_KEY = 'speakers.top';
  * Deletes the turns `where` selects (a condition on `messages`), redacts their copies, returns their
  * ids. `keepDerived`: Forget, where the user chose item by item what of the episode goes.
  */
-export async function deleteTurnsWhere(tx: Sql, where: string, params: readonly SqlValue[], options: { keepDerived?: boolean } = {}): Promise<string[]> {
+export async function deleteTurnsWhere(
+  tx: Sql,
+  where: string,
+  params: readonly SqlValue[],
+  options: { keepDerived?: boolean } = {},
+): Promise<string[]> {
   const rows = await tx.query<{ id: string; pk: number; content: string; conversation_id: string; seq: number; role: string }>(
-    `DELETE FROM messages WHERE ${where} RETURNING id, pk, content, conversation_id, seq, role`, params);
+    `DELETE FROM messages WHERE ${where} RETURNING id, pk, content, conversation_id, seq, role`,
+    params,
+  );
   if (rows.length === 0) return [];
   tx.contentRemoved?.();
   // The speaker list kept for the next open may name someone whose turns are gone now.
   await tx.exec('DELETE FROM meta WHERE key = ?', [SPEAKERS_META_KEY]);
-  await redactStoredCopies(tx, rows.map((r) => r.content), Math.min(...rows.map((r) => Number(r.pk))));
-  await retitleAfterDeletion(tx, rows.map((r) => ({ conversationId: String(r.conversation_id), role: String(r.role), seq: Number(r.seq), content: String(r.content) })));
+  await redactStoredCopies(
+    tx,
+    rows.map((r) => r.content),
+    Math.min(...rows.map((r) => Number(r.pk))),
+  );
+  await retitleAfterDeletion(
+    tx,
+    rows.map((r) => ({ conversationId: String(r.conversation_id), role: String(r.role), seq: Number(r.seq), content: String(r.content) })),
+  );
   if (!options.keepDerived) {
-    const gone = await dropDerived(tx, rows.map((r) => ({ id: String(r.id), conversationId: String(r.conversation_id), seq: Number(r.seq) })));
-    gone.push(...await dropAskedIn(tx, rows.map((r) => String(r.id))));
+    const gone = await dropDerived(
+      tx,
+      rows.map((r) => ({ id: String(r.id), conversationId: String(r.conversation_id), seq: Number(r.seq) })),
+    );
+    gone.push(
+      ...(await dropAskedIn(
+        tx,
+        rows.map((r) => String(r.id)),
+      )),
+    );
     await redactDeletedItems(tx, gone);
   }
   return rows.map((r) => String(r.id));
@@ -53,7 +75,9 @@ async function dropDerived(tx: Sql, turns: readonly { id: string; conversationId
   const byCell = new Map<string, { ids: Set<string>; sceneId: string | null; edited: boolean }>();
   for (const t of turns) {
     const cells = await tx.query<{ id: string; scene_id: string | null; edited_by_user: number }>(
-      'SELECT id, scene_id, edited_by_user FROM memcells WHERE conversation_id = ? AND ? BETWEEN first_seq AND last_seq', [t.conversationId, t.seq]);
+      'SELECT id, scene_id, edited_by_user FROM memcells WHERE conversation_id = ? AND ? BETWEEN first_seq AND last_seq',
+      [t.conversationId, t.seq],
+    );
     for (const c of cells) {
       const entry = byCell.get(c.id) ?? { ids: new Set<string>(), sceneId: c.scene_id, edited: Number(c.edited_by_user) === 1 };
       entry.ids.add(t.id);
@@ -61,34 +85,51 @@ async function dropDerived(tx: Sql, turns: readonly { id: string; conversationId
     }
   }
   for (const [cellId, { ids, sceneId, edited }] of byCell) {
-    const plans = await tx.query<{ id: string; evidence: string; content: string }>("SELECT id, evidence, content FROM foresights WHERE memcell_id = ? AND source = 'llm'", [cellId]);
+    const plans = await tx.query<{ id: string; evidence: string; content: string }>(
+      "SELECT id, evidence, content FROM foresights WHERE memcell_id = ? AND source = 'llm'",
+      [cellId],
+    );
     for (const p of plans) {
       const evidence = evidenceList(p.evidence); // none readable: it rests on the whole episode
       const left = evidence.filter((e) => !ids.has(e));
       if (left.length === 0) {
         await tx.exec('DELETE FROM foresights WHERE id = ?', [p.id]);
         gone.push({ kind: 'foresight', id: String(p.id), texts: itemTexts.foresight(String(p.content)) });
-      } else if (left.length < evidence.length) await tx.exec('UPDATE foresights SET evidence = ? WHERE id = ?', [JSON.stringify(left), p.id]);
+      } else if (left.length < evidence.length)
+        await tx.exec('UPDATE foresights SET evidence = ? WHERE id = ?', [JSON.stringify(left), p.id]);
     }
-    const facts = await tx.query<{ id: string; content: string }>('DELETE FROM facts WHERE memcell_id = ? AND edited_by_user = 0 RETURNING id, content', [cellId]);
+    const facts = await tx.query<{ id: string; content: string }>(
+      'DELETE FROM facts WHERE memcell_id = ? AND edited_by_user = 0 RETURNING id, content',
+      [cellId],
+    );
     for (const f of facts) gone.push({ kind: 'fact', id: String(f.id), texts: itemTexts.fact(String(f.content)) });
     if (!edited) {
-      const [cell] = await tx.query<{ title: string | null; narrative: string | null }>('SELECT title, narrative FROM memcells WHERE id = ?', [cellId]);
+      const [cell] = await tx.query<{ title: string | null; narrative: string | null }>(
+        'SELECT title, narrative FROM memcells WHERE id = ?',
+        [cellId],
+      );
       // A raw episode (no title, no narrative: synthesis off) was never sent as more than its turns.
-      if (cell && (cell.title || cell.narrative)) gone.push({ kind: 'episode', id: cellId, texts: itemTexts.episode(cell.title, cell.narrative) });
+      if (cell && (cell.title || cell.narrative))
+        gone.push({ kind: 'episode', id: cellId, texts: itemTexts.episode(cell.title, cell.narrative) });
     }
-    await tx.exec(`UPDATE memcells SET status = 'raw', lost_turns = lost_turns + ?,
+    await tx.exec(
+      `UPDATE memcells SET status = 'raw', lost_turns = lost_turns + ?,
         title = CASE WHEN edited_by_user = 1 THEN title ELSE NULL END, narrative = CASE WHEN edited_by_user = 1 THEN narrative ELSE NULL END
-      WHERE id = ?`, [ids.size, cellId]);
+      WHERE id = ?`,
+      [ids.size, cellId],
+    );
     if (!edited) await tx.exec("DELETE FROM vectors WHERE item_kind = 'memcell' AND item_id = ?", [cellId]);
     await tx.exec("DELETE FROM jobs WHERE dedupe_key = ? AND status = 'pending'", [`memcell:${cellId}`]);
     if (sceneId) {
-      await tx.exec(`UPDATE memscenes SET summary_stale = 1, summary = CASE WHEN edited_by_user = 1 THEN summary ELSE NULL END,
-          title = CASE WHEN edited_by_user = 1 THEN title ELSE NULL END WHERE id = ?`, [sceneId]);
+      await tx.exec(
+        `UPDATE memscenes SET summary_stale = 1, summary = CASE WHEN edited_by_user = 1 THEN summary ELSE NULL END,
+          title = CASE WHEN edited_by_user = 1 THEN title ELSE NULL END WHERE id = ?`,
+        [sceneId],
+      );
       await tx.exec("DELETE FROM vectors WHERE item_kind = 'memscene' AND item_id = ?", [sceneId]);
     }
   }
-  gone.push(...await dropProfileFrom(tx, [...byCell.keys()]));
+  gone.push(...(await dropProfileFrom(tx, [...byCell.keys()])));
   return gone;
 }
 
@@ -107,22 +148,40 @@ async function dropProfileFrom(tx: Sql, cellIds: readonly string[]): Promise<Del
   const seen = new Set<string>();
   for (const cellId of cellIds) {
     const items = await tx.query<{ id: string; key: string; value: string; evidence: string; edited_by_user: number }>(
-      'SELECT id, key, value, evidence, edited_by_user FROM profile_items WHERE instr(evidence, ?) > 0', [JSON.stringify(cellId)]);
+      'SELECT id, key, value, evidence, edited_by_user FROM profile_items WHERE instr(evidence, ?) > 0',
+      [JSON.stringify(cellId)],
+    );
     for (const item of items) {
       if (seen.has(item.id)) continue;
       seen.add(item.id);
       const evidence = evidenceList(item.evidence);
       if (!evidence.some((e) => cells.has(e))) continue;
-      const earlier = await tx.query<{ value: string }>('SELECT value FROM profile_item_history WHERE profile_item_id = ? AND value IS NOT NULL AND value <> ?', [item.id, item.value]);
+      const earlier = await tx.query<{ value: string }>(
+        'SELECT value FROM profile_item_history WHERE profile_item_id = ? AND value IS NOT NULL AND value <> ?',
+        [item.id, item.value],
+      );
       if (Number(item.edited_by_user) !== 1) {
         gone.push({ kind: 'profile', id: item.id, texts: itemTexts.profile(item.key, [item.value, ...earlier.map((h) => h.value)]) });
         await tx.exec('DELETE FROM profile_items WHERE id = ?', [item.id]); // its history cascades
         continue;
       }
-      if (earlier.length) gone.push({ kind: 'profile', id: item.id, texts: itemTexts.profile(item.key, earlier.map((h) => h.value)) });
-      await tx.exec('DELETE FROM profile_item_history WHERE profile_item_id = ? AND value IS NOT NULL AND value <> ?', [item.id, item.value]);
-      await tx.exec("UPDATE profile_items SET evidence = ?, status = CASE WHEN status = 'conflict' THEN 'active' ELSE status END WHERE id = ?",
-        [JSON.stringify(evidence.filter((e) => !cells.has(e))), item.id]);
+      if (earlier.length)
+        gone.push({
+          kind: 'profile',
+          id: item.id,
+          texts: itemTexts.profile(
+            item.key,
+            earlier.map((h) => h.value),
+          ),
+        });
+      await tx.exec('DELETE FROM profile_item_history WHERE profile_item_id = ? AND value IS NOT NULL AND value <> ?', [
+        item.id,
+        item.value,
+      ]);
+      await tx.exec(
+        "UPDATE profile_items SET evidence = ?, status = CASE WHEN status = 'conflict' THEN 'active' ELSE status END WHERE id = ?",
+        [JSON.stringify(evidence.filter((e) => !cells.has(e))), item.id],
+      );
     }
   }
   return gone;
@@ -139,12 +198,20 @@ async function dropAskedIn(tx: Sql, turnIds: readonly string[]): Promise<Deleted
   for (const turnId of turnIds) {
     const link = messageEvidence(turnId);
     const items = await tx.query<{ id: string; key: string; value: string; evidence: string }>(
-      'SELECT id, key, value, evidence FROM profile_items WHERE instr(evidence, ?) > 0', [JSON.stringify(link)]);
+      'SELECT id, key, value, evidence FROM profile_items WHERE instr(evidence, ?) > 0',
+      [JSON.stringify(link)],
+    );
     for (const item of items) {
       const evidence = evidenceList(item.evidence).filter((e) => e !== link);
-      const [asked] = await tx.query<{ x: number }>("SELECT 1 AS x FROM profile_item_history WHERE profile_item_id = ? AND op = 'add' AND reason = ? LIMIT 1", [item.id, ASKED_IN_MESSAGE]);
+      const [asked] = await tx.query<{ x: number }>(
+        "SELECT 1 AS x FROM profile_item_history WHERE profile_item_id = ? AND op = 'add' AND reason = ? LIMIT 1",
+        [item.id, ASKED_IN_MESSAGE],
+      );
       if (asked && !evidence.some((e) => e.startsWith(MESSAGE_EVIDENCE))) {
-        const values = await tx.query<{ value: string }>('SELECT value FROM profile_item_history WHERE profile_item_id = ? AND value IS NOT NULL', [item.id]);
+        const values = await tx.query<{ value: string }>(
+          'SELECT value FROM profile_item_history WHERE profile_item_id = ? AND value IS NOT NULL',
+          [item.id],
+        );
         gone.push({ kind: 'profile', id: item.id, texts: itemTexts.profile(item.key, [item.value, ...values.map((h) => h.value)]) });
         await tx.exec('DELETE FROM profile_items WHERE id = ?', [item.id]); // its history cascades
       } else await tx.exec('UPDATE profile_items SET evidence = ? WHERE id = ?', [JSON.stringify(evidence), item.id]);

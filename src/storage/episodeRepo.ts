@@ -7,17 +7,38 @@ import { decodeVector, encodeVector } from './vectorRepo';
 
 interface CellRow {
   [k: string]: string | number | null;
-  id: string; conversation_id: string; first_seq: number; last_seq: number; start_at: number; end_at: number;
-  status: string; scene_id: string | null; closed_by: string | null; salience: number; title: string | null; narrative: string | null; updated_at: number;
+  id: string;
+  conversation_id: string;
+  first_seq: number;
+  last_seq: number;
+  start_at: number;
+  end_at: number;
+  status: string;
+  scene_id: string | null;
+  closed_by: string | null;
+  salience: number;
+  title: string | null;
+  narrative: string | null;
+  updated_at: number;
 }
 
-const CELL_COLUMNS = 'id, conversation_id, first_seq, last_seq, start_at, end_at, status, scene_id, closed_by, salience, title, narrative, updated_at';
+const CELL_COLUMNS =
+  'id, conversation_id, first_seq, last_seq, start_at, end_at, status, scene_id, closed_by, salience, title, narrative, updated_at';
 
 function toCell(r: CellRow): MemCellRecord {
   return {
-    id: r.id, conversationId: r.conversation_id, firstSeq: Number(r.first_seq), lastSeq: Number(r.last_seq),
-    startAt: Number(r.start_at), endAt: Number(r.end_at), status: r.status as MemCellStatus, sceneId: r.scene_id,
-    closedBy: r.closed_by as BoundaryReason | null, salience: Number(r.salience), title: r.title, narrative: r.narrative,
+    id: r.id,
+    conversationId: r.conversation_id,
+    firstSeq: Number(r.first_seq),
+    lastSeq: Number(r.last_seq),
+    startAt: Number(r.start_at),
+    endAt: Number(r.end_at),
+    status: r.status as MemCellStatus,
+    sceneId: r.scene_id,
+    closedBy: r.closed_by as BoundaryReason | null,
+    salience: Number(r.salience),
+    title: r.title,
+    narrative: r.narrative,
     touchedAt: Number(r.updated_at),
   };
 }
@@ -43,11 +64,21 @@ export class SqlEpisodeStore implements EpisodeStore {
          FROM conversations cv
         WHERE cv.remember = 1
           AND (SELECT m.seq FROM messages m WHERE m.conversation_id = cv.id ORDER BY m.seq DESC LIMIT 1) > placed
-        ORDER BY cv.id`);
+        ORDER BY cv.id`,
+    );
     const out: LifecycleTurn[] = [];
     for (const conversation of pending) {
       if (out.length >= limit) break;
-      const rows = await this.#sql.query<{ id: string; conversation_id: string; seq: number; role: string; speaker: string; content: string; occurred_at: number; token_count: number }>(
+      const rows = await this.#sql.query<{
+        id: string;
+        conversation_id: string;
+        seq: number;
+        role: string;
+        speaker: string;
+        content: string;
+        occurred_at: number;
+        token_count: number;
+      }>(
         `SELECT m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.token_count
            FROM messages m
           WHERE m.conversation_id = ? AND m.seq > ?
@@ -55,16 +86,30 @@ export class SqlEpisodeStore implements EpisodeStore {
             -- stored after the deletion are new even if they reuse a seq.
             AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.kind = 'memcell' AND t.conversation_id = m.conversation_id
                              AND m.seq BETWEEN t.first_seq AND t.last_seq AND m.ingested_at <= t.created_at)
-          ORDER BY m.seq LIMIT ?`, [conversation.id, Number(conversation.placed), limit - out.length]);
+          ORDER BY m.seq LIMIT ?`,
+        [conversation.id, Number(conversation.placed), limit - out.length],
+      );
       for (const r of rows) {
-        out.push({ id: r.id, conversationId: r.conversation_id, seq: Number(r.seq), role: r.role as Role, speaker: r.speaker, content: r.content, occurredAt: Number(r.occurred_at), tokenCount: Number(r.token_count) });
+        out.push({
+          id: r.id,
+          conversationId: r.conversation_id,
+          seq: Number(r.seq),
+          role: r.role as Role,
+          speaker: r.speaker,
+          content: r.content,
+          occurredAt: Number(r.occurred_at),
+          tokenCount: Number(r.token_count),
+        });
       }
     }
     return out;
   }
 
   async openCell(conversationId: string): Promise<{ cell: MemCellRecord; memberIds: string[] } | null> {
-    const [row] = await this.#sql.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE conversation_id = ? AND closed_by IS NULL ORDER BY first_seq DESC LIMIT 1`, [conversationId]);
+    const [row] = await this.#sql.query<CellRow>(
+      `SELECT ${CELL_COLUMNS} FROM memcells WHERE conversation_id = ? AND closed_by IS NULL ORDER BY first_seq DESC LIMIT 1`,
+      [conversationId],
+    );
     if (!row) return null;
     const members = await this.turnsInRange(conversationId, Number(row.first_seq), Number(row.last_seq));
     return { cell: toCell(row), memberIds: members.map((m) => m.id) };
@@ -72,29 +117,45 @@ export class SqlEpisodeStore implements EpisodeStore {
 
   async turnsBefore(conversationId: string, beforeSeq: number, n: number): Promise<{ id: string; speaker: string; content: string }[]> {
     const rows = await this.#sql.query<{ id: string; speaker: string; content: string }>(
-      'SELECT id, speaker, content FROM messages WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?', [conversationId, beforeSeq, n]);
+      'SELECT id, speaker, content FROM messages WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+      [conversationId, beforeSeq, n],
+    );
     return rows.reverse();
   }
 
-  async turnsInRange(conversationId: string, firstSeq: number, lastSeq: number): Promise<{ id: string; speaker: string; content: string }[]> {
+  async turnsInRange(
+    conversationId: string,
+    firstSeq: number,
+    lastSeq: number,
+  ): Promise<{ id: string; speaker: string; content: string }[]> {
     return this.#sql.query<{ id: string; speaker: string; content: string }>(
-      'SELECT id, speaker, content FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq', [conversationId, firstSeq, lastSeq]);
+      'SELECT id, speaker, content FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq',
+      [conversationId, firstSeq, lastSeq],
+    );
   }
 
   placeTurn(p: TurnPlacement, now: number): Promise<void> {
     return this.#sql.transaction(async (tx) => {
       const t = p.turn;
-      if (p.close) await tx.exec('UPDATE memcells SET closed_by = ?, updated_at = ? WHERE id = ? AND closed_by IS NULL', [p.close.reason, now, p.close.cellId]);
+      if (p.close)
+        await tx.exec('UPDATE memcells SET closed_by = ?, updated_at = ? WHERE id = ? AND closed_by IS NULL', [
+          p.close.reason,
+          now,
+          p.close.cellId,
+        ]);
       const priority = p.priority;
       const cellId = p.newCellId ?? p.extendCellId!;
       if (p.newCellId) {
         await tx.exec(
           `INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, status, salience, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, 'raw', ?, ?, ?)`,
-          [p.newCellId, t.conversationId, t.seq, t.seq, t.occurredAt, t.occurredAt, priority, now, now]);
+          [p.newCellId, t.conversationId, t.seq, t.seq, t.occurredAt, t.occurredAt, priority, now, now],
+        );
       } else {
-        await tx.exec('UPDATE memcells SET last_seq = max(last_seq, ?), end_at = max(end_at, ?), salience = max(salience, ?), updated_at = ? WHERE id = ?',
-          [t.seq, t.occurredAt, priority, now, cellId]);
+        await tx.exec(
+          'UPDATE memcells SET last_seq = max(last_seq, ?), end_at = max(end_at, ?), salience = max(salience, ?), updated_at = ? WHERE id = ?',
+          [t.seq, t.occurredAt, priority, now, cellId],
+        );
       }
       await tx.exec('UPDATE messages SET encoding = ? WHERE id = ?', [JSON.stringify(p.encoding), t.id]);
       for (const f of p.foresight) {
@@ -102,7 +163,20 @@ export class SqlEpisodeStore implements EpisodeStore {
           `INSERT INTO foresights (id, memcell_id, content, start_at, end_at, evidence, status, source, source_message_id, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, CASE WHEN ? < ? THEN 'expired' ELSE 'active' END, 'date-parser', ?, ?, ?)
            ON CONFLICT DO NOTHING`,
-          [f.id, f.memcellId, f.content, f.startAt, f.endAt, JSON.stringify([f.sourceMessageId]), f.endAt, now, f.sourceMessageId, now, now]);
+          [
+            f.id,
+            f.memcellId,
+            f.content,
+            f.startAt,
+            f.endAt,
+            JSON.stringify([f.sourceMessageId]),
+            f.endAt,
+            now,
+            f.sourceMessageId,
+            now,
+            now,
+          ],
+        );
       }
     });
   }
@@ -112,13 +186,18 @@ export class SqlEpisodeStore implements EpisodeStore {
   }
 
   async openCellsIdleSince(before: number): Promise<MemCellRecord[]> {
-    const rows = await this.#sql.query<CellRow>(`SELECT ${CELL_COLUMNS} FROM memcells WHERE closed_by IS NULL AND end_at < ? ORDER BY end_at`, [before]);
+    const rows = await this.#sql.query<CellRow>(
+      `SELECT ${CELL_COLUMNS} FROM memcells WHERE closed_by IS NULL AND end_at < ? ORDER BY end_at`,
+      [before],
+    );
     return rows.map(toCell);
   }
 
   async unsynthesisedCells(limit: number): Promise<MemCellRecord[]> {
     const rows = await this.#sql.query<CellRow>(
-      `SELECT ${CELL_COLUMNS} FROM memcells WHERE closed_by IS NOT NULL AND status IN ('raw', 'failed') ORDER BY end_at LIMIT ?`, [limit]);
+      `SELECT ${CELL_COLUMNS} FROM memcells WHERE closed_by IS NOT NULL AND status IN ('raw', 'failed') ORDER BY end_at LIMIT ?`,
+      [limit],
+    );
     return rows.map(toCell);
   }
 
@@ -127,8 +206,13 @@ export class SqlEpisodeStore implements EpisodeStore {
       `SELECT m.conversation_id, m.occurred_at, m.token_count FROM messages m JOIN conversations cv ON cv.id = m.conversation_id AND cv.remember = 1
         WHERE m.role <> 'system' AND NOT EXISTS (SELECT 1 FROM memcells c WHERE c.conversation_id = m.conversation_id
           AND m.seq BETWEEN c.first_seq AND c.last_seq AND c.status IN ('synthesised', 'queued'))
-        ORDER BY m.conversation_id, m.seq`);
-    return rows.map((r) => ({ conversationId: String(r.conversation_id), occurredAt: Number(r.occurred_at), tokenCount: Number(r.token_count) }));
+        ORDER BY m.conversation_id, m.seq`,
+    );
+    return rows.map((r) => ({
+      conversationId: String(r.conversation_id),
+      occurredAt: Number(r.occurred_at),
+      tokenCount: Number(r.token_count),
+    }));
   }
 
   async getCell(cellId: string): Promise<MemCellRecord | null> {
@@ -137,8 +221,13 @@ export class SqlEpisodeStore implements EpisodeStore {
   }
 
   async scenes(vectorModelId: string): Promise<MemSceneRecord[]> {
-    const rows = await this.#sql.query<{ id: string; centroid: Uint8Array | null; centroid_model: string | null; member_count: number; last_activity_at: number | null }>(
-      'SELECT id, centroid, centroid_model, member_count, last_activity_at FROM memscenes WHERE centroid_model = ?', [vectorModelId]);
+    const rows = await this.#sql.query<{
+      id: string;
+      centroid: Uint8Array | null;
+      centroid_model: string | null;
+      member_count: number;
+      last_activity_at: number | null;
+    }>('SELECT id, centroid, centroid_model, member_count, last_activity_at FROM memscenes WHERE centroid_model = ?', [vectorModelId]);
     return rows.map((r) => ({
       id: r.id,
       centroid: r.centroid ? decodeVector(r.centroid, r.centroid.byteLength / 4) : null,
@@ -155,10 +244,13 @@ export class SqlEpisodeStore implements EpisodeStore {
         await tx.exec(
           `INSERT INTO memscenes (id, centroid, centroid_model, member_count, last_activity_at, summary_stale, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, 1, ?, ?)`,
-          [scene.id, centroid, scene.centroidModel, scene.memberCount, scene.lastActivityAt, now, now]);
+          [scene.id, centroid, scene.centroidModel, scene.memberCount, scene.lastActivityAt, now, now],
+        );
       } else {
-        await tx.exec('UPDATE memscenes SET centroid = ?, centroid_model = ?, member_count = ?, last_activity_at = ?, summary_stale = 1, updated_at = ? WHERE id = ?',
-          [centroid, scene.centroidModel, scene.memberCount, scene.lastActivityAt, now, scene.id]);
+        await tx.exec(
+          'UPDATE memscenes SET centroid = ?, centroid_model = ?, member_count = ?, last_activity_at = ?, summary_stale = 1, updated_at = ? WHERE id = ?',
+          [centroid, scene.centroidModel, scene.memberCount, scene.lastActivityAt, now, scene.id],
+        );
       }
       await tx.exec('UPDATE memcells SET scene_id = ?, updated_at = ? WHERE id = ?', [scene.id, now, cellId]);
     });
@@ -169,7 +261,11 @@ export class SqlEpisodeStore implements EpisodeStore {
   }
 
   async setSceneCentroid(sceneId: string, centroid: Float32Array, vectorModelId: string): Promise<void> {
-    await this.#sql.exec('UPDATE memscenes SET centroid = ?, centroid_model = ? WHERE id = ?', [encodeVector(centroid), vectorModelId, sceneId]);
+    await this.#sql.exec('UPDATE memscenes SET centroid = ?, centroid_model = ? WHERE id = ?', [
+      encodeVector(centroid),
+      vectorModelId,
+      sceneId,
+    ]);
   }
 
   async cellsInScene(sceneId: string): Promise<MemCellRecord[]> {
@@ -184,7 +280,9 @@ export class SqlEpisodeStore implements EpisodeStore {
   async sceneHeatInput(sceneId: string): Promise<{ visits: number; turns: number; lastActivityAt: number }> {
     const [r] = await this.#sql.query<{ v: number | null; t: number | null; a: number | null }>(
       `SELECT sum(c.visits) AS v, sum(c.last_seq - c.first_seq + 1) AS t, max(coalesce(c.last_visited_at, 0), max(c.end_at)) AS a
-         FROM memcells c WHERE c.scene_id = ?`, [sceneId]);
+         FROM memcells c WHERE c.scene_id = ?`,
+      [sceneId],
+    );
     return { visits: Number(r?.v ?? 0), turns: Number(r?.t ?? 0), lastActivityAt: Number(r?.a ?? 0) };
   }
 
@@ -203,7 +301,9 @@ export class SqlEpisodeStore implements EpisodeStore {
       for (const id of messageIds) {
         const [cell] = await tx.query<{ id: string }>(
           `SELECT c.id FROM memcells c JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq
-            WHERE m.id = ? LIMIT 1`, [id]);
+            WHERE m.id = ? LIMIT 1`,
+          [id],
+        );
         if (cell) ids.add(cell.id);
       }
       const out: MemCellRecord[] = [];
@@ -218,7 +318,8 @@ export class SqlEpisodeStore implements EpisodeStore {
 
   async counts(): Promise<{ memcells: number; memscenes: number; foresights: number; facts: number }> {
     const [r] = await this.#sql.query<{ c: number; s: number; f: number; k: number }>(
-      'SELECT (SELECT count(*) FROM memcells) AS c, (SELECT count(*) FROM memscenes) AS s, (SELECT count(*) FROM foresights) AS f, (SELECT count(*) FROM facts) AS k');
+      'SELECT (SELECT count(*) FROM memcells) AS c, (SELECT count(*) FROM memscenes) AS s, (SELECT count(*) FROM foresights) AS f, (SELECT count(*) FROM facts) AS k',
+    );
     return { memcells: Number(r?.c ?? 0), memscenes: Number(r?.s ?? 0), foresights: Number(r?.f ?? 0), facts: Number(r?.k ?? 0) };
   }
 }

@@ -20,7 +20,8 @@ export function jsonList(text: SqlValue | undefined): string[] {
   try {
     const v: unknown = JSON.parse(text);
     return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch { // a damaged column reads as an empty list, not a failed page
+  } catch {
+    // a damaged column reads as an empty list, not a failed page
     return [];
   }
 }
@@ -40,19 +41,38 @@ export const CELL_SUMMARY = `SELECT c.id, c.conversation_id, cv.title AS convers
 
 export function toCellSummary(r: SqlRow, narrativeChars = 240): MemCellSummary {
   return {
-    id: str(r.id), conversationId: str(r.conversation_id), conversationTitle: str(r.conversation_title), startAt: num(r.start_at), endAt: num(r.end_at),
-    title: strOrNull(r.title), narrative: r.narrative === null ? null : clip(str(r.narrative), narrativeChars), status: str(r.status) as MemCellStatus,
-    open: r.closed_by === null, sceneId: strOrNull(r.scene_id), sceneTitle: strOrNull(r.scene_title), factCount: num(r.fact_count),
-    turnCount: num(r.turn_count), editedByUser: num(r.edited_by_user) === 1, lostTurns: num(r.lost_turns ?? 0),
+    id: str(r.id),
+    conversationId: str(r.conversation_id),
+    conversationTitle: str(r.conversation_title),
+    startAt: num(r.start_at),
+    endAt: num(r.end_at),
+    title: strOrNull(r.title),
+    narrative: r.narrative === null ? null : clip(str(r.narrative), narrativeChars),
+    status: str(r.status) as MemCellStatus,
+    open: r.closed_by === null,
+    sceneId: strOrNull(r.scene_id),
+    sceneTitle: strOrNull(r.scene_title),
+    factCount: num(r.fact_count),
+    turnCount: num(r.turn_count),
+    editedByUser: num(r.edited_by_user) === 1,
+    lostTurns: num(r.lost_turns ?? 0),
     opening: strOrNull(r.opening),
   };
 }
 
-export const FACT_VIEW = 'SELECT id, memcell_id, speaker, content, occurred_at, valid_from, valid_to, confidence, superseded_by, edited_by_user FROM facts';
+export const FACT_VIEW =
+  'SELECT id, memcell_id, speaker, content, occurred_at, valid_from, valid_to, confidence, superseded_by, edited_by_user FROM facts';
 export function toFact(r: SqlRow): FactView {
   return {
-    id: str(r.id), memcellId: str(r.memcell_id), speaker: str(r.speaker), content: str(r.content), occurredAt: numOrNull(r.occurred_at),
-    validFrom: numOrNull(r.valid_from), validTo: numOrNull(r.valid_to), confidence: num(r.confidence), supersededBy: strOrNull(r.superseded_by),
+    id: str(r.id),
+    memcellId: str(r.memcell_id),
+    speaker: str(r.speaker),
+    content: str(r.content),
+    occurredAt: numOrNull(r.occurred_at),
+    validFrom: numOrNull(r.valid_from),
+    validTo: numOrNull(r.valid_to),
+    confidence: num(r.confidence),
+    supersededBy: strOrNull(r.superseded_by),
     editedByUser: num(r.edited_by_user) === 1,
   };
 }
@@ -60,8 +80,14 @@ export function toFact(r: SqlRow): FactView {
 export const FORESIGHT_VIEW = 'SELECT id, memcell_id, content, start_at, end_at, evidence, status, source FROM foresights';
 export function toForesight(r: SqlRow): ForesightItem {
   return {
-    id: str(r.id), memcellId: strOrNull(r.memcell_id), content: str(r.content), startAt: numOrNull(r.start_at), endAt: numOrNull(r.end_at),
-    evidence: jsonList(r.evidence), status: str(r.status) as ForesightItem['status'], source: str(r.source) as ForesightItem['source'],
+    id: str(r.id),
+    memcellId: strOrNull(r.memcell_id),
+    content: str(r.content),
+    startAt: numOrNull(r.start_at),
+    endAt: numOrNull(r.end_at),
+    evidence: jsonList(r.evidence),
+    status: str(r.status) as ForesightItem['status'],
+    source: str(r.source) as ForesightItem['source'],
   };
 }
 
@@ -69,7 +95,8 @@ export function parseEncoding(raw: unknown): EncodingScore | null {
   if (typeof raw !== 'string') return null;
   try {
     return JSON.parse(raw) as EncodingScore;
-  } catch { // an unreadable score shows as not yet scored
+  } catch {
+    // an unreadable score shows as not yet scored
     return null;
   }
 }
@@ -79,6 +106,8 @@ export async function emptyEpisodeIds(sql: Sql, conversationId: string): Promise
   const rows = await sql.query(
     `SELECT c.id FROM memcells c WHERE c.conversation_id = ? AND c.narrative IS NULL
         AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.memcell_id = c.id)
-        AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq)`, [conversationId]);
+        AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq)`,
+    [conversationId],
+  );
   return rows.map((r) => str(r.id));
 }

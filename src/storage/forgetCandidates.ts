@@ -24,7 +24,13 @@ const SCAN_LIMIT = 5_000;
 const SHOWN_CHARS = 200;
 
 /** Rows of `select` (which must end in LIMIT ? OFFSET ?), page by page, kept while `keep` says so, up to `limit`. */
-async function collect(sql: Sql, select: string, args: readonly SqlValue[], keep: (r: SqlRow) => ForgetCandidate | null, limit: number): Promise<ForgetCandidate[]> {
+async function collect(
+  sql: Sql,
+  select: string,
+  args: readonly SqlValue[],
+  keep: (r: SqlRow) => ForgetCandidate | null,
+  limit: number,
+): Promise<ForgetCandidate[]> {
   const out: ForgetCandidate[] = [];
   for (let offset = 0; offset < SCAN_LIMIT && out.length < limit; offset += PAGE) {
     const rows = await sql.query(select, [...args, PAGE, offset]);
@@ -59,40 +65,115 @@ export async function forgetCandidates(sql: Sql, query: string, limit: number): 
   const shown = (text: string): string => m.excerpt(text, SHOWN_CHARS);
   const out: ForgetCandidate[] = [];
 
-  out.push(...await collect(sql, 'SELECT f.id, f.content, f.occurred_at FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ? ORDER BY bm25(facts_fts) LIMIT ? OFFSET ?', [match],
-    (r) => (m.matches(str(r.content)) ? { kind: 'fact', id: str(r.id), text: shown(str(r.content)), occurredAt: numOrNull(r.occurred_at) } : null), limit));
+  out.push(
+    ...(await collect(
+      sql,
+      'SELECT f.id, f.content, f.occurred_at FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ? ORDER BY bm25(facts_fts) LIMIT ? OFFSET ?',
+      [match],
+      (r) =>
+        m.matches(str(r.content))
+          ? { kind: 'fact', id: str(r.id), text: shown(str(r.content)), occurredAt: numOrNull(r.occurred_at) }
+          : null,
+      limit,
+    )),
+  );
 
-  out.push(...await collect(sql, 'SELECT c.id, c.title, c.narrative, c.start_at FROM memcells_fts JOIN memcells c ON c.rowid = memcells_fts.rowid WHERE memcells_fts MATCH ? ORDER BY bm25(memcells_fts) LIMIT ? OFFSET ?', [match],
-    (r) => {
-      const title = str(r.title) || 'Untitled episode';
-      const narrative = str(r.narrative);
-      if (!m.matches(title) && !m.matches(narrative)) return null;
-      return { kind: 'episode', id: str(r.id), text: `${title}: ${shown(narrative)}`, occurredAt: num(r.start_at) };
-    }, limit));
+  out.push(
+    ...(await collect(
+      sql,
+      'SELECT c.id, c.title, c.narrative, c.start_at FROM memcells_fts JOIN memcells c ON c.rowid = memcells_fts.rowid WHERE memcells_fts MATCH ? ORDER BY bm25(memcells_fts) LIMIT ? OFFSET ?',
+      [match],
+      (r) => {
+        const title = str(r.title) || 'Untitled episode';
+        const narrative = str(r.narrative);
+        if (!m.matches(title) && !m.matches(narrative)) return null;
+        return { kind: 'episode', id: str(r.id), text: `${title}: ${shown(narrative)}`, occurredAt: num(r.start_at) };
+      },
+      limit,
+    )),
+  );
 
   // A message is listed as "speaker: content", and its speaker is indexed with it: a message said by X counts.
-  out.push(...await collect(sql, 'SELECT m.id, m.speaker, m.content, m.occurred_at FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT ? OFFSET ?', [match],
-    (r) => (m.matches(str(r.speaker)) || m.matches(str(r.content))
-      ? { kind: 'turn', id: str(r.id), text: `${str(r.speaker)}: ${shown(str(r.content))}`, occurredAt: num(r.occurred_at) } : null), limit));
+  out.push(
+    ...(await collect(
+      sql,
+      'SELECT m.id, m.speaker, m.content, m.occurred_at FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT ? OFFSET ?',
+      [match],
+      (r) =>
+        m.matches(str(r.speaker)) || m.matches(str(r.content))
+          ? { kind: 'turn', id: str(r.id), text: `${str(r.speaker)}: ${shown(str(r.content))}`, occurredAt: num(r.occurred_at) }
+          : null,
+      limit,
+    )),
+  );
 
   const fs = likeAny(m, ['content']);
-  out.push(...await collect(sql, `SELECT id, content, start_at FROM foresights WHERE status <> 'dismissed' AND (${fs.sql}) ORDER BY rowid LIMIT ? OFFSET ?`, fs.args,
-    (r) => (m.matches(str(r.content)) ? { kind: 'foresight', id: str(r.id), text: shown(str(r.content)), occurredAt: numOrNull(r.start_at) } : null), limit));
+  out.push(
+    ...(await collect(
+      sql,
+      `SELECT id, content, start_at FROM foresights WHERE status <> 'dismissed' AND (${fs.sql}) ORDER BY rowid LIMIT ? OFFSET ?`,
+      fs.args,
+      (r) =>
+        m.matches(str(r.content))
+          ? { kind: 'foresight', id: str(r.id), text: shown(str(r.content)), occurredAt: numOrNull(r.start_at) }
+          : null,
+      limit,
+    )),
+  );
 
   const pr = likeAny(m, ['key', 'value']);
-  out.push(...await collect(sql, `SELECT id, key, value, updated_at FROM profile_items WHERE status IN ('active', 'conflict') AND (${pr.sql}) ORDER BY rowid LIMIT ? OFFSET ?`, pr.args,
-    (r) => (m.matches(str(r.key)) || m.matches(str(r.value)) ? { kind: 'profile', id: str(r.id), text: `${str(r.key)}: ${str(r.value)}`, occurredAt: num(r.updated_at) } : null), limit));
+  out.push(
+    ...(await collect(
+      sql,
+      `SELECT id, key, value, updated_at FROM profile_items WHERE status IN ('active', 'conflict') AND (${pr.sql}) ORDER BY rowid LIMIT ? OFFSET ?`,
+      pr.args,
+      (r) =>
+        m.matches(str(r.key)) || m.matches(str(r.value))
+          ? { kind: 'profile', id: str(r.id), text: `${str(r.key)}: ${str(r.value)}`, occurredAt: num(r.updated_at) }
+          : null,
+      limit,
+    )),
+  );
 
   const sc = likeAny(m, ['title', 'summary']);
-  out.push(...await collect(sql, `SELECT id, title, summary, last_activity_at FROM memscenes WHERE ${sc.sql} ORDER BY rowid LIMIT ? OFFSET ?`, sc.args,
-    (r) => (m.matches(str(r.title)) || m.matches(str(r.summary))
-      ? { kind: 'scene', id: str(r.id), text: `Scene summary — ${str(r.title) || 'untitled'}: ${shown(str(r.summary))}`, occurredAt: numOrNull(r.last_activity_at) } : null), limit));
+  out.push(
+    ...(await collect(
+      sql,
+      `SELECT id, title, summary, last_activity_at FROM memscenes WHERE ${sc.sql} ORDER BY rowid LIMIT ? OFFSET ?`,
+      sc.args,
+      (r) =>
+        m.matches(str(r.title)) || m.matches(str(r.summary))
+          ? {
+              kind: 'scene',
+              id: str(r.id),
+              text: `Scene summary — ${str(r.title) || 'untitled'}: ${shown(str(r.summary))}`,
+              occurredAt: numOrNull(r.last_activity_at),
+            }
+          : null,
+      limit,
+    )),
+  );
 
   // A conversation's title (the sidebar, the export): forgetting it renames the conversation with
   // each mention replaced by "…" (ExplorerStore.forget), which the list shows before anything happens.
   const ti = likeAny(m, ['title']);
-  out.push(...await collect(sql, `SELECT id, title, updated_at FROM conversations WHERE ${ti.sql} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?`, ti.args,
-    (r) => (m.matches(str(r.title)) ? { kind: 'title', id: str(r.id), text: `“${str(r.title)}” becomes “${forgottenTitle(m, str(r.title))}”`, occurredAt: num(r.updated_at) } : null), limit));
+  out.push(
+    ...(await collect(
+      sql,
+      `SELECT id, title, updated_at FROM conversations WHERE ${ti.sql} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?`,
+      ti.args,
+      (r) =>
+        m.matches(str(r.title))
+          ? {
+              kind: 'title',
+              id: str(r.id),
+              text: `“${str(r.title)}” becomes “${forgottenTitle(m, str(r.title))}”`,
+              occurredAt: num(r.updated_at),
+            }
+          : null,
+      limit,
+    )),
+  );
   return out;
 }
 

@@ -27,8 +27,21 @@ import { formatCount } from '../core/base/numbers';
 
 /** Tables holding memory, in the order they are copied; the FTS tables and queues are derived. */
 function dataTables(version: number): string[] {
-  const tables = ['meta', ...(version >= 13 ? ['projects'] : []), 'conversations', 'messages', 'memscenes', 'memcells', 'facts', 'foresights', 'profile_items',
-    'profile_item_history', 'jobs', 'llm_calls', 'vectors'];
+  const tables = [
+    'meta',
+    ...(version >= 13 ? ['projects'] : []),
+    'conversations',
+    'messages',
+    'memscenes',
+    'memcells',
+    'facts',
+    'foresights',
+    'profile_items',
+    'profile_item_history',
+    'jobs',
+    'llm_calls',
+    'vectors',
+  ];
   if (version >= 5) tables.push('tombstones');
   return tables;
 }
@@ -53,8 +66,12 @@ export interface Rebuilt {
   readonly notices: string[];
 }
 
-const damaged = (detail?: string) => new RecollectError('IMPORT_CORRUPT',
-  'This database file is damaged and cannot be imported. If you have another copy (an earlier export), try that one. Your current memory is unchanged.', detail);
+const damaged = (detail?: string) =>
+  new RecollectError(
+    'IMPORT_CORRUPT',
+    'This database file is damaged and cannot be imported. If you have another copy (an earlier export), try that one. Your current memory is unchanged.',
+    detail,
+  );
 
 /** Loads the file into `file` (an empty connection of its own) and checks it is an intact Recollect database. */
 async function openUntrusted(file: WaSqliteDatabase, bytes: Uint8Array): Promise<number> {
@@ -72,36 +89,56 @@ async function openUntrusted(file: WaSqliteDatabase, bytes: Uint8Array): Promise
   }
   const version = await schemaVersion(file);
   if ((await applicationId(file)) !== RECOLLECT_APPLICATION_ID) {
-    throw new RecollectError('IMPORT_NOT_RECOLLECT',
-      'This SQLite file is not a Recollect database (it lacks Recollect\'s mark), so it was not imported. Choose a file made with Recollect\'s Export button.');
+    throw new RecollectError(
+      'IMPORT_NOT_RECOLLECT',
+      "This SQLite file is not a Recollect database (it lacks Recollect's mark), so it was not imported. Choose a file made with Recollect's Export button.",
+    );
   }
   if (version > LATEST_SCHEMA_VERSION) {
-    throw new RecollectError('SCHEMA_TOO_NEW',
-      `This database was written by a newer version of Recollect (schema ${version}; this version understands up to ${LATEST_SCHEMA_VERSION}). Update Recollect to import it.`);
+    throw new RecollectError(
+      'SCHEMA_TOO_NEW',
+      `This database was written by a newer version of Recollect (schema ${version}; this version understands up to ${LATEST_SCHEMA_VERSION}). Update Recollect to import it.`,
+    );
   }
   if (version < 1) {
-    throw new RecollectError('IMPORT_NOT_RECOLLECT',
-      `This file carries Recollect's mark but no valid schema version (${version}), so it was not imported. Export the memory again from the Recollect it came from.`);
+    throw new RecollectError(
+      'IMPORT_NOT_RECOLLECT',
+      `This file carries Recollect's mark but no valid schema version (${version}), so it was not imported. Export the memory again from the Recollect it came from.`,
+    );
   }
   return version;
 }
 
 async function columnsOf(db: WaSqliteDatabase, table: string): Promise<ColumnSpec[]> {
-  const rows = await db.query<{ name: string; type: string; notnull: number }>('SELECT name, type, "notnull" FROM pragma_table_info(?)', [table]);
+  const rows = await db.query<{ name: string; type: string; notnull: number }>('SELECT name, type, "notnull" FROM pragma_table_info(?)', [
+    table,
+  ]);
   return rows.map((r) => ({ name: String(r.name), type: String(r.type ?? ''), notNull: Number(r.notnull) === 1 }));
 }
 
 /** Every table we copy must be a real table in the file with at least our columns. */
-async function checkStructure(file: WaSqliteDatabase, fresh: WaSqliteDatabase, tables: readonly string[]): Promise<Map<string, ColumnSpec[]>> {
+async function checkStructure(
+  file: WaSqliteDatabase,
+  fresh: WaSqliteDatabase,
+  tables: readonly string[],
+): Promise<Map<string, ColumnSpec[]>> {
   const specs = new Map<string, ColumnSpec[]>();
   for (const table of tables) {
-    const [obj] = await file.query<{ type: string }>("SELECT type FROM sqlite_schema WHERE name = ? COLLATE NOCASE", [table]);
+    const [obj] = await file.query<{ type: string }>('SELECT type FROM sqlite_schema WHERE name = ? COLLATE NOCASE', [table]);
     const ours = await columnsOf(fresh, table);
     const theirs = obj?.type === 'table' ? new Set((await columnsOf(file, table)).map((c) => c.name)) : new Set<string>();
-    const missing = obj?.type !== 'table' ? 'the table itself' : ours.filter((c) => !theirs.has(c.name)).map((c) => c.name).join(', ');
+    const missing =
+      obj?.type !== 'table'
+        ? 'the table itself'
+        : ours
+            .filter((c) => !theirs.has(c.name))
+            .map((c) => c.name)
+            .join(', ');
     if (missing) {
-      throw new RecollectError('IMPORT_CORRUPT',
-        `This file says it is a Recollect database, but part of its structure is missing or was replaced (table "${table}": ${obj && obj.type !== 'table' ? `it is a ${obj.type}` : `missing ${missing}`}). It was not imported; export the memory again from the Recollect it came from. Your current memory is unchanged.`);
+      throw new RecollectError(
+        'IMPORT_CORRUPT',
+        `This file says it is a Recollect database, but part of its structure is missing or was replaced (table "${table}": ${obj && obj.type !== 'table' ? `it is a ${obj.type}` : `missing ${missing}`}). It was not imported; export the memory again from the Recollect it came from. Your current memory is unchanged.`,
+      );
     }
     specs.set(table, ours);
   }
@@ -110,27 +147,42 @@ async function checkStructure(file: WaSqliteDatabase, fresh: WaSqliteDatabase, t
 
 /** Objects of the file that our schema at its version does not have (or has with another definition). */
 async function foreignObjects(file: WaSqliteDatabase, fresh: WaSqliteDatabase): Promise<number> {
-  const list = async (db: WaSqliteDatabase) => new Set((await db.query<{ k: string }>(
-    "SELECT type || char(31) || name || char(31) || coalesce(sql, '') AS k FROM sqlite_schema")).map((r) => r.k));
+  const list = async (db: WaSqliteDatabase) =>
+    new Set(
+      (await db.query<{ k: string }>("SELECT type || char(31) || name || char(31) || coalesce(sql, '') AS k FROM sqlite_schema")).map(
+        (r) => r.k,
+      ),
+    );
   const ours = await list(fresh);
   let n = 0;
   for (const k of await list(file)) if (!ours.has(k)) n++;
   return n;
 }
 
-const nulInText = (where: string) => new RecollectError('IMPORT_INVALID_DATA',
-  `This file holds data Recollect would not accept as typed input, so nothing was imported: ${where} holds text with a NUL character (binary data, not text). Your current memory is unchanged.`);
+const nulInText = (where: string) =>
+  new RecollectError(
+    'IMPORT_INVALID_DATA',
+    `This file holds data Recollect would not accept as typed input, so nothing was imported: ${where} holds text with a NUL character (binary data, not text). Your current memory is unchanged.`,
+  );
 
 function quoteId(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** Copies one table page by page; returns the rows copied. */
-async function copyTable(file: WaSqliteDatabase, fresh: Sql, table: string, columns: readonly ColumnSpec[],
-  skip: (row: Record<string, SqlValue>) => boolean, version: number): Promise<number> {
+async function copyTable(
+  file: WaSqliteDatabase,
+  fresh: Sql,
+  table: string,
+  columns: readonly ColumnSpec[],
+  skip: (row: Record<string, SqlValue>) => boolean,
+  version: number,
+): Promise<number> {
   const names = columns.map((c) => quoteId(c.name)).join(', ');
   // wa-sqlite hands text over up to its first NUL, so a NUL inside a value is looked for in SQL.
-  const textual = columns.filter((c) => !/INT|REAL|BLOB/i.test(c.type)).map((c) => `coalesce(instr(CAST(${quoteId(c.name)} AS BLOB), x'00'), 0)`);
+  const textual = columns
+    .filter((c) => !/INT|REAL|BLOB/i.test(c.type))
+    .map((c) => `coalesce(instr(CAST(${quoteId(c.name)} AS BLOB), x'00'), 0)`);
   const nul = textual.length > 0 ? `, (${textual.join(' + ')}) > 0 AS "__nul"` : '';
   const insert = `INSERT INTO ${quoteId(table)} (${names}) VALUES (${columns.map(() => '?').join(', ')})`;
   let copied = 0;
@@ -146,9 +198,11 @@ async function copyTable(file: WaSqliteDatabase, fresh: Sql, table: string, colu
       try {
         await fresh.exec(insert, values);
       } catch (err) {
-        throw new RecollectError('IMPORT_INVALID_DATA',
+        throw new RecollectError(
+          'IMPORT_INVALID_DATA',
           `This file holds data that breaks Recollect's rules (${where} is a duplicate or has a value its column does not allow), so nothing was imported. Your current memory is unchanged.`,
-          err instanceof Error ? err.message : String(err));
+          err instanceof Error ? err.message : String(err),
+        );
       }
       copied++;
     }
@@ -174,7 +228,11 @@ async function turnIndexTrails(tx: Sql, upTo: number | undefined): Promise<boole
  * opens an empty in-memory connection in the live database's SQLite module. Throws a
  * RecollectError with an IMPORT_* / SCHEMA_TOO_NEW code for every refusal.
  */
-export async function rebuildFromFile(bytes: Uint8Array, openTemp: () => Promise<WaSqliteDatabase>, options: RebuildOptions = {}): Promise<Rebuilt> {
+export async function rebuildFromFile(
+  bytes: Uint8Array,
+  openTemp: () => Promise<WaSqliteDatabase>,
+  options: RebuildOptions = {},
+): Promise<Rebuilt> {
   const file = await openTemp();
   try {
     const version = await openUntrusted(file, bytes);
@@ -185,10 +243,16 @@ export async function rebuildFromFile(bytes: Uint8Array, openTemp: () => Promise
       const specs = await checkStructure(file, fresh, tables);
       const notices: string[] = [];
       const foreign = await foreignObjects(file, fresh);
-      if (foreign > 0) notices.push(`${foreign} database object${foreign === 1 ? '' : 's'} in the file that Recollect does not create (triggers, views, indexes or edited definitions) ${foreign === 1 ? 'was' : 'were'} left out; only its rows were imported.`);
+      if (foreign > 0)
+        notices.push(
+          `${foreign} database object${foreign === 1 ? '' : 's'} in the file that Recollect does not create (triggers, views, indexes or edited definitions) ${foreign === 1 ? 'was' : 'were'} left out; only its rows were imported.`,
+        );
 
       const metaRows = await file.query('SELECT key, value FROM main.meta LIMIT 1000');
-      const meta = cleanMeta(metaRows.map((r) => [r.key ?? null, r.value ?? null] as const), options.knownEmbedder);
+      const meta = cleanMeta(
+        metaRows.map((r) => [r.key ?? null, r.value ?? null] as const),
+        options.knownEmbedder,
+      );
       notices.push(...meta.notices);
 
       // Foreign keys are checked once after the copy: rows may refer forward (facts.superseded_by).
@@ -197,9 +261,7 @@ export async function rebuildFromFile(bytes: Uint8Array, openTemp: () => Promise
         for (const [key, value] of meta.keep) await tx.exec('INSERT INTO meta (key, value) VALUES (?, ?)', [key, value]);
         for (const table of tables) {
           if (table === 'meta') continue;
-          const skip = table === 'vectors'
-            ? (row: Record<string, SqlValue>) => meta.unknownModels.has(String(row.model_id))
-            : () => false;
+          const skip = table === 'vectors' ? (row: Record<string, SqlValue>) => meta.unknownModels.has(String(row.model_id)) : () => false;
           await copyTable(file, tx, table, specs.get(table)!, skip, version);
           if (table === 'messages' && version >= 6 && !(await turnIndexTrails(tx, options.turnIndexUpTo))) {
             for (const statement of TURN_INDEX_FLUSH) await tx.exec(statement);
@@ -208,8 +270,10 @@ export async function rebuildFromFile(bytes: Uint8Array, openTemp: () => Promise
       });
       const broken = await fresh.query('PRAGMA foreign_key_check');
       if (broken.length > 0) {
-        throw new RecollectError('IMPORT_CORRUPT',
-          `This database file has broken references between its tables (${broken.length} row${broken.length === 1 ? '' : 's'} point at something that is not there) and cannot be imported. Your current memory is unchanged.`);
+        throw new RecollectError(
+          'IMPORT_CORRUPT',
+          `This database file has broken references between its tables (${broken.length} row${broken.length === 1 ? '' : 's'} point at something that is not there) and cannot be imported. Your current memory is unchanged.`,
+        );
       }
       await fresh.exec('PRAGMA foreign_keys = ON');
       await migrate(fresh);

@@ -11,7 +11,15 @@
  * notice. Endpoint settings and the API key live outside the database and never come from a file.
  */
 import { RecollectError } from '../core/base/errors';
-import { EARLIEST_YEAR, isSaneTime, LATEST_YEAR, looksBinary, MAX_TITLE_CHARS, MAX_TURN_CHARS, validateTurnContent } from '../core/base/limits';
+import {
+  EARLIEST_YEAR,
+  isSaneTime,
+  LATEST_YEAR,
+  looksBinary,
+  MAX_TITLE_CHARS,
+  MAX_TURN_CHARS,
+  validateTurnContent,
+} from '../core/base/limits';
 import type { SqlValue } from '../core/base/sql';
 import { ANSWER_BUDGET, META_KEYS } from '../core/base/settings';
 import { isTimeZone } from '../core/base/timeZone';
@@ -29,17 +37,59 @@ export interface ColumnSpec {
 const MAX_ID_CHARS = 512;
 const MAX_SHORT_CHARS = 1_000;
 const MAX_BLOB_BYTES = 4 + 8192 * 4;
-const ID_COLUMNS = new Set(['id', 'conversation_id', 'memcell_id', 'scene_id', 'superseded_by', 'profile_item_id', 'item_id', 'model_id',
-  'centroid_model', 'source_message_id', 'dedupe_key', 'project_id']);
-const SHORT_COLUMNS = new Set(['speaker', 'role', 'status', 'kind', 'op', 'source', 'format', 'stage', 'model', 'outcome', 'closed_by', 'reason', 'text_hash', 'name', 'memory']);
+const ID_COLUMNS = new Set([
+  'id',
+  'conversation_id',
+  'memcell_id',
+  'scene_id',
+  'superseded_by',
+  'profile_item_id',
+  'item_id',
+  'model_id',
+  'centroid_model',
+  'source_message_id',
+  'dedupe_key',
+  'project_id',
+  'source_id',
+]);
+const SHORT_COLUMNS = new Set([
+  'speaker',
+  'role',
+  'status',
+  'kind',
+  'op',
+  'source',
+  'format',
+  'stage',
+  'model',
+  'outcome',
+  'closed_by',
+  'reason',
+  'text_hash',
+  'name',
+  'memory',
+]);
 const JSON_COLUMNS = new Set(['metadata', 'evidence', 'payload', 'encoding']);
 /** Columns holding ms since the epoch: typed input keeps them in a sane range, and so must a file. */
-const TIME_COLUMNS = new Set(['occurred_at', 'ingested_at', 'created_at', 'updated_at', 'start_at', 'end_at', 'valid_from', 'valid_to',
-  'last_activity_at', 'last_visited_at', 'changed_at']);
+const TIME_COLUMNS = new Set([
+  'occurred_at',
+  'ingested_at',
+  'created_at',
+  'updated_at',
+  'start_at',
+  'end_at',
+  'valid_from',
+  'valid_to',
+  'last_activity_at',
+  'last_visited_at',
+  'changed_at',
+]);
 
 function invalid(where: string, problem: string): RecollectError {
-  return new RecollectError('IMPORT_INVALID_DATA',
-    `This file holds data Recollect would not accept as typed input, so nothing was imported: ${where} ${problem} Your current memory is unchanged.`);
+  return new RecollectError(
+    'IMPORT_INVALID_DATA',
+    `This file holds data Recollect would not accept as typed input, so nothing was imported: ${where} ${problem} Your current memory is unchanged.`,
+  );
 }
 
 function textLimit(table: string, column: string): number {
@@ -53,7 +103,13 @@ function textLimit(table: string, column: string): number {
  * `fileVersion` is the file's schema version: before v8 a time column may hold a fractional ms
  * value (history imports stored them so); it is let through and the v8 migration rounds it.
  */
-export function checkValue(table: string, column: ColumnSpec, value: SqlValue, where: string, fileVersion = LATEST_SCHEMA_VERSION): SqlValue {
+export function checkValue(
+  table: string,
+  column: ColumnSpec,
+  value: SqlValue,
+  where: string,
+  fileVersion = LATEST_SCHEMA_VERSION,
+): SqlValue {
   const at = `${where}, column "${column.name}",`;
   if (value === null || value === undefined) {
     if (column.notNull) throw invalid(at, 'is empty but must have a value.');
@@ -62,7 +118,8 @@ export function checkValue(table: string, column: ColumnSpec, value: SqlValue, w
   const type = column.type.toUpperCase();
   if (typeof value === 'bigint') throw invalid(at, 'holds a number too large to be a Recollect value.');
   if (type === 'INTEGER') {
-    if (fileVersion < 8 && typeof value === 'number' && Number.isSafeInteger(Math.round(value)) && isRepairedTimeColumn(table, column.name)) return value;
+    if (fileVersion < 8 && typeof value === 'number' && Number.isSafeInteger(Math.round(value)) && isRepairedTimeColumn(table, column.name))
+      return value;
     if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalid(at, 'should hold a whole number.');
     if (TIME_COLUMNS.has(column.name) && !isSaneTime(value)) {
       throw invalid(at, `holds a date outside ${EARLIEST_YEAR}–${LATEST_YEAR - 1} (${String(value)} ms), which no conversation can have.`);
@@ -75,7 +132,8 @@ export function checkValue(table: string, column: ColumnSpec, value: SqlValue, w
   }
   if (type === 'BLOB') {
     if (!(value instanceof Uint8Array)) throw invalid(at, 'should hold binary data.');
-    if (value.byteLength > MAX_BLOB_BYTES) throw invalid(at, `holds ${formatCount(value.byteLength)} bytes; a vector is at most ${formatCount(MAX_BLOB_BYTES)}.`);
+    if (value.byteLength > MAX_BLOB_BYTES)
+      throw invalid(at, `holds ${formatCount(value.byteLength)} bytes; a vector is at most ${formatCount(MAX_BLOB_BYTES)}.`);
     return value;
   }
   // TEXT (and untyped) columns.
@@ -112,7 +170,10 @@ export function checkRow(table: string, row: Record<string, SqlValue>, where: st
   const bytes = row.vector instanceof Uint8Array ? row.vector.byteLength : -1;
   const expected = row.format === 'i8' ? 4 + dim : row.format === 'f32' ? dim * 4 : NaN;
   if (!(dim >= 1 && dim <= 8192) || bytes !== expected) {
-    throw invalid(`${where}:`, `a vector of dimension ${String(row.dim)} in format "${String(row.format)}" holds ${bytes} bytes, which does not match.`);
+    throw invalid(
+      `${where}:`,
+      `a vector of dimension ${String(row.dim)} in format "${String(row.format)}" holds ${bytes} bytes, which does not match.`,
+    );
   }
 }
 
@@ -166,9 +227,14 @@ export function cleanMeta(rows: ReadonlyArray<readonly [SqlValue, SqlValue]>, kn
   if (unknownModels.size > 0) {
     // Both embedder keys go, so the indexer starts from the bundled model and re-embeds everything.
     for (let i = keep.length - 1; i >= 0; i--) if (keep[i]![0].startsWith('embedder.')) keep.splice(i, 1);
-    notices.push(`This memory was indexed with ${[...unknownModels].map((m) => `"${m.slice(0, 80)}"`).join(' and ')}, which this version of Recollect does not have; it is being re-indexed with the bundled model, and search by meaning is partial until that finishes.`);
+    notices.push(
+      `This memory was indexed with ${[...unknownModels].map((m) => `"${m.slice(0, 80)}"`).join(' and ')}, which this version of Recollect does not have; it is being re-indexed with the bundled model, and search by meaning is partial until that finishes.`,
+    );
   }
   if (reset.length > 0) notices.push(`Settings out of range were reset to their defaults: ${reset.join(', ')}.`);
-  if (unknownKeys.length > 0) notices.push(`${unknownKeys.length} setting${unknownKeys.length === 1 ? '' : 's'} this version does not use ${unknownKeys.length === 1 ? 'was' : 'were'} ignored (endpoint settings and keys are never taken from a file).`);
+  if (unknownKeys.length > 0)
+    notices.push(
+      `${unknownKeys.length} setting${unknownKeys.length === 1 ? '' : 's'} this version does not use ${unknownKeys.length === 1 ? 'was' : 'were'} ignored (endpoint settings and keys are never taken from a file).`,
+    );
   return { keep, notices, unknownModels };
 }

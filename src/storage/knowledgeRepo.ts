@@ -11,8 +11,18 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import {
-  CONTRADICTED_CONFIDENCE, SCENE_USER_TITLE, type CellForSynthesis, type ForesightItem, type KnowledgeStore, type KnownFact,
-  type MemCellSynthesisWrite, type ProfileChange, type ProfileHistoryEntry, type ProfileItem, type SavedSynthesis, type SceneDigest,
+  CONTRADICTED_CONFIDENCE,
+  SCENE_USER_TITLE,
+  type CellForSynthesis,
+  type ForesightItem,
+  type KnowledgeStore,
+  type KnownFact,
+  type MemCellSynthesisWrite,
+  type ProfileChange,
+  type ProfileHistoryEntry,
+  type ProfileItem,
+  type SavedSynthesis,
+  type SceneDigest,
   type SceneForSummary,
 } from '../core/synthesis/knowledge';
 import type { Role } from '../core/base/types';
@@ -120,11 +130,14 @@ export class SqlKnowledgeStore implements KnowledgeStore {
 
   async loadCell(memcellId: string): Promise<CellForSynthesis | null> {
     const [c] = await this.#sql.query(
-      'SELECT id, conversation_id, scene_id, first_seq, last_seq, start_at, end_at, title, narrative, edited_by_user FROM memcells WHERE id = ?', [memcellId]);
+      'SELECT id, conversation_id, scene_id, first_seq, last_seq, start_at, end_at, title, narrative, edited_by_user FROM memcells WHERE id = ?',
+      [memcellId],
+    );
     if (!c) return null;
     const turns = await this.#sql.query(
       'SELECT id, seq, role, speaker, content, occurred_at FROM messages WHERE conversation_id = ? AND seq BETWEEN ? AND ? ORDER BY seq',
-      [c.conversation_id!, c.first_seq!, c.last_seq!]);
+      [c.conversation_id!, c.first_seq!, c.last_seq!],
+    );
     return {
       id: String(c.id),
       conversationId: String(c.conversation_id),
@@ -135,7 +148,12 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       narrative: c.narrative === null ? null : String(c.narrative),
       editedByUser: num(c.edited_by_user!) === 1,
       turns: turns.map((t) => ({
-        messageId: String(t.id), seq: num(t.seq!), role: t.role as Role, speaker: String(t.speaker), content: String(t.content), occurredAt: num(t.occurred_at!),
+        messageId: String(t.id),
+        seq: num(t.seq!),
+        role: t.role as Role,
+        speaker: String(t.speaker),
+        content: String(t.content),
+        occurredAt: num(t.occurred_at!),
       })),
     };
   }
@@ -151,15 +169,25 @@ export class SqlKnowledgeStore implements KnowledgeStore {
     // (core/recall/memoryScope.ts): synthesis of a chat outside it never sees its facts, and back.
     const [own] = await this.#sql.query<{ wall: string }>(`SELECT ${WALL_OF('c')} AS wall FROM memcells c WHERE c.id = ?`, [cell.id]);
     const wall = own?.wall ?? '';
-    const scene = cell.sceneId === null ? [] : await this.#sql.query<FactRow>(
-      `SELECT ${FACT_COLUMNS} FROM facts f JOIN memcells c ON c.id = f.memcell_id
+    const scene =
+      cell.sceneId === null
+        ? []
+        : await this.#sql.query<FactRow>(
+            `SELECT ${FACT_COLUMNS} FROM facts f JOIN memcells c ON c.id = f.memcell_id
         WHERE c.scene_id = ? AND f.superseded_by IS NULL AND (f.memcell_id <> ? OR f.edited_by_user = 1) AND ${WALL_OF('c')} = ?
-        ORDER BY coalesce(f.occurred_at, f.created_at) DESC, f.id LIMIT ?`, [cell.sceneId, cell.id, wall, limit]);
+        ORDER BY coalesce(f.occurred_at, f.created_at) DESC, f.id LIMIT ?`,
+            [cell.sceneId, cell.id, wall, limit],
+          );
     const match = toFtsQuery(text);
-    const lexical = match === null ? [] : await this.#sql.query<FactRow>(
-      `SELECT ${FACT_COLUMNS} FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid JOIN memcells c ON c.id = f.memcell_id
+    const lexical =
+      match === null
+        ? []
+        : await this.#sql.query<FactRow>(
+            `SELECT ${FACT_COLUMNS} FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid JOIN memcells c ON c.id = f.memcell_id
         WHERE facts_fts MATCH ? AND f.superseded_by IS NULL AND (f.memcell_id <> ? OR f.edited_by_user = 1) AND ${WALL_OF('c')} = ?
-        ORDER BY bm25(facts_fts) LIMIT ?`, [match, cell.id, wall, limit]);
+        ORDER BY bm25(facts_fts) LIMIT ?`,
+            [match, cell.id, wall, limit],
+          );
     const out = new Map<string, KnownFact>();
     const add = (rows: readonly FactRow[], max: number): void => {
       for (const r of rows) {
@@ -188,11 +216,22 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       if (num(cell.edited_by_user!) === 1) {
         await tx.exec("UPDATE memcells SET status = 'synthesised', lost_turns = 0, updated_at = ? WHERE id = ?", [now, memcellId]);
       } else {
-        await tx.exec("UPDATE memcells SET title = ?, narrative = ?, status = 'synthesised', lost_turns = 0, updated_at = ? WHERE id = ?", [write.title, write.narrative, now, memcellId]);
+        await tx.exec("UPDATE memcells SET title = ?, narrative = ?, status = 'synthesised', lost_turns = 0, updated_at = ? WHERE id = ?", [
+          write.title,
+          write.narrative,
+          now,
+          memcellId,
+        ]);
       }
 
-      const taken = new Set((await tx.query<{ id: string }>('SELECT id FROM facts WHERE memcell_id = ? UNION ALL SELECT id FROM foresights WHERE memcell_id = ?',
-        [memcellId, memcellId])).map((r) => r.id));
+      const taken = new Set(
+        (
+          await tx.query<{ id: string }>(
+            'SELECT id FROM facts WHERE memcell_id = ? UNION ALL SELECT id FROM foresights WHERE memcell_id = ?',
+            [memcellId, memcellId],
+          )
+        ).map((r) => r.id),
+      );
       let n = 0;
       const nextId = (prefix: string): string => {
         let id: string;
@@ -207,17 +246,26 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       for (const f of write.facts) {
         if (await forgotten('fact', f.content)) continue;
         const id = nextId('f');
-        await tx.exec(`INSERT INTO facts (id, memcell_id, speaker, content, occurred_at, valid_from, valid_to, confidence, created_at, updated_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [id, memcellId, f.speaker, f.content, f.occurredAt, f.validFrom, f.validTo, f.confidence, now, now]);
+        await tx.exec(
+          `INSERT INTO facts (id, memcell_id, speaker, content, occurred_at, valid_from, valid_to, confidence, created_at, updated_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [id, memcellId, f.speaker, f.content, f.occurredAt, f.validFrom, f.validTo, f.confidence, now, now],
+        );
         factIds.push(id);
         if (f.relation === 'new' || f.replaces === null) continue;
         if (f.relation === 'update') {
           // The old value held until the new one began.
-          await tx.exec(`UPDATE facts SET superseded_by = ?, valid_to = coalesce(valid_to, ?), updated_at = ?
-            WHERE id = ? AND superseded_by IS NULL AND id <> ?`, [id, f.validFrom ?? f.occurredAt ?? now, now, f.replaces, id]);
+          await tx.exec(
+            `UPDATE facts SET superseded_by = ?, valid_to = coalesce(valid_to, ?), updated_at = ?
+            WHERE id = ? AND superseded_by IS NULL AND id <> ?`,
+            [id, f.validFrom ?? f.occurredAt ?? now, now, f.replaces, id],
+          );
         } else {
-          await tx.exec(`UPDATE facts SET superseded_by = ?, confidence = min(confidence, ?), updated_at = ?
-            WHERE id = ? AND superseded_by IS NULL AND id <> ?`, [id, CONTRADICTED_CONFIDENCE, now, f.replaces, id]);
+          await tx.exec(
+            `UPDATE facts SET superseded_by = ?, confidence = min(confidence, ?), updated_at = ?
+            WHERE id = ? AND superseded_by IS NULL AND id <> ?`,
+            [id, CONTRADICTED_CONFIDENCE, now, f.replaces, id],
+          );
         }
         if (tx.changes() > 0) supersededIds.push(f.replaces);
       }
@@ -227,8 +275,11 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       for (const item of write.foresight) {
         if (await forgotten('foresight', item.content)) continue;
         const id = nextId('fs');
-        await tx.exec(`INSERT INTO foresights (id, memcell_id, content, start_at, end_at, evidence, status, source, created_at, updated_at)
-          VALUES (?, ?, ?, ?, ?, ?, 'active', 'llm', ?, ?)`, [id, memcellId, item.content, item.startAt, item.endAt, JSON.stringify(item.evidence), now, now]);
+        await tx.exec(
+          `INSERT INTO foresights (id, memcell_id, content, start_at, end_at, evidence, status, source, created_at, updated_at)
+          VALUES (?, ?, ?, ?, ?, ?, 'active', 'llm', ?, ?)`,
+          [id, memcellId, item.content, item.startAt, item.endAt, JSON.stringify(item.evidence), now, now],
+        );
         foresightIds.push(id);
       }
       return { factIds, foresightIds, supersededIds, removedFactIds: previous.map((r) => r.id) };
@@ -240,10 +291,14 @@ export class SqlKnowledgeStore implements KnowledgeStore {
   // -------------------------------------------------------------------------------------------
 
   async loadScene(sceneId: string): Promise<SceneForSummary | null> {
-    const [s] = await this.#sql.query('SELECT id, title, summary, edited_by_user, summary_forgotten FROM memscenes WHERE id = ?', [sceneId]);
+    const [s] = await this.#sql.query('SELECT id, title, summary, edited_by_user, summary_forgotten FROM memscenes WHERE id = ?', [
+      sceneId,
+    ]);
     if (!s) return null;
     const members = await this.#sql.query(
-      "SELECT id, title, narrative, start_at, end_at FROM memcells WHERE scene_id = ? AND status = 'synthesised' ORDER BY start_at, id", [sceneId]);
+      "SELECT id, title, narrative, start_at, end_at FROM memcells WHERE scene_id = ? AND status = 'synthesised' ORDER BY start_at, id",
+      [sceneId],
+    );
     return {
       id: String(s.id),
       title: s.title === null ? null : String(s.title),
@@ -251,30 +306,51 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       editedByUser: (num(s.edited_by_user!) & SCENE_USER_TITLE) !== 0,
       summaryForgotten: num(s.summary_forgotten!) === 1,
       members: members.map((m) => ({
-        id: String(m.id), title: m.title === null ? null : String(m.title), narrative: m.narrative === null ? null : String(m.narrative),
-        startAt: num(m.start_at!), endAt: num(m.end_at!),
+        id: String(m.id),
+        title: m.title === null ? null : String(m.title),
+        narrative: m.narrative === null ? null : String(m.narrative),
+        startAt: num(m.start_at!),
+        endAt: num(m.end_at!),
       })),
     };
   }
 
   async saveSceneSummary(sceneId: string, title: string, summary: string, now: number): Promise<void> {
-    await this.#sql.exec('UPDATE memscenes SET title = ?, summary = ?, summary_stale = 0, updated_at = ? WHERE id = ?', [title, summary, now, sceneId]);
+    await this.#sql.exec('UPDATE memscenes SET title = ?, summary = ?, summary_stale = 0, updated_at = ? WHERE id = ?', [
+      title,
+      summary,
+      now,
+      sceneId,
+    ]);
   }
 
   async sceneDigests(options: { sceneIds?: readonly string[]; limit: number }): Promise<SceneDigest[]> {
     const scenes = options.sceneIds
-      ? options.sceneIds.length === 0 ? [] : await this.#sql.query(
-        `SELECT id, title, summary FROM memscenes WHERE summary IS NOT NULL AND summary <> '' AND id IN (${marks(Math.min(options.sceneIds.length, IN_CHUNK))})
-          ORDER BY coalesce(last_activity_at, updated_at) DESC LIMIT ?`, [...options.sceneIds.slice(0, IN_CHUNK), options.limit])
+      ? options.sceneIds.length === 0
+        ? []
+        : await this.#sql.query(
+            `SELECT id, title, summary FROM memscenes WHERE summary IS NOT NULL AND summary <> '' AND id IN (${marks(Math.min(options.sceneIds.length, IN_CHUNK))})
+          ORDER BY coalesce(last_activity_at, updated_at) DESC LIMIT ?`,
+            [...options.sceneIds.slice(0, IN_CHUNK), options.limit],
+          )
       : await this.#sql.query(
-        `SELECT id, title, summary FROM memscenes WHERE summary IS NOT NULL AND summary <> ''
-          ORDER BY coalesce(last_activity_at, updated_at) DESC, id LIMIT ?`, [options.limit]);
+          `SELECT id, title, summary FROM memscenes WHERE summary IS NOT NULL AND summary <> ''
+          ORDER BY coalesce(last_activity_at, updated_at) DESC, id LIMIT ?`,
+          [options.limit],
+        );
     const out: SceneDigest[] = [];
     for (const s of scenes) {
       // The latest members are enough evidence; older ones stay reachable through the scene.
       const members = await this.#sql.query<{ id: string }>(
-        'SELECT id FROM (SELECT id, start_at FROM memcells WHERE scene_id = ? ORDER BY start_at DESC, id DESC LIMIT 12) ORDER BY start_at, id', [s.id!]);
-      out.push({ id: String(s.id), title: s.title === null ? null : String(s.title), summary: String(s.summary), memberIds: members.map((m) => m.id) });
+        'SELECT id FROM (SELECT id, start_at FROM memcells WHERE scene_id = ? ORDER BY start_at DESC, id DESC LIMIT 12) ORDER BY start_at, id',
+        [s.id!],
+      );
+      out.push({
+        id: String(s.id),
+        title: s.title === null ? null : String(s.title),
+        summary: String(s.summary),
+        memberIds: members.map((m) => m.id),
+      });
     }
     return out;
   }
@@ -285,7 +361,9 @@ export class SqlKnowledgeStore implements KnowledgeStore {
 
   async profileSubjects(limit: number): Promise<string[]> {
     const rows = await this.#sql.query<{ speaker: string; n: number }>(
-      "SELECT speaker, count(*) AS n FROM messages WHERE role = 'user' GROUP BY speaker ORDER BY n DESC, speaker LIMIT ?", [limit]);
+      "SELECT speaker, count(*) AS n FROM messages WHERE role = 'user' GROUP BY speaker ORDER BY n DESC, speaker LIMIT ?",
+      [limit],
+    );
     return rows.map((r) => r.speaker);
   }
 
@@ -293,33 +371,58 @@ export class SqlKnowledgeStore implements KnowledgeStore {
     const out = new Map<string, number>();
     for (let i = 0; i < ids.length; i += IN_CHUNK) {
       const chunk = ids.slice(i, i + IN_CHUNK);
-      const rows = await this.#sql.query<{ id: string; end_at: number }>(`SELECT id, end_at FROM memcells WHERE id IN (${marks(chunk.length)})`, chunk);
+      const rows = await this.#sql.query<{ id: string; end_at: number }>(
+        `SELECT id, end_at FROM memcells WHERE id IN (${marks(chunk.length)})`,
+        chunk,
+      );
       for (const r of rows) out.set(r.id, num(r.end_at));
     }
     return out;
   }
 
   async profileItems(): Promise<ProfileItem[]> {
-    return (await this.#sql.query<ProfileRow>(`SELECT ${PROFILE_COLUMNS} FROM profile_items WHERE status IN ('active', 'conflict') ORDER BY key, id`)).map(toProfileItem);
+    return (
+      await this.#sql.query<ProfileRow>(
+        `SELECT ${PROFILE_COLUMNS} FROM profile_items WHERE status IN ('active', 'conflict') ORDER BY key, id`,
+      )
+    ).map(toProfileItem);
   }
 
   updateProfileItems(plan: (current: readonly ProfileItem[]) => readonly ProfileChange[], now: number): Promise<ProfileChange[]> {
     return this.#sql.transaction(async (tx) => {
-      const current = (await tx.query<ProfileRow>(`SELECT ${PROFILE_COLUMNS} FROM profile_items WHERE status IN ('active', 'conflict') ORDER BY key, id`)).map(toProfileItem);
+      const current = (
+        await tx.query<ProfileRow>(`SELECT ${PROFILE_COLUMNS} FROM profile_items WHERE status IN ('active', 'conflict') ORDER BY key, id`)
+      ).map(toProfileItem);
       // A profile key the user deleted is never added back by synthesis (tombstone on the normalised
       // key); the person writing it again (by hand, or asking in a message) is their own choice.
-      const blocked = new Set((await tx.query<{ h: string }>("SELECT text_hash AS h FROM tombstones WHERE kind = 'profile'")).map((r) => r.h));
+      const blocked = new Set(
+        (await tx.query<{ h: string }>("SELECT text_hash AS h FROM tombstones WHERE kind = 'profile'")).map((r) => r.h),
+      );
       const changes = plan(current).filter((c) => !(c.insert && !c.item.editedByUser && blocked.has(tombstoneHash(c.item.key))));
       for (const { item, history, insert } of changes) {
         if (insert) {
-          await tx.exec(`INSERT INTO profile_items (${PROFILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [item.id, item.kind, item.key, item.value,
-            item.confidence, JSON.stringify(item.evidence), item.status, item.editedByUser ? 1 : 0, item.createdAt, item.updatedAt]);
+          await tx.exec(`INSERT INTO profile_items (${PROFILE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+            item.id,
+            item.kind,
+            item.key,
+            item.value,
+            item.confidence,
+            JSON.stringify(item.evidence),
+            item.status,
+            item.editedByUser ? 1 : 0,
+            item.createdAt,
+            item.updatedAt,
+          ]);
         } else {
-          await tx.exec('UPDATE profile_items SET kind = ?, key = ?, value = ?, confidence = ?, evidence = ?, status = ?, updated_at = ? WHERE id = ?',
-            [item.kind, item.key, item.value, item.confidence, JSON.stringify(item.evidence), item.status, item.updatedAt, item.id]);
+          await tx.exec(
+            'UPDATE profile_items SET kind = ?, key = ?, value = ?, confidence = ?, evidence = ?, status = ?, updated_at = ? WHERE id = ?',
+            [item.kind, item.key, item.value, item.confidence, JSON.stringify(item.evidence), item.status, item.updatedAt, item.id],
+          );
         }
-        await tx.exec('INSERT INTO profile_item_history (profile_item_id, op, value, confidence, evidence, reason, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-          [item.id, history.op, history.value, history.confidence, JSON.stringify(history.evidence), history.reason, now]);
+        await tx.exec(
+          'INSERT INTO profile_item_history (profile_item_id, op, value, confidence, evidence, reason, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          [item.id, history.op, history.value, history.confidence, JSON.stringify(history.evidence), history.reason, now],
+        );
       }
       return changes;
     });
@@ -327,7 +430,9 @@ export class SqlKnowledgeStore implements KnowledgeStore {
 
   async profileHistory(profileItemId: string): Promise<ProfileHistoryEntry[]> {
     const rows = await this.#sql.query(
-      'SELECT profile_item_id, op, value, confidence, evidence, reason, changed_at FROM profile_item_history WHERE profile_item_id = ? ORDER BY changed_at, id', [profileItemId]);
+      'SELECT profile_item_id, op, value, confidence, evidence, reason, changed_at FROM profile_item_history WHERE profile_item_id = ? ORDER BY changed_at, id',
+      [profileItemId],
+    );
     return rows.map((r) => ({
       profileItemId: String(r.profile_item_id),
       op: r.op as ProfileHistoryEntry['op'],
@@ -345,7 +450,9 @@ export class SqlKnowledgeStore implements KnowledgeStore {
 
   async expireForesight(now: number): Promise<number> {
     const rows = await this.#sql.query(
-      "UPDATE foresights SET status = 'expired', updated_at = ? WHERE status = 'active' AND end_at IS NOT NULL AND end_at < ? RETURNING id", [now, now]);
+      "UPDATE foresights SET status = 'expired', updated_at = ? WHERE status = 'active' AND end_at IS NOT NULL AND end_at < ? RETURNING id",
+      [now, now],
+    );
     return rows.length;
   }
 
@@ -355,7 +462,8 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       `SELECT ${FORESIGHT_COLUMNS} FROM foresights
         WHERE status = 'active' AND (end_at IS NULL OR end_at >= ?) ${upcoming ? '' : 'AND (start_at IS NULL OR start_at <= ?)'}
         ORDER BY coalesce(end_at, 9007199254740991), start_at, id LIMIT ?`,
-      upcoming ? [now, options.limit ?? 50] : [now, now, options.limit ?? 50]);
+      upcoming ? [now, options.limit ?? 50] : [now, now, options.limit ?? 50],
+    );
     return rows.map(toForesight);
   }
 }

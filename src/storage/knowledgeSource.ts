@@ -19,18 +19,38 @@ import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import { MESSAGE_EVIDENCE, type ForesightItem, type ProfileItem } from '../core/synthesis/knowledge';
 import type { ContextEpisode, ContextFact, KnowledgeQueryOptions } from '../core/recall/answerContext';
 import type { KnowledgeSource } from '../core/recall/answerSource';
-import { FORESIGHT_COLUMNS, PROFILE_COLUMNS, SqlKnowledgeStore, toForesight, toProfileItem, type ForesightRow, type ProfileRow } from './knowledgeRepo';
+import {
+  FORESIGHT_COLUMNS,
+  PROFILE_COLUMNS,
+  SqlKnowledgeStore,
+  toForesight,
+  toProfileItem,
+  type ForesightRow,
+  type ProfileRow,
+} from './knowledgeRepo';
 import type { MemoryScope } from '../core/recall/memoryScope';
 import { ftsTerms } from './ftsQuery';
 import { orMatch, TermFrequencies } from './termBudget';
 
 interface FactRow extends SqlRow {
-  id: string; memcell_id: string; speaker: string; content: string;
-  occurred_at: number | null; valid_from: number | null; valid_to: number | null; superseded_by: string | null;
+  id: string;
+  memcell_id: string;
+  speaker: string;
+  content: string;
+  occurred_at: number | null;
+  valid_from: number | null;
+  valid_to: number | null;
+  superseded_by: string | null;
 }
 
 interface CellRow extends SqlRow {
-  id: string; conversation_id: string; scene_id: string | null; title: string | null; narrative: string; start_at: number; end_at: number;
+  id: string;
+  conversation_id: string;
+  scene_id: string | null;
+  title: string | null;
+  narrative: string;
+  start_at: number;
+  end_at: number;
 }
 
 const FACT_COLUMNS = 'f.id, f.memcell_id, f.speaker, f.content, f.occurred_at, f.valid_from, f.valid_to, f.superseded_by';
@@ -49,15 +69,26 @@ const numOrNull = (v: SqlValue): number | null => (v === null ? null : Number(v)
 
 function toFact(r: FactRow): ContextFact {
   return {
-    id: r.id, memcellId: r.memcell_id, speaker: r.speaker, content: r.content,
-    occurredAt: numOrNull(r.occurred_at), validFrom: numOrNull(r.valid_from), validTo: numOrNull(r.valid_to), current: r.superseded_by === null,
+    id: r.id,
+    memcellId: r.memcell_id,
+    speaker: r.speaker,
+    content: r.content,
+    occurredAt: numOrNull(r.occurred_at),
+    validFrom: numOrNull(r.valid_from),
+    validTo: numOrNull(r.valid_to),
+    current: r.superseded_by === null,
   };
 }
 
 function toEpisode(r: CellRow): ContextEpisode {
   return {
-    id: r.id, conversationId: r.conversation_id, sceneId: r.scene_id, title: r.title, narrative: r.narrative,
-    startAt: Number(r.start_at), endAt: Number(r.end_at),
+    id: r.id,
+    conversationId: r.conversation_id,
+    sceneId: r.scene_id,
+    title: r.title,
+    narrative: r.narrative,
+    startAt: Number(r.start_at),
+    endAt: Number(r.end_at),
   };
 }
 
@@ -81,7 +112,8 @@ export function scopeCondition(scope: MemoryScope | undefined, column: string): 
 }
 
 /** A scope that restricts anything (a scope of only the profile switch restricts no conversation). */
-const restricts = (scope: MemoryScope | undefined): boolean => scope !== undefined && (scope.only !== undefined || (scope.without?.length ?? 0) > 0);
+const restricts = (scope: MemoryScope | undefined): boolean =>
+  scope !== undefined && (scope.only !== undefined || (scope.without?.length ?? 0) > 0);
 
 export class SqlKnowledgeSource implements KnowledgeSource {
   readonly #sql: Sql;
@@ -112,7 +144,9 @@ export class SqlKnowledgeSource implements KnowledgeSource {
       // joining every match first (a fact always has its episode; equal scores go oldest first).
       const rows = await this.#sql.query<FactRow>(
         `SELECT ${FACT_COLUMNS} FROM (SELECT rowid AS pk, bm25(facts_fts) AS score FROM facts_fts WHERE facts_fts MATCH ? ORDER BY score, rowid LIMIT ?) x
-           JOIN facts f ON f.rowid = x.pk ORDER BY x.score, x.pk`, [match, options.limit]);
+           JOIN facts f ON f.rowid = x.pk ORDER BY x.score, x.pk`,
+        [match, options.limit],
+      );
       return rows.map(toFact);
     }
     const one = options.conversationId !== undefined ? ' AND c.conversation_id = ?' : '';
@@ -120,11 +154,15 @@ export class SqlKnowledgeSource implements KnowledgeSource {
     const rows = await this.#sql.query<FactRow>(
       `SELECT ${FACT_COLUMNS} FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid JOIN memcells c ON c.id = f.memcell_id
         WHERE facts_fts MATCH ?${one}${scope.sql} ORDER BY bm25(facts_fts), f.rowid LIMIT ?`,
-      [match, ...(options.conversationId !== undefined ? [options.conversationId] : []), ...scope.params, options.limit]);
+      [match, ...(options.conversationId !== undefined ? [options.conversationId] : []), ...scope.params, options.limit],
+    );
     return rows.map(toFact);
   }
 
-  async factsByIds(ids: readonly string[], options: { readonly conversationId?: string; readonly scope?: MemoryScope }): Promise<readonly ContextFact[]> {
+  async factsByIds(
+    ids: readonly string[],
+    options: { readonly conversationId?: string; readonly scope?: MemoryScope },
+  ): Promise<readonly ContextFact[]> {
     const inScope = scopeCondition(options.scope, 'c.conversation_id');
     const scope = (options.conversationId !== undefined ? ' AND c.conversation_id = ?' : '') + inScope.sql;
     const out: ContextFact[] = [];
@@ -133,7 +171,8 @@ export class SqlKnowledgeSource implements KnowledgeSource {
       const chunk = unique.slice(i, i + ID_CHUNK);
       const rows = await this.#sql.query<FactRow>(
         `SELECT ${FACT_COLUMNS} FROM facts f JOIN memcells c ON c.id = f.memcell_id WHERE f.id IN (${chunk.map(() => '?').join(', ')})${scope}`,
-        [...chunk, ...(options.conversationId !== undefined ? [options.conversationId] : []), ...inScope.params]);
+        [...chunk, ...(options.conversationId !== undefined ? [options.conversationId] : []), ...inScope.params],
+      );
       out.push(...rows.map(toFact));
     }
     return out;
@@ -148,7 +187,9 @@ export class SqlKnowledgeSource implements KnowledgeSource {
       // synthesised: when one is among the top rows, the joined query below fills the limit instead.
       const top = await this.#sql.query<CellRow>(
         `SELECT ${CELL_COLUMNS} FROM (SELECT rowid AS pk, bm25(memcells_fts) AS score FROM memcells_fts WHERE memcells_fts MATCH ? ORDER BY score, rowid LIMIT ?) x
-           JOIN memcells c ON c.rowid = x.pk ORDER BY x.score, x.pk`, [match, options.limit]);
+           JOIN memcells c ON c.rowid = x.pk ORDER BY x.score, x.pk`,
+        [match, options.limit],
+      );
       const synthesised = top.filter((r) => typeof r.narrative === 'string' && r.narrative !== '');
       if (synthesised.length === top.length) return synthesised.map(toEpisode);
     }
@@ -157,7 +198,8 @@ export class SqlKnowledgeSource implements KnowledgeSource {
     const rows = await this.#sql.query<CellRow>(
       `SELECT ${CELL_COLUMNS} FROM memcells_fts JOIN memcells c ON c.rowid = memcells_fts.rowid
         WHERE memcells_fts MATCH ? AND ${SYNTHESISED}${scope} ORDER BY bm25(memcells_fts), c.rowid LIMIT ?`,
-      [match, ...(options.conversationId !== undefined ? [options.conversationId] : []), ...inScope.params, options.limit]);
+      [match, ...(options.conversationId !== undefined ? [options.conversationId] : []), ...inScope.params, options.limit],
+    );
     return rows.map(toEpisode);
   }
 
@@ -168,7 +210,9 @@ export class SqlKnowledgeSource implements KnowledgeSource {
     for (let i = 0; i < unique.length; i += ID_CHUNK) {
       const chunk = unique.slice(i, i + ID_CHUNK);
       const rows = await this.#sql.query<CellRow>(
-        `SELECT ${CELL_COLUMNS} FROM memcells c WHERE c.id IN (${chunk.map(() => '?').join(', ')}) AND ${SYNTHESISED}${inScope.sql}`, [...chunk, ...inScope.params]);
+        `SELECT ${CELL_COLUMNS} FROM memcells c WHERE c.id IN (${chunk.map(() => '?').join(', ')}) AND ${SYNTHESISED}${inScope.sql}`,
+        [...chunk, ...inScope.params],
+      );
       out.push(...rows.map(toEpisode));
     }
     return out;
@@ -182,7 +226,9 @@ export class SqlKnowledgeSource implements KnowledgeSource {
       const rows = await this.#sql.query<{ message_id: string; cell_id: string }>(
         `SELECT m.id AS message_id, c.id AS cell_id FROM messages m
            JOIN memcells c ON c.conversation_id = m.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq
-          WHERE m.id IN (${chunk.map(() => '?').join(', ')}) AND ${SYNTHESISED}`, chunk);
+          WHERE m.id IN (${chunk.map(() => '?').join(', ')}) AND ${SYNTHESISED}`,
+        chunk,
+      );
       for (const r of rows) out.set(r.message_id, r.cell_id);
     }
     return out;
@@ -193,7 +239,9 @@ export class SqlKnowledgeSource implements KnowledgeSource {
     const out: ContextEpisode[] = [];
     for (const sceneId of new Set(sceneIds)) {
       const rows = await this.#sql.query<CellRow>(
-        `SELECT ${CELL_COLUMNS} FROM memcells c WHERE c.scene_id = ? AND ${SYNTHESISED}${inScope.sql} ORDER BY c.end_at DESC, c.id LIMIT ?`, [sceneId, ...inScope.params, limitPerScene]);
+        `SELECT ${CELL_COLUMNS} FROM memcells c WHERE c.scene_id = ? AND ${SYNTHESISED}${inScope.sql} ORDER BY c.end_at DESC, c.id LIMIT ?`,
+        [sceneId, ...inScope.params, limitPerScene],
+      );
       out.push(...rows.map(toEpisode));
     }
     return out;
@@ -211,13 +259,24 @@ export class SqlKnowledgeSource implements KnowledgeSource {
                             WHERE c.conversation_id IN (${walled}))
            AND NOT EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(p.evidence) THEN p.evidence ELSE '[]' END) e
                             JOIN messages m ON m.id = substr(e.value, ?) WHERE substr(e.value, 1, ?) = ? AND m.conversation_id IN (${walled}))
-         ORDER BY confidence DESC, updated_at DESC, id LIMIT ?`, [...scope.without, MESSAGE_EVIDENCE.length + 1, MESSAGE_EVIDENCE.length, MESSAGE_EVIDENCE, ...scope.without, limit === undefined ? -1 : Math.max(0, Math.floor(limit))]);
+         ORDER BY confidence DESC, updated_at DESC, id LIMIT ?`,
+        [
+          ...scope.without,
+          MESSAGE_EVIDENCE.length + 1,
+          MESSAGE_EVIDENCE.length,
+          MESSAGE_EVIDENCE,
+          ...scope.without,
+          limit === undefined ? -1 : Math.max(0, Math.floor(limit)),
+        ],
+      );
       return rows.map(toProfileItem);
     }
     if (limit === undefined) return (await this.#knowledge.profileItems()).filter((p) => p.status === 'active');
     // The answer's few: reading every item costs ≈ 7 µs a row (≈ 2.3 ms for 330 items at 100,000 turns).
     const rows = await this.#sql.query<ProfileRow>(
-      `SELECT ${PROFILE_COLUMNS} FROM profile_items WHERE status = 'active' ORDER BY confidence DESC, updated_at DESC, id LIMIT ?`, [Math.max(0, Math.floor(limit))]);
+      `SELECT ${PROFILE_COLUMNS} FROM profile_items WHERE status = 'active' ORDER BY confidence DESC, updated_at DESC, id LIMIT ?`,
+      [Math.max(0, Math.floor(limit))],
+    );
     return rows.map(toProfileItem);
   }
 
@@ -225,12 +284,16 @@ export class SqlKnowledgeSource implements KnowledgeSource {
     if (!restricts(scope) && scope?.profile !== false) return this.#knowledge.activeForesight(now, { includeUpcoming: true, limit: 50 });
     // A plan belongs to the episode it came from; one made by the person (no episode) goes with the profile.
     const inScope = scopeCondition(scope, 'c.conversation_id');
-    const columns = FORESIGHT_COLUMNS.split(', ').map((c) => `f.${c}`).join(', ');
+    const columns = FORESIGHT_COLUMNS.split(', ')
+      .map((c) => `f.${c}`)
+      .join(', ');
     const rows = await this.#sql.query<ForesightRow>(
       `SELECT ${columns} FROM foresights f LEFT JOIN memcells c ON c.id = f.memcell_id
         WHERE f.status = 'active' AND (f.end_at IS NULL OR f.end_at >= ?)
           AND ((f.memcell_id IS NULL AND ?) OR (f.memcell_id IS NOT NULL${inScope.sql}))
-        ORDER BY coalesce(f.end_at, 9007199254740991), f.start_at, f.id LIMIT 50`, [now, scope?.profile === false ? 0 : 1, ...inScope.params]);
+        ORDER BY coalesce(f.end_at, 9007199254740991), f.start_at, f.id LIMIT 50`,
+      [now, scope?.profile === false ? 0 : 1, ...inScope.params],
+    );
     return rows.map(toForesight);
   }
 }

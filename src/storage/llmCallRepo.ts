@@ -18,7 +18,18 @@ export class SqlLlmCallLog implements LlmCallSink {
     await this.#sql.exec(
       `INSERT INTO llm_calls (stage, model, prompt_tokens, completion_tokens, tokens_estimated, latency_ms, outcome, error, job_id, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT id FROM jobs WHERE id = ?), ?)`,
-      [call.stage, call.model, call.promptTokens, call.completionTokens, call.tokensEstimated ? 1 : 0, Math.round(call.latencyMs), call.outcome, call.error, call.jobId, call.createdAt],
+      [
+        call.stage,
+        call.model,
+        call.promptTokens,
+        call.completionTokens,
+        call.tokensEstimated ? 1 : 0,
+        Math.round(call.latencyMs),
+        call.outcome,
+        call.error,
+        call.jobId,
+        call.createdAt,
+      ],
     );
   }
 
@@ -27,14 +38,19 @@ export class SqlLlmCallLog implements LlmCallSink {
     const [r] = await this.#sql.query<{ calls: number; p: number | null; c: number | null }>(
       `SELECT count(*) AS calls, sum(prompt_tokens) AS p, sum(completion_tokens) AS c FROM llm_calls
         WHERE (?1 IS NULL OR stage = ?1) AND created_at >= ?2`,
-      [filter.stage ?? null, filter.since ?? 0]);
+      [filter.stage ?? null, filter.since ?? 0],
+    );
     return { calls: Number(r?.calls ?? 0), promptTokens: Number(r?.p ?? 0), completionTokens: Number(r?.c ?? 0) };
   }
 
   /** Totals per stage, for the cost view. */
   async byStage(since = 0): Promise<Record<string, LlmUsageTotals>> {
     const rows = await this.#sql.query<{ stage: string; calls: number; p: number; c: number }>(
-      'SELECT stage, count(*) AS calls, sum(prompt_tokens) AS p, sum(completion_tokens) AS c FROM llm_calls WHERE created_at >= ? GROUP BY stage', [since]);
-    return Object.fromEntries(rows.map((r) => [r.stage, { calls: Number(r.calls), promptTokens: Number(r.p), completionTokens: Number(r.c) }]));
+      'SELECT stage, count(*) AS calls, sum(prompt_tokens) AS p, sum(completion_tokens) AS c FROM llm_calls WHERE created_at >= ? GROUP BY stage',
+      [since],
+    );
+    return Object.fromEntries(
+      rows.map((r) => [r.stage, { calls: Number(r.calls), promptTokens: Number(r.p), completionTokens: Number(r.c) }]),
+    );
   }
 }

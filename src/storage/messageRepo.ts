@@ -24,7 +24,8 @@ interface MessageRow extends SqlRow {
   metadata: string;
 }
 
-const COLUMNS = 'm.pk, m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.ingested_at, m.token_count, m.metadata';
+const COLUMNS =
+  'm.pk, m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.ingested_at, m.token_count, m.metadata';
 
 export function toMessage(r: MessageRow): Message {
   let metadata: Record<string, unknown> = {};
@@ -53,7 +54,9 @@ export async function getMessage(sql: Sql, id: string): Promise<Message | null> 
 }
 
 export async function listMessages(sql: Sql, conversationId: string): Promise<Message[]> {
-  const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.seq`, [conversationId]);
+  const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.seq`, [
+    conversationId,
+  ]);
   return rows.map(toMessage);
 }
 
@@ -70,20 +73,30 @@ export async function listMessageWindow(sql: Sql, conversationId: string, reques
   const limit = Math.max(1, Math.min(MAX_WINDOW, Math.floor(request.limit)));
   const [count] = await sql.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE conversation_id = ?', [conversationId]);
   const total = Number(count?.n ?? 0);
-  const [anchor] = request.around === undefined ? [] : await sql.query<{ seq: number }>('SELECT seq FROM messages WHERE id = ? AND conversation_id = ?', [request.around, conversationId]);
+  const [anchor] =
+    request.around === undefined
+      ? []
+      : await sql.query<{ seq: number }>('SELECT seq FROM messages WHERE id = ? AND conversation_id = ?', [request.around, conversationId]);
   if (anchor) {
     // The window starts `lead` turns before the anchor (fewer near the start).
     const lead = Math.max(0, Math.min(MAX_WINDOW, Math.floor(request.lead ?? WINDOW_LEAD)));
     const [start] = await sql.query<{ seq: number | null; before: number }>(
       `SELECT ${lead === 0 ? '?2' : `(SELECT seq FROM messages WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1 OFFSET ${lead - 1})`} AS seq,
-        (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND seq < ?2) AS before`, [conversationId, anchor.seq]);
+        (SELECT count(*) FROM messages WHERE conversation_id = ?1 AND seq < ?2) AS before`,
+      [conversationId, anchor.seq],
+    );
     const before = Number(start?.before ?? 0);
     const from = start?.seq ?? null;
-    const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? AND m.seq >= ? ORDER BY m.seq LIMIT ?`,
-      [conversationId, from ?? Number.MIN_SAFE_INTEGER, limit]);
+    const rows = await sql.query<MessageRow>(
+      `SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? AND m.seq >= ? ORDER BY m.seq LIMIT ?`,
+      [conversationId, from ?? Number.MIN_SAFE_INTEGER, limit],
+    );
     return { messages: rows.map(toMessage), total, offset: from === null ? 0 : before - lead };
   }
-  const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.seq DESC LIMIT ?`, [conversationId, limit]);
+  const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.conversation_id = ? ORDER BY m.seq DESC LIMIT ?`, [
+    conversationId,
+    limit,
+  ]);
   return { messages: rows.reverse().map(toMessage), total, offset: total - rows.length };
 }
 
@@ -111,9 +124,12 @@ export async function queuedTurnIndex(sql: Sql): Promise<number> {
  */
 export async function flushTurnIndexPart(tx: Sql, max: number): Promise<number> {
   const rest = await tx.query<{ pk: number }>(
-    'DELETE FROM turn_index_queue WHERE pk > (SELECT pk FROM turn_index_queue ORDER BY pk LIMIT 1 OFFSET ?) RETURNING pk', [Math.max(0, max - 1)]);
+    'DELETE FROM turn_index_queue WHERE pk > (SELECT pk FROM turn_index_queue ORDER BY pk LIMIT 1 OFFSET ?) RETURNING pk',
+    [Math.max(0, max - 1)],
+  );
   await flushTurnIndex(tx);
-  if (rest.length) await tx.exec('INSERT INTO turn_index_queue (pk) SELECT value FROM json_each(?)', [JSON.stringify(rest.map((r) => Number(r.pk)))]);
+  if (rest.length)
+    await tx.exec('INSERT INTO turn_index_queue (pk) SELECT value FROM json_each(?)', [JSON.stringify(rest.map((r) => Number(r.pk)))]);
   return rest.length;
 }
 
@@ -163,7 +179,18 @@ export async function insertMessage(tx: Sql, turn: NewTurn, now: number): Promis
 /** Validated INSERT_RETURNING parameters for a new turn (throws INVALID_INPUT). */
 function insertParams(turn: NewTurn, now: number): SqlValue[] {
   const { role, speaker, content, occurredAt } = validateNewTurn(turn, now);
-  return [turn.id, turn.conversationId, turn.conversationId, role, speaker, content, occurredAt, now, charsOverFour(content), JSON.stringify(turn.metadata ?? {})];
+  return [
+    turn.id,
+    turn.conversationId,
+    turn.conversationId,
+    role,
+    speaker,
+    content,
+    occurredAt,
+    now,
+    charsOverFour(content),
+    JSON.stringify(turn.metadata ?? {}),
+  ];
 }
 
 /**
@@ -231,17 +258,26 @@ export async function speakers(sql: Sql): Promise<string[]> {
       // Kept counts (exact up to their newest turn: every deletion drops them) plus the turns
       // added since, which are read by key; otherwise every turn.
       const base = kept?.counts && kept.newest < newest ? kept : null;
-      const rows = await tx.query<{ speaker: string; n: number }>(base
-        ? 'SELECT speaker, count(*) AS n FROM messages WHERE pk > ? GROUP BY speaker'
-        : 'SELECT speaker, count(*) AS n FROM messages GROUP BY speaker', base ? [base.newest] : []);
+      const rows = await tx.query<{ speaker: string; n: number }>(
+        base
+          ? 'SELECT speaker, count(*) AS n FROM messages WHERE pk > ? GROUP BY speaker'
+          : 'SELECT speaker, count(*) AS n FROM messages GROUP BY speaker',
+        base ? [base.newest] : [],
+      );
       const counts = new Map(Object.entries(base?.counts ?? {}));
       for (const r of rows) counts.set(r.speaker, (counts.get(r.speaker) ?? 0) + Number(r.n));
-      await tx.exec('INSERT INTO temp.speaker_counts (speaker, n) SELECT key, value FROM json_each(?)', [JSON.stringify(Object.fromEntries(counts))]);
+      await tx.exec('INSERT INTO temp.speaker_counts (speaker, n) SELECT key, value FROM json_each(?)', [
+        JSON.stringify(Object.fromEntries(counts)),
+      ]);
     });
     countsBuilt.add(sql);
   } catch {
     // A connection that cannot take a write transaction (the disk is full) still answers, by scanning.
-    return (await sql.query<{ speaker: string }>(`SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC, speaker LIMIT ${TOP_SPEAKER_NAMES}`)).map((r) => r.speaker);
+    return (
+      await sql.query<{ speaker: string }>(
+        `SELECT speaker FROM messages GROUP BY speaker ORDER BY count(*) DESC, speaker LIMIT ${TOP_SPEAKER_NAMES}`,
+      )
+    ).map((r) => r.speaker);
   }
   const counted = (await sql.query<{ speaker: string }>(TOP_SPEAKERS)).map((r) => r.speaker);
   try {
@@ -249,10 +285,18 @@ export async function speakers(sql: Sql): Promise<string[]> {
     // twice by the next open.
     await sql.transaction(async (tx) => {
       const [last] = await tx.query<{ newest: number | null }>('SELECT max(pk) AS newest FROM messages');
-      const all = await tx.query<{ speaker: string; n: number }>('SELECT speaker, n FROM temp.speaker_counts WHERE n > 0 ORDER BY n DESC, speaker');
+      const all = await tx.query<{ speaker: string; n: number }>(
+        'SELECT speaker, n FROM temp.speaker_counts WHERE n > 0 ORDER BY n DESC, speaker',
+      );
       const counts = all.length <= MAX_KEPT_COUNTS ? Object.fromEntries(all.map((r) => [r.speaker, Number(r.n)])) : undefined;
-      await tx.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-        [SPEAKERS_META_KEY, JSON.stringify({ newest: Number(last?.newest ?? 0), names: all.slice(0, TOP_SPEAKER_NAMES).map((r) => r.speaker), ...(counts ? { counts } : {}) })]);
+      await tx.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [
+        SPEAKERS_META_KEY,
+        JSON.stringify({
+          newest: Number(last?.newest ?? 0),
+          names: all.slice(0, TOP_SPEAKER_NAMES).map((r) => r.speaker),
+          ...(counts ? { counts } : {}),
+        }),
+      ]);
     });
   } catch {
     // Not kept for the next open; this answer is still right.
@@ -278,10 +322,16 @@ function keptSpeakers(value: string | undefined): KeptSpeakers | null {
   try {
     const kept = JSON.parse(value) as { newest?: unknown; names?: unknown; counts?: unknown };
     if (typeof kept.newest !== 'number' || !Array.isArray(kept.names) || !kept.names.every((n) => typeof n === 'string')) return null;
-    const counts = kept.counts !== null && typeof kept.counts === 'object' && !Array.isArray(kept.counts)
-      && Object.values(kept.counts).every((n) => Number.isInteger(n) && (n as number) > 0) ? kept.counts as Record<string, number> : undefined;
+    const counts =
+      kept.counts !== null &&
+      typeof kept.counts === 'object' &&
+      !Array.isArray(kept.counts) &&
+      Object.values(kept.counts).every((n) => Number.isInteger(n) && (n as number) > 0)
+        ? (kept.counts as Record<string, number>)
+        : undefined;
     return { newest: kept.newest, names: kept.names as string[], ...(counts ? { counts } : {}) };
-  } catch { // a damaged cache is as good as none: the caller counts again
+  } catch {
+    // a damaged cache is as good as none: the caller counts again
     return null;
   }
 }
@@ -299,28 +349,43 @@ export function forgetSpeakers(sql: Sql): void {
  * search's time in a large database (the scale benchmark's profile). Snippets are built in JS from the turn's own text
  * (core/base/highlight): the index holds lexical text, not the turn.
  */
-export async function searchMessages(sql: Sql, text: string, options: { limit?: number; conversationId?: string } = {}): Promise<SearchHit[]> {
+export async function searchMessages(
+  sql: Sql,
+  text: string,
+  options: { limit?: number; conversationId?: string } = {},
+): Promise<SearchHit[]> {
   const terms = ftsTerms(text);
   const match = toFtsQuery(text);
   if (!match) return [];
   const limit = Math.max(1, Math.min(options.limit ?? 20, 500));
   const top = options.conversationId
     ? await sql.query<{ pk: number; rank: number }>(
-      `SELECT messages_fts.rowid AS pk, bm25(messages_fts, 1.0, 0.3) AS rank
+        `SELECT messages_fts.rowid AS pk, bm25(messages_fts, 1.0, 0.3) AS rank
          FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
         WHERE messages_fts MATCH ? AND m.conversation_id = ? ORDER BY rank, m.pk LIMIT ?`,
-      [match, options.conversationId, limit])
+        [match, options.conversationId, limit],
+      )
     : await sql.query<{ pk: number; rank: number }>(
-      'SELECT rowid AS pk, bm25(messages_fts, 1.0, 0.3) AS rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid LIMIT ?',
-      [match, limit]);
+        'SELECT rowid AS pk, bm25(messages_fts, 1.0, 0.3) AS rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid LIMIT ?',
+        [match, limit],
+      );
   if (top.length === 0) return [];
-  const rows = await sql.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.pk IN (${top.map(() => '?').join(', ')})`, top.map((t) => t.pk));
+  const rows = await sql.query<MessageRow>(
+    `SELECT ${COLUMNS} FROM messages m WHERE m.pk IN (${top.map(() => '?').join(', ')})`,
+    top.map((t) => t.pk),
+  );
   const byPk = new Map(rows.map((r) => [Number(r.pk), r]));
   return top.flatMap((t) => {
     const r = byPk.get(Number(t.pk));
     if (!r) return [];
     const message = toMessage(r);
     // Assistant turns are Markdown: the snippet is cut from their words, without the markup.
-    return [{ message, score: -Number(t.rank), snippet: highlightSnippet(message.role === 'assistant' ? markdownText(message.content) : message.content, terms) }];
+    return [
+      {
+        message,
+        score: -Number(t.rank),
+        snippet: highlightSnippet(message.role === 'assistant' ? markdownText(message.content) : message.content, terms),
+      },
+    ];
   });
 }

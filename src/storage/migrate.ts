@@ -26,16 +26,26 @@ export async function applicationId(sql: Sql): Promise<number> {
  * Brings the database to `target` (default: latest). Refuses a database written by a newer
  * Recollect, and a non-empty SQLite file that is not a Recollect database.
  */
-export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRATIONS, target = LATEST_SCHEMA_VERSION, options: MigrateOptions = {}): Promise<{ from: number; to: number }> {
+export async function migrate(
+  sql: Sql,
+  migrations: readonly Migration[] = MIGRATIONS,
+  target = LATEST_SCHEMA_VERSION,
+  options: MigrateOptions = {},
+): Promise<{ from: number; to: number }> {
   const from = await schemaVersion(sql);
   if (from > target) {
-    throw new RecollectError('SCHEMA_TOO_NEW',
-      `This database was written by a newer version of Recollect (schema ${from}; this version understands up to ${target}). Update Recollect to open it.`);
+    throw new RecollectError(
+      'SCHEMA_TOO_NEW',
+      `This database was written by a newer version of Recollect (schema ${from}; this version understands up to ${target}). Update Recollect to open it.`,
+    );
   }
   if (from === 0) {
     const [row] = await sql.query<{ n: number }>("SELECT count(*) AS n FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'");
     if (Number(row?.n ?? 0) > 0) {
-      throw new RecollectError('IMPORT_NOT_RECOLLECT', 'This SQLite file is not a Recollect database (it has tables but no Recollect schema).');
+      throw new RecollectError(
+        'IMPORT_NOT_RECOLLECT',
+        'This SQLite file is not a Recollect database (it has tables but no Recollect schema).',
+      );
     }
   } else if ((await applicationId(sql)) !== RECOLLECT_APPLICATION_ID) {
     throw new RecollectError('IMPORT_NOT_RECOLLECT', 'This SQLite file is not a Recollect database.');

@@ -30,7 +30,8 @@ export class NodeFileVfs extends FacadeVFS {
       this.#files.set(fileId, { fd, path, deleteOnClose: !filename || (flags & VFS.SQLITE_OPEN_DELETEONCLOSE) !== 0 });
       pOutFlags.setInt32(0, flags, true);
       return VFS.SQLITE_OK;
-    } catch { // SQLite wants a result code from the VFS, never an exception
+    } catch {
+      // SQLite wants a result code from the VFS, never an exception
       return VFS.SQLITE_CANTOPEN;
     }
   }

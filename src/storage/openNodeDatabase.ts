@@ -120,7 +120,10 @@ export async function loadDatabaseFile(path: string, options: { migrateSchema?: 
 }
 
 /** A MemoryStore on the database file at `path` itself (openFileDatabase; the scale benchmark's kept database). */
-export async function openFileStore(path: string, options: { clock?: Clock; newId?: () => string; journal?: 'memory' | 'wal' } = {}): Promise<SqliteMemoryStore> {
+export async function openFileStore(
+  path: string,
+  options: { clock?: Clock; newId?: () => string; journal?: 'memory' | 'wal' } = {},
+): Promise<SqliteMemoryStore> {
   const db = await openFileDatabase(path, { journal: options.journal });
   return new SqliteMemoryStore(db, { ...options, openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
 }

@@ -31,7 +31,6 @@ function browserRuntime(wasmUrl: string): Promise<SqliteRuntime> {
   return runtime;
 }
 
-
 /**
  * The VFS creates a temporary directory with a few files when it starts, which a full quota
  * refuses (QuotaExceededError; more likely just after a reload, while the previous worker's
@@ -59,7 +58,9 @@ async function registerVfs(rt: SqliteRuntime): Promise<void> {
  * openOpfsStore, where it always did (registerVfs forgets a failed attempt and tries again there).
  */
 export function preloadSqlite(wasmUrl: string): void {
-  browserRuntime(wasmUrl).then(registerVfs).catch(() => undefined);
+  browserRuntime(wasmUrl)
+    .then(registerVfs)
+    .catch(() => undefined);
 }
 
 /**
@@ -83,7 +84,11 @@ function migrationLog(): NonNullable<MigrateOptions['onProgress']> {
  * the open is tried again until they are free (openWhenReleased), each failed try closing what it
  * opened.
  */
-export function openOpfsStore(wasmUrl: string, fileName = DATABASE_FILE, onProgress?: (step: string, done: number, total: number) => void): Promise<SqliteMemoryStore> {
+export function openOpfsStore(
+  wasmUrl: string,
+  fileName = DATABASE_FILE,
+  onProgress?: (step: string, done: number, total: number) => void,
+): Promise<SqliteMemoryStore> {
   // The files' states this open's retries dropped: a handle still being created then lands there.
   const retired = new Set<VfsFileState>();
   return openWhenReleased(() => openOnce(wasmUrl, fileName, onProgress), { beforeRetry: () => releaseStrayHandles(fileName, retired) });
@@ -136,14 +141,20 @@ function releaseStrayHandles(fileName: string, retired: Set<VfsFileState>): void
   for (const state of retired) {
     try {
       state.accessHandle?.close();
-    } catch { /* already closed */ }
+    } catch {
+      /* already closed */
+    }
     state.accessHandle = null;
     state.handleLockReleaser?.();
     state.handleLockReleaser = null;
   }
 }
 
-async function openOnce(wasmUrl: string, fileName: string, onProgress?: (step: string, done: number, total: number) => void): Promise<SqliteMemoryStore> {
+async function openOnce(
+  wasmUrl: string,
+  fileName: string,
+  onProgress?: (step: string, done: number, total: number) => void,
+): Promise<SqliteMemoryStore> {
   const rt = await browserRuntime(wasmUrl);
   const { module, sqlite3 } = rt;
   let db: WaSqliteDatabase | null = null;
@@ -202,12 +213,17 @@ async function readOpfsFile(name: string): Promise<Uint8Array | null> {
   try {
     const handle = await root.getFileHandle(name);
     return new Uint8Array(await (await handle.getFile()).arrayBuffer());
-  } catch { // NotFoundError: there is no such file
+  } catch {
+    // NotFoundError: there is no such file
     return null;
   }
 }
 
-async function openReadOnlyCopy(module: SqliteRuntime['module'], sqlite3: SqliteRuntime['sqlite3'], fileName: string): Promise<WaSqliteDatabase> {
+async function openReadOnlyCopy(
+  module: SqliteRuntime['module'],
+  sqlite3: SqliteRuntime['sqlite3'],
+  fileName: string,
+): Promise<WaSqliteDatabase> {
   const main = await readOpfsFile(fileName);
   if (!main) throw new RecollectError('STORAGE_FULL', STORAGE_FULL_MESSAGE);
   const db = await WaSqliteDatabase.open(module, sqlite3, ':memory:');

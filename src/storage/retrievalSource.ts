@@ -18,7 +18,15 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { Message } from '../core/base/types';
-import type { ContextLink, LexicalOptions, OwnWordsOptions, RetrievalScope, RetrievalSource, ScoredTurn, TurnFacts } from '../core/recall/Retriever';
+import type {
+  ContextLink,
+  LexicalOptions,
+  OwnWordsOptions,
+  RetrievalScope,
+  RetrievalSource,
+  ScoredTurn,
+  TurnFacts,
+} from '../core/recall/Retriever';
 import { maxTurnKey, toMessage } from './messageRepo';
 import { TURN_CONTEXT_AFTER, TURN_CONTEXT_BEFORE, TURN_TIMELINE, TURNS_FTS_COLUMNS, turnWindowJoin } from './schema';
 import type { ContextWindows, TermStats } from '../core/recall/fullQueryScore';
@@ -29,8 +37,8 @@ import { cosine } from '../core/base/vectorMath';
 
 export { orMatch, selectTerms } from './termBudget';
 
-
-const COLUMNS = 'm.pk, m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.ingested_at, m.token_count, m.metadata';
+const COLUMNS =
+  'm.pk, m.id, m.conversation_id, m.seq, m.role, m.speaker, m.content, m.occurred_at, m.ingested_at, m.token_count, m.metadata';
 /** What ranking reads of a candidate (TurnFacts): no text, no metadata to parse. */
 const FACT_COLUMNS = 'm.id, m.conversation_id, m.occurred_at, m.speaker, m.role';
 /** SQLite's default limit on bound parameters is 32766; stay well under it per statement. */
@@ -100,12 +108,16 @@ export class SqlRetrievalSource implements RetrievalSource {
     // Ranked inside the FTS table (ORDER BY bm25(…) LIMIT, not `rank`), only the top rows joined.
     const rows = options.scope
       ? await this.#sql.query<{ id: string; score: number }>(
-        `SELECT m.id AS id, bm25(messages_fts, ${weights}) AS score FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
-          WHERE messages_fts MATCH ?${where} ORDER BY score, m.pk LIMIT ?`, params)
+          `SELECT m.id AS id, bm25(messages_fts, ${weights}) AS score FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
+          WHERE messages_fts MATCH ?${where} ORDER BY score, m.pk LIMIT ?`,
+          params,
+        )
       : await this.#sql.query<{ id: string; score: number }>(
-        `SELECT m.id AS id, f.score AS score FROM (SELECT rowid AS pk, bm25(messages_fts, ${weights}) AS score FROM messages_fts
+          `SELECT m.id AS id, f.score AS score FROM (SELECT rowid AS pk, bm25(messages_fts, ${weights}) AS score FROM messages_fts
             WHERE messages_fts MATCH ? ORDER BY score, rowid LIMIT ?) f
-          JOIN messages m ON m.pk = f.pk ORDER BY f.score, f.pk`, params);
+          JOIN messages m ON m.pk = f.pk ORDER BY f.score, f.pk`,
+          params,
+        );
     return rows.map((r) => ({ id: r.id, score: -Number(r.score) }));
   }
 
@@ -177,8 +189,11 @@ export class SqlRetrievalSource implements RetrievalSource {
     for (let i = 0; i < wanted.length; i += ID_CHUNK) {
       const chunk = wanted.slice(i, i + ID_CHUNK);
       const rows = await this.#sql.query<{ id: string; content: string; caption: string | null }>(
-        `SELECT id, content, json_extract(metadata, '$.caption') AS caption FROM messages WHERE id IN (${chunk.map(() => '?').join(', ')})`, chunk);
-      for (const r of rows) texts.set(r.id, typeof r.caption === 'string' && r.caption ? `${r.content} ${r.caption}` : String(r.content ?? ''));
+        `SELECT id, content, json_extract(metadata, '$.caption') AS caption FROM messages WHERE id IN (${chunk.map(() => '?').join(', ')})`,
+        chunk,
+      );
+      for (const r of rows)
+        texts.set(r.id, typeof r.caption === 'string' && r.caption ? `${r.content} ${r.caption}` : String(r.content ?? ''));
     }
     return { texts, windows };
   }
@@ -200,7 +215,8 @@ export class SqlRetrievalSource implements RetrievalSource {
           WHERE h.id IN (${chunk.map(() => '?').join(', ')})${where}`,
         params,
       );
-      for (const r of rows) out.push({ from: r.hit, to: r.id, side: Number(r.d) > 0 ? 'before' : 'after', distance: Math.abs(Number(r.d)) });
+      for (const r of rows)
+        out.push({ from: r.hit, to: r.id, side: Number(r.d) > 0 ? 'before' : 'after', distance: Math.abs(Number(r.d)) });
     }
     return out;
   }
@@ -237,12 +253,17 @@ export class SqlRetrievalSource implements RetrievalSource {
     return this.#df.withinBudget(table, terms, budget, () => this.size());
   }
 
-  async vector(vector: Float32Array, modelId: string, options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<string[]> {
+  async vector(
+    vector: Float32Array,
+    modelId: string,
+    options: { readonly limit: number; readonly scope?: RetrievalScope },
+  ): Promise<string[]> {
     if (!this.#vectors) return [];
     // Non-positive cosine carries no evidence of relatedness. The list is fused by rank only, so a
     // quantised index's own order is enough: rescoring it exactly read a stored vector per
     // candidate (≈ 250 rows for 200 candidates), the largest cost of a recall at 10k turns.
-    const search = async (k: number) => (await this.#vectors!(modelId, vector, k, { approximate: true })).filter((h) => h.score > 0).map((h) => h.id);
+    const search = async (k: number) =>
+      (await this.#vectors!(modelId, vector, k, { approximate: true })).filter((h) => h.score > 0).map((h) => h.id);
     if (!options.scope) return search(options.limit);
     // Scoped: over-fetch, then keep the ids inside the scope (ids only: no turn is read).
     const hits = await search(options.limit * 4);
@@ -262,7 +283,12 @@ export class SqlRetrievalSource implements RetrievalSource {
       const chunk = unique.slice(i, i + ID_CHUNK);
       const params: SqlValue[] = [...chunk];
       const where = scopeSql(scope, params);
-      out.push(...await this.#sql.query<T>(`SELECT ${columns} FROM messages m WHERE m.id IN (${chunk.map(() => '?').join(', ')})${where}`, params));
+      out.push(
+        ...(await this.#sql.query<T>(
+          `SELECT ${columns} FROM messages m WHERE m.id IN (${chunk.map(() => '?').join(', ')})${where}`,
+          params,
+        )),
+      );
     }
     return out;
   }
@@ -272,11 +298,22 @@ export class SqlRetrievalSource implements RetrievalSource {
   }
 
   async facts(ids: readonly string[], options: { readonly content: boolean | 'user' }): Promise<TurnFacts[]> {
-    const content = options.content === 'user' ? `, CASE WHEN m.role = 'user' THEN m.content END AS content` : options.content ? ', m.content' : '';
-    const rows = await this.#rowsInScope<{ id: string; conversation_id: string; occurred_at: number; speaker: string; role: string; content?: string | null }>(
-      FACT_COLUMNS + content, ids, undefined);
+    const content =
+      options.content === 'user' ? `, CASE WHEN m.role = 'user' THEN m.content END AS content` : options.content ? ', m.content' : '';
+    const rows = await this.#rowsInScope<{
+      id: string;
+      conversation_id: string;
+      occurred_at: number;
+      speaker: string;
+      role: string;
+      content?: string | null;
+    }>(FACT_COLUMNS + content, ids, undefined);
     return rows.map((r) => ({
-      id: r.id, conversationId: r.conversation_id, occurredAt: Number(r.occurred_at), speaker: r.speaker, role: r.role as Message['role'],
+      id: r.id,
+      conversationId: r.conversation_id,
+      occurredAt: Number(r.occurred_at),
+      speaker: r.speaker,
+      role: r.role as Message['role'],
       ...(typeof r.content === 'string' ? { content: r.content } : {}),
     }));
   }
@@ -290,7 +327,9 @@ export class SqlRetrievalSource implements RetrievalSource {
     params.splice(1, 0, Math.max(1, Math.floor(options.limit)) * 4);
     return this.#sql.query<{ id: string; content: string }>(
       `SELECT m.id AS id, m.content AS content FROM (SELECT rowid AS pk FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?) f
-        JOIN messages m ON m.pk = f.pk WHERE m.role = 'user'${where} ORDER BY m.pk DESC LIMIT ?`, params);
+        JOIN messages m ON m.pk = f.pk WHERE m.role = 'user'${where} ORDER BY m.pk DESC LIMIT ?`,
+      params,
+    );
   }
 
   async similarities(ids: readonly string[], vector: Float32Array, modelId: string): Promise<Map<string, number>> {

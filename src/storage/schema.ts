@@ -18,6 +18,7 @@ import { v10 } from './schemaV10';
 import { stripStoredChatGptMarkup, v11 } from './schemaV11';
 import { v12 } from './schemaV12';
 import { v13 } from './schemaV13';
+import { v14 } from './schemaV14';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -365,15 +366,19 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'no raw ChatGPT citation markup in stored turns', sql: v11, run: stripStoredChatGptMarkup },
   { version: 12, name: 'failed synthesis jobs count their automatic revivals', sql: v12 },
   { version: 13, name: 'projects: conversations grouped with instructions and a memory mode', sql: v13 },
+  { version: 14, name: 'imported projects keep their source id', sql: v14 },
 ];
 
 /** The queued turns' neighbours (within the window) that are not queued themselves. */
 function queuedNeighbours(side: 'before' | 'after', n: number): string {
   const cmp = side === 'before' ? '<' : '>';
   const order = side === 'before' ? 'DESC' : 'ASC';
-  return Array.from({ length: n }, (_, i) =>
-    `SELECT (SELECT p.pk FROM messages p WHERE p.conversation_id = m.conversation_id AND p.seq ${cmp} m.seq ORDER BY p.seq ${order} LIMIT 1 OFFSET ${i})
-       FROM turn_index_queue q JOIN messages m ON m.pk = q.pk`).join(' UNION ');
+  return Array.from(
+    { length: n },
+    (_, i) =>
+      `SELECT (SELECT p.pk FROM messages p WHERE p.conversation_id = m.conversation_id AND p.seq ${cmp} m.seq ORDER BY p.seq ${order} LIMIT 1 OFFSET ${i})
+       FROM turn_index_queue q JOIN messages m ON m.pk = q.pk`,
+  ).join(' UNION ');
 }
 
 /**

@@ -29,7 +29,9 @@ export async function stripStoredChatGptMarkup(tx: Sql, onProgress?: MigrationPr
   onProgress?.(0, total);
   let done = 0;
   for (let after = 0; done < total;) {
-    const rows = await tx.query<{ pk: number; content: string }>(`SELECT pk, content ${CANDIDATES} AND pk > ? ORDER BY pk LIMIT ${PAGE}`, [after]);
+    const rows = await tx.query<{ pk: number; content: string }>(`SELECT pk, content ${CANDIDATES} AND pk > ? ORDER BY pk LIMIT ${PAGE}`, [
+      after,
+    ]);
     if (rows.length === 0) break;
     for (const { pk, content } of rows) {
       const stripped = stripChatGptMarkup(content).trim();

@@ -34,7 +34,8 @@ export function isRepairedTimeColumn(table: string, column: string): boolean {
  * put back as it was (`turnsFtsUpdate`, its definition from v2).
  */
 export function v8(turnsFtsUpdate: string): string {
-  const updates = Object.entries(TIME_COLUMNS).flatMap(([table, columns]) => columns.map((c) =>
-    `UPDATE ${table} SET ${c} = CAST(round(${c}) AS INTEGER) WHERE typeof(${c}) = 'real';`));
+  const updates = Object.entries(TIME_COLUMNS).flatMap(([table, columns]) =>
+    columns.map((c) => `UPDATE ${table} SET ${c} = CAST(round(${c}) AS INTEGER) WHERE typeof(${c}) = 'real';`),
+  );
   return ['DROP TRIGGER turns_fts_update;', ...updates, turnsFtsUpdate].join('\n');
 }

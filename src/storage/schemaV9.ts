@@ -31,7 +31,8 @@ export type MigrationProgress = (done: number, total: number) => void;
  * function's own ASCII fast path, decided in SQL so plain English never crosses into JS: each
  * crossing costs about as much as indexing a short turn).
  */
-const lex = (expr: string) => `CASE WHEN ${expr} GLOB '*[^' || char(1) || '-' || char(127) || ']*' THEN lexical_text(${expr}) ELSE coalesce(${expr}, '') END`;
+const lex = (expr: string) =>
+  `CASE WHEN ${expr} GLOB '*[^' || char(1) || '-' || char(127) || ']*' THEN lexical_text(${expr}) ELSE coalesce(${expr}, '') END`;
 
 const TOKENIZE = `tokenize = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'"`;
 const GAP_MS = 6 * 3_600_000;

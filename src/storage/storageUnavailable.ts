@@ -61,8 +61,11 @@ export function isStorageUnavailable(err: unknown, storage: StorageLike | undefi
 /** The error a failed open reports: STORAGE_UNAVAILABLE when this window has no usable OPFS, else `err` itself. */
 export function explainOpenFailure(err: unknown, storage: StorageLike | undefined, fileHandle?: FileHandleLike): unknown {
   if (!isStorageUnavailable(err, storage, fileHandle)) return err;
-  const message = typeof storage?.getDirectory !== 'function' ? NO_OPFS_MESSAGE
-    : named(err, 'SecurityError') ? STORAGE_UNAVAILABLE_MESSAGE
-    : NO_SYNC_ACCESS_MESSAGE;
+  const message =
+    typeof storage?.getDirectory !== 'function'
+      ? NO_OPFS_MESSAGE
+      : named(err, 'SecurityError')
+        ? STORAGE_UNAVAILABLE_MESSAGE
+        : NO_SYNC_ACCESS_MESSAGE;
   return new RecollectError('STORAGE_UNAVAILABLE', message, undefined, { cause: err });
 }

@@ -22,8 +22,12 @@ export interface DeletedItem {
  * `refs`. Only answers stored after `sincePk` (pk order is insertion order) are read (answersToRead
  * narrows that further), and each string in them is scanned once for all texts (redaction.ts).
  */
-export async function redactStoredCopies(tx: Sql, contents: readonly string[], sincePk: number,
-  refs: readonly { readonly kind: CitationKind; readonly id: string }[] = []): Promise<number> {
+export async function redactStoredCopies(
+  tx: Sql,
+  contents: readonly string[],
+  sincePk: number,
+  refs: readonly { readonly kind: CitationKind; readonly id: string }[] = [],
+): Promise<number> {
   const texts: DeletedText[] = contents.map(deletedText).filter((d) => d.collapsed.length > 0);
   if (texts.length === 0 && refs.length === 0) return 0;
   const cited = new Set(refs.map((r) => `${r.kind}\u0000${r.id}`));
@@ -34,7 +38,8 @@ export async function redactStoredCopies(tx: Sql, contents: readonly string[], s
     let parsed: unknown;
     try {
       parsed = JSON.parse(r.metadata);
-    } catch { // metadata that is not JSON holds no quoted text to redact
+    } catch {
+      // metadata that is not JSON holds no quoted text to redact
       continue;
     }
     const out = redact(parsed);
@@ -62,13 +67,16 @@ async function* answersToRead(tx: Sql, sincePk: number, probeList: readonly stri
       `SELECT pk, metadata FROM messages
         WHERE pk > ? AND role = 'assistant' AND metadata <> '{}'
           AND EXISTS (SELECT 1 FROM json_each(?) p WHERE instr(messages.metadata, p.value) > 0)`,
-      [sincePk, JSON.stringify(probeList)]);
+      [sincePk, JSON.stringify(probeList)],
+    );
     return;
   }
   let after = sincePk;
   for (;;) {
     const page = await tx.query<{ pk: number; metadata: string }>(
-      `SELECT pk, metadata FROM messages WHERE pk > ? AND role = 'assistant' AND metadata <> '{}' ORDER BY pk LIMIT ${PAGE}`, [after]);
+      `SELECT pk, metadata FROM messages WHERE pk > ? AND role = 'assistant' AND metadata <> '{}' ORDER BY pk LIMIT ${PAGE}`,
+      [after],
+    );
     yield* page;
     if (page.length < PAGE) return;
     after = Number(page[page.length - 1]!.pk);
@@ -98,7 +106,12 @@ function blankCitations(metadata: unknown, cited: ReadonlySet<string>): boolean 
  */
 export async function redactDeletedItems(tx: Sql, items: readonly DeletedItem[]): Promise<number> {
   if (items.length === 0) return 0;
-  return redactStoredCopies(tx, items.flatMap((i) => i.texts), 0, items);
+  return redactStoredCopies(
+    tx,
+    items.flatMap((i) => i.texts),
+    0,
+    items,
+  );
 }
 
 /** The texts an item's context line printed (answerContext.composeContext), for DeletedItem.texts. */
@@ -111,5 +124,8 @@ export const itemTexts = {
    */
   profile: (key: string, values: readonly string[]): string[] => [...new Set(values.flatMap((v) => [`${key}: ${v}`, profileLine(key, v)]))],
   /** "<span> — <title>: <narrative>": the title with its dash and colon, so a short title is not cut from unrelated text. */
-  episode: (title: string | null, narrative: string | null): string[] => [...(title ? [`— ${title}:`] : []), ...(narrative ? [narrative] : [])],
+  episode: (title: string | null, narrative: string | null): string[] => [
+    ...(title ? [`— ${title}:`] : []),
+    ...(narrative ? [narrative] : []),
+  ],
 };

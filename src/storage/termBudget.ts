@@ -90,7 +90,10 @@ export class TermFrequencies {
     }
     if (stale.length) {
       const columns = stale.map((_, i) => `(SELECT count(*) FROM ${table} WHERE ${table} MATCH ?) AS c${i}`).join(', ');
-      const [counts] = await this.#sql.query<Record<string, number>>(`SELECT ${columns}`, stale.map((t) => orMatch([t])!));
+      const [counts] = await this.#sql.query<Record<string, number>>(
+        `SELECT ${columns}`,
+        stale.map((t) => orMatch([t])!),
+      );
       if (this.#df.size > DF_CACHE_SIZE) this.#df.clear();
       stale.forEach((t, i) => {
         const n = Number(counts?.[`c${i}`] ?? 0);

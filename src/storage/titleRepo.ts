@@ -7,6 +7,8 @@ export const CONVERSATION_METADATA = `CASE WHEN json_valid(metadata) THEN metada
 
 /** Sets the title and who made it; `updatedAt`, when given, moves the conversation up the list. */
 export async function writeTitle(sql: Sql, id: string, title: string, by: TitleSource, updatedAt?: number): Promise<void> {
-  await sql.exec(`UPDATE conversations SET title = ?, ${updatedAt === undefined ? '' : 'updated_at = ?, '}metadata = json_set(${CONVERSATION_METADATA}, '$.titledBy', ?) WHERE id = ?`,
-    updatedAt === undefined ? [title, by, id] : [title, updatedAt, by, id]);
+  await sql.exec(
+    `UPDATE conversations SET title = ?, ${updatedAt === undefined ? '' : 'updated_at = ?, '}metadata = json_set(${CONVERSATION_METADATA}, '$.titledBy', ?) WHERE id = ?`,
+    updatedAt === undefined ? [title, by, id] : [title, updatedAt, by, id],
+  );
 }

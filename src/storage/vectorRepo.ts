@@ -15,7 +15,8 @@ export function encodeVector(v: Float32Array): Uint8Array {
 }
 
 export function decodeVector(blob: Uint8Array, dim: number): Float32Array {
-  if (blob.byteLength !== dim * 4) throw new RecollectError('SQL_ERROR', `A stored vector has ${blob.byteLength} bytes; expected ${dim * 4}.`);
+  if (blob.byteLength !== dim * 4)
+    throw new RecollectError('SQL_ERROR', `A stored vector has ${blob.byteLength} bytes; expected ${dim * 4}.`);
   const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
   const out = new Float32Array(dim);
   for (let i = 0; i < dim; i++) out[i] = view.getFloat32(i * 4, true);
@@ -40,7 +41,9 @@ export async function putVectors(tx: Sql, kind: ItemKind, model: string, items: 
 
 export async function loadVectors(sql: Sql, kind: ItemKind, model: string): Promise<ItemVector[]> {
   const rows = await sql.query<{ item_id: string; dim: number; vector: Uint8Array }>(
-    'SELECT item_id, dim, vector FROM vectors WHERE model_id = ? AND item_kind = ?', [model, kind]);
+    'SELECT item_id, dim, vector FROM vectors WHERE model_id = ? AND item_kind = ?',
+    [model, kind],
+  );
   return rows.map((r) => ({ itemId: r.item_id, vector: decodeVector(r.vector, Number(r.dim)) }));
 }
 
@@ -51,7 +54,8 @@ export async function getVectors(sql: Sql, kind: ItemKind, ids: readonly string[
     const chunk = ids.slice(i, i + 200);
     const rows = await sql.query<{ item_id: string; dim: number; vector: Uint8Array }>(
       `SELECT item_id, dim, vector FROM vectors WHERE model_id = ? AND item_kind = ? AND item_id IN (${chunk.map(() => '?').join(',')})`,
-      [model, kind, ...chunk]);
+      [model, kind, ...chunk],
+    );
     for (const r of rows) out.push({ itemId: r.item_id, vector: decodeVector(r.vector, Number(r.dim)) });
   }
   return out;
@@ -65,7 +69,11 @@ export async function countVectors(sql: Sql, kind: ItemKind, model: string): Pro
 const ITEM_TABLES: Record<ItemKind, { table: string; order: string; text: string }> = {
   // `order` is the rowid (INTEGER PRIMARY KEY pk for messages): the cursor of pendingEmbeddings.
   // A message is embedded with its image caption, if any (LoCoMo-style `blip_caption` metadata).
-  message: { table: 'messages', order: 't.pk', text: "t.content || coalesce(' [image: ' || json_extract(t.metadata, '$.caption') || ']', '')" },
+  message: {
+    table: 'messages',
+    order: 't.pk',
+    text: "t.content || coalesce(' [image: ' || json_extract(t.metadata, '$.caption') || ']', '')",
+  },
   fact: { table: 'facts', order: 't.rowid', text: 't.content' },
   memcell: { table: 'memcells', order: 't.rowid', text: "coalesce(t.title || '. ', '') || coalesce(t.narrative, '')" },
   memscene: { table: 'memscenes', order: 't.rowid', text: "coalesce(t.title || '. ', '') || coalesce(t.summary, '')" },
@@ -79,7 +87,13 @@ export async function countItems(sql: Sql, kind: ItemKind): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-export async function pendingEmbeddings(sql: Sql, kind: ItemKind, model: string, limit: number, after = Number.MIN_SAFE_INTEGER): Promise<PendingEmbedding[]> {
+export async function pendingEmbeddings(
+  sql: Sql,
+  kind: ItemKind,
+  model: string,
+  limit: number,
+  after = Number.MIN_SAFE_INTEGER,
+): Promise<PendingEmbedding[]> {
   const { table, order, text } = ITEM_TABLES[kind];
   const rows = await sql.query<{ id: string; text: string; key: number }>(
     `SELECT t.id AS id, ${text} AS text, ${order} AS key FROM ${table} t
@@ -91,7 +105,14 @@ export async function pendingEmbeddings(sql: Sql, kind: ItemKind, model: string,
 }
 
 /** Items of `kind` with a vector of `from` and none of `to`, in table order from after `after` (an embedder switch). */
-export async function pendingReembed(sql: Sql, kind: ItemKind, from: string, to: string, limit: number, after = Number.MIN_SAFE_INTEGER): Promise<PendingEmbedding[]> {
+export async function pendingReembed(
+  sql: Sql,
+  kind: ItemKind,
+  from: string,
+  to: string,
+  limit: number,
+  after = Number.MIN_SAFE_INTEGER,
+): Promise<PendingEmbedding[]> {
   const { table, order, text } = ITEM_TABLES[kind];
   const rows = await sql.query<{ id: string; text: string; key: number }>(
     `SELECT t.id AS id, ${text} AS text, ${order} AS key FROM ${table} t

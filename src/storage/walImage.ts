@@ -30,9 +30,10 @@ export function applyWal(main: Uint8Array, wal: Uint8Array | null): Uint8Array {
     const view = new DataView(wal.buffer, wal.byteOffset, wal.byteLength);
     const magic = view.getUint32(0);
     const pageSize = view.getUint32(8);
-    const valid = (magic === 0x377f0682 || magic === 0x377f0683) && pageSize >= 512 && pageSize <= 65536 && (pageSize & (pageSize - 1)) === 0;
+    const valid =
+      (magic === 0x377f0682 || magic === 0x377f0683) && pageSize >= 512 && pageSize <= 65536 && (pageSize & (pageSize - 1)) === 0;
     const bigEndian = magic === 0x377f0683;
-    let sum = valid ? checksum(view, 0, 24, bigEndian, [0, 0]) : [0, 0] as [number, number];
+    let sum = valid ? checksum(view, 0, 24, bigEndian, [0, 0]) : ([0, 0] as [number, number]);
     if (valid && sum[0] === view.getUint32(24) && sum[1] === view.getUint32(28)) {
       const salt1 = view.getUint32(16);
       const salt2 = view.getUint32(20);
@@ -55,7 +56,8 @@ export function applyWal(main: Uint8Array, wal: Uint8Array | null): Uint8Array {
       if (committed.size > 0) {
         image = new Uint8Array(pages * pageSize);
         image.set(main.subarray(0, Math.min(main.byteLength, image.byteLength)));
-        for (const [page, offset] of committed) if (page <= pages) image.set(wal.subarray(offset, offset + pageSize), (page - 1) * pageSize);
+        for (const [page, offset] of committed)
+          if (page <= pages) image.set(wal.subarray(offset, offset + pageSize), (page - 1) * pageSize);
       }
     }
   }

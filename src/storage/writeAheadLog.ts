@@ -21,7 +21,8 @@ export async function useWriteAheadLog(db: Sql): Promise<void> {
   await db.query('PRAGMA locking_mode = EXCLUSIVE');
   const [row] = await db.query<{ journal_mode: string }>('PRAGMA journal_mode = WAL');
   // Not fatal: the rollback journal is just as safe, only slower.
-  if (String(row?.journal_mode).toLowerCase() !== 'wal') console.warn(`Recollect: write-ahead logging unavailable; journal mode is ${String(row?.journal_mode)}.`);
+  if (String(row?.journal_mode).toLowerCase() !== 'wal')
+    console.warn(`Recollect: write-ahead logging unavailable; journal mode is ${String(row?.journal_mode)}.`);
   // A page cache of 16 MB instead of SQLite's 2 MB: inserting a batch of turns rewrites the
   // full-text indexes' b-tree pages, and each page that fell out of a small cache is read back
   // from OPFS (a synchronous read on the worker) before it is changed.

@@ -9,10 +9,19 @@ import { describe, expect, it } from 'vitest';
 import { escapeStopsAnswer, type EscapeKeyEvent } from '../../src/app/keyboard';
 
 /** A document with or without an open dialog somewhere. */
-const page = (dialogOpen: boolean) => ({ querySelector: (selector: string) => (selector === 'dialog[open]' && dialogOpen ? {} : null) }) as unknown as Pick<Document, 'querySelector'>;
+const page = (dialogOpen: boolean) =>
+  ({ querySelector: (selector: string) => (selector === 'dialog[open]' && dialogOpen ? {} : null) }) as unknown as Pick<
+    Document,
+    'querySelector'
+  >;
 /** An element inside (or outside) a dialog. */
 const element = (inDialog: boolean) => ({ closest: (selector: string) => (selector === 'dialog' && inDialog ? {} : null) });
-const press = (over: Partial<EscapeKeyEvent> = {}): EscapeKeyEvent => ({ key: 'Escape', defaultPrevented: false, target: element(false), ...over });
+const press = (over: Partial<EscapeKeyEvent> = {}): EscapeKeyEvent => ({
+  key: 'Escape',
+  defaultPrevented: false,
+  target: element(false),
+  ...over,
+});
 
 describe('escapeStopsAnswer', () => {
   it('stops the answer on an Escape in the chat', () => {

@@ -43,10 +43,17 @@ describe('formatOffThread', () => {
   it('a failing parse or worker says why and stops the worker', async () => {
     const { start, log } = fakeWorker(() => Promise.reject(new RangeError('Maximum call stack size exceeded')));
     expect(await formatOffThread('x', { citations: false, start })).toEqual({
-      ok: false, reason: 'failed', message: 'it could not be formatted (Maximum call stack size exceeded)',
+      ok: false,
+      reason: 'failed',
+      message: 'it could not be formatted (Maximum call stack size exceeded)',
     });
     expect(log.stopped).toBe(1);
-    const broken = await formatOffThread('x', { citations: false, start: () => { throw new Error('workers are not available'); } });
+    const broken = await formatOffThread('x', {
+      citations: false,
+      start: () => {
+        throw new Error('workers are not available');
+      },
+    });
     expect(broken).toMatchObject({ ok: false, reason: 'failed', message: 'it could not be formatted (workers are not available)' });
   });
 });

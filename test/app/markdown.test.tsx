@@ -8,15 +8,31 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { createElement } from 'react';
 import { Markdown, PlainOnError } from '../../src/app/components/Markdown';
 import {
-  DEEP_LIST, EMPHASIS_OPENERS, LONG_CODE_BLOCK, NESTED_LIST_6, NESTED_QUOTES, NORMAL_ANSWER, PLAIN_100K, WIDE_TABLE,
+  DEEP_LIST,
+  EMPHASIS_OPENERS,
+  LONG_CODE_BLOCK,
+  NESTED_LIST_6,
+  NESTED_QUOTES,
+  NORMAL_ANSWER,
+  PLAIN_100K,
+  WIDE_TABLE,
 } from '../support/markdownFixtures';
 
-const render = (text: string, cite = true) => renderToStaticMarkup(createElement(Markdown, { text, ...(cite ? { onCite: () => undefined } : {}) }));
-const unescape = (html: string) => html.replace(/&gt;/g, '>').replace(/&lt;/g, '<').replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&amp;/g, '&');
+const render = (text: string, cite = true) =>
+  renderToStaticMarkup(createElement(Markdown, { text, ...(cite ? { onCite: () => undefined } : {}) }));
+const unescape = (html: string) =>
+  html
+    .replace(/&gt;/g, '>')
+    .replace(/&lt;/g, '<')
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;/g, "'")
+    .replace(/&amp;/g, '&');
 
 describe('Markdown rendering of model output', () => {
   it('renders Markdown but never raw HTML, scripts, unsafe links or remote images', () => {
-    const html = render('**bold** <script>alert(1)</script><img src=x onerror=alert(1)> [x](javascript:alert(1)) ![t](https://evil.example/pixel.png) [ok](https://example.com)');
+    const html = render(
+      '**bold** <script>alert(1)</script><img src=x onerror=alert(1)> [x](javascript:alert(1)) ![t](https://evil.example/pixel.png) [ok](https://example.com)',
+    );
     expect(html).toContain('<strong>bold</strong>');
     expect(html).not.toContain('<script');
     expect(html).not.toContain('onerror');

@@ -5,7 +5,17 @@
 import { describe, expect, it } from 'vitest';
 import { MARKDOWN_LIMITS, assessMarkdown, plainReasonText } from '../../src/app/markdown/markdownBudget';
 import {
-  DEEP_LIST, DEEP_LIST_ONE_LINE, EDGE_OF_LIMITS, EMPHASIS_OPENERS, EMPHASIS_SHORT, LONG_CODE_BLOCK, NESTED_LIST_6, NESTED_QUOTES, NORMAL_ANSWER, PLAIN_100K, WIDE_TABLE,
+  DEEP_LIST,
+  DEEP_LIST_ONE_LINE,
+  EDGE_OF_LIMITS,
+  EMPHASIS_OPENERS,
+  EMPHASIS_SHORT,
+  LONG_CODE_BLOCK,
+  NESTED_LIST_6,
+  NESTED_QUOTES,
+  NORMAL_ANSWER,
+  PLAIN_100K,
+  WIDE_TABLE,
 } from '../support/markdownFixtures';
 
 const reason = (text: string) => {
@@ -22,7 +32,7 @@ describe('assessMarkdown: what is formatted on the page', () => {
     expect(reason(NESTED_LIST_6)).toBe('formatted');
   });
 
-  it('formats a message at the edge of the weighted total (the benchmark\'s slowest formatted text), and not one mark more', () => {
+  it("formats a message at the edge of the weighted total (the benchmark's slowest formatted text), and not one mark more", () => {
     const edge = assessMarkdown(EDGE_OF_LIMITS);
     expect(edge.formatted).toBe(true);
     expect(edge.formatted && edge.cost).toBeGreaterThan(MARKDOWN_LIMITS.cost - 200);
@@ -39,7 +49,11 @@ describe('assessMarkdown: what is formatted on the page', () => {
   });
 
   it('does not count snake_case underscores or indented code as emphasis or nesting', () => {
-    const code = ['```python', ...Array.from({ length: 300 }, (_, i) => `${' '.repeat(4 * (i % 12))}my_name_${i} = other_${i}`), '```'].join('\n');
+    const code = [
+      '```python',
+      ...Array.from({ length: 300 }, (_, i) => `${' '.repeat(4 * (i % 12))}my_name_${i} = other_${i}`),
+      '```',
+    ].join('\n');
     expect(code.length).toBeLessThan(MARKDOWN_LIMITS.chars);
     expect(reason(code)).toBe('formatted');
   });

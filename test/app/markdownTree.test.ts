@@ -37,7 +37,7 @@ describe('markdownTree: bounded depth', () => {
     expect(seen.text).toContain('The innermost quote says hello.');
   });
 
-  it('a 200-deep list keeps 16 levels and every item\'s text', () => {
+  it("a 200-deep list keeps 16 levels and every item's text", () => {
     for (const list of [DEEP_LIST, DEEP_LIST_ONE_LINE]) {
       const tree = markdownTree(list);
       const seen = inspect(tree.root, ['ul', 'ol']);
@@ -74,7 +74,9 @@ describe('markdownTree: what stays formatted', () => {
 
 describe('markdownTree: safety', () => {
   it('drops raw HTML, unsafe addresses and image sources', () => {
-    const tree = markdownTree('**bold** <script>alert(1)</script><img src=x onerror=alert(1)> [x](javascript:alert(1)) ![t](https://evil.example/pixel.png) [ok](https://example.com)');
+    const tree = markdownTree(
+      '**bold** <script>alert(1)</script><img src=x onerror=alert(1)> [x](javascript:alert(1)) ![t](https://evil.example/pixel.png) [ok](https://example.com)',
+    );
     const json = JSON.stringify(tree.root);
     expect(json).not.toContain('script');
     expect(json).not.toContain('onerror');

@@ -27,7 +27,9 @@ function resolveModule(from: string, spec: string): string {
   for (const candidate of [base, `${base}.ts`, `${base}.tsx`]) {
     try {
       if (statSync(candidate).isFile()) return candidate;
-    } catch { /* not this one */ }
+    } catch {
+      /* not this one */
+    }
   }
   return base;
 }
@@ -36,11 +38,15 @@ function resolveModule(from: string, spec: string): string {
 function browserEntries(): string[] {
   const entries = new Set<string>();
   for (const html of readdirSync(root).filter((n) => n.endsWith('.html'))) {
-    for (const m of readFileSync(join(root, html), 'utf8').matchAll(/<script[^>]*type="module"[^>]*src="\/([^"]+)"/g)) entries.add(join(root, m[1]!));
+    for (const m of readFileSync(join(root, html), 'utf8').matchAll(/<script[^>]*type="module"[^>]*src="\/([^"]+)"/g))
+      entries.add(join(root, m[1]!));
   }
   for (const dir of ['src', 'bench', 'workers']) {
     for (const file of sourceFiles(join(root, dir))) {
-      for (const m of readFileSync(file, 'utf8').matchAll(/new (?:Shared)?Worker\(\s*new URL\(\s*['"]([^'"]+)['"]\s*,\s*import\.meta\.url/g)) entries.add(resolveModule(file, m[1]!));
+      for (const m of readFileSync(file, 'utf8').matchAll(
+        /new (?:Shared)?Worker\(\s*new URL\(\s*['"]([^'"]+)['"]\s*,\s*import\.meta\.url/g,
+      ))
+        entries.add(resolveModule(file, m[1]!));
     }
   }
   const vite = readFileSync(join(root, 'vite.config.ts'), 'utf8');
@@ -52,7 +58,9 @@ function browserEntries(): string[] {
 
 /** The module the file imports first (comments and `/// <reference>` lines before it are fine). */
 function firstImport(file: string): string | null {
-  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const text = readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
   const m = /^\s*import\s+(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/m.exec(text);
   return m ? m[1]! : null;
 }
@@ -60,10 +68,17 @@ function firstImport(file: string): string | null {
 describe('Zod runs jitless in every browser entry', () => {
   it('finds the entries: the page, the bench page, the engine, model, device-LLM, bench and service workers', () => {
     const found = browserEntries().map((f) => relative(root, f));
-    expect(found).toEqual(expect.arrayContaining([
-      'src/app/main.tsx', 'bench/page/benchPage.ts', 'workers/engine.worker.ts', 'workers/model.worker.ts',
-      'workers/llm.worker.ts', 'bench/page/bench.worker.ts', 'workers/sw.ts',
-    ]));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'src/app/main.tsx',
+        'bench/page/benchPage.ts',
+        'workers/engine.worker.ts',
+        'workers/model.worker.ts',
+        'workers/llm.worker.ts',
+        'bench/page/bench.worker.ts',
+        'workers/sw.ts',
+      ]),
+    );
   });
 
   it.each(browserEntries().map((f) => [relative(root, f), f]))('%s imports zodJitless before anything else', (_name, file) => {

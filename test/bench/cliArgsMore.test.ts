@@ -4,7 +4,12 @@ import { BenchUsageError, parseCrashArgs, parseVectorsArgs } from '../../bench/c
 describe('bench crash and vectors arguments (node:util parseArgs, strict)', () => {
   it('reads the crash flags with their defaults and refuses bad ones', () => {
     expect(parseCrashArgs([])).toEqual({ trials: 20, out: undefined, seed: 12, build: true });
-    expect(parseCrashArgs(['--trials', '100', '--seed', '3', '--no-build', '--out', 'r.json'])).toEqual({ trials: 100, out: 'r.json', seed: 3, build: false });
+    expect(parseCrashArgs(['--trials', '100', '--seed', '3', '--no-build', '--out', 'r.json'])).toEqual({
+      trials: 100,
+      out: 'r.json',
+      seed: 3,
+      build: false,
+    });
     expect(() => parseCrashArgs(['--trials', '0'])).toThrow(BenchUsageError);
     expect(() => parseCrashArgs(['--trails', '5'])).toThrow(/trails/);
   });

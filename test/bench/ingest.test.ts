@@ -13,20 +13,26 @@ describe('ingest benchmark arithmetic', () => {
   });
 
   it('sends turns only (no questions) to the benchmark page', () => {
-    const dataset = loadLocomo([{
-      sample_id: 'conv-x',
-      conversation: {
-        speaker_a: 'Ann', speaker_b: 'Bob',
-        session_1_date_time: '1:56 pm on 8 May, 2023',
-        session_1: [
-          { speaker: 'Ann', dia_id: 'D1:1', text: 'Hi Bob!' },
-          { speaker: 'Bob', dia_id: 'D1:2', text: 'Look at this', blip_caption: 'a photo of a dog' },
-        ],
+    const dataset = loadLocomo([
+      {
+        sample_id: 'conv-x',
+        conversation: {
+          speaker_a: 'Ann',
+          speaker_b: 'Bob',
+          session_1_date_time: '1:56 pm on 8 May, 2023',
+          session_1: [
+            { speaker: 'Ann', dia_id: 'D1:1', text: 'Hi Bob!' },
+            { speaker: 'Bob', dia_id: 'D1:2', text: 'Look at this', blip_caption: 'a photo of a dog' },
+          ],
+        },
+        qa: [{ question: 'What did Bob share?', answer: 'a photo', evidence: ['D1:2'], category: 1 }],
       },
-      qa: [{ question: 'What did Bob share?', answer: 'a photo', evidence: ['D1:2'], category: 1 }],
-    }]);
+    ]);
     const [corpus] = ingestInputs(dataset);
     expect(corpus!.questions).toEqual([]);
-    expect(corpus!.sessions[0]!.turns.map((t) => [t.speaker, t.text, t.caption])).toEqual([['Ann', 'Hi Bob!', undefined], ['Bob', 'Look at this', 'a photo of a dog']]);
+    expect(corpus!.sessions[0]!.turns.map((t) => [t.speaker, t.text, t.caption])).toEqual([
+      ['Ann', 'Hi Bob!', undefined],
+      ['Bob', 'Look at this', 'a photo of a dog'],
+    ]);
   });
 });

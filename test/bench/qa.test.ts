@@ -12,28 +12,31 @@ import { charsOverFour } from '../../src/core/base/tokens';
 
 const KEY = 'sk-qa-secret-4242';
 
-const DATA = [{
-  sample_id: 'conv-t',
-  conversation: {
-    speaker_a: 'Ana', speaker_b: 'Ben',
-    session_1_date_time: '1:56 pm on 8 May, 2023',
-    session_1: [
-      { speaker: 'Ana', dia_id: 'D1:1', text: 'I ran the Boston marathon last week.' },
-      { speaker: 'Ben', dia_id: 'D1:2', text: 'Wow, congratulations on the marathon!' },
-    ],
-    session_2_date_time: '10:00 am on 20 May, 2023',
-    session_2: [
-      { speaker: 'Ben', dia_id: 'D2:1', text: 'I adopted a cat named Miso.' },
-      { speaker: 'Ana', dia_id: 'D2:2', text: 'Miso is a cute name for a cat!' },
+const DATA = [
+  {
+    sample_id: 'conv-t',
+    conversation: {
+      speaker_a: 'Ana',
+      speaker_b: 'Ben',
+      session_1_date_time: '1:56 pm on 8 May, 2023',
+      session_1: [
+        { speaker: 'Ana', dia_id: 'D1:1', text: 'I ran the Boston marathon last week.' },
+        { speaker: 'Ben', dia_id: 'D1:2', text: 'Wow, congratulations on the marathon!' },
+      ],
+      session_2_date_time: '10:00 am on 20 May, 2023',
+      session_2: [
+        { speaker: 'Ben', dia_id: 'D2:1', text: 'I adopted a cat named Miso.' },
+        { speaker: 'Ana', dia_id: 'D2:2', text: 'Miso is a cute name for a cat!' },
+      ],
+    },
+    qa: [
+      { question: 'Which marathon did Ana run?', answer: 'Boston', evidence: ['D1:1'], category: 4 },
+      { question: 'When did Ana run the marathon?', answer: 'The week before 8 May 2023', evidence: ['D1:1'], category: 2 },
+      { question: 'What pet does Ben have and what is it called?', answer: 'A cat named Miso', evidence: ['D2:1'], category: 1 },
+      { question: "What is the name of Ana's dog?", adversarial_answer: 'Miso', evidence: ['D2:1'], category: 5 },
     ],
   },
-  qa: [
-    { question: 'Which marathon did Ana run?', answer: 'Boston', evidence: ['D1:1'], category: 4 },
-    { question: 'When did Ana run the marathon?', answer: 'The week before 8 May 2023', evidence: ['D1:1'], category: 2 },
-    { question: 'What pet does Ben have and what is it called?', answer: 'A cat named Miso', evidence: ['D2:1'], category: 1 },
-    { question: "What is the name of Ana's dog?", adversarial_answer: 'Miso', evidence: ['D2:1'], category: 5 },
-  ],
-}];
+];
 
 // Per question, the judge's three replies in order. 'garbage' is prose: the structured-output
 // layer retries once, so two garbage replies make one unreadable run (ERROR).
@@ -45,7 +48,14 @@ const JUDGE_SCRIPT: string[][] = [
 ];
 
 type Stage = QaStage | 'other';
-interface Served { stage: Stage; prompt: number; completion: number; model: string; user: string; all: string }
+interface Served {
+  stage: Stage;
+  prompt: number;
+  completion: number;
+  model: string;
+  user: string;
+  all: string;
+}
 
 let mock: MockLlmServer;
 let served: Served[];
@@ -75,8 +85,12 @@ beforeAll(async () => {
       else if (stage === 'answer') reply = 'From memory: it was Boston [1].';
       else reply = 'unexpected';
       served.push({
-        stage, model: req.model, user: req.messages.at(-1)?.content ?? '', all: req.messages.map((m) => m.content).join('\n'),
-        prompt: req.messages.reduce((n, m) => n + countWords(m.content), 0), completion: countWords(reply),
+        stage,
+        model: req.model,
+        user: req.messages.at(-1)?.content ?? '',
+        all: req.messages.map((m) => m.content).join('\n'),
+        prompt: req.messages.reduce((n, m) => n + countWords(m.content), 0),
+        completion: countWords(reply),
       });
       return reply;
     },
@@ -97,13 +111,23 @@ describe('runQa', () => {
     judgeQueue = JUDGE_SCRIPT.flat();
     const out = join(dir, 'report.json');
     const report = await runQa({
-      data: join(dir, 'locomo.json'), baseUrl: mock.url, model: 'answer-model', apiKey: KEY, judgeModel: 'judge-model',
-      sufficiency: true, embedders: null, out, timeoutMs: 5_000,
+      data: join(dir, 'locomo.json'),
+      baseUrl: mock.url,
+      model: 'answer-model',
+      apiKey: KEY,
+      judgeModel: 'judge-model',
+      sufficiency: true,
+      embedders: null,
+      out,
+      timeoutMs: 5_000,
     });
 
     expect(judgeQueue).toEqual([]); // every scripted reply consumed, in order
     expect(report.rows.map((r) => r.verdicts)).toEqual([
-      ['WRONG', 'CORRECT', 'CORRECT'], ['CORRECT', 'WRONG', 'WRONG'], ['CORRECT', 'WRONG', 'CORRECT'], ['WRONG', 'ERROR', 'CORRECT'],
+      ['WRONG', 'CORRECT', 'CORRECT'],
+      ['CORRECT', 'WRONG', 'WRONG'],
+      ['CORRECT', 'WRONG', 'CORRECT'],
+      ['WRONG', 'ERROR', 'CORRECT'],
     ]);
     expect(report.rows.map((r) => r.correct)).toEqual([true, false, true, false]);
     expect(report.accuracy).toEqual({ questions: 3, correct: 2, accuracy: 2 / 3 });
@@ -121,7 +145,9 @@ describe('runQa', () => {
     const judged = served.filter((s) => s.stage === 'judge');
     expect(judged).toHaveLength(13);
     expect(judged.every((s) => s.model === 'judge-model')).toBe(true);
-    expect(judged[0]!.user).toBe('QUESTION: Which marathon did Ana run?\nGOLD ANSWER: Boston\nCANDIDATE ANSWER: From memory: it was Boston.');
+    expect(judged[0]!.user).toBe(
+      'QUESTION: Which marathon did Ana run?\nGOLD ANSWER: Boston\nCANDIDATE ANSWER: From memory: it was Boston.',
+    );
     expect(served.filter((s) => s.stage === 'answer').every((s) => s.model === 'answer-model')).toBe(true);
     expect(served.filter((s) => s.stage === 'other')).toEqual([]);
 
@@ -135,11 +161,16 @@ describe('runQa', () => {
     // Question 4 needed four judge calls (one retried), the others three.
     const judgeCalls = (i: number) => served.filter((s) => s.stage === 'judge' && s.all.includes(DATA[0]!.qa[i]!.question)).length;
     expect([0, 1, 2, 3].map(judgeCalls)).toEqual([3, 3, 3, 4]);
-    expect(report.rows[3]!.tokens.judge.promptTokens).toBe(served.filter((s) => s.stage === 'judge' && s.all.includes("Ana's dog")).reduce((n, s) => n + s.prompt, 0));
+    expect(report.rows[3]!.tokens.judge.promptTokens).toBe(
+      served.filter((s) => s.stage === 'judge' && s.all.includes("Ana's dog")).reduce((n, s) => n + s.prompt, 0),
+    );
     expect(report.tokens.construction).toEqual({}); // policy off: no synthesis calls
 
     // The summary is the answered questions' own latencies: its median lies between two of them.
-    const latencies = report.rows.filter((r) => !r.error).map((r) => r.latencyMs).sort((a, b) => a - b);
+    const latencies = report.rows
+      .filter((r) => !r.error)
+      .map((r) => r.latencyMs)
+      .sort((a, b) => a - b);
     expect(latencies).toHaveLength(4);
     expect(report.latencyMs.p50).toBeGreaterThanOrEqual(latencies[1]!);
     expect(report.latencyMs.p50).toBeLessThanOrEqual(latencies[2]!);
@@ -162,7 +193,17 @@ describe('runQa', () => {
   it('stops after --limit questions', async () => {
     served = [];
     judgeQueue = [];
-    const report = await runQa({ data: join(dir, 'locomo.json'), baseUrl: mock.url, model: 'm', apiKey: KEY, judgeModel: 'j', embedders: null, limit: 2, judgeRuns: 1, timeoutMs: 5_000 });
+    const report = await runQa({
+      data: join(dir, 'locomo.json'),
+      baseUrl: mock.url,
+      model: 'm',
+      apiKey: KEY,
+      judgeModel: 'j',
+      embedders: null,
+      limit: 2,
+      judgeRuns: 1,
+      timeoutMs: 5_000,
+    });
     expect(report.rows.map((r) => r.question)).toEqual(['Which marathon did Ana run?', 'When did Ana run the marathon?']);
     expect(served.filter((s) => s.stage === 'judge')).toHaveLength(2);
     expect(served.filter((s) => s.stage === 'sufficiency')).toHaveLength(0);
@@ -178,9 +219,28 @@ describe('qa bookkeeping helpers', () => {
   });
 
   it('reads keys from the named environment variables only', () => {
-    const args = parseQaArgs(['--data', 'f.json', '--base-url', 'http://x/v1', '--model', 'm', '--api-key-env', 'QA_KEY', '--judge-model', 'j', '--limit', '5', '--sufficiency'], { QA_KEY: 'secret-value' });
+    const args = parseQaArgs(
+      [
+        '--data',
+        'f.json',
+        '--base-url',
+        'http://x/v1',
+        '--model',
+        'm',
+        '--api-key-env',
+        'QA_KEY',
+        '--judge-model',
+        'j',
+        '--limit',
+        '5',
+        '--sufficiency',
+      ],
+      { QA_KEY: 'secret-value' },
+    );
     expect(args).toMatchObject({ data: 'f.json', apiKey: 'secret-value', judgeModel: 'j', limit: 5, sufficiency: true, policy: 'off' });
-    expect(() => parseQaArgs(['--data', 'f', '--base-url', 'u', '--model', 'm', '--judge-model', 'j', '--api-key-env', 'MISSING'], {})).toThrow(/MISSING is not set/);
+    expect(() =>
+      parseQaArgs(['--data', 'f', '--base-url', 'u', '--model', 'm', '--judge-model', 'j', '--api-key-env', 'MISSING'], {}),
+    ).toThrow(/MISSING is not set/);
     expect(() => parseQaArgs(['--data', 'f', '--base-url', 'u', '--model', 'm'], {})).toThrow(/required/);
   });
 });

@@ -24,9 +24,17 @@ function locomo(sampleId: string, sessions: number): unknown {
     conversation[`session_${s}`] = Array.from({ length: 10 }, (_, t) => ({
       speaker: t % 2 ? 'Bob' : 'Ann',
       dia_id: `D${s}:${t + 1}`,
-      text: t === 3 ? `Bob took up ${FACTS[(s - 1) % FACTS.length]} lessons ${sampleId}` : `small talk number ${t} about the weather in session ${s}`,
+      text:
+        t === 3
+          ? `Bob took up ${FACTS[(s - 1) % FACTS.length]} lessons ${sampleId}`
+          : `small talk number ${t} about the weather in session ${s}`,
     }));
-    qa.push({ question: `What lessons did Bob take up ${sampleId} ${FACTS[(s - 1) % FACTS.length]}?`, answer: 'x', evidence: [`D${s}:4`], category: 4 });
+    qa.push({
+      question: `What lessons did Bob take up ${sampleId} ${FACTS[(s - 1) % FACTS.length]}?`,
+      answer: 'x',
+      evidence: [`D${s}:4`],
+      category: 4,
+    });
   }
   qa.push({ question: 'adversarial', evidence: ['D1:1'], category: 5 });
   return { sample_id: sampleId, conversation, qa };
@@ -55,7 +63,11 @@ describe('scale benchmark (smoke)', () => {
   it('grows one database to each size, measures ours and BM25, and stops when the data runs out', async () => {
     const corpora = await loadScaleCorpora([join(dir, 'a.json'), join(dir, 'a.json')]);
     const lines: string[] = [];
-    const report = await runScale(corpora, await nodeDriver({ vectors: false }), { sizes: [50, 70, 1000], questions: 4, progress: (l) => lines.push(l) });
+    const report = await runScale(corpora, await nodeDriver({ vectors: false }), {
+      sizes: [50, 70, 1000],
+      questions: 4,
+      progress: (l) => lines.push(l),
+    });
     expect(report.points.map((p) => p.turns)).toEqual([60, 90]);
     expect(report.notes.join(' ')).toMatch(/holds 120 turns: not enough for 1,000/);
     const [first, second] = report.points;
@@ -84,7 +96,10 @@ describe('scale benchmark (smoke)', () => {
     // Ingest is reported with the mean length of the turns it appended (the cost follows the text).
     const meanChars = (from: number, to: number) => {
       const part = corpora.slice(from, to);
-      return part.reduce((n, c) => n + c.input.sessions.reduce((k, s) => k + s.turns.reduce((m, t) => m + t.text.length, 0), 0), 0) / part.reduce((n, c) => n + c.turns, 0);
+      return (
+        part.reduce((n, c) => n + c.input.sessions.reduce((k, s) => k + s.turns.reduce((m, t) => m + t.text.length, 0), 0), 0) /
+        part.reduce((n, c) => n + c.turns, 0)
+      );
     };
     expect(first!.meanTurnChars).toBeCloseTo(meanChars(0, 2));
     expect(second!.meanTurnChars).toBeCloseTo(meanChars(2, 3));
@@ -112,7 +127,9 @@ describe('scale benchmark (smoke)', () => {
     expect(md).toMatch(/\| 90 \| 4 \|/);
     expect(md).toMatch(/answer read p50 \/ p95 ms/);
     const a = second!.answerRead!.latencyMs;
-    expect(md).toContain(`| 90 | ${a.p50.toFixed(1)} / ${a.p95.toFixed(1)} | ${(a.p95 / second!.baselines.bm25.latencyMs.p95).toFixed(2)}× |`);
+    expect(md).toContain(
+      `| 90 | ${a.p50.toFixed(1)} / ${a.p95.toFixed(1)} | ${(a.p95 / second!.baselines.bm25.latencyMs.p95).toFixed(2)}× |`,
+    );
     expect(await readFile(paths.svg, 'utf8')).toMatch(/^<svg[\s\S]*polyline[\s\S]*<\/svg>/);
   });
 
@@ -123,26 +140,43 @@ describe('scale benchmark (smoke)', () => {
     expect(first.points.map((p) => p.turns)).toEqual([60]);
     expect((await readFile(join(dir, 'kept.60.sqlite'))).byteLength).toBeGreaterThan(0);
     const lines: string[] = [];
-    const second = await runScale(corpora, await nodeDriver({ vectors: false, db }), { sizes: [50, 70], questions: 4, progress: (l) => lines.push(l) });
+    const second = await runScale(corpora, await nodeDriver({ vectors: false, db }), {
+      sizes: [50, 70],
+      questions: 4,
+      progress: (l) => lines.push(l),
+    });
     // The 60 turns are not appended again: the first checkpoint is measured as it is, then one corpus more.
     expect(second.points.map((p) => p.turns)).toEqual([60, 90]);
     expect(lines[0]).toMatch(/kept database: 60 turns \(2 corpora\)/);
     expect(second.points[0]!.recall.turn['10']).toBe(first.points[0]!.recall.turn['10']);
     // A file the given data does not account for (here: fewer turns than it holds) is refused.
-    await expect(runScale(corpora.slice(0, 2), await nodeDriver({ vectors: false, db }), { sizes: [50], questions: 4 })).rejects.toThrow(/not a whole number of the given corpora/);
+    await expect(runScale(corpora.slice(0, 2), await nodeDriver({ vectors: false, db }), { sizes: [50], questions: 4 })).rejects.toThrow(
+      /not a whole number of the given corpora/,
+    );
   });
 });
 
 describe('bench arguments (node:util parseArgs)', () => {
   it('parses the scale command and rejects bad sizes, unknown flags and a missing --data', () => {
-    expect(parseScaleArgs(['--data', 'a', '--data', 'b', '--sizes', '30000,10_000', '--questions', '20'])).toMatchObject({ data: ['a', 'b'], sizes: [10000, 30000], questions: 20, runtime: 'node', vectors: true });
+    expect(parseScaleArgs(['--data', 'a', '--data', 'b', '--sizes', '30000,10_000', '--questions', '20'])).toMatchObject({
+      data: ['a', 'b'],
+      sizes: [10000, 30000],
+      questions: 20,
+      runtime: 'node',
+      vectors: true,
+    });
     expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10,x'])).toThrow(BenchUsageError);
     expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10', '--bogus'])).toThrow(/bogus/);
     expect(() => parseScaleArgs(['--sizes', '10'])).toThrow(/--data is required/);
     expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10', '--runtime', 'deno'])).toThrow(/node or browser/);
-    expect(parseScaleArgs(['--data', 'a', '--sizes', '10', '--runtime', 'browser', '--profile', 'p', '--port', '4324'])).toMatchObject({ profile: 'p', port: 4324 });
+    expect(parseScaleArgs(['--data', 'a', '--sizes', '10', '--runtime', 'browser', '--profile', 'p', '--port', '4324'])).toMatchObject({
+      profile: 'p',
+      port: 4324,
+    });
     expect(parseScaleArgs(['--data', 'a', '--sizes', '10', '--runtime', 'browser']).port).toBeUndefined();
-    expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10', '--port', '4324'])).toThrow(/--port is only available with --runtime browser/);
+    expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10', '--port', '4324'])).toThrow(
+      /--port is only available with --runtime browser/,
+    );
     expect(() => parseScaleArgs(['--data', 'a', '--sizes', '10', '--runtime', 'browser', '--port', 'x'])).toThrow(BenchUsageError);
   });
 
@@ -161,9 +195,17 @@ describe('bench arguments (node:util parseArgs)', () => {
 
   it('keeps the recall flags: repeated --set, a bare --rerank, node-only options refused in the browser', () => {
     const a = parseRecallArgs(['--data', 'd', '--set', 'rrfK=30', '--set', 'weights.prf=0.7', '--rerank', '--k', '1,5'], 'bundled');
-    expect(a).toMatchObject({ data: 'd', overrides: { rrfK: 30, weights: { prf: 0.7 } }, reranker: 'bundled', ks: [1, 5, 10], baselines: true });
+    expect(a).toMatchObject({
+      data: 'd',
+      overrides: { rrfK: 30, weights: { prf: 0.7 } },
+      reranker: 'bundled',
+      ks: [1, 5, 10],
+      baselines: true,
+    });
     expect(parseRecallArgs(['--data', 'd', '--rerank', 'other/model'], 'bundled').reranker).toBe('other/model');
-    expect(() => parseRecallArgs(['--data', 'd', '--runtime', 'browser', '--no-vectors'], 'b')).toThrow(/only available with --runtime node/);
+    expect(() => parseRecallArgs(['--data', 'd', '--runtime', 'browser', '--no-vectors'], 'b')).toThrow(
+      /only available with --runtime node/,
+    );
     expect(() => parseRecallArgs(['--data', 'd', '--set', 'nope=1'], 'b')).toThrow(/unknown knob "nope"/);
   });
 });

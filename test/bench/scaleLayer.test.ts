@@ -21,7 +21,11 @@ function turns(sessions: number, perSession: number, prefix = 's'): LayerTurn[] 
     for (let i = 0; i < perSession; i++) {
       const w = WORDS[(s * 7 + i) % WORDS.length]!;
       out.push({
-        id: `${prefix}${s}:${i}`, conversationId: `${prefix}${s}`, seq: i + 1, role: i % 2 ? 'assistant' : 'user', speaker: i % 2 ? 'Assistant' : 'User',
+        id: `${prefix}${s}:${i}`,
+        conversationId: `${prefix}${s}`,
+        seq: i + 1,
+        role: i % 2 ? 'assistant' : 'user',
+        speaker: i % 2 ? 'Assistant' : 'User',
         content: `I went to the ${w} club on day ${s}. It was busy and loud. We talked about ${WORDS[(i + 3) % WORDS.length]} for hours.`,
         occurredAt: T0 + s * DAY,
       });
@@ -36,7 +40,9 @@ describe('planLayer', () => {
     const input = turns(300, 10);
     const { cells, after } = planLayer(input, NONE);
     expect(cells.flatMap((c) => c.turns)).toEqual(input);
-    expect(cells.every((c) => c.turns.length <= LAYER_RATIOS.cellTurns && new Set(c.turns.map((t) => t.conversationId)).size === 1)).toBe(true);
+    expect(cells.every((c) => c.turns.length <= LAYER_RATIOS.cellTurns && new Set(c.turns.map((t) => t.conversationId)).size === 1)).toBe(
+      true,
+    );
     const synthesised = cells.filter((c) => c.synthesis);
     expect(synthesised).toHaveLength(3000 / 20);
     expect(synthesised.flatMap((c) => c.synthesis!.facts)).toHaveLength(3000 / 5);
@@ -47,7 +53,7 @@ describe('planLayer', () => {
     expect(cells.filter((c) => !c.synthesis).every((c) => c.profile.length === 0)).toBe(true);
   });
 
-  it('makes facts, narratives and plans from the turns\' own sentences', () => {
+  it("makes facts, narratives and plans from the turns' own sentences", () => {
     const { cells } = planLayer(turns(40, 10), NONE);
     const cell = cells.find((c) => c.synthesis && c.synthesis.facts.length > 0)!;
     const text = cell.turns.map((t) => t.content).join(' ');
@@ -67,9 +73,13 @@ describe('planLayer', () => {
     const first = planLayer(input.slice(0, 500), NONE);
     const second = planLayer(input.slice(500), first.after);
     expect(second.after).toEqual(whole.after);
-    expect([...first.cells, ...second.cells].map((c) => [c.id, c.synthesis?.facts.length ?? -1])).toEqual(whole.cells.map((c) => [c.id, c.synthesis?.facts.length ?? -1]));
+    expect([...first.cells, ...second.cells].map((c) => [c.id, c.synthesis?.facts.length ?? -1])).toEqual(
+      whole.cells.map((c) => [c.id, c.synthesis?.facts.length ?? -1]),
+    );
     // Another seed draws other sentences.
-    expect(planLayer(input, NONE, 2).cells.flatMap((c) => c.synthesis?.facts ?? [])).not.toEqual(whole.cells.flatMap((c) => c.synthesis?.facts ?? []));
+    expect(planLayer(input, NONE, 2).cells.flatMap((c) => c.synthesis?.facts ?? [])).not.toEqual(
+      whole.cells.flatMap((c) => c.synthesis?.facts ?? []),
+    );
   });
 
   it('splits a long conversation at 20 turns and at a gap between sessions', () => {
@@ -80,12 +90,16 @@ describe('planLayer', () => {
 });
 
 describe('addScaleLayer', () => {
-  it('writes the layer through the storage write path, continues from what the database holds, and an answer\'s full-text reads find it', async () => {
+  it("writes the layer through the storage write path, continues from what the database holds, and an answer's full-text reads find it", async () => {
     const store = await openNodeStore();
     const write = async (from: number, to: number) => {
       for (let s = from; s < to; s++) {
         await store.createConversation({ id: `s${s}`, title: `s${s}` });
-        await store.appendTurns(turns(to, 10).filter((t) => t.conversationId === `s${s}`).map(({ seq: _seq, ...t }) => t));
+        await store.appendTurns(
+          turns(to, 10)
+            .filter((t) => t.conversationId === `s${s}`)
+            .map(({ seq: _seq, ...t }) => t),
+        );
       }
     };
     await write(0, 40);

@@ -1,6 +1,15 @@
 /** Benchmark loaders and scoring on toy datasets whose answers are known by hand. */
 import { describe, expect, it } from 'vitest';
-import { loadBeamChat, loadDataset, loadLocomo, loadLongMemEval, parseBeamDate, parseLocomoDate, parseLocomoEvidence, parseLongMemEvalDate } from '../../bench/datasets';
+import {
+  loadBeamChat,
+  loadDataset,
+  loadLocomo,
+  loadLongMemEval,
+  parseBeamDate,
+  parseLocomoDate,
+  parseLocomoEvidence,
+  parseLongMemEvalDate,
+} from '../../bench/datasets';
 import { aggregate, byCategory, contextRecall, scoreQuestion } from '../../bench/scoring';
 
 const turn = (speaker: string, dia_id: string, text: string, extra: Record<string, unknown> = {}) => ({ speaker, dia_id, text, ...extra });
@@ -120,7 +129,10 @@ describe('LongMemEval loading', () => {
         haystack_dates: ['2023/05/20 (Sat) 02:21', '2023/05/10 (Wed) 08:00'],
         haystack_session_ids: ['late', 'early'],
         haystack_sessions: [
-          [{ role: 'user', content: 'I went hiking', has_answer: true }, { role: 'assistant', content: 'Nice' }],
+          [
+            { role: 'user', content: 'I went hiking', has_answer: true },
+            { role: 'assistant', content: 'Nice' },
+          ],
           [{ role: 'user', content: 'hello' }],
         ],
         answer_session_ids: ['late', 'missing'],
@@ -149,9 +161,15 @@ describe('LongMemEval loading', () => {
         haystack_dates: ['2023/05/01 (Mon) 10:00', '2023/05/02 (Tue) 10:00', '2023/05/03 (Wed) 10:00'],
         haystack_session_ids: ['filler', 'answer', 'filler'],
         haystack_sessions: [
-          [{ role: 'user', content: 'weather?' }, { role: 'assistant', content: 'sunny' }],
+          [
+            { role: 'user', content: 'weather?' },
+            { role: 'assistant', content: 'sunny' },
+          ],
           [{ role: 'user', content: 'I bought a bike', has_answer: true }],
-          [{ role: 'user', content: 'weather?' }, { role: 'assistant', content: 'sunny' }],
+          [
+            { role: 'user', content: 'weather?' },
+            { role: 'assistant', content: 'sunny' },
+          ],
         ],
         answer_session_ids: ['answer'],
       },
@@ -172,14 +190,22 @@ describe('BEAM loading', () => {
       batch_number: 1,
       time_anchor: null,
       turns: [
-        [message('user', 0, 'I am building a Flask budget app ->-> 1,1', { time_anchor: 'March-15-2024', index: '1,1' }), message('assistant', 1, 'Great, start with the routes.')],
+        [
+          message('user', 0, 'I am building a Flask budget app ->-> 1,1', { time_anchor: 'March-15-2024', index: '1,1' }),
+          message('assistant', 1, 'Great, start with the routes.'),
+        ],
         [message('user', 2, 'The first sprint ends on March 29 ->-> 1,2'), message('assistant', 3, 'Noted.')],
       ],
     },
     {
       batch_number: 2,
       time_anchor: null,
-      turns: [[message('user', 4, 'My API now answers in 250ms ->-> 2,1', { time_anchor: 'April-05-2024' }), message('assistant', 5, 'Caching helped.')]],
+      turns: [
+        [
+          message('user', 4, 'My API now answers in 250ms ->-> 2,1', { time_anchor: 'April-05-2024' }),
+          message('assistant', 5, 'Caching helped.'),
+        ],
+      ],
     },
   ];
   const probing = {
@@ -199,7 +225,10 @@ describe('BEAM loading', () => {
     const c = loadBeamChat('7', chat, probing);
     expect(c.id).toBe('beam-7');
     expect(c.speakers).toEqual(['User', 'Assistant']);
-    expect(c.sessions.map((s) => [s.id, s.date])).toEqual([['B1', Date.UTC(2024, 2, 15, 12)], ['B2', Date.UTC(2024, 3, 5, 12)]]);
+    expect(c.sessions.map((s) => [s.id, s.date])).toEqual([
+      ['B1', Date.UTC(2024, 2, 15, 12)],
+      ['B2', Date.UTC(2024, 3, 5, 12)],
+    ]);
     expect(c.sessions[0]!.turns.map((t) => [t.id, t.role, t.text])).toEqual([
       ['M0', 'user', 'I am building a Flask budget app'],
       ['M1', 'assistant', 'Great, start with the routes.'],
@@ -212,7 +241,12 @@ describe('BEAM loading', () => {
     const c = loadBeamChat('7', chat, probing);
     const by = Object.fromEntries(c.questions.map((q) => [q.text, q]));
     expect(c.questions.every((q) => q.askedAt === Date.UTC(2024, 3, 6, 12))).toBe(true);
-    expect(by['When does my first sprint end?']).toMatchObject({ category: 'information_extraction', headline: true, evidenceTurns: ['M2'], evidenceSessions: ['B1'] });
+    expect(by['When does my first sprint end?']).toMatchObject({
+      category: 'information_extraction',
+      headline: true,
+      evidenceTurns: ['M2'],
+      evidenceSessions: ['B1'],
+    });
     expect(by['How fast is the API?']).toMatchObject({ evidenceTurns: ['M4'], evidenceSessions: ['B2'] });
     expect(by['Nothing updated']!.evidenceTurns).toEqual([]);
     expect(by['Days between?']).toMatchObject({ evidenceTurns: ['M2', 'M4'], invalidEvidence: ['M99'] });

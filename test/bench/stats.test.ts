@@ -16,7 +16,12 @@ describe('benchmark statistics (bench/stats.ts)', () => {
     const twenty = Array.from({ length: 20 }, (_, i) => 20 - i);
     expect(percentile(twenty, 95)).toBe(19);
     expect(percentile([42], 50)).toBe(42);
-    expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 95)).toBe(95);
+    expect(
+      percentile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        95,
+      ),
+    ).toBe(95);
   });
 
   it('takes the conventional median: the mean of the two middle samples for an even count', () => {

@@ -49,7 +49,9 @@ afterAll(async () => {
 beforeEach(async () => {
   sufficiencyReply = () => JSON.stringify({ sufficient: true, followUps: [] });
   mock.setBehaviour({
-    apiKey: KEY, chunkDelayMs: 0, malformedNext: 0,
+    apiKey: KEY,
+    chunkDelayMs: 0,
+    malformedNext: 0,
     responder: (req) => (isSufficiency(req) ? sufficiencyReply(req) : isAnswer(req) ? answerReply(req) : 'unexpected'),
   });
   mock.requests.length = 0;
@@ -65,7 +67,14 @@ beforeEach(async () => {
     ['Ana', 'My sister Clara moved to Porto last spring.'],
   ];
   for (const [i, [speaker, content]] of turns.entries()) {
-    await engine.conversations.appendTurn({ id: `t${i}`, conversationId: 'c', role: speaker === 'Ana' ? 'user' : 'assistant', speaker, content, occurredAt: Date.UTC(2024, 4, 8, 10, i) });
+    await engine.conversations.appendTurn({
+      id: `t${i}`,
+      conversationId: 'c',
+      role: speaker === 'Ana' ? 'user' : 'assistant',
+      speaker,
+      content,
+      occurredAt: Date.UTC(2024, 4, 8, 10, i),
+    });
   }
   await engine.idle();
   recallQueries = [];
@@ -73,11 +82,15 @@ beforeEach(async () => {
     recallQueries.push(query);
     return engine.answers.recall(query, options);
   });
-  llm = new LlmClient({ baseUrl: mock.url, apiKey: KEY, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
+  llm = new LlmClient(
+    { baseUrl: mock.url, apiKey: KEY, model: 'mock-model' },
+    { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+  );
 });
 
 const chatRequests = () => mock.requests.filter((r) => r.method === 'POST');
-const sufficiencyRequests = () => chatRequests().filter((r) => String((r.body?.messages as { content: string }[])[0]?.content).includes('enough to answer'));
+const sufficiencyRequests = () =>
+  chatRequests().filter((r) => String((r.body?.messages as { content: string }[])[0]?.content).includes('enough to answer'));
 
 async function run(question: string, options: AnswerOptions = {}) {
   const events: AnswerEvent[] = [];
@@ -113,7 +126,8 @@ describe('answerQuestion', () => {
 
     // Usage from the server (mock counts words), answer stage only; sufficiency is off by default.
     expect(result.usage.answer).toEqual({
-      calls: 1, estimated: false,
+      calls: 1,
+      estimated: false,
       promptTokens: received.reduce((n, m) => n + countWords(m.content), 0),
       completionTokens: countWords(result.answer),
     });
@@ -145,14 +159,33 @@ describe('answerQuestion', () => {
   });
 
   it('runs at most one extra retrieval round even when the model keeps saying insufficient', async () => {
-    sufficiencyReply = () => JSON.stringify({ sufficient: false, followUps: ['Fender guitar', 'Where does Clara live now?', 'Clara moved to Porto', 'a fourth query'] });
+    sufficiencyReply = () =>
+      JSON.stringify({
+        sufficient: false,
+        followUps: ['Fender guitar', 'Where does Clara live now?', 'Clara moved to Porto', 'a fourth query'],
+      });
     const { result, events } = await run('Where did Ana run her marathon?', { sufficiencyCheck: true, limits: { turns: 1 } });
     expect(sufficiencyRequests()).toHaveLength(1);
     expect(result.usage.sufficiency.calls).toBe(1);
-    expect(result.sufficiency).toEqual({ checked: true, sufficient: false, followUps: ['Fender guitar', 'Where does Clara live now?', 'Clara moved to Porto'], error: null });
+    expect(result.sufficiency).toEqual({
+      checked: true,
+      sufficient: false,
+      followUps: ['Fender guitar', 'Where does Clara live now?', 'Clara moved to Porto'],
+      error: null,
+    });
     expect(result.rounds).toBe(2);
-    expect(recallQueries).toEqual(['Where did Ana run her marathon?', 'Fender guitar', 'Where does Clara live now?', 'Clara moved to Porto']);
-    expect(events.filter((e) => e.type === 'status').map((e) => (e as { stage: string }).stage)).toEqual(['retrieval', 'sufficiency', 'follow-up', 'answer']);
+    expect(recallQueries).toEqual([
+      'Where did Ana run her marathon?',
+      'Fender guitar',
+      'Where does Clara live now?',
+      'Clara moved to Porto',
+    ]);
+    expect(events.filter((e) => e.type === 'status').map((e) => (e as { stage: string }).stage)).toEqual([
+      'retrieval',
+      'sufficiency',
+      'follow-up',
+      'answer',
+    ]);
     // The second round's finds reach the answer prompt; the first round (what the check saw) lacked them.
     const checked = result.requests[0]!.messages.at(-1)!.content;
     expect(checked).not.toContain('Fender');
@@ -190,10 +223,13 @@ describe('answerQuestion', () => {
     mock.setBehaviour({ chunkDelayMs: 20 });
     const controller = new AbortController();
     const deltas: string[] = [];
-    const result = await collectAnswer(answerQuestion({ llm, source, clock }, 'Where did Ana run her marathon?', { signal: controller.signal }), (t) => {
-      deltas.push(t);
-      controller.abort();
-    });
+    const result = await collectAnswer(
+      answerQuestion({ llm, source, clock }, 'Where did Ana run her marathon?', { signal: controller.signal }),
+      (t) => {
+        deltas.push(t);
+        controller.abort();
+      },
+    );
     expect(result.stopped).toBe(true);
     expect(result.answer).toBe(deltas.join(''));
     expect(deltas).toHaveLength(1); // stopped at the first piece, which is kept
@@ -202,7 +238,9 @@ describe('answerQuestion', () => {
 
     const already = new AbortController();
     already.abort();
-    await expect(collectAnswer(answerQuestion({ llm, source, clock }, 'Where?', { signal: already.signal }))).rejects.toMatchObject({ code: 'LLM_CANCELLED' });
+    await expect(collectAnswer(answerQuestion({ llm, source, clock }, 'Where?', { signal: already.signal }))).rejects.toMatchObject({
+      code: 'LLM_CANCELLED',
+    });
   });
 
   it('Stop ends a recall stuck waiting (a dead model worker never answers the question embedding)', async () => {
@@ -222,15 +260,21 @@ describe('answerQuestion', () => {
 
   it('surfaces endpoint errors of the answer call with their code', async () => {
     mock.setBehaviour({ apiKey: 'another-key' });
-    await expect(collectAnswer(answerQuestion({ llm, source, clock }, 'Where did Ana run?'))).rejects.toMatchObject({ code: 'LLM_UNAUTHORIZED' });
+    await expect(collectAnswer(answerQuestion({ llm, source, clock }, 'Where did Ana run?'))).rejects.toMatchObject({
+      code: 'LLM_UNAUTHORIZED',
+    });
   });
 
   it('writes nothing to memory', async () => {
-    const before = await store.db.query("SELECT (SELECT count(*) FROM messages) AS m, (SELECT count(*) FROM memcells) AS c, (SELECT count(*) FROM facts) AS f");
+    const before = await store.db.query(
+      'SELECT (SELECT count(*) FROM messages) AS m, (SELECT count(*) FROM memcells) AS c, (SELECT count(*) FROM facts) AS f',
+    );
     // An Llm without a call log, as a temporary chat would use.
     llm = new LlmClient({ baseUrl: mock.url, apiKey: KEY, model: 'mock-model' }, { timeoutMs: 5_000 });
     await run('Where did Ana run her marathon?', { sufficiencyCheck: true });
-    const after = await store.db.query("SELECT (SELECT count(*) FROM messages) AS m, (SELECT count(*) FROM memcells) AS c, (SELECT count(*) FROM facts) AS f");
+    const after = await store.db.query(
+      'SELECT (SELECT count(*) FROM messages) AS m, (SELECT count(*) FROM memcells) AS c, (SELECT count(*) FROM facts) AS f',
+    );
     expect(after).toEqual(before);
     expect(await store.llmCalls.totals()).toMatchObject({ calls: 0 });
   });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  charsOverFour, composeContext, gatherContext, mergeParts,
-  type AnswerSource, type ContextEpisode, type ContextFact, type ContextParts,
+  charsOverFour,
+  composeContext,
+  gatherContext,
+  mergeParts,
+  type AnswerSource,
+  type ContextEpisode,
+  type ContextFact,
+  type ContextParts,
 } from '../../src/core/recall/answerContext';
 import type { ForesightItem, ProfileItem } from '../../src/core/synthesis/knowledge';
 import type { Message } from '../../src/core/base/types';
@@ -17,10 +23,27 @@ function turn(id: string, content: string, at: number, speaker = 'Ana', seq = 1)
 }
 
 function profile(id: string, key: string, value: string): ProfileItem {
-  return { id, kind: 'explicit', key, value, confidence: 0.8, evidence: [], status: 'active', editedByUser: false, createdAt: 0, updatedAt: 0 };
+  return {
+    id,
+    kind: 'explicit',
+    key,
+    value,
+    confidence: 0.8,
+    evidence: [],
+    status: 'active',
+    editedByUser: false,
+    createdAt: 0,
+    updatedAt: 0,
+  };
 }
 
-function foresight(id: string, content: string, startAt: number | null, endAt: number | null, status: ForesightItem['status'] = 'active'): ForesightItem {
+function foresight(
+  id: string,
+  content: string,
+  startAt: number | null,
+  endAt: number | null,
+  status: ForesightItem['status'] = 'active',
+): ForesightItem {
   return { id, memcellId: null, content, startAt, endAt, evidence: [], status, source: 'llm' };
 }
 
@@ -36,9 +59,23 @@ describe('composeContext', () => {
       profile: [profile('p1', 'home city', 'Lisbon')],
       foresight: [foresight('fs1', 'Ana will run the Boston marathon', NOW + 10 * DAY, NOW + 11 * DAY)],
       episodes: [episode('e1', 'Marathon training', 'Ana trains for a marathon with Ben.', NOW - 20 * DAY)],
-      facts: [{ id: 'f1', memcellId: 'e1', speaker: 'Ana', content: 'Ana runs 40 km a week.', occurredAt: NOW - 20 * DAY, validFrom: null, validTo: null, current: true }],
+      facts: [
+        {
+          id: 'f1',
+          memcellId: 'e1',
+          speaker: 'Ana',
+          content: 'Ana runs 40 km a week.',
+          occurredAt: NOW - 20 * DAY,
+          validFrom: null,
+          validTo: null,
+          current: true,
+        },
+      ],
       // Ranked best first, printed in time order.
-      turns: [turn('t2', 'My knee hurts after the long run.', NOW - 2 * DAY, 'Ana', 2), turn('t1', 'I signed up for Boston!', NOW - 30 * DAY, 'Ana', 1)],
+      turns: [
+        turn('t2', 'My knee hurts after the long run.', NOW - 2 * DAY, 'Ana', 2),
+        turn('t1', 'I signed up for Boston!', NOW - 30 * DAY, 'Ana', 1),
+      ],
     };
     const ctx = composeContext(parts, { budgetTokens: 10_000, now: NOW });
     const order = ['Profile', 'Plans', 'Episodes', 'Facts', 'Conversation excerpts'].map((h) => ctx.text.indexOf(`## ${h}`));
@@ -46,7 +83,12 @@ describe('composeContext', () => {
     expect([...order].sort((a, b) => a - b)).toEqual(order);
 
     expect(ctx.citations.map((c) => [c.id, c.kind, c.ref])).toEqual([
-      [1, 'profile', 'p1'], [2, 'foresight', 'fs1'], [3, 'episode', 'e1'], [4, 'fact', 'f1'], [5, 'turn', 't1'], [6, 'turn', 't2'],
+      [1, 'profile', 'p1'],
+      [2, 'foresight', 'fs1'],
+      [3, 'episode', 'e1'],
+      [4, 'fact', 'f1'],
+      [5, 'turn', 't1'],
+      [6, 'turn', 't2'],
     ]);
     const markers = [...ctx.text.matchAll(/^\[(\d+)\] /gm)].map((m) => Number(m[1]));
     expect(markers).toEqual([1, 2, 3, 4, 5, 6]);
@@ -58,16 +100,19 @@ describe('composeContext', () => {
   });
 
   it('never includes expired or dismissed foresight, and keeps current and open-ended items', () => {
-    const ctx = composeContext({
-      ...EMPTY,
-      foresight: [
-        foresight('old', 'Ana is on holiday in Rome', NOW - 10 * DAY, NOW - DAY),
-        foresight('gone', 'Ana has a dentist appointment', NOW - DAY, NOW + DAY, 'dismissed'),
-        foresight('stale', 'Ana prepares for an exam', NOW - 5 * DAY, NOW + DAY, 'expired'),
-        foresight('now', 'Ana is recovering from a knee injury', NOW - 3 * DAY, NOW + 7 * DAY),
-        foresight('open', 'Ana wants to learn Portuguese', null, null),
-      ],
-    }, { budgetTokens: 10_000, now: NOW });
+    const ctx = composeContext(
+      {
+        ...EMPTY,
+        foresight: [
+          foresight('old', 'Ana is on holiday in Rome', NOW - 10 * DAY, NOW - DAY),
+          foresight('gone', 'Ana has a dentist appointment', NOW - DAY, NOW + DAY, 'dismissed'),
+          foresight('stale', 'Ana prepares for an exam', NOW - 5 * DAY, NOW + DAY, 'expired'),
+          foresight('now', 'Ana is recovering from a knee injury', NOW - 3 * DAY, NOW + 7 * DAY),
+          foresight('open', 'Ana wants to learn Portuguese', null, null),
+        ],
+      },
+      { budgetTokens: 10_000, now: NOW },
+    );
     expect(ctx.citations.map((c) => c.ref).sort()).toEqual(['now', 'open']);
     expect(ctx.text).not.toContain('Rome');
     expect(ctx.text).not.toContain('dentist');
@@ -88,7 +133,9 @@ describe('composeContext', () => {
   });
 
   it('respects the token budget, dropping lower-priority items first and keeping the profile', () => {
-    const turns = Array.from({ length: 40 }, (_, i) => turn(`t${i}`, `Turn ${i}: ${'words about running and training '.repeat(6)}`, NOW - i * DAY, 'Ana', i));
+    const turns = Array.from({ length: 40 }, (_, i) =>
+      turn(`t${i}`, `Turn ${i}: ${'words about running and training '.repeat(6)}`, NOW - i * DAY, 'Ana', i),
+    );
     const parts: ContextParts = { ...EMPTY, profile: [profile('p1', 'name', 'Ana'), profile('p2', 'sport', 'running')], turns };
     for (const budget of [60, 150, 400, 1000]) {
       const ctx = composeContext(parts, { budgetTokens: budget, now: NOW });
@@ -119,7 +166,13 @@ describe('composeContext', () => {
 });
 
 /** An in-memory AnswerSource for the gathering logic. */
-function fakeSource(data: { turns?: Message[]; facts?: ContextFact[]; episodes?: ContextEpisode[]; all?: ContextEpisode[]; turnCells?: Record<string, string> }): AnswerSource & { queries: string[] } {
+function fakeSource(data: {
+  turns?: Message[];
+  facts?: ContextFact[];
+  episodes?: ContextEpisode[];
+  all?: ContextEpisode[];
+  turnCells?: Record<string, string>;
+}): AnswerSource & { queries: string[] } {
   const all = data.all ?? data.episodes ?? [];
   const queries: string[] = [];
   return {
@@ -149,7 +202,18 @@ describe('gatherContext', () => {
     const source = fakeSource({
       all,
       episodes: [all[3]!, all[0]!],
-      facts: [{ id: 'f1', memcellId: 'e1', speaker: 'Ana', content: 'Ana ran Boston in 4h10.', occurredAt: null, validFrom: null, validTo: null, current: true }],
+      facts: [
+        {
+          id: 'f1',
+          memcellId: 'e1',
+          speaker: 'Ana',
+          content: 'Ana ran Boston in 4h10.',
+          occurredAt: null,
+          validFrom: null,
+          validTo: null,
+          current: true,
+        },
+      ],
       turns: [turn('t1', 'Boston was hard', NOW - 30 * DAY)],
       turnCells: { t1: 'e1' },
     });
@@ -176,20 +240,42 @@ describe('answerSourceOf over SqlKnowledgeSource', () => {
     const db = store.db;
     await store.createConversation({ id: 'c', title: 'Chat' });
     for (const [i, text] of ['I ran the Boston marathon today!', 'My knee hurts a lot.', 'Ben plays guitar now.'].entries()) {
-      await store.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: text, occurredAt: NOW - (30 - i * 10) * DAY });
+      await store.appendTurn({
+        id: `m${i}`,
+        conversationId: 'c',
+        role: 'user',
+        speaker: 'Ana',
+        content: text,
+        occurredAt: NOW - (30 - i * 10) * DAY,
+      });
     }
     await db.exec("INSERT INTO memscenes (id, created_at, updated_at) VALUES ('s1', 0, 0), ('s2', 0, 0)");
-    const cell = (id: string, seq: number, scene: string, title: string | null, narrative: string | null) => db.exec(
-      `INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, title, narrative, status, scene_id, created_at, updated_at)
-       VALUES (?, 'c', ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)`, [id, seq, seq, NOW - (30 - (seq - 1) * 10) * DAY, NOW - (30 - (seq - 1) * 10) * DAY, title, narrative, narrative ? 'synthesised' : 'raw', scene]);
+    const cell = (id: string, seq: number, scene: string, title: string | null, narrative: string | null) =>
+      db.exec(
+        `INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, title, narrative, status, scene_id, created_at, updated_at)
+       VALUES (?, 'c', ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)`,
+        [
+          id,
+          seq,
+          seq,
+          NOW - (30 - (seq - 1) * 10) * DAY,
+          NOW - (30 - (seq - 1) * 10) * DAY,
+          title,
+          narrative,
+          narrative ? 'synthesised' : 'raw',
+          scene,
+        ],
+      );
     await cell('e1', 1, 's1', 'Boston marathon', 'Ana ran the Boston marathon.');
     await cell('e2', 2, 's1', 'Knee pain', 'Ana has knee pain after running.');
     await cell('e3', 3, 's2', null, null); // raw: never returned
     await db.exec(`INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES
       ('f1', 'e1', 'Ana', 'Ana finished the Boston marathon.', 0, 0), ('f2', 'e2', 'Ana', 'Ana has a sore knee.', 0, 0)`);
-    await db.exec(`INSERT INTO foresights (id, content, start_at, end_at, status, source, created_at, updated_at) VALUES
+    await db.exec(
+      `INSERT INTO foresights (id, content, start_at, end_at, status, source, created_at, updated_at) VALUES
       ('fs1', 'Ana rests her knee', ?, ?, 'active', 'llm', 0, 0), ('fs2', 'Ana travels to Boston', ?, ?, 'active', 'llm', 0, 0)`,
-    [NOW - 2 * DAY, NOW + 5 * DAY, NOW - 40 * DAY, NOW - 29 * DAY]);
+      [NOW - 2 * DAY, NOW + 5 * DAY, NOW - 40 * DAY, NOW - 29 * DAY],
+    );
     await db.exec(`INSERT INTO profile_items (id, kind, key, value, confidence, status, created_at, updated_at) VALUES
       ('p1', 'explicit', 'sport', 'running', 0.9, 'active', 0, 0), ('p2', 'explicit', 'pet', 'cat', 0.4, 'deleted', 0, 0)`);
 
@@ -200,8 +286,13 @@ describe('answerSourceOf over SqlKnowledgeSource', () => {
     });
     expect((await source.facts('marathon in Boston', { limit: 5 })).map((f) => f.id)).toEqual(['f1']);
     expect((await source.episodes('Boston marathon', { limit: 5 })).map((e) => e.id)).toEqual(['e1']);
-    expect((await source.episodes('Ben guitar', { limit: 5 }))).toEqual([]);
-    expect(await source.episodesOfTurns(['m0', 'm1', 'm2'])).toEqual(new Map([['m0', 'e1'], ['m1', 'e2']]));
+    expect(await source.episodes('Ben guitar', { limit: 5 })).toEqual([]);
+    expect(await source.episodesOfTurns(['m0', 'm1', 'm2'])).toEqual(
+      new Map([
+        ['m0', 'e1'],
+        ['m1', 'e2'],
+      ]),
+    );
     expect((await source.profile()).map((p) => p.id)).toEqual(['p1']);
     expect((await source.foresight(NOW)).map((f) => f.id)).toEqual(['fs1']);
 

@@ -33,7 +33,11 @@ async function longChat(turns = TURNS) {
   const store = await openNodeStore();
   await store.createConversation({ id: 'c', title: UNTITLED });
   const all: NewTurn[] = Array.from({ length: turns }, (_, i) => ({
-    id: `t${i}`, conversationId: 'c', role: i % 2 ? 'assistant' : 'user', content: text(i), occurredAt: Date.UTC(2024, 0, 1) + i * 60_000,
+    id: `t${i}`,
+    conversationId: 'c',
+    role: i % 2 ? 'assistant' : 'user',
+    content: text(i),
+    occurredAt: Date.UTC(2024, 0, 1) + i * 60_000,
   }));
   for (let i = 0; i < turns; i += 1_000) await store.appendTurns(all.slice(i, i + 1_000));
   // Rows handed back by every query from here on.
@@ -46,14 +50,28 @@ async function longChat(turns = TURNS) {
   });
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { maxAttempts: 1 });
   const answers = new AnswerService({
-    llm: () => llm, source: null, clock: { now: () => Date.UTC(2024, 6, 1) },
+    llm: () => llm,
+    source: null,
+    clock: { now: () => Date.UTC(2024, 6, 1) },
     messageWindow: (id, request) => store.listMessageWindow(id, request),
     appendTurn: (turn) => store.appendTurn(turn),
     settings: async () => ({ budgetTokens: 2_000, defaultBudgetTokens: 2_000, sufficiencyCheck: false }),
     retrieved: async () => undefined,
   });
-  const title = () => titleByEndpoint({ llm, getConversation: (id) => store.getConversation(id), messageWindow: (id, request) => store.listMessageWindow(id, request) }, 'c');
-  return { store, answers, title, rowsRead: () => rows, reset: () => { rows = 0; } };
+  const title = () =>
+    titleByEndpoint(
+      { llm, getConversation: (id) => store.getConversation(id), messageWindow: (id, request) => store.listMessageWindow(id, request) },
+      'c',
+    );
+  return {
+    store,
+    answers,
+    title,
+    rowsRead: () => rows,
+    reset: () => {
+      rows = 0;
+    },
+  };
 }
 
 describe('an answer in a long conversation', () => {
@@ -80,11 +98,13 @@ describe('an answer in a long conversation', () => {
 
   it('refuses a message that is not stored', async () => {
     const { answers } = await longChat(20);
-    await expect(answers.ask({ conversationId: 'c', userMessageId: 'gone', answerId: 'a' }, () => undefined)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(answers.ask({ conversationId: 'c', userMessageId: 'gone', answerId: 'a' }, () => undefined)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 });
 
-describe('the endpoint\'s title', () => {
+describe("the endpoint's title", () => {
   it('is not asked for in a long conversation, without reading it whole', async () => {
     const { title, rowsRead } = await longChat();
     expect(await title()).toBeNull();

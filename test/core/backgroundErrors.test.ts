@@ -16,13 +16,25 @@ describe('background errors in the overview', () => {
     // Episodes cannot be written: the lifecycle's pass fails after the turn is stored.
     await store.db.exec(`CREATE TRIGGER no_cells BEFORE INSERT ON memcells BEGIN SELECT RAISE(ABORT, 'episodes are read-only here'); END`);
     await engine.conversations.create({ id: 'c', title: 'dogs' });
-    await engine.conversations.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', speaker: 'You', content: 'My dog is called Biscuit.' });
+    await engine.conversations.appendTurn({
+      id: 'u1',
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'You',
+      content: 'My dog is called Biscuit.',
+    });
     await engine.idle();
     const failing = (await engine.memory.overview()).backgroundErrors;
     expect(failing).toHaveLength(1);
     expect(failing[0]).toMatch(/^Organising episodes: .*episodes are read-only here/);
     await store.db.exec('DROP TRIGGER no_cells');
-    await engine.conversations.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'Biscuit likes long walks.' });
+    await engine.conversations.appendTurn({
+      id: 'u2',
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'You',
+      content: 'Biscuit likes long walks.',
+    });
     await engine.idle();
     expect((await engine.memory.overview()).backgroundErrors).toEqual([]);
     engine.stop();

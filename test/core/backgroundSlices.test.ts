@@ -26,10 +26,15 @@ async function unplacedMemory(): Promise<SqliteMemoryStore> {
   const writer = createEngine(store, { only: ['recall'], embedders: topicProvider(TOPICS), timer: neverTimer });
   await writer.start();
   await writer.conversations.create({ id: 'c', title: 'Imported' });
-  await writer.conversations.appendTurns(Array.from({ length: TURNS }, (_, i) => ({
-    id: `t${i}`, conversationId: 'c', role: i % 2 ? 'assistant' as const : 'user' as const,
-    content: `Turn ${i} about the ${TOPICS[i % TOPICS.length]} and the marker zq${i}.`, occurredAt: T0 + i * 60_000,
-  })));
+  await writer.conversations.appendTurns(
+    Array.from({ length: TURNS }, (_, i) => ({
+      id: `t${i}`,
+      conversationId: 'c',
+      role: i % 2 ? ('assistant' as const) : ('user' as const),
+      content: `Turn ${i} about the ${TOPICS[i % TOPICS.length]} and the marker zq${i}.`,
+      occurredAt: T0 + i * 60_000,
+    })),
+  );
   await writer.idle();
   writer.stop();
   return store;
@@ -55,7 +60,11 @@ describe('background work yields between slices', () => {
       await place(p, now);
       placed++;
       // The first turn is placed: the page asks for a search now.
-      if (placed === 1) answered = requestDuring(() => placed, () => engine.conversations.search('zq7'));
+      if (placed === 1)
+        answered = requestDuring(
+          () => placed,
+          () => engine.conversations.search('zq7'),
+        );
     };
     const engine = createEngine(store, { only: ['episodes'], embedders: topicProvider(TOPICS), timer: neverTimer });
     await engine.start();
@@ -76,11 +85,16 @@ describe('background work yields between slices', () => {
     let batches = 0;
     let answered: Promise<{ atRequest: number; atAnswer: number }> | null = null;
     const other = {
-      id: base.id, dim: base.dim,
+      id: base.id,
+      dim: base.dim,
       embed: async (texts: readonly string[], role: 'query' | 'document') => {
         const vectors = await base.embed(texts, role);
         if (role === 'document') batches++;
-        if (batches === 1 && role === 'document' && !answered) answered = requestDuring(() => batches, () => engine.conversations.search('zq7'));
+        if (batches === 1 && role === 'document' && !answered)
+          answered = requestDuring(
+            () => batches,
+            () => engine.conversations.search('zq7'),
+          );
         return vectors;
       },
     };

@@ -15,7 +15,14 @@ import { LlmClient } from '../../src/llm/LlmClient';
 import { createEngine } from '../../src/host/createEngine';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
-import { FIRST_CHECK_MS, MAX_CHECK_MS, MAX_FAILED_CANARIES, MAX_REVIVALS, RECOVERY_CHECK_STAGE, REVIVED_ATTEMPTS } from '../../src/core/synthesis/synthesisRecovery';
+import {
+  FIRST_CHECK_MS,
+  MAX_CHECK_MS,
+  MAX_FAILED_CANARIES,
+  MAX_REVIVALS,
+  RECOVERY_CHECK_STAGE,
+  REVIVED_ATTEMPTS,
+} from '../../src/core/synthesis/synthesisRecovery';
 import { startMockLlmServer, type MockBehaviour, type MockLlmServer } from '../llm/mockLlmServer';
 import { createSynthesisResponder, synthesisResponder } from '../support/synthesisResponder';
 import { topicProvider } from '../support/topicEmbedder';
@@ -25,7 +32,10 @@ const provider = topicProvider(['dog', 'flight', 'piano']);
 const DAY = 86_400_000;
 const ALWAYS = 1_000_000;
 
-type Fault = keyof Pick<MockBehaviour, 'malformedJsonNext' | 'htmlNext' | 'emptyChoicesNext' | 'errorObjectNext' | 'truncateNext' | 'mislabelledNext' | 'emptyNext'>;
+type Fault = keyof Pick<
+  MockBehaviour,
+  'malformedJsonNext' | 'htmlNext' | 'emptyChoicesNext' | 'errorObjectNext' | 'truncateNext' | 'mislabelledNext' | 'emptyNext'
+>;
 const FAULTS: [string, Fault][] = [
   ['malformed JSON', 'malformedJsonNext'],
   ['an HTML page with status 200', 'htmlNext'],
@@ -44,14 +54,19 @@ beforeAll(async () => {
 afterAll(async () => mock.close());
 afterEach(() => mock.setBehaviour(HEALTHY));
 
-
 type Time = ReturnType<typeof fakeTime>;
 
 /** An engine over `store` talking to the mock through the real client, its ledger hooked like the app's. */
 async function session(store: SqliteMemoryStore, settings: MemorySettingsStore, t: Time) {
   const engine = createEngine(store, {
-    only: ['episodes', 'synthesis', 'recall'], embedders: provider, settings, clock: t.clock, timer: t.timer, profileDebounceMs: 0,
-    llmFactory: (s, sink) => new LlmClient({ baseUrl: s.baseUrl, model: s.model }, { ...(sink ? { sink } : {}), timeoutMs: 5_000, maxAttempts: 1 }),
+    only: ['episodes', 'synthesis', 'recall'],
+    embedders: provider,
+    settings,
+    clock: t.clock,
+    timer: t.timer,
+    profileDebounceMs: 0,
+    llmFactory: (s, sink) =>
+      new LlmClient({ baseUrl: s.baseUrl, model: s.model }, { ...(sink ? { sink } : {}), timeoutMs: 5_000, maxAttempts: 1 }),
   });
   await engine.start();
   if (!(await engine.settings.llm()).baseUrl) {
@@ -76,8 +91,22 @@ async function pastEveryBackoff(engine: MemoryEngine, t: Time) {
 /** Two episodes (dog, flight) closed while the endpoint is bad, run until they failed for good. */
 async function twoFailedEpisodes(engine: MemoryEngine, t: Time) {
   const t0 = t.clock.now() - 10 * DAY;
-  await engine.conversations.appendTurn({ id: 'm1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: t0 });
-  await engine.conversations.appendTurn({ id: 'm2', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: t0 + 2 * DAY });
+  await engine.conversations.appendTurn({
+    id: 'm1',
+    conversationId: 'c',
+    role: 'user',
+    speaker: 'Ana',
+    content: 'I adopted a dog named Biscuit.',
+    occurredAt: t0,
+  });
+  await engine.conversations.appendTurn({
+    id: 'm2',
+    conversationId: 'c',
+    role: 'user',
+    speaker: 'Ana',
+    content: 'My flight to Lisbon is on Friday.',
+    occurredAt: t0 + 2 * DAY,
+  });
   await engine.idle();
   await engine.closeOpenCells();
   await engine.idle();
@@ -86,68 +115,95 @@ async function twoFailedEpisodes(engine: MemoryEngine, t: Time) {
 
 /** The chat requests the mock received since `from`, as the first user message's text. */
 function prompts(from: number): string[] {
-  return mock.requests.slice(from).filter((r) => r.path.endsWith('/chat/completions') && r.body)
-    .map((r) => ((r.body!.messages as { role: string; content: string }[]).find((m) => m.role === 'user')?.content ?? ''));
+  return mock.requests
+    .slice(from)
+    .filter((r) => r.path.endsWith('/chat/completions') && r.body)
+    .map((r) => (r.body!.messages as { role: string; content: string }[]).find((m) => m.role === 'user')?.content ?? '');
 }
 const episodePrompts = (from: number, word: string) => prompts(from).filter((p) => p.includes('\nTURNS:\n') && p.includes(word)).length;
 const checks = (from: number) => prompts(from).filter((p) => p.includes('{"ok": true}')).length;
 
 describe('synthesis recovers after bad replies once the endpoint heals', () => {
-  it.each(FAULTS)('%s', async (_name, fault) => {
-    const t = fakeTime(Date.now());
-    const store = await openNodeStore({ clock: t.clock });
-    const engine = await session(store, new MemorySettingsStore(), t);
-    const statuses = cellStatuses(store);
-    const start = mock.requests.length;
+  it.each(FAULTS)(
+    '%s',
+    async (_name, fault) => {
+      const t = fakeTime(Date.now());
+      const store = await openNodeStore({ clock: t.clock });
+      const engine = await session(store, new MemorySettingsStore(), t);
+      const statuses = cellStatuses(store);
+      const start = mock.requests.length;
 
-    // Healthy: the first episode closes when the next turn comes two days later, and is synthesised.
-    const t0 = t.clock.now() - 10 * DAY;
-    await engine.conversations.appendTurn({ id: 'm1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: t0 });
-    await engine.conversations.appendTurn({ id: 'm2', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: t0 + 2 * DAY });
-    await engine.idle();
-    expect(await statuses()).toEqual(['synthesised', 'raw']);
-
-    // The endpoint goes bad: the next two episodes fail after their attempts.
-    mock.setBehaviour({ [fault]: ALWAYS });
-    await engine.conversations.appendTurn({ id: 'm3', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I started piano lessons on Tuesdays.', occurredAt: t0 + 4 * DAY });
-    await engine.idle();
-    await engine.closeOpenCells();
-    await engine.idle();
-    await pastEveryBackoff(engine, t);
-    expect(await statuses()).toEqual(['synthesised', 'failed', 'failed']);
-    const errors = await store.db.query<{ last_error: string }>("SELECT last_error FROM jobs WHERE status = 'failed'");
-    expect(errors.map((e) => e.last_error.split(':')[0])).toEqual(['LLM_BAD_OUTPUT', 'LLM_BAD_OUTPUT']);
-    expect(await engine.synthesis.failures()).toMatchObject({ episodes: 2, retryingByThemselves: 2, canRetry: true });
-
-    // Still bad: only the small check goes out, with a back-off; the episodes are not asked for again.
-    const stillBad = mock.requests.length;
-    for (let i = 0; i < 6; i++) {
-      t.advance(MAX_CHECK_MS);
+      // Healthy: the first episode closes when the next turn comes two days later, and is synthesised.
+      const t0 = t.clock.now() - 10 * DAY;
+      await engine.conversations.appendTurn({
+        id: 'm1',
+        conversationId: 'c',
+        role: 'user',
+        speaker: 'Ana',
+        content: 'I adopted a dog named Biscuit.',
+        occurredAt: t0,
+      });
+      await engine.conversations.appendTurn({
+        id: 'm2',
+        conversationId: 'c',
+        role: 'user',
+        speaker: 'Ana',
+        content: 'My flight to Lisbon is on Friday.',
+        occurredAt: t0 + 2 * DAY,
+      });
       await engine.idle();
-    }
-    expect(episodePrompts(stillBad, 'Lisbon') + episodePrompts(stillBad, 'piano')).toBe(0);
-    expect(checks(stillBad)).toBeGreaterThan(0);
-    expect(checks(stillBad)).toBeLessThanOrEqual(2 * 6); // one check per back-off step (a bad reply is asked for twice)
-    expect(await statuses()).toEqual(['synthesised', 'failed', 'failed']);
+      expect(await statuses()).toEqual(['synthesised', 'raw']);
 
-    // Healed: no one does anything; the next check passes and the failed episodes come back.
-    mock.setBehaviour(HEALTHY);
-    const healed = mock.requests.length;
-    for (let i = 0; i < 10 && (await statuses()).some((s) => s !== 'synthesised'); i++) {
-      t.advance(MAX_CHECK_MS);
+      // The endpoint goes bad: the next two episodes fail after their attempts.
+      mock.setBehaviour({ [fault]: ALWAYS });
+      await engine.conversations.appendTurn({
+        id: 'm3',
+        conversationId: 'c',
+        role: 'user',
+        speaker: 'Ana',
+        content: 'I started piano lessons on Tuesdays.',
+        occurredAt: t0 + 4 * DAY,
+      });
       await engine.idle();
-    }
-    expect(await statuses()).toEqual(['synthesised', 'synthesised', 'synthesised']);
-    // Each failed episode was asked for once after the endpoint healed; the one that had succeeded never again.
-    expect(episodePrompts(healed, 'Lisbon')).toBe(1);
-    expect(episodePrompts(healed, 'piano')).toBe(1);
-    expect(episodePrompts(start, 'Biscuit')).toBe(1);
-    expect(checks(healed)).toBe(1);
-    expect(await engine.synthesis.failures()).toMatchObject({ episodes: 0, themes: 0, profileUpdates: 0, retryingByThemselves: 0 });
-    const [checked] = await store.db.query<{ n: number }>('SELECT count(*) AS n FROM llm_calls WHERE stage = ?', [RECOVERY_CHECK_STAGE]);
-    expect(Number(checked!.n)).toBeGreaterThan(0); // the check is in the ledger like any call
-    engine.stop();
-  }, 60_000);
+      await engine.closeOpenCells();
+      await engine.idle();
+      await pastEveryBackoff(engine, t);
+      expect(await statuses()).toEqual(['synthesised', 'failed', 'failed']);
+      const errors = await store.db.query<{ last_error: string }>("SELECT last_error FROM jobs WHERE status = 'failed'");
+      expect(errors.map((e) => e.last_error.split(':')[0])).toEqual(['LLM_BAD_OUTPUT', 'LLM_BAD_OUTPUT']);
+      expect(await engine.synthesis.failures()).toMatchObject({ episodes: 2, retryingByThemselves: 2, canRetry: true });
+
+      // Still bad: only the small check goes out, with a back-off; the episodes are not asked for again.
+      const stillBad = mock.requests.length;
+      for (let i = 0; i < 6; i++) {
+        t.advance(MAX_CHECK_MS);
+        await engine.idle();
+      }
+      expect(episodePrompts(stillBad, 'Lisbon') + episodePrompts(stillBad, 'piano')).toBe(0);
+      expect(checks(stillBad)).toBeGreaterThan(0);
+      expect(checks(stillBad)).toBeLessThanOrEqual(2 * 6); // one check per back-off step (a bad reply is asked for twice)
+      expect(await statuses()).toEqual(['synthesised', 'failed', 'failed']);
+
+      // Healed: no one does anything; the next check passes and the failed episodes come back.
+      mock.setBehaviour(HEALTHY);
+      const healed = mock.requests.length;
+      for (let i = 0; i < 10 && (await statuses()).some((s) => s !== 'synthesised'); i++) {
+        t.advance(MAX_CHECK_MS);
+        await engine.idle();
+      }
+      expect(await statuses()).toEqual(['synthesised', 'synthesised', 'synthesised']);
+      // Each failed episode was asked for once after the endpoint healed; the one that had succeeded never again.
+      expect(episodePrompts(healed, 'Lisbon')).toBe(1);
+      expect(episodePrompts(healed, 'piano')).toBe(1);
+      expect(episodePrompts(start, 'Biscuit')).toBe(1);
+      expect(checks(healed)).toBe(1);
+      expect(await engine.synthesis.failures()).toMatchObject({ episodes: 0, themes: 0, profileUpdates: 0, retryingByThemselves: 0 });
+      const [checked] = await store.db.query<{ n: number }>('SELECT count(*) AS n FROM llm_calls WHERE stage = ?', [RECOVERY_CHECK_STAGE]);
+      expect(Number(checked!.n)).toBeGreaterThan(0); // the check is in the ledger like any call
+      engine.stop();
+    },
+    60_000,
+  );
 });
 
 /** A small model that answers the check but never writes synthesis JSON (prose instead). */
@@ -198,7 +254,8 @@ describe('automatic recovery is bounded, survives a reload, and Retry brings bac
     const revivals = await store.db.query<{ revivals: number }>("SELECT revivals FROM jobs WHERE kind = 'synthesise-memcell'");
     expect(revivals.map((r) => Number(r.revivals))).toEqual([MAX_REVIVALS, MAX_REVIVALS]);
     // In all, each episode was asked for at most its first run and its revived runs (2 calls an attempt).
-    for (const word of ['Biscuit', 'Lisbon']) expect(episodePrompts(begin, word)).toBeLessThanOrEqual((5 + MAX_REVIVALS * REVIVED_ATTEMPTS) * 2);
+    for (const word of ['Biscuit', 'Lisbon'])
+      expect(episodePrompts(begin, word)).toBeLessThanOrEqual((5 + MAX_REVIVALS * REVIVED_ATTEMPTS) * 2);
     const quiet = mock.requests.length;
     engine = await session(store, settings, t);
     for (let i = 0; i < 20; i++) {

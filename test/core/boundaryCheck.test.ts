@@ -28,10 +28,26 @@ async function cellsWith(check: boolean, llmUp = true) {
   await engine.synthesis.setPolicy('off');
   await engine.synthesis.setBoundaryCheck(check);
   await store.createConversation({ id: 'c', title: 't' });
-  const texts = ['We went hiking on Sunday.', 'The trail was steep.', 'We saw a deer.', 'It rained at the top.', 'I started piano lessons.', 'My teacher is patient.'];
-  for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `t${i}`, conversationId: 'c', role: 'user', content, occurredAt: Date.UTC(2026, 0, 5, 10, i) });
+  const texts = [
+    'We went hiking on Sunday.',
+    'The trail was steep.',
+    'We saw a deer.',
+    'It rained at the top.',
+    'I started piano lessons.',
+    'My teacher is patient.',
+  ];
+  for (const [i, content] of texts.entries())
+    await engine.conversations.appendTurn({
+      id: `t${i}`,
+      conversationId: 'c',
+      role: 'user',
+      content,
+      occurredAt: Date.UTC(2026, 0, 5, 10, i),
+    });
   await engine.idle();
-  return (await store.db.query<{ first_seq: number; last_seq: number }>('SELECT first_seq, last_seq FROM memcells ORDER BY first_seq')).map((r) => [r.first_seq, r.last_seq]);
+  return (await store.db.query<{ first_seq: number; last_seq: number }>('SELECT first_seq, last_seq FROM memcells ORDER BY first_seq')).map(
+    (r) => [r.first_seq, r.last_seq],
+  );
 }
 
 describe('optional LLM boundary check', () => {
@@ -43,7 +59,10 @@ describe('optional LLM boundary check', () => {
 
   it('splits where the model sees a new topic', async () => {
     calls = 0;
-    expect(await cellsWith(true)).toEqual([[1, 4], [5, 6]]);
+    expect(await cellsWith(true)).toEqual([
+      [1, 4],
+      [5, 6],
+    ]);
     expect(calls).toBe(1);
   });
 

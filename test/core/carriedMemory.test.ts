@@ -48,15 +48,21 @@ describe('reading memory from another assistant', () => {
   });
 
   it('reads dates written other ways, and lines without a code block', () => {
-    const r = ok(parse('[March 5, 2025] - Speaks Dutch and English at home.\n[2024-11] - Lives in Utrecht.\n- [2025-06-01T08:30:00Z] Drinks oat milk.'));
+    const r = ok(
+      parse(
+        '[March 5, 2025] - Speaks Dutch and English at home.\n[2024-11] - Lives in Utrecht.\n- [2025-06-01T08:30:00Z] Drinks oat milk.',
+      ),
+    );
     expect(days(r)).toEqual(['2025-03-05', '2024-11-01', '2025-06-01']);
     expect(ok(r).items[2]!.at).toBe(Date.UTC(2025, 5, 1, 8, 30));
   });
 
   it('reads ChatGPT model-set context lines as ChatGPT memories', () => {
-    const r = ok(parse(`1. [2024-11-02]. User's name is Priya and she lives in Leeds.
+    const r = ok(
+      parse(`1. [2024-11-02]. User's name is Priya and she lives in Leeds.
 2. [2025-01-19]. Is training for the York half marathon in October 2025.
-3. [2025-03-05]. Prefers metric units and British spelling.`));
+3. [2025-03-05]. Prefers metric units and British spelling.`),
+    );
     expect(r.format).toBe('chatgpt-context');
     expect(r.source).toBe('ChatGPT');
     expect(r.items.map((m) => m.text)[0]).toBe("User's name is Priya and she lives in Leeds.");
@@ -64,11 +70,13 @@ describe('reading memory from another assistant', () => {
   });
 
   it('reads the ChatGPT saved-memory list (lines without a subject) as ChatGPT memories, undated', () => {
-    const r = ok(parse(`Is a secondary-school chemistry teacher in Leeds.
+    const r = ok(
+      parse(`Is a secondary-school chemistry teacher in Leeds.
 Prefers British spelling and metric units.
 Has two children, aged 7 and 10, who both play the cello.
 Is planning to move to Edinburgh next summer.
-Uses a Kindle for reading and dislikes audiobooks.`));
+Uses a Kindle for reading and dislikes audiobooks.`),
+    );
     expect(r.format).toBe('chatgpt-list');
     expect(r.source).toBe('ChatGPT');
     expect(r.items).toHaveLength(5);
@@ -77,38 +85,85 @@ Uses a Kindle for reading and dislikes audiobooks.`));
   });
 
   it('reads plain one-per-line text with bullets, numbers, labels and repeats', () => {
-    const r = ok(parse(`Things to remember:
+    const r = ok(
+      parse(`Things to remember:
 - The team's staging cluster is called "heron".
 * The quarterly review is on 12 September.
 3. The flat's boiler is a Vaillant ecoTEC from 2019.
-- The team's staging cluster is called "heron".`));
+- The team's staging cluster is called "heron".`),
+    );
     expect(r.format).toBe('lines');
     expect(r.source).toBeNull();
-    expect(r.items.map((m) => m.text)).toEqual(['The team\'s staging cluster is called "heron".', 'The quarterly review is on 12 September.', "The flat's boiler is a Vaillant ecoTEC from 2019."]);
-    expect(r.skipped).toEqual([{ count: 1, reason: 'headings or labels' }, { count: 1, reason: 'repeated in the text' }]);
+    expect(r.items.map((m) => m.text)).toEqual([
+      'The team\'s staging cluster is called "heron".',
+      'The quarterly review is on 12 September.',
+      "The flat's boiler is a Vaillant ecoTEC from 2019.",
+    ]);
+    expect(r.skipped).toEqual([
+      { count: 1, reason: 'headings or labels' },
+      { count: 1, reason: 'repeated in the text' },
+    ]);
   });
 
   it('reads Markdown sections as the kinds they name', () => {
-    const r = ok(parse('# Memory\n\n## About you\n\n- [2025-01-02] Volunteers at the food bank.\n\n## Plans\n\n- [2026-07-01] Sail to Texel.\n\n## Facts\n\n- The allotment is plot 14.'));
+    const r = ok(
+      parse(
+        '# Memory\n\n## About you\n\n- [2025-01-02] Volunteers at the food bank.\n\n## Plans\n\n- [2026-07-01] Sail to Texel.\n\n## Facts\n\n- The allotment is plot 14.',
+      ),
+    );
     expect(r.format).toBe('markdown');
-    expect(r.items.map((m) => [m.text, m.kind])).toEqual([['Volunteers at the food bank.', 'about'], ['Sail to Texel.', 'plan'], ['The allotment is plot 14.', 'fact']]);
+    expect(r.items.map((m) => [m.text, m.kind])).toEqual([
+      ['Volunteers at the food bank.', 'about'],
+      ['Sail to Texel.', 'plan'],
+      ['The allotment is plot 14.', 'fact'],
+    ]);
   });
 
   it('reads Portable AI Memory v1.0, skipping memories that are no longer active', () => {
     const file = {
-      schema: 'portable-ai-memory', schema_version: '1.0', owner: { id: 'owner-7' },
+      schema: 'portable-ai-memory',
+      schema_version: '1.0',
+      owner: { id: 'owner-7' },
       memories: [
-        { id: 'a', type: 'preference', content: 'Likes dark roast coffee, no sugar.', content_hash: 'sha256:x', temporal: { created_at: '2025-02-10T09:00:00Z' }, provenance: { platform: 'gemini' } },
-        { id: 'b', type: 'goal', content: 'Wants to run a marathon under four hours in 2026.', temporal: { created_at: '2025-05-01T12:00:00Z' }, provenance: { platform: 'gemini' } },
-        { id: 'c', type: 'fact', status: 'retracted', content: 'Lives in Madrid.', temporal: { created_at: '2024-01-01T00:00:00Z' }, provenance: { platform: 'gemini' } },
-        { id: 'd', type: 'context', content: 'The home router is a Fritz!Box 7590.', temporal: { created_at: '2025-03-03T00:00:00Z' }, provenance: { platform: 'claude' } },
+        {
+          id: 'a',
+          type: 'preference',
+          content: 'Likes dark roast coffee, no sugar.',
+          content_hash: 'sha256:x',
+          temporal: { created_at: '2025-02-10T09:00:00Z' },
+          provenance: { platform: 'gemini' },
+        },
+        {
+          id: 'b',
+          type: 'goal',
+          content: 'Wants to run a marathon under four hours in 2026.',
+          temporal: { created_at: '2025-05-01T12:00:00Z' },
+          provenance: { platform: 'gemini' },
+        },
+        {
+          id: 'c',
+          type: 'fact',
+          status: 'retracted',
+          content: 'Lives in Madrid.',
+          temporal: { created_at: '2024-01-01T00:00:00Z' },
+          provenance: { platform: 'gemini' },
+        },
+        {
+          id: 'd',
+          type: 'context',
+          content: 'The home router is a Fritz!Box 7590.',
+          temporal: { created_at: '2025-03-03T00:00:00Z' },
+          provenance: { platform: 'claude' },
+        },
       ],
     };
     const r = ok(parse(JSON.stringify(file, null, 2)));
     expect(r.format).toBe('pam');
     expect(r.source).toBe('Gemini');
     expect(r.items.map((m) => [m.text, m.kind])).toEqual([
-      ['Likes dark roast coffee, no sugar.', 'about'], ['Wants to run a marathon under four hours in 2026.', 'plan'], ['The home router is a Fritz!Box 7590.', 'fact'],
+      ['Likes dark roast coffee, no sugar.', 'about'],
+      ['Wants to run a marathon under four hours in 2026.', 'plan'],
+      ['The home router is a Fritz!Box 7590.', 'fact'],
     ]);
     expect(r.items[0]!.at).toBe(Date.UTC(2025, 1, 10, 9));
     expect(r.skipped).toEqual([{ count: 1, reason: 'no longer active (superseded, retracted or archived)' }]);
@@ -184,8 +239,12 @@ describe('bad input: a clear message and nothing to import', () => {
   it('refuses JSON of another shape, and a Portable AI Memory file of another version', () => {
     expect(refused('{"notes": ["Likes tea"]}').code).toBe('UNKNOWN_JSON');
     expect(refused('["Likes tea", "Lives in Porto"]').message).toMatch(/not a memory format Recollect reads/);
-    expect(refused('{"schema": "portable-ai-memory", "schema_version": "2.0", "owner": {"id": "o"}, "memories": []}').message).toMatch(/version 2.0/);
-    expect(refused('{"schema": "portable-ai-memory", "schema_version": "1.0", "owner": {"id": "o"}, "memories": []}').code).toBe('NO_MEMORIES');
+    expect(refused('{"schema": "portable-ai-memory", "schema_version": "2.0", "owner": {"id": "o"}, "memories": []}').message).toMatch(
+      /version 2.0/,
+    );
+    expect(refused('{"schema": "portable-ai-memory", "schema_version": "1.0", "owner": {"id": "o"}, "memories": []}').code).toBe(
+      'NO_MEMORIES',
+    );
   });
 });
 
@@ -193,26 +252,37 @@ describe('writing memory for another assistant', () => {
   const items: ExportedMemory[] = [
     { id: 'p1', kind: 'about', text: 'I am vegetarian and cook lentils every Sunday.', at: Date.UTC(2025, 0, 14, 11) },
     { id: 'p2', kind: 'about', text: 'My API key for the lab is sk-live-4f9a8b7c6d5e and my token is Bearer abc.def.ghi', at: null },
-    { id: 'f1', kind: 'plan', text: 'Dentist appointment at 9:30.', at: Date.UTC(2026, 5, 2, 7), validFrom: Date.UTC(2026, 5, 2, 7), validUntil: Date.UTC(2026, 5, 2, 21) },
+    {
+      id: 'f1',
+      kind: 'plan',
+      text: 'Dentist appointment at 9:30.',
+      at: Date.UTC(2026, 5, 2, 7),
+      validFrom: Date.UTC(2026, 5, 2, 7),
+      validUntil: Date.UTC(2026, 5, 2, 21),
+    },
     { id: 'x1', kind: 'fact', text: 'Ana said: the\nallotment is plot 14.', at: Date.UTC(2025, 6, 1, 22, 30) },
   ];
   const o = { zone: ZONE, exportedAt: NOW, ownerId: 'owner-1', exportId: 'export-1', apiKey: 'lab-secret-123' };
 
   it('hashes content as Portable AI Memory does', async () => {
     // The spec's minimal example.
-    expect(await contentHash('User is a cloud infrastructure engineer')).toBe('sha256:e1bae3ec291c99eced01fc91b4152a0cef541fccf2034fc11b3f90f4e4d79b6e');
+    expect(await contentHash('User is a cloud infrastructure engineer')).toBe(
+      'sha256:e1bae3ec291c99eced01fc91b4152a0cef541fccf2034fc11b3f90f4e4d79b6e',
+    );
   });
 
-  it('writes dated lines in the memory\'s time zone, with secrets redacted', async () => {
+  it("writes dated lines in the memory's time zone, with secrets redacted", async () => {
     const f = await formatMemoryExport('dated-lines', items, o);
     expect(f.fileName).toBe('recollect-memory-2026-05-20.txt');
-    expect(f.text).toBe([
-      '[2025-01-14] - I am vegetarian and cook lentils every Sunday.',
-      '[unknown] - My API key for the lab is [redacted] and my token is Bearer [redacted]',
-      '[2026-06-02] - Dentist appointment at 9:30.',
-      // 22:30 UTC is the next day in Berlin.
-      '[2025-07-02] - Ana said: the allotment is plot 14.',
-    ].join('\n') + '\n');
+    expect(f.text).toBe(
+      [
+        '[2025-01-14] - I am vegetarian and cook lentils every Sunday.',
+        '[unknown] - My API key for the lab is [redacted] and my token is Bearer [redacted]',
+        '[2026-06-02] - Dentist appointment at 9:30.',
+        // 22:30 UTC is the next day in Berlin.
+        '[2025-07-02] - Ana said: the allotment is plot 14.',
+      ].join('\n') + '\n',
+    );
     expect(f.text).not.toContain('lab-secret-123');
   });
 
@@ -235,12 +305,21 @@ describe('writing memory for another assistant', () => {
   it('reads each of its shapes back with the same memories, dates and (JSON, Markdown) kinds', async () => {
     for (const format of ['dated-lines', 'pam', 'markdown'] as const) {
       const back = ok(parse((await formatMemoryExport(format, items, o)).text));
-      expect(back.items.map((m) => m.text), format).toEqual([
-        'I am vegetarian and cook lentils every Sunday.', 'My API key for the lab is [redacted] and my token is Bearer [redacted]',
-        'Dentist appointment at 9:30.', 'Ana said: the allotment is plot 14.',
+      expect(
+        back.items.map((m) => m.text),
+        format,
+      ).toEqual([
+        'I am vegetarian and cook lentils every Sunday.',
+        'My API key for the lab is [redacted] and my token is Bearer [redacted]',
+        'Dentist appointment at 9:30.',
+        'Ana said: the allotment is plot 14.',
       ]);
       expect(days(back), format).toEqual(['2025-01-14', null, '2026-06-02', '2025-07-02']);
-      if (format !== 'dated-lines') expect(back.items.map((m) => m.kind), format).toEqual(['about', 'about', 'plan', 'fact']);
+      if (format !== 'dated-lines')
+        expect(
+          back.items.map((m) => m.kind),
+          format,
+        ).toEqual(['about', 'about', 'plan', 'fact']);
     }
   });
 });

@@ -13,7 +13,6 @@ const T0 = Date.UTC(2026, 2, 10, 9);
 const TOPICS = ['dog', 'flight', 'rent'];
 const provider = topicProvider(TOPICS);
 
-
 let mock: MockLlmServer;
 beforeAll(async () => {
   mock = await startMockLlmServer({ responder: synthesisResponder });
@@ -22,8 +21,17 @@ afterAll(async () => mock.close());
 
 async function setup(withEndpoint: boolean) {
   const store = await openNodeStore();
-  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
-  const engine = createEngine(store, { only: ['episodes', 'synthesis'], embedders: provider, llm: withEndpoint ? llm : null, timer: immediateTimer, profileDebounceMs: 0 });
+  const llm = new LlmClient(
+    { baseUrl: mock.url, model: 'mock-model' },
+    { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+  );
+  const engine = createEngine(store, {
+    only: ['episodes', 'synthesis'],
+    embedders: provider,
+    llm: withEndpoint ? llm : null,
+    timer: immediateTimer,
+    profileDebounceMs: 0,
+  });
   await engine.start();
   await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'c', title: 't' });
@@ -38,7 +46,15 @@ async function ingest(engine: MemoryEngine) {
   ];
   let n = 0;
   for (const [h, texts] of sessions) {
-    for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `m${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H + i * 60_000 });
+    for (const [i, content] of texts.entries())
+      await engine.conversations.appendTurn({
+        id: `m${++n}`,
+        conversationId: 'c',
+        role: 'user',
+        speaker: 'Ana',
+        content,
+        occurredAt: T0 + h * H + i * 60_000,
+      });
   }
   await engine.idle();
   await engine.closeOpenCells();
@@ -55,7 +71,15 @@ describe('consolidation through the job queue', () => {
     expect(cells.every((c) => c.status === 'synthesised' && c.narrative)).toBe(true);
     const facts = await store.db.query<{ id: string }>('SELECT id FROM facts');
     expect(facts).toHaveLength(5); // one per user turn (the mock synthesiser's rule), none twice
-    expect((await store.getVectors('fact', facts.map((f) => f.id), 'topic@1')).length).toBe(facts.length);
+    expect(
+      (
+        await store.getVectors(
+          'fact',
+          facts.map((f) => f.id),
+          'topic@1',
+        )
+      ).length,
+    ).toBe(facts.length);
     const scenes = await store.db.query<{ summary: string | null }>('SELECT summary FROM memscenes WHERE summary IS NOT NULL');
     expect(scenes).toHaveLength(2); // the dog theme and the flight theme
     expect(await store.db.query('SELECT id FROM profile_items')).toHaveLength(2); // one item per theme
@@ -104,7 +128,10 @@ describe('consolidation through the job queue', () => {
 describe('the debounced profile update', () => {
   it('runs when its debounce is over, without waiting for another episode to close', async () => {
     const store = await openNodeStore();
-    const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
+    const llm = new LlmClient(
+      { baseUrl: mock.url, model: 'mock-model' },
+      { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    );
     // Timers held until the test fires them: nothing else may wake the queue.
     const waiting: { fn: () => void; ms: number }[] = [];
     const heldTimer: Timer = (fn, ms) => {
@@ -113,7 +140,14 @@ describe('the debounced profile update', () => {
     };
     // A clock that stands still until the test moves it: the debounce cannot pass during ingest.
     let now = Date.now();
-    const engine = createEngine(store, { only: ['episodes', 'synthesis'], embedders: provider, llm, timer: heldTimer, clock: { now: () => now }, profileDebounceMs: 1000 });
+    const engine = createEngine(store, {
+      only: ['episodes', 'synthesis'],
+      embedders: provider,
+      llm,
+      timer: heldTimer,
+      clock: { now: () => now },
+      profileDebounceMs: 1000,
+    });
     await engine.start();
     await engine.synthesis.setPolicy('eager');
     await store.createConversation({ id: 'c', title: 't' });

@@ -14,7 +14,8 @@ import { titleFrom, UNTITLED } from '../../src/core/base/titles';
 let mock: MockLlmServer;
 beforeAll(async () => {
   mock = await startMockLlmServer({
-    responder: (req) => (req.messages[0]?.content.startsWith('You name conversations') ? '"Biscuit the beagle."' : 'A beagle mix, I believe.'),
+    responder: (req) =>
+      req.messages[0]?.content.startsWith('You name conversations') ? '"Biscuit the beagle."' : 'A beagle mix, I believe.',
   });
 });
 afterAll(async () => mock.close());
@@ -50,17 +51,20 @@ describe('titles by the endpoint', () => {
     expect(await titleCalls()).toBe(1);
   });
 
-  it('keeps the first message\'s title when the call fails or says nothing usable', async () => {
+  it("keeps the first message's title when the call fails or says nothing usable", async () => {
     const original = mock.behaviour().responder;
-    const isTitle = (req: { messages: readonly { content: string }[] }) => req.messages[0]?.content.startsWith('You name conversations') === true;
+    const isTitle = (req: { messages: readonly { content: string }[] }) =>
+      req.messages[0]?.content.startsWith('You name conversations') === true;
     try {
       // The answer's request arms a 500 for the next request: the title call.
       let titleRequests = 0;
-      mock.setBehaviour({ responder: (req) => {
-        if (isTitle(req)) titleRequests++;
-        else mock.setBehaviour({ serverErrorNext: 1 });
-        return isTitle(req) ? 'Never used' : 'A beagle mix.';
-      } });
+      mock.setBehaviour({
+        responder: (req) => {
+          if (isTitle(req)) titleRequests++;
+          else mock.setBehaviour({ serverErrorNext: 1 });
+          return isTitle(req) ? 'Never used' : 'A beagle mix.';
+        },
+      });
       const failing = await setup();
       const before = mock.requests.length;
       await failing.ask(FIRST);
@@ -91,7 +95,7 @@ describe('titles by the endpoint', () => {
     expect(await again.titleCalls()).toBe(0);
   });
 
-  it('cleans the model\'s reply into a title', () => {
+  it("cleans the model's reply into a title", () => {
     expect(cleanTitleReply('Title: "Weekend in Lisbon."\nMore text')).toBe('Weekend in Lisbon');
     expect(cleanTitleReply('   \n  ')).toBeNull();
     expect(cleanTitleReply('x'.repeat(100))!.length).toBe(60);

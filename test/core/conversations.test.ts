@@ -17,7 +17,8 @@ async function setup() {
   return { store, engine };
 }
 
-const contents = async (engine: Awaited<ReturnType<typeof setup>>['engine']) => (await engine.conversations.messages('c')).map((m) => `${m.role}:${m.content}`);
+const contents = async (engine: Awaited<ReturnType<typeof setup>>['engine']) =>
+  (await engine.conversations.messages('c')).map((m) => `${m.role}:${m.content}`);
 
 describe('Conversations.send', () => {
   it('stores the message and titles a new conversation from it, in one call', async () => {
@@ -34,9 +35,21 @@ describe('Conversations.send', () => {
   it('an edit replaces the last message and its answer in the same transaction', async () => {
     const { engine } = await setup();
     await engine.conversations.send({ id: 'u1', conversationId: 'c', content: 'First question' });
-    await engine.conversations.appendTurn({ id: 'a1', conversationId: 'c', role: 'assistant', speaker: 'Assistant', content: 'First answer' });
+    await engine.conversations.appendTurn({
+      id: 'a1',
+      conversationId: 'c',
+      role: 'assistant',
+      speaker: 'Assistant',
+      content: 'First answer',
+    });
     await engine.conversations.send({ id: 'u2', conversationId: 'c', content: 'Second question, with a typo' });
-    await engine.conversations.appendTurn({ id: 'a2', conversationId: 'c', role: 'assistant', speaker: 'Assistant', content: 'Second answer' });
+    await engine.conversations.appendTurn({
+      id: 'a2',
+      conversationId: 'c',
+      role: 'assistant',
+      speaker: 'Assistant',
+      content: 'Second answer',
+    });
     await engine.conversations.send({ id: 'u3', conversationId: 'c', content: 'Second question, fixed', replaces: 'u2' });
     expect(await contents(engine)).toEqual(['user:First question', 'assistant:First answer', 'user:Second question, fixed']);
     expect(await engine.conversations.search('typo')).toEqual([]);
@@ -46,7 +59,13 @@ describe('Conversations.send', () => {
     const { engine } = await setup();
     const content = `Here is the script I run every night:\n\n\`\`\`sh\nrsync -a ~/notes /mnt/backup\n\`\`\`\n\n${'It copies the notes folder and keeps the older copies. '.repeat(20)}`;
     await engine.conversations.send({ id: 'u1', conversationId: 'c', content: 'First question' });
-    await engine.conversations.appendTurn({ id: 'a1', conversationId: 'c', role: 'assistant', speaker: 'Assistant', content: 'First answer' });
+    await engine.conversations.appendTurn({
+      id: 'a1',
+      conversationId: 'c',
+      role: 'assistant',
+      speaker: 'Assistant',
+      content: 'First answer',
+    });
     const first = await engine.conversations.send({ id: 'u2', conversationId: 'c', content });
     const again = await engine.conversations.send({ id: 'u2', conversationId: 'c', content });
     expect(again).toEqual(first);
@@ -56,9 +75,13 @@ describe('Conversations.send', () => {
     expect(editedAgain).toEqual(edited);
     expect(await contents(engine)).toEqual(['user:First question', 'assistant:First answer', `user:${content} (edited)`]);
     // The id of an answer, or of a turn in another conversation, is not a user message to return.
-    await expect(engine.conversations.send({ id: 'a1', conversationId: 'c', content: 'First answer' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(engine.conversations.send({ id: 'a1', conversationId: 'c', content: 'First answer' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
     await engine.conversations.create({ id: 'd', title: UNTITLED });
-    await expect(engine.conversations.send({ id: 'u3', conversationId: 'd', content: 'Elsewhere' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(engine.conversations.send({ id: 'u3', conversationId: 'd', content: 'Elsewhere' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
     expect(await engine.conversations.messages('d')).toEqual([]);
   });
 
@@ -66,9 +89,15 @@ describe('Conversations.send', () => {
     const { engine } = await setup();
     await engine.conversations.send({ id: 'u1', conversationId: 'c', content: 'A question' });
     await engine.conversations.appendTurn({ id: 'a1', conversationId: 'c', role: 'assistant', speaker: 'Assistant', content: 'An answer' });
-    await expect(engine.conversations.send({ id: 'u2', conversationId: 'c', content: 'x'.repeat(MAX_TURN_CHARS + 1), replaces: 'u1' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(engine.conversations.send({ id: 'u3', conversationId: 'c', content: 'Edit of a gone message', replaces: 'gone' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(engine.conversations.send({ id: 'u4', conversationId: 'c', content: '   ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(
+      engine.conversations.send({ id: 'u2', conversationId: 'c', content: 'x'.repeat(MAX_TURN_CHARS + 1), replaces: 'u1' }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(
+      engine.conversations.send({ id: 'u3', conversationId: 'c', content: 'Edit of a gone message', replaces: 'gone' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(engine.conversations.send({ id: 'u4', conversationId: 'c', content: '   ' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
     expect(await contents(engine)).toEqual(['user:A question', 'assistant:An answer']);
   });
 });

@@ -3,7 +3,7 @@ import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { RecollectError } from '../../src/core/base/errors';
 import type { Embedder, EmbedderProvider, EmbedRole } from '../../src/core/base/ports';
-import { META_ACTIVE, META_TARGET } from '../../src/core/capture/EmbeddingIndexer';
+import { META_ACTIVE, META_TARGET } from '../../src/core/capture/embeddingStatus';
 import { createEngine } from '../../src/host/createEngine';
 
 /** A deterministic bag-of-letters embedder: texts sharing letters are close. */
@@ -43,7 +43,8 @@ async function setup(models: Record<string, Embedder>) {
 }
 
 async function addTurns(engine: MemoryEngine, texts: string[]) {
-  for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', content });
+  for (const [i, content] of texts.entries())
+    await engine.conversations.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', content });
 }
 
 describe('EmbeddingIndexer via MemoryEngine', () => {
@@ -54,7 +55,13 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     await addTurns(engine, ['zzz zebra', 'apple banana', 'quick quiz']);
     await engine.idle();
     expect(await store.countVectors('message', 'a@1')).toBe(3);
-    expect(await engine.indexing.embeddingStatus()).toMatchObject({ activeModel: 'a', targetModel: 'a', embedded: 3, total: 3, state: 'idle' });
+    expect(await engine.indexing.embeddingStatus()).toMatchObject({
+      activeModel: 'a',
+      targetModel: 'a',
+      embedded: 3,
+      total: 3,
+      state: 'idle',
+    });
     const hits = await engine.answers.vectorSearch('zebra zoo');
     expect(hits[0]!.message.content).toBe('zzz zebra');
     expect(hits[0]!.score).toBeGreaterThan(hits[1]?.score ?? 0);
@@ -69,7 +76,10 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     const gate = new Promise<void>((r) => (release = r));
     const { store, engine } = await setup({ a: letterEmbedder('a@1', 26, []), b: letterEmbedder('b@1', 13, [], () => gate) });
     await engine.start();
-    await addTurns(engine, Array.from({ length: 70 }, (_, i) => `turn ${i} ${'xyz'.repeat(i % 3)}`));
+    await addTurns(
+      engine,
+      Array.from({ length: 70 }, (_, i) => `turn ${i} ${'xyz'.repeat(i % 3)}`),
+    );
     await engine.idle();
 
     const status = await engine.indexing.setEmbedder('b');
@@ -81,7 +91,13 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
 
     release();
     await engine.idle();
-    expect(await engine.indexing.embeddingStatus()).toMatchObject({ activeModel: 'b', targetModel: 'b', embedded: 70, total: 70, state: 'idle' });
+    expect(await engine.indexing.embeddingStatus()).toMatchObject({
+      activeModel: 'b',
+      targetModel: 'b',
+      embedded: 70,
+      total: 70,
+      state: 'idle',
+    });
     expect(await store.getMeta(META_ACTIVE)).toBe('b');
     expect(await store.countVectors('message', 'b@1')).toBe(70);
     expect(await store.countVectors('message', 'a@1')).toBe(0);
@@ -122,8 +138,12 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     // does not try again), the status says why, and the active model keeps embedding new turns.
     let failedCalls = 0;
     models.missing = {
-      id: 'missing@1', dim: 8,
-      embed: async () => { failedCalls++; throw new RecollectError('MODEL_UNAVAILABLE', 'not downloaded'); },
+      id: 'missing@1',
+      dim: 8,
+      embed: async () => {
+        failedCalls++;
+        throw new RecollectError('MODEL_UNAVAILABLE', 'not downloaded');
+      },
     };
     await engine.indexing.setEmbedder('missing');
     await engine.idle();
@@ -166,7 +186,10 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     await store.putVectors('message', 'a@1', [{ itemId: 'm0', vector: await base.embed(['already stored']).then((v) => v[0]!) }]);
     const loads: string[] = [];
     const watched = new Proxy(store, {
-      get: (target, key, receiver) => (key === 'loadVectors' ? (kind: string, m: string) => (loads.push(`${kind}:${m}`), target.loadVectors(kind as 'message', m)) : Reflect.get(target, key, receiver)),
+      get: (target, key, receiver) =>
+        key === 'loadVectors'
+          ? (kind: string, m: string) => (loads.push(`${kind}:${m}`), target.loadVectors(kind as 'message', m))
+          : Reflect.get(target, key, receiver),
     });
     const engine = createEngine(watched, { only: [], embedders: provider({ a: model }) });
     await engine.start();
@@ -190,7 +213,9 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     };
     const engine = createEngine(store, { only: [], embedders: provider({ a: model }) });
     await store.createConversation({ id: 'c', title: 't' });
-    await engine.conversations.appendTurns(Array.from({ length: 70 }, (_, i) => ({ id: `m${i}`, conversationId: 'c', role: 'user' as const, content: `turn number ${i}` })));
+    await engine.conversations.appendTurns(
+      Array.from({ length: 70 }, (_, i) => ({ id: `m${i}`, conversationId: 'c', role: 'user' as const, content: `turn number ${i}` })),
+    );
     await engine.start();
     await engine.idle();
     expect(await store.countVectors('message', 'a@1')).toBe(70);
@@ -198,7 +223,7 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     expect(await Promise.all(storedAtCall)).toEqual([0, 0, 32]);
   });
 
-  it('reads pending items from a cursor, and deletes other models\' vectors once per open or switch, not every pass', async () => {
+  it("reads pending items from a cursor, and deletes other models' vectors once per open or switch, not every pass", async () => {
     const store = await openNodeStore();
     await store.createConversation({ id: 'c', title: 't' });
     for (const id of ['x1', 'x2', 'x3']) await store.appendTurn({ id, conversationId: 'c', role: 'user', content: `text ${id}` });
@@ -226,7 +251,9 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
   it('after the first full sweep, new turns, a gap behind its back and a count mismatch are all embedded, with exact counts', async () => {
     const store = await openNodeStore();
     await store.createConversation({ id: 'c', title: 't' });
-    await store.appendTurns(Array.from({ length: 40 }, (_, i) => ({ id: `old${i}`, conversationId: 'c', role: 'user' as const, content: `old turn ${i}` })));
+    await store.appendTurns(
+      Array.from({ length: 40 }, (_, i) => ({ id: `old${i}`, conversationId: 'c', role: 'user' as const, content: `old turn ${i}` })),
+    );
     const all = await store.pendingEmbeddings('message', 'a@1', 100);
     expect(await store.newestPendingKey('message', 'a@1', 3)).toBe(all[37]!.key);
     expect(await store.newestPendingKey('message', 'a@1', 100)).toBe(all[0]!.key);
@@ -251,7 +278,9 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     // If the counts still disagree after the tail (say a turn arrived meanwhile), everything is swept once more.
     await store.db.exec("DELETE FROM vectors WHERE item_id IN ('old1', 'old2')");
     const countItems = store.countItems.bind(store);
-    vi.spyOn(store, 'countItems').mockImplementationOnce(countItems).mockImplementationOnce(async (kind) => (await countItems(kind)) + 1);
+    vi.spyOn(store, 'countItems')
+      .mockImplementationOnce(countItems)
+      .mockImplementationOnce(async (kind) => (await countItems(kind)) + 1);
     await engine.conversations.appendTurn({ id: 'new3', conversationId: 'c', role: 'user', content: 'third new turn' });
     await engine.idle();
     expect(await store.countVectors('message', 'a@1')).toBe(43);
@@ -265,7 +294,10 @@ describe('EmbeddingIndexer via MemoryEngine', () => {
     await store.createConversation({ id: 'c', title: 't' });
     const engine = createEngine(store, { only: [], embedders: provider({ a: letterEmbedder('a@1', 26, [], () => gate) }) });
     await engine.start();
-    await engine.conversations.appendTurns([{ id: 'keep', conversationId: 'c', role: 'user', content: 'keep me' }, { id: 'gone', conversationId: 'c', role: 'user', content: 'delete me' }]);
+    await engine.conversations.appendTurns([
+      { id: 'keep', conversationId: 'c', role: 'user', content: 'keep me' },
+      { id: 'gone', conversationId: 'c', role: 'user', content: 'delete me' },
+    ]);
     await engine.conversations.deleteMessage('gone'); // while its batch is in the model
     release();
     await engine.idle();

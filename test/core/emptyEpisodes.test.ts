@@ -16,9 +16,16 @@ async function setup() {
   await engine.start();
   await engine.synthesis.setPolicy('off');
   await engine.conversations.create({ id: 'c', title: 'chat' });
-  await engine.conversations.appendTurns(['I planted tomatoes.', 'They need water daily.'].map((content, i) => ({
-    id: `t${i}`, conversationId: 'c', role: 'user' as const, speaker: 'You', content, occurredAt: T0 + i * 60_000,
-  })));
+  await engine.conversations.appendTurns(
+    ['I planted tomatoes.', 'They need water daily.'].map((content, i) => ({
+      id: `t${i}`,
+      conversationId: 'c',
+      role: 'user' as const,
+      speaker: 'You',
+      content,
+      occurredAt: T0 + i * 60_000,
+    })),
+  );
   await engine.idle();
   const cells = async () => (await engine.memory.listMemCells({ offset: 0, limit: 50 })).items;
   return { store, engine, cells };
@@ -34,7 +41,14 @@ describe('deleting every turn of an episode', () => {
     expect(await cells()).toEqual([]);
     expect((await engine.memory.overview()).counts.memcells).toBe(0);
 
-    await engine.conversations.appendTurn({ id: 't2', conversationId: 'c', role: 'user', speaker: 'You', content: 'The basil is up.', occurredAt: T0 + 3_600_000 });
+    await engine.conversations.appendTurn({
+      id: 't2',
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'You',
+      content: 'The basil is up.',
+      occurredAt: T0 + 3_600_000,
+    });
     await engine.idle();
     expect((await cells()).map((c) => c.turnCount)).toEqual([1]);
   });
@@ -50,7 +64,9 @@ describe('deleting every turn of an episode', () => {
 
   it('keeps an episode whose narrative the user wrote, and says its messages are gone', async () => {
     const { store, engine, cells } = await setup();
-    await store.db.exec("UPDATE memcells SET narrative = 'I grow tomatoes.', title = 'Tomatoes', status = 'synthesised', edited_by_user = 1");
+    await store.db.exec(
+      "UPDATE memcells SET narrative = 'I grow tomatoes.', title = 'Tomatoes', status = 'synthesised', edited_by_user = 1",
+    );
     await engine.conversations.deleteMessage('t0');
     await engine.conversations.deleteMessage('t1');
     expect((await cells()).map((c) => [c.title, c.turnCount, c.lostTurns])).toEqual([['Tomatoes', 0, 2]]);

@@ -14,8 +14,21 @@ async function setup(withLlm = true) {
   await store.createConversation({ id: 'c', title: 'pets' });
   // An earlier conversation: a turn of this one's recent history is sent as history, not recalled.
   await store.createConversation({ id: 'b', title: 'the dog' });
-  await engine.conversations.appendTurn({ id: 'u1', conversationId: 'b', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.', occurredAt: Date.UTC(2026, 0, 3) });
-  await engine.conversations.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'What breed is my dog Biscuit?' });
+  await engine.conversations.appendTurn({
+    id: 'u1',
+    conversationId: 'b',
+    role: 'user',
+    speaker: 'You',
+    content: 'My dog Biscuit is a beagle mix.',
+    occurredAt: Date.UTC(2026, 0, 3),
+  });
+  await engine.conversations.appendTurn({
+    id: 'u2',
+    conversationId: 'c',
+    role: 'user',
+    speaker: 'You',
+    content: 'What breed is my dog Biscuit?',
+  });
   await engine.idle();
   return { store, engine };
 }
@@ -39,7 +52,10 @@ describe('MemoryEngine.ask', () => {
   it('temporary chat stores nothing and consults no memory', async () => {
     const { store, engine } = await setup();
     const before = (await store.stats()).messageCount;
-    const result = await engine.answers.ask({ conversationId: 'c', question: 'What breed is my dog?', temporary: true, answerId: 't1' }, () => undefined);
+    const result = await engine.answers.ask(
+      { conversationId: 'c', question: 'What breed is my dog?', temporary: true, answerId: 't1' },
+      () => undefined,
+    );
     expect(result.messageId).toBeNull();
     expect(result.answer.contextCitations).toEqual([]);
     expect(JSON.stringify(result.answer.requests)).not.toContain('beagle mix.');
@@ -48,7 +64,9 @@ describe('MemoryEngine.ask', () => {
 
   it('fails clearly without an endpoint and keeps the user turn', async () => {
     const { store, engine } = await setup(false);
-    await expect(engine.answers.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a2' }, () => undefined)).rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED' });
+    await expect(engine.answers.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a2' }, () => undefined)).rejects.toMatchObject({
+      code: 'LLM_NOT_CONFIGURED',
+    });
     expect(await store.getMessage('u2')).not.toBeNull();
   });
 });
@@ -58,9 +76,25 @@ describe('what an answer recalls', () => {
     const { store, engine } = await answeringEngine(mock.url);
     await store.createConversation({ id: 'old', title: 'an older chat' });
     await store.createConversation({ id: 'now', title: 'today' });
-    await engine.conversations.appendTurn({ id: 'old1', conversationId: 'old', role: 'user', content: 'My dog Biscuit is a beagle mix, adopted in 2021.', occurredAt: Date.UTC(2025, 0, 3) });
-    await engine.conversations.appendTurn({ id: 'h1', conversationId: 'now', role: 'user', content: 'Biscuit the dog had his vet check today.' });
-    await engine.conversations.appendTurn({ id: 'h2', conversationId: 'now', role: 'assistant', content: 'Good to hear Biscuit the dog is well.' });
+    await engine.conversations.appendTurn({
+      id: 'old1',
+      conversationId: 'old',
+      role: 'user',
+      content: 'My dog Biscuit is a beagle mix, adopted in 2021.',
+      occurredAt: Date.UTC(2025, 0, 3),
+    });
+    await engine.conversations.appendTurn({
+      id: 'h1',
+      conversationId: 'now',
+      role: 'user',
+      content: 'Biscuit the dog had his vet check today.',
+    });
+    await engine.conversations.appendTurn({
+      id: 'h2',
+      conversationId: 'now',
+      role: 'assistant',
+      content: 'Good to hear Biscuit the dog is well.',
+    });
     await engine.conversations.appendTurn({ id: 'q', conversationId: 'now', role: 'user', content: 'What breed is my dog Biscuit?' });
     await engine.idle();
     const result = await engine.answers.ask({ conversationId: 'now', userMessageId: 'q', answerId: 'a' }, () => undefined);
@@ -80,7 +114,11 @@ describe('answer settings', () => {
   it('stores the memory budget and the sufficiency check, and answers use them', async () => {
     const { engine } = await setup();
     expect(await engine.settings.answerSettings()).toEqual({ budgetTokens: 2500, defaultBudgetTokens: 2500, sufficiencyCheck: false });
-    expect(await engine.settings.setAnswerSettings({ budgetTokens: 1000, sufficiencyCheck: true })).toEqual({ budgetTokens: 1000, defaultBudgetTokens: 2500, sufficiencyCheck: true });
+    expect(await engine.settings.setAnswerSettings({ budgetTokens: 1000, sufficiencyCheck: true })).toEqual({
+      budgetTokens: 1000,
+      defaultBudgetTokens: 2500,
+      sufficiencyCheck: true,
+    });
     await expect(engine.settings.setAnswerSettings({ budgetTokens: 10 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     const result = await engine.answers.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a9' }, () => undefined);
     expect(result.answer.context.budgetTokens).toBe(1000);

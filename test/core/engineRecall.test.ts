@@ -16,7 +16,14 @@ describe('MemoryEngine.recall', () => {
       ['Ana', 'Which brand did you get?'],
     ];
     for (const [i, [speaker, content]] of turns.entries()) {
-      await engine.conversations.appendTurn({ id: `t${i}`, conversationId: 'c', role: speaker === 'Ana' ? 'user' : 'assistant', speaker, content, occurredAt: Date.UTC(2024, 4, 8, 10, i) });
+      await engine.conversations.appendTurn({
+        id: `t${i}`,
+        conversationId: 'c',
+        role: speaker === 'Ana' ? 'user' : 'assistant',
+        speaker,
+        content,
+        occurredAt: Date.UTC(2024, 4, 8, 10, i),
+      });
     }
     await engine.idle();
     const result = await engine.answers.recall('Where did Ana run her marathon?', { limit: 3 });

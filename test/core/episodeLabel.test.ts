@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { episodeName, episodeState, firstWords, planState } from '../../src/core/explorer/episodeLabel';
 
-describe('an episode\'s name and state in plain words', () => {
-  it('keeps a title, else takes the narrative\'s, else the first turn\'s first words', () => {
+describe("an episode's name and state in plain words", () => {
+  it("keeps a title, else takes the narrative's, else the first turn's first words", () => {
     expect(episodeName({ title: 'Lisbon trip', narrative: 'Sam planned a trip.', opening: 'hi' })).toBe('Lisbon trip');
-    expect(episodeName({ title: null, narrative: 'Sam planned a trip to Lisbon in May.', opening: 'hi' })).toBe('Sam planned a trip to Lisbon in May.');
-    expect(episodeName({ title: '  ', narrative: null, opening: '## Budget\n\nWhat does **rent** cost?' })).toBe('Budget What does rent cost?');
+    expect(episodeName({ title: null, narrative: 'Sam planned a trip to Lisbon in May.', opening: 'hi' })).toBe(
+      'Sam planned a trip to Lisbon in May.',
+    );
+    expect(episodeName({ title: '  ', narrative: null, opening: '## Budget\n\nWhat does **rent** cost?' })).toBe(
+      'Budget What does rent cost?',
+    );
     expect(episodeName({ title: null, narrative: null, opening: null })).toBe('An episode with no words left');
   });
 
@@ -20,7 +24,13 @@ describe('an episode\'s name and state in plain words', () => {
   });
 
   it('never says raw, queued, synthesised or (open)', () => {
-    const said = [episodeState('raw'), episodeState('queued'), episodeState('synthesised'), episodeState('failed'), episodeState('raw', true)];
+    const said = [
+      episodeState('raw'),
+      episodeState('queued'),
+      episodeState('synthesised'),
+      episodeState('failed'),
+      episodeState('raw', true),
+    ];
     for (const s of said) expect(s).not.toMatch(/\braw\b|queued|synthesised|\(open\)/);
     expect(new Set(said).size).toBe(said.length);
     expect(planState('active', 'date-parser')).toBe('ahead or under way · from a date you mentioned');

@@ -12,7 +12,6 @@ const T0 = Date.UTC(2026, 2, 10, 9);
 const TOPICS = ['dog', 'flight', 'rent'];
 const provider = topicProvider(TOPICS);
 
-
 let mock: MockLlmServer;
 beforeAll(async () => {
   mock = await startMockLlmServer({ responder: synthesisResponder });
@@ -22,13 +21,24 @@ afterAll(async () => mock.close());
 let n = 0;
 async function setup() {
   const store = await openNodeStore();
-  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
+  const llm = new LlmClient(
+    { baseUrl: mock.url, model: 'mock-model' },
+    { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+  );
   const engine = createEngine(store, { embedders: provider, llm, timer: immediateTimer, profileDebounceMs: 0 });
   await engine.start();
   await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'c', title: 'Chat' });
   const say = async (h: number, texts: string[]) => {
-    for (const [i, content] of texts.entries()) await engine.conversations.appendTurn({ id: `m${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H + i * 60_000 });
+    for (const [i, content] of texts.entries())
+      await engine.conversations.appendTurn({
+        id: `m${++n}`,
+        conversationId: 'c',
+        role: 'user',
+        speaker: 'Ana',
+        content,
+        occurredAt: T0 + h * H + i * 60_000,
+      });
     await engine.idle();
   };
   const settle = async () => {
@@ -77,7 +87,8 @@ describe('memory explorer', () => {
     expect(detail?.turns).toHaveLength(page.items[0]!.turnCount);
     expect(page.items[0]!.turnCount).toBeGreaterThanOrEqual(1);
     // Each source turn shows its encoding score.
-    for (const t of detail!.turns) expect(t.encoding).toMatchObject({ novelty: expect.any(Number), salience: expect.any(Number), act: expect.any(String) });
+    for (const t of detail!.turns)
+      expect(t.encoding).toMatchObject({ novelty: expect.any(Number), salience: expect.any(Number), act: expect.any(String) });
   });
 
   it('keeps an edited fact through re-synthesis and never writes a deleted one back', async () => {
@@ -110,10 +121,16 @@ describe('memory explorer', () => {
     // A later consolidation: new turns, closing, synthesis of everything queued.
     await say(96, ['Paid the rent for April.']);
     await settle();
-    const cells = await store.db.query<{ first_seq: number; last_seq: number }>('SELECT first_seq, last_seq FROM memcells ORDER BY first_seq');
-    expect(cells.map((c) => [c.first_seq, c.last_seq])).toEqual([[1, 2], [3, 3], [5, 5]]); // seq 4 stays out
+    const cells = await store.db.query<{ first_seq: number; last_seq: number }>(
+      'SELECT first_seq, last_seq FROM memcells ORDER BY first_seq',
+    );
+    expect(cells.map((c) => [c.first_seq, c.last_seq])).toEqual([
+      [1, 2],
+      [3, 3],
+      [5, 5],
+    ]); // seq 4 stays out
     expect(await engine.memory.search('sit today', { kinds: ['fact', 'episode'] })).toEqual([]);
-    const jobs = await store.db.query("SELECT id FROM jobs WHERE dedupe_key = ?", [`memcell:${cell}`]);
+    const jobs = await store.db.query('SELECT id FROM jobs WHERE dedupe_key = ?', [`memcell:${cell}`]);
     expect(jobs).toEqual([]);
   });
 
@@ -205,7 +222,9 @@ describe('memory explorer', () => {
     expect((await engine.memory.memCell(episode!.id))?.facts.map((f) => f.id)).toContain(porto!.id);
     expect((await engine.plans.list()).map((f) => f.id)).toContain(plan!.id);
     expect(await engine.memory.forgetPreview('hiking')).toEqual([]);
-    expect(forgetSummary(result.deleted)).not.toMatch(/\b1 (facts|messages|plans|episodes)\b|\b(?:[02-9]|\d\d+) (fact|message|plan|episode)\b/);
+    expect(forgetSummary(result.deleted)).not.toMatch(
+      /\b1 (facts|messages|plans|episodes)\b|\b(?:[02-9]|\d\d+) (fact|message|plan|episode)\b/,
+    );
   });
 
   it('a plan and facts derived from a deleted message go with it, the episode says so, and the rest is derived again', async () => {
@@ -237,8 +256,13 @@ describe('memory explorer', () => {
   it('forgets whole words only, and renames a conversation title that holds the word', async () => {
     const { engine, store } = await setup();
     await store.createConversation({ id: 'sis', title: 'New conversation' });
-    const texts = ['My sister Ana is allergic to peanuts.', 'We listened to Nirvana all evening.', 'Time management is hard this month.',
-      'The analysis of the panade recipe is done.', 'Nirvana tribute concert next Friday.'];
+    const texts = [
+      'My sister Ana is allergic to peanuts.',
+      'We listened to Nirvana all evening.',
+      'Time management is hard this month.',
+      'The analysis of the panade recipe is done.',
+      'Nirvana tribute concert next Friday.',
+    ];
     for (const [i, content] of texts.entries()) {
       await engine.conversations.send({ id: `sis${i}`, conversationId: 'sis', content });
       await engine.idle();
@@ -256,7 +280,10 @@ describe('memory explorer', () => {
     const title = preview.find((p) => p.kind === 'title' && p.id === 'sis');
     expect(title?.text).toContain('becomes “My sister … is allergic to');
 
-    const result = await engine.memory.forget(preview.map(({ kind, id }) => ({ kind, id })), 'ana');
+    const result = await engine.memory.forget(
+      preview.map(({ kind, id }) => ({ kind, id })),
+      'ana',
+    );
     expect(result.deleted.title).toBe(1);
     expect(forgetSummary(result.deleted)).toMatch(/1 conversation title/);
     const renamed = (await store.getConversation('sis'))!;
@@ -289,7 +316,9 @@ describe('memory explorer', () => {
   });
 
   it('names what was forgotten with correct plurals', () => {
-    expect(forgetSummary({ fact: 2, episode: 1, turn: 3, foresight: 1, profile: 0, scene: 0 })).toBe('2 facts, 1 episode, 3 messages, 1 plan');
+    expect(forgetSummary({ fact: 2, episode: 1, turn: 3, foresight: 1, profile: 0, scene: 0 })).toBe(
+      '2 facts, 1 episode, 3 messages, 1 plan',
+    );
     expect(forgetSummary({ fact: 0, episode: 0, turn: 0, foresight: 0, profile: 1, scene: 2 })).toBe('1 profile item, 2 theme summaries');
     expect(forgetSummary({ fact: 0 })).toBe('nothing');
   });

@@ -24,9 +24,19 @@ const TOPICS = ['dog', 'flight', 'rent'];
 function gatedProvider() {
   const inner = topicEmbedder(TOPICS);
   let open!: () => void;
-  const gate = new Promise<void>((resolve) => { open = resolve; });
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
   const calls: { readonly texts: readonly string[]; readonly role: string | undefined }[] = [];
-  const embedder: Embedder = { id: inner.id, dim: inner.dim, embed: async (texts, role) => { calls.push({ texts: [...texts], role }); await gate; return inner.embed(texts, role); } };
+  const embedder: Embedder = {
+    id: inner.id,
+    dim: inner.dim,
+    embed: async (texts, role) => {
+      calls.push({ texts: [...texts], role });
+      await gate;
+      return inner.embed(texts, role);
+    },
+  };
   const provider: EmbedderProvider = { defaultModelId: 'topic', embedder: () => embedder };
   return { provider, open, calls: () => calls };
 }
@@ -35,7 +45,11 @@ describe('the first answer after opening', () => {
   it('comes from keyword recall while the model warms up, and uses vectors once it is ready', async () => {
     const store = await openNodeStore();
     // Yesterday's session: turns stored and embedded.
-    const before = createEngine(store, { only: ['recall'], llm: null, embedders: { defaultModelId: 'topic', embedder: () => topicEmbedder(TOPICS) } });
+    const before = createEngine(store, {
+      only: ['recall'],
+      llm: null,
+      embedders: { defaultModelId: 'topic', embedder: () => topicEmbedder(TOPICS) },
+    });
     await before.start();
     await before.conversations.create({ id: 'y', title: 'Pets' });
     await before.conversations.create({ id: 'c', title: 'Today' });
@@ -55,13 +69,19 @@ describe('the first answer after opening', () => {
     await engine.conversations.appendTurn({ id: 'q1', conversationId: 'c', role: 'user', content: 'What breed is my dog Biscuit?' });
     const result = await engine.answers.ask({ conversationId: 'c', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
     expect(result.answer.citations[0]).toMatchObject({ kind: 'turn', ref: 'u1' });
-    const stored = async (id: string) => (await store.listMessages('c')).find((m) => m.id === id)?.metadata as { recall?: string } | undefined;
+    const stored = async (id: string) =>
+      (await store.listMessages('c')).find((m) => m.id === id)?.metadata as { recall?: string } | undefined;
     expect((await stored('a1'))?.recall).toBe('keywords'); // the answer says how memory was read
     const early = await engine.answers.recall('my pet');
     expect(early.turns.flatMap((t) => t.reasons)).not.toContain('vector');
     // The only query the model was given is the warm-up, still held: neither question waited for it
     // (the new turns themselves may be queued for their vectors meanwhile).
-    expect(gated.calls().filter((c) => c.role === 'query').map((c) => c.texts)).toEqual([['warm up']]);
+    expect(
+      gated
+        .calls()
+        .filter((c) => c.role === 'query')
+        .map((c) => c.texts),
+    ).toEqual([['warm up']]);
 
     gated.open();
     await engine.idle();

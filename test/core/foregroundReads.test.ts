@@ -38,7 +38,9 @@ describe('foreground reads go before background writes', () => {
   it('a read that follows another within the linger (the page searches, then recalls) keeps the writer waiting for both', async () => {
     const reads = new ForegroundReads({ lingerMs: 200 });
     const order: string[] = [];
-    await reads.run(async () => { order.push('search'); });
+    await reads.run(async () => {
+      order.push('search');
+    });
     // The search has answered; the page's recall is on its way: a writer asking now must not slip in between.
     expect(reads.busy).toBe(true);
     const writer = reads.whenIdle().then(() => order.push('write'));
@@ -84,7 +86,8 @@ describe('foreground reads go before background writes', () => {
     let queryAsked!: () => void;
     const asked = new Promise<void>((r) => (queryAsked = r));
     const embedder: Embedder = {
-      id: 'a@1', dim: 2,
+      id: 'a@1',
+      dim: 2,
       async embed(texts, role) {
         // The question's embedding (a model-worker round trip in the app) is held until the test lets it go.
         if (role === 'query' && texts[0] === 'garden question') {
@@ -156,4 +159,3 @@ describe('foreground reads go before background writes', () => {
     expect(backlog).toBe(0);
   });
 });
-

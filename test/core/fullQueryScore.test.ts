@@ -5,13 +5,31 @@ describe('fullQueryScores', () => {
   it("keys words by their Porter stem, as the index's porter tokenizer does, and leaves non-ASCII words alone", () => {
     expect(['dogs', 'dog'].map(stemKey)).toEqual(['dog', 'dog']);
     expect(['puppies', 'puppy'].map(stemKey)).toEqual(['puppi', 'puppi']);
-    expect(['running', 'planned', 'walked', 'walks', 'baked', 'bake', 'classes', 'class', 'days', 'day'].map(stemKey))
-      .toEqual(['run', 'plan', 'walk', 'walk', 'bake', 'bake', 'class', 'class', 'dai', 'dai']);
+    expect(['running', 'planned', 'walked', 'walks', 'baked', 'bake', 'classes', 'class', 'days', 'day'].map(stemKey)).toEqual([
+      'run',
+      'plan',
+      'walk',
+      'walk',
+      'bake',
+      'bake',
+      'class',
+      'class',
+      'dai',
+      'dai',
+    ]);
     expect(stemKey('café')).toBe('café');
   });
 
   it("counts a turn's inflected forms of the question's words, as the index matched them (a y turned to i included)", () => {
-    const stats = { docs: 500, avgLength: 40, df: new Map([['classes', 9], ['days', 30], ['bake', 4]]) };
+    const stats = {
+      docs: 500,
+      avgLength: 40,
+      df: new Map([
+        ['classes', 9],
+        ['days', 30],
+        ['bake', 4],
+      ]),
+    };
     const texts = new Map([
       ['yoga', 'I recently started a yoga class on Wednesdays, which has been really helpful after a long day.'],
       ['baking', 'Last weekend I baked sourdough twice, and I am baking cookies for the party.'],
@@ -22,16 +40,39 @@ describe('fullQueryScores', () => {
     const yoga = fullQueryScores(['classes'], texts, stats).get('yoga')!;
     expect(yoga).toBeGreaterThan(0);
     expect(fullQueryScores(['days'], texts, stats).get('yoga')!).toBeGreaterThan(0);
-    expect(fullQueryScores(['bake'], texts, stats).get('baking')!).toBeGreaterThan(fullQueryScores(['bake'], new Map([['once', texts.get('baking')!.replace('baking', 'making')]]), stats).get('once')!);
+    expect(fullQueryScores(['bake'], texts, stats).get('baking')!).toBeGreaterThan(
+      fullQueryScores(['bake'], new Map([['once', texts.get('baking')!.replace('baking', 'making')]]), stats).get('once')!,
+    );
     // The same through the relative list's field scorer, on the non-ASCII path too.
-    const pool = { texts: new Map([['yoga', texts.get('yoga')!], ['accent', `Café yoga class at noon — ${texts.get('yoga')!}`]]), windows: [{ id: 'yoga', before: [], after: [] }, { id: 'accent', before: [], after: [] }] };
-    const f = fieldedScores(['classes', 'days'], pool, stats, { weights: { own: 1, before: 0.5, after: 0.5 }, b: 0.75, delta: 0.5, mode: 'relative' });
+    const pool = {
+      texts: new Map([
+        ['yoga', texts.get('yoga')!],
+        ['accent', `Café yoga class at noon — ${texts.get('yoga')!}`],
+      ]),
+      windows: [
+        { id: 'yoga', before: [], after: [] },
+        { id: 'accent', before: [], after: [] },
+      ],
+    };
+    const f = fieldedScores(['classes', 'days'], pool, stats, {
+      weights: { own: 1, before: 0.5, after: 0.5 },
+      b: 0.75,
+      delta: 0.5,
+      mode: 'relative',
+    });
     expect(f.get('yoga')!).toBeGreaterThan(0);
     expect(f.get('accent')!).toBeGreaterThan(0);
   });
 
   it('scores rare words above common ones, repeated words above single ones, short turns above long ones', () => {
-    const stats = { docs: 1000, avgLength: 5, df: new Map([['paris', 900], ['trip', 3]]) };
+    const stats = {
+      docs: 1000,
+      avgLength: 5,
+      df: new Map([
+        ['paris', 900],
+        ['trip', 3],
+      ]),
+    };
     const texts = new Map([
       ['common', 'paris paris'],
       ['rare', 'one trip'],
@@ -52,7 +93,14 @@ describe('fullQueryScores', () => {
 });
 
 describe('fieldedScores (BM25F)', () => {
-  const stats = { docs: 1000, avgLength: 20, df: new Map([['sprint', 5], ['ends', 50]]) };
+  const stats = {
+    docs: 1000,
+    avgLength: 20,
+    df: new Map([
+      ['sprint', 5],
+      ['ends', 50],
+    ]),
+  };
   const long = 'word '.repeat(400);
   const options = { weights: { own: 1, before: 0.5, after: 0.5 }, b: 0.75, delta: 0 };
   /** Windows from [id, own text, before texts, after texts]. */
@@ -60,22 +108,28 @@ describe('fieldedScores (BM25F)', () => {
     const texts = new Map<string, string>();
     const windows = rows.map(([id, own, before, after]) => {
       texts.set(id, own);
-      const ids = (side: string, list: string[]) => list.map((text, i) => {
-        texts.set(`${id}-${side}${i}`, text);
-        return `${id}-${side}${i}`;
-      });
+      const ids = (side: string, list: string[]) =>
+        list.map((text, i) => {
+          texts.set(`${id}-${side}${i}`, text);
+          return `${id}-${side}${i}`;
+        });
       return { id, before: ids('b', before), after: ids('a', after) };
     });
     return { texts, windows };
   };
 
   it("judges a turn's own words by its own length, not its neighbours' (FTS5's bm25 counts the whole row)", () => {
-    const s = fieldedScores(['sprint', 'ends'], pool([
-      // The same short turn, once beside short turns and once beside long replies.
-      ['quiet', 'my first sprint ends on March 29', ['ok'], ['noted']],
-      ['busy', 'my first sprint ends on March 29', [long, long], [long]],
-      ['rambling', `the sprint ${long}`, ['ok'], ['noted']],
-    ]), stats, options);
+    const s = fieldedScores(
+      ['sprint', 'ends'],
+      pool([
+        // The same short turn, once beside short turns and once beside long replies.
+        ['quiet', 'my first sprint ends on March 29', ['ok'], ['noted']],
+        ['busy', 'my first sprint ends on March 29', [long, long], [long]],
+        ['rambling', `the sprint ${long}`, ['ok'], ['noted']],
+      ]),
+      stats,
+      options,
+    );
     expect(s.get('busy')!).toBeCloseTo(s.get('quiet')!, 1);
     expect(s.get('rambling')!).toBeLessThan(s.get('quiet')! / 2);
   });
@@ -93,7 +147,16 @@ describe('fieldedScores (BM25F)', () => {
     const without = fieldedScores(['sprint'], docs, stats, { ...options, weights: { own: 1, before: 0, after: 0 } });
     expect(without.get('neighbour')).toBe(0);
     // A window naming the same turn twice (its text shared) scores as if named once per side.
-    const shared = { texts: new Map([['a', 'sprint'], ['b', 'the sprint']]), windows: [{ id: 'a', before: ['b'], after: [] }, { id: 'b', before: [], after: ['a'] }] };
+    const shared = {
+      texts: new Map([
+        ['a', 'sprint'],
+        ['b', 'the sprint'],
+      ]),
+      windows: [
+        { id: 'a', before: ['b'], after: [] },
+        { id: 'b', before: [], after: ['a'] },
+      ],
+    };
     const both = fieldedScores(['sprint'], shared, stats, options);
     expect(both.get('a')!).toBeGreaterThan(0);
     expect(both.get('b')!).toBeGreaterThan(0);
@@ -111,14 +174,25 @@ describe('fieldedScores (BM25F)', () => {
   });
 
   it('with a BM25+ floor, a long turn matching a term still scores at least idf · delta for it', () => {
-    const docs = pool([['long', `sprint ${long}${long}`, [], []], ['short', 'a b c', [], []]]);
+    const docs = pool([
+      ['long', `sprint ${long}${long}`, [], []],
+      ['short', 'a b c', [], []],
+    ]);
     const plain = fieldedScores(['sprint'], docs, stats, options).get('long')!;
     const floored = fieldedScores(['sprint'], docs, stats, { ...options, delta: 0.5 }).get('long')!;
     expect(floored - plain).toBeCloseTo(0.5 * Math.log((1000 - 5 + 0.5) / 5.5), 6);
   });
 
   it("relative mode: a short turn saying several of the question's words outranks a long reply repeating them, and a word in most turns still counts", () => {
-    const words = { docs: 300, avgLength: 100, df: new Map([['budget', 20], ['keywords', 12], ['resume', 250]]) };
+    const words = {
+      docs: 300,
+      avgLength: 100,
+      df: new Map([
+        ['budget', 20],
+        ['keywords', 12],
+        ['resume', 250],
+      ]),
+    };
     const reply = `Here is how to use keywords in your resume. ${'Keywords matter for the resume, and a resume with keywords passes the scan. '.repeat(30)}`;
     const docs = pool([
       ['user', 'I found that keywords like budget oversight raise my resume score', [], []],

@@ -19,7 +19,13 @@ describe('use saved memories / use chat history', () => {
   it('leave each kind of memory out of answers while off, and bring it back when on', async () => {
     const { store, engine } = await answeringEngine(mock.url);
     await engine.conversations.create({ id: 'pets', title: 'pets' });
-    await engine.conversations.appendTurn({ id: 'p1', conversationId: 'pets', role: 'user', content: 'My dog Biscuit is a beagle mix.', occurredAt: T0 });
+    await engine.conversations.appendTurn({
+      id: 'p1',
+      conversationId: 'pets',
+      role: 'user',
+      content: 'My dog Biscuit is a beagle mix.',
+      occurredAt: T0,
+    });
     await engine.profile.addMemory('I am vegetarian and cook lentils every Sunday.');
     await engine.conversations.create({ id: 'now', title: 'now' });
     await engine.idle();
@@ -48,7 +54,9 @@ describe('use saved memories / use chat history', () => {
     expect(noHistory).toContain('vegetarian');
 
     expect(await engine.settings.globalMemory()).toEqual({ useSavedMemories: true, useChatHistory: false });
-    await expect(engine.settings.setGlobalMemory({ useChatHistory: 'no' as unknown as boolean })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(engine.settings.setGlobalMemory({ useChatHistory: 'no' as unknown as boolean })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
     await engine.settings.setGlobalMemory({ useChatHistory: true });
     expect(await sent(question)).toContain('beagle mix');
   });
@@ -56,7 +64,13 @@ describe('use saved memories / use chat history', () => {
   it('answerContext reads what an answer reads, under the same switches, and writes nothing', async () => {
     const { store, engine } = await answeringEngine(mock.url);
     await engine.conversations.create({ id: 'pets', title: 'pets' });
-    await engine.conversations.appendTurn({ id: 'p1', conversationId: 'pets', role: 'user', content: 'My dog Biscuit is a beagle mix.', occurredAt: T0 });
+    await engine.conversations.appendTurn({
+      id: 'p1',
+      conversationId: 'pets',
+      role: 'user',
+      content: 'My dog Biscuit is a beagle mix.',
+      occurredAt: T0,
+    });
     await engine.profile.addMemory('I am vegetarian and cook lentils every Sunday.');
     await engine.idle();
     const question = 'What does my dog Biscuit eat, and what do I cook on Sunday?';

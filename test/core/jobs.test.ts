@@ -40,8 +40,16 @@ describe('durable job queue', () => {
     const store = new SqlJobStore(db, h.clock);
     let calls = 0;
     const runner = new JobRunner({
-      store, clock: h.clock, timer: h.timer, config: { maxAttempts: 3, baseBackoffMs: 1000 },
-      handlers: { synth: async () => { calls++; throw new RecollectError('LLM_BAD_OUTPUT' as never, 'bad json'); } },
+      store,
+      clock: h.clock,
+      timer: h.timer,
+      config: { maxAttempts: 3, baseBackoffMs: 1000 },
+      handlers: {
+        synth: async () => {
+          calls++;
+          throw new RecollectError('LLM_BAD_OUTPUT' as never, 'bad json');
+        },
+      },
     });
     await store.enqueue('synth', {});
     await runner.start();
@@ -68,8 +76,16 @@ describe('durable job queue', () => {
     let endpoint = false;
     let done = 0;
     const runner = new JobRunner({
-      store, clock: h.clock, timer: h.timer, config: { maxAttempts: 2 },
-      handlers: { synth: async () => { if (!endpoint) throw new PauseQueue('No LLM endpoint is configured.', 60_000); done++; } },
+      store,
+      clock: h.clock,
+      timer: h.timer,
+      config: { maxAttempts: 2 },
+      handlers: {
+        synth: async () => {
+          if (!endpoint) throw new PauseQueue('No LLM endpoint is configured.', 60_000);
+          done++;
+        },
+      },
     });
     await store.enqueue('synth', {});
     await store.enqueue('synth', {});
@@ -100,14 +116,19 @@ describe('durable job queue', () => {
     expect(await store.counts()).toMatchObject({ running: 1 });
 
     const seen: unknown[] = [];
-    const restarted = new JobRunner({ store: new SqlJobStore(db, h.clock), clock: h.clock, timer: h.timer, handlers: { synth: async (j) => void seen.push(j.payload.cell) } });
+    const restarted = new JobRunner({
+      store: new SqlJobStore(db, h.clock),
+      clock: h.clock,
+      timer: h.timer,
+      handlers: { synth: async (j) => void seen.push(j.payload.cell) },
+    });
     await restarted.start();
     await restarted.idle();
     expect(seen).toEqual(['x']);
     expect(await store.counts()).toMatchObject({ done: 1, running: 0, pending: 0 });
   });
 
-  it('revives failed jobs for the endpoint\'s sake a bounded number of times, highest priority first; Retry takes back every failed job', async () => {
+  it("revives failed jobs for the endpoint's sake a bounded number of times, highest priority first; Retry takes back every failed job", async () => {
     const db = await openMemoryDatabase();
     const h = harness();
     const store = new SqlJobStore(db, h.clock);
@@ -121,19 +142,32 @@ describe('durable job queue', () => {
     await failWith(low, 'LLM_BAD_OUTPUT: garbled');
     await failWith(high, 'LLM_TIMEOUT: hung');
     await failWith(broken, 'INTERNAL: a bug');
-    expect(await store.failedJobs(['synth', 'scene'], ['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], 2)).toEqual({ byKind: { synth: 2, scene: 1 }, revivable: 2 });
+    expect(await store.failedJobs(['synth', 'scene'], ['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], 2)).toEqual({
+      byKind: { synth: 2, scene: 1 },
+      revivable: 2,
+    });
 
-    const [first, ...none] = await store.reviveFailed(['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], now, { maxRevivals: 2, limit: 1, attemptsUsed: 3 });
+    const [first, ...none] = await store.reviveFailed(['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], now, {
+      maxRevivals: 2,
+      limit: 1,
+      attemptsUsed: 3,
+    });
     expect(none).toEqual([]);
     expect(first).toMatchObject({ id: high, attempts: 3 });
     await failWith(high, 'LLM_TIMEOUT: hung again');
-    expect((await store.reviveFailed(['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], now, { maxRevivals: 2 })).map((j) => j.id).sort()).toEqual([low, high]);
+    expect((await store.reviveFailed(['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], now, { maxRevivals: 2 })).map((j) => j.id).sort()).toEqual([
+      low,
+      high,
+    ]);
     await failWith(low, 'LLM_BAD_OUTPUT: garbled');
     await failWith(high, 'LLM_TIMEOUT: hung');
     // `high` was revived twice: only `low` has a revival left; the bug is never revived automatically.
     expect((await store.reviveFailed(['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], now, { maxRevivals: 2 })).map((j) => j.id)).toEqual([low]);
     await failWith(low, 'LLM_BAD_OUTPUT: garbled');
-    expect(await store.failedJobs(['synth', 'scene'], ['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], 2)).toEqual({ byKind: { synth: 2, scene: 1 }, revivable: 0 });
+    expect(await store.failedJobs(['synth', 'scene'], ['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], 2)).toEqual({
+      byKind: { synth: 2, scene: 1 },
+      revivable: 0,
+    });
     expect(await store.reviveFailed(['LLM_BAD_OUTPUT', 'LLM_TIMEOUT'], now, { maxRevivals: 2 })).toEqual([]);
 
     expect((await store.retryFailed(['synth', 'scene'], now)).map((j) => j.id).sort()).toEqual([low, high, broken]);

@@ -12,7 +12,12 @@ describe('lexical units of scripts without spaces', () => {
   });
 
   it('leaves English, German, Russian and Arabic text as it is', () => {
-    for (const s of ['I adopted a puppy named Biscuit.', 'Nächsten Freitag fahren wir nach München.', 'Мы поедем в Москву.', 'سأسافر إلى القاهرة غدا']) {
+    for (const s of [
+      'I adopted a puppy named Biscuit.',
+      'Nächsten Freitag fahren wir nach München.',
+      'Мы поедем в Москву.',
+      'سأسافر إلى القاهرة غدا',
+    ]) {
       expect(lexicalText(s)).toBe(s.normalize('NFKC'));
       expect(hasNoSpaceScript(s)).toBe(false);
     }
@@ -51,7 +56,9 @@ describe('search snippets', () => {
   const mark = (s: string) => s.replaceAll(HIGHLIGHT_START, '[').replaceAll(HIGHLIGHT_END, ']');
 
   it('marks Chinese words, Thai words with their marks, and stemmed English words', () => {
-    expect(mark(highlightSnippet('我下个月要去北京出差，顺便给妈妈买一些花生糖。', terms('北京 糖')))).toBe('我下个月要去[北京]出差，顺便给妈妈买一些花生[糖]。');
+    expect(mark(highlightSnippet('我下个月要去北京出差，顺便给妈妈买一些花生糖。', terms('北京 糖')))).toBe(
+      '我下个月要去[北京]出差，顺便给妈妈买一些花生[糖]。',
+    );
     expect(mark(highlightSnippet('พรุ่งนี้ฉันจะไปกินข้าวที่ร้านอาหาร', terms('ร้านอาหาร')))).toBe('พรุ่งนี้ฉันจะไปกินข้าวที่[ร้านอาหาร]');
     expect(mark(highlightSnippet('We adopted two puppies last spring.', ['puppy']))).toBe('We adopted two [puppies] last spring.');
   });
@@ -65,7 +72,7 @@ describe('search snippets', () => {
 });
 
 describe('answer excerpts and match reasons in scripts without spaces', () => {
-  it('cuts a long Chinese turn around the question\'s words, not from its head', () => {
+  it("cuts a long Chinese turn around the question's words, not from its head", () => {
     const long = `${'今天天气很好，我们在公园里散步，看到了很多花。'.repeat(40)}我下个月要去北京出差。${'晚上我们一起吃了饭，聊了很久。'.repeat(20)}`;
     const out = focusClip(long, 200, focusTerms('我什么时候去北京出差？'));
     expect(out).toContain('北京出差');

@@ -48,12 +48,14 @@ describe('withDeadline', () => {
     expect(armed()).toBe(0);
   });
 
-  it('passes the caller\'s abort on', async () => {
+  it("passes the caller's abort on", async () => {
     const { timer } = manualTimer();
     const signals: (LlmAbortSignal | undefined)[] = [];
     const llm = withDeadline(silentLlm(signals), timer, 1_000);
     const controller = new AbortController();
-    void llm.completeJson({ ...request, schema: { safeParse: () => ({ success: true, data: 1 }) }, signal: controller.signal }).catch(() => undefined);
+    void llm
+      .completeJson({ ...request, schema: { safeParse: () => ({ success: true, data: 1 }) }, signal: controller.signal })
+      .catch(() => undefined);
     controller.abort();
     expect(signals[0]!.aborted).toBe(true);
   });

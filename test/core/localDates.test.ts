@@ -28,7 +28,7 @@ const FORESIGHT: [string, string, string][] = [
   ['es', 'La semana que viene tengo un examen.', '2025-01-13'],
 ];
 
-describe('date foresight in the user\'s language', () => {
+describe("date foresight in the user's language", () => {
   for (const [lang, text, first] of FORESIGHT) {
     it(`${lang}: ${text}`, () => {
       expect(detectLanguage(text)).toBe(lang);
@@ -38,13 +38,20 @@ describe('date foresight in the user\'s language', () => {
   }
 
   it('ignores past dates in every language', () => {
-    for (const text of ['昨天我去了北京。', '先月東京に行きました。', '지난주에 부산에 갔어요.', 'Gestern war ich beim Arzt.', 'Hier, je suis allé au cinéma.', 'El mes pasado fui al médico.']) {
+    for (const text of [
+      '昨天我去了北京。',
+      '先月東京に行きました。',
+      '지난주에 부산에 갔어요.',
+      'Gestern war ich beim Arzt.',
+      'Hier, je suis allé au cinéma.',
+      'El mes pasado fui al médico.',
+    ]) {
       expect(findDateForesight(text, NOW, 'UTC'), text).toEqual([]);
     }
   });
 });
 
-describe('query analysis: date ranges in the question\'s language', () => {
+describe("query analysis: date ranges in the question's language", () => {
   const cases: [string, string, number, number][] = [
     ['zh', '我上个月做了什么？', day(2024, 12, 1), day(2025, 1, 1)],
     ['zh', '我去年去了哪里？', day(2024, 1, 1), day(2025, 1, 1)],
@@ -54,7 +61,7 @@ describe('query analysis: date ranges in the question\'s language', () => {
     ['ko', '어제 누구를 만났어요?', day(2025, 1, 7), day(2025, 1, 8)],
     ['ko', '작년에 어디에 갔어요?', day(2024, 1, 1), day(2025, 1, 1)],
     ['de', 'Was habe ich gestern gegessen?', day(2025, 1, 7), day(2025, 1, 8)],
-    ['fr', 'Qu\'est-ce que j\'ai fait hier ?', day(2025, 1, 7), day(2025, 1, 8)],
+    ['fr', "Qu'est-ce que j'ai fait hier ?", day(2025, 1, 7), day(2025, 1, 8)],
     ['es', '¿Qué hice el mes pasado?', day(2024, 12, 1), day(2025, 1, 1)],
   ];
   for (const [lang, question, start, end] of cases) {
@@ -65,6 +72,8 @@ describe('query analysis: date ranges in the question\'s language', () => {
   }
 
   it('leaves English as it was', () => {
-    expect(parseDateRanges('What did I do last month?', NOW).map((r) => [iso(r.start), iso(r.end)])).toEqual([['2024-12-01', '2025-01-01']]);
+    expect(parseDateRanges('What did I do last month?', NOW).map((r) => [iso(r.start), iso(r.end)])).toEqual([
+      ['2024-12-01', '2025-01-01'],
+    ]);
   });
 });

@@ -32,14 +32,34 @@ async function knowingEngine(apiKey: string | null = null) {
   const store = await openNodeStore();
   const settings = new MemorySettingsStore();
   await settings.saveLlm({ baseUrl: mock.url, model: 'mock-model', apiKey });
-  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 });
-  const engine = createEngine(store, { embedders: topicProvider(['dog', 'flight']), llm, settings, timer: immediateTimer, profileDebounceMs: 0 });
+  const llm = new LlmClient(
+    { baseUrl: mock.url, model: 'mock-model' },
+    { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+  );
+  const engine = createEngine(store, {
+    embedders: topicProvider(['dog', 'flight']),
+    llm,
+    settings,
+    timer: immediateTimer,
+    profileDebounceMs: 0,
+  });
   await engine.start();
   await engine.settings.setTimeZone('Europe/Lisbon');
   await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'c', title: 'Chat' });
-  const turns = ['I adopted a dog named Biscuit, a beagle mix from the shelter in Porto.', 'I am going to Lisbon next week, the flight leaves at noon.'];
-  for (const [i, content] of turns.entries()) await engine.conversations.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + i * 24 * H });
+  const turns = [
+    'I adopted a dog named Biscuit, a beagle mix from the shelter in Porto.',
+    'I am going to Lisbon next week, the flight leaves at noon.',
+  ];
+  for (const [i, content] of turns.entries())
+    await engine.conversations.appendTurn({
+      id: `m${i}`,
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'Ana',
+      content,
+      occurredAt: T0 + i * 24 * H,
+    });
   await engine.closeOpenCells();
   await engine.idle();
   await engine.profile.addMemory('I am vegetarian and cook lentils every Sunday.');
@@ -49,8 +69,13 @@ async function knowingEngine(apiKey: string | null = null) {
 async function freshEngine() {
   const store = await openNodeStore();
   const engine = new MemoryEngine({
-    store, embedders: topicProvider(['x']), episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
-    explorer: new SqlExplorerStore(store.db), timer: immediateTimer,
+    store,
+    embedders: topicProvider(['x']),
+    episodes: store.episodes,
+    jobs: store.jobs,
+    knowledge: store.knowledge,
+    explorer: new SqlExplorerStore(store.db),
+    timer: immediateTimer,
   });
   await engine.start();
   await engine.settings.setTimeZone('Europe/Lisbon');
@@ -79,7 +104,11 @@ describe('Import memory…', () => {
     expect(facts.length).toBeGreaterThan(0);
     expect(plans.length).toBeGreaterThan(0);
     // A fact and a plan already known, in other capitals and spacing, are not written again.
-    const items = [...parsed(PASTE), { text: `  ${facts[0]!.toUpperCase()} `, kind: 'fact' as const, at: null }, { text: plans[0]!, kind: 'plan' as const, at: null }];
+    const items = [
+      ...parsed(PASTE),
+      { text: `  ${facts[0]!.toUpperCase()} `, kind: 'fact' as const, at: null },
+      { text: plans[0]!, kind: 'plan' as const, at: null },
+    ];
     expect(await engine.profile.knownMemories(items.map((m) => m.text))).toEqual([false, false, false, false, true, true, true]);
 
     const before = (await engine.profile.list()).length;
@@ -120,7 +149,9 @@ describe('Export memory…', () => {
   it('writes profile, plans and facts — not turns — and an export imported into a fresh memory keeps each item once with its date', async () => {
     const source = await knowingEngine('proj_SECRET-0123456789');
     await source.profile.importMemories({ source: 'Claude', items: parsed(PASTE) });
-    await source.profile.addMemory('The lab endpoint key proj_SECRET-0123456789 was pasted here by mistake, and so was sk-live-4f9a8b7c6d5e.');
+    await source.profile.addMemory(
+      'The lab endpoint key proj_SECRET-0123456789 was pasted here by mistake, and so was sk-live-4f9a8b7c6d5e.',
+    );
 
     for (const format of ['dated-lines', 'pam', 'markdown'] as const) {
       const file = await source.profile.exportMemories(format);
@@ -130,7 +161,10 @@ describe('Export memory…', () => {
       // Turns are not exported: the turn's words appear only inside the fact ("Ana said: …") and profile lines made from it.
       const lines = file.text.split('\n').filter((l) => l.includes('I adopted a dog named Biscuit'));
       expect(lines.length).toBeGreaterThan(0);
-      expect(lines.every((l) => l.includes('said: I adopted a dog')), format).toBe(true);
+      expect(
+        lines.every((l) => l.includes('said: I adopted a dog')),
+        format,
+      ).toBe(true);
       const exported = parseCarriedMemory(file.text, { zone: 'Europe/Lisbon', now: Date.now() });
       if (!exported.ok) throw new Error(exported.message);
       expect(exported.items.length, format).toBe(file.count);
@@ -145,8 +179,14 @@ describe('Export memory…', () => {
       const want = exported.items.map((m) => `${day(m.at, Date.now())} ${m.text}`).sort();
       expect(got, format).toEqual(want);
       expect(new Set(profile.map((p) => p.value)).size).toBe(profile.length);
-      for (const text of ['Is planning a two-week cycling trip through the Loire valley in June 2026 with their partner, Sam.', 'I am vegetarian and cook lentils every Sunday.']) {
-        expect(profile.map((p) => p.value), format).toContain(text);
+      for (const text of [
+        'Is planning a two-week cycling trip through the Loire valley in June 2026 with their partner, Sam.',
+        'I am vegetarian and cook lentils every Sunday.',
+      ]) {
+        expect(
+          profile.map((p) => p.value),
+          format,
+        ).toContain(text);
       }
       expect(dayString('Europe/Lisbon', profile.find((p) => p.value.startsWith('Is planning a two-week'))!.createdAt)).toBe('2025-03-22');
       // A second import of the same export adds nothing.

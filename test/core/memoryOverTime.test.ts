@@ -34,17 +34,36 @@ function fakeTimer() {
     pending.add(fn);
     return { cancel: () => pending.delete(fn) };
   };
-  return { timer, fire: () => { const due = [...pending]; pending.clear(); for (const fn of due) fn(); }, size: () => pending.size };
+  return {
+    timer,
+    fire: () => {
+      const due = [...pending];
+      pending.clear();
+      for (const fn of due) fn();
+    },
+    size: () => pending.size,
+  };
 }
 
 async function setup(options: { policy?: PolicyName; endpoint?: boolean; zone?: string; store?: SqliteMemoryStore; at?: number } = {}) {
-  const store = options.store ?? await openNodeStore();
-  const clock = { t: options.at ?? T0, now() { return this.t; } };
+  const store = options.store ?? (await openNodeStore());
+  const clock = {
+    t: options.at ?? T0,
+    now() {
+      return this.t;
+    },
+  };
   const upkeep = fakeTimer();
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 1 });
   const engine = createEngine(store, {
-    only: ['episodes', 'synthesis', 'explorer'], embedders: provider, llm: options.endpoint === false ? null : llm,
-    timer: immediateTimer, upkeepTimer: upkeep.timer, clock, profileDebounceMs: 0, platformTimeZone: () => options.zone ?? 'UTC',
+    only: ['episodes', 'synthesis', 'explorer'],
+    embedders: provider,
+    llm: options.endpoint === false ? null : llm,
+    timer: immediateTimer,
+    upkeepTimer: upkeep.timer,
+    clock,
+    profileDebounceMs: 0,
+    platformTimeZone: () => options.zone ?? 'UTC',
   });
   await engine.start();
   if (options.policy) await engine.synthesis.setPolicy(options.policy);
@@ -53,13 +72,29 @@ async function setup(options: { policy?: PolicyName; endpoint?: boolean; zone?: 
 }
 
 const cells = (store: SqliteMemoryStore) =>
-  store.db.query<{ id: string; status: string; closed_by: string | null; narrative: string | null }>('SELECT id, status, closed_by, narrative FROM memcells ORDER BY start_at');
+  store.db.query<{ id: string; status: string; closed_by: string | null; narrative: string | null }>(
+    'SELECT id, status, closed_by, narrative FROM memcells ORDER BY start_at',
+  );
 
 describe('idle episodes close on their own', () => {
   it('a conversation left alone for a day gets its episode closed and synthesised on the upkeep timer', async () => {
     const { store, engine, clock, upkeep } = await setup({ policy: 'eager' });
-    await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: T0 });
-    await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The dog is a beagle mix.', occurredAt: T0 + 60_000 });
+    await engine.conversations.appendTurn({
+      id: nextId(),
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'Ana',
+      content: 'I adopted a dog named Biscuit.',
+      occurredAt: T0,
+    });
+    await engine.conversations.appendTurn({
+      id: nextId(),
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'Ana',
+      content: 'The dog is a beagle mix.',
+      occurredAt: T0 + 60_000,
+    });
     await engine.idle();
     expect(await cells(store)).toMatchObject([{ status: 'raw', closed_by: null }]);
     expect(upkeep.size()).toBe(1); // the next check is scheduled
@@ -83,7 +118,14 @@ describe('idle episodes close on their own', () => {
 
   it('closes what an earlier session left open when the engine starts again (through start())', async () => {
     const first = await setup({ policy: 'eager' });
-    await first.engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: T0 });
+    await first.engine.conversations.appendTurn({
+      id: nextId(),
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'Ana',
+      content: 'My flight to Lisbon is on Friday.',
+      occurredAt: T0,
+    });
     await first.engine.idle();
     first.engine.stop();
     expect(await cells(first.store)).toMatchObject([{ closed_by: null }]);
@@ -97,9 +139,19 @@ describe('idle episodes close on their own', () => {
   it('a new day in the user time zone closes an episode before the gap does, and UTC would not', async () => {
     // 22:00 in Tokyo is 13:00 UTC; 00:30 in Tokyo (2.5 h later, under the 3 h gap) is a new Tokyo day but the same UTC day.
     const at = Date.UTC(2026, 2, 10, 13);
-    for (const [zone, closedBy] of [['Asia/Tokyo', 'day-change'], ['UTC', null]] as const) {
+    for (const [zone, closedBy] of [
+      ['Asia/Tokyo', 'day-change'],
+      ['UTC', null],
+    ] as const) {
       const { store, engine, clock, upkeep } = await setup({ zone, at, endpoint: false });
-      await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'Rent is due soon.', occurredAt: at });
+      await engine.conversations.appendTurn({
+        id: nextId(),
+        conversationId: 'c',
+        role: 'user',
+        speaker: 'Ana',
+        content: 'Rent is due soon.',
+        occurredAt: at,
+      });
       await engine.idle();
       clock.t = at + 2.5 * H;
       upkeep.fire();
@@ -111,7 +163,14 @@ describe('idle episodes close on their own', () => {
 
   it('does not close an episode of old turns imported just now (last activity, not the turn dates)', async () => {
     const { store, engine, clock, upkeep } = await setup({ at: Date.UTC(2026, 5, 1, 12), endpoint: false });
-    await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dog chewed a shoe.', occurredAt: Date.UTC(2023, 4, 2, 10) });
+    await engine.conversations.appendTurn({
+      id: nextId(),
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'Ana',
+      content: 'My dog chewed a shoe.',
+      occurredAt: Date.UTC(2023, 4, 2, 10),
+    });
     await engine.idle();
     clock.t += 60_000;
     upkeep.fire();
@@ -125,7 +184,14 @@ describe('an import restarts the upkeep and the time zone', () => {
   it('a file with an open episode and a chosen zone: after the import the zone applies and the episode closes', async () => {
     const source = await setup({ endpoint: false });
     await source.engine.settings.setTimeZone('Asia/Tokyo');
-    await source.engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'Rent is due soon.', occurredAt: T0 });
+    await source.engine.conversations.appendTurn({
+      id: nextId(),
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'Ana',
+      content: 'Rent is due soon.',
+      occurredAt: T0,
+    });
     await source.engine.idle();
     const bytes = await source.engine.data.exportDatabase();
     source.engine.stop();
@@ -145,7 +211,15 @@ describe('a consolidation policy change applies at once', () => {
   async function threeQueued() {
     const s = await setup({ policy: 'eager', endpoint: false });
     const days = ['I adopted a dog named Biscuit.', 'My flight to Lisbon is on Friday.', 'The rent went up again.'];
-    for (const [i, content] of days.entries()) await s.engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + i * 24 * H });
+    for (const [i, content] of days.entries())
+      await s.engine.conversations.appendTurn({
+        id: nextId(),
+        conversationId: 'c',
+        role: 'user',
+        speaker: 'Ana',
+        content,
+        occurredAt: T0 + i * 24 * H,
+      });
     await s.engine.idle();
     await s.engine.closeOpenCells();
     await s.engine.idle();
@@ -174,7 +248,15 @@ describe('a consolidation policy change applies at once', () => {
   it('switching recurrence → eager synthesises the episodes recurrence left raw', async () => {
     const { store, engine } = await setup({ policy: 'recurrence' });
     const days = ['I adopted a dog named Biscuit.', 'My flight to Lisbon is on Friday.'];
-    for (const [i, content] of days.entries()) await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + i * 24 * H });
+    for (const [i, content] of days.entries())
+      await engine.conversations.appendTurn({
+        id: nextId(),
+        conversationId: 'c',
+        role: 'user',
+        speaker: 'Ana',
+        content,
+        occurredAt: T0 + i * 24 * H,
+      });
     await engine.idle();
     await engine.closeOpenCells();
     await engine.idle();
@@ -189,7 +271,14 @@ describe('a consolidation policy change applies at once', () => {
 describe('foresight expires while the app is open', () => {
   it('a past plan turns expired on the upkeep timer, without a restart', async () => {
     const { engine, clock, upkeep } = await setup({ endpoint: false });
-    await engine.conversations.appendTurn({ id: nextId(), conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dentist appointment is tomorrow.', occurredAt: T0 });
+    await engine.conversations.appendTurn({
+      id: nextId(),
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'Ana',
+      content: 'My dentist appointment is tomorrow.',
+      occurredAt: T0,
+    });
     await engine.idle();
     expect(await engine.plans.list()).toMatchObject([{ status: 'active' }]);
     clock.t = T0 + 3 * 24 * H;

@@ -26,7 +26,14 @@ afterAll(async () => mock.close());
 function countingProvider(): EmbedderProvider & { calls: { role: EmbedRole | undefined; texts: readonly string[] }[] } {
   const inner = topicEmbedder(['biscuit', 'garden']);
   const calls: { role: EmbedRole | undefined; texts: readonly string[] }[] = [];
-  const embedder = { id: inner.id, dim: inner.dim, embed: (texts: readonly string[], role?: EmbedRole) => { calls.push({ role, texts }); return inner.embed(texts, role); } };
+  const embedder = {
+    id: inner.id,
+    dim: inner.dim,
+    embed: (texts: readonly string[], role?: EmbedRole) => {
+      calls.push({ role, texts });
+      return inner.embed(texts, role);
+    },
+  };
   return { defaultModelId: 'topic', embedder: () => embedder, calls };
 }
 
@@ -44,8 +51,20 @@ describe('MemoryReader', () => {
   it('embeds the question once per answer, for turns, facts and episodes together', async () => {
     const { engine, embedders } = await setup();
     await engine.conversations.create({ id: 'c', title: 'pets' });
-    await engine.conversations.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', speaker: 'You', content: 'My dog Biscuit is a beagle mix.' });
-    await engine.conversations.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'What breed is my dog Biscuit?' });
+    await engine.conversations.appendTurn({
+      id: 'u1',
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'You',
+      content: 'My dog Biscuit is a beagle mix.',
+    });
+    await engine.conversations.appendTurn({
+      id: 'u2',
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'You',
+      content: 'What breed is my dog Biscuit?',
+    });
     await engine.idle();
     embedders.calls.length = 0;
     await engine.answers.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a1' }, () => undefined);
@@ -59,14 +78,31 @@ describe('MemoryReader', () => {
     await engine.conversations.create({ id: 'pets', title: 'pets' });
     // Short, dense turns that out-rank the remembered ones by far: filtering after recall would
     // leave no remembered turn in the top of the list.
-    await engine.conversations.appendTurns(Array.from({ length: 150 }, (_, i) => ({
-      id: `s${i}`, conversationId: 'secret', role: 'user' as const, speaker: 'You', content: `Biscuit biscuit secret ${i}`,
-    })));
-    await engine.conversations.appendTurns(Array.from({ length: 30 }, (_, i) => ({
-      id: `p${i}`, conversationId: 'pets', role: 'user' as const, speaker: 'You',
-      content: `Note ${i} about the long walk in the park, the weather, the neighbours and what Biscuit found there.`,
-    })));
-    await engine.conversations.appendTurn({ id: 'q', conversationId: 'pets', role: 'user', speaker: 'You', content: 'Tell me about Biscuit' });
+    await engine.conversations.appendTurns(
+      Array.from({ length: 150 }, (_, i) => ({
+        id: `s${i}`,
+        conversationId: 'secret',
+        role: 'user' as const,
+        speaker: 'You',
+        content: `Biscuit biscuit secret ${i}`,
+      })),
+    );
+    await engine.conversations.appendTurns(
+      Array.from({ length: 30 }, (_, i) => ({
+        id: `p${i}`,
+        conversationId: 'pets',
+        role: 'user' as const,
+        speaker: 'You',
+        content: `Note ${i} about the long walk in the park, the weather, the neighbours and what Biscuit found there.`,
+      })),
+    );
+    await engine.conversations.appendTurn({
+      id: 'q',
+      conversationId: 'pets',
+      role: 'user',
+      speaker: 'You',
+      content: 'Tell me about Biscuit',
+    });
     await engine.idle();
     await engine.answers.ask({ conversationId: 'pets', userMessageId: 'q', answerId: 'a' }, () => undefined);
     const sent = JSON.stringify((await store.getMessage('a'))!.metadata.requests);
@@ -78,22 +114,44 @@ describe('MemoryReader', () => {
   it('asks for the embedding, the reranker and the speakers together, and runs the keyword query before the embedding arrives', async () => {
     const store = await openNodeStore();
     await store.createConversation({ id: 'c', title: 'c' });
-    await store.appendTurns([{ id: 't', conversationId: 'c', role: 'user', speaker: 'Ann', content: 'Biscuit dug up the garden', occurredAt: 1 }]);
+    await store.appendTurns([
+      { id: 't', conversationId: 'c', role: 'user', speaker: 'Ann', content: 'Biscuit dug up the garden', occurredAt: 1 },
+    ]);
     const asked: string[] = [];
     let release = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     // The embedding is slow (a model worker busy elsewhere): the other reads must not wait behind it.
-    const embedder = { id: 'e', dim: 2, embed: async () => { asked.push('embed'); await gate; return [new Float32Array([1, 0])]; } };
+    const embedder = {
+      id: 'e',
+      dim: 2,
+      embed: async () => {
+        asked.push('embed');
+        await gate;
+        return [new Float32Array([1, 0])];
+      },
+    };
     // The keyword query does not wait for the embedding either: it runs while the model works.
     const sql = new SqlRetrievalSource(store.db);
-    const source: RetrievalSource = { ...bound(sql), lexical: (...a) => { asked.push('keyword query'); return sql.lexical(...a); } };
+    const source: RetrievalSource = {
+      ...bound(sql),
+      lexical: (...a) => {
+        asked.push('keyword query');
+        return sql.lexical(...a);
+      },
+    };
     const reader = new MemoryReader({
       source,
       knowledge: null,
       indexes: { fact: {} as SemanticIndex, episode: {} as SemanticIndex },
       embedder: () => embedder,
-      reranker: async () => { asked.push('reranker'); return null; },
-      speakers: async () => { asked.push('speakers'); return ['Ann']; },
+      reranker: async () => {
+        asked.push('reranker');
+        return null;
+      },
+      speakers: async () => {
+        asked.push('speakers');
+        return ['Ann'];
+      },
       notRemembered: async () => [],
       clock: { now: () => 2 },
     });

@@ -11,7 +11,7 @@ function sources(dir: string): string[] {
 }
 
 describe('numbers are written one way', () => {
-  it('by the interface language, whatever the machine\'s locale', () => {
+  it("by the interface language, whatever the machine's locale", () => {
     expect(formatCount(4700)).toBe('4,700');
     expect(formatCount(1_467_000)).toBe('1,467,000');
     expect(formatCount(0)).toBe('0');
@@ -20,7 +20,12 @@ describe('numbers are written one way', () => {
   });
 
   it('and nowhere else: no number in src is formatted with toLocaleString (dates may be)', () => {
-    const offenders = sources('src').flatMap((file) => readFileSync(file, 'utf8').split('\n').map((line, i) => ({ file, line: i + 1, text: line })))
+    const offenders = sources('src')
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .map((line, i) => ({ file, line: i + 1, text: line })),
+      )
       .filter((l) => /\.toLocaleString\(/.test(l.text) && !/Date\(|toLocaleString\(undefined, \{ dateStyle/.test(l.text));
     expect(offenders).toEqual([]);
   });

@@ -34,7 +34,16 @@ async function storedMemory(): Promise<SqliteMemoryStore> {
 /** The JS vector index, counting how often an index was built (one build = one load of every vector). */
 function countingIndex(): { factory: VectorIndexFactory; builds: () => number } {
   let builds = 0;
-  return { factory: { kind: jsVectorIndex.kind, create: (dim, n) => { builds++; return jsVectorIndex.create(dim, n); } }, builds: () => builds };
+  return {
+    factory: {
+      kind: jsVectorIndex.kind,
+      create: (dim, n) => {
+        builds++;
+        return jsVectorIndex.create(dim, n);
+      },
+    },
+    builds: () => builds,
+  };
 }
 
 /** A timer the test fires by hand. */
@@ -47,7 +56,9 @@ function manualTimer(): { timer: Timer; fire: () => void; delays: number[] } {
       pending.push(fn);
       return { cancel: () => pending.splice(pending.indexOf(fn) >>> 0, 1) };
     },
-    fire: () => { for (const fn of pending.splice(0)) fn(); },
+    fire: () => {
+      for (const fn of pending.splice(0)) fn();
+    },
     delays,
   };
 }
@@ -95,7 +106,9 @@ describe('opening a memory', () => {
     const clock = manualTimer();
     const engine = createEngine(store, { only: ['recall'], embedders, timer: clock.timer });
     await engine.start();
-    await engine.conversations.appendTurns([{ id: 'u3', conversationId: 'c', role: 'user', content: 'Rent is due on the first.', occurredAt: Date.UTC(2026, 0, 4) }]);
+    await engine.conversations.appendTurns([
+      { id: 'u3', conversationId: 'c', role: 'user', content: 'Rent is due on the first.', occurredAt: Date.UTC(2026, 0, 4) },
+    ]);
     await settle();
     expect(await store.countVectors('message', topicEmbedder(TOPICS).id)).toBe(2); // held
     await engine.idle(); // ends the hold

@@ -19,11 +19,36 @@ days, daily, says, saying, cries, crying, flying, dying, studies, studying, play
 describe('porterStem', () => {
   it("gives Porter's own examples", () => {
     const cases: Record<string, string> = {
-      caresses: 'caress', ponies: 'poni', ties: 'ti', cats: 'cat', agreed: 'agre', plastered: 'plaster', bled: 'bled',
-      motoring: 'motor', sing: 'sing', conflated: 'conflat', hopping: 'hop', falling: 'fall', filing: 'file', happy: 'happi',
-      relational: 'relat', conditional: 'condit', rational: 'ration', digitizer: 'digit', hopefulness: 'hope',
-      sensibiliti: 'sensibl', triplicate: 'triplic', formative: 'form', goodness: 'good', replacement: 'replac',
-      adoption: 'adopt', effective: 'effect', probate: 'probat', rate: 'rate', controll: 'control', roll: 'roll',
+      caresses: 'caress',
+      ponies: 'poni',
+      ties: 'ti',
+      cats: 'cat',
+      agreed: 'agre',
+      plastered: 'plaster',
+      bled: 'bled',
+      motoring: 'motor',
+      sing: 'sing',
+      conflated: 'conflat',
+      hopping: 'hop',
+      falling: 'fall',
+      filing: 'file',
+      happy: 'happi',
+      relational: 'relat',
+      conditional: 'condit',
+      rational: 'ration',
+      digitizer: 'digit',
+      hopefulness: 'hope',
+      sensibiliti: 'sensibl',
+      triplicate: 'triplic',
+      formative: 'form',
+      goodness: 'good',
+      replacement: 'replac',
+      adoption: 'adopt',
+      effective: 'effect',
+      probate: 'probat',
+      rate: 'rate',
+      controll: 'control',
+      roll: 'roll',
     };
     for (const [word, stem] of Object.entries(cases)) expect([word, porterStem(word)]).toEqual([word, stem]);
   });
@@ -52,7 +77,9 @@ describe('porterStem', () => {
     const rows = await db.query<{ term: string; doc: number }>('SELECT term, doc FROM v ORDER BY doc');
     await db.close();
     expect(rows.length).toBe(words.length);
-    const differ = rows.filter((r) => porterStem(words[Number(r.doc) - 1]!) !== r.term).map((r) => `${words[Number(r.doc) - 1]} → ${r.term}`);
+    const differ = rows
+      .filter((r) => porterStem(words[Number(r.doc) - 1]!) !== r.term)
+      .map((r) => `${words[Number(r.doc) - 1]} → ${r.term}`);
     expect(differ).toEqual([]);
   });
 });

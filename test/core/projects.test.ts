@@ -37,22 +37,51 @@ status: ${topic} in progress
 
 async function setUp() {
   const { store, engine } = await answeringEngine(mock.url);
-  const thesis = await engine.projects.create({ name: 'Thesis', memory: 'project-only', useProfile: false, instructions: 'Always answer in British English and cite the lab notebook.' });
+  const thesis = await engine.projects.create({
+    name: 'Thesis',
+    memory: 'project-only',
+    useProfile: false,
+    instructions: 'Always answer in British English and cite the lab notebook.',
+  });
   const house = await engine.projects.create({ name: 'House move', memory: 'shared' });
   await engine.conversations.create({ id: 'lab', title: 'Lab notes', projectId: thesis.id });
-  await engine.conversations.appendTurn({ id: 'lab1', conversationId: 'lab', role: 'user', content: turn('the quokka experiment', 'the quokka colony on plot seven needs the humidity logger fixed'), occurredAt: T0 });
+  await engine.conversations.appendTurn({
+    id: 'lab1',
+    conversationId: 'lab',
+    role: 'user',
+    content: turn('the quokka experiment', 'the quokka colony on plot seven needs the humidity logger fixed'),
+    occurredAt: T0,
+  });
   await engine.conversations.create({ id: 'pets', title: 'Pets' });
-  await engine.conversations.appendTurn({ id: 'pets1', conversationId: 'pets', role: 'user', content: turn('my dog Biscuit', 'Biscuit is a beagle mix and eats salmon kibble'), occurredAt: T0 });
+  await engine.conversations.appendTurn({
+    id: 'pets1',
+    conversationId: 'pets',
+    role: 'user',
+    content: turn('my dog Biscuit', 'Biscuit is a beagle mix and eats salmon kibble'),
+    occurredAt: T0,
+  });
   await engine.conversations.create({ id: 'boxes', title: 'Boxes', projectId: house.id });
-  await engine.conversations.appendTurn({ id: 'box1', conversationId: 'boxes', role: 'user', content: turn('the removal van', 'the removal van for the piano comes on the ninth'), occurredAt: T0 });
+  await engine.conversations.appendTurn({
+    id: 'box1',
+    conversationId: 'boxes',
+    role: 'user',
+    content: turn('the removal van', 'the removal van for the piano comes on the ninth'),
+    occurredAt: T0,
+  });
   await engine.profile.addMemory('I am vegetarian and cook lentils every Sunday.');
   // What synthesis would have derived from the thesis chat: an episode, a fact, a plan, a profile item.
   const db = store.db;
   await db.exec(`INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, title, narrative, status, created_at, updated_at)
     VALUES ('cell-lab', 'lab', 0, 0, ${T0}, ${T0}, 'Quokka colony logger', 'The user is repairing the humidity logger of the quokka colony.', 'synthesised', ${T0}, ${T0})`);
-  await db.exec(`INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES ('fact-lab', 'cell-lab', 'You', 'The quokka colony lives on plot seven.', ${T0}, ${T0})`);
-  await db.exec(`INSERT INTO foresights (id, memcell_id, content, start_at, end_at, created_at, updated_at) VALUES ('plan-lab', 'cell-lab', 'Present the quokka humidity results to the committee.', ${T0}, ${FUTURE}, ${T0}, ${T0})`);
-  await db.exec(`INSERT INTO profile_items (id, kind, key, value, confidence, evidence, created_at, updated_at) VALUES ('prof-lab', 'explicit', 'research', 'studies quokka colonies', 0.9, '["cell-lab"]', ${T0}, ${T0})`);
+  await db.exec(
+    `INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES ('fact-lab', 'cell-lab', 'You', 'The quokka colony lives on plot seven.', ${T0}, ${T0})`,
+  );
+  await db.exec(
+    `INSERT INTO foresights (id, memcell_id, content, start_at, end_at, created_at, updated_at) VALUES ('plan-lab', 'cell-lab', 'Present the quokka humidity results to the committee.', ${T0}, ${FUTURE}, ${T0}, ${T0})`,
+  );
+  await db.exec(
+    `INSERT INTO profile_items (id, kind, key, value, confidence, evidence, created_at, updated_at) VALUES ('prof-lab', 'explicit', 'research', 'studies quokka colonies', 0.9, '["cell-lab"]', ${T0}, ${T0})`,
+  );
   await engine.idle();
   let n = 0;
   /** The answer request for `question` asked in `conversationId`, as stored in "What was sent". */
@@ -69,7 +98,7 @@ async function setUp() {
 const QUESTION = 'What is going on with the quokka colony logger, my dog Biscuit, the removal van, and what do I cook on Sunday?';
 
 describe('projects: memory walls in answers', () => {
-  it('a project-only project\'s memory never reaches a request outside it; inside, only its own memory does', async () => {
+  it("a project-only project's memory never reaches a request outside it; inside, only its own memory does", async () => {
     const { engine, thesis, sent } = await setUp();
     await engine.conversations.create({ id: 'outside', title: 'Outside' });
     const outside = await sent('outside', QUESTION);
@@ -150,7 +179,9 @@ describe('projects: memory walls in answers', () => {
     const { engine, thesis } = await setUp();
     await expect(engine.projects.create({ name: '   ', memory: 'shared' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(engine.projects.create({ name: 'X', memory: 'private' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(engine.projects.create({ name: 'X', memory: 'shared', instructions: 'x'.repeat(9_000) })).rejects.toMatchObject({ message: expect.stringContaining('8,000') });
+    await expect(engine.projects.create({ name: 'X', memory: 'shared', instructions: 'x'.repeat(9_000) })).rejects.toMatchObject({
+      message: expect.stringContaining('8,000'),
+    });
     await expect(engine.projects.edit(thesis.id, { memory: 'shared' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(engine.projects.delete(thesis.id, 'maybe' as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(engine.conversations.create({ title: 'Lost', projectId: 'no-such-project' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -162,9 +193,21 @@ describe('projects: memory walls in answers', () => {
 });
 
 describe('memory scope of an answer', () => {
-  const walled = [{ projectId: 'a', useProfile: true, conversationIds: ['a1', 'a2'] }, { projectId: 'b', useProfile: false, conversationIds: ['b1'] }];
-  const project = (id: string, memory: 'shared' | 'project-only', useProfile = true) =>
-    ({ id, name: id, instructions: '', memory, useProfile, archived: false, createdAt: 0, updatedAt: 0, conversationCount: 0 });
+  const walled = [
+    { projectId: 'a', useProfile: true, conversationIds: ['a1', 'a2'] },
+    { projectId: 'b', useProfile: false, conversationIds: ['b1'] },
+  ];
+  const project = (id: string, memory: 'shared' | 'project-only', useProfile = true) => ({
+    id,
+    name: id,
+    instructions: '',
+    memory,
+    useProfile,
+    archived: false,
+    createdAt: 0,
+    updatedAt: 0,
+    conversationCount: 0,
+  });
 
   it('is absent when no project-only project exists (every read as before projects)', () => {
     expect(answerScopeOf(null, [])).toEqual({});
@@ -180,6 +223,10 @@ describe('memory scope of an answer', () => {
     expect(inA).toEqual({ only: ['a1', 'a2'], without: ['b1'], profile: true });
     expect(inMemoryScope(inA, 'a2')).toBe(true);
     expect(inMemoryScope(inA, 'x')).toBe(false);
-    expect(answerScopeOf(project('b', 'project-only', false), walled).scope).toEqual({ only: ['b1'], without: ['a1', 'a2'], profile: false });
+    expect(answerScopeOf(project('b', 'project-only', false), walled).scope).toEqual({
+      only: ['b1'],
+      without: ['a1', 'a2'],
+      profile: false,
+    });
   });
 });

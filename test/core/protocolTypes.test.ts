@@ -31,7 +31,9 @@ type Unclonable<T> = T extends (...args: never[]) => unknown
       : T extends readonly (infer E)[]
         ? Unclonable<E>
         : T extends object
-          ? true extends { [K in keyof T]-?: Unclonable<T[K]> }[keyof T] ? true : false
+          ? true extends { [K in keyof T]-?: Unclonable<T[K]> }[keyof T]
+            ? true
+            : false
           : false;
 
 /** The methods of an API whose resolved results cannot cross a worker boundary (never when all can). */
@@ -45,7 +47,10 @@ type UnclonableEngineResults = { [G in keyof EngineApi]-?: `${G & string}.${Uncl
  * True when every field D shares with the noun N has N's type or a narrower one (a derived shape
  * may require a narrative or a chat role, or leave a field out, but never widen or change a field of the noun).
  */
-type Agrees<D, N> = false extends { [K in keyof D & keyof N]-?: [Exclude<D[K], undefined>] extends [N[K]] ? true : false }[keyof D & keyof N] ? false : true;
+type Agrees<D, N> = false extends { [K in keyof D & keyof N]-?: [Exclude<D[K], undefined>] extends [N[K]] ? true : false }[keyof D &
+  keyof N]
+  ? false
+  : true;
 /** The fields D shares with N (a derivation that renamed every field would share none). */
 type Shared<D, N> = keyof D & keyof N;
 
@@ -60,7 +65,9 @@ describe('each noun declared once', () => {
     expectTypeOf<Agrees<ImportedTurn, Message>>().toEqualTypeOf<true>();
     expectTypeOf<Agrees<LlmMessage, Message>>().toEqualTypeOf<true>();
     expectTypeOf<Agrees<SendRequest, Message>>().toEqualTypeOf<true>();
-    expectTypeOf<Shared<LifecycleTurn, Message>>().toEqualTypeOf<'id' | 'conversationId' | 'seq' | 'role' | 'speaker' | 'content' | 'occurredAt' | 'tokenCount'>();
+    expectTypeOf<Shared<LifecycleTurn, Message>>().toEqualTypeOf<
+      'id' | 'conversationId' | 'seq' | 'role' | 'speaker' | 'content' | 'occurredAt' | 'tokenCount'
+    >();
     expectTypeOf<ImportedTurn['role']>().toEqualTypeOf<ChatRole>();
     expectTypeOf<LlmMessage['role']>().toEqualTypeOf<Role>();
     // Facts.
@@ -102,7 +109,9 @@ describe('worker wire types', () => {
     expectTypeOf<keyof RemoteEngine>().toEqualTypeOf<keyof EngineApi>();
     expectTypeOf<EngineGroup>().toEqualTypeOf<keyof EngineApi>();
     expectTypeOf<keyof RemoteEngine['memory']>().toEqualTypeOf<keyof EngineApi['memory']>();
-    expectTypeOf<ReturnType<RemoteEngine['data']['stats']>>().toEqualTypeOf<Promise<Result<Awaited<ReturnType<EngineApi['data']['stats']>>>>>();
+    expectTypeOf<ReturnType<RemoteEngine['data']['stats']>>().toEqualTypeOf<
+      Promise<Result<Awaited<ReturnType<EngineApi['data']['stats']>>>>
+    >();
     expectTypeOf<Parameters<RemoteEngine['conversations']['send']>>().toEqualTypeOf<Parameters<EngineApi['conversations']['send']>>();
     expect(true).toBe(true);
   });

@@ -46,11 +46,14 @@ describe('temporal analysis', () => {
   it('resolves an absolute day, month and year', () => {
     expect(parseDateRanges('Where did Jon go on 8 May, 2023?', NOW)).toMatchObject([{ start: day(2023, 5, 8), end: day(2023, 5, 9) }]);
     expect(parseDateRanges('What happened in May 2023?', NOW)).toMatchObject([{ start: day(2023, 5, 1), end: day(2023, 6, 1) }]);
-    expect(parseDateRanges('What did Melanie paint in 2022?', NOW)).toMatchObject([{ start: day(2022, 1, 1), end: day(2023, 1, 1), text: '2022' }]);
+    expect(parseDateRanges('What did Melanie paint in 2022?', NOW)).toMatchObject([
+      { start: day(2022, 1, 1), end: day(2023, 1, 1), text: '2022' },
+    ]);
   });
 
   it('reads "the past N weeks / months" as the span up to now, in four languages; "last month" stays the calendar month', () => {
-    const span = (q: string) => parseDateRanges(q, NOW).map((r) => [new Date(r.start).toISOString().slice(0, 10), new Date(r.end).toISOString().slice(0, 10)]);
+    const span = (q: string) =>
+      parseDateRanges(q, NOW).map((r) => [new Date(r.start).toISOString().slice(0, 10), new Date(r.end).toISOString().slice(0, 10)]);
     // Chrono alone read this as the week two weeks ago (29 Jul – 4 Aug), leaving out the last ten days.
     expect(span('How many times did I bake something in the past two weeks?')).toEqual([['2023-08-01', '2023-08-16']]);
     expect(span('Which store did I spend the most at in the past month?')).toEqual([['2023-07-15', '2023-08-16']]);
@@ -92,7 +95,7 @@ describe('whoseWords', () => {
     expect(whoseWords('I was going through our previous conversation about omelettes - how many eggs?')).toBe('assistant');
     expect(whoseWords('How many eggs did you say we need?')).toBe('assistant');
     expect(whoseWords('What breed is my dog?')).toBe('user');
-    expect(whoseWords("How long have I been collecting vinyl?")).toBe('user');
+    expect(whoseWords('How long have I been collecting vinyl?')).toBe('user');
     expect(whoseWords('When did Caroline go to the LGBTQ support group?')).toBeNull();
     expect(whoseWords('What did Melanie paint in Part II of her series?')).toBeNull();
   });
@@ -125,7 +128,9 @@ describe('advice, current state and stated preferences', () => {
 
   it("finds a user's standing instructions to the assistant in a turn", async () => {
     const { STATES_INSTRUCTION } = await import('../../src/core/recall/queryAnalysis');
-    expect(STATES_INSTRUCTION.test('Always format all code snippets with syntax highlighting when I ask about implementation details.')).toBe(true);
+    expect(
+      STATES_INSTRUCTION.test('Always format all code snippets with syntax highlighting when I ask about implementation details.'),
+    ).toBe(true);
     expect(STATES_INSTRUCTION.test('Always include version numbers when I ask about software dependencies.')).toBe(true);
     expect(STATES_INSTRUCTION.test('From now on, answer in French.')).toBe(true);
     expect(STATES_INSTRUCTION.test('I want you to keep answers short.')).toBe(true);
@@ -159,8 +164,13 @@ describe('advice, current state and stated preferences', () => {
       'Can you summarize how my reading goals have developed over time?',
       'How many different shoe sizes have I mentioned across my messages?',
       'How many hours did I spend on the course in total?',
-    ]) expect(analyzeQuery(q).asksAcrossTime, q).toBe(true);
-    for (const q of ['Where did I buy my new tennis racket from?', 'What did Caroline paint last week?', 'How many cats does Melanie have?']) {
+    ])
+      expect(analyzeQuery(q).asksAcrossTime, q).toBe(true);
+    for (const q of [
+      'Where did I buy my new tennis racket from?',
+      'What did Caroline paint last week?',
+      'How many cats does Melanie have?',
+    ]) {
       expect(analyzeQuery(q).asksAcrossTime, q).toBe(false);
     }
   });

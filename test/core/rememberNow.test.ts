@@ -82,7 +82,12 @@ describe('a memory saved the moment you ask', () => {
     expect((await engine.profile.list()).map((p) => p.value)).toEqual(['My sister is Ana']);
     // Edit the last message: the old one (and its answer) go, and with them the old memory.
     await engine.conversations.deleteMessage(`${again.id}-a`);
-    await engine.conversations.send({ id: 'edit', conversationId: 'c1', content: 'Please remember: my sister is Ana Lucía.', replaces: again.id });
+    await engine.conversations.send({
+      id: 'edit',
+      conversationId: 'c1',
+      content: 'Please remember: my sister is Ana Lucía.',
+      replaces: again.id,
+    });
     expect(await engine.profile.fromMessages()).toEqual([expect.objectContaining({ messageId: 'edit', value: 'My sister is Ana Lucía' })]);
     expect(await engine.profile.list()).toHaveLength(1);
   });

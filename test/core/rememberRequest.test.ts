@@ -11,7 +11,7 @@ const SAVED: Record<(typeof DATE_LANGUAGES)[number], readonly (readonly [string,
     ['Keep in mind that I prefer metric units, please.', 'I prefer metric units'],
     ['From now on, remember that my manager is called Priya.', 'My manager is called Priya'],
     ["Remember I'm left-handed.", "I'm left-handed"],
-    ["Oh, and remember, I work night shifts on weekends!", 'I work night shifts on weekends'],
+    ['Oh, and remember, I work night shifts on weekends!', 'I work night shifts on weekends'],
     ["I'm training for the Berlin marathon, please remember that.", "I'm training for the Berlin marathon"],
     ['Hi! Remember that our wifi printer is on 192.168.1.40. Now, what should I cook tonight?', 'Our wifi printer is on 192.168.1.40'],
     ['Please remember the following:\n- I am vegetarian\n- my daughter is 7\n\nThanks!', 'I am vegetarian; my daughter is 7'],
@@ -90,23 +90,9 @@ const NOT_SAVED: Record<(typeof DATE_LANGUAGES)[number], readonly string[]> = {
     'Recuerda cuando fuimos a la playa.',
     '¿Recuerda que soy vegetariano?',
   ],
-  ja: [
-    '私がベジタリアンだって覚えていますか？',
-    '鍵をどこに置いたか覚えていない。',
-    'これを覚えておいて。',
-    '覚えてる？',
-  ],
-  zh: [
-    '你还记得我们去罗马吗？',
-    '我不记得钥匙放在哪里了。',
-    '记住了吗？',
-    '好的，记住了。',
-  ],
-  ko: [
-    '우리 같이 로마에 갔던 거 기억해?',
-    '열쇠를 어디에 뒀는지 기억이 안 나.',
-    '내가 채식주의자라는 거 기억해요?',
-  ],
+  ja: ['私がベジタリアンだって覚えていますか？', '鍵をどこに置いたか覚えていない。', 'これを覚えておいて。', '覚えてる？'],
+  zh: ['你还记得我们去罗马吗？', '我不记得钥匙放在哪里了。', '记住了吗？', '好的，记住了。'],
+  ko: ['우리 같이 로마에 갔던 거 기억해?', '열쇠를 어디에 뒀는지 기억이 안 나.', '내가 채식주의자라는 거 기억해요?'],
 };
 
 describe('rememberRequest', () => {

@@ -5,7 +5,7 @@ const K = 60;
 const identity = (n: number) => Array.from({ length: n }, (_, i) => i);
 /** Deterministic uniform noise in [0, 1). */
 function lcg(seed: number) {
-  return () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  return () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
 }
 /** Where each fused index ended up (0-based). */
 const positions = (order: readonly number[]) => {
@@ -20,7 +20,7 @@ describe('singledOut (robust outliers of the rerank scores)', () => {
     for (let trial = 0; trial < 300; trial++) expect(singledOut(Array.from({ length: 100 }, next), 3.5).size).toBe(0);
   });
 
-  it('finds a decisive reranker\'s hits however many there are (up to a fifth of the candidates)', () => {
+  it("finds a decisive reranker's hits however many there are (up to a fifth of the candidates)", () => {
     for (const hits of [1, 5, 12, 20]) {
       const scores = identity(100).map((i) => (i % 5 === 0 && i / 5 < hits ? 1 : 0));
       expect(singledOut(scores, 3.5).size).toBe(hits);

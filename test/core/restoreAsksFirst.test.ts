@@ -33,7 +33,13 @@ describe('restoring a memory with unsynthesised episodes', () => {
     await source.createConversation({ id: 'c', title: 'history' });
     for (let d = 0; d < 4; d++) {
       for (let i = 0; i < 3; i++) {
-        await maker.conversations.appendTurn({ id: `t${d}-${i}`, conversationId: 'c', role: 'user', content: `Day ${d}: I practised the cello for an hour and worked on the Bach suite, part ${i}.`, occurredAt: Date.UTC(2023, 4, 1) + d * DAY + i * 60_000 });
+        await maker.conversations.appendTurn({
+          id: `t${d}-${i}`,
+          conversationId: 'c',
+          role: 'user',
+          content: `Day ${d}: I practised the cello for an hour and worked on the Bach suite, part ${i}.`,
+          occurredAt: Date.UTC(2023, 4, 1) + d * DAY + i * 60_000,
+        });
       }
     }
     await maker.idle();
@@ -59,7 +65,7 @@ describe('restoring a memory with unsynthesised episodes', () => {
     expect(mock.requests.length).toBeGreaterThan(before);
   });
 
-  it('does not ask when everything is synthesised or the file\'s policy is off', async () => {
+  it("does not ask when everything is synthesised or the file's policy is off", async () => {
     const source = await openNodeStore();
     await source.createConversation({ id: 'c', title: 'empty' });
     const target = await openNodeStore();

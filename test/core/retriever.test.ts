@@ -39,16 +39,29 @@ interface Turn {
   readonly caption?: string;
 }
 
-async function setUp(turns: readonly Turn[], options: { embedder?: boolean; reranker?: Reranker; config?: Parameters<typeof withConfig>[0] } = {}) {
+async function setUp(
+  turns: readonly Turn[],
+  options: { embedder?: boolean; reranker?: Reranker; config?: Parameters<typeof withConfig>[0] } = {},
+) {
   const store = await openNodeStore();
   await store.createConversation({ id: 'c', title: 'chat' });
   const index = new VectorIndex(fakeEmbedder.dim);
   for (const [i, t] of turns.entries()) {
-    await store.appendTurn({ id: `t${i}`, conversationId: 'c', role: 'user', speaker: t.speaker, content: t.content, occurredAt: t.at, metadata: t.caption ? { caption: t.caption } : {} });
+    await store.appendTurn({
+      id: `t${i}`,
+      conversationId: 'c',
+      role: 'user',
+      speaker: t.speaker,
+      content: t.content,
+      occurredAt: t.at,
+      metadata: t.caption ? { caption: t.caption } : {},
+    });
     const [v] = await fakeEmbedder.embed([t.content]);
     index.add(`t${i}`, v!);
   }
-  const source = new SqlRetrievalSource(store.db, { vectors: (model, q, k) => Promise.resolve(model === fakeEmbedder.id ? index.search(q, k) : []) });
+  const source = new SqlRetrievalSource(store.db, {
+    vectors: (model, q, k) => Promise.resolve(model === fakeEmbedder.id ? index.search(q, k) : []),
+  });
   const retriever = new Retriever({
     source,
     ...(options.embedder ? { embedder: fakeEmbedder } : {}),
@@ -204,7 +217,8 @@ describe('Retriever', () => {
     ];
     let seen: string[] = [];
     const recording = (trust?: number): Reranker => ({
-      id: 'recording', ...(trust !== undefined ? { trust } : {}),
+      id: 'recording',
+      ...(trust !== undefined ? { trust } : {}),
       rerank: (_q, docs) => {
         seen = [...docs];
         return Promise.resolve(docs.map(() => 0));
@@ -214,7 +228,11 @@ describe('Retriever', () => {
     const narrow = { depth: { lexical: 1, prf: 1, vector: 1, fused: 1 }, prf: { enabled: false } };
     const asked = async (rerank: Record<string, number>, trust?: number) => {
       seen = [];
-      const { retriever } = await setUp(turns, { embedder: true, reranker: recording(trust), config: { ...narrow, rerank: { candidates: 2, neighbours: 0, window: 0, vectorDepth: 0, ...rerank } } });
+      const { retriever } = await setUp(turns, {
+        embedder: true,
+        reranker: recording(trust),
+        config: { ...narrow, rerank: { candidates: 2, neighbours: 0, window: 0, vectorDepth: 0, ...rerank } },
+      });
       await retriever.retrieve('marathon expo');
       return seen.map((d) => turns.find((t) => d.includes(t.content))?.content);
     };
@@ -243,13 +261,26 @@ describe('Retriever', () => {
   });
 
   it('reads whole only the turns it returns: the other candidates by their ranking facts, text only when a boost reads it', async () => {
-    const { source, store } = await setUp(Array.from({ length: 12 }, (_, i) => ({ speaker: 'Ann', content: `pottery class number ${i} on Monday`, at: MAY_8 + i, caption: `kiln ${i}` })));
+    const { source, store } = await setUp(
+      Array.from({ length: 12 }, (_, i) => ({
+        speaker: 'Ann',
+        content: `pottery class number ${i} on Monday`,
+        at: MAY_8 + i,
+        caption: `kiln ${i}`,
+      })),
+    );
     const whole: string[] = [];
     const facts: { ids: string[]; content: boolean | 'user' }[] = [];
     const recording: RetrievalSource = {
       ...bound(source),
-      turns: (ids) => { whole.push(...ids); return source.turns(ids); },
-      facts: (ids, o) => { facts.push({ ids: [...ids], content: o.content }); return source.facts(ids, o); },
+      turns: (ids) => {
+        whole.push(...ids);
+        return source.turns(ids);
+      },
+      facts: (ids, o) => {
+        facts.push({ ids: [...ids], content: o.content });
+        return source.facts(ids, o);
+      },
     };
     // Feedback off: it reads the best few lexical hits whole for their words.
     const retriever = new Retriever({ source: recording, config: withConfig({ prf: { enabled: false } }) });
@@ -267,12 +298,19 @@ describe('Retriever', () => {
     await off.retrieve('pottery class', { limit: 3, now: SEP_1 });
     expect(facts[2]!.content).toBe(false);
     const [fact] = await source.facts(['t3', 'missing'], { content: true });
-    expect(fact).toEqual({ id: 't3', conversationId: 'c', occurredAt: MAY_8 + 3, speaker: 'Ann', role: 'user', content: 'pottery class number 3 on Monday' });
+    expect(fact).toEqual({
+      id: 't3',
+      conversationId: 'c',
+      occurredAt: MAY_8 + 3,
+      speaker: 'Ann',
+      role: 'user',
+      content: 'pottery class number 3 on Monday',
+    });
     expect((await source.facts(['t3'], { content: false }))[0]!.content).toBeUndefined();
     await store.db.close();
   });
 
-  it('gives a turn\'s neighbours in conversation order (source)', async () => {
+  it("gives a turn's neighbours in conversation order (source)", async () => {
     const { source } = await setUp(['one', 'two', 'three', 'four', 'five'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 })));
     expect((await source.neighbours('t2', 1, 2)).map((m) => m.content)).toEqual(['two', 'four', 'five']);
     expect((await source.neighbours('t0', 3, 0)).map((m) => m.content)).toEqual([]);
@@ -281,7 +319,9 @@ describe('Retriever', () => {
 
   it('links a turn to the turns whose neighbour context holds it, within the window and the time gap (source)', async () => {
     const at = [MAY_8, MAY_8, MAY_8, MAY_8, SEP_1];
-    const { source, store } = await setUp(['one', 'two', 'three', 'four', 'five'].map((content, i) => ({ speaker: 'Ann', content, at: at[i]! })));
+    const { source, store } = await setUp(
+      ['one', 'two', 'three', 'four', 'five'].map((content, i) => ({ speaker: 'Ann', content, at: at[i]! })),
+    );
     const links = (await source.contextLinks(['t1', 't3'])).map((l) => `${l.from}>${l.to}:${l.side}${l.distance}`).sort();
     // t1 is "after" context of t0 and "before" context of t2 and t3; t3 of t2, of nothing later (t4 is months later).
     expect(links).toEqual(['t1>t0:after1', 't1>t2:before1', 't1>t3:before2', 't3>t2:after1']);
@@ -290,8 +330,10 @@ describe('Retriever', () => {
     await store.db.close();
   });
 
-  it("scores turns by their own words, the rarest terms first when their postings exceed the budget (source)", async () => {
-    const { source, store } = await setUp(['red apple', 'red car', 'red hat', 'green apple'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 })));
+  it('scores turns by their own words, the rarest terms first when their postings exceed the budget (source)', async () => {
+    const { source, store } = await setUp(
+      ['red apple', 'red car', 'red hat', 'green apple'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 })),
+    );
     const all = await source.ownWords(['red', 'apple'], { limit: 10, content: 1, speaker: 0, postings: 1000 });
     expect(all[0]!.id).toBe('t0');
     expect(all.map((h) => h.id).sort()).toEqual(['t0', 't1', 't2', 't3']);
@@ -303,7 +345,9 @@ describe('Retriever', () => {
   });
 
   it("reads the index's own statistics for full-query scoring: turns, mean length, each term's turns (source)", async () => {
-    const { source, store } = await setUp(['red apple pie', 'red car', 'red hat', 'green apple'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 })));
+    const { source, store } = await setUp(
+      ['red apple pie', 'red car', 'red hat', 'green apple'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 })),
+    );
     const stats = await source.termStats(['red', 'apple', 'blue']);
     expect(stats.docs).toBe(4);
     expect(stats.avgLength).toBeCloseTo(9 / 4, 5);
@@ -314,8 +358,27 @@ describe('Retriever', () => {
   it('ranks a large memory by every query word again when rescoring, though its candidates came from the rarest words only', async () => {
     // 'trip' is in two turns, 'paris' in three: a budget of 2 postings queries 'trip' alone, so
     // both candidates tie on it (pk breaks the tie); the whole question puts t1 first only when rescored.
-    const turns = ['my trip', 'paris trip', 'paris', 'paris again', 'nothing', 'other', 'more', 'stuff'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 }));
-    const large = (rescore: number, rescoreAbove = 0) => ({ config: { large: { above: 0, context: 0, contextHits: 10, postings: 2, prf: false, rescore, rescoreVector: 0, rescoreAbove, rescoreContext: 1 }, weights: { lexical: 1, prf: 0, vector: 0 } } });
+    const turns = ['my trip', 'paris trip', 'paris', 'paris again', 'nothing', 'other', 'more', 'stuff'].map((content) => ({
+      speaker: 'Ann',
+      content,
+      at: MAY_8,
+    }));
+    const large = (rescore: number, rescoreAbove = 0) => ({
+      config: {
+        large: {
+          above: 0,
+          context: 0,
+          contextHits: 10,
+          postings: 2,
+          prf: false,
+          rescore,
+          rescoreVector: 0,
+          rescoreAbove,
+          rescoreContext: 1,
+        },
+        weights: { lexical: 1, prf: 0, vector: 0 },
+      },
+    });
     const { retriever: on } = await setUp(turns, large(200));
     const ranked = ids(await on.retrieve('trip paris', { rerank: false }));
     expect(ranked[0]).toBe('t1');
@@ -332,8 +395,27 @@ describe('Retriever', () => {
   it("lends a rescored hit's neighbours the share rescoreContext sets", async () => {
     // t1 holds no question word: only its neighbour t0's hit lends it a score (context), which
     // rescoreContext scales once the hits were rescored; at 0 it lends nothing.
-    const turns = ['did you finish the marathon', 'yes last friday', 'nothing', 'other', 'more', 'stuff'].map((content) => ({ speaker: 'Ann', content, at: MAY_8 }));
-    const large = (rescoreContext: number) => ({ config: { large: { above: 0, context: 1, contextHits: 10, postings: 100, prf: false, rescore: 200, rescoreVector: 0, rescoreAbove: 0, rescoreContext }, weights: { lexical: 1, prf: 0, vector: 0 } } });
+    const turns = ['did you finish the marathon', 'yes last friday', 'nothing', 'other', 'more', 'stuff'].map((content) => ({
+      speaker: 'Ann',
+      content,
+      at: MAY_8,
+    }));
+    const large = (rescoreContext: number) => ({
+      config: {
+        large: {
+          above: 0,
+          context: 1,
+          contextHits: 10,
+          postings: 100,
+          prf: false,
+          rescore: 200,
+          rescoreVector: 0,
+          rescoreAbove: 0,
+          rescoreContext,
+        },
+        weights: { lexical: 1, prf: 0, vector: 0 },
+      },
+    });
     const { retriever: lends } = await setUp(turns, large(0.3));
     const lent = ids(await lends.retrieve('marathon finish', { rerank: false }));
     expect(lent[0]).toBe('t0');
@@ -348,7 +430,15 @@ async function chat(turns: readonly { role: 'user' | 'assistant'; content: strin
   const store = await openNodeStore();
   await store.createConversation({ id: 'c', title: 'chat' });
   for (const [i, t] of turns.entries()) {
-    await store.appendTurn({ id: `t${i}`, conversationId: 'c', role: t.role, speaker: t.role === 'user' ? 'User' : 'Assistant', content: t.content, occurredAt: MAY_8 + i, metadata: {} });
+    await store.appendTurn({
+      id: `t${i}`,
+      conversationId: 'c',
+      role: t.role,
+      speaker: t.role === 'user' ? 'User' : 'Assistant',
+      content: t.content,
+      occurredAt: MAY_8 + i,
+      metadata: {},
+    });
   }
   return { store, source: new SqlRetrievalSource(store.db) };
 }
@@ -364,7 +454,10 @@ describe('requests for advice', () => {
     const now = await new Retriever({ source }).retrieve(question, { now: SEP_1 });
     expect(ids(now)[0]).toBe('t1');
     expect(now.turns[0]!.reasons).toEqual(expect.arrayContaining(['role', 'preference']));
-    const before = await new Retriever({ source, config: withConfig({ boosts: { adviceAboutUser: false, preference: 0 } }) }).retrieve(question, { now: SEP_1 });
+    const before = await new Retriever({ source, config: withConfig({ boosts: { adviceAboutUser: false, preference: 0 } }) }).retrieve(
+      question,
+      { now: SEP_1 },
+    );
     expect(ids(before)[0]).toBe('t0');
     await store.db.close();
   });
@@ -375,7 +468,10 @@ describe('standing instructions', () => {
     const { store, source } = await chat([
       { role: 'user', content: 'Always format code snippets with syntax highlighting when I ask about implementation details.' },
       { role: 'assistant', content: 'Understood, every code snippet will come with syntax highlighting.' },
-      { role: 'user', content: 'The login feature should use the session table, and the login page needs a feature flag for login by email.' },
+      {
+        role: 'user',
+        content: 'The login feature should use the session table, and the login page needs a feature flag for login by email.',
+      },
       { role: 'assistant', content: 'A login feature usually needs a login form, a login route and a session.' },
     ]);
     const question = 'Could you show me the implementation of a login feature?';
@@ -383,8 +479,13 @@ describe('standing instructions', () => {
     // Second: the best other match keeps the first place (boosts.instructionSecond).
     expect(ids(now)[1]).toBe('t0');
     expect(now.turns[1]!.reasons).toEqual(expect.arrayContaining(['preference', 'instruction']));
-    const before = await new Retriever({ source, config: withConfig({ boosts: { requests: false, instructions: false, instruction: 0, instructionSecond: false }, rules: { weight: 0 } }) })
-      .retrieve(question, { now: SEP_1 });
+    const before = await new Retriever({
+      source,
+      config: withConfig({
+        boosts: { requests: false, instructions: false, instruction: 0, instructionSecond: false },
+        rules: { weight: 0 },
+      }),
+    }).retrieve(question, { now: SEP_1 });
     const t0 = before.turns.find((t) => t.message.id === 't0');
     expect(t0?.reasons ?? []).not.toContain('instruction');
     expect(t0?.reasons ?? []).not.toContain('preference');
@@ -395,7 +496,14 @@ describe('standing instructions', () => {
 describe('BM25F candidates (fielded)', () => {
   it("give a turn with its neighbours, in the turn index's window, and each text once (source)", async () => {
     const at = [MAY_8, MAY_8, MAY_8, MAY_8, SEP_1];
-    const { source, store } = await setUp(['one', 'two', 'three', 'four', 'five'].map((content, i) => ({ speaker: 'Ann', content, at: at[i]!, ...(i === 2 ? { caption: 'a cat' } : {}) })));
+    const { source, store } = await setUp(
+      ['one', 'two', 'three', 'four', 'five'].map((content, i) => ({
+        speaker: 'Ann',
+        content,
+        at: at[i]!,
+        ...(i === 2 ? { caption: 'a cat' } : {}),
+      })),
+    );
     const { texts, windows } = await source.contextWindows(['t3', 't0', 't4']);
     const by = Object.fromEntries(windows.map((w) => [w.id, w]));
     // Two turns before (nearest first) and one after, same conversation, within the time gap.
@@ -417,8 +525,16 @@ describe('BM25F candidates (fielded)', () => {
       { speaker: 'Ann', content: 'we talked about the sprint and the deadline of the project plan last week', at: SEP_1 },
     ];
     // Ranks alone decide: no session aggregation (it lends t1 its neighbours' scores).
-    const { retriever: plain, store } = await setUp(turns, { config: { weights: { lexical: 1, prf: 0, vector: 0, own: 0 }, boosts: { session: 0 }, fielded: { pool: 0 } } });
-    const { retriever: fielded, store: store2 } = await setUp(turns, { config: { weights: { lexical: 1, prf: 0, vector: 0, own: 0 }, boosts: { session: 0 }, fielded: { pool: 200, weight: 0, mode: 'bm25f' } } });
+    const { retriever: plain, store } = await setUp(turns, {
+      config: { weights: { lexical: 1, prf: 0, vector: 0, own: 0 }, boosts: { session: 0 }, fielded: { pool: 0 } },
+    });
+    const { retriever: fielded, store: store2 } = await setUp(turns, {
+      config: {
+        weights: { lexical: 1, prf: 0, vector: 0, own: 0 },
+        boosts: { session: 0 },
+        fielded: { pool: 200, weight: 0, mode: 'bm25f' },
+      },
+    });
     const q = 'sprint deadline';
     expect(ids(await fielded.retrieve(q, { rerank: false }))[0]).toBe('t1');
     expect(ids(await plain.retrieve(q, { rerank: false }))[0]).toBe('t3');
@@ -464,12 +580,21 @@ describe('lexical query terms', () => {
   it('leave out the words of a relative date the question names, but keep absolute dates and everything when off', async () => {
     const now = Date.UTC(2023, 2, 28);
     const on = recording();
-    await new Retriever({ source: on.source, config: withConfig({ dropDateWords: true }) }).retrieve('What business milestone did I mention four weeks ago?', { now });
+    await new Retriever({ source: on.source, config: withConfig({ dropDateWords: true }) }).retrieve(
+      'What business milestone did I mention four weeks ago?',
+      { now },
+    );
     expect(on.queries[0]).toEqual(['business', 'milestone']);
-    await new Retriever({ source: on.source, config: withConfig({ dropDateWords: true }) }).retrieve('When did Melanie go camping in June?', { now });
+    await new Retriever({ source: on.source, config: withConfig({ dropDateWords: true }) }).retrieve(
+      'When did Melanie go camping in June?',
+      { now },
+    );
     expect(on.queries[1]).toEqual(['melanie', 'go', 'camping', 'june']);
     const off = recording();
-    await new Retriever({ source: off.source, config: withConfig({ dropDateWords: false }) }).retrieve('What business milestone did I mention four weeks ago?', { now });
+    await new Retriever({ source: off.source, config: withConfig({ dropDateWords: false }) }).retrieve(
+      'What business milestone did I mention four weeks ago?',
+      { now },
+    );
     expect(off.queries[0]).toEqual(['business', 'milestone', 'four', 'weeks', 'ago']);
   });
 });
@@ -487,13 +612,32 @@ describe('Retriever: standing instructions', () => {
       'What should I feed my puppy tonight? It is eight weeks old.',
     ];
     for (const [i, content] of turns.entries()) {
-      await store.appendTurn({ id: `t${i}`, conversationId: 'c', role: 'user', speaker: 'User', content, occurredAt: MAY_8 + i * 60_000, metadata: {} });
+      await store.appendTurn({
+        id: `t${i}`,
+        conversationId: 'c',
+        role: 'user',
+        speaker: 'User',
+        content,
+        occurredAt: MAY_8 + i * 60_000,
+        metadata: {},
+      });
     }
-    await store.putVectors('message', fakeEmbedder.id, await Promise.all(turns.map(async (t, i) => ({ itemId: `t${i}`, vector: (await fakeEmbedder.embed([t]))[0]! }))));
+    await store.putVectors(
+      'message',
+      fakeEmbedder.id,
+      await Promise.all(turns.map(async (t, i) => ({ itemId: `t${i}`, vector: (await fakeEmbedder.embed([t]))[0]! }))),
+    );
     // No vector list: only the rules list can reach the instruction.
     const source = new SqlRetrievalSource(store.db, { vectors: () => Promise.resolve([]) });
-    const ask = (rules: number) => new Retriever({ source, embedder: fakeEmbedder, config: withConfig({ rules: { weight: rules, scan: 50, top: 2 }, boosts: { instruction: 1, instructionTop: 2, instructionSecond: true } }) })
-      .retrieve('How much food does a puppy need?', { now: MAY_8 + DAY });
+    const ask = (rules: number) =>
+      new Retriever({
+        source,
+        embedder: fakeEmbedder,
+        config: withConfig({
+          rules: { weight: rules, scan: 50, top: 2 },
+          boosts: { instruction: 1, instructionTop: 2, instructionSecond: true },
+        }),
+      }).retrieve('How much food does a puppy need?', { now: MAY_8 + DAY });
     expect(ids(await ask(0))).not.toContain('t0');
     const found = await ask(1);
     expect(ids(found)).toContain('t0');
@@ -529,7 +673,11 @@ describe('Retriever: a large memory fuses with its own list weights', () => {
     const run = async (vector: number) => {
       const { retriever, store } = await setUp(turns, {
         embedder: true,
-        config: { weights: { lexical: 0, prf: 0, vector: 0 }, rules: { weight: 0 }, large: { above: 0, lexical: 0, vector, rescoreVector: 0 } },
+        config: {
+          weights: { lexical: 0, prf: 0, vector: 0 },
+          rules: { weight: 0 },
+          large: { above: 0, lexical: 0, vector, rescoreVector: 0 },
+        },
       });
       // Shares no word with t0, only its meaning (dog ~ puppy).
       const r = await retriever.retrieve('Where did I walk the dog?', { now: SEP_1 });

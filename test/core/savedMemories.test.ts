@@ -10,8 +10,13 @@ import { immediateTimer, topicProvider } from '../support/topicEmbedder';
 async function setup() {
   const store = await openNodeStore();
   const engine = new MemoryEngine({
-    store, embedders: topicProvider(['x']), episodes: store.episodes, jobs: store.jobs, knowledge: store.knowledge,
-    explorer: new SqlExplorerStore(store.db), timer: immediateTimer,
+    store,
+    embedders: topicProvider(['x']),
+    episodes: store.episodes,
+    jobs: store.jobs,
+    knowledge: store.knowledge,
+    explorer: new SqlExplorerStore(store.db),
+    timer: immediateTimer,
   });
   await engine.start();
   const events: string[] = [];
@@ -49,7 +54,10 @@ describe('Add a memory by hand', () => {
     const { engine } = await setup();
     const written = 'I am vegetarian and I prefer quick meals on weekdays, under thirty minutes.';
     const item = await engine.profile.addMemory(written);
-    const ctx = composeContext({ profile: [{ ...item, history: [] } as never], foresight: [], episodes: [], facts: [], turns: [] }, { budgetTokens: 10_000, now: Date.now() });
+    const ctx = composeContext(
+      { profile: [{ ...item, history: [] } as never], foresight: [], episodes: [], facts: [], turns: [] },
+      { budgetTokens: 10_000, now: Date.now() },
+    );
     expect(ctx.text).toContain(`[1] ${written}`);
     expect(ctx.text.split('I am vegetarian and I prefer')).toHaveLength(2);
     // A synthesised item keeps its key as a label.

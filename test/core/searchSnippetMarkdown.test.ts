@@ -10,7 +10,8 @@ import { markdownText } from '../../src/core/base/markdownText';
 import { HIGHLIGHT_END, HIGHLIGHT_START } from '../../src/core/base/types';
 import type { SemanticIndex } from '../../src/core/capture/SemanticIndex';
 
-const ANSWER = '## Your dog\n\nHis name is **Biscuit** — see [the vet notes](https://example.com) and `walk()`.\n\n- a *beagle*\n- ~~two~~ three years old\n\n| food | time |\n|---|---|\n| kibble | 8am |';
+const ANSWER =
+  '## Your dog\n\nHis name is **Biscuit** — see [the vet notes](https://example.com) and `walk()`.\n\n- a *beagle*\n- ~~two~~ three years old\n\n| food | time |\n|---|---|\n| kibble | 8am |';
 
 describe('markdownText', () => {
   it('keeps the words and drops the markup of emphasis, headings, links, code, lists and tables', () => {
@@ -31,7 +32,12 @@ describe('search snippets of assistant turns', () => {
 
   it('"similar in meaning" shows the words of an assistant turn, and a user turn as written', async () => {
     const store = await seeded();
-    const index = { search: async () => [{ id: 'a1', score: 0.9 }, { id: 'u1', score: 0.8 }] } as unknown as SemanticIndex;
+    const index = {
+      search: async () => [
+        { id: 'a1', score: 0.9 },
+        { id: 'u1', score: 0.8 },
+      ],
+    } as unknown as SemanticIndex;
     const embedder = { id: 'fake', dim: 2, embed: async () => [new Float32Array([1, 0])] };
     const hits = await nearestTurns({ embedder, index, store }, 'dog name');
     expect(hits.map((h) => h.snippet)).toEqual([markdownText(ANSWER), 'What is my **dog** called?']);

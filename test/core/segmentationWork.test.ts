@@ -21,7 +21,9 @@ async function lifecycleSteps(n: number): Promise<{ steps: number; cells: number
     await engine.start();
     await engine.idle();
     const counted = steps.stop();
-    const [row] = await store.db.query<{ n: number; placed: number }>('SELECT count(*) AS n, sum(last_seq - first_seq + 1) AS placed FROM memcells');
+    const [row] = await store.db.query<{ n: number; placed: number }>(
+      'SELECT count(*) AS n, sum(last_seq - first_seq + 1) AS placed FROM memcells',
+    );
     expect(Number(row!.placed)).toBe(n); // every turn placed exactly once
     engine.stop();
     return { steps: counted, cells: Number(row!.n) };

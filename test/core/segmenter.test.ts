@@ -19,7 +19,9 @@ function turn(i: number, at: number, vector?: Float32Array, tokens = 20): Segmen
 describe('segmentation', () => {
   it('splits on a calendar day change and a long gap, not on a short pause', () => {
     const turns = [
-      turn(1, DAY0), turn(2, DAY0 + 5 * 60_000), turn(3, DAY0 + 60 * 60_000), // same morning
+      turn(1, DAY0),
+      turn(2, DAY0 + 5 * 60_000),
+      turn(3, DAY0 + 60 * 60_000), // same morning
       turn(4, DAY0 + 6 * H), // long gap, same day
       turn(5, DAY0 + 6 * H + 60_000),
       turn(6, DAY0 + 24 * H), // next day
@@ -31,12 +33,19 @@ describe('segmentation', () => {
 
   it('splits when the topic drifts, but only once the segment has a few turns', () => {
     const turns = [
-      turn(1, DAY0, PETS), turn(2, DAY0 + 60_000, TRAVEL), // early drift is ignored
-      turn(3, DAY0 + 120_000, PETS), turn(4, DAY0 + 180_000, PETS), turn(5, DAY0 + 240_000, PETS),
-      turn(6, DAY0 + 300_000, TRAVEL), turn(7, DAY0 + 360_000, TRAVEL),
+      turn(1, DAY0, PETS),
+      turn(2, DAY0 + 60_000, TRAVEL), // early drift is ignored
+      turn(3, DAY0 + 120_000, PETS),
+      turn(4, DAY0 + 180_000, PETS),
+      turn(5, DAY0 + 240_000, PETS),
+      turn(6, DAY0 + 300_000, TRAVEL),
+      turn(7, DAY0 + 360_000, TRAVEL),
     ];
     const segs = segmentTurns(turns, { ...DEFAULT_SEGMENTER_CONFIG, driftThreshold: 0.5, minTurnsForDrift: 4 });
-    expect(segs.map((s) => s.turns.map((t) => t.seq))).toEqual([[1, 2, 3, 4, 5], [6, 7]]);
+    expect(segs.map((s) => s.turns.map((t) => t.seq))).toEqual([
+      [1, 2, 3, 4, 5],
+      [6, 7],
+    ]);
     expect(segs[0]!.closedBy).toBe('topic-drift');
   });
 
@@ -69,7 +78,12 @@ describe('scene clustering', () => {
   });
 
   it('updates the centroid as a running mean', () => {
-    const d = assignScene([{ id: 'a', centroid: Float32Array.from([1, 0]), memberCount: 1, lastActivityAt: 0 }], Float32Array.from([0.6, 0.8]), 0, { threshold: 0.5, maxGapMs: 1 });
+    const d = assignScene(
+      [{ id: 'a', centroid: Float32Array.from([1, 0]), memberCount: 1, lastActivityAt: 0 }],
+      Float32Array.from([0.6, 0.8]),
+      0,
+      { threshold: 0.5, maxGapMs: 1 },
+    );
     expect(d.kind).toBe('join');
     if (d.kind === 'join') {
       expect(Array.from(d.next.centroid)).toEqual([expect.closeTo(0.8, 6), expect.closeTo(0.4, 6)]);

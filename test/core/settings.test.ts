@@ -14,8 +14,10 @@ afterAll(async () => mock.close());
 async function engineWith(settings = new MemorySettingsStore()) {
   const store = await openNodeStore();
   const engine = createEngine(store, {
-    only: ['episodes', 'synthesis'], settings,
-    llmFactory: (s, sink) => new LlmClient({ baseUrl: s.baseUrl, model: s.model, apiKey: s.apiKey ?? undefined }, { ...(sink ? { sink } : {}), maxAttempts: 1 }),
+    only: ['episodes', 'synthesis'],
+    settings,
+    llmFactory: (s, sink) =>
+      new LlmClient({ baseUrl: s.baseUrl, model: s.model, apiKey: s.apiKey ?? undefined }, { ...(sink ? { sink } : {}), maxAttempts: 1 }),
   });
   await engine.start();
   return { engine, store, settings };
@@ -46,23 +48,33 @@ describe('endpoint settings', () => {
 
   it('refuses an address that is not http(s) with a clear error', async () => {
     const { engine } = await engineWith();
-    await expect(engine.settings.saveLlm({ baseUrl: 'localhost:11434', model: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('http') });
+    await expect(engine.settings.saveLlm({ baseUrl: 'localhost:11434', model: 'x' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('http'),
+    });
     await expect(engine.settings.saveLlm({ baseUrl: 'file:///etc/passwd', model: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
-  it('an answer asked before the saved endpoint is read waits for it (a restarted engine\'s Try again)', async () => {
+  it("an answer asked before the saved endpoint is read waits for it (a restarted engine's Try again)", async () => {
     const settings = new MemorySettingsStore();
     await settings.saveLlm({ baseUrl: mock.url, model: 'm', apiKey: 'k-123' });
     // The app reads the endpoint from IndexedDB at start: hold that read until the answer is asked.
     let release!: () => void;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const slow = Object.assign(Object.create(settings) as MemorySettingsStore, {
-      loadLlm: async () => { await gate; return settings.loadLlm(); },
+      loadLlm: async () => {
+        await gate;
+        return settings.loadLlm();
+      },
     });
     const store = await openNodeStore();
     const engine = createEngine(store, {
-      only: ['episodes', 'synthesis'], settings: slow,
-      llmFactory: (s, sink) => new LlmClient({ baseUrl: s.baseUrl, model: s.model, apiKey: s.apiKey ?? undefined }, { ...(sink ? { sink } : {}), maxAttempts: 1 }),
+      only: ['episodes', 'synthesis'],
+      settings: slow,
+      llmFactory: (s, sink) =>
+        new LlmClient({ baseUrl: s.baseUrl, model: s.model, apiKey: s.apiKey ?? undefined }, { ...(sink ? { sink } : {}), maxAttempts: 1 }),
     });
     const started = engine.start();
     await engine.conversations.create({ id: 'c', title: 'Garden' });

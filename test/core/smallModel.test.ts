@@ -22,9 +22,16 @@ import { stubLanguageModel } from '../support/stubLanguageModel';
 
 describe('synthesisBatches', () => {
   it('packs consecutive turns into batches that fit, covering every turn once', () => {
-    expect(synthesisBatches([100, 100, 100], 250)).toEqual([[0, 2], [2, 3]]);
+    expect(synthesisBatches([100, 100, 100], 250)).toEqual([
+      [0, 2],
+      [2, 3],
+    ]);
     expect(synthesisBatches([100, 100, 100], 300)).toEqual([[0, 3]]);
-    expect(synthesisBatches([50, 400, 50, 50], 200)).toEqual([[0, 1], [1, 2], [2, 4]]); // an oversized turn goes alone
+    expect(synthesisBatches([50, 400, 50, 50], 200)).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 4],
+    ]); // an oversized turn goes alone
     expect(synthesisBatches([], 200)).toEqual([]);
   });
 });
@@ -63,7 +70,14 @@ describe('the default memory budget', () => {
     const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall'], llm: null });
     await engine.start();
     expect(await engine.settings.answerSettings()).toMatchObject({ budgetTokens: 2500, defaultBudgetTokens: 2500 });
-    engine.useDeviceLlm((sink) => new DeviceLlm(new PromptApiGenerator(stubLanguageModel()), { model: 'chrome-built-in', contextTokens: 6144, ...(sink ? { sink } : {}) }));
+    engine.useDeviceLlm(
+      (sink) =>
+        new DeviceLlm(new PromptApiGenerator(stubLanguageModel()), {
+          model: 'chrome-built-in',
+          contextTokens: 6144,
+          ...(sink ? { sink } : {}),
+        }),
+    );
     expect(await engine.settings.answerSettings()).toMatchObject({ budgetTokens: 1000, defaultBudgetTokens: 1000 });
     await engine.settings.setAnswerSettings({ budgetTokens: 4000 });
     expect(await engine.settings.answerSettings()).toMatchObject({ budgetTokens: 4000, defaultBudgetTokens: 1000 });
@@ -83,9 +97,16 @@ function recordingLlm(contextTokens: number | undefined, reply: (text: string, s
     async complete(req: LlmRequest): Promise<LlmResult> {
       const text = req.messages.map((m) => m.content).join('\n');
       prompts.push({ text, maxTokens: req.maxTokens });
-      return { text: JSON.stringify(reply(text, prompts.length)), model: 'm', usage: { promptTokens: 10, completionTokens: 10, estimated: false }, finishReason: 'stop' };
+      return {
+        text: JSON.stringify(reply(text, prompts.length)),
+        model: 'm',
+        usage: { promptTokens: 10, completionTokens: 10, estimated: false },
+        finishReason: 'stop',
+      };
     },
-    stream: () => { throw new Error('not used'); },
+    stream: () => {
+      throw new Error('not used');
+    },
     completeJson: (req) => completeJson(llm, req),
   };
   return { llm, prompts };
@@ -94,7 +115,10 @@ function recordingLlm(contextTokens: number | undefined, reply: (text: string, s
 /** A model that reports one fact per turn it is shown, citing the turn by the number it saw. */
 function factPerTurnLlm(contextTokens: number | undefined) {
   return recordingLlm(contextTokens, (text) => {
-    const numbers = [...text.matchAll(/^\[(\d+)\] .*?: Ana said fact number (\d+)\b/gm)].map((m) => ({ turn: Number(m[1]), fact: Number(m[2]) }));
+    const numbers = [...text.matchAll(/^\[(\d+)\] .*?: Ana said fact number (\d+)\b/gm)].map((m) => ({
+      turn: Number(m[1]),
+      fact: Number(m[2]),
+    }));
     return {
       title: `Facts ${numbers[0]?.fact}`,
       narrative: `Ana listed facts ${numbers.map((n) => n.fact).join(', ')}.`,
@@ -115,11 +139,15 @@ describe('synthesiseMemCell with a small context window', () => {
     for (let i = 1; i <= TURNS; i++) {
       // ~1,200 characters each (the prompt's clip): 40 turns ≈ 12k tokens, over an 8k window.
       const content = `Ana said fact number ${i} ${'and went on about the weather in Lisbon at some length '.repeat(21)}`;
-      await db.exec('INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [`m${i}`, 'c1', i, 'user', 'Ana', content, T0 + i * 60_000, T0, 300]);
+      await db.exec(
+        'INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [`m${i}`, 'c1', i, 'user', 'Ana', content, T0 + i * 60_000, T0, 300],
+      );
     }
-    await db.exec("INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, scene_id, created_at, updated_at) VALUES ('cell1', 'c1', 1, ?, ?, ?, NULL, 0, 0)",
-      [TURNS, T0 + 60_000, T0 + TURNS * 60_000]);
+    await db.exec(
+      "INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, scene_id, created_at, updated_at) VALUES ('cell1', 'c1', 1, ?, ?, ?, NULL, 0, 0)",
+      [TURNS, T0 + 60_000, T0 + TURNS * 60_000],
+    );
   });
 
   it('splits the episode into batches that each fit, and every fact keeps its own turn as source', async () => {
@@ -158,15 +186,27 @@ describe('synthesiseMemCell with a small context window', () => {
  * was shown; the profile adds one item per scene shown.
  */
 function sceneProfileLlm(contextTokens: number | undefined) {
-  return recordingLlm(contextTokens, (text, seen) => text.includes('NEW EPISODES:')
-    ? { title: `Trip ${seen}`, summary: `Summary ${seen} covers ${labels(text, /^(E\d+) \| /gm).join(' ')}.` }
-    : { operations: labels(text, /^(S\d+) \(episodes/gm).map((s) => ({ op: 'add', kind: 'explicit', key: `visited ${s}`, value: 'yes', confidence: 0.9, evidence: [s] })) });
+  return recordingLlm(contextTokens, (text, seen) =>
+    text.includes('NEW EPISODES:')
+      ? { title: `Trip ${seen}`, summary: `Summary ${seen} covers ${labels(text, /^(E\d+) \| /gm).join(' ')}.` }
+      : {
+          operations: labels(text, /^(S\d+) \(episodes/gm).map((s) => ({
+            op: 'add',
+            kind: 'explicit',
+            key: `visited ${s}`,
+            value: 'yes',
+            confidence: 0.9,
+            evidence: [s],
+          })),
+        },
+  );
 }
 
 const labels = (text: string, re: RegExp): string[] => [...text.matchAll(re)].map((m) => m[1]!);
 
 /** ~2,000 characters (the prompts' clip for one narrative or summary) ≈ 450 tokens. */
-const longText = (n: number) => `Episode ${n}: Ana walked through Lisbon ${'and described the tiled streets, the trams and the river at length '.repeat(30)}`;
+const longText = (n: number) =>
+  `Episode ${n}: Ana walked through Lisbon ${'and described the tiled streets, the trams and the river at length '.repeat(30)}`;
 
 describe('theme and profile synthesis with a small context window', () => {
   const WINDOW = 2048;
@@ -179,10 +219,15 @@ describe('theme and profile synthesis with a small context window', () => {
     await db.exec("INSERT INTO memscenes (id, title, summary, created_at, updated_at) VALUES ('s0', 'Lisbon', NULL, 0, 0)");
     // Twelve synthesised episodes in one theme: ≈ 5,500 tokens of narratives, over a 2k window.
     for (let i = 1; i <= 12; i++) {
-      await db.exec("INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES (?, 'c1', ?, 'user', 'Ana', 'hi', ?, ?, 1)",
-        [`m${i}`, i, T0 + i * 60_000, T0]);
-      await db.exec(`INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, scene_id, status, title, narrative, created_at, updated_at)
-        VALUES (?, 'c1', ?, ?, ?, ?, 's0', 'synthesised', ?, ?, 0, 0)`, [`cell${i}`, i, i, T0 + i * 60_000, T0 + i * 60_000, `Walk ${i}`, longText(i)]);
+      await db.exec(
+        "INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES (?, 'c1', ?, 'user', 'Ana', 'hi', ?, ?, 1)",
+        [`m${i}`, i, T0 + i * 60_000, T0],
+      );
+      await db.exec(
+        `INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, scene_id, status, title, narrative, created_at, updated_at)
+        VALUES (?, 'c1', ?, ?, ?, ?, 's0', 'synthesised', ?, ?, 0, 0)`,
+        [`cell${i}`, i, i, T0 + i * 60_000, T0 + i * 60_000, `Walk ${i}`, longText(i)],
+      );
     }
   });
 
@@ -203,7 +248,10 @@ describe('theme and profile synthesis with a small context window', () => {
     // Each batch after the first carries the summary the one before returned.
     for (let i = 1; i < prompts.length; i++) expect(prompts[i]!.text).toContain(`CURRENT SUMMARY:\nSummary ${i} covers`);
     const [scene] = await db.query<{ title: string; summary: string }>("SELECT title, summary FROM memscenes WHERE id = 's0'");
-    expect(scene).toEqual({ title: `Trip ${prompts.length}`, summary: expect.stringMatching(new RegExp(`^Summary ${prompts.length} covers .*E12\\.$`)) });
+    expect(scene).toEqual({
+      title: `Trip ${prompts.length}`,
+      summary: expect.stringMatching(new RegExp(`^Summary ${prompts.length} covers .*E12\\.$`)),
+    });
   });
 
   it('an episode too long for the window alone is shortened and counted, not left out', async () => {
@@ -217,16 +265,35 @@ describe('theme and profile synthesis with a small context window', () => {
 
   it('the profile sees every scene in batches that fit, with the whole profile each time, and applies all batches together', async () => {
     for (let s = 1; s <= 8; s++) {
-      await db.exec("INSERT INTO memscenes (id, title, summary, created_at, updated_at) VALUES (?, ?, ?, 0, 0)", [`s${s}`, `Theme ${s}`, longText(100 + s)]);
-      await db.exec("UPDATE memcells SET scene_id = ? WHERE id = ?", [`s${s}`, `cell${s}`]);
+      await db.exec('INSERT INTO memscenes (id, title, summary, created_at, updated_at) VALUES (?, ?, ?, 0, 0)', [
+        `s${s}`,
+        `Theme ${s}`,
+        longText(100 + s),
+      ]);
+      await db.exec('UPDATE memcells SET scene_id = ? WHERE id = ?', [`s${s}`, `cell${s}`]);
     }
-    await db.exec("INSERT INTO profile_items (id, kind, key, value, confidence, evidence, status, created_at, updated_at) VALUES ('p0', 'explicit', 'home city', 'Lisbon', 0.9, '[]', 'active', 0, 0)");
+    await db.exec(
+      "INSERT INTO profile_items (id, kind, key, value, confidence, evidence, status, created_at, updated_at) VALUES ('p0', 'explicit', 'home city', 'Lisbon', 0.9, '[]', 'active', 0, 0)",
+    );
     const { llm, prompts } = sceneProfileLlm(WINDOW);
-    const result = await updateProfile({ llm, store, clock: { now: () => T0 }, newId: (() => { let n = 0; return () => `new${++n}`; })() }, { sceneLimit: 8 });
+    const result = await updateProfile(
+      {
+        llm,
+        store,
+        clock: { now: () => T0 },
+        newId: (() => {
+          let n = 0;
+          return () => `new${++n}`;
+        })(),
+      },
+      { sceneLimit: 8 },
+    );
     expect(prompts.length).toBeGreaterThan(1);
     expect(result).toMatchObject({ calls: prompts.length, clippedScenes: 0, hiddenItems: 0 });
     await expectEveryPromptFits(prompts);
-    expect(prompts.flatMap((p) => labels(p.text, /^(S\d+) \(episodes/gm)).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `S${i + 1}`).sort());
+    expect(prompts.flatMap((p) => labels(p.text, /^(S\d+) \(episodes/gm)).sort()).toEqual(
+      Array.from({ length: 8 }, (_, i) => `S${i + 1}`).sort(),
+    );
     for (const p of prompts) expect(p.text).toContain('P1 | explicit | home city = Lisbon');
     const items = await store.profileItems();
     expect(items.filter((i) => i.key.startsWith('visited '))).toHaveLength(8);

@@ -8,7 +8,10 @@ describe('speaker names while a history import stores turns', () => {
   it('reads them for every call when no import runs, once while one runs, and afresh after it', async () => {
     let importing = false;
     let reads = 0;
-    const names = speakersDuringImport(async () => [`speaker read ${++reads}`], () => importing);
+    const names = speakersDuringImport(
+      async () => [`speaker read ${++reads}`],
+      () => importing,
+    );
     expect(await names()).toEqual(['speaker read 1']);
     expect(await names()).toEqual(['speaker read 2']);
     importing = true;
@@ -21,7 +24,10 @@ describe('speaker names while a history import stores turns', () => {
 
   it('an import that starts before any recall reads the names once, at its first recall', async () => {
     let reads = 0;
-    const names = speakersDuringImport(async () => [`read ${++reads}`], () => true);
+    const names = speakersDuringImport(
+      async () => [`read ${++reads}`],
+      () => true,
+    );
     expect(await names()).toEqual(['read 1']);
     expect(await names()).toEqual(['read 1']);
   });

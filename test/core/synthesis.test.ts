@@ -5,7 +5,12 @@ import { LlmClient } from '../../src/llm/LlmClient';
 import { openMemoryDatabase } from '../../src/storage/openNodeDatabase';
 import { SqlKnowledgeStore } from '../../src/storage/knowledgeRepo';
 import {
-  activeForesight, attributeFact, expireForesight, summariseScene, synthesiseMemCell, type SynthesisDeps,
+  activeForesight,
+  attributeFact,
+  expireForesight,
+  summariseScene,
+  synthesiseMemCell,
+  type SynthesisDeps,
 } from '../../src/core/synthesis/synthesis';
 import { startMockLlmServer, type MockChatRequest, type MockLlmServer, type MockResponder } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
@@ -33,7 +38,10 @@ beforeEach(async () => {
   mock.requests.length = 0;
   db = await openMemoryDatabase();
   store = new SqlKnowledgeStore(db);
-  const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { timeoutMs: 5_000, maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 });
+  const llm = new LlmClient(
+    { baseUrl: mock.url, model: 'mock-model' },
+    { timeoutMs: 5_000, maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+  );
   deps = { llm, store, clock, newId: () => `p${++idCounter}` };
   await db.exec("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Chat', 0, 0)");
 });
@@ -52,8 +60,10 @@ async function addTurns(turns: readonly Turn[]): Promise<{ first: number; last: 
   for (const [i, t] of turns.entries()) {
     const id = `m${start + i}`;
     ids.push(id);
-    await db.exec('INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [id, 'c1', start + i, t.role, t.speaker, t.content, t.at, t.at, 10]);
+    await db.exec(
+      'INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [id, 'c1', start + i, t.role, t.speaker, t.content, t.at, t.at, 10],
+    );
   }
   return { first: start, last: start + turns.length - 1, ids };
 }
@@ -65,20 +75,30 @@ async function addScene(id: string, summary: string | null = null, title: string
 /** A raw cell over new turns. */
 async function addCell(id: string, turns: readonly Turn[], sceneId: string | null = null): Promise<string[]> {
   const { first, last, ids } = await addTurns(turns);
-  await db.exec('INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, scene_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0)',
-    [id, 'c1', first, last, turns[0]!.at, turns[turns.length - 1]!.at, sceneId]);
+  await db.exec(
+    'INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, scene_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0)',
+    [id, 'c1', first, last, turns[0]!.at, turns[turns.length - 1]!.at, sceneId],
+  );
   return ids;
 }
 
 async function addFact(id: string, memcellId: string, speaker: string, content: string): Promise<void> {
-  await db.exec('INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0)', [id, memcellId, speaker, content]);
+  await db.exec('INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0)', [
+    id,
+    memcellId,
+    speaker,
+    content,
+  ]);
 }
 
-const rows = <T extends Record<string, unknown>>(sql: string, params: (string | number | null)[] = []) => db.query(sql, params) as Promise<T[]>;
+const rows = <T extends Record<string, unknown>>(sql: string, params: (string | number | null)[] = []) =>
+  db.query(sql, params) as Promise<T[]>;
 
 const chatRequests = () => mock.requests.filter((r) => r.path.endsWith('/chat/completions'));
 const promptOf = (req: MockChatRequest | { body?: Record<string, unknown> }): string =>
-  ((('body' in req ? req.body?.messages : (req as MockChatRequest).messages) ?? []) as { role: string; content: string }[]).find((m) => m.role === 'user')?.content ?? '';
+  ((('body' in req ? req.body?.messages : (req as MockChatRequest).messages) ?? []) as { role: string; content: string }[]).find(
+    (m) => m.role === 'user',
+  )?.content ?? '';
 
 /** Answers the memcell stage with a fixed object; other stages fall through to the mechanical responder. */
 function memcellAnswer(value: unknown): MockResponder {
@@ -96,18 +116,24 @@ describe('synthesiseMemCell', () => {
     await addCell('cell1', aliceTurns);
     const result = await synthesiseMemCell(deps, 'cell1');
     expect(result).not.toBeNull();
-    const [cell] = await rows<{ status: string; title: string; narrative: string }>("SELECT status, title, narrative FROM memcells WHERE id = 'cell1'");
+    const [cell] = await rows<{ status: string; title: string; narrative: string }>(
+      "SELECT status, title, narrative FROM memcells WHERE id = 'cell1'",
+    );
     expect(cell!.status).toBe('synthesised');
     expect(cell!.title).toContain('Lisbon');
     expect(cell!.narrative).toContain('Alice');
-    const facts = await rows<{ id: string; speaker: string; content: string; occurred_at: number }>("SELECT id, speaker, content, occurred_at FROM facts WHERE memcell_id = 'cell1' ORDER BY id");
+    const facts = await rows<{ id: string; speaker: string; content: string; occurred_at: number }>(
+      "SELECT id, speaker, content, occurred_at FROM facts WHERE memcell_id = 'cell1' ORDER BY id",
+    );
     expect(facts.map((f) => f.speaker)).toEqual(['Alice', 'Alice']);
     expect(facts.map((f) => f.id)).toEqual(result!.factIds);
     expect(Number(facts[1]!.occurred_at)).toBe(T0 + 120_000);
     // Facts are searchable at once (FTS kept by triggers).
     const hits = await rows("SELECT rowid FROM facts_fts WHERE facts_fts MATCH 'studio'");
     expect(hits).toHaveLength(1);
-    const foresight = await rows<{ content: string; start_at: number; end_at: number; evidence: string; source: string }>("SELECT content, start_at, end_at, evidence, source FROM foresights WHERE memcell_id = 'cell1'");
+    const foresight = await rows<{ content: string; start_at: number; end_at: number; evidence: string; source: string }>(
+      "SELECT content, start_at, end_at, evidence, source FROM foresights WHERE memcell_id = 'cell1'",
+    );
     expect(foresight).toHaveLength(1);
     expect(foresight[0]!.source).toBe('llm');
     expect(JSON.parse(foresight[0]!.evidence)).toEqual(['m3']);
@@ -157,8 +183,16 @@ describe('synthesiseMemCell', () => {
 
   it('fails cleanly when every reply is truncated before the required narrative', async () => {
     await addCell('cell1', aliceTurns);
-    const facts = Array.from({ length: 12 }, (_, i) => ({ text: `Alice fact number ${i} about her flat near the river`, speaker: 'Alice', kind: 'new', turns: [1] }));
-    mock.setBehaviour({ truncateNext: 2, responder: memcellAnswer({ facts, foresight: [], title: 'Move', narrative: 'On 8 May 2023 Alice talked about her move.' }) });
+    const facts = Array.from({ length: 12 }, (_, i) => ({
+      text: `Alice fact number ${i} about her flat near the river`,
+      speaker: 'Alice',
+      kind: 'new',
+      turns: [1],
+    }));
+    mock.setBehaviour({
+      truncateNext: 2,
+      responder: memcellAnswer({ facts, foresight: [], title: 'Move', narrative: 'On 8 May 2023 Alice talked about her move.' }),
+    });
     await expect(synthesiseMemCell(deps, 'cell1')).rejects.toMatchObject({ code: 'LLM_BAD_OUTPUT' });
     expect(chatRequests()).toHaveLength(2);
     expect(await rows('SELECT id FROM facts')).toHaveLength(0);
@@ -181,16 +215,19 @@ describe('synthesiseMemCell', () => {
       exec: (sql, params) => db.exec(sql, params),
       query: (sql, params) => db.query(sql, params),
       changes: () => db.changes(),
-      transaction: (fn) => db.transaction((tx) => fn({
-        ...tx,
-        exec: async (sql, params) => {
-          if (crash && sql.includes('INSERT INTO foresights')) throw new Error('simulated crash');
-          return tx.exec(sql, params);
-        },
-        query: (sql, params) => tx.query(sql, params),
-        changes: () => tx.changes(),
-        transaction: (inner) => tx.transaction(inner),
-      })),
+      transaction: (fn) =>
+        db.transaction((tx) =>
+          fn({
+            ...tx,
+            exec: async (sql, params) => {
+              if (crash && sql.includes('INSERT INTO foresights')) throw new Error('simulated crash');
+              return tx.exec(sql, params);
+            },
+            query: (sql, params) => tx.query(sql, params),
+            changes: () => tx.changes(),
+            transaction: (inner) => tx.transaction(inner),
+          }),
+        ),
     };
     await expect(synthesiseMemCell({ ...deps, store: new SqlKnowledgeStore(crashing) }, 'cell1')).rejects.toThrow('simulated crash');
     expect(await rows('SELECT id FROM facts')).toHaveLength(0);
@@ -213,8 +250,14 @@ describe('synthesiseMemCell', () => {
     mock.requests.length = 0;
     await synthesiseMemCell(deps, 'cell1');
     expect(promptOf(chatRequests()[0]!)).toContain('K1 | Alice | Alice moved to Lisbon on 1 May 2023.');
-    const facts = await rows<{ id: string; edited_by_user: number }>("SELECT id, edited_by_user FROM facts WHERE memcell_id = 'cell1' ORDER BY id");
-    expect(facts.map((f) => [f.id, Number(f.edited_by_user)])).toEqual([['cell1:f0', 1], ['cell1:f1', 0], ['cell1:f2', 0]]);
+    const facts = await rows<{ id: string; edited_by_user: number }>(
+      "SELECT id, edited_by_user FROM facts WHERE memcell_id = 'cell1' ORDER BY id",
+    );
+    expect(facts.map((f) => [f.id, Number(f.edited_by_user)])).toEqual([
+      ['cell1:f0', 1],
+      ['cell1:f1', 0],
+      ['cell1:f2', 0],
+    ]);
   });
 
   describe('predict-calibrate', () => {
@@ -230,7 +273,17 @@ describe('synthesiseMemCell', () => {
         responder: memcellAnswer({
           title: 'Alice moves to Lisbon',
           narrative: 'On 8 May 2023 Alice told the assistant she had moved to Lisbon in early May 2023.',
-          facts: [{ text: 'Alice moved from Porto to Lisbon in early May 2023.', speaker: 'Alice', kind: 'update', replaces: 'K1', turns: [1], validFrom: '2023-05-01', validTo: null }],
+          facts: [
+            {
+              text: 'Alice moved from Porto to Lisbon in early May 2023.',
+              speaker: 'Alice',
+              kind: 'update',
+              replaces: 'K1',
+              turns: [1],
+              validFrom: '2023-05-01',
+              validTo: null,
+            },
+          ],
           foresight: [],
         }),
       });
@@ -241,7 +294,9 @@ describe('synthesiseMemCell', () => {
       expect(prompt).not.toContain('bicycle');
       expect(result!.knownFacts).toBe(2);
       expect(result!.supersededIds).toEqual(['fOld']);
-      const [old] = await rows<{ superseded_by: string; valid_to: number; confidence: number }>("SELECT superseded_by, valid_to, confidence FROM facts WHERE id = 'fOld'");
+      const [old] = await rows<{ superseded_by: string; valid_to: number; confidence: number }>(
+        "SELECT superseded_by, valid_to, confidence FROM facts WHERE id = 'fOld'",
+      );
       expect(old!.superseded_by).toBe(result!.factIds[0]);
       expect(Number(old!.valid_to)).toBe(Date.UTC(2023, 4, 1));
       expect(Number(old!.confidence)).toBe(1);
@@ -253,7 +308,14 @@ describe('synthesiseMemCell', () => {
       await addScene('s1');
       await addCell('cell1', aliceTurns, 's1');
       await synthesiseMemCell(deps, 'cell1');
-      await addCell('cell2', [aliceTurns[0]!, { ...aliceTurns[2]!, content: 'I will start the new job next week at a design studio.' }].map((t, i) => ({ ...t, at: T0 + DAY + i })), 's1');
+      await addCell(
+        'cell2',
+        [aliceTurns[0]!, { ...aliceTurns[2]!, content: 'I will start the new job next week at a design studio.' }].map((t, i) => ({
+          ...t,
+          at: T0 + DAY + i,
+        })),
+        's1',
+      );
       const again = await synthesiseMemCell(deps, 'cell2');
       expect(again!.knownFacts).toBe(2);
       expect(again!.factIds).toEqual([]);
@@ -267,15 +329,20 @@ describe('synthesiseMemCell', () => {
       await addCell('cell1', [{ role: 'user', speaker: 'Alice', content: 'I had a steak, I have always eaten meat.', at: T0 }], 's1');
       mock.setBehaviour({
         responder: memcellAnswer({
-          title: 'Steak', narrative: 'On 8 May 2023 Alice said she has always eaten meat.',
+          title: 'Steak',
+          narrative: 'On 8 May 2023 Alice said she has always eaten meat.',
           facts: [{ text: 'Alice has always eaten meat.', speaker: 'Alice', kind: 'contradiction', replaces: 'K1', turns: [1] }],
           foresight: [],
         }),
       });
       const result = await synthesiseMemCell(deps, 'cell1');
-      const [old] = await rows<{ superseded_by: string; valid_to: number | null; confidence: number }>("SELECT superseded_by, valid_to, confidence FROM facts WHERE id = 'fOld'");
+      const [old] = await rows<{ superseded_by: string; valid_to: number | null; confidence: number }>(
+        "SELECT superseded_by, valid_to, confidence FROM facts WHERE id = 'fOld'",
+      );
       expect(old).toEqual({ superseded_by: result!.factIds[0], valid_to: null, confidence: 0.5 });
-      const [created] = await rows<{ content: string; memcell_id: string }>('SELECT content, memcell_id FROM facts WHERE id = ?', [result!.factIds[0]!]);
+      const [created] = await rows<{ content: string; memcell_id: string }>('SELECT content, memcell_id FROM facts WHERE id = ?', [
+        result!.factIds[0]!,
+      ]);
       expect(created).toEqual({ content: 'Alice has always eaten meat.', memcell_id: 'cell1' });
     });
 
@@ -283,7 +350,12 @@ describe('synthesiseMemCell', () => {
       await addCell('cell1', aliceTurns);
       await addFact('fX', 'cell1', 'Alice', 'unrelated');
       mock.setBehaviour({
-        responder: memcellAnswer({ title: 't', narrative: 'n', facts: [{ text: 'Alice lives in Lisbon.', speaker: 'Alice', kind: 'update', replaces: 'K7', turns: [1] }], foresight: [] }),
+        responder: memcellAnswer({
+          title: 't',
+          narrative: 'n',
+          facts: [{ text: 'Alice lives in Lisbon.', speaker: 'Alice', kind: 'update', replaces: 'K7', turns: [1] }],
+          foresight: [],
+        }),
       });
       const result = await synthesiseMemCell(deps, 'cell1');
       expect(result!.supersededIds).toEqual([]);
@@ -291,7 +363,7 @@ describe('synthesiseMemCell', () => {
   });
 
   describe('attribution', () => {
-    it('never stores the assistant\'s words as the user\'s facts', async () => {
+    it("never stores the assistant's words as the user's facts", async () => {
       await addCell('cell1', [
         { role: 'user', speaker: 'Alice', content: 'What should I cook tonight?', at: T0 },
         { role: 'assistant', speaker: 'Recollect', content: 'You love Thai food, so try a green curry with tofu.', at: T0 + 1 },
@@ -299,7 +371,8 @@ describe('synthesiseMemCell', () => {
       ]);
       mock.setBehaviour({
         responder: memcellAnswer({
-          title: 'Dinner', narrative: 'On 8 May 2023 Alice asked what to cook.',
+          title: 'Dinner',
+          narrative: 'On 8 May 2023 Alice asked what to cook.',
           facts: [
             { text: 'Alice loves Thai food.', speaker: 'Alice', kind: 'new', turns: [2] }, // only the assistant said it: dropped
             { text: 'Alice loves green curry with tofu.', speaker: 'Alice', kind: 'new', turns: [] }, // best-matching turn is the assistant's: dropped
@@ -312,7 +385,9 @@ describe('synthesiseMemCell', () => {
         }),
       });
       const result = await synthesiseMemCell(deps, 'cell1');
-      const facts = await rows<{ speaker: string; content: string }>("SELECT speaker, content FROM facts WHERE memcell_id = 'cell1' ORDER BY id");
+      const facts = await rows<{ speaker: string; content: string }>(
+        "SELECT speaker, content FROM facts WHERE memcell_id = 'cell1' ORDER BY id",
+      );
       expect(facts).toEqual([
         { speaker: 'Assistant', content: 'The assistant suggested a green curry with tofu.' },
         { speaker: 'Assistant', content: 'The assistant recommends Thai food.' },
@@ -392,11 +467,13 @@ describe('updateProfile', () => {
 
   it('applies add, update and delete with history rows and evidence', async () => {
     await sceneWithCell('s1', 'c-old', T0 - 10 * DAY, 'Alice lives in Porto.', 'Home');
-    mock.setBehaviour({ responder: profileAnswer([
-      { op: 'add', id: null, kind: 'explicit', key: 'home city', value: 'Porto', confidence: 0.8, evidence: ['E1'], reason: 'said so' },
-      { op: 'add', kind: 'implicit', key: 'tone', value: 'prefers short answers', confidence: '0.6', evidence: ['S1'], reason: 'style' },
-      { op: 'add', kind: 'explicit', key: null, value: 'no key' },
-    ]) });
+    mock.setBehaviour({
+      responder: profileAnswer([
+        { op: 'add', id: null, kind: 'explicit', key: 'home city', value: 'Porto', confidence: 0.8, evidence: ['E1'], reason: 'said so' },
+        { op: 'add', kind: 'implicit', key: 'tone', value: 'prefers short answers', confidence: '0.6', evidence: ['S1'], reason: 'style' },
+        { op: 'add', kind: 'explicit', key: null, value: 'no key' },
+      ]),
+    });
     const added = await updateProfile(deps);
     expect(added.skipped).toBe(1);
     const prompt = promptOf(chatRequests()[0]!);
@@ -409,16 +486,30 @@ describe('updateProfile', () => {
 
     await sceneWithCell('s2', 'c-new', T0, 'Alice moved to Lisbon.', 'Move');
     mock.requests.length = 0;
-    mock.setBehaviour({ responder: profileAnswer([
-      { op: 'update', id: 'P1', kind: 'explicit', key: 'home city', value: 'Lisbon (since May 2023)', confidence: 0.9, evidence: ['E2'], reason: 'moved' },
-      { op: 'delete', id: 'P2', kind: 'implicit', key: 'tone', value: null, confidence: 0.5, evidence: ['E2'], reason: 'no longer' },
-    ]) });
+    mock.setBehaviour({
+      responder: profileAnswer([
+        {
+          op: 'update',
+          id: 'P1',
+          kind: 'explicit',
+          key: 'home city',
+          value: 'Lisbon (since May 2023)',
+          confidence: 0.9,
+          evidence: ['E2'],
+          reason: 'moved',
+        },
+        { op: 'delete', id: 'P2', kind: 'implicit', key: 'tone', value: null, confidence: 0.5, evidence: ['E2'], reason: 'no longer' },
+      ]),
+    });
     await updateProfile(deps);
     expect(promptOf(chatRequests()[0]!)).toContain('P1 | explicit | home city = Porto | confidence 0.80');
     expect(await item('home city')).toMatchObject({ value: 'Lisbon (since May 2023)', status: 'active', evidence: ['c-new', 'c-old'] });
     expect(await item('tone')).toBeUndefined();
     const history = await store.profileHistory(home!.id);
-    expect(history.map((h) => [h.op, h.value])).toEqual([['add', 'Porto'], ['update', 'Lisbon (since May 2023)']]);
+    expect(history.map((h) => [h.op, h.value])).toEqual([
+      ['add', 'Porto'],
+      ['update', 'Lisbon (since May 2023)'],
+    ]);
     const [deleted] = await rows<{ id: string; status: string }>("SELECT id, status FROM profile_items WHERE key = 'tone'");
     expect(deleted!.status).toBe('deleted');
     expect((await store.profileHistory(deleted!.id)).map((h) => h.op)).toEqual(['add', 'delete']);
@@ -427,8 +518,15 @@ describe('updateProfile', () => {
   it('records a conflict instead of overwriting a user-edited item', async () => {
     await sceneWithCell('s1', 'c1x', T0, 'Alice is 34.', 'Age');
     const now = T0;
-    await db.exec("INSERT INTO profile_items (id, kind, key, value, confidence, evidence, status, edited_by_user, created_at, updated_at) VALUES ('u1', 'explicit', 'age', '35', 1, '[]', 'active', 1, ?, ?)", [now, now]);
-    mock.setBehaviour({ responder: profileAnswer([{ op: 'update', id: 'P1', kind: 'explicit', key: 'age', value: '34', confidence: 0.7, evidence: ['E1'], reason: 'scene says 34' }]) });
+    await db.exec(
+      "INSERT INTO profile_items (id, kind, key, value, confidence, evidence, status, edited_by_user, created_at, updated_at) VALUES ('u1', 'explicit', 'age', '35', 1, '[]', 'active', 1, ?, ?)",
+      [now, now],
+    );
+    mock.setBehaviour({
+      responder: profileAnswer([
+        { op: 'update', id: 'P1', kind: 'explicit', key: 'age', value: '34', confidence: 0.7, evidence: ['E1'], reason: 'scene says 34' },
+      ]),
+    });
     await updateProfile(deps);
     const age = await item('age');
     expect(age).toMatchObject({ value: '35', status: 'conflict' });
@@ -448,13 +546,39 @@ describe('updateProfile', () => {
     await sceneWithCell('s2', 'c-new', T0, 'Alice works at a studio.', 'Work 2');
     await db.exec(`INSERT INTO profile_items (id, kind, key, value, confidence, evidence, status, created_at, updated_at)
       VALUES ('w1', 'explicit', 'employer', 'a studio', 0.8, '["c-new"]', 'active', 0, 0)`);
-    mock.setBehaviour({ responder: profileAnswer([{ op: 'update', id: 'P1', kind: 'explicit', key: 'employer', value: 'a bank', confidence: 0.8, evidence: ['c-old'], reason: 'bank' }]) });
+    mock.setBehaviour({
+      responder: profileAnswer([
+        {
+          op: 'update',
+          id: 'P1',
+          kind: 'explicit',
+          key: 'employer',
+          value: 'a bank',
+          confidence: 0.8,
+          evidence: ['c-old'],
+          reason: 'bank',
+        },
+      ]),
+    });
     const result = await updateProfile(deps);
     expect(result.changes.map((c) => c.history.op)).toEqual(['conflict']);
     expect(await item('employer')).toMatchObject({ value: 'a studio', status: 'conflict' });
     // Newer evidence later settles it as an ordinary update.
     await sceneWithCell('s3', 'c-newest', T0 + DAY, 'Alice now works at a bank again.', 'Work 3');
-    mock.setBehaviour({ responder: profileAnswer([{ op: 'update', id: 'P1', kind: 'explicit', key: 'employer', value: 'a bank (since 9 May 2023)', confidence: 0.9, evidence: ['c-newest'], reason: 'changed job' }]) });
+    mock.setBehaviour({
+      responder: profileAnswer([
+        {
+          op: 'update',
+          id: 'P1',
+          kind: 'explicit',
+          key: 'employer',
+          value: 'a bank (since 9 May 2023)',
+          confidence: 0.9,
+          evidence: ['c-newest'],
+          reason: 'changed job',
+        },
+      ]),
+    });
     await updateProfile(deps);
     expect(await item('employer')).toMatchObject({ value: 'a bank (since 9 May 2023)', status: 'active' });
     expect((await store.profileHistory('w1')).map((h) => h.op)).toEqual(['conflict', 'update']);
@@ -462,7 +586,9 @@ describe('updateProfile', () => {
 
   it('treats an add of an existing key as an update', async () => {
     await sceneWithCell('s1', 'c1x', T0, 'Alice has a cat named Miso.', 'Pets');
-    mock.setBehaviour({ responder: profileAnswer([{ op: 'add', kind: 'explicit', key: 'Pet', value: 'cat Miso', confidence: 0.8, evidence: ['E1'] }]) });
+    mock.setBehaviour({
+      responder: profileAnswer([{ op: 'add', kind: 'explicit', key: 'Pet', value: 'cat Miso', confidence: 0.8, evidence: ['E1'] }]),
+    });
     await updateProfile(deps);
     await updateProfile(deps); // same value again: evidence merged, nothing new
     const items = await store.profileItems();
@@ -474,15 +600,23 @@ describe('updateProfile', () => {
     await sceneWithCell('s1', 'c1x', T0, 'Alice likes many things.', 'Likes');
     for (let i = 0; i < 58; i++) {
       const kind = i < 5 ? 'implicit' : 'explicit';
-      await db.exec('INSERT INTO profile_items (id, kind, key, value, confidence, evidence, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0)',
-        [`x${i}`, kind, `key ${i}`, `value ${i}`, i < 5 ? 0.2 + i * 0.1 : 0.1, '[]', 'active']);
+      await db.exec(
+        'INSERT INTO profile_items (id, kind, key, value, confidence, evidence, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0)',
+        [`x${i}`, kind, `key ${i}`, `value ${i}`, i < 5 ? 0.2 + i * 0.1 : 0.1, '[]', 'active'],
+      );
     }
     await db.exec("UPDATE profile_items SET edited_by_user = 1 WHERE id = 'x0'");
-    mock.setBehaviour({ responder: profileAnswer(['a', 'b', 'c', 'd'].map((k) => ({ op: 'add', kind: 'explicit', key: `new ${k}`, value: k, confidence: 0.9, evidence: ['E1'] }))) });
+    mock.setBehaviour({
+      responder: profileAnswer(
+        ['a', 'b', 'c', 'd'].map((k) => ({ op: 'add', kind: 'explicit', key: `new ${k}`, value: k, confidence: 0.9, evidence: ['E1'] })),
+      ),
+    });
     await updateProfile(deps, { cap: 60 });
     const live = await store.profileItems();
     expect(live).toHaveLength(60);
-    const [x0, x1, x2, x3] = await Promise.all(['x0', 'x1', 'x2', 'x3'].map((id) => rows<{ status: string }>('SELECT status FROM profile_items WHERE id = ?', [id])));
+    const [x0, x1, x2, x3] = await Promise.all(
+      ['x0', 'x1', 'x2', 'x3'].map((id) => rows<{ status: string }>('SELECT status FROM profile_items WHERE id = ?', [id])),
+    );
     expect([x0![0]!.status, x1![0]!.status, x2![0]!.status, x3![0]!.status]).toEqual(['active', 'deleted', 'deleted', 'active']);
     const history = await store.profileHistory('x1');
     expect(history).toHaveLength(1);
@@ -500,8 +634,10 @@ describe('updateProfile', () => {
 
 describe('foresight validity', () => {
   async function insertForesight(id: string, start: number | null, end: number | null, status = 'active'): Promise<void> {
-    await db.exec('INSERT INTO foresights (id, content, start_at, end_at, status, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, 0)',
-      [id, `item ${id}`, start, end, status, 'llm']);
+    await db.exec(
+      'INSERT INTO foresights (id, content, start_at, end_at, status, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, 0)',
+      [id, `item ${id}`, start, end, status, 'llm'],
+    );
   }
 
   it('excludes ended items from the read path and marks them expired without deleting them', async () => {
@@ -520,8 +656,11 @@ describe('foresight validity', () => {
     expect(await expireForesight(store, now)).toBe(0);
     const all = await rows<{ id: string; status: string }>('SELECT id, status FROM foresights ORDER BY id');
     expect(all).toEqual([
-      { id: 'current', status: 'active' }, { id: 'dismissed', status: 'dismissed' }, { id: 'open', status: 'active' },
-      { id: 'past', status: 'expired' }, { id: 'upcoming', status: 'active' },
+      { id: 'current', status: 'active' },
+      { id: 'dismissed', status: 'dismissed' },
+      { id: 'open', status: 'active' },
+      { id: 'past', status: 'expired' },
+      { id: 'upcoming', status: 'active' },
     ]);
     expect((await activeForesight(store, now + 10 * DAY)).map((f) => f.id)).toEqual(['open']);
   });

@@ -33,8 +33,22 @@ afterEach(() => mock.setBehaviour({ hangNext: 0, rateLimitNext: 0, retryAfter: '
 const fakeTime = (start = T0) => fakeTimeFrom(start);
 
 async function twoEpisodes(engine: ReturnType<typeof createEngine>) {
-  await engine.conversations.appendTurn({ id: 'm1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'I adopted a dog named Biscuit.', occurredAt: T0 });
-  await engine.conversations.appendTurn({ id: 'm2', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My flight to Lisbon is on Friday.', occurredAt: T0 + 48 * 3_600_000 });
+  await engine.conversations.appendTurn({
+    id: 'm1',
+    conversationId: 'c',
+    role: 'user',
+    speaker: 'Ana',
+    content: 'I adopted a dog named Biscuit.',
+    occurredAt: T0,
+  });
+  await engine.conversations.appendTurn({
+    id: 'm2',
+    conversationId: 'c',
+    role: 'user',
+    speaker: 'Ana',
+    content: 'My flight to Lisbon is on Friday.',
+    occurredAt: T0 + 48 * 3_600_000,
+  });
   await engine.idle();
   await engine.closeOpenCells();
   await engine.idle();
@@ -45,8 +59,17 @@ describe('synthesis recovery', () => {
     const db = await openMemoryDatabase();
     const t = fakeTime();
     const store = new SqlJobStore(db, t.clock);
-    const first = new JobRunner({ store, clock: t.clock, timer: t.timer, config: { baseBackoffMs: 10_000 },
-      handlers: { synth: async () => { throw new RecollectError('LLM_TIMEOUT', 'hung'); } } });
+    const first = new JobRunner({
+      store,
+      clock: t.clock,
+      timer: t.timer,
+      config: { baseBackoffMs: 10_000 },
+      handlers: {
+        synth: async () => {
+          throw new RecollectError('LLM_TIMEOUT', 'hung');
+        },
+      },
+    });
     await store.enqueue('synth', {});
     await first.start();
     await first.idle();
@@ -65,8 +88,14 @@ describe('synthesis recovery', () => {
     const t = fakeTime(Date.now());
     const store = await openNodeStore({ clock: t.clock });
     const engine = createEngine(store, {
-      only: ['episodes', 'synthesis', 'recall'], embedders: provider, settings: new MemorySettingsStore(), clock: t.clock, timer: t.timer, profileDebounceMs: 0,
-      llmFactory: (s, sink) => new LlmClient({ baseUrl: s.baseUrl, model: s.model }, { ...(sink ? { sink } : {}), timeoutMs: 250, maxAttempts: 1 }),
+      only: ['episodes', 'synthesis', 'recall'],
+      embedders: provider,
+      settings: new MemorySettingsStore(),
+      clock: t.clock,
+      timer: t.timer,
+      profileDebounceMs: 0,
+      llmFactory: (s, sink) =>
+        new LlmClient({ baseUrl: s.baseUrl, model: s.model }, { ...(sink ? { sink } : {}), timeoutMs: 250, maxAttempts: 1 }),
     });
     await engine.start();
     await engine.settings.saveLlm({ baseUrl: mock.url, model: 'mock-model' });
@@ -98,7 +127,14 @@ describe('synthesis recovery', () => {
     const t = fakeTime(Date.now());
     const store = await openNodeStore({ clock: t.clock });
     const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, maxAttempts: 1, clock: t.clock });
-    const engine = createEngine(store, { only: ['episodes', 'synthesis'], embedders: provider, llm, clock: t.clock, timer: t.timer, profileDebounceMs: 0 });
+    const engine = createEngine(store, {
+      only: ['episodes', 'synthesis'],
+      embedders: provider,
+      llm,
+      clock: t.clock,
+      timer: t.timer,
+      profileDebounceMs: 0,
+    });
     await engine.start();
     await engine.synthesis.setPolicy('eager');
     await store.createConversation({ id: 'c', title: 't' });
@@ -115,9 +151,14 @@ describe('synthesis recovery', () => {
 
   it('a JSON reply cut by the token limit is asked again, even when what arrived parses', async () => {
     const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { maxAttempts: 1 });
-    mock.setBehaviour({ truncateNext: 1, responder: () => JSON.stringify({ facts: ['Ana adopted a dog named Biscuit', 'Ana flies to Lisbon on Friday'] }) });
+    mock.setBehaviour({
+      truncateNext: 1,
+      responder: () => JSON.stringify({ facts: ['Ana adopted a dog named Biscuit', 'Ana flies to Lisbon on Friday'] }),
+    });
     const result = await completeJson(llm, {
-      stage: 'synthesis', messages: [{ role: 'user', content: 'Facts as JSON.' }], schema: z.object({ facts: z.array(z.string()) }),
+      stage: 'synthesis',
+      messages: [{ role: 'user', content: 'Facts as JSON.' }],
+      schema: z.object({ facts: z.array(z.string()) }),
     });
     mock.setBehaviour({ responder: synthesisResponder });
     expect(result.attempts).toBe(2);

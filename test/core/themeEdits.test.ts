@@ -30,7 +30,14 @@ async function setup(withEndpoint: boolean) {
   await engine.synthesis.setPolicy('eager');
   await store.createConversation({ id: 'c', title: 'Chat' });
   const say = async (h: number, content: string) => {
-    await engine.conversations.appendTurn({ id: `t${++n}`, conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + h * H });
+    await engine.conversations.appendTurn({
+      id: `t${++n}`,
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'Ana',
+      content,
+      occurredAt: T0 + h * H,
+    });
     await engine.idle();
   };
   const settle = async () => {
@@ -40,7 +47,11 @@ async function setup(withEndpoint: boolean) {
   const dogScene = async () => (await engine.memory.listScenes()).find((s) => s.id === dogSceneId)!;
   let dogSceneId = '';
   const remember = async () => {
-    dogSceneId = (await store.db.query<{ scene_id: string }>("SELECT c.scene_id FROM memcells c JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq WHERE m.content LIKE '%dog%' LIMIT 1"))[0]!.scene_id;
+    dogSceneId = (
+      await store.db.query<{ scene_id: string }>(
+        "SELECT c.scene_id FROM memcells c JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq WHERE m.content LIKE '%dog%' LIMIT 1",
+      )
+    )[0]!.scene_id;
   };
   // Two themes, so centred episode vectors differ (scenes compare vectors centred on the mean).
   const start = async () => {
@@ -61,13 +72,17 @@ describe('theme edits', () => {
     await engine.memory.renameScene(scene.id, 'Biscuit');
     engine.setLlm(llm);
     await engine.idle();
-    const [row] = await store.db.query<{ title: string; summary: string | null }>('SELECT title, summary FROM memscenes WHERE id = ?', [scene.id]);
+    const [row] = await store.db.query<{ title: string; summary: string | null }>('SELECT title, summary FROM memscenes WHERE id = ?', [
+      scene.id,
+    ]);
     expect(row!.title).toBe('Biscuit');
     expect(row!.summary).toBeTruthy();
 
     await say(48, 'The dog learned to sit today.');
     await settle();
-    const [later] = await store.db.query<{ title: string; summary: string }>('SELECT title, summary FROM memscenes WHERE id = ?', [scene.id]);
+    const [later] = await store.db.query<{ title: string; summary: string }>('SELECT title, summary FROM memscenes WHERE id = ?', [
+      scene.id,
+    ]);
     expect(later!.title).toBe('Biscuit');
     expect(later!.summary).not.toBe(row!.summary); // the summary follows the new episode
   });
@@ -82,7 +97,9 @@ describe('theme edits', () => {
     await say(48, 'The dog learned to sit today.');
     await settle();
     const [row] = await store.db.query<{ title: string | null; summary: string | null; members: number }>(
-      'SELECT title, summary, (SELECT count(*) FROM memcells WHERE scene_id = s.id) AS members FROM memscenes s WHERE id = ?', [scene.id]);
+      'SELECT title, summary, (SELECT count(*) FROM memcells WHERE scene_id = s.id) AS members FROM memscenes s WHERE id = ?',
+      [scene.id],
+    );
     expect(row!.members).toBe(2); // the new episode joined the same theme …
     expect(row!.summary).toBeNull(); // … and its forgotten summary stayed forgotten
     expect((await store.db.query("SELECT item_id FROM vectors WHERE item_kind = 'memscene' AND item_id = ?", [scene.id])).length).toBe(0);

@@ -48,7 +48,7 @@ describe('offsets remembered by the hour', () => {
   });
 });
 
-describe('the segmenter splits at the user\'s midnight', () => {
+describe("the segmenter splits at the user's midnight", () => {
   const turn = (id: string, t: number) => ({ id, seq: 0, occurredAt: t, tokenCount: 5 });
   const split = (timeZone: string, a: number, b: number) =>
     segmentTurns([turn('a', a), turn('b', b)], { ...DEFAULT_SEGMENTER_CONFIG, timeZone }).length === 2;
@@ -72,7 +72,7 @@ describe('the segmenter splits at the user\'s midnight', () => {
   });
 });
 
-describe('date foresight in the user\'s time zone', () => {
+describe("date foresight in the user's time zone", () => {
   it('Tokyo: "tomorrow" written at 23:30 local is the next Tokyo day', () => {
     const written = Date.UTC(2026, 2, 10, 14, 30); // 23:30 JST on 10 March
     const [item] = findDateForesight('My exam is tomorrow.', written, 'Asia/Tokyo');
@@ -105,7 +105,12 @@ describe('the engine keeps the zone and uses it', () => {
   it('stores a chosen zone in meta, refuses an unknown one, follows the browser when cleared, and dates the answer prompt in it', async () => {
     const store = await openNodeStore();
     const llm = new LlmClient({ baseUrl: mock.url, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
-    const engine = createEngine(store, { only: ['episodes', 'recall'], llm, platformTimeZone: () => 'America/New_York', clock: { now: () => Date.UTC(2026, 2, 10, 14, 30) } });
+    const engine = createEngine(store, {
+      only: ['episodes', 'recall'],
+      llm,
+      platformTimeZone: () => 'America/New_York',
+      clock: { now: () => Date.UTC(2026, 2, 10, 14, 30) },
+    });
     await engine.start();
     expect(await engine.settings.timeZone()).toEqual({ timeZone: 'America/New_York', source: 'browser' });
     await expect(engine.settings.setTimeZone('Mars/Olympus')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
@@ -127,20 +132,25 @@ describe('the engine keeps the zone and uses it', () => {
   });
 });
 
-describe('synthesis and query analysis read the user\'s calendar', () => {
+describe("synthesis and query analysis read the user's calendar", () => {
   const LA = 'America/Los_Angeles';
   // Tuesday 10 March 2026, 20:00 in Los Angeles = Wednesday 11 March, 03:00 UTC.
   const evening = Date.UTC(2026, 2, 11, 3);
 
   it('the synthesis prompt shows a turn at 20:00 Los Angeles time, on its Los Angeles day', () => {
-    const [, user] = buildMemCellPrompt({ startAt: evening, endAt: evening, timeZone: LA, known: [],
-      turns: [{ speaker: 'You', role: 'user', content: 'I fly to Lisbon on Friday.', occurredAt: evening }] });
+    const [, user] = buildMemCellPrompt({
+      startAt: evening,
+      endAt: evening,
+      timeZone: LA,
+      known: [],
+      turns: [{ speaker: 'You', role: 'user', content: 'I fly to Lisbon on Friday.', occurredAt: evening }],
+    });
     expect(user!.content).toContain('Episode: Tuesday 10 March 2026, 20:00 to Tuesday 10 March 2026, 20:00 (America/Los_Angeles)');
     expect(user!.content).toContain('[1] Tuesday 10 March 2026, 20:00 | You (user)');
     expect(formatDateTime(evening)).toBe('Wednesday 11 March 2026, 03:00'); // UTC stays the default (benchmarks)
   });
 
-  it('a day the model returns is that day in the user\'s zone', () => {
+  it("a day the model returns is that day in the user's zone", () => {
     expect(parseDate('2026-03-13', 'start', LA)).toBe(Date.UTC(2026, 2, 13, 7)); // PDT, UTC-7
     expect(parseDate('2026-03-13', 'end', LA)).toBe(Date.UTC(2026, 2, 14, 7) - 1);
     expect(parseDate('2026-03', 'start', LA)).toBe(Date.UTC(2026, 2, 1, 8)); // still PST on 1 March
@@ -160,7 +170,14 @@ describe('the platform zone read once a minute', () => {
     let t = 0;
     const reads: string[] = [];
     const zones = ['Europe/Berlin', 'Asia/Tokyo'];
-    const zone = cachedTimeZone(() => { reads.push('read'); return zones[Math.min(reads.length - 1, 1)]!; }, 60_000, () => t);
+    const zone = cachedTimeZone(
+      () => {
+        reads.push('read');
+        return zones[Math.min(reads.length - 1, 1)]!;
+      },
+      60_000,
+      () => t,
+    );
     expect([zone(), zone(), zone()]).toEqual(['Europe/Berlin', 'Europe/Berlin', 'Europe/Berlin']);
     expect(reads).toHaveLength(1);
     t = 59_999;

@@ -4,7 +4,7 @@ import { createEngine } from '../../src/host/createEngine';
 import type { Embedder, EmbedderProvider } from '../../src/core/base/ports';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { TrailingIndex, type IndexingStatus } from '../../src/core/engine/trailingIndex';
-import type { EmbeddingStatus } from '../../src/core/capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../../src/core/capture/embeddingStatus';
 
 /** A ChatGPT export of `conversations` × `turns` turns, each with a word of its own (`w<c>x<k>`). */
 function exportFile(conversations: number, turns: number): File {
@@ -14,8 +14,16 @@ function exportFile(conversations: number, turns: number): File {
     for (let k = 0; k < turns; k++) {
       const id = `c${c}m${k}`;
       mapping[id] = {
-        id, parent: k ? `c${c}m${k - 1}` : 'root', children: k < turns - 1 ? [`c${c}m${k + 1}`] : [],
-        message: { id, author: { role: k % 2 ? 'assistant' : 'user' }, create_time: t0 + c * 86_400 + k * 30, content: { content_type: 'text', parts: [`turn ${k} of chat ${c} mentions w${c}x${k} and the garden`] }, metadata: {} },
+        id,
+        parent: k ? `c${c}m${k - 1}` : 'root',
+        children: k < turns - 1 ? [`c${c}m${k + 1}`] : [],
+        message: {
+          id,
+          author: { role: k % 2 ? 'assistant' : 'user' },
+          create_time: t0 + c * 86_400 + k * 30,
+          content: { content_type: 'text', parts: [`turn ${k} of chat ${c} mentions w${c}x${k} and the garden`] },
+          metadata: {},
+        },
       };
     }
     return { id: `conv-${c}`, title: `Chat ${c}`, create_time: t0 + c * 86_400, current_node: `c${c}m${turns - 1}`, mapping };
@@ -25,7 +33,8 @@ function exportFile(conversations: number, turns: number): File {
 
 function letters(calls: number[]): Embedder {
   return {
-    id: 'a@1', dim: 26,
+    id: 'a@1',
+    dim: 26,
     async embed(texts) {
       calls.push(texts.length);
       return texts.map((t) => {
@@ -56,7 +65,9 @@ describe('the indexing that trails a history import', () => {
     const calls: number[] = [];
     const engine = createEngine(store, { only: ['episodes', 'recall'], embedders: provider(calls) });
     const statuses: IndexingStatus[] = [];
-    engine.on((e) => { if (e.type === 'indexing-status') statuses.push(e.status); });
+    engine.on((e) => {
+      if (e.type === 'indexing-status') statuses.push(e.status);
+    });
     await engine.start();
     await engine.idle();
     const before = calls.length;
@@ -65,7 +76,11 @@ describe('the indexing that trails a history import', () => {
     // Embedding waited for the import (the model would have competed with it for the cores).
     expect(calls.length).toBe(before);
     // Every turn is found by its own words as soon as the import has reported it stored.
-    for (const [c, k] of [[0, 0], [5, 7], [11, 9]] as const) {
+    for (const [c, k] of [
+      [0, 0],
+      [5, 7],
+      [11, 9],
+    ] as const) {
       const [hit] = await engine.conversations.search(`w${c}x${k}`);
       expect(hit?.message.id).toBe(`chatgpt:conv-${c}:c${c}m${k}`);
     }
@@ -116,10 +131,17 @@ describe('the indexing that trails a history import', () => {
     const direct = await openNodeStore();
     const stepped = await openNodeStore();
     for (const store of [direct, stepped]) {
-      await store.createConversations([{ id: 'c', title: 't' }, { id: 'd', title: 'u' }]);
+      await store.createConversations([
+        { id: 'c', title: 't' },
+        { id: 'd', title: 'u' },
+      ]);
     }
     const turns = Array.from({ length: 23 }, (_, i) => ({
-      id: `t${i}`, conversationId: i % 3 ? 'c' : 'd', role: (i % 2 ? 'assistant' : 'user') as 'user' | 'assistant', content: `turn ${i} says word${i}`, occurredAt: Date.UTC(2024, 0, 1) + i * 60_000,
+      id: `t${i}`,
+      conversationId: i % 3 ? 'c' : 'd',
+      role: (i % 2 ? 'assistant' : 'user') as 'user' | 'assistant',
+      content: `turn ${i} says word${i}`,
+      occurredAt: Date.UTC(2024, 0, 1) + i * 60_000,
     }));
     await direct.appendTurns(turns);
     await stepped.appendTurns(turns, { deferTurnIndex: true });
@@ -143,12 +165,25 @@ describe('the indexing that trails a history import', () => {
 
 describe('the indexing status at open', () => {
   it('does not say "Indexing 0 of N" while the embedder has not counted yet, and shows the real backlog once it has', async () => {
-    let embedding: EmbeddingStatus = { activeModel: 'a', targetModel: 'a', embedded: 0, total: 0, state: 'running', error: null, kinds: null };
+    let embedding: EmbeddingStatus = {
+      activeModel: 'a',
+      targetModel: 'a',
+      embedded: 0,
+      total: 0,
+      state: 'running',
+      error: null,
+      kinds: null,
+    };
     const statuses: IndexingStatus[] = [];
     const trailing = new TrailingIndex({
-      backlog: async () => 0, indexSome: async () => 0, countTurns: async () => 5_048,
-      embedding: () => embedding, pauseEmbedding: () => () => undefined, kickEmbedding: () => undefined,
-      episodesBusy: () => false, onStatus: (s) => statuses.push(s),
+      backlog: async () => 0,
+      indexSome: async () => 0,
+      countTurns: async () => 5_048,
+      embedding: () => embedding,
+      pauseEmbedding: () => () => undefined,
+      kickEmbedding: () => undefined,
+      episodesBusy: () => false,
+      onStatus: (s) => statuses.push(s),
     });
     // Just opened: the turns are counted, the embedder's count is still held back.
     expect(await trailing.status()).toMatchObject({ indexed: 5_048, total: 5_048 });

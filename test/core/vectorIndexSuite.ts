@@ -35,7 +35,11 @@ function naive(vectors: Map<string, Float32Array>, q: ArrayLike<number>, k: numb
 /** Score error an int8 row × int8 query may make on unit vectors of these test sizes. */
 const APPROX_TOLERANCE = 0.02;
 
-export function describeVectorIndex(name: string, load: () => VectorIndexFactory | Promise<VectorIndexFactory>, expectedKind: string): void {
+export function describeVectorIndex(
+  name: string,
+  load: () => VectorIndexFactory | Promise<VectorIndexFactory>,
+  expectedKind: string,
+): void {
   describe(`vector index behaviour: ${name}`, () => {
     const factory = async () => {
       const f = await load();
@@ -45,7 +49,14 @@ export function describeVectorIndex(name: string, load: () => VectorIndexFactory
     };
 
     /** Exact: the same ids in the same order, same scores. Approximate: a valid top-k within tolerance. */
-    function expectTopK(exact: boolean, actual: VectorHit[], truth: Map<string, Float32Array>, q: ArrayLike<number>, k: number, filter?: (id: string) => boolean): void {
+    function expectTopK(
+      exact: boolean,
+      actual: VectorHit[],
+      truth: Map<string, Float32Array>,
+      q: ArrayLike<number>,
+      k: number,
+      filter?: (id: string) => boolean,
+    ): void {
       const expected = naive(truth, q, k, filter);
       expect(actual).toHaveLength(expected.length);
       if (exact) {

@@ -26,7 +26,10 @@ class FakeWorker implements WorkerStart<Api> {
   #release: (() => void) | null = null;
   #errorListeners: (() => void)[] = [];
   terminated = false;
-  constructor(private readonly locks: FakeLocks, private readonly failAtStart = false) {}
+  constructor(
+    private readonly locks: FakeLocks,
+    private readonly failAtStart = false,
+  ) {}
   readonly api: Api = {
     echo: async (text) => text,
     hang: () => new Promise<string>(() => undefined),

@@ -57,7 +57,12 @@ const REPO_PATH = /^(?:src|test|e2e|bench|scripts|docs|workers|screenshots)\/[\w
  * What is broken in one page (`file`, relative to `root`, with its `text`): one line per problem.
  * `read` gives another page's text for its anchors.
  */
-export function problemsIn(file: string, text: string, root: string, read: (path: string) => string = (p) => readFileSync(join(root, p), 'utf8')): string[] {
+export function problemsIn(
+  file: string,
+  text: string,
+  root: string,
+  read: (path: string) => string = (p) => readFileSync(join(root, p), 'utf8'),
+): string[] {
   const problems: string[] = [];
   const { scripts, bench } = knownCommands(root);
   const exists = (path: string) => existsSync(join(root, path));
@@ -67,10 +72,19 @@ export function problemsIn(file: string, text: string, root: string, read: (path
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // http:, https:, mailto:
     const [path, anchor] = target.split('#') as [string, string | undefined];
     const resolved = path ? normalize(join(dirname(file), decodeURIComponent(path))) : file;
-    if (resolved.startsWith('..')) { problems.push(`${file}: ${target} leaves the repository`); continue; }
-    if (!exists(resolved)) { problems.push(`${file}: ${target} — no such file ${resolved}`); continue; }
+    if (resolved.startsWith('..')) {
+      problems.push(`${file}: ${target} leaves the repository`);
+      continue;
+    }
+    if (!exists(resolved)) {
+      problems.push(`${file}: ${target} — no such file ${resolved}`);
+      continue;
+    }
     if (anchor !== undefined) {
-      if (!resolved.endsWith('.md')) { problems.push(`${file}: ${target} — an anchor into a file that is not Markdown`); continue; }
+      if (!resolved.endsWith('.md')) {
+        problems.push(`${file}: ${target} — an anchor into a file that is not Markdown`);
+        continue;
+      }
       const anchors = headingAnchors(resolved === file ? text : read(resolved));
       if (!anchors.has(anchor)) problems.push(`${file}: ${target} — ${relative('.', resolved)} has no heading #${anchor}`);
     }
@@ -79,7 +93,8 @@ export function problemsIn(file: string, text: string, root: string, read: (path
   for (const m of text.matchAll(/\bnpm run ([\w:-]+)(?:\s+--\s+([a-z][\w-]*))?/g)) {
     const [, script, command] = m;
     if (!scripts.has(script!)) problems.push(`${file}: npm run ${script} — no such script in package.json`);
-    else if (script === 'bench' && command && !bench.has(command)) problems.push(`${file}: npm run bench -- ${command} — bench/cli.ts has no such command`);
+    else if (script === 'bench' && command && !bench.has(command))
+      problems.push(`${file}: npm run bench -- ${command} — bench/cli.ts has no such command`);
   }
 
   for (const m of text.matchAll(/\b(?:npx tsx|node|npx playwright test)\s+((?:bench|scripts|e2e|test|screenshots)\/[\w./-]+)/g)) {
@@ -114,7 +129,8 @@ describe('README and docs', () => {
         for (const m of readFileSync(join(ROOT, file), 'utf8').matchAll(/\bdocs\/([\w/-]+\.md)(?:#([\w-]+))?/g)) {
           const page = join('docs', m[1]!);
           if (!existsSync(join(ROOT, page))) problems.push(`${file}: ${m[0]} — no such page`);
-          else if (m[2] && !headingAnchors(readFileSync(join(ROOT, page), 'utf8')).has(m[2])) problems.push(`${file}: ${m[0]} — no such heading`);
+          else if (m[2] && !headingAnchors(readFileSync(join(ROOT, page), 'utf8')).has(m[2]))
+            problems.push(`${file}: ${m[0]} — no such heading`);
         }
       }
     }
@@ -152,7 +168,15 @@ describe('README and docs', () => {
   });
 
   it('reads anchors as GitHub writes them', () => {
-    const anchors = headingAnchors('# Install it as an app, use it offline\n## Bring your history (ChatGPT, Claude)\n## Results\n## Results\n### `npm test` — what runs');
-    expect([...anchors]).toEqual(['install-it-as-an-app-use-it-offline', 'bring-your-history-chatgpt-claude', 'results', 'results-1', 'npm-test--what-runs']);
+    const anchors = headingAnchors(
+      '# Install it as an app, use it offline\n## Bring your history (ChatGPT, Claude)\n## Results\n## Results\n### `npm test` — what runs',
+    );
+    expect([...anchors]).toEqual([
+      'install-it-as-an-app-use-it-offline',
+      'bring-your-history-chatgpt-claude',
+      'results',
+      'results-1',
+      'npm-test--what-runs',
+    ]);
   });
 });

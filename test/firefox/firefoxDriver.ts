@@ -76,7 +76,9 @@ export async function startFirefox(options: { readonly privateWindows?: boolean 
 /** Console errors and uncaught page errors of `page`, from now on. */
 export function collectErrors(page: Page): string[] {
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e instanceof Error ? e.message : String(e)}`));
   return errors;
 }
@@ -90,8 +92,19 @@ export const text = (page: Page, selector: string) => page.$eval(selector, (el) 
 
 /** Clicks the enabled button (within `scope`, a CSS selector) whose visible text is `label`, once it shows. */
 export async function clickButton(page: Page, label: string, scope = 'body'): Promise<void> {
-  await until(page, ([s, l]) => [...document.querySelectorAll(`${s} button`)].some((b) => b.textContent?.trim() === l && !(b as HTMLButtonElement).disabled && (b as HTMLElement).offsetParent !== null), [scope, label] as const);
-  const button = await page.evaluateHandle(([s, l]) => [...document.querySelectorAll(`${s} button`)].find((b) => b.textContent?.trim() === l && (b as HTMLElement).offsetParent !== null)!, [scope, label] as const);
+  await until(
+    page,
+    ([s, l]) =>
+      [...document.querySelectorAll(`${s} button`)].some(
+        (b) => b.textContent?.trim() === l && !(b as HTMLButtonElement).disabled && (b as HTMLElement).offsetParent !== null,
+      ),
+    [scope, label] as const,
+  );
+  const button = await page.evaluateHandle(
+    ([s, l]) =>
+      [...document.querySelectorAll(`${s} button`)].find((b) => b.textContent?.trim() === l && (b as HTMLElement).offsetParent !== null)!,
+    [scope, label] as const,
+  );
   await (button as unknown as { click(): Promise<void> }).click();
 }
 
@@ -129,7 +142,9 @@ export async function connectEndpoint(page: Page, url: string): Promise<void> {
 export async function openApp(page: Page, baseUrl: string): Promise<void> {
   await page.goto(baseUrl);
   await page.waitForSelector('[data-testid="status"]', { timeout: 30_000 }).catch(async (err: unknown) => {
-    const shown = await page.evaluate(() => document.querySelector('.overlay')?.textContent ?? document.body.textContent?.slice(0, 300) ?? '');
+    const shown = await page.evaluate(
+      () => document.querySelector('.overlay')?.textContent ?? document.body.textContent?.slice(0, 300) ?? '',
+    );
     throw new Error(`the memory did not open: the page shows "${shown}"`, { cause: err });
   });
 }

@@ -12,7 +12,18 @@ import type { Page } from 'puppeteer-core';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import {
-  MESSAGE_BOX, SEARCH_BOX, clickButton, collectErrors, connectEndpoint, fill, firefoxAvailable, openApp, send, startFirefox, text, until,
+  MESSAGE_BOX,
+  SEARCH_BOX,
+  clickButton,
+  collectErrors,
+  connectEndpoint,
+  fill,
+  firefoxAvailable,
+  openApp,
+  send,
+  startFirefox,
+  text,
+  until,
   type FirefoxSession,
 } from './firefoxDriver';
 
@@ -33,14 +44,17 @@ describe.skipIf(!firefoxAvailable())('Firefox ESR', () => {
     await mock?.close();
   });
 
-  it.skipIf(ONLY_HANDBACK)('first run memory-only, search (Chinese too), a cited answer from the endpoint, Export and Import, no console error on load', async () => {
-    const page = await ff.browser.newPage();
-    try {
-      await firstRun(page, ff);
-    } finally {
-      await page.close();
-    }
-  });
+  it.skipIf(ONLY_HANDBACK)(
+    'first run memory-only, search (Chinese too), a cited answer from the endpoint, Export and Import, no console error on load',
+    async () => {
+      const page = await ff.browser.newPage();
+      try {
+        await firstRun(page, ff);
+      } finally {
+        await page.close();
+      }
+    },
+  );
 
   async function firstRun(page: Page, ff: FirefoxSession) {
     const errors = collectErrors(page);
@@ -68,10 +82,15 @@ describe.skipIf(!firefoxAvailable())('Firefox ESR', () => {
     // history and are not recalled (or cited) again, so the cited turn is the other conversation's.
     await clickButton(page, '+ New conversation');
     await send(page, 'What is my cat called?', 3);
-    await until(page, () => {
-      const messages = document.querySelectorAll('[data-testid="message"]');
-      return messages.length === 2 && !document.querySelector('[data-testid="streaming-answer"]');
-    }, null, 60_000);
+    await until(
+      page,
+      () => {
+        const messages = document.querySelectorAll('[data-testid="message"]');
+        return messages.length === 2 && !document.querySelector('[data-testid="streaming-answer"]');
+      },
+      null,
+      60_000,
+    );
     const answer = '[data-testid="message"]:last-of-type';
     await until(page, (s) => (document.querySelector(s)?.textContent ?? '').includes('Your cat is called Xiaobai'), answer);
     // Rendered Markdown: the name is bold, not wrapped in asterisks.
@@ -110,13 +129,24 @@ describe.skipIf(!firefoxAvailable())('Firefox ESR', () => {
       await page.setOfflineMode(true);
       try {
         // Really offline: a file the service worker does not precache cannot be fetched.
-        expect(await page.evaluate(() => fetch('/bench.html', { cache: 'no-store' }).then(() => 'online', () => 'offline'))).toBe('offline');
+        expect(
+          await page.evaluate(() =>
+            fetch('/bench.html', { cache: 'no-store' }).then(
+              () => 'online',
+              () => 'offline',
+            ),
+          ),
+        ).toBe('offline');
         await page.reload();
         await page.waitForSelector('[data-testid="status"]', { timeout: 30_000 });
         expect(await page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
         await until(page, (n) => document.querySelector('[data-testid="message-count"]')?.textContent === String(n), before + 1);
         await fill(page, SEARCH_BOX, 'Lisbon');
-        await until(page, () => (document.querySelector('[data-testid="search-hit"]')?.textContent ?? '').includes('Priya moved to Lisbon'), null);
+        await until(
+          page,
+          () => (document.querySelector('[data-testid="search-hit"]')?.textContent ?? '').includes('Priya moved to Lisbon'),
+          null,
+        );
         await fill(page, SEARCH_BOX, '');
         // Still writes offline: the engine worker and SQLite's WASM came from the precache.
         await clickButton(page, '+ New conversation');
@@ -131,26 +161,32 @@ describe.skipIf(!firefoxAvailable())('Firefox ESR', () => {
     }
   });
 
-  it(`the memory goes back to the waiting tab when the owning tab closes (${HANDBACK_RUNS}×)`, async () => {
-    const first = await ff.browser.newPage();
-    await openApp(first, ff.baseUrl);
-    const failures: string[] = [];
-    let holder = first;
-    for (let run = 1; run <= HANDBACK_RUNS; run++) {
-      try {
-        await handBack(holder, ff.baseUrl, run).then((next) => (holder = next));
-      } catch (err) {
-        failures.push(`run ${run}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
-        // Start the next run from a fresh tab that owns the memory.
-        await Promise.all((await ff.browser.pages()).map((p) => p.close().catch(() => undefined)));
-        holder = await ff.browser.newPage();
-        await openApp(holder, ff.baseUrl);
+  it(
+    `the memory goes back to the waiting tab when the owning tab closes (${HANDBACK_RUNS}×)`,
+    async () => {
+      const first = await ff.browser.newPage();
+      await openApp(first, ff.baseUrl);
+      const failures: string[] = [];
+      let holder = first;
+      for (let run = 1; run <= HANDBACK_RUNS; run++) {
+        try {
+          await handBack(holder, ff.baseUrl, run).then((next) => (holder = next));
+        } catch (err) {
+          failures.push(`run ${run}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+          // Start the next run from a fresh tab that owns the memory.
+          await Promise.all((await ff.browser.pages()).map((p) => p.close().catch(() => undefined)));
+          holder = await ff.browser.newPage();
+          await openApp(holder, ff.baseUrl);
+        }
       }
-    }
-    console.info(`Firefox hand-back: ${HANDBACK_RUNS - failures.length} of ${HANDBACK_RUNS} passed${failures.length ? `\n  ${failures.join('\n  ')}` : ''}`);
-    expect(failures).toEqual([]);
-    await holder.close();
-  }, 60_000 + HANDBACK_RUNS * 30_000);
+      console.info(
+        `Firefox hand-back: ${HANDBACK_RUNS - failures.length} of ${HANDBACK_RUNS} passed${failures.length ? `\n  ${failures.join('\n  ')}` : ''}`,
+      );
+      expect(failures).toEqual([]);
+      await holder.close();
+    },
+    60_000 + HANDBACK_RUNS * 30_000,
+  );
 });
 
 describe.skipIf(ONLY_HANDBACK || !firefoxAvailable())('Firefox ESR, private windows', () => {
@@ -164,7 +200,9 @@ describe.skipIf(ONLY_HANDBACK || !firefoxAvailable())('Firefox ESR, private wind
     const page = await ff.browser.newPage();
     await page.goto(ff.baseUrl);
     await page.waitForSelector('[data-testid="storage-unavailable"]', { timeout: 30_000 });
-    expect(await text(page, '[data-testid="storage-unavailable"]')).toContain('Private windows in Firefox cannot keep a memory; open Recollect in a normal window');
+    expect(await text(page, '[data-testid="storage-unavailable"]')).toContain(
+      'Private windows in Firefox cannot keep a memory; open Recollect in a normal window',
+    );
     await clickButton(page, 'Use a temporary session');
     await page.waitForSelector('[data-testid="temporary-session"]');
     expect(await text(page, '[data-testid="temporary-session"]')).toContain('Temporary session — nothing is kept after this window closes');
@@ -187,7 +225,11 @@ describe.skipIf(ONLY_HANDBACK || !firefoxAvailable())('Firefox ESR, private wind
  * Returns the tab that holds the memory afterwards.
  */
 async function handBack(owner: Page, baseUrl: string, run: number): Promise<Page> {
-  await until(owner, () => !document.querySelector('[data-testid="open-elsewhere"]') && !!document.querySelector('[data-testid="status"]'), null);
+  await until(
+    owner,
+    () => !document.querySelector('[data-testid="open-elsewhere"]') && !!document.querySelector('[data-testid="status"]'),
+    null,
+  );
   const before = Number(await text(owner, '[data-testid="message-count"]'));
   const second = await owner.browser().newPage();
   await second.goto(baseUrl);
@@ -200,12 +242,18 @@ async function handBack(owner: Page, baseUrl: string, run: number): Promise<Page
   await send(second, `Hand-back run ${run}.`, before + 1);
   await second.close();
   // The waiting tab takes over by itself, with the turn the closed tab wrote.
-  await until(owner, (n) => !document.querySelector('[data-testid="open-elsewhere"]') && !document.querySelector('.overlay')
-    && document.querySelector('[data-testid="message-count"]')?.textContent === String(n), before + 1, 20_000)
-    .catch(async (err: unknown) => {
-      const overlay = await text(owner, '.overlay');
-      throw new Error(overlay ? `the remaining tab shows: ${overlay}` : String(err));
-    });
+  await until(
+    owner,
+    (n) =>
+      !document.querySelector('[data-testid="open-elsewhere"]') &&
+      !document.querySelector('.overlay') &&
+      document.querySelector('[data-testid="message-count"]')?.textContent === String(n),
+    before + 1,
+    20_000,
+  ).catch(async (err: unknown) => {
+    const overlay = await text(owner, '.overlay');
+    throw new Error(overlay ? `the remaining tab shows: ${overlay}` : String(err));
+  });
   return owner;
 }
 

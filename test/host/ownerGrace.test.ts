@@ -63,9 +63,14 @@ describe('EngineHost.acquire with a grace for the previous page', () => {
     if (realNavigator) Object.defineProperty(globalThis, 'navigator', realNavigator);
   });
 
-  const host = () => new EngineHost({ openStore: async () => new SqliteMemoryStore(await openMemoryDatabase(), { openTemp: () => openMemoryDatabase({ migrateSchema: false }) }), settings: new MemorySettingsStore() });
+  const host = () =>
+    new EngineHost({
+      openStore: async () =>
+        new SqliteMemoryStore(await openMemoryDatabase(), { openTemp: () => openMemoryDatabase({ migrateSchema: false }) }),
+      settings: new MemorySettingsStore(),
+    });
 
-  it('a lock let go within the grace is this page\'s: it becomes the owner and serves calls', async () => {
+  it("a lock let go within the grace is this page's: it becomes the owner and serves calls", async () => {
     const releasePrevious = locks.holdElsewhere();
     const h = host();
     const owner = h.acquire({ wait: false, graceMs: 2_000 });

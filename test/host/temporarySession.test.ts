@@ -6,7 +6,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RecollectError } from '../../src/core/base/errors';
-import { NO_OPFS_MESSAGE, NO_SYNC_ACCESS_MESSAGE, STORAGE_UNAVAILABLE_MESSAGE, explainOpenFailure, isStorageUnavailable } from '../../src/storage/storageUnavailable';
+import {
+  NO_OPFS_MESSAGE,
+  NO_SYNC_ACCESS_MESSAGE,
+  STORAGE_UNAVAILABLE_MESSAGE,
+  explainOpenFailure,
+  isStorageUnavailable,
+} from '../../src/storage/storageUnavailable';
 import { EngineHost } from '../../src/host/EngineHost';
 import { openMemoryDatabase, nodeSqliteRuntime } from '../../src/storage/openNodeDatabase';
 import { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
@@ -69,7 +75,9 @@ describe('EngineHost in a window without OPFS', () => {
   const realNavigator = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
   beforeEach(() => {
     // Web Locks granted at once (one tab); Node has no navigator.locks.
-    const locks = { request: async (_name: string, a: unknown, b?: unknown) => ((typeof a === 'function' ? a : b) as (l: object) => unknown)({}) };
+    const locks = {
+      request: async (_name: string, a: unknown, b?: unknown) => ((typeof a === 'function' ? a : b) as (l: object) => unknown)({}),
+    };
     Object.defineProperty(globalThis, 'navigator', { value: { locks, storage: {} }, configurable: true });
   });
   afterEach(() => {
@@ -101,7 +109,11 @@ describe('EngineHost in a window without OPFS', () => {
     const conversation = await h.engine.conversations.create({ title: 'Private' });
     expect(conversation.ok).toBe(true);
     if (!conversation.ok) return;
-    const sent = await h.engine.conversations.send({ conversationId: conversation.value.id, id: 'm1', content: 'The spare key is under the blue flowerpot.' });
+    const sent = await h.engine.conversations.send({
+      conversationId: conversation.value.id,
+      id: 'm1',
+      content: 'The spare key is under the blue flowerpot.',
+    });
     expect(sent.ok).toBe(true);
     const hits = await h.engine.conversations.search('flowerpot');
     expect(hits.ok && hits.value.map((hit) => hit.message.content)).toEqual(['The spare key is under the blue flowerpot.']);

@@ -17,7 +17,8 @@ describe('dates out of range', () => {
     const e = await engine();
     const [sourdough] = claudeConversations;
     const broken = {
-      ...sourdough, created_at: 9e15,
+      ...sourdough,
+      created_at: 9e15,
       chat_messages: sourdough!.chat_messages.map((m, i) => (i === 1 ? { ...m, created_at: 9e15 } : m)),
     };
     const report = await e.data.importHistory(file([broken]), { format: 'auto', importId: 'dates' });
@@ -26,15 +27,21 @@ describe('dates out of range', () => {
     const [conversation] = await e.conversations.list();
     // The conversation's own date was impossible too: it takes its first turn's.
     expect(conversation!.createdAt).toBe(Date.parse('2024-02-01T09:00:00.000Z'));
-    const rows = await store().db.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE occurred_at > 8.64e15 OR occurred_at < -2208988800000');
+    const rows = await store().db.query<{ n: number }>(
+      'SELECT count(*) AS n FROM messages WHERE occurred_at > 8.64e15 OR occurred_at < -2208988800000',
+    );
     expect(rows[0]!.n).toBe(0);
   });
 
   it('typed input with a time no calendar can show is refused before anything is written', async () => {
     const e = await engine();
     const c = await e.conversations.create({ title: 'x' });
-    await expect(e.conversations.appendTurn({ id: 't1', conversationId: c.id, role: 'user', content: 'hello', occurredAt: 9e15 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(e.conversations.appendTurn({ id: 't2', conversationId: c.id, role: 'user', content: 'hello', occurredAt: -9e15 })).rejects.toThrow(/between 1900 and 2999/);
+    await expect(
+      e.conversations.appendTurn({ id: 't1', conversationId: c.id, role: 'user', content: 'hello', occurredAt: 9e15 }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(
+      e.conversations.appendTurn({ id: 't2', conversationId: c.id, role: 'user', content: 'hello', occurredAt: -9e15 }),
+    ).rejects.toThrow(/between 1900 and 2999/);
     expect((await e.data.stats()).messageCount).toBe(0);
   });
 });
@@ -62,7 +69,10 @@ describe('odd corners of real files', () => {
     members['conversations.json'] = strToU8(JSON.stringify(claudeConversations));
     // Stored (level 0) as export tools do for tiny files, so all 3,000 headers arrive in one chunk.
     const zip = zipSync(members, { level: 0 });
-    const report = await e.data.importHistory(new File([zip as Uint8Array<ArrayBuffer>], 'claude-export.zip'), { format: 'auto', importId: 'many' });
+    const report = await e.data.importHistory(new File([zip as Uint8Array<ArrayBuffer>], 'claude-export.zip'), {
+      format: 'auto',
+      importId: 'many',
+    });
     expect(report).toMatchObject({ format: 'claude', conversations: 1, turns: 3 });
   });
 
@@ -74,8 +84,9 @@ describe('odd corners of real files', () => {
     const zip = zipSync({ 'conversations.json': bomb }, { level: 9 });
     expect(zip.byteLength).toBeLessThan(1_000_000);
     const before = process.memoryUsage().arrayBuffers;
-    await expect(e.data.importHistory(new File([zip as Uint8Array<ArrayBuffer>], 'export.zip'), { format: 'auto', importId: 'bomb' }))
-      .rejects.toThrow(/looks like a zip bomb/);
+    await expect(
+      e.data.importHistory(new File([zip as Uint8Array<ArrayBuffer>], 'export.zip'), { format: 'auto', importId: 'bomb' }),
+    ).rejects.toThrow(/looks like a zip bomb/);
     // Bounded: it stopped after about 64 MB inflated, not 128 MB.
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(110 * 1024 * 1024);
   });

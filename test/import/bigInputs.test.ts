@@ -10,11 +10,22 @@ function longConversation(turns: number, chars: number): File {
   const mapping: Record<string, unknown> = { root: { id: 'root', parent: null, children: ['m0'], message: null } };
   for (let k = 0; k < turns; k++) {
     mapping[`m${k}`] = {
-      id: `m${k}`, parent: k ? `m${k - 1}` : 'root', children: k < turns - 1 ? [`m${k + 1}`] : [],
-      message: { id: `m${k}`, author: { role: k % 2 ? 'assistant' : 'user' }, create_time: t0 + k * 20, content: { content_type: 'text', parts: [`word${k} `.padEnd(chars, 'x')] }, metadata: {} },
+      id: `m${k}`,
+      parent: k ? `m${k - 1}` : 'root',
+      children: k < turns - 1 ? [`m${k + 1}`] : [],
+      message: {
+        id: `m${k}`,
+        author: { role: k % 2 ? 'assistant' : 'user' },
+        create_time: t0 + k * 20,
+        content: { content_type: 'text', parts: [`word${k} `.padEnd(chars, 'x')] },
+        metadata: {},
+      },
     };
   }
-  return new File([JSON.stringify([{ id: 'long', title: 'Long chat', create_time: t0, current_node: `m${turns - 1}`, mapping }])], 'conversations.json');
+  return new File(
+    [JSON.stringify([{ id: 'long', title: 'Long chat', create_time: t0, current_node: `m${turns - 1}`, mapping }])],
+    'conversations.json',
+  );
 }
 
 describe('big inputs', () => {
@@ -23,11 +34,12 @@ describe('big inputs', () => {
     const commits: number[] = [];
     const db = store().db;
     const transaction = db.transaction.bind(db);
-    db.transaction = ((work: Parameters<typeof transaction>[0]) => transaction(async (tx) => {
-      const out = await work(tx);
-      commits.push(Date.now());
-      return out;
-    })) as typeof db.transaction;
+    db.transaction = ((work: Parameters<typeof transaction>[0]) =>
+      transaction(async (tx) => {
+        const out = await work(tx);
+        commits.push(Date.now());
+        return out;
+      })) as typeof db.transaction;
     const progress: HistoryProgress[] = [];
     const file = longConversation(2_100, 200);
     const report = await e.data.importHistory(file, { format: 'chatgpt', importId: 'long' }, (p) => progress.push(p));
@@ -40,7 +52,11 @@ describe('big inputs', () => {
     expect(commits.length).toBeGreaterThanOrEqual(3);
     expect((await e.conversations.messages('chatgpt:long')).map((m) => m.seq)).toEqual(Array.from({ length: 2_100 }, (_, i) => i + 1));
     // Re-importing adds nothing, slice by slice.
-    expect(await e.data.importHistory(file, { format: 'chatgpt', importId: 'again' })).toMatchObject({ conversations: 0, turns: 0, alreadyPresent: 2_100 });
+    expect(await e.data.importHistory(file, { format: 'chatgpt', importId: 'again' })).toMatchObject({
+      conversations: 0,
+      turns: 0,
+      alreadyPresent: 2_100,
+    });
   });
 
   it('reports progress through the bytes while one large entry is read', async () => {
@@ -51,7 +67,8 @@ describe('big inputs', () => {
     const piece = Math.ceil(bytes.length / 10);
     let at = 0;
     const file: HistoryFile = {
-      size: bytes.length, name: 'conversations.json',
+      size: bytes.length,
+      name: 'conversations.json',
       stream: () => ({
         getReader: () => ({
           read: async () => {

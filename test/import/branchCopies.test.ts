@@ -32,11 +32,16 @@ describe('ChatGPT "Branch in new chat" copies', () => {
     expect(report.summary).toMatch(/^2 conversations, 7 turns imported; 1 skipped: 1 conversation refused/);
     const list = await e.conversations.list();
     // The summary counts what is in memory, and every conversation in the sidebar has turns.
-    expect(list.map((c) => [c.id, c.messageCount])).toEqual([['chatgpt:conv-branch', 3], ['chatgpt:conv-original', 4]]);
+    expect(list.map((c) => [c.id, c.messageCount])).toEqual([
+      ['chatgpt:conv-branch', 3],
+      ['chatgpt:conv-original', 4],
+    ]);
     expect((await e.data.stats()).messageCount).toBe(report.turns);
     expect((await e.conversations.messages('chatgpt:conv-original')).map((m) => m.content)).toEqual([
-      'Draft a packing list for a week of hiking in the Dolomites.', 'Boots, layers, rain shell, map, headlamp, first-aid kit.',
-      'Add snacks for the huts.', 'Trail mix, cheese, speck and dark chocolate.',
+      'Draft a packing list for a week of hiking in the Dolomites.',
+      'Boots, layers, rain shell, map, headlamp, first-aid kit.',
+      'Add snacks for the huts.',
+      'Trail mix, cheese, speck and dark chocolate.',
     ]);
     const again = await e.data.importHistory(file(), { format: 'auto', importId: 'b2' });
     expect(again).toMatchObject({ conversations: 0, turns: 0, alreadyPresent: 7 });
@@ -55,8 +60,20 @@ describe('ChatGPT "Branch in new chat" copies', () => {
     const e = await engine();
     await store!.createConversation({ id: 'chatgpt:conv-original', title: 'Packing list', createdAt: (T0 + 90) * 1000 });
     await store!.appendTurns([
-      { id: 'chatgpt:s1', conversationId: 'chatgpt:conv-original', role: 'user', content: 'Draft a packing list for a week of hiking in the Dolomites.', occurredAt: (T0 + 100) * 1000 },
-      { id: 'chatgpt:s2', conversationId: 'chatgpt:conv-original', role: 'assistant', content: 'Boots, layers, rain shell, map, headlamp, first-aid kit.', occurredAt: (T0 + 110) * 1000 },
+      {
+        id: 'chatgpt:s1',
+        conversationId: 'chatgpt:conv-original',
+        role: 'user',
+        content: 'Draft a packing list for a week of hiking in the Dolomites.',
+        occurredAt: (T0 + 100) * 1000,
+      },
+      {
+        id: 'chatgpt:s2',
+        conversationId: 'chatgpt:conv-original',
+        role: 'assistant',
+        content: 'Boots, layers, rain shell, map, headlamp, first-aid kit.',
+        occurredAt: (T0 + 110) * 1000,
+      },
     ]);
     const report = await e.data.importHistory(file(), { format: 'auto', importId: 'l' });
     expect(report).toMatchObject({ conversations: 2, turns: 5, alreadyPresent: 2 });

@@ -36,7 +36,7 @@ describe('what ChatGPT exports hold besides text', () => {
     try {
       await app.importDatabase(new Uint8Array(await readFile(out)));
       expect((await app.searchMessages('headlamp boots')).map((h) => h.message.id)).toContain('chatgpt:conv-rich:a3');
-      expect((await app.searchMessages('turn0search3'))).toEqual([]);
+      expect(await app.searchMessages('turn0search3')).toEqual([]);
     } finally {
       await app.db.close();
     }

@@ -25,9 +25,13 @@ describe('Claude exports of 2025–2026', () => {
 
   it("keeps a pasted attachment's text in the user's turn and an artifact's final text, once, marked as a document", () => {
     const c = parseClaudeConversation(claudeBranchedConversations[1]);
-    expect(c.turns[0]!.content).toBe('Turn my notes into a cover letter.\n[file: paste.txt]\nNotes: eight years of bridge inspection; chartered engineer; moving to Porto in May.');
+    expect(c.turns[0]!.content).toBe(
+      'Turn my notes into a cover letter.\n[file: paste.txt]\nNotes: eight years of bridge inspection; chartered engineer; moving to Porto in May.',
+    );
     expect(c.turns[1]!.content).toBe('Here is a first draft.\n\n[document: Cover letter]');
-    expect(c.turns[3]!.content).toBe('[document: Cover letter]\nDear hiring team,\n\nI have inspected bridges for eight years as a chartered engineer.\n\nBest regards\n\nDone: the letter now says you are chartered.');
+    expect(c.turns[3]!.content).toBe(
+      '[document: Cover letter]\nDear hiring team,\n\nI have inspected bridges for eight years as a chartered engineer.\n\nBest regards\n\nDone: the letter now says you are chartered.',
+    );
     expect(c.turns.map((t) => t.content).join('\n')).not.toContain('[tool: artifacts]');
   });
 

@@ -14,9 +14,22 @@ describe('history import through the engine', () => {
     const progress: HistoryProgress[] = [];
     const first = await e.data.importHistory(zipFile(), { format: 'auto', importId: 'one' }, (p) => progress.push(p));
     expect(first).toMatchObject({ format: 'chatgpt', conversations: 2, turns: 8, alreadyPresent: 0, cancelled: false });
-    expect(first.skipped).toEqual(expect.arrayContaining([{ reason: 'empty conversations', count: 1 }, { reason: 'conversations without an id or message tree', count: 1 }]));
-    expect(first.summary).toMatch(/^2 conversations, 8 turns imported; 2 skipped: 1 (empty conversations|conversations without an id or message tree), 1 /);
-    expect(progress.at(-1)).toMatchObject({ phase: 'importing', conversations: 2, turns: 8, bytesRead: zipFile().size, bytesTotal: zipFile().size });
+    expect(first.skipped).toEqual(
+      expect.arrayContaining([
+        { reason: 'empty conversations', count: 1 },
+        { reason: 'conversations without an id or message tree', count: 1 },
+      ]),
+    );
+    expect(first.summary).toMatch(
+      /^2 conversations, 8 turns imported; 2 skipped: 1 (empty conversations|conversations without an id or message tree), 1 /,
+    );
+    expect(progress.at(-1)).toMatchObject({
+      phase: 'importing',
+      conversations: 2,
+      turns: 8,
+      bytesRead: zipFile().size,
+      bytesTotal: zipFile().size,
+    });
 
     const conversations = await e.conversations.list();
     const lisbon = conversations.find((c) => c.id === 'chatgpt:conv-lisbon')!;
@@ -76,17 +89,46 @@ describe('history import through the engine', () => {
   it('cancel stops the run after the current conversation and keeps what was committed', async () => {
     const e = await engine();
     const many = Array.from({ length: 40 }, (_, i) => ({
-      id: `c${i}`, title: `Chat ${i}`, create_time: T0 + i, current_node: 'b',
-      mapping: { a: { id: 'a', parent: null, children: ['b'], message: { id: `m${i}a`, author: { role: 'user' }, create_time: T0 + i, content: { content_type: 'text', parts: [`question ${i}`] } } },
-        b: { id: 'b', parent: 'a', children: [], message: { id: `m${i}b`, author: { role: 'assistant' }, create_time: T0 + i + 1, content: { content_type: 'text', parts: [`answer ${i}`] } } } },
+      id: `c${i}`,
+      title: `Chat ${i}`,
+      create_time: T0 + i,
+      current_node: 'b',
+      mapping: {
+        a: {
+          id: 'a',
+          parent: null,
+          children: ['b'],
+          message: {
+            id: `m${i}a`,
+            author: { role: 'user' },
+            create_time: T0 + i,
+            content: { content_type: 'text', parts: [`question ${i}`] },
+          },
+        },
+        b: {
+          id: 'b',
+          parent: 'a',
+          children: [],
+          message: {
+            id: `m${i}b`,
+            author: { role: 'assistant' },
+            create_time: T0 + i + 1,
+            content: { content_type: 'text', parts: [`answer ${i}`] },
+          },
+        },
+      },
     }));
     let cancelled = false;
-    const report = await e.data.importHistory(new File([JSON.stringify(many)], 'conversations.json'), { format: 'chatgpt', importId: 'c' }, (p) => {
-      if (!cancelled && p.conversations >= 1) {
-        cancelled = true;
-        void e.data.cancelHistoryImport('c');
-      }
-    });
+    const report = await e.data.importHistory(
+      new File([JSON.stringify(many)], 'conversations.json'),
+      { format: 'chatgpt', importId: 'c' },
+      (p) => {
+        if (!cancelled && p.conversations >= 1) {
+          cancelled = true;
+          void e.data.cancelHistoryImport('c');
+        }
+      },
+    );
     expect(report.cancelled).toBe(true);
     expect(report.summary.startsWith('Cancelled.')).toBe(true);
     expect(report.conversations).toBeLessThan(40);

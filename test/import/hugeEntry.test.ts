@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { HistoryFile, HistoryItem, HistoryReader, ImportedConversation } from '../../src/core/base/historyImport';
 import { historyReader, readHistory } from '../../src/import/readHistory';
 import { JsonEntryStream } from '../../src/import/jsonEntryStream';
-import { chatGptBranchCopies, chatGptConversations, chatGptRich, claudeBranchedConversations, claudeConversations } from './historyFixtures';
+import {
+  chatGptBranchCopies,
+  chatGptConversations,
+  chatGptRich,
+  claudeBranchedConversations,
+  claudeConversations,
+} from './historyFixtures';
 import { historyEngines } from '../support/historyEngine';
 
 const NOW = Date.UTC(2025, 0, 1);
@@ -12,19 +18,23 @@ function countingFile(data: string, chunkSize = 512): HistoryFile & { reads: num
   const bytes = new TextEncoder().encode(data);
   const reads: number[] = [];
   return {
-    name: 'conversations.json', size: bytes.length, reads,
+    name: 'conversations.json',
+    size: bytes.length,
+    reads,
     stream: () => {
       const read = reads.push(0) - 1;
       let at = 0;
-      return { getReader: () => ({
-        read: async () => {
-          if (at >= bytes.length) return { done: true };
-          const value = bytes.subarray(at, (at += chunkSize));
-          reads[read] = Math.min(at, bytes.length);
-          return { done: false, value };
-        },
-        cancel: async () => undefined,
-      }) };
+      return {
+        getReader: () => ({
+          read: async () => {
+            if (at >= bytes.length) return { done: true };
+            const value = bytes.subarray(at, (at += chunkSize));
+            reads[read] = Math.min(at, bytes.length);
+            return { done: false, value };
+          },
+          cancel: async () => undefined,
+        }),
+      };
     },
   };
 }
@@ -41,7 +51,8 @@ function joined(list: readonly HistoryItem[]): ImportedConversation[] {
   for (const item of list) {
     if (item.kind !== 'conversation') continue;
     const last = out.at(-1);
-    if (item.part && !item.part.first && last?.id === item.conversation.id) out[out.length - 1] = { ...last, turns: [...last.turns, ...item.conversation.turns] };
+    if (item.part && !item.part.first && last?.id === item.conversation.id)
+      out[out.length - 1] = { ...last, turns: [...last.turns, ...item.conversation.turns] };
     else out.push(item.conversation);
   }
   return out;
@@ -54,7 +65,11 @@ const streamed = historyReader({ hugeEntryChars: 10 });
 function reordered(conv: Record<string, unknown>): Record<string, unknown> {
   const { mapping, current_node, ...rest } = conv as { mapping: Record<string, unknown>; current_node?: unknown };
   if (!mapping || typeof mapping !== 'object') return conv;
-  return { ...rest, mapping: Object.fromEntries(Object.entries(mapping).reverse()), ...(current_node === undefined ? {} : { current_node }) };
+  return {
+    ...rest,
+    mapping: Object.fromEntries(Object.entries(mapping).reverse()),
+    ...(current_node === undefined ? {} : { current_node }),
+  };
 }
 
 /** A long ChatGPT conversation: a regenerated answer every 50 turns (the newer one on the visible branch). */
@@ -64,7 +79,14 @@ function longChat(turns: number): Record<string, unknown> {
   for (let k = 0; k < turns; k++) {
     const id = `m${k}`;
     const role = k % 2 ? 'assistant' : 'user';
-    const message = (mid: string, text: string) => ({ id: mid, author: { role }, create_time: 1_700_000_000 + k * 30, recipient: 'all', content: { content_type: 'text', parts: [text] }, metadata: {} });
+    const message = (mid: string, text: string) => ({
+      id: mid,
+      author: { role },
+      create_time: 1_700_000_000 + k * 30,
+      recipient: 'all',
+      content: { content_type: 'text', parts: [text] },
+      metadata: {},
+    });
     const children = k < turns - 1 ? [`m${k + 1}`] : [];
     if (role === 'assistant' && k % 50 === 1) {
       mapping[`old${k}`] = { id: `old${k}`, parent, children: [], message: message(`old${k}`, `discarded answer ${k}`) };
@@ -82,18 +104,34 @@ describe('a huge entry read in two passes', () => {
     for (const size of [1, 5, 1000]) {
       const fields: [string, unknown][] = [];
       const members: [string | null, unknown][] = [];
-      const reader = new JsonEntryStream({ field: (k, s) => fields.push([k, JSON.parse(s)]), collection: () => undefined, member: (k, s) => members.push([k, JSON.parse(s)]) });
+      const reader = new JsonEntryStream({
+        field: (k, s) => fields.push([k, JSON.parse(s)]),
+        collection: () => undefined,
+        member: (k, s) => members.push([k, JSON.parse(s)]),
+      });
       for (let i = 0; i < entry.length; i += size) reader.push(entry.slice(i, i + size));
       expect(reader.done).toBe(true);
-      expect(fields).toEqual([['title', 'a "}" title'], ['current_node', 'a'], ['n', 3]]);
-      expect(members).toEqual([['a', { x: [1, '{'] }], ['b\\"', { y: null }]]);
+      expect(fields).toEqual([
+        ['title', 'a "}" title'],
+        ['current_node', 'a'],
+        ['n', 3],
+      ]);
+      expect(members).toEqual([
+        ['a', { x: [1, '{'] }],
+        ['b\\"', { y: null }],
+      ]);
     }
   });
 
   it('gives the same turns, branch and titles as parsing each entry whole (ChatGPT and Claude, reordered nodes included)', async () => {
     const sets: unknown[][] = [
-      chatGptConversations, chatGptRich, chatGptBranchCopies, chatGptRich.map(reordered), chatGptConversations.map(reordered),
-      claudeConversations, claudeBranchedConversations,
+      chatGptConversations,
+      chatGptRich,
+      chatGptBranchCopies,
+      chatGptRich.map(reordered),
+      chatGptConversations.map(reordered),
+      claudeConversations,
+      claudeBranchedConversations,
     ];
     for (const set of sets) {
       const json = JSON.stringify(set);
@@ -105,14 +143,31 @@ describe('a huge entry read in two passes', () => {
   });
 
   it('yields the first turns of a huge conversation before the read that carries them reaches its last byte', async () => {
-    const json = JSON.stringify([{ id: 'small', title: 's', create_time: 1_700_000_000, current_node: 'x', mapping: { x: { id: 'x', parent: null, children: [], message: { id: 'x', author: { role: 'user' }, create_time: 1_700_000_000, content: { content_type: 'text', parts: ['hello'] } } } } }, longChat(3_000)]);
+    const json = JSON.stringify([
+      {
+        id: 'small',
+        title: 's',
+        create_time: 1_700_000_000,
+        current_node: 'x',
+        mapping: {
+          x: {
+            id: 'x',
+            parent: null,
+            children: [],
+            message: { id: 'x', author: { role: 'user' }, create_time: 1_700_000_000, content: { content_type: 'text', parts: ['hello'] } },
+          },
+        },
+      },
+      longChat(3_000),
+    ]);
     const f = countingFile(json);
     const reader = historyReader({ hugeEntryChars: 100_000 });
     let firstLong: { bytes: number; turns: number } | null = null;
     const all: HistoryItem[] = [];
     for await (const item of reader(f, { format: 'auto', now: NOW })) {
       all.push(item);
-      if (!firstLong && item.kind === 'conversation' && item.conversation.id === 'chatgpt:long') firstLong = { bytes: f.reads.at(-1)!, turns: item.conversation.turns.length };
+      if (!firstLong && item.kind === 'conversation' && item.conversation.id === 'chatgpt:long')
+        firstLong = { bytes: f.reads.at(-1)!, turns: item.conversation.turns.length };
     }
     expect(firstLong!.turns).toBeGreaterThan(0);
     expect(firstLong!.bytes).toBeLessThan(f.size / 2);

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { importHistoryFile, parseArgs } from '../../scripts/import-history';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { ambiguousTranscript, claudeConversations, nameLineTranscript } from './historyFixtures';
+import { chatGptProjectZip } from './projectFixtures';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -57,7 +58,9 @@ describe('npm run import', () => {
     const input = join(dir, 'hydra.txt');
     const out = join(dir, 'recollect.sqlite');
     await writeFile(input, ambiguousTranscript);
-    await expect(importHistoryFile(parseArgs([input, '--out', out]))).rejects.toThrow(/could not be read with certainty[\s\S]*you \(Mira\): Did you book the ferry[\s\S]*Nothing was stored[\s\S]*--yes/);
+    await expect(importHistoryFile(parseArgs([input, '--out', out]))).rejects.toThrow(
+      /could not be read with certainty[\s\S]*you \(Mira\): Did you book the ferry[\s\S]*Nothing was stored[\s\S]*--yes/,
+    );
     expect(existsSync(out)).toBe(false);
     expect(existsSync(`${out}.importing`)).toBe(false);
     expect((await importHistoryFile(parseArgs([input, '--out', out, '--yes']))).summary).toMatch(/^1 conversation, 4 turns imported/);
@@ -77,9 +80,31 @@ describe('npm run import -- --help', () => {
   it('prints the usage and exits 0', async () => {
     const { execFile } = await import('node:child_process');
     const { promisify } = await import('node:util');
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/import-history.ts', '--help'], { timeout: 60_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/import-history.ts', '--help'], {
+      timeout: 60_000,
+    });
     expect(stdout).toMatch(/^Usage: npm run import -- --format/);
     expect(stdout).toContain('--out <path>');
     expect(parseArgs(['-h'])).toEqual({ help: true });
+  });
+});
+
+describe('npm run import with projects', () => {
+  it("--project-only makes the export's projects project-only; the chats are in them in the file the app restores", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'recollect-import-cli-'));
+    dirs.push(dir);
+    const input = join(dir, 'chatgpt-export.zip');
+    const out = join(dir, 'recollect.sqlite');
+    await writeFile(input, chatGptProjectZip());
+    const report = await importHistoryFile(parseArgs([input, '--out', out, '--policy', 'off', '--project-only']));
+    expect(report.summary).toBe('4 conversations, 10 turns imported; 1 project created.');
+    const app = await openNodeStore();
+    try {
+      await app.importDatabase(new Uint8Array(await readFile(out)));
+      const [project] = await app.projects.listProjects();
+      expect(project).toMatchObject({ name: 'ChatGPT project 685bb5', memory: 'project-only', conversationCount: 2 });
+    } finally {
+      await app.db.close();
+    }
   });
 });

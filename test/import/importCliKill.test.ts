@@ -20,21 +20,31 @@ afterAll(async () => {
 /** A Claude export: `count` conversations of 6 turns about 1,100 characters long, as real turns are. */
 function claudeExport(prefix: string, count: number): string {
   const body = 'We talked through the week: the garden beds, the bread starter, the train times to Porto and what to pack. '.repeat(10);
-  return JSON.stringify(Array.from({ length: count }, (_, c) => ({
-    uuid: `${prefix}-${c}`, name: `${prefix} chat ${c}`, created_at: new Date(Date.UTC(2024, 0, 1) + c * 3_600_000).toISOString(),
-    chat_messages: Array.from({ length: 6 }, (_, i) => ({
-      uuid: `${prefix}-${c}-${i}`, sender: i % 2 ? 'assistant' : 'human', text: `${prefix} ${c}.${i}: ${body}`,
-      created_at: new Date(Date.UTC(2024, 0, 1) + c * 3_600_000 + i * 60_000).toISOString(),
+  return JSON.stringify(
+    Array.from({ length: count }, (_, c) => ({
+      uuid: `${prefix}-${c}`,
+      name: `${prefix} chat ${c}`,
+      created_at: new Date(Date.UTC(2024, 0, 1) + c * 3_600_000).toISOString(),
+      chat_messages: Array.from({ length: 6 }, (_, i) => ({
+        uuid: `${prefix}-${c}-${i}`,
+        sender: i % 2 ? 'assistant' : 'human',
+        text: `${prefix} ${c}.${i}: ${body}`,
+        created_at: new Date(Date.UTC(2024, 0, 1) + c * 3_600_000 + i * 60_000).toISOString(),
+      })),
     })),
-  })));
+  );
 }
 
 /** Runs the CLI as `npm run import` does (tsx), slowed on large writes, and SIGKILLs it mid-import or when a write starts. */
 function runAndKillWhileWriting(args: readonly string[]): Promise<{ killed: boolean; stderr: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', resolve('test/support/slowDisk.mjs'), resolve('scripts/import-history.ts'), ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--import', resolve('test/support/slowDisk.mjs'), resolve('scripts/import-history.ts'), ...args],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     let killed = false;
     child.stderr.on('data', (d: Buffer) => {

@@ -65,11 +65,18 @@ function bombStream(matches: number): Uint8Array {
   const clLengths = [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2];
   w.bits(clLengths.length - 4, 4);
   for (const l of clLengths) w.bits(l, 3);
-  const zeros = (n: number) => { w.code(0, 1); w.bits(n - 11, 7); };
+  const zeros = (n: number) => {
+    w.code(0, 1);
+    w.bits(n - 11, 7);
+  };
   const length = (l: 1 | 2) => w.code(l === 1 ? 0b10 : 0b11, 2);
-  zeros(97); length(2); // 0..96 unused, 97 ("a"): 2 bits
-  zeros(138); zeros(20); length(2); // 98..255 unused, 256 (end): 2 bits
-  zeros(28); length(1); // 257..284 unused, 285 (length 258): 1 bit
+  zeros(97);
+  length(2); // 0..96 unused, 97 ("a"): 2 bits
+  zeros(138);
+  zeros(20);
+  length(2); // 98..255 unused, 256 (end): 2 bits
+  zeros(28);
+  length(1); // 257..284 unused, 285 (length 258): 1 bit
   length(1); // distance code 0 (distance 1): 1 bit
   w.code(0b10, 2); // "a"
   for (let i = 0; i < matches; i++) w.code(0, 2); // length 258, distance 1
@@ -81,7 +88,8 @@ function bombStream(matches: number): Uint8Array {
 function bombCrc(size: number): number {
   const letters = new Uint8Array(16 * 1024 * 1024).fill(0x61);
   let crc = crc32(Buffer.from(PREFIX));
-  for (let left = size - PREFIX.length; left > 0; left -= letters.byteLength) crc = crc32(letters.subarray(0, Math.min(left, letters.byteLength)), crc);
+  for (let left = size - PREFIX.length; left > 0; left -= letters.byteLength)
+    crc = crc32(letters.subarray(0, Math.min(left, letters.byteLength)), crc);
   return crc;
 }
 
@@ -112,7 +120,7 @@ afterAll(async () => {
 });
 
 describe('npm run import on a zip bomb', () => {
-  it('the hand-written stream is the bomb it claims (checked small by zlib and by fflate\'s streaming unzip)', () => {
+  it("the hand-written stream is the bomb it claims (checked small by zlib and by fflate's streaming unzip)", () => {
     expect(Buffer.from(inflateRawSync(bombStream(4))).toString()).toBe(PREFIX + 'a'.repeat(1 + 4 * 258));
     const { zip, inflatedSize } = bombZip(1_000);
     let inflated = '';
@@ -141,8 +149,12 @@ describe('npm run import on a zip bomb', () => {
     const peak = join(dir, 'peak.mjs');
     await writeFile(peak, "process.on('exit', () => process.stderr.write(`\\npeak-rss-kb=${process.resourceUsage().maxRSS}\\n`));\n");
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', '--import', peak, 'scripts/import-history.ts', input, '--out', out], { timeout: 170_000, maxBuffer: 16 * 1024 * 1024 },
-        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', '--import', peak, 'scripts/import-history.ts', input, '--out', out],
+        { timeout: 170_000, maxBuffer: 16 * 1024 * 1024 },
+        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+      );
       child.stdin?.end();
     });
     expect(code, stdout + stderr).toBe(1);

@@ -14,8 +14,15 @@ function conversation(id: string, lengths: number[]): HistoryItem {
   return {
     kind: 'conversation',
     conversation: {
-      id, title: id, createdAt: T,
-      turns: lengths.map((n, k) => ({ id: `${id}:${k}`, role: k % 2 ? 'assistant' : 'user', content: text(n, k), occurredAt: T + k * 1000 })),
+      id,
+      title: id,
+      createdAt: T,
+      turns: lengths.map((n, k) => ({
+        id: `${id}:${k}`,
+        role: k % 2 ? 'assistant' : 'user',
+        content: text(n, k),
+        occurredAt: T + k * 1000,
+      })),
     },
   };
 }
@@ -36,7 +43,13 @@ function recordingSink(log: string[], sizes: number[][]): HistorySink {
   };
 }
 
-const file = { size: 1, name: 'x.json', stream: () => { throw new Error('read through the fake reader'); } };
+const file = {
+  size: 1,
+  name: 'x.json',
+  stream: () => {
+    throw new Error('read through the fake reader');
+  },
+};
 
 describe('history import transactions', () => {
   it('keeps each write under the character budget (a long conversation in slices) and stores every turn once', async () => {
@@ -48,7 +61,9 @@ describe('history import transactions', () => {
       conversation('long', Array(300).fill(2_000)),
       conversation('huge', [400_000]),
     ];
-    const reader: HistoryReader = async function* () { yield* items; };
+    const reader: HistoryReader = async function* () {
+      yield* items;
+    };
     const imports = new HistoryImports({ reader, sink: recordingSink(log, sizes), clock: { now: () => 0 } });
     const report = await imports.import(file, { format: 'chatgpt', importId: 'i' });
     expect(report.turns).toBe(400 + 300 + 1);
@@ -66,7 +81,9 @@ describe('history import transactions', () => {
     const log: string[] = [];
     const sizes: number[][] = [];
     const items = Array.from({ length: 40 }, (_, c) => conversation(`c${c}`, Array(10).fill(2_000)));
-    const reader: HistoryReader = async function* () { yield* items; };
+    const reader: HistoryReader = async function* () {
+      yield* items;
+    };
     const sink = recordingSink(log, sizes);
     const append = sink.appendTurns;
     let sent = false;

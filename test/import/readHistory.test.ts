@@ -4,7 +4,16 @@ import { readHistory } from '../../src/import/readHistory';
 import { JsonArraySplitter } from '../../src/import/jsonArraySplitter';
 import { dateLine } from '../../src/import/transcript';
 import { RecollectError } from '../../src/core/base/errors';
-import { T0, chatGptJson, chatGptZip, claudeConversations, lisbonTurns, locomoSamples, longMemEvalQuestions, transcript } from './historyFixtures';
+import {
+  T0,
+  chatGptJson,
+  chatGptZip,
+  claudeConversations,
+  lisbonTurns,
+  locomoSamples,
+  longMemEvalQuestions,
+  transcript,
+} from './historyFixtures';
 
 const NOW = Date.UTC(2025, 0, 1);
 
@@ -12,13 +21,16 @@ const NOW = Date.UTC(2025, 0, 1);
 function file(data: string | Uint8Array, name = 'conversations.json', chunkSize = 7): HistoryFile {
   const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
   return {
-    name, size: bytes.length,
+    name,
+    size: bytes.length,
     stream: () => {
       let at = 0;
-      return { getReader: () => ({
-        read: async () => (at >= bytes.length ? { done: true } : { done: false, value: bytes.subarray(at, (at += chunkSize)) }),
-        cancel: async () => undefined,
-      }) };
+      return {
+        getReader: () => ({
+          read: async () => (at >= bytes.length ? { done: true } : { done: false, value: bytes.subarray(at, (at += chunkSize)) }),
+          cancel: async () => undefined,
+        }),
+      };
     },
   };
 }
@@ -93,8 +105,8 @@ describe('ChatGPT export', () => {
 
   it('a truncated zip is reported, not fatal, for what inflated before the cut', async () => {
     const zip = chatGptZip();
-    const { conversations, skipped } = await collect(file(zip.subarray(0, Math.floor(zip.length * 0.6)), "export.zip"));
-    expect(skipped).toContain("entries cut off (the file is truncated)");
+    const { conversations, skipped } = await collect(file(zip.subarray(0, Math.floor(zip.length * 0.6)), 'export.zip'));
+    expect(skipped).toContain('entries cut off (the file is truncated)');
     expect(conversations.length).toBeLessThan(4);
   });
 
@@ -135,7 +147,11 @@ describe('benchmark corpora', () => {
     const { conversations, format } = await collect(file(JSON.stringify(locomoSamples)));
     expect(format).toBe('locomo');
     expect(conversations.map((c) => c.title)).toEqual(['Caroline & Melanie — session 1', 'Caroline & Melanie — session 2']);
-    expect(conversations[0]!.turns[1]).toMatchObject({ id: 'locomo:conv-1:D1:2', speaker: 'Melanie', content: 'That sounds brave!\n[image: a photo of a sunset]' });
+    expect(conversations[0]!.turns[1]).toMatchObject({
+      id: 'locomo:conv-1:D1:2',
+      speaker: 'Melanie',
+      content: 'That sounds brave!\n[image: a photo of a sunset]',
+    });
     expect(conversations[1]!.turns[0]!.occurredAt).toBe(Date.UTC(2023, 4, 25, 19, 0));
   });
 
@@ -166,7 +182,7 @@ describe('transcripts', () => {
   });
 
   it('date lines are recognised only when the line is a date', () => {
-    expect(dateLine("## 5 March 2024", NOW)).toBe(Date.UTC(2024, 2, 5, 12)); // a bare day means noon UTC (chrono), which no time zone moves to another day
+    expect(dateLine('## 5 March 2024', NOW)).toBe(Date.UTC(2024, 2, 5, 12)); // a bare day means noon UTC (chrono), which no time zone moves to another day
     expect(dateLine('2024-03-05 14:00', NOW)).toBe(Date.UTC(2024, 2, 5, 14, 0));
     expect(dateLine('We met on 5 March 2024 at the station near the river', NOW)).toBeNaN();
     expect(dateLine('Hello there', NOW)).toBeNaN();

@@ -26,6 +26,11 @@ describe('synthesis estimate for an import', () => {
     expect(eagerSmall!.calls.low).toBeGreaterThanOrEqual(1);
     expect(eagerBig!.promptTokens.low - eagerSmall!.promptTokens.low).toBeGreaterThanOrEqual(2_000);
     expect(recurrenceSmall!.calls.high).toBeLessThanOrEqual(eagerSmall!.calls.low);
-    expect(offSmall).toEqual({ policy: 'off', calls: { low: 0, high: 0 }, promptTokens: { low: 0, high: 0 }, completionTokens: { low: 0, high: 0 } });
+    expect(offSmall).toEqual({
+      policy: 'off',
+      calls: { low: 0, high: 0 },
+      promptTokens: { low: 0, high: 0 },
+      completionTokens: { low: 0, high: 0 },
+    });
   });
 });

@@ -29,7 +29,12 @@ describe('transcript layouts', () => {
     const { conversation, layout, turns } = parse(headingTranscript);
     expect(conversation.title).toBe('Claude Conversation Log');
     expect(layout).toMatchObject({ layout: 'heading', ambiguous: false });
-    expect(turns.map(([s, r]) => [s, r])).toEqual([['User', 'user'], ['Claude', 'assistant'], ['User', 'user'], ['Claude', 'assistant']]);
+    expect(turns.map(([s, r]) => [s, r])).toEqual([
+      ['User', 'user'],
+      ['Claude', 'assistant'],
+      ['User', 'user'],
+      ['Claude', 'assistant'],
+    ]);
     expect(turns[1]![2]).toContain('- **ETag**: a validator');
     expect(turns[1]![2]).toContain('Input: a request for /index.html\nOutput: 304 Not Modified');
     expect(conversation.turns[0]!.occurredAt).toBe(Date.UTC(2025, 6, 14, 9, 12, 44));
@@ -38,16 +43,30 @@ describe('transcript layouts', () => {
   it('bold labels (**Human**: / **GPT**:): the answer\'s own "- **Headers**: …" bullets stay inside the answer', () => {
     const { layout, turns } = parse(boldLabelTranscript);
     expect(layout).toMatchObject({ layout: 'label', ambiguous: false });
-    expect(turns.map(([s, r]) => [s, r])).toEqual([['Human', 'user'], ['GPT', 'assistant'], ['Human', 'user'], ['GPT', 'assistant']]);
-    expect(turns[1]![2]).toBe('Markdown has a few basics:\n\n- **Headers**: start a line with `#`.\n- **Emphasis**: wrap words in `*` or `**`.\n- **Lists**: start lines with `-` or `1.`.');
+    expect(turns.map(([s, r]) => [s, r])).toEqual([
+      ['Human', 'user'],
+      ['GPT', 'assistant'],
+      ['Human', 'user'],
+      ['GPT', 'assistant'],
+    ]);
+    expect(turns[1]![2]).toBe(
+      'Markdown has a few basics:\n\n- **Headers**: start a line with `#`.\n- **Emphasis**: wrap words in `*` or `**`.\n- **Lists**: start lines with `-` or `1.`.',
+    );
     expect(turns[3]![2]).toContain('| 柿 (kaki) | ¥300 |');
   });
 
   it('Name: lines: code blocks and a Note: line are part of the answer', () => {
     const { layout, turns } = parse(nameLineTranscript);
     expect(layout.ambiguous).toBe(false);
-    expect(turns.map(([s, r]) => [s, r])).toEqual([['User', 'user'], ['ChatGPT', 'assistant'], ['User', 'user'], ['ChatGPT', 'assistant']]);
-    expect(turns[1]![2]).toBe('Here it is:\n```yaml\n# the database\nservices:\n  db:\n    image: postgres:16\n```\nNote: change the password before you deploy.');
+    expect(turns.map(([s, r]) => [s, r])).toEqual([
+      ['User', 'user'],
+      ['ChatGPT', 'assistant'],
+      ['User', 'user'],
+      ['ChatGPT', 'assistant'],
+    ]);
+    expect(turns[1]![2]).toBe(
+      'Here it is:\n```yaml\n# the database\nservices:\n  db:\n    image: postgres:16\n```\nNote: change the password before you deploy.',
+    );
   });
 
   it('says when the reading is uncertain, with the first turns and their roles', () => {
@@ -79,7 +98,12 @@ describe('transcript layouts', () => {
     try {
       await app.importDatabase(new Uint8Array(await readFile(out)));
       const [c] = await app.listConversations();
-      expect((await app.listMessages(c!.id)).map((m) => [m.speaker, m.role])).toEqual([['User', 'user'], ['Claude', 'assistant'], ['User', 'user'], ['Claude', 'assistant']]);
+      expect((await app.listMessages(c!.id)).map((m) => [m.speaker, m.role])).toEqual([
+        ['User', 'user'],
+        ['Claude', 'assistant'],
+        ['User', 'user'],
+        ['Claude', 'assistant'],
+      ]);
     } finally {
       await app.db.close();
     }

@@ -18,7 +18,8 @@ afterAll(async () => {
 
 /** Every non-whole value in the time columns of the database (should be none). */
 async function fractionalTimes(store: SqliteMemoryStore): Promise<unknown[]> {
-  return store.db.query(`SELECT 'messages' AS t, occurred_at AS v FROM messages WHERE typeof(occurred_at) <> 'integer' OR typeof(ingested_at) <> 'integer'
+  return store.db
+    .query(`SELECT 'messages' AS t, occurred_at AS v FROM messages WHERE typeof(occurred_at) <> 'integer' OR typeof(ingested_at) <> 'integer'
     UNION ALL SELECT 'conversations', created_at FROM conversations WHERE typeof(created_at) <> 'integer' OR typeof(updated_at) <> 'integer'`);
 }
 
@@ -34,7 +35,10 @@ describe('times are whole ms everywhere', () => {
     try {
       expect(await app.importDatabase(new Uint8Array(await readFile(out)))).toMatchObject({ messageCount: 2, conversationCount: 1 });
       const messages = await app.listMessages('chatgpt:conv-micro');
-      expect(messages.map((m) => m.occurredAt)).toEqual([Math.round((T_MICRO + 1.000_777) * 1000), Math.round((T_MICRO + 3.456_789) * 1000)]);
+      expect(messages.map((m) => m.occurredAt)).toEqual([
+        Math.round((T_MICRO + 1.000_777) * 1000),
+        Math.round((T_MICRO + 3.456_789) * 1000),
+      ]);
       expect(await fractionalTimes(app)).toEqual([]);
     } finally {
       await app.db.close();
@@ -46,7 +50,10 @@ describe('times are whole ms everywhere', () => {
     const engine = new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, historyReader: readHistory });
     const target = await openNodeStore();
     try {
-      await engine.data.importHistory(new File([JSON.stringify(chatGptMicroseconds)], 'conversations.json'), { format: 'auto', importId: 'm' });
+      await engine.data.importHistory(new File([JSON.stringify(chatGptMicroseconds)], 'conversations.json'), {
+        format: 'auto',
+        importId: 'm',
+      });
       expect(await fractionalTimes(store)).toEqual([]);
       expect(await target.importDatabase(await engine.data.exportDatabase())).toMatchObject({ messageCount: 2 });
     } finally {
@@ -59,8 +66,16 @@ describe('times are whole ms everywhere', () => {
     const db = await openMemoryDatabase({ migrateSchema: false });
     await migrate(db, MIGRATIONS, 7);
     const t = (T_MICRO + 1.000_777) * 1000;
-    await db.exec('INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', ['chatgpt:conv-micro', 'Microsecond times', T_MICRO * 1000, t]);
-    await db.exec("INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('chatgpt:m1', 'chatgpt:conv-micro', 1, 'user', 'User', 'Tordesillas treaty', ?, ?, 4)", [t, t]);
+    await db.exec('INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)', [
+      'chatgpt:conv-micro',
+      'Microsecond times',
+      T_MICRO * 1000,
+      t,
+    ]);
+    await db.exec(
+      "INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('chatgpt:m1', 'chatgpt:conv-micro', 1, 'user', 'User', 'Tordesillas treaty', ?, ?, 4)",
+      [t, t],
+    );
     await db.exec("INSERT INTO jobs (kind, payload, run_after, created_at, updated_at) VALUES ('embed', '{}', ?, ?, ?)", [t, t, t]);
     await db.exec("INSERT INTO llm_calls (stage, model, latency_ms, outcome, created_at) VALUES ('answer', 'm', 12.5, 'ok', ?)", [t]);
     const old = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
@@ -68,7 +83,11 @@ describe('times are whole ms everywhere', () => {
 
     const target = await openNodeStore();
     try {
-      expect(await target.importDatabase(backup)).toMatchObject({ fromSchemaVersion: 7, schemaVersion: LATEST_SCHEMA_VERSION, messageCount: 1 });
+      expect(await target.importDatabase(backup)).toMatchObject({
+        fromSchemaVersion: 7,
+        schemaVersion: LATEST_SCHEMA_VERSION,
+        messageCount: 1,
+      });
       expect((await target.listMessages('chatgpt:conv-micro'))[0]!.occurredAt).toBe(Math.round(t));
       expect(await fractionalTimes(target)).toEqual([]);
       const [job] = await target.db.query<{ run_after: number }>('SELECT run_after FROM jobs');
@@ -96,7 +115,9 @@ describe('times are whole ms everywhere', () => {
   it('still refuses a fractional value in a current-schema file, and in a column that is not a time', async () => {
     const source = await openNodeStore();
     await source.createConversation({ id: 'c', title: 'C', createdAt: 5 });
-    await source.db.exec("INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('x', 'c', 1, 'user', 'User', 'hello', 1.5, 1, 2)");
+    await source.db.exec(
+      "INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('x', 'c', 1, 'user', 'User', 'hello', 1.5, 1, 2)",
+    );
     const target = await openNodeStore();
     await expect(target.importDatabase(await source.exportDatabase())).rejects.toMatchObject({ code: 'IMPORT_INVALID_DATA' });
   });

@@ -61,8 +61,20 @@ afterAll(async () => {
 });
 afterEach(() => {
   mock.setBehaviour({
-    latencyMs: 0, chunkDelayMs: 0, rateLimitNext: 0, retryAfter: '0', serverErrorNext: 0, hangNext: 0, malformedNext: 0, truncateNext: 0,
-    omitUsage: false, apiKey: null, modelsRoute: true, models: ['mock-model'], rejectUnknownModels: false, rejectResponseFormat: false,
+    latencyMs: 0,
+    chunkDelayMs: 0,
+    rateLimitNext: 0,
+    retryAfter: '0',
+    serverErrorNext: 0,
+    hangNext: 0,
+    malformedNext: 0,
+    truncateNext: 0,
+    omitUsage: false,
+    apiKey: null,
+    modelsRoute: true,
+    models: ['mock-model'],
+    rejectUnknownModels: false,
+    rejectResponseFormat: false,
   });
   mock.requests.length = 0;
 });
@@ -77,7 +89,17 @@ describe('LlmClient against the mock server', () => {
     expect(res.finishReason).toBe('stop');
     expect(res.usage).toEqual({ promptTokens: 3, completionTokens: 6, estimated: false });
     expect(sink.calls).toHaveLength(1);
-    expect(sink.calls[0]).toMatchObject({ stage: 'answer', model: 'mock-model', promptTokens: 3, completionTokens: 6, tokensEstimated: false, outcome: 'ok', error: null, attempt: 1, jobId: null });
+    expect(sink.calls[0]).toMatchObject({
+      stage: 'answer',
+      model: 'mock-model',
+      promptTokens: 3,
+      completionTokens: 6,
+      tokensEstimated: false,
+      outcome: 'ok',
+      error: null,
+      attempt: 1,
+      jobId: null,
+    });
   });
 
   it('is deterministic for the same prompt', async () => {
@@ -123,14 +145,18 @@ describe('LlmClient against the mock server', () => {
     const res = await client().complete(ask('busy'));
     expect(res.text).toContain('busy');
     expect(sink.calls.map((c) => [c.attempt, c.outcome, c.error])).toEqual([
-      [1, 'error', 'LLM_RATE_LIMITED'], [2, 'error', 'LLM_RATE_LIMITED'], [3, 'ok', null],
+      [1, 'error', 'LLM_RATE_LIMITED'],
+      [2, 'error', 'LLM_RATE_LIMITED'],
+      [3, 'ok', null],
     ]);
     expect(sink.calls[0]).toMatchObject({ promptTokens: 0, completionTokens: 0 });
   });
 
   it('gives up after maxAttempts with LLM_RATE_LIMITED carrying retryAfterMs', async () => {
     mock.setBehaviour({ rateLimitNext: 10, retryAfter: '1' });
-    const err = await client({ maxAttempts: 2, maxDelayMs: 5 }).complete(ask('busy')).catch((e: unknown) => e);
+    const err = await client({ maxAttempts: 2, maxDelayMs: 5 })
+      .complete(ask('busy'))
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'LLM_RATE_LIMITED', status: 429, retryAfterMs: 1000 });
     expect(sink.calls).toHaveLength(2);
   });
@@ -178,7 +204,10 @@ describe('LlmClient against the mock server', () => {
     const ac = new AbortController();
     const seen: string[] = [];
     const run = async () => {
-      for await (const e of client().stream({ ...ask('one two three four five six seven eight nine ten eleven twelve'), signal: ac.signal })) {
+      for await (const e of client().stream({
+        ...ask('one two three four five six seven eight nine ten eleven twelve'),
+        signal: ac.signal,
+      })) {
         if (e.type === 'delta') {
           seen.push(e.text);
           ac.abort();
@@ -202,7 +231,9 @@ describe('LlmClient against the mock server', () => {
 
   it('maps 401 to LLM_UNAUTHORIZED without leaking the key', async () => {
     mock.setBehaviour({ apiKey: 'sk-the-right-one-000000' });
-    const err = await client({ apiKey: KEY }).complete(ask('hi')).catch((e: unknown) => e);
+    const err = await client({ apiKey: KEY })
+      .complete(ask('hi'))
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'LLM_UNAUTHORIZED', status: 401 });
     expect(JSON.stringify({ ...(err as object), message: (err as Error).message })).not.toContain(KEY);
     expect(JSON.stringify({ ...(err as object) })).not.toContain('SECRET');
@@ -221,7 +252,9 @@ describe('LlmClient against the mock server', () => {
   });
 
   it('maps connection refused to LLM_UNAVAILABLE after retrying', async () => {
-    const err = await client({ baseUrl: await closedPortUrl(), maxAttempts: 2 }).complete(ask('anyone?')).catch((e: unknown) => e);
+    const err = await client({ baseUrl: await closedPortUrl(), maxAttempts: 2 })
+      .complete(ask('anyone?'))
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'LLM_UNAVAILABLE' });
     expect((err as Error).message).toMatch(/Could not reach/);
     expect(sink.calls.map((c) => c.error)).toEqual(['LLM_UNAVAILABLE', 'LLM_UNAVAILABLE']);
@@ -257,7 +290,11 @@ describe('LlmClient against the mock server', () => {
   });
 
   it('survives a sink that throws', async () => {
-    const bad: LlmCallSink = { record: () => { throw new Error('disk full'); } };
+    const bad: LlmCallSink = {
+      record: () => {
+        throw new Error('disk full');
+      },
+    };
     const c = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: bad });
     await expect(c.complete(ask('still works'))).resolves.toMatchObject({ finishReason: 'stop' });
   });

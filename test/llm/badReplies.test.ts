@@ -78,7 +78,7 @@ describe('LlmClient: replies that are not chat completions', () => {
     expect(err.message).not.toMatch(/connection|CORS/);
   });
 
-  it('an error frame is reported with the server\'s words', async () => {
+  it("an error frame is reported with the server's words", async () => {
     mock.setBehaviour({ errorFrameNext: 1 });
     const err = await failure(() => drain(client().stream(ask)));
     expect(err.code).toBe('LLM_REJECTED');
@@ -105,7 +105,9 @@ describe('answers through the engine', () => {
     expect(err.message).toContain('empty answer');
     mock.setBehaviour({ htmlNext: 1 });
     answerText = 'fine';
-    expect((await failure(() => engine.answers.ask({ conversationId: 'c', userMessageId: 'u1', answerId: 'a2' }, () => undefined))).code).toBe('LLM_BAD_OUTPUT');
+    expect(
+      (await failure(() => engine.answers.ask({ conversationId: 'c', userMessageId: 'u1', answerId: 'a2' }, () => undefined))).code,
+    ).toBe('LLM_BAD_OUTPUT');
     expect((await store.listMessages('c')).map((m) => m.id)).toEqual(['u1']);
   });
 

@@ -24,7 +24,10 @@ const BROKEN_REPLY = `Your ${F}${F}dog is ${F}${F}${F}called Bis${F}cuit ${F}${F
 
 describe('cleanModelText', () => {
   it('drops U+FFFD, control bytes and unpaired surrogates, keeps text, tabs, newlines and emoji', () => {
-    expect(cleanModelText(`a${F}b\u0000c\u0007d\te\nf\r\ng 🐶 \uD83D x \uDC36 y\u007F`)).toEqual({ text: 'abcd\te\nf\r\ng 🐶  x  y', dropped: 6 });
+    expect(cleanModelText(`a${F}b\u0000c\u0007d\te\nf\r\ng 🐶 \uD83D x \uDC36 y\u007F`)).toEqual({
+      text: 'abcd\te\nf\r\ng 🐶  x  y',
+      dropped: 6,
+    });
     expect(cleanModelText('Plain text, 日本語, café.')).toEqual({ text: 'Plain text, 日本語, café.', dropped: 0 });
   });
 
@@ -46,10 +49,23 @@ async function engineWith(reply: string) {
   await engine.synthesis.setPolicy('off');
   const stub = stubLanguageModel();
   stub.replies = [reply];
-  engine.useDeviceLlm((sink) => new DeviceLlm(new PromptApiGenerator(stub), { model: BUILT_IN_MODEL_ID, label: 'Built-in model (Chrome)', ...(sink ? { sink } : {}) }));
+  engine.useDeviceLlm(
+    (sink) =>
+      new DeviceLlm(new PromptApiGenerator(stub), {
+        model: BUILT_IN_MODEL_ID,
+        label: 'Built-in model (Chrome)',
+        ...(sink ? { sink } : {}),
+      }),
+  );
   const conversation = await engine.conversations.create({ title: 'Dogs' });
   const question = `My dog is called Biscuit ${F} (the user's own ${F} stays).`;
-  const turn = await engine.conversations.appendTurn({ id: 'u1', conversationId: conversation.id, role: 'user', speaker: 'User', content: question });
+  const turn = await engine.conversations.appendTurn({
+    id: 'u1',
+    conversationId: conversation.id,
+    role: 'user',
+    speaker: 'User',
+    content: question,
+  });
   return { store, engine, conversationId: conversation.id, userMessageId: turn.message.id, question };
 }
 
@@ -73,8 +89,10 @@ describe('an answer with broken characters', () => {
 
   it('of broken characters only: a clear error, nothing stored for it, the user’s message kept', async () => {
     const { store, engine, conversationId, userMessageId } = await engineWith(`${F}${F}${F} ${F}${F}`);
-    await expect(engine.answers.ask({ conversationId, userMessageId, answerId: 'a1' }, () => undefined))
-      .rejects.toMatchObject({ code: 'LLM_BAD_OUTPUT', message: expect.stringContaining('broken characters only') });
+    await expect(engine.answers.ask({ conversationId, userMessageId, answerId: 'a1' }, () => undefined)).rejects.toMatchObject({
+      code: 'LLM_BAD_OUTPUT',
+      message: expect.stringContaining('broken characters only'),
+    });
     const messages = await engine.conversations.messages(conversationId);
     expect(messages.map((m) => m.id)).toEqual([userMessageId]);
     await store.db.close();
@@ -83,9 +101,18 @@ describe('an answer with broken characters', () => {
   it('titles and structured outputs (synthesis) come out clean', async () => {
     expect(cleanTitleReply(`${F}Biscuit${F} the ${F}beagle`)).toBe('Biscuit the beagle');
     const llm = {
-      complete: async () => ({ text: `{"title": "Bis${F}cuit", "facts": ["likes ${F}\u0001walks"]}`, model: 'm', usage: { promptTokens: 1, completionTokens: 1, estimated: true }, finishReason: 'stop' }),
+      complete: async () => ({
+        text: `{"title": "Bis${F}cuit", "facts": ["likes ${F}\u0001walks"]}`,
+        model: 'm',
+        usage: { promptTokens: 1, completionTokens: 1, estimated: true },
+        finishReason: 'stop',
+      }),
     };
-    const out = await completeJson(llm, { stage: 'memcell', messages: [{ role: 'user', content: 'x' }], schema: z.object({ title: z.string(), facts: z.array(z.string()) }) });
+    const out = await completeJson(llm, {
+      stage: 'memcell',
+      messages: [{ role: 'user', content: 'x' }],
+      schema: z.object({ title: z.string(), facts: z.array(z.string()) }),
+    });
     expect(out.value).toEqual({ title: 'Biscuit', facts: ['likes walks'] });
   });
 });

@@ -13,7 +13,12 @@ import type { DeviceGenerationRequest, DeviceGenerationResult, TextGenerator } f
 import { DeviceLlm } from '../../src/llm/DeviceLlm';
 import { LlmError } from '../../src/llm/llmErrors';
 import {
-  BUILT_IN_MODEL_ID, PromptApiGenerator, builtInAdvice, builtInAvailability, builtInContextWindow, findLanguageModel,
+  BUILT_IN_MODEL_ID,
+  PromptApiGenerator,
+  builtInAdvice,
+  builtInAvailability,
+  builtInContextWindow,
+  findLanguageModel,
 } from '../../src/llm/PromptApiGenerator';
 import { TransformersTextGenerator } from '../../src/models/TransformersTextGenerator';
 import { buildTestLlms } from '../support/modelHub';
@@ -28,7 +33,10 @@ class Ledger implements LlmCallSink {
   }
 }
 
-const ask = [{ role: 'system' as const, content: 'Answer from memory.' }, { role: 'user' as const, content: 'Where did I go in May?' }];
+const ask = [
+  { role: 'system' as const, content: 'Answer from memory.' },
+  { role: 'user' as const, content: 'Where did I go in May?' },
+];
 
 interface Provider {
   readonly name: string;
@@ -58,11 +66,20 @@ afterAll(async () => {
 });
 
 const providers: Provider[] = [
-  { name: 'transformers.js (random-weight Qwen2 stand-in)', model: QWEN, device: 'cpu', generator: () => transformers, exactTokens: true,
-    // The model stopped at the limit, so it generated exactly that many tokens.
-    completionTokens: (_text, maxTokens) => maxTokens },
   {
-    name: 'Prompt API (stub LanguageModel)', model: BUILT_IN_MODEL_ID, device: 'built-in', exactTokens: true,
+    name: 'transformers.js (random-weight Qwen2 stand-in)',
+    model: QWEN,
+    device: 'cpu',
+    generator: () => transformers,
+    exactTokens: true,
+    // The model stopped at the limit, so it generated exactly that many tokens.
+    completionTokens: (_text, maxTokens) => maxTokens,
+  },
+  {
+    name: 'Prompt API (stub LanguageModel)',
+    model: BUILT_IN_MODEL_ID,
+    device: 'built-in',
+    exactTokens: true,
     // The stub's sessions count words (test/support/stubLanguageModel.ts).
     completionTokens: (text) => text.split(/\s+/).filter(Boolean).length,
     generator: () => {
@@ -90,7 +107,14 @@ describe.each(providers)('DeviceLlm over $name', (p) => {
     expect(llm.lastDevice).toBe(p.device);
     expect(ledger.calls).toHaveLength(1);
     const call = ledger.calls[0]!;
-    expect(call).toMatchObject({ stage: 'answer', model: p.model, outcome: 'ok', error: null, attempt: 1, tokensEstimated: !p.exactTokens });
+    expect(call).toMatchObject({
+      stage: 'answer',
+      model: p.model,
+      outcome: 'ok',
+      error: null,
+      attempt: 1,
+      tokensEstimated: !p.exactTokens,
+    });
     expect(call.promptTokens).toBeGreaterThan(5);
     expect(call.completionTokens).toBe(p.completionTokens(done.result.text, 16));
   });
@@ -139,7 +163,10 @@ describe.each(providers)('DeviceLlm over $name', (p) => {
     const err = await llm.completeJson({ stage: 'synthesis', messages: ask, schema, maxTokens: 12 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as LlmError).code).toBe('LLM_BAD_OUTPUT');
-    expect(ledger.calls.map((c) => [c.stage, c.outcome])).toEqual([['synthesis', 'ok'], ['synthesis', 'ok']]);
+    expect(ledger.calls.map((c) => [c.stage, c.outcome])).toEqual([
+      ['synthesis', 'ok'],
+      ['synthesis', 'ok'],
+    ]);
   });
 });
 
@@ -161,7 +188,15 @@ describe('DeviceLlm', () => {
         calls++;
         if (calls === 1) throw new LlmError('LLM_UNAVAILABLE', 'The model worker restarted.');
         onText?.('ok');
-        return { text: 'ok', model: 'm', promptTokens: 3, completionTokens: 1, tokensEstimated: false, finishReason: 'stop', device: 'wasm' };
+        return {
+          text: 'ok',
+          model: 'm',
+          promptTokens: 3,
+          completionTokens: 1,
+          tokensEstimated: false,
+          finishReason: 'stop',
+          device: 'wasm',
+        };
       },
       cancel() {},
     };
@@ -169,7 +204,10 @@ describe('DeviceLlm', () => {
     const llm = new DeviceLlm(flaky, { model: 'm', sink: ledger, baseDelayMs: 1 });
     const result = await llm.complete({ stage: 'answer', messages: ask });
     expect(result.text).toBe('ok');
-    expect(ledger.calls.map((c) => [c.attempt, c.outcome, c.error])).toEqual([[1, 'error', 'LLM_UNAVAILABLE'], [2, 'ok', null]]);
+    expect(ledger.calls.map((c) => [c.attempt, c.outcome, c.error])).toEqual([
+      [1, 'error', 'LLM_UNAVAILABLE'],
+      [2, 'ok', null],
+    ]);
   });
 
   it('does not retry a failure that needs the person (the model failed to load), and says why', async () => {
@@ -181,7 +219,10 @@ describe('DeviceLlm', () => {
     };
     const ledger = new Ledger();
     const llm = new DeviceLlm(broken, { model: 'm', sink: ledger, baseDelayMs: 1 });
-    await expect(llm.complete({ stage: 'answer', messages: ask })).rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED', message: expect.stringContaining('out of GPU memory') });
+    await expect(llm.complete({ stage: 'answer', messages: ask })).rejects.toMatchObject({
+      code: 'LLM_NOT_CONFIGURED',
+      message: expect.stringContaining('out of GPU memory'),
+    });
     expect(ledger.calls).toHaveLength(1);
   });
 });
@@ -213,7 +254,13 @@ describe('Prompt API provider', () => {
     const result = await generator.generate({ requestId: 'r1', messages, maxNewTokens: 200 });
     expect(stub.created[0]!.initialPrompts).toEqual(messages.slice(0, 3));
     expect(stub.prompts).toEqual(['Where did I go in May?']);
-    expect(result).toMatchObject({ text: stub.replies[0], finishReason: 'stop', tokensEstimated: false, device: 'built-in', model: BUILT_IN_MODEL_ID });
+    expect(result).toMatchObject({
+      text: stub.replies[0],
+      finishReason: 'stop',
+      tokensEstimated: false,
+      device: 'built-in',
+      model: BUILT_IN_MODEL_ID,
+    });
     // Words in the stub: system 3 + "Hi" 1 + "Hello!" 1 + question 6.
     expect(result.promptTokens).toBe(11);
     expect(result.completionTokens).toBe(stub.replies[0]!.split(' ').length);
@@ -224,7 +271,10 @@ describe('Prompt API provider', () => {
     const stub = stubLanguageModel();
     stub.failWith = Object.assign(new Error('The input is too large.'), { name: 'QuotaExceededError' });
     const llm = new DeviceLlm(new PromptApiGenerator(stub), { model: BUILT_IN_MODEL_ID });
-    await expect(llm.complete({ stage: 'answer', messages: ask })).rejects.toMatchObject({ code: 'LLM_REJECTED', message: expect.stringContaining('too long') });
+    await expect(llm.complete({ stage: 'answer', messages: ask })).rejects.toMatchObject({
+      code: 'LLM_REJECTED',
+      message: expect.stringContaining('too long'),
+    });
     expect(stub.live).toBe(0);
   });
 

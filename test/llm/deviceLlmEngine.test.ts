@@ -18,9 +18,22 @@ describe('engine with a model on this device', () => {
     await engine.synthesis.setPolicy('off');
     const stub = stubLanguageModel();
     stub.replies = [Array.from({ length: 400 }, (_, i) => `w${i}`).join(' ')];
-    engine.useDeviceLlm((sink) => new DeviceLlm(new PromptApiGenerator(stub), { model: BUILT_IN_MODEL_ID, label: 'Built-in model (Chrome)', ...(sink ? { sink } : {}) }));
+    engine.useDeviceLlm(
+      (sink) =>
+        new DeviceLlm(new PromptApiGenerator(stub), {
+          model: BUILT_IN_MODEL_ID,
+          label: 'Built-in model (Chrome)',
+          ...(sink ? { sink } : {}),
+        }),
+    );
     const conversation = await engine.conversations.create({ title: 'Dogs' });
-    const turn = await engine.conversations.appendTurn({ id: 'u1', conversationId: conversation.id, role: 'user', speaker: 'User', content: 'My dog is called Biscuit.' });
+    const turn = await engine.conversations.appendTurn({
+      id: 'u1',
+      conversationId: conversation.id,
+      role: 'user',
+      speaker: 'User',
+      content: 'My dog is called Biscuit.',
+    });
     let deltas = 0;
     const result = await engine.answers.ask({ conversationId: conversation.id, userMessageId: turn.message.id, answerId: 'a1' }, (e) => {
       if (e.type === 'delta' && ++deltas === 3) void engine.answers.stop('a1');

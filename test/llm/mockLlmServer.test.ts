@@ -16,7 +16,11 @@ describe('mock LLM server', () => {
   it('answers CORS preflights, allowing the SDK headers', async () => {
     const res = await fetch(`${mock.url}/chat/completions`, {
       method: 'OPTIONS',
-      headers: { Origin: 'http://localhost:4173', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type, x-stainless-os' },
+      headers: {
+        Origin: 'http://localhost:4173',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type, x-stainless-os',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
@@ -30,8 +34,9 @@ describe('mock LLM server', () => {
   });
 
   it('honours max_tokens as a word limit and counts words as tokens', async () => {
-    const res = await (await post({ model: 'm', max_tokens: 2, messages: [{ role: 'user', content: 'one two three four' }] })).json() as {
-      choices: { message: { content: string }; finish_reason: string }[]; usage: { prompt_tokens: number; completion_tokens: number };
+    const res = (await (await post({ model: 'm', max_tokens: 2, messages: [{ role: 'user', content: 'one two three four' }] })).json()) as {
+      choices: { message: { content: string }; finish_reason: string }[];
+      usage: { prompt_tokens: number; completion_tokens: number };
     };
     expect(res.choices[0]?.finish_reason).toBe('length');
     expect(countWords(res.choices[0]?.message.content ?? '')).toBe(2);
@@ -39,7 +44,9 @@ describe('mock LLM server', () => {
   });
 
   it('answers JSON when JSON is asked for', async () => {
-    const res = await (await post({ model: 'm', response_format: { type: 'json_object' }, messages: [{ role: 'user', content: 'facts please' }] })).json() as {
+    const res = (await (
+      await post({ model: 'm', response_format: { type: 'json_object' }, messages: [{ role: 'user', content: 'facts please' }] })
+    ).json()) as {
       choices: { message: { content: string } }[];
     };
     expect(JSON.parse(res.choices[0]?.message.content ?? '')).toMatchObject({ echo: 'facts please' });

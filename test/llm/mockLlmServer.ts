@@ -135,9 +135,16 @@ export const TITLE_PROMPT_START = 'You name conversations';
 export const defaultResponder: MockResponder = (req) => {
   // A conversation title: "About: " and the first six words the user said, so tests can tell it apart.
   if (req.messages[0]?.content.startsWith(TITLE_PROMPT_START)) {
-    return `About: ${lastUserMessage(req).replace(/^User:\s*/, '').split(/\s+/).filter(Boolean).slice(0, 6).join(' ')}`;
+    return `About: ${lastUserMessage(req)
+      .replace(/^User:\s*/, '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .slice(0, 6)
+      .join(' ')}`;
   }
-  const hash = fnv1a(req.messages.map((m) => `${m.role}:${m.content}`).join('\n')).toString(16).padStart(8, '0');
+  const hash = fnv1a(req.messages.map((m) => `${m.role}:${m.content}`).join('\n'))
+    .toString(16)
+    .padStart(8, '0');
   const echo = lastUserMessage(req).split(/\s+/).filter(Boolean).slice(0, 12).join(' ');
   if (req.wantsJson) return JSON.stringify({ answer: `mock ${hash}`, echo, hash });
   return `Mock answer ${hash}: ${echo}`;
@@ -171,15 +178,34 @@ const DEFAULTS: MockBehaviour = {
   responder: defaultResponder,
 };
 
-const STAINLESS = ['x-stainless-arch', 'x-stainless-lang', 'x-stainless-os', 'x-stainless-package-version', 'x-stainless-retry-count',
-  'x-stainless-runtime', 'x-stainless-runtime-version', 'x-stainless-timeout'];
+const STAINLESS = [
+  'x-stainless-arch',
+  'x-stainless-lang',
+  'x-stainless-os',
+  'x-stainless-package-version',
+  'x-stainless-retry-count',
+  'x-stainless-runtime',
+  'x-stainless-runtime-version',
+  'x-stainless-timeout',
+];
 
 function cors(req: IncomingMessage, res: ServerResponse): void {
   res.setHeader('Access-Control-Allow-Origin', '*');
   res.setHeader('Access-Control-Expose-Headers', 'retry-after, retry-after-ms');
   if (req.method === 'OPTIONS') {
-    const requested = String(req.headers['access-control-request-headers'] ?? '').toLowerCase().split(',').map((h) => h.trim()).filter(Boolean);
-    const allowed = new Set(['authorization', 'content-type', 'accept', 'user-agent', ...STAINLESS, ...requested.filter((h) => h.startsWith('x-stainless-'))]);
+    const requested = String(req.headers['access-control-request-headers'] ?? '')
+      .toLowerCase()
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
+    const allowed = new Set([
+      'authorization',
+      'content-type',
+      'accept',
+      'user-agent',
+      ...STAINLESS,
+      ...requested.filter((h) => h.startsWith('x-stainless-')),
+    ]);
     res.setHeader('Access-Control-Allow-Headers', [...allowed].join(', '));
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
     res.setHeader('Access-Control-Max-Age', '600');
@@ -203,18 +229,27 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown> |
   if (chunks.length === 0) return undefined;
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-  } catch { // a body that is not JSON is recorded as none
+  } catch {
+    // a body that is not JSON is recorded as none
     return undefined;
   }
 }
 
 function toChatRequest(body: Record<string, unknown>): MockChatRequest {
   const messages = Array.isArray(body.messages)
-    ? (body.messages as { role?: unknown; content?: unknown }[]).map((m) => ({ role: String(m.role ?? ''), content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '') }))
+    ? (body.messages as { role?: unknown; content?: unknown }[]).map((m) => ({
+        role: String(m.role ?? ''),
+        content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''),
+      }))
     : [];
   const format = (body.response_format as { type?: unknown } | undefined)?.type;
   const wantsJson = format === 'json_object' || format === 'json_schema' || messages.some((m) => /\bjson\b/i.test(m.content));
-  const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : undefined;
+  const maxTokens =
+    typeof body.max_tokens === 'number'
+      ? body.max_tokens
+      : typeof body.max_completion_tokens === 'number'
+        ? body.max_completion_tokens
+        : undefined;
   return { model: String(body.model ?? ''), messages, stream: body.stream === true, wantsJson, maxTokens, body };
 }
 
@@ -245,7 +280,13 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
     await wait(state.latencyMs);
     if (state.rateLimitNext > 0) {
       state.rateLimitNext--;
-      return apiError(res, 429, 'Rate limit reached. Please try again later.', 'rate_limit_error', state.retryAfter === null ? {} : { 'Retry-After': state.retryAfter });
+      return apiError(
+        res,
+        429,
+        'Rate limit reached. Please try again later.',
+        'rate_limit_error',
+        state.retryAfter === null ? {} : { 'Retry-After': state.retryAfter },
+      );
     }
     if (state.serverErrorNext > 0) {
       state.serverErrorNext--;
@@ -266,12 +307,20 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
     if (state.malformedJsonNext > 0) {
       state.malformedJsonNext--;
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end('{"id": "chatcmpl-mock-cut", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\\"title');
+      res.end(
+        '{"id": "chatcmpl-mock-cut", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\\"title',
+      );
       return;
     }
     if (state.emptyChoicesNext > 0) {
       state.emptyChoicesNext--;
-      return sendJson(res, 200, { id: 'chatcmpl-mock-empty', object: 'chat.completion', created: 1_700_000_000, model: String(body.model ?? ''), choices: [] });
+      return sendJson(res, 200, {
+        id: 'chatcmpl-mock-empty',
+        object: 'chat.completion',
+        created: 1_700_000_000,
+        model: String(body.model ?? ''),
+        choices: [],
+      });
     }
     if (state.errorObjectNext > 0) {
       state.errorObjectNext--;
@@ -309,7 +358,10 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
 
     if (!chatReq.stream) {
       return sendJson(res, 200, {
-        id, object: 'chat.completion', created, model,
+        id,
+        object: 'chat.completion',
+        created,
+        model,
         choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finishReason, logprobs: null }],
         ...(state.omitUsage ? {} : { usage }),
       });
@@ -317,7 +369,11 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
     const send = (chunk: unknown): boolean => res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     const frame = (delta: Record<string, unknown>, finish: string | null) => ({
-      id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
     });
     send(frame({ role: 'assistant', content: '' }, null));
     const drop = state.dropStreamNext > 0;
@@ -335,8 +391,11 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
         return;
       }
       if ((badFrame || errorFrame) && sent === 2) {
-        res.end(badFrame ? 'data: {"id": "x", "choices": [{"delta": {"content": "oops\n\n'
-          : `data: ${JSON.stringify({ error: { message: 'The model crashed while generating.', type: 'server_error' } })}\n\n`);
+        res.end(
+          badFrame
+            ? 'data: {"id": "x", "choices": [{"delta": {"content": "oops\n\n'
+            : `data: ${JSON.stringify({ error: { message: 'The model crashed while generating.', type: 'server_error' } })}\n\n`,
+        );
         return;
       }
       send(frame({ content: piece }, null));
@@ -365,7 +424,10 @@ export async function startMockLlmServer(initial: Partial<MockBehaviour> = {}): 
     }
     if (req.method === 'GET' && path === '/models') {
       if (!state.modelsRoute) return apiError(res, 404, 'Not found', 'invalid_request_error');
-      return sendJson(res, 200, { object: 'list', data: state.models.map((m) => ({ id: m, object: 'model', created: 1_700_000_000, owned_by: 'mock' })) });
+      return sendJson(res, 200, {
+        object: 'list',
+        data: state.models.map((m) => ({ id: m, object: 'model', created: 1_700_000_000, owned_by: 'mock' })),
+      });
     }
     if (req.method === 'POST' && path === '/chat/completions') return chat(req, res, body);
     return apiError(res, 404, `Unknown route ${req.method} ${req.url}`, 'invalid_request_error');

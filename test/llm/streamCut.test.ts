@@ -11,7 +11,9 @@ import { startMockLlmServer, type MockLlmServer } from './mockLlmServer';
 
 let mock: MockLlmServer;
 beforeAll(async () => {
-  mock = await startMockLlmServer({ responder: () => 'Basil likes sun and regular water, and tomatoes like the same, so plant them together in the bed.' });
+  mock = await startMockLlmServer({
+    responder: () => 'Basil likes sun and regular water, and tomatoes like the same, so plant them together in the bed.',
+  });
 });
 afterAll(async () => mock.close());
 
@@ -32,8 +34,12 @@ describe('a cut answer is reported as cut', () => {
     const deltas: string[] = [];
     const before = mock.requests.length;
     const err = await (async () => {
-      for await (const e of client().stream({ stage: 'answer', messages: [{ role: 'user', content: 'hi' }] })) if (e.type === 'delta') deltas.push(e.text);
-    })().then(() => null, (e: unknown) => e as { code: string; message: string });
+      for await (const e of client().stream({ stage: 'answer', messages: [{ role: 'user', content: 'hi' }] }))
+        if (e.type === 'delta') deltas.push(e.text);
+    })().then(
+      () => null,
+      (e: unknown) => e as { code: string; message: string },
+    );
     expect(deltas.length).toBe(2);
     expect(err?.code).toBe('LLM_STREAM_CUT');
     expect(err?.message).toMatch(/cut off: the connection to .* broke after \d+ characters/);
@@ -45,8 +51,14 @@ describe('a cut answer is reported as cut', () => {
     const e = await engine();
     mock.setBehaviour({ dropStreamNext: 1, chunkDelayMs: 5 });
     const partial: string[] = [];
-    const err = await e.answers.ask({ conversationId: 'c', userMessageId: 'q', answerId: 'a1' }, (ev) => { if (ev.type === 'delta') partial.push(ev.text); })
-      .then(() => null, (x: unknown) => x as { code: string });
+    const err = await e.answers
+      .ask({ conversationId: 'c', userMessageId: 'q', answerId: 'a1' }, (ev) => {
+        if (ev.type === 'delta') partial.push(ev.text);
+      })
+      .then(
+        () => null,
+        (x: unknown) => x as { code: string },
+      );
     expect(err?.code).toBe('LLM_STREAM_CUT');
     // The mock cuts the connection after its second chunk: both reached the page before the error.
     expect(partial).toHaveLength(2);

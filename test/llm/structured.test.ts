@@ -21,8 +21,10 @@ afterAll(async () => {
 });
 beforeEach(() => {
   calls = [];
-  llm = new LlmClient({ baseUrl: mock.url, apiKey: KEY, model: 'mock-model' },
-    { sink: { record: (c) => void calls.push(c) }, timeoutMs: 2_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 10 });
+  llm = new LlmClient(
+    { baseUrl: mock.url, apiKey: KEY, model: 'mock-model' },
+    { sink: { record: (c) => void calls.push(c) }, timeoutMs: 2_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 10 },
+  );
 });
 afterEach(() => {
   mock.setBehaviour({ responder: defaultResponder, truncateNext: 0, malformedNext: 0, rateLimitNext: 0 });
@@ -30,13 +32,22 @@ afterEach(() => {
 });
 
 const respond = (fn: MockResponder) => mock.setBehaviour({ responder: fn });
-const request = (messages: LlmMessage[] = [{ role: 'user', content: 'Extract the facts.' }]) =>
-  ({ stage: 'synthesis', messages, schema: Facts, jobId: 3 });
+const request = (messages: LlmMessage[] = [{ role: 'user', content: 'Extract the facts.' }]) => ({
+  stage: 'synthesis',
+  messages,
+  schema: Facts,
+  jobId: 3,
+});
 
 describe('completeJson', () => {
   it('accepts clean JSON and asks in JSON mode', async () => {
     respond(() => JSON.stringify(GOOD));
-    const res = await llm.completeJson(request([{ role: 'system', content: 'You extract facts.' }, { role: 'user', content: 'go' }]));
+    const res = await llm.completeJson(
+      request([
+        { role: 'system', content: 'You extract facts.' },
+        { role: 'user', content: 'go' },
+      ]),
+    );
     expect(res).toMatchObject({ value: GOOD, repaired: false, attempts: 1 });
     const body = mock.requests.at(-1)?.body as { response_format?: unknown; messages: LlmMessage[]; temperature?: number };
     expect(body.response_format).toEqual({ type: 'json_object' });
@@ -56,13 +67,15 @@ describe('completeJson', () => {
   });
 
   it("takes a small model's object from between chatter, a fence and sloppy JSON on the first attempt", async () => {
-    respond(() => [
-      "Sure! Here are the facts I found {as requested}:",
-      '```json',
-      "{'facts': ['Alice moved to Lisbon in 2023', 'Alice has a dog named Rex',], 'confidence': 0.8,}",
-      '```',
-      'I hope this helps! Let me know if you need anything else.',
-    ].join('\n'));
+    respond(() =>
+      [
+        'Sure! Here are the facts I found {as requested}:',
+        '```json',
+        "{'facts': ['Alice moved to Lisbon in 2023', 'Alice has a dog named Rex',], 'confidence': 0.8,}",
+        '```',
+        'I hope this helps! Let me know if you need anything else.',
+      ].join('\n'),
+    );
     expect(await completeJson(llm, request())).toMatchObject({ value: GOOD, repaired: true, attempts: 1 });
     expect(mock.requests).toHaveLength(1);
   });
@@ -122,7 +135,10 @@ describe('completeJson', () => {
     errors.push(await completeJson(llm, request()).catch((e: unknown) => e));
     mock.setBehaviour({ rateLimitNext: 5 });
     errors.push(await llm.complete({ stage: 'answer', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e));
-    const wrong = new LlmClient({ baseUrl: mock.url, apiKey: `${KEY}-wrong`, model: 'mock-model' }, { sink: { record: (c) => void calls.push(c) } });
+    const wrong = new LlmClient(
+      { baseUrl: mock.url, apiKey: `${KEY}-wrong`, model: 'mock-model' },
+      { sink: { record: (c) => void calls.push(c) } },
+    );
     errors.push(await wrong.complete({ stage: 'answer', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e));
     errors.push(await wrong.testConnection());
     expect(calls.length).toBeGreaterThan(3);
@@ -148,7 +164,11 @@ describe('extractJson', () => {
     expect(extractJson(`${facts}\n\nI hope this helps!`).value).toEqual(GOOD);
     expect(extractJson(`${facts}\nLet me know if you need more {help}.`).value).toEqual(GOOD);
     expect(extractJson(`${facts} -- that is all } for now`).value).toEqual(GOOD);
-    expect(extractJson(`Here you go:\n{"facts": ["Alice moved to Lisbon in 2023", "Alice has a dog named Rex"], "confidence": 0.8}\nNote: 2 facts.\n\nAnything else?`).value).toEqual(GOOD);
+    expect(
+      extractJson(
+        `Here you go:\n{"facts": ["Alice moved to Lisbon in 2023", "Alice has a dog named Rex"], "confidence": 0.8}\nNote: 2 facts.\n\nAnything else?`,
+      ).value,
+    ).toEqual(GOOD);
     expect(extractJson(`\`\`\`json\n${facts}\n\`\`\`\nThat is all.`).value).toEqual(GOOD);
   });
 });

@@ -107,7 +107,11 @@ describe('download, then load from the browser cache with the network gone', () 
     const requests = network.length;
     const fresh = new ModelService({ platform }); // a reload: a new worker, same cache
     await fresh.loadEmbedder(MINILM);
-    const [a, b, same] = await fresh.embed(['I adopted a puppy from the shelter.', 'The quarterly report shows revenue fell.', 'I adopted a puppy from the shelter.']);
+    const [a, b, same] = await fresh.embed([
+      'I adopted a puppy from the shelter.',
+      'The quarterly report shows revenue fell.',
+      'I adopted a puppy from the shelter.',
+    ]);
     expect(a).toHaveLength(384);
     expect(Math.hypot(...a!)).toBeCloseTo(1, 4);
     expect(same).toEqual(a);
@@ -132,7 +136,11 @@ describe('download, then load from the browser cache with the network gone', () 
   it('the multilingual embedder tokenises Chinese, Japanese and Korean into real pieces', async () => {
     const service = new ModelService({ platform });
     await service.downloadModel(E5);
-    const [zh, ja, ko, en] = await service.embedWith(E5, ['我的狗在厨房里睡觉', 'わたしのいぬはねている', '개가 부엌에서 잔다', 'my dog sleeps'], 'document');
+    const [zh, ja, ko, en] = await service.embedWith(
+      E5,
+      ['我的狗在厨房里睡觉', 'わたしのいぬはねている', '개가 부엌에서 잔다', 'my dog sleeps'],
+      'document',
+    );
     for (const v of [zh, ja, ko, en]) expect(v).toHaveLength(384);
     expect(zh).not.toEqual(ja);
     expect(ko).not.toEqual(en);
@@ -172,7 +180,10 @@ describe('download failures', () => {
     const cache = await caches.open(env.cacheKey);
     await cache.delete(remoteUrl(E5, 'onnx/model_quantized.onnx'));
     const service = new ModelService({ platform });
-    await expect(service.downloadModel(E5)).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE', message: expect.stringMatching(/could not be reached, or the connection dropped/) });
+    await expect(service.downloadModel(E5)).rejects.toMatchObject({
+      code: 'MODEL_UNAVAILABLE',
+      message: expect.stringMatching(/could not be reached, or the connection dropped/),
+    });
     expect((await service.listModels()).find((m) => m.id === E5)).toMatchObject({ available: false, partial: true });
     hub.fault(`${E5}/onnx/model_quantized.onnx`, null);
   }, 60_000);
@@ -183,7 +194,10 @@ describe('download failures', () => {
     await cache.delete(remoteUrl(MXBAI, 'onnx/model_quantized.onnx'));
     const service = new ModelService({ platform });
     // Caught by the shape check before onnxruntime sees it (a parse failure there breaks later loads in a browser).
-    await expect(service.downloadModel(MXBAI)).rejects.toMatchObject({ code: 'MODEL_ERROR', message: expect.stringMatching(/not an ONNX model/) });
+    await expect(service.downloadModel(MXBAI)).rejects.toMatchObject({
+      code: 'MODEL_ERROR',
+      message: expect.stringMatching(/not an ONNX model/),
+    });
     expect((await service.listModels()).find((m) => m.id === MXBAI && m.kind === 'reranker')).toMatchObject({ available: false });
     hub.fault(`${MXBAI}/onnx/model_quantized.onnx`, null);
     // Healed on the hub: the retry fetches every file again and works (nothing stale is kept).
@@ -218,7 +232,8 @@ describe('a failure inside onnxruntime', () => {
 describe('cancel, resume, a hub that cannot be reached', () => {
   async function forgetAll(id: string) {
     const cache = await caches.open(env.cacheKey);
-    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']) await cache.delete(remoteUrl(id, f));
+    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx'])
+      await cache.delete(remoteUrl(id, f));
   }
   async function until(check: () => boolean) {
     for (let i = 0; i < 600 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
@@ -234,7 +249,10 @@ describe('cancel, resume, a hub that cannot be reached', () => {
     try {
       await until(() => hub.requests.slice(before).some((r) => r.startsWith(MSMARCO) && r.endsWith('.onnx')));
       service.cancelDownload();
-      expect(await running).toMatchObject({ code: 'MODEL_UNAVAILABLE', message: expect.stringMatching(/^Downloading "ms-marco MiniLM-L-6 cross-encoder" was cancelled/) });
+      expect(await running).toMatchObject({
+        code: 'MODEL_UNAVAILABLE',
+        message: expect.stringMatching(/^Downloading "ms-marco MiniLM-L-6 cross-encoder" was cancelled/),
+      });
     } finally {
       release();
     }
@@ -259,7 +277,9 @@ describe('cancel, resume, a hub that cannot be reached', () => {
     try {
       const err = await service.downloadModel(BGE).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'MODEL_UNAVAILABLE' });
-      expect((err as Error).message).toMatch(/^Downloading "BGE small en v1.5" failed: the model hub \(127\.0\.0\.1:\d+\) could not be reached.*this device may be offline/);
+      expect((err as Error).message).toMatch(
+        /^Downloading "BGE small en v1.5" failed: the model hub \(127\.0\.0\.1:\d+\) could not be reached.*this device may be offline/,
+      );
     } finally {
       platform.setModelHub!(hub.url);
     }
@@ -279,7 +299,12 @@ describe('a damaged download', () => {
     await cache.put(onnx, new Response(new Uint8Array(4096).fill(0x5a), { headers: { 'content-length': '4096' } }));
 
     const err = await service.loadEmbedder(BGE).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'MODEL_ERROR', message: expect.stringMatching(/^The downloaded files of "BGE small en v1.5" are damaged \(onnx\/model_quantized\.onnx is not an ONNX model: .*\), so they were removed\. Download it again/) });
+    expect(err).toMatchObject({
+      code: 'MODEL_ERROR',
+      message: expect.stringMatching(
+        /^The downloaded files of "BGE small en v1.5" are damaged \(onnx\/model_quantized\.onnx is not an ONNX model: .*\), so they were removed\. Download it again/,
+      ),
+    });
     expect(service.status().embedder).toMatchObject({ modelId: MINILM, state: 'ready' }); // the last working model stays
     expect((await service.listModels()).find((m) => m.id === BGE)).toMatchObject({ available: false, partial: false });
     expect(await cache.match(onnx)).toBeUndefined();

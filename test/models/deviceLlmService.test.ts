@@ -84,7 +84,10 @@ describe('DeviceLlmService', () => {
     expect(status).toMatchObject({ modelId: SMOL, state: 'ready', device: 'wasm', error: null });
     expect(p.loads).toEqual([`${SMOL}:wasm:q4`]);
     const pieces: string[] = [];
-    const out = await service.generate({ requestId: 'a', messages: [{ role: 'user', content: 'Hi' }], maxNewTokens: 5 }, (t) => void pieces.push(t));
+    const out = await service.generate(
+      { requestId: 'a', messages: [{ role: 'user', content: 'Hi' }], maxNewTokens: 5 },
+      (t) => void pieces.push(t),
+    );
     expect(out).toMatchObject({ completionTokens: 5, finishReason: 'length', tokensEstimated: false });
     expect(out.text).toBe(pieces.join(''));
   });
@@ -105,13 +108,20 @@ describe('DeviceLlmService', () => {
   });
 
   it('a model that fails to load says why, and generation then fails with that reason instead of hanging', async () => {
-    const p = platform({ gpuCaps: bigGpu, load: async () => { throw new Error('not enough GPU memory'); } });
+    const p = platform({
+      gpuCaps: bigGpu,
+      load: async () => {
+        throw new Error('not enough GPU memory');
+      },
+    });
     const service = new DeviceLlmService(p);
     const status = await service.load(QWEN);
     expect(status.state).toBe('error');
     expect(status.error?.message).toMatch(/Qwen2.5 0.5B Instruct failed to load on this device: not enough GPU memory/);
-    await expect(service.generate({ requestId: 'b', messages: [{ role: 'user', content: 'Hi' }], maxNewTokens: 5 }))
-      .rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED', message: expect.stringContaining('not enough GPU memory') });
+    await expect(service.generate({ requestId: 'b', messages: [{ role: 'user', content: 'Hi' }], maxNewTokens: 5 })).rejects.toMatchObject({
+      code: 'LLM_NOT_CONFIGURED',
+      message: expect.stringContaining('not enough GPU memory'),
+    });
   });
 
   it('never loads a model that is not downloaded (no network outside the download action)', async () => {
@@ -169,15 +179,23 @@ describe('DeviceLlmService.deleteDownload', () => {
     expect((await service.load(SMOL)).state).toBe('ready');
     let refused: unknown = null;
     await service.generate({ requestId: 'r', messages: [{ role: 'user', content: 'Hi' }], maxNewTokens: 4 }, () => {
-      refused ??= service.deleteDownload(SMOL).then(() => 'deleted', (e: unknown) => e);
+      refused ??= service.deleteDownload(SMOL).then(
+        () => 'deleted',
+        (e: unknown) => e,
+      );
     });
-    await expect(refused).resolves.toMatchObject({ code: 'MODEL_IN_USE', message: expect.stringMatching(/is in use: it is answering on this device/) });
+    await expect(refused).resolves.toMatchObject({
+      code: 'MODEL_IN_USE',
+      message: expect.stringMatching(/is in use: it is answering on this device/),
+    });
     expect(forgot).toEqual([]);
     expect((await service.listModels()).find((m) => m.id === SMOL)?.cached).toBe(true);
     // Idle (the person chose another way to answer): unloaded, then deleted.
     expect((await service.deleteDownload(SMOL)).freedBytes).toBeGreaterThan(0);
     expect(service.status()).toMatchObject({ modelId: null, state: 'none' });
-    await expect(service.generate({ requestId: 's', messages: [{ role: 'user', content: 'Hi' }], maxNewTokens: 4 })).rejects.toMatchObject({ code: 'LLM_NOT_CONFIGURED' });
+    await expect(service.generate({ requestId: 's', messages: [{ role: 'user', content: 'Hi' }], maxNewTokens: 4 })).rejects.toMatchObject({
+      code: 'LLM_NOT_CONFIGURED',
+    });
     rmSync(root, { recursive: true, force: true });
   });
 });

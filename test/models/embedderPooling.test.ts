@@ -56,7 +56,10 @@ describe('TransformersEmbedder own pooling matches the pipeline (bundled model)'
     ['all-unknown words', ['qwxzzy blorf fnarg']],
     ['emoji and whitespace', ['😀🎉', ' \n\t ']],
     ['very long text (clipped and truncated)', [longText]],
-    ['a batch of mixed lengths', ['hi', 'I adopted a puppy last week and we walk in the park every morning before work.', '', 'qwxzzy', longText]],
+    [
+      'a batch of mixed lengths',
+      ['hi', 'I adopted a puppy last week and we walk in the park every morning before work.', '', 'qwxzzy', longText],
+    ],
   ])('mean pooling: %s', async (_label, texts) => {
     const got = await embedder.embed(texts);
     const want = await pipelineVectors(texts, embedder.entry);
@@ -99,7 +102,7 @@ describe('poolRows', () => {
   const mask = lengths.map((n) => Array.from({ length: tokens }, (_, t) => (t < n ? 1 : 0)));
   const hidden = () => new Tensor('float32', states.slice(), [batch, tokens, dim]);
 
-  it("equals transformers.js mean_pooling + normalize(2, -1) bit for bit", () => {
+  it('equals transformers.js mean_pooling + normalize(2, -1) bit for bit', () => {
     const want = mean_pooling(hidden(), int64Tensor(mask)).normalize(2, -1).data as Float32Array;
     const got = poolRows(hidden(), mask, 'mean');
     got.forEach((row, b) => expect(Array.from(row)).toEqual(Array.from(want.subarray(b * dim, (b + 1) * dim))));
@@ -113,7 +116,14 @@ describe('poolRows', () => {
 
   it('gives NaN for an all-zero row (like the library), which finiteOrZero maps to zeros', () => {
     const zeros = new Tensor('float32', new Float32Array(2 * 3 * 4), [2, 3, 4]);
-    const [row] = poolRows(zeros, [[1, 1, 0], [1, 1, 1]], 'mean');
+    const [row] = poolRows(
+      zeros,
+      [
+        [1, 1, 0],
+        [1, 1, 1],
+      ],
+      'mean',
+    );
     expect(row!.every(Number.isNaN)).toBe(true);
     expect(Array.from(finiteOrZero(row!))).toEqual([0, 0, 0, 0]);
   });

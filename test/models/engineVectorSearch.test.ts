@@ -22,9 +22,15 @@ describe('engine + bundled offline embedder (Node, onnxruntime-node)', () => {
       'We are repainting the kitchen a pale green colour.',
       'My flight to Tokyo leaves on Tuesday morning.',
     ];
-    for (const [i, content] of turns.entries()) await engine.conversations.appendTurn({ id: `t${i}`, conversationId: 'c', role: 'user', content });
+    for (const [i, content] of turns.entries())
+      await engine.conversations.appendTurn({ id: `t${i}`, conversationId: 'c', role: 'user', content });
     await engine.idle();
-    expect(await engine.indexing.embeddingStatus()).toMatchObject({ activeModel: 'recollect/glove-100d-sif', embedded: 4, total: 4, state: 'idle' });
+    expect(await engine.indexing.embeddingStatus()).toMatchObject({
+      activeModel: 'recollect/glove-100d-sif',
+      embedded: 4,
+      total: 4,
+      state: 'idle',
+    });
 
     const dog = await engine.answers.vectorSearch('my new dog');
     expect(dog[0]!.message.id).toBe('t0');

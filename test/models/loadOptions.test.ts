@@ -8,16 +8,25 @@ import type { Device, ModelPlatform } from '../../src/models/transformersEnv';
 const entry = MODEL_CATALOG.find((m) => m.id === BUNDLED_MODEL_ID && m.kind === 'embedder')!;
 
 function platform(unusable: (d: Device) => string | null): ModelPlatform {
-  return { name: 'browser', devices: () => ['wasm'], availability: async () => ({ local: true, cached: false }), unusable: async (d) => unusable(d) };
+  return {
+    name: 'browser',
+    devices: () => ['wasm'],
+    availability: async () => ({ local: true, cached: false }),
+    unusable: async (d) => unusable(d),
+  };
 }
 
 describe('device fallback', () => {
   it('skips WebGPU without an adapter, runs WASM and says why', async () => {
     const tried: (Device | undefined)[] = [];
-    const r = await loadWithFallback(entry, { device: 'webgpu', platform: platform((d) => (d === 'webgpu' ? 'no WebGPU adapter is available on this device' : null)) }, async (d) => {
-      tried.push(d);
-      return 'model';
-    });
+    const r = await loadWithFallback(
+      entry,
+      { device: 'webgpu', platform: platform((d) => (d === 'webgpu' ? 'no WebGPU adapter is available on this device' : null)) },
+      async (d) => {
+        tried.push(d);
+        return 'model';
+      },
+    );
     expect(tried).toEqual(['wasm']);
     expect(r.device).toBe('wasm');
     expect(r.fallback).toBe('WebGPU could not be used (no WebGPU adapter is available on this device), so WASM runs instead.');

@@ -49,7 +49,10 @@ function downloaded(id: string): number {
 const cachedFiles = (id: string) => modelFiles(MODEL_CATALOG.find((m) => m.id === id)!).filter((f) => existsSync(join(cacheDir, id, f)));
 
 async function failure(p: Promise<unknown>): Promise<RecollectError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(RecollectError);
   return err as RecollectError;
 }

@@ -20,7 +20,9 @@ describe('downloadFailure', () => {
     expect(downloadFailure(new Error('anything'), true)).toBe('cancelled');
     expect(downloadFailure(new DOMException('The operation was aborted.', 'AbortError'), false)).toBe('cancelled');
     expect(downloadFailure(new ModelFileNotFoundError(`Could not locate file: "${HUB_FILE}".`, { status: 404 }), false)).toBe('missing');
-    expect(downloadFailure(new Error(`Service unavailable error occurred while trying to load file: "${HUB_FILE}".`), false)).toBe('refused');
+    expect(downloadFailure(new Error(`Service unavailable error occurred while trying to load file: "${HUB_FILE}".`), false)).toBe(
+      'refused',
+    );
     expect(downloadFailure(new TypeError('Failed to fetch'), false)).toBe('unreachable');
     expect(downloadFailure(new TypeError('network error'), false)).toBe('unreachable'); // Chromium, cut mid-body
     expect(downloadFailure(new TypeError('fetch failed'), false)).toBe('unreachable'); // Node
@@ -36,18 +38,30 @@ describe('downloadFailure', () => {
 
 describe('downloadError', () => {
   it('names the model and what to do; a 404 names the missing file', () => {
-    expect(downloadError('offline', 'BGE small en v1.5', new TypeError('Failed to fetch')).message)
-      .toBe('Downloading "BGE small en v1.5" failed: this device is offline. Connect to the internet and press Download again; the files that already arrived are kept, so it continues from there.');
+    expect(downloadError('offline', 'BGE small en v1.5', new TypeError('Failed to fetch')).message).toBe(
+      'Downloading "BGE small en v1.5" failed: this device is offline. Connect to the internet and press Download again; the files that already arrived are kept, so it continues from there.',
+    );
     const missing = downloadError('missing', 'BGE small en v1.5', new Error(`Could not locate file: "${HUB_FILE}".`));
     expect(missing).toMatchObject({ code: 'MODEL_UNAVAILABLE', detail: `Could not locate file: "${HUB_FILE}".` });
-    expect(missing.message).toMatch(/^Downloading "BGE small en v1.5" failed: the model hub has no file "onnx\/model_quantized.onnx" for it \(HTTP 404\)/);
-    expect(downloadError('invalid', 'X', new Error('protobuf parsing failed'))).toMatchObject({ code: 'MODEL_ERROR', message: expect.stringMatching(/do not load as a model \(protobuf parsing failed\)\. They were removed/) });
+    expect(missing.message).toMatch(
+      /^Downloading "BGE small en v1.5" failed: the model hub has no file "onnx\/model_quantized.onnx" for it \(HTTP 404\)/,
+    );
+    expect(downloadError('invalid', 'X', new Error('protobuf parsing failed'))).toMatchObject({
+      code: 'MODEL_ERROR',
+      message: expect.stringMatching(/do not load as a model \(protobuf parsing failed\)\. They were removed/),
+    });
     expect(downloadError('cancelled', 'X', new Error('aborted')).message).toMatch(/^Downloading "X" was cancelled\./);
   });
 });
 
 describe('ModelDownloads.run', () => {
-  const job = (fetchFiles: (onInfo: (i: ProgressInfo) => void) => Promise<void>, forget = vi.fn(async () => undefined)) => ({ modelId: 'm', label: 'M', expectedBytes: 100, fetchFiles, forget });
+  const job = (fetchFiles: (onInfo: (i: ProgressInfo) => void) => Promise<void>, forget = vi.fn(async () => undefined)) => ({
+    modelId: 'm',
+    label: 'M',
+    expectedBytes: 100,
+    fetchFiles,
+    forget,
+  });
 
   it('runs one download at a time and cancels the running one through its fetch', async () => {
     const downloads = new ModelDownloads();
@@ -56,10 +70,11 @@ describe('ModelDownloads.run', () => {
     const forget = vi.fn(async () => undefined);
     const { env } = await import('@huggingface/transformers');
     const base = env.fetch;
-    env.fetch = ((_: string, init?: RequestInit) => new Promise((_resolve, reject) => {
-      started();
-      init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
-    })) as typeof env.fetch;
+    env.fetch = ((_: string, init?: RequestInit) =>
+      new Promise((_resolve, reject) => {
+        started();
+        init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+      })) as typeof env.fetch;
     try {
       const running = downloads.run(job(async () => void (await env.fetch('https://hub/x')), forget)).catch((e: unknown) => e);
       await fetching;
@@ -78,9 +93,19 @@ describe('ModelDownloads.run', () => {
 
   it('drops the files after a 404 or a broken file, keeps them after a lost connection', async () => {
     const downloads = new ModelDownloads();
-    for (const [err, dropped] of [[new ModelFileNotFoundError(`Could not locate file: "${HUB_FILE}".`, { status: 404 }), true], [new Error('invalid protobuf'), true], [new TypeError('Failed to fetch'), false]] as const) {
+    for (const [err, dropped] of [
+      [new ModelFileNotFoundError(`Could not locate file: "${HUB_FILE}".`, { status: 404 }), true],
+      [new Error('invalid protobuf'), true],
+      [new TypeError('Failed to fetch'), false],
+    ] as const) {
       const forget = vi.fn(async () => undefined);
-      await expect(downloads.run(job(async () => { throw err; }, forget))).rejects.toBeDefined();
+      await expect(
+        downloads.run(
+          job(async () => {
+            throw err;
+          }, forget),
+        ),
+      ).rejects.toBeDefined();
       expect(forget).toHaveBeenCalledTimes(dropped ? 1 : 0);
     }
   });
@@ -96,7 +121,12 @@ describe('downloadProgress', () => {
     report.onInfo({ status: 'initiate', name: 'm', file: 'tokenizer.json' });
     report.finish();
     await new Promise((r) => setTimeout(r, 0));
-    expect(seen.map((p) => [p.loaded, p.total, p.done])).toEqual([[10, 1_000, false], [10, 1_000, false], [130, 1_210, false], [130, 1_210, true]]);
+    expect(seen.map((p) => [p.loaded, p.total, p.done])).toEqual([
+      [10, 1_000, false],
+      [10, 1_000, false],
+      [130, 1_210, false],
+      [130, 1_210, true],
+    ]);
     expect(seen[2]!.file).toBe('onnx/model.onnx');
   });
 });

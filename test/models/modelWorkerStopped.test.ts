@@ -7,7 +7,7 @@ import { MODEL_WORKER_STOPPED_MESSAGE } from '../../src/core/protocol';
 const silent: RemoteEmbedding = { embedWith: () => new Promise(() => undefined) };
 const answering: RemoteEmbedding = { embedWith: async (_m, texts) => texts.map(() => new Float32Array([1, 0])) };
 
-describe('the engine\'s link to a model worker that died', () => {
+describe("the engine's link to a model worker that died", () => {
   it('fails the embedding left waiting on the dead worker, saying why, and the next one reaches the new worker', async () => {
     const link = modelWorkerLink();
     link.connect(silent);

@@ -27,7 +27,14 @@ describe('build-offline-model output', () => {
   const dir = join(REPO_MODELS_DIR, BUNDLED_MODEL_ID);
 
   it('has the transformers.js layout and a build stamp', () => {
-    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx', 'onnx/model.onnx', 'build-info.json']) {
+    for (const f of [
+      'config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'onnx/model_quantized.onnx',
+      'onnx/model.onnx',
+      'build-info.json',
+    ]) {
       expect(existsSync(join(dir, f)), f).toBe(true);
     }
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));

@@ -16,8 +16,11 @@ let files: Uint8Array<ArrayBuffer>[];
 
 beforeAll(async () => {
   await buildTestHub();
-  files = [bundled, join(TEST_HUB_DIR, 'Xenova/all-MiniLM-L6-v2/resolve/main/onnx/model_quantized.onnx'), join(TEST_HUB_DIR, 'mixedbread-ai/mxbai-rerank-xsmall-v1/resolve/main/onnx/model_quantized.onnx')]
-    .map((f) => new Uint8Array(readFileSync(f)));
+  files = [
+    bundled,
+    join(TEST_HUB_DIR, 'Xenova/all-MiniLM-L6-v2/resolve/main/onnx/model_quantized.onnx'),
+    join(TEST_HUB_DIR, 'mixedbread-ai/mxbai-rerank-xsmall-v1/resolve/main/onnx/model_quantized.onnx'),
+  ].map((f) => new Uint8Array(readFileSync(f)));
 }, 120_000);
 
 function check(bytes: Uint8Array, chunk = 65_536): string | null {
@@ -55,7 +58,9 @@ describe('streams', () => {
   it('the checking stream passes bytes through unchanged and errors at the end of a bad file', async () => {
     const good = await new Response(stream(files[1]!).pipeThrough(onnxCheckingStream())).arrayBuffer();
     expect(Buffer.compare(Buffer.from(good), Buffer.from(files[1]!))).toBe(0); // same bytes (toEqual is slow on megabytes)
-    await expect(new Response(stream(new Uint8Array(4096).fill(0x5a)).pipeThrough(onnxCheckingStream())).arrayBuffer()).rejects.toThrow(/not an ONNX model/);
+    await expect(new Response(stream(new Uint8Array(4096).fill(0x5a)).pipeThrough(onnxCheckingStream())).arrayBuffer()).rejects.toThrow(
+      /not an ONNX model/,
+    );
   });
 });
 

@@ -45,7 +45,16 @@ describe('reranker chosen in Models', () => {
       'My sister has a dog, not a cat.',
       'Weather was cold, the cat hid under the bed.',
     ];
-    await engine.conversations.appendTurns(lines.map((content, i) => ({ id: `t${i}`, conversationId: 'c', role: 'user' as const, speaker: 'User', content, occurredAt: Date.UTC(2024, 0, 1, 10, i) })));
+    await engine.conversations.appendTurns(
+      lines.map((content, i) => ({
+        id: `t${i}`,
+        conversationId: 'c',
+        role: 'user' as const,
+        speaker: 'User',
+        content,
+        occurredAt: Date.UTC(2024, 0, 1, 10, i),
+      })),
+    );
     await engine.idle();
 
     const before = await engine.answers.recall('What is my cat called?', { limit: 5 });
@@ -65,7 +74,10 @@ describe('reranker chosen in Models', () => {
     expect(after.turns.map((t) => t.message.id)).toEqual(before.turns.map((t) => t.message.id));
     expect(after.turns.some((t) => t.rerankScore !== undefined)).toBe(false);
     // The same port with a trusted reranker (as a cross-encoder's catalog entry gives) reranks.
-    const trusted = createEngine(store, { only: ['recall'], embedders: { ...provider, activeReranker: async () => ({ ...chosen!, trust: 1 }) } });
+    const trusted = createEngine(store, {
+      only: ['recall'],
+      embedders: { ...provider, activeReranker: async () => ({ ...chosen!, trust: 1 }) },
+    });
     await trusted.start();
     await trusted.idle(); // the reranker joins recall with the vectors, after the open's warm-up
     const reranked = await trusted.answers.recall('What is my cat called?', { limit: 5 });

@@ -66,7 +66,10 @@ describe('StaticEmbedder (bundled model, no inference runtime)', () => {
     // Real-length turns: a German one with ß and umlauts, an Arabic one, a 3,000-character one.
     const german = 'Straße, Größe, Übermaß und Fußgängerzone: Jürgen aß in München Käsespätzle. '.repeat(4);
     const arabic = 'ذهبت إلى السوق يوم الجمعة واشتريت الخبز والزيتون، ثم عدت إلى البيت.';
-    const long = Array.from({ length: 60 }, (_, i) => `Turn ${i}: the meeting about the budget moved to Thursday; [CLS] see the table |a|b| and \`code()\`.`).join(' ');
+    const long = Array.from(
+      { length: 60 },
+      (_, i) => `Turn ${i}: the meeting about the budget moved to Thursday; [CLS] see the table |a|b| and \`code()\`.`,
+    ).join(' ');
     expect(long.length).toBeGreaterThan(3_000);
     const texts = [
       'I moved to Lisbon in March and my flight leaves Friday at 9:45.',

@@ -33,7 +33,13 @@ describe('ModelService with the bundled model as a lookup', () => {
     expect(dog).toHaveLength(100);
     expect(Math.hypot(...dog!)).toBeCloseTo(1, 5);
     expect(unknown!.every((x) => x === 0)).toBe(true);
-    expect(service.status().embedder).toMatchObject({ modelId: BUNDLED_MODEL_ID, vectorId: `${BUNDLED_MODEL_ID}@1`, dim: 100, device: 'cpu', state: 'ready' });
+    expect(service.status().embedder).toMatchObject({
+      modelId: BUNDLED_MODEL_ID,
+      vectorId: `${BUNDLED_MODEL_ID}@1`,
+      dim: 100,
+      device: 'cpu',
+      state: 'ready',
+    });
     // embedWith (the engine's path) uses the same loaded lookup.
     expect(Array.from((await service.embedWith(BUNDLED_MODEL_ID, ['my new dog'], 'query'))[0]!)).toEqual(Array.from(dog!));
   });

@@ -35,7 +35,7 @@ async function countVectors(store: Awaited<ReturnType<typeof openNodeStore>>, mo
 }
 
 describe('embedder switch across a model-worker restart', () => {
-  it('goes on in the new worker when the target model\'s call in flight is cut off by the restart', async () => {
+  it("goes on in the new worker when the target model's call in flight is cut off by the restart", async () => {
     const link = modelWorkerLink();
     let inFlight!: () => void;
     const targetCalled = new Promise<void>((resolve) => (inFlight = resolve));
@@ -44,7 +44,13 @@ describe('embedder switch across a model-worker restart', () => {
     const engine = createEngine(store, { only: [], embedders: link.provider });
     await engine.start();
     await store.createConversation({ id: 'c', title: 't' });
-    for (let i = 0; i < 5; i++) await engine.conversations.appendTurn({ id: `m${i}`, conversationId: 'c', role: 'user', content: `turn number ${i} ${'x'.repeat(i)}` });
+    for (let i = 0; i < 5; i++)
+      await engine.conversations.appendTurn({
+        id: `m${i}`,
+        conversationId: 'c',
+        role: 'user',
+        content: `turn number ${i} ${'x'.repeat(i)}`,
+      });
     await engine.idle();
     expect(await countVectors(store, BUNDLED_MODEL_ID)).toBe(5);
 
@@ -64,7 +70,14 @@ describe('embedder switch across a model-worker restart', () => {
     const link = modelWorkerLink();
     let calls = 0;
     let cut = () => undefined as void;
-    const stalling = (): RemoteEmbedding => fakeWorker({ modelId: TARGET, onCall: () => { calls++; queueMicrotask(() => cut()); } });
+    const stalling = (): RemoteEmbedding =>
+      fakeWorker({
+        modelId: TARGET,
+        onCall: () => {
+          calls++;
+          queueMicrotask(() => cut());
+        },
+      });
     link.connect(stalling());
     const store = await openNodeStore();
     const engine = createEngine(store, { only: [], embedders: link.provider });

@@ -48,7 +48,11 @@ describe('v11: ChatGPT markup stored by earlier versions', () => {
     const old = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
     const target = await openNodeStore();
     try {
-      expect(await target.importDatabase(await old.exportDatabase())).toMatchObject({ fromSchemaVersion: 10, schemaVersion: LATEST_SCHEMA_VERSION, messageCount: 5 });
+      expect(await target.importDatabase(await old.exportDatabase())).toMatchObject({
+        fromSchemaVersion: 10,
+        schemaVersion: LATEST_SCHEMA_VERSION,
+        messageCount: 5,
+      });
       const contents = (await target.listMessages('chatgpt:c1')).map((m) => m.content);
       expect(contents.filter((c) => MARKUP.test(c))).toEqual([]);
       expect((await target.searchMessages('Pendular')).map((h) => h.message.id)).toEqual(['chatgpt:c1:m2']);

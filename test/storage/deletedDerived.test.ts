@@ -27,7 +27,12 @@ const NARRATIVE = 'The user spent a pottery weekend at the Mirthwold studio, thr
 const PROFILE_KEY = 'pottery teacher';
 const PROFILE_VALUE = 'her pottery teacher is called Kestrafune';
 const UNIQUE = { fact: 'Grelbinar', plan: 'Vostrapel', episode: 'Mirthwold', profile: 'Kestrafune' } as const;
-const CITED = { fact: { kind: 'fact', ref: 'f1' }, plan: { kind: 'foresight', ref: 'p1' }, episode: { kind: 'episode', ref: 'm1' }, profile: { kind: 'profile', ref: 'r1' } } as const;
+const CITED = {
+  fact: { kind: 'fact', ref: 'f1' },
+  plan: { kind: 'foresight', ref: 'p1' },
+  episode: { kind: 'episode', ref: 'm1' },
+  profile: { kind: 'profile', ref: 'r1' },
+} as const;
 
 const bytesContain = (bytes: Uint8Array, text: string): boolean => Buffer.from(bytes).includes(Buffer.from(text, 'utf8'));
 
@@ -40,20 +45,47 @@ async function answeredWithEverything() {
   await engine.synthesis.setPolicy('off');
   const now = Date.now();
   await store.createConversation({ id: 'old', title: 'Weekend' });
-  await store.appendTurns([{ id: 'o1', conversationId: 'old', role: 'user', speaker: 'You', content: 'Back from the studio, my hands are covered in clay.', occurredAt: now - 10 * DAY }]);
-  await store.db.exec(`INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, title, narrative, status, created_at, updated_at)
-    VALUES ('m1', 'old', 0, 0, ?, ?, ?, ?, 'synthesised', ?, ?)`, [now - 10 * DAY, now - 10 * DAY, EPISODE_TITLE, NARRATIVE, now - 10 * DAY, now - 10 * DAY]);
-  await store.db.exec(`INSERT INTO facts (id, memcell_id, speaker, content, occurred_at, created_at, updated_at) VALUES ('f1', 'm1', 'You', ?, ?, ?, ?)`,
-    [FACT, now - 10 * DAY, now - 10 * DAY, now - 10 * DAY]);
-  await store.db.exec(`INSERT INTO foresights (id, memcell_id, content, start_at, end_at, evidence, source, created_at, updated_at) VALUES ('p1', 'm1', ?, ?, ?, '["o1"]', 'llm', ?, ?)`,
-    [PLAN, now - DAY, now + 30 * DAY, now - 10 * DAY, now - 10 * DAY]);
-  await store.db.exec(`INSERT INTO profile_items (id, kind, key, value, confidence, evidence, status, created_at, updated_at) VALUES ('r1', 'explicit', ?, ?, 0.8, '["m1"]', 'active', ?, ?)`,
-    [PROFILE_KEY, PROFILE_VALUE, now - 10 * DAY, now - 10 * DAY]);
-  await store.db.exec(`INSERT INTO profile_item_history (profile_item_id, op, value, confidence, reason, changed_at) VALUES ('r1', 'add', ?, 0.8, 'from scene summary', ?)`,
-    [PROFILE_VALUE, now - 10 * DAY]);
+  await store.appendTurns([
+    {
+      id: 'o1',
+      conversationId: 'old',
+      role: 'user',
+      speaker: 'You',
+      content: 'Back from the studio, my hands are covered in clay.',
+      occurredAt: now - 10 * DAY,
+    },
+  ]);
+  await store.db.exec(
+    `INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, title, narrative, status, created_at, updated_at)
+    VALUES ('m1', 'old', 0, 0, ?, ?, ?, ?, 'synthesised', ?, ?)`,
+    [now - 10 * DAY, now - 10 * DAY, EPISODE_TITLE, NARRATIVE, now - 10 * DAY, now - 10 * DAY],
+  );
+  await store.db.exec(
+    `INSERT INTO facts (id, memcell_id, speaker, content, occurred_at, created_at, updated_at) VALUES ('f1', 'm1', 'You', ?, ?, ?, ?)`,
+    [FACT, now - 10 * DAY, now - 10 * DAY, now - 10 * DAY],
+  );
+  await store.db.exec(
+    `INSERT INTO foresights (id, memcell_id, content, start_at, end_at, evidence, source, created_at, updated_at) VALUES ('p1', 'm1', ?, ?, ?, '["o1"]', 'llm', ?, ?)`,
+    [PLAN, now - DAY, now + 30 * DAY, now - 10 * DAY, now - 10 * DAY],
+  );
+  await store.db.exec(
+    `INSERT INTO profile_items (id, kind, key, value, confidence, evidence, status, created_at, updated_at) VALUES ('r1', 'explicit', ?, ?, 0.8, '["m1"]', 'active', ?, ?)`,
+    [PROFILE_KEY, PROFILE_VALUE, now - 10 * DAY, now - 10 * DAY],
+  );
+  await store.db.exec(
+    `INSERT INTO profile_item_history (profile_item_id, op, value, confidence, reason, changed_at) VALUES ('r1', 'add', ?, 0.8, 'from scene summary', ?)`,
+    [PROFILE_VALUE, now - 10 * DAY],
+  );
 
   await store.createConversation({ id: 'c', title: 'Hobbies' });
-  await engine.conversations.appendTurn({ id: 'q1', conversationId: 'c', role: 'user', speaker: 'You', content: 'What do you remember about my pottery?', occurredAt: now });
+  await engine.conversations.appendTurn({
+    id: 'q1',
+    conversationId: 'c',
+    role: 'user',
+    speaker: 'You',
+    content: 'What do you remember about my pottery?',
+    occurredAt: now,
+  });
   await engine.idle();
   await engine.answers.ask({ conversationId: 'c', userMessageId: 'q1', answerId: 'a1' }, () => undefined);
   const stored = async () => JSON.stringify((await store.getMessage('a1'))!.metadata);
@@ -66,10 +98,16 @@ async function answeredWithEverything() {
 describe('deleting a derived item', () => {
   const paths = [
     { kind: 'fact', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.memory.deleteFact('f1') },
-    { kind: 'plan', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.memory.forget([{ kind: 'foresight', id: 'p1' }]) },
+    {
+      kind: 'plan',
+      remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.memory.forget([{ kind: 'foresight', id: 'p1' }]),
+    },
     { kind: 'profile', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.profile.delete('r1') },
     // Forget of an episode whose fact and plan stay: only its title and narrative go.
-    { kind: 'episode', remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.memory.forget([{ kind: 'episode', id: 'm1' }]) },
+    {
+      kind: 'episode',
+      remove: (e: Awaited<ReturnType<typeof answeredWithEverything>>['engine']) => e.memory.forget([{ kind: 'episode', id: 'm1' }]),
+    },
   ] as const;
 
   for (const path of paths) {
@@ -86,7 +124,8 @@ describe('deleting a derived item', () => {
       expect(bytesContain(await engine.data.exportDatabase(), word)).toBe(false);
       // Its citation is kept (the answer's [n] still points somewhere) with its label blanked.
       const cited = CITED[path.kind];
-      const citations = ((await store.getMessage('a1'))!.metadata as { citations: { kind: string; ref: string; label: string }[] }).citations;
+      const citations = ((await store.getMessage('a1'))!.metadata as { citations: { kind: string; ref: string; label: string }[] })
+        .citations;
       const mine = citations.filter((c) => c.kind === cited.kind && c.ref === cited.ref);
       expect(mine.length, JSON.stringify(citations)).toBeGreaterThan(0);
       for (const c of mine) expect(c.label).toBe(REDACTED);
@@ -103,7 +142,9 @@ describe('deleting a derived item', () => {
   it('removes what the episode derived from a turn when the turn is deleted, the profile item drawn from it and its history included', async () => {
     const { store, engine, stored } = await answeredWithEverything();
     await episodeOfO1(store);
-    await store.db.exec("INSERT INTO profile_item_history (profile_item_id, op, value, confidence, reason, changed_at) VALUES ('r1', 'update', 'her first pottery teacher was Kestrafune senior', 0.7, 'older', 1)");
+    await store.db.exec(
+      "INSERT INTO profile_item_history (profile_item_id, op, value, confidence, reason, changed_at) VALUES ('r1', 'update', 'her first pottery teacher was Kestrafune senior', 0.7, 'older', 1)",
+    );
     await engine.conversations.deleteMessage('o1');
     const after = await stored();
     for (const kind of ['fact', 'plan', 'episode', 'profile'] as const) expect(after, kind).not.toContain(UNIQUE[kind]);

@@ -52,7 +52,13 @@ async function fileStore() {
 }
 
 const turns = (conversationId: string) => [
-  { id: `${conversationId}1`, conversationId, role: 'user' as const, speaker: 'You', content: `My ${MARKER} account number is on the card in the blue drawer.` },
+  {
+    id: `${conversationId}1`,
+    conversationId,
+    role: 'user' as const,
+    speaker: 'You',
+    content: `My ${MARKER} account number is on the card in the blue drawer.`,
+  },
   { id: `${conversationId}2`, conversationId, role: 'user' as const, speaker: 'You', content: 'Remind me to water the ferns on Sunday.' },
 ];
 
@@ -73,9 +79,15 @@ describe('a deletion on the live files', () => {
   it('leaves no index term of a deleted turn in the database file, among many turns checkpointed before', async () => {
     const { store, found, checkpointed } = await fileStore();
     await store.createConversation({ id: 'm', title: 'Notes' });
-    const filler = (i: number) => `Entry ${i}: the ferns by the north window need water twice a week, and the basil wants the afternoon sun. `.repeat(11);
-    const many = Array.from({ length: 60 }, (_, i) => ({ id: `m${i}`, conversationId: 'm', role: 'user' as const, speaker: 'You',
-      content: i === 30 ? `My ${MARKER} account number is on the card in the blue drawer. ${filler(i)}` : filler(i) }));
+    const filler = (i: number) =>
+      `Entry ${i}: the ferns by the north window need water twice a week, and the basil wants the afternoon sun. `.repeat(11);
+    const many = Array.from({ length: 60 }, (_, i) => ({
+      id: `m${i}`,
+      conversationId: 'm',
+      role: 'user' as const,
+      speaker: 'You',
+      content: i === 30 ? `My ${MARKER} account number is on the card in the blue drawer. ${filler(i)}` : filler(i),
+    }));
     for (let i = 0; i < many.length; i += 20) await store.appendTurns(many.slice(i, i + 20));
     expect(await checkpointed()).toBe(true); // the term is in the file's index pages, not only in the log
     expect(await store.deleteMessage('m30')).toBe(true);
@@ -90,7 +102,10 @@ describe('a deletion on the live files', () => {
     await store.createConversation({ id: 'e', title: 'Notes' });
     await store.appendTurns(turns('e'));
     expect(await checkpointed()).toBe(true);
-    await store.sendTurn({ id: 'e1b', conversationId: 'e', role: 'user', speaker: 'You', content: 'My account number is on the card in the blue drawer.' }, { replaces: ['e1', 'e2'] });
+    await store.sendTurn(
+      { id: 'e1b', conversationId: 'e', role: 'user', speaker: 'You', content: 'My account number is on the card in the blue drawer.' },
+      { replaces: ['e1', 'e2'] },
+    );
     expect(found()).toEqual([]);
     expect((await store.listMessages('e')).map((m) => m.content)).toEqual(['My account number is on the card in the blue drawer.']);
     await store.db.close();
@@ -100,7 +115,10 @@ describe('a deletion on the live files', () => {
     const { store } = await fileStore();
     for (const t of FTS_TABLES) {
       const rows = await store.db.query<{ v: number }>(`SELECT v FROM ${t}_config WHERE k = 'secure-delete'`);
-      expect(rows.map((r) => Number(r.v)), t).toEqual([1]);
+      expect(
+        rows.map((r) => Number(r.v)),
+        t,
+      ).toEqual([1]);
     }
     await store.db.close();
   });
@@ -129,8 +147,13 @@ describe('a deletion on the live files', () => {
     const { store, found } = await fileStore();
     await store.createConversation({ id: 'e', title: 'Notes' });
     await store.appendTurns(turns('e').slice(1));
-    await store.db.exec(`INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, status, created_at, updated_at) VALUES ('m1', 'e', 0, 0, 0, 0, 'synthesised', 0, 0)`);
-    await store.db.exec(`INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES ('f1', 'm1', 'You', ?, 0, 0)`, [`The user keeps the ${MARKER} card in a blue drawer.`]);
+    await store.db.exec(
+      `INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, status, created_at, updated_at) VALUES ('m1', 'e', 0, 0, 0, 0, 'synthesised', 0, 0)`,
+    );
+    await store.db.exec(
+      `INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES ('f1', 'm1', 'You', ?, 0, 0)`,
+      [`The user keeps the ${MARKER} card in a blue drawer.`],
+    );
     expect(found()).toContain('wal');
     expect(await new SqlExplorerStore(store.db).deleteFact('f1', 1)).toBe(true);
     expect(found()).toEqual([]);

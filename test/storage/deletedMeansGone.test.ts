@@ -25,12 +25,33 @@ async function chatWithSecret() {
   const { store, engine } = await answeringEngine(mock.url);
   await store.createConversation({ id: 'c', title: 'work' });
   const t0 = Date.UTC(2026, 2, 2, 9);
-  await engine.conversations.appendTurn({ id: 'u1', conversationId: 'c', role: 'user', speaker: 'You', content: LONG_SECRET, occurredAt: t0 });
-  await engine.conversations.appendTurn({ id: 'u2', conversationId: 'c', role: 'user', speaker: 'You', content: 'Should I tell anyone at Quillfeather about quitting?', occurredAt: t0 + 60_000 });
+  await engine.conversations.appendTurn({
+    id: 'u1',
+    conversationId: 'c',
+    role: 'user',
+    speaker: 'You',
+    content: LONG_SECRET,
+    occurredAt: t0,
+  });
+  await engine.conversations.appendTurn({
+    id: 'u2',
+    conversationId: 'c',
+    role: 'user',
+    speaker: 'You',
+    content: 'Should I tell anyone at Quillfeather about quitting?',
+    occurredAt: t0 + 60_000,
+  });
   await engine.idle();
   await engine.answers.ask({ conversationId: 'c', userMessageId: 'u2', answerId: 'a1' }, () => undefined);
   await store.createConversation({ id: 'd', title: 'later' });
-  await engine.conversations.appendTurn({ id: 'v1', conversationId: 'd', role: 'user', speaker: 'You', content: 'What did I say about Quillfeather and quitting?', occurredAt: t0 + 86_400_000 });
+  await engine.conversations.appendTurn({
+    id: 'v1',
+    conversationId: 'd',
+    role: 'user',
+    speaker: 'You',
+    content: 'What did I say about Quillfeather and quitting?',
+    occurredAt: t0 + 86_400_000,
+  });
   await engine.idle();
   await engine.answers.ask({ conversationId: 'd', userMessageId: 'v1', answerId: 'b1' }, () => undefined);
   return { store, engine };
@@ -51,7 +72,9 @@ describe('deleting a turn', () => {
       expect(meta).not.toContain('wearing me down');
       expect(meta).toContain(REDACTED);
       // The rest of what was sent stays: the question that was answered.
-      expect(meta).toContain(id === 'a1' ? 'Should I tell anyone at Quillfeather about quitting?' : 'What did I say about Quillfeather and quitting?');
+      expect(meta).toContain(
+        id === 'a1' ? 'Should I tell anyone at Quillfeather about quitting?' : 'What did I say about Quillfeather and quitting?',
+      );
     }
     expect((await engine.conversations.search('commute manager deadlines')).map((h) => h.message.id)).toEqual([]);
     const [vec] = await store.db.query<{ n: number }>("SELECT count(*) AS n FROM vectors WHERE item_kind = 'message' AND item_id = 'u1'");
@@ -67,10 +90,15 @@ describe('deleting a turn', () => {
     expect(view.getUint32(36)).toBe(0); // header: total freelist pages
   });
 
-  it('redacts an edited turn\'s old text as a deletion does (an edit replaces it and what followed it)', async () => {
+  it("redacts an edited turn's old text as a deletion does (an edit replaces it and what followed it)", async () => {
     const { store, engine } = await chatWithSecret();
     expect(JSON.stringify((await store.getMessage('b1'))!.metadata)).toContain('thinking of quitting my job');
-    await engine.conversations.send({ id: 'u1b', conversationId: 'c', content: 'Work is fine; the spring review went well.', replaces: 'u1' });
+    await engine.conversations.send({
+      id: 'u1b',
+      conversationId: 'c',
+      content: 'Work is fine; the spring review went well.',
+      replaces: 'u1',
+    });
     expect((await store.listMessages('c')).map((m) => m.id)).toEqual(['u1b']);
     const meta = JSON.stringify((await store.getMessage('b1'))!.metadata);
     expect(meta).not.toContain('thinking of quitting');
@@ -85,7 +113,14 @@ describe('deleting a turn', () => {
   it('takes a date foresight written from the turn with it', async () => {
     const { store, engine } = await answeringEngine(mock.url, { withLlm: false });
     await store.createConversation({ id: 'c', title: 'plans' });
-    await engine.conversations.appendTurn({ id: 'p1', conversationId: 'c', role: 'user', speaker: 'You', content: 'I will hand in my resignation at Quillfeather next Friday.', occurredAt: Date.UTC(2026, 2, 2, 9) });
+    await engine.conversations.appendTurn({
+      id: 'p1',
+      conversationId: 'c',
+      role: 'user',
+      speaker: 'You',
+      content: 'I will hand in my resignation at Quillfeather next Friday.',
+      occurredAt: Date.UTC(2026, 2, 2, 9),
+    });
     await engine.idle();
     const [made] = await store.db.query<{ n: number }>("SELECT count(*) AS n FROM foresights WHERE source = 'date-parser'");
     expect(Number(made!.n)).toBe(1);
@@ -106,24 +141,47 @@ describe('redactString', () => {
     const out = redactString(line, d);
     expect(out.startsWith('[2] Mon 2 Mar 2026 09:00 · You: ')).toBe(true);
     expect(out).not.toContain('deadlines');
-    expect(redactString('What do you think about the weather in Lisbon this week?', d)).toBe('What do you think about the weather in Lisbon this week?');
+    expect(redactString('What do you think about the weather in Lisbon this week?', d)).toBe(
+      'What do you think about the weather in Lisbon this week?',
+    );
     expect(redactString('He said "ok" twice.', deletedText('ok'))).toBe(`He said "${REDACTED}" twice.`);
   });
 });
 
 describe('redactValue over many deleted texts', () => {
   it('changes exactly what redacting them one at a time changes, though they share their first words', () => {
-    const facts = Array.from({ length: 40 }, (_, i) => `The user said something about item ${i}: ${['the blue kettle', 'a trip to Porto', 'her sister Lena', 'the night shift'][i % 4]} and note ${i * 7}.`);
-    const texts = [...facts, 'ok', 'Ana said: short one', `A narrative\n\nwith a blank line and enough words to be shingled, number ${42}.`].map(deletedText);
+    const facts = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `The user said something about item ${i}: ${['the blue kettle', 'a trip to Porto', 'her sister Lena', 'the night shift'][i % 4]} and note ${i * 7}.`,
+    );
+    const texts = [
+      ...facts,
+      'ok',
+      'Ana said: short one',
+      `A narrative\n\nwith a blank line and enough words to be shingled, number ${42}.`,
+    ].map(deletedText);
     const value = {
-      requests: [{ messages: [
-        { role: 'system', content: `[1] ${facts[3]}\n[2] The user said something about the weather only.\n[3] ${facts[17]!.slice(5, 60)}…\n[4] He said "ok".` },
-        { role: 'user', content: `Ana said: short one. A narrative\n\nwith a blank line and enough words to be shingled, number 42. ${focusClip(facts[29]!, 40, new Set())}` },
-        { role: 'user', content: 'Nothing deleted here, though it starts: The user said something about' },
-      ] }],
+      requests: [
+        {
+          messages: [
+            {
+              role: 'system',
+              content: `[1] ${facts[3]}\n[2] The user said something about the weather only.\n[3] ${facts[17]!.slice(5, 60)}…\n[4] He said "ok".`,
+            },
+            {
+              role: 'user',
+              content: `Ana said: short one. A narrative\n\nwith a blank line and enough words to be shingled, number 42. ${focusClip(facts[29]!, 40, new Set())}`,
+            },
+            { role: 'user', content: 'Nothing deleted here, though it starts: The user said something about' },
+          ],
+        },
+      ],
       citations: [{ id: 1, kind: 'fact', label: facts[3]!.slice(0, 59), ref: 'f3' }],
     };
-    const oneAtATime = JSON.parse(JSON.stringify(value), (_k, v: unknown) => (typeof v === 'string' ? texts.reduce((s, d) => redactString(s, d), v) : v)) as unknown;
+    const oneAtATime = JSON.parse(JSON.stringify(value), (_k, v: unknown) =>
+      typeof v === 'string' ? texts.reduce((s, d) => redactString(s, d), v) : v,
+    ) as unknown;
     const out = redactValue(value, texts);
     expect(out.value).toEqual(oneAtATime);
     expect(out.changed).toBe(true);

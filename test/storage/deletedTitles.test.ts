@@ -21,7 +21,8 @@ const SECOND = 'What should I cook for twelve people?';
 let mock: MockLlmServer;
 beforeAll(async () => {
   mock = await startMockLlmServer({
-    responder: (req) => (req.messages[0]?.content.startsWith('You name conversations') ? `${MARKER} lakeside party planning` : 'Something easy to share.'),
+    responder: (req) =>
+      req.messages[0]?.content.startsWith('You name conversations') ? `${MARKER} lakeside party planning` : 'Something easy to share.',
   });
 });
 afterAll(async () => mock.close());
@@ -135,12 +136,15 @@ describe('titles and deletions that race or predate title sources', () => {
         return { text: `${MARKER} lakeside party planning` };
       },
     } as unknown as Llm;
-    const title = await titleByEndpoint({ llm, getConversation: (id) => store.getConversation(id), messageWindow: (id, r) => store.listMessageWindow(id, r) }, 'c');
+    const title = await titleByEndpoint(
+      { llm, getConversation: (id) => store.getConversation(id), messageWindow: (id, r) => store.listMessageWindow(id, r) },
+      'c',
+    );
     expect(title).toBeNull();
     expect((await store.getConversation('c'))!.title).toBe(UNTITLED);
   });
 
-  it('remakes a title stored before sources were recorded only when it is the deleted message\'s own', async () => {
+  it("remakes a title stored before sources were recorded only when it is the deleted message's own", async () => {
     const store = await openNodeStore();
     // Imported or older conversations carry no title source: read as the user's.
     await store.createConversation({ id: 'old', title: titleFrom(FIRST) });

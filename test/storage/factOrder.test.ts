@@ -14,12 +14,16 @@ describe('the facts list', () => {
   it('is ordered by the shown date, newest first, and pages through every fact once', async () => {
     const db = await openMemoryDatabase();
     await db.exec("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c', 'c', 0, 0)");
-    await db.exec("INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, created_at, updated_at) VALUES ('m', 'c', 0, 0, 0, 0, 0, 0)");
+    await db.exec(
+      "INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, created_at, updated_at) VALUES ('m', 'c', 0, 0, 0, 0, 0, 0)",
+    );
     // Written in the order 0..24, happened in a shuffled order; 3 have no date (shown by when written).
     for (let i = 0; i < 25; i++) {
       const happened = i % 8 === 7 ? null : NOW - ((i * 7) % 25) * DAY - 400 * DAY * (i % 2);
-      await db.exec('INSERT INTO facts (id, memcell_id, speaker, content, occurred_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [`f${i}`, 'm', 'Sam', `fact ${i}`, happened, NOW + i * 1_000, NOW + i * 1_000]);
+      await db.exec(
+        'INSERT INTO facts (id, memcell_id, speaker, content, occurred_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [`f${i}`, 'm', 'Sam', `fact ${i}`, happened, NOW + i * 1_000, NOW + i * 1_000],
+      );
     }
     const store = new SqlExplorerStore(db);
     const seen: { id: string; at: number }[] = [];

@@ -24,8 +24,10 @@ async function engineWithForesight() {
       const at = T0 + Math.floor(i / 2) * DAY;
       const status = i % 10 === 3 ? 'dismissed' : i % 7 === 0 ? 'expired' : 'active';
       const dated = i % 5 !== 4;
-      await tx.exec('INSERT INTO foresights (id, content, start_at, end_at, status, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        [`f${String(i).padStart(5, '0')}`, `Plan ${i}`, dated ? at : null, dated ? at + 3 * DAY : null, status, 'llm', at, at]);
+      await tx.exec(
+        'INSERT INTO foresights (id, content, start_at, end_at, status, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [`f${String(i).padStart(5, '0')}`, `Plan ${i}`, dated ? at : null, dated ? at + 3 * DAY : null, status, 'llm', at, at],
+      );
     }
   });
   return engine;

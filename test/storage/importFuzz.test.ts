@@ -9,19 +9,34 @@ import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { FUZZ_CASES } from './importFuzzCases';
 
 const RAW_SQLITE = /Database error|no such|sqlite3_|SQLITE_|syntax error|constraint failed|malformed|rc=/i;
-const KNOWN_META = new Set(['embedder.active', 'embedder.target', 'consolidation.policy', 'segmentation.llm_check', 'answer.sufficiency_check', 'answer.budget_tokens']);
+const KNOWN_META = new Set([
+  'embedder.active',
+  'embedder.target',
+  'consolidation.policy',
+  'segmentation.llm_check',
+  'answer.sufficiency_check',
+  'answer.budget_tokens',
+]);
 
 async function liveMemory(): Promise<SqliteMemoryStore> {
   const store = await openNodeStore();
   await store.createConversation({ id: 'mine', title: 'My own memory' });
-  await store.appendTurns(['I keep bees on the roof.', 'The hive is blue.', 'Honey in June.'].map((content, i) => ({
-    id: `own${i}`, conversationId: 'mine', role: 'user' as const, content, occurredAt: 1_600_000_000_000 + i,
-  })));
+  await store.appendTurns(
+    ['I keep bees on the roof.', 'The hive is blue.', 'Honey in June.'].map((content, i) => ({
+      id: `own${i}`,
+      conversationId: 'mine',
+      role: 'user' as const,
+      content,
+      occurredAt: 1_600_000_000_000 + i,
+    })),
+  );
   return store;
 }
 
 async function snapshot(store: SqliteMemoryStore): Promise<unknown> {
-  const tables = (await store.db.query<{ name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE '%fts%' ORDER BY name")).map((r) => r.name);
+  const tables = (
+    await store.db.query<{ name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE '%fts%' ORDER BY name")
+  ).map((r) => r.name);
   const out: Record<string, unknown> = { schema: await store.db.query('SELECT type, name, sql FROM sqlite_schema ORDER BY name') };
   for (const t of tables) out[t] = await store.db.query(`SELECT * FROM "${t}" ORDER BY 1`);
   return out;
@@ -31,7 +46,8 @@ async function schemaOf(store: SqliteMemoryStore): Promise<unknown> {
   return store.db.query('SELECT type, name, sql FROM sqlite_schema ORDER BY type, name');
 }
 
-const count = async (store: SqliteMemoryStore, table: string) => Number((await store.db.query<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
+const count = async (store: SqliteMemoryStore, table: string) =>
+  Number((await store.db.query<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n);
 
 /** After an accepted import: no foreign objects, the expected rows, and writes that behave as on a fresh database. */
 async function expectBehavesFresh(store: SqliteMemoryStore, holds: { conversations: number; messages: number }): Promise<void> {
@@ -76,8 +92,28 @@ describe('import fuzz: hostile and broken files', () => {
   it('has at least 40 cases covering every class', () => {
     expect(FUZZ_CASES.length).toBeGreaterThanOrEqual(40);
     const kinds = new Set(FUZZ_CASES.map((c) => c.kind));
-    for (const k of ['empty', 'random', 'truncated', 'foreign SQLite', 'version', 'damaged', 'page size', 'huge', 'zero-padded', 'WAL header',
-      'FTS garbage', 'FK violation', 'CHECK violation', 'UTF-16', 'trigger', 'view', 'writable_schema', 'meta injection', 'oversize row', 'binary row']) {
+    for (const k of [
+      'empty',
+      'random',
+      'truncated',
+      'foreign SQLite',
+      'version',
+      'damaged',
+      'page size',
+      'huge',
+      'zero-padded',
+      'WAL header',
+      'FTS garbage',
+      'FK violation',
+      'CHECK violation',
+      'UTF-16',
+      'trigger',
+      'view',
+      'writable_schema',
+      'meta injection',
+      'oversize row',
+      'binary row',
+    ]) {
       expect(kinds.has(k), k).toBe(true);
     }
   });
@@ -87,8 +123,12 @@ describe('import fuzz: hostile and broken files', () => {
       const live = await liveMemory();
       const before = await snapshot(live);
       const bytes = await c.build();
-      const outcome = await live.stageImport(bytes, { knownEmbedder: (id) => id === 'topic', ...(c.maxBytes ? { maxBytes: c.maxBytes } : {}) })
-        .then((s) => ({ ok: true as const, summary: s.summary }), (err: unknown) => ({ ok: false as const, err: err as { code: string; message: string } }));
+      const outcome = await live
+        .stageImport(bytes, { knownEmbedder: (id) => id === 'topic', ...(c.maxBytes ? { maxBytes: c.maxBytes } : {}) })
+        .then(
+          (s) => ({ ok: true as const, summary: s.summary }),
+          (err: unknown) => ({ ok: false as const, err: err as { code: string; message: string } }),
+        );
       if (c.verdict === 'accepted') {
         if (!outcome.ok) throw new Error(`refused: ${outcome.err.code} ${outcome.err.message}`);
         expect(outcome.summary.messageCount).toBe(c.holds!.messages);

@@ -20,7 +20,9 @@ describe('checkSqliteHeader', () => {
     expect(messageOf(new TextEncoder().encode(`\uFEFF  [{"title": "Trip", "mapping": {}}]${' '.repeat(100)}`))).toMatch(/Import chats…/);
     expect(messageOf(new TextEncoder().encode(`{"conversations": []}${' '.repeat(100)}`))).toMatch(/Import chats…/);
     // Anything else is simply not a database.
-    expect(messageOf(new Uint8Array(200).fill(7))).toBe('This file is not a SQLite database. Choose a .sqlite file exported from Recollect.');
+    expect(messageOf(new Uint8Array(200).fill(7))).toBe(
+      'This file is not a SQLite database. Choose a .sqlite file exported from Recollect.',
+    );
     expect(messageOf(new Uint8Array(0))).toMatch(/not a SQLite database/);
   });
 });

@@ -93,7 +93,10 @@ describe('import is all or nothing', () => {
         await s.db.exec("INSERT OR REPLACE INTO meta VALUES ('embedder.active', 'gone/model')");
         return s.db.serialize();
       })();
-      const err = await engine.data.importDatabase(file).then(() => null, (e: unknown) => e as { code: string; message: string; detail?: string });
+      const err = await engine.data.importDatabase(file).then(
+        () => null,
+        (e: unknown) => e as { code: string; message: string; detail?: string },
+      );
       expect(err?.code).toBe('IMPORT_ROLLED_BACK');
       expect(err?.message).toMatch(/previous memory was put back unchanged/);
       expect(err?.detail).toMatch(/injected failure/);
@@ -111,20 +114,28 @@ describe('import is all or nothing', () => {
     const { store, engine } = await setup();
     const before = await store.db.serialize();
     vi.spyOn(store.db, 'replaceWith').mockRejectedValueOnce(new Error('disk full'));
-    await expect(engine.data.importDatabase(await base())).rejects.toMatchObject({ code: 'IMPORT_WRITE_FAILED', message: expect.stringMatching(/current memory is unchanged/) });
+    await expect(engine.data.importDatabase(await base())).rejects.toMatchObject({
+      code: 'IMPORT_WRITE_FAILED',
+      message: expect.stringMatching(/current memory is unchanged/),
+    });
     expect(sameBytes(await store.db.serialize(), before)).toBe(true);
   });
 
   it('when putting the previous memory back fails too, the message says that', async () => {
     const { engine } = await setup({ store: ['countItems'], rollback: true });
-    await expect(engine.data.importDatabase(await base())).rejects.toMatchObject({ code: 'IMPORT_RESTORE_FAILED', message: expect.stringMatching(/putting your previous memory back failed/) });
+    await expect(engine.data.importDatabase(await base())).rejects.toMatchObject({
+      code: 'IMPORT_RESTORE_FAILED',
+      message: expect.stringMatching(/putting your previous memory back failed/),
+    });
   });
 
   it('a successful import restarts the settings readers and the job queue, and replaces an unknown embedder', async () => {
     const { store, engine } = await setup({});
     const s = await openNodeStore();
     await s.db.deserialize(await base());
-    await s.db.exec("INSERT OR REPLACE INTO meta VALUES ('embedder.active', 'gone/model'), ('answer.budget_tokens', '1000000000000000'), ('llm.base_url', 'https://attacker.example')");
+    await s.db.exec(
+      "INSERT OR REPLACE INTO meta VALUES ('embedder.active', 'gone/model'), ('answer.budget_tokens', '1000000000000000'), ('llm.base_url', 'https://attacker.example')",
+    );
     const recover = vi.spyOn(store.jobs, 'recoverInterrupted');
     const summary = await engine.data.importDatabase(await s.db.serialize());
     expect(summary.messageCount).toBe(12);

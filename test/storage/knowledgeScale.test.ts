@@ -20,15 +20,37 @@ let store: SqliteMemoryStore;
 async function seed(): Promise<void> {
   const db = store.db;
   await store.createConversation({ id: 'c', title: 'c' });
-  const text = (i: number) => (i === 10 ? 'hello, she was running by the river' : i === 40 ? 'hello again, running late today' : i === 25 ? 'hello, we saw a zebra at the zoo' : `hello there, number ${i} of the weather report`);
+  const text = (i: number) =>
+    i === 10
+      ? 'hello, she was running by the river'
+      : i === 40
+        ? 'hello again, running late today'
+        : i === 25
+          ? 'hello, we saw a zebra at the zoo'
+          : `hello there, number ${i} of the weather report`;
   for (let i = 0; i < 52; i++) {
     const synthesised = i < 50;
     await db.exec(
       `INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, title, narrative, status, created_at, updated_at)
        VALUES (?, 'c', ?, ?, ?, ?, ?, ?, ?, 0, 0)`,
-      [`e${i}`, i + 1, i + 1, i, i, i === 50 ? 'running' : synthesised ? `episode ${i}` : null, synthesised ? `Ann said ${text(i)}` : null, synthesised ? 'synthesised' : 'raw']);
+      [
+        `e${i}`,
+        i + 1,
+        i + 1,
+        i,
+        i,
+        i === 50 ? 'running' : synthesised ? `episode ${i}` : null,
+        synthesised ? `Ann said ${text(i)}` : null,
+        synthesised ? 'synthesised' : 'raw',
+      ],
+    );
     if (synthesised) {
-      await db.exec('INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0)', [`f${i}`, `e${i}`, i % 2 ? 'Bob' : 'Ann', text(i)]);
+      await db.exec('INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0)', [
+        `f${i}`,
+        `e${i}`,
+        i % 2 ? 'Bob' : 'Ann',
+        text(i),
+      ]);
     }
   }
 }
@@ -68,7 +90,12 @@ describe('SqlKnowledgeSource at scale', () => {
   it('ranks unscoped queries in the FTS table in the same order as the conversation-scoped, joined query', async () => {
     await seed();
     const source = new SqlKnowledgeSource(store.db);
-    for (const [query, limit] of [['hello zebra', 20], ['weather report running', 12], ['river', 5], ['hello', 50]] as const) {
+    for (const [query, limit] of [
+      ['hello zebra', 20],
+      ['weather report running', 12],
+      ['river', 5],
+      ['hello', 50],
+    ] as const) {
       const unscoped = await source.lexicalFacts(query, { limit });
       const scoped = await source.lexicalFacts(query, { limit, conversationId: 'c' });
       expect(unscoped.map((f) => f.id)).toEqual(scoped.map((f) => f.id));
@@ -81,15 +108,19 @@ describe('SqlKnowledgeSource at scale', () => {
   it('reads only the most confident profile items an answer asks for, in the order the answer source sorts them', async () => {
     const db = store.db;
     for (let i = 0; i < 40; i++) {
-      await db.exec(`INSERT INTO profile_items (id, kind, key, value, confidence, status, created_at, updated_at) VALUES (?, 'explicit', ?, 'v', ?, ?, 0, ?)`,
-        [`p${String(i).padStart(2, '0')}`, `key ${i}`, (i % 4) / 4, i % 10 === 9 ? 'deleted' : 'active', i % 3]);
+      await db.exec(
+        `INSERT INTO profile_items (id, kind, key, value, confidence, status, created_at, updated_at) VALUES (?, 'explicit', ?, 'v', ?, ?, 0, ?)`,
+        [`p${String(i).padStart(2, '0')}`, `key ${i}`, (i % 4) / 4, i % 10 === 9 ? 'deleted' : 'active', i % 3],
+      );
     }
     const knowledge = new SqlKnowledgeSource(db);
     const all = await answerSourceOf(knowledge, async () => ({ turns: [] })).profile();
     expect(all).toHaveLength(36);
     const top = await knowledge.profile(10);
     expect(top.map((p) => p.id)).toEqual(all.slice(0, 10).map((p) => p.id));
-    expect((await answerSourceOf(knowledge, async () => ({ turns: [] })).profile(10)).map((p) => p.id)).toEqual(all.slice(0, 10).map((p) => p.id));
+    expect((await answerSourceOf(knowledge, async () => ({ turns: [] })).profile(10)).map((p) => p.id)).toEqual(
+      all.slice(0, 10).map((p) => p.id),
+    );
     expect(top.every((p) => p.status === 'active')).toBe(true);
   });
 });

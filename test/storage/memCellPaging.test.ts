@@ -19,13 +19,25 @@ async function engineWithCells() {
   await engine.synthesis.setPolicy('off');
   await engine.conversations.create({ id: 'c', title: 'Daily notes' });
   // One turn a day: the day change closes each episode.
-  await engine.conversations.appendTurns(Array.from({ length: CELLS }, (_, i) => ({ id: `t${i}`, conversationId: 'c', role: 'user' as const, content: `Note of day ${i}.`, occurredAt: T0 + i * DAY })));
+  await engine.conversations.appendTurns(
+    Array.from({ length: CELLS }, (_, i) => ({
+      id: `t${i}`,
+      conversationId: 'c',
+      role: 'user' as const,
+      content: `Note of day ${i}.`,
+      occurredAt: T0 + i * DAY,
+    })),
+  );
   await engine.closeOpenCells();
   await engine.idle();
   return engine;
 }
 
-async function readAll(engine: Awaited<ReturnType<typeof engineWithCells>>, query: Omit<MemCellQuery, 'cursor'>, between?: () => Promise<void>) {
+async function readAll(
+  engine: Awaited<ReturnType<typeof engineWithCells>>,
+  query: Omit<MemCellQuery, 'cursor'>,
+  between?: () => Promise<void>,
+) {
   const seen: { id: string; startAt: number }[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -58,7 +70,7 @@ describe('episode pages', () => {
   it('does not skip an episode when one before the cursor is deleted, and filters a time window', async () => {
     const engine = await engineWithCells();
     const newest = (await engine.memory.listMemCells({ limit: 1 })).items[0]!;
-    const all = await readAll(engine, { limit: 100 }, async () => void await engine.memory.deleteMemCell(newest.id, { turns: false }));
+    const all = await readAll(engine, { limit: 100 }, async () => void (await engine.memory.deleteMemCell(newest.id, { turns: false })));
     expect(all.seen).toHaveLength(CELLS);
     const window = await readAll(engine, { limit: 7, from: T0 + 10 * DAY, to: T0 + 39 * DAY, order: 'asc' });
     expect(window.seen.map((c) => c.startAt)).toEqual(Array.from({ length: 30 }, (_, i) => T0 + (10 + i) * DAY));

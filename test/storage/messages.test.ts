@@ -12,9 +12,26 @@ const clock = { now: () => ++t };
 async function seed() {
   await store.createConversation({ id: 'c1', title: 'Pets' });
   await store.createConversation({ id: 'c2', title: 'Travel' });
-  await store.appendTurn({ id: 'm1', conversationId: 'c1', role: 'user', speaker: 'Ana', content: 'I adopted a puppy named Biscuit last week.' });
-  await store.appendTurn({ id: 'm2', conversationId: 'c1', role: 'assistant', content: 'Congratulations on Biscuit! What breed is the puppy?' });
-  await store.appendTurn({ id: 'm3', conversationId: 'c2', role: 'user', speaker: 'Ana', content: 'We are flying to Lisbon in March for a conference.' });
+  await store.appendTurn({
+    id: 'm1',
+    conversationId: 'c1',
+    role: 'user',
+    speaker: 'Ana',
+    content: 'I adopted a puppy named Biscuit last week.',
+  });
+  await store.appendTurn({
+    id: 'm2',
+    conversationId: 'c1',
+    role: 'assistant',
+    content: 'Congratulations on Biscuit! What breed is the puppy?',
+  });
+  await store.appendTurn({
+    id: 'm3',
+    conversationId: 'c2',
+    role: 'user',
+    speaker: 'Ana',
+    content: 'We are flying to Lisbon in March for a conference.',
+  });
 }
 
 beforeEach(async () => {
@@ -33,12 +50,21 @@ describe('conversations and turns', () => {
     expect(msgs.map((m) => m.tokenCount)).toEqual(msgs.map((m) => charsOverFour(m.content)));
     expect(msgs[0]!.tokenCount).toBe(Math.ceil('I adopted a puppy named Biscuit last week.'.length / 4));
     const convs = await store.listConversations();
-    expect(convs.map((c) => [c.id, c.messageCount])).toEqual([['c2', 1], ['c1', 2]]);
+    expect(convs.map((c) => [c.id, c.messageCount])).toEqual([
+      ['c2', 1],
+      ['c1', 2],
+    ]);
   });
 
   it('stores the same client id once (idempotent re-send)', async () => {
     await seed();
-    const again = await store.appendTurn({ id: 'm1', conversationId: 'c1', role: 'user', speaker: 'Ana', content: 'I adopted a puppy named Biscuit last week.' });
+    const again = await store.appendTurn({
+      id: 'm1',
+      conversationId: 'c1',
+      role: 'user',
+      speaker: 'Ana',
+      content: 'I adopted a puppy named Biscuit last week.',
+    });
     expect(again.created).toBe(false);
     expect(again.message.seq).toBe(1);
     expect(await store.listMessages('c1')).toHaveLength(2);
@@ -47,12 +73,18 @@ describe('conversations and turns', () => {
 
   it('refuses empty, huge and binary turns with clear errors and stores nothing', async () => {
     await seed();
-    await expect(store.appendTurn({ id: 'x1', conversationId: 'c1', role: 'user', content: '   ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(store.appendTurn({ id: 'x2', conversationId: 'c1', role: 'user', content: 'a'.repeat(MAX_TURN_CHARS + 1) }))
-      .rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('too long') });
-    await expect(store.appendTurn({ id: 'x3', conversationId: 'c1', role: 'user', content: 'PK\u0003\u0004\u0000\u0000binary' }))
-      .rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('binary') });
-    await expect(store.appendTurn({ id: 'x4', conversationId: 'nope', role: 'user', content: 'hello' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(store.appendTurn({ id: 'x1', conversationId: 'c1', role: 'user', content: '   ' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(
+      store.appendTurn({ id: 'x2', conversationId: 'c1', role: 'user', content: 'a'.repeat(MAX_TURN_CHARS + 1) }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('too long') });
+    await expect(
+      store.appendTurn({ id: 'x3', conversationId: 'c1', role: 'user', content: 'PK\u0003\u0004\u0000\u0000binary' }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('binary') });
+    await expect(store.appendTurn({ id: 'x4', conversationId: 'nope', role: 'user', content: 'hello' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     expect((await store.stats()).messageCount).toBe(3);
   });
 
@@ -76,12 +108,28 @@ describe('full-text search', () => {
     expect((await store.searchMessages('Lisbon zebra')).map((h) => h.message.id)).toEqual(['m3']);
     // stemming: "flights" ~ "flying" is not expected, but "conferences" → "conference" is
     expect((await store.searchMessages('conferences')).map((h) => h.message.id)).toEqual(['m3']);
-    expect((await store.searchMessages('puppy', { conversationId: 'c2' }))).toEqual([]);
+    expect(await store.searchMessages('puppy', { conversationId: 'c2' })).toEqual([]);
   });
 
   it.each([
-    ['"'], ['"unterminated'], ['*'], ['pup*'], ['NEAR('], ['NEAR(puppy Biscuit'], ['-'], ['-puppy'], ['puppy AND'], ['OR'],
-    ['content:puppy'], ['^puppy'], ['(puppy'], ['{speaker}: Ana'], ['🐶🐶'], [''], ['   '], ["'; DROP TABLE messages; --"],
+    ['"'],
+    ['"unterminated'],
+    ['*'],
+    ['pup*'],
+    ['NEAR('],
+    ['NEAR(puppy Biscuit'],
+    ['-'],
+    ['-puppy'],
+    ['puppy AND'],
+    ['OR'],
+    ['content:puppy'],
+    ['^puppy'],
+    ['(puppy'],
+    ['{speaker}: Ana'],
+    ['🐶🐶'],
+    [''],
+    ['   '],
+    ["'; DROP TABLE messages; --"],
   ])('never lets user text inject FTS syntax: %j', async (q) => {
     await seed();
     const hits = await store.searchMessages(q);
@@ -112,8 +160,12 @@ describe('full-text search', () => {
 describe('delete', () => {
   it('removes the turn from messages, FTS and vectors in one transaction', async () => {
     await seed();
-    await store.db.exec("INSERT INTO vectors (item_kind, item_id, model_id, dim, vector, created_at) VALUES ('message', 'm1', 'test', 2, x'0000803f00000000', 0)");
-    await store.db.exec("INSERT INTO vectors (item_kind, item_id, model_id, dim, vector, created_at) VALUES ('message', 'm3', 'test', 2, x'0000803f00000000', 0)");
+    await store.db.exec(
+      "INSERT INTO vectors (item_kind, item_id, model_id, dim, vector, created_at) VALUES ('message', 'm1', 'test', 2, x'0000803f00000000', 0)",
+    );
+    await store.db.exec(
+      "INSERT INTO vectors (item_kind, item_id, model_id, dim, vector, created_at) VALUES ('message', 'm3', 'test', 2, x'0000803f00000000', 0)",
+    );
     expect(await store.deleteMessage('m1')).toBe(true);
     expect(await store.getMessage('m1')).toBeNull();
     expect((await store.searchMessages('Biscuit')).map((h) => h.message.id)).toEqual(['m2']);
@@ -134,11 +186,16 @@ describe('batch append', () => {
       { id: 'b1', conversationId: 'b', role: 'user', content: 'first' },
       { id: 'b2', conversationId: 'b', role: 'assistant', content: 'second' },
     ]);
-    expect(results.map((r) => [r.message.seq, r.created])).toEqual([[1, true], [2, true]]);
-    await expect(store.appendTurns([
-      { id: 'b3', conversationId: 'b', role: 'user', content: 'third' },
-      { id: 'b4', conversationId: 'b', role: 'user', content: '' },
-    ])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(results.map((r) => [r.message.seq, r.created])).toEqual([
+      [1, true],
+      [2, true],
+    ]);
+    await expect(
+      store.appendTurns([
+        { id: 'b3', conversationId: 'b', role: 'user', content: 'third' },
+        { id: 'b4', conversationId: 'b', role: 'user', content: '' },
+      ]),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect((await store.listMessages('b')).map((m) => m.id)).toEqual(['b1', 'b2']);
   });
 });

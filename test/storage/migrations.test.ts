@@ -3,8 +3,23 @@ import { openMemoryDatabase } from '../../src/storage/openNodeDatabase';
 import { applicationId, migrate, schemaVersion } from '../../src/storage/migrate';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, RECOLLECT_APPLICATION_ID } from '../../src/storage/schema';
 
-const TABLES = ['conversations', 'messages', 'messages_fts', 'vectors', 'memcells', 'facts', 'foresights', 'memscenes',
-  'profile_items', 'profile_item_history', 'jobs', 'llm_calls', 'meta', 'facts_fts', 'memcells_fts'];
+const TABLES = [
+  'conversations',
+  'messages',
+  'messages_fts',
+  'vectors',
+  'memcells',
+  'facts',
+  'foresights',
+  'memscenes',
+  'profile_items',
+  'profile_item_history',
+  'jobs',
+  'llm_calls',
+  'meta',
+  'facts_fts',
+  'memcells_fts',
+];
 
 describe('migrations', () => {
   it('creates the whole schema from an empty database', async () => {
@@ -37,11 +52,13 @@ describe('migrations', () => {
     }
   });
 
-  it('v7: conversations get both memory switches on; a theme\'s forgotten-summary bit becomes its own column', async () => {
+  it("v7: conversations get both memory switches on; a theme's forgotten-summary bit becomes its own column", async () => {
     const db = await openMemoryDatabase({ migrateSchema: false });
     await migrate(db, MIGRATIONS, 6);
     await db.exec("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c', 'Old', 1, 1)");
-    await db.exec(`INSERT INTO memscenes (id, edited_by_user, created_at, updated_at) VALUES ('plain', 0, 1, 1), ('named', 1, 1, 1), ('forgotten', 2, 1, 1), ('both', 3, 1, 1)`);
+    await db.exec(
+      `INSERT INTO memscenes (id, edited_by_user, created_at, updated_at) VALUES ('plain', 0, 1, 1), ('named', 1, 1, 1), ('forgotten', 2, 1, 1), ('both', 3, 1, 1)`,
+    );
     await migrate(db);
     expect(await db.query('SELECT use_memory, remember FROM conversations')).toEqual([{ use_memory: 1, remember: 1 }]);
     expect(await db.query('SELECT id, edited_by_user, summary_forgotten FROM memscenes ORDER BY id')).toEqual([
@@ -50,7 +67,7 @@ describe('migrations', () => {
       { id: 'named', edited_by_user: 1, summary_forgotten: 0 },
       { id: 'plain', edited_by_user: 0, summary_forgotten: 0 },
     ]);
-    await expect(db.exec("UPDATE conversations SET remember = 2")).rejects.toMatchObject({ code: 'SQL_ERROR' });
+    await expect(db.exec('UPDATE conversations SET remember = 2')).rejects.toMatchObject({ code: 'SQL_ERROR' });
   });
 
   it('v7: jobs set aside as failed + "CANCELLED:" become status cancelled; the cost ledger keeps its links to jobs', async () => {
@@ -60,23 +77,38 @@ describe('migrations', () => {
       (1, 'synthesise-memcell', 'memcell:a', 'failed', 'CANCELLED: consolidation is off', 2, 1, 1),
       (2, 'synthesise-memcell', 'memcell:b', 'failed', 'LLM_UNAVAILABLE: down', 0, 1, 1),
       (3, 'synthesise-memcell', 'memcell:c', 'done', NULL, 0, 1, 1)`);
-    await db.exec("INSERT INTO llm_calls (id, stage, model, outcome, job_id, created_at) VALUES (10, 'synthesis', 'm', 'ok', 3, 1), (11, 'answer', 'm', 'ok', NULL, 1)");
+    await db.exec(
+      "INSERT INTO llm_calls (id, stage, model, outcome, job_id, created_at) VALUES (10, 'synthesis', 'm', 'ok', 3, 1), (11, 'answer', 'm', 'ok', NULL, 1)",
+    );
     await migrate(db);
     expect(await db.query('SELECT id, status, last_error, priority, dedupe_key FROM jobs ORDER BY id')).toEqual([
       { id: 1, status: 'cancelled', last_error: 'consolidation is off', priority: 2, dedupe_key: 'memcell:a' },
       { id: 2, status: 'failed', last_error: 'LLM_UNAVAILABLE: down', priority: 0, dedupe_key: 'memcell:b' },
       { id: 3, status: 'done', last_error: null, priority: 0, dedupe_key: 'memcell:c' },
     ]);
-    expect(await db.query('SELECT id, job_id FROM llm_calls ORDER BY id')).toEqual([{ id: 10, job_id: 3 }, { id: 11, job_id: null }]);
+    expect(await db.query('SELECT id, job_id FROM llm_calls ORDER BY id')).toEqual([
+      { id: 10, job_id: 3 },
+      { id: 11, job_id: null },
+    ]);
     expect(await db.query('PRAGMA foreign_key_check')).toEqual([]);
-    expect((await db.query<{ name: string }>("SELECT name FROM sqlite_schema WHERE tbl_name = 'jobs' AND type = 'index' AND sql IS NOT NULL ORDER BY name")).map((r) => r.name))
-      .toEqual(['jobs_by_priority', 'jobs_by_status']);
-    await expect(db.exec("INSERT INTO jobs (kind, dedupe_key, created_at, updated_at) VALUES ('k', 'memcell:a', 1, 1)")).rejects.toMatchObject({ code: 'SQL_ERROR' });
+    expect(
+      (
+        await db.query<{ name: string }>(
+          "SELECT name FROM sqlite_schema WHERE tbl_name = 'jobs' AND type = 'index' AND sql IS NOT NULL ORDER BY name",
+        )
+      ).map((r) => r.name),
+    ).toEqual(['jobs_by_priority', 'jobs_by_status']);
+    await expect(
+      db.exec("INSERT INTO jobs (kind, dedupe_key, created_at, updated_at) VALUES ('k', 'memcell:a', 1, 1)"),
+    ).rejects.toMatchObject({ code: 'SQL_ERROR' });
   });
 
   it('rolls back a failing migration entirely, leaving the previous version', async () => {
     const db = await openMemoryDatabase();
-    const broken = [...MIGRATIONS, { version: LATEST_SCHEMA_VERSION + 1, name: 'broken', sql: 'CREATE TABLE half_done (x); SELECT * FROM no_such_table;' }];
+    const broken = [
+      ...MIGRATIONS,
+      { version: LATEST_SCHEMA_VERSION + 1, name: 'broken', sql: 'CREATE TABLE half_done (x); SELECT * FROM no_such_table;' },
+    ];
     await expect(migrate(db, broken, LATEST_SCHEMA_VERSION + 1)).rejects.toMatchObject({ code: 'SQL_ERROR' });
     expect(await schemaVersion(db)).toBe(LATEST_SCHEMA_VERSION);
     const rows = await db.query("SELECT name FROM sqlite_schema WHERE name = 'half_done'");

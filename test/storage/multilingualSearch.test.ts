@@ -23,13 +23,23 @@ const TURNS = [
 ];
 
 const QUERIES: [string, string][] = [
-  ['北京', 'zh'], ['花生', 'zh'], ['妈妈', 'zh'], ['糖', 'zh'],
-  ['東京', 'ja'], ['ピーナッツ', 'ja'], ['友達', 'ja'],
-  ['부산', 'ko'], ['바다', 'ko'], ['친구', 'ko'],
-  ['ร้านอาหาร', 'th'], ['บ้าน', 'th'],
-  ['München', 'de'], ['Zug', 'de'],
+  ['北京', 'zh'],
+  ['花生', 'zh'],
+  ['妈妈', 'zh'],
+  ['糖', 'zh'],
+  ['東京', 'ja'],
+  ['ピーナッツ', 'ja'],
+  ['友達', 'ja'],
+  ['부산', 'ko'],
+  ['바다', 'ko'],
+  ['친구', 'ko'],
+  ['ร้านอาหาร', 'th'],
+  ['บ้าน', 'th'],
+  ['München', 'de'],
+  ['Zug', 'de'],
   ['яблоки', 'ru'],
-  ['puppy', 'en'], ['shelter', 'en'],
+  ['puppy', 'en'],
+  ['shelter', 'en'],
 ];
 
 let store: SqliteMemoryStore;
@@ -49,7 +59,10 @@ describe('search in scripts without spaces', () => {
     await seed(store);
     for (const [query, id] of QUERIES) {
       const hits = await store.searchMessages(query);
-      expect(hits.map((h) => h.message.id), query).toContain(id);
+      expect(
+        hits.map((h) => h.message.id),
+        query,
+      ).toContain(id);
       expect(hits[0]!.message.id, query).toBe(id);
     }
   });
@@ -60,7 +73,7 @@ describe('search in scripts without spaces', () => {
     expect(hit!.snippet).toContain(`${HIGHLIGHT_START}北京`);
   });
 
-  it('finds them through the turn index (the Retriever\'s lexical source)', async () => {
+  it("finds them through the turn index (the Retriever's lexical source)", async () => {
     await seed(store);
     const source = new SqlRetrievalSource(store.db);
     const fields = Object.fromEntries(TURNS_FTS_COLUMNS.map((c) => [c, c === 'content' ? 1 : 0]));
@@ -72,9 +85,12 @@ describe('search in scripts without spaces', () => {
 
   it('finds them in facts, episodes and Forget candidates', async () => {
     await seed(store);
-    await store.db.exec(`INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, title, narrative, created_at, updated_at)
+    await store.db
+      .exec(`INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, title, narrative, created_at, updated_at)
       VALUES ('e1', 'c', 1, 2, 1, 2, '北京出差', '用户下个月去北京出差。', 1, 1)`);
-    await store.db.exec(`INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES ('f1', 'e1', 'You', '用户喜欢花生糖。', 1, 1)`);
+    await store.db.exec(
+      `INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES ('f1', 'e1', 'You', '用户喜欢花生糖。', 1, 1)`,
+    );
     const explorer = new SqlExplorerStore(store.db);
     expect((await explorer.searchKind('fact', '花生', {}, 5)).map((c) => c.id)).toEqual(['f1']);
     expect((await explorer.searchKind('episode', '出差', {}, 5)).map((c) => c.id)).toEqual(['e1']);
@@ -94,14 +110,21 @@ describe('search in scripts without spaces', () => {
     const keys = async (q: string) => (await explorer.forgetCandidates(q, 10)).map((c) => `${c.kind}:${c.id}`).sort();
     expect(await keys('北京')).toEqual(['foresight:p1', 'title:trip', 'turn:zh']);
     expect(await keys('ärger')).toEqual(['foresight:p2', 'title:de']);
-    const result = await explorer.forget([{ kind: 'title', id: 'trip' }, { kind: 'title', id: 'de' }], 2, '北京 Ärger');
+    const result = await explorer.forget(
+      [
+        { kind: 'title', id: 'trip' },
+        { kind: 'title', id: 'de' },
+      ],
+      2,
+      '北京 Ärger',
+    );
     expect(result.deleted.title).toBe(2);
     expect((await store.getConversation('trip'))!.title).toBe('…出差的计划');
     expect((await store.getConversation('de'))!.title).toBe('… mit dem Vermieter');
     expect((await store.getConversation('near'))!.title).toBe('Ärgerlich: der Zug');
   });
 
-  it('removes a deleted turn\'s words from every index (the delete passes the indexed form)', async () => {
+  it("removes a deleted turn's words from every index (the delete passes the indexed form)", async () => {
     await seed(store);
     await store.db.exec("DELETE FROM messages WHERE id = 'zh'");
     expect(await store.searchMessages('北京')).toEqual([]);
@@ -121,7 +144,7 @@ describe('schema v9', () => {
     await db.exec('ALTER TABLE conversations ADD COLUMN project_id TEXT');
     await seed(old);
     await db.exec('ALTER TABLE conversations DROP COLUMN project_id');
-    expect(await old.db.query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH '\"北京\"'")).toEqual([]);
+    expect(await old.db.query('SELECT rowid FROM messages_fts WHERE messages_fts MATCH \'"北京"\'')).toEqual([]);
     const progress: [number, number][] = [];
     await migrate(db, MIGRATIONS, LATEST_SCHEMA_VERSION, { onProgress: (_m, done, total) => progress.push([done, total]) });
     expect(progress[0]).toEqual([0, TURNS.length * 2]);

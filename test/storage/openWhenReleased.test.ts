@@ -75,7 +75,8 @@ describe('openWhenReleased', () => {
 
   it('sees the VFS error through the SQL error that wraps it', async () => {
     const time = fakeTime();
-    const wrapped = () => new RecollectError('SQL_ERROR', 'Database error: No modification allowed', 'PRAGMA foreign_keys = ON', { cause: stillHeld() });
+    const wrapped = () =>
+      new RecollectError('SQL_ERROR', 'Database error: No modification allowed', 'PRAGMA foreign_keys = ON', { cause: stillHeld() });
     expect(isFileStillHeld(wrapped())).toBe(true);
     const opener = flakyOpener(2, wrapped);
     await expect(openWhenReleased(opener.open, time)).resolves.toBe('opened');

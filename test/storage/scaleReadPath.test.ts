@@ -20,7 +20,16 @@ async function seed(): Promise<void> {
   lines[10] = 'hello, I was running by the river';
   lines[40] = 'hello again, running late today';
   lines[25] = 'hello, we saw a zebra at the zoo';
-  await store.appendTurns(lines.map((content, i) => ({ id: `t${i}`, conversationId: 'c', role: 'user', speaker: i % 2 ? 'Bob' : 'Ann', content, occurredAt: 1_700_000_000_000 + i })));
+  await store.appendTurns(
+    lines.map((content, i) => ({
+      id: `t${i}`,
+      conversationId: 'c',
+      role: 'user',
+      speaker: i % 2 ? 'Bob' : 'Ann',
+      content,
+      occurredAt: 1_700_000_000_000 + i,
+    })),
+  );
 }
 
 beforeEach(async () => {
@@ -28,7 +37,12 @@ beforeEach(async () => {
 });
 
 describe('selectTerms', () => {
-  const df = new Map([['rare', 3], ['mid', 40], ['common', 900], ['none', 0]]);
+  const df = new Map([
+    ['rare', 3],
+    ['mid', 40],
+    ['common', 900],
+    ['none', 0],
+  ]);
   it('keeps every term while their postings fit the budget', () => {
     expect(selectTerms(['common', 'rare', 'mid'], df, 1000)).toEqual(['common', 'rare', 'mid']);
   });
@@ -57,7 +71,11 @@ describe('SqlRetrievalSource at scale', () => {
     await seed();
     const source = new SqlRetrievalSource(store.db);
     // Every turn says hello and 58 give the weather report: those two fill the limit of 50.
-    for (const [terms, hits] of [[['hello', 'zebra'], 50], [['weather', 'report', 'running'], 50], [['river'], 4]] as const) {
+    for (const [terms, hits] of [
+      [['hello', 'zebra'], 50],
+      [['weather', 'report', 'running'], 50],
+      [['river'], 4],
+    ] as const) {
       const unscoped = await source.lexical([...terms], { limit: 50, fields });
       const scoped = await source.lexical([...terms], { limit: 50, fields, scope: { until: Number.MAX_SAFE_INTEGER } });
       expect(unscoped).toHaveLength(hits);
@@ -70,9 +88,17 @@ describe('SqlRetrievalSource vector candidates', () => {
   it('asks the vector search for its approximate order, and keeps a scoped list to ids in scope', async () => {
     await seed();
     await store.createConversation({ id: 'd', title: 'd' });
-    await store.appendTurns([{ id: 'u0', conversationId: 'd', role: 'user', speaker: 'Ann', content: 'elsewhere', occurredAt: 1_700_000_000_000 }]);
+    await store.appendTurns([
+      { id: 'u0', conversationId: 'd', role: 'user', speaker: 'Ann', content: 'elsewhere', occurredAt: 1_700_000_000_000 },
+    ]);
     const asked: { k: number; approximate: boolean | undefined }[] = [];
-    const hits = [{ id: 'u0', score: 0.9 }, { id: 't3', score: 0.8 }, { id: 'gone', score: 0.7 }, { id: 't5', score: 0.6 }, { id: 't7', score: -0.1 }];
+    const hits = [
+      { id: 'u0', score: 0.9 },
+      { id: 't3', score: 0.8 },
+      { id: 'gone', score: 0.7 },
+      { id: 't5', score: 0.6 },
+      { id: 't7', score: -0.1 },
+    ];
     const source = new SqlRetrievalSource(store.db, {
       vectors: async (_model, _query, k, options) => {
         asked.push({ k, approximate: options?.approximate });
@@ -85,7 +111,11 @@ describe('SqlRetrievalSource vector candidates', () => {
     // Scoped: over-fetched, then only turns of the conversation that exist.
     expect(await source.vector(q, 'm', { limit: 2, scope: { conversationIds: ['c'] } })).toEqual(['t3', 't5']);
     expect(await source.vector(q, 'm', { limit: 5, scope: { excludeConversationIds: ['c'] } })).toEqual(['u0']);
-    expect(asked).toEqual([{ k: 5, approximate: true }, { k: 8, approximate: true }, { k: 20, approximate: true }]);
+    expect(asked).toEqual([
+      { k: 5, approximate: true },
+      { k: 8, approximate: true },
+      { k: 20, approximate: true },
+    ]);
   });
 });
 
@@ -93,7 +123,9 @@ describe('store search and speakers', () => {
   it('BM25 search returns its top rows best first with snippets, the same as within the conversation', async () => {
     await seed();
     const all = await store.searchMessages('zebra running', { limit: 5 });
-    expect(all.map((h) => h.message.id)).toEqual((await store.searchMessages('zebra running', { limit: 5, conversationId: 'c' })).map((h) => h.message.id));
+    expect(all.map((h) => h.message.id)).toEqual(
+      (await store.searchMessages('zebra running', { limit: 5, conversationId: 'c' })).map((h) => h.message.id),
+    );
     expect(all[0]!.message.id).toBe('t25');
     expect(all[0]!.snippet).toContain(`${HIGHLIGHT_START}zebra`);
     expect(all.map((h) => h.score)).toEqual([...all.map((h) => h.score)].sort((a, b) => b - a));

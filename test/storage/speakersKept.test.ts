@@ -19,23 +19,48 @@ let store: SqliteMemoryStore;
 function recording(sql: Sql): { sql: Sql; scans: () => number; deltas: () => number } {
   const seen: string[] = [];
   const wrap = (inner: Sql): Sql => ({
-    exec: (s, p) => { seen.push(s); return inner.exec(s, p); },
-    query: (s, p) => { seen.push(s); return inner.query(s, p); },
+    exec: (s, p) => {
+      seen.push(s);
+      return inner.exec(s, p);
+    },
+    query: (s, p) => {
+      seen.push(s);
+      return inner.query(s, p);
+    },
     transaction: (fn) => inner.transaction((tx) => fn(wrap(tx))),
     changes: () => inner.changes(),
   });
   // A full count groups every turn; counting from the kept counts reads only turns past a key.
   const counts = () => seen.filter((s) => s.includes('GROUP BY speaker'));
-  return { sql: wrap(sql), scans: () => counts().filter((s) => !s.includes('pk >')).length, deltas: () => counts().filter((s) => s.includes('pk >')).length };
+  return {
+    sql: wrap(sql),
+    scans: () => counts().filter((s) => !s.includes('pk >')).length,
+    deltas: () => counts().filter((s) => s.includes('pk >')).length,
+  };
 }
 
-const turn = (id: string, speaker: string, i: number) =>
-  ({ id, conversationId: 'c', role: 'user' as const, speaker, content: `turn ${id}`, occurredAt: 1_700_000_200_000 + i });
+const turn = (id: string, speaker: string, i: number) => ({
+  id,
+  conversationId: 'c',
+  role: 'user' as const,
+  speaker,
+  content: `turn ${id}`,
+  occurredAt: 1_700_000_200_000 + i,
+});
 
 beforeEach(async () => {
   store = await openNodeStore();
   await store.createConversation({ id: 'c', title: 'c' });
-  await store.appendTurns(['Ann', 'Bob', 'Ann'].map((speaker, i) => ({ id: `t${i}`, conversationId: 'c', role: 'user', speaker, content: `turn ${i}`, occurredAt: 1_700_000_000_000 + i })));
+  await store.appendTurns(
+    ['Ann', 'Bob', 'Ann'].map((speaker, i) => ({
+      id: `t${i}`,
+      conversationId: 'c',
+      role: 'user',
+      speaker,
+      content: `turn ${i}`,
+      occurredAt: 1_700_000_000_000 + i,
+    })),
+  );
 });
 
 describe('the kept speaker list', () => {
@@ -64,7 +89,10 @@ describe('the kept speaker list', () => {
   });
 
   it('a list kept by an older version (names only) is counted again in full once turns were added', async () => {
-    await store.db.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [SPEAKERS_META_KEY, JSON.stringify({ newest: 1, names: ['Ann'] })]);
+    await store.db.exec('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value', [
+      SPEAKERS_META_KEY,
+      JSON.stringify({ newest: 1, names: ['Ann'] }),
+    ]);
     const after = recording(store.db);
     expect(await speakers(after.sql)).toEqual(['Ann', 'Bob']);
     expect([after.scans(), after.deltas()]).toEqual([1, 0]);
@@ -95,10 +123,14 @@ describe('the kept speaker list', () => {
   it('a rolled back write leaves the counts as they were', async () => {
     const counted = recording(store.db);
     await speakers(counted.sql);
-    await expect(store.db.transaction(async (tx) => {
-      await tx.exec("INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('r', 'c', 99, 'user', 'Dora', 'x', 1, 1, 1)");
-      throw new Error('abandoned');
-    })).rejects.toThrow('abandoned');
+    await expect(
+      store.db.transaction(async (tx) => {
+        await tx.exec(
+          "INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('r', 'c', 99, 'user', 'Dora', 'x', 1, 1, 1)",
+        );
+        throw new Error('abandoned');
+      }),
+    ).rejects.toThrow('abandoned');
     expect(await speakers(counted.sql)).toEqual(['Ann', 'Bob']);
     expect(counted.scans()).toBe(1);
   });
@@ -106,7 +138,9 @@ describe('the kept speaker list', () => {
   it('a restored memory file is counted again', async () => {
     const other = await openNodeStore();
     await other.createConversation({ id: 'o', title: 'o' });
-    await other.appendTurns([{ id: 'o1', conversationId: 'o', role: 'user', speaker: 'Eve', content: 'from the file', occurredAt: 1_700_000_300_000 }]);
+    await other.appendTurns([
+      { id: 'o1', conversationId: 'o', role: 'user', speaker: 'Eve', content: 'from the file', occurredAt: 1_700_000_300_000 },
+    ]);
     const file = await other.exportDatabase();
     await other.db.close();
     // The store's own connection, as the app asks it (the backup API writes pages no trigger sees).

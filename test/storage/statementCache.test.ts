@@ -44,21 +44,30 @@ describe('prepared-statement cache', () => {
     await expect(db.exec(insert, [1, 'again'])).rejects.toMatchObject({ code: 'SQL_ERROR', message: expect.stringContaining('UNIQUE') });
     await db.exec(insert, [2, 'b']);
     // A runtime error while stepping a SELECT (not while preparing it).
-    const parse = 'SELECT json_extract(?, \'$.x\') AS x';
+    const parse = "SELECT json_extract(?, '$.x') AS x";
     await expect(db.query(parse, ['{not json'])).rejects.toMatchObject({ code: 'SQL_ERROR' });
     expect(await db.query(parse, ['{"x": 5}'])).toEqual([{ x: 5 }]);
     expect(db.sqlite3.get_autocommit(db.db)).toBe(1);
     // A failure inside a transaction rolls back; the statements it used stay usable.
-    await expect(db.transaction(async (tx) => {
-      await tx.exec(insert, [3, 'c']);
-      await tx.exec(insert, [1, 'dup']);
-    })).rejects.toMatchObject({ code: 'SQL_ERROR' });
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.exec(insert, [3, 'c']);
+        await tx.exec(insert, [1, 'dup']);
+      }),
+    ).rejects.toMatchObject({ code: 'SQL_ERROR' });
     await db.transaction((tx) => tx.exec(insert, [3, 'c']));
-    expect(await db.query('SELECT id, v FROM t ORDER BY id')).toEqual([{ id: 1, v: 'a' }, { id: 2, v: 'b' }, { id: 3, v: 'c' }]);
+    expect(await db.query('SELECT id, v FROM t ORDER BY id')).toEqual([
+      { id: 1, v: 'a' },
+      { id: 2, v: 'b' },
+      { id: 3, v: 'c' },
+    ]);
   });
 
   it('does not cache SQL that fails to prepare', async () => {
-    await expect(db.query('SELECT nope FROM t')).rejects.toMatchObject({ code: 'SQL_ERROR', message: expect.stringContaining('no such column') });
+    await expect(db.query('SELECT nope FROM t')).rejects.toMatchObject({
+      code: 'SQL_ERROR',
+      message: expect.stringContaining('no such column'),
+    });
     const before = db.cachedStatementCount;
     await expect(db.query('SELECT nope FROM t')).rejects.toMatchObject({ code: 'SQL_ERROR' });
     expect(db.cachedStatementCount).toBe(before);
@@ -66,7 +75,11 @@ describe('prepared-statement cache', () => {
 
   it('runs multi-statement SQL statement by statement', async () => {
     await db.exec("CREATE TABLE s (x); INSERT INTO s VALUES (1); INSERT INTO s VALUES ('semi;colon');");
-    expect(await db.query('SELECT x FROM s ORDER BY rowid; SELECT count(*) AS n FROM s')).toEqual([{ x: 1 }, { x: 'semi;colon' }, { n: 2 }]);
+    expect(await db.query('SELECT x FROM s ORDER BY rowid; SELECT count(*) AS n FROM s')).toEqual([
+      { x: 1 },
+      { x: 'semi;colon' },
+      { n: 2 },
+    ]);
     await expect(db.exec('INSERT INTO s VALUES (?); INSERT INTO s VALUES (?)', [1, 2])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     // A single statement with a `;` inside a literal is fine (it is just not cached).
     expect(await db.query("SELECT 'a;b' AS v")).toEqual([{ v: 'a;b' }]);
@@ -78,7 +91,8 @@ describe('prepared-statement cache', () => {
     const prepare = vi.spyOn(db.sqlite3, 'statements');
     const finalize = vi.spyOn(db.sqlite3, 'finalize');
     const results = await db.transaction((tx) =>
-      Promise.all([0, 1, 2, 3].map((k) => tx.query<{ id: number }>('SELECT id FROM t WHERE id % 4 = ? ORDER BY id', [k]))));
+      Promise.all([0, 1, 2, 3].map((k) => tx.query<{ id: number }>('SELECT id FROM t WHERE id % 4 = ? ORDER BY id', [k]))),
+    );
     // The calls really overlapped: one cached statement, three one-off ones finalized after use.
     expect(prepare.mock.calls.filter(([, sql]) => sql.startsWith('SELECT id FROM t'))).toHaveLength(4);
     expect(finalize).toHaveBeenCalledTimes(3);
@@ -128,12 +142,27 @@ describe('appending turns', () => {
       await store.createConversation({ id: 'c2', title: 'Two' });
       const turn = { id: 'm1', conversationId: 'c1', role: 'user' as const, content: 'hello there' };
       const results = await store.appendTurns([turn, { ...turn, content: 'changed' }, { ...turn, id: 'm2', content: 'second' }]);
-      expect(results.map((r) => [r.created, r.message.seq, r.message.content])).toEqual([[true, 1, 'hello there'], [false, 1, 'hello there'], [true, 2, 'second']]);
+      expect(results.map((r) => [r.created, r.message.seq, r.message.content])).toEqual([
+        [true, 1, 'hello there'],
+        [false, 1, 'hello there'],
+        [true, 2, 'second'],
+      ]);
       // A re-send is answered from storage even if its content would no longer validate.
       expect((await store.appendTurn({ ...turn, content: '  ' })).created).toBe(false);
-      await expect(store.appendTurn({ ...turn, conversationId: 'c2' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('another conversation') });
+      await expect(store.appendTurn({ ...turn, conversationId: 'c2' })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringContaining('another conversation'),
+      });
       const stored = await store.getMessage('m2');
-      expect(stored).toMatchObject({ id: 'm2', conversationId: 'c1', seq: 2, role: 'user', speaker: 'User', content: 'second', metadata: {} });
+      expect(stored).toMatchObject({
+        id: 'm2',
+        conversationId: 'c1',
+        seq: 2,
+        role: 'user',
+        speaker: 'User',
+        content: 'second',
+        metadata: {},
+      });
       expect(results[2]!.message).toEqual(stored);
       expect((await store.stats()).messageCount).toBe(2);
     } finally {

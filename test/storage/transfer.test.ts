@@ -8,8 +8,20 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../src/storage/schema';
 import { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { migrate } from '../../src/storage/migrate';
 
-const TABLES = ['conversations', 'messages', 'vectors', 'memcells', 'facts', 'foresights', 'memscenes', 'profile_items',
-  'profile_item_history', 'jobs', 'llm_calls', 'meta'];
+const TABLES = [
+  'conversations',
+  'messages',
+  'vectors',
+  'memcells',
+  'facts',
+  'foresights',
+  'memscenes',
+  'profile_items',
+  'profile_item_history',
+  'jobs',
+  'llm_calls',
+  'meta',
+];
 
 async function dump(store: SqliteMemoryStore): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
@@ -21,18 +33,39 @@ async function populated(): Promise<SqliteMemoryStore> {
   const store = await openNodeStore();
   await store.createConversation({ id: 'c1', title: 'Garden' });
   for (let i = 0; i < 50; i++) {
-    await store.appendTurn({ id: `m${i}`, conversationId: 'c1', role: i % 2 ? 'assistant' : 'user', content: `Turn ${i} about tomatoes and basil ${'🌱'.repeat(i % 3)}`, occurredAt: 1_700_000_000_000 + i * 60_000, metadata: { i } });
+    await store.appendTurn({
+      id: `m${i}`,
+      conversationId: 'c1',
+      role: i % 2 ? 'assistant' : 'user',
+      content: `Turn ${i} about tomatoes and basil ${'🌱'.repeat(i % 3)}`,
+      occurredAt: 1_700_000_000_000 + i * 60_000,
+      metadata: { i },
+    });
   }
   const now = 1_700_000_000_000;
   await store.db.exec("INSERT INTO vectors VALUES ('message', 'm1', 'glove', 2, 'f32', x'0000803f00000000', 1)");
   await store.db.exec(`INSERT INTO memscenes (id, title, created_at, updated_at) VALUES ('s1', 'Gardening', ${now}, ${now})`);
-  await store.db.exec(`INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, narrative, scene_id, created_at, updated_at) VALUES ('mc1', 'c1', 1, 10, ${now}, ${now}, 'Ana planted tomatoes.', 's1', ${now}, ${now})`);
-  await store.db.exec(`INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES ('f1', 'mc1', 'Ana', 'Ana grows basil.', ${now}, ${now})`);
-  await store.db.exec(`INSERT INTO foresights (id, memcell_id, content, start_at, end_at, created_at, updated_at) VALUES ('fs1', 'mc1', 'Harvest in August', ${now}, ${now + 1e9}, ${now}, ${now})`);
-  await store.db.exec(`INSERT INTO profile_items (id, kind, key, value, created_at, updated_at) VALUES ('p1', 'explicit', 'hobby', 'gardening', ${now}, ${now})`);
-  await store.db.exec(`INSERT INTO profile_item_history (profile_item_id, op, value, changed_at) VALUES ('p1', 'add', 'gardening', ${now})`);
-  await store.db.exec(`INSERT INTO jobs (kind, payload, created_at, updated_at) VALUES ('synthesise', '{"memcell":"mc1"}', ${now}, ${now})`);
-  await store.db.exec(`INSERT INTO llm_calls (stage, model, prompt_tokens, completion_tokens, outcome, created_at) VALUES ('synthesis', 'm', 10, 5, 'ok', ${now})`);
+  await store.db.exec(
+    `INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, narrative, scene_id, created_at, updated_at) VALUES ('mc1', 'c1', 1, 10, ${now}, ${now}, 'Ana planted tomatoes.', 's1', ${now}, ${now})`,
+  );
+  await store.db.exec(
+    `INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES ('f1', 'mc1', 'Ana', 'Ana grows basil.', ${now}, ${now})`,
+  );
+  await store.db.exec(
+    `INSERT INTO foresights (id, memcell_id, content, start_at, end_at, created_at, updated_at) VALUES ('fs1', 'mc1', 'Harvest in August', ${now}, ${now + 1e9}, ${now}, ${now})`,
+  );
+  await store.db.exec(
+    `INSERT INTO profile_items (id, kind, key, value, created_at, updated_at) VALUES ('p1', 'explicit', 'hobby', 'gardening', ${now}, ${now})`,
+  );
+  await store.db.exec(
+    `INSERT INTO profile_item_history (profile_item_id, op, value, changed_at) VALUES ('p1', 'add', 'gardening', ${now})`,
+  );
+  await store.db.exec(
+    `INSERT INTO jobs (kind, payload, created_at, updated_at) VALUES ('synthesise', '{"memcell":"mc1"}', ${now}, ${now})`,
+  );
+  await store.db.exec(
+    `INSERT INTO llm_calls (stage, model, prompt_tokens, completion_tokens, outcome, created_at) VALUES ('synthesis', 'm', 10, 5, 'ok', ${now})`,
+  );
   await store.db.exec("INSERT INTO meta VALUES ('embedder.active', 'glove')");
   return store;
 }
@@ -46,13 +79,21 @@ describe('export and import', () => {
     const target = await openNodeStore();
     await target.createConversation({ id: 'old', title: 'To be replaced' });
     const summary = await target.importDatabase(bytes);
-    expect(summary).toEqual({ fromSchemaVersion: LATEST_SCHEMA_VERSION, schemaVersion: LATEST_SCHEMA_VERSION, messageCount: 50, conversationCount: 1, notices: [] });
+    expect(summary).toEqual({
+      fromSchemaVersion: LATEST_SCHEMA_VERSION,
+      schemaVersion: LATEST_SCHEMA_VERSION,
+      messageCount: 50,
+      conversationCount: 1,
+      notices: [],
+    });
     expect(await dump(target)).toEqual(await dump(source));
     // indexes work after the swap
     // every one of the 50 turns is found again through the full-text index
     const found = (await target.searchMessages('tomatoes', { limit: 100 })).map((h) => h.message.id);
     expect(found.sort()).toEqual(Array.from({ length: 50 }, (_, i) => `m${i}`).sort());
-    expect(await target.db.query("SELECT id FROM facts_fts JOIN facts ON facts.rowid = facts_fts.rowid WHERE facts_fts MATCH 'basil'")).toEqual([{ id: 'f1' }]);
+    expect(
+      await target.db.query("SELECT id FROM facts_fts JOIN facts ON facts.rowid = facts_fts.rowid WHERE facts_fts MATCH 'basil'"),
+    ).toEqual([{ id: 'f1' }]);
     // and the imported memory accepts new turns
     await target.appendTurn({ id: 'new', conversationId: 'c1', role: 'user', content: 'Peppers next year' });
     expect((await target.stats()).messageCount).toBe(51);
@@ -75,13 +116,16 @@ describe('export and import', () => {
   async function expectRejected(bytes: Uint8Array, code: string, text: RegExp) {
     const target = await populated();
     const before = await dump(target);
-    const err = await target.importDatabase(bytes).then(() => null, (e: unknown) => e);
+    const err = await target.importDatabase(bytes).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code });
     expect((err as Error).message).toMatch(text);
     expect(await dump(target)).toEqual(before);
   }
 
-  it('imports a file marked as write-ahead-logged (the app\'s own OPFS mode) and exports a standalone one', async () => {
+  it("imports a file marked as write-ahead-logged (the app's own OPFS mode) and exports a standalone one", async () => {
     const source = await populated();
     const bytes = (await source.exportDatabase()).slice();
     expect([bytes[18], bytes[19]]).toEqual([1, 1]);
@@ -98,7 +142,9 @@ describe('export and import', () => {
     const db = await openMemoryDatabase({ migrateSchema: false });
     await migrate(db, MIGRATIONS, 6);
     await db.exec("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c1', 'Old chat', 1, 1)");
-    await db.exec("INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('m1', 'c1', 1, 'user', 'You', 'Peppers next year', 1, 1, 4)");
+    await db.exec(
+      "INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('m1', 'c1', 1, 'user', 'You', 'Peppers next year', 1, 1, 4)",
+    );
     const old = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
     const target = await openNodeStore();
     const summary = await target.importDatabase(await old.exportDatabase());
@@ -116,9 +162,13 @@ describe('export and import', () => {
     expect(await target.getConversation('quiet')).toMatchObject({ useMemory: false, remember: false });
     expect(await target.getMeta('conversation.remember_default')).toBe('0');
 
-    await source.db.exec("PRAGMA ignore_check_constraints = ON; UPDATE conversations SET remember = 7; PRAGMA ignore_check_constraints = OFF");
+    await source.db.exec(
+      'PRAGMA ignore_check_constraints = ON; UPDATE conversations SET remember = 7; PRAGMA ignore_check_constraints = OFF',
+    );
     // SQLite's integrity check sees the broken CHECK constraint first: the file is refused as damaged.
-    await expect(target.importDatabase(await source.exportDatabase())).rejects.toMatchObject({ code: expect.stringMatching(/^IMPORT_(CORRUPT|INVALID_DATA)$/) });
+    await expect(target.importDatabase(await source.exportDatabase())).rejects.toMatchObject({
+      code: expect.stringMatching(/^IMPORT_(CORRUPT|INVALID_DATA)$/),
+    });
     expect(await target.getConversation('quiet')).toMatchObject({ remember: false });
   });
 
@@ -144,7 +194,11 @@ describe('export and import', () => {
   });
 
   it('rejects a file that is not SQLite', async () => {
-    await expectRejected(new TextEncoder().encode('{"hello": "this is json, not a database"}'), 'IMPORT_NOT_SQLITE', /not a Recollect memory. To add its conversations, use Import chats…/);
+    await expectRejected(
+      new TextEncoder().encode('{"hello": "this is json, not a database"}'),
+      'IMPORT_NOT_SQLITE',
+      /not a Recollect memory. To add its conversations, use Import chats…/,
+    );
     await expectRejected(new Uint8Array(0), 'IMPORT_NOT_SQLITE', /not a SQLite database/);
   });
 
@@ -163,7 +217,7 @@ describe('export and import', () => {
 
   it('rejects a SQLite file that is not a Recollect database', async () => {
     const other = await openMemoryDatabase({ migrateSchema: false });
-    await other.exec('CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES (\'Bo\')');
+    await other.exec("CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('Bo')");
     await expectRejected(await other.serialize(), 'IMPORT_NOT_RECOLLECT', /not a Recollect database/);
     const empty = await openMemoryDatabase({ migrateSchema: false });
     await empty.exec('PRAGMA user_version = 0; CREATE TABLE t(x); DROP TABLE t;');

@@ -58,7 +58,13 @@ describe('turn index (schema v2)', () => {
     expect(await matches(store.db, 'after: pottery')).toEqual([]);
     await store.appendTurn({ id: 'b', conversationId: 'c', role: 'user', content: 'Downtown, near the library.', occurredAt: t0 + 60_000 });
     // A turn a week later belongs to a new session: no shared context.
-    await store.appendTurn({ id: 'c2', conversationId: 'c', role: 'user', content: 'Unrelated greetings', occurredAt: t0 + 7 * 86_400_000 });
+    await store.appendTurn({
+      id: 'c2',
+      conversationId: 'c',
+      role: 'user',
+      content: 'Unrelated greetings',
+      occurredAt: t0 + 7 * 86_400_000,
+    });
     const [a, b, c2] = [await pkOf(store.db, 'a'), await pkOf(store.db, 'b'), await pkOf(store.db, 'c2')];
     expect(await matches(store.db, 'after: library')).toEqual([a]);
     expect(await matches(store.db, 'before: pottery')).toEqual([b]);
@@ -88,14 +94,27 @@ describe('turn index (schema v2)', () => {
     await store.createConversation({ id: 'c', title: 'chat' });
     const t = Date.UTC(2023, 4, 8);
     const words = ['garden', 'tomatoes', 'basil', 'rain', 'harvest', 'market', 'soup', 'neighbour'];
-    const turns = Array.from({ length: 24 }, (_, i) => ({ id: `t${i}`, conversationId: 'c', role: 'user' as const, content: `${words[i % 8]} note${i % 12} ${'today '.repeat(i % 4)}`, occurredAt: t + i * 60_000 }));
+    const turns = Array.from({ length: 24 }, (_, i) => ({
+      id: `t${i}`,
+      conversationId: 'c',
+      role: 'user' as const,
+      content: `${words[i % 8]} note${i % 12} ${'today '.repeat(i % 4)}`,
+      occurredAt: t + i * 60_000,
+    }));
     await store.appendTurns(turns);
     expect(await store.db.query('SELECT pk FROM turn_index_queue')).toEqual([]);
     // FTS5 never lowers its row and token totals when a contentless row is replaced, so a turn
     // indexed twice (v2: once on insert, again when the next turn came) skews bm25 for good.
-    await store.db.exec(`CREATE VIRTUAL TABLE fresh USING fts5(speaker, content, caption, before, after, timeline, content = '', tokenize = 'porter unicode61 remove_diacritics 2')`);
-    await store.db.exec('INSERT INTO fresh(rowid, speaker, content, caption, before, after, timeline) SELECT pk, speaker, content, caption, before, after, timeline FROM turn_index_source');
-    const scores = (table: string) => store.db.query<{ rowid: number; s: number }>(`SELECT rowid, round(bm25(${table}), 6) AS s FROM ${table} WHERE ${table} MATCH 'note3 OR note7 OR basil' ORDER BY rowid`);
+    await store.db.exec(
+      `CREATE VIRTUAL TABLE fresh USING fts5(speaker, content, caption, before, after, timeline, content = '', tokenize = 'porter unicode61 remove_diacritics 2')`,
+    );
+    await store.db.exec(
+      'INSERT INTO fresh(rowid, speaker, content, caption, before, after, timeline) SELECT pk, speaker, content, caption, before, after, timeline FROM turn_index_source',
+    );
+    const scores = (table: string) =>
+      store.db.query<{ rowid: number; s: number }>(
+        `SELECT rowid, round(bm25(${table}), 6) AS s FROM ${table} WHERE ${table} MATCH 'note3 OR note7 OR basil' ORDER BY rowid`,
+      );
     const fresh = await scores('fresh');
     expect(fresh.length).toBeGreaterThan(8);
     expect(fresh.filter((r) => r.s < -0.01).length).toBeGreaterThan(4); // informative scores, not clamped idf
@@ -106,7 +125,9 @@ describe('turn index (schema v2)', () => {
     const store = await openNodeStore();
     await store.createConversation({ id: 'c', title: 'chat' });
     await store.appendTurn({ id: 'a', conversationId: 'c', role: 'user', content: 'Which trail did you hike?', occurredAt: 0 });
-    await store.db.exec(`INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('b', 'c', 2, 'user', 'user', 'The ridge loop above the lake.', 0, 0, 8)`);
+    await store.db.exec(
+      `INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count) VALUES ('b', 'c', 2, 'user', 'user', 'The ridge loop above the lake.', 0, 0, 8)`,
+    );
     expect(await matches(store.db, 'ridge')).toEqual([]);
     await store.db.transaction((tx) => flushTurnIndex(tx));
     const [a, b] = [await pkOf(store.db, 'a'), await pkOf(store.db, 'b')];
@@ -119,7 +140,11 @@ describe('turn index (schema v2)', () => {
     const store = await openNodeStore();
     await store.createConversation({ id: 'c', title: 'chat' });
     const t = Date.UTC(2023, 4, 8);
-    for (const [id, content] of [['a', 'hello there'], ['b', 'my secret diagnosis'], ['c', 'thanks for telling me']] as const) {
+    for (const [id, content] of [
+      ['a', 'hello there'],
+      ['b', 'my secret diagnosis'],
+      ['c', 'thanks for telling me'],
+    ] as const) {
       await store.appendTurn({ id, conversationId: 'c', role: 'user', content, occurredAt: t });
     }
     await store.putVectors('message', 'm@1', [{ itemId: 'b', vector: new Float32Array([1, 0]) }]);
@@ -168,7 +193,14 @@ describe('turn index of a large memory', () => {
     const store = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }), turnIndexUpTo: 2 });
     await store.createConversation({ id: 'c', title: 'chat' });
     const at = Date.UTC(2023, 4, 8);
-    const turn = (id: string, content: string) => ({ id, conversationId: 'c', role: 'user' as const, speaker: 'Ann', content, occurredAt: at });
+    const turn = (id: string, content: string) => ({
+      id,
+      conversationId: 'c',
+      role: 'user' as const,
+      speaker: 'Ann',
+      content,
+      occurredAt: at,
+    });
     await store.appendTurns([turn('a', 'I ran the marathon'), turn('b', 'in three hours')]);
     expect(await matches(db, 'content: marathon')).toEqual([await pkOf(db, 'a')]);
     const source = new SqlRetrievalSource(db);
@@ -196,8 +228,13 @@ describe('turn index of a large memory', () => {
     const { SqliteMemoryStore } = await import('../../src/storage/SqliteMemoryStore');
     const source = await openNodeStore();
     await source.createConversation({ id: 'c', title: 'chat' });
-    const turns = Array.from({ length: 30 }, (_, i) => ({ id: `t${i}`, conversationId: 'c', role: i % 2 ? 'assistant' as const : 'user' as const,
-      content: i === 7 ? 'the zeppelin museum' : `turn ${i} about bread`, occurredAt: Date.UTC(2023, 0, 1) + i * 60_000 }));
+    const turns = Array.from({ length: 30 }, (_, i) => ({
+      id: `t${i}`,
+      conversationId: 'c',
+      role: i % 2 ? ('assistant' as const) : ('user' as const),
+      content: i === 7 ? 'the zeppelin museum' : `turn ${i} about bread`,
+      occurredAt: Date.UTC(2023, 0, 1) + i * 60_000,
+    }));
     await source.appendTurns(turns);
     await source.db.exec("INSERT INTO vectors VALUES ('message', 't7', 'glove', 2, 'f32', x'0000803f00000000', 1)");
     const bytes = await source.exportDatabase();

@@ -6,9 +6,32 @@
  */
 import { RecollectError } from '../../src/core/base/errors';
 import { isSaneTime, MAX_TITLE_CHARS, validateNewTurn } from '../../src/core/base/limits';
-import type { ImportSummary, AppendResult, Conversation, ConversationMemory, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats, TitleSource } from '../../src/core/base/types';
+import type {
+  ImportSummary,
+  AppendResult,
+  Conversation,
+  ConversationMemory,
+  Message,
+  MessageWindow,
+  MessageWindowRequest,
+  NewTurn,
+  SearchHit,
+  StorageStats,
+  TitleSource,
+} from '../../src/core/base/types';
 import { titleAfterDeletion, UNTITLED } from '../../src/core/base/titles';
-import type { AppendOptions, ImportOptions, ItemKind, NewConversation, ItemVector, MemoryStore, PendingEmbedding, SearchOptions, StagedImport, VectorStore } from '../../src/core/base/store';
+import type {
+  AppendOptions,
+  ImportOptions,
+  ItemKind,
+  NewConversation,
+  ItemVector,
+  MemoryStore,
+  PendingEmbedding,
+  SearchOptions,
+  StagedImport,
+  VectorStore,
+} from '../../src/core/base/store';
 import { systemClock, type Clock } from '../../src/core/base/ports';
 import { newId } from '../../src/core/base/ids';
 import { STOP_WORDS, terms } from '../../src/core/base/text';
@@ -28,7 +51,10 @@ function cleanTitle(title: string): string {
 export class InMemoryStore implements MemoryStore, VectorStore {
   readonly #clock: Clock;
   readonly #newId: () => string;
-  readonly #conversations = new Map<string, { id: string; title: string; createdAt: number; updatedAt: number; useMemory: boolean; remember: boolean; titledBy: TitleSource }>();
+  readonly #conversations = new Map<
+    string,
+    { id: string; title: string; createdAt: number; updatedAt: number; useMemory: boolean; remember: boolean; titledBy: TitleSource }
+  >();
   readonly #turns = new Map<string, StoredTurn>();
   readonly #vectors = new Map<string, Map<string, Float32Array>>(); // `${kind}:${model}` → item → vector
   readonly #meta = new Map<string, string>();
@@ -45,13 +71,28 @@ export class InMemoryStore implements MemoryStore, VectorStore {
     return { ...c, projectId: null, messageCount: [...this.#turns.values()].filter((t) => t.message.conversationId === id).length };
   }
 
-  async createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number; readonly projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation> {
+  async createConversation(
+    input: {
+      readonly id?: string;
+      readonly title: string;
+      readonly createdAt?: number;
+      readonly projectId?: string | null;
+    } & Partial<ConversationMemory>,
+  ): Promise<Conversation> {
     if (typeof input.projectId === 'string') throw new Error('InMemoryStore has no projects');
     const id = input.id ?? this.#newId();
     const title = cleanTitle(input.title);
     if (!this.#conversations.has(id)) {
       const now = this.#clock.now();
-      this.#conversations.set(id, { id, title, createdAt: isSaneTime(input.createdAt) ? input.createdAt : now, updatedAt: now, useMemory: input.useMemory !== false, remember: input.remember !== false, titledBy: title === UNTITLED ? 'none' : 'user' });
+      this.#conversations.set(id, {
+        id,
+        title,
+        createdAt: isSaneTime(input.createdAt) ? input.createdAt : now,
+        updatedAt: now,
+        useMemory: input.useMemory !== false,
+        remember: input.remember !== false,
+        titledBy: title === UNTITLED ? 'none' : 'user',
+      });
     }
     return this.#conversation(id);
   }
@@ -63,7 +104,11 @@ export class InMemoryStore implements MemoryStore, VectorStore {
   async setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> {
     const c = this.#conversations.get(id);
     if (!c) throw new RecollectError('NOT_FOUND', 'That conversation no longer exists.');
-    this.#conversations.set(id, { ...c, ...(patch.useMemory !== undefined ? { useMemory: patch.useMemory } : {}), ...(patch.remember !== undefined ? { remember: patch.remember } : {}) });
+    this.#conversations.set(id, {
+      ...c,
+      ...(patch.useMemory !== undefined ? { useMemory: patch.useMemory } : {}),
+      ...(patch.remember !== undefined ? { remember: patch.remember } : {}),
+    });
     return this.#conversation(id);
   }
 
@@ -101,7 +146,9 @@ export class InMemoryStore implements MemoryStore, VectorStore {
   }
 
   async listConversations(): Promise<Conversation[]> {
-    return [...this.#conversations.keys()].map((id) => this.#conversation(id)).sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
+    return [...this.#conversations.keys()]
+      .map((id) => this.#conversation(id))
+      .sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
   }
 
   async appendTurn(turn: NewTurn): Promise<AppendResult> {
@@ -124,7 +171,8 @@ export class InMemoryStore implements MemoryStore, VectorStore {
 
   #validateAppend(turns: readonly NewTurn[]): void {
     for (const turn of turns) {
-      if (typeof turn.id !== 'string' || turn.id.length === 0 || turn.id.length > 200) throw new RecollectError('INVALID_INPUT', 'A message needs an id (1–200 characters).');
+      if (typeof turn.id !== 'string' || turn.id.length === 0 || turn.id.length > 200)
+        throw new RecollectError('INVALID_INPUT', 'A message needs an id (1–200 characters).');
       this.#conversation(turn.conversationId);
       const existing = this.#turns.get(turn.id);
       if (existing && existing.message.conversationId !== turn.conversationId) {
@@ -143,10 +191,20 @@ export class InMemoryStore implements MemoryStore, VectorStore {
         out.push({ message: existing.message, created: false });
         continue;
       }
-      const seq = 1 + Math.max(0, ...[...this.#turns.values()].filter((t) => t.message.conversationId === turn.conversationId).map((t) => t.message.seq));
+      const seq =
+        1 +
+        Math.max(0, ...[...this.#turns.values()].filter((t) => t.message.conversationId === turn.conversationId).map((t) => t.message.seq));
       const { role, speaker, content, occurredAt } = validateNewTurn(turn, now);
       const message: Message = {
-        id: turn.id, conversationId: turn.conversationId, seq, role, speaker, content, occurredAt, ingestedAt: now, tokenCount: charsOverFour(content),
+        id: turn.id,
+        conversationId: turn.conversationId,
+        seq,
+        role,
+        speaker,
+        content,
+        occurredAt,
+        ingestedAt: now,
+        tokenCount: charsOverFour(content),
         metadata: turn.metadata ?? {},
       };
       this.#turns.set(turn.id, { key: this.#nextKey++, message });
@@ -158,7 +216,10 @@ export class InMemoryStore implements MemoryStore, VectorStore {
   }
 
   async listMessages(conversationId: string): Promise<Message[]> {
-    return [...this.#turns.values()].map((t) => t.message).filter((m) => m.conversationId === conversationId).sort((a, b) => a.seq - b.seq);
+    return [...this.#turns.values()]
+      .map((t) => t.message)
+      .filter((m) => m.conversationId === conversationId)
+      .sort((a, b) => a.seq - b.seq);
   }
 
   async listMessageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow> {
@@ -179,10 +240,14 @@ export class InMemoryStore implements MemoryStore, VectorStore {
     for (const [key, items] of this.#vectors) if (key.startsWith('message:')) items.delete(id);
     const c = gone && this.#conversations.get(gone.conversationId);
     if (!gone || !c) return;
-    const left = [...this.#turns.values()].map((t) => t.message).filter((m) => m.conversationId === c.id).sort((a, b) => a.seq - b.seq);
+    const left = [...this.#turns.values()]
+      .map((t) => t.message)
+      .filter((m) => m.conversationId === c.id)
+      .sort((a, b) => a.seq - b.seq);
     const firstUser = left.find((m) => m.role === 'user') ?? null;
     const next = titleAfterDeletion({ title: c.title, titledBy: c.titledBy, recorded: true }, [gone], {
-      firstUser, firstAssistantSeq: left.find((m) => m.role === 'assistant')?.seq ?? null,
+      firstUser,
+      firstAssistantSeq: left.find((m) => m.role === 'assistant')?.seq ?? null,
     });
     if (next) this.#conversations.set(c.id, { ...c, ...next });
   }
@@ -273,11 +338,19 @@ export class InMemoryStore implements MemoryStore, VectorStore {
 
   async newestPendingKey(kind: ItemKind, vectorModelId: string, count: number): Promise<number> {
     const have = this.#items(kind, vectorModelId);
-    const missing = this.#texts(kind).filter((t) => !have.has(t.message.id)).slice(-Math.max(1, count));
+    const missing = this.#texts(kind)
+      .filter((t) => !have.has(t.message.id))
+      .slice(-Math.max(1, count));
     return missing[0]?.key ?? Number.MAX_SAFE_INTEGER;
   }
 
-  async pendingReembed(kind: ItemKind, fromVectorModelId: string, toVectorModelId: string, limit: number, after?: number): Promise<PendingEmbedding[]> {
+  async pendingReembed(
+    kind: ItemKind,
+    fromVectorModelId: string,
+    toVectorModelId: string,
+    limit: number,
+    after?: number,
+  ): Promise<PendingEmbedding[]> {
     const from = this.#items(kind, fromVectorModelId);
     const to = this.#items(kind, toVectorModelId);
     return this.#texts(kind)

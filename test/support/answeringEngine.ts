@@ -11,7 +11,10 @@ import { createEngine } from '../../src/host/createEngine';
 export async function answeringEngine(mockUrl: string, options: { withLlm?: boolean; explorer?: boolean } = {}) {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: mockUrl, model: 'mock' }, { sink: store.llmCalls, maxAttempts: 1 });
-  const engine = createEngine(store, { only: ['episodes', 'synthesis', 'recall', ...(options.explorer ? ['explorer' as const] : [])], llm: options.withLlm === false ? null : llm });
+  const engine = createEngine(store, {
+    only: ['episodes', 'synthesis', 'recall', ...(options.explorer ? ['explorer' as const] : [])],
+    llm: options.withLlm === false ? null : llm,
+  });
   await engine.start();
   await engine.synthesis.setPolicy('off');
   return { store, engine };

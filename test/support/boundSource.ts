@@ -6,6 +6,18 @@ import type { RetrievalSource } from '../../src/core/recall/Retriever';
  */
 export function boundSource(source: RetrievalSource): RetrievalSource {
   const s = source as unknown as Record<string, (...a: unknown[]) => unknown>;
-  const names: (keyof RetrievalSource)[] = ['size', 'turnIndexCurrent', 'ownWords', 'termStats', 'contextWindows', 'contextLinks', 'lexical', 'vector', 'turns', 'facts', 'neighbours'];
+  const names: (keyof RetrievalSource)[] = [
+    'size',
+    'turnIndexCurrent',
+    'ownWords',
+    'termStats',
+    'contextWindows',
+    'contextLinks',
+    'lexical',
+    'vector',
+    'turns',
+    'facts',
+    'neighbours',
+  ];
   return Object.fromEntries(names.map((n) => [n, s[n]!.bind(source)])) as unknown as RetrievalSource;
 }

@@ -18,7 +18,7 @@ export function historyEngines(): { engine: (reader?: HistoryReader) => Promise<
   return {
     async engine(reader = readHistory) {
       store = await openNodeStore();
-      return new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, historyReader: reader });
+      return new MemoryEngine({ store, episodes: store.episodes, jobs: store.jobs, projects: store.projects, historyReader: reader });
     },
     store: () => store!,
   };

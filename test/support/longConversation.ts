@@ -11,8 +11,11 @@ const T0 = Date.UTC(2026, 0, 1);
 
 export function longConversation(conversationId: string, n: number): NewTurn[] {
   return Array.from({ length: n }, (_, i) => ({
-    id: `${conversationId}-${i}`, conversationId, role: i % 2 ? 'assistant' : 'user',
-    content: `turn ${i} about the ${WORDS[Math.floor(i / 7) % WORDS.length]} and a few more words here`, occurredAt: T0 + i * 60_000,
+    id: `${conversationId}-${i}`,
+    conversationId,
+    role: i % 2 ? 'assistant' : 'user',
+    content: `turn ${i} about the ${WORDS[Math.floor(i / 7) % WORDS.length]} and a few more words here`,
+    occurredAt: T0 + i * 60_000,
   }));
 }
 
@@ -22,10 +25,15 @@ export function longConversation(conversationId: string, n: number): NewTurn[] {
  */
 export function countVmSteps(db: WaSqliteDatabase): { stop(): number } {
   let calls = 0;
-  db.sqlite3.progress_handler(db.db, 100, () => {
-    calls++;
-    return 0;
-  }, null);
+  db.sqlite3.progress_handler(
+    db.db,
+    100,
+    () => {
+      calls++;
+      return 0;
+    },
+    null,
+  );
   return {
     stop() {
       db.sqlite3.progress_handler(db.db, 0, () => 0, null);

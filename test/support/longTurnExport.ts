@@ -9,8 +9,16 @@ export function longTurnExport(conversations: number): File {
     for (let k = 0; k < 10; k++) {
       const id = `c${c}m${k}`;
       mapping[id] = {
-        id, parent: k ? `c${c}m${k - 1}` : 'root', children: k < 9 ? [`c${c}m${k + 1}`] : [],
-        message: { id, author: { role: k % 2 ? 'assistant' : 'user' }, create_time: t0 + c * 86_400 + k * 30, content: { content_type: 'text', parts: [`turn w${c}x${k} about the garden `.repeat(600)] }, metadata: {} },
+        id,
+        parent: k ? `c${c}m${k - 1}` : 'root',
+        children: k < 9 ? [`c${c}m${k + 1}`] : [],
+        message: {
+          id,
+          author: { role: k % 2 ? 'assistant' : 'user' },
+          create_time: t0 + c * 86_400 + k * 30,
+          content: { content_type: 'text', parts: [`turn w${c}x${k} about the garden `.repeat(600)] },
+          metadata: {},
+        },
       };
     }
     return { id: `conv-${c}`, title: `Chat ${c}`, create_time: t0 + c * 86_400, current_node: `c${c}m9`, mapping };

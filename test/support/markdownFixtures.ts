@@ -21,8 +21,10 @@ export const EMPHASIS_OPENERS = '*a'.repeat(40_000);
 /** 5,000 emphasis openers (10 KB): short enough for the length limit, caught by the emphasis limit. */
 export const EMPHASIS_SHORT = '*a'.repeat(5_000);
 
-const WORDS = ('the of and a to in is you that it he was for on are as with his they at be this have from or one had by word but not what all were we when your can said there use an each which she do how their if will up other about out many then them these so some her would make like him into time has look two more write go see number no way could people my than first water been call who oil its now find long down day did get come made may part garden ' +
-  'Lisbon tram sister budget recipe basil tomato doctor meeting Friday travel plan').split(' ');
+const WORDS = (
+  'the of and a to in is you that it he was for on are as with his they at be this have from or one had by word but not what all were we when your can said there use an each which she do how their if will up other about out many then them these so some her would make like him into time has look two more write go see number no way could people my than first water been call who oil its now find long down day did get come made may part garden ' +
+  'Lisbon tram sister budget recipe basil tomato doctor meeting Friday travel plan'
+).split(' ');
 
 /** About `chars` characters of ordinary prose in paragraphs (no Markdown syntax), from a fixed seed. */
 export function plainProse(chars: number, seed = 11): string {
@@ -160,7 +162,15 @@ export async function buildMarkdownMemory(file: string): Promise<{ conversations
   let turns = 0;
   const write = async (conversationId: string, title: string, contents: readonly { role: 'user' | 'assistant'; content: string }[]) => {
     await engine.conversations.create({ id: conversationId, title });
-    await engine.conversations.appendTurns(contents.map((c, k) => ({ id: `${conversationId}-t${k}`, conversationId, role: c.role, content: c.content, occurredAt: now + k * 60_000 })));
+    await engine.conversations.appendTurns(
+      contents.map((c, k) => ({
+        id: `${conversationId}-t${k}`,
+        conversationId,
+        role: c.role,
+        content: c.content,
+        occurredAt: now + k * 60_000,
+      })),
+    );
     turns += contents.length;
     now += 3_600_000;
   };
@@ -176,7 +186,10 @@ export async function buildMarkdownMemory(file: string): Promise<{ conversations
   await write(ALL_FIXTURES_CONVERSATION, `${FIXTURE_TITLE_PREFIX}: all of them`, [
     { role: 'user', content: 'Show me every fixture.' },
     { role: 'assistant', content: NORMAL_ANSWER },
-    ...fixtures.flatMap(([name, content]) => [{ role: 'user' as const, content: `The ${name}:` }, { role: 'assistant' as const, content }]),
+    ...fixtures.flatMap(([name, content]) => [
+      { role: 'user' as const, content: `The ${name}:` },
+      { role: 'assistant' as const, content },
+    ]),
     { role: 'user', content: 'Thanks. Anything else?' },
     { role: 'assistant', content: 'That was **all** of it: *nothing else* to add.' },
   ]);

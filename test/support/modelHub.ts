@@ -21,7 +21,10 @@ export function unparsableGraph(size: number): Buffer {
   const body = Math.max(16, size - 16);
   const length: number[] = [];
   for (let n = body; ; n = Math.floor(n / 128)) {
-    if (n < 128) { length.push(n); break; }
+    if (n < 128) {
+      length.push(n);
+      break;
+    }
     length.push((n % 128) | 0x80);
   }
   // ir_version = 8 (field 1, varint), then graph (field 7, length-delimited) of `body` zero bytes.
@@ -56,7 +59,10 @@ export async function buildTestHub(): Promise<string> {
 }
 
 /** The random-weight in-page language models (scripts/build-test-llm.mjs), hub or local layout. */
-export async function buildTestLlms(layout: 'hub' | 'local' = 'hub', dir: string = layout === 'hub' ? TEST_HUB_DIR : TEST_LLM_LOCAL_DIR): Promise<string> {
+export async function buildTestLlms(
+  layout: 'hub' | 'local' = 'hub',
+  dir: string = layout === 'hub' ? TEST_HUB_DIR : TEST_LLM_LOCAL_DIR,
+): Promise<string> {
   const script = join(repoRoot, 'scripts/build-test-llm.mjs');
   const mod = (await import(/* @vite-ignore */ script)) as { buildTestLlms(dir: string, options: { layout: string }): Promise<string> };
   return mod.buildTestLlms(dir, { layout });
@@ -122,9 +128,10 @@ export async function startModelHub(dir: string = TEST_HUB_DIR): Promise<ModelHu
       if (fault) faults.set(repoFile, fault);
       else faults.delete(repoFile);
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }

@@ -35,7 +35,7 @@ export function describeStore(name: string, open: StoreFactory): void {
       expect(await store.getMessage('d1')).toBeNull();
     });
 
-    it('keeps each conversation\'s memory switches: on by default, set at creation or later, listed when off', async () => {
+    it("keeps each conversation's memory switches: on by default, set at creation or later, listed when off", async () => {
       const store = await setup();
       expect(await store.getConversation('c')).toMatchObject({ useMemory: true, remember: true });
       await store.createConversation({ id: 'quiet', title: 'Quiet', useMemory: false, remember: false });
@@ -44,7 +44,10 @@ export function describeStore(name: string, open: StoreFactory): void {
       expect(await store.setConversationMemory('quiet', { remember: true })).toMatchObject({ useMemory: false, remember: true });
       expect(await store.setConversationMemory('c', { useMemory: false })).toMatchObject({ useMemory: false, remember: true });
       expect(await store.conversationsNotRemembered()).toEqual([]);
-      expect((await store.listConversations()).map((c) => [c.id, c.useMemory, c.remember]).sort()).toEqual([['c', false, true], ['quiet', false, true]]);
+      expect((await store.listConversations()).map((c) => [c.id, c.useMemory, c.remember]).sort()).toEqual([
+        ['c', false, true],
+        ['quiet', false, true],
+      ]);
       await expect(store.setConversationMemory('nope', { remember: false })).rejects.toMatchObject({ code: 'NOT_FOUND' });
       expect(await store.getConversation('nope')).toBeNull();
     });
@@ -59,12 +62,18 @@ export function describeStore(name: string, open: StoreFactory): void {
       expect([a!.message.seq, b!.message.seq]).toEqual([1, 2]);
       expect(b!.message).toMatchObject({ speaker: 'Assistant', occurredAt: 5 });
       expect((await store.appendTurn({ id: 't1', conversationId: 'c', role: 'user', content: 'first' })).created).toBe(false);
-      await expect(store.appendTurns([
-        { id: 't3', conversationId: 'c', role: 'user', content: 'fine' },
-        { id: 't4', conversationId: 'c', role: 'user', content: 'bad\u0000binary' },
-      ])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-      await expect(store.appendTurn({ id: 't5', conversationId: 'missing', role: 'user', content: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-      await expect(store.appendTurn({ id: 't6', conversationId: 'c', role: 'user', content: '   ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(
+        store.appendTurns([
+          { id: 't3', conversationId: 'c', role: 'user', content: 'fine' },
+          { id: 't4', conversationId: 'c', role: 'user', content: 'bad\u0000binary' },
+        ]),
+      ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(store.appendTurn({ id: 't5', conversationId: 'missing', role: 'user', content: 'x' })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+      });
+      await expect(store.appendTurn({ id: 't6', conversationId: 'c', role: 'user', content: '   ' })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+      });
       expect((await store.listMessages('c')).map((m) => m.id)).toEqual(['t1', 't2']);
       expect((await store.stats()).messageCount).toBe(2);
     });
@@ -72,7 +81,14 @@ export function describeStore(name: string, open: StoreFactory): void {
     it('reads a window of a conversation: the newest turns, or a few turns before one far back', async () => {
       const store = await setup();
       await store.createConversation({ id: 'w', title: 'Long' });
-      await store.appendTurns(Array.from({ length: 60 }, (_, i) => ({ id: `w${i}`, conversationId: 'w', role: i % 2 ? 'assistant' as const : 'user' as const, content: `turn ${i}` })));
+      await store.appendTurns(
+        Array.from({ length: 60 }, (_, i) => ({
+          id: `w${i}`,
+          conversationId: 'w',
+          role: i % 2 ? ('assistant' as const) : ('user' as const),
+          content: `turn ${i}`,
+        })),
+      );
       const ids = (w: { messages: readonly { id: string }[] }) => w.messages.map((m) => m.id);
       const newest = await store.listMessageWindow('w', { limit: 20 });
       expect(newest).toMatchObject({ total: 60, offset: 40 });
@@ -103,11 +119,20 @@ export function describeStore(name: string, open: StoreFactory): void {
 
     it('deletes a turn with its vectors, and reads pending embeddings from a cursor', async () => {
       const store = await setup();
-      await store.appendTurns(['one', 'two', 'three'].map((content, i) => ({ id: `p${i}`, conversationId: 'c', role: 'user' as const, content })));
+      await store.appendTurns(
+        ['one', 'two', 'three'].map((content, i) => ({ id: `p${i}`, conversationId: 'c', role: 'user' as const, content })),
+      );
       const pending = await store.pendingEmbeddings('message', 'm@1', 10);
-      expect(pending.map((p) => [p.itemId, p.text])).toEqual([['p0', 'one'], ['p1', 'two'], ['p2', 'three']]);
+      expect(pending.map((p) => [p.itemId, p.text])).toEqual([
+        ['p0', 'one'],
+        ['p1', 'two'],
+        ['p2', 'three'],
+      ]);
       expect((await store.pendingEmbeddings('message', 'm@1', 10, pending[0]!.key)).map((p) => p.itemId)).toEqual(['p1', 'p2']);
-      await store.putVectors('message', 'm@1', [{ itemId: 'p0', vector: new Float32Array([1, 0]) }, { itemId: 'p1', vector: new Float32Array([0, 1]) }]);
+      await store.putVectors('message', 'm@1', [
+        { itemId: 'p0', vector: new Float32Array([1, 0]) },
+        { itemId: 'p1', vector: new Float32Array([0, 1]) },
+      ]);
       expect((await store.pendingEmbeddings('message', 'm@1', 10)).map((p) => p.itemId)).toEqual(['p2']);
       expect(await store.newestPendingKey('message', 'm@1', 5)).toBe(pending[2]!.key);
       expect(await store.countVectors('message', 'm@1')).toBe(2);
@@ -123,8 +148,12 @@ export function describeStore(name: string, open: StoreFactory): void {
 
     it('remakes a title made from a deleted turn from what remains, and keeps a title the user typed', async () => {
       const store = await setup();
-      const send = (id: string, role: 'user' | 'assistant', content: string) => store.sendTurn({ id, conversationId: 'n', role, content }, { title: content });
-      const title = async () => { const c = (await store.getConversation('n'))!; return [c.title, c.titledBy]; };
+      const send = (id: string, role: 'user' | 'assistant', content: string) =>
+        store.sendTurn({ id, conversationId: 'n', role, content }, { title: content });
+      const title = async () => {
+        const c = (await store.getConversation('n'))!;
+        return [c.title, c.titledBy];
+      };
       await store.createConversation({ id: 'n', title: UNTITLED });
       await send('n1', 'user', 'First words');
       await send('n1a', 'assistant', 'An answer');

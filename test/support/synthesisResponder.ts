@@ -14,7 +14,8 @@ import { defaultResponder, type MockChatRequest, type MockResponder } from '../l
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const DAY = 86_400_000;
-const FUTURE = /\b(tomorrow|next (week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|going to|planning|plan to|will)\b/i;
+const FUTURE =
+  /\b(tomorrow|next (week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|going to|planning|plan to|will)\b/i;
 
 function firstUserMessage(req: MockChatRequest): string {
   return req.messages.find((m) => m.role === 'user')?.content ?? '';
@@ -43,7 +44,11 @@ function firstSentence(text: string, maxWords = 25): string {
   return words(m?.[1] ?? text.trim(), maxWords);
 }
 
-const norm = (t: string): string => t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+const norm = (t: string): string =>
+  t
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 /** "Monday 8 May 2023, 14:05" → epoch ms of that day (UTC), or null. */
 function dayOf(text: string): number | null {
@@ -74,7 +79,15 @@ function memcell(prompt: string): string {
     if (said.length < 3) continue;
     // Predict-calibrate, mechanically: a turn already covered by a known fact adds nothing.
     if (known.some((k) => k.speaker === t.speaker && k.content.includes(said))) continue;
-    facts.push({ text: `${t.speaker} said: ${words(t.content, 30)}`, speaker: t.speaker, kind: 'new', replaces: null, turns: [t.n], validFrom: null, validTo: null });
+    facts.push({
+      text: `${t.speaker} said: ${words(t.content, 30)}`,
+      speaker: t.speaker,
+      kind: 'new',
+      replaces: null,
+      turns: [t.n],
+      validFrom: null,
+      validTo: null,
+    });
     const day = dayOf(t.when);
     if (day !== null && FUTURE.test(t.content) && foresight.length < 2) {
       foresight.push({ text: `${t.speaker}: ${firstSentence(t.content, 20)}`, start: iso(day), end: iso(day + 7 * DAY), evidence: [t.n] });
@@ -82,7 +95,10 @@ function memcell(prompt: string): string {
   }
   const first = turns[0];
   const day = first ? dayOf(first.when) : null;
-  const said = turns.filter((t) => t.role === 'user').slice(0, 3).map((t) => `${t.speaker} said: ${firstSentence(t.content)}`);
+  const said = turns
+    .filter((t) => t.role === 'user')
+    .slice(0, 3)
+    .map((t) => `${t.speaker} said: ${firstSentence(t.content)}`);
   const narrative = `On ${day === null ? 'an unknown date' : iso(day)}, ${said.join(' ') || 'nothing of note was said.'}`;
   return JSON.stringify({ title: first ? words(first.content, 8) : 'Conversation', narrative, facts, foresight });
 }
@@ -95,7 +111,9 @@ function scene(prompt: string): string {
     const m = /^E\d+ \| (.+?) \| (.+?): (.*)$/.exec(l);
     return m ? [{ title: m[2]!, narrative: m[3]! }] : [];
   });
-  const parts = [summaryLine === 'none' ? '' : firstSentence(summaryLine, 40), ...episodes.map((e) => firstSentence(e.narrative))].filter(Boolean);
+  const parts = [summaryLine === 'none' ? '' : firstSentence(summaryLine, 40), ...episodes.map((e) => firstSentence(e.narrative))].filter(
+    Boolean,
+  );
   const title = currentTitle && currentTitle !== 'none' ? currentTitle : words(episodes[0]?.title ?? 'Theme', 8);
   return JSON.stringify({ title, summary: words(parts.join(' '), 80) || 'Nothing notable.' });
 }
@@ -114,9 +132,11 @@ function profile(prompt: string): string {
     const evidence = m[2] === 'none' ? [m[1]!] : m[2]!.split(', ');
     const existing = items.find((i) => i.key === key);
     if (existing && norm(existing.value) === norm(value)) continue;
-    operations.push(existing
-      ? { op: 'update', id: existing.label, kind: 'explicit', key, value, confidence: 0.7, evidence, reason: 'newer scene summary' }
-      : { op: 'add', id: null, kind: 'explicit', key, value, confidence: 0.7, evidence, reason: 'from scene summary' });
+    operations.push(
+      existing
+        ? { op: 'update', id: existing.label, kind: 'explicit', key, value, confidence: 0.7, evidence, reason: 'newer scene summary' }
+        : { op: 'add', id: null, kind: 'explicit', key, value, confidence: 0.7, evidence, reason: 'from scene summary' },
+    );
   }
   return JSON.stringify({ operations });
 }

@@ -58,7 +58,11 @@ const holds = (files: Buffer[], needle: string) => files.some((bytes) => bytes.i
 
 /** The marker as it would read inside base64 at each of the three byte alignments. */
 const base64Forms = (needle: string) =>
-  [0, 1, 2].map((k) => Buffer.concat([Buffer.alloc(k), Buffer.from(needle)]).toString('base64').slice(4, -4));
+  [0, 1, 2].map((k) =>
+    Buffer.concat([Buffer.alloc(k), Buffer.from(needle)])
+      .toString('base64')
+      .slice(4, -4),
+  );
 
 async function readAll(url: string): Promise<SealedEvent[]> {
   const res = await stream<SealedEvent>({ url, live: false });
@@ -84,7 +88,14 @@ describe('sync spike: encrypted capture log through a relay started from npm', (
     const marker = `MARKER-${randomUUID()}`;
     const text = turnText(marker);
     expect(text.length).toBeGreaterThan(1_000);
-    const event = { kind: 'turn.appended', conversationId: 'c-greenhouse', turnId: 't-1', role: 'user', text, at: '2026-11-28T02:00:00.000Z' };
+    const event = {
+      kind: 'turn.appended',
+      conversationId: 'c-greenhouse',
+      turnId: 't-1',
+      role: 'user',
+      text,
+      at: '2026-11-28T02:00:00.000Z',
+    };
 
     const deviceA = await deriveSyncKeys(PHRASE);
     const url = `${relay.url}/v1/stream/${deviceA.ownerId}`;

@@ -23,7 +23,10 @@ export async function deriveSyncKeys(phrase: string): Promise<SyncKeys> {
   const ownerBits = await subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt, info: enc.encode('owner-id') }, ikm, 128);
   const key = await subtle.deriveKey(
     { name: 'HKDF', hash: 'SHA-256', salt, info: enc.encode('event-key') },
-    ikm, { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'],
+    ikm,
+    { name: 'AES-GCM', length: 256 },
+    false,
+    ['encrypt', 'decrypt'],
   );
   return { ownerId: Buffer.from(ownerBits).toString('hex'), key };
 }
@@ -65,7 +68,8 @@ export async function openEvent(keys: SyncKeys, sealed: SealedEvent): Promise<un
   try {
     plain = await subtle.decrypt(
       { name: 'AES-GCM', iv: Buffer.from(sealed.iv, 'base64'), additionalData },
-      keys.key, Buffer.from(sealed.ct, 'base64'),
+      keys.key,
+      Buffer.from(sealed.ct, 'base64'),
     );
   } catch {
     throw new Error(`Synced event ${sealed.id} could not be decrypted: wrong phrase or altered on the relay.`);

@@ -32,11 +32,18 @@ describe.skipIf(!webkitAvailable())('WebKitGTK', () => {
     // Give late load-time errors (CSP reports, worker start-up) a moment to arrive.
     await sleep(1_000);
     expect(wk.consoleErrors, 'console errors on load').toEqual([]);
-    expect(screen, 'WebKitGTK now opens the memory on OPFS: make this run check the memory itself, and update docs/browsers.md').toBe('unavailable');
-    expect(await wk.execute<string>(`return document.querySelector('[data-testid="storage-unavailable"]').innerText`)).toContain(NO_SYNC_ACCESS_MESSAGE);
+    expect(screen, 'WebKitGTK now opens the memory on OPFS: make this run check the memory itself, and update docs/browsers.md').toBe(
+      'unavailable',
+    );
+    expect(await wk.execute<string>(`return document.querySelector('[data-testid="storage-unavailable"]').innerText`)).toContain(
+      NO_SYNC_ACCESS_MESSAGE,
+    );
 
     await wk.clickButton('Use a temporary session');
-    await wk.until(`return document.querySelector('[data-testid="temporary-session"]')?.innerText.includes('Temporary session — nothing is kept after this window closes')`, 'the temporary-session banner');
+    await wk.until(
+      `return document.querySelector('[data-testid="temporary-session"]')?.innerText.includes('Temporary session — nothing is kept after this window closes')`,
+      'the temporary-session banner',
+    );
     await wk.clickButton('+ New conversation');
     await wk.type(MESSAGE_BOX, `The spare key is under the blue flowerpot.${ENTER}`);
     await wk.until(`return document.querySelector('[data-testid="message-count"]')?.textContent === '1'`, 'the turn to be stored');
@@ -44,12 +51,19 @@ describe.skipIf(!webkitAvailable())('WebKitGTK', () => {
     await wk.until(`return document.querySelector('[data-testid="message-count"]')?.textContent === '2'`, 'the second turn to be stored');
 
     await wk.type(SEARCH_BOX, 'flowerpot');
-    await wk.until(`return [...document.querySelectorAll('[data-testid="search-hit"]')].some((h) => h.textContent.includes('spare key'))`, 'a search hit for "flowerpot"');
+    await wk.until(
+      `return [...document.querySelectorAll('[data-testid="search-hit"]')].some((h) => h.textContent.includes('spare key'))`,
+      'a search hit for "flowerpot"',
+    );
     // No word in common with the turn: only search by meaning finds it.
     // Emptied with WebDriver's Element Clear: WebKitGTK's key actions did not reach an already-filled field.
     await wk.clear(SEARCH_BOX);
     await wk.type(SEARCH_BOX, 'my new dog');
-    await wk.until(`return document.querySelector('[data-testid="semantic-hit"]')?.textContent.includes('adopted a puppy')`, 'a hit by meaning for "my new dog"', 60_000);
+    await wk.until(
+      `return document.querySelector('[data-testid="semantic-hit"]')?.textContent.includes('adopted a puppy')`,
+      'a hit by meaning for "my new dog"',
+      60_000,
+    );
     expect(wk.consoleErrors, 'console errors during the run').toEqual([]);
   });
 
@@ -58,10 +72,11 @@ describe.skipIf(!webkitAvailable())('WebKitGTK', () => {
     expect(script).toMatch(/\/sw\.js$/);
     await wk.until(`return navigator.serviceWorker.controller?.state === 'activated'`, 'the service worker to control the page');
     await wk.stopServer();
-    expect(await wk.executeAsync<string>(`return fetch('/bench.html', { cache: 'no-store' }).then(() => 'online', () => 'offline')`)).toBe('offline');
+    expect(await wk.executeAsync<string>(`return fetch('/bench.html', { cache: 'no-store' }).then(() => 'online', () => 'offline')`)).toBe(
+      'offline',
+    );
     await wk.go(wk.baseUrl);
     // The page, its scripts and the engine worker came from the precache: the engine answered.
     await wk.until(`return !!document.querySelector('[data-testid="storage-unavailable"]')`, 'the app to open offline');
   });
 });
-

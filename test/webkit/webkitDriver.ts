@@ -25,8 +25,9 @@ const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 function missing(): string {
   if (!existsSync(WEBKIT_DRIVER)) return `${WEBKIT_DRIVER} is not installed (apt-get install -y webkit2gtk-driver)`;
   const gi = spawnSync('/usr/bin/python3', ['-c', "import gi; gi.require_version('WebKit2', '4.1'); gi.require_version('Gtk', '3.0')"]);
-  if (gi.status !== 0) return 'WebKitGTK\'s Python bindings are not installed (apt-get install -y python3-gi gir1.2-webkit2-4.1)';
-  if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'there is no display (run it through `xvfb-run -a`, as `npm run test:webkit` does; apt-get install -y xvfb)';
+  if (gi.status !== 0) return "WebKitGTK's Python bindings are not installed (apt-get install -y python3-gi gir1.2-webkit2-4.1)";
+  if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY)
+    return 'there is no display (run it through `xvfb-run -a`, as `npm run test:webkit` does; apt-get install -y xvfb)';
   return '';
 }
 
@@ -89,13 +90,20 @@ export async function startWebKit(): Promise<WebKitSession> {
   const base = `http://127.0.0.1:${port}`;
 
   async function wd<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const json = (await res.json()) as { value: T & { error?: string; message?: string } };
     if (json.value?.error) throw new Error(`WebDriver ${method} ${path}: ${json.value.error}: ${json.value.message}`);
     return json.value;
   }
   for (let i = 0; ; i++) {
-    try { await wd('GET', '/status'); break; } catch (err) {
+    try {
+      await wd('GET', '/status');
+      break;
+    } catch (err) {
       if (i > 50) throw new Error(`WebKitWebDriver did not start on port ${port}`, { cause: err });
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -108,7 +116,10 @@ export async function startWebKit(): Promise<WebKitSession> {
 
   const execute = <T>(body: string, ...args: unknown[]) => wd<T>('POST', `${s}/execute/sync`, { script: body, args });
   const executeAsync = <T>(body: string, ...args: unknown[]) =>
-    wd<T>('POST', `${s}/execute/async`, { script: `const done = arguments[arguments.length - 1]; Promise.resolve((async () => { ${body} })(...arguments)).then(done, (e) => done({ __error: String(e) }));`, args });
+    wd<T>('POST', `${s}/execute/async`, {
+      script: `const done = arguments[arguments.length - 1]; Promise.resolve((async () => { ${body} })(...arguments)).then(done, (e) => done({ __error: String(e) }));`,
+      args,
+    });
 
   async function until<T>(body: string, what: string, timeout = 30_000): Promise<T> {
     const start = Date.now();
@@ -116,7 +127,9 @@ export async function startWebKit(): Promise<WebKitSession> {
       const value = await execute<T>(body);
       if (value) return value;
       if (Date.now() - start > timeout) {
-        const shown = await execute<string>("return document.querySelector('.overlay')?.innerText ?? document.body.innerText.slice(0, 300)");
+        const shown = await execute<string>(
+          "return document.querySelector('.overlay')?.innerText ?? document.body.innerText.slice(0, 300)",
+        );
         throw new Error(`timed out waiting for ${what}; the page shows: ${shown}`);
       }
       await new Promise((r) => setTimeout(r, 150));
@@ -129,7 +142,9 @@ export async function startWebKit(): Promise<WebKitSession> {
     execute,
     executeAsync,
     until,
-    go: async (url) => { await wd('POST', `${s}/url`, { url }); },
+    go: async (url) => {
+      await wd('POST', `${s}/url`, { url });
+    },
     async type(css, text) {
       await until(`return !!document.querySelector(${JSON.stringify(css)})`, css);
       const el = await wd<Record<string, string>>('POST', `${s}/element`, { using: 'css selector', value: css });

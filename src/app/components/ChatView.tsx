@@ -22,6 +22,7 @@ import type { SendRequest } from '../../core/protocol';
 import type { Citation } from '../../core/recall/answerContext';
 import type { AnswerMetadata, SentRequest } from '../../core/recall/answer';
 import { ConfirmButton } from './ConfirmButton';
+import { LanguageNotice } from './LanguageNotice';
 import { formatCount } from '../../core/base/numbers';
 
 /** An answer's metadata as read back from storage: any field may be missing (older or imported memories). */
@@ -62,9 +63,20 @@ export function ChatView({ conversationId }: { conversationId: string }) {
    * id, so a message stored before its reply was lost is not stored twice. Cleared once a send is
    * acknowledged; a changed draft, edit or conversation gets a new id.
    */
-  const unacknowledged = useRef<{ readonly id: string; readonly content: string; readonly conversationId: string; readonly replaces: string | null } | null>(null);
+  const unacknowledged = useRef<{
+    readonly id: string;
+    readonly content: string;
+    readonly conversationId: string;
+    readonly replaces: string | null;
+  } | null>(null);
   const [editing, setEditing] = useState<Message | null>(null);
-  const [sent, setSent] = useState<{ requests: readonly SentRequest[]; memoryOff: boolean; onDevice: string | null; keywordsOnly: boolean; project: SentProject | null } | null>(null);
+  const [sent, setSent] = useState<{
+    requests: readonly SentRequest[];
+    memoryOff: boolean;
+    onDevice: string | null;
+    keywordsOnly: boolean;
+    project: SentProject | null;
+  } | null>(null);
   const [highlight, setHighlight] = useState<string | null>(focusMessageId);
   // Memories saved from messages that asked for them, by message; and what Undo removed here.
   const fromMessages = useEngineQuery((q) => q.messageMemories()).data;
@@ -79,8 +91,12 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const narrow = useNarrowScreen();
   const willAnswer = configured || !answerer.known;
   const placeholder = narrow
-    ? (willAnswer ? 'Ask or tell me something…' : 'Write a message…')
-    : (willAnswer ? 'Ask or tell me something… (Enter sends, Shift+Enter new line, ↑ edits your last message)' : 'Write a message… it is stored and searchable (Enter sends)');
+    ? willAnswer
+      ? 'Ask or tell me something…'
+      : 'Write a message…'
+    : willAnswer
+      ? 'Ask or tell me something… (Enter sends, Shift+Enter new line, ↑ edits your last message)'
+      : 'Write a message… it is stored and searchable (Enter sends)';
   const stream = answers.stream;
   const conversation = conversations.data?.find((c) => c.id === conversationId);
 
@@ -180,7 +196,8 @@ export function ChatView({ conversationId }: { conversationId: string }) {
     if (c.kind === 'turn' && visible.some((m) => m.id === c.ref)) {
       setHighlight(c.ref);
       document.querySelector(`[data-message-id="${CSS.escape(c.ref)}"]`)?.scrollIntoView({ block: 'center' });
-    } else if (c.kind === 'turn' && c.conversationId === conversationId) setHighlight(c.ref); // further back: a window around it
+    } else if (c.kind === 'turn' && c.conversationId === conversationId)
+      setHighlight(c.ref); // further back: a window around it
     else if (c.kind === 'turn' && c.conversationId && c.conversationId !== conversationId) selectConversation(c.conversationId, c.ref);
     else if (c.kind === 'episode' || c.kind === 'fact') openExplorer('memcells', { kind: c.kind, id: c.ref });
     else if (c.kind === 'profile') openExplorer('profile', { kind: 'profile', id: c.ref });
@@ -203,23 +220,39 @@ export function ChatView({ conversationId }: { conversationId: string }) {
       {answerer.known && !configured && (
         <div className="banner" role="status" data-testid="no-endpoint" inert={opening}>
           No AI endpoint is connected: your messages are stored, organised and searchable, but nobody answers yet.{' '}
-          <button type="button" className="link-button" onClick={() => openSettings('settings')}>Connect one</button>
+          <button type="button" className="link-button" onClick={() => openSettings('settings')}>
+            Connect one
+          </button>
         </div>
       )}
-      <ol className="messages" ref={listRef} tabIndex={0} aria-label="Messages" data-testid="messages" inert={opening}
+      <ol
+        className="messages"
+        ref={listRef}
+        tabIndex={0}
+        aria-label="Messages"
+        data-testid="messages"
+        inert={opening}
         onScroll={(e) => {
           const el = e.currentTarget;
           following.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_SLACK;
-        }}>
-        {newest.isSuccess && total === 0 && !stream && <li className="empty">No messages yet. Type below; every message is stored on this device.</li>}
+        }}
+      >
+        {newest.isSuccess && total === 0 && !stream && (
+          <li className="empty">No messages yet. Type below; every message is stored on this device.</li>
+        )}
         {from > 0 && !anchored && (
           <li className="earlier">
-            <button type="button" className="link-button" data-testid="show-earlier" onClick={() => {
-              // Keep the reader's place: earlier turns appear above what they were looking at.
-              const el = listRef.current;
-              fromBottom.current = el ? el.scrollHeight - el.scrollTop : null;
-              setWindowSize(total - from + WINDOW);
-            }}>
+            <button
+              type="button"
+              className="link-button"
+              data-testid="show-earlier"
+              onClick={() => {
+                // Keep the reader's place: earlier turns appear above what they were looking at.
+                const el = listRef.current;
+                fromBottom.current = el ? el.scrollHeight - el.scrollTop : null;
+                setWindowSize(total - from + WINDOW);
+              }}
+            >
               Show {formatCount(Math.min(WINDOW, from))} earlier messages ({formatCount(from)} not shown)
             </button>
           </li>
@@ -231,13 +264,25 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             <li key={m.id} className={cls} data-testid="message" data-message-id={m.id}>
               <div className="message-head">
                 <strong>{m.speaker}</strong> <time dateTime={isoTime(m.occurredAt)}>{formatTime(m.occurredAt)}</time>
-                <ConfirmButton className="link" aria-label="Delete message" title="Delete message" confirmLabel="Delete message"
+                <ConfirmButton
+                  className="link"
+                  aria-label="Delete message"
+                  title="Delete message"
+                  confirmLabel="Delete message"
                   message="Delete this message from memory? It is taken out of search, recall and what answers keep of it. This cannot be undone."
-                  onConfirm={() => remove.mutate(m.id)}>delete</ConfirmButton>
+                  onConfirm={() => remove.mutate(m.id)}
+                >
+                  delete
+                </ConfirmButton>
               </div>
               {m.role === 'assistant' ? <Markdown text={m.content} onCite={(n) => openCitation(meta, n)} /> : <p>{m.content}</p>}
-              {m.role === 'user' && <SavedFromMessage memory={savedBy.get(m.id)} undone={undone.get(m.id)}
-                onUndone={(value) => setUndone((u) => new Map(u).set(m.id, value))} />}
+              {m.role === 'user' && (
+                <SavedFromMessage
+                  memory={savedBy.get(m.id)}
+                  undone={undone.get(m.id)}
+                  onUndone={(value) => setUndone((u) => new Map(u).set(m.id, value))}
+                />
+              )}
               {m.role === 'assistant' && (
                 <div className="answer-meta">
                   {meta.citations && meta.citations.length > 0 && (
@@ -253,11 +298,41 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   {meta.stopped && <span className="muted">stopped</span>}
                   <CutOffMark metadata={m.metadata} />
                   <BrokenTextMark metadata={m.metadata} />
-                  {meta.usage && <span className="muted" data-testid="answer-tokens">{formatCount(tokensOf(meta))} tokens</span>}
-                  <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>copy</button>
-                  {meta.memoryOff && <span className="muted" data-testid="memory-off-mark">memory off</span>}
-                  {meta.requests && <button type="button" className="link" onClick={() => setSent({ requests: meta.requests!, memoryOff: meta.memoryOff === true, onDevice: meta.onDevice ?? null, keywordsOnly: meta.recall === 'keywords', project: sentProjectOf(meta.project) })}>what was sent</button>}
-                  {m.id === lastAnswer?.id && configured && !answers.busy && <button type="button" className="link" onClick={() => void retry()}>retry</button>}
+                  {meta.usage && (
+                    <span className="muted" data-testid="answer-tokens">
+                      {formatCount(tokensOf(meta))} tokens
+                    </span>
+                  )}
+                  <button type="button" className="link" onClick={() => void navigator.clipboard?.writeText(m.content)}>
+                    copy
+                  </button>
+                  {meta.memoryOff && (
+                    <span className="muted" data-testid="memory-off-mark">
+                      memory off
+                    </span>
+                  )}
+                  {meta.requests && (
+                    <button
+                      type="button"
+                      className="link"
+                      onClick={() =>
+                        setSent({
+                          requests: meta.requests!,
+                          memoryOff: meta.memoryOff === true,
+                          onDevice: meta.onDevice ?? null,
+                          keywordsOnly: meta.recall === 'keywords',
+                          project: sentProjectOf(meta.project),
+                        })
+                      }
+                    >
+                      what was sent
+                    </button>
+                  )}
+                  {m.id === lastAnswer?.id && configured && !answers.busy && (
+                    <button type="button" className="link" onClick={() => void retry()}>
+                      retry
+                    </button>
+                  )}
                 </div>
               )}
             </li>
@@ -272,19 +347,28 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         )}
         {stream && (
           <li className="message assistant pending" data-testid="streaming-answer" aria-live="polite">
-            <div className="message-head"><strong>Assistant</strong> <span className="muted">{stream.error ? 'failed' : STAGE_LABEL[stream.stage] ?? 'Answering…'}</span></div>
+            <div className="message-head">
+              <strong>Assistant</strong>{' '}
+              <span className="muted">{stream.error ? 'failed' : (STAGE_LABEL[stream.stage] ?? 'Answering…')}</span>
+            </div>
             {stream.text && <Markdown text={stream.text} live />}
             <PartialMark text={stream.text} error={stream.error} />
             {stream.error ? (
               <div className="error" role="alert">
                 The answer failed: {stream.error} Your message is saved.
                 <div className="buttons">
-                  <button type="button" onClick={() => void answers.retry()}>Try again</button>
-                  <button type="button" onClick={answers.dismiss}>Dismiss</button>
+                  <button type="button" onClick={() => void answers.retry()}>
+                    Try again
+                  </button>
+                  <button type="button" onClick={answers.dismiss}>
+                    Dismiss
+                  </button>
                 </div>
               </div>
             ) : (
-              <button type="button" onClick={answers.stop}>Stop (Esc)</button>
+              <button type="button" onClick={answers.stop}>
+                Stop (Esc)
+              </button>
             )}
           </li>
         )}
@@ -293,9 +377,19 @@ export function ChatView({ conversationId }: { conversationId: string }) {
       {editing && (
         <div className="editing-note" role="status" data-testid="editing-note" inert={opening}>
           Editing your last message. Send stores the new text and then removes the old message and its answer; until then nothing changes.{' '}
-          <button type="button" className="link-button" onClick={() => { cancelEdit(); inputRef.current?.focus(); }}>Cancel edit</button>
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => {
+              cancelEdit();
+              inputRef.current?.focus();
+            }}
+          >
+            Cancel edit
+          </button>
         </div>
       )}
+      <LanguageNotice draft={draft} />
       <form className="composer" onSubmit={(e) => void send(e)}>
         <textarea
           ref={inputRef}
@@ -317,9 +411,22 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           }}
           rows={3}
         />
-        <button type="submit" className="primary" disabled={!draft.trim() || sendTurn.isPending || answers.busy}>{editing ? 'Send edit' : 'Send'}</button>
+        <button type="submit" className="primary" disabled={!draft.trim() || sendTurn.isPending || answers.busy}>
+          {editing ? 'Send edit' : 'Send'}
+        </button>
       </form>
-      {sent && <ViewBoundary name="What was sent" resetKey={sent} onDismiss={() => setSent(null)}><SentRequestView requests={sent.requests} memoryOff={sent.memoryOff} onDevice={sent.onDevice} keywordsOnly={sent.keywordsOnly} project={sent.project} onClose={() => setSent(null)} /></ViewBoundary>}
+      {sent && (
+        <ViewBoundary name="What was sent" resetKey={sent} onDismiss={() => setSent(null)}>
+          <SentRequestView
+            requests={sent.requests}
+            memoryOff={sent.memoryOff}
+            onDevice={sent.onDevice}
+            keywordsOnly={sent.keywordsOnly}
+            project={sent.project}
+            onClose={() => setSent(null)}
+          />
+        </ViewBoundary>
+      )}
       {shown && (
         <Dialog title={`Cited ${shown.kind}`} onClose={() => setShown(null)}>
           <p>{shown.label}</p>

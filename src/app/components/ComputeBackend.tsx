@@ -26,17 +26,38 @@ export function ComputeBackend() {
       <h3>Compute</h3>
       <label>
         Run the embedder on{' '}
-        <select value={s?.devicePreference ?? 'auto'} disabled={!s || setDevice.isPending} onChange={(e) => setDevice.mutate(e.target.value as DevicePreference)}>
-          {DEVICE_CHOICES.map((c) => <option key={c.value} value={c.value}>{c.label}</option>)}
+        <select
+          value={s?.devicePreference ?? 'auto'}
+          disabled={!s || setDevice.isPending}
+          onChange={(e) => setDevice.mutate(e.target.value as DevicePreference)}
+        >
+          {DEVICE_CHOICES.map((c) => (
+            <option key={c.value} value={c.value}>
+              {c.label}
+            </option>
+          ))}
         </select>
       </label>
       <p>
         <span data-testid="embedder-model">{s?.embedder.modelId ?? 'No embedder'}</span>
-        {s?.embedder.dim ? <> (<span data-testid="embedder-dim">{s.embedder.dim}</span> dimensions)</> : null} runs on{' '}
-        <strong data-testid="embedder-device">{setDevice.isPending ? 'switching…' : backendLabel(s?.embedder.device)}</strong>
-        {s?.reranker.modelId && s.reranker.state !== 'error' ? <>; reranker <span data-testid="reranker-model">{s.reranker.modelId}</span> on {backendLabel(s.reranker.device)}</> : null}
+        {s?.embedder.dim ? (
+          <>
+            {' '}
+            (<span data-testid="embedder-dim">{s.embedder.dim}</span> dimensions)
+          </>
+        ) : null}{' '}
+        runs on <strong data-testid="embedder-device">{setDevice.isPending ? 'switching…' : backendLabel(s?.embedder.device)}</strong>
+        {s?.reranker.modelId && s.reranker.state !== 'error' ? (
+          <>
+            ; reranker <span data-testid="reranker-model">{s.reranker.modelId}</span> on {backendLabel(s.reranker.device)}
+          </>
+        ) : null}
       </p>
-      {s?.embedder.notice && !setDevice.isPending && <p className="notice" role="status" data-testid="device-notice">{s.embedder.notice}</p>}
+      {s?.embedder.notice && !setDevice.isPending && (
+        <p className="notice" role="status" data-testid="device-notice">
+          {s.embedder.notice}
+        </p>
+      )}
     </section>
   );
 }

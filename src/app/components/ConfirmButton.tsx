@@ -28,18 +28,50 @@ export interface ConfirmButtonProps {
   readonly children: ReactNode;
 }
 
-export function ConfirmButton({ title, message, confirmLabel, onConfirm, className, buttonTitle, tabIndex, disabled, children, ...rest }: ConfirmButtonProps) {
+export function ConfirmButton({
+  title,
+  message,
+  confirmLabel,
+  onConfirm,
+  className,
+  buttonTitle,
+  tabIndex,
+  disabled,
+  children,
+  ...rest
+}: ConfirmButtonProps) {
   const [open, setOpen] = useState(false);
   return (
     <>
-      <button type="button" className={className} aria-label={rest['aria-label']} title={buttonTitle} tabIndex={tabIndex} disabled={disabled}
-        aria-haspopup="dialog" onClick={() => setOpen(true)}>{children}</button>
+      <button
+        type="button"
+        className={className}
+        aria-label={rest['aria-label']}
+        title={buttonTitle}
+        tabIndex={tabIndex}
+        disabled={disabled}
+        aria-haspopup="dialog"
+        onClick={() => setOpen(true)}
+      >
+        {children}
+      </button>
       {open && (
         <Dialog title={title} role="alertdialog" onClose={() => setOpen(false)}>
           <p>{message}</p>
           <div className="buttons">
-            <button type="button" className="danger" onClick={() => { setOpen(false); onConfirm(); }}>{confirmLabel}</button>
-            <button type="button" data-autofocus onClick={() => setOpen(false)}>Cancel</button>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                setOpen(false);
+                onConfirm();
+              }}
+            >
+              {confirmLabel}
+            </button>
+            <button type="button" data-autofocus onClick={() => setOpen(false)}>
+              Cancel
+            </button>
           </div>
         </Dialog>
       )}

@@ -54,7 +54,9 @@ export function DataActions() {
   const [importError, setImportError] = useState<string | null>(null);
   const [held, setHeld] = useState<NonNullable<ImportSummary['pendingSynthesis']> | null>(null);
   const [choice, setChoice] = useState<PolicyName>('off');
-  const setPolicy = useEngineMutation((c, name: PolicyName) => c.engine.synthesis.setPolicy(name), { invalidate: [queryKeys.consolidation] });
+  const setPolicy = useEngineMutation((c, name: PolicyName) => c.engine.synthesis.setPolicy(name), {
+    invalidate: [queryKeys.consolidation],
+  });
 
   const confirmImport = async () => {
     if (!pending) return;
@@ -62,7 +64,13 @@ export function DataActions() {
     try {
       const bytes = new Uint8Array(await pending.arrayBuffer());
       const summary = await importer.mutateAsync(bytes);
-      notify('info', [`Imported ${plural(summary.messageCount, 'message')} in ${plural(summary.conversationCount, 'conversation')} from ${pending.name}.`, ...(summary.notices ?? [])].join(' '));
+      notify(
+        'info',
+        [
+          `Imported ${plural(summary.messageCount, 'message')} in ${plural(summary.conversationCount, 'conversation')} from ${pending.name}.`,
+          ...(summary.notices ?? []),
+        ].join(' '),
+      );
       setPending(null);
       if (summary.pendingSynthesis) {
         setChoice('off');
@@ -75,31 +83,63 @@ export function DataActions() {
 
   return (
     <div className="data-actions" inert={opening}>
-      <button type="button" onClick={() => void exporter.download()} disabled={exporter.pending}>{exporter.pending ? 'Exporting…' : 'Export'}</button>
-      <button type="button" onClick={() => fileInput.current?.click()}>Import…</button>
+      <button type="button" onClick={() => void exporter.download()} disabled={exporter.pending}>
+        {exporter.pending ? 'Exporting…' : 'Export'}
+      </button>
+      <button type="button" onClick={() => fileInput.current?.click()}>
+        Import…
+      </button>
       <HistoryImportButton />
       <CarryMemoryButtons />
-      <input ref={fileInput} type="file" accept=".sqlite,.db,.sqlite3,application/vnd.sqlite3" hidden aria-label="Import database file"
+      <input
+        ref={fileInput}
+        type="file"
+        accept=".sqlite,.db,.sqlite3,application/vnd.sqlite3"
+        hidden
+        aria-label="Import database file"
         onChange={(e) => {
           setPending(e.target.files?.[0] ?? null);
           setImportError(null);
           e.target.value = '';
-        }} />
+        }}
+      />
       {pending && (
-        <Dialog title="Import memory" onClose={() => { setPending(null); setImportError(null); }}>
+        <Dialog
+          title="Import memory"
+          onClose={() => {
+            setPending(null);
+            setImportError(null);
+          }}
+        >
           <p>
-            Replace your current memory ({stats.data?.messageCount ?? 0} messages) with <strong>{pending.name}</strong> ({formatBytes(pending.size)})?
-            The file is checked first; if it is not a valid Recollect database, nothing changes.
+            Replace your current memory ({stats.data?.messageCount ?? 0} messages) with <strong>{pending.name}</strong> (
+            {formatBytes(pending.size)})? The file is checked first; if it is not a valid Recollect database, nothing changes.
           </p>
-          {importError && <p className="error" role="alert">Import failed: {importError}</p>}
+          {importError && (
+            <p className="error" role="alert">
+              Import failed: {importError}
+            </p>
+          )}
           <div className="buttons">
-            {importError
+            {importError ? (
               // After a refusal the same file would be refused again: offer another file instead.
-              ? <button type="button" onClick={() => fileInput.current?.click()}>Choose another file…</button>
-              : <button type="button" className="danger" onClick={() => void confirmImport()} disabled={importer.isPending || !owner}>
-                  {importer.isPending ? 'Importing…' : 'Replace memory'}
-                </button>}
-            <button type="button" onClick={() => { setPending(null); setImportError(null); }}>Cancel</button>
+              <button type="button" onClick={() => fileInput.current?.click()}>
+                Choose another file…
+              </button>
+            ) : (
+              <button type="button" className="danger" onClick={() => void confirmImport()} disabled={importer.isPending || !owner}>
+                {importer.isPending ? 'Importing…' : 'Replace memory'}
+              </button>
+            )}
+            <button
+              type="button"
+              onClick={() => {
+                setPending(null);
+                setImportError(null);
+              }}
+            >
+              Cancel
+            </button>
           </div>
         </Dialog>
       )}
@@ -108,22 +148,37 @@ export function DataActions() {
         <Dialog title="Synthesise the restored memory?" onClose={() => setHeld(null)} closeLabel="Close and keep synthesis off">
           <p>
             The restored memory has {plural(held.turns, 'message')} in about {plural(held.episodes, 'episode')}
-            that are not synthesised yet. Nothing has been sent to your endpoint; synthesis is off until you choose
-            (the file was saved with “{held.policyInFile}”).
+            that are not synthesised yet. Nothing has been sent to your endpoint; synthesis is off until you choose (the file was saved with
+            “{held.policyInFile}”).
           </p>
           <fieldset>
             <legend>Synthesis on your endpoint (estimate)</legend>
             {held.estimates.map((e) => (
               <label key={e.policy} className="policy-choice" style={{ display: 'block' }}>
-                <input type="radio" name="restore-policy" value={e.policy} checked={choice === e.policy} onChange={() => setChoice(e.policy)}
-                  data-autofocus={e.policy === 'off' ? true : undefined} />
-                {' '}{POLICY_LABELS[e.policy]}: <span data-testid={`restore-estimate-${e.policy}`}>{range(e.calls)} calls, ~{tokens(e)} tokens</span>
+                <input
+                  type="radio"
+                  name="restore-policy"
+                  value={e.policy}
+                  checked={choice === e.policy}
+                  onChange={() => setChoice(e.policy)}
+                  data-autofocus={e.policy === 'off' ? true : undefined}
+                />{' '}
+                {POLICY_LABELS[e.policy]}:{' '}
+                <span data-testid={`restore-estimate-${e.policy}`}>
+                  {range(e.calls)} calls, ~{tokens(e)} tokens
+                </span>
               </label>
             ))}
           </fieldset>
           <div className="buttons">
-            <button type="button" className="primary" disabled={setPolicy.isPending}
-              onClick={() => setPolicy.mutate(choice, { onSuccess: () => setHeld(null) })}>Use this policy</button>
+            <button
+              type="button"
+              className="primary"
+              disabled={setPolicy.isPending}
+              onClick={() => setPolicy.mutate(choice, { onSuccess: () => setHeld(null) })}
+            >
+              Use this policy
+            </button>
           </div>
         </Dialog>
       )}

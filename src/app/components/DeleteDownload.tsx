@@ -25,16 +25,23 @@ async function storedBytes(): Promise<number | null> {
 }
 
 /** Runs a delete and keeps the notice of the last one (the row's controls change once the files are gone). */
-export function useDeleteDownload<M>(run: (client: EngineClient, id: string) => Promise<DeletedDownload<M>>, listKey: QueryKey, label: (id: string) => string) {
+export function useDeleteDownload<M>(
+  run: (client: EngineClient, id: string) => Promise<DeletedDownload<M>>,
+  listKey: QueryKey,
+  label: (id: string) => string,
+) {
   const [deleted, setDeleted] = useState<DeletedNotice | null>(null);
   const mutation = useEngineMutation(run, {
     onSuccess: (result, queryClient) => {
       queryClient.setQueryData(listKey, result.models);
-      void storedBytes().then((usage) => setDeleted({
-        modelId: result.modelId,
-        message: `Deleted the download of ${label(result.modelId)}: ${formatBytes(result.freedBytes)} freed.`
-          + (usage === null ? '' : ` The browser now counts ${formatBytes(usage)} stored by Recollect.`),
-      }));
+      void storedBytes().then((usage) =>
+        setDeleted({
+          modelId: result.modelId,
+          message:
+            `Deleted the download of ${label(result.modelId)}: ${formatBytes(result.freedBytes)} freed.` +
+            (usage === null ? '' : ` The browser now counts ${formatBytes(usage)} stored by Recollect.`),
+        }),
+      );
     },
   });
   return {
@@ -47,7 +54,13 @@ export function useDeleteDownload<M>(run: (client: EngineClient, id: string) => 
   };
 }
 
-export function DeleteDownloadButton({ label, bytes, blocked, pending, onConfirm }: {
+export function DeleteDownloadButton({
+  label,
+  bytes,
+  blocked,
+  pending,
+  onConfirm,
+}: {
   readonly label: string;
   /** The download's size: what deleting it frees. */
   readonly bytes: number;
@@ -59,12 +72,22 @@ export function DeleteDownloadButton({ label, bytes, blocked, pending, onConfirm
   const size = formatBytes(bytes);
   return (
     <>
-      <ConfirmButton title={`Delete ${label}`} confirmLabel={`Delete download (${size})`} onConfirm={onConfirm}
-        disabled={blocked !== null || pending} buttonTitle={blocked ?? undefined} aria-label={`Delete the download of ${label}`}
-        message={`Delete the downloaded files of ${label} from this device? This frees about ${size}. Your memory is not touched, and you can download it again later.`}>
+      <ConfirmButton
+        title={`Delete ${label}`}
+        confirmLabel={`Delete download (${size})`}
+        onConfirm={onConfirm}
+        disabled={blocked !== null || pending}
+        buttonTitle={blocked ?? undefined}
+        aria-label={`Delete the download of ${label}`}
+        message={`Delete the downloaded files of ${label} from this device? This frees about ${size}. Your memory is not touched, and you can download it again later.`}
+      >
         {pending ? 'Deleting…' : 'Delete download'}
       </ConfirmButton>
-      {blocked && <span className="muted" data-testid="delete-blocked">{blocked}</span>}
+      {blocked && (
+        <span className="muted" data-testid="delete-blocked">
+          {blocked}
+        </span>
+      )}
     </>
   );
 }
@@ -72,5 +95,9 @@ export function DeleteDownloadButton({ label, bytes, blocked, pending, onConfirm
 /** The line under a row after its download was deleted. */
 export function DeletedDownloadNotice({ notice, modelId }: { readonly notice: DeletedNotice | null; readonly modelId: string }) {
   if (notice?.modelId !== modelId) return null;
-  return <div className="muted" role="status" data-testid="download-deleted">{notice.message}</div>;
+  return (
+    <div className="muted" role="status" data-testid="download-deleted">
+      {notice.message}
+    </div>
+  );
 }

@@ -72,18 +72,34 @@ export function Dialog({ title, hideTitle, onClose, wide, closeLabel, role, clas
   }, []);
 
   return createPortal(
-    <dialog ref={ref} className={`card${wide ? ' wide' : ''}${className ? ` ${className}` : ''}`} role={role === 'alertdialog' ? 'alertdialog' : undefined}
-      aria-labelledby={titleId} data-testid={testId}
+    <dialog
+      ref={ref}
+      className={`card${wide ? ' wide' : ''}${className ? ` ${className}` : ''}`}
+      role={role === 'alertdialog' ? 'alertdialog' : undefined}
+      aria-labelledby={titleId}
+      data-testid={testId}
       // A click on the backdrop lands on the dialog element itself (its content box is the card).
       onMouseDown={(e) => {
         if (e.target !== e.currentTarget) return;
         const r = e.currentTarget.getBoundingClientRect();
         const inside = e.clientX >= r.left && e.clientX <= r.right && e.clientY >= r.top && e.clientY <= r.bottom;
         if (!inside) closeRef.current?.();
-      }}>
+      }}
+    >
       <div className="card-header">
-        <h2 id={titleId} className={hideTitle ? 'visually-hidden' : undefined}>{title}</h2>
-        {dismissible && <button type="button" className="close" aria-label={closeLabel ?? `Close ${title.toLowerCase()}`} onClick={() => closeRef.current?.()}>×</button>}
+        <h2 id={titleId} className={hideTitle ? 'visually-hidden' : undefined}>
+          {title}
+        </h2>
+        {dismissible && (
+          <button
+            type="button"
+            className="close"
+            aria-label={closeLabel ?? `Close ${title.toLowerCase()}`}
+            onClick={() => closeRef.current?.()}
+          >
+            ×
+          </button>
+        )}
       </div>
       {children}
     </dialog>,

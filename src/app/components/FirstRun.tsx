@@ -26,33 +26,57 @@ export function FirstRun({ onStart }: { onStart: () => void }) {
   return (
     <div className="first-run" data-testid="first-run">
       <h2>Your memory stays on this device</h2>
-      <p className="muted">Every message is kept word for word in a private database in this browser, searchable at once. An AI endpoint, if you connect one, answers from that memory and writes short summaries of it.</p>
+      <p className="muted">
+        Every message is kept word for word in a private database in this browser, searchable at once. An AI endpoint, if you connect one,
+        answers from that memory and writes short summaries of it.
+      </p>
       <ol className="checklist">
         <li className={connected || memoryOnly ? 'done' : ''} data-testid="step-endpoint">
           <strong>{connected ? '✓ ' : ''}Connect an AI endpoint</strong>{' '}
-          {connected ? <span className="muted">Connected: {settings.data?.configured ? settings.data.model : 'a model on this device'}.</span> : (
+          {connected ? (
+            <span className="muted">Connected: {settings.data?.configured ? settings.data.model : 'a model on this device'}.</span>
+          ) : (
             <>
               <span className="muted">Any OpenAI-compatible server, local or hosted.</span>
               <span className="buttons">
                 {ENDPOINT_PRESETS.map((p) => (
-                  <button key={p.id} type="button" onClick={() => openSettings(p.id)}>{p.label}</button>
+                  <button key={p.id} type="button" onClick={() => openSettings(p.id)}>
+                    {p.label}
+                  </button>
                 ))}
-                <button type="button" onClick={() => openSettings()}>Other…</button>
+                <button type="button" onClick={() => openSettings()}>
+                  Other…
+                </button>
                 {!memoryOnly && (
-                  <button type="button" className="link-button" onClick={() => { localStorage.setItem(MEMORY_ONLY, '1'); setMemoryOnly(true); }}>Continue memory-only</button>
+                  <button
+                    type="button"
+                    className="link-button"
+                    onClick={() => {
+                      localStorage.setItem(MEMORY_ONLY, '1');
+                      setMemoryOnly(true);
+                    }}
+                  >
+                    Continue memory-only
+                  </button>
                 )}
               </span>
-              {memoryOnly && <span className="muted"> Memory-only: your messages are stored and searchable; nobody answers until you connect one.</span>}
+              {memoryOnly && (
+                <span className="muted"> Memory-only: your messages are stored and searchable; nobody answers until you connect one.</span>
+              )}
             </>
           )}
         </li>
         <li className={said ? 'done' : ''} data-testid="step-say">
           <strong>{said ? '✓ ' : ''}Say something</strong>{' '}
-          <button type="button" className="primary" onClick={onStart}>Start a conversation</button>
+          <button type="button" className="primary" onClick={onStart}>
+            Start a conversation
+          </button>
         </li>
         <li className={remembered ? 'done' : ''} data-testid="step-remembered">
           <strong>{remembered ? '✓ ' : ''}See what was remembered</strong>{' '}
-          <button type="button" onClick={() => openExplorer('saved')}>Open memory</button>
+          <button type="button" onClick={() => openExplorer('saved')}>
+            Open memory
+          </button>
         </li>
       </ol>
     </div>

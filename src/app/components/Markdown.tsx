@@ -51,7 +51,9 @@ function Formatted({ tree, cite, children }: { tree: MarkdownTree; cite: CiteHan
     <div className="markdown" data-testid="markdown" data-shown="formatted">
       {children}
       {content}
-      {tree.flattened && <p className="format-note muted">Quotes and lists nested more than {MAX_NESTING} levels deep are shown as their text.</p>}
+      {tree.flattened && (
+        <p className="format-note muted">Quotes and lists nested more than {MAX_NESTING} levels deep are shown as their text.</p>
+      )}
     </div>
   );
 }
@@ -71,8 +73,18 @@ type Shown =
   | { readonly state: 'formatted'; readonly tree: MarkdownTree }
   | { readonly state: 'failed'; readonly why: string };
 
-function PlainUntilAsked({ text, verdict, citations, cite, live }: {
-  text: string; verdict: Extract<MarkdownVerdict, { formatted: false }>; citations: boolean; cite: CiteHandler; live: boolean;
+function PlainUntilAsked({
+  text,
+  verdict,
+  citations,
+  cite,
+  live,
+}: {
+  text: string;
+  verdict: Extract<MarkdownVerdict, { formatted: false }>;
+  citations: boolean;
+  cite: CiteHandler;
+  live: boolean;
 }) {
   const noteId = useId();
   // Remembered for the text it was asked for: another text starts plain again.
@@ -92,7 +104,9 @@ function PlainUntilAsked({ text, verdict, citations, cite, live }: {
         <Formatted tree={current.tree} cite={cite}>
           <p className="format-note muted">
             Formatted on request.{' '}
-            <button type="button" className="link-button" onClick={() => set({ state: 'plain' })}>Show plain text</button>
+            <button type="button" className="link-button" onClick={() => set({ state: 'plain' })}>
+              Show plain text
+            </button>
           </p>
         </Formatted>
       </PlainOnError>
@@ -101,12 +115,12 @@ function PlainUntilAsked({ text, verdict, citations, cite, live }: {
   return (
     <PlainText text={text}>
       <p className="format-note muted" id={noteId} role="status">
-        {current.state === 'failed'
-          ? `Shown as plain text: ${current.why}.`
-          : `Shown as plain text: ${plainReasonText(verdict)}.`}{' '}
+        {current.state === 'failed' ? `Shown as plain text: ${current.why}.` : `Shown as plain text: ${plainReasonText(verdict)}.`}{' '}
         {current.state === 'formatting' && 'Formatting…'}
         {current.state === 'plain' && !live && (
-          <button type="button" className="link-button" aria-describedby={noteId} onClick={() => void format()}>Show formatted</button>
+          <button type="button" className="link-button" aria-describedby={noteId} onClick={() => void format()}>
+            Show formatted
+          </button>
         )}
       </p>
     </PlainText>
@@ -137,7 +151,9 @@ export class PlainOnError extends Component<{ text: string; children: ReactNode 
     if (!error) return this.props.children;
     return (
       <PlainText text={this.props.text}>
-        <p className="format-note muted" role="status">Shown as plain text: it could not be formatted ({error.message.slice(0, 120)}).</p>
+        <p className="format-note muted" role="status">
+          Shown as plain text: it could not be formatted ({error.message.slice(0, 120)}).
+        </p>
       </PlainText>
     );
   }

@@ -21,7 +21,11 @@ import { useUi } from '../uiStore';
 import { plural } from '../format';
 import type { ConversationMemoryCounts, MessageMemory } from '../../core/explorer/explorer';
 
-export function SavedFromMessage({ memory, undone, onUndone }: {
+export function SavedFromMessage({
+  memory,
+  undone,
+  onUndone,
+}: {
   readonly memory: MessageMemory | undefined;
   /** What Undo removed from this message, if it was pressed. */
   readonly undone: string | undefined;
@@ -39,9 +43,18 @@ export function SavedFromMessage({ memory, undone, onUndone }: {
     return (
       <p className="memory-saved" data-testid="memory-saved">
         <span>Memory updated · saved “{memory.value}”</span>
-        <button type="button" className="link-button" aria-label={`Undo: forget “${memory.value}”`} disabled={undo.isPending}
-          onClick={() => undo.mutate(memory, { onSuccess: () => onUndone(memory.value) })}>Undo</button>
-        <button type="button" className="link-button" onClick={() => open('saved')}>Saved memories</button>
+        <button
+          type="button"
+          className="link-button"
+          aria-label={`Undo: forget “${memory.value}”`}
+          disabled={undo.isPending}
+          onClick={() => undo.mutate(memory, { onSuccess: () => onUndone(memory.value) })}
+        >
+          Undo
+        </button>
+        <button type="button" className="link-button" onClick={() => open('saved')}>
+          Saved memories
+        </button>
       </p>
     );
   }
@@ -73,7 +86,9 @@ export function MemoryActivity({ conversationId }: { readonly conversationId: st
   if (!summary) return null;
   return (
     <li className="memory-activity" data-testid="memory-activity">
-      <button type="button" className="link-button" onClick={() => open('saved')}>Memory updated · {summary}</button>
+      <button type="button" className="link-button" onClick={() => open('saved')}>
+        Memory updated · {summary}
+      </button>
     </li>
   );
 }

@@ -13,9 +13,7 @@ export const USE_MEMORY_LABEL = 'Use memory in answers';
 export const REMEMBER_LABEL = 'Remember this conversation';
 
 function useMemoryHelp(on: boolean): string {
-  return on
-    ? 'Answers here can draw on everything Recollect remembers.'
-    : 'Answers here see only this conversation\'s recent messages.';
+  return on ? 'Answers here can draw on everything Recollect remembers.' : "Answers here see only this conversation's recent messages.";
 }
 
 function rememberHelp(on: boolean): string {
@@ -33,7 +31,9 @@ export function ConversationMemorySwitches({ conversation }: { conversation: Con
   // The box follows the click at once; the engine's answer (or a failure) refetches the list.
   const set = {
     mutate: (patch: Partial<ConversationMemory>) => {
-      qc.setQueryData<Conversation[]>(queryKeys.conversations, (list) => list?.map((c) => (c.id === conversation.id ? { ...c, ...patch } : c)));
+      qc.setQueryData<Conversation[]>(queryKeys.conversations, (list) =>
+        list?.map((c) => (c.id === conversation.id ? { ...c, ...patch } : c)),
+      );
       mutation.mutate(patch, { onError: () => void qc.invalidateQueries({ queryKey: queryKeys.conversations }) });
     },
   };
@@ -41,13 +41,21 @@ export function ConversationMemorySwitches({ conversation }: { conversation: Con
   return (
     <div className="memory-switches" role="group" aria-label="Memory for this conversation" data-testid="memory-switches">
       <label className="switch">
-        <input type="checkbox" checked={conversation.useMemory} aria-describedby={`${id}-use`}
-          onChange={(e) => set.mutate({ useMemory: e.target.checked })} />
+        <input
+          type="checkbox"
+          checked={conversation.useMemory}
+          aria-describedby={`${id}-use`}
+          onChange={(e) => set.mutate({ useMemory: e.target.checked })}
+        />
         {USE_MEMORY_LABEL}
       </label>
       <label className="switch">
-        <input type="checkbox" checked={conversation.remember} aria-describedby={`${id}-remember`}
-          onChange={(e) => set.mutate({ remember: e.target.checked })} />
+        <input
+          type="checkbox"
+          checked={conversation.remember}
+          aria-describedby={`${id}-remember`}
+          onChange={(e) => set.mutate({ remember: e.target.checked })}
+        />
         {REMEMBER_LABEL}
       </label>
       <p className="switch-help muted">
@@ -75,14 +83,22 @@ export function MemoryDefaultsSection() {
   return (
     <section aria-label="New conversations">
       <h3>New conversations</h3>
-      <p className="muted">How a new conversation starts. Each conversation can change these in its header. A temporary chat is different: it stores nothing at all.</p>
+      <p className="muted">
+        How a new conversation starts. Each conversation can change these in its header. A temporary chat is different: it stores nothing at
+        all.
+      </p>
       <label className="radio">
         <input type="checkbox" checked={d?.useMemory ?? true} disabled={!d} onChange={(e) => set.mutate({ useMemory: e.target.checked })} />
-        <span><strong>{USE_MEMORY_LABEL}</strong> <span className="muted">Off: answers see only the conversation's own recent messages.</span></span>
+        <span>
+          <strong>{USE_MEMORY_LABEL}</strong> <span className="muted">Off: answers see only the conversation's own recent messages.</span>
+        </span>
       </label>
       <label className="radio">
         <input type="checkbox" checked={d?.remember ?? true} disabled={!d} onChange={(e) => set.mutate({ remember: e.target.checked })} />
-        <span><strong>{REMEMBER_LABEL}</strong> <span className="muted">Off: messages are kept and searchable in their conversation but never become memory.</span></span>
+        <span>
+          <strong>{REMEMBER_LABEL}</strong>{' '}
+          <span className="muted">Off: messages are kept and searchable in their conversation but never become memory.</span>
+        </span>
       </label>
     </section>
   );

@@ -14,7 +14,9 @@ export function Notices() {
       {notices.map((n) => (
         <div key={n.id} className={`notice ${n.kind}`} role={n.kind === 'error' ? 'alert' : 'status'}>
           <span>{n.text}</span>
-          <button type="button" aria-label="Dismiss" onClick={() => dismiss(n.id)}>×</button>
+          <button type="button" aria-label="Dismiss" onClick={() => dismiss(n.id)}>
+            ×
+          </button>
         </div>
       ))}
     </div>

@@ -49,8 +49,13 @@ export function OwnershipBanner() {
     return (
       <Dialog title="This window cannot keep a memory" role="alertdialog" testId="storage-unavailable">
         <p>{error.message}</p>
-        <p>Or use a temporary session here: everything works, nothing is kept after this window closes, and Export saves a copy you can import in a normal window.</p>
-        <button type="button" className="primary" data-autofocus onClick={() => void startTemporary()}>Use a temporary session</button>
+        <p>
+          Or use a temporary session here: everything works, nothing is kept after this window closes, and Export saves a copy you can
+          import in a normal window.
+        </p>
+        <button type="button" className="primary" data-autofocus onClick={() => void startTemporary()}>
+          Use a temporary session
+        </button>
       </Dialog>
     );
   }
@@ -58,15 +63,25 @@ export function OwnershipBanner() {
     return (
       <Dialog title="Recollect could not open its memory" role="alertdialog" testId="open-failed">
         <p>{error?.message ?? 'Unknown error.'}</p>
-        <p>Your data has not been changed. Try reloading the page; if it keeps failing, export from a working tab or check that this browser supports the Origin Private File System.</p>
-        <button type="button" data-autofocus onClick={() => window.location.reload()}>Reload</button>
+        <p>
+          Your data has not been changed. Try reloading the page; if it keeps failing, export from a working tab or check that this browser
+          supports the Origin Private File System.
+        </p>
+        <button type="button" data-autofocus onClick={() => window.location.reload()}>
+          Reload
+        </button>
       </Dialog>
     );
   }
   return (
     <Dialog title="Recollect is open in another tab" role="alertdialog" testId="open-elsewhere">
-      <p>Only one tab at a time can use your memory, so nothing is ever written twice. This tab takes over automatically when the other one closes.</p>
-      <button type="button" className="primary" data-autofocus onClick={() => void client.requestTakeover()}>Use Recollect here</button>
+      <p>
+        Only one tab at a time can use your memory, so nothing is ever written twice. This tab takes over automatically when the other one
+        closes.
+      </p>
+      <button type="button" className="primary" data-autofocus onClick={() => void client.requestTakeover()}>
+        Use Recollect here
+      </button>
     </Dialog>
   );
 }

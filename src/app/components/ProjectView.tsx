@@ -12,23 +12,63 @@ export function ProjectView({ projectId }: { readonly projectId: string }) {
   const startNew = useStartConversation();
   const select = useUi((s) => s.selectConversation);
   const [editing, setEditing] = useState(false);
-  if (!projects.data) return <p className="muted" role="status">Opening the project…</p>;
+  if (!projects.data)
+    return (
+      <p className="muted" role="status">
+        Opening the project…
+      </p>
+    );
   const project = projects.data.find((p) => p.id === projectId);
-  if (!project) return <p className="muted" role="status" data-testid="project-missing">This project no longer exists. Its address may be from another memory.</p>;
+  if (!project)
+    return (
+      <p className="muted" role="status" data-testid="project-missing">
+        This project no longer exists. Its address may be from another memory.
+      </p>
+    );
   const chats = (conversations.data ?? []).filter((c) => c.projectId === project.id);
   return (
     <section className="project-view" aria-labelledby="project-title" data-testid="project-view">
-      <h2 id="project-title">{project.name}{project.archived ? ' (archived)' : ''}</h2>
-      <p data-testid="project-memory">{MEMORY_MODE_TEXT[project.memory]}{project.memory === 'project-only' ? (project.useProfile ? ' Answers may also use your profile.' : ' Answers do not use your profile.') : ''}</p>
-      {project.instructions ? <><h3>Instructions</h3><p className="project-instructions">{project.instructions}</p></> : <p className="muted">No instructions.</p>}
+      <h2 id="project-title">
+        {project.name}
+        {project.archived ? ' (archived)' : ''}
+      </h2>
+      <p data-testid="project-memory">
+        {MEMORY_MODE_TEXT[project.memory]}
+        {project.memory === 'project-only'
+          ? project.useProfile
+            ? ' Answers may also use your profile.'
+            : ' Answers do not use your profile.'
+          : ''}
+      </p>
+      {project.instructions ? (
+        <>
+          <h3>Instructions</h3>
+          <p className="project-instructions">{project.instructions}</p>
+        </>
+      ) : (
+        <p className="muted">No instructions.</p>
+      )}
       <div className="actions">
-        <button type="button" className="primary" onClick={() => void startNew(project.id)}>New chat in {project.name}</button>
-        <button type="button" onClick={() => setEditing(true)}>Project settings</button>
+        <button type="button" className="primary" onClick={() => void startNew(project.id)}>
+          New chat in {project.name}
+        </button>
+        <button type="button" onClick={() => setEditing(true)}>
+          Project settings
+        </button>
       </div>
       <h3>Chats</h3>
-      {chats.length === 0 ? <p className="muted">No chats yet.</p> : (
+      {chats.length === 0 ? (
+        <p className="muted">No chats yet.</p>
+      ) : (
         <ul className="project-chats">
-          {chats.map((c) => <li key={c.id}><button type="button" className="link" onClick={() => select(c.id)}>{c.title}</button> <span className="muted">{formatCount(c.messageCount)} messages</span></li>)}
+          {chats.map((c) => (
+            <li key={c.id}>
+              <button type="button" className="link" onClick={() => select(c.id)}>
+                {c.title}
+              </button>{' '}
+              <span className="muted">{formatCount(c.messageCount)} messages</span>
+            </li>
+          ))}
         </ul>
       )}
       {editing && <ProjectDialog project={project} onClose={() => setEditing(false)} />}

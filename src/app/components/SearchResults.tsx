@@ -11,7 +11,15 @@ export function SearchResults({ text }: { text: string }) {
   const titles = new Map(conversations.data?.map((c) => [c.id, c.title]));
   const where = (id: string) => {
     const title = titles.get(id);
-    return title ? <> · in <span className="hit-conversation" data-testid="hit-conversation">“{title}”</span></> : null;
+    return title ? (
+      <>
+        {' '}
+        · in{' '}
+        <span className="hit-conversation" data-testid="hit-conversation">
+          “{title}”
+        </span>
+      </>
+    ) : null;
   };
   const select = useUi((s) => s.selectConversation);
   const setSearchText = useUi((s) => s.setSearchText);
@@ -23,8 +31,18 @@ export function SearchResults({ text }: { text: string }) {
       <ol>
         {search.data?.map((hit) => (
           <li key={hit.message.id} data-testid="search-hit">
-            <button type="button" className="hit" onClick={() => { select(hit.message.conversationId, hit.message.id); setSearchText(''); }}>
-              <span className="meta"><strong>{hit.message.speaker}</strong>{where(hit.message.conversationId)} · {formatTime(hit.message.occurredAt)}</span>
+            <button
+              type="button"
+              className="hit"
+              onClick={() => {
+                select(hit.message.conversationId, hit.message.id);
+                setSearchText('');
+              }}
+            >
+              <span className="meta">
+                <strong>{hit.message.speaker}</strong>
+                {where(hit.message.conversationId)} · {formatTime(hit.message.occurredAt)}
+              </span>
               <span className="snippet">
                 {snippetParts(hit.snippet).map((p, i) => (p.mark ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
               </span>
@@ -34,16 +52,30 @@ export function SearchResults({ text }: { text: string }) {
       </ol>
       <h3>Similar in meaning</h3>
       {semantic.isError && <p className="empty">Search by meaning is unavailable: {semantic.error.message}</p>}
-      {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).length === 0 && <p className="empty">No other messages are close in meaning.</p>}
+      {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).length === 0 && (
+        <p className="empty">No other messages are close in meaning.</p>
+      )}
       <ol>
-        {semantic.data?.filter((h) => !lexicalIds.has(h.message.id)).map((hit) => (
-          <li key={hit.message.id} data-testid="semantic-hit">
-            <button type="button" className="hit" onClick={() => { select(hit.message.conversationId, hit.message.id); setSearchText(''); }}>
-              <span className="meta"><strong>{hit.message.speaker}</strong>{where(hit.message.conversationId)} · {formatTime(hit.message.occurredAt)}</span>
-              <span className="snippet">{hit.snippet}</span>
-            </button>
-          </li>
-        ))}
+        {semantic.data
+          ?.filter((h) => !lexicalIds.has(h.message.id))
+          .map((hit) => (
+            <li key={hit.message.id} data-testid="semantic-hit">
+              <button
+                type="button"
+                className="hit"
+                onClick={() => {
+                  select(hit.message.conversationId, hit.message.id);
+                  setSearchText('');
+                }}
+              >
+                <span className="meta">
+                  <strong>{hit.message.speaker}</strong>
+                  {where(hit.message.conversationId)} · {formatTime(hit.message.occurredAt)}
+                </span>
+                <span className="snippet">{hit.snippet}</span>
+              </button>
+            </li>
+          ))}
       </ol>
     </section>
   );

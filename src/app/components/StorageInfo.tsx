@@ -18,7 +18,7 @@ export const PERSISTENCE_HELP =
   'Firefox asks you whether to allow it; Chrome and Edge decide by themselves, usually yes for an installed app or a site you use often. ' +
   'Export a backup from time to time either way.';
 export const PERSISTENCE_REFUSED =
-  'The browser declined for now. In Firefox, allow persistent storage in the site\'s permissions (the icon left of the address); ' +
+  "The browser declined for now. In Firefox, allow persistent storage in the site's permissions (the icon left of the address); " +
   'Chrome and Edge may agree once Recollect is installed or used more.';
 
 export interface StorageStatus {
@@ -71,11 +71,17 @@ export function StorageInfo() {
         <>
           <p className="muted">{PERSISTENCE_HELP}</p>
           <p data-testid="storage-persisted">
-            {status.persisted === null ? 'Checking whether storage is persistent…' : status.persisted ? '✓ Persistent: the browser will not clear your memory on its own.' : 'Not persistent: the browser may clear your memory under storage pressure.'}
+            {status.persisted === null
+              ? 'Checking whether storage is persistent…'
+              : status.persisted
+                ? '✓ Persistent: the browser will not clear your memory on its own.'
+                : 'Not persistent: the browser may clear your memory under storage pressure.'}
           </p>
           {status.persisted === false && (
             <p>
-              <button type="button" onClick={() => void requestPersistence()}>Keep my memory (ask for persistent storage)</button>
+              <button type="button" onClick={() => void requestPersistence()}>
+                Keep my memory (ask for persistent storage)
+              </button>
               {status.refused && <span className="muted"> {PERSISTENCE_REFUSED}</span>}
             </p>
           )}

@@ -46,32 +46,59 @@ export function TemporaryChat() {
     <section className="conversation-view temporary" aria-label="Temporary chat">
       <div className="banner" role="status" data-testid="temporary-banner">
         Temporary chat: nothing here is stored, and your memory is not used. It is gone when you leave.{' '}
-        <button type="button" className="link-button" onClick={() => setTemporaryChat(false)}>Leave</button>
+        <button type="button" className="link-button" onClick={() => setTemporaryChat(false)}>
+          Leave
+        </button>
       </div>
       {answerer.known && !answerer.configured && (
-        <div className="banner">A temporary chat needs an LLM endpoint. <button type="button" className="link-button" onClick={() => setPanel('settings')}>Open settings</button></div>
+        <div className="banner">
+          A temporary chat needs an LLM endpoint.{' '}
+          <button type="button" className="link-button" onClick={() => setPanel('settings')}>
+            Open settings
+          </button>
+        </div>
       )}
       <ol className="messages">
         {turns.map((t, i) => (
           <li key={i} className={`message ${t.role}`} data-testid="temp-message">
-            <div className="message-head"><strong>{t.role === 'user' ? 'You' : 'Assistant'}</strong></div>
+            <div className="message-head">
+              <strong>{t.role === 'user' ? 'You' : 'Assistant'}</strong>
+            </div>
             {t.role === 'assistant' ? <Markdown text={t.content} /> : <p>{t.content}</p>}
           </li>
         ))}
         {stream && !stream.error && (
           <li className="message assistant pending" data-testid="streaming-answer">
-            <div className="message-head"><strong>Assistant</strong></div>
+            <div className="message-head">
+              <strong>Assistant</strong>
+            </div>
             <Markdown text={stream.text || '…'} live />
-            <button type="button" onClick={answers.stop}>Stop (Esc)</button>
+            <button type="button" onClick={answers.stop}>
+              Stop (Esc)
+            </button>
           </li>
         )}
-        {stream?.error && <li className="error" role="alert">The answer failed: {stream.error}</li>}
+        {stream?.error && (
+          <li className="error" role="alert">
+            The answer failed: {stream.error}
+          </li>
+        )}
       </ol>
       <form className="composer" onSubmit={(e) => void send(e)}>
-        <textarea ref={inputRef} aria-label="Message" rows={3} value={draft} placeholder="Ask anything — this chat is not remembered"
+        <textarea
+          ref={inputRef}
+          aria-label="Message"
+          rows={3}
+          value={draft}
+          placeholder="Ask anything — this chat is not remembered"
           onChange={(e) => setDraft(e.target.value)}
-          onKeyDown={(e) => { if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) void send(e); }} />
-        <button type="submit" className="primary" disabled={!draft.trim() || answers.busy}>Send</button>
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) void send(e);
+          }}
+        />
+        <button type="submit" className="primary" disabled={!draft.trim() || answers.busy}>
+          Send
+        </button>
       </form>
     </section>
   );

@@ -12,7 +12,9 @@ export function TemporarySessionBanner() {
   return (
     <div className="temporary-session" role="status" data-testid="temporary-session">
       <span>Temporary session — nothing is kept after this window closes.</span>
-      <button type="button" onClick={() => void exporter.download()} disabled={exporter.pending}>{exporter.pending ? 'Exporting…' : 'Export'}</button>
+      <button type="button" onClick={() => void exporter.download()} disabled={exporter.pending}>
+        {exporter.pending ? 'Exporting…' : 'Export'}
+      </button>
     </div>
   );
 }

@@ -14,7 +14,9 @@ export function UpdateBanner({ updates }: { readonly updates: ServiceWorkerUpdat
         {state.kind === 'activated-elsewhere' ? (
           <>
             <span>Recollect was updated in another tab. Reload to use the new version.</span>
-            <button type="button" className="primary" onClick={updates.reload}>Reload</button>
+            <button type="button" className="primary" onClick={updates.reload}>
+              Reload
+            </button>
           </>
         ) : (
           <>

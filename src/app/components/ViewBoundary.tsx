@@ -62,11 +62,19 @@ export class ViewBoundary extends Component<Props, State> {
     return (
       <div className="view-error" role="alert" data-testid="view-error">
         <p>
-          <strong>{this.props.name} could not be shown.</strong> Something in it could not be drawn ({error.message.slice(0, 200)}).          {' '}{this.props.advice ?? 'Your memory is unchanged, and the rest of Recollect works: open another conversation or view, or download your memory from Data.'}
+          <strong>{this.props.name} could not be shown.</strong> Something in it could not be drawn ({error.message.slice(0, 200)}).{' '}
+          {this.props.advice ??
+            'Your memory is unchanged, and the rest of Recollect works: open another conversation or view, or download your memory from Data.'}
         </p>
         <div className="buttons">
-          <button type="button" onClick={this.#tryAgain}>Try again</button>
-          {this.props.onDismiss && <button type="button" onClick={this.props.onDismiss}>Close</button>}
+          <button type="button" onClick={this.#tryAgain}>
+            Try again
+          </button>
+          {this.props.onDismiss && (
+            <button type="button" onClick={this.props.onDismiss}>
+              Close
+            </button>
+          )}
         </div>
       </div>
     );

@@ -8,7 +8,16 @@
  * this file only renders and calls the engine.
  */
 import { useId, useRef, useState } from 'react';
-import { FORMAT_LABELS, KIND_LABELS, MAX_CARRY_BYTES, TOO_LARGE_MESSAGE, dayString, parseCarriedMemory, type CarriedMemory, type CarryParse } from '../../core/base/carriedMemory';
+import {
+  FORMAT_LABELS,
+  KIND_LABELS,
+  MAX_CARRY_BYTES,
+  TOO_LARGE_MESSAGE,
+  dayString,
+  parseCarriedMemory,
+  type CarriedMemory,
+  type CarryParse,
+} from '../../core/base/carriedMemory';
 import { MEMORY_EXPORT_FORMATS, type MemoryExportFormat } from '../../core/base/memoryExport';
 import { plural } from '../format';
 import { queryKeys } from '../queries';
@@ -57,7 +66,10 @@ export function ImportMemoryDialog({ onClose }: { onClose: () => void }) {
   const [reading, setReading] = useState(false);
   const file = useRef<HTMLInputElement>(null);
   const ids = useId();
-  const store = useEngineMutation((c, request: Parameters<typeof c.engine.profile.importMemories>[0]) => c.engine.profile.importMemories(request), { report: false, invalidate: [queryKeys.explorer] });
+  const store = useEngineMutation(
+    (c, request: Parameters<typeof c.engine.profile.importMemories>[0]) => c.engine.profile.importMemories(request),
+    { report: false, invalidate: [queryKeys.explorer] },
+  );
 
   const read = async (input: string) => {
     setError(null);
@@ -98,7 +110,9 @@ export function ImportMemoryDialog({ onClose }: { onClose: () => void }) {
     const items = preview.parse.items.filter((_, i) => chosen.has(i)).map(({ text: t, kind, at }) => ({ text: t, kind, at }));
     try {
       const r = await store.mutateAsync({ source, items });
-      setStatus(`Imported ${plural(r.added, 'memory', 'memories')} from ${source}${r.alreadyKnown ? `; ${plural(r.alreadyKnown, 'was', 'were')} already known` : ''}. They are in Saved memories.`);
+      setStatus(
+        `Imported ${plural(r.added, 'memory', 'memories')} from ${source}${r.alreadyKnown ? `; ${plural(r.alreadyKnown, 'was', 'were')} already known` : ''}. They are in Saved memories.`,
+      );
       setPreview(null);
       setText('');
     } catch (err) {
@@ -106,44 +120,79 @@ export function ImportMemoryDialog({ onClose }: { onClose: () => void }) {
     }
   };
 
-  const toggle = (i: number, on: boolean) => setChosen((prev) => {
-    const next = new Set(prev);
-    if (on) next.add(i); else next.delete(i);
-    return next;
-  });
+  const toggle = (i: number, on: boolean) =>
+    setChosen((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(i);
+      else next.delete(i);
+      return next;
+    });
   const knownCount = preview?.known.filter(Boolean).length ?? 0;
 
   return (
     <Dialog title="Import memories from another assistant" wide className="carry-memory" testId="import-memories" onClose={onClose}>
       <h3>1. Ask the other assistant</h3>
       <p>Paste this into ChatGPT, Claude, Gemini or any assistant with memory; it answers with what it knows about you.</p>
-      <pre className="carry-prompt" data-testid="carry-prompt" tabIndex={0} aria-label="Prompt for the other assistant">{EXPORT_PROMPT}</pre>
+      <pre className="carry-prompt" data-testid="carry-prompt" tabIndex={0} aria-label="Prompt for the other assistant">
+        {EXPORT_PROMPT}
+      </pre>
       <div className="buttons">
-        <button type="button" onClick={() => void copyText(EXPORT_PROMPT).then(() => setStatus('Prompt copied.'), (err: Error) => setStatus(err.message))}>Copy prompt</button>
+        <button
+          type="button"
+          onClick={() =>
+            void copyText(EXPORT_PROMPT).then(
+              () => setStatus('Prompt copied.'),
+              (err: Error) => setStatus(err.message),
+            )
+          }
+        >
+          Copy prompt
+        </button>
       </div>
 
       <h3>2. Paste its answer</h3>
       <label htmlFor={`${ids}-text`}>Memories to import</label>
-      <textarea id={`${ids}-text`} rows={8} value={text} onChange={(e) => setText(e.target.value)} data-autofocus
-        placeholder="[2025-03-14] - Prefers short answers with code examples." />
+      <textarea
+        id={`${ids}-text`}
+        rows={8}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        data-autofocus
+        placeholder="[2025-03-14] - Prefers short answers with code examples."
+      />
       <div className="buttons">
-        <button type="button" className="primary" onClick={() => void read(text)} disabled={reading}>{reading ? 'Reading…' : 'Preview'}</button>
-        <button type="button" onClick={() => file.current?.click()}>Choose a file…</button>
-        <input ref={file} type="file" hidden aria-label="Memory file to import" accept=".txt,.md,.markdown,.json,text/plain,text/markdown,application/json"
+        <button type="button" className="primary" onClick={() => void read(text)} disabled={reading}>
+          {reading ? 'Reading…' : 'Preview'}
+        </button>
+        <button type="button" onClick={() => file.current?.click()}>
+          Choose a file…
+        </button>
+        <input
+          ref={file}
+          type="file"
+          hidden
+          aria-label="Memory file to import"
+          accept=".txt,.md,.markdown,.json,text/plain,text/markdown,application/json"
           onChange={(e) => {
             const f = e.target.files?.[0];
             e.target.value = '';
             void pick(f);
-          }} />
+          }}
+        />
       </div>
-      <p className="muted">Reads dated lines (<code>[YYYY-MM-DD] - memory</code>), ChatGPT&apos;s memory list, Portable AI Memory JSON, Markdown, or one memory per line.</p>
+      <p className="muted">
+        Reads dated lines (<code>[YYYY-MM-DD] - memory</code>), ChatGPT&apos;s memory list, Portable AI Memory JSON, Markdown, or one memory
+        per line.
+      </p>
       {error && (
         <div className="error" role="alert" data-testid="carry-error">
           <p>{error.message}</p>
           {error.chat && <HistoryImportButton />}
         </div>
       )}
-      <p role="status" data-testid="carry-status">{status}</p>
+      <p role="status" data-testid="carry-status">
+        {status}
+      </p>
 
       {preview && (
         <section aria-labelledby={`${ids}-preview`}>
@@ -155,18 +204,31 @@ export function ImportMemoryDialog({ onClose }: { onClose: () => void }) {
           </p>
           <label htmlFor={`${ids}-source`}>Where they come from</label>{' '}
           <select id={`${ids}-source`} value={source} onChange={(e) => setSource(e.target.value)}>
-            {[...new Set([...SOURCES, source])].map((s) => <option key={s} value={s}>{s}</option>)}
+            {[...new Set([...SOURCES, source])].map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
           <ul className="plain carry-preview" aria-label="Memories found">
             {preview.parse.items.map((m, i) => (
-              <PreviewRow key={i} memory={m} known={preview.known[i] ?? false} zone={zone} checked={chosen.has(i)} onChange={(on) => toggle(i, on)} />
+              <PreviewRow
+                key={i}
+                memory={m}
+                known={preview.known[i] ?? false}
+                zone={zone}
+                checked={chosen.has(i)}
+                onChange={(on) => toggle(i, on)}
+              />
             ))}
           </ul>
           <div className="buttons">
             <button type="button" className="primary" disabled={chosen.size === 0 || store.isPending} onClick={() => void importChosen()}>
               {store.isPending ? 'Importing…' : `Import ${plural(chosen.size, 'memory', 'memories')}`}
             </button>
-            <button type="button" onClick={onClose}>Cancel</button>
+            <button type="button" onClick={onClose}>
+              Cancel
+            </button>
           </div>
         </section>
       )}
@@ -174,15 +236,31 @@ export function ImportMemoryDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
-function PreviewRow({ memory, known, zone, checked, onChange }: { memory: CarriedMemory; known: boolean; zone: string; checked: boolean; onChange: (on: boolean) => void }) {
+function PreviewRow({
+  memory,
+  known,
+  zone,
+  checked,
+  onChange,
+}: {
+  memory: CarriedMemory;
+  known: boolean;
+  zone: string;
+  checked: boolean;
+  onChange: (on: boolean) => void;
+}) {
   const note = memory.problem ?? (known ? 'already in Recollect' : null);
   return (
     <li data-testid="carry-item" data-known={known ? 'true' : 'false'}>
       <label>
-        <input type="checkbox" checked={checked} disabled={note !== null} onChange={(e) => onChange(e.target.checked)} />{' '}
-        {memory.text}
+        <input type="checkbox" checked={checked} disabled={note !== null} onChange={(e) => onChange(e.target.checked)} /> {memory.text}
       </label>
-      <span className="muted"> · <span data-testid="carry-kind">{KIND_LABELS[memory.kind]}</span> · <span data-testid="carry-date">{memory.at === null ? 'no date' : dayString(zone, memory.at)}</span>{note ? ` · ${note}` : ''}</span>
+      <span className="muted">
+        {' '}
+        · <span data-testid="carry-kind">{KIND_LABELS[memory.kind]}</span> ·{' '}
+        <span data-testid="carry-date">{memory.at === null ? 'no date' : dayString(zone, memory.at)}</span>
+        {note ? ` · ${note}` : ''}
+      </span>
     </li>
   );
 }
@@ -210,23 +288,45 @@ export function ExportMemoryDialog({ onClose }: { onClose: () => void }) {
   };
   return (
     <Dialog title="Export memories" className="carry-memory" testId="export-memories" onClose={onClose}>
-      <p>What Recollect knows about you — about you, plans ahead and facts — for another assistant. Your conversations are not included; keys and tokens are replaced by [redacted].</p>
+      <p>
+        What Recollect knows about you — about you, plans ahead and facts — for another assistant. Your conversations are not included; keys
+        and tokens are replaced by [redacted].
+      </p>
       <fieldset>
         <legend>Format</legend>
         {(Object.keys(MEMORY_EXPORT_FORMATS) as MemoryExportFormat[]).map((f) => (
           <label key={f} style={{ display: 'block' }}>
-            <input type="radio" name="memory-export-format" value={f} checked={format === f} onChange={() => setFormat(f)} data-autofocus={f === format ? true : undefined} />
-            {' '}{MEMORY_EXPORT_FORMATS[f].label}
+            <input
+              type="radio"
+              name="memory-export-format"
+              value={f}
+              checked={format === f}
+              onChange={() => setFormat(f)}
+              data-autofocus={f === format ? true : undefined}
+            />{' '}
+            {MEMORY_EXPORT_FORMATS[f].label}
           </label>
         ))}
       </fieldset>
       <div className="buttons">
-        <button type="button" className="primary" disabled={exporter.isPending} onClick={() => void run('file')}>Download file</button>
-        <button type="button" disabled={exporter.isPending} onClick={() => void run('clipboard')}>Copy to clipboard</button>
-        <button type="button" onClick={onClose}>Close</button>
+        <button type="button" className="primary" disabled={exporter.isPending} onClick={() => void run('file')}>
+          Download file
+        </button>
+        <button type="button" disabled={exporter.isPending} onClick={() => void run('clipboard')}>
+          Copy to clipboard
+        </button>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
       </div>
-      {error && <p className="error" role="alert">{error}</p>}
-      <p role="status" data-testid="export-status">{status}</p>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <p role="status" data-testid="export-status">
+        {status}
+      </p>
     </Dialog>
   );
 }
@@ -236,8 +336,12 @@ export function CarryMemoryButtons() {
   const [open, setOpen] = useState<'import' | 'export' | null>(null);
   return (
     <>
-      <button type="button" onClick={() => setOpen('import')}>Import memory…</button>
-      <button type="button" onClick={() => setOpen('export')}>Export memory…</button>
+      <button type="button" onClick={() => setOpen('import')}>
+        Import memory…
+      </button>
+      <button type="button" onClick={() => setOpen('export')}>
+        Export memory…
+      </button>
       {open === 'import' && <ImportMemoryDialog onClose={() => setOpen(null)} />}
       {open === 'export' && <ExportMemoryDialog onClose={() => setOpen(null)} />}
     </>

@@ -44,27 +44,41 @@ export function MemoryExplorer() {
       {/* The page's outline: h1 Recollect › h2 Memory › each tab's h3 sections. */}
       <h2 className="visually-hidden">Memory</h2>
       {returnTo && (
-        <button type="button" className="back-to-chat" onClick={() => selectConversation(returnTo)}>← Back to the conversation</button>
+        <button type="button" className="back-to-chat" onClick={() => selectConversation(returnTo)}>
+          ← Back to the conversation
+        </button>
       )}
       <div className="tabs" role="tablist" aria-label="Memory views">
         {TABS.map((t, i) => (
-          <button key={t.id} ref={(el) => { refs.current[i] = el; }} type="button" role="tab" id={`tab-${t.id}`} aria-selected={tab === t.id}
-            aria-controls="explorer-panel" tabIndex={tab === t.id ? 0 : -1} onClick={() => open(t.id)} onKeyDown={(e) => onKey(e, i)}>
+          <button
+            key={t.id}
+            ref={(el) => {
+              refs.current[i] = el;
+            }}
+            type="button"
+            role="tab"
+            id={`tab-${t.id}`}
+            aria-selected={tab === t.id}
+            aria-controls="explorer-panel"
+            tabIndex={tab === t.id ? 0 : -1}
+            onClick={() => open(t.id)}
+            onKeyDown={(e) => onKey(e, i)}
+          >
             {t.label}
           </button>
         ))}
       </div>
       <div className="explorer-panel" id="explorer-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
         <ViewBoundary name={`The ${TABS.find((t) => t.id === tab)?.label ?? ''} tab`} resetKey={tab}>
-        {tab === 'saved' && <SavedMemoriesTab />}
-        {tab === 'overview' && <OverviewTab />}
-        {tab === 'timeline' && <TimelineTab />}
-        {tab === 'search' && <SearchTab />}
-        {tab === 'memcells' && <MemCellsTab />}
-        {tab === 'scenes' && <ScenesTab />}
-        {tab === 'profile' && <ProfileTab />}
-        {tab === 'foresight' && <ForesightTab />}
-        {tab === 'forget' && <ForgetTab />}
+          {tab === 'saved' && <SavedMemoriesTab />}
+          {tab === 'overview' && <OverviewTab />}
+          {tab === 'timeline' && <TimelineTab />}
+          {tab === 'search' && <SearchTab />}
+          {tab === 'memcells' && <MemCellsTab />}
+          {tab === 'scenes' && <ScenesTab />}
+          {tab === 'profile' && <ProfileTab />}
+          {tab === 'foresight' && <ForesightTab />}
+          {tab === 'forget' && <ForgetTab />}
         </ViewBoundary>
       </div>
     </section>

@@ -14,7 +14,12 @@ export function ProfileTab() {
   const conflicts = items.filter((i) => i.status === 'conflict');
   return (
     <div className="profile" data-testid="explorer-profile">
-      {conflicts.length > 0 && <p className="banner" role="status">{conflicts.length} conflict{conflicts.length > 1 ? 's' : ''} to resolve: the pipeline proposed a different value than the one kept.</p>}
+      {conflicts.length > 0 && (
+        <p className="banner" role="status">
+          {conflicts.length} conflict{conflicts.length > 1 ? 's' : ''} to resolve: the pipeline proposed a different value than the one
+          kept.
+        </p>
+      )}
       {items.length === 0 && profile.isSuccess && answerer.known && (
         <p className="muted" data-testid="profile-empty">
           {answerer.configured
@@ -27,7 +32,11 @@ export function ProfileTab() {
         return list.length === 0 ? null : (
           <section key={kind}>
             <h3>{kind === 'explicit' ? 'Stated facts' : 'Inferred traits'}</h3>
-            <ul className="plain">{list.map((i) => <ProfileRow key={i.id} item={i} />)}</ul>
+            <ul className="plain">
+              {list.map((i) => (
+                <ProfileRow key={i.id} item={i} />
+              ))}
+            </ul>
           </section>
         );
       })}
@@ -53,33 +62,89 @@ function ProfileRow({ item }: { item: ProfileItemView }) {
       <div className="row">
         <strong>{item.key}</strong>
         {editing ? (
-          <form className="inline-form" onSubmit={(e) => { e.preventDefault(); edit.mutate(value, { onSuccess: () => setEditing(false) }); }}>
+          <form
+            className="inline-form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              edit.mutate(value, { onSuccess: () => setEditing(false) });
+            }}
+          >
             <input aria-label={`Value of ${item.key}`} value={value} onChange={(e) => setValue(e.target.value)} autoFocus />
-            <button type="submit" className="primary">Save</button><button type="button" onClick={() => setEditing(false)}>Cancel</button>
+            <button type="submit" className="primary">
+              Save
+            </button>
+            <button type="button" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
           </form>
-        ) : <span className="grow">{item.value}</span>}
-        <span className="muted">{Math.round(item.confidence * 100)}%{item.pinned ? ' · pinned' : ''}</span>
+        ) : (
+          <span className="grow">{item.value}</span>
+        )}
+        <span className="muted">
+          {Math.round(item.confidence * 100)}%{item.pinned ? ' · pinned' : ''}
+        </span>
       </div>
       {item.status === 'conflict' && (
         <div className="conflict" role="group" aria-label={`Conflict on ${item.key}`}>
-          <p>Proposed: <em>{item.proposedValue ?? '(delete this item)'}</em></p>
-          <button type="button" onClick={() => resolve.mutate('keep')}>Keep current</button>
-          <button type="button" onClick={() => resolve.mutate('accept')}>Accept proposal</button>
+          <p>
+            Proposed: <em>{item.proposedValue ?? '(delete this item)'}</em>
+          </p>
+          <button type="button" onClick={() => resolve.mutate('keep')}>
+            Keep current
+          </button>
+          <button type="button" onClick={() => resolve.mutate('accept')}>
+            Accept proposal
+          </button>
         </div>
       )}
       <div className="buttons small">
-        <button type="button" className="link" onClick={() => { setValue(item.value); setEditing(true); }}>edit</button>
-        <button type="button" className="link" onClick={() => pin.mutate(!item.pinned)}>{item.pinned ? 'unpin' : 'pin'}</button>
-        <button type="button" className="link" aria-expanded={showHistory} onClick={() => setShowHistory(!showHistory)}>history ({item.history.length})</button>
-        <ConfirmButton className="link" aria-label={`Delete ${item.key}`} title="Delete profile item" confirmLabel="Forget for good"
-          message={<>Forget “{item.key}” for good? It is not learned again from your conversations.</>} onConfirm={() => remove.mutate()}>delete</ConfirmButton>
-        {episodes.length > 0 && <span className="muted">evidence: {episodes.slice(0, 5).map((id, n) => (
-          <button key={id} type="button" className="link-button" onClick={() => open('memcells', { kind: 'episode', id })}>#{n + 1}</button>))}</span>}
+        <button
+          type="button"
+          className="link"
+          onClick={() => {
+            setValue(item.value);
+            setEditing(true);
+          }}
+        >
+          edit
+        </button>
+        <button type="button" className="link" onClick={() => pin.mutate(!item.pinned)}>
+          {item.pinned ? 'unpin' : 'pin'}
+        </button>
+        <button type="button" className="link" aria-expanded={showHistory} onClick={() => setShowHistory(!showHistory)}>
+          history ({item.history.length})
+        </button>
+        <ConfirmButton
+          className="link"
+          aria-label={`Delete ${item.key}`}
+          title="Delete profile item"
+          confirmLabel="Forget for good"
+          message={<>Forget “{item.key}” for good? It is not learned again from your conversations.</>}
+          onConfirm={() => remove.mutate()}
+        >
+          delete
+        </ConfirmButton>
+        {episodes.length > 0 && (
+          <span className="muted">
+            evidence:{' '}
+            {episodes.slice(0, 5).map((id, n) => (
+              <button key={id} type="button" className="link-button" onClick={() => open('memcells', { kind: 'episode', id })}>
+                #{n + 1}
+              </button>
+            ))}
+          </span>
+        )}
         {episodes.length < item.evidence.length && <span className="muted">asked for in a chat message</span>}
       </div>
       {showHistory && (
-        <ol className="plain history">{item.history.map((h, n) => (
-          <li key={n}><span className="muted">{formatTime(h.changedAt)}</span> <strong>{h.op}</strong> {h.value ?? ''} {h.reason && <span className="muted">— {h.reason}</span>}</li>))}</ol>
+        <ol className="plain history">
+          {item.history.map((h, n) => (
+            <li key={n}>
+              <span className="muted">{formatTime(h.changedAt)}</span> <strong>{h.op}</strong> {h.value ?? ''}{' '}
+              {h.reason && <span className="muted">— {h.reason}</span>}
+            </li>
+          ))}
+        </ol>
       )}
     </li>
   );

@@ -55,7 +55,7 @@ export function SavedMemoriesTab() {
   const showAllFacts = async () => {
     setLoadingAll(true);
     try {
-      for (let more = factPages.hasNextPage; more; ) more = (await factPages.fetchNextPage()).hasNextPage;
+      for (let more = factPages.hasNextPage; more;) more = (await factPages.fetchNextPage()).hasNextPage;
     } finally {
       setLoadingAll(false);
     }
@@ -64,7 +64,10 @@ export function SavedMemoriesTab() {
   const bySource = (byUser: boolean) => source === 'all' || (source === 'user') === byUser;
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const add = useEngineMutation((c, value: string) => c.engine.profile.addMemory(value), { report: false, invalidate: [queryKeys.explorer] });
+  const add = useEngineMutation((c, value: string) => c.engine.profile.addMemory(value), {
+    report: false,
+    invalidate: [queryKeys.explorer],
+  });
   const about = show('about') ? (profile.data ?? []).filter((p) => bySource(p.editedByUser) && matches(`${p.key} ${p.value}`, q)) : [];
   const loadedPlans = planPages.data?.pages.flatMap((p) => p.items) ?? [];
   const planTotal = planPages.data?.pages[0]?.total ?? 0;
@@ -72,8 +75,11 @@ export function SavedMemoriesTab() {
   const ahead = plansShown ? loadedPlans.filter((f) => matches(f.content, q)) : [];
   const listedFacts = factPages.data?.pages.flatMap((p) => p.items) ?? [];
   const factTotal = factPages.data?.pages[0]?.total ?? 0;
-  const shownFacts = !show('facts') ? [] : q ? (facts.data ?? []).map((f) => ({ id: f.id, text: f.text, at: f.occurredAt }))
-    : listedFacts.map((f) => ({ id: f.id, text: f.content, at: f.occurredAt }));
+  const shownFacts = !show('facts')
+    ? []
+    : q
+      ? (facts.data ?? []).map((f) => ({ id: f.id, text: f.text, at: f.occurredAt }))
+      : listedFacts.map((f) => ({ id: f.id, text: f.content, at: f.occurredAt }));
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -91,70 +97,157 @@ export function SavedMemoriesTab() {
     <div className="saved-memories" data-testid="saved-memories">
       <form className="add-memory" onSubmit={(e) => void submit(e)}>
         <label htmlFor="add-memory">Add a memory</label>
-        <textarea id="add-memory" rows={2} value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="Something Recollect should always know, e.g. “I am vegetarian.”" />
-        <button type="submit" className="primary" disabled={add.isPending || !draft.trim()}>Save memory</button>
-        {error && <p className="error" role="alert">{error}</p>}
+        <textarea
+          id="add-memory"
+          rows={2}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          placeholder="Something Recollect should always know, e.g. “I am vegetarian.”"
+        />
+        <button type="submit" className="primary" disabled={add.isPending || !draft.trim()}>
+          Save memory
+        </button>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
       </form>
-      <div className="buttons carry-buttons"><CarryMemoryButtons /></div>
+      <div className="buttons carry-buttons">
+        <CarryMemoryButtons />
+      </div>
       <GlobalSwitches />
       <div className="saved-filters">
-        <input type="search" className="saved-search" aria-label="Search saved memories" placeholder="Search saved memories" value={text} onChange={(e) => setText(e.target.value)} />
-        <label>Kind{' '}
+        <input
+          type="search"
+          className="saved-search"
+          aria-label="Search saved memories"
+          placeholder="Search saved memories"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
+        <label>
+          Kind{' '}
           <select value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
-            <option value="all">Everything</option><option value="about">About you</option><option value="plans">Plans ahead</option><option value="facts">Facts</option>
+            <option value="all">Everything</option>
+            <option value="about">About you</option>
+            <option value="plans">Plans ahead</option>
+            <option value="facts">Facts</option>
           </select>
         </label>
-        <label>Source{' '}
+        <label>
+          Source{' '}
           <select value={source} onChange={(e) => setSource(e.target.value as Source)}>
-            <option value="all">Any</option><option value="user">Written by you</option><option value="conversations">From conversations</option>
+            <option value="all">Any</option>
+            <option value="user">Written by you</option>
+            <option value="conversations">From conversations</option>
           </select>
         </label>
-        <button type="button" className="danger" onClick={() => setConfirmAll(true)}>Delete all…</button>
-      </div>
-      {confirmAll && <DeleteAllDialog q={q} kind={kind} source={source} about={about.map((p) => p.id)} plansAt={plansShown ? openedAt : null}
-        searchedFacts={q ? shownFacts.map((f) => f.id) : null} factTotal={show('facts') ? factTotal : 0} onClose={() => setConfirmAll(false)} />}
-
-      {show('about') && <>
-      <h3>About you <span className="muted">({about.length})</span></h3>
-      {about.length === 0 && <p className="muted">{q ? 'Nothing about you matches.' : 'Nothing yet. It is learned from your conversations, or add it above.'}</p>}
-      <ul className="plain">{about.map((p) => (
-        <SavedItem key={p.id} text={p.value} note={savedNote(p)}
-          save={(e, v) => e.profile.edit(p.id, v)} remove={(e) => e.profile.delete(p.id)} />
-      ))}</ul>
-
-      </>}
-      {show('plans') && <>
-      <h3>Plans ahead <span className="muted" data-testid="plan-count">({q || !plansShown ? ahead.length : `${formatCount(loadedPlans.length)} of ${formatCount(planTotal)}`})</span></h3>
-      {ahead.length === 0 && <p className="muted">No upcoming plans remembered.</p>}
-      <ul className="plain">{ahead.map((f) => (
-        <SavedItem key={f.id} text={f.content} note={f.startAt ? formatTime(f.startAt) : null}
-          save={(e, v) => e.plans.edit(f.id, { startAt: f.startAt, endAt: f.endAt, content: v })} remove={(e) => e.memory.forget([{ kind: 'foresight', id: f.id }])} />
-      ))}</ul>
-      {plansShown && planPages.hasNextPage && (
-        <button type="button" onClick={() => void planPages.fetchNextPage()} disabled={planPages.isFetchingNextPage}>
-          {planPages.isFetchingNextPage ? 'Loading…' : `Show more plans (${formatCount(planTotal - loadedPlans.length)} more)`}
+        <button type="button" className="danger" onClick={() => setConfirmAll(true)}>
+          Delete all…
         </button>
+      </div>
+      {confirmAll && (
+        <DeleteAllDialog
+          q={q}
+          kind={kind}
+          source={source}
+          about={about.map((p) => p.id)}
+          plansAt={plansShown ? openedAt : null}
+          searchedFacts={q ? shownFacts.map((f) => f.id) : null}
+          factTotal={show('facts') ? factTotal : 0}
+          onClose={() => setConfirmAll(false)}
+        />
       )}
 
-      </>}
-      {show('facts') && <>
-      <h3>Facts <span className="muted" data-testid="fact-count">({q ? shownFacts.length : `${formatCount(listedFacts.length)} of ${formatCount(factTotal)}`})</span></h3>
-      {shownFacts.length === 0 && <p className="muted">{q ? 'No fact matches.' : 'No facts yet: they are taken from your conversations as episodes are synthesised.'}</p>}
-      <ul className="plain">{shownFacts.map((f) => (
-        <SavedItem key={f.id} text={f.text} note={f.at ? formatTime(f.at) : null}
-          save={(e, v) => e.memory.editFact(f.id, { content: v })} remove={(e) => e.memory.deleteFact(f.id)} />
-      ))}</ul>
-      {!q && factPages.hasNextPage && (
-        <div className="buttons">
-          <button type="button" onClick={() => void factPages.fetchNextPage()} disabled={factPages.isFetchingNextPage || loadingAll}>
-            {factPages.isFetchingNextPage && !loadingAll ? 'Loading…' : `Show ${formatCount(Math.min(FACT_PAGE, factTotal - listedFacts.length))} more facts`}
-          </button>
-          <button type="button" onClick={() => void showAllFacts()} disabled={factPages.isFetchingNextPage || loadingAll}>
-            {loadingAll ? 'Loading…' : `Show all ${formatCount(factTotal)}`}
-          </button>
-        </div>
+      {show('about') && (
+        <>
+          <h3>
+            About you <span className="muted">({about.length})</span>
+          </h3>
+          {about.length === 0 && (
+            <p className="muted">
+              {q ? 'Nothing about you matches.' : 'Nothing yet. It is learned from your conversations, or add it above.'}
+            </p>
+          )}
+          <ul className="plain">
+            {about.map((p) => (
+              <SavedItem
+                key={p.id}
+                text={p.value}
+                note={savedNote(p)}
+                save={(e, v) => e.profile.edit(p.id, v)}
+                remove={(e) => e.profile.delete(p.id)}
+              />
+            ))}
+          </ul>
+        </>
       )}
-      </>}
+      {show('plans') && (
+        <>
+          <h3>
+            Plans ahead{' '}
+            <span className="muted" data-testid="plan-count">
+              ({q || !plansShown ? ahead.length : `${formatCount(loadedPlans.length)} of ${formatCount(planTotal)}`})
+            </span>
+          </h3>
+          {ahead.length === 0 && <p className="muted">No upcoming plans remembered.</p>}
+          <ul className="plain">
+            {ahead.map((f) => (
+              <SavedItem
+                key={f.id}
+                text={f.content}
+                note={f.startAt ? formatTime(f.startAt) : null}
+                save={(e, v) => e.plans.edit(f.id, { startAt: f.startAt, endAt: f.endAt, content: v })}
+                remove={(e) => e.memory.forget([{ kind: 'foresight', id: f.id }])}
+              />
+            ))}
+          </ul>
+          {plansShown && planPages.hasNextPage && (
+            <button type="button" onClick={() => void planPages.fetchNextPage()} disabled={planPages.isFetchingNextPage}>
+              {planPages.isFetchingNextPage ? 'Loading…' : `Show more plans (${formatCount(planTotal - loadedPlans.length)} more)`}
+            </button>
+          )}
+        </>
+      )}
+      {show('facts') && (
+        <>
+          <h3>
+            Facts{' '}
+            <span className="muted" data-testid="fact-count">
+              ({q ? shownFacts.length : `${formatCount(listedFacts.length)} of ${formatCount(factTotal)}`})
+            </span>
+          </h3>
+          {shownFacts.length === 0 && (
+            <p className="muted">
+              {q ? 'No fact matches.' : 'No facts yet: they are taken from your conversations as episodes are synthesised.'}
+            </p>
+          )}
+          <ul className="plain">
+            {shownFacts.map((f) => (
+              <SavedItem
+                key={f.id}
+                text={f.text}
+                note={f.at ? formatTime(f.at) : null}
+                save={(e, v) => e.memory.editFact(f.id, { content: v })}
+                remove={(e) => e.memory.deleteFact(f.id)}
+              />
+            ))}
+          </ul>
+          {!q && factPages.hasNextPage && (
+            <div className="buttons">
+              <button type="button" onClick={() => void factPages.fetchNextPage()} disabled={factPages.isFetchingNextPage || loadingAll}>
+                {factPages.isFetchingNextPage && !loadingAll
+                  ? 'Loading…'
+                  : `Show ${formatCount(Math.min(FACT_PAGE, factTotal - listedFacts.length))} more facts`}
+              </button>
+              <button type="button" onClick={() => void showAllFacts()} disabled={factPages.isFetchingNextPage || loadingAll}>
+                {loadingAll ? 'Loading…' : `Show all ${formatCount(factTotal)}`}
+              </button>
+            </div>
+          )}
+        </>
+      )}
     </div>
   );
 }
@@ -164,7 +257,17 @@ const FACT_PAGE = 250;
 
 type Engine = Parameters<Parameters<typeof useMemoryMutation>[0]>[0];
 
-function SavedItem({ text, note, save, remove }: { text: string; note: string | null; save: (e: Engine, v: string) => Promise<unknown>; remove: (e: Engine) => Promise<unknown> }) {
+function SavedItem({
+  text,
+  note,
+  save,
+  remove,
+}: {
+  text: string;
+  note: string | null;
+  save: (e: Engine, v: string) => Promise<unknown>;
+  remove: (e: Engine) => Promise<unknown>;
+}) {
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState(text);
   const saver = useMemoryMutation((e, v: string) => save(e, v));
@@ -172,19 +275,53 @@ function SavedItem({ text, note, save, remove }: { text: string; note: string | 
   return (
     <li className="saved-item" data-testid="saved-item">
       {editing ? (
-        <form className="inline-form" onSubmit={(ev) => { ev.preventDefault(); saver.mutate(value, { onSuccess: () => setEditing(false) }); }}>
+        <form
+          className="inline-form"
+          onSubmit={(ev) => {
+            ev.preventDefault();
+            saver.mutate(value, { onSuccess: () => setEditing(false) });
+          }}
+        >
           <input aria-label="Memory text" value={value} onChange={(ev) => setValue(ev.target.value)} autoFocus />
-          <button type="submit" className="primary">Save</button>
-          <button type="button" onClick={() => { setEditing(false); setValue(text); }}>Cancel</button>
+          <button type="submit" className="primary">
+            Save
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              setEditing(false);
+              setValue(text);
+            }}
+          >
+            Cancel
+          </button>
         </form>
       ) : (
         <>
           <span className="grow">{text}</span>
           {note && <span className="muted">{note}</span>}
           <span className="buttons small">
-            <button type="button" className="link" aria-label={`Edit “${text}”`} onClick={() => { setValue(text); setEditing(true); }}>edit</button>
-            <ConfirmButton className="link" aria-label={`Delete “${text}”`} title="Delete saved memory" confirmLabel="Forget for good"
-              message={<>Forget “{text}” for good? It is not recreated from your conversations.</>} onConfirm={() => remover.mutate()}>delete</ConfirmButton>
+            <button
+              type="button"
+              className="link"
+              aria-label={`Edit “${text}”`}
+              onClick={() => {
+                setValue(text);
+                setEditing(true);
+              }}
+            >
+              edit
+            </button>
+            <ConfirmButton
+              className="link"
+              aria-label={`Delete “${text}”`}
+              title="Delete saved memory"
+              confirmLabel="Forget for good"
+              message={<>Forget “{text}” for good? It is not recreated from your conversations.</>}
+              onConfirm={() => remover.mutate()}
+            >
+              delete
+            </ConfirmButton>
           </span>
         </>
       )}
@@ -195,22 +332,50 @@ function SavedItem({ text, note, save, remove }: { text: string; note: string | 
 /** "Use saved memories" and "use chat history": what every answer may draw on. */
 function GlobalSwitches() {
   const switches = useEngineQuery((x) => x.globalMemory());
-  const set = useEngineMutation((c, patch: { useSavedMemories?: boolean; useChatHistory?: boolean }) => c.engine.settings.setGlobalMemory(patch), {
-    onSuccess: (v, qc) => qc.setQueryData(queryKeys.globalMemory, v),
-  });
+  const set = useEngineMutation(
+    (c, patch: { useSavedMemories?: boolean; useChatHistory?: boolean }) => c.engine.settings.setGlobalMemory(patch),
+    {
+      onSuccess: (v, qc) => qc.setQueryData(queryKeys.globalMemory, v),
+    },
+  );
   const v = switches.data;
   return (
     <fieldset className="global-switches" data-testid="global-switches">
       <legend>In every answer</legend>
-      <label><input type="checkbox" checked={v?.useSavedMemories ?? true} disabled={!v} onChange={(e) => set.mutate({ useSavedMemories: e.target.checked })} /> Use saved memories</label>
-      <label><input type="checkbox" checked={v?.useChatHistory ?? true} disabled={!v} onChange={(e) => set.mutate({ useChatHistory: e.target.checked })} /> Use chat history</label>
+      <label>
+        <input
+          type="checkbox"
+          checked={v?.useSavedMemories ?? true}
+          disabled={!v}
+          onChange={(e) => set.mutate({ useSavedMemories: e.target.checked })}
+        />{' '}
+        Use saved memories
+      </label>
+      <label>
+        <input
+          type="checkbox"
+          checked={v?.useChatHistory ?? true}
+          disabled={!v}
+          onChange={(e) => set.mutate({ useChatHistory: e.target.checked })}
+        />{' '}
+        Use chat history
+      </label>
       <p className="muted">Off, answers are sent none of it; nothing is deleted. Each conversation also has its own switches.</p>
     </fieldset>
   );
 }
 
 /** Deletes everything the filters show (every page of facts, not just the loaded ones), after a confirmation. */
-function DeleteAllDialog(props: { q: string; kind: Kind; source: Source; about: string[]; plansAt: number | null; searchedFacts: string[] | null; factTotal: number; onClose: () => void }) {
+function DeleteAllDialog(props: {
+  q: string;
+  kind: Kind;
+  source: Source;
+  about: string[];
+  plansAt: number | null;
+  searchedFacts: string[] | null;
+  factTotal: number;
+  onClose: () => void;
+}) {
   const { engine } = useEngineClient();
   // Every plan the filters show, not just the loaded pages: the count below is what is deleted.
   const plans = useEngineQuery((x) => x.foresightAll({ activeAt: props.plansAt ?? 0 }));
@@ -222,7 +387,10 @@ function DeleteAllDialog(props: { q: string; kind: Kind; source: Source; about: 
   const run = async () => {
     setBusy(true);
     try {
-      const items: { kind: ForgetKind; id: string }[] = [...props.about.map((id) => ({ kind: 'profile' as const, id })), ...ahead.map((id) => ({ kind: 'foresight' as const, id }))];
+      const items: { kind: ForgetKind; id: string }[] = [
+        ...props.about.map((id) => ({ kind: 'profile' as const, id })),
+        ...ahead.map((id) => ({ kind: 'foresight' as const, id })),
+      ];
       if (props.searchedFacts) items.push(...props.searchedFacts.map((id) => ({ kind: 'fact' as const, id })));
       else if (props.factTotal > 0) {
         let cursor: string | null = null;
@@ -241,12 +409,22 @@ function DeleteAllDialog(props: { q: string; kind: Kind; source: Source; about: 
   return (
     <Dialog title="Delete all saved memories" role="alertdialog" onClose={props.onClose}>
       <p data-testid="delete-all-summary">
-        Forget {formatCount(total)} saved {total === 1 ? 'memory' : 'memories'}{props.q ? ` matching “${props.q}”` : ''}: {props.about.length} about you, {ahead.length} plans ahead
-        and {formatCount(factCount)} facts. They are not recreated from your conversations, which stay as they are. This cannot be undone.
+        Forget {formatCount(total)} saved {total === 1 ? 'memory' : 'memories'}
+        {props.q ? ` matching “${props.q}”` : ''}: {props.about.length} about you, {ahead.length} plans ahead and {formatCount(factCount)}{' '}
+        facts. They are not recreated from your conversations, which stay as they are. This cannot be undone.
       </p>
       <div className="buttons">
-        <button type="button" className="danger" onClick={() => void run()} disabled={busy || total === 0 || (props.plansAt !== null && !plans.data)}>{busy ? 'Deleting…' : `Delete ${formatCount(total)}`}</button>
-        <button type="button" data-autofocus onClick={props.onClose}>Cancel</button>
+        <button
+          type="button"
+          className="danger"
+          onClick={() => void run()}
+          disabled={busy || total === 0 || (props.plansAt !== null && !plans.data)}
+        >
+          {busy ? 'Deleting…' : `Delete ${formatCount(total)}`}
+        </button>
+        <button type="button" data-autofocus onClick={props.onClose}>
+          Cancel
+        </button>
       </div>
     </Dialog>
   );

@@ -19,7 +19,10 @@ const LEFT = 120; // px for lane names
 const MIN_SPAN = 2 * DAY;
 const MAX_SPAN = 30 * 365 * DAY;
 
-interface Window { readonly end: number; readonly span: number }
+interface Window {
+  readonly end: number;
+  readonly span: number;
+}
 
 /** The window that opens on now: three months back, two weeks ahead (plans). */
 export function windowOnNow(now: number): Window {
@@ -45,8 +48,12 @@ export function TimelineTab() {
   const plans = foresight.data ?? [];
 
   const sizes = new Map<string, { title: string; n: number }>();
-  for (const c of list) if (c.sceneId) sizes.set(c.sceneId, { title: c.sceneTitle ?? 'Untitled theme', n: (sizes.get(c.sceneId)?.n ?? 0) + 1 });
-  const lanes = [...sizes.entries()].sort((a, b) => b[1].n - a[1].n).slice(0, LANES).map(([id, v]) => ({ id, title: v.title }));
+  for (const c of list)
+    if (c.sceneId) sizes.set(c.sceneId, { title: c.sceneTitle ?? 'Untitled theme', n: (sizes.get(c.sceneId)?.n ?? 0) + 1 });
+  const lanes = [...sizes.entries()]
+    .sort((a, b) => b[1].n - a[1].n)
+    .slice(0, LANES)
+    .map(([id, v]) => ({ id, title: v.title }));
   const laneOf = (sceneId: string | null) => {
     const i = lanes.findIndex((l) => l.id === sceneId);
     return i >= 0 ? i : lanes.length; // "Other"
@@ -60,35 +67,69 @@ export function TimelineTab() {
   const first = oldest.data?.items[0]?.startAt;
   const pan = (d: number) => setView((w) => ({ ...w, end: Math.round(w.end + d * w.span) }));
 
-  if (oldest.data?.total === 0 && plans.length === 0) return <p className="muted">Nothing to draw yet: episodes appear here as conversations are organised.</p>;
+  if (oldest.data?.total === 0 && plans.length === 0)
+    return <p className="muted">Nothing to draw yet: episodes appear here as conversations are organised.</p>;
   return (
     <figure className="timeline-picture" data-testid="explorer-timeline">
       <div className="buttons timeline-controls" role="group" aria-label="Timeline window">
-        <button type="button" onClick={() => pan(-0.5)}>← Earlier</button>
-        <button type="button" onClick={() => pan(0.5)}>Later →</button>
-        <button type="button" onClick={() => setView((w) => zoomWindow(w, 0.5))}>Zoom in</button>
-        <button type="button" onClick={() => setView((w) => zoomWindow(w, 2))}>Zoom out</button>
-        <button type="button" onClick={() => setView(windowOnNow(Date.now()))}>Now</button>
-        {first !== undefined && <button type="button" onClick={() => setView({ end: now + 14 * DAY, span: Math.min(MAX_SPAN, now + 14 * DAY - first + 7 * DAY) })}>All of it</button>}
-        <span className="muted" data-testid="timeline-range">{formatTime(min)} – {formatTime(max)} · {plural(list.length, 'episode')}</span>
+        <button type="button" onClick={() => pan(-0.5)}>
+          ← Earlier
+        </button>
+        <button type="button" onClick={() => pan(0.5)}>
+          Later →
+        </button>
+        <button type="button" onClick={() => setView((w) => zoomWindow(w, 0.5))}>
+          Zoom in
+        </button>
+        <button type="button" onClick={() => setView((w) => zoomWindow(w, 2))}>
+          Zoom out
+        </button>
+        <button type="button" onClick={() => setView(windowOnNow(Date.now()))}>
+          Now
+        </button>
+        {first !== undefined && (
+          <button
+            type="button"
+            onClick={() => setView({ end: now + 14 * DAY, span: Math.min(MAX_SPAN, now + 14 * DAY - first + 7 * DAY) })}
+          >
+            All of it
+          </button>
+        )}
+        <span className="muted" data-testid="timeline-range">
+          {formatTime(min)} – {formatTime(max)} · {plural(list.length, 'episode')}
+        </span>
       </div>
-      <svg viewBox={`0 0 ${W} ${height}`} role="img"
+      <svg
+        viewBox={`0 0 ${W} ${height}`}
+        role="img"
         onWheel={(e) => {
           const r = e.currentTarget.getBoundingClientRect();
-          const at = Math.min(1, Math.max(0, (e.clientX - r.left - (LEFT / W) * r.width) / (r.width * (W - LEFT - 10) / W)));
+          const at = Math.min(1, Math.max(0, (e.clientX - r.left - (LEFT / W) * r.width) / ((r.width * (W - LEFT - 10)) / W)));
           setView((w) => zoomWindow(w, e.deltaY > 0 ? 1.25 : 0.8, at));
-        }} aria-label={`Timeline of ${plural(list.length, 'episode')} and ${plural(plans.length, 'plan')} from ${formatTime(min)} to ${formatTime(max)}`}>
+        }}
+        aria-label={`Timeline of ${plural(list.length, 'episode')} and ${plural(plans.length, 'plan')} from ${formatTime(min)} to ${formatTime(max)}`}
+      >
         {[...lanes.map((l) => l.title), 'Other', 'Plans ahead'].map((name, i) => (
           <g key={i}>
             <line x1={LEFT} x2={W - 10} y1={i * LANE_H + LANE_H / 2} y2={i * LANE_H + LANE_H / 2} className="lane" />
-            <text x={LEFT - 6} y={i * LANE_H + LANE_H / 2 + 4} textAnchor="end" className="lane-name">{name.length > 18 ? `${name.slice(0, 17)}…` : name}</text>
+            <text x={LEFT - 6} y={i * LANE_H + LANE_H / 2 + 4} textAnchor="end" className="lane-name">
+              {name.length > 18 ? `${name.slice(0, 17)}…` : name}
+            </text>
           </g>
         ))}
         {list.map((c) => {
           const lane = laneOf(c.sceneId);
           return (
-            <circle key={c.id} cx={x(c.startAt)} cy={lane * LANE_H + LANE_H / 2} r={Math.min(9, 3 + Math.sqrt(c.turnCount))} fill={lane < lanes.length ? COLOURS[lane % COLOURS.length] : '#888'}
-              opacity={0.8} className="episode-dot" onClick={() => open('memcells', { kind: 'episode', id: c.id })}>
+            <circle
+              key={c.id}
+              cx={x(c.startAt)}
+              cy={lane * LANE_H + LANE_H / 2}
+              r={Math.min(9, 3 + Math.sqrt(c.turnCount))}
+              fill={lane < lanes.length ? COLOURS[lane % COLOURS.length] : '#888'}
+              opacity={0.8}
+              className="episode-dot"
+              onClick={() => open('memcells', { kind: 'episode', id: c.id })}
+            >
               <title>{`${episodeName(c)} · ${formatTime(c.startAt)} · ${plural(c.turnCount, 'message')}`}</title>
             </circle>
           );
@@ -105,13 +146,22 @@ export function TimelineTab() {
         {now >= min && now <= max && (
           <>
             <line x1={x(now)} x2={x(now)} y1={0} y2={rows * LANE_H} className="now-line" />
-            <text x={x(now)} y={rows * LANE_H + 16} textAnchor="middle" className="now-text">now</text>
+            <text x={x(now)} y={rows * LANE_H + 16} textAnchor="middle" className="now-text">
+              now
+            </text>
           </>
         )}
-        <text x={LEFT} y={rows * LANE_H + 16} className="axis-text">{new Date(min).toLocaleDateString(undefined, { month: 'short', year: 'numeric' })}</text>
-        <text x={W - 10} y={rows * LANE_H + 16} textAnchor="end" className="axis-text">{new Date(max).toLocaleDateString(undefined, { month: 'short', year: 'numeric' })}</text>
+        <text x={LEFT} y={rows * LANE_H + 16} className="axis-text">
+          {new Date(min).toLocaleDateString(undefined, { month: 'short', year: 'numeric' })}
+        </text>
+        <text x={W - 10} y={rows * LANE_H + 16} textAnchor="end" className="axis-text">
+          {new Date(max).toLocaleDateString(undefined, { month: 'short', year: 'numeric' })}
+        </text>
       </svg>
-      <figcaption className="muted">Each dot is an episode (size: how many messages), on the lane of its theme; bars on the last lane are plans ahead. Click a dot to open it; zoom with the buttons or the mouse wheel.</figcaption>
+      <figcaption className="muted">
+        Each dot is an episode (size: how many messages), on the lane of its theme; bars on the last lane are plans ahead. Click a dot to
+        open it; zoom with the buttons or the mouse wheel.
+      </figcaption>
     </figure>
   );
 }

@@ -21,16 +21,26 @@ export function VirtualList<T>(props: {
   const first = Math.max(0, Math.floor(top / rowHeight) - 8);
   const last = Math.min(items.length, Math.ceil((top + viewport) / rowHeight) + 8);
   return (
-    <div className="vlist" style={{ maxHeight: props.height }} aria-label={props.label} role="list"
+    <div
+      className="vlist"
+      style={{ maxHeight: props.height }}
+      aria-label={props.label}
+      role="list"
       onScroll={(e) => {
         const el = e.currentTarget;
         setTop(el.scrollTop);
         setViewport(el.clientHeight);
         if (el.scrollTop + el.clientHeight >= el.scrollHeight - rowHeight * 4) props.onEndReached?.();
-      }}>
+      }}
+    >
       <div style={{ height: items.length * rowHeight, position: 'relative' }}>
         {items.slice(first, last).map((item, i) => (
-          <div role="listitem" key={first + i} className="vrow" style={{ position: 'absolute', top: (first + i) * rowHeight, height: rowHeight, left: 0, right: 0 }}>
+          <div
+            role="listitem"
+            key={first + i}
+            className="vrow"
+            style={{ position: 'absolute', top: (first + i) * rowHeight, height: rowHeight, left: 0, right: 0 }}
+          >
             {props.render(item, first + i)}
           </div>
         ))}

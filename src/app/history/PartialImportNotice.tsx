@@ -34,8 +34,11 @@ function interruptedImport(): RunningImport | null {
   try {
     const raw = localStorage.getItem(KEY);
     const value = raw ? (JSON.parse(raw) as Partial<RunningImport>) : null;
-    return value && typeof value.name === 'string' && typeof value.startedAt === 'number' ? { name: value.name, startedAt: value.startedAt } : null;
-  } catch { // storage blocked (private mode) or a value this version cannot read: no notice
+    return value && typeof value.name === 'string' && typeof value.startedAt === 'number'
+      ? { name: value.name, startedAt: value.startedAt }
+      : null;
+  } catch {
+    // storage blocked (private mode) or a value this version cannot read: no notice
     return null;
   }
 }
@@ -50,9 +53,11 @@ export function PartialImportNotice() {
   };
   return (
     <div className="banner partial-import" role="status" data-testid="partial-import">
-      The import of <strong>{interrupted.name}</strong> started {new Date(interrupted.startedAt).toLocaleString()} did not finish: part of it is stored.
-      Import it again to complete it without duplicates: what is already stored is recognised and skipped.{' '}
-      <button type="button" className="link-button" onClick={dismiss}>Dismiss</button>
+      The import of <strong>{interrupted.name}</strong> started {new Date(interrupted.startedAt).toLocaleString()} did not finish: part of
+      it is stored. Import it again to complete it without duplicates: what is already stored is recognised and skipped.{' '}
+      <button type="button" className="link-button" onClick={dismiss}>
+        Dismiss
+      </button>
     </div>
   );
 }

@@ -32,8 +32,10 @@ async function storageShortfall(fileBytes: number): Promise<string | null> {
   const free = Math.max(0, estimate.quota - estimate.usage);
   const needed = fileBytes * 2;
   if (free >= needed) return null;
-  return `This import needs about ${formatBytes(needed)} of storage, and this browser has ${formatBytes(free)} left for Recollect, so nothing was imported. ` +
-    'Free space (delete conversations you do not need, or other sites\' data, or files on the disk) and try again.';
+  return (
+    `This import needs about ${formatBytes(needed)} of storage, and this browser has ${formatBytes(free)} left for Recollect, so nothing was imported. ` +
+    "Free space (delete conversations you do not need, or other sites' data, or files on the disk) and try again."
+  );
 }
 
 export function useHistoryImport() {
@@ -58,7 +60,7 @@ export function useHistoryImport() {
     }
   };
 
-  const start = async (file: File, format: HistoryFormat, policy: PolicyName) => {
+  const start = async (file: File, format: HistoryFormat, policy: PolicyName, projectMemory: 'shared' | 'project-only' = 'shared') => {
     const importId = crypto.randomUUID();
     run.current = importId;
     setState({ step: 'importing', progress: null, cancelling: false });
@@ -72,7 +74,7 @@ export function useHistoryImport() {
     }
     markImportRunning(file.name, Date.now());
     try {
-      const report = await engine.data.importHistory(file, { format, importId, policy }, onProgress);
+      const report = await engine.data.importHistory(file, { format, importId, policy, projectMemory }, onProgress);
       clearImportRunning();
       // The chosen policy is now the engine's (the engine sends no event for it).
       void queryClient.invalidateQueries({ queryKey: ['consolidation'] });

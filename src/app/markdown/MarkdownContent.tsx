@@ -22,12 +22,22 @@ function components(onCite: CiteHandler): Partial<Components> {
           </button>
         );
       }
-      return href ? <a href={href} target="_blank" rel="noopener noreferrer nofollow">{children}</a> : <span>{children}</span>;
+      return href ? (
+        <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+          {children}
+        </a>
+      ) : (
+        <span>{children}</span>
+      );
     },
     img: ({ alt }) => <span className="muted">[image: {alt || 'not shown'}]</span>,
     // Focusable so a keyboard can scroll it; labelled so the stop says what it is.
     // A code block scrolls sideways inside its message: focusable for the same reason as a table.
-    pre: ({ children }) => <pre tabIndex={0} role="group" aria-label="Code block">{children}</pre>,
+    pre: ({ children }) => (
+      <pre tabIndex={0} role="group" aria-label="Code block">
+        {children}
+      </pre>
+    ),
     table: ({ children }) => (
       <div className="table-scroll" tabIndex={0} role="group" aria-label="Table">
         <table>{children}</table>

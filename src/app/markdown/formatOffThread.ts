@@ -24,7 +24,10 @@ export interface MarkdownWorkerHandle {
 }
 
 export function startMarkdownWorker(): MarkdownWorkerHandle {
-  const worker = new Worker(new URL('../../../workers/markdown.worker.ts', import.meta.url), { type: 'module', name: 'recollect-markdown' });
+  const worker = new Worker(new URL('../../../workers/markdown.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'recollect-markdown',
+  });
   return { api: unwrapRemote<MarkdownWorkerApi>(Comlink.wrap(worker)), stop: () => worker.terminate() };
 }
 
@@ -43,15 +46,27 @@ export async function formatOffThread(text: string, options: FormatOptions): Pro
   let timer: ReturnType<typeof setTimeout> | undefined;
   const seconds = Math.round(deadlineMs / 100) / 10;
   const deadline = new Promise<FormatOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, reason: 'deadline', message: `it could not be formatted within ${seconds} seconds` }), deadlineMs);
+    timer = setTimeout(
+      () => resolve({ ok: false, reason: 'deadline', message: `it could not be formatted within ${seconds} seconds` }),
+      deadlineMs,
+    );
   });
   try {
     handle = (options.start ?? startMarkdownWorker)();
     const parsed = handle.api.format(text, { citations: options.citations }).then(
-      (tree): FormatOutcome => tree.nodes > maxNodes
-        ? { ok: false, reason: 'too-large', message: `formatted, it would be ${formatCount(tree.nodes)} elements, too many to draw at once` }
-        : { ok: true, tree },
-      (err: unknown): FormatOutcome => ({ ok: false, reason: 'failed', message: `it could not be formatted (${err instanceof Error ? err.message : String(err)})` }),
+      (tree): FormatOutcome =>
+        tree.nodes > maxNodes
+          ? {
+              ok: false,
+              reason: 'too-large',
+              message: `formatted, it would be ${formatCount(tree.nodes)} elements, too many to draw at once`,
+            }
+          : { ok: true, tree },
+      (err: unknown): FormatOutcome => ({
+        ok: false,
+        reason: 'failed',
+        message: `it could not be formatted (${err instanceof Error ? err.message : String(err)})`,
+      }),
     );
     return await Promise.race([parsed, deadline]);
   } catch (err) {

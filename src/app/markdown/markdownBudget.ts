@@ -108,9 +108,22 @@ function nestingOf(text: string, stopAbove: number): number {
     const openers: number[] = [];
     for (;;) {
       const c = text.charCodeAt(i);
-      if (c === SPACE) { column++; i++; continue; }
-      if (c === TAB) { column += 4 - (column % 4); i++; continue; }
-      if (c === 0x3e) { markers++; column++; i++; continue; } // '>': continued only by another '>' (or lazily, never deeper)
+      if (c === SPACE) {
+        column++;
+        i++;
+        continue;
+      }
+      if (c === TAB) {
+        column += 4 - (column % 4);
+        i++;
+        continue;
+      }
+      if (c === 0x3e) {
+        markers++;
+        column++;
+        i++;
+        continue;
+      } // '>': continued only by another '>' (or lazily, never deeper)
       const after = Math.max(afterListMarker(text, i), afterFootnoteLabel(text, i));
       if (after < 0) break;
       if (firstOpener < 0) firstOpener = column;
@@ -141,9 +154,12 @@ function delimiterCounts(text: string): { emphasisRuns: number; brackets: number
   let pipes = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x5b) brackets++; // '['
-    else if (c === 0x7c) pipes++; // '|'
-    else if (c === 0x2a || c === 0x7e || c === 0x5f) { // '*' '~' '_'
+    if (c === 0x5b)
+      brackets++; // '['
+    else if (c === 0x7c)
+      pipes++; // '|'
+    else if (c === 0x2a || c === 0x7e || c === 0x5f) {
+      // '*' '~' '_'
       const start = i;
       while (i + 1 < text.length && text.charCodeAt(i + 1) === c) i++;
       // `snake_case_name`: an underscore run between two word characters can neither open nor close.
@@ -164,7 +180,8 @@ export function assessMarkdown(text: string, limits: Limits = MARKDOWN_LIMITS): 
   if (counts.emphasisRuns > limits.emphasisRuns) return plain('emphasis', counts.emphasisRuns, limits.emphasisRuns);
   if (counts.brackets > limits.brackets) return plain('brackets', counts.brackets, limits.brackets);
   if (counts.pipes > limits.pipes) return plain('pipes', counts.pipes, limits.pipes);
-  const cost = text.length + MARK_COST.emphasisRuns * counts.emphasisRuns + MARK_COST.brackets * counts.brackets + MARK_COST.pipes * counts.pipes;
+  const cost =
+    text.length + MARK_COST.emphasisRuns * counts.emphasisRuns + MARK_COST.brackets * counts.brackets + MARK_COST.pipes * counts.pipes;
   if (cost > limits.cost) return plain('dense', cost, limits.cost);
   return { formatted: true, cost };
 }
@@ -174,11 +191,17 @@ export function plainReasonText(verdict: Extract<MarkdownVerdict, { formatted: f
   const n = formatCount(verdict.count);
   const limit = formatCount(verdict.limit);
   switch (verdict.reason) {
-    case 'long': return `it is ${n} characters long (formatting is automatic up to ${limit})`;
-    case 'nested': return `it nests quotes or lists more than ${limit} levels deep`;
-    case 'emphasis': return `it has ${n} emphasis marks (* _ ~; formatting is automatic up to ${limit})`;
-    case 'brackets': return `it has ${n} link brackets ([; formatting is automatic up to ${limit})`;
-    case 'pipes': return `it has ${n} table separators (|; formatting is automatic up to ${limit})`;
-    case 'dense': return 'it is long and densely formatted (tables, links and emphasis together)';
+    case 'long':
+      return `it is ${n} characters long (formatting is automatic up to ${limit})`;
+    case 'nested':
+      return `it nests quotes or lists more than ${limit} levels deep`;
+    case 'emphasis':
+      return `it has ${n} emphasis marks (* _ ~; formatting is automatic up to ${limit})`;
+    case 'brackets':
+      return `it has ${n} link brackets ([; formatting is automatic up to ${limit})`;
+    case 'pipes':
+      return `it has ${n} table separators (|; formatting is automatic up to ${limit})`;
+    case 'dense':
+      return 'it is long and densely formatted (tables, links and emphasis together)';
   }
 }

@@ -51,7 +51,19 @@ export function markdownTree(text: string, options: TreeOptions = {}): MarkdownT
 const NESTS: ReadonlySet<string> = new Set(['blockquote', 'list']);
 /** Parents whose children are blocks: a flattened child becomes a paragraph there, elsewhere text. */
 const HOLDS_BLOCKS: ReadonlySet<string> = new Set(['root', 'blockquote', 'listItem', 'footnoteDefinition']);
-const BLOCKS: ReadonlySet<string> = new Set(['paragraph', 'heading', 'code', 'blockquote', 'list', 'listItem', 'table', 'tableRow', 'thematicBreak', 'footnoteDefinition', 'html']);
+const BLOCKS: ReadonlySet<string> = new Set([
+  'paragraph',
+  'heading',
+  'code',
+  'blockquote',
+  'list',
+  'listItem',
+  'table',
+  'tableRow',
+  'thematicBreak',
+  'footnoteDefinition',
+  'html',
+]);
 
 /** The text under `node`, blocks on lines of their own; no recursion. */
 function plainText(node: MdNodes): string {
@@ -59,7 +71,8 @@ function plainText(node: MdNodes): string {
   const stack: (MdNodes | null)[] = [node];
   while (stack.length > 0) {
     const n = stack.pop();
-    if (n === null) { // the end of a block
+    if (n === null) {
+      // the end of a block
       if (out.length > 0 && out[out.length - 1] !== '\n') out.push('\n');
       continue;
     }

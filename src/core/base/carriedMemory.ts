@@ -84,7 +84,13 @@ export interface CarriedSkip {
 }
 
 export type CarryParse =
-  | { readonly ok: true; readonly format: CarriedFormat; readonly source: string | null; readonly items: readonly CarriedMemory[]; readonly skipped: readonly CarriedSkip[] }
+  | {
+      readonly ok: true;
+      readonly format: CarriedFormat;
+      readonly source: string | null;
+      readonly items: readonly CarriedMemory[];
+      readonly skipped: readonly CarriedSkip[];
+    }
   | { readonly ok: false; readonly code: CarryErrorCode; readonly message: string };
 
 export interface CarryOptions {
@@ -100,14 +106,19 @@ export function normaliseMemoryText(text: string): string {
 
 /** normaliseMemoryText without a final full stop: "I am vegetarian." and "I am vegetarian" are one memory. */
 export function memoryIdentity(text: string): string {
-  return normaliseMemoryText(text).replace(/[.!;。]+$/u, '').trim();
+  return normaliseMemoryText(text)
+    .replace(/[.!;。]+$/u, '')
+    .trim();
 }
 
-const PREFERENCE = /\b(?:prefers?|preferred|preference|likes?|loves?|dislikes?|hates?|enjoys?|allergic|vegetarian|vegan|pronouns|birthday|born)\b/i;
-const FUTURE = /\b(?:plans?|planning|planned|intends?|intending|going to|will|wants? to|hopes? to|aims? to|goals?|upcoming|deadline|scheduled|is moving|preparing for|next (?:week|month|year|spring|summer|autumn|fall|winter))\b/i;
+const PREFERENCE =
+  /\b(?:prefers?|preferred|preference|likes?|loves?|dislikes?|hates?|enjoys?|allergic|vegetarian|vegan|pronouns|birthday|born)\b/i;
+const FUTURE =
+  /\b(?:plans?|planning|planned|intends?|intending|going to|will|wants? to|hopes? to|aims? to|goals?|upcoming|deadline|scheduled|is moving|preparing for|next (?:week|month|year|spring|summer|autumn|fall|winter))\b/i;
 const SUBJECT = /^(?:the\s+)?user(?:'s)?\b|^(?:i|i'm|i've|i'd|my|me|name)\b/i;
 /** The verbs ChatGPT's saved memories start with (it drops the subject: "Lives in Porto."). */
-const THIRD_PERSON = /^(?:is|has|had|was|prefers|likes|loves|enjoys|dislikes|hates|lives|lived|works|worked|speaks|uses|owns|wants|needs|studies|studied|grew|identifies|values|avoids|follows|writes|reads|plays|runs|cooks|drives|plans|intends|hopes|teaches|manages|is\s+learning)\b/i;
+const THIRD_PERSON =
+  /^(?:is|has|had|was|prefers|likes|loves|enjoys|dislikes|hates|lives|lived|works|worked|speaks|uses|owns|wants|needs|studies|studied|grew|identifies|values|avoids|follows|writes|reads|plays|runs|cooks|drives|plans|intends|hopes|teaches|manages|is\s+learning)\b/i;
 
 /** About you, a plan or a fact, from the words alone (the preview shows it; nothing depends on it being right). */
 export function memoryKind(text: string): CarriedKind {
@@ -156,14 +167,17 @@ function utf8Bytes(s: string, stopAbove: number): number {
     const c = s.charCodeAt(i);
     if (c < 0x80) n += 1;
     else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c < 0xdc00) { n += 4; i++; }
-    else n += 3;
+    else if (c >= 0xd800 && c < 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
   }
   return n;
 }
 
 const fail = (code: CarryErrorCode, message: string): CarryParse => ({ ok: false, code, message });
-const CHAT_ADVICE = 'To bring conversations in, use Import chats…; to bring memories, ask the other assistant with the prompt shown here and paste its answer.';
+const CHAT_ADVICE =
+  'To bring conversations in, use Import chats…; to bring memories, ask the other assistant with the prompt shown here and paste its answer.';
 export const TOO_LARGE_MESSAGE = `This is more than 5 MB; a list of memories is far smaller. If it is a chat export, use Import chats…. Nothing was imported.`;
 
 /** Reads pasted text or a file's text into memories to preview, or says why it cannot. */
@@ -171,7 +185,8 @@ export function parseCarriedMemory(input: string, options: CarryOptions): CarryP
   if (utf8Bytes(input, MAX_CARRY_BYTES) > MAX_CARRY_BYTES) return fail('TOO_LARGE', TOO_LARGE_MESSAGE);
   let text = input.replace(/^\uFEFF/, '').trim();
   if (!text) return fail('EMPTY', 'Nothing to import yet: paste what the other assistant wrote, or choose a file.');
-  if (!looksLikeJson(text) && looksLikeChat(text.split(/\r?\n/))) return fail('CHAT', `This looks like a chat, not a list of memories. ${CHAT_ADVICE}`);
+  if (!looksLikeJson(text) && looksLikeChat(text.split(/\r?\n/)))
+    return fail('CHAT', `This looks like a chat, not a list of memories. ${CHAT_ADVICE}`);
   // The memories in a code block (the form Claude's prompt asks for), with the assistant's own
   // sentences around it: the longest block's inside.
   const blocks = [...text.matchAll(/^```[\w-]*[ \t]*\n([\s\S]*?)^```[ \t]*$/gm)].map((m) => m[1]!.trim());
@@ -190,7 +205,16 @@ function looksLikeJson(text: string): boolean {
 
 const PAM_ABOUT = new Set(['preference', 'identity', 'skill', 'instruction', 'relationship', 'environment']);
 const PAM_PLAN = new Set(['goal', 'project']);
-const PLATFORM_NAMES: Readonly<Record<string, string>> = { chatgpt: 'ChatGPT', openai: 'ChatGPT', claude: 'Claude', anthropic: 'Claude', gemini: 'Gemini', copilot: 'Copilot', grok: 'Grok', recollect: 'Recollect' };
+const PLATFORM_NAMES: Readonly<Record<string, string>> = {
+  chatgpt: 'ChatGPT',
+  openai: 'ChatGPT',
+  claude: 'Claude',
+  anthropic: 'Claude',
+  gemini: 'Gemini',
+  copilot: 'Copilot',
+  grok: 'Grok',
+  recollect: 'Recollect',
+};
 
 export function platformName(platform: string): string {
   return PLATFORM_NAMES[platform.toLowerCase()] ?? platform;
@@ -202,7 +226,10 @@ function parseJson(text: string): CarryParse {
     data = JSON.parse(text);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    return fail('BROKEN_JSON', `This looks like JSON but it is broken (${why}). Nothing was imported: copy the whole file again, or paste the memories as lines.`);
+    return fail(
+      'BROKEN_JSON',
+      `This looks like JSON but it is broken (${why}). Nothing was imported: copy the whole file again, or paste the memories as lines.`,
+    );
   }
   const record = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   const looksLikeChats = (v: unknown): boolean =>
@@ -211,11 +238,17 @@ function parseJson(text: string): CarryParse {
     return fail('CHAT', `This is a chat export, not a list of memories. ${CHAT_ADVICE}`);
   }
   if (!record(data) || data.schema !== 'portable-ai-memory') {
-    return fail('UNKNOWN_JSON', 'This JSON is not a memory format Recollect reads: it reads Portable AI Memory files ("schema": "portable-ai-memory") and memories as lines of text. Nothing was imported.');
+    return fail(
+      'UNKNOWN_JSON',
+      'This JSON is not a memory format Recollect reads: it reads Portable AI Memory files ("schema": "portable-ai-memory") and memories as lines of text. Nothing was imported.',
+    );
   }
   const version = typeof data.schema_version === 'string' ? data.schema_version : '';
   if (!/^1(?:\.|$)/.test(version)) {
-    return fail('UNKNOWN_JSON', `This Portable AI Memory file is version ${version || 'unknown'}; Recollect reads version 1. Nothing was imported.`);
+    return fail(
+      'UNKNOWN_JSON',
+      `This Portable AI Memory file is version ${version || 'unknown'}; Recollect reads version 1. Nothing was imported.`,
+    );
   }
   if (!Array.isArray(data.memories)) {
     return fail('UNKNOWN_JSON', 'This Portable AI Memory file has no "memories" list. Nothing was imported.');
@@ -225,8 +258,14 @@ function parseJson(text: string): CarryParse {
   let inactive = 0;
   let empty = 0;
   for (const m of data.memories) {
-    if (!record(m) || typeof m.content !== 'string' || !m.content.trim()) { empty++; continue; }
-    if (typeof m.status === 'string' && m.status !== 'active') { inactive++; continue; }
+    if (!record(m) || typeof m.content !== 'string' || !m.content.trim()) {
+      empty++;
+      continue;
+    }
+    if (typeof m.status === 'string' && m.status !== 'active') {
+      inactive++;
+      continue;
+    }
     const temporal = record(m.temporal) ? m.temporal : {};
     const created = typeof temporal.created_at === 'string' ? Date.parse(temporal.created_at) : NaN;
     const provenance = record(m.provenance) ? m.provenance : {};
@@ -234,8 +273,14 @@ function parseJson(text: string): CarryParse {
     const metadata = record(m.metadata) ? m.metadata : {};
     const hinted = metadata.recollect_kind;
     const type = typeof m.type === 'string' ? m.type : '';
-    const kind: CarriedKind = hinted === 'about' || hinted === 'plan' || hinted === 'fact' ? hinted
-      : PAM_ABOUT.has(type) ? 'about' : PAM_PLAN.has(type) ? 'plan' : memoryKind(m.content);
+    const kind: CarriedKind =
+      hinted === 'about' || hinted === 'plan' || hinted === 'fact'
+        ? hinted
+        : PAM_ABOUT.has(type)
+          ? 'about'
+          : PAM_PLAN.has(type)
+            ? 'plan'
+            : memoryKind(m.content);
     // Recollect's own export marks a memory that had no date (created_at is required there).
     const dated = Number.isFinite(created) && metadata.recollect_undated !== true;
     items.push(item(m.content, kind, dated ? created : null));
@@ -254,7 +299,8 @@ const CONTEXT = /^\d{1,4}[.)]\s*\[([^\]\n]{1,40})\]\.?\s*(.+)$/;
 const BULLET = /^(?:[-*•+]|\d{1,4}[.)])\s+/;
 const HEADING = /^#{1,6}\s+(.*)$/;
 const HUMAN = new Set(['user', 'you', 'me', 'human']);
-const ROLE = /^(?:\*\*)?(user|you|me|human|assistant|ai|chatgpt|claude|gemini|copilot|bot|model)(?:\s+said)?\s*(?:\*\*)?\s*:(?:\*\*)?(?:\s|$)/i;
+const ROLE =
+  /^(?:\*\*)?(user|you|me|human|assistant|ai|chatgpt|claude|gemini|copilot|bot|model)(?:\s+said)?\s*(?:\*\*)?\s*:(?:\*\*)?(?:\s|$)/i;
 
 function sectionKind(heading: string): CarriedKind | null {
   if (/\b(?:about you|about me|profile|personal|preferences?|identity|who you are)\b/i.test(heading)) return 'about';
@@ -265,7 +311,10 @@ function sectionKind(heading: string): CarriedKind | null {
 
 function item(raw: string, kind: CarriedKind, at: number | null): CarriedMemory {
   const text = raw.replace(/\s+/g, ' ').trim();
-  const problem = text.length > MAX_MEMORY_CHARS ? `longer than ${MAX_MEMORY_CHARS} characters (${text.length}): shorten or split it, then paste again` : null;
+  const problem =
+    text.length > MAX_MEMORY_CHARS
+      ? `longer than ${MAX_MEMORY_CHARS} characters (${text.length}): shorten or split it, then paste again`
+      : null;
   return { text, kind, at, problem };
 }
 
@@ -275,22 +324,33 @@ function looksLikeChat(lines: readonly string[]): boolean {
   let roleLines = 0;
   for (const line of lines) {
     const m = ROLE.exec(line.trim().replace(HEADING, '$1'));
-    if (m) { roles.add(m[1]!.toLowerCase()); roleLines++; }
+    if (m) {
+      roles.add(m[1]!.toLowerCase());
+      roleLines++;
+    }
   }
   return roleLines >= 2 && [...roles].some((r) => HUMAN.has(r)) && [...roles].some((r) => !HUMAN.has(r));
 }
 
 function parseLines(text: string, options: CarryOptions): CarryParse {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !/^```/.test(l));
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !/^```/.test(l));
   const context = lines.filter((l) => CONTEXT.test(l)).length;
   const dated = lines.filter((l) => DATED.test(l)).length;
   const headings = lines.filter((l) => HEADING.test(l) && sectionKind(l) !== null).length;
   const content = lines.filter((l) => !HEADING.test(l) && !/:$/.test(l));
-  const format: CarriedFormat = context * 2 >= content.length && context > 0 ? 'chatgpt-context'
-    : headings > 0 ? 'markdown'
-    : dated * 2 >= content.length && dated > 0 ? 'dated-lines'
-    : content.filter((l) => THIRD_PERSON.test(l.replace(BULLET, ''))).length * 5 >= content.length * 3 ? 'chatgpt-list'
-    : 'lines';
+  const format: CarriedFormat =
+    context * 2 >= content.length && context > 0
+      ? 'chatgpt-context'
+      : headings > 0
+        ? 'markdown'
+        : dated * 2 >= content.length && dated > 0
+          ? 'dated-lines'
+          : content.filter((l) => THIRD_PERSON.test(l.replace(BULLET, ''))).length * 5 >= content.length * 3
+            ? 'chatgpt-list'
+            : 'lines';
 
   const items: CarriedMemory[] = [];
   let labels = 0;
@@ -321,14 +381,26 @@ function finish(format: CarriedFormat, source: string | null, all: readonly Carr
   for (const m of all) {
     const id = memoryIdentity(m.text);
     if (!id) continue;
-    if (seen.has(id)) { repeated++; continue; }
+    if (seen.has(id)) {
+      repeated++;
+      continue;
+    }
     seen.add(id);
     items.push(m);
   }
   if (!items.length) {
-    return fail('NO_MEMORIES', format === 'pam'
-      ? 'This Portable AI Memory file holds no active memories. Nothing was imported.'
-      : 'No memories found in this text: paste one memory per line. Nothing was imported.');
+    return fail(
+      'NO_MEMORIES',
+      format === 'pam'
+        ? 'This Portable AI Memory file holds no active memories. Nothing was imported.'
+        : 'No memories found in this text: paste one memory per line. Nothing was imported.',
+    );
   }
-  return { ok: true, format, source, items, skipped: repeated ? [...skipped, { count: repeated, reason: 'repeated in the text' }] : skipped };
+  return {
+    ok: true,
+    format,
+    source,
+    items,
+    skipped: repeated ? [...skipped, { count: repeated, reason: 'repeated in the text' }] : skipped,
+  };
 }

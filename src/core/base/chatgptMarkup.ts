@@ -21,7 +21,8 @@ export function stripChatGptMarkup(value: string): string {
       try {
         const parsed: unknown = JSON.parse(args);
         return Array.isArray(parsed) && typeof parsed[1] === 'string' ? `${space}${parsed[1]}` : '';
-      } catch { // not the JSON an entity carries: drop the markup, keep the text around it
+      } catch {
+        // not the JSON an entity carries: drop the markup, keep the text around it
         return '';
       }
     })

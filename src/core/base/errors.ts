@@ -81,7 +81,9 @@ export function toErrorInfo(err: unknown): ErrorInfo {
   // An error that crossed a worker boundary arrives as a plain Error carrying `code`/`detail`.
   const e = err as { code?: unknown; message?: unknown; detail?: unknown } | null;
   if (e && typeof e.code === 'string' && CODES.has(e.code) && typeof e.message === 'string') {
-    return typeof e.detail === 'string' ? { code: e.code as ErrorCode, message: e.message, detail: e.detail } : { code: e.code as ErrorCode, message: e.message };
+    return typeof e.detail === 'string'
+      ? { code: e.code as ErrorCode, message: e.message, detail: e.detail }
+      : { code: e.code as ErrorCode, message: e.message };
   }
   const message = err instanceof Error ? err.message : String(err);
   return { code: 'INTERNAL', message };

@@ -23,7 +23,12 @@ interface Token {
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
 function fold(s: string): string {
-  return s.normalize('NFKC').toLowerCase().normalize('NFD').replace(/(?<=[a-z])\p{M}+/gu, '').normalize('NFC');
+  return s
+    .normalize('NFKC')
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(/(?<=[a-z])\p{M}+/gu, '')
+    .normalize('NFC');
 }
 
 function tokenize(text: string): Token[] {
@@ -36,7 +41,8 @@ function tokenize(text: string): Token[] {
     }
     // Units and any spaced-script letters between them, in order.
     let at = 0;
-    const unitRe = /(?:(?=[\p{L}\p{N}])[\p{scx=Han}\p{scx=Hira}\p{scx=Kana}\p{scx=Hang}\p{scx=Thai}\p{scx=Laoo}\p{scx=Khmr}\p{scx=Mymr}]\p{M}*)+/gu;
+    const unitRe =
+      /(?:(?=[\p{L}\p{N}])[\p{scx=Han}\p{scx=Hira}\p{scx=Kana}\p{scx=Hang}\p{scx=Thai}\p{scx=Laoo}\p{scx=Khmr}\p{scx=Mymr}]\p{M}*)+/gu;
     for (const r of word.matchAll(unitRe)) {
       if (r.index > at) out.push({ start: m.index + at, end: m.index + r.index, key: fold(word.slice(at, r.index)), unit: false });
       let pos = m.index + r.index;

@@ -38,12 +38,27 @@ export interface ImportedTurn extends Pick<Message, 'id' | 'content' | 'occurred
   readonly role: ChatRole;
 }
 
+/**
+ * A project of the source service: ChatGPT marks a project chat with its project's `gizmo_id`
+ * (`g-p-…`) but exports no project names; Claude lists its projects in projects.json (name,
+ * instructions) but its conversations do not say which project they are in.
+ */
+export interface ImportedProject {
+  /** Stable id from the source ('chatgpt:g-p-…', 'claude:<uuid>'): a second import reuses the project. */
+  readonly sourceId: string;
+  readonly name: string;
+  /** Instructions sent with every answer (Claude's `prompt_template`). */
+  readonly instructions?: string;
+}
+
 export interface ImportedConversation {
   /** Stable id for the stored conversation (derived from the source's conversation id). */
   readonly id: string;
   readonly title: string;
   readonly createdAt: number;
   readonly turns: readonly ImportedTurn[];
+  /** The source project the chat is in (a new chat is stored in it; one already stored stays where it is). */
+  readonly project?: ImportedProject;
 }
 
 /**
@@ -67,8 +82,14 @@ export type HistoryItem =
    * A conversation, or with `part` one piece of a conversation too big to hold (its turns come in
    * several items, in order, with the same id): `first` and `last` mark the ends.
    */
-  | { readonly kind: 'conversation'; readonly conversation: ImportedConversation; readonly part?: { readonly first: boolean; readonly last: boolean } }
-  | { readonly kind: 'skipped'; readonly reason: string };
+  | {
+      readonly kind: 'conversation';
+      readonly conversation: ImportedConversation;
+      readonly part?: { readonly first: boolean; readonly last: boolean };
+    }
+  | { readonly kind: 'skipped'; readonly reason: string }
+  /** A project listed by the export (Claude's projects.json), with or without chats in this file. */
+  | { readonly kind: 'project'; readonly project: ImportedProject };
 
 export interface HistoryReadOptions {
   /** 'auto' recognises the format from the file name and its first entry. */
@@ -105,6 +126,19 @@ export interface HistoryRequest {
   readonly format: HistoryFormat | 'auto';
   /** Lets the UI stop this run with cancelHistoryImport(importId). */
   readonly importId: string;
+  /** Memory mode of the projects this import creates (default 'shared'); projects already here keep theirs. */
+  readonly projectMemory?: 'shared' | 'project-only';
+}
+
+/** A project the file holds, as a scan reports it. */
+export interface ScannedProject {
+  readonly sourceId: string;
+  readonly name: string;
+  /** Chats of the file in it. */
+  readonly chats: number;
+  readonly hasInstructions: boolean;
+  /** Already here from an earlier import (reused, not created again): its name as it is now. */
+  readonly existingName?: string;
 }
 
 /** A dry run over the file: what it holds and what synthesising it would cost. */
@@ -120,6 +154,8 @@ export interface HistoryScan {
   readonly cancelled: boolean;
   /** For a transcript: how its speakers were read (the app asks before storing when uncertain). */
   readonly transcript?: TranscriptLayout;
+  /** Projects of the source the import will put chats in (or create empty, from a Claude projects.json). */
+  readonly projects: readonly ScannedProject[];
 }
 
 export interface HistoryImportReport {
@@ -129,6 +165,8 @@ export interface HistoryImportReport {
   readonly turns: number;
   /** Turns already stored by an earlier import of the same source (nothing was added for them). */
   readonly alreadyPresent: number;
+  /** Projects this run created (an earlier import's are reused). */
+  readonly projectsCreated: number;
   readonly skipped: readonly SkipCount[];
   readonly cancelled: boolean;
   readonly seconds: number;

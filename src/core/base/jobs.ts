@@ -19,10 +19,13 @@ export interface Job {
 /** cancelled = set aside by a policy change (kept, revived when the policy allows again). */
 export type JobCounts = Record<'pending' | 'scheduled' | 'running' | 'done' | 'failed' | 'cancelled', number>;
 
-
 export interface JobStore {
   /** Adds a job unless one with the same dedupeKey is pending or running; returns its id. */
-  enqueue(kind: string, payload: Record<string, unknown>, options?: { dedupeKey?: string; runAfter?: number; priority?: number }): Promise<number>;
+  enqueue(
+    kind: string,
+    payload: Record<string, unknown>,
+    options?: { dedupeKey?: string; runAfter?: number; priority?: number },
+  ): Promise<number>;
   /** Claims the due pending job with the highest priority (marks it running, attempts + 1), or null. */
   claimNext(now: number): Promise<Job | null>;
   complete(id: number, now: number): Promise<void>;
@@ -51,7 +54,11 @@ export interface JobStore {
    * the runner allows only the rest of its maxAttempts. Used when the endpoint that failed them has
    * proved healthy again (core/synthesis/synthesisRecovery.ts).
    */
-  reviveFailed(codes: readonly string[], now: number, options: { readonly maxRevivals: number; readonly limit?: number; readonly attemptsUsed?: number }): Promise<Job[]>;
+  reviveFailed(
+    codes: readonly string[],
+    now: number,
+    options: { readonly maxRevivals: number; readonly limit?: number; readonly attemptsUsed?: number },
+  ): Promise<Job[]>;
   /** The person's Retry: every failed job of these kinds goes back to pending, attempts and revivals reset; returns them. */
   retryFailed(kinds: readonly string[], now: number): Promise<Job[]>;
   /**

@@ -5,12 +5,29 @@
  * language most of a person's turns are in; not a general classifier.
  */
 
-export type LanguageCode = 'en' | 'de' | 'fr' | 'es' | 'it' | 'pt' | 'nl' | 'zh' | 'ja' | 'ko' | 'th' | 'ru' | 'ar' | 'he' | 'el' | 'hi' | 'lo' | 'km' | 'my';
+export type LanguageCode =
+  'en' | 'de' | 'fr' | 'es' | 'it' | 'pt' | 'nl' | 'zh' | 'ja' | 'ko' | 'th' | 'ru' | 'ar' | 'he' | 'el' | 'hi' | 'lo' | 'km' | 'my';
 
 export const LANGUAGE_NAMES: Readonly<Record<LanguageCode, string>> = {
-  en: 'English', de: 'German', fr: 'French', es: 'Spanish', it: 'Italian', pt: 'Portuguese', nl: 'Dutch',
-  zh: 'Chinese', ja: 'Japanese', ko: 'Korean', th: 'Thai', ru: 'Russian', ar: 'Arabic', he: 'Hebrew',
-  el: 'Greek', hi: 'Hindi', lo: 'Lao', km: 'Khmer', my: 'Burmese',
+  en: 'English',
+  de: 'German',
+  fr: 'French',
+  es: 'Spanish',
+  it: 'Italian',
+  pt: 'Portuguese',
+  nl: 'Dutch',
+  zh: 'Chinese',
+  ja: 'Japanese',
+  ko: 'Korean',
+  th: 'Thai',
+  ru: 'Russian',
+  ar: 'Arabic',
+  he: 'Hebrew',
+  el: 'Greek',
+  hi: 'Hindi',
+  lo: 'Lao',
+  km: 'Khmer',
+  my: 'Burmese',
 };
 
 const SCRIPTS: readonly [RegExp, LanguageCode][] = [
@@ -30,9 +47,21 @@ const SCRIPTS: readonly [RegExp, LanguageCode][] = [
 
 const FUNCTION_WORDS: Readonly<Record<'en' | 'de' | 'fr' | 'es' | 'it' | 'pt' | 'nl', ReadonlySet<string>>> = {
   en: new Set('the and is are was were you i my we it of to in that this have with for not be on'.split(' ')),
-  de: new Set('der die das und ist nicht ich du wir sie mit ein eine den dem zu auf für auch sind war mein nach nächsten nächste letzten morgen gestern woche heute'.split(' ')),
-  fr: new Set('le la les et est je tu nous vous une des du pas pour dans que qui sur avec mon ma au aux suis vais demain hier semaine prochaine prochain dernier aujourd'.split(' ')),
-  es: new Set('el la los las y es que de en un una por para con mi yo no se del al está muy pero voy fui hoy mañana ayer semana próxima próximo pasado viene año'.split(' ')),
+  de: new Set(
+    'der die das und ist nicht ich du wir sie mit ein eine den dem zu auf für auch sind war mein nach nächsten nächste letzten morgen gestern woche heute'.split(
+      ' ',
+    ),
+  ),
+  fr: new Set(
+    'le la les et est je tu nous vous une des du pas pour dans que qui sur avec mon ma au aux suis vais demain hier semaine prochaine prochain dernier aujourd'.split(
+      ' ',
+    ),
+  ),
+  es: new Set(
+    'el la los las y es que de en un una por para con mi yo no se del al está muy pero voy fui hoy mañana ayer semana próxima próximo pasado viene año'.split(
+      ' ',
+    ),
+  ),
   it: new Set('il lo gli e è che di un una per con non sono mio mia della del io anche'.split(' ')),
   pt: new Set('o os as e é que de em um uma para com não meu minha do da eu você muito'.split(' ')),
   nl: new Set('de het een en is niet ik je wij met van op voor dat zijn mijn ook naar'.split(' ')),
@@ -117,10 +146,64 @@ export function coversLanguage(model: ModelLanguages, language: LanguageCode): b
  * The Models panel's notice: when most recent text is in a language the active embedder does not
  * cover, which catalog embedders would (possibly none yet). Null when no notice is due.
  */
-export function languageNotice(writing: WritingLanguage | null, active: ModelLanguages | undefined, models: readonly ModelLanguages[]):
-  { readonly language: string; readonly suggestions: readonly ModelLanguages[] } | null {
+export function languageNotice(
+  writing: WritingLanguage | null,
+  active: ModelLanguages | undefined,
+  models: readonly ModelLanguages[],
+): { readonly language: string; readonly suggestions: readonly ModelLanguages[] } | null {
   if (!writing || !active || writing.share < LANGUAGE_NOTICE_SHARE) return null;
   if (coversLanguage(active, writing.language)) return null;
-  const suggestions = models.filter((m) => m.kind === 'embedder' && m.id !== active.id && m.languageCodes != null && coversLanguage(m, writing.language));
+  const suggestions = models.filter(
+    (m) => m.kind === 'embedder' && m.id !== active.id && m.languageCodes != null && coversLanguage(m, writing.language),
+  );
   return { language: writing.name, suggestions };
+}
+
+/** Letters of a non-Latin script, or words of a Latin-script text, before a draft's language counts (a few keystrokes decide nothing). */
+const DRAFT_MIN_SCRIPT_LETTERS = 4;
+const DRAFT_MIN_LATIN_WORDS = 6;
+
+/**
+ * The language of what is being typed, or null until there is enough of it to tell: a script
+ * language after a few of its letters, a Latin-script language after a few words.
+ */
+export function draftLanguage(text: string): LanguageCode | null {
+  const language = detectLanguage(text);
+  if (!language) return null;
+  const latin =
+    language === 'en' ||
+    language === 'de' ||
+    language === 'fr' ||
+    language === 'es' ||
+    language === 'it' ||
+    language === 'pt' ||
+    language === 'nl';
+  if (latin) return (text.match(/\p{L}+/gu) ?? []).length >= DRAFT_MIN_LATIN_WORDS ? language : null;
+  return (text.match(/\p{L}/gu) ?? []).length >= DRAFT_MIN_SCRIPT_LETTERS ? language : null;
+}
+
+/** What the composer's notice needs of a catalog model. */
+export interface DownloadableModel extends ModelLanguages {
+  /** Loadable without the network (bundled or downloaded). */
+  readonly available: boolean;
+}
+
+/**
+ * The composer's notice: the person is writing in `language`, which the active embedder does not
+ * cover; `model` is the catalog embedder that does (a downloaded one first), null when none does.
+ * Null when no notice is due: nothing detected yet, the active model covers it, or the person
+ * dismissed the notice for that language.
+ */
+export function composerLanguageNotice<M extends DownloadableModel>(
+  language: LanguageCode | null,
+  active: ModelLanguages | undefined,
+  models: readonly M[],
+  dismissed: ReadonlySet<string>,
+): { readonly language: LanguageCode; readonly name: string; readonly model: M | null } | null {
+  if (!language || !active || dismissed.has(language) || coversLanguage(active, language)) return null;
+  const covering = models.filter(
+    (m) => m.kind === 'embedder' && m.id !== active.id && m.languageCodes != null && coversLanguage(m, language),
+  );
+  const model = covering.find((m) => m.available) ?? covering[0] ?? null;
+  return { language, name: LANGUAGE_NAMES[language], model };
 }

@@ -20,8 +20,7 @@
  */
 
 /** A regex class of the characters of scripts without spaces (for other modules' regexes, flag `u`). */
-export const NO_SPACE_SCRIPT_CLASS =
-  String.raw`[\p{scx=Han}\p{scx=Hira}\p{scx=Kana}\p{scx=Hang}\p{scx=Thai}\p{scx=Laoo}\p{scx=Khmr}\p{scx=Mymr}]`;
+export const NO_SPACE_SCRIPT_CLASS = String.raw`[\p{scx=Han}\p{scx=Hira}\p{scx=Kana}\p{scx=Hang}\p{scx=Thai}\p{scx=Laoo}\p{scx=Khmr}\p{scx=Mymr}]`;
 /** A letter or digit of a script without spaces, with its combining marks. */
 const UNIT_SOURCE = String.raw`(?=[\p{L}\p{N}])${NO_SPACE_SCRIPT_CLASS}\p{M}*`;
 /** A run of such units. */

@@ -31,8 +31,10 @@ export function validateTurnContent(content: unknown): string {
   if (typeof content !== 'string') throw new RecollectError('INVALID_INPUT', 'A message must be text.');
   if (content.trim().length === 0) throw new RecollectError('INVALID_INPUT', 'A message cannot be empty.');
   if (content.length > MAX_TURN_CHARS) {
-    throw new RecollectError('INVALID_INPUT',
-      `This message is too long to store (${formatCount(content.length)} characters; the limit is ${formatCount(MAX_TURN_CHARS)}). Split it or attach less text.`);
+    throw new RecollectError(
+      'INVALID_INPUT',
+      `This message is too long to store (${formatCount(content.length)} characters; the limit is ${formatCount(MAX_TURN_CHARS)}). Split it or attach less text.`,
+    );
   }
   if (looksBinary(content)) {
     throw new RecollectError('INVALID_INPUT', 'This message looks like binary data, not text, so it was not stored.');
@@ -52,14 +54,19 @@ export function looksBinary(text: string): boolean {
 }
 
 /** The stored fields of a new turn, validated like typed input (every store uses this). */
-export function validateNewTurn(turn: { readonly role: unknown; readonly speaker?: string; readonly content: unknown; readonly occurredAt?: number }, now: number):
-  { role: 'user' | 'assistant' | 'system'; speaker: string; content: string; occurredAt: number } {
+export function validateNewTurn(
+  turn: { readonly role: unknown; readonly speaker?: string; readonly content: unknown; readonly occurredAt?: number },
+  now: number,
+): { role: 'user' | 'assistant' | 'system'; speaker: string; content: string; occurredAt: number } {
   const content = validateTurnContent(turn.content);
   const role = turn.role;
-  if (role !== 'user' && role !== 'assistant' && role !== 'system') throw new RecollectError('INVALID_INPUT', `Unknown role "${String(role)}".`);
-  const speaker = (turn.speaker ?? (role === 'user' ? 'User' : role === 'assistant' ? 'Assistant' : 'System')).trim().slice(0, 100) || 'User';
+  if (role !== 'user' && role !== 'assistant' && role !== 'system')
+    throw new RecollectError('INVALID_INPUT', `Unknown role "${String(role)}".`);
+  const speaker =
+    (turn.speaker ?? (role === 'user' ? 'User' : role === 'assistant' ? 'Assistant' : 'System')).trim().slice(0, 100) || 'User';
   const occurredAt = turn.occurredAt ?? now;
-  if (!isSaneTime(occurredAt)) throw new RecollectError('INVALID_INPUT', `A message time must be a date between ${EARLIEST_YEAR} and ${LATEST_YEAR - 1}.`);
+  if (!isSaneTime(occurredAt))
+    throw new RecollectError('INVALID_INPUT', `A message time must be a date between ${EARLIEST_YEAR} and ${LATEST_YEAR - 1}.`);
   // Whole ms: a fraction (exports carry microseconds) would be stored as REAL in an INTEGER column.
   return { role, speaker, content, occurredAt: Math.round(occurredAt) };
 }

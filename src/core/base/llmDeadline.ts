@@ -61,14 +61,18 @@ function startCall(outer: LlmAbortSignal | undefined, timer: Timer, idleMs: numb
   const arm = () => {
     pending?.cancel();
     pending = timer(() => {
-      const err = new RecollectError('LLM_TIMEOUT', `${what} sent nothing for ${Math.round(idleMs / 60_000)} minutes, so Recollect gave up waiting. Try again.`);
+      const err = new RecollectError(
+        'LLM_TIMEOUT',
+        `${what} sent nothing for ${Math.round(idleMs / 60_000)} minutes, so Recollect gave up waiting. Try again.`,
+      );
       signal.abort(err);
       expire(err);
     }, idleMs);
   };
   arm();
   return {
-    signal, expired,
+    signal,
+    expired,
     progress: arm,
     end: () => {
       pending?.cancel();
@@ -96,7 +100,8 @@ export function withDeadline(llm: Llm, timer: Timer, idleMs = llm.onDevice ? DEV
       return llm.contextTokens;
     },
     complete: (req: LlmRequest): Promise<LlmResult> => once(req, (r) => llm.complete(r)),
-    completeJson: <T>(req: LlmJsonRequest<T>): Promise<LlmJsonResult<T>> => once(req, (r) => llm.completeJson({ ...req, ...r } as LlmJsonRequest<T>)),
+    completeJson: <T>(req: LlmJsonRequest<T>): Promise<LlmJsonResult<T>> =>
+      once(req, (r) => llm.completeJson({ ...req, ...r } as LlmJsonRequest<T>)),
     async *stream(req: LlmRequest): AsyncGenerator<LlmStreamEvent, void, undefined> {
       const call = startCall(req.signal, timer, idleMs, what);
       const events = llm.stream({ ...req, signal: call.signal })[Symbol.asyncIterator]();

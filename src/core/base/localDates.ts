@@ -18,11 +18,38 @@ type Unit = 'day' | 'week' | 'month' | 'year';
 
 const WEEKDAY: Readonly<Record<string, number>> = {
   // Sunday = 0, as Date.getUTCDay.
-  일: 0, 월: 1, 화: 2, 수: 3, 목: 4, 금: 5, 토: 6,
-  日: 0, 月: 1, 火: 2, 水: 3, 木: 4, 金: 5, 土: 6,
+  일: 0,
+  월: 1,
+  화: 2,
+  수: 3,
+  목: 4,
+  금: 5,
+  토: 6,
+  日: 0,
+  月: 1,
+  火: 2,
+  水: 3,
+  木: 4,
+  金: 5,
+  土: 6,
 };
 
-const KOREAN_NUMBER: Readonly<Record<string, number>> = { 한: 1, 하루: 1, 두: 2, 이틀: 2, 세: 3, 사흘: 3, 네: 4, 나흘: 4, 다섯: 5, 여섯: 6, 일곱: 7, 여덟: 8, 아홉: 9, 열: 10 };
+const KOREAN_NUMBER: Readonly<Record<string, number>> = {
+  한: 1,
+  하루: 1,
+  두: 2,
+  이틀: 2,
+  세: 3,
+  사흘: 3,
+  네: 4,
+  나흘: 4,
+  다섯: 5,
+  여섯: 6,
+  일곱: 7,
+  여덟: 8,
+  아홉: 9,
+  열: 10,
+};
 const CJK_NUMBER: Readonly<Record<string, number>> = { 一: 1, 两: 2, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 };
 
 function count(word: string): number {
@@ -71,19 +98,34 @@ interface Rule {
   readonly extract: (m: RegExpMatchArray) => { unit: Unit; amount: number; weekday?: number } | null;
 }
 
-const UNIT_WORDS: readonly [RegExp, Unit][] = [[/^(일|日|天|日間|day)$/, 'day'], [/^(주|주일|週|週間|周|星期|个星期|個星期|个礼拜)$/, 'week'], [/^(달|개월|か月|ヶ月|カ月|ケ月|个月|個月|月)$/, 'month'], [/^(년|年)$/, 'year']];
+const UNIT_WORDS: readonly [RegExp, Unit][] = [
+  [/^(일|日|天|日間|day)$/, 'day'],
+  [/^(주|주일|週|週間|周|星期|个星期|個星期|个礼拜)$/, 'week'],
+  [/^(달|개월|か月|ヶ月|カ月|ケ月|个月|個月|月)$/, 'month'],
+  [/^(년|年)$/, 'year'],
+];
 const unitOf = (w: string): Unit | null => UNIT_WORDS.find(([re]) => re.test(w))?.[1] ?? null;
 
 const RULES: readonly Rule[] = [
   // Korean days.
-  { pattern: /(그저께|그제|어제|오늘|내일|모레)/u, extract: (m) => ({ unit: 'day', amount: { 그저께: -2, 그제: -2, 어제: -1, 오늘: 0, 내일: 1, 모레: 2 }[m[1]!]! }) },
+  {
+    pattern: /(그저께|그제|어제|오늘|내일|모레)/u,
+    extract: (m) => ({ unit: 'day', amount: { 그저께: -2, 그제: -2, 어제: -1, 오늘: 0, 내일: 1, 모레: 2 }[m[1]!]! }),
+  },
   // Korean weeks (with an optional weekday), months, years.
   {
     pattern: /(다음|지난|저번|이번|다다음)\s?주(?:\s?([일월화수목금토])요일)?/u,
-    extract: (m) => ({ unit: 'week', amount: { 다음: 1, 다다음: 2, 지난: -1, 저번: -1, 이번: 0 }[m[1]!]!, ...(m[2] ? { weekday: WEEKDAY[m[2]]! } : {}) }),
+    extract: (m) => ({
+      unit: 'week',
+      amount: { 다음: 1, 다다음: 2, 지난: -1, 저번: -1, 이번: 0 }[m[1]!]!,
+      ...(m[2] ? { weekday: WEEKDAY[m[2]]! } : {}),
+    }),
   },
   { pattern: /(다음|지난|저번|이번)\s?달/u, extract: (m) => ({ unit: 'month', amount: { 다음: 1, 지난: -1, 저번: -1, 이번: 0 }[m[1]!]! }) },
-  { pattern: /(내년|작년|올해|재작년|내후년)/u, extract: (m) => ({ unit: 'year', amount: { 내년: 1, 작년: -1, 올해: 0, 재작년: -2, 내후년: 2 }[m[1]!]! }) },
+  {
+    pattern: /(내년|작년|올해|재작년|내후년)/u,
+    extract: (m) => ({ unit: 'year', amount: { 내년: 1, 작년: -1, 올해: 0, 재작년: -2, 내후년: 2 }[m[1]!]! }),
+  },
   // Korean "3일 후", "두 달 뒤", "일주일 전".
   {
     pattern: /(\d+|한|하루|두|이틀|세|사흘|네|나흘|다섯|여섯|일곱|여덟|아홉|열|일)\s?(일|주일|주|달|개월|년)\s?(후|뒤|전)/u,
@@ -94,29 +136,49 @@ const RULES: readonly Rule[] = [
     },
   },
   // Chinese relative weeks/months/years chrono lacks (下周五 it has; 下周 alone, 下个月, 明年 it does not).
-  { pattern: /(下下|下|上上|上|这|這|本)(个|個)?月/u, extract: (m) => ({ unit: 'month', amount: { 下下: 2, 下: 1, 上上: -2, 上: -1, 这: 0, 這: 0, 本: 0 }[m[1]!]! }) },
-  { pattern: /(下|上|这|這|本)(周|週|星期|个星期|個星期|礼拜|禮拜)(?![一二三四五六日天])/u, extract: (m) => ({ unit: 'week', amount: { 下: 1, 上: -1, 这: 0, 這: 0, 本: 0 }[m[1]!]! }) },
-  { pattern: /(明年|去年|今年|后年|後年|前年)/u, extract: (m) => ({ unit: 'year', amount: { 明年: 1, 去年: -1, 今年: 0, 后年: 2, 後年: 2, 前年: -2 }[m[1]!]! }) },
-  { pattern: /(\d+|[一两二三四五六七八九十])\s?(个月|個月|个星期|個星期|星期|周|年)(后|後|以后|以後|前|之前)/u, extract: (m) => {
-    const n = count(m[1]!);
-    const unit = unitOf(m[2]!);
-    return Number.isFinite(n) && unit ? { unit, amount: /前/.test(m[3]!) ? -n : n } : null;
-  } },
+  {
+    pattern: /(下下|下|上上|上|这|這|本)(个|個)?月/u,
+    extract: (m) => ({ unit: 'month', amount: { 下下: 2, 下: 1, 上上: -2, 上: -1, 这: 0, 這: 0, 本: 0 }[m[1]!]! }),
+  },
+  {
+    pattern: /(下|上|这|這|本)(周|週|星期|个星期|個星期|礼拜|禮拜)(?![一二三四五六日天])/u,
+    extract: (m) => ({ unit: 'week', amount: { 下: 1, 上: -1, 这: 0, 這: 0, 本: 0 }[m[1]!]! }),
+  },
+  {
+    pattern: /(明年|去年|今年|后年|後年|前年)/u,
+    extract: (m) => ({ unit: 'year', amount: { 明年: 1, 去年: -1, 今年: 0, 后年: 2, 後年: 2, 前年: -2 }[m[1]!]! }),
+  },
+  {
+    pattern: /(\d+|[一两二三四五六七八九十])\s?(个月|個月|个星期|個星期|星期|周|年)(后|後|以后|以後|前|之前)/u,
+    extract: (m) => {
+      const n = count(m[1]!);
+      const unit = unitOf(m[2]!);
+      return Number.isFinite(n) && unit ? { unit, amount: /前/.test(m[3]!) ? -n : n } : null;
+    },
+  },
   // Japanese.
   {
     pattern: /(再来週|来週|先週|今週)(?:の?([日月火水木金土])曜日?)?/u,
-    extract: (m) => ({ unit: 'week', amount: { 再来週: 2, 来週: 1, 先週: -1, 今週: 0 }[m[1]!]!, ...(m[2] ? { weekday: WEEKDAY[m[2]]! } : {}) }),
+    extract: (m) => ({
+      unit: 'week',
+      amount: { 再来週: 2, 来週: 1, 先週: -1, 今週: 0 }[m[1]!]!,
+      ...(m[2] ? { weekday: WEEKDAY[m[2]]! } : {}),
+    }),
   },
   { pattern: /(再来月|来月|先月|今月)/u, extract: (m) => ({ unit: 'month', amount: { 再来月: 2, 来月: 1, 先月: -1, 今月: 0 }[m[1]!]! }) },
   { pattern: /(再来年|来年|昨年|今年)/u, extract: (m) => ({ unit: 'year', amount: { 再来年: 2, 来年: 1, 昨年: -1, 今年: 0 }[m[1]!]! }) },
   { pattern: /(明後日|あさって|一昨日|おととい)/u, extract: (m) => ({ unit: 'day', amount: /明後日|あさって/.test(m[1]!) ? 2 : -2 }) },
-  { pattern: /(\d+)\s?(日|週間|か月|ヶ月|カ月|ケ月|年)(後|前)/u, extract: (m) => {
-    const unit = unitOf(m[2]!);
-    return unit ? { unit, amount: m[3] === '前' ? -Number(m[1]) : Number(m[1]) } : null;
-  } },
+  {
+    pattern: /(\d+)\s?(日|週間|か月|ヶ月|カ月|ケ月|年)(後|前)/u,
+    extract: (m) => {
+      const unit = unitOf(m[2]!);
+      return unit ? { unit, amount: m[3] === '前' ? -Number(m[1]) : Number(m[1]) } : null;
+    },
+  },
   // Spanish forms chrono's es parser misses.
   {
-    pattern: /\b(?:la\s+)?(semana|mes|año)\s+(que\s+viene|pr[oó]xim[oa]|pasad[oa])\b|\b(?:la\s+|el\s+)?pr[oó]xim[oa]\s+(semana|mes|año)\b/iu,
+    pattern:
+      /\b(?:la\s+)?(semana|mes|año)\s+(que\s+viene|pr[oó]xim[oa]|pasad[oa])\b|\b(?:la\s+|el\s+)?pr[oó]xim[oa]\s+(semana|mes|año)\b/iu,
     extract: (m) => {
       const word = (m[1] ?? m[3] ?? '').toLowerCase();
       const unit: Unit = word === 'semana' ? 'week' : word === 'mes' ? 'month' : 'year';
@@ -137,7 +199,11 @@ const LOCAL = new chrono.Chrono({
 });
 
 const LOCALE_PARSERS: Partial<Record<string, chrono.Chrono>> = {
-  de: chrono.de.casual, fr: chrono.fr.casual, es: chrono.es.casual, ja: chrono.ja.casual, zh: chrono.zh.hans.casual,
+  de: chrono.de.casual,
+  fr: chrono.fr.casual,
+  es: chrono.es.casual,
+  ja: chrono.ja.casual,
+  zh: chrono.zh.hans.casual,
 };
 
 /** Languages whose relative dates are understood: chrono's English, plus these. */

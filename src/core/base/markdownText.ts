@@ -16,7 +16,18 @@ interface MdNode {
   readonly children?: readonly MdNode[];
 }
 
-const BLOCKS = new Set(['paragraph', 'heading', 'listItem', 'tableCell', 'tableRow', 'code', 'blockquote', 'thematicBreak', 'html', 'break']);
+const BLOCKS = new Set([
+  'paragraph',
+  'heading',
+  'listItem',
+  'tableCell',
+  'tableRow',
+  'code',
+  'blockquote',
+  'thematicBreak',
+  'html',
+  'break',
+]);
 
 export function markdownText(markdown: string): string {
   const parts: string[] = [];

@@ -10,7 +10,9 @@ import { redactSecrets } from './secrets';
 
 export type MemoryExportFormat = 'dated-lines' | 'pam' | 'markdown';
 
-export const MEMORY_EXPORT_FORMATS: Readonly<Record<MemoryExportFormat, { readonly label: string; readonly extension: string; readonly mimeType: string }>> = {
+export const MEMORY_EXPORT_FORMATS: Readonly<
+  Record<MemoryExportFormat, { readonly label: string; readonly extension: string; readonly mimeType: string }>
+> = {
   'dated-lines': { label: 'Dated lines ([date] - memory), for Claude and others', extension: 'txt', mimeType: 'text/plain' },
   pam: { label: 'Portable AI Memory (JSON)', extension: 'json', mimeType: 'application/json' },
   markdown: { label: 'Markdown', extension: 'md', mimeType: 'text/markdown' },
@@ -46,7 +48,9 @@ export interface MemoryExportFile {
 
 export const EXPORTER = 'recollect/0.1.0';
 const SECTIONS: readonly { readonly kind: CarriedKind; readonly title: string }[] = [
-  { kind: 'about', title: 'About you' }, { kind: 'plan', title: 'Plans' }, { kind: 'fact', title: 'Facts' },
+  { kind: 'about', title: 'About you' },
+  { kind: 'plan', title: 'Plans' },
+  { kind: 'fact', title: 'Facts' },
 ];
 
 /** `sha256:<hex>` of the normalised text, as Portable AI Memory's content_hash (trim, lower case, NFC, single spaces). */
@@ -75,32 +79,42 @@ function pamType(m: ExportedMemory): string {
 }
 
 async function pam(items: readonly ExportedMemory[], o: MemoryExportOptions): Promise<string> {
-  const memories = await Promise.all(items.map(async (m) => ({
-    id: m.id,
-    type: pamType(m),
-    custom_type: null,
-    status: 'active',
-    content: m.text,
-    content_hash: await contentHash(m.text),
-    temporal: {
-      created_at: iso(m.at ?? o.exportedAt),
-      valid_from: m.validFrom != null ? iso(m.validFrom) : null,
-      valid_until: m.validUntil != null ? iso(m.validUntil) : null,
-    },
-    provenance: { platform: 'recollect', extraction_method: 'api_export', extracted_at: iso(o.exportedAt), extractor: EXPORTER },
-    // created_at is required, so an undated memory gets the export time and says so here.
-    metadata: { recollect_kind: m.kind, ...(m.at === null ? { recollect_undated: true } : {}) },
-  })));
+  const memories = await Promise.all(
+    items.map(async (m) => ({
+      id: m.id,
+      type: pamType(m),
+      custom_type: null,
+      status: 'active',
+      content: m.text,
+      content_hash: await contentHash(m.text),
+      temporal: {
+        created_at: iso(m.at ?? o.exportedAt),
+        valid_from: m.validFrom != null ? iso(m.validFrom) : null,
+        valid_until: m.validUntil != null ? iso(m.validUntil) : null,
+      },
+      provenance: { platform: 'recollect', extraction_method: 'api_export', extracted_at: iso(o.exportedAt), extractor: EXPORTER },
+      // created_at is required, so an undated memory gets the export time and says so here.
+      metadata: { recollect_kind: m.kind, ...(m.at === null ? { recollect_undated: true } : {}) },
+    })),
+  );
   const store = {
-    schema: 'portable-ai-memory', schema_version: '1.0', spec_uri: 'https://portable-ai-memory.org/spec/v1.0',
-    export_id: o.exportId, exported_by: EXPORTER, export_date: iso(o.exportedAt), export_type: 'full',
-    owner: { id: o.ownerId }, memories,
+    schema: 'portable-ai-memory',
+    schema_version: '1.0',
+    spec_uri: 'https://portable-ai-memory.org/spec/v1.0',
+    export_id: o.exportId,
+    exported_by: EXPORTER,
+    export_date: iso(o.exportedAt),
+    export_type: 'full',
+    owner: { id: o.ownerId },
+    memories,
   };
   return `${JSON.stringify(store, null, 2)}\n`;
 }
 
 function markdown(items: readonly ExportedMemory[], o: MemoryExportOptions): string {
-  const out = [`# Memory exported from Recollect on ${dayString(o.zone, o.exportedAt)} (${items.length} ${items.length === 1 ? 'memory' : 'memories'})`];
+  const out = [
+    `# Memory exported from Recollect on ${dayString(o.zone, o.exportedAt)} (${items.length} ${items.length === 1 ? 'memory' : 'memories'})`,
+  ];
   for (const { kind, title } of SECTIONS) {
     const mine = items.filter((m) => m.kind === kind);
     if (!mine.length) continue;
@@ -110,11 +124,18 @@ function markdown(items: readonly ExportedMemory[], o: MemoryExportOptions): str
 }
 
 /** The memories in `format`, secrets redacted, with the file name and type to download it as. */
-export async function formatMemoryExport(format: MemoryExportFormat, items: readonly ExportedMemory[], o: MemoryExportOptions): Promise<MemoryExportFile> {
+export async function formatMemoryExport(
+  format: MemoryExportFormat,
+  items: readonly ExportedMemory[],
+  o: MemoryExportOptions,
+): Promise<MemoryExportFile> {
   const clean = items.map((m) => ({ ...m, text: redactSecrets(oneLine(m.text), o.apiKey) })).filter((m) => m.text);
-  const text = format === 'pam' ? await pam(clean, o)
-    : format === 'markdown' ? markdown(clean, o)
-    : `${clean.map((m) => datedLine(m, o.zone, false)).join('\n')}\n`;
+  const text =
+    format === 'pam'
+      ? await pam(clean, o)
+      : format === 'markdown'
+        ? markdown(clean, o)
+        : `${clean.map((m) => datedLine(m, o.zone, false)).join('\n')}\n`;
   const { extension, mimeType } = MEMORY_EXPORT_FORMATS[format];
   const suffix = format === 'pam' ? '.pam' : '';
   return { text, fileName: `recollect-memory-${dayString(o.zone, o.exportedAt)}${suffix}.${extension}`, mimeType, count: clean.length };

@@ -10,8 +10,9 @@
 
 // U+FFFD; C0 controls and DEL except tab, newline and carriage return; unpaired surrogates.
 // Matching control bytes is the point here.
-// eslint-disable-next-line no-control-regex
-const BROKEN = /\uFFFD|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const BROKEN =
+  // eslint-disable-next-line no-control-regex
+  /\uFFFD|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 // For streamed pieces: a surrogate pair may be split between two pieces, so only the rest.
 // eslint-disable-next-line no-control-regex
 const BROKEN_IN_PIECE = /\uFFFD|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;

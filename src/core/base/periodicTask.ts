@@ -37,8 +37,17 @@ export class PeriodicTask {
     if (this.#stopped) return;
     this.#handle?.cancel();
     this.#pass ??= this.#run()
-      .then(() => { this.#lastError = null; }, (err: unknown) => { this.#lastError = toErrorInfo(err); })
-      .finally(() => { this.#pass = null; });
+      .then(
+        () => {
+          this.#lastError = null;
+        },
+        (err: unknown) => {
+          this.#lastError = toErrorInfo(err);
+        },
+      )
+      .finally(() => {
+        this.#pass = null;
+      });
     await this.#pass;
     if (this.#stopped) return;
     this.#handle?.cancel(); // two overlapping tick() calls leave one timer, not two

@@ -103,9 +103,7 @@ export interface LlmResult {
 }
 
 /** Streaming answers: text deltas as they arrive, then exactly one 'done' carrying the whole result. */
-export type LlmStreamEvent =
-  | { readonly type: 'delta'; readonly text: string }
-  | { readonly type: 'done'; readonly result: LlmResult };
+export type LlmStreamEvent = { readonly type: 'delta'; readonly text: string } | { readonly type: 'done'; readonly result: LlmResult };
 
 /**
  * Failures are thrown as errors with an LLM_* `code` (see errors.ts): LLM_RATE_LIMITED,
@@ -141,7 +139,9 @@ export interface LlmSchemaIssue {
 
 /** The part of a zod schema completeJson uses; any zod (3.x or 4.x) schema satisfies it. */
 export interface LlmSchema<T> {
-  safeParse(data: unknown):
+  safeParse(
+    data: unknown,
+  ):
     | { readonly success: true; readonly data: T }
     | { readonly success: false; readonly error: { readonly issues: readonly LlmSchemaIssue[] } };
 }

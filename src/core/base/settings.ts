@@ -87,7 +87,9 @@ export function defaultAnswerBudget(contextTokens?: number): number {
 /** A stored budget, or the default (for this model) when it is missing or out of range. */
 export function answerBudgetOf(stored: string | null, contextTokens?: number): number {
   const n = Number(stored);
-  return stored !== null && Number.isInteger(n) && n >= ANSWER_BUDGET.min && n <= ANSWER_BUDGET.max ? n : defaultAnswerBudget(contextTokens);
+  return stored !== null && Number.isInteger(n) && n >= ANSWER_BUDGET.min && n <= ANSWER_BUDGET.max
+    ? n
+    : defaultAnswerBudget(contextTokens);
 }
 
 /** A stored '1'/'0' flag, or the default when it is missing or anything else. */

@@ -2,13 +2,27 @@
  * What the engine needs from persistent storage. Implemented by src/storage/SqliteMemoryStore
  * (wa-sqlite on OPFS in the browser, in memory in Node); core never sees SQL dialect details.
  */
-import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit, StorageStats, TitleSource } from './types';
+import type {
+  AppendResult,
+  Conversation,
+  ConversationMemory,
+  ImportSummary,
+  Message,
+  MessageWindow,
+  MessageWindowRequest,
+  NewTurn,
+  SearchHit,
+  StorageStats,
+  TitleSource,
+} from './types';
 
 /** A conversation an import batch creates (existing ids are left as they are). */
 export interface NewConversation {
   readonly id: string;
   readonly title: string;
   readonly createdAt?: number;
+  /** The project a new conversation goes in (an existing one is not moved). */
+  readonly projectId?: string;
 }
 
 export interface AppendOptions {
@@ -26,7 +40,14 @@ export interface MemoryStore {
    * `createdAt` (default now) keeps an imported conversation's original start; both memory switches
    * default to on; `projectId` puts it in a project in the same transaction (NOT_FOUND if none).
    */
-  createConversation(input: { readonly id?: string; readonly title: string; readonly createdAt?: number; readonly projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation>;
+  createConversation(
+    input: {
+      readonly id?: string;
+      readonly title: string;
+      readonly createdAt?: number;
+      readonly projectId?: string | null;
+    } & Partial<ConversationMemory>,
+  ): Promise<Conversation>;
   getConversation(id: string): Promise<Conversation | null>;
   /** Sets either memory switch; NOT_FOUND when the conversation is gone. */
   setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation>;
@@ -125,7 +146,13 @@ export interface VectorStore {
    */
   newestPendingKey(kind: ItemKind, vectorModelId: string, count: number): Promise<number>;
   /** Items of `kind` with a vector of `from` but none of `to`, after `after` (an embedder switch re-embeds them). */
-  pendingReembed(kind: ItemKind, fromVectorModelId: string, toVectorModelId: string, limit: number, after?: number): Promise<PendingEmbedding[]>;
+  pendingReembed(
+    kind: ItemKind,
+    fromVectorModelId: string,
+    toVectorModelId: string,
+    limit: number,
+    after?: number,
+  ): Promise<PendingEmbedding[]>;
   /** Deletes every vector of `kind` not produced by `keepVectorModelId`; returns how many. */
   deleteOtherVectors(kind: ItemKind, keepVectorModelId: string): Promise<number>;
   getMeta(key: string): Promise<string | null>;

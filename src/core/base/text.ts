@@ -29,7 +29,11 @@ export function letterWords(text: string): string[] {
 
 /** Lower case, letters and digits only, single spaces: "Ana said: I like SUSHI!" → "ana said i like sushi". */
 export function normaliseText(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 /** Function words and question words: they carry no topic, and match nearly every turn. */

@@ -13,7 +13,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(zone: string): Intl.DateTimeFormat {
   let f = formatters.get(zone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
     formatters.set(zone, f);
   }
   return f;
@@ -25,20 +34,36 @@ export function isTimeZone(zone: unknown): zone is string {
   try {
     formatter(zone);
     return true;
-  } catch { // Intl throws a RangeError for a zone it does not know
+  } catch {
+    // Intl throws a RangeError for a zone it does not know
     return false;
   }
 }
 
 /** `zone`, or a typed error a person can act on. */
 export function checkTimeZone(zone: unknown): string {
-  if (!isTimeZone(zone)) throw new RecollectError('INVALID_INPUT', `"${String(zone)}" is not a time zone name this browser knows (e.g. Europe/Berlin, America/New_York, UTC).`);
+  if (!isTimeZone(zone))
+    throw new RecollectError(
+      'INVALID_INPUT',
+      `"${String(zone)}" is not a time zone name this browser knows (e.g. Europe/Berlin, America/New_York, UTC).`,
+    );
   return zone;
 }
 
 function offsetAt(zone: string, t: number): number {
-  const parts = Object.fromEntries(formatter(zone).formatToParts(new Date(t)).map((p) => [p.type, p.value]));
-  const asUtc = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  const parts = Object.fromEntries(
+    formatter(zone)
+      .formatToParts(new Date(t))
+      .map((p) => [p.type, p.value]),
+  );
+  const asUtc = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
   return Math.round((asUtc - Math.floor(t / 1000) * 1000) / 60_000);
 }
 

@@ -62,11 +62,21 @@ export function titleAfterDeletion(
   const firstAnswerWent = deleted.some((t) => t.role === 'assistant' && wasFirst(t, remaining.firstAssistantSeq));
   let madeFromDeleted: boolean;
   switch (current.titledBy) {
-    case 'message': madeFromDeleted = firstUserWent.length > 0; break;
-    case 'endpoint': madeFromDeleted = firstUserWent.length > 0 || firstAnswerWent; break;
-    case 'user': madeFromDeleted = !current.recorded && firstUserWent.some((t) => titleFrom(t.content) === current.title); break;
-    case 'none': madeFromDeleted = false; break;
+    case 'message':
+      madeFromDeleted = firstUserWent.length > 0;
+      break;
+    case 'endpoint':
+      madeFromDeleted = firstUserWent.length > 0 || firstAnswerWent;
+      break;
+    case 'user':
+      madeFromDeleted = !current.recorded && firstUserWent.some((t) => titleFrom(t.content) === current.title);
+      break;
+    case 'none':
+      madeFromDeleted = false;
+      break;
   }
   if (!madeFromDeleted) return null;
-  return remaining.firstUser ? { title: titleFrom(remaining.firstUser.content), titledBy: 'message' } : { title: UNTITLED, titledBy: 'none' };
+  return remaining.firstUser
+    ? { title: titleFrom(remaining.firstUser.content), titledBy: 'message' }
+    : { title: UNTITLED, titledBy: 'none' };
 }

@@ -20,7 +20,11 @@ let counter: Promise<Counter> | undefined;
 
 function loadCounter(): Promise<Counter> {
   counter ??= import('gpt-tokenizer/encoding/cl100k_base')
-    .then((m): Counter => (text) => m.countTokens(text))
+    .then(
+      (m): Counter =>
+        (text) =>
+          m.countTokens(text),
+    )
     .catch((): Counter => charsOverFour);
   return counter;
 }

@@ -119,8 +119,7 @@ export interface MessageWindow {
  * turn once. Speaker, time and metadata default (the role's name, now, none).
  */
 export interface NewTurn
-  extends Pick<Message, 'id' | 'conversationId' | 'role' | 'content'>,
-    Partial<Pick<Message, 'speaker' | 'occurredAt' | 'metadata'>> {}
+  extends Pick<Message, 'id' | 'conversationId' | 'role' | 'content'>, Partial<Pick<Message, 'speaker' | 'occurredAt' | 'metadata'>> {}
 
 /** The role of a turn a person or a model said (system turns are never imported or shown as chat). */
 export type ChatRole = Exclude<Role, 'system'>;

@@ -65,10 +65,13 @@ export function watchLifeline(
     options.onDeath();
   };
   worker.onError(() => alive || kill());
-  void Promise.race([worker.holdLifeline(options.name), dead]).then(() => {
-    alive = true;
-    void options.locks.request(options.name, () => kill());
-  }, () => undefined);
+  void Promise.race([worker.holdLifeline(options.name), dead]).then(
+    () => {
+      alive = true;
+      void options.locks.request(options.name, () => kill());
+    },
+    () => undefined,
+  );
   return { dead, kill, gone: () => gone };
 }
 
@@ -109,7 +112,9 @@ interface Generation<S> {
   cutOff(err: Error): void;
 }
 
-export function watchedWorker<T extends object, S extends WorkerStart<T> = WorkerStart<T>>(options: WatchedWorkerOptions<T, S>): WatchedWorker<T, S> {
+export function watchedWorker<T extends object, S extends WorkerStart<T> = WorkerStart<T>>(
+  options: WatchedWorkerOptions<T, S>,
+): WatchedWorker<T, S> {
   const maxRestarts = options.maxRestarts ?? 3;
   const windowMs = options.windowMs ?? 60_000;
   const deaths: number[] = [];
@@ -122,8 +127,15 @@ export function watchedWorker<T extends object, S extends WorkerStart<T> = Worke
     const cut = new Promise<never>((_, reject) => (cutOff = reject));
     cut.catch(() => undefined);
     const next: Generation<S> = {
-      worker, cut, cutOff,
-      lifeline: watchLifeline(worker, { locks: options.locks, name: lifelineName(options.kind), stopped: options.stopped, onDeath: () => died(next) }),
+      worker,
+      cut,
+      cutOff,
+      lifeline: watchLifeline(worker, {
+        locks: options.locks,
+        name: lifelineName(options.kind),
+        stopped: options.stopped,
+        onDeath: () => died(next),
+      }),
     };
     // A death is also a cut-off: calls race one promise whatever ended them.
     next.lifeline.dead.catch((err: Error) => cutOff(err));
@@ -146,7 +158,11 @@ export function watchedWorker<T extends object, S extends WorkerStart<T> = Worke
 
   const ensure = (): Generation<S> => {
     if (gen) return gen;
-    if (givenUp) throw new RecollectError('WORKER_STOPPED', `${options.stopped().message} It stopped several times in a row, so Recollect stopped restarting it; reload the page.`);
+    if (givenUp)
+      throw new RecollectError(
+        'WORKER_STOPPED',
+        `${options.stopped().message} It stopped several times in a row, so Recollect stopped restarting it; reload the page.`,
+      );
     return launch(false);
   };
 

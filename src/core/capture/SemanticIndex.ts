@@ -70,7 +70,11 @@ export class SemanticIndex {
     if (index.exact || options.approximate) return index.search(query, k);
     const candidates = index.search(query, rescoreDepth(k));
     if (candidates.length === 0) return [];
-    const stored = await this.#store.getVectors(this.#kind, candidates.map((c) => c.id), vectorModelId);
+    const stored = await this.#store.getVectors(
+      this.#kind,
+      candidates.map((c) => c.id),
+      vectorModelId,
+    );
     const exact: VectorHit[] = [];
     for (const { itemId, vector } of stored) {
       if (vector.length !== dim) continue;

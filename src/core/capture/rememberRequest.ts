@@ -59,7 +59,8 @@ function sentences(line: string): string[] {
   return out.filter(Boolean);
 }
 
-const isQuestion = (sentence: string): boolean => /[?？]\s*["”』」)]*$/u.test(sentence) || /^[¿]/.test(sentence) || /(吗|嗎|か)$/u.test(sentence.replace(/[。.!！\s]+$/u, ''));
+const isQuestion = (sentence: string): boolean =>
+  /[?？]\s*["”』」)]*$/u.test(sentence) || /^[¿]/.test(sentence) || /(吗|嗎|か)$/u.test(sentence.replace(/[。.!！\s]+$/u, ''));
 
 // ---- per language ------------------------------------------------------------------------------
 
@@ -81,7 +82,8 @@ const EN_RECALLED = /^(?:time|day|night|week|weekend|year|summer|trip|one|place|
 /** "remember when / how / where…": recalling or asking, not telling. */
 const EN_WH = /^(?:when|how|where|what|who|whom|which|why|whether|if|back|the time|the day|us|me|you)\b/i;
 /** The "remember I'm…" form without "that" wants a clause: a subject and a verb, not "my name". */
-const EN_CLAUSE = /^(?:i|i['’]m|i['’]ve|i['’]ll|i['’]d|my|we|we['’]re|our|mine)\b.*\b(?:am|is|are|was|were|have|has|had|do|does|did|don['’]t|doesn['’]t|can|can['’]t|will|won['’]t|like|love|hate|prefer|live|work|use|need|want|eat|drink|speak|go|own|'m|'s|'re|'ve|'d)\b|^(?:i['’]m|i['’]ve|i['’]ll|i['’]d|we['’]re)\b/i;
+const EN_CLAUSE =
+  /^(?:i|i['’]m|i['’]ve|i['’]ll|i['’]d|my|we|we['’]re|our|mine)\b.*\b(?:am|is|are|was|were|have|has|had|do|does|did|don['’]t|doesn['’]t|can|can['’]t|will|won['’]t|like|love|hate|prefer|live|work|use|need|want|eat|drink|speak|go|own|'m|'s|'re|'ve|'d)\b|^(?:i['’]m|i['’]ve|i['’]ll|i['’]d|we['’]re)\b/i;
 
 const DE_LEAD = String.raw`(?:(?:ok|also|und|übrigens|ach ja|ab jetzt|ab sofort|von jetzt an|in zukunft|für die zukunft|noch was)\s*[,:]?\s+)*`;
 const DE_VERB = String.raw`(?:merk(?:e)? dir|merken sie sich|vergiss nicht|vergessen sie nicht|denk(?:e)? dran|denk(?:e)? daran|denken sie daran|behalte? (?:im (?:hinter)?kopf|in erinnerung)|behalten sie (?:im (?:hinter)?kopf|in erinnerung)|notier(?:e)? dir|notieren sie sich|erinnere dich daran)`;
@@ -100,13 +102,18 @@ const ES_VERB = String.raw`(?:recuerda|recuerde|acuérdate de|acuérdese de|no o
 const ES_FILL = String.raw`(?:\s+(?:esto|por favor|bien|siempre))*`;
 const ES_WH = /^(?:cuando|cuándo|cómo|como|dónde|donde|qué|quién|por qué|si|lo que|la vez)\b/i;
 
-const JA_VERB = '(?:覚えて(?:おいて(?:ください|ね|ほしい|くれ)?|ください|ね)?|覚えといて|忘れないで(?:ください|ね|ほしい)?|記憶して(?:おいて|ください)?)';
+const JA_VERB =
+  '(?:覚えて(?:おいて(?:ください|ね|ほしい|くれ)?|ください|ね)?|覚えといて|忘れないで(?:ください|ね|ほしい)?|記憶して(?:おいて|ください)?)';
 const ZH_VERB = '(?:记住|記住|记好|記好|别忘了|別忘了|不要忘记|不要忘記|别忘记|別忘記|记一下|記一下|牢记|牢記)';
-const KO_VERB = '(?:기억해\\s*(?:줘|둬|주세요|두세요|줄래)|기억해\\s*놔|기억하세요|기억해|잊지\\s*마(?:세요|라)?|잊지\\s*말아\\s*(?:줘|주세요))';
+const KO_VERB =
+  '(?:기억해\\s*(?:줘|둬|주세요|두세요|줄래)|기억해\\s*놔|기억하세요|기억해|잊지\\s*마(?:세요|라)?|잊지\\s*말아\\s*(?:줘|주세요))';
 
 /** The separator after the verb: "that", a colon, a comma or a dash. */
 const latin = (lead: string, please: string, verb: string, fill: string, that: string): RegExp =>
-  new RegExp(String.raw`^${lead}(?:${please}\s*,?\s+)?(?:always\s+)?${verb}${fill}\s*(?:(?<sep>,?\s*${that})|\s*(?<sep2>[:,–—-])\s*)(?<what>.*)$`, 'iu');
+  new RegExp(
+    String.raw`^${lead}(?:${please}\s*,?\s+)?(?:always\s+)?${verb}${fill}\s*(?:(?<sep>,?\s*${that})|\s*(?<sep2>[:,–—-])\s*)(?<what>.*)$`,
+    'iu',
+  );
 
 const RULES: readonly Rule[] = [
   {
@@ -123,7 +130,10 @@ const RULES: readonly Rule[] = [
   {
     // "I'm vegetarian, please remember that."
     language: 'en',
-    pattern: new RegExp(String.raw`^(?<what>.+?)\s*[,;–—-]\s*(?:so\s+)?(?:please\s+)?${EN_VERB}\s+(?:that|this|it)(?:,?\s*please)?\s*[.!]*$`, 'iu'),
+    pattern: new RegExp(
+      String.raw`^(?<what>.+?)\s*[,;–—-]\s*(?:so\s+)?(?:please\s+)?${EN_VERB}\s+(?:that|this|it)(?:,?\s*please)?\s*[.!]*$`,
+      'iu',
+    ),
   },
   {
     language: 'de',
@@ -155,17 +165,26 @@ const RULES: readonly Rule[] = [
     // "私はベジタリアンだということを覚えておいて"
     language: 'ja',
     reject: (what) => /[なの]$/u.test(what),
-    pattern: new RegExp(`^(?:(?:これから|今後|あと)[、,]?\\s*)?(?<what>.+?)(?:ということ|ってこと|という事|こと|事|(?<=[だすたるい])と)を?(?:ちゃんと|しっかり)?${JA_VERB}(?:ください|ね|よ|ほしい|くれ)*[。！!]*$`, 'u'),
+    pattern: new RegExp(
+      `^(?:(?:これから|今後|あと)[、,]?\\s*)?(?<what>.+?)(?:ということ|ってこと|という事|こと|事|(?<=[だすたるい])と)を?(?:ちゃんと|しっかり)?${JA_VERB}(?:ください|ね|よ|ほしい|くれ)*[。！!]*$`,
+      'u',
+    ),
   },
   {
     // "覚えておいてください：私はベジタリアンです"
     language: 'ja',
-    pattern: new RegExp(`^(?:(?:これから|今後|あと)[、,]?\\s*)?${JA_VERB}(?:ほしい(?:んだけど|のですが|んですが|こと(?:が(?:ある|あります))?)?)?\\s*[:：、,]\\s*(?<what>.+)$`, 'u'),
+    pattern: new RegExp(
+      `^(?:(?:これから|今後|あと)[、,]?\\s*)?${JA_VERB}(?:ほしい(?:んだけど|のですが|んですが|こと(?:が(?:ある|あります))?)?)?\\s*[:：、,]\\s*(?<what>.+)$`,
+      'u',
+    ),
   },
   {
     // "请记住：我是素食者" / "记住我对花生过敏" (not "记住了", which is "got it").
     language: 'zh',
-    pattern: new RegExp(`^(?:(?:以后|今后|從現在開始|从现在开始|另外|还有|還有|对了|對了)[，,、]?\\s*)?(?:请|請|麻烦|麻煩|帮我|幫我|你要|你得|要)?\\s*${ZH_VERB}(?:一下|这一点|這一點|这件事|這件事)?\\s*[：:，,、]?\\s*(?<what>[^了吗嗎].*)$`, 'u'),
+    pattern: new RegExp(
+      `^(?:(?:以后|今后|從現在開始|从现在开始|另外|还有|還有|对了|對了)[，,、]?\\s*)?(?:请|請|麻烦|麻煩|帮我|幫我|你要|你得|要)?\\s*${ZH_VERB}(?:一下|这一点|這一點|这件事|這件事)?\\s*[：:，,、]?\\s*(?<what>[^了吗嗎].*)$`,
+      'u',
+    ),
   },
   {
     // "我是素食者，请记住"
@@ -180,17 +199,28 @@ const RULES: readonly Rule[] = [
   {
     // "나는 채식주의자라는 걸 기억해 줘" — a quoted clause ("…라는 걸", "…다는 것을") before the verb.
     language: 'ko',
-    pattern: new RegExp(`^(?:(?:앞으로|이제부터)\\s*)?(?<what>.+?)(?:이?라는|는)\\s*(?:것|걸|거|사실)을?\\s*(?:꼭\\s*)?${KO_VERB}[.!。！]*$`, 'u'),
+    pattern: new RegExp(
+      `^(?:(?:앞으로|이제부터)\\s*)?(?<what>.+?)(?:이?라는|는)\\s*(?:것|걸|거|사실)을?\\s*(?:꼭\\s*)?${KO_VERB}[.!。！]*$`,
+      'u',
+    ),
   },
 ];
 
 // ---- the thing to remember ---------------------------------------------------------------------
 
-const TRAILING_PLEASE = /(?:[,\s]+(?:please|thanks|thank you|for me|for the future|bitte|danke|s['’]il (?:te|vous) pla[iî]t|stp|svp|merci|por favor|gracias|ok\??))+\s*$/iu;
+const TRAILING_PLEASE =
+  /(?:[,\s]+(?:please|thanks|thank you|for me|for the future|bitte|danke|s['’]il (?:te|vous) pla[iî]t|stp|svp|merci|por favor|gracias|ok\??))+\s*$/iu;
 
 function tidyText(raw: string): string {
-  let t = raw.trim().replace(/^["“”'‘’«»「『]+|["“”'‘’«»」』]+$/gu, '').trim();
-  t = t.replace(/[.!。！;；,，、:：\s]+$/u, '').replace(TRAILING_PLEASE, '').replace(/[.!。！;；,，、:：\s]+$/u, '').trim();
+  let t = raw
+    .trim()
+    .replace(/^["“”'‘’«»「『]+|["“”'‘’«»」』]+$/gu, '')
+    .trim();
+  t = t
+    .replace(/[.!。！;；,，、:：\s]+$/u, '')
+    .replace(TRAILING_PLEASE, '')
+    .replace(/[.!。！;；,，、:：\s]+$/u, '')
+    .trim();
   // Latin scripts: the first letter up, as a sentence of its own.
   return t.replace(/^\p{Ll}/u, (c) => c.toUpperCase());
 }
@@ -224,7 +254,12 @@ export function rememberRequest(message: string): RememberRequest | null {
       const following = (): string | null => {
         if (!last || !/[:：]\s*$/u.test(parts[j]!)) return null;
         const items: string[] = [];
-        for (let k = i + 1; k < lines.length && lines[k]!.trim(); k++) items.push(lines[k]!.trim().replace(/^(?:[-*•]|\d+[.)])\s+/u, '').replace(/[.;]+$/, ''));
+        for (let k = i + 1; k < lines.length && lines[k]!.trim(); k++)
+          items.push(
+            lines[k]!.trim()
+              .replace(/^(?:[-*•]|\d+[.)])\s+/u, '')
+              .replace(/[.;]+$/, ''),
+          );
         return items.length ? items.join('; ') : null;
       };
       const found = fromSentence(parts[j]!, following);

@@ -48,7 +48,10 @@ export interface VectorIndexFactory {
 }
 
 /** The portable default: exact float32 brute force in JS. */
-export const jsVectorIndex: VectorIndexFactory = { kind: 'js-float32', create: (dim, initialCapacity) => new VectorIndex(dim, initialCapacity) };
+export const jsVectorIndex: VectorIndexFactory = {
+  kind: 'js-float32',
+  create: (dim, initialCapacity) => new VectorIndex(dim, initialCapacity),
+};
 
 export class VectorIndex implements VectorSearchIndex {
   readonly kind = 'js-float32';

@@ -59,10 +59,17 @@ export class AnswerService {
     if (request.temporary === true) {
       const question = (request.question ?? '').trim();
       if (!question) throw new RecollectError('INVALID_INPUT', 'Ask something first.');
-      return { question, history: (request.history ?? []).slice(-HISTORY_TURNS).map((t) => ({ role: t.role, content: t.content })), carried: new Set() };
+      return {
+        question,
+        history: (request.history ?? []).slice(-HISTORY_TURNS).map((t) => ({ role: t.role, content: t.content })),
+        carried: new Set(),
+      };
     }
-    const { messages: turns } = await this.#d.messageWindow(request.conversationId,
-      { around: request.userMessageId, lead: HISTORY_TURNS, limit: HISTORY_TURNS + 1 });
+    const { messages: turns } = await this.#d.messageWindow(request.conversationId, {
+      around: request.userMessageId,
+      lead: HISTORY_TURNS,
+      limit: HISTORY_TURNS + 1,
+    });
     const index = turns.findIndex((t) => t.id === request.userMessageId);
     if (index < 0) throw new RecollectError('NOT_FOUND', 'The message to answer is no longer stored.');
     const recent = turns.slice(Math.max(0, index - HISTORY_TURNS), index).filter((t) => t.role !== 'system');
@@ -76,7 +83,11 @@ export class AnswerService {
    */
   async ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult> {
     const llm = this.#d.llm();
-    if (!llm) throw new RecollectError('LLM_NOT_CONFIGURED', 'No LLM endpoint is configured. Open Settings to add one; your messages are still stored and searchable.');
+    if (!llm)
+      throw new RecollectError(
+        'LLM_NOT_CONFIGURED',
+        'No LLM endpoint is configured. Open Settings to add one; your messages are still stored and searchable.',
+      );
     const temporary = request.temporary === true;
     const { question, history, carried } = await this.#question(request);
     const memoryOff = !temporary && this.#d.usesMemory !== undefined && !(await this.#d.usesMemory(request.conversationId));
@@ -115,8 +126,7 @@ export class AnswerService {
           // Broken characters (U+FFFD, control bytes) are not shown, as they are not stored.
           const piece = cleanModelPiece(e.text);
           if (piece) onEvent({ type: 'delta', text: piece });
-        }
-        else if (e.type === 'status') onEvent({ type: 'status', stage: e.stage });
+        } else if (e.type === 'status') onEvent({ type: 'status', stage: e.stage });
       }
     } finally {
       this.#running.delete(request.answerId);
@@ -130,7 +140,10 @@ export class AnswerService {
     if (!result.answer.trim()) {
       // Storing "(no answer)" would look like the model's reply; say what happened instead.
       const what = cleaned.dropped > 0 ? 'an answer of broken characters only' : 'an empty answer';
-      throw new RecollectError('LLM_BAD_OUTPUT', `The model ${llm.onDevice ? 'on this device' : 'at the endpoint'} sent ${what}${result.finishReason === 'length' ? ' (it hit its token limit before writing anything)' : ''}. Try again, or check the model in Settings. Your message is stored.`);
+      throw new RecollectError(
+        'LLM_BAD_OUTPUT',
+        `The model ${llm.onDevice ? 'on this device' : 'at the endpoint'} sent ${what}${result.finishReason === 'length' ? ' (it hit its token limit before writing anything)' : ''}. Try again, or check the model in Settings. Your message is stored.`,
+      );
     }
     const metadata: AnswerMetadata = {
       answerTo: request.userMessageId ?? null,
@@ -180,7 +193,10 @@ export class AnswerService {
   }
 
   #after(work: Promise<unknown>): void {
-    const settled = work.then(() => undefined, () => undefined);
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
     this.#pending.add(settled);
     void settled.then(() => this.#pending.delete(settled));
   }

@@ -47,14 +47,30 @@ export class Conversations {
     this.#d = deps;
   }
 
-  list(): Promise<Conversation[]> { return this.#d.store.listConversations(); }
-  messages(conversationId: string): Promise<Message[]> { return this.#d.store.listMessages(conversationId); }
-  messageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow> { return this.#d.store.listMessageWindow(conversationId, request); }
+  list(): Promise<Conversation[]> {
+    return this.#d.store.listConversations();
+  }
+  messages(conversationId: string): Promise<Message[]> {
+    return this.#d.store.listMessages(conversationId);
+  }
+  messageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow> {
+    return this.#d.store.listMessageWindow(conversationId, request);
+  }
 
-  create(input: { readonly id?: string; readonly title: string; readonly projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation> { return this.#d.switches.create(input); }
-  setMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> { return this.#d.switches.set(id, patch); }
-  memoryDefaults(): Promise<ConversationMemory> { return this.#d.switches.defaults(); }
-  setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory> { return this.#d.switches.setDefaults(patch); }
+  create(
+    input: { readonly id?: string; readonly title: string; readonly projectId?: string | null } & Partial<ConversationMemory>,
+  ): Promise<Conversation> {
+    return this.#d.switches.create(input);
+  }
+  setMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> {
+    return this.#d.switches.set(id, patch);
+  }
+  memoryDefaults(): Promise<ConversationMemory> {
+    return this.#d.switches.defaults();
+  }
+  setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory> {
+    return this.#d.switches.setDefaults(patch);
+  }
 
   /** The user's own title: never replaced by the first message's or the endpoint's. */
   async rename(id: string, title: string): Promise<Conversation> {
@@ -70,7 +86,9 @@ export class Conversations {
     return results;
   }
 
-  async appendOne(turn: NewTurn): Promise<AppendResult> { return (await this.append([turn]))[0]!; }
+  async appendOne(turn: NewTurn): Promise<AppendResult> {
+    return (await this.append([turn]))[0]!;
+  }
 
   /**
    * The user's message, stored in one transaction with what it implies: an edit replaces the
@@ -153,11 +171,14 @@ export class Conversations {
 
   /** After an answer was stored: the endpoint names the conversation after its first exchange. */
   async answered(conversationId: string): Promise<void> {
-    const title = await titleByEndpoint({
-      llm: this.#d.llm(),
-      getConversation: (c) => this.#d.store.getConversation(c),
-      messageWindow: (c, request) => this.#d.store.listMessageWindow(c, request),
-    }, conversationId);
+    const title = await titleByEndpoint(
+      {
+        llm: this.#d.llm(),
+        getConversation: (c) => this.#d.store.getConversation(c),
+        messageWindow: (c, request) => this.#d.store.listMessageWindow(c, request),
+      },
+      conversationId,
+    );
     if (title === null) return;
     await this.#d.store.renameConversation(conversationId, title, 'endpoint');
     this.#d.emit({ type: 'conversations-changed' });

@@ -7,8 +7,19 @@
 import { RecollectError } from '../base/errors';
 import type { Llm, LlmCallSink, LlmConnectionTest } from '../base/ports';
 import {
-  ANSWER_BUDGET, DEFAULT_LLM_BOUNDARY_CHECK, defaultAnswerBudget, DEFAULT_SUFFICIENCY_CHECK, META_KEYS, answerBudgetOf, flagOf, viewOf,
-  type LlmFactory, type LlmSettings, type LlmSettingsInput, type LlmSettingsView, type SettingsStore,
+  ANSWER_BUDGET,
+  DEFAULT_LLM_BOUNDARY_CHECK,
+  defaultAnswerBudget,
+  DEFAULT_SUFFICIENCY_CHECK,
+  META_KEYS,
+  answerBudgetOf,
+  flagOf,
+  viewOf,
+  type LlmFactory,
+  type LlmSettings,
+  type LlmSettingsInput,
+  type LlmSettingsView,
+  type SettingsStore,
 } from '../base/settings';
 import type { MetaStore } from '../base/store';
 import { DEFAULT_TIME_ZONE, checkTimeZone, isTimeZone } from '../base/timeZone';
@@ -39,13 +50,13 @@ export interface EngineSettingsDeps {
   readonly contextTokens?: () => number | undefined;
 }
 
-
 /** The zone this platform reports (the browser's in the app; the process's in Node). */
 export function platformTimeZone(): string {
   try {
     const zone = new Intl.DateTimeFormat().resolvedOptions().timeZone;
     return isTimeZone(zone) ? zone : DEFAULT_TIME_ZONE;
-  } catch { // a platform without Intl time-zone data: fall back to UTC
+  } catch {
+    // a platform without Intl time-zone data: fall back to UTC
     return DEFAULT_TIME_ZONE;
   }
 }
@@ -140,7 +151,10 @@ export class EngineSettings {
     if (settings.budgetTokens !== undefined) {
       const b = Math.round(settings.budgetTokens);
       if (!Number.isFinite(b) || b < ANSWER_BUDGET.min || b > ANSWER_BUDGET.max) {
-        throw new RecollectError('INVALID_INPUT', `The memory budget must be between ${formatCount(ANSWER_BUDGET.min)} and ${formatCount(ANSWER_BUDGET.max)} tokens.`);
+        throw new RecollectError(
+          'INVALID_INPUT',
+          `The memory budget must be between ${formatCount(ANSWER_BUDGET.min)} and ${formatCount(ANSWER_BUDGET.max)} tokens.`,
+        );
       }
       await meta.setMeta(META_KEYS.answerBudget, String(b));
     }
@@ -172,7 +186,10 @@ export class EngineSettings {
     const baseUrl = input.baseUrl.trim();
     const model = input.model.trim();
     if (baseUrl && !/^https?:\/\/[^\s/?#]+(?:[/?#]\S*)?$/i.test(baseUrl)) {
-      throw new RecollectError('INVALID_INPUT', `"${baseUrl}" is not an http(s) address. Use the server's address, e.g. http://localhost:11434/v1.`);
+      throw new RecollectError(
+        'INVALID_INPUT',
+        `"${baseUrl}" is not an http(s) address. Use the server's address, e.g. http://localhost:11434/v1.`,
+      );
     }
     const current = await this.#deps.settings?.loadLlm();
     const apiKey = input.apiKey === undefined ? (current?.apiKey ?? null) : input.apiKey?.trim() || null;

@@ -75,10 +75,15 @@ export class EngineUpkeep {
     const { jobs, episodes, lifecycle, consolidator } = this.#d;
     // The episode stage runs exactly when there are episodes and a job queue (writePath.ts).
     if (!jobs || !episodes) return;
-    await applyPolicyChange({
-      jobs, episodes,
-      reevaluate: () => lifecycle.reevaluate(),
-      kick: () => consolidator.runner.kick(),
-    }, name, this.#d.clock.now());
+    await applyPolicyChange(
+      {
+        jobs,
+        episodes,
+        reevaluate: () => lifecycle.reevaluate(),
+        kick: () => consolidator.runner.kick(),
+      },
+      name,
+      this.#d.clock.now(),
+    );
   }
 }

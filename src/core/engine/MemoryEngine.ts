@@ -19,15 +19,23 @@ import type { ProfileApi } from '../protocol/profile';
 import type { ProjectsApi } from '../protocol/projects';
 import type { SettingsApi } from '../protocol/settings';
 import type { SynthesisApi } from '../protocol/synthesis';
-import type { ImportSummary } from '../base/types';
 import type { Llm, LlmCallSink } from '../base/ports';
 import type { ContextParts } from '../recall/answerContext';
-import { EpisodeTally, estimateSynthesis } from '../synthesis/synthesisEstimate';
-import { importMemory } from './importMemory';
+import { replaceFromFile } from './replaceFromFile';
 import { assembleEngine, type EngineParts } from './assembleEngine';
 import type { EngineListener, MemoryEngineDeps } from './engineDeps';
 import {
-  answersGroup, conversationsGroup, dataGroup, indexingGroup, memoryGroup, plansGroup, profileGroup, projectsGroup, settingsGroup, synthesisGroup, type EngineHooks,
+  answersGroup,
+  conversationsGroup,
+  dataGroup,
+  indexingGroup,
+  memoryGroup,
+  plansGroup,
+  profileGroup,
+  projectsGroup,
+  settingsGroup,
+  synthesisGroup,
+  type EngineHooks,
 } from './engineGroups';
 
 export type { EngineListener, MemoryEngineDeps, VectorSearch } from './engineDeps';
@@ -69,7 +77,8 @@ export class MemoryEngine implements EngineApi {
       llmReady: async () => this.#llmReady ?? undefined,
       indexerReady: async () => this.#indexerReady ?? undefined,
       emit: (event) => this.#emit(event),
-      importDatabase: (bytes) => this.#importDatabase(bytes),
+      importDatabase: (bytes) =>
+        replaceFromFile(p, bytes, { emit: (event) => this.#emit(event), start: (beforeWork) => this.#start(beforeWork, false) }),
     };
     this.conversations = conversationsGroup(p);
     this.projects = projectsGroup(p);
@@ -88,21 +97,29 @@ export class MemoryEngine implements EngineApi {
     return this.#p.answers.context(question, options).finally(() => this.#releaseHold());
   }
   /** An answer used these turns: visits, heat, and synthesis of raw episodes per the policy. */
-  noteRetrieved(messageIds: readonly string[]): Promise<void> { return this.#p.lifecycle.onRetrieved(messageIds); }
+  noteRetrieved(messageIds: readonly string[]): Promise<void> {
+    return this.#p.lifecycle.onRetrieved(messageIds);
+  }
 
   /** Sets (or clears) the LLM endpoint used for synthesis; paused work resumes. */
-  setLlm(llm: Llm | null): void { this.#p.llm.useEndpoint(llm); }
+  setLlm(llm: Llm | null): void {
+    this.#p.llm.useEndpoint(llm);
+  }
 
   /**
    * A model on this device answers, titles and synthesises instead of the endpoint (null: the
    * endpoint again). `make` gets the engine's ledger, so its calls are counted like the endpoint's.
    */
-  useDeviceLlm(make: ((sink: LlmCallSink | null) => Llm) | null): void { this.#p.llm.useDevice(make); }
+  useDeviceLlm(make: ((sink: LlmCallSink | null) => Llm) | null): void {
+    this.#p.llm.useDevice(make);
+  }
 
   // ---- background work ------------------------------------------------------------------------
 
   /** Starts on the current database, resuming background work left from an earlier session; `beforeWork` runs once settings are read, before any background work. */
-  start(beforeWork?: () => Promise<void>): Promise<void> { return this.#start(beforeWork, true); }
+  start(beforeWork?: () => Promise<void>): Promise<void> {
+    return this.#start(beforeWork, true);
+  }
   /** `holdReads`: false after an import, whose start-up must read everything before it is kept (importMemory.ts). */
   async #start(beforeWork: (() => Promise<void>) | undefined, holdReads: boolean): Promise<void> {
     // Set before the first await: a search that arrives while the database's models are being
@@ -119,10 +136,12 @@ export class MemoryEngine implements EngineApi {
       this.#holdTimeout = this.#p.timer(() => this.#releaseHold(), START_HOLD_MS);
     } else indexer?.release();
     this.#llmReady = this.#p.settings.loadLlm();
-    this.#indexerReady = this.#llmReady.then(() => this.#p.settings.load()).then(async () => {
-      if (beforeWork) await beforeWork();
-      await indexer?.init();
-    });
+    this.#indexerReady = this.#llmReady
+      .then(() => this.#p.settings.load())
+      .then(async () => {
+        if (beforeWork) await beforeWork();
+        await indexer?.init();
+      });
     await this.#indexerReady;
     if (this.#p.indexer) {
       void this.#p.indexer.warmUp();
@@ -163,7 +182,9 @@ export class MemoryEngine implements EngineApi {
    * Resolves when background embedding, segmentation, due consolidation jobs and the work after
    * stored answers (titles) have caught up (tests, benchmark ingest). Jobs waiting for a backoff or a paused endpoint are not waited for.
    */
-  idle(): Promise<void> { return this.#idle(); }
+  idle(): Promise<void> {
+    return this.#idle();
+  }
   async #idle(): Promise<void> {
     this.#releaseHold(); // whoever waits for idle waits for the held reads too
     for (let round = 0; round < 100; round++) {
@@ -174,7 +195,8 @@ export class MemoryEngine implements EngineApi {
       await this.#p.lifecycle.idle();
       await this.#p.consolidator.recovery.idle();
       await this.#p.consolidator.runner.idle();
-      const busy = (this.#p.indexer?.status().state === 'running') || this.#p.consolidator.runner.status().running || this.#p.consolidator.recovery.busy;
+      const busy =
+        this.#p.indexer?.status().state === 'running' || this.#p.consolidator.runner.status().running || this.#p.consolidator.recovery.busy;
       if (!busy) return;
     }
   }
@@ -204,46 +226,5 @@ export class MemoryEngine implements EngineApi {
         /* a broken listener must not break a write that already committed */
       }
     }
-  }
-
-  /** Replaces the memory with a file, all or nothing (core/engine/importMemory.ts). */
-  async #importDatabase(bytes: Uint8Array): Promise<ImportSummary> {
-    let held: ImportSummary['pendingSynthesis'] | null = null;
-    let first = true;
-    const summary = await importMemory({
-      stage: (b, options) => this.#p.store.stageImport(b, options),
-      restart: async () => {
-        this.#p.semantic.reset();
-        this.#p.lifecycle.reset();
-        this.#emit({ type: 'database-replaced' });
-        // Only the imported memory is held: a restart after a rollback is the user's own memory.
-        const hold = first;
-        first = false;
-        await this.#start(hold ? async () => { held = await this.#holdSynthesis(); } : undefined, false);
-      },
-    }, bytes, this.#p.indexer ? { knownEmbedder: (id) => this.#p.indexer!.knows(id) } : {});
-    return held ? { ...summary, pendingSynthesis: held } : summary;
-  }
-
-  /**
-   * A restored memory with turns no synthesis covers would start paid synthesis at once under its
-   * saved policy. The policy is set to `off` before anything starts, and the import reports the
-   * estimate per policy so the user chooses, as with Import chats.
-   */
-  async #holdSynthesis(): Promise<ImportSummary['pendingSynthesis'] | null> {
-    if (!this.#p.episodes) return null;
-    const policy = this.#p.settings.policy;
-    if (policy === 'off') return null;
-    const turns = await this.#p.episodes.unsynthesisedTurns();
-    if (turns.length === 0) return null;
-    const tally = new EpisodeTally();
-    for (let i = 0; i < turns.length;) {
-      let j = i;
-      while (j < turns.length && turns[j]!.conversationId === turns[i]!.conversationId) j++;
-      tally.addConversation(turns.slice(i, j));
-      i = j;
-    }
-    await this.#p.settings.setPolicy('off');
-    return { turns: tally.turns, episodes: tally.cells, estimates: estimateSynthesis(tally), policyInFile: policy === 'eager' ? 'eager' : 'recurrence' };
   }
 }

@@ -10,7 +10,8 @@
 import { RecollectError } from '../base/errors';
 import { MAX_TITLE_CHARS } from '../base/limits';
 import { formatCount } from '../base/numbers';
-import type { Project, ProjectEdit, ProjectInput } from '../base/types';
+import type { Project, ProjectEdit, ProjectInput, ProjectMemoryMode } from '../base/types';
+import type { ImportedProject } from '../base/historyImport';
 
 export type { ProjectEdit, ProjectInput };
 import type { EngineEvent } from '../protocol';
@@ -32,7 +33,8 @@ function cleanName(name: unknown): string {
   if (typeof name !== 'string') throw new RecollectError('INVALID_INPUT', 'A project needs a name.');
   const t = name.replace(/\s+/g, ' ').trim();
   if (!t) throw new RecollectError('INVALID_INPUT', 'A project needs a name.');
-  if (t.length > MAX_TITLE_CHARS) throw new RecollectError('INVALID_INPUT', `A project name is at most ${MAX_TITLE_CHARS} characters (this one has ${t.length}).`);
+  if (t.length > MAX_TITLE_CHARS)
+    throw new RecollectError('INVALID_INPUT', `A project name is at most ${MAX_TITLE_CHARS} characters (this one has ${t.length}).`);
   return t;
 }
 
@@ -41,9 +43,17 @@ function cleanInstructions(text: unknown): string {
   if (typeof text !== 'string') throw new RecollectError('INVALID_INPUT', 'Project instructions must be text.');
   const t = text.trim();
   if (t.length > MAX_PROJECT_INSTRUCTIONS) {
-    throw new RecollectError('INVALID_INPUT', `Project instructions are at most ${formatCount(MAX_PROJECT_INSTRUCTIONS)} characters (these have ${formatCount(t.length)}); shorten them, they are sent with every answer.`);
+    throw new RecollectError(
+      'INVALID_INPUT',
+      `Project instructions are at most ${formatCount(MAX_PROJECT_INSTRUCTIONS)} characters (these have ${formatCount(t.length)}); shorten them, they are sent with every answer.`,
+    );
   }
   return t;
+}
+
+/** A source's project name as a name here: spaces collapsed, cut to the limit (an import does not fail on a long name). */
+function importedName(name: string): string {
+  return name.replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_CHARS).trim() || 'Imported project';
 }
 
 function flag(value: unknown, what: string): boolean | undefined {
@@ -59,14 +69,22 @@ export class Projects {
     this.#d = deps;
   }
 
-  list(): Promise<Project[]> { return this.#d.store.listProjects(); }
-  get(id: string): Promise<Project | null> { return this.#d.store.getProject(id); }
+  list(): Promise<Project[]> {
+    return this.#d.store.listProjects();
+  }
+  get(id: string): Promise<Project | null> {
+    return this.#d.store.getProject(id);
+  }
 
   async create(input: ProjectInput): Promise<Project> {
     const memory = input?.memory;
-    if (memory !== 'shared' && memory !== 'project-only') throw new RecollectError('INVALID_INPUT', 'Choose how the project uses memory: shared or project-only.');
+    if (memory !== 'shared' && memory !== 'project-only')
+      throw new RecollectError('INVALID_INPUT', 'Choose how the project uses memory: shared or project-only.');
     const created = await this.#d.store.createProject({
-      id: this.#d.newId(), name: cleanName(input.name), instructions: cleanInstructions(input.instructions), memory,
+      id: this.#d.newId(),
+      name: cleanName(input.name),
+      instructions: cleanInstructions(input.instructions),
+      memory,
       useProfile: flag(input.useProfile, 'Use the profile') ?? true,
     });
     this.#changed();
@@ -75,7 +93,10 @@ export class Projects {
 
   async edit(id: string, patch: ProjectEdit): Promise<Project> {
     if ((patch as { memory?: unknown }).memory !== undefined) {
-      throw new RecollectError('INVALID_INPUT', 'A project\'s memory mode is chosen when it is created and cannot be changed; create a new project and move the chats.');
+      throw new RecollectError(
+        'INVALID_INPUT',
+        "A project's memory mode is chosen when it is created and cannot be changed; create a new project and move the chats.",
+      );
     }
     const useProfile = flag(patch.useProfile, 'Use the profile');
     const archived = flag(patch.archived, 'Archived');
@@ -89,9 +110,46 @@ export class Projects {
     return updated;
   }
 
+  /**
+   * The project a history import puts a source project's chats in: the one an earlier import made
+   * from the same source project (found by its source id, kept as the person may have renamed it),
+   * or a new one with `memory`. A name too long is cut; instructions too long are left out (said
+   * in `instructionsLeftOut`) rather than failing the import.
+   */
+  async fromSource(
+    source: ImportedProject,
+    memory: ProjectMemoryMode,
+  ): Promise<{ project: Project; created: boolean; instructionsLeftOut: boolean }> {
+    const existing = await this.#d.store.projectBySource(source.sourceId);
+    if (existing) return { project: existing, created: false, instructionsLeftOut: false };
+    const name = importedName(source.name);
+    const instructions = (source.instructions ?? '').trim();
+    const fits = instructions.length <= MAX_PROJECT_INSTRUCTIONS;
+    const project = await this.#d.store.createProject({
+      id: this.#d.newId(),
+      name,
+      instructions: fits ? instructions : '',
+      memory: memory === 'project-only' ? 'project-only' : 'shared',
+      useProfile: true,
+      sourceId: source.sourceId,
+    });
+    this.#changed();
+    return { project, created: true, instructionsLeftOut: !fits };
+  }
+
+  /** An imported project's name and instructions from the export's own list (instructions too long are left out). */
+  async describeImported(id: string, source: ImportedProject): Promise<{ instructionsLeftOut: boolean }> {
+    const instructions = (source.instructions ?? '').trim();
+    const fits = instructions.length <= MAX_PROJECT_INSTRUCTIONS;
+    await this.#d.store.updateProject(id, { name: importedName(source.name), ...(fits && instructions ? { instructions } : {}) });
+    this.#changed();
+    return { instructionsLeftOut: !fits };
+  }
+
   /** 'keep': the chats go to no project (a project-only project's memory becomes shared); 'delete': they are deleted too. */
   async delete(id: string, chats: 'keep' | 'delete'): Promise<{ readonly deletedConversations: number }> {
-    if (chats !== 'keep' && chats !== 'delete') throw new RecollectError('INVALID_INPUT', 'Say what happens to the project\'s chats: keep them (in no project) or delete them.');
+    if (chats !== 'keep' && chats !== 'delete')
+      throw new RecollectError('INVALID_INPUT', "Say what happens to the project's chats: keep them (in no project) or delete them.");
     const deleted = await this.#d.store.deleteProject(id, chats);
     if (deleted.length) {
       this.#d.conversationsDeleted(deleted);

@@ -34,6 +34,8 @@ import { AnswerService } from './AnswerService';
 import { buildWritePath, NO_SYNTHESIS, type EpisodeStage, type SynthesisStage } from './writePath';
 import { EngineUpkeep } from './EngineUpkeep';
 import { HistoryImports } from './historyImport';
+import type { ImportedProject } from '../base/historyImport';
+import type { ProjectMemoryMode } from '../base/types';
 import { TrailingIndex } from './trailingIndex';
 import { speakersDuringImport } from './speakersDuringImport';
 import { ForegroundReads } from '../base/foregroundReads';
@@ -137,7 +139,8 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     onLlm: (client) => llm.useEndpoint(client),
     onChange: () => emit({ type: 'settings-changed' }),
     contextTokens: () => llm.current?.contextTokens,
-    onPolicyChanged: (name) => upkeep.policyChanged(name), ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),
+    onPolicyChanged: (name) => upkeep.policyChanged(name),
+    ...(deps.platformTimeZone ? { platformTimeZone: deps.platformTimeZone } : {}),
   });
 
   // The embedders as the read and write paths see them (capture may be off, failing or warming up).
@@ -145,34 +148,44 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   const activeEmbedder = (): Embedder | null => {
     try {
       return indexer?.activeEmbedder() ?? null;
-    } catch { // an unknown model id throws: answer without vectors
+    } catch {
+      // an unknown model id throws: answer without vectors
       return null;
     }
   };
   /** The active embedder for reading, or null while embedding is failing (callers fall back to text). */
   const embedderOrNull = (): Embedder | null => (indexer?.status().state === 'error' ? null : activeEmbedder());
+  /** The embedder for a search, or null while the active model is known to fail (a switch away from it runs). */
+  const searchEmbedder = (): Embedder | null => (indexer?.activeFails() ? null : embedderOrNull());
   /** The embedder for answering, or null while it warms up after open (recall is lexical meanwhile). */
-  const recallEmbedder = (): Embedder | null => (indexer && !indexer.vectorsReady() ? null : embedderOrNull());
+  const recallEmbedder = (): Embedder | null => (indexer && !indexer.vectorsReady() ? null : searchEmbedder());
   const activeVectors = (): ActiveVectors | null => {
     const e = embedderOrNull();
     return e ? { id: e.id, dim: e.dim } : null;
   };
 
-  const { indexer, lifecycle, consolidator } = buildWritePath({
-    ...deps, clock, timer, newId: makeId, semantic,
-  }, {
-    llm: () => llm.current,
-    policy: () => settings.policy,
-    llmBoundaryCheck: () => settings.llmBoundaryCheck,
-    timeZone: () => settings.timeZone,
-    activeVectors,
-    activeEmbedder,
-    onEmbeddingStatus: (status) => {
-      emit({ type: 'embedding-status', status });
-      trailing.noteEmbedding();
+  const { indexer, lifecycle, consolidator } = buildWritePath(
+    {
+      ...deps,
+      clock,
+      timer,
+      newId: makeId,
+      semantic,
     },
-    onMemoryChanged: () => emit({ type: 'memory-changed' }),
-  });
+    {
+      llm: () => llm.current,
+      policy: () => settings.policy,
+      llmBoundaryCheck: () => settings.llmBoundaryCheck,
+      timeZone: () => settings.timeZone,
+      activeVectors,
+      activeEmbedder,
+      onEmbeddingStatus: (status) => {
+        emit({ type: 'embedding-status', status });
+        trailing.noteEmbedding();
+      },
+      onMemoryChanged: () => emit({ type: 'memory-changed' }),
+    },
+  );
   const trailing = new TrailingIndex({
     backlog: () => store.turnIndexBacklog?.() ?? Promise.resolve(0),
     indexSome: (max) => store.indexQueuedTurns?.(max) ?? Promise.resolve(0),
@@ -186,16 +199,26 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   });
 
   const switches = new ConversationMemorySwitches({
-    store, meta: store, onRemembered: () => lifecycle.kick(), changed: () => emit({ type: 'conversations-changed' }),
+    store,
+    meta: store,
+    onRemembered: () => lifecycle.kick(),
+    changed: () => emit({ type: 'conversations-changed' }),
   });
-  const saved = new SavedMemories({ knowledge: deps.knowledge ?? null, clock, newId: makeId, changed: () => emit({ type: 'memory-changed' }) });
+  const saved = new SavedMemories({
+    knowledge: deps.knowledge ?? null,
+    clock,
+    newId: makeId,
+    changed: () => emit({ type: 'memory-changed' }),
+  });
   const conversations = new Conversations({
     store,
     switches,
     semantic,
     // During a history import episodes wait for it (the trailing index kicks them after).
     written: () => (indexer ? indexer.kick() : trailing.importing ? undefined : lifecycle.kick()),
-    emptied: async (conversationId) => { await explorer?.dropEmptyEpisodes(conversationId); },
+    emptied: async (conversationId) => {
+      await explorer?.dropEmptyEpisodes(conversationId);
+    },
     conversationDeleted: () => lifecycle.reset(),
     // What a deleted turn's episode derived went with it (storage); the policy decides when to derive it again.
     turnsDeleted: () => {
@@ -208,7 +231,9 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   });
   const projects = deps.projects
     ? new Projects({
-        store: deps.projects, newId: makeId, emit,
+        store: deps.projects,
+        newId: makeId,
+        emit,
         conversationsDeleted: () => {
           semantic.reset();
           lifecycle.reset();
@@ -217,15 +242,33 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     : null;
   const history = deps.historyReader
     ? new HistoryImports({
-        reader: deps.historyReader, clock, readsFirst: () => foreground.whenIdle(),
+        reader: deps.historyReader,
+        clock,
+        readsFirst: () => foreground.whenIdle(),
         sink: {
-          appendTurns: (t, create) => conversations.append(t, { deferTurnIndex: true, create }), setConsolidationPolicy: (p) => settings.setPolicy(p),
-          storedTurnIds: async (id) => (await store.getConversation(id)) ? new Set((await store.listMessages(id)).map((m) => m.id)) : null,
+          appendTurns: (t, create) => conversations.append(t, { deferTurnIndex: true, create }),
+          setConsolidationPolicy: (p) => settings.setPolicy(p),
+          storedTurnIds: async (id) =>
+            (await store.getConversation(id)) ? new Set((await store.listMessages(id)).map((m) => m.id)) : null,
           discardConversation: (id) => store.deleteConversation(id),
+          ...(projects && deps.projects
+            ? {
+                projectBySource: (sourceId: string) => deps.projects!.projectBySource(sourceId),
+                importProject: (source: ImportedProject, memory: ProjectMemoryMode) => projects.fromSource(source, memory),
+                describeProject: (id: string, source: ImportedProject) => projects.describeImported(id, source),
+              }
+            : {}),
         },
       })
     : null;
-  const upkeep = new EngineUpkeep({ lifecycle, consolidator, jobs: deps.jobs ?? null, episodes: deps.episodes ?? null, clock, ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}) });
+  const upkeep = new EngineUpkeep({
+    lifecycle,
+    consolidator,
+    jobs: deps.jobs ?? null,
+    episodes: deps.episodes ?? null,
+    clock,
+    ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}),
+  });
 
   const reader = deps.retrievalSource
     ? new MemoryReader({
@@ -236,8 +279,11 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
         // Joins with the vectors: asking the model worker which reranker is active waits behind its
         // start-up (0.3–0.6 s of a cold open's first search at 100k), and the first keyword result
         // after open should not (the same rule as recallEmbedder).
-        reranker: async () => (indexer && !indexer.vectorsReady() ? null : (await deps.embedders?.activeReranker?.()) ?? null),
-        speakers: speakersDuringImport(async () => (await deps.speakers?.()) ?? [], () => trailing.importing),
+        reranker: async () => (indexer && !indexer.vectorsReady() ? null : ((await deps.embedders?.activeReranker?.()) ?? null)),
+        speakers: speakersDuringImport(
+          async () => (await deps.speakers?.()) ?? [],
+          () => trailing.importing,
+        ),
         notRemembered: () => store.conversationsNotRemembered(),
         clock,
         timeZone: () => settings.timeZone,
@@ -245,10 +291,21 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     : null;
   const recallSource = reader?.answerSource() ?? null;
   // What an answer reads is a foreground read too (the person waits for the reply).
-  const source = recallSource ? foregroundAnswerSource(switchedAnswerSource(recallSource, () => readGlobalMemory(store)), foreground) : null;
+  const source = recallSource
+    ? foregroundAnswerSource(
+        switchedAnswerSource(recallSource, () => readGlobalMemory(store)),
+        foreground,
+      )
+    : null;
   const answers = new AnswerService({
-    llm: () => llm.current, source, clock, timeZone: () => settings.timeZone, settings: () => settings.answerSettings(),
-    messageWindow: (id, request) => store.listMessageWindow(id, request), appendTurn: (turn) => conversations.appendOne(turn), retrieved: (ids) => lifecycle.onRetrieved(ids),
+    llm: () => llm.current,
+    source,
+    clock,
+    timeZone: () => settings.timeZone,
+    settings: () => settings.answerSettings(),
+    messageWindow: (id, request) => store.listMessageWindow(id, request),
+    appendTurn: (turn) => conversations.appendOne(turn),
+    retrieved: (ids) => lifecycle.onRetrieved(ids),
     usesMemory: (id) => switches.usesMemory(id),
     answered: (id) => conversations.answered(id),
     vectorsReady: () => indexer?.vectorsReady() ?? true,
@@ -277,7 +334,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
         explorer: deps.explorer,
         vectors: store,
         indexes: { turn: semantic, fact: factIndex, episode: cellIndex },
-        embedder: embedderOrNull,
+        embedder: searchEmbedder,
         embeddingStatus: () => indexer?.status() ?? null,
         jobs,
         episodes: deps.episodes ?? null,
@@ -304,13 +361,39 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     : null;
 
   const carry = new MemoryCarry({
-    saved, explorer, knowledge: deps.knowledge ?? null, clock, zone: () => settings.timeZone,
+    saved,
+    explorer,
+    knowledge: deps.knowledge ?? null,
+    clock,
+    zone: () => settings.timeZone,
     apiKey: async () => (await deps.settings?.loadLlm())?.apiKey ?? null,
   });
 
   return {
-    store, episodes: deps.episodes ?? null, jobs, timer, semantic, factIndex, cellIndex, llm, settings,
-    indexer, lifecycle, consolidator, conversations, projects, history, trailing, foreground, upkeep, reader, answers, saved, carry, explorer, consolidationStatus,
+    store,
+    episodes: deps.episodes ?? null,
+    jobs,
+    timer,
+    semantic,
+    factIndex,
+    cellIndex,
+    llm,
+    settings,
+    indexer,
+    lifecycle,
+    consolidator,
+    conversations,
+    projects,
+    history,
+    trailing,
+    foreground,
+    upkeep,
+    reader,
+    answers,
+    saved,
+    carry,
+    explorer,
+    consolidationStatus,
   };
 }
 

@@ -64,9 +64,12 @@ export class ConversationMemorySwitches {
   }
 
   /** A new conversation with the switches of the defaults unless the input sets them. */
-  async create(input: { readonly id?: string; readonly title: string; readonly projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation> {
+  async create(
+    input: { readonly id?: string; readonly title: string; readonly projectId?: string | null } & Partial<ConversationMemory>,
+  ): Promise<Conversation> {
     const defaults = await this.defaults();
-    if (input.projectId !== undefined && input.projectId !== null && typeof input.projectId !== 'string') throw new RecollectError('INVALID_INPUT', 'Choose a project, or none.');
+    if (input.projectId !== undefined && input.projectId !== null && typeof input.projectId !== 'string')
+      throw new RecollectError('INVALID_INPUT', 'Choose a project, or none.');
     const created = await this.#d.store.createConversation({ ...input, ...defaults, ...checkPatch(input) });
     this.#d.changed();
     return created;
@@ -86,5 +89,4 @@ export class ConversationMemorySwitches {
   async usesMemory(conversationId: string): Promise<boolean> {
     return (await this.#d.store.getConversation(conversationId))?.useMemory ?? true;
   }
-
 }

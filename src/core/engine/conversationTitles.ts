@@ -20,7 +20,8 @@ const EXCERPT_CHARS = 1_500;
  */
 const TITLE_WINDOW = 40;
 
-const TITLE_SYSTEM = 'You name conversations. Reply with a short title for this conversation: at most six words, no quotes, no full stop, nothing else.';
+const TITLE_SYSTEM =
+  'You name conversations. Reply with a short title for this conversation: at most six words, no quotes, no full stop, nothing else.';
 
 export interface TitleDeps {
   readonly llm: Llm | null;
@@ -30,8 +31,16 @@ export interface TitleDeps {
 
 /** The model's reply as a title: first line, no "Title:" label, quotes or trailing stop; null when empty. */
 export function cleanTitleReply(reply: string): string | null {
-  const line = cleanModelText(reply).text.trim().split('\n').find((l) => l.trim()) ?? '';
-  const t = line.replace(/^\s*(title\s*:\s*)/i, '').replace(/^[\s"'“”‘’*#]+|[\s"'“”‘’*.]+$/g, '').replace(/\s+/g, ' ').trim();
+  const line =
+    cleanModelText(reply)
+      .text.trim()
+      .split('\n')
+      .find((l) => l.trim()) ?? '';
+  const t = line
+    .replace(/^\s*(title\s*:\s*)/i, '')
+    .replace(/^[\s"'“”‘’*#]+|[\s"'“”‘’*.]+$/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (!t) return null;
   return t.length <= TITLE_MAX_CHARS ? t : `${t.slice(0, TITLE_MAX_CHARS - 1).trimEnd()}…`;
 }
@@ -53,13 +62,20 @@ export async function titleByEndpoint(deps: TitleDeps, conversationId: string): 
   if (!conversation || (conversation.titledBy !== 'none' && conversation.titledBy !== 'message')) return null;
   let reply: string;
   try {
-    reply = (await deps.llm.complete({
-      stage: TITLE_STAGE, maxTokens: TITLE_MAX_TOKENS, temperature: 0,
-      messages: [
-        { role: 'system', content: TITLE_SYSTEM },
-        { role: 'user', content: `User: ${first.content.slice(0, EXCERPT_CHARS)}\n\nAssistant: ${answer.content.slice(0, EXCERPT_CHARS)}` },
-      ],
-    })).text;
+    reply = (
+      await deps.llm.complete({
+        stage: TITLE_STAGE,
+        maxTokens: TITLE_MAX_TOKENS,
+        temperature: 0,
+        messages: [
+          { role: 'system', content: TITLE_SYSTEM },
+          {
+            role: 'user',
+            content: `User: ${first.content.slice(0, EXCERPT_CHARS)}\n\nAssistant: ${answer.content.slice(0, EXCERPT_CHARS)}`,
+          },
+        ],
+      })
+    ).text;
   } catch {
     return null; // the first message's title stays
   }

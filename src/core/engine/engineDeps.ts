@@ -23,7 +23,10 @@ import type { ProjectStore } from './projectStore';
  * index's own order will do (no exact rescoring; SemanticIndex.search).
  */
 export type VectorSearch = (
-  vectorModelId: string, query: Float32Array, k: number, options?: { readonly approximate?: boolean },
+  vectorModelId: string,
+  query: Float32Array,
+  k: number,
+  options?: { readonly approximate?: boolean },
 ) => Promise<readonly { readonly id: string; readonly score: number }[]>;
 
 export interface MemoryEngineDeps {

@@ -103,7 +103,8 @@ export function answersGroup(p: EngineParts, hooks: EngineHooks): AnswersApi {
       }
     },
     async vectorSearch(query, options = {}) {
-      if (!p.indexer) throw new RecollectError('MODEL_UNAVAILABLE', 'No embedding model is connected, so search by meaning is unavailable.');
+      if (!p.indexer)
+        throw new RecollectError('MODEL_UNAVAILABLE', 'No embedding model is connected, so search by meaning is unavailable.');
       await hooks.indexerReady().catch(() => undefined);
       return nearestTurns({ embedder: p.indexer.activeEmbedder(), index: p.semantic, store: p.store }, query, options);
     },

@@ -13,9 +13,21 @@ import type { AppendResult, NewTurn } from '../base/types';
 import type { NewConversation } from '../base/store';
 import type { Clock } from '../base/ports';
 import type {
-  HistoryFile, HistoryFormat, HistoryImportReport, HistoryItem, HistoryProgress, HistoryReader, HistoryRequest, HistoryScan, ImportedConversation, SkipCount,
+  HistoryFile,
+  HistoryFormat,
+  HistoryImportReport,
+  HistoryItem,
+  HistoryProgress,
+  HistoryReader,
+  HistoryRequest,
+  HistoryScan,
+  ImportedConversation,
+  ImportedProject,
+  ScannedProject,
+  SkipCount,
   TranscriptLayout,
 } from '../base/historyImport';
+import type { ProjectMemoryMode } from '../base/types';
 import { EARLIEST_YEAR, isSaneTime, LATEST_YEAR, validateTurnContent } from '../base/limits';
 import { RecollectError } from '../base/errors';
 import type { PolicyName } from '../episodes/consolidationPolicy';
@@ -31,6 +43,15 @@ export interface HistorySink {
   storedTurnIds(conversationId: string): Promise<ReadonlySet<string> | null>;
   /** Removes a conversation this import created when none of its turns could be stored (no empty shell in the sidebar). */
   discardConversation(conversationId: string): Promise<void>;
+  /** The project an earlier import made from this source project (absent: projects are not stored, chats go in none). */
+  projectBySource?(sourceId: string): Promise<{ readonly name: string } | null>;
+  /** That project, or a new one with `memory` (Projects.fromSource). */
+  importProject?(
+    source: ImportedProject,
+    memory: ProjectMemoryMode,
+  ): Promise<{ readonly project: { readonly id: string }; readonly created: boolean; readonly instructionsLeftOut: boolean }>;
+  /** Gives a project this run made from a chat's reference the name and instructions the export's list has for it. */
+  describeProject?(projectId: string, source: ImportedProject): Promise<{ readonly instructionsLeftOut: boolean }>;
 }
 
 export interface HistoryImportsDeps {
@@ -82,7 +103,8 @@ function slices<T extends { readonly content: string }>(turns: readonly T[]): T[
   while (at < turns.length) {
     let end = at;
     let chars = 0;
-    while (end < turns.length && end - at < BATCH_TURNS && (end === at || chars + turns[end]!.content.length <= BATCH_CHARS)) chars += turns[end++]!.content.length;
+    while (end < turns.length && end - at < BATCH_TURNS && (end === at || chars + turns[end]!.content.length <= BATCH_CHARS))
+      chars += turns[end++]!.content.length;
     out.push(turns.slice(at, end));
     at = end;
   }
@@ -119,8 +141,11 @@ const n = (x: number) => formatCount(x);
 
 export function importSummary(r: Omit<HistoryImportReport, 'summary'>): string {
   const skipped = r.skipped.reduce((s, x) => s + x.count, 0);
-  const parts = [`${n(r.conversations)} conversation${r.conversations === 1 ? '' : 's'}, ${n(r.turns)} turn${r.turns === 1 ? '' : 's'} imported`];
+  const parts = [
+    `${n(r.conversations)} conversation${r.conversations === 1 ? '' : 's'}, ${n(r.turns)} turn${r.turns === 1 ? '' : 's'} imported`,
+  ];
   if (skipped > 0) parts.push(`${n(skipped)} skipped: ${r.skipped.map((s) => `${n(s.count)} ${s.reason}`).join(', ')}`);
+  if (r.projectsCreated > 0) parts.push(`${n(r.projectsCreated)} project${r.projectsCreated === 1 ? '' : 's'} created`);
   if (r.alreadyPresent > 0) parts.push(`${n(r.alreadyPresent)} turns were already in memory`);
   return `${r.cancelled ? 'Cancelled. ' : ''}${parts.join('; ')}.`;
 }
@@ -153,36 +178,102 @@ export class HistoryImports {
   async scan(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan> {
     const tally = new EpisodeTally();
     let conversations = 0;
+    const projects = new Map<string, { name: string; chats: number; hasInstructions: boolean; listed: boolean }>();
+    const noteProject = (p: ImportedProject, listed: boolean) => {
+      const known = projects.get(p.sourceId);
+      const entry = known ?? { name: p.name, chats: 0, hasInstructions: false, listed };
+      // The export's own list names a project better than a chat's reference to it.
+      if (listed) Object.assign(entry, { name: p.name, hasInstructions: !!p.instructions, listed });
+      projects.set(p.sourceId, entry);
+      return entry;
+    };
     this.#scanned = null;
     const key = fileKey(file);
     let kept: HistoryItem[] | null = key ? [] : null;
     let keptChars = 0;
-    const result = await this.#pass(file, request, 'scanning', onProgress, async (c, turns, _skips, _step, part) => {
-      if (!part || part.first) conversations++;
-      tally.addConversation(turns);
-      return turns.length;
-    }, undefined, (item) => {
-      if (!kept) return;
-      if (item.kind === 'conversation') for (const t of item.conversation.turns) keptChars += t.content.length;
-      if (keptChars > SCAN_KEEP_CHARS) kept = null;
-      else kept.push(item);
-    });
+    const result = await this.#pass(
+      file,
+      request,
+      'scanning',
+      onProgress,
+      async (c, turns, _skips, _step, part) => {
+        if (!part || part.first) {
+          conversations++;
+          if (c.project) noteProject(c.project, false).chats++;
+        }
+        tally.addConversation(turns);
+        return turns.length;
+      },
+      undefined,
+      (item) => {
+        if (item.kind === 'project') noteProject(item.project, true);
+        if (!kept) return;
+        if (item.kind === 'conversation') for (const t of item.conversation.turns) keptChars += t.content.length;
+        if (keptChars > SCAN_KEEP_CHARS) kept = null;
+        else kept.push(item);
+      },
+    );
     if (key && kept && !result.cancelled) this.#scanned = { key, format: result.format, items: kept };
+    const scanned: ScannedProject[] = [];
+    for (const [sourceId, p] of projects) {
+      const existing = (await this.#d.sink.projectBySource?.(sourceId)) ?? null;
+      scanned.push({
+        sourceId,
+        name: p.name,
+        chats: p.chats,
+        hasInstructions: p.hasInstructions,
+        ...(existing ? { existingName: existing.name } : {}),
+      });
+    }
     return {
-      format: result.format, conversations, turns: tally.turns, skipped: result.skips.list(), episodes: tally.cells,
-      estimates: estimateSynthesis(tally), cancelled: result.cancelled, ...(result.layout ? { transcript: result.layout } : {}),
+      format: result.format,
+      conversations,
+      turns: tally.turns,
+      skipped: result.skips.list(),
+      episodes: tally.cells,
+      estimates: estimateSynthesis(tally),
+      cancelled: result.cancelled,
+      ...(result.layout ? { transcript: result.layout } : {}),
+      projects: scanned,
     };
   }
 
   /** Imports the file under `policy` (set before the first turn is written, so synthesis follows it). */
-  async import(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport> {
+  async import(
+    file: HistoryFile,
+    request: HistoryRequest & { readonly policy?: PolicyName },
+    onProgress?: (p: HistoryProgress) => void,
+  ): Promise<HistoryImportReport> {
     const started = this.#d.clock.now();
     if (request.policy) await this.#d.sink.setConsolidationPolicy(request.policy);
     let conversations = 0;
     let turnsAdded = 0;
     let alreadyPresent = 0;
+    let projectsCreated = 0;
+    const memory: ProjectMemoryMode = request.projectMemory === 'project-only' ? 'project-only' : 'shared';
+    /** Source project id → our project id, for this run. */
+    const projectIds = new Map<string, string>();
+    /** Projects this run made from a chat's reference alone (named from the id until the export's list names them). */
+    const unnamed = new Set<string>();
+    const tooLong = 'project instructions too long to keep (the project was made without them)';
+    const projectFor = async (source: ImportedProject | undefined, skips: Skips, listed = false): Promise<void> => {
+      if (!source || !this.#d.sink.importProject) return;
+      const known = projectIds.get(source.sourceId);
+      if (known !== undefined) {
+        // The list came after the chats that named the project (a zip's members come in any order).
+        if (listed && unnamed.delete(source.sourceId) && (await this.#d.sink.describeProject?.(known, source))?.instructionsLeftOut)
+          skips.add(tooLong);
+        return;
+      }
+      const r = await this.#d.sink.importProject(source, memory);
+      projectIds.set(source.sourceId, r.project.id);
+      if (r.created) projectsCreated++;
+      if (r.created && !listed) unnamed.add(source.sourceId);
+      if (r.instructionsLeftOut) skips.add(tooLong);
+    };
     // `known`: a slice of a long conversation after its first, whose stored turns were looked up once.
-    let batch: { conversation: ImportedConversation; turns: NewTurn[]; formerIds: (string | undefined)[]; known?: ReadonlySet<string> }[] = [];
+    let batch: { conversation: ImportedConversation; turns: NewTurn[]; formerIds: (string | undefined)[]; known?: ReadonlySet<string> }[] =
+      [];
     let batchTurns = 0;
     let batchChars = 0;
     const counted = new Set<string>();
@@ -195,7 +286,7 @@ export class HistoryImports {
       // A conversation already in memory sends only turns it does not hold, under either id scheme.
       const isNew: boolean[] = [];
       for (const g of groups) {
-        const stored = g.known ?? await this.#d.sink.storedTurnIds(g.conversation.id);
+        const stored = g.known ?? (await this.#d.sink.storedTurnIds(g.conversation.id));
         isNew.push(stored === null);
         if (!stored) continue;
         const before = g.turns.length;
@@ -203,10 +294,21 @@ export class HistoryImports {
         alreadyPresent += before - g.turns.length;
       }
       let results: AppendResult[][];
-      const create = (g: (typeof groups)[number]): NewConversation => ({ id: g.conversation.id, title: g.conversation.title, createdAt: g.conversation.createdAt });
+      const create = (g: (typeof groups)[number]): NewConversation => {
+        const projectId = g.conversation.project ? projectIds.get(g.conversation.project.sourceId) : undefined;
+        return {
+          id: g.conversation.id,
+          title: g.conversation.title,
+          createdAt: g.conversation.createdAt,
+          ...(projectId ? { projectId } : {}),
+        };
+      };
       await this.#d.readsFirst?.();
       try {
-        const flat = await this.#d.sink.appendTurns(groups.flatMap((g) => g.turns), groups.map(create));
+        const flat = await this.#d.sink.appendTurns(
+          groups.flatMap((g) => g.turns),
+          groups.map(create),
+        );
         let i = 0;
         results = groups.map((g) => flat.slice(i, (i += g.turns.length)));
       } catch (err) {
@@ -241,36 +343,69 @@ export class HistoryImports {
     };
     // The turns already stored of the conversation that comes in pieces, looked up at its first piece.
     let splitStored: ReadonlySet<string> | null = null;
-    const result = await this.#pass(file, request, 'importing', onProgress, async (conversation, turns, skips, step, part) => {
-      const chars = turns.reduce((sum, t) => sum + t.content.length, 0);
-      if (part || turns.length > BATCH_TURNS || chars > BATCH_CHARS) {
-        // A long conversation (a 200 MB chat) goes in slices: a transaction and a progress report
-        // each, instead of one transaction holding the connection for minutes with nothing shown.
-        await flush(skips);
-        const first = !part || part.first;
-        const stored = first ? await this.#d.sink.storedTurnIds(conversation.id) : splitStored;
-        if (part) splitStored = stored ?? new Set<string>();
-        for (const [k, slice] of slices(turns).entries()) {
-          batch.push({
-            conversation, formerIds: slice.map((t) => t.formerId), ...(k > 0 || !first ? { known: stored ?? new Set<string>() } : {}),
-            turns: slice.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })),
-          });
+    const result = await this.#pass(
+      file,
+      request,
+      'importing',
+      onProgress,
+      async (conversation, turns, skips, step, part) => {
+        await projectFor(conversation.project, skips);
+        const chars = turns.reduce((sum, t) => sum + t.content.length, 0);
+        if (part || turns.length > BATCH_TURNS || chars > BATCH_CHARS) {
+          // A long conversation (a 200 MB chat) goes in slices: a transaction and a progress report
+          // each, instead of one transaction holding the connection for minutes with nothing shown.
           await flush(skips);
-          if (!(await step(slice.length, true))) break;
+          const first = !part || part.first;
+          const stored = first ? await this.#d.sink.storedTurnIds(conversation.id) : splitStored;
+          if (part) splitStored = stored ?? new Set<string>();
+          for (const [k, slice] of slices(turns).entries()) {
+            batch.push({
+              conversation,
+              formerIds: slice.map((t) => t.formerId),
+              ...(k > 0 || !first ? { known: stored ?? new Set<string>() } : {}),
+              turns: slice.map((t) => ({
+                id: t.id,
+                conversationId: conversation.id,
+                role: t.role,
+                content: t.content,
+                occurredAt: t.occurredAt,
+                ...(t.speaker ? { speaker: t.speaker } : {}),
+              })),
+            });
+            await flush(skips);
+            if (!(await step(slice.length, true))) break;
+          }
+          return 0;
         }
-        return 0;
-      }
-      batch.push({
-        conversation, formerIds: turns.map((t) => t.formerId),
-        turns: turns.map((t) => ({ id: t.id, conversationId: conversation.id, role: t.role, content: t.content, occurredAt: t.occurredAt, ...(t.speaker ? { speaker: t.speaker } : {}) })),
-      });
-      batchTurns += turns.length;
-      batchChars += chars;
-      if (batchTurns >= BATCH_TURNS || batchChars >= BATCH_CHARS) await flush(skips);
-      return turns.length;
-    }, flush);
+        batch.push({
+          conversation,
+          formerIds: turns.map((t) => t.formerId),
+          turns: turns.map((t) => ({
+            id: t.id,
+            conversationId: conversation.id,
+            role: t.role,
+            content: t.content,
+            occurredAt: t.occurredAt,
+            ...(t.speaker ? { speaker: t.speaker } : {}),
+          })),
+        });
+        batchTurns += turns.length;
+        batchChars += chars;
+        if (batchTurns >= BATCH_TURNS || batchChars >= BATCH_CHARS) await flush(skips);
+        return turns.length;
+      },
+      flush,
+      undefined,
+      (project, skips) => projectFor(project, skips, true),
+    );
     const report = {
-      format: result.format, conversations, turns: turnsAdded, alreadyPresent, skipped: result.skips.list(), cancelled: result.cancelled,
+      format: result.format,
+      conversations,
+      turns: turnsAdded,
+      alreadyPresent,
+      projectsCreated,
+      skipped: result.skips.list(),
+      cancelled: result.cancelled,
       seconds: (this.#d.clock.now() - started) / 1000,
     };
     return { ...report, summary: importSummary(report) };
@@ -286,9 +421,17 @@ export class HistoryImports {
     phase: HistoryProgress['phase'],
     onProgress: ((p: HistoryProgress) => void) | undefined,
     /** Returns the turns it took that it did not count with `step` (which reports progress, and says false once cancelled). */
-    use: (c: ImportedConversation, turns: ImportedConversation['turns'], skips: Skips, step: (turns: number, report?: boolean) => Promise<boolean>, part?: Part) => Promise<number>,
+    use: (
+      c: ImportedConversation,
+      turns: ImportedConversation['turns'],
+      skips: Skips,
+      step: (turns: number, report?: boolean) => Promise<boolean>,
+      part?: Part,
+    ) => Promise<number>,
     end?: (skips: Skips) => Promise<void>,
     seen?: (item: HistoryItem) => void,
+    /** A project the export lists (chats name theirs in `use`). */
+    project?: (p: ImportedProject, skips: Skips) => Promise<void>,
   ): Promise<{ format: HistoryFormat | null; skips: Skips; cancelled: boolean; layout: TranscriptLayout | null }> {
     if (this.#running.has(request.importId)) throw new RecollectError('INVALID_INPUT', 'This import is already running.');
     this.#running.add(request.importId);
@@ -315,16 +458,19 @@ export class HistoryImports {
       const cache = this.#scanned;
       const scanned = key && cache?.key === key && (request.format === 'auto' || request.format === cache.format) ? cache.items : null;
       this.#scanned = null;
-      const items = scanned ? replay(scanned, file.size, (b) => (bytesRead = b))
+      const items = scanned
+        ? replay(scanned, file.size, (b) => (bytesRead = b))
         : this.#d.reader(file, {
-          format: request.format, now: this.#d.clock.now(), cancelled,
-          // Progress through the bytes too: one huge conversation is read for minutes before it is counted.
-          onBytes: (b) => {
-            bytesRead = b;
-            const now = this.#d.clock.now();
-            if (now - lastReport >= BYTES_PROGRESS_MS && now - passStarted >= BYTES_PROGRESS_MS) report();
-          },
-        });
+            format: request.format,
+            now: this.#d.clock.now(),
+            cancelled,
+            // Progress through the bytes too: one huge conversation is read for minutes before it is counted.
+            onBytes: (b) => {
+              bytesRead = b;
+              const now = this.#d.clock.now();
+              if (now - lastReport >= BYTES_PROGRESS_MS && now - passStarted >= BYTES_PROGRESS_MS) report();
+            },
+          });
       // `always`: a slice of one long conversation reports each time (its commit is the progress a person waits for).
       const step = async (k: number, always = false) => {
         turns += k;
@@ -349,6 +495,10 @@ export class HistoryImports {
           skips.add(item.reason);
           continue;
         }
+        if (item.kind === 'project') {
+          await project?.(item.project, skips);
+          continue;
+        }
         const valid = item.conversation.turns.filter((t) => {
           if (!isSaneTime(t.occurredAt)) {
             // A misread or damaged date: this turn is left out, the rest of the file goes on.
@@ -371,7 +521,9 @@ export class HistoryImports {
         }
         const part = item.part ? { first: splitTurns === 0, last: item.part.last } : undefined;
         if (item.part) splitTurns += valid.length;
-        const conversation = isSaneTime(item.conversation.createdAt) ? item.conversation : { ...item.conversation, createdAt: valid[0]!.occurredAt };
+        const conversation = isSaneTime(item.conversation.createdAt)
+          ? item.conversation
+          : { ...item.conversation, createdAt: valid[0]!.occurredAt };
         // Not `turns += await use(…)`: that reads `turns` before the await and so would drop what
         // `step` counted meanwhile (a long conversation's slices).
         const taken = await use(conversation, valid, skips, step, part);

@@ -29,18 +29,23 @@ export async function importMemory(steps: ImportSteps, bytes: Uint8Array, option
     try {
       await staged.rollback();
     } catch (restoreErr) {
-      throw new RecollectError('IMPORT_RESTORE_FAILED',
+      throw new RecollectError(
+        'IMPORT_RESTORE_FAILED',
         'The imported memory could not be started, and putting your previous memory back failed too. Do not close this tab: export what is shown now, then reload and import your latest export.',
-        `${cause.code}: ${cause.message}; restore: ${toErrorInfo(restoreErr).message}`);
+        `${cause.code}: ${cause.message}; restore: ${toErrorInfo(restoreErr).message}`,
+      );
     }
     let restarted = true;
     try {
       await steps.restart();
-    } catch { // the import's own error below is what the person needs; this only changes its advice
+    } catch {
+      // the import's own error below is what the person needs; this only changes its advice
       restarted = false;
     }
-    throw new RecollectError('IMPORT_ROLLED_BACK',
+    throw new RecollectError(
+      'IMPORT_ROLLED_BACK',
       `The file passed every check, but Recollect could not start with it (${cause.message.replace(/\.$/, '')}), so your previous memory was put back unchanged.${restarted ? '' : ' Reload the page to resume background work.'}`,
-      `${cause.code}: ${cause.message}`);
+      `${cause.code}: ${cause.message}`,
+    );
   }
 }

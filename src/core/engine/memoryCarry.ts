@@ -7,7 +7,13 @@
  */
 import { importedFrom, memoryIdentity, type CarriedKind } from '../base/carriedMemory';
 import { newId } from '../base/ids';
-import { formatMemoryExport, type ExportedMemory, type MemoryExportFile, type MemoryExportFormat, MEMORY_EXPORT_FORMATS } from '../base/memoryExport';
+import {
+  formatMemoryExport,
+  type ExportedMemory,
+  type MemoryExportFile,
+  type MemoryExportFormat,
+  MEMORY_EXPORT_FORMATS,
+} from '../base/memoryExport';
 import { RecollectError } from '../base/errors';
 import type { Clock } from '../base/ports';
 import type { ExplorerService } from '../explorer/ExplorerService';
@@ -96,7 +102,11 @@ export class MemoryCarry {
     if (!(format in MEMORY_EXPORT_FORMATS)) throw new RecollectError('INVALID_INPUT', `Unknown export format: ${String(format)}.`);
     const now = this.#deps.clock.now();
     return formatMemoryExport(format, await this.#items(), {
-      zone: this.#deps.zone(), exportedAt: now, ownerId: newId(), exportId: newId(), apiKey: await this.#deps.apiKey(),
+      zone: this.#deps.zone(),
+      exportedAt: now,
+      ownerId: newId(),
+      exportId: newId(),
+      apiKey: await this.#deps.apiKey(),
     });
   }
 }

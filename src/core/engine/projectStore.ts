@@ -13,6 +13,8 @@ export interface NewProject {
   readonly instructions: string;
   readonly memory: ProjectMemoryMode;
   readonly useProfile: boolean;
+  /** The source service's project id, for a project a history import made. */
+  readonly sourceId?: string;
 }
 
 export interface ProjectPatch {
@@ -25,6 +27,8 @@ export interface ProjectPatch {
 export interface ProjectStore {
   listProjects(): Promise<Project[]>;
   getProject(id: string): Promise<Project | null>;
+  /** The project an earlier history import made from this source project, or null. */
+  projectBySource(sourceId: string): Promise<Project | null>;
   createProject(input: NewProject): Promise<Project>;
   /** NOT_FOUND when the project is gone. */
   updateProject(id: string, patch: ProjectPatch): Promise<Project>;

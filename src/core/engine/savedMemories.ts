@@ -21,7 +21,14 @@ import { RecollectError } from '../base/errors';
 import { isSaneTime, MAX_MEMORY_CHARS } from '../base/limits';
 import type { Clock } from '../base/ports';
 import type { Message } from '../base/types';
-import { ASKED_IN_MESSAGE, MESSAGE_EVIDENCE, messageEvidence, type KnowledgeStore, type ProfileChange, type ProfileItem } from '../synthesis/knowledge';
+import {
+  ASKED_IN_MESSAGE,
+  MESSAGE_EVIDENCE,
+  messageEvidence,
+  type KnowledgeStore,
+  type ProfileChange,
+  type ProfileItem,
+} from '../synthesis/knowledge';
 import { rememberRequest } from '../capture/rememberRequest';
 import type { MessageMemory } from '../explorer/explorer';
 
@@ -49,7 +56,11 @@ export function memoryKey(text: string): string {
 function cleanMemory(text: unknown): string {
   const value = typeof text === 'string' ? text.replace(/\s+/g, ' ').trim() : '';
   if (!value) throw new RecollectError('INVALID_INPUT', 'Write the memory first.');
-  if (value.length > MAX_MEMORY_CHARS) throw new RecollectError('INVALID_INPUT', `A memory holds at most ${MAX_MEMORY_CHARS} characters; this one has ${value.length}. Split it in two.`);
+  if (value.length > MAX_MEMORY_CHARS)
+    throw new RecollectError(
+      'INVALID_INPUT',
+      `A memory holds at most ${MAX_MEMORY_CHARS} characters; this one has ${value.length}. Split it in two.`,
+    );
   return value;
 }
 
@@ -69,8 +80,16 @@ export class SavedMemories {
   #change(value: string, at: number, reason: string, evidence: readonly string[] = []): ProfileChange {
     const now = this.#deps.clock.now();
     const item: ProfileItem = {
-      id: this.#deps.newId(), kind: 'explicit', key: memoryKey(value), value, confidence: 1, evidence,
-      status: 'active', editedByUser: true, createdAt: at, updatedAt: now,
+      id: this.#deps.newId(),
+      kind: 'explicit',
+      key: memoryKey(value),
+      value,
+      confidence: 1,
+      evidence,
+      status: 'active',
+      editedByUser: true,
+      createdAt: at,
+      updatedAt: now,
     };
     return { item, insert: true, history: { op: 'add', value, confidence: 1, evidence, reason } };
   }
@@ -101,7 +120,8 @@ export class SavedMemories {
     const out: MessageMemory[] = [];
     for (const p of await knowledge.profileItems()) {
       if (p.status !== 'active') continue;
-      for (const e of p.evidence) if (e.startsWith(MESSAGE_EVIDENCE)) out.push({ messageId: e.slice(MESSAGE_EVIDENCE.length), profileItemId: p.id, value: p.value });
+      for (const e of p.evidence)
+        if (e.startsWith(MESSAGE_EVIDENCE)) out.push({ messageId: e.slice(MESSAGE_EVIDENCE.length), profileItemId: p.id, value: p.value });
     }
     return out;
   }
@@ -125,9 +145,15 @@ export class SavedMemories {
   async importMany(request: MemoryImportRequest, known: ReadonlySet<string>): Promise<MemoryImportResult> {
     const knowledge = this.#knowledge();
     const source = typeof request.source === 'string' ? request.source.replace(/\s+/g, ' ').trim() : '';
-    if (!source || source.length > MAX_SOURCE_CHARS) throw new RecollectError('INVALID_INPUT', `Say where the memories come from (at most ${MAX_SOURCE_CHARS} characters).`);
-    if (!Array.isArray(request.items) || request.items.length === 0) throw new RecollectError('INVALID_INPUT', 'Choose at least one memory to import.');
-    if (request.items.length > MAX_IMPORTED_MEMORIES) throw new RecollectError('INVALID_INPUT', `At most ${MAX_IMPORTED_MEMORIES} memories can be imported at once; this has ${request.items.length}.`);
+    if (!source || source.length > MAX_SOURCE_CHARS)
+      throw new RecollectError('INVALID_INPUT', `Say where the memories come from (at most ${MAX_SOURCE_CHARS} characters).`);
+    if (!Array.isArray(request.items) || request.items.length === 0)
+      throw new RecollectError('INVALID_INPUT', 'Choose at least one memory to import.');
+    if (request.items.length > MAX_IMPORTED_MEMORIES)
+      throw new RecollectError(
+        'INVALID_INPUT',
+        `At most ${MAX_IMPORTED_MEMORIES} memories can be imported at once; this has ${request.items.length}.`,
+      );
     const now = this.#deps.clock.now();
     const clean = request.items.map((m, i) => {
       try {
@@ -145,7 +171,10 @@ export class SavedMemories {
       alreadyKnown = 0;
       for (const m of clean) {
         const id = memoryIdentity(m.value);
-        if (have.has(id)) { alreadyKnown++; continue; }
+        if (have.has(id)) {
+          alreadyKnown++;
+          continue;
+        }
         have.add(id);
         changes.push(this.#change(m.value, m.at, importReason(source, m.kind)));
       }

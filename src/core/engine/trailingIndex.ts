@@ -17,7 +17,7 @@
  */
 import { BackgroundLoop } from '../base/backgroundLoop';
 import { yieldToEvents } from '../base/yieldToEvents';
-import type { EmbeddingStatus } from '../capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../capture/embeddingStatus';
 import type { IndexingStatus } from '../protocol';
 
 export type { IndexingStatus };
@@ -129,11 +129,14 @@ export class TrailingIndex {
       }
     };
     if (!refresh) return send();
-    void Promise.all([this.#d.countTurns(), this.#d.backlog()]).then(([total, backlog]) => {
-      this.#total = total;
-      this.#backlog = backlog;
-      send();
-    }, () => undefined);
+    void Promise.all([this.#d.countTurns(), this.#d.backlog()]).then(
+      ([total, backlog]) => {
+        this.#total = total;
+        this.#backlog = backlog;
+        send();
+      },
+      () => undefined,
+    );
   }
 
   async #drain(): Promise<void> {

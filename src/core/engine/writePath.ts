@@ -10,7 +10,8 @@
 import type { Clock, Embedder, EmbedderProvider, Llm } from '../base/ports';
 import type { MemoryStore, VectorStore } from '../base/store';
 import type { JobRunner, JobRunnerStatus, JobStore, Timer } from '../base/jobs';
-import { EmbeddingIndexer, type EmbeddingStatus } from '../capture/EmbeddingIndexer';
+import { EmbeddingIndexer } from '../capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../capture/embeddingStatus';
 import type { SemanticIndex } from '../capture/SemanticIndex';
 import type { EpisodeStore } from '../episodes/episodes';
 import { Lifecycle, type ActiveVectors } from '../episodes/Lifecycle';
@@ -48,11 +49,16 @@ export interface WritePathHooks {
 }
 
 /** The episode stage as the engine uses it: the Lifecycle, or NO_EPISODES. */
-export type EpisodeStage = Pick<Lifecycle,
-  'lastError' | 'busy' | 'kick' | 'idle' | 'stop' | 'reset' | 'reevaluate' | 'onRetrieved' | 'closeIdle' | 'cellVector' | 'recentreScenes'>;
+export type EpisodeStage = Pick<
+  Lifecycle,
+  'lastError' | 'busy' | 'kick' | 'idle' | 'stop' | 'reset' | 'reevaluate' | 'onRetrieved' | 'closeIdle' | 'cellVector' | 'recentreScenes'
+>;
 
 /** The synthesis stage as the engine uses it: the Consolidator, or NO_SYNTHESIS. */
-export type SynthesisStage = Pick<Consolidator, 'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered' | 'retryFailed' | 'failures'> & {
+export type SynthesisStage = Pick<
+  Consolidator,
+  'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered' | 'retryFailed' | 'failures'
+> & {
   readonly runner: Pick<JobRunner, 'stop' | 'idle' | 'kick' | 'status'>;
   readonly recovery: Pick<SynthesisRecovery, 'stop' | 'idle' | 'busy'>;
 };
@@ -94,7 +100,9 @@ export interface WritePath {
 
 export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): WritePath {
   const path: { indexer: EmbeddingIndexer | null; lifecycle: EpisodeStage; consolidator: SynthesisStage } = {
-    indexer: null, lifecycle: NO_EPISODES, consolidator: NO_SYNTHESIS,
+    indexer: null,
+    lifecycle: NO_EPISODES,
+    consolidator: NO_SYNTHESIS,
   };
   if (deps.embedders) {
     path.indexer = new EmbeddingIndexer({
@@ -103,10 +111,16 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
       index: deps.semantic,
       // A switch: a raw episode's vector is its turns' mean; themes' centroids follow the new model.
       derived: async (kind, id, model, dim) => (kind === 'memcell' ? path.lifecycle.cellVector(id, model, dim) : null),
-      onTargetComplete: async (model, dim) => { await path.lifecycle.recentreScenes(model, dim); },
-      onTargetActive: async (model, dim) => { await path.lifecycle.recentreScenes(model, dim, true); },
+      onTargetComplete: async (model, dim) => {
+        await path.lifecycle.recentreScenes(model, dim);
+      },
+      onTargetActive: async (model, dim) => {
+        await path.lifecycle.recentreScenes(model, dim, true);
+      },
       onActiveCaughtUp: () => path.lifecycle.kick(),
-      ...(deps.episodes ? { themesWith: async (model: string) => (await deps.episodes!.scenes(model)).filter((t) => t.centroid !== null).length } : {}),
+      ...(deps.episodes
+        ? { themesWith: async (model: string) => (await deps.episodes!.scenes(model)).filter((t) => t.centroid !== null).length }
+        : {}),
       onStatus: (status) => {
         hooks.onEmbeddingStatus(status);
         // Segmentation and scenes want the turn's vector: run them once embedding settles.

@@ -234,13 +234,18 @@ export class Lifecycle {
       this.#open.set(conversationId, null);
       return null;
     }
-    const vectors = active ? new Map((await this.#d.store.getVectors('message', found.memberIds, active.id)).map((v) => [v.itemId, v.vector])) : new Map();
+    const vectors = active
+      ? new Map((await this.#d.store.getVectors('message', found.memberIds, active.id)).map((v) => [v.itemId, v.vector]))
+      : new Map();
     let segment: OpenSegment | null = null;
     for (const id of found.memberIds) {
       segment = extend(segment, { id, seq: 0, occurredAt: found.cell.endAt, tokenCount: 0, vector: vectors.get(id) ?? null });
     }
     // Token count is not needed exactly for a resumed cell: size caps use turns first.
-    const state: OpenState = { cellId: found.cell.id, segment: segment ?? { lastOccurredAt: found.cell.endAt, turns: 0, tokens: 0, vectorSum: null } };
+    const state: OpenState = {
+      cellId: found.cell.id,
+      segment: segment ?? { lastOccurredAt: found.cell.endAt, turns: 0, tokens: 0, vectorSum: null },
+    };
     this.#open.set(conversationId, state);
     return state;
   }
@@ -275,18 +280,27 @@ export class Lifecycle {
     const now = d.clock.now();
     const startsNew = !open || reason !== null;
     const cellId = startsNew ? d.newId() : open.cellId;
-    const foresight = turn.role !== 'system'
-      ? findDateForesight(turn.content, turn.occurredAt, rule.timeZone, turn.role).map((f) => ({ ...f, id: d.newId(), memcellId: cellId, sourceMessageId: turn.id }))
-      : [];
-    await d.episodes.placeTurn({
-      turn,
-      encoding,
-      priority: consolidationPriority(encoding),
-      close: open && reason ? { cellId: open.cellId, reason } : null,
-      newCellId: startsNew ? cellId : null,
-      extendCellId: startsNew ? null : cellId,
-      foresight,
-    }, now);
+    const foresight =
+      turn.role !== 'system'
+        ? findDateForesight(turn.content, turn.occurredAt, rule.timeZone, turn.role).map((f) => ({
+            ...f,
+            id: d.newId(),
+            memcellId: cellId,
+            sourceMessageId: turn.id,
+          }))
+        : [];
+    await d.episodes.placeTurn(
+      {
+        turn,
+        encoding,
+        priority: consolidationPriority(encoding),
+        close: open && reason ? { cellId: open.cellId, reason } : null,
+        newCellId: startsNew ? cellId : null,
+        extendCellId: startsNew ? null : cellId,
+        foresight,
+      },
+      now,
+    );
     this.#open.set(turn.conversationId, { cellId, segment: extend(startsNew ? null : open.segment, segTurn) });
     return open && reason ? open.cellId : null;
   }
@@ -310,13 +324,23 @@ export class Lifecycle {
         // Scenes compare centred vectors (see SemanticIndex.meanVector); centroids are stored centred.
         const centredVector = centred(mean, await d.semantic.meanVector(active.id, active.dim));
         const scenes = (await d.episodes.scenes(active.id)).filter((s) => s.centroid !== null);
-        const decision = assignScene(scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })), centredVector, cell.endAt, DEFAULT_SCENE_CONFIG);
+        const decision = assignScene(
+          scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })),
+          centredVector,
+          cell.endAt,
+          DEFAULT_SCENE_CONFIG,
+        );
         const now = d.clock.now();
         if (decision.kind === 'join') {
           await d.episodes.assignScene(cell.id, { ...decision.next, centroidModel: active.id }, false, now);
           sceneCells = await d.episodes.cellsInScene(decision.sceneId);
         } else {
-          await d.episodes.assignScene(cell.id, { id: d.newId(), centroid: centredVector, centroidModel: active.id, memberCount: 1, lastActivityAt: cell.endAt }, true, now);
+          await d.episodes.assignScene(
+            cell.id,
+            { id: d.newId(), centroid: centredVector, centroidModel: active.id, memberCount: 1, lastActivityAt: cell.endAt },
+            true,
+            now,
+          );
         }
       }
     }
@@ -331,7 +355,13 @@ export class Lifecycle {
       if (fresh.sceneId) await recentreScenes(d, now.id, now.dim, true);
     }
     const heat = fresh.sceneId ? await this.#refreshHeat(fresh.sceneId) : 0;
-    await this.#queue(d.policy().onCellClosed(fresh, sceneCells.map((c) => (c.id === fresh.id ? fresh : c))), heat);
+    await this.#queue(
+      d.policy().onCellClosed(
+        fresh,
+        sceneCells.map((c) => (c.id === fresh.id ? fresh : c)),
+      ),
+      heat,
+    );
   }
 
   async #refreshHeat(sceneId: string): Promise<number> {

@@ -8,7 +8,10 @@
 import { z } from 'zod';
 import type { Llm } from '../base/ports';
 
-export type BoundaryJudge = (recent: readonly { speaker: string; text: string }[], next: { speaker: string; text: string }) => Promise<boolean>;
+export type BoundaryJudge = (
+  recent: readonly { speaker: string; text: string }[],
+  next: { speaker: string; text: string },
+) => Promise<boolean>;
 
 const schema = z.object({ newTopic: z.boolean() });
 
@@ -26,7 +29,10 @@ export function llmBoundaryJudge(llm: () => Llm | null, options: { recentTurns?:
   return async (recent, next) => {
     const client = llm();
     if (!client) return false;
-    const lines = recent.slice(-keep).map((t) => `${t.speaker}: ${clip(t.text)}`).join('\n');
+    const lines = recent
+      .slice(-keep)
+      .map((t) => `${t.speaker}: ${clip(t.text)}`)
+      .join('\n');
     try {
       const { value } = await client.completeJson({
         stage: 'boundary',

@@ -28,7 +28,10 @@ function sentenceAround(text: string, index: number, length: number): string {
   const after = text.slice(index + length);
   const endRel = after.search(/[.!?\n]/);
   const end = endRel < 0 ? text.length : index + length + endRel + 1;
-  return text.slice(start < 0 ? 0 : start + 1, end).trim().slice(0, 300);
+  return text
+    .slice(start < 0 ? 0 : start + 1, end)
+    .trim()
+    .slice(0, 300);
 }
 
 /**
@@ -47,7 +50,12 @@ function statesFuture(sentence: string, phrase: string, role: 'user' | 'assistan
  * Only statements about the future count (futureStatement.ts): never a question, a length of time
  * or the past; an assistant's sentence only as its own commitment.
  */
-export function findDateForesight(text: string, writtenAt: number, timeZone = DEFAULT_TIME_ZONE, role: 'user' | 'assistant' = 'user'): DateForesight[] {
+export function findDateForesight(
+  text: string,
+  writtenAt: number,
+  timeZone = DEFAULT_TIME_ZONE,
+  role: 'user' | 'assistant' = 'user',
+): DateForesight[] {
   // chrono takes a fixed offset; the one in force when the turn was written resolves its words.
   const ref = { instant: new Date(writtenAt), timezone: offsetMinutes(timeZone, writtenAt) };
   const results = parseDates(text.slice(0, 5_000), ref, { forwardDate: true });
@@ -65,9 +73,14 @@ export function findDateForesight(text: string, writtenAt: number, timeZone = DE
     const unit = dateUnit(r);
     const monthOnly = unit === 'month' || (!unit && !r.start.isCertain('day') && !r.start.isCertain('weekday'));
     // The day's real end (23 or 25 hours on a DST change), measured from the next local midnight.
-    const endAt = endDate && endDate > start ? endDate
-      : unit === 'week' ? startOfDay(timeZone, dayStart + 7 * DAY + 3 * 3_600_000) - 1
-      : monthOnly ? startOfDay(timeZone, dayStart + 31 * DAY + 3 * 3_600_000) - 1 : startOfDay(timeZone, dayStart + DAY + 3 * 3_600_000) - 1;
+    const endAt =
+      endDate && endDate > start
+        ? endDate
+        : unit === 'week'
+          ? startOfDay(timeZone, dayStart + 7 * DAY + 3 * 3_600_000) - 1
+          : monthOnly
+            ? startOfDay(timeZone, dayStart + 31 * DAY + 3 * 3_600_000) - 1
+            : startOfDay(timeZone, dayStart + DAY + 3 * 3_600_000) - 1;
     if (endAt <= writtenAt) continue;
     const sentence = sentenceAround(text, r.index, r.text.length);
     if (!statesFuture(sentence, r.text, role)) continue;

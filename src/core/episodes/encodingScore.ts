@@ -14,7 +14,8 @@
  */
 import { deflateSync, strToU8 } from 'fflate';
 
-export type SpeechAct = 'commitment' | 'correction' | 'decision' | 'personal-fact' | 'question' | 'greeting' | 'laughter' | 'noise' | 'statement';
+export type SpeechAct =
+  'commitment' | 'correction' | 'decision' | 'personal-fact' | 'question' | 'greeting' | 'laughter' | 'noise' | 'statement';
 
 export interface Salience {
   readonly score: number;
@@ -52,12 +53,17 @@ const ACTS: readonly [SpeechAct, number, RegExp][] = [
   ['correction', 0.6, /\b(actually|no longer|not any ?more|instead|correction|i meant|scratch that|changed my mind|update:)\b/i],
   ['commitment', 0.8, /\b(i('ll| will| am going to|'m going to)|i promise|remind me|i have to|i need to|we('ll| will))\b/i],
   ['decision', 0.7, /\b(i|we) (decided|chose|picked|settled on|agreed)\b|\blet'?s go with\b/i],
-  ['personal-fact', 0.7, /\b(i('m| am) (allergic|married|pregnant|vegetarian|vegan|diabetic)|my (name|birthday|wife|husband|partner|son|daughter|mother|father|sister|brother|job|address) is|i (live|work|moved|study|was born)\b)/i],
+  [
+    'personal-fact',
+    0.7,
+    /\b(i('m| am) (allergic|married|pregnant|vegetarian|vegan|diabetic)|my (name|birthday|wife|husband|partner|son|daughter|mother|father|sister|brother|job|address) is|i (live|work|moved|study|was born)\b)/i,
+  ],
   ['greeting', 0.05, /^(hi|hey|hello|good (morning|evening|night|afternoon)|thanks?( you)?|bye|see you)\b[\s!.,]*$/i],
   ['laughter', 0.08, /^(ha(ha)+|lol|lmao|hehe|wow|omg|nice|cool|ok(ay)?|yeah|yes|no|sure)[\s!.,]*$/i],
 ];
 const QUESTION = /\?\s*$|^(who|what|when|where|why|how|which|do you|did you|are you|can you|could you|would you|is it|have you)\b/i;
-const MONTHS = /\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|yesterday|tonight|next week|last week)\b/i;
+const MONTHS =
+  /\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|yesterday|tonight|next week|last week)\b/i;
 
 export function salience(text: string): Salience {
   const t = text.trim();
@@ -88,11 +94,7 @@ export function salience(text: string): Salience {
   return { score: Math.min(cap, base + bonus), act, signals };
 }
 
-
-export function encodingScore(input: {
-  readonly text: string;
-  readonly neighbours: readonly string[];
-}): EncodingScore {
+export function encodingScore(input: { readonly text: string; readonly neighbours: readonly string[] }): EncodingScore {
   const n = novelty(input.text, input.neighbours);
   const s = salience(input.text);
   const w = ENCODING_WEIGHTS;

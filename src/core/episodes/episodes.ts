@@ -16,10 +16,7 @@ export interface MemCellRecord extends MemCell {
   readonly touchedAt?: number;
 }
 
-export type LifecycleTurn = Pick<
-  Message,
-  'id' | 'conversationId' | 'seq' | 'role' | 'speaker' | 'content' | 'occurredAt' | 'tokenCount'
->;
+export type LifecycleTurn = Pick<Message, 'id' | 'conversationId' | 'seq' | 'role' | 'speaker' | 'content' | 'occurredAt' | 'tokenCount'>;
 
 export interface MemSceneRecord {
   readonly id: string;

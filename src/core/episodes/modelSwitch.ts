@@ -41,7 +41,9 @@ export function centred(v: Float32Array, common: Float32Array): Float32Array {
  * joined or founded with the old model while the centroids were being rebuilt).
  */
 export async function recentreScenes(d: ModelSwitchDeps, model: string, dim: number, onlyStale = false): Promise<number> {
-  const current = onlyStale ? new Set((await d.episodes.scenes(model)).filter((s) => s.centroid !== null).map((s) => s.id)) : new Set<string>();
+  const current = onlyStale
+    ? new Set((await d.episodes.scenes(model)).filter((s) => s.centroid !== null).map((s) => s.id))
+    : new Set<string>();
   const ids = (await d.episodes.sceneIds()).filter((id) => !current.has(id));
   if (ids.length === 0) return 0;
   const common = await d.semantic.meanVector(model, dim);

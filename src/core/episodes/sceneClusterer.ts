@@ -32,9 +32,13 @@ export type SceneDecision =
   | { readonly kind: 'join'; readonly sceneId: string; readonly similarity: number; readonly next: SceneState }
   | { readonly kind: 'found'; readonly similarity: number | null };
 
-
 /** Chooses a scene for a cell with embedding `vector` and time `at` among `scenes`. */
-export function assignScene(scenes: readonly SceneState[], vector: Float32Array, at: number, config: SceneClustererConfig = DEFAULT_SCENE_CONFIG): SceneDecision {
+export function assignScene(
+  scenes: readonly SceneState[],
+  vector: Float32Array,
+  at: number,
+  config: SceneClustererConfig = DEFAULT_SCENE_CONFIG,
+): SceneDecision {
   let best: SceneState | null = null;
   let bestSim = -Infinity;
   for (const s of scenes) {
@@ -60,7 +64,10 @@ export function assignScene(scenes: readonly SceneState[], vector: Float32Array,
 }
 
 /** Clusters cells in order (batch form), returning the scene index of each cell and the scenes. */
-export function clusterCells(cells: readonly { vector: Float32Array; at: number }[], config: SceneClustererConfig = DEFAULT_SCENE_CONFIG): { assignment: number[]; scenes: SceneState[] } {
+export function clusterCells(
+  cells: readonly { vector: Float32Array; at: number }[],
+  config: SceneClustererConfig = DEFAULT_SCENE_CONFIG,
+): { assignment: number[]; scenes: SceneState[] } {
   const scenes: SceneState[] = [];
   const assignment: number[] = [];
   for (const cell of cells) {

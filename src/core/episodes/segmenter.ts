@@ -62,14 +62,23 @@ export interface OpenSegment {
   readonly vectorSum: Float32Array | null;
 }
 
-
 /** Decides whether `turn` starts a new segment after `open`; null means it joins. */
-export function boundaryBefore(open: OpenSegment | null, turn: SegmentTurn, config: SegmenterConfig = DEFAULT_SEGMENTER_CONFIG): BoundaryReason | null {
+export function boundaryBefore(
+  open: OpenSegment | null,
+  turn: SegmentTurn,
+  config: SegmenterConfig = DEFAULT_SEGMENTER_CONFIG,
+): BoundaryReason | null {
   if (!open || open.turns === 0) return null;
-  if (config.splitOnDayChange && dayKey(config.timeZone, turn.occurredAt) !== dayKey(config.timeZone, open.lastOccurredAt)) return 'day-change';
+  if (config.splitOnDayChange && dayKey(config.timeZone, turn.occurredAt) !== dayKey(config.timeZone, open.lastOccurredAt))
+    return 'day-change';
   if (turn.occurredAt - open.lastOccurredAt > config.maxGapMs) return 'time-gap';
   if (open.turns >= config.maxTurns || open.tokens + turn.tokenCount > config.maxTokens) return 'size-cap';
-  if (turn.vector && open.vectorSum && open.turns >= config.minTurnsForDrift && cosine(turn.vector, open.vectorSum, 1) < config.driftThreshold) {
+  if (
+    turn.vector &&
+    open.vectorSum &&
+    open.turns >= config.minTurnsForDrift &&
+    cosine(turn.vector, open.vectorSum, 1) < config.driftThreshold
+  ) {
     return 'topic-drift';
   }
   return null;

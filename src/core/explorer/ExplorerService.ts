@@ -11,17 +11,39 @@ import type { Clock, Embedder } from '../base/ports';
 import type { VectorStore } from '../base/store';
 import type { JobCounts, JobStore } from '../base/jobs';
 import type { SemanticIndex } from '../capture/SemanticIndex';
-import type { EmbeddingStatus } from '../capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../capture/embeddingStatus';
 import type { EpisodeStore } from '../episodes/episodes';
 import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
 import type { ForesightItem } from '../synthesis/knowledge';
 import { SUMMARISE_SCENE } from '../synthesis/Consolidator';
 import { hybridSearch, type HybridHit } from '../recall/hybridSearch';
 import {
-  MEMORY_KINDS, type ExplorerStore, type FactPage, type FactQuery, type FactView, type ForgetCandidate, type ForgetKind, type ForgetResult, type MemCellDetail, type MemCellPage,
-  type MemCellQuery, type MemoryOverview, type ConversationMemoryCounts, type MemorySearchFilters, type MemorySearchHit, type ProfileItemView, type SceneMap, SCENE_MAP_BOUND, FORGET_PREVIEW_LIMIT,
-  type ForesightPage, type ForesightQuery, type FactEdit, type ForesightEdit, type MemCellEdit,
-  type SceneView, type SearchCandidate,
+  MEMORY_KINDS,
+  type ExplorerStore,
+  type FactPage,
+  type FactQuery,
+  type FactView,
+  type ForgetCandidate,
+  type ForgetKind,
+  type ForgetResult,
+  type MemCellDetail,
+  type MemCellPage,
+  type MemCellQuery,
+  type MemoryOverview,
+  type ConversationMemoryCounts,
+  type MemorySearchFilters,
+  type MemorySearchHit,
+  type ProfileItemView,
+  type SceneMap,
+  SCENE_MAP_BOUND,
+  FORGET_PREVIEW_LIMIT,
+  type ForesightPage,
+  type ForesightQuery,
+  type FactEdit,
+  type ForesightEdit,
+  type MemCellEdit,
+  type SceneView,
+  type SearchCandidate,
 } from './explorer';
 import { matchReasons, pca2d, queryTerms } from './explorerText';
 
@@ -48,7 +70,12 @@ export interface ExplorerServiceDeps {
   readonly kickSynthesis: ((options?: { resume?: boolean }) => void) | null;
   /** The lifecycle forgets its cached open cells (one may have been deleted). */
   readonly resetLifecycle: () => void;
-  readonly consolidation: () => Promise<{ readonly policy: string; readonly endpointConfigured: boolean; readonly jobs: JobCounts; readonly backgroundErrors: readonly string[] }>;
+  readonly consolidation: () => Promise<{
+    readonly policy: string;
+    readonly endpointConfigured: boolean;
+    readonly jobs: JobCounts;
+    readonly backgroundErrors: readonly string[];
+  }>;
   readonly databaseBytes: () => Promise<number>;
   readonly clock: Clock;
   readonly newId: () => string;
@@ -83,11 +110,21 @@ export class ExplorerService {
   async memoryOverview(): Promise<MemoryOverview> {
     const ex = this.#ex;
     const [counts, llm, recentJobs, databaseBytes, status] = await Promise.all([
-      ex.counts(), ex.llmSpend(), ex.recentJobs(12), this.#d.databaseBytes(), this.#d.consolidation(),
+      ex.counts(),
+      ex.llmSpend(),
+      ex.recentJobs(12),
+      this.#d.databaseBytes(),
+      this.#d.consolidation(),
     ]);
     const e = this.#d.embeddingStatus();
     return {
-      counts, llm, recentJobs, databaseBytes, jobs: status.jobs, endpointConfigured: status.endpointConfigured, policy: status.policy,
+      counts,
+      llm,
+      recentJobs,
+      databaseBytes,
+      jobs: status.jobs,
+      endpointConfigured: status.endpointConfigured,
+      policy: status.policy,
       embedder: e ? { modelId: e.activeModel, state: e.state, embedded: e.embedded, total: e.total } : null,
       vectorIndex: this.#d.indexes.turn.implementation,
       backgroundErrors: status.backgroundErrors,
@@ -106,15 +143,18 @@ export class ExplorerService {
     for (const kind of kinds) {
       const lexical = await this.#ex.searchKind(kind, query, filters, limit);
       const index = kind === 'scene' ? null : this.#d.indexes[kind];
-      const nearest = embedder && vector && index
-        ? (await index.search(embedder.id, embedder.dim, vector, VECTOR_DEPTH)).filter((h) => h.score >= VECTOR_MIN)
-        : [];
-      hits.push(...await hybridSearch({
-        lexical,
-        vector: nearest,
-        fetch: (ids) => this.#ex.candidatesByIds(kind, ids, filters),
-        admit: (hit, alsoLexical) => hit.score >= VECTOR_ONLY_MIN || alsoLexical,
-      }));
+      const nearest =
+        embedder && vector && index
+          ? (await index.search(embedder.id, embedder.dim, vector, VECTOR_DEPTH)).filter((h) => h.score >= VECTOR_MIN)
+          : [];
+      hits.push(
+        ...(await hybridSearch({
+          lexical,
+          vector: nearest,
+          fetch: (ids) => this.#ex.candidatesByIds(kind, ids, filters),
+          admit: (hit, alsoLexical) => hit.score >= VECTOR_ONLY_MIN || alsoLexical,
+        })),
+      );
     }
     return hits
       .sort((a, b) => b.score - a.score)
@@ -123,7 +163,18 @@ export class ExplorerService {
         const reasons = matchReasons(terms, c.fields);
         if (ranks.lexical !== undefined && reasons.length === 0) reasons.push('full-text match (a word form of your query)');
         if (similarity !== null) reasons.push(`similar in meaning (cosine ${similarity.toFixed(2)})`);
-        return { kind: c.kind, id: c.id, title: c.title, text: c.text, occurredAt: c.occurredAt, conversationId: c.conversationId, memcellId: c.memcellId, speaker: c.speaker, score, reasons };
+        return {
+          kind: c.kind,
+          id: c.id,
+          title: c.title,
+          text: c.text,
+          occurredAt: c.occurredAt,
+          conversationId: c.conversationId,
+          memcellId: c.memcellId,
+          speaker: c.speaker,
+          score,
+          reasons,
+        };
       });
   }
 
@@ -237,20 +288,45 @@ export class ExplorerService {
     const { inputs, episodes } = await this.#ex.sceneVectorInputs(SCENE_MAP_BOUND);
     const active = this.#active();
     if (!active || inputs.length === 0) return { points: [], episodes };
-    const vectors = new Map((await this.#d.vectors.getVectors('memcell', inputs.map((i) => i.memcellId), active.id)).map((v) => [v.itemId, v.vector]));
+    const vectors = new Map(
+      (
+        await this.#d.vectors.getVectors(
+          'memcell',
+          inputs.map((i) => i.memcellId),
+          active.id,
+        )
+      ).map((v) => [v.itemId, v.vector]),
+    );
     // Episodes without a vector from this model (closed under another embedder, or imported):
     // the mean of their turns' vectors, as the lifecycle computes at close (bounded work per call).
     for (const i of inputs.filter((x) => !vectors.has(x.memcellId)).slice(0, 300)) {
       const cell = await this.#ex.memCell(i.memcellId);
-      const turns = cell ? await this.#d.vectors.getVectors('message', cell.turns.map((t) => t.id), active.id) : [];
+      const turns = cell
+        ? await this.#d.vectors.getVectors(
+            'message',
+            cell.turns.map((t) => t.id),
+            active.id,
+          )
+        : [];
       if (turns.length === 0) continue;
       const mean = new Float32Array(active.dim);
-      for (const t of turns) if (t.vector.length === active.dim) for (let d = 0; d < mean.length; d++) mean[d]! += t.vector[d]! / turns.length;
+      for (const t of turns)
+        if (t.vector.length === active.dim) for (let d = 0; d < mean.length; d++) mean[d]! += t.vector[d]! / turns.length;
       vectors.set(i.memcellId, mean);
     }
     const placed = inputs.filter((i) => vectors.get(i.memcellId)?.length === active.dim);
     const points = pca2d(placed.map((i) => vectors.get(i.memcellId)!));
-    return { episodes, points: placed.map((i, n) => ({ memcellId: i.memcellId, sceneId: i.sceneId, title: i.title, startAt: i.startAt, x: points[n]![0], y: points[n]![1] })) };
+    return {
+      episodes,
+      points: placed.map((i, n) => ({
+        memcellId: i.memcellId,
+        sceneId: i.sceneId,
+        title: i.title,
+        startAt: i.startAt,
+        x: points[n]![0],
+        y: points[n]![1],
+      })),
+    };
   }
 
   async renameScene(id: string, title: string): Promise<void> {
@@ -284,12 +360,20 @@ export class ExplorerService {
     const scene = (await this.#ex.scenes()).find((s) => s.id === sceneId);
     if (!scene) throw new RecollectError('NOT_FOUND', 'This scene no longer exists.');
     const moving = new Set(memcellIds);
-    if (scene.members.every((m) => moving.has(m.id))) throw new RecollectError('INVALID_INPUT', 'Leave at least one episode in the scene (or rename it instead).');
+    if (scene.members.every((m) => moving.has(m.id)))
+      throw new RecollectError('INVALID_INPUT', 'Leave at least one episode in the scene (or rename it instead).');
     const newId = this.#d.newId();
-    await this.#ex.splitScene(sceneId, memcellIds, newId, title ?? null, {
-      kept: await this.#centroidOf(scene.members.filter((m) => !moving.has(m.id)).map((m) => m.id)),
-      split: await this.#centroidOf(memcellIds),
-    }, this.#now());
+    await this.#ex.splitScene(
+      sceneId,
+      memcellIds,
+      newId,
+      title ?? null,
+      {
+        kept: await this.#centroidOf(scene.members.filter((m) => !moving.has(m.id)).map((m) => m.id)),
+        split: await this.#centroidOf(memcellIds),
+      },
+      this.#now(),
+    );
     await this.#resummarise([sceneId, newId]);
     this.#d.changed();
     return newId;
@@ -366,4 +450,3 @@ export class ExplorerService {
     return { deleted: result.deleted };
   }
 }
-

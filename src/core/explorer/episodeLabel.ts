@@ -45,10 +45,14 @@ export function episodeName(cell: Nameable): string {
 export function episodeState(status: MemCellStatus, open = false): string {
   if (open) return 'still growing: new messages join it';
   switch (status) {
-    case 'raw': return 'not summarised yet';
-    case 'queued': return 'waiting to be summarised';
-    case 'synthesised': return 'summarised';
-    case 'failed': return 'summarising failed';
+    case 'raw':
+      return 'not summarised yet';
+    case 'queued':
+      return 'waiting to be summarised';
+    case 'synthesised':
+      return 'summarised';
+    case 'failed':
+      return 'summarising failed';
   }
 }
 

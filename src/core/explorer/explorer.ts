@@ -100,8 +100,10 @@ export interface SearchCandidate extends MemoryItemRef {
   readonly fields: Readonly<Record<string, string>>;
 }
 
-export interface MemCellSummary
-  extends Pick<MemCell, 'id' | 'conversationId' | 'startAt' | 'endAt' | 'title' | 'narrative' | 'status' | 'sceneId'> {
+export interface MemCellSummary extends Pick<
+  MemCell,
+  'id' | 'conversationId' | 'startAt' | 'endAt' | 'title' | 'narrative' | 'status' | 'sceneId'
+> {
   readonly conversationTitle: string;
   readonly open: boolean;
   readonly sceneTitle: string | null;
@@ -201,7 +203,13 @@ export interface SceneView {
   readonly memberCount: number;
   readonly lastActivityAt: number | null;
   readonly editedByUser: boolean;
-  readonly members: readonly { readonly id: string; readonly title: string | null; readonly startAt: number; readonly endAt: number; readonly status: MemCellStatus }[];
+  readonly members: readonly {
+    readonly id: string;
+    readonly title: string | null;
+    readonly startAt: number;
+    readonly endAt: number;
+    readonly status: MemCellStatus;
+  }[];
 }
 
 export interface SceneMapPoint {
@@ -299,7 +307,14 @@ export interface ExplorerStore {
   /** Moves the members of `sourceIds` into `targetId`, deletes the sources; `centroid` is the merged one. */
   mergeScenes(targetId: string, sourceIds: readonly string[], centroid: Float32Array | null, now: number): Promise<void>;
   /** Moves `memcellIds` out of their scene into a new scene `newId`. */
-  splitScene(sceneId: string, memcellIds: readonly string[], newId: string, title: string | null, centroids: { kept: Float32Array | null; split: Float32Array | null }, now: number): Promise<void>;
+  splitScene(
+    sceneId: string,
+    memcellIds: readonly string[],
+    newId: string,
+    title: string | null,
+    centroids: { kept: Float32Array | null; split: Float32Array | null },
+    now: number,
+  ): Promise<void>;
   profile(): Promise<ProfileItemView[]>;
   editProfileItem(id: string, value: string, now: number): Promise<void>;
   pinProfileItem(id: string, pinned: boolean, now: number): Promise<void>;
@@ -314,7 +329,11 @@ export interface ExplorerStore {
    * Deletes every listed item in ONE transaction (tombstoned like the single deletes); a listed
    * title loses the words of `about` (the query the list came from) — no query, it is cleared.
    */
-  forget(items: readonly { kind: ForgetKind; id: string }[], now: number, about?: string): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }>;
+  forget(
+    items: readonly { kind: ForgetKind; id: string }[],
+    now: number,
+    about?: string,
+  ): Promise<ForgetResult & { sceneIds: string[]; deletedTurnIds: string[] }>;
 }
 
 /** A memory saved from a message that asked for it ("remember that…"): the chat's notice under that message. */

@@ -32,7 +32,13 @@ export function tombstoneHash(text: string): string {
 
 /** The query's words (letters/digits, lower case, length ≥ 2). */
 export function queryTerms(query: string): string[] {
-  return [...new Set(normaliseText(query).split(' ').filter((t) => t.length >= 2))];
+  return [
+    ...new Set(
+      normaliseText(query)
+        .split(' ')
+        .filter((t) => t.length >= 2),
+    ),
+  ];
 }
 
 /**
@@ -47,7 +53,11 @@ export function matchReasons(terms: readonly string[], fields: Readonly<Record<s
     const text = normaliseText(value);
     const words = text.split(' ');
     // A word of a script without spaces sits inside a longer run: look for it as a substring.
-    const hit = terms.filter((t) => (hasNoSpaceScript(t) && text.includes(t)) || words.some((w) => w.startsWith(t) || t.startsWith(w) && w.length >= 3 || (t.length >= 5 && w.slice(0, 5) === t.slice(0, 5))));
+    const hit = terms.filter(
+      (t) =>
+        (hasNoSpaceScript(t) && text.includes(t)) ||
+        words.some((w) => w.startsWith(t) || (t.startsWith(w) && w.length >= 3) || (t.length >= 5 && w.slice(0, 5) === t.slice(0, 5))),
+    );
     if (hit.length) out.push(`${hit.map((t) => `“${t}”`).join(', ')} in the ${field}`);
   }
   return out;
@@ -108,9 +118,11 @@ const FORGET_NOUNS: Readonly<Record<string, readonly [string, string]>> = {
 
 /** "3 messages, 1 fact, 2 plans" — what Forget deleted, in the order of `counts`, zero counts left out. */
 export function forgetSummary(counts: Readonly<Record<string, number>>): string {
-  const parts = Object.entries(counts).filter(([, n]) => n > 0).map(([kind, n]) => {
-    const [one, many] = FORGET_NOUNS[kind] ?? [kind, kind];
-    return `${n} ${n === 1 ? one : many}`;
-  });
+  const parts = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => {
+      const [one, many] = FORGET_NOUNS[kind] ?? [kind, kind];
+      return `${n} ${n === 1 ? one : many}`;
+    });
   return parts.join(', ') || 'nothing';
 }

@@ -5,7 +5,16 @@
  */
 import type { WritingLanguage } from '../base/language';
 import type { SearchOptions } from '../base/store';
-import type { AppendResult, Conversation, ConversationMemory, Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit } from '../base/types';
+import type {
+  AppendResult,
+  Conversation,
+  ConversationMemory,
+  Message,
+  MessageWindow,
+  MessageWindowRequest,
+  NewTurn,
+  SearchHit,
+} from '../base/types';
 
 /**
  * The user's message in a stored conversation: engine.conversations.send stores it, then engine.answers.ask answers it.
@@ -18,7 +27,9 @@ export interface SendRequest extends Pick<NewTurn, 'conversationId' | 'id' | 'co
 
 export interface ConversationsApi {
   /** A new conversation; its memory switches follow settings.memoryDefaults() unless the input sets them; `projectId` puts it in a project. */
-  create(input: { readonly id?: string; readonly title: string; readonly projectId?: string | null } & Partial<ConversationMemory>): Promise<Conversation>;
+  create(
+    input: { readonly id?: string; readonly title: string; readonly projectId?: string | null } & Partial<ConversationMemory>,
+  ): Promise<Conversation>;
   /**
    * A conversation's memory switches: "use memory in answers" and "remember this conversation"
    * (semantics in core/engine/conversationMemory.ts). Emits conversations-changed.

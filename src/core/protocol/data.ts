@@ -13,6 +13,10 @@ export interface DataApi {
   importDatabase(bytes: Uint8Array): Promise<ImportSummary>;
   /** Chat history from other services: scan first (counts, cost estimate), then import; both stream and can be cancelled. */
   scanHistory(file: HistoryFile, request: HistoryRequest, onProgress?: (p: HistoryProgress) => void): Promise<HistoryScan>;
-  importHistory(file: HistoryFile, request: HistoryRequest & { readonly policy?: PolicyName }, onProgress?: (p: HistoryProgress) => void): Promise<HistoryImportReport>;
+  importHistory(
+    file: HistoryFile,
+    request: HistoryRequest & { readonly policy?: PolicyName },
+    onProgress?: (p: HistoryProgress) => void,
+  ): Promise<HistoryImportReport>;
   cancelHistoryImport(importId: string): Promise<void>;
 }

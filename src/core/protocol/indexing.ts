@@ -3,7 +3,7 @@
  * indexing after a history import.
  * One group of EngineApi (src/core/protocol.ts): callers write `engine.indexing.…`.
  */
-import type { EmbeddingStatus } from '../capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../capture/embeddingStatus';
 
 /** The indexing that trails a history import (turn index, vectors, episodes) as one progress figure. */
 export interface IndexingStatus {

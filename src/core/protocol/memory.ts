@@ -3,7 +3,25 @@
  * tombstoned.
  * One group of EngineApi (src/core/protocol.ts): callers write `engine.memory.…`.
  */
-import type { ConversationMemoryCounts, FactEdit, FactPage, FactQuery, FactView, ForgetCandidate, ForgetKind, ForgetResult, MemCellDetail, MemCellEdit, MemCellPage, MemCellQuery, MemoryOverview, MemorySearchFilters, MemorySearchHit, SceneMap, SceneView } from '../explorer/explorer';
+import type {
+  ConversationMemoryCounts,
+  FactEdit,
+  FactPage,
+  FactQuery,
+  FactView,
+  ForgetCandidate,
+  ForgetKind,
+  ForgetResult,
+  MemCellDetail,
+  MemCellEdit,
+  MemCellPage,
+  MemCellQuery,
+  MemoryOverview,
+  MemorySearchFilters,
+  MemorySearchHit,
+  SceneMap,
+  SceneView,
+} from '../explorer/explorer';
 
 export interface MemoryApi {
   overview(): Promise<MemoryOverview>;

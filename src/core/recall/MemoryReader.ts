@@ -68,7 +68,11 @@ export class MemoryReader {
   }
 
   /** Ranked turns for a question; `queryVector` skips embedding it again (undefined = embed here). */
-  async recall(message: string, request: RecallRequest = {}, queryVector?: QueryVector | null | Promise<QueryVector | null>): Promise<RetrievalResult> {
+  async recall(
+    message: string,
+    request: RecallRequest = {},
+    queryVector?: QueryVector | null | Promise<QueryVector | null>,
+  ): Promise<RetrievalResult> {
     const question = recallQuery(message); // a long paste is searched by its head and tail
     // Independent reads, asked together. The embedding and the reranker may each be a model-worker
     // round trip: the Retriever takes them as promises and runs its keyword query meanwhile, so a
@@ -91,7 +95,7 @@ export class MemoryReader {
   }
 
   async #scope(request: RecallRequest): Promise<RetrievalScope | undefined> {
-    const excluded = request.rememberedOnly ? [...await this.#d.notRemembered()] : [];
+    const excluded = request.rememberedOnly ? [...(await this.#d.notRemembered())] : [];
     const memory = request.scope;
     let only = request.conversationId !== undefined ? [request.conversationId] : undefined;
     if (memory?.only) only = only ? only.filter((id) => memory.only!.includes(id)) : [...memory.only];
@@ -121,7 +125,10 @@ export class MemoryReader {
       if (!q) return [];
       return (kind === 'fact' ? this.#d.indexes.fact : this.#d.indexes.episode).search(q.modelId, q.dim, q.vector, k);
     };
-    return answerSourceOf(knowledge, (question, options) =>
-      this.recall(question, { ...options, rememberedOnly: true }, vectorOf(question)), nearest);
+    return answerSourceOf(
+      knowledge,
+      (question, options) => this.recall(question, { ...options, rememberedOnly: true }, vectorOf(question)),
+      nearest,
+    );
   }
 }

@@ -11,7 +11,15 @@
  */
 import type { Embedder, Reranker } from '../base/ports';
 import type { Message } from '../base/types';
-import { analyzeQuery, FRAMING_WORDS, STANDING_INSTRUCTION, STATES_INSTRUCTION, STATES_PREFERENCE, TIME_EXPRESSION, type QueryAnalysis } from './queryAnalysis';
+import {
+  analyzeQuery,
+  FRAMING_WORDS,
+  STANDING_INSTRUCTION,
+  STATES_INSTRUCTION,
+  STATES_PREFERENCE,
+  TIME_EXPRESSION,
+  type QueryAnalysis,
+} from './queryAnalysis';
 import { STOP_WORDS, letterWords as words, terms as lowerTerms } from '../base/text';
 import {
   applyBoosts,
@@ -120,7 +128,10 @@ export interface RetrievalSource {
    * The user's turns (in scope) that may state a standing instruction (they hold "always", "never",
    * "whenever", "from now on", "going forward" or "when I ask"), newest first, at most `limit`, with their text.
    */
-  ruleCandidates?(options: { readonly limit: number; readonly scope?: RetrievalScope }): Promise<{ readonly id: string; readonly content: string }[]>;
+  ruleCandidates?(options: {
+    readonly limit: number;
+    readonly scope?: RetrievalScope;
+  }): Promise<{ readonly id: string; readonly content: string }[]>;
   /** Cosine of `vector` with each of `ids`' stored vectors of `modelId` (ids without one are left out). */
   similarities?(ids: readonly string[], vector: Float32Array, modelId: string): Promise<Map<string, number>>;
 }
@@ -193,7 +204,9 @@ export class Retriever {
     const scope = options.scope;
     // Words of a relative date ("four weeks ago", "the past weekend") only: absolute ones ("June",
     // "2023") also match the session dates the turn index holds (its timeline column).
-    const dateWords = new Set(cfg.dropDateWords ? analysis.temporal.ranges.filter((r) => RELATIVE_DATE.test(r.text)).flatMap((r) => lowerTerms(r.text)) : []);
+    const dateWords = new Set(
+      cfg.dropDateWords ? analysis.temporal.ranges.filter((r) => RELATIVE_DATE.test(r.text)).flatMap((r) => lowerTerms(r.text)) : [],
+    );
     const content = analysis.terms.filter((t) => !(cfg.dropFramingWords && FRAMING_WORDS.has(t)) && !dateWords.has(t));
     const terms = cfg.speakerNamesAsTerms ? [...content, ...analysis.speakers.map((s) => s.toLowerCase())] : [...content];
     if (terms.length === 0) terms.push(...analysis.terms);
@@ -213,17 +226,21 @@ export class Retriever {
     // A reranker of trust 0 (the bundled stand-in) is not asked at all: it could change nothing.
     // Absent trust = 1 (test fakes, the bench's oracle and random).
     const rerankerP = Promise.resolve(this.#reranker ?? null);
-    const reranks = (r: Reranker | null): r is Reranker => r !== null && (r.trust ?? 1) > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
+    const reranks = (r: Reranker | null): r is Reranker =>
+      r !== null && (r.trust ?? 1) > 0 && options.rerank !== false && cfg.rerank.candidates > 1;
     // The rerank pool may read the vector list deeper (rerankPool.ts); fusion keeps depth.vector.
     // The question embedded once, for the vector list and the standing instructions' list.
     // The vector list is wanted when its weight for this memory's size is above 0, or when a large
     // memory's rescored pool takes vector candidates.
     const vectorWeight = large ? cfg.large.vector : cfg.weights.vector;
     const wantsVector = vectorWeight > 0 || (large && cfg.large.rescoreVector > 0);
-    const queryVectorP = wantsVector || cfg.rules.weight > 0
-      ? Promise.resolve(options.queryVector === undefined ? this.#embed(question) : options.queryVector)
-      : Promise.resolve(null);
-    const deepVectorP = rerankerP.then((r) => wantsVector ? this.#vectorCandidates(queryVectorP, scope, reranks(r) ? cfg.rerank.vectorDepth : 0) : Promise.resolve<string[]>([]));
+    const queryVectorP =
+      wantsVector || cfg.rules.weight > 0
+        ? Promise.resolve(options.queryVector === undefined ? this.#embed(question) : options.queryVector)
+        : Promise.resolve(null);
+    const deepVectorP = rerankerP.then((r) =>
+      wantsVector ? this.#vectorCandidates(queryVectorP, scope, reranks(r) ? cfg.rerank.vectorDepth : 0) : Promise.resolve<string[]>([]),
+    );
     const rulesP = this.#rules(queryVectorP, scope);
     const vectorP = deepVectorP.then((ids) => ids.slice(0, cfg.depth.vector));
     const lexicalP = !terms.length
@@ -234,12 +251,21 @@ export class Retriever {
           ? this.#fielded(terms, fields, scope)
           : this.#source.lexical(terms, { limit: cfg.depth.lexical, fields, ...(scope ? { scope } : {}) });
     // A small memory's turn index also gets the large path's list (own words, neighbour context by score).
-    const ownP = !large && terms.length && cfg.weights.own > 0 ? this.#propagated(terms, fields, scope, vectorP, loaded, size) : Promise.resolve<string[]>([]);
+    const ownP =
+      !large && terms.length && cfg.weights.own > 0
+        ? this.#propagated(terms, fields, scope, vectorP, loaded, size)
+        : Promise.resolve<string[]>([]);
     // With fielded.weight, the BM25F order is a list of its own beside the turn index's.
     // Its pool is the turn index's list when that is as deep (one keyword query, not two).
-    const fieldedP = !large && terms.length && cfg.fielded.pool > 0 && cfg.fielded.weight > 0
-      ? this.#fielded(terms, fields, scope, cfg.fielded.pool <= cfg.depth.lexical ? lexicalP.then((ids) => ids.slice(0, cfg.fielded.pool)) : undefined)
-      : Promise.resolve<string[]>([]);
+    const fieldedP =
+      !large && terms.length && cfg.fielded.pool > 0 && cfg.fielded.weight > 0
+        ? this.#fielded(
+            terms,
+            fields,
+            scope,
+            cfg.fielded.pool <= cfg.depth.lexical ? lexicalP.then((ids) => ids.slice(0, cfg.fielded.pool)) : undefined,
+          )
+        : Promise.resolve<string[]>([]);
     const [lexical, vector, reranker, own, fieldedList, rules] = await Promise.all([lexicalP, vectorP, rerankerP, ownP, fieldedP, rulesP]);
     const trust = reranker?.trust ?? 1;
     const reranking = reranks(reranker);
@@ -273,8 +299,13 @@ export class Retriever {
     const deeper = reranking ? all.slice(cfg.depth.fused, cfg.rerank.candidates) : [];
     // Plus turns the fused order holds low or not at all where evidence is likely (rerankPool.ts).
     const extras = reranking
-      ? await rerankPoolExtras(all.slice(0, cfg.rerank.candidates).map((f) => f.id), lists, await deepVectorP, this.#source,
-        { ...cfg.rerank, gapMs: cfg.boosts.sessionGapMs, ...(scope?.until !== undefined ? { until: scope.until } : {}) })
+      ? await rerankPoolExtras(
+          all.slice(0, cfg.rerank.candidates).map((f) => f.id),
+          lists,
+          await deepVectorP,
+          this.#source,
+          { ...cfg.rerank, gapMs: cfg.boosts.sessionGapMs, ...(scope?.until !== undefined ? { until: scope.until } : {}) },
+        )
       : [];
     const wanted = [...fused, ...deeper].map((f) => f.id).concat(extras);
     const messages = new Map(wanted.flatMap((id) => (loaded.has(id) ? [[id, loaded.get(id)!] as const] : [])));
@@ -291,7 +322,9 @@ export class Retriever {
     } else {
       // Only the `limit` best are returned: the candidates are read without metadata (and without
       // their text unless a boost needs it), and the returned turns whole once ranked.
-      known.push(...await this.#source.facts(missing, { content: analysis.temporal.asksForTime || preference || (instruction && 'user') }));
+      known.push(
+        ...(await this.#source.facts(missing, { content: analysis.temporal.asksForTime || preference || (instruction && 'user') })),
+      );
     }
     const facts = new Map<string, BoostFacts>();
     for (const m of known) {
@@ -302,19 +335,45 @@ export class Retriever {
         role: m.role === 'assistant' ? 'assistant' : 'user',
         hasTimeExpression: analysis.temporal.asksForTime && TIME_EXPRESSION.test(m.content ?? ''),
         statesInstruction: instruction && m.role !== 'assistant' && STANDING_INSTRUCTION.test(m.content ?? ''),
-        statesPreference: preference && m.role !== 'assistant' && (STATES_PREFERENCE.test(m.content ?? '') || (cfg.boosts.instructions && STATES_INSTRUCTION.test(m.content ?? ''))),
+        statesPreference:
+          preference &&
+          m.role !== 'assistant' &&
+          (STATES_PREFERENCE.test(m.content ?? '') || (cfg.boosts.instructions && STATES_INSTRUCTION.test(m.content ?? ''))),
       });
     }
-    const boosted = diversify(applyBoosts(fused, facts, {
-      speakers: analysis.speakers, asksForTime: analysis.temporal.asksForTime, ranges: analysis.temporal.ranges, about: analysis.about,
-      asksForAdvice: advice, asksForCurrent: analysis.asksForCurrent,
-    }, cfg.boosts), facts, cfg, analysis.asksAcrossTime);
+    const boosted = diversify(
+      applyBoosts(
+        fused,
+        facts,
+        {
+          speakers: analysis.speakers,
+          asksForTime: analysis.temporal.asksForTime,
+          ranges: analysis.temporal.ranges,
+          about: analysis.about,
+          asksForAdvice: advice,
+          asksForCurrent: analysis.asksForCurrent,
+        },
+        cfg.boosts,
+      ),
+      facts,
+      cfg,
+      analysis.asksAcrossTime,
+    );
 
-    let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({ item, score: item.score }));
+    let ranked: { item: (typeof boosted)[number]; score: number; rerankScore?: number }[] = boosted.map((item) => ({
+      item,
+      score: item.score,
+    }));
     const floor = ranked.length ? ranked[ranked.length - 1]!.score : Infinity;
-    for (const item of deeper) if (messages.has(item.id)) ranked.push({ item: { ...item, boosts: {} }, score: Math.min(item.score, floor) });
+    for (const item of deeper)
+      if (messages.has(item.id)) ranked.push({ item: { ...item, boosts: {} }, score: Math.min(item.score, floor) });
     const byId = new Map(extras.length ? all.map((f) => [f.id, f]) : []);
-    for (const id of extras) if (messages.has(id)) ranked.push({ item: { ...(byId.get(id) ?? { id, score: 0, ranks: {} }), boosts: {} }, score: Math.min(byId.get(id)?.score ?? 0, floor) });
+    for (const id of extras)
+      if (messages.has(id))
+        ranked.push({
+          item: { ...(byId.get(id) ?? { id, score: 0, ranks: {} }), boosts: {} },
+          score: Math.min(byId.get(id)?.score ?? 0, floor),
+        });
     if (reranking && ranked.length > 1) {
       // Bounded depth: only the top `candidates` are scored (a known cost per question); they are
       // reordered among themselves, everything below keeps its fused order.
@@ -334,19 +393,21 @@ export class Retriever {
     const unread = top.filter(({ item }) => !messages.has(item.id)).map(({ item }) => item.id);
     if (unread.length) for (const m of await this.#source.turns(unread)) messages.set(m.id, m);
     // A turn deleted since its facts were read is left out.
-    const turns = top.filter(({ item }) => messages.has(item.id)).map(({ item, score, rerankScore }): RetrievedTurn => {
-      const reasons: RetrievalSignal[] = (Object.keys(item.ranks) as RetrievalSignal[]).sort((a, b) => item.ranks[a]! - item.ranks[b]!);
-      for (const b of Object.keys(item.boosts) as BoostSignal[]) reasons.push(b);
-      if (rerankScore !== undefined) reasons.push('rerank');
-      return {
-        message: messages.get(item.id)!,
-        score,
-        reasons,
-        ranks: item.ranks,
-        boosts: item.boosts,
-        ...(rerankScore !== undefined ? { rerankScore } : {}),
-      };
-    });
+    const turns = top
+      .filter(({ item }) => messages.has(item.id))
+      .map(({ item, score, rerankScore }): RetrievedTurn => {
+        const reasons: RetrievalSignal[] = (Object.keys(item.ranks) as RetrievalSignal[]).sort((a, b) => item.ranks[a]! - item.ranks[b]!);
+        for (const b of Object.keys(item.boosts) as BoostSignal[]) reasons.push(b);
+        if (rerankScore !== undefined) reasons.push('rerank');
+        return {
+          message: messages.get(item.id)!,
+          score,
+          reasons,
+          ranks: item.ranks,
+          boosts: item.boosts,
+          ...(rerankScore !== undefined ? { rerankScore } : {}),
+        };
+      });
     return { analysis, turns };
   }
 
@@ -357,11 +418,21 @@ export class Retriever {
    * the question it answers — weighted by `fields.before` / `fields.after` × `large.context`.
    */
   async #propagated(
-    terms: readonly string[], fields: RetrievalConfig['fields'], scope: RetrievalScope | undefined,
-    vectorP: Promise<string[]>, loaded: Map<string, Message>, size: number,
+    terms: readonly string[],
+    fields: RetrievalConfig['fields'],
+    scope: RetrievalScope | undefined,
+    vectorP: Promise<string[]>,
+    loaded: Map<string, Message>,
+    size: number,
   ): Promise<string[]> {
     const cfg = this.config;
-    let hits = await this.#source.ownWords(terms, { limit: cfg.depth.lexical, content: fields.content, speaker: fields.speaker, postings: cfg.large.postings, ...(scope ? { scope } : {}) });
+    let hits = await this.#source.ownWords(terms, {
+      limit: cfg.depth.lexical,
+      content: fields.content,
+      speaker: fields.speaker,
+      postings: cfg.large.postings,
+      ...(scope ? { scope } : {}),
+    });
     const rescore = cfg.large.rescore > 0 && size > cfg.large.rescoreAbove && hits.length > 0;
     if (rescore) hits = await this.#rescored(terms, hits, vectorP, loaded);
     const score = new Map(hits.map((h) => [h.id, h.score]));
@@ -370,13 +441,19 @@ export class Retriever {
     const context = cfg.large.context * (rescore ? cfg.large.rescoreContext : 1);
     const weight = { before: fields.before * context, after: fields.after * context };
     if (weight.before > 0 || weight.after > 0) {
-      const links = await this.#source.contextLinks(hits.slice(0, cfg.large.contextHits).map((h) => h.id), scope);
+      const links = await this.#source.contextLinks(
+        hits.slice(0, cfg.large.contextHits).map((h) => h.id),
+        scope,
+      );
       for (const l of links) {
         const gain = weight[l.side] * own.get(l.from)!;
         if (gain > 0) score.set(l.to, (score.get(l.to) ?? 0) + gain);
       }
     }
-    return [...score].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, cfg.depth.lexical).map(([id]) => id);
+    return [...score]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, cfg.depth.lexical)
+      .map(([id]) => id);
   }
 
   /**
@@ -384,18 +461,33 @@ export class Retriever {
    * index's best `fielded.pool` and the best `fielded.ownPool` by the turns' own words, each scored
    * with its own words and its neighbour context normalised field by field.
    */
-  async #fielded(terms: readonly string[], fields: RetrievalConfig['fields'], scope: RetrievalScope | undefined, indexList?: Promise<string[]>): Promise<string[]> {
+  async #fielded(
+    terms: readonly string[],
+    fields: RetrievalConfig['fields'],
+    scope: RetrievalScope | undefined,
+    indexList?: Promise<string[]>,
+  ): Promise<string[]> {
     const cfg = this.config;
     const [index, own, stats] = await Promise.all([
       indexList ?? this.#source.lexical(terms, { limit: cfg.fielded.pool, fields, ...(scope ? { scope } : {}) }),
       cfg.fielded.ownPool > 0
-        ? this.#source.ownWords(terms, { limit: cfg.fielded.ownPool, content: fields.content, speaker: fields.speaker, postings: cfg.large.postings, ...(scope ? { scope } : {}) })
+        ? this.#source.ownWords(terms, {
+            limit: cfg.fielded.ownPool,
+            content: fields.content,
+            speaker: fields.speaker,
+            postings: cfg.large.postings,
+            ...(scope ? { scope } : {}),
+          })
         : Promise.resolve([]),
       this.#source.termStats(terms),
     ]);
     const pool = [...new Set([...index, ...own.map((h) => h.id)])];
     const scores = fieldedScores(terms, await this.#source.contextWindows(pool), stats, {
-      weights: { own: fields.content, before: fields.before, after: fields.after, timeline: fields.timeline }, b: cfg.fielded.b, bContext: cfg.fielded.bContext, delta: cfg.fielded.delta, mode: cfg.fielded.mode,
+      weights: { own: fields.content, before: fields.before, after: fields.after, timeline: fields.timeline },
+      b: cfg.fielded.b,
+      bContext: cfg.fielded.bContext,
+      delta: cfg.fielded.delta,
+      mode: cfg.fielded.mode,
     });
     const order = new Map(pool.map((id, i) => [id, i]));
     return pool
@@ -408,7 +500,12 @@ export class Retriever {
    * The rarest-terms hits (and the best vector candidates) scored again by BM25 of every query
    * term (fullQueryScore.ts): the lexical order full BM25 would give this pool, best first.
    */
-  async #rescored(terms: readonly string[], hits: readonly ScoredTurn[], vectorP: Promise<string[]>, loaded: Map<string, Message>): Promise<ScoredTurn[]> {
+  async #rescored(
+    terms: readonly string[],
+    hits: readonly ScoredTurn[],
+    vectorP: Promise<string[]>,
+    loaded: Map<string, Message>,
+  ): Promise<ScoredTurn[]> {
     const { rescore, rescoreVector } = this.config.large;
     const pool = new Set(hits.slice(0, rescore).map((h) => h.id));
     if (rescoreVector > 0) for (const id of (await vectorP).slice(0, rescoreVector)) pool.add(id);
@@ -434,11 +531,21 @@ export class Retriever {
   async #rules(queryVectorP: Promise<QueryVector | null>, scope: RetrievalScope | undefined): Promise<string[]> {
     const { weight, scan, top } = this.config.rules;
     if (!(weight > 0) || !this.#source.ruleCandidates || !this.#source.similarities) return [];
-    const rules = (await this.#source.ruleCandidates({ limit: scan, ...(scope ? { scope } : {}) })).filter((c) => STANDING_INSTRUCTION.test(c.content));
+    const rules = (await this.#source.ruleCandidates({ limit: scan, ...(scope ? { scope } : {}) })).filter((c) =>
+      STANDING_INSTRUCTION.test(c.content),
+    );
     const q = rules.length ? await queryVectorP : null;
     if (!q) return [];
-    const similarity = await this.#source.similarities(rules.map((r) => r.id), q.vector, q.modelId);
-    return [...similarity].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top).map(([id]) => id);
+    const similarity = await this.#source.similarities(
+      rules.map((r) => r.id),
+      q.vector,
+      q.modelId,
+    );
+    return [...similarity]
+      .filter(([, v]) => v > 0)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, top)
+      .map(([id]) => id);
   }
 
   async #embed(question: string): Promise<QueryVector | null> {
@@ -462,7 +569,10 @@ export class Retriever {
         counts.set(w, (counts.get(w) ?? 0) + 1);
       }
     }
-    return [...counts].sort((a, b) => b[1] - a[1]).slice(0, max).map(([w]) => w);
+    return [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, max)
+      .map(([w]) => w);
   }
 }
 

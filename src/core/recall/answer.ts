@@ -25,8 +25,15 @@ import { loadTokenCounter } from '../base/tokens';
 import { recallQuery } from './recallQuery';
 import type { StageUsage } from '../base/types';
 import {
-  composeContext, gatherContext, mergeParts,
-  type AnswerSource, type Citation, type ComposedContext, type ContextParts, type GatherLimits, type TokenCounter,
+  composeContext,
+  gatherContext,
+  mergeParts,
+  type AnswerSource,
+  type Citation,
+  type ComposedContext,
+  type ContextParts,
+  type GatherLimits,
+  type TokenCounter,
 } from './answerContext';
 import type { MemoryScope } from './memoryScope';
 
@@ -75,7 +82,6 @@ export interface AnswerProject {
   readonly memory: 'shared' | 'project-only';
   readonly instructions: string;
 }
-
 
 /** One request as sent to the endpoint, minus transport details (the key is never here). */
 export interface SentRequest {
@@ -157,7 +163,7 @@ const SUFFICIENCY_MAX_TOKENS = 400;
 // ---------------------------------------------------------------------------------------------
 
 const ANSWER_SYSTEM = [
-  'You are Recollect, a private assistant with a long-term memory of the user\'s past conversations.',
+  "You are Recollect, a private assistant with a long-term memory of the user's past conversations.",
   'Answer the question from the numbered memories in the message. Rules:',
   '- Cite every memory you rely on with its number in square brackets, like [2] or [1][4], right after the claim it supports.',
   '- Each memory carries the date it happened. Resolve relative times ("yesterday", "last week") against that date, not against today, and give absolute dates when asked "when".',
@@ -176,13 +182,21 @@ const SUFFICIENCY_SYSTEM = [
 
 function formatNow(now: number, timeZone: string): string {
   const text = new Intl.DateTimeFormat('en-GB', {
-    timeZone, weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+    timeZone,
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
   }).format(now);
   return `${text} (${timeZone})`;
 }
 
 /** Said in place of memories when the user turned memory off for the conversation. */
-export const MEMORY_OFF_NOTE = '(memory is turned off for this conversation: no memories were looked up; answer from the conversation itself)';
+export const MEMORY_OFF_NOTE =
+  '(memory is turned off for this conversation: no memories were looked up; answer from the conversation itself)';
 
 function memoryBlock(context: ComposedContext, memoryOff = false): string {
   return memoryOff ? MEMORY_OFF_NOTE : context.text || '(no relevant memories were found)';
@@ -194,15 +208,24 @@ function memoryBlock(context: ComposedContext, memoryOff = false): string {
  */
 export function answerSystem(project?: Pick<AnswerProject, 'name' | 'instructions'>): string {
   const instructions = project?.instructions.trim();
-  return instructions ? `${ANSWER_SYSTEM}\n\nInstructions for the project "${project!.name}" (from the user; follow them in every answer here):\n${instructions}` : ANSWER_SYSTEM;
+  return instructions
+    ? `${ANSWER_SYSTEM}\n\nInstructions for the project "${project!.name}" (from the user; follow them in every answer here):\n${instructions}`
+    : ANSWER_SYSTEM;
 }
 
 /** The answer call's messages: instructions, recent chat turns, then date + memories + question. */
-export function answerMessages(question: string, context: ComposedContext, options: { now: number; timeZone: string; history?: readonly LlmMessage[]; memoryOff?: boolean; project?: AnswerProject }): LlmMessage[] {
+export function answerMessages(
+  question: string,
+  context: ComposedContext,
+  options: { now: number; timeZone: string; history?: readonly LlmMessage[]; memoryOff?: boolean; project?: AnswerProject },
+): LlmMessage[] {
   return [
     { role: 'system', content: answerSystem(options.project) },
     ...(options.history ?? []),
-    { role: 'user', content: `Current date: ${formatNow(options.now, options.timeZone)}\n\nMemories:\n${memoryBlock(context, options.memoryOff)}\n\nQuestion: ${question}` },
+    {
+      role: 'user',
+      content: `Current date: ${formatNow(options.now, options.timeZone)}\n\nMemories:\n${memoryBlock(context, options.memoryOff)}\n\nQuestion: ${question}`,
+    },
   ];
 }
 
@@ -210,7 +233,10 @@ export function answerMessages(question: string, context: ComposedContext, optio
 export function sufficiencyMessages(question: string, context: ComposedContext, options: { now: number; timeZone: string }): LlmMessage[] {
   return [
     { role: 'system', content: SUFFICIENCY_SYSTEM },
-    { role: 'user', content: `Current date: ${formatNow(options.now, options.timeZone)}\n\nQuestion: ${question}\n\nRetrieved memories:\n${memoryBlock(context)}` },
+    {
+      role: 'user',
+      content: `Current date: ${formatNow(options.now, options.timeZone)}\n\nQuestion: ${question}\n\nRetrieved memories:\n${memoryBlock(context)}`,
+    },
   ];
 }
 
@@ -258,7 +284,12 @@ export function citedItems(answer: string, citations: readonly Citation[]): Cita
 const ZERO: StageUsage = { calls: 0, promptTokens: 0, completionTokens: 0, estimated: false };
 
 function addUsage(a: StageUsage, u: LlmUsage, calls = 1): StageUsage {
-  return { calls: a.calls + calls, promptTokens: a.promptTokens + u.promptTokens, completionTokens: a.completionTokens + u.completionTokens, estimated: a.estimated || u.estimated };
+  return {
+    calls: a.calls + calls,
+    promptTokens: a.promptTokens + u.promptTokens,
+    completionTokens: a.completionTokens + u.completionTokens,
+    estimated: a.estimated || u.estimated,
+  };
 }
 
 /**
@@ -291,21 +322,33 @@ function cleanFollowUps(raw: readonly string[], question: string): string[] {
  * 'done' with the result. Errors of the answer call (endpoint down, unauthorized…) are thrown as
  * the Llm throws them (LLM_* codes).
  */
-export async function* answerQuestion(deps: AnswerDeps, question: string, options: AnswerOptions = {}): AsyncGenerator<AnswerEvent, AnswerResult, undefined> {
+export async function* answerQuestion(
+  deps: AnswerDeps,
+  question: string,
+  options: AnswerOptions = {},
+): AsyncGenerator<AnswerEvent, AnswerResult, undefined> {
   const now = options.now ?? deps.clock.now();
   const timeZone = options.timeZone ?? 'UTC';
   const budgetTokens = Math.max(0, options.budgetTokens ?? ANSWER_BUDGET.default);
-  const count = deps.countTokens ?? await loadTokenCounter();
+  const count = deps.countTokens ?? (await loadTokenCounter());
   const signal = options.signal;
   // Stop/Esc ends recall itself, not only the stream after it: the wait for the question's
   // embedding (a model-worker round trip) and the reads give way to the abort at once.
-  const gather = (query: string): Promise<ContextParts> => untilAborted(gatherContext(deps.source, query, {
-    now, ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(options.limits ? { limits: options.limits } : {}),
-    ...(options.scope ? { scope: options.scope } : {}),
-    ...(options.excludeTurnIds ? { excludeTurnIds: options.excludeTurnIds } : {}),
-  }), signal, stoppedError);
+  const gather = (query: string): Promise<ContextParts> =>
+    untilAborted(
+      gatherContext(deps.source, query, {
+        now,
+        ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}),
+        ...(options.limits ? { limits: options.limits } : {}),
+        ...(options.scope ? { scope: options.scope } : {}),
+        ...(options.excludeTurnIds ? { excludeTurnIds: options.excludeTurnIds } : {}),
+      }),
+      signal,
+      stoppedError,
+    );
   // Excerpts are cut around the words recall searched with (recallQuery.ts), not every word of a long paste.
-  const compose = (parts: ContextParts): ComposedContext => composeContext(parts, { budgetTokens, now, countTokens: count, timeZone, query: recallQuery(question) });
+  const compose = (parts: ContextParts): ComposedContext =>
+    composeContext(parts, { budgetTokens, now, countTokens: count, timeZone, query: recallQuery(question) });
 
   throwIfAborted(signal);
   yield { type: 'status', stage: 'retrieval' };
@@ -324,7 +367,12 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
     requests.push({ stage: 'sufficiency', messages, maxTokens: SUFFICIENCY_MAX_TOKENS, temperature: 0, json: true });
     try {
       const verdict = await deps.llm.completeJson({
-        stage: 'sufficiency', messages, schema: SufficiencySchema, maxTokens: SUFFICIENCY_MAX_TOKENS, temperature: 0, ...(signal ? { signal } : {}),
+        stage: 'sufficiency',
+        messages,
+        schema: SufficiencySchema,
+        maxTokens: SUFFICIENCY_MAX_TOKENS,
+        temperature: 0,
+        ...(signal ? { signal } : {}),
       });
       usage.sufficiency = addUsage(usage.sufficiency, verdict.usage, verdict.attempts);
       const followUps = verdict.value.sufficient ? [] : cleanFollowUps(verdict.value.followUps, question);
@@ -336,7 +384,11 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
       // the exact counts; here both attempts are estimated from the prompt and the raw reply.
       const raw = (err as { raw?: unknown }).raw;
       const prompt = messages.reduce((n, m) => n + count(m.content), 0);
-      usage.sufficiency = addUsage(usage.sufficiency, { promptTokens: 2 * prompt, completionTokens: typeof raw === 'string' ? 2 * count(raw) : 0, estimated: true }, 2);
+      usage.sufficiency = addUsage(
+        usage.sufficiency,
+        { promptTokens: 2 * prompt, completionTokens: typeof raw === 'string' ? 2 * count(raw) : 0, estimated: true },
+        2,
+      );
       sufficiency = { checked: true, sufficient: null, followUps: [], error: 'LLM_BAD_OUTPUT' };
     }
     throwIfAborted(signal);
@@ -353,10 +405,20 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
 
   yield { type: 'status', stage: 'answer' };
   const messages = answerMessages(question, context, {
-    now, timeZone, ...(options.history ? { history: options.history } : {}), ...(options.memoryOff ? { memoryOff: true } : {}), ...(options.project ? { project: options.project } : {}),
+    now,
+    timeZone,
+    ...(options.history ? { history: options.history } : {}),
+    ...(options.memoryOff ? { memoryOff: true } : {}),
+    ...(options.project ? { project: options.project } : {}),
   });
   const maxTokens = options.maxAnswerTokens ?? 1024;
-  requests.push({ stage: 'answer', messages, maxTokens, ...(options.temperature !== undefined ? { temperature: options.temperature } : {}), json: false });
+  requests.push({
+    stage: 'answer',
+    messages,
+    maxTokens,
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    json: false,
+  });
   let text = '';
   let stopped = false;
   let finishReason: string | null = null;
@@ -364,7 +426,11 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
   let cutAtSize = false;
   try {
     for await (const event of deps.llm.stream({
-      stage: 'answer', messages, maxTokens, ...(options.temperature !== undefined ? { temperature: options.temperature } : {}), ...(signal ? { signal } : {}),
+      stage: 'answer',
+      messages,
+      maxTokens,
+      ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+      ...(signal ? { signal } : {}),
     })) {
       if (event.type === 'delta') {
         const piece = event.text.slice(0, MAX_ANSWER_CHARS - text.length);
@@ -395,7 +461,11 @@ export async function* answerQuestion(deps: AnswerDeps, question: string, option
     usage.answer = addUsage(usage.answer, { promptTokens: prompt, completionTokens: count(text), estimated: true });
   }
   const result: AnswerResult = {
-    question, answer: text, stopped, finishReason, model,
+    question,
+    answer: text,
+    stopped,
+    finishReason,
+    model,
     citations: citedItems(text, context.citations),
     contextCitations: context.citations,
     requests,

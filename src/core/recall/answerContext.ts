@@ -31,8 +31,7 @@ export interface ContextEpisode extends Pick<MemCell, 'id' | 'conversationId' | 
   readonly narrative: string;
 }
 
-export interface ContextFact
-  extends Pick<Fact, 'id' | 'memcellId' | 'speaker' | 'content' | 'occurredAt' | 'validFrom' | 'validTo'> {
+export interface ContextFact extends Pick<Fact, 'id' | 'memcellId' | 'speaker' | 'content' | 'occurredAt' | 'validFrom' | 'validTo'> {
   /** False when a later fact superseded this one (kept: "where did she live in 2022?"). */
   readonly current: boolean;
 }
@@ -92,7 +91,13 @@ export interface GatherLimits {
 
 /** EverMemOS keeps 10 episodes from 10 scenes; a small local model's context is tighter. */
 export const DEFAULT_GATHER_LIMITS: GatherLimits = {
-  turns: RETRIEVAL_CONFIG.context.turns, facts: 12, episodes: 8, scenes: 3, membersPerScene: 4, profile: 20, foresight: 10,
+  turns: RETRIEVAL_CONFIG.context.turns,
+  facts: 12,
+  episodes: 8,
+  scenes: 3,
+  membersPerScene: 4,
+  profile: 20,
+  foresight: 10,
 };
 
 export interface GatherOptions {
@@ -118,7 +123,10 @@ export async function gatherContext(source: AnswerSource, message: string, optio
   const query = recallQuery(message);
   const limits = { ...DEFAULT_GATHER_LIMITS, ...options.limits };
   const memory = options.scope;
-  const scope = { ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(memory ? { scope: memory } : {}) };
+  const scope = {
+    ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}),
+    ...(memory ? { scope: memory } : {}),
+  };
   const excluded = options.excludeTurnIds ?? new Set<string>();
   const [recalled, facts, searched, profile, foresight] = await Promise.all([
     // As many more as may be left out, so the excerpts keep their number.
@@ -140,7 +148,11 @@ export async function gatherContext(source: AnswerSource, message: string, optio
 }
 
 async function rankEpisodes(
-  source: AnswerSource, turns: readonly Message[], facts: readonly ContextFact[], searched: readonly ContextEpisode[], limits: GatherLimits,
+  source: AnswerSource,
+  turns: readonly Message[],
+  facts: readonly ContextFact[],
+  searched: readonly ContextEpisode[],
+  limits: GatherLimits,
   scope: MemoryScope | undefined,
 ): Promise<ContextEpisode[]> {
   const cellOfTurn = turns.length ? await source.episodesOfTurns(turns.map((t) => t.id)) : new Map<string, string>();
@@ -156,7 +168,8 @@ async function rankEpisodes(
 
   const known = new Map(searched.map((e) => [e.id, e]));
   const missing = [...scores.keys()].filter((id) => !known.has(id));
-  if (missing.length) for (const e of await (scope ? source.episodesByIds(missing, scope) : source.episodesByIds(missing))) known.set(e.id, e);
+  if (missing.length)
+    for (const e of await (scope ? source.episodesByIds(missing, scope) : source.episodesByIds(missing))) known.set(e.id, e);
   const direct = fused.filter((f) => known.has(f.id)).map((f) => [f.id, f.score] as const);
 
   // A scene scores as its best member (EverMemOS §3.5); walk the ranking until N scenes are seen.
@@ -168,7 +181,9 @@ async function rankEpisodes(
   }
   const out = direct.slice(0, limits.episodes).map(([id]) => known.get(id)!);
   if (topScenes.length && out.length < limits.episodes) {
-    const members = await (scope ? source.sceneMembers(topScenes, limits.membersPerScene, scope) : source.sceneMembers(topScenes, limits.membersPerScene));
+    const members = await (scope
+      ? source.sceneMembers(topScenes, limits.membersPerScene, scope)
+      : source.sceneMembers(topScenes, limits.membersPerScene));
     // Siblings rank after every direct hit, in the order of their scene's score.
     const sceneRank = new Map(topScenes.map((s, i) => [s, i]));
     const siblings = members
@@ -213,9 +228,18 @@ export function mergeParts(primary: ContextParts, others: readonly ContextParts[
   return {
     profile: primary.profile,
     foresight: primary.foresight,
-    episodes: after((p) => p.episodes, (e) => e.id),
-    facts: after((p) => p.facts, (f) => f.id),
-    turns: after((p) => p.turns, (t) => t.id),
+    episodes: after(
+      (p) => p.episodes,
+      (e) => e.id,
+    ),
+    facts: after(
+      (p) => p.facts,
+      (f) => f.id,
+    ),
+    turns: after(
+      (p) => p.turns,
+      (t) => t.id,
+    ),
   };
 }
 
@@ -283,7 +307,11 @@ export function isTimeValid(f: ForesightItem, now: number): boolean {
 
 function dateFormat(timeZone: string, withTime: boolean): Intl.DateTimeFormat {
   return new Intl.DateTimeFormat('en-GB', {
-    timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric',
+    timeZone,
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
     ...(withTime ? { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } : {}),
   });
 }
@@ -320,7 +348,8 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
   const zone = options.timeZone ?? 'UTC';
   const maxChars = options.maxItemChars ?? 1200;
   const turnChars = options.maxTurnChars ?? RETRIEVAL_CONFIG.context.turnChars;
-  const focus = (options.focus ?? RETRIEVAL_CONFIG.context.focus) && options.query !== undefined ? focusTerms(options.query) : new Set<string>();
+  const focus =
+    (options.focus ?? RETRIEVAL_CONFIG.context.focus) && options.query !== undefined ? focusTerms(options.query) : new Set<string>();
   const day = dateFormat(zone, false);
   const stamp = dateFormat(zone, true);
   const d = (ms: number) => day.format(ms);
@@ -330,19 +359,32 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
   const sections: Section[] = [
     {
       heading: 'Profile (what is known about the user)',
-      items: parts.profile.filter((p) => p.status === 'active').map((p, i) => ({
-        kind: 'profile', ref: p.id, label: p.key, body: clip(profileLine(p.key, p.value), maxChars), order: i,
-      })),
+      items: parts.profile
+        .filter((p) => p.status === 'active')
+        .map((p, i) => ({
+          kind: 'profile',
+          ref: p.id,
+          label: p.key,
+          body: clip(profileLine(p.key, p.value), maxChars),
+          order: i,
+        })),
     },
     {
       heading: 'Plans and expectations still valid',
       items: foresight.map((f, i) => {
         const upcoming = f.startAt !== null && f.startAt > now;
-        const when = [f.startAt !== null ? `${upcoming ? 'from' : 'since'} ${d(f.startAt)}` : '', f.endAt !== null ? `until ${d(f.endAt)}` : '']
-          .filter(Boolean).join(' ');
+        const when = [
+          f.startAt !== null ? `${upcoming ? 'from' : 'since'} ${d(f.startAt)}` : '',
+          f.endAt !== null ? `until ${d(f.endAt)}` : '',
+        ]
+          .filter(Boolean)
+          .join(' ');
         return {
-          kind: 'foresight', ref: f.id, label: clip(f.content, 60),
-          body: `${upcoming ? '(upcoming) ' : ''}${clip(f.content, maxChars)}${when ? ` (${when})` : ''}`, order: f.startAt ?? i,
+          kind: 'foresight',
+          ref: f.id,
+          label: clip(f.content, 60),
+          body: `${upcoming ? '(upcoming) ' : ''}${clip(f.content, maxChars)}${when ? ` (${when})` : ''}`,
+          order: f.startAt ?? i,
         };
       }),
     },
@@ -351,8 +393,12 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
       items: parts.episodes.map((e) => {
         const span = d(e.startAt) === d(e.endAt) ? d(e.startAt) : `${d(e.startAt)} – ${d(e.endAt)}`;
         return {
-          kind: 'episode', ref: e.id, label: e.title ?? span, conversationId: e.conversationId,
-          body: `${span}${e.title ? ` — ${e.title}` : ''}: ${clip(e.narrative, maxChars)}`, order: e.startAt,
+          kind: 'episode',
+          ref: e.id,
+          label: e.title ?? span,
+          conversationId: e.conversationId,
+          body: `${span}${e.title ? ` — ${e.title}` : ''}: ${clip(e.narrative, maxChars)}`,
+          order: e.startAt,
         };
       }),
     },
@@ -360,20 +406,29 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
       heading: 'Facts',
       items: parts.facts.map((f, i) => {
         const when = f.occurredAt ?? f.validFrom;
-        const validity = !f.current && f.validTo !== null ? ` (true until ${d(f.validTo)})` : !f.current ? ' (later contradicted or replaced)' : '';
+        const validity =
+          !f.current && f.validTo !== null ? ` (true until ${d(f.validTo)})` : !f.current ? ' (later contradicted or replaced)' : '';
         return {
-          kind: 'fact', ref: f.id, label: clip(f.content, 60),
-          body: `${when !== null ? `${d(when)} · ` : ''}${f.speaker}: ${clip(f.content, maxChars)}${validity}`, order: when ?? Number.MAX_SAFE_INTEGER - 1000 + i,
+          kind: 'fact',
+          ref: f.id,
+          label: clip(f.content, 60),
+          body: `${when !== null ? `${d(when)} · ` : ''}${f.speaker}: ${clip(f.content, maxChars)}${validity}`,
+          order: when ?? Number.MAX_SAFE_INTEGER - 1000 + i,
         };
       }),
     },
     {
       heading: 'Conversation excerpts (verbatim)',
       items: parts.turns.map((t) => {
-        const caption = typeof t.metadata.caption === 'string' && t.metadata.caption ? ` [shared an image: ${clip(t.metadata.caption, 200)}]` : '';
+        const caption =
+          typeof t.metadata.caption === 'string' && t.metadata.caption ? ` [shared an image: ${clip(t.metadata.caption, 200)}]` : '';
         return {
-          kind: 'turn', ref: t.id, label: `${t.speaker}, ${d(t.occurredAt)}`, conversationId: t.conversationId,
-          body: `${stamp.format(t.occurredAt)} · ${t.speaker}: ${focusClip(t.content, turnChars, focus)}${caption}`, order: t.occurredAt * 1e3 + (t.seq % 1e3),
+          kind: 'turn',
+          ref: t.id,
+          label: `${t.speaker}, ${d(t.occurredAt)}`,
+          conversationId: t.conversationId,
+          body: `${stamp.format(t.occurredAt)} · ${t.speaker}: ${focusClip(t.content, turnChars, focus)}${caption}`,
+          order: t.occurredAt * 1e3 + (t.seq % 1e3),
         };
       }),
     },
@@ -403,7 +458,13 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
   for (const section of chosen) {
     const lines = section.items.map((item) => {
       const id = citations.length + 1;
-      citations.push({ id, kind: item.kind, label: item.label, ref: item.ref, ...(item.conversationId !== undefined ? { conversationId: item.conversationId } : {}) });
+      citations.push({
+        id,
+        kind: item.kind,
+        label: item.label,
+        ref: item.ref,
+        ...(item.conversationId !== undefined ? { conversationId: item.conversationId } : {}),
+      });
       return `[${id}] ${item.body}`;
     });
     blocks.push(`## ${section.heading}\n${lines.join('\n')}`);

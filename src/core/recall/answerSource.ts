@@ -18,7 +18,10 @@ export interface KnowledgeSource {
   /** Facts whose words match the query, BM25 order, at most `limit`. */
   lexicalFacts(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextFact[]>;
   /** The facts with these ids (any order), within the conversation and the scope when given. */
-  factsByIds(ids: readonly string[], options: { readonly conversationId?: string; readonly scope?: MemoryScope }): Promise<readonly ContextFact[]>;
+  factsByIds(
+    ids: readonly string[],
+    options: { readonly conversationId?: string; readonly scope?: MemoryScope },
+  ): Promise<readonly ContextFact[]>;
   /** Synthesised episodes whose title or narrative match the query, BM25 order, at most `limit`. */
   lexicalEpisodes(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextEpisode[]>;
   /** The synthesised episodes with these ids (any order; missing ones and ones outside `scope` are skipped). */
@@ -37,8 +40,10 @@ export interface KnowledgeSource {
 }
 
 /** The engine's recall, narrowed to what answering uses. */
-export type TurnRecall = (query: string, options: { limit?: number; now?: number; conversationId?: string; scope?: MemoryScope }) =>
-  Promise<{ readonly turns: readonly { readonly message: Message }[] }>;
+export type TurnRecall = (
+  query: string,
+  options: { limit?: number; now?: number; conversationId?: string; scope?: MemoryScope },
+) => Promise<{ readonly turns: readonly { readonly message: Message }[] }>;
 
 /** Nearest facts or episodes to the query text, best first (cosine). */
 export type KnowledgeVectorSearch = (kind: 'fact' | 'memcell', query: string, k: number) => Promise<readonly VectorHit[]>;
@@ -70,30 +75,47 @@ export function answerSourceOf(knowledge: KnowledgeSource, recall: TurnRecall, v
   return {
     async turns(query, options) {
       const result = await recall(query, {
-        limit: options.limit, now: options.now, ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}),
+        limit: options.limit,
+        now: options.now,
+        ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}),
         ...(options.scope ? { scope: options.scope } : {}),
       });
       return result.turns.map((t) => t.message);
     },
     async facts(query, options) {
       const depth = options.limit * 2;
-      const [lexical, vector] = await Promise.all([knowledge.lexicalFacts(query, { ...options, limit: depth }), nearest('fact', query, depth)]);
-      const scope = { ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}), ...(options.scope ? { scope: options.scope } : {}) };
+      const [lexical, vector] = await Promise.all([
+        knowledge.lexicalFacts(query, { ...options, limit: depth }),
+        nearest('fact', query, depth),
+      ]);
+      const scope = {
+        ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}),
+        ...(options.scope ? { scope: options.scope } : {}),
+      };
       const hits = await hybridSearch({ lexical, vector, fetch: (ids) => knowledge.factsByIds(ids, scope) });
       return hits.slice(0, options.limit).map((h) => h.item);
     },
     async episodes(query, options) {
       const depth = options.limit * 2;
-      const [lexical, vector] = await Promise.all([knowledge.lexicalEpisodes(query, { ...options, limit: depth }), nearest('memcell', query, depth)]);
+      const [lexical, vector] = await Promise.all([
+        knowledge.lexicalEpisodes(query, { ...options, limit: depth }),
+        nearest('memcell', query, depth),
+      ]);
       const hits = await hybridSearch({
-        lexical, vector, fetch: async (ids) => (await (options.scope ? knowledge.episodesByIds(ids, options.scope) : knowledge.episodesByIds(ids)))
-          .filter(inScope(options.conversationId, options.scope)),
+        lexical,
+        vector,
+        fetch: async (ids) =>
+          (await (options.scope ? knowledge.episodesByIds(ids, options.scope) : knowledge.episodesByIds(ids))).filter(
+            inScope(options.conversationId, options.scope),
+          ),
       });
       return hits.slice(0, options.limit).map((h) => h.item);
     },
-    episodesByIds: async (ids, scope) => (scope ? (await knowledge.episodesByIds(ids, scope)).filter(inScope(undefined, scope)) : knowledge.episodesByIds(ids)),
+    episodesByIds: async (ids, scope) =>
+      scope ? (await knowledge.episodesByIds(ids, scope)).filter(inScope(undefined, scope)) : knowledge.episodesByIds(ids),
     episodesOfTurns: (ids) => knowledge.episodesOfTurns(ids),
-    sceneMembers: async (ids, limit, scope) => (scope ? (await knowledge.sceneMembers(ids, limit, scope)).filter(inScope(undefined, scope)) : knowledge.sceneMembers(ids, limit)),
+    sceneMembers: async (ids, limit, scope) =>
+      scope ? (await knowledge.sceneMembers(ids, limit, scope)).filter(inScope(undefined, scope)) : knowledge.sceneMembers(ids, limit),
     async profile(limit, scope) {
       // Most confident first, so a tight budget keeps the surest items (ids in code-unit order, as
       // storage's ORDER BY id picks them under a limit).

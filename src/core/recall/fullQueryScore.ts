@@ -35,7 +35,7 @@ const ASCII_WORD = /[a-z0-9]+/g;
 
 /** The turn's words as the index counts them: a fast path for plain ASCII text, text.terms otherwise. */
 function wordsOf(text: string): string[] {
-  return PLAIN.test(text) ? text.toLowerCase().match(ASCII_WORD) ?? [] : textTerms(text);
+  return PLAIN.test(text) ? (text.toLowerCase().match(ASCII_WORD) ?? []) : textTerms(text);
 }
 
 /** Runs of [a-z0-9] in lower-cased ASCII text: the length wordsOf would give, without the list. */
@@ -52,7 +52,11 @@ function countWords(lower: string): number {
 }
 
 /** Each query term's stem key with its idf (terms sharing a key add up; repeats count once). */
-function keyWeights(queryTerms: readonly string[], stats: TermStats, idfOf: (docs: number, n: number) => number = idf): Map<string, number> {
+function keyWeights(
+  queryTerms: readonly string[],
+  stats: TermStats,
+  idfOf: (docs: number, n: number) => number = idf,
+): Map<string, number> {
   const weights = new Map<string, number>();
   for (const t of new Set(queryTerms)) {
     const key = stemKey(t);
@@ -107,12 +111,15 @@ interface Counted {
 function termCounter(keys: readonly string[]): (text: string) => Counted {
   const slot = new Map(keys.map((k, i) => [k, i]));
   // A word's stem starts as the word does, but for a y turned to i ("days" → "dai"): its head is the key's with y.
-  const heads = new Set(keys.flatMap((k) => {
-    const head = k.slice(0, 3);
-    return head.length === 3 && head[2] === 'i' ? [head, `${head.slice(0, 2)}y`] : [head];
-  }));
+  const heads = new Set(
+    keys.flatMap((k) => {
+      const head = k.slice(0, 3);
+      return head.length === 3 && head[2] === 'i' ? [head, `${head.slice(0, 2)}y`] : [head];
+    }),
+  );
   const headList = [...heads].filter((h) => /^[a-z0-9]+$/.test(h));
-  const candidates = headList.length === heads.size && heads.size > 0 ? new RegExp(`(?<![a-z0-9])(?:${headList.join('|')})[a-z0-9]*`, 'g') : null;
+  const candidates =
+    headList.length === heads.size && heads.size > 0 ? new RegExp(`(?<![a-z0-9])(?:${headList.join('|')})[a-z0-9]*`, 'g') : null;
   return (text) => {
     const tf = new Float64Array(keys.length);
     if (candidates && PLAIN.test(text)) {
@@ -141,7 +148,12 @@ export interface ContextWindows {
   /** Text of every turn named below (its content and image caption), by turn id. */
   readonly texts: ReadonlyMap<string, string>;
   /** Each candidate with the turns of its context before and after it (ids). */
-  readonly windows: readonly { readonly id: string; readonly before: readonly string[]; readonly after: readonly string[]; readonly timeline?: string }[];
+  readonly windows: readonly {
+    readonly id: string;
+    readonly before: readonly string[];
+    readonly after: readonly string[];
+    readonly timeline?: string;
+  }[];
 }
 
 export interface FieldedOptions {
@@ -180,7 +192,12 @@ function relativeFieldScore(idf: number, count: number, length: number, norm: nu
  * turn beside long replies is penalised for its neighbours' length: on long-turn chats (BEAM) its
  * order fell below BM25 of each turn alone.
  */
-export function fieldedScores(queryTerms: readonly string[], pool: ContextWindows, stats: TermStats, options: FieldedOptions): Map<string, number> {
+export function fieldedScores(
+  queryTerms: readonly string[],
+  pool: ContextWindows,
+  stats: TermStats,
+  options: FieldedOptions,
+): Map<string, number> {
   const relative = options.mode === 'relative';
   const weights = keyWeights(queryTerms, stats, relative ? idfPlus : idf);
   const keys = [...weights.keys()];
@@ -209,7 +226,7 @@ export function fieldedScores(queryTerms: readonly string[], pool: ContextWindow
   const out = new Map<string, number>();
   pool.windows.forEach((win, d) => {
     const norm = lengths[d]!.map((l, i) => {
-      const b = i === 1 || i === 2 ? options.bContext ?? options.b : options.b;
+      const b = i === 1 || i === 2 ? (options.bContext ?? options.b) : options.b;
       return 1 - b + (b * l) / avg[i]!;
     });
     let score = 0;

@@ -18,14 +18,19 @@ export interface RetrievalConfig {
    * `context` scales the neighbour weights, the neighbours of the best `contextHits` hits count.
    */
   readonly large: {
-    readonly above: number; readonly context: number; readonly contextHits: number; readonly postings: number; readonly prf: boolean;
+    readonly above: number;
+    readonly context: number;
+    readonly contextHits: number;
+    readonly postings: number;
+    readonly prf: boolean;
     /** The best `rescore` rarest-terms hits, with the best `rescoreVector` vector candidates, are ranked again by BM25 of the whole question (0: off). */
     readonly rescore: number;
     /**
      * The lexical and vector lists' weights in a large memory, where the relative-BM25 list does not
      * run (the small memory's weights were chosen beside it).
      */
-    readonly lexical: number; readonly vector: number;
+    readonly lexical: number;
+    readonly vector: number;
     readonly rescoreVector: number;
     /** Rescoring runs only in a memory of more than this many turns. */
     readonly rescoreAbove: number;
@@ -39,7 +44,16 @@ export interface RetrievalConfig {
    * a list of its own at that RRF weight, beside the turn index's, instead of replacing it. `mode`
    * 'relative' scores each field by the query words' share of it (fullQueryScore.relativeFieldScore).
    */
-  readonly fielded: { readonly pool: number; readonly ownPool: number; readonly b: number; readonly bContext: number; readonly delta: number; readonly prf: boolean; readonly weight: number; readonly mode: 'bm25f' | 'relative' };
+  readonly fielded: {
+    readonly pool: number;
+    readonly ownPool: number;
+    readonly b: number;
+    readonly bContext: number;
+    readonly delta: number;
+    readonly prf: boolean;
+    readonly weight: number;
+    readonly mode: 'bm25f' | 'relative';
+  };
   /** bm25() column weights of the turn index (schema v2 turns_fts). */
   readonly fields: {
     readonly speaker: number;
@@ -111,7 +125,14 @@ export interface RetrievalConfig {
    * conversation's candidates no more than `boosts.sessionGapMs` apart. With `acrossOnly`, only for
    * questions about many occasions over time (queryAnalysis.asksAcrossTime).
    */
-  readonly diversity: { readonly perSession: number; readonly penalty: number; readonly depth: number; readonly byConversation: boolean; readonly acrossOnly: boolean; readonly flat: boolean };
+  readonly diversity: {
+    readonly perSession: number;
+    readonly penalty: number;
+    readonly depth: number;
+    readonly byConversation: boolean;
+    readonly acrossOnly: boolean;
+    readonly flat: boolean;
+  };
   /**
    * The answer context (answerContext.ts): up to `turns` ranked turns are offered to the composer,
    * which keeps what fits the memory budget; a turn longer than `turnChars` is cut to that many
@@ -125,8 +146,12 @@ export interface RetrievalConfig {
    * holds what `neighbours` × `window`, `listTop` and `vectorDepth` add (rerankPool.ts).
    */
   readonly rerank: {
-    readonly candidates: number; readonly outlierZ: number;
-    readonly neighbours: number; readonly window: number; readonly listTop: number; readonly vectorDepth: number;
+    readonly candidates: number;
+    readonly outlierZ: number;
+    readonly neighbours: number;
+    readonly window: number;
+    readonly listTop: number;
+    readonly vectorDepth: number;
   };
 }
 
@@ -135,7 +160,19 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
   // fused 600 → 100: scale @10 at 10k 71.5 → 71.2, a third of the read time; see docs/retrieval-tuning.md#candidate-depth
   depth: { lexical: 200, vector: 200, prf: 200, fused: 100 },
   // own words + context of 10 hits: scale @10 71.5 / 59.3 at 10k / 30k; rescore at 100k 44.7 → 52.0; see docs/retrieval-tuning.md#large-memories
-  large: { above: 5_000, context: 1, contextHits: 10, postings: 4_000, prf: false, rescore: 200, rescoreVector: 50, rescoreAbove: 50_000, rescoreContext: 0.3, lexical: 1, vector: 0.2 },
+  large: {
+    above: 5_000,
+    context: 1,
+    contextHits: 10,
+    postings: 4_000,
+    prf: false,
+    rescore: 200,
+    rescoreVector: 50,
+    rescoreAbove: 50_000,
+    rescoreContext: 0.3,
+    lexical: 1,
+    vector: 0.2,
+  },
   // relative list beside the turn index's (weights 0.5 / 0.5): 56.2 / 78.5 / 90.8; alone 57.0 / 75.8 / 89.2; see docs/retrieval-tuning.md#relative-bm25-list
   fielded: { pool: 200, ownPool: 0, b: 0.75, bContext: 0.75, delta: 0.5, prf: false, weight: 1, mode: 'relative' },
   // neighbour context 0 → −8.0 (LoCoMo dev), caption 0 → −0.6; see docs/retrieval-tuning.md#turn-index-column-weights
@@ -284,7 +321,8 @@ export interface BoostQuery {
   readonly asksForCurrent?: boolean;
 }
 
-export type BoostSignal = 'speaker' | 'role' | 'preference' | 'instruction' | 'recency' | 'dateRange' | 'timeExpression' | 'session' | 'diversity';
+export type BoostSignal =
+  'speaker' | 'role' | 'preference' | 'instruction' | 'recency' | 'dateRange' | 'timeExpression' | 'session' | 'diversity';
 
 export interface BoostedItem extends FusedItem {
   readonly boosts: Partial<Record<BoostSignal, number>>;
@@ -295,7 +333,12 @@ export interface BoostedItem extends FusedItem {
  * (deleted between search and fetch) are dropped. Session aggregation reads the scores after
  * the multiplicative boosts, from a snapshot, so the result does not depend on input order.
  */
-export function applyBoosts(fused: readonly FusedItem[], facts: ReadonlyMap<string, BoostFacts>, query: BoostQuery, config: RetrievalConfig['boosts']): BoostedItem[] {
+export function applyBoosts(
+  fused: readonly FusedItem[],
+  facts: ReadonlyMap<string, BoostFacts>,
+  query: BoostQuery,
+  config: RetrievalConfig['boosts'],
+): BoostedItem[] {
   const speakers = new Set(query.speakers.map((s) => s.toLowerCase()));
   let oldest = Infinity;
   let newest = -Infinity;
@@ -329,18 +372,26 @@ export function applyBoosts(fused: readonly FusedItem[], facts: ReadonlyMap<stri
       boosts.preference = config.preference;
       factor *= 1 + config.preference;
     }
-    if (config.instruction && f.role === 'user' && f.statesInstruction && (!config.instructionTop || instructions++ < config.instructionTop)) {
+    if (
+      config.instruction &&
+      f.role === 'user' &&
+      f.statesInstruction &&
+      (!config.instructionTop || instructions++ < config.instructionTop)
+    ) {
       boosts.instruction = config.instruction;
       factor *= 1 + config.instruction;
     }
     if (config.recency && query.asksForCurrent && timeSpan > 0) {
-      const gain = config.recency * (f.occurredAt - oldest) / timeSpan;
+      const gain = (config.recency * (f.occurredAt - oldest)) / timeSpan;
       if (gain > 0) {
         boosts.recency = gain;
         factor *= 1 + gain;
       }
     }
-    if (config.dateRange && query.ranges.some((r) => f.occurredAt >= r.start - config.dateRangeSlackMs && f.occurredAt < r.end + config.dateRangeSlackMs)) {
+    if (
+      config.dateRange &&
+      query.ranges.some((r) => f.occurredAt >= r.start - config.dateRangeSlackMs && f.occurredAt < r.end + config.dateRangeSlackMs)
+    ) {
       boosts.dateRange = config.dateRange;
       factor *= 1 + config.dateRange;
     }
@@ -371,8 +422,10 @@ export function applyBoosts(fused: readonly FusedItem[], facts: ReadonlyMap<stri
       for (let i = 0; i < group.length; i++) {
         const t = facts.get(group[i]!.id)!.occurredAt;
         const near: number[] = [];
-        for (let j = i - 1; j >= 0 && t - facts.get(group[j]!.id)!.occurredAt <= config.sessionGapMs; j--) near.push(base.get(group[j]!.id)!);
-        for (let j = i + 1; j < group.length && facts.get(group[j]!.id)!.occurredAt - t <= config.sessionGapMs; j++) near.push(base.get(group[j]!.id)!);
+        for (let j = i - 1; j >= 0 && t - facts.get(group[j]!.id)!.occurredAt <= config.sessionGapMs; j--)
+          near.push(base.get(group[j]!.id)!);
+        for (let j = i + 1; j < group.length && facts.get(group[j]!.id)!.occurredAt - t <= config.sessionGapMs; j++)
+          near.push(base.get(group[j]!.id)!);
         if (near.length === 0) continue;
         near.sort((a, b) => b - a);
         const gain = config.session * near.slice(0, config.sessionTop).reduce((a, b) => a + b, 0);
@@ -417,13 +470,22 @@ export function sessionKeys(ids: readonly string[], facts: ReadonlyMap<string, B
  * this, one matching session's neighbouring turns fill the top. Items below `depth` keep their
  * order, scored no higher than the last placed item.
  */
-export function diversify(items: readonly BoostedItem[], facts: ReadonlyMap<string, BoostFacts>, config: RetrievalConfig, asksAcrossTime = false): BoostedItem[] {
+export function diversify(
+  items: readonly BoostedItem[],
+  facts: ReadonlyMap<string, BoostFacts>,
+  config: RetrievalConfig,
+  asksAcrossTime = false,
+): BoostedItem[] {
   const { perSession, penalty, depth, acrossOnly, flat } = config.diversity;
   if (!(penalty > 0) || perSession < 1 || items.length < 2 || (acrossOnly && !asksAcrossTime)) return [...items];
   const pool = items.slice(0, Math.max(1, depth));
   const session = config.diversity.byConversation
     ? new Map(pool.map((x) => [x.id, facts.get(x.id)?.conversationId ?? x.id]))
-    : sessionKeys(pool.map((x) => x.id), facts, config.boosts.sessionGapMs);
+    : sessionKeys(
+        pool.map((x) => x.id),
+        facts,
+        config.boosts.sessionGapMs,
+      );
   const placed = new Map<string, number>();
   const out: BoostedItem[] = [];
   const adjusted = (x: BoostedItem) => {

@@ -29,7 +29,9 @@ export interface AnswerScope {
 }
 
 export function answerScopeOf(project: Project | null, walled: readonly WalledProject[]): AnswerScope {
-  const about = project ? { project: { id: project.id, name: project.name, memory: project.memory, instructions: project.instructions } } : {};
+  const about = project
+    ? { project: { id: project.id, name: project.name, memory: project.memory, instructions: project.instructions } }
+    : {};
   if (project?.memory === 'project-only') {
     const own = walled.find((w) => w.projectId === project.id)?.conversationIds ?? [];
     const others = walled.filter((w) => w.projectId !== project.id).flatMap((w) => w.conversationIds);

@@ -15,7 +15,8 @@ const SCOPED_OVERFETCH = 10;
 
 export async function nearestTurns(
   deps: { readonly embedder: Embedder; readonly index: SemanticIndex; readonly store: Pick<MemoryStore, 'getMessage'> },
-  query: string, options: SearchOptions = {},
+  query: string,
+  options: SearchOptions = {},
 ): Promise<SearchHit[]> {
   const text = query.trim();
   if (!text) return [];

@@ -69,7 +69,6 @@ export interface AnalyzeOptions {
   readonly timeZone?: string;
 }
 
-
 /** Re-exported for the modules that rank with it. */
 export { STOP_WORDS };
 
@@ -85,7 +84,8 @@ const QUESTION_TYPES: readonly [RegExp, QuestionType][] = [
 ];
 
 /** Asking for a time anywhere in the question, not only at its start ("…, and when?"). */
-const ASKS_FOR_TIME = /\b(when|what\s+(time|date|day|year|month)|which\s+(year|month|day|date)|how\s+long\s+ago|how\s+many\s+(days|weeks|months|years)|what\s+period)\b/i;
+const ASKS_FOR_TIME =
+  /\b(when|what\s+(time|date|day|year|month)|which\s+(year|month|day|date)|how\s+long\s+ago|how\s+many\s+(days|weeks|months|years)|what\s+period)\b/i;
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -111,7 +111,6 @@ function questionType(text: string): QuestionType {
   for (const [re, type] of QUESTION_TYPES) if (re.test(text)) return type;
   return 'other';
 }
-
 
 /**
  * Date ranges named in `text`, resolved relative to `now`. The granularity follows what the
@@ -178,20 +177,109 @@ export function parseDateRanges(text: string, now: number, zone = DEFAULT_TIME_Z
 }
 
 const COUNT_WORDS: Readonly<Record<string, number>> = {
-  a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
-  couple: 2, 'couple of': 2, few: 3, several: 4,
-  ein: 1, eine: 1, einen: 1, zwei: 2, drei: 3, vier: 4, 'fünf': 5, sechs: 6, sieben: 7, acht: 8, neun: 9, zehn: 10, paar: 2, 'ein paar': 2, einige: 3,
-  un: 1, une: 1, deux: 2, trois: 3, quatre: 4, cinq: 5, sept: 7, huit: 8, neuf: 9, dix: 10, quelques: 3,
-  uno: 1, una: 1, dos: 2, tres: 3, cuatro: 4, cinco: 5, seis: 6, siete: 7, ocho: 8, nueve: 9, diez: 10, algunos: 3, algunas: 3,
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  couple: 2,
+  'couple of': 2,
+  few: 3,
+  several: 4,
+  ein: 1,
+  eine: 1,
+  einen: 1,
+  zwei: 2,
+  drei: 3,
+  vier: 4,
+  fünf: 5,
+  sechs: 6,
+  sieben: 7,
+  acht: 8,
+  neun: 9,
+  zehn: 10,
+  paar: 2,
+  'ein paar': 2,
+  einige: 3,
+  un: 1,
+  une: 1,
+  deux: 2,
+  trois: 3,
+  quatre: 4,
+  cinq: 5,
+  sept: 7,
+  huit: 8,
+  neuf: 9,
+  dix: 10,
+  quelques: 3,
+  uno: 1,
+  una: 1,
+  dos: 2,
+  tres: 3,
+  cuatro: 4,
+  cinco: 5,
+  seis: 6,
+  siete: 7,
+  ocho: 8,
+  nueve: 9,
+  diez: 10,
+  algunos: 3,
+  algunas: 3,
 };
 const UNIT_OF: Readonly<Record<string, 'day' | 'week' | 'month' | 'year'>> = {
-  day: 'day', days: 'day', week: 'week', weeks: 'week', fortnight: 'week', month: 'month', months: 'month', year: 'year', years: 'year',
-  tag: 'day', tage: 'day', tagen: 'day', woche: 'week', wochen: 'week', monat: 'month', monate: 'month', monaten: 'month', jahr: 'year', jahre: 'year', jahren: 'year',
-  jour: 'day', jours: 'day', semaine: 'week', semaines: 'week', mois: 'month', an: 'year', ans: 'year', 'année': 'year', 'années': 'year',
-  'día': 'day', 'días': 'day', semana: 'week', semanas: 'week', mes: 'month', meses: 'month', 'año': 'year', 'años': 'year',
+  day: 'day',
+  days: 'day',
+  week: 'week',
+  weeks: 'week',
+  fortnight: 'week',
+  month: 'month',
+  months: 'month',
+  year: 'year',
+  years: 'year',
+  tag: 'day',
+  tage: 'day',
+  tagen: 'day',
+  woche: 'week',
+  wochen: 'week',
+  monat: 'month',
+  monate: 'month',
+  monaten: 'month',
+  jahr: 'year',
+  jahre: 'year',
+  jahren: 'year',
+  jour: 'day',
+  jours: 'day',
+  semaine: 'week',
+  semaines: 'week',
+  mois: 'month',
+  an: 'year',
+  ans: 'year',
+  année: 'year',
+  années: 'year',
+  día: 'day',
+  días: 'day',
+  semana: 'week',
+  semanas: 'week',
+  mes: 'month',
+  meses: 'month',
+  año: 'year',
+  años: 'year',
 };
-const COUNT = `(\\d{1,3}|${Object.keys(COUNT_WORDS).sort((a, b) => b.length - a.length).join('|')})`;
-const UNIT = `(${Object.keys(UNIT_OF).sort((a, b) => b.length - a.length).join('|')})`;
+const COUNT = `(\\d{1,3}|${Object.keys(COUNT_WORDS)
+  .sort((a, b) => b.length - a.length)
+  .join('|')})`;
+const UNIT = `(${Object.keys(UNIT_OF)
+  .sort((a, b) => b.length - a.length)
+  .join('|')})`;
 /**
  * A span of time that ends now: "in the past two weeks", "over the last 3 months", "the past
  * month", "the last few days"; "in den letzten zwei Wochen", "ces trois derniers mois", "las
@@ -211,7 +299,9 @@ const ROLLING = [
   new RegExp(`(?<![\\p{L}])(?:los|las|el|la)\\s+(?:[uú]ltim[oa]s?|pasad[oa]s?)\\s+(?:${COUNT}\\s+)?${UNIT}(?![\\p{L}])`, 'giu'),
 ];
 
-interface Window extends DateRange { readonly at: number }
+interface Window extends DateRange {
+  readonly at: number;
+}
 
 function rollingWindows(text: string, now: number, zone: string): Window[] {
   const out: Window[] = [];
@@ -223,15 +313,19 @@ function rollingWindows(text: string, now: number, zone: string): Window[] {
       const at = match.index;
       if (out.some((w) => at < w.at + w.text.length && w.at < at + match[0].length)) continue;
       const word = (match[1] ?? '').toLowerCase();
-      const n = word === '' ? 1 : /^\d+$/.test(word) ? Number(word) : COUNT_WORDS[word] ?? NaN;
+      const n = word === '' ? 1 : /^\d+$/.test(word) ? Number(word) : (COUNT_WORDS[word] ?? NaN);
       const unitWord = (match[2] ?? '').toLowerCase();
       const unit = UNIT_OF[unitWord];
       if (!unit || !Number.isFinite(n) || n < 1) continue;
       const amount = unitWord === 'fortnight' ? 2 * n : n;
-      const start = unit === 'day' ? day0(y, m, d - amount)
-        : unit === 'week' ? day0(y, m, d - 7 * amount)
-        : unit === 'month' ? day0(y, m - amount, d)
-        : day0(y - amount, m, d);
+      const start =
+        unit === 'day'
+          ? day0(y, m, d - amount)
+          : unit === 'week'
+            ? day0(y, m, d - 7 * amount)
+            : unit === 'month'
+              ? day0(y, m - amount, d)
+              : day0(y - amount, m, d);
       out.push({ start, end: day0(y, m, d + 1), text: match[0], at });
     }
   }
@@ -276,9 +370,9 @@ const INSTRUCTION_VERBS =
  * wider STATES_INSTRUCTION also fires on "I'd like you to…" (one request) and on friends' talk.
  */
 export const STANDING_INSTRUCTION = new RegExp(
-  `(?:^|[.!?]\\s+|\\n\\s*)(?:please\\s+|and\\s+)?(?:always|never)\\s+(?:${INSTRUCTION_VERBS})\\b`
-  + `|\\bwhen(?:ever)?\\s+I\\s+ask\\s+(?:you\\b|about\\b|for\\b|questions?\\b|how\\b|what\\b|to\\b)`
-  + `|(?:^|[.!?]\\s+)(?:from\\s+now\\s+on|going\\s+forward),?\\s+(?:please\\s+)?(?:always|never|don't|do\\s+not|${INSTRUCTION_VERBS})\\b`,
+  `(?:^|[.!?]\\s+|\\n\\s*)(?:please\\s+|and\\s+)?(?:always|never)\\s+(?:${INSTRUCTION_VERBS})\\b` +
+    `|\\bwhen(?:ever)?\\s+I\\s+ask\\s+(?:you\\b|about\\b|for\\b|questions?\\b|how\\b|what\\b|to\\b)` +
+    `|(?:^|[.!?]\\s+)(?:from\\s+now\\s+on|going\\s+forward),?\\s+(?:please\\s+)?(?:always|never|don't|do\\s+not|${INSTRUCTION_VERBS})\\b`,
   'i',
 );
 
@@ -297,12 +391,15 @@ const ASKS_FOR_HELP =
  * RETRIEVAL_CONFIG.dropFramingWords is set.
  */
 export const FRAMING_WORDS: ReadonlySet<string> = new Set(
-  ('previous conversation conversations chat discussion discussed talked remind wanted wondering follow confirm earlier ' +
-    'going looking back trying think thought said told asked gave provided').split(' '),
+  (
+    'previous conversation conversations chat discussion discussed talked remind wanted wondering follow confirm earlier ' +
+    'going looking back trying think thought said told asked gave provided'
+  ).split(' '),
 );
 
 /** Asking for the present or latest state of something that may have changed. */
-const ASKS_FOR_CURRENT = /\b(currently|current|now|most\s+recent(ly)?|latest|so\s+far|still|these\s+days|at\s+the\s+moment|anymore|nowadays)\b/i;
+const ASKS_FOR_CURRENT =
+  /\b(currently|current|now|most\s+recent(ly)?|latest|so\s+far|still|these\s+days|at\s+the\s+moment|anymore|nowadays)\b/i;
 
 const ASKS_ACROSS_TIME =
   /\b(throughout|across)\s+(our|my|all|the|these|those|every)?\s*(\w+\s+){0,2}(conversations?|sessions?|chats?|discussions?|messages?|requests?|questions?|talks?|exchanges?)\b|\bover\s+(time|the\s+(past|last)\s+(few\s+|several\s+)?(days|weeks|months|years|sessions|conversations))\b|\bsummar(y|ise|ize|ising|izing)\b|\b(in\s+(chronological\s+)?order|order\s+in\s+which)\b|\b(evolved|developed|progressed)\s+(over|throughout|across|since|from)\b|\bin\s+total\b|\bhow\s+many\s+(different|times|total)\b/i;

@@ -58,7 +58,10 @@ export function singledOut(scores: readonly number[], z: number): Set<number> {
  * The reranked order of a fused head: a permutation of 0..scores.length−1 (index 0 = the best
  * fused candidate). `k` is the RRF constant of the fused lists.
  */
-export function rerankOrder(scores: readonly number[], options: { readonly trust: number; readonly outlierZ: number; readonly k: number }): number[] {
+export function rerankOrder(
+  scores: readonly number[],
+  options: { readonly trust: number; readonly outlierZ: number; readonly k: number },
+): number[] {
   const n = scores.length;
   const fusedOrder = Array.from({ length: n }, (_, i) => i);
   const trust = Math.min(1, Math.max(0, Number.isFinite(options.trust) ? options.trust : 0));

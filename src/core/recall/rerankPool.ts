@@ -34,8 +34,11 @@ export interface PoolSource {
  * session (a longer pause between two turns); `until` leaves out later turns (a scoped search).
  */
 export async function rerankPoolExtras(
-  pool: readonly string[], lists: readonly RankedList[], deepVector: readonly string[],
-  source: PoolSource, config: RerankPoolConfig & { readonly gapMs: number; readonly until?: number },
+  pool: readonly string[],
+  lists: readonly RankedList[],
+  deepVector: readonly string[],
+  source: PoolSource,
+  config: RerankPoolConfig & { readonly gapMs: number; readonly until?: number },
 ): Promise<string[]> {
   const seen = new Set(pool);
   const out: string[] = [];

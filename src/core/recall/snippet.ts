@@ -14,7 +14,11 @@ const stem = (w: string): string => (w.length > 5 ? w.slice(0, 5) : w);
 
 /** The question's content words in comparable form (stop words dropped). */
 export function focusTerms(question: string): Set<string> {
-  return new Set(lowerTerms(question).filter((t) => !STOP_WORDS.has(t) && t.length > 1).map(stem));
+  return new Set(
+    lowerTerms(question)
+      .filter((t) => !STOP_WORDS.has(t) && t.length > 1)
+      .map(stem),
+  );
 }
 
 /** Whitespace collapsed; cut to `max` characters from the head with "…" (no focus). */

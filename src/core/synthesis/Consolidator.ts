@@ -178,8 +178,15 @@ export class Consolidator {
     const texts = items.filter((i) => i.text.trim());
     if (!embedder || texts.length === 0) return;
     try {
-      const vectors = await embedder.embed(texts.map((t) => t.text), 'document');
-      await this.#d.vectors.putVectors(kind, embedder.id, texts.map((t, i) => ({ itemId: t.id, vector: vectors[i]! })));
+      const vectors = await embedder.embed(
+        texts.map((t) => t.text),
+        'document',
+      );
+      await this.#d.vectors.putVectors(
+        kind,
+        embedder.id,
+        texts.map((t, i) => ({ itemId: t.id, vector: vectors[i]! })),
+      );
     } catch {
       /* vectors are an index: full-text search still finds the item; re-embedding fills gaps */
     }
@@ -188,19 +195,31 @@ export class Consolidator {
   async #synthesise(job: Job): Promise<boolean> {
     const memcellId = String(job.payload.memcellId ?? '');
     if (!memcellId) throw new RecollectError('INVALID_INPUT', 'A synthesis job without a MemCell id.');
-    const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock, ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}) };
+    const deps = {
+      llm: this.#llm(),
+      store: this.#d.knowledge,
+      clock: this.#d.clock,
+      ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}),
+    };
     const result = await synthesiseMemCell(deps, memcellId, { jobId: job.id });
     if (!result) return false; // the cell was deleted meanwhile
     const embedder = this.#d.embedder();
     if (embedder && result.factIds.length > 0) {
       // Every fact still without a vector from the active model (this cell's, and any a failed run left).
       const pending = await this.#d.vectors.pendingEmbeddings('fact', embedder.id, 500);
-      await this.#embed('fact', pending.map((p) => ({ id: p.itemId, text: p.text })));
+      await this.#embed(
+        'fact',
+        pending.map((p) => ({ id: p.itemId, text: p.text })),
+      );
     }
     const cell = await this.#d.episodes.getCell(memcellId);
     if (cell?.narrative) await this.#embed('memcell', [{ id: cell.id, text: `${cell.title ?? ''}. ${cell.narrative}` }]);
     if (cell?.sceneId) {
-      await this.#d.jobs.enqueue(SUMMARISE_SCENE, { sceneId: cell.sceneId, newMemberIds: [memcellId] }, { dedupeKey: `scene:${cell.sceneId}` });
+      await this.#d.jobs.enqueue(
+        SUMMARISE_SCENE,
+        { sceneId: cell.sceneId, newMemberIds: [memcellId] },
+        { dedupeKey: `scene:${cell.sceneId}` },
+      );
       this.runner.kick();
     }
     return true;

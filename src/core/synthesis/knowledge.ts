@@ -19,8 +19,7 @@ export interface CellTurn extends Pick<Message, 'seq' | 'role' | 'speaker' | 'co
   readonly messageId: string;
 }
 
-export interface CellForSynthesis
-  extends Pick<MemCell, 'id' | 'conversationId' | 'sceneId' | 'startAt' | 'endAt' | 'title' | 'narrative'> {
+export interface CellForSynthesis extends Pick<MemCell, 'id' | 'conversationId' | 'sceneId' | 'startAt' | 'endAt' | 'title' | 'narrative'> {
   /** A user-edited title/narrative is kept; facts and foresight are still refreshed. */
   readonly editedByUser: boolean;
   readonly turns: readonly CellTurn[];

@@ -10,7 +10,15 @@ import { newId } from '../base/ids';
 import { MESSAGE_EVIDENCE, type ProfileChange, type ProfileItem, type ProfileKind } from './knowledge';
 import { loadTokenCounter, type TokenCounter } from '../base/tokens';
 import {
-  buildProfilePrompt, MAX_TOKENS, profileItemLine, profileOutputSchema, profileSceneLine, SYNTHESIS_STAGES, type ProfileOperation, type PromptProfileItem, type PromptScene,
+  buildProfilePrompt,
+  MAX_TOKENS,
+  profileItemLine,
+  profileOutputSchema,
+  profileSceneLine,
+  SYNTHESIS_STAGES,
+  type ProfileOperation,
+  type PromptProfileItem,
+  type PromptScene,
 } from './synthesisPrompts';
 import { addUsage, DEFAULT_PROFILE_CAP, type SynthesisCallOptions, type SynthesisDeps } from './synthesis';
 import { callBudget, clipToTokens, fitLines, messageTokens, synthesisBatches } from './smallModel';
@@ -45,7 +53,10 @@ export async function updateProfile(
   deps: SynthesisDeps,
   options: SynthesisCallOptions & { sceneIds?: readonly string[]; sceneLimit?: number; cap?: number } = {},
 ): Promise<ProfileUpdateResult> {
-  const scenes = await deps.store.sceneDigests({ ...(options.sceneIds ? { sceneIds: options.sceneIds } : {}), limit: options.sceneLimit ?? 8 });
+  const scenes = await deps.store.sceneDigests({
+    ...(options.sceneIds ? { sceneIds: options.sceneIds } : {}),
+    limit: options.sceneLimit ?? 8,
+  });
   if (scenes.length === 0) return { changes: [], skipped: 0, usage: null, calls: 0, clippedScenes: 0, hiddenItems: 0 };
   const [items, subjects] = await Promise.all([deps.store.profileItems(), deps.store.profileSubjects(4)]);
   const sorted = [...items].sort((a, b) => a.key.localeCompare(b.key));
@@ -64,8 +75,20 @@ export async function updateProfile(
     }
   }
   scenes.forEach((s, i) => evidenceByLabel.set(`s${i + 1}`, s.memberIds));
-  let promptItems: PromptProfileItem[] = sorted.map((p, i) => ({ label: `P${i + 1}`, kind: p.kind, key: p.key, value: p.value, confidence: p.confidence, status: p.status }));
-  let promptScenes: PromptScene[] = scenes.map((s, i) => ({ label: `S${i + 1}`, title: s.title, summary: s.summary, episodes: s.memberIds.map((id) => episodeLabel.get(id)!) }));
+  let promptItems: PromptProfileItem[] = sorted.map((p, i) => ({
+    label: `P${i + 1}`,
+    kind: p.kind,
+    key: p.key,
+    value: p.value,
+    confidence: p.confidence,
+    status: p.status,
+  }));
+  let promptScenes: PromptScene[] = scenes.map((s, i) => ({
+    label: `S${i + 1}`,
+    title: s.title,
+    summary: s.summary,
+    episodes: s.memberIds.map((id) => episodeLabel.get(id)!),
+  }));
   let batches: Array<readonly [number, number]> = [[0, promptScenes.length]];
   let clippedScenes = 0;
   let hiddenItems = 0;
@@ -79,7 +102,14 @@ export async function updateProfile(
     hiddenItems = promptItems.length - shown.length;
     promptItems = shown;
     const room = Math.max(64, budget.promptTokens - fixed - promptItems.reduce((n, p) => n + count(profileItemLine(p)) + 1, 0));
-    const fitted = fitLines(promptScenes, profileSceneLine, room, count, (sc, max) => ({ ...sc, summary: clipToTokens(sc.summary, max, count) }), (sc) => count(sc.summary));
+    const fitted = fitLines(
+      promptScenes,
+      profileSceneLine,
+      room,
+      count,
+      (sc, max) => ({ ...sc, summary: clipToTokens(sc.summary, max, count) }),
+      (sc) => count(sc.summary),
+    );
     promptScenes = fitted.items;
     clippedScenes = fitted.clipped;
     batches = synthesisBatches(fitted.costs, room);
@@ -89,7 +119,9 @@ export async function updateProfile(
   const usage = { promptTokens: 0, completionTokens: 0, estimated: false };
   for (const [start, end] of batches) {
     const result = await deps.llm.completeJson({
-      stage: SYNTHESIS_STAGES.profile, messages: buildProfilePrompt({ subjects, items: promptItems, scenes: promptScenes.slice(start, end) }), schema: profileOutputSchema,
+      stage: SYNTHESIS_STAGES.profile,
+      messages: buildProfilePrompt({ subjects, items: promptItems, scenes: promptScenes.slice(start, end) }),
+      schema: profileOutputSchema,
       maxTokens: budget?.outputTokens ?? MAX_TOKENS.profile,
       ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -109,7 +141,10 @@ export async function updateProfile(
   for (const item of items) item.evidence.forEach((id) => evidenceIds.add(id));
   const times = await deps.store.memcellEndTimes([...evidenceIds]);
   const now = deps.clock.now();
-  const changes = await deps.store.updateProfileItems((current) => planProfileChanges(current, ops, { times, now, cap: options.cap ?? DEFAULT_PROFILE_CAP, newId: deps.newId ?? newId }), now);
+  const changes = await deps.store.updateProfileItems(
+    (current) => planProfileChanges(current, ops, { times, now, cap: options.cap ?? DEFAULT_PROFILE_CAP, newId: deps.newId ?? newId }),
+    now,
+  );
   return { changes, skipped, usage, calls: batches.length, clippedScenes, hiddenItems };
 }
 
@@ -117,7 +152,12 @@ export async function updateProfile(
  * The prompt's profile items that fit `room` tokens, in label order: all when they fit; else those
  * a model most needs to see first — disputed and user-edited, then explicit, then by confidence.
  */
-function itemsThatFit(items: readonly PromptProfileItem[], source: readonly ProfileItem[], room: number, count: TokenCounter): PromptProfileItem[] {
+function itemsThatFit(
+  items: readonly PromptProfileItem[],
+  source: readonly ProfileItem[],
+  room: number,
+  count: TokenCounter,
+): PromptProfileItem[] {
   const costs = items.map((p) => count(profileItemLine(p)) + 1);
   if (costs.reduce((a, b) => a + b, 0) <= room) return [...items];
   const rank = (i: number): number => {
@@ -137,7 +177,7 @@ function itemsThatFit(items: readonly PromptProfileItem[], source: readonly Prof
 
 function resolveOp(op: ProfileOperation, items: Map<string, string>, evidence: Map<string, readonly string[]>): ResolvedProfileOp | null {
   const label = op.id?.toLowerCase().replace(/[^a-z0-9_:-]/g, '') ?? '';
-  const itemId = label ? items.get(label) ?? null : null;
+  const itemId = label ? (items.get(label) ?? null) : null;
   if (op.op !== 'add' && !itemId && !op.key) return null;
   if (op.op === 'add' && (!op.key || !op.value)) return null;
   const ids = new Set<string>();
@@ -192,8 +232,11 @@ export function planProfileChanges(
     changes.push({ item, history, insert });
   };
   const conflict = (target: ProfileItem, op: ResolvedProfileOp, value: string | null, why: string): void => {
-    push({ ...target, status: 'conflict', updatedAt: ctx.now },
-      { op: 'conflict', value, confidence: op.confidence, evidence: op.evidence, reason: `${why}${op.reason ? `: ${op.reason}` : ''}` }, false);
+    push(
+      { ...target, status: 'conflict', updatedAt: ctx.now },
+      { op: 'conflict', value, confidence: op.confidence, evidence: op.evidence, reason: `${why}${op.reason ? `: ${op.reason}` : ''}` },
+      false,
+    );
   };
 
   for (const op of ops) {
@@ -206,8 +249,16 @@ export function planProfileChanges(
     if (!target) {
       if (op.op === 'delete' || !op.key || !op.value) continue;
       const item: ProfileItem = {
-        id: ctx.newId(), kind: op.kind, key: op.key, value: op.value, confidence: op.confidence, evidence: op.evidence,
-        status: 'active', editedByUser: false, createdAt: ctx.now, updatedAt: ctx.now,
+        id: ctx.newId(),
+        kind: op.kind,
+        key: op.key,
+        value: op.value,
+        confidence: op.confidence,
+        evidence: op.evidence,
+        status: 'active',
+        editedByUser: false,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
       };
       byKey.set(normKey(item.key), item.id);
       push(item, { op: 'add', value: item.value, confidence: item.confidence, evidence: item.evidence, reason: op.reason }, true);
@@ -219,7 +270,11 @@ export function planProfileChanges(
       else if (target.kind === 'explicit' && !evidenceIsNewer) conflict(target, op, null, 'proposed deletion without newer evidence');
       else {
         byKey.delete(normKey(target.key));
-        push({ ...target, status: 'deleted', updatedAt: ctx.now }, { op: 'delete', value: target.value, confidence: target.confidence, evidence: op.evidence, reason: op.reason }, false);
+        push(
+          { ...target, status: 'deleted', updatedAt: ctx.now },
+          { op: 'delete', value: target.value, confidence: target.confidence, evidence: op.evidence, reason: op.reason },
+          false,
+        );
       }
       continue;
     }
@@ -229,15 +284,21 @@ export function planProfileChanges(
     const evidence = [...asked, ...[...new Set([...op.evidence, ...target.evidence])].filter((e) => !asked.includes(e)).slice(0, 20)];
     if (normValue(value) === normValue(target.value)) {
       if (op.confidence === target.confidence && evidence.length === target.evidence.length) continue;
-      push({ ...target, confidence: op.confidence, evidence, updatedAt: ctx.now },
-        { op: 'update', value: target.value, confidence: op.confidence, evidence: op.evidence, reason: op.reason || 'confirmed' }, false);
+      push(
+        { ...target, confidence: op.confidence, evidence, updatedAt: ctx.now },
+        { op: 'update', value: target.value, confidence: op.confidence, evidence: op.evidence, reason: op.reason || 'confirmed' },
+        false,
+      );
       continue;
     }
     if (target.editedByUser) conflict(target, op, value, 'differs from the value the user set');
     else if (target.kind === 'explicit' && !evidenceIsNewer) conflict(target, op, value, 'disagrees with evidence that is not older');
     else {
-      push({ ...target, value, confidence: op.confidence, evidence, status: 'active', updatedAt: ctx.now },
-        { op: 'update', value, confidence: op.confidence, evidence: op.evidence, reason: op.reason }, false);
+      push(
+        { ...target, value, confidence: op.confidence, evidence, status: 'active', updatedAt: ctx.now },
+        { op: 'update', value, confidence: op.confidence, evidence: op.evidence, reason: op.reason },
+        false,
+      );
     }
   }
 
@@ -250,8 +311,11 @@ export function planProfileChanges(
     for (const item of candidates) {
       if (excess <= 0) break;
       excess--;
-      push({ ...item, status: 'deleted', updatedAt: ctx.now },
-        { op: 'delete', value: item.value, confidence: item.confidence, evidence: [], reason: `compaction: profile over ${ctx.cap} items` }, false);
+      push(
+        { ...item, status: 'deleted', updatedAt: ctx.now },
+        { op: 'delete', value: item.value, confidence: item.confidence, evidence: [], reason: `compaction: profile over ${ctx.cap} items` },
+        false,
+      );
     }
   }
   // The store applies changes in order, so an item added and compacted in one plan shows both rows.

@@ -63,7 +63,7 @@ export function clipToTokens(text: string, maxTokens: number, count: TokenCounte
   let clipped = text;
   // Shrinks by the measured ratio: two or three rounds, as tokens per character vary little within one text.
   while (clipped.length > 0 && count(clipped) > maxTokens) {
-    const keep = Math.floor(clipped.length * Math.max(0, maxTokens - 1) / count(clipped) * 0.95);
+    const keep = Math.floor(((clipped.length * Math.max(0, maxTokens - 1)) / count(clipped)) * 0.95);
     clipped = keep > 0 ? `${clipped.slice(0, keep).trimEnd()}…` : '';
   }
   return clipped;
@@ -95,8 +95,12 @@ export function synthesisBatches(costs: readonly number[], budget: number): Arra
  * room is shortened with `clip` (given the tokens its text may keep) and counted.
  */
 export function fitLines<T>(
-  items: readonly T[], line: (item: T) => string, room: number, count: TokenCounter,
-  clip: (item: T, maxTokens: number) => T, textTokens: (item: T) => number,
+  items: readonly T[],
+  line: (item: T) => string,
+  room: number,
+  count: TokenCounter,
+  clip: (item: T, maxTokens: number) => T,
+  textTokens: (item: T) => number,
 ): { items: T[]; costs: number[]; clipped: number } {
   let clipped = 0;
   const out = items.map((item) => {

@@ -19,10 +19,28 @@
  */
 import { DEFAULT_TIME_ZONE, startOfDay } from '../base/timeZone';
 import type { Clock, Llm, LlmAbortSignal, LlmUsage } from '../base/ports';
-import type { CellForSynthesis, CellTurn, FactRelation, ForesightItem, KnowledgeStore, KnownFact, NewFact, NewForesight } from './knowledge';
+import type {
+  CellForSynthesis,
+  CellTurn,
+  FactRelation,
+  ForesightItem,
+  KnowledgeStore,
+  KnownFact,
+  NewFact,
+  NewForesight,
+} from './knowledge';
 import {
-  buildMemCellPrompt, buildScenePrompt, MAX_TOKENS, memCellTurnLine, memcellOutputSchema, sceneEpisodeLine, sceneOutputSchema, SYNTHESIS_STAGES,
-  type FactOutput, type MemCellOutput, type PromptEpisode,
+  buildMemCellPrompt,
+  buildScenePrompt,
+  MAX_TOKENS,
+  memCellTurnLine,
+  memcellOutputSchema,
+  sceneEpisodeLine,
+  sceneOutputSchema,
+  SYNTHESIS_STAGES,
+  type FactOutput,
+  type MemCellOutput,
+  type PromptEpisode,
 } from './synthesisPrompts';
 import { callBudget, clipToTokens, fitLines, memCellBudget, messageTokens, synthesisBatches } from './smallModel';
 import { loadTokenCounter } from '../base/tokens';
@@ -66,15 +84,26 @@ export interface MemCellSynthesisResult {
 }
 
 /** Returns null when the cell no longer exists or has no turns left (nothing to do). */
-export async function synthesiseMemCell(deps: SynthesisDeps, memcellId: string, options: SynthesisCallOptions & { knownFactLimit?: number } = {}): Promise<MemCellSynthesisResult | null> {
+export async function synthesiseMemCell(
+  deps: SynthesisDeps,
+  memcellId: string,
+  options: SynthesisCallOptions & { knownFactLimit?: number } = {},
+): Promise<MemCellSynthesisResult | null> {
   const cell = await deps.store.loadCell(memcellId);
   if (!cell) return null;
   const turns = cell.turns.filter((t) => t.role !== 'system');
   if (turns.length === 0) return null;
-  const searchText = turns.map((t) => t.content).join(' ').slice(0, 2000);
+  const searchText = turns
+    .map((t) => t.content)
+    .join(' ')
+    .slice(0, 2000);
   // A small model on this device: fewer known facts, a shorter reply, the turns in batches that fit its window.
   const budget = memCellBudget(deps.llm.contextTokens, MAX_TOKENS.memcell, options.knownFactLimit ?? DEFAULT_KNOWN_FACT_LIMIT);
-  const known = await deps.store.relatedFacts(cell, searchText, budget?.knownFactLimit ?? options.knownFactLimit ?? DEFAULT_KNOWN_FACT_LIMIT);
+  const known = await deps.store.relatedFacts(
+    cell,
+    searchText,
+    budget?.knownFactLimit ?? options.knownFactLimit ?? DEFAULT_KNOWN_FACT_LIMIT,
+  );
   const base = {
     startAt: cell.startAt,
     endAt: cell.endAt,
@@ -85,17 +114,26 @@ export async function synthesiseMemCell(deps: SynthesisDeps, memcellId: string, 
   if (budget) {
     const count = await loadTokenCounter();
     const fixed = messageTokens(buildMemCellPrompt({ ...base, turns: [], part: { index: 99, of: 99 } }), count);
-    batches = synthesisBatches(turns.map((t, i) => count(memCellTurnLine(t, i + 1, deps.timeZone)) + 1), budget.turnTokens(fixed));
+    batches = synthesisBatches(
+      turns.map((t, i) => count(memCellTurnLine(t, i + 1, deps.timeZone)) + 1),
+      budget.turnTokens(fixed),
+    );
   }
   // Throws on transport failure or unusable output: nothing has been written yet.
   const outputs: MemCellOutput[] = [];
   const usage = { promptTokens: 0, completionTokens: 0, estimated: false };
   for (const [index, [start, end]] of batches.entries()) {
     const messages = buildMemCellPrompt({
-      ...base, turns: turns.slice(start, end), firstTurn: start + 1, ...(batches.length > 1 ? { part: { index: index + 1, of: batches.length } } : {}),
+      ...base,
+      turns: turns.slice(start, end),
+      firstTurn: start + 1,
+      ...(batches.length > 1 ? { part: { index: index + 1, of: batches.length } } : {}),
     });
     const result = await deps.llm.completeJson({
-      stage: SYNTHESIS_STAGES.memcell, messages, schema: memcellOutputSchema, maxTokens: budget?.outputTokens ?? MAX_TOKENS.memcell,
+      stage: SYNTHESIS_STAGES.memcell,
+      messages,
+      schema: memcellOutputSchema,
+      maxTokens: budget?.outputTokens ?? MAX_TOKENS.memcell,
       ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -136,7 +174,12 @@ export interface InterpretedMemCell {
 }
 
 /** Maps the model's labels back to ids, applies the attribution rule, resolves dates. Pure. */
-export function interpretMemCell(out: MemCellOutput, cell: CellForSynthesis, known: readonly KnownFact[], zone = DEFAULT_TIME_ZONE): InterpretedMemCell {
+export function interpretMemCell(
+  out: MemCellOutput,
+  cell: CellForSynthesis,
+  known: readonly KnownFact[],
+  zone = DEFAULT_TIME_ZONE,
+): InterpretedMemCell {
   const narrative = out.narrative.slice(0, 4000);
   const title = (out.title ?? narrative.split(/\s+/).slice(0, 8).join(' ')).slice(0, 200);
   const knownByLabel = new Map<string, KnownFact>();
@@ -200,7 +243,10 @@ const USER_WORDS = new Set(['user', 'the user', 'me', 'i', 'myself']);
  * - anyone else (a third party) → kept as named.
  * Source turns are the cited turn numbers, or else the turn sharing most words with the fact.
  */
-export function attributeFact(fact: Pick<FactOutput, 'text' | 'speaker' | 'turns'>, turns: readonly CellTurn[]): { speaker: string; sources: CellTurn[] } | null {
+export function attributeFact(
+  fact: Pick<FactOutput, 'text' | 'speaker' | 'turns'>,
+  turns: readonly CellTurn[],
+): { speaker: string; sources: CellTurn[] } | null {
   let sources = fact.turns.map((n) => turns[n - 1]).filter((t): t is CellTurn => t !== undefined);
   if (sources.length === 0) {
     const best = bestOverlapTurn(fact.text, turns);
@@ -225,7 +271,9 @@ export function attributeFact(fact: Pick<FactOutput, 'text' | 'speaker' | 'turns
       speaker = userNames.length === 1 ? userNames[0]! : raw || 'User';
     }
   } else if (role === 'user') {
-    speaker = turns.find((t) => t.role === 'user' && (t.speaker.toLowerCase() === norm || t.speaker.toLowerCase() === norm.split(/\s+/)[0]))?.speaker ?? raw;
+    speaker =
+      turns.find((t) => t.role === 'user' && (t.speaker.toLowerCase() === norm || t.speaker.toLowerCase() === norm.split(/\s+/)[0]))
+        ?.speaker ?? raw;
   }
   if (role === 'assistant') return { speaker: ASSISTANT_SPEAKER, sources };
   if (role === 'user' && sources.length > 0 && sources.every((t) => t.role === 'assistant')) return null;
@@ -311,7 +359,11 @@ const SCENE_TITLE_TOKENS = 60;
  * each folded into the summary the previous batch returned; only the last summary is saved, so
  * a failure in any batch writes nothing.
  */
-export async function summariseScene(deps: SynthesisDeps, sceneId: string, options: SynthesisCallOptions & { newMemberIds?: readonly string[] } = {}): Promise<SceneSummaryResult | null> {
+export async function summariseScene(
+  deps: SynthesisDeps,
+  sceneId: string,
+  options: SynthesisCallOptions & { newMemberIds?: readonly string[] } = {},
+): Promise<SceneSummaryResult | null> {
   const scene = await deps.store.loadScene(sceneId);
   if (!scene) return null;
   // A forgotten summary stays forgotten (the scene's tombstone), whatever joins the scene later.
@@ -322,7 +374,12 @@ export async function summariseScene(deps: SynthesisDeps, sceneId: string, optio
     ? withText.filter((m) => wanted.has(m.id)).slice(-SCENE_MAX_MEMBERS)
     : withText.slice(scene.summary ? -SCENE_RECENT_MEMBERS : -SCENE_MAX_MEMBERS);
   if (members.length === 0) return null;
-  let episodes: PromptEpisode[] = members.map((m, i) => ({ label: `E${i + 1}`, startAt: m.startAt, title: m.title, narrative: m.narrative! }));
+  let episodes: PromptEpisode[] = members.map((m, i) => ({
+    label: `E${i + 1}`,
+    startAt: m.startAt,
+    title: m.title,
+    narrative: m.narrative!,
+  }));
   let batches: Array<readonly [number, number]> = [[0, episodes.length]];
   let clippedEpisodes = 0;
   const budget = callBudget(deps.llm.contextTokens, MAX_TOKENS.scene);
@@ -335,7 +392,14 @@ export async function summariseScene(deps: SynthesisDeps, sceneId: string, optio
     carry = (text) => (text === null ? null : clipToTokens(text, summaryRoom, count));
     const fixed = messageTokens(buildScenePrompt({ title: null, summary: null, episodes: [] }), count) + summaryRoom + SCENE_TITLE_TOKENS;
     const room = Math.max(64, budget.promptTokens - fixed);
-    const fitted = fitLines(episodes, (e) => sceneEpisodeLine(e), room, count, (e, max) => ({ ...e, narrative: clipToTokens(e.narrative, max, count) }), (e) => count(e.narrative));
+    const fitted = fitLines(
+      episodes,
+      (e) => sceneEpisodeLine(e),
+      room,
+      count,
+      (e, max) => ({ ...e, narrative: clipToTokens(e.narrative, max, count) }),
+      (e) => count(e.narrative),
+    );
     episodes = fitted.items;
     clippedEpisodes = fitted.clipped;
     batches = synthesisBatches(fitted.costs, room);
@@ -345,7 +409,9 @@ export async function summariseScene(deps: SynthesisDeps, sceneId: string, optio
   const usage = { promptTokens: 0, completionTokens: 0, estimated: false };
   for (const [start, end] of batches) {
     const result = await deps.llm.completeJson({
-      stage: SYNTHESIS_STAGES.scene, messages: buildScenePrompt({ title, summary, episodes: episodes.slice(start, end) }), schema: sceneOutputSchema,
+      stage: SYNTHESIS_STAGES.scene,
+      messages: buildScenePrompt({ title, summary, episodes: episodes.slice(start, end) }),
+      schema: sceneOutputSchema,
       maxTokens: budget?.outputTokens ?? MAX_TOKENS.scene,
       ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -381,6 +447,10 @@ export function expireForesight(store: Pick<KnowledgeStore, 'expireForesight'>, 
  * Foresight for the read path: active, not dismissed, not over at `now` (even if the expiry sweep
  * has not run yet). Upcoming items ("exam on Friday") are included unless includeUpcoming=false.
  */
-export function activeForesight(store: Pick<KnowledgeStore, 'activeForesight'>, now: number, options: { includeUpcoming?: boolean; limit?: number } = {}): Promise<ForesightItem[]> {
+export function activeForesight(
+  store: Pick<KnowledgeStore, 'activeForesight'>,
+  now: number,
+  options: { includeUpcoming?: boolean; limit?: number } = {},
+): Promise<ForesightItem[]> {
   return store.activeForesight(now, options);
 }

@@ -23,7 +23,9 @@ export class EpisodeTally {
   tokens = 0;
 
   /** Adds one conversation's turns (in order) as the segmenter would split them. */
-  addConversation(turns: readonly ({ readonly occurredAt: number } & ({ readonly content: string } | { readonly tokenCount: number }))[]): void {
+  addConversation(
+    turns: readonly ({ readonly occurredAt: number } & ({ readonly content: string } | { readonly tokenCount: number }))[],
+  ): void {
     let open: OpenSegment | null = null;
     for (const t of turns) {
       const turn = { id: '', seq: 0, occurredAt: t.occurredAt, tokenCount: 'tokenCount' in t ? t.tokenCount : estimateTokens(t.content) };
@@ -46,15 +48,21 @@ const PROFILE = { perCells: 25, prompt: 2_500, out: 400 };
 const RECURRENCE_SHARE: Range = { low: 0.15, high: 0.4 };
 
 /** Prompt tokens of the memcell system text and header (one empty episode). */
-const MEMCELL_OVERHEAD = buildMemCellPrompt({ startAt: 0, endAt: 0, turns: [], known: [] })
-  .reduce((n, m) => n + estimateTokens(m.content), 0);
+const MEMCELL_OVERHEAD = buildMemCellPrompt({ startAt: 0, endAt: 0, turns: [], known: [] }).reduce(
+  (n, m) => n + estimateTokens(m.content),
+  0,
+);
 
 export function estimateSynthesis(tally: EpisodeTally): SynthesisEstimate[] {
   const cells = tally.cells;
   const eager = {
     calls: cells + Math.ceil(cells * SCENE.share) + Math.ceil(cells / PROFILE.perCells),
-    prompt: cells * (MEMCELL_OVERHEAD + KNOWN_FACTS) + tally.tokens + tally.turns * PER_TURN_HEADER
-      + Math.ceil(cells * SCENE.share) * SCENE.prompt + Math.ceil(cells / PROFILE.perCells) * PROFILE.prompt,
+    prompt:
+      cells * (MEMCELL_OVERHEAD + KNOWN_FACTS) +
+      tally.tokens +
+      tally.turns * PER_TURN_HEADER +
+      Math.ceil(cells * SCENE.share) * SCENE.prompt +
+      Math.ceil(cells / PROFILE.perCells) * PROFILE.prompt,
     out: cells * MEMCELL_OUT + Math.ceil(cells * SCENE.share) * SCENE.out + Math.ceil(cells / PROFILE.perCells) * PROFILE.out,
   };
   const exact = (x: number): Range => ({ low: x, high: x });

@@ -68,33 +68,50 @@ function oneLine(text: string, max: number): string {
 // required, even z.unknown() piped into a transform.
 
 /** A trimmed string, or null for absent/empty/non-string. */
-const optionalText = z.unknown().optional().transform((v) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : typeof v === 'number' ? String(v) : null));
+const optionalText = z
+  .unknown()
+  .optional()
+  .transform((v) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : typeof v === 'number' ? String(v) : null));
 
 /** Labels such as "K2", "E1", "P3" (numbers tolerated): a list of trimmed strings. */
-const labelList = z.unknown().optional().transform((v): string[] => {
-  const list = Array.isArray(v) ? v : typeof v === 'string' || typeof v === 'number' ? [v] : [];
-  return list.filter((x) => typeof x === 'string' || typeof x === 'number').map((x) => String(x).trim()).filter((x) => x !== '');
-});
+const labelList = z
+  .unknown()
+  .optional()
+  .transform((v): string[] => {
+    const list = Array.isArray(v) ? v : typeof v === 'string' || typeof v === 'number' ? [v] : [];
+    return list
+      .filter((x) => typeof x === 'string' || typeof x === 'number')
+      .map((x) => String(x).trim())
+      .filter((x) => x !== '');
+  });
 
 /** Turn numbers: [1, "2", "[3]"] → [1, 2, 3]. */
-const turnList = labelList.transform((list) => list.map((x) => Number(x.replace(/[^0-9]/g, ''))).filter((n) => Number.isInteger(n) && n > 0));
+const turnList = labelList.transform((list) =>
+  list.map((x) => Number(x.replace(/[^0-9]/g, ''))).filter((n) => Number.isInteger(n) && n > 0),
+);
 
-const confidence = z.unknown().optional().transform((v) => {
-  const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
-  if (!Number.isFinite(n)) return 0.6;
-  return Math.min(1, Math.max(0, n > 1 && n <= 100 ? n / 100 : n));
-});
+const confidence = z
+  .unknown()
+  .optional()
+  .transform((v) => {
+    const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
+    if (!Number.isFinite(n)) return 0.6;
+    return Math.min(1, Math.max(0, n > 1 && n <= 100 ? n / 100 : n));
+  });
 
 /** An array whose unusable elements are dropped instead of failing the whole reply. */
 function lenientList<T extends z.ZodType>(item: T) {
-  return z.array(z.unknown()).nullish().transform((list) => {
-    const out: z.output<T>[] = [];
-    for (const raw of list ?? []) {
-      const parsed = item.safeParse(raw);
-      if (parsed.success) out.push(parsed.data as z.output<T>);
-    }
-    return out;
-  });
+  return z
+    .array(z.unknown())
+    .nullish()
+    .transform((list) => {
+      const out: z.output<T>[] = [];
+      for (const raw of list ?? []) {
+        const parsed = item.safeParse(raw);
+        if (parsed.success) out.push(parsed.data as z.output<T>);
+      }
+      return out;
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -184,7 +201,9 @@ export function buildMemCellPrompt(input: {
     'KNOWN FACTS:',
     ...(input.known.length === 0 ? ['none'] : input.known.map((k) => `${k.label} | ${k.speaker} | ${oneLine(k.content, 400)}`)),
     '',
-    input.part ? `TURNS (part ${input.part.index} of ${input.part.of} of this episode; the other parts are recorded separately):` : 'TURNS:',
+    input.part
+      ? `TURNS (part ${input.part.index} of ${input.part.of} of this episode; the other parts are recorded separately):`
+      : 'TURNS:',
     ...input.turns.map((t, i) => memCellTurnLine(t, first + i, zone)),
   ];
   return [
@@ -315,9 +334,7 @@ export function buildProfilePrompt(input: {
     `USER: ${input.subjects.length > 0 ? input.subjects.join(', ') : 'the user'}`,
     '',
     'CURRENT PROFILE:',
-    ...(input.items.length === 0
-      ? ['none']
-      : input.items.map(profileItemLine)),
+    ...(input.items.length === 0 ? ['none'] : input.items.map(profileItemLine)),
     '',
     'SCENES:',
     ...input.scenes.map(profileSceneLine),

@@ -34,7 +34,14 @@ import type { Job, JobStore, Timer } from '../base/jobs';
  * Failures that say the endpoint was in trouble (down, hung, rate-limiting, cutting, garbling or
  * refusing its replies) rather than that the job is wrong.
  */
-export const RECOVERY_CODES: readonly ErrorCode[] = ['LLM_UNAVAILABLE', 'LLM_TIMEOUT', 'LLM_RATE_LIMITED', 'LLM_STREAM_CUT', 'LLM_BAD_OUTPUT', 'LLM_REJECTED'];
+export const RECOVERY_CODES: readonly ErrorCode[] = [
+  'LLM_UNAVAILABLE',
+  'LLM_TIMEOUT',
+  'LLM_RATE_LIMITED',
+  'LLM_STREAM_CUT',
+  'LLM_BAD_OUTPUT',
+  'LLM_REJECTED',
+];
 /**
  * Automatic revivals per job. Three covers a proxy or a small model that misbehaves for a minute
  * on three separate occasions while this episode waits; a job that failed its first run and three
@@ -282,7 +289,13 @@ export class SynthesisRecovery {
     }
     this.#lastCheck = this.#d.clock.now();
     try {
-      await llm.completeJson({ stage: RECOVERY_CHECK_STAGE, messages: CHECK_MESSAGES, schema: checkSchema, maxTokens: CHECK_MAX_TOKENS, temperature: 0 });
+      await llm.completeJson({
+        stage: RECOVERY_CHECK_STAGE,
+        messages: CHECK_MESSAGES,
+        schema: checkSchema,
+        maxTokens: CHECK_MAX_TOKENS,
+        temperature: 0,
+      });
     } catch {
       this.#misses++;
       this.#schedule(this.#backoff());
