@@ -218,6 +218,23 @@ export class SqlKnowledgeSource implements KnowledgeSource {
     return out;
   }
 
+  async itemsOf(kind: 'fact' | 'memcell', conversationIds: readonly string[]): Promise<ReadonlySet<string>> {
+    const out = new Set<string>();
+    const unique = [...new Set(conversationIds)];
+    for (let i = 0; i < unique.length; i += ID_CHUNK) {
+      const chunk = unique.slice(i, i + ID_CHUNK);
+      const marks = chunk.map(() => '?').join(', ');
+      const rows = await this.#sql.query<{ id: string }>(
+        kind === 'fact'
+          ? `SELECT f.id AS id FROM facts f JOIN memcells c ON c.id = f.memcell_id WHERE c.conversation_id IN (${marks})`
+          : `SELECT c.id AS id FROM memcells c WHERE c.conversation_id IN (${marks})`,
+        chunk,
+      );
+      for (const r of rows) out.add(r.id);
+    }
+    return out;
+  }
+
   async episodesOfTurns(messageIds: readonly string[]): Promise<ReadonlyMap<string, string>> {
     const out = new Map<string, string>();
     const unique = [...new Set(messageIds)];
