@@ -145,6 +145,34 @@ describe('projects: memory walls in answers', () => {
     expect(outside.text).not.toContain('packing checklist');
   });
 
+  it('"What was sent" records where every recalled item came from, decided when the request was built', async () => {
+    const { engine, thesis, house, sent } = await setUp();
+    type Recalled = { kind: string; ref: string; from?: string }[];
+    const fromOf = (metadata: Record<string, unknown>) =>
+      new Map((metadata.recalled as Recalled).map((c) => [`${c.kind}:${c.ref}`, c.from]));
+
+    await engine.projects.edit(thesis.id, { useProfile: true });
+    await engine.conversations.create({ id: 'lab2', title: 'More lab', projectId: thesis.id });
+    const inside = fromOf((await sent('lab2', QUESTION)).metadata);
+    expect(inside.get('turn:lab1')).toBe('project');
+    expect(inside.get('episode:cell-lab')).toBe('project');
+    expect(inside.get('fact:fact-lab')).toBe('project');
+    expect(inside.get('foresight:plan-lab')).toBe('project');
+    expect(inside.get('profile:prof-lab')).toBe('profile');
+    expect([...inside.values()].every((f) => f === 'project' || f === 'profile')).toBe(true);
+
+    await engine.conversations.create({ id: 'boxes2', title: 'More boxes', projectId: house.id });
+    const shared = await sent('boxes2', QUESTION);
+    const inShared = fromOf(shared.metadata);
+    expect(inShared.get('turn:box1')).toBe('project');
+    expect(inShared.get('turn:pets1')).toBe('shared');
+    expect([...inShared.entries()].filter(([k]) => k.startsWith('profile:')).every(([, f]) => f === 'profile')).toBe(true);
+
+    // Kept as recorded: moving the chat afterwards does not rewrite an earlier answer's record.
+    await engine.projects.move('boxes', null);
+    expect(fromOf((await engine.conversations.messages('boxes2')).find((m) => m.id === 'q2-a')!.metadata).get('turn:box1')).toBe('project');
+  });
+
   it('a moved conversation follows its new scope at the next answer', async () => {
     const { engine, thesis, sent } = await setUp();
     await engine.conversations.create({ id: 'outside', title: 'Outside' });

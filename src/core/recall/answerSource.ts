@@ -9,7 +9,7 @@
  */
 import type { Message } from '../base/types';
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
-import type { AnswerSource, ContextEpisode, ContextFact, KnowledgeQueryOptions } from './answerContext';
+import type { AnswerSource, ContextEpisode, ContextFact, ContextOrigins, KnowledgeQueryOptions } from './answerContext';
 import { hybridSearch, type VectorHit } from './hybridSearch';
 import { inMemoryScope, type MemoryScope } from './memoryScope';
 
@@ -39,6 +39,8 @@ export interface KnowledgeSource {
   profile(limit?: number, scope?: MemoryScope): Promise<readonly ProfileItem[]>;
   /** Active foresight inside `scope` not yet over at `now` (current and upcoming). */
   foresight(now: number, scope?: MemoryScope): Promise<readonly ForesightItem[]>;
+  /** The project (null: none) of each of these chats and episodes that still exists. */
+  origins(conversationIds: readonly string[], memcellIds: readonly string[]): Promise<ContextOrigins>;
 }
 
 /** The engine's recall, narrowed to what answering uses. */
@@ -89,6 +91,7 @@ export const EMPTY_ANSWER_SOURCE: AnswerSource = {
   sceneMembers: async () => [],
   profile: async () => [],
   foresight: async () => [],
+  origins: async () => ({ conversations: new Map(), cells: new Map() }),
 };
 
 export function answerSourceOf(knowledge: KnowledgeSource, recall: TurnRecall, vectors?: KnowledgeVectorSearch): AnswerSource {
@@ -162,5 +165,6 @@ export function answerSourceOf(knowledge: KnowledgeSource, recall: TurnRecall, v
       return limit === undefined ? items : items.slice(0, limit);
     },
     foresight: (now, scope) => (scope ? knowledge.foresight(now, scope) : knowledge.foresight(now)),
+    origins: (conversationIds, memcellIds) => knowledge.origins(conversationIds, memcellIds),
   };
 }
