@@ -36,7 +36,7 @@ status: ${topic} in progress
 }
 
 async function setUp() {
-  const { store, engine } = await answeringEngine(mock.url);
+  const { store, engine } = await answeringEngine(mock.url, { explorer: true });
   const thesis = await engine.projects.create({
     name: 'Thesis',
     memory: 'project-only',
@@ -171,6 +171,26 @@ describe('projects: memory walls in answers', () => {
     // Kept as recorded: moving the chat afterwards does not rewrite an earlier answer's record.
     await engine.projects.move('boxes', null);
     expect(fromOf((await engine.conversations.messages('boxes2')).find((m) => m.id === 'q2-a')!.metadata).get('turn:box1')).toBe('project');
+  });
+
+  it('the explorer, Saved memories and search list one project, or chats in no project, in the engine query', async () => {
+    const { engine, thesis, house } = await setUp();
+    const cells = async (project: string | null) => (await engine.memory.listMemCells({ limit: 50, project })).items.map((c) => c.id);
+    expect(await cells(thesis.id)).toEqual(['cell-lab']);
+    expect(await cells(null)).not.toContain('cell-lab');
+    expect((await engine.memory.listMemCells({ limit: 50 })).items.map((c) => c.id)).toContain('cell-lab');
+    const facts = await engine.memory.listFacts({ limit: 50, project: thesis.id });
+    expect(facts).toMatchObject({ total: 1, items: [{ id: 'fact-lab' }] });
+    expect(await engine.memory.listFacts({ limit: 50, project: null })).toMatchObject({ total: 0, items: [] });
+    const hits = async (q: string, project: string | null) =>
+      (await engine.memory.search(q, { project })).map((h) => `${h.kind}:${h.conversationId ?? ''}`);
+    const inThesis = await hits('quokka colony plot seven', thesis.id);
+    expect(inThesis.length).toBeGreaterThan(0);
+    expect(inThesis.every((h) => h.endsWith(':lab'))).toBe(true);
+    expect(await hits('quokka colony plot seven', null)).toEqual([]);
+    expect(await hits('removal van piano', house.id)).toContain('turn:boxes');
+    expect(await hits('removal van piano', null)).toEqual([]);
+    expect(await hits('Biscuit beagle', null)).toContain('turn:pets');
   });
 
   it('a moved conversation follows its new scope at the next answer', async () => {
