@@ -6,7 +6,7 @@
  * - a shared project's chats are recalled in any chat, like chats in no project.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { askInNewChat, connectEndpoint, createProject, sendMessage, waitForMessages } from './appSteps';
@@ -35,15 +35,18 @@ const WALLED = longTurn(
 const OUTSIDE = longTurn('Home notes: my dog Biscuit is a beagle mix who only eats salmon kibble.');
 const SHARED = longTurn('Moving notes: the removal van for the grand piano comes on the ninth of March.');
 
-test("a project-only project's memory stays inside it; a moved chat follows; the project has an address", async ({ page }) => {
-  test.setTimeout(180_000);
+/** The app connected to the mock endpoint, with one chat in no project (remembered as usual). */
+async function startWithChatOutside(page: Page): Promise<void> {
   await page.goto('/');
   await connectEndpoint(page, mock.url);
-
-  // A chat in no project, remembered as usual.
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await sendMessage(page, OUTSIDE);
   await waitForMessages(page, 2);
+}
+
+test("a project-only project's memory stays inside it; a moved chat follows; the project has an address", async ({ page }) => {
+  test.setTimeout(180_000);
+  await startWithChatOutside(page);
 
   const address = await createProject(page, 'Thesis', 'Project-only memory', 'Answer in British English and cite the lab notebook.');
   await page.getByRole('button', { name: 'New chat in Thesis' }).first().click();
@@ -122,11 +125,7 @@ test("memory views filter by project (in the address), 'What was sent' names eac
   page,
 }) => {
   test.setTimeout(180_000);
-  await page.goto('/');
-  await connectEndpoint(page, mock.url);
-  await page.getByRole('button', { name: '+ New conversation' }).click();
-  await sendMessage(page, OUTSIDE);
-  await waitForMessages(page, 2);
+  await startWithChatOutside(page);
 
   // The project dialog: no axe violations, its first field focused on open, Esc closes it and gives focus back.
   const opener = page.getByRole('button', { name: '+ New project' });
