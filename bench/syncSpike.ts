@@ -12,11 +12,16 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DurableStreamTestServer } from '@durable-streams/server';
 import { DurableStream, stream } from '@durable-streams/client';
-import { deriveSyncKeys, openEvent, sealEvent, type SealedEvent } from '../test/sync/syncEnvelope';
+import { deriveSyncKeys, openEvent, sealEvent, type SealedEvent } from '../src/core/sync/syncEnvelope';
+import { HybridClock } from '../src/core/sync/hybridClock';
+import { generateRecoveryPhrase } from '../src/core/sync/recoveryPhrase';
+import { stampEvent } from '../src/core/sync/syncEvents';
+import { systemClock } from '../src/core/base/ports';
 
 const { values } = parseArgs({ options: { turns: { type: 'string', default: '10000' } }, strict: true });
 const turns = Number(values.turns);
-const PHRASE = 'orbit velvet canal spice harbor lunar timber quiet fossil ember gravel window';
+const PHRASE = generateRecoveryPhrase();
+const clock = new HybridClock('bench-device', systemClock);
 const para = 'The humidity sensor under the grow light drifts four percent at night; the loop samples every 2.5 s. ';
 
 async function bytesUnder(dir: string): Promise<number> {
@@ -40,13 +45,20 @@ try {
   for (let i = 0; i < turns; i++) {
     const text = `${i} ${para.repeat(11)}\n\n\`\`\`ts\nconst x${i} = sample(${i % 12});\n\`\`\``;
     plainChars += text.length;
-    const sealed = await sealEvent(keys, `evt-${i}`, {
-      kind: 'turn.appended',
-      conversationId: `c-${i >> 6}`,
-      turnId: `t-${i}`,
-      role: i % 2 ? 'assistant' : 'user',
-      text,
-    });
+    const sealed = await sealEvent(
+      keys,
+      stampEvent(
+        {
+          kind: 'turn.appended',
+          conversationId: `c-${i >> 6}`,
+          turnId: `t-${i}`,
+          role: i % 2 ? 'assistant' : 'user',
+          text,
+          occurredAt: Date.now(),
+        },
+        clock,
+      ),
+    );
     last = writer.append(JSON.stringify(sealed));
   }
   await last;
@@ -72,7 +84,9 @@ try {
   for (let i = 0; i < 20; i++) {
     const seenBack = new Promise<void>((resolve) => arrivals.push(resolve));
     const s = performance.now();
-    await writer.append(JSON.stringify(await sealEvent(keys, `rt-${i}`, { kind: 'turn.appended', text: para.repeat(11) })));
+    await writer.append(
+      JSON.stringify(await sealEvent(keys, stampEvent({ kind: 'memory.written', memoryId: `rt-${i}`, text: para.repeat(11) }, clock))),
+    );
     await seenBack;
     rtts.push(performance.now() - s);
   }
