@@ -3,8 +3,9 @@
  *   npx tsx bench/syncSpike.ts [--turns 10000]
  * Device A seals N real-length turns (≈1,150 characters) and appends them to a file-backed
  * Durable Streams relay on 127.0.0.1; device B, a fresh client, reads and opens all of them.
- * Prints seal+upload time, first-sync download+open time, a steady-state round trip (median of
- * 20 single appends seen by a long-polling reader) and the relay's bytes on disk.
+ * Prints seal+upload time, first-sync download+open (decrypt and validate) time, fold + state-hash
+ * time, a steady-state round trip (median of 20 single appends seen by a long-polling reader) and
+ * the relay's bytes on disk.
  */
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir, loadavg } from 'node:os';
@@ -16,6 +17,7 @@ import { deriveSyncKeys, openEvent, sealEvent, type SealedEvent } from '../src/c
 import { HybridClock } from '../src/core/sync/hybridClock';
 import { generateRecoveryPhrase } from '../src/core/sync/recoveryPhrase';
 import { stampEvent } from '../src/core/sync/syncEvents';
+import { foldEvents, syncStateHash } from '../src/core/sync/SyncFold';
 import { systemClock } from '../src/core/base/ports';
 
 const { values } = parseArgs({ options: { turns: { type: 'string', default: '10000' } }, strict: true });
@@ -68,11 +70,17 @@ try {
   const res = await stream<SealedEvent>({ url, live: false });
   const items = await res.json();
   const seen = new Set<string>();
+  const opened = [];
   for (const item of items) {
-    await openEvent(keys, item);
+    opened.push(await openEvent(keys, item));
     seen.add(item.id);
   }
   const firstSync = performance.now() - t1;
+  const t2 = performance.now();
+  const folded = foldEvents(opened);
+  const stateHash = syncStateHash(folded);
+  const foldAndHash = performance.now() - t2;
+  if (folded.turns.length !== turns || !stateHash) throw new Error(`fold kept ${folded.turns.length} of ${turns} turns`);
   if (seen.size !== turns) throw new Error(`expected ${turns} events, got ${seen.size}`);
 
   const rtts: number[] = [];
@@ -100,6 +108,7 @@ try {
         meanTurnChars: Math.round(plainChars / turns),
         sealAndUploadMs: Math.round(upload),
         firstSyncDownloadAndOpenMs: Math.round(firstSync),
+        foldAndStateHashMs: Math.round(foldAndHash),
         steadyRoundTripMs: { median: +(rtts[10] ?? NaN).toFixed(1), p95: +(rtts[18] ?? NaN).toFixed(1) },
         relayBytesOnDisk: disk,
         relayBytesPerTurn: Math.round(disk / turns),
