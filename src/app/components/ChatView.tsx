@@ -76,6 +76,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
     onDevice: string | null;
     keywordsOnly: boolean;
     project: SentProject | null;
+    model: string | null;
   } | null>(null);
   const [highlight, setHighlight] = useState<string | null>(focusMessageId);
   // Memories saved from messages that asked for them, by message; and what Undo removed here.
@@ -322,6 +323,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                           onDevice: meta.onDevice ?? null,
                           keywordsOnly: meta.recall === 'keywords',
                           project: sentProjectOf(meta.project),
+                          model: typeof meta.model === 'string' && meta.model ? meta.model : null,
                         })
                       }
                     >
@@ -423,6 +425,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             onDevice={sent.onDevice}
             keywordsOnly={sent.keywordsOnly}
             project={sent.project}
+            model={sent.model}
             onClose={() => setSent(null)}
           />
         </ViewBoundary>

@@ -20,6 +20,7 @@ export function SentRequestView({
   onDevice = null,
   keywordsOnly = false,
   project = null,
+  model = null,
   onClose,
 }: {
   requests: readonly SentRequest[];
@@ -27,6 +28,8 @@ export function SentRequestView({
   onDevice?: string | null;
   keywordsOnly?: boolean;
   project?: SentProject | null;
+  /** The model that answered, as the endpoint named it. */
+  model?: string | null;
   onClose: () => void;
 }) {
   return (
@@ -44,7 +47,14 @@ export function SentRequestView({
         </>
       ) : (
         <p className="muted">
-          The exact requests made to your endpoint for this answer. The API key is sent as a header and is never shown or stored.
+          The exact requests made to your endpoint for this answer
+          {model ? (
+            <>
+              {' '}
+              (model <strong data-testid="sent-model">{model}</strong>)
+            </>
+          ) : null}
+          . The API key is sent as a header and is never shown or stored.
         </p>
       )}
       {project && (
