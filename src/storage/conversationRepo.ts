@@ -114,7 +114,8 @@ export async function placeConversation(sql: Sql, id: string, patch: Partial<Con
   await requireConversation(sql, id);
   const at = Math.round(now);
   if (patch.pinned !== undefined) await sql.exec('UPDATE conversations SET pinned_at = ? WHERE id = ?', [patch.pinned ? at : null, id]);
-  if (patch.archived !== undefined) await sql.exec('UPDATE conversations SET archived_at = ? WHERE id = ?', [patch.archived ? at : null, id]);
+  if (patch.archived !== undefined)
+    await sql.exec('UPDATE conversations SET archived_at = ? WHERE id = ?', [patch.archived ? at : null, id]);
   return requireConversation(sql, id);
 }
 

@@ -130,7 +130,11 @@ export class InMemoryStore implements MemoryStore, VectorStore {
 
   async placeConversation(id: string, patch: Partial<ConversationPlace>): Promise<Conversation> {
     const c = this.#conversation(id);
-    this.#conversations.set(id, { ...this.#conversations.get(id)!, pinned: patch.pinned ?? c.pinned, archived: patch.archived ?? c.archived });
+    this.#conversations.set(id, {
+      ...this.#conversations.get(id)!,
+      pinned: patch.pinned ?? c.pinned,
+      archived: patch.archived ?? c.archived,
+    });
     return this.#conversation(id);
   }
 
