@@ -16,6 +16,7 @@ import { Dialog } from './Dialog';
 import { MemoryActivity, SavedFromMessage } from './MemoryActivity';
 import { useNarrowScreen } from '../useNarrowScreen';
 import { ConversationMemorySwitches } from './MemorySwitches';
+import { ConversationModelPicker } from './ConversationModelPicker';
 import { BrokenTextMark, CutOffMark, PartialMark } from './AnswerCutMarks';
 import type { Message } from '../../core/base/types';
 import type { SendRequest } from '../../core/protocol';
@@ -215,6 +216,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
       {conversation && (
         <div className="conversation-head" inert={opening}>
           <h2>{conversation.title}</h2>
+          <ConversationModelPicker conversation={conversation} />
           <ConversationMemorySwitches conversation={conversation} />
         </div>
       )}
