@@ -11,6 +11,17 @@ import { useUi } from '../uiStore';
 import { ConfirmButton } from './ConfirmButton';
 import { Icon } from './Icon';
 
+/** Pin and Archive: each turns its state over (Unpin, Unarchive when on). */
+const PLACES = [
+  { key: 'pinned', icon: 'pin', verb: (on: boolean) => (on ? 'Unpin' : 'Pin'), hint: (on: boolean) => (on ? 'Unpin' : 'Pin to the top') },
+  {
+    key: 'archived',
+    icon: 'archive',
+    verb: (on: boolean) => (on ? 'Unarchive' : 'Archive'),
+    hint: (on: boolean) => (on ? 'Unarchive' : 'Archive (its memory stays)'),
+  },
+] as const;
+
 export function ConversationRow({
   conversation: c,
   active,
@@ -103,25 +114,19 @@ export function ConversationRow({
         <button type="button" tabIndex={tab} title="Move to a project" aria-label={`Move ${c.title}`} onClick={onMove}>
           <Icon name="move" />
         </button>
-        <button
-          type="button"
-          tabIndex={tab}
-          title={c.pinned ? 'Unpin' : 'Pin to the top'}
-          aria-label={`${c.pinned ? 'Unpin' : 'Pin'} ${c.title}`}
-          aria-pressed={c.pinned}
-          onClick={() => place.mutate({ pinned: !c.pinned })}
-        >
-          <Icon name="pin" />
-        </button>
-        <button
-          type="button"
-          tabIndex={tab}
-          title={c.archived ? 'Unarchive' : 'Archive (its memory stays)'}
-          aria-label={`${c.archived ? 'Unarchive' : 'Archive'} ${c.title}`}
-          onClick={() => place.mutate({ archived: !c.archived })}
-        >
-          <Icon name="archive" />
-        </button>
+        {PLACES.map(({ key, icon, verb, hint }) => (
+          <button
+            key={key}
+            type="button"
+            tabIndex={tab}
+            title={hint(c[key])}
+            aria-label={`${verb(c[key])} ${c.title}`}
+            {...(key === 'pinned' ? { 'aria-pressed': c.pinned } : {})}
+            onClick={() => place.mutate({ [key]: !c[key] })}
+          >
+            <Icon name={icon} />
+          </button>
+        ))}
       </span>
     </li>
   );
