@@ -8,7 +8,7 @@ import { conversationRow, sendMessage } from './appSteps';
 
 test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
 
-test('a tap on the right end of a row opens the conversation, never its Delete; the open row offers Rename and Delete', async ({
+test('a tap on the right end of a row opens the conversation, never its Delete; the open row offers Rename, Delete, Pin and Archive', async ({
   page,
 }) => {
   test.setTimeout(120_000);
