@@ -257,6 +257,18 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await expect(deleteConversation).toBeVisible();
     await check('delete conversation');
     await escape(deleteConversation);
+    // Archive the first row from its actions: the Archived view is audited, then it is unarchived.
+    const archivedTitle = (await rows.first().locator('.title').textContent())!;
+    await page.getByRole('button', { name: `Archive ${archivedTitle}`, exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Archived (1)' }).click();
+    const archivedView = page.getByRole('dialog', { name: 'Archived conversations' });
+    await expect(archivedView.getByRole('listitem')).toHaveCount(1);
+    await check('archived conversations');
+    await archivedView.getByRole('button', { name: `Unarchive ${archivedTitle}`, exact: true }).click();
+    await expect(archivedView).toContainText('Nothing is archived.');
+    await escape(archivedView);
+    await expect(rows).toHaveCount(MEMORY.conversations);
     if (phone) await page.getByRole('button', { name: 'Chats' }).click();
 
     await page.getByRole('button', { name: 'Settings', exact: true }).click();

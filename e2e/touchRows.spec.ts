@@ -1,14 +1,14 @@
 /**
  * On a touch screen (no hover), tapping anywhere on a conversation's row opens it: the row's
  * hidden Delete must not appear under the finger and take the tap. The open conversation's row
- * shows Rename and Delete, so touch still has a way to both; Delete asks, with focus on Cancel.
+ * shows Rename, Delete, Pin and Archive, so touch has a way to each; Delete asks, with focus on Cancel.
  */
 import { expect, test } from '@playwright/test';
 import { conversationRow, sendMessage } from './appSteps';
 
 test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
 
-test('a tap on the right end of a row opens the conversation, never its Delete; the open row offers Rename and Delete', async ({
+test('a tap on the right end of a row opens the conversation, never its Delete; the open row offers Rename, Delete, Pin and Archive', async ({
   page,
 }) => {
   test.setTimeout(120_000);
@@ -33,6 +33,8 @@ test('a tap on the right end of a row opens the conversation, never its Delete; 
   const remove = page.getByRole('button', { name: /^Delete Our first trip was to Lisbon/ });
   await expect(remove).toBeVisible();
   await expect(page.getByRole('button', { name: /^Rename Our first trip was to Lisbon/ })).toBeVisible();
+  await expect(page.getByRole('button', { name: /^Pin Our first trip was to Lisbon/ })).toBeInViewport();
+  await expect(page.getByRole('button', { name: /^Archive Our first trip was to Lisbon/ })).toBeInViewport();
   await expect(page.getByRole('button', { name: /^Delete The second notebook/ })).not.toBeInViewport();
   await remove.tap();
   const dialog = page.getByRole('alertdialog', { name: 'Delete conversation' });
@@ -40,4 +42,11 @@ test('a tap on the right end of a row opens the conversation, never its Delete; 
   await dialog.getByRole('button', { name: 'Cancel', exact: true }).tap();
   await expect(dialog).toBeHidden();
   await expect(conversationRow(page, 'Our first trip was to Lisbon')).toHaveCount(1);
+
+  // Pin and Archive are in the same row menu: a tap pins it on top, another archives it.
+  await page.getByRole('button', { name: /^Pin Our first trip was to Lisbon/ }).tap();
+  await expect(page.getByRole('list', { name: 'Pinned' }).locator('button.conversation')).toHaveText([/Our first trip was to Lisbon/]);
+  await page.getByRole('button', { name: /^Archive Our first trip was to Lisbon/ }).tap();
+  await expect(conversationRow(page, 'Our first trip was to Lisbon')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Archived (1)' })).toBeVisible();
 });

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useEngineLifecycle } from './hooks';
 import { useUi } from './uiStore';
-import { ConversationList } from './components/ConversationList';
+import { ConversationList, TITLE_SEARCH_ID } from './components/ConversationList';
 import { ChatView } from './components/ChatView';
 import { ProjectView } from './components/ProjectView';
 import { TemporaryChat } from './components/TemporaryChat';
@@ -19,7 +19,7 @@ import { FirstRun } from './components/FirstRun';
 import { useStartConversation } from './components/ConversationList';
 import { ViewBoundary } from './components/ViewBoundary';
 import { useOpening } from './components/OwnershipBanner';
-import { focusMessageBox, isMessageBoxShortcut, isSearchShortcut } from './keyboard';
+import { focusMessageBox, isMessageBoxShortcut, isSearchShortcut, isTitleSearchShortcut } from './keyboard';
 import { useHashRoute } from './router';
 
 export function App() {
@@ -48,16 +48,22 @@ export function App() {
   const chatShown = !searchText.trim() && view !== 'memory' && !temporaryChat && !startingConversation && selected !== null;
 
   useEffect(() => {
-    // "/" or Ctrl/Cmd+K focuses search (Escape clears it); Alt+M the message box.
+    // "/" or Ctrl/Cmd+K focuses search (Escape clears it); Alt+M the message box; Alt+C the title search.
     const onKey = (e: KeyboardEvent) => {
       if (isSearchShortcut(e)) {
         e.preventDefault();
         searchRef.current?.focus();
       } else if (isMessageBoxShortcut(e) && focusMessageBox()) e.preventDefault();
+      else if (isTitleSearchShortcut(e)) {
+        // On a phone the list is a drawer: open it first, then focus once it is drawn.
+        e.preventDefault();
+        setSidebarOpen(true);
+        requestAnimationFrame(() => document.getElementById(TITLE_SEARCH_ID)?.focus());
+      }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  }, [setSidebarOpen]);
 
   return (
     <div className={`app${sidebarOpen ? ' sidebar-open' : ''}${temporarySession ? ' with-session-note' : ''}`}>

@@ -1,7 +1,7 @@
 /**
  * Keyboard ways around the app at scale: the message box is one key away (Alt+M, and the skip
  * link that is the page's first Tab stop) however many conversations sit before it, and search
- * keeps "/" and Ctrl/Cmd+K. The message box is found by its label, so the chat views need no hook.
+ * keeps "/" and Ctrl/Cmd+K; Alt+C finds a conversation by its title. The message box is found by its label, so the chat views need no hook.
  * Escape stops a streaming answer unless something else owns that key press (escapeStopsAnswer).
  */
 
@@ -16,6 +16,11 @@ export function focusMessageBox(): boolean {
 /** Alt+M (by key position, so Option+M on a Mac works too). */
 export function isMessageBoxShortcut(e: KeyboardEvent): boolean {
   return e.altKey && !e.ctrlKey && !e.metaKey && e.code === 'KeyM';
+}
+
+/** Alt+C (Option+C on a Mac, by key position): the sidebar's search over conversation titles. */
+export function isTitleSearchShortcut(e: KeyboardEvent): boolean {
+  return e.altKey && !e.ctrlKey && !e.metaKey && e.code === 'KeyC';
 }
 
 /** "/" outside a text field, or Ctrl/Cmd+K anywhere. */

@@ -26,6 +26,7 @@ export const queryKeys = {
   models: ['models'] as const,
   modelStatus: ['model-status'] as const,
   llmSettings: ['llm-settings'] as const,
+  endpointModels: (baseUrl: string) => ['llm-settings', 'models', baseUrl] as const,
   deviceModels: ['device-llm', 'models'] as const,
   deviceStatus: ['device-llm', 'status'] as const,
   deviceChoice: ['device-llm', 'choice'] as const,
@@ -119,6 +120,15 @@ export function engineQueries(client: EngineClient) {
         ...(pollMs ? { refetchInterval: pollMs } : {}),
       }),
     llmSettings: () => queryOptions({ queryKey: queryKeys.llmSettings, queryFn: () => engine.settings.llm() }),
+    // The saved endpoint's model list (its key is used, never sent to the page); a failure leaves typing a name.
+    endpointModels: (saved: { readonly baseUrl: string; readonly model: string } | undefined) =>
+      queryOptions({
+        queryKey: queryKeys.endpointModels(saved?.baseUrl ?? ''),
+        queryFn: () => engine.settings.llmModels({ baseUrl: saved!.baseUrl, model: saved!.model }),
+        enabled: !!saved?.baseUrl,
+        staleTime: 5 * 60_000,
+        retry: false,
+      }),
     timeZone: () => queryOptions({ queryKey: queryKeys.timeZone, queryFn: () => engine.settings.timeZone() }),
     consolidation: () =>
       queryOptions({ queryKey: queryKeys.consolidation, queryFn: () => engine.synthesis.status(), refetchInterval: 5_000 }),

@@ -160,7 +160,7 @@ export class LlmClient implements Llm {
       let text = '';
       let emitted = false;
       let settled = false;
-      let model = this.model;
+      let model = this.modelFor(req);
       let finishReason: string | null = null;
       let serverUsage: { prompt_tokens: number; completion_tokens: number } | undefined;
       const withUsage = this.streamUsageSupported;
@@ -204,7 +204,7 @@ export class LlmClient implements Llm {
         return;
       } catch (err) {
         guard.dispose();
-        let error = this.toError(err, guard);
+        let error = this.toError(err, guard, req);
         if (emitted && error.code === 'LLM_UNAVAILABLE')
           error = streamCut({ baseUrl: this.baseUrl, apiKey: this.apiKey }, text.length, error);
         else if (emitted && error.code !== 'LLM_CANCELLED') error = failedMidStream(error, text.length);
@@ -313,13 +313,13 @@ export class LlmClient implements Llm {
         if (typeof res !== 'object' || res === null || !Array.isArray(res.choices)) throw notACompletion(this.baseUrl, res);
         const choice = res.choices[0];
         const text = choice?.message?.content ?? '';
-        const model = res.model || this.model;
+        const model = res.model || this.modelFor(req);
         const usage = await this.usageOf(res.usage ?? undefined, req, text);
         this.report(meta, model, usage, 'ok', null);
         return { text, model, usage, finishReason: choice?.finish_reason ?? null };
       } catch (err) {
         guard.dispose();
-        const error = this.toError(err, guard);
+        const error = this.toError(err, guard, req);
         await this.reportFailure(meta, error, req, '');
         if (json && this.isFeatureRejection(error)) {
           // e.g. older llama.cpp / vLLM builds: "response_format not supported". The structured
@@ -334,9 +334,14 @@ export class LlmClient implements Llm {
     }
   }
 
+  /** The configured model, unless the call names its own (a conversation's model). */
+  private modelFor(req: LlmRequest): string {
+    return req.model?.trim() || this.model;
+  }
+
   private body(req: LlmRequest): ChatCompletionCreateParamsBase {
     return {
-      model: this.model,
+      model: this.modelFor(req),
       messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
       ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
@@ -359,12 +364,12 @@ export class LlmClient implements Llm {
     return { stage: req.stage, jobId: req.jobId ?? null, attempt, createdAt: this.clock.now() };
   }
 
-  private errorContext(timedOut: boolean, wasCancelled: boolean) {
-    return { baseUrl: this.baseUrl, model: this.model, apiKey: this.apiKey, timedOut, cancelled: wasCancelled, now: this.clock.now() };
+  private errorContext(timedOut: boolean, wasCancelled: boolean, model = this.model) {
+    return { baseUrl: this.baseUrl, model, apiKey: this.apiKey, timedOut, cancelled: wasCancelled, now: this.clock.now() };
   }
 
-  private toError(err: unknown, guard: AttemptGuard): LlmError {
-    return toLlmError(err, this.errorContext(guard.timedOut, guard.cancelled));
+  private toError(err: unknown, guard: AttemptGuard, req?: LlmRequest): LlmError {
+    return toLlmError(err, this.errorContext(guard.timedOut, guard.cancelled, req ? this.modelFor(req) : this.model));
   }
 
   private async usageOf(
@@ -390,7 +395,7 @@ export class LlmClient implements Llm {
     const usage: LlmUsage = maybeProcessed
       ? await this.usageOf(undefined, req, partialText)
       : { promptTokens: 0, completionTokens: 0, estimated: false };
-    this.report(meta, this.model, usage, outcome, error.code);
+    this.report(meta, this.modelFor(req), usage, outcome, error.code);
   }
 
   private report(meta: CallMeta, model: string, usage: LlmUsage, outcome: LlmCallOutcome, error: ErrorCode | null): void {

@@ -18,6 +18,8 @@ import type {
   AppendResult,
   Conversation,
   ConversationMemory,
+  ConversationModel,
+  ConversationPlace,
   ImportSummary,
   Message,
   MessageWindow,
@@ -107,6 +109,14 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
 
   setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> {
     return this.db.transaction((tx) => conversations.setConversationMemory(tx, id, patch));
+  }
+
+  placeConversation(id: string, patch: Partial<ConversationPlace>): Promise<Conversation> {
+    return this.db.transaction((tx) => conversations.placeConversation(tx, id, patch, this.#clock.now()));
+  }
+
+  setConversationModel(id: string, model: ConversationModel): Promise<Conversation> {
+    return this.db.transaction((tx) => conversations.setConversationModel(tx, id, model));
   }
 
   conversationsNotRemembered(): Promise<string[]> {

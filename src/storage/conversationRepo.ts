@@ -1,6 +1,6 @@
 /** SQL for conversations. Every function takes the `Sql` to run on, so callers choose the transaction. */
 import type { Sql } from '../core/base/sql';
-import type { Conversation, ConversationMemory, TitleSource } from '../core/base/types';
+import type { Conversation, ConversationMemory, ConversationModel, ConversationPlace, TitleSource } from '../core/base/types';
 import { titleSourceOf } from '../core/base/titles';
 import { RecollectError } from '../core/base/errors';
 import { MAX_TITLE_CHARS } from '../core/base/limits';
@@ -18,9 +18,12 @@ interface ConversationRow {
   remember: number;
   titled_by: string | null;
   project_id: string | null;
+  pinned_at: number | null;
+  archived_at: number | null;
+  answer_model: string | null;
 }
 
-const SELECT = `SELECT c.id, c.title, c.created_at, c.updated_at, c.use_memory, c.remember, c.project_id, json_extract(c.metadata, '$.titledBy') AS titled_by,
+const SELECT = `SELECT c.id, c.title, c.created_at, c.updated_at, c.use_memory, c.remember, c.project_id, c.pinned_at, c.archived_at, c.answer_model, json_extract(c.metadata, '$.titledBy') AS titled_by,
   (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count
   FROM conversations c`;
 
@@ -35,7 +38,22 @@ function toConversation(r: ConversationRow): Conversation {
     remember: Number(r.remember) !== 0,
     titledBy: titleSourceOf(r.titled_by, r.title).titledBy,
     projectId: typeof r.project_id === 'string' ? r.project_id : null,
+    pinned: r.pinned_at !== null,
+    archived: r.archived_at !== null,
+    model: modelFromColumn(r.answer_model),
   };
+}
+
+/** answer_model (schema v15): NULL, 'device' or 'endpoint:<name>'. */
+function modelFromColumn(value: string | null): ConversationModel {
+  if (value === 'device') return { kind: 'device' };
+  if (typeof value === 'string' && value.startsWith('endpoint:') && value.length > 'endpoint:'.length)
+    return { kind: 'endpoint', name: value.slice('endpoint:'.length) };
+  return null;
+}
+
+function modelColumn(model: ConversationModel): string | null {
+  return model === null ? null : model.kind === 'device' ? 'device' : `endpoint:${model.name}`;
 }
 
 export function cleanTitle(title: string): string {
@@ -88,6 +106,22 @@ export async function setConversationMemory(sql: Sql, id: string, patch: Partial
   await requireConversation(sql, id);
   if (patch.useMemory !== undefined) await sql.exec('UPDATE conversations SET use_memory = ? WHERE id = ?', [patch.useMemory ? 1 : 0, id]);
   if (patch.remember !== undefined) await sql.exec('UPDATE conversations SET remember = ? WHERE id = ?', [patch.remember ? 1 : 0, id]);
+  return requireConversation(sql, id);
+}
+
+/** Pins or archives (or undoes either); the time is kept, the conversation's own time is not touched. */
+export async function placeConversation(sql: Sql, id: string, patch: Partial<ConversationPlace>, now: number): Promise<Conversation> {
+  await requireConversation(sql, id);
+  const at = Math.round(now);
+  if (patch.pinned !== undefined) await sql.exec('UPDATE conversations SET pinned_at = ? WHERE id = ?', [patch.pinned ? at : null, id]);
+  if (patch.archived !== undefined)
+    await sql.exec('UPDATE conversations SET archived_at = ? WHERE id = ?', [patch.archived ? at : null, id]);
+  return requireConversation(sql, id);
+}
+
+export async function setConversationModel(sql: Sql, id: string, model: ConversationModel): Promise<Conversation> {
+  await requireConversation(sql, id);
+  await sql.exec('UPDATE conversations SET answer_model = ? WHERE id = ?', [modelColumn(model), id]);
   return requireConversation(sql, id);
 }
 

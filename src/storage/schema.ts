@@ -19,6 +19,7 @@ import { stripStoredChatGptMarkup, v11 } from './schemaV11';
 import { v12 } from './schemaV12';
 import { v13 } from './schemaV13';
 import { v14 } from './schemaV14';
+import { v15 } from './schemaV15';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -367,6 +368,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 12, name: 'failed synthesis jobs count their automatic revivals', sql: v12 },
   { version: 13, name: 'projects: conversations grouped with instructions and a memory mode', sql: v13 },
   { version: 14, name: 'imported projects keep their source id', sql: v14 },
+  { version: 15, name: 'conversations: pinned, archived, and a model of their own', sql: v15 },
 ];
 
 /** The queued turns' neighbours (within the window) that are not queued themselves. */

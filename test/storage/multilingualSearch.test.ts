@@ -139,11 +139,12 @@ describe('schema v9', () => {
     const db = await openMemoryDatabase({ migrateSchema: false });
     await migrate(db, MIGRATIONS, 7);
     const old = new SqliteMemoryStore(db, { openTemp: () => openMemoryDatabase({ migrateSchema: false }) });
-    // Today's store reads conversations' project (schema v13): lend the v7 table that column while
-    // seeding through it, and take it back so the migrations add it as they would.
-    await db.exec('ALTER TABLE conversations ADD COLUMN project_id TEXT');
+    // Today's store reads conversations' project (schema v13), pin, archive and model (v15): lend
+    // the v7 table those columns while seeding through it, and take them back so the migrations add them as they would.
+    const lent = ['project_id TEXT', 'pinned_at INTEGER', 'archived_at INTEGER', 'answer_model TEXT'];
+    for (const column of lent) await db.exec(`ALTER TABLE conversations ADD COLUMN ${column}`);
     await seed(old);
-    await db.exec('ALTER TABLE conversations DROP COLUMN project_id');
+    for (const column of lent) await db.exec(`ALTER TABLE conversations DROP COLUMN ${column.split(' ')[0]}`);
     expect(await old.db.query('SELECT rowid FROM messages_fts WHERE messages_fts MATCH \'"北京"\'')).toEqual([]);
     const progress: [number, number][] = [];
     await migrate(db, MIGRATIONS, LATEST_SCHEMA_VERSION, { onProgress: (_m, done, total) => progress.push([done, total]) });

@@ -11,6 +11,8 @@ import type {
   AppendResult,
   Conversation,
   ConversationMemory,
+  ConversationModel,
+  ConversationPlace,
   Message,
   MessageWindow,
   MessageWindowRequest,
@@ -53,7 +55,18 @@ export class InMemoryStore implements MemoryStore, VectorStore {
   readonly #newId: () => string;
   readonly #conversations = new Map<
     string,
-    { id: string; title: string; createdAt: number; updatedAt: number; useMemory: boolean; remember: boolean; titledBy: TitleSource }
+    {
+      id: string;
+      title: string;
+      createdAt: number;
+      updatedAt: number;
+      useMemory: boolean;
+      remember: boolean;
+      titledBy: TitleSource;
+      pinned: boolean;
+      archived: boolean;
+      model: ConversationModel;
+    }
   >();
   readonly #turns = new Map<string, StoredTurn>();
   readonly #vectors = new Map<string, Map<string, Float32Array>>(); // `${kind}:${model}` → item → vector
@@ -92,6 +105,9 @@ export class InMemoryStore implements MemoryStore, VectorStore {
         useMemory: input.useMemory !== false,
         remember: input.remember !== false,
         titledBy: title === UNTITLED ? 'none' : 'user',
+        pinned: false,
+        archived: false,
+        model: null,
       });
     }
     return this.#conversation(id);
@@ -109,6 +125,22 @@ export class InMemoryStore implements MemoryStore, VectorStore {
       ...(patch.useMemory !== undefined ? { useMemory: patch.useMemory } : {}),
       ...(patch.remember !== undefined ? { remember: patch.remember } : {}),
     });
+    return this.#conversation(id);
+  }
+
+  async placeConversation(id: string, patch: Partial<ConversationPlace>): Promise<Conversation> {
+    const c = this.#conversation(id);
+    this.#conversations.set(id, {
+      ...this.#conversations.get(id)!,
+      pinned: patch.pinned ?? c.pinned,
+      archived: patch.archived ?? c.archived,
+    });
+    return this.#conversation(id);
+  }
+
+  async setConversationModel(id: string, model: ConversationModel): Promise<Conversation> {
+    this.#conversation(id);
+    this.#conversations.set(id, { ...this.#conversations.get(id)!, model });
     return this.#conversation(id);
   }
 

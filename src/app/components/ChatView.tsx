@@ -16,6 +16,7 @@ import { Dialog } from './Dialog';
 import { MemoryActivity, SavedFromMessage } from './MemoryActivity';
 import { useNarrowScreen } from '../useNarrowScreen';
 import { ConversationMemorySwitches } from './MemorySwitches';
+import { ConversationModelPicker } from './ConversationModelPicker';
 import { BrokenTextMark, CutOffMark, PartialMark } from './AnswerCutMarks';
 import type { Message } from '../../core/base/types';
 import type { SendRequest } from '../../core/protocol';
@@ -77,6 +78,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
     keywordsOnly: boolean;
     project: SentProject | null;
     recalled: readonly SentRecalled[];
+    model: string | null;
   } | null>(null);
   const [highlight, setHighlight] = useState<string | null>(focusMessageId);
   // Memories saved from messages that asked for them, by message; and what Undo removed here.
@@ -215,6 +217,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
       {conversation && (
         <div className="conversation-head" inert={opening}>
           <h2>{conversation.title}</h2>
+          <ConversationModelPicker conversation={conversation} />
           <ConversationMemorySwitches conversation={conversation} />
         </div>
       )}
@@ -324,6 +327,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                           keywordsOnly: meta.recall === 'keywords',
                           project: sentProjectOf(meta.project),
                           recalled: sentRecalledOf(meta.recalled),
+                          model: typeof meta.model === 'string' && meta.model ? meta.model : null,
                         })
                       }
                     >
@@ -426,6 +430,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             keywordsOnly={sent.keywordsOnly}
             project={sent.project}
             recalled={sent.recalled}
+            model={sent.model}
             onClose={() => setSent(null)}
           />
         </ViewBoundary>

@@ -76,8 +76,8 @@ export function ProjectView({ projectId }: { readonly projectId: string }) {
             <li key={c.id}>
               <button type="button" className="link" onClick={() => select(c.id)}>
                 {c.title}
-              </button>{' '}
-              <span className="muted">{formatCount(c.messageCount)} messages</span>
+              </button>
+              {c.archived ? ' (archived)' : ''} <span className="muted">{formatCount(c.messageCount)} messages</span>
             </li>
           ))}
         </ul>

@@ -46,6 +46,7 @@ export function SentRequestView({
   keywordsOnly = false,
   project = null,
   recalled = [],
+  model = null,
   onClose,
 }: {
   requests: readonly SentRequest[];
@@ -54,6 +55,8 @@ export function SentRequestView({
   keywordsOnly?: boolean;
   project?: SentProject | null;
   recalled?: readonly SentRecalled[];
+  /** The model that answered, as the endpoint named it. */
+  model?: string | null;
   onClose: () => void;
 }) {
   return (
@@ -71,7 +74,14 @@ export function SentRequestView({
         </>
       ) : (
         <p className="muted">
-          The exact requests made to your endpoint for this answer. The API key is sent as a header and is never shown or stored.
+          The exact requests made to your endpoint for this answer
+          {model ? (
+            <>
+              {' '}
+              (model <strong data-testid="sent-model">{model}</strong>)
+            </>
+          ) : null}
+          . The API key is sent as a header and is never shown or stored.
         </p>
       )}
       {project && (

@@ -84,6 +84,8 @@ export interface LlmRequest {
   readonly signal?: LlmAbortSignal;
   /** The job this call serves, recorded with its usage. */
   readonly jobId?: number | null;
+  /** An endpoint model for this call instead of the configured one (a conversation's own); models on this device ignore it. */
+  readonly model?: string;
 }
 
 export interface LlmUsage {

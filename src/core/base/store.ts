@@ -6,6 +6,8 @@ import type {
   AppendResult,
   Conversation,
   ConversationMemory,
+  ConversationModel,
+  ConversationPlace,
   ImportSummary,
   Message,
   MessageWindow,
@@ -51,6 +53,10 @@ export interface MemoryStore {
   getConversation(id: string): Promise<Conversation | null>;
   /** Sets either memory switch; NOT_FOUND when the conversation is gone. */
   setConversationMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation>;
+  /** Pins or archives a conversation (or undoes either); NOT_FOUND when it is gone. */
+  placeConversation(id: string, patch: Partial<ConversationPlace>): Promise<Conversation>;
+  /** The model that answers in a conversation (null: the default in Settings); NOT_FOUND when it is gone. */
+  setConversationModel(id: string, model: ConversationModel): Promise<Conversation>;
   /** Ids of the conversations whose "remember" switch is off (their turns are not memory). */
   conversationsNotRemembered(): Promise<string[]>;
   /** Renames a conversation; `by` records who named it (default the user, whose title is never replaced). */

@@ -19,6 +19,24 @@ export interface Conversation {
   readonly titledBy: TitleSource;
   /** The project the conversation belongs to, or null (no project). */
   readonly projectId: string | null;
+  /** Shown on top of the list, in its own group. */
+  readonly pinned: boolean;
+  /** Out of the list (in the Archived view); its turns stay memory unless it is deleted. */
+  readonly archived: boolean;
+  /** The model that answers here; null follows the default in Settings. */
+  readonly model: ConversationModel;
+}
+
+/**
+ * A conversation's own model: an endpoint model by name (sent as the request's `model`, on the
+ * endpoint of Settings), or the model chosen on this device; null is the default in Settings.
+ */
+export type ConversationModel = { readonly kind: 'endpoint'; readonly name: string } | { readonly kind: 'device' } | null;
+
+/** Where a conversation sits in the list: pinned on top, archived out of it. */
+export interface ConversationPlace {
+  readonly pinned: boolean;
+  readonly archived: boolean;
 }
 
 /**

@@ -21,6 +21,8 @@ const HISTORY_TURNS = 8;
 
 export interface AnswerServiceDeps {
   readonly llm: () => Llm | null;
+  /** The LLM of a stored conversation: its own model, or the default (llm) when it has none. */
+  readonly llmFor?: (conversationId: string) => Promise<Llm | null>;
   /** Memory as answers read it; null when the engine was built without one. */
   readonly source: AnswerSource | null;
   /** A window of the conversation's turns (the answer reads the question and the turns just before it, never the whole conversation). */
@@ -82,13 +84,13 @@ export class AnswerService {
    * and stores the answer; a temporary chat stores nothing and consults no memory.
    */
   async ask(request: AskRequest, onEvent: (event: AskEvent) => void): Promise<AskResult> {
-    const llm = this.#d.llm();
+    const temporary = request.temporary === true;
+    const llm = temporary || !this.#d.llmFor ? this.#d.llm() : await this.#d.llmFor(request.conversationId);
     if (!llm)
       throw new RecollectError(
         'LLM_NOT_CONFIGURED',
         'No LLM endpoint is configured. Open Settings to add one; your messages are still stored and searchable.',
       );
-    const temporary = request.temporary === true;
     const { question, history, carried } = await this.#question(request);
     const memoryOff = !temporary && this.#d.usesMemory !== undefined && !(await this.#d.usesMemory(request.conversationId));
     const source = temporary || memoryOff || !this.#d.source ? EMPTY_ANSWER_SOURCE : this.#d.source;

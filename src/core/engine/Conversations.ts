@@ -11,7 +11,17 @@
 import { RecollectError } from '../base/errors';
 import type { Llm } from '../base/ports';
 import type { AppendOptions, MemoryStore } from '../base/store';
-import type { AppendResult, Conversation, ConversationMemory, Message, MessageWindow, MessageWindowRequest, NewTurn } from '../base/types';
+import type {
+  AppendResult,
+  Conversation,
+  ConversationMemory,
+  ConversationModel,
+  ConversationPlace,
+  Message,
+  MessageWindow,
+  MessageWindowRequest,
+  NewTurn,
+} from '../base/types';
 import { titleFrom } from '../base/titles';
 import type { SemanticIndex } from '../capture/SemanticIndex';
 import type { EngineEvent, SendRequest } from '../protocol';
@@ -70,6 +80,27 @@ export class Conversations {
   }
   setMemoryDefaults(patch: Partial<ConversationMemory>): Promise<ConversationMemory> {
     return this.#d.switches.setDefaults(patch);
+  }
+
+  /** Pinned on top, or archived out of the list (memory is untouched either way). */
+  async place(id: string, patch: Partial<ConversationPlace>): Promise<Conversation> {
+    const clean: { pinned?: boolean; archived?: boolean } = {};
+    for (const key of ['pinned', 'archived'] as const) {
+      const v = (patch as Record<string, unknown> | null)?.[key];
+      if (v === undefined) continue;
+      if (typeof v !== 'boolean') throw new RecollectError('INVALID_INPUT', `"${key}" must be true or false.`);
+      clean[key] = v;
+    }
+    const placed = await this.#d.store.placeConversation(id, clean);
+    this.#d.emit({ type: 'conversations-changed' });
+    return placed;
+  }
+
+  /** The conversation's own model; its next answers use it (AnswerService asks LlmChoice for it). */
+  async setModel(id: string, model: ConversationModel): Promise<Conversation> {
+    const changed = await this.#d.store.setConversationModel(id, checkModel(model));
+    this.#d.emit({ type: 'conversations-changed' });
+    return changed;
   }
 
   /** The user's own title: never replaced by the first message's or the endpoint's. */
@@ -193,3 +224,19 @@ export class Conversations {
     this.#d.written();
   }
 }
+
+/** An endpoint model name is what the person typed or picked, trimmed; nothing else is accepted. */
+export function checkModel(model: unknown): ConversationModel {
+  if (model === null) return null;
+  const m = model as { kind?: unknown; name?: unknown };
+  if (m?.kind === 'device') return { kind: 'device' };
+  if (m?.kind === 'endpoint' && typeof m.name === 'string') {
+    const name = m.name.trim();
+    if (!name) throw new RecollectError('INVALID_INPUT', 'Enter a model name, or choose the default.');
+    if (name.length > MAX_MODEL_NAME) throw new RecollectError('INVALID_INPUT', `A model name has at most ${MAX_MODEL_NAME} characters.`);
+    return { kind: 'endpoint', name };
+  }
+  throw new RecollectError('INVALID_INPUT', 'A conversation answers with an endpoint model, the model on this device, or the default.');
+}
+
+const MAX_MODEL_NAME = 200;

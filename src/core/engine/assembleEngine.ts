@@ -42,6 +42,7 @@ import { ForegroundReads } from '../base/foregroundReads';
 import { withDeadline } from '../base/llmDeadline';
 import type { AnswerSource } from '../recall/answerContext';
 import type { MemoryEngineDeps } from './engineDeps';
+import { conversationLlm } from './conversationLlm';
 
 /**
  * Which LLM answers, titles and synthesises: a model on this device when one is chosen, else the
@@ -64,6 +65,12 @@ export class LlmChoice {
 
   get current(): Llm | null {
     return this.#device ?? this.#endpoint;
+  }
+  get endpoint(): Llm | null {
+    return this.#endpoint;
+  }
+  get device(): Llm | null {
+    return this.#device;
   }
 
   /** Every call through either carries an abort signal and a deadline (core/base/llmDeadline.ts). */
@@ -299,6 +306,8 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     : null;
   const answers = new AnswerService({
     llm: () => llm.current,
+    // A conversation's own model (conversationLlm.ts), read at each answer.
+    llmFor: async (id) => conversationLlm(llm, (await store.getConversation(id))?.model ?? null),
     source,
     clock,
     timeZone: () => settings.timeZone,

@@ -49,6 +49,8 @@ export function conversationsGroup(p: EngineParts): ConversationsApi {
     rename: (id, title) => c.rename(id, title),
     delete: (id) => c.delete(id),
     setMemory: (id, patch) => c.setMemory(id, patch),
+    place: (id, patch) => c.place(id, patch),
+    setModel: (id, model) => c.setModel(id, model),
     appendTurn: (turn) => c.appendOne(turn),
     appendTurns: (turns) => c.append(turns),
     send: (request) => c.send(request),

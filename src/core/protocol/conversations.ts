@@ -9,6 +9,8 @@ import type {
   AppendResult,
   Conversation,
   ConversationMemory,
+  ConversationModel,
+  ConversationPlace,
   Message,
   MessageWindow,
   MessageWindowRequest,
@@ -35,6 +37,10 @@ export interface ConversationsApi {
    * (semantics in core/engine/conversationMemory.ts). Emits conversations-changed.
    */
   setMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation>;
+  /** Pin (on top of the list) or archive (out of the list; its memory stays until it is deleted), or undo either. Emits conversations-changed. */
+  place(id: string, patch: Partial<ConversationPlace>): Promise<Conversation>;
+  /** The model that answers in this conversation: an endpoint model by name, the device's, or null for the default in Settings. */
+  setModel(id: string, model: ConversationModel): Promise<Conversation>;
   rename(id: string, title: string): Promise<Conversation>;
   delete(id: string): Promise<void>;
   list(): Promise<Conversation[]>;
