@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { LlmClient } from '../../src/llm/LlmClient';
 import { createEngine } from '../../src/host/createEngine';
-import { RecollectError } from '../../src/core/base/errors';
+import type { RecollectError } from '../../src/core/base/errors';
 import { SUMMARY_META_KEY } from '../../src/core/summary/memorySummary';
 import { SUMMARY_PROMPT_START } from '../../src/core/summary/summaryPrompt';
 import { startMockLlmServer, type MockChatRequest, type MockLlmServer } from '../llm/mockLlmServer';

@@ -3,6 +3,7 @@ import { useRef, type KeyboardEvent } from 'react';
 import { useUi, type ExplorerTab } from '../uiStore';
 import { OverviewTab } from './OverviewTab';
 import { SavedMemoriesTab } from './SavedMemoriesTab';
+import { SummaryTab } from './SummaryTab';
 import { TimelineTab } from './TimelineTab';
 import { SearchTab } from './SearchTab';
 import { MemCellsTab } from './MemCellsTab';
@@ -14,6 +15,7 @@ import { ViewBoundary } from '../components/ViewBoundary';
 import './explorer.css';
 
 const TABS: readonly { id: ExplorerTab; label: string }[] = [
+  { id: 'summary', label: 'Summary' },
   { id: 'saved', label: 'Saved memories' },
   { id: 'overview', label: 'Overview' },
   { id: 'timeline', label: 'Timeline' },
@@ -70,6 +72,7 @@ export function MemoryExplorer() {
       </div>
       <div className="explorer-panel" id="explorer-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
         <ViewBoundary name={`The ${TABS.find((t) => t.id === tab)?.label ?? ''} tab`} resetKey={tab}>
+          {tab === 'summary' && <SummaryTab />}
           {tab === 'saved' && <SavedMemoriesTab />}
           {tab === 'overview' && <OverviewTab />}
           {tab === 'timeline' && <TimelineTab />}
