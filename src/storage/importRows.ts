@@ -23,7 +23,7 @@ import {
 import type { SqlValue } from '../core/base/sql';
 import { ANSWER_BUDGET, META_KEYS } from '../core/base/settings';
 import { isTimeZone } from '../core/base/timeZone';
-import { readStoredSummary, SUMMARY_META_KEY } from '../core/summary/memorySummary';
+import { readStoredSummary, SUMMARY_META_KEY } from '../core/explorer/memorySummary';
 import { LATEST_SCHEMA_VERSION } from './schema';
 import { isRepairedTimeColumn } from './schemaV8';
 import { formatCount } from '../core/base/numbers';

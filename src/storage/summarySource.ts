@@ -8,7 +8,7 @@
  */
 import type { Sql, SqlRow } from '../core/base/sql';
 import type { MemoryScope } from '../core/recall/memoryScope';
-import type { SummaryItem } from '../core/summary/memorySummary';
+import type { SummaryItem } from '../core/explorer/memorySummary';
 import type { SummarySource } from '../core/engine/MemorySummaries';
 import { scopeCondition, SqlKnowledgeSource } from './knowledgeSource';
 

@@ -6,15 +6,15 @@
  * prune that makes a deleted item's words leave the summary.
  */
 import { describe, expect, it } from 'vitest';
-import { summariseItems, TOPICS } from '../../src/core/summary/itemSummary';
-import { buildSummaryPrompt, readSummaryReply, summaryOutputSchema, SUMMARY_PROMPT_START } from '../../src/core/summary/summaryPrompt';
+import { summariseItems, TOPICS } from '../../src/core/explorer/itemSummary';
+import { buildSummaryPrompt, readSummaryReply, summaryOutputSchema, SUMMARY_PROMPT_START } from '../../src/core/explorer/summaryPrompt';
 import {
   itemsFingerprint,
   readStoredSummary,
   withoutMissing,
   type MemorySummary,
   type SummaryItem,
-} from '../../src/core/summary/memorySummary';
+} from '../../src/core/explorer/memorySummary';
 import { completeJson } from '../../src/llm/structured';
 import { RecollectError } from '../../src/core/base/errors';
 

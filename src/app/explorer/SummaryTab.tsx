@@ -10,7 +10,7 @@ import { useEngineMutation, useEngineQuery } from '../hooks';
 import { queryKeys } from '../queries';
 import { useUi } from '../uiStore';
 import { formatTime } from '../format';
-import type { MemorySummaryView, SummaryMaker, SummaryRef, SummarySentence } from '../../core/summary/memorySummary';
+import type { MemorySummaryView, SummaryMaker, SummaryRef, SummarySentence } from '../../core/explorer/memorySummary';
 
 const MADE_BY: Readonly<Record<SummaryMaker, string>> = {
   endpoint: 'your AI endpoint',

@@ -24,7 +24,7 @@ import type { MetaStore } from '../base/store';
 import type { MemoryScope } from '../recall/memoryScope';
 import { callBudget, messageTokens } from '../synthesis/smallModel';
 import type { ProfileItem } from '../synthesis/knowledge';
-import { summariseItems } from '../summary/itemSummary';
+import { summariseItems } from '../explorer/itemSummary';
 import {
   asSentence,
   citedIds,
@@ -38,7 +38,7 @@ import {
   type SummaryMaker,
   type SummaryParagraph,
   type SummarySentenceRef,
-} from '../summary/memorySummary';
+} from '../explorer/memorySummary';
 import {
   buildSummaryPrompt,
   readSummaryReply,
@@ -47,7 +47,7 @@ import {
   SUMMARY_STAGE,
   summaryItemLine,
   summaryOutputSchema,
-} from '../summary/summaryPrompt';
+} from '../explorer/summaryPrompt';
 
 /** Newest facts a summary is made from (the profile and the plans ahead are read whole). */
 export const SUMMARY_FACTS = 200;

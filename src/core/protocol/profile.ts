@@ -7,7 +7,7 @@ import type { MemoryImportRequest, MemoryImportResult } from '../base/carriedMem
 import type { MemoryExportFile, MemoryExportFormat } from '../base/memoryExport';
 import type { MessageMemory, ProfileItemView } from '../explorer/explorer';
 import type { ProfileItem } from '../synthesis/knowledge';
-import type { MemorySummaryView, SummarySentenceRef } from '../summary/memorySummary';
+import type { MemorySummaryView, SummarySentenceRef } from '../explorer/memorySummary';
 
 export interface ProfileApi {
   list(): Promise<ProfileItemView[]>;
