@@ -2,7 +2,8 @@
  * What the memory summary is made from, over SQL (core/engine/MemorySummaries.ts): the active
  * profile, the plans still ahead and the newest current facts, all inside the general memory scope
  * (never the chats of a project-only project, core/recall/memoryScope.ts); and which cited items
- * still exist, so a deleted item's sentence leaves the stored summary at once. Read-only.
+ * still exist, so a deleted item's sentence leaves the stored summary at once; and the write of the
+ * kept summary, which clears the write-ahead log's old copy when it removed a deleted item's words.
  *
  * Facts are the newest written (rowid order, an index walk: no sort over 20,000 facts at open).
  */
@@ -11,6 +12,8 @@ import type { MemoryScope } from '../core/recall/memoryScope';
 import type { SummaryItem } from '../core/explorer/memorySummary';
 import type { SummarySource } from '../core/engine/MemorySummaries';
 import { scopeCondition, SqlKnowledgeSource } from './knowledgeSource';
+import { SUMMARY_META_KEY } from '../core/explorer/memorySummary';
+import { setMeta } from './vectorRepo';
 
 interface FactRow extends SqlRow {
   id: string;
@@ -61,6 +64,14 @@ export class SqlSummarySource implements SummarySource {
         byUser: Number(f.edited_by_user) === 1,
       })),
     ];
+  }
+
+  async write(value: string, removed: boolean): Promise<void> {
+    await this.#sql.transaction(async (tx) => {
+      await setMeta(tx, SUMMARY_META_KEY, value);
+      // Words of a deleted item left the summary: the log's copy of the page as it was must go too.
+      if (removed) tx.contentRemoved?.();
+    });
   }
 
   async existing(ids: readonly string[], scope?: MemoryScope): Promise<Set<string>> {

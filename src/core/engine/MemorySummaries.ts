@@ -58,6 +58,8 @@ export interface SummarySource {
   items(now: number, factLimit: number, scope?: MemoryScope): Promise<SummaryItem[]>;
   /** Which of `ids` are still items inside `scope` (deleted, dismissed, walled-off ones are not). */
   existing(ids: readonly string[], scope?: MemoryScope): Promise<Set<string>>;
+  /** Keeps the summary (under SUMMARY_META_KEY); `removed`: it lost a deleted item's words, so no old copy may stay on disk. */
+  write(value: string, removed: boolean): Promise<void>;
 }
 
 export interface SummaryModel {
@@ -108,8 +110,8 @@ export class MemorySummaries {
     return { raw, summary: readStoredSummary(raw) };
   }
 
-  async #store(summary: MemorySummary): Promise<void> {
-    await this.#d.meta.setMeta(SUMMARY_META_KEY, JSON.stringify(summary));
+  async #store(summary: MemorySummary, removed = false): Promise<void> {
+    await this.#source().write(JSON.stringify(summary), removed);
   }
 
   async #items(): Promise<SummaryItem[]> {
@@ -132,7 +134,7 @@ export class MemorySummaries {
     const existing = await this.#source().existing(citedIds(summary), await this.#d.scope());
     const pruned = withoutMissing(summary, existing);
     // Rewritten whenever it differs from what is kept (a file's value holds only what was read back).
-    if (JSON.stringify(pruned) !== raw) await this.#store(pruned);
+    if (JSON.stringify(pruned) !== raw) await this.#store(pruned, true);
     return pruned;
   }
 
@@ -164,7 +166,8 @@ export class MemorySummaries {
         fingerprint: itemsFingerprint(items),
         ...(written && 'note' in written ? { note: written.note } : {}),
       };
-      await this.#store(summary);
+      // What it replaces may quote an item's words as they were before an edit: no old copy stays either.
+      await this.#store(summary, true);
       return this.#view(summary, items);
     });
   }
