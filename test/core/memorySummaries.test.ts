@@ -12,6 +12,7 @@ import { LlmClient } from '../../src/llm/LlmClient';
 import { createEngine } from '../../src/host/createEngine';
 import type { RecollectError } from '../../src/core/base/errors';
 import { SUMMARY_META_KEY } from '../../src/core/explorer/memorySummary';
+import type { Llm, LlmJsonRequest } from '../../src/core/base/ports';
 import { SUMMARY_PROMPT_START } from '../../src/core/explorer/summaryPrompt';
 import { startMockLlmServer, type MockChatRequest, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
@@ -185,6 +186,55 @@ describe('the memory summary through the engine', () => {
     expect((empty as RecollectError).code).toBe('INVALID_INPUT');
     expect((await engine.profile.list()).length).toBe(count);
     engine.stop();
+  });
+
+  it('with no endpoint, the model on this device writes it, shown only the items that fit its window; the endpoint goes first when there is one', async () => {
+    const { engine } = await knowingEngine();
+    // Many saved memories: more than a 1,500-token window holds with its reply.
+    for (let i = 0; i < 40; i++)
+      await engine.profile.addMemory(
+        `I keep spare key number ${i} for the allotment shed in the blue tin by the door, next to the seed trays.`,
+      );
+    const prompts: string[] = [];
+    const device = {
+      onDevice: 'Test model, WASM',
+      contextTokens: 1_500,
+      complete: async () => {
+        throw new Error('not used');
+      },
+      stream: () => {
+        throw new Error('not used');
+      },
+      completeJson: async <T>(req: LlmJsonRequest<T>) => {
+        const items = req.messages[1]!.content;
+        prompts.push(items);
+        return {
+          value: { paragraphs: [{ topic: 'About you', sentences: [{ text: 'You keep many keys.', items: ['M1', 'M2'] }] }] } as T,
+          raw: '',
+          repaired: false,
+          attempts: 1,
+          usage: { promptTokens: 1, completionTokens: 1, estimated: true },
+        };
+      },
+    } as unknown as Llm;
+    engine.useDeviceLlm(() => device);
+    // The endpoint is still set: it goes first.
+    summaryReply = () => JSON.stringify({ paragraphs: [{ topic: 'Work', sentences: [{ text: 'You are a nurse.', items: ['M1'] }] }] });
+    try {
+      expect((await engine.profile.makeSummary()).summary!.madeBy).toBe('endpoint');
+      expect(prompts).toHaveLength(0);
+      engine.setLlm(null);
+      const view = await engine.profile.summary();
+      expect(view.maker).toBe('device');
+      const made = await engine.profile.makeSummary();
+      expect(made.summary).toMatchObject({ madeBy: 'device', paragraphs: [{ sentences: [{ text: 'You keep many keys.' }] }] });
+      const shown = prompts[0]!.split('\n').filter((l) => /^M\d+ /.test(l)).length;
+      expect(shown).toBeGreaterThan(5);
+      expect(shown).toBeLessThan(view.items); // the rest did not fit, so could not be cited
+    } finally {
+      summaryReply = null;
+      engine.stop();
+    }
   });
 
   it('never holds the chats of a project-only project: moving the chat there drops its sentences', async () => {
