@@ -7,19 +7,15 @@
  * chats of a project-only project never in it.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openNodeStore } from '../../src/storage/openNodeDatabase';
-import { LlmClient } from '../../src/llm/LlmClient';
-import { createEngine } from '../../src/host/createEngine';
 import type { RecollectError } from '../../src/core/base/errors';
 import { SUMMARY_META_KEY } from '../../src/core/explorer/memorySummary';
 import type { Llm, LlmJsonRequest } from '../../src/core/base/ports';
 import { SUMMARY_PROMPT_START } from '../../src/core/explorer/summaryPrompt';
 import { startMockLlmServer, type MockChatRequest, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
-import { immediateTimer, topicProvider } from '../support/topicEmbedder';
+import { synthesisedEngine } from '../support/synthesisedEngine';
 
-const H = 3_600_000;
-const T0 = Date.now() - 10 * 24 * H;
+const T0 = Date.now() - 10 * 86_400_000;
 let mock: MockLlmServer;
 /** The summary reply the mock endpoint gives (given the prompt), or null for the synthesis responder's. */
 let summaryReply: ((prompt: string) => string) | null = null;
@@ -41,35 +37,14 @@ const TURNS = [
   `I am going to the dentist next week for a check-up, the appointment is at ten.${FILLER.repeat(6)}`,
 ];
 
-async function knowingEngine() {
-  const store = await openNodeStore();
-  const llm = new LlmClient(
-    { baseUrl: mock.url, model: 'mock-model' },
-    { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
-  );
-  const engine = createEngine(store, {
-    embedders: topicProvider(['nurse', 'sister', 'dentist']),
-    llm,
-    timer: immediateTimer,
-    profileDebounceMs: 0,
+const knowingEngine = () =>
+  synthesisedEngine({
+    mockUrl: mock.url,
+    topics: ['nurse', 'sister', 'dentist'],
+    turns: TURNS,
+    t0: T0,
+    memory: 'I am vegetarian and cook lentils every Sunday.',
   });
-  await engine.start();
-  await engine.synthesis.setPolicy('eager');
-  await store.createConversation({ id: 'c', title: 'Chat' });
-  for (const [i, content] of TURNS.entries())
-    await engine.conversations.appendTurn({
-      id: `m${i}`,
-      conversationId: 'c',
-      role: 'user',
-      speaker: 'Ana',
-      content,
-      occurredAt: T0 + i * 24 * H,
-    });
-  await engine.closeOpenCells();
-  await engine.idle();
-  await engine.profile.addMemory('I am vegetarian and cook lentils every Sunday.');
-  return { engine, store, llm };
-}
 
 async function itemIds(engine: Awaited<ReturnType<typeof knowingEngine>>['engine']): Promise<Set<string>> {
   const facts = await engine.memory.listFacts({ limit: 500 });
