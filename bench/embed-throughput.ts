@@ -3,7 +3,7 @@
  * TransformersEmbedder (batch 32), through its runtime-free lookup (StaticEmbedder, what the app
  * runs) and pairs/s through TransformersReranker. Warm-up, then
  * repetitions; prints median and p95 per repetition. Build the model first:
- *   node scripts/build-offline-model.mjs && npx tsx bench/embed-throughput.ts [--reps 7] [--n 2048] [--out file.json]
+ *   node scripts/build-offline-model.mjs && npx tsx bench/embed-throughput.ts [--reps 7] [--n 2048] [--chars 1100] [--out file.json]
  * With `--runtime browser` the same measurement runs in the app's model worker in headless
  * Chromium (WASM backend): it builds the app first (`--no-build`: refuses a dist/ older than the source). `--out` writes the medians and p95s as JSON
  * (bench/results/embed-throughput-*.json): docs/models.md quotes its figures from those files only.
@@ -26,6 +26,7 @@ const { values: args } = parseArgs({
     runtime: { type: 'string' },
     out: { type: 'string' },
     'no-build': { type: 'boolean' },
+    chars: { type: 'string' },
   },
   strict: true,
 });
@@ -36,6 +37,8 @@ const positive = (name: string, raw: string | undefined, fallback: number) => {
 };
 const REPS = positive('reps', args.reps, 7);
 const N = positive('n', args.n, 2048);
+/** Each text is sentences joined up to at least this many characters (a real turn is ≈ 1,100). */
+const CHARS = positive('chars', args.chars, 1100);
 if (args.runtime !== undefined && args.runtime !== 'node' && args.runtime !== 'browser')
   throw new Error(`--runtime is node or browser, not ${args.runtime}`);
 const BATCH = 32;
@@ -47,12 +50,17 @@ const WORDS = (
   'bank money rent apartment move city new old love hate think remember forgot need want'
 ).split(' ');
 
-function sentences(n: number, seed = 1): string[] {
+function sentences(n: number, chars: number, seed = 1): string[] {
   let s = seed;
   const rand = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  return Array.from({ length: n }, () => {
+  const sentence = () => {
     const len = 6 + Math.floor(rand() * 18);
     return Array.from({ length: len }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ') + '.';
+  };
+  return Array.from({ length: n }, () => {
+    let text = sentence();
+    while (text.length < chars) text += ` ${sentence()}`;
+    return text;
   });
 }
 
@@ -83,6 +91,7 @@ function save(runtime: string, extra: Record<string, unknown>, embed: Rate, rera
         runtime,
         date: new Date().toISOString(),
         n: N,
+        meanChars: Math.round(texts.reduce((n, t) => n + t.length, 0) / texts.length),
         batch: BATCH,
         cpus: cpus().length,
         loadAverage1m: Math.round(loadavg()[0]! * 10) / 10,
@@ -111,7 +120,7 @@ async function measure(label: string, run: () => Promise<unknown>, items: number
   return r;
 }
 
-const texts = sentences(N);
+const texts = sentences(N, CHARS);
 
 if (args.runtime === 'browser') {
   const { openBenchPage } = await import('./browserHarness');

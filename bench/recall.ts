@@ -239,11 +239,15 @@ async function runCorpus(
     );
     baselines.push(...(await oramaBaselines(docs, embedder)));
   }
+  const lastTurns = new Map<string, readonly { message: { id: string }; score: number; ranks: object; boosts: object }[]>();
   const systems: { name: string; rank: (q: (typeof corpus.questions)[number]) => Promise<string[]> }[] = [
     ...retrievers.map(({ name, retriever }) => ({
       name,
-      rank: async (q: (typeof corpus.questions)[number]) =>
-        (await retriever.retrieve(q.text, { limit: depth, speakers: corpus.speakers, now: q.askedAt })).turns.map((t) => t.message.id),
+      rank: async (q: (typeof corpus.questions)[number]) => {
+        const turns = (await retriever.retrieve(q.text, { limit: depth, speakers: corpus.speakers, now: q.askedAt })).turns;
+        lastTurns.set(name, turns);
+        return turns.map((t) => t.message.id);
+      },
     })),
     ...(reranker
       ? [
@@ -279,7 +283,7 @@ async function runCorpus(
       if (process.env.RECALL_DUMP)
         appendFileSync(
           process.env.RECALL_DUMP,
-          `${JSON.stringify({ system: system.name, question: q.id, category: q.category, recall10: score.recallTurn[10], top: ranked.slice(0, 10), evidence: q.evidenceTurns, text: q.text })}\n`,
+          `${JSON.stringify({ system: system.name, question: q.id, category: q.category, recall10: score.recallTurn[10], top: ranked.slice(0, 10), evidence: q.evidenceTurns, ranks: q.evidenceTurns.map((e) => ranked.indexOf(e) + 1), detail: detailOf(lastTurns.get(system.name), q.evidenceTurns), text: q.text })}\n`,
         );
       const cited = options.context !== false ? citedTurns.get(system.name) : undefined;
       result.scores.push(cited ? { ...score, contextRecall: contextRecall(q, await cited(q)) } : score);
@@ -288,6 +292,21 @@ async function runCorpus(
   }
   engine.stop();
   await store.db.close();
+}
+
+function detailOf(
+  turns: readonly { message: { id: string }; score: number; ranks: object; boosts: object }[] | undefined,
+  evidence: readonly string[],
+) {
+  if (!turns) return undefined;
+  const tenth = turns[9];
+  return {
+    tenth: tenth ? { id: tenth.message.id, score: tenth.score, ranks: tenth.ranks, boosts: tenth.boosts } : null,
+    evidence: evidence.map((e) => {
+      const t = turns.find((x) => x.message.id === e);
+      return t ? { id: e, score: t.score, ranks: t.ranks, boosts: t.boosts } : { id: e };
+    }),
+  };
 }
 
 export async function runRecall(dataset: BenchDataset, options: RecallRunOptions): Promise<RecallRun> {

@@ -5,7 +5,8 @@
  *   menu follows the project's scope at its next answer; the project has its own address;
  * - a shared project's chats are recalled in any chat, like chats in no project.
  */
-import { expect, test } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { askInNewChat, connectEndpoint, createProject, sendMessage, waitForMessages } from './appSteps';
@@ -34,15 +35,18 @@ const WALLED = longTurn(
 const OUTSIDE = longTurn('Home notes: my dog Biscuit is a beagle mix who only eats salmon kibble.');
 const SHARED = longTurn('Moving notes: the removal van for the grand piano comes on the ninth of March.');
 
-test("a project-only project's memory stays inside it; a moved chat follows; the project has an address", async ({ page }) => {
-  test.setTimeout(180_000);
+/** The app connected to the mock endpoint, with one chat in no project (remembered as usual). */
+async function startWithChatOutside(page: Page): Promise<void> {
   await page.goto('/');
   await connectEndpoint(page, mock.url);
-
-  // A chat in no project, remembered as usual.
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await sendMessage(page, OUTSIDE);
   await waitForMessages(page, 2);
+}
+
+test("a project-only project's memory stays inside it; a moved chat follows; the project has an address", async ({ page }) => {
+  test.setTimeout(180_000);
+  await startWithChatOutside(page);
 
   const address = await createProject(page, 'Thesis', 'Project-only memory', 'Answer in British English and cite the lab notebook.');
   await page.getByRole('button', { name: 'New chat in Thesis' }).first().click();
@@ -115,4 +119,56 @@ test("a shared project's chats are recalled everywhere, like chats in no project
   );
   expect(outside).toContain('removal van for the grand piano comes on the ninth of March');
   expect(outside).not.toContain('packing checklist');
+});
+
+test("memory views filter by project (in the address), 'What was sent' names each item's scope, and the project dialog is accessible", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await startWithChatOutside(page);
+
+  // The project dialog: no axe violations, its first field focused on open, Esc closes it and gives focus back.
+  const opener = page.getByRole('button', { name: '+ New project' });
+  await opener.click();
+  const dialog = page.getByTestId('project-dialog');
+  await expect(dialog.getByLabel('Name')).toBeFocused();
+  const axe = await new AxeBuilder({ page }).include('[data-testid="project-dialog"]').analyze();
+  expect(axe.violations.map((v) => v.id)).toEqual([]);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(opener).toBeFocused();
+
+  const projectAddress = await createProject(page, 'Thesis', 'Project-only memory');
+  await page.getByRole('button', { name: 'New chat in Thesis' }).first().click();
+  await sendMessage(page, WALLED);
+  await waitForMessages(page, 2);
+  // Asked in a second chat of the project: the first chat's turn is recalled (not part of the history).
+  await askInNewChat(
+    page,
+    mock,
+    page.getByRole('region', { name: 'Project Thesis' }).getByRole('button', { name: 'New chat in Thesis' }),
+    'What do you remember about the quokka colony humidity logger?',
+  );
+  await page.getByRole('button', { name: 'what was sent' }).last().click();
+  const recalled = page.getByTestId('sent-recalled');
+  await expect(recalled.locator('li[data-from="project"]').first()).toContainText('from this project');
+  await expect(recalled.locator('li[data-from="shared"]')).toHaveCount(0);
+  await page.keyboard.press('Escape');
+
+  // From the project-only project's page, memory opens on the project, and the address says so.
+  await page.goto(`/${projectAddress}`);
+  await page.getByRole('button', { name: 'Memory of this project' }).click();
+  await expect(page).toHaveURL(/#\/memory\/memcells\?project=/);
+  await page.getByRole('tab', { name: 'Search' }).click();
+  await expect(page).toHaveURL(/#\/memory\/search\?project=/);
+  const search = page.getByRole('searchbox', { name: 'Search all memory' });
+  await search.fill('quokka colony humidity');
+  await expect(page.getByTestId('memory-hit').first()).toBeVisible();
+  await page.getByTestId('explorer-project').selectOption('none');
+  await expect(page).toHaveURL(/project=none/);
+  await search.fill('quokka colony humidity logger');
+  await expect(page.getByText('Nothing remembered matches.')).toBeVisible();
+  await expect(page.getByTestId('memory-hit')).toHaveCount(0);
+  await page.getByTestId('explorer-project').selectOption('all');
+  await expect(page).toHaveURL(/#\/memory\/search$/);
 });

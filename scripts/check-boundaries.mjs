@@ -2,7 +2,7 @@
 // Fails when code crosses a boundary that ESLint's import rules cannot express on their own:
 //  1. src/core imports nothing outside src/core (type-only imports included: core must compile alone);
 //  2. inside src/core, rooms follow the memory lifecycle and imports flow one way, from later rooms to
-//     earlier ones: base ← capture ← episodes ← synthesis ← recall ← explorer ← protocol ← engine;
+//     earlier ones: base ← sync ← capture ← episodes ← synthesis ← recall ← explorer ← protocol ← engine;
 //  3. src/app talks to storage/models/llm/host only through the worker protocol (src/core/protocol.ts);
 //  4. no import cycle anywhere under src/ (type-only imports count: a cycle of types is still a knot);
 //  5. src/ imports nothing from test/ or bench/ (test doubles and benchmark runners live there, not in the product),
@@ -46,7 +46,7 @@ function resolveSpec(file, spec) {
 }
 
 /** The rooms of src/core in lifecycle order; a room may import its own files and earlier rooms. */
-const ROOMS = ['base', 'capture', 'episodes', 'synthesis', 'recall', 'explorer', 'protocol', 'engine'];
+const ROOMS = ['base', 'sync', 'capture', 'episodes', 'synthesis', 'recall', 'explorer', 'protocol', 'engine'];
 function coreRoom(abs) {
   const rel = relative(join(root, 'src/core'), abs);
   if (rel.startsWith('..')) return null;

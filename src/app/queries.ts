@@ -7,7 +7,7 @@
  */
 import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { EngineClient } from './engineClient';
-import type { FactQuery, ForesightQuery, MemCellQuery, MemorySearchFilters } from '../core/explorer/explorer';
+import type { FactQuery, ForesightQuery, MemCellQuery, MemorySearchFilters, ProjectFilter } from '../core/explorer/explorer';
 
 export const queryKeys = {
   conversations: ['conversations'] as const,
@@ -44,7 +44,7 @@ export const queryKeys = {
   memorySearch: (q: string, filters: MemorySearchFilters) => ['explorer', 'search', q, filters] as const,
   memCells: (query: MemCellQuery) => ['explorer', 'memcells', query] as const,
   memCellPages: (query: Omit<MemCellQuery, 'cursor'>) => ['explorer', 'memcell-pages', query] as const,
-  timelineCells: (from: number, to: number) => ['explorer', 'timeline', from, to] as const,
+  timelineCells: (from: number, to: number, project?: ProjectFilter) => ['explorer', 'timeline', from, to, project ?? 'all'] as const,
   memCell: (id: string | null) => ['explorer', 'memcell', id] as const,
   scenes: ['explorer', 'scenes'] as const,
   sceneMap: ['explorer', 'scene-map'] as const,
@@ -163,14 +163,21 @@ export function engineQueries(client: EngineClient) {
         getNextPageParam: (last) => last.nextCursor,
       }),
     // The timeline's window, all of it (a window is bounded; each request returns up to 500).
-    timelineCells: (from: number, to: number) =>
+    timelineCells: (from: number, to: number, project?: ProjectFilter) =>
       queryOptions({
-        queryKey: queryKeys.timelineCells(from, to),
+        queryKey: queryKeys.timelineCells(from, to, project),
         queryFn: async () => {
           const items = [];
           let cursor: string | null = null;
           do {
-            const page = await engine.memory.listMemCells({ limit: 500, from, to, order: 'asc', cursor });
+            const page = await engine.memory.listMemCells({
+              limit: 500,
+              from,
+              to,
+              order: 'asc',
+              cursor,
+              ...(project !== undefined ? { project } : {}),
+            });
             items.push(...page.items);
             cursor = page.nextCursor;
           } while (cursor);

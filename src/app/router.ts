@@ -6,6 +6,7 @@
  *   #/p/<project>                 a project's page (its chats, instructions and memory mode)
  *   #/memory/<tab>                a tab of the memory explorer
  *   #/memory/memcells/<episode>   an opened episode
+ *   #/memory/<tab>?project=<id>   a tab listing one project's memory (`none`: chats in no project)
  *   #/                            the start screen
  *
  * The UI store stays the one source of truth: each change of what is shown pushes a history entry
@@ -14,7 +15,7 @@
  * one reopens where the user was.
  */
 import { useEffect } from 'react';
-import { useUi, type ExplorerTab } from './uiStore';
+import { useUi, type ExplorerProject, type ExplorerTab } from './uiStore';
 
 const LAST_ROUTE = 'recollect.lastRoute';
 const TABS: readonly ExplorerTab[] = [
@@ -34,11 +35,11 @@ export type Route =
   | { readonly kind: 'home' }
   | { readonly kind: 'conversation'; readonly id: string }
   | { readonly kind: 'project'; readonly id: string }
-  | { readonly kind: 'memory'; readonly tab: ExplorerTab; readonly episode: string | null };
+  | { readonly kind: 'memory'; readonly tab: ExplorerTab; readonly episode: string | null; readonly project?: ExplorerProject };
 
 export function parseRoute(hash: string): Route | null {
-  const parts = hash
-    .replace(/^#\/?/, '')
+  const [path = '', search = ''] = hash.replace(/^#\/?/, '').split('?', 2);
+  const parts = path
     .split('/')
     .filter(Boolean)
     .map((p) => {
@@ -54,7 +55,8 @@ export function parseRoute(hash: string): Route | null {
   if (parts[0] === 'p' && parts[1]) return { kind: 'project', id: parts[1] };
   if (parts[0] === 'memory') {
     const tab = TABS.find((t) => t === parts[1]) ?? 'overview';
-    return { kind: 'memory', tab, episode: tab === 'memcells' && parts[2] ? parts[2] : null };
+    const project = new URLSearchParams(search).get('project');
+    return { kind: 'memory', tab, episode: tab === 'memcells' && parts[2] ? parts[2] : null, ...(project ? { project } : {}) };
   }
   return null;
 }
@@ -68,7 +70,9 @@ export function formatRoute(route: Route): string {
     case 'project':
       return `#/p/${encodeURIComponent(route.id)}`;
     case 'memory':
-      return `#/memory/${route.tab}${route.episode ? `/${encodeURIComponent(route.episode)}` : ''}`;
+      return `#/memory/${route.tab}${route.episode ? `/${encodeURIComponent(route.episode)}` : ''}${
+        route.project && route.project !== 'all' ? `?project=${encodeURIComponent(route.project)}` : ''
+      }`;
   }
 }
 
@@ -76,11 +80,11 @@ type UiSnapshot = ReturnType<typeof useUi.getState>;
 
 /** The address of what the store shows (search and the temporary chat have none: they are transient). */
 export function routeOfState(
-  s: Pick<UiSnapshot, 'view' | 'explorerTab' | 'explorerFocus' | 'selectedConversationId' | 'selectedProjectId'>,
+  s: Pick<UiSnapshot, 'view' | 'explorerTab' | 'explorerFocus' | 'explorerProject' | 'selectedConversationId' | 'selectedProjectId'>,
 ): Route {
   if (s.view === 'memory') {
     const episode = s.explorerTab === 'memcells' && s.explorerFocus?.kind === 'episode' ? s.explorerFocus.id : null;
-    return { kind: 'memory', tab: s.explorerTab, episode };
+    return { kind: 'memory', tab: s.explorerTab, episode, project: s.explorerProject };
   }
   if (s.selectedConversationId) return { kind: 'conversation', id: s.selectedConversationId };
   return s.selectedProjectId ? { kind: 'project', id: s.selectedProjectId } : { kind: 'home' };
@@ -91,7 +95,7 @@ function applyRoute(route: Route): void {
   if (route.kind === 'home') ui.selectConversation(null);
   else if (route.kind === 'conversation') ui.selectConversation(route.id);
   else if (route.kind === 'project') ui.selectProject(route.id);
-  else ui.openExplorer(route.tab, route.episode ? { kind: 'episode', id: route.episode } : null);
+  else ui.openExplorer(route.tab, route.episode ? { kind: 'episode', id: route.episode } : null, route.project ?? 'all');
 }
 
 function remember(hash: string): void {

@@ -16,6 +16,9 @@ export type Panel = 'settings' | 'models' | null;
 export type MainView = 'chat' | 'memory';
 export type ExplorerTab =
   'summary' | 'saved' | 'overview' | 'timeline' | 'search' | 'memcells' | 'scenes' | 'profile' | 'foresight' | 'forget';
+/** The explorer's project filter: every project, chats in no project, or one project's id. */
+export type ExplorerProject = 'all' | 'none' | (string & {});
+
 /** An item the explorer should open (a citation, a search hit). */
 export interface ExplorerFocus {
   readonly kind: 'episode' | 'fact' | 'profile' | 'foresight' | 'scene';
@@ -27,7 +30,14 @@ interface UiState {
   explorerTab: ExplorerTab;
   explorerFocus: ExplorerFocus | null;
   setView(view: MainView): void;
-  openExplorer(tab: ExplorerTab, focus?: ExplorerFocus | null): void;
+  /** `project`: the explorer's project filter to open with (ExplorerProject); default: the one in use. */
+  openExplorer(tab: ExplorerTab, focus?: ExplorerFocus | null, project?: ExplorerProject): void;
+  /** Which project's memory the explorer lists ('all', 'none' or a project id); kept in the address. */
+  explorerProject: ExplorerProject;
+  setExplorerProject(project: ExplorerProject): void;
+  /** The project-only project whose page is open: the explorer opened from there defaults to it. */
+  projectPageDefault: string | null;
+  setProjectPageDefault(id: string | null): void;
   /** The conversation a citation left for the explorer, so the explorer can offer the way back. */
   explorerReturnTo: string | null;
   /** A turn the chat should scroll to and highlight when it opens (a citation into another conversation). */
@@ -74,15 +84,20 @@ export const useUi = create<UiState>((set) => ({
   explorerTab: 'overview',
   explorerFocus: null,
   setView: (view) => set({ view, searchText: '', explorerReturnTo: null }),
-  openExplorer: (explorerTab, explorerFocus = null) =>
+  openExplorer: (explorerTab, explorerFocus = null, project) =>
     set((s) => ({
       view: 'memory',
       explorerTab,
       explorerFocus,
+      explorerProject: project ?? (s.view === 'chat' && s.projectPageDefault ? s.projectPageDefault : s.explorerProject),
       searchText: '',
       // Only a jump from an open conversation has somewhere to return to; tab switches keep it.
       explorerReturnTo: s.view === 'chat' && explorerFocus ? s.selectedConversationId : s.view === 'memory' ? s.explorerReturnTo : null,
     })),
+  explorerProject: 'all',
+  setExplorerProject: (explorerProject) => set({ explorerProject }),
+  projectPageDefault: null,
+  setProjectPageDefault: (projectPageDefault) => set({ projectPageDefault }),
   explorerReturnTo: null,
   focusMessageId: null,
   panel: null,

@@ -1,4 +1,5 @@
 /** SQL for the episode lifecycle: MemCells, MemScenes, date foresight, encoding scores. Implements EpisodeStore. */
+import { sceneSides } from './projectWalls';
 import type { Sql } from '../core/base/sql';
 import type { EpisodeStore, LifecycleTurn, MemCellRecord, MemCellStatus, MemSceneRecord, TurnPlacement } from '../core/episodes/episodes';
 import type { BoundaryReason } from '../core/episodes/segmenter';
@@ -235,6 +236,10 @@ export class SqlEpisodeStore implements EpisodeStore {
       memberCount: Number(r.member_count),
       lastActivityAt: Number(r.last_activity_at ?? 0),
     }));
+  }
+
+  sceneSides(conversationId: string): Promise<{ own: string; scenes: Map<string, Set<string>> }> {
+    return sceneSides(this.#sql, conversationId);
   }
 
   assignScene(cellId: string, scene: MemSceneRecord, isNew: boolean, now: number): Promise<void> {

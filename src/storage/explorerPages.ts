@@ -125,6 +125,10 @@ export async function listMemCells(sql: Sql, o: MemCellQuery): Promise<MemCellPa
     where.push('c.conversation_id = ?');
     params.push(o.conversationId);
   }
+  if (o.project !== undefined) {
+    where.push('c.conversation_id IN (SELECT id FROM conversations WHERE project_id IS ?)');
+    params.push(o.project);
+  }
   if (o.sceneId) {
     where.push('c.scene_id = ?');
     params.push(o.sceneId);
@@ -159,7 +163,14 @@ export async function listMemCells(sql: Sql, o: MemCellQuery): Promise<MemCellPa
 
 export async function listFacts(sql: Sql, q: FactQuery): Promise<FactPage> {
   const where = q.source === 'user' ? ['edited_by_user = 1'] : q.source === 'conversations' ? ['edited_by_user = 0'] : [];
-  const [t] = await sql.query(`SELECT count(*) AS n FROM facts${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`);
+  const params: SqlValue[] = [];
+  if (q.project !== undefined) {
+    where.push(
+      'memcell_id IN (SELECT mc.id FROM memcells mc WHERE mc.conversation_id IN (SELECT id FROM conversations WHERE project_id IS ?))',
+    );
+    params.push(q.project);
+  }
+  const [t] = await sql.query(`SELECT count(*) AS n FROM facts${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
   // Newest first by the date the list shows (when it happened; when it was written for a fact
   // without one), keyset on (that date, id) like the episode pages. Ordered by when it was
   // written, a 2023 fact synthesised today sat above last week's.
@@ -168,7 +179,7 @@ export async function listFacts(sql: Sql, q: FactQuery): Promise<FactPage> {
   const page = [...where, ...(after ? [`(${shown} < ? OR (${shown} = ? AND id < ?))`] : [])];
   const rows = await sql.query(
     `${FACT_VIEW.replace('SELECT ', `SELECT ${shown} AS shown_at, `)}${page.length ? ` WHERE ${page.join(' AND ')}` : ''} ORDER BY ${shown} DESC, id DESC LIMIT ?`,
-    [...(after ? [after.startAt, after.startAt, after.id] : []), q.limit + 1],
+    [...params, ...(after ? [after.startAt, after.startAt, after.id] : []), q.limit + 1],
   );
   const items = rows.slice(0, q.limit);
   const last = items[items.length - 1];

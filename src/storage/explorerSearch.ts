@@ -33,6 +33,15 @@ function filterSql(kind: MemoryKind, f: MemorySearchFilters): { where: string[];
     else where.push('c.conversation_id = ?');
     params.push(f.conversationId);
   }
+  if (f.project !== undefined) {
+    // `IS ?` matches a project's id, or (null) chats in no project.
+    const inProject = (column: string) => `${column} IN (SELECT id FROM conversations WHERE project_id IS ?)`;
+    if (kind === 'turn') where.push(inProject('m.conversation_id'));
+    else if (kind === 'scene')
+      where.push(`EXISTS (SELECT 1 FROM memcells x WHERE x.scene_id = s.id AND ${inProject('x.conversation_id')})`);
+    else where.push(inProject('c.conversation_id'));
+    params.push(f.project);
+  }
   if (f.speaker) {
     if (kind === 'turn') where.push('m.speaker = ?');
     else if (kind === 'fact') where.push('f.speaker = ?');

@@ -9,6 +9,7 @@
  * after new turns, never duplicates. Deleting a fact drops its vectors and FTS row (triggers)
  * and un-supersedes what it superseded (FK ON DELETE SET NULL).
  */
+import { wallsOfEvidence } from './projectWalls';
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import {
   CONTRADICTED_CONFIDENCE,
@@ -378,6 +379,10 @@ export class SqlKnowledgeStore implements KnowledgeStore {
       for (const r of rows) out.set(r.id, num(r.end_at));
     }
     return out;
+  }
+
+  wallsOfEvidence(evidence: readonly string[]): Promise<Map<string, string>> {
+    return wallsOfEvidence(this.#sql, evidence);
   }
 
   async profileItems(): Promise<ProfileItem[]> {

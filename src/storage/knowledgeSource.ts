@@ -17,7 +17,7 @@
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import { MESSAGE_EVIDENCE, type ForesightItem, type ProfileItem } from '../core/synthesis/knowledge';
-import type { ContextEpisode, ContextFact, KnowledgeQueryOptions } from '../core/recall/answerContext';
+import type { ContextEpisode, ContextFact, ContextOrigins, KnowledgeQueryOptions } from '../core/recall/answerContext';
 import type { KnowledgeSource } from '../core/recall/answerSource';
 import {
   FORESIGHT_COLUMNS,
@@ -216,6 +216,46 @@ export class SqlKnowledgeSource implements KnowledgeSource {
       out.push(...rows.map(toEpisode));
     }
     return out;
+  }
+
+  async itemsOf(kind: 'fact' | 'memcell', conversationIds: readonly string[]): Promise<ReadonlySet<string>> {
+    const out = new Set<string>();
+    const unique = [...new Set(conversationIds)];
+    for (let i = 0; i < unique.length; i += ID_CHUNK) {
+      const chunk = unique.slice(i, i + ID_CHUNK);
+      const marks = chunk.map(() => '?').join(', ');
+      const rows = await this.#sql.query<{ id: string }>(
+        kind === 'fact'
+          ? `SELECT f.id AS id FROM facts f JOIN memcells c ON c.id = f.memcell_id WHERE c.conversation_id IN (${marks})`
+          : `SELECT c.id AS id FROM memcells c WHERE c.conversation_id IN (${marks})`,
+        chunk,
+      );
+      for (const r of rows) out.add(r.id);
+    }
+    return out;
+  }
+
+  async origins(conversationIds: readonly string[], memcellIds: readonly string[]): Promise<ContextOrigins> {
+    const conversations = new Map<string, string | null>();
+    const cells = new Map<string, string | null>();
+    const read = async (ids: readonly string[], select: string, into: Map<string, string | null>) => {
+      const unique = [...new Set(ids)];
+      for (let i = 0; i < unique.length; i += ID_CHUNK) {
+        const chunk = unique.slice(i, i + ID_CHUNK);
+        const rows = await this.#sql.query<{ id: string; project_id: string | null }>(
+          `${select} (${chunk.map(() => '?').join(', ')})`,
+          chunk,
+        );
+        for (const r of rows) into.set(r.id, r.project_id ?? null);
+      }
+    };
+    await read(conversationIds, 'SELECT id, project_id FROM conversations WHERE id IN', conversations);
+    await read(
+      memcellIds,
+      'SELECT c.id AS id, cv.project_id AS project_id FROM memcells c JOIN conversations cv ON cv.id = c.conversation_id WHERE c.id IN',
+      cells,
+    );
+    return { conversations, cells };
   }
 
   async episodesOfTurns(messageIds: readonly string[]): Promise<ReadonlyMap<string, string>> {

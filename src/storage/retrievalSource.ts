@@ -262,13 +262,44 @@ export class SqlRetrievalSource implements RetrievalSource {
     // Non-positive cosine carries no evidence of relatedness. The list is fused by rank only, so a
     // quantised index's own order is enough: rescoring it exactly read a stored vector per
     // candidate (≈ 250 rows for 200 candidates), the largest cost of a recall at 10k turns.
-    const search = async (k: number) =>
-      (await this.#vectors!(modelId, vector, k, { approximate: true })).filter((h) => h.score > 0).map((h) => h.id);
-    if (!options.scope) return search(options.limit);
-    // Scoped: over-fetch, then keep the ids inside the scope (ids only: no turn is read).
-    const hits = await search(options.limit * 4);
-    const inScope = await this.#idsInScope(hits, options.scope);
+    const search = async (k: number, filter?: (id: string) => boolean) =>
+      (await this.#vectors!(modelId, vector, k, { approximate: true, ...(filter ? { filter } : {}) }))
+        .filter((h) => h.score > 0)
+        .map((h) => h.id);
+    const scope = options.scope;
+    if (!scope) return search(options.limit);
+    // A conversation scope is applied inside the index's scan: a project's few turns among many
+    // get their k best (filtering the global top k after the search left a small project with
+    // fewer, often none). Only a time bound is still checked after, on an over-fetched list.
+    const filter = await this.#conversationFilter(scope);
+    if (scope.until === undefined) return search(options.limit, filter);
+    const hits = await search(options.limit * 4, filter);
+    const inScope = await this.#idsInScope(hits, scope);
     return hits.filter((id) => inScope.has(id)).slice(0, options.limit);
+  }
+
+  /** Which turn ids a scope's conversation lists allow, as a test the vector index runs per row. */
+  async #conversationFilter(scope: RetrievalScope): Promise<((id: string) => boolean) | undefined> {
+    const only = scope.conversationIds;
+    const without = scope.excludeConversationIds?.length ? scope.excludeConversationIds : undefined;
+    if (!only && !without) return undefined;
+    const allowed = only ? await this.#turnIdsOf(only) : null;
+    const walled = without ? await this.#turnIdsOf(without) : null;
+    return (id) => (!allowed || allowed.has(id)) && !walled?.has(id);
+  }
+
+  /** The ids of every turn of these conversations (messages_by_conversation answers it). */
+  async #turnIdsOf(conversationIds: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (let i = 0; i < conversationIds.length; i += ID_CHUNK) {
+      const chunk = conversationIds.slice(i, i + ID_CHUNK);
+      const rows = await this.#sql.query<{ id: string }>(
+        `SELECT id FROM messages WHERE conversation_id IN (${chunk.map(() => '?').join(', ')})`,
+        chunk,
+      );
+      for (const r of rows) out.add(r.id);
+    }
+    return out;
   }
 
   async #idsInScope(ids: readonly string[], scope: RetrievalScope): Promise<Set<string>> {

@@ -188,6 +188,7 @@ function fakeSource(data: {
     sceneMembers: async (scenes, n) => scenes.flatMap((s) => all.filter((e) => e.sceneId === s).slice(0, n)),
     profile: async () => [profile('p1', 'name', 'Ana')],
     foresight: async () => [foresight('old', 'expired', NOW - 9 * DAY, NOW - DAY), foresight('ok', 'current', NOW - DAY, NOW + DAY)],
+    origins: async () => ({ conversations: new Map(), cells: new Map() }),
   };
 }
 

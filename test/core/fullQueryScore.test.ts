@@ -2,11 +2,66 @@ import { describe, expect, it } from 'vitest';
 import { fieldedScores, fullQueryScores, stemKey } from '../../src/core/recall/fullQueryScore';
 
 describe('fullQueryScores', () => {
-  it('stems plurals, -ing, -ed and -ly alike and leaves short or non-ASCII words alone', () => {
-    expect(stemKey('dogs')).toBe('dogs'); // four letters: kept whole
-    expect(['puppies', 'puppy'].map(stemKey)).toEqual(['puppy', 'puppy']);
-    expect(['running', 'planned', 'walked', 'walks', 'quickly'].map(stemKey)).toEqual(['run', 'plan', 'walk', 'walk', 'quick']);
+  it("keys words by their Porter stem, as the index's porter tokenizer does, and leaves non-ASCII words alone", () => {
+    expect(['dogs', 'dog'].map(stemKey)).toEqual(['dog', 'dog']);
+    expect(['puppies', 'puppy'].map(stemKey)).toEqual(['puppi', 'puppi']);
+    expect(['running', 'planned', 'walked', 'walks', 'baked', 'bake', 'classes', 'class', 'days', 'day'].map(stemKey)).toEqual([
+      'run',
+      'plan',
+      'walk',
+      'walk',
+      'bake',
+      'bake',
+      'class',
+      'class',
+      'dai',
+      'dai',
+    ]);
     expect(stemKey('café')).toBe('café');
+  });
+
+  it("counts a turn's inflected forms of the question's words, as the index matched them (a y turned to i included)", () => {
+    const stats = {
+      docs: 500,
+      avgLength: 40,
+      df: new Map([
+        ['classes', 9],
+        ['days', 30],
+        ['bake', 4],
+      ]),
+    };
+    const texts = new Map([
+      ['yoga', 'I recently started a yoga class on Wednesdays, which has been really helpful after a long day.'],
+      ['baking', 'Last weekend I baked sourdough twice, and I am baking cookies for the party.'],
+      ['none', 'Can you recommend a playlist for my morning run?'],
+    ]);
+    const s = fullQueryScores(['classes', 'days', 'bake'], texts, stats);
+    expect(s.get('none')).toBe(0);
+    const yoga = fullQueryScores(['classes'], texts, stats).get('yoga')!;
+    expect(yoga).toBeGreaterThan(0);
+    expect(fullQueryScores(['days'], texts, stats).get('yoga')!).toBeGreaterThan(0);
+    expect(fullQueryScores(['bake'], texts, stats).get('baking')!).toBeGreaterThan(
+      fullQueryScores(['bake'], new Map([['once', texts.get('baking')!.replace('baking', 'making')]]), stats).get('once')!,
+    );
+    // The same through the relative list's field scorer, on the non-ASCII path too.
+    const pool = {
+      texts: new Map([
+        ['yoga', texts.get('yoga')!],
+        ['accent', `Café yoga class at noon — ${texts.get('yoga')!}`],
+      ]),
+      windows: [
+        { id: 'yoga', before: [], after: [] },
+        { id: 'accent', before: [], after: [] },
+      ],
+    };
+    const f = fieldedScores(['classes', 'days'], pool, stats, {
+      weights: { own: 1, before: 0.5, after: 0.5 },
+      b: 0.75,
+      delta: 0.5,
+      mode: 'relative',
+    });
+    expect(f.get('yoga')!).toBeGreaterThan(0);
+    expect(f.get('accent')!).toBeGreaterThan(0);
   });
 
   it('scores rare words above common ones, repeated words above single ones, short turns above long ones', () => {

@@ -36,7 +36,7 @@ status: ${topic} in progress
 }
 
 async function setUp() {
-  const { store, engine } = await answeringEngine(mock.url);
+  const { store, engine } = await answeringEngine(mock.url, { explorer: true });
   const thesis = await engine.projects.create({
     name: 'Thesis',
     memory: 'project-only',
@@ -143,6 +143,54 @@ describe('projects: memory walls in answers', () => {
     const outside = await sent('pets', QUESTION);
     expect(outside.text).toContain('removal van for the piano'); // the shared project's chat feeds memory
     expect(outside.text).not.toContain('packing checklist');
+  });
+
+  it('"What was sent" records where every recalled item came from, decided when the request was built', async () => {
+    const { engine, thesis, house, sent } = await setUp();
+    type Recalled = { kind: string; ref: string; from?: string }[];
+    const fromOf = (metadata: Record<string, unknown>) =>
+      new Map((metadata.recalled as Recalled).map((c) => [`${c.kind}:${c.ref}`, c.from]));
+
+    await engine.projects.edit(thesis.id, { useProfile: true });
+    await engine.conversations.create({ id: 'lab2', title: 'More lab', projectId: thesis.id });
+    const inside = fromOf((await sent('lab2', QUESTION)).metadata);
+    expect(inside.get('turn:lab1')).toBe('project');
+    expect(inside.get('episode:cell-lab')).toBe('project');
+    expect(inside.get('fact:fact-lab')).toBe('project');
+    expect(inside.get('foresight:plan-lab')).toBe('project');
+    expect(inside.get('profile:prof-lab')).toBe('profile');
+    expect([...inside.values()].every((f) => f === 'project' || f === 'profile')).toBe(true);
+
+    await engine.conversations.create({ id: 'boxes2', title: 'More boxes', projectId: house.id });
+    const shared = await sent('boxes2', QUESTION);
+    const inShared = fromOf(shared.metadata);
+    expect(inShared.get('turn:box1')).toBe('project');
+    expect(inShared.get('turn:pets1')).toBe('shared');
+    expect([...inShared.entries()].filter(([k]) => k.startsWith('profile:')).every(([, f]) => f === 'profile')).toBe(true);
+
+    // Kept as recorded: moving the chat afterwards does not rewrite an earlier answer's record.
+    await engine.projects.move('boxes', null);
+    expect(fromOf((await engine.conversations.messages('boxes2')).find((m) => m.id === 'q2-a')!.metadata).get('turn:box1')).toBe('project');
+  });
+
+  it('the explorer, Saved memories and search list one project, or chats in no project, in the engine query', async () => {
+    const { engine, thesis, house } = await setUp();
+    const cells = async (project: string | null) => (await engine.memory.listMemCells({ limit: 50, project })).items.map((c) => c.id);
+    expect(await cells(thesis.id)).toEqual(['cell-lab']);
+    expect(await cells(null)).not.toContain('cell-lab');
+    expect((await engine.memory.listMemCells({ limit: 50 })).items.map((c) => c.id)).toContain('cell-lab');
+    const facts = await engine.memory.listFacts({ limit: 50, project: thesis.id });
+    expect(facts).toMatchObject({ total: 1, items: [{ id: 'fact-lab' }] });
+    expect(await engine.memory.listFacts({ limit: 50, project: null })).toMatchObject({ total: 0, items: [] });
+    const hits = async (q: string, project: string | null) =>
+      (await engine.memory.search(q, { project })).map((h) => `${h.kind}:${h.conversationId ?? ''}`);
+    const inThesis = await hits('quokka colony plot seven', thesis.id);
+    expect(inThesis.length).toBeGreaterThan(0);
+    expect(inThesis.every((h) => h.endsWith(':lab'))).toBe(true);
+    expect(await hits('quokka colony plot seven', null)).toEqual([]);
+    expect(await hits('removal van piano', house.id)).toContain('turn:boxes');
+    expect(await hits('removal van piano', null)).toEqual([]);
+    expect(await hits('Biscuit beagle', null)).toContain('turn:pets');
   });
 
   it('a moved conversation follows its new scope at the next answer', async () => {

@@ -12,39 +12,9 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DurableStreamTestServer } from '@durable-streams/server';
 import { DurableStream, stream } from '@durable-streams/client';
-import { deriveSyncKeys, openEvent, sealEvent, type SealedEvent } from './syncEnvelope';
-
-const PHRASE = 'orbit velvet canal spice harbor lunar timber quiet fossil ember gravel window';
-
-/** A real-shaped turn: ≈1,100 characters with prose, a fenced code block and a table. */
-function turnText(marker: string): string {
-  return [
-    `I moved the greenhouse sensors to the new board last weekend (${marker}), and the humidity readings now drift`,
-    'by about four percent every night. Here is the loop that samples them; the delay was copied from the old sketch:',
-    '',
-    '```python',
-    'import time',
-    'from sensors import read_humidity, read_temperature',
-    '',
-    'def sample(n: int = 12) -> list[tuple[float, float]]:',
-    '    out = []',
-    '    for _ in range(n):',
-    '        out.append((read_humidity(), read_temperature()))',
-    '        time.sleep(2.5)',
-    '    return out',
-    '```',
-    '',
-    '| night | min RH % | max RH % | drift |',
-    '|-------|----------|----------|-------|',
-    '| Mon   | 61.2     | 65.0     | 3.8   |',
-    '| Tue   | 60.9     | 65.3     | 4.4   |',
-    '| Wed   | 61.4     | 65.6     | 4.2   |',
-    '',
-    'Is the drift more likely the sensor warming up inside the enclosure, or condensation on the probe? The enclosure',
-    'has two vents but no fan, and the board sits right under the grow light, which switches off at 22:00 each night.',
-    'Last spring the same probe read within one percent of the handheld meter, so I doubt it is simply ageing.',
-  ].join('\n');
-}
+import { deriveSyncKeys, openEvent, sealEvent, type SealedEvent } from '../../src/core/sync/syncEnvelope';
+import type { SyncEvent } from '../../src/core/sync/syncEvents';
+import { PHRASE, T0, TestDevice, turnText } from './syncFixtures';
 
 async function filesUnder(dir: string): Promise<Buffer[]> {
   const out: Buffer[] = [];
@@ -88,19 +58,19 @@ describe('sync spike: encrypted capture log through a relay started from npm', (
     const marker = `MARKER-${randomUUID()}`;
     const text = turnText(marker);
     expect(text.length).toBeGreaterThan(1_000);
-    const event = {
+    const event = new TestDevice('laptop', T0).emit({
       kind: 'turn.appended',
       conversationId: 'c-greenhouse',
       turnId: 't-1',
       role: 'user',
       text,
-      at: '2026-11-28T02:00:00.000Z',
-    };
+      occurredAt: T0,
+    });
 
     const deviceA = await deriveSyncKeys(PHRASE);
     const url = `${relay.url}/v1/stream/${deviceA.ownerId}`;
     const writer = await DurableStream.create({ url, contentType: 'application/json' });
-    const sealed = await sealEvent(deviceA, 'evt-1', event);
+    const sealed = await sealEvent(deviceA, event);
     await writer.append(JSON.stringify(sealed));
     // A retried POST after a lost response: the same sealed event arrives twice.
     await writer.append(JSON.stringify(sealed));
@@ -109,7 +79,7 @@ describe('sync spike: encrypted capture log through a relay started from npm', (
     expect(deviceB.ownerId).toBe(deviceA.ownerId);
     const received = await readAll(`${relay.url}/v1/stream/${deviceB.ownerId}`);
     expect(received).toHaveLength(2);
-    const folded = new Map<string, unknown>();
+    const folded = new Map<string, SyncEvent>();
     for (const item of received) folded.set(item.id, await openEvent(deviceB, item));
     expect([...folded.values()]).toEqual([event]);
 
@@ -136,20 +106,23 @@ describe('sync spike: encrypted capture log through a relay started from npm', (
 
   it('refuses an event opened with another phrase or altered on the relay', async () => {
     const keys = await deriveSyncKeys(PHRASE);
-    const sealed = await sealEvent(keys, 'evt-2', { kind: 'memory.written', text: 'Prefers metric units.' });
-    const other = await deriveSyncKeys(PHRASE.replace('orbit', 'planet'));
+    const device = new TestDevice('laptop', T0);
+    const sealed = await sealEvent(keys, device.emit({ kind: 'memory.written', memoryId: 'm-1', text: 'Prefers metric units.' }));
+    const other = await deriveSyncKeys('legal winner thank year wave sausage worth useful legal winner thank yellow');
     await expect(openEvent(other, sealed)).rejects.toThrow(/could not be decrypted/);
     const bytes = Buffer.from(sealed.ct, 'base64');
     bytes.writeUInt8(bytes.readUInt8(10) ^ 1, 10);
     await expect(openEvent(keys, { ...sealed, ct: bytes.toString('base64') })).rejects.toThrow(/could not be decrypted/);
-    await expect(openEvent(keys, { ...sealed, id: 'evt-3' })).rejects.toThrow(/could not be decrypted/);
-    await expect(deriveSyncKeys('too short a phrase')).rejects.toThrow(/at least 12 words/);
+    const otherId = device.emit({ kind: 'memory.deleted', memoryId: 'm-1' }).id;
+    await expect(openEvent(keys, { ...sealed, id: otherId })).rejects.toThrow(/could not be decrypted/);
+    await expect(deriveSyncKeys('too short a phrase')).rejects.toThrow(/has 12 words; this one has 4/);
   });
 
   it('pads so a short and a 1,100-character turn have the same ciphertext length', async () => {
     const keys = await deriveSyncKeys(PHRASE);
-    const short = await sealEvent(keys, 'a', { text: 'ok' });
-    const long = await sealEvent(keys, 'b', { text: turnText('x') });
+    const device = new TestDevice('laptop', T0);
+    const short = await sealEvent(keys, device.emit({ kind: 'memory.written', memoryId: 'a', text: 'ok' }));
+    const long = await sealEvent(keys, device.emit({ kind: 'memory.written', memoryId: 'b', text: turnText('x') }));
     expect(Buffer.from(short.ct, 'base64').length).toBe(Buffer.from(long.ct, 'base64').length);
   });
 });

@@ -10,7 +10,7 @@ import { useOpening } from './OwnershipBanner';
 import { formatTime, isoTime } from '../format';
 import { STAGE_LABEL, useAnswerStream } from '../useAnswerStream';
 import { Markdown } from './Markdown';
-import { SentRequestView, sentProjectOf, type SentProject } from './SentRequestView';
+import { SentRequestView, sentProjectOf, sentRecalledOf, type SentProject, type SentRecalled } from './SentRequestView';
 import { ViewBoundary } from './ViewBoundary';
 import { Dialog } from './Dialog';
 import { MemoryActivity, SavedFromMessage } from './MemoryActivity';
@@ -76,6 +76,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
     onDevice: string | null;
     keywordsOnly: boolean;
     project: SentProject | null;
+    recalled: readonly SentRecalled[];
   } | null>(null);
   const [highlight, setHighlight] = useState<string | null>(focusMessageId);
   // Memories saved from messages that asked for them, by message; and what Undo removed here.
@@ -322,6 +323,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                           onDevice: meta.onDevice ?? null,
                           keywordsOnly: meta.recall === 'keywords',
                           project: sentProjectOf(meta.project),
+                          recalled: sentRecalledOf(meta.recalled),
                         })
                       }
                     >
@@ -423,6 +425,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             onDevice={sent.onDevice}
             keywordsOnly={sent.keywordsOnly}
             project={sent.project}
+            recalled={sent.recalled}
             onClose={() => setSent(null)}
           />
         </ViewBoundary>

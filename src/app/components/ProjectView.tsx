@@ -1,6 +1,6 @@
 /** A project's page (#/p/<id>): its memory mode, instructions and chats, and "New chat" in it. */
 import { formatCount } from '../../core/base/numbers';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
 import { useStartConversation } from './ConversationList';
@@ -11,7 +11,15 @@ export function ProjectView({ projectId }: { readonly projectId: string }) {
   const conversations = useEngineQuery((q) => q.conversations());
   const startNew = useStartConversation();
   const select = useUi((s) => s.selectConversation);
+  const openExplorer = useUi((s) => s.openExplorer);
+  const setPageDefault = useUi((s) => s.setProjectPageDefault);
   const [editing, setEditing] = useState(false);
+  const walled = projects.data?.find((p) => p.id === projectId)?.memory === 'project-only';
+  // On a project-only project's page, the memory views open on its memory (its wall is the point).
+  useEffect(() => {
+    setPageDefault(walled ? projectId : null);
+    return () => setPageDefault(null);
+  }, [walled, projectId, setPageDefault]);
   if (!projects.data)
     return (
       <p className="muted" role="status">
@@ -54,6 +62,9 @@ export function ProjectView({ projectId }: { readonly projectId: string }) {
         </button>
         <button type="button" onClick={() => setEditing(true)}>
           Project settings
+        </button>
+        <button type="button" onClick={() => openExplorer('memcells', null, project.id)}>
+          Memory of this project
         </button>
       </div>
       <h3>Chats</h3>

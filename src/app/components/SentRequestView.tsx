@@ -13,6 +13,31 @@ export function sentProjectOf(value: unknown): SentProject | null {
   return typeof name === 'string' && (memory === 'shared' || memory === 'project-only') ? { name, memory } : null;
 }
 
+/** One recalled item of a stored answer, with where it came from. */
+export interface SentRecalled {
+  readonly id: number;
+  readonly kind: string;
+  readonly label: string;
+  readonly from: 'project' | 'shared' | 'profile' | null;
+}
+
+const FROM_TEXT: Record<'project' | 'shared' | 'profile', string> = {
+  project: 'from this project',
+  shared: 'shared memory',
+  profile: 'profile',
+};
+
+/** The recalled items a stored answer lists (its metadata may hold anything: checked item by item). */
+export function sentRecalledOf(value: unknown): SentRecalled[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((v): SentRecalled[] => {
+    if (typeof v !== 'object' || v === null) return [];
+    const { id, kind, label, from } = v as Record<string, unknown>;
+    if (typeof id !== 'number' || typeof kind !== 'string' || typeof label !== 'string') return [];
+    return [{ id, kind, label, from: from === 'project' || from === 'shared' || from === 'profile' ? from : null }];
+  });
+}
+
 /** "What was sent": the exact messages of every LLM call behind an answer (never the API key). */
 export function SentRequestView({
   requests,
@@ -20,6 +45,7 @@ export function SentRequestView({
   onDevice = null,
   keywordsOnly = false,
   project = null,
+  recalled = [],
   onClose,
 }: {
   requests: readonly SentRequest[];
@@ -27,6 +53,7 @@ export function SentRequestView({
   onDevice?: string | null;
   keywordsOnly?: boolean;
   project?: SentProject | null;
+  recalled?: readonly SentRecalled[];
   onClose: () => void;
 }) {
   return (
@@ -54,6 +81,19 @@ export function SentRequestView({
             ? 'Its memory is project-only: every recalled item below comes from this project’s chats (and your profile, if the project allows it).'
             : 'Its memory is shared: recalled items come from all chats outside project-only projects.'}
         </p>
+      )}
+      {recalled.length > 0 && (
+        <section aria-labelledby="sent-recalled">
+          <h3 id="sent-recalled">Recalled from memory</h3>
+          <ol className="sent-recalled" data-testid="sent-recalled">
+            {recalled.map((r) => (
+              <li key={r.id} data-from={r.from ?? ''}>
+                [{r.id}] {r.kind}: {r.label}
+                {r.from && <span className="muted"> — {FROM_TEXT[r.from]}</span>}
+              </li>
+            ))}
+          </ol>
+        </section>
       )}
       {memoryOff && (
         <p className="note" data-testid="memory-off-note">

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useEngineQuery, useMemCellPages, useMemoryMutation } from '../hooks';
+import { useProjectFilter } from './ProjectPicker';
 import { formatTime, plural } from '../format';
 import { useUi } from '../uiStore';
 import type { FactView, MemCellSummary } from '../../core/explorer/explorer';
@@ -15,7 +16,8 @@ export function MemCellsTab() {
   const focus = useUi((s) => s.explorerFocus);
   const open = useUi((s) => s.openExplorer);
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
-  const pages = useMemCellPages({ limit: PAGE, order });
+  const inProject = useProjectFilter();
+  const pages = useMemCellPages({ ...inProject, limit: PAGE, order });
   // A fact id is "<memcell>:f<n>" (knowledgeRepo.saveSynthesis), so a cited fact opens its episode.
   const focusCell = focus?.kind === 'episode' ? focus.id : focus?.kind === 'fact' ? focus.id.slice(0, focus.id.lastIndexOf(':')) : null;
   const [selected, setSelected] = useState<string | null>(focusCell);

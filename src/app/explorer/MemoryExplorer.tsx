@@ -12,6 +12,7 @@ import { ProfileTab } from './ProfileTab';
 import { ForesightTab } from './ForesightTab';
 import { ForgetTab } from './ForgetTab';
 import { ViewBoundary } from '../components/ViewBoundary';
+import { ProjectPicker } from './ProjectPicker';
 import './explorer.css';
 
 const TABS: readonly { id: ExplorerTab; label: string }[] = [
@@ -29,6 +30,7 @@ const TABS: readonly { id: ExplorerTab; label: string }[] = [
 
 export function MemoryExplorer() {
   const tab = useUi((s) => s.explorerTab);
+  const project = useUi((s) => s.explorerProject);
   const open = useUi((s) => s.openExplorer);
   const returnTo = useUi((s) => s.explorerReturnTo);
   const selectConversation = useUi((s) => s.selectConversation);
@@ -50,6 +52,7 @@ export function MemoryExplorer() {
           ← Back to the conversation
         </button>
       )}
+      <ProjectPicker />
       <div className="tabs" role="tablist" aria-label="Memory views">
         {TABS.map((t, i) => (
           <button
@@ -71,7 +74,7 @@ export function MemoryExplorer() {
         ))}
       </div>
       <div className="explorer-panel" id="explorer-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
-        <ViewBoundary name={`The ${TABS.find((t) => t.id === tab)?.label ?? ''} tab`} resetKey={tab}>
+        <ViewBoundary name={`The ${TABS.find((t) => t.id === tab)?.label ?? ''} tab`} resetKey={`${tab}:${project}`}>
           {tab === 'summary' && <SummaryTab />}
           {tab === 'saved' && <SavedMemoriesTab />}
           {tab === 'overview' && <OverviewTab />}

@@ -7,7 +7,7 @@
 import { useDeferredValue, useState, type FormEvent } from 'react';
 import { useEngineClient, useEngineMutation, useEngineQuery, useFactPages, useForesightPages, useMemoryMutation } from '../hooks';
 import { Dialog } from '../components/Dialog';
-import type { ForgetKind, ProfileItemView } from '../../core/explorer/explorer';
+import type { ForgetKind, ProfileItemView, ProjectFilter } from '../../core/explorer/explorer';
 import { importedFrom } from '../../core/base/carriedMemory';
 import { queryKeys } from '../queries';
 import { formatTime } from '../format';
@@ -15,6 +15,7 @@ import { ConfirmButton } from '../components/ConfirmButton';
 import { formatCount } from '../../core/base/numbers';
 import { CarryMemoryButtons } from './CarryMemory';
 import { useUi } from '../uiStore';
+import { useProjectFilter } from './ProjectPicker';
 
 /**
  * What stays in the "Add a memory" box once `sent` is stored: only the sent text goes, so anything
@@ -49,8 +50,9 @@ export function SavedMemoriesTab() {
   // Plans still ahead when the tab opened, in pages (a stable time keeps the pages' key stable).
   const [openedAt] = useState(() => Date.now());
   const planPages = useForesightPages({ limit: 100, activeAt: openedAt });
-  const facts = useEngineQuery((x) => x.memorySearch(q, { kinds: ['fact'] }));
-  const factPages = useFactPages(source === 'all' ? { limit: FACT_PAGE } : { limit: FACT_PAGE, source });
+  const inProject = useProjectFilter();
+  const facts = useEngineQuery((x) => x.memorySearch(q, { ...inProject, kinds: ['fact'] }));
+  const factPages = useFactPages(source === 'all' ? { ...inProject, limit: FACT_PAGE } : { ...inProject, limit: FACT_PAGE, source });
   const [loadingAll, setLoadingAll] = useState(false);
   // "Show all": every page to the end (1,467 facts were 14 clicks of 100).
   const showAllFacts = async () => {
@@ -61,7 +63,10 @@ export function SavedMemoriesTab() {
       setLoadingAll(false);
     }
   };
-  const show = (k: Kind) => kind === 'all' || kind === k;
+  // With a project chosen, only facts are listed (they come from its chats); what is known about
+  // you and plans are not kept by project here, so they are not shown as if they were.
+  const byProject = inProject.project !== undefined;
+  const show = (k: Kind) => (kind === 'all' || kind === k) && (!byProject || k === 'facts');
   const bySource = (byUser: boolean) => source === 'all' || (source === 'user') === byUser;
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -125,6 +130,11 @@ export function SavedMemoriesTab() {
         <CarryMemoryButtons />
       </div>
       <GlobalSwitches />
+      {byProject && (
+        <p className="muted" data-testid="saved-project-note">
+          Showing the facts remembered from this project’s chats. What is known about you and plans ahead are listed under All.
+        </p>
+      )}
       <div className="saved-filters">
         <input
           type="search"
@@ -164,6 +174,7 @@ export function SavedMemoriesTab() {
           plansAt={plansShown ? openedAt : null}
           searchedFacts={q ? shownFacts.map((f) => f.id) : null}
           factTotal={show('facts') ? factTotal : 0}
+          inProject={inProject}
           onClose={() => setConfirmAll(false)}
         />
       )}
@@ -382,6 +393,8 @@ function DeleteAllDialog(props: {
   plansAt: number | null;
   searchedFacts: string[] | null;
   factTotal: number;
+  /** The explorer's project filter: "Delete all" deletes only the facts it lists. */
+  inProject: { readonly project?: ProjectFilter };
   onClose: () => void;
 }) {
   const { engine } = useEngineClient();
@@ -403,7 +416,12 @@ function DeleteAllDialog(props: {
       else if (props.factTotal > 0) {
         let cursor: string | null = null;
         do {
-          const page = await engine.memory.listFacts({ limit: 500, cursor, ...(props.source === 'all' ? {} : { source: props.source }) });
+          const page = await engine.memory.listFacts({
+            ...props.inProject,
+            limit: 500,
+            cursor,
+            ...(props.source === 'all' ? {} : { source: props.source }),
+          });
           items.push(...page.items.map((f) => ({ kind: 'fact' as const, id: f.id })));
           cursor = page.nextCursor;
         } while (cursor);

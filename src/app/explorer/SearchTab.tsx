@@ -4,6 +4,7 @@ import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import { MEMORY_KINDS, type MemoryKind, type MemorySearchFilters, type MemorySearchHit } from '../../core/explorer/explorer';
 import { VirtualList } from './VirtualList';
+import { useProjectFilter } from './ProjectPicker';
 
 const KIND_LABEL: Record<MemoryKind, string> = { turn: 'Messages', fact: 'Facts', episode: 'Episodes', scene: 'Themes' };
 const day = (s: string, end: boolean): number | undefined => (s ? Date.parse(`${s}T${end ? '23:59:59.999' : '00:00:00'}`) : undefined);
@@ -16,7 +17,9 @@ export function SearchTab() {
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const query = useDeferredValue(text);
+  const inProject = useProjectFilter();
   const filters: MemorySearchFilters = {
+    ...inProject,
     kinds,
     limit: 100,
     ...(conversationId ? { conversationId } : {}),

@@ -6,6 +6,7 @@
  * read, page by page. Clicking an episode opens it. Label and line share one x scale.
  */
 import { useState } from 'react';
+import { useProjectFilter } from './ProjectPicker';
 import { useEngineQuery } from '../hooks';
 import { episodeName } from '../../core/explorer/episodeLabel';
 import { useUi } from '../uiStore';
@@ -39,7 +40,8 @@ export function zoomWindow(w: Window, factor: number, at = 0.5): Window {
 export function TimelineTab() {
   const [view, setView] = useState<Window>(() => windowOnNow(Date.now()));
   const from = view.end - view.span;
-  const cells = useEngineQuery((q) => q.timelineCells(from, view.end));
+  const { project } = useProjectFilter();
+  const cells = useEngineQuery((q) => q.timelineCells(from, view.end, project));
   const oldest = useEngineQuery((q) => q.memCells({ limit: 1, order: 'asc' }));
   const foresight = useEngineQuery((q) => q.foresightAll({ activeWithin: { from, to: view.end } }));
   const open = useUi((s) => s.openExplorer);

@@ -21,6 +21,12 @@ export interface SearchOptions {
    * callers that only use the ranks, such as a candidate list fused by rank.
    */
   readonly approximate?: boolean;
+  /**
+   * Only items this accepts are ranked: the filter runs inside the index's scan, so a caller with
+   * a narrow scope (a project's few turns among many) still gets its k best, not whatever of the
+   * global top k happens to fall inside the scope.
+   */
+  readonly filter?: (id: string) => boolean;
 }
 
 export class SemanticIndex {
@@ -67,8 +73,8 @@ export class SemanticIndex {
 
   async search(vectorModelId: string, dim: number, query: Float32Array, k: number, options: SearchOptions = {}): Promise<VectorHit[]> {
     const index = await this.#load(vectorModelId, dim);
-    if (index.exact || options.approximate) return index.search(query, k);
-    const candidates = index.search(query, rescoreDepth(k));
+    if (index.exact || options.approximate) return index.search(query, k, options.filter);
+    const candidates = index.search(query, rescoreDepth(k), options.filter);
     if (candidates.length === 0) return [];
     const stored = await this.#store.getVectors(
       this.#kind,

@@ -158,6 +158,7 @@ export class AnswerService {
       ...(cleaned.dropped > 0 ? { brokenChars: cleaned.dropped } : {}),
       ...(project ? { project: { id: project.id, name: project.name, memory: project.memory } } : {}),
       citations: result.citations,
+      recalled: result.contextCitations,
       requests: result.requests,
       usage: result.usage,
     };

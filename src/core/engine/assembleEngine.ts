@@ -430,5 +430,6 @@ function foregroundAnswerSource(source: AnswerSource, foreground: ForegroundRead
     sceneMembers: (ids, n, scope) => foreground.run(() => source.sceneMembers(ids, n, scope)),
     profile: (limit, scope) => foreground.run(() => source.profile(limit, scope)),
     foresight: (now, scope) => foreground.run(() => source.foresight(now, scope)),
+    origins: (chats, cells) => foreground.run(() => source.origins(chats, cells)),
   };
 }

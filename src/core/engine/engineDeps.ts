@@ -27,7 +27,7 @@ export type VectorSearch = (
   vectorModelId: string,
   query: Float32Array,
   k: number,
-  options?: { readonly approximate?: boolean },
+  options?: { readonly approximate?: boolean; readonly filter?: (id: string) => boolean },
 ) => Promise<readonly { readonly id: string; readonly score: number }[]>;
 
 export interface MemoryEngineDeps {

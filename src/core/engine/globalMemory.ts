@@ -46,5 +46,7 @@ export function switchedAnswerSource(source: AnswerSource, switches: () => Promi
     facts: (q, o) => saved(() => source.facts(q, o), []),
     profile: (limit, scope) => saved(() => source.profile(limit, scope), []),
     foresight: (now, scope) => saved(() => source.foresight(now, scope), []),
+    // Where an item came from is not memory itself: always answered.
+    origins: (chats, cells) => source.origins(chats, cells),
   };
 }

@@ -323,7 +323,15 @@ export class Lifecycle {
         await d.store.putVectors('memcell', active.id, [{ itemId: cell.id, vector: mean }]);
         // Scenes compare centred vectors (see SemanticIndex.meanVector); centroids are stored centred.
         const centredVector = centred(mean, await d.semantic.meanVector(active.id, active.dim));
-        const scenes = (await d.episodes.scenes(active.id)).filter((s) => s.centroid !== null);
+        // A theme stays on one side of a project-only wall: a walled episode joins only themes of its
+        // own project, a shared one only themes with no walled member (a theme mixing both, made
+        // before the wall or by a move, is joined by neither).
+        const sides = await d.episodes.sceneSides(cell.conversationId);
+        const sameSide = (id: string) => {
+          const of = sides.scenes.get(id);
+          return !of || (of.size === 1 && of.has(sides.own));
+        };
+        const scenes = (await d.episodes.scenes(active.id)).filter((s) => s.centroid !== null && sameSide(s.id));
         const decision = assignScene(
           scenes.map((s) => ({ id: s.id, centroid: s.centroid!, memberCount: s.memberCount, lastActivityAt: s.lastActivityAt })),
           centredVector,

@@ -69,6 +69,11 @@ export interface EpisodeStore {
   unsynthesisedTurns(): Promise<{ conversationId: string; occurredAt: number; tokenCount: number }[]>;
   getCell(cellId: string): Promise<MemCellRecord | null>;
   scenes(vectorModelId: string): Promise<MemSceneRecord[]>;
+  /**
+   * Project walls for theme clustering: the side of a conversation (a project-only project's id,
+   * '' for shared memory) and the sides of each theme's members (storage/projectWalls.ts).
+   */
+  sceneSides(conversationId: string): Promise<{ readonly own: string; readonly scenes: ReadonlyMap<string, ReadonlySet<string>> }>;
   /** Upserts the scene's centroid/count/activity and sets the cell's scene, atomically. */
   assignScene(cellId: string, scene: MemSceneRecord, isNew: boolean, now: number): Promise<void>;
   cellsInScene(sceneId: string): Promise<MemCellRecord[]>;

@@ -64,7 +64,15 @@ export interface MemoryOverview {
   readonly backgroundErrors: readonly string[];
 }
 
+/**
+ * Which project's memory a view lists: a project's id, null for chats in no project; absent (the
+ * field left out) for all of memory. Applied in the engine's queries, never to a page afterwards.
+ */
+export type ProjectFilter = string | null;
+
 export interface MemorySearchFilters {
+  /** Only memory of this project's chats (null: of chats in no project). */
+  readonly project?: ProjectFilter;
   /** Kinds to search (default all). */
   readonly kinds?: readonly MemoryKind[];
   readonly conversationId?: string;
@@ -140,6 +148,8 @@ export interface MemCellDetail extends MemCellSummary {
 }
 
 export interface MemCellQuery {
+  /** Only episodes of this project's chats (null: of chats in no project). */
+  readonly project?: ProjectFilter;
   /** Rows to skip; prefer `cursor`, which stays right while episodes are added or deleted. */
   readonly offset?: number;
   readonly limit: number;
@@ -156,6 +166,8 @@ export interface MemCellQuery {
 
 /** A page of facts, newest first; `source` "user" = written or edited by the user. */
 export interface FactQuery {
+  /** Only facts from this project's chats (null: from chats in no project). */
+  readonly project?: ProjectFilter;
   readonly limit: number;
   readonly cursor?: string | null;
   readonly source?: 'user' | 'conversations';

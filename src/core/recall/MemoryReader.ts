@@ -120,10 +120,16 @@ export class MemoryReader {
       if (last?.question !== question) last = { question, vector: this.embed(question) };
       return last.vector;
     };
-    const nearest = async (kind: 'fact' | 'memcell', question: string, k: number): Promise<readonly VectorHit[]> => {
+    const nearest = async (
+      kind: 'fact' | 'memcell',
+      question: string,
+      k: number,
+      filter?: (id: string) => boolean,
+    ): Promise<readonly VectorHit[]> => {
       const q = await vectorOf(question);
       if (!q) return [];
-      return (kind === 'fact' ? this.#d.indexes.fact : this.#d.indexes.episode).search(q.modelId, q.dim, q.vector, k);
+      const index = kind === 'fact' ? this.#d.indexes.fact : this.#d.indexes.episode;
+      return index.search(q.modelId, q.dim, q.vector, k, filter ? { filter } : {});
     };
     return answerSourceOf(
       knowledge,

@@ -26,6 +26,8 @@ import { recallQuery } from './recallQuery';
 import type { StageUsage } from '../base/types';
 import {
   composeContext,
+  originsNeeded,
+  recalledFromOf,
   gatherContext,
   mergeParts,
   type AnswerSource,
@@ -116,6 +118,8 @@ export type AnswerMetadata = {
   /** The project the answer was given in, and so the scope its memories were recalled from. */
   readonly project?: { readonly id: string; readonly name: string; readonly memory: 'shared' | 'project-only' };
   readonly citations: readonly Citation[];
+  /** Every item the context sent held, in its numbering, each with where it was recalled from. */
+  readonly recalled?: readonly Citation[];
   readonly requests: readonly SentRequest[];
   readonly usage: Readonly<Record<AnswerStage, StageUsage>>;
 };
@@ -347,13 +351,25 @@ export async function* answerQuestion(
       stoppedError,
     );
   // Excerpts are cut around the words recall searched with (recallQuery.ts), not every word of a long paste.
-  const compose = (parts: ContextParts): ComposedContext =>
-    composeContext(parts, { budgetTokens, now, countTokens: count, timeZone, query: recallQuery(question) });
+  // Where each recalled item comes from (this project, shared memory, the profile) is decided here,
+  // as the request is built, and stored with the answer: a chat moved later does not rewrite it.
+  const compose = async (parts: ContextParts): Promise<ComposedContext> => {
+    const needed = originsNeeded(parts);
+    const origins = await deps.source.origins(needed.conversationIds, needed.memcellIds);
+    return composeContext(parts, {
+      budgetTokens,
+      now,
+      countTokens: count,
+      timeZone,
+      query: recallQuery(question),
+      recalledFrom: recalledFromOf(origins, options.project?.id ?? null),
+    });
+  };
 
   throwIfAborted(signal);
   yield { type: 'status', stage: 'retrieval' };
   let parts = await gather(question);
-  let context = compose(parts);
+  let context = await compose(parts);
   throwIfAborted(signal);
 
   const requests: SentRequest[] = [];
@@ -397,7 +413,7 @@ export async function* answerQuestion(
       yield { type: 'status', stage: 'follow-up' };
       const extra = await Promise.all(sufficiency.followUps.map((q) => gather(q)));
       parts = mergeParts(parts, extra);
-      context = compose(parts);
+      context = await compose(parts);
       rounds = 2;
       throwIfAborted(signal);
     }

@@ -65,6 +65,8 @@ export interface AnswerSource {
   profile(limit?: number, scope?: MemoryScope): Promise<readonly ProfileItem[]>;
   /** Active foresight inside `scope` not yet over at `now` (current and upcoming). */
   foresight(now: number, scope?: MemoryScope): Promise<readonly ForesightItem[]>;
+  /** The project of each of these chats and episodes (absent from the maps: unknown or gone). */
+  origins(conversationIds: readonly string[], memcellIds: readonly string[]): Promise<ContextOrigins>;
 }
 
 export interface ContextParts {
@@ -259,6 +261,52 @@ export interface Citation {
   readonly ref: string;
   /** The conversation of a turn or episode (so the UI can open it). */
   readonly conversationId?: string;
+  /**
+   * Where the item was recalled from, seen from the answer's project, decided when the request is
+   * built (RecalledFrom); absent when the caller did not ask (the benchmarks).
+   */
+  readonly from?: RecalledFrom;
+}
+
+/**
+ * The scope of a recalled item: the answer's own project's chats, memory shared by every chat
+ * outside project-only projects, or the profile (what is known about the person, and plans saved
+ * without a chat).
+ */
+export type RecalledFrom = 'project' | 'shared' | 'profile';
+
+/** Which project each chat and episode of a context belongs to (null: no project). */
+export interface ContextOrigins {
+  readonly conversations: ReadonlyMap<string, string | null>;
+  readonly cells: ReadonlyMap<string, string | null>;
+}
+
+/** Where each item of `parts` comes from, for an answer asked in `projectId` (null: in no project). */
+export function recalledFromOf(
+  origins: ContextOrigins,
+  projectId: string | null,
+): (item: { readonly kind: CitationKind; readonly conversationId?: string; readonly memcellId?: string | null }) => RecalledFrom {
+  return (item) => {
+    if (item.kind === 'profile') return 'profile';
+    const project =
+      item.conversationId !== undefined
+        ? origins.conversations.get(item.conversationId)
+        : item.memcellId
+          ? origins.cells.get(item.memcellId)
+          : undefined;
+    // A plan saved without a chat belongs to the person, like the profile.
+    if (project === undefined) return item.kind === 'foresight' && !item.memcellId ? 'profile' : 'shared';
+    return projectId !== null && project === projectId ? 'project' : 'shared';
+  };
+}
+
+/** The chats and episodes whose project `recalledFromOf` needs for these parts. */
+export function originsNeeded(parts: ContextParts): { readonly conversationIds: string[]; readonly memcellIds: string[] } {
+  const conversationIds = new Set([...parts.turns.map((t) => t.conversationId), ...parts.episodes.map((e) => e.conversationId)]);
+  const memcellIds = new Set(
+    [...parts.facts.map((f) => f.memcellId), ...parts.foresight.map((f) => f.memcellId)].filter((id): id is string => !!id),
+  );
+  return { conversationIds: [...conversationIds], memcellIds: [...memcellIds] };
 }
 
 export interface ComposedContext {
@@ -288,6 +336,8 @@ export interface ComposeOptions {
   readonly query?: string;
   /** Cut around the question's words (default RETRIEVAL_CONFIG.context.focus); needs `query`. */
   readonly focus?: boolean;
+  /** Names where each cited item comes from (recalledFromOf); omitted: citations carry no `from`. */
+  readonly recalledFrom?: ReturnType<typeof recalledFromOf>;
 }
 
 /** Foresight that still holds or is upcoming at `now`; expired and dismissed items never are. */
@@ -326,6 +376,8 @@ interface Candidate {
   readonly ref: string;
   readonly label: string;
   readonly conversationId?: string;
+  /** The episode a fact or plan was found in (for `from`; not part of the citation). */
+  readonly memcellId?: string | null;
   /** The line without its [n] marker. */
   readonly body: string;
   /** Order within the section once selected (time order reads best). */
@@ -382,6 +434,7 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
         return {
           kind: 'foresight',
           ref: f.id,
+          memcellId: f.memcellId,
           label: clip(f.content, 60),
           body: `${upcoming ? '(upcoming) ' : ''}${clip(f.content, maxChars)}${when ? ` (${when})` : ''}`,
           order: f.startAt ?? i,
@@ -411,6 +464,7 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
         return {
           kind: 'fact',
           ref: f.id,
+          memcellId: f.memcellId,
           label: clip(f.content, 60),
           body: `${when !== null ? `${d(when)} · ` : ''}${f.speaker}: ${clip(f.content, maxChars)}${validity}`,
           order: when ?? Number.MAX_SAFE_INTEGER - 1000 + i,
@@ -464,6 +518,7 @@ export function composeContext(parts: ContextParts, options: ComposeOptions): Co
         label: item.label,
         ref: item.ref,
         ...(item.conversationId !== undefined ? { conversationId: item.conversationId } : {}),
+        ...(options.recalledFrom ? { from: options.recalledFrom(item) } : {}),
       });
       return `[${id}] ${item.body}`;
     });

@@ -9,7 +9,7 @@
  */
 import type { Message } from '../base/types';
 import type { ForesightItem, ProfileItem } from '../synthesis/knowledge';
-import type { AnswerSource, ContextEpisode, ContextFact, KnowledgeQueryOptions } from './answerContext';
+import type { AnswerSource, ContextEpisode, ContextFact, ContextOrigins, KnowledgeQueryOptions } from './answerContext';
 import { hybridSearch, type VectorHit } from './hybridSearch';
 import { inMemoryScope, type MemoryScope } from './memoryScope';
 
@@ -26,6 +26,8 @@ export interface KnowledgeSource {
   lexicalEpisodes(query: string, options: KnowledgeQueryOptions): Promise<readonly ContextEpisode[]>;
   /** The synthesised episodes with these ids (any order; missing ones and ones outside `scope` are skipped). */
   episodesByIds(ids: readonly string[], scope?: MemoryScope): Promise<readonly ContextEpisode[]>;
+  /** The ids of the facts or episodes (any status) of these conversations. */
+  itemsOf(kind: 'fact' | 'memcell', conversationIds: readonly string[]): Promise<ReadonlySet<string>>;
   /** For each message id, the synthesised episode holding that turn (absent when none). */
   episodesOfTurns(messageIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /** Synthesised members of these scenes inside `scope`, most recent first, at most `limitPerScene` each. */
@@ -37,6 +39,8 @@ export interface KnowledgeSource {
   profile(limit?: number, scope?: MemoryScope): Promise<readonly ProfileItem[]>;
   /** Active foresight inside `scope` not yet over at `now` (current and upcoming). */
   foresight(now: number, scope?: MemoryScope): Promise<readonly ForesightItem[]>;
+  /** The project (null: none) of each of these chats and episodes that still exists. */
+  origins(conversationIds: readonly string[], memcellIds: readonly string[]): Promise<ContextOrigins>;
 }
 
 /** The engine's recall, narrowed to what answering uses. */
@@ -45,8 +49,37 @@ export type TurnRecall = (
   options: { limit?: number; now?: number; conversationId?: string; scope?: MemoryScope },
 ) => Promise<{ readonly turns: readonly { readonly message: Message }[] }>;
 
-/** Nearest facts or episodes to the query text, best first (cosine). */
-export type KnowledgeVectorSearch = (kind: 'fact' | 'memcell', query: string, k: number) => Promise<readonly VectorHit[]>;
+/**
+ * Nearest facts or episodes to the query text, best first (cosine); with `filter`, only the items
+ * it accepts are ranked (inside the index's scan, so a narrow scope still gets k hits).
+ */
+export type KnowledgeVectorSearch = (
+  kind: 'fact' | 'memcell',
+  query: string,
+  k: number,
+  filter?: (id: string) => boolean,
+) => Promise<readonly VectorHit[]>;
+
+/**
+ * The filter a scoped vector search runs (undefined when nothing is restricted): the ids of the
+ * facts or episodes of the allowed conversations, or of the walled ones, read once per question.
+ */
+async function scopeFilter(
+  knowledge: KnowledgeSource,
+  kind: 'fact' | 'memcell',
+  conversationId: string | undefined,
+  scope: MemoryScope | undefined,
+): Promise<((id: string) => boolean) | undefined> {
+  const within = scope?.only;
+  const only = conversationId === undefined ? within : within ? within.filter((c) => c === conversationId) : [conversationId];
+  const without = scope?.without?.length ? scope.without : undefined;
+  if (!only && !without) return undefined;
+  const [allowed, walled] = await Promise.all([
+    only ? knowledge.itemsOf(kind, only) : null,
+    without ? knowledge.itemsOf(kind, without) : null,
+  ]);
+  return (id) => (!allowed || allowed.has(id)) && !walled?.has(id);
+}
 
 /** A temporary chat consults no memory. */
 export const EMPTY_ANSWER_SOURCE: AnswerSource = {
@@ -58,13 +91,20 @@ export const EMPTY_ANSWER_SOURCE: AnswerSource = {
   sceneMembers: async () => [],
   profile: async () => [],
   foresight: async () => [],
+  origins: async () => ({ conversations: new Map(), cells: new Map() }),
 };
 
 export function answerSourceOf(knowledge: KnowledgeSource, recall: TurnRecall, vectors?: KnowledgeVectorSearch): AnswerSource {
-  const nearest = async (kind: 'fact' | 'memcell', query: string, k: number): Promise<readonly VectorHit[]> => {
+  const nearest = async (
+    kind: 'fact' | 'memcell',
+    query: string,
+    k: number,
+    options: { readonly conversationId?: string; readonly scope?: MemoryScope },
+  ): Promise<readonly VectorHit[]> => {
     if (!vectors || !query.trim()) return [];
     try {
-      return await vectors(kind, query, k);
+      const filter = await scopeFilter(knowledge, kind, options.conversationId, options.scope);
+      return await vectors(kind, query, k, filter);
     } catch {
       return []; // vectors are an index: a missing model must not stop a lexical answer
     }
@@ -86,7 +126,7 @@ export function answerSourceOf(knowledge: KnowledgeSource, recall: TurnRecall, v
       const depth = options.limit * 2;
       const [lexical, vector] = await Promise.all([
         knowledge.lexicalFacts(query, { ...options, limit: depth }),
-        nearest('fact', query, depth),
+        nearest('fact', query, depth, options),
       ]);
       const scope = {
         ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}),
@@ -99,7 +139,7 @@ export function answerSourceOf(knowledge: KnowledgeSource, recall: TurnRecall, v
       const depth = options.limit * 2;
       const [lexical, vector] = await Promise.all([
         knowledge.lexicalEpisodes(query, { ...options, limit: depth }),
-        nearest('memcell', query, depth),
+        nearest('memcell', query, depth, options),
       ]);
       const hits = await hybridSearch({
         lexical,
@@ -125,5 +165,6 @@ export function answerSourceOf(knowledge: KnowledgeSource, recall: TurnRecall, v
       return limit === undefined ? items : items.slice(0, limit);
     },
     foresight: (now, scope) => (scope ? knowledge.foresight(now, scope) : knowledge.foresight(now)),
+    origins: (conversationIds, memcellIds) => knowledge.origins(conversationIds, memcellIds),
   };
 }

@@ -7,10 +7,11 @@
  * memory (measured on the scale benchmark, bench/scale.ts).
  *
  * Okapi BM25 as FTS5 computes it (k1 1.2, b 0.75, idf log((N − n + 0.5) / (n + 0.5)), floored just
- * above 0). Words are compared by a light suffix stem, standing in for the index's porter stemmer:
- * close enough to count a turn's "dogs" for the question's "dog".
+ * above 0). Words are compared by their Porter stem, as the index's porter tokenizer compares them:
+ * a turn's "dogs" counts for the question's "dog", its "baked" for "bake".
  */
 import { terms as textTerms } from '../base/text';
+import { porterStem } from './porterStem';
 
 export interface TermStats {
   /** Turns in the index. */
@@ -24,23 +25,9 @@ export interface TermStats {
 const K1 = 1.2;
 const B = 0.75;
 
-/** A light English suffix stem (plural, -ing, -ed, -ly); other words and scripts unchanged. */
+/** A word's key for matching: its Porter stem, as the index's porter tokenizer stores it (porterStem.ts). */
 export function stemKey(word: string): string {
-  if (word.length <= 4 || !/^[a-z]+$/.test(word)) return word;
-  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  for (const suffix of ['ing', 'ed', 'ly', 'es', 's']) {
-    if (word.endsWith(suffix) && word.length - suffix.length >= 3) {
-      const stem = word.slice(0, -suffix.length);
-      // "running" → "run", "planned" → "plan": a doubled final consonant goes with the suffix.
-      return (suffix === 'ing' || suffix === 'ed') &&
-        stem.length > 3 &&
-        stem[stem.length - 1] === stem[stem.length - 2] &&
-        !/[aeiouls]/.test(stem[stem.length - 1]!)
-        ? stem.slice(0, -1)
-        : stem;
-    }
-  }
-  return word;
+  return porterStem(word);
 }
 
 const PLAIN = /^[ -~\t\n\r]*$/;
@@ -123,7 +110,13 @@ interface Counted {
  */
 function termCounter(keys: readonly string[]): (text: string) => Counted {
   const slot = new Map(keys.map((k, i) => [k, i]));
-  const heads = new Set(keys.map((k) => k.slice(0, 3)));
+  // A word's stem starts as the word does, but for a y turned to i ("days" → "dai"): its head is the key's with y.
+  const heads = new Set(
+    keys.flatMap((k) => {
+      const head = k.slice(0, 3);
+      return head.length === 3 && head[2] === 'i' ? [head, `${head.slice(0, 2)}y`] : [head];
+    }),
+  );
   const headList = [...heads].filter((h) => /^[a-z0-9]+$/.test(h));
   const candidates =
     headList.length === heads.size && heads.size > 0 ? new RegExp(`(?<![a-z0-9])(?:${headList.join('|')})[a-z0-9]*`, 'g') : null;
@@ -139,7 +132,7 @@ function termCounter(keys: readonly string[]): (text: string) => Counted {
     }
     const words = wordsOf(text);
     for (const w of words) {
-      if (!heads.has(w.slice(0, 3))) continue;
+      if (!heads.has(w.slice(0, 3)) && !heads.has(w.slice(0, 2))) continue;
       const i = slot.get(stemKey(w));
       if (i !== undefined) tf[i]!++;
     }

@@ -173,8 +173,8 @@ export const RETRIEVAL_CONFIG: RetrievalConfig = {
     lexical: 1,
     vector: 0.2,
   },
-  // relative list beside the turn index's (weights 0.5 / 0.5): 56.2 / 78.5 / 90.8; alone 57.0 / 75.8 / 89.2; see docs/retrieval-tuning.md#relative-bm25-list
-  fielded: { pool: 200, ownPool: 0, b: 0.75, bContext: 0.75, delta: 0.5, prf: false, weight: 1, mode: 'relative' },
+  // weight 1 → 0.9 (Porter): 60.9 → 61.1 / 78.5 → 78.9 / 90.4 → 91.5, @5 −0.4 / −0.3 / −1.7; see docs/retrieval-tuning.md#relative-bm25-list
+  fielded: { pool: 200, ownPool: 0, b: 0.75, bContext: 0.75, delta: 0.5, prf: false, weight: 0.9, mode: 'relative' },
   // neighbour context 0 → −8.0 (LoCoMo dev), caption 0 → −0.6; see docs/retrieval-tuning.md#turn-index-column-weights
   fields: { speaker: 0.2, content: 1, caption: 0.6, before: 0.5, after: 0.5, timeline: 0.1 },
   // 0.5 → 0.3: LongMemEval dev 89.2 → 91.1, LoCoMo unchanged; see docs/retrieval-tuning.md#neighbour-weights-for-the-users-own-words

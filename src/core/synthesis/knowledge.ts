@@ -186,6 +186,11 @@ export interface KnowledgeStore {
   /** Items with status active or conflict. */
   profileItems(): Promise<ProfileItem[]>;
   /**
+   * For each evidence entry (episode id or `message:<id>`) behind a project-only wall, its project;
+   * entries on the shared side are absent (storage/projectWalls.ts).
+   */
+  wallsOfEvidence(evidence: readonly string[]): Promise<ReadonlyMap<string, string>>;
+  /**
    * Reads the current items (active and conflict) and applies the changes `plan` derives from
    * them, with their history rows, in one transaction (so a concurrent user edit is not lost).
    */

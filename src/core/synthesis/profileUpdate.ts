@@ -7,7 +7,7 @@
 import type { LlmUsage } from '../base/ports';
 import { normaliseText } from '../base/text';
 import { newId } from '../base/ids';
-import { MESSAGE_EVIDENCE, type ProfileChange, type ProfileItem, type ProfileKind } from './knowledge';
+import { MESSAGE_EVIDENCE, type ProfileChange, type ProfileItem, type ProfileKind, type SceneDigest } from './knowledge';
 import { loadTokenCounter, type TokenCounter } from '../base/tokens';
 import {
   buildProfilePrompt,
@@ -58,7 +58,54 @@ export async function updateProfile(
     limit: options.sceneLimit ?? 8,
   });
   if (scenes.length === 0) return { changes: [], skipped: 0, usage: null, calls: 0, clippedScenes: 0, hiddenItems: 0 };
-  const [items, subjects] = await Promise.all([deps.store.profileItems(), deps.store.profileSubjects(4)]);
+  const [allItems, subjects] = await Promise.all([deps.store.profileItems(), deps.store.profileSubjects(4)]);
+  // Project walls: each side's themes go with that side's profile items only, in requests of their
+  // own, so a project-only project's themes never share a request with shared memory (nor with
+  // another project's), and what the model proposes from them carries only their evidence.
+  const walls = await deps.store.wallsOfEvidence([...scenes.flatMap((sc) => sc.memberIds), ...allItems.flatMap((p) => p.evidence)]);
+  const sideOf = (evidence: readonly string[]): string | null => {
+    const sides = new Set(evidence.map((e) => walls.get(e) ?? ''));
+    return sides.size === 0 ? '' : sides.size === 1 ? [...sides][0]! : null; // null: mixed, on no side
+  };
+  const bySide = new Map<string, SceneDigest[]>();
+  for (const sc of scenes) {
+    // A theme with no member left has no side to be sure of: its summary may be a walled one.
+    const side = sc.memberIds.length ? sideOf(sc.memberIds) : null;
+    if (side !== null) bySide.set(side, [...(bySide.get(side) ?? []), sc]);
+  }
+  const total: MutableResult = { changes: [], skipped: 0, usage: null, calls: 0, clippedScenes: 0, hiddenItems: 0 };
+  for (const [side, sideScenes] of bySide) {
+    const items = allItems.filter((p) => sideOf(p.evidence) === side);
+    const ids = new Set(items.map((p) => p.id));
+    const r = await updateSide(deps, options, sideScenes, items, subjects, (current) => current.filter((p) => ids.has(p.id)));
+    total.changes.push(...r.changes);
+    total.skipped += r.skipped;
+    total.calls += r.calls;
+    total.clippedScenes += r.clippedScenes;
+    total.hiddenItems += r.hiddenItems;
+    if (r.usage) total.usage = total.usage ? sumUsage(total.usage, r.usage) : r.usage;
+  }
+  return total;
+}
+
+type MutableResult = { -readonly [K in keyof ProfileUpdateResult]: ProfileUpdateResult[K] } & { changes: ProfileChange[] };
+
+function sumUsage(a: LlmUsage, b: LlmUsage): LlmUsage {
+  const sum = { promptTokens: 0, completionTokens: 0, estimated: false };
+  addUsage(sum, a);
+  addUsage(sum, b);
+  return sum;
+}
+
+/** One side of the walls: its themes against its profile items (`mine` keeps the current items to that side at write time). */
+async function updateSide(
+  deps: SynthesisDeps,
+  options: SynthesisCallOptions & { cap?: number },
+  scenes: readonly SceneDigest[],
+  items: readonly ProfileItem[],
+  subjects: readonly string[],
+  mine: (current: readonly ProfileItem[]) => readonly ProfileItem[],
+): Promise<ProfileUpdateResult> {
   const sorted = [...items].sort((a, b) => a.key.localeCompare(b.key));
   const itemByLabel = new Map<string, string>();
   sorted.forEach((p, i) => {
@@ -142,7 +189,8 @@ export async function updateProfile(
   const times = await deps.store.memcellEndTimes([...evidenceIds]);
   const now = deps.clock.now();
   const changes = await deps.store.updateProfileItems(
-    (current) => planProfileChanges(current, ops, { times, now, cap: options.cap ?? DEFAULT_PROFILE_CAP, newId: deps.newId ?? newId }),
+    (current) =>
+      planProfileChanges(mine(current), ops, { times, now, cap: options.cap ?? DEFAULT_PROFILE_CAP, newId: deps.newId ?? newId }),
     now,
   );
   return { changes, skipped, usage, calls: batches.length, clippedScenes, hiddenItems };

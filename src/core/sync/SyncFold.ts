@@ -1,0 +1,226 @@
+/**
+ * The deterministic fold: every synced event a device holds, its own and others', in any order and
+ * with duplicates, becomes one state — the same state on every device holding the same events.
+ * The rules are the ones docs/sync-spike.md states ("Conflict rules", "Deletion propagation"):
+ *
+ * - Events are deduplicated by id: a duplicated delivery changes nothing.
+ * - "Later wins" compares (hlc, event id); the hlc already ends in the device id, so equal clock
+ *   readings are broken by device id. Renames, moves, switches, edits and settings are each a
+ *   separate last-writer-wins register.
+ * - The first `conversation.created`, `turn.appended` or `memory.written` for an id (lowest hlc)
+ *   fixes the record; a later one with the same id is a no-op, so the same history imported on two
+ *   devices yields each turn once. An edit never creates a record.
+ * - A tombstone (`turn.deleted`, `memory.deleted`) wins over every edit and every append of that id,
+ *   whatever the clocks, and a deleted turn takes with it every derived record made from it.
+ * - `derived.recorded` is keyed by the hash of its `madeFrom`: the lowest hlc wins, later ones drop.
+ *
+ * Each rule keeps the minimum or maximum of a total order, or a set union, so adding events in any
+ * order reaches the same state; that is what makes the fold incremental (`add`) and still exact.
+ * Known limit: an id names one event; two *different* events under one id (a writer bug, as sealing
+ * binds the id) keep whichever arrived first.
+ */
+import { canonicalHash } from './canonicalHash';
+import type { SyncEvent } from './syncEvents';
+
+type Value = string | number | boolean | null;
+type Of<K extends SyncEvent['kind']> = Extract<SyncEvent, { kind: K }>;
+
+export interface FoldedConversation {
+  readonly id: string;
+  readonly title: string;
+  readonly createdAt: number;
+  readonly projectId: string | null;
+  readonly useMemory: boolean;
+  readonly remember: boolean;
+}
+
+export interface FoldedTurn {
+  readonly id: string;
+  readonly conversationId: string;
+  readonly role: 'user' | 'assistant' | 'system';
+  readonly text: string;
+  readonly occurredAt: number;
+  readonly edited: boolean;
+}
+
+export interface FoldedMemory {
+  readonly id: string;
+  readonly text: string;
+  readonly edited: boolean;
+}
+
+export interface FoldedDerived {
+  /** SHA-256 over the canonical `madeFrom` (turn ids sorted and unique, generator). */
+  readonly key: string;
+  readonly derivedKind: Of<'derived.recorded'>['derivedKind'];
+  readonly madeFrom: { readonly turnIds: readonly string[]; readonly generator: string };
+  readonly payload: unknown;
+  /** The winning event, so a device can tell whether its own record was kept. */
+  readonly eventId: string;
+}
+
+/** Arrays are sorted (by id, key or name) so the state serialises and hashes identically everywhere. */
+export interface SyncState {
+  readonly conversations: readonly FoldedConversation[];
+  readonly turns: readonly FoldedTurn[];
+  readonly memories: readonly FoldedMemory[];
+  readonly settings: readonly { readonly name: string; readonly value: Value }[];
+  readonly derived: readonly FoldedDerived[];
+  readonly deletedTurnIds: readonly string[];
+  readonly deletedMemoryIds: readonly string[];
+}
+
+interface Stamp {
+  readonly hlc: string;
+  readonly id: string;
+}
+
+/** True when `a` is later than `b` in the fold's total order. */
+function later(a: Stamp, b: Stamp): boolean {
+  return a.hlc !== b.hlc ? a.hlc > b.hlc : a.id > b.id;
+}
+
+/** Keeps the latest (or, with `first`, the earliest) event per key. */
+class Registers<E extends Stamp> {
+  readonly byKey = new Map<string, E>();
+  constructor(private readonly first = false) {}
+  offer(key: string, event: E): void {
+    const held = this.byKey.get(key);
+    if (!held || (this.first ? later(held, event) : later(event, held))) this.byKey.set(key, event);
+  }
+  get(key: string): E | undefined {
+    return this.byKey.get(key);
+  }
+}
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const sortedStrings = (values: Iterable<string>) => [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+export function madeFromKey(madeFrom: { readonly turnIds: readonly string[]; readonly generator: string }): string {
+  return canonicalHash({ turnIds: sortedStrings(new Set(madeFrom.turnIds)), generator: madeFrom.generator });
+}
+
+export class SyncFold {
+  private readonly seen = new Set<string>();
+  private readonly created = new Registers<Of<'conversation.created'>>(true);
+  private readonly titles = new Registers<Of<'conversation.renamed'>>();
+  private readonly moves = new Registers<Of<'conversation.moved'>>();
+  private readonly switches = new Registers<Of<'conversation.switched'>>();
+  private readonly appended = new Registers<Of<'turn.appended'>>(true);
+  private readonly turnEdits = new Registers<Of<'turn.edited'>>();
+  private readonly deletedTurns = new Set<string>();
+  private readonly written = new Registers<Of<'memory.written'>>(true);
+  private readonly memoryEdits = new Registers<Of<'memory.edited'>>();
+  private readonly deletedMemories = new Set<string>();
+  private readonly settings = new Registers<Of<'setting.set'>>();
+  private readonly derived = new Registers<Of<'derived.recorded'> & { readonly key: string }>(true);
+
+  /** Adds events; returns how many were new (not seen before by id). */
+  add(events: Iterable<SyncEvent>): number {
+    let added = 0;
+    for (const event of events) {
+      if (this.seen.has(event.id)) continue;
+      this.seen.add(event.id);
+      added += 1;
+      this.apply(event);
+    }
+    return added;
+  }
+
+  /** How many distinct events have been folded. */
+  get size(): number {
+    return this.seen.size;
+  }
+
+  private apply(e: SyncEvent): void {
+    switch (e.kind) {
+      case 'conversation.created':
+        return this.created.offer(e.conversationId, e);
+      case 'conversation.renamed':
+        return this.titles.offer(e.conversationId, e);
+      case 'conversation.moved':
+        return this.moves.offer(e.conversationId, e);
+      case 'conversation.switched':
+        return this.switches.offer(`${e.conversationId}\u0000${e.switch}`, e);
+      case 'turn.appended':
+        return this.appended.offer(e.turnId, e);
+      case 'turn.edited':
+        return this.turnEdits.offer(e.turnId, e);
+      case 'turn.deleted':
+        this.deletedTurns.add(e.turnId);
+        return;
+      case 'memory.written':
+        return this.written.offer(e.memoryId, e);
+      case 'memory.edited':
+        return this.memoryEdits.offer(e.memoryId, e);
+      case 'memory.deleted':
+        this.deletedMemories.add(e.memoryId);
+        return;
+      case 'setting.set':
+        return this.settings.offer(e.name, e);
+      case 'derived.recorded': {
+        const key = madeFromKey(e.madeFrom);
+        return this.derived.offer(key, { ...e, key });
+      }
+    }
+  }
+
+  state(): SyncState {
+    const conversations = [...this.created.byKey.values()].map((c): FoldedConversation => {
+      const on = (name: 'useMemory' | 'remember') => this.switches.get(`${c.conversationId}\u0000${name}`)?.on ?? true;
+      return {
+        id: c.conversationId,
+        title: this.titles.get(c.conversationId)?.title ?? c.title,
+        createdAt: c.createdAt,
+        projectId: this.moves.get(c.conversationId)?.projectId ?? null,
+        useMemory: on('useMemory'),
+        remember: on('remember'),
+      };
+    });
+    const turns = [...this.appended.byKey.values()]
+      .filter((t) => !this.deletedTurns.has(t.turnId))
+      .map((t): FoldedTurn => {
+        const edit = this.turnEdits.get(t.turnId);
+        const { conversationId, role, occurredAt } = t;
+        return { id: t.turnId, conversationId, role, text: edit?.text ?? t.text, occurredAt, edited: edit !== undefined };
+      });
+    const memories = [...this.written.byKey.values()]
+      .filter((m) => !this.deletedMemories.has(m.memoryId))
+      .map((m): FoldedMemory => {
+        const edit = this.memoryEdits.get(m.memoryId);
+        return { id: m.memoryId, text: edit?.text ?? m.text, edited: edit !== undefined };
+      });
+    const derived = [...this.derived.byKey.values()]
+      .filter((d) => !d.madeFrom.turnIds.some((id) => this.deletedTurns.has(id)))
+      .map((d): FoldedDerived => ({
+        key: d.key,
+        derivedKind: d.derivedKind,
+        madeFrom: { turnIds: sortedStrings(new Set(d.madeFrom.turnIds)), generator: d.madeFrom.generator },
+        payload: d.payload,
+        eventId: d.id,
+      }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const settings = sortedStrings(this.settings.byKey.keys()).map((name) => ({ name, value: this.settings.get(name)!.value }));
+    return {
+      conversations: conversations.sort(byId),
+      turns: turns.sort(byId),
+      memories: memories.sort(byId),
+      settings,
+      derived,
+      deletedTurnIds: sortedStrings(this.deletedTurns),
+      deletedMemoryIds: sortedStrings(this.deletedMemories),
+    };
+  }
+}
+
+/** Folds a whole event set (any order, duplicates allowed). */
+export function foldEvents(events: Iterable<SyncEvent>): SyncState {
+  const fold = new SyncFold();
+  fold.add(events);
+  return fold.state();
+}
+
+/** SHA-256 (hex) over the canonical serialisation of a folded state: equal on two devices iff their states are. */
+export function syncStateHash(state: SyncState): string {
+  return canonicalHash(state);
+}
