@@ -338,6 +338,12 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await check('delete episode');
     await escape(deleteEpisode);
 
+    // The Summary: made (by the endpoint, or from the items if its reply is not a summary), then swept.
+    await tab('Summary');
+    await page.getByRole('button', { name: /^(Make summary|Refresh)$/ }).click();
+    await expect(page.getByTestId('summary-sentence').first()).toBeVisible({ timeout: 60_000 });
+    await check('explorer Summary');
+
     await tab('Saved memories');
     const saved = page.getByTestId('saved-item');
     await expect(saved.first()).toBeVisible();

@@ -225,6 +225,33 @@ const rows: Row[] = [
     },
   },
   {
+    // The summary keeps its sentences under a meta key: deleting the memory a sentence quotes removes the sentence.
+    path: 'delete a saved memory the Summary quotes',
+    endpoint: false,
+    run: async (page) => {
+      await page.goto('/');
+      const saved = await openSavedMemories(page);
+      for (const text of [`${MARKER} is what I named my sourdough starter; it lives in the blue jar on the kitchen shelf.`, OTHER]) {
+        await saved.getByLabel('Add a memory').fill(text);
+        await saved.getByRole('button', { name: 'Save memory' }).click();
+        await expect(saved.getByTestId('saved-item').filter({ hasText: text.slice(0, 40) })).toHaveCount(1);
+      }
+      await page.getByRole('tab', { name: 'Summary', exact: true }).click();
+      const summary = page.getByTestId('memory-summary');
+      await summary.getByRole('button', { name: 'Make summary' }).click();
+      await expect(summary.getByTestId('summary-sentence').filter({ hasText: MARKER })).toHaveCount(1);
+      await expect(summary.getByTestId('summary-sentence').filter({ hasText: OTHER_WORDS })).toHaveCount(1);
+      await openSavedMemories(page);
+      const item = saved.getByTestId('saved-item').filter({ hasText: MARKER });
+      await item.getByRole('button', { name: /^Delete “/ }).click();
+      await confirmIn(page, 'Delete saved memory', 'Forget for good');
+      await expect(saved.getByTestId('saved-item').filter({ hasText: MARKER })).toHaveCount(0);
+      await page.getByRole('tab', { name: 'Summary', exact: true }).click();
+      await expect(summary.getByTestId('summary-sentence').filter({ hasText: OTHER_WORDS })).toHaveCount(1);
+      await expect(summary).not.toContainText(MARKER);
+    },
+  },
+  {
     path: 'delete a message the profile was drawn from',
     endpoint: true,
     run: async (page) => {

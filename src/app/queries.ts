@@ -55,6 +55,7 @@ export const queryKeys = {
   forgetPreview: (q: string) => ['explorer', 'forget-preview', q] as const,
   savedMemories: (q: string) => ['explorer', 'saved', q] as const,
   messageMemories: ['explorer', 'from-messages'] as const,
+  memorySummary: ['explorer', 'summary'] as const,
 };
 
 /** The query option factories over one engine client. */
@@ -205,6 +206,8 @@ export function engineQueries(client: EngineClient) {
     profile: () => queryOptions({ queryKey: queryKeys.profile, queryFn: () => engine.profile.list() }),
     /** Memories saved from messages that asked for them: the chat's notice under each. */
     messageMemories: () => queryOptions({ queryKey: queryKeys.messageMemories, queryFn: () => engine.profile.fromMessages() }),
+    /** The kept memory summary (no model call) and whether it is stale. */
+    memorySummary: () => queryOptions({ queryKey: queryKeys.memorySummary, queryFn: () => engine.profile.summary() }),
     foresightPages: (query: Omit<ForesightQuery, 'cursor'>) =>
       infiniteQueryOptions({
         queryKey: queryKeys.foresightPages(query),

@@ -18,7 +18,18 @@ import { useEffect } from 'react';
 import { useUi, type ExplorerProject, type ExplorerTab } from './uiStore';
 
 const LAST_ROUTE = 'recollect.lastRoute';
-const TABS: readonly ExplorerTab[] = ['saved', 'overview', 'timeline', 'search', 'memcells', 'scenes', 'profile', 'foresight', 'forget'];
+const TABS: readonly ExplorerTab[] = [
+  'summary',
+  'saved',
+  'overview',
+  'timeline',
+  'search',
+  'memcells',
+  'scenes',
+  'profile',
+  'foresight',
+  'forget',
+];
 
 export type Route =
   | { readonly kind: 'home' }

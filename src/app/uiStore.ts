@@ -14,7 +14,8 @@ export type Panel = 'settings' | 'models' | null;
 
 /** What the main area shows: the chat, or the memory explorer. */
 export type MainView = 'chat' | 'memory';
-export type ExplorerTab = 'saved' | 'overview' | 'timeline' | 'search' | 'memcells' | 'scenes' | 'profile' | 'foresight' | 'forget';
+export type ExplorerTab =
+  'summary' | 'saved' | 'overview' | 'timeline' | 'search' | 'memcells' | 'scenes' | 'profile' | 'foresight' | 'forget';
 /** The explorer's project filter: every project, chats in no project, or one project's id. */
 export type ExplorerProject = 'all' | 'none' | (string & {});
 

@@ -17,6 +17,7 @@ import type { VectorIndexFactory } from '../core/capture/vectorIndex';
 import { SqlRetrievalSource } from '../storage/retrievalSource';
 import { SqlKnowledgeSource } from '../storage/knowledgeSource';
 import { SqlExplorerStore } from '../storage/explorerRepo';
+import { SqlSummarySource } from '../storage/summarySource';
 import { LlmClient } from '../llm/LlmClient';
 import { readHistory } from '../import/readHistory';
 
@@ -62,7 +63,7 @@ export function createEngine(store: SqliteMemoryStore, options: EngineOptions = 
           speakers: () => store.speakers(),
         }
       : {}),
-    ...(runs('explorer') ? { explorer: new SqlExplorerStore(store.db) } : {}),
+    ...(runs('explorer') ? { explorer: new SqlExplorerStore(store.db), summarySource: new SqlSummarySource(store.db) } : {}),
     ...(options.llm !== undefined ? { llm: options.llm } : {}),
     ...(options.settings ? { settings: options.settings } : {}),
     llmFactory: options.llmFactory ?? defaultLlmFactory,

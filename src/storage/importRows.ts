@@ -23,6 +23,7 @@ import {
 import type { SqlValue } from '../core/base/sql';
 import { ANSWER_BUDGET, META_KEYS } from '../core/base/settings';
 import { isTimeZone } from '../core/base/timeZone';
+import { readStoredSummary, SUMMARY_META_KEY } from '../core/explorer/memorySummary';
 import { LATEST_SCHEMA_VERSION } from './schema';
 import { isRepairedTimeColumn } from './schemaV8';
 import { formatCount } from '../core/base/numbers';
@@ -194,6 +195,8 @@ const META_RULES: Readonly<Record<string, MetaRule>> = {
   [META_KEYS.answerBudget]: (v) => /^\d{1,6}$/.test(v) && Number(v) >= ANSWER_BUDGET.min && Number(v) <= ANSWER_BUDGET.max,
   // '' = follow the browser's zone; otherwise a zone this platform knows.
   [META_KEYS.timeZone]: (v) => v === '' || isTimeZone(v),
+  // The kept memory summary: read back whole or dropped; sentences citing items the file lacks go at the first read.
+  [SUMMARY_META_KEY]: (v) => readStoredSummary(v) !== null,
 };
 
 export interface CleanMeta {

@@ -8,18 +8,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { SqlExplorerStore } from '../../src/storage/explorerRepo';
-import { LlmClient } from '../../src/llm/LlmClient';
 import { MemoryEngine } from '../../src/core/engine/MemoryEngine';
-import { createEngine } from '../../src/host/createEngine';
 import { RecollectError } from '../../src/core/base/errors';
 import { dayString, parseCarriedMemory } from '../../src/core/base/carriedMemory';
 import { importedFrom } from '../../src/core/engine/savedMemories';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
+import { synthesisedEngine } from '../support/synthesisedEngine';
 import { immediateTimer, topicProvider } from '../support/topicEmbedder';
 
-const H = 3_600_000;
 const T0 = Date.UTC(2026, 2, 10, 9);
 let mock: MockLlmServer;
 beforeAll(async () => {
@@ -29,40 +27,20 @@ afterAll(async () => mock.close());
 
 /** A memory with facts and a plan written by synthesis, and one memory added by hand. */
 async function knowingEngine(apiKey: string | null = null) {
-  const store = await openNodeStore();
   const settings = new MemorySettingsStore();
   await settings.saveLlm({ baseUrl: mock.url, model: 'mock-model', apiKey });
-  const llm = new LlmClient(
-    { baseUrl: mock.url, model: 'mock-model' },
-    { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
-  );
-  const engine = createEngine(store, {
-    embedders: topicProvider(['dog', 'flight']),
-    llm,
+  const { engine } = await synthesisedEngine({
+    mockUrl: mock.url,
+    topics: ['dog', 'flight'],
+    turns: [
+      'I adopted a dog named Biscuit, a beagle mix from the shelter in Porto.',
+      'I am going to Lisbon next week, the flight leaves at noon.',
+    ],
+    t0: T0,
     settings,
-    timer: immediateTimer,
-    profileDebounceMs: 0,
+    timeZone: 'Europe/Lisbon',
+    memory: 'I am vegetarian and cook lentils every Sunday.',
   });
-  await engine.start();
-  await engine.settings.setTimeZone('Europe/Lisbon');
-  await engine.synthesis.setPolicy('eager');
-  await store.createConversation({ id: 'c', title: 'Chat' });
-  const turns = [
-    'I adopted a dog named Biscuit, a beagle mix from the shelter in Porto.',
-    'I am going to Lisbon next week, the flight leaves at noon.',
-  ];
-  for (const [i, content] of turns.entries())
-    await engine.conversations.appendTurn({
-      id: `m${i}`,
-      conversationId: 'c',
-      role: 'user',
-      speaker: 'Ana',
-      content,
-      occurredAt: T0 + i * 24 * H,
-    });
-  await engine.closeOpenCells();
-  await engine.idle();
-  await engine.profile.addMemory('I am vegetarian and cook lentils every Sunday.');
   return engine;
 }
 

@@ -3,6 +3,7 @@ import { useRef, type KeyboardEvent } from 'react';
 import { useUi, type ExplorerTab } from '../uiStore';
 import { OverviewTab } from './OverviewTab';
 import { SavedMemoriesTab } from './SavedMemoriesTab';
+import { SummaryTab } from './SummaryTab';
 import { TimelineTab } from './TimelineTab';
 import { SearchTab } from './SearchTab';
 import { MemCellsTab } from './MemCellsTab';
@@ -15,6 +16,7 @@ import { ProjectPicker } from './ProjectPicker';
 import './explorer.css';
 
 const TABS: readonly { id: ExplorerTab; label: string }[] = [
+  { id: 'summary', label: 'Summary' },
   { id: 'saved', label: 'Saved memories' },
   { id: 'overview', label: 'Overview' },
   { id: 'timeline', label: 'Timeline' },
@@ -73,6 +75,7 @@ export function MemoryExplorer() {
       </div>
       <div className="explorer-panel" id="explorer-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
         <ViewBoundary name={`The ${TABS.find((t) => t.id === tab)?.label ?? ''} tab`} resetKey={`${tab}:${project}`}>
+          {tab === 'summary' && <SummaryTab />}
           {tab === 'saved' && <SavedMemoriesTab />}
           {tab === 'overview' && <OverviewTab />}
           {tab === 'timeline' && <TimelineTab />}

@@ -14,6 +14,7 @@ import { formatTime } from '../format';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { formatCount } from '../../core/base/numbers';
 import { CarryMemoryButtons } from './CarryMemory';
+import { useUi } from '../uiStore';
 import { useProjectFilter } from './ProjectPicker';
 
 /**
@@ -69,6 +70,7 @@ export function SavedMemoriesTab() {
   const bySource = (byUser: boolean) => source === 'all' || (source === 'user') === byUser;
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const openExplorer = useUi((s) => s.openExplorer);
   const add = useEngineMutation((c, value: string) => c.engine.profile.addMemory(value), {
     report: false,
     invalidate: [queryKeys.explorer],
@@ -100,6 +102,12 @@ export function SavedMemoriesTab() {
 
   return (
     <div className="saved-memories" data-testid="saved-memories">
+      <p className="muted">
+        <button type="button" className="inline-link" onClick={() => openExplorer('summary')}>
+          Read the summary
+        </button>{' '}
+        of what Recollect knows about you, in a few paragraphs.
+      </p>
       <form className="add-memory" onSubmit={(e) => void submit(e)}>
         <label htmlFor="add-memory">Add a memory</label>
         <textarea

@@ -219,6 +219,9 @@ export class MemoryEngine implements EngineApi {
       this.#p.factIndex.reset();
       this.#p.cellIndex.reset();
     }
+    // Deleted means gone: the stored summary drops what cited a deleted item (or a chat now walled off).
+    if (event.type !== 'embedding-status' && event.type !== 'indexing-status' && event.type !== 'settings-changed')
+      this.#p.summaries.changed();
     for (const l of this.#listeners) {
       try {
         l(event);

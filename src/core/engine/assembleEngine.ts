@@ -25,6 +25,8 @@ import type { EpisodeStore } from '../episodes/episodes';
 import { MemoryReader } from '../recall/MemoryReader';
 import { ExplorerService } from '../explorer/ExplorerService';
 import { SavedMemories } from './savedMemories';
+import { MemorySummaries } from './MemorySummaries';
+import { answerScopeOf } from '../recall/memoryScope';
 import { MemoryCarry } from './memoryCarry';
 import { ConversationMemorySwitches } from './conversationMemory';
 import { Conversations } from './Conversations';
@@ -73,6 +75,12 @@ export class LlmChoice {
     return this.#device;
   }
 
+  /** The endpoint's client, else the model on this device (the memory summary's order of preference). */
+  get endpointFirst(): { readonly llm: Llm; readonly maker: 'endpoint' | 'device' } | null {
+    if (this.#endpoint) return { llm: this.#endpoint, maker: 'endpoint' };
+    return this.#device ? { llm: this.#device, maker: 'device' } : null;
+  }
+
   /** Every call through either carries an abort signal and a deadline (core/base/llmDeadline.ts). */
   useEndpoint(llm: Llm | null): void {
     this.#endpoint = llm ? withDeadline(llm, this.#timer) : null;
@@ -118,6 +126,8 @@ export interface EngineParts {
   readonly answers: AnswerService;
   readonly saved: SavedMemories;
   readonly carry: MemoryCarry;
+  /** "What Recollect knows about you" (MemorySummaries.ts); `changed` runs on every memory event. */
+  readonly summaries: MemorySummaries;
   readonly explorer: ExplorerService | null;
   readonly consolidationStatus: () => Promise<ConsolidationStatus>;
 }
@@ -378,6 +388,17 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     apiKey: async () => (await deps.settings?.loadLlm())?.apiKey ?? null,
   });
 
+  const summaries = new MemorySummaries({
+    meta: store,
+    source: deps.summarySource ?? null,
+    // The general memory: everything but the chats of project-only projects.
+    scope: async () => answerScopeOf(null, deps.projects ? await deps.projects.walledProjects() : []).scope,
+    model: () => llm.endpointFirst,
+    save: (text) => saved.add(text),
+    clock,
+    zone: () => settings.timeZone,
+  });
+
   return {
     store,
     episodes: deps.episodes ?? null,
@@ -401,6 +422,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     answers,
     saved,
     carry,
+    summaries,
     explorer,
     consolidationStatus,
   };

@@ -17,6 +17,7 @@ import type { ExplorerStore } from '../explorer/explorer';
 import type { EngineEvent } from '../protocol';
 import type { UsageLedger } from './EngineSettings';
 import type { ProjectStore } from './projectStore';
+import type { SummarySource } from './MemorySummaries';
 
 /**
  * Nearest message vectors of one model (the engine's SemanticIndex). `approximate`: a quantised
@@ -66,6 +67,8 @@ export interface MemoryEngineDeps {
   readonly historyReader?: HistoryReader;
   /** Projects (src/storage/projectRepo.ts); without it there are none and answers read all of memory. */
   readonly projects?: ProjectStore;
+  /** What the memory summary is made from (src/storage/summarySource.ts); without it there is no summary. */
+  readonly summarySource?: SummarySource;
 }
 
 export type EngineListener = (event: EngineEvent) => void;

@@ -150,6 +150,9 @@ export function profileGroup(p: EngineParts): ProfileApi {
     knownMemories: (texts) => p.carry.known(texts),
     importMemories: (request) => p.carry.import(request),
     exportMemories: (format) => p.carry.export(format),
+    summary: () => p.summaries.view(),
+    makeSummary: () => p.summaries.make(),
+    editSummarySentence: (ref, text) => p.summaries.editSentence(ref, text),
   };
 }
 

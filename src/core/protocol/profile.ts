@@ -7,6 +7,7 @@ import type { MemoryImportRequest, MemoryImportResult } from '../base/carriedMem
 import type { MemoryExportFile, MemoryExportFormat } from '../base/memoryExport';
 import type { MessageMemory, ProfileItemView } from '../explorer/explorer';
 import type { ProfileItem } from '../synthesis/knowledge';
+import type { MemorySummaryView, SummarySentenceRef } from '../explorer/memorySummary';
 
 export interface ProfileApi {
   list(): Promise<ProfileItemView[]>;
@@ -28,4 +29,10 @@ export interface ProfileApi {
   importMemories(request: MemoryImportRequest): Promise<MemoryImportResult>;
   /** Export memory…: profile, plans ahead and facts (not turns) in one of the carry formats, secrets redacted. */
   exportMemories(format: MemoryExportFormat): Promise<MemoryExportFile>;
+  /** "What Recollect knows about you": the kept summary (no model call), whether it is stale, what Refresh would use. */
+  summary(): Promise<MemorySummaryView>;
+  /** Refresh: made by the endpoint, else the model on this device, else from the items; kept. */
+  makeSummary(): Promise<MemorySummaryView>;
+  /** A sentence edited in place: the words are saved as a memory written by the person, and the sentence cites it. */
+  editSummarySentence(ref: SummarySentenceRef, text: string): Promise<MemorySummaryView>;
 }
