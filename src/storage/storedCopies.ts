@@ -83,12 +83,16 @@ async function* answersToRead(tx: Sql, sincePk: number, probeList: readonly stri
   }
 }
 
-/** Sets the label of every citation of a `cited` item to REDACTED, in place; true when one was. */
+/**
+ * Sets the label of every citation of a `cited` item to REDACTED, in place, in both lists that
+ * carry them (`citations`: what the answer cited; `recalled`: everything its context held); true
+ * when one was.
+ */
 function blankCitations(metadata: unknown, cited: ReadonlySet<string>): boolean {
-  const citations = (metadata as { citations?: unknown } | null)?.citations;
-  if (!Array.isArray(citations)) return false;
+  const m = metadata as { citations?: unknown; recalled?: unknown } | null;
+  const lists = [m?.citations, m?.recalled].filter((l): l is unknown[] => Array.isArray(l));
   let changed = false;
-  for (const c of citations as unknown[]) {
+  for (const c of lists.flat()) {
     if (!c || typeof c !== 'object') continue;
     const entry = c as { kind?: unknown; ref?: unknown; label?: unknown };
     if (cited.has(`${String(entry.kind)}\u0000${String(entry.ref)}`) && entry.label !== REDACTED) {

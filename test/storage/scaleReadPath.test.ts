@@ -85,7 +85,7 @@ describe('SqlRetrievalSource at scale', () => {
 });
 
 describe('SqlRetrievalSource vector candidates', () => {
-  it('asks the vector search for its approximate order, and keeps a scoped list to ids in scope', async () => {
+  it('asks the vector search for its approximate order, and applies a conversation scope inside its scan', async () => {
     await seed();
     await store.createConversation({ id: 'd', title: 'd' });
     await store.appendTurns([
@@ -102,19 +102,22 @@ describe('SqlRetrievalSource vector candidates', () => {
     const source = new SqlRetrievalSource(store.db, {
       vectors: async (_model, _query, k, options) => {
         asked.push({ k, approximate: options?.approximate });
-        return hits.slice(0, k);
+        return hits.filter((h) => !options?.filter || options.filter(h.id)).slice(0, k);
       },
     });
     const q = new Float32Array([1, 0]);
     // Non-positive cosines are dropped; unscoped, ids are not checked.
     expect(await source.vector(q, 'm', { limit: 5 })).toEqual(['u0', 't3', 'gone', 't5']);
-    // Scoped: over-fetched, then only turns of the conversation that exist.
+    // Scoped: the index is asked for exactly k and filters by the conversations' turns while it
+    // scans, so a small scope still gets its k best (u0, ahead of them, is not in c).
     expect(await source.vector(q, 'm', { limit: 2, scope: { conversationIds: ['c'] } })).toEqual(['t3', 't5']);
-    expect(await source.vector(q, 'm', { limit: 5, scope: { excludeConversationIds: ['c'] } })).toEqual(['u0']);
+    // Excluding c keeps everything else the index holds ('gone' stands for an id no table has:
+    // the scan's test is the walled conversations' turns, not a lookup of every hit).
+    expect(await source.vector(q, 'm', { limit: 5, scope: { excludeConversationIds: ['c'] } })).toEqual(['u0', 'gone']);
     expect(asked).toEqual([
       { k: 5, approximate: true },
-      { k: 8, approximate: true },
-      { k: 20, approximate: true },
+      { k: 2, approximate: true },
+      { k: 5, approximate: true },
     ]);
   });
 });
