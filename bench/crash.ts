@@ -22,7 +22,7 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { preview } from 'vite';
-import type { EmbeddingStatus } from '../src/core/capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../src/core/capture/embeddingStatus';
 import { openMemoryDatabase } from '../src/storage/openNodeDatabase';
 import { parseCrashArgs, type CrashArgs } from './cliArgs';
 import { KILL_MODES, engineCall, exportMemory, kill, launch, openApp, type KillMode } from './crashHarness';

@@ -23,7 +23,7 @@
  *   files after the import began (crashHarness.ts, armSwapKill) and kills it there.
  */
 import type { Page } from '@playwright/test';
-import type { EmbeddingStatus } from '../src/core/capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../src/core/capture/embeddingStatus';
 import type { Conversation } from '../src/core/base/types';
 import { BUNDLED_MODEL_ID } from '../src/models/catalog';
 import { chatTurn } from './chatProse';

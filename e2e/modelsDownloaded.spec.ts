@@ -47,6 +47,27 @@ async function expectMeaningHits(page: Page, count: number) {
   await page.getByLabel('Search memory').fill('');
 }
 
+/** Two turns in a new conversation, and MiniLM downloaded (not used yet), the Models panel open. */
+async function twoTurnsAndMiniLm(page: Page, context: BrowserContext) {
+  await openWithHub(page, context);
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, PUPPY, 1);
+  await send(page, EARNINGS, 2);
+  await page.getByRole('button', { name: 'Models' }).click();
+  const status = page.getByTestId('embedding-status');
+  const row = await download(page, 'embedder', MINILM);
+  await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
+  return { status, row };
+}
+
+/** The browser's copy of MiniLM's weights gets damaged (a disk error, a bad copy): no longer a model. */
+async function damageMiniLm(page: Page) {
+  await page.evaluate(async (url) => {
+    const cache = await caches.open('transformers-cache');
+    await cache.put(url, new Response(new Uint8Array(4096).fill(0x5a), { headers: { 'content-length': '4096' } }));
+  }, `${hub.url}${MINILM}/resolve/main/onnx/model_quantized.onnx`);
+}
+
 async function storedVectors(page: Page, path: string) {
   const downloadPromise = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Export' }).click();
@@ -215,20 +236,9 @@ test('a download: cancel half-way and start again; a reload mid-download offers 
 
 test('a downloaded model whose file is damaged: Use keeps the last working model and says why; downloaded again, it loads in the same tab', async ({ page, context }) => {
   test.setTimeout(240_000);
-  await openWithHub(page, context);
-  await page.getByRole('button', { name: '+ New conversation' }).click();
-  await send(page, PUPPY, 1);
-  await send(page, EARNINGS, 2);
-  await page.getByRole('button', { name: 'Models' }).click();
-  const status = page.getByTestId('embedding-status');
-  const row = await download(page, 'embedder', MINILM);
-  await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
+  const { status, row } = await twoTurnsAndMiniLm(page, context);
 
-  // The browser's copy of the weights gets damaged (a disk error, a bad copy): no longer a model.
-  await page.evaluate(async (url) => {
-    const cache = await caches.open('transformers-cache');
-    await cache.put(url, new Response(new Uint8Array(4096).fill(0x5a), { headers: { 'content-length': '4096' } }));
-  }, `${hub.url}${MINILM}/resolve/main/onnx/model_quantized.onnx`);
+  await damageMiniLm(page);
   await row.getByRole('button', { name: 'Use' }).click();
   await expect(status).toContainText('Switching to', { timeout: 90_000 });
   await expect(status).toContainText(/all-MiniLM-L6-v2" are damaged \(onnx\/model_quantized\.onnx is not an ONNX model: .*so they were removed\. Download it again/);
@@ -334,4 +344,29 @@ test('a model file only onnxruntime finds broken does not keep the next model fr
   await expect(page.getByTestId('embedder-dim')).toHaveText('384');
   await page.getByRole('button', { name: 'Close models' }).click();
   await expectMeaningHits(page, 2);
+});
+
+test('the downloaded model in use gets damaged: Use on the bundled model brings search by meaning back with it', async ({ page, context }, info) => {
+  test.setTimeout(240_000);
+  const { status, row } = await twoTurnsAndMiniLm(page, context);
+  await row.getByRole('button', { name: 'Use' }).click();
+  await expect(status).toContainText('uses all-MiniLM-L6-v2', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('2');
+
+  // The weights of the model in use get damaged; after a reload it no longer loads.
+  await damageMiniLm(page);
+  await page.reload();
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await send(page, 'My sister Priya moved to Lisbon in March.', 1);
+
+  // Use on the bundled model: every turn is embedded with it, and search by meaning answers from it.
+  await page.getByRole('button', { name: 'Models' }).click();
+  await page.getByTestId('model-embedder-recollect/glove-100d-sif').getByRole('button', { name: 'Use' }).click();
+  await expect(status).toContainText('uses Offline GloVe 100-d', { timeout: 90_000 });
+  await expect(page.getByTestId('embedded-count')).toHaveText('3', { timeout: 60_000 });
+  await expect(status).not.toContainText('Switching to');
+  await expect(page.getByTestId('embedder-model')).toHaveText('recollect/glove-100d-sif');
+  await page.getByRole('button', { name: 'Close models' }).click();
+  await expectMeaningHits(page, 0);
+  expect(await storedVectors(page, info.outputPath('back-to-bundled.sqlite'))).toEqual([{ model_id: 'recollect/glove-100d-sif@1', dim: 100, n: 3 }]);
 });

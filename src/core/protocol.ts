@@ -11,7 +11,7 @@
  */
 import { RecollectError, toErrorInfo, type ErrorInfo } from './base/errors';
 import type { SearchOptions } from './base/store';
-import type { EmbeddingStatus } from './capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from './capture/embeddingStatus';
 import type { PolicyName } from './episodes/consolidationPolicy';
 import type { AnswerResult } from './recall/answer';
 import type { JobCounts } from './base/jobs';
@@ -32,7 +32,7 @@ import type { Root as HastRoot } from 'hast';
 import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Message, MessageWindow, MessageWindowRequest, NewTurn, Project, ProjectEdit, ProjectInput, SearchHit, StageUsage, StorageStats, GlobalMemory } from './base/types';
 
 export type { StageUsage };
-export type { SwitchProgress } from './capture/EmbeddingIndexer';
+export type { SwitchProgress } from './capture/embeddingStatus';
 export type { SynthesisFailures } from './synthesis/synthesisRecovery';
 
 export interface AskRequest {

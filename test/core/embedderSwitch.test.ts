@@ -11,7 +11,8 @@ import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { immediateTimer } from '../support/topicEmbedder';
 import { createEngine } from '../../src/host/createEngine';
-import { META_ACTIVE } from '../../src/core/capture/EmbeddingIndexer';
+import { META_ACTIVE } from '../../src/core/capture/embeddingStatus';
+import { RecollectError } from '../../src/core/base/errors';
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { SwitchProgress } from '../../src/app/components/SwitchProgress';
@@ -43,10 +44,10 @@ beforeAll(async () => {
 });
 afterAll(async () => mock.close());
 
-async function setup(b: Embedder) {
+async function setup(b: Embedder, a: Embedder = synonymEmbedder('a@1', ['dog', 'flight', 'rent'])) {
   const store = await openNodeStore();
   // Model a knows no synonyms; model b knows that a puppy is a dog.
-  const models: Record<string, Embedder> = { a: synonymEmbedder('a@1', ['dog', 'flight', 'rent']), b };
+  const models: Record<string, Embedder> = { a, b };
   const provider: EmbedderProvider = { defaultModelId: 'a', embedder: (id) => models[id]! };
   const llm = new LlmClient({ baseUrl: mock.url, model: 'mock-model' }, { sink: store.llmCalls, timeoutMs: 5_000, maxAttempts: 1 });
   const engine = createEngine(store, { embedders: provider, llm, timer: immediateTimer, profileDebounceMs: 0 });
@@ -61,6 +62,25 @@ async function setup(b: Embedder) {
   await engine.closeOpenCells();
   await engine.idle();
   return { store, engine };
+}
+
+/** Forty short turns a day after the first ones: enough for two batches of a switch. */
+async function addRentNotes(engine: Awaited<ReturnType<typeof setup>>['engine']) {
+  for (let i = 0; i < 40; i++) await engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
+  await engine.idle();
+}
+
+/**
+ * Switches to model b with forty turns to embed (`arm` first lets b's gate act); once `midway`
+ * resolves, a turn 'during' is written; then waits until the indexer is idle.
+ */
+async function switchWithTurnDuring(s: Awaited<ReturnType<typeof setup>>, arm: () => void, midway: Promise<void>, content: string) {
+  await addRentNotes(s.engine);
+  arm();
+  await s.engine.setEmbedder('b');
+  await midway;
+  await s.engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', speaker: 'Ana', content, occurredAt: T0 + 51 * H });
+  await s.engine.idle();
 }
 
 const count = async (store: Awaited<ReturnType<typeof openNodeStore>>, kind: string, model: string) =>
@@ -124,14 +144,7 @@ describe('embedder switch', () => {
       }
     };
     const s = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent'], gate));
-    // Enough turns for two batches of the switch.
-    for (let i = 0; i < 40; i++) await s.engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
-    await s.engine.idle();
-    engineRef = s;
-    await s.engine.setEmbedder('b');
-    await written;
-    await s.engine.appendTurn({ id: 'during', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'My dog sleeps a lot.', occurredAt: T0 + 51 * H });
-    await s.engine.idle();
+    await switchWithTurnDuring(s, () => { engineRef = s; }, written, 'My dog sleeps a lot.');
     expect((await s.engine.embeddingStatus())!.activeModel).toBe('b');
     expect((await s.store.getVectors('message', ['during'], 'b@1')).length).toBe(1);
     s.engine.stop();
@@ -225,8 +238,7 @@ describe('embedder switch across a reopen', () => {
       }
     };
     const { store, engine } = await setup(synonymEmbedder('b@1', topics, gate));
-    for (let i = 0; i < 40; i++) await engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
-    await engine.idle();
+    await addRentNotes(engine);
     const cellsBefore = (await store.db.query('SELECT id FROM memcells')).length;
     const factsBefore = (await store.db.query('SELECT id FROM facts')).length;
 
@@ -309,8 +321,7 @@ describe('switch progress by kind', () => {
       if (call >= 2) await finish;
     };
     const { store, engine } = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent'], gate));
-    for (let i = 0; i < 40; i++) await engine.appendTurn({ id: `x${i}`, conversationId: 'c', role: 'user', speaker: 'Ana', content: `Rent note ${i}.`, occurredAt: T0 + 50 * H + i * 1000 });
-    await engine.idle();
+    await addRentNotes(engine);
     await engine.setEmbedder('b');
     for (let i = 0; i < 1000 && !(bCalls === 2 && (await count(store, 'message', 'b@1')) > 0); i++) await new Promise((r) => setTimeout(r, 10));
 
@@ -339,5 +350,116 @@ describe('switch progress by kind', () => {
     const done = (await engine.embeddingStatus())!;
     expect(done).toMatchObject({ activeModel: 'b', kinds: null });
     engine.stop();
+  });
+});
+
+describe('an active model that stops loading', () => {
+  /** A model in use whose files go bad later (a downloaded model): every call after that fails. */
+  function breakable(id: string, topics: readonly string[], gate?: (call: number) => Promise<void>) {
+    const base = synonymEmbedder(id, topics);
+    const state = { broken: false, failedCalls: 0 };
+    let calls = 0;
+    const embedder: Embedder = {
+      id: base.id,
+      dim: base.dim,
+      embed: async (texts, role) => {
+        await gate?.(++calls);
+        if (!state.broken) return base.embed(texts, role);
+        state.failedCalls++;
+        throw new RecollectError('MODEL_ERROR', `The downloaded files of "${id}" are damaged, so they were removed. Download it again.`);
+      },
+    };
+    return { embedder, state };
+  }
+  const turnCount = async (store: Awaited<ReturnType<typeof openNodeStore>>) => Number((await store.db.query<{ n: number }>('SELECT count(*) AS n FROM messages'))[0]!.n);
+
+  it('switching back to the bundled model does not load the broken one first, and vectors and themes come back with it', async () => {
+    const b = breakable('b@1', ['dog|puppy', 'flight', 'rent']);
+    const { store, engine } = await setup(b.embedder);
+    await engine.setEmbedder('b');
+    await engine.idle();
+    expect((await engine.embeddingStatus())!).toMatchObject({ activeModel: 'b', targetModel: 'b', state: 'idle' });
+
+    // The files of b go bad: new turns get no vector, search by meaning and themes are off.
+    b.state.broken = true;
+    await engine.appendTurn({ id: 'broken1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The rent for the flat is due on the first.', occurredAt: T0 + 120 * H });
+    await engine.idle();
+    expect(b.state.failedCalls).toBeGreaterThan(0);
+    expect((await engine.embeddingStatus())!).toMatchObject({ activeModel: 'b', state: 'error', error: { code: 'MODEL_ERROR' } });
+
+    // The person picks the bundled model again: the broken one is not asked for anything.
+    const failedBefore = b.state.failedCalls;
+    await engine.setEmbedder('a');
+    expect(await engine.searchMemory('dog', { kinds: ['fact'] })).toBeDefined(); // a search during the switch
+    await engine.idle();
+    expect(b.state.failedCalls).toBe(failedBefore);
+    const status = (await engine.embeddingStatus())!;
+    expect(status).toMatchObject({ activeModel: 'a', targetModel: 'a', state: 'idle', error: null, kinds: null });
+    expect(status.embedded).toBe(status.total);
+    expect(await store.getMeta(META_ACTIVE)).toBe('a');
+    expect(await count(store, 'message', 'a@1')).toBe(await turnCount(store)); // the turn written while broken too
+    expect(await count(store, 'message', 'b@1')).toBe(0);
+
+    // Vectors are on: a search by meaning answers from model a.
+    expect((await engine.vectorSearch('dog')).map((h) => h.message.id)).toContain('t1');
+    // Themes are on: a new dog episode gets model a's vector and joins the dog theme.
+    const scenes = await engine.listScenes();
+    await engine.appendTurn({ id: 'after', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The dog chased a ball in the park.', occurredAt: T0 + 240 * H });
+    await engine.idle();
+    await engine.closeOpenCells();
+    await engine.idle();
+    const [cell] = await store.db.query<{ id: string; scene_id: string | null }>(
+      "SELECT c.id AS id, c.scene_id AS scene_id FROM memcells c JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq WHERE m.id = 'after'");
+    expect(await store.getVectors('memcell', [cell!.id], 'a@1')).toHaveLength(1);
+    expect(scenes.map((s) => s.id)).toContain(cell!.scene_id);
+    expect(await store.db.query('SELECT DISTINCT centroid_model FROM memscenes WHERE centroid IS NOT NULL')).toEqual([{ centroid_model: 'a@1' }]);
+    expect(b.state.failedCalls).toBe(failedBefore);
+    engine.stop();
+  });
+
+  it('picking another model while the failing one is still being tried switches to it', async () => {
+    // Loading a damaged download takes a while before it fails: the person picks the bundled model meanwhile.
+    let failNow!: () => void;
+    const slowFailure = new Promise<void>((r) => { failNow = r; });
+    let trying!: () => void;
+    const tried = new Promise<void>((r) => { trying = r; });
+    const b = breakable('b@1', ['dog|puppy', 'flight', 'rent'], async () => {
+      if (!b.state.broken) return;
+      trying();
+      await slowFailure;
+    });
+    const { store, engine } = await setup(b.embedder);
+    await engine.setEmbedder('b');
+    await engine.idle();
+    b.state.broken = true;
+    await engine.appendTurn({ id: 'broken1', conversationId: 'c', role: 'user', speaker: 'Ana', content: 'The rent for the flat is due on the first.', occurredAt: T0 + 120 * H });
+    await tried;
+    await engine.setEmbedder('a');
+    failNow();
+    await engine.idle();
+    expect((await engine.embeddingStatus())!).toMatchObject({ activeModel: 'a', targetModel: 'a', state: 'idle', error: null });
+    expect(await count(store, 'message', 'a@1')).toBe(await turnCount(store));
+    engine.stop();
+  });
+
+  it('an active model that breaks during a switch does not stop the switch', async () => {
+    // Model a is in use; the switch to b is under way when a's files go bad, and a turn is written.
+    const a = breakable('a@1', ['dog', 'flight', 'rent']);
+    let engineRef: Awaited<ReturnType<typeof setup>> | null = null;
+    let broke!: () => void;
+    const brokeNow = new Promise<void>((r) => { broke = r; });
+    const gate = async (call: number) => {
+      if (!engineRef || call !== 1) return;
+      a.state.broken = true;
+      broke();
+      for (let i = 0; i < 500 && !(await engineRef.store.getMessage('during')); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    const s = await setup(synonymEmbedder('b@1', ['dog|puppy', 'flight', 'rent'], gate), a.embedder);
+    await switchWithTurnDuring(s, () => { engineRef = s; }, brokeNow, 'My puppy sleeps a lot.');
+    expect(a.state.failedCalls).toBeGreaterThan(0); // the catch-up asked a, which failed
+    expect((await s.engine.embeddingStatus())!).toMatchObject({ activeModel: 'b', targetModel: 'b', state: 'idle', error: null });
+    expect(await count(s.store, 'message', 'b@1')).toBe(await turnCount(s.store));
+    expect((await s.engine.vectorSearch('dog')).map((h) => h.message.id)).toContain('during');
+    s.engine.stop();
   });
 });

@@ -3,7 +3,7 @@ import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { RecollectError } from '../../src/core/base/errors';
 import type { Embedder, EmbedderProvider, EmbedRole } from '../../src/core/base/ports';
-import { META_ACTIVE, META_TARGET } from '../../src/core/capture/EmbeddingIndexer';
+import { META_ACTIVE, META_TARGET } from '../../src/core/capture/embeddingStatus';
 import { createEngine } from '../../src/host/createEngine';
 
 /** A deterministic bag-of-letters embedder: texts sharing letters are close. */

@@ -4,7 +4,7 @@ import { createEngine } from '../../src/host/createEngine';
 import type { Embedder, EmbedderProvider } from '../../src/core/base/ports';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { TrailingIndex, type IndexingStatus } from '../../src/core/engine/trailingIndex';
-import type { EmbeddingStatus } from '../../src/core/capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../../src/core/capture/embeddingStatus';
 
 /** A ChatGPT export of `conversations` × `turns` turns, each with a word of its own (`w<c>x<k>`). */
 function exportFile(conversations: number, turns: number): File {

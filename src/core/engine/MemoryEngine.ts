@@ -13,7 +13,7 @@ import type { AppendResult, Conversation, ConversationMemory, ImportSummary, Mes
 import type { Llm, LlmCallSink, LlmConnectionTest } from '../base/ports';
 import { RecollectError } from '../base/errors';
 import type { LlmSettingsInput, LlmSettingsView } from '../base/settings';
-import type { EmbeddingStatus } from '../capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../capture/embeddingStatus';
 import type { PolicyName } from '../episodes/consolidationPolicy';
 import type { RetrievalResult } from '../recall/Retriever';
 import type { ContextParts } from '../recall/answerContext';

@@ -151,8 +151,10 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   };
   /** The active embedder for reading, or null while embedding is failing (callers fall back to text). */
   const embedderOrNull = (): Embedder | null => (indexer?.status().state === 'error' ? null : activeEmbedder());
+  /** The embedder for a search, or null while the active model is known to fail (a switch away from it runs). */
+  const searchEmbedder = (): Embedder | null => (indexer?.activeFails() ? null : embedderOrNull());
   /** The embedder for answering, or null while it warms up after open (recall is lexical meanwhile). */
-  const recallEmbedder = (): Embedder | null => (indexer && !indexer.vectorsReady() ? null : embedderOrNull());
+  const recallEmbedder = (): Embedder | null => (indexer && !indexer.vectorsReady() ? null : searchEmbedder());
   const activeVectors = (): ActiveVectors | null => {
     const e = embedderOrNull();
     return e ? { id: e.id, dim: e.dim } : null;
@@ -277,7 +279,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
         explorer: deps.explorer,
         vectors: store,
         indexes: { turn: semantic, fact: factIndex, episode: cellIndex },
-        embedder: embedderOrNull,
+        embedder: searchEmbedder,
         embeddingStatus: () => indexer?.status() ?? null,
         jobs,
         episodes: deps.episodes ?? null,

@@ -17,7 +17,7 @@
  */
 import { BackgroundLoop } from '../base/backgroundLoop';
 import { yieldToEvents } from '../base/yieldToEvents';
-import type { EmbeddingStatus } from '../capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../capture/embeddingStatus';
 import type { IndexingStatus } from '../protocol';
 
 export type { IndexingStatus };

@@ -10,7 +10,8 @@
 import type { Clock, Embedder, EmbedderProvider, Llm } from '../base/ports';
 import type { MemoryStore, VectorStore } from '../base/store';
 import type { JobRunner, JobRunnerStatus, JobStore, Timer } from '../base/jobs';
-import { EmbeddingIndexer, type EmbeddingStatus } from '../capture/EmbeddingIndexer';
+import { EmbeddingIndexer } from '../capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../capture/embeddingStatus';
 import type { SemanticIndex } from '../capture/SemanticIndex';
 import type { EpisodeStore } from '../episodes/episodes';
 import { Lifecycle, type ActiveVectors } from '../episodes/Lifecycle';

@@ -11,7 +11,7 @@ import type { Clock, Embedder } from '../base/ports';
 import type { VectorStore } from '../base/store';
 import type { JobCounts, JobStore } from '../base/jobs';
 import type { SemanticIndex } from '../capture/SemanticIndex';
-import type { EmbeddingStatus } from '../capture/EmbeddingIndexer';
+import type { EmbeddingStatus } from '../capture/embeddingStatus';
 import type { EpisodeStore } from '../episodes/episodes';
 import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
 import type { ForesightItem } from '../synthesis/knowledge';
