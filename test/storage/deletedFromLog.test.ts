@@ -8,8 +8,9 @@
  *
  * Nothing of it may stay in either file, not even a word: the full-text indexes are contentless
  * with contentless_delete, where a deletion only marks the row deleted in its segment (FTS5
- * `secure-delete` does not apply to such tables), so a deletion merges the indexes before it
- * commits (deletedTerms.ts) and the lowercased index term is searched for as well as the text.
+ * `secure-delete` does not apply to such tables), so a deletion is followed by steps that merge
+ * the indexes (deletedTerms.ts; the files are searched once `whenScrubbed()` resolves) and the
+ * lowercased index term is searched for as well as the text.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +38,9 @@ async function fileStore() {
   expect(Number(limit!.journal_size_limit)).toBe(JOURNAL_SIZE_LIMIT);
   /** Where in the live files the deleted text is: its words as written, or as an index term (lowercased). */
   const holds = (bytes: Buffer) => bytes.includes(MARKER) || bytes.includes(MARKER.toLowerCase());
-  const found = () => {
+  /** After the deletion's scrub (the steps that merge its words out of the indexes, deletedTerms.ts) has ended. */
+  const found = async () => {
+    await store.whenScrubbed();
     const where: string[] = [];
     if (holds(existsSync(`${path}-wal`) ? readFileSync(`${path}-wal`) : Buffer.alloc(0))) where.push('wal');
     if (holds(readFileSync(path))) where.push('database');
@@ -61,9 +64,9 @@ describe('a deletion on the live files', () => {
     const { store, path, found } = await fileStore();
     await store.createConversation({ id: 'c', title: 'Notes' });
     await store.appendTurns(turns('c'));
-    expect(found()).toContain('wal'); // the search is real: the committed turn is in the log
+    expect(await found()).toContain('wal'); // the search is real: the committed turn is in the log
     expect(await store.deleteMessage('c1')).toBe(true);
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     expect(statSync(`${path}-wal`).size).toBe(0); // truncated, not only overwritten in part
     // The database is whole and still holds the rest.
     expect((await store.listMessages('c')).map((m) => m.id)).toEqual(['c2']);
@@ -79,7 +82,7 @@ describe('a deletion on the live files', () => {
     for (let i = 0; i < many.length; i += 20) await store.appendTurns(many.slice(i, i + 20));
     expect(await checkpointed()).toBe(true); // the term is in the file's index pages, not only in the log
     expect(await store.deleteMessage('m30')).toBe(true);
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     // Search still works on what is left.
     expect((await store.db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH 'ferns'"))[0]!.n).toBe(59);
     await store.db.close();
@@ -91,7 +94,7 @@ describe('a deletion on the live files', () => {
     await store.appendTurns(turns('e'));
     expect(await checkpointed()).toBe(true);
     await store.sendTurn({ id: 'e1b', conversationId: 'e', role: 'user', speaker: 'You', content: 'My account number is on the card in the blue drawer.' }, { replaces: ['e1', 'e2'] });
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     expect((await store.listMessages('e')).map((m) => m.content)).toEqual(['My account number is on the card in the blue drawer.']);
     await store.db.close();
   });
@@ -110,7 +113,7 @@ describe('a deletion on the live files', () => {
     await store.createConversation({ id: 'd', title: `${MARKER} plans` });
     await store.appendTurns(turns('d'));
     await store.deleteConversation('d');
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     await store.db.close();
   });
 
@@ -118,10 +121,10 @@ describe('a deletion on the live files', () => {
     const { store, found } = await fileStore();
     await store.createConversation({ id: 't', title: `Trip with ${MARKER} in May` });
     await store.appendTurns(turns('t').slice(1));
-    expect(found()).toContain('wal');
+    expect(await found()).toContain('wal');
     await new SqlExplorerStore(store.db).forget([{ kind: 'title', id: 't' }], 1, MARKER);
     expect((await store.getConversation('t'))!.title).not.toContain(MARKER);
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     await store.db.close();
   });
 
@@ -131,9 +134,9 @@ describe('a deletion on the live files', () => {
     await store.appendTurns(turns('e').slice(1));
     await store.db.exec(`INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, status, created_at, updated_at) VALUES ('m1', 'e', 0, 0, 0, 0, 'synthesised', 0, 0)`);
     await store.db.exec(`INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES ('f1', 'm1', 'You', ?, 0, 0)`, [`The user keeps the ${MARKER} card in a blue drawer.`]);
-    expect(found()).toContain('wal');
+    expect(await found()).toContain('wal');
     expect(await new SqlExplorerStore(store.db).deleteFact('f1', 1)).toBe(true);
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     await store.db.close();
   });
 });
