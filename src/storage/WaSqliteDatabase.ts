@@ -23,7 +23,7 @@ import * as SQLite from '@journeyapps/wa-sqlite';
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import { RecollectError } from '../core/base/errors';
 import { lexicalText } from '../core/base/lexicalUnits';
-import { mergeDeletedTermsStep } from './deletedTerms';
+import { MERGE_STEP_PAGES, mergeDeletedTermsStep } from './deletedTerms';
 
 /** The parts of the Emscripten module we call directly (exports present in every wa-sqlite build). */
 export interface WaSqliteModule {
@@ -197,6 +197,9 @@ export class WaSqliteDatabase implements Sql {
     });
   }
 
+  /** Pages one scrub step merges at most (deletedTerms.ts; tests set it small to see several steps). */
+  scrubStepPages = MERGE_STEP_PAGES;
+
   /** The scrub under way (merging deleted terms out of the indexes), or null. */
   #scrub: Promise<void> | null = null;
   /** A deletion committed while a scrub ran: it goes round again once it ends. */
@@ -225,7 +228,7 @@ export class WaSqliteDatabase implements Sql {
       await this.#run('BEGIN IMMEDIATE', undefined, false);
       let outcome: Awaited<ReturnType<typeof mergeDeletedTermsStep>>;
       try {
-        outcome = await mergeDeletedTermsStep(this.#inner);
+        outcome = await mergeDeletedTermsStep(this.#inner, this.scrubStepPages);
         await this.#run('COMMIT', undefined, false);
       } catch (err) {
         if (!this.sqlite3.get_autocommit(this.db)) await this.#run('ROLLBACK', undefined, false).catch(() => undefined);

@@ -88,6 +88,29 @@ describe('a deletion on the live files', () => {
     await store.db.close();
   });
 
+  it('merges the words out in steps after the deletion returns, with reads going between them', async () => {
+    const { store, path, found, checkpointed } = await fileStore();
+    await store.createConversation({ id: 's', title: 'Notes' });
+    const filler = (i: number) => `Entry ${i}: the ferns by the north window need water twice a week, and the basil wants the afternoon sun near pot ${i * 7}. `.repeat(9);
+    const many = Array.from({ length: 120 }, (_, i) => ({ id: `s${i}`, conversationId: 's', role: 'user' as const, speaker: 'You',
+      content: i === 60 ? `My ${MARKER} account number is on the card in the blue drawer. ${filler(i)}` : filler(i) }));
+    for (let i = 0; i < many.length; i += 40) await store.appendTurns(many.slice(i, i + 40));
+    for (const t of FTS_TABLES) await store.db.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`); // one segment, as a previous deletion leaves it
+    expect(await checkpointed()).toBe(true);
+    store.db.scrubStepPages = 4; // several steps for an index of this size
+    expect(await store.deleteMessage('s60')).toBe(true);
+    let scrubbed = false;
+    void store.whenScrubbed().then(() => { scrubbed = true; });
+    // A read asked for right after the deletion returned is answered before the scrub is over.
+    expect(await store.countItems('message')).toBe(119);
+    expect(scrubbed).toBe(false);
+    expect(await found()).toEqual([]);
+    expect(scrubbed).toBe(true);
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    expect((await store.db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH 'ferns'"))[0]!.n).toBe(119);
+    await store.db.close();
+  });
+
   it("leaves an edited turn's old words in neither file", async () => {
     const { store, found, checkpointed } = await fileStore();
     await store.createConversation({ id: 'e', title: 'Notes' });
