@@ -79,7 +79,7 @@ async function opfsFilesHolding(page: Page, markers: readonly string[] = [MARKER
 
 async function exportHolds(page: Page, path: string, markers: readonly string[] = [MARKER]): Promise<boolean> {
   const download = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export' }).click();
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
   await (await download).saveAs(path);
   const bytes = await readFile(path);
   expect(bytes.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');
