@@ -71,7 +71,8 @@ async function cancelThenConfirm(page: Page, opener: Locator, title: string, con
   await expect(count).toHaveCount(before);
   await opener.click();
   await confirmIn(page, title, confirmLabel);
-  // A delete on the 4,700-turn fixture while its first open still embeds takes 11–15 s on a busy machine (the engine, not the UI).
+  // In Playwright's in-memory OPFS (every write a round trip to the browser process) a delete on the
+  // 4,700-turn fixture takes 20–30 s whether or not indexing runs (bench/deleteDuringIndexing.ts --incognito).
   await expect(count).toHaveCount(before - 1, { timeout: 60_000 });
 }
 

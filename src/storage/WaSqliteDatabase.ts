@@ -23,7 +23,7 @@ import * as SQLite from '@journeyapps/wa-sqlite';
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import { RecollectError } from '../core/base/errors';
 import { lexicalText } from '../core/base/lexicalUnits';
-import { mergeDeletedTerms } from './deletedTerms';
+import { MERGE_STEP_PAGES, mergeDeletedTermsStep } from './deletedTerms';
 
 /** The parts of the Emscripten module we call directly (exports present in every wa-sqlite build). */
 export interface WaSqliteModule {
@@ -176,18 +176,11 @@ export class WaSqliteDatabase implements Sql {
     return this.sqlite3.changes(this.db);
   }
 
-  /** Outside a transaction: the statement just run removed content; its index terms and the log are cleared next. */
+  /** Outside a transaction: the statement just run removed content; the log and its index terms are cleared next. */
   contentRemoved(): void {
     this.#serial(async () => {
-      await this.#run('BEGIN IMMEDIATE', undefined, false);
-      try {
-        await mergeDeletedTerms(this.#inner);
-        await this.#run('COMMIT', undefined, false);
-      } catch (err) {
-        if (!this.sqlite3.get_autocommit(this.db)) await this.#run('ROLLBACK', undefined, false).catch(() => undefined);
-        throw err;
-      }
       await this.#truncateLog();
+      this.#scheduleScrub();
     }).catch(() => undefined); // closed meanwhile: nothing left to clear
   }
 
@@ -199,11 +192,14 @@ export class WaSqliteDatabase implements Sql {
       this.#removedContent = false;
       try {
         const result = await fn(this.#inner);
-        // The deleted rows' words leave the full-text indexes' pages with this commit (deletedTerms.ts).
-        if (this.#removedContent) await mergeDeletedTerms(this.#inner);
         await this.#run('COMMIT', undefined, false);
-        // Before the caller hears that the deletion is done, so "deleted" is true of the files too.
-        if (this.#removedContent) await this.#truncateLog();
+        if (this.#removedContent) {
+          // Before the caller hears that the deletion is done: the rows' own pages as they were
+          // leave the log now; their words leave the full-text indexes in steps queued right behind
+          // this transaction (deletedTerms.ts), before any call made after this one returns.
+          await this.#truncateLog();
+          this.#scheduleScrub();
+        }
         return result;
       } catch (err) {
         try {
@@ -214,6 +210,80 @@ export class WaSqliteDatabase implements Sql {
         throw err;
       }
     });
+  }
+
+  /** Pages one scrub step merges at most (deletedTerms.ts; tests set it small to see several steps). */
+  scrubStepPages = MERGE_STEP_PAGES;
+
+  /** The scrub under way (merging deleted terms out of the indexes), or null. */
+  #scrub: Promise<void> | null = null;
+  /** A deletion committed while a scrub ran: it goes round again once it ends. */
+  #scrubAgain = false;
+
+  /**
+   * Resolves once the words of every deletion committed so far have left the full-text indexes'
+   * pages and the write-ahead log (or the scrub stopped on a failure, reported in the console).
+   */
+  whenScrubbed(): Promise<void> {
+    return this.#scrub ?? Promise.resolve();
+  }
+
+  /**
+   * Called inside a serial task that just committed a deletion: queues the scrub's first step at
+   * once (so it runs before whatever is queued after this task), and the following ones each after
+   * the last, so reads queued meanwhile go between them. The step that finds nothing left to
+   * merge truncates the log in the same task: no reader sees the scrub done with pages still there.
+   */
+  #scheduleScrub(): void {
+    if (this.#scrub) {
+      this.#scrubAgain = true;
+      return;
+    }
+    const step = () =>
+      this.#serial(async () => {
+        await this.#run('BEGIN IMMEDIATE', undefined, false);
+        let outcome: Awaited<ReturnType<typeof mergeDeletedTermsStep>>;
+        try {
+          outcome = await mergeDeletedTermsStep(this.#inner, this.scrubStepPages);
+          await this.#run('COMMIT', undefined, false);
+        } catch (err) {
+          if (!this.sqlite3.get_autocommit(this.db)) await this.#run('ROLLBACK', undefined, false).catch(() => undefined);
+          throw err;
+        }
+        if (outcome !== 'merged') await this.#truncateLog();
+        return outcome;
+      });
+    const first = step();
+    const scrub = (async () => {
+      let next = first;
+      for (let steps = 0; ; steps++) {
+        const outcome = await next;
+        if (outcome === 'failed') return;
+        if (outcome === 'done' && !this.#scrubAgain) return;
+        this.#scrubAgain = false;
+        // A bound on a loop SQLite ends by itself (each step writes up to MERGE_STEP_PAGES pages of
+        // a finite index): 100,000 steps is 200 GB of index.
+        if (steps > 100_000) throw new Error('the full-text merge did not finish');
+        next = step();
+      }
+    })()
+      .catch((err: unknown) => {
+        if (!this.#closed)
+          console.warn(
+            'Recollect: the words of deleted text could not be merged out of the full-text indexes yet; the next deletion tries again.',
+            err,
+          );
+      })
+      .finally(() => {
+        if (this.#scrub !== scrub) return;
+        this.#scrub = null;
+        // A deletion that committed between the last step and here.
+        if (this.#scrubAgain && !this.#closed) {
+          this.#scrubAgain = false;
+          this.#scheduleScrub();
+        }
+      });
+    this.#scrub = scrub;
   }
 
   /** Sql handle used inside a running transaction: runs directly, nested transactions join. */
