@@ -52,7 +52,7 @@ const SEED_PAGE = '/__seed-memory';
 const APP_FILE = 'recollect.sqlite';
 
 /** Replaces the origin's OPFS with `file` as the app's memory (the app must not be open). */
-async function seed(page: Page, file: string): Promise<void> {
+export async function seed(page: Page, file: string): Promise<void> {
   await page.route(`**${SEED_PAGE}`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>seeding</title>' }));
   await page.route(`**${SEED_PAGE}.sqlite`, (route) => route.fulfill({ path: file, contentType: 'application/octet-stream' }));
   await page.goto(SEED_PAGE);

@@ -56,10 +56,12 @@ export async function indexesWithDeletedTerms(sql: Sql): Promise<string[]> {
 }
 
 /**
- * Pages one scrub step merges at most ('merge', -N writes roughly N leaf pages): ≈ 2 MB of index,
- * ≈ 0.1–0.35 s of one transaction (bench/deleteMerge.ts), whatever the size of the memory.
+ * Pages one scrub step merges at most ('merge', -N writes roughly N leaf pages): ≈ 0.8 MB of index,
+ * whatever the size of the memory. A read that arrives during a step waits for it: 500 pages were
+ * 0.1–0.35 s on a real profile (bench/deleteMerge.ts) but 2.7–6.8 s of COMMIT in Playwright's
+ * in-memory OPFS, where each 4 KB write is ≈ 1.5 ms (bench/results/delete-profile-2026-11-28.md).
  */
-export const MERGE_STEP_PAGES = 500;
+export const MERGE_STEP_PAGES = 200;
 
 /**
  * Inside a write transaction: one step of merging the deleted terms out of the first index that

@@ -133,6 +133,34 @@ describe('a deletion on the live files', () => {
     await store.db.close();
   });
 
+  it('gives an export asked for right after a deletion only once its words have left the indexes', async () => {
+    const { store, checkpointed } = await fileStore();
+    await store.createConversation({ id: 'x', title: 'Notes' });
+    const filler = (i: number) =>
+      `Entry ${i}: the ferns by the north window need water twice a week, and the basil wants the afternoon sun near pot ${i * 7}. `.repeat(
+        9,
+      );
+    const many = Array.from({ length: 120 }, (_, i) => ({
+      id: `x${i}`,
+      conversationId: 'x',
+      role: 'user' as const,
+      speaker: 'You',
+      content: i === 60 ? `My ${MARKER} account number is on the card in the blue drawer. ${filler(i)}` : filler(i),
+    }));
+    for (let i = 0; i < many.length; i += 40) await store.appendTurns(many.slice(i, i + 40));
+    for (const t of FTS_TABLES) await store.db.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`);
+    expect(await checkpointed()).toBe(true);
+    store.db.scrubStepPages = 4;
+    const before = Buffer.from(await store.db.serialize());
+    expect(before.includes(MARKER.toLowerCase())).toBe(true); // the search is real
+    expect(await store.deleteMessage('x60')).toBe(true);
+    // Not waiting for the scrub: the export does.
+    const exported = Buffer.from(await store.db.serialize());
+    expect(exported.includes(MARKER) || exported.includes(MARKER.toLowerCase())).toBe(false);
+    expect((await store.db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH 'ferns'"))[0]!.n).toBe(119);
+    await store.db.close();
+  });
+
   it("leaves an edited turn's old words in neither file", async () => {
     const { store, found, checkpointed } = await fileStore();
     await store.createConversation({ id: 'e', title: 'Notes' });

@@ -179,20 +179,24 @@ export class Conversations {
    * A deletion the person waits for: background embedding holds between batches from before it
    * until its words have left every copy the database keeps (Store.whenScrubbed), so neither the
    * deletion nor its scrub steps queue behind the indexer's writes on the one connection (a
-   * delete during the first open's indexing took 11–15 s, bench/deleteDuringIndexing.ts). The
-   * list shows the deletion as soon as the rows are gone (the events go before the scrub ends);
-   * the call returns when the words are gone too. Indexing resumes right after: delayed, never
-   * stopped.
+   * delete during the first open's indexing took 11–15 s, bench/deleteDuringIndexing.ts). The call
+   * returns as soon as the rows are gone (committed, out of search and of every list): the scrub
+   * rewrites the whole full-text index, 15–35 s in Playwright's in-memory OPFS and 1–2 s on a
+   * real profile at 4,700 turns (bench/results/delete-profile-2026-11-28.md), and a person waiting
+   * for it saw nothing happen. Exports wait for the scrub (WaSqliteDatabase.serialize). Indexing
+   * resumes once the scrub ends: delayed, never stopped.
    */
   async #whileDeleting<T>(run: () => Promise<T>): Promise<T> {
     const resume = this.#d.pauseEmbedding?.() ?? (() => undefined);
+    let result: T;
     try {
-      const result = await run();
-      await this.#d.store.whenScrubbed?.();
-      return result;
-    } finally {
+      result = await run();
+    } catch (err) {
       resume();
+      throw err;
     }
+    void (this.#d.store.whenScrubbed?.() ?? Promise.resolve()).finally(resume);
+    return result;
   }
 
   /** After an answer was stored: the endpoint names the conversation after its first exchange. */
