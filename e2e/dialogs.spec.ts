@@ -132,5 +132,7 @@ test('every delete asks in the app: modal, Escape cancels and focus returns, con
   await page.getByRole('tab', { name: 'Saved memories', exact: true }).click();
   const saved = page.getByTestId('saved-item');
   await expect(saved.first()).toBeVisible();
+  // Counted once the first page of facts is in too (it follows the profile items and plans).
+  await expect(page.getByRole('button', { name: /^Show all / })).toBeVisible();
   await cancelThenConfirm(page, saved.first().getByRole('button', { name: /^Delete “/ }), 'Delete saved memory', 'Forget for good', saved);
 });
