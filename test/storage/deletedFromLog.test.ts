@@ -54,6 +54,23 @@ async function fileStore() {
   return { store, path, found, checkpointed };
 }
 
+/** 120 real-length turns in conversation `id` (ids `${id}0`…), the 61st holding the marker. */
+async function manyTurns(store: Awaited<ReturnType<typeof openFileStore>>, id: string): Promise<void> {
+  await store.createConversation({ id, title: 'Notes' });
+  const filler = (i: number) =>
+    `Entry ${i}: the ferns by the north window need water twice a week, and the basil wants the afternoon sun near pot ${i * 7}. `.repeat(
+      9,
+    );
+  const many = Array.from({ length: 120 }, (_, i) => ({
+    id: `${id}${i}`,
+    conversationId: id,
+    role: 'user' as const,
+    speaker: 'You',
+    content: i === 60 ? `My ${MARKER} account number is on the card in the blue drawer. ${filler(i)}` : filler(i),
+  }));
+  for (let i = 0; i < many.length; i += 40) await store.appendTurns(many.slice(i, i + 40));
+}
+
 const turns = (conversationId: string) => [
   {
     id: `${conversationId}1`,
@@ -102,19 +119,7 @@ describe('a deletion on the live files', () => {
 
   it('merges the words out in steps after the deletion returns, with reads going between them', async () => {
     const { store, path, found, checkpointed } = await fileStore();
-    await store.createConversation({ id: 's', title: 'Notes' });
-    const filler = (i: number) =>
-      `Entry ${i}: the ferns by the north window need water twice a week, and the basil wants the afternoon sun near pot ${i * 7}. `.repeat(
-        9,
-      );
-    const many = Array.from({ length: 120 }, (_, i) => ({
-      id: `s${i}`,
-      conversationId: 's',
-      role: 'user' as const,
-      speaker: 'You',
-      content: i === 60 ? `My ${MARKER} account number is on the card in the blue drawer. ${filler(i)}` : filler(i),
-    }));
-    for (let i = 0; i < many.length; i += 40) await store.appendTurns(many.slice(i, i + 40));
+    await manyTurns(store, 's');
     for (const t of FTS_TABLES) await store.db.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`); // one segment, as a previous deletion leaves it
     expect(await checkpointed()).toBe(true);
     store.db.scrubStepPages = 4; // several steps for an index of this size
@@ -135,20 +140,8 @@ describe('a deletion on the live files', () => {
 
   it('gives an export asked for right after a deletion only once its words have left the indexes', async () => {
     const { store, checkpointed } = await fileStore();
-    await store.createConversation({ id: 'x', title: 'Notes' });
-    const filler = (i: number) =>
-      `Entry ${i}: the ferns by the north window need water twice a week, and the basil wants the afternoon sun near pot ${i * 7}. `.repeat(
-        9,
-      );
-    const many = Array.from({ length: 120 }, (_, i) => ({
-      id: `x${i}`,
-      conversationId: 'x',
-      role: 'user' as const,
-      speaker: 'You',
-      content: i === 60 ? `My ${MARKER} account number is on the card in the blue drawer. ${filler(i)}` : filler(i),
-    }));
-    for (let i = 0; i < many.length; i += 40) await store.appendTurns(many.slice(i, i + 40));
-    for (const t of FTS_TABLES) await store.db.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`);
+    await manyTurns(store, 'x');
+    for (const t of FTS_TABLES) await store.db.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`); // one segment
     expect(await checkpointed()).toBe(true);
     store.db.scrubStepPages = 4;
     const before = Buffer.from(await store.db.serialize());
