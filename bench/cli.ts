@@ -35,6 +35,10 @@
  * the longest main-thread task while a conversation holding one Markdown fixture opens, and while a key is typed (bench/markdownLimits.ts).
  *   npm run bench -- multilingual [--data bench/data/multilingual] [--out report.json]
  * known-item recall per language for message search and recall, and a tokenizer comparison (bench/multilingual.ts).
+ *   npm run bench -- delete-during-indexing [--reps 5] [--warmup 1] [--conversations 500] [--out report.json]
+ * times deleting a conversation and a message while the first open embeds the memory, against the same after indexing (bench/deleteDuringIndexing.ts).
+ *   npm run bench -- delete-profile [--reps 3] [--conversations 470] [--context incognito|profile|both] [--out report.json]
+ * where a conversation's deletion spends its time, statement by statement, with the OPFS calls of each (bench/deleteProfile.ts).
  * A progress line goes to stderr; the summary table to stdout.
  */
 import { readFile } from 'node:fs/promises';
@@ -243,5 +247,8 @@ else if (command === 'crash') await crashCommand(rest, usage);
 else if (command === 'multilingual') await multilingualCommand(rest, progressLine());
 else if (command === 'cold-open') await coldOpenCommand(rest, progressLine(), usage);
 else if (command === 'markdown-limits') await markdownLimitsCommand(rest, progressLine(), usage);
+else if (command === 'delete-during-indexing')
+  await (await import('./deleteDuringIndexing')).deleteDuringIndexingCommand(rest, progressLine(), usage);
+else if (command === 'delete-profile') await (await import('./deleteProfile')).deleteProfileCommand(rest, progressLine(), usage);
 else if (command === 'scale-sweep') await (await import('./scaleSweep')).scaleSweepCommand(rest, progressLine());
 else usage(command ? `unknown command ${command}` : undefined);

@@ -118,3 +118,36 @@ test('the engine dies after storing a message and before acknowledging it: Enter
   await expect(page.getByTestId('message-count')).toHaveText('2');
   await expect(page.getByTestId('message').filter({ hasText: 'appends the date to a log file' })).toHaveCount(1);
 });
+
+/**
+ * The engine worker dies while the memory is still opening (before or after it took its lifeline,
+ * at a few points of the open): the page must still notice, say so and open the memory in a new
+ * worker — never stay on "Opening your memory…" with nothing said.
+ */
+for (const delayMs of [0, 150, 600, 2_000]) {
+  test(`the engine dies ${delayMs} ms into opening the memory: the restart is said and the memory opens`, async ({ page }) => {
+    await newConversationWithOneTurn(page); // a memory to open again
+    const killed = new Promise<void>((resolve) => {
+      let armed = true; // the first engine worker after the reload only: its successor must live
+      page.on('worker', (worker) => {
+        if (!armed || !worker.url().includes('engine.worker')) return;
+        armed = false;
+        setTimeout(() => {
+          void worker
+            .evaluate(() => (self as unknown as { close(): void }).close())
+            .catch(() => undefined)
+            .finally(resolve);
+        }, delayMs);
+      });
+    });
+    await page.reload();
+    await killed;
+    await expect(page.getByRole('alert').filter({ hasText: 'The memory engine stopped unexpectedly and was restarted' })).toBeVisible({
+      timeout: 30_000,
+    });
+    await expect(page.getByTestId('message-count')).toHaveText('1', { timeout: 30_000 });
+    await box(page).fill('Stored after the restart.');
+    await box(page).press('Enter');
+    await expect(page.getByTestId('message-count')).toHaveText('2');
+  });
+}

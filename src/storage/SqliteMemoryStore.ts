@@ -137,6 +137,10 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return this.db.transaction((tx) => conversations.renameConversation(tx, id, title, this.#clock.now(), by));
   }
 
+  whenScrubbed(): Promise<void> {
+    return this.db.whenScrubbed();
+  }
+
   deleteConversation(id: string): Promise<void> {
     return this.db.transaction((tx) => conversations.deleteConversation(tx, id));
   }

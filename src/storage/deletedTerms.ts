@@ -9,17 +9,20 @@
  * 'delete' command, which contentless_delete tables refuse), so it does nothing here — measured on
  * this build (SQLite 3.53): a marker word deleted from a turn was still in the file's bytes.
  *
- * So a transaction that removed the person's content (Sql.contentRemoved) merges, before it
- * commits, every index that holds a tombstone page: `optimize` rewrites the index into one segment
+ * So after a transaction that removed the person's content (Sql.contentRemoved) commits, every
+ * index that holds a tombstone page is merged until none is left: the merge rewrites the index
  * without the tombstoned rows, and with `PRAGMA secure_delete` the pages it frees are zeroed. Its
- * cost grows with the index, not with what was deleted: measured in Node on a file database of
- * 10,000 turns of ≈1,300 characters (28 MB), 0.7–0.9 s per deletion for the message and turn
- * indexes together, a few ms for facts and episodes (the probe in test/storage/deletedFromLog.test.ts
- * shows the effect, not the time).
+ * cost grows with the index, not with what was deleted (every deletion rewrites the whole index,
+ * since the previous one left it one segment): at 5,000 real-length turns ≈ 9 MB of index pages,
+ * ≈ 0.2–0.5 s of merging and 0.6–1 s of commit in a browser profile on disk, 15–20 s of commit in
+ * Playwright's in-memory OPFS (bench/deleteDuringIndexing.ts); it grows linearly with the memory
+ * (bench/deleteMerge.ts). So the merge runs in steps of MERGE_STEP_PAGES pages, each its own
+ * transaction (`'merge', -N`: an incremental optimize that continues where the last step stopped),
+ * and nothing waits for all of it but the caller of `whenScrubbed()`: reads go between steps.
  *
- * The merge runs under a savepoint: if it fails (storage full — the merged segment needs room
- * before the old ones are freed), it is undone and the deletion still commits; the terms then
- * leave with the next deletion's merge. A deletion must work when storage is full.
+ * A step that fails (storage full — the merged segment needs room before the old ones are freed)
+ * is undone and the scrub stops there; the terms then leave with the next deletion's scrub or the
+ * next open's. A deletion must work when storage is full.
  */
 import type { Sql } from '../core/base/sql';
 
@@ -53,8 +56,39 @@ export async function indexesWithDeletedTerms(sql: Sql): Promise<string[]> {
 }
 
 /**
- * Inside a write transaction: merges every index holding deleted terms, so they leave the file with
- * this commit. Returns the indexes merged; a merge that failed is undone and reported, never thrown.
+ * Pages one scrub step merges at most ('merge', -N writes roughly N leaf pages): ≈ 0.8 MB of index,
+ * whatever the size of the memory. A read that arrives during a step waits for it: 500 pages were
+ * 0.1–0.35 s on a real profile (bench/deleteMerge.ts) but 2.7–6.8 s of COMMIT in Playwright's
+ * in-memory OPFS, where each 4 KB write is ≈ 1.5 ms (bench/results/delete-profile-2026-11-28.md).
+ */
+export const MERGE_STEP_PAGES = 200;
+
+/**
+ * Inside a write transaction: one step of merging the deleted terms out of the first index that
+ * holds some. Returns 'done' when no index holds deleted terms (nothing was merged), 'merged' after
+ * a step, 'failed' when the step failed (undone, reported, never thrown).
+ */
+export async function mergeDeletedTermsStep(tx: Sql, pages = MERGE_STEP_PAGES): Promise<'done' | 'merged' | 'failed'> {
+  const [t] = await indexesWithDeletedTerms(tx);
+  if (!t) return 'done';
+  await tx.exec('SAVEPOINT merge_deleted_terms');
+  try {
+    await tx.exec(`INSERT INTO ${t}(${t}, rank) VALUES ('merge', ?)`, [-pages]);
+    await tx.exec('RELEASE merge_deleted_terms');
+    return 'merged';
+  } catch (err) {
+    await tx.exec('ROLLBACK TO merge_deleted_terms').catch(() => undefined);
+    await tx.exec('RELEASE merge_deleted_terms').catch(() => undefined);
+    console.warn(`Recollect: the words of deleted text could not be merged out of ${t} yet; the next deletion tries again.`, err);
+    return 'failed';
+  }
+}
+
+/**
+ * Inside a write transaction: merges every index holding deleted terms in one go (`optimize`), so
+ * they leave the file with this commit. Returns the indexes merged; a merge that failed is undone
+ * and reported, never thrown. For a one-off clean-up (and the benchmark's "before"); deletions
+ * scrub in steps (WaSqliteDatabase).
  */
 export async function mergeDeletedTerms(tx: Sql): Promise<string[]> {
   const merged: string[] = [];

@@ -8,8 +8,9 @@
  *
  * Nothing of it may stay in either file, not even a word: the full-text indexes are contentless
  * with contentless_delete, where a deletion only marks the row deleted in its segment (FTS5
- * `secure-delete` does not apply to such tables), so a deletion merges the indexes before it
- * commits (deletedTerms.ts) and the lowercased index term is searched for as well as the text.
+ * `secure-delete` does not apply to such tables), so a deletion is followed by steps that merge
+ * the indexes (deletedTerms.ts; the files are searched once `whenScrubbed()` resolves) and the
+ * lowercased index term is searched for as well as the text.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +38,9 @@ async function fileStore() {
   expect(Number(limit!.journal_size_limit)).toBe(JOURNAL_SIZE_LIMIT);
   /** Where in the live files the deleted text is: its words as written, or as an index term (lowercased). */
   const holds = (bytes: Buffer) => bytes.includes(MARKER) || bytes.includes(MARKER.toLowerCase());
-  const found = () => {
+  /** After the deletion's scrub (the steps that merge its words out of the indexes, deletedTerms.ts) has ended. */
+  const found = async () => {
+    await store.whenScrubbed();
     const where: string[] = [];
     if (holds(existsSync(`${path}-wal`) ? readFileSync(`${path}-wal`) : Buffer.alloc(0))) where.push('wal');
     if (holds(readFileSync(path))) where.push('database');
@@ -49,6 +52,23 @@ async function fileStore() {
     return holds(readFileSync(path));
   };
   return { store, path, found, checkpointed };
+}
+
+/** 120 real-length turns in conversation `id` (ids `${id}0`…), the 61st holding the marker. */
+async function manyTurns(store: Awaited<ReturnType<typeof openFileStore>>, id: string): Promise<void> {
+  await store.createConversation({ id, title: 'Notes' });
+  const filler = (i: number) =>
+    `Entry ${i}: the ferns by the north window need water twice a week, and the basil wants the afternoon sun near pot ${i * 7}. `.repeat(
+      9,
+    );
+  const many = Array.from({ length: 120 }, (_, i) => ({
+    id: `${id}${i}`,
+    conversationId: id,
+    role: 'user' as const,
+    speaker: 'You',
+    content: i === 60 ? `My ${MARKER} account number is on the card in the blue drawer. ${filler(i)}` : filler(i),
+  }));
+  for (let i = 0; i < many.length; i += 40) await store.appendTurns(many.slice(i, i + 40));
 }
 
 const turns = (conversationId: string) => [
@@ -67,9 +87,9 @@ describe('a deletion on the live files', () => {
     const { store, path, found } = await fileStore();
     await store.createConversation({ id: 'c', title: 'Notes' });
     await store.appendTurns(turns('c'));
-    expect(found()).toContain('wal'); // the search is real: the committed turn is in the log
+    expect(await found()).toContain('wal'); // the search is real: the committed turn is in the log
     expect(await store.deleteMessage('c1')).toBe(true);
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     expect(statSync(`${path}-wal`).size).toBe(0); // truncated, not only overwritten in part
     // The database is whole and still holds the rest.
     expect((await store.listMessages('c')).map((m) => m.id)).toEqual(['c2']);
@@ -91,9 +111,46 @@ describe('a deletion on the live files', () => {
     for (let i = 0; i < many.length; i += 20) await store.appendTurns(many.slice(i, i + 20));
     expect(await checkpointed()).toBe(true); // the term is in the file's index pages, not only in the log
     expect(await store.deleteMessage('m30')).toBe(true);
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     // Search still works on what is left.
     expect((await store.db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH 'ferns'"))[0]!.n).toBe(59);
+    await store.db.close();
+  });
+
+  it('merges the words out in steps after the deletion returns, with reads going between them', async () => {
+    const { store, path, found, checkpointed } = await fileStore();
+    await manyTurns(store, 's');
+    for (const t of FTS_TABLES) await store.db.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`); // one segment, as a previous deletion leaves it
+    expect(await checkpointed()).toBe(true);
+    store.db.scrubStepPages = 4; // several steps for an index of this size
+    expect(await store.deleteMessage('s60')).toBe(true);
+    let scrubbed = false;
+    void store.whenScrubbed().then(() => {
+      scrubbed = true;
+    });
+    // A read asked for right after the deletion returned is answered before the scrub is over.
+    expect(await store.countItems('message')).toBe(119);
+    expect(scrubbed).toBe(false);
+    expect(await found()).toEqual([]);
+    expect(scrubbed).toBe(true);
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    expect((await store.db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH 'ferns'"))[0]!.n).toBe(119);
+    await store.db.close();
+  });
+
+  it('gives an export asked for right after a deletion only once its words have left the indexes', async () => {
+    const { store, checkpointed } = await fileStore();
+    await manyTurns(store, 'x');
+    for (const t of FTS_TABLES) await store.db.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`); // one segment
+    expect(await checkpointed()).toBe(true);
+    store.db.scrubStepPages = 4;
+    const before = Buffer.from(await store.db.serialize());
+    expect(before.includes(MARKER.toLowerCase())).toBe(true); // the search is real
+    expect(await store.deleteMessage('x60')).toBe(true);
+    // Not waiting for the scrub: the export does.
+    const exported = Buffer.from(await store.db.serialize());
+    expect(exported.includes(MARKER) || exported.includes(MARKER.toLowerCase())).toBe(false);
+    expect((await store.db.query("SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH 'ferns'"))[0]!.n).toBe(119);
     await store.db.close();
   });
 
@@ -106,7 +163,7 @@ describe('a deletion on the live files', () => {
       { id: 'e1b', conversationId: 'e', role: 'user', speaker: 'You', content: 'My account number is on the card in the blue drawer.' },
       { replaces: ['e1', 'e2'] },
     );
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     expect((await store.listMessages('e')).map((m) => m.content)).toEqual(['My account number is on the card in the blue drawer.']);
     await store.db.close();
   });
@@ -128,7 +185,7 @@ describe('a deletion on the live files', () => {
     await store.createConversation({ id: 'd', title: `${MARKER} plans` });
     await store.appendTurns(turns('d'));
     await store.deleteConversation('d');
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     await store.db.close();
   });
 
@@ -136,10 +193,10 @@ describe('a deletion on the live files', () => {
     const { store, found } = await fileStore();
     await store.createConversation({ id: 't', title: `Trip with ${MARKER} in May` });
     await store.appendTurns(turns('t').slice(1));
-    expect(found()).toContain('wal');
+    expect(await found()).toContain('wal');
     await new SqlExplorerStore(store.db).forget([{ kind: 'title', id: 't' }], 1, MARKER);
     expect((await store.getConversation('t'))!.title).not.toContain(MARKER);
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     await store.db.close();
   });
 
@@ -154,9 +211,9 @@ describe('a deletion on the live files', () => {
       `INSERT INTO facts (id, memcell_id, speaker, content, created_at, updated_at) VALUES ('f1', 'm1', 'You', ?, 0, 0)`,
       [`The user keeps the ${MARKER} card in a blue drawer.`],
     );
-    expect(found()).toContain('wal');
+    expect(await found()).toContain('wal');
     expect(await new SqlExplorerStore(store.db).deleteFact('f1', 1)).toBe(true);
-    expect(found()).toEqual([]);
+    expect(await found()).toEqual([]);
     await store.db.close();
   });
 });

@@ -53,7 +53,12 @@ export function ArchivedConversations({ conversations, onClose }: { conversation
                     remembered from it goes too. This cannot be undone.
                   </>
                 }
-                onConfirm={() => void remove.mutateAsync(c.id).then(() => selected === c.id && select(null))}
+                onConfirm={() =>
+                  remove.mutateAsync(c.id).then(() => {
+                    if (selected === c.id) select(null);
+                  })
+                }
+                busyLabel="Deleting…"
               >
                 Delete
               </ConfirmButton>

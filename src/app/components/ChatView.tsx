@@ -274,7 +274,8 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                   title="Delete message"
                   confirmLabel="Delete message"
                   message="Delete this message from memory? It is taken out of search, recall and what answers keep of it. This cannot be undone."
-                  onConfirm={() => remove.mutate(m.id)}
+                  onConfirm={() => remove.mutateAsync(m.id)}
+                  busyLabel="Deleting…"
                 >
                   delete
                 </ConfirmButton>

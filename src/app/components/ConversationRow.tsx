@@ -106,7 +106,12 @@ export function ConversationRow({
               undone.
             </>
           }
-          onConfirm={() => void remove.mutateAsync(c.id).then(() => selected === c.id && select(null))}
+          onConfirm={() =>
+            remove.mutateAsync(c.id).then(() => {
+              if (selected === c.id) select(null);
+            })
+          }
+          busyLabel="Deleting…"
         >
           <Icon name="delete" />
         </ConfirmButton>

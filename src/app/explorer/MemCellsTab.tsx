@@ -275,7 +275,8 @@ function FactRow({ fact, focused }: { fact: FactView; focused: boolean }) {
             title="Delete fact"
             confirmLabel="Forget for good"
             message={<>Forget “{fact.content}” for good? It is not recreated when the episode is synthesised again.</>}
-            onConfirm={() => remove.mutate()}
+            onConfirm={() => remove.mutateAsync()}
+            busyLabel="Forgetting…"
           >
             delete
           </ConfirmButton>

@@ -120,7 +120,8 @@ function ProfileRow({ item }: { item: ProfileItemView }) {
           title="Delete profile item"
           confirmLabel="Forget for good"
           message={<>Forget “{item.key}” for good? It is not learned again from your conversations.</>}
-          onConfirm={() => remove.mutate()}
+          onConfirm={() => remove.mutateAsync()}
+          busyLabel="Forgetting…"
         >
           delete
         </ConfirmButton>

@@ -337,7 +337,8 @@ function SavedItem({
               title="Delete saved memory"
               confirmLabel="Forget for good"
               message={<>Forget “{text}” for good? It is not recreated from your conversations.</>}
-              onConfirm={() => remover.mutate()}
+              onConfirm={() => remover.mutateAsync()}
+              busyLabel="Forgetting…"
             >
               delete
             </ConfirmButton>

@@ -64,6 +64,13 @@ export interface MemoryStore {
   /** Several conversations in one transaction (an import batch); existing ids are left as they are. */
   createConversations(inputs: readonly NewConversation[]): Promise<void>;
   deleteConversation(id: string): Promise<void>;
+  /**
+   * Resolves once the words of every deletion committed so far have left every copy the database
+   * keeps (full-text index pages, the write-ahead log). A deletion returns when its rows are gone;
+   * this part follows in steps that reads can go between (storage/deletedTerms.ts). Optional: a
+   * store that keeps no such copies has nothing to wait for.
+   */
+  whenScrubbed?(): Promise<void>;
   listConversations(): Promise<Conversation[]>;
 
   appendTurn(turn: NewTurn): Promise<AppendResult>;

@@ -48,6 +48,8 @@ export interface ConversationsDeps {
    * so the answer to it already has it (savedMemories.ts rememberFrom; idempotent per message).
    */
   readonly remember?: (message: Message) => Promise<unknown>;
+  /** Makes background embedding wait between batches until the returned function is called. */
+  readonly pauseEmbedding?: () => () => void;
 }
 
 export class Conversations {
@@ -181,23 +183,51 @@ export class Conversations {
   }
 
   async deleteMessage(id: string): Promise<boolean> {
-    const message = await this.#d.store.getMessage(id);
-    const deleted = await this.#d.store.deleteMessage(id);
-    if (!deleted) return false;
-    await this.#d.semantic.remove(id);
-    if (message) await this.#d.emptied(message.conversationId);
-    this.#d.turnsDeleted();
-    this.#d.emit({ type: 'messages-changed', conversationId: message?.conversationId ?? null });
-    this.#d.emit({ type: 'conversations-changed' });
-    return true;
+    return this.#whileDeleting(async () => {
+      const message = await this.#d.store.getMessage(id);
+      const deleted = await this.#d.store.deleteMessage(id);
+      if (!deleted) return false;
+      await this.#d.semantic.remove(id);
+      if (message) await this.#d.emptied(message.conversationId);
+      this.#d.turnsDeleted();
+      this.#d.emit({ type: 'messages-changed', conversationId: message?.conversationId ?? null });
+      this.#d.emit({ type: 'conversations-changed' });
+      return true;
+    });
   }
 
   async delete(id: string): Promise<void> {
-    await this.#d.store.deleteConversation(id);
-    this.#d.semantic.reset();
-    this.#d.conversationDeleted();
-    this.#d.emit({ type: 'messages-changed', conversationId: id });
-    this.#d.emit({ type: 'conversations-changed' });
+    await this.#whileDeleting(async () => {
+      await this.#d.store.deleteConversation(id);
+      this.#d.semantic.reset();
+      this.#d.conversationDeleted();
+      this.#d.emit({ type: 'messages-changed', conversationId: id });
+      this.#d.emit({ type: 'conversations-changed' });
+    });
+  }
+
+  /**
+   * A deletion the person waits for: background embedding holds between batches from before it
+   * until its words have left every copy the database keeps (Store.whenScrubbed), so neither the
+   * deletion nor its scrub steps queue behind the indexer's writes on the one connection (a
+   * delete during the first open's indexing took 11–15 s, bench/deleteDuringIndexing.ts). The call
+   * returns as soon as the rows are gone (committed, out of search and of every list): the scrub
+   * rewrites the whole full-text index, 15–35 s in Playwright's in-memory OPFS and 1–2 s on a
+   * real profile at 4,700 turns (bench/results/delete-profile-2026-11-28.md), and a person waiting
+   * for it saw nothing happen. Exports wait for the scrub (WaSqliteDatabase.serialize). Indexing
+   * resumes once the scrub ends: delayed, never stopped.
+   */
+  async #whileDeleting<T>(run: () => Promise<T>): Promise<T> {
+    const resume = this.#d.pauseEmbedding?.() ?? (() => undefined);
+    let result: T;
+    try {
+      result = await run();
+    } catch (err) {
+      resume();
+      throw err;
+    }
+    void (this.#d.store.whenScrubbed?.() ?? Promise.resolve()).finally(resume);
+    return result;
   }
 
   /** After an answer was stored: the endpoint names the conversation after its first exchange. */

@@ -231,6 +231,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     store,
     switches,
     semantic,
+    pauseEmbedding: () => indexer?.pause() ?? (() => undefined),
     // During a history import episodes wait for it (the trailing index kicks them after).
     written: () => (indexer ? indexer.kick() : trailing.importing ? undefined : lifecycle.kick()),
     emptied: async (conversationId) => {
