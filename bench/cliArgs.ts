@@ -325,3 +325,16 @@ export function parseVectorsArgs(argv: readonly string[]): VectorsArgs {
     k: positiveInt('--k', v.k, 100),
   };
 }
+
+/** A command's flags (no positionals, unknown flags refused), or `usage` with parseArgs's reason. */
+export function commandArgs(
+  argv: string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  usage: (message?: string) => never,
+): Record<string, string | boolean | undefined> {
+  try {
+    return parseArgs({ args: argv, strict: true, allowPositionals: false, options }).values as Record<string, string | boolean | undefined>;
+  } catch (err) {
+    return usage(err instanceof Error ? err.message : String(err));
+  }
+}

@@ -16,12 +16,11 @@
  * nothing: serve the current dist/ or a copy of an earlier build (--dist).
  */
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import type { Page } from '@playwright/test';
 import { openBenchPage } from './browserHarness';
 import { describeColdOpen, measureColdOpen, type ColdOpenPhases, type ColdOpenTiming } from './scaleBrowser';
 import { median } from './stats';
-import { niceValue, slowdownFactor } from './cliArgs';
+import { niceValue, slowdownFactor, commandArgs } from './cliArgs';
 
 export const COLD_OPEN_USAGE =
   'usage: npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5] [--question "…"] [--out report.json] [--port 4179] [--slowdown 4] [--nice=-10]';
@@ -56,27 +55,21 @@ async function appShell(page: Page): Promise<{ interactiveMs: number; memoryOpen
 }
 
 export async function coldOpenCommand(argv: string[], progress: (line: string) => void, usage: (message?: string) => never): Promise<void> {
-  let v: Record<string, string | boolean | undefined>;
-  try {
-    v = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        profile: { type: 'string' },
-        dist: { type: 'string' },
-        file: { type: 'string' },
-        reps: { type: 'string' },
-        question: { type: 'string' },
-        out: { type: 'string' },
-        port: { type: 'string' },
-        slowdown: { type: 'string' },
-        nice: { type: 'string' },
-      },
-    }).values;
-  } catch (err) {
-    usage(err instanceof Error ? err.message : String(err));
-  }
+  const v = commandArgs(
+    argv,
+    {
+      profile: { type: 'string' },
+      dist: { type: 'string' },
+      file: { type: 'string' },
+      reps: { type: 'string' },
+      question: { type: 'string' },
+      out: { type: 'string' },
+      port: { type: 'string' },
+      slowdown: { type: 'string' },
+      nice: { type: 'string' },
+    },
+    usage,
+  );
   const profile = v.profile as string | undefined;
   if (!profile) usage('--profile is required (the profile a `scale --profile <dir>` run kept)');
   const reps = Number(v.reps ?? 5);

@@ -23,13 +23,13 @@
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { chromium, type Locator, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
 import { buildOnce, cachedPath } from '../e2e/fileCache';
 import { buildFixtureMemory } from '../scripts/build-fixture-memory';
 import { median, percentile } from './stats';
+import { commandArgs } from './cliArgs';
 
 export const DELETE_DURING_INDEXING_USAGE =
   'usage: npm run bench -- delete-during-indexing [--reps 5] [--warmup 1] [--conversations 500] [--dist dist] [--incognito] [--out report.json]';
@@ -153,24 +153,18 @@ export async function deleteDuringIndexingCommand(
   progress: (line: string) => void,
   usage: (message?: string) => never,
 ): Promise<void> {
-  let v: Record<string, string | boolean | undefined>;
-  try {
-    v = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        reps: { type: 'string' },
-        warmup: { type: 'string' },
-        conversations: { type: 'string' },
-        dist: { type: 'string' },
-        out: { type: 'string' },
-        incognito: { type: 'boolean' },
-      },
-    }).values;
-  } catch (err) {
-    usage(err instanceof Error ? err.message : String(err));
-  }
+  const v = commandArgs(
+    argv,
+    {
+      reps: { type: 'string' },
+      warmup: { type: 'string' },
+      conversations: { type: 'string' },
+      dist: { type: 'string' },
+      out: { type: 'string' },
+      incognito: { type: 'boolean' },
+    },
+    usage,
+  );
   const int = (name: string, fallback: number, min: number) => {
     const n = Number(v[name] ?? fallback);
     if (!Number.isInteger(n) || n < min) usage(`--${name} needs an integer ≥ ${min}, not ${String(v[name])}`);

@@ -18,7 +18,6 @@
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { chromium, type BrowserContext, type Page, type Worker } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
@@ -26,6 +25,7 @@ import { buildOnce, cachedPath } from '../e2e/fileCache';
 import { buildFixtureMemory } from '../scripts/build-fixture-memory';
 import { seed } from './deleteDuringIndexing';
 import { median } from './stats';
+import { commandArgs } from './cliArgs';
 
 export const DELETE_PROFILE_USAGE =
   'usage: npm run bench -- delete-profile [--reps 3] [--conversations 470] [--dist dist] [--context incognito|profile|both] [--out report.json]';
@@ -230,23 +230,17 @@ export async function deleteProfileCommand(
   progress: (line: string) => void,
   usage: (message?: string) => never,
 ): Promise<void> {
-  let v: Record<string, string | boolean | undefined>;
-  try {
-    v = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        reps: { type: 'string' },
-        conversations: { type: 'string' },
-        dist: { type: 'string' },
-        out: { type: 'string' },
-        context: { type: 'string' },
-      },
-    }).values;
-  } catch (err) {
-    usage(err instanceof Error ? err.message : String(err));
-  }
+  const v = commandArgs(
+    argv,
+    {
+      reps: { type: 'string' },
+      conversations: { type: 'string' },
+      dist: { type: 'string' },
+      out: { type: 'string' },
+      context: { type: 'string' },
+    },
+    usage,
+  );
   const reps = Number(v.reps ?? 3);
   const conversations = Number(v.conversations ?? 470);
   if (!Number.isInteger(reps) || reps < 1) usage(`--reps needs an integer ≥ 1, not ${String(v.reps)}`);

@@ -19,7 +19,6 @@ import { existsSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { parseArgs } from 'node:util';
 import type { Page } from '@playwright/test';
 import {
   FIXTURE_TITLE_PREFIX,
@@ -29,6 +28,7 @@ import {
   type MarkdownFixtureName,
 } from '../test/support/markdownFixtures';
 import { median, percentile } from './stats';
+import { commandArgs } from './cliArgs';
 
 export const MARKDOWN_LIMITS_USAGE =
   'usage: npm run bench -- markdown-limits [--reps 5] [--dist dist] [--before <dist>] [--before-reps 2] [--cap 120] [--out bench/results/markdown-limits.md]';
@@ -263,24 +263,18 @@ export async function markdownLimitsCommand(
   progress: (line: string) => void,
   usage: (message?: string) => never,
 ): Promise<void> {
-  let v: Record<string, string | boolean | undefined>;
-  try {
-    v = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        reps: { type: 'string' },
-        dist: { type: 'string' },
-        before: { type: 'string' },
-        'before-reps': { type: 'string' },
-        cap: { type: 'string' },
-        out: { type: 'string' },
-      },
-    }).values;
-  } catch (err) {
-    usage(err instanceof Error ? err.message : String(err));
-  }
+  const v = commandArgs(
+    argv,
+    {
+      reps: { type: 'string' },
+      dist: { type: 'string' },
+      before: { type: 'string' },
+      'before-reps': { type: 'string' },
+      cap: { type: 'string' },
+      out: { type: 'string' },
+    },
+    usage,
+  );
   const count = (value: unknown, fallback: number, flag: string) => {
     const n = value === undefined ? fallback : Number(value);
     if (!Number.isInteger(n) || n <= 0) usage(`${flag} needs a positive integer, not ${String(value)}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BenchUsageError, parseCrashArgs, parseVectorsArgs } from '../../bench/cliArgs';
+import { BenchUsageError, commandArgs, parseCrashArgs, parseVectorsArgs } from '../../bench/cliArgs';
 
 describe('bench crash and vectors arguments (node:util parseArgs, strict)', () => {
   it('reads the crash flags with their defaults and refuses bad ones', () => {
@@ -19,5 +19,21 @@ describe('bench crash and vectors arguments (node:util parseArgs, strict)', () =
     expect(parseVectorsArgs(['--runtime', 'browser', '--n', '5000', '--k', '10'])).toMatchObject({ runtime: 'browser', n: 5000, k: 10 });
     expect(() => parseVectorsArgs(['--runtime', 'gpu'])).toThrow(/node or browser/);
     expect(() => parseVectorsArgs(['--dim', 'x'])).toThrow(BenchUsageError);
+  });
+});
+
+describe('commandArgs (the flags of cold-open, delete-profile, delete-during-indexing, markdown-limits)', () => {
+  const usage = (message?: string): never => {
+    throw new BenchUsageError(message ?? 'usage');
+  };
+  const options = { reps: { type: 'string' }, incognito: { type: 'boolean' } } as const;
+
+  it('reads known flags', () => {
+    expect(commandArgs(['--reps', '5', '--incognito'], options, usage)).toEqual({ reps: '5', incognito: true });
+  });
+
+  it('sends an unknown flag or a positional to usage with the reason', () => {
+    expect(() => commandArgs(['--bogus'], options, usage)).toThrow(/Unknown option '--bogus'/);
+    expect(() => commandArgs(['stray'], options, usage)).toThrow(BenchUsageError);
   });
 });
