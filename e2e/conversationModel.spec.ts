@@ -43,7 +43,7 @@ test("a conversation's own model reaches the endpoint; another conversation keep
   test.setTimeout(180_000);
   await page.goto('/');
   await connectEndpoint(page, mock.url);
-  const picker = page.getByTestId('model-picker').getByLabel('Model', { exact: true });
+  const picker = page.getByTestId('model-picker').getByLabel('Model for this conversation', { exact: true });
 
   // Conversation A: the endpoint's listed "big-model".
   await page.getByRole('button', { name: '+ New conversation' }).click();

@@ -169,6 +169,19 @@ test("memory views filter by project (in the address), 'What was sent' names eac
   await search.fill('quokka colony humidity logger');
   await expect(page.getByText('Nothing remembered matches.')).toBeVisible();
   await expect(page.getByTestId('memory-hit')).toHaveCount(0);
+
+  // Forget follows the same picker: chats in no project hold no quokka; the Thesis project does.
+  await page.getByRole('tab', { name: 'Forget' }).click();
+  await expect(page.getByTestId('forget-project-note')).toContainText('chats in no project');
+  const forgetBox = page.getByRole('textbox', { name: 'Forget everything about' });
+  await forgetBox.fill('quokka');
+  await page.getByRole('button', { name: 'Find', exact: true }).click();
+  await expect(page.getByText('Nothing remembered mentions “quokka”.')).toBeVisible();
+  await page.getByTestId('explorer-project').selectOption({ label: 'Thesis (project-only)' });
+  await expect(page.getByTestId('forget-project-note')).toContainText('this project');
+  await expect(page.getByTestId('forget-found')).toContainText('mention “quokka”');
+
   await page.getByTestId('explorer-project').selectOption('all');
-  await expect(page).toHaveURL(/#\/memory\/search$/);
+  await expect(page).toHaveURL(/#\/memory\/forget$/);
+  await expect(page.getByTestId('forget-project-note')).toHaveCount(0);
 });

@@ -52,7 +52,8 @@ export const queryKeys = {
   profile: ['explorer', 'profile'] as const,
   foresightPages: (query: Omit<ForesightQuery, 'cursor'>) => ['explorer', 'foresight-pages', query] as const,
   foresightAll: (query: Omit<ForesightQuery, 'cursor' | 'limit'>) => ['explorer', 'foresight-all', query] as const,
-  forgetPreview: (q: string) => ['explorer', 'forget-preview', q] as const,
+  forgetPreview: (q: string, project?: ProjectFilter) =>
+    ['explorer', 'forget-preview', q, project === undefined ? 'all' : project] as const,
   savedMemories: (q: string) => ['explorer', 'saved', q] as const,
   messageMemories: ['explorer', 'from-messages'] as const,
   memorySummary: ['explorer', 'summary'] as const,
@@ -232,8 +233,12 @@ export function engineQueries(client: EngineClient) {
         },
         placeholderData: (prev) => prev,
       }),
-    forgetPreview: (q: string) =>
-      queryOptions({ queryKey: queryKeys.forgetPreview(q), queryFn: () => engine.memory.forgetPreview(q), enabled: q.length > 0 }),
+    forgetPreview: (q: string, filter: { readonly project?: ProjectFilter } = {}) =>
+      queryOptions({
+        queryKey: queryKeys.forgetPreview(q, filter.project),
+        queryFn: () => engine.memory.forgetPreview(q, filter),
+        enabled: q.length > 0,
+      }),
   };
 }
 

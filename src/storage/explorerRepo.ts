@@ -35,6 +35,7 @@ import type {
   SceneVectorInput,
   SceneView,
   SearchCandidate,
+  ProjectFilter,
 } from '../core/explorer/explorer';
 import { searchKind, candidatesByIds } from './explorerSearch';
 import { forgetCandidates } from './forgetCandidates';
@@ -94,8 +95,8 @@ export class SqlExplorerStore implements ExplorerStore {
   emptyEpisodes(conversationId: string): Promise<string[]> {
     return emptyEpisodeIds(this.#sql, conversationId);
   }
-  forgetCandidates(query: string, limit: number): Promise<ForgetCandidate[]> {
-    return forgetCandidates(this.#sql, query, limit);
+  forgetCandidates(query: string, limit: number, filter?: { readonly project?: ProjectFilter }): Promise<ForgetCandidate[]> {
+    return forgetCandidates(this.#sql, query, limit, filter);
   }
 
   // ---- editing (explorerEdits.ts) -------------------------------------------------------------

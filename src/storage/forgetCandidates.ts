@@ -12,7 +12,7 @@
  * non-ASCII capitals in a memory of more than SCAN_LIMIT plans or conversations (no prefilter).
  */
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
-import type { ForgetCandidate } from '../core/explorer/explorer';
+import type { ForgetCandidate, ProjectFilter } from '../core/explorer/explorer';
 import { forgetMatcher, type ForgetMatcher } from '../core/explorer/forgetMatch';
 import { UNTITLED } from '../core/base/titles';
 import { toFtsQuery } from './ftsQuery';
@@ -58,18 +58,35 @@ function likeAny(m: ForgetMatcher, cols: readonly string[]): { sql: string; args
   };
 }
 
-export async function forgetCandidates(sql: Sql, query: string, limit: number): Promise<ForgetCandidate[]> {
+/**
+ * With `filter.project` (a project's id, or null for chats in no project) only that side's messages,
+ * episodes, facts, plans and titles are proposed; the profile and theme summaries belong to no one
+ * project and are left out (the Forget tab says so).
+ */
+export async function forgetCandidates(
+  sql: Sql,
+  query: string,
+  limit: number,
+  filter: { readonly project?: ProjectFilter } = {},
+): Promise<ForgetCandidate[]> {
   const m = forgetMatcher(query);
   const match = toFtsQuery(query);
   if (m === null || match === null) return [];
   const shown = (text: string): string => m.excerpt(text, SHOWN_CHARS);
   const out: ForgetCandidate[] = [];
+  const scoped = filter.project !== undefined;
+  const project = filter.project ?? null;
+  // `IS ?` matches a project's id, or (null) chats in no project.
+  const chats = 'SELECT id FROM conversations WHERE project_id IS ?';
+  const cells = `SELECT mc.id FROM memcells mc WHERE mc.conversation_id IN (${chats})`;
+  const and = (condition: string): string => (scoped ? ` AND ${condition}` : '');
+  const arg = (n = 1): SqlValue[] => (scoped ? Array.from({ length: n }, () => project) : []);
 
   out.push(
     ...(await collect(
       sql,
-      'SELECT f.id, f.content, f.occurred_at FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ? ORDER BY bm25(facts_fts) LIMIT ? OFFSET ?',
-      [match],
+      `SELECT f.id, f.content, f.occurred_at FROM facts_fts JOIN facts f ON f.rowid = facts_fts.rowid WHERE facts_fts MATCH ?${and(`f.memcell_id IN (${cells})`)} ORDER BY bm25(facts_fts) LIMIT ? OFFSET ?`,
+      [match, ...arg()],
       (r) =>
         m.matches(str(r.content))
           ? { kind: 'fact', id: str(r.id), text: shown(str(r.content)), occurredAt: numOrNull(r.occurred_at) }
@@ -81,8 +98,8 @@ export async function forgetCandidates(sql: Sql, query: string, limit: number): 
   out.push(
     ...(await collect(
       sql,
-      'SELECT c.id, c.title, c.narrative, c.start_at FROM memcells_fts JOIN memcells c ON c.rowid = memcells_fts.rowid WHERE memcells_fts MATCH ? ORDER BY bm25(memcells_fts) LIMIT ? OFFSET ?',
-      [match],
+      `SELECT c.id, c.title, c.narrative, c.start_at FROM memcells_fts JOIN memcells c ON c.rowid = memcells_fts.rowid WHERE memcells_fts MATCH ?${and(`c.conversation_id IN (${chats})`)} ORDER BY bm25(memcells_fts) LIMIT ? OFFSET ?`,
+      [match, ...arg()],
       (r) => {
         const title = str(r.title) || 'Untitled episode';
         const narrative = str(r.narrative);
@@ -97,8 +114,8 @@ export async function forgetCandidates(sql: Sql, query: string, limit: number): 
   out.push(
     ...(await collect(
       sql,
-      'SELECT m.id, m.speaker, m.content, m.occurred_at FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT ? OFFSET ?',
-      [match],
+      `SELECT m.id, m.speaker, m.content, m.occurred_at FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid WHERE messages_fts MATCH ?${and(`m.conversation_id IN (${chats})`)} ORDER BY bm25(messages_fts) LIMIT ? OFFSET ?`,
+      [match, ...arg()],
       (r) =>
         m.matches(str(r.speaker)) || m.matches(str(r.content))
           ? { kind: 'turn', id: str(r.id), text: `${str(r.speaker)}: ${shown(str(r.content))}`, occurredAt: num(r.occurred_at) }
@@ -111,8 +128,8 @@ export async function forgetCandidates(sql: Sql, query: string, limit: number): 
   out.push(
     ...(await collect(
       sql,
-      `SELECT id, content, start_at FROM foresights WHERE status <> 'dismissed' AND (${fs.sql}) ORDER BY rowid LIMIT ? OFFSET ?`,
-      fs.args,
+      `SELECT id, content, start_at FROM foresights WHERE status <> 'dismissed' AND (${fs.sql})${and(`(memcell_id IN (${cells}) OR source_message_id IN (SELECT id FROM messages WHERE conversation_id IN (${chats})))`)} ORDER BY rowid LIMIT ? OFFSET ?`,
+      [...fs.args, ...arg(2)],
       (r) =>
         m.matches(str(r.content))
           ? { kind: 'foresight', id: str(r.id), text: shown(str(r.content)), occurredAt: numOrNull(r.start_at) }
@@ -122,37 +139,39 @@ export async function forgetCandidates(sql: Sql, query: string, limit: number): 
   );
 
   const pr = likeAny(m, ['key', 'value']);
-  out.push(
-    ...(await collect(
-      sql,
-      `SELECT id, key, value, updated_at FROM profile_items WHERE status IN ('active', 'conflict') AND (${pr.sql}) ORDER BY rowid LIMIT ? OFFSET ?`,
-      pr.args,
-      (r) =>
-        m.matches(str(r.key)) || m.matches(str(r.value))
-          ? { kind: 'profile', id: str(r.id), text: `${str(r.key)}: ${str(r.value)}`, occurredAt: num(r.updated_at) }
-          : null,
-      limit,
-    )),
-  );
+  if (!scoped)
+    out.push(
+      ...(await collect(
+        sql,
+        `SELECT id, key, value, updated_at FROM profile_items WHERE status IN ('active', 'conflict') AND (${pr.sql}) ORDER BY rowid LIMIT ? OFFSET ?`,
+        pr.args,
+        (r) =>
+          m.matches(str(r.key)) || m.matches(str(r.value))
+            ? { kind: 'profile', id: str(r.id), text: `${str(r.key)}: ${str(r.value)}`, occurredAt: num(r.updated_at) }
+            : null,
+        limit,
+      )),
+    );
 
   const sc = likeAny(m, ['title', 'summary']);
-  out.push(
-    ...(await collect(
-      sql,
-      `SELECT id, title, summary, last_activity_at FROM memscenes WHERE ${sc.sql} ORDER BY rowid LIMIT ? OFFSET ?`,
-      sc.args,
-      (r) =>
-        m.matches(str(r.title)) || m.matches(str(r.summary))
-          ? {
-              kind: 'scene',
-              id: str(r.id),
-              text: `Scene summary — ${str(r.title) || 'untitled'}: ${shown(str(r.summary))}`,
-              occurredAt: numOrNull(r.last_activity_at),
-            }
-          : null,
-      limit,
-    )),
-  );
+  if (!scoped)
+    out.push(
+      ...(await collect(
+        sql,
+        `SELECT id, title, summary, last_activity_at FROM memscenes WHERE ${sc.sql} ORDER BY rowid LIMIT ? OFFSET ?`,
+        sc.args,
+        (r) =>
+          m.matches(str(r.title)) || m.matches(str(r.summary))
+            ? {
+                kind: 'scene',
+                id: str(r.id),
+                text: `Scene summary — ${str(r.title) || 'untitled'}: ${shown(str(r.summary))}`,
+                occurredAt: numOrNull(r.last_activity_at),
+              }
+            : null,
+        limit,
+      )),
+    );
 
   // A conversation's title (the sidebar, the export): forgetting it renames the conversation with
   // each mention replaced by "…" (ExplorerStore.forget), which the list shows before anything happens.
@@ -160,8 +179,8 @@ export async function forgetCandidates(sql: Sql, query: string, limit: number): 
   out.push(
     ...(await collect(
       sql,
-      `SELECT id, title, updated_at FROM conversations WHERE ${ti.sql} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?`,
-      ti.args,
+      `SELECT id, title, updated_at FROM conversations WHERE (${ti.sql})${and('project_id IS ?')} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?`,
+      [...ti.args, ...arg()],
       (r) =>
         m.matches(str(r.title))
           ? {

@@ -193,6 +193,20 @@ describe('projects: memory walls in answers', () => {
     expect(await hits('Biscuit beagle', null)).toContain('turn:pets');
   });
 
+  it("Forget proposes only one project's messages, episodes, facts, plans and titles when asked, and no profile or theme", async () => {
+    const { engine, thesis } = await setUp();
+    const found = async (q: string, filter?: { project: string | null }) =>
+      (await engine.memory.forgetPreview(q, filter)).map((c) => `${c.kind}:${c.id}`).sort();
+    expect(await found('quokka', { project: thesis.id })).toEqual(['episode:cell-lab', 'fact:fact-lab', 'foresight:plan-lab', 'turn:lab1']);
+    expect(await found('quokka', { project: null })).toEqual([]);
+    // Unfiltered, the profile item drawn from the thesis is proposed too.
+    expect(await found('quokka')).toEqual(['episode:cell-lab', 'fact:fact-lab', 'foresight:plan-lab', 'profile:prof-lab', 'turn:lab1']);
+    expect(await found('Biscuit', { project: null })).toContain('turn:pets1');
+    expect(await found('Biscuit', { project: thesis.id })).toEqual([]);
+    expect(await found('Lab', { project: thesis.id })).toContain('title:lab');
+    expect(await found('Lab', { project: null })).not.toContain('title:lab');
+  });
+
   it('a moved conversation follows its new scope at the next answer', async () => {
     const { engine, thesis, sent } = await setUp();
     await engine.conversations.create({ id: 'outside', title: 'Outside' });

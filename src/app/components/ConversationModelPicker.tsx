@@ -42,6 +42,7 @@ export function ConversationModelPicker({ conversation }: { conversation: Conver
       <label htmlFor={`${id}-model`}>Model</label>
       <select
         id={`${id}-model`}
+        aria-label="Model for this conversation"
         value={typing ? OTHER : valueOf(own)}
         onChange={(e) => {
           const v = e.target.value;

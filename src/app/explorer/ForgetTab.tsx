@@ -3,6 +3,7 @@ import { useEngineQuery, useMemoryMutation } from '../hooks';
 import { formatTime } from '../format';
 import { FORGET_PREVIEW_LIMIT, type ForgetKind, type ForgetResult } from '../../core/explorer/explorer';
 import { forgetSummary } from '../../core/explorer/explorerText';
+import { useProjectFilter } from './ProjectPicker';
 
 const KIND_ORDER: readonly ForgetKind[] = ['turn', 'fact', 'episode', 'foresight', 'profile', 'scene', 'title'];
 
@@ -18,13 +19,14 @@ const KIND_ORDER: readonly ForgetKind[] = ['turn', 'fact', 'episode', 'foresight
 export function ForgetTab() {
   const [text, setText] = useState('');
   const [query, setQuery] = useState('');
-  const preview = useEngineQuery((q) => q.forgetPreview(query.trim()));
+  const filter = useProjectFilter();
+  const preview = useEngineQuery((q) => q.forgetPreview(query.trim(), filter));
   const [ticked, setTicked] = useState<Set<string>>(new Set());
   const [done, setDone] = useState<ForgetResult | null>(null);
   const forget = useMemoryMutation((e, v: { items: { kind: ForgetKind; id: string }[]; about: string }) =>
     e.memory.forget(v.items, v.about),
   );
-  useEffect(() => setTicked(new Set()), [query]);
+  useEffect(() => setTicked(new Set()), [query, filter.project]);
   const items = preview.data ?? [];
   const keyOf = (i: { kind: string; id: string }) => `${i.kind}:${i.id}`;
   const chosen = items.filter((i) => ticked.has(keyOf(i)));
@@ -53,6 +55,13 @@ export function ForgetTab() {
         </label>
         <button type="submit">Find</button>
       </form>
+      {filter.project !== undefined && (
+        <p className="muted" data-testid="forget-project-note">
+          Only {filter.project === null ? 'chats in no project' : 'this project'} is searched: its messages, episodes, facts, plans and
+          conversation titles. What Recollect knows about you and theme summaries belong to no one project — choose All projects above to
+          forget those too.
+        </p>
+      )}
       {query && preview.data && items.length === 0 && <p className="muted">Nothing remembered mentions “{query}”.</p>}
       {items.length > 0 && (
         <>

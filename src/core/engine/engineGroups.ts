@@ -132,7 +132,7 @@ export function memoryGroup(p: EngineParts): MemoryApi {
     renameScene: (id, title) => ex().renameScene(id, title),
     mergeScenes: (targetId, sourceIds) => ex().mergeScenes(targetId, sourceIds),
     splitScene: (sceneId, memcellIds, title) => ex().splitScene(sceneId, memcellIds, title),
-    forgetPreview: (query) => ex().forgetPreview(query),
+    forgetPreview: (query, filter) => ex().forgetPreview(query, filter),
     forget: (items, about) => ex().forget(items, about),
   };
 }

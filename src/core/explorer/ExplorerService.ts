@@ -44,6 +44,7 @@ import {
   type MemCellEdit,
   type SceneView,
   type SearchCandidate,
+  type ProjectFilter,
 } from './explorer';
 import { matchReasons, pca2d, queryTerms } from './explorerText';
 
@@ -433,8 +434,8 @@ export class ExplorerService {
   }
 
   /** "Forget everything about X", step 1: what would go (shown to the user before anything is deleted). */
-  forgetPreview(query: string): Promise<ForgetCandidate[]> {
-    return this.#ex.forgetCandidates(query, FORGET_PREVIEW_LIMIT);
+  forgetPreview(query: string, filter?: { readonly project?: ProjectFilter }): Promise<ForgetCandidate[]> {
+    return this.#ex.forgetCandidates(query, FORGET_PREVIEW_LIMIT, filter);
   }
 
   /**

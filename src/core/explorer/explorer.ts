@@ -336,7 +336,8 @@ export interface ExplorerStore {
   editForesight(id: string, patch: ForesightEdit, now: number): Promise<void>;
   dismissForesight(id: string, now: number): Promise<void>;
   /** What mentions a word of `query` as a whole word (core/explorer/forgetMatch), at most `limit` of each kind. */
-  forgetCandidates(query: string, limit: number): Promise<ForgetCandidate[]>;
+  /** `filter.project`: only that project's (null: no project's) messages, episodes, facts, plans and titles; no profile or themes. */
+  forgetCandidates(query: string, limit: number, filter?: { readonly project?: ProjectFilter }): Promise<ForgetCandidate[]>;
   /**
    * Deletes every listed item in ONE transaction (tombstoned like the single deletes); a listed
    * title loses the words of `about` (the query the list came from) — no query, it is cleared.

@@ -21,6 +21,7 @@ import type {
   MemorySearchHit,
   SceneMap,
   SceneView,
+  ProjectFilter,
 } from '../explorer/explorer';
 
 export interface MemoryApi {
@@ -41,7 +42,7 @@ export interface MemoryApi {
   renameScene(id: string, title: string): Promise<void>;
   mergeScenes(targetId: string, sourceIds: readonly string[]): Promise<void>;
   splitScene(sceneId: string, memcellIds: readonly string[], title?: string): Promise<string>;
-  forgetPreview(query: string): Promise<ForgetCandidate[]>;
+  forgetPreview(query: string, filter?: { readonly project?: ProjectFilter }): Promise<ForgetCandidate[]>;
   /** Deletes the items (from forgetPreview or single deletes); a `title` item loses the words of `about`, the preview's query. */
   forget(items: readonly { readonly kind: ForgetKind; readonly id: string }[], about?: string): Promise<ForgetResult>;
 }
