@@ -23,7 +23,7 @@ import * as SQLite from '@journeyapps/wa-sqlite';
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import { RecollectError } from '../core/base/errors';
 import { lexicalText } from '../core/base/lexicalUnits';
-import { MERGE_STEP_PAGES, mergeDeletedTermsStep } from './deletedTerms';
+import { clearScrubPending, markScrubPending, MERGE_STEP_PAGES, mergeDeletedTermsStep } from './deletedTerms';
 
 /** Receives each statement's text, start (performance.now()) and duration in ms. */
 export type SqlTrace = (sql: string, start: number, ms: number) => void;
@@ -185,6 +185,7 @@ export class WaSqliteDatabase implements Sql {
   /** Outside a transaction: the statement just run removed content; the log and its index terms are cleared next. */
   contentRemoved(): void {
     this.#serial(async () => {
+      await markScrubPending(this.#inner);
       await this.#truncateLog();
       this.#scheduleScrub();
     }).catch(() => undefined); // closed meanwhile: nothing left to clear
@@ -198,6 +199,7 @@ export class WaSqliteDatabase implements Sql {
       this.#removedContent = false;
       try {
         const result = await fn(this.#inner);
+        if (this.#removedContent) await markScrubPending(this.#inner);
         await this.#run('COMMIT', undefined, false);
         if (this.#removedContent) {
           // Before the caller hears that the deletion is done: the rows' own pages as they were
@@ -252,6 +254,7 @@ export class WaSqliteDatabase implements Sql {
         let outcome: Awaited<ReturnType<typeof mergeDeletedTermsStep>>;
         try {
           outcome = await mergeDeletedTermsStep(this.#inner, this.scrubStepPages);
+          if (outcome === 'done') await clearScrubPending(this.#inner);
           await this.#run('COMMIT', undefined, false);
         } catch (err) {
           if (!this.sqlite3.get_autocommit(this.db)) await this.#run('ROLLBACK', undefined, false).catch(() => undefined);

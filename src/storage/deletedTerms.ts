@@ -64,6 +64,43 @@ export async function indexesWithDeletedTerms(sql: Sql): Promise<string[]> {
 export const MERGE_STEP_PAGES = 200;
 
 /**
+ * The meta key that says a deletion's scrub has not finished: written in the deletion's own
+ * transaction, removed by the step that finds nothing left to merge. An open resumes the scrub
+ * only when it is there: the turn index re-indexes a turn's neighbours on every append, which
+ * leaves deleted-row pages too, and merging those at every open rewrote whole indexes (seconds
+ * of writes at each reload of a 5,000-turn memory) for no deleted text.
+ */
+export const SCRUB_PENDING_KEY = 'fts.scrubPending';
+
+/** Marks a scrub pending (inside the deletion's transaction); a database without a meta table has nothing to resume. */
+export async function markScrubPending(tx: Sql): Promise<void> {
+  try {
+    await tx.exec("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')", [SCRUB_PENDING_KEY]);
+  } catch {
+    // no meta table (a bare database): nothing reads the mark there
+  }
+}
+
+/** Clears the mark (inside the step that found nothing left to merge). */
+export async function clearScrubPending(tx: Sql): Promise<void> {
+  try {
+    await tx.exec('DELETE FROM meta WHERE key = ?', [SCRUB_PENDING_KEY]);
+  } catch {
+    // no meta table: nothing was marked
+  }
+}
+
+/** Whether a deletion's scrub was cut short (the tab closed between its steps). */
+export async function scrubPending(sql: Sql): Promise<boolean> {
+  try {
+    const [row] = await sql.query<{ n: number }>('SELECT count(*) AS n FROM meta WHERE key = ?', [SCRUB_PENDING_KEY]);
+    return Number(row?.n ?? 0) > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Inside a write transaction: one step of merging the deleted terms out of the first index that
  * holds some. Returns 'done' when no index holds deleted terms (nothing was merged), 'merged' after
  * a step, 'failed' when the step failed (undone, reported, never thrown).
@@ -105,4 +142,11 @@ export async function mergeDeletedTerms(tx: Sql): Promise<string[]> {
     }
   }
   return merged;
+}
+
+/** At open: a deletion's scrub cut short goes on (the mark says so); true when one was resumed. */
+export async function resumeCutShortScrub(db: Sql & { contentRemoved(): void }): Promise<boolean> {
+  if (!(await scrubPending(db))) return false;
+  db.contentRemoved();
+  return true;
 }

@@ -17,7 +17,7 @@ import { RecollectError } from '../core/base/errors';
 import { STORAGE_FULL_MESSAGE } from './WaSqliteDatabase';
 import { openWhenReleased } from './openWhenReleased';
 import { useWriteAheadLog } from './writeAheadLog';
-import { indexesWithDeletedTerms } from './deletedTerms';
+import { resumeCutShortScrub } from './deletedTerms';
 
 export const DATABASE_FILE = 'recollect.sqlite';
 const VFS_NAME = 'recollect-opfs';
@@ -171,7 +171,7 @@ async function openOnce(
       },
     });
     // A scrub cut short (the tab closed between its steps) goes on: deleted words wait in no index.
-    if ((await indexesWithDeletedTerms(db)).length > 0) db.contentRemoved();
+    await resumeCutShortScrub(db);
   } catch (err) {
     // Never leave a half-open connection behind: the open may be tried again at once.
     await db?.close().catch(() => undefined);

@@ -19,7 +19,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/storage/openNodeDatabase';
 import { SqlExplorerStore } from '../../src/storage/explorerRepo';
 import { JOURNAL_SIZE_LIMIT } from '../../src/storage/writeAheadLog';
-import { FTS_TABLES } from '../../src/storage/deletedTerms';
+import { FTS_TABLES, indexesWithDeletedTerms, resumeCutShortScrub, scrubPending } from '../../src/storage/deletedTerms';
 
 const MARKER = 'Quorvandel';
 const dirs: string[] = [];
@@ -215,5 +215,34 @@ describe('a deletion on the live files', () => {
     expect(await new SqlExplorerStore(store.db).deleteFact('f1', 1)).toBe(true);
     expect(await found()).toEqual([]);
     await store.db.close();
+  });
+});
+
+describe('a scrub cut short resumes at the next open, and only then', () => {
+  it("leaves the turn index alone at open after appends alone; resumes a deletion's scrub the tab closed on", async () => {
+    const { store, path } = await fileStore();
+    await manyTurns(store, 'r');
+    // Appends re-index a turn's neighbours, which leaves deleted-row pages in the turn index: no
+    // deleted text, so nothing is marked and an open merges nothing.
+    expect(await indexesWithDeletedTerms(store.db)).not.toEqual([]);
+    expect(await scrubPending(store.db)).toBe(false);
+    expect(await resumeCutShortScrub(store.db)).toBe(false);
+
+    // A deletion marks its scrub in its own transaction; the tab closes before the steps end.
+    store.db.scrubStepPages = 1;
+    expect(await store.deleteMessage('r60')).toBe(true);
+    expect(await scrubPending(store.db)).toBe(true);
+    await store.db.close();
+
+    const reopened = await openFileStore(path, { journal: 'wal' });
+    expect(await scrubPending(reopened.db)).toBe(true);
+    expect(await resumeCutShortScrub(reopened.db)).toBe(true);
+    await reopened.db.query('SELECT 1'); // queued behind the task that starts the scrub
+    await reopened.whenScrubbed();
+    expect(await scrubPending(reopened.db)).toBe(false);
+    expect(await indexesWithDeletedTerms(reopened.db)).toEqual([]);
+    await reopened.db.close();
+    const bytes = readFileSync(path);
+    expect(bytes.includes(MARKER) || bytes.includes(MARKER.toLowerCase())).toBe(false);
   });
 });
