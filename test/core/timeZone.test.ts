@@ -124,8 +124,10 @@ describe('the engine keeps the zone and uses it', () => {
     expect(body).toContain('Tuesday, 10 March 2026 at 23:30 (Asia/Tokyo)');
 
     const again = createEngine(store, { only: ['episodes'], platformTimeZone: () => 'America/New_York' });
-    await again.start();
-    expect((await again.settings.timeZone()).timeZone).toBe('Asia/Tokyo'); // survives a restart
+    // Asked while the engine starts (the sidebar's date groups do, at open): the kept zone, not the browser's.
+    const starting = again.start();
+    expect(await again.settings.timeZone()).toEqual({ timeZone: 'Asia/Tokyo', source: 'user' }); // survives a restart
+    await starting;
     expect(await again.settings.setTimeZone(null)).toEqual({ timeZone: 'America/New_York', source: 'browser' });
     engine.stop();
     again.stop();

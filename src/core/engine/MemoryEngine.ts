@@ -57,6 +57,8 @@ export class MemoryEngine implements EngineApi {
   #indexerReady: Promise<void> | null = null;
   /** The saved endpoint read at start (answers wait for it). */
   #llmReady: Promise<void> | null = null;
+  /** The settings kept in the database read at start (the time zone waits for it). */
+  #settingsReady: Promise<void> | null = null;
 
   readonly conversations: ConversationsApi;
   readonly projects: ProjectsApi;
@@ -76,6 +78,7 @@ export class MemoryEngine implements EngineApi {
       releaseHold: () => this.#releaseHold(),
       llmReady: async () => this.#llmReady ?? undefined,
       indexerReady: async () => this.#indexerReady ?? undefined,
+      settingsReady: async () => this.#settingsReady ?? undefined,
       emit: (event) => this.#emit(event),
       importDatabase: (bytes) =>
         replaceFromFile(p, bytes, { emit: (event) => this.#emit(event), start: (beforeWork) => this.#start(beforeWork, false) }),
@@ -136,12 +139,11 @@ export class MemoryEngine implements EngineApi {
       this.#holdTimeout = this.#p.timer(() => this.#releaseHold(), START_HOLD_MS);
     } else indexer?.release();
     this.#llmReady = this.#p.settings.loadLlm();
-    this.#indexerReady = this.#llmReady
-      .then(() => this.#p.settings.load())
-      .then(async () => {
-        if (beforeWork) await beforeWork();
-        await indexer?.init();
-      });
+    this.#settingsReady = this.#llmReady.then(() => this.#p.settings.load());
+    this.#indexerReady = this.#settingsReady.then(async () => {
+      if (beforeWork) await beforeWork();
+      await indexer?.init();
+    });
     await this.#indexerReady;
     if (this.#p.indexer) {
       void this.#p.indexer.warmUp();

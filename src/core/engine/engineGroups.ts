@@ -31,6 +31,8 @@ export interface EngineHooks {
   llmReady(): Promise<void>;
   /** Resolves once the indexer knows its models (searches by meaning wait for it). */
   indexerReady(): Promise<void>;
+  /** Resolves once the settings kept in the database are read (a zone asked for at open waits for the user's). */
+  settingsReady(): Promise<void>;
   emit(event: EngineEvent): void;
   /** Replaces the memory with a file, all or nothing (MemoryEngine.importDatabase). */
   importDatabase(bytes: Uint8Array): Promise<ImportSummary>;
@@ -219,7 +221,12 @@ export function settingsGroup(p: EngineParts, hooks: EngineHooks): SettingsApi {
       hooks.emit({ type: 'settings-changed' });
       return after;
     },
-    timeZone: async () => s.timeZoneSetting(),
+    // The sidebar's date groups ask at open, before start has read the user's zone: answering
+    // then would cache the browser's zone in the page (Settings showed it after a reload).
+    timeZone: async () => {
+      await hooks.settingsReady().catch(() => undefined);
+      return s.timeZoneSetting();
+    },
     setTimeZone: (zone) => s.setTimeZone(zone),
     answerSettings: () => s.answerSettings(),
     setAnswerSettings: (settings) => s.setAnswerSettings(settings),
