@@ -132,6 +132,7 @@ export class WaSqliteDatabase implements Sql {
   readonly db: number;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  #replacements = 0;
   /** Prepared statements by SQL text, least recently used first (Map keeps insertion order). */
   readonly #statements = new Map<string, CachedStatement>();
 
@@ -368,6 +369,7 @@ export class WaSqliteDatabase implements Sql {
   deserialize(bytes: Uint8Array): Promise<void> {
     return this.#serial(async () => {
       await this.#finalizeStatements();
+      this.#replacements++;
       const m = this.module;
       const p = m._sqlite3_malloc64(bytes.byteLength, 0);
       if (!p) throw new RecollectError('SQL_ERROR', 'Out of memory while loading the database.');
@@ -399,6 +401,7 @@ export class WaSqliteDatabase implements Sql {
   replaceWith(source: WaSqliteDatabase): Promise<void> {
     return this.#serial(async () => {
       await this.#finalizeStatements();
+      this.#replacements++;
       const m = this.module;
       if (source.module !== m) throw new RecollectError('INTERNAL', 'Backup needs both connections in one SQLite module.');
       const zMain = this.#cString('main');
@@ -428,6 +431,11 @@ export class WaSqliteDatabase implements Sql {
       await this.#finalizeStatements();
       await this.sqlite3.close(this.db);
     });
+  }
+
+  /** Times the content was replaced whole (Sql.replacements). */
+  get replacements(): number {
+    return this.#replacements;
   }
 
   get closed(): boolean {

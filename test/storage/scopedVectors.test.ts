@@ -111,6 +111,51 @@ describe('scoped vector search: a small project in a big memory', () => {
     expect(walled).toEqual(['s0', 's1', 's2']);
   });
 
+  it('a turn written after a scoped search is seen by the next one: the kept list of a scope’s turn ids follows writes', async () => {
+    const { store } = await seeded();
+    const turns = new SemanticIndex(store, 'message');
+    const withIndex = new SqlRetrievalSource(store.db, {
+      vectors: (model, query, k, options) => turns.search(model, query.length, query, k, options),
+    });
+    expect(await withIndex.vector(QUESTION, MODEL, { limit: 10, scope: { conversationIds: ['small'] } })).toEqual(['s0', 's1', 's2', 's3']);
+    expect(await withIndex.vector(QUESTION, MODEL, { limit: 1, scope: { excludeConversationIds: ['small'] } })).toEqual(['b0']);
+    // The nearest turn of all is written to the project, then one to the big chat.
+    const add = async (id: string, conversationId: string) => {
+      await store.appendTurns([
+        { id, conversationId, role: 'user', speaker: 'You', content: turn(99, conversationId), occurredAt: T0 + 999 },
+      ]);
+      await turns.add(MODEL, [{ itemId: id, vector: QUESTION }]);
+    };
+    await add('s-new', 'small');
+    expect((await withIndex.vector(QUESTION, MODEL, { limit: 10, scope: { conversationIds: ['small'] } }))[0]).toBe('s-new');
+    // Walled off from the project's side: the project's new turn must not leak out of a kept list.
+    expect(await withIndex.vector(QUESTION, MODEL, { limit: 1, scope: { excludeConversationIds: ['small'] } })).toEqual(['b0']);
+    await add('b-new', 'big');
+    expect(await withIndex.vector(QUESTION, MODEL, { limit: 1, scope: { conversationIds: ['big'] } })).toEqual(['b-new']);
+    expect(await withIndex.vector(QUESTION, MODEL, { limit: 1, scope: { excludeConversationIds: ['big'] } })).toEqual(['s-new']);
+  });
+
+  it('a replaced file (an import) drops the kept list too, though SQLite counts no change for it', async () => {
+    const { store } = await seeded();
+    const turns = new SemanticIndex(store, 'message');
+    const source = new SqlRetrievalSource(store.db, {
+      vectors: (model, query, k, options) => turns.search(model, query.length, query, k, options),
+    });
+    expect(await source.vector(QUESTION, MODEL, { limit: 10, scope: { conversationIds: ['small'] } })).toHaveLength(SMALL);
+    const other = await openNodeStore();
+    await other.createConversation({ id: 'small', title: 'Lab' });
+    await other.appendTurns([
+      { id: 'x1', conversationId: 'small', role: 'user', speaker: 'You', content: turn(1, 'the import'), occurredAt: T0 },
+    ]);
+    await other.putVectors('message', MODEL, [{ itemId: 'x1', vector: QUESTION }]);
+    const [before] = await store.db.query<{ c: number }>('SELECT total_changes() AS c');
+    await store.db.replaceWith(other.db);
+    const [after] = await store.db.query<{ c: number }>('SELECT total_changes() AS c');
+    expect(after!.c).toBe(before!.c);
+    turns.reset(); // the engine's import resets its vector indexes the same way
+    expect(await source.vector(QUESTION, MODEL, { limit: 10, scope: { conversationIds: ['small'] } })).toEqual(['x1']);
+  });
+
   it('a time bound on top of the scope still holds', async () => {
     const { source } = await seeded();
     const scoped = await source.vector(QUESTION, MODEL, { limit: 10, scope: { conversationIds: ['small'], until: T0 + 1 } });

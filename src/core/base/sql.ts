@@ -22,4 +22,10 @@ export interface Sql {
    * a store that keeps no such copies (memory) has nothing to do.
    */
   contentRemoved?(): void;
+  /**
+   * How many times the whole content was replaced under this connection (an import's backup or a
+   * deserialize), which SQLite's total_changes() does not count. Optional: caches keyed on
+   * total_changes() add it when present.
+   */
+  readonly replacements?: number;
 }
