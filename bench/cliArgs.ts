@@ -338,3 +338,22 @@ export function commandArgs(
     return usage(err instanceof Error ? err.message : String(err));
   }
 }
+
+/**
+ * An integer flag of a `commandArgs` result: absent = `fallback`; anything that is not an integer
+ * ≥ `min` (or above `max`) stops with the usage and the flag named.
+ */
+export function intFlag(
+  values: Record<string, string | boolean | undefined>,
+  name: string,
+  fallback: number,
+  usage: (message?: string) => never,
+  { min = 1, max = Number.MAX_SAFE_INTEGER }: { min?: number; max?: number } = {},
+): number {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isInteger(n) || n < min || n > max)
+    usage(`--${name} needs an integer ${max < Number.MAX_SAFE_INTEGER ? `from ${min} to ${max}` : `≥ ${min}`}, not ${String(raw)}`);
+  return n;
+}

@@ -20,7 +20,7 @@ import type { Page } from '@playwright/test';
 import { openBenchPage } from './browserHarness';
 import { describeColdOpen, measureColdOpen, type ColdOpenPhases, type ColdOpenTiming } from './scaleBrowser';
 import { median } from './stats';
-import { niceValue, slowdownFactor, commandArgs } from './cliArgs';
+import { commandArgs, intFlag, niceValue, slowdownFactor } from './cliArgs';
 
 export const COLD_OPEN_USAGE =
   'usage: npm run bench -- cold-open --profile <dir> [--dist dist] [--file bench-scale.sqlite] [--reps 5] [--question "…"] [--out report.json] [--port 4179] [--slowdown 4] [--nice=-10]';
@@ -72,15 +72,12 @@ export async function coldOpenCommand(argv: string[], progress: (line: string) =
   );
   const profile = v.profile as string | undefined;
   if (!profile) usage('--profile is required (the profile a `scale --profile <dir>` run kept)');
-  const reps = Number(v.reps ?? 5);
-  if (!Number.isInteger(reps) || reps <= 0) usage(`--reps needs a positive integer, not ${String(v.reps)}`);
+  const reps = intFlag(v, 'reps', 5, usage);
   const file = (v.file as string | undefined) ?? 'bench-scale.sqlite';
   const dist = (v.dist as string | undefined) ?? 'dist';
   const question = { id: 'cold-open', text: (v.question as string | undefined) ?? DEFAULT_QUESTION, askedAt: Date.UTC(2026, 0, 1) };
 
-  const port = v.port === undefined ? undefined : Number(v.port);
-  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536))
-    usage(`--port needs a port number, not ${String(v.port)}`);
+  const port = v.port === undefined ? undefined : intFlag(v, 'port', 0, usage, { max: 65535 });
   let slowdown: number | undefined;
   let nice: number | undefined;
   try {

@@ -29,7 +29,7 @@ import { CHROMIUM_ARGS, chromiumExecutable } from '../e2e/browser';
 import { buildOnce, cachedPath } from '../e2e/fileCache';
 import { buildFixtureMemory } from '../scripts/build-fixture-memory';
 import { median, percentile } from './stats';
-import { commandArgs } from './cliArgs';
+import { commandArgs, intFlag } from './cliArgs';
 
 export const DELETE_DURING_INDEXING_USAGE =
   'usage: npm run bench -- delete-during-indexing [--reps 5] [--warmup 1] [--conversations 500] [--dist dist] [--incognito] [--out report.json]';
@@ -165,14 +165,9 @@ export async function deleteDuringIndexingCommand(
     },
     usage,
   );
-  const int = (name: string, fallback: number, min: number) => {
-    const n = Number(v[name] ?? fallback);
-    if (!Number.isInteger(n) || n < min) usage(`--${name} needs an integer ≥ ${min}, not ${String(v[name])}`);
-    return n;
-  };
-  const reps = int('reps', 5, 1);
-  const warmup = int('warmup', 1, 0);
-  const conversations = int('conversations', 500, 10);
+  const reps = intFlag(v, 'reps', 5, usage);
+  const warmup = intFlag(v, 'warmup', 1, usage, { min: 0 });
+  const conversations = intFlag(v, 'conversations', 500, usage, { min: 10 });
   const dist = (v.dist as string | undefined) ?? 'dist';
   if (!existsSync(join(dist, 'index.html'))) usage(`${dist}/index.html is missing: run \`npm run build\` first.`);
 

@@ -25,7 +25,7 @@ import { buildOnce, cachedPath } from '../e2e/fileCache';
 import { buildFixtureMemory } from '../scripts/build-fixture-memory';
 import { seed } from './deleteDuringIndexing';
 import { median } from './stats';
-import { commandArgs } from './cliArgs';
+import { commandArgs, intFlag } from './cliArgs';
 
 export const DELETE_PROFILE_USAGE =
   'usage: npm run bench -- delete-profile [--reps 3] [--conversations 470] [--dist dist] [--context incognito|profile|both] [--out report.json]';
@@ -241,11 +241,8 @@ export async function deleteProfileCommand(
     },
     usage,
   );
-  const reps = Number(v.reps ?? 3);
-  const conversations = Number(v.conversations ?? 470);
-  if (!Number.isInteger(reps) || reps < 1) usage(`--reps needs an integer ≥ 1, not ${String(v.reps)}`);
-  if (!Number.isInteger(conversations) || conversations < 10)
-    usage(`--conversations needs an integer ≥ 10, not ${String(v.conversations)}`);
+  const reps = intFlag(v, 'reps', 3, usage);
+  const conversations = intFlag(v, 'conversations', 470, usage, { min: 10 });
   const which = (v.context as string | undefined) ?? 'both';
   if (!['incognito', 'profile', 'both'].includes(which)) usage(`--context is incognito, profile or both, not ${which}`);
   const dist = (v.dist as string | undefined) ?? 'dist';

@@ -28,7 +28,7 @@ import {
   type MarkdownFixtureName,
 } from '../test/support/markdownFixtures';
 import { median, percentile } from './stats';
-import { commandArgs } from './cliArgs';
+import { commandArgs, intFlag } from './cliArgs';
 
 export const MARKDOWN_LIMITS_USAGE =
   'usage: npm run bench -- markdown-limits [--reps 5] [--dist dist] [--before <dist>] [--before-reps 2] [--cap 120] [--out bench/results/markdown-limits.md]';
@@ -275,14 +275,9 @@ export async function markdownLimitsCommand(
     },
     usage,
   );
-  const count = (value: unknown, fallback: number, flag: string) => {
-    const n = value === undefined ? fallback : Number(value);
-    if (!Number.isInteger(n) || n <= 0) usage(`${flag} needs a positive integer, not ${String(value)}`);
-    return n;
-  };
-  const reps = count(v.reps, 5, '--reps');
-  const beforeReps = count(v['before-reps'], 2, '--before-reps');
-  const capMs = count(v.cap, 120, '--cap') * 1000;
+  const reps = intFlag(v, 'reps', 5, usage);
+  const beforeReps = intFlag(v, 'before-reps', 2, usage);
+  const capMs = intFlag(v, 'cap', 120, usage) * 1000;
   const dist = (v.dist as string | undefined) ?? 'dist';
   const before = v.before as string | undefined;
   const out = (v.out as string | undefined) ?? 'bench/results/markdown-limits.md';

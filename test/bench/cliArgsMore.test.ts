@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BenchUsageError, commandArgs, parseCrashArgs, parseVectorsArgs } from '../../bench/cliArgs';
+import { BenchUsageError, commandArgs, intFlag, parseCrashArgs, parseVectorsArgs } from '../../bench/cliArgs';
 
 describe('bench crash and vectors arguments (node:util parseArgs, strict)', () => {
   it('reads the crash flags with their defaults and refuses bad ones', () => {
@@ -35,5 +35,18 @@ describe('commandArgs (the flags of cold-open, delete-profile, delete-during-ind
   it('sends an unknown flag or a positional to usage with the reason', () => {
     expect(() => commandArgs(['--bogus'], options, usage)).toThrow(/Unknown option '--bogus'/);
     expect(() => commandArgs(['stray'], options, usage)).toThrow(BenchUsageError);
+  });
+
+  it('intFlag: the fallback when absent, the integer when valid, usage naming the flag otherwise', () => {
+    expect(intFlag({}, 'reps', 5, usage)).toBe(5);
+    expect(intFlag({ reps: '12' }, 'reps', 5, usage)).toBe(12);
+    expect(intFlag({ warmup: '0' }, 'warmup', 1, usage, { min: 0 })).toBe(0);
+    expect(() => intFlag({ reps: '0' }, 'reps', 5, usage)).toThrow('--reps needs an integer ≥ 1, not 0');
+    expect(() => intFlag({ reps: '2.5' }, 'reps', 5, usage)).toThrow(/--reps/);
+    expect(() => intFlag({ reps: '' }, 'reps', 5, usage)).toThrow(/--reps/);
+    expect(() => intFlag({ reps: true }, 'reps', 5, usage)).toThrow(/--reps/);
+    expect(() => intFlag({ port: '70000' }, 'port', 0, usage, { max: 65535 })).toThrow(
+      '--port needs an integer from 1 to 65535, not 70000',
+    );
   });
 });
