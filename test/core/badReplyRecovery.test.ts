@@ -88,9 +88,8 @@ async function pastEveryBackoff(engine: MemoryEngine, t: Time) {
   }
 }
 
-/** Two episodes (dog, flight) closed while the endpoint is bad, run until they failed for good. */
-async function twoFailedEpisodes(engine: MemoryEngine, t: Time) {
-  const t0 = t.clock.now() - 10 * DAY;
+/** Ana's dog, then her flight two days later: the first episode closes when the second turn comes. */
+async function dogThenFlight(engine: MemoryEngine, t0: number) {
   await engine.conversations.appendTurn({
     id: 'm1',
     conversationId: 'c',
@@ -107,6 +106,11 @@ async function twoFailedEpisodes(engine: MemoryEngine, t: Time) {
     content: 'My flight to Lisbon is on Friday.',
     occurredAt: t0 + 2 * DAY,
   });
+}
+
+/** Two episodes (dog, flight) closed while the endpoint is bad, run until they failed for good. */
+async function twoFailedEpisodes(engine: MemoryEngine, t: Time) {
+  await dogThenFlight(engine, t.clock.now() - 10 * DAY);
   await engine.idle();
   await engine.closeOpenCells();
   await engine.idle();
@@ -135,22 +139,7 @@ describe('synthesis recovers after bad replies once the endpoint heals', () => {
 
       // Healthy: the first episode closes when the next turn comes two days later, and is synthesised.
       const t0 = t.clock.now() - 10 * DAY;
-      await engine.conversations.appendTurn({
-        id: 'm1',
-        conversationId: 'c',
-        role: 'user',
-        speaker: 'Ana',
-        content: 'I adopted a dog named Biscuit.',
-        occurredAt: t0,
-      });
-      await engine.conversations.appendTurn({
-        id: 'm2',
-        conversationId: 'c',
-        role: 'user',
-        speaker: 'Ana',
-        content: 'My flight to Lisbon is on Friday.',
-        occurredAt: t0 + 2 * DAY,
-      });
+      await dogThenFlight(engine, t0);
       await engine.idle();
       expect(await statuses()).toEqual(['synthesised', 'raw']);
 
