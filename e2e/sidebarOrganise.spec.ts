@@ -6,6 +6,7 @@
  */
 import { expect, test, type Page } from '@playwright/test';
 import { conversationRow, sendMessage } from './appSteps';
+import { nextMidnight } from '../src/app/useDayChange';
 
 /** A real-length turn (≈1,100 characters, a table and a code block) whose first line is the title. */
 const turn = (title: string) => `${title}
@@ -101,4 +102,21 @@ test('the title search finds an English and a Chinese title and opens one by key
   await expect(search).toHaveValue('');
   await search.fill('no such title');
   await expect(list(page).getByRole('status')).toHaveText('No conversation title matches.');
+});
+
+test.describe("the date groups at the person's midnight", () => {
+  test.use({ timezoneId: 'Asia/Tokyo' });
+
+  test('a conversation of today moves under Yesterday when the day changes in Tokyo, with no reload', async ({ page }) => {
+    await page.clock.install();
+    await page.goto('/');
+    await page.getByRole('button', { name: '+ New conversation' }).click();
+    await sendMessage(page, turn(TITLES[0]!));
+    await expect(conversationRow(page, TITLES[0]!)).toHaveCount(1);
+    await expect(list(page).getByRole('heading', { name: 'Today' })).toBeVisible();
+    const now = await page.evaluate(() => Date.now());
+    await page.clock.fastForward(nextMidnight('Asia/Tokyo', now) - now + 60_000);
+    await expect(list(page).getByRole('heading', { name: 'Yesterday' })).toBeVisible();
+    await expect(list(page).getByRole('heading', { name: 'Today' })).toHaveCount(0);
+  });
 });

@@ -6,6 +6,7 @@
 import { useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { Conversation, Project } from '../../core/base/types';
 import { groupByDate } from '../../core/base/dateGroups';
+import { useDayChange } from '../useDayChange';
 import { titleMatcher } from '../../core/base/titleFilter';
 import { useEngineMutation, useEngineQuery } from '../hooks';
 import { useUi } from '../uiStore';
@@ -72,6 +73,7 @@ export function ConversationList() {
   const [archivedOpen, setArchivedOpen] = useState(false);
   const searchBox = useRef<HTMLInputElement>(null);
   const zone = useEngineQuery((q) => q.timeZone()).data?.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  useDayChange(zone); // the date groups move at the person's midnight
   const all = conversations.data ?? [];
   const list = all.filter((c) => !c.archived);
   const archived = all.filter((c) => c.archived);
