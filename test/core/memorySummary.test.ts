@@ -241,3 +241,37 @@ describe('the kept summary', () => {
     expect(itemsFingerprint([{ ...ITEMS[0]!, text: 'vegan since 2019' }, ...ITEMS.slice(1)])).not.toBe(base);
   });
 });
+
+describe('topics in the other languages the app reads dates in', () => {
+  const at = Date.UTC(2026, 4, 1);
+  const fact = (id: string, text: string): SummaryItem => ({ id, kind: 'fact', key: null, text, at, byUser: false });
+  const topicOf = (text: string) => summariseItems([fact('x', text)])[0]!.topic;
+  it.each([
+    ['de', 'Meine Schwester Lena zieht im Juni nach Hamburg.', TOPICS.people],
+    ['de', 'Er arbeitet als Krankenpfleger in der Nachtschicht im Klinikum.', TOPICS.work],
+    ['de', 'Sie ist seit 2019 Vegetarierin und mag keine Pilze.', TOPICS.preferences],
+    ['fr', 'Sa sœur Claire déménage à Lyon en juin.', TOPICS.people],
+    ['fr', 'Il travaille de nuit comme infirmier à l’hôpital.', TOPICS.work],
+    ['fr', 'Elle est végétarienne et déteste la coriandre.', TOPICS.preferences],
+    ['es', 'Su hermana Lucía se muda a Valencia en junio.', TOPICS.people],
+    ['es', 'Trabaja de noche como enfermero en el hospital.', TOPICS.work],
+    ['es', 'Es vegetariana y es alérgica a los cacahuetes.', TOPICS.preferences],
+    ['zh', '她的妹妹六月要搬到上海。', TOPICS.people],
+    ['zh', '他在医院上夜班,是一名护士。', TOPICS.work],
+    ['zh', '她吃素,对花生过敏。', TOPICS.preferences],
+    ['ja', '妹は六月に大阪へ引っ越す。', TOPICS.people],
+    ['ja', '病院で看護師として夜勤の仕事をしている。', TOPICS.work],
+    ['ja', 'ベジタリアンで、ピーナッツアレルギーがある。', TOPICS.preferences],
+    ['ko', '여동생이 6월에 부산으로 이사한다.', TOPICS.people],
+    ['ko', '병원에서 간호사로 야간 근무를 하는 직장인이다.', TOPICS.work],
+    ['ko', '채식을 하고 땅콩 알레르기가 있다.', TOPICS.preferences],
+  ])('%s: %s → %s', (_lang, text, topic) => {
+    expect(topicOf(text)).toBe(topic);
+  });
+
+  it('leaves everyday words alone: "大丈夫", "딸기", "아이디어" and "일요일" name no person and no work', () => {
+    for (const text of ['大丈夫です、明日また話そう。', '딸기 케이크를 구웠다.', '새 아이디어를 적어 두었다.', '일요일에 등산을 갔다.']) {
+      expect(topicOf(text)).toBe(TOPICS.other);
+    }
+  });
+});

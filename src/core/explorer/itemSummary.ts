@@ -4,8 +4,9 @@
  * words compared by memoryIdentity). Deterministic: the same items give the same summary, whatever
  * order they come in.
  *
- * Topics are read from the words (English word lists: a memory in another language lands in "About
- * you" or "Things you mentioned", never nowhere). Plans ahead are always "Plans". Each paragraph
+ * Topics are read from the words, in the seven languages the app reads dates in (English, German,
+ * French, Spanish, Chinese, Japanese, Korean; a memory in any other lands in "About you" or "Things
+ * you mentioned", never nowhere). Plans ahead are always "Plans". Each paragraph
  * keeps at most SUMMARY_LIMITS.sentences sentences: the person's own memories first, then the
  * newest facts, so the page stays a page at 20,000 facts.
  */
@@ -32,12 +33,30 @@ const WORK =
 const PREFERENCES =
   /\b(?:prefers?|preferred|preference|likes?|loves?|enjoys?|dislikes?|hates?|favou?rite|allergic|allergy|allergies|vegetarian|vegan|diet|rather|fan of|can't stand|cannot stand)\b/i;
 
+/**
+ * The same three topics in German, French, Spanish (by word, accents kept; `\p{L}` bounds since
+ * `\b` stops at accented letters) and Chinese, Japanese, Korean (by substring: no spaces between
+ * words, and Korean particles follow the noun).
+ */
+const SPACED_PEOPLE =
+  /(?<!\p{L})(?:frau|mann|ehefrau|ehemann|freundin|freund|freunde|tochter|sohn|kinder|kind|mutter|vater|eltern|schwester|bruder|geschwister|familie|oma|opa|großmutter|großvater|tante|onkel|cousine?|nachbarn?|mitbewohner(?:in)?|femme|mari|épouse|époux|fille|fils|enfants?|mère|maman|père|papa|parents|sœur|frère|famille|amie?s?|grand-mère|grand-père|tante|oncle|cousine?s?|voisine?s?|colocataire|esposa|esposo|marido|novia|novio|pareja|hija|hijo|hijos|niños?|madre|mamá|padre|papá|padres|hermanas?|hermanos?|familia|amigas?|amigos?|abuela|abuelo|tía|tío|primas?|primos?|vecinas?|vecinos?|compañer[oa] de piso)(?!\p{L})/iu;
+const SPACED_WORK =
+  /(?<!\p{L})(?:arbeit|arbeitet|arbeite|beruf|firma|büro|kollegen|kollegin|kollege|chef|chefin|team|kunden?|ingenieur(?:in)?|entwickler(?:in)?|lehrer(?:in)?|ärztin|arzt|krankenpfleger(?:in)?|gehalt|beförderung|vorstellungsgespräch|besprechung|studium|studiert|universität|abschlussarbeit|travail|travaille|emploi|métier|boulot|entreprise|bureau|collègues?|patron|patronne|équipe|clients?|ingénieure?|développeuse|développeur|enseignante?|infirmière|infirmier|médecin|salaire|promotion|entretien|réunion|études|étudie|université|thèse|trabajo|trabaja|trabajar|empleo|empresa|oficina|compañeros de trabajo|jefa|jefe|equipo|clientes?|ingenier[oa]|desarrollador(?:a)?|profesor(?:a)?|enfermer[oa]|médic[oa]|sueldo|salario|ascenso|entrevista|reunión|estudios|estudia|universidad|tesis)(?!\p{L})/iu;
+const SPACED_PREFERENCES =
+  /(?<!\p{L})(?:mag|mögen|liebt|liebe|lieblings\p{L}*|bevorzugt|vorziehen|hasst|allergisch|allergie|vegetarisch|vegetarier(?:in)?|vegan|veganer(?:in)?|aime|adore|préfère|préférée?|déteste|allergique|allergie|végétarienne?|végane?|régime|gusta|gustan|encanta|encantan|prefiere|prefiero|favorit[oa]|odia|alérgic[oa]|alergia|vegetarian[oa]|vegan[oa]|dieta)(?!\p{L})/iu;
+const CJK_PEOPLE =
+  /妻子|(?<!大)丈夫|老婆|老公|女朋友|男朋友|女儿|儿子|孩子|母亲|妈妈|父亲|爸爸|父母|姐姐|妹妹|哥哥|弟弟|家人|朋友|奶奶|爷爷|邻居|室友|娘|息子|子供|母|父|両親|姉|妹|兄|弟|家族|友達|友人|祖母|祖父|隣人|아내|남편|여자친구|남자친구|아들|엄마|어머니|아빠|아버지|부모님|누나|언니|동생|가족|친구|할머니|할아버지|이웃|룸메이트/u;
+const CJK_WORK =
+  /工作|上班|公司|办公室|同事|老板|经理|团队|客户|工程师|老师|护士|医生|工资|升职|面试|会议|大学|论文|仕事|会社|職場|同僚|上司|チーム|顧客|エンジニア|教師|看護師|医者|給料|昇進|面接|会議|大学|論文|직장|회사|사무실|동료|상사|팀|고객|엔지니어|선생님|간호사|의사|월급|승진|면접|회의|대학교|논문/u;
+const CJK_PREFERENCES =
+  /喜欢|最爱|讨厌|偏好|过敏|素食|吃素|好き|大好き|嫌い|苦手|アレルギー|ベジタリアン|菜食|좋아|싫어|선호|알레르기|채식/u;
+
 function topicOf(item: SummaryItem): Topic {
   if (item.kind === 'plan') return 'plans';
   const words = `${item.key ?? ''} ${item.text}`;
-  if (PEOPLE.test(words)) return 'people';
-  if (WORK.test(words)) return 'work';
-  if (PREFERENCES.test(words)) return 'preferences';
+  if (PEOPLE.test(words) || SPACED_PEOPLE.test(words) || CJK_PEOPLE.test(words)) return 'people';
+  if (WORK.test(words) || SPACED_WORK.test(words) || CJK_WORK.test(words)) return 'work';
+  if (PREFERENCES.test(words) || SPACED_PREFERENCES.test(words) || CJK_PREFERENCES.test(words)) return 'preferences';
   return item.kind === 'profile' ? 'about' : 'other';
 }
 
