@@ -13,6 +13,7 @@ import { startMockLlmServer, type MockChatRequest, type MockLlmServer } from '..
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { SUMMARY_PROMPT_START } from '../src/core/explorer/summaryPrompt';
 import { connectEndpoint, openSavedMemories } from './appSteps';
+import { installLanguageModelStub, type LanguageModelStubLog } from './promptApiStub';
 
 const NURSE =
   'I work night shifts as a nurse at St James hospital in Leeds, mostly on the cardiac ward, four nights on and three off, and I sleep until two in the afternoon after a shift.';
@@ -151,4 +152,27 @@ test('with the endpoint: made by it with progress shown; a sentence edited in pl
   // Its source opens the new memory in the explorer.
   await sentence(page, EDITED).getByTestId('summary-source').click();
   await expect(page.getByTestId('profile-item').filter({ hasText: EDITED })).toHaveClass(/highlight/);
+});
+
+test('no endpoint, the built-in model chosen on this device: the summary is made by it, each sentence citing its memory', async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(120_000);
+  await context.addInitScript(installLanguageModelStub, { availability: 'available' as const, pieceMs: 20, pieces: 4, synthesis: true });
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByRole('region', { name: 'This device' }).getByRole('radio', { name: 'Built-in model (Chrome)' }).click();
+  await page.getByRole('button', { name: 'Close settings' }).click();
+  await addMemories(page, [NURSE, SISTER]);
+  const summary = await openSummary(page);
+  await summary.getByRole('button', { name: 'Make summary' }).click();
+  await expect(summary.getByTestId('summary-meta')).toContainText('Made by the model on this device', { timeout: 60_000 });
+  await expect(summary.getByRole('heading', { name: 'Stub topic' })).toBeVisible();
+  await expect(summary.getByTestId('summary-sentence')).toHaveCount(2);
+  await expect(sentence(page, 'On this device: I work night shifts as a nurse').getByTestId('summary-source')).toHaveCount(1);
+  const prompts = await page.evaluate(
+    () => (window as unknown as { __languageModelStub: LanguageModelStubLog }).__languageModelStub.prompts,
+  );
+  expect(prompts.filter((p) => p.startsWith('ITEMS:\n') && p.includes('Marta lives in Porto'))).toHaveLength(1);
 });

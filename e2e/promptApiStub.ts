@@ -22,7 +22,7 @@ export interface LanguageModelStubOptions {
   readonly pieces: number;
   /** The window sessions report (default 6,144). */
   readonly contextWindow?: number;
-  /** Answer synthesis prompts (episode, theme, profile) with valid JSON. */
+  /** Answer synthesis prompts (episode, theme, profile) and the memory summary's with valid JSON. */
   readonly synthesis?: boolean;
 }
 
@@ -33,7 +33,7 @@ export interface LanguageModelStubLog {
   aborted: number;
   destroyed: number;
   downloadEvents: number[];
-  /** Per prompt: its stage ('memcell', 'scene', 'profile' or 'other') and the session's tokens with it. */
+  /** Per prompt: its stage ('memcell', 'scene', 'profile', 'summary' or 'other') and the session's tokens with it. */
   usage: { stage: string; tokens: number }[];
   /** Prompts refused as over the window. */
   overflows: number;
@@ -58,7 +58,9 @@ export function installLanguageModelStub(options: LanguageModelStubOptions): voi
         ? 'scene'
         : input.includes('CURRENT PROFILE:')
           ? 'profile'
-          : 'other';
+          : input.startsWith('ITEMS:\n')
+            ? 'summary'
+            : 'other';
   /** The JSON a synthesis stage needs, from what the prompt shows (a fact per user turn, a summary naming the episodes, a profile item per scene). */
   const synthesisReply = (stage: string, input: string): string | null => {
     if (stage === 'memcell') {
@@ -91,6 +93,13 @@ export function installLanguageModelStub(options: LanguageModelStubOptions): voi
           evidence: [m[1]],
         })),
       });
+    }
+    if (stage === 'summary') {
+      const sentences = [...input.matchAll(/^(M\d+) \[[^\]]*\] (.+)$/gm)].map((m) => ({
+        text: `On this device: ${m[2]!.slice(0, 60)}`,
+        items: [m[1]],
+      }));
+      return JSON.stringify({ paragraphs: [{ topic: 'Stub topic', sentences }] });
     }
     return null;
   };
