@@ -167,4 +167,60 @@ describe('watchLifeline', () => {
     await expect(lifeline.dead).rejects.toThrow('gone');
     expect(deaths).toBe(1);
   });
+
+  /** A timer the test fires by hand. */
+  const manualTimer = () => {
+    const pending: { fn: () => void; cancelled: boolean }[] = [];
+    return {
+      timer: (fn: () => void) => {
+        const t = { fn, cancelled: false };
+        pending.push(t);
+        return { cancel: () => (t.cancelled = true) };
+      },
+      fire: () => pending.filter((t) => !t.cancelled).forEach((t) => t.fn()),
+      live: () => pending.filter((t) => !t.cancelled).length,
+    };
+  };
+
+  it('a worker that ends before it holds its lifeline (no error event, no answer) is a death once the start limit passes', async () => {
+    const locks = new FakeLocks();
+    const worker = new FakeWorker(locks, true); // closed while its script loaded: holds nothing, says nothing
+    const clock = manualTimer();
+    let deaths = 0;
+    const lifeline = watchLifeline(worker, {
+      locks,
+      name: 'n',
+      stopped: () => new Error('gone'),
+      onDeath: () => deaths++,
+      startLimitMs: 15_000,
+      timer: clock.timer,
+    });
+    await settle();
+    expect(lifeline.gone()).toBe(false);
+    clock.fire();
+    await expect(lifeline.dead).rejects.toThrow('gone');
+    expect(deaths).toBe(1);
+    expect(worker.terminated).toBe(true);
+  });
+
+  it('a worker that holds its lifeline in time is never ended by the start limit', async () => {
+    const locks = new FakeLocks();
+    const worker = new FakeWorker(locks);
+    const clock = manualTimer();
+    let deaths = 0;
+    const lifeline = watchLifeline(worker, {
+      locks,
+      name: 'n',
+      stopped: () => new Error('gone'),
+      onDeath: () => deaths++,
+      timer: clock.timer,
+    });
+    await settle();
+    expect(clock.live()).toBe(0); // cancelled when the lifeline was held
+    clock.fire();
+    await settle();
+    expect(deaths).toBe(0);
+    expect(lifeline.gone()).toBe(false);
+    expect(worker.terminated).toBe(false);
+  });
 });

@@ -5,8 +5,10 @@
  * calls to it simply never settle. So each worker holds a Web Lock of its own for its whole life
  * (the browser releases a dead worker's locks), and the watching thread asks for the same lock; it
  * is granted exactly when the worker is gone. Until the worker says it holds the lock, its `error`
- * event counts as a death too (a script that fails to load or throws at start-up never holds it);
- * afterwards an `error` event is an uncaught exception in a living worker and changes nothing.
+ * event counts as a death too (a script that fails to load or throws at start-up never holds it),
+ * and so does not holding it within LIFELINE_START_LIMIT_MS (a worker closed or crashed while its
+ * script loads says nothing at all); afterwards an `error` event is an uncaught exception in a
+ * living worker and changes nothing.
  *
  * `watchLifeline` is that detection alone (the engine connection uses it); `watchedWorker` adds
  * what the model and device-LLM workers need: one handle whose calls go to the current worker and
@@ -48,9 +50,34 @@ export function lifelineName(kind: string): string {
   return `recollect:${kind}-alive:${Date.now().toString(36)}-${random}-${lifelines}`;
 }
 
+/**
+ * How long a worker may take to hold its lifeline. A worker that ends before it holds it (closed,
+ * crashed or out of memory while its script loads) fires no `error` event and answers nothing, so
+ * without a limit the page would wait for ever ("Opening your memory…" with nothing said). A live
+ * worker holds it within a second or two even on a loaded machine; one that has not by then is
+ * ended and counted as a death (restarted like any other).
+ */
+export const LIFELINE_START_LIMIT_MS = 15_000;
+
+export interface LifelineOptions {
+  readonly locks: LifelineLocks;
+  readonly name: string;
+  readonly stopped: () => Error;
+  readonly onDeath: () => void;
+  /** LIFELINE_START_LIMIT_MS unless given (tests). */
+  readonly startLimitMs?: number;
+  /** setTimeout unless given (tests). */
+  readonly timer?: (fn: () => void, ms: number) => { cancel(): void };
+}
+
+const realTimer = (fn: () => void, ms: number) => {
+  const id = setTimeout(fn, ms);
+  return { cancel: () => clearTimeout(id) };
+};
+
 export function watchLifeline(
   worker: Pick<WorkerStart<unknown>, 'holdLifeline' | 'onError' | 'terminate'>,
-  options: { readonly locks: LifelineLocks; readonly name: string; readonly stopped: () => Error; readonly onDeath: () => void },
+  options: LifelineOptions,
 ): Lifeline {
   let die!: (err: Error) => void;
   const dead = new Promise<never>((_, reject) => (die = reject));
@@ -65,12 +92,15 @@ export function watchLifeline(
     options.onDeath();
   };
   worker.onError(() => alive || kill());
+  const limit = (options.timer ?? realTimer)(() => alive || kill(), options.startLimitMs ?? LIFELINE_START_LIMIT_MS);
   void Promise.race([worker.holdLifeline(options.name), dead]).then(
     () => {
+      if (gone) return; // held only after the limit: it was ended already
       alive = true;
+      limit.cancel();
       void options.locks.request(options.name, () => kill());
     },
-    () => undefined,
+    () => limit.cancel(),
   );
   return { dead, kill, gone: () => gone };
 }
