@@ -184,4 +184,15 @@ test("memory views filter by project (in the address), 'What was sent' names eac
   await page.getByTestId('explorer-project').selectOption('all');
   await expect(page).toHaveURL(/#\/memory\/forget$/);
   await expect(page.getByTestId('forget-project-note')).toHaveCount(0);
+
+  // Tabs that span every chat say so under a filter; Saved memories lists the project's facts and
+  // plans, and leaves what is known about you (kept for every chat) to All.
+  await page.getByTestId('explorer-project').selectOption({ label: 'Thesis (project-only)' });
+  await page.getByRole('tab', { name: 'Themes' }).click();
+  await expect(page.getByTestId('whole-memory-note')).toContainText('Themes covers all your memory');
+  await page.getByRole('tab', { name: 'Saved memories' }).click();
+  await expect(page.getByTestId('whole-memory-note')).toHaveCount(0);
+  await expect(page.getByTestId('saved-project-note')).toContainText('facts and plans');
+  await expect(page.getByRole('heading', { name: /^Plans ahead/ })).toBeVisible();
+  await expect(page.getByRole('heading', { name: /^About you/ })).toHaveCount(0);
 });

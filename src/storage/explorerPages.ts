@@ -322,6 +322,13 @@ export async function listForesight(sql: Sql, q: ForesightQuery): Promise<Foresi
     );
     params.push(q.activeWithin.from, q.activeWithin.to);
   }
+  if (q.project !== undefined) {
+    const chats = 'SELECT id FROM conversations WHERE project_id IS ?';
+    where.push(
+      `(memcell_id IN (SELECT mc.id FROM memcells mc WHERE mc.conversation_id IN (${chats})) OR source_message_id IN (SELECT m.id FROM messages m WHERE m.conversation_id IN (${chats})))`,
+    );
+    params.push(q.project, q.project);
+  }
   const [t] = await sql.query(`SELECT count(*) AS n FROM foresights${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);
   // Keyset on (the item's time, id) in time order, like the episode and fact pages.
   const at = 'coalesce(start_at, end_at, created_at)';

@@ -174,7 +174,7 @@ describe('projects: memory walls in answers', () => {
   });
 
   it('the explorer, Saved memories and search list one project, or chats in no project, in the engine query', async () => {
-    const { engine, thesis, house } = await setUp();
+    const { store, engine, thesis, house } = await setUp();
     const cells = async (project: string | null) => (await engine.memory.listMemCells({ limit: 50, project })).items.map((c) => c.id);
     expect(await cells(thesis.id)).toEqual(['cell-lab']);
     expect(await cells(null)).not.toContain('cell-lab');
@@ -191,6 +191,17 @@ describe('projects: memory walls in answers', () => {
     expect(await hits('removal van piano', house.id)).toContain('turn:boxes');
     expect(await hits('removal van piano', null)).toEqual([]);
     expect(await hits('Biscuit beagle', null)).toContain('turn:pets');
+
+    // Plans: made from a project's episode, or read from a turn of a chat in no project.
+    await store.db.exec(
+      `INSERT INTO foresights (id, source_message_id, source, content, start_at, end_at, created_at, updated_at) VALUES ('plan-pets', 'pets1', 'date-parser', 'Take Biscuit to the vet on Friday.', ${T0}, ${FUTURE}, ${T0}, ${T0})`,
+    );
+    const plans = async (project?: string | null) =>
+      (await engine.plans.page({ limit: 50, activeAt: T0, ...(project === undefined ? {} : { project }) })).items.map((f) => f.id).sort();
+    expect(await plans(thesis.id)).toEqual(['plan-lab']);
+    expect(await plans(null)).toEqual(['plan-pets']);
+    expect(await plans(house.id)).toEqual([]);
+    expect(await plans()).toEqual(['plan-lab', 'plan-pets']);
   });
 
   it("Forget proposes only one project's messages, episodes, facts, plans and titles when asked, and no profile or theme", async () => {

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useForesightPages, useMemoryMutation } from '../hooks';
+import { useProjectFilter } from './ProjectPicker';
 import { formatTime } from '../format';
 import { useUi } from '../uiStore';
 import type { ForesightItem } from '../../core/synthesis/knowledge';
@@ -17,7 +18,8 @@ const fromInput = (s: string, end: boolean): number | null => (s ? Date.parse(`$
  */
 export function ForesightTab() {
   const [showDismissed, setShowDismissed] = useState(false);
-  const pages = useForesightPages({ limit: 200, dismissed: showDismissed });
+  const inProject = useProjectFilter();
+  const pages = useForesightPages({ ...inProject, limit: 200, dismissed: showDismissed });
   const now = Date.now();
   const items = pages.data?.pages.flatMap((p) => p.items) ?? [];
   const total = pages.data?.pages[0]?.total ?? 0;

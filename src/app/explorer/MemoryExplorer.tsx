@@ -12,7 +12,7 @@ import { ProfileTab } from './ProfileTab';
 import { ForesightTab } from './ForesightTab';
 import { ForgetTab } from './ForgetTab';
 import { ViewBoundary } from '../components/ViewBoundary';
-import { ProjectPicker } from './ProjectPicker';
+import { ProjectPicker, WholeMemoryNote } from './ProjectPicker';
 import './explorer.css';
 
 const TABS: readonly { id: ExplorerTab; label: string }[] = [
@@ -74,6 +74,7 @@ export function MemoryExplorer() {
         ))}
       </div>
       <div className="explorer-panel" id="explorer-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
+        <WholeMemoryNote tab={tab} />
         <ViewBoundary name={`The ${TABS.find((t) => t.id === tab)?.label ?? ''} tab`} resetKey={`${tab}:${project}`}>
           {tab === 'summary' && <SummaryTab />}
           {tab === 'saved' && <SavedMemoriesTab />}

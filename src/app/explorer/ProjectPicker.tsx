@@ -4,7 +4,7 @@
  * (`project` in MemCellQuery, FactQuery, MemorySearchFilters), which apply it in SQL.
  */
 import { useEngineQuery } from '../hooks';
-import { useUi, type ExplorerProject } from '../uiStore';
+import { useUi, type ExplorerProject, type ExplorerTab } from '../uiStore';
 import type { ProjectFilter } from '../../core/explorer/explorer';
 
 /** The engine's filter for a picker value: nothing for All, null for No project, else the id. */
@@ -39,5 +39,25 @@ export function ProjectPicker() {
         {!known && <option value={value}>A project no longer here</option>}
       </select>
     </label>
+  );
+}
+
+/** Tabs that show the whole memory whatever the picker says (themes and the profile span every chat). */
+const WHOLE_MEMORY_TABS: Partial<Record<ExplorerTab, string>> = {
+  summary: 'The summary',
+  overview: 'The overview',
+  scenes: 'Themes',
+  profile: 'The profile',
+};
+
+/** Under a project filter, says plainly that this tab is not filtered (rather than seeming to be). */
+export function WholeMemoryNote({ tab }: { readonly tab: ExplorerTab }) {
+  const value = useUi((s) => s.explorerProject);
+  const what = WHOLE_MEMORY_TABS[tab];
+  if (value === 'all' || !what) return null;
+  return (
+    <p className="muted" data-testid="whole-memory-note">
+      {what} covers all your memory: the project filter applies to Saved memories, Timeline, Search, Episodes, Foresight and Forget.
+    </p>
   );
 }

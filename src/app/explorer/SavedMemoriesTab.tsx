@@ -49,8 +49,8 @@ export function SavedMemoriesTab() {
   const profile = useEngineQuery((x) => x.profile());
   // Plans still ahead when the tab opened, in pages (a stable time keeps the pages' key stable).
   const [openedAt] = useState(() => Date.now());
-  const planPages = useForesightPages({ limit: 100, activeAt: openedAt });
   const inProject = useProjectFilter();
+  const planPages = useForesightPages({ ...inProject, limit: 100, activeAt: openedAt });
   const facts = useEngineQuery((x) => x.memorySearch(q, { ...inProject, kinds: ['fact'] }));
   const factPages = useFactPages(source === 'all' ? { ...inProject, limit: FACT_PAGE } : { ...inProject, limit: FACT_PAGE, source });
   const [loadingAll, setLoadingAll] = useState(false);
@@ -63,10 +63,10 @@ export function SavedMemoriesTab() {
       setLoadingAll(false);
     }
   };
-  // With a project chosen, only facts are listed (they come from its chats); what is known about
-  // you and plans are not kept by project here, so they are not shown as if they were.
+  // With a project chosen, its facts and plans are listed (they come from its chats); what is known
+  // about you is kept for every chat, so it is not shown as if it were the project's.
   const byProject = inProject.project !== undefined;
-  const show = (k: Kind) => (kind === 'all' || kind === k) && (!byProject || k === 'facts');
+  const show = (k: Kind) => (kind === 'all' || kind === k) && (!byProject || k !== 'about');
   const bySource = (byUser: boolean) => source === 'all' || (source === 'user') === byUser;
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -132,7 +132,8 @@ export function SavedMemoriesTab() {
       <GlobalSwitches />
       {byProject && (
         <p className="muted" data-testid="saved-project-note">
-          Showing the facts remembered from this project’s chats. What is known about you and plans ahead are listed under All.
+          Showing the facts and plans remembered from this project’s chats. What is known about you is kept for every chat and listed under
+          All.
         </p>
       )}
       <div className="saved-filters">
@@ -394,13 +395,13 @@ function DeleteAllDialog(props: {
   plansAt: number | null;
   searchedFacts: string[] | null;
   factTotal: number;
-  /** The explorer's project filter: "Delete all" deletes only the facts it lists. */
+  /** The explorer's project filter: "Delete all" deletes only the facts and plans it lists. */
   inProject: { readonly project?: ProjectFilter };
   onClose: () => void;
 }) {
   const { engine } = useEngineClient();
   // Every plan the filters show, not just the loaded pages: the count below is what is deleted.
-  const plans = useEngineQuery((x) => x.foresightAll({ activeAt: props.plansAt ?? 0 }));
+  const plans = useEngineQuery((x) => x.foresightAll({ ...props.inProject, activeAt: props.plansAt ?? 0 }));
   const ahead = props.plansAt === null ? [] : (plans.data ?? []).filter((f) => matches(f.content, props.q)).map((f) => f.id);
   const forget = useMemoryMutation((e, items: { kind: ForgetKind; id: string }[]) => e.memory.forget(items));
   const [busy, setBusy] = useState(false);

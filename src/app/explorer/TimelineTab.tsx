@@ -43,7 +43,10 @@ export function TimelineTab() {
   const { project } = useProjectFilter();
   const cells = useEngineQuery((q) => q.timelineCells(from, view.end, project));
   const oldest = useEngineQuery((q) => q.memCells({ limit: 1, order: 'asc' }));
-  const foresight = useEngineQuery((q) => q.foresightAll({ activeWithin: { from, to: view.end } }));
+  // The plans lane follows the project filter like the episodes (undefined: every plan).
+  const foresight = useEngineQuery((q) =>
+    q.foresightAll({ activeWithin: { from, to: view.end }, ...(project === undefined ? {} : { project }) }),
+  );
   const open = useUi((s) => s.openExplorer);
   const now = Date.now();
   const list = cells.data ?? [];

@@ -191,6 +191,8 @@ export interface ForesightQuery {
   readonly activeAt?: number;
   /** Only active, dated items whose validity overlaps [from, to] (a timeline window). */
   readonly activeWithin?: { readonly from: number; readonly to: number };
+  /** Only plans from this project's chats (null: from chats in no project): made from its episodes or read from its turns. */
+  readonly project?: ProjectFilter;
 }
 
 export interface ForesightPage {
