@@ -19,6 +19,7 @@ import type { ProfileApi } from '../protocol/profile';
 import type { ProjectsApi } from '../protocol/projects';
 import type { SettingsApi } from '../protocol/settings';
 import type { SynthesisApi } from '../protocol/synthesis';
+import type { SyncApi, SyncStatus } from '../protocol/sync';
 import type { ExplorerService } from '../explorer/ExplorerService';
 import { nearestTurns } from '../recall/nearestTurns';
 import type { EngineParts } from './assembleEngine';
@@ -143,11 +144,21 @@ export function profileGroup(p: EngineParts): ProfileApi {
   const ex = () => explorer(p);
   return {
     list: () => ex().listProfile(),
-    edit: (id, value) => ex().editProfileItem(id, value),
+    edit: async (id, value) => {
+      await ex().editProfileItem(id, value);
+      p.sync?.noteMemory(id);
+    },
     pin: (id, pinned) => ex().pinProfileItem(id, pinned),
     resolveConflict: (id, choice) => ex().resolveProfileConflict(id, choice),
-    delete: (id) => ex().deleteProfileItem(id),
-    addMemory: (text) => p.saved.add(text),
+    delete: async (id) => {
+      await ex().deleteProfileItem(id);
+      p.sync?.noteMemory(id);
+    },
+    async addMemory(text) {
+      const item = await p.saved.add(text);
+      p.sync?.noteMemory(item.id);
+      return item;
+    },
     fromMessages: () => p.saved.fromMessages(),
     knownMemories: (texts) => p.carry.known(texts),
     importMemories: (request) => p.carry.import(request),
@@ -235,5 +246,30 @@ export function settingsGroup(p: EngineParts, hooks: EngineHooks): SettingsApi {
     testLlm: (input) => s.testLlmConnection(input),
     llmModels: (input) => s.listLlmModels(input),
     llmUsage: (since) => s.llmUsage(since),
+  };
+}
+
+const SYNC_OFF: SyncStatus = {
+  state: 'off',
+  pending: 0,
+  lastSyncedAt: null,
+  progress: null,
+  relayUrl: null,
+  message: null,
+  clockSkewMs: null,
+};
+
+export function syncGroup(p: EngineParts): SyncApi {
+  const sync = () => {
+    if (!p.sync) throw new RecollectError('INVALID_INPUT', 'Sync is not available in this build.');
+    return p.sync;
+  };
+  return {
+    enable: (request) => sync().enable(request?.relayUrl),
+    join: (request) => sync().join(request?.phrase, request?.relayUrl),
+    leave: () => sync().leave(),
+    status: async () => p.sync?.status() ?? SYNC_OFF,
+    syncNow: async () => (p.sync ? p.sync.syncNow() : SYNC_OFF),
+    stateHash: async () => p.sync?.stateHash() ?? null,
   };
 }
