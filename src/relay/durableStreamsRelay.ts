@@ -44,6 +44,8 @@ export class DurableStreamsRelay implements SyncRelay {
   async ensure(ownerId: string): Promise<void> {
     try {
       await DurableStream.create({ url: this.#url(ownerId), contentType: 'application/json' });
+      // A new stream (first use, or a wiped relay) knows no producer: sequences start again.
+      for (const key of [...this.#producers.keys()]) if (key.startsWith(`${ownerId}/`)) this.#producers.delete(key);
     } catch (error) {
       // Already there (this device's earlier run, or another device's): that is the goal.
       if (error instanceof DurableStreamError && error.code === 'CONFLICT_EXISTS') return;

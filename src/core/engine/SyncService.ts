@@ -314,7 +314,7 @@ export class SyncService {
     }
     s.fold.add(fresh);
     for (let i = 0; i < fresh.length; i += BATCH) {
-      await syncWritesDiff.apply(this.#d.writes, s.fold, fresh.slice(i, i + BATCH), (id) => this.#d.log.forgetText('turn', id));
+      await syncWritesDiff.apply(this.#d.writes, s.fold, fresh.slice(i, i + BATCH), (kind, id) => this.#d.log.forgetText(kind, id));
       if (this.#checkpointTotal > 0)
         this.#setStatus({ ...this.#status, state: 'syncing', progress: { turns: s.fold.liveTurns, total: this.#checkpointTotal } });
     }
