@@ -374,14 +374,12 @@ export class SyncService {
   }
 }
 
-function checkRelayUrl(input: string): string {
-  let url: URL;
-  try {
-    url = new URL(String(input ?? '').trim());
-  } catch {
+/** The relay's base address (src/core has no URL type: checked by shape, scheme and host required). */
+function checkRelayUrl(input: unknown): string {
+  const text = typeof input === 'string' ? input.trim().replace(/\/+$/, '') : '';
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text))
     throw new RecollectError('INVALID_INPUT', 'Enter the relay address, such as http://127.0.0.1:4437.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new RecollectError('INVALID_INPUT', 'A relay address starts with http:// or https://.');
-  return url.toString().replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/i.test(text))
+    throw new RecollectError('INVALID_INPUT', 'A relay address starts with http:// or https:// and names a host.');
+  return text;
 }
