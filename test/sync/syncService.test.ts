@@ -155,9 +155,16 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
 
     const b = await device();
     await expect(b.engine.sync.join({ phrase: phrase.split(' ').slice(0, 11).join(' '), relayUrl })).rejects.toThrow(/12 words/);
+    const progress: { turns: number; total: number }[] = [];
+    b.engine.on((event) => {
+      if (event.type === 'sync-status' && event.status.progress) progress.push(event.status.progress);
+    });
     await b.engine.sync.join({ phrase, relayUrl });
     const status = await b.engine.sync.syncNow();
     expect(status.state).toBe('synced');
+    expect(status.progress).toBeNull();
+    // "n of total turns": the total is A's checkpoint, and the count reaches it.
+    expect(progress.at(-1)).toEqual({ turns: 4, total: 4 });
     expect(status.lastSyncedAt).not.toBeNull();
 
     const turnsOnB = await b.engine.conversations.messages('c-green');
