@@ -18,7 +18,9 @@ import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { SyncRelayError, type SyncRelay } from '../../src/core/sync/syncPorts';
 import { DurableStreamsRelay } from '../../src/relay/durableStreamsRelay';
-import { deriveSyncKeys } from '../../src/core/sync/syncEnvelope';
+import { deriveSyncKeys, sealEvent } from '../../src/core/sync/syncEnvelope';
+import { HybridClock, SKEW_LIMIT_MS } from '../../src/core/sync/hybridClock';
+import { stampEvent } from '../../src/core/sync/syncEvents';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
 import { turnText } from './syncFixtures';
 
@@ -353,6 +355,35 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     await off.engine.sync.syncNow();
     expect(await logRows(off)).toBeGreaterThan(0);
     expect(off.cable.calls).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("an edit written elsewhere replaces the turn's text, and a clock far ahead is reported while the order holds", async () => {
+    const [a, b, phrase] = await paired();
+    const [turn] = await chat(a, 'c-edit', [uniqueWord()]);
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+
+    // A third device, its clock 11 minutes ahead, edits the turn (as versioned edits will).
+    const keys = await deriveSyncKeys(phrase);
+    const ahead = new HybridClock('phone-ahead', { now: () => Date.now() + SKEW_LIMIT_MS + 60_000 });
+    const marker = uniqueWord();
+    const edit = stampEvent({ kind: 'turn.edited', turnId: turn!, text: turnText(marker) }, ahead);
+    await new DurableStream({ url: `${relayUrl}/v1/stream/${keys.ownerId}`, contentType: 'application/json' }).append(
+      JSON.stringify(await sealEvent(keys, edit)),
+    );
+
+    for (const d of [a, b]) {
+      const status = await d.engine.sync.syncNow();
+      expect(status.clockSkewMs).toBeGreaterThan(SKEW_LIMIT_MS);
+      expect((await d.store.getMessage(turn!))!.content).toBe(turnText(marker));
+      expect((await d.engine.conversations.search(marker)).map((h) => h.message.id)).toEqual([turn]);
+    }
+    // A later local rename still orders after the skewed edit (the clock moved past it), and both agree.
+    await a.engine.conversations.rename('c-edit', 'Edited elsewhere');
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+    expect((await b.store.getConversation('c-edit'))!.title).toBe('Edited elsewhere');
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
   }, 120_000);
 
   it('leaving keeps the memory here and forgets the phrase and the log', async () => {

@@ -216,6 +216,17 @@ export class Conversations {
     });
   }
 
+  /** A turn edited on another device (sync): its text replaced in place, embedded again, and its episode re-derived per the policy. */
+  async replaceText(id: string, content: string): Promise<boolean> {
+    const message = await this.#d.store.getMessage(id);
+    if (!message || !this.#d.store.replaceMessageContent || !(await this.#d.store.replaceMessageContent(id, content))) return false;
+    await this.#d.semantic.remove(id);
+    this.#d.turnsDeleted();
+    this.#d.emit({ type: 'messages-changed', conversationId: message.conversationId });
+    this.#d.written();
+    return true;
+  }
+
   async delete(id: string): Promise<void> {
     await this.#whileDeleting(async () => {
       const turnIds = this.#d.synced?.on ? (await this.#d.store.listMessages(id)).map((m) => m.id) : [];

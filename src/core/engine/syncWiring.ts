@@ -79,13 +79,7 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
         turns.map((t) => ({ id: t.id, conversationId: t.conversationId, role: t.role, content: t.text, occurredAt: t.occurredAt })),
       );
     },
-    async replaceTurn(t) {
-      // Until turns have versions, a turn edited elsewhere is stored again under its id with the winning text.
-      await p.conversations.deleteMessage(t.id);
-      await p.conversations.append([
-        { id: t.id, conversationId: t.conversationId, role: t.role, content: t.text, occurredAt: t.occurredAt },
-      ]);
-    },
+    replaceTurn: async (t) => void (await p.conversations.replaceText(t.id, t.text)),
     deleteTurn: async (id) => void (await p.conversations.deleteMessage(id)),
     writeMemory: async (id, text) => void (await p.saved.add(text, id)),
     editMemory: (id, text) => explorer().editProfileItem(id, text),

@@ -46,7 +46,7 @@ export interface SyncWrites {
   createConversation(c: FoldedConversation): Promise<void>;
   updateConversation(id: string, patch: ConversationPatch): Promise<void>;
   appendTurns(turns: readonly FoldedTurn[]): Promise<void>;
-  /** A turn whose text changed elsewhere (turn.edited) is stored again with the winning text. */
+  /** A turn whose text changed elsewhere (turn.edited) takes the winning text in place. */
   replaceTurn(turn: FoldedTurn): Promise<void>;
   deleteTurn(id: string): Promise<void>;
   writeMemory(id: string, text: string): Promise<void>;
