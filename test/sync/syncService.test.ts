@@ -386,6 +386,30 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
   }, 120_000);
 
+  it('settings that follow the person sync; the endpoint and the time zone stay on the device', async () => {
+    const [a, b] = await paired();
+    // Both devices set 'off' before pairing (device()); B joined, so it kept the memory's setting and sent none of its own.
+    expect((await b.store.db.query("SELECT count(*) AS n FROM sync_log WHERE origin = 'local' AND kind = 'setting.set'"))[0]!.n).toBe(0);
+    await a.engine.synthesis.setPolicy('eager');
+    await a.engine.settings.setAnswerSettings({ budgetTokens: 4000 });
+    await a.engine.settings.setGlobalMemory({ useChatHistory: false });
+    await a.engine.settings.setTimeZone('Asia/Tokyo');
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+    expect(await b.engine.synthesis.policy()).toBe('eager');
+    expect((await b.engine.settings.answerSettings()).budgetTokens).toBe(4000);
+    expect((await b.engine.settings.globalMemory()).useChatHistory).toBe(false);
+    expect((await b.engine.settings.timeZone()).source).toBe('browser');
+    expect(await logHolds(a, 'Asia/Tokyo')).toBe(0);
+    // B changes one back; A follows (the later change wins), and nothing echoes.
+    await b.engine.synthesis.setPolicy('off');
+    await b.engine.sync.syncNow();
+    await a.engine.sync.syncNow();
+    expect(await a.engine.synthesis.policy()).toBe('off');
+    expect((await a.engine.sync.status()).pending).toBe(0);
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
+  }, 120_000);
+
   it('leaving keeps the memory here and forgets the phrase and the log', async () => {
     const [a, b] = await paired();
     await chat(a, 'c-stay', [uniqueWord(), uniqueWord()]);

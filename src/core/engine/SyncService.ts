@@ -101,7 +101,7 @@ export class SyncService {
   async enable(relayUrl: string): Promise<{ phrase: string; status: SyncStatus }> {
     if (this.#session) throw new RecollectError('INVALID_INPUT', 'Sync is already on. Leave it first to start over with a new phrase.');
     const phrase = generateRecoveryPhrase();
-    await this.#begin(phrase, relayUrl);
+    await this.#begin(phrase, relayUrl, true);
     return { phrase, status: this.#status };
   }
 
@@ -113,7 +113,7 @@ export class SyncService {
       if (error instanceof RecoveryPhraseError) throw new RecollectError('INVALID_INPUT', error.message);
       throw error;
     }
-    await this.#begin(phrase, relayUrl);
+    await this.#begin(phrase, relayUrl, false);
     return this.#status;
   }
 
@@ -161,6 +161,9 @@ export class SyncService {
   noteMemory(id: string): void {
     this.#note((s) => syncWritesDiff.memory(this.#d.writes, s.fold, id));
   }
+  noteSettings(): void {
+    this.#note((s) => syncWritesDiff.settings(this.#d.writes, s.fold));
+  }
 
   #note(diff: (s: Session) => Promise<SyncEventBody[]>): void {
     const s = this.#session;
@@ -175,7 +178,8 @@ export class SyncService {
 
   // ---- inside ---------------------------------------------------------------------------------
 
-  async #begin(phrase: string, relayUrl: string): Promise<void> {
+  /** `own`: this device starts the memory (enable), so its settings are the memory's; a joining device adopts the memory's. */
+  async #begin(phrase: string, relayUrl: string, own: boolean): Promise<void> {
     const url = checkRelayUrl(relayUrl);
     const deviceId = this.#d.newId();
     await this.#d.log.clear();
@@ -186,7 +190,7 @@ export class SyncService {
     await this.#serial(async () => {
       const turns = await this.#d.writes.turnCount();
       await this.#record(s, [{ kind: 'device.checkpoint', turns }]);
-      await this.#record(s, await syncWritesDiff.everything(this.#d.writes, s.fold));
+      await this.#record(s, await syncWritesDiff.everything(this.#d.writes, s.fold, { settings: own }));
     });
     void this.#run(s);
   }

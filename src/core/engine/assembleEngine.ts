@@ -423,7 +423,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
           secrets: { loadSyncPhrase: () => syncSecrets.loadSyncPhrase!(), saveSyncPhrase: (phrase) => syncSecrets.saveSyncPhrase!(phrase) },
           relayFor: deps.sync.relayFor,
           ...(deps.sync.online ? { online: deps.sync.online } : {}),
-          writes: syncWrites({ store, conversations, saved, knowledge: deps.knowledge ?? null, explorer: () => explorer, emit }),
+          writes: syncWrites({ store, settings, conversations, saved, knowledge: deps.knowledge ?? null, explorer: () => explorer, emit }),
           clock,
           timer,
           newId: makeId,

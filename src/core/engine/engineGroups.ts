@@ -185,8 +185,8 @@ export function synthesisGroup(p: EngineParts): SynthesisApi {
     failures: () => p.consolidator.failures(),
     retryFailed: () => p.consolidator.retryFailed(),
     policy: async () => p.settings.policy,
-    setPolicy: (name) => p.settings.setPolicy(name),
-    setBoundaryCheck: (enabled) => p.settings.setLlmBoundaryCheck(enabled),
+    setPolicy: (name) => settingNoted(p, p.settings.setPolicy(name)),
+    setBoundaryCheck: (enabled) => settingNoted(p, p.settings.setLlmBoundaryCheck(enabled)),
   };
 }
 
@@ -220,15 +220,23 @@ export function dataGroup(p: EngineParts, hooks: EngineHooks): DataApi {
   };
 }
 
+/** A settings change that sync follows (syncWrites.ts SYNCED_SETTINGS): noted once it is written. */
+async function settingNoted<T>(p: EngineParts, write: Promise<T>): Promise<T> {
+  const result = await write;
+  p.sync?.noteSettings();
+  return result;
+}
+
 export function settingsGroup(p: EngineParts, hooks: EngineHooks): SettingsApi {
   const s = p.settings;
   return {
     memoryDefaults: () => p.conversations.memoryDefaults(),
-    setMemoryDefaults: (patch) => p.conversations.setMemoryDefaults(patch),
+    setMemoryDefaults: (patch) => settingNoted(p, p.conversations.setMemoryDefaults(patch)),
     /** "Use saved memories" and "use chat history" for every answer (globalMemory.ts). */
     globalMemory: () => readGlobalMemory(p.store),
     async setGlobalMemory(patch) {
       const after = await writeGlobalMemory(p.store, patch);
+      p.sync?.noteSettings();
       hooks.emit({ type: 'settings-changed' });
       return after;
     },
@@ -240,7 +248,7 @@ export function settingsGroup(p: EngineParts, hooks: EngineHooks): SettingsApi {
     },
     setTimeZone: (zone) => s.setTimeZone(zone),
     answerSettings: () => s.answerSettings(),
-    setAnswerSettings: (settings) => s.setAnswerSettings(settings),
+    setAnswerSettings: (settings) => settingNoted(p, s.setAnswerSettings(settings)),
     llm: () => s.llmSettings(),
     saveLlm: (input) => s.saveLlmSettings(input),
     testLlm: (input) => s.testLlmConnection(input),

@@ -5,17 +5,20 @@
  * and the explorer for hand-written memories. Each write emits the same engine events a local one does.
  */
 import { RecollectError } from '../base/errors';
-import type { MemoryStore } from '../base/store';
+import type { MemoryStore, MetaStore } from '../base/store';
 import type { Message } from '../base/types';
 import type { KnowledgeStore, ProfileItem } from '../synthesis/knowledge';
 import type { ExplorerService } from '../explorer/ExplorerService';
 import type { EngineEvent } from '../protocol';
 import type { Conversations } from './Conversations';
 import type { SavedMemories } from './savedMemories';
-import type { LocalTurn, SyncWrites } from './syncWrites';
+import { SYNCED_SETTINGS, type LocalTurn, type SyncWrites } from './syncWrites';
+import { isPolicy, type EngineSettings } from './EngineSettings';
+import { META_KEYS } from '../base/settings';
 
 export interface SyncWiringParts {
-  readonly store: MemoryStore & { countItems(kind: 'message'): Promise<number> };
+  readonly store: MemoryStore & MetaStore & { countItems(kind: 'message'): Promise<number> };
+  readonly settings: EngineSettings;
   readonly conversations: Conversations;
   readonly saved: SavedMemories;
   readonly knowledge: KnowledgeStore | null;
@@ -84,5 +87,20 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
     writeMemory: async (id, text) => void (await p.saved.add(text, id)),
     editMemory: (id, text) => explorer().editProfileItem(id, text),
     deleteMemory: (id) => explorer().deleteProfileItem(id),
+    async settings() {
+      const values = await Promise.all(SYNCED_SETTINGS.map((name) => p.store.getMeta(name)));
+      return Object.fromEntries(SYNCED_SETTINGS.map((name, i) => [name, values[i] ?? null]));
+    },
+    async setSetting(name, value) {
+      // The policy goes through its setter, which also tells the background work; a value this
+      // version does not know is left alone (every setting is validated again when read).
+      if (name === META_KEYS.policy) {
+        if (isPolicy(value)) await p.settings.setPolicy(value);
+        return;
+      }
+      await p.store.setMeta(name, value);
+      await p.settings.load();
+      p.emit({ type: 'settings-changed' });
+    },
   };
 }

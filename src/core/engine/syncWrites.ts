@@ -52,6 +52,35 @@ export interface SyncWrites {
   writeMemory(id: string, text: string): Promise<void>;
   editMemory(id: string, text: string): Promise<void>;
   deleteMemory(id: string): Promise<void>;
+  /** The synced settings' values here (SYNCED_SETTINGS; null: never set on this device). */
+  settings(): Promise<Readonly<Record<string, string | null>>>;
+  setSetting(name: string, value: string): Promise<void>;
+}
+
+/**
+ * Settings that follow the person across devices: how memory is organised and used, and how answers
+ * read it. Never the endpoint (its address, model and key stay on the device) nor the time zone
+ * (each device is where it is). Values are the `meta` strings; each device validates them on read.
+ */
+export const SYNCED_SETTINGS: readonly string[] = [
+  'consolidation.policy',
+  'segmentation.llm_check',
+  'answer.budget_tokens',
+  'answer.sufficiency_check',
+  'conversation.use_memory_default',
+  'conversation.remember_default',
+  'memory.useSavedMemories',
+  'memory.useChatHistory',
+];
+
+async function settings(w: SyncWrites, fold: SyncFold): Promise<SyncEventBody[]> {
+  const local = await w.settings();
+  const out: SyncEventBody[] = [];
+  for (const name of SYNCED_SETTINGS) {
+    const value = local[name] ?? null;
+    if (value !== null && fold.setting(name) !== value) out.push({ kind: 'setting.set', name, value });
+  }
+  return out;
 }
 
 const SWITCHES = ['useMemory', 'remember'] as const;
@@ -105,8 +134,11 @@ async function memory(w: SyncWrites, fold: SyncFold, id: string): Promise<SyncEv
   return [];
 }
 
-/** Everything this device holds that the fold does not: the first upload after turning sync on or joining. */
-async function everything(w: SyncWrites, fold: SyncFold): Promise<SyncEventBody[]> {
+/**
+ * Everything this device holds that the fold does not: the first upload after turning sync on or
+ * joining. A joining device's settings are left out: it adopts the memory's (they would otherwise win, being later).
+ */
+async function everything(w: SyncWrites, fold: SyncFold, options: { readonly settings: boolean }): Promise<SyncEventBody[]> {
   const out: SyncEventBody[] = [];
   for (const id of await w.conversationIds()) {
     const local = await w.conversation(id);
@@ -114,7 +146,7 @@ async function everything(w: SyncWrites, fold: SyncFold): Promise<SyncEventBody[
     out.push(...conversationBodies(local, fold.conversation(id)), ...turnBodies(fold, await w.turnsOf(id)));
   }
   for (const id of await w.memoryIds()) out.push(...(await memory(w, fold, id)));
-  return out;
+  return options.settings ? [...out, ...(await settings(w, fold))] : out;
 }
 
 /** Brings the records `events` touched to what the fold says (the fold already holds the events). */
@@ -128,7 +160,9 @@ async function apply(
   const turnIds = new Set<string>();
   const deleted = new Set<string>();
   const memories = new Set<string>();
+  const names = new Set<string>();
   for (const e of events) {
+    if (e.kind === 'setting.set' && SYNCED_SETTINGS.includes(e.name)) names.add(e.name);
     if ('conversationId' in e) conversations.add(e.conversationId);
     if (e.kind === 'turn.appended' || e.kind === 'turn.edited') turnIds.add(e.turnId);
     if (e.kind === 'turn.deleted') deleted.add(e.turnId);
@@ -165,6 +199,13 @@ async function apply(
     } else if (f && !local) await w.writeMemory(id, f.text);
     else if (f && local && local.text !== f.text) await w.editMemory(id, f.text);
   }
+  if (names.size) {
+    const local = await w.settings();
+    for (const name of names) {
+      const f = fold.setting(name);
+      if (typeof f === 'string' && local[name] !== f) await w.setSetting(name, f);
+    }
+  }
 }
 
 async function reconcileConversation(w: SyncWrites, fold: SyncFold, id: string): Promise<void> {
@@ -180,4 +221,4 @@ async function reconcileConversation(w: SyncWrites, fold: SyncFold, id: string):
   if (Object.keys(patch).length) await w.updateConversation(id, patch);
 }
 
-export const syncWritesDiff = { conversation, turns, deletedTurns, memory, everything, apply };
+export const syncWritesDiff = { conversation, turns, deletedTurns, memory, settings, everything, apply };

@@ -200,6 +200,11 @@ export class SyncFold {
     return { id, text: edit?.text ?? m.text, edited: !!edit };
   }
 
+  /** A setting's latest value (undefined: never set through sync). */
+  setting(name: string): Value | undefined {
+    return this.settings.get(name)?.value;
+  }
+
   /** How many turns are live (appended, not deleted). */
   get liveTurns(): number {
     let n = 0;
