@@ -53,6 +53,12 @@ export class SqlSyncLog implements SyncLogStore {
     });
   }
 
+  unreceive(ids: readonly string[]): Promise<void> {
+    return this.db.transaction(async (tx) => {
+      for (const id of ids) await tx.exec("DELETE FROM sync_log WHERE event_id = ? AND origin = 'remote'", [id]);
+    });
+  }
+
   reupload(): Promise<number> {
     return this.db.transaction(async (tx) => {
       await tx.exec('UPDATE sync_log SET uploaded = 0');

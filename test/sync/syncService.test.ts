@@ -410,6 +410,34 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
   }, 120_000);
 
+  it('events that could not be applied (a failed write) come again on the next read instead of being lost', async () => {
+    const [a, b] = await paired();
+    const append = b.store.appendTurns.bind(b.store);
+    let failures = 1;
+    b.store.appendTurns = async (...args) => {
+      if (failures-- > 0) throw new Error('The disk is full.');
+      return append(...args);
+    };
+    const messages: string[] = [];
+    b.engine.on((event) => {
+      if (event.type === 'sync-status' && event.status.message) messages.push(event.status.message);
+    });
+    const ids = await chat(a, 'c-retry', [uniqueWord(), uniqueWord()]);
+    await a.engine.sync.syncNow();
+    // B's live tail or this call meets the failure first; either way a later read must bring the turns.
+    await b.engine.sync.syncNow();
+    await vi.waitFor(
+      async () => {
+        await b.engine.sync.syncNow();
+        expect((await b.engine.conversations.messages('c-retry')).map((m) => m.id)).toEqual(ids);
+      },
+      { timeout: 30_000, interval: 300 },
+    );
+    expect(failures).toBeLessThan(0); // the write did fail once
+    expect(messages.some((m) => /disk is full/.test(m))).toBe(true);
+    expect(await b.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
+  }, 120_000);
+
   it('leaving keeps the memory here and forgets the phrase and the log', async () => {
     const [a, b] = await paired();
     await chat(a, 'c-stay', [uniqueWord(), uniqueWord()]);

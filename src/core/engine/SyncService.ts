@@ -76,6 +76,7 @@ export class SyncService {
 
   /** At engine start: resumes sync when this device kept a phrase. */
   async start(): Promise<void> {
+    if (this.#session) return; // already running (a restart after an import stops it first)
     try {
       const phrase = await this.#d.secrets.loadSyncPhrase();
       if (!phrase) return;
@@ -318,7 +319,13 @@ export class SyncService {
     }
     s.fold.add(fresh);
     for (let i = 0; i < fresh.length; i += BATCH) {
-      await syncWritesDiff.apply(this.#d.writes, s.fold, fresh.slice(i, i + BATCH), (kind, id) => this.#d.log.forgetText(kind, id));
+      try {
+        await syncWritesDiff.apply(this.#d.writes, s.fold, fresh.slice(i, i + BATCH), (kind, id) => this.#d.log.forgetText(kind, id));
+      } catch (error) {
+        // Not applied, so not held: the offset stays and the next read brings these again (applying is idempotent).
+        await this.#d.log.unreceive(fresh.slice(i).map((e) => e.id));
+        throw error;
+      }
       if (this.#checkpointTotal > 0)
         this.#setStatus({ ...this.#status, state: 'syncing', progress: { turns: s.fold.liveTurns, total: this.#checkpointTotal } });
     }
