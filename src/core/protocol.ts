@@ -24,9 +24,11 @@ import type { SynthesisApi } from './protocol/synthesis';
 import type { IndexingApi, IndexingStatus } from './protocol/indexing';
 import type { DataApi } from './protocol/data';
 import type { SettingsApi } from './protocol/settings';
+import type { SyncApi, SyncStatus } from './protocol/sync';
 
 export type { StageUsage };
 export type { ConversationsApi, ProjectsApi, AnswersApi, MemoryApi, ProfileApi, PlansApi, SynthesisApi, IndexingApi, DataApi, SettingsApi };
+export type { SyncApi, SyncStatus } from './protocol/sync';
 export type { SendRequest } from './protocol/conversations';
 export type { AskRequest, AskEvent, AskResult, RecallOptions } from './protocol/answers';
 export type { TimeZoneSetting, AnswerSettings } from './protocol/settings';
@@ -65,6 +67,7 @@ export interface EngineApi {
   readonly indexing: IndexingApi;
   readonly data: DataApi;
   readonly settings: SettingsApi;
+  readonly sync: SyncApi;
 }
 
 /** The groups of EngineApi, in one list (the worker and the page build their proxies from it). */
@@ -79,6 +82,7 @@ export const ENGINE_GROUPS = [
   'indexing',
   'data',
   'settings',
+  'sync',
 ] as const satisfies readonly (keyof EngineApi)[];
 export type EngineGroup = (typeof ENGINE_GROUPS)[number];
 
@@ -331,7 +335,8 @@ export type EngineEvent =
   | { readonly type: 'memory-changed' }
   | { readonly type: 'settings-changed' }
   | { readonly type: 'embedding-status'; readonly status: EmbeddingStatus }
-  | { readonly type: 'indexing-status'; readonly status: IndexingStatus };
+  | { readonly type: 'indexing-status'; readonly status: IndexingStatus }
+  | { readonly type: 'sync-status'; readonly status: SyncStatus };
 
 /** Who owns the database: this tab, or another one (then this tab waits or asks to take over). */
 export type Ownership =

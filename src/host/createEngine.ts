@@ -20,6 +20,9 @@ import { SqlExplorerStore } from '../storage/explorerRepo';
 import { SqlSummarySource } from '../storage/summarySource';
 import { LlmClient } from '../llm/LlmClient';
 import { readHistory } from '../import/readHistory';
+import { SqlSyncLog } from '../storage/syncRepo';
+import { lazyRelay } from '../relay/lazyRelay';
+import type { SyncRelay } from '../core/sync/syncPorts';
 
 export type EngineStage = 'episodes' | 'synthesis' | 'recall' | 'explorer';
 
@@ -43,7 +46,14 @@ export interface EngineOptions {
   readonly profileDebounceMs?: number;
   /** The vector index (the WASM SIMD kernel where it loads, see src/wasm/vectorKernel.ts; default: JS float32). */
   readonly vectorIndex?: VectorIndexFactory;
+  /** The relay transport sync uses (default: Durable Streams, loaded on first use); tests count calls through it. */
+  readonly relayFor?: (relayUrl: string) => SyncRelay;
+  /** Whether the device is online (default: navigator.onLine where there is one). */
+  readonly online?: () => boolean;
 }
+
+/** navigator.onLine in a browser or worker; Node has no such signal, so it counts as online. */
+const platformOnline = (): boolean => (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine !== false;
 
 export const defaultLlmFactory: LlmFactory = (settings, sink) =>
   new LlmClient({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey ?? undefined }, sink ? { sink } : {});
@@ -77,5 +87,7 @@ export function createEngine(store: SqliteMemoryStore, options: EngineOptions = 
     ...(options.newId ? { newId: options.newId } : {}),
     ...(options.profileDebounceMs !== undefined ? { profileDebounceMs: options.profileDebounceMs } : {}),
     ...(options.vectorIndex ? { vectorIndex: options.vectorIndex } : {}),
+    // Sync is off until the person turns it on; these are only its means.
+    sync: { log: new SqlSyncLog(store.db), relayFor: options.relayFor ?? lazyRelay, online: options.online ?? platformOnline },
   });
 }

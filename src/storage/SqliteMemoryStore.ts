@@ -237,6 +237,10 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return this.db.transaction((tx) => messages.deleteMessage(tx, id));
   }
 
+  replaceMessageContent(id: string, content: string): Promise<boolean> {
+    return this.db.transaction((tx) => messages.replaceMessageContent(tx, id, content));
+  }
+
   searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]> {
     return messages.searchMessages(this.db, query, options);
   }

@@ -39,4 +39,11 @@ export class IdbSettingsStore implements SettingsStore {
   async saveLlm(settings: LlmSettings | null): Promise<void> {
     await tx<unknown>('readwrite', (s) => (settings ? s.put(settings, 'llm') : s.delete('llm')) as IDBRequest<unknown>);
   }
+  async loadSyncPhrase(): Promise<string | null> {
+    const value = (await tx('readonly', (s) => s.get('syncPhrase'))) as string | undefined;
+    return typeof value === 'string' ? value : null;
+  }
+  async saveSyncPhrase(phrase: string | null): Promise<void> {
+    await tx<unknown>('readwrite', (s) => (phrase ? s.put(phrase, 'syncPhrase') : s.delete('syncPhrase')) as IDBRequest<unknown>);
+  }
 }

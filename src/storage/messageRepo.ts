@@ -201,6 +201,15 @@ export async function deleteMessage(tx: Sql, id: string): Promise<boolean> {
   return (await deleteTurnsWhere(tx, 'id = ?', [id])).length > 0;
 }
 
+/** Sync's in-place edit (MemoryStore.replaceMessageContent): FTS rows follow by trigger; the vectors go. */
+export async function replaceMessageContent(tx: Sql, id: string, content: string): Promise<boolean> {
+  await tx.exec('UPDATE messages SET content = ?, token_count = ? WHERE id = ?', [content, charsOverFour(content), id]);
+  if (tx.changes() === 0) return false;
+  await tx.exec("DELETE FROM vectors WHERE item_kind = 'message' AND item_id = ?", [id]);
+  tx.contentRemoved?.();
+  return true;
+}
+
 export async function countMessages(sql: Sql): Promise<number> {
   const [row] = await sql.query<{ n: number }>('SELECT count(*) AS n FROM messages');
   return Number(row?.n ?? 0);

@@ -20,6 +20,7 @@ import { v12 } from './schemaV12';
 import { v13 } from './schemaV13';
 import { v14 } from './schemaV14';
 import { v15 } from './schemaV15';
+import { v17 } from './schemaV17';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -369,6 +370,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: 'projects: conversations grouped with instructions and a memory mode', sql: v13 },
   { version: 14, name: 'imported projects keep their source id', sql: v14 },
   { version: 15, name: 'conversations: pinned, archived, and a model of their own', sql: v15 },
+  // v16 is taken by turn versions (another branch); the runner skips a number it does not have.
+  { version: 17, name: 'sync: the event log (outbox included) and sync state', sql: v17 },
 ];
 
 /** The queued turns' neighbours (within the window) that are not queued themselves. */

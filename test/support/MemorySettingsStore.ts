@@ -9,4 +9,11 @@ export class MemorySettingsStore implements SettingsStore {
   async saveLlm(settings: LlmSettings | null): Promise<void> {
     this.#llm = settings;
   }
+  #phrase: string | null = null;
+  async loadSyncPhrase(): Promise<string | null> {
+    return this.#phrase;
+  }
+  async saveSyncPhrase(phrase: string | null): Promise<void> {
+    this.#phrase = phrase;
+  }
 }

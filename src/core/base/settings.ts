@@ -29,6 +29,12 @@ export interface LlmSettingsInput {
 export interface SettingsStore {
   loadLlm(): Promise<LlmSettings | null>;
   saveLlm(settings: LlmSettings | null): Promise<void>;
+  /**
+   * The sync recovery phrase, kept beside the key and for the same reason: a downloaded `.sqlite`
+   * file must never carry it (docs/sync.md). Optional: without them this device cannot turn sync on.
+   */
+  loadSyncPhrase?(): Promise<string | null>;
+  saveSyncPhrase?(phrase: string | null): Promise<void>;
 }
 
 /** An Llm plus the endpoint checks the settings form needs. */

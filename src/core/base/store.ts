@@ -102,6 +102,11 @@ export interface MemoryStore {
   getMessage(id: string): Promise<Message | null>;
   /** Removes the turn, its full-text row and its vectors in one transaction. Returns false if absent. */
   deleteMessage(id: string): Promise<boolean>;
+  /**
+   * A turn's text changed on another device (sync): replaced in place, its full-text rows follow,
+   * its vectors go (it is embedded again) and the old words leave the file's copies. False if absent.
+   */
+  replaceMessageContent?(id: string, content: string): Promise<boolean>;
   searchMessages(query: string, options?: SearchOptions): Promise<SearchHit[]>;
 
   stats(): Promise<StorageStats>;

@@ -50,6 +50,17 @@ export interface ConversationsDeps {
   readonly remember?: (message: Message) => Promise<unknown>;
   /** Makes background embedding wait between batches until the returned function is called. */
   readonly pauseEmbedding?: () => () => void;
+  /** Sync (SyncService): told what changed after each write; it records only what the synced log lacks. */
+  readonly synced?: SyncNotes;
+}
+
+/** What the write paths tell sync; each call returns at once and does nothing while sync is off. */
+export interface SyncNotes {
+  /** Sync is on (a deletion then lists what it deletes first). */
+  readonly on: boolean;
+  noteConversation(id: string): void;
+  noteTurns(turnIds: readonly string[]): void;
+  noteTurnsDeleted(turnIds: readonly string[]): void;
 }
 
 export class Conversations {
@@ -69,13 +80,17 @@ export class Conversations {
     return this.#d.store.listMessageWindow(conversationId, request);
   }
 
-  create(
+  async create(
     input: { readonly id?: string; readonly title: string; readonly projectId?: string | null } & Partial<ConversationMemory>,
   ): Promise<Conversation> {
-    return this.#d.switches.create(input);
+    const created = await this.#d.switches.create(input);
+    this.#d.synced?.noteConversation(created.id);
+    return created;
   }
-  setMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> {
-    return this.#d.switches.set(id, patch);
+  async setMemory(id: string, patch: Partial<ConversationMemory>): Promise<Conversation> {
+    const changed = await this.#d.switches.set(id, patch);
+    this.#d.synced?.noteConversation(id);
+    return changed;
   }
   memoryDefaults(): Promise<ConversationMemory> {
     return this.#d.switches.defaults();
@@ -108,6 +123,7 @@ export class Conversations {
   /** The user's own title: never replaced by the first message's or the endpoint's. */
   async rename(id: string, title: string): Promise<Conversation> {
     const renamed = await this.#d.store.renameConversation(id, title, 'user');
+    this.#d.synced?.noteConversation(id);
     this.#d.emit({ type: 'conversations-changed' });
     return renamed;
   }
@@ -115,6 +131,7 @@ export class Conversations {
   /** `deferTurnIndex`: a history import's batch, whose turn index trails it (trailingIndex.ts); `create`: its new conversations, in the same transaction. */
   async append(turns: readonly NewTurn[], options: AppendOptions = {}): Promise<AppendResult[]> {
     const results = await this.#d.store.appendTurns(turns, options);
+    this.#d.synced?.noteTurns(results.filter((r) => r.created).map((r) => r.message.id));
     this.#written(results);
     return results;
   }
@@ -156,6 +173,8 @@ export class Conversations {
       { id: request.id, conversationId: request.conversationId, role: 'user', speaker: 'You', content },
       { replaces, title: titleFrom(content) },
     );
+    this.#d.synced?.noteTurnsDeleted(replaces);
+    this.#d.synced?.noteTurns([result.message.id]);
     for (const id of replaces) await this.#d.semantic.remove(id);
     if (replaces.length) {
       await this.#d.emptied(request.conversationId);
@@ -187,6 +206,7 @@ export class Conversations {
       const message = await this.#d.store.getMessage(id);
       const deleted = await this.#d.store.deleteMessage(id);
       if (!deleted) return false;
+      this.#d.synced?.noteTurnsDeleted([id]);
       await this.#d.semantic.remove(id);
       if (message) await this.#d.emptied(message.conversationId);
       this.#d.turnsDeleted();
@@ -196,9 +216,22 @@ export class Conversations {
     });
   }
 
+  /** A turn edited on another device (sync): its text replaced in place, embedded again, and its episode re-derived per the policy. */
+  async replaceText(id: string, content: string): Promise<boolean> {
+    const message = await this.#d.store.getMessage(id);
+    if (!message || !this.#d.store.replaceMessageContent || !(await this.#d.store.replaceMessageContent(id, content))) return false;
+    await this.#d.semantic.remove(id);
+    this.#d.turnsDeleted();
+    this.#d.emit({ type: 'messages-changed', conversationId: message.conversationId });
+    this.#d.written();
+    return true;
+  }
+
   async delete(id: string): Promise<void> {
     await this.#whileDeleting(async () => {
+      const turnIds = this.#d.synced?.on ? (await this.#d.store.listMessages(id)).map((m) => m.id) : [];
       await this.#d.store.deleteConversation(id);
+      this.#d.synced?.noteTurnsDeleted(turnIds);
       this.#d.semantic.reset();
       this.#d.conversationDeleted();
       this.#d.emit({ type: 'messages-changed', conversationId: id });
@@ -242,6 +275,7 @@ export class Conversations {
     );
     if (title === null) return;
     await this.#d.store.renameConversation(conversationId, title, 'endpoint');
+    this.#d.synced?.noteConversation(conversationId);
     this.#d.emit({ type: 'conversations-changed' });
   }
 

@@ -79,7 +79,7 @@ export function cachedTimeZone(read: () => string = platformTimeZone, maxAgeMs =
   };
 }
 
-const isPolicy = (v: unknown): v is PolicyName => v === 'eager' || v === 'recurrence' || v === 'off';
+export const isPolicy = (v: unknown): v is PolicyName => v === 'eager' || v === 'recurrence' || v === 'off';
 
 export class EngineSettings {
   readonly #deps: EngineSettingsDeps;

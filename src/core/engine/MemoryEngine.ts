@@ -19,6 +19,7 @@ import type { ProfileApi } from '../protocol/profile';
 import type { ProjectsApi } from '../protocol/projects';
 import type { SettingsApi } from '../protocol/settings';
 import type { SynthesisApi } from '../protocol/synthesis';
+import type { SyncApi } from '../protocol/sync';
 import type { Llm, LlmCallSink } from '../base/ports';
 import type { ContextParts } from '../recall/answerContext';
 import { replaceFromFile } from './replaceFromFile';
@@ -35,6 +36,7 @@ import {
   projectsGroup,
   settingsGroup,
   synthesisGroup,
+  syncGroup,
   type EngineHooks,
 } from './engineGroups';
 
@@ -70,6 +72,7 @@ export class MemoryEngine implements EngineApi {
   readonly indexing: IndexingApi;
   readonly data: DataApi;
   readonly settings: SettingsApi;
+  readonly sync: SyncApi;
 
   constructor(deps: MemoryEngineDeps) {
     const p = assembleEngine(deps, { emit: (event) => this.#emit(event) });
@@ -93,6 +96,7 @@ export class MemoryEngine implements EngineApi {
     this.indexing = indexingGroup(p);
     this.data = dataGroup(p, hooks);
     this.settings = settingsGroup(p, hooks);
+    this.sync = syncGroup(p);
   }
 
   /** What an answer to `question` reads from memory, without asking the endpoint (AnswerService.context). */
@@ -155,6 +159,7 @@ export class MemoryEngine implements EngineApi {
     else if (!this.#holdTimeout) this.#holdTimeout = this.#p.timer(() => this.#releaseHold(), START_HOLD_MS);
     await this.#p.consolidator.start();
     this.#p.upkeep.start();
+    await this.#p.sync?.start(); // resumes only when this device kept a phrase (off: reads one setting)
   }
 
   #releaseHold(): void {
@@ -178,6 +183,7 @@ export class MemoryEngine implements EngineApi {
     this.#p.consolidator.runner.stop();
     this.#p.consolidator.recovery.stop();
     this.#p.upkeep.stop();
+    this.#p.sync?.stop();
   }
 
   /**
@@ -222,7 +228,12 @@ export class MemoryEngine implements EngineApi {
       this.#p.cellIndex.reset();
     }
     // Deleted means gone: the stored summary drops what cited a deleted item (or a chat now walled off).
-    if (event.type !== 'embedding-status' && event.type !== 'indexing-status' && event.type !== 'settings-changed')
+    if (
+      event.type !== 'embedding-status' &&
+      event.type !== 'indexing-status' &&
+      event.type !== 'settings-changed' &&
+      event.type !== 'sync-status'
+    )
       this.#p.summaries.changed();
     for (const l of this.#listeners) {
       try {

@@ -45,6 +45,9 @@ import { withDeadline } from '../base/llmDeadline';
 import type { AnswerSource } from '../recall/answerContext';
 import type { MemoryEngineDeps } from './engineDeps';
 import { conversationLlm } from './conversationLlm';
+import { SyncService } from './SyncService';
+import { syncWrites } from './syncWiring';
+import type { SyncNotes } from './Conversations';
 
 /**
  * Which LLM answers, titles and synthesises: a model on this device when one is chosen, else the
@@ -130,6 +133,8 @@ export interface EngineParts {
   readonly summaries: MemorySummaries;
   readonly explorer: ExplorerService | null;
   readonly consolidationStatus: () => Promise<ConsolidationStatus>;
+  /** Null when the engine was built without sync's capabilities (engineDeps.ts). */
+  readonly sync: SyncService | null;
 }
 
 const NO_JOBS = { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
@@ -215,6 +220,15 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     readsFirst: () => foreground.whenIdle(),
   });
 
+  // Sync is built last (it writes through the parts below); the write paths reach it through this.
+  const synced: SyncNotes = {
+    get on() {
+      return sync?.on ?? false;
+    },
+    noteConversation: (id) => sync?.noteConversation(id),
+    noteTurns: (ids) => sync?.noteTurns(ids),
+    noteTurnsDeleted: (ids) => sync?.noteTurnsDeleted(ids),
+  };
   const switches = new ConversationMemorySwitches({
     store,
     meta: store,
@@ -246,6 +260,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     llm: () => llm.current,
     emit,
     remember: (message) => saved.rememberFrom(message),
+    synced,
   });
   const projects = deps.projects
     ? new Projects({
@@ -400,6 +415,22 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     zone: () => settings.timeZone,
   });
 
+  const syncSecrets = deps.settings;
+  const sync =
+    deps.sync && syncSecrets?.loadSyncPhrase && syncSecrets.saveSyncPhrase
+      ? new SyncService({
+          log: deps.sync.log,
+          secrets: { loadSyncPhrase: () => syncSecrets.loadSyncPhrase!(), saveSyncPhrase: (phrase) => syncSecrets.saveSyncPhrase!(phrase) },
+          relayFor: deps.sync.relayFor,
+          ...(deps.sync.online ? { online: deps.sync.online } : {}),
+          writes: syncWrites({ store, settings, conversations, saved, knowledge: deps.knowledge ?? null, explorer: () => explorer, emit }),
+          clock,
+          timer,
+          newId: makeId,
+          onStatus: (status) => emit({ type: 'sync-status', status }),
+        })
+      : null;
+
   return {
     store,
     episodes: deps.episodes ?? null,
@@ -426,6 +457,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     summaries,
     explorer,
     consolidationStatus,
+    sync,
   };
 }
 

@@ -18,6 +18,7 @@ import type { EngineEvent } from '../protocol';
 import type { UsageLedger } from './EngineSettings';
 import type { ProjectStore } from './projectStore';
 import type { SummarySource } from './MemorySummaries';
+import type { SyncLogStore, SyncRelay } from '../sync/syncPorts';
 
 /**
  * Nearest message vectors of one model (the engine's SemanticIndex). `approximate`: a quantised
@@ -69,6 +70,12 @@ export interface MemoryEngineDeps {
   readonly projects?: ProjectStore;
   /** What the memory summary is made from (src/storage/summarySource.ts); without it there is no summary. */
   readonly summarySource?: SummarySource;
+  /**
+   * Sync between devices (SyncService.ts): the event log (storage/syncRepo.ts), the relay
+   * transport, and whether the device is online. Without it sync is unavailable; with it sync is
+   * still off until the person turns it on. The phrase is kept by `settings` (SettingsStore).
+   */
+  readonly sync?: { readonly log: SyncLogStore; readonly relayFor: (relayUrl: string) => SyncRelay; readonly online?: () => boolean };
 }
 
 export type EngineListener = (event: EngineEvent) => void;

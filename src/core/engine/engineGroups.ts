@@ -19,6 +19,7 @@ import type { ProfileApi } from '../protocol/profile';
 import type { ProjectsApi } from '../protocol/projects';
 import type { SettingsApi } from '../protocol/settings';
 import type { SynthesisApi } from '../protocol/synthesis';
+import type { SyncApi, SyncStatus } from '../protocol/sync';
 import type { ExplorerService } from '../explorer/ExplorerService';
 import { nearestTurns } from '../recall/nearestTurns';
 import type { EngineParts } from './assembleEngine';
@@ -143,11 +144,21 @@ export function profileGroup(p: EngineParts): ProfileApi {
   const ex = () => explorer(p);
   return {
     list: () => ex().listProfile(),
-    edit: (id, value) => ex().editProfileItem(id, value),
+    edit: async (id, value) => {
+      await ex().editProfileItem(id, value);
+      p.sync?.noteMemory(id);
+    },
     pin: (id, pinned) => ex().pinProfileItem(id, pinned),
     resolveConflict: (id, choice) => ex().resolveProfileConflict(id, choice),
-    delete: (id) => ex().deleteProfileItem(id),
-    addMemory: (text) => p.saved.add(text),
+    delete: async (id) => {
+      await ex().deleteProfileItem(id);
+      p.sync?.noteMemory(id);
+    },
+    async addMemory(text) {
+      const item = await p.saved.add(text);
+      p.sync?.noteMemory(item.id);
+      return item;
+    },
     fromMessages: () => p.saved.fromMessages(),
     knownMemories: (texts) => p.carry.known(texts),
     importMemories: (request) => p.carry.import(request),
@@ -174,8 +185,8 @@ export function synthesisGroup(p: EngineParts): SynthesisApi {
     failures: () => p.consolidator.failures(),
     retryFailed: () => p.consolidator.retryFailed(),
     policy: async () => p.settings.policy,
-    setPolicy: (name) => p.settings.setPolicy(name),
-    setBoundaryCheck: (enabled) => p.settings.setLlmBoundaryCheck(enabled),
+    setPolicy: (name) => settingNoted(p, p.settings.setPolicy(name)),
+    setBoundaryCheck: (enabled) => settingNoted(p, p.settings.setLlmBoundaryCheck(enabled)),
   };
 }
 
@@ -209,15 +220,23 @@ export function dataGroup(p: EngineParts, hooks: EngineHooks): DataApi {
   };
 }
 
+/** A settings change that sync follows (syncWrites.ts SYNCED_SETTINGS): noted once it is written. */
+async function settingNoted<T>(p: EngineParts, write: Promise<T>): Promise<T> {
+  const result = await write;
+  p.sync?.noteSettings();
+  return result;
+}
+
 export function settingsGroup(p: EngineParts, hooks: EngineHooks): SettingsApi {
   const s = p.settings;
   return {
     memoryDefaults: () => p.conversations.memoryDefaults(),
-    setMemoryDefaults: (patch) => p.conversations.setMemoryDefaults(patch),
+    setMemoryDefaults: (patch) => settingNoted(p, p.conversations.setMemoryDefaults(patch)),
     /** "Use saved memories" and "use chat history" for every answer (globalMemory.ts). */
     globalMemory: () => readGlobalMemory(p.store),
     async setGlobalMemory(patch) {
       const after = await writeGlobalMemory(p.store, patch);
+      p.sync?.noteSettings();
       hooks.emit({ type: 'settings-changed' });
       return after;
     },
@@ -229,11 +248,36 @@ export function settingsGroup(p: EngineParts, hooks: EngineHooks): SettingsApi {
     },
     setTimeZone: (zone) => s.setTimeZone(zone),
     answerSettings: () => s.answerSettings(),
-    setAnswerSettings: (settings) => s.setAnswerSettings(settings),
+    setAnswerSettings: (settings) => settingNoted(p, s.setAnswerSettings(settings)),
     llm: () => s.llmSettings(),
     saveLlm: (input) => s.saveLlmSettings(input),
     testLlm: (input) => s.testLlmConnection(input),
     llmModels: (input) => s.listLlmModels(input),
     llmUsage: (since) => s.llmUsage(since),
+  };
+}
+
+const SYNC_OFF: SyncStatus = {
+  state: 'off',
+  pending: 0,
+  lastSyncedAt: null,
+  progress: null,
+  relayUrl: null,
+  message: null,
+  clockSkewMs: null,
+};
+
+export function syncGroup(p: EngineParts): SyncApi {
+  const sync = () => {
+    if (!p.sync) throw new RecollectError('INVALID_INPUT', 'Sync is not available in this build.');
+    return p.sync;
+  };
+  return {
+    enable: (request) => sync().enable(request?.relayUrl),
+    join: (request) => sync().join(request?.phrase, request?.relayUrl),
+    leave: () => sync().leave(),
+    status: async () => p.sync?.status() ?? SYNC_OFF,
+    syncNow: async () => (p.sync ? p.sync.syncNow() : SYNC_OFF),
+    stateHash: async () => p.sync?.stateHash() ?? null,
   };
 }

@@ -77,10 +77,10 @@ export class SavedMemories {
   }
 
   /** A saved memory's row and its 'add' history, dated `at`. */
-  #change(value: string, at: number, reason: string, evidence: readonly string[] = []): ProfileChange {
+  #change(value: string, at: number, reason: string, evidence: readonly string[] = [], id?: string): ProfileChange {
     const now = this.#deps.clock.now();
     const item: ProfileItem = {
-      id: this.#deps.newId(),
+      id: id ?? this.#deps.newId(),
       kind: 'explicit',
       key: memoryKey(value),
       value,
@@ -94,8 +94,9 @@ export class SavedMemories {
     return { item, insert: true, history: { op: 'add', value, confidence: 1, evidence, reason } };
   }
 
-  async add(text: string): Promise<ProfileItem> {
-    return this.#save(text, [], 'added by the user');
+  /** `id`: the memory's id on the device it was written on (sync keeps one id on every device). */
+  async add(text: string, id?: string): Promise<ProfileItem> {
+    return this.#save(text, [], id ? 'added by the user on another device' : 'added by the user', id);
   }
 
   /**
@@ -126,11 +127,11 @@ export class SavedMemories {
     return out;
   }
 
-  async #save(text: string, evidence: readonly string[], reason: string): Promise<ProfileItem> {
+  async #save(text: string, evidence: readonly string[], reason: string, id?: string): Promise<ProfileItem> {
     const knowledge = this.#knowledge();
     const value = cleanMemory(text);
     const now = this.#deps.clock.now();
-    const change = this.#change(value, now, reason, evidence);
+    const change = this.#change(value, now, reason, evidence, id);
     const written = await knowledge.updateProfileItems(() => [change], now);
     if (written.length === 0) throw new RecollectError('INTERNAL', 'The memory was not stored.');
     this.#deps.changed();

@@ -158,11 +158,58 @@ export class SyncFold {
         return;
       case 'setting.set':
         return this.settings.offer(e.name, e);
+      case 'device.checkpoint':
+        return; // progress only: it changes no state
       case 'derived.recorded': {
         const key = madeFromKey(e.madeFrom);
         return this.derived.offer(key, { ...e, key });
       }
     }
+  }
+
+  /** One conversation as folded (null: no `conversation.created` for it yet). */
+  conversation(id: string): FoldedConversation | null {
+    const c = this.created.get(id);
+    if (!c) return null;
+    const on = (name: 'useMemory' | 'remember') => this.switches.get(`${id}\u0000${name}`)?.on ?? true;
+    return {
+      id,
+      title: this.titles.get(id)?.title ?? c.title,
+      createdAt: c.createdAt,
+      projectId: this.moves.get(id)?.projectId ?? null,
+      useMemory: on('useMemory'),
+      remember: on('remember'),
+    };
+  }
+
+  /** One turn as folded: null when never appended, 'deleted' after its tombstone. */
+  turn(id: string): FoldedTurn | 'deleted' | null {
+    if (this.deletedTurns.has(id)) return 'deleted';
+    const t = this.appended.get(id);
+    if (!t) return null;
+    const edit = this.turnEdits.get(id);
+    return { id, conversationId: t.conversationId, role: t.role, text: edit?.text ?? t.text, occurredAt: t.occurredAt, edited: !!edit };
+  }
+
+  /** One hand-written memory as folded: null when never written, 'deleted' after its tombstone. */
+  memory(id: string): FoldedMemory | 'deleted' | null {
+    if (this.deletedMemories.has(id)) return 'deleted';
+    const m = this.written.get(id);
+    if (!m) return null;
+    const edit = this.memoryEdits.get(id);
+    return { id, text: edit?.text ?? m.text, edited: !!edit };
+  }
+
+  /** A setting's latest value (undefined: never set through sync). */
+  setting(name: string): Value | undefined {
+    return this.settings.get(name)?.value;
+  }
+
+  /** How many turns are live (appended, not deleted). */
+  get liveTurns(): number {
+    let n = 0;
+    for (const id of this.appended.byKey.keys()) if (!this.deletedTurns.has(id)) n += 1;
+    return n;
   }
 
   state(): SyncState {

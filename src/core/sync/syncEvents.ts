@@ -56,6 +56,8 @@ export const syncEventSchema = z
       name: z.string().min(1).max(200),
       value: z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]),
     }),
+    /** How many turns the writing device held when it uploaded its memory: the total of a joining device's progress. */
+    z.strictObject({ ...base, kind: z.literal('device.checkpoint'), turns: z.number().int().nonnegative() }),
     z.strictObject({
       ...base,
       kind: z.literal('derived.recorded'),

@@ -1,0 +1,106 @@
+/**
+ * SyncWrites over the engine's parts: the reads sync diffs against, and the writes a remote event
+ * becomes — Conversations for conversations and turns (so full-text rows, vectors, episodes and a
+ * deleted turn's derived items and stored-request text follow as for a local write), SavedMemories
+ * and the explorer for hand-written memories. Each write emits the same engine events a local one does.
+ */
+import { RecollectError } from '../base/errors';
+import type { MemoryStore, MetaStore } from '../base/store';
+import type { Message } from '../base/types';
+import type { KnowledgeStore, ProfileItem } from '../synthesis/knowledge';
+import type { ExplorerService } from '../explorer/ExplorerService';
+import type { EngineEvent } from '../protocol';
+import type { Conversations } from './Conversations';
+import type { SavedMemories } from './savedMemories';
+import { SYNCED_SETTINGS, type LocalTurn, type SyncWrites } from './syncWrites';
+import { isPolicy, type EngineSettings } from './EngineSettings';
+import { META_KEYS } from '../base/settings';
+
+export interface SyncWiringParts {
+  readonly store: MemoryStore & MetaStore & { countItems(kind: 'message'): Promise<number> };
+  readonly settings: EngineSettings;
+  readonly conversations: Conversations;
+  readonly saved: SavedMemories;
+  readonly knowledge: KnowledgeStore | null;
+  readonly explorer: () => ExplorerService | null;
+  readonly emit: (event: EngineEvent) => void;
+}
+
+const asTurn = (m: Message): LocalTurn => ({
+  id: m.id,
+  conversationId: m.conversationId,
+  role: m.role,
+  content: m.content,
+  occurredAt: m.occurredAt,
+});
+
+/** A memory the person wrote by hand: explicit, theirs, tied to no episode or message. */
+const handWritten = (p: ProfileItem) => p.kind === 'explicit' && p.editedByUser && p.evidence.length === 0 && p.status === 'active';
+
+export function syncWrites(p: SyncWiringParts): SyncWrites {
+  const memories = async () => (p.knowledge ? (await p.knowledge.profileItems()).filter(handWritten) : []);
+  const explorer = () => {
+    const ex = p.explorer();
+    if (!ex) throw new RecollectError('INTERNAL', 'Synced memory edits need the memory explorer.');
+    return ex;
+  };
+  return {
+    async conversation(id) {
+      const c = await p.store.getConversation(id);
+      return c && { id, title: c.title, createdAt: c.createdAt, useMemory: c.useMemory, remember: c.remember, projectId: c.projectId };
+    },
+    conversationIds: async () => (await p.store.listConversations()).map((c) => c.id),
+    turnsOf: async (conversationId) => (await p.store.listMessages(conversationId)).map(asTurn),
+    async turns(ids) {
+      const out: LocalTurn[] = [];
+      for (const id of ids) {
+        const m = await p.store.getMessage(id);
+        if (m) out.push(asTurn(m));
+      }
+      return out;
+    },
+    turnCount: () => p.store.countItems('message'),
+    async memory(id) {
+      const m = (await memories()).find((item) => item.id === id);
+      return m ? { id, text: m.value } : null;
+    },
+    memoryIds: async () => (await memories()).map((m) => m.id),
+    async createConversation(c) {
+      await p.store.createConversation({ id: c.id, title: c.title, createdAt: c.createdAt, useMemory: c.useMemory, remember: c.remember });
+      p.emit({ type: 'conversations-changed' });
+    },
+    async updateConversation(id, patch) {
+      if (patch.title !== undefined) await p.conversations.rename(id, patch.title);
+      const switches = {
+        ...(patch.useMemory !== undefined ? { useMemory: patch.useMemory } : {}),
+        ...(patch.remember !== undefined ? { remember: patch.remember } : {}),
+      };
+      if (Object.keys(switches).length) await p.conversations.setMemory(id, switches);
+    },
+    async appendTurns(turns) {
+      await p.conversations.append(
+        turns.map((t) => ({ id: t.id, conversationId: t.conversationId, role: t.role, content: t.text, occurredAt: t.occurredAt })),
+      );
+    },
+    replaceTurn: async (t) => void (await p.conversations.replaceText(t.id, t.text)),
+    deleteTurn: async (id) => void (await p.conversations.deleteMessage(id)),
+    writeMemory: async (id, text) => void (await p.saved.add(text, id)),
+    editMemory: (id, text) => explorer().editProfileItem(id, text),
+    deleteMemory: (id) => explorer().deleteProfileItem(id),
+    async settings() {
+      const values = await Promise.all(SYNCED_SETTINGS.map((name) => p.store.getMeta(name)));
+      return Object.fromEntries(SYNCED_SETTINGS.map((name, i) => [name, values[i] ?? null]));
+    },
+    async setSetting(name, value) {
+      // The policy goes through its setter, which also tells the background work; a value this
+      // version does not know is left alone (every setting is validated again when read).
+      if (name === META_KEYS.policy) {
+        if (isPolicy(value)) await p.settings.setPolicy(value);
+        return;
+      }
+      await p.store.setMeta(name, value);
+      await p.settings.load();
+      p.emit({ type: 'settings-changed' });
+    },
+  };
+}

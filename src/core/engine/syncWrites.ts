@@ -1,0 +1,224 @@
+/**
+ * The two directions between the fold (every sync event held, SyncFold.ts) and the memory on this
+ * device, for SyncService:
+ *
+ * - diffs: what the store holds that the fold does not say yet, as event bodies to stamp (a new
+ *   conversation, a title, a switch, a turn, a deletion, a hand-written memory);
+ * - apply: the store brought to what the fold says for the records some remote events touched,
+ *   through `SyncWrites` — the engine's own write paths, so full-text rows, vectors, episodes and
+ *   a deleted turn's derived items and stored-request text follow exactly as for a local write.
+ *
+ * Hand-written memories are the explicit profile items the person wrote (no evidence); what
+ * synthesis made is derived and not synced in this step. Projects are not synced yet either, so a
+ * conversation's project stays on its device (`conversation.moved` is neither written nor applied).
+ */
+import type { FoldedConversation, FoldedTurn, SyncFold } from '../sync/SyncFold';
+import type { SyncEvent, SyncEventBody } from '../sync/syncEvents';
+
+export interface LocalConversation {
+  readonly id: string;
+  readonly title: string;
+  readonly createdAt: number;
+  readonly useMemory: boolean;
+  readonly remember: boolean;
+  readonly projectId: string | null;
+}
+
+export type ConversationPatch = Partial<Pick<LocalConversation, 'title' | 'useMemory' | 'remember'>>;
+
+export interface LocalTurn {
+  readonly id: string;
+  readonly conversationId: string;
+  readonly role: 'user' | 'assistant' | 'system';
+  readonly content: string;
+  readonly occurredAt: number;
+}
+
+export interface SyncWrites {
+  conversation(id: string): Promise<LocalConversation | null>;
+  conversationIds(): Promise<string[]>;
+  turnsOf(conversationId: string): Promise<LocalTurn[]>;
+  /** The turns of these ids that are stored. */
+  turns(ids: readonly string[]): Promise<LocalTurn[]>;
+  turnCount(): Promise<number>;
+  memory(id: string): Promise<{ readonly id: string; readonly text: string } | null>;
+  memoryIds(): Promise<string[]>;
+  createConversation(c: FoldedConversation): Promise<void>;
+  updateConversation(id: string, patch: ConversationPatch): Promise<void>;
+  appendTurns(turns: readonly FoldedTurn[]): Promise<void>;
+  /** A turn whose text changed elsewhere (turn.edited) takes the winning text in place. */
+  replaceTurn(turn: FoldedTurn): Promise<void>;
+  deleteTurn(id: string): Promise<void>;
+  writeMemory(id: string, text: string): Promise<void>;
+  editMemory(id: string, text: string): Promise<void>;
+  deleteMemory(id: string): Promise<void>;
+  /** The synced settings' values here (SYNCED_SETTINGS; null: never set on this device). */
+  settings(): Promise<Readonly<Record<string, string | null>>>;
+  setSetting(name: string, value: string): Promise<void>;
+}
+
+/**
+ * Settings that follow the person across devices: how memory is organised and used, and how answers
+ * read it. Never the endpoint (its address, model and key stay on the device) nor the time zone
+ * (each device is where it is). Values are the `meta` strings; each device validates them on read.
+ */
+export const SYNCED_SETTINGS: readonly string[] = [
+  'consolidation.policy',
+  'segmentation.llm_check',
+  'answer.budget_tokens',
+  'answer.sufficiency_check',
+  'conversation.use_memory_default',
+  'conversation.remember_default',
+  'memory.useSavedMemories',
+  'memory.useChatHistory',
+];
+
+async function settings(w: SyncWrites, fold: SyncFold): Promise<SyncEventBody[]> {
+  const local = await w.settings();
+  const out: SyncEventBody[] = [];
+  for (const name of SYNCED_SETTINGS) {
+    const value = local[name] ?? null;
+    if (value !== null && fold.setting(name) !== value) out.push({ kind: 'setting.set', name, value });
+  }
+  return out;
+}
+
+const SWITCHES = ['useMemory', 'remember'] as const;
+
+function conversationBodies(local: LocalConversation, f: FoldedConversation | null): SyncEventBody[] {
+  const out: SyncEventBody[] = [];
+  const id = local.id;
+  if (!f)
+    out.push({ kind: 'conversation.created', conversationId: id, title: local.title, createdAt: Math.max(0, Math.round(local.createdAt)) });
+  else if (f.title !== local.title) out.push({ kind: 'conversation.renamed', conversationId: id, title: local.title });
+  for (const name of SWITCHES)
+    if ((f ? f[name] : true) !== local[name])
+      out.push({ kind: 'conversation.switched', conversationId: id, switch: name, on: local[name] });
+  return out;
+}
+
+async function conversation(w: SyncWrites, fold: SyncFold, id: string): Promise<SyncEventBody[]> {
+  const local = await w.conversation(id);
+  return local ? conversationBodies(local, fold.conversation(id)) : [];
+}
+
+function turnBodies(fold: SyncFold, turns: readonly LocalTurn[]): SyncEventBody[] {
+  const out: SyncEventBody[] = [];
+  for (const t of turns) {
+    if (fold.turn(t.id) !== null) continue; // known (or deleted: the tombstone wins)
+    const { id: turnId, conversationId, role, content: text } = t;
+    out.push({ kind: 'turn.appended', conversationId, turnId, role, text, occurredAt: Math.max(0, Math.round(t.occurredAt)) });
+  }
+  return out;
+}
+
+async function turns(w: SyncWrites, fold: SyncFold, ids: readonly string[]): Promise<SyncEventBody[]> {
+  const local = await w.turns(ids);
+  const out: SyncEventBody[] = [];
+  for (const c of new Set(local.map((t) => t.conversationId))) out.push(...(await conversation(w, fold, c)));
+  return [...out, ...turnBodies(fold, local)];
+}
+
+function deletedTurns(fold: SyncFold, ids: readonly string[]): SyncEventBody[] {
+  return ids
+    .filter((id) => typeof fold.turn(id) === 'object' && fold.turn(id) !== null)
+    .map((turnId) => ({ kind: 'turn.deleted', turnId }));
+}
+
+async function memory(w: SyncWrites, fold: SyncFold, id: string): Promise<SyncEventBody[]> {
+  const local = await w.memory(id);
+  const f = fold.memory(id);
+  if (local && f === null) return [{ kind: 'memory.written', memoryId: id, text: local.text }];
+  if (local && typeof f === 'object' && f && f.text !== local.text) return [{ kind: 'memory.edited', memoryId: id, text: local.text }];
+  if (!local && typeof f === 'object' && f) return [{ kind: 'memory.deleted', memoryId: id }];
+  return [];
+}
+
+/**
+ * Everything this device holds that the fold does not: the first upload after turning sync on or
+ * joining. A joining device's settings are left out: it adopts the memory's (they would otherwise win, being later).
+ */
+async function everything(w: SyncWrites, fold: SyncFold, options: { readonly settings: boolean }): Promise<SyncEventBody[]> {
+  const out: SyncEventBody[] = [];
+  for (const id of await w.conversationIds()) {
+    const local = await w.conversation(id);
+    if (!local) continue;
+    out.push(...conversationBodies(local, fold.conversation(id)), ...turnBodies(fold, await w.turnsOf(id)));
+  }
+  for (const id of await w.memoryIds()) out.push(...(await memory(w, fold, id)));
+  return options.settings ? [...out, ...(await settings(w, fold))] : out;
+}
+
+/** Brings the records `events` touched to what the fold says (the fold already holds the events). */
+async function apply(
+  w: SyncWrites,
+  fold: SyncFold,
+  events: readonly SyncEvent[],
+  forget: (kind: 'turn' | 'memory', id: string) => Promise<void>,
+): Promise<void> {
+  const conversations = new Set<string>();
+  const turnIds = new Set<string>();
+  const deleted = new Set<string>();
+  const memories = new Set<string>();
+  const names = new Set<string>();
+  for (const e of events) {
+    if (e.kind === 'setting.set' && SYNCED_SETTINGS.includes(e.name)) names.add(e.name);
+    if ('conversationId' in e) conversations.add(e.conversationId);
+    if (e.kind === 'turn.appended' || e.kind === 'turn.edited') turnIds.add(e.turnId);
+    if (e.kind === 'turn.deleted') deleted.add(e.turnId);
+    if (e.kind === 'memory.written' || e.kind === 'memory.edited' || e.kind === 'memory.deleted') memories.add(e.memoryId);
+  }
+  for (const id of conversations) await reconcileConversation(w, fold, id);
+  const stored = new Map((await w.turns([...turnIds])).map((t) => [t.id, t]));
+  const toAppend: FoldedTurn[] = [];
+  for (const id of turnIds) {
+    const f = fold.turn(id);
+    if (f === null || f === 'deleted') continue;
+    const local = stored.get(id);
+    if (!local) toAppend.push(f);
+    else if (local.content !== f.text) await w.replaceTurn(f);
+  }
+  for (const c of new Set(toAppend.map((t) => t.conversationId))) {
+    // A turn can arrive before its conversation's event (another device's upload was cut short): hold it under a placeholder.
+    if (!(await w.conversation(c)))
+      await w.createConversation(
+        fold.conversation(c) ?? { id: c, title: 'Synced conversation', createdAt: 0, projectId: null, useMemory: true, remember: true },
+      );
+  }
+  if (toAppend.length) await w.appendTurns(toAppend);
+  for (const id of deleted) {
+    if ((await w.turns([id])).length) await w.deleteTurn(id);
+    await forget('turn', id);
+  }
+  for (const id of memories) {
+    const f = fold.memory(id);
+    const local = await w.memory(id);
+    if (f === 'deleted') {
+      if (local) await w.deleteMemory(id);
+      await forget('memory', id);
+    } else if (f && !local) await w.writeMemory(id, f.text);
+    else if (f && local && local.text !== f.text) await w.editMemory(id, f.text);
+  }
+  if (names.size) {
+    const local = await w.settings();
+    for (const name of names) {
+      const f = fold.setting(name);
+      if (typeof f === 'string' && local[name] !== f) await w.setSetting(name, f);
+    }
+  }
+}
+
+async function reconcileConversation(w: SyncWrites, fold: SyncFold, id: string): Promise<void> {
+  const f = fold.conversation(id);
+  if (!f) return;
+  const local = await w.conversation(id);
+  if (!local) return w.createConversation(f);
+  const patch: ConversationPatch = {
+    ...(f.title !== local.title ? { title: f.title } : {}),
+    ...(f.useMemory !== local.useMemory ? { useMemory: f.useMemory } : {}),
+    ...(f.remember !== local.remember ? { remember: f.remember } : {}),
+  };
+  if (Object.keys(patch).length) await w.updateConversation(id, patch);
+}
+
+export const syncWritesDiff = { conversation, turns, deletedTurns, memory, settings, everything, apply };

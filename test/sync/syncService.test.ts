@@ -1,0 +1,453 @@
+/**
+ * Sync step 3 end to end in Node: two (or three) engines over their own SQLite stores, paired by a
+ * recovery phrase through the Durable Streams relay started in-process on 127.0.0.1, as
+ * encryptedRelay.test.ts does. Each test drives the engines' public API (engine.sync, engine.conversations,
+ * engine.profile) and checks what the other device's store holds afterwards. Turns are real-shaped
+ * (≈1,100 characters with a code block and a table, syncFixtures.ts).
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { DurableStreamTestServer } from '@durable-streams/server';
+import { DurableStream, stream } from '@durable-streams/client';
+import { openNodeStore } from '../../src/storage/openNodeDatabase';
+import { createEngine } from '../../src/host/createEngine';
+import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
+import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
+import { SyncRelayError, type SyncRelay } from '../../src/core/sync/syncPorts';
+import { DurableStreamsRelay } from '../../src/relay/durableStreamsRelay';
+import { deriveSyncKeys, sealEvent } from '../../src/core/sync/syncEnvelope';
+import { HybridClock, SKEW_LIMIT_MS } from '../../src/core/sync/hybridClock';
+import { stampEvent } from '../../src/core/sync/syncEvents';
+import { MemorySettingsStore } from '../support/MemorySettingsStore';
+import { turnText } from './syncFixtures';
+
+interface Device {
+  readonly engine: MemoryEngine;
+  readonly store: SqliteMemoryStore;
+  readonly cable: Cable;
+}
+
+/** A network cable between one device and the relay: unplugged, every relay call fails as an unreachable relay would. */
+class Cable {
+  plugged = true;
+  calls = 0;
+  wrap(relay: SyncRelay): SyncRelay {
+    const check = () => {
+      this.calls += 1;
+      if (!this.plugged) throw new SyncRelayError('relay-unreachable', 'The relay cannot be reached (cable unplugged).');
+    };
+    return {
+      ensure: async (o) => (check(), relay.ensure(o)),
+      append: async (o, p, items) => (check(), relay.append(o, p, items)),
+      read: async (o, offset) => (check(), relay.read(o, offset)),
+      wait: (o, offset) => {
+        try {
+          check();
+        } catch (error) {
+          return { result: Promise.reject(error), cancel: () => undefined };
+        }
+        return relay.wait(o, offset);
+      },
+    };
+  }
+}
+
+const devices: Device[] = [];
+
+async function device(clockAheadMs = 0): Promise<Device> {
+  const store = await openNodeStore();
+  const cable = new Cable();
+  const engine = createEngine(store, {
+    llm: null,
+    settings: new MemorySettingsStore(),
+    relayFor: (url) => cable.wrap(new DurableStreamsRelay(url)),
+    ...(clockAheadMs ? { clock: { now: () => Date.now() + clockAheadMs } } : {}),
+  });
+  await engine.start();
+  await engine.synthesis.setPolicy('off');
+  const d = { engine, store, cable };
+  devices.push(d);
+  return d;
+}
+
+/** A unique word FTS can find (no punctuation to split it). */
+const uniqueWord = () => `zq${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+
+async function chat(d: Device, conversationId: string, words: readonly string[], title = 'Greenhouse sensors'): Promise<string[]> {
+  if (!(await d.store.getConversation(conversationId))) await d.engine.conversations.create({ id: conversationId, title });
+  const ids = words.map(() => randomUUID());
+  await d.engine.conversations.appendTurns(
+    words.map((w, i) => ({
+      id: ids[i]!,
+      conversationId,
+      role: i % 2 ? ('assistant' as const) : ('user' as const),
+      content: turnText(w),
+      occurredAt: Date.UTC(2026, 10, 20, 9, i),
+    })),
+  );
+  return ids;
+}
+
+const logRows = async (d: Device) => Number((await d.store.db.query<{ n: number }>('SELECT count(*) AS n FROM sync_log'))[0]!.n);
+const logHolds = async (d: Device, text: string) =>
+  Number((await d.store.db.query<{ n: number }>('SELECT count(*) AS n FROM sync_log WHERE body LIKE ?', [`%${text}%`]))[0]!.n);
+
+async function filesUnder(dir: string): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (entry.isFile()) out.push(await readFile(join(entry.parentPath, entry.name)));
+  return out;
+}
+
+/**
+ * Stops the relay as a crash would, with devices connected: the reference server's stop() waits for
+ * open connections, and a device's long-poll keeps one alive, so the sockets are cut.
+ */
+async function stopRelay(relay: DurableStreamTestServer): Promise<void> {
+  const server = (relay as unknown as { server: { closeAllConnections(): void } | null }).server;
+  const stopping = relay.stop();
+  server?.closeAllConnections();
+  await stopping;
+}
+
+describe('sync between two engines through a relay on 127.0.0.1', () => {
+  let dataDir: string;
+  let relay: DurableStreamTestServer;
+  let relayUrl: string;
+  let port: number;
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'recollect-sync3-'));
+    relay = new DurableStreamTestServer({ host: '127.0.0.1', port: 0, dataDir, longPollTimeout: 1_000 });
+    await relay.start();
+    relayUrl = relay.url;
+    port = Number(new URL(relayUrl).port);
+  });
+
+  afterEach(async () => {
+    for (const d of devices.splice(0)) {
+      d.engine.stop();
+      await d.store.db.close();
+    }
+    await stopRelay(relay);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function paired(): Promise<[Device, Device, string]> {
+    const a = await device();
+    const b = await device();
+    const { phrase } = await a.engine.sync.enable({ relayUrl });
+    await a.engine.sync.syncNow();
+    await b.engine.sync.join({ phrase, relayUrl });
+    await b.engine.sync.syncNow();
+    return [a, b, phrase];
+  }
+
+  it("pairs by phrase: A's turns appear in B, B's search finds them, and the relay's files hold no plaintext", async () => {
+    const a = await device();
+    const marker = uniqueWord();
+    const ids = await chat(a, 'c-green', [marker, uniqueWord(), uniqueWord(), uniqueWord()]);
+    await a.engine.profile.addMemory('Prefers metric units and 24-hour times.');
+    const { phrase } = await a.engine.sync.enable({ relayUrl });
+    expect(phrase.split(' ')).toHaveLength(12);
+    expect((await a.engine.sync.syncNow()).state).toBe('synced');
+
+    const b = await device();
+    await expect(b.engine.sync.join({ phrase: phrase.split(' ').slice(0, 11).join(' '), relayUrl })).rejects.toThrow(/12 words/);
+    const progress: { turns: number; total: number }[] = [];
+    b.engine.on((event) => {
+      if (event.type === 'sync-status' && event.status.progress) progress.push(event.status.progress);
+    });
+    await b.engine.sync.join({ phrase, relayUrl });
+    const status = await b.engine.sync.syncNow();
+    expect(status.state).toBe('synced');
+    expect(status.progress).toBeNull();
+    // "n of total turns": the total is A's checkpoint, and the count reaches it.
+    expect(progress.at(-1)).toEqual({ turns: 4, total: 4 });
+    expect(status.lastSyncedAt).not.toBeNull();
+
+    const turnsOnB = await b.engine.conversations.messages('c-green');
+    expect(turnsOnB.map((m) => m.id)).toEqual(ids);
+    expect(turnsOnB[0]!.content).toBe(turnText(marker));
+    expect(turnsOnB[0]!.content.length).toBeGreaterThan(1_000);
+    expect((await b.engine.conversations.list()).map((c) => c.title)).toEqual(['Greenhouse sensors']);
+    const hits = await b.engine.conversations.search(marker);
+    expect(hits.map((h) => h.message.id)).toEqual([ids[0]]);
+    expect((await b.engine.profile.list()).map((p) => p.value)).toContain('Prefers metric units and 24-hour times.');
+    expect(await b.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
+
+    // Live: a turn A writes now reaches B through B's long-poll, with no syncNow on B.
+    const later = uniqueWord();
+    const [laterId] = await chat(a, 'c-green', [later]);
+    await vi.waitFor(async () => expect(await b.store.getMessage(laterId!)).not.toBeNull(), { timeout: 30_000, interval: 200 });
+    expect((await b.engine.conversations.search(later)).map((h) => h.message.id)).toEqual([laterId]);
+
+    // The relay holds only ciphertext: the marker is nowhere in its files (the control is encryptedRelay.test.ts).
+    for (const d of devices.splice(0)) {
+      d.engine.stop();
+      await d.store.db.close();
+    }
+    await relay.stop();
+    const files = await filesUnder(dataDir);
+    expect(files.length).toBeGreaterThan(0);
+    expect(files.some((bytes) => bytes.includes(Buffer.from(marker)))).toBe(false);
+    expect(files.some((bytes) => bytes.includes(Buffer.from('read_humidity')))).toBe(false);
+    relay = new DurableStreamTestServer({ host: '127.0.0.1', port, dataDir, longPollTimeout: 1_000 });
+    await relay.start();
+  }, 120_000);
+
+  it('offline conflicting edits: after reconnecting both devices hold the later edit and the same state hash', async () => {
+    const a = await device();
+    await chat(a, 'c-drift', [uniqueWord(), uniqueWord()]);
+    const memory = await a.engine.profile.addMemory('Prefers metric units.');
+    const { phrase } = await a.engine.sync.enable({ relayUrl });
+    await a.engine.sync.syncNow();
+    const b = await device(1_500); // B's wall clock runs 1.5 s ahead: its edits, made after A's, carry later clocks
+    await b.engine.sync.join({ phrase, relayUrl });
+    await b.engine.sync.syncNow();
+
+    a.cable.plugged = false;
+    b.cable.plugged = false;
+    await a.engine.conversations.rename('c-drift', 'Humidity drift');
+    await a.engine.profile.edit(memory.id, 'Prefers metric units, except for oven temperatures.');
+    const [aTurn] = await chat(a, 'c-drift', [uniqueWord()]);
+    await new Promise((r) => setTimeout(r, 20));
+    await b.engine.conversations.rename('c-drift', 'Sensor drift at night');
+    await b.engine.profile.edit(memory.id, 'Prefers metric units and Celsius.');
+    const [bTurn] = await chat(b, 'c-drift', [uniqueWord()]);
+    const down = await a.engine.sync.syncNow();
+    expect(down.state).toBe('relay-unreachable');
+    expect(down.pending).toBeGreaterThan(0);
+    expect(down.message).toMatch(/cannot be reached/);
+
+    a.cable.plugged = true;
+    b.cable.plugged = true;
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+    await a.engine.sync.syncNow();
+
+    for (const d of [a, b]) {
+      expect((await d.store.getConversation('c-drift'))!.title).toBe('Sensor drift at night');
+      const saved = (await d.engine.profile.list()).filter((p) => p.id === memory.id);
+      expect(saved.map((p) => p.value)).toEqual(['Prefers metric units and Celsius.']);
+      const turnIds = (await d.engine.conversations.messages('c-drift')).map((m) => m.id);
+      expect(turnIds).toHaveLength(4); // both appends kept, nothing doubled
+      expect(turnIds).toEqual(expect.arrayContaining([aTurn, bTurn]));
+      expect((await d.engine.sync.status()).pending).toBe(0);
+    }
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
+  }, 120_000);
+
+  it('a deletion on A removes the turn on B with its search entry, its date foresight and its text in the sync log', async () => {
+    const [a, b] = await paired();
+    const marker = uniqueWord();
+    const plan = `${marker} I will repot the tomatoes on 15 December 2026 and check the vents.`;
+    await a.engine.conversations.create({ id: 'c-plan', title: 'Garden plans' });
+    const doomed = randomUUID();
+    const kept = randomUUID();
+    await a.engine.conversations.appendTurns([
+      {
+        id: doomed,
+        conversationId: 'c-plan',
+        role: 'user',
+        content: `${turnText(uniqueWord())}\n\n${plan}`,
+        occurredAt: Date.UTC(2026, 10, 20, 9),
+      },
+      { id: kept, conversationId: 'c-plan', role: 'assistant', content: turnText(uniqueWord()), occurredAt: Date.UTC(2026, 10, 20, 9, 1) },
+    ]);
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+    await b.engine.closeOpenCells();
+    const foresightOnB = async () =>
+      Number(
+        (
+          await b.store.db.query<{ n: number }>(
+            "SELECT count(*) AS n FROM foresights WHERE source = 'date-parser' AND content LIKE '%repot%'",
+          )
+        )[0]!.n,
+      );
+    expect(await b.store.getMessage(doomed)).not.toBeNull();
+    expect(await foresightOnB()).toBeGreaterThan(0);
+    expect((await b.engine.conversations.search(marker)).length).toBe(1);
+
+    expect(await a.engine.conversations.deleteMessage(doomed)).toBe(true);
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+    await b.engine.idle();
+
+    expect(await b.store.getMessage(doomed)).toBeNull();
+    expect(await b.store.getMessage(kept)).not.toBeNull();
+    expect(await b.engine.conversations.search(marker)).toEqual([]);
+    expect(await foresightOnB()).toBe(0);
+    for (const d of [a, b]) expect(await logHolds(d, marker)).toBe(0); // the log keeps that it existed, not its words
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
+  }, 120_000);
+
+  it('a duplicated delivery doubles nothing', async () => {
+    const [a, b, phrase] = await paired();
+    await chat(a, 'c-dup', [uniqueWord(), uniqueWord(), uniqueWord()]);
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+    const before = {
+      turns: (await b.engine.conversations.messages('c-dup')).length,
+      log: await logRows(b),
+      hash: await b.engine.sync.stateHash(),
+    };
+    expect(before.turns).toBe(3);
+
+    // Every sealed item on the relay appended a second time, as a retried request or a buggy relay would.
+    const { ownerId } = await deriveSyncKeys(phrase);
+    const url = `${relayUrl}/v1/stream/${ownerId}`;
+    const items = await (await stream<unknown>({ url, live: false })).json();
+    const writer = new DurableStream({ url, contentType: 'application/json' });
+    for (const item of items) await writer.append(JSON.stringify(item));
+    expect((await (await stream<unknown>({ url, live: false })).json()).length).toBe(2 * items.length);
+
+    await b.engine.sync.syncNow();
+    expect((await b.engine.conversations.messages('c-dup')).length).toBe(before.turns);
+    expect(await logRows(b)).toBe(before.log);
+    expect(await b.engine.sync.stateHash()).toBe(before.hash);
+  }, 120_000);
+
+  it('a relay wiped and restarted gets the memory back from a device, and a new device joins from it', async () => {
+    const [a, , phrase] = await paired();
+    const marker = uniqueWord();
+    const ids = await chat(a, 'c-wipe', [marker, uniqueWord()]);
+    await a.engine.sync.syncNow();
+
+    await stopRelay(relay);
+    await rm(dataDir, { recursive: true, force: true });
+    relay = new DurableStreamTestServer({ host: '127.0.0.1', port, dataDir, longPollTimeout: 1_000 });
+    await relay.start();
+
+    expect((await a.engine.sync.syncNow()).state).toBe('synced');
+    const c = await device();
+    await c.engine.sync.join({ phrase, relayUrl });
+    await c.engine.sync.syncNow();
+    expect((await c.engine.conversations.messages('c-wipe')).map((m) => m.id)).toEqual(ids);
+    expect((await c.engine.conversations.search(marker)).map((h) => h.message.id)).toEqual([ids[0]]);
+    expect(await c.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
+  }, 120_000);
+
+  it('with sync off (the default) nothing is contacted and nothing is written to the outbox', async () => {
+    const off = await device();
+    await chat(off, 'c-off', [uniqueWord(), uniqueWord()]);
+    await off.engine.conversations.rename('c-off', 'Still local');
+    await off.engine.conversations.send({ id: randomUUID(), conversationId: 'c-off', content: turnText(uniqueWord()) });
+    const memory = await off.engine.profile.addMemory('Grows tomatoes and basil.');
+    await off.engine.profile.edit(memory.id, 'Grows tomatoes, basil and chillies.');
+    const [gone] = await chat(off, 'c-off', [uniqueWord()]);
+    await off.engine.conversations.deleteMessage(gone!);
+    await off.engine.idle();
+
+    expect(await off.engine.sync.status()).toMatchObject({ state: 'off', pending: 0 });
+    expect((await off.engine.sync.syncNow()).state).toBe('off');
+    expect(off.cable.calls).toBe(0);
+    expect(await logRows(off)).toBe(0);
+    expect(await off.store.db.query('SELECT * FROM sync_state')).toEqual([]);
+
+    // The same writes with sync on do reach the log: the check above can fail.
+    await off.engine.sync.enable({ relayUrl });
+    await off.engine.conversations.rename('c-off', 'Now synced');
+    await off.engine.sync.syncNow();
+    expect(await logRows(off)).toBeGreaterThan(0);
+    expect(off.cable.calls).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("an edit written elsewhere replaces the turn's text, and a clock far ahead is reported while the order holds", async () => {
+    const [a, b, phrase] = await paired();
+    const [turn] = await chat(a, 'c-edit', [uniqueWord()]);
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+
+    // A third device, its clock 11 minutes ahead, edits the turn (as versioned edits will).
+    const keys = await deriveSyncKeys(phrase);
+    const ahead = new HybridClock('phone-ahead', { now: () => Date.now() + SKEW_LIMIT_MS + 60_000 });
+    const marker = uniqueWord();
+    const edit = stampEvent({ kind: 'turn.edited', turnId: turn!, text: turnText(marker) }, ahead);
+    await new DurableStream({ url: `${relayUrl}/v1/stream/${keys.ownerId}`, contentType: 'application/json' }).append(
+      JSON.stringify(await sealEvent(keys, edit)),
+    );
+
+    for (const d of [a, b]) {
+      const status = await d.engine.sync.syncNow();
+      expect(status.clockSkewMs).toBeGreaterThan(SKEW_LIMIT_MS);
+      expect((await d.store.getMessage(turn!))!.content).toBe(turnText(marker));
+      expect((await d.engine.conversations.search(marker)).map((h) => h.message.id)).toEqual([turn]);
+    }
+    // A later local rename still orders after the skewed edit (the clock moved past it), and both agree.
+    await a.engine.conversations.rename('c-edit', 'Edited elsewhere');
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+    expect((await b.store.getConversation('c-edit'))!.title).toBe('Edited elsewhere');
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
+  }, 120_000);
+
+  it('settings that follow the person sync; the endpoint and the time zone stay on the device', async () => {
+    const [a, b] = await paired();
+    // Both devices set 'off' before pairing (device()); B joined, so it kept the memory's setting and sent none of its own.
+    expect((await b.store.db.query("SELECT count(*) AS n FROM sync_log WHERE origin = 'local' AND kind = 'setting.set'"))[0]!.n).toBe(0);
+    await a.engine.synthesis.setPolicy('eager');
+    await a.engine.settings.setAnswerSettings({ budgetTokens: 4000 });
+    await a.engine.settings.setGlobalMemory({ useChatHistory: false });
+    await a.engine.settings.setTimeZone('Asia/Tokyo');
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+    expect(await b.engine.synthesis.policy()).toBe('eager');
+    expect((await b.engine.settings.answerSettings()).budgetTokens).toBe(4000);
+    expect((await b.engine.settings.globalMemory()).useChatHistory).toBe(false);
+    expect((await b.engine.settings.timeZone()).source).toBe('browser');
+    expect(await logHolds(a, 'Asia/Tokyo')).toBe(0);
+    // B changes one back; A follows (the later change wins), and nothing echoes.
+    await b.engine.synthesis.setPolicy('off');
+    await b.engine.sync.syncNow();
+    await a.engine.sync.syncNow();
+    expect(await a.engine.synthesis.policy()).toBe('off');
+    expect((await a.engine.sync.status()).pending).toBe(0);
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
+  }, 120_000);
+
+  it('events that could not be applied (a failed write) come again on the next read instead of being lost', async () => {
+    const [a, b] = await paired();
+    const append = b.store.appendTurns.bind(b.store);
+    let failures = 1;
+    b.store.appendTurns = async (...args) => {
+      if (failures-- > 0) throw new Error('The disk is full.');
+      return append(...args);
+    };
+    const messages: string[] = [];
+    b.engine.on((event) => {
+      if (event.type === 'sync-status' && event.status.message) messages.push(event.status.message);
+    });
+    const ids = await chat(a, 'c-retry', [uniqueWord(), uniqueWord()]);
+    await a.engine.sync.syncNow();
+    // B's live tail or this call meets the failure first; either way a later read must bring the turns.
+    await b.engine.sync.syncNow();
+    await vi.waitFor(
+      async () => {
+        await b.engine.sync.syncNow();
+        expect((await b.engine.conversations.messages('c-retry')).map((m) => m.id)).toEqual(ids);
+      },
+      { timeout: 30_000, interval: 300 },
+    );
+    expect(failures).toBeLessThan(0); // the write did fail once
+    expect(messages.some((m) => /disk is full/.test(m))).toBe(true);
+    expect(await b.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
+  }, 120_000);
+
+  it('leaving keeps the memory here and forgets the phrase and the log', async () => {
+    const [a, b] = await paired();
+    await chat(a, 'c-stay', [uniqueWord(), uniqueWord()]);
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+    const before = await b.engine.conversations.list();
+    expect(before.map((c) => c.id)).toEqual(['c-stay']);
+    await b.engine.sync.leave();
+    expect((await b.engine.sync.status()).state).toBe('off');
+    expect(await logRows(b)).toBe(0);
+    expect(await b.engine.conversations.list()).toEqual(before);
+  }, 60_000);
+});
