@@ -70,9 +70,11 @@ export interface LifelineOptions {
   readonly timer?: (fn: () => void, ms: number) => { cancel(): void };
 }
 
+// Core has no DOM or Node types: the platform's timer, as the workers and Node both have it.
+const platform = globalThis as unknown as { setTimeout(f: () => void, ms: number): unknown; clearTimeout(h: unknown): void };
 const realTimer = (fn: () => void, ms: number) => {
-  const id = setTimeout(fn, ms);
-  return { cancel: () => clearTimeout(id) };
+  const id = platform.setTimeout(fn, ms);
+  return { cancel: () => platform.clearTimeout(id) };
 };
 
 export function watchLifeline(
