@@ -182,44 +182,41 @@ describe('watchLifeline', () => {
     };
   };
 
-  it('a worker that ends before it holds its lifeline (no error event, no answer) is a death once the start limit passes', async () => {
+  /** A worker (silent at start or not) watched with a hand-fired start limit; deaths counted. */
+  const watchedWithLimit = (silentAtStart: boolean) => {
     const locks = new FakeLocks();
-    const worker = new FakeWorker(locks, true); // closed while its script loaded: holds nothing, says nothing
+    const worker = new FakeWorker(locks, silentAtStart);
     const clock = manualTimer();
-    let deaths = 0;
+    const seen = { deaths: 0 };
     const lifeline = watchLifeline(worker, {
       locks,
       name: 'n',
       stopped: () => new Error('gone'),
-      onDeath: () => deaths++,
+      onDeath: () => seen.deaths++,
       startLimitMs: 15_000,
       timer: clock.timer,
     });
+    return { worker, clock, seen, lifeline };
+  };
+
+  it('a worker that ends before it holds its lifeline (no error event, no answer) is a death once the start limit passes', async () => {
+    // Closed while its script loaded: holds nothing, says nothing.
+    const { worker, clock, seen, lifeline } = watchedWithLimit(true);
     await settle();
     expect(lifeline.gone()).toBe(false);
     clock.fire();
     await expect(lifeline.dead).rejects.toThrow('gone');
-    expect(deaths).toBe(1);
+    expect(seen.deaths).toBe(1);
     expect(worker.terminated).toBe(true);
   });
 
   it('a worker that holds its lifeline in time is never ended by the start limit', async () => {
-    const locks = new FakeLocks();
-    const worker = new FakeWorker(locks);
-    const clock = manualTimer();
-    let deaths = 0;
-    const lifeline = watchLifeline(worker, {
-      locks,
-      name: 'n',
-      stopped: () => new Error('gone'),
-      onDeath: () => deaths++,
-      timer: clock.timer,
-    });
+    const { worker, clock, seen, lifeline } = watchedWithLimit(false);
     await settle();
     expect(clock.live()).toBe(0); // cancelled when the lifeline was held
     clock.fire();
     await settle();
-    expect(deaths).toBe(0);
+    expect(seen.deaths).toBe(0);
     expect(lifeline.gone()).toBe(false);
     expect(worker.terminated).toBe(false);
   });
