@@ -38,6 +38,7 @@ import {
   toFact,
   toForesight,
 } from './explorerRows';
+import { PLAN_IN_PROJECT } from './projectScope';
 
 export async function counts(sql: Sql): Promise<MemoryCounts> {
   const [r] = await sql.query(`SELECT
@@ -323,10 +324,7 @@ export async function listForesight(sql: Sql, q: ForesightQuery): Promise<Foresi
     params.push(q.activeWithin.from, q.activeWithin.to);
   }
   if (q.project !== undefined) {
-    const chats = 'SELECT id FROM conversations WHERE project_id IS ?';
-    where.push(
-      `(memcell_id IN (SELECT mc.id FROM memcells mc WHERE mc.conversation_id IN (${chats})) OR source_message_id IN (SELECT m.id FROM messages m WHERE m.conversation_id IN (${chats})))`,
-    );
+    where.push(PLAN_IN_PROJECT);
     params.push(q.project, q.project);
   }
   const [t] = await sql.query(`SELECT count(*) AS n FROM foresights${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, params);

@@ -17,6 +17,7 @@ import { forgetMatcher, type ForgetMatcher } from '../core/explorer/forgetMatch'
 import { UNTITLED } from '../core/base/titles';
 import { toFtsQuery } from './ftsQuery';
 import { num, numOrNull, str } from './explorerRows';
+import { CHATS_IN_PROJECT, PLAN_IN_PROJECT } from './projectScope';
 
 const PAGE = 200;
 const SCAN_LIMIT = 5_000;
@@ -77,7 +78,7 @@ export async function forgetCandidates(
   const scoped = filter.project !== undefined;
   const project = filter.project ?? null;
   // `IS ?` matches a project's id, or (null) chats in no project.
-  const chats = 'SELECT id FROM conversations WHERE project_id IS ?';
+  const chats = CHATS_IN_PROJECT;
   const cells = `SELECT mc.id FROM memcells mc WHERE mc.conversation_id IN (${chats})`;
   const and = (condition: string): string => (scoped ? ` AND ${condition}` : '');
   const arg = (n = 1): SqlValue[] => (scoped ? Array.from({ length: n }, () => project) : []);
@@ -128,7 +129,7 @@ export async function forgetCandidates(
   out.push(
     ...(await collect(
       sql,
-      `SELECT id, content, start_at FROM foresights WHERE status <> 'dismissed' AND (${fs.sql})${and(`(memcell_id IN (${cells}) OR source_message_id IN (SELECT id FROM messages WHERE conversation_id IN (${chats})))`)} ORDER BY rowid LIMIT ? OFFSET ?`,
+      `SELECT id, content, start_at FROM foresights WHERE status <> 'dismissed' AND (${fs.sql})${and(PLAN_IN_PROJECT)} ORDER BY rowid LIMIT ? OFFSET ?`,
       [...fs.args, ...arg(2)],
       (r) =>
         m.matches(str(r.content))

@@ -40,13 +40,12 @@ export function zoomWindow(w: Window, factor: number, at = 0.5): Window {
 export function TimelineTab() {
   const [view, setView] = useState<Window>(() => windowOnNow(Date.now()));
   const from = view.end - view.span;
-  const { project } = useProjectFilter();
+  const inProject = useProjectFilter();
+  const { project } = inProject;
   const cells = useEngineQuery((q) => q.timelineCells(from, view.end, project));
   const oldest = useEngineQuery((q) => q.memCells({ limit: 1, order: 'asc' }));
-  // The plans lane follows the project filter like the episodes (undefined: every plan).
-  const foresight = useEngineQuery((q) =>
-    q.foresightAll({ activeWithin: { from, to: view.end }, ...(project === undefined ? {} : { project }) }),
-  );
+  // The plans lane follows the project filter like the episodes.
+  const foresight = useEngineQuery((q) => q.foresightAll({ ...inProject, activeWithin: { from, to: view.end } }));
   const open = useUi((s) => s.openExplorer);
   const now = Date.now();
   const list = cells.data ?? [];
