@@ -39,6 +39,8 @@
  * times deleting a conversation and a message while the first open embeds the memory, against the same after indexing (bench/deleteDuringIndexing.ts).
  *   npm run bench -- delete-profile [--reps 3] [--conversations 470] [--context incognito|profile|both] [--out report.json]
  * where a conversation's deletion spends its time, statement by statement, with the OPFS calls of each (bench/deleteProfile.ts).
+ *   npm run bench -- sync [--turns 10000] [--reps 20] [--warmup 3] [--out report.json]
+ * first sync of a memory to a new device and the steady-state round trip, through the engine and a relay on loopback (bench/syncEngine.ts).
  * A progress line goes to stderr; the summary table to stdout.
  */
 import { readFile } from 'node:fs/promises';
@@ -250,5 +252,6 @@ else if (command === 'markdown-limits') await markdownLimitsCommand(rest, progre
 else if (command === 'delete-during-indexing')
   await (await import('./deleteDuringIndexing')).deleteDuringIndexingCommand(rest, progressLine(), usage);
 else if (command === 'delete-profile') await (await import('./deleteProfile')).deleteProfileCommand(rest, progressLine(), usage);
+else if (command === 'sync') await (await import('./syncEngine')).syncBenchCommand(rest, progressLine(), usage);
 else if (command === 'scale-sweep') await (await import('./scaleSweep')).scaleSweepCommand(rest, progressLine());
 else usage(command ? `unknown command ${command}` : undefined);

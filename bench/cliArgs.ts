@@ -19,6 +19,7 @@ export const USAGE = [
   '       npm run bench -- scale --data <file|folder> [--data …] --sizes 10000,30000,100000 [--runtime node|browser] [--questions 150] [--out report.json] [--no-vectors] [--no-build] [--profile <dir>] [--port N] [--slowdown 4] [--nice=-10]',
   '       npm run bench -- construction --data <LoCoMo json> --policy eager|recurrence|off [--out report.json]',
   '       npm run bench -- crash --trials N [--out report.json] [--seed S] [--no-build]',
+  '       npm run bench -- sync [--turns 10000] [--reps 20] [--warmup 3] [--out report.json]',
 ].join('\n');
 
 type Options = NonNullable<ParseArgsConfig['options']>;
