@@ -23,7 +23,7 @@ import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { createEngine } from '../src/host/createEngine';
 import type { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import type { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
-import type { NewTurn } from '../src/core/protocol';
+import type { NewTurn } from '../src/core/base/types';
 import { MemorySettingsStore } from '../test/support/MemorySettingsStore';
 import { chatTurn } from './chatProse';
 import { seededRandom } from './seededRandom';
