@@ -26,6 +26,7 @@ import { stampEvent, type SyncEvent, type SyncEventBody } from '../sync/syncEven
 import { SyncRelayError, type SyncLogStore, type SyncRelay, type SyncSecretStore } from '../sync/syncPorts';
 import type { SyncStatus } from '../protocol/sync';
 import { syncWritesDiff, type SyncWrites } from './syncWrites';
+import { SYNC_OFF } from './lazySync';
 
 export interface SyncServiceDeps {
   readonly log: SyncLogStore;
@@ -57,7 +58,7 @@ interface Session {
   cancelSleep: (() => void) | null;
 }
 
-const OFF: SyncStatus = { state: 'off', pending: 0, lastSyncedAt: null, progress: null, relayUrl: null, message: null, clockSkewMs: null };
+const OFF = SYNC_OFF;
 
 export class SyncService {
   readonly #d: SyncServiceDeps;

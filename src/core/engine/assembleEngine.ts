@@ -45,7 +45,7 @@ import { withDeadline } from '../base/llmDeadline';
 import type { AnswerSource } from '../recall/answerContext';
 import type { MemoryEngineDeps } from './engineDeps';
 import { conversationLlm } from './conversationLlm';
-import { SyncService } from './SyncService';
+import { LazySync, type SyncControl } from './lazySync';
 import { syncWrites } from './syncWiring';
 import type { SyncNotes } from './Conversations';
 
@@ -134,7 +134,7 @@ export interface EngineParts {
   readonly explorer: ExplorerService | null;
   readonly consolidationStatus: () => Promise<ConsolidationStatus>;
   /** Null when the engine was built without sync's capabilities (engineDeps.ts). */
-  readonly sync: SyncService | null;
+  readonly sync: SyncControl | null;
 }
 
 const NO_JOBS = { pending: 0, scheduled: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
@@ -418,7 +418,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
   const syncSecrets = deps.settings;
   const sync =
     deps.sync && syncSecrets?.loadSyncPhrase && syncSecrets.saveSyncPhrase
-      ? new SyncService({
+      ? new LazySync({
           log: deps.sync.log,
           secrets: { loadSyncPhrase: () => syncSecrets.loadSyncPhrase!(), saveSyncPhrase: (phrase) => syncSecrets.saveSyncPhrase!(phrase) },
           relayFor: deps.sync.relayFor,

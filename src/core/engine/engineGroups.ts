@@ -19,7 +19,8 @@ import type { ProfileApi } from '../protocol/profile';
 import type { ProjectsApi } from '../protocol/projects';
 import type { SettingsApi } from '../protocol/settings';
 import type { SynthesisApi } from '../protocol/synthesis';
-import type { SyncApi, SyncStatus } from '../protocol/sync';
+import type { SyncApi } from '../protocol/sync';
+import { SYNC_OFF } from './lazySync';
 import type { ExplorerService } from '../explorer/ExplorerService';
 import { nearestTurns } from '../recall/nearestTurns';
 import type { EngineParts } from './assembleEngine';
@@ -256,16 +257,6 @@ export function settingsGroup(p: EngineParts, hooks: EngineHooks): SettingsApi {
     llmUsage: (since) => s.llmUsage(since),
   };
 }
-
-const SYNC_OFF: SyncStatus = {
-  state: 'off',
-  pending: 0,
-  lastSyncedAt: null,
-  progress: null,
-  relayUrl: null,
-  message: null,
-  clockSkewMs: null,
-};
 
 export function syncGroup(p: EngineParts): SyncApi {
   const sync = () => {

@@ -1,0 +1,126 @@
+/**
+ * Sync loaded only when it is used. Sync is off by default, and the engine's start must be no slower
+ * for it (issue 41): SyncService, the fold, the phrase's word list, the key derivation and the
+ * envelope are ≈ 60 kB of the engine worker's script, parsed at every open. This facade has the
+ * same surface; while sync is off it answers from constants and loads nothing. It loads the service
+ * (a chunk of its own, through the dynamic import) when this device kept a phrase at start, or
+ * when the person turns sync on, joins or leaves.
+ *
+ * Invariant: while nothing is loaded sync is off, so every note is a no-op, as SyncService's own
+ * notes are while off.
+ */
+import type { SyncStatus } from '../protocol/sync';
+import type { SyncService, SyncServiceDeps } from './SyncService';
+
+/** The service's module, as the dynamic import gives it. */
+export type SyncServiceModule = { readonly SyncService: new (deps: SyncServiceDeps) => SyncService };
+
+export const SYNC_OFF: SyncStatus = {
+  state: 'off',
+  pending: 0,
+  lastSyncedAt: null,
+  progress: null,
+  relayUrl: null,
+  message: null,
+  clockSkewMs: null,
+};
+
+/** What the engine uses of sync: SyncService's public surface. */
+export type SyncControl = Pick<
+  SyncService,
+  | 'on'
+  | 'start'
+  | 'stop'
+  | 'enable'
+  | 'join'
+  | 'leave'
+  | 'status'
+  | 'stateHash'
+  | 'syncNow'
+  | 'noteConversation'
+  | 'noteTurns'
+  | 'noteTurnsDeleted'
+  | 'noteMemory'
+  | 'noteSettings'
+>;
+
+export class LazySync implements SyncControl {
+  readonly #deps: SyncServiceDeps;
+  readonly #load: () => Promise<SyncServiceModule>;
+  #service: SyncService | null = null;
+  #loading: Promise<SyncService> | null = null;
+  #stopped = false;
+
+  constructor(deps: SyncServiceDeps, load: () => Promise<SyncServiceModule> = () => import('./SyncService')) {
+    this.#deps = deps;
+    this.#load = load;
+  }
+
+  /** Whether the service's code has been loaded (tests check that sync off loads nothing). */
+  get loaded(): boolean {
+    return this.#service !== null;
+  }
+
+  get on(): boolean {
+    return this.#service?.on ?? false;
+  }
+
+  #get(): Promise<SyncService> {
+    this.#loading ??= this.#load().then(({ SyncService: Service }) => (this.#service = new Service(this.#deps)));
+    return this.#loading;
+  }
+
+  /** At engine start: one read of the settings store; the service loads only if a phrase was kept. */
+  async start(): Promise<void> {
+    this.#stopped = false;
+    if (this.#service) return this.#service.start();
+    try {
+      if (!(await this.#deps.secrets.loadSyncPhrase())) return;
+    } catch (error) {
+      this.#deps.onStatus({ ...SYNC_OFF, message: `Sync could not resume: ${error instanceof Error ? error.message : String(error)}` });
+      return;
+    }
+    const service = await this.#get();
+    if (!this.#stopped) await service.start();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#service?.stop();
+  }
+
+  async enable(relayUrl: string): Promise<{ phrase: string; status: SyncStatus }> {
+    return (await this.#get()).enable(relayUrl);
+  }
+  async join(phrase: string, relayUrl: string): Promise<SyncStatus> {
+    return (await this.#get()).join(phrase, relayUrl);
+  }
+  async leave(): Promise<SyncStatus> {
+    return (await this.#get()).leave();
+  }
+  status(): SyncStatus {
+    return this.#service?.status() ?? SYNC_OFF;
+  }
+  stateHash(): string | null {
+    return this.#service?.stateHash() ?? null;
+  }
+  async syncNow(): Promise<SyncStatus> {
+    return this.#service ? this.#service.syncNow() : SYNC_OFF;
+  }
+
+  noteConversation(id: string): void {
+    this.#service?.noteConversation(id);
+  }
+  noteTurns(turnIds: readonly string[]): void {
+    this.#service?.noteTurns(turnIds);
+  }
+  noteTurnsDeleted(turnIds: readonly string[]): void {
+    this.#service?.noteTurnsDeleted(turnIds);
+  }
+  noteMemory(id: string): void {
+    this.#service?.noteMemory(id);
+  }
+  noteSettings(): void {
+    this.#service?.noteSettings();
+  }
+}
