@@ -1,6 +1,5 @@
 /**
- * Sync through the engine, on loopback (issue 41's benchmark; the raw-transport spike is
- * bench/syncSpike.ts):
+ * Sync through the engine, on loopback (docs/sync.md; the raw-transport spike is bench/syncSpike.ts):
  *
  *   npm run bench -- sync [--turns 10000] [--reps 20] [--warmup 3] [--out report.json]
  *

@@ -13,6 +13,9 @@ import { DurableStream, DurableStreamError, FetchError, IdempotentProducer, stre
 import type { SealedEvent } from '../core/sync/syncEnvelope';
 import { SyncRelayError, type RelayBatch, type SyncRelay } from '../core/sync/syncPorts';
 
+/** The marker stream beside a retired owner's (relay/…/<ownerId>.retired): empty; its existence is the message. */
+const RETIRED_SUFFIX = '.retired';
+
 const BACKOFF = { initialDelay: 100, maxDelay: 1_000, multiplier: 2, maxRetries: 2 };
 
 function asRelayError(error: unknown, relayUrl: string): SyncRelayError {
@@ -81,6 +84,31 @@ export class DurableStreamsRelay implements SyncRelay {
       // (a new epoch), and events the relay already stored are deduped by id when read back.
       this.#producers.delete(key);
       throw asRelayError(error, this.#base);
+    }
+  }
+
+  async retire(ownerId: string): Promise<void> {
+    try {
+      await DurableStream.create({ url: this.#url(`${ownerId}${RETIRED_SUFFIX}`), contentType: 'application/json' });
+    } catch (error) {
+      if (!(error instanceof DurableStreamError && error.code === 'CONFLICT_EXISTS')) throw asRelayError(error, this.#base);
+    }
+    try {
+      await DurableStream.delete({ url: this.#url(ownerId) });
+    } catch (error) {
+      const gone = asRelayError(error, this.#base);
+      if (gone.code !== 'stream-missing') throw gone; // already deleted: the goal
+    }
+    for (const key of [...this.#producers.keys()]) if (key.startsWith(`${ownerId}/`)) this.#producers.delete(key);
+  }
+
+  async retired(ownerId: string): Promise<boolean> {
+    try {
+      return (await DurableStream.head({ url: this.#url(`${ownerId}${RETIRED_SUFFIX}`), backoffOptions: BACKOFF })).exists;
+    } catch (error) {
+      const relayError = asRelayError(error, this.#base);
+      if (relayError.code === 'stream-missing') return false;
+      throw relayError;
     }
   }
 

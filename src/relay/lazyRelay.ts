@@ -13,6 +13,8 @@ export function lazyRelay(relayUrl: string): SyncRelay {
     append: async (ownerId: string, producerId: string, items: readonly SealedEvent[]) =>
       (await relay()).append(ownerId, producerId, items),
     read: async (ownerId: string, offset: string | null) => (await relay()).read(ownerId, offset),
+    retire: async (ownerId: string) => (await relay()).retire(ownerId),
+    retired: async (ownerId: string) => (await relay()).retired(ownerId),
     wait(ownerId: string, offset: string | null) {
       let cancel: (() => void) | null = null;
       let cancelled = false;

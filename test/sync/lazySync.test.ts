@@ -4,9 +4,9 @@
  * loads the service once. The loader is counted, so a facade that imports eagerly fails here.
  */
 import { describe, expect, it } from 'vitest';
-import { LazySync, SYNC_OFF } from '../../src/core/engine/lazySync';
+import { LazySync } from '../../src/core/engine/lazySync';
 import type { SyncServiceDeps } from '../../src/core/engine/SyncService';
-import type { SyncStatus } from '../../src/core/protocol/sync';
+import { SYNC_OFF, type SyncStatus } from '../../src/core/protocol/sync';
 
 function setup(phrase: string | null) {
   const loads: string[] = [];

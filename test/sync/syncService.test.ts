@@ -43,6 +43,8 @@ class Cable {
       ensure: async (o) => (check(), relay.ensure(o)),
       append: async (o, p, items) => (check(), relay.append(o, p, items)),
       read: async (o, offset) => (check(), relay.read(o, offset)),
+      retire: async (o) => (check(), relay.retire(o)),
+      retired: async (o) => (check(), relay.retired(o)),
       wait: (o, offset) => {
         try {
           check();
@@ -449,5 +451,69 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     expect((await b.engine.sync.status()).state).toBe('off');
     expect(await logRows(b)).toBe(0);
     expect(await b.engine.conversations.list()).toEqual(before);
+  }, 60_000);
+  it('remove from relay: a new phrase, the old copy deleted on the relay, devices on the old phrase stop and keep their memory', async () => {
+    const [a, b, phrase] = await paired();
+    const marker = uniqueWord();
+    const [turnId] = await chat(a, 'c-move', [marker, uniqueWord()]);
+    await a.engine.sync.syncNow();
+    await vi.waitFor(async () => expect(await b.store.getMessage(turnId!)).not.toBeNull(), { timeout: 30_000, interval: 200 });
+    const oldOwner = (await deriveSyncKeys(phrase)).ownerId;
+    const oldUrl = `${relayUrl}/v1/stream/${oldOwner}`;
+    const oldItems = (await (await stream<{ ct: string }>({ url: oldUrl, live: false })).json()) as { ct: string }[];
+    expect(oldItems.length).toBeGreaterThan(2);
+
+    const moved = await a.engine.sync.removeFromRelay();
+    expect(moved.phrase.split(' ')).toHaveLength(12);
+    expect(moved.phrase).not.toBe(phrase);
+    expect(moved.status.state).toBe('synced');
+    // The old copy is gone from the relay (a HEAD finds no stream) …
+    expect((await DurableStream.head({ url: oldUrl })).exists).toBe(false);
+    // … and B, which still holds the old phrase, stops instead of uploading it all again, keeping its memory.
+    await vi.waitFor(
+      async () => {
+        const status = await b.engine.sync.status();
+        expect(status.state).toBe('off');
+        expect(status.message).toMatch(/join again with the new phrase/);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    expect(await b.store.getMessage(turnId!)).not.toBeNull();
+    expect(await logRows(b)).toBe(0);
+    expect((await DurableStream.head({ url: oldUrl })).exists).toBe(false);
+
+    // The old phrase opens nothing any more; the new one brings the whole memory to a new device.
+    const c = await device();
+    await expect(c.engine.sync.join({ phrase, relayUrl })).rejects.toThrow(/no longer opens this memory/);
+    await c.engine.sync.join({ phrase: moved.phrase, relayUrl });
+    await c.engine.sync.syncNow();
+    expect((await c.engine.conversations.search(marker)).map((h) => h.message.id)).toEqual([turnId]);
+    expect(await c.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
+
+    // No ciphertext of the old owner is left in the relay's files.
+    for (const d of devices.splice(0)) {
+      d.engine.stop();
+      await d.store.db.close();
+    }
+    await stopRelay(relay);
+    const files = await filesUnder(dataDir);
+    for (const item of oldItems.slice(0, 5)) expect(files.some((bytes) => bytes.includes(Buffer.from(item.ct.slice(0, 64))))).toBe(false);
+    relay = new DurableStreamTestServer({ host: '127.0.0.1', port, dataDir, longPollTimeout: 1_000 });
+    await relay.start();
+  }, 120_000);
+  it('a removal made while the relay cannot be reached deletes the old copy once it can', async () => {
+    const [a, , phrase] = await paired();
+    await chat(a, 'c-later', [uniqueWord(), uniqueWord()]);
+    await a.engine.sync.syncNow();
+    const oldUrl = `${relayUrl}/v1/stream/${(await deriveSyncKeys(phrase)).ownerId}`;
+    a.cable.plugged = false;
+    const moved = await a.engine.sync.removeFromRelay();
+    expect(moved.status.state).toBe('relay-unreachable');
+    expect((await DurableStream.head({ url: oldUrl })).exists).toBe(true); // nothing could be deleted yet
+    a.cable.plugged = true;
+    expect((await a.engine.sync.syncNow()).state).toBe('synced');
+    expect((await DurableStream.head({ url: oldUrl })).exists).toBe(false);
+    const newUrl = `${relayUrl}/v1/stream/${(await deriveSyncKeys(moved.phrase)).ownerId}`;
+    expect((await DurableStream.head({ url: newUrl })).exists).toBe(true);
   }, 60_000);
 });

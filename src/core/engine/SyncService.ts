@@ -24,9 +24,8 @@ import { generateRecoveryPhrase, RecoveryPhraseError } from '../sync/recoveryPhr
 import { deriveSyncKeys, openEvent, sealEvent, type SyncKeys } from '../sync/syncEnvelope';
 import { stampEvent, type SyncEvent, type SyncEventBody } from '../sync/syncEvents';
 import { SyncRelayError, type SyncLogStore, type SyncRelay, type SyncSecretStore } from '../sync/syncPorts';
-import type { SyncStatus } from '../protocol/sync';
+import { SYNC_OFF, type SyncStatus } from '../protocol/sync';
 import { syncWritesDiff, type SyncWrites } from './syncWrites';
-import { SYNC_OFF } from './lazySync';
 
 export interface SyncServiceDeps {
   readonly log: SyncLogStore;
@@ -42,6 +41,8 @@ export interface SyncServiceDeps {
 }
 
 const BATCH = 200;
+const RETIRED_PHRASE =
+  'This phrase no longer opens this memory: it was removed from the relay on another device, which made a new phrase. Your memory here is unchanged; join again with the new phrase.';
 const RETRY_MS = [1_000, 2_000, 5_000, 15_000, 30_000];
 
 interface Session {
@@ -115,8 +116,42 @@ export class SyncService {
       if (error instanceof RecoveryPhraseError) throw new RecollectError('INVALID_INPUT', error.message);
       throw error;
     }
+    const { ownerId } = await deriveSyncKeys(phrase);
+    let retired = false;
+    try {
+      retired = await this.#d.relayFor(checkRelayUrl(relayUrl)).retired(ownerId);
+    } catch {
+      // An unreachable relay is not a refusal: joining goes on and the status says what is wrong.
+    }
+    if (retired) throw new RecollectError('INVALID_INPUT', RETIRED_PHRASE);
     await this.#begin(phrase, relayUrl, false);
     return this.#status;
+  }
+
+  /**
+   * "Remove my data from the relay": a new phrase (returned once), everything this device holds
+   * uploaded again under the new owner, then the old owner's stream deleted on the relay, leaving a
+   * marker that stops any device still on the old phrase (it must join again with the new one).
+   * The deletion waits in the sync state until it succeeds, so a relay that is down now gets it
+   * at the next exchange. Returns after the first exchange (the status says if it could not run).
+   */
+  async removeFromRelay(): Promise<{ phrase: string; status: SyncStatus }> {
+    const old = this.#session;
+    if (!old) throw new RecollectError('INVALID_INPUT', 'Sync is not on: this memory has nothing on a relay to remove.');
+    this.stop();
+    const phrase = generateRecoveryPhrase();
+    await this.#serial(async () => {
+      const { retiring } = await this.#d.log.state();
+      // An earlier rotation whose deletion is still pending keeps its place: that owner goes first.
+      if (!retiring) await this.#d.log.setState({ retiring: old.keys.ownerId });
+      await this.#d.log.setState({ offset: null });
+      await this.#d.log.reupload();
+      await this.#d.secrets.saveSyncPhrase(phrase);
+    });
+    const s = await this.#open(phrase, old.deviceId, old.relayUrl, null, false);
+    const status = await this.syncNow();
+    if (!s.stopped) void this.#run(s);
+    return { phrase, status };
   }
 
   async leave(): Promise<SyncStatus> {
@@ -256,6 +291,7 @@ export class SyncService {
     const batch = await this.#relayCall(s, () => s.relay.read(s.keys.ownerId, s.offset));
     await this.#ingest(s, batch.items, s.offset, batch.offset);
     const pending = await this.#d.log.outboxCount();
+    if (pending === 0) await this.#retirePending(s);
     if (pending === 0) {
       const now = this.#d.clock.now();
       await this.#d.log.setState({ lastSyncedAt: now });
@@ -266,6 +302,7 @@ export class SyncService {
   /** Runs a relay call; a stream the relay no longer has (wiped) is created again and everything held goes up again. */
   async #relayCall<T>(s: Session, call: () => Promise<T>): Promise<T> {
     if (!s.ensured) {
+      if (await s.relay.retired(s.keys.ownerId)) return this.#movedAway(s);
       await s.relay.ensure(s.keys.ownerId);
       s.ensured = true;
     }
@@ -273,6 +310,8 @@ export class SyncService {
       return await call();
     } catch (error) {
       if (!(error instanceof SyncRelayError) || error.code !== 'stream-missing') throw error;
+      // Missing: retired by another device (stop), or a wiped relay (refill it).
+      if (await s.relay.retired(s.keys.ownerId)) return this.#movedAway(s);
       await s.relay.ensure(s.keys.ownerId);
       s.offset = null;
       await this.#d.log.setState({ offset: null });
@@ -280,6 +319,28 @@ export class SyncService {
       await this.#sendOutbox(s);
       return call();
     }
+  }
+
+  /** Deletes the owner this device moved away from, once everything is up under the new one. */
+  async #retirePending(s: Session): Promise<void> {
+    const { retiring } = await this.#d.log.state();
+    if (!retiring || retiring === s.keys.ownerId) return;
+    await s.relay.retire(retiring);
+    await this.#d.log.setState({ retiring: null });
+  }
+
+  /**
+   * Another device removed this memory from the relay under this phrase: sync stops here, as
+   * leaving does (the memory on this device stays), and the status says to join with the new phrase.
+   */
+  async #movedAway(s: Session): Promise<never> {
+    s.stopped = true;
+    s.cancelWait?.();
+    if (this.#session === s) this.#session = null;
+    await this.#d.log.clear();
+    await this.#d.secrets.saveSyncPhrase(null);
+    this.#setStatus({ ...OFF, message: RETIRED_PHRASE });
+    throw new SyncRelayError('relay-refused', RETIRED_PHRASE);
   }
 
   /** Uploads the outbox; `serialised`: the caller already runs in the serial queue. */

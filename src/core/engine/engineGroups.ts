@@ -20,7 +20,7 @@ import type { ProjectsApi } from '../protocol/projects';
 import type { SettingsApi } from '../protocol/settings';
 import type { SynthesisApi } from '../protocol/synthesis';
 import type { SyncApi } from '../protocol/sync';
-import { SYNC_OFF } from './lazySync';
+import { SYNC_OFF } from '../protocol/sync';
 import type { ExplorerService } from '../explorer/ExplorerService';
 import { nearestTurns } from '../recall/nearestTurns';
 import type { EngineParts } from './assembleEngine';
@@ -267,6 +267,7 @@ export function syncGroup(p: EngineParts): SyncApi {
     enable: (request) => sync().enable(request?.relayUrl),
     join: (request) => sync().join(request?.phrase, request?.relayUrl),
     leave: () => sync().leave(),
+    removeFromRelay: () => sync().removeFromRelay(),
     status: async () => p.sync?.status() ?? SYNC_OFF,
     syncNow: async () => (p.sync ? p.sync.syncNow() : SYNC_OFF),
     stateHash: async () => p.sync?.stateHash() ?? null,

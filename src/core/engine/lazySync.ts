@@ -1,7 +1,7 @@
 /**
- * Sync loaded only when it is used. Sync is off by default, and the engine's start must be no slower
- * for it (issue 41): SyncService, the fold, the phrase's word list, the key derivation and the
- * envelope are ≈ 60 kB of the engine worker's script, parsed at every open. This facade has the
+ * Sync loaded only when it is used. Sync is off by default, and the engine's start must be no
+ * slower for it (bench/results/cold-open-sync-off-s19.md): SyncService, the fold, the phrase's word
+ * list, the key derivation and the envelope are ≈ 35 kB of the engine worker's script. This facade has the
  * same surface; while sync is off it answers from constants and loads nothing. It loads the service
  * (a chunk of its own, through the dynamic import) when this device kept a phrase at start, or
  * when the person turns sync on, joins or leaves.
@@ -9,21 +9,11 @@
  * Invariant: while nothing is loaded sync is off, so every note is a no-op, as SyncService's own
  * notes are while off.
  */
-import type { SyncStatus } from '../protocol/sync';
+import { SYNC_OFF, type SyncStatus } from '../protocol/sync';
 import type { SyncService, SyncServiceDeps } from './SyncService';
 
 /** The service's module, as the dynamic import gives it. */
 export type SyncServiceModule = { readonly SyncService: new (deps: SyncServiceDeps) => SyncService };
-
-export const SYNC_OFF: SyncStatus = {
-  state: 'off',
-  pending: 0,
-  lastSyncedAt: null,
-  progress: null,
-  relayUrl: null,
-  message: null,
-  clockSkewMs: null,
-};
 
 /** What the engine uses of sync: SyncService's public surface. */
 export type SyncControl = Pick<
@@ -34,6 +24,7 @@ export type SyncControl = Pick<
   | 'enable'
   | 'join'
   | 'leave'
+  | 'removeFromRelay'
   | 'status'
   | 'stateHash'
   | 'syncNow'
@@ -94,6 +85,9 @@ export class LazySync implements SyncControl {
   }
   async join(phrase: string, relayUrl: string): Promise<SyncStatus> {
     return (await this.#get()).join(phrase, relayUrl);
+  }
+  async removeFromRelay(): Promise<{ phrase: string; status: SyncStatus }> {
+    return (await this.#get()).removeFromRelay();
   }
   async leave(): Promise<SyncStatus> {
     return (await this.#get()).leave();

@@ -26,6 +26,17 @@ export interface SyncStatus {
   readonly clockSkewMs: number | null;
 }
 
+/** The status while sync is off. */
+export const SYNC_OFF: SyncStatus = {
+  state: 'off',
+  pending: 0,
+  lastSyncedAt: null,
+  progress: null,
+  relayUrl: null,
+  message: null,
+  clockSkewMs: null,
+};
+
 export interface SyncJoinRequest {
   readonly phrase: string;
   readonly relayUrl: string;
@@ -36,6 +47,12 @@ export interface SyncApi {
   enable(request: { readonly relayUrl: string }): Promise<{ readonly phrase: string; readonly status: SyncStatus }>;
   /** Joins the memory behind a phrase: what the relay holds comes in, what is here goes up. A mistyped phrase is refused with its reason. */
   join(request: SyncJoinRequest): Promise<SyncStatus>;
+  /**
+   * "Remove my data from the relay": a new phrase (returned once), what this device holds uploaded
+   * under it, and the old phrase's copy deleted on the relay; other devices must join again with
+   * the new phrase. Refused while sync is off.
+   */
+  removeFromRelay(): Promise<{ readonly phrase: string; readonly status: SyncStatus }>;
   /** Stops syncing and forgets the phrase; the memory on this device stays as it is. */
   leave(): Promise<SyncStatus>;
   status(): Promise<SyncStatus>;

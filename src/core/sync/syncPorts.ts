@@ -24,6 +24,12 @@ export interface SyncStateRecord {
   readonly hlc: string | null;
   /** When this device last had nothing left to send or read (epoch ms). */
   readonly lastSyncedAt: number | null;
+  /**
+   * The owner this device moved away from ("Remove my data from the relay") whose stream is still to
+   * be deleted on the relay: kept until the deletion succeeds, so a relay that was down at the time,
+   * or a closed tab, does not leave the old copy behind for good.
+   */
+  readonly retiring: string | null;
 }
 
 export interface SyncLogStore {
@@ -72,6 +78,14 @@ export interface SyncRelay {
   read(ownerId: string, offset: string | null): Promise<RelayBatch>;
   /** Waits (long-poll, polling again after each timeout) until something arrives after `offset`; `cancel` ends the wait with no items. */
   wait(ownerId: string, offset: string | null): { readonly result: Promise<RelayBatch>; cancel(): void };
+  /**
+   * Deletes the owner's stream (its ciphertext) and leaves an empty marker saying the memory moved to
+   * another owner, so a device still holding the old phrase stops instead of taking a missing stream
+   * for a wiped relay and uploading everything again. Idempotent.
+   */
+  retire(ownerId: string): Promise<void>;
+  /** Whether the owner's stream was retired (its marker is there). */
+  retired(ownerId: string): Promise<boolean>;
 }
 
 export interface SyncSecretStore {
