@@ -516,4 +516,63 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     const newUrl = `${relayUrl}/v1/stream/${(await deriveSyncKeys(moved.phrase)).ownerId}`;
     expect((await DurableStream.head({ url: newUrl })).exists).toBe(true);
   }, 60_000);
+  it('projects sync: created with their mode and instructions, chats moved in, edits both ways, deleted with chats kept or deleted', async () => {
+    const [a, b] = await paired();
+    const thesis = await a.engine.projects.create({
+      name: 'Thesis',
+      instructions: 'Answer in British English.',
+      memory: 'project-only',
+      useProfile: false,
+    });
+    await chat(a, 'c-ch1', [uniqueWord(), uniqueWord()], 'Chapter one');
+    await a.engine.projects.move('c-ch1', thesis.id);
+    const house = await a.engine.projects.create({ name: 'House move', memory: 'shared' });
+    const [doomed] = await chat(a, 'c-boxes', [uniqueWord()], 'Boxes');
+    await a.engine.projects.move('c-boxes', house.id);
+    await a.engine.sync.syncNow();
+    await vi.waitFor(
+      async () => {
+        await b.engine.sync.syncNow();
+        expect((await b.engine.conversations.list()).find((c) => c.id === 'c-boxes')?.projectId).toBe(house.id);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    const onB = await b.engine.projects.list();
+    expect(onB.find((p) => p.id === thesis.id)).toMatchObject({
+      name: 'Thesis',
+      instructions: 'Answer in British English.',
+      memory: 'project-only',
+      useProfile: false,
+      archived: false,
+    });
+    expect((await b.engine.conversations.list()).find((c) => c.id === 'c-ch1')?.projectId).toBe(thesis.id);
+
+    // B renames and archives; A follows.
+    await b.engine.projects.edit(thesis.id, { name: 'Thesis (final)', archived: true });
+    await b.engine.sync.syncNow();
+    await vi.waitFor(
+      async () => {
+        await a.engine.sync.syncNow();
+        expect(await a.engine.projects.list()).toContainEqual(
+          expect.objectContaining({ id: thesis.id, name: 'Thesis (final)', archived: true }),
+        );
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+
+    // A deletes one project keeping its chats, and the other with its chats; B follows both.
+    await a.engine.projects.delete(thesis.id, 'keep');
+    await a.engine.projects.delete(house.id, 'delete');
+    await a.engine.sync.syncNow();
+    await vi.waitFor(
+      async () => {
+        await b.engine.sync.syncNow();
+        expect((await b.engine.projects.list()).map((p) => p.id)).toEqual([]);
+        expect(await b.store.getMessage(doomed!)).toBeNull();
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    expect((await b.engine.conversations.list()).find((c) => c.id === 'c-ch1')?.projectId).toBeNull();
+    expect(await b.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
+  }, 120_000);
 });

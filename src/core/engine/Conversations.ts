@@ -61,6 +61,7 @@ export interface SyncNotes {
   noteConversation(id: string): void;
   noteTurns(turnIds: readonly string[]): void;
   noteTurnsDeleted(turnIds: readonly string[]): void;
+  noteProject(id: string): void;
 }
 
 export class Conversations {

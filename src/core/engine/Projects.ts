@@ -13,6 +13,7 @@ import { formatCount } from '../base/numbers';
 import type { Project, ProjectEdit, ProjectInput, ProjectMemoryMode } from '../base/types';
 import type { ImportedProject } from '../base/historyImport';
 
+import type { SyncNotes } from './Conversations';
 export type { ProjectEdit, ProjectInput };
 import type { EngineEvent } from '../protocol';
 import { answerScopeOf, type AnswerScope } from '../recall/memoryScope';
@@ -27,6 +28,10 @@ export interface ProjectsDeps {
   readonly emit: (event: EngineEvent) => void;
   /** Conversations were deleted with their project: indexes and open episodes forget them. */
   readonly conversationsDeleted: (ids: readonly string[]) => void;
+  /** Sync: told what changed (a project, a chat's project, turns deleted with a project). */
+  readonly synced?: SyncNotes;
+  /** The conversations in a project and their turn ids (what sync is told a deletion removes). */
+  readonly contents?: (projectId: string) => Promise<{ readonly conversationIds: string[]; readonly turnIds: string[] }>;
 }
 
 function cleanName(name: unknown): string {
@@ -87,8 +92,28 @@ export class Projects {
       memory,
       useProfile: flag(input.useProfile, 'Use the profile') ?? true,
     });
-    this.#changed();
+    this.#changed(created.id);
     return created;
+  }
+
+  /** A project made on another device (sync), under its id and with the memory mode chosen there. */
+  async adopt(p: {
+    id: string;
+    name: string;
+    instructions: string;
+    memory: ProjectMemoryMode;
+    useProfile: boolean;
+    archived: boolean;
+  }): Promise<void> {
+    await this.#d.store.createProject({
+      id: p.id,
+      name: importedName(p.name),
+      instructions: p.instructions.slice(0, MAX_PROJECT_INSTRUCTIONS),
+      memory: p.memory === 'project-only' ? 'project-only' : 'shared',
+      useProfile: p.useProfile,
+    });
+    if (p.archived) await this.#d.store.updateProject(p.id, { archived: true });
+    this.#changed(p.id);
   }
 
   async edit(id: string, patch: ProjectEdit): Promise<Project> {
@@ -106,7 +131,7 @@ export class Projects {
       ...(useProfile !== undefined ? { useProfile } : {}),
       ...(archived !== undefined ? { archived } : {}),
     });
-    this.#changed();
+    this.#changed(id);
     return updated;
   }
 
@@ -133,7 +158,7 @@ export class Projects {
       useProfile: true,
       sourceId: source.sourceId,
     });
-    this.#changed();
+    this.#changed(project.id);
     return { project, created: true, instructionsLeftOut: !fits };
   }
 
@@ -142,7 +167,7 @@ export class Projects {
     const instructions = (source.instructions ?? '').trim();
     const fits = instructions.length <= MAX_PROJECT_INSTRUCTIONS;
     await this.#d.store.updateProject(id, { name: importedName(source.name), ...(fits && instructions ? { instructions } : {}) });
-    this.#changed();
+    this.#changed(id);
     return { instructionsLeftOut: !fits };
   }
 
@@ -150,19 +175,26 @@ export class Projects {
   async delete(id: string, chats: 'keep' | 'delete'): Promise<{ readonly deletedConversations: number }> {
     if (chats !== 'keep' && chats !== 'delete')
       throw new RecollectError('INVALID_INPUT', "Say what happens to the project's chats: keep them (in no project) or delete them.");
+    const synced = this.#d.synced?.on ? this.#d.synced : null;
+    const held = synced && this.#d.contents ? await this.#d.contents(id) : null;
     const deleted = await this.#d.store.deleteProject(id, chats);
+    if (synced && held) {
+      if (chats === 'delete') synced.noteTurnsDeleted(held.turnIds);
+      else for (const c of held.conversationIds) synced.noteConversation(c);
+    }
     if (deleted.length) {
       this.#d.conversationsDeleted(deleted);
       for (const c of deleted) this.#d.emit({ type: 'messages-changed', conversationId: c });
       this.#d.emit({ type: 'memory-changed' });
     }
-    this.#changed();
+    this.#changed(id);
     return { deletedConversations: deleted.length };
   }
 
   async move(conversationId: string, projectId: string | null): Promise<void> {
     if (projectId !== null && typeof projectId !== 'string') throw new RecollectError('INVALID_INPUT', 'Choose a project, or none.');
     await this.#d.store.moveConversation(conversationId, projectId);
+    this.#d.synced?.noteConversation(conversationId);
     this.#changed();
   }
 
@@ -172,7 +204,9 @@ export class Projects {
     return answerScopeOf(project, walled);
   }
 
-  #changed(): void {
+  /** `projectId`: the project written (sync records it if it differs from what the synced log says). */
+  #changed(projectId?: string): void {
+    if (projectId) this.#d.synced?.noteProject(projectId);
     this.#d.emit({ type: 'conversations-changed' });
   }
 }

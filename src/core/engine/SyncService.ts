@@ -198,6 +198,9 @@ export class SyncService {
   noteMemory(id: string): void {
     this.#note((s) => syncWritesDiff.memory(this.#d.writes, s.fold, id));
   }
+  noteProject(id: string): void {
+    this.#note((s) => syncWritesDiff.project(this.#d.writes, s.fold, id));
+  }
   noteSettings(): void {
     this.#note((s) => syncWritesDiff.settings(this.#d.writes, s.fold));
   }

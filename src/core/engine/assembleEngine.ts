@@ -228,6 +228,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     noteConversation: (id) => sync?.noteConversation(id),
     noteTurns: (ids) => sync?.noteTurns(ids),
     noteTurnsDeleted: (ids) => sync?.noteTurnsDeleted(ids),
+    noteProject: (id) => sync?.noteProject(id),
   };
   const switches = new ConversationMemorySwitches({
     store,
@@ -270,6 +271,13 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
         conversationsDeleted: () => {
           semantic.reset();
           lifecycle.reset();
+        },
+        synced,
+        async contents(projectId) {
+          const conversationIds = (await store.listConversations()).filter((c) => c.projectId === projectId).map((c) => c.id);
+          const turnIds: string[] = [];
+          for (const id of conversationIds) for (const m of await store.listMessages(id)) turnIds.push(m.id);
+          return { conversationIds, turnIds };
         },
       })
     : null;
@@ -423,7 +431,16 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
           secrets: { loadSyncPhrase: () => syncSecrets.loadSyncPhrase!(), saveSyncPhrase: (phrase) => syncSecrets.saveSyncPhrase!(phrase) },
           relayFor: deps.sync.relayFor,
           ...(deps.sync.online ? { online: deps.sync.online } : {}),
-          writes: syncWrites({ store, settings, conversations, saved, knowledge: deps.knowledge ?? null, explorer: () => explorer, emit }),
+          writes: syncWrites({
+            store,
+            settings,
+            conversations,
+            saved,
+            knowledge: deps.knowledge ?? null,
+            explorer: () => explorer,
+            projects,
+            emit,
+          }),
           clock,
           timer,
           newId: makeId,

@@ -33,6 +33,7 @@ export type SyncControl = Pick<
   | 'noteTurnsDeleted'
   | 'noteMemory'
   | 'noteSettings'
+  | 'noteProject'
 >;
 
 export class LazySync implements SyncControl {
@@ -116,5 +117,8 @@ export class LazySync implements SyncControl {
   }
   noteSettings(): void {
     this.#service?.noteSettings();
+  }
+  noteProject(id: string): void {
+    this.#service?.noteProject(id);
   }
 }

@@ -11,6 +11,7 @@ import type { KnowledgeStore, ProfileItem } from '../synthesis/knowledge';
 import type { ExplorerService } from '../explorer/ExplorerService';
 import type { EngineEvent } from '../protocol';
 import type { Conversations } from './Conversations';
+import type { Projects } from './Projects';
 import type { SavedMemories } from './savedMemories';
 import { SYNCED_SETTINGS, type LocalTurn, type SyncWrites } from './syncWrites';
 import { isPolicy, type EngineSettings } from './EngineSettings';
@@ -23,6 +24,7 @@ export interface SyncWiringParts {
   readonly saved: SavedMemories;
   readonly knowledge: KnowledgeStore | null;
   readonly explorer: () => ExplorerService | null;
+  readonly projects: Projects | null;
   readonly emit: (event: EngineEvent) => void;
 }
 
@@ -43,6 +45,10 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
     const ex = p.explorer();
     if (!ex) throw new RecollectError('INTERNAL', 'Synced memory edits need the memory explorer.');
     return ex;
+  };
+  const projects = () => {
+    if (!p.projects) throw new RecollectError('INTERNAL', 'Synced projects need the projects part of the engine.');
+    return p.projects;
   };
   return {
     async conversation(id) {
@@ -65,8 +71,28 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
       return m ? { id, text: m.value } : null;
     },
     memoryIds: async () => (await memories()).map((m) => m.id),
+    async project(id) {
+      const found = p.projects ? await p.projects.get(id) : null;
+      if (!found) return null;
+      const { name, instructions, memory, useProfile, archived, createdAt } = found;
+      return { id, name, instructions, memory, useProfile, archived, createdAt };
+    },
+    projectIds: async () => (p.projects ? (await p.projects.list()).map((x) => x.id) : []),
+    createProject: async (f) => void (await projects().adopt(f)),
+    updateProject: async (id, patch) => void (await projects().edit(id, patch)),
+    deleteProject: async (id) => void (await projects().delete(id, 'keep')),
+    moveConversation: (conversationId, projectId) => projects().move(conversationId, projectId),
     async createConversation(c) {
-      await p.store.createConversation({ id: c.id, title: c.title, createdAt: c.createdAt, useMemory: c.useMemory, remember: c.remember });
+      // In its project only if the project is here already (otherwise it moves when the project arrives).
+      const projectId = c.projectId && p.projects && (await p.projects.get(c.projectId)) ? c.projectId : null;
+      await p.store.createConversation({
+        id: c.id,
+        title: c.title,
+        createdAt: c.createdAt,
+        useMemory: c.useMemory,
+        remember: c.remember,
+        projectId,
+      });
       p.emit({ type: 'conversations-changed' });
     },
     async updateConversation(id, patch) {

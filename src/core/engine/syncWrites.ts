@@ -9,11 +9,11 @@
  *   a deleted turn's derived items and stored-request text follow exactly as for a local write.
  *
  * Hand-written memories are the explicit profile items the person wrote (no evidence); what
- * synthesis made is derived and not synced in this step. Projects are not synced yet either, so a
- * conversation's project stays on its device (`conversation.moved` is neither written nor applied).
+ * synthesis made is derived and not synced in this step. Projects are synced (created, edited,
+ * archived, deleted) and so is which project a conversation is in (`conversation.moved`).
  */
-import type { FoldedConversation, FoldedTurn, SyncFold } from '../sync/SyncFold';
-import type { SyncEvent, SyncEventBody } from '../sync/syncEvents';
+import type { FoldedConversation, FoldedProject, FoldedTurn, SyncFold } from '../sync/SyncFold';
+import { PROJECT_FIELDS, type SyncEvent, type SyncEventBody } from '../sync/syncEvents';
 
 export interface LocalConversation {
   readonly id: string;
@@ -34,6 +34,8 @@ export interface LocalTurn {
   readonly occurredAt: number;
 }
 
+export type LocalProject = Omit<FoldedProject, 'createdAt'> & { readonly createdAt: number };
+
 export interface SyncWrites {
   conversation(id: string): Promise<LocalConversation | null>;
   conversationIds(): Promise<string[]>;
@@ -52,6 +54,14 @@ export interface SyncWrites {
   writeMemory(id: string, text: string): Promise<void>;
   editMemory(id: string, text: string): Promise<void>;
   deleteMemory(id: string): Promise<void>;
+  project(id: string): Promise<LocalProject | null>;
+  projectIds(): Promise<string[]>;
+  /** A project made elsewhere, under its id (its memory mode as chosen there). */
+  createProject(p: FoldedProject): Promise<void>;
+  updateProject(id: string, patch: Partial<Pick<FoldedProject, (typeof PROJECT_FIELDS)[number]>>): Promise<void>;
+  /** A project deleted elsewhere: its chats stay here, in no project (their own deletions sync as turns). */
+  deleteProject(id: string): Promise<void>;
+  moveConversation(conversationId: string, projectId: string | null): Promise<void>;
   /** The synced settings' values here (SYNCED_SETTINGS; null: never set on this device). */
   settings(): Promise<Readonly<Record<string, string | null>>>;
   setSetting(name: string, value: string): Promise<void>;
@@ -94,7 +104,38 @@ function conversationBodies(local: LocalConversation, f: FoldedConversation | nu
   for (const name of SWITCHES)
     if ((f ? f[name] : true) !== local[name])
       out.push({ kind: 'conversation.switched', conversationId: id, switch: name, on: local[name] });
+  if ((f?.projectId ?? null) !== local.projectId) out.push({ kind: 'conversation.moved', conversationId: id, projectId: local.projectId });
   return out;
+}
+
+function projectBodies(local: LocalProject | null, f: FoldedProject | 'deleted' | null, id: string): SyncEventBody[] {
+  if (f === 'deleted') return [];
+  if (!local) return f ? [{ kind: 'project.deleted', projectId: id }] : [];
+  if (!f) {
+    const { name, instructions, memory, useProfile } = local;
+    const created: SyncEventBody[] = [
+      {
+        kind: 'project.created',
+        projectId: id,
+        name,
+        instructions,
+        memory,
+        useProfile,
+        createdAt: Math.max(0, Math.round(local.createdAt)),
+      },
+    ];
+    return local.archived ? [...created, { kind: 'project.set', projectId: id, field: 'archived', value: true }] : created;
+  }
+  return PROJECT_FIELDS.filter((field) => f[field] !== local[field]).map((field) => ({
+    kind: 'project.set',
+    projectId: id,
+    field,
+    value: local[field],
+  }));
+}
+
+async function project(w: SyncWrites, fold: SyncFold, id: string): Promise<SyncEventBody[]> {
+  return projectBodies(await w.project(id), fold.project(id), id);
 }
 
 async function conversation(w: SyncWrites, fold: SyncFold, id: string): Promise<SyncEventBody[]> {
@@ -140,6 +181,7 @@ async function memory(w: SyncWrites, fold: SyncFold, id: string): Promise<SyncEv
  */
 async function everything(w: SyncWrites, fold: SyncFold, options: { readonly settings: boolean }): Promise<SyncEventBody[]> {
   const out: SyncEventBody[] = [];
+  for (const id of await w.projectIds()) out.push(...(await project(w, fold, id)));
   for (const id of await w.conversationIds()) {
     const local = await w.conversation(id);
     if (!local) continue;
@@ -161,12 +203,19 @@ async function apply(
   const deleted = new Set<string>();
   const memories = new Set<string>();
   const names = new Set<string>();
+  const projects = new Set<string>();
   for (const e of events) {
+    if (e.kind === 'project.created' || e.kind === 'project.set' || e.kind === 'project.deleted') projects.add(e.projectId);
     if (e.kind === 'setting.set' && SYNCED_SETTINGS.includes(e.name)) names.add(e.name);
     if ('conversationId' in e) conversations.add(e.conversationId);
     if (e.kind === 'turn.appended' || e.kind === 'turn.edited') turnIds.add(e.turnId);
     if (e.kind === 'turn.deleted') deleted.add(e.turnId);
     if (e.kind === 'memory.written' || e.kind === 'memory.edited' || e.kind === 'memory.deleted') memories.add(e.memoryId);
+  }
+  for (const id of projects) {
+    await reconcileProject(w, fold, id);
+    // Chats moved into a project that had not arrived yet follow it now.
+    for (const c of fold.conversationsIn(id)) conversations.add(c);
   }
   for (const id of conversations) await reconcileConversation(w, fold, id);
   const stored = new Map((await w.turns([...turnIds])).map((t) => [t.id, t]));
@@ -212,13 +261,31 @@ async function reconcileConversation(w: SyncWrites, fold: SyncFold, id: string):
   const f = fold.conversation(id);
   if (!f) return;
   const local = await w.conversation(id);
-  if (!local) return w.createConversation(f);
+  if (!local) return w.createConversation(f); // in its project when the project is here
   const patch: ConversationPatch = {
     ...(f.title !== local.title ? { title: f.title } : {}),
     ...(f.useMemory !== local.useMemory ? { useMemory: f.useMemory } : {}),
     ...(f.remember !== local.remember ? { remember: f.remember } : {}),
   };
   if (Object.keys(patch).length) await w.updateConversation(id, patch);
+  if (f.projectId !== local.projectId && (f.projectId === null || (await w.project(f.projectId))))
+    await w.moveConversation(id, f.projectId);
 }
 
-export const syncWritesDiff = { conversation, turns, deletedTurns, memory, settings, everything, apply };
+async function reconcileProject(w: SyncWrites, fold: SyncFold, id: string): Promise<void> {
+  const f = fold.project(id);
+  const local = await w.project(id);
+  if (f === 'deleted') {
+    if (local) await w.deleteProject(id);
+    return;
+  }
+  if (!f) return;
+  if (!local) {
+    await w.createProject(f);
+    return;
+  }
+  const patch = Object.fromEntries(PROJECT_FIELDS.filter((field) => f[field] !== local[field]).map((field) => [field, f[field]]));
+  if (Object.keys(patch).length) await w.updateProject(id, patch);
+}
+
+export const syncWritesDiff = { conversation, project, turns, deletedTurns, memory, settings, everything, apply };

@@ -10,6 +10,10 @@
  * - The first `conversation.created`, `turn.appended` or `memory.written` for an id (lowest hlc)
  *   fixes the record; a later one with the same id is a no-op, so the same history imported on two
  *   devices yields each turn once. An edit never creates a record.
+ * - Projects: the first `project.created` fixes the project (its memory mode never changes); each
+ *   of name, instructions, "use the profile" and archived is a register of its own; a
+ *   `project.deleted` tombstone wins over them, and a conversation whose project is deleted is in
+ *   no project (as deleting a project with "keep its chats" leaves it on the device that did it).
  * - A tombstone (`turn.deleted`, `memory.deleted`) wins over every edit and every append of that id,
  *   whatever the clocks, and a deleted turn takes with it every derived record made from it.
  * - `derived.recorded` is keyed by the hash of its `madeFrom`: the lowest hlc wins, later ones drop.
@@ -20,7 +24,8 @@
  * binds the id) keep whichever arrived first.
  */
 import { canonicalHash } from './canonicalHash';
-import type { SyncEvent } from './syncEvents';
+import type { PROJECT_FIELDS } from './syncEvents';
+import { type SyncEvent } from './syncEvents';
 
 type Value = string | number | boolean | null;
 type Of<K extends SyncEvent['kind']> = Extract<SyncEvent, { kind: K }>;
@@ -43,6 +48,16 @@ export interface FoldedTurn {
   readonly edited: boolean;
 }
 
+export interface FoldedProject {
+  readonly id: string;
+  readonly name: string;
+  readonly instructions: string;
+  readonly memory: 'shared' | 'project-only';
+  readonly useProfile: boolean;
+  readonly archived: boolean;
+  readonly createdAt: number;
+}
+
 export interface FoldedMemory {
   readonly id: string;
   readonly text: string;
@@ -62,12 +77,14 @@ export interface FoldedDerived {
 /** Arrays are sorted (by id, key or name) so the state serialises and hashes identically everywhere. */
 export interface SyncState {
   readonly conversations: readonly FoldedConversation[];
+  readonly projects: readonly FoldedProject[];
   readonly turns: readonly FoldedTurn[];
   readonly memories: readonly FoldedMemory[];
   readonly settings: readonly { readonly name: string; readonly value: Value }[];
   readonly derived: readonly FoldedDerived[];
   readonly deletedTurnIds: readonly string[];
   readonly deletedMemoryIds: readonly string[];
+  readonly deletedProjectIds: readonly string[];
 }
 
 interface Stamp {
@@ -113,6 +130,9 @@ export class SyncFold {
   private readonly memoryEdits = new Registers<Of<'memory.edited'>>();
   private readonly deletedMemories = new Set<string>();
   private readonly settings = new Registers<Of<'setting.set'>>();
+  private readonly projectsCreated = new Registers<Of<'project.created'>>(true);
+  private readonly projectFields = new Registers<Of<'project.set'>>();
+  private readonly deletedProjects = new Set<string>();
   private readonly derived = new Registers<Of<'derived.recorded'> & { readonly key: string }>(true);
 
   /** Adds events; returns how many were new (not seen before by id). */
@@ -158,6 +178,13 @@ export class SyncFold {
         return;
       case 'setting.set':
         return this.settings.offer(e.name, e);
+      case 'project.created':
+        return this.projectsCreated.offer(e.projectId, e);
+      case 'project.set':
+        return this.projectFields.offer(`${e.projectId}\u0000${e.field}`, e);
+      case 'project.deleted':
+        this.deletedProjects.add(e.projectId);
+        return;
       case 'device.checkpoint':
         return; // progress only: it changes no state
       case 'derived.recorded': {
@@ -170,15 +197,52 @@ export class SyncFold {
   /** One conversation as folded (null: no `conversation.created` for it yet). */
   conversation(id: string): FoldedConversation | null {
     const c = this.created.get(id);
-    if (!c) return null;
+    return c ? this.#conversation(c) : null;
+  }
+
+  #conversation(c: Of<'conversation.created'>): FoldedConversation {
+    const id = c.conversationId;
     const on = (name: 'useMemory' | 'remember') => this.switches.get(`${id}\u0000${name}`)?.on ?? true;
+    const projectId = this.moves.get(id)?.projectId ?? null;
     return {
       id,
       title: this.titles.get(id)?.title ?? c.title,
       createdAt: c.createdAt,
-      projectId: this.moves.get(id)?.projectId ?? null,
+      projectId: projectId !== null && this.deletedProjects.has(projectId) ? null : projectId,
       useMemory: on('useMemory'),
       remember: on('remember'),
+    };
+  }
+
+  /** The conversations the fold puts in this project. */
+  conversationsIn(projectId: string): string[] {
+    return [...this.created.byKey.values()]
+      .map((c) => this.#conversation(c))
+      .filter((c) => c.projectId === projectId)
+      .map((c) => c.id);
+  }
+
+  /** One project as folded: null when never created, 'deleted' after its tombstone. */
+  project(id: string): FoldedProject | 'deleted' | null {
+    if (this.deletedProjects.has(id)) return 'deleted';
+    const p = this.projectsCreated.get(id);
+    return p ? this.#project(p) : null;
+  }
+
+  #project(p: Of<'project.created'>): FoldedProject {
+    const field = (name: (typeof PROJECT_FIELDS)[number]) => this.projectFields.get(`${p.projectId}\u0000${name}`)?.value;
+    const name = field('name');
+    const instructions = field('instructions');
+    const useProfile = field('useProfile');
+    const archived = field('archived');
+    return {
+      id: p.projectId,
+      name: typeof name === 'string' ? name : p.name,
+      instructions: typeof instructions === 'string' ? instructions : p.instructions,
+      memory: p.memory,
+      useProfile: typeof useProfile === 'boolean' ? useProfile : p.useProfile,
+      archived: typeof archived === 'boolean' ? archived : false,
+      createdAt: p.createdAt,
     };
   }
 
@@ -213,17 +277,10 @@ export class SyncFold {
   }
 
   state(): SyncState {
-    const conversations = [...this.created.byKey.values()].map((c): FoldedConversation => {
-      const on = (name: 'useMemory' | 'remember') => this.switches.get(`${c.conversationId}\u0000${name}`)?.on ?? true;
-      return {
-        id: c.conversationId,
-        title: this.titles.get(c.conversationId)?.title ?? c.title,
-        createdAt: c.createdAt,
-        projectId: this.moves.get(c.conversationId)?.projectId ?? null,
-        useMemory: on('useMemory'),
-        remember: on('remember'),
-      };
-    });
+    const conversations = [...this.created.byKey.values()].map((c) => this.#conversation(c));
+    const projects = [...this.projectsCreated.byKey.values()]
+      .filter((p) => !this.deletedProjects.has(p.projectId))
+      .map((p) => this.#project(p));
     const turns = [...this.appended.byKey.values()]
       .filter((t) => !this.deletedTurns.has(t.turnId))
       .map((t): FoldedTurn => {
@@ -250,12 +307,14 @@ export class SyncFold {
     const settings = sortedStrings(this.settings.byKey.keys()).map((name) => ({ name, value: this.settings.get(name)!.value }));
     return {
       conversations: conversations.sort(byId),
+      projects: projects.sort(byId),
       turns: turns.sort(byId),
       memories: memories.sort(byId),
       settings,
       derived,
       deletedTurnIds: sortedStrings(this.deletedTurns),
       deletedMemoryIds: sortedStrings(this.deletedMemories),
+      deletedProjectIds: sortedStrings(this.deletedProjects),
     };
   }
 }

@@ -24,6 +24,9 @@ const base = {
 /** Per-conversation switches (memory use and remembering), each last-writer-wins on its own. */
 export const CONVERSATION_SWITCHES = ['useMemory', 'remember'] as const;
 
+/** What can change of a project after creation, each last-writer-wins on its own (never its memory mode). */
+export const PROJECT_FIELDS = ['name', 'instructions', 'useProfile', 'archived'] as const;
+
 export const syncEventSchema = z
   .discriminatedUnion('kind', [
     z.strictObject({ ...base, kind: z.literal('conversation.created'), conversationId: entityId, title: text, createdAt: epochMs }),
@@ -36,6 +39,24 @@ export const syncEventSchema = z
       on: z.boolean(),
     }),
     z.strictObject({ ...base, kind: z.literal('conversation.moved'), conversationId: entityId, projectId: entityId.nullable() }),
+    z.strictObject({
+      ...base,
+      kind: z.literal('project.created'),
+      projectId: entityId,
+      name: text,
+      instructions: text,
+      memory: z.enum(['shared', 'project-only']),
+      useProfile: z.boolean(),
+      createdAt: epochMs,
+    }),
+    z.strictObject({
+      ...base,
+      kind: z.literal('project.set'),
+      projectId: entityId,
+      field: z.enum(PROJECT_FIELDS),
+      value: z.union([text, z.boolean()]),
+    }),
+    z.strictObject({ ...base, kind: z.literal('project.deleted'), projectId: entityId }),
     z.strictObject({
       ...base,
       kind: z.literal('turn.appended'),
