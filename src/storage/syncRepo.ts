@@ -78,6 +78,17 @@ export class SqlSyncLog implements SyncLogStore {
     });
   }
 
+  forgetOldTitles(conversationId: string, beforeHlc: string): Promise<void> {
+    return this.db.transaction(async (tx) => {
+      await tx.exec(
+        `UPDATE sync_log SET body = json_set(body, '$.title', '') WHERE kind IN ('conversation.created', 'conversation.renamed')
+           AND json_extract(body, '$.conversationId') = ? AND hlc < ? AND json_extract(body, '$.title') <> ''`,
+        [conversationId, beforeHlc],
+      );
+      if (tx.changes() > 0) tx.contentRemoved?.();
+    });
+  }
+
   async state(): Promise<SyncStateRecord> {
     const rows = await this.db.query<{ key: string; value: string }>('SELECT key, value FROM sync_state');
     const get = (k: string) => rows.find((r) => r.key === k)?.value ?? null;

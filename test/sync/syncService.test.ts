@@ -575,4 +575,41 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     expect((await b.engine.conversations.list()).find((c) => c.id === 'c-ch1')?.projectId).toBeNull();
     expect(await b.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
   }, 120_000);
+  it('Forget on one device removes the turns, the title words and the hand-written memory on the other', async () => {
+    const [a, b] = await paired();
+    const word = uniqueWord();
+    const [kept, gone] = await chat(a, 'c-forget', [uniqueWord(), word], `Plans for ${word} weekend`);
+    const memory = await a.engine.profile.addMemory(`Keeps the ${word} key under the mat.`);
+    await a.engine.sync.syncNow();
+    await vi.waitFor(
+      async () => {
+        await b.engine.sync.syncNow();
+        expect(await b.store.getMessage(gone!)).not.toBeNull();
+        expect((await b.engine.profile.list()).map((p) => p.id)).toContain(memory.id);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+
+    const candidates = await a.engine.memory.forgetPreview(word);
+    expect(candidates.map((c) => c.kind)).toEqual(expect.arrayContaining(['turn', 'title']));
+    await a.engine.memory.forget(
+      candidates.map((c) => ({ kind: c.kind, id: c.id })),
+      word,
+    );
+    expect(await a.store.getMessage(gone!)).toBeNull();
+    await a.engine.sync.syncNow();
+    await vi.waitFor(
+      async () => {
+        await b.engine.sync.syncNow();
+        expect(await b.store.getMessage(gone!)).toBeNull();
+        expect((await b.engine.conversations.list()).find((c) => c.id === 'c-forget')?.title).not.toContain(word);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    expect(await b.store.getMessage(kept!)).not.toBeNull();
+    expect(await b.engine.conversations.search(word)).toEqual([]);
+    expect(JSON.stringify(await b.engine.profile.list())).not.toContain(word);
+    expect(await logHolds(b, word)).toBe(0);
+    expect(await b.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
+  }, 120_000);
 });

@@ -198,6 +198,10 @@ export class SyncService {
   noteMemory(id: string): void {
     this.#note((s) => syncWritesDiff.memory(this.#d.writes, s.fold, id));
   }
+  /** Compares every synced conversation and hand-written memory with the store (after Forget, which changes many at once). */
+  noteSweep(): void {
+    this.#note((s) => syncWritesDiff.sweep(this.#d.writes, s.fold));
+  }
   noteProject(id: string): void {
     this.#note((s) => syncWritesDiff.project(this.#d.writes, s.fold, id));
   }
@@ -394,6 +398,7 @@ export class SyncService {
       if (this.#checkpointTotal > 0)
         this.#setStatus({ ...this.#status, state: 'syncing', progress: { turns: s.fold.liveTurns, total: this.#checkpointTotal } });
     }
+    await this.#forgetOldTitles(s, fresh);
     if (s.offset === from) s.offset = next;
     await this.#d.log.setState({ offset: s.offset, hlc: s.clock.current() });
     const message = bad ? `${bad} synced item(s) could not be opened with this phrase and were skipped.` : this.#status.message;
@@ -407,8 +412,17 @@ export class SyncService {
     s.fold.add(events);
     for (const e of events) if (e.kind === 'turn.deleted') await this.#d.log.forgetText('turn', e.turnId);
     for (const e of events) if (e.kind === 'memory.deleted') await this.#d.log.forgetText('memory', e.memoryId);
+    await this.#forgetOldTitles(s, events);
     await this.#d.log.setState({ hlc: s.clock.current() });
     this.#setStatus({ ...this.#status, state: 'syncing', pending: await this.#d.log.outboxCount() });
+  }
+
+  /** After renames: the titles they replaced leave the log (SyncLogStore.forgetOldTitles). */
+  async #forgetOldTitles(s: Session, events: readonly SyncEvent[]): Promise<void> {
+    for (const id of new Set(events.flatMap((e) => (e.kind === 'conversation.renamed' ? [e.conversationId] : [])))) {
+      const winner = s.fold.titleHlc(id);
+      if (winner) await this.#d.log.forgetOldTitles(id, winner);
+    }
   }
 
   async #failed(s: Session, error: unknown): Promise<void> {

@@ -388,6 +388,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
         databaseBytes: async () => (await store.stats()).databaseBytes,
         clock,
         newId: makeId,
+        synced: { noteTurnsDeleted: (ids) => synced.noteTurnsDeleted(ids), noteSweep: () => sync?.noteSweep() },
         changed: (options) => {
           if (options?.turns) {
             lifecycle.reevaluate(); // episodes that lost turns are raw again: the policy re-derives them

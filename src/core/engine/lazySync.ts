@@ -34,6 +34,7 @@ export type SyncControl = Pick<
   | 'noteMemory'
   | 'noteSettings'
   | 'noteProject'
+  | 'noteSweep'
 >;
 
 export class LazySync implements SyncControl {
@@ -120,5 +121,8 @@ export class LazySync implements SyncControl {
   }
   noteProject(id: string): void {
     this.#service?.noteProject(id);
+  }
+  noteSweep(): void {
+    this.#service?.noteSweep();
   }
 }

@@ -191,6 +191,15 @@ async function everything(w: SyncWrites, fold: SyncFold, options: { readonly set
   return options.settings ? [...out, ...(await settings(w, fold))] : out;
 }
 
+/** What changed of every conversation and hand-written memory the fold holds (titles redacted, memories removed). */
+async function sweep(w: SyncWrites, fold: SyncFold): Promise<SyncEventBody[]> {
+  const state = fold.state();
+  const out: SyncEventBody[] = [];
+  for (const c of state.conversations) out.push(...(await conversation(w, fold, c.id)));
+  for (const m of state.memories) out.push(...(await memory(w, fold, m.id)));
+  return out;
+}
+
 /** Brings the records `events` touched to what the fold says (the fold already holds the events). */
 async function apply(
   w: SyncWrites,
@@ -288,4 +297,4 @@ async function reconcileProject(w: SyncWrites, fold: SyncFold, id: string): Prom
   if (Object.keys(patch).length) await w.updateProject(id, patch);
 }
 
-export const syncWritesDiff = { conversation, project, turns, deletedTurns, memory, settings, everything, apply };
+export const syncWritesDiff = { conversation, project, turns, deletedTurns, memory, settings, everything, sweep, apply };

@@ -87,6 +87,11 @@ export interface ExplorerServiceDeps {
    * conversation was renamed.
    */
   readonly changed: (options?: { readonly turns?: boolean; readonly answers?: boolean; readonly conversations?: boolean }) => void;
+  /**
+   * Sync (off: absent or a no-op): turns deleted here, and after Forget a sweep that records every
+   * synced conversation title and hand-written memory Forget changed or removed.
+   */
+  readonly synced?: { noteTurnsDeleted(turnIds: readonly string[]): void; noteSweep(): void };
 }
 
 export class ExplorerService {
@@ -236,6 +241,7 @@ export class ExplorerService {
 
   async #turnsDeleted(ids: readonly string[]): Promise<void> {
     for (const t of ids) await this.#d.indexes.turn.remove(t);
+    if (ids.length) this.#d.synced?.noteTurnsDeleted(ids);
   }
 
   /**
@@ -446,6 +452,7 @@ export class ExplorerService {
     const result = await this.#ex.forget(items, this.#now(), about);
     this.#d.resetLifecycle();
     await this.#turnsDeleted(result.deletedTurnIds);
+    this.#d.synced?.noteSweep(); // titles redacted and memories forgotten: sync compares what it holds
     await this.#resummarise(result.sceneIds);
     this.#d.changed({ turns: result.deletedTurnIds.length > 0, answers: true, conversations: result.deleted.title > 0 });
     return { deleted: result.deleted };

@@ -214,6 +214,11 @@ export class SyncFold {
     };
   }
 
+  /** The clock of the rename that wins for a conversation (null: never renamed). */
+  titleHlc(id: string): string | null {
+    return this.titles.get(id)?.hlc ?? null;
+  }
+
   /** The conversations the fold puts in this project. */
   conversationsIn(projectId: string): string[] {
     return [...this.created.byKey.values()]

@@ -47,6 +47,11 @@ export interface SyncLogStore {
   reupload(): Promise<number>;
   /** Deleted means gone: blanks the text of a turn's (or memory's) events, keeping that they existed. */
   forgetText(kind: 'turn' | 'memory', id: string): Promise<void>;
+  /**
+   * A conversation's titles older than the rename that now wins (`beforeHlc`) can never show again:
+   * they are blanked, so a title Forget redacted does not stay in the log.
+   */
+  forgetOldTitles(conversationId: string, beforeHlc: string): Promise<void>;
   state(): Promise<SyncStateRecord>;
   setState(patch: Partial<SyncStateRecord>): Promise<void>;
   /** Leaving sync: the log and the state go; the memory itself stays. */
