@@ -116,7 +116,7 @@ describe('SyncFold', () => {
       { name: 'answerLength', value: 'long' },
       { name: 'memoryEnabled', value: true },
     ]);
-    expect(state.memories).toEqual([{ id: 'm1', text: 'Prefers metric units.', edited: true }]);
+    expect(state.memories).toEqual([{ id: 'm1', text: 'Prefers metric units.', edited: true, fromTurnId: null, reason: null }]);
   });
 
   it('breaks an exact clock tie by device id', () => {
@@ -158,6 +158,38 @@ describe('SyncFold', () => {
       occurredAt: T0 + 3 * 60_000,
     });
     expect(foldEvents([...mixedHistory(), again]).turns.some((t) => t.id === 't3')).toBe(false);
+  });
+
+  it('a memory asked for in a message goes with that message, in either arrival order', () => {
+    const laptop = new TestDevice('laptop', T0);
+    const events = [
+      laptop.emit({ kind: 'conversation.created', conversationId: 'c9', title: 'Diet', createdAt: T0 }),
+      laptop.emit({
+        kind: 'turn.appended',
+        conversationId: 'c9',
+        turnId: 'u9',
+        role: 'user',
+        text: 'Remember that I am vegetarian.',
+        occurredAt: T0,
+      }),
+      laptop.emit({ kind: 'memory.written', memoryId: 'm9', text: 'Is vegetarian.', fromTurnId: 'u9' }),
+      laptop.emit({ kind: 'memory.written', memoryId: 'm10', text: 'Lives in Lisbon.', reason: 'imported from ChatGPT (about)' }),
+    ];
+    const before = foldEvents(events);
+    expect(before.memories.map((m) => [m.id, m.fromTurnId, m.reason])).toEqual([
+      ['m10', null, 'imported from ChatGPT (about)'],
+      ['m9', 'u9', null],
+    ]);
+    const deletion = laptop.emit({ kind: 'turn.deleted', turnId: 'u9' });
+    for (const order of [
+      [...events, deletion],
+      [deletion, ...events],
+    ]) {
+      const fold = new SyncFold();
+      fold.add(order);
+      expect(fold.memory('m9')).toBe('deleted');
+      expect(fold.state().memories.map((m) => m.id)).toEqual(['m10']);
+    }
   });
 
   it('derived records: the first writer per madeFrom wins, whatever the turn order in madeFrom', () => {

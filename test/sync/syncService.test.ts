@@ -612,4 +612,46 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     expect(await logHolds(b, word)).toBe(0);
     expect(await b.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
   }, 120_000);
+  it('memories asked for in a message and memories imported from another assistant sync; the first goes with its message', async () => {
+    const [a, b] = await paired();
+    await a.engine.conversations.create({ id: 'c-diet', title: 'Dinner plans' });
+    const asked = await a.engine.conversations.send({
+      id: randomUUID(),
+      conversationId: 'c-diet',
+      content: 'Remember that I am vegetarian and allergic to walnuts.',
+    });
+    await a.engine.profile.importMemories({ source: 'ChatGPT', items: [{ text: 'Lives in Lisbon since 2021.', kind: 'about', at: null }] });
+    const onA = await a.engine.profile.list();
+    const fromMessage = onA.find((p) => /vegetarian/.test(p.value))!;
+    const imported = onA.find((p) => /Lisbon/.test(p.value))!;
+    expect(fromMessage.evidence).toEqual([`message:${asked.id}`]);
+    await a.engine.sync.syncNow();
+    await vi.waitFor(
+      async () => {
+        await b.engine.sync.syncNow();
+        expect((await b.engine.profile.list()).map((p) => p.id)).toEqual(expect.arrayContaining([fromMessage.id, imported.id]));
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    const onB = await b.engine.profile.list();
+    expect(onB.find((p) => p.id === fromMessage.id)?.evidence).toEqual([`message:${asked.id}`]);
+    // The import's origin travels: B's history says where the memory came from.
+    expect(onB.find((p) => p.id === imported.id)?.history.find((h) => h.op === 'add')?.reason).toBe(
+      onA.find((p) => p.id === imported.id)?.history.find((h) => h.op === 'add')?.reason,
+    );
+
+    // Deleting the message on A takes its memory away on both devices.
+    await a.engine.conversations.deleteMessage(asked.id);
+    expect((await a.engine.profile.list()).map((p) => p.id)).not.toContain(fromMessage.id);
+    await a.engine.sync.syncNow();
+    await vi.waitFor(
+      async () => {
+        await b.engine.sync.syncNow();
+        expect((await b.engine.profile.list()).map((p) => p.id)).not.toContain(fromMessage.id);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    expect((await b.engine.profile.list()).map((p) => p.id)).toContain(imported.id);
+    expect(await b.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
+  }, 120_000);
 });

@@ -260,7 +260,11 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     },
     llm: () => llm.current,
     emit,
-    remember: (message) => saved.rememberFrom(message),
+    remember: async (message) => {
+      const item = await saved.rememberFrom(message);
+      if (item) sync?.noteMemory(item.id);
+      return item;
+    },
     synced,
   });
   const projects = deps.projects

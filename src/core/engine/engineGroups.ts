@@ -162,7 +162,11 @@ export function profileGroup(p: EngineParts): ProfileApi {
     },
     fromMessages: () => p.saved.fromMessages(),
     knownMemories: (texts) => p.carry.known(texts),
-    importMemories: (request) => p.carry.import(request),
+    importMemories: async (request) => {
+      const result = await p.carry.import(request);
+      p.sync?.noteSweep();
+      return result;
+    },
     exportMemories: (format) => p.carry.export(format),
     summary: () => p.summaries.view(),
     makeSummary: () => p.summaries.make(),

@@ -100,6 +100,16 @@ export class SavedMemories {
   }
 
   /**
+   * A memory saved on another device (sync), under its id: tied to the message it was asked for in
+   * (`fromTurnId`, so deleting that message deletes it here too), or with the reason it was saved
+   * there (imported from another assistant), or as written by the person there.
+   */
+  async adopt(memory: { id: string; text: string; fromTurnId: string | null; reason: string | null }): Promise<ProfileItem> {
+    if (memory.fromTurnId) return this.#save(memory.text, [messageEvidence(memory.fromTurnId)], ASKED_IN_MESSAGE, memory.id);
+    return this.#save(memory.text, [], memory.reason ?? 'added by the user on another device', memory.id);
+  }
+
+  /**
    * Saves what `message` explicitly asks to be remembered, tied to it; null when it asks nothing,
    * or what it asks is too long to be one memory. A message already tied to a memory (a send
    * retried under the same id) gets no second one.

@@ -7,7 +7,8 @@
 import { RecollectError } from '../base/errors';
 import type { MemoryStore, MetaStore } from '../base/store';
 import type { Message } from '../base/types';
-import type { KnowledgeStore, ProfileItem } from '../synthesis/knowledge';
+import { MESSAGE_EVIDENCE, type KnowledgeStore, type ProfileItem } from '../synthesis/knowledge';
+import { importedFrom } from '../base/carriedMemory';
 import type { ExplorerService } from '../explorer/ExplorerService';
 import type { EngineEvent } from '../protocol';
 import type { Conversations } from './Conversations';
@@ -37,10 +38,20 @@ const asTurn = (m: Message): LocalTurn => ({
 });
 
 /** A memory the person wrote by hand: explicit, theirs, tied to no episode or message. */
-const handWritten = (p: ProfileItem) => p.kind === 'explicit' && p.editedByUser && p.evidence.length === 0 && p.status === 'active';
+/**
+ * A memory the person saved: written by hand, asked for in one message ("remember that …"), or
+ * imported from another assistant — explicit, theirs, tied to no episode. What synthesis made is
+ * derived and synced another way.
+ */
+const saved = (p: ProfileItem) =>
+  p.kind === 'explicit' &&
+  p.editedByUser &&
+  p.status === 'active' &&
+  p.evidence.length <= 1 &&
+  p.evidence.every((e) => e.startsWith(MESSAGE_EVIDENCE));
 
 export function syncWrites(p: SyncWiringParts): SyncWrites {
-  const memories = async () => (p.knowledge ? (await p.knowledge.profileItems()).filter(handWritten) : []);
+  const memories = async () => (p.knowledge ? (await p.knowledge.profileItems()).filter(saved) : []);
   const explorer = () => {
     const ex = p.explorer();
     if (!ex) throw new RecollectError('INTERNAL', 'Synced memory edits need the memory explorer.');
@@ -68,7 +79,12 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
     turnCount: () => p.store.countItems('message'),
     async memory(id) {
       const m = (await memories()).find((item) => item.id === id);
-      return m ? { id, text: m.value } : null;
+      if (!m) return null;
+      const fromTurnId = m.evidence[0]?.slice(MESSAGE_EVIDENCE.length) ?? null;
+      // Only an import's reason travels (it says where the memory came from); the others are implied.
+      const added = fromTurnId ? null : (await p.knowledge!.profileHistory(id)).find((h) => h.op === 'add');
+      const reason = added && importedFrom(added.reason) ? added.reason : null;
+      return { id, text: m.value, fromTurnId, reason };
     },
     memoryIds: async () => (await memories()).map((m) => m.id),
     async project(id) {
@@ -110,7 +126,7 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
     },
     replaceTurn: async (t) => void (await p.conversations.replaceText(t.id, t.text)),
     deleteTurn: async (id) => void (await p.conversations.deleteMessage(id)),
-    writeMemory: async (id, text) => void (await p.saved.add(text, id)),
+    writeMemory: async (memory) => void (await p.saved.adopt(memory)),
     editMemory: (id, text) => explorer().editProfileItem(id, text),
     deleteMemory: (id) => explorer().deleteProfileItem(id),
     async settings() {

@@ -12,7 +12,7 @@
  * synthesis made is derived and not synced in this step. Projects are synced (created, edited,
  * archived, deleted) and so is which project a conversation is in (`conversation.moved`).
  */
-import type { FoldedConversation, FoldedProject, FoldedTurn, SyncFold } from '../sync/SyncFold';
+import type { FoldedConversation, FoldedMemory, FoldedProject, FoldedTurn, SyncFold } from '../sync/SyncFold';
 import { PROJECT_FIELDS, type SyncEvent, type SyncEventBody } from '../sync/syncEvents';
 
 export interface LocalConversation {
@@ -34,6 +34,14 @@ export interface LocalTurn {
   readonly occurredAt: number;
 }
 
+/** A memory the person saved (written, asked for in a message, or imported), as sync sees it. */
+export interface LocalMemory {
+  readonly id: string;
+  readonly text: string;
+  readonly fromTurnId: string | null;
+  readonly reason: string | null;
+}
+
 export type LocalProject = Omit<FoldedProject, 'createdAt'> & { readonly createdAt: number };
 
 export interface SyncWrites {
@@ -43,7 +51,7 @@ export interface SyncWrites {
   /** The turns of these ids that are stored. */
   turns(ids: readonly string[]): Promise<LocalTurn[]>;
   turnCount(): Promise<number>;
-  memory(id: string): Promise<{ readonly id: string; readonly text: string } | null>;
+  memory(id: string): Promise<LocalMemory | null>;
   memoryIds(): Promise<string[]>;
   createConversation(c: FoldedConversation): Promise<void>;
   updateConversation(id: string, patch: ConversationPatch): Promise<void>;
@@ -51,7 +59,7 @@ export interface SyncWrites {
   /** A turn whose text changed elsewhere (turn.edited) takes the winning text in place. */
   replaceTurn(turn: FoldedTurn): Promise<void>;
   deleteTurn(id: string): Promise<void>;
-  writeMemory(id: string, text: string): Promise<void>;
+  writeMemory(memory: FoldedMemory): Promise<void>;
   editMemory(id: string, text: string): Promise<void>;
   deleteMemory(id: string): Promise<void>;
   project(id: string): Promise<LocalProject | null>;
@@ -169,7 +177,16 @@ function deletedTurns(fold: SyncFold, ids: readonly string[]): SyncEventBody[] {
 async function memory(w: SyncWrites, fold: SyncFold, id: string): Promise<SyncEventBody[]> {
   const local = await w.memory(id);
   const f = fold.memory(id);
-  if (local && f === null) return [{ kind: 'memory.written', memoryId: id, text: local.text }];
+  if (local && f === null)
+    return [
+      {
+        kind: 'memory.written',
+        memoryId: id,
+        text: local.text,
+        ...(local.fromTurnId ? { fromTurnId: local.fromTurnId } : {}),
+        ...(local.reason ? { reason: local.reason } : {}),
+      },
+    ];
   if (local && typeof f === 'object' && f && f.text !== local.text) return [{ kind: 'memory.edited', memoryId: id, text: local.text }];
   if (!local && typeof f === 'object' && f) return [{ kind: 'memory.deleted', memoryId: id }];
   return [];
@@ -191,12 +208,12 @@ async function everything(w: SyncWrites, fold: SyncFold, options: { readonly set
   return options.settings ? [...out, ...(await settings(w, fold))] : out;
 }
 
-/** What changed of every conversation and hand-written memory the fold holds (titles redacted, memories removed). */
+/** What changed of every conversation the fold holds and of every saved memory (titles redacted, memories removed or imported). */
 async function sweep(w: SyncWrites, fold: SyncFold): Promise<SyncEventBody[]> {
   const state = fold.state();
   const out: SyncEventBody[] = [];
   for (const c of state.conversations) out.push(...(await conversation(w, fold, c.id)));
-  for (const m of state.memories) out.push(...(await memory(w, fold, m.id)));
+  for (const id of new Set([...state.memories.map((m) => m.id), ...(await w.memoryIds())])) out.push(...(await memory(w, fold, id)));
   return out;
 }
 
@@ -254,7 +271,7 @@ async function apply(
     if (f === 'deleted') {
       if (local) await w.deleteMemory(id);
       await forget('memory', id);
-    } else if (f && !local) await w.writeMemory(id, f.text);
+    } else if (f && !local) await w.writeMemory(f);
     else if (f && local && local.text !== f.text) await w.editMemory(id, f.text);
   }
   if (names.size) {

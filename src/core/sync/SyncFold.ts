@@ -15,7 +15,8 @@
  *   `project.deleted` tombstone wins over them, and a conversation whose project is deleted is in
  *   no project (as deleting a project with "keep its chats" leaves it on the device that did it).
  * - A tombstone (`turn.deleted`, `memory.deleted`) wins over every edit and every append of that id,
- *   whatever the clocks, and a deleted turn takes with it every derived record made from it.
+ *   whatever the clocks, and a deleted turn takes with it every derived record made from it and a
+ *   memory asked for in it.
  * - `derived.recorded` is keyed by the hash of its `madeFrom`: the lowest hlc wins, later ones drop.
  *
  * Each rule keeps the minimum or maximum of a total order, or a set union, so adding events in any
@@ -62,6 +63,8 @@ export interface FoldedMemory {
   readonly id: string;
   readonly text: string;
   readonly edited: boolean;
+  readonly fromTurnId: string | null;
+  readonly reason: string | null;
 }
 
 export interface FoldedDerived {
@@ -262,11 +265,19 @@ export class SyncFold {
 
   /** One hand-written memory as folded: null when never written, 'deleted' after its tombstone. */
   memory(id: string): FoldedMemory | 'deleted' | null {
-    if (this.deletedMemories.has(id)) return 'deleted';
     const m = this.written.get(id);
-    if (!m) return null;
-    const edit = this.memoryEdits.get(id);
-    return { id, text: edit?.text ?? m.text, edited: !!edit };
+    if (this.deletedMemories.has(id) || (m && this.#goneWithTurn(m))) return 'deleted';
+    return m ? this.#memory(m) : null;
+  }
+
+  /** A memory asked for in a message goes with that message. */
+  #goneWithTurn(m: Of<'memory.written'>): boolean {
+    return m.fromTurnId !== undefined && this.deletedTurns.has(m.fromTurnId);
+  }
+
+  #memory(m: Of<'memory.written'>): FoldedMemory {
+    const edit = this.memoryEdits.get(m.memoryId);
+    return { id: m.memoryId, text: edit?.text ?? m.text, edited: !!edit, fromTurnId: m.fromTurnId ?? null, reason: m.reason ?? null };
   }
 
   /** A setting's latest value (undefined: never set through sync). */
@@ -294,11 +305,8 @@ export class SyncFold {
         return { id: t.turnId, conversationId, role, text: edit?.text ?? t.text, occurredAt, edited: edit !== undefined };
       });
     const memories = [...this.written.byKey.values()]
-      .filter((m) => !this.deletedMemories.has(m.memoryId))
-      .map((m): FoldedMemory => {
-        const edit = this.memoryEdits.get(m.memoryId);
-        return { id: m.memoryId, text: edit?.text ?? m.text, edited: edit !== undefined };
-      });
+      .filter((m) => !this.deletedMemories.has(m.memoryId) && !this.#goneWithTurn(m))
+      .map((m) => this.#memory(m));
     const derived = [...this.derived.byKey.values()]
       .filter((d) => !d.madeFrom.turnIds.some((id) => this.deletedTurns.has(id)))
       .map((d): FoldedDerived => ({

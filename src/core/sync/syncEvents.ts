@@ -68,7 +68,16 @@ export const syncEventSchema = z
     }),
     z.strictObject({ ...base, kind: z.literal('turn.edited'), turnId: entityId, text }),
     z.strictObject({ ...base, kind: z.literal('turn.deleted'), turnId: entityId }),
-    z.strictObject({ ...base, kind: z.literal('memory.written'), memoryId: entityId, text }),
+    z.strictObject({
+      ...base,
+      kind: z.literal('memory.written'),
+      memoryId: entityId,
+      text,
+      /** A memory asked for in a message ("remember that …"): it goes when that turn is deleted, on every device. */
+      fromTurnId: entityId.optional(),
+      /** Why it was saved, as its history says (e.g. imported from another assistant). */
+      reason: z.string().max(500).optional(),
+    }),
     z.strictObject({ ...base, kind: z.literal('memory.edited'), memoryId: entityId, text }),
     z.strictObject({ ...base, kind: z.literal('memory.deleted'), memoryId: entityId }),
     z.strictObject({
