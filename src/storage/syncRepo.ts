@@ -6,7 +6,7 @@ import type { Sql } from '../core/base/sql';
 import { parseSyncEvent, type SyncEvent } from '../core/sync/syncEvents';
 import type { SyncLogStore, SyncOrigin, SyncStateRecord } from '../core/sync/syncPorts';
 
-const STATE_KEYS = ['deviceId', 'ownerId', 'relayUrl', 'offset', 'hlc', 'lastSyncedAt', 'retiring'] as const;
+const STATE_KEYS = ['deviceId', 'ownerId', 'relayUrl', 'offset', 'hlc', 'lastSyncedAt', 'retiring', 'shareEndpoint'] as const;
 
 export class SqlSyncLog implements SyncLogStore {
   constructor(private readonly db: Sql) {}
@@ -101,6 +101,7 @@ export class SqlSyncLog implements SyncLogStore {
       hlc: get('hlc'),
       lastSyncedAt: at === null ? null : Number(at),
       retiring: get('retiring'),
+      shareEndpoint: get('shareEndpoint'),
     };
   }
 

@@ -654,4 +654,47 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     expect((await b.engine.profile.list()).map((p) => p.id)).toContain(imported.id);
     expect(await b.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
   }, 120_000);
+  it('the endpoint key stays on the device unless "also sync the endpoint key" is ticked, and stops going when it is unticked', async () => {
+    const [a, b, phrase] = await paired();
+    const key = `sk-${uniqueWord()}`;
+    await a.engine.settings.saveLlm({ baseUrl: 'http://127.0.0.1:9/v1', model: 'small-model', apiKey: key });
+    await chat(a, 'c-key', [uniqueWord()]);
+    await a.engine.sync.syncNow();
+    await b.engine.sync.syncNow();
+    expect((await b.engine.settings.llm()).configured).toBe(false);
+    expect(await logHolds(a, key)).toBe(0);
+
+    expect((await a.engine.sync.shareEndpoint(true)).sharesEndpoint).toBe(true);
+    await vi.waitFor(
+      async () => {
+        await b.engine.sync.syncNow();
+        expect(await b.engine.settings.llm()).toMatchObject({ baseUrl: 'http://127.0.0.1:9/v1', model: 'small-model', hasKey: true });
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    // A new key on A follows while sharing.
+    const key2 = `sk-${uniqueWord()}`;
+    await a.engine.settings.saveLlm({ baseUrl: 'http://127.0.0.1:9/v1', model: 'bigger-model', apiKey: key2 });
+    await a.engine.sync.syncNow();
+    await vi.waitFor(
+      async () => {
+        await b.engine.sync.syncNow();
+        expect((await b.engine.settings.llm()).model).toBe('bigger-model');
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+
+    // Unticked: a device joining later does not get the endpoint.
+    expect((await a.engine.sync.shareEndpoint(false)).sharesEndpoint).toBe(false);
+    const c = await device();
+    await c.engine.sync.join({ phrase, relayUrl });
+    await c.engine.sync.syncNow();
+    expect((await c.engine.conversations.list()).map((x) => x.id)).toContain('c-key');
+    expect((await c.engine.settings.llm()).configured).toBe(false);
+    // B keeps what it was given; B's own later endpoint is not sent back (B does not share).
+    await b.engine.settings.saveLlm({ baseUrl: 'http://127.0.0.1:8/v1', model: 'b-model', apiKey: null });
+    await b.engine.sync.syncNow();
+    await a.engine.sync.syncNow();
+    expect((await a.engine.settings.llm()).model).toBe('bigger-model');
+  }, 120_000);
 });

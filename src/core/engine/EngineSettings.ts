@@ -178,6 +178,11 @@ export class EngineSettings {
 
   // ---- the LLM endpoint --------------------------------------------------------------------
 
+  /** The endpoint as stored, key included: only for sync's "also sync the endpoint key" (never to the UI). */
+  async storedLlm(): Promise<LlmSettings | null> {
+    return (await this.#deps.settings?.loadLlm()) ?? null;
+  }
+
   async llmSettings(): Promise<LlmSettingsView> {
     return viewOf((await this.#deps.settings?.loadLlm()) ?? null);
   }

@@ -154,6 +154,24 @@ export class SyncService {
     return { phrase, status };
   }
 
+  /** "Also sync the endpoint key" (SyncApi.shareEndpoint). */
+  async shareEndpoint(on: boolean): Promise<SyncStatus> {
+    const s = this.#session;
+    if (!s) throw new RecollectError('INVALID_INPUT', 'Turn sync on first: the endpoint key can only be shared with devices in sync.');
+    if (typeof on !== 'boolean') throw new RecollectError('INVALID_INPUT', 'Say whether to share the endpoint key: on or off.');
+    await this.#serial(async () => {
+      await this.#d.log.setState({ shareEndpoint: on ? '1' : null });
+      this.#setStatus({ ...this.#status, sharesEndpoint: on });
+      await this.#record(s, await syncWritesDiff.endpoint(this.#d.writes, s.fold, on));
+    });
+    return this.syncNow();
+  }
+
+  /** The endpoint was saved here: sent again if this device shares it. */
+  noteEndpoint(): void {
+    if (this.#status.sharesEndpoint) this.#note((s) => syncWritesDiff.endpoint(this.#d.writes, s.fold, true));
+  }
+
   async leave(): Promise<SyncStatus> {
     this.stop();
     await this.#serial(async () => {
@@ -263,7 +281,14 @@ export class SyncService {
       cancelSleep: null,
     };
     this.#session = s;
-    this.#setStatus({ ...OFF, state: 'syncing', relayUrl, pending: await this.#d.log.outboxCount(), lastSyncedAt: state.lastSyncedAt });
+    this.#setStatus({
+      ...OFF,
+      state: 'syncing',
+      relayUrl,
+      pending: await this.#d.log.outboxCount(),
+      lastSyncedAt: state.lastSyncedAt,
+      sharesEndpoint: state.shareEndpoint === '1',
+    });
     if (run) void this.#run(s);
     return s;
   }

@@ -255,7 +255,11 @@ export function settingsGroup(p: EngineParts, hooks: EngineHooks): SettingsApi {
     answerSettings: () => s.answerSettings(),
     setAnswerSettings: (settings) => settingNoted(p, s.setAnswerSettings(settings)),
     llm: () => s.llmSettings(),
-    saveLlm: (input) => s.saveLlmSettings(input),
+    saveLlm: async (input) => {
+      const view = await s.saveLlmSettings(input);
+      p.sync?.noteEndpoint();
+      return view;
+    },
     testLlm: (input) => s.testLlmConnection(input),
     llmModels: (input) => s.listLlmModels(input),
     llmUsage: (since) => s.llmUsage(since),
@@ -272,6 +276,7 @@ export function syncGroup(p: EngineParts): SyncApi {
     join: (request) => sync().join(request?.phrase, request?.relayUrl),
     leave: () => sync().leave(),
     removeFromRelay: () => sync().removeFromRelay(),
+    shareEndpoint: (on) => sync().shareEndpoint(on),
     status: async () => p.sync?.status() ?? SYNC_OFF,
     syncNow: async () => (p.sync ? p.sync.syncNow() : SYNC_OFF),
     stateHash: async () => p.sync?.stateHash() ?? null,

@@ -35,6 +35,8 @@ export type SyncControl = Pick<
   | 'noteSettings'
   | 'noteProject'
   | 'noteSweep'
+  | 'noteEndpoint'
+  | 'shareEndpoint'
 >;
 
 export class LazySync implements SyncControl {
@@ -121,6 +123,12 @@ export class LazySync implements SyncControl {
   }
   noteProject(id: string): void {
     this.#service?.noteProject(id);
+  }
+  noteEndpoint(): void {
+    this.#service?.noteEndpoint();
+  }
+  async shareEndpoint(on: boolean): Promise<SyncStatus> {
+    return (await this.#get()).shareEndpoint(on);
   }
   noteSweep(): void {
     this.#service?.noteSweep();

@@ -133,6 +133,17 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
       const values = await Promise.all(SYNCED_SETTINGS.map((name) => p.store.getMeta(name)));
       return Object.fromEntries(SYNCED_SETTINGS.map((name, i) => [name, values[i] ?? null]));
     },
+    async endpoint() {
+      const llm = await p.settings.storedLlm();
+      return llm ? JSON.stringify({ baseUrl: llm.baseUrl, model: llm.model, apiKey: llm.apiKey }) : null;
+    },
+    async setEndpoint(json) {
+      const value: unknown = JSON.parse(json);
+      const { baseUrl, model, apiKey } = (value ?? {}) as Record<string, unknown>;
+      // What another device sent is checked like the settings form's input; a malformed one is left alone.
+      if (typeof baseUrl !== 'string' || typeof model !== 'string' || (apiKey !== null && typeof apiKey !== 'string')) return;
+      await p.settings.saveLlmSettings({ baseUrl, model, apiKey });
+    },
     async setSetting(name, value) {
       // The policy goes through its setter, which also tells the background work; a value this
       // version does not know is left alone (every setting is validated again when read).

@@ -73,7 +73,14 @@ export interface SyncWrites {
   /** The synced settings' values here (SYNCED_SETTINGS; null: never set on this device). */
   settings(): Promise<Readonly<Record<string, string | null>>>;
   setSetting(name: string, value: string): Promise<void>;
+  /** This device's endpoint as JSON ({ baseUrl, model, apiKey }), null when none is set. */
+  endpoint(): Promise<string | null>;
+  /** Uses an endpoint another device shared (JSON as `endpoint()` gives it). */
+  setEndpoint(json: string): Promise<void>;
 }
+
+/** The setting that carries a shared endpoint (only while "also sync the endpoint key" is ticked). */
+export const ENDPOINT_SETTING = 'endpoint';
 
 /**
  * Settings that follow the person across devices: how memory is organised and used, and how answers
@@ -208,6 +215,17 @@ async function everything(w: SyncWrites, fold: SyncFold, options: { readonly set
   return options.settings ? [...out, ...(await settings(w, fold))] : out;
 }
 
+/**
+ * The endpoint, while this device shares it: its value when it differs from the fold's; when sharing
+ * stops (`share` false), a null that ends the sharing for devices that join later.
+ */
+async function endpoint(w: SyncWrites, fold: SyncFold, share: boolean): Promise<SyncEventBody[]> {
+  const held = fold.setting(ENDPOINT_SETTING);
+  if (!share) return typeof held === 'string' ? [{ kind: 'setting.set', name: ENDPOINT_SETTING, value: null }] : [];
+  const local = await w.endpoint();
+  return local !== null && held !== local ? [{ kind: 'setting.set', name: ENDPOINT_SETTING, value: local }] : [];
+}
+
 /** What changed of every conversation the fold holds and of every saved memory (titles redacted, memories removed or imported). */
 async function sweep(w: SyncWrites, fold: SyncFold): Promise<SyncEventBody[]> {
   const state = fold.state();
@@ -232,7 +250,7 @@ async function apply(
   const projects = new Set<string>();
   for (const e of events) {
     if (e.kind === 'project.created' || e.kind === 'project.set' || e.kind === 'project.deleted') projects.add(e.projectId);
-    if (e.kind === 'setting.set' && SYNCED_SETTINGS.includes(e.name)) names.add(e.name);
+    if (e.kind === 'setting.set' && (SYNCED_SETTINGS.includes(e.name) || e.name === ENDPOINT_SETTING)) names.add(e.name);
     if ('conversationId' in e) conversations.add(e.conversationId);
     if (e.kind === 'turn.appended' || e.kind === 'turn.edited') turnIds.add(e.turnId);
     if (e.kind === 'turn.deleted') deleted.add(e.turnId);
@@ -274,6 +292,10 @@ async function apply(
     } else if (f && !local) await w.writeMemory(f);
     else if (f && local && local.text !== f.text) await w.editMemory(id, f.text);
   }
+  if (names.delete(ENDPOINT_SETTING)) {
+    const shared = fold.setting(ENDPOINT_SETTING);
+    if (typeof shared === 'string' && shared !== (await w.endpoint())) await w.setEndpoint(shared);
+  }
   if (names.size) {
     const local = await w.settings();
     for (const name of names) {
@@ -314,4 +336,4 @@ async function reconcileProject(w: SyncWrites, fold: SyncFold, id: string): Prom
   if (Object.keys(patch).length) await w.updateProject(id, patch);
 }
 
-export const syncWritesDiff = { conversation, project, turns, deletedTurns, memory, settings, everything, sweep, apply };
+export const syncWritesDiff = { endpoint, conversation, project, turns, deletedTurns, memory, settings, everything, sweep, apply };

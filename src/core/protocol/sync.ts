@@ -24,6 +24,8 @@ export interface SyncStatus {
   readonly message: string | null;
   /** Another device's clock is ahead of this one's by more than ten minutes (order stays deterministic). */
   readonly clockSkewMs: number | null;
+  /** "Also sync the endpoint key" is ticked on this device: its endpoint (address, model, key) goes to the others, sealed. */
+  readonly sharesEndpoint: boolean;
 }
 
 /** The status while sync is off. */
@@ -35,6 +37,7 @@ export const SYNC_OFF: SyncStatus = {
   relayUrl: null,
   message: null,
   clockSkewMs: null,
+  sharesEndpoint: false,
 };
 
 export interface SyncJoinRequest {
@@ -53,6 +56,13 @@ export interface SyncApi {
    * the new phrase. Refused while sync is off.
    */
   removeFromRelay(): Promise<{ readonly phrase: string; readonly status: SyncStatus }>;
+  /**
+   * "Also sync the endpoint key": on, this device's endpoint (address, model and API key) is sent,
+   * sealed like everything else, and the other devices use it; off, it is no longer sent and a device
+   * joining later does not get it (the relay keeps the earlier copy until "Remove my data from the
+   * relay"). Refused while sync is off.
+   */
+  shareEndpoint(on: boolean): Promise<SyncStatus>;
   /** Stops syncing and forgets the phrase; the memory on this device stays as it is. */
   leave(): Promise<SyncStatus>;
   status(): Promise<SyncStatus>;

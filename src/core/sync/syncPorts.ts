@@ -30,6 +30,8 @@ export interface SyncStateRecord {
    * or a closed tab, does not leave the old copy behind for good.
    */
   readonly retiring: string | null;
+  /** '1' while "also sync the endpoint key" is ticked on this device. */
+  readonly shareEndpoint: string | null;
 }
 
 export interface SyncLogStore {
