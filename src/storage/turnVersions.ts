@@ -12,7 +12,6 @@ import { RecollectError } from '../core/base/errors';
 import { deleteTurnsWhere } from './deletedTurns';
 import { insertMessage, listMessages } from './messageRepo';
 
-
 /** The turn before `messageId` in its conversation ('' for the first), and the live turns from it on. */
 async function branchAt(tx: Sql, conversationId: string, messageId: string): Promise<{ afterId: string; branch: Message[] }> {
   const turns = await listMessages(tx, conversationId);

@@ -49,7 +49,8 @@ export class TurnVersions {
     const turns = await this.#d.store.listMessages(answer.conversationId);
     const at = turns.findIndex((t) => t.id === answerId);
     const question = at > 0 ? turns[at - 1]! : null;
-    if (!question || question.role !== 'user') throw new RecollectError('INVALID_INPUT', 'Only an answer to your message can be regenerated.');
+    if (!question || question.role !== 'user')
+      throw new RecollectError('INVALID_INPUT', 'Only an answer to your message can be regenerated.');
     const hidden = await this.#d.store.startVersion(answer.conversationId, answerId);
     await this.followHidden(answer.conversationId, hidden);
     this.#d.emit({ type: 'messages-changed', conversationId: answer.conversationId });
