@@ -7,13 +7,25 @@
  * memory follows the version that is shown.
  */
 import { RecollectError } from '../base/errors';
-import type { TurnVersionPosition } from '../base/store';
-import type { ConversationsDeps } from './Conversations';
+import type { MemoryStore, TurnVersionPosition } from '../base/store';
+import type { SemanticIndex } from '../capture/SemanticIndex';
+import type { EngineEvent } from '../protocol';
+
+/** What follows a swap: the parts of Conversations' dependencies a deletion and an append use. */
+export interface TurnVersionsDeps {
+  readonly store: MemoryStore;
+  readonly semantic: SemanticIndex;
+  readonly written: () => void;
+  readonly emptied: (conversationId: string) => Promise<void>;
+  readonly turnsDeleted: () => void;
+  readonly emit: (event: EngineEvent) => void;
+  readonly synced?: { noteTurns(turnIds: readonly string[]): void; noteTurnsDeleted(turnIds: readonly string[]): void };
+}
 
 export class TurnVersions {
-  readonly #d: ConversationsDeps;
+  readonly #d: TurnVersionsDeps;
 
-  constructor(deps: ConversationsDeps) {
+  constructor(deps: TurnVersionsDeps) {
     this.#d = deps;
   }
 
