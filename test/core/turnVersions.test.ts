@@ -74,4 +74,19 @@ describe('versions of a turn', () => {
     const after = await store.db.query<{ n: number }>('SELECT count(*) AS n FROM turn_versions');
     expect(Number(after[0]!.n)).toBe(0);
   });
+
+  it('a downloaded and imported memory keeps the hidden versions, still switchable', async () => {
+    const { store, engine, answer } = await setup();
+    await engine.conversations.send({ id: 'u1', conversationId: 'c', content: 'Which pier for the ferry?' });
+    await answer('a1', 'Pier four.');
+    await engine.conversations.regenerate('a1');
+    await answer('a1b', 'Pier five.');
+    const target = await openNodeStore();
+    await target.importDatabase(await store.exportDatabase());
+    const imported = createEngine(target, { only: ['recall'], llm: null });
+    await imported.start();
+    expect(await imported.conversations.versions('c')).toEqual([{ afterId: 'u1', shown: 2, count: 2 }]);
+    await imported.conversations.showVersion('c', 'u1', 1);
+    expect((await imported.conversations.messages('c')).map((m) => m.content)).toEqual(['Which pier for the ferry?', 'Pier four.']);
+  });
 });
