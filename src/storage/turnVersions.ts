@@ -113,3 +113,31 @@ export async function versionsOf(sql: Sql, conversationId: string): Promise<Turn
   );
   return rows.map((r) => ({ afterId: String(r.after_id), shown: Number(r.shown ?? 1), count: Number(r.n) }));
 }
+
+/**
+ * Forget by word reaches hidden versions too: a hidden turn that mentions the word is dropped from
+ * its version, and the word is redacted from what the other hidden turns keep (an answer's "what
+ * was sent"). Returns how many hidden turns went.
+ */
+export async function forgetInHidden(tx: Sql, matches: (text: string) => boolean, redact: (text: string) => string): Promise<number> {
+  const rows = await tx.query<{ conversation_id: string; after_id: string; version: number; turns: string }>(
+    "SELECT conversation_id, after_id, version, turns FROM turn_versions WHERE shown = 0 AND turns <> '[]'",
+  );
+  let dropped = 0;
+  for (const r of rows) {
+    const turns = JSON.parse(r.turns) as Message[];
+    const kept = turns.filter((t) => !matches(t.content));
+    dropped += turns.length - kept.length;
+    const json = JSON.stringify(kept);
+    const cleaned = matches(json) ? redact(json) : json;
+    if (cleaned === r.turns) continue;
+    await tx.exec('UPDATE turn_versions SET turns = ? WHERE conversation_id = ? AND after_id = ? AND version = ?', [
+      cleaned,
+      r.conversation_id,
+      r.after_id,
+      r.version,
+    ]);
+    tx.contentRemoved?.();
+  }
+  return dropped;
+}

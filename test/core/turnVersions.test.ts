@@ -11,7 +11,7 @@ import { UNTITLED } from '../../src/core/base/titles';
 
 async function setup() {
   const store = await openNodeStore();
-  const engine = createEngine(store, { only: ['recall'], llm: null });
+  const engine = createEngine(store, { only: ['recall', 'explorer'], llm: null });
   await engine.start();
   await engine.conversations.create({ id: 'c', title: UNTITLED });
   const answer = (id: string, content: string, metadata: Record<string, unknown> = {}) =>
@@ -88,5 +88,19 @@ describe('versions of a turn', () => {
     expect(await imported.conversations.versions('c')).toEqual([{ afterId: 'u1', shown: 2, count: 2 }]);
     await imported.conversations.showVersion('c', 'u1', 1);
     expect((await imported.conversations.messages('c')).map((m) => m.content)).toEqual(['Which pier for the ferry?', 'Pier four.']);
+  });
+
+  it('Forget by word reaches the hidden versions: the turn that mentions it goes, the word leaves what the others keep', async () => {
+    const { store, engine, answer } = await setup();
+    await engine.conversations.send({ id: 'u1', conversationId: 'c', content: 'My locker code is Quibbleton.' });
+    await answer('a1', 'Noted.', { requests: [{ sent: 'My locker code is Quibbleton.' }] });
+    await engine.conversations.send({ id: 'u1b', conversationId: 'c', content: 'Never mind.', replaces: 'u1' });
+    const hidden = async () => (await store.db.query<{ turns: string }>('SELECT turns FROM turn_versions')).map((r) => r.turns).join();
+    expect(await hidden()).toContain('Quibbleton');
+    const preview = await engine.memory.forgetPreview('Quibbleton');
+    await engine.memory.forget(preview, 'Quibbleton');
+    expect(await hidden()).not.toContain('Quibbleton');
+    await engine.conversations.showVersion('c', '', 1);
+    expect((await engine.conversations.messages('c')).map((m) => m.id)).toEqual(['a1']);
   });
 });
