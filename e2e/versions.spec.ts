@@ -4,6 +4,7 @@
  * the turns after it in version 1, and search follows the version shown.
  */
 import { expect, test, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { connectEndpoint, messageBox as box, sendMessage, waitForMessages } from './appSteps';
@@ -37,8 +38,13 @@ test('a regenerated answer keeps the earlier one and its "what was sent"; an edi
   await expect(switcher(page)).toContainText('Version 2 of 2');
   await expect(messages(page).nth(1)).not.toHaveText(first);
 
-  // Back to 1/2: the first answer and its own "what was sent".
-  await switcher(page).getByRole('button', { name: 'Previous version' }).click();
+  // The switcher is labelled, reachable by keyboard, and axe-clean.
+  expect((await new AxeBuilder({ page }).include('[data-testid="messages"]').analyze()).violations.map((v) => v.id)).toEqual([]);
+  await switcher(page).getByRole('button', { name: 'Previous version' }).focus();
+  await expect(switcher(page).getByRole('button', { name: 'Previous version' })).toBeFocused();
+
+  // Back to 1/2 (from the keyboard): the first answer and its own "what was sent".
+  await page.keyboard.press('Enter');
   await expect(switcher(page)).toContainText('Version 1 of 2');
   await expect(messages(page).nth(1)).toContainText(first.split('\n').find((l) => l.includes('Answer number'))!);
   await messages(page).nth(1).getByRole('button', { name: 'what was sent' }).click();
