@@ -1,6 +1,6 @@
 /**
  * The chat's major usability fixes, end to end in the built app:
- * scroll to the newest message, ↑-edit that deletes nothing until the new text is sent,
+ * scroll to the newest message, ↑-edit that changes nothing until the new text is sent (then keeps the old as a version),
  * "List models" with no model typed, and dialogs that are modal for the keyboard.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -104,7 +104,7 @@ test('↑ edits the last message without deleting anything until the new text is
   await expect(page.getByTestId('editing-note')).toBeHidden();
   await expect(box(page)).toHaveValue('');
 
-  // Sending the edit replaces the turn and its answer.
+  // Sending the edit shows the new turn and its answer; the old ones stay as version 1 of 2.
   await box(page).press('ArrowUp');
   await box(page).fill('My cat is named Tim.');
   await box(page).press('Enter');
@@ -112,11 +112,12 @@ test('↑ edits the last message without deleting anything until the new text is
   await expect(page.getByTestId('message')).toHaveCount(2);
   await expect(page.getByTestId('message').first()).toContainText('My cat is named Tim.');
   await page.reload();
-  // The title was made from the replaced turn: it is made again from the edit (deleted words leave titles too).
+  // The title was made from the replaced turn: it is made again from the edit (hidden words leave titles too).
   await conversationRow(page, 'My cat is named Tim').click();
   await expect(conversationRow(page, 'My cat is named Tom')).toHaveCount(0);
   await expect(page.getByTestId('message').filter({ hasText: 'named Tom' })).toHaveCount(0);
   await expect(page.getByTestId('message').filter({ hasText: 'named Tim' })).toHaveCount(1);
+  await expect(page.getByTestId('version-switcher')).toContainText('Version 2 of 2');
 });
 
 test('"List models" works with only the address typed, and a listed model can be picked', async ({ page }) => {

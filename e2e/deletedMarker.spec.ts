@@ -208,7 +208,8 @@ const rows: Row[] = [
     },
   },
   {
-    path: 'edit a message',
+    // An edit keeps the edited text as an earlier version (‹ 1/2 ›); deleting the conversation removes every version.
+    path: 'edit a message, then delete its conversation',
     endpoint: false,
     run: async (page) => {
       await page.goto('/');
@@ -218,10 +219,19 @@ const rows: Row[] = [
       await expect.poll(() => opfsFilesHolding(page)).not.toEqual([]);
       await messageBox(page).press('ArrowUp'); // edits the last message
       await expect(messageBox(page)).toHaveValue(SECRET);
-      await messageBox(page).fill(OTHER);
+      await messageBox(page).fill(`Edited: ${OTHER}`);
       await messageBox(page).press('Enter');
       await expect(page.getByTestId('message').filter({ hasText: OTHER })).toHaveCount(1);
       await expect(page.getByTestId('message').filter({ hasText: MARKER })).toHaveCount(0);
+      await expect(page.getByTestId('version-switcher')).toContainText('Version 2 of 2');
+      // A second conversation keeps the export non-empty.
+      await page.getByRole('button', { name: '+ New conversation' }).click();
+      await sendMessage(page, `${OTHER} Also the basil.`);
+      const row = conversationRow(page, 'Edited:');
+      await row.click();
+      await page.getByRole('button', { name: /^Delete Edited:/ }).click();
+      await confirmIn(page, 'Delete conversation', 'Delete conversation');
+      await expect(conversationRow(page, 'Edited:')).toHaveCount(0);
     },
   },
   {

@@ -15,6 +15,8 @@ export const queryKeys = {
   messages: (id: string | null) => ['messages', id] as const,
   messageWindow: (id: string, limit: number, around: string | null) => ['messages', id, 'window', limit, around] as const,
   allMessages: ['messages'] as const,
+  // Under ['messages', id]: every invalidation of a conversation's turns refetches its versions too.
+  turnVersions: (id: string) => ['messages', id, 'versions'] as const,
   search: (q: string) => ['search', q] as const,
   allSearch: ['search'] as const,
   vectorSearch: (q: string) => ['vector-search', q] as const,
@@ -89,6 +91,12 @@ export function engineQueries(client: EngineClient) {
       queryOptions({
         queryKey: queryKeys.messageWindow(id, limit, around),
         queryFn: () => engine.conversations.messageWindow(id, { limit, ...(around ? { around } : {}) }),
+        placeholderData: keepPreviousData,
+      }),
+    turnVersions: (id: string) =>
+      queryOptions({
+        queryKey: queryKeys.turnVersions(id),
+        queryFn: () => engine.conversations.versions(id),
         placeholderData: keepPreviousData,
       }),
     search: (q: string) =>

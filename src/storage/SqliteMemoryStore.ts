@@ -11,7 +11,9 @@ import type {
   MemoryStore,
   PendingEmbedding,
   SearchOptions,
+  SendTurnOptions,
   StagedImport,
+  TurnVersionPosition,
   VectorStore,
 } from '../core/base/store';
 import type {
@@ -34,6 +36,7 @@ import type { Sql } from '../core/base/sql';
 import * as conversations from './conversationRepo';
 import * as messages from './messageRepo';
 import * as vectors from './vectorRepo';
+import * as versions from './turnVersions';
 import { SqlEpisodeStore } from './episodeRepo';
 import { SqlJobStore } from './jobRepo';
 import { SqlKnowledgeStore } from './knowledgeRepo';
@@ -187,10 +190,11 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     });
   }
 
-  sendTurn(turn: NewTurn, options: { readonly replaces?: readonly string[]; readonly title?: string } = {}): Promise<AppendResult> {
+  sendTurn(turn: NewTurn, options: SendTurnOptions = {}): Promise<AppendResult> {
     return this.db.transaction(async (tx) => {
       // Read after the replaced turns went: a title made from them was remade or cleared with them.
       for (const id of options.replaces ?? []) await messages.deleteMessage(tx, id);
+      if (options.branchFrom !== undefined) await versions.startVersion(tx, turn.conversationId, options.branchFrom);
       const conversation = await conversations.requireConversation(tx, turn.conversationId);
       const now = this.#clock.now();
       const result = await messages.insertMessage(tx, turn, now);
@@ -202,6 +206,22 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
         await conversations.renameConversation(tx, turn.conversationId, options.title, now, 'message');
       return result;
     });
+  }
+
+  startVersion(conversationId: string, messageId: string): Promise<string[]> {
+    return this.db.transaction((tx) => versions.startVersion(tx, conversationId, messageId));
+  }
+
+  showVersion(conversationId: string, afterId: string, version: number): Promise<{ hidden: string[]; shown: Message[] }> {
+    return this.db.transaction(async (tx) => {
+      const result = await versions.showVersion(tx, conversationId, afterId, version, this.#clock.now());
+      if (result.shown.length) await this.#indexTurns(tx);
+      return result;
+    });
+  }
+
+  turnVersions(conversationId: string): Promise<TurnVersionPosition[]> {
+    return versions.versionsOf(this.db, conversationId);
   }
 
   /**

@@ -150,6 +150,8 @@ export async function deleteConversation(sql: Sql, id: string): Promise<void> {
   // Delete messages explicitly first so their AFTER DELETE triggers run (FK cascades fire them too,
   // but being explicit keeps this correct even if foreign_keys were ever off on a connection).
   await deleteTurnsWhere(sql, 'conversation_id = ?', [id]);
+  // Hidden versions of its turns (schemaV18.ts) go too: deleted means gone.
+  await sql.exec('DELETE FROM turn_versions WHERE conversation_id = ?', [id]);
   await sql.exec('DELETE FROM conversations WHERE id = ?', [id]);
   if (sql.changes() > 0) sql.contentRemoved?.(); // its title, even with no turn left
 }

@@ -8,6 +8,7 @@
  * LLM summary cleared (it may quote what was forgotten) and is re-summarised by the engine. What
  * a transaction removed is redacted from stored answers once (storedCopies.ts).
  */
+import { forgetInHidden } from './turnVersions';
 import type { Sql } from '../core/base/sql';
 import type { ForgetKind, ForgetResult } from '../core/explorer/explorer';
 import { RecollectError } from '../core/base/errors';
@@ -269,6 +270,13 @@ export function forget(
         }
       }
     }
+    // The words also leave the hidden versions of turns (an edit's or a regeneration's earlier text).
+    if (matcher)
+      deleted.turn += await forgetInHidden(
+        tx,
+        (t) => matcher.matches(t),
+        (t) => matcher.redact(t),
+      );
     return { deleted, sceneIds: [...sceneIds], deletedTurnIds };
   });
 }

@@ -43,6 +43,8 @@ function dataTables(version: number): string[] {
     'vectors',
   ];
   if (version >= 5) tables.push('tombstones');
+  // The hidden versions of turns (schemaV18.ts): an imported memory keeps them, as the export did.
+  if (version >= 18) tables.push('turn_versions');
   return tables;
 }
 

@@ -21,6 +21,7 @@ import { v13 } from './schemaV13';
 import { v14 } from './schemaV14';
 import { v15 } from './schemaV15';
 import { v17 } from './schemaV17';
+import { v18 } from './schemaV18';
 
 export const RECOLLECT_APPLICATION_ID = 0x52434c54; // "RCLT"
 
@@ -370,8 +371,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: 'projects: conversations grouped with instructions and a memory mode', sql: v13 },
   { version: 14, name: 'imported projects keep their source id', sql: v14 },
   { version: 15, name: 'conversations: pinned, archived, and a model of their own', sql: v15 },
-  // v16 is taken by turn versions (another branch); the runner skips a number it does not have.
+  // v16 was never used (turn versions became v18); the runner skips a number it does not have.
   { version: 17, name: 'sync: the event log (outbox included) and sync state', sql: v17 },
+  { version: 18, name: 'versions of a turn: hidden branches kept out of memory', sql: v18 },
 ];
 
 /** The queued turns' neighbours (within the window) that are not queued themselves. */

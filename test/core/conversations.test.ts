@@ -1,6 +1,6 @@
 /**
  * The Conversations service, the one writer of turns: "Send" stores the user's message with what it
- * implies in one transaction — an edit replaces the edited message and everything after it, and a
+ * implies in one transaction — an edit hides the edited message and everything after it as an earlier version, and a
  * new conversation takes its title — so a failure changes nothing.
  */
 import { describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ describe('Conversations.send', () => {
     expect(await contents(engine)).toEqual(['user:Plan a weekend in Lisbon\nwith the kids', 'user:Something else entirely']);
   });
 
-  it('an edit replaces the last message and its answer in the same transaction', async () => {
+  it('an edit hides the last message and its answer (kept as version 1) in the same transaction', async () => {
     const { engine } = await setup();
     await engine.conversations.send({ id: 'u1', conversationId: 'c', content: 'First question' });
     await engine.conversations.appendTurn({

@@ -70,11 +70,14 @@ describe('a title made from a deleted message', () => {
     expect((await conversation()).title).toBe(titleFrom(SECOND));
   });
 
-  it('follows an edit of the first message (the edited message is replaced)', async () => {
+  it('follows an edit of the first message (the edited message becomes a hidden version)', async () => {
     const { engine, conversation } = await chat(false);
     await engine.conversations.send({ id: 'u1', conversationId: 'c', content: FIRST });
     await engine.conversations.send({ id: 'u1b', conversationId: 'c', content: SECOND, replaces: 'u1' });
     expect((await conversation()).title).toBe(titleFrom(SECOND));
+    // The edited text is kept as version 1 (TurnVersions.ts), out of the title; deleting the conversation takes it.
+    expect(bytesContain(await engine.data.exportDatabase(), MARKER)).toBe(true);
+    await engine.conversations.delete('c');
     expect(bytesContain(await engine.data.exportDatabase(), MARKER)).toBe(false);
   });
 

@@ -52,6 +52,24 @@ describe('migrations', () => {
     }
   });
 
+  it.each([15, 17])('v18: a v%i database keeps its turns and gains turn_versions, empty', async (start) => {
+    const db = await openMemoryDatabase({ migrateSchema: false });
+    await migrate(db, MIGRATIONS, start);
+    await db.exec("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c', 'Trip', 1, 1)");
+    await db.exec(
+      `INSERT INTO messages (id, conversation_id, seq, role, speaker, content, occurred_at, ingested_at, token_count)
+       VALUES ('u1', 'c', 1, 'user', 'You', 'Where is the ferry?', 1, 1, 5), ('a1', 'c', 2, 'assistant', 'Assistant', 'At pier four.', 2, 2, 4)`,
+    );
+    await migrate(db);
+    expect(await schemaVersion(db)).toBe(18);
+    expect(await db.query('SELECT id, seq, content FROM messages ORDER BY seq')).toEqual([
+      { id: 'u1', seq: 1, content: 'Where is the ferry?' },
+      { id: 'a1', seq: 2, content: 'At pier four.' },
+    ]);
+    expect(await db.query('SELECT count(*) AS n FROM turn_versions')).toEqual([{ n: 0 }]);
+    expect(await db.query("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'ferry'")).toHaveLength(1);
+  });
+
   it("v7: conversations get both memory switches on; a theme's forgotten-summary bit becomes its own column", async () => {
     const db = await openMemoryDatabase({ migrateSchema: false });
     await migrate(db, MIGRATIONS, 6);

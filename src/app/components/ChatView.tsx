@@ -1,7 +1,8 @@
 /**
  * The chat of one stored conversation: its turns, the streamed answer (state in useAnswerStream),
- * citations, "what was sent", and editing the last message. Editing never deletes anything until
- * the new text is sent: the old turn and its answer go only after the replacement is stored.
+ * citations, "what was sent", editing any of your messages and regenerating an answer. An edit or
+ * a regenerated answer keeps what it replaces as an earlier version (‹ 1/2 ›, VersionSwitcher.tsx);
+ * nothing changes until the new text is sent.
  */
 import { useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import { useAnswerer, useEngineMutation, useEngineQuery } from '../hooks';
@@ -25,6 +26,7 @@ import type { AnswerMetadata, SentRequest } from '../../core/recall/answer';
 import { ConfirmButton } from './ConfirmButton';
 import { LanguageNotice } from './LanguageNotice';
 import { formatCount } from '../../core/base/numbers';
+import { VersionSwitcher } from './VersionSwitcher';
 
 /** An answer's metadata as read back from storage: any field may be missing (older or imported memories). */
 type AnswerMeta = Partial<AnswerMetadata>;
@@ -48,6 +50,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const answerer = useAnswerer();
   const sendTurn = useEngineMutation((c, request: SendRequest) => c.engine.conversations.send(request), { report: false });
   const remove = useEngineMutation((c, id: string) => c.engine.conversations.deleteMessage(id));
+  const regenerate = useEngineMutation((c, answerId: string) => c.engine.conversations.regenerate(answerId));
   const answers = useAnswerStream();
   const notify = useUi((s) => s.notify);
   // While the memory opens only the composer is usable (OwnershipBanner.tsx): a message typed
@@ -118,7 +121,8 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const to = from + visible.length;
   const fromBottom = useRef<number | null>(null);
   const lastUser = [...list].reverse().find((m) => m.role === 'user');
-  const lastAnswer = list.length > 0 && list[list.length - 1]!.role === 'assistant' ? list[list.length - 1]! : null;
+  // The positions with versions, by the turn before them ('' = the start of the conversation).
+  const versions = new Map((useEngineQuery((q) => q.turnVersions(conversationId)).data ?? []).map((p) => [p.afterId, p]));
 
   // Newest at the bottom, always in view: on open, on every new turn, when an answer starts,
   // fails or finishes; while text streams only if the reader has not scrolled up to read.
@@ -177,16 +181,18 @@ export function ChatView({ conversationId }: { conversationId: string }) {
     if (await answerer.whenKnown().catch(() => false)) await answer(stored.id);
   };
 
-  const retry = async () => {
-    if (!lastUser) return;
-    if (lastAnswer && (lastAnswer.metadata as AnswerMeta).answerTo === lastUser.id) await remove.mutateAsync(lastAnswer.id);
-    await answer(lastUser.id);
+  // The answer (and what followed it) stays as an earlier version; a new answer is asked for.
+  const regenerateAnswer = async (answerId: string) => {
+    if (answers.busy) return;
+    const { userMessageId } = await regenerate.mutateAsync(answerId);
+    await answer(userMessageId);
   };
 
-  const startEdit = () => {
-    if (!lastUser || answers.busy) return;
-    setEditing(lastUser);
-    setDraft(lastUser.content);
+  const startEdit = (message: Message | undefined = lastUser) => {
+    if (!message || answers.busy) return;
+    setEditing(message);
+    setDraft(message.content);
+    inputRef.current?.focus();
   };
   const cancelEdit = () => {
     setEditing(null);
@@ -261,8 +267,9 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             </button>
           </li>
         )}
-        {visible.map((m) => {
+        {visible.map((m, i) => {
           const meta = m.metadata as AnswerMeta;
+          const position = i > 0 ? versions.get(visible[i - 1]!.id) : from === 0 ? versions.get('') : undefined;
           const cls = `message ${m.role}${highlight === m.id ? ' highlight' : ''}${editing && m.seq >= editing.seq ? ' editing' : ''}`;
           return (
             <li key={m.id} className={cls} data-testid="message" data-message-id={m.id}>
@@ -281,6 +288,20 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                 </ConfirmButton>
               </div>
               {m.role === 'assistant' ? <Markdown text={m.content} onCite={(n) => openCitation(meta, n)} /> : <p>{m.content}</p>}
+              {position && position.count > 1 && (
+                <VersionSwitcher conversationId={conversationId} position={position} disabled={answers.busy || editing !== null} />
+              )}
+              {m.role === 'user' && (
+                <button
+                  type="button"
+                  className="link"
+                  aria-label="Edit message"
+                  disabled={answers.busy || sendTurn.isPending}
+                  onClick={() => startEdit(m)}
+                >
+                  edit
+                </button>
+              )}
               {m.role === 'user' && (
                 <SavedFromMessage
                   memory={savedBy.get(m.id)}
@@ -335,9 +356,15 @@ export function ChatView({ conversationId }: { conversationId: string }) {
                       what was sent
                     </button>
                   )}
-                  {m.id === lastAnswer?.id && configured && !answers.busy && (
-                    <button type="button" className="link" onClick={() => void retry()}>
-                      retry
+                  {i > 0 && visible[i - 1]!.role === 'user' && configured && !answers.busy && (
+                    <button
+                      type="button"
+                      className="link"
+                      aria-label="Regenerate answer"
+                      disabled={regenerate.isPending}
+                      onClick={() => void regenerateAnswer(m.id)}
+                    >
+                      regenerate
                     </button>
                   )}
                 </div>
@@ -383,7 +410,8 @@ export function ChatView({ conversationId }: { conversationId: string }) {
       </ol>
       {editing && (
         <div className="editing-note" role="status" data-testid="editing-note" inert={opening}>
-          Editing your last message. Send stores the new text and then removes the old message and its answer; until then nothing changes.{' '}
+          Editing {editing.id === lastUser?.id ? 'your last message' : 'an earlier message'}. Send stores the new text as a new version; the
+          old message and what followed it stay as an earlier version, reachable with ‹ ›. Until then nothing changes.{' '}
           <button
             type="button"
             className="link-button"

@@ -91,11 +91,20 @@ export interface MemoryStore {
   /** Indexes up to `max` queued turns (oldest first) in one transaction; returns how many wait after it. */
   indexQueuedTurns?(max: number): Promise<number>;
   /**
-   * A turn the user sent, in one transaction: the turns in `replaces` (an edited last message and
-   * what followed it) are deleted, the turn is stored, and a conversation nobody has titled yet takes
+   * A turn the user sent, in one transaction: the turns in `replaces` are deleted, or with
+   * `branchFrom` (an edit) the branch from that turn on is kept as an earlier version, the turn is stored, and a conversation nobody has titled yet takes
    * `title`. All or nothing: a failure leaves the old turns in place.
    */
-  sendTurn(turn: NewTurn, options?: { readonly replaces?: readonly string[]; readonly title?: string }): Promise<AppendResult>;
+  sendTurn(turn: NewTurn, options?: SendTurnOptions): Promise<AppendResult>;
+  /**
+   * Versions of a turn (storage/turnVersions.ts). Optional: a store without them keeps edits
+   * destructive. `startVersion` hides the branch from `messageId` on as the version shown so far
+   * and opens a new one (returns the hidden ids); `showVersion` swaps the branch after `afterId`
+   * ('' = the start) for version `version`; `turnVersions` lists the positions with versions.
+   */
+  startVersion?(conversationId: string, messageId: string): Promise<string[]>;
+  showVersion?(conversationId: string, afterId: string, version: number): Promise<{ hidden: string[]; shown: Message[] }>;
+  turnVersions?(conversationId: string): Promise<TurnVersionPosition[]>;
   listMessages(conversationId: string): Promise<Message[]>;
   /** A window of the conversation's turns (MessageWindowRequest); `around` not in it reads the newest. */
   listMessageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow>;
@@ -179,3 +188,17 @@ export interface VectorStore {
 
 /** The `meta` table: settings and markers, one string per key. */
 export type MetaStore = Pick<VectorStore, 'getMeta' | 'setMeta'>;
+
+/** One position of a conversation with versions: the branch after `afterId` ('' = the start), version `shown` of `count`. */
+export interface TurnVersionPosition {
+  readonly afterId: string;
+  readonly shown: number;
+  readonly count: number;
+}
+
+export interface SendTurnOptions {
+  readonly replaces?: readonly string[];
+  /** An edit: the edited message's id; it and what follows become an earlier version, kept hidden. */
+  readonly branchFrom?: string;
+  readonly title?: string;
+}

@@ -1,6 +1,6 @@
 /**
  * The one writer of conversations and turns: create, rename, the memory switches, append, send (an
- * edit of the last message included), delete, and titles. Everything that must follow a write —
+ * edit of any message included: it starts a new version, TurnVersions.ts), delete, and titles. Everything that must follow a write —
  * events for the UI, the vector index, the background work — happens here, once, for every caller
  * (the chat, the answer service, the history import).
  *
@@ -27,6 +27,7 @@ import type { SemanticIndex } from '../capture/SemanticIndex';
 import type { EngineEvent, SendRequest } from '../protocol';
 import type { ConversationMemorySwitches } from './conversationMemory';
 import { titleByEndpoint } from './conversationTitles';
+import { TurnVersions } from './TurnVersions';
 
 export interface ConversationsDeps {
   readonly store: MemoryStore;
@@ -66,9 +67,12 @@ export interface SyncNotes {
 
 export class Conversations {
   readonly #d: ConversationsDeps;
+  /** Versions of a turn: edits and regenerated answers keep what they replace (TurnVersions.ts). */
+  readonly versions: TurnVersions;
 
   constructor(deps: ConversationsDeps) {
     this.#d = deps;
+    this.versions = new TurnVersions(deps);
   }
 
   list(): Promise<Conversation[]> {
@@ -142,8 +146,8 @@ export class Conversations {
   }
 
   /**
-   * The user's message, stored in one transaction with what it implies: an edit replaces the
-   * edited message and everything after it, and an untitled conversation takes its title. The id
+   * The user's message, stored in one transaction with what it implies: an edit hides the edited
+   * message and everything after it as an earlier version (deletes them, in a store without versions), and an untitled conversation takes its title. The id
    * comes from the caller, so a retry after a lost reply cannot store the message twice.
    *
    * Idempotent by id: a message already stored under `request.id` (the engine died after the commit
@@ -170,17 +174,14 @@ export class Conversations {
       if (!edited) throw new RecollectError('NOT_FOUND', 'The message being edited is no longer stored.');
       replaces = turns.filter((t) => t.seq >= edited.seq).map((t) => t.id);
     }
+    // An edit keeps the edited message and what followed it as an earlier version, where the store keeps versions.
+    const keep = request.replaces !== undefined && this.versions.supported;
     const result = await this.#d.store.sendTurn(
       { id: request.id, conversationId: request.conversationId, role: 'user', speaker: 'You', content },
-      { replaces, title: titleFrom(content) },
+      keep ? { branchFrom: request.replaces, title: titleFrom(content) } : { replaces, title: titleFrom(content) },
     );
-    this.#d.synced?.noteTurnsDeleted(replaces);
+    await this.versions.followHidden(request.conversationId, replaces);
     this.#d.synced?.noteTurns([result.message.id]);
-    for (const id of replaces) await this.#d.semantic.remove(id);
-    if (replaces.length) {
-      await this.#d.emptied(request.conversationId);
-      this.#d.turnsDeleted();
-    }
     await this.#remember(result.message);
     this.#written([result], replaces.length > 0);
     return result.message;
