@@ -34,6 +34,7 @@ import { synthesisResponder } from '../test/support/synthesisResponder';
 import { buildTestHub, startModelHub, type ModelHub } from '../test/support/modelHub';
 import { connectEndpoint, messageBox as box, scanTinyChatGptExport } from './appSteps';
 import { sizedFixture, writeUnsynthesisedMemory } from './fixtureMemory';
+import { chooseFromMore } from './moreMenu';
 
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
 
@@ -279,7 +280,7 @@ for (const [sizeIndex, size] of SIZES.entries()) {
 
     // Models, with a download held half-way by the model hub.
     const release = hub.holdOnnx();
-    await page.getByRole('button', { name: 'Models', exact: true }).click();
+    await chooseFromMore(page, 'Models');
     const models = page.getByRole('dialog', { name: 'Models' });
     const row = models.getByTestId(`model-embedder-${MINILM}`);
     await row.getByRole('button', { name: /Download/ }).click();
