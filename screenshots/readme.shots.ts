@@ -1,7 +1,7 @@
 /**
  * Regenerates the screenshots in docs/screenshots/ (`npm run screenshots`): the main views — the
  * chat, Memory's summary, Saved memories and Settings — on a desktop and a phone, light and dark
- * (`<view>-<desktop|phone>-<light|dark>.png`), plus the three pictures the README has long used.
+ * (`<view>-<desktop|phone>-<light|dark>.png`); the README shows two of them.
  * The endpoint is the mock server, so the texts are canned; the screens are the real app, seeded
  * with content of a real shape (several paragraphs, a list, a code block).
  */
@@ -79,15 +79,11 @@ test('README screenshots', async ({ page }) => {
   );
   await say(page, "When is Biscuit's vet appointment?", 6);
   await expect(page.getByTestId('memory-activity')).toBeVisible({ timeout: 90_000 });
-  await page.screenshot({ path: 'docs/screenshots/chat.png' });
   await say(page, 'Can you write me a tiny script that tells me when to set a reminder the evening before?', 8);
 
   await showTab(page, 'Saved memories');
   await page.getByLabel('Add a memory').fill('I am vegetarian.');
   await page.getByRole('button', { name: 'Save memory' }).click();
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: 'docs/screenshots/saved-memories.png' });
-  await page.emulateMedia({ colorScheme: 'light' });
 
   // The summary, made once from what is saved (the mock endpoint writes it).
   await showTab(page, 'Summary');
@@ -116,9 +112,4 @@ test('README screenshots', async ({ page }) => {
       await page.getByRole('button', { name: 'Close settings' }).click();
     }
   }
-
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize(VIEWPORTS.phone);
-  await showChat(page);
-  await page.screenshot({ path: 'docs/screenshots/phone.png' });
 });
