@@ -121,7 +121,7 @@ function progressiveWebApp() {
       // has only static imports, and a classic worker registers in every browser.
       rollupFormat: 'iife',
       // bin, txt: the bundled model's lookup table and vocabulary (static/), what the first vectors need.
-      globPatterns: ['**/*.{html,js,mjs,css,wasm,onnx,json,svg,png,webmanifest,bin,txt}'],
+      globPatterns: ['**/*.{html,js,mjs,css,wasm,onnx,json,svg,png,woff2,webmanifest,bin,txt}'],
       globIgnores: [
         // The headless benchmark page is not part of the installed app.
         'bench.html',

@@ -34,6 +34,7 @@ import { synthesisResponder } from '../test/support/synthesisResponder';
 import { buildTestHub, startModelHub, type ModelHub } from '../test/support/modelHub';
 import { connectEndpoint, messageBox as box, scanTinyChatGptExport } from './appSteps';
 import { sizedFixture, writeUnsynthesisedMemory } from './fixtureMemory';
+import { chooseFromMore, moreButton } from './moreMenu';
 
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
 
@@ -277,9 +278,17 @@ for (const [sizeIndex, size] of SIZES.entries()) {
     await check('settings');
     await escape(settings);
 
+    // The top bar's More menu, open (both themes: its panel is drawn over the page).
+    await moreButton(page).click();
+    const moreMenu = page.getByRole('menu', { name: 'More' });
+    await expect(moreMenu.getByRole('menuitem').first()).toBeFocused();
+    await check('More menu', false, true);
+    await page.keyboard.press('Escape');
+    await expect(moreMenu).toBeHidden();
+
     // Models, with a download held half-way by the model hub.
     const release = hub.holdOnnx();
-    await page.getByRole('button', { name: 'Models', exact: true }).click();
+    await chooseFromMore(page, 'Models');
     const models = page.getByRole('dialog', { name: 'Models' });
     const row = models.getByTestId(`model-embedder-${MINILM}`);
     await row.getByRole('button', { name: /Download/ }).click();

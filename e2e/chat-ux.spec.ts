@@ -10,6 +10,7 @@ import { synthesisResponder } from '../test/support/synthesisResponder';
 import { openNodeStore } from '../src/storage/openNodeDatabase';
 import { connectEndpoint, conversationRow, messageBox as box, replaceMemory } from './appSteps';
 import { expectModalThenEscape } from './modal';
+import { moreButton } from './moreMenu';
 
 const FILE = 'test-results/chat-ux-long.sqlite';
 const TURNS = 120;
@@ -141,13 +142,46 @@ async function checkModal(page: Page, name: string, open: () => Promise<void>, o
   await expect(opener()).toBeFocused();
 }
 
+test('the More menu opens from the keyboard, moves with the arrows and Escape gives focus back', async ({ page }) => {
+  await page.goto('/');
+  await configure(page); // the top bar is usable once the memory is open
+  const more = moreButton(page);
+  await expect(more).toHaveAttribute('aria-haspopup', 'menu');
+  await expect(more).toHaveAttribute('aria-expanded', 'false');
+  await more.focus();
+  await more.press('ArrowDown');
+  const menu = page.getByRole('menu', { name: 'More' });
+  await expect(more).toHaveAttribute('aria-expanded', 'true');
+  const items = menu.getByRole('menuitem');
+  await expect(items.first()).toHaveText('Models');
+  await expect(items.first()).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(items.nth(1)).toBeFocused();
+  await page.keyboard.press('End');
+  await expect(items.last()).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(items.first()).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(menu).toBeHidden();
+  await expect(more).toBeFocused();
+  await expect(more).toHaveAttribute('aria-expanded', 'false');
+});
+
 test('dialogs trap focus, are aria-modal, close on Escape and give focus back', async ({ page }) => {
   await page.goto('/');
   await configure(page);
   const settings = () => page.getByRole('button', { name: 'Settings', exact: true });
   await checkModal(page, 'Settings', () => settings().press('Enter'), settings);
-  const models = () => page.getByRole('button', { name: 'Models', exact: true });
-  await checkModal(page, 'Models', () => models().press('Enter'), models);
+  // Models is an item of the More menu: Enter opens the menu on its first item; the dialog hands
+  // focus back to the More button.
+  const more = () => moreButton(page);
+  const openModels = async () => {
+    await more().press('Enter');
+    const item = page.getByRole('menuitem', { name: 'Models', exact: true });
+    await expect(item).toBeFocused();
+    await item.press('Enter');
+  };
+  await checkModal(page, 'Models', openModels, more);
 
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await box(page).fill('Remember that the meeting is on Friday.');

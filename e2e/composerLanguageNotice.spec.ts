@@ -8,6 +8,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { messageBox, openWithModelHub, printPageOnFailure, useModelHub } from './appSteps';
+import { chooseFromMore } from './moreMenu';
 
 const E5 = 'Xenova/multilingual-e5-small';
 // A real-length turn (≈ 1,100 characters of a person's Chinese writing), not a keyword.
@@ -67,7 +68,7 @@ test('Chinese in the message box: the notice offers the model that covers it, on
   expect(e5Requests(from).some((r) => r.startsWith(`${E5}/resolve/main/onnx/`))).toBe(true);
 
   // The model is the one in use: Models says so, and what was written is embedded with it.
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await expect(page.getByTestId('embedding-status')).toContainText('Search by meaning uses multilingual-e5-small', { timeout: 120_000 });
   await expect(page.getByTestId('embedded-count')).toHaveText('1', { timeout: 60_000 });
   await page.getByRole('button', { name: 'Close models' }).click();

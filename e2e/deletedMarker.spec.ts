@@ -32,6 +32,7 @@ import { createEngine } from '../src/host/createEngine';
 import { backToChat, connectEndpoint, conversationRow, messageBox, openSavedMemories, replaceMemory, sendMessage } from './appSteps';
 import { saveWithoutVectors } from './fixtureMemory';
 import { confirmIn } from './modal';
+import { chooseFromMore } from './moreMenu';
 
 const MARKER = 'Zorblequint';
 const FILLER =
@@ -84,7 +85,7 @@ async function opfsFilesHolding(page: Page, markers: readonly string[] = [MARKER
 
 async function exportHolds(page: Page, path: string, markers: readonly string[] = [MARKER]): Promise<boolean> {
   const download = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  await chooseFromMore(page, 'Export');
   await (await download).saveAs(path);
   const bytes = await readFile(path);
   expect(bytes.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');

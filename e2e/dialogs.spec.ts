@@ -11,6 +11,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { FIXTURE_FILE, shareFixturePage } from './fixtureMemory';
 import { backToChat, scanTinyChatGptExport } from './appSteps';
 import { confirmIn, expectModalThenEscape } from './modal';
+import { chooseFromMore } from './moreMenu';
 
 // One import serves both tests: the first only opens and closes dialogs (it saves an endpoint the
 // second never calls), the second deletes.
@@ -42,7 +43,7 @@ test('every dialog is modal, traps Tab, closes on Escape, at scale', async () =>
   await expect(page.getByRole('button', { name: 'Save', exact: true })).toBeFocused();
   await expectModal(page, 'Settings');
 
-  await page.getByRole('button', { name: 'Models', exact: true }).click();
+  await chooseFromMore(page, 'Models');
   await expectModal(page, 'Models');
 
   // Import chat history: a small ChatGPT export.

@@ -12,6 +12,7 @@ import {
   headingTranscript,
   nameLineTranscript,
 } from '../test/import/historyFixtures';
+import { chooseFromMore } from './moreMenu';
 
 /** The hand-written ChatGPT fixture plus enough filler conversations that the import takes a moment. */
 function exportZip(): Buffer {
@@ -96,7 +97,7 @@ test('a ChatGPT import with microsecond times exports a memory that imports agai
     await importThroughDialog(page, 'conversations.json', 'application/json', Buffer.from(JSON.stringify(chatGptMicroseconds)), '2'),
   ).toMatch(/^1 conversation, 2 turns imported/);
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  await chooseFromMore(page, 'Export');
   const path = info.outputPath('after-chatgpt.sqlite');
   await (await downloadPromise).saveAs(path);
   await replaceMemory(page, path, /Imported 2 messages/);

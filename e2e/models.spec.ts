@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { chooseFromMore } from './moreMenu';
 
 test('the bundled model embeds a stored turn in the model worker with the network blocked', async ({ page, context }) => {
   const outside: string[] = [];
@@ -16,7 +17,7 @@ test('the bundled model embeds a stored turn in the model worker with the networ
   await box.press('Enter');
   await expect(page.getByTestId('message')).toHaveCount(2);
 
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await expect(page.getByTestId('embedding-status')).toContainText('Offline GloVe 100-d');
   await expect(page.getByTestId('embedded-count')).toHaveText('2');
   await expect(page.getByTestId('model-embedder-Xenova/all-MiniLM-L6-v2')).toContainText('Download');
@@ -50,7 +51,7 @@ test('downloading a model is an explicit action with progress, cached for offlin
   );
 
   await page.goto('/');
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   const row = page.getByTestId('model-embedder-Xenova/all-MiniLM-L6-v2');
   await expect(row).toContainText('download');
   expect(served).toEqual([]); // nothing is fetched until the user asks
@@ -64,6 +65,6 @@ test('downloading a model is an explicit action with progress, cached for offlin
   await context.unroute(/^https:\/\/huggingface\.co\/Xenova\/all-MiniLM-L6-v2\/resolve\/main\/(.+)$/);
   await context.route(/^https:\/\/huggingface\.co\//, (route) => route.abort());
   await page.reload();
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await expect(page.getByTestId('model-embedder-Xenova/all-MiniLM-L6-v2')).toContainText('downloaded');
 });

@@ -7,6 +7,7 @@
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { openWithModelHub, printPageOnFailure, useModelHub } from './appSteps';
+import { chooseFromMore } from './moreMenu';
 
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
 const MSMARCO = 'Xenova/ms-marco-MiniLM-L-6-v2';
@@ -51,7 +52,7 @@ test('an embedder and a reranker: in use they cannot be deleted; chosen away, De
 }) => {
   test.setTimeout(240_000);
   await openWithHub(page, context);
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   const status = page.getByTestId('embedding-status');
   const row = page.getByTestId(`model-embedder-${MINILM}`);
   const rowText = (await row.textContent()) ?? '';
@@ -109,7 +110,7 @@ test('an embedder and a reranker: in use they cannot be deleted; chosen away, De
 
   // After a reload it is still a download to make; downloading again works.
   await page.reload();
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await expect(row.getByRole('button', { name: `Download (${size})` })).toBeVisible({ timeout: 30_000 });
   await row.getByRole('button', { name: /^Download/ }).click();
   await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });

@@ -7,6 +7,7 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { loadDatabaseFile } from '../src/storage/openNodeDatabase';
 import { messageBox, openWithModelHub, printPageOnFailure, useModelHub } from './appSteps';
+import { chooseFromMore } from './moreMenu';
 
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
 const MSMARCO = 'Xenova/ms-marco-MiniLM-L-6-v2';
@@ -53,7 +54,7 @@ async function twoTurnsAndMiniLm(page: Page, context: BrowserContext) {
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await send(page, PUPPY, 1);
   await send(page, EARNINGS, 2);
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   const status = page.getByTestId('embedding-status');
   const row = await download(page, 'embedder', MINILM);
   await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
@@ -70,7 +71,7 @@ async function damageMiniLm(page: Page) {
 
 async function storedVectors(page: Page, path: string) {
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  await chooseFromMore(page, 'Export');
   await (await downloadPromise).saveAs(path);
   const db = await loadDatabaseFile(path, { migrateSchema: false });
   return db.query<{ model_id: string; dim: number; n: number }>(
@@ -89,7 +90,7 @@ test('an embedder: download with progress, use, search by meaning, reload, offli
   await send(page, EARNINGS, 2);
 
   await expectMeaningHits(page, 0); // the bundled model has no vector for an unknown word
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   const row = page.getByTestId(`model-embedder-${MINILM}`);
   await expect(row).toContainText('384 dimensions');
   expect(hub.requests.filter((r) => r.startsWith(MINILM))).toEqual([]); // nothing until asked
@@ -115,12 +116,12 @@ test('an embedder: download with progress, use, search by meaning, reload, offli
   // Reload: still the downloaded model, loaded from the browser cache.
   const before = hub.requests.length;
   await page.reload();
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await expect(page.getByTestId('embedding-status')).toContainText('uses all-MiniLM-L6-v2');
   await page.getByRole('button', { name: 'Close models' }).click();
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await send(page, 'My sister Priya moved to Lisbon in March.', 1);
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await expect(page.getByTestId('embedded-count')).toHaveText('3', { timeout: 60_000 }); // the model loads from the cache first
   await expect(page.getByTestId('embedder-model')).toHaveText(MINILM);
   await page.getByRole('button', { name: 'Close models' }).click();
@@ -131,7 +132,7 @@ test('an embedder: download with progress, use, search by meaning, reload, offli
   await context.setOffline(true);
   await page.reload();
   await expectMeaningHits(page, 3);
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await expect(page.getByTestId('embedder-model')).toHaveText(MINILM);
   await expect(page.getByTestId('embedding-status')).toContainText('uses all-MiniLM-L6-v2');
 
@@ -154,7 +155,7 @@ test('a reranker: download, use, kept across a reload; a broken download says wh
 }) => {
   test.setTimeout(120_000);
   await openWithHub(page, context);
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   const row = await download(page, 'reranker', MSMARCO);
   await expect(row).toContainText('downloaded', { timeout: 60_000 });
   await row.getByRole('button', { name: 'Use' }).click();
@@ -162,7 +163,7 @@ test('a reranker: download, use, kept across a reload; a broken download says wh
   await expect(page.getByTestId('reranker-model')).toHaveText(MSMARCO);
 
   await page.reload();
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await expect(page.getByTestId(`model-reranker-${MSMARCO}`).getByRole('button', { name: 'In use' })).toBeVisible({ timeout: 30_000 });
   await expect(page.getByTestId('reranker-model')).toHaveText(MSMARCO);
 
@@ -201,7 +202,7 @@ test('a download: cancel half-way and start again; a reload mid-download offers 
 }) => {
   test.setTimeout(240_000);
   await openWithHub(page, context);
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   const status = page.getByTestId('embedding-status');
   await expect(status).toContainText('uses Offline GloVe 100-d');
 
@@ -235,7 +236,7 @@ test('a download: cancel half-way and start again; a reload mid-download offers 
   await weightsRequested(MXBAI, since);
   await page.reload();
   release();
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   const mxbai = page.getByTestId(`model-reranker-${MXBAI}`);
   await expect(mxbai.getByTestId('download-partial')).toBeVisible();
   await mxbai.getByRole('button', { name: /^Finish download/ }).click();
@@ -272,7 +273,7 @@ test('a downloaded model whose file is damaged: Use keeps the last working model
   await expectMeaningHits(page, 0); // search still uses the bundled model's vectors
 
   // Downloaded again, the model loads in the same tab: the failed load left nothing behind.
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await row.getByRole('button', { name: /^Download/ }).click();
   await expect(row.getByRole('button', { name: 'Use' })).toBeVisible({ timeout: 60_000 });
   await row.getByRole('button', { name: 'Use' }).click();
@@ -293,7 +294,7 @@ test('Compute and the Memory overview name the embedder that embeds (id, dimensi
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await send(page, PUPPY, 1);
   await send(page, EARNINGS, 2);
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   // Before: the bundled model, 100-dimensional, and no reranker.
   await expect(page.getByTestId('embedder-dim')).toHaveText('100', { timeout: 60_000 });
   await expect(page.getByTestId('reranker-model')).toHaveCount(0);
@@ -332,7 +333,7 @@ test('Compute and the Memory overview name the embedder that embeds (id, dimensi
 
   // After a reload: the same embedder (loaded from the cache) and the reranker choice kept.
   await page.reload();
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await expect(page.getByTestId(`model-reranker-${MSMARCO}`).getByRole('button', { name: 'In use' })).toBeVisible({ timeout: 30_000 });
   await expect(page.getByTestId('reranker-model')).toHaveText(MSMARCO);
   await expect(page.getByTestId('embedder-model')).toHaveText(MINILM, { timeout: 30_000 });
@@ -349,7 +350,7 @@ test('a model file only onnxruntime finds broken does not keep the next model fr
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await send(page, PUPPY, 1);
   await send(page, EARNINGS, 2);
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   // The weights pass the download's shape check, but their graph does not parse: onnxruntime
   // rejects the session, which in transformers.js 4.3.1 fails every later session in that worker.
   hub.fault(`${MINILM}/onnx/model_quantized.onnx`, 'graph');
@@ -389,7 +390,7 @@ test('the downloaded model in use gets damaged: Use on the bundled model brings 
   await send(page, 'My sister Priya moved to Lisbon in March.', 1);
 
   // Use on the bundled model: every turn is embedded with it, and search by meaning answers from it.
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await page.getByTestId('model-embedder-recollect/glove-100d-sif').getByRole('button', { name: 'Use' }).click();
   await expect(status).toContainText('uses Offline GloVe 100-d', { timeout: 90_000 });
   await expect(page.getByTestId('embedded-count')).toHaveText('3', { timeout: 60_000 });

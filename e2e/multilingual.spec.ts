@@ -8,6 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServer';
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { connectEndpoint, messageBox as box } from './appSteps';
+import { chooseFromMore } from './moreMenu';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -67,7 +68,7 @@ test('Models says when most of what you write is in a language the model does no
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await say(page, '我最近开始学钢琴，每天晚上练习半个小时。', 1);
   await say(page, '我家的猫叫小白，它总是跳到键盘上。', 2);
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   const notice = page.getByTestId('language-notice');
   await expect(notice).toContainText('Most of what you write is in Chinese');
   await expect(notice).toContainText('search by words still finds it');
@@ -77,7 +78,7 @@ test('no language notice for English writing', async ({ page }) => {
   await page.goto('/');
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await say(page, 'I started piano lessons and practise every evening.', 1);
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await expect(page.getByTestId('embedding-status')).toBeVisible();
   await expect(page.getByTestId('language-notice')).toHaveCount(0);
 });

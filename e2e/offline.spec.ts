@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
+import { chooseFromMore } from './moreMenu';
 
 const DIST = resolve('dist');
 
@@ -61,7 +62,7 @@ test('after one visit the app opens and works offline: search, the bundled model
   // files from the precache; no inference runtime: Compute says it runs on the CPU, not WASM).
   await page.getByRole('button', { name: '+ New conversation' }).click();
   await send(page, 'I adopted a puppy from the shelter last weekend.');
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   await expect(page.getByTestId('embedding-status')).toContainText('Offline GloVe 100-d');
   await expect(page.getByTestId('embedded-count')).toHaveText('3');
   await expect(page.getByTestId('embedder-device')).toHaveText('CPU');
@@ -73,7 +74,7 @@ test('after one visit the app opens and works offline: search, the bundled model
 
   // Export needs no network either.
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  await chooseFromMore(page, 'Export');
   const path = info.outputPath('offline-export.sqlite');
   await (await downloadPromise).saveAs(path);
   expect((await readFile(path)).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');

@@ -11,6 +11,7 @@ import { expect, test } from '@playwright/test';
 import { replaceMemory } from './appSteps';
 import { fractionalMemoryV7File, markedMemoryV10File } from '../test/support/oldMemories';
 import { loadDatabaseFile } from '../src/storage/openNodeDatabase';
+import { chooseFromMore } from './moreMenu';
 
 const sqliteFile = (name: string, bytes: Uint8Array) => ({ name, mimeType: 'application/vnd.sqlite3', buffer: Buffer.from(bytes) });
 
@@ -58,7 +59,7 @@ test('a schema-7 backup with fractional times restores, and its Export imports a
   await expect(page.getByTestId('messages')).toContainText('signed on 7 June 1494');
 
   const downloading = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  await chooseFromMore(page, 'Export');
   const path = info.outputPath('export.sqlite');
   await (await downloading).saveAs(path);
   // Every time in the exported file is a whole number of ms.

@@ -9,6 +9,7 @@ import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServe
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { connectEndpoint, messageBox as box } from './appSteps';
 import { confirmIn } from './modal';
+import { chooseFromMore } from './moreMenu';
 
 let mock: MockLlmServer;
 test.beforeAll(async () => {
@@ -57,7 +58,7 @@ test('a deleted message is gone from what was sent and from the exported file', 
   await dialog.getByRole('button', { name: 'Close what was sent' }).click();
 
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  await chooseFromMore(page, 'Export');
   const path = info.outputPath('export.sqlite');
   await (await downloadPromise).saveAs(path);
   const bytes = await readFile(path);

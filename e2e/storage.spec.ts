@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { replaceMemory } from './appSteps';
 import { closeAndHandBack, openWaitingTab, takeOver } from './handBack';
 import { readFile } from 'node:fs/promises';
+import { chooseFromMore } from './moreMenu';
 
 async function openApp(page: Page) {
   await page.goto('/');
@@ -57,7 +58,7 @@ test('export downloads a valid SQLite file and importing it restores the memory'
   await newConversation(page);
   await send(page, 'The wifi password for the cabin is juniper-42.');
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  await chooseFromMore(page, 'Export');
   const download = await downloadPromise;
   expect(download.suggestedFilename()).toMatch(/^recollect-\d{4}-\d{2}-\d{2}\.sqlite$/);
   const path = info.outputPath('export.sqlite');

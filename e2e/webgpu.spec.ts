@@ -7,6 +7,7 @@
 import { expect, test } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumExecutable } from './browser';
 import { chooseDevice, cosine, SENTENCES } from './webgpuShared';
+import { chooseFromMore } from './moreMenu';
 
 const executablePath = chromiumExecutable();
 const WEBGPU_ARGS = [
@@ -70,7 +71,7 @@ test.describe('with a WebGPU adapter (SwiftShader)', () => {
 
     // The choice is this browser's: it survives a reload.
     await page.reload();
-    await page.getByRole('button', { name: 'Models' }).click();
+    await chooseFromMore(page, 'Models');
     await expect(page.getByTestId('compute-backend').getByRole('combobox')).toHaveValue('webgpu');
     await expect(page.getByTestId('embedder-device')).toHaveText('WebGPU', { timeout: 90_000 });
   });

@@ -1,5 +1,6 @@
 /** Helpers shared by the WebGPU specs (e2e/webgpu.spec.ts, e2e/webgpuFallback.spec.ts). */
 import { expect, type Page } from '@playwright/test';
+import { chooseFromMore } from './moreMenu';
 
 export const SENTENCES = [
   'I adopted a puppy from the shelter last weekend.',
@@ -22,7 +23,7 @@ export function cosine(a: readonly number[], b: readonly number[]): number {
 }
 
 export async function chooseDevice(page: Page, label: string): Promise<void> {
-  await page.getByRole('button', { name: 'Models' }).click();
+  await chooseFromMore(page, 'Models');
   const compute = page.getByTestId('compute-backend');
   await compute.getByRole('combobox').selectOption({ label });
   await expect(compute.getByTestId('embedder-device')).not.toHaveText('switching…', { timeout: 90_000 });

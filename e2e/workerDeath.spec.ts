@@ -15,6 +15,7 @@ import { startMockLlmServer, type MockLlmServer } from '../test/llm/mockLlmServe
 import { synthesisResponder } from '../test/support/synthesisResponder';
 import { buildTestHub, startModelHub, type ModelHub } from '../test/support/modelHub';
 import { connectEndpoint, firstLongTurnEveryEpisode, messageBox as box, openWithModelHub, printPageOnFailure } from './appSteps';
+import { chooseFromMore } from './moreMenu';
 
 let mock: MockLlmServer;
 const isSynthesis = (content: string) => content.includes('\nTURNS:\n');
@@ -127,7 +128,7 @@ test('the model worker dies during an embedder switch: said, restarted, the swit
       await box(page).press('Enter');
       await expect(page.getByTestId('message')).toHaveCount(i + 1);
     }
-    await page.getByRole('button', { name: 'Models' }).click();
+    await chooseFromMore(page, 'Models');
     await expect(page.getByTestId('embedded-count')).toHaveText('2', { timeout: 60_000 });
     const row = page.getByTestId('model-embedder-Xenova/all-MiniLM-L6-v2');
     await row.getByRole('button', { name: /Download/ }).click();
@@ -145,7 +146,7 @@ test('the model worker dies during an embedder switch: said, restarted, the swit
     await expect(box(page)).toHaveValue('This draft must survive.');
     await box(page).press('Enter');
     await expect(page.getByTestId('message')).toHaveCount(3);
-    await page.getByRole('button', { name: 'Models' }).click();
+    await chooseFromMore(page, 'Models');
     await expect(page.getByTestId('embedded-count')).toHaveText('3', { timeout: 120_000 });
   } finally {
     await hub.close();

@@ -8,6 +8,8 @@ import { ProjectView } from './components/ProjectView';
 import { TemporaryChat } from './components/TemporaryChat';
 import { SearchResults } from './components/SearchResults';
 import { DataActions } from './components/DataActions';
+import { MenuItem, MoreMenu } from './components/MoreMenu';
+import { PartialImportNotice } from './history/PartialImportNotice';
 import { StatusLine } from './components/StatusLine';
 import { OwnershipBanner } from './components/OwnershipBanner';
 import { TemporarySessionBanner } from './components/TemporarySessionBanner';
@@ -110,15 +112,17 @@ export function App() {
         >
           Memory
         </button>
-        <ViewBoundary name="Data">
-          <DataActions />
-        </ViewBoundary>
-        <button type="button" inert={opening} onClick={() => setPanel('models')}>
-          Models
-        </button>
         <button type="button" inert={opening} onClick={() => setPanel('settings')}>
           Settings
         </button>
+        <PartialImportNotice />
+        {/* The rest, used now and then, behind one button (MoreMenu.tsx). */}
+        <MoreMenu inert={opening}>
+          <MenuItem onClick={() => setPanel('models')}>Models</MenuItem>
+          <ViewBoundary name="Data">
+            <DataActions />
+          </ViewBoundary>
+        </MoreMenu>
       </header>
       <ViewBoundary name="The conversation list">
         <ConversationList />

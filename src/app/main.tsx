@@ -8,6 +8,8 @@ import { createEngineClient } from './engineClient';
 import { noServiceWorker, registerServiceWorker } from './serviceWorkerUpdates';
 import { UpdateBanner } from './components/UpdateBanner';
 import { ViewBoundary } from './components/ViewBoundary';
+// Self-hosted Inter (OFL): Vite bundles its woff2 files, so the text face works offline.
+import '@fontsource-variable/inter';
 import './styles.css';
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false, refetchOnWindowFocus: false } } });

@@ -12,6 +12,7 @@ import type { PolicyName } from '../../core/episodes/consolidationPolicy';
 import { toErrorInfo } from '../../core/base/errors';
 import { Dialog } from './Dialog';
 import { CarryMemoryButtons } from '../explorer/CarryMemory';
+import { useMenuItemProps } from './MoreMenu';
 
 /**
  * The sentence shown for a failed import. Import errors carry their own truth (refused and
@@ -50,6 +51,7 @@ export function DataActions() {
   // Inert while the memory opens: only the message box is usable then (OwnershipBanner.tsx).
   const opening = useOpening();
   const fileInput = useRef<HTMLInputElement>(null);
+  const item = useMenuItemProps();
   const [pending, setPending] = useState<File | null>(null);
   const [importError, setImportError] = useState<string | null>(null);
   const [held, setHeld] = useState<NonNullable<ImportSummary['pendingSynthesis']> | null>(null);
@@ -83,10 +85,10 @@ export function DataActions() {
 
   return (
     <div className="data-actions" inert={opening}>
-      <button type="button" onClick={() => void exporter.download()} disabled={exporter.pending}>
+      <button type="button" {...item} onClick={() => void exporter.download()} disabled={exporter.pending}>
         {exporter.pending ? 'Exporting…' : 'Export'}
       </button>
-      <button type="button" onClick={() => fileInput.current?.click()}>
+      <button type="button" {...item} onClick={() => fileInput.current?.click()}>
         Import…
       </button>
       <HistoryImportButton />

@@ -15,6 +15,7 @@
  */
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
+import { OutsideMenu } from './MoreMenu';
 
 export interface DialogProps {
   readonly title: string;
@@ -101,7 +102,7 @@ export function Dialog({ title, hideTitle, onClose, wide, closeLabel, role, clas
           </button>
         )}
       </div>
-      {children}
+      <OutsideMenu>{children}</OutsideMenu>
     </dialog>,
     document.body,
   );

@@ -23,6 +23,7 @@ import { plural } from '../format';
 import { queryKeys } from '../queries';
 import { useEngineClient, useEngineMutation, useEngineQuery } from '../hooks';
 import { Dialog } from '../components/Dialog';
+import { useMenuItemProps } from '../components/MoreMenu';
 import { HistoryImportButton } from '../history/HistoryImportDialog';
 
 /** What to ask the other assistant: everything it keeps about the person, as dated lines in one block. */
@@ -334,12 +335,13 @@ export function ExportMemoryDialog({ onClose }: { onClose: () => void }) {
 /** The two buttons, where Saved memories and the data actions show them. */
 export function CarryMemoryButtons() {
   const [open, setOpen] = useState<'import' | 'export' | null>(null);
+  const item = useMenuItemProps();
   return (
     <>
-      <button type="button" onClick={() => setOpen('import')}>
+      <button type="button" {...item} onClick={() => setOpen('import')}>
         Import memory…
       </button>
-      <button type="button" onClick={() => setOpen('export')}>
+      <button type="button" {...item} onClick={() => setOpen('export')}>
         Export memory…
       </button>
       {open === 'import' && <ImportMemoryDialog onClose={() => setOpen(null)} />}

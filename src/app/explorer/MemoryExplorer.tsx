@@ -15,18 +15,36 @@ import { ViewBoundary } from '../components/ViewBoundary';
 import { ProjectPicker, WholeMemoryNote } from './ProjectPicker';
 import './explorer.css';
 
-const TABS: readonly { id: ExplorerTab; label: string }[] = [
-  { id: 'summary', label: 'Summary' },
-  { id: 'saved', label: 'Saved memories' },
-  { id: 'overview', label: 'Overview' },
-  { id: 'timeline', label: 'Timeline' },
-  { id: 'search', label: 'Search' },
-  { id: 'memcells', label: 'Episodes' },
-  { id: 'scenes', label: 'Themes' },
-  { id: 'profile', label: 'Profile' },
-  { id: 'foresight', label: 'Foresight' },
-  { id: 'forget', label: 'Forget' },
+// Three groups, in this order: what it knows, how it is organised, tools. One tablist still (the
+// arrows walk all of them); the group names are drawn for the eye, since a tablist may hold only tabs.
+const GROUPS: readonly { label: string; tabs: readonly { id: ExplorerTab; label: string }[] }[] = [
+  {
+    label: 'What it knows',
+    tabs: [
+      { id: 'summary', label: 'Summary' },
+      { id: 'saved', label: 'Saved memories' },
+      { id: 'profile', label: 'Profile' },
+      { id: 'foresight', label: 'Foresight' },
+    ],
+  },
+  {
+    label: 'How it is organised',
+    tabs: [
+      { id: 'overview', label: 'Overview' },
+      { id: 'timeline', label: 'Timeline' },
+      { id: 'memcells', label: 'Episodes' },
+      { id: 'scenes', label: 'Themes' },
+    ],
+  },
+  {
+    label: 'Tools',
+    tabs: [
+      { id: 'search', label: 'Search' },
+      { id: 'forget', label: 'Forget' },
+    ],
+  },
 ];
+const TABS = GROUPS.flatMap((g) => g.tabs);
 
 export function MemoryExplorer() {
   const tab = useUi((s) => s.explorerTab);
@@ -54,23 +72,35 @@ export function MemoryExplorer() {
       )}
       <ProjectPicker />
       <div className="tabs" role="tablist" aria-label="Memory views">
-        {TABS.map((t, i) => (
-          <button
-            key={t.id}
-            ref={(el) => {
-              refs.current[i] = el;
-            }}
-            type="button"
-            role="tab"
-            id={`tab-${t.id}`}
-            aria-selected={tab === t.id}
-            aria-controls="explorer-panel"
-            tabIndex={tab === t.id ? 0 : -1}
-            onClick={() => open(t.id)}
-            onKeyDown={(e) => onKey(e, i)}
-          >
-            {t.label}
-          </button>
+        {GROUPS.map((g) => (
+          <div key={g.label} className="tab-group" role="presentation">
+            <span className="tab-group-label" aria-hidden="true">
+              {g.label}
+            </span>
+            <div className="tab-group-tabs" role="presentation">
+              {g.tabs.map((t) => {
+                const i = TABS.indexOf(t);
+                return (
+                  <button
+                    key={t.id}
+                    ref={(el) => {
+                      refs.current[i] = el;
+                    }}
+                    type="button"
+                    role="tab"
+                    id={`tab-${t.id}`}
+                    aria-selected={tab === t.id}
+                    aria-controls="explorer-panel"
+                    tabIndex={tab === t.id ? 0 : -1}
+                    onClick={() => open(t.id)}
+                    onKeyDown={(e) => onKey(e, i)}
+                  >
+                    {t.label}
+                  </button>
+                );
+              })}
+            </div>
+          </div>
         ))}
       </div>
       <div className="explorer-panel" id="explorer-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>

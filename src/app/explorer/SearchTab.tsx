@@ -86,7 +86,9 @@ export function SearchTab() {
           {results.error.message}
         </p>
       )}
-      {query.trim() && results.data && results.data.length === 0 && <p className="muted">Nothing remembered matches.</p>}
+      {query.trim() && results.data && results.data.length === 0 && (
+        <p className="muted">Nothing remembered matches. Try fewer or other words: search finds your words and what they mean.</p>
+      )}
       {results.data && results.data.length > 0 && (
         <VirtualList
           label="Search results"

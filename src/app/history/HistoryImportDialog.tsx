@@ -19,6 +19,7 @@ import { IndexingProgress } from './IndexingProgress';
 import { useHistoryImport } from './useHistoryImport';
 import { PartialImportNotice } from './PartialImportNotice';
 import { Dialog } from '../components/Dialog';
+import { useInMenu, useMenuItemProps } from '../components/MoreMenu';
 import { formatCount } from '../../core/base/numbers';
 
 const FORMAT_LABELS: Record<HistoryFormat | 'auto', string> = {
@@ -122,6 +123,9 @@ function ImportedProjects({
 }
 
 export function HistoryImportButton() {
+  const item = useMenuItemProps();
+  // In the More menu the partial-import notice would be hidden: the top bar shows it instead (App.tsx).
+  const inMenu = useInMenu();
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
   const [format, setFormat] = useState<HistoryFormat | 'auto'>('auto');
@@ -142,8 +146,8 @@ export function HistoryImportButton() {
 
   return (
     <>
-      <PartialImportNotice />
-      <button type="button" onClick={() => input.current?.click()}>
+      {!inMenu && <PartialImportNotice />}
+      <button type="button" {...item} onClick={() => input.current?.click()}>
         Import chats…
       </button>
       <input
