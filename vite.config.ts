@@ -19,6 +19,25 @@ function domFreeInWorkers(): Plugin {
 }
 
 /**
+ * The sync relay client (@durable-streams/client) queues its appends with fastq, whose `drained()`
+ * (awaited by every flush) waits one turn with `process.nextTick` — Node only: in a browser or
+ * worker it throws "process is not defined", so every upload from the engine worker failed and the
+ * status said "relay unreachable" although the Node tests passed. That one call becomes
+ * `queueMicrotask`, which runs the callback at the same point (after the current task's code).
+ */
+function browserFastq(): Plugin {
+  return {
+    name: 'recollect:browser-fastq',
+    transform(code, id) {
+      if (!/[\\/]fastq[\\/]queue\.js$/.test(id)) return null;
+      if (!code.includes('process.nextTick('))
+        throw new Error('fastq changed: process.nextTick is gone; check browserFastq in vite.config.ts');
+      return { code: code.replace('process.nextTick(', 'queueMicrotask('), map: null };
+    },
+  };
+}
+
+/**
  * onnxruntime-web references its WASM with `new URL(..., import.meta.url)`, so Vite emits a hashed
  * 27 MB copy into assets/ that is never requested: transformers.js is pointed at /ort/ (served
  * from public/, see scripts/prepare-assets.mjs). Drop that copy, and the fp32 offline model, which
@@ -140,8 +159,8 @@ function progressiveWebApp() {
 }
 
 export default defineConfig({
-  plugins: [react(), dropUnusedHeavyAssets(), contentSecurityPolicyMeta(), progressiveWebApp()],
-  worker: { format: 'es', plugins: () => [domFreeInWorkers(), dropUnusedHeavyAssets()] },
+  plugins: [react(), browserFastq(), dropUnusedHeavyAssets(), contentSecurityPolicyMeta(), progressiveWebApp()],
+  worker: { format: 'es', plugins: () => [domFreeInWorkers(), browserFastq(), dropUnusedHeavyAssets()] },
   optimizeDeps: { exclude: ['@journeyapps/wa-sqlite'] },
   build: {
     target: 'es2022',

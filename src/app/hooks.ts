@@ -115,6 +115,9 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           void queryClient.invalidateQueries({ queryKey: queryKeys.llmSettings });
           void queryClient.invalidateQueries({ queryKey: queryKeys.globalMemory });
           return;
+        case 'sync-status':
+          queryClient.setQueryData(queryKeys.syncStatus, event.status);
+          return;
         case 'memory-changed':
           void queryClient.invalidateQueries({ queryKey: queryKeys.consolidation });
           void queryClient.invalidateQueries({ queryKey: queryKeys.explorer });

@@ -40,6 +40,7 @@ export const queryKeys = {
   answerSettings: ['answer-settings'] as const,
   memoryDefaults: ['memory-defaults'] as const,
   globalMemory: ['global-memory'] as const,
+  syncStatus: ['sync-status'] as const,
   factPages: (query: Omit<FactQuery, 'cursor'>) => ['explorer', 'fact-pages', query] as const,
   explorer: ['explorer'] as const,
   overview: ['explorer', 'overview'] as const,
@@ -150,6 +151,8 @@ export function engineQueries(client: EngineClient) {
     answerSettings: () => queryOptions({ queryKey: queryKeys.answerSettings, queryFn: () => engine.settings.answerSettings() }),
     // The memory switches of each conversation travel with it in conversations(); these are the defaults for new ones.
     globalMemory: () => queryOptions({ queryKey: queryKeys.globalMemory, queryFn: () => engine.settings.globalMemory() }),
+    // Kept current by the engine's sync-status events (hooks.ts); read once when first shown.
+    syncStatus: () => queryOptions({ queryKey: queryKeys.syncStatus, queryFn: () => engine.sync.status(), staleTime: Infinity }),
     factPages: (query: Omit<FactQuery, 'cursor'>) =>
       infiniteQueryOptions({
         queryKey: queryKeys.factPages(query),

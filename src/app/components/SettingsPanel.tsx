@@ -5,6 +5,7 @@ import { queryKeys } from '../queries';
 import { ENDPOINT_PRESETS, presetFor } from '../presets';
 import { StorageInfo } from './StorageInfo';
 import { DeviceModelSection } from './DeviceModelSection';
+import { SyncSection } from '../sync/SyncSection';
 import { MemoryDefaultsSection } from './MemorySwitches';
 import { Dialog } from './Dialog';
 import { useUi } from '../uiStore';
@@ -387,6 +388,8 @@ export function SettingsPanel({ onClose, onOpenModels }: { onClose: () => void; 
           </table>
         )}
       </section>
+
+      <SyncSection />
 
       <StorageInfo />
 

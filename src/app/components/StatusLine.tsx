@@ -3,6 +3,14 @@ import { formatBytes, plural } from '../format';
 import { IndexingProgress } from '../history/IndexingProgress';
 import { FailedSynthesis } from './FailedSynthesis';
 import { useOpening } from './OwnershipBanner';
+import { syncStatusText } from '../sync/syncStatusText';
+
+/** " · Sync: synced just now" while sync is on (nothing while it is off, the default). */
+function SyncIndicator() {
+  const sync = useEngineQuery((q) => q.syncStatus());
+  if (!sync.data || sync.data.state === 'off') return null;
+  return <span data-testid="sync-indicator"> · Sync: {syncStatusText(sync.data)}</span>;
+}
 
 export function StatusLine() {
   const stats = useEngineQuery((q) => q.stats());
@@ -22,6 +30,7 @@ export function StatusLine() {
       {/* After a history import (and after a reload that interrupted its indexing). */}
       <IndexingProgress prefix=" · " minBacklog={50} />
       <FailedSynthesis place="status" />
+      <SyncIndicator />
     </footer>
   );
 }
