@@ -196,3 +196,26 @@ test("memory views filter by project (in the address), 'What was sent' names eac
   await expect(page.getByRole('heading', { name: /^Plans ahead/ })).toBeVisible();
   await expect(page.getByRole('heading', { name: /^About you/ })).toHaveCount(0);
 });
+
+test('the message search keeps to the chosen project', async ({ page }) => {
+  await page.goto('/');
+  await createProject(page, 'Greenhouse', 'Shared memory');
+  await page.getByTestId('project-view').getByRole('button', { name: 'New chat in Greenhouse' }).click();
+  await sendMessage(page, 'The probe under the bench reads humidity every night; the drift is four percent.');
+  await page.getByRole('button', { name: '+ New conversation' }).click();
+  await sendMessage(page, 'My sister asked about humidity in the attic before the winter.');
+
+  const search = page.getByLabel('Search memory');
+  await search.fill('humidity');
+  const hits = page.getByTestId('search-hit');
+  await expect(hits).toHaveCount(2);
+  const project = page.getByRole('combobox', { name: 'Project' });
+  await project.selectOption({ label: 'Greenhouse' });
+  await expect(hits).toHaveCount(1);
+  await expect(hits.first()).toContainText('probe under the bench');
+  await project.selectOption({ label: 'No project' });
+  await expect(hits).toHaveCount(1);
+  await expect(hits.first()).toContainText('attic');
+  await project.selectOption({ label: 'All chats' });
+  await expect(hits).toHaveCount(2);
+});

@@ -17,7 +17,7 @@ export const queryKeys = {
   allMessages: ['messages'] as const,
   // Under ['messages', id]: every invalidation of a conversation's turns refetches its versions too.
   turnVersions: (id: string) => ['messages', id, 'versions'] as const,
-  search: (q: string) => ['search', q] as const,
+  search: (q: string, project?: string | null) => ['search', q, project === undefined ? 'all' : project] as const,
   allSearch: ['search'] as const,
   vectorSearch: (q: string) => ['vector-search', q] as const,
   allVectorSearch: ['vector-search'] as const,
@@ -100,8 +100,13 @@ export function engineQueries(client: EngineClient) {
         queryFn: () => engine.conversations.versions(id),
         placeholderData: keepPreviousData,
       }),
-    search: (q: string) =>
-      queryOptions({ queryKey: queryKeys.search(q), queryFn: () => engine.conversations.search(q, { limit: 30 }), enabled: q.length > 0 }),
+    /** `project`: only that project's chats (null: chats in no project); absent: all. */
+    search: (q: string, project?: string | null) =>
+      queryOptions({
+        queryKey: queryKeys.search(q, project),
+        queryFn: () => engine.conversations.search(q, { limit: 30, ...(project !== undefined ? { project } : {}) }),
+        enabled: q.length > 0,
+      }),
     vectorSearch: (q: string) =>
       queryOptions({
         queryKey: queryKeys.vectorSearch(q),

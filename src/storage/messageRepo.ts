@@ -1,4 +1,5 @@
 /** SQL for messages: append (idempotent), list, get, delete, and BM25 full-text search. */
+import { CHATS_IN_PROJECT } from './projectScope';
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import type { Message, MessageWindow, MessageWindowRequest, NewTurn, SearchHit } from '../core/base/types';
 import { highlightSnippet } from '../core/base/highlight';
@@ -361,18 +362,25 @@ export function forgetSpeakers(sql: Sql): void {
 export async function searchMessages(
   sql: Sql,
   text: string,
-  options: { limit?: number; conversationId?: string } = {},
+  options: { limit?: number; conversationId?: string; project?: string | null } = {},
 ): Promise<SearchHit[]> {
   const terms = ftsTerms(text);
   const match = toFtsQuery(text);
   if (!match) return [];
   const limit = Math.max(1, Math.min(options.limit ?? 20, 500));
-  const top = options.conversationId
+  // Scoped to a conversation or a project's chats: the scope is applied inside the ranking, so a
+  // small project still gets its `limit` best rows rather than what is left of the global top.
+  const scope = options.conversationId
+    ? { sql: 'm.conversation_id = ?', params: [options.conversationId] }
+    : options.project !== undefined
+      ? { sql: `m.conversation_id IN (${CHATS_IN_PROJECT})`, params: [options.project] }
+      : null;
+  const top = scope
     ? await sql.query<{ pk: number; rank: number }>(
         `SELECT messages_fts.rowid AS pk, bm25(messages_fts, 1.0, 0.3) AS rank
          FROM messages_fts JOIN messages m ON m.pk = messages_fts.rowid
-        WHERE messages_fts MATCH ? AND m.conversation_id = ? ORDER BY rank, m.pk LIMIT ?`,
-        [match, options.conversationId, limit],
+        WHERE messages_fts MATCH ? AND ${scope.sql} ORDER BY rank, m.pk LIMIT ?`,
+        [match, ...scope.params, limit],
       )
     : await sql.query<{ pk: number; rank: number }>(
         'SELECT rowid AS pk, bm25(messages_fts, 1.0, 0.3) AS rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank, rowid LIMIT ?',

@@ -35,6 +35,8 @@ export interface AppendOptions {
 export interface SearchOptions {
   readonly limit?: number;
   readonly conversationId?: string;
+  /** Only the chats of this project (null: chats in no project); absent: every chat. */
+  readonly project?: string | null;
 }
 
 export interface MemoryStore {
