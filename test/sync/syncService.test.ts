@@ -697,4 +697,38 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     await a.engine.sync.syncNow();
     expect((await a.engine.settings.llm()).model).toBe('bigger-model');
   }, 120_000);
+  it('a device offline for weeks catches up: hundreds of turns, renames and deletions, nothing lost or doubled', async () => {
+    const [a, b] = await paired();
+    b.cable.plugged = false;
+    const kept: string[] = [];
+    const dropped: string[] = [];
+    for (let c = 0; c < 6; c++) {
+      const ids = await chat(
+        a,
+        `c-away-${c}`,
+        Array.from({ length: 40 }, () => uniqueWord()),
+        `Week ${c + 1}`,
+      );
+      kept.push(...ids.slice(0, 35));
+      dropped.push(...ids.slice(35));
+      await a.engine.conversations.rename(`c-away-${c}`, `Week ${c + 1} (done)`);
+    }
+    for (const id of dropped) await a.engine.conversations.deleteMessage(id);
+    await a.engine.sync.syncNow();
+    expect((await b.engine.sync.syncNow()).state).not.toBe('synced'); // still cut off
+    b.cable.plugged = true;
+    await vi.waitFor(
+      async () => {
+        await b.engine.sync.syncNow();
+        expect(await b.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
+      },
+      { timeout: 60_000, interval: 300 },
+    );
+    const count = Number((await b.store.db.query<{ n: number }>('SELECT count(*) AS n FROM messages'))[0]!.n);
+    expect(count).toBe(kept.length);
+    for (const id of dropped) expect(await b.store.getMessage(id)).toBeNull();
+    expect((await b.engine.conversations.list()).map((c) => c.title).sort()).toEqual(
+      Array.from({ length: 6 }, (_, c) => `Week ${c + 1} (done)`).sort(),
+    );
+  }, 120_000);
 });
