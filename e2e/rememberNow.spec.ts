@@ -55,9 +55,9 @@ test('an explicit "remember" is saved at once: notice and Undo under the message
     PROFILE_LINE,
   );
 
-  // Back to the first chat: Undo, by keyboard (one Tab after the message's Delete button).
+  // Back to the first chat: Undo, by keyboard (one Tab after the message's Edit button).
   await page.getByRole('navigation', { name: 'Conversations' }).locator('button.conversation').filter({ hasText: 'Remember that' }).click();
-  await asked.getByRole('button', { name: 'Delete message' }).focus();
+  await asked.getByRole('button', { name: 'Edit message' }).focus();
   await page.keyboard.press('Tab');
   const undo = asked.getByRole('button', { name: `Undo: forget “${SAVED}”` });
   await expect(undo).toBeFocused();
