@@ -83,9 +83,19 @@ export function collectErrors(page: Page): string[] {
   return errors;
 }
 
-/** Waits until `predicate(arg)` is true in the page. */
+/**
+ * Waits until `predicate(arg)` is true in the page, polling from here every 100 ms. Not puppeteer's
+ * waitForFunction: its in-page poller builds the predicate with Function(), which the app's CSP
+ * (no 'unsafe-eval') blocks in Firefox ESR 140 ("call to Function() blocked by CSP"); page.evaluate
+ * goes through WebDriver BiDi's callFunction, which the page's CSP does not govern.
+ */
 export async function until<A>(page: Page, predicate: (arg: A) => boolean, arg: A, timeout = 30_000): Promise<void> {
-  await page.waitForFunction(predicate as (arg: unknown) => boolean, { timeout, polling: 100 }, arg);
+  const end = Date.now() + timeout;
+  for (;;) {
+    if (await page.evaluate(predicate as (arg: unknown) => boolean, arg).catch(() => false)) return;
+    if (Date.now() > end) throw new Error(`Waited ${timeout / 1000} s in vain for: ${predicate.toString().slice(0, 200)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 export const text = (page: Page, selector: string) => page.$eval(selector, (el) => el.textContent ?? '').catch(() => '');

@@ -8,7 +8,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'puppeteer-core';
+import type { HTTPRequest, Page } from 'puppeteer-core';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import {
@@ -99,7 +99,9 @@ describe.skipIf(!firefoxAvailable())('Firefox ESR', () => {
     await page.click(`${answer} button[aria-label="Source 1"]`);
     await until(page, () => (document.querySelector('.message.highlight')?.textContent ?? '').includes('named Xiaobai'), null);
 
-    await clickButton(page, 'Export', 'header');
+    // Export is in the top bar's More menu.
+    await clickButton(page, 'More', 'header');
+    await clickButton(page, 'Export', 'header [role="menu"]');
     const file = await waitForDownload(ff.downloads, /^recollect-\d{4}-\d{2}-\d{2}\.sqlite$/);
     const bytes = await readFile(file);
     expect(bytes.subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
@@ -125,8 +127,11 @@ describe.skipIf(!firefoxAvailable())('Firefox ESR', () => {
       await send(page, 'My sister Priya moved to Lisbon in March.', before + 1);
       await until(page, () => navigator.serviceWorker.controller?.state === 'activated', null, 60_000);
 
-      // Firefox's offline mode for this tab, over BiDi (emulation.setNetworkConditions).
-      await page.setOfflineMode(true);
+      // Firefox's offline mode for this tab, over BiDi (emulation.setNetworkConditions); Firefox ESR
+      // 140 does not have that command, so there every request that reaches the network is failed
+      // (BiDi network interception): what the service worker serves from its cache still loads.
+      const goOffline = await offlineSwitch(page);
+      await goOffline(true);
       try {
         // Really offline: a file the service worker does not precache cannot be fetched.
         expect(
@@ -153,7 +158,7 @@ describe.skipIf(!firefoxAvailable())('Firefox ESR', () => {
         await page.waitForSelector(MESSAGE_BOX, { visible: true });
         await send(page, 'Written while offline.', before + 2);
       } finally {
-        await page.setOfflineMode(false);
+        await goOffline(false);
       }
       expect(errors, 'console errors during the offline run').toEqual([]);
     } finally {
@@ -268,4 +273,23 @@ async function waitForDownload(dir: string, name: RegExp, timeout = 15_000): Pro
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`no download matching ${name} in ${dir}: ${(await readdir(dir)).join(', ')}`);
+}
+
+/** A switch that takes `page` offline and back: the browser's offline mode where it has one, else failing every network request. */
+async function offlineSwitch(page: Page): Promise<(offline: boolean) => Promise<void>> {
+  try {
+    await page.setOfflineMode(false);
+    return (offline) => page.setOfflineMode(offline);
+  } catch {
+    const fail = (request: HTTPRequest) => void request.abort().catch(() => undefined);
+    return async (offline) => {
+      if (offline) {
+        await page.setRequestInterception(true);
+        page.on('request', fail);
+      } else {
+        page.off('request', fail);
+        await page.setRequestInterception(false);
+      }
+    };
+  }
 }
