@@ -24,6 +24,7 @@ import type { MemoryEngine } from '../src/core/engine/MemoryEngine';
 import type { SqliteMemoryStore } from '../src/storage/SqliteMemoryStore';
 import type { NewTurn } from '../src/core/base/types';
 import { MemorySettingsStore } from '../test/support/MemorySettingsStore';
+import { stopRelay } from '../test/support/relayServer';
 import { chatTurn } from './chatProse';
 import { seededRandom } from './seededRandom';
 import { median, percentile } from './stats';
@@ -160,11 +161,7 @@ export async function runSyncBench(
       d.engine.stop();
       await d.store.db.close();
     }
-    // The reference server's stop() waits for open long-polls; cut them as the sync tests do.
-    const server = (relay as unknown as { server: { closeAllConnections(): void } | null }).server;
-    const stopping = relay.stop();
-    server?.closeAllConnections();
-    await stopping;
+    await stopRelay(relay);
     await rm(dataDir, { recursive: true, force: true });
   }
 }

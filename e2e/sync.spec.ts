@@ -8,13 +8,14 @@
  */
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DurableStreamTestServer } from '@durable-streams/server';
 import { messageBox, sendMessage } from './appSteps';
 import { confirmIn } from './modal';
+import { filesUnder, stopRelay } from '../test/support/relayServer';
 
 let relay: DurableStreamTestServer;
 let dataDir: string;
@@ -25,10 +26,7 @@ test.beforeAll(async () => {
   await relay.start();
 });
 test.afterAll(async () => {
-  const server = (relay as unknown as { server: { closeAllConnections(): void } | null }).server;
-  const stopping = relay.stop();
-  server?.closeAllConnections();
-  await stopping;
+  await stopRelay(relay);
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -138,9 +136,7 @@ test('two devices pair by phrase and share turns and deletions; the relay holds 
   await expect(messageBox(b)).toBeVisible();
 
   // The relay's files hold no plaintext: neither marker, nor the turn's other words.
-  const files: Buffer[] = [];
-  for (const entry of await readdir(dataDir, { withFileTypes: true, recursive: true }))
-    if (entry.isFile()) files.push(await readFile(join(entry.parentPath, entry.name)));
+  const files = await filesUnder(dataDir);
   expect(files.length).toBeGreaterThan(0);
   for (const needle of [fromA, fromB, 'greenhouse humidity']) expect(files.some((f) => f.includes(Buffer.from(needle)))).toBe(false);
 });

@@ -6,7 +6,7 @@
  * (≈1,100 characters with a code block and a table, syncFixtures.ts).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -22,6 +22,7 @@ import { deriveSyncKeys, sealEvent } from '../../src/core/sync/syncEnvelope';
 import { HybridClock, SKEW_LIMIT_MS } from '../../src/core/sync/hybridClock';
 import { stampEvent } from '../../src/core/sync/syncEvents';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
+import { filesUnder, stopRelay } from '../support/relayServer';
 import { turnText } from './syncFixtures';
 
 interface Device {
@@ -96,24 +97,6 @@ async function chat(d: Device, conversationId: string, words: readonly string[],
 const logRows = async (d: Device) => Number((await d.store.db.query<{ n: number }>('SELECT count(*) AS n FROM sync_log'))[0]!.n);
 const logHolds = async (d: Device, text: string) =>
   Number((await d.store.db.query<{ n: number }>('SELECT count(*) AS n FROM sync_log WHERE body LIKE ?', [`%${text}%`]))[0]!.n);
-
-async function filesUnder(dir: string): Promise<Buffer[]> {
-  const out: Buffer[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }))
-    if (entry.isFile()) out.push(await readFile(join(entry.parentPath, entry.name)));
-  return out;
-}
-
-/**
- * Stops the relay as a crash would, with devices connected: the reference server's stop() waits for
- * open connections, and a device's long-poll keeps one alive, so the sockets are cut.
- */
-async function stopRelay(relay: DurableStreamTestServer): Promise<void> {
-  const server = (relay as unknown as { server: { closeAllConnections(): void } | null }).server;
-  const stopping = relay.stop();
-  server?.closeAllConnections();
-  await stopping;
-}
 
 describe('sync between two engines through a relay on 127.0.0.1', () => {
   let dataDir: string;

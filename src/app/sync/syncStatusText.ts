@@ -4,6 +4,7 @@
  */
 import type { SyncStatus } from '../../core/protocol/sync';
 import { formatCount } from '../../core/base/numbers';
+import { plural } from '../format';
 
 /** "synced · 2 min ago", "syncing 12 changes", "12,400 of 48,000 turns", "offline", "relay unreachable". */
 export function syncStatusText(status: SyncStatus, now: number = Date.now()): string {
@@ -14,7 +15,7 @@ export function syncStatusText(status: SyncStatus, now: number = Date.now()): st
       return status.lastSyncedAt === null ? 'synced' : `synced ${ago(now - status.lastSyncedAt)}`;
     case 'syncing':
       if (status.progress) return `syncing: ${formatCount(status.progress.turns)} of ${formatCount(status.progress.total)} turns`;
-      return status.pending > 0 ? `syncing ${formatCount(status.pending)} ${status.pending === 1 ? 'change' : 'changes'}` : 'syncing';
+      return status.pending > 0 ? `syncing ${plural(status.pending, 'change')}` : 'syncing';
     case 'offline':
       return status.pending > 0 ? `offline · ${formatCount(status.pending)} waiting` : 'offline';
     case 'relay-unreachable':
