@@ -218,4 +218,12 @@ test('the message search keeps to the chosen project', async ({ page }) => {
   await expect(hits.first()).toContainText('attic');
   await project.selectOption({ label: 'All chats' });
   await expect(hits).toHaveCount(2);
+
+  // The sidebar's title search lists what it finds under each project's name, then "No project".
+  const titles = page.getByRole('navigation', { name: 'Conversations' });
+  await titles.getByRole('searchbox', { name: 'Search conversation titles' }).fill('e');
+  const found = titles.getByRole('list', { name: 'Conversations found' });
+  await expect(found.getByRole('heading')).toHaveText(['Greenhouse', 'No project']);
+  await expect(found.getByRole('list', { name: 'Greenhouse' }).locator('button.conversation')).toHaveCount(1);
+  await expect(found.getByRole('list', { name: 'No project' }).locator('button.conversation')).toHaveCount(1);
 });

@@ -40,6 +40,7 @@ import type {
 import { searchKind, candidatesByIds } from './explorerSearch';
 import { forgetCandidates } from './forgetCandidates';
 import { emptyEpisodeIds } from './explorerRows';
+import { mixedScenes } from './projectWalls';
 import * as pages from './explorerPages';
 import * as edits from './explorerEdits';
 import * as deletes from './explorerDeletes';
@@ -121,6 +122,9 @@ export class SqlExplorerStore implements ExplorerStore {
     now: number,
   ): Promise<void> {
     return edits.splitScene(this.#sql, sceneId, memcellIds, newId, title, centroids, now);
+  }
+  mixedScenes(): Promise<{ sceneId: string; sides: Map<string, string[]> }[]> {
+    return mixedScenes(this.#sql);
   }
   editProfileItem(id: string, value: string, now: number): Promise<void> {
     return edits.editProfileItem(this.#sql, id, value, now);

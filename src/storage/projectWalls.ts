@@ -59,3 +59,27 @@ export async function sceneSides(sql: Sql, conversationId: string): Promise<{ ow
   }
   return { own: own?.wall ?? '', scenes };
 }
+
+/**
+ * Themes whose episodes lie on more than one side of a wall, each as its members by side ('' for
+ * the shared side). Clustering never makes one; moving a chat into or out of a project-only
+ * project after its episodes joined a theme does (core/explorer/ExplorerService.splitMixedScenes).
+ */
+export async function mixedScenes(sql: Sql): Promise<{ sceneId: string; sides: Map<string, string[]> }[]> {
+  const rows = await sql.query<{ scene_id: string; id: string; wall: string }>(
+    `WITH sided AS (
+       SELECT c.scene_id, c.id, coalesce(p.id, '') AS wall FROM memcells c JOIN conversations cv ON cv.id = c.conversation_id
+         LEFT JOIN projects p ON p.id = cv.project_id AND p.memory = 'project-only'
+        WHERE c.scene_id IS NOT NULL AND EXISTS (SELECT 1 FROM projects WHERE memory = 'project-only'))
+     SELECT scene_id, id, wall FROM sided
+      WHERE scene_id IN (SELECT scene_id FROM sided GROUP BY scene_id HAVING count(DISTINCT wall) > 1)
+      ORDER BY scene_id, id`,
+  );
+  const out = new Map<string, Map<string, string[]>>();
+  for (const r of rows) {
+    const sides = out.get(r.scene_id) ?? new Map<string, string[]>();
+    sides.set(r.wall, [...(sides.get(r.wall) ?? []), r.id]);
+    out.set(r.scene_id, sides);
+  }
+  return [...out].map(([sceneId, sides]) => ({ sceneId, sides }));
+}

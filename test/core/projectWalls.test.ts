@@ -164,3 +164,93 @@ describe('project walls: the profile update', () => {
     expect(chatPrompts().some((p) => p.includes('Biscuit'))).toBe(false);
   });
 });
+
+describe('project walls: a chat moved across a wall', () => {
+  const MIXED = 'The user compares the quokka colony on plot seven with a quokka documentary they watched.';
+
+  /** Two chats in no project whose episodes share one theme (as clustering made it before any wall). */
+  async function sharedTheme() {
+    const store = await openNodeStore();
+    const db = store.db;
+    await store.createConversation({ id: 'lab', title: 'Lab' });
+    await store.createConversation({ id: 'notes', title: 'Notes' });
+    await db.exec(
+      'INSERT INTO memscenes (id, title, summary, summary_stale, member_count, created_at, updated_at, last_activity_at) VALUES (?, ?, ?, 0, 3, ?, ?, ?)',
+      ['s-mix', 'Quokkas', MIXED, T0, T0, T0],
+    );
+    for (const [cell, conv, at] of [
+      ['cell-lab-1', 'lab', T0],
+      ['cell-lab-2', 'lab', T0 + DAY],
+      ['cell-notes', 'notes', T0 + 2 * DAY],
+    ] as const) {
+      await db.exec(
+        `INSERT INTO memcells (id, conversation_id, first_seq, last_seq, start_at, end_at, title, narrative, status, scene_id, created_at, updated_at)
+         VALUES (?, ?, 0, 0, ?, ?, 'Quokkas', ?, 'synthesised', 's-mix', ?, ?)`,
+        [cell, conv, at, at, MIXED, at, at],
+      );
+    }
+    const engine = createEngine(store, { embedders: topicProvider(['quokka', 'biscuit']) });
+    await engine.start();
+    await engine.synthesis.setPolicy('off');
+    return { store, db, engine };
+  }
+
+  /** Each theme's episodes by conversation, and every theme's summary. */
+  async function themes(db: Awaited<ReturnType<typeof openNodeStore>>['db']) {
+    const rows = await db.query<{ scene_id: string; conversation_id: string }>(
+      'SELECT scene_id, conversation_id FROM memcells WHERE scene_id IS NOT NULL ORDER BY scene_id, conversation_id',
+    );
+    const members = new Map<string, Set<string>>();
+    for (const r of rows) members.set(r.scene_id, (members.get(r.scene_id) ?? new Set()).add(r.conversation_id));
+    const summaries = (await db.query<{ summary: string | null }>('SELECT summary FROM memscenes')).map((r) => r.summary);
+    return { members: [...members.values()].map((s) => [...s].sort()), summaries };
+  }
+
+  it('moving a chat into a project-only project splits the theme it shared, and drops the summary written from both sides', async () => {
+    const { db, engine } = await sharedTheme();
+    expect((await themes(db)).members).toEqual([['lab', 'notes']]);
+    const thesis = await engine.projects.create({ name: 'Thesis', memory: 'project-only' });
+    await engine.projects.move('lab', thesis.id);
+    const after = await themes(db);
+    expect(after.members.sort()).toEqual([['lab'], ['notes']]);
+    expect(after.summaries).not.toContain(MIXED);
+    // The side with more episodes (the lab's two) keeps the theme; the notes get a new one.
+    const [kept] = await db.query<{ scene_id: string }>("SELECT scene_id FROM memcells WHERE id = 'cell-lab-2'");
+    expect(kept?.scene_id).toBe('s-mix');
+    const [counts] = await db.query<{ n: number }>("SELECT member_count AS n FROM memscenes WHERE id = 's-mix'");
+    expect(counts?.n).toBe(2);
+    // Both themes are summarised again, each from its own side.
+    const queued = await db.query<{ payload: string }>("SELECT payload FROM jobs WHERE kind = 'summarise-scene'");
+    expect(queued.length).toBe(2);
+    // Moving it out again splits nothing more (no theme holds both sides), and nothing is doubled.
+    await engine.projects.move('lab', null);
+    expect((await themes(db)).members.sort()).toEqual([['lab'], ['notes']]);
+    engine.stop();
+  });
+
+  it("moving one of a project-only project's chats out splits the project's theme", async () => {
+    const { db, engine } = await sharedTheme();
+    const thesis = await engine.projects.create({ name: 'Thesis', memory: 'project-only' });
+    await engine.projects.move('lab', thesis.id);
+    await engine.projects.move('notes', thesis.id);
+    await db.exec("UPDATE memcells SET scene_id = 's-mix'"); // one theme of the project's two chats
+    await engine.projects.move('notes', null);
+    expect((await themes(db)).members.sort()).toEqual([['lab'], ['notes']]);
+    engine.stop();
+  });
+
+  it('a theme left mixed while the engine was closed (an older memory) is split when it opens', async () => {
+    const { store, db, engine } = await sharedTheme();
+    const thesis = await engine.projects.create({ name: 'Thesis', memory: 'project-only' });
+    engine.stop();
+    await store.projects.moveConversation('lab', thesis.id); // past the engine: nothing splits yet
+    expect((await themes(db)).members).toEqual([['lab', 'notes']]);
+    const reopened = createEngine(store, { embedders: topicProvider(['quokka', 'biscuit']) });
+    await reopened.start();
+    await reopened.idle();
+    const after = await themes(db);
+    expect(after.members.sort()).toEqual([['lab'], ['notes']]);
+    expect(after.summaries).not.toContain(MIXED);
+    reopened.stop();
+  });
+});

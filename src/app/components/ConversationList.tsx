@@ -79,11 +79,19 @@ export function ConversationList() {
   const archived = all.filter((c) => c.archived);
   const searching = query.trim() !== '';
   const matches = titleMatcher(query);
-  // Archived ones are found too (after the others): a search is how a forgotten one comes back.
-  const found = searching ? [...list, ...archived].filter((c) => matches(c.title)) : [];
-  const pinned = list.filter((c) => c.pinned);
   const projectList = projects.data ?? [];
   const known = new Set(projectList.map((p) => p.id));
+  // Archived ones are found too (after the others): a search is how a forgotten one comes back.
+  // With projects, what is found is listed under each project's name (then "No project").
+  const hits = searching ? [...list, ...archived].filter((c) => matches(c.title)) : [];
+  const foundGroups = projectList.length
+    ? [
+        ...projectList.map((p) => ({ id: p.id, label: p.name, chats: hits.filter((c) => c.projectId === p.id) })),
+        { id: 'none', label: 'No project', chats: hits.filter((c) => c.projectId === null || !known.has(c.projectId)) },
+      ].filter((g) => g.chats.length > 0)
+    : null;
+  const found = foundGroups ? foundGroups.flatMap((g) => g.chats) : hits;
+  const pinned = list.filter((c) => c.pinned);
   const unpinned = list.filter((c) => !c.pinned);
   const loose = unpinned.filter((c) => c.projectId === null || !known.has(c.projectId));
   const open = (p: Project) => toggled[p.id] ?? !p.archived;
@@ -190,7 +198,9 @@ export function ConversationList() {
       )}
       <div className="conversation-groups" onKeyDown={onListKey}>
         {searching ? (
-          <ul aria-label="Conversations found">{found.map(row)}</ul>
+          <ul aria-label="Conversations found">
+            {foundGroups ? foundGroups.map((g) => labelled(`found-${g.id}`, g.label, g.chats)) : found.map(row)}
+          </ul>
         ) : (
           <>
             {pinned.length > 0 && <ul>{labelled('pinned-conversations', 'Pinned', pinned)}</ul>}

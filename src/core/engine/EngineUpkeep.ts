@@ -24,6 +24,11 @@ export interface EngineUpkeepDeps {
   /** The upkeep's own timer (a fake one in tests; default the platform's, not keeping Node alive). */
   readonly timer?: Timer;
   readonly everyMs?: number;
+  /**
+   * Splits themes that hold both sides of a project-only wall (ExplorerService.splitMixedScenes):
+   * a memory from before the split existed, or a move applied while the engine was closed.
+   */
+  readonly splitMixedScenes?: () => Promise<unknown>;
 }
 
 /** platformTimer, except that in Node a pending upkeep tick does not keep a finished benchmark running. */
@@ -68,6 +73,7 @@ export class EngineUpkeep {
   async #pass(): Promise<void> {
     await this.#d.lifecycle.closeIdle();
     await this.#d.consolidator.expireForesight();
+    await this.#d.splitMixedScenes?.();
   }
 
   /** Applies a new consolidation policy to queued and raw work (see synthesis/policyChange.ts). */

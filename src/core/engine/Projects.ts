@@ -5,7 +5,8 @@
  * out of a project, and the memory an answer in a given chat may read (memoryScope.ts).
  *
  * Moving a chat moves its memory with it: its turns, episodes and facts are read by the scope of
- * wherever the chat is now, at the next answer (scopes are computed per answer, never cached).
+ * wherever the chat is now, at the next answer (scopes are computed per answer, never cached), and
+ * a theme its episodes shared with the other side of a project-only wall is split in two.
  */
 import { RecollectError } from '../base/errors';
 import { MAX_TITLE_CHARS } from '../base/limits';
@@ -32,6 +33,8 @@ export interface ProjectsDeps {
   readonly synced?: SyncNotes;
   /** The conversations in a project and their turn ids (what sync is told a deletion removes). */
   readonly contents?: (projectId: string) => Promise<{ readonly conversationIds: string[]; readonly turnIds: string[] }>;
+  /** Chats crossed a project-only wall: themes left holding both sides are split (ExplorerService.splitMixedScenes). */
+  readonly wallsMoved?: () => Promise<unknown>;
 }
 
 function cleanName(name: unknown): string {
@@ -187,6 +190,7 @@ export class Projects {
       for (const c of deleted) this.#d.emit({ type: 'messages-changed', conversationId: c });
       this.#d.emit({ type: 'memory-changed' });
     }
+    await this.#d.wallsMoved?.();
     this.#changed(id);
     return { deletedConversations: deleted.length };
   }
@@ -195,6 +199,7 @@ export class Projects {
     if (projectId !== null && typeof projectId !== 'string') throw new RecollectError('INVALID_INPUT', 'Choose a project, or none.');
     await this.#d.store.moveConversation(conversationId, projectId);
     this.#d.synced?.noteConversation(conversationId);
+    await this.#d.wallsMoved?.();
     this.#changed();
   }
 

@@ -283,6 +283,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
           for (const id of conversationIds) for (const m of await store.listMessages(id)) turnIds.push(m.id);
           return { conversationIds, turnIds };
         },
+        wallsMoved: async () => explorer?.splitMixedScenes(),
       })
     : null;
   const history = deps.historyReader
@@ -313,6 +314,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     episodes: deps.episodes ?? null,
     clock,
     ...(deps.upkeepTimer ? { timer: deps.upkeepTimer } : {}),
+    splitMixedScenes: async () => explorer?.splitMixedScenes(),
   });
 
   const reader = deps.retrievalSource

@@ -386,6 +386,36 @@ export class ExplorerService {
     return newId;
   }
 
+  /**
+   * Splits every theme that holds episodes from both sides of a project-only wall (a chat moved into
+   * or out of such a project after its episodes joined a theme): the side with the most episodes
+   * keeps the theme, each other side gets a theme of its own. Their summaries, written from both
+   * sides, are dropped and made again from each side alone, so no walled text is read outside its
+   * project. Returns how many themes were split; a second call splits none.
+   */
+  async splitMixedScenes(): Promise<number> {
+    const mixed = await this.#ex.mixedScenes();
+    const touched: string[] = [];
+    for (const { sceneId, sides } of mixed) {
+      // Most episodes first; on a tie the shared side keeps the theme.
+      const ordered = [...sides].sort(([a, x], [b, y]) => y.length - x.length || (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b)));
+      let kept = ordered.flatMap(([, ids]) => ids);
+      for (const [, ids] of ordered.slice(1)) {
+        const moving = new Set(ids);
+        kept = kept.filter((id) => !moving.has(id));
+        const newId = this.#d.newId();
+        const centroids = { kept: await this.#centroidOf(kept), split: await this.#centroidOf(ids) };
+        await this.#ex.splitScene(sceneId, ids, newId, null, centroids, this.#now());
+        touched.push(newId);
+      }
+      touched.push(sceneId);
+    }
+    if (touched.length === 0) return 0;
+    await this.#resummarise(touched);
+    this.#d.changed();
+    return mixed.length;
+  }
+
   listProfile(): Promise<ProfileItemView[]> {
     return this.#ex.profile();
   }

@@ -329,6 +329,8 @@ export interface ExplorerStore {
     centroids: { kept: Float32Array | null; split: Float32Array | null },
     now: number,
   ): Promise<void>;
+  /** Themes holding episodes from both sides of a project-only wall: their members by side ('' shared). */
+  mixedScenes(): Promise<{ sceneId: string; sides: Map<string, string[]> }[]>;
   profile(): Promise<ProfileItemView[]>;
   editProfileItem(id: string, value: string, now: number): Promise<void>;
   pinProfileItem(id: string, pinned: boolean, now: number): Promise<void>;
