@@ -117,6 +117,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           return;
         case 'sync-status':
           queryClient.setQueryData(queryKeys.syncStatus, event.status);
+          void queryClient.invalidateQueries({ queryKey: queryKeys.syncFingerprint });
           return;
         case 'memory-changed':
           void queryClient.invalidateQueries({ queryKey: queryKeys.consolidation });

@@ -41,6 +41,7 @@ export const queryKeys = {
   memoryDefaults: ['memory-defaults'] as const,
   globalMemory: ['global-memory'] as const,
   syncStatus: ['sync-status'] as const,
+  syncFingerprint: ['sync-fingerprint'] as const,
   factPages: (query: Omit<FactQuery, 'cursor'>) => ['explorer', 'fact-pages', query] as const,
   explorer: ['explorer'] as const,
   overview: ['explorer', 'overview'] as const,
@@ -158,6 +159,8 @@ export function engineQueries(client: EngineClient) {
     globalMemory: () => queryOptions({ queryKey: queryKeys.globalMemory, queryFn: () => engine.settings.globalMemory() }),
     // Kept current by the engine's sync-status events (hooks.ts); read once when first shown.
     syncStatus: () => queryOptions({ queryKey: queryKeys.syncStatus, queryFn: () => engine.sync.status(), staleTime: Infinity }),
+    // Read again on every sync-status event while shown (hooks.ts).
+    syncFingerprint: () => queryOptions({ queryKey: queryKeys.syncFingerprint, queryFn: () => engine.sync.stateHash() }),
     factPages: (query: Omit<FactQuery, 'cursor'>) =>
       infiniteQueryOptions({
         queryKey: queryKeys.factPages(query),

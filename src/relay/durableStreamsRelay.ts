@@ -1,7 +1,7 @@
 /**
  * The relay transport over Durable Streams (`@durable-streams/client`; docs/sync-spike.md for the
  * choice): one append-only JSON stream per owner at `<relay>/v1/stream/<ownerId>`. Appends go
- * through an idempotent producer (producer id = device id, epoch claimed automatically), so a
+ * through an idempotent producer (named by the device id and a suffix per producer), so a
  * request retried after a lost response is stored once; reads are catch-up GETs and long-polls.
  *
  * Failures come back as SyncRelayError with a code the sync status shows: the relay could not be
@@ -15,6 +15,11 @@ import { SyncRelayError, type RelayBatch, type SyncRelay } from '../core/sync/sy
 
 /** The marker stream beside a retired owner's (relay/…/<ownerId>.retired): empty; its existence is the message. */
 const RETIRED_SUFFIX = '.retired';
+
+/** A short random suffix naming one producer's lifetime (see append). */
+function newProducerSuffix(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
 
 const BACKOFF = { initialDelay: 100, maxDelay: 1_000, multiplier: 2, maxRetries: 2 };
 
@@ -65,7 +70,10 @@ export class DurableStreamsRelay implements SyncRelay {
         producer: null as unknown as IdempotentProducer,
         failed: null,
       };
-      entry.producer = new IdempotentProducer(handle, producerId, {
+      // Each producer gets a name of its own (the device id and a fresh suffix). The relay dedupes
+      // by (name, epoch, sequence): a new producer under the old name would start its sequence at 0
+      // again, and the relay would drop its first batches as repeats of ones it already holds.
+      entry.producer = new IdempotentProducer(handle, `${producerId}-${newProducerSuffix()}`, {
         autoClaim: true,
         lingerMs: 0,
         onError: (error) => {

@@ -9,6 +9,7 @@ import { useEngineMutation, useEngineQuery } from '../hooks';
 import { queryKeys } from '../queries';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { RecoveryPhrase } from './RecoveryPhrase';
+import { SyncFingerprint } from './SyncFingerprint';
 import { syncStatusText } from './syncStatusText';
 import type { SyncStatus } from '../../core/protocol/sync';
 
@@ -114,6 +115,7 @@ function SyncOn({ status, onPhrase }: { status: SyncStatus; onPhrase: (phrase: s
           order on every device, but &ldquo;later&rdquo; follows the clocks.
         </p>
       )}
+      <SyncFingerprint />
       <div className="row">
         <button type="button" disabled={syncNow.isPending} onClick={() => syncNow.mutate()}>
           {syncNow.isPending ? 'Syncing…' : 'Sync now'}
