@@ -61,12 +61,12 @@ describe('HybridClock', () => {
     expect(triples.map(encodeHlc).sort()).toEqual(byTriple.map(encodeHlc));
   });
 
-  it('reports a remote clock more than ten minutes ahead, and still accepts it', () => {
+  it('reports a remote clock more than a minute ahead, and still accepts it', () => {
     const clock = new HybridClock('laptop', manual(1_000_000));
     const ahead = encodeHlc({ wallMs: 1_000_000 + SKEW_LIMIT_MS + 60_000, counter: 0, deviceId: 'phone' });
     expect(clock.receive(ahead)).toEqual({ remoteDeviceId: 'phone', aheadMs: SKEW_LIMIT_MS + 60_000 });
     expect(compareHlc(clock.tick(), ahead)).toBe(1);
-    const slightlyAhead = encodeHlc({ wallMs: 1_000_000 + 5 * 60_000, counter: 0, deviceId: 'tablet' });
+    const slightlyAhead = encodeHlc({ wallMs: 1_000_000 + 30_000, counter: 0, deviceId: 'tablet' });
     expect(clock.receive(slightlyAhead)).toBeNull();
   });
 

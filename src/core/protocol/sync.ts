@@ -22,7 +22,7 @@ export interface SyncStatus {
   readonly relayUrl: string | null;
   /** What went wrong last, in words a person can act on (null when nothing did). */
   readonly message: string | null;
-  /** Another device's clock is ahead of this one's by more than ten minutes (order stays deterministic). */
+  /** Another device's clock is ahead of this one's by more than a minute (order stays deterministic). */
   readonly clockSkewMs: number | null;
   /** "Also sync the endpoint key" is ticked on this device: its endpoint (address, model, key) goes to the others, sealed. */
   readonly sharesEndpoint: boolean;
