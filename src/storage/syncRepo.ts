@@ -53,10 +53,18 @@ export class SqlSyncLog implements SyncLogStore {
     });
   }
 
-  unreceive(ids: readonly string[]): Promise<void> {
-    return this.db.transaction(async (tx) => {
-      for (const id of ids) await tx.exec("DELETE FROM sync_log WHERE event_id = ? AND origin = 'remote'", [id]);
-    });
+  async held(ids: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += 500) {
+      const chunk = unique.slice(i, i + 500);
+      const rows = await this.db.query<{ event_id: string }>(
+        `SELECT event_id FROM sync_log WHERE event_id IN (${chunk.map(() => '?').join(', ')})`,
+        chunk,
+      );
+      for (const r of rows) out.add(r.event_id);
+    }
+    return out;
   }
 
   reupload(): Promise<number> {

@@ -423,6 +423,52 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     expect(await b.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
   }, 120_000);
 
+  it('a device killed while it pulls a memory in gets every turn when it opens again', async () => {
+    const a = await device();
+    const words = Array.from({ length: 450 }, () => uniqueWord()); // more than two apply batches
+    const ids = await chat(a, 'c-big', words);
+    const { phrase } = await a.engine.sync.enable({ relayUrl });
+    await a.engine.sync.syncNow();
+
+    // B: the first batch of turns is written, then the tab dies in the middle of the second.
+    const store = await openNodeStore();
+    const settings = new MemorySettingsStore();
+    const append = store.appendTurns.bind(store);
+    let calls = 0;
+    let dead = false;
+    store.appendTurns = async (...args) => {
+      if (dead) return new Promise(() => undefined); // a dead tab never finishes a write
+      if (++calls === 2) {
+        dead = true;
+        first.stop();
+        return new Promise(() => undefined);
+      }
+      return append(...args);
+    };
+    const first = createEngine(store, { llm: null, settings, relayFor: (url) => new DurableStreamsRelay(url) });
+    await first.start();
+    await first.synthesis.setPolicy('off');
+    void first.sync.join({ phrase, relayUrl }).catch(() => undefined);
+    await vi.waitFor(() => expect(dead).toBe(true), { timeout: 30_000, interval: 100 });
+    const before = (await store.listMessages('c-big')).length;
+    expect(before).toBeGreaterThan(0);
+    expect(before).toBeLessThan(ids.length);
+
+    // Opened again: sync resumes from the kept phrase and the missing turns arrive.
+    store.appendTurns = append;
+    const again = createEngine(store, { llm: null, settings, relayFor: (url) => new DurableStreamsRelay(url) });
+    await again.start();
+    devices.push({ engine: again, store, cable: new Cable() });
+    await vi.waitFor(
+      async () => {
+        await again.sync.syncNow();
+        expect((await store.listMessages('c-big')).map((m) => m.id)).toEqual(ids);
+      },
+      { timeout: 60_000, interval: 500 },
+    );
+    expect(await again.sync.stateHash()).toBe(await a.engine.sync.stateHash());
+  }, 120_000);
+
   it('leaving keeps the memory here and forgets the phrase and the log', async () => {
     const [a, b] = await paired();
     await chat(a, 'c-stay', [uniqueWord(), uniqueWord()]);

@@ -404,7 +404,11 @@ export class SyncService {
         bad += 1; // another phrase's or an altered envelope: skipped, said in the status
       }
     }
-    const fresh = (await this.#d.log.add(opened, 'remote')).sort((a, b) => (a.hlc < b.hlc ? -1 : a.hlc > b.hlc ? 1 : 0));
+    // Not held yet (by id; a duplicated delivery may repeat one within the batch too), oldest clock first.
+    const held = await this.#d.log.held(opened.map((e) => e.id));
+    const fresh = [...new Map(opened.filter((e) => !held.has(e.id)).map((e) => [e.id, e])).values()].sort((a, b) =>
+      a.hlc < b.hlc ? -1 : a.hlc > b.hlc ? 1 : 0,
+    );
     let skew: number | null = this.#status.clockSkewMs;
     for (const e of fresh) {
       const ahead = s.clock.receive(e.hlc);
@@ -412,13 +416,19 @@ export class SyncService {
       if (e.kind === 'device.checkpoint') this.#checkpointTotal = Math.max(this.#checkpointTotal, e.turns);
     }
     s.fold.add(fresh);
+    // Each batch is applied first and only then kept in the log: a tab killed (or a write failing)
+    // between the two leaves the events unheld, the offset stays, and the next read brings them
+    // again (applying is idempotent). Kept first, they would be skipped as held and never applied.
     for (let i = 0; i < fresh.length; i += BATCH) {
-      try {
-        await syncWritesDiff.apply(this.#d.writes, s.fold, fresh.slice(i, i + BATCH), (kind, id) => this.#d.log.forgetText(kind, id));
-      } catch (error) {
-        // Not applied, so not held: the offset stays and the next read brings these again (applying is idempotent).
-        await this.#d.log.unreceive(fresh.slice(i).map((e) => e.id));
-        throw error;
+      const batch = fresh.slice(i, i + BATCH);
+      await syncWritesDiff.apply(this.#d.writes, s.fold, batch, (kind, id) => this.#d.log.forgetText(kind, id));
+      await this.#d.log.add(batch, 'remote');
+      // A turn or memory deleted before its words reached this log: the words go from the log too.
+      for (const e of batch) {
+        if ((e.kind === 'turn.appended' || e.kind === 'turn.edited') && s.fold.turn(e.turnId) === 'deleted')
+          await this.#d.log.forgetText('turn', e.turnId);
+        if ((e.kind === 'memory.written' || e.kind === 'memory.edited') && s.fold.memory(e.memoryId) === 'deleted')
+          await this.#d.log.forgetText('memory', e.memoryId);
       }
       if (this.#checkpointTotal > 0)
         this.#setStatus({ ...this.#status, state: 'syncing', progress: { turns: s.fold.liveTurns, total: this.#checkpointTotal } });

@@ -43,8 +43,8 @@ export interface SyncLogStore {
   outbox(limit: number): Promise<SyncEvent[]>;
   outboxCount(): Promise<number>;
   markUploaded(ids: readonly string[]): Promise<void>;
-  /** Removes other devices' events that could not be applied, so the next read brings them again. */
-  unreceive(ids: readonly string[]): Promise<void>;
+  /** Which of these event ids the log holds. */
+  held(ids: readonly string[]): Promise<Set<string>>;
   /** The relay lost its copy: every event held goes up again (others dedupe by id). Returns how many. */
   reupload(): Promise<number>;
   /** Deleted means gone: blanks the text of a turn's (or memory's) events, keeping that they existed. */
