@@ -24,6 +24,7 @@ import { stampEvent } from '../../src/core/sync/syncEvents';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
 import { filesUnder, stopRelay } from '../support/relayServer';
 import { turnText } from './syncFixtures';
+import { longTurnExport } from '../support/longTurnExport';
 
 interface Device {
   readonly engine: MemoryEngine;
@@ -468,6 +469,36 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     );
     expect(await again.sync.stateHash()).toBe(await a.engine.sync.stateHash());
   }, 120_000);
+
+  it('a large history imported while syncing reaches the other device once, and the same import there adds nothing', async () => {
+    const [a, b] = await paired();
+    const file = longTurnExport(40); // 400 turns of about 20,000 characters
+    const importing = a.engine.data.importHistory(file, { format: 'chatgpt', importId: 'big', policy: 'off' });
+    // Sync never blocks writing: B chats (and its turn syncs) while A's import runs.
+    const [onB] = await chat(b, 'c-during', [uniqueWord()]);
+    const report = await importing;
+    expect(report).toMatchObject({ conversations: 40, turns: 400 });
+    await vi.waitFor(
+      async () => {
+        await a.engine.sync.syncNow();
+        await b.engine.sync.syncNow();
+        expect((await b.engine.data.stats()).messageCount).toBe(401);
+        expect(await a.store.getMessage(onB!)).not.toBeNull();
+      },
+      { timeout: 90_000, interval: 1_000 },
+    );
+    // The same export imported on B: every turn is there already, nothing is doubled anywhere.
+    const again = await b.engine.data.importHistory(file, { format: 'chatgpt', importId: 'again', policy: 'off' });
+    expect(again).toMatchObject({ turns: 0, alreadyPresent: 400 });
+    await b.engine.sync.syncNow();
+    await a.engine.sync.syncNow();
+    for (const d of [a, b]) expect((await d.engine.data.stats()).messageCount).toBe(401);
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
+    expect(await a.engine.conversations.messages('chatgpt:conv-7')).toHaveLength(10);
+    expect((await a.engine.conversations.messages('chatgpt:conv-7')).map((m) => m.content)).toEqual(
+      (await b.engine.conversations.messages('chatgpt:conv-7')).map((m) => m.content),
+    );
+  }, 180_000);
 
   it('leaving keeps the memory here and forgets the phrase and the log', async () => {
     const [a, b] = await paired();
