@@ -7,7 +7,7 @@
  *   difference. A write that applied a remote event finds no difference, so nothing echoes back,
  *   and a repeated note records nothing twice. Notes are queued behind applies (one serial
  *   queue), so a diff never sees a half-applied remote change.
- * - Applying reconciles each touched record to the fold: the later clock wins per register,
+ * - Applying (syncIngest.ts) reconciles each touched record to the fold: the later clock wins per register,
  *   tombstones win over everything (SyncFold.ts), whatever order events arrive in.
  * - Events are kept in the log (schema v17) by id: duplicated deliveries and a device's own events
  *   read back are dropped there. The log's un-uploaded rows are the outbox; a relay that lost the
@@ -21,11 +21,12 @@ import type { Timer } from '../base/jobs';
 import { HybridClock } from '../sync/hybridClock';
 import { SyncFold, syncStateHash } from '../sync/SyncFold';
 import { generateRecoveryPhrase, RecoveryPhraseError } from '../sync/recoveryPhrase';
-import { deriveSyncKeys, openEvent, sealEvent, type SyncKeys } from '../sync/syncEnvelope';
+import { deriveSyncKeys, sealEvent, type SyncKeys } from '../sync/syncEnvelope';
 import { stampEvent, type SyncEvent, type SyncEventBody } from '../sync/syncEvents';
 import { SyncRelayError, type SyncLogStore, type SyncRelay, type SyncSecretStore } from '../sync/syncPorts';
 import { SYNC_OFF, type SyncStatus } from '../protocol/sync';
 import { syncWritesDiff, type SyncWrites } from './syncWrites';
+import { ingestItems, SYNC_BATCH } from './syncIngest';
 
 export interface SyncServiceDeps {
   readonly log: SyncLogStore;
@@ -40,7 +41,6 @@ export interface SyncServiceDeps {
   readonly onStatus: (status: SyncStatus) => void;
 }
 
-const BATCH = 200;
 const RETIRED_PHRASE =
   'This phrase no longer opens this memory: it was removed from the relay on another device, which made a new phrase. Your memory here is unchanged; join again with the new phrase.';
 const RETRY_MS = [1_000, 2_000, 5_000, 15_000, 30_000];
@@ -384,7 +384,7 @@ export class SyncService {
   async #sendOutbox(s: Session): Promise<void> {
     for (;;) {
       if (s.stopped) return;
-      const events = await this.#d.log.outbox(BATCH);
+      const events = await this.#d.log.outbox(SYNC_BATCH);
       if (!events.length) return;
       const sealed = await Promise.all(events.map((e) => sealEvent(s.keys, e)));
       await s.relay.append(s.keys.ownerId, s.deviceId, sealed);
@@ -394,50 +394,30 @@ export class SyncService {
   }
 
   /** Opens, dedupes, folds and applies what the relay sent after `from`; moves the offset on only from where it was. */
+  /** Applies what the relay sent after `from` (syncIngest.ts); moves the offset on only from where it was. */
   async #ingest(s: Session, items: readonly unknown[], from: string | null, next: string): Promise<void> {
-    const opened: SyncEvent[] = [];
-    let bad = 0;
-    for (const item of items) {
-      try {
-        opened.push(await openEvent(s.keys, item));
-      } catch {
-        bad += 1; // another phrase's or an altered envelope: skipped, said in the status
-      }
-    }
-    // Not held yet (by id; a duplicated delivery may repeat one within the batch too), oldest clock first.
-    const held = await this.#d.log.held(opened.map((e) => e.id));
-    const fresh = [...new Map(opened.filter((e) => !held.has(e.id)).map((e) => [e.id, e])).values()].sort((a, b) =>
-      a.hlc < b.hlc ? -1 : a.hlc > b.hlc ? 1 : 0,
+    const got = await ingestItems(
+      {
+        keys: s.keys,
+        fold: s.fold,
+        clock: s.clock,
+        log: this.#d.log,
+        writes: this.#d.writes,
+        applied: () => {
+          if (this.#checkpointTotal > 0)
+            this.#setStatus({ ...this.#status, state: 'syncing', progress: { turns: s.fold.liveTurns, total: this.#checkpointTotal } });
+        },
+      },
+      items,
+      (turns) => (this.#checkpointTotal = Math.max(this.#checkpointTotal, turns)),
     );
-    let skew: number | null = this.#status.clockSkewMs;
-    for (const e of fresh) {
-      const ahead = s.clock.receive(e.hlc);
-      if (ahead) skew = ahead.aheadMs;
-      if (e.kind === 'device.checkpoint') this.#checkpointTotal = Math.max(this.#checkpointTotal, e.turns);
-    }
-    s.fold.add(fresh);
-    // Each batch is applied first and only then kept in the log: a tab killed (or a write failing)
-    // between the two leaves the events unheld, the offset stays, and the next read brings them
-    // again (applying is idempotent). Kept first, they would be skipped as held and never applied.
-    for (let i = 0; i < fresh.length; i += BATCH) {
-      const batch = fresh.slice(i, i + BATCH);
-      await syncWritesDiff.apply(this.#d.writes, s.fold, batch, (kind, id) => this.#d.log.forgetText(kind, id));
-      await this.#d.log.add(batch, 'remote');
-      // A turn or memory deleted before its words reached this log: the words go from the log too.
-      for (const e of batch) {
-        if ((e.kind === 'turn.appended' || e.kind === 'turn.edited') && s.fold.turn(e.turnId) === 'deleted')
-          await this.#d.log.forgetText('turn', e.turnId);
-        if ((e.kind === 'memory.written' || e.kind === 'memory.edited') && s.fold.memory(e.memoryId) === 'deleted')
-          await this.#d.log.forgetText('memory', e.memoryId);
-      }
-      if (this.#checkpointTotal > 0)
-        this.#setStatus({ ...this.#status, state: 'syncing', progress: { turns: s.fold.liveTurns, total: this.#checkpointTotal } });
-    }
-    await this.#forgetOldTitles(s, fresh);
+    await this.#forgetOldTitles(s, got.fresh);
     if (s.offset === from) s.offset = next;
     await this.#d.log.setState({ offset: s.offset, hlc: s.clock.current() });
-    const message = bad ? `${bad} synced item(s) could not be opened with this phrase and were skipped.` : this.#status.message;
-    this.#setStatus({ ...this.#status, clockSkewMs: skew, message });
+    const message = got.unreadable
+      ? `${got.unreadable} synced item(s) could not be opened with this phrase and were skipped.`
+      : this.#status.message;
+    this.#setStatus({ ...this.#status, clockSkewMs: got.skewMs ?? this.#status.clockSkewMs, message });
   }
 
   async #record(s: Session, bodies: readonly SyncEventBody[]): Promise<void> {
