@@ -20,6 +20,7 @@ import { SqlExplorerStore } from '../storage/explorerRepo';
 import { SqlSummarySource } from '../storage/summarySource';
 import { LlmClient } from '../llm/LlmClient';
 import { readHistory } from '../import/readHistory';
+import { SqlDerivedEpisodes } from '../storage/derivedEpisodes';
 import { SqlSyncLog } from '../storage/syncRepo';
 import { lazyRelay } from '../relay/lazyRelay';
 import type { SyncRelay } from '../core/sync/syncPorts';
@@ -88,6 +89,11 @@ export function createEngine(store: SqliteMemoryStore, options: EngineOptions = 
     ...(options.profileDebounceMs !== undefined ? { profileDebounceMs: options.profileDebounceMs } : {}),
     ...(options.vectorIndex ? { vectorIndex: options.vectorIndex } : {}),
     // Sync is off until the person turns it on; these are only its means.
-    sync: { log: new SqlSyncLog(store.db), relayFor: options.relayFor ?? lazyRelay, online: options.online ?? platformOnline },
+    sync: {
+      log: new SqlSyncLog(store.db),
+      relayFor: options.relayFor ?? lazyRelay,
+      online: options.online ?? platformOnline,
+      ...(episodes && runs('synthesis') ? { episodes: new SqlDerivedEpisodes(store.db) } : {}),
+    },
   });
 }

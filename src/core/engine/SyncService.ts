@@ -16,6 +16,7 @@
  * Off (the default) it holds nothing and contacts nothing: every note returns at once.
  */
 import { RecollectError } from '../base/errors';
+import type { EpisodeSynthesis } from '../synthesis/knowledge';
 import type { Clock } from '../base/ports';
 import type { Timer } from '../base/jobs';
 import { HybridClock } from '../sync/hybridClock';
@@ -222,6 +223,15 @@ export class SyncService {
   }
   noteProject(id: string): void {
     this.#note((s) => syncWritesDiff.project(this.#d.writes, s.fold, id));
+  }
+  /** This device's model synthesised an episode: recorded for the others (or the record that came first written here). */
+  noteEpisode(memcellId: string): void {
+    this.#note((s) => syncWritesDiff.episode(this.#d.writes, s.fold, memcellId));
+  }
+  /** What another device's model made of this episode's turns, if a record for them is held (sync on). */
+  async derivedEpisode(memcellId: string): Promise<EpisodeSynthesis | null> {
+    const s = this.#session;
+    return s ? syncWritesDiff.derivedEpisode(this.#d.writes, s.fold, memcellId) : null;
   }
   noteSettings(): void {
     this.#note((s) => syncWritesDiff.settings(this.#d.writes, s.fold));

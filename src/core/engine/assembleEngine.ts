@@ -206,6 +206,10 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
         trailing.noteEmbedding();
       },
       onMemoryChanged: () => emit({ type: 'memory-changed' }),
+      derived: {
+        episodeFor: async (memcellId) => (sync ? sync.derivedEpisode(memcellId) : null),
+        synthesised: (memcellId) => sync?.noteEpisode(memcellId),
+      },
     },
   );
   const trailing = new TrailingIndex({
@@ -447,6 +451,9 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
             explorer: () => explorer,
             projects,
             emit,
+            episodes: deps.sync.episodes ?? null,
+            clock,
+            derivedWritten: (memcellId) => void consolidator.episodeWritten(memcellId),
           }),
           clock,
           timer,

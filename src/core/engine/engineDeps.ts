@@ -3,6 +3,7 @@
  * (embedding, episodes, synthesis, recall, answers, the explorer, endpoint settings). Composition
  * roots (src/host) fill it; tests fill only what they exercise.
  */
+import type { DerivedEpisodeStore } from '../synthesis/derivedEpisode';
 import type { VectorIndexFactory } from '../capture/vectorIndex';
 import type { HistoryReader } from '../base/historyImport';
 import type { MemoryStore, VectorStore } from '../base/store';
@@ -75,7 +76,13 @@ export interface MemoryEngineDeps {
    * transport, and whether the device is online. Without it sync is unavailable; with it sync is
    * still off until the person turns it on. The phrase is kept by `settings` (SettingsStore).
    */
-  readonly sync?: { readonly log: SyncLogStore; readonly relayFor: (relayUrl: string) => SyncRelay; readonly online?: () => boolean };
+  readonly sync?: {
+    readonly log: SyncLogStore;
+    readonly relayFor: (relayUrl: string) => SyncRelay;
+    readonly online?: () => boolean;
+    /** Episodes and what synthesis made of them, for derived records (core/synthesis/derivedEpisode.ts). */
+    readonly episodes?: DerivedEpisodeStore;
+  };
 }
 
 export type EngineListener = (event: EngineEvent) => void;

@@ -9,6 +9,7 @@
  * Invariant: while nothing is loaded sync is off, so every note is a no-op, as SyncService's own
  * notes are while off.
  */
+import type { EpisodeSynthesis } from '../synthesis/knowledge';
 import { SYNC_OFF, type SyncStatus } from '../protocol/sync';
 import type { SyncService, SyncServiceDeps } from './SyncService';
 
@@ -35,6 +36,8 @@ export type SyncControl = Pick<
   | 'noteSettings'
   | 'noteProject'
   | 'noteSweep'
+  | 'noteEpisode'
+  | 'derivedEpisode'
   | 'noteEndpoint'
   | 'shareEndpoint'
 >;
@@ -132,5 +135,11 @@ export class LazySync implements SyncControl {
   }
   noteSweep(): void {
     this.#service?.noteSweep();
+  }
+  noteEpisode(memcellId: string): void {
+    this.#service?.noteEpisode(memcellId);
+  }
+  async derivedEpisode(memcellId: string): Promise<EpisodeSynthesis | null> {
+    return this.#service ? this.#service.derivedEpisode(memcellId) : null;
   }
 }

@@ -5,6 +5,8 @@
  * and the explorer for hand-written memories. Each write emits the same engine events a local one does.
  */
 import { RecollectError } from '../base/errors';
+import type { Clock } from '../base/ports';
+import type { DerivedEpisodeStore } from '../synthesis/derivedEpisode';
 import type { MemoryStore, MetaStore } from '../base/store';
 import type { Message } from '../base/types';
 import { MESSAGE_EVIDENCE, type KnowledgeStore, type ProfileItem } from '../synthesis/knowledge';
@@ -27,6 +29,10 @@ export interface SyncWiringParts {
   readonly explorer: () => ExplorerService | null;
   readonly projects: Projects | null;
   readonly emit: (event: EngineEvent) => void;
+  readonly episodes: DerivedEpisodeStore | null;
+  readonly clock: Clock;
+  /** New facts and narratives are embedded like synthesis's own (the indexer fills what lacks a vector). */
+  readonly derivedWritten: (memcellId: string) => void;
 }
 
 const asTurn = (m: Message): LocalTurn => ({
@@ -154,6 +160,13 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
       await p.store.setMeta(name, value);
       await p.settings.load();
       p.emit({ type: 'settings-changed' });
+    },
+    episodes: p.knowledge ? p.episodes : null,
+    async writeEpisode(memcellId, write) {
+      if (!p.knowledge) return;
+      await p.knowledge.saveSynthesis({ memcellId, ...write, now: p.clock.now() });
+      p.derivedWritten(memcellId);
+      p.emit({ type: 'memory-changed' });
     },
   };
 }

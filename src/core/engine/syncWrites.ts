@@ -12,6 +12,14 @@
  * synthesis made is derived and not synced in this step. Projects are synced (created, edited,
  * archived, deleted) and so is which project a conversation is in (`conversation.moved`).
  */
+import {
+  EPISODE_GENERATOR,
+  fromDerivedEpisode,
+  readDerivedEpisode,
+  toDerivedEpisode,
+  type DerivedEpisodeStore,
+} from '../synthesis/derivedEpisode';
+import type { EpisodeSynthesis } from '../synthesis/knowledge';
 import type { FoldedConversation, FoldedMemory, FoldedProject, FoldedTurn, SyncFold } from '../sync/SyncFold';
 import { PROJECT_FIELDS, type SyncEvent, type SyncEventBody } from '../sync/syncEvents';
 
@@ -77,6 +85,10 @@ export interface SyncWrites {
   endpoint(): Promise<string | null>;
   /** Uses an endpoint another device shared (JSON as `endpoint()` gives it). */
   setEndpoint(json: string): Promise<void>;
+  /** Episodes and what synthesis made of them; null when this engine synthesises nothing. */
+  readonly episodes: DerivedEpisodeStore | null;
+  /** Another device's synthesis of an episode written here, as this device's synthesis would write it. */
+  writeEpisode(memcellId: string, write: EpisodeSynthesis): Promise<void>;
 }
 
 /** The setting that carries a shared endpoint (only while "also sync the endpoint key" is ticked). */
@@ -212,7 +224,49 @@ async function everything(w: SyncWrites, fold: SyncFold, options: { readonly set
     out.push(...conversationBodies(local, fold.conversation(id)), ...turnBodies(fold, await w.turnsOf(id)));
   }
   for (const id of await w.memoryIds()) out.push(...(await memory(w, fold, id)));
+  for (const id of (await w.episodes?.synthesisedEpisodeIds()) ?? []) out.push(...(await episode(w, fold, id)));
   return options.settings ? [...out, ...(await settings(w, fold))] : out;
+}
+
+/**
+ * What this device's model made of an episode, as a derived record, unless the fold holds one for
+ * the same turns already: then that one wins (it came first) and is written here instead.
+ */
+async function episode(w: SyncWrites, fold: SyncFold, memcellId: string): Promise<SyncEventBody[]> {
+  const store = w.episodes;
+  if (!store) return [];
+  const turnIds = await store.episodeTurnIds(memcellId);
+  const write = turnIds?.length ? await store.storedEpisode(memcellId) : null;
+  if (!turnIds?.length || !write) return [];
+  const madeFrom = { turnIds, generator: EPISODE_GENERATOR };
+  const held = fold.derivedFor(madeFrom);
+  if (held) {
+    const record = readDerivedEpisode(held.payload);
+    if (record && record.narrative !== write.narrative) await w.writeEpisode(memcellId, await fromDerivedEpisode(store, record));
+    return [];
+  }
+  return [{ kind: 'derived.recorded', derivedKind: 'episode', madeFrom, payload: await toDerivedEpisode(store, write) }];
+}
+
+/** Another device's derived record of an episode, written here if an episode holds exactly its turns (else at synthesis time). */
+async function applyEpisode(w: SyncWrites, fold: SyncFold, e: Extract<SyncEvent, { kind: 'derived.recorded' }>): Promise<void> {
+  const store = w.episodes;
+  if (!store || e.derivedKind !== 'episode' || e.madeFrom.generator !== EPISODE_GENERATOR) return;
+  if (fold.derivedFor(e.madeFrom)?.eventId !== e.id) return; // not the record that wins
+  const record = readDerivedEpisode(e.payload);
+  const cell = record ? await store.episodeWithTurns(e.madeFrom.turnIds) : null;
+  if (!record || !cell || cell.narrative === record.narrative) return;
+  await w.writeEpisode(cell.id, await fromDerivedEpisode(store, record));
+}
+
+/** The write another device's record holds for this episode's turns, or null (none, or this version cannot read it). */
+async function derivedEpisode(w: SyncWrites, fold: SyncFold, memcellId: string): Promise<EpisodeSynthesis | null> {
+  const store = w.episodes;
+  const turnIds = store ? await store.episodeTurnIds(memcellId) : null;
+  if (!store || !turnIds?.length) return null;
+  const held = fold.derivedFor({ turnIds, generator: EPISODE_GENERATOR });
+  const record = held ? readDerivedEpisode(held.payload) : null;
+  return record ? fromDerivedEpisode(store, record) : null;
 }
 
 /**
@@ -248,6 +302,7 @@ async function apply(
   const memories = new Set<string>();
   const names = new Set<string>();
   const projects = new Set<string>();
+  const derived: Extract<SyncEvent, { kind: 'derived.recorded' }>[] = [];
   for (const e of events) {
     if (e.kind === 'project.created' || e.kind === 'project.set' || e.kind === 'project.deleted') projects.add(e.projectId);
     if (e.kind === 'setting.set' && (SYNCED_SETTINGS.includes(e.name) || e.name === ENDPOINT_SETTING)) names.add(e.name);
@@ -255,6 +310,7 @@ async function apply(
     if (e.kind === 'turn.appended' || e.kind === 'turn.edited') turnIds.add(e.turnId);
     if (e.kind === 'turn.deleted') deleted.add(e.turnId);
     if (e.kind === 'memory.written' || e.kind === 'memory.edited' || e.kind === 'memory.deleted') memories.add(e.memoryId);
+    if (e.kind === 'derived.recorded') derived.push(e);
   }
   for (const id of projects) {
     await reconcileProject(w, fold, id);
@@ -292,6 +348,8 @@ async function apply(
     } else if (f && !local) await w.writeMemory(f);
     else if (f && local && local.text !== f.text) await w.editMemory(id, f.text);
   }
+  // After the turns: an episode of them may be here by now (segmentation runs as turns arrive).
+  for (const e of derived) await applyEpisode(w, fold, e);
   if (names.delete(ENDPOINT_SETTING)) {
     const shared = fold.setting(ENDPOINT_SETTING);
     if (typeof shared === 'string' && shared !== (await w.endpoint())) await w.setEndpoint(shared);
@@ -336,4 +394,17 @@ async function reconcileProject(w: SyncWrites, fold: SyncFold, id: string): Prom
   if (Object.keys(patch).length) await w.updateProject(id, patch);
 }
 
-export const syncWritesDiff = { endpoint, conversation, project, turns, deletedTurns, memory, settings, everything, sweep, apply };
+export const syncWritesDiff = {
+  endpoint,
+  conversation,
+  project,
+  turns,
+  deletedTurns,
+  memory,
+  settings,
+  everything,
+  sweep,
+  apply,
+  episode,
+  derivedEpisode,
+};

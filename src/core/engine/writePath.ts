@@ -18,7 +18,7 @@ import { Lifecycle, type ActiveVectors } from '../episodes/Lifecycle';
 import { policyByName, type PolicyName } from '../episodes/consolidationPolicy';
 import { llmBoundaryJudge } from '../episodes/boundaryCheck';
 import type { KnowledgeStore } from '../synthesis/knowledge';
-import { Consolidator } from '../synthesis/Consolidator';
+import { Consolidator, type ConsolidatorDeps } from '../synthesis/Consolidator';
 import type { SynthesisRecovery } from '../synthesis/synthesisRecovery';
 
 export interface WritePathDeps {
@@ -46,6 +46,8 @@ export interface WritePathHooks {
   readonly activeEmbedder: () => Embedder | null;
   readonly onEmbeddingStatus: (status: EmbeddingStatus) => void;
   readonly onMemoryChanged: () => void;
+  /** Sync's derived records of episodes (ConsolidatorDeps.derived); absent without sync. */
+  readonly derived?: ConsolidatorDeps['derived'];
 }
 
 /** The episode stage as the engine uses it: the Lifecycle, or NO_EPISODES. */
@@ -57,7 +59,7 @@ export type EpisodeStage = Pick<
 /** The synthesis stage as the engine uses it: the Consolidator, or NO_SYNTHESIS. */
 export type SynthesisStage = Pick<
   Consolidator,
-  'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered' | 'retryFailed' | 'failures'
+  'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered' | 'retryFailed' | 'failures' | 'episodeWritten'
 > & {
   readonly runner: Pick<JobRunner, 'stop' | 'idle' | 'kick' | 'status'>;
   readonly recovery: Pick<SynthesisRecovery, 'stop' | 'idle' | 'busy'>;
@@ -87,6 +89,7 @@ export const NO_SYNTHESIS: SynthesisStage = {
   endpointChanged: () => undefined,
   endpointAnswered: () => undefined,
   retryFailed: async () => 0,
+  episodeWritten: async () => undefined,
   failures: async () => ({ episodes: 0, themes: 0, profileUpdates: 0, retryingByThemselves: 0, nextCheckAt: null, canRetry: false }),
   runner: { stop: () => undefined, idle: async () => undefined, kick: () => undefined, status: () => IDLE_RUNNER },
   recovery: { stop: () => undefined, idle: async () => undefined, busy: false },
@@ -158,6 +161,7 @@ export function buildWritePath(deps: WritePathDeps, hooks: WritePathHooks): Writ
         timeZone: hooks.timeZone,
         ...(deps.profileDebounceMs !== undefined ? { profileDebounceMs: deps.profileDebounceMs } : {}),
         onChange: hooks.onMemoryChanged,
+        ...(hooks.derived ? { derived: hooks.derived } : {}),
       });
     }
   }

@@ -280,6 +280,19 @@ export class SyncFold {
     return { id: m.memoryId, text: edit?.text ?? m.text, edited: !!edit, fromTurnId: m.fromTurnId ?? null, reason: m.reason ?? null };
   }
 
+  /** The derived record that wins for these sources (the earliest clock), null when none or a source turn is deleted. */
+  derivedFor(madeFrom: { readonly turnIds: readonly string[]; readonly generator: string }): FoldedDerived | null {
+    const d = this.derived.get(madeFromKey(madeFrom));
+    if (!d || d.madeFrom.turnIds.some((id) => this.deletedTurns.has(id))) return null;
+    return {
+      key: d.key,
+      derivedKind: d.derivedKind,
+      madeFrom: { turnIds: sortedStrings(new Set(d.madeFrom.turnIds)), generator: d.madeFrom.generator },
+      payload: d.payload,
+      eventId: d.id,
+    };
+  }
+
   /** A setting's latest value (undefined: never set through sync). */
   setting(name: string): Value | undefined {
     return this.settings.get(name)?.value;

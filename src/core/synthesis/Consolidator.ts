@@ -14,7 +14,7 @@
 import { errorCode, RecollectError, type ErrorCode } from '../base/errors';
 import type { Clock, Embedder, Llm } from '../base/ports';
 import type { EpisodeStore } from '../episodes/episodes';
-import type { KnowledgeStore } from './knowledge';
+import type { EpisodeSynthesis, KnowledgeStore } from './knowledge';
 import type { VectorStore } from '../base/store';
 import { CancelJob, DEFAULT_JOB_RUNNER_CONFIG, JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
 import { expireForesight, summariseScene, synthesiseMemCell } from './synthesis';
@@ -52,6 +52,15 @@ export interface ConsolidatorDeps {
   /** Wait before a profile update so several scene updates share one call (0 in benchmarks). */
   readonly profileDebounceMs?: number;
   readonly onChange?: () => void;
+  /**
+   * Sync (when on): what another device's model already made of an episode with exactly these
+   * turns is written instead of asking the model again; what this device's model made is recorded
+   * for the others (core/synthesis/derivedEpisode.ts).
+   */
+  readonly derived?: {
+    episodeFor(memcellId: string): Promise<EpisodeSynthesis | null>;
+    synthesised(memcellId: string): void;
+  };
 }
 
 export class Consolidator {
@@ -195,16 +204,41 @@ export class Consolidator {
   async #synthesise(job: Job): Promise<boolean> {
     const memcellId = String(job.payload.memcellId ?? '');
     if (!memcellId) throw new RecollectError('INVALID_INPUT', 'A synthesis job without a MemCell id.');
-    const deps = {
-      llm: this.#llm(),
-      store: this.#d.knowledge,
-      clock: this.#d.clock,
-      ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}),
-    };
-    const result = await synthesiseMemCell(deps, memcellId, { jobId: job.id });
-    if (!result) return false; // the cell was deleted meanwhile
+    // Another device's model already did this episode: its record is written, no model is asked.
+    const synced = await this.#d.derived?.episodeFor(memcellId);
+    let factIds: readonly string[];
+    if (synced) {
+      if (!(await this.#d.episodes.getCell(memcellId))) return false;
+      factIds = (await this.#d.knowledge.saveSynthesis({ memcellId, ...synced, now: this.#d.clock.now() })).factIds;
+    } else {
+      const deps = {
+        llm: this.#llm(),
+        store: this.#d.knowledge,
+        clock: this.#d.clock,
+        ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}),
+      };
+      const result = await synthesiseMemCell(deps, memcellId, { jobId: job.id });
+      if (!result) return false; // the cell was deleted meanwhile
+      this.#d.derived?.synthesised(memcellId);
+      factIds = result.factIds;
+    }
+    await this.#afterEpisode(memcellId, factIds.length > 0);
+    return !synced; // a synced record proves nothing about this device's endpoint
+  }
+
+  /**
+   * Another device's synthesis of an episode was written here (sync): its facts and narrative are
+   * embedded and its theme's summary becomes due, as after this device's own synthesis.
+   */
+  async episodeWritten(memcellId: string): Promise<void> {
+    await this.#afterEpisode(memcellId, true);
+    this.#d.onChange?.();
+  }
+
+  /** After an episode's synthesis was saved: vectors for what it wrote, then its theme's summary. */
+  async #afterEpisode(memcellId: string, newFacts: boolean): Promise<void> {
     const embedder = this.#d.embedder();
-    if (embedder && result.factIds.length > 0) {
+    if (embedder && newFacts) {
       // Every fact still without a vector from the active model (this cell's, and any a failed run left).
       const pending = await this.#d.vectors.pendingEmbeddings('fact', embedder.id, 500);
       await this.#embed(
@@ -222,7 +256,6 @@ export class Consolidator {
       );
       this.runner.kick();
     }
-    return true;
   }
 
   async #summarise(job: Job): Promise<boolean> {

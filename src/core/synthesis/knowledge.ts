@@ -53,6 +53,9 @@ export interface MemCellSynthesisWrite {
   readonly now: number;
 }
 
+/** What synthesis writes for an episode, without the episode and the time (what sync carries between devices). */
+export type EpisodeSynthesis = Omit<MemCellSynthesisWrite, 'memcellId' | 'now'>;
+
 export interface SavedSynthesis {
   /** Ids of the facts inserted (for the engine to embed), in input order. */
   readonly factIds: readonly string[];
