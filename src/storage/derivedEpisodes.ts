@@ -4,7 +4,7 @@
  * by a turn of their episode and their words.
  */
 import type { Sql } from '../core/base/sql';
-import type { DerivedEpisodeStore, FactRef } from '../core/synthesis/derivedEpisode';
+import type { DerivedEpisodeStore, DerivedTheme, FactRef } from '../core/synthesis/derivedEpisode';
 import type { EpisodeSynthesis, NewFact } from '../core/synthesis/knowledge';
 
 const CELL_TURNS = 'JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq';
@@ -107,6 +107,47 @@ export class SqlDerivedEpisodes implements DerivedEpisodeStore {
       [factId],
     );
     return row?.turn_id ? { turnId: row.turn_id, content: row.content } : null;
+  }
+
+  async themeTurnIds(sceneId: string): Promise<string[] | null> {
+    const [scene] = await this.sql.query('SELECT 1 AS x FROM memscenes WHERE id = ?', [sceneId]);
+    if (!scene) return null;
+    const rows = await this.sql.query<{ id: string }>(
+      `SELECT m.id FROM memcells c ${CELL_TURNS} WHERE c.scene_id = ? AND c.status = 'synthesised' ORDER BY m.id`,
+      [sceneId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async themeWithTurns(turnIds: readonly string[]): Promise<{ id: string; summary: string | null } | null> {
+    const wanted = [...new Set(turnIds)].sort();
+    if (wanted.length === 0) return null;
+    const [found] = await this.sql.query<{ scene_id: string; summary: string | null }>(
+      `SELECT c.scene_id, s.summary FROM messages m JOIN memcells c ON c.conversation_id = m.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq
+         JOIN memscenes s ON s.id = c.scene_id WHERE m.id = ? LIMIT 1`,
+      [wanted[0]!],
+    );
+    if (!found) return null;
+    const held = await this.themeTurnIds(found.scene_id);
+    return held && held.length === wanted.length && held.every((id, i) => id === wanted[i])
+      ? { id: found.scene_id, summary: found.summary }
+      : null;
+  }
+
+  async storedTheme(sceneId: string): Promise<DerivedTheme | null> {
+    const [s] = await this.sql.query<{ title: string | null; summary: string | null; summary_forgotten: number }>(
+      'SELECT title, summary, summary_forgotten FROM memscenes WHERE id = ?',
+      [sceneId],
+    );
+    return s && s.summary && Number(s.summary_forgotten) === 0 ? { title: s.title ?? '', summary: s.summary } : null;
+  }
+
+  async summarisedThemeIds(): Promise<string[]> {
+    return (
+      await this.sql.query<{ id: string }>(
+        "SELECT id FROM memscenes WHERE summary IS NOT NULL AND summary <> '' AND summary_forgotten = 0 ORDER BY rowid",
+      )
+    ).map((r) => r.id);
   }
 
   async factByRef(ref: FactRef): Promise<string | null> {

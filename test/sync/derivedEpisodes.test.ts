@@ -21,6 +21,7 @@ import { stopRelay } from '../support/relayServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { turnText } from './syncFixtures';
+import { topicProvider } from '../support/topicEmbedder';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 2, 2, 9);
@@ -52,18 +53,35 @@ afterEach(async () => {
 async function device(model: string) {
   const store = await openNodeStore();
   const llm = new LlmClient({ baseUrl: mock.url, model }, { sink: store.llmCalls, maxAttempts: 1 });
-  const engine = createEngine(store, { llm, settings: new MemorySettingsStore(), relayFor: (url) => new DurableStreamsRelay(url) });
+  const engine = createEngine(store, {
+    llm,
+    settings: new MemorySettingsStore(),
+    relayFor: (url) => new DurableStreamsRelay(url),
+    embedders: topicProvider(['garden']),
+    profileDebounceMs: 0,
+  });
   await engine.start();
   await engine.synthesis.setPolicy('eager');
   devices.push({ engine, store });
   return { engine, store };
 }
 
-/** Episode-synthesis requests a device's endpoint received (the prompt lists the episode's TURNS). */
-const synthesisCalls = (model: string) =>
+/** Requests of one stage a device's endpoint received: episodes list TURNS, themes NEW EPISODES. */
+const calls = (model: string, heading: string) =>
   mock.requests.filter(
-    (r) => r.body?.model === model && JSON.stringify((r.body as { messages?: unknown } | undefined)?.messages ?? '').includes('TURNS:'),
+    (r) => r.body?.model === model && JSON.stringify((r.body as { messages?: unknown } | undefined)?.messages ?? '').includes(heading),
   ).length;
+const synthesisCalls = (model: string) => calls(model, 'TURNS:');
+const themeCalls = (model: string) => calls(model, 'NEW EPISODES:');
+
+/** Every theme's title and summary, by its episodes' first turns. */
+async function themes(store: SqliteMemoryStore) {
+  return store.db.query<{ turns: string; title: string; summary: string }>(
+    `SELECT (SELECT group_concat(first, ',') FROM (SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = c.conversation_id AND m.seq = c.first_seq) AS first
+               FROM memcells c WHERE c.scene_id = s.id AND c.status = 'synthesised' ORDER BY first)) AS turns, s.title, s.summary
+       FROM memscenes s WHERE s.summary IS NOT NULL ORDER BY turns`,
+  );
+}
 
 /** Each synthesised episode by its first turn: title, narrative, facts and plans as stored. */
 async function episodes(store: SqliteMemoryStore) {
@@ -83,7 +101,7 @@ async function episodes(store: SqliteMemoryStore) {
   return out;
 }
 
-it("a device joining a synthesised memory writes the first device's episodes without asking its own model", async () => {
+it("a device joining a synthesised memory writes the first device's episodes and themes without asking its own model", async () => {
   const a = await device('mock-a');
   await a.engine.conversations.create({ id: 'garden', title: 'Garden' });
   let n = 0;
@@ -99,14 +117,17 @@ it("a device joining a synthesised memory writes the first device's episodes wit
       },
     ]);
   // Three days: the day changes close the first two episodes, which synthesis then writes.
-  await say(0, 'I am planning to repot the lemon tree next week');
-  await say(1, 'the tomato seedlings need a bigger tray');
-  await say(2, 'the compost bin is full');
+  await say(0, 'I am planning to repot the lemon tree in the garden next week');
+  await say(1, 'the tomato seedlings in the garden need a bigger tray');
+  await say(2, 'the garden compost bin is full');
   await a.engine.idle();
   const onA = await episodes(a.store);
   expect(onA.length).toBeGreaterThanOrEqual(2);
   expect(onA.every((e) => e.facts.length > 0)).toBe(true);
   expect(synthesisCalls('mock-a')).toBe(onA.length);
+  const themesOnA = await themes(a.store);
+  expect(themesOnA.length).toBeGreaterThan(0);
+  expect(themeCalls('mock-a')).toBeGreaterThan(0);
 
   const relayUrl = relay.url;
   const { phrase } = await a.engine.sync.enable({ relayUrl });
@@ -118,11 +139,13 @@ it("a device joining a synthesised memory writes the first device's episodes wit
       await b.engine.sync.syncNow();
       await b.engine.idle();
       expect(await episodes(b.store)).toEqual(onA);
+      expect(await themes(b.store)).toEqual(themesOnA);
     },
     { timeout: 60_000, interval: 500 },
   );
-  // B paid for no episode: every one came from A's records.
+  // B paid for no episode and no theme: every one came from A's records.
   expect(synthesisCalls('mock-b')).toBe(0);
+  expect(themeCalls('mock-b')).toBe(0);
   // And B's facts are searchable like its own.
   const [fact] = onA[0]!.facts;
   expect((await b.engine.memory.listFacts({ limit: 50 })).items.map((f) => f.content)).toContain(fact);

@@ -17,6 +17,7 @@
  */
 import { RecollectError } from '../base/errors';
 import type { EpisodeSynthesis } from '../synthesis/knowledge';
+import type { DerivedTheme } from '../synthesis/derivedEpisode';
 import type { Clock } from '../base/ports';
 import type { Timer } from '../base/jobs';
 import { HybridClock } from '../sync/hybridClock';
@@ -232,6 +233,14 @@ export class SyncService {
   async derivedEpisode(memcellId: string): Promise<EpisodeSynthesis | null> {
     const s = this.#session;
     return s ? syncWritesDiff.derivedEpisode(this.#d.writes, s.fold, memcellId) : null;
+  }
+  /** A theme was summarised here: recorded for the others (or the record that came first written here). */
+  noteTheme(sceneId: string): void {
+    this.#note((s) => syncWritesDiff.theme(this.#d.writes, s.fold, sceneId));
+  }
+  async derivedTheme(sceneId: string): Promise<DerivedTheme | null> {
+    const s = this.#session;
+    return s ? syncWritesDiff.derivedTheme(this.#d.writes, s.fold, sceneId) : null;
   }
   noteSettings(): void {
     this.#note((s) => syncWritesDiff.settings(this.#d.writes, s.fold));

@@ -209,6 +209,8 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
       derived: {
         episodeFor: async (memcellId) => (sync ? sync.derivedEpisode(memcellId) : null),
         synthesised: (memcellId) => sync?.noteEpisode(memcellId),
+        themeFor: async (sceneId) => (sync ? sync.derivedTheme(sceneId) : null),
+        summarised: (sceneId) => sync?.noteTheme(sceneId),
       },
     },
   );
@@ -454,6 +456,7 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
             episodes: deps.sync.episodes ?? null,
             clock,
             derivedWritten: (memcellId) => void consolidator.episodeWritten(memcellId),
+            themeWritten: (sceneId, theme) => consolidator.themeWritten(sceneId, theme),
           }),
           clock,
           timer,

@@ -10,6 +10,7 @@
  * notes are while off.
  */
 import type { EpisodeSynthesis } from '../synthesis/knowledge';
+import type { DerivedTheme } from '../synthesis/derivedEpisode';
 import { SYNC_OFF, type SyncStatus } from '../protocol/sync';
 import type { SyncService, SyncServiceDeps } from './SyncService';
 
@@ -38,6 +39,8 @@ export type SyncControl = Pick<
   | 'noteSweep'
   | 'noteEpisode'
   | 'derivedEpisode'
+  | 'noteTheme'
+  | 'derivedTheme'
   | 'noteEndpoint'
   | 'shareEndpoint'
 >;
@@ -141,5 +144,11 @@ export class LazySync implements SyncControl {
   }
   async derivedEpisode(memcellId: string): Promise<EpisodeSynthesis | null> {
     return this.#service ? this.#service.derivedEpisode(memcellId) : null;
+  }
+  noteTheme(sceneId: string): void {
+    this.#service?.noteTheme(sceneId);
+  }
+  async derivedTheme(sceneId: string): Promise<DerivedTheme | null> {
+    return this.#service ? this.#service.derivedTheme(sceneId) : null;
   }
 }

@@ -6,7 +6,7 @@
  */
 import { RecollectError } from '../base/errors';
 import type { Clock } from '../base/ports';
-import type { DerivedEpisodeStore } from '../synthesis/derivedEpisode';
+import type { DerivedEpisodeStore, DerivedTheme } from '../synthesis/derivedEpisode';
 import type { MemoryStore, MetaStore } from '../base/store';
 import type { Message } from '../base/types';
 import { MESSAGE_EVIDENCE, type KnowledgeStore, type ProfileItem } from '../synthesis/knowledge';
@@ -33,6 +33,8 @@ export interface SyncWiringParts {
   readonly clock: Clock;
   /** New facts and narratives are embedded like synthesis's own (the indexer fills what lacks a vector). */
   readonly derivedWritten: (memcellId: string) => void;
+  /** Another device's theme summary: written as the consolidator writes its own (then the profile is due). */
+  readonly themeWritten: (sceneId: string, theme: DerivedTheme) => Promise<void>;
 }
 
 const asTurn = (m: Message): LocalTurn => ({
@@ -166,6 +168,10 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
       if (!p.knowledge) return;
       await p.knowledge.saveSynthesis({ memcellId, ...write, now: p.clock.now() });
       p.derivedWritten(memcellId);
+      p.emit({ type: 'memory-changed' });
+    },
+    async writeTheme(sceneId, theme) {
+      await p.themeWritten(sceneId, theme);
       p.emit({ type: 'memory-changed' });
     },
   };

@@ -16,8 +16,11 @@ import {
   EPISODE_GENERATOR,
   fromDerivedEpisode,
   readDerivedEpisode,
+  readDerivedTheme,
+  THEME_GENERATOR,
   toDerivedEpisode,
   type DerivedEpisodeStore,
+  type DerivedTheme,
 } from '../synthesis/derivedEpisode';
 import type { EpisodeSynthesis } from '../synthesis/knowledge';
 import type { FoldedConversation, FoldedMemory, FoldedProject, FoldedTurn, SyncFold } from '../sync/SyncFold';
@@ -89,6 +92,8 @@ export interface SyncWrites {
   readonly episodes: DerivedEpisodeStore | null;
   /** Another device's synthesis of an episode written here, as this device's synthesis would write it. */
   writeEpisode(memcellId: string, write: EpisodeSynthesis): Promise<void>;
+  /** Another device's summary of a theme written here (a forgotten summary and a name the person gave stay). */
+  writeTheme(sceneId: string, theme: DerivedTheme): Promise<void>;
 }
 
 /** The setting that carries a shared endpoint (only while "also sync the endpoint key" is ticked). */
@@ -225,6 +230,7 @@ async function everything(w: SyncWrites, fold: SyncFold, options: { readonly set
   }
   for (const id of await w.memoryIds()) out.push(...(await memory(w, fold, id)));
   for (const id of (await w.episodes?.synthesisedEpisodeIds()) ?? []) out.push(...(await episode(w, fold, id)));
+  for (const id of (await w.episodes?.summarisedThemeIds()) ?? []) out.push(...(await theme(w, fold, id)));
   return options.settings ? [...out, ...(await settings(w, fold))] : out;
 }
 
@@ -257,6 +263,39 @@ async function applyEpisode(w: SyncWrites, fold: SyncFold, e: Extract<SyncEvent,
   const cell = record ? await store.episodeWithTurns(e.madeFrom.turnIds) : null;
   if (!record || !cell || cell.narrative === record.narrative) return;
   await w.writeEpisode(cell.id, await fromDerivedEpisode(store, record));
+}
+
+/** A theme's summary made here, as a derived record keyed by the turns of its synthesised episodes (or the one held written here). */
+async function theme(w: SyncWrites, fold: SyncFold, sceneId: string): Promise<SyncEventBody[]> {
+  const store = w.episodes;
+  const turnIds = store ? await store.themeTurnIds(sceneId) : null;
+  const made = turnIds?.length ? await store!.storedTheme(sceneId) : null;
+  if (!store || !turnIds?.length || !made) return [];
+  const madeFrom = { turnIds, generator: THEME_GENERATOR };
+  const held = fold.derivedFor(madeFrom);
+  if (held) {
+    const record = readDerivedTheme(held.payload);
+    if (record && record.summary !== made.summary) await w.writeTheme(sceneId, record);
+    return [];
+  }
+  return [{ kind: 'derived.recorded', derivedKind: 'theme', madeFrom, payload: made }];
+}
+
+async function applyTheme(w: SyncWrites, fold: SyncFold, e: Extract<SyncEvent, { kind: 'derived.recorded' }>): Promise<void> {
+  const store = w.episodes;
+  if (!store || e.derivedKind !== 'theme' || e.madeFrom.generator !== THEME_GENERATOR) return;
+  if (fold.derivedFor(e.madeFrom)?.eventId !== e.id) return;
+  const record = readDerivedTheme(e.payload);
+  const scene = record ? await store.themeWithTurns(e.madeFrom.turnIds) : null;
+  if (record && scene && scene.summary !== record.summary) await w.writeTheme(scene.id, record);
+}
+
+/** The summary another device's record holds for this theme's episodes, or null. */
+async function derivedTheme(w: SyncWrites, fold: SyncFold, sceneId: string): Promise<DerivedTheme | null> {
+  const turnIds = w.episodes ? await w.episodes.themeTurnIds(sceneId) : null;
+  if (!turnIds?.length) return null;
+  const held = fold.derivedFor({ turnIds, generator: THEME_GENERATOR });
+  return held ? readDerivedTheme(held.payload) : null;
 }
 
 /** The write another device's record holds for this episode's turns, or null (none, or this version cannot read it). */
@@ -350,6 +389,8 @@ async function apply(
   }
   // After the turns: an episode of them may be here by now (segmentation runs as turns arrive).
   for (const e of derived) await applyEpisode(w, fold, e);
+  // After the episodes: a theme's turns are those of its synthesised episodes.
+  for (const e of derived) await applyTheme(w, fold, e);
   if (names.delete(ENDPOINT_SETTING)) {
     const shared = fold.setting(ENDPOINT_SETTING);
     if (typeof shared === 'string' && shared !== (await w.endpoint())) await w.setEndpoint(shared);
@@ -407,4 +448,6 @@ export const syncWritesDiff = {
   apply,
   episode,
   derivedEpisode,
+  theme,
+  derivedTheme,
 };

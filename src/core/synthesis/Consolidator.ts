@@ -60,6 +60,9 @@ export interface ConsolidatorDeps {
   readonly derived?: {
     episodeFor(memcellId: string): Promise<EpisodeSynthesis | null>;
     synthesised(memcellId: string): void;
+    /** The title and summary another device made of a theme with exactly these episodes, or null. */
+    themeFor(sceneId: string): Promise<{ readonly title: string; readonly summary: string } | null>;
+    summarised(sceneId: string): void;
   };
 }
 
@@ -261,18 +264,49 @@ export class Consolidator {
   async #summarise(job: Job): Promise<boolean> {
     const sceneId = String(job.payload.sceneId ?? '');
     const newMemberIds = Array.isArray(job.payload.newMemberIds) ? job.payload.newMemberIds.map(String) : undefined;
+    // Another device already summarised a theme of exactly these episodes: its summary is written.
+    const synced = await this.#d.derived?.themeFor(sceneId);
+    if (synced) {
+      if (!(await this.#writeTheme(sceneId, synced))) return false;
+      await this.#profileDue();
+      return false; // no model was asked
+    }
     const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock };
     const result = await summariseScene(deps, sceneId, { jobId: job.id, ...(newMemberIds ? { newMemberIds } : {}) });
     // No vector for the summary: nothing searched theme summaries by meaning (themes are reached
     // through their episodes' vectors and centroids), so the vectors were written and never read.
     if (!result) return false;
+    this.#d.derived?.summarised(sceneId);
+    await this.#profileDue();
+    return true;
+  }
+
+  /**
+   * Another device's summary of a theme was written here (sync) or is to be: a forgotten summary
+   * stays forgotten and a name the person gave stays; the profile update becomes due.
+   */
+  async themeWritten(sceneId: string, theme: { readonly title: string; readonly summary: string }): Promise<void> {
+    if (!(await this.#writeTheme(sceneId, theme))) return;
+    await this.#profileDue();
+    this.#d.onChange?.();
+  }
+
+  async #writeTheme(sceneId: string, theme: { readonly title: string; readonly summary: string }): Promise<boolean> {
+    const scene = await this.#d.knowledge.loadScene(sceneId);
+    if (!scene || scene.summaryForgotten) return false;
+    const title = scene.editedByUser && scene.title ? scene.title : theme.title;
+    await this.#d.knowledge.saveSceneSummary(sceneId, title, theme.summary, this.#d.clock.now());
+    return true;
+  }
+
+  /** The profile update after a theme changed, debounced so several themes share one call. */
+  async #profileDue(): Promise<void> {
     const debounce = this.#d.profileDebounceMs ?? 30_000;
     await this.#d.jobs.enqueue(UPDATE_PROFILE, {}, { dedupeKey: 'profile', runAfter: this.#d.clock.now() + debounce });
     this.runner.kick();
     // The runner only wakes for a future run_after after a start or a back-off, so a debounced
     // profile update waited for the next unrelated kick (a closed episode): wake when it is due.
     this.#d.timer(() => this.runner.kick(), debounce + 50);
-    return true;
   }
 
   async #profile(job: Job): Promise<boolean> {

@@ -56,6 +56,17 @@ export function readDerivedEpisode(payload: unknown): DerivedEpisode | null {
   return r.success ? r.data : null;
 }
 
+/** The generator of theme summaries' records: keyed by the turns of the theme's synthesised episodes. */
+export const THEME_GENERATOR = 'theme-summary/1';
+
+export const derivedThemeSchema = z.strictObject({ title: z.string().max(1_000), summary: text });
+export type DerivedTheme = z.infer<typeof derivedThemeSchema>;
+
+export function readDerivedTheme(payload: unknown): DerivedTheme | null {
+  const r = derivedThemeSchema.safeParse(payload);
+  return r.success ? r.data : null;
+}
+
 /** A fact named the same way on every device: a turn of its episode and its words. */
 export interface FactRef {
   readonly turnId: string;
@@ -74,6 +85,14 @@ export interface DerivedEpisodeStore {
   synthesisedEpisodeIds(): Promise<string[]>;
   factRef(factId: string): Promise<FactRef | null>;
   factByRef(ref: FactRef): Promise<string | null>;
+  /** The turns of a theme's synthesised episodes (what its summary was made from); null when it no longer exists. */
+  themeTurnIds(sceneId: string): Promise<string[] | null>;
+  /** The theme whose synthesised episodes hold exactly these turns, with its summary; null if none. */
+  themeWithTurns(turnIds: readonly string[]): Promise<{ readonly id: string; readonly summary: string | null } | null>;
+  /** A theme's title and summary as made here (null: none yet, or the person forgot it). */
+  storedTheme(sceneId: string): Promise<DerivedTheme | null>;
+  /** The themes with a summary (what goes up when sync is turned on). */
+  summarisedThemeIds(): Promise<string[]>;
 }
 
 /** This device's synthesis in the portable form. */
