@@ -224,6 +224,10 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return versions.versionsOf(this.db, conversationId);
   }
 
+  hiddenTurnIds(conversationId: string): Promise<string[]> {
+    return versions.hiddenTurnIds(this.db, conversationId);
+  }
+
   /**
    * The turn index for the turns queued in this transaction — unless the memory is large. Writing a
    * turn's row with its neighbours' text was 2/3 of ingest's SQL time at 30k LongMemEval turns

@@ -119,6 +119,15 @@ export async function versionsOf(sql: Sql, conversationId: string): Promise<Turn
  * its version, and the word is redacted from what the other hidden turns keep (an answer's "what
  * was sent"). Returns how many hidden turns went.
  */
+/** The ids of a conversation's turns kept in hidden versions. */
+export async function hiddenTurnIds(sql: Sql, conversationId: string): Promise<string[]> {
+  const rows = await sql.query<{ id: string }>(
+    "SELECT json_extract(t.value, '$.id') AS id FROM turn_versions v, json_each(v.turns) t WHERE v.conversation_id = ? AND v.shown = 0",
+    [conversationId],
+  );
+  return rows.map((r) => r.id).filter((id): id is string => typeof id === 'string');
+}
+
 export async function forgetInHidden(tx: Sql, matches: (text: string) => boolean, redact: (text: string) => string): Promise<number> {
   const rows = await tx.query<{ conversation_id: string; after_id: string; version: number; turns: string }>(
     "SELECT conversation_id, after_id, version, turns FROM turn_versions WHERE shown = 0 AND turns <> '[]'",

@@ -500,6 +500,63 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     );
   }, 180_000);
 
+  it('versions: an edit hides the earlier version on both devices, showing it again brings it back, deleting the message deletes every version', async () => {
+    const [a, b] = await paired();
+    await a.engine.conversations.create({ id: 'c-ver', title: 'Versions' });
+    const first = uniqueWord();
+    const sent = await a.engine.conversations.send({ id: randomUUID(), conversationId: 'c-ver', content: turnText(first) });
+    await a.engine.sync.syncNow();
+    await vi.waitFor(async () => expect(await b.store.getMessage(sent.id)).not.toBeNull(), { timeout: 30_000, interval: 200 });
+
+    // A edits the message: a new version; the first is kept on A, and leaves B's chat.
+    const second = uniqueWord();
+    const edited = await a.engine.conversations.send({
+      id: randomUUID(),
+      conversationId: 'c-ver',
+      content: turnText(second),
+      replaces: sent.id,
+    });
+    const shownOn = async (d: Device) => (await d.engine.conversations.messages('c-ver')).map((m) => m.id);
+    await vi.waitFor(
+      async () => {
+        await a.engine.sync.syncNow();
+        await b.engine.sync.syncNow();
+        expect(await shownOn(b)).toEqual([edited.id]);
+      },
+      { timeout: 30_000, interval: 300 },
+    );
+    expect(await shownOn(a)).toEqual([edited.id]);
+    expect(await a.engine.conversations.versions('c-ver')).toEqual([expect.objectContaining({ afterId: '', shown: 2, count: 2 })]);
+    // Hidden is not deleted: its words stay in the synced log for showing it again.
+    expect(await logHolds(b, first)).toBeGreaterThan(0);
+
+    // A shows the first version again: B shows it again too.
+    await a.engine.conversations.showVersion('c-ver', '', 1);
+    await vi.waitFor(
+      async () => {
+        await a.engine.sync.syncNow();
+        await b.engine.sync.syncNow();
+        expect(await shownOn(b)).toEqual([sent.id]);
+      },
+      { timeout: 30_000, interval: 300 },
+    );
+    expect((await b.engine.conversations.search(first)).map((h) => h.message.id)).toEqual([sent.id]);
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
+
+    // Deleting the message deletes every version, on every device, words and all.
+    await a.engine.conversations.deleteMessage(sent.id);
+    await vi.waitFor(
+      async () => {
+        await a.engine.sync.syncNow();
+        await b.engine.sync.syncNow();
+        expect(await shownOn(b)).toEqual([]);
+        for (const d of [a, b]) for (const word of [first, second]) expect(await logHolds(d, word)).toBe(0);
+      },
+      { timeout: 30_000, interval: 300 },
+    );
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
+  }, 120_000);
+
   it('leaving keeps the memory here and forgets the phrase and the log', async () => {
     const [a, b] = await paired();
     await chat(a, 'c-stay', [uniqueWord(), uniqueWord()]);

@@ -107,6 +107,8 @@ export interface MemoryStore {
   startVersion?(conversationId: string, messageId: string): Promise<string[]>;
   showVersion?(conversationId: string, afterId: string, version: number): Promise<{ hidden: string[]; shown: Message[] }>;
   turnVersions?(conversationId: string): Promise<TurnVersionPosition[]>;
+  /** The ids of the conversation's turns kept in hidden versions. */
+  hiddenTurnIds?(conversationId: string): Promise<string[]>;
   listMessages(conversationId: string): Promise<Message[]>;
   /** A window of the conversation's turns (MessageWindowRequest); `around` not in it reads the newest. */
   listMessageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow>;

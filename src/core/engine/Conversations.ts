@@ -62,6 +62,10 @@ export interface SyncNotes {
   noteConversation(id: string): void;
   noteTurns(turnIds: readonly string[]): void;
   noteTurnsDeleted(turnIds: readonly string[]): void;
+  /** Turns moved into an earlier version (an edit, a regenerated answer): hidden, not deleted. */
+  noteTurnsHidden(turnIds: readonly string[]): void;
+  /** Hidden versions of the conversation may be gone (a deletion reached them). */
+  noteVersionsGone(conversationId: string): void;
   noteProject(id: string): void;
 }
 
@@ -203,12 +207,20 @@ export class Conversations {
     }
   }
 
-  async deleteMessage(id: string): Promise<boolean> {
+  /**
+   * `hiddenElsewhere`: the turn became an earlier version on another device (sync): it goes from
+   * this chat like a deletion, but it is not deleted in the synced memory, so nothing is sent back.
+   */
+  async deleteMessage(id: string, options: { readonly hiddenElsewhere?: boolean } = {}): Promise<boolean> {
     return this.#whileDeleting(async () => {
       const message = await this.#d.store.getMessage(id);
       const deleted = await this.#d.store.deleteMessage(id);
       if (!deleted) return false;
-      this.#d.synced?.noteTurnsDeleted([id]);
+      if (!options.hiddenElsewhere) {
+        this.#d.synced?.noteTurnsDeleted([id]);
+        // Its hidden versions went with it.
+        if (message) this.#d.synced?.noteVersionsGone(message.conversationId);
+      }
       await this.#d.semantic.remove(id);
       if (message) await this.#d.emptied(message.conversationId);
       this.#d.turnsDeleted();
@@ -234,6 +246,7 @@ export class Conversations {
       const turnIds = this.#d.synced?.on ? (await this.#d.store.listMessages(id)).map((m) => m.id) : [];
       await this.#d.store.deleteConversation(id);
       this.#d.synced?.noteTurnsDeleted(turnIds);
+      this.#d.synced?.noteVersionsGone(id);
       this.#d.semantic.reset();
       this.#d.conversationDeleted();
       this.#d.emit({ type: 'messages-changed', conversationId: id });

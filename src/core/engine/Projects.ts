@@ -182,8 +182,10 @@ export class Projects {
     const held = synced && this.#d.contents ? await this.#d.contents(id) : null;
     const deleted = await this.#d.store.deleteProject(id, chats);
     if (synced && held) {
-      if (chats === 'delete') synced.noteTurnsDeleted(held.turnIds);
-      else for (const c of held.conversationIds) synced.noteConversation(c);
+      if (chats === 'delete') {
+        synced.noteTurnsDeleted(held.turnIds);
+        for (const c of held.conversationIds) synced.noteVersionsGone(c);
+      } else for (const c of held.conversationIds) synced.noteConversation(c);
     }
     if (deleted.length) {
       this.#d.conversationsDeleted(deleted);

@@ -215,6 +215,12 @@ export class SyncService {
   noteTurnsDeleted(turnIds: readonly string[]): void {
     if (turnIds.length) this.#note(async (s) => syncWritesDiff.deletedTurns(s.fold, turnIds));
   }
+  noteTurnsHidden(turnIds: readonly string[]): void {
+    if (turnIds.length) this.#note(async (s) => syncWritesDiff.hiddenTurns(s.fold, turnIds));
+  }
+  noteVersionsGone(conversationId: string): void {
+    this.#note((s) => syncWritesDiff.versionsGone(this.#d.writes, s.fold, conversationId));
+  }
   noteMemory(id: string): void {
     this.#note((s) => syncWritesDiff.memory(this.#d.writes, s.fold, id));
   }

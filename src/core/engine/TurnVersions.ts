@@ -19,7 +19,7 @@ export interface TurnVersionsDeps {
   readonly emptied: (conversationId: string) => Promise<void>;
   readonly turnsDeleted: () => void;
   readonly emit: (event: EngineEvent) => void;
-  readonly synced?: { noteTurns(turnIds: readonly string[]): void; noteTurnsDeleted(turnIds: readonly string[]): void };
+  readonly synced?: { noteTurns(turnIds: readonly string[]): void; noteTurnsHidden(turnIds: readonly string[]): void };
 }
 
 export class TurnVersions {
@@ -72,7 +72,8 @@ export class TurnVersions {
   /** What follows hiding turns: as for a deletion, their vectors and what their episodes derived go. */
   async followHidden(conversationId: string, hidden: readonly string[]): Promise<void> {
     if (hidden.length === 0) return;
-    this.#d.synced?.noteTurnsDeleted(hidden);
+    // Sync sends them as hidden (an earlier version), not deleted: showing them again brings them back everywhere.
+    this.#d.synced?.noteTurnsHidden(hidden);
     for (const id of hidden) await this.#d.semantic.remove(id);
     await this.#d.emptied(conversationId);
     this.#d.turnsDeleted();

@@ -234,6 +234,8 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
     noteConversation: (id) => sync?.noteConversation(id),
     noteTurns: (ids) => sync?.noteTurns(ids),
     noteTurnsDeleted: (ids) => sync?.noteTurnsDeleted(ids),
+    noteTurnsHidden: (ids) => sync?.noteTurnsHidden(ids),
+    noteVersionsGone: (id) => sync?.noteVersionsGone(id),
     noteProject: (id) => sync?.noteProject(id),
   };
   const switches = new ConversationMemorySwitches({

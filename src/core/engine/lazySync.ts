@@ -33,6 +33,8 @@ export type SyncControl = Pick<
   | 'noteConversation'
   | 'noteTurns'
   | 'noteTurnsDeleted'
+  | 'noteTurnsHidden'
+  | 'noteVersionsGone'
   | 'noteMemory'
   | 'noteSettings'
   | 'noteProject'
@@ -120,6 +122,12 @@ export class LazySync implements SyncControl {
   }
   noteTurnsDeleted(turnIds: readonly string[]): void {
     this.#service?.noteTurnsDeleted(turnIds);
+  }
+  noteTurnsHidden(turnIds: readonly string[]): void {
+    this.#service?.noteTurnsHidden(turnIds);
+  }
+  noteVersionsGone(conversationId: string): void {
+    this.#service?.noteVersionsGone(conversationId);
   }
   noteMemory(id: string): void {
     this.#service?.noteMemory(id);

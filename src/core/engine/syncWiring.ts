@@ -134,6 +134,8 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
     },
     replaceTurn: async (t) => void (await p.conversations.replaceText(t.id, t.text)),
     deleteTurn: async (id) => void (await p.conversations.deleteMessage(id)),
+    hideTurn: async (id) => void (await p.conversations.deleteMessage(id, { hiddenElsewhere: true })),
+    hiddenTurnIds: async (conversationId) => (await p.store.hiddenTurnIds?.(conversationId)) ?? [],
     writeMemory: async (memory) => void (await p.saved.adopt(memory)),
     editMemory: (id, text) => explorer().editProfileItem(id, text),
     deleteMemory: (id) => explorer().deleteProfileItem(id),

@@ -70,6 +70,10 @@ export interface SyncWrites {
   /** A turn whose text changed elsewhere (turn.edited) takes the winning text in place. */
   replaceTurn(turn: FoldedTurn): Promise<void>;
   deleteTurn(id: string): Promise<void>;
+  /** A turn hidden as an earlier version on another device: it leaves this chat, and nothing is sent back. */
+  hideTurn(id: string): Promise<void>;
+  /** The ids of the conversation's turns kept in hidden versions here. */
+  hiddenTurnIds(conversationId: string): Promise<string[]>;
   writeMemory(memory: FoldedMemory): Promise<void>;
   editMemory(id: string, text: string): Promise<void>;
   deleteMemory(id: string): Promise<void>;
@@ -178,7 +182,10 @@ async function conversation(w: SyncWrites, fold: SyncFold, id: string): Promise<
 function turnBodies(fold: SyncFold, turns: readonly LocalTurn[]): SyncEventBody[] {
   const out: SyncEventBody[] = [];
   for (const t of turns) {
-    if (fold.turn(t.id) !== null) continue; // known (or deleted: the tombstone wins)
+    const f = fold.turn(t.id);
+    // Shown here while the fold holds it hidden: an earlier version shown again.
+    if (f !== null && f !== 'deleted' && f.hidden) out.push({ kind: 'turn.hidden', turnId: t.id, hidden: false });
+    if (f !== null) continue; // known (or deleted: the tombstone wins)
     const { id: turnId, conversationId, role, content: text } = t;
     out.push({ kind: 'turn.appended', conversationId, turnId, role, text, occurredAt: Math.max(0, Math.round(t.occurredAt)) });
   }
@@ -190,6 +197,25 @@ async function turns(w: SyncWrites, fold: SyncFold, ids: readonly string[]): Pro
   const out: SyncEventBody[] = [];
   for (const c of new Set(local.map((t) => t.conversationId))) out.push(...(await conversation(w, fold, c)));
   return [...out, ...turnBodies(fold, local)];
+}
+
+/** Turns moved into an earlier version here (an edit or a regenerated answer): hidden, not deleted. */
+function hiddenTurns(fold: SyncFold, ids: readonly string[]): SyncEventBody[] {
+  return ids.flatMap((turnId) => {
+    const f = fold.turn(turnId);
+    return f !== null && f !== 'deleted' && !f.hidden ? [{ kind: 'turn.hidden' as const, turnId, hidden: true }] : [];
+  });
+}
+
+/**
+ * Hidden versions of a conversation that are gone here (deleted with their message, by Forget, or
+ * with the conversation): deleted everywhere. Versions still kept here stay hidden.
+ */
+async function versionsGone(w: SyncWrites, fold: SyncFold, conversationId: string): Promise<SyncEventBody[]> {
+  const held = fold.hiddenTurnsIn(conversationId);
+  if (held.length === 0) return [];
+  const kept = new Set(await w.hiddenTurnIds(conversationId));
+  return held.filter((id) => !kept.has(id)).map((turnId) => ({ kind: 'turn.deleted' as const, turnId }));
 }
 
 function deletedTurns(fold: SyncFold, ids: readonly string[]): SyncEventBody[] {
@@ -323,7 +349,7 @@ async function endpoint(w: SyncWrites, fold: SyncFold, share: boolean): Promise<
 async function sweep(w: SyncWrites, fold: SyncFold): Promise<SyncEventBody[]> {
   const state = fold.state();
   const out: SyncEventBody[] = [];
-  for (const c of state.conversations) out.push(...(await conversation(w, fold, c.id)));
+  for (const c of state.conversations) out.push(...(await conversation(w, fold, c.id)), ...(await versionsGone(w, fold, c.id)));
   for (const id of new Set([...state.memories.map((m) => m.id), ...(await w.memoryIds())])) out.push(...(await memory(w, fold, id)));
   return out;
 }
@@ -346,7 +372,7 @@ async function apply(
     if (e.kind === 'project.created' || e.kind === 'project.set' || e.kind === 'project.deleted') projects.add(e.projectId);
     if (e.kind === 'setting.set' && (SYNCED_SETTINGS.includes(e.name) || e.name === ENDPOINT_SETTING)) names.add(e.name);
     if ('conversationId' in e) conversations.add(e.conversationId);
-    if (e.kind === 'turn.appended' || e.kind === 'turn.edited') turnIds.add(e.turnId);
+    if (e.kind === 'turn.appended' || e.kind === 'turn.edited' || e.kind === 'turn.hidden') turnIds.add(e.turnId);
     if (e.kind === 'turn.deleted') deleted.add(e.turnId);
     if (e.kind === 'memory.written' || e.kind === 'memory.edited' || e.kind === 'memory.deleted') memories.add(e.memoryId);
     if (e.kind === 'derived.recorded') derived.push(e);
@@ -363,7 +389,10 @@ async function apply(
     const f = fold.turn(id);
     if (f === null || f === 'deleted') continue;
     const local = stored.get(id);
-    if (!local) toAppend.push(f);
+    // A version hidden elsewhere leaves this device's chat (this device keeps no versions of it).
+    if (f.hidden) {
+      if (local) await w.hideTurn(id);
+    } else if (!local) toAppend.push(f);
     else if (local.content !== f.text) await w.replaceTurn(f);
   }
   for (const c of new Set(toAppend.map((t) => t.conversationId))) {
@@ -441,6 +470,8 @@ export const syncWritesDiff = {
   project,
   turns,
   deletedTurns,
+  hiddenTurns,
+  versionsGone,
   memory,
   settings,
   everything,

@@ -14,6 +14,8 @@
  *   of name, instructions, "use the profile" and archived is a register of its own; a
  *   `project.deleted` tombstone wins over them, and a conversation whose project is deleted is in
  *   no project (as deleting a project with "keep its chats" leaves it on the device that did it).
+ * - `turn.hidden` is a register per turn: hidden (an earlier version, kept but not shown) or shown
+ *   again; the later one wins. A hidden turn is not deleted: its words stay for the version switcher.
  * - A tombstone (`turn.deleted`, `memory.deleted`) wins over every edit and every append of that id,
  *   whatever the clocks, and a deleted turn takes with it every derived record made from it and a
  *   memory asked for in it.
@@ -47,6 +49,8 @@ export interface FoldedTurn {
   readonly text: string;
   readonly occurredAt: number;
   readonly edited: boolean;
+  /** Kept as an earlier version (an edit or a regenerated answer replaced it), not shown. */
+  readonly hidden: boolean;
 }
 
 export interface FoldedProject {
@@ -129,6 +133,7 @@ export class SyncFold {
   private readonly appended = new Registers<Of<'turn.appended'>>(true);
   private readonly turnEdits = new Registers<Of<'turn.edited'>>();
   private readonly deletedTurns = new Set<string>();
+  private readonly hiddenTurns = new Registers<Of<'turn.hidden'>>();
   private readonly written = new Registers<Of<'memory.written'>>(true);
   private readonly memoryEdits = new Registers<Of<'memory.edited'>>();
   private readonly deletedMemories = new Set<string>();
@@ -172,6 +177,8 @@ export class SyncFold {
       case 'turn.deleted':
         this.deletedTurns.add(e.turnId);
         return;
+      case 'turn.hidden':
+        return this.hiddenTurns.offer(e.turnId, e);
       case 'memory.written':
         return this.written.offer(e.memoryId, e);
       case 'memory.edited':
@@ -260,7 +267,24 @@ export class SyncFold {
     const t = this.appended.get(id);
     if (!t) return null;
     const edit = this.turnEdits.get(id);
-    return { id, conversationId: t.conversationId, role: t.role, text: edit?.text ?? t.text, occurredAt: t.occurredAt, edited: !!edit };
+    const hidden = this.hiddenTurns.get(id)?.hidden ?? false;
+    return {
+      id,
+      conversationId: t.conversationId,
+      role: t.role,
+      text: edit?.text ?? t.text,
+      occurredAt: t.occurredAt,
+      edited: !!edit,
+      hidden,
+    };
+  }
+
+  /** The turns of a conversation held as hidden versions (not deleted). */
+  hiddenTurnsIn(conversationId: string): string[] {
+    const out: string[] = [];
+    for (const [id, h] of this.hiddenTurns.byKey)
+      if (h.hidden && !this.deletedTurns.has(id) && this.appended.get(id)?.conversationId === conversationId) out.push(id);
+    return out;
   }
 
   /** One hand-written memory as folded: null when never written, 'deleted' after its tombstone. */
@@ -315,7 +339,8 @@ export class SyncFold {
       .map((t): FoldedTurn => {
         const edit = this.turnEdits.get(t.turnId);
         const { conversationId, role, occurredAt } = t;
-        return { id: t.turnId, conversationId, role, text: edit?.text ?? t.text, occurredAt, edited: edit !== undefined };
+        const hidden = this.hiddenTurns.get(t.turnId)?.hidden ?? false;
+        return { id: t.turnId, conversationId, role, text: edit?.text ?? t.text, occurredAt, edited: edit !== undefined, hidden };
       });
     const memories = [...this.written.byKey.values()]
       .filter((m) => !this.deletedMemories.has(m.memoryId) && !this.#goneWithTurn(m))

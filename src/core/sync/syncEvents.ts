@@ -68,6 +68,8 @@ export const syncEventSchema = z
     }),
     z.strictObject({ ...base, kind: z.literal('turn.edited'), turnId: entityId, text }),
     z.strictObject({ ...base, kind: z.literal('turn.deleted'), turnId: entityId }),
+    /** An earlier version of a turn (hidden by an edit or a regenerated answer), or shown again. */
+    z.strictObject({ ...base, kind: z.literal('turn.hidden'), turnId: entityId, hidden: z.boolean() }),
     z.strictObject({
       ...base,
       kind: z.literal('memory.written'),
