@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { DurableStreamTestServer } from '@durable-streams/server';
 import { messageBox, sendMessage } from './appSteps';
 import { confirmIn } from './modal';
+import { closeSettings, expectFound, openSync } from './syncSteps';
 import { filesUnder, stopRelay } from '../test/support/relayServer';
 
 let relay: DurableStreamTestServer;
@@ -38,32 +39,6 @@ async function device(browser: Browser): Promise<Page> {
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible({ timeout: 30_000 });
   return page;
-}
-
-async function openSync(page: Page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const section = page.getByTestId('sync-section');
-  await section.scrollIntoViewIfNeeded();
-  return section;
-}
-
-const closeSettings = (page: Page) => page.getByRole('button', { name: 'Close settings' }).click();
-
-/** The top bar's search finds `text` in this device's memory (polled: sync brings it within seconds). */
-async function expectFound(page: Page, text: string, found: boolean): Promise<void> {
-  const search = page.getByRole('searchbox', { name: 'Search memory' });
-  await expect
-    .poll(
-      async () => {
-        await search.fill('');
-        await search.fill(text);
-        await page.waitForTimeout(300);
-        return page.getByTestId('search-hit').filter({ hasText: text }).count();
-      },
-      { timeout: 30_000, intervals: [500] },
-    )
-    .toBe(found ? 1 : 0);
-  await search.fill('');
 }
 
 test('two devices pair by phrase and share turns and deletions; the relay holds only ciphertext', async ({ browser }) => {

@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { DurableStreamTestServer } from '@durable-streams/server';
 import { conversationRow, sendMessage } from './appSteps';
 import { confirmIn } from './modal';
+import { closeSettings, expectFound, openSync } from './syncSteps';
 import { stopRelay } from '../test/support/relayServer';
 
 /** A relay on a fixed port of 127.0.0.1, so devices find it again after a restart or a wipe. */
@@ -96,15 +97,6 @@ async function device(browser: Browser, aheadMs = 0): Promise<Page> {
   return page;
 }
 
-async function openSync(page: Page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const section = page.getByTestId('sync-section');
-  await section.scrollIntoViewIfNeeded();
-  return section;
-}
-
-const closeSettings = (page: Page) => page.getByRole('button', { name: 'Close settings' }).click();
-
 /** A turns sync on; returns the phrase. */
 async function enable(a: Page, relay: Relay): Promise<string> {
   const sync = await openSync(a);
@@ -154,23 +146,6 @@ async function sameMemory(...pages: Page[]): Promise<string> {
     )
     .toBe(true);
   return prints[0]!;
-}
-
-/** The top bar's search finds `text` (polled: sync brings it within seconds). */
-async function expectFound(page: Page, text: string, found: boolean): Promise<void> {
-  const search = page.getByRole('searchbox', { name: 'Search memory' });
-  await expect
-    .poll(
-      async () => {
-        await search.fill('');
-        await search.fill(text);
-        await page.waitForTimeout(300);
-        return page.getByTestId('search-hit').filter({ hasText: text }).count();
-      },
-      { timeout: 30_000, intervals: [500] },
-    )
-    .toBe(found ? 1 : 0);
-  await search.fill('');
 }
 
 async function rename(page: Page, from: string | RegExp, to: string): Promise<void> {

@@ -24,3 +24,11 @@ export async function filesUnder(dir: string): Promise<Buffer[]> {
     if (entry.isFile()) out.push(await readFile(join(entry.parentPath, entry.name)));
   return out;
 }
+
+/** Stops every device's engine and closes its database, emptying the list (a test's clean-up). */
+export async function closeDevices(devices: { engine: { stop(): void }; store: { db: { close(): Promise<unknown> } } }[]): Promise<void> {
+  for (const d of devices.splice(0)) {
+    d.engine.stop();
+    await d.store.db.close();
+  }
+}

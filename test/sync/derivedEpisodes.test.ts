@@ -17,7 +17,7 @@ import { DurableStreamsRelay } from '../../src/relay/durableStreamsRelay';
 import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
-import { stopRelay } from '../support/relayServer';
+import { closeDevices, stopRelay } from '../support/relayServer';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { turnText } from './syncFixtures';
@@ -41,10 +41,7 @@ beforeEach(async () => {
   await relay.start();
 });
 afterEach(async () => {
-  for (const d of devices.splice(0)) {
-    d.engine.stop();
-    await d.store.db.close();
-  }
+  await closeDevices(devices);
   await stopRelay(relay);
   await rm(dataDir, { recursive: true, force: true });
 });

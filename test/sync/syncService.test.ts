@@ -22,7 +22,7 @@ import { deriveSyncKeys, sealEvent } from '../../src/core/sync/syncEnvelope';
 import { HybridClock, SKEW_LIMIT_MS } from '../../src/core/sync/hybridClock';
 import { stampEvent } from '../../src/core/sync/syncEvents';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
-import { filesUnder, stopRelay } from '../support/relayServer';
+import { closeDevices, filesUnder, stopRelay } from '../support/relayServer';
 import { turnText } from './syncFixtures';
 import { longTurnExport } from '../support/longTurnExport';
 
@@ -114,10 +114,7 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
   });
 
   afterEach(async () => {
-    for (const d of devices.splice(0)) {
-      d.engine.stop();
-      await d.store.db.close();
-    }
+    await closeDevices(devices);
     await stopRelay(relay);
     await rm(dataDir, { recursive: true, force: true });
   });
