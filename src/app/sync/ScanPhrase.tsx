@@ -7,13 +7,16 @@
  *
  * The camera is on only while the dialog is open: its tracks stop on success, Cancel, Escape and
  * unmount. A failure never clears what was typed; it says what happened and what to do instead.
+ * The decoders and the phrase check (qrReader.ts) are imported on first use, values and all: a
+ * static import of them would put the phrase word list and jsQR in the main bundle.
  */
 import { useEffect, useRef, useState } from 'react';
 import { Dialog } from '../components/Dialog';
-import { NOT_A_PHRASE, type QrPhrase } from './qrPhrase';
+import type { QrPhrase } from './qrPhrase';
 
 /** How often a camera frame is decoded: often enough to feel immediate, rarely enough for a phone. */
 const FRAME_INTERVAL_MS = 150;
+const NOT_A_PHRASE = 'This code is not a Recollect recovery phrase.';
 const INSTEAD = 'Choose a picture of the code instead, or type the twelve words.';
 
 type Note = { readonly kind: 'error' | 'done'; readonly text: string };

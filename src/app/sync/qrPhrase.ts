@@ -12,8 +12,6 @@ export type QrPhrase =
   | { readonly kind: 'not-a-phrase' }
   | { readonly kind: 'no-code' };
 
-export const NOT_A_PHRASE = 'This code is not a Recollect recovery phrase.';
-
 /** The first of `texts` (decoded QR codes) that is a recovery phrase, normalised; else why not. */
 export function phraseFromCodes(texts: readonly string[]): QrPhrase {
   if (texts.length === 0) return { kind: 'no-code' };
