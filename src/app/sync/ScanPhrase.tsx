@@ -51,7 +51,7 @@ export function ScanPhrase({ disabled, onPhrase }: { disabled: boolean; onPhrase
       <div className="row">
         <button
           type="button"
-          disabled={disabled || scanning}
+          disabled={disabled}
           onClick={() => {
             setNote(null);
             setScanning(true);
@@ -67,7 +67,7 @@ export function ScanPhrase({ disabled, onPhrase }: { disabled: boolean; onPhrase
           type="file"
           accept="image/*"
           hidden
-          aria-label="Picture of the recovery phrase's QR code"
+          aria-label="Picture of the QR code"
           onChange={(e) => {
             const file = e.target.files?.[0];
             e.target.value = ''; // the same file can be chosen again after a retake
