@@ -10,7 +10,7 @@
  * of the phrase fills the box; a picture with no code and a file that is no picture say so; a
  * refused camera points to the picture and to typing.
  */
-import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
+import { chromium, expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,6 +27,7 @@ const NOT_A_PHRASE = 'https://example.com/wifi?ssid=home';
 let relay: DurableStreamTestServer;
 let dir: string;
 const browsers: Browser[] = [];
+const contexts: BrowserContext[] = [];
 
 test.beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'recollect-e2e-scan-'));
@@ -34,6 +35,8 @@ test.beforeAll(async () => {
   await relay.start();
 });
 test.afterAll(async () => {
+  // Devices first: a device still long-polling a stopped relay makes it log errors.
+  for (const c of contexts) await c.close();
   for (const b of browsers) await b.close();
   await stopRelay(relay);
   await rm(dir, { recursive: true, force: true });
@@ -59,6 +62,7 @@ async function cameraBrowser(text: string | null): Promise<Browser> {
 
 async function device(browser: Browser): Promise<Page> {
   const context = await browser.newContext({ baseURL: test.info().project.use.baseURL });
+  contexts.push(context);
   const page = await context.newPage();
   await page.goto('/');
   await expect(page.getByTestId('status')).toBeVisible({ timeout: 30_000 });
