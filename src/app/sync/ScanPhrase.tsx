@@ -104,7 +104,7 @@ export function ScanPhrase({ disabled, onPhrase }: { disabled: boolean; onPhrase
 
 function refusal(result: Exclude<QrPhrase, { kind: 'phrase' }>): string {
   return result.kind === 'not-a-phrase'
-    ? `${NOT_A_PHRASE} Use the code shown under Settings → Sync on the other device.`
+    ? `${NOT_A_PHRASE} Use the QR code shown with the phrase when sync was turned on.`
     : `No QR code was found in this picture. Take it again with the whole code sharp and in view, or type the twelve words.`;
 }
 
@@ -130,6 +130,11 @@ function CameraScan(props: CameraScanProps) {
       clearTimeout(timer);
       stream?.getTracks().forEach((t) => t.stop());
       if (videoRef.current) videoRef.current.srcObject = null;
+    };
+    const fail = (e: unknown) => {
+      if (stopped) return;
+      stop();
+      latest.current.onFail(`The camera stopped: ${e instanceof Error ? e.message : String(e)}. ${INSTEAD}`);
     };
     const run = async () => {
       if (!navigator.mediaDevices?.getUserMedia) return latest.current.onFail(`This browser offers no camera to this page. ${INSTEAD}`);
@@ -158,21 +163,19 @@ function CameraScan(props: CameraScanProps) {
           }
           if (result.kind === 'not-a-phrase') setSeen('not-a-phrase');
         }
-        timer = setTimeout(() => void tick(), FRAME_INTERVAL_MS);
+        timer = setTimeout(() => tick().catch(fail), FRAME_INTERVAL_MS);
       };
       await tick();
     };
-    run().catch((e: unknown) => {
-      if (stopped) return;
-      stop();
-      latest.current.onFail(`The camera stopped: ${e instanceof Error ? e.message : String(e)}. ${INSTEAD}`);
-    });
+    run().catch(fail);
     return stop;
   }, []);
 
   return (
     <Dialog title="Scan the QR code" onClose={() => latest.current.onClose()} closeLabel="Close the camera" testId="scan-dialog">
-      <p className="muted">On the other device, open Settings → Sync and show its recovery phrase&rsquo;s QR code; hold it in view.</p>
+      <p className="muted">
+        Hold the QR code shown with the recovery phrase (when sync was turned on on the other device) in front of the camera.
+      </p>
       <video ref={videoRef} className="scan-video" muted playsInline aria-label="Camera view" />
       <p role="status" className={seen === 'not-a-phrase' ? 'error' : undefined} data-testid="scan-state">
         {seen === 'starting'
