@@ -1,6 +1,7 @@
 /**
  * Settings → Sync (docs/sync.md): off by default. Off, it offers to sync this memory (a new recovery
- * phrase, shown once) or to join one with a phrase; on, it shows the status, Sync now, "also sync the
+ * phrase, shown once) or to join one with a phrase — typed, scanned from the other device's QR code or
+ * read from a picture of it (ScanPhrase.tsx); on, it shows the status, Sync now, "also sync the
  * endpoint key", "Remove my data from the relay…" and Leave. The engine does the work
  * (engine.sync); this renders its status and sends what the person chose.
  */
@@ -9,6 +10,7 @@ import { useEngineMutation, useEngineQuery } from '../hooks';
 import { queryKeys } from '../queries';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { RecoveryPhrase } from './RecoveryPhrase';
+import { ScanPhrase } from './ScanPhrase';
 import { SyncFingerprint } from './SyncFingerprint';
 import { syncStatusText } from './syncStatusText';
 import type { SyncStatus } from '../../core/protocol/sync';
@@ -79,6 +81,7 @@ function SyncOff({ status, onPhrase }: { status: SyncStatus; onPhrase: (phrase: 
         placeholder="twelve words, as shown on the other device"
         onChange={(e) => setJoinPhrase(e.target.value)}
       />
+      <ScanPhrase disabled={busy} onPhrase={setJoinPhrase} />
       <div className="row">
         <button
           type="button"
