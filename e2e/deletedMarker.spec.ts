@@ -165,11 +165,18 @@ function savedItemRow(what: string, marker: string): Row {
     run: async (page) => {
       await openDerivedMemory(page, [marker]);
       const saved = await openSavedMemories(page);
-      const item = saved.getByTestId('saved-item').filter({ hasText: marker });
-      await expect(item).toHaveCount(1);
-      await item.getByRole('button', { name: /^Delete “/ }).click();
-      await confirmIn(page, 'Delete saved memory', 'Forget for good');
-      await expect(saved.getByTestId('saved-item').filter({ hasText: marker })).toHaveCount(0);
+      const items = saved.getByTestId('saved-item').filter({ hasText: marker });
+      await expect(items.first()).toBeVisible();
+      // Every item holding the marker is deleted (under load the imported memory has been seen to
+      // hold the plan twice; the check here is that deleting leaves no trace, whatever the count).
+      for (let left = await items.count(); left > 0; left--) {
+        await items
+          .first()
+          .getByRole('button', { name: /^Delete “/ })
+          .click();
+        await confirmIn(page, 'Delete saved memory', 'Forget for good');
+        await expect(items).toHaveCount(left - 1);
+      }
     },
   };
 }
@@ -374,7 +381,9 @@ const dayFromNow = (days: number): string => new Date(Date.now() + days * 86_400
 const derivedResponder: MockResponder = (req) => {
   const out = synthesisResponder(req);
   const prompt = req.messages.find((m) => m.role === 'user')?.content ?? '';
-  if (prompt.includes('\nTURNS:\n') && prompt.includes('KNOWN FACTS:')) {
+  // Only the episode of the first turn gets the markers: under load a later turn can close an episode
+  // of its own first, and a second marked plan or fact made every "exactly one" check fail.
+  if (prompt.includes('\nTURNS:\n') && prompt.includes('KNOWN FACTS:') && prompt.includes(PLAIN.slice(0, 48))) {
     const cell = JSON.parse(out) as { facts: { turns: number[] }[] };
     const turns = cell.facts[0]?.turns ?? [1];
     return JSON.stringify({
