@@ -6,6 +6,7 @@
 import type { Sql } from '../core/base/sql';
 import type { DerivedEpisodeStore, DerivedTheme, FactRef } from '../core/synthesis/derivedEpisode';
 import type { EpisodeSynthesis, NewFact } from '../core/synthesis/knowledge';
+import { jsonList } from './explorerRows';
 
 const CELL_TURNS = 'JOIN messages m ON m.conversation_id = c.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq';
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -89,7 +90,7 @@ export class SqlDerivedEpisodes implements DerivedEpisodeStore {
         content: f.content,
         startAt: Number(f.start_at),
         endAt: Number(f.end_at),
-        evidence: evidenceList(f.evidence),
+        evidence: jsonList(f.evidence),
       })),
     };
   }
@@ -113,25 +114,23 @@ export class SqlDerivedEpisodes implements DerivedEpisodeStore {
     const [scene] = await this.sql.query('SELECT 1 AS x FROM memscenes WHERE id = ?', [sceneId]);
     if (!scene) return null;
     const rows = await this.sql.query<{ id: string }>(
-      `SELECT m.id FROM memcells c ${CELL_TURNS} WHERE c.scene_id = ? AND c.status = 'synthesised' ORDER BY m.id`,
+      `SELECT m.id FROM memcells c ${CELL_TURNS} WHERE c.scene_id = ? AND c.status = 'synthesised' ORDER BY c.start_at, m.seq`,
       [sceneId],
     );
     return rows.map((r) => r.id);
   }
 
   async themeWithTurns(turnIds: readonly string[]): Promise<{ id: string; summary: string | null } | null> {
-    const wanted = [...new Set(turnIds)].sort();
-    if (wanted.length === 0) return null;
+    const want = new Set(turnIds);
+    if (want.size === 0) return null;
     const [found] = await this.sql.query<{ scene_id: string; summary: string | null }>(
       `SELECT c.scene_id, s.summary FROM messages m JOIN memcells c ON c.conversation_id = m.conversation_id AND m.seq BETWEEN c.first_seq AND c.last_seq
          JOIN memscenes s ON s.id = c.scene_id WHERE m.id = ? LIMIT 1`,
-      [wanted[0]!],
+      [turnIds[0]!],
     );
     if (!found) return null;
     const held = await this.themeTurnIds(found.scene_id);
-    return held && held.length === wanted.length && held.every((id, i) => id === wanted[i])
-      ? { id: found.scene_id, summary: found.summary }
-      : null;
+    return held && held.length === want.size && held.every((id) => want.has(id)) ? { id: found.scene_id, summary: found.summary } : null;
   }
 
   async storedTheme(sceneId: string): Promise<DerivedTheme | null> {
@@ -158,14 +157,5 @@ export class SqlDerivedEpisodes implements DerivedEpisodeStore {
       [ref.turnId, ref.content],
     );
     return row?.id ?? null;
-  }
-}
-
-function evidenceList(text: string): string[] {
-  try {
-    const v: unknown = JSON.parse(text);
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
   }
 }

@@ -10,6 +10,7 @@
  * and un-supersedes what it superseded (FK ON DELETE SET NULL).
  */
 import { wallsOfEvidence } from './projectWalls';
+import { jsonList } from './explorerRows';
 import type { Sql, SqlRow, SqlValue } from '../core/base/sql';
 import {
   CONTRADICTED_CONFIDENCE,
@@ -60,16 +61,6 @@ export interface ForesightRow extends SqlRow {
   evidence: string;
   status: string;
   source: string;
-}
-
-function jsonList(text: SqlValue): string[] {
-  if (typeof text !== 'string') return [];
-  try {
-    const v: unknown = JSON.parse(text);
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return []; // advisory data; a damaged value must not hide the row
-  }
 }
 
 const num = (v: SqlValue): number => Number(v);

@@ -418,7 +418,6 @@ export class SyncService {
     }
   }
 
-  /** Opens, dedupes, folds and applies what the relay sent after `from`; moves the offset on only from where it was. */
   /** Applies what the relay sent after `from` (syncIngest.ts); moves the offset on only from where it was. */
   async #ingest(s: Session, items: readonly unknown[], from: string | null, next: string): Promise<void> {
     const got = await ingestItems(

@@ -34,10 +34,9 @@ export interface Ingested {
   readonly unreadable: number;
   /** How far the furthest-ahead remote clock was past this device's, when beyond the limit. */
   readonly skewMs: number | null;
-  /** The largest turn total a device announced (device.checkpoint), 0 if none came. */
-  readonly checkpoint: number;
 }
 
+/** `onCheckpoint`: the largest turn total a device announced (device.checkpoint), before anything is applied. */
 export async function ingestItems(t: IngestTarget, items: readonly unknown[], onCheckpoint: (turns: number) => void): Promise<Ingested> {
   const opened: SyncEvent[] = [];
   let unreadable = 0;
@@ -75,5 +74,5 @@ export async function ingestItems(t: IngestTarget, items: readonly unknown[], on
     }
     t.applied();
   }
-  return { fresh, unreadable, skewMs, checkpoint };
+  return { fresh, unreadable, skewMs };
 }

@@ -5,11 +5,10 @@
  * and the explorer for hand-written memories. Each write emits the same engine events a local one does.
  */
 import { RecollectError } from '../base/errors';
-import type { Clock } from '../base/ports';
 import type { DerivedEpisodeStore, DerivedTheme } from '../synthesis/derivedEpisode';
 import type { MemoryStore, MetaStore } from '../base/store';
 import type { Message } from '../base/types';
-import { MESSAGE_EVIDENCE, type KnowledgeStore, type ProfileItem } from '../synthesis/knowledge';
+import { MESSAGE_EVIDENCE, type EpisodeSynthesis, type KnowledgeStore, type ProfileItem } from '../synthesis/knowledge';
 import { importedFrom } from '../base/carriedMemory';
 import type { ExplorerService } from '../explorer/ExplorerService';
 import type { EngineEvent } from '../protocol';
@@ -30,9 +29,8 @@ export interface SyncWiringParts {
   readonly projects: Projects | null;
   readonly emit: (event: EngineEvent) => void;
   readonly episodes: DerivedEpisodeStore | null;
-  readonly clock: Clock;
-  /** New facts and narratives are embedded like synthesis's own (the indexer fills what lacks a vector). */
-  readonly derivedWritten: (memcellId: string) => void;
+  /** Another device's synthesis of an episode: written as the consolidator writes its own (Consolidator.writeEpisode). */
+  readonly episodeWritten: (memcellId: string, write: EpisodeSynthesis) => Promise<unknown>;
   /** Another device's theme summary: written as the consolidator writes its own (then the profile is due). */
   readonly themeWritten: (sceneId: string, theme: DerivedTheme) => Promise<void>;
 }
@@ -167,9 +165,7 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
     },
     episodes: p.knowledge ? p.episodes : null,
     async writeEpisode(memcellId, write) {
-      if (!p.knowledge) return;
-      await p.knowledge.saveSynthesis({ memcellId, ...write, now: p.clock.now() });
-      p.derivedWritten(memcellId);
+      await p.episodeWritten(memcellId, write);
       p.emit({ type: 'memory-changed' });
     },
     async writeTheme(sceneId, theme) {

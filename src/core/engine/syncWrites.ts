@@ -280,11 +280,18 @@ async function episode(w: SyncWrites, fold: SyncFold, memcellId: string): Promis
   return [{ kind: 'derived.recorded', derivedKind: 'episode', madeFrom, payload: await toDerivedEpisode(store, write) }];
 }
 
+type DerivedEvent = Extract<SyncEvent, { kind: 'derived.recorded' }>;
+
+/** The store to write `e` through when it is the winning record of `kind` made by a generator this version reads; else null. */
+function winning(w: SyncWrites, fold: SyncFold, e: DerivedEvent, kind: DerivedEvent['derivedKind'], generator: string) {
+  if (!w.episodes || e.derivedKind !== kind || e.madeFrom.generator !== generator) return null;
+  return fold.derivedFor(e.madeFrom)?.eventId === e.id ? w.episodes : null;
+}
+
 /** Another device's derived record of an episode, written here if an episode holds exactly its turns (else at synthesis time). */
-async function applyEpisode(w: SyncWrites, fold: SyncFold, e: Extract<SyncEvent, { kind: 'derived.recorded' }>): Promise<void> {
-  const store = w.episodes;
-  if (!store || e.derivedKind !== 'episode' || e.madeFrom.generator !== EPISODE_GENERATOR) return;
-  if (fold.derivedFor(e.madeFrom)?.eventId !== e.id) return; // not the record that wins
+async function applyEpisode(w: SyncWrites, fold: SyncFold, e: DerivedEvent): Promise<void> {
+  const store = winning(w, fold, e, 'episode', EPISODE_GENERATOR);
+  if (!store) return;
   const record = readDerivedEpisode(e.payload);
   const cell = record ? await store.episodeWithTurns(e.madeFrom.turnIds) : null;
   if (!record || !cell || cell.narrative === record.narrative) return;
@@ -307,10 +314,9 @@ async function theme(w: SyncWrites, fold: SyncFold, sceneId: string): Promise<Sy
   return [{ kind: 'derived.recorded', derivedKind: 'theme', madeFrom, payload: made }];
 }
 
-async function applyTheme(w: SyncWrites, fold: SyncFold, e: Extract<SyncEvent, { kind: 'derived.recorded' }>): Promise<void> {
-  const store = w.episodes;
-  if (!store || e.derivedKind !== 'theme' || e.madeFrom.generator !== THEME_GENERATOR) return;
-  if (fold.derivedFor(e.madeFrom)?.eventId !== e.id) return;
+async function applyTheme(w: SyncWrites, fold: SyncFold, e: DerivedEvent): Promise<void> {
+  const store = winning(w, fold, e, 'theme', THEME_GENERATOR);
+  if (!store) return;
   const record = readDerivedTheme(e.payload);
   const scene = record ? await store.themeWithTurns(e.madeFrom.turnIds) : null;
   if (record && scene && scene.summary !== record.summary) await w.writeTheme(scene.id, record);
@@ -367,7 +373,7 @@ async function apply(
   const memories = new Set<string>();
   const names = new Set<string>();
   const projects = new Set<string>();
-  const derived: Extract<SyncEvent, { kind: 'derived.recorded' }>[] = [];
+  const derived: DerivedEvent[] = [];
   for (const e of events) {
     if (e.kind === 'project.created' || e.kind === 'project.set' || e.kind === 'project.deleted') projects.add(e.projectId);
     if (e.kind === 'setting.set' && (SYNCED_SETTINGS.includes(e.name) || e.name === ENDPOINT_SETTING)) names.add(e.name);

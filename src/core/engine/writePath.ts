@@ -59,7 +59,7 @@ export type EpisodeStage = Pick<
 /** The synthesis stage as the engine uses it: the Consolidator, or NO_SYNTHESIS. */
 export type SynthesisStage = Pick<
   Consolidator,
-  'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered' | 'retryFailed' | 'failures' | 'episodeWritten' | 'themeWritten'
+  'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered' | 'retryFailed' | 'failures' | 'writeEpisode' | 'themeWritten'
 > & {
   readonly runner: Pick<JobRunner, 'stop' | 'idle' | 'kick' | 'status'>;
   readonly recovery: Pick<SynthesisRecovery, 'stop' | 'idle' | 'busy'>;
@@ -89,7 +89,7 @@ export const NO_SYNTHESIS: SynthesisStage = {
   endpointChanged: () => undefined,
   endpointAnswered: () => undefined,
   retryFailed: async () => 0,
-  episodeWritten: async () => undefined,
+  writeEpisode: async () => false,
   themeWritten: async () => undefined,
   failures: async () => ({ episodes: 0, themes: 0, profileUpdates: 0, retryingByThemselves: 0, nextCheckAt: null, canRetry: false }),
   runner: { stop: () => undefined, idle: async () => undefined, kick: () => undefined, status: () => IDLE_RUNNER },

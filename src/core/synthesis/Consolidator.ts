@@ -209,33 +209,32 @@ export class Consolidator {
     if (!memcellId) throw new RecollectError('INVALID_INPUT', 'A synthesis job without a MemCell id.');
     // Another device's model already did this episode: its record is written, no model is asked.
     const synced = await this.#d.derived?.episodeFor(memcellId);
-    let factIds: readonly string[];
     if (synced) {
-      if (!(await this.#d.episodes.getCell(memcellId))) return false;
-      factIds = (await this.#d.knowledge.saveSynthesis({ memcellId, ...synced, now: this.#d.clock.now() })).factIds;
-    } else {
-      const deps = {
-        llm: this.#llm(),
-        store: this.#d.knowledge,
-        clock: this.#d.clock,
-        ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}),
-      };
-      const result = await synthesiseMemCell(deps, memcellId, { jobId: job.id });
-      if (!result) return false; // the cell was deleted meanwhile
-      this.#d.derived?.synthesised(memcellId);
-      factIds = result.factIds;
+      await this.writeEpisode(memcellId, synced);
+      return false; // a synced record proves nothing about this device's endpoint
     }
-    await this.#afterEpisode(memcellId, factIds.length > 0);
-    return !synced; // a synced record proves nothing about this device's endpoint
+    const deps = {
+      llm: this.#llm(),
+      store: this.#d.knowledge,
+      clock: this.#d.clock,
+      ...(this.#d.timeZone ? { timeZone: this.#d.timeZone() } : {}),
+    };
+    const result = await synthesiseMemCell(deps, memcellId, { jobId: job.id });
+    if (!result) return false; // the cell was deleted meanwhile
+    this.#d.derived?.synthesised(memcellId);
+    await this.#afterEpisode(memcellId, result.factIds.length > 0);
+    return true;
   }
 
   /**
-   * Another device's synthesis of an episode was written here (sync): its facts and narrative are
-   * embedded and its theme's summary becomes due, as after this device's own synthesis.
+   * Another device's synthesis of an episode (sync) written here as this device's own would be:
+   * saved, its facts and narrative embedded, its theme's summary due. False when the episode is gone.
    */
-  async episodeWritten(memcellId: string): Promise<void> {
-    await this.#afterEpisode(memcellId, true);
-    this.#d.onChange?.();
+  async writeEpisode(memcellId: string, write: EpisodeSynthesis): Promise<boolean> {
+    if (!(await this.#d.episodes.getCell(memcellId))) return false;
+    const { factIds } = await this.#d.knowledge.saveSynthesis({ memcellId, ...write, now: this.#d.clock.now() });
+    await this.#afterEpisode(memcellId, factIds.length > 0);
+    return true;
   }
 
   /** After an episode's synthesis was saved: vectors for what it wrote, then its theme's summary. */
@@ -286,9 +285,7 @@ export class Consolidator {
    * stays forgotten and a name the person gave stays; the profile update becomes due.
    */
   async themeWritten(sceneId: string, theme: { readonly title: string; readonly summary: string }): Promise<void> {
-    if (!(await this.#writeTheme(sceneId, theme))) return;
-    await this.#profileDue();
-    this.#d.onChange?.();
+    if (await this.#writeTheme(sceneId, theme)) await this.#profileDue();
   }
 
   async #writeTheme(sceneId: string, theme: { readonly title: string; readonly summary: string }): Promise<boolean> {
