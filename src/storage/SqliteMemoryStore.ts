@@ -37,6 +37,7 @@ import * as conversations from './conversationRepo';
 import * as messages from './messageRepo';
 import * as vectors from './vectorRepo';
 import * as versions from './turnVersions';
+import * as places from './turnPlaces';
 import { SqlEpisodeStore } from './episodeRepo';
 import { SqlJobStore } from './jobRepo';
 import { SqlKnowledgeStore } from './knowledgeRepo';
@@ -162,13 +163,19 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
       // source's time for an imported one (so an import keeps the sidebar in the export's order).
       const touched = new Map<string, number>();
       const now = this.#clock.now();
+      let seq =
+        options.after !== undefined && turns[0] ? await places.makeRoomAfter(tx, turns[0].conversationId, options.after, turns.length) : 0;
       for (const turn of turns) {
         // Once per conversation per batch: nothing inside the transaction can delete it.
         if (!checked.has(turn.conversationId)) {
           await conversations.requireConversation(tx, turn.conversationId);
           checked.add(turn.conversationId);
         }
-        const result = await messages.insertMessage(tx, turn, now);
+        let result = await messages.insertMessage(tx, turn, now);
+        if (seq > 0 && result.created) {
+          await places.placeTurn(tx, result.message.id, seq);
+          result = { ...result, message: { ...result.message, seq: seq++ } };
+        }
         if (result.created) touched.set(turn.conversationId, Math.max(touched.get(turn.conversationId) ?? 0, result.message.occurredAt));
         out.push(result);
       }
@@ -228,6 +235,14 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return versions.hiddenTurnIds(this.db, conversationId);
   }
 
+  turnPlaces(ids: readonly string[]): Promise<Map<string, { after: string; version: boolean }>> {
+    return places.turnPlaces(this.db, ids);
+  }
+
+  turnIdsOf(conversationId: string): Promise<string[]> {
+    return places.turnIdsOf(this.db, conversationId);
+  }
+
   /**
    * The turn index for the turns queued in this transaction — unless the memory is large. Writing a
    * turn's row with its neighbours' text was 2/3 of ingest's SQL time at 30k LongMemEval turns
@@ -257,8 +272,14 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
     return messages.getMessage(this.db, id);
   }
 
-  deleteMessage(id: string): Promise<boolean> {
-    return this.db.transaction((tx) => messages.deleteMessage(tx, id));
+  deleteMessage(id: string, options: { readonly keepVersions?: boolean } = {}): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      if (!options.keepVersions) {
+        await versions.dropVersionsAt(tx, id);
+        await versions.dropHiddenTurns(tx, [id]);
+      }
+      return messages.deleteMessage(tx, id);
+    });
   }
 
   replaceMessageContent(id: string, content: string): Promise<boolean> {

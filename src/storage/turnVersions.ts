@@ -150,3 +150,51 @@ export async function forgetInHidden(tx: Sql, matches: (text: string) => boolean
   }
   return dropped;
 }
+
+/**
+ * Deleting the message a place of versions starts with deletes every version there, and the places
+ * inside those versions: the other versions of a deleted message are deleted with it.
+ */
+export async function dropVersionsAt(tx: Sql, messageId: string): Promise<void> {
+  const [place] = await tx.query<{ conversation_id: string; after: string }>(
+    `SELECT m.conversation_id, coalesce((SELECT b.id FROM messages b WHERE b.conversation_id = m.conversation_id AND b.seq < m.seq
+       ORDER BY b.seq DESC LIMIT 1), '') AS after FROM messages m WHERE m.id = ?`,
+    [messageId],
+  );
+  if (!place) return;
+  const conversationId = String(place.conversation_id);
+  const hidden = await tx.query<{ id: string }>(
+    "SELECT json_extract(t.value, '$.id') AS id FROM turn_versions v, json_each(v.turns) t WHERE v.conversation_id = ? AND v.after_id = ?",
+    [conversationId, String(place.after)],
+  );
+  await tx.exec('DELETE FROM turn_versions WHERE conversation_id = ? AND after_id = ?', [conversationId, String(place.after)]);
+  if (tx.changes() === 0) return;
+  const inner = hidden.map((r) => String(r.id));
+  if (inner.length)
+    await tx.exec(`DELETE FROM turn_versions WHERE conversation_id = ? AND after_id IN (${inner.map(() => '?').join(', ')})`, [
+      conversationId,
+      ...inner,
+    ]);
+  tx.contentRemoved?.();
+}
+
+/** Turns deleted on another device (sync) leave the hidden versions that kept a copy of them here. */
+export async function dropHiddenTurns(tx: Sql, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const wanted = new Set(ids);
+  const rows = await tx.query<{ conversation_id: string; after_id: string; version: number; turns: string }>(
+    `SELECT conversation_id, after_id, version, turns FROM turn_versions v WHERE shown = 0 AND EXISTS
+       (SELECT 1 FROM json_each(v.turns) t WHERE json_extract(t.value, '$.id') IN (${ids.map(() => '?').join(', ')}))`,
+    [...ids],
+  );
+  for (const r of rows) {
+    const kept = (JSON.parse(r.turns) as Message[]).filter((t) => !wanted.has(t.id));
+    await tx.exec('UPDATE turn_versions SET turns = ? WHERE conversation_id = ? AND after_id = ? AND version = ?', [
+      JSON.stringify(kept),
+      r.conversation_id,
+      r.after_id,
+      r.version,
+    ]);
+    tx.contentRemoved?.();
+  }
+}

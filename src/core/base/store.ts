@@ -30,6 +30,11 @@ export interface NewConversation {
 export interface AppendOptions {
   readonly deferTurnIndex?: boolean;
   readonly create?: readonly NewConversation[];
+  /**
+   * Sync: the turns (all of one conversation) go right after this turn ('' = at the start) instead
+   * of at the end — turns another device wrote into the same chat while cut off (storage/turnPlaces.ts).
+   */
+  readonly after?: string;
 }
 
 export interface SearchOptions {
@@ -109,12 +114,20 @@ export interface MemoryStore {
   turnVersions?(conversationId: string): Promise<TurnVersionPosition[]>;
   /** The ids of the conversation's turns kept in hidden versions. */
   hiddenTurnIds?(conversationId: string): Promise<string[]>;
+  /** Sync: for each stored turn of `ids`, the turn before it ('' first) and whether a version starts at its place. */
+  turnPlaces?(ids: readonly string[]): Promise<Map<string, { after: string; version: boolean }>>;
+  /** The ids of a conversation's turns, in order. */
+  turnIdsOf?(conversationId: string): Promise<string[]>;
   listMessages(conversationId: string): Promise<Message[]>;
   /** A window of the conversation's turns (MessageWindowRequest); `around` not in it reads the newest. */
   listMessageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow>;
   getMessage(id: string): Promise<Message | null>;
   /** Removes the turn, its full-text row and its vectors in one transaction. Returns false if absent. */
-  deleteMessage(id: string): Promise<boolean>;
+  /**
+   * Deletes one turn. Unless `keepVersions` (the turn became an earlier version on another device),
+   * the other versions at its place and any hidden copy of it go too.
+   */
+  deleteMessage(id: string, options?: { readonly keepVersions?: boolean }): Promise<boolean>;
   /**
    * A turn's text changed on another device (sync): replaced in place, its full-text rows follow,
    * its vectors go (it is embedded again) and the old words leave the file's copies. False if absent.

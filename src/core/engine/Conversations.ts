@@ -214,7 +214,7 @@ export class Conversations {
   async deleteMessage(id: string, options: { readonly hiddenElsewhere?: boolean } = {}): Promise<boolean> {
     return this.#whileDeleting(async () => {
       const message = await this.#d.store.getMessage(id);
-      const deleted = await this.#d.store.deleteMessage(id);
+      const deleted = await this.#d.store.deleteMessage(id, { keepVersions: options.hiddenElsewhere === true });
       if (!deleted) return false;
       if (!options.hiddenElsewhere) {
         this.#d.synced?.noteTurnsDeleted([id]);

@@ -69,6 +69,18 @@ export class TurnVersions {
     return { userMessageId: question.id };
   }
 
+  /**
+   * Another device's version won at the place of `firstId` (sync): this chat's branch from there on
+   * is kept as an earlier version, and the new version it opens takes the winner's turns as they
+   * arrive. The fold already holds the branch hidden, so nothing is sent back.
+   */
+  async hideBranchElsewhere(conversationId: string, firstId: string): Promise<void> {
+    if (!this.#d.store.startVersion) throw new RecollectError('INTERNAL', 'This store keeps no versions.');
+    const hidden = await this.#d.store.startVersion(conversationId, firstId);
+    await this.followHidden(conversationId, hidden);
+    this.#d.emit({ type: 'messages-changed', conversationId });
+  }
+
   /** What follows hiding turns: as for a deletion, their vectors and what their episodes derived go. */
   async followHidden(conversationId: string, hidden: readonly string[]): Promise<void> {
     if (hidden.length === 0) return;

@@ -73,12 +73,23 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
       return c && { id, title: c.title, createdAt: c.createdAt, useMemory: c.useMemory, remember: c.remember, projectId: c.projectId };
     },
     conversationIds: async () => (await p.store.listConversations()).map((c) => c.id),
-    turnsOf: async (conversationId) => (await p.store.listMessages(conversationId)).map(asTurn),
+    async turnsOf(conversationId) {
+      const turns = await p.store.listMessages(conversationId);
+      const versionsAt = new Set((await p.conversations.versions.list(conversationId)).map((v) => v.afterId));
+      return turns.map((m, i) => {
+        const after = i > 0 ? turns[i - 1]!.id : '';
+        return { ...asTurn(m), after, ...(versionsAt.has(after) ? { version: true } : {}) };
+      });
+    },
+    turnIdsOf: async (conversationId) =>
+      p.store.turnIdsOf ? p.store.turnIdsOf(conversationId) : (await p.store.listMessages(conversationId)).map((m) => m.id),
     async turns(ids) {
       const out: LocalTurn[] = [];
+      const placed = (await p.store.turnPlaces?.(ids)) ?? new Map<string, { after: string; version: boolean }>();
       for (const id of ids) {
         const m = await p.store.getMessage(id);
-        if (m) out.push(asTurn(m));
+        const place = placed.get(id);
+        if (m) out.push({ ...asTurn(m), ...(place ? { after: place.after, ...(place.version ? { version: true } : {}) } : {}) });
       }
       return out;
     },
@@ -130,9 +141,20 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
         turns.map((t) => ({ id: t.id, conversationId: t.conversationId, role: t.role, content: t.text, occurredAt: t.occurredAt })),
       );
     },
+    async insertTurns(afterId, turns) {
+      await p.conversations.append(
+        turns.map((t) => ({ id: t.id, conversationId: t.conversationId, role: t.role, content: t.text, occurredAt: t.occurredAt })),
+        { after: afterId },
+      );
+    },
     replaceTurn: async (t) => void (await p.conversations.replaceText(t.id, t.text)),
     deleteTurn: async (id) => void (await p.conversations.deleteMessage(id)),
     hideTurn: async (id) => void (await p.conversations.deleteMessage(id, { hiddenElsewhere: true })),
+    async hideBranch(conversationId, firstId) {
+      if (p.conversations.versions.supported) return p.conversations.versions.hideBranchElsewhere(conversationId, firstId);
+      const ids = await (p.store.turnIdsOf?.(conversationId) ?? Promise.resolve([]));
+      for (const id of ids.slice(ids.indexOf(firstId))) await p.conversations.deleteMessage(id, { hiddenElsewhere: true });
+    },
     hiddenTurnIds: async (conversationId) => (await p.store.hiddenTurnIds?.(conversationId)) ?? [],
     writeMemory: async (memory) => void (await p.saved.adopt(memory)),
     editMemory: (id, text) => explorer().editProfileItem(id, text),

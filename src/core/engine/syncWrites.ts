@@ -43,6 +43,10 @@ export interface LocalTurn {
   readonly role: 'user' | 'assistant' | 'system';
   readonly content: string;
   readonly occurredAt: number;
+  /** The turn shown just before it here ('' at the start); absent where the store cannot say. */
+  readonly after?: string;
+  /** It opened a new version at its place (an edited message, a regenerated answer). */
+  readonly version?: boolean;
 }
 
 /** A memory the person saved (written, asked for in a message, or imported), as sync sees it. */
@@ -59,6 +63,8 @@ export interface SyncWrites {
   conversation(id: string): Promise<LocalConversation | null>;
   conversationIds(): Promise<string[]>;
   turnsOf(conversationId: string): Promise<LocalTurn[]>;
+  /** The ids of a conversation's turns, in its order. */
+  turnIdsOf(conversationId: string): Promise<string[]>;
   /** The turns of these ids that are stored. */
   turns(ids: readonly string[]): Promise<LocalTurn[]>;
   turnCount(): Promise<number>;
@@ -72,6 +78,13 @@ export interface SyncWrites {
   deleteTurn(id: string): Promise<void>;
   /** A turn hidden as an earlier version on another device: it leaves this chat, and nothing is sent back. */
   hideTurn(id: string): Promise<void>;
+  /**
+   * The chat's turns from `firstId` to its end hidden elsewhere (another device's version won at
+   * their place): kept here as an earlier version, the place opened for the winner's turns.
+   */
+  hideBranch(conversationId: string, firstId: string): Promise<void>;
+  /** Remote turns placed among this conversation's turns: each goes right after `afterId` ('' = first). */
+  insertTurns(afterId: string, turns: readonly FoldedTurn[]): Promise<void>;
   /** The ids of the conversation's turns kept in hidden versions here. */
   hiddenTurnIds(conversationId: string): Promise<string[]>;
   writeMemory(memory: FoldedMemory): Promise<void>;
@@ -187,7 +200,16 @@ function turnBodies(fold: SyncFold, turns: readonly LocalTurn[]): SyncEventBody[
     if (f !== null && f !== 'deleted' && f.hidden) out.push({ kind: 'turn.hidden', turnId: t.id, hidden: false });
     if (f !== null) continue; // known (or deleted: the tombstone wins)
     const { id: turnId, conversationId, role, content: text } = t;
-    out.push({ kind: 'turn.appended', conversationId, turnId, role, text, occurredAt: Math.max(0, Math.round(t.occurredAt)) });
+    out.push({
+      kind: 'turn.appended',
+      conversationId,
+      turnId,
+      role,
+      text,
+      occurredAt: Math.max(0, Math.round(t.occurredAt)),
+      ...(t.after !== undefined ? { after: t.after } : {}),
+      ...(t.version ? { version: true as const } : {}),
+    });
   }
   return out;
 }
@@ -391,26 +413,33 @@ async function apply(
   for (const id of conversations) await reconcileConversation(w, fold, id);
   const stored = new Map((await w.turns([...turnIds])).map((t) => [t.id, t]));
   const toAppend: FoldedTurn[] = [];
+  const toHide = new Map<string, Set<string>>();
   for (const id of turnIds) {
     const f = fold.turn(id);
     if (f === null || f === 'deleted') continue;
     const local = stored.get(id);
-    // A version hidden elsewhere leaves this device's chat (this device keeps no versions of it).
     if (f.hidden) {
-      if (local) await w.hideTurn(id);
+      if (local) toHide.set(f.conversationId, (toHide.get(f.conversationId) ?? new Set()).add(id));
     } else if (!local) toAppend.push(f);
     else if (local.content !== f.text) await w.replaceTurn(f);
   }
+  for (const [c, ids] of toHide) await hideVersions(w, fold, c, ids);
   for (const c of new Set(toAppend.map((t) => t.conversationId))) {
     // A turn can arrive before its conversation's event (another device's upload was cut short): hold it under a placeholder.
     if (!(await w.conversation(c)))
       await w.createConversation(
         fold.conversation(c) ?? { id: c, title: 'Synced conversation', createdAt: 0, projectId: null, useMemory: true, remember: true },
       );
+    await placeTurns(
+      w,
+      fold,
+      c,
+      toAppend.filter((t) => t.conversationId === c),
+    );
   }
-  if (toAppend.length) await w.appendTurns(toAppend);
   for (const id of deleted) {
-    if ((await w.turns([id])).length) await w.deleteTurn(id);
+    // Also when it is not shown here: a hidden version here may keep a copy of it.
+    await w.deleteTurn(id);
     await forget('turn', id);
   }
   for (const id of memories) {
@@ -437,6 +466,42 @@ async function apply(
       if (typeof f === 'string' && local[name] !== f) await w.setSetting(name, f);
     }
   }
+}
+
+/**
+ * Turns hidden elsewhere as earlier versions leave this chat. When they are the chat's last turns
+ * (the usual case: the other device's version of the same place won), they are kept here as an
+ * earlier version, so the switcher still shows them; otherwise each one leaves on its own.
+ */
+async function hideVersions(w: SyncWrites, fold: SyncFold, conversationId: string, ids: ReadonlySet<string>): Promise<void> {
+  const live = await w.turnIdsOf(conversationId);
+  let from = live.length;
+  while (from > 0 && ids.has(live[from - 1]!)) from -= 1;
+  const tail = new Set(live.slice(from));
+  if (tail.size) await w.hideBranch(conversationId, live[from]!);
+  for (const id of ids) if (!tail.has(id)) await w.hideTurn(id);
+}
+
+/**
+ * Remote turns put in the fold's order (by their appended clocks): each right after the last turn
+ * held here that comes before it. The common case — every turn held here is earlier — appends at
+ * the end; turns two devices wrote into one chat while cut off are placed among this device's own,
+ * and a turn of this device not recorded yet (its clock will be later) stays after them.
+ */
+async function placeTurns(w: SyncWrites, fold: SyncFold, conversationId: string, turns: readonly FoldedTurn[]): Promise<void> {
+  const arriving = [...turns].sort((a, b) => (fold.turnBefore(a.id, b.id) ? -1 : fold.turnBefore(b.id, a.id) ? 1 : 0));
+  const live = await w.turnIdsOf(conversationId);
+  const last = live.at(-1);
+  if (last === undefined || fold.turnBefore(last, arriving[0]!.id)) return w.appendTurns(arriving);
+  const known = live.filter((id) => fold.knowsTurn(id));
+  const groups = new Map<string, FoldedTurn[]>();
+  for (const t of arriving) {
+    let at = known.length - 1;
+    while (at >= 0 && !fold.turnBefore(known[at]!, t.id)) at -= 1;
+    const afterId = at >= 0 ? known[at]! : '';
+    groups.set(afterId, [...(groups.get(afterId) ?? []), t]);
+  }
+  for (const [afterId, group] of groups) await w.insertTurns(afterId, group);
 }
 
 async function reconcileConversation(w: SyncWrites, fold: SyncFold, id: string): Promise<void> {

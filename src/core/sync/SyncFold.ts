@@ -16,6 +16,14 @@
  *   no project (as deleting a project with "keep its chats" leaves it on the device that did it).
  * - `turn.hidden` is a register per turn: hidden (an earlier version, kept but not shown) or shown
  *   again; the later one wins. A hidden turn is not deleted: its words stay for the version switcher.
+ * - Versions made on two devices at one place (both edited the same message, or regenerated the
+ *   same answer, while cut off): a place is the turn the versions follow (`after`); the versions
+ *   there are the turns that opened one (`version`) and the turns a `turn.hidden` ever named. Of
+ *   those not hidden, the one shown last wins — its `turn.appended`, or the `turn.hidden: false`
+ *   that showed it again, whichever is later — and the others are hidden with every turn that
+ *   followed them (`after` chains): kept as earlier versions, not deleted.
+ * - A conversation's turns are in the order of their `turn.appended` (hlc, then event id), so turns
+ *   two devices wrote into one chat while cut off interleave by the clock, the same on every device.
  * - A tombstone (`turn.deleted`, `memory.deleted`) wins over every edit and every append of that id,
  *   whatever the clocks, and a deleted turn takes with it every derived record made from it and a
  *   memory asked for in it.
@@ -142,6 +150,9 @@ export class SyncFold {
   private readonly projectFields = new Registers<Of<'project.set'>>();
   private readonly deletedProjects = new Set<string>();
   private readonly derived = new Registers<Of<'derived.recorded'> & { readonly key: string }>(true);
+  private readonly turnsByConversation = new Map<string, Set<string>>();
+  /** Per conversation: the turns hidden because another version at their place won (computed on demand). */
+  private readonly supersededCache = new Map<string, ReadonlySet<string>>();
 
   /** Adds events; returns how many were new (not seen before by id). */
   add(events: Iterable<SyncEvent>): number {
@@ -170,15 +181,22 @@ export class SyncFold {
         return this.moves.offer(e.conversationId, e);
       case 'conversation.switched':
         return this.switches.offer(`${e.conversationId}\u0000${e.switch}`, e);
-      case 'turn.appended':
-        return this.appended.offer(e.turnId, e);
+      case 'turn.appended': {
+        this.appended.offer(e.turnId, e);
+        const conversationId = this.appended.get(e.turnId)!.conversationId;
+        const turns = this.turnsByConversation.get(conversationId) ?? new Set<string>();
+        this.turnsByConversation.set(conversationId, turns.add(e.turnId));
+        this.supersededCache.delete(conversationId);
+        return;
+      }
       case 'turn.edited':
         return this.turnEdits.offer(e.turnId, e);
       case 'turn.deleted':
         this.deletedTurns.add(e.turnId);
-        return;
+        return this.#changed(e.turnId);
       case 'turn.hidden':
-        return this.hiddenTurns.offer(e.turnId, e);
+        this.hiddenTurns.offer(e.turnId, e);
+        return this.#changed(e.turnId);
       case 'memory.written':
         return this.written.offer(e.memoryId, e);
       case 'memory.edited':
@@ -202,6 +220,62 @@ export class SyncFold {
         return this.derived.offer(key, { ...e, key });
       }
     }
+  }
+
+  #changed(turnId: string): void {
+    const conversationId = this.appended.get(turnId)?.conversationId;
+    if (conversationId !== undefined) this.supersededCache.delete(conversationId);
+  }
+
+  /** A turn's version lost to a later one at its place, or followed one that did (see the rules above). */
+  #superseded(conversationId: string): ReadonlySet<string> {
+    const cached = this.supersededCache.get(conversationId);
+    if (cached) return cached;
+    const children = new Map<string, string[]>();
+    for (const id of this.turnsByConversation.get(conversationId) ?? []) {
+      const after = this.appended.get(id)?.after;
+      if (after === undefined || this.deletedTurns.has(id)) continue;
+      children.set(after, [...(children.get(after) ?? []), id]);
+    }
+    const lost: string[] = [];
+    for (const kids of children.values()) {
+      const versions = kids.filter((id) => this.appended.get(id)!.version || this.hiddenTurns.get(id) !== undefined);
+      if (!versions.some((id) => this.appended.get(id)!.version)) continue;
+      const shown = versions.filter((id) => !this.hiddenTurns.get(id)?.hidden);
+      if (shown.length < 2) continue;
+      const shownAt = (id: string): Stamp => {
+        const appended = this.appended.get(id)!;
+        const again = this.hiddenTurns.get(id);
+        return again && later(again, appended) ? again : appended;
+      };
+      const winner = shown.reduce((best, id) => (later(shownAt(id), shownAt(best)) ? id : best));
+      lost.push(...shown.filter((id) => id !== winner));
+    }
+    const out = new Set<string>();
+    while (lost.length) {
+      const id = lost.pop()!;
+      if (out.has(id)) continue;
+      out.add(id);
+      lost.push(...(children.get(id) ?? []));
+    }
+    this.supersededCache.set(conversationId, out);
+    return out;
+  }
+
+  #hidden(t: Of<'turn.appended'>): boolean {
+    return (this.hiddenTurns.get(t.turnId)?.hidden ?? false) || this.#superseded(t.conversationId).has(t.turnId);
+  }
+
+  /** True when the fold holds turn `id` (appended, not deleted). */
+  knowsTurn(id: string): boolean {
+    return this.appended.get(id) !== undefined && !this.deletedTurns.has(id);
+  }
+
+  /** True when turn `a` comes before turn `b` in their conversation (both appended; by the appended events' clocks). */
+  turnBefore(a: string, b: string): boolean {
+    const ea = this.appended.get(a);
+    const eb = this.appended.get(b);
+    return !!ea && !!eb && later(eb, ea);
   }
 
   /** One conversation as folded (null: no `conversation.created` for it yet). */
@@ -267,7 +341,7 @@ export class SyncFold {
     const t = this.appended.get(id);
     if (!t) return null;
     const edit = this.turnEdits.get(id);
-    const hidden = this.hiddenTurns.get(id)?.hidden ?? false;
+    const hidden = this.#hidden(t);
     return {
       id,
       conversationId: t.conversationId,
@@ -279,11 +353,11 @@ export class SyncFold {
     };
   }
 
-  /** The turns of a conversation held as hidden versions (not deleted). */
+  /** The turns of a conversation held as hidden versions by a `turn.hidden` (not deleted). */
   hiddenTurnsIn(conversationId: string): string[] {
     const out: string[] = [];
-    for (const [id, h] of this.hiddenTurns.byKey)
-      if (h.hidden && !this.deletedTurns.has(id) && this.appended.get(id)?.conversationId === conversationId) out.push(id);
+    for (const id of this.turnsByConversation.get(conversationId) ?? [])
+      if (this.hiddenTurns.get(id)?.hidden && !this.deletedTurns.has(id)) out.push(id);
     return out;
   }
 
@@ -339,7 +413,7 @@ export class SyncFold {
       .map((t): FoldedTurn => {
         const edit = this.turnEdits.get(t.turnId);
         const { conversationId, role, occurredAt } = t;
-        const hidden = this.hiddenTurns.get(t.turnId)?.hidden ?? false;
+        const hidden = this.#hidden(t);
         return { id: t.turnId, conversationId, role, text: edit?.text ?? t.text, occurredAt, edited: edit !== undefined, hidden };
       });
     const memories = [...this.written.byKey.values()]

@@ -65,6 +65,10 @@ export const syncEventSchema = z
       role: z.enum(['user', 'assistant', 'system']),
       text,
       occurredAt: epochMs,
+      /** The turn shown just before it on the writing device ('' at the start): what a version's branch hangs from. */
+      after: z.string().max(200).optional(),
+      /** It opened a new version at its place (an edit or a regenerated answer): it competes with the other versions there. */
+      version: z.literal(true).optional(),
     }),
     z.strictObject({ ...base, kind: z.literal('turn.edited'), turnId: entityId, text }),
     z.strictObject({ ...base, kind: z.literal('turn.deleted'), turnId: entityId }),
