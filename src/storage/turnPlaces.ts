@@ -41,7 +41,10 @@ export async function turnIdsOf(sql: Sql, conversationId: string): Promise<strin
 export async function makeRoomAfter(tx: Sql, conversationId: string, afterId: string, count: number): Promise<number> {
   let at = 0;
   if (afterId !== '') {
-    const [row] = await tx.query<{ seq: number }>('SELECT seq FROM messages WHERE id = ? AND conversation_id = ?', [afterId, conversationId]);
+    const [row] = await tx.query<{ seq: number }>('SELECT seq FROM messages WHERE id = ? AND conversation_id = ?', [
+      afterId,
+      conversationId,
+    ]);
     if (!row) throw new RecollectError('NOT_FOUND', 'The turn to place synced turns after is no longer stored.');
     at = Number(row.seq);
   }
@@ -51,7 +54,10 @@ export async function makeRoomAfter(tx: Sql, conversationId: string, afterId: st
     'UPDATE messages SET seq = seq + ?1 WHERE pk IN (SELECT pk FROM messages WHERE conversation_id = ?2 AND seq > ?3 ORDER BY seq DESC)',
     args,
   );
-  await tx.exec('UPDATE memcells SET first_seq = first_seq + ?1, last_seq = last_seq + ?1 WHERE conversation_id = ?2 AND first_seq > ?3', args);
+  await tx.exec(
+    'UPDATE memcells SET first_seq = first_seq + ?1, last_seq = last_seq + ?1 WHERE conversation_id = ?2 AND first_seq > ?3',
+    args,
+  );
   await tx.exec('UPDATE memcells SET last_seq = last_seq + ?1 WHERE conversation_id = ?2 AND first_seq <= ?3 AND last_seq > ?3', args);
   await tx.exec(
     `UPDATE tombstones SET first_seq = first_seq + ?1, last_seq = last_seq + ?1 WHERE kind = 'memcell' AND conversation_id = ?2 AND first_seq > ?3`,

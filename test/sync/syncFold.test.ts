@@ -119,6 +119,92 @@ describe('SyncFold', () => {
     expect(state.memories).toEqual([{ id: 'm1', text: 'Prefers metric units.', edited: true, fromTurnId: null, reason: null }]);
   });
 
+  it('two versions made at one place while cut off: the one shown last wins with what followed it, in any arrival order', () => {
+    const laptop = new TestDevice('laptop', T0);
+    const phone = new TestDevice('phone', T0);
+    const turn = (d: TestDevice, turnId: string, after: string, version?: true) =>
+      d.emit({
+        kind: 'turn.appended',
+        conversationId: 'c1',
+        turnId,
+        role: turnId.startsWith('q') ? 'user' : 'assistant',
+        text: turnText(turnId),
+        occurredAt: T0,
+        after,
+        ...(version ? { version } : {}),
+      });
+    laptop.emit({ kind: 'conversation.created', conversationId: 'c1', title: 'Edits', createdAt: T0 });
+    turn(laptop, 'q1', '');
+    turn(laptop, 'a1', 'q1');
+    phone.receive(laptop.log);
+    // Both edit q1 while cut off; each hides the branch and writes its own question and answer.
+    for (const [d, q, a, ms] of [
+      [laptop, 'q-laptop', 'a-laptop', 1_000],
+      [phone, 'q-phone', 'a-phone', 6_000], // later by the clock than the laptop's
+    ] as const) {
+      d.emit({ kind: 'turn.hidden', turnId: 'q1', hidden: true }, ms);
+      d.emit({ kind: 'turn.hidden', turnId: 'a1', hidden: true });
+      turn(d, q, '', true);
+      turn(d, a, q);
+    }
+    turn(laptop, 'q-laptop-2', 'a-laptop'); // the laptop went on talking in its own version
+    const all = [...laptop.log, ...phone.log];
+    const rand = seededRandom(41);
+    const hashes = new Set<string>();
+    for (let i = 0; i < 50; i++) {
+      const fold = new SyncFold();
+      fold.add(shuffledWithDuplicates(all, rand));
+      const shown = fold
+        .state()
+        .turns.filter((t) => !t.hidden)
+        .map((t) => t.id);
+      expect(shown.sort()).toEqual(['a-phone', 'q-phone']);
+      hashes.add(syncStateHash(fold.state()));
+    }
+    expect(hashes.size).toBe(1);
+
+    // Showing the laptop's version again later brings it and what followed it back, everywhere.
+    laptop.receive(phone.log);
+    for (const id of ['q-laptop', 'a-laptop', 'q-laptop-2']) laptop.emit({ kind: 'turn.hidden', turnId: id, hidden: false }, 10);
+    laptop.emit({ kind: 'turn.hidden', turnId: 'q-phone', hidden: true });
+    laptop.emit({ kind: 'turn.hidden', turnId: 'a-phone', hidden: true });
+    const fold = new SyncFold();
+    fold.add(shuffledWithDuplicates([...laptop.log, ...phone.log], rand));
+    expect(
+      fold
+        .state()
+        .turns.filter((t) => !t.hidden)
+        .map((t) => t.id)
+        .sort(),
+    ).toEqual(['a-laptop', 'q-laptop', 'q-laptop-2']);
+    // Nothing is deleted: every version stays, hidden.
+    expect(fold.state().turns).toHaveLength(7);
+    expect(fold.state().deletedTurnIds).toEqual([]);
+  });
+
+  it('turns two devices wrote into one chat while cut off are ordered by their clocks', () => {
+    const laptop = new TestDevice('laptop', T0);
+    const phone = new TestDevice('phone', T0 + 500);
+    const append = (d: TestDevice, turnId: string) =>
+      d.emit(
+        { kind: 'turn.appended', conversationId: 'c1', turnId, role: 'user', text: turnText(turnId), occurredAt: T0, after: '' },
+        1_000,
+      );
+    append(laptop, 'l1');
+    append(phone, 'p1');
+    append(laptop, 'l2');
+    append(phone, 'p2');
+    const fold = new SyncFold();
+    fold.add(shuffledWithDuplicates([...phone.log, ...laptop.log], seededRandom(7)));
+    const order = ['l1', 'p1', 'l2', 'p2'];
+    for (let i = 0; i + 1 < order.length; i++) {
+      expect(fold.turnBefore(order[i]!, order[i + 1]!)).toBe(true);
+      expect(fold.turnBefore(order[i + 1]!, order[i]!)).toBe(false);
+    }
+    // Concurrent appends are not versions: all four are shown.
+    expect(fold.state().turns.every((t) => !t.hidden)).toBe(true);
+  });
+
   it('breaks an exact clock tie by device id', () => {
     const at = (deviceId: string, text: string, id: string): SyncEvent =>
       parseSyncEvent({ kind: 'turn.edited', id, hlc: encodeHlc({ wallMs: T0, counter: 3, deviceId }), deviceId, turnId: 't', text });

@@ -219,8 +219,89 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
       const turnIds = (await d.engine.conversations.messages('c-drift')).map((m) => m.id);
       expect(turnIds).toHaveLength(4); // both appends kept, nothing doubled
       expect(turnIds).toEqual(expect.arrayContaining([aTurn, bTurn]));
+      expect(turnIds.slice(2)).toEqual([aTurn, bTurn]); // one order on both: A wrote first
       expect((await d.engine.sync.status()).pending).toBe(0);
     }
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
+  }, 120_000);
+
+  /** Lets the note of a write be stamped before the next write (syncNow waits for it; offline it only fails to send). */
+  const recorded = async (...ds: Device[]) => {
+    for (const d of ds) await d.engine.sync.syncNow();
+    await new Promise((r) => setTimeout(r, 15));
+  };
+  const exchange = async (a: Device, b: Device) => {
+    for (const d of [a, b, a, b]) await d.engine.sync.syncNow();
+  };
+  const shownIds = async (d: Device, conversationId: string) => (await d.engine.conversations.messages(conversationId)).map((m) => m.id);
+
+  it('two devices writing into one chat while cut off show the same order afterwards: by the clock of each write', async () => {
+    const [a, b] = await paired();
+    const [first] = await chat(a, 'c-both', [uniqueWord()]);
+    await exchange(a, b);
+    expect(await shownIds(b, 'c-both')).toEqual([first]);
+    a.cable.plugged = false;
+    b.cable.plugged = false;
+    const written: string[] = [first!];
+    for (const d of [a, b, a, b]) {
+      const conversationId = 'c-both';
+      const id = randomUUID();
+      await d.engine.conversations.appendTurns([
+        { id, conversationId, role: 'user', content: turnText(uniqueWord()), occurredAt: Date.now() },
+      ]);
+      written.push(id);
+      await recorded(d);
+    }
+    a.cable.plugged = true;
+    b.cable.plugged = true;
+    await exchange(a, b);
+    // A holds its own two turns first and B's arrive between them (and the other way round on B).
+    expect(await shownIds(a, 'c-both')).toEqual(written);
+    expect(await shownIds(b, 'c-both')).toEqual(written);
+    const seqs = (await a.store.listMessages('c-both')).map((m) => m.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
+  }, 120_000);
+
+  it('the same message edited on two devices while cut off: both show the later edit, the earlier stays a version on its device', async () => {
+    const [a, b] = await paired();
+    await a.engine.conversations.create({ id: 'c-edit', title: 'Edits' });
+    const question = await a.engine.conversations.send({ id: randomUUID(), conversationId: 'c-edit', content: turnText(uniqueWord()) });
+    const [answer] = await a.engine.conversations.appendTurns([
+      { id: randomUUID(), conversationId: 'c-edit', role: 'assistant', content: turnText(uniqueWord()), occurredAt: Date.now() },
+    ]);
+    await exchange(a, b);
+    expect(await shownIds(b, 'c-edit')).toEqual([question.id, answer!.message.id]);
+
+    a.cable.plugged = false;
+    b.cable.plugged = false;
+    const editOn = async (d: Device) => {
+      const edit = await d.engine.conversations.send({
+        id: randomUUID(),
+        conversationId: 'c-edit',
+        content: turnText(uniqueWord()),
+        replaces: question.id,
+      });
+      const [reply] = await d.engine.conversations.appendTurns([
+        { id: randomUUID(), conversationId: 'c-edit', role: 'assistant', content: turnText(uniqueWord()), occurredAt: Date.now() },
+      ]);
+      await recorded(d);
+      return [edit.id, reply!.message.id];
+    };
+    const onA = await editOn(a);
+    const onB = await editOn(b); // later by the clock: it wins
+    a.cable.plugged = true;
+    b.cable.plugged = true;
+    await exchange(a, b);
+
+    for (const d of [a, b]) expect(await shownIds(d, 'c-edit')).toEqual(onB);
+    expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
+    // Nothing lost: A keeps its own edit as a version and can show it again, and then both show it.
+    const [place] = await a.engine.conversations.versions('c-edit');
+    expect(place).toEqual(expect.objectContaining({ afterId: '', count: 3, shown: 3 }));
+    await a.engine.conversations.showVersion('c-edit', '', 2);
+    await exchange(a, b);
+    for (const d of [a, b]) expect(await shownIds(d, 'c-edit')).toEqual(onA);
     expect(await a.engine.sync.stateHash()).toBe(await b.engine.sync.stateHash());
   }, 120_000);
 

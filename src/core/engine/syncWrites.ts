@@ -423,6 +423,23 @@ async function apply(
     } else if (!local) toAppend.push(f);
     else if (local.content !== f.text) await w.replaceTurn(f);
   }
+  // A version here may have lost to one that just arrived (the same place edited on two devices):
+  // the turns of this device's own version, which no arriving event names, leave the chat too.
+  const touched = new Set<string>();
+  for (const id of turnIds) {
+    const f = fold.turn(id);
+    if (f !== null && f !== 'deleted') touched.add(f.conversationId);
+  }
+  for (const c of touched) {
+    const live = await w.turnIdsOf(c);
+    for (const id of live) {
+      const f = fold.turn(id);
+      if (f !== null && f !== 'deleted' && f.hidden) toHide.set(c, (toHide.get(c) ?? new Set()).add(id));
+    }
+    // And a version shown again without being named (the one that beat it was hidden): it comes back.
+    const held = new Set([...live, ...toAppend.map((t) => t.id)]);
+    for (const id of fold.versionTurnsIn(c)) if (!held.has(id)) toAppend.push(fold.turn(id) as FoldedTurn);
+  }
   for (const [c, ids] of toHide) await hideVersions(w, fold, c, ids);
   for (const c of new Set(toAppend.map((t) => t.conversationId))) {
     // A turn can arrive before its conversation's event (another device's upload was cut short): hold it under a placeholder.

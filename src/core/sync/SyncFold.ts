@@ -266,6 +266,30 @@ export class SyncFold {
     return (this.hiddenTurns.get(t.turnId)?.hidden ?? false) || this.#superseded(t.conversationId).has(t.turnId);
   }
 
+  /**
+   * The shown turns of a conversation that are part of a version (they, or a turn they follow,
+   * opened one or were ever hidden): the turns a `turn.hidden` elsewhere can bring into view
+   * without naming them (another version at their place was hidden, so theirs wins again).
+   */
+  versionTurnsIn(conversationId: string): string[] {
+    const memo = new Map<string, boolean>();
+    const inVersion = (id: string, depth = 0): boolean => {
+      const known = memo.get(id);
+      if (known !== undefined) return known;
+      const e = this.appended.get(id);
+      const own = !!e && (e.version === true || this.hiddenTurns.get(id) !== undefined);
+      const result = own || (!!e?.after && depth < 10_000 && inVersion(e.after, depth + 1));
+      memo.set(id, result);
+      return result;
+    };
+    const out: string[] = [];
+    for (const id of this.turnsByConversation.get(conversationId) ?? []) {
+      const t = this.appended.get(id)!;
+      if (!this.deletedTurns.has(id) && !this.#hidden(t) && inVersion(id)) out.push(id);
+    }
+    return out;
+  }
+
   /** True when the fold holds turn `id` (appended, not deleted). */
   knowsTurn(id: string): boolean {
     return this.appended.get(id) !== undefined && !this.deletedTurns.has(id);
