@@ -3,9 +3,10 @@
  * contexts with separate storage (devices) and a relay on 127.0.0.1 that this test stops, restarts
  * and wipes.
  *
- * - Both devices cut off (the relay down): the same chat renamed on both, a turn deleted on A, new
- *   turns on each. Back online, the two memories are identical (the same fingerprint, a hash over
- *   everything each holds), the later rename wins on both, the deletion holds, nothing is lost.
+ * - Both devices cut off (the relay down): the same chat renamed on both, the same message edited
+ *   on both, a turn deleted on A, new turns on each. Back online, the two memories are identical
+ *   (the same fingerprint, a hash over everything each holds), the later rename and the later edit
+ *   win on both (the earlier edit stays a version on its device), the deletion holds, nothing is lost.
  * - The relay wiped and restarted: the devices fill it again, so a third device joining later gets
  *   the whole memory. It then reads every event twice (both devices uploaded all of it): a
  *   duplicated delivery, which must double nothing.
@@ -158,6 +159,15 @@ async function rename(page: Page, from: string | RegExp, to: string): Promise<vo
   await expect(conversationRow(page, to)).toHaveCount(1);
 }
 
+/** Edits the first message of the open chat (a new version of it, docs/using.md). */
+async function editFirstMessage(page: Page, text: string): Promise<void> {
+  await page.getByTestId('message').first().getByRole('button', { name: 'Edit message' }).click();
+  const box = page.getByRole('textbox', { name: 'Message', exact: true });
+  await box.fill(text);
+  await box.press('Enter');
+  await expect(page.getByTestId('message').first()).toContainText(text.slice(0, 60));
+}
+
 async function expectIndicator(page: Page, text: string | RegExp): Promise<void> {
   await expect(page.getByTestId('sync-indicator')).toContainText(text, { timeout: 60_000 });
 }
@@ -178,9 +188,14 @@ test('cut off, both devices rename, delete and write; back, they hold one memory
     await sendMessage(a, `The old hose code ${doomed} goes to the tip on Saturday.`);
     const title = 'Allotment';
     await rename(a, /./, title);
+    const shed = marker();
+    await a.getByRole('button', { name: '+ New conversation' }).click();
+    await sendMessage(a, `The shed padlock code is ${shed}.`);
+    await rename(a, /shed padlock/, 'Shed');
     await joinWith(b, relay, phrase);
     await expectFound(b, doomed, true);
     await expectFound(b, kept, true);
+    await expectFound(b, shed, true);
     await expect(conversationRow(b, title)).toHaveCount(1);
 
     // Cut off: the relay goes down; each device says so, and keeps working.
@@ -188,6 +203,7 @@ test('cut off, both devices rename, delete and write; back, they hold one memory
     await expectIndicator(a, 'relay unreachable');
     await expectIndicator(b, 'relay unreachable');
     await rename(a, title, 'Allotment (named on A)');
+    await conversationRow(a, 'Allotment (named on A)').click();
     await a.getByTestId('message').filter({ hasText: doomed }).getByRole('button', { name: 'Delete message' }).click();
     await confirmIn(a, 'Delete message', 'Delete message');
     await expect(a.getByTestId('message').filter({ hasText: doomed })).toHaveCount(0);
@@ -201,10 +217,25 @@ test('cut off, both devices rename, delete and write; back, they hold one memory
     const fromB = marker();
     await conversationRow(b, 'Allotment (named on B)').click();
     await sendMessage(b, `The compost bin ${fromB} needs turning every fortnight.`);
+    // The same message edited on both, B's edit later: B's stays on both, A's is kept as a version on A.
+    const editA = marker();
+    const editB = marker();
+    await conversationRow(a, 'Shed').click();
+    await editFirstMessage(a, `The shed padlock code changed to ${editA}.`);
+    await b.waitForTimeout(50);
+    await conversationRow(b, 'Shed').click();
+    await editFirstMessage(b, `The shed padlock code is now ${editB}.`);
 
     // Back: one memory on both.
     await relay.up();
     const print = await sameMemory(a, b);
+    for (const page of [a, b]) {
+      await conversationRow(page, 'Shed').click();
+      await expect(page.getByTestId('message')).toHaveCount(1);
+      await expect(page.getByTestId('message').first()).toContainText(editB);
+      await expectFound(page, editA, false);
+    }
+    await expect(a.getByTestId('version-switcher').first()).toContainText('Version 3 of 3');
     for (const page of [a, b]) {
       await expect(conversationRow(page, 'Allotment (named on B)')).toHaveCount(1);
       await expect(conversationRow(page, 'Allotment (named on A)')).toHaveCount(0);
