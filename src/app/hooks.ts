@@ -16,6 +16,7 @@ import {
 import type { FactQuery, ForesightQuery, MemCellQuery } from '../core/explorer/explorer';
 import * as Comlink from 'comlink';
 import type { DevicePreference, ModelProgress } from '../core/protocol';
+import type { SyncStatus } from '../core/protocol/sync';
 import { saveDevicePreference } from './devicePreference';
 import type { EngineClient } from './engineClient';
 import { useUi } from './uiStore';
@@ -36,6 +37,19 @@ export function workerStoppedNotice(worker: 'models' | 'device-llm', restarting:
   return restarting
     ? `${what} stopped unexpectedly; it may have run out of memory. Recollect restarted it. Anything that was waiting on it did not finish: try again. Everything already stored is safe; a message you had not sent is still in the message box.`
     : `${what} stopped several times in a row (it may not fit in this device's memory), so Recollect stopped restarting it. Everything already stored is safe. Choose a smaller model in Settings, or reload the page.`;
+}
+
+/**
+ * A sync-status event: the status is set as sent. The fingerprint (SyncFingerprint.tsx) hashes the
+ * whole synced memory, so it is read again only when a status says `synced`: a 10,000-turn download
+ * sends a status per applied batch, and each would have rehashed the fold. Any other state drops
+ * the value read before (it no longer describes this memory) without reading it again —
+ * removeQueries, not resetQueries, which would refetch while the component's query is still enabled.
+ */
+export function syncStatusChanged(queryClient: QueryClient, status: SyncStatus): void {
+  queryClient.setQueryData(queryKeys.syncStatus, status);
+  if (status.state === 'synced') void queryClient.invalidateQueries({ queryKey: queryKeys.syncFingerprint });
+  else queryClient.removeQueries({ queryKey: queryKeys.syncFingerprint });
 }
 
 /** Becomes the database owner (or waits for it) and keeps cached queries in step with engine events. */
@@ -116,8 +130,7 @@ export function useEngineLifecycle(queryClient: QueryClient): void {
           void queryClient.invalidateQueries({ queryKey: queryKeys.globalMemory });
           return;
         case 'sync-status':
-          queryClient.setQueryData(queryKeys.syncStatus, event.status);
-          void queryClient.invalidateQueries({ queryKey: queryKeys.syncFingerprint });
+          syncStatusChanged(queryClient, event.status);
           return;
         case 'memory-changed':
           void queryClient.invalidateQueries({ queryKey: queryKeys.consolidation });

@@ -8,6 +8,7 @@
 import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { EngineClient } from './engineClient';
 import type { FactQuery, ForesightQuery, MemCellQuery, MemorySearchFilters, ProjectFilter } from '../core/explorer/explorer';
+import type { SyncStatus } from '../core/protocol/sync';
 
 export const queryKeys = {
   conversations: ['conversations'] as const,
@@ -159,8 +160,14 @@ export function engineQueries(client: EngineClient) {
     globalMemory: () => queryOptions({ queryKey: queryKeys.globalMemory, queryFn: () => engine.settings.globalMemory() }),
     // Kept current by the engine's sync-status events (hooks.ts); read once when first shown.
     syncStatus: () => queryOptions({ queryKey: queryKeys.syncStatus, queryFn: () => engine.sync.status(), staleTime: Infinity }),
-    // Read again on every sync-status event while shown (hooks.ts).
-    syncFingerprint: () => queryOptions({ queryKey: queryKeys.syncFingerprint, queryFn: () => engine.sync.stateHash() }),
+    // A hash over the whole synced memory: read only while `synced` (never during a download), again on
+    // each sync-status event that says `synced` while shown (hooks.ts syncStatusChanged).
+    syncFingerprint: (status: SyncStatus) =>
+      queryOptions({
+        queryKey: queryKeys.syncFingerprint,
+        queryFn: () => engine.sync.stateHash(),
+        enabled: status.state === 'synced',
+      }),
     factPages: (query: Omit<FactQuery, 'cursor'>) =>
       infiniteQueryOptions({
         queryKey: queryKeys.factPages(query),

@@ -118,7 +118,7 @@ function SyncOn({ status, onPhrase }: { status: SyncStatus; onPhrase: (phrase: s
           order on every device, but &ldquo;later&rdquo; follows the clocks.
         </p>
       )}
-      <SyncFingerprint />
+      <SyncFingerprint status={status} />
       <div className="row">
         <button type="button" disabled={syncNow.isPending} onClick={() => syncNow.mutate()}>
           {syncNow.isPending ? 'Syncing…' : 'Sync now'}
