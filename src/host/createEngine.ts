@@ -21,6 +21,7 @@ import { SqlSummarySource } from '../storage/summarySource';
 import { LlmClient } from '../llm/LlmClient';
 import { readHistory } from '../import/readHistory';
 import { SqlDerivedEpisodes } from '../storage/derivedEpisodes';
+import { SqlDerivedProfiles } from '../storage/derivedProfiles';
 import { SqlSyncLog } from '../storage/syncRepo';
 import { lazyRelay } from '../relay/lazyRelay';
 import type { SyncRelay } from '../core/sync/syncPorts';
@@ -93,7 +94,7 @@ export function createEngine(store: SqliteMemoryStore, options: EngineOptions = 
       log: new SqlSyncLog(store.db),
       relayFor: options.relayFor ?? lazyRelay,
       online: options.online ?? platformOnline,
-      ...(episodes && runs('synthesis') ? { episodes: new SqlDerivedEpisodes(store.db) } : {}),
+      ...(episodes && runs('synthesis') ? { episodes: new SqlDerivedEpisodes(store.db), profiles: new SqlDerivedProfiles(store.db) } : {}),
     },
   });
 }

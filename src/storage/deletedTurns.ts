@@ -142,7 +142,7 @@ async function dropDerived(tx: Sql, turns: readonly { id: string; conversationId
  * and every earlier version its history kept from the pipeline; a conflict it held, which came
  * from the pipeline, is dropped with them.
  */
-async function dropProfileFrom(tx: Sql, cellIds: readonly string[]): Promise<DeletedItem[]> {
+export async function dropProfileFrom(tx: Sql, cellIds: readonly string[]): Promise<DeletedItem[]> {
   const gone: DeletedItem[] = [];
   const cells = new Set(cellIds);
   const seen = new Set<string>();

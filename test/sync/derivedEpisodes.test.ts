@@ -22,6 +22,7 @@ import { synthesisResponder } from '../support/synthesisResponder';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { turnText } from './syncFixtures';
 import { topicProvider } from '../support/topicEmbedder';
+import { RelayCable } from '../support/relayCable';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 2, 2, 9);
@@ -34,7 +35,7 @@ afterAll(async () => mock.close());
 
 let dataDir: string;
 let relay: DurableStreamTestServer;
-const devices: { engine: MemoryEngine; store: SqliteMemoryStore }[] = [];
+const devices: { engine: MemoryEngine; store: SqliteMemoryStore; cable: RelayCable }[] = [];
 beforeEach(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'recollect-derived-'));
   relay = new DurableStreamTestServer({ host: '127.0.0.1', port: 0, dataDir, longPollTimeout: 1_000 });
@@ -49,18 +50,19 @@ afterEach(async () => {
 /** A device whose endpoint is the mock under the model name `model` (so its requests can be told apart). */
 async function device(model: string) {
   const store = await openNodeStore();
+  const cable = new RelayCable();
   const llm = new LlmClient({ baseUrl: mock.url, model }, { sink: store.llmCalls, maxAttempts: 1 });
   const engine = createEngine(store, {
     llm,
     settings: new MemorySettingsStore(),
-    relayFor: (url) => new DurableStreamsRelay(url),
+    relayFor: (url) => cable.wrap(new DurableStreamsRelay(url)),
     embedders: topicProvider(['garden']),
     profileDebounceMs: 0,
   });
   await engine.start();
   await engine.synthesis.setPolicy('eager');
-  devices.push({ engine, store });
-  return { engine, store };
+  devices.push({ engine, store, cable });
+  return { engine, store, cable };
 }
 
 /** Requests of one stage a device's endpoint received: episodes list TURNS, themes NEW EPISODES. */
@@ -171,6 +173,8 @@ it('when both devices made a record for the same episode, the earlier one wins o
       return req.model === 'mock-b' ? reply.replaceAll('Porto', 'Oporto') : reply;
     },
   });
+  // Cut off from each other (not by timing: a fast round trip would hand one the other's record first).
+  a.cable.plugged = b.cable.plugged = false;
   const day = { id: 'p3', conversationId: 'trip', role: 'user' as const, content: turnText('home again'), occurredAt: T0 + DAY };
   await a.engine.conversations.appendTurns([day]);
   await b.engine.conversations.appendTurns([{ ...day }]);
@@ -178,6 +182,7 @@ it('when both devices made a record for the same episode, the earlier one wins o
   await b.engine.idle();
   expect(synthesisCalls('mock-a')).toBeGreaterThan(0);
   expect(synthesisCalls('mock-b')).toBeGreaterThan(0);
+  a.cable.plugged = b.cable.plugged = true;
   await vi.waitFor(
     async () => {
       for (const d of [a, b, a, b]) await d.engine.sync.syncNow();

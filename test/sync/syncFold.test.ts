@@ -287,6 +287,22 @@ describe('SyncFold', () => {
     expect(fact.key).not.toBe(madeFromKey({ turnIds: ['t0', 't2'], generator: 'facts@4' }));
   });
 
+  it('derivedRecords lists the winners of a kind, those made from a deleted turn too; turnDeletion names the first deletion', () => {
+    const events = mixedHistory();
+    const fold = new SyncFold();
+    fold.add(shuffledWithDuplicates(events, seededRandom(7)));
+    // The plan was made from t3, deleted since: hidden from derivedFor, still listed for a device replaying in clock order.
+    expect(fold.derivedFor({ turnIds: ['t4', 't3'], generator: 'plans@1' })).toBeNull();
+    const [plan] = fold.derivedRecords('plan');
+    expect(plan?.payload).toEqual({ steps: ['check the vents', 'move the probe'] });
+    const facts = fold.derivedRecords('fact');
+    expect(facts).toHaveLength(1);
+    expect(facts[0]!.eventId).toBe(events.find((e) => e.kind === 'derived.recorded' && e.deviceId === 'laptop')!.id);
+    const deletion = events.find((e) => e.kind === 'turn.deleted')!;
+    expect(fold.turnDeletion('t3')).toEqual({ eventId: deletion.id, hlc: deletion.hlc });
+    expect(fold.turnDeletion('t2')).toBeNull();
+  });
+
   it('the same history imported on two devices stores each turn once, with the first import kept', () => {
     const history = Array.from({ length: 40 }, (_, n) => ({ turnId: `chatgpt-msg-${n}`, text: turnText(`import-${n}`) }));
     const importOn = (device: TestDevice) => {

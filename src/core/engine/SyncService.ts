@@ -18,6 +18,8 @@
 import { RecollectError } from '../base/errors';
 import type { EpisodeSynthesis } from '../synthesis/knowledge';
 import type { DerivedTheme } from '../synthesis/derivedEpisode';
+import type { ProfileSideUpdate } from '../synthesis/profileUpdate';
+import type { ProfileHeld } from './syncProfile';
 import type { Clock } from '../base/ports';
 import type { Timer } from '../base/jobs';
 import { HybridClock } from '../sync/hybridClock';
@@ -251,6 +253,42 @@ export class SyncService {
   noteSettings(): void {
     this.#note((s) => syncWritesDiff.settings(this.#d.writes, s.fold));
   }
+  /**
+   * Before a profile update (sync on): the profile records held are applied here in clock order,
+   * then whether the update may be skipped (syncProfile.ts profileCovered).
+   */
+  async derivedProfile(themes: () => Promise<readonly string[]>): Promise<ProfileHeld> {
+    const s = this.#session;
+    const profiles = this.#d.writes.profiles;
+    if (!s || !profiles) return 'due';
+    return this.#serial(async () => {
+      if (s.stopped) return 'due';
+      // Sync on from before profiles were synced: the profile made here goes up first.
+      if (!(await profiles.store.appliedState()))
+        await syncWritesDiff.profileBaseline(
+          this.#d.writes,
+          await this.#record(s, await syncWritesDiff.profileSnapshot(this.#d.writes, s.fold)),
+        );
+      await syncWritesDiff.profileApplied(this.#d.writes, s.fold);
+      const here = { deviceId: s.deviceId, now: this.#d.clock.now() };
+      return syncWritesDiff.profileCovered(this.#d.writes, s.fold, await themes(), here);
+    });
+  }
+  /** This device's model updated the profile: recorded for the others (or undone, when an earlier record for the same themes wins). */
+  async recordProfile(sides: readonly ProfileSideUpdate[]): Promise<void> {
+    const s = this.#session;
+    if (!s) return;
+    try {
+      await this.#serial(async () => {
+        if (s.stopped) return;
+        const events = await this.#record(s, await syncWritesDiff.profileRecord(this.#d.writes, s.fold, sides));
+        await syncWritesDiff.profileRecorded(this.#d.writes, s.fold, events);
+      });
+      void this.#upload(s).catch((error) => this.#failed(s, error));
+    } catch (error) {
+      await this.#failed(s, error);
+    }
+  }
 
   #note(diff: (s: Session) => Promise<SyncEventBody[]>): void {
     const s = this.#session;
@@ -277,7 +315,9 @@ export class SyncService {
     await this.#serial(async () => {
       const turns = await this.#d.writes.turnCount();
       await this.#record(s, [{ kind: 'device.checkpoint', turns }]);
-      await this.#record(s, await syncWritesDiff.everything(this.#d.writes, s.fold, { settings: own }));
+      const events = await this.#record(s, await syncWritesDiff.everything(this.#d.writes, s.fold, { settings: own }));
+      // The profile uploaded (a snapshot, or none) is all this device has applied of profile records.
+      await syncWritesDiff.profileBaseline(this.#d.writes, events);
     });
     void this.#run(s);
   }
@@ -444,8 +484,8 @@ export class SyncService {
     this.#setStatus({ ...this.#status, clockSkewMs: got.skewMs ?? this.#status.clockSkewMs, message });
   }
 
-  async #record(s: Session, bodies: readonly SyncEventBody[]): Promise<void> {
-    if (!bodies.length) return;
+  async #record(s: Session, bodies: readonly SyncEventBody[]): Promise<SyncEvent[]> {
+    if (!bodies.length) return [];
     const events = bodies.map((b) => stampEvent(b, s.clock));
     await this.#d.log.add(events, 'local');
     s.fold.add(events);
@@ -454,6 +494,7 @@ export class SyncService {
     await this.#forgetOldTitles(s, events);
     await this.#d.log.setState({ hlc: s.clock.current() });
     this.#setStatus({ ...this.#status, state: 'syncing', pending: await this.#d.log.outboxCount() });
+    return events;
   }
 
   /** After renames: the titles they replaced leave the log (SyncLogStore.forgetOldTitles). */

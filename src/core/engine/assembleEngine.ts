@@ -211,6 +211,8 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
         synthesised: (memcellId) => sync?.noteEpisode(memcellId),
         themeFor: async (sceneId) => (sync ? sync.derivedTheme(sceneId) : null),
         summarised: (sceneId) => sync?.noteTheme(sceneId),
+        profileFor: async (themes) => (sync ? sync.derivedProfile(themes) : 'due'),
+        profiled: async (sides) => sync?.recordProfile(sides),
       },
     },
   );
@@ -458,6 +460,9 @@ export function assembleEngine(deps: MemoryEngineDeps, facade: EngineFacade): En
             episodes: deps.sync.episodes ?? null,
             episodeWritten: (memcellId, write) => consolidator.writeEpisode(memcellId, write),
             themeWritten: (sceneId, theme) => consolidator.themeWritten(sceneId, theme),
+            profiles: deps.sync.profiles ?? null,
+            newId: makeId,
+            profileDue: () => void consolidator.profileDue(),
           }),
           clock,
           timer,

@@ -4,6 +4,7 @@
  * roots (src/host) fill it; tests fill only what they exercise.
  */
 import type { DerivedEpisodeStore } from '../synthesis/derivedEpisode';
+import type { DerivedProfileStore } from '../synthesis/derivedProfile';
 import type { VectorIndexFactory } from '../capture/vectorIndex';
 import type { HistoryReader } from '../base/historyImport';
 import type { MemoryStore, VectorStore } from '../base/store';
@@ -82,6 +83,8 @@ export interface MemoryEngineDeps {
     readonly online?: () => boolean;
     /** Episodes and what synthesis made of them, for derived records (core/synthesis/derivedEpisode.ts). */
     readonly episodes?: DerivedEpisodeStore;
+    /** The profile's side of derived records (core/synthesis/derivedProfile.ts). */
+    readonly profiles?: DerivedProfileStore;
   };
 }
 

@@ -11,8 +11,10 @@
  */
 import type { EpisodeSynthesis } from '../synthesis/knowledge';
 import type { DerivedTheme } from '../synthesis/derivedEpisode';
+import type { ProfileSideUpdate } from '../synthesis/profileUpdate';
 import { SYNC_OFF, type SyncStatus } from '../protocol/sync';
 import type { SyncService, SyncServiceDeps } from './SyncService';
+import type { ProfileHeld } from './syncProfile';
 
 /** The service's module, as the dynamic import gives it. */
 export type SyncServiceModule = { readonly SyncService: new (deps: SyncServiceDeps) => SyncService };
@@ -43,6 +45,8 @@ export type SyncControl = Pick<
   | 'derivedEpisode'
   | 'noteTheme'
   | 'derivedTheme'
+  | 'derivedProfile'
+  | 'recordProfile'
   | 'noteEndpoint'
   | 'shareEndpoint'
 >;
@@ -158,5 +162,11 @@ export class LazySync implements SyncControl {
   }
   async derivedTheme(sceneId: string): Promise<DerivedTheme | null> {
     return this.#service ? this.#service.derivedTheme(sceneId) : null;
+  }
+  async derivedProfile(themes: () => Promise<readonly string[]>): Promise<ProfileHeld> {
+    return this.#service ? this.#service.derivedProfile(themes) : 'due';
+  }
+  async recordProfile(sides: readonly ProfileSideUpdate[]): Promise<void> {
+    await this.#service?.recordProfile(sides);
   }
 }

@@ -6,6 +6,7 @@
  */
 import { RecollectError } from '../base/errors';
 import type { DerivedEpisodeStore, DerivedTheme } from '../synthesis/derivedEpisode';
+import type { DerivedProfileStore } from '../synthesis/derivedProfile';
 import type { MemoryStore, MetaStore } from '../base/store';
 import type { Message } from '../base/types';
 import { MESSAGE_EVIDENCE, type EpisodeSynthesis, type KnowledgeStore, type ProfileItem } from '../synthesis/knowledge';
@@ -33,6 +34,11 @@ export interface SyncWiringParts {
   readonly episodeWritten: (memcellId: string, write: EpisodeSynthesis) => Promise<unknown>;
   /** Another device's theme summary: written as the consolidator writes its own (then the profile is due). */
   readonly themeWritten: (sceneId: string, theme: DerivedTheme) => Promise<void>;
+  /** The profile's side of derived records (storage/derivedProfiles.ts), with ids for the items they add. */
+  readonly profiles: DerivedProfileStore | null;
+  readonly newId: () => string;
+  /** The profile update job is due (Consolidator.profileDue): it applies synced profile records. */
+  readonly profileDue: () => void;
 }
 
 const asTurn = (m: Message): LocalTurn => ({
@@ -194,5 +200,7 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
       await p.themeWritten(sceneId, theme);
       p.emit({ type: 'memory-changed' });
     },
+    profiles: p.knowledge && p.profiles ? { store: p.profiles, knowledge: p.knowledge, newId: p.newId } : null,
+    profileDue: () => p.profileDue(),
   };
 }

@@ -9,8 +9,8 @@
  *   a deleted turn's derived items and stored-request text follow exactly as for a local write.
  *
  * Hand-written memories are the explicit profile items the person wrote (no evidence); what
- * synthesis made is derived and not synced in this step. Projects are synced (created, edited,
- * archived, deleted) and so is which project a conversation is in (`conversation.moved`).
+ * synthesis made goes as derived records (episodes, themes, profile updates). Projects are synced
+ * (created, edited, archived, deleted) and so is which project a conversation is in (`conversation.moved`).
  */
 import {
   EPISODE_GENERATOR,
@@ -23,7 +23,9 @@ import {
   type DerivedTheme,
 } from '../synthesis/derivedEpisode';
 import type { EpisodeSynthesis } from '../synthesis/knowledge';
+import type { ProfileRecordDeps } from '../synthesis/derivedProfile';
 import type { FoldedConversation, FoldedMemory, FoldedProject, FoldedTurn, SyncFold } from '../sync/SyncFold';
+import { syncProfile } from './syncProfile';
 import { PROJECT_FIELDS, type SyncEvent, type SyncEventBody } from '../sync/syncEvents';
 
 export interface LocalConversation {
@@ -111,6 +113,10 @@ export interface SyncWrites {
   writeEpisode(memcellId: string, write: EpisodeSynthesis): Promise<void>;
   /** Another device's summary of a theme written here (a forgotten summary and a name the person gave stay). */
   writeTheme(sceneId: string, theme: DerivedTheme): Promise<void>;
+  /** The profile and what sync reads and writes of it; null when this engine synthesises nothing. */
+  readonly profiles: ProfileRecordDeps | null;
+  /** A profile record (or a deletion of one's turns) arrived: the profile update job applies the records in clock order. */
+  profileDue(): void;
 }
 
 /** The setting that carries a shared endpoint (only while "also sync the endpoint key" is ticked). */
@@ -279,6 +285,7 @@ async function everything(w: SyncWrites, fold: SyncFold, options: { readonly set
   for (const id of await w.memoryIds()) out.push(...(await memory(w, fold, id)));
   for (const id of (await w.episodes?.synthesisedEpisodeIds()) ?? []) out.push(...(await episode(w, fold, id)));
   for (const id of (await w.episodes?.summarisedThemeIds()) ?? []) out.push(...(await theme(w, fold, id)));
+  out.push(...(await syncProfile.profileSnapshot(w, fold)));
   return options.settings ? [...out, ...(await settings(w, fold))] : out;
 }
 
@@ -472,6 +479,8 @@ async function apply(
   for (const e of derived) await applyEpisode(w, fold, e);
   // After the episodes: a theme's turns are those of its synthesised episodes.
   for (const e of derived) await applyTheme(w, fold, e);
+  // Profile records apply in clock order once their episodes are here: in the profile update job.
+  if (syncProfile.profileTouched(w, fold, derived, deleted)) w.profileDue();
   if (names.delete(ENDPOINT_SETTING)) {
     const shared = fold.setting(ENDPOINT_SETTING);
     if (typeof shared === 'string' && shared !== (await w.endpoint())) await w.setEndpoint(shared);
@@ -569,4 +578,5 @@ export const syncWritesDiff = {
   derivedEpisode,
   theme,
   derivedTheme,
+  ...syncProfile,
 };

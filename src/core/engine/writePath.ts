@@ -59,7 +59,15 @@ export type EpisodeStage = Pick<
 /** The synthesis stage as the engine uses it: the Consolidator, or NO_SYNTHESIS. */
 export type SynthesisStage = Pick<
   Consolidator,
-  'start' | 'expireForesight' | 'endpointChanged' | 'endpointAnswered' | 'retryFailed' | 'failures' | 'writeEpisode' | 'themeWritten'
+  | 'start'
+  | 'expireForesight'
+  | 'endpointChanged'
+  | 'endpointAnswered'
+  | 'retryFailed'
+  | 'failures'
+  | 'writeEpisode'
+  | 'themeWritten'
+  | 'profileDue'
 > & {
   readonly runner: Pick<JobRunner, 'stop' | 'idle' | 'kick' | 'status'>;
   readonly recovery: Pick<SynthesisRecovery, 'stop' | 'idle' | 'busy'>;
@@ -91,6 +99,7 @@ export const NO_SYNTHESIS: SynthesisStage = {
   retryFailed: async () => 0,
   writeEpisode: async () => false,
   themeWritten: async () => undefined,
+  profileDue: async () => undefined,
   failures: async () => ({ episodes: 0, themes: 0, profileUpdates: 0, retryingByThemselves: 0, nextCheckAt: null, canRetry: false }),
   runner: { stop: () => undefined, idle: async () => undefined, kick: () => undefined, status: () => IDLE_RUNNER },
   recovery: { stop: () => undefined, idle: async () => undefined, busy: false },

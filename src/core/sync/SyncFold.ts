@@ -153,6 +153,8 @@ export class SyncFold {
   private readonly turnsByConversation = new Map<string, Set<string>>();
   /** Per conversation: the turns hidden because another version at their place won (computed on demand). */
   private readonly supersededCache = new Map<string, ReadonlySet<string>>();
+  /** The first deletion of each turn, for derived records applied in clock order (derivedRecords). */
+  private readonly turnDeletions = new Registers<Of<'turn.deleted'>>(true);
 
   /** Adds events; returns how many were new (not seen before by id). */
   add(events: Iterable<SyncEvent>): number {
@@ -193,6 +195,7 @@ export class SyncFold {
         return this.turnEdits.offer(e.turnId, e);
       case 'turn.deleted':
         this.deletedTurns.add(e.turnId);
+        this.turnDeletions.offer(e.turnId, e);
         return this.#changed(e.turnId);
       case 'turn.hidden':
         this.hiddenTurns.offer(e.turnId, e);
@@ -413,6 +416,31 @@ export class SyncFold {
       payload: d.payload,
       eventId: d.id,
     };
+  }
+
+  /**
+   * Every winning record of a derived kind, by clock — including those made from a turn deleted
+   * since (`derivedFor` hides them): a device that applies records in clock order (the profile,
+   * core/synthesis/derivedProfile.ts) replays what it applied before the deletion too.
+   */
+  derivedRecords(kind: FoldedDerived['derivedKind']): (FoldedDerived & { readonly hlc: string })[] {
+    return [...this.derived.byKey.values()]
+      .filter((d) => d.derivedKind === kind)
+      .sort((a, b) => (later(a, b) ? 1 : later(b, a) ? -1 : 0))
+      .map((d) => ({
+        key: d.key,
+        derivedKind: d.derivedKind,
+        madeFrom: { turnIds: sortedStrings(new Set(d.madeFrom.turnIds)), generator: d.madeFrom.generator },
+        payload: d.payload,
+        eventId: d.id,
+        hlc: d.hlc,
+      }));
+  }
+
+  /** The event that first deleted a turn (its id and clock), null when none did. */
+  turnDeletion(turnId: string): { readonly eventId: string; readonly hlc: string } | null {
+    const e = this.turnDeletions.get(turnId);
+    return e ? { eventId: e.id, hlc: e.hlc } : null;
   }
 
   /** A setting's latest value (undefined: never set through sync). */

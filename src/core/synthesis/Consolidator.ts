@@ -18,7 +18,7 @@ import type { EpisodeSynthesis, KnowledgeStore } from './knowledge';
 import type { VectorStore } from '../base/store';
 import { CancelJob, DEFAULT_JOB_RUNNER_CONFIG, JobRunner, PauseQueue, type Job, type JobStore, type Timer } from '../base/jobs';
 import { expireForesight, summariseScene, synthesiseMemCell } from './synthesis';
-import { updateProfile } from './profileUpdate';
+import { profileSceneIds, updateProfile, type ProfileSideUpdate } from './profileUpdate';
 import { SYNTHESISE_MEMCELL } from '../episodes/Lifecycle';
 import { SynthesisRecovery, type SynthesisFailures } from './synthesisRecovery';
 
@@ -63,6 +63,15 @@ export interface ConsolidatorDeps {
     /** The title and summary another device made of a theme with exactly these episodes, or null. */
     themeFor(sceneId: string): Promise<{ readonly title: string; readonly summary: string } | null>;
     summarised(sceneId: string): void;
+    /**
+     * Other devices' profile updates applied here (in clock order), then: 'covered' when they
+     * already read every theme this update would read (`themes`) as it is now (no model is asked),
+     * a time to wait until when the themes left were summarised by another device whose update is
+     * likely on its way, else 'due' (core/engine/syncProfile.ts).
+     */
+    profileFor(themes: () => Promise<readonly string[]>): Promise<'covered' | 'due' | { readonly waitUntil: number }>;
+    /** What this device's model changed in the profile, recorded for the others (awaited: the next update builds on it). */
+    profiled(sides: readonly ProfileSideUpdate[]): Promise<void>;
   };
 }
 
@@ -296,6 +305,11 @@ export class Consolidator {
     return true;
   }
 
+  /** Sync brought another device's profile update (or deleted a turn one was made from): the update job applies it. */
+  profileDue(): Promise<void> {
+    return this.#profileDue();
+  }
+
   /** The profile update after a theme changed, debounced so several themes share one call. */
   async #profileDue(): Promise<void> {
     const debounce = this.#d.profileDebounceMs ?? 30_000;
@@ -307,7 +321,18 @@ export class Consolidator {
   }
 
   async #profile(job: Job): Promise<boolean> {
+    // Other devices' updates first (sync): when they already read every theme this one would, no model is asked.
+    const derived = this.#d.derived;
+    const held = derived ? await derived.profileFor(() => profileSceneIds(this.#d.knowledge)) : 'due';
+    if (held === 'covered') return false;
+    if (held !== 'due') {
+      // Their record usually comes first (its arrival makes the update due again); if not, this device does it then.
+      this.#d.timer(() => void this.#profileDue().catch(() => undefined), Math.max(0, held.waitUntil - this.#d.clock.now()));
+      return false;
+    }
     const deps = { llm: this.#llm(), store: this.#d.knowledge, clock: this.#d.clock };
-    return (await updateProfile(deps, { jobId: job.id })).calls > 0;
+    const result = await updateProfile(deps, { jobId: job.id });
+    if (result.calls > 0) await derived?.profiled(result.sides);
+    return result.calls > 0;
   }
 }

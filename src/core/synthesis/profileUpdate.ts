@@ -7,7 +7,14 @@
 import type { LlmUsage } from '../base/ports';
 import { normaliseText } from '../base/text';
 import { newId } from '../base/ids';
-import { MESSAGE_EVIDENCE, type ProfileChange, type ProfileItem, type ProfileKind, type SceneDigest } from './knowledge';
+import {
+  MESSAGE_EVIDENCE,
+  type KnowledgeStore,
+  type ProfileChange,
+  type ProfileItem,
+  type ProfileKind,
+  type SceneDigest,
+} from './knowledge';
 import { loadTokenCounter, type TokenCounter } from '../base/tokens';
 import {
   buildProfilePrompt,
@@ -34,6 +41,8 @@ export interface ProfileUpdateResult {
   readonly clippedScenes: number;
   /** Profile items not shown to a small model (the profile did not fit half its window); still kept and matched by key. */
   readonly hiddenItems: number;
+  /** What each side of the walls read and the operations planned there (what sync records, derivedProfile.ts). */
+  readonly sides: readonly ProfileSideUpdate[];
 }
 
 /** An operation with labels resolved to ids. */
@@ -49,46 +58,104 @@ export interface ResolvedProfileOp {
   readonly reason: string;
 }
 
-export async function updateProfile(
-  deps: SynthesisDeps,
-  options: SynthesisCallOptions & { sceneIds?: readonly string[]; sceneLimit?: number; cap?: number } = {},
-): Promise<ProfileUpdateResult> {
-  const scenes = await deps.store.sceneDigests({
-    ...(options.sceneIds ? { sceneIds: options.sceneIds } : {}),
-    limit: options.sceneLimit ?? 8,
-  });
-  if (scenes.length === 0) return { changes: [], skipped: 0, usage: null, calls: 0, clippedScenes: 0, hiddenItems: 0 };
-  const [allItems, subjects] = await Promise.all([deps.store.profileItems(), deps.store.profileSubjects(4)]);
-  // Project walls: each side's themes go with that side's profile items only, in requests of their
-  // own, so a project-only project's themes never share a request with shared memory (nor with
-  // another project's), and what the model proposes from them carries only their evidence.
-  const walls = await deps.store.wallsOfEvidence([...scenes.flatMap((sc) => sc.memberIds), ...allItems.flatMap((p) => p.evidence)]);
-  const sideOf = (evidence: readonly string[]): string | null => {
+/** An operation as planned, with the item it named as that item stood (how another device finds it: ids are each device's own). */
+export interface PlannedProfileOp extends ResolvedProfileOp {
+  readonly target: { readonly key: string; readonly value: string } | null;
+}
+
+/** One side of the project walls in an update: the themes read and the operations planned against that side's items. */
+export interface ProfileSideUpdate {
+  /** '' for shared memory, else the project-only project whose themes these were. */
+  readonly side: string;
+  readonly sceneIds: readonly string[];
+  readonly ops: readonly PlannedProfileOp[];
+}
+
+/** The side of a set of evidence: '' shared (or none), a project id, or null when it spans several. */
+function sideFinder(walls: ReadonlyMap<string, string>): (evidence: readonly string[]) => string | null {
+  return (evidence) => {
     const sides = new Set(evidence.map((e) => walls.get(e) ?? ''));
     return sides.size === 0 ? '' : sides.size === 1 ? [...sides][0]! : null; // null: mixed, on no side
   };
+}
+
+/**
+ * What a profile update reads: the recent themes with a summary, grouped by side of the project
+ * walls (a theme on no single side is left out), and the current items.
+ */
+async function profileInputs(
+  store: KnowledgeStore,
+  options: { readonly sceneIds?: readonly string[]; readonly sceneLimit?: number },
+): Promise<{
+  bySide: Map<string, SceneDigest[]>;
+  allItems: readonly ProfileItem[];
+  sideOf: (evidence: readonly string[]) => string | null;
+}> {
+  const scenes = await store.sceneDigests({
+    ...(options.sceneIds ? { sceneIds: options.sceneIds } : {}),
+    limit: options.sceneLimit ?? 8,
+  });
+  const allItems = scenes.length ? await store.profileItems() : [];
+  // Project walls: each side's themes go with that side's profile items only, in requests of their
+  // own, so a project-only project's themes never share a request with shared memory (nor with
+  // another project's), and what the model proposes from them carries only their evidence.
+  const walls = scenes.length
+    ? await store.wallsOfEvidence([...scenes.flatMap((sc) => sc.memberIds), ...allItems.flatMap((p) => p.evidence)])
+    : new Map<string, string>();
+  const sideOf = sideFinder(walls);
   const bySide = new Map<string, SceneDigest[]>();
   for (const sc of scenes) {
     // A theme with no member left has no side to be sure of: its summary may be a walled one.
     const side = sc.memberIds.length ? sideOf(sc.memberIds) : null;
     if (side !== null) bySide.set(side, [...(bySide.get(side) ?? []), sc]);
   }
-  const total: MutableResult = { changes: [], skipped: 0, usage: null, calls: 0, clippedScenes: 0, hiddenItems: 0 };
+  return { bySide, allItems, sideOf };
+}
+
+/** The themes a profile update would read now (sync asks whether another device's update already read them). */
+export async function profileSceneIds(store: KnowledgeStore, options: { readonly sceneLimit?: number } = {}): Promise<string[]> {
+  const { bySide } = await profileInputs(store, options);
+  return [...bySide.values()].flat().map((sc) => sc.id);
+}
+
+/** The current items on each side of the walls (an item whose evidence spans sides is on none). */
+export async function profileItemsBySide(store: KnowledgeStore): Promise<Map<string, ProfileItem[]>> {
+  const items = await store.profileItems();
+  const sideOf = sideFinder(await store.wallsOfEvidence(items.flatMap((p) => p.evidence)));
+  const out = new Map<string, ProfileItem[]>();
+  for (const p of items) {
+    const side = sideOf(p.evidence);
+    if (side !== null) out.set(side, [...(out.get(side) ?? []), p]);
+  }
+  return out;
+}
+
+export async function updateProfile(
+  deps: SynthesisDeps,
+  options: SynthesisCallOptions & { sceneIds?: readonly string[]; sceneLimit?: number; cap?: number } = {},
+): Promise<ProfileUpdateResult> {
+  const { bySide, allItems, sideOf } = await profileInputs(deps.store, options);
+  const total: MutableResult = { changes: [], skipped: 0, usage: null, calls: 0, clippedScenes: 0, hiddenItems: 0, sides: [] };
+  if (bySide.size === 0) return total;
+  const subjects = await deps.store.profileSubjects(4);
   for (const [side, sideScenes] of bySide) {
     const items = allItems.filter((p) => sideOf(p.evidence) === side);
-    const ids = new Set(items.map((p) => p.id));
-    const r = await updateSide(deps, options, sideScenes, items, subjects, (current) => current.filter((p) => ids.has(p.id)));
+    const r = await updateSide(deps, options, sideScenes, items, subjects);
     total.changes.push(...r.changes);
     total.skipped += r.skipped;
     total.calls += r.calls;
     total.clippedScenes += r.clippedScenes;
     total.hiddenItems += r.hiddenItems;
     if (r.usage) total.usage = total.usage ? sumUsage(total.usage, r.usage) : r.usage;
+    total.sides.push({ side, sceneIds: sideScenes.map((sc) => sc.id), ops: r.ops });
   }
   return total;
 }
 
-type MutableResult = { -readonly [K in keyof ProfileUpdateResult]: ProfileUpdateResult[K] } & { changes: ProfileChange[] };
+type MutableResult = { -readonly [K in keyof ProfileUpdateResult]: ProfileUpdateResult[K] } & {
+  changes: ProfileChange[];
+  sides: ProfileSideUpdate[];
+};
 
 function sumUsage(a: LlmUsage, b: LlmUsage): LlmUsage {
   const sum = { promptTokens: 0, completionTokens: 0, estimated: false };
@@ -97,15 +164,41 @@ function sumUsage(a: LlmUsage, b: LlmUsage): LlmUsage {
   return sum;
 }
 
-/** One side of the walls: its themes against its profile items (`mine` keeps the current items to that side at write time). */
+/**
+ * The plan/apply path of a profile update, shared by this device's model (updateSide) and another
+ * device's synced update (derivedProfile.ts): `ops` planned against `items` — one side's items as
+ * read before the ops were made; at write time each is its current row — in one transaction.
+ */
+export async function applyProfileOps(
+  store: KnowledgeStore,
+  items: readonly ProfileItem[],
+  ops: readonly ResolvedProfileOp[],
+  ctx: { readonly now: number; readonly newId: () => string; readonly cap?: number },
+): Promise<ProfileChange[]> {
+  const ids = new Set(items.map((p) => p.id));
+  const evidenceIds = new Set<string>();
+  for (const op of ops) op.evidence.forEach((id) => evidenceIds.add(id));
+  for (const item of items) item.evidence.forEach((id) => evidenceIds.add(id));
+  const times = await store.memcellEndTimes([...evidenceIds]);
+  return store.updateProfileItems(
+    (current) =>
+      planProfileChanges(
+        current.filter((p) => ids.has(p.id)),
+        ops,
+        { times, now: ctx.now, cap: ctx.cap ?? DEFAULT_PROFILE_CAP, newId: ctx.newId },
+      ),
+    ctx.now,
+  );
+}
+
+/** One side of the walls: its themes against its profile items. */
 async function updateSide(
   deps: SynthesisDeps,
   options: SynthesisCallOptions & { cap?: number },
   scenes: readonly SceneDigest[],
   items: readonly ProfileItem[],
   subjects: readonly string[],
-  mine: (current: readonly ProfileItem[]) => readonly ProfileItem[],
-): Promise<ProfileUpdateResult> {
+): Promise<Omit<ProfileUpdateResult, 'sides'> & { ops: PlannedProfileOp[] }> {
   const sorted = [...items].sort((a, b) => a.key.localeCompare(b.key));
   const itemByLabel = new Map<string, string>();
   sorted.forEach((p, i) => {
@@ -177,23 +270,23 @@ async function updateSide(
     addUsage(usage, result.usage);
   }
   let skipped = 0;
-  const ops: ResolvedProfileOp[] = [];
+  const ops: PlannedProfileOp[] = [];
+  const byId = new Map(items.map((p) => [p.id, p]));
   for (const op of operations) {
     const resolved = resolveOp(op, itemByLabel, evidenceByLabel);
-    if (resolved) ops.push(resolved);
-    else skipped++;
+    if (!resolved) {
+      skipped++;
+      continue;
+    }
+    const named = resolved.itemId ? byId.get(resolved.itemId) : undefined;
+    ops.push({ ...resolved, target: named ? { key: named.key, value: named.value } : null });
   }
-  const evidenceIds = new Set<string>();
-  for (const op of ops) op.evidence.forEach((id) => evidenceIds.add(id));
-  for (const item of items) item.evidence.forEach((id) => evidenceIds.add(id));
-  const times = await deps.store.memcellEndTimes([...evidenceIds]);
-  const now = deps.clock.now();
-  const changes = await deps.store.updateProfileItems(
-    (current) =>
-      planProfileChanges(mine(current), ops, { times, now, cap: options.cap ?? DEFAULT_PROFILE_CAP, newId: deps.newId ?? newId }),
-    now,
-  );
-  return { changes, skipped, usage, calls: batches.length, clippedScenes, hiddenItems };
+  const changes = await applyProfileOps(deps.store, items, ops, {
+    now: deps.clock.now(),
+    newId: deps.newId ?? newId,
+    ...(options.cap !== undefined ? { cap: options.cap } : {}),
+  });
+  return { changes, skipped, usage, calls: batches.length, clippedScenes, hiddenItems, ops };
 }
 
 /**
@@ -242,7 +335,8 @@ function resolveOp(op: ProfileOperation, items: Map<string, string>, evidence: M
   };
 }
 
-const normKey = (k: string): string => k.toLowerCase().replace(/\s+/g, ' ').trim();
+/** A profile key as items are matched by it (case and spacing ignored). */
+export const normKey = (k: string): string => k.toLowerCase().replace(/\s+/g, ' ').trim();
 const normValue = normaliseText;
 
 /**
