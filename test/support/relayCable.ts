@@ -7,8 +7,11 @@ import { SyncRelayError, type SyncRelay } from '../../src/core/sync/syncPorts';
 
 export class RelayCable {
   plugged = true;
+  /** Relay calls made through this cable, plugged or not. */
+  calls = 0;
   wrap(relay: SyncRelay): SyncRelay {
     const check = () => {
+      this.calls += 1;
       if (!this.plugged) throw new SyncRelayError('relay-unreachable', 'The relay cannot be reached (cable unplugged).');
     };
     return {

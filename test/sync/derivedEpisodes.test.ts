@@ -5,11 +5,7 @@
  * pays again nor disagrees. Checked on the requests each device's endpoint received (the mock
  * endpoint answers the synthesis prompts mechanically; nothing here is about answer quality).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DurableStreamTestServer } from '@durable-streams/server';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { createEngine } from '../../src/host/createEngine';
 import { LlmClient } from '../../src/llm/LlmClient';
@@ -17,7 +13,7 @@ import { DurableStreamsRelay } from '../../src/relay/durableStreamsRelay';
 import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
-import { closeDevices, stopRelay } from '../support/relayServer';
+import { relayPerTest } from '../support/relayPerTest';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { turnText } from './syncFixtures';
@@ -33,19 +29,8 @@ beforeAll(async () => {
 });
 afterAll(async () => mock.close());
 
-let dataDir: string;
-let relay: DurableStreamTestServer;
 const devices: { engine: MemoryEngine; store: SqliteMemoryStore; cable: RelayCable }[] = [];
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'recollect-derived-'));
-  relay = new DurableStreamTestServer({ host: '127.0.0.1', port: 0, dataDir, longPollTimeout: 1_000 });
-  await relay.start();
-});
-afterEach(async () => {
-  await closeDevices(devices);
-  await stopRelay(relay);
-  await rm(dataDir, { recursive: true, force: true });
-});
+const relay = relayPerTest('recollect-derived-', devices);
 
 /** A device whose endpoint is the mock under the model name `model` (so its requests can be told apart). */
 async function device(model: string) {

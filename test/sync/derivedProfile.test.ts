@@ -6,11 +6,7 @@
  * that deleted it does. Checked on the requests each device's endpoint received (the mock endpoint
  * answers the synthesis prompts mechanically; nothing here is about answer quality).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DurableStreamTestServer } from '@durable-streams/server';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { createEngine } from '../../src/host/createEngine';
 import { LlmClient } from '../../src/llm/LlmClient';
@@ -18,7 +14,7 @@ import { DurableStreamsRelay } from '../../src/relay/durableStreamsRelay';
 import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
-import { closeDevices, stopRelay } from '../support/relayServer';
+import { relayPerTest } from '../support/relayPerTest';
 import { RelayCable } from '../support/relayCable';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { startMockLlmServer, type MockChatRequest, type MockLlmServer } from '../llm/mockLlmServer';
@@ -34,19 +30,10 @@ beforeAll(async () => {
 });
 afterAll(async () => mock.close());
 
-let dataDir: string;
-let relay: DurableStreamTestServer;
 const devices: { engine: MemoryEngine; store: SqliteMemoryStore; cable: RelayCable }[] = [];
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'recollect-profile-'));
-  relay = new DurableStreamTestServer({ host: '127.0.0.1', port: 0, dataDir, longPollTimeout: 1_000 });
-  await relay.start();
+const relay = relayPerTest('recollect-profile-', devices);
+beforeEach(() => {
   mock.setBehaviour({ responder: synthesisResponder });
-});
-afterEach(async () => {
-  await closeDevices(devices);
-  await stopRelay(relay);
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 type Device = (typeof devices)[number];

@@ -16,54 +16,27 @@ import { openNodeStore } from '../../src/storage/openNodeDatabase';
 import { createEngine } from '../../src/host/createEngine';
 import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
-import { SyncRelayError, type SyncRelay } from '../../src/core/sync/syncPorts';
 import { DurableStreamsRelay } from '../../src/relay/durableStreamsRelay';
 import { deriveSyncKeys, sealEvent } from '../../src/core/sync/syncEnvelope';
 import { HybridClock, SKEW_LIMIT_MS } from '../../src/core/sync/hybridClock';
 import { stampEvent } from '../../src/core/sync/syncEvents';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
 import { closeDevices, filesUnder, stopRelay } from '../support/relayServer';
+import { RelayCable } from '../support/relayCable';
 import { turnText } from './syncFixtures';
 import { longTurnExport } from '../support/longTurnExport';
 
 interface Device {
   readonly engine: MemoryEngine;
   readonly store: SqliteMemoryStore;
-  readonly cable: Cable;
-}
-
-/** A network cable between one device and the relay: unplugged, every relay call fails as an unreachable relay would. */
-class Cable {
-  plugged = true;
-  calls = 0;
-  wrap(relay: SyncRelay): SyncRelay {
-    const check = () => {
-      this.calls += 1;
-      if (!this.plugged) throw new SyncRelayError('relay-unreachable', 'The relay cannot be reached (cable unplugged).');
-    };
-    return {
-      ensure: async (o) => (check(), relay.ensure(o)),
-      append: async (o, p, items) => (check(), relay.append(o, p, items)),
-      read: async (o, offset) => (check(), relay.read(o, offset)),
-      retire: async (o) => (check(), relay.retire(o)),
-      retired: async (o) => (check(), relay.retired(o)),
-      wait: (o, offset) => {
-        try {
-          check();
-        } catch (error) {
-          return { result: Promise.reject(error), cancel: () => undefined };
-        }
-        return relay.wait(o, offset);
-      },
-    };
-  }
+  readonly cable: RelayCable;
 }
 
 const devices: Device[] = [];
 
 async function device(clockAheadMs = 0): Promise<Device> {
   const store = await openNodeStore();
-  const cable = new Cable();
+  const cable = new RelayCable();
   const engine = createEngine(store, {
     llm: null,
     settings: new MemorySettingsStore(),
@@ -537,7 +510,7 @@ describe('sync between two engines through a relay on 127.0.0.1', () => {
     store.appendTurns = append;
     const again = createEngine(store, { llm: null, settings, relayFor: (url) => new DurableStreamsRelay(url) });
     await again.start();
-    devices.push({ engine: again, store, cable: new Cable() });
+    devices.push({ engine: again, store, cable: new RelayCable() });
     await vi.waitFor(
       async () => {
         await again.sync.syncNow();
