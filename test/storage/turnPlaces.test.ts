@@ -12,25 +12,25 @@ const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 2, 1, 9);
 const text = (n: string) => `${n}: ${'The greenhouse humidity log for the night shift, with the vent positions noted. '.repeat(14)}`;
 
-async function dailyNotes() {
+/** A conversation of `turns` (one every `gapMs`), segmented into closed episodes, synthesis off. */
+async function segmented(turns: number, gapMs: number) {
   const store = await openNodeStore();
   const engine = createEngine(store, { only: ['episodes', 'explorer'], llm: null });
   await engine.start();
   await engine.synthesis.setPolicy('off');
-  await engine.conversations.create({ id: 'c', title: 'Daily notes' });
-  // One turn a day: the day change closes each episode, so each turn is an episode of its own.
+  await engine.conversations.create({ id: 'c', title: 'Notes' });
   await engine.conversations.appendTurns(
-    [0, 1, 2, 3, 4].map((i) => ({
+    Array.from({ length: turns }, (_, i) => ({
       id: `t${i}`,
       conversationId: 'c',
       role: 'user' as const,
       content: text(`t${i}`),
-      occurredAt: T0 + i * DAY,
+      occurredAt: T0 + i * gapMs,
     })),
   );
   await engine.closeOpenCells();
   await engine.idle();
-  return { store, engine };
+  return store;
 }
 
 async function episodeMembers(store: Awaited<ReturnType<typeof openNodeStore>>): Promise<string[][]> {
@@ -50,7 +50,7 @@ async function episodeMembers(store: Awaited<ReturnType<typeof openNodeStore>>):
 
 describe('turn places', () => {
   it('turns placed after a turn, and at the start, move the later turns and episodes up without changing their members', async () => {
-    const { store } = await dailyNotes();
+    const store = await segmented(5, DAY); // the day change closes each episode: one turn each
     expect(await episodeMembers(store)).toEqual([['t0'], ['t1'], ['t2'], ['t3'], ['t4']]);
     const turn = (id: string, day: number) => ({
       id,
@@ -78,22 +78,7 @@ describe('turn places', () => {
   });
 
   it('a turn placed inside an episode becomes one of its members', async () => {
-    const store = await openNodeStore();
-    const engine = createEngine(store, { only: ['episodes', 'explorer'], llm: null });
-    await engine.start();
-    await engine.synthesis.setPolicy('off');
-    await engine.conversations.create({ id: 'c', title: 'One evening' });
-    await engine.conversations.appendTurns(
-      [0, 1, 2].map((i) => ({
-        id: `t${i}`,
-        conversationId: 'c',
-        role: 'user' as const,
-        content: text(`t${i}`),
-        occurredAt: T0 + i * 60_000,
-      })),
-    );
-    await engine.closeOpenCells();
-    await engine.idle();
+    const store = await segmented(3, 60_000);
     expect(await episodeMembers(store)).toEqual([['t0', 't1', 't2']]);
     await store.appendTurns([{ id: 'x', conversationId: 'c', role: 'user', content: text('x'), occurredAt: T0 + 30_000 }], { after: 't0' });
     expect(await episodeMembers(store)).toEqual([['t0', 'x', 't1', 't2']]);
