@@ -38,6 +38,7 @@ import * as messages from './messageRepo';
 import * as vectors from './vectorRepo';
 import * as versions from './turnVersions';
 import * as places from './turnPlaces';
+import * as forgets from './syncedForgets';
 import { SqlEpisodeStore } from './episodeRepo';
 import { SqlJobStore } from './jobRepo';
 import { SqlKnowledgeStore } from './knowledgeRepo';
@@ -237,6 +238,14 @@ export class SqliteMemoryStore implements MemoryStore, VectorStore {
 
   turnPlaces(ids: readonly string[]): Promise<Map<string, { after: string; version: boolean }>> {
     return places.turnPlaces(this.db, ids);
+  }
+
+  forgottenHashes(): Promise<forgets.Forgotten[]> {
+    return forgets.forgottenHashes(this.db);
+  }
+
+  adoptForgotten(forgotten: readonly forgets.Forgotten[]): Promise<{ kind: forgets.ForgottenKind; id: string }[]> {
+    return this.db.transaction((tx) => forgets.adoptForgotten(tx, forgotten, this.#clock.now()));
   }
 
   turnIdsOf(conversationId: string): Promise<string[]> {

@@ -1,4 +1,5 @@
 /** SQL for the episode lifecycle: MemCells, MemScenes, date foresight, encoding scores. Implements EpisodeStore. */
+import { tombstoneHash } from '../core/explorer/explorerText';
 import { sceneSides } from './projectWalls';
 import type { Sql } from '../core/base/sql';
 import type { EpisodeStore, LifecycleTurn, MemCellRecord, MemCellStatus, MemSceneRecord, TurnPlacement } from '../core/episodes/episodes';
@@ -159,7 +160,20 @@ export class SqlEpisodeStore implements EpisodeStore {
         );
       }
       await tx.exec('UPDATE messages SET encoding = ? WHERE id = ?', [JSON.stringify(p.encoding), t.id]);
+      // A date plan the person deleted (here or, through sync, on another device) is not made again.
+      const hashes = p.foresight.map((f) => tombstoneHash(f.content));
+      const blocked = hashes.length
+        ? new Set(
+            (
+              await tx.query<{ h: string }>(
+                `SELECT text_hash AS h FROM tombstones WHERE kind = 'foresight' AND text_hash IN (${hashes.map(() => '?').join(', ')})`,
+                hashes,
+              )
+            ).map((r) => String(r.h)),
+          )
+        : new Set<string>();
       for (const f of p.foresight) {
+        if (blocked.has(tombstoneHash(f.content))) continue;
         await tx.exec(
           `INSERT INTO foresights (id, memcell_id, content, start_at, end_at, evidence, status, source, source_message_id, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, CASE WHEN ? < ? THEN 'expired' ELSE 'active' END, 'date-parser', ?, ?, ?)

@@ -133,6 +133,43 @@ it("a device joining a synthesised memory writes the first device's episodes and
   // And B's facts are searchable like its own.
   const [fact] = onA[0]!.facts;
   expect((await b.engine.memory.listFacts({ limit: 50 })).items.map((f) => f.content)).toContain(fact);
+
+  // The person deletes a fact and a plan on A: they go on B, and a device joining later never gets them.
+  const plan = onA.flatMap((e) => e.plans).at(0)?.content;
+  expect(plan, 'the mock made a plan to delete').toBeDefined();
+  const factId = (await a.engine.memory.listFacts({ limit: 50 })).items.find((f) => f.content === fact)!.id;
+  await a.engine.memory.deleteFact(factId);
+  const planId = (await a.store.db.query<{ id: string }>('SELECT id FROM foresights WHERE content = ?', [plan!]))[0]!.id;
+  await a.engine.memory.forget([{ kind: 'foresight', id: planId }]);
+  const holds = async (store: SqliteMemoryStore) => ({
+    fact: (await store.db.query('SELECT 1 FROM facts WHERE content = ?', [fact!])).length,
+    plan: (await store.db.query('SELECT 1 FROM foresights WHERE content = ?', [plan!])).length,
+  });
+  await vi.waitFor(
+    async () => {
+      await a.engine.sync.syncNow();
+      await b.engine.sync.syncNow();
+      expect(await holds(b.store)).toEqual({ fact: 0, plan: 0 });
+    },
+    { timeout: 60_000, interval: 500 },
+  );
+  // B synthesising that episode again (e.g. after a model change) does not write them back.
+  const cell = (await b.store.db.query<{ id: string }>("SELECT id FROM memcells WHERE status = 'synthesised' ORDER BY first_seq"))[0]!;
+  await b.engine.memory.resynthesiseMemCell(cell.id);
+  await b.engine.idle();
+  expect(await holds(b.store)).toEqual({ fact: 0, plan: 0 });
+  const c = await device('mock-c');
+  await c.engine.sync.join({ phrase, relayUrl });
+  await vi.waitFor(
+    async () => {
+      await c.engine.sync.syncNow();
+      await c.engine.idle();
+      expect((await episodes(c.store)).map((e) => e.first)).toEqual(onA.map((e) => e.first));
+    },
+    { timeout: 60_000, interval: 500 },
+  );
+  expect(await holds(c.store)).toEqual({ fact: 0, plan: 0 });
+  expect(await c.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
 }, 120_000);
 
 it('when both devices made a record for the same episode, the earlier one wins on both', async () => {

@@ -67,6 +67,8 @@ function mixedHistory(): SyncEvent[] {
     madeFrom: { turnIds: ['t3', 't4'], generator: 'plans@1' },
     payload: { steps: ['check the vents', 'move the probe'] },
   });
+  laptop.emit({ kind: 'derived.forgotten', item: 'fact', textHash: 'f00d1234abcd' });
+  phone.emit({ kind: 'derived.forgotten', item: 'fact', textHash: 'f00d1234abcd' }); // deleted on both: once
   expect(turns).toHaveLength(6);
   return [...laptop.log, ...phone.log];
 }
@@ -117,6 +119,7 @@ describe('SyncFold', () => {
       { name: 'memoryEnabled', value: true },
     ]);
     expect(state.memories).toEqual([{ id: 'm1', text: 'Prefers metric units.', edited: true, fromTurnId: null, reason: null }]);
+    expect(state.forgotten).toEqual(['fact:f00d1234abcd']);
   });
 
   it('two versions made at one place while cut off: the one shown last wins with what followed it, in any arrival order', () => {

@@ -118,6 +118,12 @@ export interface MemoryStore {
   turnPlaces?(ids: readonly string[]): Promise<Map<string, { after: string; version: boolean }>>;
   /** The ids of a conversation's turns, in order. */
   turnIdsOf?(conversationId: string): Promise<string[]>;
+  /** Sync: what the person deleted of the model's items, by kind and tombstone hash (storage/syncedForgets.ts). */
+  forgottenHashes?(): Promise<{ item: 'fact' | 'foresight' | 'profile'; textHash: string }[]>;
+  /** Sync: another device's deletions written as tombstones here; returns the live items they name. */
+  adoptForgotten?(
+    forgotten: readonly { item: 'fact' | 'foresight' | 'profile'; textHash: string }[],
+  ): Promise<{ kind: 'fact' | 'foresight' | 'profile'; id: string }[]>;
   listMessages(conversationId: string): Promise<Message[]>;
   /** A window of the conversation's turns (MessageWindowRequest); `around` not in it reads the newest. */
   listMessageWindow(conversationId: string, request: MessageWindowRequest): Promise<MessageWindow>;

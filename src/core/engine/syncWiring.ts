@@ -155,6 +155,11 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
     },
     replaceTurn: async (t) => void (await p.conversations.replaceText(t.id, t.text)),
     deleteTurn: async (id) => void (await p.conversations.deleteMessage(id)),
+    forgottenHere: async () => (await p.store.forgottenHashes?.()) ?? [],
+    async forgetDerived(forgotten) {
+      const live = (await p.store.adoptForgotten?.(forgotten)) ?? [];
+      if (live.length) await explorer().forget(live);
+    },
     hideTurn: async (id) => void (await p.conversations.deleteMessage(id, { hiddenElsewhere: true })),
     async hideBranch(conversationId, firstId) {
       if (p.conversations.versions.supported) return p.conversations.versions.hideBranchElsewhere(conversationId, firstId);

@@ -107,6 +107,10 @@ export interface SyncWrites {
   endpoint(): Promise<string | null>;
   /** Uses an endpoint another device shared (JSON as `endpoint()` gives it). */
   setEndpoint(json: string): Promise<void>;
+  /** What the person deleted here of the model's items, by kind and hash of the words (tombstones). */
+  forgottenHere(): Promise<{ readonly item: 'fact' | 'foresight' | 'profile'; readonly textHash: string }[]>;
+  /** Another device's deletions of model items: blocked here too, and the items they name deleted. */
+  forgetDerived(forgotten: readonly { readonly item: 'fact' | 'foresight' | 'profile'; readonly textHash: string }[]): Promise<void>;
   /** Episodes and what synthesis made of them; null when this engine synthesises nothing. */
   readonly episodes: DerivedEpisodeStore | null;
   /** Another device's synthesis of an episode written here, as this device's synthesis would write it. */
@@ -270,6 +274,13 @@ async function memory(w: SyncWrites, fold: SyncFold, id: string): Promise<SyncEv
   return [];
 }
 
+/** The person's deletions of model items here that the fold does not hold yet. */
+async function forgotten(w: SyncWrites, fold: SyncFold): Promise<SyncEventBody[]> {
+  return (await w.forgottenHere())
+    .filter((f) => !fold.isForgotten(f.item, f.textHash))
+    .map((f) => ({ kind: 'derived.forgotten' as const, item: f.item, textHash: f.textHash }));
+}
+
 /**
  * Everything this device holds that the fold does not: the first upload after turning sync on or
  * joining. A joining device's settings are left out: it adopts the memory's (they would otherwise win, being later).
@@ -283,6 +294,7 @@ async function everything(w: SyncWrites, fold: SyncFold, options: { readonly set
     out.push(...conversationBodies(local, fold.conversation(id)), ...turnBodies(fold, await w.turnsOf(id)));
   }
   for (const id of await w.memoryIds()) out.push(...(await memory(w, fold, id)));
+  out.push(...(await forgotten(w, fold)));
   for (const id of (await w.episodes?.synthesisedEpisodeIds()) ?? []) out.push(...(await episode(w, fold, id)));
   for (const id of (await w.episodes?.summarisedThemeIds()) ?? []) out.push(...(await theme(w, fold, id)));
   out.push(...(await syncProfile.profileSnapshot(w, fold)));
@@ -386,7 +398,7 @@ async function sweep(w: SyncWrites, fold: SyncFold): Promise<SyncEventBody[]> {
   const out: SyncEventBody[] = [];
   for (const c of state.conversations) out.push(...(await conversation(w, fold, c.id)), ...(await versionsGone(w, fold, c.id)));
   for (const id of new Set([...state.memories.map((m) => m.id), ...(await w.memoryIds())])) out.push(...(await memory(w, fold, id)));
-  return out;
+  return [...out, ...(await forgotten(w, fold))];
 }
 
 /** Brings the records `events` touched to what the fold says (the fold already holds the events). */
@@ -403,6 +415,7 @@ async function apply(
   const names = new Set<string>();
   const projects = new Set<string>();
   const derived: DerivedEvent[] = [];
+  const forgottenItems: { item: 'fact' | 'foresight' | 'profile'; textHash: string }[] = [];
   for (const e of events) {
     if (e.kind === 'project.created' || e.kind === 'project.set' || e.kind === 'project.deleted') projects.add(e.projectId);
     if (e.kind === 'setting.set' && (SYNCED_SETTINGS.includes(e.name) || e.name === ENDPOINT_SETTING)) names.add(e.name);
@@ -411,6 +424,7 @@ async function apply(
     if (e.kind === 'turn.deleted') deleted.add(e.turnId);
     if (e.kind === 'memory.written' || e.kind === 'memory.edited' || e.kind === 'memory.deleted') memories.add(e.memoryId);
     if (e.kind === 'derived.recorded') derived.push(e);
+    if (e.kind === 'derived.forgotten') forgottenItems.push({ item: e.item, textHash: e.textHash });
   }
   for (const id of projects) {
     await reconcileProject(w, fold, id);
@@ -475,6 +489,8 @@ async function apply(
     } else if (f && !local) await w.writeMemory(f);
     else if (f && local && local.text !== f.text) await w.editMemory(id, f.text);
   }
+  // Before the records: a record holding a deleted fact or plan is then written without it.
+  if (forgottenItems.length) await w.forgetDerived(forgottenItems);
   // After the turns: an episode of them may be here by now (segmentation runs as turns arrive).
   for (const e of derived) await applyEpisode(w, fold, e);
   // After the episodes: a theme's turns are those of its synthesised episodes.

@@ -228,6 +228,7 @@ export class ExplorerService {
   async deleteFact(id: string): Promise<boolean> {
     const deleted = await this.#ex.deleteFact(id, this.#now());
     if (deleted) this.#d.changed({ answers: true });
+    if (deleted) this.#d.synced?.noteSweep(); // deleted on every device
     return deleted;
   }
 
@@ -253,6 +254,7 @@ export class ExplorerService {
     if (!result) return false;
     this.#d.resetLifecycle(); // it may have been a conversation's open cell
     await this.#turnsDeleted(result.deletedTurnIds);
+    this.#d.synced?.noteSweep(); // its facts and plans: deleted on every device
     await this.#resummarise(result.sceneId ? [result.sceneId] : []);
     this.#d.changed({ turns: result.deletedTurnIds.length > 0, answers: true });
     return true;
@@ -440,6 +442,7 @@ export class ExplorerService {
   async deleteProfileItem(id: string): Promise<void> {
     await this.#ex.deleteProfileItem(id, this.#now());
     this.#d.changed({ answers: true });
+    this.#d.synced?.noteSweep(); // a model item's key: deleted on every device
   }
 
   /** A page of foresight (the app reads these). */

@@ -28,6 +28,8 @@
  *   whatever the clocks, and a deleted turn takes with it every derived record made from it and a
  *   memory asked for in it.
  * - `derived.recorded` is keyed by the hash of its `madeFrom`: the lowest hlc wins, later ones drop.
+ * - `derived.forgotten` (the person deleted a fact, a plan or a profile item the model made) is a
+ *   set of (kind, hash of the words): once there, the words are blocked on every device.
  *
  * Each rule keeps the minimum or maximum of a total order, or a set union, so adding events in any
  * order reaches the same state; that is what makes the fold incremental (`add`) and still exact.
@@ -100,6 +102,8 @@ export interface SyncState {
   readonly deletedTurnIds: readonly string[];
   readonly deletedMemoryIds: readonly string[];
   readonly deletedProjectIds: readonly string[];
+  /** The model's items a person deleted, as `kind:hash`. */
+  readonly forgotten: readonly string[];
 }
 
 interface Stamp {
@@ -150,6 +154,8 @@ export class SyncFold {
   private readonly projectFields = new Registers<Of<'project.set'>>();
   private readonly deletedProjects = new Set<string>();
   private readonly derived = new Registers<Of<'derived.recorded'> & { readonly key: string }>(true);
+  /** What the person deleted of the model's items (`kind:hash`): a set, like the other deletions. */
+  private readonly forgotten = new Set<string>();
   private readonly turnsByConversation = new Map<string, Set<string>>();
   /** Per conversation: the turns hidden because another version at their place won (computed on demand). */
   private readonly supersededCache = new Map<string, ReadonlySet<string>>();
@@ -215,6 +221,9 @@ export class SyncFold {
         return this.projectFields.offer(`${e.projectId}\u0000${e.field}`, e);
       case 'project.deleted':
         this.deletedProjects.add(e.projectId);
+        return;
+      case 'derived.forgotten':
+        this.forgotten.add(`${e.item}:${e.textHash}`);
         return;
       case 'device.checkpoint':
         return; // progress only: it changes no state
@@ -443,6 +452,11 @@ export class SyncFold {
     return e ? { eventId: e.id, hlc: e.hlc } : null;
   }
 
+  /** True when a device deleted a model item of this kind and words hash. */
+  isForgotten(item: 'fact' | 'foresight' | 'profile', textHash: string): boolean {
+    return this.forgotten.has(`${item}:${textHash}`);
+  }
+
   /** A setting's latest value (undefined: never set through sync). */
   setting(name: string): Value | undefined {
     return this.settings.get(name)?.value;
@@ -492,6 +506,7 @@ export class SyncFold {
       deletedTurnIds: sortedStrings(this.deletedTurns),
       deletedMemoryIds: sortedStrings(this.deletedMemories),
       deletedProjectIds: sortedStrings(this.deletedProjects),
+      forgotten: sortedStrings(this.forgotten),
     };
   }
 }

@@ -94,6 +94,13 @@ export const syncEventSchema = z
     }),
     /** How many turns the writing device held when it uploaded its memory: the total of a joining device's progress. */
     z.strictObject({ ...base, kind: z.literal('device.checkpoint'), turns: z.number().int().nonnegative() }),
+    /** The person deleted one of the model's items: named by a hash of its words (a fact's, a plan's) or its key (a profile item's). */
+    z.strictObject({
+      ...base,
+      kind: z.literal('derived.forgotten'),
+      item: z.enum(['fact', 'foresight', 'profile']),
+      textHash: z.string().min(1).max(100),
+    }),
     z.strictObject({
       ...base,
       kind: z.literal('derived.recorded'),
