@@ -2,7 +2,8 @@
  * A Durable Streams relay on 127.0.0.1 for each test of a file, with its own data directory; after
  * each test the devices the test registered are closed, then the relay, and its files removed.
  */
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
+import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,4 +29,22 @@ export function relayPerTest(prefix: string, devices: Parameters<typeof closeDev
       return relay.url;
     },
   };
+}
+
+/** A device joins with the phrase and syncs (letting its synthesis settle) until `check` passes. */
+export async function joinUntil(
+  d: { readonly engine: Pick<MemoryEngine, 'sync' | 'idle'> },
+  phrase: string,
+  relayUrl: string,
+  check: () => Promise<void>,
+): Promise<void> {
+  await d.engine.sync.join({ phrase, relayUrl });
+  await vi.waitFor(
+    async () => {
+      await d.engine.sync.syncNow();
+      await d.engine.idle();
+      await check();
+    },
+    { timeout: 60_000, interval: 500 },
+  );
 }

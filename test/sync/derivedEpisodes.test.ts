@@ -13,7 +13,7 @@ import { DurableStreamsRelay } from '../../src/relay/durableStreamsRelay';
 import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
-import { relayPerTest } from '../support/relayPerTest';
+import { joinUntil, relayPerTest } from '../support/relayPerTest';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { startMockLlmServer, type MockLlmServer } from '../llm/mockLlmServer';
 import { turnText } from './syncFixtures';
@@ -117,16 +117,10 @@ it("a device joining a synthesised memory writes the first device's episodes and
   const { phrase } = await a.engine.sync.enable({ relayUrl });
   await a.engine.sync.syncNow();
   const b = await device('mock-b');
-  await b.engine.sync.join({ phrase, relayUrl });
-  await vi.waitFor(
-    async () => {
-      await b.engine.sync.syncNow();
-      await b.engine.idle();
-      expect(await episodes(b.store)).toEqual(onA);
-      expect(await themes(b.store)).toEqual(themesOnA);
-    },
-    { timeout: 60_000, interval: 500 },
-  );
+  await joinUntil(b, phrase, relayUrl, async () => {
+    expect(await episodes(b.store)).toEqual(onA);
+    expect(await themes(b.store)).toEqual(themesOnA);
+  });
   // B paid for no episode and no theme: every one came from A's records.
   expect(synthesisCalls('mock-b')).toBe(0);
   expect(themeCalls('mock-b')).toBe(0);
@@ -159,15 +153,9 @@ it("a device joining a synthesised memory writes the first device's episodes and
   await b.engine.idle();
   expect(await holds(b.store)).toEqual({ fact: 0, plan: 0 });
   const c = await device('mock-c');
-  await c.engine.sync.join({ phrase, relayUrl });
-  await vi.waitFor(
-    async () => {
-      await c.engine.sync.syncNow();
-      await c.engine.idle();
-      expect((await episodes(c.store)).map((e) => e.first)).toEqual(onA.map((e) => e.first));
-    },
-    { timeout: 60_000, interval: 500 },
-  );
+  await joinUntil(c, phrase, relayUrl, async () => {
+    expect((await episodes(c.store)).map((e) => e.first)).toEqual(onA.map((e) => e.first));
+  });
   expect(await holds(c.store)).toEqual({ fact: 0, plan: 0 });
   expect(await c.engine.sync.stateHash()).toBe(await a.engine.sync.stateHash());
 }, 120_000);

@@ -14,7 +14,7 @@ import { DurableStreamsRelay } from '../../src/relay/durableStreamsRelay';
 import type { MemoryEngine } from '../../src/core/engine/MemoryEngine';
 import type { SqliteMemoryStore } from '../../src/storage/SqliteMemoryStore';
 import { MemorySettingsStore } from '../support/MemorySettingsStore';
-import { relayPerTest } from '../support/relayPerTest';
+import { joinUntil, relayPerTest } from '../support/relayPerTest';
 import { RelayCable } from '../support/relayCable';
 import { synthesisResponder } from '../support/synthesisResponder';
 import { startMockLlmServer, type MockChatRequest, type MockLlmServer } from '../llm/mockLlmServer';
@@ -126,15 +126,7 @@ async function joined() {
   const { phrase } = await a.engine.sync.enable({ relayUrl });
   await a.engine.sync.syncNow();
   const b = await device('mock-b');
-  await b.engine.sync.join({ phrase, relayUrl });
-  await vi.waitFor(
-    async () => {
-      await b.engine.sync.syncNow();
-      await b.engine.idle();
-      expect(await profile(b.store)).toEqual(onA);
-    },
-    { timeout: 60_000, interval: 500 },
-  );
+  await joinUntil(b, phrase, relayUrl, async () => expect(await profile(b.store)).toEqual(onA));
   return { a, b, onA };
 }
 
