@@ -405,7 +405,8 @@ const derivedResponder: MockResponder = (req) => {
       ],
     });
   }
-  if (prompt.includes('\nNEW EPISODES:\n'))
+  // Likewise only the theme holding that episode (under load the turns were once cut into two episodes, each in a theme of its own).
+  if (prompt.includes('\nNEW EPISODES:\n') && (prompt.includes(EPISODE_MARK) || prompt.includes(THEME_MARK)))
     return JSON.stringify({ title: `Baking at ${THEME_MARK}`, summary: `Bread baking, kept under ${THEME_MARK}.` });
   if (prompt.includes('CURRENT PROFILE:\n')) {
     const ops = (JSON.parse(out) as { operations: { evidence: string[] }[] }).operations;
