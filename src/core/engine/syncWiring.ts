@@ -6,6 +6,7 @@
  */
 import { RecollectError } from '../base/errors';
 import type { DerivedEpisodeStore, DerivedTheme } from '../synthesis/derivedEpisode';
+import type { FoldedTurn } from '../sync/SyncFold';
 import type { DerivedProfileStore } from '../synthesis/derivedProfile';
 import type { MemoryStore, MetaStore } from '../base/store';
 import type { Message } from '../base/types';
@@ -73,6 +74,11 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
     if (!p.projects) throw new RecollectError('INTERNAL', 'Synced projects need the projects part of the engine.');
     return p.projects;
   };
+  const appendFolded = async (turns: readonly FoldedTurn[], options: { after?: string } = {}) =>
+    void (await p.conversations.append(
+      turns.map((t) => ({ id: t.id, conversationId: t.conversationId, role: t.role, content: t.text, occurredAt: t.occurredAt })),
+      options,
+    ));
   return {
     async conversation(id) {
       const c = await p.store.getConversation(id);
@@ -142,17 +148,8 @@ export function syncWrites(p: SyncWiringParts): SyncWrites {
       };
       if (Object.keys(switches).length) await p.conversations.setMemory(id, switches);
     },
-    async appendTurns(turns) {
-      await p.conversations.append(
-        turns.map((t) => ({ id: t.id, conversationId: t.conversationId, role: t.role, content: t.text, occurredAt: t.occurredAt })),
-      );
-    },
-    async insertTurns(afterId, turns) {
-      await p.conversations.append(
-        turns.map((t) => ({ id: t.id, conversationId: t.conversationId, role: t.role, content: t.text, occurredAt: t.occurredAt })),
-        { after: afterId },
-      );
-    },
+    appendTurns: (turns) => appendFolded(turns),
+    insertTurns: (afterId, turns) => appendFolded(turns, { after: afterId }),
     replaceTurn: async (t) => void (await p.conversations.replaceText(t.id, t.text)),
     deleteTurn: async (id) => void (await p.conversations.deleteMessage(id)),
     forgottenHere: async () => (await p.store.forgottenHashes?.()) ?? [],

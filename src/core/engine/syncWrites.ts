@@ -461,7 +461,7 @@ async function apply(
     const held = new Set([...live, ...toAppend.map((t) => t.id)]);
     for (const id of fold.versionTurnsIn(c)) if (!held.has(id)) toAppend.push(fold.turn(id) as FoldedTurn);
   }
-  for (const [c, ids] of toHide) await hideVersions(w, fold, c, ids);
+  for (const [c, ids] of toHide) await hideVersions(w, c, ids);
   for (const c of new Set(toAppend.map((t) => t.conversationId))) {
     // A turn can arrive before its conversation's event (another device's upload was cut short): hold it under a placeholder.
     if (!(await w.conversation(c)))
@@ -515,7 +515,7 @@ async function apply(
  * (the usual case: the other device's version of the same place won), they are kept here as an
  * earlier version, so the switcher still shows them; otherwise each one leaves on its own.
  */
-async function hideVersions(w: SyncWrites, fold: SyncFold, conversationId: string, ids: ReadonlySet<string>): Promise<void> {
+async function hideVersions(w: SyncWrites, conversationId: string, ids: ReadonlySet<string>): Promise<void> {
   const live = await w.turnIdsOf(conversationId);
   let from = live.length;
   while (from > 0 && ids.has(live[from - 1]!)) from -= 1;
